@@ -1,0 +1,293 @@
+/*
+ * profkit.h: the public API of libprofkit.
+ *
+ * libprofkit reads profiles of many formats into one model (a profile),
+ * analyses it and writes it out as a report or another format. The flow:
+ *
+ *   profkit_profile_read_file()  ->  profkit_profile  ->  profkit_report_*()
+ *                                                     ->  profkit_profile_write_file()
+ *
+ * Conventions: functions return 0 or a negative PROFKIT_E* code; details go in
+ * a caller-supplied profkit_error. Output parameters come first. Everything a
+ * profile holds is owned by it and released by profkit_profile_free().
+ * Ids are dense indexes into the profile's tables, never pointers.
+ *
+ * This header compiles as C99 and as C++.
+ */
+#ifndef PROFKIT_H
+#define PROFKIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PROFKIT_VERSION_MAJOR 0
+#define PROFKIT_VERSION_MINOR 1
+#define PROFKIT_VERSION_PATCH 0
+#define PROFKIT_VERSION_STRING "0.1.0"
+
+/* ---------------------------------------------------------------- errors */
+
+/* Error codes. Values are pinned: they are part of the ABI. */
+enum {
+    PROFKIT_OK = 0,
+    PROFKIT_EFORMAT = -1,      /* not this format / unknown format */
+    PROFKIT_ETRUNCATED = -2,   /* input ends before a complete item */
+    PROFKIT_ECORRUPT = -3,     /* input violates the format */
+    PROFKIT_EUNSUPPORTED = -4, /* a valid variant profkit does not handle */
+    PROFKIT_ENOMEM = -5,       /* allocation failed or size overflow */
+    PROFKIT_EIO = -6,          /* reading or writing a file failed */
+    PROFKIT_EINVAL = -7        /* bad argument (unknown value type, thread...) */
+};
+
+/* "none" for optional ids (mapping of a frame, ...). String id 0 is "". */
+#define PROFKIT_NONE UINT32_MAX
+
+/*
+ * Details of an error or a warning. `file` names the input, `offset` the
+ * byte offset in the (decompressed) input when has_offset is set, `line` and
+ * `column` (1-based, 0 = unknown) the position in a text input.
+ */
+typedef struct profkit_error {
+    int code;
+    int has_offset;
+    uint64_t offset;
+    uint32_t line;
+    uint32_t column;
+    char file[256];
+    char message[512];
+} profkit_error;
+
+/* A short constant description of an error code ("corrupt input"). */
+const char *profkit_strerror(int code);
+
+/*
+ * Formats an error or warning as one line:
+ *   "FILE: offset N: MESSAGE" or "FILE:LINE:COLUMN: MESSAGE" or "FILE: MESSAGE".
+ * Always NUL-terminates buf (when n > 0). Returns buf.
+ */
+char *profkit_error_string(char *buf, size_t n, const profkit_error *e);
+
+/* --------------------------------------------------------------- model */
+
+typedef struct profkit_profile profkit_profile;
+
+/* A function: name, system (mangled) name, file, module (string ids). */
+typedef struct profkit_function {
+    uint32_t name;
+    uint32_t system_name;
+    uint32_t file;
+    uint32_t module;
+    uint32_t start_line; /* definition line, 0 = unknown */
+} profkit_function;
+
+/* A frame (location): a function at a line/column/address. */
+typedef struct profkit_frame {
+    uint64_t address;  /* 0 = unknown */
+    uint32_t function; /* index into functions */
+    uint32_t line;     /* 0 = unknown */
+    uint32_t column;   /* 0 = unknown; format detail (BR clause) otherwise */
+    uint32_t mapping;  /* index into mappings, or PROFKIT_NONE */
+} profkit_frame;
+
+/*
+ * A node of the call tree: stack id s is the stack (parent, frame).
+ * Stack 0 is the root: the empty stack, with frame PROFKIT_NONE.
+ */
+typedef struct profkit_stack {
+    uint32_t parent;
+    uint32_t frame;
+} profkit_stack;
+
+typedef struct profkit_value_type {
+    uint32_t type; /* "cpu", "samples", ... */
+    uint32_t unit; /* "nanoseconds", "count", "bytes", ... */
+} profkit_value_type;
+
+typedef struct profkit_thread {
+    uint32_t name;
+    uint32_t process_name;
+    int64_t pid; /* -1 = unknown */
+    int64_t tid; /* -1 = unknown */
+} profkit_thread;
+
+typedef struct profkit_mapping {
+    uint64_t start;
+    uint64_t end;
+    uint64_t offset;
+    uint32_t path;
+    uint32_t build_id;
+} profkit_mapping;
+
+typedef struct profkit_meta {
+    uint32_t key;
+    uint32_t value;
+} profkit_meta;
+
+/* A marker (Gecko): kept for writers, never part of stacks. Times in ns. */
+typedef struct profkit_marker {
+    int64_t start;
+    int64_t end; /* == start for instant markers */
+    uint32_t thread;
+    uint32_t name;
+    uint32_t category;
+    uint32_t payload; /* JSON text, or 0 */
+} profkit_marker;
+
+/* Sample time for rows of aggregated (untimed) profiles. */
+#define PROFKIT_NO_TIME INT64_MIN
+
+/* Creates an empty profile. Returns NULL when out of memory. */
+profkit_profile *profkit_profile_new(void);
+/* Releases a profile and everything it owns. NULL is a no-op. */
+void profkit_profile_free(profkit_profile *p);
+
+/* The string with id `id` ("" for ids out of range). Valid while p lives. */
+const char *profkit_string(const profkit_profile *p, uint32_t id);
+/* Interns a string; returns its id, or PROFKIT_NONE when out of memory. */
+uint32_t profkit_string_intern(profkit_profile *p, const char *s, size_t len);
+uint32_t profkit_string_intern_cstr(profkit_profile *p, const char *s);
+
+/* Read-only views of the tables; *n receives the number of rows. */
+const profkit_function *profkit_profile_functions(const profkit_profile *p, size_t *n);
+const profkit_frame *profkit_profile_frames(const profkit_profile *p, size_t *n);
+const profkit_stack *profkit_profile_stacks(const profkit_profile *p, size_t *n);
+const profkit_value_type *profkit_profile_value_types(const profkit_profile *p, size_t *n);
+const profkit_thread *profkit_profile_threads(const profkit_profile *p, size_t *n);
+const profkit_mapping *profkit_profile_mappings(const profkit_profile *p, size_t *n);
+const profkit_meta *profkit_profile_metadata(const profkit_profile *p, size_t *n);
+const profkit_marker *profkit_profile_markers(const profkit_profile *p, size_t *n);
+
+/* Samples: n rows; row i has stack[i], thread[i], time[i] (ns, or
+ * PROFKIT_NO_TIME) and values[i * n_value_types + v]. */
+typedef struct profkit_samples {
+    size_t n;
+    size_t n_values;
+    const uint32_t *stack;
+    const uint32_t *thread;
+    const int64_t *time;
+    const int64_t *values;
+} profkit_samples;
+void profkit_profile_samples(const profkit_profile *p, profkit_samples *out);
+
+/* Name of the format the profile was read from ("gperftools"), or "". */
+const char *profkit_profile_format(const profkit_profile *p);
+/* Index of the default value type (the one reports use without --value). */
+uint32_t profkit_profile_default_value(const profkit_profile *p);
+
+/*
+ * Finds a value type by its type name ("cpu") or "type/unit". Returns the
+ * index, or PROFKIT_NONE.
+ */
+uint32_t profkit_profile_find_value(const profkit_profile *p, const char *name);
+
+/*
+ * Merges src into dst: strings, functions, frames and stacks are remapped,
+ * value types are united by (type, unit) (missing values count 0), threads
+ * are united by (name, process, pid, tid), samples of equal (stack, thread)
+ * in untimed profiles are summed. Metadata of src is appended.
+ */
+int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, profkit_error *err);
+
+/* -------------------------------------------------------- reading */
+
+/* Called for every warning; `w->code` says what kind. */
+typedef void (*profkit_warning_fn)(const profkit_error *w, void *payload);
+/* Called now and then while reading: `done` of `total` bytes (total 0 = unknown). */
+typedef void (*profkit_progress_fn)(uint64_t done, uint64_t total, void *payload);
+
+typedef struct profkit_read_options {
+    const char *format;     /* NULL: detect from content; else a format name */
+    int strict;             /* every warning becomes an error */
+    profkit_warning_fn on_warning;
+    profkit_progress_fn on_progress;
+    void *payload;          /* passed to the callbacks */
+} profkit_read_options;
+
+/*
+ * Reads a profile from `path` ("-" = standard input). gzip and zstd input is
+ * decompressed transparently (detected from the bytes). The format is detected
+ * from the content unless opts->format names one. On success *out owns the
+ * new profile. On failure returns a negative code, fills *err and leaves
+ * *out NULL. opts may be NULL.
+ */
+int profkit_profile_read_file(profkit_profile **out, const char *path,
+                              const profkit_read_options *opts, profkit_error *err);
+/* Same, from memory; `name` is used in messages. The data is not retained. */
+int profkit_profile_read_memory(profkit_profile **out, const void *data, size_t size,
+                                const char *name, const profkit_read_options *opts,
+                                profkit_error *err);
+
+/* -------------------------------------------------------- writing */
+
+typedef struct profkit_write_options {
+    const char *format; /* format name; NULL: from the output path's extension */
+    const char *value;  /* value type for single-value formats (folded); NULL: default */
+    const char *thread; /* only this thread (name or index); NULL: all */
+    int by_line;        /* folded: label frames with their line */
+} profkit_write_options;
+
+/*
+ * Writes `p` to `path` (NULL or "-" = standard output). A file is written to
+ * a temporary name beside it and renamed when complete, so no half-written
+ * file is ever left. A path ending in .gz is gzip-compressed.
+ */
+int profkit_profile_write_file(const profkit_profile *p, const char *path,
+                               const profkit_write_options *opts, profkit_error *err);
+
+/* The format name for an output path's extension, or NULL. */
+const char *profkit_format_for_path(const char *path);
+
+/* ------------------------------------------------------ formats */
+
+typedef struct profkit_format_info {
+    const char *name;        /* as --format / --to take it */
+    const char *description; /* one line */
+    const char *extensions;  /* space-separated, e.g. ".prof .cpu" */
+    int can_read;
+    int can_write;
+} profkit_format_info;
+
+size_t profkit_format_count(void);
+/* Information about format i (0 <= i < count), or NULL. */
+const profkit_format_info *profkit_format_get(size_t i);
+/* Information about the format named `name`, or NULL. */
+const profkit_format_info *profkit_format_find(const char *name);
+
+/* ------------------------------------------------------ reports */
+
+typedef enum profkit_key {
+    PROFKIT_BY_FUNCTION = 0,
+    PROFKIT_BY_FILE = 1,
+    PROFKIT_BY_LINE = 2,
+    PROFKIT_BY_ADDRESS = 3
+} profkit_key;
+
+typedef struct profkit_report_options {
+    const char *value;  /* value type name; NULL: default */
+    const char *thread; /* thread name or index; NULL: all threads */
+    profkit_key by;
+    size_t limit;       /* rows; 0 = all */
+    int sort_cum;       /* sort by cumulative instead of flat */
+    double cutoff_pct;  /* tree: hide nodes below this percent of the total */
+    size_t max_depth;   /* tree: 0 = unlimited */
+} profkit_report_options;
+
+/* `profkit info`: format, threads, value types, counts, totals, metadata. */
+int profkit_report_info(FILE *out, const profkit_profile *p, profkit_error *err);
+
+/*
+ * `profkit top`: flat and cumulative value per key, with percentages, sorted.
+ * Recursion is counted once in the cumulative value.
+ */
+int profkit_report_top(FILE *out, const profkit_profile *p,
+                       const profkit_report_options *o, profkit_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PROFKIT_H */

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages profkit builds and tests with, when any is
+# missing. Does nothing when all are present. Runs apt-get as root, or through
+# sudo when not root.
+#   scripts/deps.sh           build dependencies (make demo)
+#   scripts/deps.sh --test    build + test dependencies and oracles (make check)
+set -euo pipefail
+
+pkgs=(build-essential cmake pkg-config zlib1g-dev libzstd-dev libyajl-dev libcmocka-dev)
+if [ "${1:-}" = "--test" ]; then
+  # Oracles (../shared/design/ORACLES.md) and what the tests compile against.
+  pkgs+=(google-perftools libgoogle-perftools-dev golang-go golang-github-google-pprof-dev
+         protobuf-compiler zstd gzip python3 nodejs npm)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "deps: installing ${missing[*]}" >&2
+SUDO=
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  SUDO=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

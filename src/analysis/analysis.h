@@ -1,0 +1,78 @@
+/*
+ * analysis.h: aggregations over the model shared by reports and writers.
+ *
+ * A "label tree" (profkit_ltree) is the call tree with frames merged by
+ * their printed label: two frames with the same function name at different
+ * addresses are one node. Folded output, the text call tree and writers that
+ * want one node per function use it.
+ */
+#ifndef PROFKIT_ANALYSIS_H
+#define PROFKIT_ANALYSIS_H
+
+#include "model/model.h"
+
+typedef struct profkit_ltree {
+    size_t n;             /* nodes; node 0 is the root (no label) */
+    uint32_t *parent;     /* parent[i] */
+    uint32_t *label;      /* label[i]: id in labels */
+    uint32_t *frame;      /* frame[i]: one frame with this label path */
+    int64_t *self;        /* value at node i (leaf of a sample) */
+    int64_t *total;       /* self of i and all descendants */
+    uint32_t *child_start; /* children of i: children[child_start[i] .. child_start[i+1]) */
+    uint32_t *children;   /* sorted by label bytes */
+    int64_t grand_total;  /* total[0] */
+    profkit_strtab labels;
+} profkit_ltree;
+
+typedef struct profkit_ltree_options {
+    uint32_t value;  /* value type index */
+    uint32_t thread; /* thread index, or PROFKIT_NONE for all */
+    int by_line;     /* labels include :LINE */
+    int sanitize;    /* replace ';' and newlines in labels by '_' (folded) */
+} profkit_ltree_options;
+
+/* Builds the label tree. Returns 0 or PROFKIT_ENOMEM (err filled). */
+int profkit_ltree_build(profkit_ltree *t, const profkit_profile *p,
+                        const profkit_ltree_options *o, profkit_error *err);
+void profkit_ltree_free(profkit_ltree *t);
+
+/*
+ * Sums the chosen value per stack id over rows of the chosen thread
+ * (PROFKIT_NONE = all). *out is a new array of p->n_stacks entries.
+ */
+int profkit_stack_self(const profkit_profile *p, uint32_t value, uint32_t thread, int64_t **out);
+
+/* Formats value in its unit for people ("1.25s", "340ms", "12.5MB", "42"). */
+size_t profkit_format_value(char *buf, size_t n, int64_t value, const char *unit);
+
+
+/* ---- top: flat and cumulative value per key ---- */
+
+typedef struct profkit_top_row {
+    uint32_t key; /* id in profkit_top.keys */
+    int64_t flat; /* value where the key is the leaf */
+    int64_t cum;  /* value where the key is anywhere in the stack, once per stack */
+} profkit_top_row;
+
+typedef struct profkit_top {
+    profkit_strtab keys;
+    profkit_top_row *rows; /* one per key, in key order (rows[i].key == i) */
+    size_t n;
+    int64_t total;         /* sum of the value over the selected samples */
+    uint32_t *frame_key;   /* key of each frame */
+} profkit_top;
+
+/*
+ * Computes flat and cumulative values per key for value type `value` over
+ * thread `thread` (PROFKIT_NONE = all). Recursion counts once in cum.
+ */
+int profkit_top_compute(profkit_top *t, const profkit_profile *p, uint32_t value, uint32_t thread,
+                        profkit_key by, profkit_error *err);
+void profkit_top_free(profkit_top *t);
+/* The key label of a frame for a `by` mode, written into buf. */
+size_t profkit_frame_key_label(const profkit_profile *p, uint32_t frame, profkit_key by, char *buf,
+                               size_t n);
+/* Sorts row indexes: by flat (or cum) descending, then key label ascending. */
+int profkit_top_sort(const profkit_top *t, uint32_t *order, int by_cum);
+
+#endif

@@ -1,0 +1,131 @@
+/* top.c: flat and cumulative values per function, file, line or address. */
+#include "analysis/analysis.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+size_t profkit_frame_key_label(const profkit_profile *p, uint32_t frame, profkit_key by, char *buf,
+                               size_t n)
+{
+    const profkit_frame *fr = &p->frames[frame];
+    const profkit_function *fn = &p->functions[fr->function];
+    int w = -1;
+    switch (by) {
+    case PROFKIT_BY_FILE:
+        if (fn->file)
+            w = snprintf(buf, n, "%s", profkit_str(p, fn->file));
+        else if (fn->module)
+            w = snprintf(buf, n, "%s", profkit_str(p, fn->module));
+        else if (fr->mapping != PROFKIT_NONE && fr->mapping < p->n_mappings &&
+                 p->mappings[fr->mapping].path)
+            w = snprintf(buf, n, "%s", profkit_str(p, p->mappings[fr->mapping].path));
+        else
+            w = snprintf(buf, n, "(unknown file)");
+        break;
+    case PROFKIT_BY_LINE:
+        if (fn->file && fr->line) {
+            w = fr->column ? snprintf(buf, n, "%s:%u:%u", profkit_str(p, fn->file), fr->line, fr->column)
+                           : snprintf(buf, n, "%s:%u", profkit_str(p, fn->file), fr->line);
+            break;
+        }
+        return profkit_frame_label(p, frame, 1, buf, n);
+    case PROFKIT_BY_ADDRESS:
+        if (fr->address) {
+            w = snprintf(buf, n, "0x%" PRIx64, fr->address);
+            break;
+        }
+        return profkit_frame_label(p, frame, 0, buf, n);
+    default:
+        return profkit_frame_label(p, frame, 0, buf, n);
+    }
+    if (w < 0)
+        w = 0;
+    return (size_t)w < n ? (size_t)w : n - 1;
+}
+
+void profkit_top_free(profkit_top *t)
+{
+    profkit_strtab_free(&t->keys);
+    free(t->rows);
+    free(t->frame_key);
+    memset(t, 0, sizeof(*t));
+}
+
+int profkit_top_compute(profkit_top *t, const profkit_profile *p, uint32_t value, uint32_t thread,
+                        profkit_key by, profkit_error *err)
+{
+    memset(t, 0, sizeof(*t));
+    int64_t *self = NULL;
+    uint32_t *stamp = NULL;
+    int rc = PROFKIT_ENOMEM;
+    char buf[4096];
+    if (profkit_strtab_init(&t->keys) != 0 ||
+        !(t->frame_key = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint32_t))))
+        goto done;
+    for (size_t f = 0; f < p->n_frames; f++) {
+        size_t len = profkit_frame_key_label(p, (uint32_t)f, by, buf, sizeof(buf));
+        if ((t->frame_key[f] = profkit_strtab_intern(&t->keys, buf, len)) == PROFKIT_NONE)
+            goto done;
+    }
+    /* Key 0 is "" (the string table's own); it only names frames without
+     * any label, which cannot happen: labels fall back to the address. */
+    t->n = t->keys.n;
+    if (!(t->rows = calloc(t->n, sizeof(*t->rows))) || !(stamp = calloc(t->n, sizeof(uint32_t))) ||
+        profkit_stack_self(p, value, thread, &self) != 0)
+        goto done;
+    for (size_t k = 0; k < t->n; k++)
+        t->rows[k].key = (uint32_t)k;
+    for (size_t s = 1; s < p->n_stacks; s++) {
+        int64_t v = self[s];
+        if (v == 0)
+            continue;
+        t->total += v;
+        uint32_t leaf = t->frame_key[p->stacks[s].frame];
+        t->rows[leaf].flat += v;
+        /* stamp[k] == s marks key k as counted for this stack already. */
+        for (uint32_t c = (uint32_t)s; c != 0; c = p->stacks[c].parent) {
+            uint32_t k = t->frame_key[p->stacks[c].frame];
+            if (stamp[k] != s) {
+                stamp[k] = (uint32_t)s;
+                t->rows[k].cum += v;
+            }
+        }
+    }
+    t->total += self[0]; /* samples with an empty stack count in the total */
+    rc = 0;
+done:
+    free(self);
+    free(stamp);
+    if (rc) {
+        profkit_top_free(t);
+        profkit_error_set(err, rc, NULL, -1, "out of memory computing top");
+    }
+    return rc;
+}
+
+struct sort_ctx {
+    const profkit_top *t;
+    int by_cum;
+};
+
+static int row_cmp(const void *ctx, uint32_t a, uint32_t b)
+{
+    const struct sort_ctx *c = ctx;
+    const profkit_top_row *x = &c->t->rows[a], *y = &c->t->rows[b];
+    int64_t vx = c->by_cum ? x->cum : x->flat, vy = c->by_cum ? y->cum : y->flat;
+    if (vx != vy)
+        return vx > vy ? -1 : 1;
+    int64_t wx = c->by_cum ? x->flat : x->cum, wy = c->by_cum ? y->flat : y->cum;
+    if (wx != wy)
+        return wx > wy ? -1 : 1;
+    return strcmp(profkit_strtab_get(&c->t->keys, x->key), profkit_strtab_get(&c->t->keys, y->key));
+}
+
+int profkit_top_sort(const profkit_top *t, uint32_t *order, int by_cum)
+{
+    for (size_t i = 0; i < t->n; i++)
+        order[i] = (uint32_t)i;
+    struct sort_ctx c = { t, by_cum };
+    return profkit_sort_u32(order, t->n, row_cmp, &c);
+}

@@ -1,0 +1,65 @@
+/*
+ * cli.h: what the subcommands share. The CLI is a client of the public API
+ * (profkit.h) and nothing else.
+ *
+ * Exit status: 0 success, 1 bad input (or a failed write), 2 bad usage.
+ */
+#ifndef PROFKIT_CLI_H
+#define PROFKIT_CLI_H
+
+#include <getopt.h>
+
+#include "profkit.h"
+
+enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_USAGE = 2 };
+
+/* Options every reading subcommand takes. */
+typedef struct cli_input {
+    const char *format; /* --format */
+    int strict;         /* --strict */
+    int quiet;          /* --quiet: no warnings */
+} cli_input;
+
+/* Long options for cli_input, to splice into a getopt_long table. */
+#define CLI_INPUT_OPTIONS                                  \
+    { "format", required_argument, NULL, 'F' },           \
+    { "strict", no_argument, NULL, 'S' },                 \
+    { "quiet", no_argument, NULL, 'q' },                  \
+    { "help", no_argument, NULL, 'h' }
+
+/* Help text lines for the options above. */
+#define CLI_INPUT_HELP                                                                     \
+    "  --format NAME   read the input as format NAME instead of detecting it\n"          \
+    "                  (profkit --formats lists the names)\n"                            \
+    "  --strict        treat every warning as an error\n"                                \
+    "  -q, --quiet     do not print warnings\n"                                          \
+    "  -h, --help      show this help\n"
+
+/* Handles a cli_input option; returns 1 when `c` was one. */
+int cli_input_option(cli_input *in, int c, const char *arg);
+
+/*
+ * Reads every file (several are merged into one profile) and prints
+ * warnings and errors to stderr. Returns CLI_OK or CLI_BAD_INPUT.
+ */
+int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *in);
+
+/* Prints "profkit CMD: MESSAGE" and a pointer to --help; returns CLI_USAGE. */
+int cli_usage(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Prints an error; returns CLI_BAD_INPUT. */
+int cli_error(const profkit_error *e);
+
+/* Parses --by; returns 0 or -1. */
+int cli_parse_by(const char *s, profkit_key *out);
+/* Parses a non-negative integer; returns 0 or -1. */
+int cli_parse_size(const char *s, size_t *out);
+
+#define PROFKIT_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
+#include "cli/commands.def"
+#undef PROFKIT_COMMAND
+
+#endif

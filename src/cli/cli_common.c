@@ -1,0 +1,139 @@
+/* cli_common.c: loading inputs, progress, warnings and usage errors. */
+#include "cli/cli.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int cli_input_option(cli_input *in, int c, const char *arg)
+{
+    switch (c) {
+    case 'F': in->format = arg; return 1;
+    case 'S': in->strict = 1; return 1;
+    case 'q': in->quiet = 1; return 1;
+    default: return 0;
+    }
+}
+
+int cli_usage(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "profkit%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'profkit%s%s --help'.\n", cmd ? " " : "", cmd ? cmd : "");
+    return CLI_USAGE;
+}
+
+int cli_error(const profkit_error *e)
+{
+    char buf[1024];
+    fprintf(stderr, "profkit: error: %s\n", profkit_error_string(buf, sizeof(buf), e));
+    return CLI_BAD_INPUT;
+}
+
+struct progress {
+    const char *file;
+    int shown;
+    double last;
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Shown only on a terminal; at most ten updates a second. */
+static void on_progress(uint64_t done, uint64_t total, void *payload)
+{
+    struct progress *pr = payload;
+    double t = now();
+    if (t - pr->last < 0.1)
+        return;
+    pr->last = t;
+    if (total)
+        fprintf(stderr, "\rprofkit: reading %s: %3.0f%% of %.1f MB ", pr->file,
+                100.0 * (double)done / (double)total, (double)total / 1e6);
+    else
+        fprintf(stderr, "\rprofkit: reading %s: %.1f MB ", pr->file, (double)done / 1e6);
+    pr->shown = 1;
+}
+
+static void on_warning(const profkit_error *w, void *payload)
+{
+    struct progress *pr = payload;
+    char buf[1024];
+    if (pr->shown) {
+        fprintf(stderr, "\r\033[K");
+        pr->shown = 0;
+    }
+    fprintf(stderr, "profkit: warning: %s\n", profkit_error_string(buf, sizeof(buf), w));
+}
+
+static void ignore_warning(const profkit_error *w, void *payload) { (void)w, (void)payload; }
+
+int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *in)
+{
+    *out = NULL;
+    profkit_profile *all = NULL;
+    int tty = isatty(STDERR_FILENO);
+    for (int i = 0; i < n; i++) {
+        struct progress pr = { files[i], 0, now() };
+        profkit_read_options ro;
+        memset(&ro, 0, sizeof(ro));
+        ro.format = in->format;
+        ro.strict = in->strict;
+        ro.on_warning = in->quiet ? ignore_warning : on_warning;
+        ro.on_progress = tty ? on_progress : NULL;
+        ro.payload = &pr;
+        profkit_error err;
+        profkit_profile *p;
+        int rc = profkit_profile_read_file(&p, files[i], &ro, &err);
+        if (pr.shown)
+            fprintf(stderr, "\r\033[K");
+        if (rc) {
+            profkit_profile_free(all);
+            return cli_error(&err);
+        }
+        if (!all) {
+            all = p;
+            continue;
+        }
+        rc = profkit_profile_merge(all, p, &err);
+        profkit_profile_free(p);
+        if (rc) {
+            profkit_profile_free(all);
+            return cli_error(&err);
+        }
+    }
+    *out = all;
+    return CLI_OK;
+}
+
+int cli_parse_by(const char *s, profkit_key *out)
+{
+    static const char *const names[] = { "function", "file", "line", "address" };
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = (profkit_key)i;
+            return 0;
+        }
+    return -1;
+}
+
+int cli_parse_size(const char *s, size_t *out)
+{
+    char *end;
+    if (!*s || *s == '-')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end)
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}

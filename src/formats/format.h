@@ -1,0 +1,65 @@
+/*
+ * format.h: the interface every format implements, and the reading context
+ * readers report errors, warnings and progress through.
+ *
+ * Adding a format: write src/formats/NAME.c defining
+ *   const profkit_format profkit_format_NAME = { {info}, sniff, read, write };
+ * and add one line PROFKIT_FORMAT(NAME) to src/formats/formats.def.
+ */
+#ifndef PROFKIT_FORMAT_H
+#define PROFKIT_FORMAT_H
+
+#include "io/io.h"
+#include "model/model.h"
+
+typedef struct profkit_read_ctx {
+    const char *name;                  /* input name for messages */
+    profkit_source *src;
+    const profkit_read_options *opts;  /* never NULL */
+    profkit_error *err;                /* never NULL */
+    unsigned n_warnings;
+} profkit_read_ctx;
+
+/*
+ * Reports a warning at offset (-1 = none). Returns 0 to go on, or, under
+ * --strict, fills ctx->err with the warning as an error and returns `code`.
+ */
+int profkit_read_warn(profkit_read_ctx *ctx, int code, int64_t offset, const char *fmt, ...)
+    PK_PRINTF(4, 5);
+/* Same for text inputs (line/column, 1-based). */
+int profkit_read_warn_pos(profkit_read_ctx *ctx, int code, uint32_t line, uint32_t column,
+                          const char *fmt, ...) PK_PRINTF(5, 6);
+/* Fills ctx->err and returns code. */
+int profkit_read_fail(profkit_read_ctx *ctx, int code, int64_t offset, const char *fmt, ...)
+    PK_PRINTF(4, 5);
+int profkit_read_fail_pos(profkit_read_ctx *ctx, int code, uint32_t line, uint32_t column,
+                          const char *fmt, ...) PK_PRINTF(5, 6);
+/* Progress of a reader working on a whole buffer (cheap; call per item). */
+void profkit_read_progress(profkit_read_ctx *ctx, uint64_t done, uint64_t total);
+
+typedef struct profkit_format {
+    profkit_format_info info;
+    /*
+     * How sure the format is that `head` (the first bytes of the decoded
+     * input; `complete` when that is the whole input) is one of its files:
+     * 0 = no, 100 = magic number matched. Must not read past head[n-1].
+     */
+    int (*sniff)(const uint8_t *head, size_t n, int complete);
+    /* Reads ctx->src into p (empty, fresh). Returns 0 or a PROFKIT_E* code
+     * with ctx->err filled. NULL when the format cannot be read. */
+    int (*read)(profkit_profile *p, profkit_read_ctx *ctx);
+    /* Writes p. Returns 0 or a code with err filled. NULL when write-less. */
+    int (*write)(const profkit_profile *p, profkit_sink *sink, const profkit_write_options *o,
+                 profkit_error *err);
+} profkit_format;
+
+#define PROFKIT_FORMAT(name) extern const profkit_format profkit_format_##name;
+#include "formats/formats.def"
+#undef PROFKIT_FORMAT
+
+/* The registered format named `name`, or NULL. */
+const profkit_format *profkit_format_lookup(const char *name);
+/* The format whose sniff scores highest on head (score > 0), or NULL. */
+const profkit_format *profkit_format_detect(const uint8_t *head, size_t n, int complete);
+
+#endif

@@ -1,0 +1,278 @@
+/*
+ * registry.c: the list of formats, detection by content, and the public
+ * read/write entry points that wire a source, a format and a sink together.
+ */
+#include "formats/format.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const profkit_format *const formats[] = {
+#define PROFKIT_FORMAT(name) &profkit_format_##name,
+#include "formats/formats.def"
+#undef PROFKIT_FORMAT
+};
+#define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
+
+size_t profkit_format_count(void) { return N_FORMATS; }
+
+const profkit_format_info *profkit_format_get(size_t i)
+{
+    return i < N_FORMATS ? &formats[i]->info : NULL;
+}
+
+const profkit_format *profkit_format_lookup(const char *name)
+{
+    for (size_t i = 0; i < N_FORMATS; i++)
+        if (strcmp(formats[i]->info.name, name) == 0)
+            return formats[i];
+    return NULL;
+}
+
+const profkit_format_info *profkit_format_find(const char *name)
+{
+    const profkit_format *f = profkit_format_lookup(name);
+    return f ? &f->info : NULL;
+}
+
+const profkit_format *profkit_format_detect(const uint8_t *head, size_t n, int complete)
+{
+    const profkit_format *best = NULL;
+    int best_score = 0;
+    for (size_t i = 0; i < N_FORMATS; i++) {
+        if (!formats[i]->sniff || !formats[i]->read)
+            continue;
+        int score = formats[i]->sniff(head, n, complete);
+        if (score > best_score) {
+            best_score = score;
+            best = formats[i];
+        }
+    }
+    return best;
+}
+
+static int ends_with(const char *s, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+const char *profkit_format_for_path(const char *path)
+{
+    if (!path)
+        return NULL;
+    size_t n = strlen(path);
+    if (ends_with(path, n, ".gz"))
+        n -= 3;
+    else if (ends_with(path, n, ".zst"))
+        n -= 4;
+    for (size_t i = 0; i < N_FORMATS; i++) {
+        const char *ext = formats[i]->info.extensions;
+        if (!formats[i]->write || !ext)
+            continue;
+        while (*ext) {
+            const char *end = strchr(ext, ' ');
+            size_t k = end ? (size_t)(end - ext) : strlen(ext);
+            if (k > 0 && n >= k && strncmp(path + n - k, ext, k) == 0)
+                return formats[i]->info.name;
+            ext += k;
+            while (*ext == ' ')
+                ext++;
+        }
+    }
+    return NULL;
+}
+
+/* ---- reading ---- */
+
+static void list_formats(char *buf, size_t n, int writers)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < N_FORMATS && used < n; i++) {
+        if (writers ? !formats[i]->write : !formats[i]->read)
+            continue;
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "",
+                                 formats[i]->info.name);
+    }
+}
+
+int profkit_read_warn(profkit_read_ctx *ctx, int code, int64_t offset, const char *fmt, ...)
+{
+    profkit_error w;
+    va_list ap;
+    va_start(ap, fmt);
+    profkit_error_setv(&w, code, ctx->name, offset, fmt, ap);
+    va_end(ap);
+    ctx->n_warnings++;
+    if (ctx->opts->strict) {
+        *ctx->err = w;
+        return code;
+    }
+    if (ctx->opts->on_warning)
+        ctx->opts->on_warning(&w, ctx->opts->payload);
+    return 0;
+}
+
+int profkit_read_warn_pos(profkit_read_ctx *ctx, int code, uint32_t line, uint32_t column,
+                          const char *fmt, ...)
+{
+    profkit_error w;
+    va_list ap;
+    va_start(ap, fmt);
+    profkit_error_setv(&w, code, ctx->name, -1, fmt, ap);
+    va_end(ap);
+    w.line = line;
+    w.column = column;
+    ctx->n_warnings++;
+    if (ctx->opts->strict) {
+        *ctx->err = w;
+        return code;
+    }
+    if (ctx->opts->on_warning)
+        ctx->opts->on_warning(&w, ctx->opts->payload);
+    return 0;
+}
+
+int profkit_read_fail(profkit_read_ctx *ctx, int code, int64_t offset, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    profkit_error_setv(ctx->err, code, ctx->name, offset, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int profkit_read_fail_pos(profkit_read_ctx *ctx, int code, uint32_t line, uint32_t column,
+                          const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    profkit_error_setv(ctx->err, code, ctx->name, -1, fmt, ap);
+    va_end(ap);
+    ctx->err->line = line;
+    ctx->err->column = column;
+    return code;
+}
+
+void profkit_read_progress(profkit_read_ctx *ctx, uint64_t done, uint64_t total)
+{
+    if (ctx->opts->on_progress)
+        ctx->opts->on_progress(done, total, ctx->opts->payload);
+}
+
+static int read_source(profkit_profile **out, profkit_source *src,
+                       const profkit_read_options *opts, profkit_error *err)
+{
+    static const profkit_read_options defaults;
+    profkit_error scratch;
+    if (!err)
+        err = &scratch;
+    if (!opts)
+        opts = &defaults;
+    *out = NULL;
+    const char *name = profkit_source_name(src);
+    const profkit_format *fmt = NULL;
+    char list[256];
+    if (opts->format) {
+        fmt = profkit_format_lookup(opts->format);
+        if (!fmt || !fmt->read) {
+            list_formats(list, sizeof(list), 0);
+            return profkit_error_set(err, PROFKIT_EINVAL, name, -1,
+                                     "unknown input format '%s' (readable formats: %s)",
+                                     opts->format, list);
+        }
+    } else {
+        const uint8_t *head;
+        size_t n;
+        int rc = profkit_source_peek(src, &head, &n, err);
+        if (rc)
+            return rc;
+        if (n == 0)
+            return profkit_error_set(err, PROFKIT_EFORMAT, name, 0, "empty input");
+        fmt = profkit_format_detect(head, n, n < 64 * 1024);
+        if (!fmt) {
+            list_formats(list, sizeof(list), 0);
+            return profkit_error_set(err, PROFKIT_EFORMAT, name, 0,
+                                     "unrecognized profile format (tried: %s); use --format to name it",
+                                     list);
+        }
+    }
+    profkit_profile *p = profkit_profile_new();
+    if (!p)
+        return profkit_error_set(err, PROFKIT_ENOMEM, name, -1, "out of memory");
+    profkit_profile_set_format(p, fmt->info.name);
+    profkit_read_ctx ctx = { name, src, opts, err, 0 };
+    if (opts->on_progress)
+        profkit_source_set_progress(src, opts->on_progress, opts->payload);
+    int rc = fmt->read(p, &ctx);
+    if (rc) {
+        profkit_profile_free(p);
+        return rc;
+    }
+    *out = p;
+    return 0;
+}
+
+int profkit_profile_read_file(profkit_profile **out, const char *path,
+                              const profkit_read_options *opts, profkit_error *err)
+{
+    profkit_source *src;
+    *out = NULL;
+    int rc = profkit_source_open_file(&src, path, err);
+    if (rc)
+        return rc;
+    rc = read_source(out, src, opts, err);
+    profkit_source_close(src);
+    return rc;
+}
+
+int profkit_profile_read_memory(profkit_profile **out, const void *data, size_t size,
+                                const char *name, const profkit_read_options *opts,
+                                profkit_error *err)
+{
+    profkit_source *src;
+    *out = NULL;
+    int rc = profkit_source_open_memory(&src, data, size, name, err);
+    if (rc)
+        return rc;
+    rc = read_source(out, src, opts, err);
+    profkit_source_close(src);
+    return rc;
+}
+
+/* ---- writing ---- */
+
+int profkit_profile_write_file(const profkit_profile *p, const char *path,
+                               const profkit_write_options *opts, profkit_error *err)
+{
+    static const profkit_write_options defaults;
+    profkit_error scratch;
+    if (!err)
+        err = &scratch;
+    if (!opts)
+        opts = &defaults;
+    const char *name = opts->format ? opts->format : profkit_format_for_path(path);
+    char list[256];
+    if (!name) {
+        list_formats(list, sizeof(list), 1);
+        return profkit_error_set(err, PROFKIT_EINVAL, path, -1,
+                                 "cannot tell the output format from the file name; use --to (one of: %s)",
+                                 list);
+    }
+    const profkit_format *fmt = profkit_format_lookup(name);
+    if (!fmt || !fmt->write) {
+        list_formats(list, sizeof(list), 1);
+        return profkit_error_set(err, PROFKIT_EINVAL, path, -1,
+                                 "cannot write format '%s' (writable formats: %s)", name, list);
+    }
+    size_t n = path ? strlen(path) : 0;
+    int gz = n > 3 && strcmp(path + n - 3, ".gz") == 0;
+    profkit_sink *sink;
+    int rc = profkit_sink_open(&sink, path, gz, err);
+    if (rc)
+        return rc;
+    rc = fmt->write(p, sink, opts, err);
+    int rc2 = profkit_sink_close(sink, rc == 0, rc == 0 ? err : NULL);
+    return rc ? rc : rc2;
+}

@@ -1,0 +1,80 @@
+/*
+ * io.h: sources (where a reader's bytes come from) and sinks (where a
+ * writer's bytes go).
+ *
+ * A source is a file, standard input or a memory buffer. gzip and zstd are
+ * detected from the first bytes and decompressed transparently. A reader
+ * either takes the whole decoded input at once (profkit_source_all: a plain
+ * file is mmapped, nothing is copied) or streams it in chunks
+ * (profkit_source_read), which keeps memory bounded for huge JSON inputs.
+ * The first bytes can always be peeked for format detection.
+ *
+ * A sink writes to standard output or to a temporary file that is renamed
+ * over the target only when the writer succeeded.
+ */
+#ifndef PROFKIT_IO_H
+#define PROFKIT_IO_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profkit.h"
+#include "util/util.h"
+
+typedef struct profkit_source profkit_source;
+
+typedef enum profkit_compression {
+    PROFKIT_COMP_NONE = 0,
+    PROFKIT_COMP_GZIP = 1,
+    PROFKIT_COMP_ZSTD = 2
+} profkit_compression;
+
+/* Opens path ("-" = standard input). Returns 0, or PROFKIT_EIO with err set. */
+int profkit_source_open_file(profkit_source **out, const char *path, profkit_error *err);
+/* Wraps memory (not copied; must outlive the source). */
+int profkit_source_open_memory(profkit_source **out, const void *data, size_t size,
+                               const char *name, profkit_error *err);
+void profkit_source_close(profkit_source *s);
+
+/* The name used in messages. */
+const char *profkit_source_name(const profkit_source *s);
+profkit_compression profkit_source_compression(const profkit_source *s);
+/* Reports raw-byte progress of streaming reads through this callback. */
+void profkit_source_set_progress(profkit_source *s, profkit_progress_fn fn, void *payload);
+
+/*
+ * Points *data at up to the first 64 KiB of decoded input (*n bytes; fewer
+ * only when the input is shorter). Does not consume anything.
+ */
+int profkit_source_peek(profkit_source *s, const uint8_t **data, size_t *n, profkit_error *err);
+/*
+ * Points *data at the whole decoded input (*n bytes), owned by the source.
+ * Must not be mixed with profkit_source_read.
+ */
+int profkit_source_all(profkit_source *s, const uint8_t **data, size_t *n, profkit_error *err);
+/* Reads up to cap decoded bytes; *got == 0 means end of input. */
+int profkit_source_read(profkit_source *s, uint8_t *buf, size_t cap, size_t *got,
+                        profkit_error *err);
+
+typedef struct profkit_sink profkit_sink;
+
+/*
+ * Opens a sink for path (NULL or "-" = standard output). With gzip set the
+ * bytes are gzip-compressed. A file is written to "PATH.tmp.XXXXXX" first.
+ */
+int profkit_sink_open(profkit_sink **out, const char *path, int gzip, profkit_error *err);
+/* Buffered writes. Errors are sticky and reported by profkit_sink_close. */
+void profkit_sink_write(profkit_sink *s, const void *data, size_t n);
+void profkit_sink_puts(profkit_sink *s, const char *str);
+void profkit_sink_printf(profkit_sink *s, const char *fmt, ...) PK_PRINTF(2, 3);
+/* True when a write has failed (the writer may stop early). */
+int profkit_sink_failed(const profkit_sink *s);
+/*
+ * Finishes: with commit set, flushes and renames the temporary file onto the
+ * target; otherwise (or on any error) removes it. Frees the sink.
+ * Returns 0 or PROFKIT_EIO with err set.
+ */
+int profkit_sink_close(profkit_sink *s, int commit, profkit_error *err);
+
+#endif

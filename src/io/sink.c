@@ -1,0 +1,188 @@
+/*
+ * sink.c: buffered output to standard output or to a file that appears only
+ * when complete (temporary file + rename), optionally gzip-compressed.
+ */
+#include "io/io.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define SINK_BUF (128 * 1024)
+
+struct profkit_sink {
+    int fd;
+    char *path; /* target; NULL for stdout */
+    char *tmp;  /* temporary file */
+    int gzip;
+    z_stream z;
+    int z_init;
+    uint8_t buf[SINK_BUF];
+    size_t len;
+    int err; /* errno of the first failure, or -1 for a zlib failure */
+};
+
+static void write_fd(profkit_sink *s, const uint8_t *p, size_t n)
+{
+    while (n > 0 && !s->err) {
+        ssize_t w = write(s->fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            s->err = errno;
+            return;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Pushes buffered bytes through the compressor (if any) to the fd. */
+static void flush(profkit_sink *s, int finish)
+{
+    if (s->err)
+        return;
+    if (!s->gzip) {
+        write_fd(s, s->buf, s->len);
+        s->len = 0;
+        return;
+    }
+    uint8_t out[SINK_BUF];
+    s->z.next_in = s->buf;
+    s->z.avail_in = (uInt)s->len;
+    int zr;
+    do {
+        s->z.next_out = out;
+        s->z.avail_out = sizeof(out);
+        zr = deflate(&s->z, finish ? Z_FINISH : Z_NO_FLUSH);
+        if (zr == Z_STREAM_ERROR) {
+            s->err = -1;
+            return;
+        }
+        write_fd(s, out, sizeof(out) - s->z.avail_out);
+    } while (!s->err && (s->z.avail_in > 0 || (finish && zr != Z_STREAM_END)));
+    s->len = 0;
+}
+
+int profkit_sink_open(profkit_sink **out, const char *path, int gzip, profkit_error *err)
+{
+    profkit_sink *s = calloc(1, sizeof(*s));
+    if (!s)
+        return profkit_error_set(err, PROFKIT_ENOMEM, path, -1, "out of memory");
+    s->gzip = gzip;
+    if (gzip) {
+        if (deflateInit2(&s->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+            free(s);
+            return profkit_error_set(err, PROFKIT_ENOMEM, path, -1, "cannot start gzip encoder");
+        }
+        s->z_init = 1;
+    }
+    if (!path || strcmp(path, "-") == 0) {
+        s->fd = STDOUT_FILENO;
+        *out = s;
+        return 0;
+    }
+    size_t n = strlen(path);
+    s->path = strdup(path);
+    s->tmp = malloc(n + 16);
+    if (!s->path || !s->tmp) {
+        profkit_sink_close(s, 0, NULL);
+        return profkit_error_set(err, PROFKIT_ENOMEM, path, -1, "out of memory");
+    }
+    memcpy(s->tmp, path, n);
+    memcpy(s->tmp + n, ".tmp.XXXXXX", 12);
+    s->fd = mkstemp(s->tmp);
+    if (s->fd < 0) {
+        int e = errno;
+        free(s->tmp);
+        s->tmp = NULL;
+        profkit_sink_close(s, 0, NULL);
+        return profkit_error_set(err, PROFKIT_EIO, path, -1, "cannot create output file: %s",
+                                 strerror(e));
+    }
+    /* mkstemp makes the file 0600; give it the mode a plain create would. */
+    mode_t um = umask(0);
+    umask(um);
+    (void)fchmod(s->fd, 0666 & ~um);
+    *out = s;
+    return 0;
+}
+
+void profkit_sink_write(profkit_sink *s, const void *data, size_t n)
+{
+    const uint8_t *p = data;
+    while (n > 0 && !s->err) {
+        size_t room = SINK_BUF - s->len;
+        size_t k = n < room ? n : room;
+        memcpy(s->buf + s->len, p, k);
+        s->len += k;
+        p += k;
+        n -= k;
+        if (s->len == SINK_BUF)
+            flush(s, 0);
+    }
+}
+
+void profkit_sink_puts(profkit_sink *s, const char *str) { profkit_sink_write(s, str, strlen(str)); }
+
+void profkit_sink_printf(profkit_sink *s, const char *fmt, ...)
+{
+    char small[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof(small), fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof(small)) {
+        profkit_sink_write(s, small, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        s->err = ENOMEM;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    profkit_sink_write(s, big, (size_t)n);
+    free(big);
+}
+
+int profkit_sink_failed(const profkit_sink *s) { return s->err != 0; }
+
+int profkit_sink_close(profkit_sink *s, int commit, profkit_error *err)
+{
+    int rc = 0;
+    if (commit)
+        flush(s, 1);
+    if (s->z_init)
+        deflateEnd(&s->z);
+    if (commit && s->err) {
+        rc = profkit_error_set(err, PROFKIT_EIO, s->path ? s->path : "<stdout>", -1,
+                               "write failed: %s",
+                               s->err > 0 ? strerror(s->err) : "compression error");
+        commit = 0;
+    }
+    if (s->tmp) {
+        if (close(s->fd) != 0 && commit) {
+            rc = profkit_error_set(err, PROFKIT_EIO, s->path, -1, "write failed: %s", strerror(errno));
+            commit = 0;
+        }
+        if (commit && rename(s->tmp, s->path) != 0) {
+            rc = profkit_error_set(err, PROFKIT_EIO, s->path, -1, "cannot rename %s onto it: %s",
+                                   s->tmp, strerror(errno));
+            commit = 0;
+        }
+        if (!commit)
+            unlink(s->tmp);
+    }
+    free(s->tmp);
+    free(s->path);
+    free(s);
+    return rc;
+}

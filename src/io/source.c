@@ -1,0 +1,358 @@
+/*
+ * source.c: input bytes from a file, standard input or memory, with gzip
+ * (zlib) and zstd (libzstd) decoded on the fly. The compression is detected
+ * from magic bytes, never from the file name.
+ */
+#include "io/io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#define HEAD_MAX (64 * 1024)
+#define RAW_CHUNK (256 * 1024)
+
+struct profkit_source {
+    char name[256];
+    /* raw bytes: either all in memory (mem, mem_size) or read from fd */
+    int fd;
+    const uint8_t *mem;
+    size_t mem_size;
+    void *map; /* mmap of a plain file (profkit_source_all) */
+    size_t map_size;
+    uint64_t raw_total; /* 0 = unknown */
+    uint64_t raw_done;
+    uint8_t *raw_buf; /* fd read buffer */
+    size_t raw_len, raw_pos;
+    int raw_eof;
+
+    profkit_compression comp;
+    int comp_known;
+    z_stream z;
+    int z_init;
+    ZSTD_DStream *zs;
+    int in_frame; /* inside a gzip member or zstd frame */
+    int decode_done;
+
+    uint8_t *head; /* peeked decoded bytes not yet consumed */
+    size_t head_len, head_pos;
+    int streaming; /* read() was used */
+
+    uint8_t *all; /* profkit_source_all result when copied */
+    size_t all_len;
+
+    profkit_progress_fn progress;
+    void *progress_payload;
+    uint64_t progress_last;
+};
+
+static int io_error(profkit_source *s, profkit_error *err, const char *what)
+{
+    return profkit_error_set(err, PROFKIT_EIO, s->name, -1, "%s: %s", what, strerror(errno));
+}
+
+static int source_new(profkit_source **out, const char *name, profkit_error *err)
+{
+    profkit_source *s = calloc(1, sizeof(*s));
+    if (!s)
+        return profkit_error_set(err, PROFKIT_ENOMEM, name, -1, "out of memory");
+    snprintf(s->name, sizeof(s->name), "%s", name ? name : "<input>");
+    s->fd = -1;
+    *out = s;
+    return 0;
+}
+
+int profkit_source_open_file(profkit_source **out, const char *path, profkit_error *err)
+{
+    profkit_source *s;
+    int is_stdin = strcmp(path, "-") == 0;
+    int rc = source_new(&s, is_stdin ? "<stdin>" : path, err);
+    if (rc)
+        return rc;
+    if (is_stdin) {
+        s->fd = STDIN_FILENO;
+    } else {
+        s->fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (s->fd < 0) {
+            rc = io_error(s, err, "cannot open");
+            profkit_source_close(s);
+            return rc;
+        }
+        struct stat st;
+        if (fstat(s->fd, &st) != 0) {
+            rc = io_error(s, err, "cannot stat");
+            profkit_source_close(s);
+            return rc;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            rc = profkit_error_set(err, PROFKIT_EIO, s->name, -1, "is a directory");
+            profkit_source_close(s);
+            return rc;
+        }
+        if (S_ISREG(st.st_mode))
+            s->raw_total = (uint64_t)st.st_size;
+    }
+    *out = s;
+    return 0;
+}
+
+int profkit_source_open_memory(profkit_source **out, const void *data, size_t size,
+                               const char *name, profkit_error *err)
+{
+    profkit_source *s;
+    int rc = source_new(&s, name, err);
+    if (rc)
+        return rc;
+    s->mem = data;
+    s->mem_size = size;
+    s->raw_total = size;
+    *out = s;
+    return 0;
+}
+
+void profkit_source_close(profkit_source *s)
+{
+    if (!s)
+        return;
+    if (s->fd > STDIN_FILENO)
+        close(s->fd);
+    if (s->map)
+        munmap(s->map, s->map_size);
+    if (s->z_init)
+        inflateEnd(&s->z);
+    ZSTD_freeDStream(s->zs);
+    free(s->raw_buf);
+    free(s->head);
+    free(s->all);
+    free(s);
+}
+
+const char *profkit_source_name(const profkit_source *s) { return s->name; }
+profkit_compression profkit_source_compression(const profkit_source *s) { return s->comp; }
+
+void profkit_source_set_progress(profkit_source *s, profkit_progress_fn fn, void *payload)
+{
+    s->progress = fn;
+    s->progress_payload = payload;
+}
+
+/* ---- raw layer ---- */
+
+/* Makes raw bytes available in (raw_buf|mem)[raw_pos..raw_len). */
+static int raw_fill(profkit_source *s, profkit_error *err)
+{
+    if (s->mem) {
+        s->raw_eof = 1;
+        return 0;
+    }
+    if (s->raw_pos < s->raw_len || s->raw_eof)
+        return 0;
+    if (!s->raw_buf && !(s->raw_buf = malloc(RAW_CHUNK)))
+        return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    ssize_t r;
+    do
+        r = read(s->fd, s->raw_buf, RAW_CHUNK);
+    while (r < 0 && errno == EINTR);
+    if (r < 0)
+        return io_error(s, err, "read failed");
+    s->raw_pos = 0;
+    s->raw_len = (size_t)r;
+    if (r == 0)
+        s->raw_eof = 1;
+    s->raw_done += (uint64_t)r;
+    if (s->progress && s->raw_done - s->progress_last >= (4u << 20)) {
+        s->progress_last = s->raw_done;
+        s->progress(s->raw_done, s->raw_total, s->progress_payload);
+    }
+    return 0;
+}
+
+static const uint8_t *raw_ptr(profkit_source *s) { return s->mem ? s->mem : s->raw_buf; }
+static size_t raw_avail(profkit_source *s)
+{
+    return s->mem ? s->mem_size - s->raw_pos : s->raw_len - s->raw_pos;
+}
+
+static int detect(profkit_source *s, profkit_error *err)
+{
+    if (s->comp_known)
+        return 0;
+    int rc = raw_fill(s, err);
+    if (rc)
+        return rc;
+    const uint8_t *p = raw_ptr(s) ? raw_ptr(s) + s->raw_pos : NULL;
+    size_t n = raw_avail(s);
+    s->comp = PROFKIT_COMP_NONE;
+    if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
+        s->comp = PROFKIT_COMP_GZIP;
+        if (inflateInit2(&s->z, 15 + 16) != Z_OK)
+            return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "cannot start gzip decoder");
+        s->z_init = 1;
+    } else if (n >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd) {
+        s->comp = PROFKIT_COMP_ZSTD;
+        s->zs = ZSTD_createDStream();
+        if (!s->zs)
+            return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "cannot start zstd decoder");
+    }
+    s->comp_known = 1;
+    return 0;
+}
+
+/* Decodes up to cap bytes into buf, bypassing the head buffer. */
+static int decode(profkit_source *s, uint8_t *buf, size_t cap, size_t *got, profkit_error *err)
+{
+    *got = 0;
+    int rc = detect(s, err);
+    if (rc)
+        return rc;
+    while (*got < cap && !s->decode_done) {
+        if ((rc = raw_fill(s, err)) != 0)
+            return rc;
+        size_t avail = raw_avail(s);
+        const uint8_t *in = avail ? raw_ptr(s) + s->raw_pos : NULL;
+        if (avail == 0 && s->raw_eof) {
+            if (s->in_frame)
+                return profkit_error_set(err, PROFKIT_ETRUNCATED, s->name, -1,
+                                         "%s stream ends before its end marker (truncated file)",
+                                         s->comp == PROFKIT_COMP_GZIP ? "gzip" : "zstd");
+            s->decode_done = 1;
+            break;
+        }
+        if (s->comp == PROFKIT_COMP_NONE) {
+            size_t n = avail < cap - *got ? avail : cap - *got;
+            memcpy(buf + *got, in, n);
+            s->raw_pos += n;
+            *got += n;
+        } else if (s->comp == PROFKIT_COMP_GZIP) {
+            if (!s->in_frame && inflateReset(&s->z) != Z_OK)
+                return profkit_error_set(err, PROFKIT_ECORRUPT, s->name, -1, "gzip reset failed");
+            s->in_frame = 1;
+            s->z.next_in = (Bytef *)(uintptr_t)in;
+            s->z.avail_in = (uInt)(avail > UINT32_MAX ? UINT32_MAX : avail);
+            s->z.next_out = buf + *got;
+            s->z.avail_out = (uInt)(cap - *got > UINT32_MAX ? UINT32_MAX : cap - *got);
+            size_t before_out = s->z.avail_out, before_in = s->z.avail_in;
+            int zr = inflate(&s->z, Z_NO_FLUSH);
+            s->raw_pos += before_in - s->z.avail_in;
+            *got += before_out - s->z.avail_out;
+            if (zr == Z_STREAM_END)
+                s->in_frame = 0; /* another member may follow (concatenated .gz) */
+            else if (zr != Z_OK && zr != Z_BUF_ERROR)
+                return profkit_error_set(err, PROFKIT_ECORRUPT, s->name, -1,
+                                         "gzip data is corrupt: %s",
+                                         s->z.msg ? s->z.msg : "inflate failed");
+        } else {
+            ZSTD_inBuffer zin = { in, avail, 0 };
+            ZSTD_outBuffer zout = { buf + *got, cap - *got, 0 };
+            size_t zr = ZSTD_decompressStream(s->zs, &zout, &zin);
+            if (ZSTD_isError(zr))
+                return profkit_error_set(err, PROFKIT_ECORRUPT, s->name, -1,
+                                         "zstd data is corrupt: %s", ZSTD_getErrorName(zr));
+            s->raw_pos += zin.pos;
+            *got += zout.pos;
+            s->in_frame = zr != 0;
+        }
+    }
+    return 0;
+}
+
+int profkit_source_peek(profkit_source *s, const uint8_t **data, size_t *n, profkit_error *err)
+{
+    if (!s->head) {
+        if (!(s->head = malloc(HEAD_MAX)))
+            return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+        size_t got = 0;
+        while (s->head_len < HEAD_MAX) {
+            int rc = decode(s, s->head + s->head_len, HEAD_MAX - s->head_len, &got, err);
+            if (rc)
+                return rc;
+            if (got == 0)
+                break;
+            s->head_len += got;
+        }
+    }
+    *data = s->head + s->head_pos;
+    *n = s->head_len - s->head_pos;
+    return 0;
+}
+
+int profkit_source_read(profkit_source *s, uint8_t *buf, size_t cap, size_t *got,
+                        profkit_error *err)
+{
+    s->streaming = 1;
+    *got = 0;
+    if (s->head && s->head_pos < s->head_len) {
+        size_t n = s->head_len - s->head_pos;
+        if (n > cap)
+            n = cap;
+        memcpy(buf, s->head + s->head_pos, n);
+        s->head_pos += n;
+        *got = n;
+        return 0;
+    }
+    return decode(s, buf, cap, got, err);
+}
+
+int profkit_source_all(profkit_source *s, const uint8_t **data, size_t *n, profkit_error *err)
+{
+    int rc = detect(s, err);
+    if (rc)
+        return rc;
+    if (s->all || s->map) {
+        *data = s->all ? s->all : s->map;
+        *n = s->all ? s->all_len : s->map_size;
+        return 0;
+    }
+    if (s->comp == PROFKIT_COMP_NONE && s->mem) {
+        *data = s->mem;
+        *n = s->mem_size;
+        return 0;
+    }
+    if (s->comp == PROFKIT_COMP_NONE && s->fd > STDIN_FILENO && s->raw_total > 0) {
+        void *m = mmap(NULL, (size_t)s->raw_total, PROT_READ, MAP_PRIVATE, s->fd, 0);
+        if (m != MAP_FAILED) {
+            s->map = m;
+            s->map_size = (size_t)s->raw_total;
+            *data = m;
+            *n = s->map_size;
+            return 0;
+        }
+    }
+    /* Decode everything into one buffer: head first, then the rest. */
+    size_t cap = s->head_len > 0 ? s->head_len * 2 : RAW_CHUNK;
+    uint8_t *buf = malloc(cap);
+    if (!buf)
+        return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    size_t len = 0;
+    if (s->head_len > s->head_pos) {
+        memcpy(buf, s->head + s->head_pos, s->head_len - s->head_pos);
+        len = s->head_len - s->head_pos;
+        s->head_pos = s->head_len;
+    }
+    for (;;) {
+        if (cap - len < RAW_CHUNK && profkit_grow((void **)&buf, &cap, len + RAW_CHUNK, 1) != 0) {
+            free(buf);
+            return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+        }
+        size_t got;
+        rc = decode(s, buf + len, cap - len, &got, err);
+        if (rc) {
+            free(buf);
+            return rc;
+        }
+        if (got == 0)
+            break;
+        len += got;
+    }
+    s->all = buf;
+    s->all_len = len;
+    *data = buf;
+    *n = len;
+    return 0;
+}

@@ -1,0 +1,134 @@
+/*
+ * merge.c: merging one profile into another. Every id of the source is
+ * remapped through the destination's hash-consed tables, so equal functions,
+ * frames and stacks become one, and equal untimed sample rows are summed.
+ */
+#include "model/model.h"
+
+#include <stdlib.h>
+
+struct remap {
+    uint32_t *str, *func, *frame, *stack, *thread, *value, *mapping;
+};
+
+static void remap_free(struct remap *m)
+{
+    free(m->str);
+    free(m->func);
+    free(m->frame);
+    free(m->stack);
+    free(m->thread);
+    free(m->value);
+    free(m->mapping);
+}
+
+static uint32_t *alloc_ids(size_t n)
+{
+    return malloc((n ? n : 1) * sizeof(uint32_t));
+}
+
+int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, profkit_error *err)
+{
+    struct remap m = { 0 };
+    int rc = PROFKIT_ENOMEM;
+    int64_t *vals = NULL;
+
+    if (!(m.str = alloc_ids(src->strings.n)) || !(m.func = alloc_ids(src->n_functions)) ||
+        !(m.frame = alloc_ids(src->n_frames)) || !(m.stack = alloc_ids(src->n_stacks)) ||
+        !(m.thread = alloc_ids(src->n_threads)) || !(m.value = alloc_ids(src->n_value_types)) ||
+        !(m.mapping = alloc_ids(src->n_mappings)))
+        goto done;
+
+    for (size_t i = 0; i < src->strings.n; i++) {
+        m.str[i] = profkit_strtab_intern(&dst->strings, src->strings.ptr[i], src->strings.len[i]);
+        if (m.str[i] == PROFKIT_NONE)
+            goto done;
+    }
+    for (size_t i = 0; i < src->n_functions; i++) {
+        profkit_function f = src->functions[i];
+        f.name = m.str[f.name];
+        f.system_name = m.str[f.system_name];
+        f.file = m.str[f.file];
+        f.module = m.str[f.module];
+        if ((m.func[i] = profkit_function_add(dst, &f)) == PROFKIT_NONE)
+            goto done;
+    }
+    for (size_t i = 0; i < src->n_mappings; i++) {
+        const profkit_mapping *mp = &src->mappings[i];
+        m.mapping[i] = profkit_mapping_add(dst, mp->start, mp->end, mp->offset,
+                                           profkit_str(src, mp->path), profkit_str(src, mp->build_id));
+        if (m.mapping[i] == PROFKIT_NONE)
+            goto done;
+    }
+    for (size_t i = 0; i < src->n_frames; i++) {
+        profkit_frame f = src->frames[i];
+        f.function = m.func[f.function];
+        if (f.mapping != PROFKIT_NONE)
+            f.mapping = m.mapping[f.mapping];
+        if ((m.frame[i] = profkit_frame_add(dst, &f)) == PROFKIT_NONE)
+            goto done;
+    }
+    /* Parents always precede children (interning appends), so one pass works. */
+    m.stack[0] = 0;
+    for (size_t i = 1; i < src->n_stacks; i++) {
+        const profkit_stack *s = &src->stacks[i];
+        m.stack[i] = profkit_stack_intern(dst, m.stack[s->parent], m.frame[s->frame]);
+        if (m.stack[i] == PROFKIT_NONE)
+            goto done;
+    }
+    for (size_t i = 0; i < src->n_threads; i++) {
+        const profkit_thread *t = &src->threads[i];
+        m.thread[i] = profkit_thread_get(dst, profkit_str(src, t->name),
+                                         profkit_str(src, t->process_name), t->pid, t->tid);
+        if (m.thread[i] == PROFKIT_NONE)
+            goto done;
+    }
+    int dst_had_values = dst->n_value_types > 0;
+    for (size_t i = 0; i < src->n_value_types; i++) {
+        m.value[i] = profkit_value_type_add(dst, profkit_str(src, src->value_types[i].type),
+                                            profkit_str(src, src->value_types[i].unit));
+        if (m.value[i] == PROFKIT_NONE)
+            goto done;
+    }
+    if (!dst_had_values && src->n_value_types)
+        dst->default_value = m.value[src->default_value < src->n_value_types ? src->default_value : 0];
+
+    size_t nv = dst->n_value_types;
+    vals = calloc(nv ? nv : 1, sizeof(int64_t));
+    if (!vals)
+        goto done;
+    for (size_t r = 0; r < src->n_samples; r++) {
+        memset(vals, 0, (nv ? nv : 1) * sizeof(int64_t));
+        for (size_t v = 0; v < src->n_value_types; v++)
+            vals[m.value[v]] = src->sample_values[r * src->n_value_types + v];
+        uint32_t st = m.stack[src->sample_stack[r]], th = m.thread[src->sample_thread[r]];
+        int64_t t = src->sample_time[r];
+        if ((t == PROFKIT_NO_TIME ? profkit_sample_add(dst, st, th, vals)
+                                  : profkit_sample_add_timed(dst, st, th, t, vals)) != 0)
+            goto done;
+    }
+    for (size_t i = 0; i < src->n_metadata; i++) {
+        const profkit_meta *md = &src->metadata[i];
+        if (profkit_meta_add_len(dst, profkit_str(src, md->key), profkit_str(src, md->value),
+                                 profkit_strtab_len(&src->strings, md->value)) != 0)
+            goto done;
+    }
+    for (size_t i = 0; i < src->n_markers; i++) {
+        profkit_marker mk = src->markers[i];
+        mk.thread = mk.thread < src->n_threads ? m.thread[mk.thread] : mk.thread;
+        mk.name = m.str[mk.name];
+        mk.category = m.str[mk.category];
+        mk.payload = m.str[mk.payload];
+        if (profkit_marker_add(dst, &mk) != 0)
+            goto done;
+    }
+    if (dst->format[0] == '\0')
+        profkit_profile_set_format(dst, src->format);
+    rc = 0;
+done:
+    free(vals);
+    remap_free(&m);
+    if (rc != 0)
+        profkit_error_set(err, rc, NULL, -1, "out of memory while merging profiles");
+    return rc;
+}

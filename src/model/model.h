@@ -1,0 +1,145 @@
+/*
+ * model.h: the profile model's internals, for readers, writers and analyses
+ * inside the library. The public header exposes the same tables read-only.
+ *
+ * Every table is a plain array indexed by dense ids. Functions, frames and
+ * stacks are hash-consed: adding an equal row returns the existing id, so a
+ * stack id is a node of the call tree and every prefix is shared.
+ * Samples are parallel arrays; untimed rows are aggregated per
+ * (stack, thread), timed rows are appended in order.
+ */
+#ifndef PROFKIT_MODEL_H
+#define PROFKIT_MODEL_H
+
+#include "profkit.h"
+#include "util/strtab.h"
+#include "util/util.h"
+
+struct profkit_profile {
+    profkit_strtab strings;
+
+    profkit_function *functions;
+    size_t n_functions, cap_functions;
+    profkit_idset function_set;
+
+    profkit_frame *frames;
+    size_t n_frames, cap_frames;
+    profkit_idset frame_set;
+
+    profkit_stack *stacks; /* stacks[0] is the root */
+    size_t n_stacks, cap_stacks;
+    profkit_idset stack_set;
+
+    profkit_value_type *value_types;
+    size_t n_value_types, cap_value_types;
+    uint32_t default_value;
+
+    /* samples: parallel arrays of n_samples rows */
+    uint32_t *sample_stack;
+    uint32_t *sample_thread;
+    int64_t *sample_time;
+    int64_t *sample_values; /* n_samples * n_value_types */
+    size_t n_samples, cap_samples;
+    profkit_idset sample_set; /* untimed rows by (stack, thread) */
+
+    profkit_thread *threads;
+    size_t n_threads, cap_threads;
+
+    profkit_mapping *mappings;
+    size_t n_mappings, cap_mappings;
+
+    profkit_meta *metadata;
+    size_t n_metadata, cap_metadata;
+
+    profkit_marker *markers;
+    size_t n_markers, cap_markers;
+
+    char format[32]; /* name of the format read */
+};
+
+/* String helpers (intern returns PROFKIT_NONE when out of memory). */
+static inline const char *profkit_str(const profkit_profile *p, uint32_t id)
+{
+    return profkit_strtab_get(&p->strings, id);
+}
+
+/*
+ * Adds a function (hash-consed on all fields). Returns its id or PROFKIT_NONE
+ * when out of memory.
+ */
+uint32_t profkit_function_add(profkit_profile *p, const profkit_function *f);
+/* Convenience: a function from C strings (NULL = ""). */
+uint32_t profkit_function_add_named(profkit_profile *p, const char *name, const char *file,
+                                    const char *module, uint32_t start_line);
+/* Adds a frame (hash-consed). Returns its id or PROFKIT_NONE. */
+uint32_t profkit_frame_add(profkit_profile *p, const profkit_frame *f);
+/* Interns the stack (parent, frame). parent 0 = root. Returns id or PROFKIT_NONE. */
+uint32_t profkit_stack_intern(profkit_profile *p, uint32_t parent, uint32_t frame);
+/* Interns a whole stack given root-first frames. Returns id or PROFKIT_NONE. */
+uint32_t profkit_stack_intern_frames(profkit_profile *p, const uint32_t *frames, size_t n);
+/* Depth of a stack (root = 0). */
+size_t profkit_stack_depth(const profkit_profile *p, uint32_t stack);
+
+/*
+ * Adds a value type; returns its index, or PROFKIT_NONE when out of memory.
+ * An existing (type, unit) returns the existing index. Adding a value type
+ * after samples exist re-lays the value array (new column = 0).
+ */
+uint32_t profkit_value_type_add(profkit_profile *p, const char *type, const char *unit);
+
+/* Adds a thread; returns its index or PROFKIT_NONE. pid/tid -1 = unknown. */
+uint32_t profkit_thread_add(profkit_profile *p, const char *name, const char *process_name,
+                            int64_t pid, int64_t tid);
+/* Finds a thread with this exact name, pid and tid, or adds it. */
+uint32_t profkit_thread_get(profkit_profile *p, const char *name, const char *process_name,
+                            int64_t pid, int64_t tid);
+
+/* Adds a mapping; returns its index or PROFKIT_NONE. */
+uint32_t profkit_mapping_add(profkit_profile *p, uint64_t start, uint64_t end, uint64_t offset,
+                             const char *path, const char *build_id);
+/* Appends a metadata pair (order kept, duplicates allowed). 0 or PROFKIT_ENOMEM. */
+int profkit_meta_add(profkit_profile *p, const char *key, const char *value);
+int profkit_meta_add_len(profkit_profile *p, const char *key, const char *value, size_t len);
+/* The last value of metadata key, or NULL. */
+const char *profkit_meta_get(const profkit_profile *p, const char *key);
+/* Appends a marker. 0 or PROFKIT_ENOMEM. */
+int profkit_marker_add(profkit_profile *p, const profkit_marker *m);
+
+/*
+ * Adds values (n_value_types of them) to the untimed row (stack, thread),
+ * creating it when new. Returns 0 or PROFKIT_ENOMEM.
+ */
+int profkit_sample_add(profkit_profile *p, uint32_t stack, uint32_t thread, const int64_t *values);
+/* Appends a timed row (time in ns). Returns 0 or PROFKIT_ENOMEM. */
+int profkit_sample_add_timed(profkit_profile *p, uint32_t stack, uint32_t thread, int64_t time,
+                             const int64_t *values);
+/* True when any sample row carries a time. */
+int profkit_profile_is_timed(const profkit_profile *p);
+
+/* Sets the name of the format the profile came from. */
+void profkit_profile_set_format(profkit_profile *p, const char *name);
+
+/* ---- selection helpers shared by writers and reports ---- */
+
+/*
+ * Resolves a value name (NULL = default) to an index; on failure fills err
+ * (PROFKIT_EINVAL, listing the available names) and returns PROFKIT_NONE.
+ */
+uint32_t profkit_select_value(const profkit_profile *p, const char *name, profkit_error *err);
+/*
+ * Resolves a thread selector (NULL = all) to a thread index, or PROFKIT_NONE
+ * for "all threads". A name or a decimal index selects one thread; unknown
+ * selectors fill err (PROFKIT_EINVAL) and return -1 through *ok = 0.
+ */
+uint32_t profkit_select_thread(const profkit_profile *p, const char *sel, int *ok, profkit_error *err);
+
+/*
+ * The label of a frame as folded output and reports print it: the function
+ * name; an empty name is the address as 0x + lowercase hex. With by_line the
+ * label gets ":LINE" (and ":COLUMN") when the frame has a line. Writes into
+ * buf (always NUL-terminated) and returns the length written.
+ */
+size_t profkit_frame_label(const profkit_profile *p, uint32_t frame, int by_line, char *buf,
+                           size_t n);
+
+#endif

@@ -1,0 +1,493 @@
+/* profile.c: creating a profile, hash-consed tables, samples, metadata. */
+#include "model/model.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+profkit_profile *profkit_profile_new(void)
+{
+    profkit_profile *p = calloc(1, sizeof(*p));
+    if (!p)
+        return NULL;
+    if (profkit_strtab_init(&p->strings) != 0 ||
+        PK_VEC_RESERVE(p->stacks, 0, p->cap_stacks, 1) != 0) {
+        profkit_profile_free(p);
+        return NULL;
+    }
+    p->stacks[0].parent = 0;
+    p->stacks[0].frame = PROFKIT_NONE;
+    p->n_stacks = 1;
+    return p;
+}
+
+void profkit_profile_free(profkit_profile *p)
+{
+    if (!p)
+        return;
+    profkit_strtab_free(&p->strings);
+    free(p->functions);
+    profkit_idset_free(&p->function_set);
+    free(p->frames);
+    profkit_idset_free(&p->frame_set);
+    free(p->stacks);
+    profkit_idset_free(&p->stack_set);
+    free(p->value_types);
+    free(p->sample_stack);
+    free(p->sample_thread);
+    free(p->sample_time);
+    free(p->sample_values);
+    profkit_idset_free(&p->sample_set);
+    free(p->threads);
+    free(p->mappings);
+    free(p->metadata);
+    free(p->markers);
+    free(p);
+}
+
+const char *profkit_string(const profkit_profile *p, uint32_t id) { return profkit_str(p, id); }
+
+uint32_t profkit_string_intern(profkit_profile *p, const char *s, size_t len)
+{
+    return profkit_strtab_intern(&p->strings, s ? s : "", s ? len : 0);
+}
+
+uint32_t profkit_string_intern_cstr(profkit_profile *p, const char *s)
+{
+    return profkit_string_intern(p, s, s ? strlen(s) : 0);
+}
+
+/* ---- hash-consed rows: compare the whole (padding-free) struct ---- */
+
+struct row_ctx {
+    const void *rows;
+    size_t size;
+};
+
+static int row_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const struct row_ctx *c = ctx;
+    return memcmp((const char *)c->rows + (size_t)id * c->size, key, c->size) == 0;
+}
+
+/* Finds `row` in the table or appends it. Returns the id or PROFKIT_NONE. */
+static uint32_t intern_row(void **rows, size_t *n, size_t *cap, profkit_idset *set,
+                           const void *row, size_t size)
+{
+    uint64_t h = profkit_hash_bytes(row, size, 0x51ed);
+    struct row_ctx ctx = { *rows, size };
+    uint32_t id = profkit_idset_find(set, h, row_eq, &ctx, row);
+    if (id != PROFKIT_NONE)
+        return id;
+    if (*n >= PROFKIT_NONE - 1 || profkit_grow(rows, cap, *n + 1, size) != 0)
+        return PROFKIT_NONE;
+    id = (uint32_t)*n;
+    if (profkit_idset_insert(set, h, id) != 0)
+        return PROFKIT_NONE;
+    memcpy((char *)*rows + (size_t)id * size, row, size);
+    (*n)++;
+    return id;
+}
+
+uint32_t profkit_function_add(profkit_profile *p, const profkit_function *f)
+{
+    return intern_row((void **)&p->functions, &p->n_functions, &p->cap_functions,
+                      &p->function_set, f, sizeof(*f));
+}
+
+uint32_t profkit_function_add_named(profkit_profile *p, const char *name, const char *file,
+                                    const char *module, uint32_t start_line)
+{
+    profkit_function f;
+    memset(&f, 0, sizeof(f));
+    f.name = profkit_string_intern_cstr(p, name);
+    f.system_name = f.name;
+    f.file = profkit_string_intern_cstr(p, file);
+    f.module = profkit_string_intern_cstr(p, module);
+    f.start_line = start_line;
+    if (f.name == PROFKIT_NONE || f.file == PROFKIT_NONE || f.module == PROFKIT_NONE)
+        return PROFKIT_NONE;
+    return profkit_function_add(p, &f);
+}
+
+uint32_t profkit_frame_add(profkit_profile *p, const profkit_frame *f)
+{
+    return intern_row((void **)&p->frames, &p->n_frames, &p->cap_frames, &p->frame_set, f,
+                      sizeof(*f));
+}
+
+uint32_t profkit_stack_intern(profkit_profile *p, uint32_t parent, uint32_t frame)
+{
+    profkit_stack s = { parent, frame };
+    return intern_row((void **)&p->stacks, &p->n_stacks, &p->cap_stacks, &p->stack_set, &s,
+                      sizeof(s));
+}
+
+uint32_t profkit_stack_intern_frames(profkit_profile *p, const uint32_t *frames, size_t n)
+{
+    uint32_t s = 0;
+    for (size_t i = 0; i < n && s != PROFKIT_NONE; i++)
+        s = profkit_stack_intern(p, s, frames[i]);
+    return s;
+}
+
+size_t profkit_stack_depth(const profkit_profile *p, uint32_t stack)
+{
+    size_t d = 0;
+    while (stack != 0 && stack < p->n_stacks) {
+        d++;
+        stack = p->stacks[stack].parent;
+    }
+    return d;
+}
+
+/* ---- value types and samples ---- */
+
+uint32_t profkit_value_type_add(profkit_profile *p, const char *type, const char *unit)
+{
+    uint32_t t = profkit_string_intern_cstr(p, type);
+    uint32_t u = profkit_string_intern_cstr(p, unit);
+    if (t == PROFKIT_NONE || u == PROFKIT_NONE)
+        return PROFKIT_NONE;
+    for (size_t i = 0; i < p->n_value_types; i++)
+        if (p->value_types[i].type == t && p->value_types[i].unit == u)
+            return (uint32_t)i;
+    if (PK_VEC_RESERVE(p->value_types, p->n_value_types, p->cap_value_types, 1) != 0)
+        return PROFKIT_NONE;
+    size_t old = p->n_value_types;
+    if (p->n_samples > 0) {
+        size_t cells;
+        if (profkit_mul_size(p->cap_samples, old + 1, &cells) != 0 ||
+            profkit_mul_size(cells, sizeof(int64_t), &cells) != 0)
+            return PROFKIT_NONE;
+        int64_t *nv = calloc(1, cells);
+        if (!nv)
+            return PROFKIT_NONE;
+        for (size_t r = 0; r < p->n_samples; r++)
+            memcpy(nv + r * (old + 1), p->sample_values + r * old, old * sizeof(int64_t));
+        free(p->sample_values);
+        p->sample_values = nv;
+    } else {
+        free(p->sample_values);
+        p->sample_values = NULL;
+        p->cap_samples = 0;
+        free(p->sample_stack);
+        free(p->sample_thread);
+        free(p->sample_time);
+        p->sample_stack = p->sample_thread = NULL;
+        p->sample_time = NULL;
+    }
+    p->value_types[old].type = t;
+    p->value_types[old].unit = u;
+    p->n_value_types = old + 1;
+    return (uint32_t)old;
+}
+
+static int samples_reserve(profkit_profile *p, size_t extra)
+{
+    size_t need = p->n_samples + extra;
+    if (need <= p->cap_samples)
+        return 0;
+    size_t ncap = p->cap_samples ? p->cap_samples : 64;
+    while (ncap < need) {
+        if (ncap > SIZE_MAX / 2)
+            return PROFKIT_ENOMEM;
+        ncap *= 2;
+    }
+    size_t nv = p->n_value_types ? p->n_value_types : 1, cells, bytes;
+    if (profkit_mul_size(ncap, nv, &cells) != 0 || profkit_mul_size(cells, 8, &bytes) != 0 ||
+        profkit_mul_size(ncap, 8, &cells) != 0)
+        return PROFKIT_ENOMEM;
+    void *a = realloc(p->sample_stack, ncap * sizeof(uint32_t));
+    if (!a)
+        return PROFKIT_ENOMEM;
+    p->sample_stack = a;
+    a = realloc(p->sample_thread, ncap * sizeof(uint32_t));
+    if (!a)
+        return PROFKIT_ENOMEM;
+    p->sample_thread = a;
+    a = realloc(p->sample_time, ncap * sizeof(int64_t));
+    if (!a)
+        return PROFKIT_ENOMEM;
+    p->sample_time = a;
+    a = realloc(p->sample_values, bytes);
+    if (!a)
+        return PROFKIT_ENOMEM;
+    p->sample_values = a;
+    p->cap_samples = ncap;
+    return 0;
+}
+
+struct sample_key {
+    uint32_t stack, thread;
+};
+
+static int sample_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const profkit_profile *p = ctx;
+    const struct sample_key *k = key;
+    return p->sample_stack[id] == k->stack && p->sample_thread[id] == k->thread &&
+           p->sample_time[id] == PROFKIT_NO_TIME;
+}
+
+static int append_row(profkit_profile *p, uint32_t stack, uint32_t thread, int64_t time,
+                      const int64_t *values)
+{
+    if (p->n_samples >= PROFKIT_NONE - 1 || samples_reserve(p, 1) != 0)
+        return PROFKIT_ENOMEM;
+    size_t r = p->n_samples++;
+    p->sample_stack[r] = stack;
+    p->sample_thread[r] = thread;
+    p->sample_time[r] = time;
+    size_t nv = p->n_value_types;
+    for (size_t v = 0; v < nv; v++)
+        p->sample_values[r * nv + v] = values ? values[v] : 0;
+    return 0;
+}
+
+static inline int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+int profkit_sample_add(profkit_profile *p, uint32_t stack, uint32_t thread, const int64_t *values)
+{
+    struct sample_key k = { stack, thread };
+    uint64_t h = profkit_hash_u64(((uint64_t)stack << 32) | thread);
+    uint32_t row = profkit_idset_find(&p->sample_set, h, sample_eq, p, &k);
+    size_t nv = p->n_value_types;
+    if (row != PROFKIT_NONE) {
+        int64_t *dst = p->sample_values + (size_t)row * nv;
+        for (size_t v = 0; v < nv; v++)
+            dst[v] = sat_add(dst[v], values[v]);
+        return 0;
+    }
+    int rc = append_row(p, stack, thread, PROFKIT_NO_TIME, values);
+    if (rc != 0)
+        return rc;
+    return profkit_idset_insert(&p->sample_set, h, (uint32_t)(p->n_samples - 1));
+}
+
+int profkit_sample_add_timed(profkit_profile *p, uint32_t stack, uint32_t thread, int64_t time,
+                             const int64_t *values)
+{
+    return append_row(p, stack, thread, time == PROFKIT_NO_TIME ? 0 : time, values);
+}
+
+int profkit_profile_is_timed(const profkit_profile *p)
+{
+    for (size_t i = 0; i < p->n_samples; i++)
+        if (p->sample_time[i] != PROFKIT_NO_TIME)
+            return 1;
+    return 0;
+}
+
+/* ---- threads, mappings, metadata, markers ---- */
+
+uint32_t profkit_thread_add(profkit_profile *p, const char *name, const char *process_name,
+                            int64_t pid, int64_t tid)
+{
+    uint32_t n = profkit_string_intern_cstr(p, name);
+    uint32_t pn = profkit_string_intern_cstr(p, process_name);
+    if (n == PROFKIT_NONE || pn == PROFKIT_NONE ||
+        PK_VEC_RESERVE(p->threads, p->n_threads, p->cap_threads, 1) != 0)
+        return PROFKIT_NONE;
+    profkit_thread *t = &p->threads[p->n_threads];
+    memset(t, 0, sizeof(*t));
+    t->name = n;
+    t->process_name = pn;
+    t->pid = pid;
+    t->tid = tid;
+    return (uint32_t)p->n_threads++;
+}
+
+uint32_t profkit_thread_get(profkit_profile *p, const char *name, const char *process_name,
+                            int64_t pid, int64_t tid)
+{
+    for (size_t i = 0; i < p->n_threads; i++) {
+        const profkit_thread *t = &p->threads[i];
+        if (t->pid == pid && t->tid == tid && strcmp(profkit_str(p, t->name), name ? name : "") == 0 &&
+            strcmp(profkit_str(p, t->process_name), process_name ? process_name : "") == 0)
+            return (uint32_t)i;
+    }
+    return profkit_thread_add(p, name, process_name, pid, tid);
+}
+
+uint32_t profkit_mapping_add(profkit_profile *p, uint64_t start, uint64_t end, uint64_t offset,
+                             const char *path, const char *build_id)
+{
+    uint32_t ps = profkit_string_intern_cstr(p, path);
+    uint32_t b = profkit_string_intern_cstr(p, build_id);
+    if (ps == PROFKIT_NONE || b == PROFKIT_NONE ||
+        PK_VEC_RESERVE(p->mappings, p->n_mappings, p->cap_mappings, 1) != 0)
+        return PROFKIT_NONE;
+    profkit_mapping *m = &p->mappings[p->n_mappings];
+    memset(m, 0, sizeof(*m));
+    m->start = start;
+    m->end = end;
+    m->offset = offset;
+    m->path = ps;
+    m->build_id = b;
+    return (uint32_t)p->n_mappings++;
+}
+
+int profkit_meta_add_len(profkit_profile *p, const char *key, const char *value, size_t len)
+{
+    uint32_t k = profkit_string_intern_cstr(p, key);
+    uint32_t v = profkit_string_intern(p, value, len);
+    if (k == PROFKIT_NONE || v == PROFKIT_NONE ||
+        PK_VEC_RESERVE(p->metadata, p->n_metadata, p->cap_metadata, 1) != 0)
+        return PROFKIT_ENOMEM;
+    p->metadata[p->n_metadata].key = k;
+    p->metadata[p->n_metadata].value = v;
+    p->n_metadata++;
+    return 0;
+}
+
+int profkit_meta_add(profkit_profile *p, const char *key, const char *value)
+{
+    return profkit_meta_add_len(p, key, value, value ? strlen(value) : 0);
+}
+
+const char *profkit_meta_get(const profkit_profile *p, const char *key)
+{
+    uint32_t k = profkit_strtab_find(&p->strings, key, strlen(key));
+    if (k == PROFKIT_NONE)
+        return NULL;
+    for (size_t i = p->n_metadata; i-- > 0;)
+        if (p->metadata[i].key == k)
+            return profkit_str(p, p->metadata[i].value);
+    return NULL;
+}
+
+int profkit_marker_add(profkit_profile *p, const profkit_marker *m)
+{
+    if (PK_VEC_RESERVE(p->markers, p->n_markers, p->cap_markers, 1) != 0)
+        return PROFKIT_ENOMEM;
+    p->markers[p->n_markers++] = *m;
+    return 0;
+}
+
+void profkit_profile_set_format(profkit_profile *p, const char *name)
+{
+    snprintf(p->format, sizeof(p->format), "%s", name ? name : "");
+}
+
+/* ---- public read-only views ---- */
+
+#define VIEW(fn, type, field)                                        \
+    const type *fn(const profkit_profile *p, size_t *n)              \
+    {                                                                \
+        *n = p->n_##field;                                           \
+        return p->field;                                             \
+    }
+VIEW(profkit_profile_functions, profkit_function, functions)
+VIEW(profkit_profile_frames, profkit_frame, frames)
+VIEW(profkit_profile_stacks, profkit_stack, stacks)
+VIEW(profkit_profile_value_types, profkit_value_type, value_types)
+VIEW(profkit_profile_threads, profkit_thread, threads)
+VIEW(profkit_profile_mappings, profkit_mapping, mappings)
+VIEW(profkit_profile_metadata, profkit_meta, metadata)
+VIEW(profkit_profile_markers, profkit_marker, markers)
+#undef VIEW
+
+void profkit_profile_samples(const profkit_profile *p, profkit_samples *out)
+{
+    out->n = p->n_samples;
+    out->n_values = p->n_value_types;
+    out->stack = p->sample_stack;
+    out->thread = p->sample_thread;
+    out->time = p->sample_time;
+    out->values = p->sample_values;
+}
+
+const char *profkit_profile_format(const profkit_profile *p) { return p->format; }
+uint32_t profkit_profile_default_value(const profkit_profile *p) { return p->default_value; }
+
+uint32_t profkit_profile_find_value(const profkit_profile *p, const char *name)
+{
+    const char *slash = strchr(name, '/');
+    size_t tlen = slash ? (size_t)(slash - name) : strlen(name);
+    for (size_t i = 0; i < p->n_value_types; i++) {
+        const char *t = profkit_str(p, p->value_types[i].type);
+        if (strlen(t) != tlen || memcmp(t, name, tlen) != 0)
+            continue;
+        if (slash && strcmp(profkit_str(p, p->value_types[i].unit), slash + 1) != 0)
+            continue;
+        return (uint32_t)i;
+    }
+    return PROFKIT_NONE;
+}
+
+/* ---- selection ---- */
+
+uint32_t profkit_select_value(const profkit_profile *p, const char *name, profkit_error *err)
+{
+    if (p->n_value_types == 0) {
+        profkit_error_set(err, PROFKIT_EINVAL, NULL, -1, "the profile has no value types");
+        return PROFKIT_NONE;
+    }
+    if (!name)
+        return p->default_value < p->n_value_types ? p->default_value : 0;
+    uint32_t v = profkit_profile_find_value(p, name);
+    if (v != PROFKIT_NONE)
+        return v;
+    char list[256] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < p->n_value_types && used < sizeof(list); i++)
+        used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
+                                 profkit_str(p, p->value_types[i].type));
+    profkit_error_set(err, PROFKIT_EINVAL, NULL, -1, "no value type '%s' (this profile has: %s)",
+                      name, list);
+    return PROFKIT_NONE;
+}
+
+uint32_t profkit_select_thread(const profkit_profile *p, const char *sel, int *ok, profkit_error *err)
+{
+    *ok = 1;
+    if (!sel)
+        return PROFKIT_NONE;
+    for (size_t i = 0; i < p->n_threads; i++)
+        if (strcmp(profkit_str(p, p->threads[i].name), sel) == 0)
+            return (uint32_t)i;
+    char *end;
+    unsigned long idx = strtoul(sel, &end, 10);
+    if (*sel && *end == '\0' && idx < p->n_threads)
+        return (uint32_t)idx;
+    *ok = 0;
+    profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                      "no thread '%s' (use a thread name or index 0..%zu; 'profkit info' lists them)",
+                      sel, p->n_threads ? p->n_threads - 1 : 0);
+    return PROFKIT_NONE;
+}
+
+size_t profkit_frame_label(const profkit_profile *p, uint32_t frame, int by_line, char *buf,
+                           size_t n)
+{
+    if (n == 0)
+        return 0;
+    if (frame >= p->n_frames) {
+        buf[0] = '\0';
+        return 0;
+    }
+    const profkit_frame *fr = &p->frames[frame];
+    const char *name = fr->function < p->n_functions ? profkit_str(p, p->functions[fr->function].name) : "";
+    int w;
+    if (name[0])
+        w = snprintf(buf, n, "%s", name);
+    else
+        w = snprintf(buf, n, "0x%" PRIx64, fr->address);
+    if (w < 0)
+        w = 0;
+    size_t len = (size_t)w < n ? (size_t)w : n - 1;
+    if (by_line && fr->line) {
+        int w2 = fr->column ? snprintf(buf + len, n - len, ":%u:%u", fr->line, fr->column)
+                            : snprintf(buf + len, n - len, ":%u", fr->line);
+        if (w2 > 0)
+            len = len + (size_t)w2 < n ? len + (size_t)w2 : n - 1;
+    }
+    return len;
+}

@@ -1,0 +1,61 @@
+/* info.c: `profkit info`, a summary of what a profile holds. */
+#include "analysis/analysis.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+int profkit_report_info(FILE *out, const profkit_profile *p, profkit_error *err)
+{
+    const char *version = profkit_meta_get(p, "format_version");
+    fprintf(out, "format:       %s%s%s\n", p->format[0] ? p->format : "(unknown)",
+            version ? " version " : "", version ? version : "");
+    size_t timed = 0;
+    for (size_t i = 0; i < p->n_samples; i++)
+        timed += p->sample_time[i] != PROFKIT_NO_TIME;
+    fprintf(out, "samples:      %zu rows%s\n", p->n_samples,
+            timed ? " (timed, in time order)" : " (aggregated per stack and thread)");
+    fprintf(out, "stacks:       %zu distinct (%zu frames, %zu functions)\n",
+            p->n_stacks ? p->n_stacks - 1 : 0, p->n_frames, p->n_functions);
+    size_t nv = p->n_value_types;
+    int64_t *tot = calloc(nv ? nv : 1, sizeof(int64_t));
+    if (!tot)
+        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    for (size_t r = 0; r < p->n_samples; r++)
+        for (size_t v = 0; v < nv; v++)
+            tot[v] += p->sample_values[r * nv + v];
+    fprintf(out, "value types:  %zu\n", nv);
+    for (size_t v = 0; v < nv; v++) {
+        char h[64];
+        const char *unit = profkit_str(p, p->value_types[v].unit);
+        profkit_format_value(h, sizeof(h), tot[v], unit);
+        fprintf(out, "  %-14s %-13s total %" PRId64 " (%s)%s\n", profkit_str(p, p->value_types[v].type),
+                unit, tot[v], h, v == p->default_value ? "  [default]" : "");
+    }
+    fprintf(out, "threads:      %zu\n", p->n_threads);
+    for (size_t t = 0; t < p->n_threads; t++) {
+        const profkit_thread *th = &p->threads[t];
+        size_t rows = 0;
+        for (size_t r = 0; r < p->n_samples; r++)
+            rows += p->sample_thread[r] == t;
+        fprintf(out, "  %zu: %s", t, profkit_str(p, th->name));
+        if (th->process_name)
+            fprintf(out, " (process %s)", profkit_str(p, th->process_name));
+        if (th->pid >= 0)
+            fprintf(out, " pid %" PRId64, th->pid);
+        if (th->tid >= 0)
+            fprintf(out, " tid %" PRId64, th->tid);
+        fprintf(out, ", %zu sample rows\n", rows);
+    }
+    if (p->n_mappings)
+        fprintf(out, "mappings:     %zu\n", p->n_mappings);
+    if (p->n_markers)
+        fprintf(out, "markers:      %zu\n", p->n_markers);
+    if (p->n_metadata) {
+        fprintf(out, "metadata:\n");
+        for (size_t i = 0; i < p->n_metadata; i++)
+            fprintf(out, "  %s: %s\n", profkit_str(p, p->metadata[i].key),
+                    profkit_str(p, p->metadata[i].value));
+    }
+    free(tot);
+    return 0;
+}

@@ -1,0 +1,67 @@
+/* top_report.c: `profkit top`, printed like pprof -top. */
+#include "analysis/analysis.h"
+
+#include <stdlib.h>
+
+static const char *by_name(profkit_key by)
+{
+    switch (by) {
+    case PROFKIT_BY_FILE: return "file";
+    case PROFKIT_BY_LINE: return "line";
+    case PROFKIT_BY_ADDRESS: return "address";
+    default: return "function";
+    }
+}
+
+int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report_options *o,
+                       profkit_error *err)
+{
+    int ok;
+    uint32_t v = profkit_select_value(p, o->value, err);
+    if (v == PROFKIT_NONE)
+        return PROFKIT_EINVAL;
+    uint32_t th = profkit_select_thread(p, o->thread, &ok, err);
+    if (!ok)
+        return PROFKIT_EINVAL;
+    profkit_top t;
+    int rc = profkit_top_compute(&t, p, v, th, o->by, err);
+    if (rc)
+        return rc;
+    uint32_t *order = malloc((t.n ? t.n : 1) * sizeof(uint32_t));
+    if (!order || profkit_top_sort(&t, order, o->sort_cum) != 0) {
+        free(order);
+        profkit_top_free(&t);
+        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    }
+    const char *unit = profkit_str(p, p->value_types[v].unit);
+    size_t shown = 0, nonzero = 0;
+    for (size_t i = 0; i < t.n; i++)
+        nonzero += t.rows[i].flat != 0 || t.rows[i].cum != 0;
+    size_t limit = o->limit && o->limit < nonzero ? o->limit : nonzero;
+    char tot[64];
+    profkit_format_value(tot, sizeof(tot), t.total, unit);
+    fprintf(out, "Value: %s (%s), total %s", profkit_str(p, p->value_types[v].type), unit, tot);
+    if (th != PROFKIT_NONE)
+        fprintf(out, ", thread %s", profkit_str(p, p->threads[th].name));
+    fprintf(out, "\nShowing top %zu of %zu %ss, sorted by %s\n", limit, nonzero, by_name(o->by),
+            o->sort_cum ? "cum" : "flat");
+    fprintf(out, "%10s %6s %6s %10s %6s  %s\n", "flat", "flat%", "sum%", "cum", "cum%", by_name(o->by));
+    double sum = 0;
+    double total = t.total ? (double)t.total : 1.0;
+    for (size_t i = 0; i < t.n && shown < limit; i++) {
+        const profkit_top_row *r = &t.rows[order[i]];
+        if (r->flat == 0 && r->cum == 0)
+            continue;
+        char f[64], c[64];
+        profkit_format_value(f, sizeof(f), r->flat, unit);
+        profkit_format_value(c, sizeof(c), r->cum, unit);
+        sum += (double)r->flat;
+        fprintf(out, "%10s %5.2f%% %5.2f%% %10s %5.2f%%  %s\n", f, 100.0 * (double)r->flat / total,
+                100.0 * sum / total, c, 100.0 * (double)r->cum / total,
+                profkit_strtab_get(&t.keys, r->key));
+        shown++;
+    }
+    free(order);
+    profkit_top_free(&t);
+    return 0;
+}

@@ -1,0 +1,227 @@
+/* util.c: growable arrays, hashing, the id set, and error construction. */
+#include "util/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int profkit_grow(void **ptr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 16;
+    while (ncap < need) {
+        if (ncap > SIZE_MAX / 2)
+            return PROFKIT_ENOMEM;
+        ncap *= 2;
+    }
+    size_t bytes;
+    if (profkit_mul_size(ncap, elem, &bytes) != 0)
+        return PROFKIT_ENOMEM;
+    void *np = realloc(*ptr, bytes);
+    if (!np)
+        return PROFKIT_ENOMEM;
+    *ptr = np;
+    *cap = ncap;
+    return 0;
+}
+
+static inline uint64_t read64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint64_t mix(uint64_t a, uint64_t b)
+{
+    __uint128_t r = (__uint128_t)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+uint64_t profkit_hash_bytes(const void *data, size_t len, uint64_t seed)
+{
+    const uint8_t *p = data;
+    uint64_t h = seed ^ 0x9e3779b97f4a7c15ULL ^ (uint64_t)len;
+    while (len >= 8) {
+        h = mix(h ^ read64(p), 0xa0761d6478bd642fULL);
+        p += 8;
+        len -= 8;
+    }
+    uint64_t tail = 0;
+    if (len)
+        memcpy(&tail, p, len);
+    h = mix(h ^ tail, 0xe7037ed1a0b428dbULL);
+    return profkit_hash_u64(h);
+}
+
+void profkit_idset_free(profkit_idset *s)
+{
+    free(s->slots);
+    s->slots = NULL;
+    s->cap = s->count = 0;
+}
+
+uint32_t profkit_idset_find(const profkit_idset *s, uint64_t hash, profkit_idset_eq_fn eq,
+                            const void *ctx, const void *key)
+{
+    if (s->cap == 0)
+        return PROFKIT_NONE;
+    uint32_t h32 = (uint32_t)(hash >> 32);
+    size_t mask = s->cap - 1;
+    for (size_t i = (size_t)profkit_hash_u64(h32) & mask;; i = (i + 1) & mask) {
+        uint64_t slot = s->slots[i];
+        if (slot == 0)
+            return PROFKIT_NONE;
+        if ((uint32_t)(slot >> 32) == h32) {
+            uint32_t id = (uint32_t)slot - 1;
+            if (eq(ctx, id, key))
+                return id;
+        }
+    }
+}
+
+static void place(uint64_t *slots, size_t mask, uint64_t hash, uint64_t slot)
+{
+    size_t i = (size_t)hash & mask;
+    while (slots[i] != 0)
+        i = (i + 1) & mask;
+    slots[i] = slot;
+}
+
+int profkit_idset_insert(profkit_idset *s, uint64_t hash, uint32_t id)
+{
+    /* Keep the load factor under 1/2. A slot keeps only the high 32 bits of
+     * the hash, so the probe position is derived from those bits alone, which
+     * lets a rehash place slots without asking the caller again. */
+    if ((s->count + 1) * 2 > s->cap) {
+        size_t ncap = s->cap ? s->cap * 2 : 64;
+        if (ncap < s->cap)
+            return PROFKIT_ENOMEM;
+        uint64_t *ns = calloc(ncap, sizeof(uint64_t));
+        if (!ns)
+            return PROFKIT_ENOMEM;
+        for (size_t i = 0; i < s->cap; i++) {
+            uint64_t slot = s->slots[i];
+            if (slot)
+                place(ns, ncap - 1, profkit_hash_u64(slot >> 32), slot);
+        }
+        free(s->slots);
+        s->slots = ns;
+        s->cap = ncap;
+    }
+    uint64_t slot = ((uint64_t)(uint32_t)(hash >> 32) << 32) | ((uint64_t)id + 1);
+    place(s->slots, s->cap - 1, profkit_hash_u64(hash >> 32), slot);
+    s->count++;
+    return 0;
+}
+
+int profkit_error_setv(profkit_error *e, int code, const char *file, int64_t offset,
+                       const char *fmt, va_list ap)
+{
+    if (!e)
+        return code;
+    memset(e, 0, sizeof(*e));
+    e->code = code;
+    if (file)
+        snprintf(e->file, sizeof(e->file), "%s", file);
+    if (offset >= 0) {
+        e->has_offset = 1;
+        e->offset = (uint64_t)offset;
+    }
+    vsnprintf(e->message, sizeof(e->message), fmt, ap);
+    return code;
+}
+
+int profkit_error_set(profkit_error *e, int code, const char *file, int64_t offset,
+                      const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    profkit_error_setv(e, code, file, offset, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int profkit_error_set_pos(profkit_error *e, int code, const char *file, uint32_t line,
+                          uint32_t column, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    profkit_error_setv(e, code, file, -1, fmt, ap);
+    va_end(ap);
+    if (e) {
+        e->line = line;
+        e->column = column;
+    }
+    return code;
+}
+
+const char *profkit_strerror(int code)
+{
+    switch (code) {
+    case PROFKIT_OK: return "success";
+    case PROFKIT_EFORMAT: return "unrecognized format";
+    case PROFKIT_ETRUNCATED: return "truncated input";
+    case PROFKIT_ECORRUPT: return "corrupt input";
+    case PROFKIT_EUNSUPPORTED: return "unsupported input";
+    case PROFKIT_ENOMEM: return "out of memory";
+    case PROFKIT_EIO: return "I/O error";
+    case PROFKIT_EINVAL: return "invalid argument";
+    default: return "unknown error";
+    }
+}
+
+char *profkit_error_string(char *buf, size_t n, const profkit_error *e)
+{
+    if (n == 0)
+        return buf;
+    const char *file = e->file[0] ? e->file : "<input>";
+    if (e->line)
+        snprintf(buf, n, "%s:%u:%u: %s", file, e->line, e->column, e->message);
+    else if (e->has_offset)
+        snprintf(buf, n, "%s: offset %llu: %s", file, (unsigned long long)e->offset, e->message);
+    else
+        snprintf(buf, n, "%s: %s", file, e->message);
+    return buf;
+}
+
+static void merge_pass(uint32_t *a, uint32_t *tmp, size_t n, profkit_cmp_u32_fn cmp, const void *ctx)
+{
+    if (n < 2)
+        return;
+    if (n <= 16) { /* insertion sort for short runs */
+        for (size_t i = 1; i < n; i++) {
+            uint32_t x = a[i];
+            size_t j = i;
+            while (j > 0 && cmp(ctx, a[j - 1], x) > 0) {
+                a[j] = a[j - 1];
+                j--;
+            }
+            a[j] = x;
+        }
+        return;
+    }
+    size_t h = n / 2;
+    merge_pass(a, tmp, h, cmp, ctx);
+    merge_pass(a + h, tmp, n - h, cmp, ctx);
+    if (cmp(ctx, a[h - 1], a[h]) <= 0)
+        return;
+    memcpy(tmp, a, h * sizeof(uint32_t));
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        a[k++] = cmp(ctx, a[j], tmp[i]) < 0 ? a[j++] : tmp[i++];
+    while (i < h)
+        a[k++] = tmp[i++];
+}
+
+int profkit_sort_u32(uint32_t *ids, size_t n, profkit_cmp_u32_fn cmp, const void *ctx)
+{
+    if (n < 2)
+        return 0;
+    uint32_t *tmp = malloc((n / 2 + 1) * sizeof(uint32_t));
+    if (!tmp)
+        return PROFKIT_ENOMEM;
+    merge_pass(ids, tmp, n, cmp, ctx);
+    free(tmp);
+    return 0;
+}

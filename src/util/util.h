@@ -1,0 +1,101 @@
+/*
+ * util.h: small internal helpers shared by every module: growable arrays
+ * with overflow-checked sizes, hashing, and error construction.
+ */
+#ifndef PROFKIT_UTIL_H
+#define PROFKIT_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "profkit.h"
+
+#if defined(__GNUC__)
+#define PK_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define PK_LIKELY(x) __builtin_expect(!!(x), 1)
+#define PK_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define PK_PRINTF(a, b)
+#define PK_LIKELY(x) (x)
+#define PK_UNLIKELY(x) (x)
+/*
+ * Stable sort of ids with a comparator that gets a context (qsort has none,
+ * and qsort_r is not portable). Returns 0 or PROFKIT_ENOMEM.
+ */
+typedef int (*profkit_cmp_u32_fn)(const void *ctx, uint32_t a, uint32_t b);
+int profkit_sort_u32(uint32_t *ids, size_t n, profkit_cmp_u32_fn cmp, const void *ctx);
+
+#endif
+
+/* a * b into *out; returns 0, or -1 on overflow. */
+static inline int profkit_mul_size(size_t a, size_t b, size_t *out)
+{
+    if (b != 0 && a > SIZE_MAX / b)
+        return -1;
+    *out = a * b;
+    return 0;
+}
+
+/*
+ * Makes room for `need` elements of `elem` bytes in *ptr (capacity *cap,
+ * in elements), growing geometrically. Returns 0 or PROFKIT_ENOMEM.
+ */
+int profkit_grow(void **ptr, size_t *cap, size_t need, size_t elem);
+
+/* Pushes one zeroed slot onto a vector (ptr, n, cap) and returns its index. */
+#define PK_VEC_RESERVE(ptr, n, cap, extra) \
+    profkit_grow((void **)&(ptr), &(cap), (n) + (extra), sizeof(*(ptr)))
+
+/* 64-bit hash of bytes (wyhash-style mixing; not cryptographic). */
+uint64_t profkit_hash_bytes(const void *data, size_t len, uint64_t seed);
+static inline uint64_t profkit_hash_u64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/*
+ * Fills *e and returns `code`. offset < 0 means "no offset". `file` may be
+ * NULL. e may be NULL (then only the code is returned).
+ */
+int profkit_error_set(profkit_error *e, int code, const char *file, int64_t offset,
+                      const char *fmt, ...) PK_PRINTF(5, 6);
+int profkit_error_setv(profkit_error *e, int code, const char *file, int64_t offset,
+                       const char *fmt, va_list ap);
+/* Same for text inputs: line and column (1-based). */
+int profkit_error_set_pos(profkit_error *e, int code, const char *file, uint32_t line,
+                          uint32_t column, const char *fmt, ...) PK_PRINTF(6, 7);
+
+/*
+ * An open-addressing set of ids keyed by a caller-computed hash; equality is
+ * decided by a callback against the caller's own table. Used to hash-cons
+ * strings, functions, frames, stacks and sample rows.
+ */
+typedef int (*profkit_idset_eq_fn)(const void *ctx, uint32_t id, const void *key);
+typedef struct profkit_idset {
+    uint64_t *slots; /* (hash32 << 32) | (id + 1); 0 = empty */
+    size_t cap;      /* power of two or 0 */
+    size_t count;
+} profkit_idset;
+
+void profkit_idset_free(profkit_idset *s);
+/* Looks up key; returns its id or PROFKIT_NONE. */
+uint32_t profkit_idset_find(const profkit_idset *s, uint64_t hash, profkit_idset_eq_fn eq,
+                            const void *ctx, const void *key);
+/* Inserts id (not present yet) under hash. Returns 0 or PROFKIT_ENOMEM. */
+int profkit_idset_insert(profkit_idset *s, uint64_t hash, uint32_t id);
+
+/*
+ * Stable sort of ids with a comparator that gets a context (qsort has none,
+ * and qsort_r is not portable). Returns 0 or PROFKIT_ENOMEM.
+ */
+typedef int (*profkit_cmp_u32_fn)(const void *ctx, uint32_t a, uint32_t b);
+int profkit_sort_u32(uint32_t *ids, size_t n, profkit_cmp_u32_fn cmp, const void *ctx);
+
+#endif
