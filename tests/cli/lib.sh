@@ -1,0 +1,47 @@
+# Helpers for tests/cli/*.sh. Source it: . "$(dirname "$0")/lib.sh"
+set -u
+: "${PROFKIT:?PROFKIT must name the profkit binary}"
+: "${PROFKIT_SRC:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${PROFKIT_SHARED:=$PROFKIT_SRC/../shared}"
+: "${PROFKIT_TOOLS:=$PROFKIT_SRC/build/tools}"
+FIX="$PROFKIT_SHARED/fixtures"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+checks=0
+
+# Skips the whole test (exit 77) when ../shared is absent.
+need_shared() {
+  if [ ! -d "$FIX" ]; then
+    echo "SKIP: $FIX is absent (tests that read ../shared are skipped outside the workspace)"
+    exit 77
+  fi
+}
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+pass() { checks=$((checks + 1)); }
+
+# expect_eq WHAT EXPECTED ACTUAL
+expect_eq() {
+  if [ "$2" == "$3" ]; then pass; else fail "$1: expected [$2], got [$3]"; fi
+}
+
+# expect_files_eq WHAT FILE_EXPECTED FILE_ACTUAL
+expect_files_eq() {
+  if diff -u "$2" "$3" > "$TMP/diff.out"; then pass; else fail "$1"; head -40 "$TMP/diff.out"; fi
+}
+
+# expect_status WHAT STATUS CMD...: runs CMD, checks its exit status.
+expect_status() {
+  local what=$1 want=$2; shift 2
+  "$@" > "$TMP/out" 2> "$TMP/err"
+  local got=$?
+  if [ "$got" -eq "$want" ]; then pass; else fail "$what: exit $got, expected $want; stderr: $(head -3 "$TMP/err")"; fi
+}
+
+# Ends the test: prints a summary line and exits non-zero on any failure.
+finish() {
+  echo "$checks checks passed, $failures failed"
+  [ "$failures" -eq 0 ]
+  exit $?
+}
