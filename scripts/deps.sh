@@ -10,7 +10,10 @@ pkgs=(build-essential cmake pkg-config zlib1g-dev libzstd-dev libyajl-dev libcmo
 if [ "${1:-}" = "--test" ]; then
   # Oracles (../shared/design/ORACLES.md) and what the tests compile against.
   pkgs+=(google-perftools libgoogle-perftools-dev golang-go golang-github-google-pprof-dev
-         protobuf-compiler zstd gzip python3 nodejs npm)
+         protobuf-compiler zstd gzip python3 curl)
+  # Node may come from another package source (nodesource bundles npm);
+  # only ask Debian for it when there is none at all.
+  command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)
 fi
 
 missing=()

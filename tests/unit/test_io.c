@@ -1,0 +1,238 @@
+/* test_io.c: sources (plain, gzip, zstd, truncated, streamed) and sinks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "io/io.h"
+
+enum { N = 300000 };
+static uint8_t plain[N];
+
+static void fill_plain(void)
+{
+    uint32_t x = 12345;
+    for (size_t i = 0; i < N; i++) {
+        x = x * 1103515245u + 12345u;
+        plain[i] = (uint8_t)("abcdefgh;\n 0123"[(x >> 16) & 15]);
+    }
+}
+
+static size_t gzip_into(uint8_t *out, size_t cap, const uint8_t *in, size_t n)
+{
+    z_stream z;
+    memset(&z, 0, sizeof(z));
+    assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    z.next_in = (Bytef *)(uintptr_t)in;
+    z.avail_in = (uInt)n;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+    size_t len = cap - z.avail_out;
+    deflateEnd(&z);
+    return len;
+}
+
+/* Reads everything through read() in small chunks. */
+static size_t stream_all(profkit_source *s, uint8_t *out, size_t cap, int *rc)
+{
+    size_t len = 0, got;
+    profkit_error err;
+    do {
+        *rc = profkit_source_read(s, out + len, cap - len < 1000 ? cap - len : 1000, &got, &err);
+        if (*rc)
+            return len;
+        len += got;
+    } while (got > 0 && len < cap);
+    return len;
+}
+
+static void plain_memory(void **state)
+{
+    (void)state;
+    profkit_source *s;
+    profkit_error err;
+    assert_int_equal(profkit_source_open_memory(&s, plain, N, "m", &err), 0);
+    const uint8_t *d;
+    size_t n;
+    assert_int_equal(profkit_source_peek(s, &d, &n, &err), 0);
+    assert_int_equal(n, 64 * 1024);
+    assert_memory_equal(d, plain, n);
+    assert_int_equal(profkit_source_all(s, &d, &n, &err), 0);
+    assert_int_equal(n, N);
+    assert_memory_equal(d, plain, N);
+    assert_int_equal(profkit_source_compression(s), PROFKIT_COMP_NONE);
+    profkit_source_close(s);
+}
+
+static void gzip_and_concatenated(void **state)
+{
+    (void)state;
+    size_t cap = N * 2 + 1024;
+    uint8_t *gz = malloc(cap), *out = malloc(N * 2);
+    size_t g1 = gzip_into(gz, cap, plain, N);
+    size_t g2 = gzip_into(gz + g1, cap - g1, plain, 1000); /* a second member */
+    profkit_source *s;
+    profkit_error err;
+    const uint8_t *d;
+    size_t n;
+    assert_int_equal(profkit_source_open_memory(&s, gz, g1 + g2, "m.gz", &err), 0);
+    assert_int_equal(profkit_source_peek(s, &d, &n, &err), 0);
+    assert_int_equal(profkit_source_compression(s), PROFKIT_COMP_GZIP);
+    assert_memory_equal(d, plain, n);
+    assert_int_equal(profkit_source_all(s, &d, &n, &err), 0);
+    assert_int_equal(n, N + 1000);
+    assert_memory_equal(d, plain, N);
+    assert_memory_equal(d + N, plain, 1000);
+    profkit_source_close(s);
+
+    /* Streaming after a peek gives the same bytes. */
+    assert_int_equal(profkit_source_open_memory(&s, gz, g1, "m.gz", &err), 0);
+    assert_int_equal(profkit_source_peek(s, &d, &n, &err), 0);
+    int rc;
+    size_t len = stream_all(s, out, N * 2, &rc);
+    assert_int_equal(rc, 0);
+    assert_int_equal(len, N);
+    assert_memory_equal(out, plain, N);
+    profkit_source_close(s);
+
+    /* Truncated gzip: an error, never a silent short read. */
+    assert_int_equal(profkit_source_open_memory(&s, gz, g1 / 2, "cut.gz", &err), 0);
+    assert_int_equal(profkit_source_all(s, &d, &n, &err), PROFKIT_ETRUNCATED);
+    assert_non_null(strstr(err.message, "truncated"));
+    profkit_source_close(s);
+
+    /* Corrupt gzip. */
+    gz[g1 / 2] ^= 0xff;
+    gz[g1 / 2 + 1] ^= 0x5a;
+    assert_int_equal(profkit_source_open_memory(&s, gz, g1, "bad.gz", &err), 0);
+    rc = profkit_source_all(s, &d, &n, &err);
+    assert_true(rc == PROFKIT_ECORRUPT || rc == PROFKIT_ETRUNCATED);
+    profkit_source_close(s);
+    free(gz);
+    free(out);
+}
+
+static void zstd_stream(void **state)
+{
+    (void)state;
+    size_t cap = ZSTD_compressBound(N);
+    uint8_t *z = malloc(cap), *out = malloc(N);
+    size_t zn = ZSTD_compress(z, cap, plain, N, 3);
+    assert_false(ZSTD_isError(zn));
+    profkit_source *s;
+    profkit_error err;
+    const uint8_t *d;
+    size_t n;
+    assert_int_equal(profkit_source_open_memory(&s, z, zn, "m.zst", &err), 0);
+    int rc;
+    size_t len = stream_all(s, out, N, &rc);
+    assert_int_equal(rc, 0);
+    assert_int_equal(len, N);
+    assert_memory_equal(out, plain, N);
+    assert_int_equal(profkit_source_compression(s), PROFKIT_COMP_ZSTD);
+    profkit_source_close(s);
+    assert_int_equal(profkit_source_open_memory(&s, z, zn - 3, "cut.zst", &err), 0);
+    assert_int_equal(profkit_source_all(s, &d, &n, &err), PROFKIT_ETRUNCATED);
+    profkit_source_close(s);
+    free(z);
+    free(out);
+}
+
+static void file_source_and_errors(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/profkit_test_io_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, plain, N), N);
+    close(fd);
+    profkit_source *s;
+    profkit_error err;
+    const uint8_t *d;
+    size_t n;
+    assert_int_equal(profkit_source_open_file(&s, path, &err), 0);
+    assert_int_equal(profkit_source_peek(s, &d, &n, &err), 0);
+    assert_int_equal(profkit_source_all(s, &d, &n, &err), 0);
+    assert_int_equal(n, N);
+    assert_memory_equal(d, plain, N);
+    profkit_source_close(s);
+    unlink(path);
+    assert_int_equal(profkit_source_open_file(&s, "/nonexistent/x.prof", &err), PROFKIT_EIO);
+    assert_string_equal(err.file, "/nonexistent/x.prof");
+    assert_non_null(strstr(err.message, "cannot open"));
+    assert_int_equal(profkit_source_open_file(&s, "/tmp", &err), PROFKIT_EIO);
+    assert_non_null(strstr(err.message, "directory"));
+}
+
+static void sink_is_atomic(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/profkit_sink_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof(path), "%s/out.txt", dir);
+    profkit_sink *k;
+    profkit_error err;
+    /* An aborted write leaves nothing behind. */
+    assert_int_equal(profkit_sink_open(&k, path, 0, &err), 0);
+    profkit_sink_puts(k, "half");
+    assert_int_equal(profkit_sink_close(k, 0, &err), 0);
+    struct stat st;
+    assert_int_not_equal(stat(path, &st), 0);
+    /* A committed one appears whole. */
+    assert_int_equal(profkit_sink_open(&k, path, 0, &err), 0);
+    for (int i = 0; i < 100000; i++)
+        profkit_sink_printf(k, "line %d\n", i);
+    assert_int_equal(profkit_sink_close(k, 1, &err), 0);
+    assert_int_equal(stat(path, &st), 0);
+    mode_t um = umask(0);
+    umask(um);
+    assert_int_equal(st.st_mode & 0777, 0666 & ~um); /* as a plain create, not mkstemp's 0600 */
+    FILE *f = fopen(path, "r");
+    int last = -1, v;
+    char word[8];
+    while (fscanf(f, "%7s %d", word, &v) == 2)
+        last = v;
+    fclose(f);
+    assert_int_equal(last, 99999);
+    unlink(path);
+    /* gzip sink output decodes back through a source. */
+    snprintf(path, sizeof(path), "%s/out.gz", dir);
+    assert_int_equal(profkit_sink_open(&k, path, 1, &err), 0);
+    profkit_sink_write(k, plain, N);
+    assert_int_equal(profkit_sink_close(k, 1, &err), 0);
+    profkit_source *s;
+    const uint8_t *d;
+    size_t n;
+    assert_int_equal(profkit_source_open_file(&s, path, &err), 0);
+    assert_int_equal(profkit_source_all(s, &d, &n, &err), 0);
+    assert_int_equal(n, N);
+    assert_memory_equal(d, plain, N);
+    profkit_source_close(s);
+    unlink(path);
+    /* A directory that does not exist: a clear error. */
+    assert_int_equal(profkit_sink_open(&k, "/nonexistent/dir/out", 0, &err), PROFKIT_EIO);
+    assert_non_null(strstr(err.message, "cannot create"));
+    rmdir(dir);
+}
+
+int main(void)
+{
+    fill_plain();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(plain_memory),
+        cmocka_unit_test(gzip_and_concatenated),
+        cmocka_unit_test(zstd_stream),
+        cmocka_unit_test(file_source_and_errors),
+        cmocka_unit_test(sink_is_atomic),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,271 @@
+/* test_model.c: stack interning, samples, value types, merge, top, label tree. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "analysis/analysis.h"
+#include "model/model.h"
+
+static uint32_t frame_named(profkit_profile *p, const char *name, uint64_t addr)
+{
+    profkit_frame f;
+    memset(&f, 0, sizeof(f));
+    f.function = profkit_function_add_named(p, name, "f.c", "", 0);
+    f.address = addr;
+    f.mapping = PROFKIT_NONE;
+    return profkit_frame_add(p, &f);
+}
+
+/* Adds a stack given as "a;b;c" (root first) with one value. */
+static uint32_t add_stack(profkit_profile *p, const char *spec, uint32_t thread, int64_t v)
+{
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", spec);
+    uint32_t s = 0;
+    for (char *tok = strtok(buf, ";"); tok; tok = strtok(NULL, ";"))
+        s = profkit_stack_intern(p, s, frame_named(p, tok, 0));
+    int64_t vals[2] = { v, 2 * v };
+    assert_int_equal(profkit_sample_add(p, s, thread, vals), 0);
+    return s;
+}
+
+static void stacks_are_hash_consed(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    assert_non_null(p);
+    uint32_t a = frame_named(p, "a", 0), b = frame_named(p, "b", 0);
+    assert_int_equal(frame_named(p, "a", 0), a);
+    assert_int_not_equal(frame_named(p, "a", 0x10), a); /* other address: other frame */
+    uint32_t sa = profkit_stack_intern(p, 0, a);
+    uint32_t sab = profkit_stack_intern(p, sa, b);
+    assert_int_equal(profkit_stack_intern(p, 0, a), sa);
+    assert_int_equal(profkit_stack_intern(p, sa, b), sab);
+    uint32_t fr[2] = { a, b };
+    assert_int_equal(profkit_stack_intern_frames(p, fr, 2), sab);
+    assert_int_not_equal(profkit_stack_intern(p, 0, b), sab);
+    assert_int_equal(profkit_stack_depth(p, sab), 2);
+    assert_int_equal(profkit_stack_depth(p, 0), 0);
+    size_t n;
+    const profkit_stack *st = profkit_profile_stacks(p, &n);
+    assert_int_equal(n, 4); /* root, a, a;b, b */
+    assert_int_equal(st[sab].parent, sa);
+    assert_int_equal(st[0].frame, PROFKIT_NONE);
+    profkit_profile_free(p);
+}
+
+static void samples_aggregate_and_relayout(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    uint32_t v0 = profkit_value_type_add(p, "samples", "count");
+    assert_int_equal(profkit_value_type_add(p, "cpu", "nanoseconds"), 1);
+    assert_int_equal(profkit_value_type_add(p, "samples", "count"), v0);
+    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t s = add_stack(p, "main;work", t, 3);
+    add_stack(p, "main;work", t, 4);
+    add_stack(p, "main", t, 1);
+    assert_int_equal(p->n_samples, 2);
+    assert_int_equal(p->sample_values[0], 7);
+    assert_int_equal(p->sample_values[1], 14);
+    /* A timed row is appended, never merged. */
+    int64_t vals[2] = { 1, 1 };
+    assert_int_equal(profkit_sample_add_timed(p, s, t, 5000, vals), 0);
+    assert_int_equal(p->n_samples, 3);
+    assert_true(profkit_profile_is_timed(p));
+    /* A new value type after samples: existing rows keep theirs, new = 0. */
+    uint32_t v2 = profkit_value_type_add(p, "wall", "microseconds");
+    assert_int_equal(v2, 2);
+    assert_int_equal(p->sample_values[0 * 3 + 0], 7);
+    assert_int_equal(p->sample_values[0 * 3 + 1], 14);
+    assert_int_equal(p->sample_values[0 * 3 + 2], 0);
+    assert_int_equal(p->sample_values[2 * 3 + 1], 1);
+    assert_int_equal(profkit_profile_find_value(p, "cpu"), 1);
+    assert_int_equal(profkit_profile_find_value(p, "cpu/nanoseconds"), 1);
+    assert_int_equal(profkit_profile_find_value(p, "cpu/bytes"), PROFKIT_NONE);
+    profkit_error err;
+    assert_int_equal(profkit_select_value(p, "nope", &err), PROFKIT_NONE);
+    assert_int_equal(err.code, PROFKIT_EINVAL);
+    assert_non_null(strstr(err.message, "samples, cpu, wall"));
+    int ok;
+    assert_int_equal(profkit_select_thread(p, "main", &ok, &err), 0);
+    assert_true(ok);
+    assert_int_equal(profkit_select_thread(p, "0", &ok, &err), 0);
+    assert_true(ok);
+    profkit_select_thread(p, "7", &ok, &err);
+    assert_false(ok);
+    assert_int_equal(profkit_select_thread(p, NULL, &ok, &err), PROFKIT_NONE);
+    assert_true(ok);
+    profkit_profile_free(p);
+}
+
+static void merge_remaps_everything(void **state)
+{
+    (void)state;
+    profkit_profile *a = profkit_profile_new(), *b = profkit_profile_new();
+    profkit_value_type_add(a, "samples", "count");
+    profkit_value_type_add(a, "cpu", "nanoseconds");
+    profkit_value_type_add(b, "cpu", "nanoseconds");
+    profkit_value_type_add(b, "samples", "count");
+    uint32_t ta = profkit_thread_add(a, "main", "", -1, -1);
+    uint32_t tb = profkit_thread_add(b, "main", "", -1, -1);
+    uint32_t tb2 = profkit_thread_add(b, "worker", "", -1, -1);
+    add_stack(a, "main;x;y", ta, 5);      /* samples 5, cpu 10 */
+    add_stack(b, "other;main;x;y", tb, 1); /* cpu 1, samples 2 */
+    add_stack(b, "main;x;y", tb, 3);       /* cpu 3, samples 6: merges with a's row */
+    add_stack(b, "main", tb2, 4);
+    profkit_meta_add(b, "k", "v");
+    profkit_error err;
+    assert_int_equal(profkit_profile_merge(a, b, &err), 0);
+    assert_int_equal(a->n_threads, 2);
+    assert_int_equal(a->n_value_types, 2);
+    assert_int_equal(a->n_samples, 3);
+    /* Find the main;x;y row of thread main. */
+    int found = 0;
+    for (size_t r = 0; r < a->n_samples; r++) {
+        if (a->sample_thread[r] == 0 && profkit_stack_depth(a, a->sample_stack[r]) == 3) {
+            assert_int_equal(a->sample_values[r * 2 + 0], 5 + 6);  /* samples */
+            assert_int_equal(a->sample_values[r * 2 + 1], 10 + 3); /* cpu */
+            found = 1;
+        }
+    }
+    assert_true(found);
+    assert_string_equal(profkit_meta_get(a, "k"), "v");
+    /* Merging a profile with itself doubles every value. */
+    profkit_profile *c = profkit_profile_new();
+    assert_int_equal(profkit_profile_merge(c, a, &err), 0);
+    assert_int_equal(profkit_profile_merge(c, a, &err), 0);
+    assert_int_equal(c->n_samples, a->n_samples);
+    for (size_t r = 0; r < c->n_samples * 2; r++)
+        assert_int_equal(c->sample_values[r], 2 * a->sample_values[r]);
+    profkit_profile_free(a);
+    profkit_profile_free(b);
+    profkit_profile_free(c);
+}
+
+static int64_t row_of(const profkit_top *t, const char *key, int cum)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (strcmp(profkit_strtab_get(&t->keys, t->rows[i].key), key) == 0)
+            return cum ? t->rows[i].cum : t->rows[i].flat;
+    return -1;
+}
+
+static void top_counts_recursion_once(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    profkit_value_type_add(p, "samples", "count");
+    profkit_value_type_add(p, "double", "count");
+    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t t2 = profkit_thread_add(p, "other", "", -1, -1);
+    add_stack(p, "main;f;f;f", t, 10);
+    add_stack(p, "main;f;g", t, 5);
+    add_stack(p, "main", t, 1);
+    add_stack(p, "main;g", t2, 100);
+    profkit_top top;
+    profkit_error err;
+    assert_int_equal(profkit_top_compute(&top, p, 0, t, PROFKIT_BY_FUNCTION, &err), 0);
+    assert_int_equal(top.total, 16);
+    assert_int_equal(row_of(&top, "f", 0), 10);
+    assert_int_equal(row_of(&top, "f", 1), 15); /* not 35: recursion once */
+    assert_int_equal(row_of(&top, "g", 0), 5);
+    assert_int_equal(row_of(&top, "main", 1), 16);
+    assert_int_equal(row_of(&top, "main", 0), 1);
+    uint32_t order[16];
+    assert_true(top.n <= 16);
+    assert_int_equal(profkit_top_sort(&top, order, 1), 0);
+    assert_string_equal(profkit_strtab_get(&top.keys, top.rows[order[0]].key), "main");
+    profkit_top_free(&top);
+    /* All threads, second value type. */
+    assert_int_equal(profkit_top_compute(&top, p, 1, PROFKIT_NONE, PROFKIT_BY_FILE, &err), 0);
+    assert_int_equal(top.total, 2 * 116);
+    assert_int_equal(row_of(&top, "f.c", 1), 2 * 116);
+    profkit_top_free(&top);
+    profkit_profile_free(p);
+}
+
+static void ltree_merges_labels(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    profkit_value_type_add(p, "samples", "count");
+    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
+    /* Two frames named "x" at different addresses are one tree node. */
+    uint32_t m = frame_named(p, "main", 0), x1 = frame_named(p, "x", 1), x2 = frame_named(p, "x", 2);
+    int64_t one = 1, two = 2;
+    profkit_sample_add(p, profkit_stack_intern(p, profkit_stack_intern(p, 0, m), x1), t, &one);
+    profkit_sample_add(p, profkit_stack_intern(p, profkit_stack_intern(p, 0, m), x2), t, &two);
+    profkit_sample_add(p, profkit_stack_intern(p, 0, frame_named(p, "a;b\nc", 0)), t, &one);
+    profkit_ltree tr;
+    profkit_ltree_options o = { 0, PROFKIT_NONE, 0, 1 };
+    profkit_error err;
+    assert_int_equal(profkit_ltree_build(&tr, p, &o, &err), 0);
+    assert_int_equal(tr.grand_total, 4);
+    /* root's children sorted by label: "a_b_c" < "main". */
+    uint32_t c0 = tr.children[tr.child_start[0]], c1 = tr.children[tr.child_start[0] + 1];
+    assert_string_equal(profkit_strtab_get(&tr.labels, tr.label[c0]), "a_b_c");
+    assert_string_equal(profkit_strtab_get(&tr.labels, tr.label[c1]), "main");
+    assert_int_equal(tr.total[c1], 3);
+    assert_int_equal(tr.child_start[c1 + 1] - tr.child_start[c1], 1);
+    uint32_t x = tr.children[tr.child_start[c1]];
+    assert_int_equal(tr.self[x], 3);
+    profkit_ltree_free(&tr);
+    profkit_profile_free(p);
+}
+
+static void labels_and_units(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    profkit_frame f;
+    memset(&f, 0, sizeof(f));
+    f.function = profkit_function_add_named(p, "", "", "", 0);
+    f.address = 0x4005d0;
+    f.mapping = PROFKIT_NONE;
+    uint32_t a = profkit_frame_add(p, &f);
+    char buf[64];
+    profkit_frame_label(p, a, 0, buf, sizeof(buf));
+    assert_string_equal(buf, "0x4005d0");
+    f.function = profkit_function_add_named(p, "fn", "x.brs", "", 3);
+    f.line = 12;
+    f.column = 2;
+    uint32_t b = profkit_frame_add(p, &f);
+    profkit_frame_label(p, b, 1, buf, sizeof(buf));
+    assert_string_equal(buf, "fn:12:2");
+    profkit_frame_key_label(p, b, PROFKIT_BY_LINE, buf, sizeof(buf));
+    assert_string_equal(buf, "x.brs:12:2");
+    profkit_frame_key_label(p, b, PROFKIT_BY_ADDRESS, buf, sizeof(buf));
+    assert_string_equal(buf, "0x4005d0");
+    /* A tiny buffer truncates safely. */
+    assert_int_equal(profkit_frame_label(p, b, 1, buf, 3), 2);
+    assert_string_equal(buf, "fn");
+    profkit_format_value(buf, sizeof(buf), 7120000000LL, "nanoseconds");
+    assert_string_equal(buf, "7.12s");
+    profkit_format_value(buf, sizeof(buf), 341000000LL, "nanoseconds");
+    assert_string_equal(buf, "341ms");
+    profkit_format_value(buf, sizeof(buf), 1500, "microseconds");
+    assert_string_equal(buf, "1.50ms");
+    profkit_format_value(buf, sizeof(buf), 3 * 1048576LL, "bytes");
+    assert_string_equal(buf, "3MB");
+    profkit_format_value(buf, sizeof(buf), 42, "count");
+    assert_string_equal(buf, "42");
+    profkit_profile_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(stacks_are_hash_consed),
+        cmocka_unit_test(samples_aggregate_and_relayout),
+        cmocka_unit_test(merge_remaps_everything),
+        cmocka_unit_test(top_counts_recursion_once),
+        cmocka_unit_test(ltree_merges_labels),
+        cmocka_unit_test(labels_and_units),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
