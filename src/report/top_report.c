@@ -2,6 +2,7 @@
 #include "analysis/analysis.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static const char *by_name(profkit_key by)
 {
@@ -11,6 +12,24 @@ static const char *by_name(profkit_key by)
     case PROFKIT_BY_ADDRESS: return "address";
     default: return "function";
     }
+}
+
+/* A percentage the way pprof prints it: two decimals, trailing zeros cut. */
+static const char *pct(char *buf, size_t n, double part, double total)
+{
+    snprintf(buf, n, "%.2f", total != 0 ? 100.0 * part / total : 0.0);
+    char *dot = strchr(buf, '.');
+    if (dot) {
+        char *e = buf + strlen(buf);
+        while (e > dot + 1 && e[-1] == '0')
+            *--e = '\0';
+        if (e == dot + 1)
+            *dot = '\0';
+    }
+    if (strcmp(buf, "-0") == 0)
+        strcpy(buf, "0");
+    strcat(buf, "%");
+    return buf;
 }
 
 int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report_options *o,
@@ -45,7 +64,7 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
         fprintf(out, ", thread %s", profkit_str(p, p->threads[th].name));
     fprintf(out, "\nShowing top %zu of %zu %ss, sorted by %s\n", limit, nonzero, by_name(o->by),
             o->sort_cum ? "cum" : "flat");
-    fprintf(out, "%10s %6s %6s %10s %6s  %s\n", "flat", "flat%", "sum%", "cum", "cum%", by_name(o->by));
+    fprintf(out, "%10s %7s %7s %10s %7s  %s\n", "flat", "flat%", "sum%", "cum", "cum%", by_name(o->by));
     double sum = 0;
     double total = t.total ? (double)t.total : 1.0;
     for (size_t i = 0; i < t.n && shown < limit; i++) {
@@ -56,8 +75,9 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
         profkit_format_value(f, sizeof(f), r->flat, unit);
         profkit_format_value(c, sizeof(c), r->cum, unit);
         sum += (double)r->flat;
-        fprintf(out, "%10s %5.2f%% %5.2f%% %10s %5.2f%%  %s\n", f, 100.0 * (double)r->flat / total,
-                100.0 * sum / total, c, 100.0 * (double)r->cum / total,
+        char p1[32], p2[32], p3[32];
+        fprintf(out, "%10s %7s %7s %10s %7s  %s\n", f, pct(p1, sizeof(p1), (double)r->flat, total),
+                pct(p2, sizeof(p2), sum, total), c, pct(p3, sizeof(p3), (double)r->cum, total),
                 profkit_strtab_get(&t.keys, r->key));
         shown++;
     }
