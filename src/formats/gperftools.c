@@ -1,0 +1,874 @@
+/*
+ * gperftools.c: the binary CPU profile of gperftools' libprofiler
+ * (CPUPROFILE=...), reader and writer. Rules: ../shared/design/FORMATS.md §4,
+ * our rulings and differences from Go pprof / google-pprof in
+ * docs/formats/gperftools.md.
+ *
+ * The file is a sequence of machine words, all of one size (4 or 8 bytes)
+ * and one byte order, which the reader detects from the header:
+ *
+ *   header   0, 3, 0, period (µs, > 0), 0      (word 2 == 1: pprof's Java
+ *                                               variant, refused)
+ *   record   count, depth, PC[depth]  (leaf first; callers are return
+ *                                     addresses)            ... repeated
+ *   trailer  0, 1, 0                  (a record of count 0, depth 1, PC 0)
+ *   text     lines: `build=PATH`, /proc/self/maps lines (with `$build`
+ *            substituted), anything else ignored.
+ *
+ * Reading is two passes over the (mmapped) input: the first walks the record
+ * headers only, so every structural error (depth 0, a record cut by the end
+ * of the input) is found before anything is built and the maps text, which
+ * follows the records, is known before frames are made (a frame carries its
+ * mapping, and frames are hash-consed, so it cannot be patched later). The
+ * second pass hashes each record's raw PC bytes: a stack seen before costs
+ * one lookup, and only distinct records are decoded and interned.
+ *
+ * Frames are unsymbolized: function name "0x" + lowercase hex of the PC as
+ * recorded, address = PC, mapping = the executable mapping covering the PC.
+ * Values: samples/count and cpu/nanoseconds (count × period × 1000), default
+ * cpu; one thread, "main".
+ *
+ * The writer emits the 64-bit little-endian form; frames without an address
+ * get synthetic ones (see write_addresses below and the docs).
+ */
+#include "analysis/analysis.h"
+#include "formats/format.h"
+#include "util/cursor.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- layout: word size and byte order ---- */
+
+typedef struct gp_layout {
+    unsigned ws; /* 4 or 8 */
+    int be;
+    const char *name;
+} gp_layout;
+
+static const gp_layout layouts[4] = {
+    { 4, 0, "32-bit little-endian" },
+    { 4, 1, "32-bit big-endian" },
+    { 8, 0, "64-bit little-endian" },
+    { 8, 1, "64-bit big-endian" },
+};
+
+static inline uint64_t gp_word(const gp_layout *l, const uint8_t *p)
+{
+    if (l->ws == 8)
+        return l->be ? profkit_load_be64(p) : profkit_load_le64(p);
+    return l->be ? profkit_load_be32(p) : profkit_load_le32(p);
+}
+
+enum { HDR_NONE, HDR_OK, HDR_JAVA, HDR_PERIOD0, HDR_SHORT };
+
+/*
+ * Classifies the header under layout l. HDR_SHORT: the input ends inside the
+ * header but every whole word seen so far fits it.
+ */
+static int gp_header_kind(const gp_layout *l, const uint8_t *d, size_t n)
+{
+    uint64_t w[5];
+    size_t have = n / l->ws;
+    for (size_t i = 0; i < 5 && i < have; i++)
+        w[i] = gp_word(l, d + i * l->ws);
+    if ((have > 0 && w[0] != 0) || (have > 1 && w[1] != 3) ||
+        (have > 2 && w[2] != 0 && w[2] != 1) || (have > 4 && w[4] != 0))
+        return HDR_NONE;
+    if (have < 5)
+        return HDR_SHORT;
+    if (w[2] == 1)
+        return w[3] > 0 ? HDR_JAVA : HDR_NONE;
+    return w[3] > 0 ? HDR_OK : HDR_PERIOD0;
+}
+
+/* The first layout whose header is `kind`, or -1. */
+static int gp_find_layout(const uint8_t *d, size_t n, int kind)
+{
+    for (int i = 0; i < 4; i++)
+        if (gp_header_kind(&layouts[i], d, n) == kind)
+            return i;
+    return -1;
+}
+
+static int gperftools_sniff(const uint8_t *d, size_t n, int complete)
+{
+    (void)complete;
+    /* The Java variant scores too, so the reader can refuse it by name. */
+    if (gp_find_layout(d, n, HDR_OK) >= 0 || gp_find_layout(d, n, HDR_JAVA) >= 0)
+        return 100;
+    return 0;
+}
+
+/* ---- the text after the trailer ---- */
+
+static int is_word_char(uint8_t c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static int hex_val(uint8_t c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Parses 1..16 hex digits at s[*i]; returns 0 or -1 (nothing, or too long). */
+static int parse_hex(const char *s, size_t n, size_t *i, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t k = *i;
+    while (k < n && hex_val((uint8_t)s[k]) >= 0) {
+        if (k - *i >= 16)
+            return -1;
+        v = (v << 4) | (uint64_t)hex_val((uint8_t)s[k]);
+        k++;
+    }
+    if (k == *i)
+        return -1;
+    *i = k;
+    *out = v;
+    return 0;
+}
+
+static int skip_spaces(const char *s, size_t n, size_t *i)
+{
+    size_t k = *i;
+    while (k < n && (s[k] == ' ' || s[k] == '\t'))
+        k++;
+    int any = k > *i;
+    *i = k;
+    return any;
+}
+
+typedef struct gp_map {
+    uint64_t start, end, offset;
+    size_t path_off, path_len; /* into the caller's scratch text */
+    int exec;
+} gp_map;
+
+/*
+ * Parses a /proc/self/maps line: `start-end perms offset dev inode [path]`.
+ * Returns 1 when the line has that form (m filled), else 0.
+ */
+static int parse_maps_line(const char *s, size_t n, gp_map *m)
+{
+    size_t i = 0;
+    skip_spaces(s, n, &i);
+    if (parse_hex(s, n, &i, &m->start) || i >= n || s[i] != '-')
+        return 0;
+    i++;
+    if (parse_hex(s, n, &i, &m->end) || !skip_spaces(s, n, &i))
+        return 0;
+    if (n - i < 4 || (s[i] != 'r' && s[i] != '-') || (s[i + 1] != 'w' && s[i + 1] != '-') ||
+        (s[i + 2] != 'x' && s[i + 2] != '-') || (s[i + 3] != 'p' && s[i + 3] != 's'))
+        return 0;
+    m->exec = s[i + 2] == 'x';
+    i += 4;
+    uint64_t dev_major, dev_minor, inode = 0;
+    if (!skip_spaces(s, n, &i) || parse_hex(s, n, &i, &m->offset) || !skip_spaces(s, n, &i) ||
+        parse_hex(s, n, &i, &dev_major) || i >= n || s[i] != ':')
+        return 0;
+    i++;
+    if (parse_hex(s, n, &i, &dev_minor) || !skip_spaces(s, n, &i))
+        return 0;
+    size_t d0 = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9' && i - d0 < 20)
+        inode = inode * 10 + (uint64_t)(s[i++] - '0');
+    if (i == d0 || (i < n && s[i] != ' ' && s[i] != '\t'))
+        return 0;
+    (void)inode;
+    skip_spaces(s, n, &i);
+    size_t e = n;
+    while (e > i && (s[e - 1] == ' ' || s[e - 1] == '\t'))
+        e--;
+    m->path_off = i;
+    m->path_len = e - i;
+    return m->start < m->end;
+}
+
+/* A growable byte buffer for one substituted line. */
+typedef struct gp_buf {
+    char *p;
+    size_t n, cap;
+} gp_buf;
+
+static int buf_put(gp_buf *b, const char *s, size_t n)
+{
+    if (n == 0)
+        return 0;
+    if (b->n + n < b->n || profkit_grow((void **)&b->p, &b->cap, b->n + n, 1) != 0)
+        return PROFKIT_ENOMEM;
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    return 0;
+}
+
+/*
+ * Reads the text after the trailer: build= lines (metadata `build`),
+ * $build substitution, executable maps lines as mappings. Returns 0 or
+ * PROFKIT_ENOMEM.
+ */
+static int read_text(profkit_profile *p, const uint8_t *d, size_t n)
+{
+    gp_buf line = { 0 }, build = { 0 };
+    int have_build = 0, rc = 0;
+    size_t pos = 0;
+    while (pos < n && rc == 0) {
+        const uint8_t *nl = memchr(d + pos, '\n', n - pos);
+        size_t len = nl ? (size_t)(nl - (d + pos)) : n - pos;
+        const char *s = (const char *)d + pos;
+        pos += len + (nl ? 1 : 0);
+        if (len > 0 && s[len - 1] == '\r')
+            len--;
+        size_t i = 0;
+        skip_spaces(s, len, &i);
+        if (len - i >= 6 && memcmp(s + i, "build=", 6) == 0) {
+            size_t e = len;
+            while (e > i + 6 && (s[e - 1] == ' ' || s[e - 1] == '\t'))
+                e--;
+            build.n = 0;
+            have_build = 1;
+            if ((rc = buf_put(&build, s + i + 6, e - i - 6)) != 0 ||
+                (rc = profkit_meta_add_len(p, "build", build.p ? build.p : "", build.n)) != 0)
+                break;
+            continue;
+        }
+        line.n = 0;
+        size_t k = 0, from = 0;
+        while (have_build && k + 6 <= len) {
+            if (memcmp(s + k, "$build", 6) == 0 &&
+                (k + 6 == len || !is_word_char((uint8_t)s[k + 6]))) {
+                if ((rc = buf_put(&line, s + from, k - from)) != 0 ||
+                    (rc = buf_put(&line, build.p, build.n)) != 0)
+                    break;
+                k += 6;
+                from = k;
+            } else {
+                k++;
+            }
+        }
+        if (rc || (rc = buf_put(&line, s + from, len - from)) != 0)
+            break;
+        gp_map m;
+        if (!line.p || !parse_maps_line(line.p, line.n, &m) || !m.exec)
+            continue; /* not a maps line, or not code */
+        /* The path is a C string for the model; terminate it in place. */
+        if ((rc = buf_put(&line, "", 1)) != 0)
+            break;
+        line.p[m.path_off + m.path_len] = '\0';
+        if (profkit_mapping_add(p, m.start, m.end, m.offset, line.p + m.path_off, "") ==
+            PROFKIT_NONE)
+            rc = PROFKIT_ENOMEM;
+    }
+    free(line.p);
+    free(build.p);
+    return rc;
+}
+
+/* ---- the reader's own tables ---- */
+
+/* Mapping ids sorted by start, for binary search. */
+static int map_by_start(const void *ctx, uint32_t a, uint32_t b)
+{
+    const profkit_profile *p = ctx;
+    uint64_t x = p->mappings[a].start, y = p->mappings[b].start;
+    return x < y ? -1 : x > y;
+}
+
+static uint32_t find_mapping(const profkit_profile *p, const uint32_t *sorted, uint64_t pc)
+{
+    size_t lo = 0, hi = p->n_mappings;
+    while (lo < hi) { /* first with start > pc */
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->mappings[sorted[mid]].start <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return PROFKIT_NONE;
+    uint32_t m = sorted[lo - 1];
+    return pc < p->mappings[m].end ? m : PROFKIT_NONE;
+}
+
+/* PC -> frame id, open addressing. */
+typedef struct pc_map {
+    uint64_t *keys;
+    uint32_t *vals; /* frame id + 1; 0 = empty */
+    size_t cap, count;
+} pc_map;
+
+static int pc_map_grow(pc_map *m)
+{
+    size_t ncap = m->cap ? m->cap * 2 : 1024;
+    uint64_t *k = calloc(ncap, sizeof(uint64_t));
+    uint32_t *v = calloc(ncap, sizeof(uint32_t));
+    if (!k || !v || ncap < m->cap) {
+        free(k);
+        free(v);
+        return PROFKIT_ENOMEM;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->vals[i])
+            continue;
+        size_t j = profkit_hash_u64(m->keys[i]) & (ncap - 1);
+        while (v[j])
+            j = (j + 1) & (ncap - 1);
+        k[j] = m->keys[i];
+        v[j] = m->vals[i];
+    }
+    free(m->keys);
+    free(m->vals);
+    m->keys = k;
+    m->vals = v;
+    m->cap = ncap;
+    return 0;
+}
+
+/* Record cache entry: one per distinct record (raw PC bytes). */
+typedef struct rec_entry {
+    size_t pcs_off;   /* offset of the record's PCs in the input */
+    uint64_t depth;
+    uint32_t stack;
+    uint64_t count;   /* summed over identical records */
+} rec_entry;
+
+typedef struct gp_reader {
+    profkit_profile *p;
+    profkit_read_ctx *ctx;
+    const gp_layout *l;
+    const uint8_t *d;
+    size_t n;
+    uint32_t *map_sorted;
+    pc_map pcs;
+    rec_entry *recs;
+    size_t n_recs, cap_recs;
+    uint64_t *rec_slots; /* (hash32 << 32) | (index + 1); 0 = empty */
+    size_t rec_cap;
+    uint32_t *frames;     /* scratch: one record's frame ids, root first */
+    size_t cap_frames;
+} gp_reader;
+
+static void reader_free(gp_reader *r)
+{
+    free(r->map_sorted);
+    free(r->pcs.keys);
+    free(r->pcs.vals);
+    free(r->recs);
+    free(r->rec_slots);
+    free(r->frames);
+}
+
+/* The frame of a PC, made on first sight. PROFKIT_NONE when out of memory. */
+static uint32_t frame_of_pc(gp_reader *r, uint64_t pc)
+{
+    pc_map *m = &r->pcs;
+    if ((m->count + 1) * 2 > m->cap && pc_map_grow(m) != 0)
+        return PROFKIT_NONE;
+    size_t j = profkit_hash_u64(pc) & (m->cap - 1);
+    while (m->vals[j]) {
+        if (m->keys[j] == pc)
+            return m->vals[j] - 1;
+        j = (j + 1) & (m->cap - 1);
+    }
+    char name[2 + 16 + 1];
+    int len = snprintf(name, sizeof(name), "0x%" PRIx64, pc);
+    profkit_function fn;
+    memset(&fn, 0, sizeof(fn));
+    fn.name = profkit_string_intern(r->p, name, (size_t)len);
+    fn.system_name = fn.name;
+    profkit_frame fr;
+    memset(&fr, 0, sizeof(fr));
+    fr.address = pc;
+    fr.mapping = find_mapping(r->p, r->map_sorted, pc);
+    if (fn.name == PROFKIT_NONE || (fr.function = profkit_function_add(r->p, &fn)) == PROFKIT_NONE)
+        return PROFKIT_NONE;
+    uint32_t f = profkit_frame_add(r->p, &fr);
+    if (f == PROFKIT_NONE)
+        return PROFKIT_NONE;
+    m->keys[j] = pc;
+    m->vals[j] = f + 1;
+    m->count++;
+    return f;
+}
+
+/* Decodes a record's PCs (leaf first) into a stack (root first). */
+static uint32_t intern_record(gp_reader *r, size_t pcs_off, uint64_t depth)
+{
+    if (depth > r->cap_frames) {
+        if (profkit_grow((void **)&r->frames, &r->cap_frames, (size_t)depth, sizeof(uint32_t)))
+            return PROFKIT_NONE;
+    }
+    for (uint64_t i = 0; i < depth; i++) {
+        uint64_t pc = gp_word(r->l, r->d + pcs_off + (size_t)i * r->l->ws);
+        uint32_t f = frame_of_pc(r, pc);
+        if (f == PROFKIT_NONE)
+            return PROFKIT_NONE;
+        r->frames[depth - 1 - i] = f;
+    }
+    return profkit_stack_intern_frames(r->p, r->frames, (size_t)depth);
+}
+
+static int rec_slots_grow(gp_reader *r)
+{
+    size_t ncap = r->rec_cap ? r->rec_cap * 2 : 1024;
+    uint64_t *s = calloc(ncap, sizeof(uint64_t));
+    if (!s || ncap < r->rec_cap) {
+        free(s);
+        return PROFKIT_ENOMEM;
+    }
+    for (size_t i = 0; i < r->rec_cap; i++) {
+        uint64_t e = r->rec_slots[i];
+        if (!e)
+            continue;
+        size_t j = (size_t)(e >> 32) & (ncap - 1);
+        while (s[j])
+            j = (j + 1) & (ncap - 1);
+        s[j] = e;
+    }
+    free(r->rec_slots);
+    r->rec_slots = s;
+    r->rec_cap = ncap;
+    return 0;
+}
+
+/*
+ * Adds `count` to the distinct record whose PCs are at pcs_off, making it
+ * (and its stack) on first sight. Returns 0, PROFKIT_ENOMEM, or
+ * PROFKIT_ECORRUPT when the sum overflows.
+ */
+static int add_record(gp_reader *r, size_t pcs_off, uint64_t depth, uint64_t count)
+{
+    size_t bytes = (size_t)depth * r->l->ws;
+    uint64_t h = profkit_hash_bytes(r->d + pcs_off, bytes, depth);
+    uint32_t h32 = (uint32_t)(h >> 32);
+    if ((r->n_recs + 1) * 2 > r->rec_cap && rec_slots_grow(r) != 0)
+        return PROFKIT_ENOMEM;
+    size_t j = h32 & (r->rec_cap - 1);
+    for (;;) {
+        uint64_t e = r->rec_slots[j];
+        if (!e)
+            break;
+        if ((uint32_t)(e >> 32) == h32) {
+            rec_entry *x = &r->recs[(uint32_t)e - 1];
+            if (x->depth == depth && memcmp(r->d + x->pcs_off, r->d + pcs_off, bytes) == 0) {
+                if (count > INT64_MAX - x->count)
+                    return PROFKIT_ECORRUPT;
+                x->count += count;
+                return 0;
+            }
+        }
+        j = (j + 1) & (r->rec_cap - 1);
+    }
+    if (r->n_recs >= UINT32_MAX - 1 || PK_VEC_RESERVE(r->recs, r->n_recs, r->cap_recs, 1) != 0)
+        return PROFKIT_ENOMEM;
+    uint32_t stack = intern_record(r, pcs_off, depth);
+    if (stack == PROFKIT_NONE)
+        return PROFKIT_ENOMEM;
+    rec_entry *x = &r->recs[r->n_recs];
+    x->pcs_off = pcs_off;
+    x->depth = depth;
+    x->stack = stack;
+    x->count = count;
+    r->rec_slots[j] = ((uint64_t)h32 << 32) | (uint64_t)(r->n_recs + 1);
+    r->n_recs++;
+    return 0;
+}
+
+static int meta_u64(profkit_profile *p, const char *key, uint64_t v)
+{
+    char buf[24];
+    snprintf(buf, sizeof(buf), "%" PRIu64, v);
+    return profkit_meta_add(p, key, buf);
+}
+
+/*
+ * Pass 1: walks the record headers from `start`, checking each record fits.
+ * Sets *text to the offset after the trailer (or n when there is none) and
+ * *trailer. Returns 0 or an error code with ctx->err filled.
+ */
+static int scan_records(profkit_read_ctx *ctx, const gp_layout *l, const uint8_t *d, size_t n,
+                        size_t start, size_t *records_end, size_t *text, int *trailer,
+                        uint64_t *n_records)
+{
+    size_t ws = l->ws, pos = start;
+    *trailer = 0;
+    *n_records = 0;
+    while (pos < n) {
+        if (n - pos < 2 * ws)
+            return profkit_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)pos,
+                                     "record: expected a count and a depth word (%zu bytes), "
+                                     "but the input ends after %zu",
+                                     2 * ws, n - pos);
+        uint64_t count = gp_word(l, d + pos);
+        uint64_t depth = gp_word(l, d + pos + ws);
+        if (depth == 0)
+            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)(pos + ws),
+                                     "record depth: expected at least 1 PC, got 0");
+        size_t left = (n - pos - 2 * ws) / ws;
+        if (depth > left)
+            return profkit_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)pos,
+                                     "record: depth %" PRIu64 " but the input ends after %zu "
+                                     "of its PCs",
+                                     depth, left);
+        if (count > INT64_MAX)
+            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)pos,
+                                     "record count: %" PRIu64 " does not fit in 63 bits", count);
+        size_t end = pos + 2 * ws + (size_t)depth * ws;
+        if (count == 0 && depth == 1 && gp_word(l, d + pos + 2 * ws) == 0) {
+            *records_end = pos;
+            *text = end;
+            *trailer = 1;
+            return 0;
+        }
+        (*n_records)++;
+        pos = end;
+    }
+    *records_end = pos;
+    *text = n;
+    return 0;
+}
+
+static int gperftools_read(profkit_profile *p, profkit_read_ctx *ctx)
+{
+    const uint8_t *d;
+    size_t n;
+    int rc = profkit_source_all(ctx->src, &d, &n, ctx->err);
+    if (rc)
+        return rc;
+    int li = gp_find_layout(d, n, HDR_OK);
+    if (li < 0) {
+        int j;
+        if ((j = gp_find_layout(d, n, HDR_JAVA)) >= 0)
+            return profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, 2 * (int64_t)layouts[j].ws,
+                                     "header: word 2 is 1, pprof's Java CPU profile variant; "
+                                     "it is not supported");
+        if ((j = gp_find_layout(d, n, HDR_PERIOD0)) >= 0)
+            return profkit_read_fail(ctx, PROFKIT_EFORMAT, 3 * (int64_t)layouts[j].ws,
+                                     "header: sampling period is 0; a gperftools CPU profile "
+                                     "needs a period > 0 (header words 0, 3, 0, period, 0)");
+        if ((j = gp_find_layout(d, n, HDR_SHORT)) >= 0 || n == 0)
+            return profkit_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)n,
+                                     "header: expected 5 words (0, 3, 0, period, 0), but the "
+                                     "input ends after %zu bytes",
+                                     n);
+        return profkit_read_fail(ctx, PROFKIT_EFORMAT, 0,
+                                 "header: expected the words 0, 3, 0, period > 0, 0 of a "
+                                 "gperftools CPU profile (32- or 64-bit, either byte order)");
+    }
+    const gp_layout *l = &layouts[li];
+    uint64_t period = gp_word(l, d + 3 * l->ws);
+    uint64_t period_ns;
+    if (__builtin_mul_overflow(period, (uint64_t)1000, &period_ns) || period_ns > INT64_MAX)
+        return profkit_read_fail(ctx, PROFKIT_ECORRUPT, 3 * (int64_t)l->ws,
+                                 "header period: %" PRIu64 " µs does not fit in 63-bit "
+                                 "nanoseconds",
+                                 period);
+
+    size_t records_end, text;
+    int trailer;
+    uint64_t n_records;
+    rc = scan_records(ctx, l, d, n, 5 * l->ws, &records_end, &text, &trailer, &n_records);
+    if (rc)
+        return rc;
+
+    uint32_t vs = profkit_value_type_add(p, "samples", "count");
+    uint32_t vc = profkit_value_type_add(p, "cpu", "nanoseconds");
+    uint32_t th = profkit_thread_add(p, "main", "", -1, -1);
+    if (vs == PROFKIT_NONE || vc == PROFKIT_NONE || th == PROFKIT_NONE)
+        return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+    p->default_value = vc;
+
+    char pbuf[24];
+    snprintf(pbuf, sizeof(pbuf), "%" PRIu64, period);
+    if (profkit_meta_add(p, "format_version", "0") || profkit_meta_add(p, "period_us", pbuf) ||
+        meta_u64(p, "word_size", l->ws * 8) ||
+        profkit_meta_add(p, "byte_order", l->be ? "big-endian" : "little-endian") ||
+        meta_u64(p, "records", n_records))
+        return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+
+    if (trailer) {
+        if (read_text(p, d + text, n - text) != 0)
+            return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+    } else if ((rc = profkit_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)n,
+                                       "no trailer (count 0, depth 1, PC 0) after the last "
+                                       "record: the profile was cut short; keeping its %" PRIu64
+                                       " records, without mappings",
+                                       n_records)) != 0) {
+        return rc;
+    }
+
+    gp_reader r;
+    memset(&r, 0, sizeof(r));
+    r.p = p;
+    r.ctx = ctx;
+    r.l = l;
+    r.d = d;
+    r.n = n;
+    rc = 0;
+    if (p->n_mappings > 0) {
+        r.map_sorted = malloc(p->n_mappings * sizeof(uint32_t));
+        if (!r.map_sorted)
+            rc = PROFKIT_ENOMEM;
+        for (size_t i = 0; rc == 0 && i < p->n_mappings; i++)
+            r.map_sorted[i] = (uint32_t)i;
+        if (rc == 0)
+            rc = profkit_sort_u32(r.map_sorted, p->n_mappings, map_by_start, p);
+    }
+    size_t ws = l->ws, pos = 5 * ws;
+    uint64_t k = 0;
+    while (rc == 0 && pos < records_end) {
+        uint64_t count = gp_word(l, d + pos);
+        uint64_t depth = gp_word(l, d + pos + ws); /* checked by scan_records */
+        if (count > 0)
+            rc = add_record(&r, pos + 2 * ws, depth, count);
+        if (rc == PROFKIT_ECORRUPT) {
+            rc = profkit_read_fail(ctx, rc, (int64_t)pos,
+                                   "record count: the samples of this stack sum past 63 bits");
+            reader_free(&r);
+            return rc;
+        }
+        pos += 2 * ws + (size_t)depth * ws;
+        if ((++k & 0xffff) == 0)
+            profkit_read_progress(ctx, pos, n);
+    }
+    for (size_t i = 0; rc == 0 && i < r.n_recs; i++) {
+        int64_t v[2];
+        v[vs] = (int64_t)r.recs[i].count;
+        if (__builtin_mul_overflow(v[vs], (int64_t)period_ns, &v[vc])) {
+            reader_free(&r);
+            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, 3 * (int64_t)ws,
+                                     "header period: %" PRIu64 " samples × %" PRIu64
+                                     " µs overflow 63-bit nanoseconds",
+                                     r.recs[i].count, period);
+        }
+        rc = profkit_sample_add(p, r.recs[i].stack, th, v);
+    }
+    reader_free(&r);
+    if (rc)
+        return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+    return 0;
+}
+
+/* ---- writer ---- */
+
+static int parse_pc_label(const char *s, uint64_t *pc)
+{
+    if (s[0] != '0' || s[1] != 'x' || !s[2])
+        return 0;
+    uint64_t v = 0;
+    size_t i = 2;
+    for (; s[i]; i++) {
+        int h = (s[i] >= '0' && s[i] <= '9') ? s[i] - '0' : (s[i] >= 'a' && s[i] <= 'f') ? s[i] - 'a' + 10 : -1;
+        if (h < 0 || i >= 18)
+            return 0;
+        v = (v << 4) | (uint64_t)h;
+    }
+    *pc = v;
+    return 1;
+}
+
+/*
+ * The address each frame is written with. A frame's own address when it
+ * has one; else the PC its name spells when the name is an unsymbolized
+ * label ("0x" + lowercase hex, what this reader makes, including 0x0);
+ * else a synthetic address: each function without one gets the next
+ * 16-byte slot above every real address (at least 0x100000, aligned to
+ * 1 MiB), numbered in frame-id order. Stable for a given profile, and
+ * distinct per function, so reading the output back keeps stacks apart.
+ */
+static int write_addresses(const profkit_profile *p, uint64_t **out)
+{
+    uint64_t *addr = calloc(p->n_frames ? p->n_frames : 1, sizeof(uint64_t));
+    uint64_t *fn_addr = calloc(p->n_functions ? p->n_functions : 1, sizeof(uint64_t));
+    unsigned char *need = calloc(p->n_frames ? p->n_frames : 1, 1);
+    if (!addr || !fn_addr || !need) {
+        free(addr);
+        free(fn_addr);
+        free(need);
+        return PROFKIT_ENOMEM;
+    }
+    uint64_t top = 0;
+    for (size_t f = 0; f < p->n_frames; f++) {
+        const profkit_frame *fr = &p->frames[f];
+        uint64_t pc;
+        if (fr->address != 0)
+            addr[f] = fr->address;
+        else if (fr->function < p->n_functions &&
+                 parse_pc_label(profkit_str(p, p->functions[fr->function].name), &pc))
+            addr[f] = pc;
+        else {
+            need[f] = 1;
+            continue;
+        }
+        if (addr[f] > top)
+            top = addr[f];
+    }
+    uint64_t base = 0x100000;
+    if (top >= base)
+        base = top > UINT64_MAX - 0x200000 ? 0 : (top + 0x100000) & ~(uint64_t)0xfffff;
+    uint64_t next = base;
+    for (size_t f = 0; f < p->n_frames; f++) {
+        if (!need[f])
+            continue;
+        uint32_t fn = p->frames[f].function;
+        if (fn < p->n_functions && fn_addr[fn]) {
+            addr[f] = fn_addr[fn];
+            continue;
+        }
+        addr[f] = next ? next : 0x10; /* wrapped: nothing sensible left */
+        if (fn < p->n_functions)
+            fn_addr[fn] = addr[f];
+        next = next > UINT64_MAX - 16 ? 0 : next + 16;
+    }
+    free(fn_addr);
+    free(need);
+    *out = addr;
+    return 0;
+}
+
+static void put_word(profkit_sink *s, uint64_t v)
+{
+    uint8_t b[8];
+    profkit_store_le64(b, v);
+    profkit_sink_write(s, b, 8);
+}
+
+/*
+ * The counts to write, per stack: the `samples` value when the profile has
+ * one (and no other --value was asked for); else the chosen value, divided
+ * by the period when it is in nanoseconds (rounded to nearest, at least 1
+ * for a positive value), or taken as a count otherwise. Negative values are
+ * dropped: gperftools counts are unsigned.
+ */
+static int write_counts(const profkit_profile *p, const profkit_write_options *o, uint32_t thread,
+                        uint64_t period_us, int64_t **out, profkit_error *err)
+{
+    uint32_t v = PROFKIT_NONE;
+    if (!o->value) {
+        for (size_t i = 0; i < p->n_value_types; i++)
+            if (strcmp(profkit_str(p, p->value_types[i].type), "samples") == 0)
+                v = (uint32_t)i;
+    }
+    if (v == PROFKIT_NONE) {
+        v = profkit_select_value(p, o->value, err);
+        if (v == PROFKIT_NONE)
+            return PROFKIT_EINVAL;
+    }
+    if (profkit_stack_self(p, v, thread, out) != 0)
+        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    int is_ns = strcmp(profkit_str(p, p->value_types[v].unit), "nanoseconds") == 0 &&
+                strcmp(profkit_str(p, p->value_types[v].type), "samples") != 0;
+    int64_t period_ns = (int64_t)period_us * 1000;
+    for (size_t s = 0; s < p->n_stacks; s++) {
+        int64_t x = (*out)[s];
+        if (x <= 0)
+            (*out)[s] = 0;
+        else if (is_ns) {
+            int64_t c = x / period_ns + (x % period_ns >= period_ns - period_ns / 2 ? 1 : 0);
+            (*out)[s] = c > 0 ? c : 1;
+        }
+    }
+    return 0;
+}
+
+static uint64_t write_period(const profkit_profile *p)
+{
+    const char *s = profkit_meta_get(p, "period_us");
+    uint64_t v = 0;
+    if (s && *s) {
+        for (; *s >= '0' && *s <= '9' && v < UINT64_MAX / 10 / 1000; s++)
+            v = v * 10 + (uint64_t)(*s - '0');
+        if (*s)
+            v = 0;
+    }
+    return v > 0 ? v : 10000; /* gperftools' default, 100 Hz */
+}
+
+static int gperftools_write(const profkit_profile *p, profkit_sink *sink,
+                            const profkit_write_options *o, profkit_error *err)
+{
+    int ok;
+    uint32_t thread = profkit_select_thread(p, o->thread, &ok, err);
+    if (!ok)
+        return PROFKIT_EINVAL;
+    uint64_t period = write_period(p);
+    int64_t *count = NULL;
+    uint64_t *addr = NULL;
+    uint32_t *path = NULL;
+    size_t cap_path = 0;
+    int rc = 0;
+    if (p->n_value_types == 0) {
+        count = calloc(1, sizeof(int64_t));
+        if (!count)
+            return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    } else if ((rc = write_counts(p, o, thread, period, &count, err)) != 0) {
+        return rc;
+    }
+    if (write_addresses(p, &addr) != 0) {
+        free(count);
+        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    }
+    put_word(sink, 0);
+    put_word(sink, 3);
+    put_word(sink, 0);
+    put_word(sink, period);
+    put_word(sink, 0);
+    for (size_t s = 1; s < p->n_stacks && p->n_value_types > 0; s++) {
+        if (count[s] <= 0)
+            continue;
+        size_t depth = 0;
+        for (uint32_t t = (uint32_t)s; t != 0; t = p->stacks[t].parent) {
+            if (depth >= cap_path && profkit_grow((void **)&path, &cap_path, depth + 1, sizeof(uint32_t))) {
+                rc = PROFKIT_ENOMEM;
+                break;
+            }
+            path[depth++] = t;
+        }
+        if (rc)
+            break;
+        put_word(sink, (uint64_t)count[s]);
+        put_word(sink, depth);
+        for (size_t i = 0; i < depth; i++) /* path[0] is the leaf */
+            put_word(sink, addr[p->stacks[path[i]].frame]);
+    }
+    put_word(sink, 0);
+    put_word(sink, 1);
+    put_word(sink, 0);
+    for (size_t m = 0; m < p->n_mappings; m++) {
+        const profkit_mapping *mp = &p->mappings[m];
+        if (mp->start >= mp->end)
+            continue;
+        const char *mpath = profkit_str(p, mp->path);
+        profkit_sink_printf(sink, "%08" PRIx64 "-%08" PRIx64 " r-xp %08" PRIx64 " 00:00 0", mp->start,
+                            mp->end, mp->offset);
+        if (*mpath && !strchr(mpath, '\n'))
+            profkit_sink_printf(sink, " %s", mpath);
+        profkit_sink_puts(sink, "\n");
+    }
+    /* Last, so it cannot substitute into the (already expanded) paths. */
+    const char *build = profkit_meta_get(p, "build");
+    if (build && *build && !strchr(build, '\n'))
+        profkit_sink_printf(sink, "build=%s\n", build);
+    free(path);
+    free(count);
+    free(addr);
+    if (rc)
+        return profkit_error_set(err, rc, NULL, -1, "out of memory writing a gperftools profile");
+    return 0;
+}
+
+const profkit_format profkit_format_gperftools = {
+    { "gperftools", "gperftools CPU profile (libprofiler's CPUPROFILE output)",
+      ".prof .cpu .gperftools", 1, 1 },
+    gperftools_sniff,
+    gperftools_read,
+    gperftools_write,
+};
