@@ -25,6 +25,7 @@ asan: test-deps
 	@cmake --build $(ASAN_BUILD) -j $(JOBS) >/dev/null
 
 demo: release
+	@bash scripts/deps.sh --demo
 	@bash examples/demo.sh $(BUILD)/profkit
 
 check: asan

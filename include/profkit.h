@@ -242,6 +242,24 @@ int profkit_profile_write_file(const profkit_profile *p, const char *path,
 /* The format name for an output path's extension, or NULL. */
 const char *profkit_format_for_path(const char *path);
 
+/* ------------------------------------------------------ symbols */
+
+typedef struct profkit_symbolize_options {
+    const char *const *binaries; /* ELF files to use; matched to mappings by base name
+                                    (any binary covers a profile without mappings) */
+    size_t n_binaries;
+    int use_mapping_paths;       /* also read the files the mappings name, when present */
+} profkit_symbolize_options;
+
+/*
+ * Names frames that have an address but no function name (or only their
+ * address as a name) from ELF symbol tables. Binaries that cannot be read
+ * are skipped. Returns the number of frames named (>= 0), or a negative
+ * code with err set.
+ */
+int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_options *o,
+                              profkit_error *err);
+
 /* ------------------------------------------------------ formats */
 
 typedef struct profkit_format_info {

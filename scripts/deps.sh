@@ -3,10 +3,14 @@
 # missing. Does nothing when all are present. Runs apt-get as root, or through
 # sudo when not root.
 #   scripts/deps.sh           build dependencies (make demo)
+#   scripts/deps.sh --demo    build dependencies + gperftools for the demo
 #   scripts/deps.sh --test    build + test dependencies and oracles (make check)
 set -euo pipefail
 
-pkgs=(build-essential cmake pkg-config zlib1g-dev libzstd-dev libyajl-dev libcmocka-dev)
+pkgs=(build-essential cmake pkg-config zlib1g-dev libzstd-dev libyajl-dev libcmocka-dev libelf-dev)
+if [ "${1:-}" = "--demo" ]; then
+  pkgs+=(google-perftools libgoogle-perftools-dev)
+fi
 if [ "${1:-}" = "--test" ]; then
   # Oracles (../shared/design/ORACLES.md) and what the tests compile against.
   pkgs+=(google-perftools libgoogle-perftools-dev golang-go golang-github-google-pprof-dev

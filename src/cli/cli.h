@@ -14,10 +14,14 @@
 enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_USAGE = 2 };
 
 /* Options every reading subcommand takes. */
+#define CLI_MAX_BINARIES 32
 typedef struct cli_input {
     const char *format; /* --format */
     int strict;         /* --strict */
     int quiet;          /* --quiet: no warnings */
+    int symbolize;      /* --symbolize: read the binaries the mappings name */
+    const char *binaries[CLI_MAX_BINARIES]; /* --binary PATH (repeatable) */
+    size_t n_binaries;
 } cli_input;
 
 /* Long options for cli_input, to splice into a getopt_long table. */
@@ -25,6 +29,8 @@ typedef struct cli_input {
     { "format", required_argument, NULL, 'F' },           \
     { "strict", no_argument, NULL, 'S' },                 \
     { "quiet", no_argument, NULL, 'q' },                  \
+    { "symbolize", no_argument, NULL, 'Y' },              \
+    { "binary", required_argument, NULL, 'N' },           \
     { "help", no_argument, NULL, 'h' }
 
 /* Help text lines for the options above. */
@@ -33,9 +39,14 @@ typedef struct cli_input {
     "                  (profkit --formats lists the names)\n"                            \
     "  --strict        treat every warning as an error\n"                                \
     "  -q, --quiet     do not print warnings\n"                                          \
+    "  --symbolize     name address-only frames from the ELF files the profile's\n"     \
+    "                  mappings name, when they exist on this machine\n"                \
+    "  --binary PATH   name address-only frames from this ELF file (matched to a\n"     \
+    "                  mapping by file name; repeatable)\n"                             \
     "  -h, --help      show this help\n"
 
-/* Handles a cli_input option; returns 1 when `c` was one. */
+/* Handles a cli_input option; returns 1 when `c` was one, -1 when its
+ * argument is bad (a message was printed). */
 int cli_input_option(cli_input *in, int c, const char *arg);
 
 /*

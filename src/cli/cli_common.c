@@ -13,6 +13,14 @@ int cli_input_option(cli_input *in, int c, const char *arg)
     case 'F': in->format = arg; return 1;
     case 'S': in->strict = 1; return 1;
     case 'q': in->quiet = 1; return 1;
+    case 'Y': in->symbolize = 1; return 1;
+    case 'N':
+        if (in->n_binaries == CLI_MAX_BINARIES) {
+            cli_usage(NULL, "at most %d --binary options", CLI_MAX_BINARIES);
+            return -1;
+        }
+        in->binaries[in->n_binaries++] = arg;
+        return 1;
     default: return 0;
     }
 }
@@ -107,6 +115,14 @@ int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *
         rc = profkit_profile_merge(all, p, &err);
         profkit_profile_free(p);
         if (rc) {
+            profkit_profile_free(all);
+            return cli_error(&err);
+        }
+    }
+    if (all && (in->symbolize || in->n_binaries)) {
+        profkit_symbolize_options so = { in->binaries, in->n_binaries, in->symbolize };
+        profkit_error err;
+        if (profkit_profile_symbolize(all, &so, &err) < 0) {
             profkit_profile_free(all);
             return cli_error(&err);
         }

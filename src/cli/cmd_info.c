@@ -26,7 +26,7 @@ int cmd_info(int argc, char **argv)
             fputs(help, stdout);
             return CLI_OK;
         }
-        if (!cli_input_option(&in, c, optarg))
+        if (cli_input_option(&in, c, optarg) <= 0)
             return cli_usage("info", "unknown option");
     }
     if (optind >= argc)

@@ -55,7 +55,7 @@ int cmd_top(int argc, char **argv)
             break;
         case 'C': ro.sort_cum = 1; break;
         default:
-            if (!cli_input_option(&in, c, optarg))
+            if (cli_input_option(&in, c, optarg) <= 0)
                 return cli_usage("top", "unknown option");
         }
     }

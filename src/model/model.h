@@ -71,6 +71,8 @@ uint32_t profkit_function_add(profkit_profile *p, const profkit_function *f);
 /* Convenience: a function from C strings (NULL = ""). */
 uint32_t profkit_function_add_named(profkit_profile *p, const char *name, const char *file,
                                     const char *module, uint32_t start_line);
+/* Rebuilds the frame index after frames were changed in place (symbolization). */
+int profkit_profile_reindex_frames(profkit_profile *p);
 /* Adds a frame (hash-consed). Returns its id or PROFKIT_NONE. */
 uint32_t profkit_frame_add(profkit_profile *p, const profkit_frame *f);
 /* Interns the stack (parent, frame). parent 0 = root. Returns id or PROFKIT_NONE. */

@@ -116,6 +116,17 @@ uint32_t profkit_frame_add(profkit_profile *p, const profkit_frame *f)
                       sizeof(*f));
 }
 
+int profkit_profile_reindex_frames(profkit_profile *p)
+{
+    profkit_idset_free(&p->frame_set);
+    for (size_t i = 0; i < p->n_frames; i++)
+        if (profkit_idset_insert(&p->frame_set,
+                                 profkit_hash_bytes(&p->frames[i], sizeof(profkit_frame), 0x51ed),
+                                 (uint32_t)i) != 0)
+            return PROFKIT_ENOMEM;
+    return 0;
+}
+
 uint32_t profkit_stack_intern(profkit_profile *p, uint32_t parent, uint32_t frame)
 {
     profkit_stack s = { parent, frame };
@@ -418,6 +429,19 @@ uint32_t profkit_profile_find_value(const profkit_profile *p, const char *name)
         if (slash && strcmp(profkit_str(p, p->value_types[i].unit), slash + 1) != 0)
             continue;
         return (uint32_t)i;
+    }
+    /* A reader may name an alias: metadata `value_alias.NAME` = the type
+     * NAME stands for (DCPI: `samples` = the event). The first one counts. */
+    if (!slash) {
+        for (size_t i = 0; i < p->n_metadata; i++) {
+            const char *k = profkit_str(p, p->metadata[i].key);
+            if (strncmp(k, "value_alias.", 12) != 0 || strcmp(k + 12, name) != 0)
+                continue;
+            const char *target = profkit_str(p, p->metadata[i].value);
+            for (size_t v = 0; v < p->n_value_types; v++)
+                if (strcmp(profkit_str(p, p->value_types[v].type), target) == 0)
+                    return (uint32_t)v;
+        }
     }
     return PROFKIT_NONE;
 }
