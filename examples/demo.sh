@@ -11,21 +11,21 @@ mkdir -p "$out"
 # libprofiler comes from Debian's google-perftools (scripts/deps.sh --demo).
 cc -O1 -g -fno-omit-frame-pointer -o "$out/burn" examples/burn.c -Wl,--no-as-needed -lprofiler -lm
 echo "\$ CPUPROFILE=$out/burn.prof $out/burn"
-CPUPROFILE="$out/burn.prof" CPUPROFILE_FREQUENCY=1000 "$out/burn" 10
+CPUPROFILE="$out/burn.prof" CPUPROFILE_FREQUENCY=1000 "$out/burn" 25
 
 echo
 echo "\$ profkit info $out/burn.prof"
 "$PROFKIT" info "$out/burn.prof"
 echo
-echo "\$ profkit top -n 10 $out/burn.prof"
-"$PROFKIT" top -n 10 "$out/burn.prof"
+echo "\$ profkit top -n 10 --symbolize $out/burn.prof"
+"$PROFKIT" top -n 10 --symbolize "$out/burn.prof"
 echo
-echo "\$ profkit convert $out/burn.prof -o $out/burn.folded"
-"$PROFKIT" convert "$out/burn.prof" -o "$out/burn.folded"
+echo "\$ profkit convert --symbolize $out/burn.prof -o $out/burn.folded"
+"$PROFKIT" convert --symbolize "$out/burn.prof" -o "$out/burn.folded"
 head -3 "$out/burn.folded"
 if "$PROFKIT" --formats | grep -q '^  firefox .w'; then
   echo
   echo "\$ profkit convert $out/burn.prof -o $out/burn.json.gz"
-  "$PROFKIT" convert "$out/burn.prof" -o "$out/burn.json.gz"
+  "$PROFKIT" convert --symbolize "$out/burn.prof" -o "$out/burn.json.gz"
   echo "wrote $out/burn.json.gz: open it at https://profiler.firefox.com (or: profkit view $out/burn.prof)"
 fi
