@@ -643,11 +643,12 @@ static int gperftools_read(profkit_profile *p, profkit_read_ctx *ctx)
         int64_t v[2];
         v[vs] = (int64_t)r.recs[i].count;
         if (__builtin_mul_overflow(v[vs], (int64_t)period_ns, &v[vc])) {
+            uint64_t c = r.recs[i].count;
             reader_free(&r);
             return profkit_read_fail(ctx, PROFKIT_ECORRUPT, 3 * (int64_t)ws,
                                      "header period: %" PRIu64 " samples × %" PRIu64
                                      " µs overflow 63-bit nanoseconds",
-                                     r.recs[i].count, period);
+                                     c, period);
         }
         rc = profkit_sample_add(p, r.recs[i].stack, th, v);
     }
