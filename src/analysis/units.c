@@ -27,6 +27,8 @@ size_t profkit_format_value(char *buf, size_t n, int64_t value, const char *unit
     static const char *const bnames[] = { "B", "kB", "MB", "GB", "TB" };
     static const double bf[] = { 1, 1024.0, 1048576.0, 1073741824.0, 1099511627776.0 };
     double v = (double)value;
+    if (value == 0)
+        return (size_t)snprintf(buf, n, "0");
     if (strcmp(unit, "nanoseconds") == 0)
         return scaled(buf, n, v, tnames, tf, 4);
     if (strcmp(unit, "microseconds") == 0)

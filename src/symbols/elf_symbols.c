@@ -11,6 +11,10 @@
  * caller is looked up at pc - 1 (FORMATS.md §4), so a call that is the last
  * instruction of a function is not charged to the next one.
  *
+ * A binary stripped of .symtab (system libraries) is looked up in its
+ * detached debug file, found by build id under /usr/lib/debug/.build-id/
+ * (Debian's -dbg/-dbgsym packages), before falling back to .dynsym.
+ *
  * A frame counts as unsymbolized when its function name is empty or is the
  * frame's own address as 0x + hex (the label readers give such frames).
  */
@@ -27,6 +31,7 @@
 typedef struct sym {
     uint64_t value, size;
     uint32_t name; /* string id in the profile */
+    uint32_t rank; /* among aliases at one address, lower wins */
 } sym;
 
 typedef struct image {
@@ -38,10 +43,102 @@ typedef struct image {
     size_t n_loads;
 } image;
 
+/*
+ * Aliases share an address (__libc_start_main, __libc_start_main_impl, ...).
+ * The name shown is the one other tools show: global before weak before
+ * local binding, then the shortest name; the order is total, so the choice
+ * never depends on the symbol table's order.
+ */
+static uint32_t sym_rank(int bind, size_t len)
+{
+    uint32_t b = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+    return (b << 16) | (uint32_t)(len > 0xffff ? 0xffff : len);
+}
+
 static int sym_cmp(const void *a, const void *b)
 {
     const sym *x = a, *y = b;
-    return x->value < y->value ? -1 : x->value > y->value;
+    if (x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
+/* Appends the function symbols of the first section of type `type`. */
+static int read_symbols(profkit_profile *p, image *im, Elf *e, unsigned type, size_t *cap)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(e, scn)) != NULL) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || sh.sh_entsize == 0)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        if (!d)
+            continue;
+        size_t n = sh.sh_size / sh.sh_entsize;
+        for (size_t i = 0; i < n; i++) {
+            GElf_Sym s;
+            if (!gelf_getsym(d, (int)i, &s))
+                break;
+            int t = GELF_ST_TYPE(s.st_info);
+            if ((t != STT_FUNC && t != STT_GNU_IFUNC) || s.st_value == 0 || s.st_shndx == SHN_UNDEF)
+                continue;
+            const char *name = elf_strptr(e, sh.sh_link, s.st_name);
+            if (!name || !*name)
+                continue;
+            if (PK_VEC_RESERVE(im->syms, im->n_syms, *cap, 1) != 0)
+                return -1;
+            sym *out = &im->syms[im->n_syms++];
+            out->value = s.st_value;
+            out->size = s.st_size;
+            /* "memcpy@@GLIBC_2.14": the version is not part of the name. */
+            const char *at = strchr(name, '@');
+            size_t len = at && at != name ? (size_t)(at - name) : strlen(name);
+            out->name = profkit_string_intern(p, name, len);
+            out->rank = sym_rank(GELF_ST_BIND(s.st_info), len);
+            if (out->name == PROFKIT_NONE)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* The .symtab of the detached debug file named by e's build id, if any. */
+static int read_debug_symbols(profkit_profile *p, image *im, Elf *e, size_t *cap)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(e, scn)) != NULL) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        if (!d)
+            continue;
+        size_t off = 0, name_off, desc_off;
+        GElf_Nhdr nh;
+        while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+            if (nh.n_type != NT_GNU_BUILD_ID || nh.n_descsz < 2 || nh.n_descsz > 64 ||
+                nh.n_namesz != 4 || memcmp((const char *)d->d_buf + name_off, "GNU", 4) != 0)
+                continue;
+            const uint8_t *id = (const uint8_t *)d->d_buf + desc_off;
+            char path[256];
+            size_t k = (size_t)snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+            for (size_t i = 1; i < nh.n_descsz; i++)
+                k += (size_t)snprintf(path + k, sizeof(path) - k, "%02x", id[i]);
+            snprintf(path + k, sizeof(path) - k, ".debug");
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                return 0;
+            Elf *de = elf_begin(fd, ELF_C_READ, NULL);
+            int rc = de && elf_kind(de) == ELF_K_ELF ? read_symbols(p, im, de, SHT_SYMTAB, cap) : 0;
+            if (de)
+                elf_end(de);
+            close(fd);
+            return rc;
+        }
+    }
+    return 0;
 }
 
 /* Reads the function symbols and PT_LOAD headers of path. 0 or -1. */
@@ -69,39 +166,10 @@ static int load_image(profkit_profile *p, image *im)
             }
         }
     }
-    for (int pass = 0; pass < 2 && im->n_syms == 0; pass++) {
-        Elf_Scn *scn = NULL;
-        while ((scn = elf_nextscn(e, scn)) != NULL) {
-            GElf_Shdr sh;
-            if (!gelf_getshdr(scn, &sh) || sh.sh_type != (pass == 0 ? SHT_SYMTAB : SHT_DYNSYM) ||
-                sh.sh_entsize == 0)
-                continue;
-            Elf_Data *d = elf_getdata(scn, NULL);
-            if (!d)
-                continue;
-            size_t n = sh.sh_size / sh.sh_entsize;
-            for (size_t i = 0; i < n; i++) {
-                GElf_Sym s;
-                if (!gelf_getsym(d, (int)i, &s))
-                    break;
-                int type = GELF_ST_TYPE(s.st_info);
-                if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_value == 0 ||
-                    s.st_shndx == SHN_UNDEF)
-                    continue;
-                const char *name = elf_strptr(e, sh.sh_link, s.st_name);
-                if (!name || !*name)
-                    continue;
-                if (PK_VEC_RESERVE(im->syms, im->n_syms, cap, 1) != 0)
-                    goto done;
-                sym *out = &im->syms[im->n_syms++];
-                out->value = s.st_value;
-                out->size = s.st_size;
-                out->name = profkit_string_intern_cstr(p, name);
-                if (out->name == PROFKIT_NONE)
-                    goto done;
-            }
-        }
-    }
+    if (read_symbols(p, im, e, SHT_SYMTAB, &cap) != 0 ||
+        (im->n_syms == 0 && read_debug_symbols(p, im, e, &cap) != 0) ||
+        (im->n_syms == 0 && read_symbols(p, im, e, SHT_DYNSYM, &cap) != 0))
+        goto done;
     qsort(im->syms, im->n_syms, sizeof(sym), sym_cmp);
     rc = 0;
 done:
