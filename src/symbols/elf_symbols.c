@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+int profkit_demangle(const char *mangled, char *buf, size_t n); /* demangle.cc */
+
 typedef struct sym {
     uint64_t value, size;
     uint32_t name; /* string id in the profile */
@@ -95,6 +97,17 @@ static int read_symbols(profkit_profile *p, image *im, Elf *e, unsigned type, si
             /* "memcpy@@GLIBC_2.14": the version is not part of the name. */
             const char *at = strchr(name, '@');
             size_t len = at && at != name ? (size_t)(at - name) : strlen(name);
+            char plain[1024];
+            if (len < sizeof(plain) && name[len] == '@') {
+                memcpy(plain, name, len);
+                plain[len] = '\0';
+                name = plain;
+            }
+            char demangled[1024];
+            if (profkit_demangle(name, demangled, sizeof(demangled))) {
+                name = demangled;
+                len = strlen(demangled);
+            }
             out->name = profkit_string_intern(p, name, len);
             out->rank = sym_rank(GELF_ST_BIND(s.st_info), len);
             if (out->name == PROFKIT_NONE)

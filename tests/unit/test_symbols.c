@@ -130,6 +130,20 @@ static void missing_binaries_are_skipped(void **state)
     profkit_profile_free(p);
 }
 
+int profkit_demangle(const char *mangled, char *buf, size_t n);
+
+static void demangles_cxx_names(void **state)
+{
+    (void)state;
+    char buf[256] = "untouched";
+    assert_int_equal(profkit_demangle("_ZN3foo3barEi", buf, sizeof(buf)), 1);
+    assert_string_equal(buf, "foo::bar(int)");
+    assert_int_equal(profkit_demangle("main", buf, sizeof(buf)), 0);
+    assert_int_equal(profkit_demangle("_Znot-a-name", buf, sizeof(buf)), 0);
+    assert_int_equal(profkit_demangle("_ZN3foo3barEi", buf, 5), 1); /* truncated */
+    assert_string_equal(buf, "foo:");
+}
+
 int main(void)
 {
     if (profkit_test_marker_function(1) != 4)
@@ -138,6 +152,7 @@ int main(void)
         cmocka_unit_test(names_a_function_of_this_binary),
         cmocka_unit_test(a_return_address_is_looked_up_one_byte_back),
         cmocka_unit_test(missing_binaries_are_skipped),
+        cmocka_unit_test(demangles_cxx_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
