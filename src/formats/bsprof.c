@@ -1,0 +1,1435 @@
+/*
+ * bsprof.c: Roku BrightScript profiler files (.bsprof), read and written.
+ *
+ * The binding rules are ../shared/design/FORMATS.md section 1; the format
+ * and the choices made where it is silent are in docs/formats/bsprof.md.
+ * In short: a header (magic "bsprof\0\0", version, sample ratios, line-data
+ * and memory-data flags, start time, six NUL-terminated strings, padded to
+ * its declared size), then a stream of entries, each a varint tag whose low
+ * three bits are the type:
+ *
+ *   tag 0          end of entries; a varint end timestamp (the footer) follows
+ *   0 string       id = tag >> 3, then a NUL-terminated string
+ *   1 module       id = tag >> 3, then the name's string id (a thread)
+ *   2 path element id = tag >> 3, caller id; root: module, file, line, function;
+ *                  chained: [line offset in caller], file, line, function
+ *   3 memory op    path element = tag bits 36..5, op = bits 4..3 (alloc, free,
+ *                  free_realloc); [line offset], address, size (alloc only)
+ *   4 CPU          path element = tag >> 3; [line offset], cpu, wall (increments)
+ *   5 call count   path element = tag >> 3; count (increment)
+ *   6, 7           reserved: their length is unknown, so they are errors
+ *
+ * Ids are 1-based; string id 0 is the null string (""). Everything a
+ * reference names must be defined earlier in the stream.
+ *
+ * The reader streams the input through a small buffer, so a file of any
+ * size costs only the model plus the table of live allocations: memory
+ * operations become value types as they are read (alloc_*, free_objects at
+ * the op's own stack; inuse_* for what is still allocated at the end).
+ * Values are summed per distinct (path element, line offset) in a side
+ * table and moved into the model once at the end.
+ */
+#include "formats/format.h"
+#include "util/cursor.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const uint8_t magic[8] = { 'b', 's', 'p', 'r', 'o', 'f', 0, 0 };
+
+enum {
+    V_CPU, V_WALL, V_CALLS, V_ALLOC_OBJECTS, V_ALLOC_SPACE, V_FREE_OBJECTS,
+    V_INUSE_OBJECTS, V_INUSE_SPACE, N_VALUES
+};
+static const char *const value_names[N_VALUES][2] = {
+    { "cpu", "microseconds" },  { "wall", "microseconds" },    { "calls", "count" },
+    { "alloc_objects", "count" }, { "alloc_space", "bytes" },  { "free_objects", "count" },
+    { "inuse_objects", "count" }, { "inuse_space", "bytes" },
+};
+
+enum { OP_ALLOC = 0, OP_FREE = 1, OP_FREE_REALLOC = 2 };
+
+static int bsprof_sniff(const uint8_t *d, size_t n, int complete)
+{
+    (void)complete;
+    return n >= sizeof(magic) && memcmp(d, magic, sizeof(magic)) == 0 ? 100 : 0;
+}
+
+/* ------------------------------------------------------------ u64 -> u32 map */
+
+/* Open addressing with linear probing; vals[i] == EMPTY marks a free slot. */
+typedef struct map64 {
+    uint64_t *keys;
+    uint32_t *vals;
+    size_t cap, count;
+} map64;
+
+#define EMPTY UINT32_MAX
+
+static void map64_free(map64 *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof(*m));
+}
+
+static uint32_t map64_get(const map64 *m, uint64_t key)
+{
+    if (!m->cap)
+        return EMPTY;
+    size_t mask = m->cap - 1;
+    for (size_t i = (size_t)profkit_hash_u64(key) & mask;; i = (i + 1) & mask) {
+        if (m->vals[i] == EMPTY)
+            return EMPTY;
+        if (m->keys[i] == key)
+            return m->vals[i];
+    }
+}
+
+/* Sets key to val (replacing). Returns 1 when the key existed, 0, or ENOMEM. */
+static int map64_put(map64 *m, uint64_t key, uint32_t val)
+{
+    if ((m->count + 1) * 2 > m->cap) {
+        size_t ncap = m->cap ? m->cap * 2 : 256;
+        uint64_t *nk = malloc(ncap * sizeof(uint64_t));
+        uint32_t *nv = malloc(ncap * sizeof(uint32_t));
+        if (!nk || !nv || ncap < m->cap) {
+            free(nk);
+            free(nv);
+            return PROFKIT_ENOMEM;
+        }
+        memset(nv, 0xff, ncap * sizeof(uint32_t));
+        for (size_t j = 0; j < m->cap; j++) {
+            if (m->vals[j] == EMPTY)
+                continue;
+            size_t i = (size_t)profkit_hash_u64(m->keys[j]) & (ncap - 1);
+            while (nv[i] != EMPTY)
+                i = (i + 1) & (ncap - 1);
+            nk[i] = m->keys[j];
+            nv[i] = m->vals[j];
+        }
+        free(m->keys);
+        free(m->vals);
+        m->keys = nk;
+        m->vals = nv;
+        m->cap = ncap;
+    }
+    size_t mask = m->cap - 1;
+    size_t i = (size_t)profkit_hash_u64(key) & mask;
+    for (; m->vals[i] != EMPTY; i = (i + 1) & mask)
+        if (m->keys[i] == key) {
+            m->vals[i] = val;
+            return 1;
+        }
+    m->keys[i] = key;
+    m->vals[i] = val;
+    m->count++;
+    return 0;
+}
+
+/* ------------------------------------------- live allocations by address */
+
+/*
+ * Open addressing keyed by address with backward-shift deletion, so a long
+ * run of alloc/free pairs never leaves tombstones behind. 20 bytes a slot,
+ * load factor at most 1/2.
+ */
+typedef struct live_table {
+    uint64_t *addr;
+    uint64_t *size;
+    uint32_t *row; /* EMPTY = free slot */
+    size_t cap, count;
+} live_table;
+
+static void live_free(live_table *t)
+{
+    free(t->addr);
+    free(t->size);
+    free(t->row);
+    memset(t, 0, sizeof(*t));
+}
+
+static size_t live_slot(const live_table *t, uint64_t addr)
+{
+    return (size_t)profkit_hash_u64(addr) & (t->cap - 1);
+}
+
+static int live_grow(live_table *t)
+{
+    size_t ncap = t->cap ? t->cap * 2 : 1024;
+    live_table n = { 0 };
+    n.cap = ncap;
+    if (ncap < t->cap || !(n.addr = malloc(ncap * 8)) || !(n.size = malloc(ncap * 8)) ||
+        !(n.row = malloc(ncap * 4))) {
+        live_free(&n);
+        return PROFKIT_ENOMEM;
+    }
+    memset(n.row, 0xff, ncap * 4);
+    for (size_t j = 0; j < t->cap; j++) {
+        if (t->row[j] == EMPTY)
+            continue;
+        size_t i = live_slot(&n, t->addr[j]);
+        while (n.row[i] != EMPTY)
+            i = (i + 1) & (ncap - 1);
+        n.addr[i] = t->addr[j];
+        n.size[i] = t->size[j];
+        n.row[i] = t->row[j];
+    }
+    n.count = t->count;
+    live_free(t);
+    *t = n;
+    return 0;
+}
+
+/* Records an allocation; one at the same address is replaced. */
+static int live_put(live_table *t, uint64_t addr, uint64_t size, uint32_t row)
+{
+    if ((t->count + 1) * 2 > t->cap && live_grow(t) != 0)
+        return PROFKIT_ENOMEM;
+    size_t mask = t->cap - 1, i = live_slot(t, addr);
+    while (t->row[i] != EMPTY && t->addr[i] != addr)
+        i = (i + 1) & mask;
+    if (t->row[i] == EMPTY)
+        t->count++;
+    t->addr[i] = addr;
+    t->size[i] = size;
+    t->row[i] = row;
+    return 0;
+}
+
+/* Removes the allocation at addr; returns 1 when there was one. */
+static int live_take(live_table *t, uint64_t addr)
+{
+    if (!t->count)
+        return 0;
+    size_t mask = t->cap - 1, i = live_slot(t, addr);
+    while (t->row[i] != EMPTY && t->addr[i] != addr)
+        i = (i + 1) & mask;
+    if (t->row[i] == EMPTY)
+        return 0;
+    /* Backward shift: pull later members of the probe run into the hole. */
+    size_t hole = i;
+    for (size_t j = (i + 1) & mask; t->row[j] != EMPTY; j = (j + 1) & mask) {
+        size_t home = live_slot(t, t->addr[j]);
+        if (((j - home) & mask) >= ((j - hole) & mask)) {
+            t->addr[hole] = t->addr[j];
+            t->size[hole] = t->size[j];
+            t->row[hole] = t->row[j];
+            hole = j;
+        }
+    }
+    t->row[hole] = EMPTY;
+    t->count--;
+    return 1;
+}
+
+/* ------------------------------------------------------------------ reader */
+
+/* A path element as the reader keeps it. */
+typedef struct pelem {
+    uint32_t function;     /* model function of this element */
+    uint32_t line;         /* definition line as the entry gives it */
+    uint32_t thread;       /* model thread of the root element's module */
+    uint32_t parent_stack; /* model stack of the caller chain */
+    uint32_t row;          /* cached row of the last line offset (EMPTY) */
+    uint32_t row_off;      /* the line offset that row belongs to */
+} pelem;
+
+/* The streaming input: buf[pos..len) is unread; base is buf[0]'s offset. */
+typedef struct input {
+    profkit_source *src;
+    uint8_t *buf;
+    size_t cap, len, pos;
+    uint64_t base;
+    int eof;
+} input;
+
+typedef struct reader {
+    profkit_profile *p;
+    profkit_read_ctx *ctx;
+    input in;
+    int line_data;
+
+    map64 strings; /* bsprof string id -> model string id */
+    map64 modules; /* module id -> model thread */
+    map64 pe_ids;  /* path element id -> index in pe */
+    pelem *pe;
+    size_t n_pe, cap_pe;
+
+    map64 line_rows; /* (pe index << 32 | line offset) -> row (line data only) */
+    map64 row_ids;   /* (stack << 32 | thread) -> row */
+    uint32_t *row_stack, *row_thread;
+    int64_t *acc; /* N_VALUES per row */
+    size_t n_rows, cap_rows;
+
+    live_table live;
+    uint64_t n_entries, n_mem_ops, unmatched_frees, first_unmatched;
+    int warned_dup[3];
+} reader;
+
+static const char *const dup_kind[3] = { "string", "module", "path element" };
+
+/* Makes more input available; grows the buffer when an entry fills it. */
+static int input_fill(input *in, profkit_error *err)
+{
+    if (in->eof)
+        return 0;
+    if (in->pos > 0) {
+        memmove(in->buf, in->buf + in->pos, in->len - in->pos);
+        in->base += in->pos;
+        in->len -= in->pos;
+        in->pos = 0;
+    }
+    if (in->len == in->cap) {
+        size_t ncap = in->cap ? in->cap * 2 : (size_t)1 << 20;
+        uint8_t *nb = ncap > in->cap ? realloc(in->buf, ncap) : NULL;
+        if (!nb)
+            return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        in->buf = nb;
+        in->cap = ncap;
+    }
+    size_t got;
+    int rc = profkit_source_read(in->src, in->buf + in->len, in->cap - in->len, &got, err);
+    if (rc)
+        return rc;
+    if (got == 0)
+        in->eof = 1;
+    in->len += got;
+    return 0;
+}
+
+static inline uint64_t at_offset(const reader *r, const profkit_cursor *c)
+{
+    return r->in.base + r->in.pos + c->pos;
+}
+
+static int out_of_memory(reader *r)
+{
+    return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory");
+}
+
+/* Result of decoding one field: 0, or why the entry cannot be decoded. */
+enum { F_OK = 0, F_SHORT = 1, F_FAIL = 2 };
+
+/* Reads a varint field; errors name the entry kind and the field. */
+static int field(reader *r, profkit_cursor *c, const char *kind, const char *what, uint64_t *v,
+                 int u32)
+{
+    uint64_t off = at_offset(r, c);
+    int rc = profkit_cursor_varint(c, v);
+    if (PK_LIKELY(rc == 0)) {
+        if (u32 && *v > UINT32_MAX) {
+            profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
+                              "%s entry: %s %" PRIu64 " does not fit 32 bits", kind, what, *v);
+            return F_FAIL;
+        }
+        return F_OK;
+    }
+    if (rc == PROFKIT_ETRUNCATED)
+        return F_SHORT;
+    profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
+                      "%s entry: %s: varint longer than 10 bytes", kind, what);
+    return F_FAIL;
+}
+
+#define FIELD(kind, what, var, u32)                               \
+    do {                                                          \
+        int f_ = field(r, c, kind, what, &(var), u32);            \
+        if (f_)                                                   \
+            return f_;                                            \
+    } while (0)
+
+/* Looks up a string reference; 0 is the null string. */
+static int string_ref(reader *r, uint64_t off, const char *kind, const char *what, uint64_t id,
+                      uint32_t *out)
+{
+    if (id == 0) {
+        *out = 0;
+        return F_OK;
+    }
+    *out = map64_get(&r->strings, id);
+    if (*out != EMPTY)
+        return F_OK;
+    profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
+                      "%s entry: %s string id %" PRIu64 " is not defined", kind, what, id);
+    return F_FAIL;
+}
+
+static uint32_t pe_ref(reader *r, uint64_t id)
+{
+    uint32_t i = map64_get(&r->pe_ids, id);
+    return i;
+}
+
+static int undefined_pe(reader *r, uint64_t off, const char *kind, uint64_t id)
+{
+    profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
+                      "%s entry: path element %" PRIu64 " is not defined", kind, id);
+    return F_FAIL;
+}
+
+/* Warns once per kind about a redefined id. */
+static int redefined(reader *r, int kind, uint64_t off, uint64_t id)
+{
+    if (r->warned_dup[kind])
+        return 0;
+    r->warned_dup[kind] = 1;
+    return profkit_read_warn(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
+                             "%s id %" PRIu64 " is defined twice; the later definition wins for "
+                             "the entries after it (further redefinitions are not reported)",
+                             dup_kind[kind], id);
+}
+
+/* line + offset - 1, or 0 (unknown) when that is not a line number. */
+static uint32_t line_at(uint32_t line, uint64_t off)
+{
+    uint64_t l = (uint64_t)line + off;
+    return l >= 2 && l - 1 < UINT32_MAX ? (uint32_t)(l - 1) : 0;
+}
+
+static uint32_t frame_of(profkit_profile *p, uint32_t function, uint32_t line)
+{
+    profkit_frame fr;
+    memset(&fr, 0, sizeof(fr));
+    fr.function = function;
+    fr.line = line;
+    fr.mapping = PROFKIT_NONE;
+    return profkit_frame_add(p, &fr);
+}
+
+/* Makes room for one more value row (stack, thread and N_VALUES sums). */
+static int rows_reserve(reader *r)
+{
+    if (r->n_rows < r->cap_rows)
+        return 0;
+    size_t ncap = r->cap_rows ? r->cap_rows * 2 : 1024, cells;
+    if (ncap >= EMPTY || profkit_mul_size(ncap, N_VALUES * sizeof(int64_t), &cells) != 0)
+        return PROFKIT_ENOMEM;
+    uint32_t *s = realloc(r->row_stack, ncap * sizeof(uint32_t));
+    if (!s)
+        return PROFKIT_ENOMEM;
+    r->row_stack = s;
+    uint32_t *t = realloc(r->row_thread, ncap * sizeof(uint32_t));
+    if (!t)
+        return PROFKIT_ENOMEM;
+    r->row_thread = t;
+    int64_t *a = realloc(r->acc, cells);
+    if (!a)
+        return PROFKIT_ENOMEM;
+    r->acc = a;
+    r->cap_rows = ncap;
+    return 0;
+}
+
+/* The value row of (stack, thread), created on first use; EMPTY on ENOMEM. */
+static uint32_t row_of(reader *r, uint32_t stack, uint32_t thread)
+{
+    uint64_t key = ((uint64_t)stack << 32) | thread;
+    uint32_t row = map64_get(&r->row_ids, key);
+    if (row != EMPTY)
+        return row;
+    if (rows_reserve(r) != 0)
+        return EMPTY;
+    row = (uint32_t)r->n_rows;
+    if (map64_put(&r->row_ids, key, row) < 0)
+        return EMPTY;
+    r->n_rows++;
+    r->row_stack[row] = stack;
+    r->row_thread[row] = thread;
+    memset(r->acc + (size_t)row * N_VALUES, 0, N_VALUES * sizeof(int64_t));
+    return row;
+}
+
+/* The row of an entry naming path element index i at line offset off. */
+static uint32_t entry_row(reader *r, uint32_t i, uint64_t off)
+{
+    pelem *e = &r->pe[i];
+    if (e->row != EMPTY && e->row_off == off)
+        return e->row;
+    uint64_t key = ((uint64_t)i << 32) | off;
+    uint32_t row = r->line_data ? map64_get(&r->line_rows, key) : EMPTY;
+    if (row == EMPTY) {
+        uint32_t frame = frame_of(r->p, e->function, r->line_data ? line_at(e->line, off) : e->line);
+        uint32_t stack = frame == PROFKIT_NONE ? PROFKIT_NONE
+                                               : profkit_stack_intern(r->p, e->parent_stack, frame);
+        if (stack == PROFKIT_NONE || (row = row_of(r, stack, e->thread)) == EMPTY)
+            return EMPTY;
+        if (r->line_data && map64_put(&r->line_rows, key, row) < 0)
+            return EMPTY;
+    }
+    e->row = row;
+    e->row_off = (uint32_t)off;
+    return row;
+}
+
+static inline void acc_add(int64_t *a, uint64_t v)
+{
+    if (v > (uint64_t)(INT64_MAX - *a))
+        *a = INT64_MAX;
+    else
+        *a += (int64_t)v;
+}
+
+static int read_string(reader *r, profkit_cursor *c, uint64_t start, uint64_t id)
+{
+    const char *s;
+    size_t len;
+    if (id > UINT32_MAX) {
+        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
+                          "string entry: id %" PRIu64 " does not fit 32 bits", id);
+        return F_FAIL;
+    }
+    if (profkit_cursor_cstr(c, &s, &len) != 0)
+        return F_SHORT;
+    uint32_t sid = profkit_string_intern(r->p, s, len);
+    if (sid == PROFKIT_NONE)
+        return out_of_memory(r), F_FAIL;
+    int had = map64_put(&r->strings, id, sid);
+    if (had < 0)
+        return out_of_memory(r), F_FAIL;
+    if (had && redefined(r, 0, start, id))
+        return F_FAIL;
+    return F_OK;
+}
+
+static int read_module(reader *r, profkit_cursor *c, uint64_t start, uint64_t id)
+{
+    static const char kind[] = "module";
+    uint64_t name;
+    uint64_t off = at_offset(r, c);
+    FIELD(kind, "name", name, 1);
+    if (id == 0 || id > UINT32_MAX) {
+        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
+                          "module entry: id %" PRIu64 " %s", id,
+                          id ? "does not fit 32 bits" : "is not valid (ids start at 1)");
+        return F_FAIL;
+    }
+    uint32_t sid;
+    if (string_ref(r, off, kind, "name", name, &sid))
+        return F_FAIL;
+    uint32_t th = profkit_thread_add(r->p, profkit_str(r->p, sid), "", -1, (int64_t)id);
+    if (th == PROFKIT_NONE)
+        return out_of_memory(r), F_FAIL;
+    int had = map64_put(&r->modules, id, th);
+    if (had < 0)
+        return out_of_memory(r), F_FAIL;
+    if (had && redefined(r, 1, start, id))
+        return F_FAIL;
+    return F_OK;
+}
+
+static int read_path_element(reader *r, profkit_cursor *c, uint64_t start, uint64_t id)
+{
+    static const char kind[] = "path element";
+    uint64_t caller, module = 0, call_off = 0, file, line, fn;
+    uint64_t caller_at = at_offset(r, c), module_at = 0, file_at, fn_at;
+    if (id == 0 || id > UINT32_MAX) {
+        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
+                          "path element entry: id %" PRIu64 " %s", id,
+                          id ? "does not fit 32 bits" : "is not valid (ids start at 1)");
+        return F_FAIL;
+    }
+    FIELD(kind, "caller id", caller, 1);
+    if (caller == 0) {
+        module_at = at_offset(r, c);
+        FIELD(kind, "module id", module, 1);
+    } else if (r->line_data) {
+        FIELD(kind, "line offset in caller", call_off, 1);
+    }
+    file_at = at_offset(r, c);
+    FIELD(kind, "file string id", file, 1);
+    FIELD(kind, "line", line, 1);
+    fn_at = at_offset(r, c);
+    FIELD(kind, "function string id", fn, 1);
+
+    pelem e;
+    e.row = EMPTY;
+    e.row_off = 0;
+    e.line = (uint32_t)line;
+    uint32_t caller_i = EMPTY;
+    if (caller == 0) {
+        e.thread = map64_get(&r->modules, module);
+        if (e.thread == EMPTY) {
+            profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)module_at,
+                              "path element entry: module %" PRIu64 " is not defined", module);
+            return F_FAIL;
+        }
+    } else if ((caller_i = pe_ref(r, caller)) == EMPTY) {
+        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)caller_at,
+                          "path element entry: caller path element %" PRIu64 " is not defined",
+                          caller);
+        return F_FAIL;
+    }
+    profkit_function f;
+    memset(&f, 0, sizeof(f));
+    if (string_ref(r, file_at, kind, "file", file, &f.file) ||
+        string_ref(r, fn_at, kind, "function", fn, &f.name))
+        return F_FAIL;
+    f.system_name = f.name;
+    f.start_line = (uint32_t)line;
+    if ((e.function = profkit_function_add(r->p, &f)) == PROFKIT_NONE)
+        return out_of_memory(r), F_FAIL;
+    if (caller == 0) {
+        e.parent_stack = 0;
+    } else {
+        const pelem *ce = &r->pe[caller_i];
+        uint32_t frame = frame_of(r->p, ce->function,
+                                  r->line_data ? line_at(ce->line, call_off) : ce->line);
+        e.thread = ce->thread;
+        e.parent_stack = frame == PROFKIT_NONE ? PROFKIT_NONE
+                                               : profkit_stack_intern(r->p, ce->parent_stack, frame);
+        if (e.parent_stack == PROFKIT_NONE)
+            return out_of_memory(r), F_FAIL;
+    }
+    if (r->n_pe >= EMPTY - 1 || PK_VEC_RESERVE(r->pe, r->n_pe, r->cap_pe, 1) != 0)
+        return out_of_memory(r), F_FAIL;
+    r->pe[r->n_pe] = e;
+    int had = map64_put(&r->pe_ids, id, (uint32_t)r->n_pe);
+    if (had < 0)
+        return out_of_memory(r), F_FAIL;
+    r->n_pe++;
+    if (had && redefined(r, 2, start, id))
+        return F_FAIL;
+    return F_OK;
+}
+
+static int read_memory_op(reader *r, profkit_cursor *c, uint64_t start, uint64_t tag)
+{
+    static const char kind[] = "memory operation";
+    uint64_t off = 0, addr, size = 0;
+    if (tag >> 37) {
+        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
+                          "memory operation entry: path element id %" PRIu64
+                          " does not fit 32 bits (tag bits 36..5)",
+                          tag >> 5);
+        return F_FAIL;
+    }
+    unsigned op = (unsigned)(tag >> 3) & 3;
+    if (op == 3) {
+        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
+                          "memory operation entry: operation 3 is not alloc (0), free (1) or "
+                          "free_realloc (2)");
+        return F_FAIL;
+    }
+    uint32_t i = pe_ref(r, tag >> 5);
+    if (i == EMPTY)
+        return undefined_pe(r, start, kind, tag >> 5);
+    if (r->line_data)
+        FIELD(kind, "line offset", off, 1);
+    FIELD(kind, "address", addr, 0);
+    if (op == OP_ALLOC)
+        FIELD(kind, "size", size, 0);
+    uint32_t row = entry_row(r, i, off);
+    if (row == EMPTY)
+        return out_of_memory(r), F_FAIL;
+    int64_t *a = r->acc + (size_t)row * N_VALUES;
+    r->n_mem_ops++;
+    if (op == OP_ALLOC) {
+        a[V_ALLOC_OBJECTS]++;
+        acc_add(&a[V_ALLOC_SPACE], size);
+        if (live_put(&r->live, addr, size, row) != 0)
+            return out_of_memory(r), F_FAIL;
+    } else {
+        a[V_FREE_OBJECTS]++;
+        if (!live_take(&r->live, addr) && r->unmatched_frees++ == 0)
+            r->first_unmatched = start;
+    }
+    return F_OK;
+}
+
+static int read_values(reader *r, profkit_cursor *c, uint64_t start, uint64_t id, int type)
+{
+    const char *kind = type == 4 ? "CPU" : "call count";
+    uint64_t off = 0, v1, v2 = 0;
+    if (id > UINT32_MAX) {
+        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
+                          "%s entry: path element id %" PRIu64 " does not fit 32 bits", kind, id);
+        return F_FAIL;
+    }
+    uint32_t i = pe_ref(r, id);
+    if (i == EMPTY)
+        return undefined_pe(r, start, kind, id);
+    if (type == 4) {
+        if (r->line_data)
+            FIELD(kind, "line offset", off, 1);
+        FIELD(kind, "cpu", v1, 0);
+        FIELD(kind, "wall time", v2, 0);
+    } else {
+        FIELD(kind, "count", v1, 0);
+        off = r->line_data; /* a call count is the function's: its definition line */
+    }
+    uint32_t row = entry_row(r, i, off);
+    if (row == EMPTY)
+        return out_of_memory(r), F_FAIL;
+    int64_t *a = r->acc + (size_t)row * N_VALUES;
+    if (type == 4) {
+        acc_add(&a[V_CPU], v1);
+        acc_add(&a[V_WALL], v2);
+    } else {
+        acc_add(&a[V_CALLS], v1);
+    }
+    return F_OK;
+}
+
+static const char *const entry_kind[8] = { "string", "module", "path element", "memory operation",
+                                           "CPU", "call count", "type 6", "type 7" };
+
+/* Decodes one entry at the cursor. *end is set on the end marker. */
+static int read_entry(reader *r, profkit_cursor *c, int *end, const char **kind)
+{
+    uint64_t start = at_offset(r, c), tag;
+    *kind = "entry";
+    FIELD("entry", "tag", tag, 0);
+    if (tag == 0) {
+        *end = 1;
+        return F_OK;
+    }
+    unsigned type = (unsigned)tag & 7;
+    *kind = entry_kind[type];
+    switch (type) {
+    case 0: return read_string(r, c, start, tag >> 3);
+    case 1: return read_module(r, c, start, tag >> 3);
+    case 2: return read_path_element(r, c, start, tag >> 3);
+    case 3: return read_memory_op(r, c, start, tag);
+    case 4:
+    case 5: return read_values(r, c, start, tag >> 3, (int)type);
+    default:
+        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
+                          "entry type %u is reserved: its length is unknown, so nothing after "
+                          "it can be read",
+                          type);
+        return F_FAIL;
+    }
+}
+
+static int meta_u64(profkit_profile *p, const char *key, uint64_t v)
+{
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%" PRIu64, v);
+    return profkit_meta_add(p, key, buf);
+}
+
+static const char *const header_strings[6] = { "target_name",    "supplemental_info",
+                                                "target_version", "device_vendor",
+                                                "device_model",   "device_firmware" };
+
+/* Decodes the header from the cursor; F_SHORT when more bytes are needed. */
+static int read_header(reader *r, profkit_cursor *c, uint64_t *hsize, uint64_t *hsize_at)
+{
+    static const char kind[] = "header";
+    uint64_t major, minor, patch, lines, mem, ts;
+    const uint8_t *m;
+    if (profkit_cursor_bytes(c, 8, &m) != 0)
+        return F_SHORT;
+    if (memcmp(m, magic, 8) != 0) {
+        profkit_read_fail(r->ctx, PROFKIT_EFORMAT, 0,
+                          "header: magic: expected \"bsprof\\0\\0\" (not a BrightScript profile)");
+        return F_FAIL;
+    }
+    FIELD(kind, "major version", major, 1);
+    FIELD(kind, "minor version", minor, 1);
+    FIELD(kind, "patch version", patch, 1);
+    *hsize_at = at_offset(r, c);
+    FIELD(kind, "header size", *hsize, 0);
+    uint32_t ratio[2];
+    if (profkit_cursor_le32(c, &ratio[0]) || profkit_cursor_le32(c, &ratio[1]))
+        return F_SHORT;
+    FIELD(kind, "line-data flag", lines, 0);
+    FIELD(kind, "memory-data flag", mem, 0);
+    FIELD(kind, "start timestamp", ts, 0);
+    const char *s[6];
+    size_t len[6];
+    for (int i = 0; i < 6; i++)
+        if (profkit_cursor_cstr(c, &s[i], &len[i]) != 0)
+            return F_SHORT;
+    uint64_t read = at_offset(r, c);
+    if (*hsize < read) {
+        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)*hsize_at,
+                          "header: header size %" PRIu64 " is smaller than the %" PRIu64
+                          " header bytes it holds",
+                          *hsize, read);
+        return F_FAIL;
+    }
+    r->line_data = lines != 0;
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%" PRIu64 ".%" PRIu64 ".%" PRIu64, major, minor, patch);
+    profkit_profile *p = r->p;
+    int rc = profkit_meta_add(p, "format_version", buf);
+    for (int i = 0; i < 2 && !rc; i++) {
+        float f;
+        memcpy(&f, &ratio[i], 4);
+        snprintf(buf, sizeof(buf), "%.9g", (double)f);
+        rc = profkit_meta_add(p, i ? "actual_sample_ratio" : "requested_sample_ratio", buf);
+    }
+    if (rc || meta_u64(p, "line_data", lines != 0) || meta_u64(p, "memory_data", mem != 0) ||
+        meta_u64(p, "start_timestamp_ms", ts))
+        return out_of_memory(r), F_FAIL;
+    for (int i = 0; i < 6; i++)
+        if (profkit_meta_add_len(p, header_strings[i], s[i], len[i]) != 0)
+            return out_of_memory(r), F_FAIL;
+    return F_OK;
+}
+
+/*
+ * Runs decode(r, cursor) on the unread input, fetching more bytes and
+ * retrying while it reports F_SHORT and the input goes on. Decoders have
+ * no side effects before they succeed, so a retry is safe.
+ */
+static int decode_more(reader *r, int *status)
+{
+    input *in = &r->in;
+    if (in->eof) {
+        *status = F_SHORT;
+        return 0;
+    }
+    int rc = input_fill(in, r->ctx->err);
+    *status = 0;
+    return rc;
+}
+
+static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
+{
+    reader r;
+    memset(&r, 0, sizeof(r));
+    r.p = p;
+    r.ctx = ctx;
+    r.in.src = ctx->src;
+    int rc = 0;
+    profkit_cursor cur;
+    uint64_t hsize = 0, hsize_at = 0;
+
+    uint32_t vt[N_VALUES];
+    for (int v = 0; v < N_VALUES; v++)
+        if ((vt[v] = profkit_value_type_add(p, value_names[v][0], value_names[v][1])) != (uint32_t)v) {
+            rc = out_of_memory(&r);
+            goto done;
+        }
+    p->default_value = V_CPU;
+
+    /* Header. */
+    for (;;) {
+        profkit_cursor_init(&cur, r.in.buf + r.in.pos, r.in.len - r.in.pos);
+        int st = read_header(&r, &cur, &hsize, &hsize_at);
+        if (st == F_OK) {
+            r.in.pos += cur.pos;
+            break;
+        }
+        if (st == F_FAIL) {
+            rc = ctx->err->code;
+            goto done;
+        }
+        int more;
+        if ((rc = decode_more(&r, &more)) != 0)
+            goto done;
+        if (more == F_SHORT) {
+            rc = profkit_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)(r.in.base + r.in.len),
+                                   "header: the input ends inside the header");
+            goto done;
+        }
+    }
+    /* Skip to the declared header size. */
+    while (r.in.base + r.in.pos < hsize) {
+        uint64_t want = hsize - (r.in.base + r.in.pos);
+        size_t have = r.in.len - r.in.pos;
+        if (want <= have) {
+            r.in.pos += (size_t)want;
+            break;
+        }
+        r.in.pos = r.in.len;
+        int more;
+        if ((rc = decode_more(&r, &more)) != 0)
+            goto done;
+        if (more == F_SHORT) {
+            rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)hsize_at,
+                                   "header: header size %" PRIu64
+                                   " is past the end of the input (%" PRIu64 " bytes)",
+                                   hsize, r.in.base + r.in.len);
+            goto done;
+        }
+    }
+
+    /* Entries. */
+    int end = 0;
+    uint64_t progress_at = 0;
+    while (!end) {
+        const char *kind = "entry";
+        profkit_cursor_init(&cur, r.in.buf + r.in.pos, r.in.len - r.in.pos);
+        int st = cur.size ? read_entry(&r, &cur, &end, &kind) : F_SHORT;
+        if (PK_LIKELY(st == F_OK)) {
+            r.in.pos += cur.pos;
+            r.n_entries += !end;
+            if (PK_UNLIKELY(r.n_entries - progress_at >= 65536)) {
+                progress_at = r.n_entries;
+                profkit_read_progress(ctx, r.in.base + r.in.pos, 0);
+            }
+            continue;
+        }
+        if (st == F_FAIL) {
+            rc = ctx->err->code;
+            goto done;
+        }
+        int more;
+        if ((rc = decode_more(&r, &more)) != 0)
+            goto done;
+        if (more != F_SHORT)
+            continue;
+        uint64_t at = r.in.base + r.in.pos;
+        if (r.in.pos == r.in.len)
+            rc = profkit_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)at,
+                                   "the input ends without the end-of-entries marker; the %" PRIu64
+                                   " entries before it are kept",
+                                   r.n_entries);
+        else
+            rc = profkit_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)at,
+                                   "%s entry cut off by the end of the input; the %" PRIu64
+                                   " complete entries before it are kept",
+                                   kind, r.n_entries);
+        if (rc)
+            goto done;
+        break;
+    }
+
+    /* Footer. */
+    if (end) {
+        uint64_t ts = 0;
+        int st;
+        for (;;) {
+            profkit_cursor_init(&cur, r.in.buf + r.in.pos, r.in.len - r.in.pos);
+            st = profkit_cursor_varint(&cur, &ts);
+            if (st != PROFKIT_ETRUNCATED)
+                break;
+            int more;
+            if ((rc = decode_more(&r, &more)) != 0)
+                goto done;
+            if (more == F_SHORT)
+                break;
+        }
+        uint64_t at = r.in.base + r.in.pos;
+        if (st == PROFKIT_ECORRUPT) {
+            rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
+                                   "footer: end timestamp: varint longer than 10 bytes");
+            goto done;
+        }
+        if (st == PROFKIT_ETRUNCATED) {
+            if ((rc = profkit_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)at,
+                                        "footer: the input ends before the end timestamp")) != 0)
+                goto done;
+        } else {
+            r.in.pos += cur.pos;
+            if (meta_u64(p, "end_timestamp_ms", ts) != 0) {
+                rc = out_of_memory(&r);
+                goto done;
+            }
+            /* Anything after the footer is not part of the profile. */
+            uint64_t extra = r.in.len - r.in.pos;
+            while (!r.in.eof) {
+                r.in.pos = r.in.len;
+                if ((rc = input_fill(&r.in, ctx->err)) != 0)
+                    goto done;
+                extra += r.in.len - r.in.pos;
+            }
+            if (extra &&
+                (rc = profkit_read_warn(ctx, PROFKIT_ECORRUPT, (int64_t)at + (int64_t)cur.pos,
+                                        "%" PRIu64 " bytes after the footer are ignored", extra)) != 0)
+                goto done;
+        }
+    }
+
+    /* What is still allocated leaked: in-use values at the allocating row. */
+    for (size_t i = 0; i < r.live.cap; i++) {
+        if (r.live.row[i] == EMPTY)
+            continue;
+        int64_t *a = r.acc + (size_t)r.live.row[i] * N_VALUES;
+        a[V_INUSE_OBJECTS]++;
+        acc_add(&a[V_INUSE_SPACE], r.live.size[i]);
+    }
+    live_free(&r.live);
+    if (r.n_mem_ops && meta_u64(p, "unmatched_frees", r.unmatched_frees) != 0) {
+        rc = out_of_memory(&r);
+        goto done;
+    }
+    if (r.unmatched_frees &&
+        (rc = profkit_read_warn(ctx, PROFKIT_ECORRUPT, (int64_t)r.first_unmatched,
+                                "%" PRIu64 " frees matched no live allocation (allocated before "
+                                "profiling started or while it was paused); the first is here. "
+                                "They count in free_objects only",
+                                r.unmatched_frees)) != 0)
+        goto done;
+    for (size_t i = 0; i < r.n_rows; i++) {
+        const int64_t *a = r.acc + i * N_VALUES;
+        int nz = 0;
+        for (int v = 0; v < N_VALUES; v++)
+            nz |= a[v] != 0;
+        if (nz && profkit_sample_add(p, r.row_stack[i], r.row_thread[i], a) != 0) {
+            rc = out_of_memory(&r);
+            goto done;
+        }
+    }
+done:
+    free(r.in.buf);
+    map64_free(&r.strings);
+    map64_free(&r.modules);
+    map64_free(&r.pe_ids);
+    map64_free(&r.line_rows);
+    map64_free(&r.row_ids);
+    free(r.pe);
+    free(r.row_stack);
+    free(r.row_thread);
+    free(r.acc);
+    live_free(&r.live);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ writer */
+
+/* A path element as the writer emits it; hash-consed on all fields. */
+typedef struct welem {
+    uint32_t caller; /* element id, 0 = root */
+    uint32_t module; /* root only */
+    uint32_t call_off;
+    uint32_t file, line, name; /* bsprof string ids and definition line */
+} welem;
+
+/* A freed allocation waiting for its free entry. */
+typedef struct pending_free {
+    uint64_t addr;
+    uint32_t elem, off;
+} pending_free;
+
+typedef struct writer {
+    const profkit_profile *p;
+    profkit_sink *sink;
+    int line_data;
+    uint32_t *str_id; /* model string id -> bsprof id (0 = not yet written) */
+    uint32_t next_str;
+    welem *el;        /* el[0] unused: ids are 1-based */
+    size_t n_el, cap_el;
+    profkit_idset el_set;
+    map64 stack_elem; /* (stack << 32 | thread) -> memo index */
+    uint32_t *memo_elem, *memo_off;
+    size_t n_memo, cap_memo, cap_memo2;
+    uint32_t *chain;
+    size_t cap_chain;
+} writer;
+
+/* Writes no more than this many memory operations (a bound for hostile counts). */
+#define MAX_WRITE_OPS ((uint64_t)200 * 1000 * 1000)
+
+static void put_varint(profkit_sink *s, uint64_t v)
+{
+    uint8_t b[10];
+    profkit_sink_write(s, b, profkit_varint_encode(b, v));
+}
+
+static uint32_t wstring(writer *w, uint32_t sid)
+{
+    if (sid == 0 || sid >= w->p->strings.n)
+        return 0;
+    if (!w->str_id[sid]) {
+        w->str_id[sid] = ++w->next_str;
+        put_varint(w->sink, (uint64_t)w->str_id[sid] << 3);
+        const char *s = profkit_str(w->p, sid);
+        profkit_sink_write(w->sink, s, strlen(s) + 1);
+    }
+    return w->str_id[sid];
+}
+
+static int welem_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const writer *w = ctx;
+    return memcmp(&w->el[id], key, sizeof(welem)) == 0;
+}
+
+/* The element id for e, written on first use; 0 when out of memory. */
+static uint32_t welem_get(writer *w, const welem *e)
+{
+    uint64_t h = profkit_hash_bytes(e, sizeof(*e), 0xb5);
+    uint32_t id = profkit_idset_find(&w->el_set, h, welem_eq, w, e);
+    if (id != PROFKIT_NONE)
+        return id;
+    if (w->n_el >= EMPTY - 1 || PK_VEC_RESERVE(w->el, w->n_el, w->cap_el, 1) != 0)
+        return 0;
+    id = (uint32_t)w->n_el++;
+    w->el[id] = *e;
+    if (profkit_idset_insert(&w->el_set, h, id) != 0)
+        return 0;
+    put_varint(w->sink, ((uint64_t)id << 3) | 2);
+    put_varint(w->sink, e->caller);
+    if (e->caller == 0)
+        put_varint(w->sink, e->module);
+    else if (w->line_data)
+        put_varint(w->sink, e->call_off);
+    put_varint(w->sink, e->file);
+    put_varint(w->sink, e->line);
+    put_varint(w->sink, e->name);
+    return id;
+}
+
+/* The offset that encodes a frame's line against its definition line. */
+static uint32_t line_offset(const profkit_profile *p, uint32_t frame)
+{
+    const profkit_frame *fr = &p->frames[frame];
+    uint32_t start = p->functions[fr->function].start_line;
+    if (fr->line == 0 || fr->line < start)
+        return 1; /* unknown lines read back as the definition line */
+    uint64_t off = (uint64_t)fr->line - start + 1;
+    return off > UINT32_MAX ? 1 : (uint32_t)off;
+}
+
+/* Element and leaf line offset of (stack, module); returns 0 on ENOMEM. */
+static int welem_of_stack(writer *w, uint32_t stack, uint32_t module, uint32_t *elem, uint32_t *off)
+{
+    const profkit_profile *p = w->p;
+    uint64_t key = ((uint64_t)stack << 32) | module;
+    uint32_t m = map64_get(&w->stack_elem, key);
+    if (m != EMPTY) {
+        *elem = w->memo_elem[m];
+        *off = w->memo_off[m];
+        return 1;
+    }
+    size_t depth = 0;
+    for (uint32_t s = stack; s != 0 && s < p->n_stacks; s = p->stacks[s].parent) {
+        if (PK_VEC_RESERVE(w->chain, depth, w->cap_chain, 1) != 0)
+            return 0;
+        w->chain[depth++] = s;
+    }
+    uint32_t e = 0, prev_frame = PROFKIT_NONE;
+    for (size_t d = depth; d-- > 0;) {
+        uint32_t frame = p->stacks[w->chain[d]].frame;
+        const profkit_function *fn = &p->functions[p->frames[frame].function];
+        welem we;
+        memset(&we, 0, sizeof(we));
+        we.caller = e;
+        we.module = e ? 0 : module;
+        we.call_off = e && w->line_data ? line_offset(p, prev_frame) : 0;
+        we.file = wstring(w, fn->file);
+        we.line = fn->start_line;
+        we.name = wstring(w, fn->name);
+        if (we.name == 0) {
+            /* A nameless frame (an unsymbolized address) gets its label. */
+            char buf[64];
+            size_t len = profkit_frame_label(p, frame, 0, buf, sizeof(buf));
+            uint32_t sid = profkit_strtab_find(&p->strings, buf, len);
+            if (sid != PROFKIT_NONE)
+                we.name = wstring(w, sid);
+            else {
+                we.name = ++w->next_str;
+                put_varint(w->sink, (uint64_t)we.name << 3);
+                profkit_sink_write(w->sink, buf, len + 1);
+            }
+        }
+        if ((e = welem_get(w, &we)) == 0)
+            return 0;
+        prev_frame = frame;
+    }
+    *elem = e;
+    *off = e && w->line_data ? line_offset(p, prev_frame) : 0;
+    if (PK_VEC_RESERVE(w->memo_elem, w->n_memo, w->cap_memo, 1) != 0 ||
+        PK_VEC_RESERVE(w->memo_off, w->n_memo, w->cap_memo2, 1) != 0 ||
+        map64_put(&w->stack_elem, key, (uint32_t)w->n_memo) < 0)
+        return 0;
+    w->memo_elem[w->n_memo] = *elem;
+    w->memo_off[w->n_memo] = *off;
+    w->n_memo++;
+    return 1;
+}
+
+/* Value type index by type name, or PROFKIT_NONE. */
+static uint32_t find_type(const profkit_profile *p, const char *name)
+{
+    for (size_t i = 0; i < p->n_value_types; i++)
+        if (strcmp(profkit_str(p, p->value_types[i].type), name) == 0)
+            return (uint32_t)i;
+    return PROFKIT_NONE;
+}
+
+/* Microseconds per unit of a time unit, 0 for a unit that is not time. */
+static double usec_per(const char *unit)
+{
+    if (strcmp(unit, "nanoseconds") == 0)
+        return 1e-3;
+    if (strcmp(unit, "microseconds") == 0)
+        return 1;
+    if (strcmp(unit, "milliseconds") == 0)
+        return 1e3;
+    if (strcmp(unit, "seconds") == 0)
+        return 1e6;
+    return 0;
+}
+
+static uint64_t cell(const profkit_profile *p, size_t row, uint32_t v, double scale)
+{
+    if (v == PROFKIT_NONE)
+        return 0;
+    int64_t x = p->sample_values[row * p->n_value_types + v];
+    if (x <= 0)
+        return 0;
+    if (scale == 1)
+        return (uint64_t)x;
+    double d = floor((double)x * scale + 0.5);
+    return d >= 9.2e18 ? (uint64_t)INT64_MAX : (uint64_t)d;
+}
+
+static void put_memop(writer *w, uint32_t elem, uint32_t off, unsigned op, uint64_t addr,
+                      uint64_t size)
+{
+    put_varint(w->sink, ((uint64_t)elem << 5) | (op << 3) | 3);
+    if (w->line_data)
+        put_varint(w->sink, off);
+    put_varint(w->sink, addr);
+    if (op == OP_ALLOC)
+        put_varint(w->sink, size);
+}
+
+static int parse_version(const char *s, uint64_t v[3])
+{
+    if (!s)
+        return -1;
+    for (int i = 0; i < 3; i++) {
+        char *end;
+        if (*s < '0' || *s > '9')
+            return -1;
+        v[i] = strtoull(s, &end, 10);
+        if (i < 2 && *end != '.')
+            return -1;
+        if (i == 2 && *end)
+            return -1;
+        s = end + 1;
+    }
+    return 0;
+}
+
+static uint64_t meta_num(const profkit_profile *p, const char *key)
+{
+    const char *s = profkit_meta_get(p, key);
+    return s && *s >= '0' && *s <= '9' ? strtoull(s, NULL, 10) : 0;
+}
+
+static void write_header(writer *w, int mem)
+{
+    const profkit_profile *p = w->p;
+    uint8_t buf[64];
+    size_t n = 0;
+    uint64_t ver[3] = { 1, 0, 0 };
+    parse_version(profkit_meta_get(p, "format_version"), ver);
+    /* The header size is the first thing that depends on the total, so the
+     * fixed part is measured first and the strings added after. */
+    size_t strings = 0;
+    const char *s[6];
+    for (int i = 0; i < 6; i++) {
+        s[i] = profkit_meta_get(p, header_strings[i]);
+        if (!s[i])
+            s[i] = "";
+        strings += strlen(s[i]) + 1;
+    }
+    uint8_t tail[64];
+    size_t t = 0;
+    for (int i = 0; i < 2; i++) {
+        const char *r = profkit_meta_get(p, i ? "actual_sample_ratio" : "requested_sample_ratio");
+        float f = r ? strtof(r, NULL) : 1.0f;
+        uint32_t bits;
+        memcpy(&bits, &f, 4);
+        profkit_store_le32(tail + t, bits);
+        t += 4;
+    }
+    t += profkit_varint_encode(tail + t, (uint64_t)w->line_data);
+    t += profkit_varint_encode(tail + t, (uint64_t)mem);
+    t += profkit_varint_encode(tail + t, meta_num(p, "start_timestamp_ms"));
+    memcpy(buf, magic, 8);
+    n = 8;
+    for (int i = 0; i < 3; i++)
+        n += profkit_varint_encode(buf + n, ver[i]);
+    /* The header size counts its own varint, whose length depends on it. */
+    uint8_t sz[10];
+    size_t szn = 1;
+    for (;;) {
+        size_t got = profkit_varint_encode(sz, n + szn + t + strings);
+        if (got == szn)
+            break;
+        szn = got;
+    }
+    profkit_sink_write(w->sink, buf, n);
+    profkit_sink_write(w->sink, sz, szn);
+    profkit_sink_write(w->sink, tail, t);
+    for (int i = 0; i < 6; i++)
+        profkit_sink_write(w->sink, s[i], strlen(s[i]) + 1);
+}
+
+static int bsprof_write(const profkit_profile *p, profkit_sink *sink, const profkit_write_options *o,
+                        profkit_error *err)
+{
+    writer w;
+    memset(&w, 0, sizeof(w));
+    w.p = p;
+    w.sink = sink;
+    int ok, rc = PROFKIT_ENOMEM;
+    pending_free *pend = NULL;
+    size_t n_pend = 0, cap_pend = 0, pend_next = 0;
+    uint32_t th = profkit_select_thread(p, o->thread, &ok, err);
+    if (!ok)
+        return PROFKIT_EINVAL;
+
+    /* Which model values become which bsprof values. */
+    uint32_t v[N_VALUES];
+    double scale[N_VALUES];
+    for (int i = 0; i < N_VALUES; i++) {
+        v[i] = find_type(p, value_names[i][0]);
+        scale[i] = 1;
+    }
+    if (v[V_CPU] == PROFKIT_NONE && p->n_value_types) {
+        uint32_t d = p->default_value < p->n_value_types ? p->default_value : 0;
+        int other = 0;
+        for (int i = 1; i < N_VALUES; i++)
+            other |= v[i] == d;
+        if (!other)
+            v[V_CPU] = d;
+    }
+    for (int i = V_CPU; i <= V_WALL; i++)
+        if (v[i] != PROFKIT_NONE) {
+            double u = usec_per(profkit_str(p, p->value_types[v[i]].unit));
+            scale[i] = u ? u : 1;
+        }
+
+    for (size_t f = 0; f < p->n_frames && !w.line_data; f++) {
+        const profkit_frame *fr = &p->frames[f];
+        w.line_data = fr->line != 0 && fr->line != p->functions[fr->function].start_line;
+    }
+    int mem = 0;
+    uint64_t n_ops = 0;
+    for (size_t r = 0; r < p->n_samples; r++) {
+        if (th != PROFKIT_NONE && p->sample_thread[r] != th)
+            continue;
+        uint64_t a = cell(p, r, v[V_ALLOC_OBJECTS], 1), i = cell(p, r, v[V_INUSE_OBJECTS], 1);
+        uint64_t f = cell(p, r, v[V_FREE_OBJECTS], 1);
+        mem |= a || i || f;
+        n_ops += (a > i ? a : i) + f;
+        if (n_ops > MAX_WRITE_OPS)
+            return profkit_error_set(err, PROFKIT_EUNSUPPORTED, NULL, -1,
+                                     "bsprof: more than %" PRIu64
+                                     " memory operations to write (one per allocated object)",
+                                     MAX_WRITE_OPS);
+    }
+    if (!(w.str_id = calloc(p->strings.n ? p->strings.n : 1, sizeof(uint32_t))) ||
+        PK_VEC_RESERVE(w.el, 0, w.cap_el, 1) != 0)
+        goto done;
+    w.n_el = 1;
+    write_header(&w, mem);
+
+    /* Modules: one per thread; a row without a known thread gets "main". */
+    uint32_t fallback = (uint32_t)p->n_threads + 1;
+    int need_fallback = 0;
+    for (size_t r = 0; r < p->n_samples; r++)
+        need_fallback |= p->sample_thread[r] >= p->n_threads;
+    for (size_t t = 0; t < p->n_threads; t++) {
+        uint32_t name = wstring(&w, p->threads[t].name);
+        put_varint(sink, ((uint64_t)(t + 1) << 3) | 1);
+        put_varint(sink, name);
+    }
+    if (need_fallback) {
+        put_varint(sink, ((uint64_t)++w.next_str) << 3);
+        profkit_sink_write(sink, "main", 5);
+        put_varint(sink, ((uint64_t)fallback << 3) | 1);
+        put_varint(sink, w.next_str);
+    }
+
+    uint64_t next_addr = 0x10000;
+    for (size_t r = 0; r < p->n_samples; r++) {
+        uint32_t t = p->sample_thread[r];
+        if (th != PROFKIT_NONE && t != th)
+            continue;
+        uint32_t module = t < p->n_threads ? t + 1 : fallback, elem, off;
+        uint64_t val[N_VALUES];
+        int nz = 0;
+        for (int i = 0; i < N_VALUES; i++)
+            nz |= (val[i] = cell(p, r, v[i], scale[i])) != 0;
+        if (!nz)
+            continue;
+        if (!welem_of_stack(&w, p->sample_stack[r], module, &elem, &off))
+            goto done;
+        if (elem == 0)
+            continue; /* the empty stack has no path element to carry values */
+        if (val[V_CPU] || val[V_WALL]) {
+            put_varint(sink, ((uint64_t)elem << 3) | 4);
+            if (w.line_data)
+                put_varint(sink, off);
+            put_varint(sink, val[V_CPU]);
+            put_varint(sink, val[V_WALL]);
+        }
+        if (val[V_CALLS]) {
+            put_varint(sink, ((uint64_t)elem << 3) | 5);
+            put_varint(sink, val[V_CALLS]);
+        }
+        /* Live objects share the in-use bytes, freed ones the rest. */
+        uint64_t live = val[V_INUSE_OBJECTS];
+        uint64_t all = val[V_ALLOC_OBJECTS] > live ? val[V_ALLOC_OBJECTS] : live;
+        uint64_t freed = all - live;
+        uint64_t live_bytes = val[V_INUSE_SPACE];
+        uint64_t freed_bytes = val[V_ALLOC_SPACE] > live_bytes ? val[V_ALLOC_SPACE] - live_bytes : 0;
+        for (uint64_t k = 0; k < all; k++) {
+            int is_live = k < live;
+            uint64_t cnt = is_live ? live : freed, bytes = is_live ? live_bytes : freed_bytes;
+            uint64_t idx = is_live ? k : k - live;
+            uint64_t size = bytes / cnt + (idx == 0 ? bytes % cnt : 0);
+            put_memop(&w, elem, off, OP_ALLOC, next_addr, size);
+            if (!is_live) {
+                if (PK_VEC_RESERVE(pend, n_pend, cap_pend, 1) != 0)
+                    goto done;
+                pend[n_pend].addr = next_addr;
+                pend[n_pend].elem = elem;
+                pend[n_pend++].off = off;
+            }
+            next_addr += 16;
+        }
+    }
+    /* Frees at the freeing stacks, matched against the freed allocations in
+     * order; frees beyond them name addresses never allocated. */
+    for (size_t r = 0; r < p->n_samples; r++) {
+        uint32_t t = p->sample_thread[r];
+        if (th != PROFKIT_NONE && t != th)
+            continue;
+        uint64_t f = cell(p, r, v[V_FREE_OBJECTS], 1);
+        if (!f)
+            continue;
+        uint32_t elem, off;
+        if (!welem_of_stack(&w, p->sample_stack[r], t < p->n_threads ? t + 1 : fallback, &elem, &off))
+            goto done;
+        if (elem == 0)
+            continue;
+        for (uint64_t k = 0; k < f; k++) {
+            uint64_t addr;
+            if (pend_next < n_pend)
+                addr = pend[pend_next++].addr;
+            else {
+                addr = next_addr;
+                next_addr += 16;
+            }
+            put_memop(&w, elem, off, OP_FREE, addr, 0);
+        }
+    }
+    for (; pend_next < n_pend; pend_next++)
+        put_memop(&w, pend[pend_next].elem, pend[pend_next].off, OP_FREE, pend[pend_next].addr, 0);
+    put_varint(sink, 0);
+    put_varint(sink, meta_num(p, "end_timestamp_ms"));
+    rc = 0;
+done:
+    free(w.str_id);
+    free(w.el);
+    profkit_idset_free(&w.el_set);
+    map64_free(&w.stack_elem);
+    free(w.memo_elem);
+    free(w.memo_off);
+    free(w.chain);
+    free(pend);
+    if (rc)
+        profkit_error_set(err, rc, NULL, -1, "out of memory writing bsprof");
+    return rc;
+}
+
+const profkit_format profkit_format_bsprof = {
+    { "bsprof", "Roku BrightScript profiler (.bsprof): cpu, wall, calls, memory", ".bsprof", 1, 1 },
+    bsprof_sniff,
+    bsprof_read,
+    bsprof_write,
+};
