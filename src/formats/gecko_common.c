@@ -1,0 +1,1912 @@
+/*
+ * gecko_common.c: one streaming reader for raw Gecko profiles and processed
+ * Firefox Profiler profiles (FORMATS.md §5; docs/formats/gecko.md and
+ * docs/formats/firefox.md).
+ *
+ * Shape of the input, both flavors:
+ *   { meta: {...}, libs: [...], threads: [thread...], processes: [profile...],
+ *     shared: {stringArray, stackTable, frameTable, funcTable, resourceTable,
+ *              sources}, pausedRanges: [...] }
+ * A table is either raw ({schema: {column: position}, data: [[row]...]}) or
+ * processed ({column: [values...], length}); the reader takes either layout
+ * wherever a table belongs.
+ *
+ * How it stays in bounded memory: the JSON is streamed through yajl and no
+ * tree is built. Only the columns the model needs are kept, as 8-byte cells
+ * (a double; null and JSON text references are NaN-boxed), per thread. When
+ * a thread's object closes (and what it refers to - its process's start
+ * time, the shared tables - is known) the thread goes into the model and its
+ * cells are freed. Rows that arrive before their table's schema are kept by
+ * position and named once the schema is seen.
+ *
+ * Errors found while parsing name the token's line and column; errors found
+ * when a thread is built (an index out of range, a cycle of stack prefixes)
+ * name the table and row, at the line and column where that table starts.
+ */
+#include "formats/gecko_common.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/json.h"
+
+/* ---------------------------------------------------------------- cells */
+
+#define BOX_NULL 0x7ff9000000000000ull
+#define BOX_TEXT 0x7ffa000000000000ull
+#define BOX_MASK 0xffff000000000000ull
+
+static inline uint64_t bits_of(double d)
+{
+    uint64_t b;
+    memcpy(&b, &d, 8);
+    return b;
+}
+static inline double boxed(uint64_t b)
+{
+    double d;
+    memcpy(&d, &b, 8);
+    return d;
+}
+static inline int cell_is_null(double d) { return bits_of(d) == BOX_NULL; }
+static inline int cell_is_text(double d) { return (bits_of(d) & BOX_MASK) == BOX_TEXT; }
+
+/* Columns the model needs, across all tables. */
+enum {
+    COL_STACK, COL_TIME, COL_TIME_DELTAS, COL_WEIGHT, COL_PREFIX, COL_PREFIX_OFFSET,
+    COL_FRAME, COL_LOCATION, COL_LINE, COL_COLUMN, COL_FUNC, COL_ADDRESS, COL_NAME,
+    COL_FILE_NAME, COL_SOURCE, COL_LINE_NUMBER, COL_RESOURCE, COL_TYPE, COL_START_TIME,
+    COL_END_TIME, COL_PHASE, COL_CATEGORY, COL_DATA, COL_FILENAME, N_COLS
+};
+static const char *const col_names[N_COLS] = {
+    "stack", "time", "timeDeltas", "weight", "prefix", "prefixOffset", "frame", "location",
+    "line", "column", "func", "address", "name", "fileName", "source", "lineNumber",
+    "resource", "type", "startTime", "endTime", "phase", "category", "data", "filename"
+};
+
+enum { T_SAMPLES, T_MARKERS, T_STACKS, T_FRAMES, T_FUNCS, T_RESOURCES, T_SOURCES, T_COUNT };
+static const char *const table_names[T_COUNT] = {
+    "samples", "markers", "stackTable", "frameTable", "funcTable", "resourceTable", "sources"
+};
+#define B(c) (1u << (c))
+static const uint32_t table_wants[T_COUNT] = {
+    B(COL_STACK) | B(COL_TIME) | B(COL_TIME_DELTAS) | B(COL_WEIGHT),
+    B(COL_NAME) | B(COL_TIME) | B(COL_START_TIME) | B(COL_END_TIME) | B(COL_PHASE) |
+        B(COL_CATEGORY) | B(COL_DATA),
+    B(COL_PREFIX) | B(COL_PREFIX_OFFSET) | B(COL_FRAME),
+    B(COL_LOCATION) | B(COL_LINE) | B(COL_COLUMN) | B(COL_FUNC) | B(COL_ADDRESS),
+    B(COL_NAME) | B(COL_FILE_NAME) | B(COL_SOURCE) | B(COL_LINE_NUMBER) | B(COL_RESOURCE),
+    B(COL_NAME) | B(COL_TYPE),
+    B(COL_FILENAME),
+};
+
+#define MAX_SCHEMA_POS 4096 /* a schema position beyond this is not a real column */
+#define MAX_NESTING 256     /* processes inside processes */
+
+typedef struct gk_col {
+    double *v;
+    size_t n, cap;
+} gk_col;
+
+typedef enum { WT_SAMPLES, WT_TRACING_MS, WT_BYTES } gk_weight_type;
+
+typedef struct gk_table {
+    int present;
+    int rows_layout;         /* saw schema or data */
+    int have_schema;
+    gk_col col[N_COLS];
+    int32_t schema[N_COLS];  /* position of each column, -1 = absent */
+    int8_t *pos_col;         /* position -> column id (-1 = dropped), once the schema is known */
+    size_t n_pos_map;
+    gk_col *pos;             /* rows read before the schema, by position */
+    size_t n_pos;
+    size_t n_rows;           /* rows layout */
+    gk_weight_type weight_type;
+    uint32_t line, column;   /* where the table starts */
+} gk_table;
+
+typedef struct gk_strings {
+    char *buf;
+    size_t len, cap;
+    size_t *off; /* n + 1 offsets */
+    size_t n, cap_off;
+} gk_strings;
+
+/* Tables, strings and the model ids already made from them. */
+typedef struct gk_tables {
+    gk_table t[T_COUNT];
+    gk_strings strings;
+    int have_strings;
+    uint32_t strings_line, strings_column;
+    pk_json_text text; /* JSON text of captured cells: [u32 length][bytes] */
+    /* caches, valid for the strings owner `cache_owner` */
+    const struct gk_tables *cache_owner;
+    uint32_t *str_ids, *func_ids, *frame_ids, *stack_ids;
+    size_t n_str_ids, n_func_ids, n_frame_ids, n_stack_ids;
+} gk_tables;
+
+typedef struct gk_thread {
+    gk_tables tab;
+    char *name, *process_name, *process_type;
+    int64_t pid, tid;
+    size_t depth;    /* depth of its (sub-)profile; 0 = the root */
+    size_t index;    /* in file order, for messages */
+    uint32_t line, column;
+} gk_thread;
+
+typedef struct gk_profile_ctx {
+    double start;    /* meta.startTime, ms */
+    int have_start;
+} gk_profile_ctx;
+
+typedef enum {
+    C_DOC, C_PROFILE, C_META, C_CATEGORIES, C_CATEGORY, C_NESTED, C_LIBS, C_LIB,
+    C_THREADS, C_THREAD, C_PROCESSES, C_PAUSED, C_SHARED, C_TABLE, C_SCHEMA, C_DATA, C_ROW,
+    C_COLUMN, C_STRINGS
+} gk_kind;
+
+typedef struct gk_frame {
+    gk_kind kind;
+    int key;          /* id of the last key (meaning depends on kind), -1 = other */
+    gk_table *table;  /* C_TABLE, C_SCHEMA, C_DATA, C_ROW, C_COLUMN */
+    gk_tables *owner; /* whose strings/tables/text */
+    int table_kind;
+    size_t index;     /* elements seen (arrays) */
+    gk_col *target;   /* C_COLUMN: where values go */
+} gk_frame;
+
+typedef struct gk_lib {
+    double start, end, offset;
+    char *name, *path, *debug_name, *build_id;
+} gk_lib;
+
+typedef struct gk_reader {
+    profkit_profile *p;
+    profkit_read_ctx *ctx;
+    pk_gecko_flavor flavor;
+    gk_frame *fs;
+    size_t n_fs, cap_fs;
+    gk_profile_ctx *prof;
+    size_t n_prof, cap_prof;
+    int skip;               /* depth of a subtree being skipped */
+    int capture;            /* depth of a subtree being captured */
+    pk_json_text cap_text;
+    gk_col *cap_target;     /* capture into this column's owner text */
+    gk_tables *cap_owner;
+    int cap_paused;         /* capture is a pausedRanges element */
+    gk_thread *cur;         /* thread being parsed */
+    gk_thread **pending;    /* complete threads waiting for a start time or the shared tables */
+    size_t n_pending, cap_pending;
+    size_t n_threads, n_built;
+    gk_tables shared;
+    int shared_done;
+    gk_lib lib;
+    gk_strings categories;
+    char meta_key[64];
+    uint32_t *chain;        /* stack resolution scratch */
+    size_t cap_chain;
+    char version[2][24]; /* meta.version, meta.preprocessedProfileVersion */
+} gk_reader;
+
+/* ---------------------------------------------------------------- helpers */
+
+static int oom(gk_reader *r) { return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory"); }
+
+static int col_push(gk_col *c, double v)
+{
+    if (PK_UNLIKELY(c->n == c->cap) && PK_VEC_RESERVE(c->v, c->n, c->cap, 1) != 0)
+        return PROFKIT_ENOMEM;
+    c->v[c->n++] = v;
+    return 0;
+}
+
+static void col_free(gk_col *c)
+{
+    free(c->v);
+    memset(c, 0, sizeof *c);
+}
+
+static void table_free(gk_table *t)
+{
+    for (int i = 0; i < N_COLS; i++)
+        col_free(&t->col[i]);
+    for (size_t i = 0; i < t->n_pos; i++)
+        col_free(&t->pos[i]);
+    free(t->pos);
+    free(t->pos_col);
+    memset(t, 0, sizeof *t);
+}
+
+static void table_init(gk_table *t, uint32_t line, uint32_t column)
+{
+    table_free(t);
+    t->present = 1;
+    for (int i = 0; i < N_COLS; i++)
+        t->schema[i] = -1;
+    t->line = line;
+    t->column = column;
+}
+
+static int strings_push(gk_strings *s, const char *str, size_t len)
+{
+    if (s->n + 2 > s->cap_off && PK_VEC_RESERVE(s->off, s->n, s->cap_off, 2) != 0)
+        return PROFKIT_ENOMEM;
+    if (s->len + len > s->cap) {
+        if (profkit_grow((void **)&s->buf, &s->cap, s->len + len, 1) != 0)
+            return PROFKIT_ENOMEM;
+    }
+    if (s->n == 0)
+        s->off[0] = 0;
+    if (len)
+        memcpy(s->buf + s->len, str, len);
+    s->len += len;
+    s->off[++s->n] = s->len;
+    return 0;
+}
+
+static void strings_free(gk_strings *s)
+{
+    free(s->buf);
+    free(s->off);
+    memset(s, 0, sizeof *s);
+}
+
+static void tables_free(gk_tables *t)
+{
+    for (int i = 0; i < T_COUNT; i++)
+        table_free(&t->t[i]);
+    strings_free(&t->strings);
+    pk_json_text_free(&t->text);
+    free(t->str_ids);
+    free(t->func_ids);
+    free(t->frame_ids);
+    free(t->stack_ids);
+    memset(t, 0, sizeof *t);
+}
+
+static void thread_free(gk_thread *th)
+{
+    if (!th)
+        return;
+    tables_free(&th->tab);
+    free(th->name);
+    free(th->process_name);
+    free(th->process_type);
+    free(th);
+}
+
+static char *dup_len(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+static const char *ev_type_name(const pk_json_event *ev)
+{
+    switch (ev->type) {
+    case PK_JSON_NULL: return "null";
+    case PK_JSON_BOOL: return "a boolean";
+    case PK_JSON_NUMBER: return "a number";
+    case PK_JSON_STRING: return "a string";
+    case PK_JSON_MAP_START: return "an object";
+    case PK_JSON_ARRAY_START: return "an array";
+    default: return "something else";
+    }
+}
+
+static int is_start(const pk_json_event *ev)
+{
+    return ev->type == PK_JSON_MAP_START || ev->type == PK_JSON_ARRAY_START;
+}
+
+static int key_is(const pk_json_event *ev, const char *k)
+{
+    size_t n = strlen(k);
+    return ev->len == n && memcmp(ev->str, k, n) == 0;
+}
+
+static int col_id(const pk_json_event *ev)
+{
+    for (int i = 0; i < N_COLS; i++)
+        if (key_is(ev, col_names[i]))
+            return i;
+    return -1;
+}
+
+static int table_id(const pk_json_event *ev)
+{
+    for (int i = 0; i < T_COUNT; i++)
+        if (key_is(ev, table_names[i]))
+            return i;
+    return -1;
+}
+
+static int push_frame(gk_reader *r, gk_kind kind)
+{
+    if (PK_VEC_RESERVE(r->fs, r->n_fs, r->cap_fs, 1) != 0)
+        return oom(r);
+    gk_frame *f = &r->fs[r->n_fs++];
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->key = -1;
+    return 0;
+}
+
+/* Starts skipping the value ev begins (nothing to do for scalars). */
+static int skip_value(gk_reader *r, const pk_json_event *ev)
+{
+    if (is_start(ev))
+        r->skip = 1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- capture */
+
+/* Stores a captured JSON text in the owner's text arena as a cell. */
+static int text_cell(gk_tables *o, const char *s, size_t n, double *out)
+{
+    size_t off = o->text.len;
+    if (off >= (1ull << 48) || n > UINT32_MAX)
+        return PROFKIT_ENOMEM;
+    uint32_t len = (uint32_t)n;
+    /* length prefix, then the bytes; written raw (not as JSON events) */
+    pk_json_text *t = &o->text;
+    if (t->len + 4 + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 256;
+        while (cap < t->len + 4 + n + 1) {
+            if (cap > SIZE_MAX / 2)
+                return PROFKIT_ENOMEM;
+            cap *= 2;
+        }
+        char *b = realloc(t->buf, cap);
+        if (!b)
+            return PROFKIT_ENOMEM;
+        t->buf = b;
+        t->cap = cap;
+    }
+    memcpy(t->buf + t->len, &len, 4);
+    memcpy(t->buf + t->len + 4, s, n);
+    t->len += 4 + n;
+    *out = boxed(BOX_TEXT | off);
+    return 0;
+}
+
+static const char *cell_text(const gk_tables *o, double d, size_t *n)
+{
+    size_t off = (size_t)(bits_of(d) & ~BOX_MASK);
+    uint32_t len;
+    if (off + 4 > o->text.len)
+        return NULL;
+    memcpy(&len, o->text.buf + off, 4);
+    *n = len;
+    return o->text.buf + off + 4;
+}
+
+static int begin_capture(gk_reader *r, const pk_json_event *ev, gk_col *target, gk_tables *owner,
+                         int paused)
+{
+    r->cap_text.len = 0;
+    r->cap_target = target;
+    r->cap_owner = owner;
+    r->cap_paused = paused;
+    pk_json_text_event(&r->cap_text, ev);
+    r->capture = is_start(ev) ? 1 : 0;
+    return 0;
+}
+
+static int end_capture(gk_reader *r)
+{
+    if (r->cap_text.failed)
+        return oom(r);
+    const char *s = r->cap_text.buf ? r->cap_text.buf : "";
+    if (r->cap_paused) {
+        if (profkit_meta_add_len(r->p, "pausedRange", s, r->cap_text.len) != 0)
+            return oom(r);
+        return 0;
+    }
+    double cell;
+    if (text_cell(r->cap_owner, s, r->cap_text.len, &cell) != 0 || col_push(r->cap_target, cell) != 0)
+        return oom(r);
+    return 0;
+}
+
+/* A scalar or container cell going into column c of owner o. */
+static int put_cell(gk_reader *r, gk_col *c, gk_tables *o, const pk_json_event *ev)
+{
+    int rc = 0;
+    switch (ev->type) {
+    case PK_JSON_NUMBER: rc = col_push(c, ev->num); break;
+    case PK_JSON_NULL: rc = col_push(c, boxed(BOX_NULL)); break;
+    case PK_JSON_BOOL: rc = col_push(c, ev->boolean ? 1.0 : 0.0); break;
+    default:
+        begin_capture(r, ev, c, o, 0);
+        return r->capture ? 0 : end_capture(r);
+    }
+    return rc ? oom(r) : 0;
+}
+
+/* ---------------------------------------------------------------- tables */
+
+/* Names the columns of rows read before the schema, once it is known. */
+static int apply_schema(gk_reader *r, gk_table *t, uint32_t wants)
+{
+    size_t max = 0;
+    for (int c = 0; c < N_COLS; c++)
+        if (t->schema[c] >= 0 && (size_t)t->schema[c] + 1 > max)
+            max = (size_t)t->schema[c] + 1;
+    free(t->pos_col);
+    t->pos_col = malloc(max ? max : 1);
+    if (!t->pos_col)
+        return oom(r);
+    memset(t->pos_col, -1, max ? max : 1);
+    t->n_pos_map = max;
+    for (int c = 0; c < N_COLS; c++) {
+        if (t->schema[c] < 0 || !(wants & B(c)))
+            continue;
+        size_t p = (size_t)t->schema[c];
+        if (t->pos_col[p] < 0)
+            t->pos_col[p] = (int8_t)c;
+        col_free(&t->col[c]);
+        if (p < t->n_pos && t->pos[p].v) {
+            /* a position two names share: copy */
+            gk_col *src = &t->pos[p];
+            if (PK_VEC_RESERVE(t->col[c].v, 0, t->col[c].cap, src->n) != 0)
+                return oom(r);
+            memcpy(t->col[c].v, src->v, src->n * sizeof(double));
+            t->col[c].n = src->n;
+        }
+        while (t->col[c].n < t->n_rows)
+            if (col_push(&t->col[c], boxed(BOX_NULL)) != 0)
+                return oom(r);
+    }
+    for (size_t i = 0; i < t->n_pos; i++)
+        col_free(&t->pos[i]);
+    free(t->pos);
+    t->pos = NULL;
+    t->n_pos = 0;
+    t->have_schema = 1;
+    return 0;
+}
+
+/* Where the cell at `pos` of the current row goes, or NULL to drop it. */
+static gk_col *row_target(gk_reader *r, gk_table *t, size_t pos, int *err)
+{
+    *err = 0;
+    if (t->have_schema) {
+        if (pos >= t->n_pos_map || t->pos_col[pos] < 0)
+            return NULL;
+        return &t->col[t->pos_col[pos]];
+    }
+    if (pos >= MAX_SCHEMA_POS)
+        return NULL;
+    if (pos >= t->n_pos) {
+        gk_col *np = realloc(t->pos, (pos + 1) * sizeof *np);
+        if (!np) {
+            *err = oom(r);
+            return NULL;
+        }
+        t->pos = np;
+        for (size_t i = t->n_pos; i <= pos; i++) {
+            memset(&t->pos[i], 0, sizeof t->pos[i]);
+            for (size_t k = 0; k < t->n_rows; k++)
+                if (col_push(&t->pos[i], boxed(BOX_NULL)) != 0) {
+                    t->n_pos = i + 1;
+                    *err = oom(r);
+                    return NULL;
+                }
+        }
+        t->n_pos = pos + 1;
+    }
+    return &t->pos[pos];
+}
+
+/* A row ended: columns it did not reach read as null. */
+static int end_row(gk_reader *r, gk_table *t)
+{
+    t->n_rows++;
+    if (t->have_schema) {
+        for (int c = 0; c < N_COLS; c++)
+            if (t->schema[c] >= 0 && t->col[c].n < t->n_rows &&
+                col_push(&t->col[c], boxed(BOX_NULL)) != 0)
+                return oom(r);
+    } else {
+        for (size_t i = 0; i < t->n_pos; i++)
+            if (t->pos[i].n < t->n_rows && col_push(&t->pos[i], boxed(BOX_NULL)) != 0)
+                return oom(r);
+    }
+    return 0;
+}
+
+static size_t table_rows(const gk_table *t)
+{
+    if (!t->present)
+        return 0;
+    if (t->rows_layout)
+        return t->n_rows;
+    size_t n = 0;
+    for (int c = 0; c < N_COLS; c++)
+        if (t->col[c].n > n)
+            n = t->col[c].n;
+    return n;
+}
+
+static double cell_at(const gk_table *t, int c, size_t i)
+{
+    return i < t->col[c].n ? t->col[c].v[i] : boxed(BOX_NULL);
+}
+
+/* ---------------------------------------------------------------- threads */
+
+typedef struct gk_build {
+    gk_reader *r;
+    gk_thread *th;
+    gk_tables *strings_owner;
+    gk_tables *owner[T_COUNT]; /* whose table each is */
+    gk_table *t[T_COUNT];
+    int raw_frames;            /* frames carry location strings */
+} gk_build;
+
+static int table_fail(gk_build *b, int tk, size_t row, const char *fmt, ...) PK_PRINTF(4, 5);
+static int table_fail(gk_build *b, int tk, size_t row, const char *fmt, ...)
+{
+    char msg[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const gk_table *t = b->t[tk];
+    return profkit_read_fail_pos(b->r->ctx, PROFKIT_ECORRUPT, t ? t->line : 0, t ? t->column : 0,
+                                 "thread %zu (%s): %s row %zu: %s", b->th->index,
+                                 b->th->name ? b->th->name : "", table_names[tk], row, msg);
+}
+
+/* Reads an integer cell: 0 (value in *out), 1 (null), or an error. */
+static int get_int(gk_build *b, int tk, int c, size_t row, int64_t *out)
+{
+    double d = cell_at(b->t[tk], c, row);
+    if (cell_is_null(d))
+        return 1;
+    if (cell_is_text(d) || d != d || d < -9007199254740992.0 || d > 9007199254740992.0 ||
+        d != floor(d))
+        return table_fail(b, tk, row, "%s: expected an integer, found %s", col_names[c],
+                          cell_is_text(d) ? "text" : "a fraction or huge number");
+    *out = (int64_t)d;
+    return 0;
+}
+
+/* An index into a table of n rows (null allowed when nullable). */
+static int get_index(gk_build *b, int tk, int c, size_t row, size_t n, const char *what,
+                     int64_t *out)
+{
+    int rc = get_int(b, tk, c, row, out);
+    if (rc < 0)
+        return rc;
+    if (rc == 1) {
+        *out = -1;
+        return 1;
+    }
+    if (*out < 0 || (uint64_t)*out >= n)
+        return table_fail(b, tk, row, "%s %lld out of range (the %s has %zu entries)", col_names[c],
+                          (long long)*out, what, n);
+    return 0;
+}
+
+static int get_num(gk_build *b, int tk, int c, size_t row, double *out)
+{
+    double d = cell_at(b->t[tk], c, row);
+    if (cell_is_null(d))
+        return 1;
+    if (cell_is_text(d))
+        return table_fail(b, tk, row, "%s: expected a number, found text", col_names[c]);
+    *out = d;
+    return 0;
+}
+
+/* Model string id of string index i of the strings owner. */
+static int model_string(gk_build *b, int tk, size_t row, int64_t i, uint32_t *out)
+{
+    gk_tables *o = b->strings_owner;
+    size_t n = o ? o->strings.n : 0;
+    if (i < 0 || (uint64_t)i >= n)
+        return table_fail(b, tk, row, "string index %lld out of range (the string table has %zu entries)",
+                          (long long)i, n);
+    if (!o->str_ids) {
+        o->str_ids = malloc((n ? n : 1) * sizeof(uint32_t));
+        if (!o->str_ids)
+            return oom(b->r);
+        memset(o->str_ids, 0xff, (n ? n : 1) * sizeof(uint32_t));
+        o->n_str_ids = n;
+    }
+    if (o->str_ids[i] == PROFKIT_NONE) {
+        size_t a = o->strings.off[i], e = o->strings.off[i + 1];
+        uint32_t id = profkit_string_intern(b->r->p, o->strings.buf + a, e - a);
+        if (id == PROFKIT_NONE)
+            return oom(b->r);
+        o->str_ids[i] = id;
+    }
+    *out = o->str_ids[i];
+    return 0;
+}
+
+static int string_view(gk_build *b, int tk, size_t row, int64_t i, const char **s, size_t *len)
+{
+    gk_tables *o = b->strings_owner;
+    size_t n = o ? o->strings.n : 0;
+    if (i < 0 || (uint64_t)i >= n)
+        return table_fail(b, tk, row, "string index %lld out of range (the string table has %zu entries)",
+                          (long long)i, n);
+    *s = o->strings.buf + o->strings.off[i];
+    *len = o->strings.off[i + 1] - o->strings.off[i];
+    return 0;
+}
+
+static uint32_t *cache(uint32_t **ids, size_t *n_ids, size_t n)
+{
+    if (!*ids) {
+        *ids = malloc((n ? n : 1) * sizeof(uint32_t));
+        if (!*ids)
+            return NULL;
+        memset(*ids, 0xff, (n ? n : 1) * sizeof(uint32_t));
+        *n_ids = n;
+    }
+    return *ids;
+}
+
+static int intern_len(gk_build *b, const char *s, size_t n, uint32_t *out)
+{
+    *out = profkit_string_intern(b->r->p, s ? s : "", s ? n : 0);
+    return *out == PROFKIT_NONE ? oom(b->r) : 0;
+}
+
+/* Processed: the model function of funcTable row i. */
+static int func_id(gk_build *b, size_t i, uint32_t *out)
+{
+    gk_table *ft = b->t[T_FUNCS];
+    size_t n = table_rows(ft);
+    gk_tables *o = b->owner[T_FUNCS];
+    uint32_t *ids = cache(&o->func_ids, &o->n_func_ids, n);
+    if (!ids)
+        return oom(b->r);
+    if (ids[i] != PROFKIT_NONE) {
+        *out = ids[i];
+        return 0;
+    }
+    profkit_function f = { 0, 0, 0, 0, 0 };
+    int64_t v;
+    int rc;
+    if ((rc = get_int(b, T_FUNCS, COL_NAME, i, &v)) < 0)
+        return rc;
+    if (rc == 0 && (rc = model_string(b, T_FUNCS, i, v, &f.name)) < 0)
+        return rc;
+    if ((rc = get_int(b, T_FUNCS, COL_FILE_NAME, i, &v)) < 0)
+        return rc;
+    if (rc == 0 && (rc = model_string(b, T_FUNCS, i, v, &f.file)) < 0)
+        return rc;
+    if (b->t[T_FUNCS]->col[COL_SOURCE].n && b->t[T_SOURCES]) {
+        /* version 58+: the file name is in the shared sources table */
+        int64_t src;
+        rc = get_index(b, T_FUNCS, COL_SOURCE, i, table_rows(b->t[T_SOURCES]), "sources table", &src);
+        if (rc < 0)
+            return rc;
+        if (rc == 0) {
+            if ((rc = get_int(b, T_SOURCES, COL_FILENAME, (size_t)src, &v)) < 0)
+                return rc;
+            if (rc == 0 && (rc = model_string(b, T_SOURCES, (size_t)src, v, &f.file)) < 0)
+                return rc;
+        }
+    }
+    if ((rc = get_int(b, T_FUNCS, COL_LINE_NUMBER, i, &v)) < 0)
+        return rc;
+    if (rc == 0 && v > 0 && v <= UINT32_MAX)
+        f.start_line = (uint32_t)v;
+    if ((rc = get_int(b, T_FUNCS, COL_RESOURCE, i, &v)) < 0)
+        return rc;
+    if (rc == 0 && v >= 0) {
+        gk_table *rt = b->t[T_RESOURCES];
+        size_t nr = rt ? table_rows(rt) : 0;
+        if ((uint64_t)v >= nr)
+            return table_fail(b, T_FUNCS, i, "resource %lld out of range (the resourceTable has %zu entries)",
+                              (long long)v, nr);
+        int64_t type, name;
+        if ((rc = get_int(b, T_RESOURCES, COL_TYPE, (size_t)v, &type)) < 0)
+            return rc;
+        /* type 1 is a library: its name is the module */
+        if (rc == 0 && type == 1) {
+            if ((rc = get_int(b, T_RESOURCES, COL_NAME, (size_t)v, &name)) < 0)
+                return rc;
+            if (rc == 0 && (rc = model_string(b, T_RESOURCES, (size_t)v, name, &f.module)) < 0)
+                return rc;
+        }
+    }
+    f.system_name = f.name;
+    uint32_t id = profkit_function_add(b->r->p, &f);
+    if (id == PROFKIT_NONE)
+        return oom(b->r);
+    ids[i] = id;
+    *out = id;
+    return 0;
+}
+
+/* The model frame of frameTable row i. */
+static int frame_id(gk_build *b, size_t i, uint32_t *out)
+{
+    gk_table *ft = b->t[T_FRAMES];
+    size_t n = table_rows(ft);
+    gk_tables *o = b->owner[T_FRAMES];
+    uint32_t *ids = cache(&o->frame_ids, &o->n_frame_ids, n);
+    if (!ids)
+        return oom(b->r);
+    if (ids[i] != PROFKIT_NONE) {
+        *out = ids[i];
+        return 0;
+    }
+    profkit_frame fr = { 0, 0, 0, 0, PROFKIT_NONE };
+    int64_t v;
+    int rc;
+    uint32_t loc_line = 0, loc_col = 0;
+    if (b->raw_frames) {
+        if ((rc = get_int(b, T_FRAMES, COL_LOCATION, i, &v)) < 0)
+            return rc;
+        if (rc == 1)
+            return table_fail(b, T_FRAMES, i, "location: expected a string index, found null");
+        const char *s;
+        size_t len;
+        if ((rc = string_view(b, T_FRAMES, i, v, &s, &len)) < 0)
+            return rc;
+        pk_gecko_location loc;
+        pk_gecko_parse_location(s, len, &loc);
+        profkit_function f = { 0, 0, 0, 0, loc.line };
+        if ((rc = intern_len(b, loc.name, loc.name_len, &f.name)) < 0 ||
+            (rc = intern_len(b, loc.file, loc.file_len, &f.file)) < 0 ||
+            (rc = intern_len(b, loc.module, loc.module_len, &f.module)) < 0)
+            return rc;
+        f.system_name = f.name;
+        fr.function = profkit_function_add(b->r->p, &f);
+        if (fr.function == PROFKIT_NONE)
+            return oom(b->r);
+        fr.address = loc.is_address ? loc.address : 0;
+        loc_line = loc.line;
+        loc_col = loc.column;
+    } else {
+        int64_t fi;
+        rc = get_index(b, T_FRAMES, COL_FUNC, i, table_rows(b->t[T_FUNCS]), "funcTable", &fi);
+        if (rc < 0)
+            return rc;
+        if (rc == 1)
+            return table_fail(b, T_FRAMES, i, "func: expected a funcTable index, found null");
+        if ((rc = func_id(b, (size_t)fi, &fr.function)) < 0)
+            return rc;
+        if ((rc = get_int(b, T_FRAMES, COL_ADDRESS, i, &v)) < 0)
+            return rc;
+        if (rc == 0 && v >= 0)
+            fr.address = (uint64_t)v;
+    }
+    if ((rc = get_int(b, T_FRAMES, COL_LINE, i, &v)) < 0)
+        return rc;
+    fr.line = rc == 0 && v > 0 && v <= UINT32_MAX ? (uint32_t)v : loc_line;
+    if ((rc = get_int(b, T_FRAMES, COL_COLUMN, i, &v)) < 0)
+        return rc;
+    fr.column = rc == 0 && v > 0 && v <= UINT32_MAX ? (uint32_t)v : loc_col;
+    uint32_t id = profkit_frame_add(b->r->p, &fr);
+    if (id == PROFKIT_NONE)
+        return oom(b->r);
+    ids[i] = id;
+    *out = id;
+    return 0;
+}
+
+#define IN_PROGRESS (PROFKIT_NONE - 1)
+
+/* The model stack of stackTable row i, resolving prefixes iteratively. */
+static int stack_id(gk_build *b, size_t i, uint32_t *out)
+{
+    gk_table *st = b->t[T_STACKS];
+    size_t n = table_rows(st);
+    gk_tables *o = b->owner[T_STACKS];
+    uint32_t *ids = cache(&o->stack_ids, &o->n_stack_ids, n);
+    if (!ids)
+        return oom(b->r);
+    gk_reader *r = b->r;
+    size_t depth = 0, cur = i;
+    uint32_t parent = 0;
+    int use_offset = st->col[COL_PREFIX_OFFSET].n > 0 && st->col[COL_PREFIX].n == 0;
+    for (;;) {
+        if (ids[cur] == IN_PROGRESS)
+            return table_fail(b, T_STACKS, cur, "the stack prefixes form a cycle");
+        if (ids[cur] != PROFKIT_NONE) {
+            parent = ids[cur];
+            break;
+        }
+        if (depth == r->cap_chain && PK_VEC_RESERVE(r->chain, depth, r->cap_chain, 1) != 0)
+            return oom(r);
+        r->chain[depth++] = (uint32_t)cur;
+        ids[cur] = IN_PROGRESS;
+        int64_t pf;
+        int rc;
+        if (use_offset) {
+            if ((rc = get_int(b, T_STACKS, COL_PREFIX_OFFSET, cur, &pf)) < 0)
+                return rc;
+            if (rc == 0 && (pf < 0 || (uint64_t)pf > cur))
+                return table_fail(b, T_STACKS, cur, "prefixOffset %lld points outside the table",
+                                  (long long)pf);
+            pf = rc == 1 || pf == 0 ? -1 : (int64_t)cur - pf;
+        } else if ((rc = get_index(b, T_STACKS, COL_PREFIX, cur, n, "stackTable", &pf)) < 0) {
+            return rc;
+        }
+        if (pf < 0) {
+            parent = 0;
+            break;
+        }
+        cur = (size_t)pf;
+    }
+    while (depth > 0) {
+        size_t s = r->chain[--depth];
+        int64_t fi;
+        int rc = get_index(b, T_STACKS, COL_FRAME, s, table_rows(b->t[T_FRAMES]), "frameTable", &fi);
+        if (rc < 0)
+            return rc;
+        if (rc == 1)
+            return table_fail(b, T_STACKS, s, "frame: expected a frameTable index, found null");
+        uint32_t frame;
+        if ((rc = frame_id(b, (size_t)fi, &frame)) < 0)
+            return rc;
+        parent = profkit_stack_intern(r->p, parent, frame);
+        if (parent == PROFKIT_NONE)
+            return oom(r);
+        ids[s] = parent;
+    }
+    *out = parent;
+    return 0;
+}
+
+static int ms_to_ns(gk_build *b, int tk, size_t row, double ms, int64_t *out)
+{
+    double ns = ms * 1e6;
+    if (!(ns > -9.2e18 && ns < 9.2e18))
+        return table_fail(b, tk, row, "time %g ms out of range", ms);
+    *out = (int64_t)llround(ns);
+    return 0;
+}
+
+static int build_samples(gk_build *b, uint32_t thread, double shift)
+{
+    gk_reader *r = b->r;
+    gk_table *st = b->t[T_SAMPLES];
+    size_t n = table_rows(st);
+    if (n == 0)
+        return 0;
+    if (!b->t[T_STACKS] || !b->t[T_FRAMES])
+        return table_fail(b, T_SAMPLES, 0, "the thread has samples but no %s",
+                          b->t[T_STACKS] ? "frameTable" : "stackTable");
+    if (!b->raw_frames && !b->t[T_FUNCS])
+        return table_fail(b, T_SAMPLES, 0, "the thread has samples but no funcTable");
+    static const char *const vt_names[][2] = {
+        { "samples", "count" }, { "wall", "milliseconds" }, { "bytes", "bytes" }
+    };
+    uint32_t vt = profkit_value_type_add(r->p, vt_names[st->weight_type][0], vt_names[st->weight_type][1]);
+    if (vt == PROFKIT_NONE)
+        return oom(r);
+    size_t nv = r->p->n_value_types;
+    int64_t *values = calloc(nv, sizeof *values);
+    if (!values)
+        return oom(r);
+    size_t n_stacks = table_rows(b->t[T_STACKS]);
+    int timed = st->col[COL_TIME].n > 0 || st->col[COL_TIME_DELTAS].n > 0;
+    int deltas = st->col[COL_TIME].n == 0 && st->col[COL_TIME_DELTAS].n > 0;
+    double t_acc = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        double t = 0, d;
+        if (deltas) {
+            if ((rc = get_num(b, T_SAMPLES, COL_TIME_DELTAS, i, &d)) < 0)
+                break;
+            t_acc += rc == 0 ? d : 0;
+            t = t_acc;
+        } else if (timed) {
+            if ((rc = get_num(b, T_SAMPLES, COL_TIME, i, &t)) < 0)
+                break;
+            if (rc == 1)
+                t = t_acc; /* a null time repeats the previous one */
+            t_acc = t;
+        }
+        int64_t si;
+        rc = get_index(b, T_SAMPLES, COL_STACK, i, n_stacks, "stackTable", &si);
+        if (rc < 0)
+            break;
+        if (rc == 1) {
+            rc = 0;
+            continue; /* a sample without a stack has nothing to attribute */
+        }
+        uint32_t stack;
+        if ((rc = stack_id(b, (size_t)si, &stack)) < 0)
+            break;
+        double w = 1;
+        if ((rc = get_num(b, T_SAMPLES, COL_WEIGHT, i, &w)) < 0)
+            break;
+        if (rc == 1)
+            w = 1;
+        rc = 0;
+        if (!(w > -9.2e18 && w < 9.2e18)) {
+            rc = table_fail(b, T_SAMPLES, i, "weight %g out of range", w);
+            break;
+        }
+        values[vt] = (int64_t)llround(w);
+        if (timed) {
+            int64_t ns;
+            if ((rc = ms_to_ns(b, T_SAMPLES, i, t + shift, &ns)) < 0)
+                break;
+            rc = profkit_sample_add_timed(r->p, stack, thread, ns, values);
+        } else {
+            rc = profkit_sample_add(r->p, stack, thread, values);
+        }
+        if (rc) {
+            rc = oom(r);
+            break;
+        }
+    }
+    free(values);
+    return rc;
+}
+
+static int build_markers(gk_build *b, uint32_t thread, double shift)
+{
+    gk_reader *r = b->r;
+    gk_table *mt = b->t[T_MARKERS];
+    size_t n = table_rows(mt);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        profkit_marker m = { 0, 0, thread, 0, 0, 0 };
+        int64_t v;
+        if ((rc = get_int(b, T_MARKERS, COL_NAME, i, &v)) < 0)
+            return rc;
+        if (rc == 0 && (rc = model_string(b, T_MARKERS, i, v, &m.name)) < 0)
+            return rc;
+        double s = 0, e = 0;
+        int hs, he;
+        if ((hs = get_num(b, T_MARKERS, mt->col[COL_START_TIME].n ? COL_START_TIME : COL_TIME, i, &s)) < 0)
+            return hs;
+        if ((he = get_num(b, T_MARKERS, COL_END_TIME, i, &e)) < 0)
+            return he;
+        if (hs == 1)
+            s = he == 0 ? e : 0;
+        if (he == 1)
+            e = s;
+        if ((rc = ms_to_ns(b, T_MARKERS, i, s + shift, &m.start)) < 0 ||
+            (rc = ms_to_ns(b, T_MARKERS, i, e + shift, &m.end)) < 0)
+            return rc;
+        if ((rc = get_int(b, T_MARKERS, COL_CATEGORY, i, &v)) < 0)
+            return rc;
+        if (rc == 0 && v >= 0 && (uint64_t)v < r->categories.n) {
+            const gk_strings *c = &r->categories;
+            m.category = profkit_string_intern(r->p, c->buf + c->off[v], c->off[v + 1] - c->off[v]);
+            if (m.category == PROFKIT_NONE)
+                return oom(r);
+        }
+        double d = cell_at(mt, COL_DATA, i);
+        if (cell_is_text(d)) {
+            size_t len;
+            const char *txt = cell_text(b->owner[T_MARKERS], d, &len);
+            if (txt && (m.payload = profkit_string_intern(r->p, txt, len)) == PROFKIT_NONE)
+                return oom(r);
+        }
+        if (profkit_marker_add(r->p, &m) != 0)
+            return oom(r);
+    }
+    return 0;
+}
+
+/* Sub-process time shift: sum of startTime differences down the chain. */
+static double thread_shift(gk_reader *r, size_t depth)
+{
+    double shift = 0;
+    for (size_t k = 1; k <= depth && k < r->n_prof; k++)
+        if (r->prof[k].have_start && r->prof[k - 1].have_start)
+            shift += r->prof[k].start - r->prof[k - 1].start;
+    return shift;
+}
+
+static int build_thread(gk_reader *r, gk_thread *th)
+{
+    gk_build b;
+    memset(&b, 0, sizeof b);
+    b.r = r;
+    b.th = th;
+    b.strings_owner = th->tab.have_strings ? &th->tab : r->shared.have_strings ? &r->shared : NULL;
+    for (int k = 0; k < T_COUNT; k++) {
+        gk_tables *o = th->tab.t[k].present ? &th->tab : r->shared.t[k].present ? &r->shared : NULL;
+        b.owner[k] = o;
+        b.t[k] = o ? &o->t[k] : NULL;
+    }
+    /* caches hold ids made with one string table; drop them if it changes */
+    for (int k = 0; k < T_COUNT; k++) {
+        gk_tables *o = b.owner[k];
+        if (o && o->cache_owner != b.strings_owner) {
+            free(o->func_ids);
+            free(o->frame_ids);
+            free(o->stack_ids);
+            o->func_ids = o->frame_ids = o->stack_ids = NULL;
+            o->cache_owner = b.strings_owner;
+        }
+    }
+    b.raw_frames = b.t[T_FRAMES] && (b.t[T_FRAMES]->col[COL_LOCATION].n > 0 ||
+                                     b.t[T_FRAMES]->schema[COL_LOCATION] >= 0);
+    uint32_t thread = profkit_thread_add(r->p, th->name ? th->name : "",
+                                         th->process_name ? th->process_name : "", th->pid, th->tid);
+    if (thread == PROFKIT_NONE)
+        return oom(r);
+    double shift = thread_shift(r, th->depth);
+    int rc = build_samples(&b, thread, shift);
+    if (!rc)
+        rc = build_markers(&b, thread, shift);
+    r->n_built++;
+    return rc;
+}
+
+/* Can a finished thread go into the model now? */
+static int thread_ready(gk_reader *r, gk_thread *th)
+{
+    int own = th->tab.t[T_STACKS].present && th->tab.have_strings;
+    if (!own && !r->shared_done)
+        return 0;
+    for (size_t k = 0; k <= th->depth && k < r->n_prof; k++)
+        if (!r->prof[k].have_start && th->depth > 0)
+            return 0;
+    return 1;
+}
+
+/* Builds pending threads: the ready ones, or (force) all at depth >= min_depth. */
+static int flush_pending(gk_reader *r, int force, size_t min_depth)
+{
+    size_t w = 0;
+    int rc = 0;
+    for (size_t i = 0; i < r->n_pending; i++) {
+        gk_thread *th = r->pending[i];
+        if (!rc && (thread_ready(r, th) || (force && th->depth >= min_depth))) {
+            rc = build_thread(r, th);
+            thread_free(th);
+        } else {
+            r->pending[w++] = th;
+        }
+    }
+    r->n_pending = w;
+    return rc;
+}
+
+static int thread_done(gk_reader *r)
+{
+    gk_thread *th = r->cur;
+    r->cur = NULL;
+    if (thread_ready(r, th)) {
+        int rc = build_thread(r, th);
+        thread_free(th);
+        return rc;
+    }
+    if (PK_VEC_RESERVE(r->pending, r->n_pending, r->cap_pending, 1) != 0) {
+        thread_free(th);
+        return oom(r);
+    }
+    r->pending[r->n_pending++] = th;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- events */
+
+static int set_string_field(gk_reader *r, pk_json *j, char **dst, const pk_json_event *ev,
+                            const char *what)
+{
+    char buf[32];
+    const char *s = ev->str;
+    size_t n = ev->len;
+    if (ev->type == PK_JSON_NUMBER) {
+        /* numbers (pids) are kept as their text */
+        n = ev->len < sizeof buf - 1 ? ev->len : sizeof buf - 1;
+        memcpy(buf, ev->str, n);
+        s = buf;
+    } else if (ev->type == PK_JSON_NULL) {
+        return 0;
+    } else if (ev->type != PK_JSON_STRING) {
+        return pk_json_fail(j, PROFKIT_ECORRUPT, "%s: expected a string, found %s", what,
+                            ev_type_name(ev));
+    }
+    free(*dst);
+    *dst = dup_len(s, n);
+    return *dst ? 0 : oom(r);
+}
+
+static int set_id_field(pk_json *j, int64_t *dst, const pk_json_event *ev, const char *what)
+{
+    if (ev->type == PK_JSON_NUMBER) {
+        *dst = ev->num >= 0 && ev->num < 9.2e18 ? (int64_t)ev->num : -1;
+        return 0;
+    }
+    if (ev->type == PK_JSON_STRING) {
+        /* "123" is a number in a string; "Unknown Process 1" is no number */
+        int64_t v = 0;
+        size_t i = 0;
+        for (; i < ev->len && i < 18 && ev->str[i] >= '0' && ev->str[i] <= '9'; i++)
+            v = v * 10 + (ev->str[i] - '0');
+        *dst = i > 0 && i == ev->len ? v : -1;
+        return 0;
+    }
+    if (ev->type == PK_JSON_NULL)
+        return 0;
+    return pk_json_fail(j, PROFKIT_ECORRUPT, "%s: expected a number or a string, found %s", what,
+                        ev_type_name(ev));
+}
+
+static int expect(pk_json *j, const pk_json_event *ev, pk_json_type want, const char *what)
+{
+    if (ev->type == want)
+        return 0;
+    return pk_json_fail(j, PROFKIT_ECORRUPT, "%s: expected %s, found %s", what,
+                        want == PK_JSON_MAP_START ? "an object" : "an array", ev_type_name(ev));
+}
+
+static int open_table(gk_reader *r, pk_json *j, const pk_json_event *ev, gk_tables *owner, int tk)
+{
+    int rc = expect(j, ev, PK_JSON_MAP_START, table_names[tk]);
+    if (rc)
+        return rc;
+    uint32_t line, col;
+    pk_json_where(j, &line, &col);
+    table_init(&owner->t[tk], line, col);
+    if ((rc = push_frame(r, C_TABLE)) != 0)
+        return rc;
+    gk_frame *f = &r->fs[r->n_fs - 1];
+    f->table = &owner->t[tk];
+    f->owner = owner;
+    f->table_kind = tk;
+    return 0;
+}
+
+static int open_strings(gk_reader *r, pk_json *j, const pk_json_event *ev, gk_tables *owner,
+                        const char *what)
+{
+    int rc = expect(j, ev, PK_JSON_ARRAY_START, what);
+    if (rc)
+        return rc;
+    strings_free(&owner->strings);
+    owner->have_strings = 1;
+    pk_json_where(j, &owner->strings_line, &owner->strings_column);
+    if ((rc = push_frame(r, C_STRINGS)) != 0)
+        return rc;
+    r->fs[r->n_fs - 1].owner = owner;
+    return 0;
+}
+
+static int open_profile(gk_reader *r, pk_json *j, const pk_json_event *ev)
+{
+    int rc = expect(j, ev, PK_JSON_MAP_START, r->n_prof ? "processes element" : "the document");
+    if (rc)
+        return rc;
+    if (r->n_prof >= MAX_NESTING)
+        return pk_json_fail(j, PROFKIT_EUNSUPPORTED, "processes nested deeper than %d levels",
+                            MAX_NESTING);
+    if (PK_VEC_RESERVE(r->prof, r->n_prof, r->cap_prof, 1) != 0)
+        return oom(r);
+    r->prof[r->n_prof].have_start = 0;
+    r->prof[r->n_prof].start = 0;
+    r->n_prof++;
+    return push_frame(r, C_PROFILE);
+}
+
+static int on_libs_value(gk_reader *r, pk_json *j, const pk_json_event *ev, const char *what);
+int pk_gecko_on_event(pk_json *j, void *payload, const pk_json_event *ev);
+
+static int meta_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event *ev)
+{
+    int root = r->n_prof == 1;
+    if (f->key == 1 /* startTime */ && ev->type == PK_JSON_NUMBER) {
+        r->prof[r->n_prof - 1].start = ev->num;
+        r->prof[r->n_prof - 1].have_start = 1;
+    }
+    if (f->key == 4 /* categories */ && root) {
+        if (ev->type != PK_JSON_ARRAY_START)
+            return skip_value(r, ev);
+        strings_free(&r->categories);
+        return push_frame(r, C_CATEGORIES);
+    }
+    if (is_start(ev) || !root)
+        return skip_value(r, ev);
+    if (f->key == 2 || f->key == 3) { /* version, preprocessedProfileVersion */
+        if (ev->type != PK_JSON_NUMBER)
+            return pk_json_fail(j, PROFKIT_ECORRUPT, "meta.%s: expected a number, found %s",
+                                r->meta_key, ev_type_name(ev));
+        char *v = r->version[f->key - 2];
+        size_t n = ev->len < sizeof r->version[0] - 1 ? ev->len : sizeof r->version[0] - 1;
+        memcpy(v, ev->str, n);
+        v[n] = 0;
+    }
+    if (ev->type == PK_JSON_STRING || ev->type == PK_JSON_NUMBER) {
+        if (profkit_meta_add_len(r->p, r->meta_key, ev->str, ev->len) != 0)
+            return oom(r);
+    } else if (ev->type == PK_JSON_BOOL) {
+        if (profkit_meta_add(r->p, r->meta_key, ev->boolean ? "true" : "false") != 0)
+            return oom(r);
+    }
+    return 0;
+}
+
+static int thread_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event *ev,
+                        const char *key, size_t key_len)
+{
+    gk_thread *th = r->cur;
+    (void)key_len;
+    switch (f->key) {
+    case 100: return set_string_field(r, j, &th->name, ev, "thread name");
+    case 101: return set_string_field(r, j, &th->process_name, ev, "processName");
+    case 102: return set_string_field(r, j, &th->process_type, ev, "processType");
+    case 103: return set_id_field(j, &th->pid, ev, "pid");
+    case 104: return set_id_field(j, &th->tid, ev, "tid");
+    case 105: return open_strings(r, j, ev, &th->tab, key);
+    case 106: return on_libs_value(r, j, ev, "libs");
+    case 107: {
+        if (ev->type == PK_JSON_NULL)
+            return 0;
+        int rc = expect(j, ev, PK_JSON_ARRAY_START, "pausedRanges");
+        return rc ? rc : push_frame(r, C_PAUSED);
+    }
+    default:
+        if (f->key >= 200 && f->key < 200 + T_COUNT)
+            return open_table(r, j, ev, &th->tab, f->key - 200);
+        return skip_value(r, ev);
+    }
+}
+
+static int thread_key(const pk_json_event *ev)
+{
+    if (key_is(ev, "name")) return 100;
+    if (key_is(ev, "processName")) return 101;
+    if (key_is(ev, "processType")) return 102;
+    if (key_is(ev, "pid")) return 103;
+    if (key_is(ev, "tid")) return 104;
+    if (key_is(ev, "stringTable") || key_is(ev, "stringArray")) return 105;
+    if (key_is(ev, "libs")) return 106;
+    if (key_is(ev, "pausedRanges")) return 107;
+    int t = table_id(ev);
+    return t >= 0 && t != T_SOURCES ? 200 + t : -1;
+}
+
+static int profile_key(const pk_json_event *ev)
+{
+    static const char *const keys[] = { "meta", "libs", "threads", "processes", "pausedRanges",
+                                        "shared" };
+    for (int i = 0; i < 6; i++)
+        if (key_is(ev, keys[i]))
+            return i;
+    return -1;
+}
+
+static int meta_key(const pk_json_event *ev)
+{
+    if (key_is(ev, "startTime")) return 1;
+    if (key_is(ev, "version")) return 2;
+    if (key_is(ev, "preprocessedProfileVersion")) return 3;
+    if (key_is(ev, "categories")) return 4;
+    return 0;
+}
+
+static int lib_key(const pk_json_event *ev)
+{
+    static const char *const keys[] = { "start", "end", "offset", "name", "path", "debugName",
+                                        "breakpadId", "debugId", "codeId" };
+    for (int i = 0; i < 9; i++)
+        if (key_is(ev, keys[i]))
+            return i;
+    return -1;
+}
+
+/*
+ * Gecko 3 and 4 embed JSON text in strings: the libs list, and whole
+ * sub-process profiles as elements of `threads`. It is parsed in place, with
+ * the same handlers, under a C_NESTED frame saying what it must be.
+ */
+static int nested_parse(gk_reader *r, pk_json *j, const pk_json_event *ev, int what)
+{
+    int rc = push_frame(r, C_NESTED);
+    if (rc)
+        return rc;
+    size_t at = r->n_fs;
+    r->fs[at - 1].key = what;
+    rc = pk_json_parse_memory(r->ctx, ev->str, ev->len, j, pk_gecko_on_event, r);
+    if (rc == PROFKIT_ETRUNCATED) /* the outer document is whole; the embedded text is not */
+        rc = r->ctx->err->code = PROFKIT_ECORRUPT;
+    if (rc)
+        return rc;
+    r->n_fs = at - 1;
+    return 0;
+}
+
+static int on_libs_value(gk_reader *r, pk_json *j, const pk_json_event *ev, const char *what)
+{
+    if (ev->type == PK_JSON_STRING)
+        return nested_parse(r, j, ev, 0);
+    if (ev->type == PK_JSON_NULL)
+        return 0;
+    int rc = expect(j, ev, PK_JSON_ARRAY_START, what);
+    return rc ? rc : push_frame(r, C_LIBS);
+}
+
+static int lib_done(gk_reader *r)
+{
+    gk_lib *l = &r->lib;
+    const char *path = l->path && *l->path ? l->path : l->name ? l->name : l->debug_name;
+    uint64_t start = l->start > 0 && l->start < 1.8e19 ? (uint64_t)l->start : 0;
+    uint64_t end = l->end > 0 && l->end < 1.8e19 ? (uint64_t)l->end : 0;
+    uint64_t off = l->offset > 0 && l->offset < 1.8e19 ? (uint64_t)l->offset : 0;
+    uint32_t id = profkit_mapping_add(r->p, start, end, off, path ? path : "",
+                                      l->build_id ? l->build_id : "");
+    free(l->name);
+    free(l->path);
+    free(l->debug_name);
+    free(l->build_id);
+    memset(l, 0, sizeof *l);
+    return id == PROFKIT_NONE ? oom(r) : 0;
+}
+
+static int lib_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event *ev)
+{
+    gk_lib *l = &r->lib;
+    if (is_start(ev))
+        return skip_value(r, ev);
+    switch (f->key) {
+    case 0: case 1: case 2:
+        if (ev->type == PK_JSON_NUMBER)
+            *(f->key == 0 ? &l->start : f->key == 1 ? &l->end : &l->offset) = ev->num;
+        return 0;
+    case 3: return set_string_field(r, j, &l->name, ev, "lib name");
+    case 4: return set_string_field(r, j, &l->path, ev, "lib path");
+    case 5: return set_string_field(r, j, &l->debug_name, ev, "lib debugName");
+    case 6: case 7: case 8:
+        if (l->build_id && f->key == 8)
+            return 0; /* breakpadId/debugId win over codeId */
+        return set_string_field(r, j, &l->build_id, ev, "lib id");
+    default: return 0;
+    }
+}
+
+static int table_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event *ev)
+{
+    gk_table *t = f->table;
+    uint32_t wants = table_wants[f->table_kind];
+    int k = f->key;
+    if (k == -2) { /* schema */
+        if (t->rows_layout && t->have_schema)
+            return pk_json_fail(j, PROFKIT_ECORRUPT, "%s: a second schema", table_names[f->table_kind]);
+        int rc = expect(j, ev, PK_JSON_MAP_START, "schema");
+        if (rc)
+            return rc;
+        t->rows_layout = 1;
+        if ((rc = push_frame(r, C_SCHEMA)) != 0)
+            return rc;
+        gk_frame *s = &r->fs[r->n_fs - 1];
+        s->table = t;
+        s->owner = f->owner;
+        s->table_kind = f->table_kind;
+        return 0;
+    }
+    if (k == -3) { /* data: rows; or, in a processed marker table, the payload column */
+        int rc = expect(j, ev, PK_JSON_ARRAY_START, "data");
+        if (rc)
+            return rc;
+        int undecided = f->table_kind == T_MARKERS && !t->rows_layout;
+        if (!undecided)
+            t->rows_layout = 1;
+        if ((rc = push_frame(r, C_DATA)) != 0)
+            return rc;
+        gk_frame *s = &r->fs[r->n_fs - 1];
+        s->table = t;
+        s->owner = f->owner;
+        s->table_kind = f->table_kind;
+        s->key = undecided ? -9 : -1;
+        return 0;
+    }
+    if (k == -4) { /* weightType */
+        if (ev->type != PK_JSON_STRING)
+            return skip_value(r, ev);
+        if (key_is(ev, "tracing-ms"))
+            t->weight_type = WT_TRACING_MS;
+        else if (key_is(ev, "bytes"))
+            t->weight_type = WT_BYTES;
+        else if (key_is(ev, "samples"))
+            t->weight_type = WT_SAMPLES;
+        else
+            return pk_json_fail(j, PROFKIT_EUNSUPPORTED,
+                                "weightType: expected \"samples\", \"tracing-ms\" or \"bytes\", found \"%.*s\"",
+                                (int)(ev->len > 40 ? 40 : ev->len), ev->str);
+        return 0;
+    }
+    if (k >= 0 && (wants & B(k))) {
+        if (ev->type == PK_JSON_NULL)
+            return 0; /* a null column is an absent one */
+        int rc = expect(j, ev, PK_JSON_ARRAY_START, col_names[k]);
+        if (rc)
+            return rc;
+        col_free(&t->col[k]);
+        if ((rc = push_frame(r, C_COLUMN)) != 0)
+            return rc;
+        gk_frame *s = &r->fs[r->n_fs - 1];
+        s->table = t;
+        s->owner = f->owner;
+        s->table_kind = f->table_kind;
+        s->target = &t->col[k];
+        s->key = k;
+        return 0;
+    }
+    return skip_value(r, ev);
+}
+
+static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
+{
+    gk_frame *f = &r->fs[r->n_fs - 1];
+    switch (f->kind) {
+    case C_DOC:
+        if (f->index++ > 0)
+            return skip_value(r, ev);
+        return open_profile(r, j, ev);
+    case C_PROFILE:
+        switch (f->key) {
+        case 0: { /* meta */
+            int rc = expect(j, ev, PK_JSON_MAP_START, "meta");
+            return rc ? rc : push_frame(r, C_META);
+        }
+        case 1: return on_libs_value(r, j, ev, "libs");
+        case 2: {
+            int rc = expect(j, ev, PK_JSON_ARRAY_START, "threads");
+            return rc ? rc : push_frame(r, C_THREADS);
+        }
+        case 3: {
+            if (ev->type == PK_JSON_NULL)
+                return 0;
+            int rc = expect(j, ev, PK_JSON_ARRAY_START, "processes");
+            return rc ? rc : push_frame(r, C_PROCESSES);
+        }
+        case 4: {
+            if (ev->type == PK_JSON_NULL)
+                return 0;
+            int rc = expect(j, ev, PK_JSON_ARRAY_START, "pausedRanges");
+            return rc ? rc : push_frame(r, C_PAUSED);
+        }
+        case 5: {
+            if (r->n_prof != 1)
+                return skip_value(r, ev);
+            int rc = expect(j, ev, PK_JSON_MAP_START, "shared");
+            if (rc)
+                return rc;
+            r->shared.t[0].present = r->shared.t[0].present; /* no-op: shared tables start empty */
+            return push_frame(r, C_SHARED);
+        }
+        default: return skip_value(r, ev);
+        }
+    case C_META: return meta_value(r, j, f, ev);
+    case C_CATEGORIES:
+        if (ev->type != PK_JSON_MAP_START) {
+            /* keep indexes aligned: a non-object category has no name */
+            if (strings_push(&r->categories, "", 0) != 0)
+                return oom(r);
+            return skip_value(r, ev);
+        }
+        if (strings_push(&r->categories, "", 0) != 0)
+            return oom(r);
+        return push_frame(r, C_CATEGORY);
+    case C_CATEGORY:
+        if (f->key == 1 && ev->type == PK_JSON_STRING) {
+            /* replace the placeholder pushed at the object's start */
+            gk_strings *c = &r->categories;
+            c->n--;
+            c->len = c->off[c->n];
+            if (strings_push(c, ev->str, ev->len) != 0)
+                return oom(r);
+            return 0;
+        }
+        return skip_value(r, ev);
+    case C_NESTED:
+        if (f->index++ > 0)
+            return skip_value(r, ev);
+        if (f->key == 1)
+            return open_profile(r, j, ev);
+        {
+            int rc = expect(j, ev, PK_JSON_ARRAY_START, "libs (JSON text)");
+            return rc ? rc : push_frame(r, C_LIBS);
+        }
+    case C_LIBS:
+        if (ev->type != PK_JSON_MAP_START)
+            return pk_json_fail(j, PROFKIT_ECORRUPT, "libs[%zu]: expected an object, found %s",
+                                f->index, ev_type_name(ev));
+        f->index++;
+        return push_frame(r, C_LIB);
+    case C_LIB: return lib_value(r, j, f, ev);
+    case C_THREADS: {
+        if (ev->type == PK_JSON_STRING) /* Gecko 3-4: a sub-process profile as JSON text */
+            return nested_parse(r, j, ev, 1);
+        int rc = expect(j, ev, PK_JSON_MAP_START, "threads element");
+        if (rc)
+            return rc;
+        gk_thread *th = calloc(1, sizeof *th);
+        if (!th)
+            return oom(r);
+        th->pid = th->tid = -1;
+        th->depth = r->n_prof - 1;
+        th->index = r->n_threads++;
+        pk_json_where(j, &th->line, &th->column);
+        r->cur = th;
+        return push_frame(r, C_THREAD);
+    }
+    case C_THREAD: return thread_value(r, j, f, ev, "stringTable", 0);
+    case C_PROCESSES: return open_profile(r, j, ev);
+    case C_PAUSED:
+        begin_capture(r, ev, NULL, NULL, 1);
+        return r->capture ? 0 : end_capture(r);
+    case C_SHARED:
+        if (f->key == 105)
+            return open_strings(r, j, ev, &r->shared, "shared.stringArray");
+        if (f->key >= 200)
+            return open_table(r, j, ev, &r->shared, f->key - 200);
+        return skip_value(r, ev);
+    case C_TABLE: return table_value(r, j, f, ev);
+    case C_SCHEMA:
+        if (f->key >= 0) {
+            if (ev->type != PK_JSON_NUMBER || ev->num < 0 || ev->num >= MAX_SCHEMA_POS ||
+                ev->num != floor(ev->num))
+                return pk_json_fail(j, PROFKIT_ECORRUPT,
+                                    "schema.%s: expected a column position (0 to %d), found %s",
+                                    col_names[f->key], MAX_SCHEMA_POS - 1,
+                                    ev->type == PK_JSON_NUMBER ? "a number outside it" : ev_type_name(ev));
+            f->table->schema[f->key] = (int32_t)ev->num;
+        }
+        return skip_value(r, ev);
+    case C_DATA: {
+        if (f->key == -9) {
+            /* the first element decides: a row, or a marker payload */
+            f->key = -1;
+            if (ev->type == PK_JSON_ARRAY_START) {
+                f->table->rows_layout = 1;
+            } else {
+                f->kind = C_COLUMN;
+                col_free(&f->table->col[COL_DATA]);
+                f->target = &f->table->col[COL_DATA];
+                return put_cell(r, f->target, f->owner, ev);
+            }
+        }
+        if (ev->type != PK_JSON_ARRAY_START)
+            return pk_json_fail(j, PROFKIT_ECORRUPT, "%s.data[%zu]: expected a row (an array), found %s",
+                                table_names[f->table_kind], f->index, ev_type_name(ev));
+        f->index++;
+        gk_table *t = f->table;
+        gk_tables *o = f->owner;
+        int tk = f->table_kind;
+        int rc = push_frame(r, C_ROW);
+        if (rc)
+            return rc;
+        gk_frame *s = &r->fs[r->n_fs - 1];
+        s->table = t;
+        s->owner = o;
+        s->table_kind = tk;
+        return 0;
+    }
+    case C_ROW: {
+        int err;
+        gk_col *c = row_target(r, f->table, f->index++, &err);
+        if (err)
+            return err;
+        if (!c)
+            return skip_value(r, ev);
+        return put_cell(r, c, f->owner, ev);
+    }
+    case C_COLUMN: return put_cell(r, f->target, f->owner, ev);
+    case C_STRINGS:
+        if (ev->type == PK_JSON_STRING || ev->type == PK_JSON_NULL) {
+            if (strings_push(&f->owner->strings, ev->str, ev->type == PK_JSON_NULL ? 0 : ev->len) != 0)
+                return oom(r);
+            return 0;
+        }
+        return pk_json_fail(j, PROFKIT_ECORRUPT, "string table entry %zu: expected a string, found %s",
+                            f->owner->strings.n, ev_type_name(ev));
+    }
+    return skip_value(r, ev);
+}
+
+static int on_key(gk_reader *r, const pk_json_event *ev)
+{
+    gk_frame *f = &r->fs[r->n_fs - 1];
+    switch (f->kind) {
+    case C_PROFILE: f->key = profile_key(ev); break;
+    case C_META:
+        f->key = meta_key(ev);
+        {
+            size_t n = ev->len < sizeof r->meta_key - 1 ? ev->len : sizeof r->meta_key - 1;
+            memcpy(r->meta_key, ev->str, n);
+            r->meta_key[n] = 0;
+        }
+        break;
+    case C_CATEGORY: f->key = key_is(ev, "name") ? 1 : 0; break;
+    case C_LIB: f->key = lib_key(ev); break;
+    case C_THREAD: f->key = thread_key(ev); break;
+    case C_SHARED:
+        if (key_is(ev, "stringArray"))
+            f->key = 105;
+        else
+            f->key = table_id(ev) >= 0 && table_id(ev) != T_SAMPLES && table_id(ev) != T_MARKERS
+                         ? 200 + table_id(ev)
+                         : -1;
+        break;
+    case C_TABLE:
+        if (key_is(ev, "schema"))
+            f->key = -2;
+        else if (key_is(ev, "data"))
+            f->key = -3;
+        else if (key_is(ev, "weightType"))
+            f->key = -4;
+        else
+            f->key = col_id(ev);
+        break;
+    case C_SCHEMA: {
+        int c = col_id(ev);
+        f->key = c >= 0 && (table_wants[f->table_kind] & B(c)) ? c : -1;
+        break;
+    }
+    default: f->key = -1; break;
+    }
+    return 0;
+}
+
+static int on_close(gk_reader *r, pk_json *j)
+{
+    gk_frame *f = &r->fs[r->n_fs - 1];
+    int rc = 0;
+    switch (f->kind) {
+    case C_PROFILE:
+        rc = flush_pending(r, r->n_prof == 1, r->n_prof - 1);
+        if (!rc && r->n_prof > 1) {
+            /* force what still waits for this level's start time */
+            rc = flush_pending(r, 1, r->n_prof - 1);
+        }
+        r->n_prof--;
+        break;
+    case C_META:
+        rc = flush_pending(r, 0, 0);
+        break;
+    case C_LIB: rc = lib_done(r); break;
+    case C_THREAD: rc = thread_done(r); break;
+    case C_SHARED:
+        r->shared_done = 1;
+        rc = flush_pending(r, 0, 0);
+        break;
+    case C_SCHEMA:
+        rc = apply_schema(r, f->table, table_wants[f->table_kind]);
+        break;
+    case C_ROW: rc = end_row(r, f->table); break;
+    case C_TABLE:
+        if (f->table->rows_layout && !f->table->have_schema && f->table->n_rows > 0)
+            rc = pk_json_fail(j, PROFKIT_ECORRUPT, "%s: rows (data) without a schema",
+                              table_names[f->table_kind]);
+        break;
+    default: break;
+    }
+    r->n_fs--;
+    return rc;
+}
+
+int pk_gecko_on_event(pk_json *j, void *payload, const pk_json_event *ev);
+int pk_gecko_on_event(pk_json *j, void *payload, const pk_json_event *ev)
+{
+    gk_reader *r = payload;
+    if (r->skip) {
+        if (is_start(ev))
+            r->skip++;
+        else if (ev->type == PK_JSON_MAP_END || ev->type == PK_JSON_ARRAY_END)
+            r->skip--;
+        return 0;
+    }
+    if (r->capture) {
+        pk_json_text_event(&r->cap_text, ev);
+        if (is_start(ev))
+            r->capture++;
+        else if (ev->type == PK_JSON_MAP_END || ev->type == PK_JSON_ARRAY_END)
+            r->capture--;
+        return r->capture ? 0 : end_capture(r);
+    }
+    if (ev->type == PK_JSON_KEY)
+        return on_key(r, ev);
+    if (ev->type == PK_JSON_MAP_END || ev->type == PK_JSON_ARRAY_END)
+        return on_close(r, j);
+    return on_value(r, j, ev);
+}
+
+/* ---------------------------------------------------------------- entry */
+
+static void reader_free(gk_reader *r)
+{
+    thread_free(r->cur);
+    for (size_t i = 0; i < r->n_pending; i++)
+        thread_free(r->pending[i]);
+    free(r->pending);
+    tables_free(&r->shared);
+    strings_free(&r->categories);
+    pk_json_text_free(&r->cap_text);
+    free(r->lib.name);
+    free(r->lib.path);
+    free(r->lib.debug_name);
+    free(r->lib.build_id);
+    free(r->fs);
+    free(r->prof);
+    free(r->chain);
+}
+
+int pk_gecko_read(profkit_profile *p, profkit_read_ctx *ctx, pk_gecko_flavor flavor)
+{
+    gk_reader r;
+    memset(&r, 0, sizeof r);
+    r.p = p;
+    r.ctx = ctx;
+    r.flavor = flavor;
+    int rc = push_frame(&r, C_DOC);
+    if (!rc)
+        rc = pk_json_parse_source(ctx, pk_gecko_on_event, &r);
+    if (!rc && r.n_prof == 0 && r.fs[0].index == 0)
+        rc = profkit_read_fail(ctx, PROFKIT_EFORMAT, -1, "empty input: expected a JSON object");
+    if (!rc)
+        rc = flush_pending(&r, 1, 0);
+    if (rc == PROFKIT_ETRUNCATED && r.n_built + r.n_pending > 0) {
+        /* keep the threads that were complete before the cut, and say so */
+        profkit_error cut = *ctx->err;
+        size_t complete = r.n_built + r.n_pending;
+        rc = flush_pending(&r, 1, 0);
+        if (!rc)
+            rc = profkit_read_warn_pos(ctx, PROFKIT_ETRUNCATED, cut.line, cut.column,
+                                       "%s; kept the %zu threads complete before the cut",
+                                       cut.message, complete);
+    }
+    if (!rc && p->n_value_types == 0 && profkit_value_type_add(p, "samples", "count") == PROFKIT_NONE)
+        rc = profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+    if (!rc) {
+        /* a processed profile without preprocessedProfileVersion predates version 1 */
+        const char *v = flavor == PK_GECKO_PROCESSED ? (r.version[1][0] ? r.version[1] : "0")
+                                                     : r.version[0];
+        if (*v && profkit_meta_add(p, "format_version", v) != 0)
+            rc = profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+    }
+    if (!rc) {
+        uint32_t s = profkit_profile_find_value(p, "samples");
+        p->default_value = s != PROFKIT_NONE ? s : 0;
+    }
+    reader_free(&r);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- locations */
+
+static int all_digits(const char *s, size_t n)
+{
+    if (n == 0 || n > 9)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return 1;
+}
+
+static uint32_t digits_value(const char *s, size_t n)
+{
+    uint32_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        v = v * 10 + (uint32_t)(s[i] - '0');
+    return v;
+}
+
+void pk_gecko_parse_location(const char *s, size_t len, pk_gecko_location *out)
+{
+    memset(out, 0, sizeof *out);
+    out->name = s;
+    out->name_len = len;
+    /* 0x... : an address, labelled with the string itself */
+    if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && len <= 18) {
+        uint64_t a = 0;
+        size_t i = 2;
+        for (; i < len; i++) {
+            char c = s[i];
+            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                  : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            if (d < 0)
+                break;
+            a = a << 4 | (uint64_t)d;
+        }
+        if (i == len) {
+            out->is_address = 1;
+            out->address = a;
+            return;
+        }
+    }
+    size_t n = len;
+    /* Gecko 32+: "name (url:1:2)[7]" - the trailing [source index] goes */
+    if (n > 2 && s[n - 1] == ']') {
+        size_t k = n - 1;
+        while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9')
+            k--;
+        if (k > 1 && k < n - 1 && s[k - 1] == '[' && s[k - 2] == ')')
+            n = k - 1;
+    }
+    if (n < 4 || s[n - 1] != ')')
+        return;
+    /* the last " (" opens the location */
+    size_t open = SIZE_MAX;
+    for (size_t i = n - 1; i-- > 1;) {
+        if (s[i] == '(' && s[i - 1] == ' ') {
+            open = i;
+            break;
+        }
+    }
+    if (open == SIZE_MAX || open < 2)
+        return;
+    const char *in = s + open + 1;
+    size_t in_len = n - 1 - (open + 1);
+    size_t name_len = open - 1;
+    if (in_len > 3 && memcmp(in, "in ", 3) == 0) {
+        out->name_len = name_len;
+        out->module = in + 3;
+        out->module_len = in_len - 3;
+        return;
+    }
+    /* URL:LINE or URL:LINE:COL */
+    size_t c1 = SIZE_MAX;
+    for (size_t i = in_len; i-- > 0;)
+        if (in[i] == ':') {
+            c1 = i;
+            break;
+        }
+    if (c1 == SIZE_MAX || !all_digits(in + c1 + 1, in_len - c1 - 1))
+        return;
+    uint32_t a = digits_value(in + c1 + 1, in_len - c1 - 1), col = 0, line = a;
+    size_t url_end = c1;
+    size_t c2 = SIZE_MAX;
+    for (size_t i = c1; i-- > 0;)
+        if (in[i] == ':') {
+            c2 = i;
+            break;
+        }
+    if (c2 != SIZE_MAX && all_digits(in + c2 + 1, c1 - c2 - 1)) {
+        line = digits_value(in + c2 + 1, c1 - c2 - 1);
+        col = a;
+        url_end = c2;
+    }
+    if (url_end == 0)
+        return;
+    out->name_len = name_len;
+    out->file = in;
+    out->file_len = url_end;
+    out->line = line;
+    out->column = col;
+}
+
+/* ---------------------------------------------------------------- sniff */
+
+static int head_has(const uint8_t *d, size_t n, const char *needle)
+{
+    size_t k = strlen(needle);
+    for (size_t i = 0; i + k <= n; i++)
+        if (d[i] == (uint8_t)needle[0] && memcmp(d + i, needle, k) == 0)
+            return 1;
+    return 0;
+}
+
+int pk_gecko_sniff(const uint8_t *d, size_t n, pk_gecko_flavor flavor)
+{
+    size_t i = 0;
+    while (i < n && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t'))
+        i++;
+    if (i == n || d[i] != '{')
+        return 0;
+    int processed = head_has(d, n, "\"preprocessedProfileVersion\"") || head_has(d, n, "\"stringArray\"");
+    int raw = head_has(d, n, "\"schema\"") || head_has(d, n, "\"stringTable\"");
+    int shaped = head_has(d, n, "\"meta\"") || head_has(d, n, "\"threads\"");
+    if (!shaped)
+        return 0;
+    if (flavor == PK_GECKO_PROCESSED)
+        return processed ? 90 : raw ? 0 : 20;
+    return raw && !processed ? 90 : processed ? 0 : 25;
+}

@@ -1,0 +1,100 @@
+/*
+ * json.h: a small streaming JSON layer over yajl.
+ *
+ * The parser turns JSON text into a flat stream of events (scalars, keys,
+ * container starts and ends) handed to one callback; it never builds a tree,
+ * so a reader decides per event what to keep and memory stays bounded by what
+ * the reader keeps. Input comes from a profkit_source in 256 KiB chunks
+ * (gzip/zstd decoded on the way) or from memory.
+ *
+ * Positions: yajl reports byte offsets inside the chunk it is working on;
+ * this layer keeps the line and column of every chunk start so that a syntax
+ * error, or a wrong shape the callback finds, is reported as LINE:COLUMN
+ * (1-based, columns in bytes) of the token being handled.
+ */
+#ifndef PROFKIT_JSON_H
+#define PROFKIT_JSON_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/format.h"
+
+typedef enum pk_json_type {
+    PK_JSON_NULL,
+    PK_JSON_BOOL,
+    PK_JSON_NUMBER,
+    PK_JSON_STRING,
+    PK_JSON_KEY,
+    PK_JSON_MAP_START,
+    PK_JSON_MAP_END,
+    PK_JSON_ARRAY_START,
+    PK_JSON_ARRAY_END
+} pk_json_type;
+
+/* One event. `str`/`len` hold the text of STRING and KEY (unescaped, not
+ * NUL-terminated) and the literal text of NUMBER; valid during the callback. */
+typedef struct pk_json_event {
+    pk_json_type type;
+    const char *str;
+    size_t len;
+    double num;  /* NUMBER: the value (inf when out of double range) */
+    int boolean; /* BOOL */
+} pk_json_event;
+
+typedef struct pk_json pk_json;
+
+/*
+ * The callback: returns 0 to go on, or a negative PROFKIT_E* code after
+ * filling the error (normally through pk_json_fail) to stop the parse.
+ */
+typedef int (*pk_json_fn)(pk_json *j, void *payload, const pk_json_event *ev);
+
+/*
+ * Streams ctx->src through fn. Returns 0, the callback's code, or
+ * PROFKIT_ECORRUPT (syntax error) / PROFKIT_ETRUNCATED (input ends inside
+ * the document) with ctx->err naming the line and column.
+ */
+int pk_json_parse_source(profkit_read_ctx *ctx, pk_json_fn fn, void *payload);
+
+/*
+ * Parses a document held in memory (a JSON text embedded in a JSON string,
+ * as old Gecko profiles store `libs`). With `outer` set, positions in
+ * messages are those of the outer parser's current token.
+ */
+int pk_json_parse_memory(profkit_read_ctx *ctx, const char *data, size_t n, pk_json *outer,
+                         pk_json_fn fn, void *payload);
+
+/* Line and column (1-based) where the token being handled starts. */
+void pk_json_where(const pk_json *j, uint32_t *line, uint32_t *column);
+
+/* Fills ctx->err at the current token's position and returns code. */
+int pk_json_fail(pk_json *j, int code, const char *fmt, ...) PK_PRINTF(3, 4);
+
+/* Reports a warning at the current token (0 to go on, or code under --strict). */
+int pk_json_warn(pk_json *j, int code, const char *fmt, ...) PK_PRINTF(3, 4);
+
+/* Bytes of (decoded) input consumed so far, for progress and messages. */
+uint64_t pk_json_offset(const pk_json *j);
+
+/*
+ * Parses JSON number text into a double: exact for the common cases (up to
+ * 19 significant digits with a small exponent), strtod otherwise.
+ */
+double pk_json_number(const char *s, size_t len);
+
+/* ---- writing JSON text back (for keeping sub-trees, e.g. marker payloads) ---- */
+
+/* A growable text buffer that re-serializes events. */
+typedef struct pk_json_text {
+    char *buf;
+    size_t len, cap;
+    int failed; /* out of memory */
+} pk_json_text;
+
+/* Appends the event as JSON text, adding the commas and colons it needs. */
+void pk_json_text_event(pk_json_text *t, const pk_json_event *ev);
+/* Appends a JSON string literal. */
+void pk_json_text_string(pk_json_text *t, const char *s, size_t len);
+void pk_json_text_free(pk_json_text *t);
+
+#endif
