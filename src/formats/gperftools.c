@@ -505,7 +505,7 @@ static int scan_records(profkit_read_ctx *ctx, const gp_layout *l, const uint8_t
         if (n - pos < 2 * ws)
             return profkit_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)pos,
                                      "record: expected a count and a depth word (%zu bytes), "
-                                     "but the input ends after %zu",
+                                     "but the input ends after %zu bytes",
                                      2 * ws, n - pos);
         uint64_t count = gp_word(l, d + pos);
         uint64_t depth = gp_word(l, d + pos + ws);
