@@ -1,0 +1,644 @@
+/*
+ * dcpi.c: DCPI (Digital Continuous Profiling Infrastructure) profile files.
+ *
+ * A DCPI profile holds the samples of one event for one image (program or
+ * shared library). ../shared/design/FORMATS.md §3 rules every detail;
+ * docs/formats/dcpi.md says how profkit reads and writes it.
+ *
+ *   ASCII header   lines "WORD<space>+VALUE\n", ended by the first line that
+ *                  matches `samples[ \t]*\n`. Required exactly once: image
+ *                  (hex id), epoch (10, 12 or 14 digits), platform, event,
+ *                  period, tsize, cpuspeed. Optional: cpuamask, cpuimplv,
+ *                  cpucount, path. `version` (0.x or pdb-0.x; any other
+ *                  major is refused), `tstart` (hex, 0x optional: the
+ *                  address of offset 0) and every other line are kept
+ *                  verbatim, in order.
+ *   binary part    little-endian u32 words: chunks `offset, number,
+ *                  count[number]` (count i belongs to the instruction at
+ *                  tstart + offset + 4*i), then an 8-byte footer: addresses
+ *                  with a non-zero count, and the sum of all counts. Chunks
+ *                  come in increasing, non-overlapping order.
+ *
+ * Model: one frame per address of a chunk (function name empty, so labels
+ * print the address; module = the image), one untimed row per address
+ * (zero counts too, so the chunks can be written back as they were), thread
+ * = the `path` line or "image <id>", one value type named after the event
+ * line's first word (unit count) with the alias `samples`.
+ *
+ * Metadata, in order: the parsed fields (`image`, `event`, ...), then
+ * `dcpi.file` = "EVENT<TAB>THREAD" and one `dcpi.header` per header line,
+ * verbatim. The writer finds the block of the value and thread it writes, so
+ * a merged profile of several files still writes each one back unchanged.
+ */
+#include "formats/format.h"
+#include "util/cursor.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+/* ---------------------------------------------------------------- header */
+
+static int is_space(uint8_t c) { return c == ' ' || c == '\t'; }
+static int is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
+static int is_hex(uint8_t c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+static unsigned hex_val(uint8_t c)
+{
+    return is_digit(c) ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10);
+}
+
+/* True when [s, s+n) is `samples[ \t]*`. */
+static int is_samples_line(const uint8_t *s, size_t n)
+{
+    if (n < 7 || memcmp(s, "samples", 7) != 0)
+        return 0;
+    for (size_t i = 7; i < n; i++)
+        if (!is_space(s[i]))
+            return 0;
+    return 1;
+}
+
+enum { K_IMAGE, K_EPOCH, K_PLATFORM, K_EVENT, K_PERIOD, K_TSIZE, K_CPUSPEED, N_REQUIRED,
+       K_CPUAMASK = N_REQUIRED, K_CPUIMPLV, K_CPUCOUNT, K_PATH, K_VERSION, K_TSTART, N_KEYS };
+
+/* How a keyword's value must look. */
+enum { V_HEX, V_DIGITS, V_REST, V_EPOCH, V_VERSION, V_TSTART };
+
+static const struct {
+    const char *word;
+    int syntax;
+} keys[N_KEYS] = {
+    { "image", V_HEX },      { "epoch", V_EPOCH },      { "platform", V_REST },
+    { "event", V_REST },     { "period", V_DIGITS },    { "tsize", V_DIGITS },
+    { "cpuspeed", V_DIGITS }, { "cpuamask", V_HEX },    { "cpuimplv", V_DIGITS },
+    { "cpucount", V_DIGITS }, { "path", V_REST },       { "version", V_VERSION },
+    { "tstart", V_TSTART },
+};
+
+static int keyword(const uint8_t *s, size_t n)
+{
+    for (int k = 0; k < N_KEYS; k++) {
+        size_t len = strlen(keys[k].word);
+        if (n == len && memcmp(s, keys[k].word, len) == 0)
+            return k;
+    }
+    return -1;
+}
+
+typedef struct dcpi_line {
+    size_t start, len; /* the line without its newline */
+    int key;           /* K_*, or -1 */
+    size_t value;      /* offset of the value (known keys) */
+} dcpi_line;
+
+typedef struct dcpi_header {
+    dcpi_line *lines;
+    size_t n_lines, cap_lines;
+    size_t end;             /* offset of the binary part */
+    size_t samples_line;    /* offset of the `samples` line */
+    int seen[N_KEYS];       /* line index + 1 of each key's first line */
+    uint64_t tstart;
+} dcpi_header;
+
+/* Checks a known line's value; returns 0 or fills the error. */
+static int check_value(profkit_read_ctx *ctx, const uint8_t *d, const dcpi_line *l,
+                       dcpi_header *h)
+{
+    const char *word = keys[l->key].word;
+    const uint8_t *v = d + l->value;
+    size_t n = l->start + l->len - l->value, i = 0;
+    int64_t at = (int64_t)l->value;
+    switch (keys[l->key].syntax) {
+    case V_HEX:
+        while (i < n && is_hex(v[i]))
+            i++;
+        if (i == 0 || i != n)
+            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, at + (int64_t)i,
+                                     "%s: expected hexadecimal digits up to the end of the line",
+                                     word);
+        return 0;
+    case V_DIGITS:
+        while (i < n && is_digit(v[i]))
+            i++;
+        if (i == 0 || i != n)
+            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, at + (int64_t)i,
+                                     "%s: expected decimal digits up to the end of the line", word);
+        return 0;
+    case V_REST:
+        return 0; /* the separator loop already required a non-blank first byte */
+    case V_EPOCH:
+        while (i < n && is_digit(v[i]))
+            i++;
+        if (i != n || (n != 10 && n != 12 && n != 14))
+            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, at,
+                                     "epoch: expected 10, 12 or 14 digits (YYMMDDHHMM, "
+                                     "YYYYMMDDHHMM or YYYYMMDDHHMMSS)");
+        return 0;
+    case V_VERSION: {
+        if (n >= 4 && memcmp(v, "pdb-", 4) == 0)
+            i = 4;
+        size_t maj = i;
+        uint64_t major = 0;
+        while (i < n && is_digit(v[i])) {
+            major = major > 1000000 ? major : major * 10 + (uint64_t)(v[i] - '0');
+            i++;
+        }
+        size_t dot = i;
+        if (i < n && v[i] == '.')
+            i++;
+        size_t minor = i;
+        while (i < n && is_digit(v[i]))
+            i++;
+        if (dot == maj || dot >= n || v[dot] != '.' || i == minor || i != n)
+            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, at,
+                                     "version: expected MAJOR.MINOR or pdb-MAJOR.MINOR");
+        if (major != 0)
+            return profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, at,
+                                     "version: unsupported DCPI binary version %.*s (only the "
+                                     "0.x layout is documented)",
+                                     (int)(n > 40 ? 40 : n), (const char *)v);
+        return 0;
+    }
+    default: { /* V_TSTART */
+        if (h->seen[K_TSTART])
+            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)l->start,
+                                     "tstart: given twice (first at offset %zu); the address "
+                                     "base would be ambiguous",
+                                     h->lines[h->seen[K_TSTART] - 1].start);
+        if (n >= 2 && v[0] == '0' && (v[1] | 0x20) == 'x')
+            i = 2;
+        size_t first = i;
+        uint64_t t = 0;
+        while (i < n && is_hex(v[i])) {
+            if (t >> 60)
+                return profkit_read_fail(ctx, PROFKIT_ECORRUPT, at,
+                                         "tstart: address does not fit in 64 bits");
+            t = t << 4 | hex_val(v[i]);
+            i++;
+        }
+        if (i == first || i != n)
+            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, at + (int64_t)i,
+                                     "tstart: expected a hexadecimal address (0x optional)");
+        h->tstart = t;
+        return 0;
+    }
+    }
+}
+
+static int parse_header(profkit_read_ctx *ctx, const uint8_t *d, size_t n, dcpi_header *h)
+{
+    size_t pos = 0;
+    for (;;) {
+        const uint8_t *nl = pos < n ? memchr(d + pos, '\n', n - pos) : NULL;
+        if (!nl)
+            return profkit_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)n,
+                                     "header: the input ends before the 'samples' line that ends "
+                                     "the header");
+        size_t len = (size_t)(nl - (d + pos));
+        if (is_samples_line(d + pos, len)) {
+            h->samples_line = pos;
+            h->end = pos + len + 1;
+            break;
+        }
+        if (PK_VEC_RESERVE(h->lines, h->n_lines, h->cap_lines, 1))
+            return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        dcpi_line *l = &h->lines[h->n_lines++];
+        l->start = pos;
+        l->len = len;
+        l->key = -1;
+        size_t w = 0;
+        while (w < len && !is_space(d[pos + w]))
+            w++;
+        int k = keyword(d + pos, w);
+        if (k >= 0) {
+            size_t v = w;
+            while (v < len && is_space(d[pos + v]))
+                v++;
+            if (v == w || v == len)
+                return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)(pos + v),
+                                         "%s: expected blanks and a value after the keyword",
+                                         keys[k].word);
+            l->key = k;
+            l->value = pos + v;
+            if (k < K_VERSION && h->seen[k])
+                return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)pos,
+                                         "header: line '%s' given twice (first at offset %zu)",
+                                         keys[k].word, h->lines[h->seen[k] - 1].start);
+            int rc = check_value(ctx, d, l, h);
+            if (rc)
+                return rc;
+            if (!h->seen[k])
+                h->seen[k] = (int)h->n_lines;
+        }
+        pos += len + 1;
+    }
+    for (int k = 0; k < N_REQUIRED; k++)
+        if (!h->seen[k])
+            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)h->samples_line,
+                                     "header: required line '%s' is missing before 'samples'",
+                                     keys[k].word);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- sniff */
+
+/*
+ * A DCPI file starts with header lines whose first word is one of the
+ * format's keywords; finding the `samples` line and an `image` line in the
+ * head makes it sure.
+ */
+static int dcpi_sniff(const uint8_t *d, size_t n, int complete)
+{
+    (void)complete;
+    size_t pos = 0, lines = 0, known = 0;
+    int image = 0;
+    while (pos < n) {
+        const uint8_t *nl = memchr(d + pos, '\n', n - pos);
+        if (!nl)
+            break;
+        size_t len = (size_t)(nl - (d + pos));
+        if (is_samples_line(d + pos, len))
+            return known >= 2 && image ? 90 : known >= 1 ? 40 : 0;
+        for (size_t i = 0; i < len; i++)
+            if (d[pos + i] < 0x20 && d[pos + i] != '\t')
+                return 0;
+        size_t w = 0;
+        while (w < len && !is_space(d[pos + w]))
+            w++;
+        int k = keyword(d + pos, w);
+        if (lines == 0 && k < 0)
+            return 0;
+        if (k >= 0)
+            known++;
+        if (k == K_IMAGE)
+            image = 1;
+        lines++;
+        pos += len + 1;
+    }
+    return known >= 2 && image ? 40 : 0;
+}
+
+/* ---------------------------------------------------------------- reader */
+
+static int add_meta(profkit_profile *p, const char *key, const uint8_t *v, size_t n)
+{
+    return profkit_meta_add_len(p, key, (const char *)v, n);
+}
+
+static int oom(profkit_read_ctx *ctx) { return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory"); }
+
+/* Adds the model's tables for the header; returns the value type or NONE. */
+static int setup(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t *d, dcpi_header *h,
+                 uint32_t *vt, uint32_t *th, uint32_t *fn)
+{
+    const dcpi_line *ev = &h->lines[h->seen[K_EVENT] - 1];
+    const dcpi_line *im = &h->lines[h->seen[K_IMAGE] - 1];
+    size_t ev_end = ev->value;
+    while (ev_end < ev->start + ev->len && !is_space(d[ev_end]))
+        ev_end++;
+    char *event = strndup((const char *)d + ev->value, ev_end - ev->value);
+    char *thread = NULL;
+    if (h->seen[K_PATH]) {
+        const dcpi_line *pl = &h->lines[h->seen[K_PATH] - 1];
+        thread = strndup((const char *)d + pl->value, pl->start + pl->len - pl->value);
+    } else {
+        size_t il = im->start + im->len - im->value;
+        if ((thread = malloc(il + 7)) != NULL) {
+            memcpy(thread, "image ", 6);
+            memcpy(thread + 6, d + im->value, il);
+            thread[il + 6] = 0;
+        }
+    }
+    int rc = PROFKIT_ENOMEM;
+    if (!event || !thread)
+        goto done;
+    /* strndup stops at a NUL: names keep what a C string can hold. */
+    if ((*vt = profkit_value_type_add(p, event, "count")) == PROFKIT_NONE ||
+        (*th = profkit_thread_get(p, thread, "", -1, -1)) == PROFKIT_NONE ||
+        (*fn = profkit_function_add_named(p, "", "", thread, 0)) == PROFKIT_NONE)
+        goto done;
+    p->default_value = *vt;
+    for (int k = 0; k < N_KEYS; k++) {
+        if (!h->seen[k] || k == K_TSTART)
+            continue;
+        const dcpi_line *l = &h->lines[h->seen[k] - 1];
+        const char *key = k == K_VERSION ? "format_version" : keys[k].word;
+        if (add_meta(p, key, d + l->value, l->start + l->len - l->value))
+            goto done;
+    }
+    char buf[40];
+    snprintf(buf, sizeof(buf), "0x%" PRIx64, h->tstart);
+    if (profkit_meta_add(p, "tstart", buf) || profkit_meta_add(p, "value_alias.samples", event))
+        goto done;
+    size_t el = strlen(event), tl = strlen(thread);
+    char *file = malloc(el + tl + 2);
+    if (!file)
+        goto done;
+    memcpy(file, event, el);
+    file[el] = '\t';
+    memcpy(file + el + 1, thread, tl + 1);
+    int mrc = profkit_meta_add(p, "dcpi.file", file);
+    free(file);
+    if (mrc)
+        goto done;
+    for (size_t i = 0; i < h->n_lines; i++)
+        if (add_meta(p, "dcpi.header", d + h->lines[i].start, h->lines[i].len))
+            goto done;
+    rc = 0;
+done:
+    free(event);
+    free(thread);
+    return rc ? oom(ctx) : 0;
+}
+
+static int parse_chunks(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t *d, size_t n,
+                        const dcpi_header *h, uint32_t vt, uint32_t th, uint32_t fn)
+{
+    if (n - h->end < 8)
+        return profkit_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)h->end,
+                                 "footer: expected 8 bytes after the header, the input has %zu",
+                                 n - h->end);
+    const size_t foot = n - 8;
+    profkit_cursor c;
+    profkit_cursor_init(&c, d, foot);
+    c.pos = h->end;
+    uint64_t next = 0, nonzero = 0, total = 0;
+    uint32_t prev = 0;
+    size_t shown = 0;
+    int any = 0;
+    int64_t *vals = calloc(p->n_value_types, sizeof(int64_t));
+    if (!vals)
+        return oom(ctx);
+    int rc = 0;
+    profkit_frame fr;
+    memset(&fr, 0, sizeof(fr));
+    fr.function = fn;
+    fr.mapping = PROFKIT_NONE;
+    while (!profkit_cursor_eof(&c)) {
+        size_t at = c.pos;
+        uint32_t off, num;
+        if (profkit_cursor_le32(&c, &off) || profkit_cursor_le32(&c, &num)) {
+            rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
+                                   "chunk: expected an 8-byte offset and number, only %zu bytes "
+                                   "before the footer at offset %zu",
+                                   foot - at, foot);
+            goto done;
+        }
+        if (any && (off < next || off == prev)) {
+            rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
+                                   "chunk: offset 0x%" PRIx32 " %s the previous chunk, which ends "
+                                   "at 0x%" PRIx64 "; chunks must increase without overlapping",
+                                   off, off <= prev ? "does not come after" : "overlaps",
+                                   next);
+            goto done;
+        }
+        if ((uint64_t)num * 4 > profkit_cursor_left(&c)) {
+            rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at + 4,
+                                   "chunk: %" PRIu32 " counts run past the footer at offset %zu "
+                                   "(%zu bytes left)",
+                                   num, foot, profkit_cursor_left(&c));
+            goto done;
+        }
+        any = 1;
+        prev = off;
+        next = (uint64_t)off + (uint64_t)4 * num;
+        for (uint32_t i = 0; i < num; i++) {
+            uint32_t count = profkit_load_le32(d + c.pos);
+            c.pos += 4;
+            if (count == 0)
+                continue; /* no row: the writer rebuilds chunks from non-zero counts */
+            fr.address = h->tstart + off + (uint64_t)4 * i;
+            uint32_t f = profkit_frame_add(p, &fr), s;
+            if (f == PROFKIT_NONE || (s = profkit_stack_intern(p, 0, f)) == PROFKIT_NONE) {
+                rc = oom(ctx);
+                goto done;
+            }
+            vals[vt] = count;
+            if (profkit_sample_add(p, s, th, vals)) {
+                rc = oom(ctx);
+                goto done;
+            }
+            nonzero++;
+            total += count;
+        }
+        if (c.pos - shown >= ((size_t)16 << 20)) {
+            shown = c.pos;
+            profkit_read_progress(ctx, c.pos, n);
+        }
+    }
+    uint32_t f_addr = profkit_load_le32(d + foot), f_total = profkit_load_le32(d + foot + 4);
+    if (f_addr != nonzero) {
+        rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)foot,
+                               "footer: %" PRIu32 " addresses with samples, but the chunks hold "
+                               "%" PRIu64,
+                               f_addr, nonzero);
+        goto done;
+    }
+    if (f_total != total) {
+        rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)foot + 4,
+                               "footer: %" PRIu32 " samples in total, but the chunks hold %" PRIu64,
+                               f_total, total);
+        goto done;
+    }
+done:
+    free(vals);
+    return rc;
+}
+
+static int dcpi_read(profkit_profile *p, profkit_read_ctx *ctx)
+{
+    const uint8_t *d;
+    size_t n;
+    int rc = profkit_source_all(ctx->src, &d, &n, ctx->err);
+    if (rc)
+        return rc;
+    dcpi_header h;
+    memset(&h, 0, sizeof(h));
+    uint32_t vt = 0, th = 0, fn = 0;
+    if ((rc = parse_header(ctx, d, n, &h)) == 0 && (rc = setup(p, ctx, d, &h, &vt, &th, &fn)) == 0)
+        rc = parse_chunks(p, ctx, d, n, &h, vt, th, fn);
+    free(h.lines);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- writer */
+
+typedef struct addr_count {
+    uint64_t address;
+    int64_t count;
+} addr_count;
+
+static int cmp_addr(const void *a, const void *b)
+{
+    const addr_count *x = a, *y = b;
+    return x->address < y->address ? -1 : x->address > y->address;
+}
+
+/* Index of the first `dcpi.header` line of the block for (event, thread), or n. */
+static size_t find_block(const profkit_profile *p, const char *event, const char *thread)
+{
+    size_t el = strlen(event);
+    for (size_t i = 0; i < p->n_metadata; i++) {
+        if (strcmp(profkit_str(p, p->metadata[i].key), "dcpi.file") != 0)
+            continue;
+        const char *v = profkit_str(p, p->metadata[i].value);
+        if (strncmp(v, event, el) == 0 && v[el] == '\t' && strcmp(v + el + 1, thread) == 0)
+            return i + 1;
+    }
+    return p->n_metadata;
+}
+
+static int is_key(const profkit_profile *p, size_t i, const char *key)
+{
+    return i < p->n_metadata && strcmp(profkit_str(p, p->metadata[i].key), key) == 0;
+}
+
+static int dcpi_write(const profkit_profile *p, profkit_sink *sink, const profkit_write_options *o,
+                      profkit_error *err)
+{
+    int ok;
+    uint32_t v = profkit_select_value(p, o->value, err);
+    if (v == PROFKIT_NONE)
+        return PROFKIT_EINVAL;
+    uint32_t th = profkit_select_thread(p, o->thread, &ok, err);
+    if (!ok)
+        return PROFKIT_EINVAL;
+    if (th == PROFKIT_NONE) {
+        if (p->n_threads > 1)
+            return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                                     "dcpi: a DCPI file holds one image; choose one of the %zu "
+                                     "threads with --thread",
+                                     p->n_threads);
+        th = 0;
+    }
+    const char *event = profkit_str(p, p->value_types[v].type);
+    const char *thread = th < p->n_threads ? profkit_str(p, p->threads[th].name) : "";
+    size_t block = find_block(p, event, thread);
+    uint64_t tstart = 0;
+    for (size_t i = block; is_key(p, i, "dcpi.header"); i++) {
+        const char *l = profkit_str(p, p->metadata[i].value);
+        if (strncmp(l, "tstart", 6) == 0 && (l[6] == ' ' || l[6] == '\t'))
+            tstart = strtoull(l + 7, NULL, 16); /* checked when it was read */
+    }
+
+    /* Every frame with an address and a row: sum per address (a merge may
+     * have given one address several rows). */
+    addr_count *ac = NULL;
+    size_t n = 0, cap = 0;
+    const size_t nv = p->n_value_types;
+    for (size_t i = 0; i < p->n_samples; i++) {
+        if (th < p->n_threads && p->sample_thread[i] != th)
+            continue;
+        uint32_t s = p->sample_stack[i];
+        if (s == 0)
+            continue;
+        const profkit_frame *fr = &p->frames[p->stacks[s].frame];
+        int64_t val = p->sample_values[i * nv + v];
+        if (!fr->address || val <= 0)
+            continue;
+        if (PK_VEC_RESERVE(ac, n, cap, 1)) {
+            free(ac);
+            return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        }
+        ac[n].address = fr->address;
+        ac[n].count = val;
+        n++;
+    }
+    qsort(ac, n, sizeof(*ac), cmp_addr);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && ac[m - 1].address == ac[i].address)
+            ac[m - 1].count += ac[i].count;
+        else
+            ac[m++] = ac[i];
+    }
+    n = m;
+    int rc = 0;
+    if (block == p->n_metadata && n)
+        tstart = ac[0].address;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (ac[i].address < tstart || ac[i].address - tstart > UINT32_MAX)
+            rc = profkit_error_set(err, PROFKIT_EUNSUPPORTED, NULL, -1,
+                                   "dcpi: address 0x%" PRIx64 " is not within 4 GiB above "
+                                   "tstart 0x%" PRIx64,
+                                   ac[i].address, tstart);
+        else if (ac[i].count > UINT32_MAX)
+            rc = profkit_error_set(err, PROFKIT_EUNSUPPORTED, NULL, -1,
+                                   "dcpi: count %" PRId64 " at 0x%" PRIx64 " does not fit 32 bits",
+                                   ac[i].count, ac[i].address);
+    }
+    if (rc) {
+        free(ac);
+        return rc;
+    }
+
+    uint64_t header_len = 0;
+    if (block < p->n_metadata && is_key(p, block, "dcpi.header")) {
+        for (size_t i = block; is_key(p, i, "dcpi.header"); i++) {
+            uint32_t id = p->metadata[i].value;
+            profkit_sink_write(sink, profkit_str(p, id), profkit_strtab_len(&p->strings, id));
+            profkit_sink_write(sink, "\n", 1);
+            header_len += profkit_strtab_len(&p->strings, id) + 1;
+        }
+    } else {
+        /* Synthesized from what the profile knows; see docs/formats/dcpi.md. */
+        int path = strncmp(thread, "image ", 6) != 0 && *thread && !strchr(thread, '\n');
+        size_t need = strlen(event) + strlen(thread) + 256;
+        char *hb = malloc(need);
+        if (!hb) {
+            free(ac);
+            return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        }
+        uint64_t span = n ? ac[n - 1].address - tstart + 4 : 0;
+        int len = snprintf(hb, need,
+                           "version 0.07\nimage 0\nepoch 0000000000\nplatform unknown\n"
+                           "event %s\nperiod 0\ntsize %" PRIu64 "\ncpuspeed 0\ntstart 0x%" PRIx64
+                           "\n%s%s%s",
+                           *event ? event : "samples", span, tstart, path ? "path " : "",
+                           path ? thread : "", path ? "\n" : "");
+        header_len = len > 0 ? (uint64_t)len : 0;
+        profkit_sink_write(sink, hb, (size_t)header_len);
+        free(hb);
+    }
+    /* "samples" + pad + "\n" ends at a multiple of 4. */
+    size_t pad = (size_t)((4 - (header_len + 8) % 4) % 4);
+    profkit_sink_write(sink, "samples", 7);
+    profkit_sink_write(sink, "   ", pad);
+    profkit_sink_write(sink, "\n", 1);
+
+    uint64_t nonzero = 0, total = 0;
+    uint8_t w[8];
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && ac[j].address == ac[j - 1].address + 4 && j - i < UINT32_MAX)
+            j++;
+        profkit_store_le32(w, (uint32_t)(ac[i].address - tstart));
+        profkit_store_le32(w + 4, (uint32_t)(j - i));
+        profkit_sink_write(sink, w, 8);
+        for (size_t k = i; k < j; k++) {
+            profkit_store_le32(w, (uint32_t)ac[k].count);
+            profkit_sink_write(sink, w, 4);
+            nonzero++;
+            total += (uint64_t)ac[k].count;
+        }
+        i = j;
+    }
+    free(ac);
+    if (total > UINT32_MAX)
+        return profkit_error_set(err, PROFKIT_EUNSUPPORTED, NULL, -1,
+                                 "dcpi: %" PRIu64 " samples in total do not fit the 32-bit footer",
+                                 total);
+    profkit_store_le32(w, (uint32_t)nonzero);
+    profkit_store_le32(w + 4, (uint32_t)total);
+    profkit_sink_write(sink, w, 8);
+    return 0;
+}
+
+const profkit_format profkit_format_dcpi = {
+    { "dcpi", "DCPI profile: ASCII header, per-address sample counts of one event", ".dcpi", 1, 1 },
+    dcpi_sniff,
+    dcpi_read,
+    dcpi_write,
+};
