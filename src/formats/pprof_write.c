@@ -1,0 +1,337 @@
+/*
+ * pprof_write.c: the pprof protobuf writer (the reader and the message
+ * layout are in pprof.c; rulings in docs/formats/pprof.md).
+ *
+ * Any profile maps onto one Profile message:
+ *   - every value type is a sample_type; default_sample_type names the
+ *     profile's default value type;
+ *   - every sample row is one Sample: location ids leaf first, one value per
+ *     sample type (both packed), and a `thread` string label when the
+ *     profile has several threads;
+ *   - every frame is one Location (id = frame index + 1) with its address,
+ *     mapping and one Line (function, line, column). A frame whose function
+ *     is only its address (the name the readers give an unsymbolized PC,
+ *     no file, no line) gets no Line, as unsymbolized pprof locations have
+ *     none; so inline groups are not rebuilt, each frame is its own Location;
+ *   - functions referenced by those Lines, and every mapping (id = index + 1);
+ *   - period and period_type from the metadata `period`/`period_type` (or
+ *     the gperftools reader's `period_us`), time_nanos, duration_nanos,
+ *     drop_frames, keep_frames and comments from theirs.
+ * The string table is built as strings are used ("" first) and written last;
+ * protobuf allows fields in any order. Top-level fields go straight to the
+ * sink; only one submessage at a time is assembled in memory.
+ */
+#include "formats/format.h"
+#include "util/cursor.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int profkit_pprof_write(const profkit_profile *p, profkit_sink *sink,
+                        const profkit_write_options *o, profkit_error *err);
+
+typedef struct pb_buf {
+    uint8_t *b;
+    size_t n, cap;
+    int oom;
+} pb_buf;
+
+static void pb_put(pb_buf *b, const void *d, size_t n)
+{
+    if (b->oom || profkit_grow((void **)&b->b, &b->cap, b->n + n, 1)) {
+        b->oom = 1;
+        return;
+    }
+    memcpy(b->b + b->n, d, n);
+    b->n += n;
+}
+
+static void pb_varint(pb_buf *b, uint64_t v)
+{
+    uint8_t t[10];
+    pb_put(b, t, profkit_varint_encode(t, v));
+}
+
+static void pb_tag(pb_buf *b, uint32_t num, unsigned wt) { pb_varint(b, ((uint64_t)num << 3) | wt); }
+
+/* A varint field; zero is the default and is left out, as protobuf does. */
+static void pb_uint(pb_buf *b, uint32_t num, uint64_t v)
+{
+    if (v) {
+        pb_tag(b, num, 0);
+        pb_varint(b, v);
+    }
+}
+
+static void pb_bytes(pb_buf *b, uint32_t num, const void *d, size_t n)
+{
+    pb_tag(b, num, 2);
+    pb_varint(b, n);
+    pb_put(b, d, n);
+}
+
+typedef struct pw {
+    const profkit_profile *p;
+    profkit_sink *sink;
+    profkit_strtab tab;  /* the output string table; id = pprof index */
+    uint32_t *smap;      /* profile string id -> pprof index, or NONE */
+    pb_buf msg, sub;
+    int oom;
+} pw;
+
+static int64_t pw_str(pw *w, uint32_t id)
+{
+    if (id >= w->p->strings.n)
+        return 0;
+    if (w->smap[id] == PROFKIT_NONE) {
+        w->smap[id] = profkit_strtab_intern(&w->tab, profkit_strtab_get(&w->p->strings, id),
+                                            profkit_strtab_len(&w->p->strings, id));
+        if (w->smap[id] == PROFKIT_NONE) {
+            w->oom = 1;
+            return 0;
+        }
+    }
+    return w->smap[id];
+}
+
+static int64_t pw_cstr(pw *w, const char *s, size_t len)
+{
+    uint32_t id = profkit_strtab_intern(&w->tab, s, len);
+    if (id == PROFKIT_NONE) {
+        w->oom = 1;
+        return 0;
+    }
+    return id;
+}
+
+/* Sends w->msg to the sink as top-level field num and empties it. */
+static void pw_emit(pw *w, uint32_t num)
+{
+    uint8_t t[20];
+    size_t k = profkit_varint_encode(t, ((uint64_t)num << 3) | 2);
+    k += profkit_varint_encode(t + k, w->msg.n);
+    profkit_sink_write(w->sink, t, k);
+    profkit_sink_write(w->sink, w->msg.b, w->msg.n);
+    if (w->msg.oom)
+        w->oom = 1;
+    w->msg.n = 0;
+}
+
+/* A ValueType submessage from "type" and "unit" as output string indexes. */
+static void pw_value_type(pw *w, uint32_t num, int64_t type, int64_t unit)
+{
+    pb_uint(&w->msg, 1, (uint64_t)type);
+    pb_uint(&w->msg, 2, (uint64_t)unit);
+    pw_emit(w, num);
+}
+
+/* A frame whose function is nothing but its address: no Line for it. */
+static int unsymbolized(const profkit_profile *p, const profkit_frame *fr)
+{
+    const profkit_function *f = &p->functions[fr->function];
+    if (f->file != 0 || fr->line != 0)
+        return 0;
+    const char *name = profkit_str(p, f->name);
+    if (!*name)
+        return 1;
+    char buf[24];
+    snprintf(buf, sizeof(buf), "0x%" PRIx64, fr->address);
+    return strcmp(name, buf) == 0;
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+    if (!s || !*s)
+        return 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (*end)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static void pw_period(pw *w)
+{
+    const profkit_profile *p = w->p;
+    const char *pt = profkit_meta_get(p, "period_type");
+    int64_t period = 0;
+    if (pt && strchr(pt, '/')) {
+        const char *slash = strchr(pt, '/');
+        pw_value_type(w, 11, pw_cstr(w, pt, (size_t)(slash - pt)),
+                      pw_cstr(w, slash + 1, strlen(slash + 1)));
+        if (parse_i64(profkit_meta_get(p, "period"), &period))
+            pb_uint(&w->msg, 12, (uint64_t)period);
+    } else if (parse_i64(profkit_meta_get(p, "period_us"), &period) && period > 0 &&
+               period <= INT64_MAX / 1000) {
+        /* gperftools: the sampling period in µs, as Go pprof converts it */
+        pw_value_type(w, 11, pw_cstr(w, "cpu", 3), pw_cstr(w, "nanoseconds", 11));
+        pb_uint(&w->msg, 12, (uint64_t)(period * 1000));
+    }
+}
+
+static void pw_metadata(pw *w)
+{
+    const profkit_profile *p = w->p;
+    int64_t v;
+    /* Scalars go into w->msg, which pw_period may already have started; the
+     * caller writes them out as raw top-level bytes. */
+    if (parse_i64(profkit_meta_get(p, "time_nanos"), &v))
+        pb_uint(&w->msg, 9, (uint64_t)v);
+    if (parse_i64(profkit_meta_get(p, "duration_nanos"), &v))
+        pb_uint(&w->msg, 10, (uint64_t)v);
+    const char *s = profkit_meta_get(p, "drop_frames");
+    if (s)
+        pb_uint(&w->msg, 7, (uint64_t)pw_cstr(w, s, strlen(s)));
+    s = profkit_meta_get(p, "keep_frames");
+    if (s)
+        pb_uint(&w->msg, 8, (uint64_t)pw_cstr(w, s, strlen(s)));
+    for (size_t i = 0; i < p->n_metadata; i++)
+        if (strcmp(profkit_str(p, p->metadata[i].key), "comment") == 0)
+            pb_uint(&w->msg, 13, (uint64_t)pw_str(w, p->metadata[i].value));
+    if (p->n_value_types > 0 && p->default_value < p->n_value_types)
+        pb_uint(&w->msg, 14, (uint64_t)pw_str(w, p->value_types[p->default_value].type));
+}
+
+static void pw_samples(pw *w, uint32_t thread)
+{
+    const profkit_profile *p = w->p;
+    size_t nv = p->n_value_types;
+    int label = thread == PROFKIT_NONE && p->n_threads > 1;
+    int64_t thread_key = label ? pw_cstr(w, "thread", 6) : 0;
+    for (size_t i = 0; i < p->n_samples && !w->oom && !profkit_sink_failed(w->sink); i++) {
+        if (thread != PROFKIT_NONE && p->sample_thread[i] != thread)
+            continue;
+        w->sub.n = 0;
+        for (uint32_t s = p->sample_stack[i]; s != 0 && s < p->n_stacks; s = p->stacks[s].parent)
+            pb_varint(&w->sub, (uint64_t)p->stacks[s].frame + 1);
+        if (w->sub.n)
+            pb_bytes(&w->msg, 1, w->sub.b, w->sub.n);
+        w->sub.n = 0;
+        for (size_t v = 0; v < nv; v++)
+            pb_varint(&w->sub, (uint64_t)p->sample_values[i * nv + v]);
+        if (w->sub.n)
+            pb_bytes(&w->msg, 2, w->sub.b, w->sub.n);
+        if (label) {
+            w->sub.n = 0;
+            pb_uint(&w->sub, 1, (uint64_t)thread_key);
+            pb_uint(&w->sub, 2, (uint64_t)pw_str(w, p->threads[p->sample_thread[i]].name));
+            pb_bytes(&w->msg, 3, w->sub.b, w->sub.n);
+        }
+        if (w->sub.oom)
+            w->oom = 1;
+        pw_emit(w, 2);
+    }
+}
+
+/* Locations for every frame; marks in used[] the functions their Lines use. */
+static void pw_locations(pw *w, uint8_t *used)
+{
+    const profkit_profile *p = w->p;
+    for (size_t i = 0; i < p->n_frames && !w->oom; i++) {
+        const profkit_frame *fr = &p->frames[i];
+        pb_uint(&w->msg, 1, i + 1);
+        if (fr->mapping != PROFKIT_NONE && fr->mapping < p->n_mappings)
+            pb_uint(&w->msg, 2, (uint64_t)fr->mapping + 1);
+        pb_uint(&w->msg, 3, fr->address);
+        if (fr->function < p->n_functions && !unsymbolized(p, fr)) {
+            used[fr->function] = 1;
+            w->sub.n = 0;
+            pb_uint(&w->sub, 1, (uint64_t)fr->function + 1);
+            pb_uint(&w->sub, 2, fr->line);
+            pb_uint(&w->sub, 3, fr->column);
+            pb_bytes(&w->msg, 4, w->sub.b, w->sub.n);
+            if (w->sub.oom)
+                w->oom = 1;
+        }
+        pw_emit(w, 4);
+    }
+}
+
+static void pw_functions(pw *w, const uint8_t *used)
+{
+    const profkit_profile *p = w->p;
+    for (size_t i = 0; i < p->n_functions && !w->oom; i++) {
+        if (!used[i])
+            continue;
+        const profkit_function *f = &p->functions[i];
+        pb_uint(&w->msg, 1, i + 1);
+        pb_uint(&w->msg, 2, (uint64_t)pw_str(w, f->name));
+        pb_uint(&w->msg, 3, (uint64_t)pw_str(w, f->system_name ? f->system_name : f->name));
+        pb_uint(&w->msg, 4, (uint64_t)pw_str(w, f->file));
+        pb_uint(&w->msg, 5, f->start_line);
+        pw_emit(w, 5);
+    }
+}
+
+static void pw_mappings(pw *w)
+{
+    const profkit_profile *p = w->p;
+    for (size_t i = 0; i < p->n_mappings && !w->oom; i++) {
+        const profkit_mapping *m = &p->mappings[i];
+        pb_uint(&w->msg, 1, i + 1);
+        pb_uint(&w->msg, 2, m->start);
+        pb_uint(&w->msg, 3, m->end);
+        pb_uint(&w->msg, 4, m->offset);
+        pb_uint(&w->msg, 5, (uint64_t)pw_str(w, m->path));
+        pb_uint(&w->msg, 6, (uint64_t)pw_str(w, m->build_id));
+        pw_emit(w, 3);
+    }
+}
+
+int profkit_pprof_write(const profkit_profile *p, profkit_sink *sink,
+                        const profkit_write_options *o, profkit_error *err)
+{
+    int ok;
+    uint32_t thread = profkit_select_thread(p, o ? o->thread : NULL, &ok, err);
+    if (!ok)
+        return PROFKIT_EINVAL;
+    pw w;
+    memset(&w, 0, sizeof(w));
+    w.p = p;
+    w.sink = sink;
+    uint8_t *used = calloc(p->n_functions ? p->n_functions : 1, 1);
+    w.smap = malloc((p->strings.n ? p->strings.n : 1) * sizeof(uint32_t));
+    if (!used || !w.smap || profkit_strtab_init(&w.tab)) {
+        free(used);
+        free(w.smap);
+        profkit_strtab_free(&w.tab);
+        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory writing pprof");
+    }
+    for (size_t i = 0; i < p->strings.n; i++)
+        w.smap[i] = PROFKIT_NONE;
+    w.smap[0] = 0;
+
+    for (size_t v = 0; v < p->n_value_types; v++)
+        pw_value_type(&w, 1, pw_str(&w, p->value_types[v].type), pw_str(&w, p->value_types[v].unit));
+    pw_samples(&w, thread);
+    pw_mappings(&w);
+    pw_locations(&w, used);
+    pw_functions(&w, used);
+    pw_period(&w);
+    /* The scalar fields are complete top-level fields already. */
+    pw_metadata(&w);
+    if (w.msg.oom)
+        w.oom = 1;
+    profkit_sink_write(sink, w.msg.b, w.msg.n);
+    w.msg.n = 0;
+    for (size_t i = 0; i < w.tab.n && !w.oom; i++) {
+        pb_bytes(&w.msg, 6, profkit_strtab_get(&w.tab, (uint32_t)i), profkit_strtab_len(&w.tab, (uint32_t)i));
+        if (w.msg.n >= 64 * 1024 || i + 1 == w.tab.n) {
+            if (w.msg.oom)
+                w.oom = 1;
+            profkit_sink_write(sink, w.msg.b, w.msg.n);
+            w.msg.n = 0;
+        }
+    }
+    int oom = w.oom;
+    free(used);
+    free(w.smap);
+    free(w.msg.b);
+    free(w.sub.b);
+    profkit_strtab_free(&w.tab);
+    if (oom)
+        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory writing pprof");
+    return 0;
+}
