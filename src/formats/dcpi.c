@@ -536,7 +536,9 @@ static int dcpi_write(const profkit_profile *p, profkit_sink *sink, const profki
             continue;
         const profkit_frame *fr = &p->frames[p->stacks[s].frame];
         int64_t val = p->sample_values[i * nv + v];
-        if (!fr->address || val <= 0)
+        /* Address 0 means "unknown" in the model, except for a frame with no
+         * name: that is a DCPI count at offset 0 from tstart 0. */
+        if ((!fr->address && p->functions[fr->function].name != 0) || val <= 0)
             continue;
         if (PK_VEC_RESERVE(ac, n, cap, 1)) {
             free(ac);
@@ -546,7 +548,8 @@ static int dcpi_write(const profkit_profile *p, profkit_sink *sink, const profki
         ac[n].count = val;
         n++;
     }
-    qsort(ac, n, sizeof(*ac), cmp_addr);
+    if (n)
+        qsort(ac, n, sizeof(*ac), cmp_addr);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         if (m && ac[m - 1].address == ac[i].address)
