@@ -57,12 +57,12 @@ enum {
     COL_STACK, COL_TIME, COL_TIME_DELTAS, COL_WEIGHT, COL_PREFIX, COL_PREFIX_OFFSET,
     COL_FRAME, COL_LOCATION, COL_LINE, COL_COLUMN, COL_FUNC, COL_ADDRESS, COL_NAME,
     COL_FILE_NAME, COL_SOURCE, COL_LINE_NUMBER, COL_RESOURCE, COL_TYPE, COL_START_TIME,
-    COL_END_TIME, COL_PHASE, COL_CATEGORY, COL_DATA, COL_FILENAME, N_COLS
+    COL_END_TIME, COL_PHASE, COL_CATEGORY, COL_DATA, COL_FILENAME, COL_IS_JS, N_COLS
 };
 static const char *const col_names[N_COLS] = {
     "stack", "time", "timeDeltas", "weight", "prefix", "prefixOffset", "frame", "location",
     "line", "column", "func", "address", "name", "fileName", "source", "lineNumber",
-    "resource", "type", "startTime", "endTime", "phase", "category", "data", "filename"
+    "resource", "type", "startTime", "endTime", "phase", "category", "data", "filename", "isJS"
 };
 
 enum { T_SAMPLES, T_MARKERS, T_STACKS, T_FRAMES, T_FUNCS, T_RESOURCES, T_SOURCES, T_COUNT };
@@ -76,7 +76,8 @@ static const uint32_t table_wants[T_COUNT] = {
         B(COL_CATEGORY) | B(COL_DATA),
     B(COL_PREFIX) | B(COL_PREFIX_OFFSET) | B(COL_FRAME),
     B(COL_LOCATION) | B(COL_LINE) | B(COL_COLUMN) | B(COL_FUNC) | B(COL_ADDRESS),
-    B(COL_NAME) | B(COL_FILE_NAME) | B(COL_SOURCE) | B(COL_LINE_NUMBER) | B(COL_RESOURCE),
+    B(COL_NAME) | B(COL_FILE_NAME) | B(COL_SOURCE) | B(COL_LINE_NUMBER) | B(COL_RESOURCE) |
+        B(COL_IS_JS),
     B(COL_NAME) | B(COL_TYPE),
     B(COL_FILENAME),
 };
@@ -549,6 +550,7 @@ typedef struct gk_build {
     gk_tables *owner[T_COUNT]; /* whose table each is */
     gk_table *t[T_COUNT];
     int raw_frames;            /* frames carry location strings */
+    long version;              /* processed version (0 = before 1); -1 for raw Gecko */
 } gk_build;
 
 static int table_fail(gk_build *b, int tk, size_t row, const char *fmt, ...) PK_PRINTF(4, 5);
@@ -663,6 +665,39 @@ static int intern_len(gk_build *b, const char *s, size_t n, uint32_t *out)
     return *out == PROFKIT_NONE ? oom(b->r) : 0;
 }
 
+/*
+ * The name of funcTable row i, as the Firefox Profiler's upgraders leave it:
+ * before version 4 a JS function's name was its whole location string
+ * ("f (url:12)": split as FORMATS.md rules), and before 17 an entry label
+ * read "AutoEntryScript REASON" (the prefix went).
+ */
+static int func_name(gk_build *b, size_t i, int64_t si, profkit_function *f)
+{
+    const char *s;
+    size_t len;
+    int rc = string_view(b, T_FUNCS, i, si, &s, &len);
+    if (rc < 0)
+        return rc;
+    if (b->version >= 0 && b->version < 4 && b->t[T_FUNCS]->col[COL_FILE_NAME].n == 0) {
+        double js = cell_at(b->t[T_FUNCS], COL_IS_JS, i);
+        if (!cell_is_null(js) && !cell_is_text(js) && js != 0) {
+            pk_gecko_location loc;
+            pk_gecko_parse_location(s, len, &loc);
+            if (loc.file && !loc.is_address) {
+                f->start_line = loc.line;
+                if ((rc = intern_len(b, loc.file, loc.file_len, &f->file)) < 0)
+                    return rc;
+                return intern_len(b, loc.name, loc.name_len, &f->name);
+            }
+        }
+    }
+    static const char entry[] = "AutoEntryScript ";
+    if (b->version >= 0 && b->version < 17 && len > sizeof entry - 1 &&
+        memcmp(s, entry, sizeof entry - 1) == 0)
+        return intern_len(b, s + sizeof entry - 1, len - (sizeof entry - 1), &f->name);
+    return model_string(b, T_FUNCS, i, si, &f->name);
+}
+
 /* Processed: the model function of funcTable row i. */
 static int func_id(gk_build *b, size_t i, uint32_t *out)
 {
@@ -681,7 +716,7 @@ static int func_id(gk_build *b, size_t i, uint32_t *out)
     int rc;
     if ((rc = get_int(b, T_FUNCS, COL_NAME, i, &v)) < 0)
         return rc;
-    if (rc == 0 && (rc = model_string(b, T_FUNCS, i, v, &f.name)) < 0)
+    if (rc == 0 && (rc = func_name(b, i, v, &f)) < 0)
         return rc;
     if ((rc = get_int(b, T_FUNCS, COL_FILE_NAME, i, &v)) < 0)
         return rc;
@@ -1035,6 +1070,16 @@ static int build_thread(gk_reader *r, gk_thread *th)
     }
     b.raw_frames = b.t[T_FRAMES] && (b.t[T_FRAMES]->col[COL_LOCATION].n > 0 ||
                                      b.t[T_FRAMES]->schema[COL_LOCATION] >= 0);
+    b.version = b.raw_frames ? -1 : strtol(r->version[1], NULL, 10);
+    /* Before processed version 1 and Gecko 4, a content process's main
+     * thread was called "Content" (the upgraders rename it) */
+    if (!th->process_type && th->name && strcmp(th->name, "Content") == 0 &&
+        ((b.raw_frames && strtol(r->version[0], NULL, 10) < 4) || (!b.raw_frames && b.version < 1))) {
+        free(th->name);
+        th->name = dup_len("GeckoMain", 9);
+        if (!th->name)
+            return oom(r);
+    }
     uint32_t thread = profkit_thread_add(r->p, th->name ? th->name : "",
                                          th->process_name ? th->process_name : "", th->pid, th->tid);
     if (thread == PROFKIT_NONE)

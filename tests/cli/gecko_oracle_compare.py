@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Compares profkit's per-function sample counts with the Firefox Profiler's.
+
+Usage: gecko_oracle_compare.py PROFKIT PROFILER_CLI_JS FILE
+
+Loads FILE in the Firefox Profiler's own loader (@firefox-devtools/profiler-cli,
+run by the `node` on PATH) and, for every thread, compares each function's
+self and total sample counts with `profkit top --thread I --value samples`.
+Functions are matched by name: self counts of equal names are summed on both
+sides; total counts are compared for names that occur once in the thread.
+Prints one line per thread and every difference; exits 1 on any difference.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def run(cmd, env=None):
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd[:3]), r.returncode, r.stderr.strip()[:400]))
+    return r.stdout
+
+
+def profkit_top(profkit, path, thread):
+    out = run([profkit, "top", "-q", "--thread", str(thread), "--value", "samples", "-n", "0", path])
+    rows = {}
+    started = False
+    for line in out.splitlines():
+        if line.lstrip().startswith("flat"):
+            started = True
+            continue
+        if not started or not line.strip():
+            continue
+        parts = line.split(None, 5)
+        if len(parts) < 6:
+            continue
+        name = parts[5]
+        flat, cum = int(parts[0]), int(parts[3])
+        s, t, n = rows.get(name, (0, 0, 0))
+        rows[name] = (s + flat, cum, n + 1)
+    return rows
+
+
+def main():
+    profkit, cli, path = sys.argv[1:4]
+    env = dict(os.environ)
+    env["PROFILER_CLI_NO_SYMBOLICATE"] = "1"
+    env.setdefault("PROFILER_CLI_LOAD_TIMEOUT_MS", "60000")
+    failures = 0
+    with tempfile.TemporaryDirectory() as sessions:
+        env["PROFILER_CLI_SESSION_DIR"] = sessions
+        pq = ["node", cli]
+        try:
+            run(pq + ["load", path], env)
+            threads = json.loads(run(pq + ["thread", "list", "--json"], env))["threads"]
+            threads.sort(key=lambda t: t["threadIndex"])
+            for t in threads:
+                idx = t["threadIndex"]
+                data = json.loads(run(pq + ["thread", "functions", "--thread", t["threadHandle"],
+                                            "--include-idle", "--limit", "0", "--json"], env))
+                ff = {}
+                for f in data.get("functions", []):
+                    s, tot, n = ff.get(f["name"], (0, 0, 0))
+                    ff[f["name"]] = (s + f["selfSamples"], f["totalSamples"], n + 1)
+                pk = profkit_top(profkit, path, idx)
+                diffs = []
+                for name in sorted(set(ff) | set(pk)):
+                    a = ff.get(name, (0, 0, 0))
+                    b = pk.get(name, (0, 0, 0))
+                    if a[0] != b[0]:
+                        diffs.append("%s: self %s (Firefox) vs %s (profkit)" % (name, a[0], b[0]))
+                    if a[2] <= 1 and b[2] <= 1 and a[1] != b[1]:
+                        diffs.append("%s: total %s (Firefox) vs %s (profkit)" % (name, a[1], b[1]))
+                print("%s: thread %d %s: %d functions, %s" % (
+                    os.path.basename(path), idx, t["name"], len(ff),
+                    "same self/total counts" if not diffs else "%d differences" % len(diffs)))
+                for d in diffs[:20]:
+                    print("  " + d)
+                failures += len(diffs) > 0
+        finally:
+            subprocess.run(pq + ["stop", "--all"], capture_output=True, env=env)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
