@@ -20,7 +20,10 @@
  *       memops=10000000 lines=1 seed=1 leak=2 (percent of allocations never
  *       freed) unknown=1 (percent of frees of never-allocated addresses)
  *       size_mb=0 (when set, memory operations continue until the file has
- *       that many MB). With expect=FILE it also writes, per (leaf path,
+ *       that many MB), uniform=0 (1: every path element and every live
+ *       allocation equally likely; 0: hot paths and young objects, see
+ *       pick_element), live=100000 (the live set the allocations and frees
+ *       hover around, leaks apart). With expect=FILE it also writes, per (leaf path,
  *       value), what a reader must find: lines "VALUE LABEL;LABEL;... N",
  *       labels NAME:LINE when lines=1, plus "unmatched_frees N".
  */
@@ -242,6 +245,21 @@ static uint64_t rnd(void)
 }
 static uint64_t below(uint64_t n) { return n ? rnd() % n : 0; }
 
+/*
+ * Hot paths: by default the element of an entry follows a power law (the
+ * cube of a uniform number), spread over the ids by a multiplicative
+ * permutation; uniform=1 picks every element alike (the worst case for
+ * caches).
+ */
+static uint64_t pick_element(uint64_t n, uint64_t uniform)
+{
+    if (uniform)
+        return 1 + below(n);
+    double u = (double)(rnd() >> 11) / 9007199254740992.0;
+    uint64_t k = (uint64_t)(u * u * u * (double)n);
+    return 1 + (k * 40503) % n;
+}
+
 #define N_OFF 3 /* line offsets used per path element: 1..N_OFF */
 enum { CPU, WALL, CALLS, AOBJ, ASPACE, FOBJ, IOBJ, ISPACE, NV };
 static const char *const vnames[NV] = { "cpu", "wall", "calls", "alloc_objects", "alloc_space",
@@ -259,7 +277,7 @@ struct live {
 static int random_profile(const char *path, int argc, char **argv)
 {
     uint64_t modules = 20, elements = 50000, cpu = 1000000, memops = 10000000, lines = 1;
-    uint64_t leak = 2, unknown = 1, size_mb = 0, seed = 1;
+    uint64_t leak = 2, unknown = 1, size_mb = 0, seed = 1, uniform = 0, target = 100000;
     const char *expect = NULL;
     for (int i = 0; i < argc; i++) {
         char *eq = strchr(argv[i], '=');
@@ -275,6 +293,8 @@ static int random_profile(const char *path, int argc, char **argv)
         else if (!strcmp(argv[i], "leak")) leak = v;
         else if (!strcmp(argv[i], "unknown")) unknown = v;
         else if (!strcmp(argv[i], "size_mb")) size_mb = v;
+        else if (!strcmp(argv[i], "uniform")) uniform = v;
+        else if (!strcmp(argv[i], "live")) target = v;
         else if (!strcmp(argv[i], "seed")) rng_state = seed = v ? v : 1;
         else if (!strcmp(argv[i], "expect")) expect = eq;
     }
@@ -346,7 +366,7 @@ static int random_profile(const char *path, int argc, char **argv)
             break;
         /* Interleave CPU entries evenly with memory operations. */
         int do_cpu = cpu_done < cpu && (!more_mem || below(memops / (cpu ? cpu : 1) + 1) == 0);
-        uint64_t e = 1 + below(elements);
+        uint64_t e = pick_element(elements, uniform);
         uint32_t off = 1 + (uint32_t)below(N_OFF);
         uint64_t slot = e * N_OFF + off - 1;
         int64_t *v = val + slot * NV;
@@ -368,7 +388,8 @@ static int random_profile(const char *path, int argc, char **argv)
             continue;
         }
         ops++;
-        int alloc = n_live == 0 || below(100) < 52;
+        /* The live set hovers around `target` objects; leaks grow apart. */
+        int alloc = n_live == 0 || below(100) < (n_live < target ? 60 : 40);
         if (alloc) {
             uint64_t size = 16 + below(4096), addr;
             if (n_freed && below(2)) {
@@ -401,7 +422,9 @@ static int random_profile(const char *path, int argc, char **argv)
                 addr = 0x10 + 16 * below(0x1000); /* below every real address */
                 unmatched++;
             } else {
-                size_t k = (size_t)below(n_live);
+                /* Most objects die young: usually one of the newest. */
+                size_t k = uniform || n_live < 64 || below(5) == 0 ? (size_t)below(n_live)
+                                                                   : n_live - 1 - (size_t)below(64);
                 addr = live[k].addr;
                 live[k] = live[--n_live];
                 if (n_freed == cap_freed)

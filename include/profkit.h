@@ -305,6 +305,31 @@ int profkit_report_info(FILE *out, const profkit_profile *p, profkit_error *err)
 int profkit_report_top(FILE *out, const profkit_profile *p,
                        const profkit_report_options *o, profkit_error *err);
 
+/* ---------------------------------------- reports: tree and mem (issue 3) */
+
+/*
+ * `profkit tree`: the call tree of each thread with a non-zero total (or of
+ * thread o->thread only), callers above callees, indented two spaces a
+ * level; per node its total, share of the thread's total, self value and
+ * callees' value, siblings biggest first. Uses o->value, o->thread,
+ * o->max_depth (0 = all levels), o->cutoff_pct (nodes below it, and what
+ * is under them, are hidden) and o->by (PROFKIT_BY_LINE labels NAME:LINE).
+ * Returns 0, PROFKIT_EINVAL for an unknown value or thread, or ENOMEM.
+ */
+int profkit_report_tree(FILE *out, const profkit_profile *p,
+                        const profkit_report_options *o, profkit_error *err);
+
+/*
+ * `profkit mem`: objects and bytes allocated, freed (allocated - live) and
+ * live at the end (leaks), in total, per thread and per allocating call
+ * path (largest live bytes first, o->limit paths, 0 = all), and the frees
+ * that matched no allocation (metadata "unmatched_frees"). Uses o->thread,
+ * o->limit and o->by (PROFKIT_BY_LINE). Returns 0, PROFKIT_EINVAL when the
+ * profile has no memory value types or the thread is unknown, or ENOMEM.
+ */
+int profkit_report_mem(FILE *out, const profkit_profile *p,
+                       const profkit_report_options *o, profkit_error *err);
+
 #ifdef __cplusplus
 }
 #endif

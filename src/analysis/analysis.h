@@ -75,4 +75,45 @@ size_t profkit_frame_key_label(const profkit_profile *p, uint32_t frame, profkit
 /* Sorts row indexes: by flat (or cum) descending, then key label ascending. */
 int profkit_top_sort(const profkit_top *t, uint32_t *order, int by_cum);
 
+/* ---- tree: the call tree in print order (src/analysis/tree.c) ---- */
+
+/*
+ * The nodes of t that `profkit tree` shows, in print order: depth first,
+ * children by total descending (then label), nodes at depth > max_depth
+ * (0 = unlimited) or with |total| below min_pct percent of t->grand_total
+ * left out with everything under them. *nodes and *depths (1 = a root's
+ * child of the tree, i.e. an outermost frame) are new arrays of *n entries
+ * the caller frees. Returns 0 or PROFKIT_ENOMEM.
+ */
+int profkit_tree_walk(const profkit_ltree *t, size_t max_depth, double min_pct, uint32_t **nodes,
+                      uint32_t **depths, size_t *n);
+
+/* ---- mem: allocations, frees and leaks (src/analysis/mem.c) ---- */
+
+typedef struct profkit_mem_row {
+    uint32_t key; /* thread index, or id in profkit_mem.paths */
+    int64_t alloc_objects, alloc_space, free_objects, inuse_objects, inuse_space;
+} profkit_mem_row;
+
+typedef struct profkit_mem {
+    profkit_mem_row total;
+    profkit_mem_row *threads; /* one per thread of the profile, key = index */
+    size_t n_threads;
+    profkit_mem_row *paths;   /* one per allocating call path ("root;...;leaf") */
+    size_t n_paths;
+    profkit_strtab path_labels;
+    int64_t unmatched_frees;  /* from metadata "unmatched_frees", -1 = unknown */
+} profkit_mem;
+
+/*
+ * Sums the memory value types (alloc_objects, alloc_space, free_objects,
+ * inuse_objects, inuse_space; a missing one counts 0) per thread and per
+ * call path over thread `thread` (PROFKIT_NONE = all). Paths are labelled
+ * like folded output (by_line: NAME:LINE). Returns 0, PROFKIT_EINVAL when
+ * the profile has none of those value types, or PROFKIT_ENOMEM (err filled).
+ */
+int profkit_mem_compute(profkit_mem *m, const profkit_profile *p, uint32_t thread, int by_line,
+                        profkit_error *err);
+void profkit_mem_free(profkit_mem *m);
+
 #endif

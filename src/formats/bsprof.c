@@ -129,57 +129,113 @@ static int map64_put(map64 *m, uint64_t key, uint32_t val)
     return 0;
 }
 
+/*
+ * Ids of strings, modules and path elements: producers number them 1, 2,
+ * 3, ..., so a dense array serves them; it only grows to cover an id when
+ * the ids defined so far could nearly fill it (so a hostile id of 4e9 cannot
+ * size an allocation). Other ids go to a map.
+ */
+typedef struct idtab {
+    uint32_t *dense; /* dense[id], EMPTY = undefined */
+    size_t n_dense, count;
+    map64 sparse;
+} idtab;
+
+static void idtab_free(idtab *t)
+{
+    free(t->dense);
+    map64_free(&t->sparse);
+    memset(t, 0, sizeof(*t));
+}
+
+static inline uint32_t idtab_get(const idtab *t, uint64_t id)
+{
+    if (PK_LIKELY(id < t->n_dense))
+        return t->dense[id];
+    return map64_get(&t->sparse, id);
+}
+
+/* Sets id to val. Returns 1 when id was defined before, 0, or ENOMEM. */
+static int idtab_put(idtab *t, uint64_t id, uint32_t val)
+{
+    if (id >= t->n_dense && id < 2 * (t->count + 1) + 4096 && map64_get(&t->sparse, id) == EMPTY) {
+        size_t n = t->n_dense ? t->n_dense : 4096;
+        while (n <= id)
+            n *= 2;
+        uint32_t *d = realloc(t->dense, n * sizeof(uint32_t));
+        if (!d)
+            return PROFKIT_ENOMEM;
+        memset(d + t->n_dense, 0xff, (n - t->n_dense) * sizeof(uint32_t));
+        t->dense = d;
+        t->n_dense = n;
+    }
+    if (id < t->n_dense) {
+        int had = t->dense[id] != EMPTY;
+        t->dense[id] = val;
+        t->count += !had;
+        return had;
+    }
+    int had = map64_put(&t->sparse, id, val);
+    if (had == 0)
+        t->count++;
+    return had;
+}
+
 /* ------------------------------------------- live allocations by address */
 
 /*
- * Open addressing keyed by address with backward-shift deletion, so a long
- * run of alloc/free pairs never leaves tombstones behind. 20 bytes a slot,
- * load factor at most 1/2.
+ * Open addressing keyed by address, linear probing, backward-shift deletion
+ * (a long run of alloc/free pairs leaves no tombstones). A slot is one
+ * 24-byte record, so a lookup touches one cache line. The slot of an
+ * address keeps its low bits: a 1 KiB block of addresses maps to 64
+ * neighbouring slots placed by a hash of the block number. Allocators hand
+ * out nearby addresses close in time and young objects die first, so most
+ * operations land on cache lines a recent one touched, while blocks are
+ * still spread over the table.
  */
+typedef struct live_slot {
+    uint64_t addr;
+    uint64_t size;
+    uint32_t row; /* EMPTY = free slot */
+    uint32_t pad;
+} live_slot;
+
 typedef struct live_table {
-    uint64_t *addr;
-    uint64_t *size;
-    uint32_t *row; /* EMPTY = free slot */
+    live_slot *slot;
     size_t cap, count;
 } live_table;
 
 static void live_free(live_table *t)
 {
-    free(t->addr);
-    free(t->size);
-    free(t->row);
+    free(t->slot);
     memset(t, 0, sizeof(*t));
 }
 
-static size_t live_slot(const live_table *t, uint64_t addr)
+static inline size_t live_home(uint64_t addr, size_t mask)
 {
-    return (size_t)profkit_hash_u64(addr) & (t->cap - 1);
+    return (size_t)((profkit_hash_u64(addr >> 10) << 6) | ((addr >> 4) & 63)) & mask;
 }
 
 static int live_grow(live_table *t)
 {
     size_t ncap = t->cap ? t->cap * 2 : 1024;
-    live_table n = { 0 };
-    n.cap = ncap;
-    if (ncap < t->cap || !(n.addr = malloc(ncap * 8)) || !(n.size = malloc(ncap * 8)) ||
-        !(n.row = malloc(ncap * 4))) {
-        live_free(&n);
+    live_slot *ns;
+    if (ncap < t->cap || ncap > SIZE_MAX / sizeof(live_slot) ||
+        !(ns = malloc(ncap * sizeof(live_slot))))
         return PROFKIT_ENOMEM;
-    }
-    memset(n.row, 0xff, ncap * 4);
+    for (size_t i = 0; i < ncap; i++)
+        ns[i].row = EMPTY;
     for (size_t j = 0; j < t->cap; j++) {
-        if (t->row[j] == EMPTY)
+        if (t->slot[j].row == EMPTY)
             continue;
-        size_t i = live_slot(&n, t->addr[j]);
-        while (n.row[i] != EMPTY)
+        size_t i = live_home(t->slot[j].addr, ncap - 1);
+        while (ns[i].row != EMPTY)
             i = (i + 1) & (ncap - 1);
-        n.addr[i] = t->addr[j];
-        n.size[i] = t->size[j];
-        n.row[i] = t->row[j];
+        ns[i] = t->slot[j];
     }
-    n.count = t->count;
-    live_free(t);
-    *t = n;
+    free(t->slot);
+    t->slot = ns;
+    t->cap = ncap;
     return 0;
 }
 
@@ -188,14 +244,13 @@ static int live_put(live_table *t, uint64_t addr, uint64_t size, uint32_t row)
 {
     if ((t->count + 1) * 2 > t->cap && live_grow(t) != 0)
         return PROFKIT_ENOMEM;
-    size_t mask = t->cap - 1, i = live_slot(t, addr);
-    while (t->row[i] != EMPTY && t->addr[i] != addr)
+    size_t mask = t->cap - 1, i = live_home(addr, mask);
+    while (t->slot[i].row != EMPTY && t->slot[i].addr != addr)
         i = (i + 1) & mask;
-    if (t->row[i] == EMPTY)
-        t->count++;
-    t->addr[i] = addr;
-    t->size[i] = size;
-    t->row[i] = row;
+    t->count += t->slot[i].row == EMPTY;
+    t->slot[i].addr = addr;
+    t->slot[i].size = size;
+    t->slot[i].row = row;
     return 0;
 }
 
@@ -204,28 +259,28 @@ static int live_take(live_table *t, uint64_t addr)
 {
     if (!t->count)
         return 0;
-    size_t mask = t->cap - 1, i = live_slot(t, addr);
-    while (t->row[i] != EMPTY && t->addr[i] != addr)
+    size_t mask = t->cap - 1, i = live_home(addr, mask);
+    while (t->slot[i].row != EMPTY && t->slot[i].addr != addr)
         i = (i + 1) & mask;
-    if (t->row[i] == EMPTY)
+    if (t->slot[i].row == EMPTY)
         return 0;
     /* Backward shift: pull later members of the probe run into the hole. */
     size_t hole = i;
-    for (size_t j = (i + 1) & mask; t->row[j] != EMPTY; j = (j + 1) & mask) {
-        size_t home = live_slot(t, t->addr[j]);
+    for (size_t j = (i + 1) & mask; t->slot[j].row != EMPTY; j = (j + 1) & mask) {
+        size_t home = live_home(t->slot[j].addr, mask);
         if (((j - home) & mask) >= ((j - hole) & mask)) {
-            t->addr[hole] = t->addr[j];
-            t->size[hole] = t->size[j];
-            t->row[hole] = t->row[j];
+            t->slot[hole] = t->slot[j];
             hole = j;
         }
     }
-    t->row[hole] = EMPTY;
+    t->slot[hole].row = EMPTY;
     t->count--;
     return 1;
 }
 
 /* ------------------------------------------------------------------ reader */
+
+#define PE_CACHE 4
 
 /* A path element as the reader keeps it. */
 typedef struct pelem {
@@ -233,8 +288,11 @@ typedef struct pelem {
     uint32_t line;         /* definition line as the entry gives it */
     uint32_t thread;       /* model thread of the root element's module */
     uint32_t parent_stack; /* model stack of the caller chain */
-    uint32_t row;          /* cached row of the last line offset (EMPTY) */
-    uint32_t row_off;      /* the line offset that row belongs to */
+    /* Rows of the last few line offsets used (EMPTY = none), so most
+     * entries find their row without a lookup. */
+    uint32_t row[PE_CACHE];
+    uint32_t row_off[PE_CACHE];
+    uint32_t next; /* cache slot to replace next */
 } pelem;
 
 /* The streaming input: buf[pos..len) is unread; base is buf[0]'s offset. */
@@ -252,9 +310,9 @@ typedef struct reader {
     input in;
     int line_data;
 
-    map64 strings; /* bsprof string id -> model string id */
-    map64 modules; /* module id -> model thread */
-    map64 pe_ids;  /* path element id -> index in pe */
+    idtab strings; /* bsprof string id -> model string id */
+    idtab modules; /* module id -> model thread */
+    idtab pe_ids;  /* path element id -> index in pe */
     pelem *pe;
     size_t n_pe, cap_pe;
 
@@ -349,7 +407,7 @@ static int string_ref(reader *r, uint64_t off, const char *kind, const char *wha
         *out = 0;
         return F_OK;
     }
-    *out = map64_get(&r->strings, id);
+    *out = idtab_get(&r->strings, id);
     if (*out != EMPTY)
         return F_OK;
     profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
@@ -359,7 +417,7 @@ static int string_ref(reader *r, uint64_t off, const char *kind, const char *wha
 
 static uint32_t pe_ref(reader *r, uint64_t id)
 {
-    uint32_t i = map64_get(&r->pe_ids, id);
+    uint32_t i = idtab_get(&r->pe_ids, id);
     return i;
 }
 
@@ -443,11 +501,12 @@ static uint32_t row_of(reader *r, uint32_t stack, uint32_t thread)
 }
 
 /* The row of an entry naming path element index i at line offset off. */
-static uint32_t entry_row(reader *r, uint32_t i, uint64_t off)
+static inline uint32_t entry_row(reader *r, uint32_t i, uint64_t off)
 {
     pelem *e = &r->pe[i];
-    if (e->row != EMPTY && e->row_off == off)
-        return e->row;
+    for (int k = 0; k < PE_CACHE; k++)
+        if (e->row_off[k] == off && e->row[k] != EMPTY)
+            return e->row[k];
     uint64_t key = ((uint64_t)i << 32) | off;
     uint32_t row = r->line_data ? map64_get(&r->line_rows, key) : EMPTY;
     if (row == EMPTY) {
@@ -459,8 +518,10 @@ static uint32_t entry_row(reader *r, uint32_t i, uint64_t off)
         if (r->line_data && map64_put(&r->line_rows, key, row) < 0)
             return EMPTY;
     }
-    e->row = row;
-    e->row_off = (uint32_t)off;
+    uint32_t k = e->next;
+    e->next = (k + 1) % PE_CACHE;
+    e->row[k] = row;
+    e->row_off[k] = (uint32_t)off;
     return row;
 }
 
@@ -486,7 +547,7 @@ static int read_string(reader *r, profkit_cursor *c, uint64_t start, uint64_t id
     uint32_t sid = profkit_string_intern(r->p, s, len);
     if (sid == PROFKIT_NONE)
         return out_of_memory(r), F_FAIL;
-    int had = map64_put(&r->strings, id, sid);
+    int had = idtab_put(&r->strings, id, sid);
     if (had < 0)
         return out_of_memory(r), F_FAIL;
     if (had && redefined(r, 0, start, id))
@@ -512,7 +573,7 @@ static int read_module(reader *r, profkit_cursor *c, uint64_t start, uint64_t id
     uint32_t th = profkit_thread_add(r->p, profkit_str(r->p, sid), "", -1, (int64_t)id);
     if (th == PROFKIT_NONE)
         return out_of_memory(r), F_FAIL;
-    int had = map64_put(&r->modules, id, th);
+    int had = idtab_put(&r->modules, id, th);
     if (had < 0)
         return out_of_memory(r), F_FAIL;
     if (had && redefined(r, 1, start, id))
@@ -545,12 +606,12 @@ static int read_path_element(reader *r, profkit_cursor *c, uint64_t start, uint6
     FIELD(kind, "function string id", fn, 1);
 
     pelem e;
-    e.row = EMPTY;
-    e.row_off = 0;
+    memset(&e, 0, sizeof(e));
+    memset(e.row, 0xff, sizeof(e.row));
     e.line = (uint32_t)line;
     uint32_t caller_i = EMPTY;
     if (caller == 0) {
-        e.thread = map64_get(&r->modules, module);
+        e.thread = idtab_get(&r->modules, module);
         if (e.thread == EMPTY) {
             profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)module_at,
                               "path element entry: module %" PRIu64 " is not defined", module);
@@ -586,7 +647,7 @@ static int read_path_element(reader *r, profkit_cursor *c, uint64_t start, uint6
     if (r->n_pe >= EMPTY - 1 || PK_VEC_RESERVE(r->pe, r->n_pe, r->cap_pe, 1) != 0)
         return out_of_memory(r), F_FAIL;
     r->pe[r->n_pe] = e;
-    int had = map64_put(&r->pe_ids, id, (uint32_t)r->n_pe);
+    int had = idtab_put(&r->pe_ids, id, (uint32_t)r->n_pe);
     if (had < 0)
         return out_of_memory(r), F_FAIL;
     r->n_pe++;
@@ -939,11 +1000,12 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
 
     /* What is still allocated leaked: in-use values at the allocating row. */
     for (size_t i = 0; i < r.live.cap; i++) {
-        if (r.live.row[i] == EMPTY)
+        const live_slot *ls = &r.live.slot[i];
+        if (ls->row == EMPTY)
             continue;
-        int64_t *a = r.acc + (size_t)r.live.row[i] * N_VALUES;
+        int64_t *a = r.acc + (size_t)ls->row * N_VALUES;
         a[V_INUSE_OBJECTS]++;
-        acc_add(&a[V_INUSE_SPACE], r.live.size[i]);
+        acc_add(&a[V_INUSE_SPACE], ls->size);
     }
     live_free(&r.live);
     if (r.n_mem_ops && meta_u64(p, "unmatched_frees", r.unmatched_frees) != 0) {
@@ -969,9 +1031,9 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
     }
 done:
     free(r.in.buf);
-    map64_free(&r.strings);
-    map64_free(&r.modules);
-    map64_free(&r.pe_ids);
+    idtab_free(&r.strings);
+    idtab_free(&r.modules);
+    idtab_free(&r.pe_ids);
     map64_free(&r.line_rows);
     map64_free(&r.row_ids);
     free(r.pe);

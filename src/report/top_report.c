@@ -52,6 +52,23 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
         profkit_top_free(&t);
         return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     }
+    /* Time values get the call count and the time per call beside them
+     * when the profile counts calls (bsprof): calls are those where the
+     * key is the leaf, and the average divides the cumulative time. */
+    profkit_top calls;
+    int with_calls = 0;
+    const char *vname = profkit_str(p, p->value_types[v].type);
+    uint32_t cv = profkit_profile_find_value(p, "calls");
+    if (cv != PROFKIT_NONE && cv != v && (strcmp(vname, "cpu") == 0 || strcmp(vname, "wall") == 0)) {
+        if ((rc = profkit_top_compute(&calls, p, cv, th, o->by, err)) != 0) {
+            free(order);
+            profkit_top_free(&t);
+            return rc;
+        }
+        with_calls = calls.n == t.n; /* same frames, same keys in the same order */
+        if (!with_calls)
+            profkit_top_free(&calls);
+    }
     const char *unit = profkit_str(p, p->value_types[v].unit);
     size_t shown = 0, nonzero = 0;
     for (size_t i = 0; i < t.n; i++)
@@ -64,7 +81,10 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
         fprintf(out, ", thread %s", profkit_str(p, p->threads[th].name));
     fprintf(out, "\nShowing top %zu of %zu %ss, sorted by %s\n", limit, nonzero, by_name(o->by),
             o->sort_cum ? "cum" : "flat");
-    fprintf(out, "%10s %7s %7s %10s %7s  %s\n", "flat", "flat%", "sum%", "cum", "cum%", by_name(o->by));
+    fprintf(out, "%10s %7s %7s %10s %7s", "flat", "flat%", "sum%", "cum", "cum%");
+    if (with_calls)
+        fprintf(out, " %10s %10s", "calls", "cum/call");
+    fprintf(out, "  %s\n", by_name(o->by));
     double sum = 0;
     double total = t.total ? (double)t.total : 1.0;
     for (size_t i = 0; i < t.n && shown < limit; i++) {
@@ -76,12 +96,21 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
         profkit_format_value(c, sizeof(c), r->cum, unit);
         sum += (double)r->flat;
         char p1[32], p2[32], p3[32];
-        fprintf(out, "%10s %7s %7s %10s %7s  %s\n", f, pct(p1, sizeof(p1), (double)r->flat, total),
-                pct(p2, sizeof(p2), sum, total), c, pct(p3, sizeof(p3), (double)r->cum, total),
-                profkit_strtab_get(&t.keys, r->key));
+        fprintf(out, "%10s %7s %7s %10s %7s", f, pct(p1, sizeof(p1), (double)r->flat, total),
+                pct(p2, sizeof(p2), sum, total), c, pct(p3, sizeof(p3), (double)r->cum, total));
+        if (with_calls) {
+            int64_t n = calls.rows[r->key].flat;
+            char avg[64] = "-";
+            if (n > 0)
+                profkit_format_value(avg, sizeof(avg), r->cum / n, unit);
+            fprintf(out, " %10lld %10s", (long long)n, avg);
+        }
+        fprintf(out, "  %s\n", profkit_strtab_get(&t.keys, r->key));
         shown++;
     }
     free(order);
     profkit_top_free(&t);
+    if (with_calls)
+        profkit_top_free(&calls);
     return 0;
 }

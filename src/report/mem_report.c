@@ -1,0 +1,96 @@
+/* mem_report.c: `profkit mem`, allocations, frees and leaks. */
+#include "analysis/analysis.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+static int by_leak(const void *ctx, uint32_t a, uint32_t b)
+{
+    const profkit_mem *m = ctx;
+    const profkit_mem_row *x = &m->paths[a], *y = &m->paths[b];
+    if (x->inuse_space != y->inuse_space)
+        return x->inuse_space > y->inuse_space ? -1 : 1;
+    if (x->inuse_objects != y->inuse_objects)
+        return x->inuse_objects > y->inuse_objects ? -1 : 1;
+    if (x->alloc_space != y->alloc_space)
+        return x->alloc_space > y->alloc_space ? -1 : 1;
+    return strcmp(profkit_strtab_get(&m->path_labels, x->key),
+                  profkit_strtab_get(&m->path_labels, y->key));
+}
+
+/* One table line: live, allocated and freed (allocated - live). */
+static void row_line(FILE *out, const profkit_mem_row *r, const char *name, int frees)
+{
+    char lb[32], ab[32], fb[32];
+    profkit_format_value(lb, sizeof(lb), r->inuse_space, "bytes");
+    profkit_format_value(ab, sizeof(ab), r->alloc_space, "bytes");
+    profkit_format_value(fb, sizeof(fb), r->alloc_space - r->inuse_space, "bytes");
+    fprintf(out, "%10s %9" PRId64 " %10s %9" PRId64 " %10s %9" PRId64, lb, r->inuse_objects, ab,
+            r->alloc_objects, fb, r->alloc_objects - r->inuse_objects);
+    if (frees)
+        fprintf(out, " %9" PRId64, r->free_objects);
+    fprintf(out, "  %s\n", name);
+}
+
+int profkit_report_mem(FILE *out, const profkit_profile *p, const profkit_report_options *o,
+                       profkit_error *err)
+{
+    int ok;
+    uint32_t th = profkit_select_thread(p, o->thread, &ok, err);
+    if (!ok)
+        return PROFKIT_EINVAL;
+    profkit_mem m;
+    int rc = profkit_mem_compute(&m, p, th, o->by == PROFKIT_BY_LINE, err);
+    if (rc)
+        return rc;
+    uint32_t *order = malloc((m.n_paths ? m.n_paths : 1) * sizeof(uint32_t));
+    size_t n = 0;
+    for (size_t i = 0; order && i < m.n_paths; i++)
+        if (m.paths[i].alloc_objects || m.paths[i].alloc_space || m.paths[i].inuse_objects ||
+            m.paths[i].inuse_space)
+            order[n++] = (uint32_t)i;
+    if (!order || profkit_sort_u32(order, n, by_leak, &m) != 0) {
+        free(order);
+        profkit_mem_free(&m);
+        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    }
+    const profkit_mem_row *t = &m.total;
+    char a[32], f[32], l[32];
+    profkit_format_value(a, sizeof(a), t->alloc_space, "bytes");
+    profkit_format_value(f, sizeof(f), t->alloc_space - t->inuse_space, "bytes");
+    profkit_format_value(l, sizeof(l), t->inuse_space, "bytes");
+    if (th != PROFKIT_NONE)
+        fprintf(out, "Thread %u: %s\n", th, profkit_str(p, p->threads[th].name));
+    fprintf(out, "Allocated: %" PRId64 " objects, %s\n", t->alloc_objects, a);
+    fprintf(out, "Freed:     %" PRId64 " objects, %s (%" PRId64 " free operations)\n",
+            t->alloc_objects - t->inuse_objects, f, t->free_objects);
+    fprintf(out, "Live:      %" PRId64 " objects, %s (still allocated at the end: leaks)\n",
+            t->inuse_objects, l);
+    if (m.unmatched_frees >= 0)
+        fprintf(out, "Frees that matched no allocation: %" PRId64 "\n", m.unmatched_frees);
+
+    static const char head[] = "%10s %9s %10s %9s %10s %9s";
+    fprintf(out, "\nBy thread:\n");
+    fprintf(out, head, "live", "objects", "allocated", "objects", "freed", "objects");
+    fprintf(out, " %9s  %s\n", "frees", "thread");
+    for (size_t i = 0; i < m.n_threads; i++) {
+        const profkit_mem_row *r = &m.threads[i];
+        if (!r->alloc_objects && !r->alloc_space && !r->free_objects && !r->inuse_objects &&
+            !r->inuse_space)
+            continue;
+        char name[300];
+        snprintf(name, sizeof(name), "%zu: %s", i, profkit_str(p, p->threads[i].name));
+        row_line(out, r, name, 1);
+    }
+    size_t limit = o->limit && o->limit < n ? o->limit : n;
+    fprintf(out, "\nBy allocating call path, largest leaks first (%zu of %zu):\n", limit, n);
+    fprintf(out, head, "live", "objects", "allocated", "objects", "freed", "objects");
+    fprintf(out, "  %s\n", "path");
+    for (size_t i = 0; i < limit; i++) {
+        const profkit_mem_row *r = &m.paths[order[i]];
+        row_line(out, r, profkit_strtab_get(&m.path_labels, r->key), 0);
+    }
+    free(order);
+    profkit_mem_free(&m);
+    return 0;
+}

@@ -1,0 +1,84 @@
+/* tree_report.c: `profkit tree`, the call tree per thread, indented. */
+#include "analysis/analysis.h"
+
+#include <stdlib.h>
+
+/* Prints one thread's tree (thread PROFKIT_NONE: every thread merged). */
+static int print_thread(FILE *out, const profkit_profile *p, uint32_t v, uint32_t th,
+                        const profkit_report_options *o, profkit_error *err)
+{
+    profkit_ltree t;
+    profkit_ltree_options lo = { v, th, o->by == PROFKIT_BY_LINE, 0 };
+    int rc = profkit_ltree_build(&t, p, &lo, err);
+    if (rc)
+        return rc;
+    uint32_t *nodes, *depths;
+    size_t n;
+    if (profkit_tree_walk(&t, o->max_depth, o->cutoff_pct, &nodes, &depths, &n) != 0) {
+        profkit_ltree_free(&t);
+        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    }
+    const char *unit = profkit_str(p, p->value_types[v].unit);
+    char tot[64], a[64], b[64], c[64];
+    profkit_format_value(tot, sizeof(tot), t.grand_total, unit);
+    if (th != PROFKIT_NONE)
+        fprintf(out, "\nThread %u: %s, total %s\n", th, profkit_str(p, p->threads[th].name), tot);
+    else
+        fprintf(out, "\nAll threads, total %s\n", tot);
+    fprintf(out, "%10s %7s %10s %10s  %s\n", "total", "total%", "self", "callees", "name");
+    double base = t.grand_total ? (double)t.grand_total : 1.0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t x = nodes[i];
+        profkit_format_value(a, sizeof(a), t.total[x], unit);
+        profkit_format_value(b, sizeof(b), t.self[x], unit);
+        profkit_format_value(c, sizeof(c), t.total[x] - t.self[x], unit);
+        fprintf(out, "%10s %6.2f%% %10s %10s  %*s%s\n", a, 100.0 * (double)t.total[x] / base, b, c,
+                (int)(2 * (depths[i] - 1)), "", profkit_strtab_get(&t.labels, t.label[x]));
+    }
+    free(nodes);
+    free(depths);
+    profkit_ltree_free(&t);
+    return 0;
+}
+
+int profkit_report_tree(FILE *out, const profkit_profile *p, const profkit_report_options *o,
+                        profkit_error *err)
+{
+    int ok;
+    uint32_t v = profkit_select_value(p, o->value, err);
+    if (v == PROFKIT_NONE)
+        return PROFKIT_EINVAL;
+    uint32_t th = profkit_select_thread(p, o->thread, &ok, err);
+    if (!ok)
+        return PROFKIT_EINVAL;
+    int64_t *sum = calloc(p->n_threads + 1, sizeof(int64_t));
+    if (!sum)
+        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    int64_t total = 0;
+    for (size_t r = 0; r < p->n_samples; r++) {
+        uint32_t t = p->sample_thread[r];
+        int64_t x = p->sample_values[r * p->n_value_types + v];
+        total += x;
+        sum[t < p->n_threads ? t : p->n_threads] += x;
+    }
+    char tot[64];
+    const char *unit = profkit_str(p, p->value_types[v].unit);
+    profkit_format_value(tot, sizeof(tot), total, unit);
+    fprintf(out, "Value: %s (%s), total %s", profkit_str(p, p->value_types[v].type), unit, tot);
+    if (o->max_depth)
+        fprintf(out, ", depth <= %zu", o->max_depth);
+    if (o->cutoff_pct > 0)
+        fprintf(out, ", nodes >= %g%% of their thread", o->cutoff_pct);
+    fputc('\n', out);
+    int rc = 0;
+    if (th != PROFKIT_NONE || p->n_threads == 0 || sum[p->n_threads] != 0) {
+        /* One thread asked for, or rows whose thread is unknown: one tree. */
+        rc = print_thread(out, p, v, th, o, err);
+    } else {
+        for (uint32_t t = 0; t < p->n_threads && !rc; t++)
+            if (sum[t] != 0)
+                rc = print_thread(out, p, v, t, o, err);
+    }
+    free(sum);
+    return rc;
+}
