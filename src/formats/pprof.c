@@ -535,7 +535,7 @@ static int intern_strings(pp_reader *r)
 {
     if (r->n_strs > 0 && r->strs[0].len != 0)
         return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)r->strs[0].start,
-                                 "Profile.string_table: the first string must be \"\" (found %zu bytes)",
+                                 "Profile.string_table: the first string must be empty (found %zu bytes)",
                                  r->strs[0].len);
     size_t n = r->n_strs ? r->n_strs : 1;
     r->str_ids = malloc(n * sizeof(uint32_t));
@@ -833,7 +833,7 @@ static int read_sample(pp_reader *r, const pp_range *s)
     }
     if (nv != r->n_vts)
         return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)s->start,
-                                 "Sample: %zu values, expected one per sample type (%zu)", nv, r->n_vts);
+                                 "Sample: %zu value(s), expected %zu (one per sample type)", nv, r->n_vts);
     uint32_t stack = 0;
     for (size_t k = r->n_ids; k-- > 0;) {
         const pp_location *l = &r->locs[r->ids[k]];

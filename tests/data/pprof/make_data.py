@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Writes the hand-made pprof test files of this directory (ok_* must read,
+bad_* must fail with the message in bad_*.expect). Run it here; the outputs
+are committed. Field numbers: see src/formats/pprof.c."""
+
+
+def varint(v):
+    v &= (1 << 64) - 1
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def tag(num, wt):
+    return varint(num << 3 | wt)
+
+
+def vfield(num, v):
+    return tag(num, 0) + varint(v)
+
+
+def lfield(num, payload):
+    return tag(num, 2) + varint(len(payload)) + payload
+
+
+def packed(num, vals):
+    return lfield(num, b"".join(varint(v) for v in vals))
+
+
+def vt(t, u):
+    return vfield(1, t) + vfield(2, u)
+
+
+STRINGS = ["", "samples", "count", "cpu", "nanoseconds", "main", "worker", "inl",
+           "outer", "a.c", "/bin/app", "thread", "pid", "a comment", "leaf"]
+S = {s: i for i, s in enumerate(STRINGS)}
+
+
+def strings(table=STRINGS):
+    return b"".join(lfield(6, s.encode()) for s in table)
+
+
+def line(fid, ln):
+    return lfield(4, vfield(1, fid) + vfield(2, ln))
+
+
+def label(key, s=0, num=0):
+    body = vfield(1, key)
+    if s:
+        body += vfield(2, s)
+    if num:
+        body += vfield(3, num)
+    return lfield(3, body)
+
+
+def full_profile():
+    """Samples before the locations they use, inline frames, both encodings
+    of repeated fields, labels, unknown fields of every wire type."""
+    out = lfield(1, vt(S["samples"], S["count"]))
+    out += lfield(1, vt(S["cpu"], S["nanoseconds"]))
+    # packed ids and values, thread label
+    out += lfield(2, packed(1, [3, 2]) + packed(2, [2, 20]) + label(S["thread"], S["worker"]))
+    # unpacked ids and values, another label key (kept as a summary)
+    out += lfield(2, vfield(1, 1) + vfield(1, 2) + vfield(2, 5) + vfield(2, 50) + label(S["pid"], num=42))
+    out += lfield(4, vfield(1, 1) + vfield(2, 1) + vfield(3, 0x1000) + line(1, 10))
+    # location 2: inlined: Line[0] = inl (innermost) inside outer
+    out += lfield(4, vfield(1, 2) + vfield(2, 1) + vfield(3, 0x2000) + line(2, 20) + line(3, 30))
+    # location 3: unsymbolized, plus unknown fields of wire types 0, 1, 2, 5
+    out += lfield(4, vfield(1, 3) + vfield(3, 0x3abc) + vfield(9, 7) + tag(10, 1) + bytes(8)
+                  + lfield(11, b"xyz") + tag(12, 5) + bytes(4))
+    out += lfield(5, vfield(1, 1) + vfield(2, S["leaf"]) + vfield(4, S["a.c"]) + vfield(5, 9))
+    out += lfield(5, vfield(1, 2) + vfield(2, S["inl"]) + vfield(4, S["a.c"]))
+    out += lfield(5, vfield(1, 3) + vfield(2, S["outer"]) + vfield(4, S["a.c"]))
+    out += lfield(3, vfield(1, 1) + vfield(2, 0x1000) + vfield(3, 0x4000) + vfield(5, S["/bin/app"]))
+    out += strings()
+    out += vfield(9, 1700000000000000000) + vfield(10, 2000000000)
+    out += lfield(11, vt(S["cpu"], S["nanoseconds"])) + vfield(12, 10000000)
+    out += vfield(13, S["a comment"])
+    out += vfield(14, S["samples"])  # default: the first sample type, not the last
+    out += vfield(99, 1) + tag(98, 1) + bytes(8)
+    return out
+
+
+def minimal():
+    return lfield(1, vt(S["samples"], S["count"])) + lfield(2, vfield(1, 1) + vfield(2, 3)) \
+        + lfield(4, vfield(1, 1) + vfield(3, 0x10)) + strings()
+
+
+FILES = {
+    "ok_full.pb": full_profile(),
+    "ok_minimal.pb": minimal(),
+    # no sample types, no samples: an empty profile
+    "ok_empty_profile.pb": strings([""]),
+    # a varint that never ends (the last byte has its high bit set)
+    "bad_trunc_varint.pb": lfield(1, vt(1, 2)) + strings() + b"\x60\xff\xff",
+    # a length that runs past the end of the input
+    "bad_len_past_end.pb": lfield(1, vt(1, 2)) + strings() + tag(4, 2) + varint(100) + b"\x08\x01",
+    # a function name index beyond the string table
+    "bad_string_index.pb": minimal() + lfield(5, vfield(1, 1) + vfield(2, 77)),
+    # a sample whose location id is not defined anywhere
+    "bad_location_id.pb": lfield(1, vt(1, 2)) + lfield(2, packed(1, [1, 99]) + vfield(2, 1))
+    + lfield(4, vfield(1, 1)) + strings(),
+    "bad_mapping_id.pb": lfield(1, vt(1, 2)) + lfield(4, vfield(1, 1) + vfield(2, 5)) + strings(),
+    "bad_function_id.pb": lfield(1, vt(1, 2)) + lfield(4, vfield(1, 1) + line(4, 1)) + strings(),
+    "bad_duplicate_id.pb": lfield(1, vt(1, 2)) + lfield(4, vfield(1, 1)) + lfield(4, vfield(1, 1)) + strings(),
+    "bad_zero_id.pb": lfield(1, vt(1, 2)) + lfield(5, vfield(2, 1)) + strings(),
+    "bad_value_count.pb": lfield(1, vt(1, 2)) + lfield(1, vt(3, 4)) + lfield(2, vfield(2, 1)) + strings(),
+    "bad_first_string.pb": lfield(1, vt(1, 2)) + strings(["x"] + STRINGS[1:]),
+    "bad_wire3.pb": lfield(1, vt(1, 2)) + tag(20, 3) + tag(20, 4),
+    "bad_wire4.pb": lfield(1, vt(1, 2)) + lfield(4, vfield(1, 1) + tag(7, 4)),
+    "bad_wire6.pb": lfield(1, vt(1, 2)) + tag(3, 6),
+    "bad_wire7.pb": lfield(1, vt(1, 2)) + lfield(2, tag(1, 7)) + strings(),
+    "bad_wrong_wire_type.pb": lfield(1, vt(1, 2)) + vfield(4, 1),
+    "bad_packed_cut.pb": lfield(1, vt(1, 2)) + lfield(2, lfield(1, b"\x81")) + strings(),
+}
+
+if __name__ == "__main__":
+    for name, data in FILES.items():
+        with open(name, "wb") as f:
+            f.write(data)
