@@ -525,7 +525,7 @@ static int end_row(gk_reader *r, gk_table *t)
 
 static size_t table_rows(const gk_table *t)
 {
-    if (!t->present)
+    if (!t || !t->present)
         return 0;
     if (t->rows_layout)
         return t->n_rows;
@@ -538,7 +538,7 @@ static size_t table_rows(const gk_table *t)
 
 static double cell_at(const gk_table *t, int c, size_t i)
 {
-    return i < t->col[c].n ? t->col[c].v[i] : boxed(BOX_NULL);
+    return t && i < t->col[c].n ? t->col[c].v[i] : boxed(BOX_NULL);
 }
 
 /* ---------------------------------------------------------------- threads */
@@ -994,6 +994,8 @@ static int build_markers(gk_build *b, uint32_t thread, double shift)
     gk_table *mt = b->t[T_MARKERS];
     size_t n = table_rows(mt);
     int rc = 0;
+    if (n == 0)
+        return 0;
     for (size_t i = 0; i < n; i++) {
         profkit_marker m = { 0, 0, thread, 0, 0, 0 };
         int64_t v;
@@ -1359,8 +1361,6 @@ static int nested_parse(gk_reader *r, pk_json *j, const pk_json_event *ev, int w
     size_t at = r->n_fs;
     r->fs[at - 1].key = what;
     rc = pk_json_parse_memory(r->ctx, ev->str, ev->len, j, pk_gecko_on_event, r);
-    if (rc == PROFKIT_ETRUNCATED) /* the outer document is whole; the embedded text is not */
-        rc = r->ctx->err->code = PROFKIT_ECORRUPT;
     if (rc)
         return rc;
     r->n_fs = at - 1;
@@ -1797,15 +1797,27 @@ int pk_gecko_read(profkit_profile *p, profkit_read_ctx *ctx, pk_gecko_flavor fla
         rc = profkit_read_fail(ctx, PROFKIT_EFORMAT, -1, "empty input: expected a JSON object");
     if (!rc)
         rc = flush_pending(&r, 1, 0);
-    if (rc == PROFKIT_ETRUNCATED && r.n_built + r.n_pending > 0) {
-        /* keep the threads that were complete before the cut, and say so */
-        profkit_error cut = *ctx->err;
+    if (rc == PROFKIT_ETRUNCATED) {
+        /* keep the threads that were complete before the cut, and say so;
+         * one still waiting for the shared tables cannot be built */
+        size_t w = 0;
+        for (size_t i = 0; i < r.n_pending; i++) {
+            gk_thread *th = r.pending[i];
+            if (!r.shared_done && !(th->tab.t[T_STACKS].present && th->tab.have_strings))
+                thread_free(th);
+            else
+                r.pending[w++] = th;
+        }
+        r.n_pending = w;
         size_t complete = r.n_built + r.n_pending;
-        rc = flush_pending(&r, 1, 0);
-        if (!rc)
-            rc = profkit_read_warn_pos(ctx, PROFKIT_ETRUNCATED, cut.line, cut.column,
-                                       "%s; kept the %zu threads complete before the cut",
-                                       cut.message, complete);
+        if (complete > 0) {
+            profkit_error cut = *ctx->err;
+            rc = flush_pending(&r, 1, 0);
+            if (!rc)
+                rc = profkit_read_warn_pos(ctx, PROFKIT_ETRUNCATED, cut.line, cut.column,
+                                           "%s; kept the %zu complete thread%s before the cut",
+                                           cut.message, complete, complete == 1 ? "" : "s");
+        }
     }
     if (!rc && p->n_value_types == 0 && profkit_value_type_add(p, "samples", "count") == PROFKIT_NONE)
         rc = profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");

@@ -292,11 +292,17 @@ static int syntax_error(pk_json *j, int at_end)
         msg[--n] = 0;
     uint32_t line, col;
     if (j->outer) {
+        /* JSON text inside a JSON string: the outer document is fine */
         pk_json_where(j->outer, &line, &col);
+        return profkit_read_fail_pos(j->ctx, PROFKIT_ECORRUPT, line, col,
+                                     "JSON text inside this string: %s", msg);
     } else {
         size_t off = at_end ? j->chunk_len : yajl_get_bytes_consumed(j->h);
         pos_in_chunk(j, off, &line, &col);
     }
+    if (at_end && j->chunk_base == 0)
+        return profkit_read_fail_pos(j->ctx, PROFKIT_ETRUNCATED, line, col,
+                                     "empty input: expected a JSON document");
     if (at_end)
         return profkit_read_fail_pos(j->ctx, PROFKIT_ETRUNCATED, line, col,
                                      "JSON: the input ends inside the document (truncated file?): %s",
