@@ -741,8 +741,8 @@ static const char *const entry_kind[8] = { "string", "module", "path element", "
 static int read_entry(reader *r, profkit_cursor *c, int *end, const char **kind)
 {
     uint64_t start = at_offset(r, c), tag;
-    *kind = "entry";
-    FIELD("entry", "tag", tag, 0);
+    *kind = "next";
+    FIELD("next", "tag", tag, 0);
     if (tag == 0) {
         *end = 1;
         return F_OK;
@@ -915,7 +915,7 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
     int end = 0;
     uint64_t progress_at = 0;
     while (!end) {
-        const char *kind = "entry";
+        const char *kind = "next";
         profkit_cursor_init(&cur, r.in.buf + r.in.pos, r.in.len - r.in.pos);
         int st = cur.size ? read_entry(&r, &cur, &end, &kind) : F_SHORT;
         if (PK_LIKELY(st == F_OK)) {
@@ -1014,10 +1014,10 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
     }
     if (r.unmatched_frees &&
         (rc = profkit_read_warn(ctx, PROFKIT_ECORRUPT, (int64_t)r.first_unmatched,
-                                "%" PRIu64 " frees matched no live allocation (allocated before "
-                                "profiling started or while it was paused); the first is here. "
-                                "They count in free_objects only",
-                                r.unmatched_frees)) != 0)
+                                "%" PRIu64 " free%s matched no live allocation (allocated before "
+                                "profiling started or while it was paused); the first is here; "
+                                "counted in free_objects only",
+                                r.unmatched_frees, r.unmatched_frees == 1 ? "" : "s")) != 0)
         goto done;
     for (size_t i = 0; i < r.n_rows; i++) {
         const int64_t *a = r.acc + i * N_VALUES;
