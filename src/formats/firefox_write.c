@@ -1,0 +1,1109 @@
+/*
+ * firefox_write.c: writes a profile as a processed Firefox Profiler profile
+ * (what profiler.firefox.com saves and opens), the writer half of FORMATS.md
+ * §5; docs/formats/firefox.md "## Writer" has the rules for users.
+ *
+ * The output is one JSON object of the current processed version (75, the
+ * version the Firefox Profiler's own loader writes; older viewers refuse
+ * newer files, newer ones upgrade it):
+ *   meta      interval, startTime (ms), categories ("Other" first, the
+ *             default; then one per marker category), product, version 75
+ *   libs      one per mapping of the profile (path, basename, build id)
+ *   threads   one per thread: name, pid (a string), tid, a samples table
+ *             (stack, time in ms, weight/weightType) and a markers table
+ *   shared    the stack, frame, func, resource, nativeSymbol, source and
+ *             sourceLocation tables and the one stringArray they index
+ * Tables are struct-of-arrays. From version 71 frames and from 75 functions
+ * carry a `flags` bit set saying which optional columns hold a value (the
+ * others hold 0), and stacks point at their prefix through `prefixOffset`
+ * (index minus prefix index, 0 for a root frame) since version 66.
+ *
+ * Mapping from the model:
+ *   - Functions are keyed like folded labels: a named function is one
+ *     Firefox function; frames of a nameless function become one function
+ *     per address label ("0x4004d6"), so per-function totals in the viewer
+ *     equal `profkit top` and folded output. Files become sources, modules
+ *     (or else the mapping of the first frame seen) become Library resources.
+ *   - One value type becomes the sample weight: --value, else the profile's
+ *     default. Units count → weightType "samples", bytes → "bytes", time
+ *     units → "tracing-ms" (the weight in milliseconds, written as an exact
+ *     decimal). An all-ones "samples" column is left out (weight null).
+ *   - Timed rows keep their time: ns → ms, relative to meta.startTime, which
+ *     is the earliest sample or marker time rounded down to a millisecond;
+ *     rows are sorted by time per thread (stable). Untimed (aggregated) rows
+ *     become one sample each, 1 ms apart, carrying the row's value as weight;
+ *     rows whose value is 0 are left out. In a timed profile a row without a
+ *     time is placed at startTime.
+ *   - Markers keep name, category, start/end (instant when equal) and their
+ *     JSON payload when it is a well-formed JSON object (else null).
+ * Strings are escaped and invalid UTF-8 is replaced (io/json_out.h), so the
+ * output is always valid JSON.
+ */
+#include "formats/firefox.h"
+#include "io/json_out.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FF_PROCESSED_VERSION 75
+#define FF_GECKO_VERSION 36
+#define FF_MAX_CATEGORIES 200 /* the viewer supports at most 256 */
+
+/* Frame and function `flags` bits (processed versions 71 and 75). */
+enum {
+    FRAME_HAS_ADDRESS = 2,
+    FRAME_HAS_LINE = 16,
+    FRAME_HAS_COLUMN = 32,
+    FUNC_HAS_RESOURCE = 4,
+    FUNC_HAS_SOURCE = 8,
+    FUNC_HAS_LINE = 16
+};
+
+typedef enum { W_SAMPLES, W_TRACING_MS, W_BYTES } weight_kind;
+
+typedef struct out_func {
+    uint32_t name;     /* output string */
+    uint32_t resource; /* output resource or PROFKIT_NONE */
+    uint32_t source;   /* output source or PROFKIT_NONE */
+    uint32_t line;     /* 0 = unknown */
+} out_func;
+
+typedef struct ffw {
+    const profkit_profile *p;
+    profkit_sink *k;
+    profkit_error *err;
+    profkit_strtab str; /* the output's stringArray */
+
+    uint32_t value; /* weight value type, or PROFKIT_NONE */
+    weight_kind wkind;
+    int ms_digits;  /* tracing-ms: weight = value / 10^ms_digits ms */
+    int ms_seconds; /* tracing-ms from seconds: weight = value * 1000 */
+    int timed;
+    int64_t origin_ns; /* meta.startTime in ns */
+
+    uint32_t *stack_out; /* profkit stack -> output stack (NONE: root) */
+    uint32_t *stack_in;  /* output stack -> profkit stack */
+    size_t n_stacks;
+
+    uint32_t *frame_func;    /* frame -> output function */
+    uint32_t *func_of_fn;    /* named profkit function -> output function */
+    uint32_t *func_of_label; /* output string of an address label -> output function */
+    size_t cap_func_of_label;
+    out_func *funcs;
+    size_t n_funcs, cap_funcs;
+
+    uint32_t *res_of_str; /* profkit string (module/lib path) -> output resource */
+    uint32_t *res_name;   /* output resource -> output string */
+    size_t n_res, cap_res;
+    uint32_t *src_of_str; /* profkit string (file) -> output source */
+    uint32_t *src_file;   /* output source -> output string */
+    size_t n_src, cap_src;
+
+    uint32_t cat_name[FF_MAX_CATEGORIES]; /* profkit string of category i (0: "Other") */
+    size_t n_cats;
+
+    uint32_t *rows; /* sample rows bucketed by thread */
+    size_t *row_start;
+} ffw;
+
+/* ------------------------------------------------------------ output */
+
+static void put(ffw *w, const char *s) { profkit_sink_puts(w->k, s); }
+
+static void put_u64(ffw *w, uint64_t v)
+{
+    char buf[24];
+    size_t i = sizeof(buf);
+    do {
+        buf[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    profkit_sink_write(w->k, buf + i, sizeof(buf) - i);
+}
+
+static void put_i64(ffw *w, int64_t v)
+{
+    if (v < 0) {
+        profkit_sink_write(w->k, "-", 1);
+        put_u64(w, (uint64_t)0 - (uint64_t)v);
+    } else {
+        put_u64(w, (uint64_t)v);
+    }
+}
+
+/* Writes mag / 10^digits (digits <= 9) as an exact decimal, trailing zeros cut. */
+static void put_scaled_u64(ffw *w, uint64_t mag, int digits)
+{
+    uint64_t div = 1;
+    for (int i = 0; i < digits; i++)
+        div *= 10;
+    put_u64(w, mag / div);
+    uint64_t frac = mag % div;
+    if (frac == 0)
+        return;
+    char buf[16];
+    int n = digits;
+    for (int i = digits - 1; i >= 0; i--) {
+        buf[i] = (char)('0' + frac % 10);
+        frac /= 10;
+    }
+    while (n > 0 && buf[n - 1] == '0')
+        n--;
+    profkit_sink_write(w->k, ".", 1);
+    profkit_sink_write(w->k, buf, (size_t)n);
+}
+
+static void put_scaled(ffw *w, int64_t v, int digits)
+{
+    if (v < 0) {
+        profkit_sink_write(w->k, "-", 1);
+        put_scaled_u64(w, (uint64_t)0 - (uint64_t)v, digits);
+    } else {
+        put_scaled_u64(w, (uint64_t)v, digits);
+    }
+}
+
+/* A time in ns as ms relative to meta.startTime (never negative). */
+static void put_time(ffw *w, int64_t t)
+{
+    if (t == PROFKIT_NO_TIME || t < w->origin_ns)
+        t = w->origin_ns;
+    put_scaled_u64(w, (uint64_t)t - (uint64_t)w->origin_ns, 6);
+}
+
+static void put_weight(ffw *w, int64_t v)
+{
+    if (w->wkind != W_TRACING_MS) {
+        put_i64(w, v);
+    } else if (w->ms_seconds) {
+        if (v > INT64_MAX / 1000 || v < -(INT64_MAX / 1000))
+            profkit_json_double(w->k, (double)v * 1000.0);
+        else
+            put_i64(w, v * 1000);
+    } else {
+        put_scaled(w, v, w->ms_digits);
+    }
+}
+
+static void put_str(ffw *w, const char *s) { profkit_json_cstr(w->k, s); }
+
+/* `"key":` with a leading comma unless first. */
+static void put_key(ffw *w, const char *key, int first)
+{
+    if (!first)
+        profkit_sink_write(w->k, ",", 1);
+    profkit_json_cstr(w->k, key);
+    profkit_sink_write(w->k, ":", 1);
+}
+
+/* `"key":[v, v, ...]` of n zeros: the columns every row leaves empty. */
+static void put_zeros(ffw *w, const char *key, size_t n, const char *zero)
+{
+    put_key(w, key, 0);
+    put(w, "[");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            profkit_sink_write(w->k, ",", 1);
+        put(w, zero);
+    }
+    put(w, "]");
+}
+
+static int oom(ffw *w) { return profkit_error_set(w->err, PROFKIT_ENOMEM, NULL, -1, "out of memory writing a Firefox profile"); }
+
+/* ------------------------------------------------- marker payloads */
+
+/* Length of the valid UTF-8 sequence at s (n > 0 bytes left), or 0. */
+static size_t utf8_seq(const uint8_t *s, size_t n)
+{
+    uint8_t c = s[0];
+    size_t len;
+    uint32_t cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        len = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef)
+        len = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4)
+        len = 4, cp = c & 0x07;
+    else
+        return 0;
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return len;
+}
+
+static size_t skip_ws(const uint8_t *s, size_t n, size_t i)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+        i++;
+    return i;
+}
+
+/* End of the JSON string starting at s[i] == '"', or 0 when malformed. */
+static size_t json_string_end(const uint8_t *s, size_t n, size_t i)
+{
+    for (i++; i < n;) {
+        uint8_t c = s[i];
+        if (c == '"')
+            return i + 1;
+        if (c < 0x20)
+            return 0;
+        if (c == '\\') {
+            if (i + 1 >= n)
+                return 0;
+            c = s[i + 1];
+            if (c == 'u') {
+                if (i + 6 > n)
+                    return 0;
+                for (size_t h = i + 2; h < i + 6; h++)
+                    if (!((s[h] >= '0' && s[h] <= '9') || ((s[h] | 0x20) >= 'a' && (s[h] | 0x20) <= 'f')))
+                        return 0;
+                i += 6;
+            } else if (c && strchr("\"\\/bfnrt", c)) {
+                i += 2;
+            } else {
+                return 0;
+            }
+            continue;
+        }
+        size_t step = utf8_seq(s + i, n - i);
+        if (!step)
+            return 0;
+        i += step;
+    }
+    return 0;
+}
+
+/* End of the JSON number at s[i], or 0. */
+static size_t json_number_end(const uint8_t *s, size_t n, size_t i)
+{
+    size_t d;
+    if (i < n && s[i] == '-')
+        i++;
+    if (i < n && s[i] == '0')
+        i++;
+    else if (i < n && s[i] >= '1' && s[i] <= '9')
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+    else
+        return 0;
+    if (i < n && s[i] == '.') {
+        for (d = ++i; i < n && s[i] >= '0' && s[i] <= '9';)
+            i++;
+        if (i == d)
+            return 0;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        for (d = i; i < n && s[i] >= '0' && s[i] <= '9';)
+            i++;
+        if (i == d)
+            return 0;
+    }
+    return i;
+}
+
+/*
+ * True when s[0..n) is exactly one JSON object (surrounding white space
+ * allowed), nested at most 64 deep, with valid UTF-8: only then is a marker
+ * payload copied into the output verbatim.
+ */
+static int json_is_object(const uint8_t *s, size_t n)
+{
+    char open[64]; /* '{' or '[' per level */
+    size_t depth = 0;
+    size_t i = skip_ws(s, n, 0);
+    if (i >= n || s[i] != '{')
+        return 0;
+    /* state: expecting a value (or a key right after '{' / ','). */
+    for (;;) {
+        i = skip_ws(s, n, i);
+        if (i >= n)
+            return 0;
+        uint8_t c = s[i];
+        /* a value */
+        if (c == '{' || c == '[') {
+            if (depth == sizeof(open))
+                return 0;
+            open[depth++] = (char)c;
+            i = skip_ws(s, n, i + 1);
+            if (i < n && s[i] == (c == '{' ? '}' : ']')) {
+                depth--;
+                i++;
+                goto after_value;
+            }
+            if (c == '[')
+                continue;
+            goto key;
+        } else if (c == '"') {
+            if (!(i = json_string_end(s, n, i)))
+                return 0;
+        } else if (c == 't' && n - i >= 4 && memcmp(s + i, "true", 4) == 0) {
+            i += 4;
+        } else if (c == 'f' && n - i >= 5 && memcmp(s + i, "false", 5) == 0) {
+            i += 5;
+        } else if (c == 'n' && n - i >= 4 && memcmp(s + i, "null", 4) == 0) {
+            i += 4;
+        } else if (!(i = json_number_end(s, n, i))) {
+            return 0;
+        }
+    after_value:
+        for (;;) {
+            if (depth == 0)
+                return skip_ws(s, n, i) == n;
+            i = skip_ws(s, n, i);
+            if (i >= n)
+                return 0;
+            char close = open[depth - 1] == '{' ? '}' : ']';
+            if (s[i] == close) {
+                depth--;
+                i++;
+                continue;
+            }
+            if (s[i] != ',')
+                return 0;
+            i++;
+            if (open[depth - 1] == '[')
+                break; /* next array element */
+            goto key;
+        }
+        continue;
+    key:
+        i = skip_ws(s, n, i);
+        if (i >= n || s[i] != '"' || !(i = json_string_end(s, n, i)))
+            return 0;
+        i = skip_ws(s, n, i);
+        if (i >= n || s[i] != ':')
+            return 0;
+        i++;
+    }
+}
+
+/* ------------------------------------------------------ preparation */
+
+static uint32_t out_string(ffw *w, const char *s, size_t len)
+{
+    return profkit_strtab_intern(&w->str, s, len);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *bslash = strrchr(path, '\\');
+    if (bslash && (!slash || bslash > slash))
+        slash = bslash;
+    return slash && slash[1] ? slash + 1 : path;
+}
+
+/* Chooses the weight column and how its unit is written. */
+static int choose_value(ffw *w, const profkit_write_options *o)
+{
+    const profkit_profile *p = w->p;
+    w->value = PROFKIT_NONE;
+    w->wkind = W_SAMPLES;
+    if (p->n_value_types == 0 && !o->value)
+        return 0;
+    w->value = profkit_select_value(p, o->value, w->err);
+    if (w->value == PROFKIT_NONE)
+        return PROFKIT_EINVAL;
+    const char *unit = profkit_str(p, p->value_types[w->value].unit);
+    static const struct {
+        const char *unit;
+        int digits;
+    } times[] = { { "nanoseconds", 6 }, { "microseconds", 3 }, { "milliseconds", 0 }, { "seconds", -1 } };
+    for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+        if (strcmp(unit, times[i].unit) == 0) {
+            w->wkind = W_TRACING_MS;
+            w->ms_digits = times[i].digits < 0 ? 0 : times[i].digits;
+            w->ms_seconds = times[i].digits < 0;
+        }
+    }
+    if (strcmp(unit, "bytes") == 0)
+        w->wkind = W_BYTES;
+    return 0;
+}
+
+/*
+ * Output stack order: the model's ids minus the root when every parent
+ * precedes its child (always, for hash-consed stacks); else by depth, so a
+ * prefix always comes before the stacks that extend it.
+ */
+static int prepare_stacks(ffw *w)
+{
+    const profkit_profile *p = w->p;
+    size_t n = p->n_stacks;
+    if (!(w->stack_out = malloc((n ? n : 1) * sizeof(uint32_t))) ||
+        !(w->stack_in = malloc((n ? n : 1) * sizeof(uint32_t))))
+        return oom(w);
+    int ordered = 1;
+    for (size_t s = 1; s < n; s++) {
+        if (p->stacks[s].frame >= p->n_frames || p->stacks[s].parent >= n)
+            return profkit_error_set(w->err, PROFKIT_EINVAL, NULL, -1,
+                                     "stack %zu has no valid frame or parent", s);
+        if (p->stacks[s].parent >= s)
+            ordered = 0;
+    }
+    w->n_stacks = n ? n - 1 : 0;
+    if (n)
+        w->stack_out[0] = PROFKIT_NONE;
+    if (ordered) {
+        for (size_t s = 1; s < n; s++) {
+            w->stack_out[s] = (uint32_t)(s - 1);
+            w->stack_in[s - 1] = (uint32_t)s;
+        }
+        return 0;
+    }
+    /* Counting sort by depth; a cycle (depth beyond n) is a broken model. */
+    size_t *count = calloc(n + 1, sizeof(size_t));
+    uint32_t *depth = malloc(n * sizeof(uint32_t));
+    if (!count || !depth) {
+        free(count);
+        free(depth);
+        return oom(w);
+    }
+    for (size_t s = 1; s < n; s++) {
+        size_t d = 0;
+        for (uint32_t q = (uint32_t)s; q != 0 && d <= n; q = p->stacks[q].parent)
+            d++;
+        if (d > n) {
+            free(count);
+            free(depth);
+            return profkit_error_set(w->err, PROFKIT_EINVAL, NULL, -1, "stack %zu is in a cycle", s);
+        }
+        depth[s] = (uint32_t)d;
+        count[d]++;
+    }
+    size_t pos = 0;
+    for (size_t d = 0; d <= n; d++) {
+        size_t c = count[d];
+        count[d] = pos;
+        pos += c;
+    }
+    for (size_t s = 1; s < n; s++) {
+        size_t at = count[depth[s]]++;
+        w->stack_in[at] = (uint32_t)s;
+        w->stack_out[s] = (uint32_t)at;
+    }
+    free(count);
+    free(depth);
+    return 0;
+}
+
+/* The output resource for profkit string `path_id` (a module or a mapping path). */
+static uint32_t resource_for(ffw *w, uint32_t path_id)
+{
+    if (w->res_of_str[path_id] != PROFKIT_NONE)
+        return w->res_of_str[path_id];
+    const char *path = profkit_str(w->p, path_id);
+    const char *base = base_name(path);
+    uint32_t name = out_string(w, base, strlen(base));
+    if (name == PROFKIT_NONE || PK_VEC_RESERVE(w->res_name, w->n_res, w->cap_res, 1))
+        return PROFKIT_NONE;
+    w->res_name[w->n_res] = name;
+    return w->res_of_str[path_id] = (uint32_t)w->n_res++;
+}
+
+static uint32_t source_for(ffw *w, uint32_t file_id)
+{
+    if (w->src_of_str[file_id] != PROFKIT_NONE)
+        return w->src_of_str[file_id];
+    const char *file = profkit_str(w->p, file_id);
+    uint32_t name = out_string(w, file, strlen(file));
+    if (name == PROFKIT_NONE || PK_VEC_RESERVE(w->src_file, w->n_src, w->cap_src, 1))
+        return PROFKIT_NONE;
+    w->src_file[w->n_src] = name;
+    return w->src_of_str[file_id] = (uint32_t)w->n_src++;
+}
+
+/* A new output function for frame f of profkit function fn (may be invalid). */
+static uint32_t new_func(ffw *w, uint32_t f, uint32_t name)
+{
+    const profkit_profile *p = w->p;
+    const profkit_frame *fr = &p->frames[f];
+    out_func of = { name, PROFKIT_NONE, PROFKIT_NONE, 0 };
+    if (fr->function < p->n_functions) {
+        const profkit_function *fn = &p->functions[fr->function];
+        if (fn->module != 0 && fn->module < p->strings.n)
+            of.resource = resource_for(w, fn->module);
+        if (fn->file != 0 && fn->file < p->strings.n)
+            of.source = source_for(w, fn->file);
+        of.line = fn->start_line;
+        if ((fn->module != 0 && of.resource == PROFKIT_NONE) || (fn->file != 0 && of.source == PROFKIT_NONE))
+            return PROFKIT_NONE;
+    }
+    if (of.resource == PROFKIT_NONE && fr->mapping < p->n_mappings && p->mappings[fr->mapping].path != 0 &&
+        (of.resource = resource_for(w, p->mappings[fr->mapping].path)) == PROFKIT_NONE)
+        return PROFKIT_NONE;
+    if (PK_VEC_RESERVE(w->funcs, w->n_funcs, w->cap_funcs, 1))
+        return PROFKIT_NONE;
+    w->funcs[w->n_funcs] = of;
+    return (uint32_t)w->n_funcs++;
+}
+
+static int prepare_functions(ffw *w)
+{
+    const profkit_profile *p = w->p;
+    size_t ns = p->strings.n ? p->strings.n : 1;
+    if (!(w->frame_func = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint32_t))) ||
+        !(w->func_of_fn = malloc((p->n_functions ? p->n_functions : 1) * sizeof(uint32_t))) ||
+        !(w->res_of_str = malloc(ns * sizeof(uint32_t))) ||
+        !(w->src_of_str = malloc(ns * sizeof(uint32_t))))
+        return oom(w);
+    memset(w->func_of_fn, 0xff, (p->n_functions ? p->n_functions : 1) * sizeof(uint32_t));
+    memset(w->res_of_str, 0xff, ns * sizeof(uint32_t));
+    memset(w->src_of_str, 0xff, ns * sizeof(uint32_t));
+    char label[64];
+    for (size_t f = 0; f < p->n_frames; f++) {
+        uint32_t fn = p->frames[f].function;
+        const char *name = fn < p->n_functions ? profkit_str(p, p->functions[fn].name) : "";
+        uint32_t of;
+        if (name[0]) {
+            if ((of = w->func_of_fn[fn]) == PROFKIT_NONE) {
+                uint32_t s = out_string(w, name, strlen(name));
+                if (s == PROFKIT_NONE || (of = new_func(w, (uint32_t)f, s)) == PROFKIT_NONE)
+                    return oom(w);
+                w->func_of_fn[fn] = of;
+            }
+        } else {
+            /* Nameless: one function per address label, as folded labels them. */
+            size_t len = profkit_frame_label(p, (uint32_t)f, 0, label, sizeof(label));
+            uint32_t s = out_string(w, label, len);
+            if (s == PROFKIT_NONE)
+                return oom(w);
+            if (s >= w->cap_func_of_label) {
+                size_t old = w->cap_func_of_label;
+                if (profkit_grow((void **)&w->func_of_label, &w->cap_func_of_label, (size_t)s + 1,
+                                 sizeof(uint32_t)))
+                    return oom(w);
+                memset(w->func_of_label + old, 0xff, (w->cap_func_of_label - old) * sizeof(uint32_t));
+            }
+            if ((of = w->func_of_label[s]) == PROFKIT_NONE) {
+                if ((of = new_func(w, (uint32_t)f, s)) == PROFKIT_NONE)
+                    return oom(w);
+                w->func_of_label[s] = of;
+            }
+        }
+        w->frame_func[f] = of;
+    }
+    return 0;
+}
+
+/* Marker category name -> index in meta.categories (0 = "Other"). */
+static size_t category_for(ffw *w, uint32_t name_id)
+{
+    const char *name = profkit_str(w->p, name_id);
+    if (!name[0] || strcmp(name, "Other") == 0)
+        return 0;
+    for (size_t i = 1; i < w->n_cats; i++)
+        if (w->cat_name[i] == name_id)
+            return i;
+    if (w->n_cats == FF_MAX_CATEGORIES)
+        return 0;
+    w->cat_name[w->n_cats] = name_id;
+    return w->n_cats++;
+}
+
+/* Buckets sample rows by thread and finds the time origin. */
+static int prepare_samples(ffw *w, size_t n_threads)
+{
+    const profkit_profile *p = w->p;
+    if (!(w->row_start = calloc(n_threads + 1, sizeof(size_t))) ||
+        !(w->rows = malloc((p->n_samples ? p->n_samples : 1) * sizeof(uint32_t))))
+        return oom(w);
+    w->timed = profkit_profile_is_timed(p);
+    int64_t t0 = INT64_MAX;
+    for (size_t i = 0; i < p->n_samples; i++) {
+        if (p->sample_time[i] != PROFKIT_NO_TIME && p->sample_time[i] < t0)
+            t0 = p->sample_time[i];
+        if (p->sample_thread[i] < n_threads)
+            w->row_start[p->sample_thread[i] + 1]++;
+    }
+    for (size_t i = 0; i < p->n_markers; i++) {
+        const profkit_marker *m = &p->markers[i];
+        if (m->start != PROFKIT_NO_TIME && m->start < t0)
+            t0 = m->start;
+        if (m->end != PROFKIT_NO_TIME && m->end < t0)
+            t0 = m->end;
+    }
+    /* Round down to a whole millisecond unless that would overflow. */
+    if (t0 == INT64_MAX || !w->timed) {
+        w->origin_ns = (t0 == INT64_MAX || t0 > 0) ? 0 : t0;
+    } else {
+        int64_t mod = ((t0 % 1000000) + 1000000) % 1000000;
+        w->origin_ns = t0 >= INT64_MIN + mod ? t0 - mod : t0;
+    }
+    for (size_t t = 0; t < n_threads; t++)
+        w->row_start[t + 1] += w->row_start[t];
+    size_t *fill = malloc((n_threads ? n_threads : 1) * sizeof(size_t));
+    if (!fill)
+        return oom(w);
+    memcpy(fill, w->row_start, n_threads * sizeof(size_t));
+    for (size_t i = 0; i < p->n_samples; i++)
+        if (p->sample_thread[i] < n_threads)
+            w->rows[fill[p->sample_thread[i]]++] = (uint32_t)i;
+    free(fill);
+    return 0;
+}
+
+static int cmp_row_time(const void *ctx, uint32_t a, uint32_t b)
+{
+    const ffw *w = ctx;
+    int64_t ta = w->p->sample_time[a], tb = w->p->sample_time[b];
+    if (ta == PROFKIT_NO_TIME)
+        ta = w->origin_ns;
+    if (tb == PROFKIT_NO_TIME)
+        tb = w->origin_ns;
+    return ta < tb ? -1 : ta > tb;
+}
+
+/* ------------------------------------------------------------ writing */
+
+static int64_t row_value(const ffw *w, uint32_t row)
+{
+    if (w->value == PROFKIT_NONE)
+        return 1;
+    return w->p->sample_values[(size_t)row * w->p->n_value_types + w->value];
+}
+
+static int write_samples(ffw *w, uint32_t t)
+{
+    const profkit_profile *p = w->p;
+    uint32_t *rows = w->rows + w->row_start[t];
+    size_t n = w->row_start[t + 1] - w->row_start[t];
+    if (w->timed) {
+        int sorted = 1;
+        for (size_t i = 1; i < n && sorted; i++)
+            sorted = cmp_row_time(w, rows[i - 1], rows[i]) <= 0;
+        if (!sorted && profkit_sort_u32(rows, n, cmp_row_time, w))
+            return oom(w);
+    }
+    /* Untimed rows without weight say nothing: leave them out. */
+    size_t kept = 0;
+    int all_ones = 1;
+    for (size_t i = 0; i < n; i++) {
+        int64_t v = row_value(w, rows[i]);
+        if (!w->timed && v == 0)
+            continue;
+        rows[kept++] = rows[i];
+        all_ones &= v == 1;
+    }
+    n = kept;
+    int with_weight = !(all_ones && w->wkind == W_SAMPLES);
+    static const char *const kinds[] = { "samples", "tracing-ms", "bytes" };
+    put(w, "\"samples\":{\"weightType\":");
+    put_str(w, kinds[w->wkind]);
+    put_key(w, "weight", 0);
+    if (with_weight) {
+        put(w, "[");
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                put(w, ",");
+            put_weight(w, row_value(w, rows[i]));
+        }
+        put(w, "]");
+    } else {
+        put(w, "null");
+    }
+    put_key(w, "stack", 0);
+    put(w, "[");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            put(w, ",");
+        uint32_t s = p->sample_stack[rows[i]];
+        uint32_t o = s < p->n_stacks ? w->stack_out[s] : PROFKIT_NONE;
+        if (o == PROFKIT_NONE)
+            put(w, "null");
+        else
+            put_u64(w, o);
+    }
+    put(w, "]");
+    put_key(w, "time", 0);
+    put(w, "[");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            put(w, ",");
+        if (w->timed)
+            put_time(w, p->sample_time[rows[i]]);
+        else
+            put_u64(w, i);
+    }
+    put(w, "]");
+    put_key(w, "length", 0);
+    put_u64(w, n);
+    put(w, "}");
+    return 0;
+}
+
+static void write_markers(ffw *w, uint32_t t)
+{
+    const profkit_profile *p = w->p;
+    static const char *const cols[] = { "data", "name", "startTime", "endTime", "phase", "category" };
+    size_t n = 0;
+    put(w, "\"markers\":{");
+    for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
+        put_key(w, cols[c], c == 0);
+        put(w, "[");
+        n = 0;
+        for (size_t i = 0; i < p->n_markers; i++) {
+            const profkit_marker *m = &p->markers[i];
+            if (m->thread != t)
+                continue;
+            if (n++)
+                put(w, ",");
+            int instant = m->end == m->start || m->end == PROFKIT_NO_TIME;
+            switch (c) {
+            case 0: {
+                const char *pl = profkit_str(p, m->payload);
+                size_t len = m->payload < p->strings.n ? p->strings.len[m->payload] : 0;
+                if (m->payload && json_is_object((const uint8_t *)pl, len))
+                    profkit_sink_write(w->k, pl, len);
+                else
+                    put(w, "null");
+                break;
+            }
+            case 1: {
+                /* interned by write_all before any output */
+                const char *name = profkit_str(p, m->name);
+                put_u64(w, profkit_strtab_find(&w->str, name, strlen(name)));
+                break;
+            }
+            case 2: put_time(w, m->start); break;
+            case 3:
+                if (instant)
+                    put(w, "null");
+                else
+                    put_time(w, m->end);
+                break;
+            case 4: put(w, instant ? "0" : "1"); break;
+            case 5: put_u64(w, category_for(w, m->category)); break;
+            }
+        }
+        put(w, "]");
+    }
+    put_key(w, "length", 0);
+    put_u64(w, n);
+    put(w, "}");
+}
+
+static int write_thread(ffw *w, uint32_t t, int main_thread)
+{
+    const profkit_profile *p = w->p;
+    const profkit_thread *th = t < p->n_threads ? &p->threads[t] : NULL;
+    put(w, "{\"processType\":\"default\",\"processStartupTime\":0,\"processShutdownTime\":null,"
+           "\"registerTime\":0,\"unregisterTime\":null,\"pausedRanges\":[],\"name\":");
+    put_str(w, th && profkit_str(p, th->name)[0] ? profkit_str(p, th->name) : "main");
+    put(w, main_thread ? ",\"isMainThread\":true" : ",\"isMainThread\":false");
+    if (th && profkit_str(p, th->process_name)[0]) {
+        put_key(w, "processName", 0);
+        put_str(w, profkit_str(p, th->process_name));
+    }
+    put_key(w, "pid", 0);
+    put(w, "\"");
+    put_i64(w, th && th->pid >= 0 ? th->pid : 0);
+    put(w, "\"");
+    put_key(w, "tid", 0);
+    put_i64(w, th && th->tid >= 0 ? th->tid : (int64_t)t);
+    put(w, ",");
+    int rc = write_samples(w, t);
+    if (rc)
+        return rc;
+    put(w, ",");
+    write_markers(w, t);
+    put(w, "}");
+    return 0;
+}
+
+static void write_libs(ffw *w)
+{
+    const profkit_profile *p = w->p;
+    put(w, "\"libs\":[");
+    for (size_t i = 0; i < p->n_mappings; i++) {
+        const profkit_mapping *m = &p->mappings[i];
+        const char *path = profkit_str(p, m->path);
+        put(w, i ? ",{\"arch\":\"\",\"name\":" : "{\"arch\":\"\",\"name\":");
+        put_str(w, base_name(path));
+        put_key(w, "path", 0);
+        put_str(w, path);
+        put_key(w, "debugName", 0);
+        put_str(w, base_name(path));
+        put_key(w, "debugPath", 0);
+        put_str(w, path);
+        put_key(w, "breakpadId", 0);
+        put_str(w, profkit_str(p, m->build_id));
+        put(w, ",\"codeId\":null}");
+    }
+    put(w, "]");
+}
+
+static void write_meta(ffw *w)
+{
+    static const char *const colors[] = { "blue", "green", "orange", "purple", "yellow",
+                                          "lightblue", "red", "brown", "magenta", "darkgrey" };
+    const char *fmt = profkit_profile_format(w->p);
+    put(w, "\"meta\":{\"interval\":1,\"startTime\":");
+    put_scaled(w, w->origin_ns, 6);
+    put(w, ",\"processType\":0,\"product\":");
+    put_str(w, fmt[0] ? fmt : "profkit");
+    put(w, ",\"importedFrom\":\"profkit\",\"stackwalk\":1,\"symbolicated\":true,"
+           "\"usesOnlyOneStackType\":true,\"keepProfileThreadOrder\":true,\"markerSchema\":[],"
+           "\"version\":");
+    put_u64(w, FF_GECKO_VERSION);
+    put(w, ",\"preprocessedProfileVersion\":");
+    put_u64(w, FF_PROCESSED_VERSION);
+    put(w, ",\"categories\":[{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]}");
+    for (size_t i = 1; i < w->n_cats; i++) {
+        put(w, ",{\"name\":");
+        put_str(w, profkit_str(w->p, w->cat_name[i]));
+        put(w, ",\"color\":");
+        put_str(w, colors[(i - 1) % (sizeof(colors) / sizeof(colors[0]))]);
+        put(w, ",\"subcategories\":[\"Other\"]}");
+    }
+    put(w, "]}");
+}
+
+static void write_shared(ffw *w)
+{
+    const profkit_profile *p = w->p;
+    size_t nf = p->n_frames;
+    put(w, "\"shared\":{\"stackTable\":{\"frame\":[");
+    for (size_t i = 0; i < w->n_stacks; i++) {
+        if (i)
+            put(w, ",");
+        put_u64(w, p->stacks[w->stack_in[i]].frame);
+    }
+    put(w, "],\"prefixOffset\":[");
+    for (size_t i = 0; i < w->n_stacks; i++) {
+        if (i)
+            put(w, ",");
+        uint32_t parent = p->stacks[w->stack_in[i]].parent;
+        put_u64(w, parent == 0 ? 0 : i - w->stack_out[parent]);
+    }
+    put(w, "],\"length\":");
+    put_u64(w, w->n_stacks);
+
+    /* Frames: address and lib only where the mapping is known. */
+    put(w, "},\"frameTable\":{\"flags\":[");
+    for (size_t i = 0; i < nf; i++) {
+        const profkit_frame *fr = &p->frames[i];
+        unsigned flags = (fr->line ? FRAME_HAS_LINE : 0) | (fr->column ? FRAME_HAS_COLUMN : 0);
+        if (fr->address && fr->mapping < p->n_mappings)
+            flags |= FRAME_HAS_ADDRESS;
+        if (i)
+            put(w, ",");
+        put_u64(w, flags);
+    }
+    put(w, "],\"address\":[");
+    for (size_t i = 0; i < nf; i++) {
+        const profkit_frame *fr = &p->frames[i];
+        uint64_t a = 0;
+        if (fr->address && fr->mapping < p->n_mappings) {
+            const profkit_mapping *m = &p->mappings[fr->mapping];
+            a = fr->address >= m->start && fr->address < m->end ? fr->address - m->start + m->offset
+                                                                : fr->address;
+        }
+        if (i)
+            put(w, ",");
+        put_u64(w, a);
+    }
+    put(w, "],\"lib\":[");
+    for (size_t i = 0; i < nf; i++) {
+        const profkit_frame *fr = &p->frames[i];
+        if (i)
+            put(w, ",");
+        put_u64(w, fr->address && fr->mapping < p->n_mappings ? fr->mapping : 0);
+    }
+    put(w, "],\"func\":[");
+    for (size_t i = 0; i < nf; i++) {
+        if (i)
+            put(w, ",");
+        put_u64(w, w->frame_func[i]);
+    }
+    put(w, "],\"line\":[");
+    for (size_t i = 0; i < nf; i++) {
+        if (i)
+            put(w, ",");
+        put_u64(w, p->frames[i].line);
+    }
+    put(w, "],\"column\":[");
+    for (size_t i = 0; i < nf; i++) {
+        if (i)
+            put(w, ",");
+        put_u64(w, p->frames[i].column);
+    }
+    put(w, "]");
+    put_zeros(w, "category", nf, "0");
+    put_zeros(w, "subcategory", nf, "0");
+    put_zeros(w, "nativeSymbol", nf, "0");
+    put_zeros(w, "innerWindowID", nf, "0");
+    put_zeros(w, "originalLocation", nf, "0");
+    put(w, ",\"length\":");
+    put_u64(w, nf);
+
+    size_t nfn = w->n_funcs;
+    put(w, "},\"funcTable\":{\"name\":[");
+    for (size_t i = 0; i < nfn; i++) {
+        if (i)
+            put(w, ",");
+        put_u64(w, w->funcs[i].name);
+    }
+    put(w, "],\"flags\":[");
+    for (size_t i = 0; i < nfn; i++) {
+        const out_func *f = &w->funcs[i];
+        if (i)
+            put(w, ",");
+        put_u64(w, (f->resource != PROFKIT_NONE ? FUNC_HAS_RESOURCE : 0) |
+                       (f->source != PROFKIT_NONE ? FUNC_HAS_SOURCE : 0) | (f->line ? FUNC_HAS_LINE : 0));
+    }
+    put(w, "],\"resource\":[");
+    for (size_t i = 0; i < nfn; i++) {
+        if (i)
+            put(w, ",");
+        put_u64(w, w->funcs[i].resource != PROFKIT_NONE ? w->funcs[i].resource : 0);
+    }
+    put(w, "],\"source\":[");
+    for (size_t i = 0; i < nfn; i++) {
+        if (i)
+            put(w, ",");
+        put_u64(w, w->funcs[i].source != PROFKIT_NONE ? w->funcs[i].source : 0);
+    }
+    put(w, "],\"lineNumber\":[");
+    for (size_t i = 0; i < nfn; i++) {
+        if (i)
+            put(w, ",");
+        put_u64(w, w->funcs[i].line);
+    }
+    put(w, "]");
+    put_zeros(w, "columnNumber", nfn, "0");
+    put_zeros(w, "originalLocation", nfn, "0");
+    put(w, ",\"length\":");
+    put_u64(w, nfn);
+
+    put(w, "},\"resourceTable\":{\"name\":[");
+    for (size_t i = 0; i < w->n_res; i++) {
+        if (i)
+            put(w, ",");
+        put_u64(w, w->res_name[i]);
+    }
+    put(w, "]");
+    put_zeros(w, "host", w->n_res, "null");
+    put_zeros(w, "type", w->n_res, "1"); /* Library */
+    put(w, ",\"length\":");
+    put_u64(w, w->n_res);
+
+    put(w, "},\"nativeSymbols\":{\"libIndex\":[],\"address\":[],\"name\":[],\"functionSize\":[],"
+           "\"length\":0},\"sources\":{\"filename\":[");
+    for (size_t i = 0; i < w->n_src; i++) {
+        if (i)
+            put(w, ",");
+        put_u64(w, w->src_file[i]);
+    }
+    put(w, "]");
+    put_zeros(w, "id", w->n_src, "null");
+    put_zeros(w, "startLine", w->n_src, "1");
+    put_zeros(w, "startColumn", w->n_src, "1");
+    put_zeros(w, "sourceMapURL", w->n_src, "null");
+    put_zeros(w, "content", w->n_src, "null");
+    put(w, ",\"length\":");
+    put_u64(w, w->n_src);
+    put(w, "},\"sourceLocationTable\":{\"source\":[],\"line\":[],\"column\":[],\"length\":0},"
+           "\"stringArray\":[");
+    for (size_t i = 0; i < w->str.n; i++) {
+        if (i)
+            put(w, ",");
+        profkit_json_string(w->k, profkit_strtab_get(&w->str, (uint32_t)i),
+                            profkit_strtab_len(&w->str, (uint32_t)i));
+    }
+    put(w, "]}");
+}
+
+static int write_all(ffw *w, const profkit_write_options *o)
+{
+    const profkit_profile *p = w->p;
+    int ok, rc;
+    if ((rc = choose_value(w, o)) != 0)
+        return rc;
+    uint32_t only = profkit_select_thread(p, o->thread, &ok, w->err);
+    if (!ok)
+        return PROFKIT_EINVAL;
+    if ((rc = prepare_stacks(w)) || (rc = prepare_functions(w)) || (rc = prepare_samples(w, p->n_threads ? p->n_threads : 1)))
+        return rc;
+    /* Marker categories and names must be known before meta and stringArray. */
+    w->n_cats = 1;
+    for (size_t i = 0; i < p->n_markers; i++) {
+        const char *name = profkit_str(p, p->markers[i].name);
+        category_for(w, p->markers[i].category);
+        if (out_string(w, name, strlen(name)) == PROFKIT_NONE)
+            return oom(w);
+    }
+
+    put(w, "{");
+    write_meta(w);
+    put(w, ",");
+    write_libs(w);
+    put(w, ",\"threads\":[");
+    if (p->n_threads == 0) {
+        /* A profile without threads still opens: one empty thread. */
+        if ((rc = write_thread(w, 0, 1)) != 0)
+            return rc;
+    }
+    int first = 1;
+    for (uint32_t t = 0; t < p->n_threads; t++) {
+        if (only != PROFKIT_NONE && t != only)
+            continue;
+        /* The first thread of each process is its main thread. */
+        int main_thread = 1;
+        for (uint32_t u = 0; u < t && main_thread; u++)
+            main_thread = (only != PROFKIT_NONE && u != only) || p->threads[u].pid != p->threads[t].pid;
+        if (!first)
+            put(w, ",");
+        first = 0;
+        if ((rc = write_thread(w, t, main_thread)) != 0)
+            return rc;
+    }
+    put(w, "],");
+    if (w->str.n == 0 || w->str.n > (size_t)UINT32_MAX - 1)
+        return oom(w);
+    write_shared(w);
+    put(w, "}\n");
+    return 0;
+}
+
+int profkit_firefox_write(const profkit_profile *p, profkit_sink *sink, const profkit_write_options *o,
+                          profkit_error *err)
+{
+    ffw w;
+    memset(&w, 0, sizeof(w));
+    w.p = p;
+    w.k = sink;
+    w.err = err;
+    if (profkit_strtab_init(&w.str))
+        return oom(&w);
+    int rc = write_all(&w, o);
+    profkit_strtab_free(&w.str);
+    free(w.stack_out);
+    free(w.stack_in);
+    free(w.frame_func);
+    free(w.func_of_fn);
+    free(w.func_of_label);
+    free(w.funcs);
+    free(w.res_of_str);
+    free(w.res_name);
+    free(w.src_of_str);
+    free(w.src_file);
+    free(w.rows);
+    free(w.row_start);
+    return rc;
+}
