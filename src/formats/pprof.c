@@ -147,6 +147,7 @@ typedef struct pp_reader {
     pp_idx *map_by_id, *func_by_id, *loc_by_id;
     int64_t *values;
     uint32_t main_thread;
+    size_t expanded, max_expanded; /* frames in all sample stacks so far, and the cap */
     char *label_keys;
     size_t label_keys_len, cap_label_keys;
 } pp_reader;
@@ -837,6 +838,13 @@ static int read_sample(pp_reader *r, const pp_range *s)
     uint32_t stack = 0;
     for (size_t k = r->n_ids; k-- > 0;) {
         const pp_location *l = &r->locs[r->ids[k]];
+        /* Each id byte may stand for a location of many Lines: bound the
+         * total work, or a small file could ask for billions of frames. */
+        r->expanded += l->n_frames;
+        if (r->expanded > r->max_expanded)
+            return profkit_read_fail(r->ctx, PROFKIT_EUNSUPPORTED, (int64_t)s->start,
+                                     "Sample: the stacks expand to more than %zu frames in all "
+                                     "(8 per input byte); refusing", r->max_expanded);
         for (size_t j = 0; j < l->n_frames; j++)
             if ((stack = profkit_stack_intern(r->p, stack, r->frames[l->first_frame + j])) == PROFKIT_NONE)
                 return oom(r);
@@ -962,6 +970,7 @@ static int pprof_read(profkit_profile *p, profkit_read_ctx *ctx)
     int rc = profkit_source_all(ctx->src, &r.d, &r.n, ctx->err);
     if (rc)
         return rc;
+    r.max_expanded = r.n > (SIZE_MAX - (1u << 20)) / 8 ? SIZE_MAX : r.n * 8 + (1u << 20);
     if (r.n == 0) {
         rc = profkit_read_fail(ctx, PROFKIT_EFORMAT, -1, "empty input: expected a pprof Profile message");
         goto out;

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The pprof format from the command line, on the hand-made files of
+# tests/data/pprof: detection of raw and gzipped protobufs (and --format for
+# what the sniffer leaves alone), the writer chosen by the .pb/.pb.gz
+# extension, gzip when the name ends in .gz, a byte-stable rewrite, thread
+# labels that Go pprof and protoc see, and metadata kept across a round trip.
+. "$(dirname "$0")/lib.sh"
+D="$PROFKIT_SRC/tests/data/pprof"
+
+# Detection: raw (sniffed) and gzipped (the source layer) without --format.
+"$PROFKIT" info "$D/ok_full.pb" > "$TMP/info" 2> "$TMP/err" || fail "raw pprof not detected: $(cat "$TMP/err")"
+grep -q '^format:       pprof$' "$TMP/info" && pass || fail "format line: $(head -1 "$TMP/info")"
+gzip -c "$D/ok_full.pb" > "$TMP/full.pb.gz"
+"$PROFKIT" info "$TMP/full.pb.gz" > "$TMP/info.gz" 2>&1
+expect_files_eq "gzipped input reads the same" "$TMP/info" "$TMP/info.gz"
+# A profile that does not start with a sample type is not sniffed, but
+# --format pprof reads it.
+expect_status "no sample_type first: not detected" 1 "$PROFKIT" info "$D/ok_empty_profile.pb"
+expect_status "--format pprof forces it" 0 "$PROFKIT" info --format pprof "$D/ok_empty_profile.pb"
+
+# What ok_full.pb holds (see make_data.py): two threads, inline frames,
+# default sample type named by default_sample_type.
+grep -q '  samples        count         total 7 (7)  \[default\]' "$TMP/info" && pass || fail "default/total: $(cat "$TMP/info")"
+grep -q '  0: worker, 1 sample rows' "$TMP/info" && pass || fail "thread label"
+expect_eq "folded stacks" "$(printf 'outer;inl;0x3abc 2\nouter;inl;leaf 5')" "$("$PROFKIT" convert "$D/ok_full.pb" --to folded)"
+expect_eq "inline frames keep their lines" "$(printf 'outer:30;inl:20;0x3abc 2\nouter:30;inl:20;leaf:10 5')" \
+  "$("$PROFKIT" convert "$D/ok_full.pb" --to folded --by-line)"
+
+# Writer: the extension picks the format, .gz compresses, rewrites are stable.
+"$PROFKIT" convert "$D/ok_full.pb" -o "$TMP/a.pb.gz" || fail "convert -o a.pb.gz"
+expect_eq "a .pb.gz output is gzip" "1f8b" "$(head -c 2 "$TMP/a.pb.gz" | od -An -tx1 | tr -d ' \n')"
+"$PROFKIT" convert "$TMP/a.pb.gz" -o "$TMP/b.pb" || fail "convert -o b.pb"
+"$PROFKIT" convert "$TMP/b.pb" -o "$TMP/c.pb" || fail "convert -o c.pb"
+cmp -s "$TMP/b.pb" "$TMP/c.pb" && pass || fail "pprof -> pprof is not byte-stable"
+expect_eq "first byte is the sample_type tag" "0a" "$(head -c 1 "$TMP/b.pb" | od -An -tx1 | tr -d ' \n')"
+"$PROFKIT" info "$TMP/b.pb" > "$TMP/info.b"
+for k in 'period_type: cpu/nanoseconds' 'period: 10000000' 'time_nanos: 1700000000000000000' \
+         'duration_nanos: 2000000000' 'comment: a comment' '0: worker, 1 sample rows' '1: main, 1 sample rows'; do
+  grep -qF "$k" "$TMP/info.b" && pass || fail "lost in the round trip: $k"
+done
+expect_eq "round trip keeps the stacks" "$("$PROFKIT" convert "$D/ok_full.pb" --to folded --by-line)" \
+  "$("$PROFKIT" convert "$TMP/b.pb" --to folded --by-line)"
+# One thread selected: no thread labels, only its samples.
+"$PROFKIT" convert "$D/ok_full.pb" --to pprof --thread worker -o "$TMP/w.pb"
+expect_eq "--thread worker" "outer;inl;0x3abc 2" "$("$PROFKIT" convert "$TMP/w.pb" --to folded)"
+
+# protoc decodes what we write, with the thread labels.
+if command -v protoc > /dev/null; then
+  protoc -I"$PROFKIT_SRC/tests/oracle" --decode=perftools.profiles.Profile profile.proto \
+    < "$TMP/b.pb" > "$TMP/decoded" 2> "$TMP/err" && pass || fail "protoc: $(cat "$TMP/err")"
+  expect_eq "two labelled samples" "2" "$(grep -c '^  label {' "$TMP/decoded")"
+  expect_eq "string table starts with \"\"" 'string_table: ""' "$(grep -m1 string_table "$TMP/decoded")"
+else
+  fail "protoc missing: scripts/deps.sh --test installs protobuf-compiler"
+fi
+# Go pprof sees the thread labels and the default sample type.
+PPROF="$PROFKIT_TOOLS/pprof"
+if [ -x "$PPROF" ]; then
+  "$PPROF" -raw "$TMP/b.pb" > "$TMP/raw" 2> /dev/null
+  grep -q 'thread:\[worker\]' "$TMP/raw" && pass || fail "Go pprof: no thread label"
+  grep -q '^samples/count\[dflt\] cpu/nanoseconds$' "$TMP/raw" && pass || fail "Go pprof: default sample type"
+else
+  fail "Go pprof missing: run scripts/tools.sh"
+fi
+finish
