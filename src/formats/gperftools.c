@@ -69,7 +69,7 @@ enum { HDR_NONE, HDR_OK, HDR_JAVA, HDR_PERIOD0, HDR_SHORT };
  */
 static int gp_header_kind(const gp_layout *l, const uint8_t *d, size_t n)
 {
-    uint64_t w[5];
+    uint64_t w[5] = { 0 };
     size_t have = n / l->ws;
     for (size_t i = 0; i < 5 && i < have; i++)
         w[i] = gp_word(l, d + i * l->ws);
@@ -298,122 +298,118 @@ static uint32_t find_mapping(const profkit_profile *p, const uint32_t *sorted, u
     return pc < p->mappings[m].end ? m : PROFKIT_NONE;
 }
 
-/* PC -> frame id, open addressing. */
-typedef struct pc_map {
-    uint64_t *keys;
-    uint32_t *vals; /* frame id + 1; 0 = empty */
-    size_t cap, count;
-} pc_map;
-
-static int pc_map_grow(pc_map *m)
-{
-    size_t ncap = m->cap ? m->cap * 2 : 1024;
-    uint64_t *k = calloc(ncap, sizeof(uint64_t));
-    uint32_t *v = calloc(ncap, sizeof(uint32_t));
-    if (!k || !v || ncap < m->cap) {
-        free(k);
-        free(v);
-        return PROFKIT_ENOMEM;
-    }
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!m->vals[i])
-            continue;
-        size_t j = profkit_hash_u64(m->keys[i]) & (ncap - 1);
-        while (v[j])
-            j = (j + 1) & (ncap - 1);
-        k[j] = m->keys[i];
-        v[j] = m->vals[i];
-    }
-    free(m->keys);
-    free(m->vals);
-    m->keys = k;
-    m->vals = v;
-    m->cap = ncap;
-    return 0;
-}
-
-/* Record cache entry: one per distinct record (raw PC bytes). */
-typedef struct rec_entry {
-    size_t pcs_off;   /* offset of the record's PCs in the input */
-    uint64_t depth;
-    uint32_t stack;
-    uint64_t count;   /* summed over identical records */
-} rec_entry;
-
+/*
+ * The reader's state. Records are streamed through a window (the input is
+ * never held whole, so a 200 MB profile costs no 200 MB of memory); each
+ * distinct PC gets a dense index, and each distinct record keeps its PC
+ * indexes in an arena until the maps text, which follows the records, has
+ * been read and frames (which carry their mapping) can be made.
+ */
 typedef struct gp_reader {
-    profkit_profile *p;
     profkit_read_ctx *ctx;
     const gp_layout *l;
-    const uint8_t *d;
-    size_t n;
-    uint32_t *map_sorted;
-    pc_map pcs;
-    rec_entry *recs;
+    /* input window: buf[pos..len) is unread; base is the offset of buf[0] */
+    uint8_t *buf;
+    size_t cap, len, pos;
+    uint64_t base;
+    int eof;
+    /* distinct PCs: pc_val[i]; hash pc -> i + 1 */
+    uint64_t *pc_val;
+    size_t n_pcs, cap_pcs;
+    uint32_t *pc_slots;
+    size_t pc_cap;
+    /* distinct records: key = arena[key_off .. key_off + depth) */
+    uint32_t *arena;
+    size_t n_arena, cap_arena;
+    int narrow; /* arena holds uint16_t entries (set after the records) */
+    uint64_t max_count; /* most samples a stack may have: cpu must fit 63 bits */
+    uint64_t period;    /* µs, for messages */
+    struct rec_entry {
+        size_t key_off;
+        size_t depth;
+        uint64_t count; /* summed over identical records */
+    } *recs;
     size_t n_recs, cap_recs;
     uint64_t *rec_slots; /* (hash32 << 32) | (index + 1); 0 = empty */
     size_t rec_cap;
-    uint32_t *frames;     /* scratch: one record's frame ids, root first */
-    size_t cap_frames;
 } gp_reader;
 
 static void reader_free(gp_reader *r)
 {
-    free(r->map_sorted);
-    free(r->pcs.keys);
-    free(r->pcs.vals);
+    free(r->buf);
+    free(r->pc_val);
+    free(r->pc_slots);
+    free(r->arena);
     free(r->recs);
     free(r->rec_slots);
-    free(r->frames);
 }
 
-/* The frame of a PC, made on first sight. PROFKIT_NONE when out of memory. */
-static uint32_t frame_of_pc(gp_reader *r, uint64_t pc)
+/*
+ * Makes `need` unread bytes available in the window, or as many as the
+ * input still has (r->eof then). The window grows only while the bytes keep
+ * coming, so an absurd record depth costs no more than the input's size.
+ */
+static int fill(gp_reader *r, size_t need)
 {
-    pc_map *m = &r->pcs;
-    if ((m->count + 1) * 2 > m->cap && pc_map_grow(m) != 0)
-        return PROFKIT_NONE;
-    size_t j = profkit_hash_u64(pc) & (m->cap - 1);
-    while (m->vals[j]) {
-        if (m->keys[j] == pc)
-            return m->vals[j] - 1;
-        j = (j + 1) & (m->cap - 1);
+    if (r->len - r->pos >= need || r->eof)
+        return 0;
+    if (r->len > r->pos && r->pos > 0)
+        memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+    r->base += r->pos;
+    r->len -= r->pos;
+    r->pos = 0;
+    while (r->len < need && !r->eof) {
+        if (r->len == r->cap &&
+            profkit_grow((void **)&r->buf, &r->cap, r->cap ? r->cap + 1 : 1 << 20, 1) != 0)
+            return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        size_t got;
+        int rc = profkit_source_read(r->ctx->src, r->buf + r->len, r->cap - r->len, &got,
+                                     r->ctx->err);
+        if (rc)
+            return rc;
+        if (got == 0)
+            r->eof = 1;
+        r->len += got;
     }
-    char name[2 + 16 + 1];
-    int len = snprintf(name, sizeof(name), "0x%" PRIx64, pc);
-    profkit_function fn;
-    memset(&fn, 0, sizeof(fn));
-    fn.name = profkit_string_intern(r->p, name, (size_t)len);
-    fn.system_name = fn.name;
-    profkit_frame fr;
-    memset(&fr, 0, sizeof(fr));
-    fr.address = pc;
-    fr.mapping = find_mapping(r->p, r->map_sorted, pc);
-    if (fn.name == PROFKIT_NONE || (fr.function = profkit_function_add(r->p, &fn)) == PROFKIT_NONE)
-        return PROFKIT_NONE;
-    uint32_t f = profkit_frame_add(r->p, &fr);
-    if (f == PROFKIT_NONE)
-        return PROFKIT_NONE;
-    m->keys[j] = pc;
-    m->vals[j] = f + 1;
-    m->count++;
-    return f;
+    return 0;
 }
 
-/* Decodes a record's PCs (leaf first) into a stack (root first). */
-static uint32_t intern_record(gp_reader *r, size_t pcs_off, uint64_t depth)
+static int pc_slots_grow(gp_reader *r)
 {
-    if (depth > r->cap_frames) {
-        if (profkit_grow((void **)&r->frames, &r->cap_frames, (size_t)depth, sizeof(uint32_t)))
-            return PROFKIT_NONE;
+    size_t ncap = r->pc_cap ? r->pc_cap * 2 : 4096;
+    uint32_t *s = calloc(ncap, sizeof(uint32_t));
+    if (!s || ncap < r->pc_cap) {
+        free(s);
+        return PROFKIT_ENOMEM;
     }
-    for (uint64_t i = 0; i < depth; i++) {
-        uint64_t pc = gp_word(r->l, r->d + pcs_off + (size_t)i * r->l->ws);
-        uint32_t f = frame_of_pc(r, pc);
-        if (f == PROFKIT_NONE)
-            return PROFKIT_NONE;
-        r->frames[depth - 1 - i] = f;
+    for (size_t i = 0; i < r->n_pcs; i++) {
+        size_t j = profkit_hash_u64(r->pc_val[i]) & (ncap - 1);
+        while (s[j])
+            j = (j + 1) & (ncap - 1);
+        s[j] = (uint32_t)i + 1;
     }
-    return profkit_stack_intern_frames(r->p, r->frames, (size_t)depth);
+    free(r->pc_slots);
+    r->pc_slots = s;
+    r->pc_cap = ncap;
+    return 0;
+}
+
+/* The dense index of a PC, made on first sight; PROFKIT_NONE when out of memory. */
+static uint32_t pc_index(gp_reader *r, uint64_t pc)
+{
+    if ((r->n_pcs + 1) * 2 > r->pc_cap && pc_slots_grow(r) != 0)
+        return PROFKIT_NONE;
+    size_t j = profkit_hash_u64(pc) & (r->pc_cap - 1);
+    while (r->pc_slots[j]) {
+        if (r->pc_val[r->pc_slots[j] - 1] == pc)
+            return r->pc_slots[j] - 1;
+        j = (j + 1) & (r->pc_cap - 1);
+    }
+    if (r->n_pcs >= UINT32_MAX - 1 || PK_VEC_RESERVE(r->pc_val, r->n_pcs, r->cap_pcs, 1) != 0)
+        return PROFKIT_NONE;
+    r->pc_val[r->n_pcs] = pc;
+    r->pc_slots[j] = (uint32_t)r->n_pcs + 1;
+    return (uint32_t)r->n_pcs++;
 }
 
 static int rec_slots_grow(gp_reader *r)
@@ -439,44 +435,52 @@ static int rec_slots_grow(gp_reader *r)
     return 0;
 }
 
-/*
- * Adds `count` to the distinct record whose PCs are at pcs_off, making it
- * (and its stack) on first sight. Returns 0, PROFKIT_ENOMEM, or
- * PROFKIT_ECORRUPT when the sum overflows.
- */
-static int add_record(gp_reader *r, size_t pcs_off, uint64_t depth, uint64_t count)
+/* True when the distinct record x has exactly the PCs at `pcs`. */
+static int rec_equal(const gp_reader *r, const struct rec_entry *x, const uint8_t *pcs, size_t depth)
 {
-    size_t bytes = (size_t)depth * r->l->ws;
-    uint64_t h = profkit_hash_bytes(r->d + pcs_off, bytes, depth);
+    if (x->depth != depth)
+        return 0;
+    const uint32_t *key = r->arena + x->key_off;
+    for (size_t i = 0; i < depth; i++)
+        if (r->pc_val[key[i]] != gp_word(r->l, pcs + i * r->l->ws))
+            return 0;
+    return 1;
+}
+
+/*
+ * Adds `count` to the distinct record with these PCs (leaf first), keeping
+ * it on first sight. Returns 0, PROFKIT_ENOMEM, or PROFKIT_ECORRUPT when
+ * the sum overflows 63 bits.
+ */
+static int add_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count)
+{
+    uint64_t h = profkit_hash_bytes(pcs, depth * r->l->ws, depth);
     uint32_t h32 = (uint32_t)(h >> 32);
     if ((r->n_recs + 1) * 2 > r->rec_cap && rec_slots_grow(r) != 0)
         return PROFKIT_ENOMEM;
     size_t j = h32 & (r->rec_cap - 1);
-    for (;;) {
-        uint64_t e = r->rec_slots[j];
-        if (!e)
-            break;
-        if ((uint32_t)(e >> 32) == h32) {
-            rec_entry *x = &r->recs[(uint32_t)e - 1];
-            if (x->depth == depth && memcmp(r->d + x->pcs_off, r->d + pcs_off, bytes) == 0) {
-                if (count > INT64_MAX - x->count)
-                    return PROFKIT_ECORRUPT;
-                x->count += count;
-                return 0;
-            }
+    for (uint64_t e; (e = r->rec_slots[j]) != 0; j = (j + 1) & (r->rec_cap - 1)) {
+        struct rec_entry *x = &r->recs[(uint32_t)e - 1];
+        if ((uint32_t)(e >> 32) == h32 && rec_equal(r, x, pcs, depth)) {
+            if (count > r->max_count - x->count)
+                return PROFKIT_ECORRUPT;
+            x->count += count;
+            return 0;
         }
-        j = (j + 1) & (r->rec_cap - 1);
     }
-    if (r->n_recs >= UINT32_MAX - 1 || PK_VEC_RESERVE(r->recs, r->n_recs, r->cap_recs, 1) != 0)
+    if (r->n_recs >= UINT32_MAX - 1 || PK_VEC_RESERVE(r->recs, r->n_recs, r->cap_recs, 1) != 0 ||
+        PK_VEC_RESERVE(r->arena, r->n_arena, r->cap_arena, depth) != 0)
         return PROFKIT_ENOMEM;
-    uint32_t stack = intern_record(r, pcs_off, depth);
-    if (stack == PROFKIT_NONE)
-        return PROFKIT_ENOMEM;
-    rec_entry *x = &r->recs[r->n_recs];
-    x->pcs_off = pcs_off;
+    struct rec_entry *x = &r->recs[r->n_recs];
+    x->key_off = r->n_arena;
     x->depth = depth;
-    x->stack = stack;
     x->count = count;
+    for (size_t i = 0; i < depth; i++) {
+        uint32_t k = pc_index(r, gp_word(r->l, pcs + i * r->l->ws));
+        if (k == PROFKIT_NONE)
+            return PROFKIT_ENOMEM;
+        r->arena[r->n_arena++] = k;
+    }
     r->rec_slots[j] = ((uint64_t)h32 << 32) | (uint64_t)(r->n_recs + 1);
     r->n_recs++;
     return 0;
@@ -489,173 +493,263 @@ static int meta_u64(profkit_profile *p, const char *key, uint64_t v)
     return profkit_meta_add(p, key, buf);
 }
 
-/*
- * Pass 1: walks the record headers from `start`, checking each record fits.
- * Sets *text to the offset after the trailer (or n when there is none) and
- * *trailer. Returns 0 or an error code with ctx->err filled.
- */
-static int scan_records(profkit_read_ctx *ctx, const gp_layout *l, const uint8_t *d, size_t n,
-                        size_t start, size_t *records_end, size_t *text, int *trailer,
-                        uint64_t *n_records)
+/* Reads the header into r->l and *period, or fails saying why not. */
+static int read_header(gp_reader *r, uint64_t *period)
 {
-    size_t ws = l->ws, pos = start;
+    int rc = fill(r, 40);
+    if (rc)
+        return rc;
+    const uint8_t *d = r->buf + r->pos;
+    size_t n = r->len - r->pos;
+    profkit_read_ctx *ctx = r->ctx;
+    int li = gp_find_layout(d, n, HDR_OK), j;
+    if (li >= 0) {
+        r->l = &layouts[li];
+        *period = gp_word(r->l, d + 3 * r->l->ws);
+        r->pos += 5 * r->l->ws;
+        return 0;
+    }
+    if ((j = gp_find_layout(d, n, HDR_JAVA)) >= 0)
+        return profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, 2 * (int64_t)layouts[j].ws,
+                                 "header: word 2 is 1, pprof's Java CPU profile variant; "
+                                 "it is not supported");
+    if ((j = gp_find_layout(d, n, HDR_PERIOD0)) >= 0)
+        return profkit_read_fail(ctx, PROFKIT_EFORMAT, 3 * (int64_t)layouts[j].ws,
+                                 "header: sampling period is 0; a gperftools CPU profile "
+                                 "needs a period > 0 (header words 0, 3, 0, period, 0)");
+    if (gp_find_layout(d, n, HDR_SHORT) >= 0 || n == 0)
+        return profkit_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)n,
+                                 "header: expected 5 words (0, 3, 0, period, 0), but the "
+                                 "input ends after %zu bytes",
+                                 n);
+    return profkit_read_fail(ctx, PROFKIT_EFORMAT, 0,
+                             "header: expected the words 0, 3, 0, period > 0, 0 of a "
+                             "gperftools CPU profile (32- or 64-bit, either byte order)");
+}
+
+/*
+ * Streams the records up to the trailer (*trailer = 1) or the end of the
+ * input, checking each fits before using it. Returns 0 or an error code
+ * with ctx->err filled.
+ */
+static int read_records(gp_reader *r, int *trailer, uint64_t *n_records)
+{
+    profkit_read_ctx *ctx = r->ctx;
+    size_t ws = r->l->ws;
     *trailer = 0;
     *n_records = 0;
-    while (pos < n) {
-        if (n - pos < 2 * ws)
-            return profkit_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)pos,
+    for (;;) {
+        int rc = fill(r, 2 * ws);
+        if (rc)
+            return rc;
+        size_t avail = r->len - r->pos;
+        int64_t at = (int64_t)(r->base + r->pos);
+        if (avail == 0)
+            return 0; /* the end, without a trailer */
+        if (avail < 2 * ws)
+            return profkit_read_fail(ctx, PROFKIT_ETRUNCATED, at,
                                      "record: expected a count and a depth word (%zu bytes), "
                                      "but the input ends after %zu bytes",
-                                     2 * ws, n - pos);
-        uint64_t count = gp_word(l, d + pos);
-        uint64_t depth = gp_word(l, d + pos + ws);
+                                     2 * ws, avail);
+        uint64_t count = gp_word(r->l, r->buf + r->pos);
+        uint64_t depth = gp_word(r->l, r->buf + r->pos + ws);
         if (depth == 0)
-            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)(pos + ws),
+            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, at + (int64_t)ws,
                                      "record depth: expected at least 1 PC, got 0");
-        size_t left = (n - pos - 2 * ws) / ws;
-        if (depth > left)
-            return profkit_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)pos,
+        size_t need = depth <= (SIZE_MAX - 2 * ws) / ws ? 2 * ws + (size_t)depth * ws : SIZE_MAX;
+        if ((rc = fill(r, need)) != 0)
+            return rc;
+        avail = r->len - r->pos;
+        if (avail < need)
+            return profkit_read_fail(ctx, PROFKIT_ETRUNCATED, at,
                                      "record: depth %" PRIu64 " but the input ends after %zu "
                                      "of its PCs",
-                                     depth, left);
-        if (count > INT64_MAX)
-            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)pos,
-                                     "record count: %" PRIu64 " does not fit in 63 bits", count);
-        size_t end = pos + 2 * ws + (size_t)depth * ws;
-        if (count == 0 && depth == 1 && gp_word(l, d + pos + 2 * ws) == 0) {
-            *records_end = pos;
-            *text = end;
+                                     depth, (avail - 2 * ws) / ws);
+        if (count > r->max_count)
+            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, at,
+                                     "record count: %" PRIu64 " samples of %" PRIu64 " µs do "
+                                     "not fit in 63-bit nanoseconds",
+                                     count, r->period);
+        const uint8_t *pcs = r->buf + r->pos + 2 * ws;
+        r->pos += need;
+        if (count == 0 && depth == 1 && gp_word(r->l, pcs) == 0) {
             *trailer = 1;
             return 0;
         }
         (*n_records)++;
-        pos = end;
+        if (count == 0)
+            continue; /* nothing to add; the stack is not made */
+        rc = add_record(r, pcs, (size_t)depth, count);
+        if (rc == PROFKIT_ECORRUPT)
+            return profkit_read_fail(ctx, rc, at,
+                                     "record count: the samples of this stack sum past what "
+                                     "63-bit nanoseconds hold at %" PRIu64 " µs each",
+                                     r->period);
+        if (rc)
+            return profkit_read_fail(ctx, rc, -1, "out of memory");
     }
-    *records_end = pos;
-    *text = n;
+}
+
+/* Reads the rest of the input (the text after the trailer) into the window. */
+static int read_rest(gp_reader *r)
+{
+    while (!r->eof) {
+        int rc = fill(r, r->len - r->pos + 1);
+        if (rc)
+            return rc;
+    }
     return 0;
+}
+
+/* Makes the frames, stacks and samples of the distinct records. */
+static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t vs, uint32_t vc,
+                         uint64_t period)
+{
+    int rc = 0;
+    uint32_t *sorted = NULL, *frame = NULL, *stack_frames = NULL;
+    size_t cap_stack = 0;
+    if (p->n_mappings > 0) {
+        if (!(sorted = malloc(p->n_mappings * sizeof(uint32_t))))
+            return PROFKIT_ENOMEM;
+        for (size_t i = 0; i < p->n_mappings; i++)
+            sorted[i] = (uint32_t)i;
+        if ((rc = profkit_sort_u32(sorted, p->n_mappings, map_by_start, p)) != 0)
+            goto done;
+    }
+    if (!(frame = malloc((r->n_pcs ? r->n_pcs : 1) * sizeof(uint32_t)))) {
+        rc = PROFKIT_ENOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < r->n_pcs; i++) {
+        char name[2 + 16 + 1];
+        int len = snprintf(name, sizeof(name), "0x%" PRIx64, r->pc_val[i]);
+        profkit_function fn;
+        memset(&fn, 0, sizeof(fn));
+        fn.name = profkit_string_intern(p, name, (size_t)len);
+        fn.system_name = fn.name;
+        profkit_frame fr;
+        memset(&fr, 0, sizeof(fr));
+        fr.address = r->pc_val[i];
+        fr.mapping = sorted ? find_mapping(p, sorted, r->pc_val[i]) : PROFKIT_NONE;
+        if (fn.name == PROFKIT_NONE ||
+            (fr.function = profkit_function_add(p, &fn)) == PROFKIT_NONE ||
+            (frame[i] = profkit_frame_add(p, &fr)) == PROFKIT_NONE) {
+            rc = PROFKIT_ENOMEM;
+            goto done;
+        }
+    }
+    uint64_t period_ns = period * 1000; /* checked by the caller */
+    for (size_t i = 0; i < r->n_recs; i++) {
+        const struct rec_entry *x = &r->recs[i];
+        if (profkit_grow((void **)&stack_frames, &cap_stack, x->depth, sizeof(uint32_t)) != 0) {
+            rc = PROFKIT_ENOMEM;
+            goto done;
+        }
+        for (size_t k = 0; k < x->depth; k++) /* leaf first -> root first */
+            stack_frames[x->depth - 1 - k] =
+                frame[r->narrow ? ((const uint16_t *)(const void *)r->arena)[x->key_off + k]
+                                : r->arena[x->key_off + k]];
+        uint32_t stack = profkit_stack_intern_frames(p, stack_frames, x->depth);
+        int64_t v[2];
+        v[vs] = (int64_t)x->count;
+        if (__builtin_mul_overflow(v[vs], (int64_t)period_ns, &v[vc])) {
+            rc = PROFKIT_ECORRUPT;
+            goto done;
+        }
+        if (stack == PROFKIT_NONE || profkit_sample_add(p, stack, th, v) != 0) {
+            rc = PROFKIT_ENOMEM;
+            goto done;
+        }
+    }
+done:
+    free(sorted);
+    free(frame);
+    free(stack_frames);
+    return rc;
 }
 
 static int gperftools_read(profkit_profile *p, profkit_read_ctx *ctx)
 {
-    const uint8_t *d;
-    size_t n;
-    int rc = profkit_source_all(ctx->src, &d, &n, ctx->err);
+    gp_reader r;
+    memset(&r, 0, sizeof(r));
+    r.ctx = ctx;
+    uint64_t period = 0, n_records = 0;
+    int trailer = 0;
+    int rc = read_header(&r, &period);
     if (rc)
-        return rc;
-    int li = gp_find_layout(d, n, HDR_OK);
-    if (li < 0) {
-        int j;
-        if ((j = gp_find_layout(d, n, HDR_JAVA)) >= 0)
-            return profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, 2 * (int64_t)layouts[j].ws,
-                                     "header: word 2 is 1, pprof's Java CPU profile variant; "
-                                     "it is not supported");
-        if ((j = gp_find_layout(d, n, HDR_PERIOD0)) >= 0)
-            return profkit_read_fail(ctx, PROFKIT_EFORMAT, 3 * (int64_t)layouts[j].ws,
-                                     "header: sampling period is 0; a gperftools CPU profile "
-                                     "needs a period > 0 (header words 0, 3, 0, period, 0)");
-        if ((j = gp_find_layout(d, n, HDR_SHORT)) >= 0 || n == 0)
-            return profkit_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)n,
-                                     "header: expected 5 words (0, 3, 0, period, 0), but the "
-                                     "input ends after %zu bytes",
-                                     n);
-        return profkit_read_fail(ctx, PROFKIT_EFORMAT, 0,
-                                 "header: expected the words 0, 3, 0, period > 0, 0 of a "
-                                 "gperftools CPU profile (32- or 64-bit, either byte order)");
-    }
-    const gp_layout *l = &layouts[li];
-    uint64_t period = gp_word(l, d + 3 * l->ws);
+        goto out;
     uint64_t period_ns;
-    if (__builtin_mul_overflow(period, (uint64_t)1000, &period_ns) || period_ns > INT64_MAX)
-        return profkit_read_fail(ctx, PROFKIT_ECORRUPT, 3 * (int64_t)l->ws,
-                                 "header period: %" PRIu64 " µs does not fit in 63-bit "
-                                 "nanoseconds",
-                                 period);
-
-    size_t records_end, text;
-    int trailer;
-    uint64_t n_records;
-    rc = scan_records(ctx, l, d, n, 5 * l->ws, &records_end, &text, &trailer, &n_records);
-    if (rc)
-        return rc;
+    if (__builtin_mul_overflow(period, (uint64_t)1000, &period_ns) || period_ns > INT64_MAX) {
+        rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, 3 * (int64_t)r.l->ws,
+                               "header period: %" PRIu64 " µs does not fit in 63-bit "
+                               "nanoseconds",
+                               period);
+        goto out;
+    }
+    r.period = period;
+    r.max_count = (uint64_t)INT64_MAX / period_ns;
+    if ((rc = read_records(&r, &trailer, &n_records)) != 0)
+        goto out;
 
     uint32_t vs = profkit_value_type_add(p, "samples", "count");
     uint32_t vc = profkit_value_type_add(p, "cpu", "nanoseconds");
     uint32_t th = profkit_thread_add(p, "main", "", -1, -1);
-    if (vs == PROFKIT_NONE || vc == PROFKIT_NONE || th == PROFKIT_NONE)
-        return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
-    p->default_value = vc;
-
     char pbuf[24];
     snprintf(pbuf, sizeof(pbuf), "%" PRIu64, period);
-    if (profkit_meta_add(p, "format_version", "0") || profkit_meta_add(p, "period_us", pbuf) ||
-        meta_u64(p, "word_size", l->ws * 8) ||
-        profkit_meta_add(p, "byte_order", l->be ? "big-endian" : "little-endian") ||
-        meta_u64(p, "records", n_records))
-        return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+    if (vs == PROFKIT_NONE || vc == PROFKIT_NONE || th == PROFKIT_NONE ||
+        profkit_meta_add(p, "format_version", "0") || profkit_meta_add(p, "period_us", pbuf) ||
+        meta_u64(p, "word_size", r.l->ws * 8) ||
+        profkit_meta_add(p, "byte_order", r.l->be ? "big-endian" : "little-endian") ||
+        meta_u64(p, "records", n_records)) {
+        rc = profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        goto out;
+    }
+    p->default_value = vc;
 
     if (trailer) {
-        if (read_text(p, d + text, n - text) != 0)
-            return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
-    } else if ((rc = profkit_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)n,
+        if ((rc = read_rest(&r)) != 0)
+            goto out;
+        if (read_text(p, r.buf + r.pos, r.len - r.pos) != 0) {
+            rc = profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+            goto out;
+        }
+    } else if ((rc = profkit_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)(r.base + r.pos),
                                        "no trailer (count 0, depth 1, PC 0) after the last "
                                        "record: the profile was cut short; keeping its %" PRIu64
                                        " records, without mappings",
                                        n_records)) != 0) {
-        return rc;
+        goto out;
     }
-
-    gp_reader r;
-    memset(&r, 0, sizeof(r));
-    r.p = p;
-    r.ctx = ctx;
-    r.l = l;
-    r.d = d;
-    r.n = n;
-    rc = 0;
-    if (p->n_mappings > 0) {
-        r.map_sorted = malloc(p->n_mappings * sizeof(uint32_t));
-        if (!r.map_sorted)
-            rc = PROFKIT_ENOMEM;
-        for (size_t i = 0; rc == 0 && i < p->n_mappings; i++)
-            r.map_sorted[i] = (uint32_t)i;
-        if (rc == 0)
-            rc = profkit_sort_u32(r.map_sorted, p->n_mappings, map_by_start, p);
+    /* Only the distinct records and PCs are needed from here on: give the
+     * rest back before the model's stack table grows, to keep the peak low. */
+    free(r.buf);
+    free(r.rec_slots);
+    free(r.pc_slots);
+    r.buf = NULL;
+    r.rec_slots = NULL;
+    r.pc_slots = NULL;
+    if (r.n_pcs <= 65536 && r.n_arena > 0) {
+        /* Fewer than 2^16 PCs (the usual case): halve the arena in place
+         * (entry i moves from byte 4i to 2i, never over an unread one). */
+        uint16_t *a16 = (uint16_t *)(void *)r.arena;
+        for (size_t i = 0; i < r.n_arena; i++)
+            a16[i] = (uint16_t)r.arena[i];
+        r.narrow = 1;
+        uint32_t *a = realloc(r.arena, (r.n_arena + 1) / 2 * sizeof(uint32_t));
+        if (a)
+            r.arena = a;
     }
-    size_t ws = l->ws, pos = 5 * ws;
-    uint64_t k = 0;
-    while (rc == 0 && pos < records_end) {
-        uint64_t count = gp_word(l, d + pos);
-        uint64_t depth = gp_word(l, d + pos + ws); /* checked by scan_records */
-        if (count > 0)
-            rc = add_record(&r, pos + 2 * ws, depth, count);
-        if (rc == PROFKIT_ECORRUPT) {
-            rc = profkit_read_fail(ctx, rc, (int64_t)pos,
-                                   "record count: the samples of this stack sum past 63 bits");
-            reader_free(&r);
-            return rc;
-        }
-        pos += 2 * ws + (size_t)depth * ws;
-        if ((++k & 0xffff) == 0)
-            profkit_read_progress(ctx, pos, n);
-    }
-    for (size_t i = 0; rc == 0 && i < r.n_recs; i++) {
-        int64_t v[2];
-        v[vs] = (int64_t)r.recs[i].count;
-        if (__builtin_mul_overflow(v[vs], (int64_t)period_ns, &v[vc])) {
-            uint64_t c = r.recs[i].count;
-            reader_free(&r);
-            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, 3 * (int64_t)ws,
-                                     "header period: %" PRIu64 " samples × %" PRIu64
-                                     " µs overflow 63-bit nanoseconds",
-                                     c, period);
-        }
-        rc = profkit_sample_add(p, r.recs[i].stack, th, v);
-    }
+    rc = build_samples(p, &r, th, vs, vc, period);
+    if (rc == PROFKIT_ECORRUPT)
+        rc = profkit_read_fail(ctx, rc, 3 * (int64_t)r.l->ws,
+                               "header period: a stack's samples × %" PRIu64
+                               " µs overflow 63-bit nanoseconds",
+                               period);
+    else if (rc)
+        rc = profkit_read_fail(ctx, rc, -1, "out of memory");
+out:
     reader_free(&r);
-    if (rc)
-        return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
-    return 0;
+    return rc;
 }
 
 /* ---- writer ---- */
