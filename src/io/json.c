@@ -294,6 +294,9 @@ static int syntax_error(pk_json *j, int at_end)
     if (j->outer) {
         /* JSON text inside a JSON string: the outer document is fine */
         pk_json_where(j->outer, &line, &col);
+        if (at_end)
+            return profkit_read_fail_pos(j->ctx, PROFKIT_ECORRUPT, line, col,
+                                         "the JSON text inside this string is incomplete");
         return profkit_read_fail_pos(j->ctx, PROFKIT_ECORRUPT, line, col,
                                      "JSON text inside this string: %s", msg);
     } else {
@@ -303,10 +306,9 @@ static int syntax_error(pk_json *j, int at_end)
     if (at_end && j->chunk_base == 0)
         return profkit_read_fail_pos(j->ctx, PROFKIT_ETRUNCATED, line, col,
                                      "empty input: expected a JSON document");
-    if (at_end)
+    if (at_end) /* yajl says only "premature EOF" */
         return profkit_read_fail_pos(j->ctx, PROFKIT_ETRUNCATED, line, col,
-                                     "JSON: the input ends inside the document (truncated file?): %s",
-                                     msg);
+                                     "JSON: the input ends inside the document (truncated file?)");
     return profkit_read_fail_pos(j->ctx, PROFKIT_ECORRUPT, line, col, "JSON: %s", msg);
 }
 

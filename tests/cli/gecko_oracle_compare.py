@@ -12,9 +12,12 @@ Prints one line per thread and every difference; exits 1 on any difference.
 """
 import json
 import os
+import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def run(cmd, env=None):
@@ -22,6 +25,25 @@ def run(cmd, env=None):
     if r.returncode != 0:
         raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd[:3]), r.returncode, r.stderr.strip()[:400]))
     return r.stdout
+
+
+def load(pq, path, env):
+    """`load`, retried: the loader gives its daemon only 500 ms to start,
+    which a busy machine can miss; the daemon it gave up on is stopped."""
+    for attempt in range(6):
+        r = subprocess.run(pq + ["load", path], capture_output=True, text=True, env=env)
+        if r.returncode == 0:
+            return
+        m = re.search(r"still be running as pid (\d+)", r.stderr)
+        if "did not become ready" not in r.stderr:
+            break
+        if m:
+            try:
+                os.kill(int(m.group(1)), signal.SIGTERM)
+            except OSError:
+                pass
+        time.sleep(1 + attempt)
+    raise RuntimeError("profiler-cli load %s failed: %s" % (path, r.stderr.strip()[:400]))
 
 
 def profkit_top(profkit, path, thread):
@@ -54,7 +76,7 @@ def main():
         env["PROFILER_CLI_SESSION_DIR"] = sessions
         pq = ["node", cli]
         try:
-            run(pq + ["load", path], env)
+            load(pq, path, env)
             threads = json.loads(run(pq + ["thread", "list", "--json"], env))["threads"]
             threads.sort(key=lambda t: t["threadIndex"])
             for t in threads:

@@ -1,0 +1,528 @@
+/* test_gecko.c: the raw Gecko and processed Firefox readers (FORMATS.md §5)
+ * and the streaming JSON layer under them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "formats/gecko_common.h"
+#include "io/json.h"
+#include "model/model.h"
+
+static char *slurp(const char *rel, size_t *n)
+{
+    const char *src = getenv("PROFKIT_SRC");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", src ? src : ".", rel);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *d = malloc((size_t)len + 1);
+    assert_non_null(d);
+    assert_int_equal(fread(d, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    d[len] = 0;
+    *n = (size_t)len;
+    return d;
+}
+
+static unsigned n_warn;
+static char last_warn[600];
+static void on_warning(const profkit_error *w, void *payload)
+{
+    (void)payload;
+    n_warn++;
+    profkit_error_string(last_warn, sizeof last_warn, w);
+}
+
+static int read_mem(profkit_profile **p, const void *d, size_t n, const char *format,
+                    profkit_error *err)
+{
+    profkit_read_options o = { 0 };
+    o.format = format;
+    o.on_warning = on_warning;
+    n_warn = 0;
+    return profkit_profile_read_memory(p, d, n, "test.json", &o, err);
+}
+
+static profkit_profile *read_data(const char *rel, const char *format)
+{
+    size_t n;
+    char *d = slurp(rel, &n);
+    profkit_profile *p = NULL;
+    profkit_error err;
+    int rc = read_mem(&p, d, n, format, &err);
+    if (rc)
+        fail_msg("%s: %s", rel, err.message);
+    free(d);
+    return p;
+}
+
+/* Label path of a stack, root first, joined by ';'. */
+static void stack_path(const profkit_profile *p, uint32_t s, char *buf, size_t n)
+{
+    uint32_t ids[64];
+    size_t k = 0;
+    while (s != 0 && k < 64) {
+        ids[k++] = s;
+        s = p->stacks[s].parent;
+    }
+    buf[0] = 0;
+    for (size_t i = k; i-- > 0;) {
+        char lab[256];
+        profkit_frame_label(p, p->stacks[ids[i]].frame, 0, lab, sizeof lab);
+        strncat(buf, lab, n - strlen(buf) - 1);
+        if (i)
+            strncat(buf, ";", n - strlen(buf) - 1);
+    }
+}
+
+static const profkit_function *leaf_function(const profkit_profile *p, uint32_t stack)
+{
+    return &p->functions[p->frames[p->stacks[stack].frame].function];
+}
+
+/* ---------------------------------------------------------------- locations */
+
+static void check_loc(const char *s, const char *name, const char *file, const char *module,
+                      uint32_t line, uint32_t col, int is_addr)
+{
+    pk_gecko_location l;
+    pk_gecko_parse_location(s, strlen(s), &l);
+    assert_int_equal(l.name_len, strlen(name));
+    assert_memory_equal(l.name, name, l.name_len);
+    if (file) {
+        assert_non_null(l.file);
+        assert_int_equal(l.file_len, strlen(file));
+        assert_memory_equal(l.file, file, l.file_len);
+    } else {
+        assert_null(l.file);
+    }
+    if (module) {
+        assert_non_null(l.module);
+        assert_int_equal(l.module_len, strlen(module));
+        assert_memory_equal(l.module, module, l.module_len);
+    } else {
+        assert_null(l.module);
+    }
+    assert_int_equal(l.line, line);
+    assert_int_equal(l.column, col);
+    assert_int_equal(l.is_address, is_addr);
+}
+
+static void test_locations(void **state)
+{
+    (void)state;
+    check_loc("0x7f00abc", "0x7f00abc", NULL, NULL, 0, 0, 1);
+    check_loc("js::RunScript (in libxul.so)", "js::RunScript", NULL, "libxul.so", 0, 0, 0);
+    check_loc("onClick (https://example.com/app.js:12:5)", "onClick", "https://example.com/app.js", NULL, 12, 5, 0);
+    check_loc("init (resource://gre/x.sys.mjs:7)", "init", "resource://gre/x.sys.mjs", NULL, 7, 0, 0);
+    check_loc("handler (https://a.example/b.js:3:4)[17]", "handler", "https://a.example/b.js", NULL, 3, 4, 0);
+    check_loc("f (g) (https://x.example/y.js:40:2)", "f (g)", "https://x.example/y.js", NULL, 40, 2, 0);
+    check_loc("Startup::XRE_Main", "Startup::XRE_Main", NULL, NULL, 0, 0, 0);
+    check_loc("weird (not a location)", "weird (not a location)", NULL, NULL, 0, 0, 0);
+    check_loc("x (url:)", "x (url:)", NULL, NULL, 0, 0, 0);
+    check_loc("(root)", "(root)", NULL, NULL, 0, 0, 0);
+    check_loc("0xZZ", "0xZZ", NULL, NULL, 0, 0, 0);
+    check_loc("", "", NULL, NULL, 0, 0, 0);
+    check_loc(" (in )", " (in )", NULL, NULL, 0, 0, 0);
+}
+
+static void test_location_frames(void **state)
+{
+    (void)state;
+    profkit_profile *p = read_data("tests/data/gecko/ok_locations.json", "gecko");
+    /* sample i has stack i, a child of the root "(root)" */
+    struct {
+        const char *label, *file, *module;
+        uint32_t fline, line, col;
+        uint64_t addr;
+    } want[] = {
+        { "0x7f00abc", "", "", 0, 0, 0, 0x7f00abc },
+        { "js::RunScript", "", "libxul.so", 0, 0, 0, 0 },
+        { "onClick", "https://example.com/app.js", "", 12, 14, 9, 0 }, /* line/column columns win */
+        { "init", "resource://gre/modules/x.sys.mjs", "", 7, 7, 0, 0 },
+        { "handler", "https://a.example/b.js", "", 3, 3, 4, 0 },
+        { "Startup::XRE_Main", "", "", 0, 0, 0, 0 },
+        { "weird (not a location)", "", "", 0, 0, 0, 0 },
+        { "f (g)", "https://x.example/y.js", "", 40, 40, 2, 0 },
+    };
+    assert_int_equal(p->n_samples, 8);
+    for (size_t i = 0; i < 8; i++) {
+        uint32_t s = p->sample_stack[i];
+        const profkit_frame *fr = &p->frames[p->stacks[s].frame];
+        const profkit_function *f = &p->functions[fr->function];
+        char lab[256];
+        profkit_frame_label(p, p->stacks[s].frame, 0, lab, sizeof lab);
+        assert_string_equal(lab, want[i].label);
+        assert_string_equal(profkit_str(p, f->file), want[i].file);
+        assert_string_equal(profkit_str(p, f->module), want[i].module);
+        assert_int_equal(f->start_line, want[i].fline);
+        assert_int_equal(fr->line, want[i].line);
+        assert_int_equal(fr->column, want[i].col);
+        assert_int_equal(fr->address, want[i].addr);
+        assert_int_equal(p->sample_time[i], (int64_t)(i + 1) * 1000000);
+    }
+    profkit_profile_free(p);
+}
+
+/* ---------------------------------------------------------------- raw rules */
+
+static void test_nested_processes(void **state)
+{
+    (void)state;
+    profkit_profile *p = read_data("tests/data/gecko/ok_nested_processes.json", "gecko");
+    assert_int_equal(p->n_threads, 3);
+    assert_string_equal(profkit_str(p, p->threads[0].name), "Root");
+    assert_string_equal(profkit_str(p, p->threads[2].name), "Grandchild");
+    assert_int_equal(p->threads[0].pid, 4242);
+    assert_int_equal(p->threads[0].tid, 7);
+    /* times: ms since the process start, shifted by each level's
+     * startTime - its parent's (1500 - 1000, then 1750.5 - 1500) */
+    int64_t want[][2] = { { 0, 10000000 }, { 0, 11000000 }, { 1, 520000000 },
+                          { 2, 780500000 }, { 2, 781500000 }, { 2, 782500000 } };
+    assert_int_equal(p->n_samples, 6);
+    for (size_t i = 0; i < 6; i++) {
+        assert_int_equal(p->sample_thread[i], want[i][0]);
+        assert_int_equal(p->sample_time[i], want[i][1]);
+    }
+    /* libs -> mappings */
+    assert_int_equal(p->n_mappings, 1);
+    assert_int_equal(p->mappings[0].start, 4096);
+    assert_int_equal(p->mappings[0].end, 8192);
+    assert_string_equal(profkit_str(p, p->mappings[0].path), "/usr/lib/libxul.so");
+    assert_string_equal(profkit_str(p, p->mappings[0].build_id), "ABCDEF0123456789");
+    assert_string_equal(profkit_meta_get(p, "format_version"), "36");
+    profkit_profile_free(p);
+}
+
+static void test_short_rows(void **state)
+{
+    (void)state;
+    profkit_profile *p = read_data("tests/data/gecko/ok_short_rows.json", "gecko");
+    assert_int_equal(p->n_samples, 3);
+    /* [2] has no time (reads 0), [1, 5.0], [2, 6.0, ...] */
+    assert_int_equal(p->sample_time[0], 0);
+    assert_int_equal(p->sample_time[1], 5000000);
+    assert_int_equal(p->sample_time[2], 6000000);
+    char path[512];
+    stack_path(p, p->sample_stack[0], path, sizeof path);
+    assert_string_equal(path, "(root);main;work");
+    /* frame 1's row reaches the line column; frame 2's does not */
+    const profkit_frame *main_frame = &p->frames[p->stacks[p->stacks[p->sample_stack[0]].parent].frame];
+    assert_int_equal(main_frame->line, 12);
+    assert_int_equal(p->frames[p->stacks[p->sample_stack[0]].frame].line, 0);
+    /* the marker row [0] has no startTime */
+    assert_int_equal(p->n_markers, 1);
+    assert_int_equal(p->markers[0].start, 0);
+    profkit_profile_free(p);
+}
+
+static void test_weights(void **state)
+{
+    (void)state;
+    profkit_profile *p = read_data("tests/data/gecko/ok_weights.json", "gecko");
+    uint32_t vs = profkit_profile_find_value(p, "samples");
+    uint32_t vw = profkit_profile_find_value(p, "wall");
+    uint32_t vb = profkit_profile_find_value(p, "bytes");
+    assert_int_not_equal(vs, PROFKIT_NONE);
+    assert_int_not_equal(vw, PROFKIT_NONE);
+    assert_int_not_equal(vb, PROFKIT_NONE);
+    assert_int_equal(p->default_value, vs);
+    assert_string_equal(profkit_str(p, p->value_types[vw].unit), "milliseconds");
+    int64_t tot[3][3] = { { 0 } };
+    size_t nv = p->n_value_types;
+    for (size_t i = 0; i < p->n_samples; i++) {
+        uint32_t t = p->sample_thread[i];
+        tot[t][0] += p->sample_values[i * nv + vs];
+        tot[t][1] += p->sample_values[i * nv + vw];
+        tot[t][2] += p->sample_values[i * nv + vb];
+    }
+    assert_int_equal(tot[0][0], 5); /* weights 3 + 2 */
+    assert_int_equal(tot[0][1] + tot[0][2], 0);
+    assert_int_equal(tot[1][1], 9); /* 7.4 -> 7, 1.6 -> 2 */
+    assert_int_equal(tot[1][0], 0);
+    assert_int_equal(tot[2][2], 4096 + 1024 + 1); /* a null weight counts 1 */
+    profkit_profile_free(p);
+}
+
+static void test_markers(void **state)
+{
+    (void)state;
+    profkit_profile *p = read_data("tests/data/gecko/ok_markers.json", "gecko");
+    assert_int_equal(p->n_markers, 3);
+    const profkit_marker *m = p->markers;
+    assert_string_equal(profkit_str(p, m[0].name), "DOMEvent");
+    assert_int_equal(m[0].start, 1500000);
+    assert_int_equal(m[0].end, 1500000);
+    assert_string_equal(profkit_str(p, m[0].category), "JavaScript");
+    assert_string_equal(profkit_str(p, m[0].payload), "{\"type\":\"Text\",\"name\":\"hello \\\"world\\\"\"}");
+    assert_string_equal(profkit_str(p, m[1].name), "Paint");
+    assert_int_equal(m[1].start, 2000000);
+    assert_int_equal(m[1].end, 4250000);
+    assert_string_equal(profkit_str(p, m[1].category), "Idle");
+    assert_int_equal(m[1].payload, 0);
+    /* an interval end without a start time starts where it ends */
+    assert_int_equal(m[2].start, 9000000);
+    assert_int_equal(m[2].end, 9000000);
+    assert_string_equal(profkit_meta_get(p, "pausedRange"),
+                        "{\"startTime\":5.0,\"endTime\":6.0,\"reason\":\"profiler-paused\"}");
+    profkit_profile_free(p);
+}
+
+static void test_embedded_v3(void **state)
+{
+    (void)state;
+    profkit_profile *p = read_data("tests/data/gecko/ok_v3_embedded.json", "gecko");
+    assert_int_equal(p->n_threads, 2);
+    /* the Gecko 3 sub-process came as JSON text; its "Content" thread is
+     * the content process's main thread, shifted by 10 ms */
+    assert_string_equal(profkit_str(p, p->threads[1].name), "GeckoMain");
+    assert_int_equal(p->n_samples, 2);
+    assert_int_equal(p->sample_time[1], 11000000);
+    assert_int_equal(p->n_mappings, 1);
+    assert_string_equal(profkit_str(p, p->mappings[0].path), "/usr/lib/firefox");
+    profkit_profile_free(p);
+}
+
+/* ---------------------------------------------------------------- processed */
+
+static void test_processed_shared(void **state)
+{
+    (void)state;
+    const char *files[] = { "tests/data/firefox/ok_shared_v70.json",
+                            "tests/data/firefox/ok_shared_after_threads.json" };
+    for (size_t k = 0; k < 2; k++) {
+        profkit_profile *p = read_data(files[k], "firefox");
+        assert_int_equal(p->n_threads, 3);
+        assert_string_equal(profkit_str(p, p->threads[0].process_name), "app");
+        assert_int_equal(p->threads[0].pid, 321);
+        assert_int_equal(p->threads[2].tid, 13);
+        /* Main: stacks 0,1,2,3,3 and a null stack (dropped); timeDeltas 1 each */
+        size_t i0 = 0;
+        char path[512];
+        /* frame 2 is func 3 (an address name), frame 3 func 2 */
+        const char *want[] = { "main", "main;onClick", "main;onClick;0x7f001234", "main;onClick;work",
+                               "main;onClick;work" };
+        for (size_t i = 0; i < 5; i++) {
+            assert_int_equal(p->sample_thread[i0 + i], 0);
+            assert_int_equal(p->sample_time[i0 + i], (int64_t)(i + 1) * 1000000);
+            stack_path(p, p->sample_stack[i0 + i], path, sizeof path);
+            assert_string_equal(path, want[i]);
+        }
+        const profkit_function *on = leaf_function(p, p->sample_stack[1]);
+        assert_string_equal(profkit_str(p, on->file), "https://example.com/app.js");
+        assert_int_equal(on->start_line, 12);
+        assert_string_equal(profkit_str(p, leaf_function(p, p->sample_stack[0])->module), "libxul.so");
+        const profkit_frame *fr = &p->frames[p->stacks[p->sample_stack[2]].frame];
+        assert_int_equal(fr->address, 4660);
+        /* Tracer: tracing-ms weights; times 5 and 10 ms */
+        uint32_t vw = profkit_profile_find_value(p, "wall");
+        assert_int_not_equal(vw, PROFKIT_NONE);
+        assert_int_equal(p->sample_time[5], 5000000);
+        assert_int_equal(p->sample_time[6], 10000000);
+        assert_int_equal(p->sample_values[5 * p->n_value_types + vw], 3);
+        assert_string_equal(profkit_meta_get(p, "format_version"), "70");
+        assert_int_equal(p->n_markers, 6);
+        profkit_profile_free(p);
+    }
+}
+
+static void test_processed_v24(void **state)
+{
+    (void)state;
+    profkit_profile *p = read_data("tests/data/firefox/ok_v24.json", "firefox");
+    assert_int_equal(p->n_samples, 4);
+    const profkit_function *f = leaf_function(p, p->sample_stack[2]);
+    assert_string_equal(profkit_str(p, f->name), "frobnicate");
+    assert_string_equal(profkit_str(p, f->file), "chrome://blargh");
+    assert_int_equal(f->start_line, 30);
+    assert_string_equal(profkit_str(p, leaf_function(p, p->sample_stack[1])->module), "firefox");
+    assert_int_equal(p->frames[p->stacks[p->sample_stack[2]].frame].line, 34);
+    assert_int_equal(p->n_markers, 1);
+    assert_int_equal(p->markers[0].start, 1500000);
+    profkit_profile_free(p);
+}
+
+static void test_fixtures_detected(void **state)
+{
+    (void)state;
+    const char *shared = getenv("PROFKIT_SHARED");
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/fixtures/firefox", shared ? shared : "");
+    if (!shared || access(dir, R_OK) != 0)
+        skip(); /* only outside the workspace */
+    const char *files[][2] = { { "gecko-1.json", "gecko" }, { "gecko-2.json", "gecko" },
+                               { "processed-3.json", "firefox" }, { "argument-values.json", "firefox" },
+                               { "samply-profile_with_js-v66.json", "firefox" },
+                               { "unsymbolicated-v49.json.gz", "firefox" } };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/fixtures/firefox/%s", shared, files[i][0]);
+        profkit_profile *p = NULL;
+        profkit_error err;
+        int rc = profkit_profile_read_file(&p, path, NULL, &err);
+        if (rc)
+            fail_msg("%s: %s", path, err.message);
+        assert_string_equal(profkit_profile_format(p), files[i][1]);
+        assert_true(p->n_threads > 0);
+        profkit_profile_free(p);
+    }
+}
+
+/* ---------------------------------------------------------------- errors */
+
+static void test_error_positions(void **state)
+{
+    (void)state;
+    profkit_profile *p = NULL;
+    profkit_error err;
+    const char *bad = "{\"meta\": {\"version\": 36},\n \"threads\": [\n  {\"name\": x}]}";
+    assert_int_equal(read_mem(&p, bad, strlen(bad), "gecko", &err), PROFKIT_ECORRUPT);
+    assert_null(p);
+    assert_int_equal(err.line, 3);
+    assert_true(err.column >= 12 && err.column <= 13);
+    const char *shape = "{\"meta\": {\"version\": 36},\n \"threads\": [{\"stackTable\": [1]}]}";
+    assert_int_equal(read_mem(&p, shape, strlen(shape), "gecko", &err), PROFKIT_ECORRUPT);
+    assert_int_equal(err.line, 2);
+    assert_int_equal(err.column, 29);
+    assert_non_null(strstr(err.message, "stackTable: expected an object, found an array"));
+}
+
+/* A gzip stream of `n` bytes of d. */
+static unsigned char *gzip_bytes(const char *d, size_t n, size_t *out_n)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    size_t cap = deflateBound(&z, n) + 64;
+    unsigned char *o = malloc(cap);
+    z.next_in = (unsigned char *)d;
+    z.avail_in = (uInt)n;
+    z.next_out = o;
+    z.avail_out = (uInt)cap;
+    assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+    *out_n = z.total_out;
+    deflateEnd(&z);
+    return o;
+}
+
+static void test_gzip_truncated(void **state)
+{
+    (void)state;
+    size_t n;
+    char *d = slurp("tests/data/gecko/ok_weights.json", &n);
+    size_t gn;
+    unsigned char *gz = gzip_bytes(d, n, &gn);
+    profkit_profile *p = NULL;
+    profkit_error err;
+    assert_int_equal(read_mem(&p, gz, gn, "gecko", &err), 0);
+    assert_int_equal(p->n_threads, 3);
+    profkit_profile_free(p);
+    /* cut the decompressed text inside the third thread: two are kept */
+    const char *third = strstr(d, "\"Allocated\"");
+    assert_non_null(third);
+    unsigned char *gz2 = gzip_bytes(d, (size_t)(third - d) + 20, &gn);
+    assert_int_equal(read_mem(&p, gz2, gn, "gecko", &err), 0);
+    assert_int_equal(n_warn, 1);
+    assert_non_null(strstr(last_warn, "kept the 2 complete threads"));
+    assert_int_equal(p->n_threads, 2);
+    profkit_profile_free(p);
+    /* under --strict the cut is an error */
+    profkit_read_options o = { 0 };
+    o.format = "gecko";
+    o.strict = 1;
+    assert_int_equal(profkit_profile_read_memory(&p, gz2, gn, "t", &o, &err), PROFKIT_ETRUNCATED);
+    free(gz);
+    free(gz2);
+    free(d);
+}
+
+/* Every prefix and many byte flips of the data files: no crash, no leak. */
+static void test_mutations(void **state)
+{
+    (void)state;
+    const char *files[] = { "tests/data/gecko/ok_nested_processes.json", "tests/data/firefox/ok_shared_v70.json" };
+    unsigned seed = 12345;
+    for (size_t k = 0; k < 2; k++) {
+        size_t n;
+        char *d = slurp(files[k], &n);
+        for (size_t cut = 0; cut < n; cut += 7) {
+            profkit_profile *p = NULL;
+            profkit_error err;
+            if (read_mem(&p, d, cut, k ? "firefox" : "gecko", &err) == 0)
+                profkit_profile_free(p);
+        }
+        char *m = malloc(n);
+        for (int round = 0; round < 400; round++) {
+            memcpy(m, d, n);
+            for (int f = 0; f < 3; f++) {
+                seed = seed * 1103515245u + 12345u;
+                static const char repl[] = "0123456789[]{}\",:-.enull";
+                m[(seed >> 8) % n] = repl[(seed >> 20) % (sizeof repl - 1)];
+            }
+            profkit_profile *p = NULL;
+            profkit_error err;
+            if (read_mem(&p, m, n, k ? "firefox" : "gecko", &err) == 0)
+                profkit_profile_free(p);
+        }
+        free(m);
+        free(d);
+    }
+}
+
+/* ---------------------------------------------------------------- json layer */
+
+static void test_numbers(void **state)
+{
+    (void)state;
+    const char *nums[] = { "0", "-0", "1", "12345", "58734.891727", "0.000123", "1e10", "1.5E-7",
+                           "123456789012345678901234", "9007199254740993", "3.14159265358979323846",
+                           "-2.5e+3", "1e400", "1e-400", "0.1", "1324.5671", "17000000000000.125" };
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        double want = strtod(nums[i], NULL);
+        double got = pk_json_number(nums[i], strlen(nums[i]));
+        assert_memory_equal(&want, &got, sizeof want);
+    }
+}
+
+static void test_text(void **state)
+{
+    (void)state;
+    pk_json_text t = { 0 };
+    pk_json_event evs[] = {
+        { PK_JSON_MAP_START, NULL, 0, 0, 0 }, { PK_JSON_KEY, "a\"b", 3, 0, 0 },
+        { PK_JSON_ARRAY_START, NULL, 0, 0, 0 }, { PK_JSON_NUMBER, "1.50", 4, 1.5, 0 },
+        { PK_JSON_NULL, NULL, 0, 0, 0 }, { PK_JSON_BOOL, NULL, 0, 0, 1 },
+        { PK_JSON_STRING, "x\n\x01", 3, 0, 0 }, { PK_JSON_ARRAY_END, NULL, 0, 0, 0 },
+        { PK_JSON_KEY, "c", 1, 0, 0 }, { PK_JSON_MAP_START, NULL, 0, 0, 0 },
+        { PK_JSON_MAP_END, NULL, 0, 0, 0 }, { PK_JSON_MAP_END, NULL, 0, 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+        pk_json_text_event(&t, &evs[i]);
+    assert_string_equal(t.buf, "{\"a\\\"b\":[1.50,null,true,\"x\\u000a\\u0001\"],\"c\":{}}");
+    pk_json_text_free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_locations),        cmocka_unit_test(test_location_frames),
+        cmocka_unit_test(test_nested_processes), cmocka_unit_test(test_short_rows),
+        cmocka_unit_test(test_weights),          cmocka_unit_test(test_markers),
+        cmocka_unit_test(test_embedded_v3),      cmocka_unit_test(test_processed_shared),
+        cmocka_unit_test(test_processed_v24),    cmocka_unit_test(test_fixtures_detected),
+        cmocka_unit_test(test_error_positions),  cmocka_unit_test(test_gzip_truncated),
+        cmocka_unit_test(test_mutations),        cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_text),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
