@@ -330,6 +330,19 @@ int profkit_report_tree(FILE *out, const profkit_profile *p,
 int profkit_report_mem(FILE *out, const profkit_profile *p,
                        const profkit_report_options *o, profkit_error *err);
 
+/* ---------------------------------------------- reports: hist (issue 5) */
+
+/*
+ * `profkit hist`: every value type side by side, like dcpiprof's event
+ * columns: per key (o->by) and per value type its flat value, percentage of
+ * that column's total and cumulative percentage down the listing. Rows are
+ * sorted by the flat (o->sort_cum: cumulative) value of o->value (NULL: the
+ * default value type); o->thread and o->limit as for top. Returns 0,
+ * PROFKIT_EINVAL for an unknown value or thread, or PROFKIT_ENOMEM.
+ */
+int profkit_report_hist(FILE *out, const profkit_profile *p,
+                        const profkit_report_options *o, profkit_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -44,6 +44,20 @@ for ev in cycles imiss; do
   "$PROFKIT" convert "$TMP/cy.dcpi" "$TMP/im.dcpi" --to dcpi --value $ev -o "$TMP/back.dcpi"
   cmp -s "$TMP/$f.dcpi" "$TMP/back.dcpi" && pass || fail "merged profile: $ev does not write back byte-exact"
 done
+# hist: a column per event, each equal to top's figures for that event.
+"$PROFKIT" hist -n 0 --by address "$TMP/cy.dcpi" "$TMP/im.dcpi" > "$TMP/hist"
+expect_eq "hist columns" "Columns: cycles (count) total $("$PROFKIT" top "$TMP/cy.dcpi" | sed -n 's/.*total //p'); imiss (count) total $("$PROFKIT" top "$TMP/im.dcpi" | sed -n 's/.*total //p')" "$(head -1 "$TMP/hist")"
+for ev in cycles imiss; do
+  col=1; f=cy; [ $ev = imiss ] && { col=4; f=im; }
+  awk -v c=$col 'NR > 3 && $c != 0 {print $NF, $c}' "$TMP/hist" | LC_ALL=C sort > "$TMP/h.$ev"
+  "$PROFKIT" top -n 0 --by address "$TMP/$f.dcpi" | awk 'NR > 3 {print $NF, $1}' | LC_ALL=C sort > "$TMP/t.$ev"
+  expect_files_eq "hist column $ev equals top of $f.dcpi" "$TMP/t.$ev" "$TMP/h.$ev"
+done
+# sorted by the --value column, cumulative percent reaching 100% at the end
+expect_eq "hist sorted by imiss" "$(awk 'NR > 3 {print $4}' "$TMP/hist" | sort -rn | head -1)" \
+  "$("$PROFKIT" hist -n 1 --by address --value imiss "$TMP/cy.dcpi" "$TMP/im.dcpi" | awk 'NR == 4 {print $4}')"
+expect_eq "hist cum% ends at 100%" "100.00%" "$(tail -1 "$TMP/hist" | awk '{print $3}')"
+
 # Another image: another thread; writing then needs --thread.
 "$TMP/gen_dcpi" "$TMP/other.dcpi" 100 9 --image abc --canonical 2> /dev/null
 expect_eq "two images: two threads" "threads:      2" "$("$PROFKIT" info "$TMP/cy.dcpi" "$TMP/other.dcpi" | grep '^threads:')"

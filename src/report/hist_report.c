@@ -1,0 +1,116 @@
+/*
+ * hist_report.c: `profkit hist`, a histogram of every value type side by
+ * side, like dcpiprof's event columns: per key (function, file, line or
+ * address) and per value type, the value, its percentage of that column's
+ * total and the cumulative percentage down the listing. Rows are sorted by
+ * one column (--value, default the profile's default value type).
+ */
+#include "analysis/analysis.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *by_name(profkit_key by, int plural)
+{
+    switch (by) {
+    case PROFKIT_BY_FILE: return plural ? "files" : "file";
+    case PROFKIT_BY_LINE: return plural ? "lines" : "line";
+    case PROFKIT_BY_ADDRESS: return plural ? "addresses" : "address";
+    default: return plural ? "functions" : "function";
+    }
+}
+
+static void pct(char *buf, size_t n, double part, double total)
+{
+    snprintf(buf, n, "%.2f%%", total != 0 ? 100.0 * part / total : 0.0);
+}
+
+int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_report_options *o,
+                        profkit_error *err)
+{
+    int ok;
+    uint32_t sv = profkit_select_value(p, o->value, err);
+    if (sv == PROFKIT_NONE)
+        return PROFKIT_EINVAL;
+    uint32_t th = profkit_select_thread(p, o->thread, &ok, err);
+    if (!ok)
+        return PROFKIT_EINVAL;
+    const size_t nv = p->n_value_types;
+    profkit_top *t = calloc(nv, sizeof(*t));
+    double *run = calloc(nv, sizeof(double));
+    uint32_t *order = NULL;
+    int rc = 0;
+    size_t done = 0;
+    if (!t || !run) {
+        rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        goto out;
+    }
+    for (; done < nv; done++) {
+        if ((rc = profkit_top_compute(&t[done], p, (uint32_t)done, th, o->by, err)) != 0)
+            goto out;
+        /* Keys come from the frames alone, so every column has the same keys
+         * in the same order; anything else would be a bug in top. */
+        if (t[done].n != t[0].n) {
+            done++;
+            rc = profkit_error_set(err, PROFKIT_EINVAL, NULL, -1, "hist: columns disagree on keys");
+            goto out;
+        }
+    }
+    const profkit_top *st = &t[sv];
+    if (!(order = malloc((st->n ? st->n : 1) * sizeof(uint32_t))) ||
+        profkit_top_sort(st, order, o->sort_cum) != 0) {
+        rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        goto out;
+    }
+    size_t nonzero = 0;
+    for (size_t k = 0; k < st->n; k++) {
+        int any = 0;
+        for (size_t v = 0; v < nv; v++)
+            any |= t[v].rows[k].flat != 0;
+        nonzero += any;
+    }
+    size_t limit = o->limit && o->limit < nonzero ? o->limit : nonzero;
+    fprintf(out, "Columns:");
+    for (size_t v = 0; v < nv; v++) {
+        char tot[64];
+        const char *unit = profkit_str(p, p->value_types[v].unit);
+        profkit_format_value(tot, sizeof(tot), t[v].total, unit);
+        fprintf(out, "%s %s (%s) total %s", v ? ";" : "", profkit_str(p, p->value_types[v].type),
+                unit, tot);
+    }
+    if (th != PROFKIT_NONE)
+        fprintf(out, "; thread %s", profkit_str(p, p->threads[th].name));
+    fprintf(out, "\nShowing top %zu of %zu %s, sorted by %s %s\n", limit, nonzero, by_name(o->by, 1),
+            profkit_str(p, p->value_types[sv].type), o->sort_cum ? "cum" : "flat");
+    for (size_t v = 0; v < nv; v++)
+        fprintf(out, "%s%12.12s %7s %7s", v ? " " : "", profkit_str(p, p->value_types[v].type), "%",
+                "cum%");
+    fprintf(out, "  %s\n", by_name(o->by, 0));
+    size_t shown = 0;
+    for (size_t i = 0; i < st->n && shown < limit; i++) {
+        uint32_t k = order[i];
+        int any = 0;
+        for (size_t v = 0; v < nv; v++)
+            any |= t[v].rows[k].flat != 0;
+        if (!any)
+            continue;
+        for (size_t v = 0; v < nv; v++) {
+            const profkit_top_row *r = &t[v].rows[k];
+            char val[64], p1[32], p2[32];
+            profkit_format_value(val, sizeof(val), r->flat, profkit_str(p, p->value_types[v].unit));
+            run[v] += (double)r->flat;
+            pct(p1, sizeof(p1), (double)r->flat, (double)t[v].total);
+            pct(p2, sizeof(p2), run[v], (double)t[v].total);
+            fprintf(out, "%s%12s %7s %7s", v ? " " : "", val, p1, p2);
+        }
+        fprintf(out, "  %s\n", profkit_strtab_get(&st->keys, st->rows[k].key));
+        shown++;
+    }
+out:
+    for (size_t v = 0; t && v < done; v++)
+        profkit_top_free(&t[v]);
+    free(t);
+    free(run);
+    free(order);
+    return rc;
+}
