@@ -65,6 +65,26 @@ expect_status "two images: writing needs --thread" 2 "$PROFKIT" convert "$TMP/cy
 "$PROFKIT" convert "$TMP/cy.dcpi" "$TMP/other.dcpi" --to dcpi --thread "image abc" -o "$TMP/o2.dcpi"
 cmp -s "$TMP/other.dcpi" "$TMP/o2.dcpi" && pass || fail "--thread 'image abc' does not write back byte-exact"
 
+# By function: symbolized from the image (here profkit itself, whose
+# addresses are its virtual addresses since DCPI profiles carry no mapping):
+# a per-procedure histogram.
+le32() { local v=$1; printf "\\x$(printf %02x $((v & 255)))\\x$(printf %02x $((v >> 8 & 255)))\\x$(printf %02x $((v >> 16 & 255)))\\x$(printf %02x $((v >> 24 & 255)))"; }
+a=$((16#$(nm --defined-only "$PROFKIT" | awk '$3 == "cmd_hist" {print $1}')))
+b=$((16#$(nm --defined-only "$PROFKIT" | awk '$3 == "cmd_top" {print $1}')))
+[ "$a" -lt "$b" ] || { t=$a; a=$b; b=$t; }
+{
+  hdr=$(printf 'image 1\nepoch 9805191724\nplatform p\nevent cycles\nperiod 1\ntsize 1\ncpuspeed 1\ntstart 0x%x\n' "$a")
+  printf '%s\nsamples' "$hdr"
+  pad=$(( (4 - (${#hdr} + 1 + 8) % 4) % 4 )); printf '%*s\n' "$pad" ''
+  le32 0; le32 2; le32 3; le32 2
+  le32 $((b - a)); le32 1; le32 7
+  le32 3; le32 12
+} > "$TMP/sym.dcpi"
+"$PROFKIT" top --binary "$PROFKIT" "$TMP/sym.dcpi" | awk 'NR > 3 {print $1, $NF}' > "$TMP/sym.got"
+printf '7 %s\n5 %s\n' "$(nm --defined-only "$PROFKIT" | awk -v x="$(printf %016x $b)" '$1 == x && $2 == "T" {print $3; exit}')" \
+  "$(nm --defined-only "$PROFKIT" | awk -v x="$(printf %016x $a)" '$1 == x && $2 == "T" {print $3; exit}')" > "$TMP/sym.want"
+expect_files_eq "top --binary: per-procedure histogram" "$TMP/sym.want" "$TMP/sym.got"
+
 # Histogram: the totals of top are the footer's sample count.
 total=$("$PROFKIT" top -n 1 "$DATA/ok_canonical.dcpi" | head -1)
 expect_eq "top total" "Value: cycles (count), total 27" "$total"
