@@ -28,8 +28,8 @@ static int firefox_read(profkit_profile *p, profkit_read_ctx *ctx)
 }
 
 const profkit_format profkit_format_firefox = {
-    { "firefox", "Firefox Profiler processed profile (profiler.firefox.com, JSON)", ".json", 1, 0 },
+    { "firefox", "Firefox Profiler processed profile (profiler.firefox.com, JSON)", ".json", 1, 1 },
     firefox_sniff,
     firefox_read,
-    NULL, /* profkit_firefox_write once firefox_write.c lands */
+    profkit_firefox_write,
 };

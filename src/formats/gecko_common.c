@@ -57,12 +57,12 @@ enum {
     COL_STACK, COL_TIME, COL_TIME_DELTAS, COL_WEIGHT, COL_PREFIX, COL_PREFIX_OFFSET,
     COL_FRAME, COL_LOCATION, COL_LINE, COL_COLUMN, COL_FUNC, COL_ADDRESS, COL_NAME,
     COL_FILE_NAME, COL_SOURCE, COL_LINE_NUMBER, COL_RESOURCE, COL_TYPE, COL_START_TIME,
-    COL_END_TIME, COL_PHASE, COL_CATEGORY, COL_DATA, COL_FILENAME, COL_IS_JS, N_COLS
+    COL_END_TIME, COL_PHASE, COL_CATEGORY, COL_DATA, COL_FILENAME, COL_IS_JS, COL_FLAGS, N_COLS
 };
 static const char *const col_names[N_COLS] = {
     "stack", "time", "timeDeltas", "weight", "prefix", "prefixOffset", "frame", "location",
     "line", "column", "func", "address", "name", "fileName", "source", "lineNumber",
-    "resource", "type", "startTime", "endTime", "phase", "category", "data", "filename", "isJS"
+    "resource", "type", "startTime", "endTime", "phase", "category", "data", "filename", "isJS", "flags"
 };
 
 enum { T_SAMPLES, T_MARKERS, T_STACKS, T_FRAMES, T_FUNCS, T_RESOURCES, T_SOURCES, T_COUNT };
@@ -75,9 +75,9 @@ static const uint32_t table_wants[T_COUNT] = {
     B(COL_NAME) | B(COL_TIME) | B(COL_START_TIME) | B(COL_END_TIME) | B(COL_PHASE) |
         B(COL_CATEGORY) | B(COL_DATA),
     B(COL_PREFIX) | B(COL_PREFIX_OFFSET) | B(COL_FRAME),
-    B(COL_LOCATION) | B(COL_LINE) | B(COL_COLUMN) | B(COL_FUNC) | B(COL_ADDRESS),
+    B(COL_LOCATION) | B(COL_LINE) | B(COL_COLUMN) | B(COL_FUNC) | B(COL_ADDRESS) | B(COL_FLAGS),
     B(COL_NAME) | B(COL_FILE_NAME) | B(COL_SOURCE) | B(COL_LINE_NUMBER) | B(COL_RESOURCE) |
-        B(COL_IS_JS),
+        B(COL_IS_JS) | B(COL_FLAGS),
     B(COL_NAME) | B(COL_TYPE),
     B(COL_FILENAME),
 };
@@ -609,6 +609,32 @@ static int get_num(gk_build *b, int tk, int c, size_t row, double *out)
     return 0;
 }
 
+/*
+ * Version 71+ frame tables and 75+ func tables say which optional columns
+ * hold a value with a `flags` bit (the others hold 0, not null). Returns
+ * whether the column guarded by `bit` is set in row `row`; true without flags.
+ */
+enum { FRAME_ADDRESS = 2, FRAME_LINE = 16, FRAME_COLUMN = 32 };
+enum { FUNC_JS = 1, FUNC_RESOURCE = 4, FUNC_SOURCE = 8, FUNC_LINE = 16 };
+static int has_flag(gk_build *b, int tk, size_t row, unsigned bit)
+{
+    const gk_table *t = b->t[tk];
+    if (!t || t->col[COL_FLAGS].n == 0)
+        return 1;
+    double d = cell_at(t, COL_FLAGS, row);
+    if (cell_is_null(d) || cell_is_text(d) || !(d >= 0 && d < 4294967296.0))
+        return 0;
+    return ((uint32_t)d & bit) != 0;
+}
+
+/* get_int for a column guarded by a flags bit: 1 (null) when unflagged. */
+static int get_flagged(gk_build *b, int tk, int c, size_t row, unsigned bit, int64_t *out)
+{
+    if (!has_flag(b, tk, row, bit))
+        return 1;
+    return get_int(b, tk, c, row, out);
+}
+
 /* Model string id of string index i of the strings owner. */
 static int model_string(gk_build *b, int tk, size_t row, int64_t i, uint32_t *out)
 {
@@ -680,7 +706,7 @@ static int func_name(gk_build *b, size_t i, int64_t si, profkit_function *f)
         return rc;
     if (b->version >= 0 && b->version < 4 && b->t[T_FUNCS]->col[COL_FILE_NAME].n == 0) {
         double js = cell_at(b->t[T_FUNCS], COL_IS_JS, i);
-        if (!cell_is_null(js) && !cell_is_text(js) && js != 0) {
+        if (!cell_is_null(js) && !cell_is_text(js) && js != 0 && has_flag(b, T_FUNCS, i, FUNC_JS)) {
             pk_gecko_location loc;
             pk_gecko_parse_location(s, len, &loc);
             if (loc.file && !loc.is_address) {
@@ -725,7 +751,9 @@ static int func_id(gk_build *b, size_t i, uint32_t *out)
     if (b->t[T_FUNCS]->col[COL_SOURCE].n && b->t[T_SOURCES]) {
         /* version 58+: the file name is in the shared sources table */
         int64_t src;
-        rc = get_index(b, T_FUNCS, COL_SOURCE, i, table_rows(b->t[T_SOURCES]), "sources table", &src);
+        rc = has_flag(b, T_FUNCS, i, FUNC_SOURCE)
+                 ? get_index(b, T_FUNCS, COL_SOURCE, i, table_rows(b->t[T_SOURCES]), "sources table", &src)
+                 : 1;
         if (rc < 0)
             return rc;
         if (rc == 0) {
@@ -735,11 +763,11 @@ static int func_id(gk_build *b, size_t i, uint32_t *out)
                 return rc;
         }
     }
-    if ((rc = get_int(b, T_FUNCS, COL_LINE_NUMBER, i, &v)) < 0)
+    if ((rc = get_flagged(b, T_FUNCS, COL_LINE_NUMBER, i, FUNC_LINE, &v)) < 0)
         return rc;
     if (rc == 0 && v > 0 && v <= UINT32_MAX)
         f.start_line = (uint32_t)v;
-    if ((rc = get_int(b, T_FUNCS, COL_RESOURCE, i, &v)) < 0)
+    if ((rc = get_flagged(b, T_FUNCS, COL_RESOURCE, i, FUNC_RESOURCE, &v)) < 0)
         return rc;
     if (rc == 0 && v >= 0) {
         gk_table *rt = b->t[T_RESOURCES];
@@ -816,15 +844,15 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
             return table_fail(b, T_FRAMES, i, "func: expected a funcTable index, found null");
         if ((rc = func_id(b, (size_t)fi, &fr.function)) < 0)
             return rc;
-        if ((rc = get_int(b, T_FRAMES, COL_ADDRESS, i, &v)) < 0)
+        if ((rc = get_flagged(b, T_FRAMES, COL_ADDRESS, i, FRAME_ADDRESS, &v)) < 0)
             return rc;
         if (rc == 0 && v >= 0)
             fr.address = (uint64_t)v;
     }
-    if ((rc = get_int(b, T_FRAMES, COL_LINE, i, &v)) < 0)
+    if ((rc = get_flagged(b, T_FRAMES, COL_LINE, i, FRAME_LINE, &v)) < 0)
         return rc;
     fr.line = rc == 0 && v > 0 && v <= UINT32_MAX ? (uint32_t)v : loc_line;
-    if ((rc = get_int(b, T_FRAMES, COL_COLUMN, i, &v)) < 0)
+    if ((rc = get_flagged(b, T_FRAMES, COL_COLUMN, i, FRAME_COLUMN, &v)) < 0)
         return rc;
     fr.column = rc == 0 && v > 0 && v <= UINT32_MAX ? (uint32_t)v : loc_col;
     uint32_t id = profkit_frame_add(b->r->p, &fr);
