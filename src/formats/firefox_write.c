@@ -60,6 +60,8 @@ enum {
     FUNC_HAS_LINE = 16
 };
 
+enum { MARKER_PAYLOAD = 1, MARKER_NETWORK = 2 };
+
 typedef enum { W_SAMPLES, W_TRACING_MS, W_BYTES } weight_kind;
 
 typedef struct out_func {
@@ -103,6 +105,7 @@ typedef struct ffw {
     uint32_t cat_name[FF_MAX_CATEGORIES]; /* profkit string of category i (0: "Other") */
     size_t n_cats;
 
+    uint8_t *marker_kind; /* per marker: MARKER_PAYLOAD | MARKER_NETWORK */
     uint32_t *rows; /* sample rows bucketed by thread */
     size_t *row_start;
 } ffw;
@@ -319,9 +322,10 @@ static size_t json_number_end(const uint8_t *s, size_t n, size_t i)
 /*
  * True when s[0..n) is exactly one JSON object (surrounding white space
  * allowed), nested at most 64 deep, with valid UTF-8: only then is a marker
- * payload copied into the output verbatim.
+ * payload copied into the output verbatim. *is_network is set when its
+ * top-level "type" is "Network" (the viewer needs an end time for those).
  */
-static int json_is_object(const uint8_t *s, size_t n)
+static int json_is_object(const uint8_t *s, size_t n, int *is_network)
 {
     char open[64]; /* '{' or '[' per level */
     size_t depth = 0;
@@ -383,12 +387,18 @@ static int json_is_object(const uint8_t *s, size_t n)
         continue;
     key:
         i = skip_ws(s, n, i);
+        size_t key_start = i;
         if (i >= n || s[i] != '"' || !(i = json_string_end(s, n, i)))
             return 0;
+        int is_type = depth == 1 && i - key_start == 6 && memcmp(s + key_start, "\"type\"", 6) == 0;
         i = skip_ws(s, n, i);
         if (i >= n || s[i] != ':')
             return 0;
         i++;
+        if (is_type) {
+            size_t v = skip_ws(s, n, i);
+            *is_network = n - v >= 9 && memcmp(s + v, "\"Network\"", 9) == 0;
+        }
     }
 }
 
@@ -763,17 +773,16 @@ static void write_markers(ffw *w, uint32_t t)
                 continue;
             if (n++)
                 put(w, ",");
-            int instant = m->end == m->start || m->end == PROFKIT_NO_TIME;
+            /* The viewer pairs Network markers by start and end: never instants. */
+            int instant = (m->end == m->start || m->end == PROFKIT_NO_TIME) &&
+                          !(w->marker_kind[i] & MARKER_NETWORK);
             switch (c) {
-            case 0: {
-                const char *pl = profkit_str(p, m->payload);
-                size_t len = m->payload < p->strings.n ? p->strings.len[m->payload] : 0;
-                if (m->payload && json_is_object((const uint8_t *)pl, len))
-                    profkit_sink_write(w->k, pl, len);
+            case 0:
+                if (w->marker_kind[i] & MARKER_PAYLOAD)
+                    profkit_sink_write(w->k, profkit_str(p, m->payload), p->strings.len[m->payload]);
                 else
                     put(w, "null");
                 break;
-            }
             case 1: {
                 /* interned by write_all before any output */
                 const char *name = profkit_str(p, m->name);
@@ -785,7 +794,7 @@ static void write_markers(ffw *w, uint32_t t)
                 if (instant)
                     put(w, "null");
                 else
-                    put_time(w, m->end);
+                    put_time(w, m->end == PROFKIT_NO_TIME ? m->start : m->end);
                 break;
             case 4: put(w, instant ? "0" : "1"); break;
             case 5: put_u64(w, category_for(w, m->category)); break;
@@ -1042,11 +1051,18 @@ static int write_all(ffw *w, const profkit_write_options *o)
         return rc;
     /* Marker categories and names must be known before meta and stringArray. */
     w->n_cats = 1;
+    if (!(w->marker_kind = calloc(p->n_markers ? p->n_markers : 1, 1)))
+        return oom(w);
     for (size_t i = 0; i < p->n_markers; i++) {
-        const char *name = profkit_str(p, p->markers[i].name);
-        category_for(w, p->markers[i].category);
+        const profkit_marker *m = &p->markers[i];
+        const char *name = profkit_str(p, m->name);
+        int network = 0;
+        category_for(w, m->category);
         if (out_string(w, name, strlen(name)) == PROFKIT_NONE)
             return oom(w);
+        if (m->payload != 0 && m->payload < p->strings.n &&
+            json_is_object((const uint8_t *)profkit_str(p, m->payload), p->strings.len[m->payload], &network))
+            w->marker_kind[i] = (uint8_t)(MARKER_PAYLOAD | (network ? MARKER_NETWORK : 0));
     }
 
     put(w, "{");
@@ -1104,6 +1120,7 @@ int profkit_firefox_write(const profkit_profile *p, profkit_sink *sink, const pr
     free(w.src_of_str);
     free(w.src_file);
     free(w.rows);
+    free(w.marker_kind);
     free(w.row_start);
     return rc;
 }
