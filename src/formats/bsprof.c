@@ -37,6 +37,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#if defined(__GNUC__)
+#define PK_NOINLINE __attribute__((noinline, cold))
+#else
+#define PK_NOINLINE
+#endif
+
 static const uint8_t magic[8] = { 'b', 's', 'p', 'r', 'o', 'f', 0, 0 };
 
 enum {
@@ -186,12 +192,9 @@ static int idtab_put(idtab *t, uint64_t id, uint32_t val)
 /*
  * Open addressing keyed by address, linear probing, backward-shift deletion
  * (a long run of alloc/free pairs leaves no tombstones). A slot is one
- * 24-byte record, so a lookup touches one cache line. The slot of an
- * address keeps its low bits: a 1 KiB block of addresses maps to 64
- * neighbouring slots placed by a hash of the block number. Allocators hand
- * out nearby addresses close in time and young objects die first, so most
- * operations land on cache lines a recent one touched, while blocks are
- * still spread over the table.
+ * 24-byte record, so a lookup touches one cache line rather than one per
+ * field. Load factor at most 1/2. (Slots that keep neighbouring addresses
+ * together were tried; their longer probe runs cost more than they saved.)
  */
 typedef struct live_slot {
     uint64_t addr;
@@ -213,7 +216,7 @@ static void live_free(live_table *t)
 
 static inline size_t live_home(uint64_t addr, size_t mask)
 {
-    return (size_t)((profkit_hash_u64(addr >> 10) << 6) | ((addr >> 4) & 63)) & mask;
+    return (size_t)profkit_hash_u64(addr) & mask;
 }
 
 static int live_grow(live_table *t)
@@ -295,6 +298,16 @@ typedef struct pelem {
     uint32_t next; /* cache slot to replace next */
 } pelem;
 
+/* A decoded data entry on its way through the pipeline (see stage()). */
+typedef struct data_entry {
+    uint8_t kind;
+    uint32_t pe, off, row;
+    uint64_t a, b; /* address and size, cpu and wall, or the count */
+    uint64_t at;   /* offset of the entry */
+} data_entry;
+
+#define RING 16
+
 /* The streaming input: buf[pos..len) is unread; base is buf[0]'s offset. */
 typedef struct input {
     profkit_source *src;
@@ -324,6 +337,10 @@ typedef struct reader {
 
     live_table live;
     uint64_t n_entries, n_mem_ops, unmatched_frees, first_unmatched;
+
+    data_entry ring[RING]; /* decoded data entries waiting to be applied */
+    uint64_t head, resolved, applied;
+    int has_staged;
     int warned_dup[3];
 } reader;
 
@@ -371,25 +388,61 @@ static int out_of_memory(reader *r)
 /* Result of decoding one field: 0, or why the entry cannot be decoded. */
 enum { F_OK = 0, F_SHORT = 1, F_FAIL = 2 };
 
-/* Reads a varint field; errors name the entry kind and the field. */
-static int field(reader *r, profkit_cursor *c, const char *kind, const char *what, uint64_t *v,
-                 int u32)
+/* A varint, without per-byte bounds checks when 10 bytes are there. */
+static inline int varint_fast(profkit_cursor *c, uint64_t *v)
 {
-    uint64_t off = at_offset(r, c);
-    int rc = profkit_cursor_varint(c, v);
-    if (PK_LIKELY(rc == 0)) {
-        if (u32 && *v > UINT32_MAX) {
-            profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
-                              "%s entry: %s %" PRIu64 " does not fit 32 bits", kind, what, *v);
-            return F_FAIL;
+    if (PK_LIKELY(c->size - c->pos >= 10)) {
+        const uint8_t *p = c->data + c->pos;
+        uint64_t b = p[0];
+        if (PK_LIKELY(b < 0x80)) {
+            *v = b;
+            c->pos++;
+            return 0;
         }
-        return F_OK;
+        uint64_t r = b & 0x7f;
+        for (unsigned i = 1; i < 10; i++) {
+            b = p[i];
+            r |= (b & 0x7f) << (7 * i);
+            if (b < 0x80) {
+                if (i == 9 && b > 1)
+                    return PROFKIT_ECORRUPT;
+                c->pos += i + 1;
+                *v = r;
+                return 0;
+            }
+        }
+        return PROFKIT_ECORRUPT;
     }
+    return profkit_cursor_varint(c, v);
+}
+
+/* The error side of field(), kept out of the hot path. */
+static PK_NOINLINE int field_fail(reader *r, profkit_cursor *c, size_t pos, int rc, const char *kind,
+                                  const char *what, uint64_t v)
+{
+    uint64_t off = r->in.base + r->in.pos + pos;
+    if (rc == 0)
+        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
+                          "%s entry: %s %" PRIu64 " does not fit 32 bits", kind, what, v);
+    else
+        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
+                          "%s entry: %s: varint longer than 10 bytes", kind, what);
+    (void)c;
+    return F_FAIL;
+}
+
+/* Reads a varint field; errors name the entry kind and the field. */
+static inline int field(reader *r, profkit_cursor *c, const char *kind, const char *what,
+                        uint64_t *v, int u32)
+{
+    size_t pos = c->pos;
+    *v = 0;
+    int rc = varint_fast(c, v);
+    if (PK_LIKELY(rc == 0) && (!u32 || PK_LIKELY(*v <= UINT32_MAX)))
+        return F_OK;
     if (rc == PROFKIT_ETRUNCATED)
         return F_SHORT;
-    profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
-                      "%s entry: %s: varint longer than 10 bytes", kind, what);
-    return F_FAIL;
+    return field_fail(r, c, pos, rc, kind, what, *v);
 }
 
 #define FIELD(kind, what, var, u32)                               \
@@ -531,6 +584,108 @@ static inline void acc_add(int64_t *a, uint64_t v)
         *a = INT64_MAX;
     else
         *a += (int64_t)v;
+}
+
+/*
+ * Data entries (memory operations, CPU, call counts) are applied a few
+ * entries after they are decoded. Each touches memory no cache holds: its
+ * path element, its value row, its slot in the live table. Decoding issues
+ * prefetches for the element and the slot, resolving the row half-way
+ * prefetches the row, so by the time an entry is applied its lines have
+ * arrived while later entries were decoded. Entries still apply in stream
+ * order, so alloc/free matching is unchanged.
+ */
+enum { D_ALLOC, D_FREE, D_CPU, D_CALLS };
+
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p, 1)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
+/* Records a decoded data entry; the caller's loop queues it. */
+static inline void stage(reader *r, uint8_t kind, uint32_t pe, uint64_t off, uint64_t a, uint64_t b,
+                         uint64_t at)
+{
+    /* Written in place: the slot at head is free (see queue_step). */
+    data_entry *d = &r->ring[r->head & (RING - 1)];
+    d->kind = kind;
+    d->pe = pe;
+    d->off = (uint32_t)off;
+    d->a = a;
+    d->b = b;
+    d->at = at;
+    r->has_staged = 1;
+}
+
+static void queue_push(reader *r)
+{
+    data_entry *d = &r->ring[r->head++ & (RING - 1)];
+    r->has_staged = 0;
+    PREFETCH(&r->pe[d->pe]);
+    if (d->kind <= D_FREE && r->live.cap)
+        PREFETCH(&r->live.slot[live_home(d->a, r->live.cap - 1)]);
+}
+
+static int queue_resolve(reader *r)
+{
+    data_entry *d = &r->ring[r->resolved++ & (RING - 1)];
+    d->row = entry_row(r, d->pe, d->off);
+    if (d->row == EMPTY)
+        return out_of_memory(r);
+    PREFETCH(r->acc + (size_t)d->row * N_VALUES);
+    return 0;
+}
+
+static int queue_apply(reader *r)
+{
+    const data_entry *d = &r->ring[r->applied++ & (RING - 1)];
+    int64_t *a = r->acc + (size_t)d->row * N_VALUES;
+    switch (d->kind) {
+    case D_ALLOC:
+        r->n_mem_ops++;
+        a[V_ALLOC_OBJECTS]++;
+        acc_add(&a[V_ALLOC_SPACE], d->b);
+        if (live_put(&r->live, d->a, d->b, d->row) != 0)
+            return out_of_memory(r);
+        break;
+    case D_FREE:
+        r->n_mem_ops++;
+        a[V_FREE_OBJECTS]++;
+        if (!live_take(&r->live, d->a) && r->unmatched_frees++ == 0)
+            r->first_unmatched = d->at;
+        break;
+    case D_CPU:
+        acc_add(&a[V_CPU], d->a);
+        acc_add(&a[V_WALL], d->b);
+        break;
+    default:
+        acc_add(&a[V_CALLS], d->a);
+    }
+    return 0;
+}
+
+/* Queues the staged entry and moves the pipeline on. */
+static inline int queue_step(reader *r)
+{
+    queue_push(r);
+    if (r->head - r->resolved > RING / 2 && queue_resolve(r) != 0)
+        return PROFKIT_ENOMEM;
+    if (r->head - r->applied >= RING && queue_apply(r) != 0)
+        return PROFKIT_ENOMEM;
+    return 0;
+}
+
+/* Applies everything queued. */
+static int queue_flush(reader *r)
+{
+    while (r->resolved != r->head)
+        if (queue_resolve(r) != 0)
+            return PROFKIT_ENOMEM;
+    while (r->applied != r->head)
+        if (queue_apply(r) != 0)
+            return PROFKIT_ENOMEM;
+    return 0;
 }
 
 static int read_string(reader *r, profkit_cursor *c, uint64_t start, uint64_t id)
@@ -682,21 +837,7 @@ static int read_memory_op(reader *r, profkit_cursor *c, uint64_t start, uint64_t
     FIELD(kind, "address", addr, 0);
     if (op == OP_ALLOC)
         FIELD(kind, "size", size, 0);
-    uint32_t row = entry_row(r, i, off);
-    if (row == EMPTY)
-        return out_of_memory(r), F_FAIL;
-    int64_t *a = r->acc + (size_t)row * N_VALUES;
-    r->n_mem_ops++;
-    if (op == OP_ALLOC) {
-        a[V_ALLOC_OBJECTS]++;
-        acc_add(&a[V_ALLOC_SPACE], size);
-        if (live_put(&r->live, addr, size, row) != 0)
-            return out_of_memory(r), F_FAIL;
-    } else {
-        a[V_FREE_OBJECTS]++;
-        if (!live_take(&r->live, addr) && r->unmatched_frees++ == 0)
-            r->first_unmatched = start;
-    }
+    stage(r, (uint8_t)(op == OP_ALLOC ? D_ALLOC : D_FREE), i, off, addr, size, start);
     return F_OK;
 }
 
@@ -721,16 +862,7 @@ static int read_values(reader *r, profkit_cursor *c, uint64_t start, uint64_t id
         FIELD(kind, "count", v1, 0);
         off = r->line_data; /* a call count is the function's: its definition line */
     }
-    uint32_t row = entry_row(r, i, off);
-    if (row == EMPTY)
-        return out_of_memory(r), F_FAIL;
-    int64_t *a = r->acc + (size_t)row * N_VALUES;
-    if (type == 4) {
-        acc_add(&a[V_CPU], v1);
-        acc_add(&a[V_WALL], v2);
-    } else {
-        acc_add(&a[V_CALLS], v1);
-    }
+    stage(r, (uint8_t)(type == 4 ? D_CPU : D_CALLS), i, off, v1, v2, start);
     return F_OK;
 }
 
@@ -868,6 +1000,8 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
             goto done;
         }
     p->default_value = V_CPU;
+    if ((rc = input_fill(&r.in, ctx->err)) != 0)
+        goto done;
 
     /* Header. */
     for (;;) {
@@ -921,6 +1055,10 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
         if (PK_LIKELY(st == F_OK)) {
             r.in.pos += cur.pos;
             r.n_entries += !end;
+            if (r.has_staged && queue_step(&r) != 0) {
+                rc = PROFKIT_ENOMEM;
+                goto done;
+            }
             if (PK_UNLIKELY(r.n_entries - progress_at >= 65536)) {
                 progress_at = r.n_entries;
                 profkit_read_progress(ctx, r.in.base + r.in.pos, 0);
@@ -998,6 +1136,10 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
         }
     }
 
+    if (queue_flush(&r) != 0) {
+        rc = PROFKIT_ENOMEM;
+        goto done;
+    }
     /* What is still allocated leaked: in-use values at the allocating row. */
     for (size_t i = 0; i < r.live.cap; i++) {
         const live_slot *ls = &r.live.slot[i];
