@@ -145,6 +145,7 @@ typedef struct br_reader {
      */
     uint8_t *key;                /* the open group's cache key */
     size_t key_len, key_cap;
+    uint64_t key_hash;           /* running hash of key[0 .. key_len) */
     uint8_t *keys;               /* cached keys, back to back */
     size_t keys_len, keys_cap;
     struct br_cached { uint32_t off, size, stack; } *cached;
@@ -173,12 +174,33 @@ static void cache_clear(br_reader *r)
     r->keys_len = 0;
 }
 
+/* Folds 8 bytes into the key's running hash. */
+static inline uint64_t key_mix(uint64_t h, uint64_t w)
+{
+    h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+    return h ^ (h >> 29);
+}
+
+/* Appends a record to the open group's key, hashing as it goes so a group
+ * costs one pass over its bytes. 8-byte records (3 and 5) take the fast path. */
 static int key_append(br_reader *r, const uint8_t *b, size_t len)
 {
     if (PK_UNLIKELY(r->key_cap - r->key_len < len) &&
         PK_VEC_RESERVE(r->key, r->key_len, r->key_cap, len))
         return PROFKIT_ENOMEM;
-    memcpy(r->key + r->key_len, b, len);
+    uint64_t w;
+    if (len == 8) {
+        memcpy(r->key + r->key_len, b, 8);
+        memcpy(&w, b, 8);
+        r->key_hash = key_mix(r->key_hash, w);
+    } else {
+        memcpy(r->key + r->key_len, b, len);
+        for (size_t i = 0; i < len; i += 8) {
+            w = 0;
+            memcpy(&w, b + i, len - i < 8 ? len - i : 8);
+            r->key_hash = key_mix(r->key_hash, w ^ (uint64_t)len << 56);
+        }
+    }
     r->key_len += len;
     return 0;
 }
@@ -224,7 +246,7 @@ static uint32_t frame_id(br_reader *r, const br_frame *f)
 static uint32_t group_stack(br_reader *r, int cacheable)
 {
     br_key k = { r->key, r->key_len };
-    uint64_t h = profkit_hash_bytes(r->key, r->key_len, 0x6272);
+    uint64_t h = profkit_hash_u64(r->key_hash ^ r->key_len);
     if (cacheable) {
         uint32_t id = profkit_idset_find(&r->cache, h, key_eq, r, &k);
         if (id != PROFKIT_NONE)
@@ -339,6 +361,7 @@ static int br_parse(br_reader *r)
                 group_timed = 0;
                 r->n_frames = 0;
                 r->key_len = 0;
+                r->key_hash = 0x6272;
                 cacheable = 1;
             }
             if ((PK_UNLIKELY(r->n_frames == r->cap_frames) &&
