@@ -324,14 +324,21 @@ typedef struct gp_reader {
     int narrow; /* arena holds uint16_t entries (set after the records) */
     uint64_t max_count; /* most samples a stack may have: cpu must fit 63 bits */
     uint64_t period;    /* µs, for messages */
+    /* An open-addressing table whose slots are the entries themselves, so a
+     * lookup costs one cache miss before the key; compacted to the first
+     * n_recs slots once the records are read. */
     struct rec_entry {
-        size_t key_off;
-        size_t depth;
+        uint32_t hash;  /* high half of the key's hash */
+        uint32_t depth; /* 0 = empty slot */
+        uint64_t key_off;
         uint64_t count; /* summed over identical records */
     } *recs;
-    size_t n_recs, cap_recs;
-    uint64_t *rec_slots; /* (hash32 << 32) | (index + 1); 0 = empty */
-    size_t rec_cap;
+    size_t n_recs, rec_cap;
+    /* look-ahead: hashes of the next complete records in the window, whose
+     * table slots and keys have been prefetched (a hint only) */
+    uint64_t ahead_at[16];
+    uint32_t ahead_hash[16];
+    size_t n_ahead, i_ahead;
 } gp_reader;
 
 static void reader_free(gp_reader *r)
@@ -341,7 +348,6 @@ static void reader_free(gp_reader *r)
     free(r->pc_slots);
     free(r->arena);
     free(r->recs);
-    free(r->rec_slots);
 }
 
 /*
@@ -412,27 +418,41 @@ static uint32_t pc_index(gp_reader *r, uint64_t pc)
     return (uint32_t)r->n_pcs++;
 }
 
-static int rec_slots_grow(gp_reader *r)
+static int recs_grow(gp_reader *r)
 {
     size_t ncap = r->rec_cap ? r->rec_cap * 2 : 1024;
-    uint64_t *s = calloc(ncap, sizeof(uint64_t));
-    if (!s || ncap < r->rec_cap) {
-        free(s);
+    struct rec_entry *t = calloc(ncap, sizeof(*t));
+    if (!t || ncap < r->rec_cap) {
+        free(t);
         return PROFKIT_ENOMEM;
     }
     for (size_t i = 0; i < r->rec_cap; i++) {
-        uint64_t e = r->rec_slots[i];
-        if (!e)
+        if (!r->recs[i].depth)
             continue;
-        size_t j = (size_t)(e >> 32) & (ncap - 1);
-        while (s[j])
+        size_t j = r->recs[i].hash & (ncap - 1);
+        while (t[j].depth)
             j = (j + 1) & (ncap - 1);
-        s[j] = e;
+        t[j] = r->recs[i];
     }
-    free(r->rec_slots);
-    r->rec_slots = s;
+    free(r->recs);
+    r->recs = t;
     r->rec_cap = ncap;
     return 0;
+}
+
+/* Moves the used slots to the front and gives the rest back. */
+static void recs_compact(gp_reader *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->rec_cap; i++)
+        if (r->recs[i].depth)
+            r->recs[n++] = r->recs[i];
+    if (n > 0 && n < r->rec_cap) {
+        struct rec_entry *t = realloc(r->recs, n * sizeof(*t));
+        if (t)
+            r->recs = t;
+    }
+    r->rec_cap = n;
 }
 
 /* True when the distinct record x has exactly the PCs at `pcs`. */
@@ -452,36 +472,39 @@ static int rec_equal(const gp_reader *r, const struct rec_entry *x, const uint8_
  * it on first sight. Returns 0, PROFKIT_ENOMEM, or PROFKIT_ECORRUPT when
  * the sum overflows 63 bits.
  */
-static int add_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count)
+static inline uint32_t rec_hash(const gp_reader *r, const uint8_t *pcs, size_t depth)
 {
-    uint64_t h = profkit_hash_bytes(pcs, depth * r->l->ws, depth);
-    uint32_t h32 = (uint32_t)(h >> 32);
-    if ((r->n_recs + 1) * 2 > r->rec_cap && rec_slots_grow(r) != 0)
+    return (uint32_t)(profkit_hash_bytes(pcs, depth * r->l->ws, depth) >> 32);
+}
+
+static int add_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count, uint32_t h32)
+{
+    if ((r->n_recs + 1) * 2 > r->rec_cap && recs_grow(r) != 0)
         return PROFKIT_ENOMEM;
     size_t j = h32 & (r->rec_cap - 1);
-    for (uint64_t e; (e = r->rec_slots[j]) != 0; j = (j + 1) & (r->rec_cap - 1)) {
-        struct rec_entry *x = &r->recs[(uint32_t)e - 1];
-        if ((uint32_t)(e >> 32) == h32 && rec_equal(r, x, pcs, depth)) {
+    for (; r->recs[j].depth; j = (j + 1) & (r->rec_cap - 1)) {
+        struct rec_entry *x = &r->recs[j];
+        if (x->hash == h32 && rec_equal(r, x, pcs, depth)) {
             if (count > r->max_count - x->count)
                 return PROFKIT_ECORRUPT;
             x->count += count;
             return 0;
         }
     }
-    if (r->n_recs >= UINT32_MAX - 1 || PK_VEC_RESERVE(r->recs, r->n_recs, r->cap_recs, 1) != 0 ||
+    if (r->n_recs >= UINT32_MAX - 1 || depth > UINT32_MAX ||
         PK_VEC_RESERVE(r->arena, r->n_arena, r->cap_arena, depth) != 0)
         return PROFKIT_ENOMEM;
-    struct rec_entry *x = &r->recs[r->n_recs];
-    x->key_off = r->n_arena;
-    x->depth = depth;
-    x->count = count;
     for (size_t i = 0; i < depth; i++) {
         uint32_t k = pc_index(r, gp_word(r->l, pcs + i * r->l->ws));
         if (k == PROFKIT_NONE)
             return PROFKIT_ENOMEM;
         r->arena[r->n_arena++] = k;
     }
-    r->rec_slots[j] = ((uint64_t)h32 << 32) | (uint64_t)(r->n_recs + 1);
+    struct rec_entry *x = &r->recs[j];
+    x->hash = h32;
+    x->depth = (uint32_t)depth;
+    x->key_off = r->n_arena - depth;
+    x->count = count;
     r->n_recs++;
     return 0;
 }
@@ -528,6 +551,38 @@ static int read_header(gp_reader *r, uint64_t *period)
 }
 
 /*
+ * The record table is far bigger than the caches, so a lookup waits on
+ * memory twice: for the slot, then for the key it points at. Hashing the
+ * next few records in the window first and prefetching their slots, then
+ * their keys, lets those waits overlap. Stops at anything unusual (the
+ * trailer, depth 0, a record not yet in the window); read_records checks
+ * everything itself.
+ */
+static void prefetch_ahead(gp_reader *r)
+{
+    size_t ws = r->l->ws, pos = r->pos, n = 0;
+    while (n < 16 && r->len - pos >= 2 * ws) {
+        uint64_t depth = gp_word(r->l, r->buf + pos + ws);
+        if (depth == 0 || depth > (r->len - pos - 2 * ws) / ws ||
+            (depth == 1 && gp_word(r->l, r->buf + pos) == 0))
+            break;
+        r->ahead_at[n] = r->base + pos;
+        r->ahead_hash[n] = rec_hash(r, r->buf + pos + 2 * ws, (size_t)depth);
+        if (r->rec_cap)
+            __builtin_prefetch(&r->recs[r->ahead_hash[n] & (r->rec_cap - 1)]);
+        n++;
+        pos += 2 * ws + (size_t)depth * ws;
+    }
+    for (size_t i = 0; i < n && r->rec_cap; i++) {
+        const struct rec_entry *x = &r->recs[r->ahead_hash[i] & (r->rec_cap - 1)];
+        if (x->depth && x->hash == r->ahead_hash[i])
+            __builtin_prefetch(r->arena + x->key_off);
+    }
+    r->n_ahead = n;
+    r->i_ahead = 0;
+}
+
+/*
  * Streams the records up to the trailer (*trailer = 1) or the end of the
  * input, checking each fits before using it. Returns 0 or an error code
  * with ctx->err filled.
@@ -556,6 +611,11 @@ static int read_records(gp_reader *r, int *trailer, uint64_t *n_records)
         if (depth == 0)
             return profkit_read_fail(ctx, PROFKIT_ECORRUPT, at + (int64_t)ws,
                                      "record depth: expected at least 1 PC, got 0");
+        if (depth > UINT32_MAX)
+            return profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, at + (int64_t)ws,
+                                     "record depth: %" PRIu64 " PCs; at most 4294967295 are "
+                                     "supported",
+                                     depth);
         size_t need = depth <= (SIZE_MAX - 2 * ws) / ws ? 2 * ws + (size_t)depth * ws : SIZE_MAX;
         if ((rc = fill(r, need)) != 0)
             return rc;
@@ -579,7 +639,16 @@ static int read_records(gp_reader *r, int *trailer, uint64_t *n_records)
         (*n_records)++;
         if (count == 0)
             continue; /* nothing to add; the stack is not made */
-        rc = add_record(r, pcs, (size_t)depth, count);
+        uint32_t h32;
+        while (r->i_ahead < r->n_ahead && r->ahead_at[r->i_ahead] < (uint64_t)at)
+            r->i_ahead++; /* count-0 records are looked ahead at too */
+        if (r->i_ahead < r->n_ahead && r->ahead_at[r->i_ahead] == (uint64_t)at)
+            h32 = r->ahead_hash[r->i_ahead++];
+        else
+            h32 = rec_hash(r, pcs, (size_t)depth);
+        if (r->i_ahead == r->n_ahead)
+            prefetch_ahead(r);
+        rc = add_record(r, pcs, (size_t)depth, count, h32);
         if (rc == PROFKIT_ECORRUPT)
             return profkit_read_fail(ctx, rc, at,
                                      "record count: the samples of this stack sum past what "
@@ -601,13 +670,42 @@ static int read_rest(gp_reader *r)
     return 0;
 }
 
-/* Makes the frames, stacks and samples of the distinct records. */
+/* The PC index at position k (leaf first) of a distinct record's key. */
+static inline uint32_t key_at(const gp_reader *r, const struct rec_entry *x, size_t k)
+{
+    return r->narrow ? ((const uint16_t *)(const void *)r->arena)[x->key_off + k]
+                     : r->arena[x->key_off + k];
+}
+
+/* Orders distinct records by their PCs root first (shorter first on a tie):
+ * neighbours then share their longest common prefix. */
+static int rec_cmp(const void *ctx, uint32_t a, uint32_t b)
+{
+    const gp_reader *r = ctx;
+    const struct rec_entry *x = &r->recs[a], *y = &r->recs[b];
+    size_t n = x->depth < y->depth ? x->depth : y->depth;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t u = r->pc_val[key_at(r, x, x->depth - 1 - k)];
+        uint64_t v = r->pc_val[key_at(r, y, y->depth - 1 - k)];
+        if (u != v)
+            return u < v ? -1 : 1;
+    }
+    return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+/*
+ * Makes the frames, stacks and samples of the distinct records. Records go
+ * in root-first PC order, so each one interns only the frames past the
+ * prefix it shares with the one before (every prefix-tree node is looked up
+ * once), and the stack ids come out in an order that does not depend on the
+ * order of the records in the file.
+ */
 static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t vs, uint32_t vc,
                          uint64_t period)
 {
     int rc = 0;
-    uint32_t *sorted = NULL, *frame = NULL, *stack_frames = NULL;
-    size_t cap_stack = 0;
+    uint32_t *sorted = NULL, *frame = NULL, *order = NULL, *path_pc = NULL, *path_stack = NULL;
+    size_t cap_path = 0, cap_path2 = 0, prev_depth = 0;
     if (p->n_mappings > 0) {
         if (!(sorted = malloc(p->n_mappings * sizeof(uint32_t))))
             return PROFKIT_ENOMEM;
@@ -616,7 +714,8 @@ static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t
         if ((rc = profkit_sort_u32(sorted, p->n_mappings, map_by_start, p)) != 0)
             goto done;
     }
-    if (!(frame = malloc((r->n_pcs ? r->n_pcs : 1) * sizeof(uint32_t)))) {
+    if (!(frame = malloc((r->n_pcs ? r->n_pcs : 1) * sizeof(uint32_t))) ||
+        !(order = malloc((r->n_recs ? r->n_recs : 1) * sizeof(uint32_t)))) {
         rc = PROFKIT_ENOMEM;
         goto done;
     }
@@ -638,25 +737,43 @@ static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t
             goto done;
         }
     }
+    for (size_t i = 0; i < r->n_recs; i++)
+        order[i] = (uint32_t)i;
+    if ((rc = profkit_sort_u32(order, r->n_recs, rec_cmp, r)) != 0)
+        goto done;
     uint64_t period_ns = period * 1000; /* checked by the caller */
     for (size_t i = 0; i < r->n_recs; i++) {
-        const struct rec_entry *x = &r->recs[i];
-        if (profkit_grow((void **)&stack_frames, &cap_stack, x->depth, sizeof(uint32_t)) != 0) {
+        const struct rec_entry *x = &r->recs[order[i]];
+        size_t depth = x->depth;
+        if (profkit_grow((void **)&path_pc, &cap_path, depth, sizeof(uint32_t)) != 0 ||
+            profkit_grow((void **)&path_stack, &cap_path2, depth, sizeof(uint32_t)) != 0) {
             rc = PROFKIT_ENOMEM;
             goto done;
         }
-        for (size_t k = 0; k < x->depth; k++) /* leaf first -> root first */
-            stack_frames[x->depth - 1 - k] =
-                frame[r->narrow ? ((const uint16_t *)(const void *)r->arena)[x->key_off + k]
-                                : r->arena[x->key_off + k]];
-        uint32_t stack = profkit_stack_intern_frames(p, stack_frames, x->depth);
+        /* path_*[k]: PC index and stack id of root-first prefix k + 1 of the
+         * previous record; reuse what this one shares with it. */
+        size_t k = 0;
+        while (k < depth && k < prev_depth && path_pc[k] == key_at(r, x, depth - 1 - k))
+            k++;
+        uint32_t stack = k > 0 ? path_stack[k - 1] : 0;
+        for (; k < depth; k++) {
+            uint32_t pci = key_at(r, x, depth - 1 - k);
+            stack = profkit_stack_intern(p, stack, frame[pci]);
+            if (stack == PROFKIT_NONE) {
+                rc = PROFKIT_ENOMEM;
+                goto done;
+            }
+            path_pc[k] = pci;
+            path_stack[k] = stack;
+        }
+        prev_depth = depth;
         int64_t v[2];
         v[vs] = (int64_t)x->count;
         if (__builtin_mul_overflow(v[vs], (int64_t)period_ns, &v[vc])) {
             rc = PROFKIT_ECORRUPT;
             goto done;
         }
-        if (stack == PROFKIT_NONE || profkit_sample_add(p, stack, th, v) != 0) {
+        if (profkit_sample_add(p, stack, th, v) != 0) {
             rc = PROFKIT_ENOMEM;
             goto done;
         }
@@ -664,7 +781,9 @@ static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t
 done:
     free(sorted);
     free(frame);
-    free(stack_frames);
+    free(order);
+    free(path_pc);
+    free(path_stack);
     return rc;
 }
 
@@ -723,11 +842,10 @@ static int gperftools_read(profkit_profile *p, profkit_read_ctx *ctx)
     /* Only the distinct records and PCs are needed from here on: give the
      * rest back before the model's stack table grows, to keep the peak low. */
     free(r.buf);
-    free(r.rec_slots);
     free(r.pc_slots);
     r.buf = NULL;
-    r.rec_slots = NULL;
     r.pc_slots = NULL;
+    recs_compact(&r);
     if (r.n_pcs <= 65536 && r.n_arena > 0) {
         /* Fewer than 2^16 PCs (the usual case): halve the arena in place
          * (entry i moves from byte 4i to 2i, never over an unread one). */

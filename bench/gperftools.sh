@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# gperftools CPU profiles (issue 2): generates 200 MB profiles (1 M records,
+# depth 5 to 40, about 200 k distinct stacks over 5,000 PCs;
+# bench/gen_gperftools.c) under build/bench/ in two shapes -- "tree" (stacks
+# share prefixes as real ones do) and "random" (they share almost none, the
+# worst case for the model's prefix tree) -- and runs `profkit top` and
+# Go pprof `-top -symbolize=none` on each in the same run, with
+# /usr/bin/time -v for wall time, CPU time and peak RSS.
+# Targets: profkit >= 20x faster (wall), <= 1/10 of Go pprof's peak memory.
+# Usage: PROFKIT=path/to/profkit bash bench/gperftools.sh   (KEEP=1 keeps the inputs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PROFKIT=${PROFKIT:-build/release/profkit}
+PPROF=build/tools/pprof
+[ -x "$PPROF" ] || bash scripts/tools.sh
+mkdir -p build/bench
+cc -O2 -o build/bench/gen_gperftools bench/gen_gperftools.c
+
+measure() { # NAME CMD...: prints "wall_s cpu_s max_rss_kb"
+  local name=$1; shift
+  /usr/bin/time -v "$@" > "build/bench/gperftools-$name.out" 2> "build/bench/gperftools-$name.time"
+  awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; w = s }
+              /User time|System time/ { c += $2 }
+              /Maximum resident set size/ { m = $2 } END { print w, c, m }' "build/bench/gperftools-$name.time"
+}
+
+for shape in tree random; do
+  IN=build/bench/gperftools-200m-$shape.prof
+  [ -s "$IN" ] || build/bench/gen_gperftools "$IN" 1000000 200000 5000 "$shape"
+  echo "== shape $shape: $IN, $(stat -c %s "$IN") bytes;" \
+    "$("$PROFKIT" info "$IN" | sed -n 's/^samples: *\([0-9]*\) rows.*/\1 distinct stacks/p')," \
+    "$("$PROFKIT" info "$IN" | sed -n 's/^stacks: *\([0-9]*\) distinct.*/\1 prefix-tree nodes/p')"
+  read -r pk_wall pk_cpu pk_rss < <(measure profkit "$PROFKIT" top "$IN")
+  read -r go_wall go_cpu go_rss < <(measure pprof "$PPROF" -top -symbolize=none "$IN")
+  printf '%-28s %9s %9s %13s\n' tool "wall (s)" "CPU (s)" "max RSS (MB)"
+  printf '%-28s %9s %9s %13.1f\n' "profkit top" "$pk_wall" "$pk_cpu" "$(echo "$pk_rss / 1024" | bc -l)"
+  printf '%-28s %9s %9s %13.1f\n' "pprof -top -symbolize=none" "$go_wall" "$go_cpu" "$(echo "$go_rss / 1024" | bc -l)"
+  printf 'speed-up: %.1fx wall, %.1fx CPU (target >= 20x); memory: %.3f of Go pprof (target <= 0.1)\n' \
+    "$(echo "$go_wall / $pk_wall" | bc -l)" "$(echo "$go_cpu / $pk_cpu" | bc -l)" "$(echo "$pk_rss / $go_rss" | bc -l)"
+  # Both must agree on the total for the figures to mean anything.
+  echo "totals: profkit $("$PROFKIT" info "$IN" | awk '$1 == "cpu" { print $4 }') ns," \
+       "Go pprof $(sed -n 's/.* of \(.*\) total.*/\1/p' build/bench/gperftools-pprof.out)"
+  [ "${KEEP:-0}" = 1 ] || rm -f "$IN"
+done
