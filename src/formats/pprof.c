@@ -145,6 +145,8 @@ typedef struct pp_reader {
     uint32_t *map_ids;    /* per mapping entry: profile mapping */
     uint32_t *func_ids;   /* per function entry: profile function */
     pp_idx *map_by_id, *func_by_id, *loc_by_id;
+    uint32_t *loc_dense; /* location id -> entry (NONE = absent), when ids are compact */
+    size_t n_loc_dense;
     int64_t *values;
     uint32_t main_thread;
     size_t expanded, max_expanded; /* frames in all sample stacks so far, and the cap */
@@ -182,7 +184,7 @@ static int pp_next(pp_reader *r, profkit_cursor *c, pp_field *f, const char *msg
         rc = profkit_cursor_le64(c, &f->v);
         break;
     case WT_I32: {
-        uint32_t v32;
+        uint32_t v32 = 0;
         rc = profkit_cursor_le32(c, &v32);
         f->v = v32;
         break;
@@ -243,7 +245,7 @@ static int want_varint(pp_reader *r, const pp_field *f, const char *what, uint64
 
 static int want_ref(pp_reader *r, const pp_field *f, const char *what, pp_ref *out)
 {
-    uint64_t v;
+    uint64_t v = 0;
     int rc = want_varint(r, f, what, &v);
     if (!rc) {
         out->v = (int64_t)v;
@@ -313,7 +315,7 @@ static int read_function(pp_reader *r, const pp_field *outer)
     fn->off = fn->name.off = fn->system_name.off = fn->file.off = outer->off;
     profkit_cursor c;
     pp_field f;
-    uint64_t v;
+    uint64_t v = 0;
     int rc;
     pp_sub(r, outer, &c);
     while (!profkit_cursor_eof(&c)) {
@@ -345,7 +347,7 @@ static int read_line(pp_reader *r, const pp_field *outer)
     ln->function_id.off = outer->off;
     profkit_cursor c;
     pp_field f;
-    uint64_t v;
+    uint64_t v = 0;
     int rc;
     pp_sub(r, outer, &c);
     while (!profkit_cursor_eof(&c)) {
@@ -438,7 +440,7 @@ static int read_profile(pp_reader *r)
 {
     profkit_cursor c;
     pp_field f;
-    uint64_t v;
+    uint64_t v = 0;
     int rc;
     profkit_cursor_init(&c, r->d, r->n);
     while (!profkit_cursor_eof(&c)) {
@@ -663,6 +665,18 @@ static int resolve_locations(pp_reader *r)
     int rc = build_index(r, &r->loc_by_id, r->n_locs, "Location.id", loc_id);
     if (rc)
         return rc;
+    /* Writers number locations 1..n: a direct table then replaces the
+     * binary search every sample's every location id would cost. Its size
+     * is bounded by the number of locations read, not by an id's value. */
+    if (r->n_locs > 0 && r->loc_by_id[r->n_locs - 1].id < 2 * (uint64_t)r->n_locs + 64) {
+        r->n_loc_dense = (size_t)r->loc_by_id[r->n_locs - 1].id + 1;
+        if (!(r->loc_dense = malloc(r->n_loc_dense * sizeof(uint32_t))))
+            return oom(r);
+        for (size_t i = 0; i < r->n_loc_dense; i++)
+            r->loc_dense[i] = PROFKIT_NONE;
+        for (size_t i = 0; i < r->n_locs; i++)
+            r->loc_dense[r->loc_by_id[i].id] = r->loc_by_id[i].idx;
+    }
     for (size_t i = 0; i < r->n_locs; i++) {
         pp_location *l = &r->locs[i];
         profkit_frame fr;
@@ -773,7 +787,8 @@ static int sample_location(pp_reader *r, const pp_field *f, profkit_cursor *c)
                                      rc == PROFKIT_ETRUNCATED ? "packed varint runs past the end of its field"
                                                               : "over-long varint");
     }
-    uint32_t li = lookup(r->loc_by_id, r->n_locs, id);
+    uint32_t li = id < r->n_loc_dense ? r->loc_dense[id] : r->loc_dense ? PROFKIT_NONE
+                                                                        : lookup(r->loc_by_id, r->n_locs, id);
     if (li == PROFKIT_NONE)
         return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)at,
                                  "Sample.location_id: no location has id %" PRIu64, id);
@@ -878,7 +893,7 @@ static int resolve_value_types(pp_reader *r)
     }
     r->p->default_value = r->n_vts ? (uint32_t)(r->n_vts - 1) : 0;
     if (r->deflt.v != 0) {
-        uint32_t ds;
+        uint32_t ds = 0;
         if ((rc = pp_string(r, r->deflt, "Profile.default_sample_type", &ds)))
             return rc;
         for (size_t i = 0; i < r->n_vts; i++) {
@@ -956,6 +971,7 @@ static void reader_free(pp_reader *r)
     free(r->map_by_id);
     free(r->func_by_id);
     free(r->loc_by_id);
+    free(r->loc_dense);
     free(r->values);
     free(r->label_keys);
 }

@@ -270,6 +270,43 @@ static void thread_labels(void **state)
     profkit_profile_free(p);
 }
 
+/* Ids far apart (no dense table) resolve through the sorted index. */
+static void sparse_ids(void **state)
+{
+    (void)state;
+    const uint64_t big = UINT64_MAX - 1, fid = (uint64_t)1 << 50;
+    pbuf b = { .n = 0 }, s = { .n = 0 };
+    pair(&b, 1, S_CPU, S_NS);
+    vf(&s, 1, big);
+    vf(&s, 1, 7);
+    vf(&s, 2, 5);
+    lf(&b, 2, &s);
+    s.n = 0;
+    vf(&s, 1, big);
+    pair(&s, 4, fid, 1);
+    lf(&b, 4, &s);
+    s.n = 0;
+    vf(&s, 1, 7);
+    pair(&s, 4, fid, 2);
+    lf(&b, 4, &s);
+    function(&b, fid, S_OUTER);
+    strings(&b);
+    profkit_profile *p;
+    profkit_error err;
+    assert_int_equal(read_buf(&p, b.d, b.n, &err), 0);
+    char *f = folded_of(p, NULL, NULL);
+    assert_string_equal(f, "outer;outer 5\n");
+    free(f);
+    profkit_profile_free(p);
+    /* and an id that is missing between them */
+    s.n = 0;
+    vf(&s, 1, 8);
+    vf(&s, 2, 1);
+    lf(&b, 2, &s);
+    assert_int_equal(read_buf(&p, b.d, b.n, &err), PROFKIT_ECORRUPT);
+    assert_non_null(strstr(err.message, "no location has id 8"));
+}
+
 static void expect_error(const pbuf *b, int code, uint64_t offset, const char *text)
 {
     profkit_profile *p = NULL;
@@ -501,6 +538,7 @@ int main(void)
         cmocka_unit_test(default_sample_type_rule),
         cmocka_unit_test(unknown_fields_are_skipped),
         cmocka_unit_test(thread_labels),
+        cmocka_unit_test(sparse_ids),
         cmocka_unit_test(wire_errors),
         cmocka_unit_test(reference_errors),
         cmocka_unit_test(writer_round_trip),
