@@ -34,8 +34,10 @@
  *     become one sample each, 1 ms apart, carrying the row's value as weight;
  *     rows whose value is 0 are left out. In a timed profile a row without a
  *     time is placed at startTime.
- *   - Markers keep name, category, start/end (instant when equal) and their
- *     JSON payload when it is a well-formed JSON object (else null).
+ *   - Markers keep name, category, start/end (instant when equal; a Network
+ *     marker is always an interval, which the viewer requires) and their JSON
+ *     payload when it is a well-formed JSON object (else null). Beside
+ *     untimed samples, marker times count from 0 (startTime 0).
  * Strings are escaped and invalid UTF-8 is replaced (io/json_out.h), so the
  * output is always valid JSON.
  */
@@ -648,8 +650,9 @@ static int prepare_samples(ffw *w, size_t n_threads)
         if (m->end != PROFKIT_NO_TIME && m->end < t0)
             t0 = m->end;
     }
-    /* Round down to a whole millisecond unless that would overflow. */
-    if (t0 == INT64_MAX || !w->timed) {
+    /* Round down to a whole millisecond unless that would overflow. Untimed
+     * samples get synthetic times from 0, so markers then keep theirs. */
+    if (t0 == INT64_MAX || (!w->timed && p->n_samples > 0)) {
         w->origin_ns = (t0 == INT64_MAX || t0 > 0) ? 0 : t0;
     } else {
         int64_t mod = ((t0 % 1000000) + 1000000) % 1000000;
