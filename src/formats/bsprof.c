@@ -36,6 +36,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #if defined(__GNUC__)
 #define PK_NOINLINE __attribute__((noinline, cold))
@@ -219,12 +222,30 @@ static inline size_t live_home(uint64_t addr, size_t mask)
     return (size_t)profkit_hash_u64(addr) & mask;
 }
 
+/*
+ * The table is probed at random, so a big one costs a TLB miss per probe on
+ * 4 KiB pages; on Linux it asks for transparent huge pages.
+ */
+static void *table_alloc(size_t bytes)
+{
+#if defined(MADV_HUGEPAGE)
+    if (bytes >= ((size_t)4 << 20)) {
+        void *p;
+        if (posix_memalign(&p, (size_t)2 << 20, bytes) != 0)
+            return NULL;
+        madvise(p, bytes, MADV_HUGEPAGE); /* advice only: failure is fine */
+        return p;
+    }
+#endif
+    return malloc(bytes);
+}
+
 static int live_grow(live_table *t)
 {
     size_t ncap = t->cap ? t->cap * 2 : 1024;
     live_slot *ns;
     if (ncap < t->cap || ncap > SIZE_MAX / sizeof(live_slot) ||
-        !(ns = malloc(ncap * sizeof(live_slot))))
+        !(ns = table_alloc(ncap * sizeof(live_slot))))
         return PROFKIT_ENOMEM;
     for (size_t i = 0; i < ncap; i++)
         ns[i].row = EMPTY;
