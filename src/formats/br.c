@@ -310,7 +310,8 @@ static int br_parse(br_reader *r)
     uint64_t group_time = 0, clock = 0, n_records = 0;
     while (!profkit_cursor_eof(&c)) {
         size_t at = c.pos;
-        uint8_t t = r->d[c.pos++];
+        uint8_t t;
+        (void)profkit_cursor_u8(&c, &t); /* cannot fail: not at the end */
         if ((++n_records & 0xfffff) == 0)
             profkit_read_progress(ctx, at, r->n);
         uint16_t mod, len16;
