@@ -15,13 +15,14 @@
  *   text     lines: `build=PATH`, /proc/self/maps lines (with `$build`
  *            substituted), anything else ignored.
  *
- * Reading is two passes over the (mmapped) input: the first walks the record
- * headers only, so every structural error (depth 0, a record cut by the end
- * of the input) is found before anything is built and the maps text, which
- * follows the records, is known before frames are made (a frame carries its
- * mapping, and frames are hash-consed, so it cannot be patched later). The
- * second pass hashes each record's raw PC bytes: a stack seen before costs
- * one lookup, and only distinct records are decoded and interned.
+ * Reading streams the input once through a window, so a 200 MB profile
+ * never sits in memory whole. Each record's raw PC bytes are hashed into a
+ * table of distinct records (a stack seen before costs one lookup); a new
+ * one keeps its PCs as dense PC indexes. Frames are made only after the
+ * maps text, which follows the records, has been read, because a frame
+ * carries its mapping and frames are hash-consed (it cannot be patched
+ * later). Then the distinct records become stacks in root-first PC order,
+ * each interning only what it does not share with the one before.
  *
  * Frames are unsymbolized: function name "0x" + lowercase hex of the PC as
  * recorded, address = PC, mapping = the executable mapping covering the PC.
