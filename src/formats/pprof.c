@@ -1016,37 +1016,62 @@ out:
     return rc;
 }
 
+/* True when d[0..n) is a ValueType: only fields 1 and 2, small varints. */
+static int sniff_value_type(const uint8_t *d, size_t n)
+{
+    profkit_cursor c;
+    uint8_t tag;
+    uint64_t v;
+    profkit_cursor_init(&c, d, n);
+    if (n == 0)
+        return 0;
+    while (!profkit_cursor_eof(&c))
+        if (profkit_cursor_u8(&c, &tag) || (tag != 0x08 && tag != 0x10) ||
+            profkit_cursor_varint(&c, &v) || v > 0x7fffffff)
+            return 0;
+    return 1;
+}
+
 /*
- * A raw Profile as Go pprof writes it starts with its sample types: tag 0x0a,
- * a length, and a ValueType made only of fields 1 and 2 (varints). That is
- * a weak signature (other protobufs can start the same way), hence the
- * modest score; `--format pprof` forces the reader.
+ * A raw Profile is a run of top-level fields with the numbers and wire types
+ * of the schema; writers differ in their order (Go pprof starts with the
+ * sample types, the Go runtime with time_nanos or period_type). The head
+ * must hold only such fields, as far as it goes (at most 16 of them), and at
+ * least one sample_type that is a well-formed ValueType. Other protobufs can
+ * look like that, hence the modest score; `--format pprof` forces the reader.
  */
 static int pprof_sniff(const uint8_t *d, size_t n, int complete)
 {
     profkit_cursor c;
-    uint8_t b;
-    uint64_t len, v;
+    uint64_t tag, v;
+    int seen_type = 0;
     profkit_cursor_init(&c, d, n);
-    if (profkit_cursor_u8(&c, &b) || b != 0x0a || profkit_cursor_varint(&c, &len) || len < 2 ||
-        len > 40)
-        return 0;
-    if (len > profkit_cursor_left(&c))
-        return 0;
-    size_t end = c.pos + (size_t)len;
-    unsigned fields = 0;
-    while (c.pos < end) {
-        if (profkit_cursor_u8(&c, &b) || (b != 0x08 && b != 0x10))
+    for (int i = 0; i < 16 && !profkit_cursor_eof(&c); i++) {
+        if (profkit_cursor_varint(&c, &tag))
+            break;
+        uint64_t num = tag >> 3;
+        unsigned wt = (unsigned)(tag & 7);
+        int want_len = (num >= 1 && num <= 6) || num == 11 || num == 13;
+        int want_var = (num >= 7 && num <= 10) || (num >= 12 && num <= 14);
+        if (!((wt == WT_LEN && want_len) || (wt == WT_VARINT && want_var)))
             return 0;
-        profkit_cursor vc = c;
-        vc.size = end;
-        if (profkit_cursor_varint(&vc, &v) || v > 0x7fffffff)
+        if (wt == WT_VARINT) {
+            if (profkit_cursor_varint(&c, &v))
+                break;
+            continue;
+        }
+        if (profkit_cursor_varint(&c, &v))
+            break;
+        if (v > profkit_cursor_left(&c))
+            break; /* runs past what we can see */
+        const uint8_t *sub;
+        profkit_cursor_bytes(&c, (size_t)v, &sub);
+        if ((num == 1 || num == 11) && !sniff_value_type(sub, (size_t)v))
             return 0;
-        c.pos = vc.pos;
-        fields++;
+        seen_type |= num == 1;
     }
     (void)complete;
-    return fields ? 40 : 0;
+    return seen_type ? 40 : 0;
 }
 
 const profkit_format profkit_format_pprof = {

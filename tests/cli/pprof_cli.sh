@@ -13,7 +13,13 @@ grep -q '^format:       pprof$' "$TMP/info" && pass || fail "format line: $(head
 gzip -c "$D/ok_full.pb" > "$TMP/full.pb.gz"
 "$PROFKIT" info "$TMP/full.pb.gz" > "$TMP/info.gz" 2>&1
 expect_files_eq "gzipped input reads the same" "$TMP/info" "$TMP/info.gz"
-# A profile that does not start with a sample type is not sniffed, but
+# The Go runtime's field order (time_nanos, period_type, then sample types).
+"$PROFKIT" info "$D/ok_go_order.pb" > "$TMP/info.go" 2> "$TMP/err" && pass || fail "Go runtime order not detected: $(cat "$TMP/err")"
+grep -q '  cpu            nanoseconds   total 10000000 (10ms)  \[default\]' "$TMP/info.go" && pass || fail "ok_go_order: $(cat "$TMP/info.go")"
+# Seeded random bytes are not pprof (nor anything else).
+python3 -c 'import random, sys; random.seed(1); sys.stdout.buffer.write(bytes(random.randrange(256) for _ in range(4096)))' > "$TMP/random.bin"
+"$PROFKIT" info "$TMP/random.bin" 2>&1 | grep -q 'unrecognized profile format' && pass || fail "random bytes sniffed as a format"
+# A profile without any sample type is not sniffed, but
 # --format pprof reads it.
 expect_status "no sample_type first: not detected" 1 "$PROFKIT" info "$D/ok_empty_profile.pb"
 expect_status "--format pprof forces it" 0 "$PROFKIT" info --format pprof "$D/ok_empty_profile.pb"

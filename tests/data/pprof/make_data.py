@@ -89,7 +89,16 @@ def minimal():
         + lfield(4, vfield(1, 1) + vfield(3, 0x10)) + strings()
 
 
+def go_runtime_order():
+    """As the Go runtime writes it: time_nanos and period_type first."""
+    return vfield(9, 1700000000000000000) + lfield(11, vt(S["cpu"], S["nanoseconds"])) \
+        + vfield(12, 10000000) + lfield(1, vt(S["samples"], S["count"])) \
+        + lfield(1, vt(S["cpu"], S["nanoseconds"])) + lfield(2, packed(1, [1]) + packed(2, [1, 10000000])) \
+        + lfield(4, vfield(1, 1) + vfield(3, 0x10)) + strings()
+
+
 FILES = {
+    "ok_go_order.pb": go_runtime_order(),
     "ok_full.pb": full_profile(),
     "ok_minimal.pb": minimal(),
     # no sample types, no samples: an empty profile
