@@ -866,7 +866,7 @@ static int read_sample(pp_reader *r, const pp_range *s)
     }
     if (thread == PROFKIT_NONE) {
         if (r->main_thread == PROFKIT_NONE &&
-            (r->main_thread = profkit_thread_add(r->p, "main", "", -1, -1)) == PROFKIT_NONE)
+            (r->main_thread = profkit_thread_get(r->p, "main", "", -1, -1)) == PROFKIT_NONE)
             return oom(r);
         thread = r->main_thread;
     }

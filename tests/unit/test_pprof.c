@@ -70,8 +70,8 @@ static void pair(pbuf *b, unsigned num, uint64_t a, uint64_t c)
 }
 
 static const char *const STR[] = { "", "samples", "count", "cpu", "nanoseconds", "leaf",
-                                   "inl", "outer", "thread", "t1", "t2", "x.c" };
-enum { S_SAMPLES = 1, S_COUNT, S_CPU, S_NS, S_LEAF, S_INL, S_OUTER, S_THREAD, S_T1, S_T2, S_XC };
+                                   "inl", "outer", "thread", "t1", "t2", "x.c", "main" };
+enum { S_SAMPLES = 1, S_COUNT, S_CPU, S_NS, S_LEAF, S_INL, S_OUTER, S_THREAD, S_T1, S_T2, S_XC, S_MAIN };
 
 static void strings(pbuf *b)
 {
@@ -249,23 +249,24 @@ static void thread_labels(void **state)
     (void)state;
     pbuf b, s = { .n = 0 };
     base_profile(&b, 0);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         s.n = 0;
         vf(&s, 1, 1);
         vf(&s, 2, 1);
         vf(&s, 2, 100);
-        pair(&s, 3, S_THREAD, i == 2 ? S_T2 : S_T1);
+        pair(&s, 3, S_THREAD, i == 3 ? S_MAIN : i == 2 ? S_T2 : S_T1);
         lf(&b, 2, &s);
     }
     profkit_profile *p;
     profkit_error err;
     assert_int_equal(read_buf(&p, b.d, b.n, &err), 0);
-    assert_int_equal(p->n_threads, 3); /* main, t1, t2 */
+    /* main (unlabelled, and labelled "main": one thread), t1, t2 */
+    assert_int_equal(p->n_threads, 3);
     char *f = folded_of(p, "cpu", "t1");
     assert_string_equal(f, "leaf 200\n");
     free(f);
     f = folded_of(p, "cpu", "main");
-    assert_string_equal(f, "outer;inl;leaf 70\n");
+    assert_string_equal(f, "leaf 100\nouter;inl;leaf 70\n");
     free(f);
     profkit_profile_free(p);
 }
