@@ -98,7 +98,7 @@ typedef struct dcpi_header {
     size_t n_lines, cap_lines;
     size_t end;             /* offset of the binary part */
     size_t samples_line;    /* offset of the `samples` line */
-    int seen[N_KEYS];       /* line index + 1 of each key's first line */
+    size_t seen[N_KEYS];    /* line index + 1 of each key's first line, 0 = none */
     uint64_t tstart;
 } dcpi_header;
 
@@ -230,7 +230,7 @@ static int parse_header(profkit_read_ctx *ctx, const uint8_t *d, size_t n, dcpi_
             if (rc)
                 return rc;
             if (!h->seen[k])
-                h->seen[k] = (int)h->n_lines;
+                h->seen[k] = h->n_lines;
         }
         pos += len + 1;
     }
@@ -289,7 +289,8 @@ static int add_meta(profkit_profile *p, const char *key, const uint8_t *v, size_
 
 static int oom(profkit_read_ctx *ctx) { return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory"); }
 
-/* Adds the model's tables for the header; returns the value type or NONE. */
+/* Adds the value type, thread, function and metadata the header describes.
+ * Returns 0 or an error code (ctx->err filled). */
 static int setup(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t *d, dcpi_header *h,
                  uint32_t *vt, uint32_t *th, uint32_t *fn)
 {
@@ -404,6 +405,13 @@ static int parse_chunks(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t
         any = 1;
         prev = off;
         next = (uint64_t)off + (uint64_t)4 * num;
+        if (h->tstart > UINT64_MAX - next) {
+            rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
+                                   "chunk: tstart 0x%" PRIx64 " + offset 0x%" PRIx32 " passes the "
+                                   "end of the 64-bit address space",
+                                   h->tstart, off);
+            goto done;
+        }
         for (uint32_t i = 0; i < num; i++) {
             uint32_t count = profkit_load_le32(d + c.pos);
             c.pos += 4;

@@ -54,3 +54,5 @@ w('bad_tstart_twice.dcpi', profile(REQ + ['tstart 0x1000', 'tstart 0x2000'], CH)
 w('bad_chunk_past_footer.dcpi', profile(REQ, [(0, [1, 2])])[:-12] + struct.pack('<II', 2, 3))
 w('bad_chunk_header_short.dcpi', profile(REQ, [(0, [1])])[:-8] + b'\x00\x00\x00\x00' + struct.pack('<II', 1, 1))
 w('bad_no_footer.dcpi', profile(REQ, [])[:-4])
+w('bad_address_wraps.dcpi', profile([l for l in REQ] + ['tstart ffffffffffffffff'], [(0, [1])], pad=False,
+                                     samples='samples '))
