@@ -163,11 +163,18 @@ static int oom(pp_reader *r) { return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, 
 static int pp_next(pp_reader *r, profkit_cursor *c, pp_field *f, const char *msg)
 {
     uint64_t tag;
+    /* Running out inside a submessage is corruption (its length said
+     * otherwise); only at the top level is it the input that was cut. */
+    int top = c->size == r->n;
+    int cut = top ? PROFKIT_ETRUNCATED : PROFKIT_ECORRUPT;
+    const char *end = top ? "the input" : "its message";
     f->off = c->pos;
     int rc = profkit_cursor_varint(c, &tag);
+    if (rc == PROFKIT_ETRUNCATED)
+        return profkit_read_fail(r->ctx, cut, (int64_t)f->off, "%s: field tag runs past the end of %s",
+                                 msg, end);
     if (rc)
-        return profkit_read_fail(r->ctx, rc, (int64_t)f->off, "%s: %s field tag", msg,
-                                 rc == PROFKIT_ETRUNCATED ? "input ends inside a" : "over-long varint in a");
+        return profkit_read_fail(r->ctx, rc, (int64_t)f->off, "%s: over-long varint in a field tag", msg);
     f->wt = (unsigned)(tag & 7);
     if (tag >> 3 == 0 || tag >> 3 > 0x1fffffff)
         return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)f->off,
@@ -194,10 +201,9 @@ static int pp_next(pp_reader *r, profkit_cursor *c, pp_field *f, const char *msg
         if (rc)
             break;
         if (f->v > profkit_cursor_left(c))
-            return profkit_read_fail(r->ctx, PROFKIT_ETRUNCATED, (int64_t)f->off,
+            return profkit_read_fail(r->ctx, cut, (int64_t)f->off,
                                      "%s field %u: length %" PRIu64 " runs past the end of %s (%zu bytes left)",
-                                     msg, f->num, f->v, c->size == r->n ? "the input" : "its message",
-                                     profkit_cursor_left(c));
+                                     msg, f->num, f->v, end, profkit_cursor_left(c));
         f->start = c->pos;
         f->len = (size_t)f->v;
         rc = profkit_cursor_bytes(c, f->len, &b);
@@ -211,10 +217,11 @@ static int pp_next(pp_reader *r, profkit_cursor *c, pp_field *f, const char *msg
         return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)f->off,
                                  "%s field %u: invalid wire type %u", msg, f->num, f->wt);
     }
+    if (rc == PROFKIT_ETRUNCATED)
+        return profkit_read_fail(r->ctx, cut, (int64_t)vpos, "%s field %u: value runs past the end of %s",
+                                 msg, f->num, end);
     if (rc)
-        return profkit_read_fail(r->ctx, rc, (int64_t)vpos, "%s field %u: %s", msg, f->num,
-                                 rc == PROFKIT_ETRUNCATED ? "value runs past the end of the input"
-                                                          : "over-long varint");
+        return profkit_read_fail(r->ctx, rc, (int64_t)vpos, "%s field %u: over-long varint", msg, f->num);
     return 0;
 }
 
@@ -426,7 +433,7 @@ static int read_refs(pp_reader *r, const pp_field *f, const char *what, pp_ref *
         size_t at = c.pos;
         uint64_t x;
         if ((rc = profkit_cursor_varint(&c, &x)))
-            return profkit_read_fail(r->ctx, rc, (int64_t)at, "%s: %s", what,
+            return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)at, "%s: %s", what,
                                      rc == PROFKIT_ETRUNCATED ? "packed varint runs past the end of its field"
                                                               : "over-long varint");
         if (PK_VEC_RESERVE(*v, *n, *cap, 1))
@@ -783,7 +790,7 @@ static int sample_location(pp_reader *r, const pp_field *f, profkit_cursor *c)
     if (c) {
         at = c->pos;
         if ((rc = profkit_cursor_varint(c, &id)))
-            return profkit_read_fail(r->ctx, rc, (int64_t)at, "Sample.location_id: %s",
+            return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)at, "Sample.location_id: %s",
                                      rc == PROFKIT_ETRUNCATED ? "packed varint runs past the end of its field"
                                                               : "over-long varint");
     }
@@ -806,7 +813,7 @@ static int sample_value(pp_reader *r, const pp_field *f, profkit_cursor *c, size
     if (c) {
         at = c->pos;
         if ((rc = profkit_cursor_varint(c, &v)))
-            return profkit_read_fail(r->ctx, rc, (int64_t)at, "Sample.value: %s",
+            return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)at, "Sample.value: %s",
                                      rc == PROFKIT_ETRUNCATED ? "packed varint runs past the end of its field"
                                                               : "over-long varint");
     }

@@ -347,6 +347,14 @@ static void wire_errors(void **state)
     memset(b.d + b.n, 0xff, 11);
     b.n += 11;
     expect_error(&b, PROFKIT_ECORRUPT, base + 1, "over-long");
+    /* a varint cut by the end of its submessage, not of the input */
+    b.n = base;
+    b.d[b.n++] = 0x22; /* field 4 (location), wire type 2 */
+    b.d[b.n++] = 2;
+    b.d[b.n++] = 0x08;
+    b.d[b.n++] = 0x80;
+    b.d[b.n++] = 0x01; /* would end the varint, but lies outside the location */
+    expect_error(&b, PROFKIT_ECORRUPT, base + 3, "value runs past the end of its message");
     /* field number 0 */
     b.n = base;
     b.d[b.n++] = 0x02;
