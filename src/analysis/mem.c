@@ -7,13 +7,20 @@ enum { M_AOBJ, M_ASPACE, M_FOBJ, M_IOBJ, M_ISPACE, M_N };
 static const char *const mem_types[M_N] = { "alloc_objects", "alloc_space", "free_objects",
                                             "inuse_objects", "inuse_space" };
 
+/* Sums of another reader's values may not fit: saturate. */
+static void sat(int64_t *a, int64_t b)
+{
+    if (__builtin_add_overflow(*a, b, a))
+        *a = b > 0 ? INT64_MAX : INT64_MIN;
+}
+
 static void add_row(profkit_mem_row *r, const int64_t *v)
 {
-    r->alloc_objects += v[M_AOBJ];
-    r->alloc_space += v[M_ASPACE];
-    r->free_objects += v[M_FOBJ];
-    r->inuse_objects += v[M_IOBJ];
-    r->inuse_space += v[M_ISPACE];
+    sat(&r->alloc_objects, v[M_AOBJ]);
+    sat(&r->alloc_space, v[M_ASPACE]);
+    sat(&r->free_objects, v[M_FOBJ]);
+    sat(&r->inuse_objects, v[M_IOBJ]);
+    sat(&r->inuse_space, v[M_ISPACE]);
 }
 
 void profkit_mem_free(profkit_mem *m)
@@ -98,7 +105,7 @@ int profkit_mem_compute(profkit_mem *m, const profkit_profile *p, uint32_t threa
             add_row(&m->threads[t], v);
         if (s < p->n_stacks)
             for (int i = 0; i < M_N; i++)
-                per_stack[(size_t)s * M_N + i] += v[i];
+                sat(&per_stack[(size_t)s * M_N + i], v[i]);
     }
     /* Call paths that allocated: the same label path from several stacks
      * (frames that differ only in what is not printed) is one path. */

@@ -362,6 +362,7 @@ typedef struct reader {
     data_entry ring[RING]; /* decoded data entries waiting to be applied */
     uint64_t head, resolved, applied;
     int has_staged;
+    int64_t grand[N_VALUES]; /* each value type's total so far */
     int warned_dup[3];
 } reader;
 
@@ -599,12 +600,18 @@ static inline uint32_t entry_row(reader *r, uint32_t i, uint64_t off)
     return row;
 }
 
-static inline void acc_add(int64_t *a, uint64_t v)
+/*
+ * Adds to a row's value, capped so that the value type's total over all
+ * rows stays within 63 bits: every sum an analysis makes over any rows is
+ * then free of overflow too.
+ */
+static inline void acc_add(reader *r, int64_t *a, int v, uint64_t inc)
 {
-    if (v > (uint64_t)(INT64_MAX - *a))
-        *a = INT64_MAX;
-    else
-        *a += (int64_t)v;
+    uint64_t room = (uint64_t)(INT64_MAX - r->grand[v]);
+    if (PK_UNLIKELY(inc > room))
+        inc = room;
+    r->grand[v] += (int64_t)inc;
+    a[v] += (int64_t)inc;
 }
 
 /*
@@ -665,23 +672,23 @@ static int queue_apply(reader *r)
     switch (d->kind) {
     case D_ALLOC:
         r->n_mem_ops++;
-        a[V_ALLOC_OBJECTS]++;
-        acc_add(&a[V_ALLOC_SPACE], d->b);
+        acc_add(r, a, V_ALLOC_OBJECTS, 1);
+        acc_add(r, a, V_ALLOC_SPACE, d->b);
         if (live_put(&r->live, d->a, d->b, d->row) != 0)
             return out_of_memory(r);
         break;
     case D_FREE:
         r->n_mem_ops++;
-        a[V_FREE_OBJECTS]++;
+        acc_add(r, a, V_FREE_OBJECTS, 1);
         if (!live_take(&r->live, d->a) && r->unmatched_frees++ == 0)
             r->first_unmatched = d->at;
         break;
     case D_CPU:
-        acc_add(&a[V_CPU], d->a);
-        acc_add(&a[V_WALL], d->b);
+        acc_add(r, a, V_CPU, d->a);
+        acc_add(r, a, V_WALL, d->b);
         break;
     default:
-        acc_add(&a[V_CALLS], d->a);
+        acc_add(r, a, V_CALLS, d->a);
     }
     return 0;
 }
@@ -1167,8 +1174,8 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
         if (ls->row == EMPTY)
             continue;
         int64_t *a = r.acc + (size_t)ls->row * N_VALUES;
-        a[V_INUSE_OBJECTS]++;
-        acc_add(&a[V_INUSE_SPACE], ls->size);
+        acc_add(&r, a, V_INUSE_OBJECTS, 1);
+        acc_add(&r, a, V_INUSE_SPACE, ls->size);
     }
     live_free(&r.live);
     if (r.n_mem_ops && meta_u64(p, "unmatched_frees", r.unmatched_frees) != 0) {

@@ -4,6 +4,14 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+static int64_t sub_sat(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_sub_overflow(a, b, &r))
+        return b < 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
 static int by_leak(const void *ctx, uint32_t a, uint32_t b)
 {
     const profkit_mem *m = ctx;
@@ -24,9 +32,9 @@ static void row_line(FILE *out, const profkit_mem_row *r, const char *name, int 
     char lb[32], ab[32], fb[32];
     profkit_format_value(lb, sizeof(lb), r->inuse_space, "bytes");
     profkit_format_value(ab, sizeof(ab), r->alloc_space, "bytes");
-    profkit_format_value(fb, sizeof(fb), r->alloc_space - r->inuse_space, "bytes");
+    profkit_format_value(fb, sizeof(fb), sub_sat(r->alloc_space, r->inuse_space), "bytes");
     fprintf(out, "%10s %9" PRId64 " %10s %9" PRId64 " %10s %9" PRId64, lb, r->inuse_objects, ab,
-            r->alloc_objects, fb, r->alloc_objects - r->inuse_objects);
+            r->alloc_objects, fb, sub_sat(r->alloc_objects, r->inuse_objects));
     if (frees)
         fprintf(out, " %9" PRId64, r->free_objects);
     fprintf(out, "  %s\n", name);
@@ -57,13 +65,13 @@ int profkit_report_mem(FILE *out, const profkit_profile *p, const profkit_report
     const profkit_mem_row *t = &m.total;
     char a[32], f[32], l[32];
     profkit_format_value(a, sizeof(a), t->alloc_space, "bytes");
-    profkit_format_value(f, sizeof(f), t->alloc_space - t->inuse_space, "bytes");
+    profkit_format_value(f, sizeof(f), sub_sat(t->alloc_space, t->inuse_space), "bytes");
     profkit_format_value(l, sizeof(l), t->inuse_space, "bytes");
     if (th != PROFKIT_NONE)
         fprintf(out, "Thread %u: %s\n", th, profkit_str(p, p->threads[th].name));
     fprintf(out, "Allocated: %" PRId64 " objects, %s\n", t->alloc_objects, a);
     fprintf(out, "Freed:     %" PRId64 " objects, %s (%" PRId64 " free operations)\n",
-            t->alloc_objects - t->inuse_objects, f, t->free_objects);
+            sub_sat(t->alloc_objects, t->inuse_objects), f, t->free_objects);
     fprintf(out, "Live:      %" PRId64 " objects, %s (still allocated at the end: leaks)\n",
             t->inuse_objects, l);
     if (m.unmatched_frees >= 0)
