@@ -4,6 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *by_plural(profkit_key by)
+{
+    switch (by) {
+    case PROFKIT_BY_FILE: return "files";
+    case PROFKIT_BY_LINE: return "lines";
+    case PROFKIT_BY_ADDRESS: return "addresses";
+    default: return "functions";
+    }
+}
+
 static const char *by_name(profkit_key by)
 {
     switch (by) {
@@ -79,7 +89,7 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
     fprintf(out, "Value: %s (%s), total %s", profkit_str(p, p->value_types[v].type), unit, tot);
     if (th != PROFKIT_NONE)
         fprintf(out, ", thread %s", profkit_str(p, p->threads[th].name));
-    fprintf(out, "\nShowing top %zu of %zu %ss, sorted by %s\n", limit, nonzero, by_name(o->by),
+    fprintf(out, "\nShowing top %zu of %zu %s, sorted by %s\n", limit, nonzero, by_plural(o->by),
             o->sort_cum ? "cum" : "flat");
     fprintf(out, "%10s %7s %7s %10s %7s", "flat", "flat%", "sum%", "cum", "cum%");
     if (with_calls)
