@@ -994,9 +994,10 @@ static int read_header(reader *r, profkit_cursor *c, uint64_t *hsize, uint64_t *
 }
 
 /*
- * Runs decode(r, cursor) on the unread input, fetching more bytes and
- * retrying while it reports F_SHORT and the input goes on. Decoders have
- * no side effects before they succeed, so a retry is safe.
+ * Called when a decoder reported F_SHORT: fetches more input so the caller
+ * can decode the same bytes again (*status 0), or says the input has ended
+ * (*status F_SHORT). Decoders have no side effects before they succeed, so
+ * a retry is safe.
  */
 static int decode_more(reader *r, int *status)
 {
