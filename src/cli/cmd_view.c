@@ -77,6 +77,7 @@ static int render(const profkit_profile *p, const profkit_write_options *wo, cha
     } else {
         FILE *f = fopen(path, "rb");
         struct stat st;
+        memset(&st, 0, sizeof(st));
         *out = NULL;
         if (!f || fstat(fileno(f), &st) != 0 || !(*out = malloc(st.st_size ? (size_t)st.st_size : 1)) ||
             fread(*out, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {

@@ -108,8 +108,10 @@ typedef struct ffw {
     size_t n_cats;
 
     uint8_t *marker_kind; /* per marker: MARKER_PAYLOAD | MARKER_NETWORK */
-    uint32_t *rows; /* sample rows bucketed by thread */
-    size_t *row_start;
+    uint32_t *rows;       /* sample rows bucketed by thread: thread t's are */
+    size_t *row_start;    /* rows[row_start[t] .. row_start[t + 1]) */
+    uint32_t *markers;    /* markers bucketed by thread, the same way */
+    size_t *marker_start;
 } ffw;
 
 /* ------------------------------------------------------------ output */
@@ -628,21 +630,48 @@ static size_t category_for(ffw *w, uint32_t name_id)
     return w->n_cats++;
 }
 
-/* Buckets sample rows by thread and finds the time origin. */
+/*
+ * Buckets ids 0..n-1 by thread (thread_of(i) >= n_threads: left out), in id
+ * order within a thread: *ids and *start as rows/row_start above.
+ */
+static int bucket(size_t n, size_t n_threads, uint32_t (*thread_of)(const profkit_profile *, size_t),
+                  const profkit_profile *p, uint32_t **ids, size_t **start)
+{
+    size_t *fill = NULL;
+    if (!(*start = calloc(n_threads + 1, sizeof(size_t))) ||
+        !(*ids = malloc((n ? n : 1) * sizeof(uint32_t))) ||
+        !(fill = malloc((n_threads ? n_threads : 1) * sizeof(size_t)))) {
+        free(fill);
+        return PROFKIT_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (thread_of(p, i) < n_threads)
+            (*start)[thread_of(p, i) + 1]++;
+    for (size_t t = 0; t < n_threads; t++)
+        (*start)[t + 1] += (*start)[t];
+    memcpy(fill, *start, n_threads * sizeof(size_t));
+    for (size_t i = 0; i < n; i++)
+        if (thread_of(p, i) < n_threads)
+            (*ids)[fill[thread_of(p, i)]++] = (uint32_t)i;
+    free(fill);
+    return 0;
+}
+
+static uint32_t sample_thread(const profkit_profile *p, size_t i) { return p->sample_thread[i]; }
+static uint32_t marker_thread(const profkit_profile *p, size_t i) { return p->markers[i].thread; }
+
+/* Buckets sample rows and markers by thread and finds the time origin. */
 static int prepare_samples(ffw *w, size_t n_threads)
 {
     const profkit_profile *p = w->p;
-    if (!(w->row_start = calloc(n_threads + 1, sizeof(size_t))) ||
-        !(w->rows = malloc((p->n_samples ? p->n_samples : 1) * sizeof(uint32_t))))
+    if (bucket(p->n_samples, n_threads, sample_thread, p, &w->rows, &w->row_start) ||
+        bucket(p->n_markers, n_threads, marker_thread, p, &w->markers, &w->marker_start))
         return oom(w);
     w->timed = profkit_profile_is_timed(p);
     int64_t t0 = INT64_MAX;
-    for (size_t i = 0; i < p->n_samples; i++) {
+    for (size_t i = 0; i < p->n_samples; i++)
         if (p->sample_time[i] != PROFKIT_NO_TIME && p->sample_time[i] < t0)
             t0 = p->sample_time[i];
-        if (p->sample_thread[i] < n_threads)
-            w->row_start[p->sample_thread[i] + 1]++;
-    }
     for (size_t i = 0; i < p->n_markers; i++) {
         const profkit_marker *m = &p->markers[i];
         if (m->start != PROFKIT_NO_TIME && m->start < t0)
@@ -658,16 +687,6 @@ static int prepare_samples(ffw *w, size_t n_threads)
         int64_t mod = ((t0 % 1000000) + 1000000) % 1000000;
         w->origin_ns = t0 >= INT64_MIN + mod ? t0 - mod : t0;
     }
-    for (size_t t = 0; t < n_threads; t++)
-        w->row_start[t + 1] += w->row_start[t];
-    size_t *fill = malloc((n_threads ? n_threads : 1) * sizeof(size_t));
-    if (!fill)
-        return oom(w);
-    memcpy(fill, w->row_start, n_threads * sizeof(size_t));
-    for (size_t i = 0; i < p->n_samples; i++)
-        if (p->sample_thread[i] < n_threads)
-            w->rows[fill[p->sample_thread[i]]++] = (uint32_t)i;
-    free(fill);
     return 0;
 }
 
@@ -764,17 +783,16 @@ static void write_markers(ffw *w, uint32_t t)
 {
     const profkit_profile *p = w->p;
     static const char *const cols[] = { "data", "name", "startTime", "endTime", "phase", "category" };
-    size_t n = 0;
+    const uint32_t *ids = w->markers + w->marker_start[t];
+    size_t n = w->marker_start[t + 1] - w->marker_start[t];
     put(w, "\"markers\":{");
     for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
         put_key(w, cols[c], c == 0);
         put(w, "[");
-        n = 0;
-        for (size_t i = 0; i < p->n_markers; i++) {
+        for (size_t k = 0; k < n; k++) {
+            size_t i = ids[k];
             const profkit_marker *m = &p->markers[i];
-            if (m->thread != t)
-                continue;
-            if (n++)
+            if (k)
                 put(w, ",");
             /* The viewer pairs Network markers by start and end: never instants. */
             int instant = (m->end == m->start || m->end == PROFKIT_NO_TIME) &&
@@ -886,151 +904,133 @@ static void write_meta(ffw *w)
     put(w, "]}");
 }
 
-static void write_shared(ffw *w)
-{
-    const profkit_profile *p = w->p;
-    size_t nf = p->n_frames;
-    put(w, "\"shared\":{\"stackTable\":{\"frame\":[");
-    for (size_t i = 0; i < w->n_stacks; i++) {
-        if (i)
-            put(w, ",");
-        put_u64(w, p->stacks[w->stack_in[i]].frame);
-    }
-    put(w, "],\"prefixOffset\":[");
-    for (size_t i = 0; i < w->n_stacks; i++) {
-        if (i)
-            put(w, ",");
-        uint32_t parent = p->stacks[w->stack_in[i]].parent;
-        put_u64(w, parent == 0 ? 0 : i - w->stack_out[parent]);
-    }
-    put(w, "],\"length\":");
-    put_u64(w, w->n_stacks);
+/* ---- shared tables: one column at a time ---- */
 
-    /* Frames: address and lib only where the mapping is known. */
-    put(w, "},\"frameTable\":{\"flags\":[");
-    for (size_t i = 0; i < nf; i++) {
-        const profkit_frame *fr = &p->frames[i];
-        unsigned flags = (fr->line ? FRAME_HAS_LINE : 0) | (fr->column ? FRAME_HAS_COLUMN : 0);
-        if (fr->address && fr->mapping < p->n_mappings)
-            flags |= FRAME_HAS_ADDRESS;
+/* The value of row i of a column. */
+typedef uint64_t (*column_fn)(const ffw *w, size_t i);
+
+/* `,"key":[v0,v1,...]` over rows 0..n-1. */
+static void put_column(ffw *w, const char *key, size_t n, column_fn fn)
+{
+    put_key(w, key, 0);
+    put(w, "[");
+    for (size_t i = 0; i < n; i++) {
         if (i)
-            put(w, ",");
-        put_u64(w, flags);
-    }
-    put(w, "],\"address\":[");
-    for (size_t i = 0; i < nf; i++) {
-        const profkit_frame *fr = &p->frames[i];
-        uint64_t a = 0;
-        if (fr->address && fr->mapping < p->n_mappings) {
-            const profkit_mapping *m = &p->mappings[fr->mapping];
-            a = fr->address >= m->start && fr->address < m->end ? fr->address - m->start + m->offset
-                                                                : fr->address;
-        }
-        if (i)
-            put(w, ",");
-        put_u64(w, a);
-    }
-    put(w, "],\"lib\":[");
-    for (size_t i = 0; i < nf; i++) {
-        const profkit_frame *fr = &p->frames[i];
-        if (i)
-            put(w, ",");
-        put_u64(w, fr->address && fr->mapping < p->n_mappings ? fr->mapping : 0);
-    }
-    put(w, "],\"func\":[");
-    for (size_t i = 0; i < nf; i++) {
-        if (i)
-            put(w, ",");
-        put_u64(w, w->frame_func[i]);
-    }
-    put(w, "],\"line\":[");
-    for (size_t i = 0; i < nf; i++) {
-        if (i)
-            put(w, ",");
-        put_u64(w, p->frames[i].line);
-    }
-    put(w, "],\"column\":[");
-    for (size_t i = 0; i < nf; i++) {
-        if (i)
-            put(w, ",");
-        put_u64(w, p->frames[i].column);
+            profkit_sink_write(w->k, ",", 1);
+        put_u64(w, fn(w, i));
     }
     put(w, "]");
+}
+
+/* `"name":{"length":n` opening a table; columns follow with put_column. */
+static void open_table(ffw *w, const char *name, size_t n, int first)
+{
+    put_key(w, name, first);
+    put(w, "{\"length\":");
+    put_u64(w, n);
+}
+
+static uint64_t stack_frame(const ffw *w, size_t i) { return w->p->stacks[w->stack_in[i]].frame; }
+static uint64_t stack_prefix_offset(const ffw *w, size_t i)
+{
+    uint32_t parent = w->p->stacks[w->stack_in[i]].parent;
+    return parent == 0 ? 0 : i - w->stack_out[parent];
+}
+
+/* Address and lib only where the frame's mapping is known. */
+static int frame_in_lib(const ffw *w, size_t i)
+{
+    const profkit_frame *fr = &w->p->frames[i];
+    return fr->address != 0 && fr->mapping < w->p->n_mappings;
+}
+static uint64_t frame_flags(const ffw *w, size_t i)
+{
+    const profkit_frame *fr = &w->p->frames[i];
+    return (fr->line ? FRAME_HAS_LINE : 0) | (fr->column ? FRAME_HAS_COLUMN : 0) |
+           (frame_in_lib(w, i) ? FRAME_HAS_ADDRESS : 0);
+}
+static uint64_t frame_address(const ffw *w, size_t i)
+{
+    const profkit_frame *fr = &w->p->frames[i];
+    if (!frame_in_lib(w, i))
+        return 0;
+    const profkit_mapping *m = &w->p->mappings[fr->mapping];
+    return fr->address >= m->start && fr->address < m->end ? fr->address - m->start + m->offset
+                                                           : fr->address;
+}
+static uint64_t frame_lib(const ffw *w, size_t i) { return frame_in_lib(w, i) ? w->p->frames[i].mapping : 0; }
+static uint64_t frame_function(const ffw *w, size_t i) { return w->frame_func[i]; }
+static uint64_t frame_line(const ffw *w, size_t i) { return w->p->frames[i].line; }
+static uint64_t frame_column(const ffw *w, size_t i) { return w->p->frames[i].column; }
+
+static uint64_t func_name(const ffw *w, size_t i) { return w->funcs[i].name; }
+static uint64_t func_flags(const ffw *w, size_t i)
+{
+    const out_func *f = &w->funcs[i];
+    return (f->resource != PROFKIT_NONE ? FUNC_HAS_RESOURCE : 0) |
+           (f->source != PROFKIT_NONE ? FUNC_HAS_SOURCE : 0) | (f->line ? FUNC_HAS_LINE : 0);
+}
+static uint64_t func_resource(const ffw *w, size_t i)
+{
+    return w->funcs[i].resource != PROFKIT_NONE ? w->funcs[i].resource : 0;
+}
+static uint64_t func_source(const ffw *w, size_t i)
+{
+    return w->funcs[i].source != PROFKIT_NONE ? w->funcs[i].source : 0;
+}
+static uint64_t func_line(const ffw *w, size_t i) { return w->funcs[i].line; }
+static uint64_t resource_name(const ffw *w, size_t i) { return w->res_name[i]; }
+static uint64_t source_file(const ffw *w, size_t i) { return w->src_file[i]; }
+
+static void write_shared(ffw *w)
+{
+    size_t nf = w->p->n_frames, nfn = w->n_funcs;
+    put(w, "\"shared\":{");
+    open_table(w, "stackTable", w->n_stacks, 1);
+    put_column(w, "frame", w->n_stacks, stack_frame);
+    put_column(w, "prefixOffset", w->n_stacks, stack_prefix_offset);
+    put(w, "}");
+
+    open_table(w, "frameTable", nf, 0);
+    put_column(w, "flags", nf, frame_flags);
+    put_column(w, "address", nf, frame_address);
+    put_column(w, "lib", nf, frame_lib);
+    put_column(w, "func", nf, frame_function);
+    put_column(w, "line", nf, frame_line);
+    put_column(w, "column", nf, frame_column);
     put_zeros(w, "category", nf, "0");
     put_zeros(w, "subcategory", nf, "0");
     put_zeros(w, "nativeSymbol", nf, "0");
     put_zeros(w, "innerWindowID", nf, "0");
     put_zeros(w, "originalLocation", nf, "0");
-    put(w, ",\"length\":");
-    put_u64(w, nf);
+    put(w, "}");
 
-    size_t nfn = w->n_funcs;
-    put(w, "},\"funcTable\":{\"name\":[");
-    for (size_t i = 0; i < nfn; i++) {
-        if (i)
-            put(w, ",");
-        put_u64(w, w->funcs[i].name);
-    }
-    put(w, "],\"flags\":[");
-    for (size_t i = 0; i < nfn; i++) {
-        const out_func *f = &w->funcs[i];
-        if (i)
-            put(w, ",");
-        put_u64(w, (f->resource != PROFKIT_NONE ? FUNC_HAS_RESOURCE : 0) |
-                       (f->source != PROFKIT_NONE ? FUNC_HAS_SOURCE : 0) | (f->line ? FUNC_HAS_LINE : 0));
-    }
-    put(w, "],\"resource\":[");
-    for (size_t i = 0; i < nfn; i++) {
-        if (i)
-            put(w, ",");
-        put_u64(w, w->funcs[i].resource != PROFKIT_NONE ? w->funcs[i].resource : 0);
-    }
-    put(w, "],\"source\":[");
-    for (size_t i = 0; i < nfn; i++) {
-        if (i)
-            put(w, ",");
-        put_u64(w, w->funcs[i].source != PROFKIT_NONE ? w->funcs[i].source : 0);
-    }
-    put(w, "],\"lineNumber\":[");
-    for (size_t i = 0; i < nfn; i++) {
-        if (i)
-            put(w, ",");
-        put_u64(w, w->funcs[i].line);
-    }
-    put(w, "]");
+    open_table(w, "funcTable", nfn, 0);
+    put_column(w, "name", nfn, func_name);
+    put_column(w, "flags", nfn, func_flags);
+    put_column(w, "resource", nfn, func_resource);
+    put_column(w, "source", nfn, func_source);
+    put_column(w, "lineNumber", nfn, func_line);
     put_zeros(w, "columnNumber", nfn, "0");
     put_zeros(w, "originalLocation", nfn, "0");
-    put(w, ",\"length\":");
-    put_u64(w, nfn);
+    put(w, "}");
 
-    put(w, "},\"resourceTable\":{\"name\":[");
-    for (size_t i = 0; i < w->n_res; i++) {
-        if (i)
-            put(w, ",");
-        put_u64(w, w->res_name[i]);
-    }
-    put(w, "]");
+    open_table(w, "resourceTable", w->n_res, 0);
+    put_column(w, "name", w->n_res, resource_name);
     put_zeros(w, "host", w->n_res, "null");
     put_zeros(w, "type", w->n_res, "1"); /* Library */
-    put(w, ",\"length\":");
-    put_u64(w, w->n_res);
+    put(w, "}");
 
-    put(w, "},\"nativeSymbols\":{\"libIndex\":[],\"address\":[],\"name\":[],\"functionSize\":[],"
-           "\"length\":0},\"sources\":{\"filename\":[");
-    for (size_t i = 0; i < w->n_src; i++) {
-        if (i)
-            put(w, ",");
-        put_u64(w, w->src_file[i]);
-    }
-    put(w, "]");
+    open_table(w, "sources", w->n_src, 0);
+    put_column(w, "filename", w->n_src, source_file);
     put_zeros(w, "id", w->n_src, "null");
     put_zeros(w, "startLine", w->n_src, "1");
     put_zeros(w, "startColumn", w->n_src, "1");
     put_zeros(w, "sourceMapURL", w->n_src, "null");
     put_zeros(w, "content", w->n_src, "null");
-    put(w, ",\"length\":");
-    put_u64(w, w->n_src);
-    put(w, "},\"sourceLocationTable\":{\"source\":[],\"line\":[],\"column\":[],\"length\":0},"
+    put(w, "},\"nativeSymbols\":{\"length\":0,\"libIndex\":[],\"address\":[],\"name\":[],"
+           "\"functionSize\":[]},"
+           "\"sourceLocationTable\":{\"length\":0,\"source\":[],\"line\":[],\"column\":[]},"
            "\"stringArray\":[");
     for (size_t i = 0; i < w->str.n; i++) {
         if (i)
@@ -1125,5 +1125,7 @@ int profkit_firefox_write(const profkit_profile *p, profkit_sink *sink, const pr
     free(w.rows);
     free(w.marker_kind);
     free(w.row_start);
+    free(w.markers);
+    free(w.marker_start);
     return rc;
 }

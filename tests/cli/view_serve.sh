@@ -11,6 +11,7 @@ trap '[ -n "$pid" ] && kill "$pid" 2> /dev/null; rm -rf "$TMP"' EXIT
 
 # Waits (at most 30 s) for the server to print its address; sets $local, $open.
 start_view() {
+  rm -f "$TMP/view.out" "$TMP/view.err" # not the last server's address
   "$PROFKIT" view --no-open "$@" > "$TMP/view.out" 2> "$TMP/view.err" &
   pid=$!
   local i

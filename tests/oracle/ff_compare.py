@@ -40,10 +40,10 @@ def run(cmd, timeout=120, env=None, check=True):
     return r
 
 
-def profile_info(profkit, path):
+def profile_info(profkit, path, fmt):
     """(value types [(name, unit, is_default)], default name, thread names) from
     `profkit info`, or None when profkit cannot read the file."""
-    r = run([profkit, "info", "--quiet", path], check=False)
+    r = run([profkit, "info", "--quiet"] + fmt + [path], check=False)
     if r.returncode != 0:
         return None
     lines = r.stdout.decode("utf-8", "replace").splitlines()
@@ -64,9 +64,9 @@ def profile_info(profkit, path):
     return values, default, threads
 
 
-def expected(profkit, path, thread, value):
+def expected(profkit, path, fmt, thread, value):
     """{label: [self, total]} from folded output of one thread."""
-    cmd = [profkit, "convert", "--quiet", path, "--to", "folded", "--thread", str(thread)]
+    cmd = [profkit, "convert", "--quiet"] + fmt + [path, "--to", "folded", "--thread", str(thread)]
     if value:
         cmd += ["--value", value]
     out = run(cmd).stdout.decode("utf-8", "replace")
@@ -131,9 +131,9 @@ class Loader:
         run(self.base + ["stop", "--all"], timeout=60, env=self.env, check=False)
 
 
-def check_file(profkit, loader, work, path, index, value, unit, thread_names, gz):
+def check_file(profkit, loader, work, path, fmt, index, value, unit, thread_names, gz):
     out = os.path.join(work, "p%d%s.json%s" % (index, "-" + value if value else "", ".gz" if gz else ""))
-    cmd = [profkit, "convert", "--quiet", path, "--to", "firefox", "-o", out]
+    cmd = [profkit, "convert", "--quiet"] + fmt + [path, "--to", "firefox", "-o", out]
     if value:
         cmd += ["--value", value]
     run(cmd)
@@ -151,7 +151,7 @@ def check_file(profkit, loader, work, path, index, value, unit, thread_names, gz
         scale = TIME_UNITS.get(unit, 1.0)
         checked = 0
         for t in range(len(thread_names)):
-            exp = expected(profkit, path, t, value)
+            exp = expected(profkit, path, fmt, t, value)
             fun = loader.json("thread", "functions", "--thread", "t-%d" % t, "--include-idle", "--limit", "0")
             gotf = {}
             for f in fun["functions"]:
@@ -182,16 +182,26 @@ def main():
     ap.add_argument("--cli", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--max-values", type=int, default=3)
+    ap.add_argument("--data", help="tests/data: its FORMAT/ok_* files are read with --format FORMAT "
+                    "(as bad_files.sh does) and must be readable")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
     loader = Loader(a.cli, a.work)
     failures = checked = unreadable = 0
     try:
         for i, path in enumerate(a.files):
-            info = profile_info(a.profkit, path)
+            fmt, must_read = [], False
+            if a.data and os.path.dirname(os.path.dirname(os.path.abspath(path))) == os.path.abspath(a.data):
+                fmt = ["--format", os.path.basename(os.path.dirname(path))]
+                must_read = os.path.basename(path).startswith("ok_")
+            info = profile_info(a.profkit, path, fmt)
             if info is None:
-                unreadable += 1
-                print("unreadable by profkit, not a profile here: %s" % path)
+                if must_read:
+                    failures += 1
+                    print("FAIL %s: profkit cannot read it" % path)
+                else:
+                    unreadable += 1
+                    print("unreadable by profkit, not a profile here: %s" % path)
                 continue
             values, default, threads = info
             # the default value, then up to max-values others by name
@@ -200,7 +210,7 @@ def main():
             choices += [(v, u) for v, u, d in values if not d][:a.max_values]
             for value, unit in choices:
                 try:
-                    msg = check_file(a.profkit, loader, a.work, path, i, value, unit, threads,
+                    msg = check_file(a.profkit, loader, a.work, path, fmt, i, value, unit, threads,
                                      gz=(i % 4 == 1))
                 except Exception as e:  # a failed command or an invalid output
                     msg = "error: %s" % e

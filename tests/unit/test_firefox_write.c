@@ -92,7 +92,7 @@ static void untimed_rows_become_weighted_samples(void **state)
     assert_has(t, "\"preprocessedProfileVersion\":75");
     assert_has(t, "\"weightType\":\"samples\",\"weight\":[5,3],\"stack\":[1,0],\"time\":[0,1],\"length\":2}");
     /* stack 0 = a (root), 1 = a;b (prefix 1 back), 2 = a;c */
-    assert_has(t, "\"stackTable\":{\"frame\":[0,1,2],\"prefixOffset\":[0,1,2],\"length\":3}");
+    assert_has(t, "\"stackTable\":{\"length\":3,\"frame\":[0,1,2],\"prefixOffset\":[0,1,2]}");
     assert_has(t, "{\"name\":\"Other\",\"color\":\"grey\"");
     assert_has(t, "\"stringArray\":[\"\",\"a\",\"b\",\"c\"]");
     free(t);
@@ -205,10 +205,10 @@ static void nameless_functions_split_by_address(void **state)
     profkit_sample_add(p, profkit_stack_intern(p, 0, f2), th, &one);
     char *t = write_ok(p, NULL);
     /* two functions, named by their address labels, in the app's resource */
-    assert_has(t, "\"funcTable\":{\"name\":[1,3],\"flags\":[4,4],\"resource\":[0,0]");
+    assert_has(t, "\"funcTable\":{\"length\":2,\"name\":[1,3],\"flags\":[4,4],\"resource\":[0,0]");
     assert_has(t, "\"stringArray\":[\"\",\"0x400010\",\"app\",\"0x400020\"]");
     /* lib-relative addresses (address - start + offset), line flag on the second */
-    assert_has(t, "\"frameTable\":{\"flags\":[2,18],\"address\":[4112,4128],\"lib\":[0,0],\"func\":[0,1],"
+    assert_has(t, "\"frameTable\":{\"length\":2,\"flags\":[2,18],\"address\":[4112,4128],\"lib\":[0,0],\"func\":[0,1],"
                   "\"line\":[0,12]");
     assert_has(t, "\"libs\":[{\"arch\":\"\",\"name\":\"app\",\"path\":\"/usr/bin/app\",\"debugName\":\"app\","
                   "\"debugPath\":\"/usr/bin/app\",\"breakpadId\":\"abc123\",\"codeId\":null}]");
@@ -230,9 +230,9 @@ static void files_become_sources(void **state)
     int64_t one = 1;
     profkit_sample_add(p, profkit_stack_intern(p, 0, profkit_frame_add(p, &fr)), th, &one);
     char *t = write_ok(p, NULL);
-    assert_has(t, "\"funcTable\":{\"name\":[1],\"flags\":[28],\"resource\":[0],\"source\":[0],\"lineNumber\":[40]");
-    assert_has(t, "\"resourceTable\":{\"name\":[2],\"host\":[null],\"type\":[1],\"length\":1}");
-    assert_has(t, "\"sources\":{\"filename\":[3]");
+    assert_has(t, "\"funcTable\":{\"length\":1,\"name\":[1],\"flags\":[28],\"resource\":[0],\"source\":[0],\"lineNumber\":[40]");
+    assert_has(t, "\"resourceTable\":{\"length\":1,\"name\":[2],\"host\":[null],\"type\":[1]}");
+    assert_has(t, "\"sources\":{\"length\":1,\"filename\":[3]");
     assert_has(t, "\"stringArray\":[\"\",\"main\",\"libx.so\",\"src/main.c\"]");
     free(t);
     profkit_profile_free(p);
@@ -325,7 +325,7 @@ static void stacks_out_of_order_are_reordered(void **state)
     p->stacks[2].frame = a;
     p->sample_stack[0] = 1;
     char *t = write_ok(p, NULL);
-    assert_has(t, "\"stackTable\":{\"frame\":[0,1],\"prefixOffset\":[0,1],\"length\":2}");
+    assert_has(t, "\"stackTable\":{\"length\":2,\"frame\":[0,1],\"prefixOffset\":[0,1]}");
     assert_has(t, "\"weight\":[2],\"stack\":[1]");
     free(t);
     /* A cycle is refused, not followed forever. */
