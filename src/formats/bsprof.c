@@ -27,7 +27,13 @@
  * operations become value types as they are read (alloc_*, free_objects at
  * the op's own stack; inuse_* for what is still allocated at the end).
  * Values are summed per distinct (path element, line offset) in a side
- * table and moved into the model once at the end.
+ * table and moved into the model once at the end. Data entries pass
+ * through a short prefetching pipeline (see stage()) because each touches
+ * memory no cache holds.
+ *
+ * The writer turns any profile into this format; docs/formats/bsprof.md
+ * says how values without a bsprof counterpart, lines and memory are
+ * written.
  */
 #include "formats/format.h"
 #include "util/cursor.h"
