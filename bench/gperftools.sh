@@ -12,6 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PROFKIT=${PROFKIT:-build/release/profkit}
 PPROF=build/tools/pprof
+[ -x /usr/bin/time ] || { echo "bench: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 [ -x "$PPROF" ] || bash scripts/tools.sh
 mkdir -p build/bench
 cc -O2 -o build/bench/gen_gperftools bench/gen_gperftools.c
@@ -32,11 +33,12 @@ for shape in tree random; do
     "$("$PROFKIT" info "$IN" | sed -n 's/^stacks: *\([0-9]*\) distinct.*/\1 prefix-tree nodes/p')"
   read -r pk_wall pk_cpu pk_rss < <(measure profkit "$PROFKIT" top "$IN")
   read -r go_wall go_cpu go_rss < <(measure pprof "$PPROF" -top -symbolize=none "$IN")
-  printf '%-28s %9s %9s %13s\n' tool "wall (s)" "CPU (s)" "max RSS (MB)"
-  printf '%-28s %9s %9s %13.1f\n' "profkit top" "$pk_wall" "$pk_cpu" "$(echo "$pk_rss / 1024" | bc -l)"
-  printf '%-28s %9s %9s %13.1f\n' "pprof -top -symbolize=none" "$go_wall" "$go_cpu" "$(echo "$go_rss / 1024" | bc -l)"
-  printf 'speed-up: %.1fx wall, %.1fx CPU (target >= 20x); memory: %.3f of Go pprof (target <= 0.1)\n' \
-    "$(echo "$go_wall / $pk_wall" | bc -l)" "$(echo "$go_cpu / $pk_cpu" | bc -l)" "$(echo "$pk_rss / $go_rss" | bc -l)"
+  awk -v pw="$pk_wall" -v pc="$pk_cpu" -v pr="$pk_rss" -v gw="$go_wall" -v gc="$go_cpu" -v gr="$go_rss" 'BEGIN {
+    printf "%-28s %9s %9s %13s\n", "tool", "wall (s)", "CPU (s)", "max RSS (MB)"
+    printf "%-28s %9.2f %9.2f %13.1f\n", "profkit top", pw, pc, pr / 1024
+    printf "%-28s %9.2f %9.2f %13.1f\n", "pprof -top -symbolize=none", gw, gc, gr / 1024
+    printf "speed-up: %.1fx wall, %.1fx CPU (target >= 20x); memory: %.3f of Go pprof (target <= 0.1)\n",
+      gw / pw, gc / pc, pr / gr }'
   # Both must agree on the total for the figures to mean anything.
   echo "totals: profkit $("$PROFKIT" info "$IN" | awk '$1 == "cpu" { print $4 }') ns," \
        "Go pprof $(sed -n 's/.* of \(.*\) total.*/\1/p' build/bench/gperftools-pprof.out)"
