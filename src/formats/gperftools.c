@@ -678,20 +678,114 @@ static inline uint32_t key_at(const gp_reader *r, const struct rec_entry *x, siz
                      : r->arena[x->key_off + k];
 }
 
+/* Sorting context: records compare from root-first position `level` on
+ * (the positions before it are known equal). */
+typedef struct rec_sort {
+    const gp_reader *r;
+    size_t level;
+} rec_sort;
+
 /* Orders distinct records by their PCs root first (shorter first on a tie):
  * neighbours then share their longest common prefix. */
 static int rec_cmp(const void *ctx, uint32_t a, uint32_t b)
 {
-    const gp_reader *r = ctx;
+    const rec_sort *c = ctx;
+    const gp_reader *r = c->r;
     const struct rec_entry *x = &r->recs[a], *y = &r->recs[b];
     size_t n = x->depth < y->depth ? x->depth : y->depth;
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = c->level; k < n; k++) {
         uint64_t u = r->pc_val[key_at(r, x, x->depth - 1 - k)];
         uint64_t v = r->pc_val[key_at(r, y, y->depth - 1 - k)];
         if (u != v)
             return u < v ? -1 : 1;
     }
     return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+static int pc_by_value(const void *ctx, uint32_t a, uint32_t b)
+{
+    const gp_reader *r = ctx;
+    return r->pc_val[a] < r->pc_val[b] ? -1 : r->pc_val[a] > r->pc_val[b];
+}
+
+/*
+ * Sorts order[0..n) like rec_cmp, by most-significant-digit radix sort: a
+ * range of records equal up to `level` is bucketed by its PC at that level
+ * (records that end there first), and each bucket is sorted at level + 1.
+ * Each record's key is then read about once per shared level, instead of
+ * once per shared level per comparison; small ranges go to a merge sort.
+ * Iterative (an explicit task list), so a hostile depth cannot overflow
+ * the C stack.
+ */
+static int sort_records(const gp_reader *r, uint32_t *order, size_t n)
+{
+    struct task {
+        size_t lo, hi, level;
+    } *tasks = NULL;
+    size_t n_tasks = 0, cap_tasks = 0;
+    uint32_t *rank = malloc((r->n_pcs ? r->n_pcs : 1) * sizeof(uint32_t));
+    uint32_t *by_value = malloc((r->n_pcs ? r->n_pcs : 1) * sizeof(uint32_t));
+    size_t *count = calloc(r->n_pcs + 2, sizeof(size_t));
+    uint32_t *tmp = malloc((n ? n : 1) * sizeof(uint32_t));
+    uint32_t *digit = malloc((n ? n : 1) * sizeof(uint32_t));
+    int rc = PROFKIT_ENOMEM;
+    if (!rank || !by_value || !count || !tmp || !digit)
+        goto done;
+    for (size_t i = 0; i < r->n_pcs; i++)
+        by_value[i] = (uint32_t)i;
+    if (profkit_sort_u32(by_value, r->n_pcs, pc_by_value, r) != 0)
+        goto done;
+    for (size_t i = 0; i < r->n_pcs; i++)
+        rank[by_value[i]] = (uint32_t)i;
+    size_t small = r->n_pcs / 4 > 64 ? r->n_pcs / 4 : 64;
+    if (PK_VEC_RESERVE(tasks, 0, cap_tasks, 1) != 0)
+        goto done;
+    tasks[n_tasks++] = (struct task){ 0, n, 0 };
+    while (n_tasks > 0) {
+        struct task t = tasks[--n_tasks];
+        if (t.hi - t.lo < 2)
+            continue;
+        if (t.hi - t.lo < small) {
+            rec_sort c = { r, t.level };
+            if (profkit_sort_u32(order + t.lo, t.hi - t.lo, rec_cmp, &c) != 0)
+                goto done;
+            continue;
+        }
+        /* digit: 0 = the record ends before `level`, else rank + 1 */
+        memset(count, 0, (r->n_pcs + 2) * sizeof(size_t));
+        for (size_t i = t.lo; i < t.hi; i++) {
+            const struct rec_entry *x = &r->recs[order[i]];
+            uint32_t d = x->depth > t.level ? rank[key_at(r, x, x->depth - 1 - t.level)] + 1 : 0;
+            digit[i] = d;
+            count[d + 1]++;
+        }
+        for (size_t d = 1; d < r->n_pcs + 2; d++)
+            count[d] += count[d - 1];
+        for (size_t i = t.lo; i < t.hi; i++)
+            tmp[count[digit[i]]++] = order[i];
+        memcpy(order + t.lo, tmp, (t.hi - t.lo) * sizeof(uint32_t));
+        /* count[d] is now the end of bucket d (relative); bucket 0 (ended)
+         * needs no more sorting: those records are equal. */
+        size_t start = count[0];
+        for (size_t d = 1; d < r->n_pcs + 1; d++) {
+            size_t end = count[d];
+            if (end - start > 1) {
+                if (PK_VEC_RESERVE(tasks, n_tasks, cap_tasks, 1) != 0)
+                    goto done;
+                tasks[n_tasks++] = (struct task){ t.lo + start, t.lo + end, t.level + 1 };
+            }
+            start = end;
+        }
+    }
+    rc = 0;
+done:
+    free(tasks);
+    free(rank);
+    free(by_value);
+    free(count);
+    free(tmp);
+    free(digit);
+    return rc;
 }
 
 /*
@@ -740,7 +834,7 @@ static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t
     }
     for (size_t i = 0; i < r->n_recs; i++)
         order[i] = (uint32_t)i;
-    if ((rc = profkit_sort_u32(order, r->n_recs, rec_cmp, r)) != 0)
+    if ((rc = sort_records(r, order, r->n_recs)) != 0)
         goto done;
     uint64_t period_ns = period * 1000; /* checked by the caller */
     for (size_t i = 0; i < r->n_recs; i++) {
