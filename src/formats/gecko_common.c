@@ -105,6 +105,15 @@ typedef struct gk_table {
     size_t n_rows;           /* rows layout */
     gk_weight_type weight_type;
     uint32_t line, column;   /* where the table starts */
+    /* Streaming (a thread's samples or markers under a known schema): each
+     * row goes straight into the model, its stack or name as the raw index,
+     * resolved when the thread's tables are known (see fix_streamed). */
+    int stream;
+    size_t first, count;     /* the rows' range in the model */
+    uint32_t stream_vt;      /* value type the weights went to */
+    double last_time;        /* a null time repeats the previous one */
+    double row[N_COLS];      /* the row being read */
+    uint32_t row_payload;    /* its marker payload (model string id) */
 } gk_table;
 
 typedef struct gk_strings {
@@ -134,6 +143,7 @@ typedef struct gk_thread {
     size_t depth;    /* depth of its (sub-)profile; 0 = the root */
     size_t index;    /* in file order, for messages */
     uint32_t line, column;
+    uint32_t model_thread; /* made at the first streamed row, else when built */
 } gk_thread;
 
 typedef struct gk_profile_ctx {
@@ -176,6 +186,9 @@ typedef struct gk_reader {
     gk_col *cap_target;     /* capture into this column's owner text */
     gk_tables *cap_owner;
     int cap_paused;         /* capture is a pausedRanges element */
+    gk_table *cap_stream;   /* capture is the payload of a streamed marker row */
+    int64_t *values;        /* one streamed sample's values */
+    size_t cap_values;
     gk_thread *cur;         /* thread being parsed */
     gk_thread **pending;    /* complete threads waiting for a start time or the shared tables */
     size_t n_pending, cap_pending;
@@ -184,6 +197,8 @@ typedef struct gk_reader {
     int shared_done;
     gk_lib lib;
     gk_strings categories;
+    uint32_t *category_ids; /* model string id per category, PROFKIT_NONE until made */
+    size_t n_category_ids;
     char meta_key[64];
     uint32_t *chain;        /* stack resolution scratch */
     size_t cap_chain;
@@ -392,6 +407,7 @@ static int begin_capture(gk_reader *r, const pk_json_event *ev, gk_col *target, 
                          int paused)
 {
     r->cap_text.len = 0;
+    r->cap_stream = NULL;
     r->cap_target = target;
     r->cap_owner = owner;
     r->cap_paused = paused;
@@ -409,6 +425,10 @@ static int end_capture(gk_reader *r)
         if (profkit_meta_add_len(r->p, "pausedRange", s, r->cap_text.len) != 0)
             return oom(r);
         return 0;
+    }
+    if (r->cap_stream) {
+        r->cap_stream->row_payload = profkit_string_intern(r->p, s, r->cap_text.len);
+        return r->cap_stream->row_payload == PROFKIT_NONE ? oom(r) : 0;
     }
     double cell;
     if (text_cell(r->cap_owner, s, r->cap_text.len, &cell) != 0 || col_push(r->cap_target, cell) != 0)
@@ -434,8 +454,14 @@ static int put_cell(gk_reader *r, gk_col *c, gk_tables *o, const pk_json_event *
 /* ---------------------------------------------------------------- tables */
 
 /* Names the columns of rows read before the schema, once it is known. */
-static int apply_schema(gk_reader *r, gk_table *t, uint32_t wants)
+static int apply_schema(gk_reader *r, gk_table *t, uint32_t wants, int tk, gk_tables *owner)
 {
+    /* rows of a thread's samples (with times) or markers can go straight
+     * into the model when the schema comes before them, as Gecko writes it */
+    if (t->n_rows == 0 && r->cur && owner == &r->cur->tab &&
+        ((tk == T_SAMPLES && t->schema[COL_STACK] >= 0 && t->schema[COL_TIME] >= 0) ||
+         (tk == T_MARKERS && t->schema[COL_NAME] >= 0)))
+        t->stream = 1;
     size_t max = 0;
     for (int c = 0; c < N_COLS; c++)
         if (t->schema[c] >= 0 && (size_t)t->schema[c] + 1 > max)
@@ -507,8 +533,16 @@ static gk_col *row_target(gk_reader *r, gk_table *t, size_t pos, int *err)
 }
 
 /* A row ended: columns it did not reach read as null. */
-static int end_row(gk_reader *r, gk_table *t)
+static int emit_sample(gk_reader *r, pk_json *j, gk_table *t);
+static int emit_marker(gk_reader *r, pk_json *j, gk_table *t);
+
+static int end_row(gk_reader *r, pk_json *j, gk_table *t, int tk)
 {
+    if (t->stream) {
+        int rc = tk == T_SAMPLES ? emit_sample(r, j, t) : emit_marker(r, j, t);
+        t->n_rows++;
+        return rc;
+    }
     t->n_rows++;
     if (t->have_schema) {
         for (int c = 0; c < N_COLS; c++)
@@ -539,6 +573,167 @@ static size_t table_rows(const gk_table *t)
 static double cell_at(const gk_table *t, int c, size_t i)
 {
     return t && i < t->col[c].n ? t->col[c].v[i] : boxed(BOX_NULL);
+}
+
+/* ---------------------------------------------------------------- streaming */
+
+static uint32_t model_thread(gk_reader *r, gk_thread *th)
+{
+    if (th->model_thread == PROFKIT_NONE)
+        th->model_thread = profkit_thread_add(r->p, th->name ? th->name : "",
+                                              th->process_name ? th->process_name : "", th->pid, th->tid);
+    return th->model_thread;
+}
+
+static const char *const vt_names[][2] = { { "samples", "count" }, { "wall", "milliseconds" },
+                                           { "bytes", "bytes" } };
+
+/* An integer cell of a streamed row: 0, 1 (null) or an error at the row. */
+static int row_int(gk_reader *r, pk_json *j, gk_table *t, int tk, int c, int64_t *out)
+{
+    (void)r;
+    double d = t->row[c];
+    if (cell_is_null(d))
+        return 1;
+    if (!(d >= 0 && d < 4294967295.0) || d != floor(d))
+        return pk_json_fail(j, PROFKIT_ECORRUPT, "%s row %zu: %s: expected an index, found %g",
+                            table_names[tk], t->n_rows, col_names[c], d);
+    *out = (int64_t)d;
+    return 0;
+}
+
+static int row_ns(gk_reader *r, pk_json *j, gk_table *t, int tk, double ms, int64_t *out)
+{
+    (void)r;
+    double ns = ms * 1e6;
+    if (!(ns > -9.2e18 && ns < 9.2e18))
+        return pk_json_fail(j, PROFKIT_ECORRUPT, "%s row %zu: time %g ms out of range",
+                            table_names[tk], t->n_rows, ms);
+    *out = (int64_t)llround(ns);
+    return 0;
+}
+
+static int emit_sample(gk_reader *r, pk_json *j, gk_table *t)
+{
+    if (!r->cur)
+        return 0;
+    int64_t stack = 0;
+    int rc = row_int(r, j, t, T_SAMPLES, COL_STACK, &stack);
+    if (rc)
+        return rc < 0 ? rc : 0; /* a sample without a stack has nothing to attribute */
+    double ms = t->row[COL_TIME];
+    if (cell_is_null(ms))
+        ms = t->last_time;
+    t->last_time = ms;
+    double w = t->row[COL_WEIGHT];
+    if (cell_is_null(w))
+        w = 1;
+    if (!(w > -9.2e18 && w < 9.2e18))
+        return pk_json_fail(j, PROFKIT_ECORRUPT, "samples row %zu: weight %g out of range", t->n_rows, w);
+    int64_t ns = 0;
+    if ((rc = row_ns(r, j, t, T_SAMPLES, ms, &ns)) != 0)
+        return rc;
+    uint32_t thread = model_thread(r, r->cur);
+    if (thread == PROFKIT_NONE)
+        return oom(r);
+    if (t->count == 0) {
+        t->first = r->p->n_samples;
+        t->stream_vt = profkit_value_type_add(r->p, vt_names[t->weight_type][0], vt_names[t->weight_type][1]);
+        if (t->stream_vt == PROFKIT_NONE)
+            return oom(r);
+    }
+    size_t nv = r->p->n_value_types;
+    if (nv > r->cap_values) {
+        free(r->values);
+        r->values = calloc(nv, sizeof *r->values);
+        if (!r->values)
+            return oom(r);
+        r->cap_values = nv;
+    }
+    memset(r->values, 0, nv * sizeof *r->values);
+    r->values[t->stream_vt] = (int64_t)llround(w);
+    if (profkit_sample_add_timed(r->p, (uint32_t)stack, thread, ns, r->values) != 0)
+        return oom(r);
+    t->count++;
+    return 0;
+}
+
+static int emit_marker(gk_reader *r, pk_json *j, gk_table *t)
+{
+    if (!r->cur)
+        return 0;
+    profkit_marker m = { 0, 0, 0, PROFKIT_NONE, 0, t->row_payload };
+    int64_t v = 0;
+    int rc = row_int(r, j, t, T_MARKERS, COL_NAME, &v);
+    if (rc < 0)
+        return rc;
+    if (rc == 0)
+        m.name = (uint32_t)v; /* a string index until the string table is known */
+    double st = t->row[COL_START_TIME], e = t->row[COL_END_TIME];
+    if (cell_is_null(st))
+        st = t->row[COL_TIME];
+    if (cell_is_text(st) || cell_is_text(e))
+        return pk_json_fail(j, PROFKIT_ECORRUPT, "markers row %zu: expected times", t->n_rows);
+    if (cell_is_null(st))
+        st = cell_is_null(e) ? 0 : e;
+    if (cell_is_null(e))
+        e = st;
+    if ((rc = row_ns(r, j, t, T_MARKERS, st, &m.start)) != 0 ||
+        (rc = row_ns(r, j, t, T_MARKERS, e, &m.end)) != 0)
+        return rc;
+    double c = t->row[COL_CATEGORY];
+    if (!cell_is_null(c) && c >= 0 && c < (double)r->categories.n && c == floor(c)) {
+        const gk_strings *cs = &r->categories;
+        size_t k = (size_t)c;
+        if (r->n_category_ids != cs->n) {
+            free(r->category_ids);
+            r->category_ids = malloc(cs->n * sizeof *r->category_ids);
+            if (!r->category_ids)
+                return oom(r);
+            memset(r->category_ids, 0xff, cs->n * sizeof *r->category_ids);
+            r->n_category_ids = cs->n;
+        }
+        if (r->category_ids[k] == PROFKIT_NONE) {
+            r->category_ids[k] = profkit_string_intern(r->p, cs->buf + cs->off[k], cs->off[k + 1] - cs->off[k]);
+            if (r->category_ids[k] == PROFKIT_NONE)
+                return oom(r);
+        }
+        m.category = r->category_ids[k];
+    }
+    m.thread = model_thread(r, r->cur);
+    if (m.thread == PROFKIT_NONE)
+        return oom(r);
+    if (t->count == 0)
+        t->first = r->p->n_markers;
+    if (profkit_marker_add(r->p, &m) != 0)
+        return oom(r);
+    t->count++;
+    return 0;
+}
+
+static void row_reset(gk_table *t)
+{
+    for (int c = 0; c < N_COLS; c++)
+        t->row[c] = boxed(BOX_NULL);
+    t->row_payload = 0;
+}
+
+/* A cell of a streamed row. */
+static int stream_cell(gk_reader *r, pk_json *j, gk_table *t, int tk, int c, const pk_json_event *ev)
+{
+    switch (ev->type) {
+    case PK_JSON_NUMBER: t->row[c] = ev->num; return 0;
+    case PK_JSON_NULL: t->row[c] = boxed(BOX_NULL); return 0;
+    case PK_JSON_BOOL: t->row[c] = ev->boolean; return 0;
+    default: break;
+    }
+    if (c == COL_DATA) {
+        begin_capture(r, ev, NULL, NULL, 0);
+        r->cap_stream = t;
+        return r->capture ? 0 : end_capture(r);
+    }
+    return pk_json_fail(j, PROFKIT_ECORRUPT, "%s row %zu: %s: expected a number, found %s",
+                        table_names[tk], t->n_rows, col_names[c], ev_type_name(ev));
 }
 
 /* ---------------------------------------------------------------- threads */
@@ -699,8 +894,8 @@ static int intern_len(gk_build *b, const char *s, size_t n, uint32_t *out)
  */
 static int func_name(gk_build *b, size_t i, int64_t si, profkit_function *f)
 {
-    const char *s;
-    size_t len;
+    const char *s = NULL;
+    size_t len = 0;
     int rc = string_view(b, T_FUNCS, i, si, &s, &len);
     if (rc < 0)
         return rc;
@@ -738,7 +933,7 @@ static int func_id(gk_build *b, size_t i, uint32_t *out)
         return 0;
     }
     profkit_function f = { 0, 0, 0, 0, 0 };
-    int64_t v;
+    int64_t v = 0;
     int rc;
     if ((rc = get_int(b, T_FUNCS, COL_NAME, i, &v)) < 0)
         return rc;
@@ -750,7 +945,7 @@ static int func_id(gk_build *b, size_t i, uint32_t *out)
         return rc;
     if (b->t[T_FUNCS]->col[COL_SOURCE].n && b->t[T_SOURCES]) {
         /* version 58+: the file name is in the shared sources table */
-        int64_t src;
+        int64_t src = 0;
         rc = has_flag(b, T_FUNCS, i, FUNC_SOURCE)
                  ? get_index(b, T_FUNCS, COL_SOURCE, i, table_rows(b->t[T_SOURCES]), "sources table", &src)
                  : 1;
@@ -809,7 +1004,7 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
         return 0;
     }
     profkit_frame fr = { 0, 0, 0, 0, PROFKIT_NONE };
-    int64_t v;
+    int64_t v = 0;
     int rc;
     uint32_t loc_line = 0, loc_col = 0;
     if (b->raw_frames) {
@@ -817,8 +1012,8 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
             return rc;
         if (rc == 1)
             return table_fail(b, T_FRAMES, i, "location: expected a string index, found null");
-        const char *s;
-        size_t len;
+        const char *s = NULL;
+        size_t len = 0;
         if ((rc = string_view(b, T_FRAMES, i, v, &s, &len)) < 0)
             return rc;
         pk_gecko_location loc;
@@ -915,7 +1110,7 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out)
             return rc;
         if (rc == 1)
             return table_fail(b, T_STACKS, s, "frame: expected a frameTable index, found null");
-        uint32_t frame;
+        uint32_t frame = 0;
         if ((rc = frame_id(b, (size_t)fi, &frame)) < 0)
             return rc;
         parent = profkit_stack_intern(r->p, parent, frame);
@@ -936,10 +1131,63 @@ static int ms_to_ns(gk_build *b, int tk, size_t row, double ms, int64_t *out)
     return 0;
 }
 
+/* Streamed samples: raw stack indexes become stacks, times get the shift. */
+static int fix_samples(gk_build *b, gk_table *st, double shift)
+{
+    gk_reader *r = b->r;
+    profkit_profile *p = r->p;
+    if (!b->t[T_STACKS] || !b->t[T_FRAMES])
+        return table_fail(b, T_SAMPLES, 0, "the thread has samples but no %s",
+                          b->t[T_STACKS] ? "frameTable" : "stackTable");
+    uint32_t vt = profkit_value_type_add(p, vt_names[st->weight_type][0], vt_names[st->weight_type][1]);
+    if (vt == PROFKIT_NONE)
+        return oom(r);
+    size_t nv = p->n_value_types, n_stacks = table_rows(b->t[T_STACKS]);
+    int64_t sh = (int64_t)llround(shift * 1e6);
+    for (size_t k = st->first; k < st->first + st->count; k++) {
+        uint32_t idx = p->sample_stack[k], id = 0;
+        if (idx >= n_stacks)
+            return table_fail(b, T_SAMPLES, k - st->first, "stack %u out of range (the stackTable has %zu entries)",
+                              idx, n_stacks);
+        int rc = stack_id(b, idx, &id);
+        if (rc < 0)
+            return rc;
+        p->sample_stack[k] = id;
+        if (__builtin_add_overflow(p->sample_time[k], sh, &p->sample_time[k]))
+            return table_fail(b, T_SAMPLES, k - st->first, "time out of range after the process shift");
+        if (vt != st->stream_vt) { /* weightType came after the rows */
+            p->sample_values[k * nv + vt] = p->sample_values[k * nv + st->stream_vt];
+            p->sample_values[k * nv + st->stream_vt] = 0;
+        }
+    }
+    return 0;
+}
+
+static int fix_markers(gk_build *b, gk_table *mt, double shift)
+{
+    profkit_profile *p = b->r->p;
+    int64_t sh = (int64_t)llround(shift * 1e6);
+    for (size_t k = mt->first; k < mt->first + mt->count; k++) {
+        profkit_marker *m = &p->markers[k];
+        if (m->name == PROFKIT_NONE) {
+            m->name = 0;
+        } else {
+            int rc = model_string(b, T_MARKERS, k - mt->first, m->name, &m->name);
+            if (rc < 0)
+                return rc;
+        }
+        if (__builtin_add_overflow(m->start, sh, &m->start) || __builtin_add_overflow(m->end, sh, &m->end))
+            return table_fail(b, T_MARKERS, k - mt->first, "time out of range after the process shift");
+    }
+    return 0;
+}
+
 static int build_samples(gk_build *b, uint32_t thread, double shift)
 {
     gk_reader *r = b->r;
     gk_table *st = b->t[T_SAMPLES];
+    if (st && st->stream)
+        return st->count ? fix_samples(b, st, shift) : 0;
     size_t n = table_rows(st);
     if (n == 0)
         return 0;
@@ -948,9 +1196,6 @@ static int build_samples(gk_build *b, uint32_t thread, double shift)
                           b->t[T_STACKS] ? "frameTable" : "stackTable");
     if (!b->raw_frames && !b->t[T_FUNCS])
         return table_fail(b, T_SAMPLES, 0, "the thread has samples but no funcTable");
-    static const char *const vt_names[][2] = {
-        { "samples", "count" }, { "wall", "milliseconds" }, { "bytes", "bytes" }
-    };
     uint32_t vt = profkit_value_type_add(r->p, vt_names[st->weight_type][0], vt_names[st->weight_type][1]);
     if (vt == PROFKIT_NONE)
         return oom(r);
@@ -964,7 +1209,7 @@ static int build_samples(gk_build *b, uint32_t thread, double shift)
     double t_acc = 0;
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
-        double t = 0, d;
+        double t = 0, d = 0;
         if (deltas) {
             if ((rc = get_num(b, T_SAMPLES, COL_TIME_DELTAS, i, &d)) < 0)
                 break;
@@ -985,7 +1230,7 @@ static int build_samples(gk_build *b, uint32_t thread, double shift)
             rc = 0;
             continue; /* a sample without a stack has nothing to attribute */
         }
-        uint32_t stack;
+        uint32_t stack = 0;
         if ((rc = stack_id(b, (size_t)si, &stack)) < 0)
             break;
         double w = 1;
@@ -1000,7 +1245,7 @@ static int build_samples(gk_build *b, uint32_t thread, double shift)
         }
         values[vt] = (int64_t)llround(w);
         if (timed) {
-            int64_t ns;
+            int64_t ns = 0;
             if ((rc = ms_to_ns(b, T_SAMPLES, i, t + shift, &ns)) < 0)
                 break;
             rc = profkit_sample_add_timed(r->p, stack, thread, ns, values);
@@ -1020,6 +1265,8 @@ static int build_markers(gk_build *b, uint32_t thread, double shift)
 {
     gk_reader *r = b->r;
     gk_table *mt = b->t[T_MARKERS];
+    if (mt && mt->stream)
+        return fix_markers(b, mt, shift);
     size_t n = table_rows(mt);
     int rc = 0;
     if (n == 0)
@@ -1054,7 +1301,7 @@ static int build_markers(gk_build *b, uint32_t thread, double shift)
         }
         double d = cell_at(mt, COL_DATA, i);
         if (cell_is_text(d)) {
-            size_t len;
+            size_t len = 0;
             const char *txt = cell_text(b->owner[T_MARKERS], d, &len);
             if (txt && (m.payload = profkit_string_intern(r->p, txt, len)) == PROFKIT_NONE)
                 return oom(r);
@@ -1110,10 +1357,22 @@ static int build_thread(gk_reader *r, gk_thread *th)
         if (!th->name)
             return oom(r);
     }
-    uint32_t thread = profkit_thread_add(r->p, th->name ? th->name : "",
-                                         th->process_name ? th->process_name : "", th->pid, th->tid);
-    if (thread == PROFKIT_NONE)
-        return oom(r);
+    uint32_t thread = th->model_thread;
+    if (thread == PROFKIT_NONE) {
+        thread = profkit_thread_add(r->p, th->name ? th->name : "",
+                                    th->process_name ? th->process_name : "", th->pid, th->tid);
+        if (thread == PROFKIT_NONE)
+            return oom(r);
+    } else {
+        /* made at the first streamed row: the thread's fields may have come later */
+        profkit_thread *mt = &r->p->threads[thread];
+        mt->name = profkit_string_intern_cstr(r->p, th->name ? th->name : "");
+        mt->process_name = profkit_string_intern_cstr(r->p, th->process_name ? th->process_name : "");
+        if (mt->name == PROFKIT_NONE || mt->process_name == PROFKIT_NONE)
+            return oom(r);
+        mt->pid = th->pid;
+        mt->tid = th->tid;
+    }
     double shift = thread_shift(r, th->depth);
     int rc = build_samples(&b, thread, shift);
     if (!rc)
@@ -1227,6 +1486,9 @@ static int open_table(gk_reader *r, pk_json *j, const pk_json_event *ev, gk_tabl
     int rc = expect(j, ev, PK_JSON_MAP_START, table_names[tk]);
     if (rc)
         return rc;
+    if (owner->t[tk].stream && owner->t[tk].count > 0)
+        return pk_json_fail(j, PROFKIT_ECORRUPT, "%s: a second table in the same thread",
+                            table_names[tk]);
     uint32_t line, col;
     pk_json_where(j, &line, &col);
     table_init(&owner->t[tk], line, col);
@@ -1284,6 +1546,7 @@ static int meta_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event
         if (ev->type != PK_JSON_ARRAY_START)
             return skip_value(r, ev);
         strings_free(&r->categories);
+        r->n_category_ids = (size_t)-1;
         return push_frame(r, C_CATEGORIES);
     }
     if (is_start(ev) || !root)
@@ -1604,6 +1867,7 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
         if (!th)
             return oom(r);
         th->pid = th->tid = -1;
+        th->model_thread = PROFKIT_NONE;
         th->depth = r->n_prof - 1;
         th->index = r->n_threads++;
         pk_json_where(j, &th->line, &th->column);
@@ -1660,6 +1924,8 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
         s->table = t;
         s->owner = o;
         s->table_kind = tk;
+        if (t->stream)
+            row_reset(t);
         return 0;
     }
     case C_ROW: {
@@ -1669,6 +1935,8 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
             return err;
         if (!c)
             return skip_value(r, ev);
+        if (f->table->stream)
+            return stream_cell(r, j, f->table, f->table_kind, (int)(c - f->table->col), ev);
         return put_cell(r, c, f->owner, ev);
     }
     case C_COLUMN: return put_cell(r, f->target, f->owner, ev);
@@ -1751,9 +2019,9 @@ static int on_close(gk_reader *r, pk_json *j)
         rc = flush_pending(r, 0, 0);
         break;
     case C_SCHEMA:
-        rc = apply_schema(r, f->table, table_wants[f->table_kind]);
+        rc = apply_schema(r, f->table, table_wants[f->table_kind], f->table_kind, f->owner);
         break;
-    case C_ROW: rc = end_row(r, f->table); break;
+    case C_ROW: rc = end_row(r, j, f->table, f->table_kind); break;
     case C_TABLE:
         if (f->table->rows_layout && !f->table->have_schema && f->table->n_rows > 0)
             rc = pk_json_fail(j, PROFKIT_ECORRUPT, "%s: rows (data) without a schema",
@@ -1801,6 +2069,7 @@ static void reader_free(gk_reader *r)
     free(r->pending);
     tables_free(&r->shared);
     strings_free(&r->categories);
+    free(r->category_ids);
     pk_json_text_free(&r->cap_text);
     free(r->lib.name);
     free(r->lib.path);
@@ -1809,6 +2078,7 @@ static void reader_free(gk_reader *r)
     free(r->fs);
     free(r->prof);
     free(r->chain);
+    free(r->values);
 }
 
 int pk_gecko_read(profkit_profile *p, profkit_read_ctx *ctx, pk_gecko_flavor flavor)
@@ -1825,6 +2095,16 @@ int pk_gecko_read(profkit_profile *p, profkit_read_ctx *ctx, pk_gecko_flavor fla
         rc = profkit_read_fail(ctx, PROFKIT_EFORMAT, -1, "empty input: expected a JSON object");
     if (!rc)
         rc = flush_pending(&r, 1, 0);
+    if (rc == PROFKIT_ETRUNCATED && r.cur) {
+        /* the unfinished thread's streamed rows are the newest: drop them */
+        gk_table *st = &r.cur->tab.t[T_SAMPLES], *mt = &r.cur->tab.t[T_MARKERS];
+        if (st->stream && st->count)
+            p->n_samples = st->first;
+        if (mt->stream && mt->count)
+            p->n_markers = mt->first;
+        if (r.cur->model_thread != PROFKIT_NONE && r.cur->model_thread + 1 == p->n_threads)
+            p->n_threads--;
+    }
     if (rc == PROFKIT_ETRUNCATED) {
         /* keep the threads that were complete before the cut, and say so;
          * one still waiting for the shared tables cannot be built */
