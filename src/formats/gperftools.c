@@ -194,6 +194,9 @@ static int parse_maps_line(const char *s, size_t n, gp_map *m)
     return m->start < m->end;
 }
 
+/* Longest line $build substitution may produce (a maps line is short). */
+#define GP_MAX_LINE (1u << 20)
+
 /* A growable byte buffer for one substituted line. */
 typedef struct gp_buf {
     char *p;
@@ -243,9 +246,17 @@ static int read_text(profkit_profile *p, const uint8_t *d, size_t n)
         }
         line.n = 0;
         size_t k = 0, from = 0;
+        int too_long = 0;
         while (have_build && k + 6 <= len) {
             if (memcmp(s + k, "$build", 6) == 0 &&
                 (k + 6 == len || !is_word_char((uint8_t)s[k + 6]))) {
+                /* Many $build in one line times a long build path would
+                 * make a huge line from a small input; no maps line is
+                 * that long, so such a line is ignored. */
+                if (line.n + (k - from) + build.n > GP_MAX_LINE) {
+                    too_long = 1;
+                    break;
+                }
                 if ((rc = buf_put(&line, s + from, k - from)) != 0 ||
                     (rc = buf_put(&line, build.p, build.n)) != 0)
                     break;
@@ -255,7 +266,11 @@ static int read_text(profkit_profile *p, const uint8_t *d, size_t n)
                 k++;
             }
         }
-        if (rc || (rc = buf_put(&line, s + from, len - from)) != 0)
+        if (rc)
+            break;
+        if (too_long)
+            continue;
+        if ((rc = buf_put(&line, s + from, len - from)) != 0)
             break;
         gp_map m;
         if (!line.p || !parse_maps_line(line.p, line.n, &m) || !m.exec)

@@ -336,6 +336,41 @@ static void text_after_trailer(void **state)
     profkit_profile_free(p);
 }
 
+/* Many $build in a line times a long build path: the line is ignored,
+ * not blown up into gigabytes. */
+static void build_substitution_is_bounded(void **state)
+{
+    (void)state;
+    gbuf b;
+    header(&b, 8, 0, 0, 10000);
+    record(&b, 1, 2, pcs_b);
+    trailer(&b);
+    size_t n_build = 200000, n_vars = 100000;
+    const char *maps = "00400000-00500000 r-xp 00000000 00:00 1 ";
+    size_t cap = b.n + 7 + n_build + 1 + strlen(maps) + 7 * n_vars + 200;
+    uint8_t *d = malloc(cap);
+    memcpy(d, b.data, b.n);
+    size_t n = b.n;
+    memcpy(d + n, "build=/", 7);
+    n += 7;
+    memset(d + n, 'x', n_build);
+    n += n_build;
+    d[n++] = '\n';
+    memcpy(d + n, maps, strlen(maps));
+    n += strlen(maps);
+    for (size_t i = 0; i < n_vars; i++, n += 7)
+        memcpy(d + n, "$build ", 7);
+    d[n++] = '\n';
+    n += (size_t)sprintf((char *)d + n, "%s$build/ok\n", maps);
+    profkit_profile *p;
+    profkit_error err;
+    assert_int_equal(read_buf(&p, d, n, &err, 0), 0);
+    assert_int_equal(p->n_mappings, 1);
+    assert_int_equal(strlen(mapping_path(p, 0)), 1 + n_build + 3);
+    profkit_profile_free(p);
+    free(d);
+}
+
 /* gperftools -> gperftools: same folded, same bytes the second time. */
 static void writer_round_trip(void **state)
 {
@@ -501,6 +536,7 @@ int main(void)
         cmocka_unit_test(structural_errors_have_offsets),
         cmocka_unit_test(trailer_rules),
         cmocka_unit_test(text_after_trailer),
+        cmocka_unit_test(build_substitution_is_bounded),
         cmocka_unit_test(writer_round_trip),
         cmocka_unit_test(writer_synthesizes_addresses),
         cmocka_unit_test(writer_counts_from_time),
