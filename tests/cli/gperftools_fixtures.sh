@@ -117,6 +117,18 @@ for f in $readable; do
   python3 "$ORACLE/compare_go_folded.py" "$TMP/pk.folded" "$TMP/go.folded" > "$TMP/cmp" 2>&1 && pass ||
     fail "$f: Go pprof reads our output differently: $(tail -2 "$TMP/cmp")"
 done
+# The reader streams: gzip, zstd and standard input read the same.
+"$PROFKIT" convert "$FIX/gperftools-real/real1.prof" --to folded > "$TMP/plain.folded"
+gzip -c "$FIX/gperftools-real/real1.prof" > "$TMP/r1.prof.gz"
+"$PROFKIT" convert "$TMP/r1.prof.gz" --to folded > "$TMP/gz.folded"
+expect_files_eq "gzip input" "$TMP/plain.folded" "$TMP/gz.folded"
+"$PROFKIT" convert - --to folded < "$FIX/gperftools-real/real1.prof" > "$TMP/stdin.folded"
+expect_files_eq "stdin input" "$TMP/plain.folded" "$TMP/stdin.folded"
+if command -v zstd > /dev/null; then
+  zstd -q -c "$FIX/gperftools-real/real1.prof" | "$PROFKIT" convert - --to folded > "$TMP/zst.folded"
+  expect_files_eq "zstd input" "$TMP/plain.folded" "$TMP/zst.folded"
+fi
+
 # Another format into gperftools and back: same totals, one line per stack.
 "$PROFKIT" convert "$FIX/folded/perf-flamegraph.txt" --to gperftools -o "$TMP/ff.prof"
 expect_eq "folded -> gperftools total" \
