@@ -6,7 +6,9 @@
  * The output is one JSON object of the current processed version (75, the
  * version the Firefox Profiler's own loader writes; older viewers refuse
  * newer files, newer ones upgrade it):
- *   meta      interval, startTime (ms), categories ("Other" first, the
+ *   meta      interval (ms: the median time between samples of the busiest
+ *             thread, 1 ms for untimed profiles), startTime (ms),
+ *             categories ("Other" first, the
  *             default; then one per marker category), product, version 75
  *   libs      one per mapping of the profile (path, basename, build id)
  *   threads   one per thread: name, pid (a string), tid, a samples table
@@ -84,7 +86,8 @@ typedef struct ffw {
     int ms_digits;  /* tracing-ms: weight = value / 10^ms_digits ms */
     int ms_seconds; /* tracing-ms from seconds: weight = value * 1000 */
     int timed;
-    int64_t origin_ns; /* meta.startTime in ns */
+    int64_t origin_ns;   /* meta.startTime in ns */
+    int64_t interval_ns; /* meta.interval in ns */
 
     uint32_t *stack_out; /* profkit stack -> output stack (NONE: root) */
     uint32_t *stack_in;  /* output stack -> profkit stack */
@@ -657,6 +660,51 @@ static int bucket(size_t n, size_t n_threads, uint32_t (*thread_of)(const profki
     return 0;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * The sampling interval: the median gap between consecutive sample times of
+ * the thread with the most rows (its first 100 000), 1 ms when unknown. The
+ * viewer multiplies unweighted sample counts by it to show durations.
+ */
+static int estimate_interval(ffw *w, size_t n_threads)
+{
+    const profkit_profile *p = w->p;
+    size_t best = 0;
+    w->interval_ns = 1000000;
+    for (size_t t = 1; t < n_threads; t++)
+        if (w->row_start[t + 1] - w->row_start[t] > w->row_start[best + 1] - w->row_start[best])
+            best = t;
+    size_t n = w->row_start[best + 1] - w->row_start[best], k = 0;
+    if (!w->timed || n < 2)
+        return 0;
+    if (n > 100000)
+        n = 100000;
+    int64_t *t = malloc(n * sizeof(int64_t));
+    if (!t)
+        return oom(w);
+    for (size_t i = 0; i < n; i++) {
+        int64_t v = p->sample_time[w->rows[w->row_start[best] + i]];
+        if (v != PROFKIT_NO_TIME)
+            t[k++] = v;
+    }
+    qsort(t, k, sizeof(int64_t), cmp_i64);
+    size_t m = 0;
+    for (size_t i = 1; i < k; i++) /* positive gaps, in place */
+        if (t[i] > t[i - 1] && (uint64_t)t[i] - (uint64_t)t[i - 1] <= INT64_MAX)
+            t[m++] = t[i] - t[i - 1];
+    if (m > 0) {
+        qsort(t, m, sizeof(int64_t), cmp_i64);
+        w->interval_ns = t[m / 2];
+    }
+    free(t);
+    return 0;
+}
+
 static uint32_t sample_thread(const profkit_profile *p, size_t i) { return p->sample_thread[i]; }
 static uint32_t marker_thread(const profkit_profile *p, size_t i) { return p->markers[i].thread; }
 
@@ -687,7 +735,7 @@ static int prepare_samples(ffw *w, size_t n_threads)
         int64_t mod = ((t0 % 1000000) + 1000000) % 1000000;
         w->origin_ns = t0 >= INT64_MIN + mod ? t0 - mod : t0;
     }
-    return 0;
+    return estimate_interval(w, n_threads);
 }
 
 static int cmp_row_time(const void *ctx, uint32_t a, uint32_t b)
@@ -883,7 +931,9 @@ static void write_meta(ffw *w)
     static const char *const colors[] = { "blue", "green", "orange", "purple", "yellow",
                                           "lightblue", "red", "brown", "magenta", "darkgrey" };
     const char *fmt = profkit_profile_format(w->p);
-    put(w, "\"meta\":{\"interval\":1,\"startTime\":");
+    put(w, "\"meta\":{\"interval\":");
+    put_scaled(w, w->interval_ns, 6);
+    put(w, ",\"startTime\":");
     put_scaled(w, w->origin_ns, 6);
     put(w, ",\"processType\":0,\"product\":");
     put_str(w, fmt[0] ? fmt : "profkit");

@@ -112,6 +112,7 @@ static void all_ones_weight_is_left_out(void **state)
     profkit_sample_add_timed(p, s, th, 4000000, &one);
     char *t = write_ok(p, NULL);
     assert_has(t, "\"weight\":null,\"stack\":[0,0],\"time\":[0,1],\"length\":2");
+    assert_has(t, "\"interval\":1,");
     assert_has(t, "\"startTime\":3,");
     assert_has(t, "\"name\":\"T\",\"isMainThread\":true,\"processName\":\"proc\",\"pid\":\"7\",\"tid\":9");
     free(t);
@@ -130,8 +131,8 @@ static void timed_rows_sorted_in_exact_ms(void **state)
     profkit_sample_add_timed(p, s, th, 2500000123LL, &v1);
     profkit_sample_add_timed(p, s, th, 1000000999LL, &v2);
     char *t = write_ok(p, NULL);
-    /* origin: the earliest time rounded down to a millisecond */
-    assert_has(t, "\"startTime\":1000,");
+    /* origin: the earliest time rounded down to a millisecond; interval: the median gap */
+    assert_has(t, "\"interval\":1499.999124,\"startTime\":1000,");
     assert_has(t, "\"weightType\":\"tracing-ms\",\"weight\":[0.00025,1.5],\"stack\":[0,0],"
                   "\"time\":[0.000999,1500.000123]");
     free(t);
