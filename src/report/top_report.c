@@ -93,7 +93,7 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
             o->sort_cum ? "cum" : "flat");
     fprintf(out, "%10s %7s %7s %10s %7s", "flat", "flat%", "sum%", "cum", "cum%");
     if (with_calls)
-        fprintf(out, " %10s %10s", "calls", "cum/call");
+        fprintf(out, " %10s %10s", "calls", "avg/call");
     fprintf(out, "  %s\n", by_name(o->by));
     double sum = 0;
     double total = t.total ? (double)t.total : 1.0;

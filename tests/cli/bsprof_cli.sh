@@ -60,7 +60,7 @@ expect_status "top" 0 "$PROFKIT" top -q "$D/ok_lines.bsprof"
 cat > "$TMP/want" <<'OUT'
 Value: cpu (microseconds), total 1.90ms
 Showing top 4 of 4 functions, sorted by flat
-      flat   flat%    sum%        cum    cum%      calls   cum/call  function
+      flat   flat%    sum%        cum    cum%      calls   avg/call  function
     1.25ms  65.79%  65.79%     1.25ms  65.79%          8      156us  parseJson
      350us  18.42%  84.21%     1.60ms  84.21%          3      533us  loadData
      200us  10.53%  94.74%     1.25ms  65.79%          1     1.25ms  init
@@ -68,7 +68,7 @@ Showing top 4 of 4 functions, sorted by flat
 OUT
 expect_files_eq "top cpu with calls" "$TMP/want" "$TMP/out"
 expect_status "top --value alloc_space" 0 "$PROFKIT" top -q --value alloc_space "$D/ok_lines.bsprof"
-grep -q "cum/call" "$TMP/out" && fail "calls columns beside a memory value" || pass
+grep -q "avg/call" "$TMP/out" && fail "calls columns beside a memory value" || pass
 expect_status "top --by line --value wall" 0 "$PROFKIT" top -q --by line --value wall "$D/ok_lines.bsprof"
 grep -q '^     900us  33.71%  33.71%      900us  33.71%          0          -  pkg:/components/Scene.brs:121$' "$TMP/out" \
   && pass || fail "top by line: $(head -4 "$TMP/out")"
