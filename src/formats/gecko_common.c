@@ -617,14 +617,16 @@ static int emit_sample(gk_reader *r, pk_json *j, gk_table *t)
 {
     if (!r->cur)
         return 0;
+    double ms = t->row[COL_TIME];
+    if (cell_is_text(ms))
+        return pk_json_fail(j, PROFKIT_ECORRUPT, "samples row %zu: time: expected a number", t->n_rows);
+    if (cell_is_null(ms))
+        ms = t->last_time;
+    t->last_time = ms;
     int64_t stack = 0;
     int rc = row_int(r, j, t, T_SAMPLES, COL_STACK, &stack);
     if (rc)
         return rc < 0 ? rc : 0; /* a sample without a stack has nothing to attribute */
-    double ms = t->row[COL_TIME];
-    if (cell_is_null(ms))
-        ms = t->last_time;
-    t->last_time = ms;
     double w = t->row[COL_WEIGHT];
     if (cell_is_null(w))
         w = 1;

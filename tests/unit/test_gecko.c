@@ -352,6 +352,78 @@ static void test_processed_v24(void **state)
     profkit_profile_free(p);
 }
 
+static void test_flags_v75(void **state)
+{
+    (void)state;
+    profkit_profile *p = read_data("tests/data/firefox/ok_flags_v75.json", "firefox");
+    char path[512];
+    stack_path(p, p->sample_stack[3], path, sizeof path);
+    assert_string_equal(path, "main;onClick;work");
+    /* frame 2 has its address flag; frame 3's address 0 is unflagged */
+    assert_int_equal(p->frames[p->stacks[p->sample_stack[2]].frame].address, 4660);
+    assert_int_equal(p->frames[p->stacks[p->sample_stack[3]].frame].address, 0);
+    /* func 3's resource 0 is unflagged: no module; onClick's source is flagged */
+    assert_string_equal(profkit_str(p, leaf_function(p, p->sample_stack[2])->module), "");
+    assert_string_equal(profkit_str(p, leaf_function(p, p->sample_stack[0])->module), "libxul.so");
+    assert_string_equal(profkit_str(p, leaf_function(p, p->sample_stack[1])->file), "https://example.com/app.js");
+    assert_int_equal(p->frames[p->stacks[p->sample_stack[1]].frame].line, 14);
+    assert_string_equal(profkit_meta_get(p, "format_version"), "75");
+    profkit_profile_free(p);
+}
+
+/* Rows after their schema stream into the model; rows before it are held.
+ * Both must give the same profile. */
+static void test_stream_equivalence(void **state)
+{
+    (void)state;
+    const char *head = "{\"meta\":{\"version\":36,\"categories\":[{\"name\":\"A\"}]},\"processes\":[{\"meta\":{\"startTime\":5},"
+                       "\"threads\":[{\"name\":\"T\",";
+    const char *schema_first =
+        "\"samples\":{\"schema\":{\"stack\":0,\"time\":1,\"weight\":2},\"data\":[[1,1.5],[null,2],[0,null,4],[1,3.25,2]],\"weightType\":\"bytes\"},"
+        "\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"category\":3,\"data\":4},\"data\":[[1,1,2,0,{\"k\":[1]}],[0,3]]},";
+    const char *data_first =
+        "\"samples\":{\"data\":[[1,1.5],[null,2],[0,null,4],[1,3.25,2]],\"weightType\":\"bytes\",\"schema\":{\"stack\":0,\"time\":1,\"weight\":2}},"
+        "\"markers\":{\"data\":[[1,1,2,0,{\"k\":[1]}],[0,3]],\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"category\":3,\"data\":4}},";
+    const char *tail = "\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0],[0,1]]},"
+                       "\"frameTable\":{\"schema\":{\"location\":0},\"data\":[[0],[1]]},"
+                       "\"stringTable\":[\"a (in m)\",\"b (u:3)\"]}]}],\"meta\":{\"startTime\":2}}";
+    profkit_profile *pp[2];
+    for (int k = 0; k < 2; k++) {
+        char doc[2048];
+        snprintf(doc, sizeof doc, "%s%s%s", head, k ? data_first : schema_first, tail);
+        profkit_error err;
+        if (read_mem(&pp[k], doc, strlen(doc), "gecko", &err))
+            fail_msg("%s", err.message);
+    }
+    for (int k = 0; k < 2; k++) {
+        profkit_profile *p = pp[k];
+        uint32_t vb = profkit_profile_find_value(p, "bytes");
+        assert_int_not_equal(vb, PROFKIT_NONE);
+        assert_int_equal(p->n_samples, 3);
+        assert_int_equal(p->n_threads, 1);
+        assert_string_equal(profkit_str(p, p->threads[0].name), "T");
+        /* shift 5 - 0 (the root's meta came first without a start: 0) */
+        assert_int_equal(p->sample_time[0], 1500000 + (int64_t)(k ? 0 : 0));
+        assert_int_equal(p->sample_values[0 * p->n_value_types + vb], 1);
+        assert_int_equal(p->sample_values[1 * p->n_value_types + vb], 4);
+        assert_int_equal(p->sample_time[1], p->sample_time[0] + 500000); /* null time: the previous one (2) */
+        char a[256], b[256];
+        for (size_t i = 0; i < 3; i++) {
+            stack_path(pp[0], pp[0]->sample_stack[i], a, sizeof a);
+            stack_path(pp[1], pp[1]->sample_stack[i], b, sizeof b);
+            assert_string_equal(a, b);
+            assert_int_equal(pp[0]->sample_time[i], pp[1]->sample_time[i]);
+        }
+        assert_int_equal(p->n_markers, 2);
+        assert_string_equal(profkit_str(p, p->markers[0].name), "b (u:3)");
+        assert_string_equal(profkit_str(p, p->markers[0].payload), "{\"k\":[1]}");
+        assert_string_equal(profkit_str(p, p->markers[0].category), "A");
+        assert_int_equal(p->markers[1].start, p->markers[1].end);
+    }
+    profkit_profile_free(pp[0]);
+    profkit_profile_free(pp[1]);
+}
+
 static void test_fixtures_detected(void **state)
 {
     (void)state;
@@ -519,7 +591,8 @@ int main(void)
         cmocka_unit_test(test_nested_processes), cmocka_unit_test(test_short_rows),
         cmocka_unit_test(test_weights),          cmocka_unit_test(test_markers),
         cmocka_unit_test(test_embedded_v3),      cmocka_unit_test(test_processed_shared),
-        cmocka_unit_test(test_processed_v24),    cmocka_unit_test(test_fixtures_detected),
+        cmocka_unit_test(test_processed_v24),    cmocka_unit_test(test_flags_v75),
+        cmocka_unit_test(test_stream_equivalence), cmocka_unit_test(test_fixtures_detected),
         cmocka_unit_test(test_error_positions),  cmocka_unit_test(test_gzip_truncated),
         cmocka_unit_test(test_mutations),        cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_text),
