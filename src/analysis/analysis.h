@@ -91,7 +91,7 @@ int profkit_tree_walk(const profkit_ltree *t, size_t max_depth, double min_pct, 
 /* ---- mem: allocations, frees and leaks (src/analysis/mem.c) ---- */
 
 typedef struct profkit_mem_row {
-    uint32_t key; /* thread index, or id in profkit_mem.paths */
+    uint32_t key; /* thread index, or the path's node in profkit_mem.tree */
     int64_t alloc_objects, alloc_space, free_objects, inuse_objects, inuse_space;
 } profkit_mem_row;
 
@@ -99,21 +99,26 @@ typedef struct profkit_mem {
     profkit_mem_row total;
     profkit_mem_row *threads; /* one per thread of the profile, key = index */
     size_t n_threads;
-    profkit_mem_row *paths;   /* one per allocating call path ("root;...;leaf") */
+    profkit_mem_row *paths;   /* allocating call paths, key = node in tree */
     size_t n_paths;
-    profkit_strtab path_labels;
+    profkit_ltree tree;       /* the call tree by label: a node is a path */
     int64_t unmatched_frees;  /* from metadata "unmatched_frees", -1 = unknown */
 } profkit_mem;
 
 /*
  * Sums the memory value types (alloc_objects, alloc_space, free_objects,
  * inuse_objects, inuse_space; a missing one counts 0) per thread and per
- * call path over thread `thread` (PROFKIT_NONE = all). Paths are labelled
- * like folded output (by_line: NAME:LINE). Returns 0, PROFKIT_EINVAL when
- * the profile has none of those value types, or PROFKIT_ENOMEM (err filled).
+ * call path over thread `thread` (PROFKIT_NONE = all). A path is a node of
+ * the label tree (labels as in folded output; by_line: NAME:LINE), so
+ * stacks that print alike are one path; only paths that allocated are
+ * listed. Returns 0, PROFKIT_EINVAL when the profile has none of those
+ * value types, or PROFKIT_ENOMEM (err filled).
  */
 int profkit_mem_compute(profkit_mem *m, const profkit_profile *p, uint32_t thread, int by_line,
                         profkit_error *err);
+/* Writes path `key` as "root;...;leaf" into *buf (grown as needed, the
+ * caller frees it). Returns the length, or (size_t)-1 when out of memory. */
+size_t profkit_mem_path_label(const profkit_mem *m, uint32_t key, char **buf, size_t *cap);
 void profkit_mem_free(profkit_mem *m);
 
 #endif

@@ -27,36 +27,29 @@ void profkit_mem_free(profkit_mem *m)
 {
     free(m->threads);
     free(m->paths);
-    profkit_strtab_free(&m->path_labels);
+    profkit_ltree_free(&m->tree);
     memset(m, 0, sizeof(*m));
 }
 
-/* Appends the label path of stack s (root first, ';' between) to *buf. */
-static int path_label(const profkit_profile *p, uint32_t s, int by_line, char **buf, size_t *cap,
-                      size_t *len)
+size_t profkit_mem_path_label(const profkit_mem *m, uint32_t key, char **buf, size_t *cap)
 {
-    char label[4096];
-    *len = 0;
-    /* Frames come leaf first; write them right to left from the end. */
+    const profkit_ltree *t = &m->tree;
     size_t total = 0;
-    for (uint32_t c = s; c != 0; c = p->stacks[c].parent)
-        total += profkit_frame_label(p, p->stacks[c].frame, by_line, label, sizeof(label)) + 1;
+    for (uint32_t n = key; n != 0; n = t->parent[n])
+        total += profkit_strtab_len(&t->labels, t->label[n]) + 1;
     if (profkit_grow((void **)buf, cap, total + 1, 1) != 0)
-        return PROFKIT_ENOMEM;
+        return (size_t)-1;
+    /* Nodes come leaf first: fill from the end. */
     size_t end = total ? total - 1 : 0;
     (*buf)[end] = '\0';
-    for (uint32_t c = s; c != 0; c = p->stacks[c].parent) {
-        size_t n = profkit_frame_label(p, p->stacks[c].frame, by_line, label, sizeof(label));
-        for (size_t i = 0; i < n; i++)
-            if (label[i] == ';' || label[i] == '\n' || label[i] == '\r')
-                label[i] = '_';
-        end -= n;
-        memcpy(*buf + end, label, n);
+    for (uint32_t n = key; n != 0; n = t->parent[n]) {
+        size_t len = profkit_strtab_len(&t->labels, t->label[n]);
+        end -= len;
+        memcpy(*buf + end, profkit_strtab_get(&t->labels, t->label[n]), len);
         if (end)
             (*buf)[--end] = ';';
     }
-    *len = total ? total - 1 : 0;
-    return 0;
+    return total ? total - 1 : 0;
 }
 
 int profkit_mem_compute(profkit_mem *m, const profkit_profile *p, uint32_t thread, int by_line,
@@ -82,19 +75,14 @@ int profkit_mem_compute(profkit_mem *m, const profkit_profile *p, uint32_t threa
         m->unmatched_frees = (int64_t)strtoll(um, NULL, 10);
 
     int rc = PROFKIT_ENOMEM;
-    int64_t *per_stack = NULL; /* M_N sums per stack id */
-    char *buf = NULL;
-    size_t cap = 0, len, cap_paths = 0, cells;
-    if (profkit_strtab_init(&m->path_labels) != 0 ||
-        !(m->threads = calloc(p->n_threads ? p->n_threads : 1, sizeof(profkit_mem_row))) ||
-        profkit_mul_size(p->n_stacks, M_N * sizeof(int64_t), &cells) != 0 ||
-        !(per_stack = calloc(1, cells ? cells : 1)))
+    int64_t *self[M_N] = { NULL };
+    if (!(m->threads = calloc(p->n_threads ? p->n_threads : 1, sizeof(profkit_mem_row))))
         goto done;
     m->n_threads = p->n_threads;
     for (size_t t = 0; t < p->n_threads; t++)
         m->threads[t].key = (uint32_t)t;
     for (size_t r = 0; r < p->n_samples; r++) {
-        uint32_t t = p->sample_thread[r], s = p->sample_stack[r];
+        uint32_t t = p->sample_thread[r];
         if (thread != PROFKIT_NONE && t != thread)
             continue;
         int64_t v[M_N];
@@ -103,39 +91,39 @@ int profkit_mem_compute(profkit_mem *m, const profkit_profile *p, uint32_t threa
         add_row(&m->total, v);
         if (t < p->n_threads)
             add_row(&m->threads[t], v);
-        if (s < p->n_stacks)
-            for (int i = 0; i < M_N; i++)
-                sat(&per_stack[(size_t)s * M_N + i], v[i]);
     }
-    /* Call paths that allocated: the same label path from several stacks
-     * (frames that differ only in what is not printed) is one path. */
-    for (size_t s = 0; s < p->n_stacks; s++) {
-        const int64_t *v = per_stack + s * M_N;
+    /* One label tree per value: every build has the same nodes in the same
+     * order, so a node's self value in each is that path's value. The last
+     * tree is kept to label the paths. Frees belong to the freeing path,
+     * not listed here. */
+    for (int i = 0; i < M_N; i++) {
+        if (i == M_FOBJ || vt[i] == PROFKIT_NONE)
+            continue;
+        profkit_ltree_free(&m->tree);
+        profkit_ltree_options lo = { vt[i], thread, by_line, 1 };
+        if ((rc = profkit_ltree_build(&m->tree, p, &lo, err)) != 0)
+            goto done;
+        rc = PROFKIT_ENOMEM;
+        if (!(self[i] = malloc(m->tree.n * sizeof(int64_t))))
+            goto done;
+        memcpy(self[i], m->tree.self, m->tree.n * sizeof(int64_t));
+    }
+    if (!(m->paths = calloc(m->tree.n ? m->tree.n : 1, sizeof(profkit_mem_row))))
+        goto done;
+    for (size_t n = 1; n < m->tree.n; n++) {
+        int64_t v[M_N] = { 0 };
+        for (int i = 0; i < M_N; i++)
+            v[i] = self[i] ? self[i][n] : 0;
         if (!v[M_AOBJ] && !v[M_ASPACE] && !v[M_IOBJ] && !v[M_ISPACE])
             continue;
-        if (path_label(p, (uint32_t)s, by_line, &buf, &cap, &len) != 0)
-            goto done;
-        uint32_t id = profkit_strtab_intern(&m->path_labels, buf, len);
-        if (id == PROFKIT_NONE)
-            goto done;
-        /* Label ids are dense and new ones come last: index paths by them. */
-        if (id >= m->n_paths) {
-            if (profkit_grow((void **)&m->paths, &cap_paths, (size_t)id + 1, sizeof(profkit_mem_row)) != 0)
-                goto done;
-            memset(m->paths + m->n_paths, 0, ((size_t)id + 1 - m->n_paths) * sizeof(profkit_mem_row));
-            for (size_t k = m->n_paths; k <= id; k++)
-                m->paths[k].key = (uint32_t)k;
-            m->n_paths = (size_t)id + 1;
-        }
-        int64_t w[M_N];
-        memcpy(w, v, sizeof(w));
-        w[M_FOBJ] = 0; /* frees belong to the freeing path, not listed here */
-        add_row(&m->paths[id], w);
+        profkit_mem_row *row = &m->paths[m->n_paths++];
+        row->key = (uint32_t)n;
+        add_row(row, v);
     }
     rc = 0;
 done:
-    free(per_stack);
-    free(buf);
+    for (int i = 0; i < M_N; i++)
+        free(self[i]);
     if (rc) {
         profkit_mem_free(m);
         profkit_error_set(err, rc, NULL, -1, "out of memory computing the memory report");

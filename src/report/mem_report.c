@@ -12,6 +12,8 @@ static int64_t sub_sat(int64_t a, int64_t b)
     return r;
 }
 
+/* Largest live bytes first, then live objects, then allocated bytes; ties
+ * keep the order in which the paths first appear in the profile. */
 static int by_leak(const void *ctx, uint32_t a, uint32_t b)
 {
     const profkit_mem *m = ctx;
@@ -22,8 +24,7 @@ static int by_leak(const void *ctx, uint32_t a, uint32_t b)
         return x->inuse_objects > y->inuse_objects ? -1 : 1;
     if (x->alloc_space != y->alloc_space)
         return x->alloc_space > y->alloc_space ? -1 : 1;
-    return strcmp(profkit_strtab_get(&m->path_labels, x->key),
-                  profkit_strtab_get(&m->path_labels, y->key));
+    return x->key < y->key ? -1 : x->key > y->key;
 }
 
 /* One table line: live, allocated and freed (allocated - live). */
@@ -52,11 +53,9 @@ int profkit_report_mem(FILE *out, const profkit_profile *p, const profkit_report
     if (rc)
         return rc;
     uint32_t *order = malloc((m.n_paths ? m.n_paths : 1) * sizeof(uint32_t));
-    size_t n = 0;
-    for (size_t i = 0; order && i < m.n_paths; i++)
-        if (m.paths[i].alloc_objects || m.paths[i].alloc_space || m.paths[i].inuse_objects ||
-            m.paths[i].inuse_space)
-            order[n++] = (uint32_t)i;
+    size_t n = m.n_paths;
+    for (size_t i = 0; order && i < n; i++)
+        order[i] = (uint32_t)i;
     if (!order || profkit_sort_u32(order, n, by_leak, &m) != 0) {
         free(order);
         profkit_mem_free(&m);
@@ -94,10 +93,19 @@ int profkit_report_mem(FILE *out, const profkit_profile *p, const profkit_report
     fprintf(out, "\nBy allocating call path, largest leaks first (%zu of %zu):\n", limit, n);
     fprintf(out, head, "live", "objects", "allocated", "objects", "freed", "objects");
     fprintf(out, "  %s\n", "path");
+    char *label = NULL;
+    size_t cap = 0;
     for (size_t i = 0; i < limit; i++) {
         const profkit_mem_row *r = &m.paths[order[i]];
-        row_line(out, r, profkit_strtab_get(&m.path_labels, r->key), 0);
+        if (profkit_mem_path_label(&m, r->key, &label, &cap) == (size_t)-1) {
+            free(label);
+            free(order);
+            profkit_mem_free(&m);
+            return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        }
+        row_line(out, r, label, 0);
     }
+    free(label);
     free(order);
     profkit_mem_free(&m);
     return 0;
