@@ -64,7 +64,8 @@ enum {
     FUNC_HAS_LINE = 16
 };
 
-enum { MARKER_PAYLOAD = 1, MARKER_NETWORK = 2 };
+/* What a marker's payload is (json_is_object). */
+enum { MARKER_PAYLOAD = 1, MARKER_NETWORK = 2, MARKER_IPC = 4, MARKER_HAS_START = 8 };
 
 typedef enum { W_SAMPLES, W_TRACING_MS, W_BYTES } weight_kind;
 
@@ -110,7 +111,7 @@ typedef struct ffw {
     uint32_t cat_name[FF_MAX_CATEGORIES]; /* profkit string of category i (0: "Other") */
     size_t n_cats;
 
-    uint8_t *marker_kind; /* per marker: MARKER_PAYLOAD | MARKER_NETWORK */
+    uint8_t *marker_kind; /* per marker: MARKER_* bits */
     uint32_t *rows;       /* sample rows bucketed by thread: thread t's are */
     size_t *row_start;    /* rows[row_start[t] .. row_start[t + 1]) */
     uint32_t *markers;    /* markers bucketed by thread, the same way */
@@ -329,10 +330,12 @@ static size_t json_number_end(const uint8_t *s, size_t n, size_t i)
 /*
  * True when s[0..n) is exactly one JSON object (surrounding white space
  * allowed), nested at most 64 deep, with valid UTF-8: only then is a marker
- * payload copied into the output verbatim. *is_network is set when its
- * top-level "type" is "Network" (the viewer needs an end time for those).
+ * payload copied into the output verbatim. Adds to *kind the MARKER_* bits
+ * for a top-level "type" of "Network" or "IPC" and a top-level "startTime":
+ * the viewer needs an end time for the first and a payload startTime for
+ * the second.
  */
-static int json_is_object(const uint8_t *s, size_t n, int *is_network)
+static int json_is_object(const uint8_t *s, size_t n, unsigned *kind)
 {
     char open[64]; /* '{' or '[' per level */
     size_t depth = 0;
@@ -398,13 +401,18 @@ static int json_is_object(const uint8_t *s, size_t n, int *is_network)
         if (i >= n || s[i] != '"' || !(i = json_string_end(s, n, i)))
             return 0;
         int is_type = depth == 1 && i - key_start == 6 && memcmp(s + key_start, "\"type\"", 6) == 0;
+        if (depth == 1 && i - key_start == 11 && memcmp(s + key_start, "\"startTime\"", 11) == 0)
+            *kind |= MARKER_HAS_START;
         i = skip_ws(s, n, i);
         if (i >= n || s[i] != ':')
             return 0;
         i++;
         if (is_type) {
             size_t v = skip_ws(s, n, i);
-            *is_network = n - v >= 9 && memcmp(s + v, "\"Network\"", 9) == 0;
+            if (n - v >= 9 && memcmp(s + v, "\"Network\"", 9) == 0)
+                *kind |= MARKER_NETWORK;
+            if (n - v >= 5 && memcmp(s + v, "\"IPC\"", 5) == 0)
+                *kind |= MARKER_IPC;
         }
     }
 }
@@ -827,6 +835,35 @@ static int write_samples(ffw *w, uint32_t t)
     return 0;
 }
 
+/*
+ * A marker's payload, verbatim, or null. An IPC payload without startTime
+ * (raw Gecko keeps the times in the marker) gets the marker's start and end
+ * as "startTime"/"endTime", which the viewer reads from IPC payloads.
+ */
+static void write_payload(ffw *w, size_t i)
+{
+    const profkit_marker *m = &w->p->markers[i];
+    unsigned kind = w->marker_kind[i];
+    if (!(kind & MARKER_PAYLOAD)) {
+        put(w, "null");
+        return;
+    }
+    const uint8_t *s = (const uint8_t *)profkit_str(w->p, m->payload);
+    size_t n = w->p->strings.len[m->payload];
+    if (!(kind & MARKER_IPC) || (kind & MARKER_HAS_START)) {
+        profkit_sink_write(w->k, s, n);
+        return;
+    }
+    size_t open = skip_ws(s, n, 0) + 1; /* just past the '{' */
+    put(w, "{\"startTime\":");
+    put_time(w, m->start);
+    put(w, ",\"endTime\":");
+    put_time(w, m->end == PROFKIT_NO_TIME ? m->start : m->end);
+    if (s[skip_ws(s, n, open)] != '}')
+        put(w, ",");
+    profkit_sink_write(w->k, s + open, n - open);
+}
+
 static void write_markers(ffw *w, uint32_t t)
 {
     const profkit_profile *p = w->p;
@@ -846,12 +883,7 @@ static void write_markers(ffw *w, uint32_t t)
             int instant = (m->end == m->start || m->end == PROFKIT_NO_TIME) &&
                           !(w->marker_kind[i] & MARKER_NETWORK);
             switch (c) {
-            case 0:
-                if (w->marker_kind[i] & MARKER_PAYLOAD)
-                    profkit_sink_write(w->k, profkit_str(p, m->payload), p->strings.len[m->payload]);
-                else
-                    put(w, "null");
-                break;
+            case 0: write_payload(w, i); break;
             case 1: {
                 /* interned by write_all before any output */
                 const char *name = profkit_str(p, m->name);
@@ -1109,13 +1141,13 @@ static int write_all(ffw *w, const profkit_write_options *o)
     for (size_t i = 0; i < p->n_markers; i++) {
         const profkit_marker *m = &p->markers[i];
         const char *name = profkit_str(p, m->name);
-        int network = 0;
+        unsigned kind = 0;
         category_for(w, m->category);
         if (out_string(w, name, strlen(name)) == PROFKIT_NONE)
             return oom(w);
         if (m->payload != 0 && m->payload < p->strings.n &&
-            json_is_object((const uint8_t *)profkit_str(p, m->payload), p->strings.len[m->payload], &network))
-            w->marker_kind[i] = (uint8_t)(MARKER_PAYLOAD | (network ? MARKER_NETWORK : 0));
+            json_is_object((const uint8_t *)profkit_str(p, m->payload), p->strings.len[m->payload], &kind))
+            w->marker_kind[i] = (uint8_t)(MARKER_PAYLOAD | kind);
     }
 
     put(w, "{");

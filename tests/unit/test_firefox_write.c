@@ -279,6 +279,21 @@ static void markers_payloads_and_phases(void **state)
     profkit_profile_free(p);
 }
 
+static void ipc_payloads_get_times(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    profkit_thread_add(p, "main", "", -1, -1);
+    add_marker(p, "IPCOut", "IPC", 2000000, 3500000, "{ \"type\":\"IPC\",\"otherPid\":\"7\"}");
+    add_marker(p, "IPCIn", "IPC", 4000000, 4000000, "{\"type\":\"IPC\",\"startTime\":9}");
+    add_marker(p, "Other", "IPC", 4000000, 4000000, "{\"x\":{\"type\":\"IPC\"}}");
+    char *t = write_ok(p, NULL);
+    assert_has(t, "\"data\":[{\"startTime\":0,\"endTime\":1.5, \"type\":\"IPC\",\"otherPid\":\"7\"},"
+                  "{\"type\":\"IPC\",\"startTime\":9},{\"x\":{\"type\":\"IPC\"}}]");
+    free(t);
+    profkit_profile_free(p);
+}
+
 static void payload_nesting_is_bounded(void **state)
 {
     (void)state;
@@ -375,6 +390,7 @@ int main(void)
         cmocka_unit_test(nameless_functions_split_by_address),
         cmocka_unit_test(files_become_sources),
         cmocka_unit_test(markers_payloads_and_phases),
+        cmocka_unit_test(ipc_payloads_get_times),
         cmocka_unit_test(payload_nesting_is_bounded),
         cmocka_unit_test(stacks_out_of_order_are_reordered),
         cmocka_unit_test(thread_selection_and_no_threads),
