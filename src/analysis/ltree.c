@@ -14,7 +14,7 @@ int profkit_stack_self(const profkit_profile *p, uint32_t value, uint32_t thread
             continue;
         uint32_t s = p->sample_stack[r];
         if (s < p->n_stacks)
-            self[s] += p->sample_values[r * nv + value];
+            profkit_sat_addto(&self[s], p->sample_values[r * nv + value]);
     }
     *out = self;
     return 0;
@@ -108,12 +108,12 @@ int profkit_ltree_build(profkit_ltree *t, const profkit_profile *p,
         stack_node[s] = id;
     }
     for (size_t s = 0; s < ns; s++)
-        t->self[stack_node[s]] += stack_self[s];
+        profkit_sat_addto(&t->self[stack_node[s]], stack_self[s]);
     /* Parents precede children, so one backward pass sums totals. */
     for (size_t i = t->n; i-- > 0;) {
-        t->total[i] += t->self[i];
+        profkit_sat_addto(&t->total[i], t->self[i]);
         if (i)
-            t->total[t->parent[i]] += t->total[i];
+            profkit_sat_addto(&t->total[t->parent[i]], t->total[i]);
     }
     t->grand_total = t->total[0];
     /* Children lists (CSR), sorted by label. */

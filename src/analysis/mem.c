@@ -7,20 +7,14 @@ enum { M_AOBJ, M_ASPACE, M_FOBJ, M_IOBJ, M_ISPACE, M_N };
 static const char *const mem_types[M_N] = { "alloc_objects", "alloc_space", "free_objects",
                                             "inuse_objects", "inuse_space" };
 
-/* Sums of another reader's values may not fit: saturate. */
-static void sat(int64_t *a, int64_t b)
-{
-    if (__builtin_add_overflow(*a, b, a))
-        *a = b > 0 ? INT64_MAX : INT64_MIN;
-}
 
 static void add_row(profkit_mem_row *r, const int64_t *v)
 {
-    sat(&r->alloc_objects, v[M_AOBJ]);
-    sat(&r->alloc_space, v[M_ASPACE]);
-    sat(&r->free_objects, v[M_FOBJ]);
-    sat(&r->inuse_objects, v[M_IOBJ]);
-    sat(&r->inuse_space, v[M_ISPACE]);
+    profkit_sat_addto(&r->alloc_objects, v[M_AOBJ]);
+    profkit_sat_addto(&r->alloc_space, v[M_ASPACE]);
+    profkit_sat_addto(&r->free_objects, v[M_FOBJ]);
+    profkit_sat_addto(&r->inuse_objects, v[M_IOBJ]);
+    profkit_sat_addto(&r->inuse_space, v[M_ISPACE]);
 }
 
 void profkit_mem_free(profkit_mem *m)

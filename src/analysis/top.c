@@ -80,19 +80,19 @@ int profkit_top_compute(profkit_top *t, const profkit_profile *p, uint32_t value
         int64_t v = self[s];
         if (v == 0)
             continue;
-        t->total += v;
+        profkit_sat_addto(&t->total, v);
         uint32_t leaf = t->frame_key[p->stacks[s].frame];
-        t->rows[leaf].flat += v;
+        profkit_sat_addto(&t->rows[leaf].flat, v);
         /* stamp[k] == s marks key k as counted for this stack already. */
         for (uint32_t c = (uint32_t)s; c != 0; c = p->stacks[c].parent) {
             uint32_t k = t->frame_key[p->stacks[c].frame];
             if (stamp[k] != s) {
                 stamp[k] = (uint32_t)s;
-                t->rows[k].cum += v;
+                profkit_sat_addto(&t->rows[k].cum, v);
             }
         }
     }
-    t->total += self[0]; /* samples with an empty stack count in the total */
+    profkit_sat_addto(&t->total, self[0]); /* samples with an empty stack count in the total */
     rc = 0;
 done:
     free(self);

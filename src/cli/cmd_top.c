@@ -19,6 +19,10 @@ static const char help[] =
     "  --by KEY             function (default), file, line or address\n"
     "  --cum                sort by cumulative instead of flat value\n" CLI_INPUT_HELP
     "\n"
+    "When the value is cpu or wall time and the profile counts calls (bsprof),\n"
+    "two more columns follow cum%: calls (where the row is the leaf) and\n"
+    "cum/call, the cumulative time per call.\n"
+    "\n"
     "Examples:\n"
     "  profkit top cpu.prof\n"
     "  profkit top -n 50 --cum --by file cpu.prof\n";

@@ -256,14 +256,6 @@ static int append_row(profkit_profile *p, uint32_t stack, uint32_t thread, int64
     return 0;
 }
 
-static inline int64_t sat_add(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? INT64_MAX : INT64_MIN;
-    return r;
-}
-
 int profkit_sample_add(profkit_profile *p, uint32_t stack, uint32_t thread, const int64_t *values)
 {
     struct sample_key k = { stack, thread };
@@ -273,7 +265,7 @@ int profkit_sample_add(profkit_profile *p, uint32_t stack, uint32_t thread, cons
     if (row != PROFKIT_NONE) {
         int64_t *dst = p->sample_values + (size_t)row * nv;
         for (size_t v = 0; v < nv; v++)
-            dst[v] = sat_add(dst[v], values[v]);
+            dst[v] = profkit_sat_add(dst[v], values[v]);
         return 0;
     }
     int rc = append_row(p, stack, thread, PROFKIT_NO_TIME, values);

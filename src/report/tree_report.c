@@ -3,15 +3,6 @@
 
 #include <stdlib.h>
 
-/* Sums of another reader's values may not fit: saturate. */
-static int64_t sat_add(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? INT64_MAX : INT64_MIN;
-    return r;
-}
-
 /* Prints one thread's tree (thread PROFKIT_NONE: every thread merged). */
 static int print_thread(FILE *out, const profkit_profile *p, uint32_t v, uint32_t th,
                         const profkit_report_options *o, profkit_error *err)
@@ -40,7 +31,7 @@ static int print_thread(FILE *out, const profkit_profile *p, uint32_t v, uint32_
         uint32_t x = nodes[i];
         profkit_format_value(a, sizeof(a), t.total[x], unit);
         profkit_format_value(b, sizeof(b), t.self[x], unit);
-        profkit_format_value(c, sizeof(c), sat_add(t.total[x], -(t.self[x] == INT64_MIN ? INT64_MAX : t.self[x])), unit);
+        profkit_format_value(c, sizeof(c), profkit_sat_add(t.total[x], -(t.self[x] == INT64_MIN ? INT64_MAX : t.self[x])), unit);
         fprintf(out, "%10s %6.2f%% %10s %10s  %*s%s\n", a, 100.0 * (double)t.total[x] / base, b, c,
                 (int)(2 * (depths[i] - 1)), "", profkit_strtab_get(&t.labels, t.label[x]));
     }
@@ -67,9 +58,9 @@ int profkit_report_tree(FILE *out, const profkit_profile *p, const profkit_repor
     for (size_t r = 0; r < p->n_samples; r++) {
         uint32_t t = p->sample_thread[r];
         int64_t x = p->sample_values[r * p->n_value_types + v];
-        total = sat_add(total, x);
+        total = profkit_sat_add(total, x);
         int64_t *st = &sum[t < p->n_threads ? t : p->n_threads];
-        *st = sat_add(*st, x);
+        *st = profkit_sat_add(*st, x);
     }
     char tot[64];
     const char *unit = profkit_str(p, p->value_types[v].unit);

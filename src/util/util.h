@@ -48,6 +48,17 @@ int profkit_grow(void **ptr, size_t *cap, size_t need, size_t elem);
 #define PK_VEC_RESERVE(ptr, n, cap, extra) \
     profkit_grow((void **)&(ptr), &(cap), (n) + (extra), sizeof(*(ptr)))
 
+/* a + b, saturating at the int64 limits instead of overflowing. Sums of
+ * values from hostile inputs use it so no total wraps around. */
+static inline int64_t profkit_sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+static inline void profkit_sat_addto(int64_t *a, int64_t b) { *a = profkit_sat_add(*a, b); }
+
 /* 64-bit hash of bytes (wyhash-style mixing; not cryptographic). */
 uint64_t profkit_hash_bytes(const void *data, size_t len, uint64_t seed);
 static inline uint64_t profkit_hash_u64(uint64_t x)
