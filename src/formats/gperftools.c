@@ -717,6 +717,26 @@ static int rec_cmp(const void *ctx, uint32_t a, uint32_t b)
     return x->depth < y->depth ? -1 : x->depth > y->depth;
 }
 
+/*
+ * Walking records in sorted order reads their entries and keys in random
+ * places: prefetch the entry 8 records ahead and, its entry having arrived
+ * by then, the key (at root-first position `level`) 4 records ahead.
+ */
+static inline void prefetch_key(const gp_reader *r, const uint32_t *order, size_t i, size_t end,
+                                size_t level)
+{
+    if (i + 8 < end)
+        __builtin_prefetch(&r->recs[order[i + 8]]);
+    if (i + 4 < end) {
+        const struct rec_entry *x = &r->recs[order[i + 4]];
+        if (x->depth > level) {
+            size_t k = x->key_off + x->depth - 1 - level;
+            __builtin_prefetch(r->narrow ? (const void *)((const uint16_t *)(const void *)r->arena + k)
+                                         : (const void *)(r->arena + k));
+        }
+    }
+}
+
 static int pc_by_value(const void *ctx, uint32_t a, uint32_t b)
 {
     const gp_reader *r = ctx;
@@ -769,6 +789,7 @@ static int sort_records(const gp_reader *r, uint32_t *order, size_t n)
         /* digit: 0 = the record ends before `level`, else rank + 1 */
         memset(count, 0, (r->n_pcs + 2) * sizeof(size_t));
         for (size_t i = t.lo; i < t.hi; i++) {
+            prefetch_key(r, order, i, t.hi, t.level);
             const struct rec_entry *x = &r->recs[order[i]];
             uint32_t d = x->depth > t.level ? rank[key_at(r, x, x->depth - 1 - t.level)] + 1 : 0;
             digit[i] = d;
@@ -853,6 +874,7 @@ static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t
         goto done;
     uint64_t period_ns = period * 1000; /* checked by the caller */
     for (size_t i = 0; i < r->n_recs; i++) {
+        prefetch_key(r, order, i, r->n_recs, 0);
         const struct rec_entry *x = &r->recs[order[i]];
         size_t depth = x->depth;
         if (profkit_grow((void **)&path_pc, &cap_path, depth, sizeof(uint32_t)) != 0 ||
