@@ -59,7 +59,7 @@ fi
 export PATH="$PWD/$NODE_BIN:$PATH" PROFILER_CLI_NO_SYMBOLICATE=1 PROFILER_CLI_LOAD_TIMEOUT_MS=900000
 sessions=$(mktemp -d)
 export PROFILER_CLI_SESSION_DIR="$sessions"
-for mb in 512 256 128 64; do
+for mb in 720 640 512 256 128 64; do
   g="$out/gecko_ff_$mb.json"
   p="$out/gecko_ff_${mb}_processed.json"
   "$gen" "$g" "$mb" 8 1
@@ -72,7 +72,7 @@ for mb in 512 256 128 64; do
   if node "$CLI" load "$p" > "$out/gecko_ff.log" 2>&1; then
     end=$(date +%s.%N)
     pid=$(python3 -c 'import json,sys,glob; print(json.load(open(glob.glob(sys.argv[1] + "/*.json")[0]))["pid"])' "$sessions")
-    hwm=$(sed -n 's/^VmHWM: *\([0-9]*\) kB/\1/p' /proc/"$pid"/status)
+    hwm=$(awk '/^VmHWM:/ {print $2}' /proc/"$pid"/status)
     node "$CLI" stop --all > /dev/null 2>&1 || true
     awk -v mb="$mb" -v b="$pbytes" -v s="$start" -v e="$end" -v h="$hwm" -v pw="$pk_wall" -v pr="$pk_rss" 'BEGIN {
       printf "Firefox Profiler loader: %.1f MB processed profile (from the %d MB raw one) in %.1f s, peak RSS %.0f MB (profkit top on it: %s, %.0f MB)\n",

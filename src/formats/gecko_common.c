@@ -738,6 +738,98 @@ static int stream_cell(gk_reader *r, pk_json *j, gk_table *t, int tk, int c, con
                         table_names[tk], t->n_rows, col_names[c], ev_type_name(ev));
 }
 
+/*
+ * One value of a streamed sample column (processed layout): element k of
+ * any column is model row first + k, made by whichever column comes first.
+ */
+static int stream_column_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event *ev)
+{
+    gk_table *t = f->table;
+    profkit_profile *p = r->p;
+    size_t k = f->index++;
+    if (ev->type != PK_JSON_NUMBER && ev->type != PK_JSON_NULL)
+        return pk_json_fail(j, PROFKIT_ECORRUPT, "samples.%s[%zu]: expected a number, found %s",
+                            col_names[f->key], k, ev_type_name(ev));
+    int null = ev->type == PK_JSON_NULL;
+    double v = ev->num;
+    uint32_t thread = model_thread(r, r->cur);
+    if (thread == PROFKIT_NONE)
+        return oom(r);
+    if (t->count == 0) {
+        t->first = p->n_samples;
+        t->stream_vt = profkit_value_type_add(p, vt_names[t->weight_type][0], vt_names[t->weight_type][1]);
+        if (t->stream_vt == PROFKIT_NONE)
+            return oom(r);
+    }
+    if (t->first + t->count != p->n_samples)
+        return pk_json_fail(j, PROFKIT_ECORRUPT, "samples: rows of another thread in between");
+    size_t nv = p->n_value_types;
+    while (t->count <= k) {
+        if (nv > r->cap_values) {
+            free(r->values);
+            r->values = calloc(nv, sizeof *r->values);
+            if (!r->values)
+                return oom(r);
+            r->cap_values = nv;
+        }
+        memset(r->values, 0, nv * sizeof *r->values);
+        r->values[t->stream_vt] = 1; /* until a weight says otherwise */
+        if (profkit_sample_add_timed(p, PROFKIT_NONE, thread, 0, r->values) != 0)
+            return oom(r);
+        t->count++;
+    }
+    size_t row = t->first + k;
+    switch (f->key) {
+    case COL_STACK:
+        if (null) {
+            p->sample_stack[row] = PROFKIT_NONE;
+        } else if (v >= 0 && v < 4294967290.0 && v == floor(v)) {
+            p->sample_stack[row] = (uint32_t)v;
+        } else {
+            return pk_json_fail(j, PROFKIT_ECORRUPT, "samples.stack[%zu]: expected an index, found %g", k, v);
+        }
+        return 0;
+    case COL_TIME:
+    case COL_TIME_DELTAS: {
+        if (f->key == COL_TIME)
+            t->last_time = null ? t->last_time : v;
+        else
+            t->last_time += null ? 0 : v;
+        return row_ns(r, j, t, T_SAMPLES, t->last_time, &p->sample_time[row]);
+    }
+    case COL_WEIGHT: {
+        double w = null ? 1 : v;
+        if (!(w > -9.2e18 && w < 9.2e18))
+            return pk_json_fail(j, PROFKIT_ECORRUPT, "samples.weight[%zu]: %g out of range", k, w);
+        p->sample_values[row * nv + t->stream_vt] = (int64_t)llround(w);
+        return 0;
+    }
+    default: return 0;
+    }
+}
+
+/* Drops streamed rows without a stack; they are the newest rows. */
+static void compact_streamed(gk_reader *r, gk_table *t)
+{
+    profkit_profile *p = r->p;
+    if (!t->stream || t->count == 0 || t->first + t->count != p->n_samples)
+        return;
+    size_t nv = p->n_value_types, w = t->first;
+    for (size_t k = t->first; k < t->first + t->count; k++) {
+        if (p->sample_stack[k] == PROFKIT_NONE)
+            continue;
+        if (w != k) {
+            p->sample_stack[w] = p->sample_stack[k];
+            p->sample_thread[w] = p->sample_thread[k];
+            p->sample_time[w] = p->sample_time[k];
+            memmove(p->sample_values + w * nv, p->sample_values + k * nv, nv * sizeof(int64_t));
+        }
+        w++;
+    }
+    p->n_samples = w;
+    t->count = w - t->first;
+}
+
 /* ---------------------------------------------------------------- threads */
 
 typedef struct gk_build {
@@ -1148,6 +1240,8 @@ static int fix_samples(gk_build *b, gk_table *st, double shift)
     int64_t sh = (int64_t)llround(shift * 1e6);
     for (size_t k = st->first; k < st->first + st->count; k++) {
         uint32_t idx = p->sample_stack[k], id = 0;
+        if (idx == PROFKIT_NONE)
+            return table_fail(b, T_SAMPLES, k - st->first, "a sample without a stack");
         if (idx >= n_stacks)
             return table_fail(b, T_SAMPLES, k - st->first, "stack %u out of range (the stackTable has %zu entries)",
                               idx, n_stacks);
@@ -1416,6 +1510,7 @@ static int flush_pending(gk_reader *r, int force, size_t min_depth)
 static int thread_done(gk_reader *r)
 {
     gk_thread *th = r->cur;
+    compact_streamed(r, &th->tab.t[T_SAMPLES]);
     r->cur = NULL;
     if (thread_ready(r, th)) {
         int rc = build_thread(r, th);
@@ -1765,6 +1860,18 @@ static int table_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_even
         int rc = expect(j, ev, PK_JSON_ARRAY_START, col_names[k]);
         if (rc)
             return rc;
+        if (f->table_kind == T_SAMPLES && !t->rows_layout && r->cur && f->owner == &r->cur->tab) {
+            /* a thread's sample columns go straight into the model rows */
+            t->stream = 1;
+            if ((rc = push_frame(r, C_COLUMN)) != 0)
+                return rc;
+            gk_frame *s = &r->fs[r->n_fs - 1];
+            s->table = t;
+            s->owner = f->owner;
+            s->table_kind = f->table_kind;
+            s->key = k;
+            return 0;
+        }
         col_free(&t->col[k]);
         if ((rc = push_frame(r, C_COLUMN)) != 0)
             return rc;
@@ -1941,7 +2048,10 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
             return stream_cell(r, j, f->table, f->table_kind, (int)(c - f->table->col), ev);
         return put_cell(r, c, f->owner, ev);
     }
-    case C_COLUMN: return put_cell(r, f->target, f->owner, ev);
+    case C_COLUMN:
+        if (!f->target)
+            return stream_column_value(r, j, f, ev);
+        return put_cell(r, f->target, f->owner, ev);
     case C_STRINGS:
         if (ev->type == PK_JSON_STRING || ev->type == PK_JSON_NULL) {
             if (strings_push(&f->owner->strings, ev->str, ev->type == PK_JSON_NULL ? 0 : ev->len) != 0)
