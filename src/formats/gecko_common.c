@@ -187,6 +187,7 @@ typedef struct gk_reader {
     gk_tables *cap_owner;
     int cap_paused;         /* capture is a pausedRanges element */
     gk_table *cap_stream;   /* capture is the payload of a streamed marker row */
+    size_t cap_marker;      /* capture is the payload of model marker cap_marker - 1 */
     int64_t *values;        /* one streamed sample's values */
     size_t cap_values;
     gk_thread *cur;         /* thread being parsed */
@@ -408,6 +409,7 @@ static int begin_capture(gk_reader *r, const pk_json_event *ev, gk_col *target, 
 {
     r->cap_text.len = 0;
     r->cap_stream = NULL;
+    r->cap_marker = 0;
     r->cap_target = target;
     r->cap_owner = owner;
     r->cap_paused = paused;
@@ -424,6 +426,13 @@ static int end_capture(gk_reader *r)
     if (r->cap_paused) {
         if (profkit_meta_add_len(r->p, "pausedRange", s, r->cap_text.len) != 0)
             return oom(r);
+        return 0;
+    }
+    if (r->cap_marker) {
+        uint32_t id = profkit_string_intern(r->p, s, r->cap_text.len);
+        if (id == PROFKIT_NONE)
+            return oom(r);
+        r->p->markers[r->cap_marker - 1].payload = id;
         return 0;
     }
     if (r->cap_stream) {
@@ -613,6 +622,31 @@ static int row_ns(gk_reader *r, pk_json *j, gk_table *t, int tk, double ms, int6
     return 0;
 }
 
+/* The model string id of category index c (0 when c names none). */
+static int category_id(gk_reader *r, double c, uint32_t *out)
+{
+    *out = 0;
+    if (cell_is_null(c) || !(c >= 0 && c < (double)r->categories.n) || c != floor(c))
+        return 0;
+    const gk_strings *cs = &r->categories;
+    size_t k = (size_t)c;
+    if (r->n_category_ids != cs->n) {
+        free(r->category_ids);
+        r->category_ids = malloc(cs->n * sizeof *r->category_ids);
+        if (!r->category_ids)
+            return oom(r);
+        memset(r->category_ids, 0xff, cs->n * sizeof *r->category_ids);
+        r->n_category_ids = cs->n;
+    }
+    if (r->category_ids[k] == PROFKIT_NONE) {
+        r->category_ids[k] = profkit_string_intern(r->p, cs->buf + cs->off[k], cs->off[k + 1] - cs->off[k]);
+        if (r->category_ids[k] == PROFKIT_NONE)
+            return oom(r);
+    }
+    *out = r->category_ids[k];
+    return 0;
+}
+
 static int emit_sample(gk_reader *r, pk_json *j, gk_table *t)
 {
     if (!r->cur)
@@ -683,25 +717,9 @@ static int emit_marker(gk_reader *r, pk_json *j, gk_table *t)
     if ((rc = row_ns(r, j, t, T_MARKERS, st, &m.start)) != 0 ||
         (rc = row_ns(r, j, t, T_MARKERS, e, &m.end)) != 0)
         return rc;
-    double c = t->row[COL_CATEGORY];
-    if (!cell_is_null(c) && c >= 0 && c < (double)r->categories.n && c == floor(c)) {
-        const gk_strings *cs = &r->categories;
-        size_t k = (size_t)c;
-        if (r->n_category_ids != cs->n) {
-            free(r->category_ids);
-            r->category_ids = malloc(cs->n * sizeof *r->category_ids);
-            if (!r->category_ids)
-                return oom(r);
-            memset(r->category_ids, 0xff, cs->n * sizeof *r->category_ids);
-            r->n_category_ids = cs->n;
-        }
-        if (r->category_ids[k] == PROFKIT_NONE) {
-            r->category_ids[k] = profkit_string_intern(r->p, cs->buf + cs->off[k], cs->off[k + 1] - cs->off[k]);
-            if (r->category_ids[k] == PROFKIT_NONE)
-                return oom(r);
-        }
-        m.category = r->category_ids[k];
-    }
+    int rc2 = category_id(r, t->row[COL_CATEGORY], &m.category);
+    if (rc2)
+        return rc2;
     m.thread = model_thread(r, r->cur);
     if (m.thread == PROFKIT_NONE)
         return oom(r);
@@ -804,6 +822,60 @@ static int stream_column_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_j
         p->sample_values[row * nv + t->stream_vt] = (int64_t)llround(w);
         return 0;
     }
+    default: return 0;
+    }
+}
+
+/*
+ * One value of a streamed marker column (processed layout): element k is
+ * the thread's marker first + k. Times are kept raw (PROFKIT_NO_TIME for
+ * null) and completed by fix_markers; a payload is captured and interned.
+ */
+static int stream_marker_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event *ev)
+{
+    gk_table *t = f->table;
+    profkit_profile *p = r->p;
+    size_t k = f->index++;
+    uint32_t thread = model_thread(r, r->cur);
+    if (thread == PROFKIT_NONE)
+        return oom(r);
+    if (t->count == 0)
+        t->first = p->n_markers;
+    if (t->first + t->count != p->n_markers)
+        return pk_json_fail(j, PROFKIT_ECORRUPT, "markers: rows of another thread in between");
+    while (t->count <= k) {
+        profkit_marker m = { PROFKIT_NO_TIME, PROFKIT_NO_TIME, thread, PROFKIT_NONE, 0, 0 };
+        if (profkit_marker_add(p, &m) != 0)
+            return oom(r);
+        t->count++;
+    }
+    profkit_marker *m = &p->markers[t->first + k];
+    if (f->key == COL_DATA) {
+        if (ev->type == PK_JSON_NULL)
+            return 0;
+        begin_capture(r, ev, NULL, NULL, 0);
+        r->cap_marker = t->first + k + 1;
+        return r->capture ? 0 : end_capture(r);
+    }
+    if (ev->type != PK_JSON_NUMBER && ev->type != PK_JSON_NULL)
+        return pk_json_fail(j, PROFKIT_ECORRUPT, "markers.%s[%zu]: expected a number, found %s",
+                            col_names[f->key], k, ev_type_name(ev));
+    int null = ev->type == PK_JSON_NULL;
+    double v = ev->num;
+    switch (f->key) {
+    case COL_NAME:
+        if (null)
+            return 0;
+        if (!(v >= 0 && v < 4294967290.0) || v != floor(v))
+            return pk_json_fail(j, PROFKIT_ECORRUPT, "markers.name[%zu]: expected a string index, found %g", k, v);
+        m->name = (uint32_t)v;
+        return 0;
+    case COL_TIME:
+    case COL_START_TIME:
+        return null ? 0 : row_ns(r, j, t, T_MARKERS, v, &m->start);
+    case COL_END_TIME:
+        return null ? 0 : row_ns(r, j, t, T_MARKERS, v, &m->end);
+    case COL_CATEGORY: return category_id(r, null ? boxed(BOX_NULL) : v, &m->category);
     default: return 0;
     }
 }
@@ -1272,6 +1344,10 @@ static int fix_markers(gk_build *b, gk_table *mt, double shift)
             if (rc < 0)
                 return rc;
         }
+        if (m->start == PROFKIT_NO_TIME) /* an interval end: it starts where it ends */
+            m->start = m->end == PROFKIT_NO_TIME ? 0 : m->end;
+        if (m->end == PROFKIT_NO_TIME)
+            m->end = m->start;
         if (__builtin_add_overflow(m->start, sh, &m->start) || __builtin_add_overflow(m->end, sh, &m->end))
             return table_fail(b, T_MARKERS, k - mt->first, "time out of range after the process shift");
     }
@@ -1860,7 +1936,8 @@ static int table_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_even
         int rc = expect(j, ev, PK_JSON_ARRAY_START, col_names[k]);
         if (rc)
             return rc;
-        if (f->table_kind == T_SAMPLES && !t->rows_layout && r->cur && f->owner == &r->cur->tab) {
+        if ((f->table_kind == T_SAMPLES || f->table_kind == T_MARKERS) && !t->rows_layout && r->cur &&
+            f->owner == &r->cur->tab) {
             /* a thread's sample columns go straight into the model rows */
             t->stream = 1;
             if ((rc = push_frame(r, C_COLUMN)) != 0)
@@ -2012,6 +2089,12 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
             f->key = -1;
             if (ev->type == PK_JSON_ARRAY_START) {
                 f->table->rows_layout = 1;
+            } else if (r->cur && f->owner == &r->cur->tab) {
+                f->kind = C_COLUMN;
+                f->table->stream = 1;
+                f->target = NULL;
+                f->key = COL_DATA;
+                return stream_marker_value(r, j, f, ev);
             } else {
                 f->kind = C_COLUMN;
                 col_free(&f->table->col[COL_DATA]);
@@ -2050,7 +2133,8 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
     }
     case C_COLUMN:
         if (!f->target)
-            return stream_column_value(r, j, f, ev);
+            return f->table_kind == T_MARKERS ? stream_marker_value(r, j, f, ev)
+                                              : stream_column_value(r, j, f, ev);
         return put_cell(r, f->target, f->owner, ev);
     case C_STRINGS:
         if (ev->type == PK_JSON_STRING || ev->type == PK_JSON_NULL) {

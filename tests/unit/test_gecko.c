@@ -332,6 +332,19 @@ static void test_processed_shared(void **state)
         assert_int_equal(p->sample_values[5 * p->n_value_types + vw], 3);
         assert_string_equal(profkit_meta_get(p, "format_version"), "70");
         assert_int_equal(p->n_markers, 6);
+        const profkit_marker *m = p->markers;
+        assert_string_equal(profkit_str(p, m[0].name), "main");
+        assert_int_equal(m[0].start, 1000000);
+        assert_int_equal(m[0].end, 1000000); /* endTime null: an instant */
+        /* category names come from a meta that precedes the markers */
+        assert_string_equal(profkit_str(p, m[0].category), k == 0 ? "JavaScript" : "");
+        assert_string_equal(profkit_str(p, m[0].payload), "{\"type\":\"Text\",\"name\":\"x\"}");
+        assert_string_equal(profkit_str(p, m[1].name), "work");
+        assert_int_equal(m[1].start, 2000000);
+        assert_int_equal(m[1].end, 3500000);
+        assert_string_equal(profkit_str(p, m[1].category), k == 0 ? "Other" : "");
+        assert_int_equal(m[1].payload, 0);
+        assert_int_equal(m[5].thread, 2);
         profkit_profile_free(p);
     }
 }
