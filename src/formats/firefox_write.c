@@ -225,35 +225,6 @@ static int oom(ffw *w) { return profkit_error_set(w->err, PROFKIT_ENOMEM, NULL, 
 
 /* ------------------------------------------------- marker payloads */
 
-/* Length of the valid UTF-8 sequence at s (n > 0 bytes left), or 0. */
-static size_t utf8_seq(const uint8_t *s, size_t n)
-{
-    uint8_t c = s[0];
-    size_t len;
-    uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        len = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef)
-        len = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4)
-        len = 4, cp = c & 0x07;
-    else
-        return 0;
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
-
 static size_t skip_ws(const uint8_t *s, size_t n, size_t i)
 {
     while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
@@ -288,7 +259,7 @@ static size_t json_string_end(const uint8_t *s, size_t n, size_t i)
             }
             continue;
         }
-        size_t step = utf8_seq(s + i, n - i);
+        size_t step = profkit_utf8_len(s + i, n - i);
         if (!step)
             return 0;
         i += step;

@@ -6,8 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t utf8_len(const uint8_t *s, size_t n)
+size_t profkit_utf8_len(const uint8_t *s, size_t n)
 {
     uint8_t c = s[0];
     size_t len;
@@ -64,7 +63,7 @@ void profkit_json_string(profkit_sink *k, const char *str, size_t len)
             snprintf(ubuf, sizeof(ubuf), "\\u%04x", c);
             esc = ubuf;
         } else if (c >= 0x80) {
-            step = utf8_len(s + i, len - i);
+            step = profkit_utf8_len(s + i, len - i);
             if (step == 0) {
                 esc = "\xef\xbf\xbd"; /* U+FFFD */
                 step = 1;

@@ -8,6 +8,10 @@
 
 #include "io/io.h"
 
+/* Length of the valid UTF-8 sequence at s (n > 0 bytes left), or 0 when
+ * the bytes there are not valid UTF-8 (overlong, surrogate, past U+10FFFF). */
+size_t profkit_utf8_len(const uint8_t *s, size_t n);
+
 /* Writes s[0..len) as a JSON string literal, quotes included. */
 void profkit_json_string(profkit_sink *k, const char *s, size_t len);
 static inline void profkit_json_cstr(profkit_sink *k, const char *s)
