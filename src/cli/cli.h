@@ -64,6 +64,25 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 /* Prints an error; returns CLI_BAD_INPUT. */
 int cli_error(const profkit_error *e);
 
+/*
+ * Report options every report command spells the same way; a command lists
+ * the ones it takes in its getopt table with these codes:
+ *   -n/--limit N ('n'), --value NAME ('V'), --thread NAME ('T'),
+ *   --by KEY ('B'), --cum ('C'), --by-line ('L'), --depth N ('D'),
+ *   --min-percent P ('P').
+ */
+typedef int (*cli_report_fn)(FILE *out, const profkit_profile *p,
+                             const profkit_report_options *o, profkit_error *err);
+
+/*
+ * The whole of a report command: parses argv with `opts` (report options
+ * above plus CLI_INPUT_OPTIONS), prints `help` for --help, loads the FILEs
+ * and runs `report` with *ro (whose defaults the caller set). Returns the
+ * exit status.
+ */
+int cli_report_main(const char *cmd, const char *help, const struct option *opts, int argc,
+                    char **argv, profkit_report_options *ro, cli_report_fn report);
+
 /* Parses --by; returns 0 or -1. */
 int cli_parse_by(const char *s, profkit_key *out);
 /* Parses a non-negative integer; returns 0 or -1. */

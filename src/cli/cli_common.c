@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -152,4 +153,76 @@ int cli_parse_size(const char *s, size_t *out)
         return -1;
     *out = (size_t)v;
     return 0;
+}
+
+/* Handles one report option; 1 done, 0 not a report option, -1 usage error. */
+static int report_option(const char *cmd, profkit_report_options *ro, int c, const char *arg)
+{
+    char *end;
+    switch (c) {
+    case 'n':
+        if (cli_parse_size(arg, &ro->limit) != 0)
+            return cli_usage(cmd, "-n takes a whole number, not '%s'", arg), -1;
+        return 1;
+    case 'V': ro->value = arg; return 1;
+    case 'T': ro->thread = arg; return 1;
+    case 'B':
+        if (cli_parse_by(arg, &ro->by) != 0)
+            return cli_usage(cmd, "--by takes function, file, line or address, not '%s'", arg), -1;
+        return 1;
+    case 'C': ro->sort_cum = 1; return 1;
+    case 'L': ro->by = PROFKIT_BY_LINE; return 1;
+    case 'D':
+        if (cli_parse_size(arg, &ro->max_depth) != 0)
+            return cli_usage(cmd, "--depth takes a whole number, not '%s'", arg), -1;
+        return 1;
+    case 'P':
+        ro->cutoff_pct = strtod(arg, &end);
+        if (!*arg || *end || !(ro->cutoff_pct >= 0 && ro->cutoff_pct <= 100))
+            return cli_usage(cmd, "--min-percent takes a number from 0 to 100, not '%s'", arg), -1;
+        return 1;
+    default: return 0;
+    }
+}
+
+int cli_report_main(const char *cmd, const char *help, const struct option *opts, int argc,
+                    char **argv, profkit_report_options *ro, cli_report_fn report)
+{
+    cli_input in;
+    memset(&in, 0, sizeof(in));
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "n:qh", opts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(help, stdout);
+            return CLI_OK;
+        }
+        /* The short options are shared; take only what this command lists. */
+        int listed = 0;
+        for (const struct option *o = opts; o->name; o++)
+            listed |= o->val == c;
+        if (!listed)
+            return cli_usage(cmd, "unknown option");
+        int r = report_option(cmd, ro, c, optarg);
+        if (r < 0)
+            return CLI_USAGE;
+        if (r == 0) {
+            r = cli_input_option(&in, c, optarg);
+            if (r < 0)
+                return CLI_USAGE;
+            if (r == 0)
+                return cli_usage(cmd, "unknown option");
+        }
+    }
+    if (optind >= argc)
+        return cli_usage(cmd, "no input file");
+    profkit_profile *p;
+    int rc = cli_load(&p, argv + optind, argc - optind, &in);
+    if (rc)
+        return rc;
+    profkit_error err;
+    if (report(stdout, p, ro, &err) != 0)
+        rc = err.code == PROFKIT_EINVAL ? cli_usage(cmd, "%s", err.message) : cli_error(&err);
+    profkit_profile_free(p);
+    return rc;
 }

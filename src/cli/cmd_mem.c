@@ -33,35 +33,8 @@ int cmd_mem(int argc, char **argv)
         CLI_INPUT_OPTIONS,
         { NULL, 0, NULL, 0 },
     };
-    cli_input in = { 0 };
     profkit_report_options ro;
     memset(&ro, 0, sizeof(ro));
     ro.limit = 20;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "n:qh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'h': fputs(help, stdout); return CLI_OK;
-        case 'n':
-            if (cli_parse_size(optarg, &ro.limit) != 0)
-                return cli_usage("mem", "-n takes a whole number, not '%s'", optarg);
-            break;
-        case 'T': ro.thread = optarg; break;
-        case 'L': ro.by = PROFKIT_BY_LINE; break;
-        default:
-            if (!cli_input_option(&in, c, optarg))
-                return cli_usage("mem", "unknown option");
-        }
-    }
-    if (optind >= argc)
-        return cli_usage("mem", "no input file");
-    profkit_profile *p;
-    int rc = cli_load(&p, argv + optind, argc - optind, &in);
-    if (rc)
-        return rc;
-    profkit_error err;
-    if (profkit_report_mem(stdout, p, &ro, &err) != 0)
-        rc = err.code == PROFKIT_EINVAL ? cli_usage("mem", "%s", err.message) : cli_error(&err);
-    profkit_profile_free(p);
-    return rc;
+    return cli_report_main("mem", help, opts, argc, argv, &ro, profkit_report_mem);
 }

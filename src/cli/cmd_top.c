@@ -38,40 +38,8 @@ int cmd_top(int argc, char **argv)
         CLI_INPUT_OPTIONS,
         { NULL, 0, NULL, 0 },
     };
-    cli_input in = { 0 };
     profkit_report_options ro;
     memset(&ro, 0, sizeof(ro));
     ro.limit = 20;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "n:qh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'h': fputs(help, stdout); return CLI_OK;
-        case 'n':
-            if (cli_parse_size(optarg, &ro.limit) != 0)
-                return cli_usage("top", "-n takes a whole number, not '%s'", optarg);
-            break;
-        case 'V': ro.value = optarg; break;
-        case 'T': ro.thread = optarg; break;
-        case 'B':
-            if (cli_parse_by(optarg, &ro.by) != 0)
-                return cli_usage("top", "--by takes function, file, line or address, not '%s'", optarg);
-            break;
-        case 'C': ro.sort_cum = 1; break;
-        default:
-            if (cli_input_option(&in, c, optarg) <= 0)
-                return cli_usage("top", "unknown option");
-        }
-    }
-    if (optind >= argc)
-        return cli_usage("top", "no input file");
-    profkit_profile *p;
-    int rc = cli_load(&p, argv + optind, argc - optind, &in);
-    if (rc)
-        return rc;
-    profkit_error err;
-    if (profkit_report_top(stdout, p, &ro, &err) != 0)
-        rc = err.code == PROFKIT_EINVAL ? cli_usage("top", "%s", err.message) : cli_error(&err);
-    profkit_profile_free(p);
-    return rc;
+    return cli_report_main("top", help, opts, argc, argv, &ro, profkit_report_top);
 }

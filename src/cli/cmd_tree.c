@@ -2,7 +2,6 @@
 #include "cli/cli.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const char help[] =
@@ -37,42 +36,7 @@ int cmd_tree(int argc, char **argv)
         CLI_INPUT_OPTIONS,
         { NULL, 0, NULL, 0 },
     };
-    cli_input in = { 0 };
     profkit_report_options ro;
     memset(&ro, 0, sizeof(ro));
-    int c;
-    char *end;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'h': fputs(help, stdout); return CLI_OK;
-        case 'V': ro.value = optarg; break;
-        case 'T': ro.thread = optarg; break;
-        case 'L': ro.by = PROFKIT_BY_LINE; break;
-        case 'D':
-            if (cli_parse_size(optarg, &ro.max_depth) != 0)
-                return cli_usage("tree", "--depth takes a whole number, not '%s'", optarg);
-            break;
-        case 'P':
-            ro.cutoff_pct = strtod(optarg, &end);
-            if (!*optarg || *end || !(ro.cutoff_pct >= 0 && ro.cutoff_pct <= 100))
-                return cli_usage("tree", "--min-percent takes a number from 0 to 100, not '%s'",
-                                 optarg);
-            break;
-        default:
-            if (!cli_input_option(&in, c, optarg))
-                return cli_usage("tree", "unknown option");
-        }
-    }
-    if (optind >= argc)
-        return cli_usage("tree", "no input file");
-    profkit_profile *p;
-    int rc = cli_load(&p, argv + optind, argc - optind, &in);
-    if (rc)
-        return rc;
-    profkit_error err;
-    if (profkit_report_tree(stdout, p, &ro, &err) != 0)
-        rc = err.code == PROFKIT_EINVAL ? cli_usage("tree", "%s", err.message) : cli_error(&err);
-    profkit_profile_free(p);
-    return rc;
+    return cli_report_main("tree", help, opts, argc, argv, &ro, profkit_report_tree);
 }
