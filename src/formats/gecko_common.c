@@ -249,8 +249,8 @@ static int strings_push(gk_strings *s, const char *str, size_t len)
 {
     if (s->n + 2 > s->cap_off && PK_VEC_RESERVE(s->off, s->n, s->cap_off, 2) != 0)
         return PROFKIT_ENOMEM;
-    if (s->len + len > s->cap) {
-        if (profkit_grow((void **)&s->buf, &s->cap, s->len + len, 1) != 0)
+    if (s->len + len + 1 > s->cap) { /* + 1: buf exists even when every string is empty */
+        if (profkit_grow((void **)&s->buf, &s->cap, s->len + len + 1, 1) != 0)
             return PROFKIT_ENOMEM;
     }
     if (s->n == 0)
