@@ -59,7 +59,7 @@ fi
 export PATH="$PWD/$NODE_BIN:$PATH" PROFILER_CLI_NO_SYMBOLICATE=1 PROFILER_CLI_LOAD_TIMEOUT_MS=900000
 sessions=$(mktemp -d)
 export PROFILER_CLI_SESSION_DIR="$sessions"
-for mb in 720 640 512 256 128 64; do
+for mb in 1150 900 720 512 256 128 64; do
   g="$out/gecko_ff_$mb.json"
   p="$out/gecko_ff_${mb}_processed.json"
   "$gen" "$g" "$mb" 8 1
