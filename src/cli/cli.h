@@ -40,7 +40,8 @@ typedef struct cli_input {
     "  --strict        treat every warning as an error\n"                                \
     "  -q, --quiet     do not print warnings\n"                                          \
     "  --symbolize     name address-only frames from the ELF files the profile's\n"     \
-    "                  mappings name, when they exist on this machine\n"                \
+    "                  mappings name, when they exist on this machine (they\n"         \
+    "                  must be the very files that ran: nothing checks that)\n"         \
     "  --binary PATH   name address-only frames from this ELF file (matched to a\n"     \
     "                  mapping by file name; repeatable)\n"                             \
     "  -h, --help      show this help\n"
