@@ -2127,8 +2127,16 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
             return err;
         if (!c)
             return skip_value(r, ev);
-        if (f->table->stream)
+        if (f->table->stream) {
+            /* Streamed rows name model columns through the schema; a table
+             * that began as columns (no schema) has none to name them. */
+            if (!f->table->have_schema)
+                return pk_json_fail(j, PROFKIT_ECORRUPT,
+                                    "%s: rows in a table that has columns: a table is either "
+                                    "a schema with data rows or one array per column",
+                                    table_names[f->table_kind]);
             return stream_cell(r, j, f->table, f->table_kind, (int)(c - f->table->col), ev);
+        }
         return put_cell(r, c, f->owner, ev);
     }
     case C_COLUMN:
