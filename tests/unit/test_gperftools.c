@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "hostile.h"
+
 #include "model/model.h"
 
 /* ---- building profiles in memory ---- */
@@ -467,63 +469,23 @@ static void writer_counts_from_time(void **state)
 
 /* ---- hostile input: a real profile cut and flipped ---- */
 
-static uint8_t *load_fixture(const char *rel, size_t *n)
-{
-    const char *shared = getenv("PROFKIT_SHARED");
-    char path[1024];
-    snprintf(path, sizeof(path), "%s/fixtures/%s", shared ? shared : "../shared", rel);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    uint8_t *buf = malloc(1 << 20);
-    *n = fread(buf, 1, 1 << 20, f);
-    fclose(f);
-    return buf;
-}
-
 static void every_prefix_and_bit_flips(void **state)
 {
     (void)state;
     size_t n;
-    uint8_t *d = load_fixture("gperftools-real/real1.prof", &n);
+    uint8_t *d = pk_hostile_load("gperftools-real/real1.prof", &n);
     assert_non_null(d); /* presence checked in main */
-    profkit_profile *p;
-    profkit_error err;
-    /* Every truncation point: an error or a warning, never a crash. */
-    size_t ok_prefixes = 0, warned = 0;
-    for (size_t k = 0; k < n; k++) {
-        int rc = read_buf(&p, d, k, &err, 0);
-        if (rc == 0) {
-            ok_prefixes++;
-            warned += n_warnings > 0;
-            profkit_profile_free(p);
-        } else {
-            assert_true(err.message[0] != '\0');
-        }
-    }
+    pk_hostile_counts cut = { 0 }, flipped = { 0 };
+    pk_hostile_prefixes(d, n, "gperftools", &cut);
+    assert_int_equal(cut.silent, 0);
+    assert_int_equal(cut.read + cut.failed, n);
     /* A prefix that reads has either lost its trailer (warning) or cut the
      * maps text only (it reads silently, with fewer mappings). */
-    assert_true(warned > 0);
-    assert_true(ok_prefixes >= warned);
-    /* Seeded bit flips. */
-    uint8_t *m = malloc(n);
-    uint64_t seed = 0x9e3779b97f4a7c15ULL;
-    for (int i = 0; i < 400; i++) {
-        memcpy(m, d, n);
-        for (int j = 0; j < 1 + i % 4; j++) {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            size_t at = (size_t)(seed % n);
-            m[at] ^= (uint8_t)(1u << ((seed >> 32) % 8));
-        }
-        if (read_buf(&p, m, n, &err, 0) == 0) {
-            char *f = folded_of(p, NULL);
-            free(f);
-            profkit_profile_free(p);
-        }
-    }
-    free(m);
+    assert_true(cut.warned > 0);
+    assert_true(cut.read >= cut.warned);
+    pk_hostile_flips(d, n, "gperftools", 400, &flipped);
+    assert_int_equal(flipped.silent, 0);
+    assert_int_equal(flipped.read + flipped.failed, 400);
     free(d);
 }
 
@@ -543,7 +505,7 @@ int main(void)
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     size_t n;
-    uint8_t *d = load_fixture("gperftools-real/real1.prof", &n);
+    uint8_t *d = pk_hostile_load("gperftools-real/real1.prof", &n);
     if (!d) {
         printf("SKIP: hostile-input tests need ../shared/fixtures (absent here)\n");
         return rc;

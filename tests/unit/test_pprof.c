@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include <zlib.h>
+
+#include "hostile.h"
 
 #include "model/model.h"
 
@@ -468,75 +469,28 @@ static void writer_round_trip(void **state)
 
 /* ---- hostile input: a real profile cut and flipped ---- */
 
-static uint8_t *load_gz_fixture(const char *rel, size_t *n)
-{
-    const char *shared = getenv("PROFKIT_SHARED");
-    char path[1024];
-    snprintf(path, sizeof(path), "%s/fixtures/%s", shared ? shared : "../shared", rel);
-    gzFile f = gzopen(path, "rb");
-    if (!f)
-        return NULL;
-    uint8_t *buf = malloc(1 << 20);
-    int got = gzread(f, buf, 1 << 20);
-    gzclose(f);
-    if (got <= 0) {
-        free(buf);
-        return NULL;
-    }
-    *n = (size_t)got;
-    return buf;
-}
-
 static void every_prefix_and_bit_flips(void **state)
 {
     (void)state;
     size_t n;
-    uint8_t *d = load_gz_fixture("pprof/cppbench.pb.gz", &n);
+    uint8_t *d = pk_hostile_load("pprof/cppbench.pb.gz", &n);
     assert_non_null(d);
     profkit_profile *p;
     profkit_error err;
     assert_int_equal(read_buf(&p, d, n, &err), 0);
     char *whole = folded_of(p, NULL, NULL);
     assert_non_null(strstr(whole, "0x42ed43 5420000000\n"));
+    free(whole);
     profkit_profile_free(p);
-    size_t failed = 0;
-    for (size_t k = 0; k < n; k++) {
-        /* a copy of exactly k bytes, so ASan sees any read past the cut */
-        uint8_t *c = malloc(k ? k : 1);
-        memcpy(c, d, k);
-        int rc = read_buf(&p, c, k, &err);
-        free(c);
-        if (rc == 0) {
-            profkit_profile_free(p);
-        } else {
-            failed++;
-            assert_true(err.message[0] != '\0');
-        }
-    }
+    pk_hostile_counts cut = { 0 }, flipped = { 0 };
+    pk_hostile_prefixes(d, n, "pprof", &cut);
+    assert_int_equal(cut.silent, 0);
     /* Protobuf has no end marker: a cut between two top-level fields can
      * read, but the string table comes last here, so nearly all fail. */
-    assert_true(failed > n * 9 / 10);
-    uint8_t *m = malloc(n);
-    uint64_t seed = 0x9e3779b97f4a7c15ULL;
-    size_t read_ok = 0;
-    for (int i = 0; i < 400; i++) {
-        memcpy(m, d, n);
-        for (int j = 0; j < 1 + i % 4; j++) {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            m[seed % n] ^= (uint8_t)(1u << ((seed >> 32) % 8));
-        }
-        if (read_buf(&p, m, n, &err) == 0) {
-            read_ok++;
-            char *f = folded_of(p, NULL, NULL);
-            free(f);
-            profkit_profile_free(p);
-        }
-    }
-    assert_true(read_ok > 0);
-    free(whole);
-    free(m);
+    assert_true(cut.failed > n * 9 / 10);
+    pk_hostile_flips(d, n, "pprof", 400, &flipped);
+    assert_int_equal(flipped.silent, 0);
+    assert_true(flipped.read > 0);
     free(d);
 }
 
@@ -554,7 +508,7 @@ int main(void)
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     size_t n;
-    uint8_t *d = load_gz_fixture("pprof/cppbench.pb.gz", &n);
+    uint8_t *d = pk_hostile_load("pprof/cppbench.pb.gz", &n);
     if (!d) {
         printf("SKIP: hostile-input tests need ../shared/fixtures (absent here)\n");
         return rc;
