@@ -144,6 +144,26 @@ void profkit_source_set_progress(profkit_source *s, profkit_progress_fn fn, void
 
 /* ---- raw layer ---- */
 
+/* read(2) of up to cap raw bytes into buf: *got = 0 at the end of the file. */
+static int raw_read(profkit_source *s, uint8_t *buf, size_t cap, size_t *got, profkit_error *err)
+{
+    ssize_t r;
+    do
+        r = read(s->fd, buf, cap);
+    while (r < 0 && errno == EINTR);
+    if (r < 0)
+        return io_error(s, err, "read failed");
+    *got = (size_t)r;
+    if (r == 0)
+        s->raw_eof = 1;
+    s->raw_done += (uint64_t)r;
+    if (s->progress && s->raw_done - s->progress_last >= (4u << 20)) {
+        s->progress_last = s->raw_done;
+        s->progress(s->raw_done, s->raw_total, s->progress_payload);
+    }
+    return 0;
+}
+
 /* Makes raw bytes available in (raw_buf|mem)[raw_pos..raw_len). */
 static int raw_fill(profkit_source *s, profkit_error *err)
 {
@@ -155,22 +175,8 @@ static int raw_fill(profkit_source *s, profkit_error *err)
         return 0;
     if (!s->raw_buf && !(s->raw_buf = malloc(RAW_CHUNK)))
         return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
-    ssize_t r;
-    do
-        r = read(s->fd, s->raw_buf, RAW_CHUNK);
-    while (r < 0 && errno == EINTR);
-    if (r < 0)
-        return io_error(s, err, "read failed");
     s->raw_pos = 0;
-    s->raw_len = (size_t)r;
-    if (r == 0)
-        s->raw_eof = 1;
-    s->raw_done += (uint64_t)r;
-    if (s->progress && s->raw_done - s->progress_last >= (4u << 20)) {
-        s->progress_last = s->raw_done;
-        s->progress(s->raw_done, s->raw_total, s->progress_payload);
-    }
-    return 0;
+    return raw_read(s, s->raw_buf, RAW_CHUNK, &s->raw_len, err);
 }
 
 static const uint8_t *raw_ptr(profkit_source *s) { return s->mem ? s->mem : s->raw_buf; }
@@ -212,6 +218,18 @@ static int decode(profkit_source *s, uint8_t *buf, size_t cap, size_t *got, prof
     if (rc)
         return rc;
     while (*got < cap && !s->decode_done) {
+        if (s->comp == PROFKIT_COMP_NONE && !s->mem && s->raw_pos >= s->raw_len &&
+            !s->raw_eof && cap - *got >= RAW_CHUNK) {
+            /* A plain file and a large request: read straight into the
+             * caller's buffer instead of copying through raw_buf. */
+            size_t n;
+            if ((rc = raw_read(s, buf + *got, cap - *got, &n, err)) != 0)
+                return rc;
+            *got += n;
+            if (n == 0)
+                s->decode_done = 1;
+            continue;
+        }
         if ((rc = raw_fill(s, err)) != 0)
             return rc;
         size_t avail = raw_avail(s);

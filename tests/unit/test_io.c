@@ -164,6 +164,21 @@ static void file_source_and_errors(void **state)
     assert_int_equal(n, N);
     assert_memory_equal(d, plain, N);
     profkit_source_close(s);
+    /* Streamed after a peek, in small and large requests: large ones are
+     * read straight into the caller's buffer once the buffered bytes are
+     * used up; the bytes and their order must not change. */
+    static uint8_t back[2 * N];
+    assert_int_equal(profkit_source_open_file(&s, path, &err), 0);
+    assert_int_equal(profkit_source_peek(s, &d, &n, &err), 0);
+    size_t len = 0, got, reads = 0;
+    do {
+        size_t want = reads++ % 2 ? sizeof(back) - len : 1000;
+        assert_int_equal(profkit_source_read(s, back + len, want, &got, &err), 0);
+        len += got;
+    } while (got > 0 && len < sizeof(back));
+    assert_int_equal(len, N);
+    assert_memory_equal(back, plain, N);
+    profkit_source_close(s);
     unlink(path);
     assert_int_equal(profkit_source_open_file(&s, "/nonexistent/x.prof", &err), PROFKIT_EIO);
     assert_string_equal(err.file, "/nonexistent/x.prof");
