@@ -873,6 +873,11 @@ static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t
     if ((rc = sort_records(r, order, r->n_recs)) != 0)
         goto done;
     uint64_t period_ns = period * 1000; /* checked by the caller */
+    /* In a profile with no stacks yet, every node past the prefix shared
+     * with the previous record is new (the records are sorted, so the
+     * records sharing a prefix are adjacent), and so is every sample row:
+     * append them without the lookups. */
+    int fresh = p->n_stacks == 1 && p->n_samples == 0;
     for (size_t i = 0; i < r->n_recs; i++) {
         prefetch_key(r, order, i, r->n_recs, 0);
         const struct rec_entry *x = &r->recs[order[i]];
@@ -890,7 +895,8 @@ static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t
         uint32_t stack = k > 0 ? path_stack[k - 1] : 0;
         for (; k < depth; k++) {
             uint32_t pci = key_at(r, x, depth - 1 - k);
-            stack = profkit_stack_intern(p, stack, frame[pci]);
+            stack = fresh ? profkit_stack_append(p, stack, frame[pci])
+                          : profkit_stack_intern(p, stack, frame[pci]);
             if (stack == PROFKIT_NONE) {
                 rc = PROFKIT_ENOMEM;
                 goto done;
@@ -905,7 +911,7 @@ static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t
             rc = PROFKIT_ECORRUPT;
             goto done;
         }
-        if (profkit_sample_add(p, stack, th, v) != 0) {
+        if ((fresh ? profkit_sample_append(p, stack, th, v) : profkit_sample_add(p, stack, th, v)) != 0) {
             rc = PROFKIT_ENOMEM;
             goto done;
         }

@@ -29,6 +29,7 @@ struct profkit_profile {
     profkit_stack *stacks; /* stacks[0] is the root */
     size_t n_stacks, cap_stacks;
     profkit_idset stack_set;
+    size_t stacks_indexed; /* rows [1, stacks_indexed) are in stack_set */
 
     profkit_value_type *value_types;
     size_t n_value_types, cap_value_types;
@@ -41,6 +42,7 @@ struct profkit_profile {
     int64_t *sample_values; /* n_samples * n_value_types */
     size_t n_samples, cap_samples;
     profkit_idset sample_set; /* untimed rows by (stack, thread) */
+    size_t samples_indexed;   /* rows [0, samples_indexed) went through sample_set */
 
     profkit_thread *threads;
     size_t n_threads, cap_threads;
@@ -77,6 +79,16 @@ int profkit_profile_reindex_frames(profkit_profile *p);
 uint32_t profkit_frame_add(profkit_profile *p, const profkit_frame *f);
 /* Interns the stack (parent, frame). parent 0 = root. Returns id or PROFKIT_NONE. */
 uint32_t profkit_stack_intern(profkit_profile *p, uint32_t parent, uint32_t frame);
+/*
+ * Appends the stack (parent, frame) that the caller knows is not in the
+ * table yet: a child of a node made in the same pass, or of a node whose
+ * children are all known (a reader walking sorted stacks). It skips the
+ * lookup, and the index catches up the next time profkit_stack_intern runs,
+ * so a reader that only appends never builds it. A wrong "not there yet"
+ * leaves two equal nodes, which every analysis still sums correctly.
+ * Returns the id or PROFKIT_NONE when out of memory.
+ */
+uint32_t profkit_stack_append(profkit_profile *p, uint32_t parent, uint32_t frame);
 /* Interns a whole stack given root-first frames. Returns id or PROFKIT_NONE. */
 uint32_t profkit_stack_intern_frames(profkit_profile *p, const uint32_t *frames, size_t n);
 /* Depth of a stack (root = 0). */
@@ -112,6 +124,13 @@ int profkit_marker_add(profkit_profile *p, const profkit_marker *m);
  * creating it when new. Returns 0 or PROFKIT_ENOMEM.
  */
 int profkit_sample_add(profkit_profile *p, uint32_t stack, uint32_t thread, const int64_t *values);
+/*
+ * Appends the untimed row (stack, thread) that the caller knows is new (its
+ * stack was made in this pass), like profkit_stack_append: the row index
+ * catches up on the next profkit_sample_add. Returns 0 or PROFKIT_ENOMEM.
+ */
+int profkit_sample_append(profkit_profile *p, uint32_t stack, uint32_t thread,
+                          const int64_t *values);
 /* Appends a timed row (time in ns). Returns 0 or PROFKIT_ENOMEM. */
 int profkit_sample_add_timed(profkit_profile *p, uint32_t stack, uint32_t thread, int64_t time,
                              const int64_t *values);

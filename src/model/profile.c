@@ -18,6 +18,7 @@ profkit_profile *profkit_profile_new(void)
     p->stacks[0].parent = 0;
     p->stacks[0].frame = PROFKIT_NONE;
     p->n_stacks = 1;
+    p->stacks_indexed = 1;
     return p;
 }
 
@@ -127,11 +128,34 @@ int profkit_profile_reindex_frames(profkit_profile *p)
     return 0;
 }
 
+static inline uint64_t stack_hash(const profkit_stack *s)
+{
+    return profkit_hash_bytes(s, sizeof(*s), 0x51ed);
+}
+
 uint32_t profkit_stack_intern(profkit_profile *p, uint32_t parent, uint32_t frame)
 {
+    /* Index the rows profkit_stack_append added since the last lookup. */
+    for (; p->stacks_indexed < p->n_stacks; p->stacks_indexed++)
+        if (profkit_idset_insert(&p->stack_set, stack_hash(&p->stacks[p->stacks_indexed]),
+                                 (uint32_t)p->stacks_indexed) != 0)
+            return PROFKIT_NONE;
     profkit_stack s = { parent, frame };
-    return intern_row((void **)&p->stacks, &p->n_stacks, &p->cap_stacks, &p->stack_set, &s,
-                      sizeof(s));
+    uint32_t id = intern_row((void **)&p->stacks, &p->n_stacks, &p->cap_stacks, &p->stack_set,
+                             &s, sizeof(s));
+    if (id != PROFKIT_NONE)
+        p->stacks_indexed = p->n_stacks;
+    return id;
+}
+
+uint32_t profkit_stack_append(profkit_profile *p, uint32_t parent, uint32_t frame)
+{
+    if (p->n_stacks >= PROFKIT_NONE - 1 ||
+        PK_VEC_RESERVE(p->stacks, p->n_stacks, p->cap_stacks, 1) != 0)
+        return PROFKIT_NONE;
+    p->stacks[p->n_stacks].parent = parent;
+    p->stacks[p->n_stacks].frame = frame;
+    return (uint32_t)p->n_stacks++;
 }
 
 uint32_t profkit_stack_intern_frames(profkit_profile *p, const uint32_t *frames, size_t n)
@@ -256,10 +280,26 @@ static int append_row(profkit_profile *p, uint32_t stack, uint32_t thread, int64
     return 0;
 }
 
+static inline uint64_t sample_hash(uint32_t stack, uint32_t thread)
+{
+    return profkit_hash_u64(((uint64_t)stack << 32) | thread);
+}
+
 int profkit_sample_add(profkit_profile *p, uint32_t stack, uint32_t thread, const int64_t *values)
 {
+    /* Index the untimed rows profkit_sample_append added since the last
+     * lookup (timed rows are never looked up). */
+    if (p->samples_indexed > p->n_samples)
+        p->samples_indexed = p->n_samples;
+    for (; p->samples_indexed < p->n_samples; p->samples_indexed++) {
+        size_t r = p->samples_indexed;
+        if (p->sample_time[r] == PROFKIT_NO_TIME &&
+            profkit_idset_insert(&p->sample_set, sample_hash(p->sample_stack[r], p->sample_thread[r]),
+                                 (uint32_t)r) != 0)
+            return PROFKIT_ENOMEM;
+    }
     struct sample_key k = { stack, thread };
-    uint64_t h = profkit_hash_u64(((uint64_t)stack << 32) | thread);
+    uint64_t h = sample_hash(stack, thread);
     uint32_t row = profkit_idset_find(&p->sample_set, h, sample_eq, p, &k);
     size_t nv = p->n_value_types;
     if (row != PROFKIT_NONE) {
@@ -271,7 +311,16 @@ int profkit_sample_add(profkit_profile *p, uint32_t stack, uint32_t thread, cons
     int rc = append_row(p, stack, thread, PROFKIT_NO_TIME, values);
     if (rc != 0)
         return rc;
-    return profkit_idset_insert(&p->sample_set, h, (uint32_t)(p->n_samples - 1));
+    if ((rc = profkit_idset_insert(&p->sample_set, h, (uint32_t)(p->n_samples - 1))) != 0)
+        return rc;
+    p->samples_indexed = p->n_samples;
+    return 0;
+}
+
+int profkit_sample_append(profkit_profile *p, uint32_t stack, uint32_t thread,
+                          const int64_t *values)
+{
+    return append_row(p, stack, thread, PROFKIT_NO_TIME, values);
 }
 
 int profkit_sample_add_timed(profkit_profile *p, uint32_t stack, uint32_t thread, int64_t time,

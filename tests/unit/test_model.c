@@ -58,6 +58,42 @@ static void stacks_are_hash_consed(void **state)
     profkit_profile_free(p);
 }
 
+/* Appended rows skip the lookup; the indexes catch up on the next lookup,
+ * so interning an appended row returns it instead of a duplicate. */
+static void appended_rows_are_found_later(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    assert_non_null(p);
+    uint32_t vt = profkit_value_type_add(p, "samples", "count");
+    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t a = frame_named(p, "a", 0), b = frame_named(p, "b", 0);
+    uint32_t sa = profkit_stack_append(p, 0, a);
+    uint32_t sab = profkit_stack_append(p, sa, b);
+    assert_int_equal(sa, 1);
+    assert_int_equal(sab, 2);
+    int64_t one = 1, two = 2;
+    assert_int_equal(profkit_sample_append(p, sab, t, &one), 0);
+    assert_int_equal(profkit_sample_add_timed(p, sab, t, 10, &one), 0);
+    /* Lookups find the appended rows. */
+    assert_int_equal(profkit_stack_intern(p, 0, a), sa);
+    assert_int_equal(profkit_stack_intern(p, sa, b), sab);
+    assert_int_equal(profkit_sample_add(p, sab, t, &two), 0);
+    assert_int_equal(p->n_samples, 2); /* added to the appended row, not a new one */
+    assert_int_equal(p->sample_values[0 * 1 + vt], 3);
+    assert_int_equal(p->sample_values[1 * 1 + vt], 1); /* the timed row is never merged */
+    /* Appending after lookups, then looking up again. */
+    uint32_t sb = profkit_stack_append(p, 0, b);
+    assert_int_equal(sb, 3);
+    assert_int_equal(profkit_stack_intern(p, 0, b), sb);
+    assert_int_equal(profkit_stack_intern(p, sb, a), 4); /* a new node */
+    assert_int_equal(profkit_sample_append(p, sb, t, &one), 0);
+    assert_int_equal(profkit_sample_add(p, sb, t, &one), 0);
+    assert_int_equal(p->n_samples, 3);
+    assert_int_equal(p->sample_values[2], 2);
+    profkit_profile_free(p);
+}
+
 static void samples_aggregate_and_relayout(void **state)
 {
     (void)state;
@@ -261,6 +297,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(stacks_are_hash_consed),
+        cmocka_unit_test(appended_rows_are_found_later),
         cmocka_unit_test(samples_aggregate_and_relayout),
         cmocka_unit_test(merge_remaps_everything),
         cmocka_unit_test(top_counts_recursion_once),
