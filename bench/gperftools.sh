@@ -7,7 +7,8 @@
 # Go pprof `-top -symbolize=none` on each in the same run, with
 # /usr/bin/time -v for wall time, CPU time and peak RSS.
 # Targets: profkit >= 20x faster (wall), <= 1/10 of Go pprof's peak memory.
-# Usage: PROFKIT=path/to/profkit bash bench/gperftools.sh   (KEEP=1 keeps the inputs)
+# Usage: PROFKIT=path/to/profkit bash bench/gperftools.sh   (KEEP=1 keeps the inputs;
+# RUNS=N runs each tool N times, default 3, and reports the medians)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PROFKIT=${PROFKIT:-build/release/profkit}
@@ -25,14 +26,31 @@ measure() { # NAME CMD...: prints "wall_s cpu_s max_rss_kb"
               /Maximum resident set size/ { m = $2 } END { print w, c, m }' "build/bench/gperftools-$name.time"
 }
 
+median() { # "wall cpu rss" lines as arguments: the median of each column
+  for c in 1 2 3; do
+    printf '%s\n' "$@" | awk -v c="$c" '{ print $c }' | sort -g | awk '{ v[NR] = $1 } END { printf "%s ", v[int((NR + 1) / 2)] }'
+  done
+  echo
+}
+
+RUNS=${RUNS:-3}
 for shape in tree random; do
   IN=build/bench/gperftools-200m-$shape.prof
   [ -s "$IN" ] || build/bench/gen_gperftools "$IN" 1000000 200000 5000 "$shape"
   echo "== shape $shape: $IN, $(stat -c %s "$IN") bytes;" \
     "$("$PROFKIT" info "$IN" | sed -n 's/^samples: *\([0-9]*\) rows.*/\1 distinct stacks/p')," \
     "$("$PROFKIT" info "$IN" | sed -n 's/^stacks: *\([0-9]*\) distinct.*/\1 prefix-tree nodes/p')"
-  read -r pk_wall pk_cpu pk_rss < <(measure profkit "$PROFKIT" top "$IN")
-  read -r go_wall go_cpu go_rss < <(measure pprof "$PPROF" -top -symbolize=none "$IN")
+  # RUNS runs of each tool, alternating, and the median of each figure: the
+  # machine is shared, and one unlucky run should not decide the ratio.
+  pk_runs=() go_runs=()
+  for ((i = 0; i < RUNS; i++)); do
+    pk_runs+=("$(measure profkit "$PROFKIT" top "$IN")")
+    go_runs+=("$(measure pprof "$PPROF" -top -symbolize=none "$IN")")
+  done
+  read -r pk_wall pk_cpu pk_rss < <(median "${pk_runs[@]}")
+  read -r go_wall go_cpu go_rss < <(median "${go_runs[@]}")
+  echo "runs (wall CPU RSS): profkit: $(printf '[%s] ' "${pk_runs[@]}")"
+  echo "                     pprof:   $(printf '[%s] ' "${go_runs[@]}")"
   awk -v pw="$pk_wall" -v pc="$pk_cpu" -v pr="$pk_rss" -v gw="$go_wall" -v gc="$go_cpu" -v gr="$go_rss" 'BEGIN {
     printf "%-28s %9s %9s %13s\n", "tool", "wall (s)", "CPU (s)", "max RSS (MB)"
     printf "%-28s %9.2f %9.2f %13.1f\n", "profkit top", pw, pc, pr / 1024
