@@ -74,6 +74,14 @@ size_t profkit_frame_key_label(const profkit_profile *p, uint32_t frame, profkit
                                size_t n);
 /* Sorts row indexes: by flat (or cum) descending, then key label ascending. */
 int profkit_top_sort(const profkit_top *t, uint32_t *order, int by_cum);
+/*
+ * The same order for order[0..first) only (the rows a report prints); the
+ * rest of order holds the other rows in no particular order. Selecting the
+ * first rows with a heap costs n log(first) cheap comparisons instead of
+ * sorting every row, most of which tie and compare their labels.
+ * Returns 0 or PROFKIT_ENOMEM.
+ */
+int profkit_top_sort_first(const profkit_top *t, uint32_t *order, int by_cum, size_t first);
 
 /* ---- tree: the call tree in print order (src/analysis/tree.c) ---- */
 

@@ -129,3 +129,48 @@ int profkit_top_sort(const profkit_top *t, uint32_t *order, int by_cum)
     struct sort_ctx c = { t, by_cum };
     return profkit_sort_u32(order, t->n, row_cmp, &c);
 }
+
+/* Max-heap of row indexes by row_cmp (the row that sorts last on top). */
+static void heap_down(uint32_t *h, size_t n, size_t i, const struct sort_ctx *c)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < n && row_cmp(c, h[l], h[m]) > 0)
+            m = l;
+        if (l + 1 < n && row_cmp(c, h[l + 1], h[m]) > 0)
+            m = l + 1;
+        if (m == i)
+            return;
+        uint32_t x = h[i];
+        h[i] = h[m];
+        h[m] = x;
+        i = m;
+    }
+}
+
+int profkit_top_sort_first(const profkit_top *t, uint32_t *order, int by_cum, size_t first)
+{
+    size_t n = t->n;
+    if (first >= n / 4)
+        return profkit_top_sort(t, order, by_cum);
+    struct sort_ctx c = { t, by_cum };
+    /* order[0..first) is the heap of the best rows seen so far; a row that
+     * sorts before its top replaces the top, which goes to the back part. */
+    size_t back = first;
+    for (size_t i = 0; i < first; i++)
+        order[i] = (uint32_t)i;
+    for (size_t i = first / 2; i-- > 0;)
+        heap_down(order, first, i, &c);
+    for (size_t i = first; i < n; i++) {
+        uint32_t x = (uint32_t)i;
+        if (first > 0 && row_cmp(&c, x, order[0]) < 0) {
+            uint32_t out = order[0];
+            order[0] = x;
+            heap_down(order, first, 0, &c);
+            x = out;
+        }
+        order[back++] = x;
+    }
+    return profkit_sort_u32(order, first, row_cmp, &c);
+}
+

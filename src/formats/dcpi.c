@@ -377,6 +377,10 @@ static int parse_chunks(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t
     memset(&fr, 0, sizeof(fr));
     fr.function = fn;
     fr.mapping = PROFKIT_NONE;
+    /* Addresses strictly increase (checked per chunk), so in a profile with
+     * no frames yet each one makes a new frame, stack and sample row:
+     * append them without the lookups. */
+    int fresh = p->n_frames == 0 && p->n_stacks == 1 && p->n_samples == 0;
     while (!profkit_cursor_eof(&c)) {
         size_t at = c.pos;
         uint32_t off, num;
@@ -418,13 +422,14 @@ static int parse_chunks(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t
             if (count == 0)
                 continue; /* no row: the writer rebuilds chunks from non-zero counts */
             fr.address = h->tstart + off + (uint64_t)4 * i;
-            uint32_t f = profkit_frame_add(p, &fr), s;
-            if (f == PROFKIT_NONE || (s = profkit_stack_intern(p, 0, f)) == PROFKIT_NONE) {
+            uint32_t f = fresh ? profkit_frame_append(p, &fr) : profkit_frame_add(p, &fr), s;
+            if (f == PROFKIT_NONE ||
+                (s = fresh ? profkit_stack_append(p, 0, f) : profkit_stack_intern(p, 0, f)) == PROFKIT_NONE) {
                 rc = oom(ctx);
                 goto done;
             }
             vals[vt] = count;
-            if (profkit_sample_add(p, s, th, vals)) {
+            if (fresh ? profkit_sample_append(p, s, th, vals) : profkit_sample_add(p, s, th, vals)) {
                 rc = oom(ctx);
                 goto done;
             }

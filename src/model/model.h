@@ -25,6 +25,7 @@ struct profkit_profile {
     profkit_frame *frames;
     size_t n_frames, cap_frames;
     profkit_idset frame_set;
+    size_t frames_indexed; /* rows [0, frames_indexed) are in frame_set */
 
     profkit_stack *stacks; /* stacks[0] is the root */
     size_t n_stacks, cap_stacks;
@@ -77,6 +78,12 @@ uint32_t profkit_function_add_named(profkit_profile *p, const char *name, const 
 int profkit_profile_reindex_frames(profkit_profile *p);
 /* Adds a frame (hash-consed). Returns its id or PROFKIT_NONE. */
 uint32_t profkit_frame_add(profkit_profile *p, const profkit_frame *f);
+/*
+ * Appends a frame the caller knows is not in the table yet (as
+ * profkit_stack_append below: no lookup; the index catches up on the next
+ * profkit_frame_add). Returns its id or PROFKIT_NONE.
+ */
+uint32_t profkit_frame_append(profkit_profile *p, const profkit_frame *f);
 /* Interns the stack (parent, frame). parent 0 = root. Returns id or PROFKIT_NONE. */
 uint32_t profkit_stack_intern(profkit_profile *p, uint32_t parent, uint32_t frame);
 /*

@@ -111,21 +111,46 @@ uint32_t profkit_function_add_named(profkit_profile *p, const char *name, const 
     return profkit_function_add(p, &f);
 }
 
+static inline uint64_t frame_hash(const profkit_frame *f)
+{
+    return profkit_hash_bytes(f, sizeof(*f), 0x51ed);
+}
+
+/* Indexes the frames profkit_frame_append added since the last lookup. */
+static int frames_catch_up(profkit_profile *p)
+{
+    for (; p->frames_indexed < p->n_frames; p->frames_indexed++)
+        if (profkit_idset_insert(&p->frame_set, frame_hash(&p->frames[p->frames_indexed]),
+                                 (uint32_t)p->frames_indexed) != 0)
+            return PROFKIT_ENOMEM;
+    return 0;
+}
+
 uint32_t profkit_frame_add(profkit_profile *p, const profkit_frame *f)
 {
-    return intern_row((void **)&p->frames, &p->n_frames, &p->cap_frames, &p->frame_set, f,
-                      sizeof(*f));
+    if (frames_catch_up(p) != 0)
+        return PROFKIT_NONE;
+    uint32_t id = intern_row((void **)&p->frames, &p->n_frames, &p->cap_frames, &p->frame_set, f,
+                             sizeof(*f));
+    if (id != PROFKIT_NONE)
+        p->frames_indexed = p->n_frames;
+    return id;
+}
+
+uint32_t profkit_frame_append(profkit_profile *p, const profkit_frame *f)
+{
+    if (p->n_frames >= PROFKIT_NONE - 1 ||
+        PK_VEC_RESERVE(p->frames, p->n_frames, p->cap_frames, 1) != 0)
+        return PROFKIT_NONE;
+    p->frames[p->n_frames] = *f;
+    return (uint32_t)p->n_frames++;
 }
 
 int profkit_profile_reindex_frames(profkit_profile *p)
 {
     profkit_idset_free(&p->frame_set);
-    for (size_t i = 0; i < p->n_frames; i++)
-        if (profkit_idset_insert(&p->frame_set,
-                                 profkit_hash_bytes(&p->frames[i], sizeof(profkit_frame), 0x51ed),
-                                 (uint32_t)i) != 0)
-            return PROFKIT_ENOMEM;
-    return 0;
+    p->frames_indexed = 0;
+    return frames_catch_up(p);
 }
 
 static inline uint64_t stack_hash(const profkit_stack *s)

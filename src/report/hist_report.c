@@ -57,11 +57,6 @@ int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_repor
         }
     }
     const profkit_top *st = &t[sv];
-    if (!(order = malloc((st->n ? st->n : 1) * sizeof(uint32_t))) ||
-        profkit_top_sort(st, order, o->sort_cum) != 0) {
-        rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
-        goto out;
-    }
     size_t nonzero = 0;
     for (size_t k = 0; k < st->n; k++) {
         int any = 0;
@@ -70,6 +65,12 @@ int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_repor
         nonzero += any;
     }
     size_t limit = o->limit && o->limit < nonzero ? o->limit : nonzero;
+    /* Only the printed rows need their order; skipped rows may sort among them. */
+    if (!(order = malloc((st->n ? st->n : 1) * sizeof(uint32_t))) ||
+        profkit_top_sort_first(st, order, o->sort_cum, limit + (st->n - nonzero)) != 0) {
+        rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        goto out;
+    }
     fprintf(out, "Columns:");
     for (size_t v = 0; v < nv; v++) {
         char tot[64];

@@ -56,8 +56,14 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
     int rc = profkit_top_compute(&t, p, v, th, o->by, err);
     if (rc)
         return rc;
+    size_t nonzero = 0;
+    for (size_t i = 0; i < t.n; i++)
+        nonzero += t.rows[i].flat != 0 || t.rows[i].cum != 0;
+    size_t limit = o->limit && o->limit < nonzero ? o->limit : nonzero;
+    /* The printed rows are the first `limit` non-zero ones in sort order;
+     * the all-zero rows (skipped) may sort anywhere among them. */
     uint32_t *order = malloc((t.n ? t.n : 1) * sizeof(uint32_t));
-    if (!order || profkit_top_sort(&t, order, o->sort_cum) != 0) {
+    if (!order || profkit_top_sort_first(&t, order, o->sort_cum, limit + (t.n - nonzero)) != 0) {
         free(order);
         profkit_top_free(&t);
         return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
@@ -80,10 +86,7 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
             profkit_top_free(&calls);
     }
     const char *unit = profkit_str(p, p->value_types[v].unit);
-    size_t shown = 0, nonzero = 0;
-    for (size_t i = 0; i < t.n; i++)
-        nonzero += t.rows[i].flat != 0 || t.rows[i].cum != 0;
-    size_t limit = o->limit && o->limit < nonzero ? o->limit : nonzero;
+    size_t shown = 0;
     char tot[64];
     profkit_format_value(tot, sizeof(tot), t.total, unit);
     fprintf(out, "Value: %s (%s), total %s", profkit_str(p, p->value_types[v].type), unit, tot);

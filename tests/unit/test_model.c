@@ -91,6 +91,17 @@ static void appended_rows_are_found_later(void **state)
     assert_int_equal(profkit_sample_add(p, sb, t, &one), 0);
     assert_int_equal(p->n_samples, 3);
     assert_int_equal(p->sample_values[2], 2);
+    /* An appended frame is found by the next profkit_frame_add. */
+    profkit_frame fr = p->frames[a];
+    fr.address = 0x1234;
+    uint32_t fa = profkit_frame_append(p, &fr);
+    assert_int_equal(fa, b + 1);
+    assert_int_equal(profkit_frame_add(p, &fr), fa);
+    fr.address = 0x5678;
+    assert_int_equal(profkit_frame_append(p, &fr), fa + 1);
+    assert_int_equal(profkit_profile_reindex_frames(p), 0);
+    assert_int_equal(profkit_frame_add(p, &fr), fa + 1);
+    assert_int_equal(p->n_frames, fa + 2);
     profkit_profile_free(p);
 }
 
@@ -189,6 +200,57 @@ static int64_t row_of(const profkit_top *t, const char *key, int cum)
         if (strcmp(profkit_strtab_get(&t->keys, t->rows[i].key), key) == 0)
             return cum ? t->rows[i].cum : t->rows[i].flat;
     return -1;
+}
+
+/* Selecting the first rows gives exactly the full sort's first rows, ties
+ * (broken by label) included, and keeps every row in the order array. */
+static void top_sort_first_matches_full_sort(void **state)
+{
+    (void)state;
+    enum { N = 2000 };
+    profkit_top t;
+    memset(&t, 0, sizeof(t));
+    assert_int_equal(profkit_strtab_init(&t.keys), 0);
+    t.rows = calloc(N, sizeof(*t.rows));
+    assert_non_null(t.rows);
+    t.n = 1; /* key 0 is "", as in profkit_top_compute */
+    uint32_t x = 7;
+    for (size_t i = 0; i < N; i++) {
+        char name[32];
+        x = x * 1103515245u + 12345u;
+        int len = snprintf(name, sizeof(name), "f%u", (x >> 8) % 100000);
+        uint32_t k = profkit_strtab_intern(&t.keys, name, (size_t)len);
+        if (k != t.n) /* a repeated name: skip it */
+            continue;
+        t.rows[t.n].key = k;
+        t.rows[t.n].flat = (int64_t)((x >> 20) % 7) - 1; /* many ties, some negative */
+        t.rows[t.n].cum = t.rows[t.n].flat + (int64_t)((x >> 4) % 3);
+        t.n++;
+    }
+    assert_true(t.n > 1000);
+    uint32_t *full = malloc(t.n * sizeof(uint32_t)), *part = malloc(t.n * sizeof(uint32_t));
+    assert_non_null(full);
+    assert_non_null(part);
+    size_t firsts[] = { 0, 1, 5, 37, 200, t.n };
+    for (int by_cum = 0; by_cum < 2; by_cum++) {
+        assert_int_equal(profkit_top_sort(&t, full, by_cum), 0);
+        for (size_t f = 0; f < sizeof(firsts) / sizeof(firsts[0]); f++) {
+            assert_int_equal(profkit_top_sort_first(&t, part, by_cum, firsts[f]), 0);
+            assert_memory_equal(part, full, firsts[f] * sizeof(uint32_t));
+            char *seen = calloc(t.n, 1);
+            for (size_t i = 0; i < t.n; i++) {
+                assert_true(part[i] < t.n);
+                assert_false(seen[part[i]]);
+                seen[part[i]] = 1;
+            }
+            free(seen);
+        }
+    }
+    free(full);
+    free(part);
+    free(t.rows);
+    t.rows = NULL;
+    profkit_strtab_free(&t.keys);
 }
 
 static void top_counts_recursion_once(void **state)
@@ -301,6 +363,7 @@ int main(void)
         cmocka_unit_test(samples_aggregate_and_relayout),
         cmocka_unit_test(merge_remaps_everything),
         cmocka_unit_test(top_counts_recursion_once),
+        cmocka_unit_test(top_sort_first_matches_full_sort),
         cmocka_unit_test(ltree_merges_labels),
         cmocka_unit_test(labels_and_units),
     };
