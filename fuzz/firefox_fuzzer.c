@@ -1,4 +1,4 @@
-/* firefox_fuzzer.c: the firefox reader (streaming JSON, gecko_common.c) on arbitrary bytes. */
+/* firefox_fuzzer.c: the firefox reader (streaming JSON, gecko_common.c and gecko_build.c) on arbitrary bytes. */
 #include <stdint.h>
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* gecko_fuzzer.c: the gecko reader (streaming JSON, gecko_common.c) on arbitrary bytes. */
+/* gecko_fuzzer.c: the gecko reader (streaming JSON, gecko_common.c and gecko_build.c) on arbitrary bytes. */
 #include <stdint.h>
 #include <stdlib.h>
 

@@ -15,7 +15,8 @@
  * tree is built. Only the columns the model needs are kept, as 8-byte cells
  * (a double; null and JSON text references are NaN-boxed), per thread. When
  * a thread's object closes (and what it refers to - its process's start
- * time, the shared tables - is known) the thread goes into the model and its
+ * time, the shared tables - is known) the thread goes into the model
+ * (gecko_build.c; the state both files share is in gecko_reader.h) and its
  * cells are freed. Rows that arrive before their table's schema are kept by
  * position and named once the schema is seen.
  *
@@ -23,7 +24,7 @@
  * when a thread is built (an index out of range, a cycle of stack prefixes)
  * name the table and row, at the line and column where that table starts.
  */
-#include "formats/gecko_common.h"
+#include "formats/gecko_reader.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -31,184 +32,10 @@
 
 #include "io/json.h"
 
-/* ---------------------------------------------------------------- cells */
-
-#define BOX_NULL 0x7ff9000000000000ull
-#define BOX_TEXT 0x7ffa000000000000ull
-#define BOX_MASK 0xffff000000000000ull
-
-static inline uint64_t bits_of(double d)
-{
-    uint64_t b;
-    memcpy(&b, &d, 8);
-    return b;
-}
-static inline double boxed(uint64_t b)
-{
-    double d;
-    memcpy(&d, &b, 8);
-    return d;
-}
-static inline int cell_is_null(double d) { return bits_of(d) == BOX_NULL; }
-static inline int cell_is_text(double d) { return (bits_of(d) & BOX_MASK) == BOX_TEXT; }
-
-/* Columns the model needs, across all tables. */
-enum {
-    COL_STACK, COL_TIME, COL_TIME_DELTAS, COL_WEIGHT, COL_PREFIX, COL_PREFIX_OFFSET,
-    COL_FRAME, COL_LOCATION, COL_LINE, COL_COLUMN, COL_FUNC, COL_ADDRESS, COL_NAME,
-    COL_FILE_NAME, COL_SOURCE, COL_LINE_NUMBER, COL_RESOURCE, COL_TYPE, COL_START_TIME,
-    COL_END_TIME, COL_PHASE, COL_CATEGORY, COL_DATA, COL_FILENAME, COL_IS_JS, COL_FLAGS, N_COLS
-};
-static const char *const col_names[N_COLS] = {
-    "stack", "time", "timeDeltas", "weight", "prefix", "prefixOffset", "frame", "location",
-    "line", "column", "func", "address", "name", "fileName", "source", "lineNumber",
-    "resource", "type", "startTime", "endTime", "phase", "category", "data", "filename", "isJS", "flags"
-};
-
-enum { T_SAMPLES, T_MARKERS, T_STACKS, T_FRAMES, T_FUNCS, T_RESOURCES, T_SOURCES, T_COUNT };
-static const char *const table_names[T_COUNT] = {
-    "samples", "markers", "stackTable", "frameTable", "funcTable", "resourceTable", "sources"
-};
-#define B(c) (1u << (c))
-static const uint32_t table_wants[T_COUNT] = {
-    B(COL_STACK) | B(COL_TIME) | B(COL_TIME_DELTAS) | B(COL_WEIGHT),
-    B(COL_NAME) | B(COL_TIME) | B(COL_START_TIME) | B(COL_END_TIME) | B(COL_PHASE) |
-        B(COL_CATEGORY) | B(COL_DATA),
-    B(COL_PREFIX) | B(COL_PREFIX_OFFSET) | B(COL_FRAME),
-    B(COL_LOCATION) | B(COL_LINE) | B(COL_COLUMN) | B(COL_FUNC) | B(COL_ADDRESS) | B(COL_FLAGS),
-    B(COL_NAME) | B(COL_FILE_NAME) | B(COL_SOURCE) | B(COL_LINE_NUMBER) | B(COL_RESOURCE) |
-        B(COL_IS_JS) | B(COL_FLAGS),
-    B(COL_NAME) | B(COL_TYPE),
-    B(COL_FILENAME),
-};
-
-#define MAX_SCHEMA_POS 4096 /* a schema position beyond this is not a real column */
-#define MAX_NESTING 256     /* processes inside processes */
-
-typedef struct gk_col {
-    double *v;
-    size_t n, cap;
-} gk_col;
-
-typedef enum { WT_SAMPLES, WT_TRACING_MS, WT_BYTES } gk_weight_type;
-
-typedef struct gk_table {
-    int present;
-    int rows_layout;         /* saw schema or data */
-    int have_schema;
-    gk_col col[N_COLS];
-    int32_t schema[N_COLS];  /* position of each column, -1 = absent */
-    int8_t *pos_col;         /* position -> column id (-1 = dropped), once the schema is known */
-    size_t n_pos_map;
-    gk_col *pos;             /* rows read before the schema, by position */
-    size_t n_pos;
-    size_t n_rows;           /* rows layout */
-    gk_weight_type weight_type;
-    uint32_t line, column;   /* where the table starts */
-    /* Streaming (a thread's samples or markers under a known schema): each
-     * row goes straight into the model, its stack or name as the raw index,
-     * resolved when the thread's tables are known (see fix_streamed). */
-    int stream;
-    size_t first, count;     /* the rows' range in the model */
-    uint32_t stream_vt;      /* value type the weights went to */
-    double last_time;        /* a null time repeats the previous one */
-    double row[N_COLS];      /* the row being read */
-    uint32_t row_payload;    /* its marker payload (model string id) */
-} gk_table;
-
-typedef struct gk_strings {
-    char *buf;
-    size_t len, cap;
-    size_t *off; /* n + 1 offsets */
-    size_t n, cap_off;
-} gk_strings;
-
-/* Tables, strings and the model ids already made from them. */
-typedef struct gk_tables {
-    gk_table t[T_COUNT];
-    gk_strings strings;
-    int have_strings;
-    uint32_t strings_line, strings_column;
-    pk_json_text text; /* JSON text of captured cells: [u32 length][bytes] */
-    /* caches, valid for the strings owner `cache_owner` */
-    const struct gk_tables *cache_owner;
-    uint32_t *str_ids, *func_ids, *frame_ids, *stack_ids;
-    size_t n_str_ids, n_func_ids, n_frame_ids, n_stack_ids;
-} gk_tables;
-
-typedef struct gk_thread {
-    gk_tables tab;
-    char *name, *process_name, *process_type;
-    int64_t pid, tid;
-    size_t depth;    /* depth of its (sub-)profile; 0 = the root */
-    size_t index;    /* in file order, for messages */
-    uint32_t line, column;
-    uint32_t model_thread; /* made at the first streamed row, else when built */
-} gk_thread;
-
-typedef struct gk_profile_ctx {
-    double start;    /* meta.startTime, ms */
-    int have_start;
-} gk_profile_ctx;
-
-typedef enum {
-    C_DOC, C_PROFILE, C_META, C_CATEGORIES, C_CATEGORY, C_NESTED, C_LIBS, C_LIB,
-    C_THREADS, C_THREAD, C_PROCESSES, C_PAUSED, C_SHARED, C_TABLE, C_SCHEMA, C_DATA, C_ROW,
-    C_COLUMN, C_STRINGS
-} gk_kind;
-
-typedef struct gk_frame {
-    gk_kind kind;
-    int key;          /* id of the last key (meaning depends on kind), -1 = other */
-    gk_table *table;  /* C_TABLE, C_SCHEMA, C_DATA, C_ROW, C_COLUMN */
-    gk_tables *owner; /* whose strings/tables/text */
-    int table_kind;
-    size_t index;     /* elements seen (arrays) */
-    gk_col *target;   /* C_COLUMN: where values go */
-} gk_frame;
-
-typedef struct gk_lib {
-    double start, end, offset;
-    char *name, *path, *debug_name, *build_id;
-} gk_lib;
-
-typedef struct gk_reader {
-    profkit_profile *p;
-    profkit_read_ctx *ctx;
-    pk_gecko_flavor flavor;
-    gk_frame *fs;
-    size_t n_fs, cap_fs;
-    gk_profile_ctx *prof;
-    size_t n_prof, cap_prof;
-    int skip;               /* depth of a subtree being skipped */
-    int capture;            /* depth of a subtree being captured */
-    pk_json_text cap_text;
-    gk_col *cap_target;     /* capture into this column's owner text */
-    gk_tables *cap_owner;
-    int cap_paused;         /* capture is a pausedRanges element */
-    gk_table *cap_stream;   /* capture is the payload of a streamed marker row */
-    size_t cap_marker;      /* capture is the payload of model marker cap_marker - 1 */
-    int64_t *values;        /* one streamed sample's values */
-    size_t cap_values;
-    gk_thread *cur;         /* thread being parsed */
-    gk_thread **pending;    /* complete threads waiting for a start time or the shared tables */
-    size_t n_pending, cap_pending;
-    size_t n_threads, n_built;
-    gk_tables shared;
-    int shared_done;
-    gk_lib lib;
-    gk_strings categories;
-    uint32_t *category_ids; /* model string id per category, PROFKIT_NONE until made */
-    size_t n_category_ids;
-    char meta_key[64];
-    uint32_t *chain;        /* stack resolution scratch */
-    size_t cap_chain;
-    char version[2][24]; /* meta.version, meta.preprocessedProfileVersion */
-} gk_reader;
 
 /* ---------------------------------------------------------------- helpers */
 
-static int oom(gk_reader *r) { return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory"); }
+int pk_gk_oom(gk_reader *r) { return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory"); }
 
 static int col_push(gk_col *c, double v)
 {
@@ -282,7 +109,7 @@ static void tables_free(gk_tables *t)
     memset(t, 0, sizeof *t);
 }
 
-static void thread_free(gk_thread *th)
+void pk_gk_thread_free(gk_thread *th)
 {
     if (!th)
         return;
@@ -293,7 +120,7 @@ static void thread_free(gk_thread *th)
     free(th);
 }
 
-static char *dup_len(const char *s, size_t n)
+char *pk_gk_dup_len(const char *s, size_t n)
 {
     char *d = malloc(n + 1);
     if (d) {
@@ -346,7 +173,7 @@ static int table_id(const pk_json_event *ev)
 static int push_frame(gk_reader *r, gk_kind kind)
 {
     if (PK_VEC_RESERVE(r->fs, r->n_fs, r->cap_fs, 1) != 0)
-        return oom(r);
+        return pk_gk_oom(r);
     gk_frame *f = &r->fs[r->n_fs++];
     memset(f, 0, sizeof *f);
     f->kind = kind;
@@ -393,7 +220,7 @@ static int text_cell(gk_tables *o, const char *s, size_t n, double *out)
     return 0;
 }
 
-static const char *cell_text(const gk_tables *o, double d, size_t *n)
+const char *pk_gk_cell_text(const gk_tables *o, double d, size_t *n)
 {
     size_t off = (size_t)(bits_of(d) & ~BOX_MASK);
     uint32_t len;
@@ -421,27 +248,27 @@ static int begin_capture(gk_reader *r, const pk_json_event *ev, gk_col *target, 
 static int end_capture(gk_reader *r)
 {
     if (r->cap_text.failed)
-        return oom(r);
+        return pk_gk_oom(r);
     const char *s = r->cap_text.buf ? r->cap_text.buf : "";
     if (r->cap_paused) {
         if (profkit_meta_add_len(r->p, "pausedRange", s, r->cap_text.len) != 0)
-            return oom(r);
+            return pk_gk_oom(r);
         return 0;
     }
     if (r->cap_marker) {
         uint32_t id = profkit_string_intern(r->p, s, r->cap_text.len);
         if (id == PROFKIT_NONE)
-            return oom(r);
+            return pk_gk_oom(r);
         r->p->markers[r->cap_marker - 1].payload = id;
         return 0;
     }
     if (r->cap_stream) {
         r->cap_stream->row_payload = profkit_string_intern(r->p, s, r->cap_text.len);
-        return r->cap_stream->row_payload == PROFKIT_NONE ? oom(r) : 0;
+        return r->cap_stream->row_payload == PROFKIT_NONE ? pk_gk_oom(r) : 0;
     }
     double cell;
     if (text_cell(r->cap_owner, s, r->cap_text.len, &cell) != 0 || col_push(r->cap_target, cell) != 0)
-        return oom(r);
+        return pk_gk_oom(r);
     return 0;
 }
 
@@ -457,7 +284,7 @@ static int put_cell(gk_reader *r, gk_col *c, gk_tables *o, const pk_json_event *
         begin_capture(r, ev, c, o, 0);
         return r->capture ? 0 : end_capture(r);
     }
-    return rc ? oom(r) : 0;
+    return rc ? pk_gk_oom(r) : 0;
 }
 
 /* ---------------------------------------------------------------- tables */
@@ -478,7 +305,7 @@ static int apply_schema(gk_reader *r, gk_table *t, uint32_t wants, int tk, gk_ta
     free(t->pos_col);
     t->pos_col = malloc(max ? max : 1);
     if (!t->pos_col)
-        return oom(r);
+        return pk_gk_oom(r);
     memset(t->pos_col, -1, max ? max : 1);
     t->n_pos_map = max;
     for (int c = 0; c < N_COLS; c++) {
@@ -492,13 +319,13 @@ static int apply_schema(gk_reader *r, gk_table *t, uint32_t wants, int tk, gk_ta
             /* a position two names share: copy */
             gk_col *src = &t->pos[p];
             if (PK_VEC_RESERVE(t->col[c].v, 0, t->col[c].cap, src->n) != 0)
-                return oom(r);
+                return pk_gk_oom(r);
             memcpy(t->col[c].v, src->v, src->n * sizeof(double));
             t->col[c].n = src->n;
         }
         while (t->col[c].n < t->n_rows)
             if (col_push(&t->col[c], boxed(BOX_NULL)) != 0)
-                return oom(r);
+                return pk_gk_oom(r);
     }
     for (size_t i = 0; i < t->n_pos; i++)
         col_free(&t->pos[i]);
@@ -523,7 +350,7 @@ static gk_col *row_target(gk_reader *r, gk_table *t, size_t pos, int *err)
     if (pos >= t->n_pos) {
         gk_col *np = realloc(t->pos, (pos + 1) * sizeof *np);
         if (!np) {
-            *err = oom(r);
+            *err = pk_gk_oom(r);
             return NULL;
         }
         t->pos = np;
@@ -532,7 +359,7 @@ static gk_col *row_target(gk_reader *r, gk_table *t, size_t pos, int *err)
             for (size_t k = 0; k < t->n_rows; k++)
                 if (col_push(&t->pos[i], boxed(BOX_NULL)) != 0) {
                     t->n_pos = i + 1;
-                    *err = oom(r);
+                    *err = pk_gk_oom(r);
                     return NULL;
                 }
         }
@@ -557,16 +384,16 @@ static int end_row(gk_reader *r, pk_json *j, gk_table *t, int tk)
         for (int c = 0; c < N_COLS; c++)
             if (t->schema[c] >= 0 && t->col[c].n < t->n_rows &&
                 col_push(&t->col[c], boxed(BOX_NULL)) != 0)
-                return oom(r);
+                return pk_gk_oom(r);
     } else {
         for (size_t i = 0; i < t->n_pos; i++)
             if (t->pos[i].n < t->n_rows && col_push(&t->pos[i], boxed(BOX_NULL)) != 0)
-                return oom(r);
+                return pk_gk_oom(r);
     }
     return 0;
 }
 
-static size_t table_rows(const gk_table *t)
+size_t pk_gk_table_rows(const gk_table *t)
 {
     if (!t || !t->present)
         return 0;
@@ -579,7 +406,7 @@ static size_t table_rows(const gk_table *t)
     return n;
 }
 
-static double cell_at(const gk_table *t, int c, size_t i)
+double pk_gk_cell_at(const gk_table *t, int c, size_t i)
 {
     return t && i < t->col[c].n ? t->col[c].v[i] : boxed(BOX_NULL);
 }
@@ -593,9 +420,6 @@ static uint32_t model_thread(gk_reader *r, gk_thread *th)
                                               th->process_name ? th->process_name : "", th->pid, th->tid);
     return th->model_thread;
 }
-
-static const char *const vt_names[][2] = { { "samples", "count" }, { "wall", "milliseconds" },
-                                           { "bytes", "bytes" } };
 
 /* An integer cell of a streamed row: 0, 1 (null) or an error at the row. */
 static int row_int(gk_reader *r, pk_json *j, gk_table *t, int tk, int c, int64_t *out)
@@ -634,14 +458,14 @@ static int category_id(gk_reader *r, double c, uint32_t *out)
         free(r->category_ids);
         r->category_ids = malloc(cs->n * sizeof *r->category_ids);
         if (!r->category_ids)
-            return oom(r);
+            return pk_gk_oom(r);
         memset(r->category_ids, 0xff, cs->n * sizeof *r->category_ids);
         r->n_category_ids = cs->n;
     }
     if (r->category_ids[k] == PROFKIT_NONE) {
         r->category_ids[k] = profkit_string_intern(r->p, cs->buf + cs->off[k], cs->off[k + 1] - cs->off[k]);
         if (r->category_ids[k] == PROFKIT_NONE)
-            return oom(r);
+            return pk_gk_oom(r);
     }
     *out = r->category_ids[k];
     return 0;
@@ -671,25 +495,25 @@ static int emit_sample(gk_reader *r, pk_json *j, gk_table *t)
         return rc;
     uint32_t thread = model_thread(r, r->cur);
     if (thread == PROFKIT_NONE)
-        return oom(r);
+        return pk_gk_oom(r);
     if (t->count == 0) {
         t->first = r->p->n_samples;
         t->stream_vt = profkit_value_type_add(r->p, vt_names[t->weight_type][0], vt_names[t->weight_type][1]);
         if (t->stream_vt == PROFKIT_NONE)
-            return oom(r);
+            return pk_gk_oom(r);
     }
     size_t nv = r->p->n_value_types;
     if (nv > r->cap_values) {
         free(r->values);
         r->values = calloc(nv, sizeof *r->values);
         if (!r->values)
-            return oom(r);
+            return pk_gk_oom(r);
         r->cap_values = nv;
     }
     memset(r->values, 0, nv * sizeof *r->values);
     r->values[t->stream_vt] = (int64_t)llround(w);
     if (profkit_sample_add_timed(r->p, (uint32_t)stack, thread, ns, r->values) != 0)
-        return oom(r);
+        return pk_gk_oom(r);
     t->count++;
     return 0;
 }
@@ -722,11 +546,11 @@ static int emit_marker(gk_reader *r, pk_json *j, gk_table *t)
         return rc2;
     m.thread = model_thread(r, r->cur);
     if (m.thread == PROFKIT_NONE)
-        return oom(r);
+        return pk_gk_oom(r);
     if (t->count == 0)
         t->first = r->p->n_markers;
     if (profkit_marker_add(r->p, &m) != 0)
-        return oom(r);
+        return pk_gk_oom(r);
     t->count++;
     return 0;
 }
@@ -772,12 +596,12 @@ static int stream_column_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_j
     double v = ev->num;
     uint32_t thread = model_thread(r, r->cur);
     if (thread == PROFKIT_NONE)
-        return oom(r);
+        return pk_gk_oom(r);
     if (t->count == 0) {
         t->first = p->n_samples;
         t->stream_vt = profkit_value_type_add(p, vt_names[t->weight_type][0], vt_names[t->weight_type][1]);
         if (t->stream_vt == PROFKIT_NONE)
-            return oom(r);
+            return pk_gk_oom(r);
     }
     if (t->first + t->count != p->n_samples)
         return pk_json_fail(j, PROFKIT_ECORRUPT, "samples: rows of another thread in between");
@@ -787,13 +611,13 @@ static int stream_column_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_j
             free(r->values);
             r->values = calloc(nv, sizeof *r->values);
             if (!r->values)
-                return oom(r);
+                return pk_gk_oom(r);
             r->cap_values = nv;
         }
         memset(r->values, 0, nv * sizeof *r->values);
         r->values[t->stream_vt] = 1; /* until a weight says otherwise */
         if (profkit_sample_add_timed(p, PROFKIT_NONE, thread, 0, r->values) != 0)
-            return oom(r);
+            return pk_gk_oom(r);
         t->count++;
     }
     size_t row = t->first + k;
@@ -838,7 +662,7 @@ static int stream_marker_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_j
     size_t k = f->index++;
     uint32_t thread = model_thread(r, r->cur);
     if (thread == PROFKIT_NONE)
-        return oom(r);
+        return pk_gk_oom(r);
     if (t->count == 0)
         t->first = p->n_markers;
     if (t->first + t->count != p->n_markers)
@@ -846,7 +670,7 @@ static int stream_marker_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_j
     while (t->count <= k) {
         profkit_marker m = { PROFKIT_NO_TIME, PROFKIT_NO_TIME, thread, PROFKIT_NONE, 0, 0 };
         if (profkit_marker_add(p, &m) != 0)
-            return oom(r);
+            return pk_gk_oom(r);
         t->count++;
     }
     profkit_marker *m = &p->markers[t->first + k];
@@ -881,7 +705,7 @@ static int stream_marker_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_j
 }
 
 /* Drops streamed rows without a stack; they are the newest rows. */
-static void compact_streamed(gk_reader *r, gk_table *t)
+void pk_gk_compact_streamed(gk_reader *r, gk_table *t)
 {
     profkit_profile *p = r->p;
     if (!t->stream || t->count == 0 || t->first + t->count != p->n_samples)
@@ -900,705 +724,6 @@ static void compact_streamed(gk_reader *r, gk_table *t)
     }
     p->n_samples = w;
     t->count = w - t->first;
-}
-
-/* ---------------------------------------------------------------- threads */
-
-typedef struct gk_build {
-    gk_reader *r;
-    gk_thread *th;
-    gk_tables *strings_owner;
-    gk_tables *owner[T_COUNT]; /* whose table each is */
-    gk_table *t[T_COUNT];
-    int raw_frames;            /* frames carry location strings */
-    long version;              /* processed version (0 = before 1); -1 for raw Gecko */
-} gk_build;
-
-static int table_fail(gk_build *b, int tk, size_t row, const char *fmt, ...) PK_PRINTF(4, 5);
-static int table_fail(gk_build *b, int tk, size_t row, const char *fmt, ...)
-{
-    char msg[300];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    const gk_table *t = b->t[tk];
-    return profkit_read_fail_pos(b->r->ctx, PROFKIT_ECORRUPT, t ? t->line : 0, t ? t->column : 0,
-                                 "thread %zu (%s): %s row %zu: %s", b->th->index,
-                                 b->th->name ? b->th->name : "", table_names[tk], row, msg);
-}
-
-/* Reads an integer cell: 0 (value in *out), 1 (null), or an error. */
-static int get_int(gk_build *b, int tk, int c, size_t row, int64_t *out)
-{
-    double d = cell_at(b->t[tk], c, row);
-    if (cell_is_null(d))
-        return 1;
-    if (cell_is_text(d) || d != d || d < -9007199254740992.0 || d > 9007199254740992.0 ||
-        d != floor(d))
-        return table_fail(b, tk, row, "%s: expected an integer, found %s", col_names[c],
-                          cell_is_text(d) ? "text" : "a fraction or huge number");
-    *out = (int64_t)d;
-    return 0;
-}
-
-/* An index into a table of n rows (null allowed when nullable). */
-static int get_index(gk_build *b, int tk, int c, size_t row, size_t n, const char *what,
-                     int64_t *out)
-{
-    int rc = get_int(b, tk, c, row, out);
-    if (rc < 0)
-        return rc;
-    if (rc == 1) {
-        *out = -1;
-        return 1;
-    }
-    if (*out < 0 || (uint64_t)*out >= n)
-        return table_fail(b, tk, row, "%s %lld out of range (the %s has %zu entries)", col_names[c],
-                          (long long)*out, what, n);
-    return 0;
-}
-
-static int get_num(gk_build *b, int tk, int c, size_t row, double *out)
-{
-    double d = cell_at(b->t[tk], c, row);
-    if (cell_is_null(d))
-        return 1;
-    if (cell_is_text(d))
-        return table_fail(b, tk, row, "%s: expected a number, found text", col_names[c]);
-    *out = d;
-    return 0;
-}
-
-/*
- * Version 71+ frame tables and 75+ func tables say which optional columns
- * hold a value with a `flags` bit (the others hold 0, not null). Returns
- * whether the column guarded by `bit` is set in row `row`; true without flags.
- */
-enum { FRAME_ADDRESS = 2, FRAME_LINE = 16, FRAME_COLUMN = 32 };
-enum { FUNC_JS = 1, FUNC_RESOURCE = 4, FUNC_SOURCE = 8, FUNC_LINE = 16 };
-static int has_flag(gk_build *b, int tk, size_t row, unsigned bit)
-{
-    const gk_table *t = b->t[tk];
-    if (!t || t->col[COL_FLAGS].n == 0)
-        return 1;
-    double d = cell_at(t, COL_FLAGS, row);
-    if (cell_is_null(d) || cell_is_text(d) || !(d >= 0 && d < 4294967296.0))
-        return 0;
-    return ((uint32_t)d & bit) != 0;
-}
-
-/* get_int for a column guarded by a flags bit: 1 (null) when unflagged. */
-static int get_flagged(gk_build *b, int tk, int c, size_t row, unsigned bit, int64_t *out)
-{
-    if (!has_flag(b, tk, row, bit))
-        return 1;
-    return get_int(b, tk, c, row, out);
-}
-
-/* Model string id of string index i of the strings owner. */
-static int model_string(gk_build *b, int tk, size_t row, int64_t i, uint32_t *out)
-{
-    gk_tables *o = b->strings_owner;
-    size_t n = o ? o->strings.n : 0;
-    if (i < 0 || (uint64_t)i >= n)
-        return table_fail(b, tk, row, "string index %lld out of range (the string table has %zu entries)",
-                          (long long)i, n);
-    if (!o->str_ids) {
-        o->str_ids = malloc((n ? n : 1) * sizeof(uint32_t));
-        if (!o->str_ids)
-            return oom(b->r);
-        memset(o->str_ids, 0xff, (n ? n : 1) * sizeof(uint32_t));
-        o->n_str_ids = n;
-    }
-    if (o->str_ids[i] == PROFKIT_NONE) {
-        size_t a = o->strings.off[i], e = o->strings.off[i + 1];
-        uint32_t id = profkit_string_intern(b->r->p, o->strings.buf + a, e - a);
-        if (id == PROFKIT_NONE)
-            return oom(b->r);
-        o->str_ids[i] = id;
-    }
-    *out = o->str_ids[i];
-    return 0;
-}
-
-static int string_view(gk_build *b, int tk, size_t row, int64_t i, const char **s, size_t *len)
-{
-    gk_tables *o = b->strings_owner;
-    size_t n = o ? o->strings.n : 0;
-    if (i < 0 || (uint64_t)i >= n)
-        return table_fail(b, tk, row, "string index %lld out of range (the string table has %zu entries)",
-                          (long long)i, n);
-    *s = o->strings.buf + o->strings.off[i];
-    *len = o->strings.off[i + 1] - o->strings.off[i];
-    return 0;
-}
-
-static uint32_t *cache(uint32_t **ids, size_t *n_ids, size_t n)
-{
-    if (!*ids) {
-        *ids = malloc((n ? n : 1) * sizeof(uint32_t));
-        if (!*ids)
-            return NULL;
-        memset(*ids, 0xff, (n ? n : 1) * sizeof(uint32_t));
-        *n_ids = n;
-    }
-    return *ids;
-}
-
-static int intern_len(gk_build *b, const char *s, size_t n, uint32_t *out)
-{
-    *out = profkit_string_intern(b->r->p, s ? s : "", s ? n : 0);
-    return *out == PROFKIT_NONE ? oom(b->r) : 0;
-}
-
-/*
- * The name of funcTable row i, as the Firefox Profiler's upgraders leave it:
- * before version 4 a JS function's name was its whole location string
- * ("f (url:12)": split as FORMATS.md rules), and before 17 an entry label
- * read "AutoEntryScript REASON" (the prefix went).
- */
-static int func_name(gk_build *b, size_t i, int64_t si, profkit_function *f)
-{
-    const char *s = NULL;
-    size_t len = 0;
-    int rc = string_view(b, T_FUNCS, i, si, &s, &len);
-    if (rc < 0)
-        return rc;
-    if (b->version >= 0 && b->version < 4 && b->t[T_FUNCS]->col[COL_FILE_NAME].n == 0) {
-        double js = cell_at(b->t[T_FUNCS], COL_IS_JS, i);
-        if (!cell_is_null(js) && !cell_is_text(js) && js != 0 && has_flag(b, T_FUNCS, i, FUNC_JS)) {
-            pk_gecko_location loc;
-            pk_gecko_parse_location(s, len, &loc);
-            if (loc.file && !loc.is_address) {
-                f->start_line = loc.line;
-                if ((rc = intern_len(b, loc.file, loc.file_len, &f->file)) < 0)
-                    return rc;
-                return intern_len(b, loc.name, loc.name_len, &f->name);
-            }
-        }
-    }
-    static const char entry[] = "AutoEntryScript ";
-    if (b->version >= 0 && b->version < 17 && len > sizeof entry - 1 &&
-        memcmp(s, entry, sizeof entry - 1) == 0)
-        return intern_len(b, s + sizeof entry - 1, len - (sizeof entry - 1), &f->name);
-    return model_string(b, T_FUNCS, i, si, &f->name);
-}
-
-/* Processed: the model function of funcTable row i. */
-static int func_id(gk_build *b, size_t i, uint32_t *out)
-{
-    gk_table *ft = b->t[T_FUNCS];
-    size_t n = table_rows(ft);
-    gk_tables *o = b->owner[T_FUNCS];
-    uint32_t *ids = cache(&o->func_ids, &o->n_func_ids, n);
-    if (!ids)
-        return oom(b->r);
-    if (ids[i] != PROFKIT_NONE) {
-        *out = ids[i];
-        return 0;
-    }
-    profkit_function f = { 0, 0, 0, 0, 0 };
-    int64_t v = 0;
-    int rc;
-    if ((rc = get_int(b, T_FUNCS, COL_NAME, i, &v)) < 0)
-        return rc;
-    if (rc == 0 && (rc = func_name(b, i, v, &f)) < 0)
-        return rc;
-    if ((rc = get_int(b, T_FUNCS, COL_FILE_NAME, i, &v)) < 0)
-        return rc;
-    if (rc == 0 && (rc = model_string(b, T_FUNCS, i, v, &f.file)) < 0)
-        return rc;
-    if (b->t[T_FUNCS]->col[COL_SOURCE].n && b->t[T_SOURCES]) {
-        /* version 58+: the file name is in the shared sources table */
-        int64_t src = 0;
-        rc = has_flag(b, T_FUNCS, i, FUNC_SOURCE)
-                 ? get_index(b, T_FUNCS, COL_SOURCE, i, table_rows(b->t[T_SOURCES]), "sources table", &src)
-                 : 1;
-        if (rc < 0)
-            return rc;
-        if (rc == 0) {
-            if ((rc = get_int(b, T_SOURCES, COL_FILENAME, (size_t)src, &v)) < 0)
-                return rc;
-            if (rc == 0 && (rc = model_string(b, T_SOURCES, (size_t)src, v, &f.file)) < 0)
-                return rc;
-        }
-    }
-    if ((rc = get_flagged(b, T_FUNCS, COL_LINE_NUMBER, i, FUNC_LINE, &v)) < 0)
-        return rc;
-    if (rc == 0 && v > 0 && v <= UINT32_MAX)
-        f.start_line = (uint32_t)v;
-    if ((rc = get_flagged(b, T_FUNCS, COL_RESOURCE, i, FUNC_RESOURCE, &v)) < 0)
-        return rc;
-    if (rc == 0 && v >= 0) {
-        gk_table *rt = b->t[T_RESOURCES];
-        size_t nr = rt ? table_rows(rt) : 0;
-        if ((uint64_t)v >= nr)
-            return table_fail(b, T_FUNCS, i, "resource %lld out of range (the resourceTable has %zu entries)",
-                              (long long)v, nr);
-        int64_t type, name;
-        if ((rc = get_int(b, T_RESOURCES, COL_TYPE, (size_t)v, &type)) < 0)
-            return rc;
-        /* type 1 is a library: its name is the module */
-        if (rc == 0 && type == 1) {
-            if ((rc = get_int(b, T_RESOURCES, COL_NAME, (size_t)v, &name)) < 0)
-                return rc;
-            if (rc == 0 && (rc = model_string(b, T_RESOURCES, (size_t)v, name, &f.module)) < 0)
-                return rc;
-        }
-    }
-    f.system_name = f.name;
-    uint32_t id = profkit_function_add(b->r->p, &f);
-    if (id == PROFKIT_NONE)
-        return oom(b->r);
-    ids[i] = id;
-    *out = id;
-    return 0;
-}
-
-/* The model frame of frameTable row i. */
-static int frame_id(gk_build *b, size_t i, uint32_t *out)
-{
-    gk_table *ft = b->t[T_FRAMES];
-    size_t n = table_rows(ft);
-    gk_tables *o = b->owner[T_FRAMES];
-    uint32_t *ids = cache(&o->frame_ids, &o->n_frame_ids, n);
-    if (!ids)
-        return oom(b->r);
-    if (ids[i] != PROFKIT_NONE) {
-        *out = ids[i];
-        return 0;
-    }
-    profkit_frame fr = { 0, 0, 0, 0, PROFKIT_NONE };
-    int64_t v = 0;
-    int rc;
-    uint32_t loc_line = 0, loc_col = 0;
-    if (b->raw_frames) {
-        if ((rc = get_int(b, T_FRAMES, COL_LOCATION, i, &v)) < 0)
-            return rc;
-        if (rc == 1)
-            return table_fail(b, T_FRAMES, i, "location: expected a string index, found null");
-        const char *s = NULL;
-        size_t len = 0;
-        if ((rc = string_view(b, T_FRAMES, i, v, &s, &len)) < 0)
-            return rc;
-        pk_gecko_location loc;
-        pk_gecko_parse_location(s, len, &loc);
-        profkit_function f = { 0, 0, 0, 0, loc.line };
-        if ((rc = intern_len(b, loc.name, loc.name_len, &f.name)) < 0 ||
-            (rc = intern_len(b, loc.file, loc.file_len, &f.file)) < 0 ||
-            (rc = intern_len(b, loc.module, loc.module_len, &f.module)) < 0)
-            return rc;
-        f.system_name = f.name;
-        fr.function = profkit_function_add(b->r->p, &f);
-        if (fr.function == PROFKIT_NONE)
-            return oom(b->r);
-        fr.address = loc.is_address ? loc.address : 0;
-        loc_line = loc.line;
-        loc_col = loc.column;
-    } else {
-        int64_t fi;
-        rc = get_index(b, T_FRAMES, COL_FUNC, i, table_rows(b->t[T_FUNCS]), "funcTable", &fi);
-        if (rc < 0)
-            return rc;
-        if (rc == 1)
-            return table_fail(b, T_FRAMES, i, "func: expected a funcTable index, found null");
-        if ((rc = func_id(b, (size_t)fi, &fr.function)) < 0)
-            return rc;
-        if ((rc = get_flagged(b, T_FRAMES, COL_ADDRESS, i, FRAME_ADDRESS, &v)) < 0)
-            return rc;
-        if (rc == 0 && v >= 0)
-            fr.address = (uint64_t)v;
-    }
-    if ((rc = get_flagged(b, T_FRAMES, COL_LINE, i, FRAME_LINE, &v)) < 0)
-        return rc;
-    fr.line = rc == 0 && v > 0 && v <= UINT32_MAX ? (uint32_t)v : loc_line;
-    if ((rc = get_flagged(b, T_FRAMES, COL_COLUMN, i, FRAME_COLUMN, &v)) < 0)
-        return rc;
-    fr.column = rc == 0 && v > 0 && v <= UINT32_MAX ? (uint32_t)v : loc_col;
-    uint32_t id = profkit_frame_add(b->r->p, &fr);
-    if (id == PROFKIT_NONE)
-        return oom(b->r);
-    ids[i] = id;
-    *out = id;
-    return 0;
-}
-
-#define IN_PROGRESS (PROFKIT_NONE - 1)
-
-/* The model stack of stackTable row i, resolving prefixes iteratively. */
-static int stack_id(gk_build *b, size_t i, uint32_t *out)
-{
-    gk_table *st = b->t[T_STACKS];
-    size_t n = table_rows(st);
-    gk_tables *o = b->owner[T_STACKS];
-    uint32_t *ids = cache(&o->stack_ids, &o->n_stack_ids, n);
-    if (!ids)
-        return oom(b->r);
-    gk_reader *r = b->r;
-    size_t depth = 0, cur = i;
-    uint32_t parent = 0;
-    int use_offset = st->col[COL_PREFIX_OFFSET].n > 0 && st->col[COL_PREFIX].n == 0;
-    for (;;) {
-        if (ids[cur] == IN_PROGRESS)
-            return table_fail(b, T_STACKS, cur, "the stack prefixes form a cycle");
-        if (ids[cur] != PROFKIT_NONE) {
-            parent = ids[cur];
-            break;
-        }
-        if (depth == r->cap_chain && PK_VEC_RESERVE(r->chain, depth, r->cap_chain, 1) != 0)
-            return oom(r);
-        r->chain[depth++] = (uint32_t)cur;
-        ids[cur] = IN_PROGRESS;
-        int64_t pf;
-        int rc;
-        if (use_offset) {
-            if ((rc = get_int(b, T_STACKS, COL_PREFIX_OFFSET, cur, &pf)) < 0)
-                return rc;
-            if (rc == 0 && (pf < 0 || (uint64_t)pf > cur))
-                return table_fail(b, T_STACKS, cur, "prefixOffset %lld points outside the table",
-                                  (long long)pf);
-            pf = rc == 1 || pf == 0 ? -1 : (int64_t)cur - pf;
-        } else if ((rc = get_index(b, T_STACKS, COL_PREFIX, cur, n, "stackTable", &pf)) < 0) {
-            return rc;
-        }
-        if (pf < 0) {
-            parent = 0;
-            break;
-        }
-        cur = (size_t)pf;
-    }
-    while (depth > 0) {
-        size_t s = r->chain[--depth];
-        int64_t fi;
-        int rc = get_index(b, T_STACKS, COL_FRAME, s, table_rows(b->t[T_FRAMES]), "frameTable", &fi);
-        if (rc < 0)
-            return rc;
-        if (rc == 1)
-            return table_fail(b, T_STACKS, s, "frame: expected a frameTable index, found null");
-        uint32_t frame = 0;
-        if ((rc = frame_id(b, (size_t)fi, &frame)) < 0)
-            return rc;
-        parent = profkit_stack_intern(r->p, parent, frame);
-        if (parent == PROFKIT_NONE)
-            return oom(r);
-        ids[s] = parent;
-    }
-    *out = parent;
-    return 0;
-}
-
-static int ms_to_ns(gk_build *b, int tk, size_t row, double ms, int64_t *out)
-{
-    double ns = ms * 1e6;
-    if (!(ns > -9.2e18 && ns < 9.2e18))
-        return table_fail(b, tk, row, "time %g ms out of range", ms);
-    *out = (int64_t)llround(ns);
-    return 0;
-}
-
-/* Streamed samples: raw stack indexes become stacks, times get the shift. */
-static int fix_samples(gk_build *b, gk_table *st, double shift)
-{
-    gk_reader *r = b->r;
-    profkit_profile *p = r->p;
-    if (!b->t[T_STACKS] || !b->t[T_FRAMES])
-        return table_fail(b, T_SAMPLES, 0, "the thread has samples but no %s",
-                          b->t[T_STACKS] ? "frameTable" : "stackTable");
-    uint32_t vt = profkit_value_type_add(p, vt_names[st->weight_type][0], vt_names[st->weight_type][1]);
-    if (vt == PROFKIT_NONE)
-        return oom(r);
-    size_t nv = p->n_value_types, n_stacks = table_rows(b->t[T_STACKS]);
-    int64_t sh = (int64_t)llround(shift * 1e6);
-    for (size_t k = st->first; k < st->first + st->count; k++) {
-        uint32_t idx = p->sample_stack[k], id = 0;
-        if (idx == PROFKIT_NONE)
-            return table_fail(b, T_SAMPLES, k - st->first, "a sample without a stack");
-        if (idx >= n_stacks)
-            return table_fail(b, T_SAMPLES, k - st->first, "stack %u out of range (the stackTable has %zu entries)",
-                              idx, n_stacks);
-        int rc = stack_id(b, idx, &id);
-        if (rc < 0)
-            return rc;
-        p->sample_stack[k] = id;
-        if (__builtin_add_overflow(p->sample_time[k], sh, &p->sample_time[k]))
-            return table_fail(b, T_SAMPLES, k - st->first, "time out of range after the process shift");
-        if (vt != st->stream_vt) { /* weightType came after the rows */
-            p->sample_values[k * nv + vt] = p->sample_values[k * nv + st->stream_vt];
-            p->sample_values[k * nv + st->stream_vt] = 0;
-        }
-    }
-    return 0;
-}
-
-static int fix_markers(gk_build *b, gk_table *mt, double shift)
-{
-    profkit_profile *p = b->r->p;
-    int64_t sh = (int64_t)llround(shift * 1e6);
-    for (size_t k = mt->first; k < mt->first + mt->count; k++) {
-        profkit_marker *m = &p->markers[k];
-        if (m->name == PROFKIT_NONE) {
-            m->name = 0;
-        } else {
-            int rc = model_string(b, T_MARKERS, k - mt->first, m->name, &m->name);
-            if (rc < 0)
-                return rc;
-        }
-        if (m->start == PROFKIT_NO_TIME) /* an interval end: it starts where it ends */
-            m->start = m->end == PROFKIT_NO_TIME ? 0 : m->end;
-        if (m->end == PROFKIT_NO_TIME)
-            m->end = m->start;
-        if (__builtin_add_overflow(m->start, sh, &m->start) || __builtin_add_overflow(m->end, sh, &m->end))
-            return table_fail(b, T_MARKERS, k - mt->first, "time out of range after the process shift");
-    }
-    return 0;
-}
-
-static int build_samples(gk_build *b, uint32_t thread, double shift)
-{
-    gk_reader *r = b->r;
-    gk_table *st = b->t[T_SAMPLES];
-    if (st && st->stream)
-        return st->count ? fix_samples(b, st, shift) : 0;
-    size_t n = table_rows(st);
-    if (n == 0)
-        return 0;
-    if (!b->t[T_STACKS] || !b->t[T_FRAMES])
-        return table_fail(b, T_SAMPLES, 0, "the thread has samples but no %s",
-                          b->t[T_STACKS] ? "frameTable" : "stackTable");
-    if (!b->raw_frames && !b->t[T_FUNCS])
-        return table_fail(b, T_SAMPLES, 0, "the thread has samples but no funcTable");
-    uint32_t vt = profkit_value_type_add(r->p, vt_names[st->weight_type][0], vt_names[st->weight_type][1]);
-    if (vt == PROFKIT_NONE)
-        return oom(r);
-    size_t nv = r->p->n_value_types;
-    int64_t *values = calloc(nv, sizeof *values);
-    if (!values)
-        return oom(r);
-    size_t n_stacks = table_rows(b->t[T_STACKS]);
-    int timed = st->col[COL_TIME].n > 0 || st->col[COL_TIME_DELTAS].n > 0;
-    int deltas = st->col[COL_TIME].n == 0 && st->col[COL_TIME_DELTAS].n > 0;
-    double t_acc = 0;
-    int rc = 0;
-    for (size_t i = 0; i < n; i++) {
-        double t = 0, d = 0;
-        if (deltas) {
-            if ((rc = get_num(b, T_SAMPLES, COL_TIME_DELTAS, i, &d)) < 0)
-                break;
-            t_acc += rc == 0 ? d : 0;
-            t = t_acc;
-        } else if (timed) {
-            if ((rc = get_num(b, T_SAMPLES, COL_TIME, i, &t)) < 0)
-                break;
-            if (rc == 1)
-                t = t_acc; /* a null time repeats the previous one */
-            t_acc = t;
-        }
-        int64_t si;
-        rc = get_index(b, T_SAMPLES, COL_STACK, i, n_stacks, "stackTable", &si);
-        if (rc < 0)
-            break;
-        if (rc == 1) {
-            rc = 0;
-            continue; /* a sample without a stack has nothing to attribute */
-        }
-        uint32_t stack = 0;
-        if ((rc = stack_id(b, (size_t)si, &stack)) < 0)
-            break;
-        double w = 1;
-        if ((rc = get_num(b, T_SAMPLES, COL_WEIGHT, i, &w)) < 0)
-            break;
-        if (rc == 1)
-            w = 1;
-        rc = 0;
-        if (!(w > -9.2e18 && w < 9.2e18)) {
-            rc = table_fail(b, T_SAMPLES, i, "weight %g out of range", w);
-            break;
-        }
-        values[vt] = (int64_t)llround(w);
-        if (timed) {
-            int64_t ns = 0;
-            if ((rc = ms_to_ns(b, T_SAMPLES, i, t + shift, &ns)) < 0)
-                break;
-            rc = profkit_sample_add_timed(r->p, stack, thread, ns, values);
-        } else {
-            rc = profkit_sample_add(r->p, stack, thread, values);
-        }
-        if (rc) {
-            rc = oom(r);
-            break;
-        }
-    }
-    free(values);
-    return rc;
-}
-
-static int build_markers(gk_build *b, uint32_t thread, double shift)
-{
-    gk_reader *r = b->r;
-    gk_table *mt = b->t[T_MARKERS];
-    if (mt && mt->stream)
-        return fix_markers(b, mt, shift);
-    size_t n = table_rows(mt);
-    int rc = 0;
-    if (n == 0)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        profkit_marker m = { 0, 0, thread, 0, 0, 0 };
-        int64_t v;
-        if ((rc = get_int(b, T_MARKERS, COL_NAME, i, &v)) < 0)
-            return rc;
-        if (rc == 0 && (rc = model_string(b, T_MARKERS, i, v, &m.name)) < 0)
-            return rc;
-        double s = 0, e = 0;
-        int hs, he;
-        if ((hs = get_num(b, T_MARKERS, mt->col[COL_START_TIME].n ? COL_START_TIME : COL_TIME, i, &s)) < 0)
-            return hs;
-        if ((he = get_num(b, T_MARKERS, COL_END_TIME, i, &e)) < 0)
-            return he;
-        if (hs == 1)
-            s = he == 0 ? e : 0;
-        if (he == 1)
-            e = s;
-        if ((rc = ms_to_ns(b, T_MARKERS, i, s + shift, &m.start)) < 0 ||
-            (rc = ms_to_ns(b, T_MARKERS, i, e + shift, &m.end)) < 0)
-            return rc;
-        if ((rc = get_int(b, T_MARKERS, COL_CATEGORY, i, &v)) < 0)
-            return rc;
-        if (rc == 0 && v >= 0 && (uint64_t)v < r->categories.n) {
-            const gk_strings *c = &r->categories;
-            m.category = profkit_string_intern(r->p, c->buf + c->off[v], c->off[v + 1] - c->off[v]);
-            if (m.category == PROFKIT_NONE)
-                return oom(r);
-        }
-        double d = cell_at(mt, COL_DATA, i);
-        if (cell_is_text(d)) {
-            size_t len = 0;
-            const char *txt = cell_text(b->owner[T_MARKERS], d, &len);
-            if (txt && (m.payload = profkit_string_intern(r->p, txt, len)) == PROFKIT_NONE)
-                return oom(r);
-        }
-        if (profkit_marker_add(r->p, &m) != 0)
-            return oom(r);
-    }
-    return 0;
-}
-
-/* Sub-process time shift: sum of startTime differences down the chain. */
-static double thread_shift(gk_reader *r, size_t depth)
-{
-    double shift = 0;
-    for (size_t k = 1; k <= depth && k < r->n_prof; k++)
-        if (r->prof[k].have_start && r->prof[k - 1].have_start)
-            shift += r->prof[k].start - r->prof[k - 1].start;
-    return shift;
-}
-
-static int build_thread(gk_reader *r, gk_thread *th)
-{
-    gk_build b;
-    memset(&b, 0, sizeof b);
-    b.r = r;
-    b.th = th;
-    b.strings_owner = th->tab.have_strings ? &th->tab : r->shared.have_strings ? &r->shared : NULL;
-    for (int k = 0; k < T_COUNT; k++) {
-        gk_tables *o = th->tab.t[k].present ? &th->tab : r->shared.t[k].present ? &r->shared : NULL;
-        b.owner[k] = o;
-        b.t[k] = o ? &o->t[k] : NULL;
-    }
-    /* caches hold ids made with one string table; drop them if it changes */
-    for (int k = 0; k < T_COUNT; k++) {
-        gk_tables *o = b.owner[k];
-        if (o && o->cache_owner != b.strings_owner) {
-            free(o->func_ids);
-            free(o->frame_ids);
-            free(o->stack_ids);
-            o->func_ids = o->frame_ids = o->stack_ids = NULL;
-            o->cache_owner = b.strings_owner;
-        }
-    }
-    b.raw_frames = b.t[T_FRAMES] && (b.t[T_FRAMES]->col[COL_LOCATION].n > 0 ||
-                                     b.t[T_FRAMES]->schema[COL_LOCATION] >= 0);
-    b.version = b.raw_frames ? -1 : strtol(r->version[1], NULL, 10);
-    /* Before processed version 1 and Gecko 4, a content process's main
-     * thread was called "Content" (the upgraders rename it) */
-    if (!th->process_type && th->name && strcmp(th->name, "Content") == 0 &&
-        ((b.raw_frames && strtol(r->version[0], NULL, 10) < 4) || (!b.raw_frames && b.version < 1))) {
-        free(th->name);
-        th->name = dup_len("GeckoMain", 9);
-        if (!th->name)
-            return oom(r);
-    }
-    uint32_t thread = th->model_thread;
-    if (thread == PROFKIT_NONE) {
-        thread = profkit_thread_add(r->p, th->name ? th->name : "",
-                                    th->process_name ? th->process_name : "", th->pid, th->tid);
-        if (thread == PROFKIT_NONE)
-            return oom(r);
-    } else {
-        /* made at the first streamed row: the thread's fields may have come later */
-        profkit_thread *mt = &r->p->threads[thread];
-        mt->name = profkit_string_intern_cstr(r->p, th->name ? th->name : "");
-        mt->process_name = profkit_string_intern_cstr(r->p, th->process_name ? th->process_name : "");
-        if (mt->name == PROFKIT_NONE || mt->process_name == PROFKIT_NONE)
-            return oom(r);
-        mt->pid = th->pid;
-        mt->tid = th->tid;
-    }
-    double shift = thread_shift(r, th->depth);
-    int rc = build_samples(&b, thread, shift);
-    if (!rc)
-        rc = build_markers(&b, thread, shift);
-    r->n_built++;
-    return rc;
-}
-
-/* Can a finished thread go into the model now? */
-static int thread_ready(gk_reader *r, gk_thread *th)
-{
-    int own = th->tab.t[T_STACKS].present && th->tab.have_strings;
-    if (!own && !r->shared_done)
-        return 0;
-    for (size_t k = 0; k <= th->depth && k < r->n_prof; k++)
-        if (!r->prof[k].have_start && th->depth > 0)
-            return 0;
-    return 1;
-}
-
-/* Builds pending threads: the ready ones, or (force) all at depth >= min_depth. */
-static int flush_pending(gk_reader *r, int force, size_t min_depth)
-{
-    size_t w = 0;
-    int rc = 0;
-    for (size_t i = 0; i < r->n_pending; i++) {
-        gk_thread *th = r->pending[i];
-        if (!rc && (thread_ready(r, th) || (force && th->depth >= min_depth))) {
-            rc = build_thread(r, th);
-            thread_free(th);
-        } else {
-            r->pending[w++] = th;
-        }
-    }
-    r->n_pending = w;
-    return rc;
-}
-
-static int thread_done(gk_reader *r)
-{
-    gk_thread *th = r->cur;
-    compact_streamed(r, &th->tab.t[T_SAMPLES]);
-    r->cur = NULL;
-    if (thread_ready(r, th)) {
-        int rc = build_thread(r, th);
-        thread_free(th);
-        return rc;
-    }
-    if (PK_VEC_RESERVE(r->pending, r->n_pending, r->cap_pending, 1) != 0) {
-        thread_free(th);
-        return oom(r);
-    }
-    r->pending[r->n_pending++] = th;
-    return 0;
 }
 
 /* ---------------------------------------------------------------- events */
@@ -1621,8 +746,8 @@ static int set_string_field(gk_reader *r, pk_json *j, char **dst, const pk_json_
                             ev_type_name(ev));
     }
     free(*dst);
-    *dst = dup_len(s, n);
-    return *dst ? 0 : oom(r);
+    *dst = pk_gk_dup_len(s, n);
+    return *dst ? 0 : pk_gk_oom(r);
 }
 
 static int set_id_field(pk_json *j, int64_t *dst, const pk_json_event *ev, const char *what)
@@ -1698,7 +823,7 @@ static int open_profile(gk_reader *r, pk_json *j, const pk_json_event *ev)
         return pk_json_fail(j, PROFKIT_EUNSUPPORTED, "processes nested deeper than %d levels",
                             MAX_NESTING);
     if (PK_VEC_RESERVE(r->prof, r->n_prof, r->cap_prof, 1) != 0)
-        return oom(r);
+        return pk_gk_oom(r);
     r->prof[r->n_prof].have_start = 0;
     r->prof[r->n_prof].start = 0;
     r->n_prof++;
@@ -1735,10 +860,10 @@ static int meta_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event
     }
     if (ev->type == PK_JSON_STRING || ev->type == PK_JSON_NUMBER) {
         if (profkit_meta_add_len(r->p, r->meta_key, ev->str, ev->len) != 0)
-            return oom(r);
+            return pk_gk_oom(r);
     } else if (ev->type == PK_JSON_BOOL) {
         if (profkit_meta_add(r->p, r->meta_key, ev->boolean ? "true" : "false") != 0)
-            return oom(r);
+            return pk_gk_oom(r);
     }
     return 0;
 }
@@ -1855,7 +980,7 @@ static int lib_done(gk_reader *r)
     free(l->debug_name);
     free(l->build_id);
     memset(l, 0, sizeof *l);
-    return id == PROFKIT_NONE ? oom(r) : 0;
+    return id == PROFKIT_NONE ? pk_gk_oom(r) : 0;
 }
 
 static int lib_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event *ev)
@@ -2010,11 +1135,11 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
         if (ev->type != PK_JSON_MAP_START) {
             /* keep indexes aligned: a non-object category has no name */
             if (strings_push(&r->categories, "", 0) != 0)
-                return oom(r);
+                return pk_gk_oom(r);
             return skip_value(r, ev);
         }
         if (strings_push(&r->categories, "", 0) != 0)
-            return oom(r);
+            return pk_gk_oom(r);
         return push_frame(r, C_CATEGORY);
     case C_CATEGORY:
         if (f->key == 1 && ev->type == PK_JSON_STRING) {
@@ -2023,7 +1148,7 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
             c->n--;
             c->len = c->off[c->n];
             if (strings_push(c, ev->str, ev->len) != 0)
-                return oom(r);
+                return pk_gk_oom(r);
             return 0;
         }
         return skip_value(r, ev);
@@ -2051,7 +1176,7 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
             return rc;
         gk_thread *th = calloc(1, sizeof *th);
         if (!th)
-            return oom(r);
+            return pk_gk_oom(r);
         th->pid = th->tid = -1;
         th->model_thread = PROFKIT_NONE;
         th->depth = r->n_prof - 1;
@@ -2147,7 +1272,7 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
     case C_STRINGS:
         if (ev->type == PK_JSON_STRING || ev->type == PK_JSON_NULL) {
             if (strings_push(&f->owner->strings, ev->str, ev->type == PK_JSON_NULL ? 0 : ev->len) != 0)
-                return oom(r);
+                return pk_gk_oom(r);
             return 0;
         }
         return pk_json_fail(j, PROFKIT_ECORRUPT, "string table entry %zu: expected a string, found %s",
@@ -2206,21 +1331,21 @@ static int on_close(gk_reader *r, pk_json *j)
     int rc = 0;
     switch (f->kind) {
     case C_PROFILE:
-        rc = flush_pending(r, r->n_prof == 1, r->n_prof - 1);
+        rc = pk_gk_flush_pending(r, r->n_prof == 1, r->n_prof - 1);
         if (!rc && r->n_prof > 1) {
             /* force what still waits for this level's start time */
-            rc = flush_pending(r, 1, r->n_prof - 1);
+            rc = pk_gk_flush_pending(r, 1, r->n_prof - 1);
         }
         r->n_prof--;
         break;
     case C_META:
-        rc = flush_pending(r, 0, 0);
+        rc = pk_gk_flush_pending(r, 0, 0);
         break;
     case C_LIB: rc = lib_done(r); break;
-    case C_THREAD: rc = thread_done(r); break;
+    case C_THREAD: rc = pk_gk_thread_done(r); break;
     case C_SHARED:
         r->shared_done = 1;
-        rc = flush_pending(r, 0, 0);
+        rc = pk_gk_flush_pending(r, 0, 0);
         break;
     case C_SCHEMA:
         rc = apply_schema(r, f->table, table_wants[f->table_kind], f->table_kind, f->owner);
@@ -2267,9 +1392,9 @@ int pk_gecko_on_event(pk_json *j, void *payload, const pk_json_event *ev)
 
 static void reader_free(gk_reader *r)
 {
-    thread_free(r->cur);
+    pk_gk_thread_free(r->cur);
     for (size_t i = 0; i < r->n_pending; i++)
-        thread_free(r->pending[i]);
+        pk_gk_thread_free(r->pending[i]);
     free(r->pending);
     tables_free(&r->shared);
     strings_free(&r->categories);
@@ -2298,7 +1423,7 @@ int pk_gecko_read(profkit_profile *p, profkit_read_ctx *ctx, pk_gecko_flavor fla
     if (!rc && r.n_prof == 0 && r.fs[0].index == 0)
         rc = profkit_read_fail(ctx, PROFKIT_EFORMAT, -1, "empty input: expected a JSON object");
     if (!rc)
-        rc = flush_pending(&r, 1, 0);
+        rc = pk_gk_flush_pending(&r, 1, 0);
     if (rc == PROFKIT_ETRUNCATED && r.cur) {
         /* the unfinished thread's streamed rows are the newest: drop them */
         gk_table *st = &r.cur->tab.t[T_SAMPLES], *mt = &r.cur->tab.t[T_MARKERS];
@@ -2316,7 +1441,7 @@ int pk_gecko_read(profkit_profile *p, profkit_read_ctx *ctx, pk_gecko_flavor fla
         for (size_t i = 0; i < r.n_pending; i++) {
             gk_thread *th = r.pending[i];
             if (!r.shared_done && !(th->tab.t[T_STACKS].present && th->tab.have_strings))
-                thread_free(th);
+                pk_gk_thread_free(th);
             else
                 r.pending[w++] = th;
         }
@@ -2324,7 +1449,7 @@ int pk_gecko_read(profkit_profile *p, profkit_read_ctx *ctx, pk_gecko_flavor fla
         size_t complete = r.n_built + r.n_pending;
         if (complete > 0) {
             profkit_error cut = *ctx->err;
-            rc = flush_pending(&r, 1, 0);
+            rc = pk_gk_flush_pending(&r, 1, 0);
             if (!rc)
                 rc = profkit_read_warn_pos(ctx, PROFKIT_ETRUNCATED, cut.line, cut.column,
                                            "%s; kept the %zu complete thread%s before the cut",

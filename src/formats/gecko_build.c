@@ -1,0 +1,716 @@
+/*
+ * gecko_build.c: a thread of a Gecko or processed profile goes into the
+ * model once its object has closed and what it refers to (its process's
+ * start time, the shared tables) is known: samples get their stacks
+ * (prefixes resolved iteratively, cycles refused), frames and functions
+ * their strings and location parts, markers their names and times shifted
+ * by the process's start. Errors name the table and row, at the line and
+ * column where that table starts. The reader's state is in gecko_reader.h.
+ */
+#include "formats/gecko_reader.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- threads */
+
+typedef struct gk_build {
+    gk_reader *r;
+    gk_thread *th;
+    gk_tables *strings_owner;
+    gk_tables *owner[T_COUNT]; /* whose table each is */
+    gk_table *t[T_COUNT];
+    int raw_frames;            /* frames carry location strings */
+    long version;              /* processed version (0 = before 1); -1 for raw Gecko */
+} gk_build;
+
+static int table_fail(gk_build *b, int tk, size_t row, const char *fmt, ...) PK_PRINTF(4, 5);
+static int table_fail(gk_build *b, int tk, size_t row, const char *fmt, ...)
+{
+    char msg[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const gk_table *t = b->t[tk];
+    return profkit_read_fail_pos(b->r->ctx, PROFKIT_ECORRUPT, t ? t->line : 0, t ? t->column : 0,
+                                 "thread %zu (%s): %s row %zu: %s", b->th->index,
+                                 b->th->name ? b->th->name : "", table_names[tk], row, msg);
+}
+
+/* Reads an integer cell: 0 (value in *out), 1 (null), or an error. */
+static int get_int(gk_build *b, int tk, int c, size_t row, int64_t *out)
+{
+    double d = pk_gk_cell_at(b->t[tk], c, row);
+    if (cell_is_null(d))
+        return 1;
+    if (cell_is_text(d) || d != d || d < -9007199254740992.0 || d > 9007199254740992.0 ||
+        d != floor(d))
+        return table_fail(b, tk, row, "%s: expected an integer, found %s", col_names[c],
+                          cell_is_text(d) ? "text" : "a fraction or huge number");
+    *out = (int64_t)d;
+    return 0;
+}
+
+/* An index into a table of n rows (null allowed when nullable). */
+static int get_index(gk_build *b, int tk, int c, size_t row, size_t n, const char *what,
+                     int64_t *out)
+{
+    int rc = get_int(b, tk, c, row, out);
+    if (rc < 0)
+        return rc;
+    if (rc == 1) {
+        *out = -1;
+        return 1;
+    }
+    if (*out < 0 || (uint64_t)*out >= n)
+        return table_fail(b, tk, row, "%s %lld out of range (the %s has %zu entries)", col_names[c],
+                          (long long)*out, what, n);
+    return 0;
+}
+
+static int get_num(gk_build *b, int tk, int c, size_t row, double *out)
+{
+    double d = pk_gk_cell_at(b->t[tk], c, row);
+    if (cell_is_null(d))
+        return 1;
+    if (cell_is_text(d))
+        return table_fail(b, tk, row, "%s: expected a number, found text", col_names[c]);
+    *out = d;
+    return 0;
+}
+
+/*
+ * Version 71+ frame tables and 75+ func tables say which optional columns
+ * hold a value with a `flags` bit (the others hold 0, not null). Returns
+ * whether the column guarded by `bit` is set in row `row`; true without flags.
+ */
+enum { FRAME_ADDRESS = 2, FRAME_LINE = 16, FRAME_COLUMN = 32 };
+enum { FUNC_JS = 1, FUNC_RESOURCE = 4, FUNC_SOURCE = 8, FUNC_LINE = 16 };
+static int has_flag(gk_build *b, int tk, size_t row, unsigned bit)
+{
+    const gk_table *t = b->t[tk];
+    if (!t || t->col[COL_FLAGS].n == 0)
+        return 1;
+    double d = pk_gk_cell_at(t, COL_FLAGS, row);
+    if (cell_is_null(d) || cell_is_text(d) || !(d >= 0 && d < 4294967296.0))
+        return 0;
+    return ((uint32_t)d & bit) != 0;
+}
+
+/* get_int for a column guarded by a flags bit: 1 (null) when unflagged. */
+static int get_flagged(gk_build *b, int tk, int c, size_t row, unsigned bit, int64_t *out)
+{
+    if (!has_flag(b, tk, row, bit))
+        return 1;
+    return get_int(b, tk, c, row, out);
+}
+
+/* Model string id of string index i of the strings owner. */
+static int model_string(gk_build *b, int tk, size_t row, int64_t i, uint32_t *out)
+{
+    gk_tables *o = b->strings_owner;
+    size_t n = o ? o->strings.n : 0;
+    if (i < 0 || (uint64_t)i >= n)
+        return table_fail(b, tk, row, "string index %lld out of range (the string table has %zu entries)",
+                          (long long)i, n);
+    if (!o->str_ids) {
+        o->str_ids = malloc((n ? n : 1) * sizeof(uint32_t));
+        if (!o->str_ids)
+            return pk_gk_oom(b->r);
+        memset(o->str_ids, 0xff, (n ? n : 1) * sizeof(uint32_t));
+        o->n_str_ids = n;
+    }
+    if (o->str_ids[i] == PROFKIT_NONE) {
+        size_t a = o->strings.off[i], e = o->strings.off[i + 1];
+        uint32_t id = profkit_string_intern(b->r->p, o->strings.buf + a, e - a);
+        if (id == PROFKIT_NONE)
+            return pk_gk_oom(b->r);
+        o->str_ids[i] = id;
+    }
+    *out = o->str_ids[i];
+    return 0;
+}
+
+static int string_view(gk_build *b, int tk, size_t row, int64_t i, const char **s, size_t *len)
+{
+    gk_tables *o = b->strings_owner;
+    size_t n = o ? o->strings.n : 0;
+    if (i < 0 || (uint64_t)i >= n)
+        return table_fail(b, tk, row, "string index %lld out of range (the string table has %zu entries)",
+                          (long long)i, n);
+    *s = o->strings.buf + o->strings.off[i];
+    *len = o->strings.off[i + 1] - o->strings.off[i];
+    return 0;
+}
+
+static uint32_t *cache(uint32_t **ids, size_t *n_ids, size_t n)
+{
+    if (!*ids) {
+        *ids = malloc((n ? n : 1) * sizeof(uint32_t));
+        if (!*ids)
+            return NULL;
+        memset(*ids, 0xff, (n ? n : 1) * sizeof(uint32_t));
+        *n_ids = n;
+    }
+    return *ids;
+}
+
+static int intern_len(gk_build *b, const char *s, size_t n, uint32_t *out)
+{
+    *out = profkit_string_intern(b->r->p, s ? s : "", s ? n : 0);
+    return *out == PROFKIT_NONE ? pk_gk_oom(b->r) : 0;
+}
+
+/*
+ * The name of funcTable row i, as the Firefox Profiler's upgraders leave it:
+ * before version 4 a JS function's name was its whole location string
+ * ("f (url:12)": split as FORMATS.md rules), and before 17 an entry label
+ * read "AutoEntryScript REASON" (the prefix went).
+ */
+static int func_name(gk_build *b, size_t i, int64_t si, profkit_function *f)
+{
+    const char *s = NULL;
+    size_t len = 0;
+    int rc = string_view(b, T_FUNCS, i, si, &s, &len);
+    if (rc < 0)
+        return rc;
+    if (b->version >= 0 && b->version < 4 && b->t[T_FUNCS]->col[COL_FILE_NAME].n == 0) {
+        double js = pk_gk_cell_at(b->t[T_FUNCS], COL_IS_JS, i);
+        if (!cell_is_null(js) && !cell_is_text(js) && js != 0 && has_flag(b, T_FUNCS, i, FUNC_JS)) {
+            pk_gecko_location loc;
+            pk_gecko_parse_location(s, len, &loc);
+            if (loc.file && !loc.is_address) {
+                f->start_line = loc.line;
+                if ((rc = intern_len(b, loc.file, loc.file_len, &f->file)) < 0)
+                    return rc;
+                return intern_len(b, loc.name, loc.name_len, &f->name);
+            }
+        }
+    }
+    static const char entry[] = "AutoEntryScript ";
+    if (b->version >= 0 && b->version < 17 && len > sizeof entry - 1 &&
+        memcmp(s, entry, sizeof entry - 1) == 0)
+        return intern_len(b, s + sizeof entry - 1, len - (sizeof entry - 1), &f->name);
+    return model_string(b, T_FUNCS, i, si, &f->name);
+}
+
+/* Processed: the model function of funcTable row i. */
+static int func_id(gk_build *b, size_t i, uint32_t *out)
+{
+    gk_table *ft = b->t[T_FUNCS];
+    size_t n = pk_gk_table_rows(ft);
+    gk_tables *o = b->owner[T_FUNCS];
+    uint32_t *ids = cache(&o->func_ids, &o->n_func_ids, n);
+    if (!ids)
+        return pk_gk_oom(b->r);
+    if (ids[i] != PROFKIT_NONE) {
+        *out = ids[i];
+        return 0;
+    }
+    profkit_function f = { 0, 0, 0, 0, 0 };
+    int64_t v = 0;
+    int rc;
+    if ((rc = get_int(b, T_FUNCS, COL_NAME, i, &v)) < 0)
+        return rc;
+    if (rc == 0 && (rc = func_name(b, i, v, &f)) < 0)
+        return rc;
+    if ((rc = get_int(b, T_FUNCS, COL_FILE_NAME, i, &v)) < 0)
+        return rc;
+    if (rc == 0 && (rc = model_string(b, T_FUNCS, i, v, &f.file)) < 0)
+        return rc;
+    if (b->t[T_FUNCS]->col[COL_SOURCE].n && b->t[T_SOURCES]) {
+        /* version 58+: the file name is in the shared sources table */
+        int64_t src = 0;
+        rc = has_flag(b, T_FUNCS, i, FUNC_SOURCE)
+                 ? get_index(b, T_FUNCS, COL_SOURCE, i, pk_gk_table_rows(b->t[T_SOURCES]), "sources table", &src)
+                 : 1;
+        if (rc < 0)
+            return rc;
+        if (rc == 0) {
+            if ((rc = get_int(b, T_SOURCES, COL_FILENAME, (size_t)src, &v)) < 0)
+                return rc;
+            if (rc == 0 && (rc = model_string(b, T_SOURCES, (size_t)src, v, &f.file)) < 0)
+                return rc;
+        }
+    }
+    if ((rc = get_flagged(b, T_FUNCS, COL_LINE_NUMBER, i, FUNC_LINE, &v)) < 0)
+        return rc;
+    if (rc == 0 && v > 0 && v <= UINT32_MAX)
+        f.start_line = (uint32_t)v;
+    if ((rc = get_flagged(b, T_FUNCS, COL_RESOURCE, i, FUNC_RESOURCE, &v)) < 0)
+        return rc;
+    if (rc == 0 && v >= 0) {
+        gk_table *rt = b->t[T_RESOURCES];
+        size_t nr = rt ? pk_gk_table_rows(rt) : 0;
+        if ((uint64_t)v >= nr)
+            return table_fail(b, T_FUNCS, i, "resource %lld out of range (the resourceTable has %zu entries)",
+                              (long long)v, nr);
+        int64_t type, name;
+        if ((rc = get_int(b, T_RESOURCES, COL_TYPE, (size_t)v, &type)) < 0)
+            return rc;
+        /* type 1 is a library: its name is the module */
+        if (rc == 0 && type == 1) {
+            if ((rc = get_int(b, T_RESOURCES, COL_NAME, (size_t)v, &name)) < 0)
+                return rc;
+            if (rc == 0 && (rc = model_string(b, T_RESOURCES, (size_t)v, name, &f.module)) < 0)
+                return rc;
+        }
+    }
+    f.system_name = f.name;
+    uint32_t id = profkit_function_add(b->r->p, &f);
+    if (id == PROFKIT_NONE)
+        return pk_gk_oom(b->r);
+    ids[i] = id;
+    *out = id;
+    return 0;
+}
+
+/* The model frame of frameTable row i. */
+static int frame_id(gk_build *b, size_t i, uint32_t *out)
+{
+    gk_table *ft = b->t[T_FRAMES];
+    size_t n = pk_gk_table_rows(ft);
+    gk_tables *o = b->owner[T_FRAMES];
+    uint32_t *ids = cache(&o->frame_ids, &o->n_frame_ids, n);
+    if (!ids)
+        return pk_gk_oom(b->r);
+    if (ids[i] != PROFKIT_NONE) {
+        *out = ids[i];
+        return 0;
+    }
+    profkit_frame fr = { 0, 0, 0, 0, PROFKIT_NONE };
+    int64_t v = 0;
+    int rc;
+    uint32_t loc_line = 0, loc_col = 0;
+    if (b->raw_frames) {
+        if ((rc = get_int(b, T_FRAMES, COL_LOCATION, i, &v)) < 0)
+            return rc;
+        if (rc == 1)
+            return table_fail(b, T_FRAMES, i, "location: expected a string index, found null");
+        const char *s = NULL;
+        size_t len = 0;
+        if ((rc = string_view(b, T_FRAMES, i, v, &s, &len)) < 0)
+            return rc;
+        pk_gecko_location loc;
+        pk_gecko_parse_location(s, len, &loc);
+        profkit_function f = { 0, 0, 0, 0, loc.line };
+        if ((rc = intern_len(b, loc.name, loc.name_len, &f.name)) < 0 ||
+            (rc = intern_len(b, loc.file, loc.file_len, &f.file)) < 0 ||
+            (rc = intern_len(b, loc.module, loc.module_len, &f.module)) < 0)
+            return rc;
+        f.system_name = f.name;
+        fr.function = profkit_function_add(b->r->p, &f);
+        if (fr.function == PROFKIT_NONE)
+            return pk_gk_oom(b->r);
+        fr.address = loc.is_address ? loc.address : 0;
+        loc_line = loc.line;
+        loc_col = loc.column;
+    } else {
+        int64_t fi;
+        rc = get_index(b, T_FRAMES, COL_FUNC, i, pk_gk_table_rows(b->t[T_FUNCS]), "funcTable", &fi);
+        if (rc < 0)
+            return rc;
+        if (rc == 1)
+            return table_fail(b, T_FRAMES, i, "func: expected a funcTable index, found null");
+        if ((rc = func_id(b, (size_t)fi, &fr.function)) < 0)
+            return rc;
+        if ((rc = get_flagged(b, T_FRAMES, COL_ADDRESS, i, FRAME_ADDRESS, &v)) < 0)
+            return rc;
+        if (rc == 0 && v >= 0)
+            fr.address = (uint64_t)v;
+    }
+    if ((rc = get_flagged(b, T_FRAMES, COL_LINE, i, FRAME_LINE, &v)) < 0)
+        return rc;
+    fr.line = rc == 0 && v > 0 && v <= UINT32_MAX ? (uint32_t)v : loc_line;
+    if ((rc = get_flagged(b, T_FRAMES, COL_COLUMN, i, FRAME_COLUMN, &v)) < 0)
+        return rc;
+    fr.column = rc == 0 && v > 0 && v <= UINT32_MAX ? (uint32_t)v : loc_col;
+    uint32_t id = profkit_frame_add(b->r->p, &fr);
+    if (id == PROFKIT_NONE)
+        return pk_gk_oom(b->r);
+    ids[i] = id;
+    *out = id;
+    return 0;
+}
+
+#define IN_PROGRESS (PROFKIT_NONE - 1)
+
+/* The model stack of stackTable row i, resolving prefixes iteratively. */
+static int stack_id(gk_build *b, size_t i, uint32_t *out)
+{
+    gk_table *st = b->t[T_STACKS];
+    size_t n = pk_gk_table_rows(st);
+    gk_tables *o = b->owner[T_STACKS];
+    uint32_t *ids = cache(&o->stack_ids, &o->n_stack_ids, n);
+    if (!ids)
+        return pk_gk_oom(b->r);
+    gk_reader *r = b->r;
+    size_t depth = 0, cur = i;
+    uint32_t parent = 0;
+    int use_offset = st->col[COL_PREFIX_OFFSET].n > 0 && st->col[COL_PREFIX].n == 0;
+    for (;;) {
+        if (ids[cur] == IN_PROGRESS)
+            return table_fail(b, T_STACKS, cur, "the stack prefixes form a cycle");
+        if (ids[cur] != PROFKIT_NONE) {
+            parent = ids[cur];
+            break;
+        }
+        if (depth == r->cap_chain && PK_VEC_RESERVE(r->chain, depth, r->cap_chain, 1) != 0)
+            return pk_gk_oom(r);
+        r->chain[depth++] = (uint32_t)cur;
+        ids[cur] = IN_PROGRESS;
+        int64_t pf;
+        int rc;
+        if (use_offset) {
+            if ((rc = get_int(b, T_STACKS, COL_PREFIX_OFFSET, cur, &pf)) < 0)
+                return rc;
+            if (rc == 0 && (pf < 0 || (uint64_t)pf > cur))
+                return table_fail(b, T_STACKS, cur, "prefixOffset %lld points outside the table",
+                                  (long long)pf);
+            pf = rc == 1 || pf == 0 ? -1 : (int64_t)cur - pf;
+        } else if ((rc = get_index(b, T_STACKS, COL_PREFIX, cur, n, "stackTable", &pf)) < 0) {
+            return rc;
+        }
+        if (pf < 0) {
+            parent = 0;
+            break;
+        }
+        cur = (size_t)pf;
+    }
+    while (depth > 0) {
+        size_t s = r->chain[--depth];
+        int64_t fi;
+        int rc = get_index(b, T_STACKS, COL_FRAME, s, pk_gk_table_rows(b->t[T_FRAMES]), "frameTable", &fi);
+        if (rc < 0)
+            return rc;
+        if (rc == 1)
+            return table_fail(b, T_STACKS, s, "frame: expected a frameTable index, found null");
+        uint32_t frame = 0;
+        if ((rc = frame_id(b, (size_t)fi, &frame)) < 0)
+            return rc;
+        parent = profkit_stack_intern(r->p, parent, frame);
+        if (parent == PROFKIT_NONE)
+            return pk_gk_oom(r);
+        ids[s] = parent;
+    }
+    *out = parent;
+    return 0;
+}
+
+static int ms_to_ns(gk_build *b, int tk, size_t row, double ms, int64_t *out)
+{
+    double ns = ms * 1e6;
+    if (!(ns > -9.2e18 && ns < 9.2e18))
+        return table_fail(b, tk, row, "time %g ms out of range", ms);
+    *out = (int64_t)llround(ns);
+    return 0;
+}
+
+/* Streamed samples: raw stack indexes become stacks, times get the shift. */
+static int fix_samples(gk_build *b, gk_table *st, double shift)
+{
+    gk_reader *r = b->r;
+    profkit_profile *p = r->p;
+    if (!b->t[T_STACKS] || !b->t[T_FRAMES])
+        return table_fail(b, T_SAMPLES, 0, "the thread has samples but no %s",
+                          b->t[T_STACKS] ? "frameTable" : "stackTable");
+    uint32_t vt = profkit_value_type_add(p, vt_names[st->weight_type][0], vt_names[st->weight_type][1]);
+    if (vt == PROFKIT_NONE)
+        return pk_gk_oom(r);
+    size_t nv = p->n_value_types, n_stacks = pk_gk_table_rows(b->t[T_STACKS]);
+    int64_t sh = (int64_t)llround(shift * 1e6);
+    for (size_t k = st->first; k < st->first + st->count; k++) {
+        uint32_t idx = p->sample_stack[k], id = 0;
+        if (idx == PROFKIT_NONE)
+            return table_fail(b, T_SAMPLES, k - st->first, "a sample without a stack");
+        if (idx >= n_stacks)
+            return table_fail(b, T_SAMPLES, k - st->first, "stack %u out of range (the stackTable has %zu entries)",
+                              idx, n_stacks);
+        int rc = stack_id(b, idx, &id);
+        if (rc < 0)
+            return rc;
+        p->sample_stack[k] = id;
+        if (__builtin_add_overflow(p->sample_time[k], sh, &p->sample_time[k]))
+            return table_fail(b, T_SAMPLES, k - st->first, "time out of range after the process shift");
+        if (vt != st->stream_vt) { /* weightType came after the rows */
+            p->sample_values[k * nv + vt] = p->sample_values[k * nv + st->stream_vt];
+            p->sample_values[k * nv + st->stream_vt] = 0;
+        }
+    }
+    return 0;
+}
+
+static int fix_markers(gk_build *b, gk_table *mt, double shift)
+{
+    profkit_profile *p = b->r->p;
+    int64_t sh = (int64_t)llround(shift * 1e6);
+    for (size_t k = mt->first; k < mt->first + mt->count; k++) {
+        profkit_marker *m = &p->markers[k];
+        if (m->name == PROFKIT_NONE) {
+            m->name = 0;
+        } else {
+            int rc = model_string(b, T_MARKERS, k - mt->first, m->name, &m->name);
+            if (rc < 0)
+                return rc;
+        }
+        if (m->start == PROFKIT_NO_TIME) /* an interval end: it starts where it ends */
+            m->start = m->end == PROFKIT_NO_TIME ? 0 : m->end;
+        if (m->end == PROFKIT_NO_TIME)
+            m->end = m->start;
+        if (__builtin_add_overflow(m->start, sh, &m->start) || __builtin_add_overflow(m->end, sh, &m->end))
+            return table_fail(b, T_MARKERS, k - mt->first, "time out of range after the process shift");
+    }
+    return 0;
+}
+
+static int build_samples(gk_build *b, uint32_t thread, double shift)
+{
+    gk_reader *r = b->r;
+    gk_table *st = b->t[T_SAMPLES];
+    if (st && st->stream)
+        return st->count ? fix_samples(b, st, shift) : 0;
+    size_t n = pk_gk_table_rows(st);
+    if (n == 0)
+        return 0;
+    if (!b->t[T_STACKS] || !b->t[T_FRAMES])
+        return table_fail(b, T_SAMPLES, 0, "the thread has samples but no %s",
+                          b->t[T_STACKS] ? "frameTable" : "stackTable");
+    if (!b->raw_frames && !b->t[T_FUNCS])
+        return table_fail(b, T_SAMPLES, 0, "the thread has samples but no funcTable");
+    uint32_t vt = profkit_value_type_add(r->p, vt_names[st->weight_type][0], vt_names[st->weight_type][1]);
+    if (vt == PROFKIT_NONE)
+        return pk_gk_oom(r);
+    size_t nv = r->p->n_value_types;
+    int64_t *values = calloc(nv, sizeof *values);
+    if (!values)
+        return pk_gk_oom(r);
+    size_t n_stacks = pk_gk_table_rows(b->t[T_STACKS]);
+    int timed = st->col[COL_TIME].n > 0 || st->col[COL_TIME_DELTAS].n > 0;
+    int deltas = st->col[COL_TIME].n == 0 && st->col[COL_TIME_DELTAS].n > 0;
+    double t_acc = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        double t = 0, d = 0;
+        if (deltas) {
+            if ((rc = get_num(b, T_SAMPLES, COL_TIME_DELTAS, i, &d)) < 0)
+                break;
+            t_acc += rc == 0 ? d : 0;
+            t = t_acc;
+        } else if (timed) {
+            if ((rc = get_num(b, T_SAMPLES, COL_TIME, i, &t)) < 0)
+                break;
+            if (rc == 1)
+                t = t_acc; /* a null time repeats the previous one */
+            t_acc = t;
+        }
+        int64_t si;
+        rc = get_index(b, T_SAMPLES, COL_STACK, i, n_stacks, "stackTable", &si);
+        if (rc < 0)
+            break;
+        if (rc == 1) {
+            rc = 0;
+            continue; /* a sample without a stack has nothing to attribute */
+        }
+        uint32_t stack = 0;
+        if ((rc = stack_id(b, (size_t)si, &stack)) < 0)
+            break;
+        double w = 1;
+        if ((rc = get_num(b, T_SAMPLES, COL_WEIGHT, i, &w)) < 0)
+            break;
+        if (rc == 1)
+            w = 1;
+        rc = 0;
+        if (!(w > -9.2e18 && w < 9.2e18)) {
+            rc = table_fail(b, T_SAMPLES, i, "weight %g out of range", w);
+            break;
+        }
+        values[vt] = (int64_t)llround(w);
+        if (timed) {
+            int64_t ns = 0;
+            if ((rc = ms_to_ns(b, T_SAMPLES, i, t + shift, &ns)) < 0)
+                break;
+            rc = profkit_sample_add_timed(r->p, stack, thread, ns, values);
+        } else {
+            rc = profkit_sample_add(r->p, stack, thread, values);
+        }
+        if (rc) {
+            rc = pk_gk_oom(r);
+            break;
+        }
+    }
+    free(values);
+    return rc;
+}
+
+static int build_markers(gk_build *b, uint32_t thread, double shift)
+{
+    gk_reader *r = b->r;
+    gk_table *mt = b->t[T_MARKERS];
+    if (mt && mt->stream)
+        return fix_markers(b, mt, shift);
+    size_t n = pk_gk_table_rows(mt);
+    int rc = 0;
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        profkit_marker m = { 0, 0, thread, 0, 0, 0 };
+        int64_t v;
+        if ((rc = get_int(b, T_MARKERS, COL_NAME, i, &v)) < 0)
+            return rc;
+        if (rc == 0 && (rc = model_string(b, T_MARKERS, i, v, &m.name)) < 0)
+            return rc;
+        double s = 0, e = 0;
+        int hs, he;
+        if ((hs = get_num(b, T_MARKERS, mt->col[COL_START_TIME].n ? COL_START_TIME : COL_TIME, i, &s)) < 0)
+            return hs;
+        if ((he = get_num(b, T_MARKERS, COL_END_TIME, i, &e)) < 0)
+            return he;
+        if (hs == 1)
+            s = he == 0 ? e : 0;
+        if (he == 1)
+            e = s;
+        if ((rc = ms_to_ns(b, T_MARKERS, i, s + shift, &m.start)) < 0 ||
+            (rc = ms_to_ns(b, T_MARKERS, i, e + shift, &m.end)) < 0)
+            return rc;
+        if ((rc = get_int(b, T_MARKERS, COL_CATEGORY, i, &v)) < 0)
+            return rc;
+        if (rc == 0 && v >= 0 && (uint64_t)v < r->categories.n) {
+            const gk_strings *c = &r->categories;
+            m.category = profkit_string_intern(r->p, c->buf + c->off[v], c->off[v + 1] - c->off[v]);
+            if (m.category == PROFKIT_NONE)
+                return pk_gk_oom(r);
+        }
+        double d = pk_gk_cell_at(mt, COL_DATA, i);
+        if (cell_is_text(d)) {
+            size_t len = 0;
+            const char *txt = pk_gk_cell_text(b->owner[T_MARKERS], d, &len);
+            if (txt && (m.payload = profkit_string_intern(r->p, txt, len)) == PROFKIT_NONE)
+                return pk_gk_oom(r);
+        }
+        if (profkit_marker_add(r->p, &m) != 0)
+            return pk_gk_oom(r);
+    }
+    return 0;
+}
+
+/* Sub-process time shift: sum of startTime differences down the chain. */
+static double thread_shift(gk_reader *r, size_t depth)
+{
+    double shift = 0;
+    for (size_t k = 1; k <= depth && k < r->n_prof; k++)
+        if (r->prof[k].have_start && r->prof[k - 1].have_start)
+            shift += r->prof[k].start - r->prof[k - 1].start;
+    return shift;
+}
+
+static int build_thread(gk_reader *r, gk_thread *th)
+{
+    gk_build b;
+    memset(&b, 0, sizeof b);
+    b.r = r;
+    b.th = th;
+    b.strings_owner = th->tab.have_strings ? &th->tab : r->shared.have_strings ? &r->shared : NULL;
+    for (int k = 0; k < T_COUNT; k++) {
+        gk_tables *o = th->tab.t[k].present ? &th->tab : r->shared.t[k].present ? &r->shared : NULL;
+        b.owner[k] = o;
+        b.t[k] = o ? &o->t[k] : NULL;
+    }
+    /* caches hold ids made with one string table; drop them if it changes */
+    for (int k = 0; k < T_COUNT; k++) {
+        gk_tables *o = b.owner[k];
+        if (o && o->cache_owner != b.strings_owner) {
+            free(o->func_ids);
+            free(o->frame_ids);
+            free(o->stack_ids);
+            o->func_ids = o->frame_ids = o->stack_ids = NULL;
+            o->cache_owner = b.strings_owner;
+        }
+    }
+    b.raw_frames = b.t[T_FRAMES] && (b.t[T_FRAMES]->col[COL_LOCATION].n > 0 ||
+                                     b.t[T_FRAMES]->schema[COL_LOCATION] >= 0);
+    b.version = b.raw_frames ? -1 : strtol(r->version[1], NULL, 10);
+    /* Before processed version 1 and Gecko 4, a content process's main
+     * thread was called "Content" (the upgraders rename it) */
+    if (!th->process_type && th->name && strcmp(th->name, "Content") == 0 &&
+        ((b.raw_frames && strtol(r->version[0], NULL, 10) < 4) || (!b.raw_frames && b.version < 1))) {
+        free(th->name);
+        th->name = pk_gk_dup_len("GeckoMain", 9);
+        if (!th->name)
+            return pk_gk_oom(r);
+    }
+    uint32_t thread = th->model_thread;
+    if (thread == PROFKIT_NONE) {
+        thread = profkit_thread_add(r->p, th->name ? th->name : "",
+                                    th->process_name ? th->process_name : "", th->pid, th->tid);
+        if (thread == PROFKIT_NONE)
+            return pk_gk_oom(r);
+    } else {
+        /* made at the first streamed row: the thread's fields may have come later */
+        profkit_thread *mt = &r->p->threads[thread];
+        mt->name = profkit_string_intern_cstr(r->p, th->name ? th->name : "");
+        mt->process_name = profkit_string_intern_cstr(r->p, th->process_name ? th->process_name : "");
+        if (mt->name == PROFKIT_NONE || mt->process_name == PROFKIT_NONE)
+            return pk_gk_oom(r);
+        mt->pid = th->pid;
+        mt->tid = th->tid;
+    }
+    double shift = thread_shift(r, th->depth);
+    int rc = build_samples(&b, thread, shift);
+    if (!rc)
+        rc = build_markers(&b, thread, shift);
+    r->n_built++;
+    return rc;
+}
+
+/* Can a finished thread go into the model now? */
+static int thread_ready(gk_reader *r, gk_thread *th)
+{
+    int own = th->tab.t[T_STACKS].present && th->tab.have_strings;
+    if (!own && !r->shared_done)
+        return 0;
+    for (size_t k = 0; k <= th->depth && k < r->n_prof; k++)
+        if (!r->prof[k].have_start && th->depth > 0)
+            return 0;
+    return 1;
+}
+
+/* Builds pending threads: the ready ones, or (force) all at depth >= min_depth. */
+int pk_gk_flush_pending(gk_reader *r, int force, size_t min_depth)
+{
+    size_t w = 0;
+    int rc = 0;
+    for (size_t i = 0; i < r->n_pending; i++) {
+        gk_thread *th = r->pending[i];
+        if (!rc && (thread_ready(r, th) || (force && th->depth >= min_depth))) {
+            rc = build_thread(r, th);
+            pk_gk_thread_free(th);
+        } else {
+            r->pending[w++] = th;
+        }
+    }
+    r->n_pending = w;
+    return rc;
+}
+
+int pk_gk_thread_done(gk_reader *r)
+{
+    gk_thread *th = r->cur;
+    pk_gk_compact_streamed(r, &th->tab.t[T_SAMPLES]);
+    r->cur = NULL;
+    if (thread_ready(r, th)) {
+        int rc = build_thread(r, th);
+        pk_gk_thread_free(th);
+        return rc;
+    }
+    if (PK_VEC_RESERVE(r->pending, r->n_pending, r->cap_pending, 1) != 0) {
+        pk_gk_thread_free(th);
+        return pk_gk_oom(r);
+    }
+    r->pending[r->n_pending++] = th;
+    return 0;
+}
+

@@ -1,0 +1,219 @@
+/*
+ * gecko_reader.h: the state of the streaming Gecko / processed-profile
+ * reader, shared by its two files: gecko_common.c (JSON events, cells,
+ * tables, streamed rows, locations, sniffing) and gecko_build.c (a finished
+ * thread's tables resolved into the model). Private to src/formats.
+ */
+#ifndef PROFKIT_GECKO_READER_H
+#define PROFKIT_GECKO_READER_H
+
+#include "formats/gecko_common.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "io/json.h"
+
+/* ---------------------------------------------------------------- cells */
+
+#define BOX_NULL 0x7ff9000000000000ull
+#define BOX_TEXT 0x7ffa000000000000ull
+#define BOX_MASK 0xffff000000000000ull
+
+static inline uint64_t bits_of(double d)
+{
+    uint64_t b;
+    memcpy(&b, &d, 8);
+    return b;
+}
+static inline double boxed(uint64_t b)
+{
+    double d;
+    memcpy(&d, &b, 8);
+    return d;
+}
+static inline int cell_is_null(double d) { return bits_of(d) == BOX_NULL; }
+static inline int cell_is_text(double d) { return (bits_of(d) & BOX_MASK) == BOX_TEXT; }
+
+/* Columns the model needs, across all tables. */
+enum {
+    COL_STACK, COL_TIME, COL_TIME_DELTAS, COL_WEIGHT, COL_PREFIX, COL_PREFIX_OFFSET,
+    COL_FRAME, COL_LOCATION, COL_LINE, COL_COLUMN, COL_FUNC, COL_ADDRESS, COL_NAME,
+    COL_FILE_NAME, COL_SOURCE, COL_LINE_NUMBER, COL_RESOURCE, COL_TYPE, COL_START_TIME,
+    COL_END_TIME, COL_PHASE, COL_CATEGORY, COL_DATA, COL_FILENAME, COL_IS_JS, COL_FLAGS, N_COLS
+};
+static const char *const col_names[N_COLS] = {
+    "stack", "time", "timeDeltas", "weight", "prefix", "prefixOffset", "frame", "location",
+    "line", "column", "func", "address", "name", "fileName", "source", "lineNumber",
+    "resource", "type", "startTime", "endTime", "phase", "category", "data", "filename", "isJS", "flags"
+};
+
+enum { T_SAMPLES, T_MARKERS, T_STACKS, T_FRAMES, T_FUNCS, T_RESOURCES, T_SOURCES, T_COUNT };
+static const char *const table_names[T_COUNT] = {
+    "samples", "markers", "stackTable", "frameTable", "funcTable", "resourceTable", "sources"
+};
+#define B(c) (1u << (c))
+static const uint32_t table_wants[T_COUNT] = {
+    B(COL_STACK) | B(COL_TIME) | B(COL_TIME_DELTAS) | B(COL_WEIGHT),
+    B(COL_NAME) | B(COL_TIME) | B(COL_START_TIME) | B(COL_END_TIME) | B(COL_PHASE) |
+        B(COL_CATEGORY) | B(COL_DATA),
+    B(COL_PREFIX) | B(COL_PREFIX_OFFSET) | B(COL_FRAME),
+    B(COL_LOCATION) | B(COL_LINE) | B(COL_COLUMN) | B(COL_FUNC) | B(COL_ADDRESS) | B(COL_FLAGS),
+    B(COL_NAME) | B(COL_FILE_NAME) | B(COL_SOURCE) | B(COL_LINE_NUMBER) | B(COL_RESOURCE) |
+        B(COL_IS_JS) | B(COL_FLAGS),
+    B(COL_NAME) | B(COL_TYPE),
+    B(COL_FILENAME),
+};
+
+#define MAX_SCHEMA_POS 4096 /* a schema position beyond this is not a real column */
+#define MAX_NESTING 256     /* processes inside processes */
+
+typedef struct gk_col {
+    double *v;
+    size_t n, cap;
+} gk_col;
+
+typedef enum { WT_SAMPLES, WT_TRACING_MS, WT_BYTES } gk_weight_type;
+/* The value type (type, unit) each weight type becomes. */
+static const char *const vt_names[][2] = { { "samples", "count" }, { "wall", "milliseconds" },
+                                           { "bytes", "bytes" } };
+
+typedef struct gk_table {
+    int present;
+    int rows_layout;         /* saw schema or data */
+    int have_schema;
+    gk_col col[N_COLS];
+    int32_t schema[N_COLS];  /* position of each column, -1 = absent */
+    int8_t *pos_col;         /* position -> column id (-1 = dropped), once the schema is known */
+    size_t n_pos_map;
+    gk_col *pos;             /* rows read before the schema, by position */
+    size_t n_pos;
+    size_t n_rows;           /* rows layout */
+    gk_weight_type weight_type;
+    uint32_t line, column;   /* where the table starts */
+    /* Streaming (a thread's samples or markers under a known schema): each
+     * row goes straight into the model, its stack or name as the raw index,
+     * resolved when the thread's tables are known (see fix_streamed). */
+    int stream;
+    size_t first, count;     /* the rows' range in the model */
+    uint32_t stream_vt;      /* value type the weights went to */
+    double last_time;        /* a null time repeats the previous one */
+    double row[N_COLS];      /* the row being read */
+    uint32_t row_payload;    /* its marker payload (model string id) */
+} gk_table;
+
+typedef struct gk_strings {
+    char *buf;
+    size_t len, cap;
+    size_t *off; /* n + 1 offsets */
+    size_t n, cap_off;
+} gk_strings;
+
+/* Tables, strings and the model ids already made from them. */
+typedef struct gk_tables {
+    gk_table t[T_COUNT];
+    gk_strings strings;
+    int have_strings;
+    uint32_t strings_line, strings_column;
+    pk_json_text text; /* JSON text of captured cells: [u32 length][bytes] */
+    /* caches, valid for the strings owner `cache_owner` */
+    const struct gk_tables *cache_owner;
+    uint32_t *str_ids, *func_ids, *frame_ids, *stack_ids;
+    size_t n_str_ids, n_func_ids, n_frame_ids, n_stack_ids;
+} gk_tables;
+
+typedef struct gk_thread {
+    gk_tables tab;
+    char *name, *process_name, *process_type;
+    int64_t pid, tid;
+    size_t depth;    /* depth of its (sub-)profile; 0 = the root */
+    size_t index;    /* in file order, for messages */
+    uint32_t line, column;
+    uint32_t model_thread; /* made at the first streamed row, else when built */
+} gk_thread;
+
+typedef struct gk_profile_ctx {
+    double start;    /* meta.startTime, ms */
+    int have_start;
+} gk_profile_ctx;
+
+typedef enum {
+    C_DOC, C_PROFILE, C_META, C_CATEGORIES, C_CATEGORY, C_NESTED, C_LIBS, C_LIB,
+    C_THREADS, C_THREAD, C_PROCESSES, C_PAUSED, C_SHARED, C_TABLE, C_SCHEMA, C_DATA, C_ROW,
+    C_COLUMN, C_STRINGS
+} gk_kind;
+
+typedef struct gk_frame {
+    gk_kind kind;
+    int key;          /* id of the last key (meaning depends on kind), -1 = other */
+    gk_table *table;  /* C_TABLE, C_SCHEMA, C_DATA, C_ROW, C_COLUMN */
+    gk_tables *owner; /* whose strings/tables/text */
+    int table_kind;
+    size_t index;     /* elements seen (arrays) */
+    gk_col *target;   /* C_COLUMN: where values go */
+} gk_frame;
+
+typedef struct gk_lib {
+    double start, end, offset;
+    char *name, *path, *debug_name, *build_id;
+} gk_lib;
+
+typedef struct gk_reader {
+    profkit_profile *p;
+    profkit_read_ctx *ctx;
+    pk_gecko_flavor flavor;
+    gk_frame *fs;
+    size_t n_fs, cap_fs;
+    gk_profile_ctx *prof;
+    size_t n_prof, cap_prof;
+    int skip;               /* depth of a subtree being skipped */
+    int capture;            /* depth of a subtree being captured */
+    pk_json_text cap_text;
+    gk_col *cap_target;     /* capture into this column's owner text */
+    gk_tables *cap_owner;
+    int cap_paused;         /* capture is a pausedRanges element */
+    gk_table *cap_stream;   /* capture is the payload of a streamed marker row */
+    size_t cap_marker;      /* capture is the payload of model marker cap_marker - 1 */
+    int64_t *values;        /* one streamed sample's values */
+    size_t cap_values;
+    gk_thread *cur;         /* thread being parsed */
+    gk_thread **pending;    /* complete threads waiting for a start time or the shared tables */
+    size_t n_pending, cap_pending;
+    size_t n_threads, n_built;
+    gk_tables shared;
+    int shared_done;
+    gk_lib lib;
+    gk_strings categories;
+    uint32_t *category_ids; /* model string id per category, PROFKIT_NONE until made */
+    size_t n_category_ids;
+    char meta_key[64];
+    uint32_t *chain;        /* stack resolution scratch */
+    size_t cap_chain;
+    char version[2][24]; /* meta.version, meta.preprocessedProfileVersion */
+} gk_reader;
+
+/* ---- in gecko_common.c ---- */
+
+/* Fails with "out of memory" (PROFKIT_ENOMEM); returns the code. */
+int pk_gk_oom(gk_reader *r);
+/* Frees a thread and everything it holds. */
+void pk_gk_thread_free(gk_thread *th);
+/* A NUL-terminated copy of s[0..n), or NULL when out of memory. */
+char *pk_gk_dup_len(const char *s, size_t n);
+/* The JSON text a text cell refers to (*n bytes), or NULL. */
+const char *pk_gk_cell_text(const gk_tables *o, double d, size_t *n);
+/* Drops a streamed table's rows that never got a stack (the newest rows). */
+void pk_gk_compact_streamed(gk_reader *r, gk_table *t);
+/* Rows in a table (0 for NULL). */
+size_t pk_gk_table_rows(const gk_table *t);
+/* Cell (row i, column c), or a null cell when absent. */
+double pk_gk_cell_at(const gk_table *t, int c, size_t i);
+
+/* ---- in gecko_build.c ---- */
+
+/* Builds the pending threads that are ready, or (force) all at depth >= min_depth. */
+int pk_gk_flush_pending(gk_reader *r, int force, size_t min_depth);
+/* The current thread's object closed: builds it now or keeps it pending. */
+int pk_gk_thread_done(gk_reader *r);
+
+#endif
