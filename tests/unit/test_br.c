@@ -10,6 +10,7 @@
 
 #include "model/model.h"
 #include "util/cursor.h"
+#include "hostile.h"
 
 /* ---- building streams ---- */
 
@@ -369,6 +370,24 @@ static void sniff_needs_clean_records(void **state)
     assert_non_null(strstr(err.message, "main routine (9)"));
 }
 
+/* Seeded bit flips of a generated stream (record types, lengths, module
+ * numbers and names alike): an error with a message or a profile, never a
+ * crash or a silent failure, under the sanitizers. */
+static void bit_flips_fail_cleanly(void **state)
+{
+    (void)state;
+    static buf b;
+    static expect e[40];
+    b.n = 0;
+    generate(&b, e, 40, 1);
+    pk_hostile_counts c = { 0, 0, 0, 0 };
+    pk_hostile_flips(b.d, b.n, "br", 600, &c);
+    assert_int_equal(c.silent, 0);
+    assert_int_equal(c.read + c.failed, 600);
+    assert_true(c.failed > 0);
+    assert_true(c.read > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -378,6 +397,7 @@ int main(void)
         cmocka_unit_test(writer_round_trip),
         cmocka_unit_test(truncation_keeps_complete_groups),
         cmocka_unit_test(sniff_needs_clean_records),
+        cmocka_unit_test(bit_flips_fail_cleanly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

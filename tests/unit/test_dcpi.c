@@ -11,6 +11,7 @@
 
 #include "model/model.h"
 #include "util/cursor.h"
+#include "hostile.h"
 
 typedef struct buf {
     uint8_t d[1 << 16];
@@ -306,6 +307,29 @@ static void every_truncation_fails_cleanly(void **state)
     }
 }
 
+/* Seeded bit flips of a larger file (many chunks, so the flips hit offsets,
+ * counts and the footer alike): an error with a message or a profile, never
+ * a crash or a silent failure, under the sanitizers. */
+static void bit_flips_fail_cleanly(void **state)
+{
+    (void)state;
+    static buf b;
+    static chunk many[64];
+    for (uint32_t i = 0; i < 64; i++) {
+        for (uint32_t j = 0; j < 8; j++)
+            many[i].c[j] = (i * 7 + j * 3) % 5;
+        many[i].off = i * 64;
+        many[i].n = 8;
+    }
+    make(&b, HEAD("cycles", "tstart 0x10\n"), many, 64, 0);
+    pk_hostile_counts c = { 0, 0, 0, 0 };
+    pk_hostile_flips(b.d, b.n, "dcpi", 600, &c);
+    assert_int_equal(c.silent, 0);
+    assert_int_equal(c.read + c.failed, 600);
+    assert_true(c.failed > 0);
+    assert_true(c.read > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +339,7 @@ int main(void)
         cmocka_unit_test(merge_events_and_images),
         cmocka_unit_test(errors_name_offsets),
         cmocka_unit_test(every_truncation_fails_cleanly),
+        cmocka_unit_test(bit_flips_fail_cleanly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
