@@ -343,6 +343,22 @@ int profkit_report_mem(FILE *out, const profkit_profile *p,
 int profkit_report_hist(FILE *out, const profkit_profile *p,
                         const profkit_report_options *o, profkit_error *err);
 
+/* --------------------------------------------------- reports: diff */
+
+/*
+ * `profkit diff`: how each key's value changed from `base` to `p` (p minus
+ * base): per key (o->by) the change of its flat and cumulative value, the
+ * change as a percentage of base's total, and both profiles' values; keys
+ * of either profile, sorted by the size of the flat change (o->sort_cum:
+ * the cumulative one), biggest first, then by key. The value type is
+ * o->value (NULL: p's default), matched in base by type and unit;
+ * o->thread selects a thread by name or index in each profile; o->limit
+ * rows (0 = all). Returns 0, PROFKIT_EINVAL when a value type or thread is
+ * missing from either profile, or PROFKIT_ENOMEM.
+ */
+int profkit_report_diff(FILE *out, const profkit_profile *base, const profkit_profile *p,
+                        const profkit_report_options *o, profkit_error *err);
+
 #ifdef __cplusplus
 }
 #endif

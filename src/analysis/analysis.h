@@ -44,6 +44,11 @@ int profkit_stack_self(const profkit_profile *p, uint32_t value, uint32_t thread
 
 /* Formats value in its unit for people ("1.25s", "340ms", "12.5MB", "42"). */
 size_t profkit_format_value(char *buf, size_t n, int64_t value, const char *unit);
+/* part / total as a percentage the way pprof prints it: two decimals with
+ * trailing zeros cut ("12.5%", "3%"); 0% when total is 0. Returns buf. */
+const char *profkit_format_pct(char *buf, size_t n, double part, double total);
+/* "function", "file", "line", "address" (plural: "functions", ...). */
+const char *profkit_key_name(profkit_key by, int plural);
 
 
 /* ---- top: flat and cumulative value per key ---- */

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static size_t scaled(char *buf, size_t n, double v, const char *const *names,
                      const double *factors, size_t k)
@@ -41,4 +42,35 @@ size_t profkit_format_value(char *buf, size_t n, int64_t value, const char *unit
         return scaled(buf, n, v, bnames, bf, 5);
     int w = snprintf(buf, n, "%lld", (long long)value);
     return w < 0 ? 0 : (size_t)w;
+}
+
+const char *profkit_format_pct(char *buf, size_t n, double part, double total)
+{
+    snprintf(buf, n, "%.2f", total != 0 ? 100.0 * part / total : 0.0);
+    char *dot = strchr(buf, '.');
+    if (dot) {
+        char *e = buf + strlen(buf);
+        while (e > dot + 1 && e[-1] == '0')
+            *--e = '\0';
+        if (e == dot + 1)
+            *dot = '\0';
+    }
+    if (strcmp(buf, "-0") == 0)
+        snprintf(buf, n, "0");
+    size_t len = strlen(buf);
+    if (len + 1 < n) {
+        buf[len] = '%';
+        buf[len + 1] = '\0';
+    }
+    return buf;
+}
+
+const char *profkit_key_name(profkit_key by, int plural)
+{
+    switch (by) {
+    case PROFKIT_BY_FILE: return plural ? "files" : "file";
+    case PROFKIT_BY_LINE: return plural ? "lines" : "line";
+    case PROFKIT_BY_ADDRESS: return plural ? "addresses" : "address";
+    default: return plural ? "functions" : "function";
+    }
 }

@@ -84,6 +84,14 @@ typedef int (*cli_report_fn)(FILE *out, const profkit_profile *p,
 int cli_report_main(const char *cmd, const char *help, const struct option *opts, int argc,
                     char **argv, profkit_report_options *ro, cli_report_fn report);
 
+/* A report over two profiles (diff): base, then new. */
+typedef int (*cli_report2_fn)(FILE *out, const profkit_profile *base, const profkit_profile *p,
+                              const profkit_report_options *o, profkit_error *err);
+/* cli_report_main for commands that take exactly two files, BASE and NEW,
+ * each read on its own (not merged). */
+int cli_report2_main(const char *cmd, const char *help, const struct option *opts, int argc,
+                     char **argv, profkit_report_options *ro, cli_report2_fn report);
+
 /* Parses --by; returns 0 or -1. */
 int cli_parse_by(const char *s, profkit_key *out);
 /* Parses a non-negative integer; returns 0 or -1. */

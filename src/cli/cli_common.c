@@ -185,11 +185,15 @@ static int report_option(const char *cmd, profkit_report_options *ro, int c, con
     }
 }
 
-int cli_report_main(const char *cmd, const char *help, const struct option *opts, int argc,
-                    char **argv, profkit_report_options *ro, cli_report_fn report)
+/*
+ * Parses a report command's options into *ro and *in. Returns -1 when the
+ * command should go on (optind is at the first file), else the exit status
+ * to return (--help printed, or a usage error).
+ */
+static int parse_report_args(const char *cmd, const char *help, const struct option *opts,
+                             int argc, char **argv, profkit_report_options *ro, cli_input *in)
 {
-    cli_input in;
-    memset(&in, 0, sizeof(in));
+    memset(in, 0, sizeof(*in));
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "n:qh", opts, NULL)) != -1) {
@@ -207,22 +211,62 @@ int cli_report_main(const char *cmd, const char *help, const struct option *opts
         if (r < 0)
             return CLI_USAGE;
         if (r == 0) {
-            r = cli_input_option(&in, c, optarg);
+            r = cli_input_option(in, c, optarg);
             if (r < 0)
                 return CLI_USAGE;
             if (r == 0)
                 return cli_usage(cmd, "unknown option");
         }
     }
+    return -1;
+}
+
+/* Exit status for a report's failure: bad usage (EINVAL) or bad input. */
+static int report_failed(const char *cmd, const profkit_error *err)
+{
+    return err->code == PROFKIT_EINVAL ? cli_usage(cmd, "%s", err->message) : cli_error(err);
+}
+
+int cli_report_main(const char *cmd, const char *help, const struct option *opts, int argc,
+                    char **argv, profkit_report_options *ro, cli_report_fn report)
+{
+    cli_input in;
+    int rc = parse_report_args(cmd, help, opts, argc, argv, ro, &in);
+    if (rc >= 0)
+        return rc;
     if (optind >= argc)
         return cli_usage(cmd, "no input file");
     profkit_profile *p;
-    int rc = cli_load(&p, argv + optind, argc - optind, &in);
-    if (rc)
+    if ((rc = cli_load(&p, argv + optind, argc - optind, &in)) != 0)
         return rc;
     profkit_error err;
     if (report(stdout, p, ro, &err) != 0)
-        rc = err.code == PROFKIT_EINVAL ? cli_usage(cmd, "%s", err.message) : cli_error(&err);
+        rc = report_failed(cmd, &err);
     profkit_profile_free(p);
+    return rc;
+}
+
+int cli_report2_main(const char *cmd, const char *help, const struct option *opts, int argc,
+                     char **argv, profkit_report_options *ro, cli_report2_fn report)
+{
+    cli_input in;
+    int rc = parse_report_args(cmd, help, opts, argc, argv, ro, &in);
+    if (rc >= 0)
+        return rc;
+    if (argc - optind != 2)
+        return cli_usage(cmd, argc - optind < 2 ? "needs two input files, BASE and NEW"
+                                                : "takes two input files, BASE and NEW, not %d",
+                         argc - optind);
+    profkit_profile *a = NULL, *b = NULL;
+    if ((rc = cli_load(&a, argv + optind, 1, &in)) != 0 ||
+        (rc = cli_load(&b, argv + optind + 1, 1, &in)) != 0) {
+        profkit_profile_free(a);
+        return rc;
+    }
+    profkit_error err;
+    if (report(stdout, a, b, ro, &err) != 0)
+        rc = report_failed(cmd, &err);
+    profkit_profile_free(a);
+    profkit_profile_free(b);
     return rc;
 }

@@ -10,16 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *by_name(profkit_key by, int plural)
-{
-    switch (by) {
-    case PROFKIT_BY_FILE: return plural ? "files" : "file";
-    case PROFKIT_BY_LINE: return plural ? "lines" : "line";
-    case PROFKIT_BY_ADDRESS: return plural ? "addresses" : "address";
-    default: return plural ? "functions" : "function";
-    }
-}
-
 static void pct(char *buf, size_t n, double part, double total)
 {
     snprintf(buf, n, "%.2f%%", total != 0 ? 100.0 * part / total : 0.0);
@@ -81,12 +71,12 @@ int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_repor
     }
     if (th != PROFKIT_NONE)
         fprintf(out, "; thread %s", profkit_str(p, p->threads[th].name));
-    fprintf(out, "\nShowing top %zu of %zu %s, sorted by %s %s\n", limit, nonzero, by_name(o->by, 1),
+    fprintf(out, "\nShowing top %zu of %zu %s, sorted by %s %s\n", limit, nonzero, profkit_key_name(o->by, 1),
             profkit_str(p, p->value_types[sv].type), o->sort_cum ? "cum" : "flat");
     for (size_t v = 0; v < nv; v++)
         fprintf(out, "%s%12.12s %7s %7s", v ? " " : "", profkit_str(p, p->value_types[v].type), "%",
                 "cum%");
-    fprintf(out, "  %s\n", by_name(o->by, 0));
+    fprintf(out, "  %s\n", profkit_key_name(o->by, 0));
     size_t shown = 0;
     for (size_t i = 0; i < st->n && shown < limit; i++) {
         uint32_t k = order[i];

@@ -4,44 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *by_plural(profkit_key by)
-{
-    switch (by) {
-    case PROFKIT_BY_FILE: return "files";
-    case PROFKIT_BY_LINE: return "lines";
-    case PROFKIT_BY_ADDRESS: return "addresses";
-    default: return "functions";
-    }
-}
-
-static const char *by_name(profkit_key by)
-{
-    switch (by) {
-    case PROFKIT_BY_FILE: return "file";
-    case PROFKIT_BY_LINE: return "line";
-    case PROFKIT_BY_ADDRESS: return "address";
-    default: return "function";
-    }
-}
-
-/* A percentage the way pprof prints it: two decimals, trailing zeros cut. */
-static const char *pct(char *buf, size_t n, double part, double total)
-{
-    snprintf(buf, n, "%.2f", total != 0 ? 100.0 * part / total : 0.0);
-    char *dot = strchr(buf, '.');
-    if (dot) {
-        char *e = buf + strlen(buf);
-        while (e > dot + 1 && e[-1] == '0')
-            *--e = '\0';
-        if (e == dot + 1)
-            *dot = '\0';
-    }
-    if (strcmp(buf, "-0") == 0)
-        strcpy(buf, "0");
-    strcat(buf, "%");
-    return buf;
-}
-
 int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report_options *o,
                        profkit_error *err)
 {
@@ -92,12 +54,12 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
     fprintf(out, "Value: %s (%s), total %s", profkit_str(p, p->value_types[v].type), unit, tot);
     if (th != PROFKIT_NONE)
         fprintf(out, ", thread %s", profkit_str(p, p->threads[th].name));
-    fprintf(out, "\nShowing top %zu of %zu %s, sorted by %s\n", limit, nonzero, by_plural(o->by),
+    fprintf(out, "\nShowing top %zu of %zu %s, sorted by %s\n", limit, nonzero, profkit_key_name(o->by, 1),
             o->sort_cum ? "cum" : "flat");
     fprintf(out, "%10s %7s %7s %10s %7s", "flat", "flat%", "sum%", "cum", "cum%");
     if (with_calls)
         fprintf(out, " %10s %10s", "calls", "avg/call");
-    fprintf(out, "  %s\n", by_name(o->by));
+    fprintf(out, "  %s\n", profkit_key_name(o->by, 0));
     double sum = 0;
     double total = t.total ? (double)t.total : 1.0;
     for (size_t i = 0; i < t.n && shown < limit; i++) {
@@ -109,8 +71,8 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
         profkit_format_value(c, sizeof(c), r->cum, unit);
         sum += (double)r->flat;
         char p1[32], p2[32], p3[32];
-        fprintf(out, "%10s %7s %7s %10s %7s", f, pct(p1, sizeof(p1), (double)r->flat, total),
-                pct(p2, sizeof(p2), sum, total), c, pct(p3, sizeof(p3), (double)r->cum, total));
+        fprintf(out, "%10s %7s %7s %10s %7s", f, profkit_format_pct(p1, sizeof(p1), (double)r->flat, total),
+                profkit_format_pct(p2, sizeof(p2), sum, total), c, profkit_format_pct(p3, sizeof(p3), (double)r->cum, total));
         if (with_calls) {
             int64_t n = calls.rows[r->key].flat;
             char avg[64] = "-";

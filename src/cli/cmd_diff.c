@@ -1,0 +1,49 @@
+/* cmd_diff.c: `profkit diff BASE NEW`. */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char help[] =
+    "Usage: profkit diff [OPTIONS] BASE NEW\n"
+    "\n"
+    "Show what changed from BASE to NEW (two runs of the same program, before\n"
+    "and after a change): for each function (or file, line, address) the change\n"
+    "of its flat and cumulative value, NEW minus BASE, with the change as a\n"
+    "percentage of BASE's total and both values beside it, biggest change first\n"
+    "(growth and shrinkage alike). Functions are matched by name, so the files\n"
+    "may be in different formats; one found in only one of them counts 0 in the\n"
+    "other. The same as `pprof -diff_base=BASE NEW -top`, with the values shown.\n"
+    "Addresses are compared as recorded: to diff profiles without symbols from\n"
+    "two runs (which load code at other addresses), add --symbolize or\n"
+    "--binary, or build the program without PIE.\n"
+    "\n"
+    "Options:\n"
+    "  -n, --limit N        show the top N rows (default 20; 0 = all)\n"
+    "  --value NAME         value type to compare, e.g. cpu, samples, wall\n"
+    "                       (default: NEW's default); BASE must have it too,\n"
+    "                       in the same unit\n"
+    "  --thread NAME        only this thread, in both (name or index)\n"
+    "  --by KEY             function (default), file, line or address\n"
+    "  --cum                sort by the change of the cumulative value\n" CLI_INPUT_HELP
+    "\n"
+    "Examples:\n"
+    "  profkit diff before.prof after.prof\n"
+    "  profkit diff -n 50 --cum --value samples base.json.gz new.json.gz\n";
+
+int cmd_diff(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "limit", required_argument, NULL, 'n' },
+        { "value", required_argument, NULL, 'V' },
+        { "thread", required_argument, NULL, 'T' },
+        { "by", required_argument, NULL, 'B' },
+        { "cum", no_argument, NULL, 'C' },
+        CLI_INPUT_OPTIONS,
+        { NULL, 0, NULL, 0 },
+    };
+    profkit_report_options ro;
+    memset(&ro, 0, sizeof(ro));
+    ro.limit = 20;
+    return cli_report2_main("diff", help, opts, argc, argv, &ro, profkit_report_diff);
+}
