@@ -206,6 +206,9 @@ typedef struct profkit_read_options {
     profkit_warning_fn on_warning;
     profkit_progress_fn on_progress;
     void *payload;          /* passed to the callbacks */
+    int skip_markers;       /* do not keep markers (Gecko, processed Firefox):
+                               for analyses that never use them; their JSON
+                               is still parsed, not checked or stored */
 } profkit_read_options;
 
 /*

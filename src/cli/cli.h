@@ -22,6 +22,7 @@ typedef struct cli_input {
     int symbolize;      /* --symbolize: read the binaries the mappings name */
     const char *binaries[CLI_MAX_BINARIES]; /* --binary PATH (repeatable) */
     size_t n_binaries;
+    int skip_markers;   /* the command never shows markers: do not keep them */
 } cli_input;
 
 /* Long options for cli_input, to splice into a getopt_long table. */

@@ -100,6 +100,7 @@ int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *
         ro.on_warning = in->quiet ? ignore_warning : on_warning;
         ro.on_progress = tty ? on_progress : NULL;
         ro.payload = &pr;
+        ro.skip_markers = in->skip_markers;
         profkit_error err;
         profkit_profile *p;
         int rc = profkit_profile_read_file(&p, files[i], &ro, &err);
@@ -234,6 +235,7 @@ int cli_report_main(const char *cmd, const char *help, const struct option *opts
     int rc = parse_report_args(cmd, help, opts, argc, argv, ro, &in);
     if (rc >= 0)
         return rc;
+    in.skip_markers = 1; /* no report shows markers */
     if (optind >= argc)
         return cli_usage(cmd, "no input file");
     profkit_profile *p;
@@ -253,6 +255,7 @@ int cli_report2_main(const char *cmd, const char *help, const struct option *opt
     int rc = parse_report_args(cmd, help, opts, argc, argv, ro, &in);
     if (rc >= 0)
         return rc;
+    in.skip_markers = 1;
     if (argc - optind != 2)
         return cli_usage(cmd, argc - optind < 2 ? "needs two input files, BASE and NEW"
                                                 : "takes two input files, BASE and NEW, not %d",

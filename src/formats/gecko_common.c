@@ -32,7 +32,6 @@
 
 #include "io/json.h"
 
-
 /* ---------------------------------------------------------------- helpers */
 
 int pk_gk_oom(gk_reader *r) { return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory"); }
@@ -277,7 +276,7 @@ static int put_cell(gk_reader *r, gk_col *c, gk_tables *o, const pk_json_event *
 {
     int rc = 0;
     switch (ev->type) {
-    case PK_JSON_NUMBER: rc = col_push(c, ev->num); break;
+    case PK_JSON_NUMBER: rc = col_push(c, pk_json_num(ev)); break;
     case PK_JSON_NULL: rc = col_push(c, boxed(BOX_NULL)); break;
     case PK_JSON_BOOL: rc = col_push(c, ev->boolean ? 1.0 : 0.0); break;
     default:
@@ -391,24 +390,6 @@ static int end_row(gk_reader *r, pk_json *j, gk_table *t, int tk)
                 return pk_gk_oom(r);
     }
     return 0;
-}
-
-size_t pk_gk_table_rows(const gk_table *t)
-{
-    if (!t || !t->present)
-        return 0;
-    if (t->rows_layout)
-        return t->n_rows;
-    size_t n = 0;
-    for (int c = 0; c < N_COLS; c++)
-        if (t->col[c].n > n)
-            n = t->col[c].n;
-    return n;
-}
-
-double pk_gk_cell_at(const gk_table *t, int c, size_t i)
-{
-    return t && i < t->col[c].n ? t->col[c].v[i] : boxed(BOX_NULL);
 }
 
 /* ---------------------------------------------------------------- streaming */
@@ -566,7 +547,7 @@ static void row_reset(gk_table *t)
 static int stream_cell(gk_reader *r, pk_json *j, gk_table *t, int tk, int c, const pk_json_event *ev)
 {
     switch (ev->type) {
-    case PK_JSON_NUMBER: t->row[c] = ev->num; return 0;
+    case PK_JSON_NUMBER: t->row[c] = pk_json_num(ev); return 0;
     case PK_JSON_NULL: t->row[c] = boxed(BOX_NULL); return 0;
     case PK_JSON_BOOL: t->row[c] = ev->boolean; return 0;
     default: break;
@@ -593,7 +574,7 @@ static int stream_column_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_j
         return pk_json_fail(j, PROFKIT_ECORRUPT, "samples.%s[%zu]: expected a number, found %s",
                             col_names[f->key], k, ev_type_name(ev));
     int null = ev->type == PK_JSON_NULL;
-    double v = ev->num;
+    double v = null ? 0 : pk_json_num(ev);
     uint32_t thread = model_thread(r, r->cur);
     if (thread == PROFKIT_NONE)
         return pk_gk_oom(r);
@@ -685,7 +666,7 @@ static int stream_marker_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_j
         return pk_json_fail(j, PROFKIT_ECORRUPT, "markers.%s[%zu]: expected a number, found %s",
                             col_names[f->key], k, ev_type_name(ev));
     int null = ev->type == PK_JSON_NULL;
-    double v = ev->num;
+    double v = null ? 0 : pk_json_num(ev);
     switch (f->key) {
     case COL_NAME:
         if (null)
@@ -753,7 +734,8 @@ static int set_string_field(gk_reader *r, pk_json *j, char **dst, const pk_json_
 static int set_id_field(pk_json *j, int64_t *dst, const pk_json_event *ev, const char *what)
 {
     if (ev->type == PK_JSON_NUMBER) {
-        *dst = ev->num >= 0 && ev->num < 9.2e18 ? (int64_t)ev->num : -1;
+        double v = pk_json_num(ev);
+        *dst = v >= 0 && v < 9.2e18 ? (int64_t)v : -1;
         return 0;
     }
     if (ev->type == PK_JSON_STRING) {
@@ -837,7 +819,7 @@ static int meta_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event
 {
     int root = r->n_prof == 1;
     if (f->key == 1 /* startTime */ && ev->type == PK_JSON_NUMBER) {
-        r->prof[r->n_prof - 1].start = ev->num;
+        r->prof[r->n_prof - 1].start = pk_json_num(ev);
         r->prof[r->n_prof - 1].have_start = 1;
     }
     if (f->key == 4 /* categories */ && root) {
@@ -888,6 +870,12 @@ static int thread_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_eve
         return rc ? rc : push_frame(r, C_PAUSED);
     }
     default:
+        if (f->key == 200 + T_MARKERS && r->ctx->opts->skip_markers) {
+            /* Not wanted: parsed (yajl checks the syntax) but neither kept
+             * nor checked, save that it is a table. */
+            int rc = expect(j, ev, PK_JSON_MAP_START, table_names[T_MARKERS]);
+            return rc ? rc : skip_value(r, ev);
+        }
         if (f->key >= 200 && f->key < 200 + T_COUNT)
             return open_table(r, j, ev, &th->tab, f->key - 200);
         return skip_value(r, ev);
@@ -991,7 +979,7 @@ static int lib_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event 
     switch (f->key) {
     case 0: case 1: case 2:
         if (ev->type == PK_JSON_NUMBER)
-            *(f->key == 0 ? &l->start : f->key == 1 ? &l->end : &l->offset) = ev->num;
+            *(f->key == 0 ? &l->start : f->key == 1 ? &l->end : &l->offset) = pk_json_num(ev);
         return 0;
     case 3: return set_string_field(r, j, &l->name, ev, "lib name");
     case 4: return set_string_field(r, j, &l->path, ev, "lib path");
@@ -1199,13 +1187,13 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
     case C_TABLE: return table_value(r, j, f, ev);
     case C_SCHEMA:
         if (f->key >= 0) {
-            if (ev->type != PK_JSON_NUMBER || ev->num < 0 || ev->num >= MAX_SCHEMA_POS ||
-                ev->num != floor(ev->num))
+            double v = ev->type == PK_JSON_NUMBER ? pk_json_num(ev) : -1;
+            if (ev->type != PK_JSON_NUMBER || v < 0 || v >= MAX_SCHEMA_POS || v != floor(v))
                 return pk_json_fail(j, PROFKIT_ECORRUPT,
                                     "schema.%s: expected a column position (0 to %d), found %s",
                                     col_names[f->key], MAX_SCHEMA_POS - 1,
                                     ev->type == PK_JSON_NUMBER ? "a number outside it" : ev_type_name(ev));
-            f->table->schema[f->key] = (int32_t)ev->num;
+            f->table->schema[f->key] = (int32_t)v;
         }
         return skip_value(r, ev);
     case C_DATA: {

@@ -205,9 +205,23 @@ const char *pk_gk_cell_text(const gk_tables *o, double d, size_t *n);
 /* Drops a streamed table's rows that never got a stack (the newest rows). */
 void pk_gk_compact_streamed(gk_reader *r, gk_table *t);
 /* Rows in a table (0 for NULL). */
-size_t pk_gk_table_rows(const gk_table *t);
+static inline size_t pk_gk_table_rows(const gk_table *t)
+{
+    if (!t || !t->present)
+        return 0;
+    if (t->rows_layout)
+        return t->n_rows;
+    size_t n = 0;
+    for (int c = 0; c < N_COLS; c++)
+        if (t->col[c].n > n)
+            n = t->col[c].n;
+    return n;
+}
 /* Cell (row i, column c), or a null cell when absent. */
-double pk_gk_cell_at(const gk_table *t, int c, size_t i);
+static inline double pk_gk_cell_at(const gk_table *t, int c, size_t i)
+{
+    return t && i < t->col[c].n ? t->col[c].v[i] : boxed(BOX_NULL);
+}
 
 /* ---- in gecko_build.c ---- */
 

@@ -210,47 +210,47 @@ static int emit(pk_json *j, pk_json_event *ev)
 
 static int cb_null(void *c)
 {
-    pk_json_event ev = { PK_JSON_NULL, NULL, 0, 0, 0 };
+    pk_json_event ev = { PK_JSON_NULL, NULL, 0, 0 };
     return emit(c, &ev);
 }
 static int cb_bool(void *c, int b)
 {
-    pk_json_event ev = { PK_JSON_BOOL, NULL, 0, 0, b };
+    pk_json_event ev = { PK_JSON_BOOL, NULL, 0, b };
     return emit(c, &ev);
 }
 static int cb_number(void *c, const char *s, size_t len)
 {
-    pk_json_event ev = { PK_JSON_NUMBER, s, len, pk_json_number(s, len), 0 };
+    pk_json_event ev = { PK_JSON_NUMBER, s, len, 0 };
     return emit(c, &ev);
 }
 static int cb_string(void *c, const unsigned char *s, size_t len)
 {
-    pk_json_event ev = { PK_JSON_STRING, (const char *)s, len, 0, 0 };
+    pk_json_event ev = { PK_JSON_STRING, (const char *)s, len, 0 };
     return emit(c, &ev);
 }
 static int cb_key(void *c, const unsigned char *s, size_t len)
 {
-    pk_json_event ev = { PK_JSON_KEY, (const char *)s, len, 0, 0 };
+    pk_json_event ev = { PK_JSON_KEY, (const char *)s, len, 0 };
     return emit(c, &ev);
 }
 static int cb_map_start(void *c)
 {
-    pk_json_event ev = { PK_JSON_MAP_START, NULL, 0, 0, 0 };
+    pk_json_event ev = { PK_JSON_MAP_START, NULL, 0, 0 };
     return emit(c, &ev);
 }
 static int cb_map_end(void *c)
 {
-    pk_json_event ev = { PK_JSON_MAP_END, NULL, 0, 0, 0 };
+    pk_json_event ev = { PK_JSON_MAP_END, NULL, 0, 0 };
     return emit(c, &ev);
 }
 static int cb_array_start(void *c)
 {
-    pk_json_event ev = { PK_JSON_ARRAY_START, NULL, 0, 0, 0 };
+    pk_json_event ev = { PK_JSON_ARRAY_START, NULL, 0, 0 };
     return emit(c, &ev);
 }
 static int cb_array_end(void *c)
 {
-    pk_json_event ev = { PK_JSON_ARRAY_END, NULL, 0, 0, 0 };
+    pk_json_event ev = { PK_JSON_ARRAY_END, NULL, 0, 0 };
     return emit(c, &ev);
 }
 

@@ -32,12 +32,13 @@ typedef enum pk_json_type {
 } pk_json_type;
 
 /* One event. `str`/`len` hold the text of STRING and KEY (unescaped, not
- * NUL-terminated) and the literal text of NUMBER; valid during the callback. */
+ * NUL-terminated) and the literal text of NUMBER; valid during the callback.
+ * A NUMBER's value is converted only when asked for (pk_json_num): most
+ * numbers of a large profile belong to columns nobody reads. */
 typedef struct pk_json_event {
     pk_json_type type;
     const char *str;
     size_t len;
-    double num;  /* NUMBER: the value (inf when out of double range) */
     int boolean; /* BOOL */
 } pk_json_event;
 
@@ -81,6 +82,8 @@ uint64_t pk_json_offset(const pk_json *j);
  * 19 significant digits with a small exponent), strtod otherwise.
  */
 double pk_json_number(const char *s, size_t len);
+/* The value of a NUMBER event (inf when out of double range). */
+static inline double pk_json_num(const pk_json_event *ev) { return pk_json_number(ev->str, ev->len); }
 
 /* ---- writing JSON text back (for keeping sub-trees, e.g. marker payloads) ---- */
 

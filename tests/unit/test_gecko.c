@@ -278,6 +278,64 @@ static void test_markers(void **state)
     profkit_profile_free(p);
 }
 
+/* skip_markers: the markers are parsed but not kept or checked (the reports
+ * never show them); everything else reads the same, and a markers value
+ * that is not a table is still an error. */
+static void test_skip_markers(void **state)
+{
+    (void)state;
+    size_t n;
+    char *d = slurp("tests/data/gecko/ok_markers.json", &n);
+    profkit_read_options o = { 0 };
+    o.format = "gecko";
+    o.skip_markers = 1;
+    profkit_profile *all = read_data("tests/data/gecko/ok_markers.json", "gecko"), *p = NULL;
+    profkit_error err;
+    assert_int_equal(profkit_profile_read_memory(&p, d, n, "test.json", &o, &err), 0);
+    assert_int_equal(p->n_markers, 0);
+    assert_int_equal(all->n_markers, 3);
+    assert_int_equal(p->n_samples, all->n_samples);
+    for (size_t i = 0; i < p->n_samples; i++) {
+        char a[512], b[512];
+        stack_path(p, p->sample_stack[i], a, sizeof a);
+        stack_path(all, all->sample_stack[i], b, sizeof b);
+        assert_string_equal(a, b);
+        assert_int_equal(p->sample_time[i], all->sample_time[i]);
+    }
+    assert_string_equal(profkit_meta_get(p, "pausedRange"), profkit_meta_get(all, "pausedRange"));
+    profkit_profile_free(p);
+    profkit_profile_free(all);
+    /* A marker row with a string for its time: an error when markers are
+     * read, nothing when they are skipped. */
+    char *bad = strstr(d, "2.0,");
+    assert_non_null(bad);
+    memcpy(bad, "\"x\"", 3);
+    assert_int_equal(read_mem(&p, d, n, "gecko", &err), PROFKIT_ECORRUPT);
+    assert_non_null(strstr(err.message, "markers"));
+    p = NULL;
+    assert_int_equal(profkit_profile_read_memory(&p, d, n, "test.json", &o, &err), 0);
+    assert_int_equal(p->n_markers, 0);
+    profkit_profile_free(p);
+    /* Markers that are not a table: an error either way. */
+    char *m = strstr(d, "\"markers\": {");
+    assert_non_null(m);
+    m[strlen("\"markers\": ")] = '7';
+    char *close = strstr(m, "\"stackTable\"");
+    assert_non_null(close);
+    /* blank the rest of the markers object up to its closing brace and comma */
+    for (char *c = m + strlen("\"markers\": 7"); c < close; c++)
+        *c = ' ';
+    close[-1] = ' ';
+    char *comma = close - 1;
+    while (comma > m && *comma != '7')
+        comma--;
+    comma[1] = ',';
+    int rc = profkit_profile_read_memory(&p, d, n, "test.json", &o, &err);
+    assert_int_equal(rc, PROFKIT_ECORRUPT);
+    assert_non_null(strstr(err.message, "markers: expected"));
+    free(d);
+}
+
 static void test_embedded_v3(void **state)
 {
     (void)state;
@@ -584,12 +642,12 @@ static void test_text(void **state)
     (void)state;
     pk_json_text t = { 0 };
     pk_json_event evs[] = {
-        { PK_JSON_MAP_START, NULL, 0, 0, 0 }, { PK_JSON_KEY, "a\"b", 3, 0, 0 },
-        { PK_JSON_ARRAY_START, NULL, 0, 0, 0 }, { PK_JSON_NUMBER, "1.50", 4, 1.5, 0 },
-        { PK_JSON_NULL, NULL, 0, 0, 0 }, { PK_JSON_BOOL, NULL, 0, 0, 1 },
-        { PK_JSON_STRING, "x\n\x01", 3, 0, 0 }, { PK_JSON_ARRAY_END, NULL, 0, 0, 0 },
-        { PK_JSON_KEY, "c", 1, 0, 0 }, { PK_JSON_MAP_START, NULL, 0, 0, 0 },
-        { PK_JSON_MAP_END, NULL, 0, 0, 0 }, { PK_JSON_MAP_END, NULL, 0, 0, 0 },
+        { PK_JSON_MAP_START, NULL, 0, 0 }, { PK_JSON_KEY, "a\"b", 3, 0 },
+        { PK_JSON_ARRAY_START, NULL, 0, 0 }, { PK_JSON_NUMBER, "1.50", 4, 0 },
+        { PK_JSON_NULL, NULL, 0, 0 }, { PK_JSON_BOOL, NULL, 0, 1 },
+        { PK_JSON_STRING, "x\n\x01", 3, 0 }, { PK_JSON_ARRAY_END, NULL, 0, 0 },
+        { PK_JSON_KEY, "c", 1, 0 }, { PK_JSON_MAP_START, NULL, 0, 0 },
+        { PK_JSON_MAP_END, NULL, 0, 0 }, { PK_JSON_MAP_END, NULL, 0, 0 },
     };
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         pk_json_text_event(&t, &evs[i]);
@@ -605,7 +663,7 @@ int main(void)
         cmocka_unit_test(test_weights),          cmocka_unit_test(test_markers),
         cmocka_unit_test(test_embedded_v3),      cmocka_unit_test(test_processed_shared),
         cmocka_unit_test(test_processed_v24),    cmocka_unit_test(test_flags_v75),
-        cmocka_unit_test(test_stream_equivalence), cmocka_unit_test(test_fixtures_detected),
+        cmocka_unit_test(test_stream_equivalence), cmocka_unit_test(test_skip_markers), cmocka_unit_test(test_fixtures_detected),
         cmocka_unit_test(test_error_positions),  cmocka_unit_test(test_gzip_truncated),
         cmocka_unit_test(test_mutations),        cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_text),
