@@ -180,7 +180,8 @@ static int push_frame(gk_reader *r, gk_kind kind)
     return 0;
 }
 
-/* Starts skipping the value ev begins (nothing to do for scalars). */
+/* Skips the value ev begins (nothing to do for scalars): pk_gecko_on_event
+ * hands it to the parser, which does not deliver its events. */
 static int skip_value(gk_reader *r, const pk_json_event *ev)
 {
     if (is_start(ev))
@@ -1354,13 +1355,6 @@ int pk_gecko_on_event(pk_json *j, void *payload, const pk_json_event *ev);
 int pk_gecko_on_event(pk_json *j, void *payload, const pk_json_event *ev)
 {
     gk_reader *r = payload;
-    if (r->skip) {
-        if (is_start(ev))
-            r->skip++;
-        else if (ev->type == PK_JSON_MAP_END || ev->type == PK_JSON_ARRAY_END)
-            r->skip--;
-        return 0;
-    }
     if (r->capture) {
         pk_json_text_event(&r->cap_text, ev);
         if (is_start(ev))
@@ -1373,7 +1367,12 @@ int pk_gecko_on_event(pk_json *j, void *payload, const pk_json_event *ev)
         return on_key(r, ev);
     if (ev->type == PK_JSON_MAP_END || ev->type == PK_JSON_ARRAY_END)
         return on_close(r, j);
-    return on_value(r, j, ev);
+    int rc = on_value(r, j, ev);
+    if (r->skip) { /* a handler does not want this value: the parser skips it */
+        r->skip = 0;
+        pk_json_skip_value(j);
+    }
+    return rc;
 }
 
 /* ---------------------------------------------------------------- entry */

@@ -166,7 +166,7 @@ typedef struct gk_reader {
     size_t n_fs, cap_fs;
     gk_profile_ctx *prof;
     size_t n_prof, cap_prof;
-    int skip;               /* depth of a subtree being skipped */
+    int skip;               /* a handler does not want the value it got: skip it */
     int capture;            /* depth of a subtree being captured */
     pk_json_text cap_text;
     gk_col *cap_target;     /* capture into this column's owner text */

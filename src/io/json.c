@@ -21,6 +21,7 @@ struct pk_json {
     pk_json *outer;
     int rc;                 /* the callback's code when it stopped the parse */
     pk_json_type last;      /* type of the token being handled */
+    size_t skip;            /* > 0: inside a skipped value, this deep */
     const uint8_t *chunk;   /* the chunk yajl is working on */
     size_t chunk_len;
     uint64_t chunk_base;    /* offset of chunk[0] in the whole input */
@@ -208,51 +209,74 @@ static int emit(pk_json *j, pk_json_event *ev)
     return 1;
 }
 
+/* Inside a skipped value events are only counted (yajl still checks the
+ * syntax, and `last` stays right for error positions). */
+#define SKIPPED(c, type, delta)                  \
+    do {                                         \
+        pk_json *j_ = (c);                       \
+        if (j_->skip) {                          \
+            j_->last = (type);                   \
+            j_->skip += (size_t)(delta);         \
+            return 1;                            \
+        }                                        \
+    } while (0)
+
 static int cb_null(void *c)
 {
+    SKIPPED(c, PK_JSON_NULL, 0);
     pk_json_event ev = { PK_JSON_NULL, NULL, 0, 0 };
     return emit(c, &ev);
 }
 static int cb_bool(void *c, int b)
 {
+    SKIPPED(c, PK_JSON_BOOL, 0);
     pk_json_event ev = { PK_JSON_BOOL, NULL, 0, b };
     return emit(c, &ev);
 }
 static int cb_number(void *c, const char *s, size_t len)
 {
+    SKIPPED(c, PK_JSON_NUMBER, 0);
     pk_json_event ev = { PK_JSON_NUMBER, s, len, 0 };
     return emit(c, &ev);
 }
 static int cb_string(void *c, const unsigned char *s, size_t len)
 {
+    SKIPPED(c, PK_JSON_STRING, 0);
     pk_json_event ev = { PK_JSON_STRING, (const char *)s, len, 0 };
     return emit(c, &ev);
 }
 static int cb_key(void *c, const unsigned char *s, size_t len)
 {
+    SKIPPED(c, PK_JSON_KEY, 0);
     pk_json_event ev = { PK_JSON_KEY, (const char *)s, len, 0 };
     return emit(c, &ev);
 }
 static int cb_map_start(void *c)
 {
+    SKIPPED(c, PK_JSON_MAP_START, 1);
     pk_json_event ev = { PK_JSON_MAP_START, NULL, 0, 0 };
     return emit(c, &ev);
 }
 static int cb_map_end(void *c)
 {
+    SKIPPED(c, PK_JSON_MAP_END, -1);
     pk_json_event ev = { PK_JSON_MAP_END, NULL, 0, 0 };
     return emit(c, &ev);
 }
 static int cb_array_start(void *c)
 {
+    SKIPPED(c, PK_JSON_ARRAY_START, 1);
     pk_json_event ev = { PK_JSON_ARRAY_START, NULL, 0, 0 };
     return emit(c, &ev);
 }
 static int cb_array_end(void *c)
 {
+    SKIPPED(c, PK_JSON_ARRAY_END, -1);
     pk_json_event ev = { PK_JSON_ARRAY_END, NULL, 0, 0 };
     return emit(c, &ev);
 }
+
+void pk_json_skip_value(pk_json *j) { j->skip = 1; }
 
 static const yajl_callbacks callbacks = {
     cb_null, cb_bool, NULL, NULL, cb_number, cb_string,

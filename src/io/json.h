@@ -82,6 +82,14 @@ uint64_t pk_json_offset(const pk_json *j);
  * 19 significant digits with a small exponent), strtod otherwise.
  */
 double pk_json_number(const char *s, size_t len);
+/*
+ * Called by the callback while it handles a MAP_START or ARRAY_START: the
+ * events inside that value, and its end, are not delivered (yajl still
+ * checks their syntax). Skipping in the parser, not in the callback, saves
+ * a call per event of a large unwanted value.
+ */
+void pk_json_skip_value(pk_json *j);
+
 /* The value of a NUMBER event (inf when out of double range). */
 static inline double pk_json_num(const pk_json_event *ev) { return pk_json_number(ev->str, ev->len); }
 
