@@ -305,6 +305,23 @@ static void test_skip_markers(void **state)
     assert_string_equal(profkit_meta_get(p, "pausedRange"), profkit_meta_get(all, "pausedRange"));
     profkit_profile_free(p);
     profkit_profile_free(all);
+    /* A syntax error inside the markers: the same error at the same place
+     * whether they are read or skipped (the parser checks what it skips). */
+    {
+        char *comma = strstr(d, "\"type\": \"Text\",");
+        assert_non_null(comma);
+        size_t at = (size_t)(comma - d) + strlen("\"type\": \"Text\"");
+        char saved = d[at + 1];
+        d[at + 1] = ',';
+        profkit_error e1, e2;
+        assert_int_equal(read_mem(&p, d, n, "gecko", &e1), PROFKIT_ECORRUPT);
+        assert_int_equal(profkit_profile_read_memory(&p, d, n, "test.json", &o, &e2), PROFKIT_ECORRUPT);
+        assert_string_equal(e1.message, e2.message);
+        assert_int_equal(e1.line, e2.line);
+        assert_int_equal(e1.column, e2.column);
+        assert_true(e1.line > 0);
+        d[at + 1] = saved;
+    }
     /* A marker row with a string for its time: an error when markers are
      * read, nothing when they are skipped. */
     char *bad = strstr(d, "2.0,");
