@@ -3,7 +3,9 @@
  * writer's bytes go).
  *
  * A source is a file, standard input or a memory buffer. gzip and zstd are
- * detected from the first bytes and decompressed transparently. A reader
+ * detected from the first bytes and decompressed transparently (gzip with
+ * ISA-L's inflate, libisal: about 4x zlib's speed, which a 1 GB .json.gz
+ * needs; sinks still compress with zlib). A reader
  * either takes the whole decoded input at once (profkit_source_all: a plain
  * file is mmapped, nothing is copied) or streams it in chunks
  * (profkit_source_read), which keeps memory bounded for huge JSON inputs.

@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <isa-l/igzip_lib.h>
 #include <zstd.h>
 
 #define HEAD_MAX (64 * 1024)
@@ -34,8 +34,7 @@ struct profkit_source {
 
     profkit_compression comp;
     int comp_known;
-    z_stream z;
-    int z_init;
+    struct inflate_state *gz; /* ISA-L's inflate: gzip members */
     ZSTD_DStream *zs;
     int in_frame; /* inside a gzip member or zstd frame */
     int decode_done;
@@ -124,8 +123,7 @@ void profkit_source_close(profkit_source *s)
         close(s->fd);
     if (s->map)
         munmap(s->map, s->map_size);
-    if (s->z_init)
-        inflateEnd(&s->z);
+    free(s->gz);
     ZSTD_freeDStream(s->zs);
     free(s->raw_buf);
     free(s->head);
@@ -197,9 +195,9 @@ static int detect(profkit_source *s, profkit_error *err)
     s->comp = PROFKIT_COMP_NONE;
     if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
         s->comp = PROFKIT_COMP_GZIP;
-        if (inflateInit2(&s->z, 15 + 16) != Z_OK)
+        if (!(s->gz = malloc(sizeof(*s->gz))))
             return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "cannot start gzip decoder");
-        s->z_init = 1;
+        isal_inflate_init(s->gz);
     } else if (n >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd) {
         s->comp = PROFKIT_COMP_ZSTD;
         s->zs = ZSTD_createDStream();
@@ -208,6 +206,21 @@ static int detect(profkit_source *s, profkit_error *err)
     }
     s->comp_known = 1;
     return 0;
+}
+
+/* What an ISA-L inflate error means. */
+static const char *gzip_error(int code)
+{
+    switch (code) {
+    case ISAL_INVALID_BLOCK: return "invalid deflate block";
+    case ISAL_INVALID_SYMBOL: return "invalid deflate symbol";
+    case ISAL_INVALID_LOOKBACK: return "back-reference before the start of the data";
+    case ISAL_INVALID_WRAPPER: return "invalid gzip header";
+    case ISAL_UNSUPPORTED_METHOD: return "compression method is not deflate";
+    case ISAL_INCORRECT_CHECKSUM: return "CRC-32 or length check failed";
+    case ISAL_NEED_DICT: return "the stream needs a preset dictionary";
+    default: return "inflate failed";
+    }
 }
 
 /* Decodes up to cap bytes into buf, bypassing the head buffer. */
@@ -248,23 +261,29 @@ static int decode(profkit_source *s, uint8_t *buf, size_t cap, size_t *got, prof
             s->raw_pos += n;
             *got += n;
         } else if (s->comp == PROFKIT_COMP_GZIP) {
-            if (!s->in_frame && inflateReset(&s->z) != Z_OK)
-                return profkit_error_set(err, PROFKIT_ECORRUPT, s->name, -1, "gzip reset failed");
-            s->in_frame = 1;
-            s->z.next_in = (Bytef *)(uintptr_t)in;
-            s->z.avail_in = (uInt)(avail > UINT32_MAX ? UINT32_MAX : avail);
-            s->z.next_out = buf + *got;
-            s->z.avail_out = (uInt)(cap - *got > UINT32_MAX ? UINT32_MAX : cap - *got);
-            size_t before_out = s->z.avail_out, before_in = s->z.avail_in;
-            int zr = inflate(&s->z, Z_NO_FLUSH);
-            s->raw_pos += before_in - s->z.avail_in;
-            *got += before_out - s->z.avail_out;
-            if (zr == Z_STREAM_END)
-                s->in_frame = 0; /* another member may follow (concatenated .gz) */
-            else if (zr != Z_OK && zr != Z_BUF_ERROR)
+            struct inflate_state *z = s->gz;
+            if (!s->in_frame) { /* a member starts: header, deflate data, trailer */
+                if (in[0] != 0x1f || (avail >= 2 && in[1] != 0x8b))
+                    return profkit_error_set(err, PROFKIT_ECORRUPT, s->name, -1,
+                                             "gzip data is corrupt: the data after the last "
+                                             "member is not another gzip member");
+                isal_inflate_reset(z);
+                z->crc_flag = ISAL_GZIP;
+                s->in_frame = 1;
+            }
+            z->next_in = (uint8_t *)(uintptr_t)in;
+            z->avail_in = (uint32_t)(avail > UINT32_MAX ? UINT32_MAX : avail);
+            z->next_out = buf + *got;
+            z->avail_out = (uint32_t)(cap - *got > UINT32_MAX ? UINT32_MAX : cap - *got);
+            size_t before_out = z->avail_out, before_in = z->avail_in;
+            int zr = isal_inflate(z);
+            s->raw_pos += before_in - z->avail_in;
+            *got += before_out - z->avail_out;
+            if (zr < 0)
                 return profkit_error_set(err, PROFKIT_ECORRUPT, s->name, -1,
-                                         "gzip data is corrupt: %s",
-                                         s->z.msg ? s->z.msg : "inflate failed");
+                                         "gzip data is corrupt: %s", gzip_error(zr));
+            if (z->block_state == ISAL_BLOCK_FINISH)
+                s->in_frame = 0; /* another member may follow (concatenated .gz) */
         } else {
             ZSTD_inBuffer zin = { in, avail, 0 };
             ZSTD_outBuffer zout = { buf + *got, cap - *got, 0 };

@@ -109,6 +109,21 @@ static void gzip_and_concatenated(void **state)
     assert_non_null(strstr(err.message, "truncated"));
     profkit_source_close(s);
 
+    /* A wrong CRC-32 in the trailer: the data decoded, the check failed. */
+    gz[g1 - 8] ^= 0x01;
+    assert_int_equal(profkit_source_open_memory(&s, gz, g1, "crc.gz", &err), 0);
+    assert_int_equal(profkit_source_all(s, &d, &n, &err), PROFKIT_ECORRUPT);
+    assert_string_equal(err.message, "gzip data is corrupt: CRC-32 or length check failed");
+    profkit_source_close(s);
+    gz[g1 - 8] ^= 0x01;
+    /* Something after a member that is not another member. */
+    memcpy(gz + g1, "garbage!", 8);
+    assert_int_equal(profkit_source_open_memory(&s, gz, g1 + 8, "trail.gz", &err), 0);
+    assert_int_equal(profkit_source_all(s, &d, &n, &err), PROFKIT_ECORRUPT);
+    assert_string_equal(err.message, "gzip data is corrupt: the data after the last member is not "
+                                     "another gzip member");
+    profkit_source_close(s);
+
     /* Corrupt gzip. */
     gz[g1 / 2] ^= 0xff;
     gz[g1 / 2 + 1] ^= 0x5a;
