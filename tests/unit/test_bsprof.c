@@ -352,6 +352,46 @@ static void memory_operations(void **state)
     assert_null(p);
 }
 
+/* Sizes of 2^31 and more live beside the live table's slots: each must come
+ * back exactly, also after frees, replacement at the same address and the
+ * table's growth. */
+static void large_sizes_and_many_allocations(void **state)
+{
+    (void)state;
+    static buf b;
+    b.n = 0;
+    header(&b, 1, 1, 0);
+    common(&b, 1);
+    const uint64_t huge = (uint64_t)1 << 40, two31 = (uint64_t)1 << 31;
+    memop(&b, 3, 0, 1, 0x1000, huge);      /* freed: its side entry is reused */
+    memop(&b, 3, 0, 1, 0x2000, two31);     /* replaced by a small one */
+    memop(&b, 3, 1, 1, 0x1000, 0);
+    memop(&b, 3, 0, 1, 0x2000, 7);
+    memop(&b, 3, 0, 1, 0x3000, two31 - 1); /* the largest inline size */
+    memop(&b, 3, 0, 1, 0x4000, huge + 3);  /* live at the end */
+    memop(&b, 3, 0, 1, 0x5000, UINT64_MAX >> 1);
+    memop(&b, 3, 1, 1, 0x5000, 0);
+    /* Enough live allocations to grow the table several times; every other
+     * one freed again. */
+    for (uint64_t i = 0; i < 800; i++)
+        memop(&b, 2, 0, 1, 0x100000 + 16 * i, i % 2 ? two31 + i : i);
+    for (uint64_t i = 0; i < 800; i += 2)
+        memop(&b, 2, 1, 1, 0x100000 + 16 * i, 0);
+    end(&b, 0);
+    profkit_profile *p = read_ok(&b);
+    const char *parse = "main:13;load:31;parse:50";
+    assert_int_equal(value_at(p, "inuse_objects", 0, parse), 3);
+    assert_int_equal(value_at(p, "inuse_space", 0, parse), (int64_t)(7 + two31 - 1 + huge + 3));
+    int64_t odd = 0;
+    for (uint64_t i = 1; i < 800; i += 2)
+        odd += (int64_t)(two31 + i);
+    assert_int_equal(value_at(p, "inuse_objects", 0, "main:13;load:30"), 400);
+    assert_int_equal(value_at(p, "inuse_space", 0, "main:13;load:30"), odd);
+    assert_int_equal(value_at(p, "free_objects", 0, "main:13;load:30"), 400);
+    assert_string_equal(profkit_meta_get(p, "unmatched_frees"), "0");
+    profkit_profile_free(p);
+}
+
 static void redefinition_warns_and_later_wins(void **state)
 {
     (void)state;
@@ -625,6 +665,7 @@ int main(void)
         cmocka_unit_test(redefinition_warns_and_later_wins),
         cmocka_unit_test(cut_everywhere),
         cmocka_unit_test(errors_name_offset),
+        cmocka_unit_test(large_sizes_and_many_allocations),
         cmocka_unit_test(round_trip_bsprof),
         cmocka_unit_test(write_foreign_profile),
         cmocka_unit_test(sniffed_by_magic_only),
