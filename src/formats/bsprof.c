@@ -373,22 +373,29 @@ typedef struct pelem {
     uint32_t line;         /* definition line as the entry gives it */
     uint32_t thread;       /* model thread of the root element's module */
     uint32_t parent_stack; /* model stack of the caller chain */
-    /* Rows of the last few line offsets used (EMPTY = none), so most
-     * entries find their row without a lookup. */
-    uint32_t row[PE_CACHE];
-    uint32_t row_off[PE_CACHE];
-    uint32_t next; /* cache slot to replace next */
+    uint32_t next;         /* row cache slot to replace next */
 } pelem;
 
-/* A decoded data entry on its way through the pipeline (see stage()). */
+/*
+ * Rows of the last few line offsets a path element's entries used (EMPTY =
+ * none), so most entries find their row without a lookup. Kept apart from
+ * pelem, 32 bytes each in an aligned array: one cache line per entry.
+ */
+typedef struct pe_rows {
+    uint32_t row[PE_CACHE];
+    uint32_t off[PE_CACHE];
+} pe_rows;
+
+/* A decoded data entry waiting in the batch (see batch_apply()). */
 typedef struct data_entry {
-    uint8_t kind;
     uint32_t pe, off, row;
-    uint64_t a, b; /* address and size, cpu and wall, or the count */
+    uint32_t kind;
+    uint64_t a, b; /* address and size (0 for a free), cpu and wall, or the count and 0 */
     uint64_t at;   /* offset of the entry */
 } data_entry;
 
-#define RING 16
+/* Data entries decoded before they are applied. */
+#define BATCH 64
 
 /* The streaming input: buf[pos..len) is unread; base is buf[0]'s offset. */
 typedef struct input {
@@ -409,7 +416,8 @@ typedef struct reader {
     idtab modules; /* module id -> model thread */
     idtab pe_ids;  /* path element id -> index in pe */
     pelem *pe;
-    size_t n_pe, cap_pe;
+    pe_rows *pe_row; /* n_pe of them, 64-byte aligned */
+    size_t n_pe, cap_pe, cap_pe_row;
 
     map64 line_rows; /* (pe index << 32 | line offset) -> row (line data only) */
     map64 row_ids;   /* (stack << 32 | thread) -> row */
@@ -420,9 +428,8 @@ typedef struct reader {
     live_table live;
     uint64_t n_entries, n_mem_ops, unmatched_frees, first_unmatched;
 
-    data_entry ring[RING]; /* decoded data entries waiting to be applied */
-    uint64_t head, resolved, applied;
-    int has_staged;
+    data_entry batch[BATCH]; /* decoded data entries waiting to be applied */
+    size_t n_batch;
     int64_t grand[N_VALUES]; /* each value type's total so far */
     int warned_dup[3];
 } reader;
@@ -640,13 +647,11 @@ static uint32_t row_of(reader *r, uint32_t stack, uint32_t thread)
     return row;
 }
 
-/* The row of an entry naming path element index i at line offset off. */
-static inline uint32_t entry_row(reader *r, uint32_t i, uint64_t off)
+/* The row of path element index i at line offset off when it is not cached. */
+static PK_NOINLINE uint32_t entry_row_slow(reader *r, uint32_t i, uint32_t off)
 {
     pelem *e = &r->pe[i];
-    for (int k = 0; k < PE_CACHE; k++)
-        if (e->row_off[k] == off && e->row[k] != EMPTY)
-            return e->row[k];
+    pe_rows *c = &r->pe_row[i];
     uint64_t key = ((uint64_t)i << 32) | off;
     uint32_t row = r->line_data ? map64_get(&r->line_rows, key) : EMPTY;
     if (row == EMPTY) {
@@ -660,9 +665,20 @@ static inline uint32_t entry_row(reader *r, uint32_t i, uint64_t off)
     }
     uint32_t k = e->next;
     e->next = (k + 1) % PE_CACHE;
-    e->row[k] = row;
-    e->row_off[k] = (uint32_t)off;
+    c->row[k] = row;
+    c->off[k] = off;
     return row;
+}
+
+/* The row of an entry naming path element index i at line offset off;
+ * EMPTY when out of memory. The cache is searched without branches. */
+static inline uint32_t entry_row(reader *r, uint32_t i, uint32_t off)
+{
+    const pe_rows *c = &r->pe_row[i];
+    uint32_t row = EMPTY;
+    for (int k = 0; k < PE_CACHE; k++)
+        row = c->off[k] == off && c->row[k] != EMPTY ? c->row[k] : row;
+    return PK_LIKELY(row != EMPTY) ? row : entry_row_slow(r, i, off);
 }
 
 /*
@@ -680,13 +696,13 @@ static inline void acc_add(reader *r, int64_t *a, int v, uint64_t inc)
 }
 
 /*
- * Data entries (memory operations, CPU, call counts) are applied a few
- * entries after they are decoded. Each touches memory no cache holds: its
- * path element, its value row, its slot in the live table. Decoding issues
- * prefetches for the element and the slot, resolving the row half-way
- * prefetches the row, so by the time an entry is applied its lines have
- * arrived while later entries were decoded. Entries still apply in stream
- * order, so alloc/free matching is unchanged.
+ * Data entries (memory operations, CPU, call counts) are decoded into a
+ * batch first and applied together (batch_apply). Each touches memory no
+ * cache holds: its path element's row cache, its value row, its slot in
+ * the live table. Decoding prefetches the row cache, a first pass over the
+ * batch finds the rows and prefetches them and the live-table slots, and a
+ * second pass applies the entries in stream order (so alloc/free matching
+ * is unchanged) once their lines have arrived.
  */
 enum { D_ALLOC, D_FREE, D_CPU, D_CALLS };
 
@@ -696,89 +712,157 @@ enum { D_ALLOC, D_FREE, D_CPU, D_CALLS };
 #define PREFETCH(p) ((void)(p))
 #endif
 
-/* Records a decoded data entry; the caller's loop queues it. */
-static inline void stage(reader *r, uint8_t kind, uint32_t pe, uint64_t off, uint64_t a, uint64_t b,
+/* Adds a decoded data entry to the batch (the caller keeps room for it). */
+static inline void stage(reader *r, uint32_t kind, uint32_t pe, uint32_t off, uint64_t a, uint64_t b,
                          uint64_t at)
 {
-    /* Written in place: the slot at head is free (see queue_step). */
-    data_entry *d = &r->ring[r->head & (RING - 1)];
+    data_entry *d = &r->batch[r->n_batch++];
     d->kind = kind;
     d->pe = pe;
-    d->off = (uint32_t)off;
+    d->off = off;
     d->a = a;
     d->b = b;
     d->at = at;
-    r->has_staged = 1;
 }
 
-static void queue_push(reader *r)
-{
-    data_entry *d = &r->ring[r->head++ & (RING - 1)];
-    r->has_staged = 0;
-    PREFETCH(&r->pe[d->pe]);
-    if (d->kind <= D_FREE && r->live.cap)
-        PREFETCH(&r->live.slot[live_home(&r->live, d->a)]);
-}
+/* Which value each kind adds a (or 1) and b to. */
+static const uint8_t value_a[4] = { V_ALLOC_OBJECTS, V_FREE_OBJECTS, V_CPU, V_CALLS };
+static const uint8_t value_b[4] = { V_ALLOC_SPACE, V_FREE_OBJECTS, V_WALL, V_CALLS };
 
-static int queue_resolve(reader *r)
+/* Applies the batch in order and empties it. */
+static int batch_apply(reader *r)
 {
-    data_entry *d = &r->ring[r->resolved++ & (RING - 1)];
-    d->row = entry_row(r, d->pe, d->off);
-    if (d->row == EMPTY)
-        return out_of_memory(r);
-    PREFETCH(r->acc + (size_t)d->row * N_VALUES);
-    return 0;
-}
-
-static int queue_apply(reader *r)
-{
-    const data_entry *d = &r->ring[r->applied++ & (RING - 1)];
-    int64_t *a = r->acc + (size_t)d->row * N_VALUES;
-    switch (d->kind) {
-    case D_ALLOC:
-        r->n_mem_ops++;
-        acc_add(r, a, V_ALLOC_OBJECTS, 1);
-        acc_add(r, a, V_ALLOC_SPACE, d->b);
-        if (live_put(&r->live, d->a, d->b, d->row) != 0)
+    data_entry *d = r->batch;
+    size_t n = r->n_batch;
+    r->n_batch = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t row = entry_row(r, d[k].pe, d[k].off);
+        if (PK_UNLIKELY(row == EMPTY))
             return out_of_memory(r);
-        break;
-    case D_FREE:
-        r->n_mem_ops++;
-        acc_add(r, a, V_FREE_OBJECTS, 1);
-        if (!live_take(&r->live, d->a) && r->unmatched_frees++ == 0)
-            r->first_unmatched = d->at;
-        break;
-    case D_CPU:
-        acc_add(r, a, V_CPU, d->a);
-        acc_add(r, a, V_WALL, d->b);
-        break;
-    default:
-        acc_add(r, a, V_CALLS, d->a);
+        d[k].row = row;
+        PREFETCH(r->acc + (size_t)row * N_VALUES);
+        /* Without a branch on the kind (it is random): CPU entries and the
+         * empty table prefetch the row again. The probe run of a slot near
+         * the end of its line goes on in the next line: that too. */
+        const live_slot *ls = r->live.slot + (live_home(&r->live, d[k].a) & (r->live.cap - 1));
+        int live = d[k].kind <= D_FREE && r->live.cap;
+        const void *p1 = live ? (const void *)ls : (const void *)(r->acc + (size_t)row * N_VALUES);
+        const void *p2 = live ? (const void *)(ls + 2) : p1;
+        PREFETCH(p1);
+        PREFETCH(p2);
+    }
+    for (size_t k = 0; k < n; k++) {
+        const data_entry *e = &d[k];
+        int64_t *a = r->acc + (size_t)e->row * N_VALUES;
+        int mem = e->kind <= D_FREE;
+        /* a free's b and a call count's b are 0: adding them changes nothing */
+        acc_add(r, a, value_a[e->kind], mem ? 1 : e->a);
+        acc_add(r, a, value_b[e->kind], e->b);
+        r->n_mem_ops += (uint64_t)mem;
+        if (e->kind == D_ALLOC) {
+            if (PK_UNLIKELY(live_put(&r->live, e->a, e->b, e->row) != 0))
+                return out_of_memory(r);
+        } else if (e->kind == D_FREE) {
+            if (!live_take(&r->live, e->a) && r->unmatched_frees++ == 0)
+                r->first_unmatched = e->at;
+        }
     }
     return 0;
 }
 
-/* Queues the staged entry and moves the pipeline on. */
-static inline int queue_step(reader *r)
+/*
+ * The fast path for data entries: a varint of at most 8 bytes decoded from
+ * one 8-byte load, without branches on its length. *len is 0 when the
+ * varint is longer (the caller then leaves the entry to the checked path).
+ * The caller guarantees that 8 bytes can be read at p.
+ */
+static inline uint64_t varint8(const uint8_t *p, unsigned *len)
 {
-    queue_push(r);
-    if (r->head - r->resolved > RING / 2 && queue_resolve(r) != 0)
-        return PROFKIT_ENOMEM;
-    if (r->head - r->applied >= RING && queue_apply(r) != 0)
-        return PROFKIT_ENOMEM;
-    return 0;
+    uint64_t w;
+    memcpy(&w, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    uint64_t stops = ~w & UINT64_C(0x8080808080808080);
+    if (PK_UNLIKELY(stops == 0)) {
+        *len = 0;
+        return 0;
+    }
+#if defined(__GNUC__)
+    unsigned bit = (unsigned)__builtin_ctzll(stops);
+#else
+    unsigned bit = 7;
+    while (!((stops >> bit) & 1))
+        bit += 8;
+#endif
+    *len = (bit >> 3) + 1;
+    uint64_t x = w & (stops ^ (stops - 1)) & UINT64_C(0x7f7f7f7f7f7f7f7f);
+    x = (x & UINT64_C(0x007f007f007f007f)) | ((x & UINT64_C(0x7f007f007f007f00)) >> 1);
+    x = (x & UINT64_C(0x00003fff00003fff)) | ((x & UINT64_C(0x3fff00003fff0000)) >> 2);
+    x = (x & UINT64_C(0x000000000fffffff)) | ((x & UINT64_C(0x0fffffff00000000)) >> 4);
+    return x;
 }
 
-/* Applies everything queued. */
-static int queue_flush(reader *r)
+/* Bytes the fast path needs after an entry's start: four varints of up to 8
+ * bytes, each read with an 8-byte load. */
+#define FAST_MARGIN 48
+
+/*
+ * Decodes data entries from p (n bytes, of which at least FAST_MARGIN past
+ * each entry's start) into the batch until it is full, the bytes run short,
+ * or an entry is anything but a well-formed data entry naming a densely
+ * numbered path element: that entry, and every error, is left to
+ * read_entry(), which decodes it again from its start. Returns the bytes
+ * consumed.
+ */
+static size_t decode_fast(reader *r, const uint8_t *p, size_t n, uint64_t at)
 {
-    while (r->resolved != r->head)
-        if (queue_resolve(r) != 0)
-            return PROFKIT_ENOMEM;
-    while (r->applied != r->head)
-        if (queue_apply(r) != 0)
-            return PROFKIT_ENOMEM;
-    return 0;
+    const uint8_t *start = p, *limit = p + (n - FAST_MARGIN);
+    const uint32_t *dense = r->pe_ids.dense;
+    uint64_t n_dense = r->pe_ids.n_dense;
+    uint32_t ld = (uint32_t)r->line_data;
+    size_t nb = r->n_batch;
+    while (p < limit && nb < BATCH) {
+        unsigned lt, l0, l1, l2;
+        uint64_t tag = varint8(p, &lt);
+        unsigned type = (unsigned)tag & 7, op = (unsigned)(tag >> 3) & 3;
+        int memop = type == 3;
+        uint64_t id = memop ? tag >> 5 : tag >> 3;
+        /* types 3..5 only; the memory op's operation 0..2; ids of 32 bits */
+        if (PK_UNLIKELY(!lt || type - 3 > 2 || (memop && op == 3) || id > UINT32_MAX || id >= n_dense))
+            break;
+        uint32_t pe = dense[id];
+        if (PK_UNLIKELY(pe == EMPTY))
+            break;
+        const uint8_t *q = p + lt;
+        /* Fields after the tag: [line offset], then one or two values. */
+        unsigned has_off = ld & (type != 5);
+        unsigned n_vals = type == 5 || (memop && op != 0) ? 1 : 2;
+        uint64_t f0 = varint8(q, &l0);
+        uint64_t f1 = varint8(q + l0, &l1);
+        uint64_t f2 = varint8(q + l0 + l1, &l2);
+        unsigned nf = has_off + n_vals;
+        if (PK_UNLIKELY(!l0 || (nf >= 2 && !l1) || (nf == 3 && !l2)))
+            break;
+        uint64_t off = has_off ? f0 : (type == 5 ? ld : 0);
+        if (PK_UNLIKELY(off > UINT32_MAX))
+            break;
+        uint64_t va = has_off ? f1 : f0;
+        uint64_t vb = n_vals == 2 ? (has_off ? f2 : f1) : 0;
+        unsigned kind = memop ? (op == 0 ? D_ALLOC : D_FREE) : type == 4 ? D_CPU : D_CALLS;
+        PREFETCH(&r->pe_row[pe]);
+        data_entry *d = &r->batch[nb++];
+        d->kind = kind;
+        d->pe = pe;
+        d->off = (uint32_t)off;
+        d->a = va;
+        d->b = vb;
+        d->at = at + (uint64_t)(p - start);
+        p = q + l0 + (nf >= 2 ? l1 : 0) + (nf == 3 ? l2 : 0);
+    }
+    r->n_entries += nb - r->n_batch;
+    r->n_batch = nb;
+    return (size_t)(p - start);
 }
 
 static int read_string(reader *r, profkit_cursor *c, uint64_t start, uint64_t id)
@@ -829,6 +913,23 @@ static int read_module(reader *r, profkit_cursor *c, uint64_t start, uint64_t id
     return F_OK;
 }
 
+/* Room for one more pe_rows (aligned, so not PK_VEC_RESERVE's realloc). */
+static int pe_rows_reserve(reader *r)
+{
+    if (r->n_pe < r->cap_pe_row)
+        return 0;
+    size_t ncap = r->cap_pe_row ? r->cap_pe_row * 2 : 1024;
+    pe_rows *n = ncap > SIZE_MAX / sizeof(pe_rows) ? NULL : table_alloc(ncap * sizeof(pe_rows));
+    if (!n)
+        return PROFKIT_ENOMEM;
+    if (r->n_pe)
+        memcpy(n, r->pe_row, r->n_pe * sizeof(pe_rows));
+    free(r->pe_row);
+    r->pe_row = n;
+    r->cap_pe_row = ncap;
+    return 0;
+}
+
 static int read_path_element(reader *r, profkit_cursor *c, uint64_t start, uint64_t id)
 {
     static const char kind[] = "path element";
@@ -855,7 +956,6 @@ static int read_path_element(reader *r, profkit_cursor *c, uint64_t start, uint6
 
     pelem e;
     memset(&e, 0, sizeof(e));
-    memset(e.row, 0xff, sizeof(e.row));
     e.line = (uint32_t)line;
     uint32_t caller_i = EMPTY;
     if (caller == 0) {
@@ -892,9 +992,11 @@ static int read_path_element(reader *r, profkit_cursor *c, uint64_t start, uint6
         if (e.parent_stack == PROFKIT_NONE)
             return out_of_memory(r), F_FAIL;
     }
-    if (r->n_pe >= EMPTY - 1 || PK_VEC_RESERVE(r->pe, r->n_pe, r->cap_pe, 1) != 0)
+    if (r->n_pe >= EMPTY - 1 || PK_VEC_RESERVE(r->pe, r->n_pe, r->cap_pe, 1) != 0 ||
+        pe_rows_reserve(r) != 0)
         return out_of_memory(r), F_FAIL;
     r->pe[r->n_pe] = e;
+    memset(&r->pe_row[r->n_pe], 0xff, sizeof(pe_rows));
     int had = idtab_put(&r->pe_ids, id, (uint32_t)r->n_pe);
     if (had < 0)
         return out_of_memory(r), F_FAIL;
@@ -930,7 +1032,7 @@ static int read_memory_op(reader *r, profkit_cursor *c, uint64_t start, uint64_t
     FIELD(kind, "address", addr, 0);
     if (op == OP_ALLOC)
         FIELD(kind, "size", size, 0);
-    stage(r, (uint8_t)(op == OP_ALLOC ? D_ALLOC : D_FREE), i, off, addr, size, start);
+    stage(r, op == OP_ALLOC ? D_ALLOC : D_FREE, i, (uint32_t)off, addr, size, start);
     return F_OK;
 }
 
@@ -955,7 +1057,7 @@ static int read_values(reader *r, profkit_cursor *c, uint64_t start, uint64_t id
         FIELD(kind, "count", v1, 0);
         off = r->line_data; /* a call count is the function's: its definition line */
     }
-    stage(r, (uint8_t)(type == 4 ? D_CPU : D_CALLS), i, off, v1, v2, start);
+    stage(r, type == 4 ? D_CPU : D_CALLS, i, (uint32_t)off, v1, v2, start);
     return F_OK;
 }
 
@@ -1139,24 +1241,42 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
         }
     }
 
-    /* Entries. */
+    /* Entries: data entries through decode_fast() while the buffer holds
+     * FAST_MARGIN bytes past them, everything else through read_entry(). */
     int end = 0;
-    uint64_t progress_at = 0; int noapply = getenv("BS_NOAPPLY") != NULL;
+    uint64_t progress_at = 0;
     while (!end) {
+        if (r.n_batch == BATCH && batch_apply(&r) != 0) {
+            rc = PROFKIT_ENOMEM;
+            goto done;
+        }
+        size_t avail = r.in.len - r.in.pos;
+        if (avail >= FAST_MARGIN + 1) {
+            size_t used = decode_fast(&r, r.in.buf + r.in.pos, avail, r.in.base + r.in.pos);
+            r.in.pos += used;
+            if (PK_UNLIKELY(r.n_entries - progress_at >= 65536)) {
+                progress_at = r.n_entries;
+                profkit_read_progress(ctx, r.in.base + r.in.pos, 0);
+            }
+            if (used)
+                continue;
+        } else if (!r.in.eof) {
+            if ((rc = input_fill(&r.in, ctx->err)) != 0)
+                goto done;
+            continue;
+        }
+        /* One entry the checked way; the batch goes first, so entries
+         * apply in stream order. */
+        if (r.n_batch && batch_apply(&r) != 0) {
+            rc = PROFKIT_ENOMEM;
+            goto done;
+        }
         const char *kind = "next";
         profkit_cursor_init(&cur, r.in.buf + r.in.pos, r.in.len - r.in.pos);
         int st = cur.size ? read_entry(&r, &cur, &end, &kind) : F_SHORT;
         if (PK_LIKELY(st == F_OK)) {
             r.in.pos += cur.pos;
             r.n_entries += !end;
-            if (noapply) r.has_staged = 0; else if (r.has_staged && queue_step(&r) != 0) {
-                rc = PROFKIT_ENOMEM;
-                goto done;
-            }
-            if (PK_UNLIKELY(r.n_entries - progress_at >= 65536)) {
-                progress_at = r.n_entries;
-                profkit_read_progress(ctx, r.in.base + r.in.pos, 0);
-            }
             continue;
         }
         if (st == F_FAIL) {
@@ -1230,7 +1350,7 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
         }
     }
 
-    if (queue_flush(&r) != 0) {
+    if (batch_apply(&r) != 0) {
         rc = PROFKIT_ENOMEM;
         goto done;
     }
@@ -1273,6 +1393,7 @@ done:
     map64_free(&r.line_rows);
     map64_free(&r.row_ids);
     free(r.pe);
+    free(r.pe_row);
     free(r.row_stack);
     free(r.row_thread);
     free(r.acc);
