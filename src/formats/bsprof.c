@@ -42,6 +42,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -217,6 +220,9 @@ typedef struct live_slot {
 } live_slot;
 
 #define BIG 0x80000000u
+/* Slots past the end that are never used, so a prefetch of slot + 2 stays
+ * inside the allocation. */
+#define LIVE_PAD 4
 
 typedef struct live_table {
     live_slot *slot;
@@ -292,11 +298,11 @@ static int live_grow(live_table *t)
     unsigned nshift = t->cap ? t->shift - 1 : 64 - 10;
     live_slot *ns;
     if (ncap < t->cap || ncap > SIZE_MAX / sizeof(live_slot) ||
-        !(ns = table_alloc(ncap * sizeof(live_slot))))
+        !(ns = table_alloc((ncap + LIVE_PAD) * sizeof(live_slot))))
         return PROFKIT_ENOMEM;
     if (!t->cap)
         t->big_free = EMPTY;
-    for (size_t i = 0; i < ncap; i++)
+    for (size_t i = 0; i < ncap + LIVE_PAD; i++)
         ns[i].row = EMPTY;
     live_table n = *t;
     n.slot = ns;
@@ -744,8 +750,8 @@ static int batch_apply(reader *r)
         /* Without a branch on the kind (it is random): CPU entries and the
          * empty table prefetch the row again. The probe run of a slot near
          * the end of its line goes on in the next line: that too. */
-        const live_slot *ls = r->live.slot + (live_home(&r->live, d[k].a) & (r->live.cap - 1));
         int live = d[k].kind <= D_FREE && r->live.cap;
+        const live_slot *ls = live ? r->live.slot + live_home(&r->live, d[k].a) : NULL;
         const void *p1 = live ? (const void *)ls : (const void *)(r->acc + (size_t)row * N_VALUES);
         const void *p2 = live ? (const void *)(ls + 2) : p1;
         PREFETCH(p1);
@@ -771,79 +777,99 @@ static int batch_apply(reader *r)
 }
 
 /*
- * The fast path for data entries: a varint of at most 8 bytes decoded from
- * one 8-byte load, without branches on its length. *len is 0 when the
- * varint is longer (the caller then leaves the entry to the checked path).
- * The caller guarantees that 8 bytes can be read at p.
+ * The fast path for data entries reads whole words and finds where the
+ * varints of an entry end from their high bits at once, so the only chain
+ * from one entry to the next is a few bit operations (not a load per
+ * varint). The caller guarantees that FAST_MARGIN bytes can be read at p.
  */
-static inline uint64_t varint8(const uint8_t *p, unsigned *len)
+#define FAST_MARGIN 64
+
+/* Bit i (i < 32) set when p[i] ends a varint (its high bit is clear); bits
+ * 32..35 set as sentinels, so four lowest-bit searches never see 0. */
+static inline uint64_t varint_ends(const uint8_t *p)
 {
-    uint64_t w;
-    memcpy(&w, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    w = __builtin_bswap64(w);
-#endif
-    uint64_t stops = ~w & UINT64_C(0x8080808080808080);
-    if (PK_UNLIKELY(stops == 0)) {
-        *len = 0;
-        return 0;
-    }
-#if defined(__GNUC__)
-    unsigned bit = (unsigned)__builtin_ctzll(stops);
+#if defined(__SSE2__)
+    __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+    uint32_t cont = (uint32_t)_mm_movemask_epi8(lo) | ((uint32_t)_mm_movemask_epi8(hi) << 16);
 #else
-    unsigned bit = 7;
-    while (!((stops >> bit) & 1))
-        bit += 8;
+    uint32_t cont = 0;
+    for (int k = 0; k < 4; k++) {
+        /* the high bit of each byte, gathered into 8 bits by a multiply */
+        uint64_t t = (profkit_load_le64(p + 8 * k) & UINT64_C(0x8080808080808080)) >> 7;
+        cont |= (uint32_t)((t * UINT64_C(0x0102040810204080)) >> 56) << (8 * k);
+    }
 #endif
-    *len = (bit >> 3) + 1;
-    uint64_t x = w & (stops ^ (stops - 1)) & UINT64_C(0x7f7f7f7f7f7f7f7f);
+    return (uint64_t)(uint32_t)~cont | (UINT64_C(0xf) << 32);
+}
+
+static inline unsigned lowest_bit(uint64_t m)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctzll(m);
+#else
+    unsigned i = 0;
+    while (!((m >> i) & 1))
+        i++;
+    return i;
+#endif
+}
+
+/* The value of the varint of len bytes (1..8) at p; garbage for other
+ * lengths (the caller does not use it then). */
+static inline uint64_t varint_value(const uint8_t *p, unsigned len)
+{
+    uint64_t x = profkit_load_le64(p) & (~UINT64_C(0) >> ((64 - 8 * len) & 63));
+    x &= UINT64_C(0x7f7f7f7f7f7f7f7f);
     x = (x & UINT64_C(0x007f007f007f007f)) | ((x & UINT64_C(0x7f007f007f007f00)) >> 1);
     x = (x & UINT64_C(0x00003fff00003fff)) | ((x & UINT64_C(0x3fff00003fff0000)) >> 2);
     x = (x & UINT64_C(0x000000000fffffff)) | ((x & UINT64_C(0x0fffffff00000000)) >> 4);
     return x;
 }
 
-/* Bytes the fast path needs after an entry's start: four varints of up to 8
- * bytes, each read with an 8-byte load. */
-#define FAST_MARGIN 48
-
 /*
  * Decodes data entries from p (n bytes, of which at least FAST_MARGIN past
  * each entry's start) into the batch until it is full, the bytes run short,
  * or an entry is anything but a well-formed data entry naming a densely
- * numbered path element: that entry, and every error, is left to
- * read_entry(), which decodes it again from its start. Returns the bytes
- * consumed.
+ * numbered path element with varints of at most 8 bytes: that entry, and
+ * every error, is left to read_entry(), which decodes it again from its
+ * start. Returns the bytes consumed.
  */
 static size_t decode_fast(reader *r, const uint8_t *p, size_t n, uint64_t at)
 {
     const uint8_t *start = p, *limit = p + (n - FAST_MARGIN);
     const uint32_t *dense = r->pe_ids.dense;
     uint64_t n_dense = r->pe_ids.n_dense;
-    uint32_t ld = (uint32_t)r->line_data;
+    unsigned ld = (unsigned)r->line_data;
     size_t nb = r->n_batch;
     while (p < limit && nb < BATCH) {
-        unsigned lt, l0, l1, l2;
-        uint64_t tag = varint8(p, &lt);
-        unsigned type = (unsigned)tag & 7, op = (unsigned)(tag >> 3) & 3;
+        /* Where the tag and the next three varints end. */
+        uint64_t m0 = varint_ends(p), m1 = m0 & (m0 - 1), m2 = m1 & (m1 - 1), m3 = m2 & (m2 - 1);
+        unsigned e0 = lowest_bit(m0), e1 = lowest_bit(m1), e2 = lowest_bit(m2), e3 = lowest_bit(m3);
+        /* The type and a memory operation's operation are in the first byte. */
+        unsigned type = p[0] & 7, op = (p[0] >> 3) & 3;
         int memop = type == 3;
+        /* Fields after the tag: [line offset], then one or two values. */
+        unsigned has_off = ld & (type != 5);
+        unsigned n_vals = type == 5 || (memop && op != 0) ? 1 : 2;
+        unsigned nf = has_off + n_vals;
+        unsigned lt = e0 + 1, l0 = e1 - e0, l1 = e2 - e1, l2 = e3 - e2;
+        unsigned last = nf == 1 ? e1 : nf == 2 ? e2 : e3;
+        /* types 3..5 only, the memory operation 0..2, varints of 8 bytes at
+         * most (a sentinel's "length" is 9 or more) */
+        if (PK_UNLIKELY(type - 3 > 2 || (memop && op == 3) || lt > 8 || l0 > 8 ||
+                        (nf >= 2 && l1 > 8) || (nf == 3 && l2 > 8)))
+            break;
+        uint64_t tag = varint_value(p, lt);
         uint64_t id = memop ? tag >> 5 : tag >> 3;
-        /* types 3..5 only; the memory op's operation 0..2; ids of 32 bits */
-        if (PK_UNLIKELY(!lt || type - 3 > 2 || (memop && op == 3) || id > UINT32_MAX || id >= n_dense))
+        if (PK_UNLIKELY(id > UINT32_MAX || id >= n_dense))
             break;
         uint32_t pe = dense[id];
         if (PK_UNLIKELY(pe == EMPTY))
             break;
-        const uint8_t *q = p + lt;
-        /* Fields after the tag: [line offset], then one or two values. */
-        unsigned has_off = ld & (type != 5);
-        unsigned n_vals = type == 5 || (memop && op != 0) ? 1 : 2;
-        uint64_t f0 = varint8(q, &l0);
-        uint64_t f1 = varint8(q + l0, &l1);
-        uint64_t f2 = varint8(q + l0 + l1, &l2);
-        unsigned nf = has_off + n_vals;
-        if (PK_UNLIKELY(!l0 || (nf >= 2 && !l1) || (nf == 3 && !l2)))
-            break;
+        uint64_t f0 = varint_value(p + e0 + 1, l0);
+        uint64_t f1 = varint_value(p + e1 + 1, l1);
+        uint64_t f2 = varint_value(p + e2 + 1, l2);
         uint64_t off = has_off ? f0 : (type == 5 ? ld : 0);
         if (PK_UNLIKELY(off > UINT32_MAX))
             break;
@@ -858,7 +884,7 @@ static size_t decode_fast(reader *r, const uint8_t *p, size_t n, uint64_t at)
         d->a = va;
         d->b = vb;
         d->at = at + (uint64_t)(p - start);
-        p = q + l0 + (nf >= 2 ? l1 : 0) + (nf == 3 ? l2 : 0);
+        p += last + 1;
     }
     r->n_entries += nb - r->n_batch;
     r->n_batch = nb;

@@ -392,6 +392,96 @@ static void large_sizes_and_many_allocations(void **state)
     profkit_profile_free(p);
 }
 
+/* One special entry for fast_path_defers_to_checked_path. */
+static void special_entry(buf *b, int kind, int lines)
+{
+    int64_t off = lines ? 1 : -1;
+    switch (kind) {
+    /* errors */
+    case 0: vi(b, (3 << 5) | (3 << 3) | 3); vi(b, 1); vi(b, 0x100); break; /* operation 3 */
+    case 1: cpu(b, 9, off, 1, 1); break;                                    /* undefined */
+    case 2: calls(b, 1ULL << 32, 1); break;                                 /* id > 32 bits */
+    case 3: memop(b, 1ULL << 32, 1, off, 0x100, 0); break;                  /* tag bit 37 */
+    case 4: cpu(b, 2, lines ? (int64_t)1 << 32 : -1, 1, 1); break;          /* offset > 32 bits */
+    case 5:                                                                 /* 11-byte varint */
+        vi(b, (2 << 3) | 4);
+        if (lines)
+            vi(b, 1);
+        put(b, "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 11);
+        vi(b, 1);
+        break;
+    case 6: vi(b, 6); break; /* type 6 */
+    /* valid, but not for the fast path */
+    case 7: cpu(b, 2, off, UINT64_MAX >> 1, 3); break;           /* 9- and 10-byte values */
+    case 8: memop(b, 3, 0, off, (uint64_t)1 << 60, 77); break;   /* 9-byte address */
+    case 9: calls(b, 1000000, 5); break;                         /* sparse path element id */
+    case 10: cpu(b, 2, lines ? 70000 : -1, 4, 4); break;         /* a 3-byte line offset */
+    case 11: put(b, "\x94\x80\x80\x00", 4); /* CPU of element 2, tag padded to 4 bytes */
+        if (lines)
+            vi(b, 1);
+        vi(b, 6);
+        vi(b, 6);
+        break;
+    }
+}
+
+/* The fast decoder leaves every entry it does not take to the checked one,
+ * with 64 or more bytes after it: errors must name the same offset with
+ * the same message, and valid entries must count the same, as when the
+ * entry is the last one in the input (where only the checked path runs). */
+static void fast_path_defers_to_checked_path(void **state)
+{
+    (void)state;
+    static buf x, y;
+    for (int lines = 0; lines < 2; lines++)
+        for (int kind = 0; kind < 12; kind++) {
+            buf *bb[2] = { &x, &y };
+            for (int v = 0; v < 2; v++) {
+                buf *b = bb[v];
+                b->n = 0;
+                header(b, lines, 1, 0);
+                common(b, lines);
+                root(b, 1000000, 2, 1, 40, 4); /* a sparse id */
+                for (int k = 0; k < 30; k++)
+                    memop(b, 3, 0, lines ? 1 + k % 3 : -1, 0x1000 + 16 * (uint64_t)k, 10);
+                if (v == 0)
+                    special_entry(b, kind, lines);
+                for (int k = 0; k < 30; k++)
+                    cpu(b, 2, lines ? 2 : -1, 1, 2);
+                if (v == 1)
+                    special_entry(b, kind, lines);
+                end(b, 0);
+            }
+            profkit_profile *p, *q;
+            profkit_error ex, ey;
+            int rx = read_buf(&p, x.d, x.n, 0, &ex);
+            int bad = kind <= 6 && !(kind == 4 && !lines); /* no offset without line data */
+            if (bad) {
+                /* y has the bad entry after the CPU entries: its offset moves */
+                size_t shift = 30 * (lines ? 4 : 3);
+                int ry = read_buf(&q, y.d, y.n, 0, &ey);
+                assert_int_equal(rx, PROFKIT_ECORRUPT);
+                assert_int_equal(ry, rx);
+                assert_int_equal(ex.offset + (int64_t)shift, ey.offset);
+                if (strcmp(ex.message, ey.message) != 0)
+                    fail_msg("lines %d kind %d: '%s' vs '%s'", lines, kind, ex.message, ey.message);
+                continue;
+            }
+            if (rx)
+                fail_msg("lines %d kind %d: %s", lines, kind, ex.message);
+            q = read_ok(&y);
+            static const char *const names[] = { "cpu", "wall", "calls", "alloc_objects",
+                                                 "alloc_space", "free_objects", "inuse_objects",
+                                                 "inuse_space" };
+            for (int v = 0; v < 8; v++)
+                if (total(p, names[v]) != total(q, names[v]))
+                    fail_msg("lines %d kind %d: %s %lld vs %lld", lines, kind, names[v],
+                             (long long)total(p, names[v]), (long long)total(q, names[v]));
+            profkit_profile_free(p);
+            profkit_profile_free(q);
+        }
+}
+
 static void redefinition_warns_and_later_wins(void **state)
 {
     (void)state;
@@ -666,6 +756,7 @@ int main(void)
         cmocka_unit_test(cut_everywhere),
         cmocka_unit_test(errors_name_offset),
         cmocka_unit_test(large_sizes_and_many_allocations),
+        cmocka_unit_test(fast_path_defers_to_checked_path),
         cmocka_unit_test(round_trip_bsprof),
         cmocka_unit_test(write_foreign_profile),
         cmocka_unit_test(sniffed_by_magic_only),
