@@ -184,6 +184,12 @@ static int idtab_put(idtab *t, uint64_t id, uint32_t val)
         if (!d)
             return PROFKIT_ENOMEM;
         memset(d + t->n_dense, 0xff, (n - t->n_dense) * sizeof(uint32_t));
+        /* Ids defined in the map that the array now covers move into it
+         * (the array is looked at first; their map entries are dead). */
+        for (size_t j = 0; j < t->sparse.cap; j++)
+            if (t->sparse.vals[j] != EMPTY && t->sparse.keys[j] >= t->n_dense &&
+                t->sparse.keys[j] < n)
+                d[t->sparse.keys[j]] = t->sparse.vals[j];
         t->dense = d;
         t->n_dense = n;
     }

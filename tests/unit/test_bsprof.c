@@ -482,6 +482,27 @@ static void fast_path_defers_to_checked_path(void **state)
         }
 }
 
+/* An id defined while it was too large for the dense array stays defined
+ * when the array later grows over it. */
+static void sparse_id_covered_later(void **state)
+{
+    (void)state;
+    static buf b;
+    b.n = 0;
+    header(&b, 0, 0, 0);
+    str(&b, 9000, "late");
+    for (uint64_t i = 1; i <= 2500; i++)
+        str(&b, i, "s");
+    str(&b, 8200, "grows the array over 9000");
+    module(&b, 1, 1);
+    root(&b, 1, 1, 1, 10, 9000);
+    cpu(&b, 1, -1, 5, 5);
+    end(&b, 0);
+    profkit_profile *p = read_ok(&b);
+    assert_int_equal(value_at(p, "cpu", 0, "late:10"), 5);
+    profkit_profile_free(p);
+}
+
 static void redefinition_warns_and_later_wins(void **state)
 {
     (void)state;
@@ -757,6 +778,7 @@ int main(void)
         cmocka_unit_test(errors_name_offset),
         cmocka_unit_test(large_sizes_and_many_allocations),
         cmocka_unit_test(fast_path_defers_to_checked_path),
+        cmocka_unit_test(sparse_id_covered_later),
         cmocka_unit_test(round_trip_bsprof),
         cmocka_unit_test(write_foreign_profile),
         cmocka_unit_test(sniffed_by_magic_only),
