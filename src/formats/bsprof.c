@@ -753,15 +753,13 @@ static int batch_apply(reader *r)
             return out_of_memory(r);
         d[k].row = row;
         PREFETCH(r->acc + (size_t)row * N_VALUES);
-        /* Without a branch on the kind (it is random): CPU entries and the
-         * empty table prefetch the row again. The probe run of a slot near
-         * the end of its line goes on in the next line: that too. */
-        int live = d[k].kind <= D_FREE && r->live.cap;
-        const live_slot *ls = live ? r->live.slot + live_home(&r->live, d[k].a) : NULL;
-        const void *p1 = live ? (const void *)ls : (const void *)(r->acc + (size_t)row * N_VALUES);
-        const void *p2 = live ? (const void *)(ls + 2) : p1;
-        PREFETCH(p1);
-        PREFETCH(p2);
+        /* Without a branch on the kind (it is random), CPU entries too
+         * prefetch the slot their first value would hash to: harmless. The
+         * probe run of a slot near the end of its line goes on in the next
+         * line: that too (the table has padding after its end). */
+        const live_slot *ls = r->live.slot + live_home(&r->live, d[k].a);
+        PREFETCH(ls);
+        PREFETCH(ls + 2);
     }
     for (size_t k = 0; k < n; k++) {
         const data_entry *e = &d[k];
@@ -1228,6 +1226,11 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
             goto done;
         }
     p->default_value = V_CPU;
+    /* The live table always exists, so prefetching a slot needs no check. */
+    if (live_grow(&r.live) != 0) {
+        rc = out_of_memory(&r);
+        goto done;
+    }
     if ((rc = input_fill(&r.in, ctx->err)) != 0)
         goto done;
 
