@@ -213,7 +213,8 @@ static int idtab_put(idtab *t, uint64_t id, uint32_t val)
  * four to a cache line (the table is 64-byte aligned): the address, the
  * allocating row and the size. A size of 2^31 or more goes to a side array
  * (`big`, with a free list) and the slot holds its index with the top bit
- * set, so real sizes cost nothing. Load factor at most 1/2. The home slot
+ * set, so real sizes cost nothing. Load factor at most 1/3 (1/2 and more
+ * measured slower: longer probe runs touch more lines). The home slot
  * is a Fibonacci hash (one multiply, the product's top bits), which spreads
  * the arithmetic runs of addresses allocators produce evenly. (Slots that
  * keep neighbouring addresses together were tried; their longer probe runs
@@ -330,7 +331,7 @@ static int live_grow(live_table *t)
 /* Records an allocation; one at the same address is replaced. */
 static inline int live_put(live_table *t, uint64_t addr, uint64_t size, uint32_t row)
 {
-    if (PK_UNLIKELY((t->count + 1) * 2 > t->cap) && live_grow(t) != 0)
+    if (PK_UNLIKELY((t->count + 1) * 3 > t->cap) && live_grow(t) != 0)
         return PROFKIT_ENOMEM;
     uint32_t sz = (uint32_t)size;
     if (PK_UNLIKELY(size >= BIG) && (sz = big_put(t, size)) == EMPTY)
