@@ -8,11 +8,14 @@
 # there are ~45 M). Hot paths follow a power law and most frees hit young
 # objects; the live set hovers around 100 k objects while 2% of the
 # allocations leak. The file is deleted at the end.
-# Usage: PROFKIT=build/release/profkit bench/bsprof.sh [SIZE_MB]
+# Usage: PROFKIT=build/release/profkit [CORE=0] bench/bsprof.sh [SIZE_MB]
+# (CORE: the core to pin profkit to; pick one the rest of the machine is
+# not busy on.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PROFKIT=${PROFKIT:-build/release/profkit}
 SIZE_MB=${1:-500}
+CORE=${CORE:-0}
 out=build/bench
 mkdir -p "$out"
 gen="$out/bsprof_gen"
@@ -26,7 +29,7 @@ cat "$f" > /dev/null # into the page cache: measure profkit, not the disk
 run() {
   local what=$1; shift
   # taskset: one core, whatever else the machine runs.
-  /usr/bin/time -v taskset -c 0 "$PROFKIT" "$@" -q "$f" > "$out/bsprof_$what.out" 2> "$out/bsprof_$what.time"
+  /usr/bin/time -v taskset -c "$CORE" "$PROFKIT" "$@" -q "$f" > "$out/bsprof_$what.out" 2> "$out/bsprof_$what.time"
   local wall user rss
   wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$out/bsprof_$what.time")
   user=$(sed -n 's/.*User time (seconds): //p' "$out/bsprof_$what.time")

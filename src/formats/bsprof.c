@@ -27,9 +27,11 @@
  * operations become value types as they are read (alloc_*, free_objects at
  * the op's own stack; inuse_* for what is still allocated at the end).
  * Values are summed per distinct (path element, line offset) in a side
- * table and moved into the model once at the end. Data entries pass
- * through a short prefetching pipeline (see stage()) because each touches
- * memory no cache holds.
+ * table and moved into the model once at the end. Data entries (memory
+ * operations, CPU, call counts) are decoded by a fast path (decode_fast())
+ * into batches that are applied together (batch_apply()), because each
+ * touches memory no cache holds; every other entry, every error and the
+ * last bytes of the buffer go through the checked decoder (read_entry()).
  *
  * The writer turns any profile into this format; docs/formats/bsprof.md
  * says how values without a bsprof counterpart, lines and memory are
