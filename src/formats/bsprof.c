@@ -433,6 +433,9 @@ typedef struct reader {
     pelem *pe;
     pe_rows *pe_row; /* n_pe of them, 64-byte aligned */
     size_t n_pe, cap_pe, cap_pe_row;
+    /* Every path element so far was defined once, as id 1, 2, 3, ... in
+     * order (the usual case): id N is index N - 1, no lookup needed. */
+    int pe_in_order;
 
     map64 line_rows; /* (pe index << 32 | line offset) -> row (line data only) */
     map64 row_ids;   /* (stack << 32 | thread) -> row */
@@ -846,7 +849,8 @@ static size_t decode_fast(reader *r, const uint8_t *p, size_t n, uint64_t at)
 {
     const uint8_t *start = p, *limit = p + (n - FAST_MARGIN);
     const uint32_t *dense = r->pe_ids.dense;
-    uint64_t n_dense = r->pe_ids.n_dense;
+    uint64_t n_dense = r->pe_ids.n_dense, n_pe = r->n_pe;
+    int in_order = r->pe_in_order;
     unsigned ld = (unsigned)r->line_data;
     size_t nb = r->n_batch;
     while (p < limit && nb < BATCH) {
@@ -869,11 +873,19 @@ static size_t decode_fast(reader *r, const uint8_t *p, size_t n, uint64_t at)
             break;
         uint64_t tag = varint_value(p, lt);
         uint64_t id = memop ? tag >> 5 : tag >> 3;
-        if (PK_UNLIKELY(id > UINT32_MAX || id >= n_dense))
-            break;
-        uint32_t pe = dense[id];
-        if (PK_UNLIKELY(pe == EMPTY))
-            break;
+        uint32_t pe;
+        if (PK_LIKELY(in_order)) {
+            /* id 0 wraps around and fails the test too */
+            if (PK_UNLIKELY(id - 1 >= n_pe))
+                break;
+            pe = (uint32_t)(id - 1);
+        } else {
+            if (PK_UNLIKELY(id > UINT32_MAX || id >= n_dense))
+                break;
+            pe = dense[id];
+            if (PK_UNLIKELY(pe == EMPTY))
+                break;
+        }
         uint64_t f0 = varint_value(p + e0 + 1, l0);
         uint64_t f1 = varint_value(p + e1 + 1, l1);
         uint64_t f2 = varint_value(p + e2 + 1, l2);
@@ -1033,6 +1045,8 @@ static int read_path_element(reader *r, profkit_cursor *c, uint64_t start, uint6
     int had = idtab_put(&r->pe_ids, id, (uint32_t)r->n_pe);
     if (had < 0)
         return out_of_memory(r), F_FAIL;
+    if (id != r->n_pe + 1)
+        r->pe_in_order = 0;
     r->n_pe++;
     if (had && redefined(r, 2, start, id))
         return F_FAIL;
@@ -1218,6 +1232,7 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
     r.p = p;
     r.ctx = ctx;
     r.in.src = ctx->src;
+    r.pe_in_order = 1;
     int rc = 0;
     profkit_cursor cur;
     uint64_t hsize = 0, hsize_at = 0;

@@ -482,6 +482,35 @@ static void fast_path_defers_to_checked_path(void **state)
         }
 }
 
+/* The fast path with path elements numbered in order, then after a
+ * redefinition (no longer in order), then with an element defined out of
+ * order: each entry counts at the element its id names at that point. */
+static void fast_path_follows_redefinitions(void **state)
+{
+    (void)state;
+    static buf b;
+    b.n = 0;
+    header(&b, 0, 0, 0);
+    common(&b, 0);
+    for (int k = 0; k < 40; k++)
+        cpu(&b, 3, -1, 1, 1);
+    chained(&b, 3, 1, -1, 1, 70, 4); /* element 3 again: now under main */
+    for (int k = 0; k < 40; k++)
+        cpu(&b, 3, -1, 2, 2);
+    chained(&b, 9, 4, -1, 1, 80, 2); /* id 9 after 4: out of order */
+    for (int k = 0; k < 40; k++)
+        cpu(&b, 9, -1, 3, 3);
+    for (int k = 0; k < 40; k++)
+        cpu(&b, 2, -1, 4, 4);
+    end(&b, 0);
+    profkit_profile *p = read_ok(&b);
+    assert_int_equal(value_at(p, "cpu", 0, "main:10;load:30;parse:50"), 40);
+    assert_int_equal(value_at(p, "cpu", 0, "main:10;parse:70"), 80);
+    assert_int_equal(value_at(p, "cpu", 1, "load:30;main:80"), 120);
+    assert_int_equal(value_at(p, "cpu", 0, "main:10;load:30"), 160);
+    profkit_profile_free(p);
+}
+
 /* An id defined while it was too large for the dense array stays defined
  * when the array later grows over it. */
 static void sparse_id_covered_later(void **state)
@@ -779,6 +808,7 @@ int main(void)
         cmocka_unit_test(large_sizes_and_many_allocations),
         cmocka_unit_test(fast_path_defers_to_checked_path),
         cmocka_unit_test(sparse_id_covered_later),
+        cmocka_unit_test(fast_path_follows_redefinitions),
         cmocka_unit_test(round_trip_bsprof),
         cmocka_unit_test(write_foreign_profile),
         cmocka_unit_test(sniffed_by_magic_only),
