@@ -717,10 +717,10 @@ static inline void acc_add(reader *r, int64_t *a, int v, uint64_t inc)
  * Data entries (memory operations, CPU, call counts) are decoded into a
  * batch first and applied together (batch_apply). Each touches memory no
  * cache holds: its path element's row cache, its value row, its slot in
- * the live table. Decoding prefetches the row cache, a first pass over the
- * batch finds the rows and prefetches them and the live-table slots, and a
- * second pass applies the entries in stream order (so alloc/free matching
- * is unchanged) once their lines have arrived.
+ * the live table. A first pass over the batch finds the rows (prefetching
+ * the row caches a few entries ahead) and prefetches them and the
+ * live-table slots, and a second pass applies the entries in stream order
+ * (so alloc/free matching is unchanged) once their lines have arrived.
  */
 enum { D_ALLOC, D_FREE, D_CPU, D_CALLS };
 
@@ -743,6 +743,8 @@ static inline void stage(reader *r, uint32_t kind, uint32_t pe, uint32_t off, ui
     d->at = at;
 }
 
+#define ROW_AHEAD 16
+
 /* Which value each kind adds a (or 1) and b to. */
 static const uint8_t value_a[4] = { V_ALLOC_OBJECTS, V_FREE_OBJECTS, V_CPU, V_CALLS };
 static const uint8_t value_b[4] = { V_ALLOC_SPACE, V_FREE_OBJECTS, V_WALL, V_CALLS };
@@ -753,7 +755,13 @@ static int batch_apply(reader *r)
     data_entry *d = r->batch;
     size_t n = r->n_batch;
     r->n_batch = 0;
+    /* Row caches are prefetched ROW_AHEAD entries ahead of their use here:
+     * prefetching them while decoding stalled the decoder instead. */
+    for (size_t k = 0; k < n && k < ROW_AHEAD; k++)
+        PREFETCH(&r->pe_row[d[k].pe]);
     for (size_t k = 0; k < n; k++) {
+        if (k + ROW_AHEAD < n)
+            PREFETCH(&r->pe_row[d[k + ROW_AHEAD].pe]);
         uint32_t row = entry_row(r, d[k].pe, d[k].off);
         if (PK_UNLIKELY(row == EMPTY))
             return out_of_memory(r);
@@ -895,7 +903,6 @@ static size_t decode_fast(reader *r, const uint8_t *p, size_t n, uint64_t at)
         uint64_t va = has_off ? f1 : f0;
         uint64_t vb = n_vals == 2 ? (has_off ? f2 : f1) : 0;
         unsigned kind = memop ? (op == 0 ? D_ALLOC : D_FREE) : type == 4 ? D_CPU : D_CALLS;
-        PREFETCH(&r->pe_row[pe]);
         data_entry *d = &r->batch[nb++];
         d->kind = kind;
         d->pe = pe;
