@@ -46,6 +46,12 @@ echo "input: $f, $((bytes / 1000000)) MB JSON; $((gzbytes / 1000000)) MB gzip -1
 run json "$f"
 run json.gz "$f.gz"
 cmp -s "$out/gecko_json.out" "$out/gecko_json.gz.out" && echo "same top from .json and .json.gz"
+# convert keeps the markers (the reports skip them): its time and peak too.
+/usr/bin/time -v taskset -c 0 "$PROFKIT" convert -q "$f" --to firefox > /dev/null 2> "$out/gecko_convert.time"
+awk -F': ' -v b="$bytes" '/User time|System time/ { c += $2 } /Maximum resident/ { r = $2 }
+  /Elapsed/ { n = split($2, p, ":"); t = 0; for (i = 1; i <= n; i++) t = t * 60 + p[i] }
+  END { printf "profkit convert --to firefox (markers kept): %.2f s wall, %.2f s user+sys, %.1f MB/s cpu; peak RSS %.1f MB = %.2f of the JSON\n",
+        t, c, b / 1e6 / c, r / 1024, r * 1024 / b }' "$out/gecko_convert.time"
 sed -n '1,5p' "$out/gecko_json.out"
 "$PROFKIT" info -q "$f" | sed -n '2,4p;/^threads:/p;/^markers:/p'
 

@@ -80,9 +80,10 @@ b=$((16#$(nm --defined-only "$PROFKIT" | awk '$3 == "cmd_top" {print $1}')))
   le32 $((b - a)); le32 1; le32 7
   le32 3; le32 12
 } > "$TMP/sym.dcpi"
+# (nm addresses compared as strings: awk would read 00000000000e4350 as 0e4350, 0)
 "$PROFKIT" top --binary "$PROFKIT" "$TMP/sym.dcpi" | awk 'NR > 3 {print $1, $NF}' > "$TMP/sym.got"
-printf '7 %s\n5 %s\n' "$(nm --defined-only "$PROFKIT" | awk -v x="$(printf %016x $b)" '$1 == x && $2 == "T" {print $3; exit}')" \
-  "$(nm --defined-only "$PROFKIT" | awk -v x="$(printf %016x $a)" '$1 == x && $2 == "T" {print $3; exit}')" > "$TMP/sym.want"
+printf '7 %s\n5 %s\n' "$(nm --defined-only "$PROFKIT" | awk -v x="$(printf %016x $b)" '$1 "" == x "" && $2 == "T" {print $3; exit}')" \
+  "$(nm --defined-only "$PROFKIT" | awk -v x="$(printf %016x $a)" '$1 "" == x "" && $2 == "T" {print $3; exit}')" > "$TMP/sym.want"
 expect_files_eq "top --binary: per-procedure histogram" "$TMP/sym.want" "$TMP/sym.got"
 
 # Histogram: the totals of top are the footer's sample count.
