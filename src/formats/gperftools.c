@@ -591,8 +591,13 @@ static void prefetch_ahead(gp_reader *r)
     }
     for (size_t i = 0; i < n && r->rec_cap; i++) {
         const struct rec_entry *x = &r->recs[r->ahead_hash[i] & (r->rec_cap - 1)];
-        if (x->depth && x->hash == r->ahead_hash[i])
-            __builtin_prefetch(r->arena + x->key_off);
+        if (x->depth && x->hash == r->ahead_hash[i]) {
+            /* the whole key: 16 PC indexes a cache line */
+            const uint32_t *k = r->arena + x->key_off;
+            for (size_t b = 0; b < x->depth; b += 16)
+                __builtin_prefetch(k + b);
+            __builtin_prefetch(k + x->depth - 1);
+        }
     }
     r->n_ahead = n;
     r->i_ahead = 0;
