@@ -629,7 +629,7 @@ static int resolve_mappings(pp_reader *r)
         return oom(r);
     for (size_t i = 0; i < r->n_maps; i++) {
         const pp_mapping *m = &r->maps[i];
-        uint32_t file, bid;
+        uint32_t file = 0, bid = 0;
         if ((rc = pp_string(r, m->file, "Mapping.filename", &file)) ||
             (rc = pp_string(r, m->build_id, "Mapping.build_id", &bid)))
             return rc;
@@ -765,7 +765,7 @@ static int read_label(pp_reader *r, const pp_field *outer, uint32_t *thread)
         if (rc)
             return rc;
     }
-    uint32_t k, s;
+    uint32_t k = 0, s = 0;
     if ((rc = pp_string(r, key, "Label.key", &k)) || (rc = pp_string(r, str, "Label.str", &s)))
         return rc;
     const char *ks = pp_cstr(r, k);
@@ -886,7 +886,7 @@ static int resolve_value_types(pp_reader *r)
 {
     int rc;
     for (size_t i = 0; i < r->n_vts; i++) {
-        uint32_t t, u;
+        uint32_t t = 0, u = 0;
         if ((rc = pp_string(r, r->vts[i].type, "ValueType.type", &t)) ||
             (rc = pp_string(r, r->vts[i].unit, "ValueType.unit", &u)))
             return rc;
@@ -924,7 +924,7 @@ static int meta_i64(profkit_profile *p, const char *key, int64_t v)
 static int resolve_metadata(pp_reader *r)
 {
     profkit_profile *p = r->p;
-    uint32_t s, t;
+    uint32_t s = 0, t = 0;
     int rc;
     if (r->has_period_type) {
         if ((rc = pp_string(r, r->period_type.type, "Profile.period_type.type", &s)) ||

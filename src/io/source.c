@@ -69,7 +69,7 @@ static int source_new(profkit_source **out, const char *name, profkit_error *err
 
 int profkit_source_open_file(profkit_source **out, const char *path, profkit_error *err)
 {
-    profkit_source *s;
+    profkit_source *s = NULL;
     int is_stdin = strcmp(path, "-") == 0;
     int rc = source_new(&s, is_stdin ? "<stdin>" : path, err);
     if (rc)
@@ -104,7 +104,7 @@ int profkit_source_open_file(profkit_source **out, const char *path, profkit_err
 int profkit_source_open_memory(profkit_source **out, const void *data, size_t size,
                                const char *name, profkit_error *err)
 {
-    profkit_source *s;
+    profkit_source *s = NULL;
     int rc = source_new(&s, name, err);
     if (rc)
         return rc;
