@@ -197,7 +197,9 @@ int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, prof
 
 /* Called for every warning; `w->code` says what kind. */
 typedef void (*profkit_warning_fn)(const profkit_error *w, void *payload);
-/* Called now and then while reading: `done` of `total` bytes (total 0 = unknown). */
+/* Called now and then while reading: `done` of `total` bytes (total 0 = unknown).
+ * A reader may call it from a thread of its own (gperftools reads in a
+ * second thread), never while another callback of the same read runs. */
 typedef void (*profkit_progress_fn)(uint64_t done, uint64_t total, void *payload);
 
 typedef struct profkit_read_options {

@@ -37,6 +37,7 @@
 #include "util/cursor.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -350,11 +351,6 @@ typedef struct gp_reader {
         uint64_t count; /* summed over identical records */
     } *recs;
     size_t n_recs, rec_cap;
-    /* look-ahead: hashes of the next complete records in the window, whose
-     * table slots and keys have been prefetched (a hint only) */
-    uint64_t ahead_at[16];
-    uint32_t ahead_hash[16];
-    size_t n_ahead, i_ahead;
 } gp_reader;
 
 static void reader_free(gp_reader *r)
@@ -566,54 +562,113 @@ static int read_header(gp_reader *r, uint64_t *period)
                              "gperftools CPU profile (32- or 64-bit, either byte order)");
 }
 
-/*
- * The record table is far bigger than the caches, so a lookup waits on
- * memory twice: for the slot, then for the key it points at. Hashing the
- * next few records in the window first and prefetching their slots, then
- * their keys, lets those waits overlap. Stops at anything unusual (the
- * trailer, depth 0, a record not yet in the window); read_records checks
- * everything itself.
- */
-static void prefetch_ahead(gp_reader *r)
+/* Reads the rest of the input (the text after the trailer) into the window. */
+static int read_rest(gp_reader *r)
 {
-    size_t ws = r->l->ws, pos = r->pos, n = 0;
-    while (n < 16 && r->len - pos >= 2 * ws) {
-        uint64_t depth = gp_word(r->l, r->buf + pos + ws);
-        if (depth == 0 || depth > (r->len - pos - 2 * ws) / ws ||
-            (depth == 1 && gp_word(r->l, r->buf + pos) == 0))
-            break;
-        r->ahead_at[n] = r->base + pos;
-        r->ahead_hash[n] = rec_hash(r, r->buf + pos + 2 * ws, (size_t)depth);
-        if (r->rec_cap)
-            __builtin_prefetch(&r->recs[r->ahead_hash[n] & (r->rec_cap - 1)]);
-        n++;
-        pos += 2 * ws + (size_t)depth * ws;
+    while (!r->eof) {
+        int rc = fill(r, r->len - r->pos + 1);
+        if (rc)
+            return rc;
     }
-    for (size_t i = 0; i < n && r->rec_cap; i++) {
-        const struct rec_entry *x = &r->recs[r->ahead_hash[i] & (r->rec_cap - 1)];
-        if (x->depth && x->hash == r->ahead_hash[i]) {
-            /* the whole key: 16 PC indexes a cache line */
-            const uint32_t *k = r->arena + x->key_off;
-            for (size_t b = 0; b < x->depth; b += 16)
-                __builtin_prefetch(k + b);
-            __builtin_prefetch(k + x->depth - 1);
-        }
-    }
-    r->n_ahead = n;
-    r->i_ahead = 0;
+    return 0;
 }
 
 /*
- * Streams the records up to the trailer (*trailer = 1) or the end of the
- * input, checking each fits before using it. Returns 0 or an error code
- * with ctx->err filled.
+ * Reading is a pipeline of two threads. The producer (the reader's own
+ * thread) reads the input, checks each record exactly as the format
+ * requires, hashes its PCs and copies it into a batch; the caller's thread
+ * takes the batches in order and adds each record to the table of distinct
+ * records. Either side's error stops both, and the first in input order is
+ * the one reported: the producer's error comes after every record it
+ * handed over, so it is reported only when all of them went in. The
+ * producer owns the input window and the source; the caller's thread owns
+ * the record table; nothing else is shared but the batches.
  */
-static int read_records(gp_reader *r, int *trailer, uint64_t *n_records)
+typedef struct gp_rec {
+    uint64_t at;    /* offset of the record in the input */
+    uint64_t count;
+    uint32_t off;   /* of its PCs in the batch buffer */
+    uint32_t depth;
+    uint32_t hash;
+} gp_rec;
+
+typedef struct gp_batch {
+    uint8_t *buf;
+    size_t len, cap;
+    gp_rec *recs;
+    size_t n, cap_recs;
+} gp_batch;
+
+enum { GP_BATCHES = 4, GP_BATCH_BYTES = 1 << 20, GP_BATCH_RECS = 1 << 14 };
+
+typedef struct gp_pipe {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    gp_batch batch[GP_BATCHES];
+    size_t head, n_full; /* full batches: head, head + 1, ... (mod GP_BATCHES) */
+    size_t fill;         /* the batch the producer fills: (head + n_full) % GP_BATCHES */
+    int done;            /* the producer has finished; rc says how */
+    int stop;            /* the caller's thread failed: the producer stops */
+    int rc;
+    profkit_error err;   /* the producer's error */
+    profkit_read_ctx ctx; /* the caller's, with err pointing above */
+    gp_reader *r;
+    int trailer;
+    uint64_t n_records;
+} gp_pipe;
+
+/* Hands the batch being filled over (when it holds records) and waits for a
+ * free one. Returns 0, or 1 when the caller's thread has stopped. */
+static int pipe_publish(gp_pipe *p)
 {
+    int published = p->batch[p->fill].n > 0;
+    pthread_mutex_lock(&p->mu);
+    if (published) {
+        p->n_full++;
+        p->fill = (p->fill + 1) % GP_BATCHES;
+        pthread_cond_broadcast(&p->cv);
+    }
+    while (p->n_full == GP_BATCHES && !p->stop)
+        pthread_cond_wait(&p->cv, &p->mu);
+    int stop = p->stop;
+    pthread_mutex_unlock(&p->mu);
+    if (published && !stop) /* taken and given back by the consumer */
+        p->batch[p->fill].len = p->batch[p->fill].n = 0;
+    return stop;
+}
+
+/* Copies a checked record into the batch being filled. Returns 0,
+ * PROFKIT_ENOMEM, or 1 when the caller's thread has stopped. */
+static int pipe_push(gp_pipe *p, uint64_t at, const uint8_t *pcs, size_t depth, uint64_t count,
+                     uint32_t hash)
+{
+    size_t bytes = depth * p->r->l->ws; /* fits: the bytes are in the window */
+    gp_batch *b = &p->batch[p->fill];
+    if ((b->len > 0 && b->len + bytes > GP_BATCH_BYTES) || b->n == GP_BATCH_RECS) {
+        if (pipe_publish(p))
+            return 1;
+        b = &p->batch[p->fill];
+    }
+    if (bytes > UINT32_MAX - b->len || PK_VEC_RESERVE(b->recs, b->n, b->cap_recs, 1) != 0 ||
+        profkit_grow((void **)&b->buf, &b->cap, b->len + bytes, 1) != 0)
+        return PROFKIT_ENOMEM;
+    memcpy(b->buf + b->len, pcs, bytes);
+    b->recs[b->n++] = (gp_rec){ at, count, (uint32_t)b->len, (uint32_t)depth, hash };
+    b->len += bytes;
+    return 0;
+}
+
+/*
+ * The producer: streams the records up to the trailer (then reads the rest
+ * of the input, the text) or the end of the input, checking each fits
+ * before using it. Returns 0, 1 (stopped), or an error code with the
+ * producer's ctx->err filled.
+ */
+static int produce(gp_pipe *p)
+{
+    gp_reader *r = p->r;
     profkit_read_ctx *ctx = r->ctx;
     size_t ws = r->l->ws;
-    *trailer = 0;
-    *n_records = 0;
     for (;;) {
         int rc = fill(r, 2 * ws);
         if (rc)
@@ -654,41 +709,132 @@ static int read_records(gp_reader *r, int *trailer, uint64_t *n_records)
         const uint8_t *pcs = r->buf + r->pos + 2 * ws;
         r->pos += need;
         if (count == 0 && depth == 1 && gp_word(r->l, pcs) == 0) {
-            *trailer = 1;
-            return 0;
+            p->trailer = 1;
+            return read_rest(r);
         }
-        (*n_records)++;
+        p->n_records++;
         if (count == 0)
             continue; /* nothing to add; the stack is not made */
-        uint32_t h32;
-        while (r->i_ahead < r->n_ahead && r->ahead_at[r->i_ahead] < (uint64_t)at)
-            r->i_ahead++; /* count-0 records are looked ahead at too */
-        if (r->i_ahead < r->n_ahead && r->ahead_at[r->i_ahead] == (uint64_t)at)
-            h32 = r->ahead_hash[r->i_ahead++];
-        else
-            h32 = rec_hash(r, pcs, (size_t)depth);
-        if (r->i_ahead == r->n_ahead)
-            prefetch_ahead(r);
-        rc = add_record(r, pcs, (size_t)depth, count, h32);
+        rc = pipe_push(p, (uint64_t)at, pcs, (size_t)depth, count,
+                       rec_hash(r, pcs, (size_t)depth));
+        if (rc == PROFKIT_ENOMEM)
+            return profkit_read_fail(ctx, rc, -1, "out of memory");
+        if (rc)
+            return rc;
+    }
+}
+
+static void *producer_main(void *arg)
+{
+    gp_pipe *p = arg;
+    int rc = produce(p);
+    /* Hand over the last records, also those before an error. */
+    if (rc != 1 && pipe_publish(p) && rc == 0)
+        rc = 1;
+    pthread_mutex_lock(&p->mu);
+    p->rc = rc;
+    p->done = 1;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/*
+ * Adds a batch's records to the table of distinct records. The table is
+ * far bigger than the caches, so a lookup waits on memory twice (the slot,
+ * then the key): the slots 8 records ahead and the keys 4 ahead are
+ * prefetched, so the waits overlap. Returns 0 or an error with ctx->err.
+ */
+static int consume(gp_reader *r, profkit_read_ctx *ctx, const gp_batch *b)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        if (i + 8 < b->n && r->rec_cap)
+            __builtin_prefetch(&r->recs[b->recs[i + 8].hash & (r->rec_cap - 1)]);
+        if (i + 4 < b->n && r->rec_cap) {
+            const struct rec_entry *x = &r->recs[b->recs[i + 4].hash & (r->rec_cap - 1)];
+            if (x->depth && x->hash == b->recs[i + 4].hash) {
+                const uint32_t *k = r->arena + x->key_off;
+                for (size_t c = 0; c < x->depth; c += 16)
+                    __builtin_prefetch(k + c);
+                __builtin_prefetch(k + x->depth - 1);
+            }
+        }
+        const gp_rec *e = &b->recs[i];
+        int rc = add_record(r, b->buf + e->off, e->depth, e->count, e->hash);
         if (rc == PROFKIT_ECORRUPT)
-            return profkit_read_fail(ctx, rc, at,
+            return profkit_read_fail(ctx, rc, (int64_t)e->at,
                                      "record count: the samples of this stack sum past what "
                                      "63-bit nanoseconds hold at %" PRIu64 " µs each",
                                      r->period);
         if (rc)
             return profkit_read_fail(ctx, rc, -1, "out of memory");
     }
+    return 0;
 }
 
-/* Reads the rest of the input (the text after the trailer) into the window. */
-static int read_rest(gp_reader *r)
+/*
+ * Reads every record into the table of distinct records, and after a
+ * trailer the rest of the input into the window (*trailer = 1). Returns 0
+ * or an error code with ctx->err filled.
+ */
+static int read_records(gp_reader *r, int *trailer, uint64_t *n_records)
 {
-    while (!r->eof) {
-        int rc = fill(r, r->len - r->pos + 1);
-        if (rc)
-            return rc;
+    gp_pipe *p = calloc(1, sizeof(*p));
+    if (!p)
+        return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory");
+    profkit_read_ctx *caller = r->ctx;
+    p->r = r;
+    p->ctx = *caller;
+    p->ctx.err = &p->err;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    /* The producer reports through its own context while it runs. */
+    r->ctx = &p->ctx;
+    pthread_t thread;
+    int rc = 0;
+    if (pthread_create(&thread, NULL, producer_main, p) != 0) {
+        r->ctx = caller;
+        rc = profkit_read_fail(caller, PROFKIT_ENOMEM, -1, "out of memory (cannot start a thread)");
+        goto free;
     }
-    return 0;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        while (p->n_full == 0 && !p->done)
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (p->n_full == 0) { /* done, and every batch taken */
+            pthread_mutex_unlock(&p->mu);
+            break;
+        }
+        const gp_batch *b = &p->batch[p->head];
+        pthread_mutex_unlock(&p->mu);
+        rc = consume(r, caller, b);
+        pthread_mutex_lock(&p->mu);
+        p->head = (p->head + 1) % GP_BATCHES;
+        p->n_full--;
+        if (rc)
+            p->stop = 1;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+        if (rc)
+            break;
+    }
+    pthread_join(thread, NULL);
+    r->ctx = caller;
+    if (rc == 0 && p->rc != 0) { /* the producer's error, after all it handed over */
+        *caller->err = p->err;
+        rc = p->rc;
+    }
+    *trailer = p->trailer;
+    *n_records = p->n_records;
+free:
+    for (int i = 0; i < GP_BATCHES; i++) {
+        free(p->batch[i].buf);
+        free(p->batch[i].recs);
+    }
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    free(p);
+    return rc;
 }
 
 /* The PC index at position k (leaf first) of a distinct record's key. */
@@ -968,9 +1114,7 @@ static int gperftools_read(profkit_profile *p, profkit_read_ctx *ctx)
     }
     p->default_value = vc;
 
-    if (trailer) {
-        if ((rc = read_rest(&r)) != 0)
-            goto out;
+    if (trailer) { /* the producer read the rest of the input */
         if (read_text(p, r.buf + r.pos, r.len - r.pos) != 0) {
             rc = profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
             goto out;
