@@ -17,6 +17,7 @@
 #include "hostile.h"
 
 #include "model/model.h"
+#include "util/cursor.h"
 
 /* ---- building profiles in memory ---- */
 
@@ -258,6 +259,49 @@ static void structural_errors_have_offsets(void **state)
     assert_int_equal(read_buf(&p, "hello world, this is text.....", 30, &err, 0), PROFKIT_EFORMAT);
 }
 
+/* Large inputs go through the reader's two threads in many batches (16384
+ * records each, four in flight): an error found by the table side early on
+ * (a sum past 63 bits) stops the producer and is the one reported; an error
+ * the producer finds late (a cut record) comes after every record before it;
+ * without a trailer, every record is kept. */
+static void many_batches_keep_error_order(void **state)
+{
+    (void)state;
+    enum { N = 80000 };
+    size_t cap = (5 + 6 + 3 * (size_t)N + 3) * 8, n = 0;
+    uint8_t *d = malloc(cap);
+    assert_non_null(d);
+#define W(v) (profkit_store_le64(d + n, (uint64_t)(v)), n += 8)
+    W(0); W(3); W(0); W(10000); W(0);
+    W(900000000000ULL); W(1); W(0x1000); /* twice: the sum passes 63-bit ns */
+    W(900000000000ULL); W(1); W(0x1000);
+    for (size_t i = 0; i < N; i++) {
+        W(1); W(1); W(0x2000 + 8 * (i % 5000));
+    }
+    size_t end = n;
+    W(0); W(1); W(0);
+#undef W
+    profkit_profile *p;
+    profkit_error err;
+    assert_int_equal(read_buf(&p, d, n, &err, 0), PROFKIT_ECORRUPT);
+    assert_int_equal(err.offset, 64);
+    assert_non_null(strstr(err.message, "sum past"));
+    /* Without the overflow (the second record's count 1): reads; then cut
+     * the last record short: an error at that record, after all the others. */
+    profkit_store_le64(d + 64, 1);
+    assert_int_equal(read_buf(&p, d, n, &err, 0), 0);
+    assert_int_equal(total(p, "samples"), 900000000001LL + N);
+    profkit_profile_free(p);
+    assert_int_equal(read_buf(&p, d, end - 4, &err, 0), PROFKIT_ETRUNCATED);
+    assert_int_equal(err.offset, end - 24);
+    /* No trailer: every record kept, with a warning. */
+    assert_int_equal(read_buf(&p, d, end, &err, 0), 0);
+    assert_string_equal(profkit_meta_get(p, "records"), "80002");
+    assert_int_equal(total(p, "samples"), 900000000001LL + N);
+    profkit_profile_free(p);
+    free(d);
+}
+
 static void trailer_rules(void **state)
 {
     (void)state;
@@ -496,6 +540,7 @@ int main(void)
         cmocka_unit_test(java_variant_is_refused),
         cmocka_unit_test(period_zero_is_not_this_format),
         cmocka_unit_test(structural_errors_have_offsets),
+        cmocka_unit_test(many_batches_keep_error_order),
         cmocka_unit_test(trailer_rules),
         cmocka_unit_test(text_after_trailer),
         cmocka_unit_test(build_substitution_is_bounded),
