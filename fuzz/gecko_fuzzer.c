@@ -10,7 +10,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ro.format = "gecko";
     profkit_profile *p;
     profkit_error err;
-    if (profkit_profile_read_memory(&p, data, size, "fuzz", &ro, &err) == 0)
-        profkit_profile_free(p);
+    /* As read by info/convert (markers kept) and by the reports (skipped). */
+    for (int skip = 0; skip < 2; skip++) {
+        ro.skip_markers = skip;
+        if (profkit_profile_read_memory(&p, data, size, "fuzz", &ro, &err) == 0)
+            profkit_profile_free(p);
+    }
     return 0;
 }
