@@ -511,12 +511,8 @@ static int is_key(const profkit_profile *p, size_t i, const char *key)
 static int dcpi_write(const profkit_profile *p, profkit_sink *sink, const profkit_write_options *o,
                       profkit_error *err)
 {
-    int ok;
-    uint32_t v = profkit_select_value(p, o->value, err);
-    if (v == PROFKIT_NONE)
-        return PROFKIT_EINVAL;
-    uint32_t th = profkit_select_thread(p, o->thread, &ok, err);
-    if (!ok)
+    uint32_t v, th;
+    if (profkit_select(p, o->value, o->thread, &v, &th, err) != 0)
         return PROFKIT_EINVAL;
     if (th == PROFKIT_NONE) {
         if (p->n_threads > 1)

@@ -453,6 +453,22 @@ static int category_id(gk_reader *r, double c, uint32_t *out)
     return 0;
 }
 
+/* r->values as one zeroed value per value type of the model, or NULL when
+ * out of memory: the values of a streamed sample row. */
+static int64_t *zero_values(gk_reader *r)
+{
+    size_t nv = r->p->n_value_types;
+    if (nv > r->cap_values) {
+        free(r->values);
+        r->values = calloc(nv, sizeof *r->values);
+        r->cap_values = r->values ? nv : 0;
+        if (!r->values)
+            return NULL;
+    }
+    memset(r->values, 0, nv * sizeof *r->values);
+    return r->values;
+}
+
 static int emit_sample(gk_reader *r, pk_json *j, gk_table *t)
 {
     if (!r->cur)
@@ -484,15 +500,8 @@ static int emit_sample(gk_reader *r, pk_json *j, gk_table *t)
         if (t->stream_vt == PROFKIT_NONE)
             return pk_gk_oom(r);
     }
-    size_t nv = r->p->n_value_types;
-    if (nv > r->cap_values) {
-        free(r->values);
-        r->values = calloc(nv, sizeof *r->values);
-        if (!r->values)
-            return pk_gk_oom(r);
-        r->cap_values = nv;
-    }
-    memset(r->values, 0, nv * sizeof *r->values);
+    if (!zero_values(r))
+        return pk_gk_oom(r);
     r->values[t->stream_vt] = (int64_t)llround(w);
     if (profkit_sample_add_timed(r->p, (uint32_t)stack, thread, ns, r->values) != 0)
         return pk_gk_oom(r);
@@ -589,14 +598,8 @@ static int stream_column_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_j
         return pk_json_fail(j, PROFKIT_ECORRUPT, "samples: rows of another thread in between");
     size_t nv = p->n_value_types;
     while (t->count <= k) {
-        if (nv > r->cap_values) {
-            free(r->values);
-            r->values = calloc(nv, sizeof *r->values);
-            if (!r->values)
-                return pk_gk_oom(r);
-            r->cap_values = nv;
-        }
-        memset(r->values, 0, nv * sizeof *r->values);
+        if (!zero_values(r))
+            return pk_gk_oom(r);
         r->values[t->stream_vt] = 1; /* until a weight says otherwise */
         if (profkit_sample_add_timed(p, PROFKIT_NONE, thread, 0, r->values) != 0)
             return pk_gk_oom(r);

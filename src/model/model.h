@@ -160,6 +160,13 @@ uint32_t profkit_select_value(const profkit_profile *p, const char *name, profki
  * selectors fill err (PROFKIT_EINVAL) and return -1 through *ok = 0.
  */
 uint32_t profkit_select_thread(const profkit_profile *p, const char *sel, int *ok, profkit_error *err);
+/*
+ * Both, as reports and writers take them: *value from `value` and *thread
+ * from `thread` (PROFKIT_NONE = all threads). Returns 0, or PROFKIT_EINVAL
+ * with err filled.
+ */
+int profkit_select(const profkit_profile *p, const char *value, const char *thread,
+                   uint32_t *value_out, uint32_t *thread_out, profkit_error *err);
 
 /*
  * The label of a frame as folded output and reports print it: the function

@@ -581,3 +581,13 @@ size_t profkit_frame_label(const profkit_profile *p, uint32_t frame, int by_line
     }
     return len;
 }
+
+int profkit_select(const profkit_profile *p, const char *value, const char *thread,
+                   uint32_t *value_out, uint32_t *thread_out, profkit_error *err)
+{
+    int ok;
+    if ((*value_out = profkit_select_value(p, value, err)) == PROFKIT_NONE)
+        return PROFKIT_EINVAL;
+    *thread_out = profkit_select_thread(p, thread, &ok, err);
+    return ok ? 0 : PROFKIT_EINVAL;
+}

@@ -74,14 +74,11 @@ int profkit_report_diff(FILE *out, const profkit_profile *base, const profkit_pr
                         const profkit_report_options *o, profkit_error *err)
 {
     int ok;
-    uint32_t v = profkit_select_value(p, o->value, err);
-    if (v == PROFKIT_NONE)
+    uint32_t v, th;
+    if (profkit_select(p, o->value, o->thread, &v, &th, err) != 0)
         return PROFKIT_EINVAL;
     uint32_t bv = base_value(base, p, v, err);
     if (bv == PROFKIT_NONE)
-        return PROFKIT_EINVAL;
-    uint32_t th = profkit_select_thread(p, o->thread, &ok, err);
-    if (!ok)
         return PROFKIT_EINVAL;
     uint32_t bth = profkit_select_thread(base, o->thread, &ok, err);
     if (!ok)

@@ -18,12 +18,8 @@ static void pct(char *buf, size_t n, double part, double total)
 int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_report_options *o,
                         profkit_error *err)
 {
-    int ok;
-    uint32_t sv = profkit_select_value(p, o->value, err);
-    if (sv == PROFKIT_NONE)
-        return PROFKIT_EINVAL;
-    uint32_t th = profkit_select_thread(p, o->thread, &ok, err);
-    if (!ok)
+    uint32_t sv, th;
+    if (profkit_select(p, o->value, o->thread, &sv, &th, err) != 0)
         return PROFKIT_EINVAL;
     const size_t nv = p->n_value_types;
     profkit_top *t = calloc(nv, sizeof(*t));

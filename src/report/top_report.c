@@ -7,12 +7,8 @@
 int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report_options *o,
                        profkit_error *err)
 {
-    int ok;
-    uint32_t v = profkit_select_value(p, o->value, err);
-    if (v == PROFKIT_NONE)
-        return PROFKIT_EINVAL;
-    uint32_t th = profkit_select_thread(p, o->thread, &ok, err);
-    if (!ok)
+    uint32_t v, th;
+    if (profkit_select(p, o->value, o->thread, &v, &th, err) != 0)
         return PROFKIT_EINVAL;
     profkit_top t;
     int rc = profkit_top_compute(&t, p, v, th, o->by, err);

@@ -44,12 +44,8 @@ static int print_thread(FILE *out, const profkit_profile *p, uint32_t v, uint32_
 int profkit_report_tree(FILE *out, const profkit_profile *p, const profkit_report_options *o,
                         profkit_error *err)
 {
-    int ok;
-    uint32_t v = profkit_select_value(p, o->value, err);
-    if (v == PROFKIT_NONE)
-        return PROFKIT_EINVAL;
-    uint32_t th = profkit_select_thread(p, o->thread, &ok, err);
-    if (!ok)
+    uint32_t v, th;
+    if (profkit_select(p, o->value, o->thread, &v, &th, err) != 0)
         return PROFKIT_EINVAL;
     int64_t *sum = calloc(p->n_threads + 1, sizeof(int64_t));
     if (!sum)
