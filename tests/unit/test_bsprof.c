@@ -392,6 +392,78 @@ static void large_sizes_and_many_allocations(void **state)
     profkit_profile_free(p);
 }
 
+/* Appends b's bytes to big[*n]. */
+static void append(uint8_t *big, size_t cap, size_t *n, const buf *b)
+{
+    assert_true(*n + b->n <= cap);
+    memcpy(big + *n, b->d, b->n);
+    *n += b->n;
+}
+
+/*
+ * The reader counts memory operations in its row cache (16-bit counts and
+ * a 32-bit byte sum per cached row) and moves them into the rows when a
+ * count would overflow, a cached row is replaced or the file ends: every
+ * one of those must keep the sums exact.
+ */
+static void memory_counts_past_the_row_cache(void **state)
+{
+    (void)state;
+    static uint8_t big[1 << 20];
+    static buf b;
+    size_t n = 0;
+    b.n = 0;
+    header(&b, 1, 1, 0);
+    common(&b, 1);
+    append(big, sizeof(big), &n, &b);
+    /* 70,000 frees matching nothing and 70,000 allocations replacing one
+     * another (100,000 bytes each: 7e9 bytes in all), at parse line 50. */
+    for (int i = 0; i < 70; i++) {
+        b.n = 0;
+        for (int j = 0; j < 1000; j++) {
+            memop(&b, 3, 1, 1, 0x10, 0);
+            memop(&b, 3, 0, 1, 0x20, 100000);
+        }
+        append(big, sizeof(big), &n, &b);
+    }
+    b.n = 0;
+    /* Sizes over 32 bits, counted in the value row directly. */
+    for (int j = 0; j < 3; j++)
+        memop(&b, 3, 0, 1, 0x30 + 16 * (uint64_t)j, 5000000000u);
+    /* Six line offsets of `load` taking turns in four cache slots: within
+     * one batch, later entries take over the slots of earlier ones. */
+    for (uint64_t i = 0; i < 600; i++)
+        memop(&b, 2, i % 5 == 4 ? 1 : 0, (int64_t)(1 + i % 6), 0x100000 + 16 * i, i);
+    end(&b, 0);
+    append(big, sizeof(big), &n, &b);
+
+    profkit_profile *p;
+    profkit_error err;
+    assert_int_equal(read_buf(&p, big, n, 0, &err), 0);
+    const char *parse = "main:13;load:31;parse:50";
+    assert_int_equal(value_at(p, "free_objects", 0, parse), 70000);
+    assert_int_equal(value_at(p, "alloc_objects", 0, parse), 70003);
+    assert_int_equal(value_at(p, "alloc_space", 0, parse), (int64_t)70000 * 100000 + 15000000000);
+    assert_int_equal(value_at(p, "inuse_objects", 0, parse), 4);
+    assert_int_equal(value_at(p, "inuse_space", 0, parse), 100000 + 15000000000);
+    /* and the 120 frees below of addresses never allocated */
+    assert_string_equal(profkit_meta_get(p, "unmatched_frees"), "70120");
+    for (int off = 1; off <= 6; off++) {
+        char path[64];
+        snprintf(path, sizeof(path), "main:13;load:%d", 30 + off - 1);
+        int64_t allocs = 0, frees = 0, space = 0;
+        for (uint64_t i = (uint64_t)off - 1; i < 600; i += 6) {
+            frees += i % 5 == 4;
+            allocs += i % 5 != 4;
+            space += i % 5 != 4 ? (int64_t)i : 0;
+        }
+        assert_int_equal(value_at(p, "alloc_objects", 0, path), allocs);
+        assert_int_equal(value_at(p, "free_objects", 0, path), frees);
+        assert_int_equal(value_at(p, "alloc_space", 0, path), space);
+    }
+    profkit_profile_free(p);
+}
+
 /* One special entry for fast_path_defers_to_checked_path. */
 static void special_entry(buf *b, int kind, int lines)
 {
@@ -806,6 +878,7 @@ int main(void)
         cmocka_unit_test(cut_everywhere),
         cmocka_unit_test(errors_name_offset),
         cmocka_unit_test(large_sizes_and_many_allocations),
+        cmocka_unit_test(memory_counts_past_the_row_cache),
         cmocka_unit_test(fast_path_defers_to_checked_path),
         cmocka_unit_test(sparse_id_covered_later),
         cmocka_unit_test(fast_path_follows_redefinitions),

@@ -1,0 +1,157 @@
+/*
+ * live_table.h: the allocations still live, by address, for a reader that
+ * matches frees with allocations (the bsprof reader).
+ *
+ * A bucket is one cache line (the array is 64-byte aligned) with four
+ * slots: address, the allocating row, the size. An address's home bucket is
+ * a Fibonacci hash (one multiply, the product's top bits); a full bucket
+ * passes entries on to the next one (linear probing by bucket) and counts
+ * how many it passed on, as Folly's F14 tables do. So a lookup reads the
+ * home bucket and stops there unless that count is non-zero, and a removal
+ * only clears its slot (no tombstones, no shifting): an allocation or a
+ * free costs one cache line. The table is at most half full; at the sizes
+ * the table runs at, about 3% of the home buckets are full.
+ *
+ * The count lives in the rows' top four bits (four nibbles make 16 bits;
+ * it sticks at 0xffff, which only costs longer probes), so rows are below
+ * PK_LIVE_ROWS. A size of 2^31 or more goes to a side array (`big`, with a
+ * free list) and the slot holds its index with the top bit set, so real
+ * sizes cost nothing.
+ *
+ * Addresses come from the input: a hostile file can make them share a home
+ * bucket, which makes probing long (slow) but never wrong or unbounded.
+ */
+#ifndef PROFKIT_LIVE_TABLE_H
+#define PROFKIT_LIVE_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+#define PK_LIVE_WAYS 4
+#define PK_LIVE_ROWS 0x0fffffffu /* rows are below this; as a row: the slot is free */
+#define PK_LIVE_BIG 0x80000000u
+
+typedef struct pk_live_bucket {
+    uint64_t addr[PK_LIVE_WAYS];
+    uint32_t row[PK_LIVE_WAYS];  /* low 28 bits: the row, PK_LIVE_ROWS = free; top 4: the count */
+    uint32_t size[PK_LIVE_WAYS]; /* the size, or PK_LIVE_BIG | index into big[] */
+} pk_live_bucket;
+
+typedef struct pk_live_table {
+    pk_live_bucket *b;
+    size_t n_buckets, count, limit; /* limit: count at which the table grows */
+    unsigned shift;                 /* 64 - log2(n_buckets) */
+    uint64_t *big;                  /* sizes of 2^31 and more; a free entry holds the next free index */
+    size_t n_big, cap_big;
+    uint32_t big_free; /* first free index in big, PK_LIVE_NONE = none */
+} pk_live_table;
+
+#define PK_LIVE_NONE UINT32_MAX
+
+/* An empty table; 0 or PROFKIT_ENOMEM. */
+int pk_live_init(pk_live_table *t);
+void pk_live_free(pk_live_table *t);
+
+/* The slow paths of pk_live_put() and pk_live_take(). */
+int pk_live_put_slow(pk_live_table *t, uint64_t addr, uint64_t size, uint32_t row);
+int pk_live_take_far(pk_live_table *t, uint64_t addr);
+void pk_live_release_big(pk_live_table *t, uint32_t size);
+
+static inline pk_live_bucket *pk_live_home(const pk_live_table *t, uint64_t addr)
+{
+    return t->b + (size_t)((addr * UINT64_C(0x9e3779b97f4a7c15)) >> t->shift);
+}
+
+/* Whether entries were passed on from this bucket (its count is not 0). */
+static inline int pk_live_passed_on(const pk_live_bucket *b)
+{
+    return ((b->row[0] | b->row[1] | b->row[2] | b->row[3]) & ~PK_LIVE_ROWS) != 0;
+}
+
+/* The row slot k holds, PK_LIVE_ROWS when it is free. */
+static inline uint32_t pk_live_row(const pk_live_bucket *b, unsigned k)
+{
+    return b->row[k] & PK_LIVE_ROWS;
+}
+
+/* Bit k set when slot k holds addr. */
+static inline unsigned pk_live_match(const pk_live_bucket *b, uint64_t addr)
+{
+    unsigned m = 0;
+    for (unsigned k = 0; k < PK_LIVE_WAYS; k++)
+        m |= (unsigned)((b->addr[k] == addr) & (pk_live_row(b, k) != PK_LIVE_ROWS)) << k;
+    return m;
+}
+
+/* Bit k set when slot k is free. */
+static inline unsigned pk_live_free_slots(const pk_live_bucket *b)
+{
+    unsigned m = 0;
+    for (unsigned k = 0; k < PK_LIVE_WAYS; k++)
+        m |= (unsigned)(pk_live_row(b, k) == PK_LIVE_ROWS) << k;
+    return m;
+}
+
+/* Sets slot k's row (PK_LIVE_ROWS frees it), keeping the count's nibble. */
+static inline void pk_live_set_row(pk_live_bucket *b, unsigned k, uint32_t row)
+{
+    b->row[k] = (b->row[k] & ~PK_LIVE_ROWS) | row;
+}
+
+static inline unsigned pk_live_lowest(unsigned m)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctz(m);
+#else
+    unsigned i = 0;
+    while (!((m >> i) & 1))
+        i++;
+    return i;
+#endif
+}
+
+/* The size a slot holds. */
+static inline uint64_t pk_live_size(const pk_live_table *t, uint32_t size)
+{
+    return size & PK_LIVE_BIG ? t->big[size & ~PK_LIVE_BIG] : size;
+}
+
+/* Records an allocation (row < PK_LIVE_ROWS); one at the same address is
+ * replaced. 0 or PROFKIT_ENOMEM. */
+static inline int pk_live_put(pk_live_table *t, uint64_t addr, uint64_t size, uint32_t row)
+{
+    pk_live_bucket *b = pk_live_home(t, addr);
+    unsigned m = pk_live_match(b, addr), e = pk_live_free_slots(b);
+    /* The common case: the home bucket holds addr, or has room and passed
+     * nothing on (so addr is nowhere else). */
+    if (PK_UNLIKELY((m == 0 && (e == 0 || pk_live_passed_on(b) || t->count >= t->limit)) ||
+                    size >= PK_LIVE_BIG))
+        return pk_live_put_slow(t, addr, size, row);
+    unsigned k = pk_live_lowest(m ? m : e);
+    if (PK_UNLIKELY(m != 0 && (b->size[k] & PK_LIVE_BIG)))
+        pk_live_release_big(t, b->size[k]);
+    t->count += m == 0;
+    b->addr[k] = addr;
+    pk_live_set_row(b, k, row);
+    b->size[k] = (uint32_t)size;
+    return 0;
+}
+
+/* Removes the allocation at addr; 1 when there was one, else 0. */
+static inline int pk_live_take(pk_live_table *t, uint64_t addr)
+{
+    pk_live_bucket *b = pk_live_home(t, addr);
+    unsigned m = pk_live_match(b, addr);
+    if (PK_UNLIKELY(m == 0))
+        return pk_live_passed_on(b) ? pk_live_take_far(t, addr) : 0;
+    unsigned k = pk_live_lowest(m);
+    if (PK_UNLIKELY(b->size[k] & PK_LIVE_BIG))
+        pk_live_release_big(t, b->size[k]);
+    pk_live_set_row(b, k, PK_LIVE_ROWS);
+    t->count--;
+    return 1;
+}
+
+#endif
