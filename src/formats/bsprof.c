@@ -964,8 +964,12 @@ static PK_TARGET_BMI2 size_t decode_fast_bmi2(reader *r, const uint8_t *p, size_
     return decode_fast_body(r, p, n, at, varint_value_bmi2);
 }
 
+/* PROFKIT_NO_BMI2 set in the environment turns it off, so that tests run
+ * the generic decoder too (docs/testing.md). */
 static int fast_pext(void)
 {
+    if (getenv("PROFKIT_NO_BMI2"))
+        return 0;
     __builtin_cpu_init();
     return __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("amdfam15h") &&
            !__builtin_cpu_is("amdfam17h");
