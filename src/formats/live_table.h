@@ -29,6 +29,10 @@
 
 #include "util/util.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define PK_LIVE_WAYS 4
 #define PK_LIVE_ROWS 0x0fffffffu /* rows are below this; as a row: the slot is free */
 #define PK_LIVE_BIG 0x80000000u
@@ -100,6 +104,39 @@ static inline void pk_live_set_row(pk_live_bucket *b, unsigned k, uint32_t row)
     b->row[k] = (b->row[k] & ~PK_LIVE_ROWS) | row;
 }
 
+/*
+ * One look at a bucket: bit k of the result set when slot k holds addr,
+ * of *free when slot k is free; *passed non-zero when entries were passed
+ * on from the bucket. With SSE2, a few vector compares instead of twelve
+ * scalar ones.
+ */
+static inline unsigned pk_live_scan(const pk_live_bucket *b, uint64_t addr, unsigned *free_slots,
+                                    unsigned *passed)
+{
+#if defined(__SSE2__)
+    __m128i key = _mm_set1_epi64x((long long)addr);
+    __m128i e01 = _mm_cmpeq_epi32(_mm_load_si128((const __m128i *)(const void *)&b->addr[0]), key);
+    __m128i e23 = _mm_cmpeq_epi32(_mm_load_si128((const __m128i *)(const void *)&b->addr[2]), key);
+    /* 64 bits are equal when both their halves are */
+    e01 = _mm_and_si128(e01, _mm_shuffle_epi32(e01, _MM_SHUFFLE(2, 3, 0, 1)));
+    e23 = _mm_and_si128(e23, _mm_shuffle_epi32(e23, _MM_SHUFFLE(2, 3, 0, 1)));
+    unsigned eq = (unsigned)_mm_movemask_pd(_mm_castsi128_pd(e01)) |
+                  (unsigned)_mm_movemask_pd(_mm_castsi128_pd(e23)) << 2;
+    __m128i rows = _mm_load_si128((const __m128i *)(const void *)b->row);
+    __m128i none = _mm_set1_epi32((int)PK_LIVE_ROWS);
+    unsigned fr = (unsigned)_mm_movemask_ps(
+        _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(rows, none), none)));
+    *free_slots = fr;
+    *passed = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_andnot_si128(none, rows),
+                                                          _mm_setzero_si128())) ^ 0xffffu;
+    return eq & ~fr;
+#else
+    *free_slots = pk_live_free_slots(b);
+    *passed = (unsigned)pk_live_passed_on(b);
+    return pk_live_match(b, addr);
+#endif
+}
+
 static inline unsigned pk_live_lowest(unsigned m)
 {
 #if defined(__GNUC__)
@@ -123,10 +160,10 @@ static inline uint64_t pk_live_size(const pk_live_table *t, uint32_t size)
 static inline int pk_live_put(pk_live_table *t, uint64_t addr, uint64_t size, uint32_t row)
 {
     pk_live_bucket *b = pk_live_home(t, addr);
-    unsigned m = pk_live_match(b, addr), e = pk_live_free_slots(b);
+    unsigned e, passed, m = pk_live_scan(b, addr, &e, &passed);
     /* The common case: the home bucket holds addr, or has room and passed
      * nothing on (so addr is nowhere else). */
-    if (PK_UNLIKELY((m == 0 && (e == 0 || pk_live_passed_on(b) || t->count >= t->limit)) ||
+    if (PK_UNLIKELY((m == 0 && (e == 0 || passed || t->count >= t->limit)) ||
                     size >= PK_LIVE_BIG))
         return pk_live_put_slow(t, addr, size, row);
     unsigned k = pk_live_lowest(m ? m : e);
@@ -143,9 +180,9 @@ static inline int pk_live_put(pk_live_table *t, uint64_t addr, uint64_t size, ui
 static inline int pk_live_take(pk_live_table *t, uint64_t addr)
 {
     pk_live_bucket *b = pk_live_home(t, addr);
-    unsigned m = pk_live_match(b, addr);
+    unsigned e, passed, m = pk_live_scan(b, addr, &e, &passed);
     if (PK_UNLIKELY(m == 0))
-        return pk_live_passed_on(b) ? pk_live_take_far(t, addr) : 0;
+        return passed ? pk_live_take_far(t, addr) : 0;
     unsigned k = pk_live_lowest(m);
     if (PK_UNLIKELY(b->size[k] & PK_LIVE_BIG))
         pk_live_release_big(t, b->size[k]);
