@@ -283,7 +283,7 @@ typedef struct pe_rows {
 /* A decoded data entry waiting in the batch (see batch_apply()). */
 typedef struct data_entry {
     uint32_t pe, off, row;
-    uint16_t kind, slot; /* slot: where in pe_row[pe] the row was found */
+    uint32_t kind;
     uint64_t a, b; /* address and size (0 for a free), cpu and wall, or the count and 0 */
     uint64_t at;   /* offset of the entry */
 } data_entry;
@@ -697,22 +697,22 @@ static PK_NOINLINE void start_capping(reader *r)
 }
 
 /*
- * Counts a memory operation at its row: in the row cache slot that holds
- * the row (unless a later entry of the batch took the slot over), else,
- * and once capping, in the value row. Returns 1.
+ * Counts a memory operation at its row, found in slot k of its path
+ * element's row cache: in the slot, else (a size of 2^32 or more, or once
+ * capping) in the value row.
  */
-static inline int count_memory_op(reader *r, const data_entry *e, unsigned alloc, int capped)
+static inline void count_memory_op(reader *r, const data_entry *e, unsigned k, int capped)
 {
     pe_rows *c = &r->pe_row[e->pe];
-    unsigned k = e->slot;
-    if (PK_LIKELY(!capped && c->row[k] == e->row && e->b <= UINT32_MAX)) {
+    unsigned alloc = e->kind == D_ALLOC;
+    if (PK_LIKELY(!capped && e->b <= UINT32_MAX)) {
         if (PK_UNLIKELY(c->allocs[k] == UINT16_MAX || c->frees[k] == UINT16_MAX ||
                         c->space[k] > UINT32_MAX - e->b))
             flush_slot(r, c, k);
         c->allocs[k] += (uint16_t)alloc;
         c->frees[k] += (uint16_t)!alloc;
         c->space[k] += (uint32_t)e->b; /* 0 for a free */
-        return 1;
+        return;
     }
     int64_t *a = r->acc + (size_t)e->row * N_VALUES;
     if (!capped) {
@@ -722,7 +722,6 @@ static inline int count_memory_op(reader *r, const data_entry *e, unsigned alloc
         acc_add(r, a, alloc ? V_ALLOC_OBJECTS : V_FREE_OBJECTS, 1);
         acc_add(r, a, V_ALLOC_SPACE, e->b);
     }
-    return 1;
 }
 
 /* Applies the batch in order and empties it. */
@@ -731,8 +730,24 @@ static int batch_apply(reader *r)
     data_entry *d = r->batch;
     size_t n = r->n_batch;
     r->n_batch = 0;
-    /* Row caches are prefetched ROW_AHEAD entries ahead of their use here:
-     * prefetching them while decoding stalled the decoder instead. */
+    /* The batch's increments: when they cannot take any total past
+     * INT64_MAX (no increment over 2^56, so their sum fits 64 bits, and
+     * the sum so far has room), they are added uncapped. */
+    uint64_t sum = 0, over = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t inc = d[k].kind <= D_FREE ? 1 : d[k].a;
+        over |= inc | d[k].b;
+        sum += inc + d[k].b;
+    }
+    if (!r->capped && (over >> 56 != 0 || sum > (uint64_t)INT64_MAX - r->sum))
+        start_capping(r);
+    int capped = r->capped;
+    if (!capped)
+        r->sum += sum;
+    /* First pass: each entry's row, found in its path element's row cache
+     * (prefetched ROW_AHEAD entries ahead: prefetching them while decoding
+     * stalled the decoder instead); memory operations are counted there
+     * and then, while the line is at hand. */
     for (size_t k = 0; k < n && k < ROW_AHEAD; k++)
         PREFETCH(&r->pe_row[d[k].pe]);
     for (size_t k = 0; k < n; k++) {
@@ -743,39 +758,21 @@ static int batch_apply(reader *r)
         if (PK_UNLIKELY(row == EMPTY))
             return out_of_memory(r);
         d[k].row = row;
-        d[k].slot = (uint16_t)slot;
-        /* Memory operations count in the row cache; only CPU and call
-         * count entries need their value row. Without a branch on the
-         * kind (it is random), those too prefetch the slot their first
-         * value would hash to: harmless. */
-        if (d[k].kind > D_FREE)
+        if (PK_LIKELY(d[k].kind <= D_FREE))
+            count_memory_op(r, &d[k], slot, capped);
+        else
             PREFETCH(r->acc + (size_t)row * N_VALUES);
+        /* Without a branch on the kind (it is random), CPU entries too
+         * prefetch the bucket their first value would hash to: harmless. */
         PREFETCH(pk_live_home(&r->live, d[k].a));
     }
-    /* The batch's increments: when they cannot take any total past
-     * INT64_MAX (no increment over 2^56, so their sum fits 64 bits, and
-     * the sum so far has room), they are added uncapped. */
-    uint64_t sum = 0, over = 0;
-    for (size_t k = 0; k < n; k++) {
-        uint64_t inc = d[k].kind <= D_FREE ? 1 : d[k].a;
-        over |= inc | d[k].b;
-        sum += inc + d[k].b;
-    }
-    int capped = r->capped;
-    if (!capped && (over >> 56 != 0 || sum > (uint64_t)INT64_MAX - r->sum)) {
-        start_capping(r);
-        capped = 1;
-    }
-    if (!capped)
-        r->sum += sum;
+    /* Second pass, in stream order: frees matched with allocations, CPU
+     * and call counts added to their value rows. */
     for (size_t k = 0; k < n; k++) {
         const data_entry *e = &d[k];
         if (PK_LIKELY(e->kind <= D_FREE)) {
-            unsigned alloc = e->kind == D_ALLOC;
-            if (PK_UNLIKELY(!count_memory_op(r, e, alloc, capped)))
-                return out_of_memory(r);
             r->n_mem_ops++;
-            if (alloc) {
+            if (e->kind == D_ALLOC) {
                 if (PK_UNLIKELY(pk_live_put(&r->live, e->a, e->b, e->row) != 0))
                     return out_of_memory(r);
             } else if (!pk_live_take(&r->live, e->a) && r->unmatched_frees++ == 0) {

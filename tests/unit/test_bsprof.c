@@ -430,8 +430,8 @@ static void memory_counts_past_the_row_cache(void **state)
     /* Sizes over 32 bits, counted in the value row directly. */
     for (int j = 0; j < 3; j++)
         memop(&b, 3, 0, 1, 0x30 + 16 * (uint64_t)j, 5000000000u);
-    /* Six line offsets of `load` taking turns in four cache slots: within
-     * one batch, later entries take over the slots of earlier ones. */
+    /* Six line offsets of `load` taking turns in four cache slots: each
+     * new one replaces a slot whose counts must reach their row first. */
     for (uint64_t i = 0; i < 600; i++)
         memop(&b, 2, i % 5 == 4 ? 1 : 0, (int64_t)(1 + i % 6), 0x100000 + 16 * i, i);
     end(&b, 0);
