@@ -901,10 +901,13 @@ static PK_ALWAYS_INLINE size_t decode_fast_body(reader *r, const uint8_t *p, siz
         unsigned nf = sh->nf;
         unsigned lt = ends[0] + 1, l0 = ends[1] - ends[0], l1 = ends[2] - ends[1],
                  l2 = ends[3] - ends[2];
-        /* varints of 8 bytes at most (a sentinel's "length" is 9 or more) */
-        unsigned long_ = (unsigned)(lt > 8) | (unsigned)(l0 > 8) << 1 | (unsigned)(l1 > 8) << 2 |
-                         (unsigned)(l2 > 8) << 3;
-        if (PK_UNLIKELY((sh->valid == 0) | ((long_ & ((2u << nf) - 1)) != 0)))
+        /* Varints of 8 bytes at most (a sentinel's "length" is 9 or more):
+         * all four, whether the entry has them or the next one begins
+         * there (its varints too are short when it is a data entry; if not,
+         * the checked path only takes one more entry). A length l of 9..36
+         * is one whose l + 7 has a bit of 16 or 32. */
+        unsigned too_long = ((lt + 7) | (l0 + 7) | (l1 + 7) | (l2 + 7)) & 48;
+        if (PK_UNLIKELY((sh->valid == 0) | (too_long != 0)))
             break;
         uint64_t id = value(p, lt) >> sh->shift;
         uint32_t pe;
