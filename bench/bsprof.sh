@@ -44,12 +44,13 @@ run mem mem -n 5
 run top top -n 5
 run info info
 
-# What the reader has to hold: the live-allocation table (16-byte slots,
-# at most a third full, so 48..96 bytes per live allocation) and the model.
+# What the reader has to hold: the live-allocation table (buckets of four
+# 16-byte slots, at most 3/8 full, so 43..85 bytes per live allocation) and
+# the model.
 live=$(sed -n 's/^  inuse_objects  *count  *total \([0-9]*\).*/\1/p' "$out/bsprof_info.out")
 rows=$(sed -n 's/^samples: *\([0-9]*\) rows.*/\1/p' "$out/bsprof_info.out")
 stacks=$(sed -n 's/^stacks: *\([0-9]*\) distinct.*/\1/p' "$out/bsprof_info.out")
-cap=1024; while [ $((cap / 3)) -lt "$live" ]; do cap=$((cap * 2)); done
-echo "live allocations at the end: $live -> live table $cap slots = $((cap * 16 / 1048576)) MB;" \
+buckets=256; while [ $((buckets * 3 / 2)) -lt "$live" ]; do buckets=$((buckets * 2)); done
+echo "live allocations at the end: $live -> live table $buckets buckets = $((buckets * 64 / 1048576)) MB;" \
      "model: $rows sample rows, $stacks stacks"
 sed -n '1,12p' "$out/bsprof_mem.out"
