@@ -520,7 +520,8 @@ static int rows_reserve(reader *r)
     if (r->n_rows < r->cap_rows)
         return 0;
     size_t ncap = r->cap_rows ? r->cap_rows * 2 : 1024, cells;
-    /* (the live table holds rows below PK_LIVE_ROWS: 2^28 - 1, 20 GB of them) */
+    /* Rows stay below PK_LIVE_ROWS (2^28 - 1), what the live table can
+     * name; that many rows' sums alone would take 17 GB. */
     if (ncap > PK_LIVE_ROWS || profkit_mul_size(ncap, N_VALUES * sizeof(int64_t), &cells) != 0)
         return PROFKIT_ENOMEM;
     uint32_t *s = realloc(r->row_stack, ncap * sizeof(uint32_t));
@@ -872,16 +873,17 @@ static void build_shapes(entry_shape shapes[32], unsigned ld)
     }
 }
 
+typedef uint64_t (*varint_value_fn)(const uint8_t *p, unsigned len);
+
 /*
  * Decodes data entries from p (n bytes, of which at least FAST_MARGIN past
  * each entry's start) into the batch until it is full, the bytes run short,
  * or an entry is anything but a well-formed data entry naming a densely
  * numbered path element with varints of at most 8 bytes: that entry, and
  * every error, is left to read_entry(), which decodes it again from its
- * start. Returns the bytes consumed.
+ * start. Returns the bytes consumed. `value` extracts a varint (inlined:
+ * decode_fast_generic() and decode_fast_bmi2() each pass their own).
  */
-typedef uint64_t (*varint_value_fn)(const uint8_t *p, unsigned len);
-
 static PK_ALWAYS_INLINE size_t decode_fast_body(reader *r, const uint8_t *p, size_t n, uint64_t at,
                                                 varint_value_fn value)
 {
