@@ -241,19 +241,6 @@ static void *table_alloc(size_t bytes)
 
 /* ------------------------------------------------------------------ reader */
 
-/* The index of m's lowest set bit (m != 0). */
-static inline unsigned lowest_bit(uint64_t m)
-{
-#if defined(__GNUC__)
-    return (unsigned)__builtin_ctzll(m);
-#else
-    unsigned i = 0;
-    while (!((m >> i) & 1))
-        i++;
-    return i;
-#endif
-}
-
 #define PE_CACHE 4
 
 /* A path element as the reader keeps it. */
@@ -619,7 +606,7 @@ static inline uint32_t entry_row(reader *r, uint32_t i, uint32_t off, unsigned *
                                    _mm_cmpeq_epi32(offs, _mm_set1_epi32((int)off)));
     unsigned m = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(hit));
     if (PK_LIKELY(m != 0)) {
-        *slot = lowest_bit(m);
+        *slot = pk_lowest_bit(m);
         row = c->row[*slot];
     }
 #else
@@ -896,7 +883,8 @@ static PK_ALWAYS_INLINE size_t decode_fast_body(reader *r, const uint8_t *p, siz
     while (p < limit && nb < BATCH) {
         /* Where the tag and the next three varints end. */
         uint64_t m0 = varint_ends(p), m1 = m0 & (m0 - 1), m2 = m1 & (m1 - 1), m3 = m2 & (m2 - 1);
-        unsigned ends[4] = { lowest_bit(m0), lowest_bit(m1), lowest_bit(m2), lowest_bit(m3) };
+        unsigned ends[4] = { pk_lowest_bit(m0), pk_lowest_bit(m1), pk_lowest_bit(m2),
+                             pk_lowest_bit(m3) };
         /* The type and a memory operation's operation are in the first
          * byte; they, and nothing that needs a branch, give the layout. */
         const entry_shape *sh = &shapes[p[0] & 31];

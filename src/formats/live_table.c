@@ -91,7 +91,7 @@ static void insert_new(pk_live_table *t, uint64_t addr, uint32_t size, uint32_t 
         pk_live_bucket *b = &t->b[i];
         unsigned e = pk_live_free_slots(b);
         if (e) {
-            unsigned k = pk_live_lowest(e);
+            unsigned k = pk_lowest_bit(e);
             b->addr[k] = addr;
             pk_live_set_row(b, k, row);
             b->size[k] = size;
@@ -156,7 +156,7 @@ static pk_live_bucket *find(const pk_live_table *t, uint64_t addr, unsigned *slo
         pk_live_bucket *b = &t->b[i];
         unsigned m = pk_live_match(b, addr);
         if (m) {
-            *slot = pk_live_lowest(m);
+            *slot = pk_lowest_bit(m);
             return b;
         }
         if (!pk_live_passed_on(b))

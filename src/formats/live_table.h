@@ -48,7 +48,7 @@ typedef struct pk_live_table {
     pk_live_bucket *b;
     size_t n_buckets, count, limit; /* limit: count at which the table grows */
     unsigned shift;                 /* 64 - log2(n_buckets) */
-    uint64_t *big;                  /* sizes of 2^31 and more; a free entry holds the next free index */
+    uint64_t *big; /* sizes of 2^31 and more; a free entry holds the next free index */
     size_t n_big, cap_big;
     uint32_t big_free; /* first free index in big, PK_LIVE_NONE = none */
 } pk_live_table;
@@ -138,18 +138,6 @@ static inline unsigned pk_live_scan(const pk_live_bucket *b, uint64_t addr, unsi
 #endif
 }
 
-static inline unsigned pk_live_lowest(unsigned m)
-{
-#if defined(__GNUC__)
-    return (unsigned)__builtin_ctz(m);
-#else
-    unsigned i = 0;
-    while (!((m >> i) & 1))
-        i++;
-    return i;
-#endif
-}
-
 /* The size a slot holds. */
 static inline uint64_t pk_live_size(const pk_live_table *t, uint32_t size)
 {
@@ -167,7 +155,7 @@ static inline int pk_live_put(pk_live_table *t, uint64_t addr, uint64_t size, ui
     if (PK_UNLIKELY((m == 0 && (e == 0 || passed || t->count >= t->limit)) ||
                     size >= PK_LIVE_BIG))
         return pk_live_put_slow(t, addr, size, row);
-    unsigned k = pk_live_lowest(m ? m : e);
+    unsigned k = pk_lowest_bit(m ? m : e);
     if (PK_UNLIKELY(m != 0 && (b->size[k] & PK_LIVE_BIG)))
         pk_live_release_big(t, b->size[k]);
     t->count += m == 0;
@@ -184,7 +172,7 @@ static inline int pk_live_take(pk_live_table *t, uint64_t addr)
     unsigned e, passed, m = pk_live_scan(b, addr, &e, &passed);
     if (PK_UNLIKELY(m == 0))
         return passed ? pk_live_take_far(t, addr) : 0;
-    unsigned k = pk_live_lowest(m);
+    unsigned k = pk_lowest_bit(m);
     if (PK_UNLIKELY(b->size[k] & PK_LIVE_BIG))
         pk_live_release_big(t, b->size[k]);
     pk_live_set_row(b, k, PK_LIVE_ROWS);

@@ -20,14 +20,20 @@
 #define PK_PRINTF(a, b)
 #define PK_LIKELY(x) (x)
 #define PK_UNLIKELY(x) (x)
-/*
- * Stable sort of ids with a comparator that gets a context (qsort has none,
- * and qsort_r is not portable). Returns 0 or PROFKIT_ENOMEM.
- */
-typedef int (*profkit_cmp_u32_fn)(const void *ctx, uint32_t a, uint32_t b);
-int profkit_sort_u32(uint32_t *ids, size_t n, profkit_cmp_u32_fn cmp, const void *ctx);
-
 #endif
+
+/* The index of m's lowest set bit (m != 0). */
+static inline unsigned pk_lowest_bit(uint64_t m)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctzll(m);
+#else
+    unsigned i = 0;
+    while (!((m >> i) & 1))
+        i++;
+    return i;
+#endif
+}
 
 /* a * b into *out; returns 0, or -1 on overflow. */
 static inline int profkit_mul_size(size_t a, size_t b, size_t *out)
