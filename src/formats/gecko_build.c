@@ -269,6 +269,54 @@ static int func_id(gk_build *b, size_t i, uint32_t *out)
     return 0;
 }
 
+/*
+ * What location string v (raw Gecko frames) becomes: parsed and its
+ * function made once per string, not once per frame (frames of different
+ * lines share one). The memo lives with the strings, like str_ids.
+ */
+static int location(gk_build *b, size_t row, int64_t v, const gk_loc **out)
+{
+    const char *s = NULL;
+    size_t len = 0;
+    int rc = string_view(b, T_FRAMES, row, v, &s, &len);
+    if (rc < 0)
+        return rc;
+    gk_tables *o = b->strings_owner;
+    if (o->locs && o->n_locs != o->strings.n) { /* another string table came */
+        free(o->locs);
+        o->locs = NULL;
+    }
+    if (!o->locs) {
+        size_t n = o->strings.n ? o->strings.n : 1;
+        o->locs = malloc(n * sizeof *o->locs);
+        if (!o->locs)
+            return pk_gk_oom(b->r);
+        for (size_t k = 0; k < n; k++)
+            o->locs[k].function = PROFKIT_NONE;
+        o->n_locs = o->strings.n;
+    }
+    gk_loc *l = &o->locs[v]; /* string_view checked v < strings.n == n_locs */
+    if (l->function == PROFKIT_NONE) {
+        pk_gecko_location loc;
+        pk_gecko_parse_location(s, len, &loc);
+        profkit_function f = { 0, 0, 0, 0, loc.line };
+        if ((rc = intern_len(b, loc.name, loc.name_len, &f.name)) < 0 ||
+            (rc = intern_len(b, loc.file, loc.file_len, &f.file)) < 0 ||
+            (rc = intern_len(b, loc.module, loc.module_len, &f.module)) < 0)
+            return rc;
+        f.system_name = f.name;
+        uint32_t fn = profkit_function_add(b->r->p, &f);
+        if (fn == PROFKIT_NONE)
+            return pk_gk_oom(b->r);
+        l->address = loc.is_address ? loc.address : 0;
+        l->line = loc.line;
+        l->column = loc.column;
+        l->function = fn;
+    }
+    *out = l;
+    return 0;
+}
+
 /* The model frame of frameTable row i. */
 static int frame_id(gk_build *b, size_t i, uint32_t *out)
 {
@@ -291,24 +339,13 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
             return rc;
         if (rc == 1)
             return table_fail(b, T_FRAMES, i, "location: expected a string index, found null");
-        const char *s = NULL;
-        size_t len = 0;
-        if ((rc = string_view(b, T_FRAMES, i, v, &s, &len)) < 0)
+        const gk_loc *l = NULL;
+        if ((rc = location(b, i, v, &l)) < 0)
             return rc;
-        pk_gecko_location loc;
-        pk_gecko_parse_location(s, len, &loc);
-        profkit_function f = { 0, 0, 0, 0, loc.line };
-        if ((rc = intern_len(b, loc.name, loc.name_len, &f.name)) < 0 ||
-            (rc = intern_len(b, loc.file, loc.file_len, &f.file)) < 0 ||
-            (rc = intern_len(b, loc.module, loc.module_len, &f.module)) < 0)
-            return rc;
-        f.system_name = f.name;
-        fr.function = profkit_function_add(b->r->p, &f);
-        if (fr.function == PROFKIT_NONE)
-            return pk_gk_oom(b->r);
-        fr.address = loc.is_address ? loc.address : 0;
-        loc_line = loc.line;
-        loc_col = loc.column;
+        fr.function = l->function;
+        fr.address = l->address;
+        loc_line = l->line;
+        loc_col = l->column;
     } else {
         int64_t fi;
         rc = get_index(b, T_FRAMES, COL_FUNC, i, pk_gk_table_rows(b->t[T_FUNCS]), "funcTable", &fi);

@@ -102,6 +102,7 @@ static void tables_free(gk_tables *t)
     strings_free(&t->strings);
     pk_json_text_free(&t->text);
     free(t->str_ids);
+    free(t->locs);
     free(t->func_ids);
     free(t->frame_ids);
     free(t->stack_ids);

@@ -109,6 +109,13 @@ typedef struct gk_strings {
     size_t n, cap_off;
 } gk_strings;
 
+/* What a frame location string (raw Gecko) became: its function and the
+ * parts a frame takes from it; `function` is PROFKIT_NONE until made. */
+typedef struct gk_loc {
+    uint64_t address;
+    uint32_t function, line, column;
+} gk_loc;
+
 /* Tables, strings and the model ids already made from them. */
 typedef struct gk_tables {
     gk_table t[T_COUNT];
@@ -120,6 +127,8 @@ typedef struct gk_tables {
     const struct gk_tables *cache_owner;
     uint32_t *str_ids, *func_ids, *frame_ids, *stack_ids;
     size_t n_str_ids, n_func_ids, n_frame_ids, n_stack_ids;
+    gk_loc *locs; /* per string index of this owner: frames sharing a location string */
+    size_t n_locs;
 } gk_tables;
 
 typedef struct gk_thread {
