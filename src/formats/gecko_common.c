@@ -69,6 +69,8 @@ static void table_init(gk_table *t, uint32_t line, uint32_t column)
         t->schema[i] = -1;
     t->line = line;
     t->column = column;
+    for (int i = 0; i < N_COLS; i++) /* row_reset resets only the schema's columns */
+        t->row[i] = boxed(BOX_NULL);
 }
 
 static int strings_push(gk_strings *s, const char *str, size_t len)
@@ -172,7 +174,7 @@ static int table_id(const pk_json_event *ev)
 
 static int push_frame(gk_reader *r, gk_kind kind)
 {
-    if (PK_VEC_RESERVE(r->fs, r->n_fs, r->cap_fs, 1) != 0)
+    if (PK_UNLIKELY(r->n_fs == r->cap_fs) && PK_VEC_RESERVE(r->fs, r->n_fs, r->cap_fs, 1) != 0)
         return pk_gk_oom(r);
     gk_frame *f = &r->fs[r->n_fs++];
     memset(f, 0, sizeof *f);
@@ -333,6 +335,10 @@ static int apply_schema(gk_reader *r, gk_table *t, uint32_t wants, int tk, gk_ta
     free(t->pos);
     t->pos = NULL;
     t->n_pos = 0;
+    t->n_row_cols = 0;
+    for (int c = 0; c < N_COLS; c++)
+        if (t->schema[c] >= 0)
+            t->row_cols[t->n_row_cols++] = (uint8_t)c;
     t->have_schema = 1;
     return 0;
 }
@@ -382,10 +388,11 @@ static int end_row(gk_reader *r, pk_json *j, gk_table *t, int tk)
     }
     t->n_rows++;
     if (t->have_schema) {
-        for (int c = 0; c < N_COLS; c++)
-            if (t->schema[c] >= 0 && t->col[c].n < t->n_rows &&
-                col_push(&t->col[c], boxed(BOX_NULL)) != 0)
+        for (int k = 0; k < t->n_row_cols; k++) {
+            gk_col *c = &t->col[t->row_cols[k]];
+            if (c->n < t->n_rows && col_push(c, boxed(BOX_NULL)) != 0)
                 return pk_gk_oom(r);
+        }
     } else {
         for (size_t i = 0; i < t->n_pos; i++)
             if (t->pos[i].n < t->n_rows && col_push(&t->pos[i], boxed(BOX_NULL)) != 0)
@@ -549,8 +556,10 @@ static int emit_marker(gk_reader *r, pk_json *j, gk_table *t)
 
 static void row_reset(gk_table *t)
 {
-    for (int c = 0; c < N_COLS; c++)
-        t->row[c] = boxed(BOX_NULL);
+    /* a streamed row's cells are those of the schema's columns; the
+     * others stay null from table_init */
+    for (int k = 0; k < t->n_row_cols; k++)
+        t->row[t->row_cols[k]] = boxed(BOX_NULL);
     t->row_payload = 0;
 }
 

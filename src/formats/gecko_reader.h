@@ -85,6 +85,8 @@ typedef struct gk_table {
     gk_col col[N_COLS];
     int32_t schema[N_COLS];  /* position of each column, -1 = absent */
     int8_t *pos_col;         /* position -> column id (-1 = dropped), once the schema is known */
+    uint8_t row_cols[N_COLS]; /* the columns the schema names, in column order */
+    int n_row_cols;
     size_t n_pos_map;
     gk_col *pos;             /* rows read before the schema, by position */
     size_t n_pos;
