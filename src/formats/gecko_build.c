@@ -389,12 +389,23 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out)
     size_t depth = 0, cur = i;
     uint32_t parent = 0;
     int use_offset = st->col[COL_PREFIX_OFFSET].n > 0 && st->col[COL_PREFIX].n == 0;
+    /* Going up, the frames the way down will want are asked for early: each
+     * row's frame cell, and the memo of the frame it names. */
+    const gk_col *frames = &st->col[COL_FRAME];
+    gk_tables *fo = b->owner[T_FRAMES];
+    size_t n_frames = pk_gk_table_rows(b->t[T_FRAMES]);
+    const uint32_t *frame_ids = fo ? cache(&fo->frame_ids, &fo->n_frame_ids, n_frames) : NULL;
     for (;;) {
         if (ids[cur] == IN_PROGRESS)
             return table_fail(b, T_STACKS, cur, "the stack prefixes form a cycle");
         if (ids[cur] != PROFKIT_NONE) {
             parent = ids[cur];
             break;
+        }
+        if (cur < frames->n && frame_ids) {
+            double fd = frames->v[cur];
+            if (fd >= 0 && fd < (double)n_frames)
+                __builtin_prefetch(&frame_ids[(size_t)fd]);
         }
         if (depth == r->cap_chain && PK_VEC_RESERVE(r->chain, depth, r->cap_chain, 1) != 0)
             return pk_gk_oom(r);
@@ -460,16 +471,37 @@ static int fix_samples(gk_build *b, gk_table *st, double shift)
         return pk_gk_oom(r);
     size_t nv = p->n_value_types, n_stacks = pk_gk_table_rows(b->t[T_STACKS]);
     int64_t sh = (int64_t)llround(shift * 1e6);
-    for (size_t k = st->first; k < st->first + st->count; k++) {
+    gk_tables *o = b->owner[T_STACKS];
+    const uint32_t *ids = cache(&o->stack_ids, &o->n_stack_ids, n_stacks);
+    if (!ids)
+        return pk_gk_oom(r);
+    const gk_col *prefix = &b->t[T_STACKS]->col[COL_PREFIX];
+    size_t end = st->first + st->count;
+    for (size_t k = st->first; k < end; k++) {
+        /* The stack table is read in sample order, at random: ask for the
+         * memo and the prefix cell of a later sample's row ahead of time. */
+        enum { AHEAD = 16 };
+        if (k + AHEAD < end) {
+            uint32_t ahead = p->sample_stack[k + AHEAD];
+            if (ahead < n_stacks) {
+                __builtin_prefetch(&ids[ahead]);
+                if (ahead < prefix->n)
+                    __builtin_prefetch(&prefix->v[ahead]);
+            }
+        }
         uint32_t idx = p->sample_stack[k], id = 0;
         if (idx == PROFKIT_NONE)
             return table_fail(b, T_SAMPLES, k - st->first, "a sample without a stack");
         if (idx >= n_stacks)
             return table_fail(b, T_SAMPLES, k - st->first, "stack %u out of range (the stackTable has %zu entries)",
                               idx, n_stacks);
-        int rc = stack_id(b, idx, &id);
-        if (rc < 0)
-            return rc;
+        if (ids[idx] < IN_PROGRESS) { /* made for an earlier sample */
+            id = ids[idx];
+        } else {
+            int rc = stack_id(b, idx, &id);
+            if (rc < 0)
+                return rc;
+        }
         p->sample_stack[k] = id;
         if (__builtin_add_overflow(p->sample_time[k], sh, &p->sample_time[k]))
             return table_fail(b, T_SAMPLES, k - st->first, "time out of range after the process shift");
