@@ -1090,6 +1090,28 @@ static int table_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_even
     return skip_value(r, ev);
 }
 
+/* A cell of a table row (most of a profile's events). */
+static inline int row_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event *ev)
+{
+    int err;
+    gk_col *c = row_target(r, f->table, f->index++, &err);
+    if (err)
+        return err;
+    if (!c)
+        return skip_value(r, ev);
+    if (f->table->stream) {
+        /* Streamed rows name model columns through the schema; a table
+         * that began as columns (no schema) has none to name them. */
+        if (!f->table->have_schema)
+            return pk_json_fail(j, PROFKIT_ECORRUPT,
+                                "%s: rows in a table that has columns: a table is either "
+                                "a schema with data rows or one array per column",
+                                table_names[f->table_kind]);
+        return stream_cell(r, j, f->table, f->table_kind, (int)(c - f->table->col), ev);
+    }
+    return put_cell(r, c, f->owner, ev);
+}
+
 static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
 {
     gk_frame *f = &r->fs[r->n_fs - 1];
@@ -1247,25 +1269,7 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
             row_reset(t);
         return 0;
     }
-    case C_ROW: {
-        int err;
-        gk_col *c = row_target(r, f->table, f->index++, &err);
-        if (err)
-            return err;
-        if (!c)
-            return skip_value(r, ev);
-        if (f->table->stream) {
-            /* Streamed rows name model columns through the schema; a table
-             * that began as columns (no schema) has none to name them. */
-            if (!f->table->have_schema)
-                return pk_json_fail(j, PROFKIT_ECORRUPT,
-                                    "%s: rows in a table that has columns: a table is either "
-                                    "a schema with data rows or one array per column",
-                                    table_names[f->table_kind]);
-            return stream_cell(r, j, f->table, f->table_kind, (int)(c - f->table->col), ev);
-        }
-        return put_cell(r, c, f->owner, ev);
-    }
+    case C_ROW: return row_value(r, j, f, ev);
     case C_COLUMN:
         if (!f->target)
             return f->table_kind == T_MARKERS ? stream_marker_value(r, j, f, ev)
@@ -1376,6 +1380,10 @@ int pk_gecko_on_event(pk_json *j, void *payload, const pk_json_event *ev)
             r->capture--;
         return r->capture ? 0 : end_capture(r);
     }
+    /* the common case first: a number in a table row (no skip to ask for) */
+    gk_frame *top = &r->fs[r->n_fs - 1];
+    if (top->kind == C_ROW && ev->type == PK_JSON_NUMBER)
+        return row_value(r, j, top, ev);
     if (ev->type == PK_JSON_KEY)
         return on_key(r, ev);
     if (ev->type == PK_JSON_MAP_END || ev->type == PK_JSON_ARRAY_END)

@@ -149,6 +149,14 @@ static double slow_number(const char *s, size_t len)
 
 double pk_json_number(const char *s, size_t len)
 {
+    if (len - 1 < 9) { /* 1 to 9 digits, the indexes of large tables: exact */
+        uint32_t v = 0;
+        size_t k = 0;
+        for (; k < len && (unsigned)(s[k] - '0') <= 9; k++)
+            v = v * 10 + (uint32_t)(s[k] - '0');
+        if (k == len)
+            return (double)v;
+    }
     size_t i = 0;
     int neg = 0;
     if (i < len && s[i] == '-') {
