@@ -274,7 +274,7 @@ static int func_id(gk_build *b, size_t i, uint32_t *out)
  * function made once per string, not once per frame (frames of different
  * lines share one). The memo lives with the strings, like str_ids.
  */
-static int location(gk_build *b, size_t row, int64_t v, const gk_loc **out)
+static int location(gk_build *b, size_t row, int64_t v, const gk_loc **out, uint64_t *address)
 {
     const char *s = NULL;
     size_t len = 0;
@@ -308,10 +308,15 @@ static int location(gk_build *b, size_t row, int64_t v, const gk_loc **out)
         uint32_t fn = profkit_function_add(b->r->p, &f);
         if (fn == PROFKIT_NONE)
             return pk_gk_oom(b->r);
-        l->address = loc.is_address ? loc.address : 0;
         l->line = loc.line;
-        l->column = loc.column;
+        l->column = loc.is_address ? GK_LOC_ADDRESS : loc.column;
         l->function = fn;
+    }
+    *address = 0;
+    if (l->column == GK_LOC_ADDRESS) {
+        pk_gecko_location loc;
+        pk_gecko_parse_location(s, len, &loc);
+        *address = loc.address;
     }
     *out = l;
     return 0;
@@ -340,12 +345,11 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
         if (rc == 1)
             return table_fail(b, T_FRAMES, i, "location: expected a string index, found null");
         const gk_loc *l = NULL;
-        if ((rc = location(b, i, v, &l)) < 0)
+        if ((rc = location(b, i, v, &l, &fr.address)) < 0)
             return rc;
         fr.function = l->function;
-        fr.address = l->address;
         loc_line = l->line;
-        loc_col = l->column;
+        loc_col = l->column == GK_LOC_ADDRESS ? 0 : l->column;
     } else {
         int64_t fi;
         rc = get_index(b, T_FRAMES, COL_FUNC, i, pk_gk_table_rows(b->t[T_FUNCS]), "funcTable", &fi);

@@ -112,11 +112,13 @@ typedef struct gk_strings {
 } gk_strings;
 
 /* What a frame location string (raw Gecko) became: its function and the
- * parts a frame takes from it; `function` is PROFKIT_NONE until made. */
+ * line and column a frame takes from it; `function` is PROFKIT_NONE until
+ * made. An address ("0x...") has column GK_LOC_ADDRESS and is parsed again
+ * for its value (12 bytes a string, not 24). */
 typedef struct gk_loc {
-    uint64_t address;
     uint32_t function, line, column;
 } gk_loc;
+#define GK_LOC_ADDRESS UINT32_MAX
 
 /* Tables, strings and the model ids already made from them. */
 typedef struct gk_tables {
