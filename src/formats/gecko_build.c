@@ -27,6 +27,12 @@ typedef struct gk_build {
     long version;              /* processed version (0 = before 1); -1 for raw Gecko */
 } gk_build;
 
+static void col_release(gk_col *c)
+{
+    free(c->v);
+    memset(c, 0, sizeof *c);
+}
+
 static int table_fail(gk_build *b, int tk, size_t row, const char *fmt, ...) PK_PRINTF(4, 5);
 static int table_fail(gk_build *b, int tk, size_t row, const char *fmt, ...)
 {
@@ -380,52 +386,148 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
 
 #define IN_PROGRESS (PROFKIT_NONE - 1)
 
+/*
+ * The stackTable's rows packed for the resolution (gk_srow), made once per
+ * owner in one sequential pass over the two columns. A cell that is not a
+ * plain index in range becomes GK_SROW_CELL, and stack_id reads it again
+ * the way it always did, so every error stays what and where it was.
+ */
+/* Row i of a stackTable of n rows (frames: nf rows) from its two cells. */
+static inline gk_srow pack_row(size_t i, double pd, double fd, size_t n, size_t nf, int use_offset)
+{
+    /* d == floor(d) is false for NaN: text cells go the slow way */
+    gk_srow row = { GK_SROW_CELL, GK_SROW_CELL, PROFKIT_NONE };
+    if (cell_is_null(pd))
+        row.prefix = GK_SROW_ROOT;
+    else if (pd >= 0 && pd == floor(pd)) {
+        if (!use_offset)
+            row.prefix = pd < (double)n ? (uint32_t)pd : GK_SROW_CELL;
+        else if (pd == 0)
+            row.prefix = GK_SROW_ROOT;
+        else if (pd <= (double)i)
+            row.prefix = (uint32_t)(i - (size_t)pd);
+    }
+    if (fd >= 0 && fd == floor(fd) && fd < (double)nf)
+        row.frame = (uint32_t)fd;
+    return row;
+}
+
+static gk_srow *stack_rows(gk_build *b)
+{
+    gk_tables *o = b->owner[T_STACKS];
+    if (o->srows)
+        return o->srows;
+    gk_table *st = b->t[T_STACKS];
+    size_t n = pk_gk_table_rows(st), nf = pk_gk_table_rows(b->t[T_FRAMES]);
+    int use_offset = st->col[COL_PREFIX_OFFSET].n > 0 && st->col[COL_PREFIX].n == 0;
+    gk_col *pc = &st->col[use_offset ? COL_PREFIX_OFFSET : COL_PREFIX];
+    gk_col *fc = &st->col[COL_FRAME];
+    if (n >= GK_SROW_CELL || nf >= GK_SROW_CELL) /* indexes must fit below the markers */
+        nf = n = 0; /* every row's cells are read again */
+    size_t rows_n = pk_gk_table_rows(st);
+    /* A thread's own table in rows layout whose cells are all plain indexes
+     * is packed in place of its prefix cells, from the last row back (row
+     * i's 12 bytes cover only cells >= i), and its cells freed: nothing
+     * reads them again (no error to name) and the thread's tables go once
+     * it is built; the row count does not come from the columns. */
+    int in_place = n > 0 && !use_offset && st->rows_layout && o == &b->th->tab && pc->n == n &&
+                   fc->n == n;
+    for (size_t i = 0; in_place && i < n; i++) {
+        gk_srow row = pack_row(i, pc->v[i], fc->v[i], n, nf, 0);
+        in_place = row.prefix != GK_SROW_CELL && row.frame != GK_SROW_CELL;
+    }
+    gk_srow *rows;
+    if (in_place) {
+        char *buf = realloc(pc->v, n * sizeof(gk_srow));
+        if (!buf)
+            return NULL;
+        pc->v = NULL; /* the buffer is o->srows's now */
+        memset(pc, 0, sizeof *pc);
+        for (size_t i = n; i-- > 0;) {
+            double pd;
+            memcpy(&pd, buf + i * sizeof(double), sizeof pd);
+            gk_srow row = pack_row(i, pd, fc->v[i], n, nf, 0);
+            memcpy(buf + i * sizeof(gk_srow), &row, sizeof row);
+        }
+        col_release(fc);
+        col_release(&st->col[COL_PREFIX_OFFSET]);
+        rows = (gk_srow *)(void *)buf;
+    } else {
+        rows = malloc((rows_n ? rows_n : 1) * sizeof *rows);
+        if (!rows)
+            return NULL;
+        for (size_t i = 0; i < rows_n; i++) {
+            double pd = i < pc->n ? pc->v[i] : boxed(BOX_NULL);
+            double fd = i < fc->n ? fc->v[i] : boxed(BOX_NULL);
+            rows[i] = i < n ? pack_row(i, pd, fd, n, nf, use_offset)
+                            : (gk_srow){ GK_SROW_CELL, GK_SROW_CELL, PROFKIT_NONE };
+        }
+    }
+    o->srows = rows;
+    o->srows_frames = pk_gk_table_rows(b->t[T_FRAMES]);
+    return rows;
+}
+
+/* The prefix of stackTable row cur from its cell (-1 for none), or an error. */
+static int prefix_cell(gk_build *b, size_t cur, size_t n, int64_t *pf)
+{
+    gk_table *st = b->t[T_STACKS];
+    int use_offset = st->col[COL_PREFIX_OFFSET].n > 0 && st->col[COL_PREFIX].n == 0;
+    int rc;
+    if (use_offset) {
+        if ((rc = get_int(b, T_STACKS, COL_PREFIX_OFFSET, cur, pf)) < 0)
+            return rc;
+        if (rc == 0 && (*pf < 0 || (uint64_t)*pf > cur))
+            return table_fail(b, T_STACKS, cur, "prefixOffset %lld points outside the table",
+                              (long long)*pf);
+        *pf = rc == 1 || *pf == 0 ? -1 : (int64_t)cur - *pf;
+        return 0;
+    }
+    if ((rc = get_index(b, T_STACKS, COL_PREFIX, cur, n, "stackTable", pf)) < 0)
+        return rc;
+    return 0;
+}
+
 /* The model stack of stackTable row i, resolving prefixes iteratively. */
 static int stack_id(gk_build *b, size_t i, uint32_t *out)
 {
-    gk_table *st = b->t[T_STACKS];
-    size_t n = pk_gk_table_rows(st);
-    gk_tables *o = b->owner[T_STACKS];
-    uint32_t *ids = cache(&o->stack_ids, &o->n_stack_ids, n);
-    if (!ids)
+    size_t n = pk_gk_table_rows(b->t[T_STACKS]);
+    gk_srow *rows = stack_rows(b);
+    if (!rows)
         return pk_gk_oom(b->r);
     gk_reader *r = b->r;
     size_t depth = 0, cur = i;
     uint32_t parent = 0;
-    int use_offset = st->col[COL_PREFIX_OFFSET].n > 0 && st->col[COL_PREFIX].n == 0;
-    /* Going up, the frames the way down will want are asked for early: each
-     * row's frame cell, and the memo of the frame it names. */
-    const gk_col *frames = &st->col[COL_FRAME];
+    /* Going up, the memo of each row's frame is asked for early, for the
+     * way down. */
     gk_tables *fo = b->owner[T_FRAMES];
     size_t n_frames = pk_gk_table_rows(b->t[T_FRAMES]);
     const uint32_t *frame_ids = fo ? cache(&fo->frame_ids, &fo->n_frame_ids, n_frames) : NULL;
+    /* a shared stackTable's rows were checked against another frameTable */
+    int frames_checked = b->owner[T_STACKS]->srows_frames == n_frames;
     for (;;) {
-        if (ids[cur] == IN_PROGRESS)
+        gk_srow *row = &rows[cur];
+        if (row->id == IN_PROGRESS)
             return table_fail(b, T_STACKS, cur, "the stack prefixes form a cycle");
-        if (ids[cur] != PROFKIT_NONE) {
-            parent = ids[cur];
+        if (row->id != PROFKIT_NONE) {
+            parent = row->id;
             break;
         }
-        if (cur < frames->n && frame_ids) {
-            double fd = frames->v[cur];
-            if (fd >= 0 && fd < (double)n_frames)
-                __builtin_prefetch(&frame_ids[(size_t)fd]);
-        }
+        if (row->frame < GK_SROW_CELL && frames_checked && frame_ids)
+            __builtin_prefetch(&frame_ids[row->frame]);
         if (depth == r->cap_chain && PK_VEC_RESERVE(r->chain, depth, r->cap_chain, 1) != 0)
             return pk_gk_oom(r);
         r->chain[depth++] = (uint32_t)cur;
-        ids[cur] = IN_PROGRESS;
+        row->id = IN_PROGRESS;
         int64_t pf;
-        int rc;
-        if (use_offset) {
-            if ((rc = get_int(b, T_STACKS, COL_PREFIX_OFFSET, cur, &pf)) < 0)
+        if (row->prefix < GK_SROW_CELL) {
+            pf = row->prefix;
+        } else if (row->prefix == GK_SROW_ROOT) {
+            pf = -1;
+        } else {
+            int rc = prefix_cell(b, cur, n, &pf);
+            if (rc < 0)
                 return rc;
-            if (rc == 0 && (pf < 0 || (uint64_t)pf > cur))
-                return table_fail(b, T_STACKS, cur, "prefixOffset %lld points outside the table",
-                                  (long long)pf);
-            pf = rc == 1 || pf == 0 ? -1 : (int64_t)cur - pf;
-        } else if ((rc = get_index(b, T_STACKS, COL_PREFIX, cur, n, "stackTable", &pf)) < 0) {
-            return rc;
         }
         if (pf < 0) {
             parent = 0;
@@ -435,19 +537,22 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out)
     }
     while (depth > 0) {
         size_t s = r->chain[--depth];
-        int64_t fi;
-        int rc = get_index(b, T_STACKS, COL_FRAME, s, pk_gk_table_rows(b->t[T_FRAMES]), "frameTable", &fi);
-        if (rc < 0)
-            return rc;
-        if (rc == 1)
-            return table_fail(b, T_STACKS, s, "frame: expected a frameTable index, found null");
+        int64_t fi = rows[s].frame;
+        int rc;
+        if (rows[s].frame >= GK_SROW_CELL || !frames_checked) {
+            rc = get_index(b, T_STACKS, COL_FRAME, s, n_frames, "frameTable", &fi);
+            if (rc < 0)
+                return rc;
+            if (rc == 1)
+                return table_fail(b, T_STACKS, s, "frame: expected a frameTable index, found null");
+        }
         uint32_t frame = 0;
         if ((rc = frame_id(b, (size_t)fi, &frame)) < 0)
             return rc;
         parent = profkit_stack_intern(r->p, parent, frame);
         if (parent == PROFKIT_NONE)
             return pk_gk_oom(r);
-        ids[s] = parent;
+        rows[s].id = parent;
     }
     *out = parent;
     return 0;
@@ -475,23 +580,18 @@ static int fix_samples(gk_build *b, gk_table *st, double shift)
         return pk_gk_oom(r);
     size_t nv = p->n_value_types, n_stacks = pk_gk_table_rows(b->t[T_STACKS]);
     int64_t sh = (int64_t)llround(shift * 1e6);
-    gk_tables *o = b->owner[T_STACKS];
-    const uint32_t *ids = cache(&o->stack_ids, &o->n_stack_ids, n_stacks);
-    if (!ids)
+    const gk_srow *rows = stack_rows(b);
+    if (!rows)
         return pk_gk_oom(r);
-    const gk_col *prefix = &b->t[T_STACKS]->col[COL_PREFIX];
     size_t end = st->first + st->count;
     for (size_t k = st->first; k < end; k++) {
-        /* The stack table is read in sample order, at random: ask for the
-         * memo and the prefix cell of a later sample's row ahead of time. */
+        /* The stack table is read in sample order, at random: ask for a
+         * later sample's row ahead of time. */
         enum { AHEAD = 16 };
         if (k + AHEAD < end) {
             uint32_t ahead = p->sample_stack[k + AHEAD];
-            if (ahead < n_stacks) {
-                __builtin_prefetch(&ids[ahead]);
-                if (ahead < prefix->n)
-                    __builtin_prefetch(&prefix->v[ahead]);
-            }
+            if (ahead < n_stacks)
+                __builtin_prefetch(&rows[ahead]);
         }
         uint32_t idx = p->sample_stack[k], id = 0;
         if (idx == PROFKIT_NONE)
@@ -499,8 +599,8 @@ static int fix_samples(gk_build *b, gk_table *st, double shift)
         if (idx >= n_stacks)
             return table_fail(b, T_SAMPLES, k - st->first, "stack %u out of range (the stackTable has %zu entries)",
                               idx, n_stacks);
-        if (ids[idx] < IN_PROGRESS) { /* made for an earlier sample */
-            id = ids[idx];
+        if (rows[idx].id < IN_PROGRESS) { /* made for an earlier sample */
+            id = rows[idx].id;
         } else {
             int rc = stack_id(b, idx, &id);
             if (rc < 0)
@@ -698,8 +798,9 @@ static int build_thread(gk_reader *r, gk_thread *th)
         if (o && o->cache_owner != b.strings_owner) {
             free(o->func_ids);
             free(o->frame_ids);
-            free(o->stack_ids);
-            o->func_ids = o->frame_ids = o->stack_ids = NULL;
+            free(o->srows);
+            o->func_ids = o->frame_ids = NULL;
+            o->srows = NULL;
             o->cache_owner = b.strings_owner;
         }
     }

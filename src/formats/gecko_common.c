@@ -107,7 +107,7 @@ static void tables_free(gk_tables *t)
     free(t->locs);
     free(t->func_ids);
     free(t->frame_ids);
-    free(t->stack_ids);
+    free(t->srows);
     memset(t, 0, sizeof *t);
 }
 

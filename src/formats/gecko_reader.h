@@ -120,6 +120,17 @@ typedef struct gk_loc {
 } gk_loc;
 #define GK_LOC_ADDRESS UINT32_MAX
 
+/* A stackTable row as the stack resolution reads it, one cache line away
+ * instead of three (two columns of cells and the memo): the prefix row
+ * (GK_SROW_ROOT for none) and the frame row when their cells are plain
+ * indexes in range, else GK_SROW_CELL (the cell is read again, for its
+ * error); `id` is the model stack once made (PROFKIT_NONE until then). */
+typedef struct gk_srow {
+    uint32_t prefix, frame, id;
+} gk_srow;
+#define GK_SROW_ROOT UINT32_MAX
+#define GK_SROW_CELL (UINT32_MAX - 1)
+
 /* Tables, strings and the model ids already made from them. */
 typedef struct gk_tables {
     gk_table t[T_COUNT];
@@ -129,8 +140,10 @@ typedef struct gk_tables {
     pk_json_text text; /* JSON text of captured cells: [u32 length][bytes] */
     /* caches, valid for the strings owner `cache_owner` */
     const struct gk_tables *cache_owner;
-    uint32_t *str_ids, *func_ids, *frame_ids, *stack_ids;
-    size_t n_str_ids, n_func_ids, n_frame_ids, n_stack_ids;
+    uint32_t *str_ids, *func_ids, *frame_ids;
+    size_t n_str_ids, n_func_ids, n_frame_ids;
+    gk_srow *srows; /* the stackTable's rows with their model stacks */
+    size_t srows_frames; /* rows of the frameTable the frame indexes were checked against */
     gk_loc *locs; /* per string index of this owner: frames sharing a location string */
     size_t n_locs;
 } gk_tables;
