@@ -15,6 +15,7 @@
 
 struct pk_json {
     yajl_handle h;
+    yajl_callbacks cbs;     /* this parser's own: skipping unsets the scalar ones */
     profkit_read_ctx *ctx;
     pk_json_fn fn;
     void *payload;
@@ -229,6 +230,19 @@ static int emit(pk_json *j, pk_json_event *ev)
         }                                        \
     } while (0)
 
+/* The end of a container inside a skipped value; the skipped value's own
+ * end ends the skip. */
+#define SKIPPED_END(c, type)                     \
+    do {                                         \
+        pk_json *j_ = (c);                       \
+        if (j_->skip) {                          \
+            j_->last = (type);                   \
+            if (--j_->skip == 0)                 \
+                skip_done(j_);                   \
+            return 1;                            \
+        }                                        \
+    } while (0)
+
 static int cb_null(void *c)
 {
     SKIPPED(c, PK_JSON_NULL, 0);
@@ -265,9 +279,10 @@ static int cb_map_start(void *c)
     pk_json_event ev = { PK_JSON_MAP_START, NULL, 0, 0 };
     return emit(c, &ev);
 }
+static void skip_done(pk_json *j);
 static int cb_map_end(void *c)
 {
-    SKIPPED(c, PK_JSON_MAP_END, -1);
+    SKIPPED_END(c, PK_JSON_MAP_END);
     pk_json_event ev = { PK_JSON_MAP_END, NULL, 0, 0 };
     return emit(c, &ev);
 }
@@ -279,17 +294,35 @@ static int cb_array_start(void *c)
 }
 static int cb_array_end(void *c)
 {
-    SKIPPED(c, PK_JSON_ARRAY_END, -1);
+    SKIPPED_END(c, PK_JSON_ARRAY_END);
     pk_json_event ev = { PK_JSON_ARRAY_END, NULL, 0, 0 };
     return emit(c, &ev);
 }
-
-void pk_json_skip_value(pk_json *j) { j->skip = 1; }
 
 static const yajl_callbacks callbacks = {
     cb_null, cb_bool, NULL, NULL, cb_number, cb_string,
     cb_map_start, cb_key, cb_map_end, cb_array_start, cb_array_end,
 };
+
+/*
+ * Inside a skipped value only the containers' starts and ends matter (they
+ * count the depth), so the scalar callbacks are unset: yajl checks every
+ * token all the same, but calls nothing for a scalar (and does not unescape
+ * a string) when its callback is NULL. yajl reads the callbacks through the
+ * pointer given to yajl_alloc, at each token; were it to copy them instead,
+ * the scalar callbacks would still be called and skip them as before.
+ */
+void pk_json_skip_value(pk_json *j)
+{
+    j->skip = 1;
+    j->cbs.yajl_null = NULL;
+    j->cbs.yajl_boolean = NULL;
+    j->cbs.yajl_number = NULL;
+    j->cbs.yajl_string = NULL;
+    j->cbs.yajl_map_key = NULL;
+}
+
+static void skip_done(pk_json *j) { j->cbs = callbacks; }
 
 /* Advances the position of the next chunk past this one. */
 static void advance(pk_json *j)
@@ -352,7 +385,8 @@ static int open_parser(pk_json *j, profkit_read_ctx *ctx, pk_json_fn fn, void *p
     j->payload = payload;
     j->line0 = 1;
     j->col0 = 1;
-    j->h = yajl_alloc(&callbacks, NULL, j);
+    j->cbs = callbacks;
+    j->h = yajl_alloc(&j->cbs, NULL, j);
     if (!j->h)
         return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
     /* Strings are kept as bytes; UTF-8 validity is not ours to enforce. */
