@@ -284,10 +284,10 @@ static int location(gk_build *b, size_t row, int64_t v, const gk_loc **out, uint
 {
     const char *s = NULL;
     size_t len = 0;
-    int rc = string_view(b, T_FRAMES, row, v, &s, &len);
-    if (rc < 0)
-        return rc;
+    int rc;
     gk_tables *o = b->strings_owner;
+    if (!o || v < 0 || (uint64_t)v >= o->strings.n) /* its error */
+        return string_view(b, T_FRAMES, row, v, &s, &len);
     if (o->locs && o->n_locs != o->strings.n) { /* another string table came */
         free(o->locs);
         o->locs = NULL;
@@ -301,7 +301,9 @@ static int location(gk_build *b, size_t row, int64_t v, const gk_loc **out, uint
             o->locs[k].function = PROFKIT_NONE;
         o->n_locs = o->strings.n;
     }
-    gk_loc *l = &o->locs[v]; /* string_view checked v < strings.n == n_locs */
+    gk_loc *l = &o->locs[v]; /* v < strings.n == n_locs */
+    if (l->function == PROFKIT_NONE || l->column == GK_LOC_ADDRESS) /* the text is read */
+        string_view(b, T_FRAMES, row, v, &s, &len);
     if (l->function == PROFKIT_NONE) {
         pk_gecko_location loc;
         pk_gecko_parse_location(s, len, &loc);

@@ -150,13 +150,22 @@ static double slow_number(const char *s, size_t len)
 
 double pk_json_number(const char *s, size_t len)
 {
-    if (len - 1 < 9) { /* 1 to 9 digits, the indexes of large tables: exact */
-        uint32_t v = 0;
-        size_t k = 0;
-        for (; k < len && (unsigned)(s[k] - '0') <= 9; k++)
-            v = v * 10 + (uint32_t)(s[k] - '0');
+    if (len - 1 < 15) { /* 1 to 15 characters of digits, maybe with a '.': exact */
+        uint64_t v = 0;
+        size_t k = 0, dot = len;
+        for (; k < len; k++) {
+            unsigned d = (unsigned)(s[k] - '0');
+            if (d <= 9)
+                v = v * 10 + d;
+            else if (s[k] == '.' && dot == len && k > 0 && k + 1 < len)
+                dot = k;
+            else
+                break;
+        }
+        /* at most 15 digits: below 2^53, so v and v / 10^f are exact or
+         * correctly rounded, as the general path computes them */
         if (k == len)
-            return (double)v;
+            return dot == len ? (double)v : (double)v / pow10_exact[len - 1 - dot];
     }
     size_t i = 0;
     int neg = 0;
