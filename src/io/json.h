@@ -86,7 +86,8 @@ double pk_json_number(const char *s, size_t len);
  * Called by the callback while it handles a MAP_START or ARRAY_START: the
  * events inside that value, and its end, are not delivered (yajl still
  * checks their syntax). Skipping in the parser, not in the callback, saves
- * a call per event of a large unwanted value.
+ * a call per event of a large unwanted value; for its scalars yajl calls
+ * nothing at all (their callbacks are unset until the value ends).
  */
 void pk_json_skip_value(pk_json *j);
 
