@@ -211,6 +211,11 @@ typedef struct profkit_read_options {
     int skip_markers;       /* do not keep markers (Gecko, processed Firefox):
                                for analyses that never use them; their JSON
                                is still parsed, not checked or stored */
+    int skip_inuse;         /* the caller reads no inuse_objects/inuse_space:
+                               a reader that finds them by matching frees
+                               with allocations (bsprof) skips that, leaves
+                               them 0 and does not count or report frees
+                               that matched nothing */
 } profkit_read_options;
 
 /*

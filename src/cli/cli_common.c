@@ -101,6 +101,7 @@ int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *
         ro.on_progress = tty ? on_progress : NULL;
         ro.payload = &pr;
         ro.skip_markers = in->skip_markers;
+        ro.skip_inuse = in->skip_inuse;
         profkit_error err;
         profkit_profile *p;
         int rc = profkit_profile_read_file(&p, files[i], &ro, &err);
@@ -228,6 +229,16 @@ static int report_failed(const char *cmd, const profkit_error *err)
     return err->code == PROFKIT_EINVAL ? cli_usage(cmd, "%s", err->message) : cli_error(err);
 }
 
+/*
+ * Whether a report reads what is still allocated at the end (inuse_*
+ * values): `mem` does, the others only when --value names one. (A format
+ * whose reader skips them, bsprof, defaults to cpu.)
+ */
+static int reads_inuse(const char *cmd, const profkit_report_options *ro)
+{
+    return strcmp(cmd, "mem") == 0 || (ro->value && strncmp(ro->value, "inuse_", 6) == 0);
+}
+
 int cli_report_main(const char *cmd, const char *help, const struct option *opts, int argc,
                     char **argv, profkit_report_options *ro, cli_report_fn report)
 {
@@ -236,6 +247,7 @@ int cli_report_main(const char *cmd, const char *help, const struct option *opts
     if (rc >= 0)
         return rc;
     in.skip_markers = 1; /* no report shows markers */
+    in.skip_inuse = !reads_inuse(cmd, ro);
     if (optind >= argc)
         return cli_usage(cmd, "no input file");
     profkit_profile *p;
@@ -256,6 +268,7 @@ int cli_report2_main(const char *cmd, const char *help, const struct option *opt
     if (rc >= 0)
         return rc;
     in.skip_markers = 1;
+    in.skip_inuse = !reads_inuse(cmd, ro);
     if (argc - optind != 2)
         return cli_usage(cmd, argc - optind < 2 ? "needs two input files, BASE and NEW"
                                                 : "takes two input files, BASE and NEW, not %d",

@@ -320,6 +320,7 @@ typedef struct reader {
     size_t n_rows, cap_rows;
 
     pk_live_table live;
+    int match_frees; /* 0 with skip_inuse: no live table, inuse_* stay 0 */
     uint64_t n_entries, n_mem_ops, unmatched_frees, first_unmatched;
 
     data_entry batch[BATCH]; /* decoded data entries waiting to be applied */
@@ -752,7 +753,8 @@ static int batch_apply(reader *r)
             PREFETCH(r->acc + (size_t)row * N_VALUES);
         /* Without a branch on the kind (it is random), CPU entries too
          * prefetch the bucket their first value would hash to: harmless. */
-        PREFETCH(pk_live_home(&r->live, d[k].a));
+        if (r->match_frees)
+            PREFETCH(pk_live_home(&r->live, d[k].a));
     }
     /* Second pass, in stream order: frees matched with allocations, CPU
      * and call counts added to their value rows. */
@@ -760,6 +762,8 @@ static int batch_apply(reader *r)
         const data_entry *e = &d[k];
         if (PK_LIKELY(e->kind <= D_FREE)) {
             r->n_mem_ops++;
+            if (!r->match_frees)
+                continue;
             if (e->kind == D_ALLOC) {
                 if (PK_UNLIKELY(pk_live_put(&r->live, e->a, e->b, e->row) != 0))
                     return out_of_memory(r);
@@ -1305,6 +1309,7 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
     r.ctx = ctx;
     r.in.src = ctx->src;
     r.pe_in_order = 1;
+    r.match_frees = !ctx->opts->skip_inuse;
     int rc = 0;
     profkit_cursor cur;
     uint64_t hsize = 0, hsize_at = 0;
@@ -1495,7 +1500,7 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
         }
     }
     pk_live_free(&r.live);
-    if (r.n_mem_ops && meta_u64(p, "unmatched_frees", r.unmatched_frees) != 0) {
+    if (r.match_frees && r.n_mem_ops && meta_u64(p, "unmatched_frees", r.unmatched_frees) != 0) {
         rc = out_of_memory(&r);
         goto done;
     }

@@ -39,6 +39,21 @@ for lines in 0 1; do
       expect_eq "unmatched frees ($(basename "$f"))" "$want" "$(sed -n 's/^  unmatched_frees: //p' "$TMP/info")"
       expect_eq "line_data ($(basename "$f"))" "$lines" "$(sed -n 's/^  line_data: //p' "$TMP/info")"
     done
+    # Reports that show no inuse_* value do not match frees (skip_inuse):
+    # same figures, no word about unmatched frees; mem and --value inuse_*
+    # still match them.
+    for v in calls alloc_objects free_objects inuse_objects; do
+      tot=$(grep "^$v " "$g.expect" | awk '{s += $NF} END {print s + 0}')
+      "$PROFKIT" top -n 1 --value "$v" "$g.bsprof" > "$TMP/top" 2> "$TMP/top.err"
+      expect_eq "top --value $v total (lines=$lines uniform=$uniform)" "$tot" \
+        "$(sed -n 's/^Value: .*, total \([0-9]*\).*/\1/p' "$TMP/top")"
+      case $v in
+        inuse_*) grep -q "matched no live allocation" "$TMP/top.err" && pass || fail "top --value $v: no unmatched-frees warning" ;;
+        *) grep -q "matched no live allocation" "$TMP/top.err" && fail "top --value $v warned about unmatched frees" || pass ;;
+      esac
+    done
+    "$PROFKIT" mem -n 1 "$g.bsprof" > /dev/null 2> "$TMP/mem.err"
+    grep -q "matched no live allocation" "$TMP/mem.err" && pass || fail "mem: no unmatched-frees warning"
   done
 done
 

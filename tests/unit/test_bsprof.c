@@ -350,6 +350,32 @@ static void memory_operations(void **state)
     profkit_error err;
     assert_int_equal(read_buf(&p, b.d, b.n, 1, &err), PROFKIT_ECORRUPT);
     assert_null(p);
+
+    /* With skip_inuse (reports that show no inuse_* value) frees are not
+     * matched: every other value is the same, inuse_* are 0, and nothing
+     * is said about frees that matched nothing, even with --strict. */
+    profkit_profile *full = read_ok(&b);
+    profkit_read_options ro;
+    memset(&ro, 0, sizeof(ro));
+    ro.format = "bsprof";
+    ro.strict = 1;
+    ro.skip_inuse = 1;
+    ro.on_warning = on_warning;
+    n_warn = 0;
+    assert_int_equal(profkit_profile_read_memory(&p, b.d, b.n, "t.bsprof", &ro, &err), 0);
+    assert_int_equal(n_warn, 0);
+    assert_null(profkit_meta_get(p, "unmatched_frees"));
+    assert_int_equal(total(p, "inuse_objects"), 0);
+    assert_int_equal(total(p, "inuse_space"), 0);
+    static const char *const same[] = { "cpu", "wall", "calls", "alloc_objects", "alloc_space",
+                                        "free_objects" };
+    for (size_t v = 0; v < sizeof(same) / sizeof(same[0]); v++) {
+        assert_int_equal(total(p, same[v]), total(full, same[v]));
+        assert_int_equal(value_at(p, same[v], 0, parse), value_at(full, same[v], 0, parse));
+        assert_int_equal(value_at(p, same[v], 1, "load:30"), value_at(full, same[v], 1, "load:30"));
+    }
+    profkit_profile_free(full);
+    profkit_profile_free(p);
 }
 
 /* Sizes of 2^31 and more live beside the live table's slots: each must come
