@@ -250,6 +250,7 @@ typedef struct pelem {
     uint32_t thread;       /* model thread of the root element's module */
     uint32_t parent_stack; /* model stack of the caller chain */
     uint32_t next;         /* row cache slot to replace next */
+    uint32_t evicted;      /* the row cache let a row go (to line_rows) */
 } pelem;
 
 /*
@@ -313,7 +314,7 @@ typedef struct reader {
      * order (the usual case): id N is index N - 1, no lookup needed. */
     int pe_in_order;
 
-    map64 line_rows; /* (pe index << 32 | line offset) -> row (line data only) */
+    map64 line_rows; /* (pe index << 32 | line offset) -> row, for rows a row cache let go */
     map64 row_ids;   /* (stack << 32 | thread) -> row */
     uint32_t *row_stack, *row_thread;
     int64_t *acc; /* N_VALUES per row */
@@ -532,16 +533,13 @@ static int rows_reserve(reader *r)
     return 0;
 }
 
-/* The value row of (stack, thread), created on first use; EMPTY on ENOMEM. */
-static uint32_t row_of(reader *r, uint32_t stack, uint32_t thread)
+/* A new value row for (stack, thread), which has none; EMPTY on ENOMEM. */
+static uint32_t new_row(reader *r, uint32_t stack, uint32_t thread)
 {
     uint64_t key = ((uint64_t)stack << 32) | thread;
-    uint32_t row = map64_get(&r->row_ids, key);
-    if (row != EMPTY)
-        return row;
     if (rows_reserve(r) != 0)
         return EMPTY;
-    row = (uint32_t)r->n_rows;
+    uint32_t row = (uint32_t)r->n_rows;
     if (map64_put(&r->row_ids, key, row) < 0)
         return EMPTY;
     r->n_rows++;
@@ -549,6 +547,13 @@ static uint32_t row_of(reader *r, uint32_t stack, uint32_t thread)
     r->row_thread[row] = thread;
     memset(r->acc + (size_t)row * N_VALUES, 0, N_VALUES * sizeof(int64_t));
     return row;
+}
+
+/* The value row of (stack, thread), created on first use; EMPTY on ENOMEM. */
+static uint32_t row_of(reader *r, uint32_t stack, uint32_t thread)
+{
+    uint32_t row = map64_get(&r->row_ids, ((uint64_t)stack << 32) | thread);
+    return row != EMPTY ? row : new_row(r, stack, thread);
 }
 
 /* Moves the memory operations slot k of c counted into its value row. */
@@ -570,21 +575,33 @@ static PK_NOINLINE uint32_t entry_row_slow(reader *r, uint32_t i, uint32_t off, 
 {
     pelem *e = &r->pe[i];
     pe_rows *c = &r->pe_row[i];
-    uint64_t key = ((uint64_t)i << 32) | off;
-    uint32_t row = r->line_data ? map64_get(&r->line_rows, key) : EMPTY;
+    /* line_rows holds the rows row caches let go of: while this element's
+     * cache has let none go, an offset it does not hold is a new one. */
+    uint32_t row = e->evicted ? map64_get(&r->line_rows, ((uint64_t)i << 32) | off) : EMPTY;
     if (row == EMPTY) {
-        uint32_t frame = frame_of(r->p, e->function, r->line_data ? line_at(e->line, off) : e->line);
-        uint32_t stack = frame == PROFKIT_NONE ? PROFKIT_NONE
-                                               : profkit_stack_intern(r->p, e->parent_stack, frame);
-        if (stack == PROFKIT_NONE || (row = row_of(r, stack, e->thread)) == EMPTY)
+        profkit_profile *p = r->p;
+        size_t frames = p->n_frames, stacks = p->n_stacks;
+        uint32_t frame = frame_of(p, e->function, r->line_data ? line_at(e->line, off) : e->line);
+        if (frame == PROFKIT_NONE)
             return EMPTY;
-        if (r->line_data && map64_put(&r->line_rows, key, row) < 0)
+        /* A new frame makes a new stack, and a new stack a new row: those
+         * need no lookup. */
+        uint32_t stack = p->n_frames > frames ? profkit_stack_append(p, e->parent_stack, frame)
+                                              : profkit_stack_intern(p, e->parent_stack, frame);
+        if (stack == PROFKIT_NONE)
+            return EMPTY;
+        row = p->n_stacks > stacks ? new_row(r, stack, e->thread) : row_of(r, stack, e->thread);
+        if (row == EMPTY)
             return EMPTY;
     }
     uint32_t k = e->next;
     e->next = (k + 1) % PE_CACHE;
-    if (c->row[k] != EMPTY)
+    if (c->row[k] != EMPTY) {
         flush_slot(r, c, k);
+        if (map64_put(&r->line_rows, ((uint64_t)i << 32) | c->off[k], c->row[k]) < 0)
+            return EMPTY;
+        e->evicted = 1;
+    }
     c->row[k] = row;
     c->off[k] = off;
     *slot = k;
