@@ -21,6 +21,7 @@ typedef struct profkit_ltree {
     uint32_t *child_start; /* children of i: children[child_start[i] .. child_start[i+1]) */
     uint32_t *children;   /* sorted by label bytes */
     int64_t grand_total;  /* total[0] */
+    uint32_t *stack_node; /* stack_node[s]: the node of model stack s */
     profkit_strtab labels;
 } profkit_ltree;
 
@@ -35,6 +36,14 @@ typedef struct profkit_ltree_options {
 int profkit_ltree_build(profkit_ltree *t, const profkit_profile *p,
                         const profkit_ltree_options *o, profkit_error *err);
 void profkit_ltree_free(profkit_ltree *t);
+/*
+ * The self value of every node of t (built from p) for another value type
+ * (and thread, PROFKIT_NONE = all): a new array of t->n entries, or NULL
+ * when out of memory. The same as building the tree again for that value
+ * and reading its self[], without building it.
+ */
+int64_t *profkit_ltree_self(const profkit_ltree *t, const profkit_profile *p, uint32_t value,
+                            uint32_t thread);
 
 /*
  * Sums the chosen value per stack id over rows of the chosen thread

@@ -52,6 +52,7 @@ void profkit_ltree_free(profkit_ltree *t)
     free(t->total);
     free(t->child_start);
     free(t->children);
+    free(t->stack_node);
     profkit_strtab_free(&t->labels);
     memset(t, 0, sizeof(*t));
 }
@@ -125,17 +126,23 @@ int profkit_ltree_build(profkit_ltree *t, const profkit_profile *p,
     for (size_t i = 0; i < t->n; i++)
         t->child_start[i + 1] += t->child_start[i];
     {
-        uint32_t *fill = stack_node; /* reuse as cursor per node */
+        /* a cursor per node */
+        uint32_t *fill = malloc(t->n * sizeof(uint32_t));
+        if (!fill)
+            goto done;
         for (size_t i = 0; i < t->n; i++)
             fill[i] = t->child_start[i];
         for (size_t i = 1; i < t->n; i++)
             t->children[fill[t->parent[i]]++] = (uint32_t)i;
+        free(fill);
     }
     for (size_t i = 0; i < t->n; i++) {
         size_t a = t->child_start[i], b = t->child_start[i + 1];
         if (b - a > 1 && profkit_sort_u32(t->children + a, b - a, by_label, t) != 0)
             goto done;
     }
+    t->stack_node = stack_node;
+    stack_node = NULL;
     rc = 0;
 done:
     free(stack_self);
@@ -147,4 +154,18 @@ done:
         profkit_error_set(err, rc, NULL, -1, "out of memory building the call tree");
     }
     return rc;
+}
+
+int64_t *profkit_ltree_self(const profkit_ltree *t, const profkit_profile *p, uint32_t value,
+                            uint32_t thread)
+{
+    int64_t *stack_self = NULL, *self = calloc(t->n ? t->n : 1, sizeof(int64_t));
+    if (!self || profkit_stack_self(p, value, thread, &stack_self) != 0) {
+        free(self);
+        return NULL;
+    }
+    for (size_t s = 0; s < p->n_stacks; s++)
+        profkit_sat_addto(&self[t->stack_node[s]], stack_self[s]);
+    free(stack_self);
+    return self;
 }

@@ -86,21 +86,20 @@ int profkit_mem_compute(profkit_mem *m, const profkit_profile *p, uint32_t threa
         if (t < p->n_threads)
             add_row(&m->threads[t], v);
     }
-    /* One label tree per value: every build has the same nodes in the same
-     * order, so a node's self value in each is that path's value. The last
-     * tree is kept to label the paths. Frees belong to the freeing path,
-     * not listed here. */
+    /* One label tree (its nodes do not depend on the value), and each
+     * value's self per node: that path's value. Frees belong to the
+     * freeing path, not listed here. */
     for (int i = 0; i < M_N; i++) {
         if (i == M_FOBJ || vt[i] == PROFKIT_NONE)
             continue;
-        profkit_ltree_free(&m->tree);
-        profkit_ltree_options lo = { vt[i], thread, by_line, 1 };
-        if ((rc = profkit_ltree_build(&m->tree, p, &lo, err)) != 0)
+        if (!m->tree.n) {
+            profkit_ltree_options lo = { vt[i], thread, by_line, 1 };
+            if ((rc = profkit_ltree_build(&m->tree, p, &lo, err)) != 0)
+                goto done;
+            rc = PROFKIT_ENOMEM;
+        }
+        if (!(self[i] = profkit_ltree_self(&m->tree, p, vt[i], thread)))
             goto done;
-        rc = PROFKIT_ENOMEM;
-        if (!(self[i] = malloc(m->tree.n * sizeof(int64_t))))
-            goto done;
-        memcpy(self[i], m->tree.self, m->tree.n * sizeof(int64_t));
     }
     if (!(m->paths = calloc(m->tree.n ? m->tree.n : 1, sizeof(profkit_mem_row))))
         goto done;

@@ -316,6 +316,47 @@ static void ltree_merges_labels(void **state)
     profkit_profile_free(p);
 }
 
+static void ltree_self_of_another_value(void **state)
+{
+    (void)state;
+    /* Two value types, two threads: the self values of a tree built for
+     * one, asked for the other (and a thread), are those of a tree built
+     * for that other. */
+    profkit_profile *p = profkit_profile_new();
+    profkit_value_type_add(p, "objects", "count");
+    profkit_value_type_add(p, "space", "bytes");
+    uint32_t t0 = profkit_thread_add(p, "main", "", -1, -1), t1 = profkit_thread_add(p, "io", "", -1, -1);
+    uint32_t m = frame_named(p, "main", 0), x1 = frame_named(p, "x", 1), x2 = frame_named(p, "x", 2);
+    uint32_t s1 = profkit_stack_intern(p, profkit_stack_intern(p, 0, m), x1);
+    uint32_t s2 = profkit_stack_intern(p, profkit_stack_intern(p, 0, m), x2);
+    int64_t v[][2] = { { 1, 100 }, { 2, 0 }, { 0, 7 }, { 5, 50 } };
+    profkit_sample_add(p, s1, t0, v[0]);
+    profkit_sample_add(p, s2, t0, v[1]);
+    profkit_sample_add(p, profkit_stack_intern(p, 0, m), t1, v[2]);
+    profkit_sample_add(p, s1, t1, v[3]);
+    profkit_error err;
+    for (uint32_t th = 0; th < 3; th++) {
+        uint32_t thread = th == 2 ? PROFKIT_NONE : th;
+        profkit_ltree a, b;
+        profkit_ltree_options oa = { 0, thread, 0, 0 }, ob = { 1, thread, 0, 0 };
+        assert_int_equal(profkit_ltree_build(&a, p, &oa, &err), 0);
+        assert_int_equal(profkit_ltree_build(&b, p, &ob, &err), 0);
+        assert_int_equal(a.n, b.n);
+        int64_t *self = profkit_ltree_self(&a, p, 1, thread);
+        assert_non_null(self);
+        int64_t sum = 0;
+        for (size_t i = 0; i < a.n; i++) {
+            assert_int_equal(self[i], b.self[i]);
+            sum += self[i];
+        }
+        assert_int_equal(sum, th == 0 ? 100 : th == 1 ? 57 : 157);
+        free(self);
+        profkit_ltree_free(&a);
+        profkit_ltree_free(&b);
+    }
+    profkit_profile_free(p);
+}
+
 static void labels_and_units(void **state)
 {
     (void)state;
@@ -365,6 +406,7 @@ int main(void)
         cmocka_unit_test(top_counts_recursion_once),
         cmocka_unit_test(top_sort_first_matches_full_sort),
         cmocka_unit_test(ltree_merges_labels),
+        cmocka_unit_test(ltree_self_of_another_value),
         cmocka_unit_test(labels_and_units),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
