@@ -325,8 +325,10 @@ static void ltree_self_of_another_value(void **state)
     profkit_profile *p = profkit_profile_new();
     profkit_value_type_add(p, "objects", "count");
     profkit_value_type_add(p, "space", "bytes");
-    uint32_t t0 = profkit_thread_add(p, "main", "", -1, -1), t1 = profkit_thread_add(p, "io", "", -1, -1);
-    uint32_t m = frame_named(p, "main", 0), x1 = frame_named(p, "x", 1), x2 = frame_named(p, "x", 2);
+    uint32_t t0 = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t t1 = profkit_thread_add(p, "io", "", -1, -1);
+    uint32_t m = frame_named(p, "main", 0), x1 = frame_named(p, "x", 1);
+    uint32_t x2 = frame_named(p, "x", 2);
     uint32_t s1 = profkit_stack_intern(p, profkit_stack_intern(p, 0, m), x1);
     uint32_t s2 = profkit_stack_intern(p, profkit_stack_intern(p, 0, m), x2);
     int64_t v[][2] = { { 1, 100 }, { 2, 0 }, { 0, 7 }, { 5, 50 } };
