@@ -216,6 +216,9 @@ typedef struct profkit_read_options {
                                with allocations (bsprof) skips that, leaves
                                them 0 and does not count or report frees
                                that matched nothing */
+    int skip_lines;         /* the caller keys nothing by line: a reader may
+                               give frames their function's definition line
+                               instead (bsprof: fewer rows) */
 } profkit_read_options;
 
 /*

@@ -24,6 +24,7 @@ typedef struct cli_input {
     size_t n_binaries;
     int skip_markers;   /* the command never shows markers: do not keep them */
     int skip_inuse;     /* nor what is still allocated at the end */
+    int skip_lines;     /* nor lines */
 } cli_input;
 
 /* Long options for cli_input, to splice into a getopt_long table. */

@@ -102,6 +102,7 @@ int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *
         ro.payload = &pr;
         ro.skip_markers = in->skip_markers;
         ro.skip_inuse = in->skip_inuse;
+        ro.skip_lines = in->skip_lines;
         profkit_error err;
         profkit_profile *p;
         int rc = profkit_profile_read_file(&p, files[i], &ro, &err);
@@ -248,6 +249,7 @@ int cli_report_main(const char *cmd, const char *help, const struct option *opts
         return rc;
     in.skip_markers = 1; /* no report shows markers */
     in.skip_inuse = !reads_inuse(cmd, ro);
+    in.skip_lines = ro->by != PROFKIT_BY_LINE;
     if (optind >= argc)
         return cli_usage(cmd, "no input file");
     profkit_profile *p;
@@ -269,6 +271,7 @@ int cli_report2_main(const char *cmd, const char *help, const struct option *opt
         return rc;
     in.skip_markers = 1;
     in.skip_inuse = !reads_inuse(cmd, ro);
+    in.skip_lines = ro->by != PROFKIT_BY_LINE;
     if (argc - optind != 2)
         return cli_usage(cmd, argc - optind < 2 ? "needs two input files, BASE and NEW"
                                                 : "takes two input files, BASE and NEW, not %d",

@@ -303,6 +303,8 @@ typedef struct reader {
     profkit_read_ctx *ctx;
     input in;
     int line_data;
+    int lines; /* frames carry lines: line data, and no skip_lines (else every
+                  offset reads as 0 and frames take definition lines) */
 
     idtab strings; /* bsprof string id -> model string id */
     idtab modules; /* module id -> model thread */
@@ -581,7 +583,7 @@ static PK_NOINLINE uint32_t entry_row_slow(reader *r, uint32_t i, uint32_t off, 
     if (row == EMPTY) {
         profkit_profile *p = r->p;
         size_t frames = p->n_frames, stacks = p->n_stacks;
-        uint32_t frame = frame_of(p, e->function, r->line_data ? line_at(e->line, off) : e->line);
+        uint32_t frame = frame_of(p, e->function, r->lines ? line_at(e->line, off) : e->line);
         if (frame == PROFKIT_NONE)
             return EMPTY;
         /* A new frame makes a new stack, and a new stack a new row: those
@@ -847,7 +849,7 @@ static inline uint64_t varint_value(const uint8_t *p, unsigned len)
  * flag: the fast path reads it from a table instead of branching on the
  * type and operation, which follow no pattern.
  */
-static void build_shapes(entry_shape shapes[32], unsigned ld)
+static void build_shapes(entry_shape shapes[32], unsigned ld, unsigned lines)
 {
     for (unsigned low = 0; low < 32; low++) {
         unsigned type = low & 7, op = low >> 3;
@@ -858,14 +860,14 @@ static void build_shapes(entry_shape shapes[32], unsigned ld)
             sh->kind = op == 0 ? D_ALLOC : D_FREE;
             sh->shift = 5;
             sh->nf = (uint8_t)(ld + (op == 0 ? 2 : 1));
-            sh->off = ld ? 0 : 3;
+            sh->off = lines ? 0 : 3;
             sh->a = (uint8_t)ld;
             sh->b = op == 0 ? (uint8_t)(ld + 1) : 3;
         } else if (type == 4) { /* [line offset], cpu, wall */
             sh->kind = D_CPU;
             sh->shift = 3;
             sh->nf = (uint8_t)(ld + 2);
-            sh->off = ld ? 0 : 3;
+            sh->off = lines ? 0 : 3;
             sh->a = (uint8_t)ld;
             sh->b = (uint8_t)(ld + 1);
         } else if (type == 5) { /* count; a call count is the function's: its definition line */
@@ -873,7 +875,7 @@ static void build_shapes(entry_shape shapes[32], unsigned ld)
             sh->shift = 3;
             sh->nf = 1;
             sh->a = 0;
-            sh->off_default = (uint8_t)ld;
+            sh->off_default = (uint8_t)lines;
         } else {
             continue;
         }
@@ -1119,7 +1121,7 @@ static int read_path_element(reader *r, profkit_cursor *c, uint64_t start, uint6
     } else {
         const pelem *ce = &r->pe[caller_i];
         uint32_t frame = frame_of(r->p, ce->function,
-                                  r->line_data ? line_at(ce->line, call_off) : ce->line);
+                                  r->lines ? line_at(ce->line, call_off) : ce->line);
         e.thread = ce->thread;
         e.parent_stack = frame == PROFKIT_NONE ? PROFKIT_NONE
                                                : profkit_stack_intern(r->p, ce->parent_stack, frame);
@@ -1171,7 +1173,7 @@ static int read_memory_op(reader *r, profkit_cursor *c, uint64_t start, uint64_t
     FIELD(kind, "address", addr, 0);
     if (op == OP_ALLOC)
         FIELD(kind, "size", size, 0);
-    stage(r, op == OP_ALLOC ? D_ALLOC : D_FREE, i, (uint32_t)off, addr, size, start);
+    stage(r, op == OP_ALLOC ? D_ALLOC : D_FREE, i, r->lines ? (uint32_t)off : 0, addr, size, start);
     return F_OK;
 }
 
@@ -1194,9 +1196,9 @@ static int read_values(reader *r, profkit_cursor *c, uint64_t start, uint64_t id
         FIELD(kind, "wall time", v2, 0);
     } else {
         FIELD(kind, "count", v1, 0);
-        off = r->line_data; /* a call count is the function's: its definition line */
+        off = 1; /* a call count is the function's: its definition line */
     }
-    stage(r, type == 4 ? D_CPU : D_CALLS, i, (uint32_t)off, v1, v2, start);
+    stage(r, type == 4 ? D_CPU : D_CALLS, i, r->lines ? (uint32_t)off : 0, v1, v2, start);
     return F_OK;
 }
 
@@ -1280,7 +1282,8 @@ static int read_header(reader *r, profkit_cursor *c, uint64_t *hsize, uint64_t *
         return F_FAIL;
     }
     r->line_data = lines != 0;
-    build_shapes(r->shapes, (unsigned)r->line_data);
+    r->lines = r->line_data && !r->ctx->opts->skip_lines;
+    build_shapes(r->shapes, (unsigned)r->line_data, (unsigned)r->lines);
     char buf[64];
     snprintf(buf, sizeof(buf), "%" PRIu64 ".%" PRIu64 ".%" PRIu64, major, minor, patch);
     profkit_profile *p = r->p;

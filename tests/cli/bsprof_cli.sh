@@ -88,6 +88,17 @@ expect_status "top --by line --value wall" 0 "$PROFKIT" top -q --by line --value
 grep -q '^     900us  33.71%  33.71%      900us  33.71%          0          -  pkg:/components/Scene.brs:121$' "$TMP/out" \
   && pass || fail "top by line: $(head -4 "$TMP/out")"
 
+# Reports keyed by function read without lines (skip_lines); with
+# --by-line they still have them.
+expect_status "tree --by-line" 0 "$PROFKIT" tree -q --by-line "$D/ok_lines.bsprof"
+grep -q '^     250us  18.52%      250us          0        parseJson:122$' "$TMP/out" \
+  && pass || fail "tree --by-line: $(head -8 "$TMP/out")"
+expect_status "mem --by-line" 0 "$PROFKIT" mem -q --by-line "$D/ok_lines.bsprof"
+grep -q ' main:14;init:42;loadData:81;parseJson:120$' "$TMP/out" \
+  && pass || fail "mem --by-line: $(tail -4 "$TMP/out")"
+expect_status "mem" 0 "$PROFKIT" mem -q "$D/ok_lines.bsprof"
+grep -q ' main;init;loadData;parseJson$' "$TMP/out" && pass || fail "mem: $(tail -4 "$TMP/out")"
+
 # 5. Truncation: a warning, or under --strict an error.
 expect_status "cut stream" 0 "$PROFKIT" info "$D/bad_cut_inside_entry.bsprof"
 expect_status "cut stream, --strict" 1 "$PROFKIT" info --strict "$D/bad_cut_inside_entry.bsprof"

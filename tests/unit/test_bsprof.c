@@ -283,6 +283,27 @@ static void entries_with_line_data(void **state)
     assert_int_equal(total(p, "calls"), 9);
     assert_int_equal(total(p, "alloc_objects"), 0);
     assert_int_equal(n_warn, 0);
+    size_t rows_with_lines = p->n_samples;
+    profkit_profile_free(p);
+
+    /* With skip_lines (reports keyed by function or file) every frame has
+     * its function's definition line: the lines of one function merge,
+     * and the stream is read the same otherwise. */
+    profkit_read_options ro;
+    memset(&ro, 0, sizeof(ro));
+    ro.format = "bsprof";
+    ro.skip_lines = 1;
+    profkit_error err;
+    assert_int_equal(profkit_profile_read_memory(&p, b.d, b.n, "t.bsprof", &ro, &err), 0);
+    assert_int_equal(value_at(p, "cpu", 0, "main:10;load:30;parse:50"), 127);
+    assert_int_equal(value_at(p, "wall", 0, "main:10;load:30;parse:50"), 188);
+    assert_int_equal(value_at(p, "calls", 0, "main:10;load:30;parse:50"), 9);
+    assert_int_equal(value_at(p, "cpu", 0, "main:10"), 5);
+    assert_int_equal(value_at(p, "cpu", 1, "load:30"), 40);
+    assert_int_equal(total(p, "cpu"), 172);
+    assert_int_equal(total(p, "calls"), 9);
+    assert_true(p->n_samples < rows_with_lines);
+    assert_string_equal(profkit_meta_get(p, "line_data"), "1");
     profkit_profile_free(p);
 }
 
@@ -375,6 +396,23 @@ static void memory_operations(void **state)
         assert_int_equal(value_at(p, same[v], 1, "load:30"), value_at(full, same[v], 1, "load:30"));
     }
     profkit_profile_free(full);
+    profkit_profile_free(p);
+
+    /* skip_lines: memory operations too land at definition lines; the
+     * allocation at load:31 and the one at load:30 are one row. */
+    memset(&ro, 0, sizeof(ro));
+    ro.format = "bsprof";
+    ro.skip_lines = 1;
+    assert_int_equal(profkit_profile_read_memory(&p, b.d, b.n, "t.bsprof", &ro, &err), 0);
+    const char *parse0 = "main:10;load:30;parse:50";
+    assert_int_equal(value_at(p, "alloc_objects", 0, parse0), 3);
+    assert_int_equal(value_at(p, "alloc_space", 0, parse0), 464);
+    assert_int_equal(value_at(p, "inuse_space", 0, parse0), 300);
+    assert_int_equal(value_at(p, "free_objects", 0, parse0), 1);
+    assert_int_equal(value_at(p, "free_objects", 0, "main:10;load:30"), 1);
+    assert_int_equal(value_at(p, "inuse_space", 0, "main:10;load:30"), 8);
+    assert_int_equal(value_at(p, "free_objects", 1, "load:30"), 4);
+    assert_string_equal(profkit_meta_get(p, "unmatched_frees"), "3");
     profkit_profile_free(p);
 }
 
@@ -487,6 +525,25 @@ static void memory_counts_past_the_row_cache(void **state)
         assert_int_equal(value_at(p, "free_objects", 0, path), frees);
         assert_int_equal(value_at(p, "alloc_space", 0, path), space);
     }
+    profkit_profile_free(p);
+
+    /* The same through the fast path with skip_lines: one row per path. */
+    profkit_read_options ro;
+    memset(&ro, 0, sizeof(ro));
+    ro.format = "bsprof";
+    ro.skip_lines = 1;
+    assert_int_equal(profkit_profile_read_memory(&p, big, n, "t.bsprof", &ro, &err), 0);
+    const char *parse0 = "main:10;load:30;parse:50";
+    assert_int_equal(value_at(p, "free_objects", 0, parse0), 70000);
+    assert_int_equal(value_at(p, "alloc_space", 0, parse0), (int64_t)70000 * 100000 + 15000000000);
+    int64_t allocs = 0, space = 0;
+    for (uint64_t i = 0; i < 600; i++) {
+        allocs += i % 5 != 4;
+        space += i % 5 != 4 ? (int64_t)i : 0;
+    }
+    assert_int_equal(value_at(p, "alloc_objects", 0, "main:10;load:30"), allocs);
+    assert_int_equal(value_at(p, "free_objects", 0, "main:10;load:30"), 600 - allocs);
+    assert_int_equal(value_at(p, "alloc_space", 0, "main:10;load:30"), space);
     profkit_profile_free(p);
 }
 
