@@ -261,12 +261,29 @@ typedef struct pelem {
  * apart from pelem, 64 bytes each in an aligned array: one cache line per
  * entry.
  */
+/* Memory operations counted at a row and not yet in its value row. */
+typedef struct pe_counts {
+    uint32_t space; /* alloc_space */
+    uint16_t allocs, frees;
+} pe_counts;
+
 typedef struct pe_rows {
     uint32_t row[PE_CACHE];
     uint32_t off[PE_CACHE];
-    uint32_t space[PE_CACHE]; /* alloc_space */
-    uint16_t allocs[PE_CACHE], frees[PE_CACHE];
+    pe_counts n[PE_CACHE];
 } pe_rows;
+
+_Static_assert(sizeof(pe_rows) == 64, "a row cache is one cache line");
+
+/* Without lines (no line data, or skip_lines) a path element has one row:
+ * it and its counts in 16 bytes, four path elements to a cache line. */
+typedef struct pe_flat {
+    uint32_t row; /* EMPTY until its first entry */
+    uint32_t unused;
+    pe_counts n;
+} pe_flat;
+
+_Static_assert(sizeof(pe_flat) == 16, "four to a cache line");
 
 /* A decoded data entry waiting in the batch (see batch_apply()). */
 typedef struct data_entry {
@@ -310,7 +327,8 @@ typedef struct reader {
     idtab modules; /* module id -> model thread */
     idtab pe_ids;  /* path element id -> index in pe */
     pelem *pe;
-    pe_rows *pe_row; /* n_pe of them, 64-byte aligned */
+    pe_rows *pe_row;  /* n_pe of them, 64-byte aligned, when lines */
+    pe_flat *pe_flat; /* n_pe of them, 64-byte aligned, when not */
     size_t n_pe, cap_pe, cap_pe_row;
     /* Every path element so far was defined once, as id 1, 2, 3, ... in
      * order (the usual case): id N is index N - 1, no lookup needed. */
@@ -558,17 +576,44 @@ static uint32_t row_of(reader *r, uint32_t stack, uint32_t thread)
     return row != EMPTY ? row : new_row(r, stack, thread);
 }
 
-/* Moves the memory operations slot k of c counted into its value row. */
-static void flush_slot(reader *r, pe_rows *c, unsigned k)
+/* Moves the memory operations counted in n into value row `row`. */
+static void flush_counts(reader *r, uint32_t row, pe_counts *n)
 {
-    if (c->allocs[k] | c->frees[k] | c->space[k]) {
-        int64_t *a = r->acc + (size_t)c->row[k] * N_VALUES;
-        a[V_ALLOC_OBJECTS] += c->allocs[k];
-        a[V_ALLOC_SPACE] += c->space[k];
-        a[V_FREE_OBJECTS] += c->frees[k];
-        c->allocs[k] = c->frees[k] = 0;
-        c->space[k] = 0;
+    if (n->allocs | n->frees | n->space) {
+        int64_t *a = r->acc + (size_t)row * N_VALUES;
+        a[V_ALLOC_OBJECTS] += n->allocs;
+        a[V_ALLOC_SPACE] += n->space;
+        a[V_FREE_OBJECTS] += n->frees;
+        memset(n, 0, sizeof(*n));
     }
+}
+
+/* The value row of path element index i at line offset off (checked
+ * first in line_rows when `look`); EMPTY on ENOMEM. */
+static uint32_t make_row(reader *r, uint32_t i, uint32_t off, int look)
+{
+    const pelem *e = &r->pe[i];
+    uint32_t row = look ? map64_get(&r->line_rows, ((uint64_t)i << 32) | off) : EMPTY;
+    if (row != EMPTY)
+        return row;
+    profkit_profile *p = r->p;
+    size_t frames = p->n_frames, stacks = p->n_stacks;
+    uint32_t frame = frame_of(p, e->function, r->lines ? line_at(e->line, off) : e->line);
+    if (frame == PROFKIT_NONE)
+        return EMPTY;
+    /* A new frame makes a new stack, and a new stack a new row: those need
+     * no lookup. */
+    uint32_t stack = p->n_frames > frames ? profkit_stack_append(p, e->parent_stack, frame)
+                                          : profkit_stack_intern(p, e->parent_stack, frame);
+    if (stack == PROFKIT_NONE)
+        return EMPTY;
+    return p->n_stacks > stacks ? new_row(r, stack, e->thread) : row_of(r, stack, e->thread);
+}
+
+/* The row of path element index i without lines, made on its first entry. */
+static PK_NOINLINE uint32_t flat_row_slow(reader *r, uint32_t i)
+{
+    return r->pe_flat[i].row = make_row(r, i, 0, 0);
 }
 
 /* The row of path element index i at line offset off when it is not
@@ -579,27 +624,13 @@ static PK_NOINLINE uint32_t entry_row_slow(reader *r, uint32_t i, uint32_t off, 
     pe_rows *c = &r->pe_row[i];
     /* line_rows holds the rows row caches let go of: while this element's
      * cache has let none go, an offset it does not hold is a new one. */
-    uint32_t row = e->evicted ? map64_get(&r->line_rows, ((uint64_t)i << 32) | off) : EMPTY;
-    if (row == EMPTY) {
-        profkit_profile *p = r->p;
-        size_t frames = p->n_frames, stacks = p->n_stacks;
-        uint32_t frame = frame_of(p, e->function, r->lines ? line_at(e->line, off) : e->line);
-        if (frame == PROFKIT_NONE)
-            return EMPTY;
-        /* A new frame makes a new stack, and a new stack a new row: those
-         * need no lookup. */
-        uint32_t stack = p->n_frames > frames ? profkit_stack_append(p, e->parent_stack, frame)
-                                              : profkit_stack_intern(p, e->parent_stack, frame);
-        if (stack == PROFKIT_NONE)
-            return EMPTY;
-        row = p->n_stacks > stacks ? new_row(r, stack, e->thread) : row_of(r, stack, e->thread);
-        if (row == EMPTY)
-            return EMPTY;
-    }
+    uint32_t row = make_row(r, i, off, e->evicted);
+    if (row == EMPTY)
+        return EMPTY;
     uint32_t k = e->next;
     e->next = (k + 1) % PE_CACHE;
     if (c->row[k] != EMPTY) {
-        flush_slot(r, c, k);
+        flush_counts(r, c->row[k], &c->n[k]);
         if (map64_put(&r->line_rows, ((uint64_t)i << 32) | c->off[k], c->row[k]) < 0)
             return EMPTY;
         e->evicted = 1;
@@ -694,10 +725,16 @@ static const uint8_t value_b[4] = { V_ALLOC_SPACE, V_FREE_OBJECTS, V_WALL, V_CAL
  * exact totals so far. */
 static PK_NOINLINE void start_capping(reader *r)
 {
-    for (size_t i = 0; i < r->n_pe; i++)
+    for (size_t i = 0; i < r->n_pe; i++) {
+        if (!r->lines) {
+            if (r->pe_flat[i].row != EMPTY)
+                flush_counts(r, r->pe_flat[i].row, &r->pe_flat[i].n);
+            continue;
+        }
         for (unsigned k = 0; k < PE_CACHE; k++)
             if (r->pe_row[i].row[k] != EMPTY)
-                flush_slot(r, &r->pe_row[i], k);
+                flush_counts(r, r->pe_row[i].row[k], &r->pe_row[i].n[k]);
+    }
     r->capped = 1;
     for (size_t row = 0; row < r->n_rows; row++)
         for (int v = 0; v < N_VALUES; v++)
@@ -705,21 +742,20 @@ static PK_NOINLINE void start_capping(reader *r)
 }
 
 /*
- * Counts a memory operation at its row, found in slot k of its path
- * element's row cache: in the slot, else (a size of 2^32 or more, or once
- * capping) in the value row.
+ * Counts a memory operation at its row: in the counts n kept beside the
+ * row in the path element's row cache, else (a size of 2^32 or more, or
+ * once capping) in the value row.
  */
-static inline void count_memory_op(reader *r, const data_entry *e, unsigned k, int capped)
+static inline void count_memory_op(reader *r, const data_entry *e, pe_counts *n, int capped)
 {
-    pe_rows *c = &r->pe_row[e->pe];
     unsigned alloc = e->kind == D_ALLOC;
     if (PK_LIKELY(!capped && e->b <= UINT32_MAX)) {
-        if (PK_UNLIKELY(c->allocs[k] == UINT16_MAX || c->frees[k] == UINT16_MAX ||
-                        c->space[k] > UINT32_MAX - e->b))
-            flush_slot(r, c, k);
-        c->allocs[k] += (uint16_t)alloc;
-        c->frees[k] += (uint16_t)!alloc;
-        c->space[k] += (uint32_t)e->b; /* 0 for a free */
+        if (PK_UNLIKELY(n->allocs == UINT16_MAX || n->frees == UINT16_MAX ||
+                        n->space > UINT32_MAX - e->b))
+            flush_counts(r, e->row, n);
+        n->allocs += (uint16_t)alloc;
+        n->frees += (uint16_t)!alloc;
+        n->space += (uint32_t)e->b; /* 0 for a free */
         return;
     }
     int64_t *a = r->acc + (size_t)e->row * N_VALUES;
@@ -756,18 +792,30 @@ static int batch_apply(reader *r)
      * (prefetched ROW_AHEAD entries ahead: prefetching them while decoding
      * stalled the decoder instead); memory operations are counted there
      * and then, while the line is at hand. */
+    int lines = r->lines;
     for (size_t k = 0; k < n && k < ROW_AHEAD; k++)
-        PREFETCH(&r->pe_row[d[k].pe]);
+        PREFETCH(lines ? (const void *)&r->pe_row[d[k].pe] : (const void *)&r->pe_flat[d[k].pe]);
     for (size_t k = 0; k < n; k++) {
-        if (k + ROW_AHEAD < n)
-            PREFETCH(&r->pe_row[d[k + ROW_AHEAD].pe]);
-        unsigned slot = 0;
-        uint32_t row = entry_row(r, d[k].pe, d[k].off, &slot);
+        if (k + ROW_AHEAD < n) {
+            uint32_t ahead = d[k + ROW_AHEAD].pe;
+            PREFETCH(lines ? (const void *)&r->pe_row[ahead] : (const void *)&r->pe_flat[ahead]);
+        }
+        uint32_t row;
+        pe_counts *counts;
+        if (lines) {
+            unsigned slot = 0;
+            row = entry_row(r, d[k].pe, d[k].off, &slot);
+            counts = &r->pe_row[d[k].pe].n[slot];
+        } else {
+            pe_flat *f = &r->pe_flat[d[k].pe];
+            row = PK_LIKELY(f->row != EMPTY) ? f->row : flat_row_slow(r, d[k].pe);
+            counts = &f->n;
+        }
         if (PK_UNLIKELY(row == EMPTY))
             return out_of_memory(r);
         d[k].row = row;
         if (PK_LIKELY(d[k].kind <= D_FREE))
-            count_memory_op(r, &d[k], slot, capped);
+            count_memory_op(r, &d[k], counts, capped);
         else
             PREFETCH(r->acc + (size_t)row * N_VALUES);
         /* Without a branch on the kind (it is random), CPU entries too
@@ -1049,20 +1097,32 @@ static int read_module(reader *r, profkit_cursor *c, uint64_t start, uint64_t id
     return F_OK;
 }
 
-/* Room for one more pe_rows (aligned, so not PK_VEC_RESERVE's realloc). */
+/* Room for one more pe_rows or pe_flat (aligned, so not PK_VEC_RESERVE's
+ * realloc), and path element n_pe's set empty. */
 static int pe_rows_reserve(reader *r)
 {
-    if (r->n_pe < r->cap_pe_row)
-        return 0;
-    size_t ncap = r->cap_pe_row ? r->cap_pe_row * 2 : 1024;
-    pe_rows *n = ncap > SIZE_MAX / sizeof(pe_rows) ? NULL : table_alloc(ncap * sizeof(pe_rows));
-    if (!n)
-        return PROFKIT_ENOMEM;
-    if (r->n_pe)
-        memcpy(n, r->pe_row, r->n_pe * sizeof(pe_rows));
-    free(r->pe_row);
-    r->pe_row = n;
-    r->cap_pe_row = ncap;
+    size_t size = r->lines ? sizeof(pe_rows) : sizeof(pe_flat);
+    void **arr = r->lines ? (void **)&r->pe_row : (void **)&r->pe_flat;
+    if (r->n_pe >= r->cap_pe_row) {
+        size_t ncap = r->cap_pe_row ? r->cap_pe_row * 2 : 1024;
+        void *n = ncap > SIZE_MAX / size ? NULL : table_alloc(ncap * size);
+        if (!n)
+            return PROFKIT_ENOMEM;
+        if (r->n_pe)
+            memcpy(n, *arr, r->n_pe * size);
+        free(*arr);
+        *arr = n;
+        r->cap_pe_row = ncap;
+    }
+    if (r->lines) {
+        pe_rows *pr = &r->pe_row[r->n_pe];
+        memset(pr, 0, sizeof(*pr));
+        memset(pr->row, 0xff, sizeof(pr->row));
+        memset(pr->off, 0xff, sizeof(pr->off));
+    } else {
+        memset(&r->pe_flat[r->n_pe], 0, sizeof(pe_flat));
+        r->pe_flat[r->n_pe].row = EMPTY;
+    }
     return 0;
 }
 
@@ -1132,10 +1192,6 @@ static int read_path_element(reader *r, profkit_cursor *c, uint64_t start, uint6
         pe_rows_reserve(r) != 0)
         return out_of_memory(r), F_FAIL;
     r->pe[r->n_pe] = e;
-    pe_rows *pr = &r->pe_row[r->n_pe];
-    memset(pr, 0, sizeof(*pr));
-    memset(pr->row, 0xff, sizeof(pr->row));
-    memset(pr->off, 0xff, sizeof(pr->off));
     int had = idtab_put(&r->pe_ids, id, (uint32_t)r->n_pe);
     if (had < 0)
         return out_of_memory(r), F_FAIL;
@@ -1550,6 +1606,7 @@ done:
     map64_free(&r.row_ids);
     free(r.pe);
     free(r.pe_row);
+    free(r.pe_flat);
     free(r.row_stack);
     free(r.row_thread);
     free(r.acc);
