@@ -1,6 +1,7 @@
 /* bsprof_fuzzer.c: the bsprof reader on arbitrary bytes; what it accepts
- * goes through the tree and mem reports and the bsprof writer, and the
- * written file must read back. */
+ * goes through the tree and mem reports and the bsprof writer, the written
+ * file must read back, and the bytes must read with the reports' options
+ * (skip_inuse, skip_lines) too. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,5 +39,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         unlink(path);
     }
     profkit_profile_free(p);
+    /* As the reports read it: frees not matched (skip_inuse), lines
+     * dropped (skip_lines), each alone and both. */
+    for (int mode = 1; mode < 4; mode++) {
+        ro.format = "bsprof";
+        ro.skip_inuse = mode & 1;
+        ro.skip_lines = (mode >> 1) & 1;
+        if (profkit_profile_read_memory(&p, data, size, "fuzz", &ro, &err) != 0)
+            abort(); /* the same bytes read without these options */
+        profkit_report_mem(null_out, p, &o, &err);
+        profkit_profile_free(p);
+    }
     return 0;
 }

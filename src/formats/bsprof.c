@@ -301,6 +301,7 @@ typedef struct entry_shape {
     uint8_t nf;          /* varints after the tag */
     uint8_t off, a, b;   /* which of them is the line offset, a and b (3: none, 0) */
     uint8_t off_default; /* added to the line offset */
+    uint8_t keep_off;    /* 0: the offset is checked, then read as 0 (no lines) */
 } entry_shape;
 
 /* Data entries decoded before they are applied. */
@@ -908,14 +909,14 @@ static void build_shapes(entry_shape shapes[32], unsigned ld, unsigned lines)
             sh->kind = op == 0 ? D_ALLOC : D_FREE;
             sh->shift = 5;
             sh->nf = (uint8_t)(ld + (op == 0 ? 2 : 1));
-            sh->off = lines ? 0 : 3;
+            sh->off = ld ? 0 : 3;
             sh->a = (uint8_t)ld;
             sh->b = op == 0 ? (uint8_t)(ld + 1) : 3;
         } else if (type == 4) { /* [line offset], cpu, wall */
             sh->kind = D_CPU;
             sh->shift = 3;
             sh->nf = (uint8_t)(ld + 2);
-            sh->off = lines ? 0 : 3;
+            sh->off = ld ? 0 : 3;
             sh->a = (uint8_t)ld;
             sh->b = (uint8_t)(ld + 1);
         } else if (type == 5) { /* count; a call count is the function's: its definition line */
@@ -923,11 +924,12 @@ static void build_shapes(entry_shape shapes[32], unsigned ld, unsigned lines)
             sh->shift = 3;
             sh->nf = 1;
             sh->a = 0;
-            sh->off_default = (uint8_t)lines;
+            sh->off_default = (uint8_t)ld;
         } else {
             continue;
         }
         sh->valid = 1;
+        sh->keep_off = (uint8_t)lines;
     }
 }
 
@@ -992,7 +994,7 @@ static PK_ALWAYS_INLINE size_t decode_fast_body(reader *r, const uint8_t *p, siz
         data_entry *d = &r->batch[nb++];
         d->kind = sh->kind;
         d->pe = pe;
-        d->off = (uint32_t)off;
+        d->off = (uint32_t)off & (0u - (uint32_t)sh->keep_off);
         d->a = f[sh->a];
         d->b = f[sh->b];
         d->at = at + (uint64_t)(p - start);

@@ -547,6 +547,48 @@ static void memory_counts_past_the_row_cache(void **state)
     profkit_profile_free(p);
 }
 
+/*
+ * The reports' options change what is kept, never what is accepted: a line
+ * offset over 32 bits is an error, at the same offset, whether frames keep
+ * lines or not, wherever in the buffer it is (fast or checked path).
+ */
+static void report_options_keep_errors(void **state)
+{
+    (void)state;
+    for (int where = 0; where < 2; where++) {
+        static buf b;
+        b.n = 0;
+        header(&b, 1, 1, 0);
+        common(&b, 1);
+        for (int i = 0; i < 30; i++)
+            cpu(&b, 3, 1, 1, 1);
+        size_t at = b.n;
+        if (where == 0) { /* with 64 bytes after it: the fast path sees it first */
+            memop(&b, 3, 0, (int64_t)1 << 33, 0x1000, 8);
+            for (int i = 0; i < 30; i++)
+                cpu(&b, 3, 1, 1, 1);
+        } else { /* the last entry: only the checked path reads it */
+            cpu(&b, 3, (int64_t)1 << 33, 1, 1);
+        }
+        end(&b, 0);
+        profkit_error e0, e1;
+        profkit_profile *p = NULL;
+        assert_int_equal(read_buf(&p, b.d, b.n, 0, &e0), PROFKIT_ECORRUPT);
+        profkit_read_options ro;
+        memset(&ro, 0, sizeof(ro));
+        ro.format = "bsprof";
+        ro.skip_lines = 1;
+        ro.skip_inuse = 1;
+        assert_int_equal(profkit_profile_read_memory(&p, b.d, b.n, "t.bsprof", &ro, &e1),
+                         PROFKIT_ECORRUPT);
+        assert_null(p);
+        assert_string_equal(e0.message, e1.message);
+        assert_int_equal(e0.offset, e1.offset);
+        assert_int_equal(e1.offset, at + 1); /* the field after the 1-byte tag */
+        assert_non_null(strstr(e1.message, "line offset"));
+    }
+}
+
 /* One special entry for fast_path_defers_to_checked_path. */
 static void special_entry(buf *b, int kind, int lines)
 {
@@ -962,6 +1004,7 @@ int main(void)
         cmocka_unit_test(errors_name_offset),
         cmocka_unit_test(large_sizes_and_many_allocations),
         cmocka_unit_test(memory_counts_past_the_row_cache),
+        cmocka_unit_test(report_options_keep_errors),
         cmocka_unit_test(fast_path_defers_to_checked_path),
         cmocka_unit_test(sparse_id_covered_later),
         cmocka_unit_test(fast_path_follows_redefinitions),
