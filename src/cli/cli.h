@@ -36,7 +36,17 @@ typedef struct cli_input {
     { "binary", required_argument, NULL, 'N' },           \
     { "help", no_argument, NULL, 'h' }
 
-/* Help text lines for the options above. */
+/* The options of the ranked reports (top, hist, diff), CLI_INPUT_OPTIONS
+ * included. */
+#define CLI_RANKED_OPTIONS                                 \
+    { "limit", required_argument, NULL, 'n' },            \
+    { "value", required_argument, NULL, 'V' },            \
+    { "thread", required_argument, NULL, 'T' },           \
+    { "by", required_argument, NULL, 'B' },               \
+    { "cum", no_argument, NULL, 'C' },                    \
+    CLI_INPUT_OPTIONS
+
+/* Help text lines for CLI_INPUT_OPTIONS. */
 #define CLI_INPUT_HELP                                                                     \
     "  --format NAME   read the input as format NAME instead of detecting it\n"          \
     "                  (profkit --formats lists the names)\n"                            \

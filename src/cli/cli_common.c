@@ -189,7 +189,19 @@ static int report_option(const char *cmd, profkit_report_options *ro, int c, con
 }
 
 /*
- * Parses a report command's options into *ro and *in. Returns -1 when the
+ * Whether a report reads what is still allocated at the end (inuse_*
+ * values): `mem` does, the others only when --value names one. (A format
+ * whose reader skips them, bsprof, defaults to cpu.)
+ */
+static int reads_inuse(const char *cmd, const profkit_report_options *ro)
+{
+    return strcmp(cmd, "mem") == 0 || (ro->value && strncmp(ro->value, "inuse_", 6) == 0);
+}
+
+/*
+ * Parses a report command's options into *ro and *in, and says in *in what
+ * the report never shows, so the readers need not keep it: markers,
+ * inuse_* values (reads_inuse()), lines (unless keyed by line). Returns -1 when the
  * command should go on (optind is at the first file), else the exit status
  * to return (--help printed, or a usage error).
  */
@@ -221,6 +233,9 @@ static int parse_report_args(const char *cmd, const char *help, const struct opt
                 return cli_usage(cmd, "unknown option");
         }
     }
+    in->skip_markers = 1;
+    in->skip_inuse = !reads_inuse(cmd, ro);
+    in->skip_lines = ro->by != PROFKIT_BY_LINE;
     return -1;
 }
 
@@ -230,16 +245,6 @@ static int report_failed(const char *cmd, const profkit_error *err)
     return err->code == PROFKIT_EINVAL ? cli_usage(cmd, "%s", err->message) : cli_error(err);
 }
 
-/*
- * Whether a report reads what is still allocated at the end (inuse_*
- * values): `mem` does, the others only when --value names one. (A format
- * whose reader skips them, bsprof, defaults to cpu.)
- */
-static int reads_inuse(const char *cmd, const profkit_report_options *ro)
-{
-    return strcmp(cmd, "mem") == 0 || (ro->value && strncmp(ro->value, "inuse_", 6) == 0);
-}
-
 int cli_report_main(const char *cmd, const char *help, const struct option *opts, int argc,
                     char **argv, profkit_report_options *ro, cli_report_fn report)
 {
@@ -247,9 +252,6 @@ int cli_report_main(const char *cmd, const char *help, const struct option *opts
     int rc = parse_report_args(cmd, help, opts, argc, argv, ro, &in);
     if (rc >= 0)
         return rc;
-    in.skip_markers = 1; /* no report shows markers */
-    in.skip_inuse = !reads_inuse(cmd, ro);
-    in.skip_lines = ro->by != PROFKIT_BY_LINE;
     if (optind >= argc)
         return cli_usage(cmd, "no input file");
     profkit_profile *p;
@@ -269,9 +271,6 @@ int cli_report2_main(const char *cmd, const char *help, const struct option *opt
     int rc = parse_report_args(cmd, help, opts, argc, argv, ro, &in);
     if (rc >= 0)
         return rc;
-    in.skip_markers = 1;
-    in.skip_inuse = !reads_inuse(cmd, ro);
-    in.skip_lines = ro->by != PROFKIT_BY_LINE;
     if (argc - optind != 2)
         return cli_usage(cmd, argc - optind < 2 ? "needs two input files, BASE and NEW"
                                                 : "takes two input files, BASE and NEW, not %d",

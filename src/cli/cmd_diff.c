@@ -34,12 +34,7 @@ static const char help[] =
 int cmd_diff(int argc, char **argv)
 {
     static const struct option opts[] = {
-        { "limit", required_argument, NULL, 'n' },
-        { "value", required_argument, NULL, 'V' },
-        { "thread", required_argument, NULL, 'T' },
-        { "by", required_argument, NULL, 'B' },
-        { "cum", no_argument, NULL, 'C' },
-        CLI_INPUT_OPTIONS,
+        CLI_RANKED_OPTIONS,
         { NULL, 0, NULL, 0 },
     };
     profkit_report_options ro;

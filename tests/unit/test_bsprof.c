@@ -134,15 +134,26 @@ static void on_warning(const profkit_error *w, void *payload)
     n_warn++;
 }
 
-static int read_buf(profkit_profile **p, const void *d, size_t n, int strict, profkit_error *err)
+/* Reads as the reports do: flags SKIP_INUSE and SKIP_LINES set the
+ * profkit_read_options fields of those names. */
+enum { SKIP_INUSE = 1, SKIP_LINES = 2 };
+static int read_opts(profkit_profile **p, const void *d, size_t n, int strict, int skip,
+                     profkit_error *err)
 {
     profkit_read_options ro;
     memset(&ro, 0, sizeof(ro));
     ro.format = "bsprof";
     ro.strict = strict;
+    ro.skip_inuse = (skip & SKIP_INUSE) != 0;
+    ro.skip_lines = (skip & SKIP_LINES) != 0;
     ro.on_warning = on_warning;
     n_warn = 0;
     return profkit_profile_read_memory(p, d, n, "t.bsprof", &ro, err);
+}
+
+static int read_buf(profkit_profile **p, const void *d, size_t n, int strict, profkit_error *err)
+{
+    return read_opts(p, d, n, strict, 0, err);
 }
 
 static profkit_profile *read_ok(const buf *b)
@@ -289,12 +300,8 @@ static void entries_with_line_data(void **state)
     /* With skip_lines (reports keyed by function or file) every frame has
      * its function's definition line: the lines of one function merge,
      * and the stream is read the same otherwise. */
-    profkit_read_options ro;
-    memset(&ro, 0, sizeof(ro));
-    ro.format = "bsprof";
-    ro.skip_lines = 1;
     profkit_error err;
-    assert_int_equal(profkit_profile_read_memory(&p, b.d, b.n, "t.bsprof", &ro, &err), 0);
+    assert_int_equal(read_opts(&p, b.d, b.n, 0, SKIP_LINES, &err), 0);
     assert_int_equal(value_at(p, "cpu", 0, "main:10;load:30;parse:50"), 127);
     assert_int_equal(value_at(p, "wall", 0, "main:10;load:30;parse:50"), 188);
     assert_int_equal(value_at(p, "calls", 0, "main:10;load:30;parse:50"), 9);
@@ -376,14 +383,7 @@ static void memory_operations(void **state)
      * matched: every other value is the same, inuse_* are 0, and nothing
      * is said about frees that matched nothing, even with --strict. */
     profkit_profile *full = read_ok(&b);
-    profkit_read_options ro;
-    memset(&ro, 0, sizeof(ro));
-    ro.format = "bsprof";
-    ro.strict = 1;
-    ro.skip_inuse = 1;
-    ro.on_warning = on_warning;
-    n_warn = 0;
-    assert_int_equal(profkit_profile_read_memory(&p, b.d, b.n, "t.bsprof", &ro, &err), 0);
+    assert_int_equal(read_opts(&p, b.d, b.n, 1, SKIP_INUSE, &err), 0);
     assert_int_equal(n_warn, 0);
     assert_null(profkit_meta_get(p, "unmatched_frees"));
     assert_int_equal(total(p, "inuse_objects"), 0);
@@ -400,10 +400,7 @@ static void memory_operations(void **state)
 
     /* skip_lines: memory operations too land at definition lines; the
      * allocation at load:31 and the one at load:30 are one row. */
-    memset(&ro, 0, sizeof(ro));
-    ro.format = "bsprof";
-    ro.skip_lines = 1;
-    assert_int_equal(profkit_profile_read_memory(&p, b.d, b.n, "t.bsprof", &ro, &err), 0);
+    assert_int_equal(read_opts(&p, b.d, b.n, 0, SKIP_LINES, &err), 0);
     const char *parse0 = "main:10;load:30;parse:50";
     assert_int_equal(value_at(p, "alloc_objects", 0, parse0), 3);
     assert_int_equal(value_at(p, "alloc_space", 0, parse0), 464);
@@ -528,11 +525,7 @@ static void memory_counts_past_the_row_cache(void **state)
     profkit_profile_free(p);
 
     /* The same through the fast path with skip_lines: one row per path. */
-    profkit_read_options ro;
-    memset(&ro, 0, sizeof(ro));
-    ro.format = "bsprof";
-    ro.skip_lines = 1;
-    assert_int_equal(profkit_profile_read_memory(&p, big, n, "t.bsprof", &ro, &err), 0);
+    assert_int_equal(read_opts(&p, big, n, 0, SKIP_LINES, &err), 0);
     const char *parse0 = "main:10;load:30;parse:50";
     assert_int_equal(value_at(p, "free_objects", 0, parse0), 70000);
     assert_int_equal(value_at(p, "alloc_space", 0, parse0), (int64_t)70000 * 100000 + 15000000000);
@@ -574,12 +567,7 @@ static void report_options_keep_errors(void **state)
         profkit_error e0, e1;
         profkit_profile *p = NULL;
         assert_int_equal(read_buf(&p, b.d, b.n, 0, &e0), PROFKIT_ECORRUPT);
-        profkit_read_options ro;
-        memset(&ro, 0, sizeof(ro));
-        ro.format = "bsprof";
-        ro.skip_lines = 1;
-        ro.skip_inuse = 1;
-        assert_int_equal(profkit_profile_read_memory(&p, b.d, b.n, "t.bsprof", &ro, &e1),
+        assert_int_equal(read_opts(&p, b.d, b.n, 0, SKIP_INUSE | SKIP_LINES, &e1),
                          PROFKIT_ECORRUPT);
         assert_null(p);
         assert_string_equal(e0.message, e1.message);
