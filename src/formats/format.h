@@ -1,6 +1,6 @@
 /*
- * format.h: the interface every format implements, and the reading context
- * readers report errors, warnings and progress through.
+ * format.h: the interface every format implements. Readers report errors,
+ * warnings and progress through the reading context (io/read_ctx.h).
  *
  * Adding a format: write src/formats/NAME.c defining
  *   const profkit_format profkit_format_NAME = { {info}, sniff, read, write };
@@ -9,33 +9,8 @@
 #ifndef PROFKIT_FORMAT_H
 #define PROFKIT_FORMAT_H
 
-#include "io/io.h"
+#include "io/read_ctx.h"
 #include "model/model.h"
-
-typedef struct profkit_read_ctx {
-    const char *name;                  /* input name for messages */
-    profkit_source *src;
-    const profkit_read_options *opts;  /* never NULL */
-    profkit_error *err;                /* never NULL */
-    unsigned n_warnings;
-} profkit_read_ctx;
-
-/*
- * Reports a warning at offset (-1 = none). Returns 0 to go on, or, under
- * --strict, fills ctx->err with the warning as an error and returns `code`.
- */
-int profkit_read_warn(profkit_read_ctx *ctx, int code, int64_t offset, const char *fmt, ...)
-    PK_PRINTF(4, 5);
-/* Same for text inputs (line/column, 1-based). */
-int profkit_read_warn_pos(profkit_read_ctx *ctx, int code, uint32_t line, uint32_t column,
-                          const char *fmt, ...) PK_PRINTF(5, 6);
-/* Fills ctx->err and returns code. */
-int profkit_read_fail(profkit_read_ctx *ctx, int code, int64_t offset, const char *fmt, ...)
-    PK_PRINTF(4, 5);
-int profkit_read_fail_pos(profkit_read_ctx *ctx, int code, uint32_t line, uint32_t column,
-                          const char *fmt, ...) PK_PRINTF(5, 6);
-/* Progress of a reader working on a whole buffer (cheap; call per item). */
-void profkit_read_progress(profkit_read_ctx *ctx, uint64_t done, uint64_t total);
 
 typedef struct profkit_format {
     profkit_format_info info;

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "formats/format.h"
+#include "io/read_ctx.h"
 
 typedef enum pk_json_type {
     PK_JSON_NULL,
