@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <unistd.h>
 
-#include "formats/firefox.h"
+#include "formats/gecko/firefox.h"
 
 /* Writes p with the Firefox writer; returns the text (caller frees) or NULL with *rc set. */
 static char *write_ff(const profkit_profile *p, const char *value, const char *thread, int *rc)

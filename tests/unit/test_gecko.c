@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "formats/gecko_common.h"
+#include "formats/gecko/gecko_common.h"
 #include "io/json.h"
 #include "model/model.h"
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "formats/live_table.h"
+#include "formats/bsprof/live_table.h"
 
 /* The reference: live (address, size, row) triples, unordered. */
 typedef struct ref_entry {

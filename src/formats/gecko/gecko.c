@@ -14,7 +14,7 @@
  * and the mapping onto the model: docs/formats/gecko.md. The reader itself is
  * shared with the processed format (gecko_common.c).
  */
-#include "formats/gecko_common.h"
+#include "formats/gecko/gecko_common.h"
 
 static int gecko_sniff(const uint8_t *head, size_t n, int complete)
 {

@@ -3,7 +3,7 @@
  * into later buckets, sizes of 2^31 and more. The common paths are inline
  * in live_table.h.
  */
-#include "formats/live_table.h"
+#include "formats/bsprof/live_table.h"
 
 #include <stdlib.h>
 #if defined(__linux__)

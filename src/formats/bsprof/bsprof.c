@@ -38,7 +38,7 @@
  * written.
  */
 #include "formats/format.h"
-#include "formats/live_table.h"
+#include "formats/bsprof/live_table.h"
 #include "util/cursor.h"
 
 #include <inttypes.h>

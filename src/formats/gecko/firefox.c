@@ -13,8 +13,8 @@
  * shared with the raw Gecko format (gecko_common.c); the writer is
  * firefox_write.c.
  */
-#include "formats/firefox.h"
-#include "formats/gecko_common.h"
+#include "formats/gecko/firefox.h"
+#include "formats/gecko/gecko_common.h"
 
 static int firefox_sniff(const uint8_t *head, size_t n, int complete)
 {

@@ -24,7 +24,7 @@
  * when a thread is built (an index out of range, a cycle of stack prefixes)
  * name the table and row, at the line and column where that table starts.
  */
-#include "formats/gecko_reader.h"
+#include "formats/gecko/gecko_reader.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -34,8 +34,6 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-int pk_gk_oom(gk_reader *r) { return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory"); }
-
 static int col_push(gk_col *c, double v)
 {
     if (PK_UNLIKELY(c->n == c->cap) && PK_VEC_RESERVE(c->v, c->n, c->cap, 1) != 0)
@@ -44,26 +42,9 @@ static int col_push(gk_col *c, double v)
     return 0;
 }
 
-static void col_free(gk_col *c)
-{
-    free(c->v);
-    memset(c, 0, sizeof *c);
-}
-
-static void table_free(gk_table *t)
-{
-    for (int i = 0; i < N_COLS; i++)
-        col_free(&t->col[i]);
-    for (size_t i = 0; i < t->n_pos; i++)
-        col_free(&t->pos[i]);
-    free(t->pos);
-    free(t->pos_col);
-    memset(t, 0, sizeof *t);
-}
-
 static void table_init(gk_table *t, uint32_t line, uint32_t column)
 {
-    table_free(t);
+    pk_gk_table_free(t);
     t->present = 1;
     for (int i = 0; i < N_COLS; i++)
         t->schema[i] = -1;
@@ -88,48 +69,6 @@ static int strings_push(gk_strings *s, const char *str, size_t len)
     s->len += len;
     s->off[++s->n] = s->len;
     return 0;
-}
-
-static void strings_free(gk_strings *s)
-{
-    free(s->buf);
-    free(s->off);
-    memset(s, 0, sizeof *s);
-}
-
-static void tables_free(gk_tables *t)
-{
-    for (int i = 0; i < T_COUNT; i++)
-        table_free(&t->t[i]);
-    strings_free(&t->strings);
-    pk_json_text_free(&t->text);
-    free(t->str_ids);
-    free(t->locs);
-    free(t->func_ids);
-    free(t->frame_ids);
-    free(t->srows);
-    memset(t, 0, sizeof *t);
-}
-
-void pk_gk_thread_free(gk_thread *th)
-{
-    if (!th)
-        return;
-    tables_free(&th->tab);
-    free(th->name);
-    free(th->process_name);
-    free(th->process_type);
-    free(th);
-}
-
-char *pk_gk_dup_len(const char *s, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = 0;
-    }
-    return d;
 }
 
 static const char *ev_type_name(const pk_json_event *ev)
@@ -223,17 +162,6 @@ static int text_cell(gk_tables *o, const char *s, size_t n, double *out)
     return 0;
 }
 
-const char *pk_gk_cell_text(const gk_tables *o, double d, size_t *n)
-{
-    size_t off = (size_t)(bits_of(d) & ~BOX_MASK);
-    uint32_t len;
-    if (off + 4 > o->text.len)
-        return NULL;
-    memcpy(&len, o->text.buf + off, 4);
-    *n = len;
-    return o->text.buf + off + 4;
-}
-
 static int begin_capture(gk_reader *r, const pk_json_event *ev, gk_col *target, gk_tables *owner,
                          int paused)
 {
@@ -317,7 +245,7 @@ static int apply_schema(gk_reader *r, gk_table *t, uint32_t wants, int tk, gk_ta
         size_t p = (size_t)t->schema[c];
         if (t->pos_col[p] < 0)
             t->pos_col[p] = (int8_t)c;
-        col_free(&t->col[c]);
+        pk_gk_col_free(&t->col[c]);
         if (p < t->n_pos && t->pos[p].v) {
             /* a position two names share: copy */
             gk_col *src = &t->pos[p];
@@ -331,7 +259,7 @@ static int apply_schema(gk_reader *r, gk_table *t, uint32_t wants, int tk, gk_ta
                 return pk_gk_oom(r);
     }
     for (size_t i = 0; i < t->n_pos; i++)
-        col_free(&t->pos[i]);
+        pk_gk_col_free(&t->pos[i]);
     free(t->pos);
     t->pos = NULL;
     t->n_pos = 0;
@@ -699,28 +627,6 @@ static int stream_marker_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_j
     }
 }
 
-/* Drops streamed rows without a stack; they are the newest rows. */
-void pk_gk_compact_streamed(gk_reader *r, gk_table *t)
-{
-    profkit_profile *p = r->p;
-    if (!t->stream || t->count == 0 || t->first + t->count != p->n_samples)
-        return;
-    size_t nv = p->n_value_types, w = t->first;
-    for (size_t k = t->first; k < t->first + t->count; k++) {
-        if (p->sample_stack[k] == PROFKIT_NONE)
-            continue;
-        if (w != k) {
-            p->sample_stack[w] = p->sample_stack[k];
-            p->sample_thread[w] = p->sample_thread[k];
-            p->sample_time[w] = p->sample_time[k];
-            memmove(p->sample_values + w * nv, p->sample_values + k * nv, nv * sizeof(int64_t));
-        }
-        w++;
-    }
-    p->n_samples = w;
-    t->count = w - t->first;
-}
-
 /* ---------------------------------------------------------------- events */
 
 static int set_string_field(gk_reader *r, pk_json *j, char **dst, const pk_json_event *ev,
@@ -801,7 +707,7 @@ static int open_strings(gk_reader *r, pk_json *j, const pk_json_event *ev, gk_ta
     int rc = expect(j, ev, PK_JSON_ARRAY_START, what);
     if (rc)
         return rc;
-    strings_free(&owner->strings);
+    pk_gk_strings_free(&owner->strings);
     owner->have_strings = 1;
     pk_json_where(j, &owner->strings_line, &owner->strings_column);
     if ((rc = push_frame(r, C_STRINGS)) != 0)
@@ -839,7 +745,7 @@ static int meta_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event
     if (f->key == 4 /* categories */ && root) {
         if (ev->type != PK_JSON_ARRAY_START)
             return skip_value(r, ev);
-        strings_free(&r->categories);
+        pk_gk_strings_free(&r->categories);
         r->n_category_ids = (size_t)-1;
         return push_frame(r, C_CATEGORIES);
     }
@@ -1076,7 +982,7 @@ static int table_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_even
             s->key = k;
             return 0;
         }
-        col_free(&t->col[k]);
+        pk_gk_col_free(&t->col[k]);
         if ((rc = push_frame(r, C_COLUMN)) != 0)
             return rc;
         gk_frame *s = &r->fs[r->n_fs - 1];
@@ -1246,7 +1152,7 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
                 return stream_marker_value(r, j, f, ev);
             } else {
                 f->kind = C_COLUMN;
-                col_free(&f->table->col[COL_DATA]);
+                pk_gk_col_free(&f->table->col[COL_DATA]);
                 f->target = &f->table->col[COL_DATA];
                 return put_cell(r, f->target, f->owner, ev);
             }
@@ -1404,8 +1310,8 @@ static void reader_free(gk_reader *r)
     for (size_t i = 0; i < r->n_pending; i++)
         pk_gk_thread_free(r->pending[i]);
     free(r->pending);
-    tables_free(&r->shared);
-    strings_free(&r->categories);
+    pk_gk_tables_free(&r->shared);
+    pk_gk_strings_free(&r->categories);
     free(r->category_ids);
     pk_json_text_free(&r->cap_text);
     free(r->lib.name);
@@ -1482,108 +1388,6 @@ int pk_gecko_read(profkit_profile *p, profkit_read_ctx *ctx, pk_gecko_flavor fla
 }
 
 /* ---------------------------------------------------------------- locations */
-
-static int all_digits(const char *s, size_t n)
-{
-    if (n == 0 || n > 9)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (s[i] < '0' || s[i] > '9')
-            return 0;
-    return 1;
-}
-
-static uint32_t digits_value(const char *s, size_t n)
-{
-    uint32_t v = 0;
-    for (size_t i = 0; i < n; i++)
-        v = v * 10 + (uint32_t)(s[i] - '0');
-    return v;
-}
-
-void pk_gecko_parse_location(const char *s, size_t len, pk_gecko_location *out)
-{
-    memset(out, 0, sizeof *out);
-    out->name = s;
-    out->name_len = len;
-    /* 0x... : an address, labelled with the string itself */
-    if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && len <= 18) {
-        uint64_t a = 0;
-        size_t i = 2;
-        for (; i < len; i++) {
-            char c = s[i];
-            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                  : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-            if (d < 0)
-                break;
-            a = a << 4 | (uint64_t)d;
-        }
-        if (i == len) {
-            out->is_address = 1;
-            out->address = a;
-            return;
-        }
-    }
-    size_t n = len;
-    /* Gecko 32+: "name (url:1:2)[7]" - the trailing [source index] goes */
-    if (n > 2 && s[n - 1] == ']') {
-        size_t k = n - 1;
-        while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9')
-            k--;
-        if (k > 1 && k < n - 1 && s[k - 1] == '[' && s[k - 2] == ')')
-            n = k - 1;
-    }
-    if (n < 4 || s[n - 1] != ')')
-        return;
-    /* the last " (" opens the location */
-    size_t open = SIZE_MAX;
-    for (size_t i = n - 1; i-- > 1;) {
-        if (s[i] == '(' && s[i - 1] == ' ') {
-            open = i;
-            break;
-        }
-    }
-    if (open == SIZE_MAX || open < 2)
-        return;
-    const char *in = s + open + 1;
-    size_t in_len = n - 1 - (open + 1);
-    size_t name_len = open - 1;
-    if (in_len > 3 && memcmp(in, "in ", 3) == 0) {
-        out->name_len = name_len;
-        out->module = in + 3;
-        out->module_len = in_len - 3;
-        return;
-    }
-    /* URL:LINE or URL:LINE:COL */
-    size_t c1 = SIZE_MAX;
-    for (size_t i = in_len; i-- > 0;)
-        if (in[i] == ':') {
-            c1 = i;
-            break;
-        }
-    if (c1 == SIZE_MAX || !all_digits(in + c1 + 1, in_len - c1 - 1))
-        return;
-    uint32_t a = digits_value(in + c1 + 1, in_len - c1 - 1), col = 0, line = a;
-    size_t url_end = c1;
-    size_t c2 = SIZE_MAX;
-    for (size_t i = c1; i-- > 0;)
-        if (in[i] == ':') {
-            c2 = i;
-            break;
-        }
-    if (c2 != SIZE_MAX && all_digits(in + c2 + 1, c1 - c2 - 1)) {
-        line = digits_value(in + c2 + 1, c1 - c2 - 1);
-        col = a;
-        url_end = c2;
-    }
-    if (url_end == 0)
-        return;
-    out->name_len = name_len;
-    out->file = in;
-    out->file_len = url_end;
-    out->line = line;
-    out->column = col;
-}
 
 /* ---------------------------------------------------------------- sniff */
 

@@ -7,7 +7,7 @@
  * by the process's start. Errors name the table and row, at the line and
  * column where that table starts. The reader's state is in gecko_reader.h.
  */
-#include "formats/gecko_reader.h"
+#include "formats/gecko/gecko_reader.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -1,13 +1,15 @@
 /*
  * gecko_reader.h: the state of the streaming Gecko / processed-profile
- * reader, shared by its two files: gecko_common.c (JSON events, cells,
- * tables, streamed rows, locations, sniffing) and gecko_build.c (a finished
- * thread's tables resolved into the model). Private to src/formats.
+ * reader, shared by its three files: gecko_common.c (JSON events, cells,
+ * tables, streamed rows, sniffing), which calls gecko_build.c (a finished
+ * thread's tables resolved into the model), and gecko_tables.c (table
+ * storage and location strings), which both call and which calls neither.
+ * Private to src/formats/gecko/.
  */
 #ifndef PROFKIT_GECKO_READER_H
 #define PROFKIT_GECKO_READER_H
 
-#include "formats/gecko_common.h"
+#include "formats/gecko/gecko_common.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -218,8 +220,16 @@ typedef struct gk_reader {
     char version[2][24]; /* meta.version, meta.preprocessedProfileVersion */
 } gk_reader;
 
-/* ---- in gecko_common.c ---- */
+/* ---- in gecko_tables.c (used by both; calls neither) ---- */
 
+/* Frees a column. */
+void pk_gk_col_free(gk_col *c);
+/* Frees a table's columns and positional rows. */
+void pk_gk_table_free(gk_table *t);
+/* Frees a string table. */
+void pk_gk_strings_free(gk_strings *s);
+/* Frees a thread's or a process's tables and string table. */
+void pk_gk_tables_free(gk_tables *t);
 /* Fails with "out of memory" (PROFKIT_ENOMEM); returns the code. */
 int pk_gk_oom(gk_reader *r);
 /* Frees a thread and everything it holds. */
@@ -249,7 +259,7 @@ static inline double pk_gk_cell_at(const gk_table *t, int c, size_t i)
     return t && i < t->col[c].n ? t->col[c].v[i] : boxed(BOX_NULL);
 }
 
-/* ---- in gecko_build.c ---- */
+/* ---- in gecko_build.c (called by gecko_common.c; never calls it) ---- */
 
 /* Builds the pending threads that are ready, or (force) all at depth >= min_depth. */
 int pk_gk_flush_pending(gk_reader *r, int force, size_t min_depth);

@@ -43,7 +43,7 @@
  * Strings are escaped and invalid UTF-8 is replaced (io/json_out.h), so the
  * output is always valid JSON.
  */
-#include "formats/firefox.h"
+#include "formats/gecko/firefox.h"
 #include "io/json_out.h"
 
 #include <inttypes.h>

@@ -1,0 +1,208 @@
+/*
+ * gecko_tables.c: what the streaming reader (gecko_common.c) and the thread
+ * builder (gecko_build.c) both use: the storage of cells, tables and string
+ * tables, and the parsing of a raw frame's location string. It calls
+ * neither of them, so the reader calls the builder and the builder calls
+ * only this file: no circle. The rules for location strings are in
+ * docs/formats/gecko.md.
+ */
+#include "formats/gecko/gecko_reader.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int pk_gk_oom(gk_reader *r) { return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory"); }
+
+void pk_gk_col_free(gk_col *c)
+{
+    free(c->v);
+    memset(c, 0, sizeof *c);
+}
+
+void pk_gk_table_free(gk_table *t)
+{
+    for (int i = 0; i < N_COLS; i++)
+        pk_gk_col_free(&t->col[i]);
+    for (size_t i = 0; i < t->n_pos; i++)
+        pk_gk_col_free(&t->pos[i]);
+    free(t->pos);
+    free(t->pos_col);
+    memset(t, 0, sizeof *t);
+}
+
+void pk_gk_strings_free(gk_strings *s)
+{
+    free(s->buf);
+    free(s->off);
+    memset(s, 0, sizeof *s);
+}
+
+void pk_gk_tables_free(gk_tables *t)
+{
+    for (int i = 0; i < T_COUNT; i++)
+        pk_gk_table_free(&t->t[i]);
+    pk_gk_strings_free(&t->strings);
+    pk_json_text_free(&t->text);
+    free(t->str_ids);
+    free(t->locs);
+    free(t->func_ids);
+    free(t->frame_ids);
+    free(t->srows);
+    memset(t, 0, sizeof *t);
+}
+
+void pk_gk_thread_free(gk_thread *th)
+{
+    if (!th)
+        return;
+    pk_gk_tables_free(&th->tab);
+    free(th->name);
+    free(th->process_name);
+    free(th->process_type);
+    free(th);
+}
+
+char *pk_gk_dup_len(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+const char *pk_gk_cell_text(const gk_tables *o, double d, size_t *n)
+{
+    size_t off = (size_t)(bits_of(d) & ~BOX_MASK);
+    uint32_t len;
+    if (off + 4 > o->text.len)
+        return NULL;
+    memcpy(&len, o->text.buf + off, 4);
+    *n = len;
+    return o->text.buf + off + 4;
+}
+
+/* Drops streamed rows without a stack; they are the newest rows. */
+void pk_gk_compact_streamed(gk_reader *r, gk_table *t)
+{
+    profkit_profile *p = r->p;
+    if (!t->stream || t->count == 0 || t->first + t->count != p->n_samples)
+        return;
+    size_t nv = p->n_value_types, w = t->first;
+    for (size_t k = t->first; k < t->first + t->count; k++) {
+        if (p->sample_stack[k] == PROFKIT_NONE)
+            continue;
+        if (w != k) {
+            p->sample_stack[w] = p->sample_stack[k];
+            p->sample_thread[w] = p->sample_thread[k];
+            p->sample_time[w] = p->sample_time[k];
+            memmove(p->sample_values + w * nv, p->sample_values + k * nv, nv * sizeof(int64_t));
+        }
+        w++;
+    }
+    p->n_samples = w;
+    t->count = w - t->first;
+}
+
+static int all_digits(const char *s, size_t n)
+{
+    if (n == 0 || n > 9)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return 1;
+}
+
+static uint32_t digits_value(const char *s, size_t n)
+{
+    uint32_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        v = v * 10 + (uint32_t)(s[i] - '0');
+    return v;
+}
+
+void pk_gecko_parse_location(const char *s, size_t len, pk_gecko_location *out)
+{
+    memset(out, 0, sizeof *out);
+    out->name = s;
+    out->name_len = len;
+    /* 0x... : an address, labelled with the string itself */
+    if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && len <= 18) {
+        uint64_t a = 0;
+        size_t i = 2;
+        for (; i < len; i++) {
+            char c = s[i];
+            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                  : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            if (d < 0)
+                break;
+            a = a << 4 | (uint64_t)d;
+        }
+        if (i == len) {
+            out->is_address = 1;
+            out->address = a;
+            return;
+        }
+    }
+    size_t n = len;
+    /* Gecko 32+: "name (url:1:2)[7]" - the trailing [source index] goes */
+    if (n > 2 && s[n - 1] == ']') {
+        size_t k = n - 1;
+        while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9')
+            k--;
+        if (k > 1 && k < n - 1 && s[k - 1] == '[' && s[k - 2] == ')')
+            n = k - 1;
+    }
+    if (n < 4 || s[n - 1] != ')')
+        return;
+    /* the last " (" opens the location */
+    size_t open = SIZE_MAX;
+    for (size_t i = n - 1; i-- > 1;) {
+        if (s[i] == '(' && s[i - 1] == ' ') {
+            open = i;
+            break;
+        }
+    }
+    if (open == SIZE_MAX || open < 2)
+        return;
+    const char *in = s + open + 1;
+    size_t in_len = n - 1 - (open + 1);
+    size_t name_len = open - 1;
+    if (in_len > 3 && memcmp(in, "in ", 3) == 0) {
+        out->name_len = name_len;
+        out->module = in + 3;
+        out->module_len = in_len - 3;
+        return;
+    }
+    /* URL:LINE or URL:LINE:COL */
+    size_t c1 = SIZE_MAX;
+    for (size_t i = in_len; i-- > 0;)
+        if (in[i] == ':') {
+            c1 = i;
+            break;
+        }
+    if (c1 == SIZE_MAX || !all_digits(in + c1 + 1, in_len - c1 - 1))
+        return;
+    uint32_t a = digits_value(in + c1 + 1, in_len - c1 - 1), col = 0, line = a;
+    size_t url_end = c1;
+    size_t c2 = SIZE_MAX;
+    for (size_t i = c1; i-- > 0;)
+        if (in[i] == ':') {
+            c2 = i;
+            break;
+        }
+    if (c2 != SIZE_MAX && all_digits(in + c2 + 1, c1 - c2 - 1)) {
+        line = digits_value(in + c2 + 1, c1 - c2 - 1);
+        col = a;
+        url_end = c2;
+    }
+    if (url_end == 0)
+        return;
+    out->name_len = name_len;
+    out->file = in;
+    out->file_len = url_end;
+    out->line = line;
+    out->column = col;
+}
