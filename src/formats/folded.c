@@ -13,7 +13,7 @@
  *     come in call-tree order with siblings sorted by label bytes, so the
  *     output is stable and diffable.
  */
-#include "analysis/analysis.h"
+#include "model/ltree.h"
 #include "formats/format.h"
 
 #include <stdlib.h>

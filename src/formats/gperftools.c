@@ -32,7 +32,7 @@
  * The writer emits the 64-bit little-endian form; frames without an address
  * get synthetic ones (see write_addresses below and the docs).
  */
-#include "analysis/analysis.h"
+#include "model/ltree.h"
 #include "formats/format.h"
 #include "util/cursor.h"
 

@@ -1,5 +1,5 @@
-/* ltree.c: the call tree with frames merged by label; see analysis.h. */
-#include "analysis/analysis.h"
+/* ltree.c: the call tree with frames merged by label; see ltree.h. */
+#include "model/ltree.h"
 
 #include <stdlib.h>
 
