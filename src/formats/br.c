@@ -2,8 +2,8 @@
  * br.c: the Business Rules! (BR) profiler's record stream (.brprof).
  *
  * A BR stream has no header and no magic: it is a sequence of records, each
- * a type byte and a big-endian body (../shared/design/FORMATS.md §2 rules
- * every detail; docs/formats/br.md says how profkit reads and writes it):
+ * a type byte and a big-endian body (docs/formats/br.md has every rule
+ * and says how profkit reads and writes it):
  *
  *   1 module mapping   u16 module, u16 length, name[length]
  *   3 current line     u16 module, u32 line, u8 clause      (opens a group)
@@ -29,7 +29,7 @@
  * The writer turns any profile into such a stream (see docs/formats/br.md
  * for what is lost).
  */
-#include "formats/format.h"
+#include "formats/registry/format.h"
 #include "util/cursor.h"
 
 #include <stdlib.h>

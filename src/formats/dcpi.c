@@ -2,8 +2,8 @@
  * dcpi.c: DCPI (Digital Continuous Profiling Infrastructure) profile files.
  *
  * A DCPI profile holds the samples of one event for one image (program or
- * shared library). ../shared/design/FORMATS.md §3 rules every detail;
- * docs/formats/dcpi.md says how profkit reads and writes it.
+ * shared library). docs/formats/dcpi.md has every rule and says how
+ * profkit reads and writes it.
  *
  *   ASCII header   lines "WORD<space>+VALUE\n", ended by the first line that
  *                  matches `samples[ \t]*\n`. Required exactly once: image
@@ -30,7 +30,7 @@
  * verbatim. The writer finds the block of the value and thread it writes, so
  * a merged profile of several files still writes each one back unchanged.
  */
-#include "formats/format.h"
+#include "formats/registry/format.h"
 #include "util/cursor.h"
 
 #include <inttypes.h>

@@ -3,8 +3,7 @@
  * scripts write them and flamegraph.pl reads them.
  *
  * One line per stack: `root;caller;...;leaf N`, N a decimal integer. The
- * rules are in ../shared/design/FORMATS.md (common vocabulary) and
- * docs/formats/folded.md:
+ * rules are in docs/formats/folded.md:
  *   - reading: the count is the text after the last space; equal stacks are
  *     summed; blank lines are skipped; a line without a count is an error
  *     with its line and column. One value type, samples/count; one thread.
@@ -14,7 +13,7 @@
  *     output is stable and diffable.
  */
 #include "model/ltree.h"
-#include "formats/format.h"
+#include "formats/registry/format.h"
 
 #include <stdlib.h>
 

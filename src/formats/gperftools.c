@@ -1,8 +1,7 @@
 /*
  * gperftools.c: the binary CPU profile of gperftools' libprofiler
- * (CPUPROFILE=...), reader and writer. Rules: ../shared/design/FORMATS.md §4,
- * our rulings and differences from Go pprof / google-pprof in
- * docs/formats/gperftools.md.
+ * (CPUPROFILE=...), reader and writer. The rules, our rulings and the
+ * differences from Go pprof / google-pprof are in docs/formats/gperftools.md.
  *
  * The file is a sequence of machine words, all of one size (4 or 8 bytes)
  * and one byte order, which the reader detects from the header:
@@ -33,7 +32,7 @@
  * get synthetic ones (see write_addresses below and the docs).
  */
 #include "model/ltree.h"
-#include "formats/format.h"
+#include "formats/registry/format.h"
 #include "util/cursor.h"
 
 #include <inttypes.h>

@@ -13,7 +13,7 @@
  * (nanoseconds, microseconds, milliseconds, seconds, bytes); any other unit
  * is "none".
  */
-#include "formats/format.h"
+#include "formats/registry/format.h"
 #include "io/json_out.h"
 
 #include <stdlib.h>

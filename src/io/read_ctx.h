@@ -3,7 +3,7 @@
  * through it: errors with the byte offset (binary input) or line and column
  * (text input), warnings (which --strict turns into errors), and progress.
  * It sits below every reader and below the JSON layer, and calls none of
- * them; the registry (src/formats/registry.c) makes one per read.
+ * them; the registry (src/formats/registry/registry.c) makes one per read.
  */
 #ifndef PROFKIT_READ_CTX_H
 #define PROFKIT_READ_CTX_H

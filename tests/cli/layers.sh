@@ -35,7 +35,7 @@ mk util/up.c 'int model_get(void); int util_up(void) { return model_get(); }'
 # a format using another format
 mk formats/one.c 'int fmt_two(void); int fmt_one(void) { return fmt_two(); }'
 mk formats/two/two.c 'int fmt_two(void) { return 2; }'
-mk formats/registry.c 'int fmt_one(void); int fmt_two(void); int reg(void) { return fmt_one() + fmt_two(); }'
+mk formats/registry/registry.c 'int fmt_one(void); int fmt_two(void); int reg(void) { return fmt_one() + fmt_two(); }'
 # the CLI using a symbol the public header does not declare, and an internal header
 mk cli/main.c 'int model_get(void); int pub_call(void); int main(void) { return model_get() + pub_call(); }'
 printf '#include "model/model.h"\n' >> "$T/src/cli/main.c"

@@ -86,14 +86,13 @@ def unit_folder(src):
 
 def format_unit(src):
     """The format a file under formats/ belongs to: its subfolder, or itself
-    for a one-file format; None for the registry."""
+    for a one-file format; None for the registry (formats/registry/), which
+    lists and calls them all."""
     parts = src.split("/")
-    if parts[0] != "formats":
+    if parts[0] != "formats" or parts[1] == "registry":
         return None
     if len(parts) > 2:
         return "/".join(parts[:2])
-    if parts[1].startswith("registry."):
-        return None
     return src
 
 

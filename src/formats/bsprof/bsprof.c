@@ -1,8 +1,8 @@
 /*
  * bsprof.c: Roku BrightScript profiler files (.bsprof), read and written.
  *
- * The binding rules are ../shared/design/FORMATS.md section 1; the format
- * and the choices made where it is silent are in docs/formats/bsprof.md.
+ * The format, its rules and the choices made where its description is
+ * silent are in docs/formats/bsprof.md.
  * In short: a header (magic "bsprof\0\0", version, sample ratios, line-data
  * and memory-data flags, start time, six NUL-terminated strings, padded to
  * its declared size), then a stream of entries, each a varint tag whose low
@@ -37,7 +37,7 @@
  * says how values without a bsprof counterpart, lines and memory are
  * written.
  */
-#include "formats/format.h"
+#include "formats/registry/format.h"
 #include "formats/bsprof/live_table.h"
 #include "util/cursor.h"
 

@@ -8,8 +8,8 @@
  * from 60 the stack, frame, func and resource tables live in `shared`; from
  * 66 a stack's parent is `prefixOffset` rows back instead of `prefix`;
  * samples carry `time` or `timeDeltas` (ms), and optionally `weight` with
- * `weightType` samples / tracing-ms / bytes. Rules: FORMATS.md §5; details
- * and the mapping onto the model: docs/formats/firefox.md. The reader is
+ * `weightType` samples / tracing-ms / bytes. The rules, and the mapping
+ * onto the model: docs/formats/firefox.md. The reader is
  * shared with the raw Gecko format (gecko_common.c); the writer is
  * firefox_write.c.
  */

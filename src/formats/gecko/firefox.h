@@ -4,7 +4,7 @@
  */
 #ifndef PROFKIT_FIREFOX_H
 #define PROFKIT_FIREFOX_H
-#include "formats/format.h"
+#include "formats/registry/format.h"
 
 /*
  * Writes p as a processed profile that the Firefox Profiler opens.

@@ -1,7 +1,7 @@
 /*
  * firefox_write.c: writes a profile as a processed Firefox Profiler profile
- * (what profiler.firefox.com saves and opens), the writer half of FORMATS.md
- * §5; docs/formats/firefox.md "## Writer" has the rules for users.
+ * (what profiler.firefox.com saves and opens); docs/formats/firefox.md
+ * ("Writer") has its rules.
  *
  * The output is one JSON object of the current processed version (75, the
  * version the Firefox Profiler's own loader writes; older viewers refuse

@@ -10,8 +10,8 @@
  * string such as "js::RunScript (in libxul.so)" or
  * "onClick (https://example.com/app.js:12:5)". `processes` holds
  * sub-profiles of the same shape at any depth; their times are shifted by
- * sub.meta.startTime - parent.meta.startTime. Rules: FORMATS.md §5; details
- * and the mapping onto the model: docs/formats/gecko.md. The reader itself is
+ * sub.meta.startTime - parent.meta.startTime. The rules, and the mapping
+ * onto the model: docs/formats/gecko.md. The reader itself is
  * shared with the processed format (gecko_common.c).
  */
 #include "formats/gecko/gecko_common.h"

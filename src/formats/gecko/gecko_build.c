@@ -174,7 +174,7 @@ static int intern_len(gk_build *b, const char *s, size_t n, uint32_t *out)
 /*
  * The name of funcTable row i, as the Firefox Profiler's upgraders leave it:
  * before version 4 a JS function's name was its whole location string
- * ("f (url:12)": split as FORMATS.md rules), and before 17 an entry label
+ * ("f (url:12)": split as docs/formats/gecko.md rules), and before 17 an entry label
  * read "AutoEntryScript REASON" (the prefix went).
  */
 static int func_name(gk_build *b, size_t i, int64_t si, profkit_function *f)

@@ -1,6 +1,6 @@
 /*
  * gecko_common.c: one streaming reader for raw Gecko profiles and processed
- * Firefox Profiler profiles (FORMATS.md §5; docs/formats/gecko.md and
+ * Firefox Profiler profiles (docs/formats/gecko.md and
  * docs/formats/firefox.md).
  *
  * Shape of the input, both flavors:

@@ -4,11 +4,11 @@
  * object with meta, libs and threads whose tables name each other by index;
  * they differ in how a table is laid out (rows under a schema, or one array
  * per column) and in where tables and strings live (per thread, or shared).
- * One streaming reader takes both; see FORMATS.md §5 and docs/formats/gecko.md.
+ * One streaming reader takes both; see docs/formats/gecko.md.
  */
 #ifndef PROFKIT_GECKO_COMMON_H
 #define PROFKIT_GECKO_COMMON_H
-#include "formats/format.h"
+#include "formats/registry/format.h"
 
 /* Which of the two formats the caller asked for (names the version key). */
 typedef enum pk_gecko_flavor { PK_GECKO_RAW = 0, PK_GECKO_PROCESSED = 1 } pk_gecko_flavor;
@@ -20,7 +20,7 @@ typedef enum pk_gecko_flavor { PK_GECKO_RAW = 0, PK_GECKO_PROCESSED = 1 } pk_gec
 int pk_gecko_read(profkit_profile *p, profkit_read_ctx *ctx, pk_gecko_flavor flavor);
 
 /*
- * A frame location string split as FORMATS.md §5 rules. Pointers point into
+ * A frame location string split as docs/formats/gecko.md rules. Pointers point into
  * the string passed to pk_gecko_parse_location.
  */
 typedef struct pk_gecko_location {

@@ -1,8 +1,7 @@
 /*
  * pprof.c: the pprof profile, a protocol buffers message (profile.proto of
- * github.com/google/pprof), reader. The writer is in pprof_write.c. FORMATS.md
- * lists the name `pprof` and gives no further rulings; ours are in
- * docs/formats/pprof.md.
+ * github.com/google/pprof), reader. The writer is in pprof_write.c. Our
+ * rulings are in docs/formats/pprof.md.
  *
  * The message (field numbers as the public schema gives them):
  *
@@ -42,7 +41,7 @@
  * or `thread_name` belongs to the thread of that name, every other sample to
  * "main". Other label keys are listed in the metadata (`label_keys`).
  */
-#include "formats/format.h"
+#include "formats/registry/format.h"
 #include "util/cursor.h"
 
 #include <inttypes.h>

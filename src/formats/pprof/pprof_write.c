@@ -21,7 +21,7 @@
  * protobuf allows fields in any order. Top-level fields go straight to the
  * sink; only one submessage at a time is assembled in memory.
  */
-#include "formats/format.h"
+#include "formats/registry/format.h"
 #include "util/cursor.h"
 
 #include <inttypes.h>

@@ -1,15 +1,17 @@
 /*
  * registry.c: the list of formats, detection by content, and the public
  * read/write entry points that wire a source, a format and a sink together.
+ * It only lists, detects and dispatches: readers report through the reading
+ * context (io/read_ctx.c), not through this file.
  */
-#include "formats/format.h"
+#include "formats/registry/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 static const profkit_format *const formats[] = {
 #define PROFKIT_FORMAT(name) &profkit_format_##name,
-#include "formats/formats.def"
+#include "formats/registry/formats.def"
 #undef PROFKIT_FORMAT
 };
 #define N_FORMATS (sizeof(formats) / sizeof(formats[0]))

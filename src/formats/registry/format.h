@@ -2,9 +2,12 @@
  * format.h: the interface every format implements. Readers report errors,
  * warnings and progress through the reading context (io/read_ctx.h).
  *
- * Adding a format: write src/formats/NAME.c defining
+ * Adding a format: write src/formats/NAME.c (or a folder src/formats/NAME/
+ * for a format of several files) defining
  *   const profkit_format profkit_format_NAME = { {info}, sniff, read, write };
- * and add one line PROFKIT_FORMAT(NAME) to src/formats/formats.def.
+ * and add one line PROFKIT_FORMAT(NAME) to src/formats/registry/formats.def.
+ * A format uses this header and the layers below (io, model, util), never
+ * another format (docs/architecture.md).
  */
 #ifndef PROFKIT_FORMAT_H
 #define PROFKIT_FORMAT_H
@@ -29,7 +32,7 @@ typedef struct profkit_format {
 } profkit_format;
 
 #define PROFKIT_FORMAT(name) extern const profkit_format profkit_format_##name;
-#include "formats/formats.def"
+#include "formats/registry/formats.def"
 #undef PROFKIT_FORMAT
 
 /* The registered format named `name`, or NULL. */
