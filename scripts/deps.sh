@@ -12,7 +12,7 @@ if [ "${1:-}" = "--demo" ]; then
   pkgs+=(google-perftools libgoogle-perftools-dev)
 fi
 if [ "${1:-}" = "--test" ]; then
-  # Oracles (../shared/design/ORACLES.md) and what the tests compile against.
+  # Oracles (docs/testing.md) and what the tests compile against.
   pkgs+=(google-perftools libgoogle-perftools-dev golang-go golang-github-google-pprof-dev
          protobuf-compiler zstd gzip python3 curl)
   # Node may come from another package source (nodesource bundles npm);

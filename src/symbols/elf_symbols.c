@@ -8,7 +8,7 @@
  * segment holding that offset gives vaddr = off - p_offset + p_vaddr. So
  * position-independent executables and shared libraries both work.
  * Callers' addresses are return addresses: a frame that is only ever a
- * caller is looked up at pc - 1 (FORMATS.md §4), so a call that is the last
+ * caller is looked up at pc - 1 (docs/formats/gperftools.md), so a call that is the last
  * instruction of a function is not charged to the next one.
  *
  * A binary stripped of .symtab (system libraries) is looked up in its

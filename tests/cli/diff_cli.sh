@@ -42,7 +42,7 @@ grep -q "Usage: profkit diff" "$TMP/out" && pass || fail "--help: no usage line"
 # while profkit compares addresses as recorded, so only the program's own
 # addresses are compared. Per address, the change of flat samples must be
 # pprof's (pprof files a caller frame under PC - 1 and profkit under the PC
-# as recorded, FORMATS.md §4, so cumulative values of callers land on other
+# as recorded, docs/formats/gperftools.md, so cumulative values of callers land on other
 # addresses; flat ones, at leaf PCs, do not move), and so must the change
 # of the total.
 PPROF="$PROFKIT_TOOLS/pprof"

@@ -2,7 +2,7 @@
 # Every Firefox fixture (raw Gecko v3-v13, processed pre-1 to v66) reads, is
 # detected as the right format, and gives, thread by thread, the folded stacks
 # and totals of an independent whole-document reading (gecko_reference.py,
-# written from FORMATS.md §5 with Python's json module).
+# written from docs/formats/gecko.md with Python's json module).
 . "$(dirname "$0")/lib.sh"
 need_shared
 REF="$PROFKIT_SRC/tests/cli/gecko_reference.py"

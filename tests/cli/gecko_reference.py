@@ -6,7 +6,7 @@ Prints, for every thread in file order, a header line
   "# thread I NAME samples=N weight=W"
 followed by the thread's folded stacks ("root;...;leaf VALUE", sorted).
 
-It is written from FORMATS.md §5 with Python's json module (the whole file in
+It is written from docs/formats/gecko.md with Python's json module (the whole file in
 memory, no streaming), so it shares no code with profkit's reader; the CLI
 tests compare profkit's per-thread folded output with it.
 """
@@ -17,7 +17,7 @@ import sys
 
 
 def location_name(s):
-    """FORMATS.md §5: the function label of a raw Gecko location string."""
+    """docs/formats/gecko.md: the function label of a raw Gecko location string."""
     if re.fullmatch(r"0[xX][0-9a-fA-F]{1,16}", s):
         return s
     m = re.fullmatch(r"(.*\))\[\d+\]", s)  # Gecko 32+: trailing [source index]

@@ -3,7 +3,7 @@
 # gperftools-edge/): totals and record counts as fixtures/README.md states,
 # stacks equal to Go pprof's `-raw -symbolize=none` (tests/oracle/
 # compare_go_folded.py allows only its signal-frame heuristic, which
-# FORMATS.md §4 rules out), the edge rulings of FORMATS.md §4 where Go pprof
+# docs/formats/gperftools.md rules out), the edge rulings of docs/formats/gperftools.md where Go pprof
 # or google-pprof differ, and the round trip read -> write gperftools ->
 # read (same folded output; the second write byte-identical; Go pprof reads
 # what we wrote).

@@ -2,7 +2,7 @@
 # Real gperftools CPU profiles made now: tests/oracle/burn.c is compiled
 # against Debian's libprofiler and run with CPUPROFILE; profkit's totals
 # must equal Go pprof's and google-pprof's on the same file, and its stacks
-# Go pprof's -raw (up to the signal-frame heuristic, FORMATS.md §4).
+# Go pprof's -raw (up to the signal-frame heuristic, docs/formats/gperftools.md).
 # Needs libgoogle-perftools-dev and google-perftools (scripts/deps.sh --test).
 . "$(dirname "$0")/lib.sh"
 ORACLE="$PROFKIT_SRC/tests/oracle"

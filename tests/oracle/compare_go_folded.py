@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compares profkit's folded stacks (PC labels) of a gperftools profile with
 Go pprof's (from pprof_raw_folded.py), allowing exactly one known difference:
-Go pprof's signal-frame heuristic, which FORMATS.md §4 rules out. Go drops
+Go pprof's signal-frame heuristic, which docs/formats/gperftools.md rules out. Go drops
 up to two frames right above the leaf when (nearly) every record has them
 there; profkit keeps them. So: the PCs profkit has and Go lacks must be at
 most two, may only sit directly above the leaf, and removing them there

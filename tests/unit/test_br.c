@@ -1,4 +1,4 @@
-/* test_br.c: the BR record stream reader and writer (FORMATS.md §2). */
+/* test_br.c: the BR record stream reader and writer (docs/formats/br.md). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

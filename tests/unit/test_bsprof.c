@@ -1,4 +1,4 @@
-/* test_bsprof.c: the BrightScript profile reader and writer (FORMATS.md §1). */
+/* test_bsprof.c: the BrightScript profile reader and writer (docs/formats/bsprof.md). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* test_dcpi.c: the DCPI profile reader and writer (FORMATS.md §3). */
+/* test_dcpi.c: the DCPI profile reader and writer (docs/formats/dcpi.md). */
 #define _GNU_SOURCE /* memmem */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* test_gecko.c: the raw Gecko and processed Firefox readers (FORMATS.md §5)
+/* test_gecko.c: the raw Gecko and processed Firefox readers (docs/formats/gecko.md)
  * and the streaming JSON layer under them. */
 #include <setjmp.h>
 #include <stdarg.h>

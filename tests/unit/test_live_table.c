@@ -1,6 +1,6 @@
 /*
  * test_live_table.c: the bsprof reader's table of live allocations
- * (src/formats/live_table.h), against a plain array that does the same
+ * (src/formats/bsprof/live_table.h), against a plain array that does the same
  * thing slowly: random allocations, frees and replacements, addresses made
  * to share a home bucket (long overflow runs, the counts that stop a
  * lookup), sizes of 2^31 and more, growth.

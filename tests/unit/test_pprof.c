@@ -1,5 +1,5 @@
 /*
- * test_pprof.c: the pprof protobuf reader and writer (src/formats/pprof.c,
+ * test_pprof.c: the pprof protobuf reader and writer (src/formats/pprof/pprof.c,
  * pprof_write.c): messages built here byte by byte (inline frames, ids used
  * before they are defined, packed and unpacked fields, unknown fields of every
  * wire type, labels, the default sample type rule), wire errors with their

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the hand-made BR streams in this folder (run once; the files are
-committed). Each bad_* file breaks one rule of FORMATS.md section 2; its
+committed). Each bad_* file breaks one rule of docs/formats/br.md; its
 .expect holds profkit's exact message (see tests/cli/bad_files.sh)."""
 import struct, os
 

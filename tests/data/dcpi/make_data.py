@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the hand-made DCPI profiles in this folder (run once; the files are
-committed). Each bad_* file breaks one rule of FORMATS.md section 3; its
+committed). Each bad_* file breaks one rule of docs/formats/dcpi.md; its
 .expect holds profkit's exact message (see tests/cli/bad_files.sh)."""
 import struct, os
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the hand-made pprof test files of this directory (ok_* must read,
 bad_* must fail with the message in bad_*.expect). Run it here; the outputs
-are committed. Field numbers: see src/formats/pprof.c."""
+are committed. Field numbers: see src/formats/pprof/pprof.c."""
 
 
 def varint(v):
