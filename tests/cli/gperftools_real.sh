@@ -17,7 +17,7 @@ cc -O1 -g -fno-omit-frame-pointer -o "$TMP/burn" "$ORACLE/burn.c" -Wl,--no-as-ne
 for run in 1 2; do
   prof="$TMP/burn$run.prof"
   # Two runs: the default rate, and CPUPROFILE_FREQUENCY=1000 (capped by
-  # the kernel tick, ORACLES.md).
+  # the kernel tick, docs/testing.md).
   if [ $run = 1 ]; then
     CPUPROFILE="$prof" "$TMP/burn" 20000 2> /dev/null
   else

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The pprof reader and writer against Go pprof (ORACLES.md): every readable
+# The pprof reader and writer against Go pprof (docs/testing.md): every readable
 # fixture under ../shared/fixtures (gperftools, folded, pprof) is read by
 # profkit and written with `convert --to pprof -o x.pb.gz`; Go pprof must read
 # that file, with the same total as `profkit top` and the same stacks and

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """ff_compare.py: checks profkit's Firefox writer against the Firefox
-Profiler's own loader (@firefox-devtools/profiler-cli, ORACLES.md).
+Profiler's own loader (@firefox-devtools/profiler-cli, docs/testing.md).
 
 For every input profile (and every value type, up to --max-values of them):
   1. `profkit convert IN --to firefox [--value V] -o OUT.json[.gz]`
