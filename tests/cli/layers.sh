@@ -40,6 +40,8 @@ mk formats/registry/registry.c 'int fmt_one(void); int fmt_two(void); int reg(vo
 mk cli/main.c 'int model_get(void); int pub_call(void); int main(void) { return model_get() + pub_call(); }'
 printf '#include "model/model.h"\n' >> "$T/src/cli/main.c"
 mk report/pub.c 'int pub_call(void) { return 0; }'
+# two files with one name
+mk analysis/pub.c 'int other_call(void) { return 0; }'
 printf 'int pub_call(void);\n' > "$T/public.h"
 mv "$T/obj/cli" "$T/cliobj"
 
@@ -55,6 +57,7 @@ expect_line "folder above" "util/ uses model/, a folder above it: util/up.c -> m
 expect_line "format uses format" "a format uses another format: formats/one.c -> formats/two/two.c: fmt_two"
 expect_line "cli symbol" "cli/main.c uses model_get from model/model.c, which public.h does not declare"
 expect_line "cli include" "cli/main.c:2 includes model/model.h"
+expect_line "unique names" "two files named pub.c: analysis/pub.c, report/pub.c"
 if grep -q "pub_call\|reg\b" "$TMP/bad.out"; then fail "a declared symbol or the registry was reported"; cat "$TMP/bad.out"; else pass; fi
 
 echo "$checks passed, $failures failed"

@@ -9,7 +9,9 @@ object that defines it, and fails, naming the files and the symbols, on:
   - a folder that uses a folder above it in the layer order;
   - a format that uses another format (only the registry calls formats);
   - a CLI file that uses a library symbol the public header does not declare,
-    or includes a header of the library's other than the public one.
+    or includes a header of the library's other than the public one;
+  - two source files with one name (names are unique across the tree, so a
+    name in a message or a debugger points at one file).
 
 Usage: check_layers.py SRC_DIR LIB_OBJ_DIR CLI_OBJ_DIR PUBLIC_HEADER
   SRC_DIR      the sources (src/); objects whose source is gone (left in a
@@ -226,6 +228,15 @@ def main(argv):
             if s in definer and s not in declared:
                 problems.append(f"{src} uses {s} from {definer[s]}, which "
                                 f"{os.path.basename(header)} does not declare")
+
+    seen = {}
+    for d, _, files in os.walk(src_root):
+        for f in files:
+            if f.endswith((".c", ".h", ".cc", ".def")):
+                seen.setdefault(f, []).append(os.path.relpath(os.path.join(d, f), src_root))
+    for f, where in sorted(seen.items()):
+        if len(where) > 1:
+            problems.append(f"two files named {f}: " + ", ".join(sorted(where)))
 
     cli_src = os.path.join(src_root, "cli")
     for f in sorted(os.listdir(cli_src)):
