@@ -98,6 +98,9 @@ class Loader:
         self.env["PROFILER_CLI_NO_SYMBOLICATE"] = "1"
         # loading a profile may take long on a busy machine
         self.env["PROFILER_CLI_LOAD_TIMEOUT_MS"] = "60000"
+        # Node keeps the loader's compiled code here, so each daemon after the
+        # first starts faster, within the loader's fixed 500 ms more often.
+        self.env["NODE_COMPILE_CACHE"] = os.path.join(work, "node-compile-cache")
         os.makedirs(self.env["PROFILER_CLI_SESSION_DIR"], exist_ok=True)
 
     def __call__(self, *args, timeout=120):
@@ -105,18 +108,18 @@ class Loader:
         return r.stdout.decode("utf-8", "replace")
 
     def load(self, path):
-        """Loads path; retries (up to 5 times) when the daemon is slow to start.
+        """Loads path; retries (up to 10 times) when the daemon is slow to start.
 
         The loader gives its daemon a fixed 500 ms to start, which a busy
         machine misses; it then names the daemon's pid, which we stop before
         trying again (it is our own process).
         """
-        for attempt in range(5):
+        for attempt in range(10):
             try:
                 return self("load", path, timeout=180)
             except RuntimeError as e:
                 m = re.search(r"still be running as pid (\d+)", str(e))
-                if not m or attempt == 4:
+                if not m or attempt == 9:
                     raise
                 try:
                     os.kill(int(m.group(1)), 15)
