@@ -52,6 +52,7 @@
 #include <strings.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #define DEFAULT_TIMEOUT_S 10
 #define DEFAULT_MAX_CONNECTIONS 128
@@ -372,6 +373,32 @@ static int random_token(char *out, profkit_error *err)
     return 0;
 }
 
+/* A listening TCP socket on 127.0.0.1:port (0: any free port); sets *bound
+ * to the port it got. Returns the socket or a negative code with err set. */
+static int listen_socket(unsigned port, unsigned *bound, profkit_error *err)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return profkit_error_set(err, PROFKIT_EIO, NULL, -1, "socket: %s", strerror(errno));
+    int one = 1; /* a restart on the same port need not wait for TIME_WAIT */
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof(addr));
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons((uint16_t)port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t alen = sizeof(addr);
+    if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 || listen(fd, SOMAXCONN) != 0 ||
+        getsockname(fd, (struct sockaddr *)&addr, &alen) != 0) {
+        int e = errno;
+        close(fd);
+        return profkit_error_set(err, PROFKIT_EIO, NULL, -1, "cannot listen on 127.0.0.1:%u: %s",
+                                 port, strerror(e));
+    }
+    *bound = ntohs(addr.sin_port);
+    return fd;
+}
+
 static void server_free(profkit_server *s)
 {
     for (size_t i = 0; i < s->n_resources; i++) {
@@ -421,31 +448,29 @@ int profkit_server_start(profkit_server **out, const profkit_server_options *o, 
         goto fail;
     }
 
-    struct sockaddr_in addr;
-    memset(&addr, 0, sizeof(addr));
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons((uint16_t)o->port);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    unsigned timeout = o->timeout_s ? o->timeout_s : DEFAULT_TIMEOUT_S;
-    unsigned limit = o->max_connections ? o->max_connections : DEFAULT_MAX_CONNECTIONS;
-    errno = 0;
-    s->daemon = MHD_start_daemon(
-        MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, (uint16_t)o->port, NULL, NULL, on_request,
-        s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_TIMEOUT,
-        timeout, MHD_OPTION_CONNECTION_LIMIT, limit,
-        MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
-        MHD_OPTION_EXTERNAL_LOGGER, on_log, s, MHD_OPTION_END);
-    if (!s->daemon) {
-        int e = errno;
-        rc = profkit_error_set(err, PROFKIT_EIO, NULL, -1, "cannot listen on 127.0.0.1:%u: %s",
-                               o->port, s->last_log[0] ? s->last_log : strerror(e ? e : EIO));
+    /* The socket is bound here, not by libmicrohttpd, so that the port (and
+     * what depends on it) is known before its thread reads a request. */
+    int fd = listen_socket(o->port, &s->port, err);
+    if (fd < 0) {
+        rc = fd;
         goto fail;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    s->port = info ? info->port : o->port;
     snprintf(s->origin_ip, sizeof(s->origin_ip), "http://127.0.0.1:%u", s->port);
     snprintf(s->origin_name, sizeof(s->origin_name), "http://localhost:%u", s->port);
     snprintf(s->url, sizeof(s->url), "http://127.0.0.1:%u/%s/", s->port, s->token);
+    unsigned timeout = o->timeout_s ? o->timeout_s : DEFAULT_TIMEOUT_S;
+    unsigned limit = o->max_connections ? o->max_connections : DEFAULT_MAX_CONNECTIONS;
+    s->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+                                 on_request, s, MHD_OPTION_LISTEN_SOCKET, fd,
+                                 MHD_OPTION_CONNECTION_TIMEOUT, timeout,
+                                 MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_STRICT_FOR_CLIENT,
+                                 (int)1, MHD_OPTION_EXTERNAL_LOGGER, on_log, s, MHD_OPTION_END);
+    if (!s->daemon) {
+        close(fd);
+        rc = profkit_error_set(err, PROFKIT_EIO, NULL, -1, "cannot serve on 127.0.0.1:%u: %s",
+                               s->port, s->last_log[0] ? s->last_log : "libmicrohttpd failed to start");
+        goto fail;
+    }
     *out = s;
     return 0;
 fail:
