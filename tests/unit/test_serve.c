@@ -492,6 +492,49 @@ static void half_open_connections(void **state)
     close(idle);
 }
 
+/* Past max_connections the server accepts no more connections (they wait
+ * in the kernel's queue) until one of the open ones goes. */
+static void connection_limit(void **state)
+{
+    (void)state;
+    profkit_server_options o;
+    memset(&o, 0, sizeof(o));
+    o.token = token;
+    o.max_connections = 4;
+    o.timeout_s = 30;
+    profkit_server *s;
+    profkit_error err;
+    assert_int_equal(profkit_server_start(&s, &o, &err), 0);
+    unsigned port = profkit_server_port(s);
+    assert_int_equal(profkit_server_set(s, "p", "text/plain", "ok", 2, &err), 0);
+    int held[4];
+    for (int i = 0; i < 4; i++) {
+        held[i] = connect_to(port);
+        send_str(held[i], "GET /");
+    }
+    usleep(200000); /* let the server accept them */
+    char head[256];
+    snprintf(head, sizeof(head), "GET /%s/p HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nConnection: close\r\n\r\n",
+             token, port);
+    int extra = connect_to(port);
+    send_str(extra, head);
+    struct pollfd p = { extra, POLLIN, 0 };
+    assert_int_equal(poll(&p, 1, 1500), 0); /* no answer while 4 are open */
+    close(held[0]);
+    size_t n;
+    int closed;
+    double t0 = now_s();
+    char *got = read_all(extra, 5.0, &n, &closed);
+    assert_true(closed);
+    assert_true(now_s() - t0 < 1.0);
+    assert_true(strncmp(got, "HTTP/1.1 200", 12) == 0);
+    free(got);
+    close(extra);
+    for (int i = 1; i < 4; i++)
+        close(held[i]);
+    profkit_server_stop(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -500,6 +543,7 @@ int main(void)
         cmocka_unit_test(paths_need_the_token),
         cmocka_unit_test(host_origin_and_method),
         cmocka_unit_test(half_open_connections),
+        cmocka_unit_test(connection_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
