@@ -7,8 +7,9 @@
  * What is served and opened is a "plan": today the Firefox Profiler
  * hand-off (profile.json, readable cross-origin by profiler.firefox.com
  * only, opened through its from-url page). A plan that serves a page at
- * /TOKEN/ same-origin fills the same struct with cors_origin NULL and the
- * server's own URL to open.
+ * /TOKEN/ same-origin is one more struct, e.g.
+ *   { "", "text/html; charset=utf-8", NULL, 0, NULL, render_page }
+ * (no CORS origin; the server's own URL is opened), picked by default.
  *
  * Ctrl-C (SIGINT) or SIGTERM stops it with status 0: both are blocked before
  * the server's threads start (they inherit the mask) and taken with sigwait,
@@ -68,19 +69,13 @@ static const char help[] =
 
 #define FIREFOX_ORIGIN "https://profiler.firefox.com"
 
-/* What `view` serves and which address it opens. */
-typedef struct view_plan {
-    const char *name;         /* resource under /TOKEN/ ("" for the page) */
-    const char *content_type;
-    const char *cors_origin;  /* the one other origin that may read it, or NULL */
-    int firefox_from_url;     /* open profiler.firefox.com/from-url/<URL>/ */
-} view_plan;
-
-static const view_plan plan_firefox = { "profile.json", "application/json", FIREFOX_ORIGIN, 1 };
-
-/* Converts the profile into the processed format, in memory. */
-static int render(const profkit_profile *p, const profkit_write_options *wo, char **out, size_t *n)
+/* Converts the profile into the Firefox Profiler's processed format, in memory. */
+static int render_firefox(const profkit_profile *p, const profkit_write_options *wo, char **out,
+                          size_t *n)
 {
+    profkit_write_options w = *wo;
+    w.format = "firefox";
+    wo = &w;
     const char *tmp = getenv("TMPDIR");
     char dir[4096], path[4200];
     snprintf(dir, sizeof(dir), "%s/profkit-view-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
@@ -114,6 +109,21 @@ static int render(const profkit_profile *p, const profkit_write_options *wo, cha
     rmdir(dir);
     return rc;
 }
+
+/* What `view` serves and which address it opens. */
+typedef struct view_plan {
+    const char *name;         /* resource under /TOKEN/ ("" for the page) */
+    const char *content_type;
+    const char *cors_origin;  /* the one other origin that may read it, or NULL */
+    int firefox_from_url;     /* open profiler.firefox.com/from-url/<URL>/, else the URL */
+    const char *write_format; /* a writer render() needs, checked before reading */
+    int (*render)(const profkit_profile *p, const profkit_write_options *wo, char **out,
+                  size_t *n);
+} view_plan;
+
+static const view_plan plan_firefox = {
+    "profile.json", "application/json", FIREFOX_ORIGIN, 1, "firefox", render_firefox,
+};
 
 /* Percent-encodes everything but RFC 3986 unreserved characters. */
 static void url_encode(char *dst, size_t cap, const char *src)
@@ -223,10 +233,9 @@ int cmd_view(int argc, char **argv)
     cli_input in = { 0 };
     profkit_write_options wo;
     memset(&wo, 0, sizeof(wo));
-    wo.format = "firefox";
     profkit_server_options so;
     memset(&so, 0, sizeof(so));
-    const view_plan *plan = &plan_firefox;
+    const view_plan *plan = &plan_firefox; /* the default until the viewer page (#11) */
     size_t port = 0;
     int no_open = 0, c;
     optind = 1;
@@ -251,9 +260,9 @@ int cmd_view(int argc, char **argv)
         return cli_usage("view", "no input file");
     so.port = (unsigned)port;
     so.cors_origin = plan->cors_origin;
-    const profkit_format_info *ff = profkit_format_find("firefox");
-    if (!ff || !ff->can_write) {
-        fprintf(stderr, "profkit view: this build cannot write Firefox profiles\n");
+    const profkit_format_info *ff = plan->write_format ? profkit_format_find(plan->write_format) : NULL;
+    if (plan->write_format && (!ff || !ff->can_write)) {
+        fprintf(stderr, "profkit view: this build cannot write %s profiles\n", plan->write_format);
         return CLI_BAD_INPUT;
     }
 
@@ -284,7 +293,7 @@ int cmd_view(int argc, char **argv)
     char *body = NULL;
     size_t n = 0;
     if (rc == 0) {
-        rc = render(p, &wo, &body, &n);
+        rc = plan->render(p, &wo, &body, &n);
         profkit_profile_free(p);
     }
     if (rc == 0) {
