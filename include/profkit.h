@@ -372,6 +372,63 @@ int profkit_report_hist(FILE *out, const profkit_profile *p,
 int profkit_report_diff(FILE *out, const profkit_profile *base, const profkit_profile *p,
                         const profkit_report_options *o, profkit_error *err);
 
+/* ------------------------------------------------------ serving (issue 18) */
+
+/*
+ * A local web server for a running viewer: it binds 127.0.0.1 only and
+ * serves named byte buffers ("resources") at http://127.0.0.1:PORT/TOKEN/NAME
+ * from threads of its own, from profkit_server_start until
+ * profkit_server_stop. TOKEN is a secret path segment; any other path is 404.
+ * Requests whose Host is not 127.0.0.1:PORT or localhost:PORT get 421; an
+ * Origin that is neither the server's own nor cors_origin gets 403; methods
+ * other than GET and HEAD get 405 (OPTIONS is answered, 204, only for
+ * cors_origin's preflights). docs/viewing.md says what is exposed to whom.
+ * The library installs no signal handlers: the application stops the server.
+ */
+typedef struct profkit_server profkit_server;
+
+typedef struct profkit_server_options {
+    unsigned port;               /* 0: any free port */
+    const char *token;           /* NULL: 128 random bits (getrandom) as 32 hex
+                                    digits; else 16 to 128 of A-Z a-z 0-9 - _ */
+    const char *cors_origin;     /* the one other origin that may read the
+                                    resources, e.g. "https://profiler.firefox.com";
+                                    NULL: none (a same-origin page) */
+    unsigned timeout_s;          /* a connection idle this long is closed; 0: 10 */
+    unsigned max_connections;    /* open connections at most; 0: 128 */
+} profkit_server_options;
+
+/*
+ * Starts serving (no resources yet: every path is 404 until
+ * profkit_server_set adds one). o may be NULL. On success *out owns the
+ * server. Returns 0, PROFKIT_EINVAL for a bad option, PROFKIT_EIO when the
+ * port cannot be bound (err says why) or PROFKIT_ENOMEM.
+ */
+int profkit_server_start(profkit_server **out, const profkit_server_options *o,
+                         profkit_error *err);
+
+/*
+ * Serves a copy of `size` bytes at /TOKEN/NAME with this Content-Type,
+ * replacing what NAME served before (responses under way finish with the
+ * old bytes). NAME "" is the page at /TOKEN/ (also /TOKEN/index.html). Safe
+ * to call while the server runs, from any one thread at a time. Returns 0,
+ * PROFKIT_EINVAL for a name with '/', a space or a control character, or
+ * "." / "..", or PROFKIT_ENOMEM.
+ */
+int profkit_server_set(profkit_server *s, const char *name, const char *content_type,
+                       const void *data, size_t size, profkit_error *err);
+
+/* The port it listens on (the one picked when the options said 0). */
+unsigned profkit_server_port(const profkit_server *s);
+/* The token in every path. Owned by the server. */
+const char *profkit_server_token(const profkit_server *s);
+/* "http://127.0.0.1:PORT/TOKEN/". Owned by the server. */
+const char *profkit_server_url(const profkit_server *s);
+
+/* Closes every connection, stops the server's threads and frees it. NULL is
+ * a no-op. */
+void profkit_server_stop(profkit_server *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,7 +7,8 @@
 #   scripts/deps.sh --test    build + test dependencies and oracles (make check)
 set -euo pipefail
 
-pkgs=(build-essential cmake pkg-config zlib1g-dev libzstd-dev libisal-dev libyajl-dev libcmocka-dev libelf-dev)
+pkgs=(build-essential cmake pkg-config zlib1g-dev libzstd-dev libisal-dev libyajl-dev libcmocka-dev libelf-dev
+      libmicrohttpd-dev)
 if [ "${1:-}" = "--demo" ]; then
   pkgs+=(google-perftools libgoogle-perftools-dev)
 fi

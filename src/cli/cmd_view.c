@@ -1,27 +1,31 @@
 /*
- * cmd_view.c: `profkit view FILE...`: opens a profile in the Firefox
- * Profiler the way other tools hand it a recording. The profile is converted
- * to the processed format in memory and served by a tiny HTTP/1.1 server on
- * 127.0.0.1 (never another interface); profiler.firefox.com/from-url/<URL>/
- * fetches it from there, which the browser allows because every response
- * carries Access-Control-Allow-Origin. One connection at a time, each closed
- * after its response; Ctrl-C (SIGINT) or SIGTERM stops it with status 0.
+ * cmd_view.c: `profkit view FILE...`: converts the profile in memory and
+ * serves it with the library's local server (profkit_server_*: 127.0.0.1
+ * only, a random token in every path, Host and Origin checked; see
+ * docs/viewing.md), then hands its address to a browser.
+ *
+ * What is served and opened is a "plan": today the Firefox Profiler
+ * hand-off (profile.json, readable cross-origin by profiler.firefox.com
+ * only, opened through its from-url page). A plan that serves a page at
+ * /TOKEN/ same-origin is one more struct, e.g.
+ *   { "", "text/html; charset=utf-8", NULL, 0, NULL, render_page }
+ * (no CORS origin; the server's own URL is opened), picked by default.
+ *
+ * Ctrl-C (SIGINT) or SIGTERM stops it with status 0: both are blocked before
+ * the server's threads start (they inherit the mask) and taken with sigwait,
+ * so no handler runs in a server thread.
  */
 #include "cli/cli.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -31,36 +35,47 @@ static const char help[] =
     "\n"
     "Open a profile of any format in the Firefox Profiler (profiler.firefox.com).\n"
     "The profile (several FILEs are merged) is converted to the Firefox\n"
-    "Profiler's processed format and served on http://127.0.0.1:PORT/profile.json\n"
-    "by a small local web server; profkit prints the profiler.firefox.com\n"
-    "address that loads it, and opens it with xdg-open when standard output is\n"
-    "a terminal. The server only listens on 127.0.0.1 and serves until Ctrl-C.\n"
-    "The browser must run on this machine (or reach its 127.0.0.1 through an\n"
-    "SSH tunnel: ssh -L PORT:127.0.0.1:PORT HOST).\n"
+    "Profiler's processed format and served by a local web server on\n"
+    "http://127.0.0.1:PORT/TOKEN/profile.json; profkit prints the\n"
+    "profiler.firefox.com address that loads it, and opens it with xdg-open\n"
+    "when standard output is a terminal. It serves until Ctrl-C.\n"
+    "\n"
+    "Who can read the profile: the server listens on 127.0.0.1 only; TOKEN is\n"
+    "128 random bits, new each run, and any other path is 404; requests must\n"
+    "name Host 127.0.0.1:PORT or localhost:PORT (else 421), and a web page may\n"
+    "read it only if it is profiler.firefox.com (else 403). Anyone who learns\n"
+    "the printed address (a local user who can see this terminal, or the\n"
+    "--token argument in the process list) can read the profile until you stop\n"
+    "the server. The browser must run on this machine (or reach its 127.0.0.1\n"
+    "through an SSH tunnel: ssh -L PORT:127.0.0.1:PORT HOST).\n"
     "\n"
     "Options:\n"
+    "  --firefox       open the profile in the Firefox Profiler (the default)\n"
     "  --port N        listen on port N (default 0: any free port)\n"
+    "  --token T       use T (16 to 128 of A-Z a-z 0-9 - _) as the secret path\n"
+    "                  segment instead of a random one, for scripts\n"
     "  --no-open       only print the address, do not start a browser\n"
     "  --value NAME    value type that becomes the sample weight (default: the\n"
     "                  profile's default; profkit info lists them)\n"
     "  --thread NAME   only this thread (name or index from profkit info)\n" CLI_INPUT_HELP
+    "\n"
+    "Output (one line each, for scripts): \"profile: URL\" (the served profile)\n"
+    "and \"open: URL\" (the address to open).\n"
     "\n"
     "Examples:\n"
     "  profkit view cpu.prof\n"
     "  profkit view --no-open --port 8123 app.bsprof --value wall\n"
     "  profkit convert cpu.prof --to firefox -o cpu.json.gz   # to keep the file\n";
 
-static volatile sig_atomic_t stop_requested;
+#define FIREFOX_ORIGIN "https://profiler.firefox.com"
 
-static void on_stop(int sig)
+/* Converts the profile into the Firefox Profiler's processed format, in memory. */
+static int render_firefox(const profkit_profile *p, const profkit_write_options *wo, char **out,
+                          size_t *n)
 {
-    (void)sig;
-    stop_requested = 1;
-}
-
-/* Converts the profile into the processed format, in memory. */
-static int render(const profkit_profile *p, const profkit_write_options *wo, char **out, size_t *n)
-{
+    profkit_write_options w = *wo;
+    w.format = "firefox";
+    wo = &w;
     const char *tmp = getenv("TMPDIR");
     char dir[4096], path[4200];
     snprintf(dir, sizeof(dir), "%s/profkit-view-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
@@ -95,6 +110,21 @@ static int render(const profkit_profile *p, const profkit_write_options *wo, cha
     return rc;
 }
 
+/* What `view` serves and which address it opens. */
+typedef struct view_plan {
+    const char *name;         /* resource under /TOKEN/ ("" for the page) */
+    const char *content_type;
+    const char *cors_origin;  /* the one other origin that may read it, or NULL */
+    int firefox_from_url;     /* open profiler.firefox.com/from-url/<URL>/, else the URL */
+    const char *write_format; /* a writer render() needs, checked before reading */
+    int (*render)(const profkit_profile *p, const profkit_write_options *wo, char **out,
+                  size_t *n);
+} view_plan;
+
+static const view_plan plan_firefox = {
+    "profile.json", "application/json", FIREFOX_ORIGIN, 1, "firefox", render_firefox,
+};
+
 /* Percent-encodes everything but RFC 3986 unreserved characters. */
 static void url_encode(char *dst, size_t cap, const char *src)
 {
@@ -113,143 +143,77 @@ static void url_encode(char *dst, size_t cap, const char *src)
     dst[j] = 0;
 }
 
-static int send_all(int fd, const char *data, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = send(fd, data, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR && !stop_requested)
-            continue;
-        if (w <= 0)
-            return -1;
-        data += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Headers every response carries; the CORS ones let profiler.firefox.com fetch. */
-static int send_head(int fd, const char *status, const char *type, size_t length)
-{
-    char head[512];
-    int n = snprintf(head, sizeof(head),
-                     "HTTP/1.1 %s\r\n"
-                     "Content-Type: %s\r\n"
-                     "Content-Length: %zu\r\n"
-                     "Access-Control-Allow-Origin: *\r\n"
-                     "Access-Control-Allow-Methods: GET, HEAD, OPTIONS\r\n"
-                     "Access-Control-Allow-Headers: *\r\n"
-                     "Cache-Control: no-store\r\n"
-                     "Connection: close\r\n"
-                     "\r\n",
-                     status, type, length);
-    return send_all(fd, head, (size_t)n);
-}
-
-static void send_text(int fd, const char *status, const char *body, int head_only)
-{
-    if (send_head(fd, status, "text/plain; charset=utf-8", strlen(body)) == 0 && !head_only)
-        send_all(fd, body, strlen(body));
-}
-
-/* Reads one request head (bounded in size and time) and answers it. */
-static void serve_one(int fd, const char *body, size_t n)
-{
-    struct timeval tv = { 10, 0 };
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-    char req[8192];
-    size_t got = 0;
-    while (got < sizeof(req) - 1) {
-        ssize_t r = recv(fd, req + got, sizeof(req) - 1 - got, 0);
-        if (r < 0 && errno == EINTR && !stop_requested)
-            continue;
-        if (r <= 0)
-            return;
-        got += (size_t)r;
-        req[got] = 0;
-        if (strstr(req, "\r\n\r\n") || strstr(req, "\n\n"))
-            break;
-    }
-    req[got] = 0;
-    /* Request line: METHOD SP TARGET SP VERSION */
-    char method[16], target[2048];
-    if (sscanf(req, "%15s %2047s", method, target) != 2) {
-        send_text(fd, "400 Bad Request", "bad request\n", 0);
-        return;
-    }
-    char *q = strpbrk(target, "?#");
-    if (q)
-        *q = 0;
-    int head_only = strcmp(method, "HEAD") == 0;
-    if (strcmp(method, "OPTIONS") == 0) {
-        send_head(fd, "204 No Content", "text/plain", 0);
-    } else if (strcmp(method, "GET") != 0 && !head_only) {
-        send_text(fd, "405 Method Not Allowed", "only GET, HEAD and OPTIONS\n", 0);
-    } else if (strcmp(target, "/profile.json") == 0) {
-        if (send_head(fd, "200 OK", "application/json", n) == 0 && !head_only)
-            send_all(fd, body, n);
-    } else {
-        send_text(fd, "404 Not Found", "not found: the profile is /profile.json\n", head_only);
-    }
-}
-
+/* Starts xdg-open without waiting for it, with the default signal mask and
+ * dispositions (this process blocks SIGINT/SIGTERM and ignores SIGCHLD). */
 static void open_browser(const char *url)
 {
     char *const argv[] = { (char *)"xdg-open", (char *)url, NULL };
     posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
     pid_t pid;
     if (posix_spawn_file_actions_init(&fa) != 0)
         return;
+    if (posix_spawnattr_init(&attr) != 0) {
+        posix_spawn_file_actions_destroy(&fa);
+        return;
+    }
+    sigset_t none, def;
+    sigemptyset(&none);
+    sigemptyset(&def);
+    sigaddset(&def, SIGINT);
+    sigaddset(&def, SIGTERM);
+    sigaddset(&def, SIGCHLD);
+    sigaddset(&def, SIGPIPE);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &def);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    if (posix_spawnp(&pid, "xdg-open", &fa, NULL, argv, environ) != 0)
+    if (posix_spawnp(&pid, "xdg-open", &fa, &attr, argv, environ) != 0)
         fprintf(stderr, "profkit view: could not run xdg-open; open the address above yourself\n");
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
 }
 
-static int serve(const char *body, size_t n, unsigned port, int no_open)
+/* Serves *body (freed here) as the plan says on the running server, prints
+ * the addresses and waits for SIGINT or SIGTERM (blocked by the caller). */
+static int publish(profkit_server *srv, const view_plan *plan, char **body, size_t n,
+                   int no_open, const sigset_t *stop)
 {
-    int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (ls < 0) {
-        fprintf(stderr, "profkit view: socket: %s\n", strerror(errno));
+    profkit_error err;
+    int set = profkit_server_set(srv, plan->name, plan->content_type, *body, n, &err);
+    free(*body); /* the server keeps its own copy */
+    *body = NULL;
+    if (set != 0) {
+        fprintf(stderr, "profkit view: %s\n", err.message);
         return CLI_BAD_INPUT;
     }
-    int one = 1;
-    setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    struct sockaddr_in addr;
-    memset(&addr, 0, sizeof(addr));
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons((uint16_t)port);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t alen = sizeof(addr);
-    if (bind(ls, (struct sockaddr *)&addr, sizeof(addr)) != 0 || listen(ls, 16) != 0 ||
-        getsockname(ls, (struct sockaddr *)&addr, &alen) != 0) {
-        fprintf(stderr, "profkit view: cannot listen on 127.0.0.1:%u: %s\n", port, strerror(errno));
-        close(ls);
+    const char *base = profkit_server_url(srv);
+    size_t cap = strlen(base) + strlen(plan->name) + 1, ocap = 3 * cap + 64;
+    char *local = malloc(cap), *open = malloc(ocap);
+    if (!local || !open) {
+        free(local);
+        free(open);
+        fprintf(stderr, "profkit view: out of memory\n");
         return CLI_BAD_INPUT;
     }
-    char local[64], enc[256], url[512];
-    snprintf(local, sizeof(local), "http://127.0.0.1:%u/profile.json", (unsigned)ntohs(addr.sin_port));
-    url_encode(enc, sizeof(enc), local);
-    snprintf(url, sizeof(url), "https://profiler.firefox.com/from-url/%s/", enc);
-    printf("profile: %s\nopen:    %s\nServing until Ctrl-C.\n", local, url);
+    snprintf(local, cap, "%s%s", base, plan->name);
+    if (plan->firefox_from_url) {
+        int k = snprintf(open, ocap, FIREFOX_ORIGIN "/from-url/");
+        url_encode(open + k, ocap - (size_t)k - 1, local);
+        strcat(open, "/");
+    } else {
+        snprintf(open, ocap, "%s", base);
+    }
+    printf("profile: %s\nopen:    %s\nServing until Ctrl-C.\n", local, open);
     fflush(stdout);
     if (!no_open && isatty(STDOUT_FILENO))
-        open_browser(url);
-
-    while (!stop_requested) {
-        struct pollfd pfd = { ls, POLLIN, 0 };
-        /* A timeout bounds the wait should a signal land just before poll. */
-        int r = poll(&pfd, 1, 1000);
-        if (r <= 0)
-            continue;
-        int fd = accept(ls, NULL, NULL);
-        if (fd < 0)
-            continue;
-        serve_one(fd, body, n);
-        close(fd);
-    }
-    close(ls);
+        open_browser(open);
+    free(local);
+    free(open);
+    int sig;
+    while (sigwait(stop, &sig) != 0)
+        ;
     fprintf(stderr, "profkit view: stopped\n");
     return CLI_OK;
 }
@@ -258,7 +222,9 @@ int cmd_view(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "port", required_argument, NULL, 'P' },
-        { "no-open", no_argument, NULL, 'N' },
+        { "token", required_argument, NULL, 'K' },
+        { "firefox", no_argument, NULL, 'X' },
+        { "no-open", no_argument, NULL, 'O' },
         { "value", required_argument, NULL, 'V' },
         { "thread", required_argument, NULL, 'T' },
         CLI_INPUT_OPTIONS,
@@ -267,7 +233,9 @@ int cmd_view(int argc, char **argv)
     cli_input in = { 0 };
     profkit_write_options wo;
     memset(&wo, 0, sizeof(wo));
-    wo.format = "firefox";
+    profkit_server_options so;
+    memset(&so, 0, sizeof(so));
+    const view_plan *plan = &plan_firefox; /* the default until the viewer page (#11) */
     size_t port = 0;
     int no_open = 0, c;
     optind = 1;
@@ -278,7 +246,9 @@ int cmd_view(int argc, char **argv)
             if (cli_parse_size(optarg, &port) != 0 || port > 65535)
                 return cli_usage("view", "--port needs a number from 0 to 65535");
             break;
-        case 'N': no_open = 1; break;
+        case 'K': so.token = optarg; break;
+        case 'X': plan = &plan_firefox; break;
+        case 'O': no_open = 1; break;
         case 'V': wo.value = optarg; break;
         case 'T': wo.thread = optarg; break;
         default:
@@ -288,31 +258,49 @@ int cmd_view(int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage("view", "no input file");
-    const profkit_format_info *ff = profkit_format_find("firefox");
-    if (!ff || !ff->can_write) {
-        fprintf(stderr, "profkit view: this build cannot write Firefox profiles\n");
+    so.port = (unsigned)port;
+    so.cors_origin = plan->cors_origin;
+    const profkit_format_info *ff = plan->write_format ? profkit_format_find(plan->write_format) : NULL;
+    if (plan->write_format && (!ff || !ff->can_write)) {
+        fprintf(stderr, "profkit view: this build cannot write %s profiles\n", plan->write_format);
         return CLI_BAD_INPUT;
     }
-    profkit_profile *p;
-    int rc = cli_load(&p, argv + optind, argc - optind, &in);
-    if (rc)
-        return rc;
-    char *body = NULL;
-    size_t n = 0;
-    rc = render(p, &wo, &body, &n);
-    profkit_profile_free(p);
-    if (rc)
-        return rc;
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_stop; /* no SA_RESTART: poll returns at once */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    /* The server starts first, so a bad --token or a busy port is reported
+     * before a long read. Its threads start with SIGINT and SIGTERM blocked
+     * (they inherit the mask); the read runs with them unblocked (Ctrl-C
+     * ends it at once), and the wait takes them with sigwait. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
     signal(SIGPIPE, SIG_IGN);
     signal(SIGCHLD, SIG_IGN); /* xdg-open is not waited for */
-    rc = serve(body, n, (unsigned)port, no_open);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    profkit_server *srv;
+    profkit_error err;
+    if (profkit_server_start(&srv, &so, &err) != 0) {
+        pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
+        if (err.code == PROFKIT_EINVAL)
+            return cli_usage("view", "%s", err.message);
+        fprintf(stderr, "profkit view: %s\n", err.message);
+        return CLI_BAD_INPUT;
+    }
+    pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
+
+    profkit_profile *p;
+    int rc = cli_load(&p, argv + optind, argc - optind, &in);
+    char *body = NULL;
+    size_t n = 0;
+    if (rc == 0) {
+        rc = plan->render(p, &wo, &body, &n);
+        profkit_profile_free(p);
+    }
+    if (rc == 0) {
+        pthread_sigmask(SIG_BLOCK, &stop, NULL);
+        rc = publish(srv, plan, &body, n, no_open, &stop);
+    }
+    profkit_server_stop(srv);
     free(body);
     return rc;
 }

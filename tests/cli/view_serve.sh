@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
-# `profkit view`: serves the converted profile on 127.0.0.1 with the CORS
-# headers profiler.firefox.com needs, prints the from-url address that loads
-# it, answers OPTIONS and unknown paths, and stops cleanly (status 0) on
-# SIGINT, even while a client holds a connection open. Every wait is bounded.
+# `profkit view`: serves the converted profile byte for byte at
+# http://127.0.0.1:PORT/TOKEN/profile.json (a new random token each run, or
+# --token), prints the from-url address that loads it in the Firefox
+# Profiler, refuses a wrong token or a traversal path (404), a foreign Host
+# (421), a foreign Origin (403) and other methods (405), gives CORS only to
+# profiler.firefox.com, answers 20 clients at once within a second each
+# while half-open connections are held, and stops cleanly (status 0) on
+# SIGINT and SIGTERM. Every wait is bounded.
 . "$(dirname "$0")/lib.sh"
 command -v curl > /dev/null || { fail "curl is missing (scripts/deps.sh --test installs it)"; finish; }
 IN="$PROFKIT_SRC/tests/data/folded/ok_simple.folded"
+FF=https://profiler.firefox.com
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2> /dev/null; rm -rf "$TMP"' EXIT
 
-# Waits (at most 30 s) for the server to print its address; sets $local, $open.
+# Waits (at most 30 s) for the server to print its address; sets $local,
+# $open, $port, $token, $base (http://127.0.0.1:PORT).
 start_view() {
   rm -f "$TMP/view.out" "$TMP/view.err" # not the last server's address
   "$PROFKIT" view --no-open "$@" > "$TMP/view.out" 2> "$TMP/view.err" &
   pid=$!
-  local i
+  local i local_line=
   for ((i = 0; i < 300; i++)); do
     local_line=$(grep -m1 '^profile: ' "$TMP/view.out" 2> /dev/null)
     [ -n "$local_line" ] && break
@@ -23,11 +29,16 @@ start_view() {
   done
   local=${local_line#profile: }
   open=$(sed -n 's/^open: *//p' "$TMP/view.out")
+  port=${local#http://127.0.0.1:}
+  port=${port%%/*}
+  token=${local#http://127.0.0.1:*/}
+  token=${token%%/*}
+  base=http://127.0.0.1:$port
 }
 
-# Sends SIGINT and waits (at most 10 s) for the exit; sets $status.
+# Sends a signal (default INT) and waits (at most 10 s) for the exit; sets $status.
 stop_view() {
-  kill -INT "$pid"
+  kill "-${1:-INT}" "$pid"
   local i
   for ((i = 0; i < 100; i++)); do
     kill -0 "$pid" 2> /dev/null || break
@@ -43,58 +54,109 @@ stop_view() {
   pid=
 }
 
+# code WHAT WANT CURL-ARGS...: the status curl gets (headers in $TMP/h).
+code() {
+  local what=$1 want=$2
+  shift 2
+  expect_eq "$what" "$want" "$(curl -sS --max-time 20 -D "$TMP/h" -o "$TMP/b" -w '%{http_code}' "$@")"
+}
+hdr() { grep -i "^$1:" "$TMP/h" | tr -d '\r' | sed 's/^[^:]*: *//'; }
+
+"$PROFKIT" convert "$IN" --to firefox -o "$TMP/conv.json" || fail "convert --to firefox"
+
 start_view --port 0 "$IN"
-case $local in
-  http://127.0.0.1:[0-9]*/profile.json) pass ;;
-  *) fail "no local address printed: $(cat "$TMP/view.out" "$TMP/view.err")" ;;
-esac
-want_open="https://profiler.firefox.com/from-url/$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$local")/"
+if [[ $local =~ ^http://127\.0\.0\.1:[0-9]+/[0-9a-f]{32}/profile\.json$ ]]; then pass; else
+  fail "no local address with a 32-hex-digit token printed: $(cat "$TMP/view.out" "$TMP/view.err")"
+  finish
+fi
+want_open="$FF/from-url/$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$local")/"
 expect_eq "profiler.firefox.com address" "$want_open" "$open"
 
-code=$(curl -sS --max-time 20 -D "$TMP/h" -o "$TMP/body" -w '%{http_code}' "$local")
-expect_eq "GET /profile.json status" 200 "$code"
-expect_eq "CORS header on GET" "Access-Control-Allow-Origin: *" "$(grep -i '^access-control-allow-origin:' "$TMP/h" | tr -d '\r')"
-expect_eq "content type" "Content-Type: application/json" "$(grep -i '^content-type:' "$TMP/h" | tr -d '\r')"
-expect_eq "served JSON is a processed profile with the source's samples" "75 7" \
-  "$(python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-s = d["threads"][0]["samples"]
-print(d["meta"]["preprocessedProfileVersion"], sum(s["weight"]) if s["weight"] else s["length"])' "$TMP/body" 2>&1)"
-expect_eq "served bytes equal convert --to firefox" "same" \
-  "$("$PROFKIT" convert "$IN" --to firefox -o "$TMP/conv.json" && cmp -s "$TMP/conv.json" "$TMP/body" && echo same)"
+# The profile, byte for byte, and the headers of every response.
+code "GET profile.json" 200 "$local"
+expect_eq "served bytes equal convert --to firefox" "same" "$(cmp -s "$TMP/conv.json" "$TMP/b" && echo same)"
+expect_eq "content type" "application/json" "$(hdr content-type)"
+expect_eq "no CORS header without an Origin" "" "$(hdr access-control-allow-origin)"
+expect_eq "Cache-Control" "no-store" "$(hdr cache-control)"
+expect_eq "X-Content-Type-Options" "nosniff" "$(hdr x-content-type-options)"
+expect_eq "Referrer-Policy" "no-referrer" "$(hdr referrer-policy)"
+code "GET from profiler.firefox.com" 200 -H "Origin: $FF" "$local"
+expect_eq "CORS for profiler.firefox.com only" "$FF" "$(hdr access-control-allow-origin)"
+expect_eq "CORS response is the profile" "same" "$(cmp -s "$TMP/conv.json" "$TMP/b" && echo same)"
+code "HEAD" 200 -I "$local"
+expect_eq "HEAD length" "$(wc -c < "$TMP/conv.json")" "$(hdr content-length)"
+code "query string ignored" 200 "$local?x=1"
+code "Host localhost:PORT" 200 -H "Host: localhost:$port" "$local"
+code "same-origin Origin" 200 -H "Origin: $base" "$local"
 
-code=$(curl -sS --max-time 20 -X OPTIONS -D "$TMP/h2" -o /dev/null -w '%{http_code}' \
-  -H 'Origin: https://profiler.firefox.com' -H 'Access-Control-Request-Method: GET' "$local")
-expect_eq "OPTIONS preflight status" 204 "$code"
-expect_eq "CORS header on OPTIONS" 1 "$(grep -ci '^access-control-allow-origin: \*' "$TMP/h2")"
-code=$(curl -sS --max-time 20 -o /dev/null -w '%{http_code}' "${local%/profile.json}/other")
-expect_eq "unknown path" 404 "$code"
-code=$(curl -sS --max-time 20 -X POST -o /dev/null -w '%{http_code}' "$local")
-expect_eq "POST refused" 405 "$code"
-code=$(curl -sS --max-time 20 -o /dev/null -w '%{http_code}' "$local?x=1")
-expect_eq "query string ignored" 200 "$code"
+# Refused.
+wrong=$(printf '%s' "$token" | tr '0-9a-f' '1-9a-f0')
+code "wrong token" 404 "$base/$wrong/profile.json"
+code "no token" 404 "$base/profile.json"
+code "token prefix" 404 "$base/${token:0:31}/profile.json"
+code "other name" 404 "$base/$token/other"
+for p in "/$token/../../etc/passwd" "/$token/%2e%2e/%2e%2e/etc/passwd" "/$token/%2E%2E/%2E%2E/etc/passwd" \
+  "/$token/..%2f..%2fetc%2fpasswd" "/%2e%2e/%2e%2e/etc/passwd" "/../../etc/passwd" "/$token/../$token/profile.json"; do
+  code "traversal $p" 404 --path-as-is "$base$p"
+done
+code "foreign Host" 421 -H 'Host: evil.example' "$local"
+code "foreign Host with our port" 421 -H "Host: evil.example:$port" "$local"
+code "foreign Origin" 403 -H 'Origin: https://evil.example' "$local"
+expect_eq "no CORS for a foreign Origin" "" "$(hdr access-control-allow-origin)"
+code "Origin null" 403 -H 'Origin: null' "$local"
+code "POST" 405 -X POST --data 'x=1' "$local"
+expect_eq "405 says what is allowed" "GET, HEAD" "$(hdr allow)"
+code "PUT" 405 -X PUT --data 'x' "$local"
+code "OPTIONS preflight from profiler.firefox.com" 204 -X OPTIONS -H "Origin: $FF" \
+  -H 'Access-Control-Request-Method: GET' "$local"
+expect_eq "preflight CORS header" "$FF" "$(hdr access-control-allow-origin)"
+code "OPTIONS from a foreign Origin" 403 -X OPTIONS -H 'Origin: https://evil.example' \
+  -H 'Access-Control-Request-Method: GET' "$local"
+code "OPTIONS without an Origin" 405 -X OPTIONS "$local"
 
-# A client that connects and sends nothing must not keep Ctrl-C from working.
-port=${local#http://127.0.0.1:}
-port=${port%%/*}
-exec 3<> "/dev/tcp/127.0.0.1/$port"
+# Half-open connections (half a request line, or nothing) do not keep 20
+# concurrent clients from being answered, each within a second.
+for fd in 3 4 5 6 7 8; do
+  eval "exec $fd<> /dev/tcp/127.0.0.1/$port"
+  [ $((fd % 2)) -eq 1 ] && printf 'GET /%s' "${token:0:8}" >&$fd
+done
 sleep 0.3
-stop_view
-expect_eq "exit status after SIGINT (idle client connected)" 0 "$status"
-exec 3>&-
-expect_eq "stop message" "profkit view: stopped" "$(tail -1 "$TMP/view.err")"
+clients=()
+for i in $(seq 1 20); do
+  curl -sS --max-time 1 -o "$TMP/c$i" -w '%{http_code}\n' "$local" > "$TMP/s$i" 2>&1 &
+  clients+=($!)
+done
+wait "${clients[@]}"
+ok=0
+for i in $(seq 1 20); do
+  if [ "$(cat "$TMP/s$i")" = 200 ] && cmp -s "$TMP/conv.json" "$TMP/c$i"; then ok=$((ok + 1)); fi
+done
+expect_eq "concurrent requests answered within 1 s while 6 connections are half-open" 20 "$ok"
 
-# A fixed port, a value type, a thread.
-start_view --port 0 --value samples --thread 0 "$IN"
-code=$(curl -sS --max-time 20 -o "$TMP/body2" -w '%{http_code}' "$local")
-expect_eq "GET with --value/--thread" 200 "$code"
-stop_view
-expect_eq "exit status after SIGINT" 0 "$status"
+# SIGINT with those connections still open stops it, status 0.
+stop_view INT
+expect_eq "exit status after SIGINT (half-open clients connected)" 0 "$status"
+for fd in 3 4 5 6 7 8; do eval "exec $fd>&-"; done
+expect_eq "stop message" "profkit view: stopped" "$(tail -1 "$TMP/view.err")"
+first_token=$token
+
+# A fixed port and token, --firefox, a value type, a thread; SIGTERM.
+fixed=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+start_view --firefox --port "$fixed" --token script-token_0123456789 --value samples --thread 0 "$IN"
+expect_eq "--port and --token in the address" "http://127.0.0.1:$fixed/script-token_0123456789/profile.json" "$local"
+code "GET with --value/--thread" 200 "$local"
+stop_view TERM
+expect_eq "exit status after SIGTERM" 0 "$status"
+start_view "$IN"
+expect_eq "a new random token each run" "different" "$([ -n "$token" ] && [ "$token" != "$first_token" ] && echo different)"
+stop_view INT
 
 expect_status "view --help" 0 "$PROFKIT" view --help
 grep -q '^Examples:' "$TMP/out" && pass || fail "view --help has no examples"
 expect_status "view without a file" 2 "$PROFKIT" view --no-open
 expect_status "view --port out of range" 2 "$PROFKIT" view --no-open --port 70000 "$IN"
+expect_status "view --token too short" 2 "$PROFKIT" view --no-open --token abc "$IN"
+expect_status "view --token with a slash" 2 "$PROFKIT" view --no-open --token 0123456789abcdef/x "$IN"
 expect_status "view of an unknown value type" 2 "$PROFKIT" view --no-open --value nosuch "$IN"
 expect_status "view of a missing file" 1 "$PROFKIT" view --no-open "$TMP/missing.prof"
 finish

@@ -1,0 +1,560 @@
+/*
+ * http_server.c: the local web server behind `profkit view` (issue 18),
+ * built on libmicrohttpd.
+ *
+ * It binds 127.0.0.1 only and serves a small table of named byte buffers
+ * ("resources") under one secret path segment, /TOKEN/NAME, the way
+ * Jupyter's servers put a token in every URL. Who may read them:
+ *
+ *   - Host must be exactly 127.0.0.1:PORT or localhost:PORT (host part
+ *     case-insensitive), else 421 Misdirected Request: a page that rebinds
+ *     its own DNS name to 127.0.0.1 sends its own name as Host.
+ *   - An Origin header, when present, must be this server's own origin or
+ *     the one cross-origin reader the caller named (cors_origin), else 403.
+ *     Only that origin gets Access-Control-Allow-Origin, and only it gets an
+ *     answer to an OPTIONS preflight.
+ *   - Only GET and HEAD (405 with Allow otherwise); a path whose first
+ *     segment is not the token, or a name not in the table, is 404. The
+ *     token is compared in constant time; names are looked up as exact
+ *     strings, so "..", "%2e%2e" (decoded by libmicrohttpd) and the like
+ *     never reach a file system.
+ *
+ * Every response carries Cache-Control: no-store, X-Content-Type-Options:
+ * nosniff and Referrer-Policy: no-referrer (the token must not leak through
+ * a Referer or a cache).
+ *
+ * Concurrency: libmicrohttpd's internal event loop (epoll or poll, one
+ * thread) reads every connection without blocking, so a client that sends
+ * half a request holds only its own connection, which is closed after
+ * timeout_s seconds without activity; max_connections bounds how many are
+ * open at once. Resources live in a table under a mutex; each buffer is
+ * reference-counted, so replacing one while a response is being sent frees
+ * the old bytes only when the last response using them is done.
+ *
+ * libmicrohttpd's threads use MSG_NOSIGNAL; this file installs no signal
+ * handlers. (libmicrohttpd's panic handler, which aborts on corrupted
+ * internal state, is process-wide and is left to the application.)
+ */
+#include "profkit.h"
+
+#include "util/util.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define DEFAULT_TIMEOUT_S 10
+#define DEFAULT_MAX_CONNECTIONS 128
+#define TOKEN_MIN 16
+#define TOKEN_MAX 128
+#define NAME_MAX_LEN 255
+
+/* One version of a resource's bytes; responses hold references to it. */
+typedef struct blob {
+    atomic_size_t refs;
+    char *content_type;
+    size_t size;
+    unsigned char data[];
+} blob;
+
+typedef struct resource {
+    char *name;
+    blob *b;
+} resource;
+
+struct profkit_server {
+    struct MHD_Daemon *daemon;
+    unsigned port;
+    char token[TOKEN_MAX + 1];
+    size_t token_len;
+    char *cors_origin; /* NULL: no cross-origin reader */
+    char origin_ip[64], origin_name[64]; /* http://127.0.0.1:PORT, http://localhost:PORT */
+    char url[64 + TOKEN_MAX];
+    pthread_mutex_t lock; /* guards resources and last_log */
+    resource *resources;
+    size_t n_resources, cap_resources;
+    char last_log[256]; /* libmicrohttpd's last message (for start errors) */
+};
+
+static void blob_unref(void *p)
+{
+    blob *b = p;
+    if (b && atomic_fetch_sub(&b->refs, 1) == 1) {
+        free(b->content_type);
+        free(b);
+    }
+}
+
+static void on_log(void *cls, const char *fmt, va_list ap)
+{
+    profkit_server *s = cls;
+    char msg[sizeof(s->last_log)];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    size_t n = strlen(msg);
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '.'))
+        msg[--n] = 0;
+    pthread_mutex_lock(&s->lock);
+    memcpy(s->last_log, msg, n + 1);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* ------------------------------------------------------------ responses */
+
+static int add_common_headers(struct MHD_Response *r, const profkit_server *s)
+{
+    int ok = MHD_add_response_header(r, "Cache-Control", "no-store") == MHD_YES &&
+             MHD_add_response_header(r, "X-Content-Type-Options", "nosniff") == MHD_YES &&
+             MHD_add_response_header(r, "Referrer-Policy", "no-referrer") == MHD_YES;
+    if (ok && s->cors_origin)
+        ok = MHD_add_response_header(r, "Vary", "Origin") == MHD_YES;
+    else if (ok) /* no page elsewhere may even embed these bytes */
+        ok = MHD_add_response_header(r, "Cross-Origin-Resource-Policy", "same-origin") == MHD_YES;
+    return ok;
+}
+
+/* Queues `r` (adding the common headers) and drops the caller's reference. */
+static enum MHD_Result queue(struct MHD_Connection *c, const profkit_server *s, unsigned status,
+                             struct MHD_Response *r)
+{
+    if (!r)
+        return MHD_NO; /* out of memory: libmicrohttpd closes the connection */
+    enum MHD_Result ret = MHD_NO;
+    if (add_common_headers(r, s))
+        ret = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+/* A short text/plain answer; `extra` is one more header name and value, or NULL. */
+static enum MHD_Result refuse(struct MHD_Connection *c, const profkit_server *s, unsigned status,
+                              const char *text, const char *extra, const char *extra_value)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+    if (!r)
+        return MHD_NO;
+    if (MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8") != MHD_YES ||
+        (extra && MHD_add_response_header(r, extra, extra_value) != MHD_YES)) {
+        MHD_destroy_response(r);
+        return MHD_NO;
+    }
+    return queue(c, s, status, r);
+}
+
+/* -------------------------------------------------------------- checks */
+
+typedef struct header_count {
+    const char *name;
+    unsigned n;
+} header_count;
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                    const char *value)
+{
+    header_count *hc = cls;
+    (void)kind;
+    (void)value;
+    if (key && strcasecmp(key, hc->name) == 0)
+        hc->n++;
+    return MHD_YES;
+}
+
+/* The value of header `name` when it appears exactly once; NULL when it is
+ * absent; *dup set when it appears more than once. */
+static const char *single_header(struct MHD_Connection *c, const char *name, int *dup)
+{
+    header_count hc = { name, 0 };
+    MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &hc);
+    *dup = hc.n > 1;
+    return hc.n == 1 ? MHD_lookup_connection_value(c, MHD_HEADER_KIND, name) : NULL;
+}
+
+/* Host: exactly 127.0.0.1:PORT or localhost:PORT (PORT may be left out
+ * only when it is 80, as browsers do). */
+static int host_ok(const profkit_server *s, const char *host)
+{
+    if (!host)
+        return 0;
+    const char *colon = strrchr(host, ':');
+    size_t hlen = colon ? (size_t)(colon - host) : strlen(host);
+    if (colon) {
+        char port[16];
+        snprintf(port, sizeof(port), "%u", s->port);
+        if (strcmp(colon + 1, port) != 0)
+            return 0;
+    } else if (s->port != 80) {
+        return 0;
+    }
+    return (hlen == 9 && strncmp(host, "127.0.0.1", 9) == 0) ||
+           (hlen == 9 && strncasecmp(host, "localhost", 9) == 0);
+}
+
+/* 1: this server's own origin; 2: the allowed cross-origin reader; 0: neither. */
+static int origin_kind(const profkit_server *s, const char *origin)
+{
+    if (strcasecmp(origin, s->origin_ip) == 0 || strcasecmp(origin, s->origin_name) == 0)
+        return 1;
+    if (s->cors_origin && strcasecmp(origin, s->cors_origin) == 0)
+        return 2;
+    return 0;
+}
+
+/* Compares the first path segment with the token in time that depends only
+ * on the token's length. Returns the length of "/TOKEN" on a match, else 0. */
+static size_t token_prefix(const profkit_server *s, const char *url)
+{
+    if (url[0] != '/')
+        return 0;
+    const char *seg = url + 1;
+    size_t seg_len = strcspn(seg, "/");
+    unsigned char diff = seg_len != s->token_len;
+    for (size_t i = 0; i < s->token_len; i++) {
+        unsigned char c = i < seg_len ? (unsigned char)seg[i] : 0;
+        diff |= c ^ (unsigned char)s->token[i];
+    }
+    return diff ? 0 : 1 + s->token_len;
+}
+
+/* Takes a reference to the named resource's current bytes, or NULL. */
+static blob *find_blob(profkit_server *s, const char *name)
+{
+    blob *b = NULL;
+    pthread_mutex_lock(&s->lock);
+    for (size_t i = 0; i < s->n_resources; i++) {
+        if (strcmp(s->resources[i].name, name) == 0) {
+            b = s->resources[i].b;
+            atomic_fetch_add(&b->refs, 1);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    return b;
+}
+
+/* -------------------------------------------------------------- requests */
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_data_size,
+                                  void **req_cls)
+{
+    profkit_server *s = cls;
+    (void)version;
+    (void)upload_data;
+    (void)req_cls;
+    /* Called first once the request head is complete: every answer is
+     * decided from the head, and a body (which no allowed request has) is
+     * never looked at. */
+    *upload_data_size = 0;
+
+    int dup;
+    const char *host = single_header(c, "Host", &dup);
+    if (dup || !host_ok(s, host))
+        return refuse(c, s, MHD_HTTP_MISDIRECTED_REQUEST,
+                      "profkit: this server answers only requests for Host 127.0.0.1:PORT or "
+                      "localhost:PORT\n",
+                      NULL, NULL);
+    const char *origin = single_header(c, "Origin", &dup);
+    int okind = origin ? origin_kind(s, origin) : 1;
+    if (dup || okind == 0)
+        return refuse(c, s, MHD_HTTP_FORBIDDEN,
+                      "profkit: requests from this origin are refused\n", NULL, NULL);
+
+    int is_get = strcmp(method, MHD_HTTP_METHOD_GET) == 0;
+    int is_head = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    if (strcmp(method, MHD_HTTP_METHOD_OPTIONS) == 0 && origin && okind == 2) {
+        struct MHD_Response *r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+        if (!r)
+            return MHD_NO;
+        const char *pna = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                      "Access-Control-Request-Private-Network");
+        if (MHD_add_response_header(r, "Access-Control-Allow-Origin", s->cors_origin) != MHD_YES ||
+            MHD_add_response_header(r, "Access-Control-Allow-Methods", "GET, HEAD") != MHD_YES ||
+            MHD_add_response_header(r, "Access-Control-Max-Age", "600") != MHD_YES ||
+            (pna && strcasecmp(pna, "true") == 0 &&
+             MHD_add_response_header(r, "Access-Control-Allow-Private-Network", "true") != MHD_YES)) {
+            MHD_destroy_response(r);
+            return MHD_NO;
+        }
+        return queue(c, s, MHD_HTTP_NO_CONTENT, r);
+    }
+    if (!is_get && !is_head)
+        return refuse(c, s, MHD_HTTP_METHOD_NOT_ALLOWED, "profkit: only GET and HEAD\n",
+                      "Allow", "GET, HEAD");
+
+    size_t skip = token_prefix(s, url);
+    if (skip == 0)
+        return refuse(c, s, MHD_HTTP_NOT_FOUND, "profkit: not found\n", NULL, NULL);
+    if (url[skip] == 0) { /* /TOKEN: relative links need the slash */
+        char loc[TOKEN_MAX + 3];
+        snprintf(loc, sizeof(loc), "/%s/", s->token);
+        return refuse(c, s, MHD_HTTP_MOVED_PERMANENTLY, "profkit: moved\n", "Location", loc);
+    }
+    const char *name = url + skip + 1;
+    blob *b = find_blob(s, name);
+    if (!b && strcmp(name, "index.html") == 0)
+        b = find_blob(s, "");
+    if (!b)
+        return refuse(c, s, MHD_HTTP_NOT_FOUND, "profkit: not found\n", NULL, NULL);
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer_with_free_callback_cls(b->size, b->data, blob_unref, b);
+    if (!r) {
+        blob_unref(b);
+        return MHD_NO;
+    }
+    if (MHD_add_response_header(r, "Content-Type", b->content_type) != MHD_YES ||
+        (okind == 2 &&
+         MHD_add_response_header(r, "Access-Control-Allow-Origin", s->cors_origin) != MHD_YES)) {
+        MHD_destroy_response(r);
+        return MHD_NO;
+    }
+    return queue(c, s, MHD_HTTP_OK, r);
+}
+
+/* ------------------------------------------------------------ public API */
+
+static int valid_token(const char *t)
+{
+    size_t n = strlen(t);
+    if (n < TOKEN_MIN || n > TOKEN_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = t[i];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_'))
+            return 0;
+    }
+    return 1;
+}
+
+/* An origin as browsers serialize it: scheme://host[:port], nothing after. */
+static int valid_origin(const char *o)
+{
+    const char *rest = strncmp(o, "https://", 8) == 0 ? o + 8
+                       : strncmp(o, "http://", 7) == 0 ? o + 7
+                                                       : NULL;
+    if (!rest || !*rest || strlen(o) > 200)
+        return 0;
+    for (; *rest; rest++)
+        if (*rest == '/' || *rest == '*' || (unsigned char)*rest <= ' ' || *rest == 0x7f)
+            return 0;
+    return 1;
+}
+
+static int random_token(char *out, profkit_error *err)
+{
+    unsigned char bytes[16];
+    size_t got = 0;
+    while (got < sizeof(bytes)) {
+        ssize_t r = getrandom(bytes + got, sizeof(bytes) - got, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return profkit_error_set(err, PROFKIT_EIO, NULL, -1, "getrandom: %s", strerror(errno));
+        got += (size_t)r;
+    }
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < sizeof(bytes); i++) {
+        out[2 * i] = hex[bytes[i] >> 4];
+        out[2 * i + 1] = hex[bytes[i] & 15];
+    }
+    out[2 * sizeof(bytes)] = 0;
+    return 0;
+}
+
+/* A listening TCP socket on 127.0.0.1:port (0: any free port); sets *bound
+ * to the port it got. Returns the socket or a negative code with err set. */
+static int listen_socket(unsigned port, unsigned *bound, profkit_error *err)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return profkit_error_set(err, PROFKIT_EIO, NULL, -1, "socket: %s", strerror(errno));
+    int one = 1; /* a restart on the same port need not wait for TIME_WAIT */
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof(addr));
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons((uint16_t)port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t alen = sizeof(addr);
+    if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 || listen(fd, SOMAXCONN) != 0 ||
+        getsockname(fd, (struct sockaddr *)&addr, &alen) != 0) {
+        int e = errno;
+        close(fd);
+        return profkit_error_set(err, PROFKIT_EIO, NULL, -1, "cannot listen on 127.0.0.1:%u: %s",
+                                 port, strerror(e));
+    }
+    *bound = ntohs(addr.sin_port);
+    return fd;
+}
+
+static void server_free(profkit_server *s)
+{
+    for (size_t i = 0; i < s->n_resources; i++) {
+        free(s->resources[i].name);
+        blob_unref(s->resources[i].b);
+    }
+    free(s->resources);
+    free(s->cors_origin);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
+
+int profkit_server_start(profkit_server **out, const profkit_server_options *o, profkit_error *err)
+{
+    *out = NULL;
+    profkit_server_options def;
+    if (!o) {
+        memset(&def, 0, sizeof(def));
+        o = &def;
+    }
+    if (o->port > 65535)
+        return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                                 "port %u: expected a number from 0 to 65535", o->port);
+    if (o->token && !valid_token(o->token))
+        return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                                 "token: expected %d to %d characters from A-Z a-z 0-9 - _",
+                                 TOKEN_MIN, TOKEN_MAX);
+    if (o->cors_origin && !valid_origin(o->cors_origin))
+        return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                                 "CORS origin \"%.100s\": expected http(s)://HOST[:PORT]",
+                                 o->cors_origin);
+    profkit_server *s = calloc(1, sizeof(*s));
+    if (!s)
+        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    if (pthread_mutex_init(&s->lock, NULL) != 0) {
+        free(s);
+        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "cannot create a mutex");
+    }
+    int rc = 0;
+    if (o->token)
+        memcpy(s->token, o->token, strlen(o->token) + 1);
+    else if ((rc = random_token(s->token, err)) != 0)
+        goto fail;
+    s->token_len = strlen(s->token);
+    if (o->cors_origin && !(s->cors_origin = strdup(o->cors_origin))) {
+        rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        goto fail;
+    }
+
+    /* The socket is bound here, not by libmicrohttpd, so that the port (and
+     * what depends on it) is known before its thread reads a request. */
+    int fd = listen_socket(o->port, &s->port, err);
+    if (fd < 0) {
+        rc = fd;
+        goto fail;
+    }
+    snprintf(s->origin_ip, sizeof(s->origin_ip), "http://127.0.0.1:%u", s->port);
+    snprintf(s->origin_name, sizeof(s->origin_name), "http://localhost:%u", s->port);
+    snprintf(s->url, sizeof(s->url), "http://127.0.0.1:%u/%s/", s->port, s->token);
+    unsigned timeout = o->timeout_s ? o->timeout_s : DEFAULT_TIMEOUT_S;
+    unsigned limit = o->max_connections ? o->max_connections : DEFAULT_MAX_CONNECTIONS;
+    s->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+                                 on_request, s, MHD_OPTION_LISTEN_SOCKET, fd,
+                                 MHD_OPTION_CONNECTION_TIMEOUT, timeout,
+                                 MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_STRICT_FOR_CLIENT,
+                                 (int)1, MHD_OPTION_EXTERNAL_LOGGER, on_log, s, MHD_OPTION_END);
+    if (!s->daemon) {
+        close(fd);
+        rc = profkit_error_set(err, PROFKIT_EIO, NULL, -1, "cannot serve on 127.0.0.1:%u: %s",
+                               s->port, s->last_log[0] ? s->last_log : "libmicrohttpd failed to start");
+        goto fail;
+    }
+    *out = s;
+    return 0;
+fail:
+    server_free(s);
+    return rc;
+}
+
+static int valid_name(const char *name)
+{
+    size_t n = strlen(name);
+    if (n > NAME_MAX_LEN || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (name[i] == '/' || (unsigned char)name[i] <= ' ' || name[i] == 0x7f)
+            return 0;
+    return 1;
+}
+
+int profkit_server_set(profkit_server *s, const char *name, const char *content_type,
+                       const void *data, size_t size, profkit_error *err)
+{
+    if (!valid_name(name))
+        return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                                 "resource name \"%.100s\": expected no '/', space or control "
+                                 "character, not . or ..",
+                                 name);
+    if (!content_type || !*content_type || strpbrk(content_type, "\r\n"))
+        return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                                 "resource %.100s: expected a one-line content type", name);
+    if (size > SIZE_MAX - sizeof(blob))
+        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "resource %.100s: too large", name);
+    blob *b = malloc(sizeof(blob) + (size ? size : 1));
+    char *type = strdup(content_type);
+    char *copy = strdup(name);
+    if (!b || !type || !copy) {
+        free(b);
+        free(type);
+        free(copy);
+        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    }
+    atomic_init(&b->refs, 1);
+    b->content_type = type;
+    b->size = size;
+    if (size)
+        memcpy(b->data, data, size);
+
+    blob *old = NULL;
+    int rc = 0;
+    pthread_mutex_lock(&s->lock);
+    size_t i = 0;
+    while (i < s->n_resources && strcmp(s->resources[i].name, name) != 0)
+        i++;
+    if (i < s->n_resources) {
+        old = s->resources[i].b;
+        s->resources[i].b = b;
+        free(copy);
+    } else if (profkit_grow((void **)&s->resources, &s->cap_resources, s->n_resources + 1,
+                            sizeof(resource)) != 0) {
+        rc = PROFKIT_ENOMEM;
+    } else {
+        s->resources[s->n_resources].name = copy;
+        s->resources[s->n_resources].b = b;
+        s->n_resources++;
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (rc) {
+        free(copy);
+        blob_unref(b);
+        return profkit_error_set(err, rc, NULL, -1, "out of memory");
+    }
+    blob_unref(old);
+    return 0;
+}
+
+unsigned profkit_server_port(const profkit_server *s) { return s->port; }
+const char *profkit_server_token(const profkit_server *s) { return s->token; }
+const char *profkit_server_url(const profkit_server *s) { return s->url; }
+
+void profkit_server_stop(profkit_server *s)
+{
+    if (!s)
+        return;
+    /* Closes every connection and waits for the server's thread; responses
+     * still holding bytes release them here. */
+    MHD_stop_daemon(s->daemon);
+    server_free(s);
+}
