@@ -258,7 +258,7 @@ int cmd_view(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "port", required_argument, NULL, 'P' },
-        { "no-open", no_argument, NULL, 'N' },
+        { "no-open", no_argument, NULL, CLI_OPT_NO_OPEN },
         { "value", required_argument, NULL, 'V' },
         { "thread", required_argument, NULL, 'T' },
         CLI_INPUT_OPTIONS,
@@ -278,11 +278,11 @@ int cmd_view(int argc, char **argv)
             if (cli_parse_size(optarg, &port) != 0 || port > 65535)
                 return cli_usage("view", "--port needs a number from 0 to 65535");
             break;
-        case 'N': no_open = 1; break;
+        case CLI_OPT_NO_OPEN: no_open = 1; break;
         case 'V': wo.value = optarg; break;
         case 'T': wo.thread = optarg; break;
         default:
-            if (!cli_input_option(&in, c, optarg))
+            if (cli_input_option(&in, c, optarg) <= 0)
                 return cli_usage("view", "unknown option");
         }
     }
