@@ -235,7 +235,8 @@ static void open_dwarf(sym_binary *b)
             b->cu_ranges[b->n_cu_ranges++] = (curange){ lo, hi, idx };
         }
     }
-    qsort(b->cu_ranges, b->n_cu_ranges, sizeof(curange), curange_cmp);
+    if (b->n_cu_ranges)
+        qsort(b->cu_ranges, b->n_cu_ranges, sizeof(curange), curange_cmp);
 }
 
 static int drange_cmp(const void *a, const void *b)
@@ -358,7 +359,8 @@ static void index_cu(dcu *c)
         }
     }
 sorted:
-    qsort(c->ranges, c->n_ranges, sizeof(drange), drange_cmp);
+    if (c->n_ranges)
+        qsort(c->ranges, c->n_ranges, sizeof(drange), drange_cmp);
     for (size_t i = 0; i < c->n_ranges;) {
         size_t j = i;
         while (j < c->n_ranges && c->ranges[j].parent == c->ranges[i].parent)
@@ -544,7 +546,8 @@ static void read_syms(sym_binary *b)
         o->name = name;
         o->rank = sym_rank(GELF_ST_BIND(s.st_info), strlen(name));
     }
-    qsort(b->syms, b->n_syms, sizeof(ssym), ssym_cmp);
+    if (b->n_syms)
+        qsort(b->syms, b->n_syms, sizeof(ssym), ssym_cmp);
 }
 
 int sym_binary_source(sym_binary *b)

@@ -320,7 +320,8 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
     }
 
     /* 3. Each distinct (file, address) once, in order. */
-    qsort(req, n_req, sizeof(request), request_cmp);
+    if (n_req)
+        qsort(req, n_req, sizeof(request), request_cmp);
     uint8_t *was_named = calloc(nf + 1, 1);
     if (!was_named)
         goto done;
