@@ -150,6 +150,17 @@ static int is_unsymbolized(const profkit_profile *p, const profkit_frame *f)
     return *end == '\0' && v == f->address;
 }
 
+/* Interns FILE+0xOFFSET for a frame with an empty name in mapping m. */
+static uint32_t unnamed_label(profkit_profile *p, const profkit_frame *fr, char *buf, size_t n)
+{
+    const profkit_mapping *m = &p->mappings[fr->mapping];
+    const char *path = profkit_str(p, m->path);
+    const char *base = strrchr(path, '/');
+    int w = snprintf(buf, n, "%s+0x%" PRIx64, base && base[1] ? base + 1 : path,
+                     fr->address - m->start + m->offset);
+    return w < 0 ? PROFKIT_NONE : profkit_string_intern(p, buf, (size_t)w < n ? (size_t)w : n - 1);
+}
+
 static int request_cmp(const void *a, const void *b)
 {
     const request *x = a, *y = b;
@@ -402,7 +413,13 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
                     fn.module = p->mappings[fmap[f]].path;
                     profkit_frame nfr = p->frames[f];
                     nfr.mapping = fmap[f];
-                    if ((nfr.function = profkit_function_add(p, &fn)) == PROFKIT_NONE ||
+                    /* One function per address, as readers give them (writers
+                     * that list functions label a nameless one by a frame of
+                     * it); its system name is that label. */
+                    char label[600];
+                    nfr.function = PROFKIT_NONE;
+                    if ((fn.system_name = unnamed_label(p, &nfr, label, sizeof(label))) == PROFKIT_NONE ||
+                        (nfr.function = profkit_function_add(p, &fn)) == PROFKIT_NONE ||
                         (id = profkit_frame_add(p, &nfr)) == PROFKIT_NONE)
                         goto done;
                 }
