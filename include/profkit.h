@@ -85,13 +85,26 @@ typedef struct profkit_function {
     uint32_t start_line; /* definition line, 0 = unknown */
 } profkit_function;
 
-/* A frame (location): a function at a line/column/address. */
+/*
+ * A frame (location): a function at a line/column/address.
+ *
+ * One machine address may stand for several calls when the compiler
+ * inlined functions into each other. Such an address becomes a chain of
+ * frames with the same address, outermost caller first (as stacks go, root
+ * to leaf): the real (out-of-line) function has inline_depth 0, the
+ * function inlined into it 1, the one inlined into that 2, and so on. A
+ * frame with inline_depth > 0 is always the child, in its stack, of the
+ * frame it was inlined into (pprof keeps such a chain as one Location with
+ * several Lines; the Firefox Profiler as frames with an inlineDepth).
+ */
 typedef struct profkit_frame {
-    uint64_t address;  /* 0 = unknown */
-    uint32_t function; /* index into functions */
-    uint32_t line;     /* 0 = unknown */
-    uint32_t column;   /* 0 = unknown; format detail (BR clause) otherwise */
-    uint32_t mapping;  /* index into mappings, or PROFKIT_NONE */
+    uint64_t address;      /* 0 = unknown */
+    uint32_t function;     /* index into functions */
+    uint32_t line;         /* 0 = unknown */
+    uint32_t column;       /* 0 = unknown; format detail (BR clause) otherwise */
+    uint32_t mapping;      /* index into mappings, or PROFKIT_NONE */
+    uint32_t inline_depth; /* 0 = a real call; n > 0 = inlined into the frame above it */
+    uint32_t reserved;     /* 0 (frames are compared bytewise: no padding) */
 } profkit_frame;
 
 /*
@@ -257,18 +270,44 @@ const char *profkit_format_for_path(const char *path);
 
 /* ------------------------------------------------------ symbols */
 
+/* How symbol names are shown (--demangle). */
+typedef enum profkit_demangle_mode {
+    PROFKIT_DEMANGLE_SHORT = 0, /* C++/Rust demangled without parameters and
+                                   template arguments, as pprof shows them */
+    PROFKIT_DEMANGLE_FULL = 1,  /* demangled in full */
+    PROFKIT_DEMANGLE_NONE = 2   /* the mangled (linkage) name as is */
+} profkit_demangle_mode;
+
 typedef struct profkit_symbolize_options {
     const char *const *binaries; /* ELF files to use; matched to mappings by base name
                                     (any binary covers a profile without mappings) */
     size_t n_binaries;
     int use_mapping_paths;       /* also read the files the mappings name, when present */
+    const char *const *symbol_dirs; /* directories searched by build id and file name
+                                       (pprof's layouts, and DIR/.build-id/ for detached
+                                       debug files) */
+    size_t n_symbol_dirs;
+    int use_environment;         /* also PPROF_BINARY_PATH (searched as symbol_dirs) and,
+                                    when DEBUGINFOD_URLS is set, debuginfod servers */
+    profkit_demangle_mode demangle;
+    profkit_warning_fn on_warning; /* build-id mismatches, unreadable files; may be NULL */
+    void *payload;               /* passed to on_warning */
 } profkit_symbolize_options;
 
 /*
  * Names frames that have an address but no function name (or only their
- * address as a name) from ELF symbol tables. Binaries that cannot be read
- * are skipped. Returns the number of frames named (>= 0), or a negative
- * code with err set.
+ * address as a name) from the ELF files their mappings name: function,
+ * source file and line from DWARF (through elfutils' libdw), with each
+ * inlined call its own frame (see profkit_frame), else the function from
+ * the symbol table (.symtab, MiniDebugInfo, .dynsym). Return addresses
+ * (every frame but a sample's leaf) are looked up at address - 1. Stacks
+ * are rebuilt, so stack ids change. A frame nothing names keeps its
+ * address and gets an empty function name with the mapping's file as
+ * module: its label is then FILE+0xOFFSET (see profkit_frame_label).
+ * Files whose build id differs from the mapping's are not used (a
+ * warning). What was named, from which files, is kept for
+ * profkit_report_info. Returns the number of address frames named (>= 0),
+ * or a negative code with err set (out of memory only).
  */
 int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_options *o,
                               profkit_error *err);

@@ -8,14 +8,15 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config zlib1g-dev libzstd-dev libisal-dev libyajl-dev libcmocka-dev libelf-dev
-      libmicrohttpd-dev)
+      libdw-dev libdebuginfod-dev libmicrohttpd-dev)
 if [ "${1:-}" = "--demo" ]; then
   pkgs+=(google-perftools libgoogle-perftools-dev)
 fi
 if [ "${1:-}" = "--test" ]; then
   # Oracles (docs/testing.md) and what the tests compile against.
   pkgs+=(google-perftools libgoogle-perftools-dev golang-go golang-github-google-pprof-dev
-         protobuf-compiler zstd gzip python3 curl)
+         protobuf-compiler zstd gzip python3 curl
+         elfutils debuginfod dwz xz-utils binutils)
   # Node may come from another package source (nodesource bundles npm);
   # only ask Debian for it when there is none at all.
   command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)

@@ -13,15 +13,25 @@
 
 enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_USAGE = 2 };
 
+/* Codes of long options without a short form (above every character). */
+enum {
+    CLI_OPT_NO_SYMBOLIZE = 0x100,
+    CLI_OPT_SYMBOLS,
+    CLI_OPT_DEMANGLE
+};
+
 /* Options every reading subcommand takes. */
 #define CLI_MAX_BINARIES 32
 typedef struct cli_input {
     const char *format; /* --format */
     int strict;         /* --strict */
     int quiet;          /* --quiet: no warnings */
-    int symbolize;      /* --symbolize: read the binaries the mappings name */
+    int no_symbolize;   /* --no-symbolize: keep address-only frames as they are */
     const char *binaries[CLI_MAX_BINARIES]; /* --binary PATH (repeatable) */
     size_t n_binaries;
+    const char *symbol_dirs[CLI_MAX_BINARIES]; /* --symbols DIR (repeatable) */
+    size_t n_symbol_dirs;
+    profkit_demangle_mode demangle; /* --demangle=full|short|none */
     int skip_markers;   /* the command never shows markers: do not keep them */
     int skip_inuse;     /* nor what is still allocated at the end */
     int skip_lines;     /* nor lines */
@@ -33,7 +43,10 @@ typedef struct cli_input {
     { "strict", no_argument, NULL, 'S' },                 \
     { "quiet", no_argument, NULL, 'q' },                  \
     { "symbolize", no_argument, NULL, 'Y' },              \
+    { "no-symbolize", no_argument, NULL, CLI_OPT_NO_SYMBOLIZE }, \
     { "binary", required_argument, NULL, 'N' },           \
+    { "symbols", required_argument, NULL, CLI_OPT_SYMBOLS }, \
+    { "demangle", required_argument, NULL, CLI_OPT_DEMANGLE }, \
     { "help", no_argument, NULL, 'h' }
 
 /* The options of the ranked reports (top, hist, diff), CLI_INPUT_OPTIONS
@@ -52,11 +65,17 @@ typedef struct cli_input {
     "                  (profkit --formats lists the names)\n"                            \
     "  --strict        treat every warning as an error\n"                                \
     "  -q, --quiet     do not print warnings\n"                                          \
-    "  --symbolize     name address-only frames from the ELF files the profile's\n"     \
-    "                  mappings name, when they exist on this machine (they\n"         \
-    "                  must be the very files that ran: nothing checks that)\n"         \
+    "  --no-symbolize  keep address-only frames as they are (by default they\n"      \
+    "                  are named, with source files, lines and inlined calls,\n"       \
+    "                  from the binaries the profile's mappings name, when they\n"     \
+    "                  are on this machine; docs/symbols.md)\n"                        \
+    "  --symbolize     accepted; symbolizing is the default\n"                        \
     "  --binary PATH   name address-only frames from this ELF file (matched to a\n"     \
     "                  mapping by file name; repeatable)\n"                             \
+    "  --symbols DIR   look for binaries and debug files in DIR, by build id and\n"    \
+    "                  by file name (repeatable; also PPROF_BINARY_PATH)\n"           \
+    "  --demangle=MODE C++/Rust names: short (default: no parameters or template\n"  \
+    "                  arguments, as pprof shows them), full or none\n"              \
     "  -h, --help      show this help\n"
 
 /* Handles a cli_input option; returns 1 when `c` was one, -1 when its

@@ -14,7 +14,27 @@ int cli_input_option(cli_input *in, int c, const char *arg)
     case 'F': in->format = arg; return 1;
     case 'S': in->strict = 1; return 1;
     case 'q': in->quiet = 1; return 1;
-    case 'Y': in->symbolize = 1; return 1;
+    case 'Y': in->no_symbolize = 0; return 1;
+    case CLI_OPT_NO_SYMBOLIZE: in->no_symbolize = 1; return 1;
+    case CLI_OPT_SYMBOLS:
+        if (in->n_symbol_dirs == CLI_MAX_BINARIES) {
+            cli_usage(NULL, "at most %d --symbols options", CLI_MAX_BINARIES);
+            return -1;
+        }
+        in->symbol_dirs[in->n_symbol_dirs++] = arg;
+        return 1;
+    case CLI_OPT_DEMANGLE:
+        if (strcmp(arg, "short") == 0)
+            in->demangle = PROFKIT_DEMANGLE_SHORT;
+        else if (strcmp(arg, "full") == 0)
+            in->demangle = PROFKIT_DEMANGLE_FULL;
+        else if (strcmp(arg, "none") == 0)
+            in->demangle = PROFKIT_DEMANGLE_NONE;
+        else {
+            cli_usage(NULL, "--demangle takes full, short or none, not '%s'", arg);
+            return -1;
+        }
+        return 1;
     case 'N':
         if (in->n_binaries == CLI_MAX_BINARIES) {
             cli_usage(NULL, "at most %d --binary options", CLI_MAX_BINARIES);
@@ -123,8 +143,19 @@ int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *
             return cli_error(&err);
         }
     }
-    if (all && (in->symbolize || in->n_binaries)) {
-        profkit_symbolize_options so = { in->binaries, in->n_binaries, in->symbolize };
+    if (all && !in->no_symbolize) {
+        struct progress pr = { "", 0, now() };
+        profkit_symbolize_options so;
+        memset(&so, 0, sizeof(so));
+        so.binaries = in->binaries;
+        so.n_binaries = in->n_binaries;
+        so.use_mapping_paths = 1;
+        so.symbol_dirs = in->symbol_dirs;
+        so.n_symbol_dirs = in->n_symbol_dirs;
+        so.use_environment = 1;
+        so.demangle = in->demangle;
+        so.on_warning = in->quiet ? ignore_warning : on_warning;
+        so.payload = &pr;
         profkit_error err;
         if (profkit_profile_symbolize(all, &so, &err) < 0) {
             profkit_profile_free(all);

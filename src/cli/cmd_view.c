@@ -252,7 +252,7 @@ int cmd_view(int argc, char **argv)
         case 'V': wo.value = optarg; break;
         case 'T': wo.thread = optarg; break;
         default:
-            if (!cli_input_option(&in, c, optarg))
+            if (cli_input_option(&in, c, optarg) <= 0)
                 return cli_usage("view", "unknown option");
         }
     }

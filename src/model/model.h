@@ -58,6 +58,9 @@ struct profkit_profile {
     size_t n_markers, cap_markers;
 
     char format[32]; /* name of the format read */
+
+    char *symbols_report; /* what symbolization named, from which files
+                             (profkit_report_info prints it); NULL = none */
 };
 
 /* String helpers (intern returns PROFKIT_NONE when out of memory). */
@@ -98,6 +101,19 @@ uint32_t profkit_stack_intern(profkit_profile *p, uint32_t parent, uint32_t fram
 uint32_t profkit_stack_append(profkit_profile *p, uint32_t parent, uint32_t frame);
 /* Interns a whole stack given root-first frames. Returns id or PROFKIT_NONE. */
 uint32_t profkit_stack_intern_frames(profkit_profile *p, const uint32_t *frames, size_t n);
+/*
+ * Hands the stack table to the caller (*old, *n_old rows; free() it) and
+ * leaves p with the root stack only, so the stacks can be built again
+ * (symbolization turns one frame into a chain of inlined ones). Sample
+ * rows keep their stack ids: the caller rewrites every one. Returns 0 or
+ * PROFKIT_ENOMEM (nothing changed).
+ */
+int profkit_profile_take_stacks(profkit_profile *p, profkit_stack **old, size_t *n_old);
+/*
+ * Drops the frames no stack uses and the functions no frame uses, and
+ * renumbers the rest (order kept). Returns 0 or PROFKIT_ENOMEM.
+ */
+int profkit_profile_compact(profkit_profile *p);
 /* Depth of a stack (root = 0). */
 size_t profkit_stack_depth(const profkit_profile *p, uint32_t stack);
 
@@ -170,7 +186,9 @@ int profkit_select(const profkit_profile *p, const char *value, const char *thre
 
 /*
  * The label of a frame as folded output and reports print it: the function
- * name; an empty name is the address as 0x + lowercase hex. With by_line the
+ * name; an empty name is the mapping's file name and the offset in the
+ * file (FILE+0xOFFSET: the same in every run under ASLR) when the frame
+ * has a mapping with a path, else the address as 0x + lowercase hex. With by_line the
  * label gets ":LINE" (and ":COLUMN") when the frame has a line. Writes into
  * buf (always NUL-terminated) and returns the length written.
  */

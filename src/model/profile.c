@@ -43,6 +43,7 @@ void profkit_profile_free(profkit_profile *p)
     free(p->mappings);
     free(p->metadata);
     free(p->markers);
+    free(p->symbols_report);
     free(p);
 }
 
@@ -189,6 +190,79 @@ uint32_t profkit_stack_intern_frames(profkit_profile *p, const uint32_t *frames,
     for (size_t i = 0; i < n && s != PROFKIT_NONE; i++)
         s = profkit_stack_intern(p, s, frames[i]);
     return s;
+}
+
+int profkit_profile_take_stacks(profkit_profile *p, profkit_stack **old, size_t *n_old)
+{
+    profkit_stack *fresh = malloc(sizeof(*fresh));
+    if (!fresh)
+        return PROFKIT_ENOMEM;
+    fresh->parent = 0;
+    fresh->frame = PROFKIT_NONE;
+    *old = p->stacks;
+    *n_old = p->n_stacks;
+    p->stacks = fresh;
+    p->n_stacks = p->cap_stacks = 1;
+    p->stacks_indexed = 1;
+    profkit_idset_free(&p->stack_set);
+    /* Rows are found by (stack, thread): index them again on the next lookup. */
+    profkit_idset_free(&p->sample_set);
+    p->samples_indexed = 0;
+    return 0;
+}
+
+int profkit_profile_compact(profkit_profile *p)
+{
+    uint32_t *fmap = malloc((p->n_frames + 1) * sizeof(uint32_t));
+    uint32_t *umap = malloc((p->n_functions + 1) * sizeof(uint32_t));
+    if (!fmap || !umap) {
+        free(fmap);
+        free(umap);
+        return PROFKIT_ENOMEM;
+    }
+    for (size_t f = 0; f < p->n_frames; f++)
+        fmap[f] = PROFKIT_NONE;
+    for (size_t u = 0; u < p->n_functions; u++)
+        umap[u] = PROFKIT_NONE;
+    for (size_t s = 1; s < p->n_stacks; s++)
+        if (p->stacks[s].frame < p->n_frames)
+            fmap[p->stacks[s].frame] = 0;
+    size_t nf = 0, nu = 0;
+    for (size_t f = 0; f < p->n_frames; f++) {
+        if (fmap[f] == PROFKIT_NONE)
+            continue;
+        fmap[f] = (uint32_t)nf;
+        p->frames[nf++] = p->frames[f];
+    }
+    for (size_t f = 0; f < nf; f++)
+        if (p->frames[f].function < p->n_functions)
+            umap[p->frames[f].function] = 0;
+    for (size_t u = 0; u < p->n_functions; u++) {
+        if (umap[u] == PROFKIT_NONE)
+            continue;
+        umap[u] = (uint32_t)nu;
+        p->functions[nu++] = p->functions[u];
+    }
+    for (size_t f = 0; f < nf; f++)
+        if (p->frames[f].function < p->n_functions)
+            p->frames[f].function = umap[p->frames[f].function];
+    for (size_t s = 1; s < p->n_stacks; s++)
+        if (p->stacks[s].frame < p->n_frames)
+            p->stacks[s].frame = fmap[p->stacks[s].frame];
+    p->n_frames = nf;
+    p->n_functions = nu;
+    free(fmap);
+    free(umap);
+    /* Every index hashes rows by content or id: build them again. */
+    profkit_idset_free(&p->function_set);
+    for (size_t u = 0; u < nu; u++)
+        if (profkit_idset_insert(&p->function_set,
+                                 profkit_hash_bytes(&p->functions[u], sizeof(profkit_function), 0x51ed),
+                                 (uint32_t)u) != 0)
+            return PROFKIT_ENOMEM;
+    profkit_idset_free(&p->stack_set);
+    p->stacks_indexed = 1;
+    return profkit_profile_reindex_frames(p);
 }
 
 size_t profkit_stack_depth(const profkit_profile *p, uint32_t stack)
@@ -565,11 +639,18 @@ size_t profkit_frame_label(const profkit_profile *p, uint32_t frame, int by_line
     }
     const profkit_frame *fr = &p->frames[frame];
     const char *name = fr->function < p->n_functions ? profkit_str(p, p->functions[fr->function].name) : "";
+    const profkit_mapping *m = fr->mapping < p->n_mappings ? &p->mappings[fr->mapping] : NULL;
+    const char *path = m ? profkit_str(p, m->path) : "";
     int w;
-    if (name[0])
+    if (name[0]) {
         w = snprintf(buf, n, "%s", name);
-    else
+    } else if (path[0] && fr->address >= m->start) {
+        const char *base = strrchr(path, '/');
+        w = snprintf(buf, n, "%s+0x%" PRIx64, base && base[1] ? base + 1 : path,
+                     fr->address - m->start + m->offset);
+    } else {
         w = snprintf(buf, n, "0x%" PRIx64, fr->address);
+    }
     if (w < 0)
         w = 0;
     size_t len = (size_t)w < n ? (size_t)w : n - 1;

@@ -50,6 +50,8 @@ int profkit_report_info(FILE *out, const profkit_profile *p, profkit_error *err)
         fprintf(out, "mappings:     %zu\n", p->n_mappings);
     if (p->n_markers)
         fprintf(out, "markers:      %zu\n", p->n_markers);
+    if (p->symbols_report)
+        fprintf(out, "symbols:      %s", p->symbols_report);
     if (p->n_metadata) {
         fprintf(out, "metadata:\n");
         for (size_t i = 0; i < p->n_metadata; i++)

@@ -13,7 +13,7 @@ for f in "$FIX"/firefox/*; do
     gecko-*) want=gecko ;;
     *) want=firefox ;;
   esac
-  if ! "$PROFKIT" info "$f" > "$TMP/info" 2> "$TMP/err"; then
+  if ! "$PROFKIT" info --no-symbolize "$f" > "$TMP/info" 2> "$TMP/err"; then
     fail "$base: profkit info failed: $(head -2 "$TMP/err")"
     continue
   fi
@@ -29,7 +29,7 @@ for f in "$FIX"/firefox/*; do
     name=$(sed -E 's/^# thread [0-9]+ (.*) samples=.*/\1/' <<< "$header")
     weight=$(sed -E 's/.* weight=([0-9]+)$/\1/' <<< "$header")
     awk -v h="$header" '$0 == h {on = 1; next} /^# thread/ {on = 0} on' "$TMP/ref" > "$TMP/want"
-    "$PROFKIT" convert -q --thread "$i" --to folded "$f" | LC_ALL=C sort > "$TMP/got"
+    "$PROFKIT" convert --no-symbolize -q --thread "$i" --to folded "$f" | LC_ALL=C sort > "$TMP/got"
     LC_ALL=C sort "$TMP/want" > "$TMP/want.sorted"
     expect_files_eq "$base: thread $i folded stacks" "$TMP/want.sorted" "$TMP/got"
     total=$(awk '{s += $NF} END {print s + 0}' "$TMP/got")

@@ -5,7 +5,8 @@ Usage: gecko_oracle_compare.py PROFKIT PROFILER_CLI_JS FILE
 
 Loads FILE in the Firefox Profiler's own loader (@firefox-devtools/profiler-cli,
 run by the `node` on PATH) and, for every thread, compares each function's
-self and total sample counts with `profkit top --thread I --value samples`.
+self and total sample counts with `profkit top --no-symbolize --thread I
+--value samples` (the loader does not symbolize).
 Functions are matched by name: self counts of equal names are summed on both
 sides; total counts are compared for names that occur once in the thread.
 Prints one line per thread and every difference; exits 1 on any difference.
@@ -47,7 +48,7 @@ def load(pq, path, env):
 
 
 def profkit_top(profkit, path, thread):
-    out = run([profkit, "top", "-q", "--thread", str(thread), "--value", "samples", "-n", "0", path])
+    out = run([profkit, "top", "-q", "--no-symbolize", "--thread", str(thread), "--value", "samples", "-n", "0", path])
     rows = {}
     started = False
     for line in out.splitlines():

@@ -24,22 +24,22 @@ for run in 1 2; do
     CPUPROFILE="$prof" CPUPROFILE_FREQUENCY=1000 "$TMP/burn" 40000 2> /dev/null
   fi
   [ -s "$prof" ] || { fail "run $run: no profile written"; continue; }
-  pk_samples=$("$PROFKIT" info "$prof" | awk '$1 == "samples" && $2 == "count" { print $4 }')
-  pk_ns=$("$PROFKIT" info "$prof" | awk '$1 == "cpu" { print $4 }')
+  pk_samples=$("$PROFKIT" info --no-symbolize "$prof" | awk '$1 == "samples" && $2 == "count" { print $4 }')
+  pk_ns=$("$PROFKIT" info --no-symbolize "$prof" | awk '$1 == "cpu" { print $4 }')
   [ "${pk_samples:-0}" -gt 0 ] && pass || fail "run $run: no samples ($pk_samples)"
   gp_samples=$(google-pprof --text "$TMP/burn" "$prof" 2> /dev/null | sed -n 's/^Total: \([0-9]*\) samples/\1/p')
   expect_eq "run $run: samples vs google-pprof" "$gp_samples" "$pk_samples"
   go_ms=$("$PPROF" -top -symbolize=none -unit=ms "$prof" 2>/dev/null | sed -n 's/.* of \([0-9.]*\)ms total.*/\1/p')
   expect_eq "run $run: cpu vs Go pprof -top" "$go_ms" "$(awk -v n="$pk_ns" 'BEGIN { printf "%g", n / 1e6 }')"
   "$PPROF" -raw -symbolize=none "$prof" 2> /dev/null | python3 "$ORACLE/pprof_raw_folded.py" > "$TMP/go.folded"
-  "$PROFKIT" convert "$prof" --to folded --value samples > "$TMP/pk.folded"
+  "$PROFKIT" convert --no-symbolize "$prof" --to folded --value samples > "$TMP/pk.folded"
   python3 "$ORACLE/compare_go_folded.py" "$TMP/pk.folded" "$TMP/go.folded" > "$TMP/cmp" 2>&1 && pass ||
     fail "run $run: stacks differ from Go pprof: $(tail -3 "$TMP/cmp")"
   # The profile maps the burn binary as code, and frames resolve into it.
-  "$PROFKIT" convert "$prof" --to gperftools -o "$TMP/rt.prof"
+  "$PROFKIT" convert --no-symbolize "$prof" --to gperftools -o "$TMP/rt.prof"
   LC_ALL=C grep -a -q "r-xp .*/burn\$" "$TMP/rt.prof" && pass || fail "run $run: no mapping of burn"
-  "$PROFKIT" convert "$TMP/rt.prof" --to folded > "$TMP/b.folded"
-  "$PROFKIT" convert "$prof" --to folded > "$TMP/a.folded"
+  "$PROFKIT" convert --no-symbolize "$TMP/rt.prof" --to folded > "$TMP/b.folded"
+  "$PROFKIT" convert --no-symbolize "$prof" --to folded > "$TMP/a.folded"
   expect_files_eq "run $run: round trip" "$TMP/a.folded" "$TMP/b.folded"
 done
 finish

@@ -8,47 +8,47 @@
 D="$PROFKIT_SRC/tests/data/pprof"
 
 # Detection: raw (sniffed) and gzipped (the source layer) without --format.
-"$PROFKIT" info "$D/ok_full.pb" > "$TMP/info" 2> "$TMP/err" || fail "raw pprof not detected: $(cat "$TMP/err")"
+"$PROFKIT" info --no-symbolize "$D/ok_full.pb" > "$TMP/info" 2> "$TMP/err" || fail "raw pprof not detected: $(cat "$TMP/err")"
 grep -q '^format:       pprof$' "$TMP/info" && pass || fail "format line: $(head -1 "$TMP/info")"
 gzip -c "$D/ok_full.pb" > "$TMP/full.pb.gz"
-"$PROFKIT" info "$TMP/full.pb.gz" > "$TMP/info.gz" 2>&1
+"$PROFKIT" info --no-symbolize "$TMP/full.pb.gz" > "$TMP/info.gz" 2>&1
 expect_files_eq "gzipped input reads the same" "$TMP/info" "$TMP/info.gz"
 # The Go runtime's field order (time_nanos, period_type, then sample types).
-"$PROFKIT" info "$D/ok_go_order.pb" > "$TMP/info.go" 2> "$TMP/err" && pass || fail "Go runtime order not detected: $(cat "$TMP/err")"
+"$PROFKIT" info --no-symbolize "$D/ok_go_order.pb" > "$TMP/info.go" 2> "$TMP/err" && pass || fail "Go runtime order not detected: $(cat "$TMP/err")"
 grep -q '  cpu            nanoseconds   total 10000000 (10ms)  \[default\]' "$TMP/info.go" && pass || fail "ok_go_order: $(cat "$TMP/info.go")"
 # Seeded random bytes are not pprof (nor anything else).
 python3 -c 'import random, sys; random.seed(1); sys.stdout.buffer.write(bytes(random.randrange(256) for _ in range(4096)))' > "$TMP/random.bin"
-"$PROFKIT" info "$TMP/random.bin" 2>&1 | grep -q 'unrecognized profile format' && pass || fail "random bytes sniffed as a format"
+"$PROFKIT" info --no-symbolize "$TMP/random.bin" 2>&1 | grep -q 'unrecognized profile format' && pass || fail "random bytes sniffed as a format"
 # A profile without any sample type is not sniffed, but
 # --format pprof reads it.
-expect_status "no sample_type first: not detected" 1 "$PROFKIT" info "$D/ok_empty_profile.pb"
-expect_status "--format pprof forces it" 0 "$PROFKIT" info --format pprof "$D/ok_empty_profile.pb"
+expect_status "no sample_type first: not detected" 1 "$PROFKIT" info --no-symbolize "$D/ok_empty_profile.pb"
+expect_status "--format pprof forces it" 0 "$PROFKIT" info --no-symbolize --format pprof "$D/ok_empty_profile.pb"
 
 # What ok_full.pb holds (see make_data.py): two threads, inline frames,
 # default sample type named by default_sample_type.
 grep -q '  samples        count         total 7 (7)  \[default\]' "$TMP/info" && pass || fail "default/total: $(cat "$TMP/info")"
 grep -q '  0: worker, 1 sample rows' "$TMP/info" && pass || fail "thread label"
-expect_eq "folded stacks" "$(printf 'outer;inl;0x3abc 2\nouter;inl;leaf 5')" "$("$PROFKIT" convert "$D/ok_full.pb" --to folded)"
+expect_eq "folded stacks" "$(printf 'outer;inl;0x3abc 2\nouter;inl;leaf 5')" "$("$PROFKIT" convert --no-symbolize "$D/ok_full.pb" --to folded)"
 expect_eq "inline frames keep their lines" "$(printf 'outer:30;inl:20;0x3abc 2\nouter:30;inl:20;leaf:10 5')" \
-  "$("$PROFKIT" convert "$D/ok_full.pb" --to folded --by-line)"
+  "$("$PROFKIT" convert --no-symbolize "$D/ok_full.pb" --to folded --by-line)"
 
 # Writer: the extension picks the format, .gz compresses, rewrites are stable.
-"$PROFKIT" convert "$D/ok_full.pb" -o "$TMP/a.pb.gz" || fail "convert -o a.pb.gz"
+"$PROFKIT" convert --no-symbolize "$D/ok_full.pb" -o "$TMP/a.pb.gz" || fail "convert -o a.pb.gz"
 expect_eq "a .pb.gz output is gzip" "1f8b" "$(head -c 2 "$TMP/a.pb.gz" | od -An -tx1 | tr -d ' \n')"
-"$PROFKIT" convert "$TMP/a.pb.gz" -o "$TMP/b.pb" || fail "convert -o b.pb"
-"$PROFKIT" convert "$TMP/b.pb" -o "$TMP/c.pb" || fail "convert -o c.pb"
+"$PROFKIT" convert --no-symbolize "$TMP/a.pb.gz" -o "$TMP/b.pb" || fail "convert -o b.pb"
+"$PROFKIT" convert --no-symbolize "$TMP/b.pb" -o "$TMP/c.pb" || fail "convert -o c.pb"
 cmp -s "$TMP/b.pb" "$TMP/c.pb" && pass || fail "pprof -> pprof is not byte-stable"
 expect_eq "first byte is the sample_type tag" "0a" "$(head -c 1 "$TMP/b.pb" | od -An -tx1 | tr -d ' \n')"
-"$PROFKIT" info "$TMP/b.pb" > "$TMP/info.b"
+"$PROFKIT" info --no-symbolize "$TMP/b.pb" > "$TMP/info.b"
 for k in 'period_type: cpu/nanoseconds' 'period: 10000000' 'time_nanos: 1700000000000000000' \
          'duration_nanos: 2000000000' 'comment: a comment' '0: worker, 1 sample rows' '1: main, 1 sample rows'; do
   grep -qF "$k" "$TMP/info.b" && pass || fail "lost in the round trip: $k"
 done
-expect_eq "round trip keeps the stacks" "$("$PROFKIT" convert "$D/ok_full.pb" --to folded --by-line)" \
-  "$("$PROFKIT" convert "$TMP/b.pb" --to folded --by-line)"
+expect_eq "round trip keeps the stacks" "$("$PROFKIT" convert --no-symbolize "$D/ok_full.pb" --to folded --by-line)" \
+  "$("$PROFKIT" convert --no-symbolize "$TMP/b.pb" --to folded --by-line)"
 # One thread selected: no thread labels, only its samples.
-"$PROFKIT" convert "$D/ok_full.pb" --to pprof --thread worker -o "$TMP/w.pb"
-expect_eq "--thread worker" "outer;inl;0x3abc 2" "$("$PROFKIT" convert "$TMP/w.pb" --to folded)"
+"$PROFKIT" convert --no-symbolize "$D/ok_full.pb" --to pprof --thread worker -o "$TMP/w.pb"
+expect_eq "--thread worker" "outer;inl;0x3abc 2" "$("$PROFKIT" convert --no-symbolize "$TMP/w.pb" --to folded)"
 
 # protoc decodes what we write, with the thread labels.
 if command -v protoc > /dev/null; then

@@ -63,13 +63,13 @@ go_total() {
   "$PPROF" -top -symbolize=none $u "$1" 2> /dev/null | sed -n 's/.* of \([0-9.e+]*\)[a-zA-Z]* total$/\1/p' | head -1
 }
 # pk_total FILE: the exact total of the default value type (profkit info).
-pk_total() { "$PROFKIT" info "$1" 2> /dev/null | sed -n 's/^  [^ ]* *[^ ]* *total \(-*[0-9]*\) .*\[default\]$/\1/p'; }
+pk_total() { "$PROFKIT" info --no-symbolize "$1" 2> /dev/null | sed -n 's/^  [^ ]* *[^ ]* *total \(-*[0-9]*\) .*\[default\]$/\1/p'; }
 # pk_unit FILE: the unit of the default value type.
-pk_unit() { "$PROFKIT" info "$1" 2> /dev/null | sed -n 's/^  [^ ]* *\([^ ]*\) .*\[default\]$/\1/p'; }
+pk_unit() { "$PROFKIT" info --no-symbolize "$1" 2> /dev/null | sed -n 's/^  [^ ]* *\([^ ]*\) .*\[default\]$/\1/p'; }
 # go_type FILE: the sample type Go pprof picks by default ("Type: cpu").
 go_type() { "$PPROF" -top -symbolize=none "$1" 2> /dev/null | sed -n 's/^Type: //p'; }
 # default value type name of a profile read by profkit
-pk_default() { "$PROFKIT" info "$1" | sed -n 's/^  \([^ ]*\) .*\[default\]$/\1/p'; }
+pk_default() { "$PROFKIT" info --no-symbolize "$1" | sed -n 's/^  \([^ ]*\) .*\[default\]$/\1/p'; }
 
 decode() { gunzip -c "$1" | protoc -I"$PROFKIT_SRC/tests/oracle" --decode=perftools.profiles.Profile profile.proto; }
 
@@ -79,7 +79,7 @@ for f in "$FIX/pprof/cppbench.pb.gz" "$FIX/gperftools-real/real1.pprof.pb.gz"; d
   vt=$(pk_default "$f")
   expect_eq "$b: default value type" "cpu" "$vt"
   "$PPROF" -raw -symbolize=none "$f" | raw_folded "$vt/nanoseconds" > "$TMP/go.folded"
-  "$PROFKIT" convert "$f" --to folded 2> /dev/null | LC_ALL=C sort > "$TMP/pk.folded"
+  "$PROFKIT" convert --no-symbolize "$f" --to folded 2> /dev/null | LC_ALL=C sort > "$TMP/pk.folded"
   [ -s "$TMP/go.folded" ] && pass || fail "$b: empty Go pprof dump"
   expect_files_eq "$b: stacks as Go pprof reads them" "$TMP/go.folded" "$TMP/pk.folded"
   expect_eq "$b: total as Go pprof's -top" "$(go_total "$f" nanoseconds)" "$(pk_total "$f")"
@@ -89,14 +89,14 @@ done
 want=$(awk '/^Samples:/ {s=1; next} /^Locations/ {s=0} s && /:/ {n += $1} END {printf "%.0f\n", n * 10000000}' \
   "$FIX/pprof/cppbench.cpu.string")
 expect_eq "cppbench total equals cppbench.cpu.string" "$want" \
-  "$("$PROFKIT" info "$FIX/pprof/cppbench.pb.gz" | sed -n 's/^  cpu .* total \([0-9]*\) .*/\1/p')"
+  "$("$PROFKIT" info --no-symbolize "$FIX/pprof/cppbench.pb.gz" | sed -n 's/^  cpu .* total \([0-9]*\) .*/\1/p')"
 # Go pprof's -traces stacks of real1 (symbolized): the same multiset of traces.
 "$PPROF" -traces -symbolize=none "$FIX/gperftools-real/real1.pprof.pb.gz" | awk '
   /^-----/ { if (st != "") print st " " v; st = ""; next }
   /^ *[0-9.]+[a-z]*s / { v = $1; sub(/^ *[0-9.]+[a-z]*s +/, ""); sub(/ \(inline\)$/, ""); st = $0; next }
   st != "" && /^             / { sub(/^ +/, ""); sub(/ \(inline\)$/, ""); st = $0 ";" st }
   END { if (st != "") print st " " v }' | LC_ALL=C sort > "$TMP/go.traces"
-"$PROFKIT" convert "$FIX/gperftools-real/real1.pprof.pb.gz" --to folded |
+"$PROFKIT" convert --no-symbolize "$FIX/gperftools-real/real1.pprof.pb.gz" --to folded |
   awk '{ n = $NF; $NF = ""; sub(/ $/, ""); printf "%s %dms\n", $0, n / 1000000 }' | LC_ALL=C sort > "$TMP/pk.traces"
 expect_eq "real1: Go -traces stacks (merged) equal ours" \
   "$(awk '{ n = $NF; $NF = ""; sub(/ms$/, "", n); s[$0] += n } END { for (k in s) printf "%s%dms\n", k, s[k] }' "$TMP/go.traces" | LC_ALL=C sort)" \
@@ -151,15 +151,15 @@ if (cd "$TMP/go" && GO111MODULE=off GOPROXY=off GOFLAGS= GOCACHE="$gocache" go b
    "$TMP/go/gobin" "$TMP/go/cpu.pb.gz" "$TMP/go/heap.pb.gz"; then
   for f in "$TMP/go/cpu.pb.gz" "$TMP/go/heap.pb.gz"; do
     b=go-$(basename "$f")
-    "$PROFKIT" info "$f" > "$TMP/info" 2> "$TMP/err" || { fail "$b: $(cat "$TMP/err")"; continue; }
+    "$PROFKIT" info --no-symbolize "$f" > "$TMP/info" 2> "$TMP/err" || { fail "$b: $(cat "$TMP/err")"; continue; }
     vu=$(sed -n 's/^  \([^ ]*\) *\([^ ]*\) .*\[default\]$/\1\/\2/p' "$TMP/info")
     "$PPROF" -raw -symbolize=none "$f" 2> /dev/null | raw_folded "$vu" > "$TMP/go.folded"
-    "$PROFKIT" convert "$f" --to folded | LC_ALL=C sort > "$TMP/pk.folded"
+    "$PROFKIT" convert --no-symbolize "$f" --to folded | LC_ALL=C sort > "$TMP/pk.folded"
     expect_files_eq "$b: stacks as Go pprof reads them" "$TMP/go.folded" "$TMP/pk.folded"
     expect_eq "$b: default value type as Go pprof picks it" "$(go_type "$f")" "${vu%%/*}"
     expect_eq "$b: total as Go pprof's -top" "$(go_total "$f" "${vu#*/}")" "$(pk_total "$f")"
   done
-  grep -q '^  inuse_space    bytes .*\[default\]$' <("$PROFKIT" info "$TMP/go/heap.pb.gz") && pass ||
+  grep -q '^  inuse_space    bytes .*\[default\]$' <("$PROFKIT" info --no-symbolize "$TMP/go/heap.pb.gz") && pass ||
     fail "heap profile: inuse_space (the last sample type) is not the default"
 else
   fail "could not build or run the Go profile writer: $(head -5 "$TMP/err")"
@@ -171,22 +171,22 @@ for f in "$FIX"/gperftools-real/*.prof "$FIX"/gperftools-edge/*.prof "$FIX"/ppro
          "$FIX"/folded/*.txt "$FIX"/pprof/*.pb.gz "$FIX"/gperftools-real/*.pb.gz "$TMP"/go/*.pb.gz; do
   b=$(basename "$f")
   [ -e "$f" ] || continue
-  "$PROFKIT" info "$f" > /dev/null 2>&1 || continue # unreadable by design (edge cases)
+  "$PROFKIT" info --no-symbolize "$f" > /dev/null 2>&1 || continue # unreadable by design (edge cases)
   n=$((n + 1))
   out="$TMP/$b.out.pb.gz"
-  if ! "$PROFKIT" convert "$f" --to pprof -o "$out" 2> "$TMP/err"; then
+  if ! "$PROFKIT" convert --no-symbolize "$f" --to pprof -o "$out" 2> "$TMP/err"; then
     fail "$b: convert --to pprof: $(cat "$TMP/err")"; continue
   fi
   decode "$out" > "$TMP/decoded" 2> "$TMP/err" && pass || fail "$b: protoc cannot decode: $(head -3 "$TMP/err")"
   vt=$(pk_default "$f")
-  unit=$("$PROFKIT" info "$f" | awk -v t="$vt" '$1 == t && /\[default\]/ {print $2}')
+  unit=$("$PROFKIT" info --no-symbolize "$f" | awk -v t="$vt" '$1 == t && /\[default\]/ {print $2}')
   "$PPROF" -raw -symbolize=none "$out" 2> "$TMP/err" | raw_folded "$vt/$unit" > "$TMP/go.folded"
-  "$PROFKIT" convert "$f" --to folded 2> /dev/null | LC_ALL=C sort > "$TMP/pk.folded"
+  "$PROFKIT" convert --no-symbolize "$f" --to folded 2> /dev/null | LC_ALL=C sort > "$TMP/pk.folded"
   expect_files_eq "$b: Go pprof reads our pprof with the same stacks" "$TMP/pk.folded" "$TMP/go.folded"
   expect_eq "$b: Go pprof's total of our pprof" "$(pk_total "$f")" "$(go_total "$out" "$(pk_unit "$f")")"
   expect_eq "$b: Go pprof's default type of our pprof" "$vt" "$(go_type "$out")"
   # pprof -> pprof -> folded is the identity on stacks
-  "$PROFKIT" convert "$out" --to folded | LC_ALL=C sort > "$TMP/again.folded"
+  "$PROFKIT" convert --no-symbolize "$out" --to folded | LC_ALL=C sort > "$TMP/again.folded"
   expect_files_eq "$b: pprof round trip keeps the stacks" "$TMP/pk.folded" "$TMP/again.folded"
 done
 [ "$n" -ge 10 ] && pass || fail "only $n fixtures were readable"

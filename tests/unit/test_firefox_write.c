@@ -205,9 +205,9 @@ static void nameless_functions_split_by_address(void **state)
     profkit_sample_add(p, profkit_stack_intern(p, 0, f1), th, &one);
     profkit_sample_add(p, profkit_stack_intern(p, 0, f2), th, &one);
     char *t = write_ok(p, NULL);
-    /* two functions, named by their address labels, in the app's resource */
+    /* two functions, named by their labels (FILE+0xOFFSET), in the app's resource */
     assert_has(t, "\"funcTable\":{\"length\":2,\"name\":[1,3],\"flags\":[4,4],\"resource\":[0,0]");
-    assert_has(t, "\"stringArray\":[\"\",\"0x400010\",\"app\",\"0x400020\"]");
+    assert_has(t, "\"stringArray\":[\"\",\"app+0x1010\",\"app\",\"app+0x1020\"]");
     /* lib-relative addresses (address - start + offset), line flag on the second */
     assert_has(t, "\"frameTable\":{\"length\":2,\"flags\":[2,18],\"address\":[4112,4128],\"lib\":[0,0],\"func\":[0,1],"
                   "\"line\":[0,12]");

@@ -1,6 +1,9 @@
-/* test_symbols.c: ELF symbolization of this very test binary, through the
+/* test_symbols.c: symbolization of this very test binary, through the
  * mapping /proc/self/maps gives for it (a position-independent executable on
- * Debian, so the vaddr translation is exercised). */
+ * Debian, so the load bias is exercised): names, DWARF files and lines,
+ * return addresses, FILE+0xOFFSET for what has no file, build-id
+ * mismatches, Breakpad ids, demangling. Programs built at test time are in
+ * tests/cli/symbols_real.sh. */
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "model/model.h"
@@ -55,6 +59,30 @@ static uint32_t addr_frame(profkit_profile *p, uint64_t addr, uint32_t mapping)
     return profkit_frame_add(p, &f);
 }
 
+/* The label of the frame at depth `depth` (0 = root) of sample row r's stack. */
+static void stack_label(const profkit_profile *p, size_t r, size_t depth, char *buf, size_t n)
+{
+    uint32_t chain[64];
+    size_t k = 0;
+    for (uint32_t s = p->sample_stack[r]; s != 0 && k < 64; s = p->stacks[s].parent)
+        chain[k++] = p->stacks[s].frame;
+    assert_true(depth < k);
+    profkit_frame_label(p, chain[k - 1 - depth], 0, buf, n);
+}
+
+static const profkit_frame *leaf_frame(const profkit_profile *p, size_t r)
+{
+    return &p->frames[p->stacks[p->sample_stack[r]].frame];
+}
+
+static profkit_symbolize_options mapped(void)
+{
+    profkit_symbolize_options o;
+    memset(&o, 0, sizeof(o));
+    o.use_mapping_paths = 1;
+    return o;
+}
+
 static void names_a_function_of_this_binary(void **state)
 {
     (void)state;
@@ -71,17 +99,26 @@ static void names_a_function_of_this_binary(void **state)
     uint32_t other = addr_frame(p, 0x10, PROFKIT_NONE);
     int64_t one = 1;
     profkit_sample_add(p, profkit_stack_intern(p, profkit_stack_intern(p, 0, other), leaf), t, &one);
-    profkit_symbolize_options o = { NULL, 0, 1 };
+    profkit_symbolize_options o = mapped();
     profkit_error err;
     assert_int_equal(profkit_profile_symbolize(p, &o, &err), 1);
     char buf[128];
-    profkit_frame_label(p, leaf, 0, buf, sizeof(buf));
+    stack_label(p, 0, 1, buf, sizeof(buf));
     assert_string_equal(buf, "profkit_test_marker_function");
-    profkit_frame_label(p, other, 0, buf, sizeof(buf));
+    stack_label(p, 0, 0, buf, sizeof(buf));
     assert_string_equal(buf, "0x10");
-    /* The frame index still finds the renamed frame. */
-    profkit_frame copy = p->frames[leaf];
-    assert_int_equal(profkit_frame_add(p, &copy), leaf);
+    /* DWARF gives the source file and a line; the address is kept. */
+    const profkit_frame *fr = leaf_frame(p, 0);
+    const char *file = profkit_str(p, p->functions[fr->function].file);
+    assert_non_null(strstr(file, "test_symbols.c"));
+    assert_true(fr->line > 0);
+    assert_int_equal(fr->address, fn + 2);
+    assert_int_equal(fr->inline_depth, 0);
+    /* The frame index still finds the new frame; info has the statistics. */
+    profkit_frame copy = *fr;
+    assert_int_equal(profkit_frame_add(p, &copy), p->stacks[p->sample_stack[0]].frame);
+    assert_non_null(p->symbols_report);
+    assert_non_null(strstr(p->symbols_report, "1 of 2 address frames named"));
     profkit_profile_free(p);
 }
 
@@ -102,35 +139,108 @@ static void a_return_address_is_looked_up_one_byte_back(void **state)
     uint32_t leaf = addr_frame(p, fn + 1, m);
     int64_t one = 1;
     profkit_sample_add(p, profkit_stack_intern(p, profkit_stack_intern(p, 0, caller), leaf), t, &one);
-    profkit_symbolize_options o = { NULL, 0, 1 };
+    /* The same address as a leaf of its own is the function. */
+    profkit_sample_add(p, profkit_stack_intern(p, 0, caller), t, &one);
+    profkit_symbolize_options o = mapped();
     profkit_error err;
     assert_true(profkit_profile_symbolize(p, &o, &err) >= 1);
     char buf[128];
-    profkit_frame_label(p, caller, 0, buf, sizeof(buf));
+    size_t two = p->sample_stack[0] != 0 && p->stacks[p->sample_stack[0]].parent != 0 ? 0 : 1;
+    stack_label(p, two, 0, buf, sizeof(buf));
     assert_string_not_equal(buf, "profkit_test_marker_function");
-    profkit_frame_label(p, leaf, 0, buf, sizeof(buf));
+    stack_label(p, two, profkit_stack_depth(p, p->sample_stack[two]) - 1, buf, sizeof(buf));
+    assert_string_equal(buf, "profkit_test_marker_function");
+    stack_label(p, 1 - two, 0, buf, sizeof(buf));
     assert_string_equal(buf, "profkit_test_marker_function");
     profkit_profile_free(p);
 }
 
-static void missing_binaries_are_skipped(void **state)
+static void missing_binaries_leave_file_and_offset(void **state)
 {
     (void)state;
     profkit_profile *p = profkit_profile_new();
-    uint32_t m = profkit_mapping_add(p, 0x400000, 0x500000, 0, "/nonexistent/bin", "");
-    addr_frame(p, 0x401000, m);
+    profkit_value_type_add(p, "samples", "count");
+    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t m = profkit_mapping_add(p, 0x400000, 0x500000, 0x2000, "/nonexistent/libgone.so", "");
+    uint32_t f = addr_frame(p, 0x401000, m);
+    int64_t one = 1;
+    profkit_sample_add(p, profkit_stack_intern(p, 0, f), t, &one);
     const char *bins[] = { "/nonexistent/other/bin" };
-    profkit_symbolize_options o = { bins, 1, 1 };
+    profkit_symbolize_options o = mapped();
+    o.binaries = bins;
+    o.n_binaries = 1;
     profkit_error err;
     assert_int_equal(profkit_profile_symbolize(p, &o, &err), 0);
+    char buf[128];
+    stack_label(p, 0, 0, buf, sizeof(buf));
+    assert_string_equal(buf, "libgone.so+0x3000");
+    assert_non_null(strstr(p->symbols_report, "no file for: /nonexistent/libgone.so"));
     /* A file that is not ELF. */
     const char *notelf[] = { "/etc/hostname" };
-    profkit_symbolize_options o2 = { notelf, 1, 0 };
+    profkit_symbolize_options o2 = mapped();
+    o2.binaries = notelf;
+    o2.n_binaries = 1;
     assert_int_equal(profkit_profile_symbolize(p, &o2, &err), 0);
     profkit_profile_free(p);
 }
 
+struct warnings {
+    int n;
+    char last[600];
+};
+
+static void count_warning(const profkit_error *w, void *payload)
+{
+    struct warnings *ws = payload;
+    ws->n++;
+    snprintf(ws->last, sizeof(ws->last), "%s: %s", w->file, w->message);
+}
+
+static void another_build_id_is_not_used(void **state)
+{
+    (void)state;
+    uintptr_t fn = (uintptr_t)&profkit_test_marker_function;
+    uint64_t start, end, off;
+    char path[800];
+    assert_int_equal(find_mapping(fn, &start, &end, &off, path, sizeof(path)), 0);
+    profkit_profile *p = profkit_profile_new();
+    uint32_t m = profkit_mapping_add(p, start, end, off, path, "00112233445566778899aabbccddeeff00112233");
+    profkit_value_type_add(p, "samples", "count");
+    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
+    int64_t one = 1;
+    profkit_sample_add(p, profkit_stack_intern(p, 0, addr_frame(p, fn + 2, m)), t, &one);
+    profkit_sample_add(p, profkit_stack_intern(p, 0, addr_frame(p, fn + 3, m)), t, &one);
+    struct warnings ws = { 0, "" };
+    profkit_symbolize_options o = mapped();
+    o.on_warning = count_warning;
+    o.payload = &ws;
+    profkit_error err;
+    assert_int_equal(profkit_profile_symbolize(p, &o, &err), 0);
+    assert_int_equal(ws.n, 1); /* once, not per address */
+    assert_non_null(strstr(ws.last, "00112233445566778899aabbccddeeff00112233"));
+    assert_non_null(strstr(ws.last, "build id "));
+    char buf[128];
+    stack_label(p, 0, 0, buf, sizeof(buf));
+    assert_string_not_equal(buf, "profkit_test_marker_function");
+    profkit_profile_free(p);
+}
+
+int sym_build_id_matches(const char *profile_id, const char *file_id);
+
+static void build_ids_match_in_hex_and_breakpad_form(void **state)
+{
+    (void)state;
+    const char *elf = "b1d3a4c5e6f708192a3b4c5d6e7f8091a2b3c4d5";
+    assert_true(sym_build_id_matches(elf, elf));
+    assert_true(sym_build_id_matches("B1D3A4C5E6F708192A3B4C5D6E7F8091A2B3C4D5", elf));
+    /* Breakpad: the first 16 bytes as a GUID (fields byte-swapped), age 0. */
+    assert_true(sym_build_id_matches("C5A4D3B1F7E619082A3B4C5D6E7F80910", elf));
+    assert_false(sym_build_id_matches("C5A4D3B1F7E619082A3B4C5D6E7F80920", elf));
+    assert_false(sym_build_id_matches("b1d3", elf));
+}
+
 int profkit_demangle(const char *mangled, char *buf, size_t n);
+int profkit_demangle_mode_into(const char *mangled, int mode, char *buf, size_t n);
 
 static void demangles_cxx_names(void **state)
 {
@@ -142,6 +252,24 @@ static void demangles_cxx_names(void **state)
     assert_int_equal(profkit_demangle("_Znot-a-name", buf, sizeof(buf)), 0);
     assert_int_equal(profkit_demangle("_ZN3foo3barEi", buf, 5), 1); /* truncated */
     assert_string_equal(buf, "foo:");
+    /* short: no parameters, no template arguments (pprof's default) */
+    assert_int_equal(profkit_demangle_mode_into("_ZNSt6vectorIiSaIiEE9push_backERKi", 0, buf, sizeof(buf)), 1);
+    assert_string_equal(buf, "std::vector::push_back");
+    assert_int_equal(profkit_demangle_mode_into("_ZNSt6vectorIiSaIiEE9push_backERKi", 1, buf, sizeof(buf)), 1);
+    assert_string_equal(buf, "std::vector<int, std::allocator<int> >::push_back(int const&)");
+    assert_int_equal(profkit_demangle_mode_into("_ZNSt6vectorIiSaIiEE9push_backERKi", 2, buf, sizeof(buf)), 0);
+    assert_int_equal(profkit_demangle_mode_into("_ZN12_GLOBAL__N_13fooEv", 0, buf, sizeof(buf)), 1);
+    assert_string_equal(buf, "(anonymous namespace)::foo");
+    assert_int_equal(profkit_demangle_mode_into("_ZN1AclEi", 0, buf, sizeof(buf)), 1);
+    assert_string_equal(buf, "A::operator()");
+    assert_int_equal(profkit_demangle_mode_into("_ZN1AltERKS_", 0, buf, sizeof(buf)), 1);
+    assert_string_equal(buf, "A::operator<");
+    assert_int_equal(profkit_demangle_mode_into("_ZNK1A3getEv", 0, buf, sizeof(buf)), 1);
+    assert_string_equal(buf, "A::get");
+    /* legacy Rust: the trailing hash goes */
+    assert_int_equal(profkit_demangle_mode_into("_ZN4core3ptr13drop_in_place17h0123456789abcdefE", 0, buf,
+                                                sizeof(buf)), 1);
+    assert_string_equal(buf, "core::ptr::drop_in_place");
 }
 
 int main(void)
@@ -151,7 +279,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(names_a_function_of_this_binary),
         cmocka_unit_test(a_return_address_is_looked_up_one_byte_back),
-        cmocka_unit_test(missing_binaries_are_skipped),
+        cmocka_unit_test(missing_binaries_leave_file_and_offset),
+        cmocka_unit_test(another_build_id_is_not_used),
+        cmocka_unit_test(build_ids_match_in_hex_and_breakpad_form),
         cmocka_unit_test(demangles_cxx_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -343,7 +343,7 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
         *out = ids[i];
         return 0;
     }
-    profkit_frame fr = { 0, 0, 0, 0, PROFKIT_NONE };
+    profkit_frame fr = { 0, 0, 0, 0, PROFKIT_NONE, 0, 0 };
     int64_t v = 0;
     int rc;
     uint32_t loc_line = 0, loc_col = 0;

@@ -1,0 +1,620 @@
+/*
+ * sym_binary.c: one ELF file opened through elfutils' libdwfl, and the
+ * lookups of addresses in it.
+ *
+ * libdwfl finds the DWARF (the file's own, or a detached debug file by
+ * build id, .gnu_debuglink with its CRC, dwz's .gnu_debugaltlink,
+ * MiniDebugInfo for the symbol table, debuginfod when DEBUGINFOD_URLS is
+ * set). Inlines are NOT looked up with dwarf_getscopes per address, which
+ * walks the compile unit again for every address (../shared/design/
+ * SYMBOLS.md measured 38 s for 20k addresses): each compile unit is walked
+ * once, the first time an address falls in it, into an index of its
+ * subprograms and inlined calls (ranges, call file and line), nested as
+ * the DIEs are; an address then descends that tree by binary searches, and
+ * its line comes from the unit's line table (dwarf_getsrc_die, a binary
+ * search too).
+ *
+ * Everything read from the file is untrusted: libdw checks its own reads;
+ * here the walk's depth is bounded, ranges are checked (lo < hi), and a
+ * unit that fails to index is left to the symbol table.
+ */
+#include "symbols/symbols.h"
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <dwarf.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+#define MAX_DIE_DEPTH 128
+
+typedef struct dnode {
+    Dwarf_Die die;
+    const char *call_file; /* where the parent calls this inlined function */
+    uint32_t call_line;
+    uint32_t first, n; /* children ranges: ranges[first, first + n) */
+} dnode;
+
+typedef struct drange {
+    uint64_t lo, hi;
+    uint32_t parent; /* node index + 1; 0 = the unit's top level */
+    uint32_t node;
+} drange;
+
+typedef struct dcu {
+    Dwarf_Die die;
+    int state; /* 0 not indexed yet, 1 indexed, -1 failed */
+    dnode *nodes;
+    size_t n_nodes, cap_nodes;
+    drange *ranges;
+    size_t n_ranges, cap_ranges;
+    uint32_t top_first, top_n;
+    Dwarf_Files *files;
+    size_t n_files;
+} dcu;
+
+typedef struct curange {
+    uint64_t lo, hi;
+    uint32_t cu;
+} curange;
+
+typedef struct ssym {
+    uint64_t addr, size; /* module addresses */
+    const char *name;
+    uint32_t rank;
+} ssym;
+
+struct sym_binary {
+    Dwfl *dwfl;
+    Dwfl_Module *mod;
+    GElf_Addr bias; /* module address = vaddr + bias */
+    GElf_Phdr *loads;
+    size_t n_loads;
+    char build_id[2 * 64 + 1];
+    /* DWARF, opened on the first lookup */
+    int dwarf_tried;
+    Dwarf *dw;
+    Dwarf_Addr dbias;
+    dcu *cus;
+    size_t n_cus;
+    curange *cu_ranges;
+    size_t n_cu_ranges;
+    /* symbol table, read on the first lookup DWARF does not answer */
+    int syms_tried;
+    int source;
+    ssym *syms;
+    size_t n_syms;
+};
+
+static const Dwfl_Callbacks callbacks_template = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+};
+
+/* libdwfl keeps a pointer to the callbacks and to the search path. */
+typedef struct opened {
+    Dwfl_Callbacks cb;
+    char *debuginfo_path;
+    sym_binary b;
+} opened;
+
+sym_binary *sym_binary_open(const char *path, char *debuginfo_path, const char **why)
+{
+    opened *o = calloc(1, sizeof(*o));
+    if (!o) {
+        *why = "out of memory";
+        return NULL;
+    }
+    o->cb = callbacks_template;
+    o->debuginfo_path = debuginfo_path;
+    o->cb.debuginfo_path = debuginfo_path && *debuginfo_path ? &o->debuginfo_path : NULL;
+    sym_binary *b = &o->b;
+    b->source = -1;
+    b->dwfl = dwfl_begin(&o->cb);
+    if (!b->dwfl) {
+        *why = "cannot start libdwfl";
+        goto fail;
+    }
+    dwfl_report_begin(b->dwfl);
+    b->mod = dwfl_report_elf(b->dwfl, path, path, -1, 0, true);
+    dwfl_report_end(b->dwfl, NULL, NULL);
+    if (!b->mod) {
+        int e = dwfl_errno();
+        *why = e ? dwfl_errmsg(e) : "not an ELF file";
+        goto fail;
+    }
+    Elf *elf = dwfl_module_getelf(b->mod, &b->bias);
+    if (!elf) {
+        *why = "not an ELF file";
+        goto fail;
+    }
+    size_t nph;
+    if (elf_getphdrnum(elf, &nph) == 0) {
+        for (size_t i = 0; i < nph && i < 4096; i++) {
+            GElf_Phdr ph;
+            if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+                continue;
+            GElf_Phdr *np = realloc(b->loads, (b->n_loads + 1) * sizeof(*np));
+            if (!np) {
+                *why = "out of memory";
+                goto fail;
+            }
+            b->loads = np;
+            b->loads[b->n_loads++] = ph;
+        }
+    }
+    const unsigned char *bits;
+    GElf_Addr id_vaddr;
+    int len = dwfl_module_build_id(b->mod, &bits, &id_vaddr);
+    if (len > 0 && len <= 64)
+        for (int i = 0; i < len; i++)
+            snprintf(b->build_id + 2 * i, 3, "%02x", bits[i]);
+    return b;
+fail:
+    if (b->dwfl)
+        dwfl_end(b->dwfl);
+    free(b->loads);
+    free(o);
+    return NULL;
+}
+
+void sym_binary_close(sym_binary *b)
+{
+    if (!b)
+        return;
+    opened *o = (opened *)((char *)b - offsetof(opened, b));
+    for (size_t i = 0; i < b->n_cus; i++) {
+        free(b->cus[i].nodes);
+        free(b->cus[i].ranges);
+    }
+    free(b->cus);
+    free(b->cu_ranges);
+    free(b->syms);
+    free(b->loads);
+    dwfl_end(b->dwfl);
+    free(o);
+}
+
+const char *sym_binary_build_id(const sym_binary *b) { return b->build_id; }
+
+int sym_binary_vaddr(const sym_binary *b, uint64_t off, uint64_t *vaddr)
+{
+    /* pprof's elfexec.GetBase: the loadable segment holding the offset. */
+    for (size_t i = 0; i < b->n_loads; i++) {
+        const GElf_Phdr *ph = &b->loads[i];
+        if (off >= ph->p_offset && off - ph->p_offset < ph->p_memsz) {
+            *vaddr = off - ph->p_offset + ph->p_vaddr;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------------ DWARF */
+
+static int curange_cmp(const void *a, const void *b)
+{
+    const curange *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Lists the compile units and their address ranges (not their DIEs). */
+static void open_dwarf(sym_binary *b)
+{
+    b->dwarf_tried = 1;
+    b->dw = dwfl_module_getdwarf(b->mod, &b->dbias);
+    if (!b->dw)
+        return;
+    size_t cap_cus = 0, cap_r = 0;
+    Dwarf_CU *cu = NULL;
+    Dwarf_Die cudie;
+    uint8_t unit_type;
+    Dwarf_Half version;
+    while (dwarf_get_units(b->dw, cu, &cu, &version, &unit_type, &cudie, NULL) == 0) {
+        if (unit_type != DW_UT_compile && unit_type != DW_UT_partial)
+            continue;
+        if (b->n_cus >= UINT32_MAX - 1 || PK_VEC_RESERVE(b->cus, b->n_cus, cap_cus, 1) != 0)
+            break;
+        uint32_t idx = (uint32_t)b->n_cus;
+        memset(&b->cus[idx], 0, sizeof(dcu));
+        b->cus[idx].die = cudie;
+        b->n_cus++;
+        Dwarf_Addr base, lo, hi;
+        ptrdiff_t off = 0;
+        int guard = 0;
+        while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0 && guard++ < 1000000) {
+            if (lo >= hi)
+                continue;
+            if (PK_VEC_RESERVE(b->cu_ranges, b->n_cu_ranges, cap_r, 1) != 0)
+                break;
+            b->cu_ranges[b->n_cu_ranges++] = (curange){ lo, hi, idx };
+        }
+    }
+    if (b->n_cu_ranges)
+        qsort(b->cu_ranges, b->n_cu_ranges, sizeof(curange), curange_cmp);
+}
+
+static int drange_cmp(const void *a, const void *b)
+{
+    const drange *x = a, *y = b;
+    if (x->parent != y->parent)
+        return x->parent < y->parent ? -1 : 1;
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static int add_ranges(dcu *c, Dwarf_Die *die, uint32_t parent, uint32_t node)
+{
+    Dwarf_Addr base, lo, hi;
+    ptrdiff_t off = 0;
+    int any = 0, guard = 0;
+    while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0 && guard++ < 100000) {
+        if (lo >= hi)
+            continue;
+        if (c->n_ranges >= UINT32_MAX - 1 || PK_VEC_RESERVE(c->ranges, c->n_ranges, c->cap_ranges, 1) != 0)
+            return -1;
+        c->ranges[c->n_ranges++] = (drange){ lo, hi, parent, node };
+        any = 1;
+    }
+    return any;
+}
+
+static int walks_into(int tag)
+{
+    switch (tag) {
+    case DW_TAG_lexical_block:
+    case DW_TAG_namespace:
+    case DW_TAG_module:
+    case DW_TAG_class_type:
+    case DW_TAG_structure_type:
+    case DW_TAG_union_type:
+    case DW_TAG_try_block:
+    case DW_TAG_catch_block:
+    case DW_TAG_entry_point:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Walks the unit's DIEs once and builds its tree of code ranges. */
+static void index_cu(dcu *c)
+{
+    c->state = -1;
+    size_t nfiles = 0;
+    if (dwarf_getsrcfiles(&c->die, &c->files, &nfiles) != 0)
+        c->files = NULL;
+    c->n_files = c->files ? nfiles : 0;
+    struct level {
+        Dwarf_Die die;
+        uint32_t parent; /* node index + 1 of the enclosing function, 0 = none */
+    } stack[MAX_DIE_DEPTH];
+    int depth = 0;
+    Dwarf_Die child;
+    if (dwarf_child(&c->die, &child) != 0)
+        goto sorted;
+    stack[0].die = child;
+    stack[0].parent = 0;
+    depth = 1;
+    size_t visited = 0;
+    while (depth > 0) {
+        struct level *lv = &stack[depth - 1];
+        Dwarf_Die *die = &lv->die;
+        if (++visited > (size_t)1 << 28)
+            return;
+        int tag = dwarf_tag(die);
+        uint32_t inner = UINT32_MAX;
+        if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+            if (c->n_nodes >= UINT32_MAX - 2 || PK_VEC_RESERVE(c->nodes, c->n_nodes, c->cap_nodes, 1) != 0)
+                return;
+            uint32_t node = (uint32_t)c->n_nodes;
+            dnode *nd = &c->nodes[node];
+            memset(nd, 0, sizeof(*nd));
+            nd->die = *die;
+            Dwarf_Attribute a;
+            Dwarf_Word w;
+            if (tag == DW_TAG_inlined_subroutine) {
+                if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &w) == 0)
+                    nd->call_line = w > UINT32_MAX ? 0 : (uint32_t)w;
+                if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &w) == 0 && c->files &&
+                    w < c->n_files)
+                    nd->call_file = dwarf_filesrc(c->files, w, NULL, NULL);
+            }
+            /* A subprogram nested in another (GNU C nested functions)
+             * has code of its own: it is a top-level function. */
+            uint32_t parent = tag == DW_TAG_subprogram ? 0 : lv->parent;
+            int r = add_ranges(c, die, parent, node);
+            if (r < 0)
+                return;
+            if (r > 0) {
+                c->n_nodes++;
+                inner = node + 1;
+            }
+        }
+        /* Descend into functions with code and into scopes that can hold them. */
+        Dwarf_Die kid;
+        int descend = (inner != UINT32_MAX || walks_into(tag)) && dwarf_haschildren(die) > 0 &&
+                      depth < MAX_DIE_DEPTH && dwarf_child(die, &kid) == 0;
+        if (descend) {
+            uint32_t parent = inner != UINT32_MAX ? inner : lv->parent;
+            stack[depth].die = kid;
+            stack[depth].parent = parent;
+            depth++;
+            continue;
+        }
+        /* Next sibling, climbing as levels run out. */
+        while (depth > 0) {
+            Dwarf_Die sib;
+            if (dwarf_siblingof(&stack[depth - 1].die, &sib) == 0) {
+                stack[depth - 1].die = sib;
+                break;
+            }
+            depth--;
+        }
+    }
+sorted:
+    if (c->n_ranges)
+        qsort(c->ranges, c->n_ranges, sizeof(drange), drange_cmp);
+    for (size_t i = 0; i < c->n_ranges;) {
+        size_t j = i;
+        while (j < c->n_ranges && c->ranges[j].parent == c->ranges[i].parent)
+            j++;
+        uint32_t parent = c->ranges[i].parent;
+        if (parent == 0) {
+            c->top_first = (uint32_t)i;
+            c->top_n = (uint32_t)(j - i);
+        } else if (parent - 1 < c->n_nodes) {
+            c->nodes[parent - 1].first = (uint32_t)i;
+            c->nodes[parent - 1].n = (uint32_t)(j - i);
+        }
+        i = j;
+    }
+    c->state = 1;
+}
+
+/* The range of ranges[first, first + n) holding a, or NULL. */
+static const drange *find_range(const drange *r, uint32_t first, uint32_t n, uint64_t a)
+{
+    size_t lo = first, hi = (size_t)first + n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r[mid].lo <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* Siblings do not overlap in sane DWARF; allow a few that do. */
+    for (size_t k = lo, tries = 0; k > first && tries < 8; k--, tries++)
+        if (a >= r[k - 1].lo && a < r[k - 1].hi)
+            return &r[k - 1];
+    return NULL;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+    Dwarf_Attribute a;
+    const char *s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+    if (!s)
+        s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+    if (!s)
+        s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+    return s;
+}
+
+static uint32_t die_decl_line(Dwarf_Die *die)
+{
+    Dwarf_Attribute a;
+    Dwarf_Word w;
+    if (dwarf_formudata(dwarf_attr_integrate(die, DW_AT_decl_line, &a), &w) == 0 && w <= UINT32_MAX)
+        return (uint32_t)w;
+    return 0;
+}
+
+static size_t dwarf_lookup(sym_binary *b, uint64_t maddr, sym_frame *out, size_t max)
+{
+    if (!b->dwarf_tried)
+        open_dwarf(b);
+    if (!b->dw || b->n_cu_ranges == 0 || max == 0)
+        return 0;
+    uint64_t a = maddr - b->dbias;
+    size_t lo = 0, hi = b->n_cu_ranges;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (b->cu_ranges[mid].lo <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || a >= b->cu_ranges[lo - 1].hi)
+        return 0;
+    dcu *c = &b->cus[b->cu_ranges[lo - 1].cu];
+    if (c->state == 0)
+        index_cu(c);
+    if (c->state != 1)
+        return 0;
+    uint32_t chain[MAX_DIE_DEPTH];
+    size_t n = 0;
+    const drange *r = find_range(c->ranges, c->top_first, c->top_n, a);
+    while (r && n < MAX_DIE_DEPTH && r->node < c->n_nodes) {
+        chain[n++] = r->node;
+        const dnode *nd = &c->nodes[r->node];
+        r = find_range(c->ranges, nd->first, nd->n, a);
+    }
+    Dwarf_Line *line = dwarf_getsrc_die(&c->die, a);
+    const char *leaf_file = NULL;
+    int leaf_line = 0;
+    if (line) {
+        leaf_file = dwarf_linesrc(line, NULL, NULL);
+        if (dwarf_lineno(line, &leaf_line) != 0 || leaf_line < 0)
+            leaf_line = 0;
+    }
+    if (n == 0)
+        return 0;
+    if (n > max) {
+        /* Keep the innermost calls: they are what was running. */
+        memmove(chain, chain + (n - max), max * sizeof(uint32_t));
+        n = max;
+    }
+    for (size_t i = 0; i < n; i++) {
+        dnode *nd = &c->nodes[chain[i]];
+        out[i].name = die_name(&nd->die);
+        out[i].decl_line = die_decl_line(&nd->die);
+        if (i + 1 < n) {
+            out[i].file = c->nodes[chain[i + 1]].call_file;
+            out[i].line = c->nodes[chain[i + 1]].call_line;
+        } else {
+            out[i].file = leaf_file;
+            out[i].line = (uint32_t)leaf_line;
+        }
+        if (!out[i].name)
+            out[i].name = "";
+    }
+    return n;
+}
+
+/* ------------------------------------------------------ symbol table */
+
+/*
+ * Aliases share an address (__libc_start_main, __libc_start_main_impl...).
+ * The name shown is the one other tools show: global before weak before
+ * local binding, then the shortest name; the order is total.
+ */
+static uint32_t sym_rank(int bind, size_t len)
+{
+    uint32_t r = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+    return (r << 16) | (uint32_t)(len > 0xffff ? 0xffff : len);
+}
+
+static int ssym_cmp(const void *a, const void *b)
+{
+    const ssym *x = a, *y = b;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static int has_section(Elf *e, unsigned type, const char *name)
+{
+    size_t shstrndx;
+    if (!e || elf_getshdrstrndx(e, &shstrndx) != 0)
+        return 0;
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(e, scn)) != NULL) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh))
+            continue;
+        if (name) {
+            const char *n = elf_strptr(e, shstrndx, sh.sh_name);
+            if (n && strcmp(n, name) == 0)
+                return 1;
+        } else if (sh.sh_type == type) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void read_syms(sym_binary *b)
+{
+    b->syms_tried = 1;
+    int n = dwfl_module_getsymtab(b->mod);
+    size_t cap = 0;
+    for (int i = 1; i < n; i++) {
+        GElf_Sym s;
+        GElf_Addr addr;
+        GElf_Word shndx;
+        Elf *elf;
+        Dwarf_Addr bias;
+        const char *name = dwfl_module_getsym_info(b->mod, i, &s, &addr, &shndx, &elf, &bias);
+        int t = GELF_ST_TYPE(s.st_info);
+        if (!name || !*name || (t != STT_FUNC && t != STT_GNU_IFUNC) || s.st_value == 0 ||
+            shndx == SHN_UNDEF)
+            continue;
+        if (PK_VEC_RESERVE(b->syms, b->n_syms, cap, 1) != 0)
+            break;
+        ssym *o = &b->syms[b->n_syms++];
+        o->addr = addr;
+        o->size = s.st_size;
+        o->name = name;
+        o->rank = sym_rank(GELF_ST_BIND(s.st_info), strlen(name));
+    }
+    if (b->n_syms)
+        qsort(b->syms, b->n_syms, sizeof(ssym), ssym_cmp);
+}
+
+int sym_binary_source(sym_binary *b)
+{
+    if (b->source >= 0)
+        return b->source;
+    if (!b->dwarf_tried)
+        open_dwarf(b);
+    if (b->dw && b->n_cu_ranges) {
+        b->source = SYM_SRC_DWARF;
+        return b->source;
+    }
+    GElf_Addr bias;
+    Elf *e = dwfl_module_getelf(b->mod, &bias);
+    Elf *d = b->dw ? dwarf_getelf(b->dw) : NULL;
+    if (!b->syms_tried)
+        read_syms(b);
+    if (b->n_syms == 0)
+        b->source = SYM_SRC_NONE;
+    else if (has_section(e, SHT_SYMTAB, NULL) || has_section(d, SHT_SYMTAB, NULL) ||
+             has_section(e, 0, ".gnu_debugdata"))
+        b->source = SYM_SRC_SYMTAB;
+    else
+        b->source = SYM_SRC_DYNSYM;
+    return b->source;
+}
+
+static const ssym *find_sym(const sym_binary *b, uint64_t a)
+{
+    size_t lo = 0, hi = b->n_syms;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (b->syms[mid].addr <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    size_t i = lo - 1;
+    while (i > 0 && b->syms[i - 1].addr == b->syms[i].addr)
+        i--;
+    /* A sized symbol covers its size; a sizeless one (.dynsym of some
+     * hand-written assembly) only up to the next symbol. */
+    for (size_t j = i; j < lo; j++) {
+        const ssym *s = &b->syms[j];
+        if (s->size ? a < s->addr + s->size : (lo == b->n_syms || a < b->syms[lo].addr))
+            return s;
+    }
+    return NULL;
+}
+
+size_t sym_binary_lookup(sym_binary *b, uint64_t vaddr, sym_frame *out, size_t max)
+{
+    uint64_t maddr = vaddr + b->bias;
+    size_t n = dwarf_lookup(b, maddr, out, max);
+    if (n)
+        return n;
+    if (!b->syms_tried)
+        read_syms(b);
+    const ssym *s = find_sym(b, maddr);
+    if (!s || max == 0)
+        return 0;
+    out[0].name = s->name;
+    out[0].file = NULL;
+    out[0].line = 0;
+    out[0].decl_line = 0;
+    /* A unit without subprogram entries may still have a line table. */
+    return 1;
+}

@@ -1,0 +1,345 @@
+/*
+ * sym_find.c: finds the file for each mapping of a profile, in this order
+ * (docs/symbols.md):
+ *   1. --binary PATH whose file name is the mapping's;
+ *   2. each --symbols DIR, then each PPROF_BINARY_PATH entry, in pprof's
+ *      layouts: DIR/BUILDID/NAME, DIR/PATH/BUILDID (perf),
+ *      DIR/AB/CDEF.debug, DIR/.build-id/AB/CDEF, then DIR/NAME, DIR/PATH;
+ *   3. the path the mapping names;
+ *   4. debuginfod (executable by build id) when DEBUGINFOD_URLS is set.
+ * A candidate whose build id differs from the mapping's is skipped with
+ * one warning naming both ids. The detached debug file of the file chosen
+ * is libdwfl's to find: the --symbols DIRs, the file's own directory,
+ * .debug/ beside it and /usr/lib/debug, by build id (.build-id/AB/CDEF.debug)
+ * and by .gnu_debuglink (CRC checked); dwz's .gnu_debugaltlink; debuginfod.
+ */
+#include "symbols/sym_find.h"
+
+#include <ctype.h>
+#include <elfutils/debuginfod.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define UNSEARCHED (PROFKIT_NONE - 1)
+
+typedef struct sfile {
+    char *path;
+    sym_binary *bin;
+    const char *how; /* static text: where it was found */
+    size_t named;
+} sfile;
+
+struct sym_finder {
+    profkit_profile *p;
+    const profkit_symbolize_options *o;
+    uint32_t *map_file; /* per mapping; UNSEARCHED until asked */
+    uint32_t no_mapping_file;
+    sfile *files;
+    size_t n_files, cap_files;
+    char **dirs; /* --symbols, then PPROF_BINARY_PATH */
+    size_t n_dirs, n_user_dirs;
+    char *debuginfo_path;
+    char **failed; /* paths that did not open, or mismatched: tried once */
+    size_t n_failed, cap_failed;
+    debuginfod_client *dbg;
+    int dbg_tried;
+};
+
+static int add_dir(sym_finder *f, const char *d, size_t len)
+{
+    if (len == 0)
+        return 0;
+    char **nd = realloc(f->dirs, (f->n_dirs + 1) * sizeof(char *));
+    if (!nd)
+        return -1;
+    f->dirs = nd;
+    if (!(f->dirs[f->n_dirs] = strndup(d, len)))
+        return -1;
+    f->n_dirs++;
+    return 0;
+}
+
+sym_finder *sym_finder_new(profkit_profile *p, const profkit_symbolize_options *o)
+{
+    sym_finder *f = calloc(1, sizeof(*f));
+    if (!f)
+        return NULL;
+    f->p = p;
+    f->o = o;
+    f->no_mapping_file = UNSEARCHED;
+    if (!(f->map_file = malloc((p->n_mappings + 1) * sizeof(uint32_t))))
+        goto fail;
+    for (size_t m = 0; m < p->n_mappings; m++)
+        f->map_file[m] = UNSEARCHED;
+    for (size_t i = 0; o && i < o->n_symbol_dirs; i++)
+        if (add_dir(f, o->symbol_dirs[i], strlen(o->symbol_dirs[i])) != 0)
+            goto fail;
+    f->n_user_dirs = f->n_dirs;
+    const char *env = o && o->use_environment ? getenv("PPROF_BINARY_PATH") : NULL;
+    for (const char *s = env; s && *s;) {
+        const char *c = strchr(s, ':');
+        size_t len = c ? (size_t)(c - s) : strlen(s);
+        if (add_dir(f, s, len) != 0)
+            goto fail;
+        s = c ? c + 1 : s + len;
+    }
+    /* elfutils' search path for debug files: the user's directories, then
+     * its defaults (the file's directory, .debug/ beside it, /usr/lib/debug). */
+    size_t need = 32;
+    for (size_t i = 0; i < f->n_user_dirs; i++)
+        need += strlen(f->dirs[i]) + 1;
+    if (!(f->debuginfo_path = malloc(need)))
+        goto fail;
+    f->debuginfo_path[0] = '\0';
+    for (size_t i = 0; i < f->n_user_dirs; i++) {
+        if (f->dirs[i][0] != '/')
+            continue; /* elfutils reads a relative entry as "beside the file" */
+        strcat(f->debuginfo_path, f->dirs[i]);
+        strcat(f->debuginfo_path, ":");
+    }
+    strcat(f->debuginfo_path, ":.debug:/usr/lib/debug");
+    return f;
+fail:
+    sym_finder_free(f);
+    return NULL;
+}
+
+void sym_finder_free(sym_finder *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->n_files; i++) {
+        sym_binary_close(f->files[i].bin);
+        free(f->files[i].path);
+    }
+    for (size_t i = 0; i < f->n_dirs; i++)
+        free(f->dirs[i]);
+    for (size_t i = 0; i < f->n_failed; i++)
+        free(f->failed[i]);
+    if (f->dbg)
+        debuginfod_end(f->dbg);
+    free(f->failed);
+    free(f->dirs);
+    free(f->files);
+    free(f->map_file);
+    free(f->debuginfo_path);
+    free(f);
+}
+
+sym_binary *sym_finder_binary(sym_finder *f, uint32_t file) { return f->files[file].bin; }
+const char *sym_finder_path(sym_finder *f, uint32_t file) { return f->files[file].path; }
+void sym_finder_count(sym_finder *f, uint32_t file, size_t n) { f->files[file].named += n; }
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s && s[1] ? s + 1 : path;
+}
+
+static int hexval(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+int sym_build_id_matches(const char *pid, const char *fid)
+{
+    if (strcasecmp(pid, fid) == 0)
+        return 1;
+    /* Breakpad: 16 bytes as a GUID (first three fields byte-swapped),
+     * then an age, uppercase: the Firefox Profiler's breakpadId. */
+    size_t pl = strlen(pid), fl = strlen(fid);
+    if (pl < 33 || fl < 2 || fl % 2)
+        return 0;
+    unsigned char b[16] = { 0 };
+    for (size_t i = 0; i < 16 && 2 * i + 1 < fl; i++)
+        b[i] = (unsigned char)(hexval(fid[2 * i]) << 4 | hexval(fid[2 * i + 1]));
+    static const int order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
+    for (int i = 0; i < 16; i++) {
+        int hi = hexval(pid[2 * i]), lo = hexval(pid[2 * i + 1]);
+        if (hi < 0 || lo < 0 || (unsigned)(hi << 4 | lo) != b[order[i]])
+            return 0;
+    }
+    return 1;
+}
+
+static void warn(sym_finder *f, const char *file, const char *fmt, const char *a, const char *b,
+                 const char *c)
+{
+    if (!f->o || !f->o->on_warning)
+        return;
+    profkit_error w;
+    profkit_error_set(&w, PROFKIT_EINVAL, file, -1, fmt, a, b, c);
+    f->o->on_warning(&w, f->o->payload);
+}
+
+static int tried(sym_finder *f, const char *path)
+{
+    for (size_t i = 0; i < f->n_failed; i++)
+        if (strcmp(f->failed[i], path) == 0)
+            return 1;
+    return 0;
+}
+
+static void remember_failed(sym_finder *f, const char *path)
+{
+    if (PK_VEC_RESERVE(f->failed, f->n_failed, f->cap_failed, 1) == 0 &&
+        (f->failed[f->n_failed] = strdup(path)) != NULL)
+        f->n_failed++;
+}
+
+/*
+ * The file at path when it is usable for a mapping with build id `bid`
+ * ("" = unknown): its index, or PROFKIT_NONE. Each path is opened once.
+ */
+static uint32_t try_path(sym_finder *f, const char *path, const char *bid, const char *mpath,
+                         const char *how)
+{
+    for (size_t i = 0; i < f->n_files; i++) {
+        if (strcmp(f->files[i].path, path) != 0)
+            continue;
+        const char *fid = sym_binary_build_id(f->files[i].bin);
+        return !bid[0] || !fid[0] || sym_build_id_matches(bid, fid) ? (uint32_t)i : PROFKIT_NONE;
+    }
+    if (tried(f, path))
+        return PROFKIT_NONE;
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        remember_failed(f, path);
+        return PROFKIT_NONE;
+    }
+    const char *why = "";
+    sym_binary *b = sym_binary_open(path, f->debuginfo_path, &why);
+    if (!b) {
+        warn(f, path, "cannot read it as ELF (%s): the frames of %s stay unnamed%s", why, mpath, "");
+        remember_failed(f, path);
+        return PROFKIT_NONE;
+    }
+    const char *fid = sym_binary_build_id(b);
+    if (bid[0] && fid[0] && !sym_build_id_matches(bid, fid)) {
+        warn(f, path, "build id %s, but the profile's mapping %s has build id %s: not used", fid, mpath,
+             bid);
+        sym_binary_close(b);
+        remember_failed(f, path);
+        return PROFKIT_NONE;
+    }
+    if (f->n_files >= PROFKIT_NONE - 2 || PK_VEC_RESERVE(f->files, f->n_files, f->cap_files, 1) != 0) {
+        sym_binary_close(b);
+        return PROFKIT_NONE;
+    }
+    sfile *sf = &f->files[f->n_files];
+    if (!(sf->path = strdup(path))) {
+        sym_binary_close(b);
+        return PROFKIT_NONE;
+    }
+    sf->bin = b;
+    sf->how = how;
+    sf->named = 0;
+    return (uint32_t)f->n_files++;
+}
+
+static uint32_t try_join(sym_finder *f, const char *bid, const char *mpath, const char *how,
+                         const char *a, const char *b, const char *c, const char *d)
+{
+    char path[4096];
+    int n = snprintf(path, sizeof(path), "%s%s%s%s", a, b, c, d);
+    if (n < 0 || (size_t)n >= sizeof(path))
+        return PROFKIT_NONE;
+    return try_path(f, path, bid, mpath, how);
+}
+
+/* debuginfod: the executable with this build id, into its cache. */
+static uint32_t try_debuginfod(sym_finder *f, const char *bid, const char *mpath)
+{
+    const char *urls = getenv("DEBUGINFOD_URLS");
+    if (!f->o || !f->o->use_environment || !urls || !*urls || strlen(bid) < 2)
+        return PROFKIT_NONE;
+    for (const char *c = bid; *c; c++)
+        if (!isxdigit((unsigned char)*c))
+            return PROFKIT_NONE;
+    if (!f->dbg_tried) {
+        f->dbg_tried = 1;
+        f->dbg = debuginfod_begin();
+    }
+    if (!f->dbg)
+        return PROFKIT_NONE;
+    char *path = NULL;
+    int fd = debuginfod_find_executable(f->dbg, (const unsigned char *)bid, 0, &path);
+    if (fd < 0) {
+        free(path);
+        return PROFKIT_NONE;
+    }
+    close(fd);
+    uint32_t r = path ? try_path(f, path, bid, mpath, "debuginfod") : PROFKIT_NONE;
+    free(path);
+    return r;
+}
+
+static uint32_t search(sym_finder *f, uint32_t m)
+{
+    const profkit_profile *p = f->p;
+    const profkit_symbolize_options *o = f->o;
+    if (!o)
+        return PROFKIT_NONE;
+    const char *mpath = m != PROFKIT_NONE ? profkit_str(p, p->mappings[m].path) : "";
+    const char *bid = m != PROFKIT_NONE ? profkit_str(p, p->mappings[m].build_id) : "";
+    const char *name = base_name(mpath);
+    uint32_t r;
+    for (size_t i = 0; i < o->n_binaries; i++)
+        if (m == PROFKIT_NONE || strcmp(base_name(o->binaries[i]), name) == 0)
+            if ((r = try_path(f, o->binaries[i], bid, mpath[0] ? mpath : o->binaries[i], "--binary")) !=
+                PROFKIT_NONE)
+                return r;
+    if (m == PROFKIT_NONE)
+        return PROFKIT_NONE;
+    for (size_t i = 0; i < f->n_dirs; i++) {
+        const char *d = f->dirs[i];
+        const char *how = i < f->n_user_dirs ? "--symbols" : "PPROF_BINARY_PATH";
+        if (bid[0] && strlen(bid) > 2 && strlen(bid) < 200) {
+            char slash_name[1024], rest[256];
+            snprintf(slash_name, sizeof(slash_name), "/%s", name);
+            snprintf(rest, sizeof(rest), "%c%c/%s", bid[0], bid[1], bid + 2);
+            if ((name[0] && (r = try_join(f, bid, mpath, how, d, "/", bid, slash_name)) != PROFKIT_NONE) ||
+                (mpath[0] == '/' && (r = try_join(f, bid, mpath, how, d, mpath, "/", bid)) != PROFKIT_NONE) ||
+                (r = try_join(f, bid, mpath, how, d, "/", rest, ".debug")) != PROFKIT_NONE ||
+                (r = try_join(f, bid, mpath, how, d, "/.build-id/", rest, "")) != PROFKIT_NONE)
+                return r;
+        }
+        if (name[0] && (r = try_join(f, bid, mpath, how, d, "/", name, "")) != PROFKIT_NONE)
+            return r;
+        if (mpath[0] == '/' && (r = try_join(f, bid, mpath, how, d, mpath, "", "")) != PROFKIT_NONE)
+            return r;
+    }
+    if (o->use_mapping_paths && mpath[0] == '/' &&
+        (r = try_path(f, mpath, bid, mpath, "the mapped path")) != PROFKIT_NONE)
+        return r;
+    if (bid[0])
+        return try_debuginfod(f, bid, mpath);
+    return PROFKIT_NONE;
+}
+
+uint32_t sym_finder_file(sym_finder *f, uint32_t m)
+{
+    uint32_t *slot = m == PROFKIT_NONE ? &f->no_mapping_file
+                   : m < f->p->n_mappings ? &f->map_file[m] : NULL;
+    if (!slot)
+        return PROFKIT_NONE;
+    if (*slot == UNSEARCHED)
+        *slot = search(f, m);
+    return *slot;
+}
+
+void sym_finder_report(sym_finder *f, FILE *out)
+{
+    static const char *const src[] = { "no symbols", "DWARF: functions, files, lines, inlined calls",
+                                       "symbol table: functions only",
+                                       ".dynsym only: exported functions only" };
+    for (size_t i = 0; i < f->n_files; i++) {
+        int s = sym_binary_source(f->files[i].bin);
+        const char *bid = sym_binary_build_id(f->files[i].bin);
+        fprintf(out, "  %s: %zu addresses (%s; found by %s%s%s)\n", f->files[i].path, f->files[i].named,
+                src[s >= 0 && s <= 3 ? s : 0], f->files[i].how, bid[0] ? ", build id " : "", bid);
+    }
+}

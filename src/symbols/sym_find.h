@@ -1,0 +1,37 @@
+/*
+ * sym_find.h: which file names the addresses of each mapping, found where
+ * users keep them (docs/symbols.md gives the order), each opened once.
+ */
+#ifndef PROFKIT_SYM_FIND_H
+#define PROFKIT_SYM_FIND_H
+
+#include <stdio.h>
+
+#include "model/model.h"
+#include "symbols/symbols.h"
+
+typedef struct sym_finder sym_finder;
+
+/* NULL when out of memory. o may be NULL (no files: nothing is found). */
+sym_finder *sym_finder_new(profkit_profile *p, const profkit_symbolize_options *o);
+void sym_finder_free(sym_finder *f);
+
+/*
+ * The file (an index for the calls below) for mapping m (PROFKIT_NONE: a
+ * profile without mappings, which only --binary covers), or PROFKIT_NONE
+ * when none is found. Searched once per mapping; a file whose build id
+ * differs from the mapping's is skipped with a warning.
+ */
+uint32_t sym_finder_file(sym_finder *f, uint32_t m);
+sym_binary *sym_finder_binary(sym_finder *f, uint32_t file);
+const char *sym_finder_path(sym_finder *f, uint32_t file);
+/* Counts n addresses named from file (for the report). */
+void sym_finder_count(sym_finder *f, uint32_t file, size_t n);
+/* One line per file used: path, addresses named, where the names came from. */
+void sym_finder_report(sym_finder *f, FILE *out);
+
+/* Whether a profile's build id (hex, any case; or a Breakpad id, which
+ * is the first 16 bytes as a GUID plus an age) names the file's. */
+int sym_build_id_matches(const char *profile_id, const char *file_id);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * symbols.h: the symbolizer's internals. One sym_binary is one ELF file
+ * opened through elfutils' libdwfl (which finds its detached debug file:
+ * .build-id trees, .gnu_debuglink, dwz's .gnu_debugaltlink, debuginfod),
+ * with an index of its DWARF built one compile unit at a time and its
+ * symbol table sorted, so every lookup is a binary search.
+ */
+#ifndef PROFKIT_SYMBOLS_H
+#define PROFKIT_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct sym_binary sym_binary;
+
+/* One frame of an address's chain. Strings belong to the binary. */
+typedef struct sym_frame {
+    const char *name;    /* the linkage (mangled) name, else the plain name */
+    const char *file;    /* source file, or NULL */
+    uint32_t line;       /* 0 = unknown */
+    uint32_t decl_line;  /* the function's definition line, 0 = unknown */
+} sym_frame;
+
+/* Where names come from, for `profkit info`. */
+enum { SYM_SRC_NONE = 0, SYM_SRC_DWARF = 1, SYM_SRC_SYMTAB = 2, SYM_SRC_DYNSYM = 3 };
+
+/*
+ * Opens path through libdwfl. debuginfo_path is elfutils' search path for
+ * detached debug files (":.debug:/usr/lib/debug:DIR..."; kept, not
+ * copied). Returns NULL when the file cannot be opened as ELF; *why then
+ * says what failed (static text).
+ */
+sym_binary *sym_binary_open(const char *path, char *debuginfo_path, const char **why);
+void sym_binary_close(sym_binary *b);
+
+/* The file's GNU build id in lowercase hex ("" when it has none). */
+const char *sym_binary_build_id(const sym_binary *b);
+/* SYM_SRC_DWARF when it has DWARF, else where its symbols come from. */
+int sym_binary_source(sym_binary *b);
+
+/*
+ * Translates a file offset (address - mapping start + mapping offset) to
+ * the binary's own virtual address through the loadable segment holding
+ * it (pprof's load bias). Returns 0, or -1 when no segment holds it.
+ */
+int sym_binary_vaddr(const sym_binary *b, uint64_t file_offset, uint64_t *vaddr);
+
+/*
+ * Looks up a virtual address: writes at most max frames, outermost caller
+ * first (the real function, then each inlined call), and returns how many
+ * (0: nothing names it). Lookups in increasing address order are fastest.
+ */
+size_t sym_binary_lookup(sym_binary *b, uint64_t vaddr, sym_frame *out, size_t max);
+
+/* demangle.cc: writes the demangled name (mode as profkit_demangle_mode);
+ * returns 1 when `mangled` was a C++ or Rust name, else 0. */
+int profkit_demangle_mode_into(const char *mangled, int mode, char *buf, size_t n);
+
+#endif
