@@ -345,10 +345,16 @@ typedef struct profkit_report_options {
     int sort_cum;       /* sort by cumulative instead of flat */
     double cutoff_pct;  /* tree: hide nodes below this percent of the total */
     size_t max_depth;   /* tree: 0 = unlimited */
+    int json;           /* one JSON document instead of text (docs/json.md) */
+    int gate;           /* diff: check fail_on_increase (profkit_report_diff) */
+    double fail_on_increase; /* diff: percent of base's total a value may grow */
+    int normalize;      /* diff: scale base to p's total first */
 } profkit_report_options;
 
 /* `profkit info`: format, threads, value types, counts, totals, metadata. */
 int profkit_report_info(FILE *out, const profkit_profile *p, profkit_error *err);
+/* The same in JSON (docs/json.md). */
+int profkit_report_info_json(FILE *out, const profkit_profile *p, profkit_error *err);
 
 /*
  * `profkit top`: flat and cumulative value per key, with percentages, sorted.
@@ -407,6 +413,14 @@ int profkit_report_hist(FILE *out, const profkit_profile *p,
  * o->thread selects a thread by name or index in each profile; o->limit
  * rows (0 = all). Returns 0, PROFKIT_EINVAL when a value type or thread is
  * missing from either profile, or PROFKIT_ENOMEM.
+ */
+/*
+ * With o->normalize, base's values are scaled by p's total / base's total
+ * first (pprof's -normalize). With o->gate, a gate follows the table: the
+ * total, or a key's flat or cumulative value, that grew by more than
+ * o->fail_on_increase percent of base's total fails it, and each failing
+ * line is printed; then the return value is 1 (0 when it passed).
+ * o->json prints the JSON form (docs/json.md) instead.
  */
 int profkit_report_diff(FILE *out, const profkit_profile *base, const profkit_profile *p,
                         const profkit_report_options *o, profkit_error *err);
@@ -467,6 +481,36 @@ const char *profkit_server_url(const profkit_server *s);
 /* Closes every connection, stops the server's threads and frees it. NULL is
  * a no-op. */
 void profkit_server_stop(profkit_server *s);
+
+/* ------------------------------------------- filters (issue 13) */
+
+/*
+ * pprof's sample filters. Each field is a POSIX extended regular expression
+ * or NULL, matched against a frame's function name (the address as 0x...
+ * when it has none), or "file:line" when by_line is set:
+ *   focus       keep samples with a frame matching
+ *   ignore      drop samples with a frame matching
+ *   hide        remove matching frames, keep the samples
+ *   show        keep only matching frames
+ *   show_from   cut each stack above (the callers of) its outermost match;
+ *               samples without a match are dropped
+ *   prune_from  drop the frames below (the callees of) the innermost match
+ * A sample left without frames by hide or show is dropped.
+ */
+typedef struct profkit_filter_options {
+    const char *focus, *ignore, *hide, *show, *show_from, *prune_from;
+    int by_line;
+} profkit_filter_options;
+
+/* Whether any filter of o is set (o may be NULL). */
+int profkit_filter_active(const profkit_filter_options *o);
+/*
+ * Applies the filters to p in place: samples are dropped or get new stacks
+ * (rows that end up alike are summed). Returns 0, PROFKIT_EINVAL for a bad
+ * regular expression (the message names the option), or PROFKIT_ENOMEM.
+ */
+int profkit_profile_filter(profkit_profile *p, const profkit_filter_options *o,
+                           profkit_error *err);
 
 #ifdef __cplusplus
 }

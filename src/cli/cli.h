@@ -2,7 +2,8 @@
  * cli.h: what the subcommands share. The CLI is a client of the public API
  * (profkit.h) and nothing else.
  *
- * Exit status: 0 success, 1 bad input (or a failed write), 2 bad usage.
+ * Exit status: 0 success, 1 bad input (or a failed write), 2 bad usage,
+ * 3 the diff gate failed (--fail-on-increase).
  */
 #ifndef PROFKIT_CLI_H
 #define PROFKIT_CLI_H
@@ -11,7 +12,7 @@
 
 #include "profkit.h"
 
-enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_USAGE = 2 };
+enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_USAGE = 2, CLI_GATE_FAILED = 3 };
 
 /* Codes of long options without a short form (above every character). */
 enum {
@@ -35,7 +36,12 @@ typedef struct cli_input {
     int skip_markers;   /* the command never shows markers: do not keep them */
     int skip_inuse;     /* nor what is still allocated at the end */
     int skip_lines;     /* nor lines */
+    profkit_filter_options filter; /* --focus, --ignore, ... (applied after merging) */
 } cli_input;
+
+/* Option codes of the filters (above any character). */
+enum { CLI_OPT_FOCUS = 0x180, CLI_OPT_IGNORE, CLI_OPT_HIDE, CLI_OPT_SHOW, CLI_OPT_SHOW_FROM,
+       CLI_OPT_PRUNE_FROM };
 
 /* Long options for cli_input, to splice into a getopt_long table. */
 #define CLI_INPUT_OPTIONS                                  \
@@ -47,6 +53,12 @@ typedef struct cli_input {
     { "binary", required_argument, NULL, 'N' },           \
     { "symbols", required_argument, NULL, CLI_OPT_SYMBOLS }, \
     { "demangle", required_argument, NULL, CLI_OPT_DEMANGLE }, \
+    { "focus", required_argument, NULL, CLI_OPT_FOCUS },  \
+    { "ignore", required_argument, NULL, CLI_OPT_IGNORE }, \
+    { "hide", required_argument, NULL, CLI_OPT_HIDE },    \
+    { "show", required_argument, NULL, CLI_OPT_SHOW },    \
+    { "show-from", required_argument, NULL, CLI_OPT_SHOW_FROM }, \
+    { "prune-from", required_argument, NULL, CLI_OPT_PRUNE_FROM }, \
     { "help", no_argument, NULL, 'h' }
 
 /* The options of the ranked reports (top, hist, diff), CLI_INPUT_OPTIONS
@@ -57,7 +69,11 @@ typedef struct cli_input {
     { "thread", required_argument, NULL, 'T' },           \
     { "by", required_argument, NULL, 'B' },               \
     { "cum", no_argument, NULL, 'C' },                    \
+    { "json", no_argument, NULL, 'J' },                   \
     CLI_INPUT_OPTIONS
+
+/* Help text line for --json. */
+#define CLI_JSON_HELP "  --json               one JSON document with raw values (docs/json.md)\n"
 
 /* Help text lines for CLI_INPUT_OPTIONS. */
 #define CLI_INPUT_HELP                                                                     \
@@ -76,6 +92,13 @@ typedef struct cli_input {
     "                  by file name (repeatable; also PPROF_BINARY_PATH)\n"           \
     "  --demangle=MODE C++/Rust names: short (default: no parameters or template\n"  \
     "                  arguments, as pprof shows them), full or none\n"              \
+    "  --focus RE      keep only samples with a frame matching RE (POSIX extended,\n"   \
+    "                  on the function name, or file:line with --by line)\n"           \
+    "  --ignore RE     drop samples with a frame matching RE\n"                         \
+    "  --hide RE       remove frames matching RE from the stacks, keep the samples\n"   \
+    "  --show RE       keep only frames matching RE\n"                                  \
+    "  --show-from RE  cut each stack above its outermost frame matching RE\n"         \
+    "  --prune-from RE drop the frames below the innermost frame matching RE\n"        \
     "  -h, --help      show this help\n"
 
 /* Handles a cli_input option; returns 1 when `c` was one, -1 when its

@@ -35,6 +35,12 @@ int cli_input_option(cli_input *in, int c, const char *arg)
             return -1;
         }
         return 1;
+    case CLI_OPT_FOCUS: in->filter.focus = arg; return 1;
+    case CLI_OPT_IGNORE: in->filter.ignore = arg; return 1;
+    case CLI_OPT_HIDE: in->filter.hide = arg; return 1;
+    case CLI_OPT_SHOW: in->filter.show = arg; return 1;
+    case CLI_OPT_SHOW_FROM: in->filter.show_from = arg; return 1;
+    case CLI_OPT_PRUNE_FROM: in->filter.prune_from = arg; return 1;
     case 'N':
         if (in->n_binaries == CLI_MAX_BINARIES) {
             cli_usage(NULL, "at most %d --binary options", CLI_MAX_BINARIES);
@@ -162,6 +168,13 @@ int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *
             return cli_error(&err);
         }
     }
+    if (all && profkit_filter_active(&in->filter)) {
+        profkit_error err;
+        if (profkit_profile_filter(all, &in->filter, &err) != 0) {
+            profkit_profile_free(all);
+            return err.code == PROFKIT_EINVAL ? cli_usage(NULL, "%s", err.message) : cli_error(&err);
+        }
+    }
     *out = all;
     return CLI_OK;
 }
@@ -205,6 +218,14 @@ static int report_option(const char *cmd, profkit_report_options *ro, int c, con
             return cli_usage(cmd, "--by takes function, file, line or address, not '%s'", arg), -1;
         return 1;
     case 'C': ro->sort_cum = 1; return 1;
+    case 'J': ro->json = 1; return 1;
+    case 'Z': ro->normalize = 1; return 1;
+    case 'G':
+        ro->gate = 1;
+        ro->fail_on_increase = strtod(arg, &end);
+        if (!*arg || *end || !(ro->fail_on_increase >= 0))
+            return cli_usage(cmd, "--fail-on-increase takes a percentage of at least 0, not '%s'", arg), -1;
+        return 1;
     case 'L': ro->by = PROFKIT_BY_LINE; return 1;
     case 'D':
         if (cli_parse_size(arg, &ro->max_depth) != 0)
@@ -267,6 +288,7 @@ static int parse_report_args(const char *cmd, const char *help, const struct opt
     in->skip_markers = 1;
     in->skip_inuse = !reads_inuse(cmd, ro);
     in->skip_lines = ro->by != PROFKIT_BY_LINE;
+    in->filter.by_line = ro->by == PROFKIT_BY_LINE;
     return -1;
 }
 
@@ -313,8 +335,11 @@ int cli_report2_main(const char *cmd, const char *help, const struct option *opt
         return rc;
     }
     profkit_error err;
-    if (report(stdout, a, b, ro, &err) != 0)
+    int r = report(stdout, a, b, ro, &err);
+    if (r < 0)
         rc = report_failed(cmd, &err);
+    else if (r > 0)
+        rc = CLI_GATE_FAILED;
     profkit_profile_free(a);
     profkit_profile_free(b);
     return rc;

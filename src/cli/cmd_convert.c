@@ -51,7 +51,7 @@ int cmd_convert(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'V': wo.value = optarg; break;
         case 'T': wo.thread = optarg; break;
-        case 'L': wo.by_line = 1; break;
+        case 'L': wo.by_line = in.filter.by_line = 1; break;
         default:
             if (cli_input_option(&in, c, optarg) <= 0)
                 return cli_usage("convert", "unknown option");

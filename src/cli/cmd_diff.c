@@ -24,15 +24,24 @@ static const char help[] =
     "                       in the same unit\n"
     "  --thread NAME        only this thread, in both (name or index)\n"
     "  --by KEY             function (default), file, line or address\n"
-    "  --cum                sort by the change of the cumulative value\n" CLI_INPUT_HELP
+    "  --cum                sort by the change of the cumulative value\n"
+    "  --fail-on-increase PCT\n"
+    "                       a gate for CI: exit 3 when the total, or a function's\n"
+    "                       flat or cumulative value, grew by more than PCT percent\n"
+    "                       of BASE's total; the lines that failed are printed\n"
+    "  --normalize          scale BASE to NEW's total first (profiles of different\n"
+    "                       lengths), like pprof -normalize\n" CLI_JSON_HELP CLI_INPUT_HELP
     "\n"
     "Examples:\n"
     "  profkit diff before.prof after.prof\n"
+    "  profkit diff --normalize --fail-on-increase 5 base.prof new.prof || exit\n"
     "  profkit diff -n 50 --cum --value samples base.json.gz new.json.gz\n";
 
 int cmd_diff(int argc, char **argv)
 {
     static const struct option opts[] = {
+        { "fail-on-increase", required_argument, NULL, 'G' },
+        { "normalize", no_argument, NULL, 'Z' },
         CLI_RANKED_OPTIONS,
         { NULL, 0, NULL, 0 },
     };

@@ -18,7 +18,7 @@ static const char help[] =
     "  --value NAME         the column to sort by (default: the profile's default)\n"
     "  --thread NAME        only this thread (name or index from profkit info)\n"
     "  --by KEY             function (default), file, line or address\n"
-    "  --cum                sort by cumulative instead of flat value\n" CLI_INPUT_HELP
+    "  --cum                sort by cumulative instead of flat value\n" CLI_JSON_HELP CLI_INPUT_HELP
     "\n"
     "Examples:\n"
     "  profkit hist cycles.dcpi imiss.dcpi\n"

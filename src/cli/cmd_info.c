@@ -10,14 +10,16 @@ static const char help[] =
     "value types with their totals, sample and stack counts, and metadata.\n"
     "Several FILEs are merged first.\n"
     "\n"
-    "Options:\n" CLI_INPUT_HELP
+    "Options:\n" "  --json          one JSON document (docs/json.md)\n" CLI_INPUT_HELP
     "\n"
     "Example:\n"
     "  profkit info cpu.prof\n";
 
 int cmd_info(int argc, char **argv)
 {
-    static const struct option opts[] = { CLI_INPUT_OPTIONS, { NULL, 0, NULL, 0 } };
+    static const struct option opts[] = { { "json", no_argument, NULL, 'J' }, CLI_INPUT_OPTIONS,
+                                          { NULL, 0, NULL, 0 } };
+    int json = 0;
     cli_input in = { 0 };
     int c;
     optind = 1;
@@ -25,6 +27,10 @@ int cmd_info(int argc, char **argv)
         if (c == 'h') {
             fputs(help, stdout);
             return CLI_OK;
+        }
+        if (c == 'J') {
+            json = 1;
+            continue;
         }
         if (cli_input_option(&in, c, optarg) <= 0)
             return cli_usage("info", "unknown option");
@@ -36,7 +42,7 @@ int cmd_info(int argc, char **argv)
     if (rc)
         return rc;
     profkit_error err;
-    if (profkit_report_info(stdout, p, &err) != 0)
+    if ((json ? profkit_report_info_json : profkit_report_info)(stdout, p, &err) != 0)
         rc = cli_error(&err);
     profkit_profile_free(p);
     return rc;

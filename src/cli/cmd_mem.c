@@ -18,7 +18,7 @@ static const char help[] =
     "Options:\n"
     "  -n, --limit N        show the top N call paths (default 20; 0 = all)\n"
     "  --thread NAME        only this thread (name or index from profkit info)\n"
-    "  --by-line            label frames NAME:LINE where lines are known\n" CLI_INPUT_HELP
+    "  --by-line            label frames NAME:LINE where lines are known\n" CLI_JSON_HELP CLI_INPUT_HELP
     "\n"
     "Examples:\n"
     "  profkit mem app.bsprof\n"
@@ -30,6 +30,7 @@ int cmd_mem(int argc, char **argv)
         { "limit", required_argument, NULL, 'n' },
         { "thread", required_argument, NULL, 'T' },
         { "by-line", no_argument, NULL, 'L' },
+        { "json", no_argument, NULL, 'J' },
         CLI_INPUT_OPTIONS,
         { NULL, 0, NULL, 0 },
     };

@@ -17,7 +17,7 @@ static const char help[] =
     "                       (default: the profile's default; see profkit info)\n"
     "  --thread NAME        only this thread (name or index from profkit info)\n"
     "  --by KEY             function (default), file, line or address\n"
-    "  --cum                sort by cumulative instead of flat value\n" CLI_INPUT_HELP
+    "  --cum                sort by cumulative instead of flat value\n" CLI_JSON_HELP CLI_INPUT_HELP
     "\n"
     "When the value is cpu or wall time and the profile counts calls (bsprof),\n"
     "two more columns follow cum%: calls (where the row is the leaf) and\n"

@@ -7,6 +7,7 @@
  * of them count 0 in the other.
  */
 #include "analysis/analysis.h"
+#include "report/rjson.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,110 @@ static uint32_t base_value(const profkit_profile *base, const profkit_profile *p
     return PROFKIT_NONE;
 }
 
+static int64_t scale(int64_t x, double f)
+{
+    double y = (double)x * f;
+    y = y < 0 ? y - 0.5 : y + 0.5;
+    return y >= 9.2e18 ? INT64_MAX : y <= -9.2e18 ? INT64_MIN : (int64_t)y;
+}
+
+/* The gate: a change above limit = pct percent of base's total fails. */
+static int over(int64_t base, int64_t now, double limit)
+{
+    return (double)change(base, now) > limit;
+}
+
+static int gate_count(const diff_row *rows, size_t n, int64_t btotal, int64_t ntotal, double pct)
+{
+    double limit = pct / 100.0 * (double)btotal;
+    int failed = over(btotal, ntotal, limit);
+    for (size_t i = 0; i < n; i++)
+        failed += over(rows[i].base_flat, rows[i].new_flat, limit) +
+                  over(rows[i].base_cum, rows[i].new_cum, limit);
+    return failed;
+}
+
+/* One failed line: "FAIL  flat  +1.2s (+12.5% of base total)  NAME". */
+static void gate_line(FILE *out, const char *what, int64_t base, int64_t now, double btotal,
+                      const char *unit, const char *name)
+{
+    char d[64], pc[32];
+    int64_t dc = change(base, now);
+    profkit_format_value(d, sizeof(d), dc, unit);
+    fprintf(out, "FAIL %-5s +%s (+%s of base total)  %s\n", what, d,
+            profkit_format_pct(pc, sizeof(pc), (double)dc, btotal ? btotal : 1.0), name);
+}
+
+static void gate_text(FILE *out, const diff_row *rows, size_t n, int64_t btotal, int64_t ntotal,
+                      double pct, const char *unit)
+{
+    double limit = pct / 100.0 * (double)btotal;
+    int failed = gate_count(rows, n, btotal, ntotal, pct);
+    fprintf(out, "\nGate: growth above %g%% of base total: %s\n", pct,
+            failed ? "FAILED" : "passed");
+    if (over(btotal, ntotal, limit))
+        gate_line(out, "total", btotal, ntotal, (double)btotal, unit, "(total)");
+    for (size_t i = 0; i < n; i++) {
+        if (over(rows[i].base_flat, rows[i].new_flat, limit))
+            gate_line(out, "flat", rows[i].base_flat, rows[i].new_flat, (double)btotal, unit, rows[i].label);
+        if (over(rows[i].base_cum, rows[i].new_cum, limit))
+            gate_line(out, "cum", rows[i].base_cum, rows[i].new_cum, (double)btotal, unit, rows[i].label);
+    }
+}
+
+static void gate_json_item(FILE *out, int *first, const char *what, const char *name, int64_t base,
+                           int64_t now)
+{
+    fputs(*first ? "{\"what\":" : ",{\"what\":", out);
+    *first = 0;
+    pk_rjson_str(out, what);
+    fputs(",\"name\":", out);
+    pk_rjson_str(out, name);
+    fprintf(out, ",\"base\":%lld,\"new\":%lld,\"change\":%lld}", (long long)base,
+            (long long)now, (long long)change(base, now));
+}
+
+static void diff_json(FILE *out, const profkit_profile *p, uint32_t v,
+                      const profkit_report_options *o, const diff_row *rows, const uint32_t *order,
+                      size_t limit, size_t n, int64_t btotal, int64_t ntotal)
+{
+    pk_rjson_open(out, "diff", p, v, PROFKIT_NONE);
+    pk_rjson_by(out, o->by);
+    fprintf(out, ",\"sort\":\"%s\",\"normalized\":%s,\"base_total\":%lld,\"new_total\":%lld,"
+            "\"total_change\":%lld,\"rows\":[",
+            o->sort_cum ? "cum" : "flat", o->normalize ? "true" : "false", (long long)btotal,
+            (long long)ntotal, (long long)change(btotal, ntotal));
+    for (size_t i = 0; i < limit; i++) {
+        const diff_row *r = &rows[order[i]];
+        fputs(i ? ",\n{\"name\":" : "\n{\"name\":", out);
+        pk_rjson_str(out, r->label);
+        fprintf(out, ",\"base_flat\":%lld,\"new_flat\":%lld,\"flat_change\":%lld,"
+                "\"base_cum\":%lld,\"new_cum\":%lld,\"cum_change\":%lld}",
+                (long long)r->base_flat, (long long)r->new_flat,
+                (long long)change(r->base_flat, r->new_flat), (long long)r->base_cum,
+                (long long)r->new_cum, (long long)change(r->base_cum, r->new_cum));
+    }
+    fputc(']', out);
+    if (o->gate) {
+        double limit_v = o->fail_on_increase / 100.0 * (double)btotal;
+        int failed = gate_count(rows, n, btotal, ntotal, o->fail_on_increase);
+        fprintf(out, ",\"gate\":{\"fail_on_increase\":");
+        fprintf(out, "%.17g", o->fail_on_increase);
+        fprintf(out, ",\"passed\":%s,\"failed\":[", failed ? "false" : "true");
+        int first = 1;
+        if (over(btotal, ntotal, limit_v))
+            gate_json_item(out, &first, "total", "", btotal, ntotal);
+        for (size_t i = 0; i < n; i++) {
+            if (over(rows[i].base_flat, rows[i].new_flat, limit_v))
+                gate_json_item(out, &first, "flat", rows[i].label, rows[i].base_flat, rows[i].new_flat);
+            if (over(rows[i].base_cum, rows[i].new_cum, limit_v))
+                gate_json_item(out, &first, "cum", rows[i].label, rows[i].base_cum, rows[i].new_cum);
+        }
+        fputs("]}", out);
+    }
+    fputs("}\n", out);
+}
+
 int profkit_report_diff(FILE *out, const profkit_profile *base, const profkit_profile *p,
                         const profkit_report_options *o, profkit_error *err)
 {
@@ -120,6 +225,15 @@ int profkit_report_diff(FILE *out, const profkit_profile *base, const profkit_pr
         diff_row r = { profkit_strtab_get(&tb.keys, (uint32_t)k), tb.rows[k].flat, 0, tb.rows[k].cum, 0 };
         rows[n++] = r;
     }
+    if (o->normalize && tb.total != 0 && tb.total != tn.total) {
+        /* pprof's -normalize: base scaled so that its total is new's. */
+        double f = (double)tn.total / (double)tb.total;
+        for (size_t i = 0; i < n; i++) {
+            rows[i].base_flat = scale(rows[i].base_flat, f);
+            rows[i].base_cum = scale(rows[i].base_cum, f);
+        }
+        tb.total = tn.total;
+    }
     size_t limit = o->limit && o->limit < n ? o->limit : n;
     if (!(order = malloc((n ? n : 1) * sizeof(uint32_t))))
         goto done;
@@ -129,6 +243,12 @@ int profkit_report_diff(FILE *out, const profkit_profile *base, const profkit_pr
     if (profkit_sort_u32(order, n, row_cmp, &c) != 0)
         goto done;
 
+    int failed = o->gate ? gate_count(rows, n, tb.total, tn.total, o->fail_on_increase) : 0;
+    if (o->json) {
+        diff_json(out, p, v, o, rows, order, limit, n, tb.total, tn.total);
+        rc = failed ? 1 : 0;
+        goto done;
+    }
     size_t nt;
     const profkit_value_type *vt = profkit_profile_value_types(p, &nt);
     const char *unit = profkit_string(p, vt[v].unit);
@@ -163,14 +283,16 @@ int profkit_report_diff(FILE *out, const profkit_profile *base, const profkit_pr
                 profkit_format_pct(fp, sizeof(fp), (double)df, btotal), fb, fn, cd,
                 profkit_format_pct(cp, sizeof(cp), (double)dc, btotal), cb, cn, r->label);
     }
-    rc = 0;
+    if (o->gate)
+        gate_text(out, rows, n, tb.total, tn.total, o->fail_on_increase, unit);
+    rc = failed ? 1 : 0;
 done:
     free(rows);
     free(matched);
     free(order);
     profkit_top_free(&tn);
     profkit_top_free(&tb);
-    if (rc)
+    if (rc < 0)
         profkit_error_set(err, rc, NULL, -1, "out of memory comparing profiles");
     return rc;
 }

@@ -6,6 +6,7 @@
  * one column (--value, default the profile's default value type).
  */
 #include "analysis/analysis.h"
+#include "report/rjson.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,37 @@ int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_repor
     if (!(order = malloc((st->n ? st->n : 1) * sizeof(uint32_t))) ||
         profkit_top_sort_first(st, order, o->sort_cum, limit + (st->n - nonzero)) != 0) {
         rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        goto out;
+    }
+    if (o->json) {
+        pk_rjson_open(out, "hist", p, sv, th);
+        pk_rjson_by(out, o->by);
+        fprintf(out, ",\"sort\":\"%s\",\"columns\":[", o->sort_cum ? "cum" : "flat");
+        for (size_t v = 0; v < nv; v++) {
+            fputs(v ? ",{\"type\":" : "{\"type\":", out);
+            pk_rjson_str(out, profkit_str(p, p->value_types[v].type));
+            fputs(",\"unit\":", out);
+            pk_rjson_str(out, profkit_str(p, p->value_types[v].unit));
+            fprintf(out, ",\"total\":%lld}", (long long)t[v].total);
+        }
+        fputs("],\"rows\":[", out);
+        size_t shown = 0;
+        for (size_t i = 0; i < st->n && shown < limit; i++) {
+            uint32_t k = order[i];
+            int any = 0;
+            for (size_t v = 0; v < nv; v++)
+                any |= t[v].rows[k].flat != 0;
+            if (!any)
+                continue;
+            fputs(shown ? ",\n{\"name\":" : "\n{\"name\":", out);
+            pk_rjson_str(out, profkit_strtab_get(&st->keys, st->rows[k].key));
+            fputs(",\"values\":[", out);
+            for (size_t v = 0; v < nv; v++)
+                fprintf(out, "%s%lld", v ? "," : "", (long long)t[v].rows[k].flat);
+            fputs("]}", out);
+            shown++;
+        }
+        fputs("]}\n", out);
         goto out;
     }
     fprintf(out, "Columns:");

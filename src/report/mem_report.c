@@ -1,5 +1,6 @@
 /* mem_report.c: `profkit mem`, allocations, frees and leaks. */
 #include "analysis/analysis.h"
+#include "report/rjson.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -41,6 +42,54 @@ static void row_line(FILE *out, const profkit_mem_row *r, const char *name, int 
     fprintf(out, "  %s\n", name);
 }
 
+/* {"alloc_objects":..,"alloc_space":..,"free_objects":..,"inuse_objects":..,"inuse_space":..} */
+static void row_json(FILE *out, const profkit_mem_row *r)
+{
+    fprintf(out, "\"alloc_objects\":%" PRId64 ",\"alloc_space\":%" PRId64 ",\"free_objects\":%" PRId64
+            ",\"inuse_objects\":%" PRId64 ",\"inuse_space\":%" PRId64, r->alloc_objects, r->alloc_space,
+            r->free_objects, r->inuse_objects, r->inuse_space);
+}
+
+static int mem_json(FILE *out, const profkit_profile *p, const profkit_mem *m,
+                    const uint32_t *order, size_t limit, uint32_t th, profkit_error *err)
+{
+    pk_rjson_open(out, "mem", p, PROFKIT_NONE, th);
+    fputs(",\"total\":{", out);
+    row_json(out, &m->total);
+    fprintf(out, "},\"unmatched_frees\":%" PRId64 ",\"threads\":[", m->unmatched_frees);
+    int first = 1;
+    for (size_t i = 0; i < m->n_threads; i++) {
+        const profkit_mem_row *r = &m->threads[i];
+        if (!r->alloc_objects && !r->alloc_space && !r->free_objects && !r->inuse_objects &&
+            !r->inuse_space)
+            continue;
+        fprintf(out, "%s{\"index\":%zu,\"name\":", first ? "\n" : ",\n", i);
+        first = 0;
+        pk_rjson_str(out, profkit_str(p, p->threads[i].name));
+        fputc(',', out);
+        row_json(out, r);
+        fputc('}', out);
+    }
+    fputs("],\"paths\":[", out);
+    char *label = NULL;
+    size_t cap = 0;
+    for (size_t i = 0; i < limit; i++) {
+        const profkit_mem_row *r = &m->paths[order[i]];
+        if (profkit_mem_path_label(m, r->key, &label, &cap) == (size_t)-1) {
+            free(label);
+            return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        }
+        fputs(i ? ",\n{\"path\":" : "\n{\"path\":", out);
+        pk_rjson_str(out, label);
+        fputc(',', out);
+        row_json(out, r);
+        fputc('}', out);
+    }
+    fputs("]}\n", out);
+    free(label);
+    return 0;
+}
+
 int profkit_report_mem(FILE *out, const profkit_profile *p, const profkit_report_options *o,
                        profkit_error *err)
 {
@@ -60,6 +109,12 @@ int profkit_report_mem(FILE *out, const profkit_profile *p, const profkit_report
         free(order);
         profkit_mem_free(&m);
         return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    }
+    if (o->json) {
+        rc = mem_json(out, p, &m, order, o->limit && o->limit < n ? o->limit : n, th, err);
+        free(order);
+        profkit_mem_free(&m);
+        return rc;
     }
     const profkit_mem_row *t = &m.total;
     char a[32], f[32], l[32];

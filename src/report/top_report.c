@@ -1,8 +1,34 @@
 /* top_report.c: `profkit top`, printed like pprof -top. */
 #include "analysis/analysis.h"
+#include "report/rjson.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The JSON form (docs/json.md): the same rows as the text, raw values. */
+static void top_json(FILE *out, const profkit_profile *p, const profkit_top *t,
+                     const uint32_t *order, size_t limit, const profkit_top *calls, uint32_t v,
+                     uint32_t th, const profkit_report_options *o)
+{
+    pk_rjson_open(out, "top", p, v, th);
+    pk_rjson_by(out, o->by);
+    fprintf(out, ",\"sort\":\"%s\",\"total\":%lld,\"rows\":[", o->sort_cum ? "cum" : "flat",
+            (long long)t->total);
+    size_t shown = 0;
+    for (size_t i = 0; i < t->n && shown < limit; i++) {
+        const profkit_top_row *r = &t->rows[order[i]];
+        if (r->flat == 0 && r->cum == 0)
+            continue;
+        fputs(shown ? ",\n{\"name\":" : "\n{\"name\":", out);
+        pk_rjson_str(out, profkit_strtab_get(&t->keys, r->key));
+        fprintf(out, ",\"flat\":%lld,\"cum\":%lld", (long long)r->flat, (long long)r->cum);
+        if (calls)
+            fprintf(out, ",\"calls\":%lld", (long long)calls->rows[r->key].flat);
+        fputc('}', out);
+        shown++;
+    }
+    fputs("]}\n", out);
+}
 
 int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report_options *o,
                        profkit_error *err)
@@ -42,6 +68,14 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
         with_calls = calls.n == t.n; /* same frames, same keys in the same order */
         if (!with_calls)
             profkit_top_free(&calls);
+    }
+    if (o->json) {
+        top_json(out, p, &t, order, limit, with_calls ? &calls : NULL, v, th, o);
+        free(order);
+        profkit_top_free(&t);
+        if (with_calls)
+            profkit_top_free(&calls);
+        return 0;
     }
     const char *unit = profkit_str(p, p->value_types[v].unit);
     size_t shown = 0;

@@ -1,11 +1,12 @@
 /* tree_report.c: `profkit tree`, the call tree per thread, indented. */
 #include "analysis/analysis.h"
+#include "report/rjson.h"
 
 #include <stdlib.h>
 
 /* Prints one thread's tree (thread PROFKIT_NONE: every thread merged). */
 static int print_thread(FILE *out, const profkit_profile *p, uint32_t v, uint32_t th,
-                        const profkit_report_options *o, profkit_error *err)
+                        const profkit_report_options *o, int *first, profkit_error *err)
 {
     profkit_ltree t;
     profkit_ltree_options lo = { v, th, o->by == PROFKIT_BY_LINE, 0 };
@@ -17,6 +18,27 @@ static int print_thread(FILE *out, const profkit_profile *p, uint32_t v, uint32_
     if (profkit_tree_walk(&t, o->max_depth, o->cutoff_pct, &nodes, &depths, &n) != 0) {
         profkit_ltree_free(&t);
         return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    }
+    if (o->json) {
+        /* {"thread":..,"total":N,"nodes":[{"depth","name","total","self"}]} */
+        fputs(*first ? "\n{\"thread\":" : ",\n{\"thread\":", out);
+        *first = 0;
+        if (th == PROFKIT_NONE)
+            fputs("null", out);
+        else
+            pk_rjson_str(out, profkit_str(p, p->threads[th].name));
+        fprintf(out, ",\"total\":%lld,\"nodes\":[", (long long)t.grand_total);
+        for (size_t i = 0; i < n; i++) {
+            uint32_t x = nodes[i];
+            fprintf(out, "%s{\"depth\":%u,\"name\":", i ? ",\n" : "\n", depths[i]);
+            pk_rjson_str(out, profkit_strtab_get(&t.labels, t.label[x]));
+            fprintf(out, ",\"total\":%lld,\"self\":%lld}", (long long)t.total[x], (long long)t.self[x]);
+        }
+        fputs("]}", out);
+        free(nodes);
+        free(depths);
+        profkit_ltree_free(&t);
+        return 0;
     }
     const char *unit = profkit_str(p, p->value_types[v].unit);
     char tot[64], a[64], b[64], c[64];
@@ -60,22 +82,31 @@ int profkit_report_tree(FILE *out, const profkit_profile *p, const profkit_repor
     }
     char tot[64];
     const char *unit = profkit_str(p, p->value_types[v].unit);
-    profkit_format_value(tot, sizeof(tot), total, unit);
-    fprintf(out, "Value: %s (%s), total %s", profkit_str(p, p->value_types[v].type), unit, tot);
-    if (o->max_depth)
-        fprintf(out, ", depth <= %zu", o->max_depth);
-    if (o->cutoff_pct > 0)
-        fprintf(out, ", nodes >= %g%% of their thread", o->cutoff_pct);
-    fputc('\n', out);
+    int first = 1;
+    if (o->json) {
+        pk_rjson_open(out, "tree", p, v, th);
+        fprintf(out, ",\"total\":%lld,\"max_depth\":%zu,\"min_percent\":%.17g,\"trees\":[",
+                (long long)total, o->max_depth, o->cutoff_pct);
+    } else {
+        profkit_format_value(tot, sizeof(tot), total, unit);
+        fprintf(out, "Value: %s (%s), total %s", profkit_str(p, p->value_types[v].type), unit, tot);
+        if (o->max_depth)
+            fprintf(out, ", depth <= %zu", o->max_depth);
+        if (o->cutoff_pct > 0)
+            fprintf(out, ", nodes >= %g%% of their thread", o->cutoff_pct);
+        fputc('\n', out);
+    }
     int rc = 0;
     if (th != PROFKIT_NONE || p->n_threads == 0 || sum[p->n_threads] != 0) {
         /* One thread asked for, or rows whose thread is unknown: one tree. */
-        rc = print_thread(out, p, v, th, o, err);
+        rc = print_thread(out, p, v, th, o, &first, err);
     } else {
         for (uint32_t t = 0; t < p->n_threads && !rc; t++)
             if (sum[t] != 0)
-                rc = print_thread(out, p, v, t, o, err);
+                rc = print_thread(out, p, v, t, o, &first, err);
     }
+    if (o->json && rc == 0)
+        fputs("]}\n", out);
     free(sum);
     return rc;
 }

@@ -1,0 +1,209 @@
+/*
+ * filter.c: the sample filters of pprof (-focus, -ignore, -hide, -show,
+ * -show_from, -prune_from) as a transform on the profile.
+ *
+ * Each regular expression (POSIX extended) is matched against a frame's
+ * function name (the address as 0x... when it has none), or against
+ * "file:line" when o->by_line is set. pprof also matches file and mapping
+ * names; profkit matches only the label a report prints, so a pattern
+ * means the same in every command. The steps run in pprof's order:
+ *
+ *   1. focus/ignore on the stack as recorded: a sample is kept when a frame
+ *      matches focus (or focus is unset and a frame is not ignored) and no
+ *      frame matches ignore;
+ *   2. hide removes matching frames, show keeps only matching ones; a
+ *      sample left without frames is dropped;
+ *   3. show-from cuts each stack above (callers of) its outermost match and
+ *      drops samples without one;
+ *   4. prune-from drops the frames below (callees of) the innermost match
+ *      and keeps samples without one as they are.
+ *
+ * The new stacks are interned into the same profile (the old ones stay,
+ * unreferenced) and the sample rows are rebuilt, so rows that now share a
+ * stack are summed.
+ */
+#include "analysis/analysis.h"
+
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { F_FOCUS, F_IGNORE, F_HIDE, F_SHOW, F_SHOW_FROM, F_PRUNE_FROM, F_N };
+
+static const char *const option_names[F_N] = { "--focus", "--ignore", "--hide",
+                                               "--show", "--show-from", "--prune-from" };
+
+#define UNSET (PROFKIT_NONE - 1) /* newstack[] not computed yet; NONE = dropped */
+
+struct filter {
+    profkit_profile *p;
+    regex_t re[F_N];
+    int have[F_N];
+    int by_line;
+    uint8_t *frame_bits; /* per frame: bit k = matches regex k; bit 7 = computed */
+    uint32_t *buf;       /* frames of one stack, root first */
+    size_t cap;
+};
+
+int profkit_filter_active(const profkit_filter_options *o)
+{
+    return o && (o->focus || o->ignore || o->hide || o->show || o->show_from || o->prune_from);
+}
+
+static uint8_t frame_bits(struct filter *f, uint32_t frame)
+{
+    uint8_t b = f->frame_bits[frame];
+    if (b & 0x80)
+        return b;
+    char label[4096];
+    if (f->by_line)
+        profkit_frame_key_label(f->p, frame, PROFKIT_BY_LINE, label, sizeof(label));
+    else
+        profkit_frame_label(f->p, frame, 0, label, sizeof(label));
+    b = 0x80;
+    for (int k = 0; k < F_N; k++)
+        if (f->have[k] && regexec(&f->re[k], label, 0, NULL, 0) == 0)
+            b |= (uint8_t)(1u << k);
+    return f->frame_bits[frame] = b;
+}
+
+#define HAS(bits, k) (((bits) >> (k)) & 1u)
+
+/* The filtered stack of model stack s: its new id, or PROFKIT_NONE when
+ * the sample is dropped, or UNSET when out of memory. */
+static uint32_t filter_stack(struct filter *f, uint32_t s)
+{
+    profkit_profile *p = f->p;
+    size_t n = profkit_stack_depth(p, s);
+    if (n > f->cap) {
+        uint32_t *nb = realloc(f->buf, n * sizeof(uint32_t));
+        if (!nb)
+            return UNSET;
+        f->buf = nb;
+        f->cap = n;
+    }
+    uint32_t *fr = f->buf;
+    size_t i = n;
+    for (uint32_t c = s; c != 0; c = p->stacks[c].parent)
+        fr[--i] = p->stacks[c].frame;
+    if (f->have[F_FOCUS] || f->have[F_IGNORE]) {
+        int focused = 0;
+        for (i = 0; i < n; i++) {
+            uint8_t b = frame_bits(f, fr[i]);
+            if (f->have[F_IGNORE] && HAS(b, F_IGNORE))
+                return PROFKIT_NONE;
+            if (!f->have[F_FOCUS] || HAS(b, F_FOCUS))
+                focused = 1;
+        }
+        if (!focused)
+            return PROFKIT_NONE;
+    }
+    if (f->have[F_HIDE] || f->have[F_SHOW]) {
+        size_t m = 0;
+        for (i = 0; i < n; i++) {
+            uint8_t b = frame_bits(f, fr[i]);
+            if ((f->have[F_HIDE] && HAS(b, F_HIDE)) || (f->have[F_SHOW] && !HAS(b, F_SHOW)))
+                continue;
+            fr[m++] = fr[i];
+        }
+        if (m == 0)
+            return PROFKIT_NONE;
+        n = m;
+    }
+    if (f->have[F_SHOW_FROM]) {
+        for (i = 0; i < n && !HAS(frame_bits(f, fr[i]), F_SHOW_FROM); i++)
+            ;
+        if (i == n)
+            return PROFKIT_NONE;
+        fr += i;
+        n -= i;
+    }
+    if (f->have[F_PRUNE_FROM]) {
+        for (i = n; i-- > 0;)
+            if (HAS(frame_bits(f, fr[i]), F_PRUNE_FROM)) {
+                n = i + 1;
+                break;
+            }
+    }
+    uint32_t id = profkit_stack_intern_frames(p, fr, n);
+    return id == PROFKIT_NONE ? UNSET : id;
+}
+
+/* Rebuilds the sample rows from the old ones with stacks newstack[]. */
+static int rebuild_samples(profkit_profile *p, const uint32_t *newstack)
+{
+    uint32_t *stack = p->sample_stack, *thread = p->sample_thread;
+    int64_t *time = p->sample_time, *values = p->sample_values;
+    size_t n = p->n_samples, nv = p->n_value_types;
+    p->sample_stack = p->sample_thread = NULL;
+    p->sample_time = p->sample_values = NULL;
+    p->n_samples = p->cap_samples = p->samples_indexed = 0;
+    profkit_idset_free(&p->sample_set);
+    memset(&p->sample_set, 0, sizeof(p->sample_set));
+    int rc = 0;
+    for (size_t r = 0; r < n && rc == 0; r++) {
+        uint32_t s = newstack[stack[r]];
+        if (s == PROFKIT_NONE)
+            continue;
+        rc = time[r] == PROFKIT_NO_TIME
+                 ? profkit_sample_add(p, s, thread[r], values + r * nv)
+                 : profkit_sample_add_timed(p, s, thread[r], time[r], values + r * nv);
+    }
+    free(stack);
+    free(thread);
+    free(time);
+    free(values);
+    return rc;
+}
+
+int profkit_profile_filter(profkit_profile *p, const profkit_filter_options *o, profkit_error *err)
+{
+    if (!profkit_filter_active(o))
+        return 0;
+    struct filter f;
+    memset(&f, 0, sizeof(f));
+    f.p = p;
+    f.by_line = o->by_line;
+    const char *pat[F_N] = { o->focus, o->ignore, o->hide, o->show, o->show_from, o->prune_from };
+    int rc = 0;
+    for (int k = 0; k < F_N && rc == 0; k++) {
+        if (!pat[k])
+            continue;
+        int e = regcomp(&f.re[k], pat[k], REG_EXTENDED | REG_NOSUB);
+        if (e != 0) {
+            char msg[256];
+            regerror(e, &f.re[k], msg, sizeof(msg));
+            rc = profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                                   "%s: bad regular expression '%s': %s", option_names[k], pat[k],
+                                   msg);
+            break;
+        }
+        f.have[k] = 1;
+    }
+    size_t n_stacks = p->n_stacks;
+    uint32_t *newstack = NULL;
+    if (rc == 0) {
+        f.frame_bits = calloc(p->n_frames ? p->n_frames : 1, 1);
+        newstack = malloc((n_stacks ? n_stacks : 1) * sizeof(uint32_t));
+        if (!f.frame_bits || !newstack)
+            rc = PROFKIT_ENOMEM;
+    }
+    for (size_t s = 0; rc == 0 && s < n_stacks; s++)
+        newstack[s] = UNSET;
+    for (size_t r = 0; rc == 0 && r < p->n_samples; r++) {
+        uint32_t s = p->sample_stack[r];
+        if (newstack[s] == UNSET && (newstack[s] = filter_stack(&f, s)) == UNSET)
+            rc = PROFKIT_ENOMEM;
+    }
+    if (rc == 0)
+        rc = rebuild_samples(p, newstack);
+    if (rc == PROFKIT_ENOMEM)
+        profkit_error_set(err, rc, NULL, -1, "out of memory filtering the profile");
+    for (int k = 0; k < F_N; k++)
+        if (f.have[k])
+            regfree(&f.re[k]);
+    free(f.frame_bits);
+    free(f.buf);
+    free(newstack);
+    return rc;
+}

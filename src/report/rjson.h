@@ -1,0 +1,23 @@
+/*
+ * rjson.h: what the JSON forms of the reports share (docs/json.md): string
+ * escaping onto a FILE and the document's opening members.
+ */
+#ifndef PROFKIT_RJSON_H
+#define PROFKIT_RJSON_H
+
+#include "analysis/analysis.h"
+
+/* The version of every report's JSON document ("schema"); docs/json.md. */
+#define PK_RJSON_SCHEMA 1
+
+/* s as a JSON string literal (invalid UTF-8 becomes U+FFFD). */
+void pk_rjson_str(FILE *out, const char *s);
+/* `{"schema":1,"report":NAME` and, when v != PROFKIT_NONE,
+ * `,"value":{"type":..,"unit":..}`; thread (PROFKIT_NONE = all) as
+ * `,"thread":NAME|null`. The caller goes on with `,` members and `}`. */
+void pk_rjson_open(FILE *out, const char *report, const profkit_profile *p, uint32_t v,
+                   uint32_t thread);
+/* `"by":"function"` etc. */
+void pk_rjson_by(FILE *out, profkit_key by);
+
+#endif
