@@ -15,6 +15,8 @@ if [ "${1:-}" = "--test" ]; then
   # Oracles (../shared/design/ORACLES.md) and what the tests compile against.
   pkgs+=(google-perftools libgoogle-perftools-dev golang-go golang-github-google-pprof-dev
          protobuf-compiler zstd gzip python3 curl)
+  # The viewer page's browser tests (ORACLES.md, "Browsers").
+  pkgs+=(chromium)
   # Node may come from another package source (nodesource bundles npm);
   # only ask Debian for it when there is none at all.
   command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)
