@@ -10,7 +10,7 @@
 //   node make_page.mjs --data DATA.json -o OUT.html            a data file made elsewhere
 //   --data-out DATA.json also writes the data.
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync, readdirSync } from "node:fs";
+import { readFileSync, writeFileSync, readdirSync, existsSync } from "node:fs";
 import { dirname, join, basename } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -127,11 +127,12 @@ function threadJson(t, nv, timed, merged, str, base) {
   return out;
 }
 
+// files: profkit's arguments (FILEs, and options such as --format NAME).
 export function makeData(bin, files) {
   const P = profileTries(bin, files);
   const threads = [mergedThread(P.threads, P.nv), ...P.threads];
   return {
-    schema: 1, generator: "tests/js/make_page.mjs", title: files.map((f) => basename(f)).join(" "),
+    schema: 1, generator: "tests/js/make_page.mjs", title: files.filter((f) => existsSync(f)).map((f) => basename(f)).join(" "),
     format: (/^format:\s+(\S+)/m.exec(run(bin, ["info", "-q", ...files])) || [])[1] || "",
     diff: false, strings: P.strings, values: P.inf.values, default_value: P.inf.def, funcs: P.funcs,
     threads: threads.map((t, i) => threadJson(t, P.nv, P.inf.timed, i === 0, P.str)),

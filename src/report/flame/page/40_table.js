@@ -231,9 +231,23 @@
       if (tr) self.app.openSandwich(+tr.getAttribute("data-func"));
     });
   }
-  TopTable.prototype.set = function (model) { this.model = model; this._rows = null; };
+  TopTable.prototype.set = function (model) {
+    var o = this.model;
+    if (!o || o.tree !== model.tree || o.v !== model.v || o.which !== model.which) this._rows = null;
+    this.model = model;
+  };
   TopTable.prototype.render = function () {
     var m = this.model, t0 = performance.now(), p = m.profile, unit = p.values[m.v].unit;
+    var sel = this.app.state.selectedFunc;
+    // Same rows as last time: only the selection moves (the rows stay, so a
+    // double click lands on the row it started on).
+    if (this._shown && this._shown.tree === m.tree && this._shown.v === m.v && this._shown.which === m.which &&
+        this._shown.key === this.sort.key + this.sort.dir && this.host.firstChild) {
+      var trs = this.host.querySelectorAll("tr[data-func]");
+      for (var q = 0; q < trs.length; q++) trs[q].className = +trs[q].getAttribute("data-func") === sel ? "sel" : "";
+      return performance.now() - t0;
+    }
+    this._shown = { tree: m.tree, v: m.v, which: m.which, key: this.sort.key + this.sort.dir };
     var rows = this._rows || (this._rows = PK.topFunctions(m.tree, m.v, m.which));
     var key = this.sort.key, dir = this.sort.dir;
     rows.sort(function (a, b) {
@@ -253,7 +267,7 @@
     for (var i = 0; i < rows.length && i < MAX_ROWS; i++) {
       var r = rows[i], tr = el("tr");
       tr.setAttribute("data-func", r.func);
-      if (r.func === this.app.state.selectedFunc) tr.className = "sel";
+      if (r.func === sel) tr.className = "sel";
       tr.appendChild(el("td", "num", PK.formatValue(r.self, unit)));
       tr.appendChild(el("td", "num pct", PK.formatPercent(r.self, rootTot)));
       tr.appendChild(el("td", "num", PK.formatValue(r.total, unit)));

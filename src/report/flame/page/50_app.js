@@ -14,6 +14,15 @@
     this.timings = window.profkitTimings = { parse: 0, interactive: 0, actions: [] };
     this.p = new PK.Profile(data);
     this.timings.parse = performance.now() - t0;
+    if (!this.p.values.length || !this.p.threads.length) {
+      // Nothing to draw: say so (an empty profile is not an error).
+      var app = document.getElementById("app");
+      app.textContent = "";
+      app.appendChild(el("p", "note pk-empty", (this.p.title || "This profile") + ": no samples, nothing to show."));
+      window.profkitState = { view: "empty", total: 0, drawn: 0, nodes: 0, zoom: [] };
+      this.timings.interactive = performance.now();
+      return;
+    }
     this.state = PK.decodeState(location.hash);
     this.state.selectedFunc = -1;
     this.dark = !!(window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches);
@@ -319,8 +328,22 @@
       view: st.view, thread: st.thread, value: st.value, inverted: st.inverted, icicle: st.icicle,
       zoom: st.zoom.slice(), zoomNode: zoom, zoomTotal: tot[zoom], total: tot[0], search: st.search,
       matchValue: share ? share.value : null, matchCount: share ? share.count : 0,
-      func: st.func, range: st.range, nodes: tree.n
+      func: st.func, range: st.range, nodes: tree.n, drawn: 0
     };
+    var S = window.profkitState;
+    if (st.view === "memory") S.total = this.memTable.totals(this.memTable.model.v)[0];
+    if (st.view === "flame") S.drawn = this.flame.boxes.node.length;
+    if (st.view === "stack" && this.stack.boxes) S.drawn = this.stack.boxes.node.length;
+    if (st.view === "sandwich" && this.sandwichTrees && st.selectedFunc >= 0) {
+      // The chosen function's direct callers and callees with their totals.
+      var p = this.p, v = this.v(), sw = this.sandwichTrees;
+      var kidsOf = function (t) {
+        var tt = t.total(v), out = [];
+        for (var j = t.kidStart[1]; j < t.kidStart[2]; j++) out.push({ name: p.funcLabel(t.func[t.kids[j]]), total: tt[t.kids[j]] });
+        return out;
+      };
+      S.sandwich = { func: st.func, total: sw.callers.total(v)[1], callers: kidsOf(sw.callers), callees: kidsOf(sw.callees) };
+    }
     document.body.setAttribute("data-view", st.view);
   };
 
