@@ -58,12 +58,20 @@
     var tot = which === "base" ? this.baseTotal(v) : this.total(v), func = this.func;
     var out = this.kids.slice(), ks = this.kidStart;
     var nameOf = function (i) { return names(func[i]); };
+    var cmp = key === "name" ? function (x, y) { return cmpStr(nameOf(x), nameOf(y)) || tot[y] - tot[x]; }
+                             : function (x, y) { return tot[y] - tot[x] || cmpStr(nameOf(x), nameOf(y)); };
     for (var i = 0; i < this.n; i++) {
       var a = ks[i], b = ks[i + 1];
       if (b - a < 2) continue;
-      var sub = Array.prototype.slice.call(out, a, b);
-      if (key === "name") sub.sort(function (x, y) { return cmpStr(nameOf(x), nameOf(y)) || tot[y] - tot[x]; });
-      else sub.sort(function (x, y) { return tot[y] - tot[x] || cmpStr(nameOf(x), nameOf(y)); });
+      if (b - a <= 12) {               // most nodes have a few children: insertion sort in place
+        for (var p = a + 1; p < b; p++) {
+          var x = out[p], q = p - 1;
+          while (q >= a && cmp(out[q], x) > 0) { out[q + 1] = out[q]; q--; }
+          out[q + 1] = x;
+        }
+        continue;
+      }
+      var sub = Array.prototype.slice.call(out, a, b).sort(cmp);
       for (var j = 0; j < sub.length; j++) out[a + j] = sub[j];
     }
     this._order[k] = out;
@@ -146,46 +154,131 @@
   };
   PK.Profile = Profile;
 
-  // Builds a tree from paths: add(path of funcs, root first, weights per value).
+  // Builds a tree by adding children: child(node, func) finds or makes the
+  // node. Typed arrays that double as they fill, and an open-addressing
+  // hash of (node, func) pairs: a Map keyed by numbers past 2^31 was 50x
+  // slower on the inverted tree of 100,000 nodes.
   function TreeBuilder(nv, diff) {
     this.nv = nv;
-    this.parent = [-1];
-    this.func = [ROOT_FUNC];
-    this.self = [];
-    this.base = diff ? [] : null;
-    for (var v = 0; v < nv; v++) { this.self.push([0]); if (diff) this.base.push([0]); }
-    this.map = new Map();
+    this.n = 1;
+    this.cap = 1024;
+    this.parentA = new Int32Array(this.cap); this.parentA[0] = -1;
+    this.funcA = new Int32Array(this.cap); this.funcA[0] = ROOT_FUNC;
+    this.self = []; this.base = diff ? [] : null;
+    for (var v = 0; v < nv; v++) { this.self.push(new Float64Array(this.cap)); if (diff) this.base.push(new Float64Array(this.cap)); }
+    this.hcap = 2048;
+    this.hkey = new Int32Array(this.hcap).fill(-1);  // the node of each slot (-1 empty); its func is funcA[child]
+    this.hval = new Int32Array(this.hcap);
   }
+  function slot(node, f, mask) {
+    var h = Math.imul(node, 0x27d4eb2d) ^ (f + 3);   // mixed well, so linear probing stays short
+    h = Math.imul(h ^ (h >>> 15), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    return ((h ^ (h >>> 16)) >>> 0) & mask;
+  }
+  TreeBuilder.prototype.grow = function () {
+    var cap = this.cap * 2, v;
+    var np = new Int32Array(cap); np.set(this.parentA); this.parentA = np;
+    var nf = new Int32Array(cap); nf.set(this.funcA); this.funcA = nf;
+    for (v = 0; v < this.nv; v++) {
+      var ns = new Float64Array(cap); ns.set(this.self[v]); this.self[v] = ns;
+      if (this.base) { var nb = new Float64Array(cap); nb.set(this.base[v]); this.base[v] = nb; }
+    }
+    this.cap = cap;
+  };
+  TreeBuilder.prototype.rehash = function () {
+    var hcap = this.hcap * 2, mask = hcap - 1, key = new Int32Array(hcap).fill(-1), val = new Int32Array(hcap);
+    for (var c = 1; c < this.n; c++) {
+      var h = slot(this.parentA[c], this.funcA[c], mask);
+      while (key[h] !== -1) h = (h + 1) & mask;
+      key[h] = this.parentA[c]; val[h] = c;
+    }
+    this.hcap = hcap; this.hkey = key; this.hval = val;
+  };
   TreeBuilder.prototype.child = function (node, f) {
-    var key = node * 4194304 + (f + 2);  // exact while nodes < 2^31 and funcs < 2^22
-    var c = this.map.get(key);
-    if (c !== undefined) return c;
-    c = this.parent.length;
-    this.parent.push(node);
-    this.func.push(f);
-    for (var v = 0; v < this.nv; v++) { this.self[v].push(0); if (this.base) this.base[v].push(0); }
-    this.map.set(key, c);
+    var mask = this.hcap - 1, h = slot(node, f, mask), key = this.hkey, val = this.hval, fa = this.funcA;
+    while (key[h] !== -1) {
+      if (key[h] === node && fa[val[h]] === f) return val[h];
+      h = (h + 1) & mask;
+    }
+    var c = this.n++;
+    if (c >= this.cap) { this.grow(); fa = this.funcA; }
+    this.parentA[c] = node;
+    fa[c] = f;
+    key[h] = node; val[h] = c;
+    if (this.n * 2 > this.hcap) this.rehash();
     return c;
   };
-  TreeBuilder.prototype.build = function () { return new Tree(this.parent, this.func, this.self, this.base); };
+  TreeBuilder.prototype.build = function () {
+    var n = this.n;
+    var cut = function (a) { return a.slice(0, n); };
+    return new Tree(cut(this.parentA), cut(this.funcA), this.self.map(cut), this.base ? this.base.map(cut) : null);
+  };
   PK.TreeBuilder = TreeBuilder;
 
   // The inverted (bottom-up) tree: each root is a function where value is
-  // spent (self), its children are its callers. A node's self moves to the
-  // inverted node of its whole path, so inverted totals come out bottom-up.
-  function invert(tree) {
-    var nv = tree.self.length, b = new TreeBuilder(nv, !!tree.baseSelf);
-    var n = tree.n, par = tree.parent, func = tree.func;
-    for (var i = 1; i < n; i++) {
-      var any = false, v;
-      for (v = 0; v < nv; v++) if (tree.self[v][i] || (tree.baseSelf && tree.baseSelf[v][i])) { any = true; break; }
-      if (!any) continue;
-      var node = 0;
-      for (var j = i; j > 0; j = par[j]) node = b.child(node, func[j]);
-      for (v = 0; v < nv; v++) {
-        b.self[v][node] += tree.self[v][i];
-        if (b.base) b.base[v][node] += tree.baseSelf[v][i];
+  // spent (self), its children are its callers. Built level by level: every
+  // node with a self value is an entry (its start node, and where its path
+  // has climbed to); an inverted node's entries are grouped by the function
+  // of their next caller. Inverted nodes narrower than MIN_SHARE of the
+  // total in every value type are not expanded: what lies above them goes to
+  // one "(other)" child, as the data's own tree does (docs/viewer.md). A
+  // random 100,000-node tree has a 2,000,000-node inverted tree otherwise.
+  var MIN_SHARE = 0.00025;
+  PK.MIN_SHARE = MIN_SHARE;
+  function invert(tree, minShare) {
+    if (minShare === undefined) minShare = MIN_SHARE;
+    var nv = tree.self.length, diff = !!tree.baseSelf, b = new TreeBuilder(nv, diff);
+    var n = tree.n, par = tree.parent, func = tree.func, v, i;
+    var weights = tree.self.concat(diff ? tree.baseSelf : []), nw = weights.length;
+    var limit = weights.map(function (w) { var s = 0; for (var k = 1; k < w.length; k++) s += w[k]; return s * minShare; });
+    var start = [], cur = [];
+    for (i = 1; i < n; i++) {
+      for (v = 0; v < nw; v++) if (weights[v][i]) { start.push(i); cur.push(i); break; }
+    }
+    var nf = 3;
+    for (i = 1; i < n; i++) if (func[i] + 3 > nf) nf = func[i] + 3;
+    var head = new Int32Array(nf).fill(-1), touched = [];
+    var add = function (node, s, w) {
+      for (var q = 0; q < nw; q++) {
+        if (q < nv) b.self[q][node] += weights[q][s]; else b.base[q - nv][node] += weights[q][s];
       }
+    };
+    var S = Int32Array.from(start), C = Int32Array.from(cur);
+    var queue = [[0, 0, S.length, true]];   // [inverted node, lo, hi, entries are at their own node (roots level)]
+    var next = new Int32Array(S.length);
+    while (queue.length) {
+      var level = queue; queue = [];
+      var NS = new Int32Array(S.length), NC = new Int32Array(S.length), out = 0;
+      for (var L = 0; L < level.length; L++) {
+        var node = level[L][0], lo = level[L][1], hi = level[L][2], roots = level[L][3];
+        // Expand? (the root always; others when wide enough in some value type)
+        var wide = node === 0;
+        if (!wide) {
+          for (v = 0; v < nw && !wide; v++) {
+            var sum = 0; for (var e = lo; e < hi; e++) sum += weights[v][S[e]];
+            if (sum > 0 && sum >= limit[v]) wide = true;
+          }
+        }
+        touched.length = 0;
+        var other = -1;
+        for (var e2 = lo; e2 < hi; e2++) {
+          var c = roots ? C[e2] : par[C[e2]];
+          if (c <= 0) { add(node, S[e2], 0); continue; }         // the path ends here: self
+          if (!wide) { if (other < 0) other = b.child(node, OTHER_FUNC); add(other, S[e2], 0); continue; }
+          var k = func[c] + 2;
+          if (head[k] === -1) touched.push(k);
+          next[e2] = head[k]; head[k] = e2;
+        }
+        for (var t = 0; t < touched.length; t++) {
+          var key = touched[t], child = b.child(node, key - 2), from = out;
+          // The chain is in reverse entry order; order does not matter for sums.
+          for (var x = head[key]; x !== -1; x = next[x]) { NS[out] = S[x]; NC[out] = roots ? C[x] : par[C[x]]; out++; }
+          head[key] = -1;
+          queue.push([child, from, out, false]);
+        }
+      }
+      S = NS; C = NC;
     }
     return b.build();
   }
@@ -212,30 +305,30 @@
   function topFunctions(tree, v, which) {
     var self = which === "base" ? tree.baseSelf[v] : tree.self[v];
     var tot = which === "base" ? tree.baseTotal(v) : tree.total(v);
-    var func = tree.func, n = tree.n;
-    var selfBy = new Map(), totBy = new Map();
-    // A function's total: for each node, add its total unless an ancestor
-    // has the same function. Track with per-function ancestor counts.
-    var ks = tree.kidStart, kids = tree.kids;
-    var onPath = new Map(), stack = [0], it = [ks[0]], i;
-    for (i = 1; i < n; i++) if (self[i]) selfBy.set(func[i], (selfBy.get(func[i]) || 0) + self[i]);
-    // Iterative DFS.
-    while (stack.length) {
-      var top = stack.length - 1, node = stack[top];
-      if (it[top] < ks[node + 1]) {
-        var c = kids[it[top]++], f = func[c], k = onPath.get(f) || 0;
-        if (k === 0 && tot[c]) totBy.set(f, (totBy.get(f) || 0) + tot[c]);
-        onPath.set(f, k + 1);
-        stack.push(c);
-        it.push(ks[c]);
+    var func = tree.func, n = tree.n, nf = 0, i;
+    for (i = 1; i < n; i++) if (func[i] + 3 > nf) nf = func[i] + 3;
+    // Indexed by func + 2 ("(other)" is -2).
+    var selfBy = new Float64Array(nf), totBy = new Float64Array(nf), seen = new Uint8Array(nf);
+    for (i = 1; i < n; i++) { selfBy[func[i] + 2] += self[i]; seen[func[i] + 2] = 1; }
+    // A node counts in its function's total unless an ancestor has the same
+    // function: a depth-first walk with per-function counts on the path.
+    var onPath = new Int32Array(nf), ks = tree.kidStart, kids = tree.kids;
+    var stack = new Int32Array(tree.maxDepth + 2), it = new Int32Array(tree.maxDepth + 2), sp = 0;
+    stack[0] = 0; it[0] = ks[0];
+    while (sp >= 0) {
+      var node = stack[sp];
+      if (it[sp] < ks[node + 1]) {
+        var c = kids[it[sp]++], f = func[c] + 2;
+        if (onPath[f] === 0) totBy[f] += tot[c];
+        onPath[f]++;
+        sp++; stack[sp] = c; it[sp] = ks[c];
       } else {
-        stack.pop(); it.pop();
-        if (node > 0) onPath.set(func[node], onPath.get(func[node]) - 1);
+        if (node > 0) onPath[func[node] + 2]--;
+        sp--;
       }
     }
     var rows = [];
-    totBy.forEach(function (t, f) { rows.push({ func: f, self: selfBy.get(f) || 0, total: t }); });
-    selfBy.forEach(function (s, f) { if (!totBy.has(f)) rows.push({ func: f, self: s, total: 0 }); });
+    for (var k = 0; k < nf; k++) if (seen[k] && (selfBy[k] || totBy[k])) rows.push({ func: k - 2, self: selfBy[k], total: totBy[k] });
     return rows;
   }
   PK.topFunctions = topFunctions;
