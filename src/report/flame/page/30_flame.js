@@ -95,7 +95,18 @@
         if (nodes[q] > 0 && dq > diffScale) diffScale = dq;
       }
     }
-    var profile = m.profile, func = tree.func;
+    var profile = m.profile, func = tree.func, lastFill = null;
+    // Colours per function, computed once per colour mode and scheme.
+    var ck = m.colorMode + (m.dark ? ":dark" : ":light");
+    if (!this.colors || this.colorsKey !== ck || this.colorsProfile !== profile) {
+      this.colors = []; this.colorsKey = ck; this.colorsProfile = profile;
+    }
+    var cache = this.colors;
+    var colorOf = function (f) {
+      var c = cache[f];
+      if (c === undefined) c = cache[f] = PK.frameColor(PK.colorKey(profile, f, m.colorMode), m.dark, m.colorMode);
+      return c;
+    };
     for (var i = 0; i < nodes.length; i++) {
       var n = nodes[i], d = depthOf[n] - base;
       var y = m.icicle ? d * ROW : (rows - 1 - d) * ROW;
@@ -108,8 +119,8 @@
       else if (m.matched || ancestorOfZoom) col = PK.dimColor(m.dark);
       else if (ntot) col = PK.diffColor(ntot[n] - btot[n], diffScale, m.dark);
       else if (f === PK.OTHER_FUNC) col = PK.otherColor(m.dark);
-      else col = PK.frameColor(PK.colorKey(profile, f, m.colorMode), m.dark, m.colorMode);
-      ctx.fillStyle = col.fill;
+      else col = colorOf(f);
+      if (col.fill !== lastFill) { ctx.fillStyle = col.fill; lastFill = col.fill; }
       var gap = bw > 3 ? 1 : 0;
       ctx.fillRect(bx, y, Math.max(bw - gap, 0.5), ROW - 1);
       if (m.selectedFunc !== undefined && m.selectedFunc >= 0 && f === m.selectedFunc && bw > 2) {
@@ -120,7 +131,7 @@
       if (bw > 12) {
         var text = this.label(ctx, n === 0 ? (m.rootLabel || "all") : profile.funcLabel(f), bw - 2 * PAD);
         if (text) {
-          ctx.fillStyle = col.text;
+          ctx.fillStyle = col.text; lastFill = col.text;
           ctx.fillText(text, bx + PAD, y + ROW / 2);
         }
       }

@@ -3,7 +3,7 @@
 // navigation; also its inverted form and the memory view) and the top
 // functions. Plain DOM; rows are rebuilt from the arrays on each change.
 (function (PK) {
-  var MAX_ROWS = 3000;
+  var MAX_ROWS = 3000, MAX_TOP = 400;
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -242,13 +242,14 @@
     // Same rows as last time: only the selection moves (the rows stay, so a
     // double click lands on the row it started on).
     if (this._shown && this._shown.tree === m.tree && this._shown.v === m.v && this._shown.which === m.which &&
-        this._shown.key === this.sort.key + this.sort.dir && this.host.firstChild) {
+        this._shown.key === this.sort.key + this.sort.dir && this._shown.filter === String(m.filter || "") && this.host.firstChild) {
       var trs = this.host.querySelectorAll("tr[data-func]");
       for (var q = 0; q < trs.length; q++) trs[q].className = +trs[q].getAttribute("data-func") === sel ? "sel" : "";
       return performance.now() - t0;
     }
-    this._shown = { tree: m.tree, v: m.v, which: m.which, key: this.sort.key + this.sort.dir };
+    this._shown = { tree: m.tree, v: m.v, which: m.which, key: this.sort.key + this.sort.dir, filter: String(m.filter || "") };
     var rows = this._rows || (this._rows = PK.topFunctions(m.tree, m.v, m.which));
+    if (m.filter) rows = rows.filter(function (r) { m.filter.lastIndex = 0; return m.filter.test(p.funcLabel(r.func)); });
     var key = this.sort.key, dir = this.sort.dir;
     rows.sort(function (a, b) {
       if (key === "name") { var x = p.funcLabel(a.func), y = p.funcLabel(b.func); return (x < y ? -1 : x > y ? 1 : 0) * dir; }
@@ -264,7 +265,7 @@
     });
     var thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
     var body = el("tbody");
-    for (var i = 0; i < rows.length && i < MAX_ROWS; i++) {
+    for (var i = 0; i < rows.length && i < MAX_TOP; i++) {
       var r = rows[i], tr = el("tr");
       tr.setAttribute("data-func", r.func);
       if (r.func === sel) tr.className = "sel";
@@ -281,6 +282,8 @@
     table.appendChild(body);
     this.host.textContent = "";
     this.host.appendChild(table);
+    if (rows.length > MAX_TOP)
+      this.host.appendChild(el("p", "note", "The first " + MAX_TOP + " of " + rows.length + " functions; sort by another column, or search (the table shows the matches), to see others."));
     return performance.now() - t0;
   };
   PK.TopTable = TopTable;

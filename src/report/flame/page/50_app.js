@@ -305,7 +305,7 @@
       this.treeTable.set({ profile: p, tree: tree, v: v, which: which, rootLabel: rootLabel });
       this.drawTime = this.treeTable.render();
     } else if (st.view === "top") {
-      this.topTable.set({ profile: p, tree: p.tree(st.thread), v: v, which: which });
+      this.topTable.set({ profile: p, tree: p.tree(st.thread), v: v, which: which, filter: re && !re.error ? re : null });
       this.drawTime = this.topTable.render();
     } else if (st.view === "sandwich") {
       this.renderSandwich(width);
@@ -401,7 +401,8 @@
   };
   App.prototype.renderSandwich = function (width) {
     var st = this.state, p = this.p, tree = p.tree(st.thread), v = this.v(), which = this.which();
-    this.swTop.set({ profile: p, tree: tree, v: v, which: which });
+    var re = PK.searchRegex(st.search);
+    this.swTop.set({ profile: p, tree: tree, v: v, which: which, filter: re && !re.error ? re : null });
     var t = this.swTop.render();
     var f = st.selectedFunc;
     this.callersCanvas.hidden = this.calleesCanvas.hidden = f < 0;
