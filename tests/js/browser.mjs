@@ -223,6 +223,19 @@ if (existsSync(FOLDED)) {
     await close(o2, "url round trip");
   }
   await o.page.fill("#pk-search", "");
+  // Text never overflows a frame: every label drawn fits its frame, in this browser's font.
+  const overflow = await o.page.evaluate(() => {
+    const v = window.profkit.app.flame, b = v.boxes, ctx = v.ctx, p = window.profkit.app.p, bad = [];
+    let labelled = 0;
+    for (let i = 0; i < b.node.length; i++) {
+      if (b.w[i] <= 12) continue;
+      const text = v.label(ctx, b.node[i] === 0 ? "All threads" : p.funcLabel(v.model.tree.func[b.node[i]]), b.w[i] - 6);
+      if (text) labelled++;
+      if (text && ctx.measureText(text).width > b.w[i] - 6) bad.push(text + " in " + b.w[i].toFixed(1) + "px");
+    }
+    return { labelled, bad };
+  });
+  check("labels fit their frames", overflow.labelled > 20 && overflow.bad.length === 0, JSON.stringify(overflow).slice(0, 300));
   // Icicle, inverted.
   await o.page.check("#pk-icicle");
   await shot(o, "flame_icicle");
@@ -302,6 +315,17 @@ if (existsSync(FOLDED)) {
   await shot(o, "flame_selected");
   await close(o, "folded");
 
+  // A high-density screen: the canvas has device pixels, the frames stay put.
+  {
+    const ctx2 = await browser.newContext({ viewport: { width: 1000, height: 700 }, deviceScaleFactor: 2 });
+    const pg = await ctx2.newPage();
+    await pg.goto("file://" + file);
+    await pg.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0);
+    const dims = await pg.evaluate(() => { const c = document.getElementById("pk-flame-canvas"); return [c.width, c.height, c.clientWidth, c.clientHeight]; });
+    check("devicePixelRatio 2: the canvas has twice the CSS pixels", dims[0] === 2 * dims[2] && dims[1] === 2 * dims[3] && dims[2] > 0, JSON.stringify(dims));
+    await pg.screenshot({ path: join(SHOTS, "flame_dpr2.png") });
+    await ctx2.close();
+  }
   // Dark scheme: the same page, readable.
   const d = await open(file, { scheme: "dark", hash: "zoom=" + encodeURIComponent(path.slice(0, 2).join(";")) });
   const bg = await d.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
