@@ -438,6 +438,18 @@ if (existsSync(GECKO)) {
   st = await state(o);
   check("stack chart click zooms the time range", /^\d+-\d+$/.test(st.range) && (await crumbs(o)).length === 2, st.range);
   await shot(o, "stack_chart_zoomed");
+  // Drag across the chart: zooms to the dragged time range.
+  const before = (await state(o)).range.split("-").map(Number);
+  const cb = await o.page.$eval("#pk-stack-canvas", (c) => { const r = c.getBoundingClientRect(); return { x: r.left, y: r.top, w: r.width }; });
+  await o.page.mouse.move(cb.x + cb.w * 0.25, cb.y + 5);
+  await o.page.mouse.down();
+  await o.page.mouse.move(cb.x + cb.w * 0.5, cb.y + 5, { steps: 4 });
+  await o.page.mouse.up();
+  const after = (await state(o)).range.split("-").map(Number);
+  const span = before[1] - before[0];
+  check("stack chart drag zooms to the dragged quarter", Math.abs(after[0] - (before[0] + span / 4)) <= span / 100 && Math.abs(after[1] - (before[0] + span / 2)) <= span / 100,
+        JSON.stringify([before, after]));
+  await shot(o, "stack_chart_dragged");
   await close(o, "stack chart");
 }
 

@@ -28,19 +28,18 @@
         boxes.node.push(open[d]); boxes.t0.push(openAt[d]); boxes.t1.push(at);
       }
     }
-    var maxDepth = 0, path = [];
+    var maxDepth = 0, path = [], depthOf = tree.depth, par = tree.parent;
     for (var i = lo; i < n && start[i] < r1; i++) {
+      // Climb from the run's node only until the open boxes agree: the
+      // next sample's stack mostly shares the last one's.
       path.length = 0;
-      for (var x = runNode[i]; x > 0; x = tree.parent[x]) path.push(x);
-      var len = path.length;
-      var d;
-      for (d = 1; d <= len; d++) {
-        var want = path[len - d];
-        if (open[d] !== want) break;
-      }
+      var x = runNode[i], dx = depthOf[x];
+      while (dx > 0 && dx >= open.length) { path.push(x); x = par[x]; dx--; }
+      while (dx > 0 && open[dx] !== x) { path.push(x); x = par[x]; dx--; }
+      var d = dx + 1, len = depthOf[runNode[i]];
       for (var k = open.length - 1; k >= d; k--) close(k, start[i]);
       open.length = d;
-      for (; d <= len; d++) { open[d] = path[len - d]; openAt[d] = start[i]; }
+      for (var j = path.length - 1; j >= 0; j--, d++) { open[d] = path[j]; openAt[d] = start[i]; }
       if (len > maxDepth) maxDepth = len;
     }
     var endAt = i < n ? start[i] : s.end;

@@ -114,7 +114,8 @@
     this.rows = rows;
     var table = el("table", "pk-table");
     var head = el("tr");
-    var cols = [["name", "Function"], ["total", "Total"], ["total", "%"], ["self", "Self"], ["self", "Self %"]];
+    var tl = m.extra ? p.values[v].type : "Total";   // the memory view names its value
+    var cols = [["name", "Function"], ["total", tl], ["total", "%"], ["self", "Self"], ["self", "Self %"]];
     cols.forEach(function (c, i) {
       var th = el("th", i ? "num" : "", c[1]);
       th.setAttribute("data-sort", c[0]);

@@ -199,7 +199,21 @@
       if (b) self.showHover(self.stack.model, b.node, e.clientX, e.clientY, b); else self.hideHover();
     });
     canvas.addEventListener("mouseleave", function () { self.hideHover(); });
+    // Drag across the chart to zoom to that time range; click a box to zoom to its extent.
+    var downX = null, dragged = false;
+    canvas.addEventListener("mousedown", function (e) { downX = pos(e)[0]; dragged = false; });
+    canvas.addEventListener("mouseup", function (e) {
+      var x = pos(e)[0];
+      if (downX !== null && Math.abs(x - downX) > 5) {
+        var r = self.stack.model.range, w = self.stack.width, a = Math.min(x, downX), b = Math.max(x, downX);
+        var t0 = r[0] + (r[1] - r[0]) * Math.max(0, a) / w, t1 = r[0] + (r[1] - r[0]) * Math.min(w, b) / w;
+        dragged = true;
+        self.change({ range: Math.round(t0) + "-" + Math.round(t1) }, "zoom");
+      }
+      downX = null;
+    });
     canvas.addEventListener("click", function (e) {
+      if (dragged) { dragged = false; return; }
       var xy = pos(e), b = self.stack.hitBox(xy[0], xy[1]);
       if (b) self.change({ range: Math.round(b.t0) + "-" + Math.round(b.t1), func: self.p.funcLabel(self.stack.model.tree.func[b.node]) }, "zoom");
     });
@@ -359,6 +373,10 @@
         c.appendChild(el("span", "pk-sep", "›"));
         c.appendChild(el("span", "pk-crumb on", PK.formatValue(r[0], "nanoseconds") + " – " + PK.formatValue(r[1], "nanoseconds")));
       }
+      return;
+    }
+    if (this.state.view === "memory") {
+      c.appendChild(el("span", "note", "Bytes still allocated at the end (leaks) by allocating function first, then its callers; widest first."));
       return;
     }
     if (this.state.view !== "flame") return;
