@@ -7,7 +7,7 @@
 // next animation frame, which includes the paint).
 //
 //   node bench/viewer_page.mjs [NODES] [RUNS] [OUT_DIR]
-import { writeFileSync, mkdirSync, statSync } from "node:fs";
+import { writeFileSync, mkdirSync, statSync, readFileSync } from "node:fs";
 import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { assemble } from "../tests/js/make_page.mjs";
@@ -142,5 +142,41 @@ console.log("|---|---|---|");
 for (const [name] of actions) {
   const x = res.get(name);
   console.log(`| ${name} | ${x.first.js.toFixed(1)} ms, ${x.first.frame.toFixed(1)} ms | ${median(x.js).toFixed(1)} ms, ${median(x.frame).toFixed(1)} ms |`);
+}
+
+// The same tree in speedscope's own app (npm package speedscope), when
+// bench/viewer_page.sh installed it: one sample per node with a cpu self
+// value, its stack and that value as the weight. Timed from handing the
+// file to its file input to the first frame after it names the profile.
+const ssApp = join(OUT, "speedscope", "node_modules", "speedscope", "dist", "release", "index.html");
+let ssExists = false;
+try { statSync(ssApp); ssExists = true; } catch (e) { ssExists = false; }
+if (ssExists) {
+  const frames = strings.length ? funcs.name.map((ni, f) => ({ name: strings[ni], file: strings[funcs.file[f]], line: funcs.line[f] })) : [];
+  const samples = [], weights = [], path = [];
+  for (let i = 1; i < parent.length; i++) {
+    if (!cpu[i]) continue;
+    path.length = 0;
+    for (let x = i; x > 0; x = parent[x]) path.push(func[x]);
+    samples.push(path.slice().reverse()); weights.push(cpu[i]);
+  }
+  const ssFile = join(OUT, "viewer_" + NODES + ".speedscope.json");
+  writeFileSync(ssFile, JSON.stringify({ $schema: "https://www.speedscope.app/file-format-schema.json", shared: { frames },
+    profiles: [{ type: "sampled", name: "synthetic", unit: "nanoseconds", startValue: 0, endValue: weights.reduce((a, b) => a + b, 0), samples, weights }] }));
+  const times = [];
+  for (let i = 0; i < 3; i++) {
+    const ctx = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+    const sp = await ctx.newPage();
+    await sp.goto("file://" + ssApp);
+    await sp.waitForSelector("input[type=file]", { state: "attached" });
+    const t0 = Date.now();
+    await sp.setInputFiles("input[type=file]", ssFile);
+    await sp.waitForFunction(() => /synthetic|speedscope\.json/.test(document.title), null, { timeout: 120000 });
+    await sp.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+    times.push(Date.now() - t0);
+    if (i === 2) await sp.screenshot({ path: join(OUT, "speedscope_" + NODES + ".png") });
+    await ctx.close();
+  }
+  console.log(`\nspeedscope ${JSON.parse(readFileSync(join(OUT, "speedscope", "node_modules", "speedscope", "package.json"), "utf8")).version}, the same tree (${samples.length} samples, ${(statSync(ssFile).size / 1048576).toFixed(1)} MB JSON): file handed to its input to the profile drawn, median of 3: ${median(times)} ms`);
 }
 await browser.close();

@@ -19,7 +19,8 @@
     var lo = 0, hi = n;
     while (lo < hi) { var mid = (lo + hi) >> 1; var e = mid + 1 < n ? start[mid + 1] : s.end; if (e <= r0) lo = mid + 1; else hi = mid; }
     var boxes = { x: [], y: [], w: [], node: [], t0: [], t1: [] };
-    var open = [], openAt = [];
+    // The open boxes, one per depth 1..top: typed arrays, no resizing.
+    var open = new Int32Array(tree.maxDepth + 2), openAt = new Float64Array(tree.maxDepth + 2), top = 0;
     function close(d, at) {
       var a = Math.max(openAt[d], r0), b = Math.min(at, r1);
       var w = (b - a) * scale;
@@ -28,22 +29,21 @@
         boxes.node.push(open[d]); boxes.t0.push(openAt[d]); boxes.t1.push(at);
       }
     }
-    var maxDepth = 0, path = [], depthOf = tree.depth, par = tree.parent;
+    var maxDepth = 0, path = new Int32Array(tree.maxDepth + 2), depthOf = tree.depth, par = tree.parent;
     for (var i = lo; i < n && start[i] < r1; i++) {
       // Climb from the run's node only until the open boxes agree: the
       // next sample's stack mostly shares the last one's.
-      path.length = 0;
-      var x = runNode[i], dx = depthOf[x];
-      while (dx > 0 && dx >= open.length) { path.push(x); x = par[x]; dx--; }
-      while (dx > 0 && open[dx] !== x) { path.push(x); x = par[x]; dx--; }
-      var d = dx + 1, len = depthOf[runNode[i]];
-      for (var k = open.length - 1; k >= d; k--) close(k, start[i]);
-      open.length = d;
-      for (var j = path.length - 1; j >= 0; j--, d++) { open[d] = path[j]; openAt[d] = start[i]; }
+      var np = 0, x = runNode[i], dx = depthOf[x], len = dx;
+      while (dx > top) { path[np++] = x; x = par[x]; dx--; }
+      while (dx > 0 && open[dx] !== x) { path[np++] = x; x = par[x]; dx--; }
+      var t = start[i];
+      for (var k = top; k > dx; k--) close(k, t);
+      top = dx;
+      while (np > 0) { top++; open[top] = path[--np]; openAt[top] = t; }
       if (len > maxDepth) maxDepth = len;
     }
     var endAt = i < n ? start[i] : s.end;
-    for (var k2 = open.length - 1; k2 >= 1; k2--) close(k2, endAt);
+    for (var k2 = top; k2 >= 1; k2--) close(k2, endAt);
     var rows = Math.max(maxDepth, 1), height = rows * ROW;
     var dpr = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
     var cv = this.canvas, ctx = this.ctx;

@@ -303,7 +303,10 @@
       this.matchInfo.textContent = share.count ? "Matched " + PK.formatPercent(share.value, tot[0]) + " (" + PK.formatValue(share.value, unit) + ")" : "No match";
     } else this.matchInfo.textContent = re && re.error ? "Bad expression" : "";
     this.renderCrumbs(tree, zoom);
-    var width = Math.max(200, this.panes[st.view].clientWidth || document.documentElement.clientWidth - 16);
+    // The canvas views' width (reading it lays the page out: tables skip it).
+    var pane = this.panes[st.view], width = function () {
+      return Math.max(200, pane.clientWidth || document.documentElement.clientWidth - 16);
+    };
     var rootLabel = p.threadLabel(st.thread);
     var base = { profile: p, tree: tree, v: v, which: which, order: tree.order(st.sort, v, p.nameOf, which === "base" ? "base" : ""),
                  zoom: zoom, icicle: st.icicle, colorMode: st.color, dark: this.dark,
@@ -312,9 +315,9 @@
     this.drawTime = 0;
     if (st.view === "flame") {
       this.flame.set(base);
-      this.drawTime = this.flame.draw(width);
+      this.drawTime = this.flame.draw(width());
     } else if (st.view === "stack") {
-      this.renderStack(width);
+      this.renderStack(width());
     } else if (st.view === "tree") {
       this.treeTable.set({ profile: p, tree: tree, v: v, which: which, rootLabel: rootLabel });
       this.drawTime = this.treeTable.render();
@@ -322,7 +325,7 @@
       this.topTable.set({ profile: p, tree: p.tree(st.thread), v: v, which: which, filter: re && !re.error ? re : null });
       this.drawTime = this.topTable.render();
     } else if (st.view === "sandwich") {
-      this.renderSandwich(width);
+      this.renderSandwich(document.documentElement.clientWidth);
     } else if (st.view === "memory") {
       var mt = this.memTypes(), inv = p.inverted(st.thread);
       this.memTable.set({ profile: p, tree: inv, v: mt[0], which: which, extra: mt.slice(1), rootLabel: rootLabel });
@@ -428,7 +431,9 @@
     var sw = PK.sandwich(tree, f);
     var tot = which === "base" ? sw.callers.baseTotal(v) : sw.callers.total(v), all = this.totalsOf(tree)[0];
     this.swTitle.textContent = p.funcLabel(f) + " — " + PK.formatValue(tot[1], p.values[v].unit) + " (" + PK.formatPercent(tot[1], all) + ")";
-    var w = Math.max(200, this.callersCanvas.parentNode.clientWidth || width);
+    // The flames' column: the page's width less the list's (38%, at least
+    // 20em) and the gaps, without laying out the list.
+    var w = Math.max(200, Math.floor(width - Math.max(0.38 * (width - 16), 260) - 16 - 12 - 2));
     var common = { profile: p, v: v, which: which, zoom: 1, hideAbove: true, colorMode: st.color, dark: this.dark,
                    matched: null, selectedFunc: f, diff: p.diff && st.diff === "diff" };
     this.callers.set(Object.assign({ tree: sw.callers, order: sw.callers.order(st.sort, v, p.nameOf, which === "base" ? "base" : ""), icicle: false }, common));
