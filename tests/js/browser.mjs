@@ -147,6 +147,15 @@ if (existsSync(FOLDED)) {
   const o = await open(file);
   await shot(o, "flame_initial");
   const tree = profkitTree([FOLDED]);
+  // What the data merged into "(other)" nodes (profkit flame merges frames
+  // narrower than --min-percent; the assembler's data merges nothing): the
+  // comparisons with profkit's own numbers allow that much, and no more.
+  const slack = await o.page.evaluate(() => {
+    const t = window.profkit.app.p.tree(0), tot = t.total(window.profkit.app.v());
+    let s = 0; for (let i = 1; i < t.n; i++) if (t.func[i] === -2) s += tot[i];
+    return s;
+  });
+  const near = (got, want) => Math.abs(got - want) <= slack;
   // A frame three deep on the widest path.
   let target = tree[0];
   while (target && target.depth < 2) target = tree.find((n) => n.parent === target);
@@ -194,7 +203,7 @@ if (existsSync(FOLDED)) {
     const re = "^" + fn.name.replace(/[$]/g, "\\$") + "$";
     await o.page.fill("#pk-search", re);
     st = await state(o);
-    check("search matches profkit top's cum for " + fn.name, st.matchValue === fn.cum, st.matchValue + " vs " + fn.cum);
+    check("search matches profkit top's cum for " + fn.name, near(st.matchValue, fn.cum), st.matchValue + " vs " + fn.cum);
     const shown = await o.page.textContent("#pk-match");
     const pct = (100 * fn.cum / st.total);
     check("search shows the matched percentage", shown.includes((pct >= 10 ? pct.toFixed(1) : pct.toFixed(2)) + "%") && Math.abs(pct - fn.pct) < 0.01, shown + " vs top " + fn.pct);
@@ -242,11 +251,15 @@ if (existsSync(FOLDED)) {
   await o.page.check("#pk-inverted");
   st = await state(o);
   const leafTop = top.map((l) => /^\s*(\d+)\s+\S+\s+\S+\s+(\d+)\s+\S+\s+(.*)$/.exec(l)).filter(Boolean).sort((a, b) => b[1] - a[1])[0];
-  const firstRoot = await o.page.evaluate(() => {
+  const roots = await o.page.evaluate(() => {
     const app = window.profkit.app, t = app.currentTree(), o = t.order("width", app.v(), app.p.nameOf, "");
-    return { name: app.p.funcLabel(t.func[o[t.kidStart[0]]]), total: t.total(app.v())[o[t.kidStart[0]]] };
+    const out = [];
+    for (let j = t.kidStart[0]; j < t.kidStart[1]; j++) out.push({ name: app.p.funcLabel(t.func[o[j]]), total: t.total(app.v())[o[j]] });
+    return out;
   });
-  check("inverted: the widest root is top's largest flat", firstRoot.name === leafTop[3] && firstRoot.total === +leafTop[1], JSON.stringify(firstRoot) + " vs " + leafTop[3]);
+  const want = roots.find((r) => r.name === leafTop[3]);
+  check("inverted: the widest root is top's largest flat", want && near(want.total, +leafTop[1]) && (slack > 0 || roots[0] === want),
+        JSON.stringify(roots.slice(0, 2)) + " vs " + leafTop[3] + " " + leafTop[1]);
   await shot(o, "flame_inverted");
   await o.page.uncheck("#pk-inverted");
   await o.page.uncheck("#pk-icicle");
@@ -296,13 +309,14 @@ if (existsSync(FOLDED)) {
   const [swName, swCallers] = [...callers].filter(([, m]) => m.size >= 2).sort((a, b) => b[1].size - a[1].size)[0];
   await o.page.click('button[data-view="top"]');
   const topRows = await o.page.$$eval("#pk-top tbody tr", (rs) => rs.length);
-  check("top functions table lists every function", topRows === +/of (\d+) functions/.exec(top.join("\n"))[1], topRows);
+  const nTop = +/of (\d+) functions/.exec(top.join("\n"))[1];
+  check("top functions table lists every function", slack ? topRows > 0 && topRows <= Math.min(nTop + 1, 400) : topRows === Math.min(nTop, 400), topRows + " vs " + nTop);
   await shot(o, "top");
   await o.page.dblclick(`#pk-top tr[data-func]:has(.fn:text-is("${swName}"))`);
   st = await state(o);
   check("double click in top opens the sandwich", st.view === "sandwich" && st.func === swName, st.view + " " + st.func);
   const got = new Map(st.sandwich.callers.map((c) => [c.name, c.total]));
-  check("sandwich callers are profkit tree's callers of " + swName, got.size === swCallers.size && [...swCallers].every(([k, v]) => got.get(k) === v),
+  check("sandwich callers are profkit tree's callers of " + swName, (slack || got.size === swCallers.size) && [...swCallers].every(([k, v]) => near(got.get(k) || 0, v)),
         JSON.stringify([...got]) + " vs " + JSON.stringify([...swCallers]));
   const swTitle = await o.page.textContent("#pk-sw-title");
   check("sandwich title names the function", swTitle.startsWith(swName), swTitle);
