@@ -36,7 +36,10 @@
     var self = this, p = this.p, app = document.getElementById("app");
     app.textContent = "";
     var bar = el("header", "pk-bar");
-    var title = el("span", "pk-title", p.title || "profkit");
+    // The file names without their folders (the whole title on hover).
+    var short = (p.title || "profkit").replace(/(^|\s)[^\s]*\//g, "$1");
+    var title = el("span", "pk-title", short);
+    document.title = short + " — profkit";
     title.title = (p.format ? p.format + ": " : "") + p.title;
     bar.appendChild(title);
     var tabs = el("nav", "pk-tabs");
@@ -509,7 +512,10 @@
     }
     var ci = p.valueIndex("calls");
     if (ci >= 0 && ci !== v && !box) {
-      var calls = (which === "base" ? tree.baseTotal(ci) : tree.total(ci))[n];
+      // Calls of this frame are the calls recorded with it as the leaf (its
+      // own "calls" value), as profkit top counts them; time per call is
+      // its total over those.
+      var calls = (which === "base" ? tree.baseSelf[ci] : tree.self[ci])[n];
       row("Calls", PK.formatCount(calls) + (calls > 0 ? " — " + PK.formatValue(tot[n] / calls, unit) + " per call" : ""));
     }
     if (tree.baseSelf && !box) {
