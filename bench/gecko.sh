@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Firefox / Gecko JSON: `profkit top` on a ~1 GB raw Gecko profile and on its
 # .json.gz (one core, time and peak memory), and the Firefox Profiler's own
-# loader (@firefox-devtools/profiler-cli, ORACLES.md) on the largest file it
+# loader (@firefox-devtools/profiler-cli, docs/testing.md) on the largest file it
 # opens, in the same run.
 #
 # The input comes from bench/gecko_gen.c: 8 threads, each with 40 k strings,
 # 100 k frames, a 400 k-node stack table, ~1.1 M samples and ~0.75 M markers
 # (payloads from ~3000 distinct shapes), tables written after the samples as
 # Firefox does. The loader does not read raw Gecko files (a fault of its
-# own, ORACLES.md), so it gets the same generator's output at smaller sizes,
+# own, docs/testing.md), so it gets the same generator's output at smaller sizes,
 # converted by profkit to the processed format, largest first until one
 # loads. Generated files are deleted at the end.
 # Usage: PROFKIT=build/release/profkit bench/gecko.sh [SIZE_MB]

@@ -17,6 +17,8 @@ if [ "${1:-}" = "--test" ]; then
   pkgs+=(google-perftools libgoogle-perftools-dev golang-go golang-github-google-pprof-dev
          protobuf-compiler zstd gzip python3 curl python3-jsonschema
          elfutils debuginfod dwz xz-utils binutils)
+  # The viewer page's browser tests (Debian's chromium, driven by playwright-core).
+  pkgs+=(chromium)
   # Node may come from another package source (nodesource bundles npm);
   # only ask Debian for it when there is none at all.
   command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)

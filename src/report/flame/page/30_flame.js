@@ -1,0 +1,159 @@
+"use strict";
+// The flame graph on a 2D canvas. Each draw lays out only what is visible
+// from the tree's arrays (children in the chosen order, totals per value
+// type): frames narrower than MIN_PX are not drawn, nor anything under
+// them. Labels are cut to fit, and the cut is cached per label and width
+// bucket, so text is measured once per bucket, not once per frame and draw.
+(function (PK) {
+  var ROW = 18, MIN_PX = 0.75, PAD = 3, BUCKET = 8, FONT = "12px system-ui, -apple-system, 'Segoe UI', sans-serif";
+  PK.ROW_HEIGHT = ROW;
+
+  function FlameView(canvas, opts) {
+    this.canvas = canvas;
+    this.ctx = canvas.getContext("2d");
+    this.opts = opts || {};
+    this.fit = new Map();     // label + bucket -> the text that fits
+    this.full = new Map();    // label -> its measured width
+    this.boxes = { x: [], y: [], w: [], node: [] };
+    this.model = null;
+  }
+  // model: {profile, tree, v, which ("new"/"base"), order, zoom, icicle,
+  // colorMode, dark, matched (Uint8Array or null), selectedFunc, diff
+  // (bool: colour by change), hover}
+  FlameView.prototype.set = function (model) { this.model = model; };
+
+  FlameView.prototype.label = function (ctx, text, avail) {
+    if (avail < 10) return "";
+    var bucket = Math.floor(avail / BUCKET) * BUCKET;
+    var key = text + "\u0000" + bucket, hit = this.fit.get(key);
+    if (hit !== undefined) return hit;
+    var w = this.full.get(text);
+    if (w === undefined) { w = ctx.measureText(text).width; this.full.set(text, w); }
+    var out;
+    if (w <= bucket) out = text;
+    else {
+      var lo = 0, hi = text.length;           // longest prefix + "…" that fits
+      while (lo < hi) {
+        var mid = (lo + hi + 1) >> 1;
+        if (ctx.measureText(text.slice(0, mid) + "…").width <= bucket) lo = mid; else hi = mid - 1;
+      }
+      out = lo >= 2 ? text.slice(0, lo) + "…" : "";
+    }
+    this.fit.set(key, out);
+    return out;
+  };
+
+  // Depth of the deepest node drawn under `zoom` at this width.
+  FlameView.prototype.draw = function (width) {
+    var m = this.model, t0 = performance.now();
+    if (!m) return 0;
+    var tree = m.tree, tot = m.which === "base" ? tree.baseTotal(m.v) : tree.total(m.v);
+    var ks = tree.kidStart, order = m.order, depthOf = tree.depth;
+    var z = m.zoom || 0, zdepth = depthOf[z], ztot = tot[z];
+    var scale = ztot > 0 ? width / ztot : 0;
+    // First pass: which nodes are visible, and how deep it goes.
+    var nodes = [], xs = [], ws = [];
+    // Ancestors of the zoomed frame span the width, dimmed (unless hidden:
+    // the sandwich's flames start at their function).
+    var base = m.hideAbove ? zdepth : 0;
+    var anc = m.hideAbove ? [] : tree.path(z);
+    if (!m.hideAbove) anc.unshift(0);
+    for (var a = 0; a < anc.length - 1; a++) { nodes.push(anc[a]); xs.push(0); ws.push(width); }
+    var stack = [z], sx = [0];
+    var maxRow = zdepth;
+    while (stack.length) {
+      var node = stack.pop(), x = sx.pop(), w = tot[node] * scale;
+      nodes.push(node); xs.push(x); ws.push(w);
+      if (depthOf[node] > maxRow) maxRow = depthOf[node];
+      var cx = x;
+      for (var j = ks[node]; j < ks[node + 1]; j++) {
+        var c = order[j], cw = tot[c] * scale;
+        if (cw >= MIN_PX) { stack.push(c); sx.push(cx); }
+        cx += cw;
+      }
+    }
+    var rows = maxRow + 1 - base, height = rows * ROW;
+    var dpr = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
+    var cv = this.canvas, ctx = this.ctx;
+    if (cv.width !== Math.round(width * dpr) || cv.height !== Math.round(height * dpr)) {
+      cv.width = Math.round(width * dpr);
+      cv.height = Math.round(height * dpr);
+      cv.style.width = width + "px";
+      cv.style.height = height + "px";
+    }
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, width, height);
+    ctx.font = FONT;
+    ctx.textBaseline = "middle";
+    var boxes = { x: new Float64Array(nodes.length), y: new Float64Array(nodes.length),
+                  w: new Float64Array(nodes.length), node: new Int32Array(nodes.length) };
+    var diffScale = 0, ntot = null, btot = null;
+    if (m.diff && tree.baseSelf) {
+      ntot = tree.total(m.v); btot = tree.baseTotal(m.v);
+      for (var q = 0; q < nodes.length; q++) {
+        var dq = Math.abs(ntot[nodes[q]] - btot[nodes[q]]);
+        if (nodes[q] > 0 && dq > diffScale) diffScale = dq;
+      }
+    }
+    var profile = m.profile, func = tree.func, lastFill = null;
+    // Colours per function, computed once per colour mode and scheme.
+    var ck = m.colorMode + (m.dark ? ":dark" : ":light");
+    if (!this.colors || this.colorsKey !== ck || this.colorsProfile !== profile) {
+      this.colors = []; this.colorsKey = ck; this.colorsProfile = profile;
+    }
+    var cache = this.colors;
+    var colorOf = function (f) {
+      var c = cache[f];
+      if (c === undefined) c = cache[f] = PK.frameColor(PK.colorKey(profile, f, m.colorMode), m.dark, m.colorMode);
+      return c;
+    };
+    for (var i = 0; i < nodes.length; i++) {
+      var n = nodes[i], d = depthOf[n] - base;
+      var y = m.icicle ? d * ROW : (rows - 1 - d) * ROW;
+      var bx = xs[i], bw = ws[i];
+      boxes.x[i] = bx; boxes.y[i] = y; boxes.w[i] = bw; boxes.node[i] = n;
+      var f = func[n], col;
+      var ancestorOfZoom = d < zdepth - base;
+      if (n === 0) col = PK.rootColor(m.dark);
+      else if (m.matched && m.matched[n]) col = PK.matchColor(m.dark);
+      else if (m.matched || ancestorOfZoom) col = PK.dimColor(m.dark);
+      else if (ntot) col = PK.diffColor(ntot[n] - btot[n], diffScale, m.dark);
+      else if (f === PK.OTHER_FUNC) col = PK.otherColor(m.dark);
+      else col = colorOf(f);
+      if (col.fill !== lastFill) { ctx.fillStyle = col.fill; lastFill = col.fill; }
+      var gap = bw > 3 ? 1 : 0;
+      ctx.fillRect(bx, y, Math.max(bw - gap, 0.5), ROW - 1);
+      if (m.selectedFunc !== undefined && m.selectedFunc >= 0 && f === m.selectedFunc && bw > 2) {
+        ctx.strokeStyle = m.dark ? "#ffffff" : "#000000";
+        ctx.lineWidth = 1.5;
+        ctx.strokeRect(bx + 0.75, y + 0.75, Math.max(bw - gap - 1.5, 0.5), ROW - 2.5);
+      }
+      if (bw > 12) {
+        var text = this.label(ctx, n === 0 ? (m.rootLabel || "all") : profile.funcLabel(f), bw - 2 * PAD);
+        if (text) {
+          ctx.fillStyle = col.text; lastFill = col.text;
+          ctx.fillText(text, bx + PAD, y + ROW / 2);
+        }
+      }
+    }
+    this.boxes = boxes;
+    this.rows = rows;
+    this.width = width;
+    return performance.now() - t0;
+  };
+
+  // The node under canvas coordinates (CSS pixels), or -1.
+  FlameView.prototype.hit = function (x, y) {
+    var b = this.boxes;
+    for (var i = b.node.length - 1; i >= 0; i--)
+      if (y >= b.y[i] && y < b.y[i] + ROW && x >= b.x[i] && x < b.x[i] + b.w[i]) return b.node[i];
+    return -1;
+  };
+  // Where node n was drawn (for tests and keyboard focus), or null.
+  FlameView.prototype.boxOf = function (n) {
+    var b = this.boxes;
+    for (var i = 0; i < b.node.length; i++) if (b.node[i] === n) return { x: b.x[i], y: b.y[i], w: b.w[i], h: ROW };
+    return null;
+  };
+  PK.FlameView = FlameView;
+})(typeof globalThis !== "undefined" ? (globalThis.profkit = globalThis.profkit || {}) : (this.profkit = this.profkit || {}));

@@ -1,0 +1,291 @@
+"use strict";
+// Tables: the call tree (expandable rows, sortable columns, keyboard
+// navigation; also its inverted form and the memory view) and the top
+// functions. Plain DOM; rows are rebuilt from the arrays on each change.
+(function (PK) {
+  var MAX_ROWS = 3000, MAX_TOP = 400;
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  PK.el = el;
+
+  // The call tree table. model: {profile, tree, v, which, extra (value
+  // indexes shown as extra total columns), rootLabel}.
+  function TreeTable(host, app) {
+    this.host = host;
+    this.app = app;
+    this.expanded = new Set([0]);
+    this.selected = 0;
+    this.sort = { key: "total", dir: -1 };
+    this.model = null;
+    this.rows = [];
+    var self = this;
+    host.tabIndex = 0;
+    host.setAttribute("role", "tree");
+    host.addEventListener("keydown", function (e) { self.key(e); });
+    host.addEventListener("click", function (e) {
+      var th = e.target.closest("th[data-sort]");
+      if (th) {
+        var k = th.getAttribute("data-sort");
+        if (self.sort.key === k) self.sort.dir = -self.sort.dir; else self.sort = { key: k, dir: k === "name" ? 1 : -1 };
+        self.render();
+        return;
+      }
+      var tr = e.target.closest("tr[data-node]");
+      if (!tr) return;
+      var n = +tr.getAttribute("data-node");
+      if (e.target.classList.contains("tw")) self.toggle(n);
+      self.select(n);
+      host.focus();
+    });
+    host.addEventListener("dblclick", function (e) {
+      var tr = e.target.closest("tr[data-node]");
+      if (tr) self.app.openNode(+tr.getAttribute("data-node"));
+    });
+  }
+  TreeTable.prototype.set = function (model, reset) {
+    var old = this.model;
+    this.model = model;
+    if (reset || !old || old.tree !== model.tree) {
+      this.expanded = new Set([0]);
+      this.selected = 0;
+      this.expandHeaviest();
+    }
+  };
+  // Opens the heaviest path while it holds most of its parent's value.
+  TreeTable.prototype.expandHeaviest = function () {
+    var m = this.model, tree = m.tree, tot = this.totals(m.v), node = 0;
+    for (var guard = 0; guard < 200; guard++) {
+      this.expanded.add(node);
+      var best = -1;
+      for (var j = tree.kidStart[node]; j < tree.kidStart[node + 1]; j++) {
+        var c = tree.kids[j];
+        if (best < 0 || tot[c] > tot[best]) best = c;
+      }
+      if (best < 0 || tot[best] < 0.5 * tot[node]) break;
+      node = best;
+    }
+  };
+  TreeTable.prototype.totals = function (v) {
+    var t = this.model.tree;
+    return this.model.which === "base" ? t.baseTotal(v) : t.total(v);
+  };
+  TreeTable.prototype.selfs = function (v) {
+    var t = this.model.tree;
+    return this.model.which === "base" ? t.baseSelf[v] : t.self[v];
+  };
+  TreeTable.prototype.kids = function (node) {
+    var m = this.model, tree = m.tree, tot = this.totals(m.v), self = this.selfs(m.v);
+    var out = Array.prototype.slice.call(tree.kids, tree.kidStart[node], tree.kidStart[node + 1]);
+    var key = this.sort.key, dir = this.sort.dir, p = m.profile;
+    out.sort(function (a, b) {
+      if (key === "name") {
+        var x = p.funcLabel(tree.func[a]), y = p.funcLabel(tree.func[b]);
+        return (x < y ? -1 : x > y ? 1 : 0) * dir || tot[b] - tot[a];
+      }
+      var arr = key === "self" ? self : tot;
+      return (arr[a] - arr[b]) * dir || tot[b] - tot[a];
+    });
+    return out;
+  };
+  TreeTable.prototype.flatten = function () {
+    var rows = [], stack = [0];
+    while (stack.length && rows.length < MAX_ROWS) {
+      var n = stack.pop();
+      rows.push(n);
+      if (this.expanded.has(n)) {
+        var k = this.kids(n);
+        for (var i = k.length - 1; i >= 0; i--) stack.push(k[i]);
+      }
+    }
+    this.truncated = stack.length > 0;
+    return rows;
+  };
+  TreeTable.prototype.render = function () {
+    var m = this.model, t0 = performance.now();
+    if (!m) return 0;
+    var tree = m.tree, p = m.profile, v = m.v, unit = p.values[v].unit;
+    var tot = this.totals(v), self = this.selfs(v), rootTot = tot[0];
+    var rows = this.flatten();
+    this.rows = rows;
+    var table = el("table", "pk-table");
+    var head = el("tr");
+    var tl = m.extra ? p.values[v].type : "Total";   // the memory view names its value
+    var cols = [["name", "Function"], ["total", tl], ["total", "%"], ["self", "Self"], ["self", "Self %"]];
+    cols.forEach(function (c, i) {
+      var th = el("th", i ? "num" : "", c[1]);
+      th.setAttribute("data-sort", c[0]);
+      head.appendChild(th);
+    });
+    var extra = m.extra || [];
+    extra.forEach(function (ev) {
+      var th = el("th", "num", p.values[ev].type);
+      head.appendChild(th);
+    });
+    var arrow = this.sort.dir < 0 ? " ▾" : " ▴";
+    for (var h = 0; h < head.children.length; h++) {
+      var thh = head.children[h];
+      if (thh.getAttribute("data-sort") === this.sort.key && (h === 0 || h === 1 || h === 3)) thh.textContent += arrow;
+    }
+    var thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
+    var body = el("tbody");
+    var extraTot = extra.map(function (ev) { return m.which === "base" ? tree.baseTotal(ev) : tree.total(ev); });
+    for (var r = 0; r < rows.length; r++) {
+      var n = rows[r], tr = el("tr");
+      tr.setAttribute("data-node", n);
+      tr.setAttribute("role", "treeitem");
+      tr.setAttribute("aria-level", tree.depth[n] + 1);
+      var has = tree.kidStart[n + 1] > tree.kidStart[n];
+      if (has) tr.setAttribute("aria-expanded", this.expanded.has(n) ? "true" : "false");
+      if (n === this.selected) { tr.className = "sel"; tr.setAttribute("aria-selected", "true"); }
+      var name = el("td", "name");
+      name.style.paddingLeft = (4 + 14 * tree.depth[n]) + "px";
+      var tw = el("span", "tw", has ? (this.expanded.has(n) ? "▾" : "▸") : "");
+      name.appendChild(tw);
+      var info = p.funcInfo(tree.func[n]);
+      name.appendChild(el("span", "fn", n === 0 ? (m.rootLabel || "all") : info.name));
+      if (info.file && n) name.appendChild(el("span", "loc", " " + info.file + (info.line ? ":" + info.line : "")));
+      name.title = info.name;
+      tr.appendChild(name);
+      tr.appendChild(el("td", "num", PK.formatValue(tot[n], unit)));
+      tr.appendChild(el("td", "num pct", PK.formatPercent(tot[n], rootTot)));
+      tr.appendChild(el("td", "num", PK.formatValue(self[n], unit)));
+      tr.appendChild(el("td", "num pct", PK.formatPercent(self[n], rootTot)));
+      for (var x = 0; x < extra.length; x++) tr.appendChild(el("td", "num", PK.formatValue(extraTot[x][n], p.values[extra[x]].unit)));
+      body.appendChild(tr);
+    }
+    table.appendChild(body);
+    this.host.textContent = "";
+    this.host.appendChild(table);
+    if (this.truncated) this.host.appendChild(el("p", "note", "Only the first " + MAX_ROWS + " rows are shown; collapse rows to see the rest."));
+    return performance.now() - t0;
+  };
+  TreeTable.prototype.toggle = function (n) {
+    if (this.expanded.has(n)) this.expanded.delete(n); else this.expanded.add(n);
+    this.render();
+  };
+  TreeTable.prototype.select = function (n) {
+    this.selected = n;
+    var old = this.host.querySelector("tr.sel");
+    if (old) { old.className = ""; old.removeAttribute("aria-selected"); }
+    var tr = this.host.querySelector('tr[data-node="' + n + '"]');
+    if (tr) {
+      tr.className = "sel"; tr.setAttribute("aria-selected", "true");
+      if (tr.scrollIntoView) tr.scrollIntoView({ block: "nearest" });
+    }
+    this.app.selectNode(this.model.tree, n);
+  };
+  TreeTable.prototype.key = function (e) {
+    var rows = this.rows, i = rows.indexOf(this.selected), n = this.selected, tree = this.model.tree;
+    var has = tree.kidStart[n + 1] > tree.kidStart[n];
+    switch (e.key) {
+      case "ArrowDown": if (i + 1 < rows.length) this.select(rows[i + 1]); break;
+      case "ArrowUp": if (i > 0) this.select(rows[i - 1]); break;
+      case "Home": this.select(rows[0]); break;
+      case "End": this.select(rows[rows.length - 1]); break;
+      case "ArrowRight":
+        if (has && !this.expanded.has(n)) { this.expanded.add(n); this.render(); }
+        else if (has) this.select(this.kids(n)[0]);
+        break;
+      case "ArrowLeft":
+        if (has && this.expanded.has(n)) { this.expanded.delete(n); this.render(); }
+        else if (n > 0) this.select(tree.parent[n]);
+        break;
+      case "*": {  // expand everything under the selected row
+        var st = [n];
+        while (st.length) { var x = st.pop(); this.expanded.add(x); for (var j = tree.kidStart[x]; j < tree.kidStart[x + 1]; j++) st.push(tree.kids[j]); }
+        this.render();
+        break;
+      }
+      case "Enter": this.app.openNode(n); break;
+      default: return;
+    }
+    e.preventDefault();
+  };
+  PK.TreeTable = TreeTable;
+
+  // Top functions: self and total (recursion once) per function, sortable;
+  // a click selects the function everywhere, a double click opens its
+  // sandwich.
+  function TopTable(host, app) {
+    this.host = host;
+    this.app = app;
+    this.sort = { key: "self", dir: -1 };
+    var self = this;
+    host.addEventListener("click", function (e) {
+      var th = e.target.closest("th[data-sort]");
+      if (th) {
+        var k = th.getAttribute("data-sort");
+        if (self.sort.key === k) self.sort.dir = -self.sort.dir; else self.sort = { key: k, dir: k === "name" ? 1 : -1 };
+        self.render();
+        return;
+      }
+      var tr = e.target.closest("tr[data-func]");
+      if (tr) self.app.selectFunc(+tr.getAttribute("data-func"));
+    });
+    host.addEventListener("dblclick", function (e) {
+      var tr = e.target.closest("tr[data-func]");
+      if (tr) self.app.openSandwich(+tr.getAttribute("data-func"));
+    });
+  }
+  TopTable.prototype.set = function (model) {
+    var o = this.model;
+    if (!o || o.tree !== model.tree || o.v !== model.v || o.which !== model.which) this._rows = null;
+    this.model = model;
+  };
+  TopTable.prototype.render = function () {
+    var m = this.model, t0 = performance.now(), p = m.profile, unit = p.values[m.v].unit;
+    var sel = this.app.state.selectedFunc;
+    // Same rows as last time: only the selection moves (the rows stay, so a
+    // double click lands on the row it started on).
+    if (this._shown && this._shown.tree === m.tree && this._shown.v === m.v && this._shown.which === m.which &&
+        this._shown.key === this.sort.key + this.sort.dir && this._shown.filter === String(m.filter || "") && this.host.firstChild) {
+      var trs = this.host.querySelectorAll("tr[data-func]");
+      for (var q = 0; q < trs.length; q++) trs[q].className = +trs[q].getAttribute("data-func") === sel ? "sel" : "";
+      return performance.now() - t0;
+    }
+    this._shown = { tree: m.tree, v: m.v, which: m.which, key: this.sort.key + this.sort.dir, filter: String(m.filter || "") };
+    var rows = this._rows || (this._rows = PK.topFunctions(m.tree, m.v, m.which));
+    if (m.filter) rows = rows.filter(function (r) { m.filter.lastIndex = 0; return m.filter.test(p.funcLabel(r.func)); });
+    var key = this.sort.key, dir = this.sort.dir;
+    rows.sort(function (a, b) {
+      if (key === "name") { var x = p.funcLabel(a.func), y = p.funcLabel(b.func); return (x < y ? -1 : x > y ? 1 : 0) * dir; }
+      return (a[key] - b[key]) * dir || b.total - a.total;
+    });
+    var rootTot = (m.which === "base" ? m.tree.baseTotal(m.v) : m.tree.total(m.v))[0];
+    var table = el("table", "pk-table");
+    var head = el("tr");
+    [["self", "Self"], ["self", "Self %"], ["total", "Total"], ["total", "Total %"], ["name", "Function"]].forEach(function (c, i) {
+      var th = el("th", i < 4 ? "num" : "", c[1]);
+      th.setAttribute("data-sort", c[0]);
+      head.appendChild(th);
+    });
+    var thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
+    var body = el("tbody");
+    for (var i = 0; i < rows.length && i < MAX_TOP; i++) {
+      var r = rows[i], tr = el("tr");
+      tr.setAttribute("data-func", r.func);
+      if (r.func === sel) tr.className = "sel";
+      tr.appendChild(el("td", "num", PK.formatValue(r.self, unit)));
+      tr.appendChild(el("td", "num pct", PK.formatPercent(r.self, rootTot)));
+      tr.appendChild(el("td", "num", PK.formatValue(r.total, unit)));
+      tr.appendChild(el("td", "num pct", PK.formatPercent(r.total, rootTot)));
+      var info = p.funcInfo(r.func), td = el("td", "name");
+      td.appendChild(el("span", "fn", info.name));
+      if (info.file) td.appendChild(el("span", "loc", " " + info.file + (info.line ? ":" + info.line : "")));
+      tr.appendChild(td);
+      body.appendChild(tr);
+    }
+    table.appendChild(body);
+    this.host.textContent = "";
+    this.host.appendChild(table);
+    if (rows.length > MAX_TOP)
+      this.host.appendChild(el("p", "note", "The first " + MAX_TOP + " of " + rows.length + " functions; sort by another column, or search (the table shows the matches), to see others."));
+    return performance.now() - t0;
+  };
+  PK.TopTable = TopTable;
+})(typeof globalThis !== "undefined" ? (globalThis.profkit = globalThis.profkit || {}) : (this.profkit = this.profkit || {}));
