@@ -6,8 +6,8 @@
  * build id, .gnu_debuglink with its CRC, dwz's .gnu_debugaltlink,
  * MiniDebugInfo for the symbol table, debuginfod when DEBUGINFOD_URLS is
  * set). Inlines are NOT looked up with dwarf_getscopes per address, which
- * walks the compile unit again for every address (../shared/design/
- * SYMBOLS.md measured 38 s for 20k addresses): each compile unit is walked
+ * walks the compile unit again for every address (38 s for 20k addresses
+ * on a large binary; docs/symbols.md): each compile unit is walked
  * once, the first time an address falls in it, into an index of its
  * subprograms and inlined calls (ranges, call file and line), nested as
  * the DIEs are; an address then descends that tree by binary searches, and
