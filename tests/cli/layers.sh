@@ -2,7 +2,8 @@
 # The shape of the tree (docs/architecture.md), from the linker's view of
 # this build: no circle between files or folders, every folder uses only the
 # folders below it, formats do not use each other, and the CLI uses only the
-# public header. Then the checker itself, on a small tree made here with
+# public header, and no file of src/ or docs/ points at design notes beside
+# the repository. Then the checker itself, on a small tree made here with
 # one fault of each kind, must fail naming the files and symbols.
 . "$(dirname "$0")/lib.sh"
 CHECK="$PROFKIT_SRC/tests/layers/check_layers.py"
@@ -15,6 +16,17 @@ if python3 "$CHECK" "$PROFKIT_SRC/src" "$PROFKIT_BUILD/CMakeFiles/profkit.dir/sr
 else
   fail "the tree breaks its layers:"
   cat "$TMP/real.out"
+fi
+
+# The project stands alone: its sources and docs never send the reader to
+# design notes beside the repository (only tests and benchmarks read
+# ../shared, for its fixtures).
+if grep -rnE "shared/design|(FORMATS|ARCHITECTURE|ORACLES|SYMBOLS|VIEWER)\.md" \
+  "$PROFKIT_SRC/src" "$PROFKIT_SRC/include" "$PROFKIT_SRC/docs" "$PROFKIT_SRC/README.md" > "$TMP/refs"; then
+  fail "references to design notes outside the repository:"
+  cat "$TMP/refs"
+else
+  pass
 fi
 
 # A tree with one fault of each kind. Sources under $T/src, objects laid out
