@@ -14,7 +14,7 @@ fi
 if [ "${1:-}" = "--test" ]; then
   # Oracles (docs/testing.md) and what the tests compile against.
   pkgs+=(google-perftools libgoogle-perftools-dev golang-go golang-github-google-pprof-dev
-         protobuf-compiler zstd gzip python3 curl)
+         protobuf-compiler zstd gzip python3 curl linux-perf)
   # Node may come from another package source (nodesource bundles npm);
   # only ask Debian for it when there is none at all.
   command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)
