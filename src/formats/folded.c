@@ -61,9 +61,8 @@ static int sniff_utf8(const uint8_t *d, size_t n, int complete)
         size_t len = nl ? (size_t)(nl - (d + pos)) : n - pos;
         const uint8_t *line = d + pos;
         pos += len + 1;
-        for (size_t i = 0; i < len; i++)
-            if (line[i] < 0x20 && line[i] != '\t' && line[i] != '\r')
-                return 0;
+        if (memchr(line, 0, len))
+            return 0; /* text has no NUL bytes (frame names may hold other controls) */
         size_t a = 0, e = len;
         while (a < e && (is_blank(line[a]) || line[a] == '\r'))
             a++;

@@ -65,7 +65,9 @@ static int parse_header(const uint8_t *l, size_t n, perf_header *h)
     if (n < 2 || is_ws(l[0]))
         return 0;
     for (size_t j = 2; j < n; j++) {
-        if (!is_ws(l[j]))
+        /* Every blank of one run leaves the same rest to match, so only the
+         * run's first blank (or position 2) is tried: linear in the line. */
+        if (!is_ws(l[j]) || (j > 2 && is_ws(l[j - 1])))
             continue;
         size_t k = j;
         while (k < n && is_ws(l[k]))
