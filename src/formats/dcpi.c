@@ -245,22 +245,28 @@ static int parse_header(profkit_read_ctx *ctx, const uint8_t *d, size_t n, dcpi_
 /* ---------------------------------------------------------------- sniff */
 
 /*
- * A DCPI file starts with header lines whose first word is one of the
- * format's keywords; finding the `samples` line and an `image` line in the
- * head makes it sure.
+ * Detection follows the header's grammar, not its first line: every line up
+ * to the `samples` line is printable text (the reader keeps unknown lines,
+ * whatever their shape), every keyword line is the keyword, blanks and a
+ * value, and all seven required keywords are there: 90. A head that stops
+ * inside a long header with at least the `image` line and one more keyword
+ * and nothing against it scores 40, as does a `samples` line after a header
+ * that lacks required keywords (the reader then names the missing one).
  */
 static int dcpi_sniff(const uint8_t *d, size_t n, int complete)
 {
-    (void)complete;
-    size_t pos = 0, lines = 0, known = 0;
-    int image = 0;
+    size_t pos = 0, known = 0;
+    unsigned required = 0;
     while (pos < n) {
         const uint8_t *nl = memchr(d + pos, '\n', n - pos);
         if (!nl)
             break;
         size_t len = (size_t)(nl - (d + pos));
-        if (is_samples_line(d + pos, len))
-            return known >= 2 && image ? 90 : known >= 1 ? 40 : 0;
+        if (is_samples_line(d + pos, len)) {
+            if (required == (1u << N_REQUIRED) - 1)
+                return 90;
+            return known >= 2 ? 40 : 0;
+        }
         for (size_t i = 0; i < len; i++)
             if (d[pos + i] < 0x20 && d[pos + i] != '\t')
                 return 0;
@@ -268,16 +274,19 @@ static int dcpi_sniff(const uint8_t *d, size_t n, int complete)
         while (w < len && !is_space(d[pos + w]))
             w++;
         int k = keyword(d + pos, w);
-        if (lines == 0 && k < 0)
-            return 0;
-        if (k >= 0)
+        if (k >= 0) {
+            size_t v = w;
+            while (v < len && is_space(d[pos + v]))
+                v++;
+            if (v == w || v == len)
+                return 0; /* a keyword without its value */
             known++;
-        if (k == K_IMAGE)
-            image = 1;
-        lines++;
+            if (k < N_REQUIRED)
+                required |= 1u << k;
+        }
         pos += len + 1;
     }
-    return known >= 2 && image ? 40 : 0;
+    return !complete && known >= 2 && (required & 1u << K_IMAGE) ? 40 : 0;
 }
 
 /* ---------------------------------------------------------------- reader */

@@ -5,57 +5,148 @@
  * One line per stack: `root;caller;...;leaf N`, N a decimal integer. The
  * rules are in docs/formats/folded.md:
  *   - reading: the count is the text after the last space; equal stacks are
- *     summed; blank lines are skipped; a line without a count is an error
- *     with its line and column. One value type, samples/count; one thread.
+ *     summed; blank lines are skipped; comment lines (`#`, `//`), lines
+ *     without a count and empty frames are skipped with one warning per
+ *     kind (its first line and column, and how many); a UTF-8 byte-order
+ *     mark is skipped and UTF-16 with a mark is converted. One value type,
+ *     samples/count; one thread.
  *   - writing: one line per distinct label path with a non-zero value of the
  *     chosen value type, `;` and newlines in labels replaced by `_`. Lines
  *     come in call-tree order with siblings sorted by label bytes, so the
  *     output is stable and diffable.
  */
+#include "io/text.h"
 #include "model/ltree.h"
 #include "formats/registry/format.h"
 
 #include <stdlib.h>
 
 static int is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
+static int is_blank(uint8_t c) { return c == ' ' || c == '\t'; }
 
-/* A folded file is text whose first non-blank line ends in " <digits>". */
-static int folded_sniff(const uint8_t *d, size_t n, int complete)
+/* A comment line: `#` or `//` as its first non-blank bytes. */
+static int is_comment(const uint8_t *s, size_t n)
 {
-    size_t i = 0;
-    while (i < n && (d[i] == '\n' || d[i] == '\r'))
-        i++;
-    size_t start = i;
-    while (i < n && d[i] != '\n') {
-        if (d[i] == 0)
-            return 0;
-        i++;
-    }
-    if (i == n && !complete)
-        return 0; /* first line longer than what we can see */
-    size_t end = i;
-    if (end > start && d[end - 1] == '\r')
-        end--;
-    size_t k = end;
-    while (k > start && is_digit(d[k - 1]))
-        k--;
-    if (k == end || k == start || d[k - 1] != ' ' || k - 1 == start)
-        return 0;
-    return 10;
+    return (n >= 1 && s[0] == '#') || (n >= 2 && s[0] == '/' && s[1] == '/');
 }
 
-static int folded_read(profkit_profile *p, profkit_read_ctx *ctx)
+/*
+ * Where the count of the line [a, e) (no blanks at either end) starts: the
+ * digits after the last blank, with a non-blank byte before that blank.
+ * Returns 0 when the line has no such count.
+ */
+static size_t count_start(const uint8_t *line, size_t a, size_t e)
 {
-    const uint8_t *d;
-    size_t n;
-    int rc = profkit_source_all(ctx->src, &d, &n, ctx->err);
-    if (rc)
-        return rc;
-    uint32_t vt = profkit_value_type_add(p, "samples", "count");
-    uint32_t th = profkit_thread_add(p, "main", "", -1, -1);
-    if (vt == PROFKIT_NONE || th == PROFKIT_NONE)
-        return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
-    p->default_value = vt;
+    size_t k = e;
+    while (k > a && is_digit(line[k - 1]))
+        k--;
+    if (k == e || k <= a + 1 || !is_blank(line[k - 1]))
+        return 0;
+    return k;
+}
+
+/*
+ * A folded file is text whose lines (blank and comment lines aside) end in
+ * a blank and digits: at least one does and no more lines fail than pass
+ * among the first complete lines in view. A byte-order mark is skipped;
+ * UTF-16 is converted first.
+ */
+static int sniff_utf8(const uint8_t *d, size_t n, int complete)
+{
+    size_t pos = 0, good = 0, bad = 0;
+    for (unsigned lines = 0; pos < n && lines < 1000; lines++) {
+        const uint8_t *nl = memchr(d + pos, '\n', n - pos);
+        if (!nl && !complete)
+            break; /* a line longer than what we can see */
+        size_t len = nl ? (size_t)(nl - (d + pos)) : n - pos;
+        const uint8_t *line = d + pos;
+        pos += len + 1;
+        if (memchr(line, 0, len))
+            return 0; /* text has no NUL bytes (frame names may hold other controls) */
+        size_t a = 0, e = len;
+        while (a < e && (is_blank(line[a]) || line[a] == '\r'))
+            a++;
+        while (e > a && (is_blank(line[e - 1]) || line[e - 1] == '\r'))
+            e--;
+        if (a == e || is_comment(line + a, e - a))
+            continue;
+        if (count_start(line, a, e))
+            good++;
+        else
+            bad++;
+    }
+    return good >= 1 && good >= bad ? 10 : 0;
+}
+
+static int folded_sniff(const uint8_t *d, size_t n, int complete)
+{
+    size_t bom;
+    int enc = profkit_text_bom(d, n, &bom);
+    if (enc == PROFKIT_TEXT_PLAIN || enc == PROFKIT_TEXT_UTF8_BOM)
+        return sniff_utf8(d + bom, n - bom, complete);
+    uint8_t *u;
+    size_t un, n_bad, first_bad;
+    if (profkit_text_utf16_to_utf8(d + bom, n - bom, enc == PROFKIT_TEXT_UTF16BE, &u, &un,
+                                   &n_bad, &first_bad))
+        return 0;
+    int score = sniff_utf8(u, un, complete);
+    free(u);
+    return score;
+}
+
+/* Lines skipped or changed without stopping the read: each kind is
+ * reported once, at its first place, with how many there were. */
+enum { SKIP_COMMENT, SKIP_MALFORMED, SKIP_NO_FRAME, SKIP_EMPTY_FRAME, SKIP_CUT, N_SKIP };
+
+typedef struct {
+    uint32_t count, line, column;
+} skip_note;
+
+static void note(skip_note *s, uint32_t line, size_t column)
+{
+    if (s->count++ == 0) {
+        s->line = line;
+        s->column = column + 1 > UINT32_MAX ? UINT32_MAX : (uint32_t)(column + 1);
+    }
+}
+
+static int report_skips(profkit_read_ctx *ctx, const skip_note *s)
+{
+    int rc = 0;
+    if (!rc && s[SKIP_CUT].count)
+        rc = profkit_read_warn_pos(ctx, PROFKIT_ETRUNCATED, s[SKIP_CUT].line, s[SKIP_CUT].column,
+                                   "the input ends inside this line, before its sample count "
+                                   "(truncated file?); the line is skipped, the lines before it "
+                                   "are kept");
+    if (!rc && s[SKIP_COMMENT].count)
+        rc = profkit_read_warn_pos(ctx, PROFKIT_ECORRUPT, s[SKIP_COMMENT].line,
+                                   s[SKIP_COMMENT].column,
+                                   "comment line skipped (%u in all)",
+                                   s[SKIP_COMMENT].count);
+    if (!rc && s[SKIP_MALFORMED].count)
+        rc = profkit_read_warn_pos(ctx, PROFKIT_ECORRUPT, s[SKIP_MALFORMED].line,
+                                   s[SKIP_MALFORMED].column,
+                                   "expected a stack followed by a space and a sample count; "
+                                   "line skipped (%u in all)",
+                                   s[SKIP_MALFORMED].count);
+    if (!rc && s[SKIP_NO_FRAME].count)
+        rc = profkit_read_warn_pos(ctx, PROFKIT_ECORRUPT, s[SKIP_NO_FRAME].line,
+                                   s[SKIP_NO_FRAME].column,
+                                   "expected at least one frame name before the count; line "
+                                   "skipped (%u in all)",
+                                   s[SKIP_NO_FRAME].count);
+    if (!rc && s[SKIP_EMPTY_FRAME].count)
+        rc = profkit_read_warn_pos(ctx, PROFKIT_ECORRUPT, s[SKIP_EMPTY_FRAME].line,
+                                   s[SKIP_EMPTY_FRAME].column,
+                                   "empty frame name in stack; dropped from its stack (%u in "
+                                   "all)",
+                                   s[SKIP_EMPTY_FRAME].count);
+    return rc;
+}
+
+static int read_lines(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t *d, size_t n,
+                      uint32_t th, skip_note *skips)
+{
     uint32_t line_no = 0;
     size_t pos = 0;
     while (pos < n) {
@@ -69,19 +160,22 @@ static int folded_read(profkit_profile *p, profkit_read_ctx *ctx)
         if (len > 0 && line[len - 1] == '\r')
             len--;
         size_t a = 0;
-        while (a < len && (line[a] == ' ' || line[a] == '\t'))
+        while (a < len && is_blank(line[a]))
             a++;
         if (a == len)
             continue; /* blank line */
+        if (is_comment(line + a, len - a)) {
+            note(&skips[SKIP_COMMENT], line_no, a);
+            continue;
+        }
         size_t e = len;
-        while (e > a && (line[e - 1] == ' ' || line[e - 1] == '\t'))
+        while (e > a && is_blank(line[e - 1]))
             e--;
-        size_t k = e;
-        while (k > a && is_digit(line[k - 1]))
-            k--;
-        if (k == e || k == a || (line[k - 1] != ' ' && line[k - 1] != '\t'))
-            return profkit_read_fail_pos(ctx, PROFKIT_ECORRUPT, line_no, (uint32_t)(e + 1),
-                                         "expected a stack followed by a space and a sample count");
+        size_t k = count_start(line, a, e);
+        if (!k) {
+            note(&skips[nl ? SKIP_MALFORMED : SKIP_CUT], line_no, nl ? e : a);
+            continue;
+        }
         uint64_t count = 0;
         for (size_t i = k; i < e; i++) {
             if (count > (UINT64_MAX - 9) / 10 || count * 10 + (uint64_t)(line[i] - '0') > INT64_MAX)
@@ -90,16 +184,21 @@ static int folded_read(profkit_profile *p, profkit_read_ctx *ctx)
             count = count * 10 + (uint64_t)(line[i] - '0');
         }
         size_t se = k - 1;
-        while (se > a && (line[se - 1] == ' ' || line[se - 1] == '\t'))
+        while (se > a && is_blank(line[se - 1]))
             se--;
-        uint32_t stack = 0;
+        uint32_t stack = 0, empty_at = UINT32_MAX, frames = 0;
         size_t f = a;
         while (f <= se) {
             const uint8_t *semi = memchr(line + f, ';', se - f);
             size_t fe = semi ? (size_t)(semi - line) : se;
-            if (fe == f)
-                return profkit_read_fail_pos(ctx, PROFKIT_ECORRUPT, line_no, (uint32_t)(f + 1),
-                                             "empty frame name in stack");
+            if (fe == f) {
+                /* An empty frame: dropped; noted below once the line is kept. */
+                if (empty_at == UINT32_MAX)
+                    empty_at = (uint32_t)f;
+                f = fe + 1;
+                continue;
+            }
+            frames++;
             profkit_function fn;
             memset(&fn, 0, sizeof(fn));
             fn.name = profkit_string_intern(p, (const char *)line + f, fe - f);
@@ -115,11 +214,58 @@ static int folded_read(profkit_profile *p, profkit_read_ctx *ctx)
                 return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
             f = fe + 1;
         }
+        if (frames == 0) {
+            note(&skips[SKIP_NO_FRAME], line_no, a);
+            continue;
+        }
+        if (empty_at != UINT32_MAX)
+            note(&skips[SKIP_EMPTY_FRAME], line_no, empty_at);
         int64_t v = (int64_t)count;
         if (count > 0 && profkit_sample_add(p, stack, th, &v) != 0)
             return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
     }
     return 0;
+}
+
+static int folded_read(profkit_profile *p, profkit_read_ctx *ctx)
+{
+    const uint8_t *d;
+    size_t n;
+    int rc = profkit_source_all(ctx->src, &d, &n, ctx->err);
+    if (rc)
+        return rc;
+    uint32_t vt = profkit_value_type_add(p, "samples", "count");
+    uint32_t th = profkit_thread_add(p, "main", "", -1, -1);
+    if (vt == PROFKIT_NONE || th == PROFKIT_NONE)
+        return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+    p->default_value = vt;
+    size_t bom;
+    int enc = profkit_text_bom(d, n, &bom);
+    uint8_t *u = NULL;
+    if (enc == PROFKIT_TEXT_UTF16LE || enc == PROFKIT_TEXT_UTF16BE) {
+        size_t un, n_bad, first_bad;
+        if (profkit_text_utf16_to_utf8(d + bom, n - bom, enc == PROFKIT_TEXT_UTF16BE, &u, &un,
+                                       &n_bad, &first_bad))
+            return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        if (n_bad &&
+            (rc = profkit_read_warn(ctx, PROFKIT_ECORRUPT, (int64_t)(first_bad + bom),
+                                    "UTF-16: unpaired surrogate or odd last byte, read as U+FFFD "
+                                    "(%zu in all)",
+                                    n_bad)) != 0) {
+            free(u);
+            return rc;
+        }
+        d = u;
+        n = un;
+    } else {
+        d += bom;
+        n -= bom;
+    }
+    skip_note skips[N_SKIP];
+    memset(skips, 0, sizeof(skips));
+    rc = read_lines(p, ctx, d, n, th, skips);
+    free(u);
+    return rc ? rc : report_skips(ctx, skips);
 }
 
 int profkit_folded_write_tree(const profkit_ltree *t, profkit_sink *sink);

@@ -1050,20 +1050,36 @@ static int pprof_sniff(const uint8_t *d, size_t n, int complete)
 {
     profkit_cursor c;
     uint64_t tag, v;
-    int seen_type = 0;
+    int seen_type = 0, whole = 1;
     profkit_cursor_init(&c, d, n);
-    for (int i = 0; i < 16 && !profkit_cursor_eof(&c); i++) {
+    /* The first 16 fields; all of them when the head is the whole input,
+     * so a complete message without a sample type can still be told. */
+    for (int i = 0; !profkit_cursor_eof(&c); i++) {
+        if (i >= 16 && !complete)
+            break;
+        whole = 0;
         if (profkit_cursor_varint(&c, &tag))
             break;
         uint64_t num = tag >> 3;
         unsigned wt = (unsigned)(tag & 7);
         int want_len = (num >= 1 && num <= 6) || num == 11 || num == 13;
         int want_var = (num >= 7 && num <= 10) || (num >= 12 && num <= 14);
-        if (!((wt == WT_LEN && want_len) || (wt == WT_VARINT && want_var)))
+        if (i >= 16 && (wt == 1 || wt == 5)) {
+            /* Past the first 16 fields, unknown fields are skipped as the
+             * reader skips them. */
+            if (profkit_cursor_skip(&c, wt == 1 ? 8 : 4))
+                break;
+            whole = 1;
+            continue;
+        }
+        if (i >= 16 && wt != WT_LEN && wt != WT_VARINT)
+            break;
+        if (i < 16 && !((wt == WT_LEN && want_len) || (wt == WT_VARINT && want_var)))
             return 0;
         if (wt == WT_VARINT) {
             if (profkit_cursor_varint(&c, &v))
                 break;
+            whole = 1;
             continue;
         }
         if (profkit_cursor_varint(&c, &v))
@@ -1072,12 +1088,16 @@ static int pprof_sniff(const uint8_t *d, size_t n, int complete)
             break; /* runs past what we can see */
         const uint8_t *sub;
         profkit_cursor_bytes(&c, (size_t)v, &sub);
-        if ((num == 1 || num == 11) && !sniff_value_type(sub, (size_t)v))
+        if (i < 16 && (num == 1 || num == 11) && !sniff_value_type(sub, (size_t)v))
             return 0;
-        seen_type |= num == 1;
+        seen_type |= i < 16 && num == 1;
+        whole = 1;
     }
-    (void)complete;
-    return seen_type ? 40 : 0;
+    if (seen_type)
+        return 40;
+    /* A whole input that is nothing but fields of the schema, without a
+     * sample type: the weakest claim, below every text format. */
+    return complete && whole && profkit_cursor_eof(&c) ? 5 : 0;
 }
 
 const profkit_format profkit_format_pprof = {

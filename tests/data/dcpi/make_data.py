@@ -56,3 +56,6 @@ w('bad_chunk_header_short.dcpi', profile(REQ, [(0, [1])])[:-8] + b'\x00\x00\x00\
 w('bad_no_footer.dcpi', profile(REQ, [])[:-4])
 w('bad_address_wraps.dcpi', profile([l for l in REQ] + ['tstart ffffffffffffffff'], [(0, [1])], pad=False,
                                      samples='samples '))
+# The first line is an unknown line (valid by the specification): detected
+# by the header's grammar, not by its first word.
+w('ok_flavor_first.dcpi', profile(['flavor cycles-only', 'x-comment recorded by hand'] + REQ, CH))
