@@ -1,0 +1,965 @@
+/*
+ * flame_tree.c: the flame graph's trees (docs/viewer.md, "The data").
+ *
+ * 1. One pass over the stack table maps every stack to a node of the call
+ *    tree by function ("the union tree"): the model hash-conses stacks and
+ *    appends them, so a stack's parent has a smaller id and each stack is
+ *    one lookup (parent's node, function). A diff maps BASE's stacks into
+ *    the same tree, functions matched by name.
+ * 2. Per scope (all threads, then each thread) the rows of that scope mark
+ *    the nodes they reach (walking up only until a marked node, so the
+ *    work is the nodes touched, not rows times depth), sum self values,
+ *    total them bottom-up, and drop nodes below --min-percent into one
+ *    "(other)" per parent. Timed threads get their runs of samples here,
+ *    narrow runs merged into their deepest common ancestor (O(log depth)
+ *    each with jump pointers).
+ * 3. When the trees together exceed --max-nodes, each is shrunk to its
+ *    share, keeping the most important nodes (share of the thread's total
+ *    for the value type where it is largest), counting "(other)" nodes.
+ */
+#include "report/flame/flame.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---------------------------------------------------------- the union tree */
+
+typedef struct uni {
+    flame_data *d;
+    int diff;              /* functions keyed by name only */
+    flame_func *keys;      /* keys[i]: what function i is matched by */
+    size_t cap_funcs, cap_keys;
+    profkit_idset func_set;
+    uint32_t *parent, *func;
+    size_t n, cap_parent, cap_func;
+    profkit_idset node_set;
+} uni;
+
+static int key_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const uni *u = ctx;
+    return memcmp(&u->keys[id], key, sizeof(flame_func)) == 0;
+}
+
+static uint32_t intern_str(flame_data *d, const char *s, size_t len)
+{
+    return profkit_strtab_intern(&d->strings, s, len);
+}
+
+/* The function with this name (bytes) and the profile function fn's file,
+ * module and line (fn may be out of range: unknown). */
+static uint32_t func_intern(uni *u, const profkit_profile *p, const char *name, size_t len,
+                            uint32_t fn)
+{
+    flame_func f = { 0, 0, 0, 0 };
+    if ((f.name = intern_str(u->d, name, len)) == PROFKIT_NONE)
+        return PROFKIT_NONE;
+    if (fn < p->n_functions) {
+        const profkit_function *pf = &p->functions[fn];
+        f.file = intern_str(u->d, profkit_str(p, pf->file), profkit_strtab_len(&p->strings, pf->file));
+        f.module = intern_str(u->d, profkit_str(p, pf->module),
+                              profkit_strtab_len(&p->strings, pf->module));
+        f.line = pf->start_line;
+        if (f.file == PROFKIT_NONE || f.module == PROFKIT_NONE)
+            return PROFKIT_NONE;
+    }
+    flame_func key = f;
+    if (u->diff)
+        key.file = key.module = key.line = 0;
+    uint64_t h = profkit_hash_bytes(&key, sizeof(key), 0xf1a3e);
+    uint32_t id = profkit_idset_find(&u->func_set, h, key_eq, u, &key);
+    if (id != PROFKIT_NONE)
+        return id;
+    flame_data *d = u->d;
+    if (d->n_funcs >= PROFKIT_NONE - 1 || PK_VEC_RESERVE(d->funcs, d->n_funcs, u->cap_funcs, 1) ||
+        PK_VEC_RESERVE(u->keys, d->n_funcs, u->cap_keys, 1))
+        return PROFKIT_NONE;
+    id = (uint32_t)d->n_funcs++;
+    d->funcs[id] = f;
+    u->keys[id] = key;
+    if (profkit_idset_insert(&u->func_set, h, id) != 0)
+        return PROFKIT_NONE;
+    return id;
+}
+
+struct node_key {
+    uint32_t parent, func;
+};
+
+static int node_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const uni *u = ctx;
+    const struct node_key *k = key;
+    return u->parent[id] == k->parent && u->func[id] == k->func;
+}
+
+static uint32_t node_intern(uni *u, uint32_t parent, uint32_t func)
+{
+    struct node_key k = { parent, func };
+    uint64_t h = profkit_hash_u64(((uint64_t)parent << 32) | func);
+    uint32_t id = profkit_idset_find(&u->node_set, h, node_eq, u, &k);
+    if (id != PROFKIT_NONE)
+        return id;
+    if (u->n >= PROFKIT_NONE - 1 || PK_VEC_RESERVE(u->parent, u->n, u->cap_parent, 1) ||
+        PK_VEC_RESERVE(u->func, u->n, u->cap_func, 1))
+        return PROFKIT_NONE;
+    id = (uint32_t)u->n++;
+    u->parent[id] = parent;
+    u->func[id] = func;
+    if (profkit_idset_insert(&u->node_set, h, id) != 0)
+        return PROFKIT_NONE;
+    return id;
+}
+
+/*
+ * *out[s] = the union tree's node of p's stack s. One pass over the stack
+ * table: it relies on parents preceding children (profkit_stack_intern and
+ * _append only ever append a row whose parent exists), and refuses a table
+ * that breaks it rather than walk it.
+ */
+static int map_stacks(uni *u, const profkit_profile *p, uint32_t **out, profkit_error *err)
+{
+    uint32_t *fn_func = NULL, *frame_func = NULL, *stack_node = NULL;
+    int rc = PROFKIT_ENOMEM;
+    size_t ns = p->n_stacks ? p->n_stacks : 1;
+    if (!(fn_func = malloc((p->n_functions ? p->n_functions : 1) * sizeof(uint32_t))) ||
+        !(frame_func = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint32_t))) ||
+        !(stack_node = malloc(ns * sizeof(uint32_t))))
+        goto done;
+    for (size_t i = 0; i < p->n_functions; i++)
+        fn_func[i] = PROFKIT_NONE;
+    for (size_t f = 0; f < p->n_frames; f++) {
+        uint32_t fn = p->frames[f].function;
+        uint32_t name = fn < p->n_functions ? p->functions[fn].name : 0;
+        size_t len = profkit_strtab_len(&p->strings, name);
+        if (len) {
+            if (fn_func[fn] == PROFKIT_NONE &&
+                (fn_func[fn] = func_intern(u, p, profkit_str(p, name), len, fn)) == PROFKIT_NONE)
+                goto done;
+            frame_func[f] = fn_func[fn];
+        } else {
+            /* no name: the address, as every report labels it */
+            char buf[32];
+            int w = snprintf(buf, sizeof(buf), "0x%" PRIx64, p->frames[f].address);
+            if ((frame_func[f] = func_intern(u, p, buf, (size_t)w, fn)) == PROFKIT_NONE)
+                goto done;
+        }
+    }
+    stack_node[0] = 0;
+    for (size_t s = 1; s < p->n_stacks; s++) {
+        const profkit_stack *st = &p->stacks[s];
+        if (st->parent >= s || st->frame >= p->n_frames) {
+            rc = profkit_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
+                                   "stack %zu: parent %u or frame %u out of order or range", s,
+                                   st->parent, st->frame);
+            goto done;
+        }
+        if ((stack_node[s] = node_intern(u, stack_node[st->parent], frame_func[st->frame])) ==
+            PROFKIT_NONE)
+            goto done;
+    }
+    *out = stack_node;
+    stack_node = NULL;
+    rc = 0;
+done:
+    if (rc == PROFKIT_ENOMEM)
+        profkit_error_set(err, rc, NULL, -1, "out of memory building the flame graph");
+    free(fn_func);
+    free(frame_func);
+    free(stack_node);
+    return rc;
+}
+
+/* ------------------------------------------------------------ rows per scope */
+
+/* The rows of one profile that a scope reads: idx[0..n), or all rows when
+ * idx is NULL. */
+typedef struct rowset {
+    const profkit_profile *p;
+    const uint32_t *stack_node; /* the profile's stacks mapped to the union tree */
+    const uint32_t *vmap;       /* the scope's value v is the profile's vmap[v] (NONE: 0) */
+    const uint32_t *idx;
+    size_t n;
+} rowset;
+
+static inline uint32_t row_at(const rowset *r, size_t i) { return r->idx ? r->idx[i] : (uint32_t)i; }
+
+/* Row indexes grouped by thread, in row order within a thread:
+ * rows of thread t are by_thread[start[t] .. start[t + 1]). */
+static int group_rows(const profkit_profile *p, uint32_t **by_thread, size_t **start)
+{
+    size_t nt = p->n_threads;
+    *by_thread = malloc((p->n_samples ? p->n_samples : 1) * sizeof(uint32_t));
+    *start = calloc(nt + 2, sizeof(size_t));
+    if (!*by_thread || !*start)
+        return PROFKIT_ENOMEM;
+    size_t *st = *start;
+    for (size_t r = 0; r < p->n_samples; r++)
+        if (p->sample_thread[r] < nt)
+            st[p->sample_thread[r] + 2]++;
+    for (size_t t = 0; t < nt; t++)
+        st[t + 2] += st[t + 1];
+    for (size_t r = 0; r < p->n_samples; r++)
+        if (p->sample_thread[r] < nt)
+            (*by_thread)[st[p->sample_thread[r] + 1]++] = (uint32_t)r;
+    return 0;
+}
+
+/* -------------------------------------------------- a scope before the cap */
+
+/* A scope's tree after --min-percent ("tree 1"): parents first, "(other)"
+ * nodes are leaves. */
+typedef struct tree1 {
+    size_t n;
+    int32_t *parent, *func;
+    int64_t *self, *bself; /* [v * n + i]; bself only in a diff */
+    size_t n_runs;
+    int64_t *run_start;
+    uint32_t *run_node;
+    int64_t run_end;
+    int timed;
+} tree1;
+
+static void tree1_free(tree1 *t)
+{
+    free(t->parent);
+    free(t->func);
+    free(t->self);
+    free(t->bself);
+    free(t->run_start);
+    free(t->run_node);
+    memset(t, 0, sizeof(*t));
+}
+
+/* Sorts a[0..n) ascending (LSD radix, two 16-bit digits). */
+static int sort_ids(uint32_t *a, size_t n)
+{
+    uint32_t *tmp = malloc((n ? n : 1) * sizeof(uint32_t));
+    size_t *cnt = malloc(65537 * sizeof(size_t));
+    if (!tmp || !cnt) {
+        free(tmp);
+        free(cnt);
+        return PROFKIT_ENOMEM;
+    }
+    for (int shift = 0; shift < 32; shift += 16) {
+        memset(cnt, 0, 65537 * sizeof(size_t));
+        for (size_t i = 0; i < n; i++)
+            cnt[((a[i] >> shift) & 0xffff) + 1]++;
+        for (size_t i = 1; i < 65537; i++)
+            cnt[i] += cnt[i - 1];
+        for (size_t i = 0; i < n; i++)
+            tmp[cnt[(a[i] >> shift) & 0xffff]++] = a[i];
+        memcpy(a, tmp, n * sizeof(uint32_t));
+    }
+    free(tmp);
+    free(cnt);
+    return 0;
+}
+
+/* Jump pointers over a parents-first tree: level ancestors and common
+ * ancestors in O(log depth). The jump of a node depends only on its depth,
+ * so two nodes at one depth jump to one depth. */
+typedef struct jumps {
+    uint32_t *depth, *jump;
+    const int32_t *parent;
+} jumps;
+
+static int jumps_build(jumps *j, const int32_t *parent, size_t n)
+{
+    j->parent = parent;
+    j->depth = malloc((n ? n : 1) * sizeof(uint32_t));
+    j->jump = malloc((n ? n : 1) * sizeof(uint32_t));
+    if (!j->depth || !j->jump)
+        return PROFKIT_ENOMEM;
+    j->depth[0] = 0;
+    j->jump[0] = 0;
+    for (size_t i = 1; i < n; i++) {
+        uint32_t p = (uint32_t)parent[i], jp = j->jump[p], jjp = j->jump[jp];
+        j->depth[i] = j->depth[p] + 1;
+        j->jump[i] = j->depth[p] - j->depth[jp] == j->depth[jp] - j->depth[jjp] ? jjp : p;
+    }
+    return 0;
+}
+
+static void jumps_free(jumps *j)
+{
+    free(j->depth);
+    free(j->jump);
+}
+
+static uint32_t common_ancestor(const jumps *j, uint32_t a, uint32_t b)
+{
+    if (j->depth[a] < j->depth[b]) {
+        uint32_t t = a;
+        a = b;
+        b = t;
+    }
+    while (j->depth[a] > j->depth[b])
+        a = j->depth[j->jump[a]] >= j->depth[b] ? j->jump[a] : (uint32_t)j->parent[a];
+    while (a != b) {
+        if (j->jump[a] != j->jump[b]) {
+            a = j->jump[a];
+            b = j->jump[b];
+        } else {
+            a = (uint32_t)j->parent[a];
+            b = (uint32_t)j->parent[b];
+        }
+    }
+    return a;
+}
+
+/* What every scope shares. */
+typedef struct builder {
+    flame_data *d;
+    uni u;
+    size_t nv;
+    double min_pct;
+    uint32_t *mark;   /* union node -> local index in the scope being built, NONE */
+    uint32_t *touched;
+    size_t cap_touched;
+    int64_t time0;    /* the profile's first sample time */
+} builder;
+
+static int time_cmp(const void *ctx, uint32_t a, uint32_t b)
+{
+    const int64_t *t = ctx;
+    return t[a] < t[b] ? -1 : t[a] > t[b];
+}
+
+/*
+ * Runs of a timed thread's samples over tree 1 (node of each row: map[]):
+ * equal consecutive nodes are one run; a run shorter than `pixel` merges
+ * with what follows into their deepest common ancestor.
+ */
+static int build_runs(builder *b, tree1 *t, const rowset *rs, const uint32_t *map)
+{
+    const profkit_profile *p = rs->p;
+    uint32_t *order = NULL;
+    size_t n = 0;
+    int rc = PROFKIT_ENOMEM;
+    jumps j = { 0 };
+    int sorted = 1;
+    int64_t prev = INT64_MIN;
+    if (!(order = malloc((rs->n ? rs->n : 1) * sizeof(uint32_t))))
+        goto done;
+    for (size_t i = 0; i < rs->n; i++) {
+        uint32_t r = row_at(rs, i);
+        if (p->sample_time[r] == PROFKIT_NO_TIME)
+            continue;
+        sorted &= p->sample_time[r] >= prev;
+        prev = p->sample_time[r];
+        order[n++] = r;
+    }
+    if (n == 0) {
+        rc = 0;
+        goto done;
+    }
+    if (!sorted && profkit_sort_u32(order, n, time_cmp, p->sample_time) != 0)
+        goto done;
+    int64_t first = p->sample_time[order[0]], last = p->sample_time[order[n - 1]];
+    double span = (double)last - (double)first;
+    int64_t interval = n > 1 ? (int64_t)(span / (double)(n - 1)) : 0;
+    if (interval < 1)
+        interval = 1;
+    double pixel = (span + (double)interval) * b->min_pct / 100.0;
+    if (jumps_build(&j, t->parent, t->n) != 0)
+        goto done;
+    size_t cap_start = 0, cap_node = 0;
+    int64_t cur_start = 0;
+    uint32_t cur = PROFKIT_NONE;
+    for (size_t i = 0; i <= n; i++) {
+        uint32_t node = 0;
+        int64_t time = 0;
+        if (i < n) {
+            uint32_t r = order[i];
+            time = p->sample_time[r];
+            if (p->sample_stack[r] >= p->n_stacks)
+                continue;
+            node = map[b->mark[rs->stack_node[p->sample_stack[r]]]];
+            if (node == cur)
+                continue;
+            if (cur != PROFKIT_NONE && (double)time - (double)cur_start < pixel) {
+                cur = common_ancestor(&j, cur, node);
+                continue;
+            }
+        }
+        if (cur != PROFKIT_NONE && !(t->n_runs && t->run_node[t->n_runs - 1] == cur)) {
+            if (PK_VEC_RESERVE(t->run_start, t->n_runs, cap_start, 1) != 0 ||
+                PK_VEC_RESERVE(t->run_node, t->n_runs, cap_node, 1) != 0)
+                goto done;
+            t->run_start[t->n_runs] = cur_start - b->time0;
+            t->run_node[t->n_runs] = cur;
+            t->n_runs++;
+        }
+        cur = node;
+        cur_start = time;
+    }
+    t->run_end = profkit_sat_add(last, interval) - b->time0;
+    t->timed = 1;
+    rc = 0;
+done:
+    jumps_free(&j);
+    free(order);
+    return rc;
+}
+
+/* Whether local node i's totals count: non-zero and at least thr for some
+ * value type (of NEW or, in a diff, of BASE). */
+static int significant(const int64_t *tot, const int64_t *btot, size_t k, size_t nv, size_t i,
+                       const double *thr, const double *bthr)
+{
+    for (size_t v = 0; v < nv; v++) {
+        int64_t x = tot[v * k + i];
+        if (x && fabs((double)x) >= thr[v])
+            return 1;
+        if (btot && (x = btot[v * k + i]) && fabs((double)x) >= bthr[v])
+            return 1;
+    }
+    return 0;
+}
+
+static int nonzero(const int64_t *tot, const int64_t *btot, size_t k, size_t nv, size_t i)
+{
+    for (size_t v = 0; v < nv; v++)
+        if (tot[v * k + i] || (btot && btot[v * k + i]))
+            return 1;
+    return 0;
+}
+
+/* Marks the union nodes rs reaches (and their ancestors) into b->touched. */
+static int mark_rows(builder *b, const rowset *rs, size_t *k)
+{
+    for (size_t i = 0; i < rs->n; i++) {
+        uint32_t r = row_at(rs, i);
+        uint32_t s = rs->p->sample_stack[r];
+        if (s >= rs->p->n_stacks)
+            continue;
+        for (uint32_t u = rs->stack_node[s]; b->mark[u] == PROFKIT_NONE; u = b->u.parent[u]) {
+            if (PK_VEC_RESERVE(b->touched, *k, b->cap_touched, 1) != 0)
+                return PROFKIT_ENOMEM;
+            b->mark[u] = 0;
+            b->touched[(*k)++] = u;
+        }
+    }
+    return 0;
+}
+
+static void sum_rows(const builder *b, const rowset *rs, int64_t *self, size_t k)
+{
+    const profkit_profile *p = rs->p;
+    size_t pnv = p->n_value_types;
+    for (size_t i = 0; i < rs->n; i++) {
+        uint32_t r = row_at(rs, i);
+        uint32_t s = p->sample_stack[r];
+        if (s >= p->n_stacks)
+            continue;
+        size_t li = b->mark[rs->stack_node[s]];
+        const int64_t *val = p->sample_values + (size_t)r * pnv;
+        for (size_t v = 0; v < b->nv; v++)
+            if (rs->vmap[v] != PROFKIT_NONE)
+                profkit_sat_addto(&self[v * k + li], val[rs->vmap[v]]);
+    }
+}
+
+/*
+ * Tree 1 of a scope: rows of NEW (rs) and of BASE (brs, or NULL).
+ * timed: build the runs of rs's timed rows.
+ */
+static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs, int timed)
+{
+    size_t nv = b->nv, k = 1;
+    int rc = PROFKIT_ENOMEM;
+    int64_t *self = NULL, *tot = NULL, *bself = NULL, *btot = NULL;
+    uint32_t *lp = NULL, *t1 = NULL, *other = NULL, *map = NULL;
+    double *thr = NULL, *bthr = NULL;
+    memset(t, 0, sizeof(*t));
+
+    b->mark[0] = 0;
+    b->touched[0] = 0;
+    if (mark_rows(b, rs, &k) != 0 || (brs && mark_rows(b, brs, &k) != 0) ||
+        sort_ids(b->touched, k) != 0)
+        goto done;
+    for (size_t i = 0; i < k; i++)
+        b->mark[b->touched[i]] = (uint32_t)i;
+    size_t kv;
+    if (profkit_mul_size(k, nv ? nv : 1, &kv) != 0 || !(self = calloc(kv, sizeof(int64_t))) ||
+        !(tot = malloc(kv * sizeof(int64_t))) || !(lp = malloc(k * sizeof(uint32_t))) ||
+        !(t1 = malloc(k * sizeof(uint32_t))) || !(other = malloc(k * sizeof(uint32_t))) ||
+        !(thr = calloc(nv + 1, sizeof(double))) || !(bthr = calloc(nv + 1, sizeof(double))))
+        goto done;
+    if (brs && (!(bself = calloc(kv, sizeof(int64_t))) || !(btot = malloc(kv * sizeof(int64_t)))))
+        goto done;
+    lp[0] = 0;
+    for (size_t i = 1; i < k; i++)
+        lp[i] = b->mark[b->u.parent[b->touched[i]]];
+    sum_rows(b, rs, self, k);
+    memcpy(tot, self, kv * sizeof(int64_t));
+    if (brs) {
+        sum_rows(b, brs, bself, k);
+        memcpy(btot, bself, kv * sizeof(int64_t));
+    }
+    /* Parents precede children: one backward pass totals every node. */
+    for (size_t v = 0; v < nv; v++)
+        for (size_t i = k; i-- > 1;) {
+            profkit_sat_addto(&tot[v * k + lp[i]], tot[v * k + i]);
+            if (btot)
+                profkit_sat_addto(&btot[v * k + lp[i]], btot[v * k + i]);
+        }
+    for (size_t v = 0; v < nv; v++) {
+        thr[v] = fabs((double)tot[v * k]) * b->min_pct / 100.0;
+        if (btot)
+            bthr[v] = fabs((double)btot[v * k]) * b->min_pct / 100.0;
+    }
+    /* Keep a node when its parent is kept and it is big enough; kept nodes
+     * are numbered in order, "(other)" nodes after them. */
+    size_t n1 = 0, n_other = 0;
+    for (size_t i = 0; i < k; i++) {
+        other[i] = PROFKIT_NONE;
+        t1[i] = PROFKIT_NONE;
+        if (i == 0 || (t1[lp[i]] != PROFKIT_NONE && significant(tot, btot, k, nv, i, thr, bthr)))
+            t1[i] = (uint32_t)n1++;
+    }
+    for (size_t i = 1; i < k; i++)
+        if (t1[i] == PROFKIT_NONE && t1[lp[i]] != PROFKIT_NONE && other[lp[i]] == PROFKIT_NONE &&
+            nonzero(tot, btot, k, nv, i))
+            other[lp[i]] = (uint32_t)(n1 + n_other++);
+    size_t n = n1 + n_other, nvn;
+    t->n = n;
+    if (profkit_mul_size(n, nv ? nv : 1, &nvn) != 0 ||
+        !(t->parent = malloc(n * sizeof(int32_t))) || !(t->func = malloc(n * sizeof(int32_t))) ||
+        !(t->self = calloc(nvn, sizeof(int64_t))) ||
+        (brs && !(t->bself = calloc(nvn, sizeof(int64_t)))))
+        goto done;
+    for (size_t i = 0; i < k; i++) {
+        if (t1[i] != PROFKIT_NONE) {
+            uint32_t o = t1[i];
+            t->parent[o] = i ? (int32_t)t1[lp[i]] : -1;
+            t->func[o] = i ? (int32_t)b->u.func[b->touched[i]] : FLAME_ROOT;
+            for (size_t v = 0; v < nv; v++) {
+                t->self[v * n + o] = self[v * k + i];
+                if (bself)
+                    t->bself[v * n + o] = bself[v * k + i];
+            }
+            if (other[i] != PROFKIT_NONE) {
+                t->parent[other[i]] = (int32_t)o;
+                t->func[other[i]] = FLAME_OTHER;
+            }
+        } else if (t1[lp[i]] != PROFKIT_NONE && other[lp[i]] != PROFKIT_NONE) {
+            uint32_t o = other[lp[i]];
+            for (size_t v = 0; v < nv; v++) {
+                profkit_sat_addto(&t->self[v * n + o], tot[v * k + i]);
+                if (btot)
+                    profkit_sat_addto(&t->bself[v * n + o], btot[v * k + i]);
+            }
+        }
+    }
+    if (timed) {
+        /* Each union node's place in tree 1: itself, else the "(other)" of
+         * its nearest kept ancestor (or that ancestor, when all it merged
+         * was zero). */
+        if (!(map = malloc(k * sizeof(uint32_t))))
+            goto done;
+        map[0] = 0;
+        for (size_t i = 1; i < k; i++) {
+            if (t1[i] != PROFKIT_NONE)
+                map[i] = t1[i];
+            else if (t1[lp[i]] != PROFKIT_NONE)
+                map[i] = other[lp[i]] != PROFKIT_NONE ? other[lp[i]] : t1[lp[i]];
+            else
+                map[i] = map[lp[i]];
+        }
+        if (build_runs(b, t, rs, map) != 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    for (size_t i = 0; i < k; i++)
+        b->mark[b->touched[i]] = PROFKIT_NONE;
+    free(self);
+    free(tot);
+    free(bself);
+    free(btot);
+    free(lp);
+    free(t1);
+    free(other);
+    free(map);
+    free(thr);
+    free(bthr);
+    return rc;
+}
+
+/* ------------------------------------------------------------ the cap */
+
+struct imp_ctx {
+    const double *imp;
+};
+
+static int imp_cmp(const void *ctx, uint32_t a, uint32_t b)
+{
+    const double *imp = ((const struct imp_ctx *)ctx)->imp;
+    if (imp[a] != imp[b])
+        return imp[a] > imp[b] ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/*
+ * The scope s from tree 1 in at most `cap` nodes (0 = no cap), "(other)"
+ * nodes counted: nodes are taken by importance (the largest share of the
+ * scope's total over the value types, never more than the parent's), each
+ * one's children that were not taken merge into its "(other)".
+ */
+static int shrink(flame_scope *s, tree1 *t, size_t nv, size_t cap)
+{
+    size_t n = t->n;
+    int rc = PROFKIT_ENOMEM;
+    int64_t *tot = NULL, *btot = NULL;
+    double *imp = NULL;
+    uint32_t *order = NULL, *pending = NULL, *out = NULL, *other = NULL;
+    uint8_t *sel = NULL;
+    if (cap == 0 || n <= cap) {
+        s->n = n;
+        s->parent = t->parent;
+        s->func = t->func;
+        s->self = t->self;
+        s->base_self = t->bself;
+        s->n_runs = t->n_runs;
+        s->run_start = t->run_start;
+        s->run_node = t->run_node;
+        s->run_end = t->run_end;
+        s->timed = t->timed;
+        memset(t, 0, sizeof(*t));
+        return 0;
+    }
+    if (cap < 2)
+        cap = 2;
+    size_t nvn = n * (nv ? nv : 1); /* tree 1's arrays exist, so this fits */
+    if (!(tot = malloc(nvn * sizeof(int64_t))) || (t->bself && !(btot = malloc(nvn * sizeof(int64_t)))) ||
+        !(imp = malloc(n * sizeof(double))) || !(order = malloc(n * sizeof(uint32_t))) ||
+        !(pending = calloc(n, sizeof(uint32_t))) || !(out = malloc(n * sizeof(uint32_t))) ||
+        !(other = malloc(n * sizeof(uint32_t))) || !(sel = calloc(n, 1)))
+        goto done;
+    memcpy(tot, t->self, nvn * sizeof(int64_t));
+    if (btot)
+        memcpy(btot, t->bself, nvn * sizeof(int64_t));
+    for (size_t v = 0; v < nv; v++)
+        for (size_t i = n; i-- > 1;) {
+            profkit_sat_addto(&tot[v * n + (size_t)t->parent[i]], tot[v * n + i]);
+            if (btot)
+                profkit_sat_addto(&btot[v * n + (size_t)t->parent[i]], btot[v * n + i]);
+        }
+    imp[0] = INFINITY;
+    size_t nc = 0;
+    for (size_t i = 1; i < n; i++) {
+        double m = 0;
+        for (size_t v = 0; v < nv; v++) {
+            if (tot[v * n])
+                m = fmax(m, fabs((double)tot[v * n + i]) / fabs((double)tot[v * n]));
+            if (btot && btot[v * n])
+                m = fmax(m, fabs((double)btot[v * n + i]) / fabs((double)btot[v * n]));
+        }
+        imp[i] = fmin(m, imp[t->parent[i]]);
+        pending[t->parent[i]]++;
+        if (t->func[i] != FLAME_OTHER)
+            order[nc++] = (uint32_t)i;
+    }
+    struct imp_ctx ic = { imp };
+    if (profkit_sort_u32(order, nc, imp_cmp, &ic) != 0)
+        goto done;
+    /* Parents sort before their children (importance never grows downwards,
+     * ties go to the smaller index), so each node taken has its parent. */
+    sel[0] = 1;
+    size_t count = 1 + (pending[0] > 0);
+    for (size_t j = 0; j < nc; j++) {
+        uint32_t c = order[j], p = (uint32_t)t->parent[c];
+        if (!sel[p])
+            continue;
+        size_t add = 1 + (pending[c] > 0), drop = pending[p] == 1;
+        if (count + add - drop > cap)
+            break;
+        sel[c] = 1;
+        pending[p]--;
+        count += add - drop;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        out[i] = sel[i] ? (uint32_t)m++ : PROFKIT_NONE;
+    for (size_t i = 0; i < n; i++)
+        other[i] = sel[i] && pending[i] ? (uint32_t)m++ : PROFKIT_NONE;
+    s->n = m;
+    if (!(s->parent = malloc(m * sizeof(int32_t))) || !(s->func = malloc(m * sizeof(int32_t))) ||
+        !(s->self = calloc(m * (nv ? nv : 1), sizeof(int64_t))) ||
+        (btot && !(s->base_self = calloc(m * (nv ? nv : 1), sizeof(int64_t)))))
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        if (sel[i]) {
+            uint32_t o = out[i];
+            s->parent[o] = i ? (int32_t)out[t->parent[i]] : -1;
+            s->func[o] = t->func[i];
+            for (size_t v = 0; v < nv; v++) {
+                s->self[v * m + o] = t->self[v * n + i];
+                if (btot)
+                    s->base_self[v * m + o] = t->bself[v * n + i];
+            }
+            if (other[i] != PROFKIT_NONE) {
+                s->parent[other[i]] = (int32_t)o;
+                s->func[other[i]] = FLAME_OTHER;
+            }
+            out[i] = o;
+        } else {
+            uint32_t p = (uint32_t)t->parent[i];
+            if (sel[p]) {
+                for (size_t v = 0; v < nv; v++) {
+                    profkit_sat_addto(&s->self[v * m + other[p]], tot[v * n + i]);
+                    if (btot)
+                        profkit_sat_addto(&s->base_self[v * m + other[p]], btot[v * n + i]);
+                }
+                out[i] = other[p];
+            } else {
+                out[i] = out[p];
+            }
+        }
+    }
+    /* Runs follow their nodes; runs that now share a node join. */
+    s->run_end = t->run_end;
+    s->timed = t->timed;
+    s->run_start = t->run_start;
+    s->run_node = t->run_node;
+    t->run_start = NULL;
+    t->run_node = NULL;
+    for (size_t r = 0; r < t->n_runs; r++) {
+        uint32_t node = out[s->run_node[r]];
+        if (s->n_runs && s->run_node[s->n_runs - 1] == node)
+            continue;
+        s->run_start[s->n_runs] = s->run_start[r];
+        s->run_node[s->n_runs++] = node;
+    }
+    rc = 0;
+done:
+    free(tot);
+    free(btot);
+    free(imp);
+    free(order);
+    free(pending);
+    free(out);
+    free(other);
+    free(sel);
+    return rc;
+}
+
+/* Caps per tree: the merged tree (index 0 when `merged`) gets up to half,
+ * the others share the rest equally, a tree that needs less leaving its
+ * share to the bigger ones; at least 2 each (a root and its "(other)"). */
+struct size_ctx {
+    const tree1 *t;
+};
+
+static int size_cmp(const void *ctx, uint32_t a, uint32_t b)
+{
+    const tree1 *t = ((const struct size_ctx *)ctx)->t;
+    return t[a].n < t[b].n ? -1 : t[a].n > t[b].n;
+}
+
+static int share_caps(size_t *cap, const tree1 *t, size_t n, int merged, size_t max_nodes)
+{
+    size_t left = max_nodes, first = 0;
+    for (size_t i = 0; i < n; i++)
+        cap[i] = 0;
+    if (max_nodes == 0 || n == 0)
+        return 0;
+    if (merged && n > 1) {
+        cap[0] = t[0].n < max_nodes / 2 ? t[0].n : max_nodes / 2;
+        left -= cap[0];
+        first = 1;
+    }
+    uint32_t *order = malloc(n * sizeof(uint32_t));
+    if (!order)
+        return PROFKIT_ENOMEM;
+    size_t m = 0;
+    for (size_t i = first; i < n; i++)
+        order[m++] = (uint32_t)i;
+    struct size_ctx sc = { t };
+    if (profkit_sort_u32(order, m, size_cmp, &sc) != 0) {
+        free(order);
+        return PROFKIT_ENOMEM;
+    }
+    for (size_t j = 0; j < m; j++) {
+        size_t share = left / (m - j), i = order[j];
+        cap[i] = t[i].n < share ? t[i].n : share;
+        left -= cap[i];
+    }
+    for (size_t i = 0; i < n; i++)
+        if (cap[i] < 2)
+            cap[i] = 2;
+    free(order);
+    return 0;
+}
+
+/* ------------------------------------------------------------ the whole */
+
+void flame_data_free(flame_data *d)
+{
+    for (size_t i = 0; i < d->n_scopes; i++) {
+        flame_scope *s = &d->scopes[i];
+        free(s->parent);
+        free(s->func);
+        free(s->self);
+        free(s->base_self);
+        free(s->run_start);
+        free(s->run_node);
+    }
+    free(d->scopes);
+    free(d->funcs);
+    profkit_strtab_free(&d->strings);
+    memset(d, 0, sizeof(*d));
+}
+
+int flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_options *o,
+                int one_tree, profkit_error *err)
+{
+    builder b;
+    memset(&b, 0, sizeof(b));
+    memset(d, 0, sizeof(*d));
+    d->p = p;
+    d->base = o->base;
+    b.d = d;
+    b.u.d = d;
+    b.u.diff = o->base != NULL;
+    b.nv = p->n_value_types;
+    b.min_pct = o->min_percent > 0 ? o->min_percent : 0;
+    uint32_t *stack_node = NULL, *bstack_node = NULL, *vmap = NULL, *bvmap = NULL;
+    uint32_t *by_thread = NULL;
+    size_t *tstart = NULL;
+    tree1 *t1 = NULL;
+    size_t *caps = NULL;
+    size_t nt = 0;
+    int rc;
+
+    uint32_t thread = PROFKIT_NONE, bthread = PROFKIT_NONE;
+    if ((rc = profkit_select(p, o->value, o->thread, &d->value, &thread, err)) != 0)
+        return rc;
+    if (o->base) {
+        int ok;
+        bthread = profkit_select_thread(o->base, o->thread, &ok, err);
+        if (!ok)
+            return PROFKIT_EINVAL;
+    }
+    size_t max_scopes = 1 + p->n_threads;
+    rc = PROFKIT_ENOMEM;
+    /* the root: no real node has PROFKIT_NONE as its function */
+    if (profkit_strtab_init(&d->strings) != 0 || node_intern(&b.u, 0, PROFKIT_NONE) != 0)
+        goto oom;
+    if ((rc = map_stacks(&b.u, p, &stack_node, err)) != 0 ||
+        (o->base && (rc = map_stacks(&b.u, o->base, &bstack_node, err)) != 0))
+        goto done;
+    rc = PROFKIT_ENOMEM;
+    if (!(vmap = malloc((b.nv + 1) * sizeof(uint32_t))) ||
+        !(bvmap = malloc((b.nv + 1) * sizeof(uint32_t))) ||
+        !(b.mark = malloc(b.u.n * sizeof(uint32_t))) ||
+        PK_VEC_RESERVE(b.touched, 0, b.cap_touched, 1) != 0)
+        goto oom;
+    for (size_t i = 0; i < b.u.n; i++)
+        b.mark[i] = PROFKIT_NONE;
+    for (size_t v = 0; v < b.nv; v++) {
+        vmap[v] = (uint32_t)v;
+        bvmap[v] = PROFKIT_NONE;
+        if (o->base)
+            for (size_t w = 0; w < o->base->n_value_types; w++)
+                if (strcmp(profkit_str(p, p->value_types[v].type),
+                           profkit_str(o->base, o->base->value_types[w].type)) == 0 &&
+                    strcmp(profkit_str(p, p->value_types[v].unit),
+                           profkit_str(o->base, o->base->value_types[w].unit)) == 0) {
+                    bvmap[v] = (uint32_t)w;
+                    break;
+                }
+    }
+    b.time0 = INT64_MAX;
+    for (size_t r = 0; r < p->n_samples; r++)
+        if (p->sample_time[r] != PROFKIT_NO_TIME && p->sample_time[r] < b.time0)
+            b.time0 = p->sample_time[r];
+
+    /* Scopes: a diff or --thread is one tree; else all threads merged and
+     * each thread with samples. */
+    if (group_rows(p, &by_thread, &tstart) != 0)
+        goto oom;
+    if (!(t1 = calloc(max_scopes, sizeof(tree1))) || !(caps = calloc(max_scopes, sizeof(size_t))) ||
+        !(d->scopes = calloc(max_scopes, sizeof(flame_scope))))
+        goto oom;
+    int merged = 0;
+    if (o->base) {
+        uint32_t *bby = NULL;
+        size_t *bst = NULL;
+        rowset rs = { p, stack_node, vmap, NULL, p->n_samples };
+        rowset brs = { o->base, bstack_node, bvmap, NULL, o->base->n_samples };
+        if (thread != PROFKIT_NONE) {
+            rs.idx = by_thread + tstart[thread];
+            rs.n = tstart[thread + 1] - tstart[thread];
+            if (group_rows(o->base, &bby, &bst) != 0) {
+                free(bby);
+                free(bst);
+                goto oom;
+            }
+            brs.idx = bby + bst[bthread];
+            brs.n = bst[bthread + 1] - bst[bthread];
+        }
+        rc = build_tree1(&b, &t1[0], &rs, &brs, 0);
+        free(bby);
+        free(bst);
+        if (rc)
+            goto oom;
+        d->scopes[0].thread = thread;
+        d->scopes[0].merged = thread == PROFKIT_NONE;
+        nt = 1;
+    } else {
+        if (thread == PROFKIT_NONE) {
+            rowset rs = { p, stack_node, vmap, NULL, p->n_samples };
+            if (build_tree1(&b, &t1[0], &rs, NULL, 0) != 0)
+                goto oom;
+            d->scopes[0].thread = PROFKIT_NONE;
+            d->scopes[0].merged = merged = 1;
+            nt = 1;
+        }
+        for (size_t th = 0; th < p->n_threads && !(one_tree && nt); th++) {
+            size_t n = tstart[th + 1] - tstart[th];
+            if ((thread != PROFKIT_NONE && th != thread) || (thread == PROFKIT_NONE && n == 0))
+                continue;
+            rowset rs = { p, stack_node, vmap, by_thread + tstart[th], n };
+            if (build_tree1(&b, &t1[nt], &rs, NULL, 1) != 0)
+                goto oom;
+            d->scopes[nt].thread = (uint32_t)th;
+            nt++;
+        }
+    }
+    if (share_caps(caps, t1, nt, merged, o->max_nodes) != 0)
+        goto oom;
+    for (size_t i = 0; i < nt; i++) {
+        d->n_scopes = i + 1;
+        if (shrink(&d->scopes[i], &t1[i], b.nv, caps[i]) != 0)
+            goto oom;
+    }
+    rc = 0;
+    goto done;
+oom:
+    rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory building the flame graph");
+done:
+    if (t1)
+        for (size_t i = 0; i < max_scopes; i++)
+            tree1_free(&t1[i]);
+    free(t1);
+    free(caps);
+    free(stack_node);
+    free(bstack_node);
+    free(vmap);
+    free(bvmap);
+    free(by_thread);
+    free(tstart);
+    free(b.mark);
+    free(b.touched);
+    free(b.u.keys);
+    free(b.u.parent);
+    free(b.u.func);
+    profkit_idset_free(&b.u.func_set);
+    profkit_idset_free(&b.u.node_set);
+    return rc;
+}
