@@ -768,8 +768,19 @@ static int share_caps(size_t *cap, const tree1 *t, size_t n, int merged, size_t 
         cap[i] = 0;
     if (max_nodes == 0 || n == 0)
         return 0;
+    if (max_nodes < 2 * n) {
+        for (size_t i = 0; i < n; i++)
+            cap[i] = 2;
+        return 0;
+    }
     if (merged && n > 1) {
-        cap[0] = t[0].n < max_nodes / 2 ? t[0].n : max_nodes / 2;
+        /* half, leaving the others 2 each */
+        size_t half = max_nodes / 2, room = max_nodes - 2 * (n - 1);
+        cap[0] = t[0].n < half ? t[0].n : half;
+        if (cap[0] > room)
+            cap[0] = room;
+        if (cap[0] < 2)
+            cap[0] = 2;
         left -= cap[0];
         first = 1;
     }
