@@ -167,7 +167,7 @@ static void deep_stack_and_runs(void **state)
     assert_int_equal(t->n_runs, 1);
     uint32_t node = t->run_node[0];
     assert_int_equal(t->func[node] >= 0, 1);
-    assert_string_equal(profkit_strtab_get(&d.strings, d.funcs[t->func[node]].name), "main");
+    assert_string_equal(d.funcs[t->func[node]].name, "main");
     assert_int_equal(t->parent[node], 0);
     assert_int_equal(scope_sum(t, 0, 0), 1000);
     flame_data_free(&d);
@@ -213,7 +213,7 @@ static void diff_columns(void **state)
     assert_int_equal(scope_sum(s, 1, 0), 6);
     assert_int_equal(scope_sum(s, 1, 1), 8);
     for (size_t i = 1; i < s->n; i++) {
-        const char *name = profkit_strtab_get(&d.strings, d.funcs[s->func[i]].name);
+        const char *name = d.funcs[s->func[i]].name;
         if (strcmp(name, "old") == 0) {
             assert_int_equal(s->self[s->n + i], 0);
             assert_int_equal(s->base_self[s->n + i], 3);

@@ -17,9 +17,11 @@
 #define FLAME_ROOT (-1)
 #define FLAME_OTHER (-2)
 
-/* A function as the page shows it: string ids in flame_data.strings. */
+/* A function as the page shows it. The strings belong to a profile's or
+ * flame_data's string table (whose strings never move). */
 typedef struct flame_func {
-    uint32_t name, file, module, line;
+    const char *name, *file, *module;
+    uint32_t name_len, file_len, module_len, line;
 } flame_func;
 
 /* One scope's tree (and, for timed threads, its runs of samples). */
@@ -42,7 +44,7 @@ typedef struct flame_data {
     const profkit_profile *p;    /* NEW */
     const profkit_profile *base; /* BASE, or NULL */
     uint32_t value;              /* the value type shown first */
-    profkit_strtab strings;      /* names, files, modules */
+    profkit_strtab strings;      /* names made here (addresses) or matched by (diff) */
     flame_func *funcs;
     size_t n_funcs;
     flame_scope *scopes;

@@ -165,7 +165,7 @@ int flame_buf_finish(flame_buf *b, char **out, size_t *len, profkit_error *err)
 int flame_buf_write(flame_buf *b, const char *path, profkit_error *err)
 {
     char *data;
-    size_t len;
+    size_t len = 0;
     int rc = flame_buf_finish(b, &data, &len, err);
     if (rc)
         return rc;

@@ -14,27 +14,24 @@ void profkit_flame_options_init(profkit_flame_options *o)
     o->max_nodes = 100000;
 }
 
-/* Output ids: strings and functions the page needs, numbered in the
- * order they are first used. */
+/* Output ids: the strings and functions the page needs, numbered in the
+ * order they are first used; equal strings are one. */
 typedef struct remap {
-    uint32_t *str, *func;
-    uint32_t *str_list, *func_list;
-    size_t n_str, n_func;
+    profkit_strtab str;
+    uint32_t *func, *func_list;
+    uint32_t *fname, *ffile, *fmodule; /* per output function */
+    size_t n_func;
 } remap;
 
-static uint32_t use_str(remap *m, uint32_t id)
+static int build_remap(remap *m, const flame_data *d, uint32_t *thread_name, uint32_t *thread_proc)
 {
-    if (m->str[id] == PROFKIT_NONE) {
-        m->str[id] = (uint32_t)m->n_str;
-        m->str_list[m->n_str++] = id;
-    }
-    return m->str[id];
-}
-
-static int build_remap(remap *m, flame_data *d, uint32_t *thread_name, uint32_t *thread_proc)
-{
-    /* Thread names join the string table first, so the table is final. */
     const profkit_profile *p = d->p;
+    size_t nf = d->n_funcs ? d->n_funcs : 1;
+    if (profkit_strtab_init(&m->str) != 0 || !(m->func = malloc(nf * sizeof(uint32_t))) ||
+        !(m->func_list = malloc(nf * sizeof(uint32_t))) || !(m->fname = malloc(nf * sizeof(uint32_t))) ||
+        !(m->ffile = malloc(nf * sizeof(uint32_t))) || !(m->fmodule = malloc(nf * sizeof(uint32_t))))
+        return PROFKIT_ENOMEM;
+    memset(m->func, 0xff, nf * sizeof(uint32_t));
     for (size_t i = 0; i < d->n_scopes; i++) {
         const flame_scope *s = &d->scopes[i];
         const char *name = "(all threads)", *proc = "";
@@ -46,30 +43,22 @@ static int build_remap(remap *m, flame_data *d, uint32_t *thread_name, uint32_t 
             proc = profkit_str(p, th->process_name);
             plen = profkit_strtab_len(&p->strings, th->process_name);
         }
-        if ((thread_name[i] = profkit_strtab_intern(&d->strings, name, nlen)) == PROFKIT_NONE ||
-            (thread_proc[i] = profkit_strtab_intern(&d->strings, proc, plen)) == PROFKIT_NONE)
+        if ((thread_name[i] = profkit_strtab_intern(&m->str, name, nlen)) == PROFKIT_NONE ||
+            (thread_proc[i] = profkit_strtab_intern(&m->str, proc, plen)) == PROFKIT_NONE)
             return PROFKIT_ENOMEM;
-    }
-    size_t ns = d->strings.n, nf = d->n_funcs ? d->n_funcs : 1;
-    if (!(m->str = malloc(ns * sizeof(uint32_t))) || !(m->str_list = malloc(ns * sizeof(uint32_t))) ||
-        !(m->func = malloc(nf * sizeof(uint32_t))) || !(m->func_list = malloc(nf * sizeof(uint32_t))))
-        return PROFKIT_ENOMEM;
-    memset(m->str, 0xff, ns * sizeof(uint32_t));
-    memset(m->func, 0xff, nf * sizeof(uint32_t));
-    use_str(m, 0);
-    for (size_t i = 0; i < d->n_scopes; i++) {
-        const flame_scope *s = &d->scopes[i];
-        use_str(m, thread_name[i]);
-        use_str(m, thread_proc[i]);
         for (size_t j = 0; j < s->n; j++) {
-            int32_t f = s->func[j];
-            if (f < 0 || m->func[f] != PROFKIT_NONE)
+            int32_t fi = s->func[j];
+            if (fi < 0 || m->func[fi] != PROFKIT_NONE)
                 continue;
-            m->func[f] = (uint32_t)m->n_func;
-            m->func_list[m->n_func++] = (uint32_t)f;
-            use_str(m, d->funcs[f].name);
-            use_str(m, d->funcs[f].file);
-            use_str(m, d->funcs[f].module);
+            const flame_func *f = &d->funcs[fi];
+            size_t o = m->n_func++;
+            m->func[fi] = (uint32_t)o;
+            m->func_list[o] = (uint32_t)fi;
+            if ((m->fname[o] = profkit_strtab_intern(&m->str, f->name, f->name_len)) == PROFKIT_NONE ||
+                (m->ffile[o] = profkit_strtab_intern(&m->str, f->file, f->file_len)) == PROFKIT_NONE ||
+                (m->fmodule[o] = profkit_strtab_intern(&m->str, f->module, f->module_len)) ==
+                    PROFKIT_NONE)
+                return PROFKIT_ENOMEM;
         }
     }
     return 0;
@@ -90,14 +79,13 @@ static void put_func_column(flame_buf *b, const char *key, const flame_data *d, 
     put_key(b, key);
     flame_put(b, "[", 1);
     for (size_t i = 0; i < m->n_func; i++) {
-        const flame_func *f = &d->funcs[m->func_list[i]];
         if (i)
             flame_put(b, ",", 1);
         switch (which) {
-        case 0: flame_put_i64(b, m->str[f->name]); break;
-        case 1: flame_put_i64(b, m->str[f->file]); break;
-        case 2: flame_put_i64(b, f->line); break;
-        default: flame_put_i64(b, m->str[f->module]); break;
+        case 0: flame_put_i64(b, m->fname[i]); break;
+        case 1: flame_put_i64(b, m->ffile[i]); break;
+        case 2: flame_put_i64(b, d->funcs[m->func_list[i]].line); break;
+        default: flame_put_i64(b, m->fmodule[i]); break;
         }
     }
     flame_put(b, "]", 1);
@@ -130,9 +118,9 @@ static void put_scope(flame_buf *b, const flame_data *d, const remap *m, const f
         tid = p->threads[s->thread].tid;
     }
     flame_puts(b, "{\"name\":");
-    flame_put_i64(b, m->str[name]);
+    flame_put_i64(b, name);
     flame_puts(b, ",\"process\":");
-    flame_put_i64(b, m->str[proc]);
+    flame_put_i64(b, proc);
     flame_puts(b, ",\"pid\":");
     flame_put_i64(b, pid);
     flame_puts(b, ",\"tid\":");
@@ -178,7 +166,7 @@ static void put_scope(flame_buf *b, const flame_data *d, const remap *m, const f
 }
 
 /* The data object of docs/viewer.md. */
-static int put_data(flame_buf *b, flame_data *d, const char *title, profkit_error *err)
+static int put_data(flame_buf *b, const flame_data *d, const char *title, profkit_error *err)
 {
     const profkit_profile *p = d->p;
     remap m;
@@ -194,11 +182,11 @@ static int put_data(flame_buf *b, flame_data *d, const char *title, profkit_erro
     put_cstr(b, profkit_profile_format(p));
     flame_puts(b, d->base ? ",\"diff\":true" : ",\"diff\":false");
     flame_puts(b, ",\"strings\":[");
-    for (size_t i = 0; i < m.n_str; i++) {
+    for (size_t i = 0; i < m.str.n; i++) {
         if (i)
             flame_put(b, ",", 1);
-        uint32_t id = m.str_list[i];
-        flame_put_json_string(b, profkit_strtab_get(&d->strings, id), profkit_strtab_len(&d->strings, id));
+        flame_put_json_string(b, profkit_strtab_get(&m.str, (uint32_t)i),
+                              profkit_strtab_len(&m.str, (uint32_t)i));
     }
     flame_puts(b, "],\"values\":[");
     for (size_t v = 0; v < p->n_value_types; v++) {
@@ -229,10 +217,12 @@ static int put_data(flame_buf *b, flame_data *d, const char *title, profkit_erro
 done:
     free(tname);
     free(tproc);
-    free(m.str);
+    profkit_strtab_free(&m.str);
     free(m.func);
-    free(m.str_list);
     free(m.func_list);
+    free(m.fname);
+    free(m.ffile);
+    free(m.fmodule);
     if (rc)
         profkit_error_set(err, rc, NULL, -1, "out of memory rendering the flame graph");
     return rc;

@@ -35,8 +35,8 @@ static const char *node_name(const flame_data *d, const flame_scope *s, size_t i
         *len = strlen(n);
         return n;
     }
-    *len = profkit_strtab_len(&d->strings, d->funcs[f].name);
-    return profkit_strtab_get(&d->strings, d->funcs[f].name);
+    *len = d->funcs[f].name_len;
+    return d->funcs[f].name;
 }
 
 static int by_name(const void *ctx, uint32_t a, uint32_t b)
@@ -231,7 +231,7 @@ static int render_svg(flame_buf *b, const profkit_profile *p, const profkit_flam
             stack[sp++] = child[j];
         size_t len;
         const char *name = node_name(&d, s, i, &len);
-        char val[64], pct[32], colour[32];
+        char val[64], pct[32], colour[48];
         profkit_format_value(val, sizeof(val), tot[i], unit);
         profkit_format_pct(pct, sizeof(pct), (double)tot[i], (double)tot[0]);
         if (s->base_self) {

@@ -26,98 +26,136 @@
 
 /* ---------------------------------------------------------- the union tree */
 
+/*
+ * Nodes are found by (parent node, function) in a table sized once for
+ * every stack (a node per stack at most), the key beside the id, so a
+ * lookup is one cache miss and nothing is ever rehashed.
+ */
+typedef struct node_slot {
+    uint32_t parent, func, id; /* id 0: empty (the root is never looked up) */
+} node_slot;
+
 typedef struct uni {
     flame_data *d;
-    int diff;              /* functions keyed by name only */
-    flame_func *keys;      /* keys[i]: what function i is matched by */
+    int diff;            /* functions matched by name (across two profiles) */
+    uint32_t *keys;      /* diff: name id in d->strings per function */
     size_t cap_funcs, cap_keys;
     profkit_idset func_set;
     uint32_t *parent, *func;
-    size_t n, cap_parent, cap_func;
-    profkit_idset node_set;
+    size_t n, cap;
+    node_slot *slots;
+    size_t mask;
 } uni;
+
+static int uni_init(uni *u, size_t max_nodes)
+{
+    size_t cap = 16;
+    while (cap < 2 * max_nodes)
+        cap *= 2;
+    u->cap = max_nodes;
+    if (!(u->slots = calloc(cap, sizeof(node_slot))) ||
+        !(u->parent = malloc(max_nodes * sizeof(uint32_t))) ||
+        !(u->func = malloc(max_nodes * sizeof(uint32_t))))
+        return PROFKIT_ENOMEM;
+    u->mask = cap - 1;
+    u->parent[0] = 0;
+    u->func[0] = PROFKIT_NONE;
+    u->n = 1;
+    return 0;
+}
+
+static inline size_t node_home(const uni *u, uint32_t parent, uint32_t func)
+{
+    uint64_t k = ((uint64_t)parent << 32) | func;
+    return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 29) & u->mask;
+}
+
+static inline void node_prefetch(const uni *u, uint32_t parent, uint32_t func)
+{
+#if defined(__GNUC__)
+    __builtin_prefetch(&u->slots[node_home(u, parent, func)]);
+#else
+    (void)u, (void)parent, (void)func;
+#endif
+}
+
+static inline uint32_t node_intern(uni *u, uint32_t parent, uint32_t func)
+{
+    size_t i = node_home(u, parent, func);
+    for (;; i = (i + 1) & u->mask) {
+        node_slot *sl = &u->slots[i];
+        if (sl->id == 0) {
+            /* u->cap bounds the nodes: at most one per stack */
+            uint32_t id = (uint32_t)u->n++;
+            sl->parent = parent;
+            sl->func = func;
+            sl->id = id;
+            u->parent[id] = parent;
+            u->func[id] = func;
+            return id;
+        }
+        if (sl->parent == parent && sl->func == func)
+            return sl->id;
+    }
+}
 
 static int key_eq(const void *ctx, uint32_t id, const void *key)
 {
     const uni *u = ctx;
-    return memcmp(&u->keys[id], key, sizeof(flame_func)) == 0;
+    return u->keys[id] == *(const uint32_t *)key;
 }
 
-static uint32_t intern_str(flame_data *d, const char *s, size_t len)
+/* Appends a function; returns its id or PROFKIT_NONE. */
+static uint32_t func_add(uni *u, const flame_func *f)
 {
-    return profkit_strtab_intern(&d->strings, s, len);
-}
-
-/* The function with this name (bytes) and the profile function fn's file,
- * module and line (fn may be out of range: unknown). */
-static uint32_t func_intern(uni *u, const profkit_profile *p, const char *name, size_t len,
-                            uint32_t fn)
-{
-    flame_func f = { 0, 0, 0, 0 };
-    if ((f.name = intern_str(u->d, name, len)) == PROFKIT_NONE)
+    flame_data *d = u->d;
+    if (d->n_funcs >= PROFKIT_NONE - 1 || PK_VEC_RESERVE(d->funcs, d->n_funcs, u->cap_funcs, 1))
         return PROFKIT_NONE;
+    d->funcs[d->n_funcs] = *f;
+    return (uint32_t)d->n_funcs++;
+}
+
+/* The function called `name` with profile function fn's file, module and
+ * line (fn out of range: unknown), found by name in a diff. */
+static uint32_t func_of(uni *u, const profkit_profile *p, const char *name, size_t len, uint32_t fn)
+{
+    flame_func f;
+    memset(&f, 0, sizeof(f));
+    f.name = name;
+    f.name_len = (uint32_t)len;
+    f.file = f.module = "";
     if (fn < p->n_functions) {
         const profkit_function *pf = &p->functions[fn];
-        f.file = intern_str(u->d, profkit_str(p, pf->file), profkit_strtab_len(&p->strings, pf->file));
-        f.module = intern_str(u->d, profkit_str(p, pf->module),
-                              profkit_strtab_len(&p->strings, pf->module));
+        f.file = profkit_str(p, pf->file);
+        f.file_len = profkit_strtab_len(&p->strings, pf->file);
+        f.module = profkit_str(p, pf->module);
+        f.module_len = profkit_strtab_len(&p->strings, pf->module);
         f.line = pf->start_line;
-        if (f.file == PROFKIT_NONE || f.module == PROFKIT_NONE)
-            return PROFKIT_NONE;
     }
-    flame_func key = f;
-    if (u->diff)
-        key.file = key.module = key.line = 0;
-    uint64_t h = profkit_hash_bytes(&key, sizeof(key), 0xf1a3e);
+    if (!u->diff)
+        return func_add(u, &f);
+    uint32_t key = profkit_strtab_intern(&u->d->strings, name, len);
+    if (key == PROFKIT_NONE)
+        return PROFKIT_NONE;
+    f.name = profkit_strtab_get(&u->d->strings, key); /* outlives the profile's */
+    uint64_t h = profkit_hash_u64(key);
     uint32_t id = profkit_idset_find(&u->func_set, h, key_eq, u, &key);
     if (id != PROFKIT_NONE)
         return id;
-    flame_data *d = u->d;
-    if (d->n_funcs >= PROFKIT_NONE - 1 || PK_VEC_RESERVE(d->funcs, d->n_funcs, u->cap_funcs, 1) ||
-        PK_VEC_RESERVE(u->keys, d->n_funcs, u->cap_keys, 1))
+    if ((id = func_add(u, &f)) == PROFKIT_NONE ||
+        PK_VEC_RESERVE(u->keys, id, u->cap_keys, 1) != 0)
         return PROFKIT_NONE;
-    id = (uint32_t)d->n_funcs++;
-    d->funcs[id] = f;
     u->keys[id] = key;
-    if (profkit_idset_insert(&u->func_set, h, id) != 0)
-        return PROFKIT_NONE;
-    return id;
-}
-
-struct node_key {
-    uint32_t parent, func;
-};
-
-static int node_eq(const void *ctx, uint32_t id, const void *key)
-{
-    const uni *u = ctx;
-    const struct node_key *k = key;
-    return u->parent[id] == k->parent && u->func[id] == k->func;
-}
-
-static uint32_t node_intern(uni *u, uint32_t parent, uint32_t func)
-{
-    struct node_key k = { parent, func };
-    uint64_t h = profkit_hash_u64(((uint64_t)parent << 32) | func);
-    uint32_t id = profkit_idset_find(&u->node_set, h, node_eq, u, &k);
-    if (id != PROFKIT_NONE)
-        return id;
-    if (u->n >= PROFKIT_NONE - 1 || PK_VEC_RESERVE(u->parent, u->n, u->cap_parent, 1) ||
-        PK_VEC_RESERVE(u->func, u->n, u->cap_func, 1))
-        return PROFKIT_NONE;
-    id = (uint32_t)u->n++;
-    u->parent[id] = parent;
-    u->func[id] = func;
-    if (profkit_idset_insert(&u->node_set, h, id) != 0)
-        return PROFKIT_NONE;
-    return id;
+    return profkit_idset_insert(&u->func_set, h, id) == 0 ? id : PROFKIT_NONE;
 }
 
 /*
  * *out[s] = the union tree's node of p's stack s. One pass over the stack
  * table: it relies on parents preceding children (profkit_stack_intern and
  * _append only ever append a row whose parent exists), and refuses a table
- * that breaks it rather than walk it.
+ * that breaks it rather than walk it. Outside a diff each of the profile's
+ * functions is one function here (the model hash-conses them); frames of
+ * a function without a name are told apart by address, as reports do.
  */
 static int map_stacks(uni *u, const profkit_profile *p, uint32_t **out, profkit_error *err)
 {
@@ -136,14 +174,17 @@ static int map_stacks(uni *u, const profkit_profile *p, uint32_t **out, profkit_
         size_t len = profkit_strtab_len(&p->strings, name);
         if (len) {
             if (fn_func[fn] == PROFKIT_NONE &&
-                (fn_func[fn] = func_intern(u, p, profkit_str(p, name), len, fn)) == PROFKIT_NONE)
+                (fn_func[fn] = func_of(u, p, profkit_str(p, name), len, fn)) == PROFKIT_NONE)
                 goto done;
             frame_func[f] = fn_func[fn];
         } else {
             /* no name: the address, as every report labels it */
             char buf[32];
             int w = snprintf(buf, sizeof(buf), "0x%" PRIx64, p->frames[f].address);
-            if ((frame_func[f] = func_intern(u, p, buf, (size_t)w, fn)) == PROFKIT_NONE)
+            uint32_t id = profkit_strtab_intern(&u->d->strings, buf, (size_t)w);
+            if (id == PROFKIT_NONE ||
+                (frame_func[f] = func_of(u, p, profkit_strtab_get(&u->d->strings, id), (size_t)w, fn)) ==
+                    PROFKIT_NONE)
                 goto done;
         }
     }
@@ -156,9 +197,14 @@ static int map_stacks(uni *u, const profkit_profile *p, uint32_t **out, profkit_
                                    st->parent, st->frame);
             goto done;
         }
-        if ((stack_node[s] = node_intern(u, stack_node[st->parent], frame_func[st->frame])) ==
-            PROFKIT_NONE)
-            goto done;
+        /* The slot of a stack further on is a cache miss: ask for it
+         * now when its parent's node is known. */
+        if (s + 16 < p->n_stacks) {
+            const profkit_stack *ahead = &p->stacks[s + 16];
+            if (ahead->parent < s && ahead->frame < p->n_frames)
+                node_prefetch(u, stack_node[ahead->parent], frame_func[ahead->frame]);
+        }
+        stack_node[s] = node_intern(u, stack_node[st->parent], frame_func[st->frame]);
     }
     *out = stack_node;
     stack_node = NULL;
@@ -476,13 +522,21 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
     double *thr = NULL, *bthr = NULL;
     memset(t, 0, sizeof(*t));
 
-    b->mark[0] = 0;
-    b->touched[0] = 0;
-    if (mark_rows(b, rs, &k) != 0 || (brs && mark_rows(b, brs, &k) != 0) ||
-        sort_ids(b->touched, k) != 0)
-        goto done;
-    for (size_t i = 0; i < k; i++)
-        b->mark[b->touched[i]] = (uint32_t)i;
+    if (!rs->idx && (!brs || !brs->idx)) {
+        /* every row: every node, in order (unreached ones add zeros) */
+        if (PK_VEC_RESERVE(b->touched, 0, b->cap_touched, b->u.n) != 0)
+            goto done;
+        for (k = 0; k < b->u.n; k++)
+            b->mark[k] = b->touched[k] = (uint32_t)k;
+    } else {
+        b->mark[0] = 0;
+        b->touched[0] = 0;
+        if (mark_rows(b, rs, &k) != 0 || (brs && mark_rows(b, brs, &k) != 0) ||
+            sort_ids(b->touched, k) != 0)
+            goto done;
+        for (size_t i = 0; i < k; i++)
+            b->mark[b->touched[i]] = (uint32_t)i;
+    }
     size_t kv;
     if (profkit_mul_size(k, nv ? nv : 1, &kv) != 0 || !(self = calloc(kv, sizeof(int64_t))) ||
         !(tot = malloc(kv * sizeof(int64_t))) || !(lp = malloc(k * sizeof(uint32_t))) ||
@@ -858,8 +912,9 @@ int flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_opt
     }
     size_t max_scopes = 1 + p->n_threads;
     rc = PROFKIT_ENOMEM;
-    /* the root: no real node has PROFKIT_NONE as its function */
-    if (profkit_strtab_init(&d->strings) != 0 || node_intern(&b.u, 0, PROFKIT_NONE) != 0)
+    /* a node per stack at most, the root shared */
+    if (profkit_strtab_init(&d->strings) != 0 ||
+        uni_init(&b.u, (p->n_stacks ? p->n_stacks : 1) + (o->base ? o->base->n_stacks : 0)) != 0)
         goto oom;
     if ((rc = map_stacks(&b.u, p, &stack_node, err)) != 0 ||
         (o->base && (rc = map_stacks(&b.u, o->base, &bstack_node, err)) != 0))
@@ -970,7 +1025,7 @@ done:
     free(b.u.keys);
     free(b.u.parent);
     free(b.u.func);
+    free(b.u.slots);
     profkit_idset_free(&b.u.func_set);
-    profkit_idset_free(&b.u.node_set);
     return rc;
 }
