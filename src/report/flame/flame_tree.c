@@ -44,20 +44,19 @@ typedef struct uni {
     uint32_t *parent, *func;
     size_t n, cap;
     node_slot *slots;
-    size_t mask;
+    size_t n_slots;
 } uni;
 
 static int uni_init(uni *u, size_t max_nodes)
 {
-    size_t cap = 16;
-    while (cap < 2 * max_nodes)
-        cap *= 2;
+    /* at most 2/3 full; a size that is no power of two, so no rounding up */
+    size_t cap = max_nodes + max_nodes / 2 + 16;
     u->cap = max_nodes;
     if (!(u->slots = calloc(cap, sizeof(node_slot))) ||
         !(u->parent = malloc(max_nodes * sizeof(uint32_t))) ||
         !(u->func = malloc(max_nodes * sizeof(uint32_t))))
         return PROFKIT_ENOMEM;
-    u->mask = cap - 1;
+    u->n_slots = cap;
     u->parent[0] = 0;
     u->func[0] = PROFKIT_NONE;
     u->n = 1;
@@ -66,8 +65,9 @@ static int uni_init(uni *u, size_t max_nodes)
 
 static inline size_t node_home(const uni *u, uint32_t parent, uint32_t func)
 {
-    uint64_t k = ((uint64_t)parent << 32) | func;
-    return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 29) & u->mask;
+    /* a multiplicative hash, mapped onto [0, n_slots) by a multiply-shift */
+    uint64_t h = ((((uint64_t)parent << 32) | func) * 0x9e3779b97f4a7c15ull) >> 32;
+    return (size_t)((h * (uint64_t)u->n_slots) >> 32);
 }
 
 static inline void node_prefetch(const uni *u, uint32_t parent, uint32_t func)
@@ -82,7 +82,7 @@ static inline void node_prefetch(const uni *u, uint32_t parent, uint32_t func)
 static inline uint32_t node_intern(uni *u, uint32_t parent, uint32_t func)
 {
     size_t i = node_home(u, parent, func);
-    for (;; i = (i + 1) & u->mask) {
+    for (;; i = i + 1 == u->n_slots ? 0 : i + 1) {
         node_slot *sl = &u->slots[i];
         if (sl->id == 0) {
             /* u->cap bounds the nodes: at most one per stack */
@@ -222,15 +222,74 @@ done:
 
 /* The rows of one profile that a scope reads: idx[0..n), or all rows when
  * idx is NULL. */
+/* Per profile: the rows of a scope summed per stack first, so that each
+ * row costs one lookup near its neighbours' (a thread's stacks are close
+ * together) and the tree's work is per distinct stack. */
+typedef struct stack_sums {
+    int64_t *self;  /* self[s * nv + v], zero outside a scope's work */
+    uint32_t *seen; /* seen[s] == tag: s is in list */
+    uint32_t *node; /* the tree 1 node of stack s (timed threads) */
+    uint32_t *list; /* the stacks the scope's rows reach */
+    size_t n_list, cap_list;
+    uint32_t tag;
+} stack_sums;
+
 typedef struct rowset {
     const profkit_profile *p;
     const uint32_t *stack_node; /* the profile's stacks mapped to the union tree */
     const uint32_t *vmap;       /* the scope's value v is the profile's vmap[v] (NONE: 0) */
     const uint32_t *idx;
     size_t n;
+    stack_sums *sums;
 } rowset;
 
 static inline uint32_t row_at(const rowset *r, size_t i) { return r->idx ? r->idx[i] : (uint32_t)i; }
+
+static int sums_init(stack_sums *ss, const profkit_profile *p, size_t nv)
+{
+    size_t ns = p->n_stacks ? p->n_stacks : 1, nsv;
+    if (profkit_mul_size(ns, nv ? nv : 1, &nsv) != 0 || !(ss->self = calloc(nsv, sizeof(int64_t))) ||
+        !(ss->seen = calloc(ns, sizeof(uint32_t))) || !(ss->node = malloc(ns * sizeof(uint32_t))))
+        return PROFKIT_ENOMEM;
+    return 0;
+}
+
+static void sums_free(stack_sums *ss)
+{
+    free(ss->self);
+    free(ss->seen);
+    free(ss->node);
+    free(ss->list);
+}
+
+/* Sums rs's rows per stack into rs->sums (nv scope value types). */
+static int sum_per_stack(const rowset *rs, size_t nv)
+{
+    const profkit_profile *p = rs->p;
+    stack_sums *ss = rs->sums;
+    size_t pnv = p->n_value_types;
+    ss->n_list = 0;
+    ss->tag++;
+    for (size_t i = 0; i < rs->n; i++) {
+        uint32_t r = row_at(rs, i);
+        uint32_t s = p->sample_stack[r];
+        if (s >= p->n_stacks)
+            continue;
+        if (ss->seen[s] != ss->tag) {
+            if (PK_VEC_RESERVE(ss->list, ss->n_list, ss->cap_list, 1) != 0)
+                return PROFKIT_ENOMEM;
+            ss->seen[s] = ss->tag;
+            ss->list[ss->n_list++] = s;
+        }
+        const int64_t *val = p->sample_values + (size_t)r * pnv;
+        int64_t *acc = ss->self + (size_t)s * nv;
+        for (size_t v = 0; v < nv; v++)
+            if (rs->vmap[v] != PROFKIT_NONE)
+                profkit_sat_addto(&acc[v], val[rs->vmap[v]]);
+    }
+    return 0;
+}
+
 
 /* Row indexes grouped by thread, in row order within a thread:
  * rows of thread t are by_thread[start[t] .. start[t + 1]). */
@@ -356,6 +415,56 @@ static uint32_t common_ancestor(const jumps *j, uint32_t a, uint32_t b)
     return a;
 }
 
+/* Arrays per local node that each scope needs, kept from one scope to the
+ * next (fresh big allocations cost a page fault per page every time). */
+typedef struct work {
+    int64_t *self, *tot, *bself, *btot; /* kv entries */
+    uint32_t *lp, *t1, *other, *map;    /* k entries */
+    size_t k, kv;
+} work;
+
+static int work_reserve(work *w, size_t k, size_t kv, int diff)
+{
+    if (kv > w->kv || (diff && !w->bself)) {
+        size_t n = kv > w->kv ? kv : w->kv;
+        free(w->self);
+        free(w->tot);
+        free(w->bself);
+        free(w->btot);
+        w->bself = w->btot = NULL;
+        w->kv = 0;
+        if (!(w->self = malloc(n * sizeof(int64_t))) || !(w->tot = malloc(n * sizeof(int64_t))) ||
+            (diff && (!(w->bself = malloc(n * sizeof(int64_t))) ||
+                      !(w->btot = malloc(n * sizeof(int64_t))))))
+            return PROFKIT_ENOMEM;
+        w->kv = n;
+    }
+    if (k > w->k) {
+        free(w->lp);
+        free(w->t1);
+        free(w->other);
+        free(w->map);
+        w->k = 0;
+        if (!(w->lp = malloc(k * sizeof(uint32_t))) || !(w->t1 = malloc(k * sizeof(uint32_t))) ||
+            !(w->other = malloc(k * sizeof(uint32_t))) || !(w->map = malloc(k * sizeof(uint32_t))))
+            return PROFKIT_ENOMEM;
+        w->k = k;
+    }
+    return 0;
+}
+
+static void work_free(work *w)
+{
+    free(w->self);
+    free(w->tot);
+    free(w->bself);
+    free(w->btot);
+    free(w->lp);
+    free(w->t1);
+    free(w->other);
+    free(w->map);
+}
+
 /* What every scope shares. */
 typedef struct builder {
     flame_data *d;
@@ -366,6 +475,8 @@ typedef struct builder {
     uint32_t *touched;
     size_t cap_touched;
     int64_t time0;    /* the profile's first sample time */
+    stack_sums sums[2]; /* NEW's, BASE's */
+    work work;
 } builder;
 
 static int time_cmp(const void *ctx, uint32_t a, uint32_t b)
@@ -375,11 +486,12 @@ static int time_cmp(const void *ctx, uint32_t a, uint32_t b)
 }
 
 /*
- * Runs of a timed thread's samples over tree 1 (node of each row: map[]):
+ * Runs of a timed thread's samples over tree 1 (node of each row's stack:
+ * rs->sums->node):
  * equal consecutive nodes are one run; a run shorter than `pixel` merges
  * with what follows into their deepest common ancestor.
  */
-static int build_runs(builder *b, tree1 *t, const rowset *rs, const uint32_t *map)
+static int build_runs(builder *b, tree1 *t, const rowset *rs)
 {
     const profkit_profile *p = rs->p;
     uint32_t *order = NULL;
@@ -423,11 +535,13 @@ static int build_runs(builder *b, tree1 *t, const rowset *rs, const uint32_t *ma
             time = p->sample_time[r];
             if (p->sample_stack[r] >= p->n_stacks)
                 continue;
-            node = map[b->mark[rs->stack_node[p->sample_stack[r]]]];
+            node = rs->sums->node[p->sample_stack[r]];
             if (node == cur)
                 continue;
             if (cur != PROFKIT_NONE && (double)time - (double)cur_start < pixel) {
-                cur = common_ancestor(&j, cur, node);
+                /* nothing is above the root: no need to look */
+                if (cur != 0)
+                    cur = common_ancestor(&j, cur, node);
                 continue;
             }
         }
@@ -475,37 +589,34 @@ static int nonzero(const int64_t *tot, const int64_t *btot, size_t k, size_t nv,
 }
 
 /* Marks the union nodes rs reaches (and their ancestors) into b->touched. */
+/* Marks the union nodes of the stacks rs reaches (and their ancestors)
+ * into b->touched. */
 static int mark_rows(builder *b, const rowset *rs, size_t *k)
 {
-    for (size_t i = 0; i < rs->n; i++) {
-        uint32_t r = row_at(rs, i);
-        uint32_t s = rs->p->sample_stack[r];
-        if (s >= rs->p->n_stacks)
-            continue;
-        for (uint32_t u = rs->stack_node[s]; b->mark[u] == PROFKIT_NONE; u = b->u.parent[u]) {
+    const stack_sums *ss = rs->sums;
+    for (size_t i = 0; i < ss->n_list; i++)
+        for (uint32_t u = rs->stack_node[ss->list[i]]; b->mark[u] == PROFKIT_NONE; u = b->u.parent[u]) {
             if (PK_VEC_RESERVE(b->touched, *k, b->cap_touched, 1) != 0)
                 return PROFKIT_ENOMEM;
             b->mark[u] = 0;
             b->touched[(*k)++] = u;
         }
-    }
     return 0;
 }
 
+/* Moves the per-stack sums into self by local node (and zeroes them). */
 static void sum_rows(const builder *b, const rowset *rs, int64_t *self, size_t k)
 {
-    const profkit_profile *p = rs->p;
-    size_t pnv = p->n_value_types;
-    for (size_t i = 0; i < rs->n; i++) {
-        uint32_t r = row_at(rs, i);
-        uint32_t s = p->sample_stack[r];
-        if (s >= p->n_stacks)
-            continue;
+    stack_sums *ss = rs->sums;
+    size_t nv = b->nv;
+    for (size_t i = 0; i < ss->n_list; i++) {
+        uint32_t s = ss->list[i];
         size_t li = b->mark[rs->stack_node[s]];
-        const int64_t *val = p->sample_values + (size_t)r * pnv;
-        for (size_t v = 0; v < b->nv; v++)
-            if (rs->vmap[v] != PROFKIT_NONE)
-                profkit_sat_addto(&self[v * k + li], val[rs->vmap[v]]);
+        int64_t *acc = ss->self + (size_t)s * nv;
+        for (size_t v = 0; v < nv; v++) {
+            profkit_sat_addto(&self[v * k + li], acc[v]);
+            acc[v] = 0;
+        }
     }
 }
 
@@ -522,6 +633,8 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
     double *thr = NULL, *bthr = NULL;
     memset(t, 0, sizeof(*t));
 
+    if (sum_per_stack(rs, nv) != 0 || (brs && sum_per_stack(brs, nv) != 0))
+        goto done;
     if (!rs->idx && (!brs || !brs->idx)) {
         /* every row: every node, in order (unreached ones add zeros) */
         if (PK_VEC_RESERVE(b->touched, 0, b->cap_touched, b->u.n) != 0)
@@ -538,13 +651,21 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             b->mark[b->touched[i]] = (uint32_t)i;
     }
     size_t kv;
-    if (profkit_mul_size(k, nv ? nv : 1, &kv) != 0 || !(self = calloc(kv, sizeof(int64_t))) ||
-        !(tot = malloc(kv * sizeof(int64_t))) || !(lp = malloc(k * sizeof(uint32_t))) ||
-        !(t1 = malloc(k * sizeof(uint32_t))) || !(other = malloc(k * sizeof(uint32_t))) ||
+    if (profkit_mul_size(k, nv ? nv : 1, &kv) != 0 || work_reserve(&b->work, k, kv, brs != NULL) != 0 ||
         !(thr = calloc(nv + 1, sizeof(double))) || !(bthr = calloc(nv + 1, sizeof(double))))
         goto done;
-    if (brs && (!(bself = calloc(kv, sizeof(int64_t))) || !(btot = malloc(kv * sizeof(int64_t)))))
-        goto done;
+    self = b->work.self;
+    tot = b->work.tot;
+    lp = b->work.lp;
+    t1 = b->work.t1;
+    other = b->work.other;
+    map = b->work.map;
+    memset(self, 0, kv * sizeof(int64_t));
+    if (brs) {
+        bself = b->work.bself;
+        btot = b->work.btot;
+        memset(bself, 0, kv * sizeof(int64_t));
+    }
     lp[0] = 0;
     for (size_t i = 1; i < k; i++)
         lp[i] = b->mark[b->u.parent[b->touched[i]]];
@@ -613,8 +734,6 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         /* Each union node's place in tree 1: itself, else the "(other)" of
          * its nearest kept ancestor (or that ancestor, when all it merged
          * was zero). */
-        if (!(map = malloc(k * sizeof(uint32_t))))
-            goto done;
         map[0] = 0;
         for (size_t i = 1; i < k; i++) {
             if (t1[i] != PROFKIT_NONE)
@@ -624,21 +743,17 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             else
                 map[i] = map[lp[i]];
         }
-        if (build_runs(b, t, rs, map) != 0)
+        for (size_t i = 0; i < rs->sums->n_list; i++) {
+            uint32_t st = rs->sums->list[i];
+            rs->sums->node[st] = map[b->mark[rs->stack_node[st]]];
+        }
+        if (build_runs(b, t, rs) != 0)
             goto done;
     }
     rc = 0;
 done:
     for (size_t i = 0; i < k; i++)
         b->mark[b->touched[i]] = PROFKIT_NONE;
-    free(self);
-    free(tot);
-    free(bself);
-    free(btot);
-    free(lp);
-    free(t1);
-    free(other);
-    free(map);
     free(thr);
     free(bthr);
     return rc;
@@ -927,6 +1042,8 @@ int flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_opt
         goto oom;
     for (size_t i = 0; i < b.u.n; i++)
         b.mark[i] = PROFKIT_NONE;
+    if (sums_init(&b.sums[0], p, b.nv) != 0 || (o->base && sums_init(&b.sums[1], o->base, b.nv) != 0))
+        goto oom;
     for (size_t v = 0; v < b.nv; v++) {
         vmap[v] = (uint32_t)v;
         bvmap[v] = PROFKIT_NONE;
@@ -956,8 +1073,8 @@ int flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_opt
     if (o->base) {
         uint32_t *bby = NULL;
         size_t *bst = NULL;
-        rowset rs = { p, stack_node, vmap, NULL, p->n_samples };
-        rowset brs = { o->base, bstack_node, bvmap, NULL, o->base->n_samples };
+        rowset rs = { p, stack_node, vmap, NULL, p->n_samples, &b.sums[0] };
+        rowset brs = { o->base, bstack_node, bvmap, NULL, o->base->n_samples, &b.sums[1] };
         if (thread != PROFKIT_NONE) {
             rs.idx = by_thread + tstart[thread];
             rs.n = tstart[thread + 1] - tstart[thread];
@@ -979,7 +1096,7 @@ int flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_opt
         nt = 1;
     } else {
         if (thread == PROFKIT_NONE) {
-            rowset rs = { p, stack_node, vmap, NULL, p->n_samples };
+            rowset rs = { p, stack_node, vmap, NULL, p->n_samples, &b.sums[0] };
             if (build_tree1(&b, &t1[0], &rs, NULL, 0) != 0)
                 goto oom;
             d->scopes[0].thread = PROFKIT_NONE;
@@ -990,7 +1107,7 @@ int flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_opt
             size_t n = tstart[th + 1] - tstart[th];
             if ((thread != PROFKIT_NONE && th != thread) || (thread == PROFKIT_NONE && n == 0))
                 continue;
-            rowset rs = { p, stack_node, vmap, by_thread + tstart[th], n };
+            rowset rs = { p, stack_node, vmap, by_thread + tstart[th], n, &b.sums[0] };
             if (build_tree1(&b, &t1[nt], &rs, NULL, 1) != 0)
                 goto oom;
             d->scopes[nt].thread = (uint32_t)th;
@@ -1022,6 +1139,9 @@ done:
     free(tstart);
     free(b.mark);
     free(b.touched);
+    work_free(&b.work);
+    sums_free(&b.sums[0]);
+    sums_free(&b.sums[1]);
     free(b.u.keys);
     free(b.u.parent);
     free(b.u.func);
