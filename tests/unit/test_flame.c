@@ -183,6 +183,36 @@ static void deep_stack_and_runs(void **state)
     profkit_profile_free(p);
 }
 
+/* Times at both ends of int64 (a hostile input's): no overflow, runs in order. */
+static void extreme_times(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    assert_non_null(p);
+    profkit_value_type_add(p, "samples", "count");
+    uint32_t th = profkit_thread_add(p, "main", "", -1, -1);
+    int64_t one = 1;
+    int64_t times[] = { INT64_MIN + 1, -5, 0, INT64_MAX - 1 };
+    const char *stacks[] = { "a", "a;b", "c", "a" };
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(profkit_sample_add_timed(p, stack_of(p, stacks[i]), th, times[i], &one), 0);
+    profkit_flame_options o;
+    profkit_flame_options_init(&o);
+    o.min_percent = 0;
+    flame_data d;
+    profkit_error err;
+    assert_int_equal(flame_build(&d, p, &o, 0, &err), 0);
+    const flame_scope *t = &d.scopes[1];
+    assert_true(t->timed);
+    assert_true(t->n_runs >= 1);
+    assert_int_equal(t->run_start[0], 0);
+    for (size_t i = 1; i < t->n_runs; i++)
+        assert_true(t->run_start[i] >= t->run_start[i - 1]);
+    assert_true(t->run_end >= t->run_start[t->n_runs - 1]);
+    flame_data_free(&d);
+    profkit_profile_free(p);
+}
+
 static void diff_columns(void **state)
 {
     (void)state;
@@ -333,6 +363,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(totals_kept_under_every_cap),
         cmocka_unit_test(deep_stack_and_runs),
+        cmocka_unit_test(extreme_times),
         cmocka_unit_test(diff_columns),
         cmocka_unit_test(stack_table_out_of_order_is_refused),
         cmocka_unit_test(escapes),

@@ -479,6 +479,14 @@ typedef struct builder {
     work work;
 } builder;
 
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_sub_overflow(a, b, &r))
+        return b < 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
 static int time_cmp(const void *ctx, uint32_t a, uint32_t b)
 {
     const int64_t *t = ctx;
@@ -518,9 +526,9 @@ static int build_runs(builder *b, tree1 *t, const rowset *rs)
         goto done;
     int64_t first = p->sample_time[order[0]], last = p->sample_time[order[n - 1]];
     double span = (double)last - (double)first;
-    int64_t interval = n > 1 ? (int64_t)(span / (double)(n - 1)) : 0;
-    if (interval < 1)
-        interval = 1;
+    /* hostile times can span more than int64: clamp before converting */
+    double mean = n > 1 ? span / (double)(n - 1) : 0;
+    int64_t interval = mean >= 1 ? (mean < 9e18 ? (int64_t)mean : INT64_C(9000000000000000000)) : 1;
     double pixel = (span + (double)interval) * b->min_pct / 100.0;
     if (jumps_build(&j, t->parent, t->n) != 0)
         goto done;
@@ -549,14 +557,14 @@ static int build_runs(builder *b, tree1 *t, const rowset *rs)
             if (PK_VEC_RESERVE(t->run_start, t->n_runs, cap_start, 1) != 0 ||
                 PK_VEC_RESERVE(t->run_node, t->n_runs, cap_node, 1) != 0)
                 goto done;
-            t->run_start[t->n_runs] = cur_start - b->time0;
+            t->run_start[t->n_runs] = sat_sub(cur_start, b->time0);
             t->run_node[t->n_runs] = cur;
             t->n_runs++;
         }
         cur = node;
         cur_start = time;
     }
-    t->run_end = profkit_sat_add(last, interval) - b->time0;
+    t->run_end = sat_sub(profkit_sat_add(last, interval), b->time0);
     t->timed = 1;
     rc = 0;
 done:
