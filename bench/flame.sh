@@ -39,7 +39,7 @@ page=$(stat -c %s "$out/flame_page.html")
 svg=$(stat -c %s "$out/flame_page.svg")
 nodes=$(python3 -c '
 import json, re, sys
-d = json.loads(re.search(r"id=\"profkit-data\">(.*?)</script>", open(sys.argv[1]).read(), re.S).group(1))
+d = json.loads(re.search(r"id=\"profkit-data\"[^>]*>(.*?)</script", open(sys.argv[1]).read(), re.S).group(1))
 print(sum(len(t["tree"]["parent"]) for t in d["threads"]), "nodes in", len(d["threads"]), "trees,",
       sum(len(t.get("samples", {}).get("start", [])) for t in d["threads"]), "runs")' "$out/flame_page.html")
 echo "input: $f, $((bytes / 1000000)) MB raw Gecko JSON; best of $ROUNDS interleaved runs, one core"
