@@ -6,18 +6,17 @@
  *    appends them, so a stack's parent has a smaller id and each stack is
  *    one lookup (parent's node, function). A diff maps BASE's stacks into
  *    the same tree, functions matched by name.
- * 2. Per scope (all threads, then each thread) the rows of that scope mark
- *    the nodes they reach (walking up only until a marked node, so the
- *    work is the nodes touched, not rows times depth), sum self values,
- *    total them bottom-up, and drop nodes below --min-percent into one
- *    "(other)" per parent. Timed threads get their runs of samples here,
- *    narrow runs merged into their deepest common ancestor (O(log depth)
- *    each with jump pointers).
- * 3. When the trees together exceed --max-nodes, each is shrunk to its
- *    share, keeping the most important nodes (share of the thread's total
- *    for the value type where it is largest), counting "(other)" nodes.
+ * 2. Per scope (all threads, then each thread) the rows of that scope are
+ *    summed per stack, the stacks mark the nodes they reach (walking up
+ *    only until a marked node, so the work is the nodes touched, not
+ *    stacks times depth), the sums go to their nodes, are totalled
+ *    bottom-up, and nodes below --min-percent drop into one "(other)" per
+ *    parent ("tree 1", flame_tree1.h). Timed threads get their runs of
+ *    samples over tree 1 (flame_runs.c).
+ * 3. When the trees together exceed --max-nodes, each is cut to its share
+ *    (flame_cap.c).
  */
-#include "report/flame/flame.h"
+#include "report/flame/flame_tree1.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -314,30 +313,6 @@ static int group_rows(const profkit_profile *p, uint32_t **by_thread, size_t **s
 
 /* -------------------------------------------------- a scope before the cap */
 
-/* A scope's tree after --min-percent ("tree 1"): parents first, "(other)"
- * nodes are leaves. */
-typedef struct tree1 {
-    size_t n;
-    int32_t *parent, *func;
-    int64_t *self, *bself; /* [v * n + i]; bself only in a diff */
-    size_t n_runs;
-    int64_t *run_start;
-    uint32_t *run_node;
-    int64_t run_end;
-    int timed;
-} tree1;
-
-static void tree1_free(tree1 *t)
-{
-    free(t->parent);
-    free(t->func);
-    free(t->self);
-    free(t->bself);
-    free(t->run_start);
-    free(t->run_node);
-    memset(t, 0, sizeof(*t));
-}
-
 /* Sorts a[0..n) ascending (LSD radix, two 16-bit digits). */
 static int sort_ids(uint32_t *a, size_t n)
 {
@@ -361,58 +336,6 @@ static int sort_ids(uint32_t *a, size_t n)
     free(tmp);
     free(cnt);
     return 0;
-}
-
-/* Jump pointers over a parents-first tree: level ancestors and common
- * ancestors in O(log depth). The jump of a node depends only on its depth,
- * so two nodes at one depth jump to one depth. */
-typedef struct jumps {
-    uint32_t *depth, *jump;
-    const int32_t *parent;
-} jumps;
-
-static int jumps_build(jumps *j, const int32_t *parent, size_t n)
-{
-    j->parent = parent;
-    j->depth = malloc((n ? n : 1) * sizeof(uint32_t));
-    j->jump = malloc((n ? n : 1) * sizeof(uint32_t));
-    if (!j->depth || !j->jump)
-        return PROFKIT_ENOMEM;
-    j->depth[0] = 0;
-    j->jump[0] = 0;
-    for (size_t i = 1; i < n; i++) {
-        uint32_t p = (uint32_t)parent[i], jp = j->jump[p], jjp = j->jump[jp];
-        j->depth[i] = j->depth[p] + 1;
-        j->jump[i] = j->depth[p] - j->depth[jp] == j->depth[jp] - j->depth[jjp] ? jjp : p;
-    }
-    return 0;
-}
-
-static void jumps_free(jumps *j)
-{
-    free(j->depth);
-    free(j->jump);
-}
-
-static uint32_t common_ancestor(const jumps *j, uint32_t a, uint32_t b)
-{
-    if (j->depth[a] < j->depth[b]) {
-        uint32_t t = a;
-        a = b;
-        b = t;
-    }
-    while (j->depth[a] > j->depth[b])
-        a = j->depth[j->jump[a]] >= j->depth[b] ? j->jump[a] : (uint32_t)j->parent[a];
-    while (a != b) {
-        if (j->jump[a] != j->jump[b]) {
-            a = j->jump[a];
-            b = j->jump[b];
-        } else {
-            a = (uint32_t)j->parent[a];
-            b = (uint32_t)j->parent[b];
-        }
-    }
-    return a;
 }
 
 /* Arrays per local node that each scope needs, kept from one scope to the
@@ -478,100 +401,6 @@ typedef struct builder {
     stack_sums sums[2]; /* NEW's, BASE's */
     work work;
 } builder;
-
-static int64_t sat_sub(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (__builtin_sub_overflow(a, b, &r))
-        return b < 0 ? INT64_MAX : INT64_MIN;
-    return r;
-}
-
-static int time_cmp(const void *ctx, uint32_t a, uint32_t b)
-{
-    const int64_t *t = ctx;
-    return t[a] < t[b] ? -1 : t[a] > t[b];
-}
-
-/*
- * Runs of a timed thread's samples over tree 1 (node of each row's stack:
- * rs->sums->node):
- * equal consecutive nodes are one run; a run shorter than `pixel` merges
- * with what follows into their deepest common ancestor.
- */
-static int build_runs(builder *b, tree1 *t, const rowset *rs)
-{
-    const profkit_profile *p = rs->p;
-    uint32_t *order = NULL;
-    size_t n = 0;
-    int rc = PROFKIT_ENOMEM;
-    jumps j = { 0 };
-    int sorted = 1;
-    int64_t prev = INT64_MIN;
-    if (!(order = malloc((rs->n ? rs->n : 1) * sizeof(uint32_t))))
-        goto done;
-    for (size_t i = 0; i < rs->n; i++) {
-        uint32_t r = row_at(rs, i);
-        if (p->sample_time[r] == PROFKIT_NO_TIME)
-            continue;
-        sorted &= p->sample_time[r] >= prev;
-        prev = p->sample_time[r];
-        order[n++] = r;
-    }
-    if (n == 0) {
-        rc = 0;
-        goto done;
-    }
-    if (!sorted && profkit_sort_u32(order, n, time_cmp, p->sample_time) != 0)
-        goto done;
-    int64_t first = p->sample_time[order[0]], last = p->sample_time[order[n - 1]];
-    double span = (double)last - (double)first;
-    /* hostile times can span more than int64: clamp before converting */
-    double mean = n > 1 ? span / (double)(n - 1) : 0;
-    int64_t interval = mean >= 1 ? (mean < 9e18 ? (int64_t)mean : INT64_C(9000000000000000000)) : 1;
-    double pixel = (span + (double)interval) * b->min_pct / 100.0;
-    if (jumps_build(&j, t->parent, t->n) != 0)
-        goto done;
-    size_t cap_start = 0, cap_node = 0;
-    int64_t cur_start = 0;
-    uint32_t cur = PROFKIT_NONE;
-    for (size_t i = 0; i <= n; i++) {
-        uint32_t node = 0;
-        int64_t time = 0;
-        if (i < n) {
-            uint32_t r = order[i];
-            time = p->sample_time[r];
-            if (p->sample_stack[r] >= p->n_stacks)
-                continue;
-            node = rs->sums->node[p->sample_stack[r]];
-            if (node == cur)
-                continue;
-            if (cur != PROFKIT_NONE && (double)time - (double)cur_start < pixel) {
-                /* nothing is above the root: no need to look */
-                if (cur != 0)
-                    cur = common_ancestor(&j, cur, node);
-                continue;
-            }
-        }
-        if (cur != PROFKIT_NONE && !(t->n_runs && t->run_node[t->n_runs - 1] == cur)) {
-            if (PK_VEC_RESERVE(t->run_start, t->n_runs, cap_start, 1) != 0 ||
-                PK_VEC_RESERVE(t->run_node, t->n_runs, cap_node, 1) != 0)
-                goto done;
-            t->run_start[t->n_runs] = sat_sub(cur_start, b->time0);
-            t->run_node[t->n_runs] = cur;
-            t->n_runs++;
-        }
-        cur = node;
-        cur_start = time;
-    }
-    t->run_end = sat_sub(profkit_sat_add(last, interval), b->time0);
-    t->timed = 1;
-    rc = 0;
-done:
-    jumps_free(&j);
-    free(order);
-    return rc;
-}
 
 /* Whether local node i's totals count: non-zero and at least thr for some
  * value type (of NEW or, in a diff, of BASE). */
@@ -755,7 +584,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             uint32_t st = rs->sums->list[i];
             rs->sums->node[st] = map[b->mark[rs->stack_node[st]]];
         }
-        if (build_runs(b, t, rs) != 0)
+        if (flame_runs(t, rs->p, rs->idx, rs->n, rs->sums->node, b->min_pct, b->time0) != 0)
             goto done;
     }
     rc = 0;
@@ -765,223 +594,6 @@ done:
     free(thr);
     free(bthr);
     return rc;
-}
-
-/* ------------------------------------------------------------ the cap */
-
-struct imp_ctx {
-    const double *imp;
-};
-
-static int imp_cmp(const void *ctx, uint32_t a, uint32_t b)
-{
-    const double *imp = ((const struct imp_ctx *)ctx)->imp;
-    if (imp[a] != imp[b])
-        return imp[a] > imp[b] ? -1 : 1;
-    return a < b ? -1 : a > b;
-}
-
-/*
- * The scope s from tree 1 in at most `cap` nodes (0 = no cap), "(other)"
- * nodes counted: nodes are taken by importance (the largest share of the
- * scope's total over the value types, never more than the parent's), each
- * one's children that were not taken merge into its "(other)".
- */
-static int shrink(flame_scope *s, tree1 *t, size_t nv, size_t cap)
-{
-    size_t n = t->n;
-    int rc = PROFKIT_ENOMEM;
-    int64_t *tot = NULL, *btot = NULL;
-    double *imp = NULL;
-    uint32_t *order = NULL, *pending = NULL, *out = NULL, *other = NULL;
-    uint8_t *sel = NULL;
-    if (cap == 0 || n <= cap) {
-        s->n = n;
-        s->parent = t->parent;
-        s->func = t->func;
-        s->self = t->self;
-        s->base_self = t->bself;
-        s->n_runs = t->n_runs;
-        s->run_start = t->run_start;
-        s->run_node = t->run_node;
-        s->run_end = t->run_end;
-        s->timed = t->timed;
-        memset(t, 0, sizeof(*t));
-        return 0;
-    }
-    if (cap < 2)
-        cap = 2;
-    size_t nvn = n * (nv ? nv : 1); /* tree 1's arrays exist, so this fits */
-    if (!(tot = malloc(nvn * sizeof(int64_t))) || (t->bself && !(btot = malloc(nvn * sizeof(int64_t)))) ||
-        !(imp = malloc(n * sizeof(double))) || !(order = malloc(n * sizeof(uint32_t))) ||
-        !(pending = calloc(n, sizeof(uint32_t))) || !(out = malloc(n * sizeof(uint32_t))) ||
-        !(other = malloc(n * sizeof(uint32_t))) || !(sel = calloc(n, 1)))
-        goto done;
-    memcpy(tot, t->self, nvn * sizeof(int64_t));
-    if (btot)
-        memcpy(btot, t->bself, nvn * sizeof(int64_t));
-    for (size_t v = 0; v < nv; v++)
-        for (size_t i = n; i-- > 1;) {
-            profkit_sat_addto(&tot[v * n + (size_t)t->parent[i]], tot[v * n + i]);
-            if (btot)
-                profkit_sat_addto(&btot[v * n + (size_t)t->parent[i]], btot[v * n + i]);
-        }
-    imp[0] = INFINITY;
-    size_t nc = 0;
-    for (size_t i = 1; i < n; i++) {
-        double m = 0;
-        for (size_t v = 0; v < nv; v++) {
-            if (tot[v * n])
-                m = fmax(m, fabs((double)tot[v * n + i]) / fabs((double)tot[v * n]));
-            if (btot && btot[v * n])
-                m = fmax(m, fabs((double)btot[v * n + i]) / fabs((double)btot[v * n]));
-        }
-        imp[i] = fmin(m, imp[t->parent[i]]);
-        pending[t->parent[i]]++;
-        if (t->func[i] != FLAME_OTHER)
-            order[nc++] = (uint32_t)i;
-    }
-    struct imp_ctx ic = { imp };
-    if (profkit_sort_u32(order, nc, imp_cmp, &ic) != 0)
-        goto done;
-    /* Parents sort before their children (importance never grows downwards,
-     * ties go to the smaller index), so each node taken has its parent. */
-    sel[0] = 1;
-    size_t count = 1 + (pending[0] > 0);
-    for (size_t j = 0; j < nc; j++) {
-        uint32_t c = order[j], p = (uint32_t)t->parent[c];
-        if (!sel[p])
-            continue;
-        size_t add = 1 + (pending[c] > 0), drop = pending[p] == 1;
-        if (count + add - drop > cap)
-            break;
-        sel[c] = 1;
-        pending[p]--;
-        count += add - drop;
-    }
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        out[i] = sel[i] ? (uint32_t)m++ : PROFKIT_NONE;
-    for (size_t i = 0; i < n; i++)
-        other[i] = sel[i] && pending[i] ? (uint32_t)m++ : PROFKIT_NONE;
-    s->n = m;
-    if (!(s->parent = malloc(m * sizeof(int32_t))) || !(s->func = malloc(m * sizeof(int32_t))) ||
-        !(s->self = calloc(m * (nv ? nv : 1), sizeof(int64_t))) ||
-        (btot && !(s->base_self = calloc(m * (nv ? nv : 1), sizeof(int64_t)))))
-        goto done;
-    for (size_t i = 0; i < n; i++) {
-        if (sel[i]) {
-            uint32_t o = out[i];
-            s->parent[o] = i ? (int32_t)out[t->parent[i]] : -1;
-            s->func[o] = t->func[i];
-            for (size_t v = 0; v < nv; v++) {
-                s->self[v * m + o] = t->self[v * n + i];
-                if (btot)
-                    s->base_self[v * m + o] = t->bself[v * n + i];
-            }
-            if (other[i] != PROFKIT_NONE) {
-                s->parent[other[i]] = (int32_t)o;
-                s->func[other[i]] = FLAME_OTHER;
-            }
-            out[i] = o;
-        } else {
-            uint32_t p = (uint32_t)t->parent[i];
-            if (sel[p]) {
-                for (size_t v = 0; v < nv; v++) {
-                    profkit_sat_addto(&s->self[v * m + other[p]], tot[v * n + i]);
-                    if (btot)
-                        profkit_sat_addto(&s->base_self[v * m + other[p]], btot[v * n + i]);
-                }
-                out[i] = other[p];
-            } else {
-                out[i] = out[p];
-            }
-        }
-    }
-    /* Runs follow their nodes; runs that now share a node join. */
-    s->run_end = t->run_end;
-    s->timed = t->timed;
-    s->run_start = t->run_start;
-    s->run_node = t->run_node;
-    t->run_start = NULL;
-    t->run_node = NULL;
-    for (size_t r = 0; r < t->n_runs; r++) {
-        uint32_t node = out[s->run_node[r]];
-        if (s->n_runs && s->run_node[s->n_runs - 1] == node)
-            continue;
-        s->run_start[s->n_runs] = s->run_start[r];
-        s->run_node[s->n_runs++] = node;
-    }
-    rc = 0;
-done:
-    free(tot);
-    free(btot);
-    free(imp);
-    free(order);
-    free(pending);
-    free(out);
-    free(other);
-    free(sel);
-    return rc;
-}
-
-/* Caps per tree: the merged tree (index 0 when `merged`) gets up to half,
- * the others share the rest equally, a tree that needs less leaving its
- * share to the bigger ones; at least 2 each (a root and its "(other)"). */
-struct size_ctx {
-    const tree1 *t;
-};
-
-static int size_cmp(const void *ctx, uint32_t a, uint32_t b)
-{
-    const tree1 *t = ((const struct size_ctx *)ctx)->t;
-    return t[a].n < t[b].n ? -1 : t[a].n > t[b].n;
-}
-
-static int share_caps(size_t *cap, const tree1 *t, size_t n, int merged, size_t max_nodes)
-{
-    size_t left = max_nodes, first = 0;
-    for (size_t i = 0; i < n; i++)
-        cap[i] = 0;
-    if (max_nodes == 0 || n == 0)
-        return 0;
-    if (max_nodes < 2 * n) {
-        for (size_t i = 0; i < n; i++)
-            cap[i] = 2;
-        return 0;
-    }
-    if (merged && n > 1) {
-        /* half, leaving the others 2 each */
-        size_t half = max_nodes / 2, room = max_nodes - 2 * (n - 1);
-        cap[0] = t[0].n < half ? t[0].n : half;
-        if (cap[0] > room)
-            cap[0] = room;
-        if (cap[0] < 2)
-            cap[0] = 2;
-        left -= cap[0];
-        first = 1;
-    }
-    uint32_t *order = malloc(n * sizeof(uint32_t));
-    if (!order)
-        return PROFKIT_ENOMEM;
-    size_t m = 0;
-    for (size_t i = first; i < n; i++)
-        order[m++] = (uint32_t)i;
-    struct size_ctx sc = { t };
-    if (profkit_sort_u32(order, m, size_cmp, &sc) != 0) {
-        free(order);
-        return PROFKIT_ENOMEM;
-    }
-    for (size_t j = 0; j < m; j++) {
-        size_t share = left / (m - j), i = order[j];
-        cap[i] = t[i].n < share ? t[i].n : share;
-        left -= cap[i];
-    }
-    for (size_t i = 0; i < n; i++)
-        if (cap[i] < 2)
-            cap[i] = 2;
-    free(order);
-    return 0;
 }
 
 /* ------------------------------------------------------------ the whole */
@@ -1122,11 +734,11 @@ int flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_opt
             nt++;
         }
     }
-    if (share_caps(caps, t1, nt, merged, o->max_nodes) != 0)
+    if (flame_share_caps(caps, t1, nt, merged, o->max_nodes) != 0)
         goto oom;
     for (size_t i = 0; i < nt; i++) {
         d->n_scopes = i + 1;
-        if (shrink(&d->scopes[i], &t1[i], b.nv, caps[i]) != 0)
+        if (flame_shrink(&d->scopes[i], &t1[i], b.nv, caps[i]) != 0)
             goto oom;
     }
     rc = 0;
@@ -1136,7 +748,7 @@ oom:
 done:
     if (t1)
         for (size_t i = 0; i < max_scopes; i++)
-            tree1_free(&t1[i]);
+            flame_tree1_free(&t1[i]);
     free(t1);
     free(caps);
     free(stack_node);
