@@ -511,6 +511,60 @@ int profkit_filter_active(const profkit_filter_options *o);
  */
 int profkit_profile_filter(profkit_profile *p, const profkit_filter_options *o,
                            profkit_error *err);
+/* ------------------------------------------- flame graphs and the viewer page */
+
+/*
+ * What `profkit flame` draws (docs/viewer.md). The page holds the call tree
+ * by function of every thread and of all threads merged, with every value
+ * type; nodes too small to see merge into one "(other)" node per parent.
+ * Set defaults with profkit_flame_options_init().
+ */
+typedef struct profkit_flame_options {
+    const char *value;   /* value type shown first (the SVG draws it); NULL: the default */
+    const char *thread;  /* only this thread (name or index); NULL: all threads merged,
+                            then each thread */
+    double min_percent;  /* a node whose total is below this percent of its thread's
+                            total for every value type merges into its parent's
+                            "(other)"; 0 keeps every node (default 0.025: one pixel
+                            of 4000) */
+    size_t max_nodes;    /* nodes of all trees together, "(other)" ones included (the
+                            merged tree gets up to half, each tree at least 2);
+                            0 = no cap (default 100000) */
+    const char *title;   /* shown by the page and the SVG; NULL: "" */
+    const profkit_profile *base; /* diff: the BASE profile (the one rendered is NEW);
+                                    NULL: no diff */
+} profkit_flame_options;
+
+/* Fills *o with the defaults above. */
+void profkit_flame_options_init(profkit_flame_options *o);
+
+/*
+ * Renders the self-contained viewer page (HTML, no network requests) for p
+ * into a new buffer: *out (NUL-terminated, the caller free()s it) of *len
+ * bytes. o may be NULL (defaults). Returns 0, PROFKIT_EINVAL for an unknown
+ * value type or thread (err says which exist), or PROFKIT_ENOMEM; on
+ * failure *out is NULL.
+ */
+int profkit_flame_render_html(char **out, size_t *len, const profkit_profile *p,
+                              const profkit_flame_options *o, profkit_error *err);
+/*
+ * Writes the page to `path` (NULL or "-" = standard output) through a
+ * temporary file renamed when complete, so no half-written file is left.
+ * Returns 0, PROFKIT_EINVAL, PROFKIT_ENOMEM or PROFKIT_EIO (err names the path).
+ */
+int profkit_flame_write_html(const profkit_profile *p, const char *path,
+                             const profkit_flame_options *o, profkit_error *err);
+/*
+ * Renders a static flame graph SVG (flamegraph.pl style: hover titles,
+ * search, click to zoom) of o->value for o->thread (NULL: all threads
+ * merged), bounded like the page. In diff mode frames are coloured by the
+ * change from BASE. Ownership and returns as profkit_flame_render_html.
+ */
+int profkit_flame_render_svg(char **out, size_t *len, const profkit_profile *p,
+                             const profkit_flame_options *o, profkit_error *err);
+/* Writes the SVG to `path` as profkit_flame_write_html writes the page. */
+int profkit_flame_write_svg(const profkit_profile *p, const char *path,
+                            const profkit_flame_options *o, profkit_error *err);
 
 #ifdef __cplusplus
 }

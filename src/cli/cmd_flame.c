@@ -1,0 +1,176 @@
+/* cmd_flame.c: `profkit flame FILE... [-o OUT.html|OUT.svg]`. */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char help[] =
+    "Usage: profkit flame [OPTIONS] FILE... [-o OUT.html|OUT.svg]\n"
+    "       profkit flame --diff [OPTIONS] BASE NEW [-o OUT.html|OUT.svg]\n"
+    "\n"
+    "Draw the profile (several FILEs are merged) as a flame graph.\n"
+    "\n"
+    "OUT.html is one self-contained page: it opens from disk with no network\n"
+    "access, and holds the call tree by function of all threads merged and of\n"
+    "each thread, for every value type, with a stack chart for timed threads.\n"
+    "OUT.svg is a static flame graph in the style of flamegraph.pl (hover a\n"
+    "frame for its value, click to zoom, Ctrl-F or 'Search' to highlight\n"
+    "functions) of one value type, for docs and CI artifacts. The format comes\n"
+    "from OUT's extension or --to; without -o the page goes to stdout. OUT is\n"
+    "written to a temporary file and renamed, never left half-written.\n"
+    "\n"
+    "Frames too small to see are merged into one \"(other)\" frame per caller,\n"
+    "so the output stays small whatever the profile's size: with the defaults\n"
+    "a page holds at most 100000 frames.\n"
+    "\n"
+    "With --diff, BASE and NEW are read each on its own and drawn as one tree:\n"
+    "frames are matched by function name, sized by NEW and coloured by the\n"
+    "change from BASE.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output OUT     output file, .html or .svg (default: HTML to stdout)\n"
+    "  -t, --to FORMAT      html or svg, whatever OUT's extension\n"
+    "  --diff               compare two profiles, BASE then NEW\n"
+    "  --value NAME         the value type shown first (the SVG draws only it),\n"
+    "                       e.g. cpu, wall, samples (default: the profile's\n"
+    "                       default; see profkit info)\n"
+    "  --thread NAME        only this thread (name or index from profkit info);\n"
+    "                       default: all threads merged, then each thread\n"
+    "  --min-percent P      merge frames whose total is below P percent of\n"
+    "                       their thread's total for every value type into\n"
+    "                       \"(other)\" (default 0.025: one pixel of 4000;\n"
+    "                       0 keeps every frame)\n"
+    "  --max-nodes N        at most N frames in all (default 100000; 0: no cap)\n"
+    "  --title TEXT         the title (default: the input file names)\n" CLI_INPUT_HELP
+    "\n"
+    "Examples:\n"
+    "  profkit flame cpu.prof -o cpu.html          # open cpu.html in a browser\n"
+    "  profkit flame --value wall app.bsprof -o wall.svg\n"
+    "  profkit flame --diff before.prof after.prof -o change.html\n"
+    "  profkit flame --thread GeckoMain firefox.json.gz > main.html\n";
+
+/* html or svg from --to or from the path's extension; NULL when neither. */
+static const char *output_kind(const char *to, const char *out)
+{
+    if (to)
+        return strcmp(to, "html") == 0 || strcmp(to, "svg") == 0 ? to : NULL;
+    if (!out || strcmp(out, "-") == 0)
+        return "html";
+    const char *dot = strrchr(out, '.');
+    if (dot && (strcmp(dot, ".html") == 0 || strcmp(dot, ".htm") == 0))
+        return "html";
+    if (dot && strcmp(dot, ".svg") == 0)
+        return "svg";
+    return NULL;
+}
+
+/* The file names joined by " " (diff: "BASE vs NEW"); the caller frees it. */
+static char *default_title(char **files, int n, int diff)
+{
+    size_t len = 1;
+    for (int i = 0; i < n; i++)
+        len += strlen(files[i]) + 4;
+    char *t = malloc(len);
+    if (!t)
+        return NULL;
+    t[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (i)
+            strcat(t, diff ? " vs " : " ");
+        strcat(t, files[i]);
+    }
+    return t;
+}
+
+int cmd_flame(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "to", required_argument, NULL, 't' },
+        { "diff", no_argument, NULL, 'd' },
+        { "value", required_argument, NULL, 'V' },
+        { "thread", required_argument, NULL, 'T' },
+        { "min-percent", required_argument, NULL, 'P' },
+        { "max-nodes", required_argument, NULL, 'M' },
+        { "title", required_argument, NULL, 'I' },
+        CLI_INPUT_OPTIONS,
+        { NULL, 0, NULL, 0 },
+    };
+    cli_input in = { 0 };
+    profkit_flame_options fo;
+    profkit_flame_options_init(&fo);
+    const char *out = NULL, *to = NULL;
+    int diff = 0, c;
+    char *end;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:t:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(help, stdout); return CLI_OK;
+        case 'o': out = optarg; break;
+        case 't': to = optarg; break;
+        case 'd': diff = 1; break;
+        case 'V': fo.value = optarg; break;
+        case 'T': fo.thread = optarg; break;
+        case 'I': fo.title = optarg; break;
+        case 'P':
+            fo.min_percent = strtod(optarg, &end);
+            if (!*optarg || *end || !(fo.min_percent >= 0 && fo.min_percent <= 100))
+                return cli_usage("flame", "--min-percent takes a number from 0 to 100, not '%s'",
+                                 optarg);
+            break;
+        case 'M':
+            if (cli_parse_size(optarg, &fo.max_nodes) != 0)
+                return cli_usage("flame", "--max-nodes takes a whole number, not '%s'", optarg);
+            break;
+        default:
+            if (cli_input_option(&in, c, optarg) <= 0)
+                return cli_usage("flame", "unknown option");
+        }
+    }
+    const char *kind = output_kind(to, out);
+    if (!kind)
+        return to ? cli_usage("flame", "--to takes html or svg, not '%s'", to)
+                  : cli_usage("flame", "cannot tell the format from '%s': name it .html or .svg, or add --to html|svg",
+                              out);
+    int nfiles = argc - optind;
+    if (nfiles < 1)
+        return cli_usage("flame", "no input file");
+    if (diff && nfiles != 2)
+        return cli_usage("flame", "--diff takes two input files, BASE and NEW, not %d", nfiles);
+    /* The page never shows markers or lines; it shows every value type. */
+    in.skip_markers = 1;
+    in.skip_lines = 1;
+    profkit_profile *p = NULL, *base = NULL;
+    int rc;
+    if (diff) {
+        if ((rc = cli_load(&base, argv + optind, 1, &in)) != 0)
+            return rc;
+        if ((rc = cli_load(&p, argv + optind + 1, 1, &in)) != 0) {
+            profkit_profile_free(base);
+            return rc;
+        }
+        fo.base = base;
+    } else if ((rc = cli_load(&p, argv + optind, nfiles, &in)) != 0) {
+        return rc;
+    }
+    char *title = NULL;
+    if (!fo.title) {
+        if (!(title = default_title(argv + optind, nfiles, diff))) {
+            profkit_profile_free(p);
+            profkit_profile_free(base);
+            fprintf(stderr, "profkit: error: out of memory\n");
+            return CLI_BAD_INPUT;
+        }
+        fo.title = title;
+    }
+    profkit_error err;
+    int wr = strcmp(kind, "svg") == 0 ? profkit_flame_write_svg(p, out, &fo, &err)
+                                      : profkit_flame_write_html(p, out, &fo, &err);
+    if (wr != 0)
+        rc = err.code == PROFKIT_EINVAL ? cli_usage("flame", "%s", err.message) : cli_error(&err);
+    free(title);
+    profkit_profile_free(p);
+    profkit_profile_free(base);
+    return rc;
+}

@@ -1,0 +1,771 @@
+/*
+ * flame_tree.c: the flame graph's trees (docs/viewer.md, "The data").
+ *
+ * 1. One pass over the stack table maps every stack to a node of the call
+ *    tree by function ("the union tree"): the model hash-conses stacks and
+ *    appends them, so a stack's parent has a smaller id and each stack is
+ *    one lookup (parent's node, function). A diff maps BASE's stacks into
+ *    the same tree, functions matched by name.
+ * 2. Per scope (all threads, then each thread) the rows of that scope are
+ *    summed per stack, the stacks mark the nodes they reach (walking up
+ *    only until a marked node, so the work is the nodes touched, not
+ *    stacks times depth), the sums go to their nodes, are totalled
+ *    bottom-up, and nodes below --min-percent drop into one "(other)" per
+ *    parent ("tree 1", flame_tree1.h). Timed threads get their runs of
+ *    samples over tree 1 (flame_runs.c).
+ * 3. When the trees together exceed --max-nodes, each is cut to its share
+ *    (flame_cap.c).
+ */
+#include "report/flame/flame_tree1.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---------------------------------------------------------- the union tree */
+
+/*
+ * Nodes are found by (parent node, function) in a table sized once for
+ * every stack (a node per stack at most), the key beside the id, so a
+ * lookup is one cache miss and nothing is ever rehashed.
+ */
+typedef struct node_slot {
+    uint32_t parent, func, id; /* id 0: empty (the root is never looked up) */
+} node_slot;
+
+typedef struct uni {
+    flame_data *d;
+    int diff;            /* functions matched by name (across two profiles) */
+    uint32_t *keys;      /* diff: name id in d->strings per function */
+    size_t cap_funcs, cap_keys;
+    profkit_idset func_set;
+    uint32_t *parent, *func;
+    size_t n, cap;
+    node_slot *slots;
+    size_t n_slots;
+} uni;
+
+static int uni_init(uni *u, size_t max_nodes)
+{
+    /* at most 2/3 full; a size that is no power of two, so no rounding up */
+    size_t cap = max_nodes + max_nodes / 2 + 16;
+    u->cap = max_nodes;
+    if (!(u->slots = calloc(cap, sizeof(node_slot))) ||
+        !(u->parent = malloc(max_nodes * sizeof(uint32_t))) ||
+        !(u->func = malloc(max_nodes * sizeof(uint32_t))))
+        return PROFKIT_ENOMEM;
+    u->n_slots = cap;
+    u->parent[0] = 0;
+    u->func[0] = PROFKIT_NONE;
+    u->n = 1;
+    return 0;
+}
+
+static inline size_t node_home(const uni *u, uint32_t parent, uint32_t func)
+{
+    /* a multiplicative hash, mapped onto [0, n_slots) by a multiply-shift */
+    uint64_t h = ((((uint64_t)parent << 32) | func) * 0x9e3779b97f4a7c15ull) >> 32;
+    return (size_t)((h * (uint64_t)u->n_slots) >> 32);
+}
+
+static inline void node_prefetch(const uni *u, uint32_t parent, uint32_t func)
+{
+#if defined(__GNUC__)
+    __builtin_prefetch(&u->slots[node_home(u, parent, func)]);
+#else
+    (void)u, (void)parent, (void)func;
+#endif
+}
+
+static inline uint32_t node_intern(uni *u, uint32_t parent, uint32_t func)
+{
+    size_t i = node_home(u, parent, func);
+    for (;; i = i + 1 == u->n_slots ? 0 : i + 1) {
+        node_slot *sl = &u->slots[i];
+        if (sl->id == 0) {
+            /* u->cap bounds the nodes: at most one per stack */
+            uint32_t id = (uint32_t)u->n++;
+            sl->parent = parent;
+            sl->func = func;
+            sl->id = id;
+            u->parent[id] = parent;
+            u->func[id] = func;
+            return id;
+        }
+        if (sl->parent == parent && sl->func == func)
+            return sl->id;
+    }
+}
+
+static int key_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const uni *u = ctx;
+    return u->keys[id] == *(const uint32_t *)key;
+}
+
+/* Appends a function; returns its id or PROFKIT_NONE. */
+static uint32_t func_add(uni *u, const flame_func *f)
+{
+    flame_data *d = u->d;
+    if (d->n_funcs >= PROFKIT_NONE - 1 || PK_VEC_RESERVE(d->funcs, d->n_funcs, u->cap_funcs, 1))
+        return PROFKIT_NONE;
+    d->funcs[d->n_funcs] = *f;
+    return (uint32_t)d->n_funcs++;
+}
+
+/* The function called `name` with profile function fn's file, module and
+ * line (fn out of range: unknown), found by name in a diff. */
+static uint32_t func_of(uni *u, const profkit_profile *p, const char *name, size_t len, uint32_t fn)
+{
+    flame_func f;
+    memset(&f, 0, sizeof(f));
+    f.name = name;
+    f.name_len = (uint32_t)len;
+    f.file = f.module = "";
+    if (fn < p->n_functions) {
+        const profkit_function *pf = &p->functions[fn];
+        f.file = profkit_str(p, pf->file);
+        f.file_len = profkit_strtab_len(&p->strings, pf->file);
+        f.module = profkit_str(p, pf->module);
+        f.module_len = profkit_strtab_len(&p->strings, pf->module);
+        f.line = pf->start_line;
+    }
+    if (!u->diff)
+        return func_add(u, &f);
+    uint32_t key = profkit_strtab_intern(&u->d->strings, name, len);
+    if (key == PROFKIT_NONE)
+        return PROFKIT_NONE;
+    f.name = profkit_strtab_get(&u->d->strings, key); /* outlives the profile's */
+    uint64_t h = profkit_hash_u64(key);
+    uint32_t id = profkit_idset_find(&u->func_set, h, key_eq, u, &key);
+    if (id != PROFKIT_NONE)
+        return id;
+    if ((id = func_add(u, &f)) == PROFKIT_NONE ||
+        PK_VEC_RESERVE(u->keys, id, u->cap_keys, 1) != 0)
+        return PROFKIT_NONE;
+    u->keys[id] = key;
+    return profkit_idset_insert(&u->func_set, h, id) == 0 ? id : PROFKIT_NONE;
+}
+
+/*
+ * *out[s] = the union tree's node of p's stack s. One pass over the stack
+ * table: it relies on parents preceding children (profkit_stack_intern and
+ * _append only ever append a row whose parent exists), and refuses a table
+ * that breaks it rather than walk it. Outside a diff each of the profile's
+ * functions is one function here (the model hash-conses them); frames of
+ * a function without a name are told apart by address, as reports do.
+ */
+static int map_stacks(uni *u, const profkit_profile *p, uint32_t **out, profkit_error *err)
+{
+    uint32_t *fn_func = NULL, *frame_func = NULL, *stack_node = NULL;
+    int rc = PROFKIT_ENOMEM;
+    size_t ns = p->n_stacks ? p->n_stacks : 1;
+    if (!(fn_func = malloc((p->n_functions ? p->n_functions : 1) * sizeof(uint32_t))) ||
+        !(frame_func = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint32_t))) ||
+        !(stack_node = malloc(ns * sizeof(uint32_t))))
+        goto done;
+    for (size_t i = 0; i < p->n_functions; i++)
+        fn_func[i] = PROFKIT_NONE;
+    for (size_t f = 0; f < p->n_frames; f++) {
+        uint32_t fn = p->frames[f].function;
+        uint32_t name = fn < p->n_functions ? p->functions[fn].name : 0;
+        size_t len = profkit_strtab_len(&p->strings, name);
+        if (len) {
+            if (fn_func[fn] == PROFKIT_NONE &&
+                (fn_func[fn] = func_of(u, p, profkit_str(p, name), len, fn)) == PROFKIT_NONE)
+                goto done;
+            frame_func[f] = fn_func[fn];
+        } else {
+            /* no name: the address, as every report labels it */
+            char buf[32];
+            int w = snprintf(buf, sizeof(buf), "0x%" PRIx64, p->frames[f].address);
+            uint32_t id = profkit_strtab_intern(&u->d->strings, buf, (size_t)w);
+            if (id == PROFKIT_NONE ||
+                (frame_func[f] = func_of(u, p, profkit_strtab_get(&u->d->strings, id), (size_t)w, fn)) ==
+                    PROFKIT_NONE)
+                goto done;
+        }
+    }
+    stack_node[0] = 0;
+    for (size_t s = 1; s < p->n_stacks; s++) {
+        const profkit_stack *st = &p->stacks[s];
+        if (st->parent >= s || st->frame >= p->n_frames) {
+            rc = profkit_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
+                                   "stack %zu: parent %u or frame %u out of order or range", s,
+                                   st->parent, st->frame);
+            goto done;
+        }
+        /* The slot of a stack further on is a cache miss: ask for it
+         * now when its parent's node is known. */
+        if (s + 16 < p->n_stacks) {
+            const profkit_stack *ahead = &p->stacks[s + 16];
+            if (ahead->parent < s && ahead->frame < p->n_frames)
+                node_prefetch(u, stack_node[ahead->parent], frame_func[ahead->frame]);
+        }
+        stack_node[s] = node_intern(u, stack_node[st->parent], frame_func[st->frame]);
+    }
+    *out = stack_node;
+    stack_node = NULL;
+    rc = 0;
+done:
+    if (rc == PROFKIT_ENOMEM)
+        profkit_error_set(err, rc, NULL, -1, "out of memory building the flame graph");
+    free(fn_func);
+    free(frame_func);
+    free(stack_node);
+    return rc;
+}
+
+/* ------------------------------------------------------------ rows per scope */
+
+/* The rows of one profile that a scope reads: idx[0..n), or all rows when
+ * idx is NULL. */
+/* Per profile: the rows of a scope summed per stack first, so that each
+ * row costs one lookup near its neighbours' (a thread's stacks are close
+ * together) and the tree's work is per distinct stack. */
+typedef struct stack_sums {
+    int64_t *self;  /* self[s * nv + v], zero outside a scope's work */
+    uint32_t *seen; /* seen[s] == tag: s is in list */
+    uint32_t *node; /* the tree 1 node of stack s (timed threads) */
+    uint32_t *list; /* the stacks the scope's rows reach */
+    size_t n_list, cap_list;
+    uint32_t tag;
+} stack_sums;
+
+typedef struct rowset {
+    const profkit_profile *p;
+    const uint32_t *stack_node; /* the profile's stacks mapped to the union tree */
+    const uint32_t *vmap;       /* the scope's value v is the profile's vmap[v] (NONE: 0) */
+    const uint32_t *idx;
+    size_t n;
+    stack_sums *sums;
+} rowset;
+
+static inline uint32_t row_at(const rowset *r, size_t i) { return r->idx ? r->idx[i] : (uint32_t)i; }
+
+static int sums_init(stack_sums *ss, const profkit_profile *p, size_t nv)
+{
+    size_t ns = p->n_stacks ? p->n_stacks : 1, nsv;
+    if (profkit_mul_size(ns, nv ? nv : 1, &nsv) != 0 || !(ss->self = calloc(nsv, sizeof(int64_t))) ||
+        !(ss->seen = calloc(ns, sizeof(uint32_t))) || !(ss->node = malloc(ns * sizeof(uint32_t))))
+        return PROFKIT_ENOMEM;
+    return 0;
+}
+
+static void sums_free(stack_sums *ss)
+{
+    free(ss->self);
+    free(ss->seen);
+    free(ss->node);
+    free(ss->list);
+}
+
+/* Sums rs's rows per stack into rs->sums (nv scope value types). */
+static int sum_per_stack(const rowset *rs, size_t nv)
+{
+    const profkit_profile *p = rs->p;
+    stack_sums *ss = rs->sums;
+    size_t pnv = p->n_value_types;
+    ss->n_list = 0;
+    ss->tag++;
+    for (size_t i = 0; i < rs->n; i++) {
+        uint32_t r = row_at(rs, i);
+        uint32_t s = p->sample_stack[r];
+        if (s >= p->n_stacks)
+            continue;
+        if (ss->seen[s] != ss->tag) {
+            if (PK_VEC_RESERVE(ss->list, ss->n_list, ss->cap_list, 1) != 0)
+                return PROFKIT_ENOMEM;
+            ss->seen[s] = ss->tag;
+            ss->list[ss->n_list++] = s;
+        }
+        const int64_t *val = p->sample_values + (size_t)r * pnv;
+        int64_t *acc = ss->self + (size_t)s * nv;
+        for (size_t v = 0; v < nv; v++)
+            if (rs->vmap[v] != PROFKIT_NONE)
+                profkit_sat_addto(&acc[v], val[rs->vmap[v]]);
+    }
+    return 0;
+}
+
+
+/* Row indexes grouped by thread, in row order within a thread:
+ * rows of thread t are by_thread[start[t] .. start[t + 1]). */
+static int group_rows(const profkit_profile *p, uint32_t **by_thread, size_t **start)
+{
+    size_t nt = p->n_threads;
+    *by_thread = malloc((p->n_samples ? p->n_samples : 1) * sizeof(uint32_t));
+    *start = calloc(nt + 2, sizeof(size_t));
+    if (!*by_thread || !*start)
+        return PROFKIT_ENOMEM;
+    size_t *st = *start;
+    for (size_t r = 0; r < p->n_samples; r++)
+        if (p->sample_thread[r] < nt)
+            st[p->sample_thread[r] + 2]++;
+    for (size_t t = 0; t < nt; t++)
+        st[t + 2] += st[t + 1];
+    for (size_t r = 0; r < p->n_samples; r++)
+        if (p->sample_thread[r] < nt)
+            (*by_thread)[st[p->sample_thread[r] + 1]++] = (uint32_t)r;
+    return 0;
+}
+
+/* -------------------------------------------------- a scope before the cap */
+
+/* Sorts a[0..n) ascending (LSD radix, two 16-bit digits). */
+static int sort_ids(uint32_t *a, size_t n)
+{
+    uint32_t *tmp = malloc((n ? n : 1) * sizeof(uint32_t));
+    size_t *cnt = malloc(65537 * sizeof(size_t));
+    if (!tmp || !cnt) {
+        free(tmp);
+        free(cnt);
+        return PROFKIT_ENOMEM;
+    }
+    for (int shift = 0; shift < 32; shift += 16) {
+        memset(cnt, 0, 65537 * sizeof(size_t));
+        for (size_t i = 0; i < n; i++)
+            cnt[((a[i] >> shift) & 0xffff) + 1]++;
+        for (size_t i = 1; i < 65537; i++)
+            cnt[i] += cnt[i - 1];
+        for (size_t i = 0; i < n; i++)
+            tmp[cnt[(a[i] >> shift) & 0xffff]++] = a[i];
+        memcpy(a, tmp, n * sizeof(uint32_t));
+    }
+    free(tmp);
+    free(cnt);
+    return 0;
+}
+
+/* Arrays per local node that each scope needs, kept from one scope to the
+ * next (fresh big allocations cost a page fault per page every time). */
+typedef struct work {
+    int64_t *self, *tot, *bself, *btot; /* kv entries */
+    uint32_t *lp, *t1, *other, *map;    /* k entries */
+    size_t k, kv;
+} work;
+
+static int work_reserve(work *w, size_t k, size_t kv, int diff)
+{
+    if (kv > w->kv || (diff && !w->bself)) {
+        size_t n = kv > w->kv ? kv : w->kv;
+        free(w->self);
+        free(w->tot);
+        free(w->bself);
+        free(w->btot);
+        w->bself = w->btot = NULL;
+        w->kv = 0;
+        if (!(w->self = malloc(n * sizeof(int64_t))) || !(w->tot = malloc(n * sizeof(int64_t))) ||
+            (diff && (!(w->bself = malloc(n * sizeof(int64_t))) ||
+                      !(w->btot = malloc(n * sizeof(int64_t))))))
+            return PROFKIT_ENOMEM;
+        w->kv = n;
+    }
+    if (k > w->k) {
+        free(w->lp);
+        free(w->t1);
+        free(w->other);
+        free(w->map);
+        w->k = 0;
+        if (!(w->lp = malloc(k * sizeof(uint32_t))) || !(w->t1 = malloc(k * sizeof(uint32_t))) ||
+            !(w->other = malloc(k * sizeof(uint32_t))) || !(w->map = malloc(k * sizeof(uint32_t))))
+            return PROFKIT_ENOMEM;
+        w->k = k;
+    }
+    return 0;
+}
+
+static void work_free(work *w)
+{
+    free(w->self);
+    free(w->tot);
+    free(w->bself);
+    free(w->btot);
+    free(w->lp);
+    free(w->t1);
+    free(w->other);
+    free(w->map);
+}
+
+/* What every scope shares. */
+typedef struct builder {
+    flame_data *d;
+    uni u;
+    size_t nv;
+    double min_pct;
+    uint32_t *mark;   /* union node -> local index in the scope being built, NONE */
+    uint32_t *touched;
+    size_t cap_touched;
+    int64_t time0;    /* the profile's first sample time */
+    stack_sums sums[2]; /* NEW's, BASE's */
+    work work;
+} builder;
+
+/* Whether local node i's totals count: non-zero and at least thr for some
+ * value type (of NEW or, in a diff, of BASE). */
+static int significant(const int64_t *tot, const int64_t *btot, size_t k, size_t nv, size_t i,
+                       const double *thr, const double *bthr)
+{
+    for (size_t v = 0; v < nv; v++) {
+        int64_t x = tot[v * k + i];
+        if (x && fabs((double)x) >= thr[v])
+            return 1;
+        if (btot && (x = btot[v * k + i]) && fabs((double)x) >= bthr[v])
+            return 1;
+    }
+    return 0;
+}
+
+static int nonzero(const int64_t *tot, const int64_t *btot, size_t k, size_t nv, size_t i)
+{
+    for (size_t v = 0; v < nv; v++)
+        if (tot[v * k + i] || (btot && btot[v * k + i]))
+            return 1;
+    return 0;
+}
+
+/* Marks the union nodes rs reaches (and their ancestors) into b->touched. */
+/* Marks the union nodes of the stacks rs reaches (and their ancestors)
+ * into b->touched. */
+static int mark_rows(builder *b, const rowset *rs, size_t *k)
+{
+    const stack_sums *ss = rs->sums;
+    for (size_t i = 0; i < ss->n_list; i++)
+        for (uint32_t u = rs->stack_node[ss->list[i]]; b->mark[u] == PROFKIT_NONE; u = b->u.parent[u]) {
+            if (PK_VEC_RESERVE(b->touched, *k, b->cap_touched, 1) != 0)
+                return PROFKIT_ENOMEM;
+            b->mark[u] = 0;
+            b->touched[(*k)++] = u;
+        }
+    return 0;
+}
+
+/* Moves the per-stack sums into self by local node (and zeroes them). */
+static void sum_rows(const builder *b, const rowset *rs, int64_t *self, size_t k)
+{
+    stack_sums *ss = rs->sums;
+    size_t nv = b->nv;
+    for (size_t i = 0; i < ss->n_list; i++) {
+        uint32_t s = ss->list[i];
+        size_t li = b->mark[rs->stack_node[s]];
+        int64_t *acc = ss->self + (size_t)s * nv;
+        for (size_t v = 0; v < nv; v++) {
+            profkit_sat_addto(&self[v * k + li], acc[v]);
+            acc[v] = 0;
+        }
+    }
+}
+
+/*
+ * Tree 1 of a scope: rows of NEW (rs) and of BASE (brs, or NULL).
+ * timed: build the runs of rs's timed rows.
+ */
+static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs, int timed)
+{
+    size_t nv = b->nv, k = 1;
+    int rc = PROFKIT_ENOMEM;
+    int64_t *self = NULL, *tot = NULL, *bself = NULL, *btot = NULL;
+    uint32_t *lp = NULL, *t1 = NULL, *other = NULL, *map = NULL;
+    double *thr = NULL, *bthr = NULL;
+    memset(t, 0, sizeof(*t));
+
+    if (sum_per_stack(rs, nv) != 0 || (brs && sum_per_stack(brs, nv) != 0))
+        goto done;
+    if (!rs->idx && (!brs || !brs->idx)) {
+        /* every row: every node, in order (unreached ones add zeros) */
+        if (PK_VEC_RESERVE(b->touched, 0, b->cap_touched, b->u.n) != 0)
+            goto done;
+        for (k = 0; k < b->u.n; k++)
+            b->mark[k] = b->touched[k] = (uint32_t)k;
+    } else {
+        b->mark[0] = 0;
+        b->touched[0] = 0;
+        if (mark_rows(b, rs, &k) != 0 || (brs && mark_rows(b, brs, &k) != 0) ||
+            sort_ids(b->touched, k) != 0)
+            goto done;
+        for (size_t i = 0; i < k; i++)
+            b->mark[b->touched[i]] = (uint32_t)i;
+    }
+    size_t kv;
+    if (profkit_mul_size(k, nv ? nv : 1, &kv) != 0 || work_reserve(&b->work, k, kv, brs != NULL) != 0 ||
+        !(thr = calloc(nv + 1, sizeof(double))) || !(bthr = calloc(nv + 1, sizeof(double))))
+        goto done;
+    self = b->work.self;
+    tot = b->work.tot;
+    lp = b->work.lp;
+    t1 = b->work.t1;
+    other = b->work.other;
+    map = b->work.map;
+    memset(self, 0, kv * sizeof(int64_t));
+    if (brs) {
+        bself = b->work.bself;
+        btot = b->work.btot;
+        memset(bself, 0, kv * sizeof(int64_t));
+    }
+    lp[0] = 0;
+    for (size_t i = 1; i < k; i++)
+        lp[i] = b->mark[b->u.parent[b->touched[i]]];
+    sum_rows(b, rs, self, k);
+    memcpy(tot, self, kv * sizeof(int64_t));
+    if (brs) {
+        sum_rows(b, brs, bself, k);
+        memcpy(btot, bself, kv * sizeof(int64_t));
+    }
+    /* Parents precede children: one backward pass totals every node. */
+    for (size_t v = 0; v < nv; v++)
+        for (size_t i = k; i-- > 1;) {
+            profkit_sat_addto(&tot[v * k + lp[i]], tot[v * k + i]);
+            if (btot)
+                profkit_sat_addto(&btot[v * k + lp[i]], btot[v * k + i]);
+        }
+    for (size_t v = 0; v < nv; v++) {
+        thr[v] = fabs((double)tot[v * k]) * b->min_pct / 100.0;
+        if (btot)
+            bthr[v] = fabs((double)btot[v * k]) * b->min_pct / 100.0;
+    }
+    /* Keep a node when its parent is kept and it is big enough; kept nodes
+     * are numbered in order, "(other)" nodes after them. */
+    size_t n1 = 0, n_other = 0;
+    for (size_t i = 0; i < k; i++) {
+        other[i] = PROFKIT_NONE;
+        t1[i] = PROFKIT_NONE;
+        if (i == 0 || (t1[lp[i]] != PROFKIT_NONE && significant(tot, btot, k, nv, i, thr, bthr)))
+            t1[i] = (uint32_t)n1++;
+    }
+    for (size_t i = 1; i < k; i++)
+        if (t1[i] == PROFKIT_NONE && t1[lp[i]] != PROFKIT_NONE && other[lp[i]] == PROFKIT_NONE &&
+            nonzero(tot, btot, k, nv, i))
+            other[lp[i]] = (uint32_t)(n1 + n_other++);
+    size_t n = n1 + n_other, nvn;
+    t->n = n;
+    if (profkit_mul_size(n, nv ? nv : 1, &nvn) != 0 ||
+        !(t->parent = malloc(n * sizeof(int32_t))) || !(t->func = malloc(n * sizeof(int32_t))) ||
+        !(t->self = calloc(nvn, sizeof(int64_t))) ||
+        (brs && !(t->bself = calloc(nvn, sizeof(int64_t)))))
+        goto done;
+    for (size_t i = 0; i < k; i++) {
+        if (t1[i] != PROFKIT_NONE) {
+            uint32_t o = t1[i];
+            t->parent[o] = i ? (int32_t)t1[lp[i]] : -1;
+            t->func[o] = i ? (int32_t)b->u.func[b->touched[i]] : FLAME_ROOT;
+            for (size_t v = 0; v < nv; v++) {
+                t->self[v * n + o] = self[v * k + i];
+                if (bself)
+                    t->bself[v * n + o] = bself[v * k + i];
+            }
+            if (other[i] != PROFKIT_NONE) {
+                t->parent[other[i]] = (int32_t)o;
+                t->func[other[i]] = FLAME_OTHER;
+            }
+        } else if (t1[lp[i]] != PROFKIT_NONE && other[lp[i]] != PROFKIT_NONE) {
+            uint32_t o = other[lp[i]];
+            for (size_t v = 0; v < nv; v++) {
+                profkit_sat_addto(&t->self[v * n + o], tot[v * k + i]);
+                if (btot)
+                    profkit_sat_addto(&t->bself[v * n + o], btot[v * k + i]);
+            }
+        }
+    }
+    if (timed) {
+        /* Each union node's place in tree 1: itself, else the "(other)" of
+         * its nearest kept ancestor (or that ancestor, when all it merged
+         * was zero). */
+        map[0] = 0;
+        for (size_t i = 1; i < k; i++) {
+            if (t1[i] != PROFKIT_NONE)
+                map[i] = t1[i];
+            else if (t1[lp[i]] != PROFKIT_NONE)
+                map[i] = other[lp[i]] != PROFKIT_NONE ? other[lp[i]] : t1[lp[i]];
+            else
+                map[i] = map[lp[i]];
+        }
+        for (size_t i = 0; i < rs->sums->n_list; i++) {
+            uint32_t st = rs->sums->list[i];
+            rs->sums->node[st] = map[b->mark[rs->stack_node[st]]];
+        }
+        if (flame_runs(t, rs->p, rs->idx, rs->n, rs->sums->node, b->min_pct, b->time0) != 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    for (size_t i = 0; i < k; i++)
+        b->mark[b->touched[i]] = PROFKIT_NONE;
+    free(thr);
+    free(bthr);
+    return rc;
+}
+
+/* ------------------------------------------------------------ the whole */
+
+void flame_data_free(flame_data *d)
+{
+    for (size_t i = 0; i < d->n_scopes; i++) {
+        flame_scope *s = &d->scopes[i];
+        free(s->parent);
+        free(s->func);
+        free(s->self);
+        free(s->base_self);
+        free(s->run_start);
+        free(s->run_node);
+    }
+    free(d->scopes);
+    free(d->funcs);
+    profkit_strtab_free(&d->strings);
+    memset(d, 0, sizeof(*d));
+}
+
+int flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_options *o,
+                int one_tree, profkit_error *err)
+{
+    builder b;
+    memset(&b, 0, sizeof(b));
+    memset(d, 0, sizeof(*d));
+    d->p = p;
+    d->base = o->base;
+    b.d = d;
+    b.u.d = d;
+    b.u.diff = o->base != NULL;
+    b.nv = p->n_value_types;
+    b.min_pct = o->min_percent > 0 ? o->min_percent : 0;
+    uint32_t *stack_node = NULL, *bstack_node = NULL, *vmap = NULL, *bvmap = NULL;
+    uint32_t *by_thread = NULL;
+    size_t *tstart = NULL;
+    tree1 *t1 = NULL;
+    size_t *caps = NULL;
+    size_t nt = 0;
+    int rc;
+
+    uint32_t thread = PROFKIT_NONE, bthread = PROFKIT_NONE;
+    if ((rc = profkit_select(p, o->value, o->thread, &d->value, &thread, err)) != 0)
+        return rc;
+    if (o->base) {
+        int ok;
+        bthread = profkit_select_thread(o->base, o->thread, &ok, err);
+        if (!ok)
+            return PROFKIT_EINVAL;
+    }
+    size_t max_scopes = 1 + p->n_threads;
+    rc = PROFKIT_ENOMEM;
+    /* a node per stack at most, the root shared */
+    if (profkit_strtab_init(&d->strings) != 0 ||
+        uni_init(&b.u, (p->n_stacks ? p->n_stacks : 1) + (o->base ? o->base->n_stacks : 0)) != 0)
+        goto oom;
+    if ((rc = map_stacks(&b.u, p, &stack_node, err)) != 0 ||
+        (o->base && (rc = map_stacks(&b.u, o->base, &bstack_node, err)) != 0))
+        goto done;
+    rc = PROFKIT_ENOMEM;
+    if (!(vmap = malloc((b.nv + 1) * sizeof(uint32_t))) ||
+        !(bvmap = malloc((b.nv + 1) * sizeof(uint32_t))) ||
+        !(b.mark = malloc(b.u.n * sizeof(uint32_t))) ||
+        PK_VEC_RESERVE(b.touched, 0, b.cap_touched, 1) != 0)
+        goto oom;
+    for (size_t i = 0; i < b.u.n; i++)
+        b.mark[i] = PROFKIT_NONE;
+    if (sums_init(&b.sums[0], p, b.nv) != 0 || (o->base && sums_init(&b.sums[1], o->base, b.nv) != 0))
+        goto oom;
+    for (size_t v = 0; v < b.nv; v++) {
+        vmap[v] = (uint32_t)v;
+        bvmap[v] = PROFKIT_NONE;
+        if (o->base)
+            for (size_t w = 0; w < o->base->n_value_types; w++)
+                if (strcmp(profkit_str(p, p->value_types[v].type),
+                           profkit_str(o->base, o->base->value_types[w].type)) == 0 &&
+                    strcmp(profkit_str(p, p->value_types[v].unit),
+                           profkit_str(o->base, o->base->value_types[w].unit)) == 0) {
+                    bvmap[v] = (uint32_t)w;
+                    break;
+                }
+    }
+    b.time0 = INT64_MAX;
+    for (size_t r = 0; r < p->n_samples; r++)
+        if (p->sample_time[r] != PROFKIT_NO_TIME && p->sample_time[r] < b.time0)
+            b.time0 = p->sample_time[r];
+
+    /* Scopes: a diff or --thread is one tree; else all threads merged and
+     * each thread with samples. */
+    if (group_rows(p, &by_thread, &tstart) != 0)
+        goto oom;
+    if (!(t1 = calloc(max_scopes, sizeof(tree1))) || !(caps = calloc(max_scopes, sizeof(size_t))) ||
+        !(d->scopes = calloc(max_scopes, sizeof(flame_scope))))
+        goto oom;
+    int merged = 0;
+    if (o->base) {
+        uint32_t *bby = NULL;
+        size_t *bst = NULL;
+        rowset rs = { p, stack_node, vmap, NULL, p->n_samples, &b.sums[0] };
+        rowset brs = { o->base, bstack_node, bvmap, NULL, o->base->n_samples, &b.sums[1] };
+        if (thread != PROFKIT_NONE) {
+            rs.idx = by_thread + tstart[thread];
+            rs.n = tstart[thread + 1] - tstart[thread];
+            if (group_rows(o->base, &bby, &bst) != 0) {
+                free(bby);
+                free(bst);
+                goto oom;
+            }
+            brs.idx = bby + bst[bthread];
+            brs.n = bst[bthread + 1] - bst[bthread];
+        }
+        rc = build_tree1(&b, &t1[0], &rs, &brs, 0);
+        free(bby);
+        free(bst);
+        if (rc)
+            goto oom;
+        d->scopes[0].thread = thread;
+        d->scopes[0].merged = thread == PROFKIT_NONE;
+        nt = 1;
+    } else {
+        if (thread == PROFKIT_NONE) {
+            rowset rs = { p, stack_node, vmap, NULL, p->n_samples, &b.sums[0] };
+            if (build_tree1(&b, &t1[0], &rs, NULL, 0) != 0)
+                goto oom;
+            d->scopes[0].thread = PROFKIT_NONE;
+            d->scopes[0].merged = merged = 1;
+            nt = 1;
+        }
+        for (size_t th = 0; th < p->n_threads && !(one_tree && nt); th++) {
+            size_t n = tstart[th + 1] - tstart[th];
+            if ((thread != PROFKIT_NONE && th != thread) || (thread == PROFKIT_NONE && n == 0))
+                continue;
+            rowset rs = { p, stack_node, vmap, by_thread + tstart[th], n, &b.sums[0] };
+            if (build_tree1(&b, &t1[nt], &rs, NULL, 1) != 0)
+                goto oom;
+            d->scopes[nt].thread = (uint32_t)th;
+            nt++;
+        }
+    }
+    if (flame_share_caps(caps, t1, nt, merged, o->max_nodes) != 0)
+        goto oom;
+    for (size_t i = 0; i < nt; i++) {
+        d->n_scopes = i + 1;
+        if (flame_shrink(&d->scopes[i], &t1[i], b.nv, caps[i]) != 0)
+            goto oom;
+    }
+    rc = 0;
+    goto done;
+oom:
+    rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory building the flame graph");
+done:
+    if (t1)
+        for (size_t i = 0; i < max_scopes; i++)
+            flame_tree1_free(&t1[i]);
+    free(t1);
+    free(caps);
+    free(stack_node);
+    free(bstack_node);
+    free(vmap);
+    free(bvmap);
+    free(by_thread);
+    free(tstart);
+    free(b.mark);
+    free(b.touched);
+    work_free(&b.work);
+    sums_free(&b.sums[0]);
+    sums_free(&b.sums[1]);
+    free(b.u.keys);
+    free(b.u.parent);
+    free(b.u.func);
+    free(b.u.slots);
+    profkit_idset_free(&b.u.func_set);
+    return rc;
+}

@@ -1,0 +1,47 @@
+/*
+ * flame_tree1.h: between flame_tree.c, which builds each scope's tree
+ * after --min-percent ("tree 1"), flame_runs.c, which lays its timed
+ * samples out as runs, and flame_cap.c, which cuts it to its share of
+ * --max-nodes.
+ */
+#ifndef PROFKIT_FLAME_TREE1_H
+#define PROFKIT_FLAME_TREE1_H
+
+#include "report/flame/flame.h"
+
+/* A scope's tree after --min-percent ("tree 1"): parents first, "(other)"
+ * nodes are leaves. */
+typedef struct tree1 {
+    size_t n;
+    int32_t *parent, *func;
+    int64_t *self, *bself; /* [v * n + i]; bself only in a diff */
+    size_t n_runs;
+    int64_t *run_start;
+    uint32_t *run_node;
+    int64_t run_end;
+    int timed;
+} tree1;
+
+void flame_tree1_free(tree1 *t);
+
+/*
+ * The runs of the timed rows among rows[0..n) (all rows when rows is
+ * NULL) of p, over t: stack_node[s] is the tree 1 node of stack s. Equal
+ * consecutive nodes are one run; a run shorter than min_pct percent of the
+ * time range merges with what follows into their deepest common ancestor.
+ * Starts are ns since time0. Sets t->timed when there was a timed row.
+ * Returns 0 or PROFKIT_ENOMEM.
+ */
+int flame_runs(tree1 *t, const profkit_profile *p, const uint32_t *rows, size_t n,
+               const uint32_t *stack_node, double min_pct, int64_t time0);
+
+/*
+ * The scope s from tree 1 in at most `cap` nodes (0 = no cap), "(other)"
+ * nodes counted; t's arrays move into s or are freed with t.
+ * Returns 0 or PROFKIT_ENOMEM.
+ */
+int flame_shrink(flame_scope *s, tree1 *t, size_t nv, size_t cap);
+/* Each tree's cap out of max_nodes (see docs/viewer.md); 0 or ENOMEM. */
+int flame_share_caps(size_t *cap, const tree1 *t, size_t n, int merged, size_t max_nodes);
+
+#endif
