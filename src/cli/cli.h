@@ -147,6 +147,10 @@ typedef int (*cli_report2_fn)(FILE *out, const profkit_profile *base, const prof
 int cli_report2_main(const char *cmd, const char *help, const struct option *opts, int argc,
                      char **argv, profkit_report_options *ro, cli_report2_fn report);
 
+/* The FILEs joined by sep, the default title of a page (flame, view); a
+ * new string the caller frees, or NULL when out of memory. */
+char *cli_title(char *const *files, int n, const char *sep);
+
 /* Parses --by; returns 0 or -1. */
 int cli_parse_by(const char *s, profkit_key *out);
 /* Parses a non-negative integer; returns 0 or -1. */

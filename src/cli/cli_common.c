@@ -344,3 +344,20 @@ int cli_report2_main(const char *cmd, const char *help, const struct option *opt
     profkit_profile_free(b);
     return rc;
 }
+
+char *cli_title(char *const *files, int n, const char *sep)
+{
+    size_t len = 1;
+    for (int i = 0; i < n; i++)
+        len += strlen(files[i]) + strlen(sep);
+    char *t = malloc(len);
+    if (!t)
+        return NULL;
+    t[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (i)
+            strcat(t, sep);
+        strcat(t, files[i]);
+    }
+    return t;
+}

@@ -65,24 +65,6 @@ static const char *output_kind(const char *to, const char *out)
     return NULL;
 }
 
-/* The file names joined by " " (diff: "BASE vs NEW"); the caller frees it. */
-static char *default_title(char **files, int n, int diff)
-{
-    size_t len = 1;
-    for (int i = 0; i < n; i++)
-        len += strlen(files[i]) + 4;
-    char *t = malloc(len);
-    if (!t)
-        return NULL;
-    t[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        if (i)
-            strcat(t, diff ? " vs " : " ");
-        strcat(t, files[i]);
-    }
-    return t;
-}
-
 int cmd_flame(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -156,7 +138,7 @@ int cmd_flame(int argc, char **argv)
     }
     char *title = NULL;
     if (!fo.title) {
-        if (!(title = default_title(argv + optind, nfiles, diff))) {
+        if (!(title = cli_title(argv + optind, nfiles, diff ? " vs " : " "))) {
             profkit_profile_free(p);
             profkit_profile_free(base);
             fprintf(stderr, "profkit: error: out of memory\n");

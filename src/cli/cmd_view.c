@@ -4,12 +4,12 @@
  * only, a random token in every path, Host and Origin checked; see
  * docs/viewing.md), then hands its address to a browser.
  *
- * What is served and opened is a "plan": today the Firefox Profiler
- * hand-off (profile.json, readable cross-origin by profiler.firefox.com
- * only, opened through its from-url page). A plan that serves a page at
- * /TOKEN/ same-origin is one more struct, e.g.
- *   { "", "text/html; charset=utf-8", NULL, 0, NULL, render_page }
- * (no CORS origin; the server's own URL is opened), picked by default.
+ * What is served and opened is a "plan": by default profkit's own viewer
+ * page (the page `profkit flame` writes) at /TOKEN/, same-origin, with no
+ * CORS header at all, and the server's own address is opened; with
+ * --firefox the Firefox Profiler hand-off (profile.json, readable
+ * cross-origin by profiler.firefox.com only, opened through its from-url
+ * page).
  *
  * Ctrl-C (SIGINT) or SIGTERM stops it with status 0: both are blocked before
  * the server's threads start (they inherit the mask) and taken with sigwait,
@@ -33,38 +33,48 @@ extern char **environ;
 static const char help[] =
     "Usage: profkit view [OPTIONS] FILE...\n"
     "\n"
-    "Open a profile of any format in the Firefox Profiler (profiler.firefox.com).\n"
-    "The profile (several FILEs are merged) is converted to the Firefox\n"
-    "Profiler's processed format and served by a local web server on\n"
-    "http://127.0.0.1:PORT/TOKEN/profile.json; profkit prints the\n"
-    "profiler.firefox.com address that loads it, and opens it with xdg-open\n"
-    "when standard output is a terminal. It serves until Ctrl-C.\n"
+    "Open a profile of any format in profkit's own viewer, offline: the page\n"
+    "`profkit flame` writes (flame graph, icicle, stack chart, call tree,\n"
+    "sandwich, top functions, search, threads and value types) is served by a\n"
+    "local web server on http://127.0.0.1:PORT/TOKEN/; profkit prints that\n"
+    "address and opens it with xdg-open when standard output is a terminal.\n"
+    "With --firefox it hands the profile to the Firefox Profiler instead: the\n"
+    "profile is converted to its processed format, served on\n"
+    "http://127.0.0.1:PORT/TOKEN/profile.json, and the profiler.firefox.com\n"
+    "address that loads it is printed and opened. It serves until Ctrl-C.\n"
     "\n"
     "Who can read the profile: the server listens on 127.0.0.1 only; TOKEN is\n"
     "128 random bits, new each run, and any other path is 404; requests must\n"
-    "name Host 127.0.0.1:PORT or localhost:PORT (else 421), and a web page may\n"
-    "read it only if it is profiler.firefox.com (else 403). Anyone who learns\n"
+    "name Host 127.0.0.1:PORT or localhost:PORT (else 421), and no other web\n"
+    "page may read it (403), but for profiler.firefox.com with --firefox.\n"
+    "Anyone who learns\n"
     "the printed address (a local user who can see this terminal, or the\n"
     "--token argument in the process list) can read the profile until you stop\n"
     "the server. The browser must run on this machine (or reach its 127.0.0.1\n"
     "through an SSH tunnel: ssh -L PORT:127.0.0.1:PORT HOST).\n"
     "\n"
     "Options:\n"
-    "  --firefox       open the profile in the Firefox Profiler (the default)\n"
+    "  --firefox       open the profile in the Firefox Profiler (needs the\n"
+    "                  internet) instead of profkit's own page\n"
+    "  --min-percent P the page merges nodes below P% of their thread's total\n"
+    "                  into one \"(other)\" per parent (default 0.025)\n"
+    "  --max-nodes N   at most N nodes in the page's trees (default 100000)\n"
     "  --port N        listen on port N (default 0: any free port)\n"
     "  --token T       use T (16 to 128 of A-Z a-z 0-9 - _) as the secret path\n"
     "                  segment instead of a random one, for scripts\n"
     "  --no-open       only print the address, do not start a browser\n"
-    "  --value NAME    value type that becomes the sample weight (default: the\n"
-    "                  profile's default; profkit info lists them)\n"
+    "  --value NAME    value type shown first (with --firefox: the sample\n"
+    "                  weight); default: the profile's default (profkit info)\n"
     "  --thread NAME   only this thread (name or index from profkit info)\n" CLI_INPUT_HELP
     "\n"
-    "Output (one line each, for scripts): \"profile: URL\" (the served profile)\n"
-    "and \"open: URL\" (the address to open).\n"
+    "Output (one line each, for scripts): \"profile: URL\" (what is served: the\n"
+    "page, or with --firefox the profile) and \"open: URL\" (the address to open).\n"
     "\n"
     "Examples:\n"
     "  profkit view cpu.prof\n"
     "  profkit view --no-open --port 8123 app.bsprof --value wall\n"
+    "  profkit view --firefox gecko-profile.json.gz\n"
+    "  profkit flame cpu.prof -o cpu.html                     # the page as a file\n"
     "  profkit convert cpu.prof --to firefox -o cpu.json.gz   # to keep the file\n";
 
 #define FIREFOX_ORIGIN "https://profiler.firefox.com"
@@ -110,6 +120,22 @@ static int render_firefox(const profkit_profile *p, const profkit_write_options 
     return rc;
 }
 
+/* Options of the page plan (view's own options fill them in). */
+static profkit_flame_options page_options;
+
+/* Renders profkit's own viewer page, in memory. */
+static int render_page(const profkit_profile *p, const profkit_write_options *wo, char **out,
+                       size_t *n)
+{
+    profkit_flame_options o = page_options;
+    o.value = wo->value;
+    o.thread = wo->thread;
+    profkit_error err;
+    if (profkit_flame_render_html(out, n, p, &o, &err) != 0)
+        return err.code == PROFKIT_EINVAL ? cli_usage("view", "%s", err.message) : cli_error(&err);
+    return CLI_OK;
+}
+
 /* What `view` serves and which address it opens. */
 typedef struct view_plan {
     const char *name;         /* resource under /TOKEN/ ("" for the page) */
@@ -123,6 +149,9 @@ typedef struct view_plan {
 
 static const view_plan plan_firefox = {
     "profile.json", "application/json", FIREFOX_ORIGIN, 1, "firefox", render_firefox,
+};
+static const view_plan plan_page = {
+    "", "text/html; charset=utf-8", NULL, 0, NULL, render_page,
 };
 
 /* Percent-encodes everything but RFC 3986 unreserved characters. */
@@ -224,6 +253,8 @@ int cmd_view(int argc, char **argv)
         { "port", required_argument, NULL, 'P' },
         { "token", required_argument, NULL, 'K' },
         { "firefox", no_argument, NULL, 'X' },
+        { "min-percent", required_argument, NULL, 'M' },
+        { "max-nodes", required_argument, NULL, 'm' },
         { "no-open", no_argument, NULL, 'O' },
         { "value", required_argument, NULL, 'V' },
         { "thread", required_argument, NULL, 'T' },
@@ -235,7 +266,8 @@ int cmd_view(int argc, char **argv)
     memset(&wo, 0, sizeof(wo));
     profkit_server_options so;
     memset(&so, 0, sizeof(so));
-    const view_plan *plan = &plan_firefox; /* the default until the viewer page (#11) */
+    const view_plan *plan = &plan_page;
+    profkit_flame_options_init(&page_options);
     size_t port = 0;
     int no_open = 0, c;
     optind = 1;
@@ -248,6 +280,17 @@ int cmd_view(int argc, char **argv)
             break;
         case 'K': so.token = optarg; break;
         case 'X': plan = &plan_firefox; break;
+        case 'M': {
+            char *end;
+            page_options.min_percent = strtod(optarg, &end);
+            if (!*optarg || *end || !(page_options.min_percent >= 0 && page_options.min_percent <= 100))
+                return cli_usage("view", "--min-percent needs a number from 0 to 100");
+            break;
+        }
+        case 'm':
+            if (cli_parse_size(optarg, &page_options.max_nodes) != 0)
+                return cli_usage("view", "--max-nodes needs a number");
+            break;
         case 'O': no_open = 1; break;
         case 'V': wo.value = optarg; break;
         case 'T': wo.thread = optarg; break;
@@ -288,8 +331,14 @@ int cmd_view(int argc, char **argv)
     }
     pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
 
+    char *title = cli_title(argv + optind, argc - optind, " ");
+    page_options.title = title;
     profkit_profile *p;
-    int rc = cli_load(&p, argv + optind, argc - optind, &in);
+    int rc = CLI_BAD_INPUT;
+    if (!title)
+        fprintf(stderr, "profkit view: out of memory\n");
+    else
+        rc = cli_load(&p, argv + optind, argc - optind, &in);
     char *body = NULL;
     size_t n = 0;
     if (rc == 0) {
@@ -302,5 +351,6 @@ int cmd_view(int argc, char **argv)
     }
     profkit_server_stop(srv);
     free(body);
+    free(title);
     return rc;
 }

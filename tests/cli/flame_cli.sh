@@ -125,7 +125,7 @@ expect_eq "nothing left" "dir.html" "$(ls "$TMP/atomic")"
 expect_status "write into a missing directory" 1 "$PROFKIT" flame -q "$D/folded/ok_simple.folded" -o "$TMP/missing/x.html"
 grep -q "missing/x.html" "$TMP/err" && pass || fail "the error names the output: $(cat "$TMP/err")"
 echo "previous" > "$TMP/atomic/keep.html"
-expect_status "bad input keeps the old output" 1 "$PROFKIT" flame -q "$D/folded/bad_no_count.folded" -o "$TMP/atomic/keep.html"
+expect_status "bad input keeps the old output" 1 "$PROFKIT" flame -q --strict "$D/folded/bad_no_count.folded" -o "$TMP/atomic/keep.html"
 expect_eq "old output kept" "previous" "$(cat "$TMP/atomic/keep.html")"
 
 # Usage errors exit 2.

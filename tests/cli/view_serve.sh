@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# `profkit view`: serves the converted profile byte for byte at
+# `profkit view`: by default serves profkit's own viewer page at
+# http://127.0.0.1:PORT/TOKEN/ (byte for byte the page `profkit flame`
+# writes, same-origin: no CORS header, its own address printed to open);
+# with --firefox serves the converted profile byte for byte at
 # http://127.0.0.1:PORT/TOKEN/profile.json (a new random token each run, or
 # --token), prints the from-url address that loads it in the Firefox
-# Profiler, refuses a wrong token or a traversal path (404), a foreign Host
+# Profiler; either way refuses a wrong token or a traversal path (404), a foreign Host
 # (421), a foreign Origin (403) and other methods (405), gives CORS only to
 # profiler.firefox.com, answers 20 clients at once within a second each
 # while half-open connections are held, and stops cleanly (status 0) on
@@ -64,7 +67,33 @@ hdr() { grep -i "^$1:" "$TMP/h" | tr -d '\r' | sed 's/^[^:]*: *//'; }
 
 "$PROFKIT" convert "$IN" --to firefox -o "$TMP/conv.json" || fail "convert --to firefox"
 
+# The default: profkit's own page, same-origin.
+"$PROFKIT" flame -q "$IN" -o "$TMP/flame.html" || fail "flame -o flame.html"
 start_view --port 0 "$IN"
+if [[ $local =~ ^http://127\.0\.0\.1:[0-9]+/[0-9a-f]{32}/$ ]]; then pass; else
+  fail "no page address with a 32-hex-digit token printed: $(cat "$TMP/view.out" "$TMP/view.err")"
+fi
+expect_eq "the page's own address is the one to open" "$local" "$open"
+code "GET the page" 200 "$local"
+expect_eq "served page equals profkit flame's" "same" "$(cmp -s "$TMP/flame.html" "$TMP/b" && echo same)"
+expect_eq "page content type" "text/html; charset=utf-8" "$(hdr content-type)"
+expect_eq "no CORS header for the page" "" "$(hdr access-control-allow-origin)"
+grep -q "Content-Security-Policy\" content=\"default-src 'none'" "$TMP/b" && pass || fail "the served page has no CSP"
+code "GET the page as index.html" 200 "${local}index.html"
+code "the page from profiler.firefox.com" 403 -H "Origin: $FF" "$local"
+code "no profile.json beside the page" 404 "${local}profile.json"
+code "page, wrong token" 404 "$base/0123456789abcdef0123456789abcdef/"
+code "page, foreign Host" 421 -H "Host: evil.example:$port" "$local"
+stop_view INT
+expect_eq "exit status after SIGINT (page)" 0 "$status"
+"$PROFKIT" flame -q --max-nodes 2 "$IN" -o "$TMP/flame2.html" || fail "flame --max-nodes 2"
+start_view --max-nodes 2 "$IN"
+code "GET the page with --max-nodes" 200 "$local"
+expect_eq "--max-nodes reaches the page" "same" "$(cmp -s "$TMP/flame2.html" "$TMP/b" && echo same)"
+stop_view INT
+
+# --firefox: the Firefox Profiler hand-off.
+start_view --firefox --port 0 "$IN"
 if [[ $local =~ ^http://127\.0\.0\.1:[0-9]+/[0-9a-f]{32}/profile\.json$ ]]; then pass; else
   fail "no local address with a 32-hex-digit token printed: $(cat "$TMP/view.out" "$TMP/view.err")"
   finish
@@ -147,7 +176,7 @@ expect_eq "--port and --token in the address" "http://127.0.0.1:$fixed/script-to
 code "GET with --value/--thread" 200 "$local"
 stop_view TERM
 expect_eq "exit status after SIGTERM" 0 "$status"
-start_view "$IN"
+start_view --firefox "$IN"
 expect_eq "a new random token each run" "different" "$([ -n "$token" ] && [ "$token" != "$first_token" ] && echo different)"
 stop_view INT
 
@@ -158,5 +187,7 @@ expect_status "view --port out of range" 2 "$PROFKIT" view --no-open --port 7000
 expect_status "view --token too short" 2 "$PROFKIT" view --no-open --token abc "$IN"
 expect_status "view --token with a slash" 2 "$PROFKIT" view --no-open --token 0123456789abcdef/x "$IN"
 expect_status "view of an unknown value type" 2 "$PROFKIT" view --no-open --value nosuch "$IN"
+expect_status "view --firefox of an unknown value type" 2 "$PROFKIT" view --no-open --firefox --value nosuch "$IN"
+expect_status "view --min-percent out of range" 2 "$PROFKIT" view --no-open --min-percent 101 "$IN"
 expect_status "view of a missing file" 1 "$PROFKIT" view --no-open "$TMP/missing.prof"
 finish
