@@ -25,7 +25,13 @@ typedef struct cli_input {
     int skip_markers;   /* the command never shows markers: do not keep them */
     int skip_inuse;     /* nor what is still allocated at the end */
     int skip_lines;     /* nor lines */
+    /* --max-string-size, --max-depth, --max-threads, --max-inflate (0: default) */
+    uint64_t max_string_size, max_inflate;
+    uint32_t max_depth, max_threads;
 } cli_input;
+
+/* getopt values of the limit options (beyond every character) */
+enum { CLI_OPT_MAX_STRING = 0x100, CLI_OPT_MAX_DEPTH, CLI_OPT_MAX_THREADS, CLI_OPT_MAX_INFLATE };
 
 /* Long options for cli_input, to splice into a getopt_long table. */
 #define CLI_INPUT_OPTIONS                                  \
@@ -34,6 +40,10 @@ typedef struct cli_input {
     { "quiet", no_argument, NULL, 'q' },                  \
     { "symbolize", no_argument, NULL, 'Y' },              \
     { "binary", required_argument, NULL, 'N' },           \
+    { "max-string-size", required_argument, NULL, CLI_OPT_MAX_STRING }, \
+    { "max-depth", required_argument, NULL, CLI_OPT_MAX_DEPTH }, \
+    { "max-threads", required_argument, NULL, CLI_OPT_MAX_THREADS }, \
+    { "max-inflate", required_argument, NULL, CLI_OPT_MAX_INFLATE }, \
     { "help", no_argument, NULL, 'h' }
 
 /* The options of the ranked reports (top, hist, diff), CLI_INPUT_OPTIONS
