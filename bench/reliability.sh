@@ -25,6 +25,9 @@ order=(json_string json_escapes json_number json_threads json_rows gecko_deep fi
        folded_line gperf_pcs pprof_types pprof_labels pprof_deep)
 [ $# -gt 0 ] && order=("$@")
 
+# options a family needs (a folded line longer than detection's 64 KiB look)
+declare -A extra=([folded_line]="--format folded")
+
 # median of the arguments
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
@@ -32,7 +35,11 @@ median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1
 measure() {
   local f=$1 cmd=$2 ts=() ms=() i out
   for ((i = 0; i < RUNS; i++)); do
-    /usr/bin/time -o "$dir/time.out" -f '%U %S %M' "$PROFKIT" "$cmd" -q "$f" > /dev/null 2>&1
+    # shellcheck disable=SC2086
+    if ! /usr/bin/time -o "$dir/time.out" -f '%U %S %M' "$PROFKIT" "$cmd" -q ${extra[$fam]:-} "$f" > /dev/null 2> "$dir/err.out"; then
+      echo "FAIL: $fam: profkit $cmd failed: $(head -c 300 "$dir/err.out")" >&2
+      fail=1
+    fi
     out=$(tail -1 "$dir/time.out")
     ts+=("$(echo "$out" | awk '{printf "%.3f", $1 + $2}')")
     ms+=("$(echo "$out" | awk '{print $3}')")
