@@ -232,6 +232,12 @@ typedef struct profkit_read_options {
     int skip_lines;         /* the caller keys nothing by line: a reader may
                                give frames their function's definition line
                                instead (bsprof: fewer rows) */
+    /* Limits on absurd sizes (docs/formats/README.md, "Limits"); 0 takes
+     * the default. Input over a limit is refused with an error naming it. */
+    uint64_t max_string_size; /* one JSON string or number, in bytes: 256 MiB */
+    uint32_t max_depth;       /* frames in one stack: 1 M (1048576) */
+    uint32_t max_threads;     /* threads in one profile: 1 M (1048576) */
+    uint64_t max_inflate;     /* decompressed bytes per compressed byte, past 1 GiB: 1000 */
 } profkit_read_options;
 
 /*

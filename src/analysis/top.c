@@ -52,12 +52,83 @@ void profkit_top_free(profkit_top *t)
     memset(t, 0, sizeof(*t));
 }
 
+/*
+ * Flat and cumulative values in one pass over the stack tree, whatever its
+ * depth: self values sit on the nodes, a node's total is its subtree's sum
+ * (children before parents), and a key's cumulative value is the sum of the
+ * totals of its topmost nodes, those with no ancestor of the same key
+ * (recursion counts once). A depth-first walk keeps, per key, how many
+ * nodes of the current path have it. Summing each sample's whole stack
+ * instead costs the depth per node: quadratic on a deep chain with a value
+ * at every level.
+ */
+static int cumulate(profkit_top *t, const profkit_profile *p, const int64_t *self)
+{
+    size_t ns = p->n_stacks;
+    int rc = PROFKIT_ENOMEM;
+    uint32_t *first = NULL, *next = NULL, *on_path = NULL, *path = NULL;
+    int64_t *total = NULL;
+    if (ns < 2)
+        return 0;
+    if (!(first = malloc(ns * sizeof(uint32_t))) || !(next = malloc(ns * sizeof(uint32_t))) ||
+        !(on_path = calloc(t->n, sizeof(uint32_t))) || !(path = malloc(ns * sizeof(uint32_t))) ||
+        !(total = malloc(ns * sizeof(int64_t))))
+        goto out;
+    /* children as linked lists: first[parent], next[sibling] */
+    for (size_t s = 0; s < ns; s++)
+        first[s] = PROFKIT_NONE;
+    for (size_t s = ns; s-- > 1;) {
+        uint32_t par = p->stacks[s].parent;
+        if (par >= ns || par == s) /* not in the tree: counted as a child of the root */
+            par = 0;
+        next[s] = first[par];
+        first[par] = (uint32_t)s;
+    }
+    /* path[0..d) is the current path below the root; first[] is consumed as
+     * each node's next child to visit. */
+    size_t d = 0;
+    uint32_t child = first[0];
+    first[0] = PROFKIT_NONE;
+    for (;;) {
+        if (child != PROFKIT_NONE) {
+            uint32_t s = child;
+            uint32_t k = t->frame_key[p->stacks[s].frame];
+            total[s] = self[s];
+            if (self[s]) {
+                profkit_sat_addto(&t->total, self[s]);
+                profkit_sat_addto(&t->rows[k].flat, self[s]);
+            }
+            on_path[k]++;
+            path[d++] = s;
+            child = first[s];
+            first[s] = PROFKIT_NONE;
+            continue;
+        }
+        if (d == 0)
+            break;
+        uint32_t s = path[--d];
+        uint32_t k = t->frame_key[p->stacks[s].frame];
+        if (--on_path[k] == 0) /* no ancestor has this key: topmost */
+            profkit_sat_addto(&t->rows[k].cum, total[s]);
+        if (d > 0)
+            profkit_sat_addto(&total[path[d - 1]], total[s]);
+        child = next[s];
+    }
+    rc = 0;
+out:
+    free(first);
+    free(next);
+    free(on_path);
+    free(path);
+    free(total);
+    return rc;
+}
+
 int profkit_top_compute(profkit_top *t, const profkit_profile *p, uint32_t value, uint32_t thread,
                         profkit_key by, profkit_error *err)
 {
     memset(t, 0, sizeof(*t));
     int64_t *self = NULL;
-    uint32_t *stamp = NULL;
     int rc = PROFKIT_ENOMEM;
     char buf[4096];
     if (profkit_strtab_init(&t->keys) != 0 ||
@@ -71,32 +142,17 @@ int profkit_top_compute(profkit_top *t, const profkit_profile *p, uint32_t value
     /* Key 0 is "" (the string table's own); it only names frames without
      * any label, which cannot happen: labels fall back to the address. */
     t->n = t->keys.n;
-    if (!(t->rows = calloc(t->n, sizeof(*t->rows))) || !(stamp = calloc(t->n, sizeof(uint32_t))) ||
+    if (!(t->rows = calloc(t->n, sizeof(*t->rows))) ||
         profkit_stack_self(p, value, thread, &self) != 0)
         goto done;
     for (size_t k = 0; k < t->n; k++)
         t->rows[k].key = (uint32_t)k;
-    for (size_t s = 1; s < p->n_stacks; s++) {
-        int64_t v = self[s];
-        if (v == 0)
-            continue;
-        profkit_sat_addto(&t->total, v);
-        uint32_t leaf = t->frame_key[p->stacks[s].frame];
-        profkit_sat_addto(&t->rows[leaf].flat, v);
-        /* stamp[k] == s marks key k as counted for this stack already. */
-        for (uint32_t c = (uint32_t)s; c != 0; c = p->stacks[c].parent) {
-            uint32_t k = t->frame_key[p->stacks[c].frame];
-            if (stamp[k] != s) {
-                stamp[k] = (uint32_t)s;
-                profkit_sat_addto(&t->rows[k].cum, v);
-            }
-        }
-    }
+    if (cumulate(t, p, self) != 0)
+        goto done;
     profkit_sat_addto(&t->total, self[0]); /* samples with an empty stack count in the total */
     rc = 0;
 done:
     free(self);
-    free(stamp);
     if (rc) {
         profkit_top_free(t);
         profkit_error_set(err, rc, NULL, -1, "out of memory computing top");

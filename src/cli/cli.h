@@ -37,11 +37,17 @@ typedef struct cli_input {
     int skip_inuse;     /* nor what is still allocated at the end */
     int skip_lines;     /* nor lines */
     profkit_filter_options filter; /* --focus, --ignore, ... (applied after merging) */
+    /* --max-string-size, --max-depth, --max-threads, --max-inflate (0: default) */
+    uint64_t max_string_size, max_inflate;
+    uint32_t max_depth, max_threads;
 } cli_input;
 
 /* Option codes of the filters (above any character). */
 enum { CLI_OPT_FOCUS = 0x180, CLI_OPT_IGNORE, CLI_OPT_HIDE, CLI_OPT_SHOW, CLI_OPT_SHOW_FROM,
        CLI_OPT_PRUNE_FROM };
+
+/* getopt values of the limit options (beyond every character) */
+enum { CLI_OPT_MAX_STRING = 0x1c0, CLI_OPT_MAX_DEPTH, CLI_OPT_MAX_THREADS, CLI_OPT_MAX_INFLATE };
 
 /* Long options for cli_input, to splice into a getopt_long table. */
 #define CLI_INPUT_OPTIONS                                  \
@@ -59,6 +65,10 @@ enum { CLI_OPT_FOCUS = 0x180, CLI_OPT_IGNORE, CLI_OPT_HIDE, CLI_OPT_SHOW, CLI_OP
     { "show", required_argument, NULL, CLI_OPT_SHOW },    \
     { "show-from", required_argument, NULL, CLI_OPT_SHOW_FROM }, \
     { "prune-from", required_argument, NULL, CLI_OPT_PRUNE_FROM }, \
+    { "max-string-size", required_argument, NULL, CLI_OPT_MAX_STRING }, \
+    { "max-depth", required_argument, NULL, CLI_OPT_MAX_DEPTH }, \
+    { "max-threads", required_argument, NULL, CLI_OPT_MAX_THREADS }, \
+    { "max-inflate", required_argument, NULL, CLI_OPT_MAX_INFLATE }, \
     { "help", no_argument, NULL, 'h' }
 
 /* The options of the ranked reports (top, hist, diff), CLI_INPUT_OPTIONS
@@ -99,6 +109,10 @@ enum { CLI_OPT_FOCUS = 0x180, CLI_OPT_IGNORE, CLI_OPT_HIDE, CLI_OPT_SHOW, CLI_OP
     "  --show RE       keep only frames matching RE\n"                                  \
     "  --show-from RE  cut each stack above its outermost frame matching RE\n"         \
     "  --prune-from RE drop the frames below the innermost frame matching RE\n"        \
+    "  --max-string-size BYTES, --max-depth N, --max-threads N, --max-inflate R\n"  \
+    "                  raise the limits on absurd inputs (256 MiB per JSON string\n" \
+    "                  or number, 1 M frames per stack, 1 M threads, 1000:1\n"      \
+    "                  decompression past 1 GiB; docs/formats/README.md)\n"           \
     "  -h, --help      show this help\n"
 
 /* Handles a cli_input option; returns 1 when `c` was one, -1 when its

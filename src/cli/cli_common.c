@@ -1,6 +1,7 @@
 /* cli_common.c: loading inputs, progress, warnings and usage errors. */
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,9 +9,31 @@
 #include <time.h>
 #include <unistd.h>
 
+/* A positive count for a limit option; 0 after a usage message when not. */
+static uint64_t limit_arg(const char *opt, const char *arg, uint64_t max)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    if (errno || end == arg || *end || v == 0 || v > max || arg[0] == '-') {
+        cli_usage(NULL, "--%s: expected a whole number from 1 to %llu, got '%s'", opt,
+                  (unsigned long long)max, arg);
+        return 0;
+    }
+    return v;
+}
+
 int cli_input_option(cli_input *in, int c, const char *arg)
 {
     switch (c) {
+    case CLI_OPT_MAX_STRING:
+        return (in->max_string_size = limit_arg("max-string-size", arg, UINT64_MAX)) ? 1 : -1;
+    case CLI_OPT_MAX_INFLATE:
+        return (in->max_inflate = limit_arg("max-inflate", arg, UINT64_MAX)) ? 1 : -1;
+    case CLI_OPT_MAX_DEPTH:
+        return (in->max_depth = (uint32_t)limit_arg("max-depth", arg, UINT32_MAX)) ? 1 : -1;
+    case CLI_OPT_MAX_THREADS:
+        return (in->max_threads = (uint32_t)limit_arg("max-threads", arg, UINT32_MAX)) ? 1 : -1;
     case 'F': in->format = arg; return 1;
     case 'S': in->strict = 1; return 1;
     case 'q': in->quiet = 1; return 1;
@@ -129,6 +152,10 @@ int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *
         ro.skip_markers = in->skip_markers;
         ro.skip_inuse = in->skip_inuse;
         ro.skip_lines = in->skip_lines;
+        ro.max_string_size = in->max_string_size;
+        ro.max_depth = in->max_depth;
+        ro.max_threads = in->max_threads;
+        ro.max_inflate = in->max_inflate;
         profkit_error err;
         profkit_profile *p;
         int rc = profkit_profile_read_file(&p, files[i], &ro, &err);

@@ -53,8 +53,13 @@ int cmd_convert(int argc, char **argv)
         case 'T': wo.thread = optarg; break;
         case 'L': wo.by_line = in.filter.by_line = 1; break;
         default:
-            if (cli_input_option(&in, c, optarg) <= 0)
+            {
+            int r = cli_input_option(&in, c, optarg);
+            if (r < 0)
+                return CLI_USAGE;
+            if (r == 0)
                 return cli_usage("convert", "unknown option");
+        }
         }
     }
     if (optind >= argc)

@@ -106,8 +106,10 @@ int cmd_flame(int argc, char **argv)
                 return cli_usage("flame", "--max-nodes takes a whole number, not '%s'", optarg);
             break;
         default:
-            if (cli_input_option(&in, c, optarg) <= 0)
-                return cli_usage("flame", "unknown option");
+            switch (cli_input_option(&in, c, optarg)) {
+            case -1: return CLI_USAGE;
+            case 0: return cli_usage("flame", "unknown option");
+            }
         }
     }
     const char *kind = output_kind(to, out);

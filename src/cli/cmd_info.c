@@ -32,7 +32,10 @@ int cmd_info(int argc, char **argv)
             json = 1;
             continue;
         }
-        if (cli_input_option(&in, c, optarg) <= 0)
+        int r = cli_input_option(&in, c, optarg);
+        if (r < 0)
+            return CLI_USAGE;
+        if (r == 0)
             return cli_usage("info", "unknown option");
     }
     if (optind >= argc)

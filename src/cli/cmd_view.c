@@ -295,8 +295,10 @@ int cmd_view(int argc, char **argv)
         case 'V': wo.value = optarg; break;
         case 'T': wo.thread = optarg; break;
         default:
-            if (cli_input_option(&in, c, optarg) <= 0)
-                return cli_usage("view", "unknown option");
+            switch (cli_input_option(&in, c, optarg)) {
+            case -1: return CLI_USAGE;
+            case 0: return cli_usage("view", "unknown option");
+            }
         }
     }
     if (optind >= argc)

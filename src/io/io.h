@@ -42,6 +42,10 @@ void profkit_source_close(profkit_source *s);
 /* The name used in messages. */
 const char *profkit_source_name(const profkit_source *s);
 profkit_compression profkit_source_compression(const profkit_source *s);
+/* Decompressed bytes allowed per compressed byte once past 1 GiB of output
+ * (0: PROFKIT_SOURCE_MAX_RATIO); more fails with PROFKIT_EUNSUPPORTED. */
+#define PROFKIT_SOURCE_MAX_RATIO 1000u
+void profkit_source_set_max_ratio(profkit_source *s, uint64_t ratio);
 /* Reports raw-byte progress of streaming reads through this callback. */
 void profkit_source_set_progress(profkit_source *s, profkit_progress_fn fn, void *payload);
 

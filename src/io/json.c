@@ -11,7 +11,30 @@
 
 #include <yajl/yajl_parse.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define PK_JSON_CHUNK (256u * 1024u)
+/* Default limit on one string or number: 256 MiB. */
+#define PK_JSON_MAX_TOKEN (256ull << 20)
+
+/*
+ * A token cut by a chunk's end: yajl keeps its start in a buffer of its own
+ * and lexes the buffer again from the token's first byte with every chunk
+ * that follows, so a string or number spanning k chunks costs k times its
+ * length (quadratic: a 128 MB string took minutes). This layer therefore
+ * never hands yajl a chunk that ends inside a token: it follows strings
+ * (quotes and backslashes) and scalars (numbers, true/false/null) across
+ * the chunks it reads, gives yajl each chunk up to the start of a token left
+ * open at its end, and keeps that token's bytes (growing by doubling) until
+ * it ends. yajl then sees each long token whole, once.
+ */
+typedef struct pk_json_scan {
+    uint8_t in_str;    /* inside a string */
+    uint8_t esc;       /* the byte before was an escaping backslash */
+    uint8_t in_scalar; /* inside a number or literal (outside strings) */
+} pk_json_scan;
 
 struct pk_json {
     yajl_handle h;
@@ -27,6 +50,15 @@ struct pk_json {
     size_t chunk_len;
     uint64_t chunk_base;    /* offset of chunk[0] in the whole input */
     uint32_t line0, col0;   /* position of chunk[0] */
+    pk_json_scan scan;      /* token state at the end of the bytes read */
+    uint8_t *pend;          /* the open token's bytes not given to yajl yet */
+    size_t pend_len, pend_cap;
+    uint64_t max_token;     /* limit on one token's length (0: none) */
+    /* the last position asked for (pos_in_chunk) */
+    const uint8_t *where_chunk;
+    uint64_t where_base;
+    size_t where_pos, where_nl;
+    uint32_t where_line;
 };
 
 /* ---------------------------------------------------------- positions */
@@ -37,19 +69,35 @@ static int is_scalar_char(uint8_t c)
            c == '.' || c == '+' || c == '-';
 }
 
-/* Line/column of chunk[pos], counting newlines from the chunk start. */
-static void pos_in_chunk(const pk_json *j, size_t pos, uint32_t *line, uint32_t *column)
+/*
+ * Line/column of chunk[pos]. Counting newlines from the chunk's start at
+ * every call cost a chunk (256 KiB) per call: readers that note where each
+ * thread or table starts made that quadratic (10,000 empty threads took 9
+ * s). The last answer is kept, and a later position in the same chunk
+ * counts on from it: each byte is counted once per chunk.
+ */
+static void pos_in_chunk(const pk_json *jc, size_t pos, uint32_t *line, uint32_t *column)
 {
-    uint32_t l = j->line0;
-    size_t last_nl = SIZE_MAX;
-    for (size_t i = 0; i < pos && i < j->chunk_len; i++) {
-        if (j->chunk[i] == '\n') {
-            l++;
-            last_nl = i;
-        }
+    pk_json *j = (pk_json *)jc; /* the cache is not part of the parser's state */
+    if (pos > j->chunk_len)
+        pos = j->chunk_len;
+    if (j->where_chunk != j->chunk || j->where_base != j->chunk_base || pos < j->where_pos) {
+        j->where_chunk = j->chunk;
+        j->where_base = j->chunk_base;
+        j->where_pos = 0;
+        j->where_line = j->line0;
+        j->where_nl = SIZE_MAX;
     }
-    *line = l;
-    *column = last_nl == SIZE_MAX ? j->col0 + (uint32_t)pos : (uint32_t)(pos - last_nl);
+    const uint8_t *c = j->chunk, *nl;
+    size_t i = j->where_pos;
+    while (i < pos && (nl = memchr(c + i, '\n', pos - i)) != NULL) {
+        j->where_line++;
+        j->where_nl = (size_t)(nl - c);
+        i = j->where_nl + 1;
+    }
+    j->where_pos = pos;
+    *line = j->where_line;
+    *column = j->where_nl == SIZE_MAX ? j->col0 + (uint32_t)pos : (uint32_t)(pos - j->where_nl);
 }
 
 /* Where the current token starts: yajl's offset is just past it. */
@@ -394,7 +442,9 @@ static int open_parser(pk_json *j, profkit_read_ctx *ctx, pk_json_fn fn, void *p
     j->payload = payload;
     j->line0 = 1;
     j->col0 = 1;
+    j->where_pos = SIZE_MAX; /* no position asked for yet */
     j->cbs = callbacks;
+    j->max_token = ctx->opts->max_string_size ? ctx->opts->max_string_size : PK_JSON_MAX_TOKEN;
     j->h = yajl_alloc(&j->cbs, NULL, j);
     if (!j->h)
         return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
@@ -414,8 +464,129 @@ static int feed(pk_json *j, const uint8_t *data, size_t n)
     return 0;
 }
 
+static int is_scalar_byte(uint8_t c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           c == '.' || c == '+' || c == '-';
+}
+
+/*
+ * Follows the token state over data[0..n). Returns the offset where the
+ * token still open at the end starts, n when none is open, or SIZE_MAX when
+ * the open token started before data (it continues through all of data).
+ * Each byte is looked at once: outside strings only quotes matter (memchr;
+ * a number or literal left open is found from the end), inside them quotes
+ * and backslashes, 16 bytes at a time where SSE2 is there.
+ */
+static size_t scan_chunk(pk_json_scan *st, const uint8_t *d, size_t n)
+{
+    int was_scalar = st->in_scalar;
+    size_t open = n, str_end = 0, i = 0;
+    if (st->in_str)
+        open = SIZE_MAX;
+    while (i < n) {
+        if (!st->in_str) {
+            const uint8_t *q = memchr(d + i, '"', n - i);
+            if (!q)
+                break;
+            i = (size_t)(q - d);
+            st->in_str = 1;
+            open = i++;
+            continue;
+        }
+        if (st->esc) {
+            st->esc = 0;
+            i++;
+            continue;
+        }
+#if defined(__SSE2__)
+        const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\');
+        while (i + 16 <= n) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(d + i));
+            int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, vq), _mm_cmpeq_epi8(v, vb)));
+            if (m) {
+                i += (size_t)__builtin_ctz((unsigned)m);
+                break;
+            }
+            i += 16;
+        }
+#endif
+        for (; i < n; i++) {
+            if (d[i] == '"') {
+                st->in_str = 0;
+                open = n;
+                str_end = ++i;
+                break;
+            }
+            if (d[i] == '\\') {
+                st->esc = 1;
+                i++;
+                break;
+            }
+        }
+    }
+    if (st->in_str)
+        return open;
+    size_t r = n;
+    while (r > str_end && is_scalar_byte(d[r - 1]))
+        r--;
+    st->in_scalar = r < n;
+    if (r == n)
+        return n;
+    return r == 0 && str_end == 0 && was_scalar ? SIZE_MAX : r;
+}
+
+static int pend_add(pk_json *j, const uint8_t *d, size_t n)
+{
+    if (n == 0)
+        return 0;
+    if (j->max_token && j->pend_len + n > j->max_token) {
+        /* the token starts at the chunk base: the bytes given to yajl so far */
+        j->chunk = NULL;
+        j->chunk_len = 0;
+        uint32_t line = j->line0, col = j->col0;
+        return profkit_read_fail_pos(j->ctx, PROFKIT_EUNSUPPORTED, line, col,
+                                     "JSON: a string or number longer than the limit of %llu bytes "
+                                     "(--max-string-size raises it)",
+                                     (unsigned long long)j->max_token);
+    }
+    if (profkit_grow((void **)&j->pend, &j->pend_cap, j->pend_len + n, 1) != 0)
+        return profkit_read_fail(j->ctx, PROFKIT_ENOMEM, -1,
+                                 "out of memory holding a JSON token of %zu bytes", j->pend_len + n);
+    memcpy(j->pend + j->pend_len, d, n);
+    j->pend_len += n;
+    return 0;
+}
+
+/* Gives yajl the held token, if any (it is complete, or the input ended). */
+static int feed_pend(pk_json *j)
+{
+    if (j->pend_len == 0)
+        return 0;
+    size_t n = j->pend_len;
+    j->pend_len = 0;
+    return feed(j, j->pend, n);
+}
+
+/* Feeds one chunk read from the source, never ending inside a token. */
+static int feed_stream(pk_json *j, const uint8_t *data, size_t n)
+{
+    size_t open = scan_chunk(&j->scan, data, n);
+    if (open == SIZE_MAX) /* the held token goes on through this chunk */
+        return pend_add(j, data, n);
+    int rc = feed_pend(j);
+    if (rc)
+        return rc;
+    if (open > 0 && (rc = feed(j, data, open)) != 0)
+        return rc;
+    return pend_add(j, data + open, n - open);
+}
+
 static int finish(pk_json *j)
 {
+    int rc = feed_pend(j);
+    if (rc)
+        return rc;
     j->chunk_len = 0;
     yajl_status st = yajl_complete_parse(j->h);
     if (st != yajl_status_ok)
@@ -443,10 +614,11 @@ int pk_json_parse_source(profkit_read_ctx *ctx, pk_json_fn fn, void *payload)
             rc = finish(&j);
             break;
         }
-        if ((rc = feed(&j, buf, got)) != 0)
+        if ((rc = feed_stream(&j, buf, got)) != 0)
             break;
     }
     free(buf);
+    free(j.pend);
     yajl_free(j.h);
     return rc;
 }

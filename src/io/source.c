@@ -49,6 +49,9 @@ struct profkit_source {
     profkit_progress_fn progress;
     void *progress_payload;
     uint64_t progress_last;
+
+    uint64_t decoded;   /* bytes decompressed so far */
+    uint64_t max_ratio; /* decoded per compressed byte allowed past 1 GiB */
 };
 
 static int io_error(profkit_source *s, profkit_error *err, const char *what)
@@ -223,8 +226,40 @@ static const char *gzip_error(int code)
     }
 }
 
+void profkit_source_set_max_ratio(profkit_source *s, uint64_t ratio) { s->max_ratio = ratio; }
+
+/*
+ * A small file that inflates without end (a gzip or zstd bomb, or many tiny
+ * members) must not cost minutes: past 1 GiB of output, more than
+ * max_ratio bytes per compressed byte read is refused.
+ */
+static int check_ratio(profkit_source *s, size_t got, profkit_error *err)
+{
+    s->decoded += got;
+    uint64_t ratio = s->max_ratio ? s->max_ratio : PROFKIT_SOURCE_MAX_RATIO;
+    uint64_t in = s->mem ? s->raw_pos : s->raw_done;
+    if (s->decoded <= (1ull << 30) || in == 0 || s->decoded / in <= ratio)
+        return 0;
+    return profkit_error_set(err, PROFKIT_EUNSUPPORTED, s->name, (int64_t)in,
+                             "%s data decompresses to more than %llu times its size past 1 GiB "
+                             "(%llu bytes from %llu; --max-inflate raises the limit)",
+                             s->comp == PROFKIT_COMP_GZIP ? "gzip" : "zstd",
+                             (unsigned long long)ratio, (unsigned long long)s->decoded,
+                             (unsigned long long)in);
+}
+
+static int decode_raw(profkit_source *s, uint8_t *buf, size_t cap, size_t *got, profkit_error *err);
+
 /* Decodes up to cap bytes into buf, bypassing the head buffer. */
 static int decode(profkit_source *s, uint8_t *buf, size_t cap, size_t *got, profkit_error *err)
+{
+    int rc = decode_raw(s, buf, cap, got, err);
+    if (rc == 0 && *got && s->comp != PROFKIT_COMP_NONE)
+        rc = check_ratio(s, *got, err);
+    return rc;
+}
+
+static int decode_raw(profkit_source *s, uint8_t *buf, size_t cap, size_t *got, profkit_error *err)
 {
     *got = 0;
     int rc = detect(s, err);

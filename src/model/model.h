@@ -35,6 +35,8 @@ struct profkit_profile {
     profkit_value_type *value_types;
     size_t n_value_types, cap_value_types;
     uint32_t default_value;
+    profkit_idset value_type_set; /* by (type, unit); rows [0, value_types_indexed) */
+    size_t value_types_indexed;
 
     /* samples: parallel arrays of n_samples rows */
     uint32_t *sample_stack;
@@ -47,6 +49,11 @@ struct profkit_profile {
 
     profkit_thread *threads;
     size_t n_threads, cap_threads;
+    /* threads by (name, process, pid, tid): rows [0, threads_indexed), the
+     * first of equal rows only; caught up (or rebuilt, when rows were
+     * dropped) at the next lookup */
+    profkit_idset thread_set;
+    size_t threads_indexed;
 
     profkit_mapping *mappings;
     size_t n_mappings, cap_mappings;

@@ -39,6 +39,8 @@ void profkit_profile_free(profkit_profile *p)
     free(p->sample_time);
     free(p->sample_values);
     profkit_idset_free(&p->sample_set);
+    profkit_idset_free(&p->value_type_set);
+    profkit_idset_free(&p->thread_set);
     free(p->threads);
     free(p->mappings);
     free(p->metadata);
@@ -277,15 +279,40 @@ size_t profkit_stack_depth(const profkit_profile *p, uint32_t stack)
 
 /* ---- value types and samples ---- */
 
+static int vt_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const profkit_profile *p = ctx;
+    const uint32_t *k = key;
+    return p->value_types[id].type == k[0] && p->value_types[id].unit == k[1];
+}
+
+static uint64_t vt_hash(uint32_t t, uint32_t u) { return profkit_hash_u64(((uint64_t)t << 32) | u); }
+
 uint32_t profkit_value_type_add(profkit_profile *p, const char *type, const char *unit)
 {
     uint32_t t = profkit_string_intern_cstr(p, type);
     uint32_t u = profkit_string_intern_cstr(p, unit);
     if (t == PROFKIT_NONE || u == PROFKIT_NONE)
         return PROFKIT_NONE;
-    for (size_t i = 0; i < p->n_value_types; i++)
-        if (p->value_types[i].type == t && p->value_types[i].unit == u)
-            return (uint32_t)i;
+    /* an index, not a scan: a file may declare hundreds of thousands */
+    if (p->value_types_indexed > p->n_value_types) {
+        profkit_idset_free(&p->value_type_set);
+        p->value_types_indexed = 0;
+    }
+    for (; p->value_types_indexed < p->n_value_types; p->value_types_indexed++) {
+        const profkit_value_type *v = &p->value_types[p->value_types_indexed];
+        uint32_t k[2] = { v->type, v->unit };
+        uint64_t h = vt_hash(v->type, v->unit);
+        if (profkit_idset_find(&p->value_type_set, h, vt_eq, p, k) == PROFKIT_NONE &&
+            profkit_idset_insert(&p->value_type_set, h, (uint32_t)p->value_types_indexed) != 0)
+            return PROFKIT_NONE;
+    }
+    {
+        uint32_t k[2] = { t, u };
+        uint32_t id = profkit_idset_find(&p->value_type_set, vt_hash(t, u), vt_eq, p, k);
+        if (id != PROFKIT_NONE)
+            return id;
+    }
     if (PK_VEC_RESERVE(p->value_types, p->n_value_types, p->cap_value_types, 1) != 0)
         return PROFKIT_NONE;
     size_t old = p->n_value_types;
@@ -455,14 +482,48 @@ uint32_t profkit_thread_add(profkit_profile *p, const char *name, const char *pr
     return (uint32_t)p->n_threads++;
 }
 
+static int thread_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const profkit_profile *p = ctx;
+    const profkit_thread *a = &p->threads[id], *b = key;
+    return a->name == b->name && a->process_name == b->process_name && a->pid == b->pid &&
+           a->tid == b->tid;
+}
+
+static uint64_t thread_hash(const profkit_thread *t)
+{
+    uint64_t k[3] = { ((uint64_t)t->name << 32) | t->process_name, (uint64_t)t->pid,
+                      (uint64_t)t->tid };
+    return profkit_hash_bytes(k, sizeof k, 0);
+}
+
 uint32_t profkit_thread_get(profkit_profile *p, const char *name, const char *process_name,
                             int64_t pid, int64_t tid)
 {
-    for (size_t i = 0; i < p->n_threads; i++) {
-        const profkit_thread *t = &p->threads[i];
-        if (t->pid == pid && t->tid == tid && strcmp(profkit_str(p, t->name), name ? name : "") == 0 &&
-            strcmp(profkit_str(p, t->process_name), process_name ? process_name : "") == 0)
-            return (uint32_t)i;
+    /* through an index: a file may hold a million threads (or pprof samples,
+     * each with a thread label of its own) */
+    if (p->threads_indexed > p->n_threads) {
+        profkit_idset_free(&p->thread_set);
+        p->threads_indexed = 0;
+    }
+    for (; p->threads_indexed < p->n_threads; p->threads_indexed++) {
+        const profkit_thread *t = &p->threads[p->threads_indexed];
+        uint64_t h = thread_hash(t);
+        if (profkit_idset_find(&p->thread_set, h, thread_eq, p, t) == PROFKIT_NONE &&
+            profkit_idset_insert(&p->thread_set, h, (uint32_t)p->threads_indexed) != 0)
+            return PROFKIT_NONE;
+    }
+    profkit_thread key;
+    memset(&key, 0, sizeof key);
+    key.name = profkit_strtab_find(&p->strings, name ? name : "", name ? strlen(name) : 0);
+    key.process_name = profkit_strtab_find(&p->strings, process_name ? process_name : "",
+                                           process_name ? strlen(process_name) : 0);
+    key.pid = pid;
+    key.tid = tid;
+    if (key.name != PROFKIT_NONE && key.process_name != PROFKIT_NONE) {
+        uint32_t id = profkit_idset_find(&p->thread_set, thread_hash(&key), thread_eq, p, &key);
+        if (id != PROFKIT_NONE)
+            return id;
     }
     return profkit_thread_add(p, name, process_name, pid, tid);
 }

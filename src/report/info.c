@@ -31,12 +31,19 @@ int profkit_report_info(FILE *out, const profkit_profile *p, profkit_error *err)
         fprintf(out, "  %-14s %-13s total %" PRId64 " (%s)%s\n", profkit_str(p, p->value_types[v].type),
                 unit, tot[v], h, v == p->default_value ? "  [default]" : "");
     }
+    /* rows per thread in one pass (a pass per thread was threads x rows) */
+    size_t *rows_of = calloc(p->n_threads ? p->n_threads : 1, sizeof(size_t));
+    if (!rows_of) {
+        free(tot);
+        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    }
+    for (size_t r = 0; r < p->n_samples; r++)
+        if (p->sample_thread[r] < p->n_threads)
+            rows_of[p->sample_thread[r]]++;
     fprintf(out, "threads:      %zu\n", p->n_threads);
     for (size_t t = 0; t < p->n_threads; t++) {
         const profkit_thread *th = &p->threads[t];
-        size_t rows = 0;
-        for (size_t r = 0; r < p->n_samples; r++)
-            rows += p->sample_thread[r] == t;
+        size_t rows = rows_of[t];
         fprintf(out, "  %zu: %s", t, profkit_str(p, th->name));
         if (th->process_name)
             fprintf(out, " (process %s)", profkit_str(p, th->process_name));
@@ -59,5 +66,6 @@ int profkit_report_info(FILE *out, const profkit_profile *p, profkit_error *err)
                     profkit_str(p, p->metadata[i].value));
     }
     free(tot);
+    free(rows_of);
     return 0;
 }

@@ -3,6 +3,41 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+#if defined(__linux__)
+#include <sys/random.h>
+#endif
+
+/* Until the constructor runs: fixed odd constants (still a good mix). */
+uint64_t profkit_hash_secret[2] = { 0x2d358dccaa6c78a5ULL, 0x8bb84b93962eacc9ULL };
+
+/*
+ * Draws the hash secret once, before main (and before any thread of the
+ * library starts). getrandom; where it is missing or fails, the time and
+ * an address (ASLR) mixed, which still differs from run to run.
+ */
+__attribute__((constructor)) static void hash_secret_init(void)
+{
+    uint64_t s[2] = { 0, 0 };
+    int ok = 0;
+#if defined(__linux__)
+    ok = getrandom(s, sizeof s, GRND_NONBLOCK) == (ssize_t)sizeof s;
+#endif
+    if (!ok) {
+        struct timespec ts;
+        timespec_get(&ts, TIME_UTC);
+        s[0] = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)(uintptr_t)&s;
+        s[1] = (uint64_t)(uintptr_t)&hash_secret_init * 0x9e3779b97f4a7c15ULL ^ s[0];
+    }
+    const char *fixed = getenv("PROFKIT_HASH_SEED"); /* reproducing a run */
+    if (fixed && *fixed) {
+        s[0] = strtoull(fixed, NULL, 0);
+        s[1] = s[0] * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
+    }
+    profkit_hash_secret[0] ^= s[0];
+    profkit_hash_secret[1] ^= s[1];
+    profkit_hash_secret[1] |= 1; /* odd: the product keeps every bit of the key */
+}
 
 int profkit_grow(void **ptr, size_t *cap, size_t need, size_t elem)
 {
@@ -41,7 +76,7 @@ static inline uint64_t mix(uint64_t a, uint64_t b)
 uint64_t profkit_hash_bytes(const void *data, size_t len, uint64_t seed)
 {
     const uint8_t *p = data;
-    uint64_t h = seed ^ 0x9e3779b97f4a7c15ULL ^ (uint64_t)len;
+    uint64_t h = seed ^ profkit_hash_secret[0] ^ (uint64_t)len;
     if (len >= 64) {
         /* Four independent lanes: the multiplies overlap instead of waiting
          * on each other (long keys: stack records, marker payloads). */
@@ -65,7 +100,7 @@ uint64_t profkit_hash_bytes(const void *data, size_t len, uint64_t seed)
     uint64_t tail = 0;
     if (len)
         memcpy(&tail, p, len);
-    h = mix(h ^ tail, 0xe7037ed1a0b428dbULL);
+    h = mix(h ^ tail, 0xe7037ed1a0b428dbULL ^ profkit_hash_secret[1]);
     return profkit_hash_u64(h);
 }
 

@@ -65,16 +65,22 @@ static inline int64_t profkit_sat_add(int64_t a, int64_t b)
 }
 static inline void profkit_sat_addto(int64_t *a, int64_t b) { *a = profkit_sat_add(*a, b); }
 
-/* 64-bit hash of bytes (wyhash-style mixing; not cryptographic). */
+/*
+ * Hashing of input-keyed tables (strings, addresses, stacks). Both hashes
+ * mix in a secret drawn at random once per process (profkit_hash_secret,
+ * set before main by util.c), so no file can choose keys that collide: the
+ * tables stay O(1) per operation on any input. Nothing may depend on a
+ * hash's value or a table's slot order across runs.
+ */
+extern uint64_t profkit_hash_secret[2];
+
+/* 64-bit hash of bytes (wyhash-style mixing with the secret; not cryptographic). */
 uint64_t profkit_hash_bytes(const void *data, size_t len, uint64_t seed);
+/* 64-bit hash of a 64-bit key: the 128-bit product with the secret, folded. */
 static inline uint64_t profkit_hash_u64(uint64_t x)
 {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
+    __uint128_t r = (__uint128_t)(x ^ profkit_hash_secret[0]) * profkit_hash_secret[1];
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
 }
 
 /*

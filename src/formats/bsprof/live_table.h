@@ -4,7 +4,8 @@
  *
  * A bucket is one cache line (the array is 64-byte aligned) with four
  * slots: address, the allocating row, the size. An address's home bucket is
- * a Fibonacci hash (one multiply, the product's top bits); a full bucket
+ * the top bits of its seeded hash (profkit_hash_u64: one multiply with the
+ * process's secret, so no file can choose addresses that share a bucket); a full bucket
  * passes entries on to the next one (linear probing by bucket) and counts
  * how many it passed on, as Folly's F14 tables do. So a lookup reads the
  * home bucket and stops there unless that count is non-zero, and a removal
@@ -19,8 +20,8 @@
  * free list) and the slot holds its index with the top bit set, so real
  * sizes cost nothing.
  *
- * Addresses come from the input: a hostile file can make them share a home
- * bucket, which makes probing long (slow) but never wrong or unbounded.
+ * Addresses come from the input: were the hash known, a hostile file could
+ * make them share a home bucket (long probes); the secret prevents that.
  */
 #ifndef PROFKIT_LIVE_TABLE_H
 #define PROFKIT_LIVE_TABLE_H
@@ -66,7 +67,7 @@ void pk_live_release_big(pk_live_table *t, uint32_t size);
 
 static inline pk_live_bucket *pk_live_home(const pk_live_table *t, uint64_t addr)
 {
-    return t->b + (size_t)((addr * UINT64_C(0x9e3779b97f4a7c15)) >> t->shift);
+    return t->b + (size_t)(profkit_hash_u64(addr) >> t->shift);
 }
 
 /* Whether entries were passed on from this bucket (its count is not 0). */

@@ -99,6 +99,46 @@ static void list_formats(char *buf, size_t n, int writers)
     }
 }
 
+/*
+ * The limits on absurd sizes a profile in the model can reach, checked on
+ * every format's result in one place (docs/formats/README.md, "Limits"):
+ * the threads, and the depth of the deepest stack (one pass: a stack's
+ * parent always has a smaller id).
+ */
+#define LIMIT_DEPTH (1u << 20)
+#define LIMIT_THREADS (1u << 20)
+static int check_limits(profkit_profile *p, profkit_read_ctx *ctx)
+{
+    uint32_t max_threads = ctx->opts->max_threads ? ctx->opts->max_threads : LIMIT_THREADS;
+    uint32_t max_depth = ctx->opts->max_depth ? ctx->opts->max_depth : LIMIT_DEPTH;
+    size_t nt, ns;
+    profkit_profile_threads(p, &nt);
+    const profkit_stack *stacks = profkit_profile_stacks(p, &ns);
+    if (nt > max_threads)
+        return profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, -1,
+                                 "%zu threads: more than the limit of %u (--max-threads raises it)",
+                                 nt, max_threads);
+    if (ns < 2)
+        return 0;
+    uint32_t *depth = malloc(ns * sizeof(uint32_t));
+    if (!depth)
+        return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+    depth[0] = 0;
+    int rc = 0;
+    for (size_t s = 1; s < ns; s++) {
+        uint32_t par = stacks[s].parent;
+        depth[s] = par < s ? depth[par] + 1 : 1;
+        if (depth[s] > max_depth) {
+            rc = profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, -1,
+                                   "a stack deeper than the limit of %u frames "
+                                   "(--max-depth raises it)", max_depth);
+            break;
+        }
+    }
+    free(depth);
+    return rc;
+}
+
 static int read_source(profkit_profile **out, profkit_source *src,
                        const profkit_read_options *opts, profkit_error *err)
 {
@@ -109,6 +149,7 @@ static int read_source(profkit_profile **out, profkit_source *src,
     if (!opts)
         opts = &defaults;
     *out = NULL;
+    profkit_source_set_max_ratio(src, opts->max_inflate);
     const char *name = profkit_source_name(src);
     const profkit_format *fmt = NULL;
     char list[256];
@@ -144,6 +185,8 @@ static int read_source(profkit_profile **out, profkit_source *src,
     if (opts->on_progress)
         profkit_source_set_progress(src, opts->on_progress, opts->payload);
     int rc = fmt->read(p, &ctx);
+    if (rc == 0)
+        rc = check_limits(p, &ctx);
     if (rc) {
         profkit_profile_free(p);
         return rc;

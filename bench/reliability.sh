@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# reliability.sh: every hostile shape of bench/reliability_gen.py at a size
+# N and at 8N; `profkit info` and `profkit top` timed (user + system CPU,
+# median of RUNS) with their peak memory on both, and the growth ratios beside
+# the input's. Fails loudly when time grows more than 2.5 times faster than
+# the input (a super-linear path), or memory more than 2.5 times faster.
+#   PROFKIT=build/release/profkit bash bench/reliability.sh [FAMILY...]
+# Environment: RUNS (default 3), SCALE (multiplies every N; default 1).
+# Figures and commands: docs/BENCHMARKS.md, "Reliability".
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+PROFKIT=${PROFKIT:-$here/../build/release/profkit}
+RUNS=${RUNS:-3}
+SCALE=${SCALE:-1}
+dir=${BENCH_DIR:-$here/../build/bench/reliability}
+mkdir -p "$dir"
+
+# family and its N (the small size); 8N is the large one
+declare -A base=(
+  [json_string]=8192 [json_escapes]=2048 [json_number]=2048 [json_threads]=10000
+  [json_rows]=20000 [gecko_deep]=20000 [firefox_deep]=20000 [folded_line]=100000
+  [gperf_pcs]=20000 [pprof_types]=20000 [pprof_labels]=10000 [pprof_deep]=5000
+)
+order=(json_string json_escapes json_number json_threads json_rows gecko_deep firefox_deep
+       folded_line gperf_pcs pprof_types pprof_labels pprof_deep)
+[ $# -gt 0 ] && order=("$@")
+
+# options a family needs (a folded line longer than detection's 64 KiB look)
+declare -A extra=([folded_line]="--format folded")
+
+# median of the arguments
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# measure FILE CMD: prints "CPU_SECONDS PEAK_KB" (median of RUNS)
+measure() {
+  local f=$1 cmd=$2 ts=() ms=() i out
+  for ((i = 0; i < RUNS; i++)); do
+    # shellcheck disable=SC2086
+    if ! /usr/bin/time -o "$dir/time.out" -f '%U %S %M' "$PROFKIT" "$cmd" -q ${extra[$fam]:-} "$f" > /dev/null 2> "$dir/err.out"; then
+      echo "FAIL: $fam: profkit $cmd failed: $(head -c 300 "$dir/err.out")" >&2
+      fail=1
+    fi
+    out=$(tail -1 "$dir/time.out")
+    ts+=("$(echo "$out" | awk '{printf "%.3f", $1 + $2}')")
+    ms+=("$(echo "$out" | awk '{print $3}')")
+  done
+  echo "$(median "${ts[@]}") $(median "${ms[@]}")"
+}
+
+fail=0
+printf '%-13s %-4s %10s %10s %6s | %8s %8s %6s | %8s %8s %6s | %s\n' \
+  family cmd "in N" "in 8N" ratio "cpu N" "cpu 8N" ratio "MB N" "MB 8N" ratio verdict
+for fam in "${order[@]}"; do
+  n=$(( ${base[$fam]} * SCALE ))
+  small=$dir/$fam.small big=$dir/$fam.big
+  python3 "$here/reliability_gen.py" "$fam" "$n" "$small" || { echo "$fam: generator failed"; fail=1; continue; }
+  python3 "$here/reliability_gen.py" "$fam" $((n * 8)) "$big" || { echo "$fam: generator failed"; fail=1; continue; }
+  s1=$(stat -c %s "$small") s8=$(stat -c %s "$big")
+  for cmd in info top; do
+    read -r t1 m1 <<< "$(measure "$small" $cmd)"
+    read -r t8 m8 <<< "$(measure "$big" $cmd)"
+    # times under 20 ms are the process's start: floor both there
+    verdict=$(awk -v s1="$s1" -v s8="$s8" -v t1="$t1" -v t8="$t8" -v m1="$m1" -v m8="$m8" '
+      function max(a, b) { return a > b ? a : b }
+      BEGIN {
+        ir = s8 / s1; tr = max(t8, 0.02) / max(t1, 0.02); mr = m8 / m1;
+        v = "ok";
+        if (tr > 2.5 * ir) v = "FAIL: time grows " sprintf("%.1f", tr / ir) "x faster than the input";
+        else if (mr > 2.5 * ir) v = "FAIL: memory grows " sprintf("%.1f", mr / ir) "x faster than the input";
+        printf "%.2f %.2f %.2f %s", ir, tr, mr, v
+      }')
+    read -r ir tr mr v <<< "$verdict"
+    printf '%-13s %-4s %10d %10d %6s | %8s %8s %6s | %8.1f %8.1f %6s | %s\n' \
+      "$fam" "$cmd" "$s1" "$s8" "$ir" "$t1" "$t8" "$tr" "$(awk -v m="$m1" 'BEGIN{print m/1024}')" \
+      "$(awk -v m="$m8" 'BEGIN{print m/1024}')" "$mr" "$v"
+    case $v in FAIL*) fail=1 ;; esac
+  done
+  rm -f "$small" "$big"
+done
+if [ $fail -ne 0 ]; then
+  echo "reliability: FAILED: a path grows faster than its input (see above)" >&2
+  exit 1
+fi
+echo "reliability: every path grows with its input"
