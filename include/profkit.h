@@ -355,6 +355,7 @@ typedef struct profkit_report_options {
     int gate;           /* diff: check fail_on_increase (profkit_report_diff) */
     double fail_on_increase; /* diff: percent of base's total a value may grow */
     int normalize;      /* diff: scale base to p's total first */
+    const char *pattern; /* peek: POSIX extended regular expression on the key */
 } profkit_report_options;
 
 /* `profkit info`: format, threads, value types, counts, totals, metadata. */
@@ -429,6 +430,30 @@ int profkit_report_hist(FILE *out, const profkit_profile *p,
  * o->json prints the JSON form (docs/json.md) instead.
  */
 int profkit_report_diff(FILE *out, const profkit_profile *base, const profkit_profile *p,
+                        const profkit_report_options *o, profkit_error *err);
+
+/* -------------------------------------------- reports: traces and peek */
+
+/*
+ * `profkit traces`: each distinct stack (its frames labelled per o->by, so
+ * stacks that print alike are one) with the sum of its value, largest
+ * |value| first, then by the labels; frames leaf first, like pprof -traces.
+ * Uses o->value, o->thread, o->by and o->limit (0 = all). Returns 0,
+ * PROFKIT_EINVAL for an unknown value or thread, or PROFKIT_ENOMEM.
+ */
+int profkit_report_traces(FILE *out, const profkit_profile *p,
+                          const profkit_report_options *o, profkit_error *err);
+
+/*
+ * `profkit peek`: for each key (o->by) whose label matches o->pattern (POSIX
+ * extended, unanchored), its flat and cumulative value, its callers and its
+ * callees with the value that went through each call edge (an edge counted
+ * once per stack; recursive calls of a key to itself are not edges), like
+ * pprof -peek. Keys sorted by flat (o->sort_cum: cum) value, o->limit keys
+ * (0 = all); edges by value. Returns 0, PROFKIT_EINVAL for an unknown value
+ * or thread, a bad pattern or one that matches nothing, or PROFKIT_ENOMEM.
+ */
+int profkit_report_peek(FILE *out, const profkit_profile *p,
                         const profkit_report_options *o, profkit_error *err);
 
 /* ------------------------------------------------------ serving (issue 18) */

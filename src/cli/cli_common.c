@@ -332,6 +332,11 @@ int cli_report_main(const char *cmd, const char *help, const struct option *opts
     int rc = parse_report_args(cmd, help, opts, argc, argv, ro, &in);
     if (rc >= 0)
         return rc;
+    if (strcmp(cmd, "peek") == 0) { /* peek RE FILE...: the pattern comes first */
+        if (optind >= argc)
+            return cli_usage(cmd, "no regular expression");
+        ro->pattern = argv[optind++];
+    }
     if (optind >= argc)
         return cli_usage(cmd, "no input file");
     profkit_profile *p;

@@ -25,6 +25,8 @@ static const char help[] =
     "  --thread NAME        only this thread, in both (name or index)\n"
     "  --by KEY             function (default), file, line or address\n"
     "  --cum                sort by the change of the cumulative value\n"
+    "  --min-percent P      hide rows whose change (flat, or cum with --cum) is\n"
+    "                       below P percent of BASE's total (the gate sees them)\n"
     "  --fail-on-increase PCT\n"
     "                       a gate for CI: exit 3 when the total, or a function's\n"
     "                       flat or cumulative value, grew by more than PCT percent\n"
@@ -42,6 +44,7 @@ int cmd_diff(int argc, char **argv)
     static const struct option opts[] = {
         { "fail-on-increase", required_argument, NULL, 'G' },
         { "normalize", no_argument, NULL, 'Z' },
+        { "min-percent", required_argument, NULL, 'P' },
         CLI_RANKED_OPTIONS,
         { NULL, 0, NULL, 0 },
     };

@@ -18,7 +18,9 @@ static const char help[] =
     "  --value NAME         the column to sort by (default: the profile's default)\n"
     "  --thread NAME        only this thread (name or index from profkit info)\n"
     "  --by KEY             function (default), file, line or address\n"
-    "  --cum                sort by cumulative instead of flat value\n" CLI_JSON_HELP CLI_INPUT_HELP
+    "  --cum                sort by cumulative instead of flat value\n"
+    "  --min-percent P      hide rows whose sort value (flat, or cum with --cum)\n"
+    "                       is below P percent of its column's total\n" CLI_JSON_HELP CLI_INPUT_HELP
     "\n"
     "Examples:\n"
     "  profkit hist cycles.dcpi imiss.dcpi\n"
@@ -27,6 +29,7 @@ static const char help[] =
 int cmd_hist(int argc, char **argv)
 {
     static const struct option opts[] = {
+        { "min-percent", required_argument, NULL, 'P' },
         CLI_RANKED_OPTIONS,
         { NULL, 0, NULL, 0 },
     };

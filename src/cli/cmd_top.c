@@ -17,7 +17,9 @@ static const char help[] =
     "                       (default: the profile's default; see profkit info)\n"
     "  --thread NAME        only this thread (name or index from profkit info)\n"
     "  --by KEY             function (default), file, line or address\n"
-    "  --cum                sort by cumulative instead of flat value\n" CLI_JSON_HELP CLI_INPUT_HELP
+    "  --cum                sort by cumulative instead of flat value\n"
+    "  --min-percent P      hide rows whose sort value (flat, or cum with --cum)\n"
+    "                       is below P percent of the total\n" CLI_JSON_HELP CLI_INPUT_HELP
     "\n"
     "When the value is cpu or wall time and the profile counts calls (bsprof),\n"
     "two more columns follow cum%: calls (where the row is the leaf) and\n"
@@ -30,6 +32,7 @@ static const char help[] =
 int cmd_top(int argc, char **argv)
 {
     static const struct option opts[] = {
+        { "min-percent", required_argument, NULL, 'P' },
         CLI_RANKED_OPTIONS,
         { NULL, 0, NULL, 0 },
     };

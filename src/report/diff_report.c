@@ -140,9 +140,9 @@ static void diff_json(FILE *out, const profkit_profile *p, uint32_t v,
 {
     pk_rjson_open(out, "diff", p, v, PROFKIT_NONE);
     pk_rjson_by(out, o->by);
-    fprintf(out, ",\"sort\":\"%s\",\"normalized\":%s,\"base_total\":%lld,\"new_total\":%lld,"
-            "\"total_change\":%lld,\"rows\":[",
-            o->sort_cum ? "cum" : "flat", o->normalize ? "true" : "false", (long long)btotal,
+    fprintf(out, ",\"sort\":\"%s\",\"min_percent\":%.17g,\"normalized\":%s,\"base_total\":%lld,"
+            "\"new_total\":%lld,\"total_change\":%lld,\"rows\":[",
+            o->sort_cum ? "cum" : "flat", o->cutoff_pct, o->normalize ? "true" : "false", (long long)btotal,
             (long long)ntotal, (long long)change(btotal, ntotal));
     for (size_t i = 0; i < limit; i++) {
         const diff_row *r = &rows[order[i]];
@@ -234,14 +234,23 @@ int profkit_report_diff(FILE *out, const profkit_profile *base, const profkit_pr
         }
         tb.total = tn.total;
     }
-    size_t limit = o->limit && o->limit < n ? o->limit : n;
     if (!(order = malloc((n ? n : 1) * sizeof(uint32_t))))
         goto done;
-    for (size_t i = 0; i < n; i++)
-        order[i] = (uint32_t)i;
+    /* --min-percent: rows whose change (flat, or cum) is below that percent
+     * of base's total are not shown (the gate still sees every row). */
+    size_t shown_n = 0;
+    for (size_t i = 0; i < n; i++) {
+        double ch = (double)(o->sort_cum ? change(rows[i].base_cum, rows[i].new_cum)
+                                         : change(rows[i].base_flat, rows[i].new_flat));
+        double bt = (double)tb.total;
+        if (o->cutoff_pct > 0 && 100.0 * (ch < 0 ? -ch : ch) < o->cutoff_pct * (bt < 0 ? -bt : bt))
+            continue;
+        order[shown_n++] = (uint32_t)i;
+    }
     diff_sort c = { rows, o->sort_cum };
-    if (profkit_sort_u32(order, n, row_cmp, &c) != 0)
+    if (profkit_sort_u32(order, shown_n, row_cmp, &c) != 0)
         goto done;
+    size_t limit = o->limit && o->limit < shown_n ? o->limit : shown_n;
 
     int failed = o->gate ? gate_count(rows, n, tb.total, tn.total, o->fail_on_increase) : 0;
     if (o->json) {
@@ -263,7 +272,7 @@ int profkit_report_diff(FILE *out, const profkit_profile *base, const profkit_pr
             profkit_format_pct(pc, sizeof(pc), (double)dt, btotal));
     if (o->thread)
         fprintf(out, ", thread %s", o->thread);
-    fprintf(out, "\nShowing top %zu of %zu %s, sorted by %s change\n", limit, n,
+    fprintf(out, "\nShowing top %zu of %zu %s, sorted by %s change\n", limit, shown_n,
             profkit_key_name(o->by, 1), o->sort_cum ? "cum" : "flat");
     fprintf(out, "%10s %8s %10s %10s %10s %8s %10s %10s  %s\n", "flat chg", "chg%", "base flat",
             "new flat", "cum chg", "chg%", "base cum", "new cum", profkit_key_name(o->by, 0));

@@ -16,6 +16,22 @@ static void pct(char *buf, size_t n, double part, double total)
     snprintf(buf, n, "%.2f%%", total != 0 ? 100.0 * part / total : 0.0);
 }
 
+/* Whether key k is shown: some column's flat value is not 0, and the sort
+ * column's value (flat, or cum) is at least o->cutoff_pct percent of that
+ * column's total (--min-percent). */
+static int row_shown(const profkit_top *t, size_t nv, uint32_t sv, size_t k,
+                     const profkit_report_options *o)
+{
+    int any = 0;
+    for (size_t v = 0; v < nv; v++)
+        any |= t[v].rows[k].flat != 0;
+    if (!any || !(o->cutoff_pct > 0))
+        return any;
+    double x = (double)(o->sort_cum ? t[sv].rows[k].cum : t[sv].rows[k].flat);
+    double total = (double)t[sv].total;
+    return 100.0 * (x < 0 ? -x : x) >= o->cutoff_pct * (total < 0 ? -total : total);
+}
+
 int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_report_options *o,
                         profkit_error *err)
 {
@@ -45,12 +61,8 @@ int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_repor
     }
     const profkit_top *st = &t[sv];
     size_t nonzero = 0;
-    for (size_t k = 0; k < st->n; k++) {
-        int any = 0;
-        for (size_t v = 0; v < nv; v++)
-            any |= t[v].rows[k].flat != 0;
-        nonzero += any;
-    }
+    for (size_t k = 0; k < st->n; k++)
+        nonzero += row_shown(t, nv, sv, k, o);
     size_t limit = o->limit && o->limit < nonzero ? o->limit : nonzero;
     /* Only the printed rows need their order; skipped rows may sort among them. */
     if (!(order = malloc((st->n ? st->n : 1) * sizeof(uint32_t))) ||
@@ -61,7 +73,8 @@ int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_repor
     if (o->json) {
         pk_rjson_open(out, "hist", p, sv, th);
         pk_rjson_by(out, o->by);
-        fprintf(out, ",\"sort\":\"%s\",\"columns\":[", o->sort_cum ? "cum" : "flat");
+        fprintf(out, ",\"sort\":\"%s\",\"min_percent\":%.17g,\"columns\":[", o->sort_cum ? "cum" : "flat",
+                o->cutoff_pct);
         for (size_t v = 0; v < nv; v++) {
             fputs(v ? ",{\"type\":" : "{\"type\":", out);
             pk_rjson_str(out, profkit_str(p, p->value_types[v].type));
@@ -73,10 +86,7 @@ int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_repor
         size_t shown = 0;
         for (size_t i = 0; i < st->n && shown < limit; i++) {
             uint32_t k = order[i];
-            int any = 0;
-            for (size_t v = 0; v < nv; v++)
-                any |= t[v].rows[k].flat != 0;
-            if (!any)
+            if (!row_shown(t, nv, sv, k, o))
                 continue;
             fputs(shown ? ",\n{\"name\":" : "\n{\"name\":", out);
             pk_rjson_str(out, profkit_strtab_get(&st->keys, st->rows[k].key));
@@ -108,10 +118,7 @@ int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_repor
     size_t shown = 0;
     for (size_t i = 0; i < st->n && shown < limit; i++) {
         uint32_t k = order[i];
-        int any = 0;
-        for (size_t v = 0; v < nv; v++)
-            any |= t[v].rows[k].flat != 0;
-        if (!any)
+        if (!row_shown(t, nv, sv, k, o))
             continue;
         for (size_t v = 0; v < nv; v++) {
             const profkit_top_row *r = &t[v].rows[k];

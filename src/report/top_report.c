@@ -5,6 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether a row is shown: not all zero, and its sort value (flat, or cum)
+ * at least o->cutoff_pct percent of the total (--min-percent). */
+static int row_shown(const profkit_top_row *r, int64_t total, const profkit_report_options *o)
+{
+    if (r->flat == 0 && r->cum == 0)
+        return 0;
+    if (!(o->cutoff_pct > 0))
+        return 1;
+    double v = (double)(o->sort_cum ? r->cum : r->flat);
+    return 100.0 * (v < 0 ? -v : v) >= o->cutoff_pct * (total < 0 ? -(double)total : (double)total);
+}
+
 /* The JSON form (docs/json.md): the same rows as the text, raw values. */
 static void top_json(FILE *out, const profkit_profile *p, const profkit_top *t,
                      const uint32_t *order, size_t limit, const profkit_top *calls, uint32_t v,
@@ -12,12 +24,12 @@ static void top_json(FILE *out, const profkit_profile *p, const profkit_top *t,
 {
     pk_rjson_open(out, "top", p, v, th);
     pk_rjson_by(out, o->by);
-    fprintf(out, ",\"sort\":\"%s\",\"total\":%lld,\"rows\":[", o->sort_cum ? "cum" : "flat",
-            (long long)t->total);
+    fprintf(out, ",\"sort\":\"%s\",\"min_percent\":%.17g,\"total\":%lld,\"rows\":[",
+            o->sort_cum ? "cum" : "flat", o->cutoff_pct, (long long)t->total);
     size_t shown = 0;
     for (size_t i = 0; i < t->n && shown < limit; i++) {
         const profkit_top_row *r = &t->rows[order[i]];
-        if (r->flat == 0 && r->cum == 0)
+        if (!row_shown(r, t->total, o))
             continue;
         fputs(shown ? ",\n{\"name\":" : "\n{\"name\":", out);
         pk_rjson_str(out, profkit_strtab_get(&t->keys, r->key));
@@ -42,7 +54,7 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
         return rc;
     size_t nonzero = 0;
     for (size_t i = 0; i < t.n; i++)
-        nonzero += t.rows[i].flat != 0 || t.rows[i].cum != 0;
+        nonzero += row_shown(&t.rows[i], t.total, o);
     size_t limit = o->limit && o->limit < nonzero ? o->limit : nonzero;
     /* The printed rows are the first `limit` non-zero ones in sort order;
      * the all-zero rows (skipped) may sort anywhere among them. */
@@ -94,7 +106,7 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
     double total = t.total ? (double)t.total : 1.0;
     for (size_t i = 0; i < t.n && shown < limit; i++) {
         const profkit_top_row *r = &t.rows[order[i]];
-        if (r->flat == 0 && r->cum == 0)
+        if (!row_shown(r, t.total, o))
             continue;
         char f[64], c[64];
         profkit_format_value(f, sizeof(f), r->flat, unit);

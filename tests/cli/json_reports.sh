@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --json on every report (info, top, tree, mem, hist, diff): each output is
+# --json on every report (info, top, tree, mem, hist, diff, traces, peek): each output is
 # valid against docs/report.schema.json (python3-jsonschema, draft 2020-12)
 # on small profiles of several formats; the validator rejects a document
 # with a formatted value; text and JSON give the same numbers (top, diff).
@@ -24,6 +24,9 @@ for f in folded/ok_simple.folded pprof/ok_full.pb gperftools/ok_le32.prof bsprof
   run "hist_$n" hist --json "$D/$f"
   run "diff_$n" diff --json "$D/$f" "$D/$f"
   run "gate_$n" diff --json --normalize --fail-on-increase 0 "$D/$f" "$D/$f"
+  run "traces_$n" traces --json "$D/$f"
+  run "traceslines_$n" traces --json -n 2 --by line "$D/$f"
+  run "peek_$n" peek --json . "$D/$f"
 done
 run mem_bsprof mem --json -q "$D/bsprof/ok_lines.bsprof"
 run tree_bsprof_depth tree --json --depth 2 --min-percent 5 "$D/bsprof/ok_lines.bsprof"

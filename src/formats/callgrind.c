@@ -1,0 +1,346 @@
+/*
+ * callgrind.c: writes the callgrind profile format (Valgrind's
+ * callgrind_annotate and KCachegrind read it; the format is specified in
+ * Valgrind's docs/callgrind-format). Write only. Rules and rulings:
+ * docs/formats/callgrind.md.
+ *
+ * One event per value type. A function is a frame label (as `profkit top`
+ * keys functions) with the file of its function; its self cost lies at the
+ * lines of the leaf frames. Call edges carry inclusive costs: per stack,
+ * the stack's value goes along each call of its path, with loops of
+ * recursion cut out first (a function that returns to itself further down
+ * gets the path from its innermost occurrence), so that a function's
+ * incoming calls, and its self cost plus its outgoing calls, both sum to
+ * the value of the stacks through it, recursion counted once (what `top`
+ * calls cum). Readers take a called function's inclusive cost from its
+ * incoming calls, so when a function that something calls is also the
+ * outermost frame of another stack, the outermost frames get a caller,
+ * "(root)". Names and files are compressed ("(id) name", then "(id)").
+ */
+#include "formats/registry/format.h"
+#include "model/ltree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_KEY UINT32_MAX
+
+/* A cost line: self cost of key a at line (b == NO_KEY), or the inclusive
+ * cost of a's calls from line to b. */
+typedef struct cg_entry {
+    uint32_t a, line, b;
+    uint32_t target_line;
+    int64_t calls;
+} cg_entry;
+
+typedef struct cg {
+    size_t nv;
+    profkit_strtab keys;    /* function labels; plus "(root)" */
+    uint32_t *key_file;     /* per key: string id of its file, 0 = unknown */
+    uint32_t *key_line;     /* per key: definition line */
+    uint32_t root;          /* the key "(root)" */
+    cg_entry *e;
+    int64_t *cost;          /* nv per entry */
+    size_t n, cap, cap_cost;
+    uint32_t *slot;
+    size_t n_slots;
+} cg;
+
+static uint64_t entry_hash(uint32_t a, uint32_t line, uint32_t b)
+{
+    return profkit_hash_u64(((uint64_t)a << 32 | line) ^ profkit_hash_u64(b));
+}
+
+static int cg_rehash(cg *c)
+{
+    size_t n = c->n_slots ? c->n_slots * 2 : 256;
+    uint32_t *s = calloc(n, sizeof(uint32_t));
+    if (!s)
+        return -1;
+    for (size_t i = 0; i < c->n; i++) {
+        size_t h = (size_t)entry_hash(c->e[i].a, c->e[i].line, c->e[i].b) & (n - 1);
+        while (s[h])
+            h = (h + 1) & (n - 1);
+        s[h] = (uint32_t)i + 1;
+    }
+    free(c->slot);
+    c->slot = s;
+    c->n_slots = n;
+    return 0;
+}
+
+/* Index of the entry (a, line, b), added when new; -1 when out of memory. */
+static int64_t cg_entry_get(cg *c, uint32_t a, uint32_t line, uint32_t b)
+{
+    if ((c->n + 1) * 2 > c->n_slots && cg_rehash(c) != 0)
+        return -1;
+    size_t h = (size_t)entry_hash(a, line, b) & (c->n_slots - 1);
+    while (c->slot[h]) {
+        cg_entry *x = &c->e[c->slot[h] - 1];
+        if (x->a == a && x->line == line && x->b == b)
+            return c->slot[h] - 1;
+        h = (h + 1) & (c->n_slots - 1);
+    }
+    if (PK_VEC_RESERVE(c->e, c->n, c->cap, 1) != 0 ||
+        profkit_grow((void **)&c->cost, &c->cap_cost, (c->n + 1) * c->nv, sizeof(int64_t)) != 0)
+        return -1;
+    cg_entry *x = &c->e[c->n];
+    memset(x, 0, sizeof(*x));
+    x->a = a;
+    x->line = line;
+    x->b = b;
+    memset(c->cost + c->n * c->nv, 0, c->nv * sizeof(int64_t));
+    c->slot[h] = (uint32_t)++c->n;
+    return (int64_t)c->n - 1;
+}
+
+/* Adds the stack's values (vals[v] for v < nv) to an entry. */
+static int cg_add(cg *c, uint32_t a, uint32_t line, uint32_t b, const int64_t *vals)
+{
+    int64_t i = cg_entry_get(c, a, line, b);
+    if (i < 0)
+        return -1;
+    for (size_t v = 0; v < c->nv; v++)
+        profkit_sat_addto(&c->cost[(size_t)i * c->nv + v], vals[v]);
+    c->e[i].calls++;
+    return 0;
+}
+
+static int cmp_entry(const void *ctx, uint32_t x, uint32_t y)
+{
+    const cg *c = ctx;
+    const cg_entry *a = &c->e[x], *b = &c->e[y];
+    if (a->a != b->a)
+        return a->a < b->a ? -1 : 1;
+    int sa = a->b == NO_KEY, sb = b->b == NO_KEY; /* self lines first */
+    if (sa != sb)
+        return sa ? -1 : 1;
+    if (a->b != b->b)
+        return a->b < b->b ? -1 : 1;
+    return a->line < b->line ? -1 : a->line > b->line;
+}
+
+/* A name without line breaks, which would end the line. */
+static void put_name(profkit_sink *k, const char *s)
+{
+    for (; *s; s++) {
+        char ch = *s == '\n' || *s == '\r' ? ' ' : *s;
+        profkit_sink_write(k, &ch, 1);
+    }
+}
+
+/* `PREFIX=(id) name` the first time, `PREFIX=(id)` after. */
+static void put_compressed(profkit_sink *k, const char *prefix, uint32_t *ids, uint32_t *next,
+                           uint32_t i, const char *name)
+{
+    if (ids[i]) {
+        profkit_sink_printf(k, "%s=(%u)\n", prefix, ids[i]);
+        return;
+    }
+    ids[i] = ++*next;
+    profkit_sink_printf(k, "%s=(%u) ", prefix, ids[i]);
+    put_name(k, name);
+    profkit_sink_write(k, "\n", 1);
+}
+
+/* An event name: letters, digits and '_', not starting with a digit. */
+static void put_event(profkit_sink *k, const char *s)
+{
+    if (!*s || (*s >= '0' && *s <= '9'))
+        profkit_sink_write(k, "v", 1);
+    for (; *s; s++) {
+        char ch = *s;
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')))
+            ch = '_';
+        profkit_sink_write(k, &ch, 1);
+    }
+}
+
+static void cg_free(cg *c)
+{
+    profkit_strtab_free(&c->keys);
+    free(c->key_file);
+    free(c->key_line);
+    free(c->e);
+    free(c->cost);
+    free(c->slot);
+}
+
+static int cg_write(const profkit_profile *p, profkit_sink *k, const profkit_write_options *o,
+                    profkit_error *err)
+{
+    int ok;
+    uint32_t th = profkit_select_thread(p, o->thread, &ok, err);
+    if (!ok)
+        return PROFKIT_EINVAL;
+    cg c;
+    memset(&c, 0, sizeof(c));
+    c.nv = p->n_value_types;
+    int64_t **self = NULL;
+    uint32_t *fkey = NULL, *walk = NULL, *kept = NULL, *where = NULL, *ids = NULL, *order = NULL;
+    int64_t *vals = NULL, *root_in = NULL;
+    size_t walk_cap = 0, kept_cap = 0;
+    if (c.nv == 0)
+        return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1, "the profile has no value types");
+    if (profkit_strtab_init(&c.keys) != 0 || !(self = calloc(c.nv, sizeof(*self))) ||
+        !(vals = calloc(c.nv, sizeof(int64_t))) ||
+        !(fkey = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint32_t))) ||
+        !(c.key_file = malloc((p->n_frames + 2) * sizeof(uint32_t))) ||
+        !(c.key_line = calloc(p->n_frames + 2, sizeof(uint32_t))))
+        goto oom;
+    /* Keys: "" (id 0), at most one per frame, and "(root)". */
+    for (size_t i = 0; i < p->n_frames + 2; i++)
+        c.key_file[i] = PROFKIT_NONE;
+    for (size_t v = 0; v < c.nv; v++)
+        if (profkit_stack_self(p, (uint32_t)v, th, &self[v]) != 0)
+            goto oom;
+    for (size_t f = 0; f < p->n_frames; f++) {
+        char label[4096];
+        size_t len = profkit_frame_label(p, (uint32_t)f, 0, label, sizeof(label));
+        uint32_t key = profkit_strtab_intern(&c.keys, label, len);
+        if (key == PROFKIT_NONE)
+            goto oom;
+        if (c.key_file[key] == PROFKIT_NONE) { /* the first frame's function decides */
+            const profkit_function *fn = &p->functions[p->frames[f].function];
+            c.key_file[key] = fn->file;
+            c.key_line[key] = fn->start_line;
+        }
+        fkey[f] = key;
+    }
+    if ((c.root = profkit_strtab_intern(&c.keys, "(root)", 6)) == PROFKIT_NONE)
+        goto oom;
+    size_t nk = c.keys.n;
+    if (!(where = calloc(nk, sizeof(uint32_t))) || !(root_in = calloc(nk, sizeof(int64_t))))
+        goto oom;
+    for (size_t s = 1; s < p->n_stacks; s++) {
+        int any = 0;
+        for (size_t v = 0; v < c.nv; v++)
+            any |= (vals[v] = self[v][s]) != 0;
+        if (!any)
+            continue;
+        size_t d = 0;
+        for (uint32_t u = (uint32_t)s; u != 0; u = p->stacks[u].parent) {
+            if (d == walk_cap && profkit_grow((void **)&walk, &walk_cap, d + 1, sizeof(uint32_t)) != 0)
+                goto oom;
+            walk[d++] = p->stacks[u].frame;
+        }
+        if (kept_cap < d && profkit_grow((void **)&kept, &kept_cap, d, sizeof(uint32_t)) != 0)
+            goto oom;
+        /* Root first, erasing loops: a key seen again cuts the path back to
+         * it, and its call leaves from this later frame. */
+        size_t n = 0;
+        for (size_t i = d; i-- > 0;) {
+            uint32_t key = fkey[walk[i]];
+            size_t j = where[key];
+            if (j < n && fkey[walk[kept[j]]] == key)
+                n = j;
+            where[key] = (uint32_t)n;
+            kept[n++] = (uint32_t)i;
+        }
+        for (size_t j = 0; j + 1 < n; j++) {
+            const profkit_frame *fr = &p->frames[walk[kept[j]]];
+            if (cg_add(&c, fkey[walk[kept[j]]], fr->line, fkey[walk[kept[j + 1]]], vals) != 0)
+                goto oom;
+        }
+        uint32_t leaf = walk[kept[n - 1]];
+        if (cg_add(&c, fkey[leaf], p->frames[leaf].line, NO_KEY, vals) != 0)
+            goto oom;
+        uint32_t top = fkey[walk[kept[0]]];
+        if (cg_add(&c, c.root, 0, top, vals) != 0)
+            goto oom;
+    }
+    /* "(root)" is written only when a key it calls is called by another. */
+    int need_root = 0;
+    for (size_t i = 0; i < c.n; i++)
+        if (c.e[i].b != NO_KEY && c.e[i].a != c.root)
+            root_in[c.e[i].b] = 1;
+    for (size_t i = 0; i < c.n; i++)
+        if (c.e[i].a == c.root && root_in[c.e[i].b])
+            need_root = 1;
+    if (!(order = malloc((c.n ? c.n : 1) * sizeof(uint32_t))) || !(ids = calloc(2 * nk + p->strings.n + 1, sizeof(uint32_t))))
+        goto oom;
+    size_t no = 0;
+    for (size_t i = 0; i < c.n; i++)
+        if (need_root || c.e[i].a != c.root)
+            order[no++] = (uint32_t)i;
+    if (profkit_sort_u32(order, no, cmp_entry, &c) != 0)
+        goto oom;
+
+    /* The header: events and their totals (the self costs' sum). */
+    profkit_sink_puts(k, "# callgrind format\nversion: 1\ncreator: profkit\npositions: line\n");
+    for (size_t v = 0; v < c.nv; v++) {
+        profkit_sink_puts(k, "event: ");
+        put_event(k, profkit_str(p, p->value_types[v].type));
+        profkit_sink_puts(k, " : ");
+        put_name(k, profkit_str(p, p->value_types[v].type));
+        profkit_sink_puts(k, " (");
+        put_name(k, profkit_str(p, p->value_types[v].unit));
+        profkit_sink_puts(k, ")\n");
+    }
+    profkit_sink_puts(k, "events:");
+    for (size_t v = 0; v < c.nv; v++) {
+        profkit_sink_write(k, " ", 1);
+        put_event(k, profkit_str(p, p->value_types[v].type));
+    }
+    memset(vals, 0, c.nv * sizeof(int64_t));
+    for (size_t i = 0; i < c.n; i++)
+        if (c.e[i].b == NO_KEY)
+            for (size_t v = 0; v < c.nv; v++)
+                profkit_sat_addto(&vals[v], c.cost[i * c.nv + v]);
+    profkit_sink_puts(k, "\nsummary:");
+    for (size_t v = 0; v < c.nv; v++)
+        profkit_sink_printf(k, " %lld", (long long)vals[v]);
+    profkit_sink_puts(k, "\n");
+
+    /* ids: file name numbers by string id, then function numbers by key. */
+    uint32_t *file_ids = ids, *fn_ids = ids + p->strings.n + 1;
+    uint32_t next_file = 0, next_fn = 0;
+    uint32_t cur = NO_KEY;
+    for (size_t i = 0; i < no; i++) {
+        const cg_entry *x = &c.e[order[i]];
+        if (x->a != cur) {
+            cur = x->a;
+            uint32_t fl = c.key_file[cur] == PROFKIT_NONE || cur == c.root ? 0 : c.key_file[cur];
+            profkit_sink_write(k, "\n", 1);
+            put_compressed(k, "fl", file_ids, &next_file, fl, fl ? profkit_str(p, fl) : "???");
+            put_compressed(k, "fn", fn_ids, &next_fn, cur, profkit_strtab_get(&c.keys, cur));
+        }
+        if (x->b != NO_KEY) {
+            uint32_t fl = c.key_file[x->b] == PROFKIT_NONE ? 0 : c.key_file[x->b];
+            put_compressed(k, "cfl", file_ids, &next_file, fl, fl ? profkit_str(p, fl) : "???");
+            put_compressed(k, "cfn", fn_ids, &next_fn, x->b, profkit_strtab_get(&c.keys, x->b));
+            profkit_sink_printf(k, "calls=%lld %u\n", (long long)x->calls, c.key_line[x->b]);
+        }
+        profkit_sink_printf(k, "%u", x->line);
+        for (size_t v = 0; v < c.nv; v++)
+            profkit_sink_printf(k, " %lld", (long long)c.cost[(size_t)order[i] * c.nv + v]);
+        profkit_sink_write(k, "\n", 1);
+    }
+    int rc = 0;
+    goto done;
+oom:
+    rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory writing callgrind");
+done:
+    if (self)
+        for (size_t v = 0; v < c.nv; v++)
+            free(self[v]);
+    free(self);
+    free(vals);
+    free(fkey);
+    free(walk);
+    free(kept);
+    free(where);
+    free(root_in);
+    free(ids);
+    free(order);
+    cg_free(&c);
+    return rc;
+}
+
+const profkit_format profkit_format_callgrind = {
+    { "callgrind", "callgrind profile format for KCachegrind and callgrind_annotate (write only)",
+      ".callgrind", 0, 1 },
+    NULL,
+    NULL,
+    cg_write,
+};
