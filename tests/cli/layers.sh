@@ -54,6 +54,8 @@ printf '#include "model/model.h"\n' >> "$T/src/cli/main.c"
 mk report/pub.c 'int pub_call(void) { return 0; }'
 # two files with one name
 mk analysis/pub.c 'int other_call(void) { return 0; }'
+# thirteen entries at the top of formats/
+for i in 1 2 3 4 5 6 7 8 9 10; do mk "formats/f$i.c" "int fmt_f$i(void) { return $i; }"; done
 printf 'int pub_call(void);\n' > "$T/public.h"
 mv "$T/obj/cli" "$T/cliobj"
 
@@ -70,6 +72,7 @@ expect_line "format uses format" "a format uses another format: formats/one.c ->
 expect_line "cli symbol" "cli/main.c uses model_get from model/model.c, which public.h does not declare"
 expect_line "cli include" "cli/main.c:2 includes model/model.h"
 expect_line "unique names" "two files named pub.c: analysis/pub.c, report/pub.c"
+expect_line "formats/ at most 12 entries" "formats/ has 13 entries at its top, more than 12"
 if grep -q "pub_call\|reg\b" "$TMP/bad.out"; then fail "a declared symbol or the registry was reported"; cat "$TMP/bad.out"; else pass; fi
 
 echo "$checks passed, $failures failed"

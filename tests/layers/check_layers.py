@@ -11,7 +11,9 @@ object that defines it, and fails, naming the files and the symbols, on:
   - a CLI file that uses a library symbol the public header does not declare,
     or includes a header of the library's other than the public one;
   - two source files with one name (names are unique across the tree, so a
-    name in a message or a debugger points at one file).
+    name in a message or a debugger points at one file);
+  - more than 12 entries at the top of formats/ (a format of several files
+    gets a folder; past twelve, group before adding).
 
 Usage: check_layers.py SRC_DIR LIB_OBJ_DIR CLI_OBJ_DIR PUBLIC_HEADER
   SRC_DIR      the sources (src/); objects whose source is gone (left in a
@@ -237,6 +239,13 @@ def main(argv):
     for f, where in sorted(seen.items()):
         if len(where) > 1:
             problems.append(f"two files named {f}: " + ", ".join(sorted(where)))
+
+    fmt_dir = os.path.join(src_root, "formats")
+    if os.path.isdir(fmt_dir):
+        top = sorted(os.listdir(fmt_dir))
+        if len(top) > 12:
+            problems.append(f"formats/ has {len(top)} entries at its top, more than 12: "
+                            + ", ".join(top))
 
     cli_src = os.path.join(src_root, "cli")
     for f in sorted(os.listdir(cli_src)):
