@@ -16,7 +16,7 @@ if [ "${1:-}" = "--test" ]; then
   # Oracles (docs/testing.md) and what the tests compile against.
   pkgs+=(google-perftools libgoogle-perftools-dev golang-go golang-github-google-pprof-dev
          protobuf-compiler zstd gzip python3 curl python3-jsonschema
-         elfutils debuginfod dwz xz-utils binutils)
+         elfutils debuginfod dwz xz-utils binutils libc6-dbg llvm)
   # Node may come from another package source (nodesource bundles npm);
   # only ask Debian for it when there is none at all.
   command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)
