@@ -6,7 +6,10 @@
  * one executable mapping covering every PC. Deterministic (fixed seed).
  * Shape "tree" (default) shares prefixes like real stacks; "random" shares
  * almost none (the worst case for the prefix tree of the profile model).
- * Usage: gen_gperftools OUT [records [stacks [pcs [tree|random]]]]
+ * Usage: gen_gperftools OUT [records [stacks [pcs [tree|random [PCFILE MAPFILE]]]]]
+ * With PCFILE (one hex PC a line, at most 65,535) and MAPFILE (the
+ * /proc/PID/maps lines to write), the PCs are those (pcs is ignored) and
+ * the mappings MAPFILE's: bench/symbols.sh uses real functions' addresses.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +43,19 @@ int main(int argc, char **argv)
     long stacks = argc > 3 ? atol(argv[3]) : 200000;
     long pcs = argc > 4 ? atol(argv[4]) : 5000;
     int tree = !(argc > 5 && strcmp(argv[5], "random") == 0);
+    const char *pcfile = argc > 7 ? argv[6] : NULL, *mapfile = argc > 7 ? argv[7] : NULL;
+    uint64_t *given = NULL;
+    if (pcfile) {
+        FILE *pf = fopen(pcfile, "r");
+        if (!pf)
+            return 1;
+        given = malloc(65535 * sizeof(uint64_t));
+        unsigned long long v;
+        pcs = 0;
+        while (given && pcs < 65535 && fscanf(pf, "%llx", &v) == 1)
+            given[pcs++] = v;
+        fclose(pf);
+    }
     if (records < 1 || stacks < 1 || pcs < 1)
         return 2;
     uint64_t *pc = malloc((size_t)pcs * sizeof(uint64_t));
@@ -48,7 +64,7 @@ int main(int argc, char **argv)
     if (!pc || !depth || !frames)
         return 1;
     for (long i = 0; i < pcs; i++) /* code-like spacing inside one mapping */
-        pc[i] = 0x400000 + (uint64_t)i * 0x40 + next() % 0x30;
+        pc[i] = given ? given[i] : 0x400000 + (uint64_t)i * 0x40 + next() % 0x30;
     if (!tree) {
         /* Worst case for a prefix tree: after three shared levels every frame
          * is drawn from all PCs, so stacks share almost no prefixes. */
@@ -101,10 +117,21 @@ int main(int argc, char **argv)
     put(f, 0);
     put(f, 1);
     put(f, 0);
-    fprintf(f, "00400000-%08llx r-xp 00000000 08:01 4242 /usr/bin/bench-app\n",
-            (unsigned long long)(0x400000 + (uint64_t)pcs * 0x40 + 0x40));
+    if (mapfile) {
+        FILE *mf = fopen(mapfile, "r");
+        if (!mf)
+            return 1;
+        char line[4096];
+        while (fgets(line, sizeof(line), mf))
+            fputs(line, f);
+        fclose(mf);
+    } else {
+        fprintf(f, "00400000-%08llx r-xp 00000000 08:01 4242 /usr/bin/bench-app\n",
+                (unsigned long long)(0x400000 + (uint64_t)pcs * 0x40 + 0x40));
+    }
     if (fclose(f) != 0)
         return 1;
+    free(given);
     free(pc);
     free(depth);
     free(frames);

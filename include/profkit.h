@@ -356,6 +356,8 @@ typedef struct profkit_report_options {
     double fail_on_increase; /* diff: percent of base's total a value may grow */
     int normalize;      /* diff: scale base to p's total first */
     const char *pattern; /* peek: POSIX extended regular expression on the key */
+    const char *list_regex; /* list: the functions to show (POSIX extended) */
+    const char *source_dir; /* list: where source files are looked for; NULL: their paths */
 } profkit_report_options;
 
 /* `profkit info`: format, threads, value types, counts, totals, metadata. */
@@ -369,6 +371,21 @@ int profkit_report_info_json(FILE *out, const profkit_profile *p, profkit_error 
  */
 int profkit_report_top(FILE *out, const profkit_profile *p,
                        const profkit_report_options *o, profkit_error *err);
+
+/*
+ * `profkit list`: per function whose name matches o->list_regex (POSIX
+ * extended), as `pprof -list`: a ROUTINE header with the function's flat
+ * and cumulative value, then its source lines with each line's flat value
+ * (samples whose leaf frame is that line) and cumulative value (samples with
+ * the line anywhere in the stack, once each), "." for zero. Source is read
+ * from the function's file (its DWARF path), or under o->source_dir (the
+ * path joined to it, then ever shorter tails of the path, then the base
+ * name); without it, the lines with values alone. Functions by cum, then
+ * name. The profile must keep lines (read as for PROFKIT_BY_LINE).
+ * Returns 0, PROFKIT_EINVAL for a bad regex, value or thread, or ENOMEM.
+ */
+int profkit_report_list(FILE *out, const profkit_profile *p,
+                        const profkit_report_options *o, profkit_error *err);
 
 /* ---------------------------------------- reports: tree and mem (issue 3) */
 

@@ -16,7 +16,7 @@ if [ "${1:-}" = "--test" ]; then
   # Oracles (docs/testing.md) and what the tests compile against.
   pkgs+=(google-perftools libgoogle-perftools-dev golang-go golang-github-google-pprof-dev
          protobuf-compiler zstd gzip python3 curl python3-jsonschema
-         elfutils debuginfod dwz xz-utils binutils linux-perf valgrind)
+         elfutils debuginfod dwz xz-utils binutils linux-perf valgrind libc6-dbg llvm)
   # The viewer page's browser tests (Debian's chromium, driven by playwright-core).
   pkgs+=(chromium)
   # Node may come from another package source (nodesource bundles npm);

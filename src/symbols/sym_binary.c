@@ -88,6 +88,10 @@ struct sym_binary {
     int source;
     ssym *syms;
     size_t n_syms;
+    /* the binary's own .dynsym: the exported names, one per address */
+    int dyn_tried;
+    ssym *dyn;
+    size_t n_dyn;
 };
 
 static const Dwfl_Callbacks callbacks_template = {
@@ -175,6 +179,7 @@ void sym_binary_close(sym_binary *b)
     free(b->cus);
     free(b->cu_ranges);
     free(b->syms);
+    free(b->dyn);
     free(b->loads);
     dwfl_end(b->dwfl);
     free(o);
@@ -416,6 +421,8 @@ static uint32_t die_decl_line(Dwarf_Die *die)
     return 0;
 }
 
+static const char *exported_name(sym_binary *b, uint64_t maddr);
+
 static size_t dwarf_lookup(sym_binary *b, uint64_t maddr, sym_frame *out, size_t max)
 {
     if (!b->dwarf_tried)
@@ -456,7 +463,8 @@ static size_t dwarf_lookup(sym_binary *b, uint64_t maddr, sym_frame *out, size_t
     }
     if (n == 0)
         return 0;
-    if (n > max) {
+    int trimmed = n > max;
+    if (trimmed) {
         /* Keep the innermost calls: they are what was running. */
         memmove(chain, chain + (n - max), max * sizeof(uint32_t));
         n = max;
@@ -475,6 +483,14 @@ static size_t dwarf_lookup(sym_binary *b, uint64_t maddr, sym_frame *out, size_t
         if (!out[i].name)
             out[i].name = "";
     }
+    /* The real function (not an inlined call) is named as the binary
+     * exports it, when it does: glibc's DWARF gives internal aliases
+     * (__GI___fstatat64) where the binary's .dynsym says fstatat64. */
+    if (!trimmed) {
+        const char *ex = exported_name(b, maddr);
+        if (ex)
+            out[0].name = ex;
+    }
     return n;
 }
 
@@ -482,8 +498,9 @@ static size_t dwarf_lookup(sym_binary *b, uint64_t maddr, sym_frame *out, size_t
 
 /*
  * Aliases share an address (__libc_start_main, __libc_start_main_impl...).
- * The name shown is the one other tools show: global before weak before
- * local binding, then the shortest name; the order is total.
+ * A name the binary exports (.dynsym, exported_name) wins; else global
+ * before weak before local binding, then the shortest name; the order is
+ * total.
  */
 static uint32_t sym_rank(int bind, size_t len)
 {
@@ -499,6 +516,88 @@ static int ssym_cmp(const void *a, const void *b)
     if (x->rank != y->rank)
         return x->rank < y->rank ? -1 : 1;
     return strcmp(x->name, y->name);
+}
+
+/*
+ * The binary's own .dynsym, one symbol per address: the name pprof's
+ * symbolizer (llvm-symbolizer) gives a function the binary exports.
+ * Among aliases at one address it keeps the largest size, then the last
+ * in table order (glibc: fstatat64 over fstatat, both weak, same size).
+ */
+static int dyn_cmp(const void *a, const void *b)
+{
+    const ssym *x = a, *y = b;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    if (x->size != y->size)
+        return x->size < y->size ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank; /* rank = table index */
+}
+
+static void read_dynsym(sym_binary *b)
+{
+    b->dyn_tried = 1;
+    GElf_Addr bias;
+    Elf *e = dwfl_module_getelf(b->mod, &bias);
+    if (!e)
+        return;
+    Elf_Scn *scn = NULL;
+    size_t cap = 0;
+    while ((scn = elf_nextscn(e, scn)) != NULL) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || sh.sh_entsize == 0)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        if (!d)
+            continue;
+        size_t count = d->d_size / sh.sh_entsize;
+        for (size_t i = 1; i < count && i < UINT32_MAX; i++) {
+            GElf_Sym s;
+            if (!gelf_getsym(d, (int)i, &s))
+                break;
+            int t = GELF_ST_TYPE(s.st_info);
+            if ((t != STT_FUNC && t != STT_GNU_IFUNC) || s.st_value == 0 || s.st_shndx == SHN_UNDEF ||
+                GELF_ST_BIND(s.st_info) == STB_LOCAL)
+                continue;
+            const char *name = elf_strptr(e, sh.sh_link, s.st_name);
+            if (!name || !*name)
+                continue;
+            if (PK_VEC_RESERVE(b->dyn, b->n_dyn, cap, 1) != 0)
+                break;
+            b->dyn[b->n_dyn++] = (ssym){ s.st_value + bias, s.st_size, name, (uint32_t)i };
+        }
+        break;
+    }
+    if (!b->n_dyn)
+        return;
+    qsort(b->dyn, b->n_dyn, sizeof(ssym), dyn_cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < b->n_dyn; i++) {
+        if (i + 1 < b->n_dyn && b->dyn[i + 1].addr == b->dyn[i].addr)
+            continue; /* the last of each address wins */
+        b->dyn[k++] = b->dyn[i];
+    }
+    b->n_dyn = k;
+}
+
+/* The exported name of the function holding maddr, or NULL. */
+static const char *exported_name(sym_binary *b, uint64_t maddr)
+{
+    if (!b->dyn_tried)
+        read_dynsym(b);
+    size_t lo = 0, hi = b->n_dyn;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (b->dyn[mid].addr <= maddr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    const ssym *s = &b->dyn[lo - 1];
+    /* Sized symbols only: a sizeless one says nothing about its end. */
+    return s->size && maddr - s->addr < s->size ? s->name : NULL;
 }
 
 static int has_section(Elf *e, unsigned type, const char *name)
@@ -611,7 +710,8 @@ size_t sym_binary_lookup(sym_binary *b, uint64_t vaddr, sym_frame *out, size_t m
     const ssym *s = find_sym(b, maddr);
     if (!s || max == 0)
         return 0;
-    out[0].name = s->name;
+    const char *ex = exported_name(b, maddr);
+    out[0].name = ex ? ex : s->name;
     out[0].file = NULL;
     out[0].line = 0;
     out[0].decl_line = 0;

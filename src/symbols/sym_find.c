@@ -26,9 +26,11 @@
 
 typedef struct sfile {
     char *path;
-    sym_binary *bin;
+    sym_binary *bin; /* NULL after sym_finder_release */
     const char *how; /* static text: where it was found */
     size_t named;
+    int source;           /* kept by sym_finder_release for the report */
+    char build_id[2 * 64 + 1];
 } sfile;
 
 struct sym_finder {
@@ -129,6 +131,19 @@ void sym_finder_free(sym_finder *f)
 }
 
 sym_binary *sym_finder_binary(sym_finder *f, uint32_t file) { return f->files[file].bin; }
+
+void sym_finder_release(sym_finder *f)
+{
+    for (size_t i = 0; i < f->n_files; i++) {
+        sfile *sf = &f->files[i];
+        if (!sf->bin)
+            continue;
+        sf->source = sym_binary_source(sf->bin);
+        snprintf(sf->build_id, sizeof(sf->build_id), "%s", sym_binary_build_id(sf->bin));
+        sym_binary_close(sf->bin);
+        sf->bin = NULL;
+    }
+}
 const char *sym_finder_path(sym_finder *f, uint32_t file) { return f->files[file].path; }
 void sym_finder_count(sym_finder *f, uint32_t file, size_t n) { f->files[file].named += n; }
 
@@ -337,8 +352,9 @@ void sym_finder_report(sym_finder *f, FILE *out)
                                        "symbol table: functions only",
                                        ".dynsym only: exported functions only" };
     for (size_t i = 0; i < f->n_files; i++) {
-        int s = sym_binary_source(f->files[i].bin);
-        const char *bid = sym_binary_build_id(f->files[i].bin);
+        const sfile *sf = &f->files[i];
+        int s = sf->bin ? sym_binary_source(sf->bin) : sf->source;
+        const char *bid = sf->bin ? sym_binary_build_id(sf->bin) : sf->build_id;
         fprintf(out, "  %s: %zu addresses (%s; found by %s%s%s)\n", f->files[i].path, f->files[i].named,
                 src[s >= 0 && s <= 3 ? s : 0], f->files[i].how, bid[0] ? ", build id " : "", bid);
     }

@@ -24,6 +24,10 @@ void sym_finder_free(sym_finder *f);
  */
 uint32_t sym_finder_file(sym_finder *f, uint32_t m);
 sym_binary *sym_finder_binary(sym_finder *f, uint32_t file);
+/* Closes every file (their DWARF and symbol tables: tens of MB for libc),
+ * keeping what sym_finder_report says; strings a lookup returned die with
+ * them. sym_finder_binary gives NULL afterwards. */
+void sym_finder_release(sym_finder *f);
 const char *sym_finder_path(sym_finder *f, uint32_t file);
 /* Counts n addresses named from file (for the report). */
 void sym_finder_count(sym_finder *f, uint32_t file, size_t n);

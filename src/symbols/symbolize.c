@@ -369,6 +369,15 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
             unnamed_mapping[fmap[f]] |= 2;
     }
     free(was_named);
+    /* Names are interned in the profile now: the files' DWARF and symbol
+     * tables go before the stacks are rebuilt, so both are not held at
+     * once (the peak memory of a large profile). The name cache's keys
+     * point into them: empty it. */
+    sym_finder_release(s.finder);
+    free(s.names.keys);
+    free(s.names.name);
+    free(s.names.system);
+    memset(&s.names, 0, sizeof(s.names));
 
     /* 4. Stacks again, root to leaf. */
     if (!(new_leaf = malloc(ns * sizeof(uint32_t))) || !(new_caller = malloc(ns * sizeof(uint32_t))))

@@ -388,6 +388,88 @@ static void reference_errors(void **state)
 
 /* ---- the writer ---- */
 
+/* Sample row r's stack, root first: "name:line@depth/0xADDR;...". */
+static void stack_text(const profkit_profile *p, size_t r, char *buf, size_t n)
+{
+    uint32_t chain[64];
+    size_t k = 0, used = 0;
+    for (uint32_t s = p->sample_stack[r]; s != 0 && k < 64; s = p->stacks[s].parent)
+        chain[k++] = p->stacks[s].frame;
+    buf[0] = 0;
+    while (k-- > 0) {
+        const profkit_frame *f = &p->frames[chain[k]];
+        used += (size_t)snprintf(buf + used, n - used, "%s:%u@%u/0x%llx;",
+                                 profkit_str(p, p->functions[f->function].name), f->line, f->inline_depth,
+                                 (unsigned long long)f->address);
+        assert_true(used < n);
+    }
+}
+
+static void inline_chains_round_trip(void **state)
+{
+    (void)state;
+    /* What the symbolizer makes of address 0x400100: main (the real
+     * function) with mix inlined into it and hot into mix. As a leaf the
+     * whole chain; as a return address (another sample) a shorter chain of
+     * the same address; and a chain shared by two samples. */
+    profkit_profile *p = profkit_profile_new();
+    profkit_value_type_add(p, "samples", "count");
+    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t m = profkit_mapping_add(p, 0x400000, 0x500000, 0, "/bin/app", "");
+    profkit_frame fr = { 0 };
+    fr.mapping = m;
+    fr.address = 0x400100;
+    fr.function = profkit_function_add_named(p, "main", "m.c", NULL, 1);
+    fr.line = 10;
+    uint32_t f_main = profkit_frame_add(p, &fr);
+    fr.function = profkit_function_add_named(p, "mix", "m.c", NULL, 20);
+    fr.line = 22;
+    fr.inline_depth = 1;
+    uint32_t f_mix = profkit_frame_add(p, &fr);
+    fr.function = profkit_function_add_named(p, "hot", "m.c", NULL, 30);
+    fr.line = 31;
+    fr.inline_depth = 2;
+    uint32_t f_hot = profkit_frame_add(p, &fr);
+    fr.address = 0x400200;
+    fr.function = profkit_function_add_named(p, "callee", "m.c", NULL, 40);
+    fr.line = 41;
+    fr.inline_depth = 0;
+    uint32_t f_callee = profkit_frame_add(p, &fr);
+    uint32_t s_main = profkit_stack_intern(p, 0, f_main);
+    uint32_t s_mix = profkit_stack_intern(p, s_main, f_mix);
+    uint32_t s_hot = profkit_stack_intern(p, s_mix, f_hot);
+    uint32_t s_callee = profkit_stack_intern(p, s_mix, f_callee);
+    uint32_t s_hot2 = profkit_stack_intern(p, profkit_stack_intern(p, s_callee, f_main), f_mix);
+    int64_t one = 1, two = 2, three = 3;
+    assert_int_equal(profkit_sample_add(p, s_hot, t, &one), 0);
+    assert_int_equal(profkit_sample_add(p, s_callee, t, &two), 0);
+    assert_int_equal(profkit_sample_add(p, s_hot2, t, &three), 0);
+
+    char path[] = "/tmp/pk_pprof_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    profkit_write_options wo = { 0 };
+    wo.format = "pprof";
+    profkit_error err;
+    assert_int_equal(profkit_profile_write_file(p, path, &wo, &err), 0);
+    profkit_profile *q;
+    profkit_read_options ro = { 0 };
+    assert_int_equal(profkit_profile_read_file(&q, path, &ro, &err), 0);
+    unlink(path);
+    assert_int_equal(q->n_samples, 3);
+    for (size_t r = 0; r < 3; r++) {
+        char a[512], b[512];
+        stack_text(p, r, a, sizeof(a));
+        stack_text(q, r, b, sizeof(b));
+        assert_string_equal(a, b);
+    }
+    char b[512];
+    stack_text(q, 0, b, sizeof(b));
+    assert_string_equal(b, "main:10@0/0x400100;mix:22@1/0x400100;hot:31@2/0x400100;");
+    profkit_profile_free(q);
+    profkit_profile_free(p);
+}
+
 static void writer_round_trip(void **state)
 {
     (void)state;
@@ -505,6 +587,7 @@ int main(void)
         cmocka_unit_test(wire_errors),
         cmocka_unit_test(reference_errors),
         cmocka_unit_test(writer_round_trip),
+        cmocka_unit_test(inline_chains_round_trip),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     size_t n;

@@ -4,7 +4,11 @@
  * return addresses, FILE+0xOFFSET for what has no file, build-id
  * mismatches, Breakpad ids, demangling. Programs built at test time are in
  * tests/cli/symbols_real.sh. */
+#include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -155,6 +159,51 @@ static void a_return_address_is_looked_up_one_byte_back(void **state)
     profkit_profile_free(p);
 }
 
+/* The leaf name profkit gives addr (a function of a mapped library). */
+static void leaf_name_of(uintptr_t addr, char *buf, size_t n, const profkit_profile **keep)
+{
+    uint64_t start, end, off;
+    char path[800];
+    assert_int_equal(find_mapping(addr, &start, &end, &off, path, sizeof(path)), 0);
+    profkit_profile *p = profkit_profile_new();
+    uint32_t m = profkit_mapping_add(p, start, end, off, path, "");
+    profkit_value_type_add(p, "samples", "count");
+    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
+    int64_t one = 1;
+    profkit_sample_add(p, profkit_stack_intern(p, 0, addr_frame(p, addr, m)), t, &one);
+    profkit_symbolize_options o = mapped();
+    profkit_error err;
+    assert_int_equal(profkit_profile_symbolize(p, &o, &err), 1);
+    profkit_frame_label(p, p->stacks[p->sample_stack[0]].frame, 0, buf, n);
+    *keep = p;
+}
+
+static void aliases_are_named_as_the_binary_exports_them(void **state)
+{
+    (void)state;
+    /* glibc's functions have several names at one address: its debug file
+     * (libc6-dbg) names them by internal aliases (DWARF linkage name and
+     * .symtab locals __GI___pthread_self, __pthread_self, __GI___fstatat64,
+     * __fstatat64); libc.so.6's .dynsym exports pthread_self, and both
+     * fstatat and fstatat64 (same size), of which pprof's symbolizer shows
+     * the last in the table, fstatat64. */
+    char buf[128];
+    const profkit_profile *p;
+    leaf_name_of((uintptr_t)&pthread_self + 1, buf, sizeof(buf), &p);
+    assert_string_equal(buf, "pthread_self");
+    profkit_profile_free((profkit_profile *)p);
+    leaf_name_of((uintptr_t)&fstatat + 1, buf, sizeof(buf), &p);
+    assert_string_equal(buf, "fstatat64");
+    /* With DWARF from the debug file, the line is still there. */
+    const profkit_frame *fr = leaf_frame(p, 0);
+    const char *file = profkit_str(p, p->functions[fr->function].file);
+    if (access("/usr/lib/debug/.build-id", F_OK) == 0) {
+        assert_non_null(strstr(file, "fstatat64.c"));
+        assert_true(fr->line > 0);
+    }
+    profkit_profile_free((profkit_profile *)p);
+}
+
 static void missing_binaries_leave_file_and_offset(void **state)
 {
     (void)state;
@@ -279,6 +328,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(names_a_function_of_this_binary),
         cmocka_unit_test(a_return_address_is_looked_up_one_byte_back),
+        cmocka_unit_test(aliases_are_named_as_the_binary_exports_them),
         cmocka_unit_test(missing_binaries_leave_file_and_offset),
         cmocka_unit_test(another_build_id_is_not_used),
         cmocka_unit_test(build_ids_match_in_hex_and_breakpad_form),

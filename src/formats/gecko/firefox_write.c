@@ -19,6 +19,10 @@
  * carry a `flags` bit set saying which optional columns hold a value (the
  * others hold 0), and stacks point at their prefix through `prefixOffset`
  * (index minus prefix index, 0 for a root frame) since version 66.
+ * A frame inlined into the frame above it (the model's inline_depth > 0)
+ * has flags bit 1: version 71 replaced the column inlineDepth by that bit
+ * (its upgrader sets it where inlineDepth > 0); the depth is the count of
+ * such frames above it up to the real call, whose address they share.
  *
  * Mapping from the model:
  *   - Functions are keyed like folded labels: a named function is one
@@ -56,6 +60,7 @@
 
 /* Frame and function `flags` bits (processed versions 71 and 75). */
 enum {
+    FRAME_INLINED = 1, /* version 71's form of inlineDepth > 0 */
     FRAME_HAS_ADDRESS = 2,
     FRAME_HAS_LINE = 16,
     FRAME_HAS_COLUMN = 32,
@@ -999,7 +1004,8 @@ static int frame_in_lib(const ffw *w, size_t i)
 static uint64_t frame_flags(const ffw *w, size_t i)
 {
     const profkit_frame *fr = &w->p->frames[i];
-    return (fr->line ? FRAME_HAS_LINE : 0) | (fr->column ? FRAME_HAS_COLUMN : 0) |
+    return (fr->inline_depth ? FRAME_INLINED : 0) | (fr->line ? FRAME_HAS_LINE : 0) |
+           (fr->column ? FRAME_HAS_COLUMN : 0) |
            (frame_in_lib(w, i) ? FRAME_HAS_ADDRESS : 0);
 }
 static uint64_t frame_address(const ffw *w, size_t i)

@@ -31,7 +31,8 @@
  *
  * A Location with several Lines is inlined code: Line[0] is the innermost
  * function, the last Line the outermost caller, so it becomes several frames,
- * outermost first in the root-first stack. A Location without Lines becomes
+ * outermost first in the root-first stack, with inline_depth 0 for the last
+ * Line and one more for each Line before it. A Location without Lines becomes
  * one frame named by its address ("0x" + lowercase hex), as the gperftools
  * reader names unsymbolized PCs.
  *
@@ -722,6 +723,7 @@ static int resolve_locations(pp_reader *r)
             fr.function = r->func_ids[fi];
             fr.line = clamp_u32(ln->line);
             fr.column = clamp_u32(ln->column);
+            fr.inline_depth = (uint32_t)(l->n_lines - 1 - k); /* the last Line is the real call */
             if ((r->frames[r->n_frames++] = profkit_frame_add(r->p, &fr)) == PROFKIT_NONE)
                 return oom(r);
         }

@@ -12,7 +12,14 @@
  *     mapping and one Line (function, line, column). A frame whose function
  *     is only its address (the name the readers give an unsymbolized PC,
  *     no file, no line) gets no Line, as unsymbolized pprof locations have
- *     none; so inline groups are not rebuilt, each frame is its own Location;
+ *     none;
+ *   - an inline chain (a frame with inline_depth 0 followed in the stack by
+ *     frames of the same address with inline_depth 1, 2, ...: what the
+ *     symbolizer makes of one address) is one Location with one Line per
+ *     frame, innermost first, as pprof writes them; such Locations get ids
+ *     after the frames' (n_frames + 1 + chain index), one per distinct
+ *     chain. A frame with inline_depth > 0 that does not continue its
+ *     parent's chain is a Location of its own;
  *   - functions referenced by those Lines, and every mapping (id = index + 1);
  *   - period and period_type from the metadata `period`/`period_type` (or
  *     the gperftools reader's `period_us`), time_nanos, duration_nanos,
@@ -78,7 +85,108 @@ typedef struct pw {
     uint32_t *smap;      /* profile string id -> pprof index, or NONE */
     pb_buf msg, sub;
     int oom;
+    /* inline chains: chain k = Location n_frames + 1 + k, made of the
+     * Location chain_prev[k] (a frame's, or another chain's) and one more
+     * inlined frame chain_frame[k] */
+    uint64_t *chain_prev;
+    uint32_t *chain_frame;
+    size_t n_chains, cap_prev, cap_frame;
+    profkit_idset chain_set;
+    uint64_t *locs; /* one sample's Location ids, leaf first */
+    size_t cap_locs;
+    uint32_t *path; /* one sample's frames, leaf first */
+    size_t cap_path;
 } pw;
+
+typedef struct chain_key {
+    uint64_t prev;
+    uint32_t frame;
+} chain_key;
+
+static int chain_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const pw *w = ctx;
+    const chain_key *k = key;
+    return w->chain_prev[id] == k->prev && w->chain_frame[id] == k->frame;
+}
+
+/* The Location of chain `prev` continued by inlined frame f (0 = no memory). */
+static uint64_t pw_chain(pw *w, uint64_t prev, uint32_t f)
+{
+    chain_key k = { prev, f };
+    uint64_t h = profkit_hash_u64(prev * 0x9e3779b97f4a7c15ull ^ f);
+    uint32_t id = profkit_idset_find(&w->chain_set, h, chain_eq, w, &k);
+    if (id == PROFKIT_NONE) {
+        if (w->n_chains >= UINT32_MAX - 1 ||
+            PK_VEC_RESERVE(w->chain_prev, w->n_chains, w->cap_prev, 1) ||
+            PK_VEC_RESERVE(w->chain_frame, w->n_chains, w->cap_frame, 1) ||
+            profkit_idset_insert(&w->chain_set, h, (uint32_t)w->n_chains)) {
+            w->oom = 1;
+            return 0;
+        }
+        id = (uint32_t)w->n_chains;
+        w->chain_prev[id] = prev;
+        w->chain_frame[id] = f;
+        w->n_chains++;
+    }
+    return (uint64_t)w->p->n_frames + 1 + id;
+}
+
+/* Whether frame c (in the stack, the child of frame a) continues a's chain. */
+static int continues(const profkit_profile *p, uint32_t a, uint32_t c)
+{
+    const profkit_frame *fa = &p->frames[a], *fc = &p->frames[c];
+    return fc->inline_depth > 0 && fc->inline_depth == fa->inline_depth + 1 && fc->address == fa->address &&
+           fc->mapping == fa->mapping;
+}
+
+/* One sample's Location ids, leaf first, into w->locs; returns how many. */
+static size_t pw_sample_locations(pw *w, uint32_t stack)
+{
+    const profkit_profile *p = w->p;
+    size_t n = 0;
+    for (uint32_t s = stack; s != 0 && s < p->n_stacks; s = p->stacks[s].parent) {
+        if (PK_VEC_RESERVE(w->path, n, w->cap_path, 1)) {
+            w->oom = 1;
+            return 0;
+        }
+        w->path[n++] = p->stacks[s].frame;
+    }
+    size_t k = 0;
+    uint64_t loc = 0;
+    /* root to leaf: a run of frames continuing one chain is one Location */
+    for (size_t i = n; i-- > 0;) {
+        uint32_t f = w->path[i];
+        if (loc && i + 1 < n && continues(p, w->path[i + 1], f)) {
+            loc = pw_chain(w, loc, f);
+            if (w->oom)
+                return 0;
+            continue;
+        }
+        if (loc) {
+            if (PK_VEC_RESERVE(w->locs, k, w->cap_locs, 1)) {
+                w->oom = 1;
+                return 0;
+            }
+            w->locs[k++] = loc;
+        }
+        loc = (uint64_t)f + 1;
+    }
+    if (loc) {
+        if (PK_VEC_RESERVE(w->locs, k, w->cap_locs, 1)) {
+            w->oom = 1;
+            return 0;
+        }
+        w->locs[k++] = loc;
+    }
+    /* reverse: leaf first */
+    for (size_t a = 0, b = k; a + 1 < b; a++, b--) {
+        uint64_t t = w->locs[a];
+        w->locs[a] = w->locs[b - 1];
+        w->locs[b - 1] = t;
+    }
+    return k;
+}
 
 static int64_t pw_str(pw *w, uint32_t id)
 {
@@ -203,9 +311,10 @@ static void pw_samples(pw *w, uint32_t thread)
     for (size_t i = 0; i < p->n_samples && !w->oom && !profkit_sink_failed(w->sink); i++) {
         if (thread != PROFKIT_NONE && p->sample_thread[i] != thread)
             continue;
+        size_t nl = pw_sample_locations(w, p->sample_stack[i]);
         w->sub.n = 0;
-        for (uint32_t s = p->sample_stack[i]; s != 0 && s < p->n_stacks; s = p->stacks[s].parent)
-            pb_varint(&w->sub, (uint64_t)p->stacks[s].frame + 1);
+        for (size_t k = 0; k < nl; k++)
+            pb_varint(&w->sub, w->locs[k]);
         if (w->sub.n)
             pb_bytes(&w->msg, 1, w->sub.b, w->sub.n);
         w->sub.n = 0;
@@ -225,7 +334,22 @@ static void pw_samples(pw *w, uint32_t thread)
     }
 }
 
-/* Locations for every frame; marks in used[] the functions their Lines use. */
+static void pw_line(pw *w, const profkit_frame *fr, uint8_t *used)
+{
+    if (fr->function >= w->p->n_functions)
+        return;
+    used[fr->function] = 1;
+    w->sub.n = 0;
+    pb_uint(&w->sub, 1, (uint64_t)fr->function + 1);
+    pb_uint(&w->sub, 2, fr->line);
+    pb_uint(&w->sub, 3, fr->column);
+    pb_bytes(&w->msg, 4, w->sub.b, w->sub.n);
+    if (w->sub.oom)
+        w->oom = 1;
+}
+
+/* Locations for every frame and every inline chain; marks in used[] the
+ * functions their Lines use. */
 static void pw_locations(pw *w, uint8_t *used)
 {
     const profkit_profile *p = w->p;
@@ -235,16 +359,24 @@ static void pw_locations(pw *w, uint8_t *used)
         if (fr->mapping != PROFKIT_NONE && fr->mapping < p->n_mappings)
             pb_uint(&w->msg, 2, (uint64_t)fr->mapping + 1);
         pb_uint(&w->msg, 3, fr->address);
-        if (fr->function < p->n_functions && !unsymbolized(p, fr)) {
-            used[fr->function] = 1;
-            w->sub.n = 0;
-            pb_uint(&w->sub, 1, (uint64_t)fr->function + 1);
-            pb_uint(&w->sub, 2, fr->line);
-            pb_uint(&w->sub, 3, fr->column);
-            pb_bytes(&w->msg, 4, w->sub.b, w->sub.n);
-            if (w->sub.oom)
-                w->oom = 1;
-        }
+        if (fr->function < p->n_functions && !unsymbolized(p, fr))
+            pw_line(w, fr, used);
+        pw_emit(w, 4);
+    }
+    /* Inline chains: Lines innermost first, down to the real call's frame. */
+    for (size_t c = 0; c < w->n_chains && !w->oom; c++) {
+        uint64_t loc = (uint64_t)p->n_frames + 1 + c;
+        pb_uint(&w->msg, 1, loc);
+        uint64_t l = loc;
+        while (l > p->n_frames)
+            l = w->chain_prev[l - p->n_frames - 1];
+        const profkit_frame *outer = &p->frames[l - 1];
+        if (outer->mapping != PROFKIT_NONE && outer->mapping < p->n_mappings)
+            pb_uint(&w->msg, 2, (uint64_t)outer->mapping + 1);
+        pb_uint(&w->msg, 3, outer->address);
+        for (l = loc; l > p->n_frames; l = w->chain_prev[l - p->n_frames - 1])
+            pw_line(w, &p->frames[w->chain_frame[l - p->n_frames - 1]], used);
+        pw_line(w, outer, used);
         pw_emit(w, 4);
     }
 }
@@ -326,6 +458,11 @@ int profkit_pprof_write(const profkit_profile *p, profkit_sink *sink,
         }
     }
     int oom = w.oom;
+    free(w.chain_prev);
+    free(w.chain_frame);
+    free(w.locs);
+    free(w.path);
+    profkit_idset_free(&w.chain_set);
     free(used);
     free(w.smap);
     free(w.msg.b);
