@@ -31,7 +31,8 @@ static int takes_arg(const char *a)
 {
     static const char *const with[] = { "-n", "--limit", "--value", "--thread", "--format", "--binary",
                                         "--symbols", "--demangle", "--focus", "--ignore", "--hide",
-                                        "--show", "--show-from", "--prune-from", "--source-dir", NULL };
+                                        "--show", "--show-from", "--prune-from", "--source-dir", "--max-string-size",
+                                        "--max-depth", "--max-threads", "--max-inflate", NULL };
     if (strchr(a, '='))
         return 0;
     for (int i = 0; with[i]; i++)
