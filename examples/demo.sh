@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make demo`: profile a small program with gperftools, then show what profkit
-# makes of it: a summary, the top functions, and the profile converted for
-# other viewers (folded stacks for flamegraph.pl, and the Firefox Profiler).
+# makes of it: a summary, the top functions and lines (named by default from
+# the program's debug info), folded stacks for flamegraph.pl, and profkit's
+# own viewer page.
 set -euo pipefail
 PROFKIT=${1:-build/release/profkit}
 cd "$(dirname "$0")/.."
@@ -17,15 +18,17 @@ echo
 echo "\$ profkit info $out/burn.prof"
 "$PROFKIT" info "$out/burn.prof"
 echo
-echo "\$ profkit top -n 10 --symbolize $out/burn.prof"
-"$PROFKIT" top -n 10 --symbolize "$out/burn.prof"
+echo "\$ profkit top -n 10 $out/burn.prof          # named from burn's DWARF, as Go pprof does"
+"$PROFKIT" top -n 10 "$out/burn.prof"
 echo
-echo "\$ profkit convert --symbolize $out/burn.prof -o $out/burn.folded"
-"$PROFKIT" convert --symbolize "$out/burn.prof" -o "$out/burn.folded"
+echo "\$ profkit top -n 5 --by line $out/burn.prof"
+"$PROFKIT" top -n 5 --by line "$out/burn.prof"
+echo
+echo "\$ profkit convert $out/burn.prof -o $out/burn.folded"
+"$PROFKIT" convert "$out/burn.prof" -o "$out/burn.folded"
 head -3 "$out/burn.folded"
-if "$PROFKIT" --formats | grep -q '^  firefox .w'; then
-  echo
-  echo "\$ profkit convert $out/burn.prof -o $out/burn.json.gz"
-  "$PROFKIT" convert --symbolize "$out/burn.prof" -o "$out/burn.json.gz"
-  echo "wrote $out/burn.json.gz: open it at https://profiler.firefox.com (or: profkit view $out/burn.prof)"
-fi
+echo
+echo "\$ profkit flame $out/burn.prof -o $out/burn.html"
+"$PROFKIT" flame "$out/burn.prof" -o "$out/burn.html"
+echo "wrote $out/burn.html: one self-contained page, opens offline in any browser"
+echo "(or: profkit view $out/burn.prof, which serves it on 127.0.0.1 and opens it)"
