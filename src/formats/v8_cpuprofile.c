@@ -103,10 +103,10 @@ static const char *type_name(pk_json_type t)
 /* An integer JSON number (no fraction or exponent, within int64). */
 static int as_int(const pk_json_event *ev, int64_t *out)
 {
-    if (ev->type != PK_JSON_NUMBER || ev->len == 0 || ev->len > 19)
+    if (ev->type != PK_JSON_NUMBER || ev->len == 0)
         return 0;
     size_t i = ev->str[0] == '-';
-    if (i == ev->len)
+    if (i == ev->len || ev->len - i > 18) /* 18 digits: no overflow */
         return 0;
     int64_t v = 0;
     for (; i < ev->len; i++) {
@@ -433,6 +433,14 @@ static int build_stack(reader *r, uint32_t i, uint32_t *chain)
     return 0;
 }
 
+/* A JSON time (any double) as whole microseconds, clamped to int64. */
+static int64_t to_i64(double x)
+{
+    if (!(x > -9.2e18))
+        return x != x ? 0 : -INT64_MAX;
+    return x >= 9.2e18 ? INT64_MAX : (int64_t)x;
+}
+
 static int finish(reader *r, int truncated)
 {
     profkit_profile *p = r->p;
@@ -505,7 +513,7 @@ static int finish(reader *r, int truncated)
     p->default_value = vw;
     /* times of samples i and i+1: sample i's wall time is the gap up to the
      * next sample (negative gaps count 0); the last one's runs to endTime */
-    int64_t t = (int64_t)r->start_time, next = 0;
+    int64_t t = to_i64(r->start_time), next = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t k = find_node(x, r->samples[i]);
         if (k == PROFKIT_NONE) {
@@ -523,7 +531,7 @@ static int finish(reader *r, int truncated)
             next = profkit_sat_add(t, r->deltas[i + 1]);
             gap = next - t;
         } else {
-            gap = r->have_end && !truncated ? (int64_t)r->end_time - t : 0;
+            gap = r->have_end && !truncated ? profkit_sat_add(to_i64(r->end_time), -t) : 0;
         }
         if (gap < 0)
             gap = 0;

@@ -100,10 +100,10 @@ static const char *type_name(pk_json_type t)
 
 static int as_int(const pk_json_event *ev, int64_t *out)
 {
-    if (ev->type != PK_JSON_NUMBER || ev->len == 0 || ev->len > 18)
+    if (ev->type != PK_JSON_NUMBER || ev->len == 0)
         return 0;
     size_t i = ev->str[0] == '-';
-    if (i == ev->len)
+    if (i == ev->len || ev->len - i > 18) /* 18 digits: no overflow */
         return 0;
     int64_t v = 0;
     for (; i < ev->len; i++) {
