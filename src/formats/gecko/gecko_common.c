@@ -1413,6 +1413,28 @@ static int head_has(const uint8_t *d, size_t n, const char *needle)
     return 0;
 }
 
+/* "fileType": "Recorded Performance Data" (blanks allowed around the colon). */
+static int is_devtools_wrapper(const uint8_t *d, size_t n)
+{
+    static const char key[] = "\"fileType\"", value[] = "\"Recorded Performance Data\"";
+    size_t kl = sizeof key - 1, vl = sizeof value - 1;
+    for (size_t i = 0; i + kl <= n; i++) {
+        if (d[i] != '"' || memcmp(d + i, key, kl) != 0)
+            continue;
+        size_t k = i + kl;
+        while (k < n && (d[k] == ' ' || d[k] == '\t' || d[k] == '\n' || d[k] == '\r'))
+            k++;
+        if (k == n || d[k] != ':')
+            continue;
+        k++;
+        while (k < n && (d[k] == ' ' || d[k] == '\t' || d[k] == '\n' || d[k] == '\r'))
+            k++;
+        if (k + vl <= n && memcmp(d + k, value, vl) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 int pk_gecko_sniff(const uint8_t *d, size_t n, pk_gecko_flavor flavor)
 {
     size_t i = 0;
@@ -1420,7 +1442,7 @@ int pk_gecko_sniff(const uint8_t *d, size_t n, pk_gecko_flavor flavor)
         i++;
     if (i == n || d[i] != '{')
         return 0;
-    if (head_has(d, n, "\"Recorded Performance Data\"")) /* Firefox DevTools' wrapper of a raw profile */
+    if (is_devtools_wrapper(d, n)) /* Firefox DevTools' wrapper of a raw profile */
         return flavor == PK_GECKO_RAW ? 95 : 0;
     int processed = head_has(d, n, "\"preprocessedProfileVersion\"") || head_has(d, n, "\"stringArray\"");
     int raw = head_has(d, n, "\"schema\"") || head_has(d, n, "\"stringTable\"");
