@@ -819,8 +819,8 @@ static int thread_key(const pk_json_event *ev)
 static int profile_key(const pk_json_event *ev)
 {
     static const char *const keys[] = { "meta", "libs", "threads", "processes", "pausedRanges",
-                                        "shared" };
-    for (int i = 0; i < 6; i++)
+                                        "shared", "profile" };
+    for (int i = 0; i < 7; i++)
         if (key_is(ev, keys[i]))
             return i;
     return -1;
@@ -1027,6 +1027,8 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
             return skip_value(r, ev);
         return open_profile(r, j, ev);
     case C_PROFILE:
+        if (r->n_prof == 1 && f->key >= 0 && f->key != 6)
+            r->root_used = 1;
         switch (f->key) {
         case 0: { /* meta */
             int rc = expect(j, ev, PK_JSON_MAP_START, "meta");
@@ -1058,6 +1060,17 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
             r->shared.t[0].present = r->shared.t[0].present; /* no-op: shared tables start empty */
             return push_frame(r, C_SHARED);
         }
+        case 6: /* profile: Firefox DevTools' wrapper {fileType, version, profile} */
+            if (r->flavor != PK_GECKO_RAW || r->n_prof != 1 || r->root_used ||
+                ev->type != PK_JSON_MAP_START)
+                return skip_value(r, ev);
+            /* the object under "profile" is the document; the wrapper's
+             * other keys are skipped (its frame becomes a used C_DOC) */
+            f->kind = C_DOC;
+            f->index = 1;
+            r->n_prof--;
+            r->root_used = 1;
+            return open_profile(r, j, ev);
         default: return skip_value(r, ev);
         }
     case C_META: return meta_value(r, j, f, ev);
@@ -1400,6 +1413,28 @@ static int head_has(const uint8_t *d, size_t n, const char *needle)
     return 0;
 }
 
+/* "fileType": "Recorded Performance Data" (blanks allowed around the colon). */
+static int is_devtools_wrapper(const uint8_t *d, size_t n)
+{
+    static const char key[] = "\"fileType\"", value[] = "\"Recorded Performance Data\"";
+    size_t kl = sizeof key - 1, vl = sizeof value - 1;
+    for (size_t i = 0; i + kl <= n; i++) {
+        if (d[i] != '"' || memcmp(d + i, key, kl) != 0)
+            continue;
+        size_t k = i + kl;
+        while (k < n && (d[k] == ' ' || d[k] == '\t' || d[k] == '\n' || d[k] == '\r'))
+            k++;
+        if (k == n || d[k] != ':')
+            continue;
+        k++;
+        while (k < n && (d[k] == ' ' || d[k] == '\t' || d[k] == '\n' || d[k] == '\r'))
+            k++;
+        if (k + vl <= n && memcmp(d + k, value, vl) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 int pk_gecko_sniff(const uint8_t *d, size_t n, pk_gecko_flavor flavor)
 {
     size_t i = 0;
@@ -1407,6 +1442,8 @@ int pk_gecko_sniff(const uint8_t *d, size_t n, pk_gecko_flavor flavor)
         i++;
     if (i == n || d[i] != '{')
         return 0;
+    if (is_devtools_wrapper(d, n)) /* Firefox DevTools' wrapper of a raw profile */
+        return flavor == PK_GECKO_RAW ? 95 : 0;
     int processed = head_has(d, n, "\"preprocessedProfileVersion\"") || head_has(d, n, "\"stringArray\"");
     int raw = head_has(d, n, "\"schema\"") || head_has(d, n, "\"stringTable\"");
     int shaped = head_has(d, n, "\"meta\"") || head_has(d, n, "\"threads\"");

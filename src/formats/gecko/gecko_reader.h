@@ -218,6 +218,7 @@ typedef struct gk_reader {
     uint32_t *chain;        /* stack resolution scratch */
     size_t cap_chain;
     char version[2][24]; /* meta.version, meta.preprocessedProfileVersion */
+    int root_used;       /* the root object had a profile key: not a DevTools wrapper */
 } gk_reader;
 
 /* ---- in gecko_tables.c (used by both; calls neither) ---- */

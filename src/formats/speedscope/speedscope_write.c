@@ -1,5 +1,5 @@
 /*
- * speedscope.c: writes speedscope's file format
+ * speedscope_write.c: writes speedscope's file format
  * (https://www.speedscope.app/file-format-schema.json), so a profile of any
  * format opens in speedscope.app.
  *
@@ -8,12 +8,14 @@
  * first) with the chosen value type as its weight (--value; default: the
  * profile's default). Timed rows keep their time order. Frames are shared
  * across profiles, one per function (name, file, definition line), so two
- * addresses of one function are one speedscope frame, as in folded output.
+ * addresses of one function are one speedscope frame, as in folded output;
+ * a function without a name gets one frame per address, labelled as folded
+ * output labels it.
  * Rows whose weight is 0 are left out. Units map to speedscope's
  * (nanoseconds, microseconds, milliseconds, seconds, bytes); any other unit
  * is "none".
  */
-#include "formats/registry/format.h"
+#include "formats/speedscope/speedscope.h"
 #include "io/json_out.h"
 
 #include <stdlib.h>
@@ -28,25 +30,60 @@ static const char *speedscope_unit(const char *unit)
     return "none";
 }
 
-static void write_frames(const profkit_profile *p, profkit_sink *k)
+/*
+ * The speedscope frame of each model frame: one per named function, and one
+ * per frame of a function without a name (labelled by its address, as
+ * folded output labels it, so two addresses stay two frames). *rep gets,
+ * per speedscope frame, a model frame standing for it.
+ */
+static int frame_index(const profkit_profile *p, uint32_t **idx_out, uint32_t **rep_out, size_t *n_out)
+{
+    uint32_t *idx = malloc((p->n_frames + 1) * sizeof(uint32_t));
+    uint32_t *rep = malloc((p->n_frames + 1) * sizeof(uint32_t));
+    uint32_t *fmap = malloc((p->n_functions + 1) * sizeof(uint32_t));
+    if (!idx || !rep || !fmap) {
+        free(idx);
+        free(rep);
+        free(fmap);
+        return PROFKIT_ENOMEM;
+    }
+    for (size_t f = 0; f < p->n_functions; f++)
+        fmap[f] = PROFKIT_NONE;
+    size_t n = 0;
+    for (size_t i = 0; i < p->n_frames; i++) {
+        uint32_t f = p->frames[i].function;
+        if (profkit_str(p, p->functions[f].name)[0]) {
+            if (fmap[f] == PROFKIT_NONE) {
+                fmap[f] = (uint32_t)n;
+                rep[n++] = (uint32_t)i;
+            }
+            idx[i] = fmap[f];
+        } else {
+            idx[i] = (uint32_t)n;
+            rep[n++] = (uint32_t)i;
+        }
+    }
+    free(fmap);
+    *idx_out = idx;
+    *rep_out = rep;
+    *n_out = n;
+    return 0;
+}
+
+static void write_frames(const profkit_profile *p, profkit_sink *k, const uint32_t *rep, size_t n)
 {
     profkit_sink_puts(k, "\"shared\":{\"frames\":[");
-    for (size_t f = 0; f < p->n_functions; f++) {
-        const profkit_function *fn = &p->functions[f];
-        if (f)
+    for (size_t e = 0; e < n; e++) {
+        const profkit_function *fn = &p->functions[p->frames[rep[e]].function];
+        if (e)
             profkit_sink_write(k, ",", 1);
         profkit_sink_puts(k, "{\"name\":");
         const char *name = profkit_str(p, fn->name);
         if (name[0]) {
             profkit_json_string(k, name, profkit_strtab_len(&p->strings, fn->name));
         } else {
-            /* No name: label it by the address of a frame of it, as folded does. */
-            char buf[32] = "(unknown)";
-            for (size_t i = 0; i < p->n_frames; i++)
-                if (p->frames[i].function == f) {
-                    profkit_frame_label(p, (uint32_t)i, 0, buf, sizeof(buf));
-                    break;
-                }
+            char buf[64];
+            profkit_frame_label(p, rep[e], 0, buf, sizeof(buf));
             profkit_json_cstr(k, buf);
         }
         if (fn->file) {
@@ -61,8 +98,8 @@ static void write_frames(const profkit_profile *p, profkit_sink *k)
 }
 
 /* Writes the frames of stack s root first; path is scratch of depth+1. */
-static int write_stack(const profkit_profile *p, profkit_sink *k, uint32_t s, uint32_t **path,
-                       size_t *cap)
+static int write_stack(const profkit_profile *p, profkit_sink *k, uint32_t s, const uint32_t *idx,
+                       uint32_t **path, size_t *cap)
 {
     size_t d = profkit_stack_depth(p, s);
     if (d > *cap) {
@@ -73,7 +110,7 @@ static int write_stack(const profkit_profile *p, profkit_sink *k, uint32_t s, ui
         *cap = d;
     }
     for (size_t i = d; i-- > 0; s = p->stacks[s].parent)
-        (*path)[i] = p->frames[p->stacks[s].frame].function;
+        (*path)[i] = idx[p->stacks[s].frame];
     profkit_sink_write(k, "[", 1);
     for (size_t i = 0; i < d; i++)
         profkit_sink_printf(k, i ? ",%u" : "%u", (*path)[i]);
@@ -81,8 +118,8 @@ static int write_stack(const profkit_profile *p, profkit_sink *k, uint32_t s, ui
     return 0;
 }
 
-static int speedscope_write(const profkit_profile *p, profkit_sink *k,
-                            const profkit_write_options *o, profkit_error *err)
+int pk_speedscope_write(const profkit_profile *p, profkit_sink *k, const profkit_write_options *o,
+                        profkit_error *err)
 {
     int ok;
     uint32_t v = profkit_select_value(p, o->value, err);
@@ -96,8 +133,12 @@ static int speedscope_write(const profkit_profile *p, profkit_sink *k,
     size_t cap = 0;
     int rc = 0;
 
+    uint32_t *idx, *rep;
+    size_t n_entries;
+    if (frame_index(p, &idx, &rep, &n_entries))
+        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory writing speedscope");
     profkit_sink_puts(k, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",");
-    write_frames(p, k);
+    write_frames(p, k, rep, n_entries);
     profkit_sink_puts(k, "\"profiles\":[");
     int first_profile = 1;
     for (size_t t = 0; t < p->n_threads && v != PROFKIT_NONE && rc == 0; t++) {
@@ -123,7 +164,7 @@ static int speedscope_write(const profkit_profile *p, profkit_sink *k,
             if (!first)
                 profkit_sink_write(k, ",", 1);
             first = 0;
-            rc = write_stack(p, k, p->sample_stack[r], &path, &cap);
+            rc = write_stack(p, k, p->sample_stack[r], idx, &path, &cap);
         }
         profkit_sink_puts(k, "],\"weights\":[");
         first = 1;
@@ -141,14 +182,9 @@ static int speedscope_write(const profkit_profile *p, profkit_sink *k,
     profkit_json_cstr(k, p->format[0] ? p->format : "profile");
     profkit_sink_puts(k, ",\"activeProfileIndex\":0,\"exporter\":\"profkit " PROFKIT_VERSION_STRING "\"}\n");
     free(path);
+    free(idx);
+    free(rep);
     if (rc)
         return profkit_error_set(err, rc, NULL, -1, "out of memory writing speedscope");
     return 0;
 }
-
-const profkit_format profkit_format_speedscope = {
-    { "speedscope", "speedscope.app JSON (write only)", ".speedscope.json", 0, 1 },
-    NULL,
-    NULL,
-    speedscope_write,
-};

@@ -1,0 +1,611 @@
+/*
+ * v8_cpuprofile.c: the `.cpuprofile` JSON that V8's CPU profiler produces:
+ * what Node writes with `--cpu-prof` and what Chrome DevTools saves from its
+ * JavaScript profiler (the CDP `Profiler.Profile` object). Read only.
+ *
+ * The document is `{nodes, startTime, endTime, samples, timeDeltas}`. `nodes`
+ * is the call tree: each node has an `id`, a `callFrame` (functionName, url,
+ * scriptId, 0-based lineNumber and columnNumber), a `hitCount` and the ids of
+ * its `children`. `samples[i]` is the id of the node (the leaf of the stack)
+ * sampled at startTime + timeDeltas[0] + ... + timeDeltas[i] (microseconds).
+ * Keys come in any order, so the reader keeps the nodes and the two arrays
+ * as they stream by, then links the tree and adds the samples. The rules and
+ * our rulings (which sample gets which delta, the "(root)" node, truncated
+ * files): docs/formats/v8_cpuprofile.md.
+ */
+#include "formats/registry/format.h"
+#include "io/json.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { S_DOC, S_TOP, S_NODES, S_NODE, S_CF, S_CHILDREN, S_SAMPLES, S_DELTAS, S_END };
+enum { K_NONE, K_ID, K_HIT, K_PARENT, K_CALLFRAME, K_CHILDREN, K_NAME, K_URL, K_LINE, K_COL,
+       K_SCRIPT, K_START, K_END, K_SAMPLES, K_DELTAS, K_NODES, K_OTHER };
+
+typedef struct node {
+    int64_t id;
+    uint32_t name, url; /* string ids of the profile */
+    int64_t line, col;  /* 0-based; -1 = unknown */
+    uint32_t parent;    /* node index, or PROFKIT_NONE */
+    uint32_t stack;     /* model stack, PROFKIT_NONE until built */
+    int have_id;
+    uint32_t at_line, at_col; /* where the node's object starts */
+} node;
+
+typedef struct link {
+    uint32_t parent; /* node index */
+    int64_t child;   /* node id */
+    uint32_t line, column;
+} link;
+
+typedef struct id_index {
+    profkit_idset set;
+    const node *nodes;
+} id_index;
+
+static int id_eq(const void *ctx, uint32_t id, const void *key)
+{
+    return ((const node *)ctx)[id].id == *(const int64_t *)key;
+}
+
+static uint32_t find_node(const id_index *x, int64_t id)
+{
+    return profkit_idset_find(&x->set, profkit_hash_u64((uint64_t)id), id_eq, x->nodes, &id);
+}
+
+typedef struct reader {
+    profkit_profile *p;
+    profkit_read_ctx *ctx;
+    int state, key;
+    node *nodes;
+    size_t n_nodes, cap_nodes;
+    link *links;
+    size_t n_links, cap_links;
+    int64_t *samples, *deltas;
+    size_t n_samples, cap_samples, n_deltas, cap_deltas;
+    uint32_t samples_line, samples_col, deltas_line, deltas_col;
+    double start_time, end_time;
+    id_index index; /* node id -> node, built when the nodes end */
+    int indexed;
+    int have_start, have_end, have_nodes, have_samples, have_deltas, nodes_done, samples_done,
+        deltas_done;
+} reader;
+
+static int grow(void **a, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    size_t nc = *cap ? *cap * 2 : 64, bytes;
+    if (profkit_mul_size(nc, size, &bytes))
+        return -1;
+    void *na = realloc(*a, bytes);
+    if (!na)
+        return -1;
+    *a = na;
+    *cap = nc;
+    return 0;
+}
+
+static const char *type_name(pk_json_type t)
+{
+    switch (t) {
+    case PK_JSON_NULL: return "null";
+    case PK_JSON_BOOL: return "a boolean";
+    case PK_JSON_NUMBER: return "a number";
+    case PK_JSON_STRING: return "a string";
+    case PK_JSON_MAP_START: return "an object";
+    case PK_JSON_ARRAY_START: return "an array";
+    default: return "the end of a container";
+    }
+}
+
+/* An integer JSON number (no fraction or exponent, within int64). */
+static int as_int(const pk_json_event *ev, int64_t *out)
+{
+    if (ev->type != PK_JSON_NUMBER || ev->len == 0)
+        return 0;
+    size_t i = ev->str[0] == '-';
+    if (i == ev->len || ev->len - i > 18) /* 18 digits: no overflow */
+        return 0;
+    int64_t v = 0;
+    for (; i < ev->len; i++) {
+        if (ev->str[i] < '0' || ev->str[i] > '9')
+            return 0;
+        v = v * 10 + (ev->str[i] - '0');
+    }
+    *out = ev->str[0] == '-' ? -v : v;
+    return 1;
+}
+
+static int key_is(const pk_json_event *ev, const char *k)
+{
+    return ev->len == strlen(k) && memcmp(ev->str, k, ev->len) == 0;
+}
+
+#define OOM() pk_json_fail(j, PROFKIT_ENOMEM, "out of memory")
+
+static int expect_int(pk_json *j, const pk_json_event *ev, const char *what, size_t index,
+                      int64_t *out)
+{
+    if (as_int(ev, out))
+        return 0;
+    return pk_json_fail(j, PROFKIT_ECORRUPT, "%s[%zu]: expected an integer, found %s", what,
+                        index, ev->type == PK_JSON_NUMBER ? "a fraction or huge number"
+                                                          : type_name(ev->type));
+}
+
+/* Indexes the nodes by id once they are all read; a repeated id is an error at its node. */
+static int index_nodes(reader *r, pk_json *j)
+{
+    r->index.nodes = r->nodes;
+    for (uint32_t i = 0; i < r->n_nodes; i++) {
+        const node *n = &r->nodes[i];
+        if (find_node(&r->index, n->id) != PROFKIT_NONE)
+            return profkit_read_fail_pos(r->ctx, PROFKIT_ECORRUPT, n->at_line, n->at_col,
+                                         "nodes[%u]: id %lld appears twice", i, (long long)n->id);
+        if (profkit_idset_insert(&r->index.set, profkit_hash_u64((uint64_t)n->id), i))
+            return pk_json_fail(j, PROFKIT_ENOMEM, "out of memory");
+    }
+    r->indexed = 1;
+    return 0;
+}
+
+static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
+{
+    reader *r = payload;
+    profkit_profile *p = r->p;
+    int64_t v;
+    switch (r->state) {
+    case S_DOC:
+        if (ev->type != PK_JSON_MAP_START)
+            return pk_json_fail(j, PROFKIT_EFORMAT, "the document: expected an object, found %s",
+                                type_name(ev->type));
+        r->state = S_TOP;
+        return 0;
+    case S_TOP:
+        if (ev->type == PK_JSON_MAP_END) {
+            r->state = S_END;
+            return 0;
+        }
+        if (ev->type == PK_JSON_KEY) {
+            r->key = key_is(ev, "nodes")        ? K_NODES
+                     : key_is(ev, "samples")    ? K_SAMPLES
+                     : key_is(ev, "timeDeltas") ? K_DELTAS
+                     : key_is(ev, "startTime")  ? K_START
+                     : key_is(ev, "endTime")    ? K_END
+                     : key_is(ev, "head")       ? K_PARENT /* the old tree shape */
+                                                : K_OTHER;
+            return 0;
+        }
+        switch (r->key) {
+        case K_NODES:
+            if (ev->type != PK_JSON_ARRAY_START)
+                return pk_json_fail(j, PROFKIT_ECORRUPT, "nodes: expected an array, found %s",
+                                    type_name(ev->type));
+            r->have_nodes = 1;
+            r->state = S_NODES;
+            return 0;
+        case K_SAMPLES:
+        case K_DELTAS:
+            if (ev->type != PK_JSON_ARRAY_START)
+                return pk_json_fail(j, PROFKIT_ECORRUPT, "%s: expected an array, found %s",
+                                    r->key == K_SAMPLES ? "samples" : "timeDeltas",
+                                    type_name(ev->type));
+            if (r->key == K_SAMPLES) {
+                r->have_samples = 1;
+                pk_json_where(j, &r->samples_line, &r->samples_col);
+            } else {
+                r->have_deltas = 1;
+                pk_json_where(j, &r->deltas_line, &r->deltas_col);
+            }
+            r->state = r->key == K_SAMPLES ? S_SAMPLES : S_DELTAS;
+            return 0;
+        case K_START:
+        case K_END:
+            if (ev->type != PK_JSON_NUMBER)
+                return pk_json_fail(j, PROFKIT_ECORRUPT, "%s: expected a number (microseconds), found %s",
+                                    r->key == K_START ? "startTime" : "endTime", type_name(ev->type));
+            if (r->key == K_START) {
+                r->start_time = pk_json_num(ev);
+                r->have_start = 1;
+            } else {
+                r->end_time = pk_json_num(ev);
+                r->have_end = 1;
+            }
+            return 0;
+        case K_PARENT:
+            return pk_json_fail(j, PROFKIT_EUNSUPPORTED,
+                                "head: the old tree-shaped profile (before \"nodes\") is not supported");
+        default:
+            if (ev->type == PK_JSON_MAP_START || ev->type == PK_JSON_ARRAY_START)
+                pk_json_skip_value(j);
+            return 0;
+        }
+    case S_NODES:
+        if (ev->type == PK_JSON_ARRAY_END) {
+            r->nodes_done = 1;
+            r->state = S_TOP;
+            return index_nodes(r, j);
+        }
+        if (ev->type != PK_JSON_MAP_START)
+            return pk_json_fail(j, PROFKIT_ECORRUPT, "nodes[%zu]: expected an object, found %s",
+                                r->n_nodes, type_name(ev->type));
+        if (r->n_nodes >= UINT32_MAX - 1 ||
+            grow((void **)&r->nodes, &r->cap_nodes, r->n_nodes, sizeof(node)))
+            return OOM();
+        memset(&r->nodes[r->n_nodes], 0, sizeof(node));
+        r->nodes[r->n_nodes].line = r->nodes[r->n_nodes].col = -1;
+        r->nodes[r->n_nodes].parent = PROFKIT_NONE;
+        r->nodes[r->n_nodes].stack = PROFKIT_NONE;
+        pk_json_where(j, &r->nodes[r->n_nodes].at_line, &r->nodes[r->n_nodes].at_col);
+        r->n_nodes++;
+        r->state = S_NODE;
+        return 0;
+    case S_NODE: {
+        node *n = &r->nodes[r->n_nodes - 1];
+        size_t ni = r->n_nodes - 1;
+        if (ev->type == PK_JSON_MAP_END) {
+            if (!n->have_id)
+                return pk_json_fail(j, PROFKIT_ECORRUPT, "nodes[%zu]: expected an \"id\"", ni);
+            r->state = S_NODES;
+            return 0;
+        }
+        if (ev->type == PK_JSON_KEY) {
+            r->key = key_is(ev, "id")          ? K_ID
+                     : key_is(ev, "callFrame") ? K_CALLFRAME
+                     : key_is(ev, "children")  ? K_CHILDREN
+                                               : K_OTHER;
+            return 0;
+        }
+        switch (r->key) {
+        case K_ID:
+            if (!as_int(ev, &v))
+                return pk_json_fail(j, PROFKIT_ECORRUPT, "nodes[%zu].id: expected an integer, found %s",
+                                    ni, ev->type == PK_JSON_NUMBER ? "a fraction or huge number"
+                                                                   : type_name(ev->type));
+            n->id = v;
+            n->have_id = 1;
+            return 0;
+        case K_CALLFRAME:
+            if (ev->type != PK_JSON_MAP_START)
+                return pk_json_fail(j, PROFKIT_ECORRUPT,
+                                    "nodes[%zu].callFrame: expected an object, found %s", ni,
+                                    type_name(ev->type));
+            r->state = S_CF;
+            return 0;
+        case K_CHILDREN:
+            if (ev->type != PK_JSON_ARRAY_START)
+                return pk_json_fail(j, PROFKIT_ECORRUPT,
+                                    "nodes[%zu].children: expected an array, found %s", ni,
+                                    type_name(ev->type));
+            r->state = S_CHILDREN;
+            return 0;
+        default:
+            if (ev->type == PK_JSON_MAP_START || ev->type == PK_JSON_ARRAY_START)
+                pk_json_skip_value(j);
+            return 0;
+        }
+    }
+    case S_CF: {
+        node *n = &r->nodes[r->n_nodes - 1];
+        size_t ni = r->n_nodes - 1;
+        if (ev->type == PK_JSON_MAP_END) {
+            r->state = S_NODE;
+            return 0;
+        }
+        if (ev->type == PK_JSON_KEY) {
+            r->key = key_is(ev, "functionName")   ? K_NAME
+                     : key_is(ev, "url")          ? K_URL
+                     : key_is(ev, "lineNumber")   ? K_LINE
+                     : key_is(ev, "columnNumber") ? K_COL
+                                                  : K_OTHER;
+            return 0;
+        }
+        switch (r->key) {
+        case K_NAME:
+        case K_URL: {
+            if (ev->type != PK_JSON_STRING)
+                return pk_json_fail(j, PROFKIT_ECORRUPT, "nodes[%zu].callFrame.%s: expected a string, found %s",
+                                    ni, r->key == K_NAME ? "functionName" : "url", type_name(ev->type));
+            uint32_t s = profkit_string_intern(p, ev->str, ev->len);
+            if (s == PROFKIT_NONE)
+                return OOM();
+            if (r->key == K_NAME)
+                n->name = s;
+            else
+                n->url = s;
+            return 0;
+        }
+        case K_LINE:
+        case K_COL:
+            if (!as_int(ev, &v))
+                return pk_json_fail(j, PROFKIT_ECORRUPT, "nodes[%zu].callFrame.%s: expected an integer, found %s",
+                                    ni, r->key == K_LINE ? "lineNumber" : "columnNumber",
+                                    ev->type == PK_JSON_NUMBER ? "a fraction or huge number" : type_name(ev->type));
+            if (v < 0 || v >= UINT32_MAX - 1)
+                v = -1; /* V8 writes -1 for "no position" */
+            if (r->key == K_LINE)
+                n->line = v;
+            else
+                n->col = v;
+            return 0;
+        default:
+            if (ev->type == PK_JSON_MAP_START || ev->type == PK_JSON_ARRAY_START)
+                pk_json_skip_value(j);
+            return 0;
+        }
+    }
+    case S_CHILDREN:
+        if (ev->type == PK_JSON_ARRAY_END) {
+            r->state = S_NODE;
+            return 0;
+        }
+        if (!as_int(ev, &v))
+            return pk_json_fail(j, PROFKIT_ECORRUPT, "nodes[%zu].children: expected a node id (an integer), found %s",
+                                r->n_nodes - 1, ev->type == PK_JSON_NUMBER ? "a fraction or huge number"
+                                                                           : type_name(ev->type));
+        if (grow((void **)&r->links, &r->cap_links, r->n_links, sizeof(link)))
+            return OOM();
+        r->links[r->n_links].parent = (uint32_t)(r->n_nodes - 1);
+        r->links[r->n_links].child = v;
+        pk_json_where(j, &r->links[r->n_links].line, &r->links[r->n_links].column);
+        r->n_links++;
+        return 0;
+    case S_SAMPLES:
+    case S_DELTAS: {
+        int s = r->state == S_SAMPLES;
+        if (ev->type == PK_JSON_ARRAY_END) {
+            if (s)
+                r->samples_done = 1;
+            else
+                r->deltas_done = 1;
+            r->state = S_TOP;
+            return 0;
+        }
+        if (expect_int(j, ev, s ? "samples" : "timeDeltas", s ? r->n_samples : r->n_deltas, &v))
+            return PROFKIT_ECORRUPT;
+        if (s && r->indexed && find_node(&r->index, v) == PROFKIT_NONE)
+            return pk_json_fail(j, PROFKIT_ECORRUPT,
+                                "samples[%zu]: expected the id of a node, found %lld (no node has it)",
+                                r->n_samples, (long long)v);
+        if (s) {
+            if (grow((void **)&r->samples, &r->cap_samples, r->n_samples, sizeof(int64_t)))
+                return OOM();
+            r->samples[r->n_samples++] = v;
+        } else {
+            if (grow((void **)&r->deltas, &r->cap_deltas, r->n_deltas, sizeof(int64_t)))
+                return OOM();
+            r->deltas[r->n_deltas++] = v;
+        }
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* ---- linking the tree ---- */
+
+static int is_root_marker(const profkit_profile *p, const node *n)
+{
+    return n->parent == PROFKIT_NONE && strcmp(profkit_str(p, n->name), "(root)") == 0;
+}
+
+/* The model stack of node i: its parent's (built first, iteratively) plus its frame. */
+static int build_stack(reader *r, uint32_t i, uint32_t *chain)
+{
+    profkit_profile *p = r->p;
+    size_t depth = 0;
+    uint32_t k = i;
+    while (k != PROFKIT_NONE && r->nodes[k].stack == PROFKIT_NONE) {
+        if (depth > r->n_nodes)
+            return 1; /* a cycle: more ancestors than nodes */
+        chain[depth++] = k;
+        k = r->nodes[k].parent;
+    }
+    uint32_t s = k == PROFKIT_NONE ? 0 : r->nodes[k].stack;
+    while (depth > 0) {
+        node *n = &r->nodes[chain[--depth]];
+        if (is_root_marker(p, n)) {
+            n->stack = 0;
+            continue;
+        }
+        const char *name = profkit_str(p, n->name);
+        uint32_t line = n->line >= 0 ? (uint32_t)n->line + 1 : 0;
+        uint32_t col = n->col >= 0 ? (uint32_t)n->col + 1 : 0;
+        profkit_function f = { 0, 0, n->url, 0, line };
+        f.name = name[0] ? n->name : profkit_string_intern_cstr(p, "(anonymous)");
+        if (f.name == PROFKIT_NONE)
+            return -1;
+        uint32_t fn = profkit_function_add(p, &f);
+        if (fn == PROFKIT_NONE)
+            return -1;
+        profkit_frame fr = { 0, fn, line, col, PROFKIT_NONE, 0, 0 };
+        uint32_t frame = profkit_frame_add(p, &fr);
+        if (frame == PROFKIT_NONE)
+            return -1;
+        s = profkit_stack_intern(p, s, frame);
+        if (s == PROFKIT_NONE)
+            return -1;
+        n->stack = s;
+    }
+    return 0;
+}
+
+/* A JSON time (any double) as whole microseconds, clamped to int64. */
+static int64_t to_i64(double x)
+{
+    if (!(x > -9.2e18))
+        return x != x ? 0 : -INT64_MAX;
+    return x >= 9.2e18 ? INT64_MAX : (int64_t)x;
+}
+
+static int finish(reader *r, int truncated)
+{
+    profkit_profile *p = r->p;
+    profkit_read_ctx *ctx = r->ctx;
+    int rc = 0;
+    const id_index *x = &r->index;
+    uint32_t *chain = NULL;
+
+    if (!r->have_nodes || !r->have_samples || (!r->have_deltas && !truncated)) {
+        if (truncated)
+            return PROFKIT_ETRUNCATED;
+        return profkit_read_fail(ctx, PROFKIT_EFORMAT, -1,
+                                 "expected the keys \"nodes\", \"samples\" and \"timeDeltas\" of a V8 CPU profile");
+    }
+    if (!r->nodes_done)
+        return PROFKIT_ETRUNCATED; /* a tree cut short: no stack can be trusted */
+    for (size_t l = 0; l < r->n_links; l++) {
+        const link *k = &r->links[l];
+        uint32_t c = find_node(x, k->child);
+        if (c == PROFKIT_NONE) {
+            rc = profkit_read_fail_pos(ctx, PROFKIT_ECORRUPT, k->line, k->column,
+                                       "nodes[%u].children: expected the id of a node, found %lld (no node has it)",
+                                       k->parent, (long long)k->child);
+            goto out;
+        }
+        if (r->nodes[c].parent != PROFKIT_NONE || c == k->parent) {
+            rc = profkit_read_fail_pos(ctx, PROFKIT_ECORRUPT, k->line, k->column,
+                                       "nodes[%u].children: node id %lld already has a parent (node id %lld): the children links must form a tree",
+                                       k->parent, (long long)k->child,
+                                       (long long)r->nodes[c == k->parent ? c : r->nodes[c].parent].id);
+            goto out;
+        }
+        r->nodes[c].parent = k->parent;
+    }
+    chain = malloc((r->n_nodes + 2) * sizeof(uint32_t));
+    if (!chain) {
+        rc = profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        goto out;
+    }
+    for (uint32_t i = 0; i < r->n_nodes; i++) {
+        int b = build_stack(r, i, chain);
+        if (b > 0) {
+            rc = profkit_read_fail_pos(ctx, PROFKIT_ECORRUPT, r->nodes[i].at_line, r->nodes[i].at_col,
+                                       "nodes[%u]: the children links form a cycle through node id %lld",
+                                       i, (long long)r->nodes[i].id);
+            goto out;
+        }
+        if (b < 0) {
+            rc = profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+            goto out;
+        }
+    }
+
+    size_t n = r->n_samples;
+    if (!truncated && r->n_deltas != r->n_samples) {
+        rc = profkit_read_fail_pos(ctx, PROFKIT_ECORRUPT, r->deltas_line, r->deltas_col,
+                                   "timeDeltas: expected one delta per sample (%zu), found %zu",
+                                   r->n_samples, r->n_deltas);
+        goto out;
+    }
+    if (r->n_deltas < n)
+        n = r->n_deltas; /* cut: only samples whose time is known */
+    uint32_t thread = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t vs = profkit_value_type_add(p, "samples", "count");
+    uint32_t vw = profkit_value_type_add(p, "wall", "microseconds");
+    if (thread == PROFKIT_NONE || vs == PROFKIT_NONE || vw == PROFKIT_NONE) {
+        rc = profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        goto out;
+    }
+    p->default_value = vw;
+    /* times of samples i and i+1: sample i's wall time is the gap up to the
+     * next sample (negative gaps count 0); the last one's runs to endTime */
+    int64_t t = to_i64(r->start_time), next = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = find_node(x, r->samples[i]);
+        if (k == PROFKIT_NONE) {
+            rc = profkit_read_fail_pos(ctx, PROFKIT_ECORRUPT, r->samples_line, r->samples_col,
+                                       "samples[%zu]: expected the id of a node, found %lld (no node has it)",
+                                       i, (long long)r->samples[i]);
+            goto out;
+        }
+        if (i == 0)
+            t = profkit_sat_add(t, r->deltas[0]);
+        else
+            t = next;
+        int64_t gap;
+        if (i + 1 < n) {
+            next = profkit_sat_add(t, r->deltas[i + 1]);
+            gap = next - t;
+        } else {
+            gap = r->have_end && !truncated ? profkit_sat_add(to_i64(r->end_time), -t) : 0;
+        }
+        if (gap < 0)
+            gap = 0;
+        int64_t vals[2];
+        vals[vs] = 1;
+        vals[vw] = gap;
+        int64_t ns = t > INT64_MAX / 1000 ? INT64_MAX : t < INT64_MIN / 1000 + 1 ? INT64_MIN + 1 : t * 1000;
+        if (profkit_sample_add_timed(p, r->nodes[k].stack, thread, ns, vals)) {
+            rc = profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+            goto out;
+        }
+        profkit_read_progress(ctx, i, n);
+    }
+    if (truncated) {
+        profkit_error cut = *ctx->err;
+        rc = profkit_read_warn_pos(ctx, PROFKIT_ETRUNCATED, cut.line, cut.column,
+                                   "%s; kept the %zu sample%s before the cut", cut.message, n,
+                                   n == 1 ? "" : "s");
+    }
+out:
+    free(chain);
+    return rc;
+}
+
+static int v8_read(profkit_profile *p, profkit_read_ctx *ctx)
+{
+    reader r;
+    memset(&r, 0, sizeof r);
+    r.p = p;
+    r.ctx = ctx;
+    int rc = pk_json_parse_source(ctx, on_event, &r);
+    if (!rc)
+        rc = finish(&r, 0);
+    else if (rc == PROFKIT_ETRUNCATED && r.state != S_DOC) {
+        profkit_error cut = *ctx->err;
+        rc = finish(&r, 1);
+        if (rc == PROFKIT_ETRUNCATED)
+            *ctx->err = cut; /* nothing could be kept: the cut is the error */
+    }
+    profkit_idset_free(&r.index.set);
+    free(r.nodes);
+    free(r.links);
+    free(r.samples);
+    free(r.deltas);
+    return rc;
+}
+
+/* A JSON object whose head holds "timeDeltas", or "nodes" and "callFrame"
+ * (Node writes the nodes first; DevTools may write the samples first). */
+static int v8_sniff(const uint8_t *d, size_t n, int complete)
+{
+    (void)complete;
+    size_t i = 0;
+    while (i < n && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t'))
+        i++;
+    if (i == n || d[i] != '{')
+        return 0;
+    int nodes = 0, cf = 0, deltas = 0;
+    for (size_t k = i; k < n; k++) {
+        if (d[k] != '"')
+            continue;
+        if (k + 8 <= n && memcmp(d + k, "\"nodes\"", 7) == 0)
+            nodes = 1;
+        else if (k + 12 <= n && memcmp(d + k, "\"callFrame\"", 11) == 0)
+            cf = 1;
+        else if (k + 13 <= n && memcmp(d + k, "\"timeDeltas\"", 12) == 0)
+            deltas = 1;
+    }
+    return deltas || (nodes && cf) ? 90 : 0;
+}
+
+const profkit_format profkit_format_v8_cpuprofile = {
+    { "v8_cpuprofile", "V8 / Chrome DevTools .cpuprofile (Node --cpu-prof)", ".cpuprofile", 1, 0 },
+    v8_sniff,
+    v8_read,
+    NULL,
+};
