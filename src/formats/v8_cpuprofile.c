@@ -155,7 +155,7 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
 {
     reader *r = payload;
     profkit_profile *p = r->p;
-    int64_t v;
+    int64_t v = 0; /* set by expect_int before any use; 0 quiets -O3 */
     switch (r->state) {
     case S_DOC:
         if (ev->type != PK_JSON_MAP_START)
