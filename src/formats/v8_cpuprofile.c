@@ -72,67 +72,16 @@ typedef struct reader {
         deltas_done;
 } reader;
 
-static int grow(void **a, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 64, bytes;
-    if (profkit_mul_size(nc, size, &bytes))
-        return -1;
-    void *na = realloc(*a, bytes);
-    if (!na)
-        return -1;
-    *a = na;
-    *cap = nc;
-    return 0;
-}
-
-static const char *type_name(pk_json_type t)
-{
-    switch (t) {
-    case PK_JSON_NULL: return "null";
-    case PK_JSON_BOOL: return "a boolean";
-    case PK_JSON_NUMBER: return "a number";
-    case PK_JSON_STRING: return "a string";
-    case PK_JSON_MAP_START: return "an object";
-    case PK_JSON_ARRAY_START: return "an array";
-    default: return "the end of a container";
-    }
-}
-
-/* An integer JSON number (no fraction or exponent, within int64). */
-static int as_int(const pk_json_event *ev, int64_t *out)
-{
-    if (ev->type != PK_JSON_NUMBER || ev->len == 0)
-        return 0;
-    size_t i = ev->str[0] == '-';
-    if (i == ev->len || ev->len - i > 18) /* 18 digits: no overflow */
-        return 0;
-    int64_t v = 0;
-    for (; i < ev->len; i++) {
-        if (ev->str[i] < '0' || ev->str[i] > '9')
-            return 0;
-        v = v * 10 + (ev->str[i] - '0');
-    }
-    *out = ev->str[0] == '-' ? -v : v;
-    return 1;
-}
-
-static int key_is(const pk_json_event *ev, const char *k)
-{
-    return ev->len == strlen(k) && memcmp(ev->str, k, ev->len) == 0;
-}
-
 #define OOM() pk_json_fail(j, PROFKIT_ENOMEM, "out of memory")
 
 static int expect_int(pk_json *j, const pk_json_event *ev, const char *what, size_t index,
                       int64_t *out)
 {
-    if (as_int(ev, out))
+    if (pk_json_as_int(ev, out))
         return 0;
     return pk_json_fail(j, PROFKIT_ECORRUPT, "%s[%zu]: expected an integer, found %s", what,
                         index, ev->type == PK_JSON_NUMBER ? "a fraction or huge number"
-                                                          : type_name(ev->type));
+                                                          : pk_json_type_name(ev->type));
 }
 
 /* Indexes the nodes by id once they are all read; a repeated id is an error at its node. */
@@ -160,7 +109,7 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
     case S_DOC:
         if (ev->type != PK_JSON_MAP_START)
             return pk_json_fail(j, PROFKIT_EFORMAT, "the document: expected an object, found %s",
-                                type_name(ev->type));
+                                pk_json_type_name(ev->type));
         r->state = S_TOP;
         return 0;
     case S_TOP:
@@ -169,12 +118,12 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             return 0;
         }
         if (ev->type == PK_JSON_KEY) {
-            r->key = key_is(ev, "nodes")        ? K_NODES
-                     : key_is(ev, "samples")    ? K_SAMPLES
-                     : key_is(ev, "timeDeltas") ? K_DELTAS
-                     : key_is(ev, "startTime")  ? K_START
-                     : key_is(ev, "endTime")    ? K_END
-                     : key_is(ev, "head")       ? K_PARENT /* the old tree shape */
+            r->key = pk_json_key_is(ev, "nodes")        ? K_NODES
+                     : pk_json_key_is(ev, "samples")    ? K_SAMPLES
+                     : pk_json_key_is(ev, "timeDeltas") ? K_DELTAS
+                     : pk_json_key_is(ev, "startTime")  ? K_START
+                     : pk_json_key_is(ev, "endTime")    ? K_END
+                     : pk_json_key_is(ev, "head")       ? K_PARENT /* the old tree shape */
                                                 : K_OTHER;
             return 0;
         }
@@ -182,7 +131,7 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
         case K_NODES:
             if (ev->type != PK_JSON_ARRAY_START)
                 return pk_json_fail(j, PROFKIT_ECORRUPT, "nodes: expected an array, found %s",
-                                    type_name(ev->type));
+                                    pk_json_type_name(ev->type));
             r->have_nodes = 1;
             r->state = S_NODES;
             return 0;
@@ -191,7 +140,7 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             if (ev->type != PK_JSON_ARRAY_START)
                 return pk_json_fail(j, PROFKIT_ECORRUPT, "%s: expected an array, found %s",
                                     r->key == K_SAMPLES ? "samples" : "timeDeltas",
-                                    type_name(ev->type));
+                                    pk_json_type_name(ev->type));
             if (r->key == K_SAMPLES) {
                 r->have_samples = 1;
                 pk_json_where(j, &r->samples_line, &r->samples_col);
@@ -205,7 +154,7 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
         case K_END:
             if (ev->type != PK_JSON_NUMBER)
                 return pk_json_fail(j, PROFKIT_ECORRUPT, "%s: expected a number (microseconds), found %s",
-                                    r->key == K_START ? "startTime" : "endTime", type_name(ev->type));
+                                    r->key == K_START ? "startTime" : "endTime", pk_json_type_name(ev->type));
             if (r->key == K_START) {
                 r->start_time = pk_json_num(ev);
                 r->have_start = 1;
@@ -230,9 +179,9 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
         }
         if (ev->type != PK_JSON_MAP_START)
             return pk_json_fail(j, PROFKIT_ECORRUPT, "nodes[%zu]: expected an object, found %s",
-                                r->n_nodes, type_name(ev->type));
+                                r->n_nodes, pk_json_type_name(ev->type));
         if (r->n_nodes >= UINT32_MAX - 1 ||
-            grow((void **)&r->nodes, &r->cap_nodes, r->n_nodes, sizeof(node)))
+            profkit_grow((void **)&r->nodes, &r->cap_nodes, r->n_nodes + 1, sizeof(node)))
             return OOM();
         memset(&r->nodes[r->n_nodes], 0, sizeof(node));
         r->nodes[r->n_nodes].line = r->nodes[r->n_nodes].col = -1;
@@ -252,18 +201,18 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             return 0;
         }
         if (ev->type == PK_JSON_KEY) {
-            r->key = key_is(ev, "id")          ? K_ID
-                     : key_is(ev, "callFrame") ? K_CALLFRAME
-                     : key_is(ev, "children")  ? K_CHILDREN
+            r->key = pk_json_key_is(ev, "id")          ? K_ID
+                     : pk_json_key_is(ev, "callFrame") ? K_CALLFRAME
+                     : pk_json_key_is(ev, "children")  ? K_CHILDREN
                                                : K_OTHER;
             return 0;
         }
         switch (r->key) {
         case K_ID:
-            if (!as_int(ev, &v))
+            if (!pk_json_as_int(ev, &v))
                 return pk_json_fail(j, PROFKIT_ECORRUPT, "nodes[%zu].id: expected an integer, found %s",
                                     ni, ev->type == PK_JSON_NUMBER ? "a fraction or huge number"
-                                                                   : type_name(ev->type));
+                                                                   : pk_json_type_name(ev->type));
             n->id = v;
             n->have_id = 1;
             return 0;
@@ -271,14 +220,14 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             if (ev->type != PK_JSON_MAP_START)
                 return pk_json_fail(j, PROFKIT_ECORRUPT,
                                     "nodes[%zu].callFrame: expected an object, found %s", ni,
-                                    type_name(ev->type));
+                                    pk_json_type_name(ev->type));
             r->state = S_CF;
             return 0;
         case K_CHILDREN:
             if (ev->type != PK_JSON_ARRAY_START)
                 return pk_json_fail(j, PROFKIT_ECORRUPT,
                                     "nodes[%zu].children: expected an array, found %s", ni,
-                                    type_name(ev->type));
+                                    pk_json_type_name(ev->type));
             r->state = S_CHILDREN;
             return 0;
         default:
@@ -295,10 +244,10 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             return 0;
         }
         if (ev->type == PK_JSON_KEY) {
-            r->key = key_is(ev, "functionName")   ? K_NAME
-                     : key_is(ev, "url")          ? K_URL
-                     : key_is(ev, "lineNumber")   ? K_LINE
-                     : key_is(ev, "columnNumber") ? K_COL
+            r->key = pk_json_key_is(ev, "functionName")   ? K_NAME
+                     : pk_json_key_is(ev, "url")          ? K_URL
+                     : pk_json_key_is(ev, "lineNumber")   ? K_LINE
+                     : pk_json_key_is(ev, "columnNumber") ? K_COL
                                                   : K_OTHER;
             return 0;
         }
@@ -307,7 +256,7 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
         case K_URL: {
             if (ev->type != PK_JSON_STRING)
                 return pk_json_fail(j, PROFKIT_ECORRUPT, "nodes[%zu].callFrame.%s: expected a string, found %s",
-                                    ni, r->key == K_NAME ? "functionName" : "url", type_name(ev->type));
+                                    ni, r->key == K_NAME ? "functionName" : "url", pk_json_type_name(ev->type));
             uint32_t s = profkit_string_intern(p, ev->str, ev->len);
             if (s == PROFKIT_NONE)
                 return OOM();
@@ -319,10 +268,10 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
         }
         case K_LINE:
         case K_COL:
-            if (!as_int(ev, &v))
+            if (!pk_json_as_int(ev, &v))
                 return pk_json_fail(j, PROFKIT_ECORRUPT, "nodes[%zu].callFrame.%s: expected an integer, found %s",
                                     ni, r->key == K_LINE ? "lineNumber" : "columnNumber",
-                                    ev->type == PK_JSON_NUMBER ? "a fraction or huge number" : type_name(ev->type));
+                                    ev->type == PK_JSON_NUMBER ? "a fraction or huge number" : pk_json_type_name(ev->type));
             if (v < 0 || v >= UINT32_MAX - 1)
                 v = -1; /* V8 writes -1 for "no position" */
             if (r->key == K_LINE)
@@ -341,11 +290,11 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             r->state = S_NODE;
             return 0;
         }
-        if (!as_int(ev, &v))
+        if (!pk_json_as_int(ev, &v))
             return pk_json_fail(j, PROFKIT_ECORRUPT, "nodes[%zu].children: expected a node id (an integer), found %s",
                                 r->n_nodes - 1, ev->type == PK_JSON_NUMBER ? "a fraction or huge number"
-                                                                           : type_name(ev->type));
-        if (grow((void **)&r->links, &r->cap_links, r->n_links, sizeof(link)))
+                                                                           : pk_json_type_name(ev->type));
+        if (profkit_grow((void **)&r->links, &r->cap_links, r->n_links + 1, sizeof(link)))
             return OOM();
         r->links[r->n_links].parent = (uint32_t)(r->n_nodes - 1);
         r->links[r->n_links].child = v;
@@ -370,11 +319,11 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
                                 "samples[%zu]: expected the id of a node, found %lld (no node has it)",
                                 r->n_samples, (long long)v);
         if (s) {
-            if (grow((void **)&r->samples, &r->cap_samples, r->n_samples, sizeof(int64_t)))
+            if (profkit_grow((void **)&r->samples, &r->cap_samples, r->n_samples + 1, sizeof(int64_t)))
                 return OOM();
             r->samples[r->n_samples++] = v;
         } else {
-            if (grow((void **)&r->deltas, &r->cap_deltas, r->n_deltas, sizeof(int64_t)))
+            if (profkit_grow((void **)&r->deltas, &r->cap_deltas, r->n_deltas + 1, sizeof(int64_t)))
                 return OOM();
             r->deltas[r->n_deltas++] = v;
         }

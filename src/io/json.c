@@ -717,3 +717,38 @@ void pk_json_text_free(pk_json_text *t)
     free(t->buf);
     memset(t, 0, sizeof *t);
 }
+
+const char *pk_json_type_name(pk_json_type t)
+{
+    switch (t) {
+    case PK_JSON_NULL: return "null";
+    case PK_JSON_BOOL: return "a boolean";
+    case PK_JSON_NUMBER: return "a number";
+    case PK_JSON_STRING: return "a string";
+    case PK_JSON_MAP_START: return "an object";
+    case PK_JSON_ARRAY_START: return "an array";
+    default: return "the end of a container";
+    }
+}
+
+int pk_json_as_int(const pk_json_event *ev, int64_t *out)
+{
+    if (ev->type != PK_JSON_NUMBER || ev->len == 0)
+        return 0;
+    size_t i = ev->str[0] == '-';
+    if (i == ev->len || ev->len - i > 18) /* 18 digits: no overflow */
+        return 0;
+    int64_t v = 0;
+    for (; i < ev->len; i++) {
+        if (ev->str[i] < '0' || ev->str[i] > '9')
+            return 0;
+        v = v * 10 + (ev->str[i] - '0');
+    }
+    *out = ev->str[0] == '-' ? -v : v;
+    return 1;
+}
+
+int pk_json_key_is(const pk_json_event *ev, const char *k)
+{
+    return ev->len == strlen(k) && memcmp(ev->str, k, ev->len) == 0;
+}

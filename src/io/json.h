@@ -109,4 +109,15 @@ void pk_json_text_event(pk_json_text *t, const pk_json_event *ev);
 void pk_json_text_string(pk_json_text *t, const char *s, size_t len);
 void pk_json_text_free(pk_json_text *t);
 
+/* Helpers for readers of JSON events. */
+
+/* What a value of type t is called in messages ("a string", "an object",
+ * ..., "the end of a container"). */
+const char *pk_json_type_name(pk_json_type t);
+/* An integer number (no fraction or exponent) of at most 18 digits, so it
+ * cannot overflow: stores it in *out and returns 1, else returns 0. */
+int pk_json_as_int(const pk_json_event *ev, int64_t *out);
+/* Whether the key (or string) ev is exactly k. */
+int pk_json_key_is(const pk_json_event *ev, const char *k);
+
 #endif

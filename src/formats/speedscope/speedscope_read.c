@@ -70,57 +70,7 @@ typedef struct reader {
     int have_shared, have_profiles;
 } reader;
 
-static int grow(void **a, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 16, bytes;
-    if (profkit_mul_size(nc, size, &bytes))
-        return -1;
-    void *na = realloc(*a, bytes);
-    if (!na)
-        return -1;
-    *a = na;
-    *cap = nc;
-    return 0;
-}
-
-static const char *type_name(pk_json_type t)
-{
-    switch (t) {
-    case PK_JSON_NULL: return "null";
-    case PK_JSON_BOOL: return "a boolean";
-    case PK_JSON_NUMBER: return "a number";
-    case PK_JSON_STRING: return "a string";
-    case PK_JSON_MAP_START: return "an object";
-    case PK_JSON_ARRAY_START: return "an array";
-    default: return "the end of a container";
-    }
-}
-
-static int as_int(const pk_json_event *ev, int64_t *out)
-{
-    if (ev->type != PK_JSON_NUMBER || ev->len == 0)
-        return 0;
-    size_t i = ev->str[0] == '-';
-    if (i == ev->len || ev->len - i > 18) /* 18 digits: no overflow */
-        return 0;
-    int64_t v = 0;
-    for (; i < ev->len; i++) {
-        if (ev->str[i] < '0' || ev->str[i] > '9')
-            return 0;
-        v = v * 10 + (ev->str[i] - '0');
-    }
-    *out = ev->str[0] == '-' ? -v : v;
-    return 1;
-}
-
-static int key_is(const pk_json_event *ev, const char *k)
-{
-    return ev->len == strlen(k) && memcmp(ev->str, k, ev->len) == 0;
-}
-
-static int str_is(const pk_json_event *ev, const char *k) { return key_is(ev, k); }
+static int str_is(const pk_json_event *ev, const char *k) { return pk_json_key_is(ev, k); }
 
 static int skip(pk_json *j, const pk_json_event *ev)
 {
@@ -155,7 +105,7 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
     case S_DOC:
         if (ev->type != PK_JSON_MAP_START)
             return pk_json_fail(j, PROFKIT_EFORMAT, "the document: expected an object, found %s",
-                                type_name(ev->type));
+                                pk_json_type_name(ev->type));
         r->state = S_TOP;
         return 0;
     case S_TOP:
@@ -164,16 +114,16 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             return 0;
         }
         if (ev->type == PK_JSON_KEY) {
-            r->key = key_is(ev, "shared") ? 1 : key_is(ev, "profiles") ? 2 : 0;
+            r->key = pk_json_key_is(ev, "shared") ? 1 : pk_json_key_is(ev, "profiles") ? 2 : 0;
             return 0;
         }
         if (r->key == 1) {
-            WANT(ev->type == PK_JSON_MAP_START, "shared: expected an object, found %s", type_name(ev->type));
+            WANT(ev->type == PK_JSON_MAP_START, "shared: expected an object, found %s", pk_json_type_name(ev->type));
             r->state = S_SHARED;
             return 0;
         }
         if (r->key == 2) {
-            WANT(ev->type == PK_JSON_ARRAY_START, "profiles: expected an array, found %s", type_name(ev->type));
+            WANT(ev->type == PK_JSON_ARRAY_START, "profiles: expected an array, found %s", pk_json_type_name(ev->type));
             r->have_profiles = 1;
             r->state = S_PROFILES;
             return 0;
@@ -185,11 +135,11 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             return 0;
         }
         if (ev->type == PK_JSON_KEY) {
-            r->key = key_is(ev, "frames");
+            r->key = pk_json_key_is(ev, "frames");
             return 0;
         }
         if (r->key) {
-            WANT(ev->type == PK_JSON_ARRAY_START, "shared.frames: expected an array, found %s", type_name(ev->type));
+            WANT(ev->type == PK_JSON_ARRAY_START, "shared.frames: expected an array, found %s", pk_json_type_name(ev->type));
             WANT(!r->have_shared, "shared.frames: a second frame list");
             r->have_shared = 1;
             r->state = S_FRAMES;
@@ -202,9 +152,9 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             return 0;
         }
         WANT(ev->type == PK_JSON_MAP_START, "shared.frames[%zu]: expected an object, found %s",
-             r->n_frames, type_name(ev->type));
+             r->n_frames, pk_json_type_name(ev->type));
         if (r->n_frames >= UINT32_MAX - 1 ||
-            grow((void **)&r->frames, &r->cap_frames, r->n_frames, sizeof(sframe)))
+            profkit_grow((void **)&r->frames, &r->cap_frames, r->n_frames + 1, sizeof(sframe)))
             return OOM();
         r->frames[r->n_frames] = (sframe){ PROFKIT_NONE, 0, 0, 0, PROFKIT_NONE };
         r->n_frames++;
@@ -219,13 +169,13 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             return 0;
         }
         if (ev->type == PK_JSON_KEY) {
-            r->key = key_is(ev, "name") ? 1 : key_is(ev, "file") ? 2 : key_is(ev, "line") ? 3
-                     : key_is(ev, "col") ? 4 : 0;
+            r->key = pk_json_key_is(ev, "name") ? 1 : pk_json_key_is(ev, "file") ? 2 : pk_json_key_is(ev, "line") ? 3
+                     : pk_json_key_is(ev, "col") ? 4 : 0;
             return 0;
         }
         if (r->key == 1 || r->key == 2) {
             WANT(ev->type == PK_JSON_STRING, "shared.frames[%zu].%s: expected a string, found %s", fi,
-                 r->key == 1 ? "name" : "file", type_name(ev->type));
+                 r->key == 1 ? "name" : "file", pk_json_type_name(ev->type));
             uint32_t s = profkit_string_intern(r->p, ev->str, ev->len);
             if (s == PROFKIT_NONE)
                 return OOM();
@@ -238,8 +188,8 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
         if (r->key == 3 || r->key == 4) {
             if (ev->type == PK_JSON_NULL)
                 return 0;
-            WANT(as_int(ev, &v), "shared.frames[%zu].%s: expected an integer, found %s", fi,
-                 r->key == 3 ? "line" : "col", ev->type == PK_JSON_NUMBER ? "a fraction or huge number" : type_name(ev->type));
+            WANT(pk_json_as_int(ev, &v), "shared.frames[%zu].%s: expected an integer, found %s", fi,
+                 r->key == 3 ? "line" : "col", ev->type == PK_JSON_NUMBER ? "a fraction or huge number" : pk_json_type_name(ev->type));
             if (v < 0 || v >= UINT32_MAX)
                 v = 0;
             if (r->key == 3)
@@ -256,9 +206,9 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             return 0;
         }
         WANT(ev->type == PK_JSON_MAP_START, "profiles[%zu]: expected an object, found %s", r->n_profs,
-             type_name(ev->type));
+             pk_json_type_name(ev->type));
         if (r->n_profs >= UINT32_MAX - 1 ||
-            grow((void **)&r->profs, &r->cap_profs, r->n_profs, sizeof(sprofile)))
+            profkit_grow((void **)&r->profs, &r->cap_profs, r->n_profs + 1, sizeof(sprofile)))
             return OOM();
         pr = &r->profs[r->n_profs++];
         memset(pr, 0, sizeof *pr);
@@ -273,10 +223,10 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             return 0;
         }
         if (ev->type == PK_JSON_KEY) {
-            r->key = key_is(ev, "type") ? 1 : key_is(ev, "name") ? 2 : key_is(ev, "unit") ? 3
-                     : key_is(ev, "startValue") ? 4 : key_is(ev, "endValue") ? 5
-                     : key_is(ev, "samples") ? 6 : key_is(ev, "weights") ? 7
-                     : key_is(ev, "events") ? 8 : 0;
+            r->key = pk_json_key_is(ev, "type") ? 1 : pk_json_key_is(ev, "name") ? 2 : pk_json_key_is(ev, "unit") ? 3
+                     : pk_json_key_is(ev, "startValue") ? 4 : pk_json_key_is(ev, "endValue") ? 5
+                     : pk_json_key_is(ev, "samples") ? 6 : pk_json_key_is(ev, "weights") ? 7
+                     : pk_json_key_is(ev, "events") ? 8 : 0;
             return 0;
         }
         switch (r->key) {
@@ -286,11 +236,11 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             pr->evented = str_is(ev, "evented");
             return 0;
         case 2:
-            WANT(ev->type == PK_JSON_STRING, "profiles[%zu].name: expected a string, found %s", pi, type_name(ev->type));
+            WANT(ev->type == PK_JSON_STRING, "profiles[%zu].name: expected a string, found %s", pi, pk_json_type_name(ev->type));
             pr->name = profkit_string_intern(r->p, ev->str, ev->len);
             return pr->name == PROFKIT_NONE ? OOM() : 0;
         case 3:
-            WANT(ev->type == PK_JSON_STRING, "profiles[%zu].unit: expected a string, found %s", pi, type_name(ev->type));
+            WANT(ev->type == PK_JSON_STRING, "profiles[%zu].unit: expected a string, found %s", pi, pk_json_type_name(ev->type));
             for (int u = 0; u < 6; u++)
                 if (str_is(ev, unit_names[u])) {
                     pr->unit = u;
@@ -301,7 +251,7 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
         case 4:
         case 5:
             WANT(finite_number(ev, &d), "profiles[%zu].%s: expected a number, found %s", pi,
-                 r->key == 4 ? "startValue" : "endValue", type_name(ev->type));
+                 r->key == 4 ? "startValue" : "endValue", pk_json_type_name(ev->type));
             if (r->key == 4)
                 pr->start = d;
             else {
@@ -310,18 +260,18 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             }
             return 0;
         case 6:
-            WANT(ev->type == PK_JSON_ARRAY_START, "profiles[%zu].samples: expected an array, found %s", pi, type_name(ev->type));
+            WANT(ev->type == PK_JSON_ARRAY_START, "profiles[%zu].samples: expected an array, found %s", pi, pk_json_type_name(ev->type));
             WANT(pr->n_offs == 0, "profiles[%zu].samples: a second sample list", pi);
             pk_json_where(j, &pr->samples_line, &pr->samples_column);
             r->state = S_SAMPLES;
             return 0;
         case 7:
-            WANT(ev->type == PK_JSON_ARRAY_START, "profiles[%zu].weights: expected an array, found %s", pi, type_name(ev->type));
+            WANT(ev->type == PK_JSON_ARRAY_START, "profiles[%zu].weights: expected an array, found %s", pi, pk_json_type_name(ev->type));
             WANT(pr->n_weights == 0, "profiles[%zu].weights: a second weight list", pi);
             r->state = S_WEIGHTS;
             return 0;
         case 8:
-            WANT(ev->type == PK_JSON_ARRAY_START, "profiles[%zu].events: expected an array, found %s", pi, type_name(ev->type));
+            WANT(ev->type == PK_JSON_ARRAY_START, "profiles[%zu].events: expected an array, found %s", pi, pk_json_type_name(ev->type));
             WANT(pr->n_events == 0, "profiles[%zu].events: a second event list", pi);
             r->state = S_EVENTS;
             return 0;
@@ -333,8 +283,8 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             return 0;
         }
         WANT(ev->type == PK_JSON_ARRAY_START, "profiles[%zu].samples[%zu]: expected an array of frame indexes, found %s",
-             pi, pr->n_offs ? pr->n_offs - 1 : 0, type_name(ev->type));
-        if (grow((void **)&pr->offs, &pr->cap_offs, pr->n_offs + 1, sizeof(size_t)))
+             pi, pr->n_offs ? pr->n_offs - 1 : 0, pk_json_type_name(ev->type));
+        if (profkit_grow((void **)&pr->offs, &pr->cap_offs, (pr->n_offs + 1) + 1, sizeof(size_t)))
             return OOM();
         if (pr->n_offs == 0)
             pr->offs[pr->n_offs++] = r->n_idx;
@@ -346,10 +296,10 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             r->state = S_SAMPLES;
             return 0;
         }
-        WANT(as_int(ev, &v) && v >= 0, "profiles[%zu].samples[%zu]: expected a frame index, found %s",
+        WANT(pk_json_as_int(ev, &v) && v >= 0, "profiles[%zu].samples[%zu]: expected a frame index, found %s",
              pi, pr->n_offs - 2,
-             ev->type == PK_JSON_NUMBER ? "a fraction, negative or huge number" : type_name(ev->type));
-        if (grow((void **)&r->idx, &r->cap_idx, r->n_idx, sizeof(int64_t)))
+             ev->type == PK_JSON_NUMBER ? "a fraction, negative or huge number" : pk_json_type_name(ev->type));
+        if (profkit_grow((void **)&r->idx, &r->cap_idx, r->n_idx + 1, sizeof(int64_t)))
             return OOM();
         r->idx[r->n_idx++] = v;
         pr->offs[pr->n_offs - 1] = r->n_idx;
@@ -360,8 +310,8 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             return 0;
         }
         WANT(finite_number(ev, &d) && d >= 0, "profiles[%zu].weights[%zu]: expected a number 0 or more, found %s",
-             pi, pr->n_weights, ev->type == PK_JSON_NUMBER ? "a negative or huge number" : type_name(ev->type));
-        if (grow((void **)&pr->weights, &pr->cap_weights, pr->n_weights, sizeof(double)))
+             pi, pr->n_weights, ev->type == PK_JSON_NUMBER ? "a negative or huge number" : pk_json_type_name(ev->type));
+        if (profkit_grow((void **)&pr->weights, &pr->cap_weights, (pr->n_weights) + 1, sizeof(double)))
             return OOM();
         pr->weights[pr->n_weights++] = d;
         return 0;
@@ -371,8 +321,8 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             return 0;
         }
         WANT(ev->type == PK_JSON_MAP_START, "profiles[%zu].events[%zu]: expected an object, found %s", pi,
-             pr->n_events, type_name(ev->type));
-        if (grow((void **)&pr->events, &pr->cap_events, pr->n_events, sizeof(sevent)))
+             pr->n_events, pk_json_type_name(ev->type));
+        if (profkit_grow((void **)&pr->events, &pr->cap_events, (pr->n_events) + 1, sizeof(sevent)))
             return OOM();
         pr->events[pr->n_events] = (sevent){ NAN, -1, -1, 0, 0 };
         pk_json_where(j, &pr->events[pr->n_events].line, &pr->events[pr->n_events].column);
@@ -389,7 +339,7 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             return 0;
         }
         if (ev->type == PK_JSON_KEY) {
-            r->key = key_is(ev, "type") ? 1 : key_is(ev, "at") ? 2 : key_is(ev, "frame") ? 3 : 0;
+            r->key = pk_json_key_is(ev, "type") ? 1 : pk_json_key_is(ev, "at") ? 2 : pk_json_key_is(ev, "frame") ? 3 : 0;
             return 0;
         }
         switch (r->key) {
@@ -400,12 +350,12 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             return 0;
         case 2:
             WANT(finite_number(ev, &d), "profiles[%zu].events[%zu].at: expected a number, found %s", pi, ei,
-                 type_name(ev->type));
+                 pk_json_type_name(ev->type));
             e->at = d;
             return 0;
         case 3:
-            WANT(as_int(ev, &v) && v >= 0, "profiles[%zu].events[%zu].frame: expected a frame index, found %s",
-                 pi, ei, ev->type == PK_JSON_NUMBER ? "a fraction, negative or huge number" : type_name(ev->type));
+            WANT(pk_json_as_int(ev, &v) && v >= 0, "profiles[%zu].events[%zu].frame: expected a frame index, found %s",
+                 pi, ei, ev->type == PK_JSON_NUMBER ? "a fraction, negative or huge number" : pk_json_type_name(ev->type));
             e->frame = v;
             return 0;
         default: return skip(j, ev);
