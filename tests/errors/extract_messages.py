@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Lists every message profkit prints to the user, as found in the sources.
 
-Usage: extract_messages.py [--call] SRC_DIR   (--call adds the helper's name)
+Usage: extract_messages.py [--call] SRC_DIR   (--call adds the helper's name, and the error code of profkit_error_set*)
 
 Finds the format-string argument of the reporting helpers (CALLS below) and
 of fprintf(stderr, ...) in src/cli, joins adjacent string literals (also over
@@ -161,6 +161,8 @@ def scan(path, rel, out):
         line = text.count("\n", 0, m.start()) + 1
         fmt = args[idx]
         where = "%s:%d" % (rel, line)
+        if name.startswith("profkit_error_set") and len(args) > 1:
+            name += " " + args[1]
         # cond ? "A" : "B" -> both messages.
         t = re.match(r'^[^"?]*\?\s*("(?:[^"\\]|\\.)*")\s*:\s*("(?:[^"\\]|\\.)*")$', fmt, re.S)
         if t:
