@@ -88,6 +88,10 @@ void flame_put_xml(flame_buf *b, const char *s, size_t len);
  */
 int flame_buf_finish(flame_buf *b, char **out, size_t *len, profkit_error *err);
 int flame_buf_write(flame_buf *b, const char *path, profkit_error *err);
+/* Ends a render whose result was rc: on failure frees b and returns rc;
+ * else hands b over as *out (path NULL) or writes it to path. */
+int flame_buf_deliver(flame_buf *b, int rc, const char *path, char **out, size_t *len,
+                      profkit_error *err);
 
 /* The page template, split at the data marker, with CSS and JS already in
  * (generated at build time from src/report/flame/page/ by cmake/embed_page.cmake). */

@@ -177,3 +177,16 @@ int flame_buf_write(flame_buf *b, const char *path, profkit_error *err)
     free(data);
     return rc;
 }
+
+int flame_buf_deliver(flame_buf *b, int rc, const char *path, char **out, size_t *len,
+                      profkit_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (rc) {
+        free(b->p);
+        memset(b, 0, sizeof(*b));
+        return rc;
+    }
+    return out ? flame_buf_finish(b, out, len, err) : flame_buf_write(b, path, err);
+}

@@ -248,26 +248,15 @@ static int render_html(flame_buf *b, const profkit_profile *p, const profkit_fla
 }
 
 int profkit_flame_render_html(char **out, size_t *len, const profkit_profile *p,
-                              const profkit_flame_options *o, profkit_error *err)
-{
-    flame_buf b = { 0 };
-    *out = NULL;
-    int rc = render_html(&b, p, o, err);
-    if (rc) {
-        free(b.p);
-        return rc;
-    }
-    return flame_buf_finish(&b, out, len, err);
-}
-
-int profkit_flame_write_html(const profkit_profile *p, const char *path,
                              const profkit_flame_options *o, profkit_error *err)
 {
     flame_buf b = { 0 };
-    int rc = render_html(&b, p, o, err);
-    if (rc) {
-        free(b.p);
-        return rc;
-    }
-    return flame_buf_write(&b, path, err);
+    return flame_buf_deliver(&b, render_html(&b, p, o, err), NULL, out, len, err);
+}
+
+int profkit_flame_write_html(const profkit_profile *p, const char *path,
+                            const profkit_flame_options *o, profkit_error *err)
+{
+    flame_buf b = { 0 };
+    return flame_buf_deliver(&b, render_html(&b, p, o, err), path, NULL, NULL, err);
 }
