@@ -42,19 +42,15 @@
  * or `thread_name` belongs to the thread of that name, every other sample to
  * "main". Other label keys are listed in the metadata (`label_keys`).
  */
-#include "formats/registry/format.h"
+#include "formats/pprof/pprof_wire.h"
 #include "util/cursor.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-int profkit_pprof_write(const profkit_profile *p, profkit_sink *sink,
-                        const profkit_write_options *o, profkit_error *err);
-
 /* ---- wire format ---- */
 
-enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT_I32 = 5 };
 
 typedef struct pp_field {
     size_t off;     /* where the tag starts */

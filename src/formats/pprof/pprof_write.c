@@ -28,15 +28,12 @@
  * protobuf allows fields in any order. Top-level fields go straight to the
  * sink; only one submessage at a time is assembled in memory.
  */
-#include "formats/registry/format.h"
+#include "formats/pprof/pprof_wire.h"
 #include "util/cursor.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-int profkit_pprof_write(const profkit_profile *p, profkit_sink *sink,
-                        const profkit_write_options *o, profkit_error *err);
 
 typedef struct pb_buf {
     uint8_t *b;
@@ -60,20 +57,20 @@ static void pb_varint(pb_buf *b, uint64_t v)
     pb_put(b, t, profkit_varint_encode(t, v));
 }
 
-static void pb_tag(pb_buf *b, uint32_t num, unsigned wt) { pb_varint(b, ((uint64_t)num << 3) | wt); }
+static void pb_tag(pb_buf *b, uint32_t num, unsigned wt) { pb_varint(b, pp_tag(num, wt)); }
 
 /* A varint field; zero is the default and is left out, as protobuf does. */
 static void pb_uint(pb_buf *b, uint32_t num, uint64_t v)
 {
     if (v) {
-        pb_tag(b, num, 0);
+        pb_tag(b, num, WT_VARINT);
         pb_varint(b, v);
     }
 }
 
 static void pb_bytes(pb_buf *b, uint32_t num, const void *d, size_t n)
 {
-    pb_tag(b, num, 2);
+    pb_tag(b, num, WT_LEN);
     pb_varint(b, n);
     pb_put(b, d, n);
 }
@@ -217,7 +214,7 @@ static int64_t pw_cstr(pw *w, const char *s, size_t len)
 static void pw_emit(pw *w, uint32_t num)
 {
     uint8_t t[20];
-    size_t k = profkit_varint_encode(t, ((uint64_t)num << 3) | 2);
+    size_t k = profkit_varint_encode(t, pp_tag(num, WT_LEN));
     k += profkit_varint_encode(t + k, w->msg.n);
     profkit_sink_write(w->sink, t, k);
     profkit_sink_write(w->sink, w->msg.b, w->msg.n);
