@@ -3,6 +3,7 @@
 #   build/tools/pprof                    Go pprof from Debian's source package
 #   build/tools/node_modules/...         Node 24 and the Firefox Profiler's loader
 #   build/tools/node_modules/playwright-core   drives Debian's chromium in the viewer's browser tests
+#   build/tools/node_modules/speedscope        speedscope's own app, whose exports profkit must read
 # Each step is skipped when its result exists. Network: Debian and npm only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,5 +25,10 @@ if [ ! -e build/tools/node_modules/playwright-core/package.json ] && command -v 
   echo "tools: installing playwright-core" >&2
   npm install --silent --no-audit --no-fund --prefix build/tools playwright-core@1.65.1 >/dev/null || \
     echo "tools: npm install failed; the viewer's browser tests will fail" >&2
+fi
+if [ ! -e build/tools/node_modules/speedscope/package.json ] && command -v npm >/dev/null; then
+  echo "tools: installing speedscope" >&2
+  npm install --silent --no-audit --no-fund --prefix build/tools speedscope@1.25.0 >/dev/null || \
+    echo "tools: npm install failed; the speedscope export test will fail" >&2
 fi
 exit 0
