@@ -9,7 +9,7 @@ static const char help[] =
     "\n"
     "Write the profile (several FILEs are merged) in another format. The\n"
     "format comes from --to, else from OUT's extension (.folded, .prof, ...;\n"
-    "a further .gz compresses). Without -o the result goes to stdout. OUT is\n"
+    "a further .gz or .zst compresses). Without -o the result goes to stdout. OUT is\n"
     "written to a temporary file and renamed, so it is never left half-written.\n"
     "\n"
     "'profkit convert IN --to folded' is a stable scripting interface: one line\n"
@@ -25,7 +25,9 @@ static const char help[] =
     "\n"
     "Examples:\n"
     "  profkit convert cpu.prof --to folded > cpu.folded\n"
-    "  profkit convert cpu.prof -o cpu.folded --value samples\n";
+    "  profkit convert cpu.prof -o cpu.folded --value samples\n"
+    "  profkit convert run.json.gz -o run.pb.gz\n"
+    "  profkit convert big.bsprof -o big.folded.zst\n";
 
 int cmd_convert(int argc, char **argv)
 {

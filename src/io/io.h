@@ -65,11 +65,15 @@ int profkit_source_read(profkit_source *s, uint8_t *buf, size_t cap, size_t *got
 
 typedef struct profkit_sink profkit_sink;
 
+enum { PROFKIT_SINK_PLAIN, PROFKIT_SINK_GZIP, PROFKIT_SINK_ZSTD };
+/* The compression a file name asks for: ".gz" gzip, ".zst" zstd, else none. */
+int profkit_sink_compression(const char *path);
 /*
- * Opens a sink for path (NULL or "-" = standard output). With gzip set the
- * bytes are gzip-compressed. A file is written to "PATH.tmp.XXXXXX" first.
+ * Opens a sink for path (NULL or "-" = standard output), compressing as
+ * compress says (PROFKIT_SINK_*). A file is written to "PATH.tmp.XXXXXX"
+ * first.
  */
-int profkit_sink_open(profkit_sink **out, const char *path, int gzip, profkit_error *err);
+int profkit_sink_open(profkit_sink **out, const char *path, int compress, profkit_error *err);
 /* Buffered writes. Errors are sticky and reported by profkit_sink_close. */
 void profkit_sink_write(profkit_sink *s, const void *data, size_t n);
 void profkit_sink_puts(profkit_sink *s, const char *str);

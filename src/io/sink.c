@@ -1,6 +1,7 @@
 /*
  * sink.c: buffered output to standard output or to a file that appears only
- * when complete (temporary file + rename), optionally gzip-compressed.
+ * when complete (temporary file + rename), optionally gzip- or
+ * zstd-compressed.
  */
 #include "io/io.h"
 
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #define SINK_BUF (128 * 1024)
 
@@ -17,12 +19,13 @@ struct profkit_sink {
     int fd;
     char *path; /* target; NULL for stdout */
     char *tmp;  /* temporary file */
-    int gzip;
+    int compress; /* PROFKIT_SINK_PLAIN, _GZIP or _ZSTD */
     z_stream z;
     int z_init;
+    ZSTD_CCtx *zc;
     uint8_t buf[SINK_BUF];
     size_t len;
-    int err; /* errno of the first failure, or -1 for a zlib failure */
+    int err; /* errno of the first failure, or -1 for a compressor failure */
 };
 
 static void write_fd(profkit_sink *s, const uint8_t *p, size_t n)
@@ -40,16 +43,9 @@ static void write_fd(profkit_sink *s, const uint8_t *p, size_t n)
     }
 }
 
-/* Pushes buffered bytes through the compressor (if any) to the fd. */
-static void flush(profkit_sink *s, int finish)
+/* Pushes buffered bytes through zlib to the fd. */
+static void flush_gzip(profkit_sink *s, int finish)
 {
-    if (s->err)
-        return;
-    if (!s->gzip) {
-        write_fd(s, s->buf, s->len);
-        s->len = 0;
-        return;
-    }
     uint8_t out[SINK_BUF];
     s->z.next_in = s->buf;
     s->z.avail_in = (uInt)s->len;
@@ -64,16 +60,64 @@ static void flush(profkit_sink *s, int finish)
         }
         write_fd(s, out, sizeof(out) - s->z.avail_out);
     } while (!s->err && (s->z.avail_in > 0 || (finish && zr != Z_STREAM_END)));
+}
+
+/* Pushes buffered bytes through zstd to the fd. */
+static void flush_zstd(profkit_sink *s, int finish)
+{
+    uint8_t out[SINK_BUF];
+    ZSTD_inBuffer in = {s->buf, s->len, 0};
+    size_t left;
+    do {
+        ZSTD_outBuffer o = {out, sizeof(out), 0};
+        left = ZSTD_compressStream2(s->zc, &o, &in, finish ? ZSTD_e_end : ZSTD_e_continue);
+        if (ZSTD_isError(left)) {
+            s->err = -1;
+            return;
+        }
+        write_fd(s, out, o.pos);
+    } while (!s->err && (in.pos < in.size || (finish && left != 0)));
+}
+
+/* Pushes buffered bytes through the compressor (if any) to the fd. */
+static void flush(profkit_sink *s, int finish)
+{
+    if (s->err)
+        return;
+    if (s->compress == PROFKIT_SINK_GZIP)
+        flush_gzip(s, finish);
+    else if (s->compress == PROFKIT_SINK_ZSTD)
+        flush_zstd(s, finish);
+    else
+        write_fd(s, s->buf, s->len);
     s->len = 0;
 }
 
-int profkit_sink_open(profkit_sink **out, const char *path, int gzip, profkit_error *err)
+int profkit_sink_compression(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
+        return PROFKIT_SINK_GZIP;
+    if (n > 4 && strcmp(path + n - 4, ".zst") == 0)
+        return PROFKIT_SINK_ZSTD;
+    return PROFKIT_SINK_PLAIN;
+}
+
+int profkit_sink_open(profkit_sink **out, const char *path, int compress, profkit_error *err)
 {
     profkit_sink *s = calloc(1, sizeof(*s));
     if (!s)
         return profkit_error_set(err, PROFKIT_ENOMEM, path, -1, "out of memory");
-    s->gzip = gzip;
-    if (gzip) {
+    s->compress = compress;
+    if (compress == PROFKIT_SINK_ZSTD) {
+        s->zc = ZSTD_createCCtx();
+        if (!s->zc || ZSTD_isError(ZSTD_CCtx_setParameter(s->zc, ZSTD_c_compressionLevel, 3))) {
+            ZSTD_freeCCtx(s->zc);
+            free(s);
+            return profkit_error_set(err, PROFKIT_ENOMEM, path, -1, "cannot start zstd encoder");
+        }
+    }
+    if (compress == PROFKIT_SINK_GZIP) {
         if (deflateInit2(&s->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
             free(s);
             return profkit_error_set(err, PROFKIT_ENOMEM, path, -1, "cannot start gzip encoder");
@@ -162,6 +206,7 @@ int profkit_sink_close(profkit_sink *s, int commit, profkit_error *err)
         flush(s, 1);
     if (s->z_init)
         deflateEnd(&s->z);
+    ZSTD_freeCCtx(s->zc);
     if (commit && s->err) {
         rc = profkit_error_set(err, PROFKIT_EIO, s->path ? s->path : "<stdout>", -1,
                                "write failed: %s",

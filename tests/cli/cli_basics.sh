@@ -70,6 +70,18 @@ expect_status "convert -o .gz" 0 "$PROFKIT" convert "$TMP/a.folded" -o "$TMP/out
 expect_eq "gzip output" "$(cat "$TMP/out.folded")" "$(gzip -dc "$TMP/out.folded.gz")"
 expect_status "read .gz" 0 "$PROFKIT" convert "$TMP/out.folded.gz" --to folded
 expect_eq "read .gz back" "$(cat "$TMP/out.folded")" "$(cat "$TMP/out")"
+# .zst compresses with zstd: the zstd tool reads it, and so does profkit.
+expect_status "convert -o .zst" 0 "$PROFKIT" convert "$TMP/a.folded" -o "$TMP/out.folded.zst"
+expect_eq "zstd output" "$(cat "$TMP/out.folded")" "$(zstd -dcq "$TMP/out.folded.zst")"
+expect_status "read .zst" 0 "$PROFKIT" convert "$TMP/out.folded.zst" --to folded
+expect_eq "read .zst back" "$(cat "$TMP/out.folded")" "$(cat "$TMP/out")"
+# A large output crosses many buffers of the compressors.
+python3 -c 'print("\n".join("main;f%d;g%d %d" % (i, i % 97, i + 1) for i in range(60000)))' > "$TMP/big.folded"
+"$PROFKIT" convert -q "$TMP/big.folded" --to folded > "$TMP/big.out"
+for z in gz zst; do
+  expect_status "convert -o big.$z" 0 "$PROFKIT" convert -q "$TMP/big.folded" -o "$TMP/big.folded.$z"
+  expect_eq "big .$z round trip" "$(md5sum < "$TMP/big.out")" "$("$PROFKIT" convert -q "$TMP/big.folded.$z" --to folded | md5sum)"
+done
 # A failed write leaves no file (directory does not exist).
 expect_status "convert into a missing directory" 1 "$PROFKIT" convert "$TMP/a.folded" -o "$TMP/nodir/x.folded"
 

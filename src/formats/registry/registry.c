@@ -247,10 +247,8 @@ int profkit_profile_write_file(const profkit_profile *p, const char *path,
         return profkit_error_set(err, PROFKIT_EINVAL, path, -1,
                                  "cannot write format '%s' (writable formats: %s)", name, list);
     }
-    size_t n = path ? strlen(path) : 0;
-    int gz = n > 3 && strcmp(path + n - 3, ".gz") == 0;
     profkit_sink *sink;
-    int rc = profkit_sink_open(&sink, path, gz, err);
+    int rc = profkit_sink_open(&sink, path, profkit_sink_compression(path), err);
     if (rc)
         return rc;
     rc = fmt->write(p, sink, opts, err);
