@@ -48,6 +48,16 @@ profkit_compression profkit_source_compression(const profkit_source *s);
 void profkit_source_set_max_ratio(profkit_source *s, uint64_t ratio);
 /* Reports raw-byte progress of streaming reads through this callback. */
 void profkit_source_set_progress(profkit_source *s, profkit_progress_fn fn, void *payload);
+/*
+ * A gzip or zstd input cut before its end marker ends where the cut is:
+ * every byte decoded before it is delivered, then the end of input, so the
+ * reader sees a cut file and keeps what is complete. on_cut is called once,
+ * when the cut is met, with the compressed size and the bytes decoded; a
+ * nonzero return (e.g. --strict) fails the read with that code. Without a
+ * callback the cut is an error (PROFKIT_ETRUNCATED).
+ */
+typedef int (*profkit_cut_fn)(void *payload, const char *comp, uint64_t raw, uint64_t decoded);
+void profkit_source_set_on_cut(profkit_source *s, profkit_cut_fn fn, void *payload);
 
 /*
  * Points *data at up to the first 64 KiB of decoded input (*n bytes; fewer

@@ -50,6 +50,9 @@ struct profkit_source {
     void *progress_payload;
     uint64_t progress_last;
 
+    profkit_cut_fn on_cut;
+    void *on_cut_payload;
+
     uint64_t decoded;   /* bytes decompressed so far */
     uint64_t max_ratio; /* decoded per compressed byte allowed past 1 GiB */
 };
@@ -141,6 +144,12 @@ void profkit_source_set_progress(profkit_source *s, profkit_progress_fn fn, void
 {
     s->progress = fn;
     s->progress_payload = payload;
+}
+
+void profkit_source_set_on_cut(profkit_source *s, profkit_cut_fn fn, void *payload)
+{
+    s->on_cut = fn;
+    s->on_cut_payload = payload;
 }
 
 /* ---- raw layer ---- */
@@ -283,10 +292,19 @@ static int decode_raw(profkit_source *s, uint8_t *buf, size_t cap, size_t *got, 
         size_t avail = raw_avail(s);
         const uint8_t *in = avail ? raw_ptr(s) + s->raw_pos : NULL;
         if (avail == 0 && s->raw_eof) {
-            if (s->in_frame)
-                return profkit_error_set(err, PROFKIT_ETRUNCATED, s->name, -1,
-                                         "%s stream ends before its end marker (truncated file)",
-                                         s->comp == PROFKIT_COMP_GZIP ? "gzip" : "zstd");
+            if (s->in_frame) {
+                const char *comp = s->comp == PROFKIT_COMP_GZIP ? "gzip" : "zstd";
+                uint64_t raw = s->mem ? s->raw_pos : s->raw_done;
+                if (!s->on_cut)
+                    return profkit_error_set(err, PROFKIT_ETRUNCATED, s->name, (int64_t)raw,
+                                             "%s stream ends before its end marker (truncated file)",
+                                             comp);
+                s->in_frame = 0;
+                s->decode_done = 1;
+                if ((rc = s->on_cut(s->on_cut_payload, comp, raw, s->decoded + *got)) != 0)
+                    return rc;
+                break;
+            }
             s->decode_done = 1;
             break;
         }

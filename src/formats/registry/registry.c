@@ -139,6 +139,16 @@ static int check_limits(profkit_profile *p, profkit_read_ctx *ctx)
     return rc;
 }
 
+/* A compressed input cut short: a warning (an error under --strict); the
+ * reader then reads what was decoded before the cut as a cut file. */
+static int on_cut(void *payload, const char *comp, uint64_t raw, uint64_t decoded)
+{
+    return profkit_read_warn((profkit_read_ctx *)payload, PROFKIT_ETRUNCATED, (int64_t)raw,
+                             "%s stream ends before its end marker (truncated file); the %llu "
+                             "bytes it decoded to before the cut are read",
+                             comp, (unsigned long long)decoded);
+}
+
 static int read_source(profkit_profile **out, profkit_source *src,
                        const profkit_read_options *opts, profkit_error *err)
 {
@@ -151,6 +161,8 @@ static int read_source(profkit_profile **out, profkit_source *src,
     *out = NULL;
     profkit_source_set_max_ratio(src, opts->max_inflate);
     const char *name = profkit_source_name(src);
+    profkit_read_ctx ctx = { name, src, opts, err, 0 };
+    profkit_source_set_on_cut(src, on_cut, &ctx);
     const profkit_format *fmt = NULL;
     char list[256];
     if (opts->format) {
@@ -181,7 +193,6 @@ static int read_source(profkit_profile **out, profkit_source *src,
     if (!p)
         return profkit_error_set(err, PROFKIT_ENOMEM, name, -1, "out of memory");
     profkit_profile_set_format(p, fmt->info.name);
-    profkit_read_ctx ctx = { name, src, opts, err, 0 };
     if (opts->on_progress)
         profkit_source_set_progress(src, opts->on_progress, opts->payload);
     int rc = fmt->read(p, &ctx);
