@@ -19,9 +19,9 @@
  *                  with a non-zero count, and the sum of all counts. Chunks
  *                  come in increasing, non-overlapping order.
  *
- * Model: one frame per address of a chunk (function name empty, so labels
- * print the address; module = the image), one untimed row per address
- * (zero counts too, so the chunks can be written back as they were), thread
+ * Model: one frame per address with a non-zero count (function name empty,
+ * so labels print the address; module = the image), one untimed row per
+ * such address (the writer rebuilds canonical chunks from them), thread
  * = the `path` line or "image <id>", one value type named after the event
  * line's first word (unit count) with the alias `samples`.
  *
