@@ -715,6 +715,113 @@ size_t sym_binary_lookup(sym_binary *b, uint64_t vaddr, sym_frame *out, size_t m
     out[0].file = NULL;
     out[0].line = 0;
     out[0].decl_line = 0;
-    /* A unit without subprogram entries may still have a line table. */
+    /* A unit without subprogram entries (assembly) may still have a line
+     * table: the file and line come from it. */
+    if (b->dw && b->n_cu_ranges) {
+        uint64_t a = maddr - b->dbias;
+        size_t lo = 0, hi = b->n_cu_ranges;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (b->cu_ranges[mid].lo <= a)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        Dwarf_Line *line = lo > 0 && a < b->cu_ranges[lo - 1].hi
+                               ? dwarf_getsrc_die(&b->cus[b->cu_ranges[lo - 1].cu].die, a) : NULL;
+        int ln = 0;
+        if (line && dwarf_lineno(line, &ln) == 0 && ln > 0) {
+            out[0].file = dwarf_linesrc(line, NULL, NULL);
+            out[0].line = out[0].file ? (uint32_t)ln : 0;
+        }
+    }
     return 1;
+}
+
+/* ------------------------------------------------ code, for --disasm */
+
+#define MAX_FUNC_BYTES (1u << 20) /* a larger "function" is a corrupt size */
+
+int sym_binary_func_range(sym_binary *b, uint64_t vaddr, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t maddr = vaddr + b->bias;
+    if (!b->dwarf_tried)
+        open_dwarf(b);
+    /* DWARF: the top-level range (of the function's ranges) holding it */
+    if (b->dw && b->n_cu_ranges) {
+        uint64_t a = maddr - b->dbias;
+        size_t l = 0, h = b->n_cu_ranges;
+        while (l < h) {
+            size_t mid = l + (h - l) / 2;
+            if (b->cu_ranges[mid].lo <= a)
+                l = mid + 1;
+            else
+                h = mid;
+        }
+        if (l > 0 && a < b->cu_ranges[l - 1].hi) {
+            dcu *c = &b->cus[b->cu_ranges[l - 1].cu];
+            if (c->state == 0)
+                index_cu(c);
+            const drange *r = c->state == 1 ? find_range(c->ranges, c->top_first, c->top_n, a) : NULL;
+            if (r && r->hi - r->lo <= MAX_FUNC_BYTES) {
+                *lo = r->lo + b->dbias - b->bias;
+                *hi = r->hi + b->dbias - b->bias;
+                return 0;
+            }
+        }
+    }
+    if (!b->syms_tried)
+        read_syms(b);
+    size_t l = 0, h = b->n_syms;
+    while (l < h) {
+        size_t mid = l + (h - l) / 2;
+        if (b->syms[mid].addr <= maddr)
+            l = mid + 1;
+        else
+            h = mid;
+    }
+    const ssym *s = find_sym(b, maddr);
+    if (!s)
+        return -1;
+    uint64_t end = s->size ? s->addr + s->size : l < b->n_syms ? b->syms[l].addr : s->addr;
+    if (end <= s->addr || end - s->addr > MAX_FUNC_BYTES)
+        return -1;
+    *lo = s->addr - b->bias;
+    *hi = end - b->bias;
+    return 0;
+}
+
+const unsigned char *sym_binary_code(sym_binary *b, uint64_t vaddr, uint64_t len, size_t *avail)
+{
+    GElf_Addr bias;
+    Elf *e = dwfl_module_getelf(b->mod, &bias);
+    if (!e)
+        return NULL;
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(e, scn)) != NULL) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR))
+            continue;
+        if (vaddr < sh.sh_addr || vaddr - sh.sh_addr >= sh.sh_size)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        uint64_t at = vaddr - sh.sh_addr;
+        if (!d || !d->d_buf || at >= d->d_size)
+            return NULL;
+        uint64_t n = d->d_size - at;
+        *avail = (size_t)(n < len ? n : len);
+        return (const unsigned char *)d->d_buf + at;
+    }
+    return NULL;
+}
+
+int sym_binary_machine(sym_binary *b, int *big_endian)
+{
+    GElf_Addr bias;
+    Elf *e = dwfl_module_getelf(b->mod, &bias);
+    GElf_Ehdr eh;
+    if (!e || !gelf_getehdr(e, &eh))
+        return -1;
+    *big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+    return eh.e_machine;
 }
