@@ -335,7 +335,9 @@ static int location(gk_build *b, size_t row, int64_t v, const gk_loc **out, uint
  * column (from version 70), else the lib of its function's resource, an
  * index into the profile's libs, which became the mappings from
  * r->libs_base in order (start 0: the frame's address is relative to its
- * lib, as pprof's file offsets are). PROFKIT_NONE when there is none.
+ * lib, as pprof's file offsets are). Only with one libs list: the lists
+ * of threads (before version 41) are not told apart. PROFKIT_NONE when
+ * there is none.
  */
 static int frame_lib(gk_build *b, size_t i, size_t func, uint32_t *out)
 {
@@ -352,7 +354,7 @@ static int frame_lib(gk_build *b, size_t i, size_t func, uint32_t *out)
             return rc;
     }
     const profkit_profile *p = b->r->p;
-    if (lib >= 0 && b->r->libs_base + (uint64_t)lib < p->n_mappings)
+    if (lib >= 0 && b->r->n_libs_lists == 1 && b->r->libs_base + (uint64_t)lib < p->n_mappings)
         *out = (uint32_t)(b->r->libs_base + (size_t)lib);
     return 0;
 }

@@ -214,7 +214,8 @@ typedef struct gk_reader {
     gk_tables shared;
     int shared_done;
     gk_lib lib;
-    size_t libs_base;       /* the model mapping of the last libs list's first lib */
+    size_t libs_base;       /* the model mapping of the libs list's first lib */
+    size_t n_libs_lists;    /* processed frames' lib indexes are used when there is one */
     gk_strings categories;
     uint32_t *category_ids; /* model string id per category, PROFKIT_NONE until made */
     size_t n_category_ids;
