@@ -11,8 +11,9 @@
 #     instructions are at objdump's addresses; every sampled leaf address in
 #     hot is an instruction of it with a value, and every return address in
 #     main follows a call instruction that has the caller's value;
-#   - a corrupt ELF (text cut off, an unknown machine): a message naming
-#     the file, exit 0, no crash.
+#   - a corrupt ELF (text cut off, .text larger than the file, an unknown
+#     machine): a message naming the file, exit 0, no crash;
+#   - an AArch64 ELF written here: its instructions (golden).
 . "$(dirname "$0")/lib.sh"
 ORACLE="$PROFKIT_SRC/tests/oracle"
 for t in as ld protoc objdump python3; do
@@ -152,6 +153,55 @@ grep -qF "(no instructions: $A/arch/work: ELF machine 243 has no disassembler he
 expect_eq "no file: exit 0" 0 "$?"
 grep -qF "(no instructions: no file for $A/work)" "$TMP/out" && pass || { fail "no file: no message"; cat "$TMP/out"; }
 mv "$A/work.good" "$A/work"
+
+# AArch64: an ELF written here byte by byte (no cross tools needed): one
+# function of four instructions in .text, its symbol in .symtab.
+mkdir -p "$TMP/a64"
+python3 - "$TMP/a64/work" << 'PY'
+import struct, sys
+text = struct.pack('<4I', 0xd2800020, 0x91000c00, 0x9b007c00, 0xd65f03c0)  # mov, add, mul, ret
+strtab, shstr = b"\0work\0", b"\0.text\0.symtab\0.strtab\0.shstrtab\0"
+base, text_off = 0x400000, 0x100
+sym = b"\0" * 24 + struct.pack('<IBBHQQ', 1, (1 << 4) | 2, 0, 1, base + text_off, len(text))
+body = bytearray(text_off) + text
+symoff = len(body); body += sym
+stroff = len(body); body += strtab
+shsoff = len(body); body += shstr
+while len(body) % 8:
+    body += b"\0"
+shoff = len(body)
+def sh(name, typ, flags, addr, off, size, link=0, info=0, align=1, entsize=0):
+    return struct.pack('<IIQQQQIIQQ', name, typ, flags, addr, off, size, link, info, align, entsize)
+body += (sh(0, 0, 0, 0, 0, 0) + sh(1, 1, 6, base + text_off, text_off, len(text), align=4) +
+         sh(7, 2, 0, 0, symoff, len(sym), link=3, info=1, align=8, entsize=24) +
+         sh(15, 3, 0, 0, stroff, len(strtab)) + sh(23, 3, 0, 0, shsoff, len(shstr)))
+ident = b"\x7fELF" + bytes([2, 1, 1, 0]) + b"\0" * 8
+body[0:64] = ident + struct.pack('<HHIQQQIHHHHHH', 2, 183, 1, base + text_off, 64, shoff, 0, 64, 56, 1, 64, 5, 4)
+body[64:120] = struct.pack('<IIQQQQQQ', 1, 5, 0, base, base, text_off + len(text), text_off + len(text), 0x1000)
+open(sys.argv[1], 'wb').write(body)
+PY
+cat > "$TMP/a64/p.txt" << PB
+sample_type { type: 1 unit: 2 }
+sample { location_id: [1] value: [5] }
+sample { location_id: [2] value: [2] }
+mapping { id: 1 memory_start: 0x400000 memory_limit: 0x401000 file_offset: 0 filename: 3 }
+location { id: 1 mapping_id: 1 address: 0x400104 }
+location { id: 2 mapping_id: 1 address: 0x400108 }
+string_table: ["", "samples", "count", "$TMP/a64/work"]
+PB
+protoc --encode=perftools.profiles.Profile -I "$ORACLE" profile.proto < "$TMP/a64/p.txt" > "$TMP/a64/p.pb" ||
+  { fail "protoc --encode failed"; finish; }
+"$PROFKIT" list --disasm . "$TMP/a64/p.pb" > "$TMP/out" 2>&1
+printf '%s\n' \
+  'Value: samples (count), total 7' \
+  'ROUTINE ======================== work in (no file)' \
+  '         7          7 (flat, cum) 100% of Total' \
+  '         7          7      ?: (no line)' \
+  '         .          .               0x400100: movz x0, #0x1' \
+  '         5          5               0x400104: add x0, x0, #3' \
+  '         2          2               0x400108: mul x0, x0, x0' \
+  '         .          .               0x40010c: ret' > "$TMP/want"
+expect_files_eq "list --disasm of an AArch64 ELF" "$TMP/want" "$TMP/out"
 
 # A real program.
 D="$TMP/prog"
