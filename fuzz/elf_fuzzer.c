@@ -1,7 +1,7 @@
 /* elf_fuzzer.c: the symbolizer on an arbitrary file as the ELF binary of a
  * mapping (libelf, libdw, our DWARF index and symbol tables): addresses
  * spread over the file, each as a leaf and as a caller, looked up by
- * profkit_profile_symbolize. Any outcome but a crash or a sanitizer report
+ * profkit_profile_symbolize, then `list --disasm` over the names. Any outcome but a crash or a sanitizer report
  * is fine: names, FILE+0xOFFSET labels, warnings. */
 #include <stdint.h>
 #include <stdio.h>
@@ -80,6 +80,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char buf[512];
         for (size_t i = 0; i < p->n_frames; i++)
             profkit_frame_label(p, (uint32_t)i, 0, buf, sizeof(buf));
+        /* list --disasm reads the file's code: function ranges from its
+         * DWARF and symbols, section bytes, Capstone */
+        FILE *null = fopen("/dev/null", "w");
+        if (null) {
+            profkit_report_options ro;
+            memset(&ro, 0, sizeof(ro));
+            ro.by = PROFKIT_BY_LINE;
+            ro.list_regex = ".";
+            ro.disasm = 1;
+            ro.symbols = &o;
+            profkit_report_list(null, p, &ro, &err);
+            fclose(null);
+        }
     }
     profkit_profile_free(p);
     unlink(path);

@@ -358,6 +358,10 @@ typedef struct profkit_report_options {
     const char *pattern; /* peek: POSIX extended regular expression on the key */
     const char *list_regex; /* list: the functions to show (POSIX extended) */
     const char *source_dir; /* list: where source files are looked for; NULL: their paths */
+    int disasm;         /* list: the instructions of each line with their values */
+    const profkit_symbolize_options *symbols; /* list --disasm: how the binaries are found
+                                                 (as profkit_profile_symbolize); NULL:
+                                                 only the mappings' paths */
 } profkit_report_options;
 
 /* `profkit info`: format, threads, value types, counts, totals, metadata. */
@@ -382,6 +386,13 @@ int profkit_report_top(FILE *out, const profkit_profile *p,
  * path joined to it, then ever shorter tails of the path, then the base
  * name); without it, the lines with values alone. Functions by cum, then
  * name. The profile must keep lines (read as for PROFKIT_BY_LINE).
+ * With o->disasm, under each line its instructions (Capstone: x86-64,
+ * i386, AArch64), read from the binary the function's frames' mapping
+ * names (found through o->symbols), each with its address in the file,
+ * its flat value (samples whose leaf address is in it) and cumulative
+ * value (samples with it anywhere in the stack; a caller's return address
+ * counts for the call instruction before it); instructions of code inlined
+ * into the function go under the line it was called from.
  * Returns 0, PROFKIT_EINVAL for a bad regex, value or thread, or ENOMEM.
  */
 int profkit_report_list(FILE *out, const profkit_profile *p,

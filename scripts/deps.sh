@@ -8,7 +8,7 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config zlib1g-dev libzstd-dev libisal-dev libyajl-dev libcmocka-dev libelf-dev
-      libdw-dev libdebuginfod-dev libmicrohttpd-dev)
+      libdw-dev libdebuginfod-dev libcapstone-dev libmicrohttpd-dev)
 if [ "${1:-}" = "--demo" ]; then
   pkgs+=(google-perftools libgoogle-perftools-dev)
 fi

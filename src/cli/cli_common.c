@@ -135,6 +135,19 @@ static void on_warning(const profkit_error *w, void *payload)
 
 static void ignore_warning(const profkit_error *w, void *payload) { (void)w, (void)payload; }
 
+/* Where the symbolizer (and list --disasm) finds files: the input options. */
+static void symbolize_options(const cli_input *in, profkit_symbolize_options *so)
+{
+    memset(so, 0, sizeof(*so));
+    so->binaries = in->binaries;
+    so->n_binaries = in->n_binaries;
+    so->use_mapping_paths = 1;
+    so->symbol_dirs = in->symbol_dirs;
+    so->n_symbol_dirs = in->n_symbol_dirs;
+    so->use_environment = 1;
+    so->demangle = in->demangle;
+}
+
 int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *in)
 {
     *out = NULL;
@@ -179,14 +192,7 @@ int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *
     if (all && !in->no_symbolize) {
         struct progress pr = { "", 0, now() };
         profkit_symbolize_options so;
-        memset(&so, 0, sizeof(so));
-        so.binaries = in->binaries;
-        so.n_binaries = in->n_binaries;
-        so.use_mapping_paths = 1;
-        so.symbol_dirs = in->symbol_dirs;
-        so.n_symbol_dirs = in->n_symbol_dirs;
-        so.use_environment = 1;
-        so.demangle = in->demangle;
+        symbolize_options(in, &so);
         so.on_warning = in->quiet ? ignore_warning : on_warning;
         so.payload = &pr;
         profkit_error err;
@@ -342,6 +348,10 @@ int cli_report_main(const char *cmd, const char *help, const struct option *opts
     profkit_profile *p;
     if ((rc = cli_load(&p, argv + optind, argc - optind, &in)) != 0)
         return rc;
+    profkit_symbolize_options so; /* list --disasm finds the binaries again */
+    symbolize_options(&in, &so);
+    if (!ro->symbols)
+        ro->symbols = &so; /* warned about while symbolizing: no warnings now */
     profkit_error err;
     if (report(stdout, p, ro, &err) != 0)
         rc = report_failed(cmd, &err);

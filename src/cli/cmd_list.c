@@ -13,18 +13,24 @@ static const char help[] =
     "flat value (samples whose leaf is that line) and cumulative value (samples\n"
     "with the line anywhere in the stack), \".\" for zero. The source comes from\n"
     "the function's file (the DWARF path) or from --source-dir; without it the\n"
-    "lines that have values are listed alone.\n"
+    "lines that have values are listed alone. With --disasm, each line's\n"
+    "instructions follow it; a caller's return address counts for the call.\n"
     "\n"
     "Options:\n"
     "  --source-dir DIR     look for source files under DIR (the recorded path\n"
     "                       joined to DIR, then shorter tails of it)\n"
+    "  --disasm             under each line its instructions, each with its\n"
+    "                       address in the binary and its flat and cumulative\n"
+    "                       value (x86-64, i386, AArch64; the binary is found as\n"
+    "                       for symbols)\n"
     "  -n, --limit N        at most N functions (default 0 = all)\n"
     "  --value NAME         value type, e.g. cpu, samples (default: the profile's)\n"
     "  --thread NAME        only this thread (name or index from profkit info)\n" CLI_INPUT_HELP
     "\n"
     "Examples:\n"
     "  profkit list 'hot|warm' cpu.prof\n"
-    "  profkit list --source-dir ~/src/app '^parse_' cpu.prof\n";
+    "  profkit list --source-dir ~/src/app '^parse_' cpu.prof\n"
+    "  profkit list --disasm '^hot$' cpu.prof\n";
 
 /* Options that take an argument in the next word (for finding REGEX). */
 static int takes_arg(const char *a)
@@ -69,6 +75,10 @@ int cmd_list(int argc, char **argv)
                 return cli_usage("list", "--source-dir needs a directory");
             }
             ro.source_dir = argv[++i];
+            continue;
+        }
+        if (i > 0 && strcmp(a, "--disasm") == 0) {
+            ro.disasm = 1;
             continue;
         }
         if (i > 0 && strncmp(a, "--source-dir=", 13) == 0) {

@@ -1,7 +1,9 @@
 /* list_report.c: `profkit list REGEX`, per matching function its source
  * lines with flat and cumulative values, printed like pprof -list. */
 #include "analysis/analysis.h"
+#include "symbols/sym_disasm.h"
 
+#include <inttypes.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,16 @@ typedef struct lfunc {
     size_t stamp;
     size_t first, n; /* its rows (sorted by line) */
 } lfunc;
+
+/* --disasm: a function's instructions and their values. */
+typedef struct fdis {
+    sym_insn *insns;
+    size_t n;
+    int64_t *flat, *cum;
+    size_t *stamp;
+    int64_t off_flat, off_cum; /* at addresses no instruction holds */
+    char why[512];
+} fdis;
 
 static int row_cmp(const void *a, const void *b)
 {
@@ -59,6 +71,135 @@ static void put_vals(FILE *out, int64_t flat, int64_t cum, const char *unit, int
     fprintf(out, "%10s %10s ", a, b);
 }
 
+/* The instruction of fd holding address a, or -1. */
+static long insn_at(const fdis *fd, uint64_t a)
+{
+    size_t lo = 0, hi = fd->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (fd->insns[mid].address <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || a - fd->insns[lo - 1].address >= fd->insns[lo - 1].size)
+        return -1;
+    return (long)(lo - 1);
+}
+
+/* The instructions of line `line`, under it. */
+static void put_insns(FILE *out, const fdis *fd, uint32_t line, const char *unit)
+{
+    if (!fd)
+        return;
+    for (size_t i = 0; i < fd->n; i++)
+        if (fd->insns[i].line == line) {
+            put_vals(out, fd->flat[i], fd->cum[i], unit, 1);
+            fprintf(out, "%14s0x%" PRIx64 ": %s\n", "", fd->insns[i].vaddr, fd->insns[i].text);
+        }
+}
+
+static int has_insns(const fdis *fd, uint32_t line)
+{
+    for (size_t i = 0; fd && i < fd->n; i++)
+        if (fd->insns[i].line == line)
+            return 1;
+    return 0;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * Disassembles the shown functions (fds[i] for funcs[i]) and gives each
+ * instruction its values: flat where a sample's leaf address is in it,
+ * cum once per sample where any frame of the function is (a caller's
+ * return address at address - 1: the call).
+ */
+static int disassemble(const profkit_profile *p, const profkit_report_options *o, const lfunc *funcs,
+                       const uint32_t *fidx, const uint32_t *frow, const lrow *rows, fdis *fds,
+                       size_t nshow, uint32_t v, uint32_t th)
+{
+    profkit_symbolize_options dflt;
+    memset(&dflt, 0, sizeof(dflt));
+    dflt.use_mapping_paths = 1;
+    sym_disasm *d = sym_disasm_new(p, o->symbols ? o->symbols : &dflt);
+    uint64_t *addrs = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint64_t));
+    uint32_t *maps = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint32_t));
+    int rc = -1;
+    if (!d || !addrs || !maps)
+        goto done;
+    for (size_t i = 0; i < nshow; i++) {
+        const profkit_function *fn = &p->functions[funcs[i].function];
+        size_t n = 0;
+        for (size_t f = 0; f < p->n_frames; f++) {
+            const profkit_frame *fr = &p->frames[f];
+            if (fr->function == funcs[i].function && fr->address && fr->mapping != PROFKIT_NONE) {
+                addrs[n] = fr->address;
+                maps[n++] = fr->mapping;
+            }
+        }
+        const char *name = profkit_str(p, fn->system_name);
+        if (!*name)
+            name = profkit_str(p, fn->name);
+        fdis *fd = &fds[i];
+        if (n == 0) {
+            snprintf(fd->why, sizeof(fd->why), "its frames carry no addresses in a mapped file");
+            continue;
+        }
+        if (sym_disasm_function(d, name, addrs, maps, n, &fd->insns, &fd->n, fd->why, sizeof(fd->why)) != 0)
+            goto done;
+        if (fd->n && (!(fd->flat = calloc(fd->n, sizeof(int64_t))) ||
+                      !(fd->cum = calloc(fd->n, sizeof(int64_t))) ||
+                      !(fd->stamp = calloc(fd->n, sizeof(size_t)))))
+            goto done;
+    }
+    size_t nv = p->n_value_types;
+    for (size_t r = 0; r < p->n_samples; r++) {
+        if (th != PROFKIT_NONE && p->sample_thread[r] != th)
+            continue;
+        int64_t val = p->sample_values[r * nv + v];
+        if (!val)
+            continue;
+        /* leaf: the sample's leaf frame; at_leaf: it or a frame it is inlined
+         * into (same address, looked up as is, not as a return address) */
+        int leaf = 1, at_leaf = 1;
+        for (uint32_t s = p->sample_stack[r]; s != 0 && s < p->n_stacks; s = p->stacks[s].parent, leaf = 0) {
+            uint32_t f = p->stacks[s].frame;
+            int here = at_leaf;
+            at_leaf = at_leaf && f < p->n_frames && p->frames[f].inline_depth > 0;
+            if (f >= p->n_frames || frow[f] == PROFKIT_NONE)
+                continue;
+            uint32_t k = fidx[rows[frow[f]].function];
+            if (k >= nshow)
+                continue;
+            fdis *fd = &fds[k];
+            uint64_t a = p->frames[f].address;
+            long at = a && fd->n ? insn_at(fd, here ? a : a - 1) : -1;
+            if (at < 0) {
+                fd->off_flat += leaf ? val : 0;
+                fd->off_cum += val; /* shown only when some value is off the instructions */
+                continue;
+            }
+            if (leaf)
+                fd->flat[at] += val;
+            if (fd->stamp[at] != r + 1) {
+                fd->stamp[at] = r + 1;
+                fd->cum[at] += val;
+            }
+        }
+    }
+    rc = 0;
+done:
+    sym_disasm_free(d);
+    free(addrs);
+    free(maps);
+    return rc;
+}
+
 int profkit_report_list(FILE *out, const profkit_profile *p, const profkit_report_options *o,
                         profkit_error *err)
 {
@@ -79,7 +220,8 @@ int profkit_report_list(FILE *out, const profkit_profile *p, const profkit_repor
     uint32_t *fidx = malloc((p->n_functions ? p->n_functions : 1) * sizeof(uint32_t));
     lrow *rows = calloc(p->n_frames ? p->n_frames : 1, sizeof(lrow));
     lfunc *funcs = calloc(p->n_functions ? p->n_functions : 1, sizeof(lfunc));
-    size_t nrows = 0, nfuncs = 0;
+    size_t nrows = 0, nfuncs = 0, nshow = 0;
+    fdis *fds = NULL;
     rc = 0;
     if (!match || !frow || !fidx || !rows || !funcs) {
         rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
@@ -159,6 +301,17 @@ int profkit_report_list(FILE *out, const profkit_profile *p, const profkit_repor
             *a = *b;
             *b = t;
         }
+    while (nshow < nfuncs && (funcs[nshow].cum || funcs[nshow].flat) && (!o->limit || nshow < o->limit))
+        nshow++;
+    if (o->disasm && nshow) {
+        for (size_t i = 0; i < nfuncs; i++) /* the sort moved them */
+            fidx[funcs[i].function] = (uint32_t)i;
+        if (!(fds = calloc(nshow, sizeof(fdis))) ||
+            disassemble(p, o, funcs, fidx, frow, rows, fds, nshow, v, th) != 0) {
+            rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+            goto done;
+        }
+    }
     const char *unit = profkit_str(p, p->value_types[v].unit);
     char tot[64];
     profkit_format_value(tot, sizeof(tot), total, unit);
@@ -167,12 +320,9 @@ int profkit_report_list(FILE *out, const profkit_profile *p, const profkit_repor
         fprintf(out, ", thread %s", profkit_str(p, p->threads[th].name));
     fputc('\n', out);
     size_t shown = 0;
-    for (size_t i = 0; i < nfuncs; i++) {
+    for (size_t i = 0; i < nshow; i++) {
         const lfunc *lf = &funcs[i];
-        if (lf->cum == 0 && lf->flat == 0)
-            continue;
-        if (o->limit && shown >= o->limit)
-            break;
+        const fdis *fd = fds ? &fds[i] : NULL;
         shown++;
         const profkit_function *fn = &p->functions[lf->function];
         const char *file = profkit_str(p, fn->file);
@@ -190,22 +340,55 @@ int profkit_report_list(FILE *out, const profkit_profile *p, const profkit_repor
                 lo = lr[j].line < lo ? lr[j].line : lo;
                 hi = lr[j].line > hi ? lr[j].line : hi;
             }
+        for (size_t j = 0; fd && j < fd->n; j++)
+            if (fd->insns[j].line) {
+                lo = fd->insns[j].line < lo ? fd->insns[j].line : lo;
+                hi = fd->insns[j].line > hi ? fd->insns[j].line : hi;
+            }
         if (fn->start_line && fn->start_line < lo)
             lo = fn->start_line;
+        if (fd && !fd->n)
+            fprintf(out, "%21s (no instructions: %s)\n", "", fd->why);
+        if (fd && fd->n && (fd->off_flat || fd->off_cum)) {
+            put_vals(out, fd->off_flat, fd->off_cum, unit, 1);
+            fputs("     (at addresses outside these instructions)\n", out);
+        }
         FILE *src = lo <= hi ? open_source(file, o->source_dir) : NULL;
         /* a line without a number (0) first */
-        if (n && lr[0].line == 0 && (lr[0].flat || lr[0].cum)) {
-            put_vals(out, lr[0].flat, lr[0].cum, unit, 1);
+        int line0 = n && lr[0].line == 0 && (lr[0].flat || lr[0].cum);
+        if (line0 || has_insns(fd, 0)) {
+            put_vals(out, line0 ? lr[0].flat : 0, line0 ? lr[0].cum : 0, unit, 1);
             fputs("     ?: (no line)\n", out);
+            put_insns(out, fd, 0, unit);
         }
         if (!src) {
             if (*file && lo <= hi)
                 fprintf(out, "%21s (source not found: %s)\n", "", file);
+            /* the lines with values, and with --disasm those with instructions */
+            uint32_t *ls = malloc((n + (fd ? fd->n : 0) + 1) * sizeof(uint32_t));
+            size_t nl = 0;
+            if (!ls) {
+                rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+                goto done;
+            }
             for (size_t j = 0; j < n; j++)
-                if (lr[j].line && (lr[j].flat || lr[j].cum)) {
-                    put_vals(out, lr[j].flat, lr[j].cum, unit, 1);
-                    fprintf(out, "%6u\n", lr[j].line);
-                }
+                if (lr[j].line && (lr[j].flat || lr[j].cum))
+                    ls[nl++] = lr[j].line;
+            for (size_t j = 0; fd && j < fd->n; j++)
+                if (fd->insns[j].line)
+                    ls[nl++] = fd->insns[j].line;
+            qsort(ls, nl, sizeof(uint32_t), u32_cmp);
+            for (size_t j = 0, r = 0; j < nl; j++) {
+                if (j && ls[j] == ls[j - 1])
+                    continue;
+                while (r < n && lr[r].line < ls[j])
+                    r++;
+                int hit = r < n && lr[r].line == ls[j];
+                put_vals(out, hit ? lr[r].flat : 0, hit ? lr[r].cum : 0, unit, 1);
+                fprintf(out, "%6u\n", ls[j]);
+                put_insns(out, fd, ls[j], unit);
+            }
+            free(ls);
             continue;
         }
         char text[4096];
@@ -233,18 +416,42 @@ int profkit_report_list(FILE *out, const profkit_profile *p, const profkit_repor
             }
             put_vals(out, fl, cu, unit, 1);
             fprintf(out, "%6u:%s\n", no, text);
+            put_insns(out, fd, no, unit);
         }
         fclose(src);
-        /* lines past the end of the file (another version of it) */
-        for (; j < n; j++)
-            if (lr[j].line > no && (lr[j].flat || lr[j].cum)) {
-                put_vals(out, lr[j].flat, lr[j].cum, unit, 1);
-                fprintf(out, "%6u (past the end of the file)\n", lr[j].line);
-            }
+        /* lines past the end of the file (another version of it), in order */
+        for (uint32_t last = no;;) {
+            uint32_t next = UINT32_MAX;
+            for (size_t q = j; q < n; q++)
+                if (lr[q].line > last && (lr[q].flat || lr[q].cum)) {
+                    next = lr[q].line;
+                    break;
+                }
+            for (size_t q = 0; fd && q < fd->n; q++)
+                if (fd->insns[q].line > last && fd->insns[q].line < next)
+                    next = fd->insns[q].line;
+            if (next == UINT32_MAX)
+                break;
+            const lrow *hit = NULL;
+            for (size_t q = j; q < n && !hit; q++)
+                if (lr[q].line == next)
+                    hit = &lr[q];
+            put_vals(out, hit ? hit->flat : 0, hit ? hit->cum : 0, unit, 1);
+            fprintf(out, "%6u (past the end of the file)\n", next);
+            put_insns(out, fd, next, unit);
+            last = next;
+        }
     }
     if (shown == 0)
         fprintf(out, "no function matches '%s'\n", o->list_regex ? o->list_regex : "");
 done:
+    for (size_t i = 0; fds && i < nshow; i++) {
+        free(fds[i].insns);
+        free(fds[i].flat);
+        free(fds[i].cum);
+        free(fds[i].stamp);
+    }
+    free(fds);
     regfree(&re);
     free(match);
     free(frow);

@@ -37,6 +37,7 @@ typedef struct dnode {
     const char *call_file; /* where the parent calls this inlined function */
     uint32_t call_line;
     uint32_t first, n; /* children ranges: ranges[first, first + n) */
+    int walked;        /* its children indexed (a top-level function: on first use) */
 } dnode;
 
 typedef struct drange {
@@ -270,15 +271,16 @@ static int add_ranges(dcu *c, Dwarf_Die *die, uint32_t parent, uint32_t node)
     return any;
 }
 
+/* Scopes that can hold functions with code. Types are not among them:
+ * GCC and Clang put a member function's definition at the unit's level
+ * (DW_AT_specification), and walking every member of every struct of a
+ * unit was a third of the indexing. */
 static int walks_into(int tag)
 {
     switch (tag) {
     case DW_TAG_lexical_block:
     case DW_TAG_namespace:
     case DW_TAG_module:
-    case DW_TAG_class_type:
-    case DW_TAG_structure_type:
-    case DW_TAG_union_type:
     case DW_TAG_try_block:
     case DW_TAG_catch_block:
     case DW_TAG_entry_point:
@@ -288,40 +290,43 @@ static int walks_into(int tag)
     }
 }
 
-/* Walks the unit's DIEs once and builds its tree of code ranges. */
-static void index_cu(dcu *c)
+/*
+ * Walks the DIEs from `first` and its siblings, adding nodes and ranges
+ * under parent (node index + 1, 0 = the unit's top level). At the top
+ * level a subprogram is a node whose children are not walked yet (most
+ * functions of a unit hold no sampled address); below a function, each
+ * inlined call is a node walked at once, and a subprogram nested there
+ * (GNU C nested functions) is left to the symbol table. Returns 0, or -1
+ * (out of memory, or a walk too long). The new ranges are sorted and
+ * given to their parents.
+ */
+static int walk_dies(dcu *c, Dwarf_Die *first, uint32_t parent0, int top)
 {
-    c->state = -1;
-    size_t nfiles = 0;
-    if (dwarf_getsrcfiles(&c->die, &c->files, &nfiles) != 0)
-        c->files = NULL;
-    c->n_files = c->files ? nfiles : 0;
     struct level {
         Dwarf_Die die;
         uint32_t parent; /* node index + 1 of the enclosing function, 0 = none */
     } stack[MAX_DIE_DEPTH];
-    int depth = 0;
-    Dwarf_Die child;
-    if (dwarf_child(&c->die, &child) != 0)
-        goto sorted;
-    stack[0].die = child;
-    stack[0].parent = 0;
-    depth = 1;
+    size_t r0 = c->n_ranges;
+    stack[0].die = *first;
+    stack[0].parent = parent0;
+    int depth = 1;
     size_t visited = 0;
     while (depth > 0) {
         struct level *lv = &stack[depth - 1];
         Dwarf_Die *die = &lv->die;
         if (++visited > (size_t)1 << 28)
-            return;
+            return -1;
         int tag = dwarf_tag(die);
         uint32_t inner = UINT32_MAX;
-        if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+        int skip = tag == DW_TAG_subprogram && !top;
+        if (!skip && (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)) {
             if (c->n_nodes >= UINT32_MAX - 2 || PK_VEC_RESERVE(c->nodes, c->n_nodes, c->cap_nodes, 1) != 0)
-                return;
+                return -1;
             uint32_t node = (uint32_t)c->n_nodes;
             dnode *nd = &c->nodes[node];
             memset(nd, 0, sizeof(*nd));
             nd->die = *die;
+            nd->walked = tag != DW_TAG_subprogram;
             Dwarf_Attribute a;
             Dwarf_Word w;
             if (tag == DW_TAG_inlined_subroutine) {
@@ -331,21 +336,19 @@ static void index_cu(dcu *c)
                     w < c->n_files)
                     nd->call_file = dwarf_filesrc(c->files, w, NULL, NULL);
             }
-            /* A subprogram nested in another (GNU C nested functions)
-             * has code of its own: it is a top-level function. */
-            uint32_t parent = tag == DW_TAG_subprogram ? 0 : lv->parent;
-            int r = add_ranges(c, die, parent, node);
+            int r = add_ranges(c, die, tag == DW_TAG_subprogram ? 0 : lv->parent, node);
             if (r < 0)
-                return;
+                return -1;
             if (r > 0) {
                 c->n_nodes++;
                 inner = node + 1;
             }
         }
-        /* Descend into functions with code and into scopes that can hold them. */
+        /* Descend into inlined calls and into scopes that can hold them;
+         * a top-level function's children wait for an address in it. */
         Dwarf_Die kid;
-        int descend = (inner != UINT32_MAX || walks_into(tag)) && dwarf_haschildren(die) > 0 &&
-                      depth < MAX_DIE_DEPTH && dwarf_child(die, &kid) == 0;
+        int descend = !skip && ((inner != UINT32_MAX && tag != DW_TAG_subprogram) || walks_into(tag)) &&
+                      dwarf_haschildren(die) > 0 && depth < MAX_DIE_DEPTH && dwarf_child(die, &kid) == 0;
         if (descend) {
             uint32_t parent = inner != UINT32_MAX ? inner : lv->parent;
             stack[depth].die = kid;
@@ -363,24 +366,54 @@ static void index_cu(dcu *c)
             depth--;
         }
     }
-sorted:
-    if (c->n_ranges)
-        qsort(c->ranges, c->n_ranges, sizeof(drange), drange_cmp);
-    for (size_t i = 0; i < c->n_ranges;) {
+    drange *seg = c->ranges + r0;
+    size_t n = c->n_ranges - r0;
+    if (n)
+        qsort(seg, n, sizeof(drange), drange_cmp);
+    for (size_t i = 0; i < n;) {
         size_t j = i;
-        while (j < c->n_ranges && c->ranges[j].parent == c->ranges[i].parent)
+        while (j < n && seg[j].parent == seg[i].parent)
             j++;
-        uint32_t parent = c->ranges[i].parent;
+        uint32_t parent = seg[i].parent;
         if (parent == 0) {
-            c->top_first = (uint32_t)i;
+            c->top_first = (uint32_t)(r0 + i);
             c->top_n = (uint32_t)(j - i);
         } else if (parent - 1 < c->n_nodes) {
-            c->nodes[parent - 1].first = (uint32_t)i;
+            c->nodes[parent - 1].first = (uint32_t)(r0 + i);
             c->nodes[parent - 1].n = (uint32_t)(j - i);
         }
         i = j;
     }
+    return 0;
+}
+
+/* Indexes the unit's top level: its functions and their ranges. */
+static void index_cu(dcu *c)
+{
+    c->state = -1;
+    size_t nfiles = 0;
+    if (dwarf_getsrcfiles(&c->die, &c->files, &nfiles) != 0)
+        c->files = NULL;
+    c->n_files = c->files ? nfiles : 0;
+    Dwarf_Die child;
+    if (dwarf_child(&c->die, &child) == 0 && walk_dies(c, &child, 0, 1) != 0)
+        return;
     c->state = 1;
+}
+
+/* Indexes the inlined calls of a top-level function, once. */
+static void walk_function(dcu *c, uint32_t node)
+{
+    dnode *nd = &c->nodes[node];
+    nd->walked = 1;
+    Dwarf_Die die = nd->die, child;
+    if (dwarf_haschildren(&die) > 0 && dwarf_child(&die, &child) == 0) {
+        size_t r0 = c->n_ranges;
+        if (walk_dies(c, &child, node + 1, 0) != 0) {
+            c->n_ranges = r0; /* a half-walked function: its calls are not indexed */
+            c->nodes[node].n = 0;
+        }
+    }
 }
 
 /* The range of ranges[first, first + n) holding a, or NULL. */
@@ -449,8 +482,11 @@ static size_t dwarf_lookup(sym_binary *b, uint64_t maddr, sym_frame *out, size_t
     size_t n = 0;
     const drange *r = find_range(c->ranges, c->top_first, c->top_n, a);
     while (r && n < MAX_DIE_DEPTH && r->node < c->n_nodes) {
-        chain[n++] = r->node;
-        const dnode *nd = &c->nodes[r->node];
+        uint32_t node = r->node;
+        chain[n++] = node;
+        if (!c->nodes[node].walked)
+            walk_function(c, node); /* may move c->ranges */
+        const dnode *nd = &c->nodes[node];
         r = find_range(c->ranges, nd->first, nd->n, a);
     }
     Dwarf_Line *line = dwarf_getsrc_die(&c->die, a);
@@ -715,6 +751,113 @@ size_t sym_binary_lookup(sym_binary *b, uint64_t vaddr, sym_frame *out, size_t m
     out[0].file = NULL;
     out[0].line = 0;
     out[0].decl_line = 0;
-    /* A unit without subprogram entries may still have a line table. */
+    /* A unit without subprogram entries (assembly) may still have a line
+     * table: the file and line come from it. */
+    if (b->dw && b->n_cu_ranges) {
+        uint64_t a = maddr - b->dbias;
+        size_t lo = 0, hi = b->n_cu_ranges;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (b->cu_ranges[mid].lo <= a)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        Dwarf_Line *line = lo > 0 && a < b->cu_ranges[lo - 1].hi
+                               ? dwarf_getsrc_die(&b->cus[b->cu_ranges[lo - 1].cu].die, a) : NULL;
+        int ln = 0;
+        if (line && dwarf_lineno(line, &ln) == 0 && ln > 0) {
+            out[0].file = dwarf_linesrc(line, NULL, NULL);
+            out[0].line = out[0].file ? (uint32_t)ln : 0;
+        }
+    }
     return 1;
+}
+
+/* ------------------------------------------------ code, for --disasm */
+
+#define MAX_FUNC_BYTES (1u << 20) /* a larger "function" is a corrupt size */
+
+int sym_binary_func_range(sym_binary *b, uint64_t vaddr, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t maddr = vaddr + b->bias;
+    if (!b->dwarf_tried)
+        open_dwarf(b);
+    /* DWARF: the top-level range (of the function's ranges) holding it */
+    if (b->dw && b->n_cu_ranges) {
+        uint64_t a = maddr - b->dbias;
+        size_t l = 0, h = b->n_cu_ranges;
+        while (l < h) {
+            size_t mid = l + (h - l) / 2;
+            if (b->cu_ranges[mid].lo <= a)
+                l = mid + 1;
+            else
+                h = mid;
+        }
+        if (l > 0 && a < b->cu_ranges[l - 1].hi) {
+            dcu *c = &b->cus[b->cu_ranges[l - 1].cu];
+            if (c->state == 0)
+                index_cu(c);
+            const drange *r = c->state == 1 ? find_range(c->ranges, c->top_first, c->top_n, a) : NULL;
+            if (r && r->hi - r->lo <= MAX_FUNC_BYTES) {
+                *lo = r->lo + b->dbias - b->bias;
+                *hi = r->hi + b->dbias - b->bias;
+                return 0;
+            }
+        }
+    }
+    if (!b->syms_tried)
+        read_syms(b);
+    size_t l = 0, h = b->n_syms;
+    while (l < h) {
+        size_t mid = l + (h - l) / 2;
+        if (b->syms[mid].addr <= maddr)
+            l = mid + 1;
+        else
+            h = mid;
+    }
+    const ssym *s = find_sym(b, maddr);
+    if (!s)
+        return -1;
+    uint64_t end = s->size ? s->addr + s->size : l < b->n_syms ? b->syms[l].addr : s->addr;
+    if (end <= s->addr || end - s->addr > MAX_FUNC_BYTES)
+        return -1;
+    *lo = s->addr - b->bias;
+    *hi = end - b->bias;
+    return 0;
+}
+
+const unsigned char *sym_binary_code(sym_binary *b, uint64_t vaddr, uint64_t len, size_t *avail)
+{
+    GElf_Addr bias;
+    Elf *e = dwfl_module_getelf(b->mod, &bias);
+    if (!e)
+        return NULL;
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(e, scn)) != NULL) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR))
+            continue;
+        if (vaddr < sh.sh_addr || vaddr - sh.sh_addr >= sh.sh_size)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        uint64_t at = vaddr - sh.sh_addr;
+        if (!d || !d->d_buf || at >= d->d_size)
+            return NULL;
+        uint64_t n = d->d_size - at;
+        *avail = (size_t)(n < len ? n : len);
+        return (const unsigned char *)d->d_buf + at;
+    }
+    return NULL;
+}
+
+int sym_binary_machine(sym_binary *b, int *big_endian)
+{
+    GElf_Addr bias;
+    Elf *e = dwfl_module_getelf(b->mod, &bias);
+    GElf_Ehdr eh;
+    if (!e || !gelf_getehdr(e, &eh))
+        return -1;
+    *big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+    return eh.e_machine;
 }

@@ -34,7 +34,7 @@ typedef struct sfile {
 } sfile;
 
 struct sym_finder {
-    profkit_profile *p;
+    const profkit_profile *p;
     const profkit_symbolize_options *o;
     uint32_t *map_file; /* per mapping; UNSEARCHED until asked */
     uint32_t no_mapping_file;
@@ -63,7 +63,7 @@ static int add_dir(sym_finder *f, const char *d, size_t len)
     return 0;
 }
 
-sym_finder *sym_finder_new(profkit_profile *p, const profkit_symbolize_options *o)
+sym_finder *sym_finder_new(const profkit_profile *p, const profkit_symbolize_options *o)
 {
     sym_finder *f = calloc(1, sizeof(*f));
     if (!f)

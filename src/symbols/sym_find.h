@@ -13,7 +13,7 @@
 typedef struct sym_finder sym_finder;
 
 /* NULL when out of memory. o may be NULL (no files: nothing is found). */
-sym_finder *sym_finder_new(profkit_profile *p, const profkit_symbolize_options *o);
+sym_finder *sym_finder_new(const profkit_profile *p, const profkit_symbolize_options *o);
 void sym_finder_free(sym_finder *f);
 
 /*

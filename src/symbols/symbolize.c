@@ -267,6 +267,10 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
     profkit_stack *old = NULL;
     size_t n_old = 0;
     uint32_t *new_leaf = NULL, *new_caller = NULL;
+    /* the new frames of use k of frame f: sids[sstart[2f+k] .. +slen[2f+k]) */
+    uint32_t *sstart = NULL, *sids = NULL, *owner = NULL;
+    uint8_t *slen = NULL;
+    size_t n_sids = 0, cap_sids = 0;
     sctx s = { p, o, { 0 }, NULL };
     if (!role || !use || !unnamed_mapping || !fmap || !ffile || !sorted_maps || !cstart || !clen)
         goto done;
@@ -379,25 +383,24 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
     free(s.names.system);
     memset(&s.names, 0, sizeof(s.names));
 
-    /* 4. Stacks again, root to leaf. */
-    if (!(new_leaf = malloc(ns * sizeof(uint32_t))) || !(new_caller = malloc(ns * sizeof(uint32_t))))
+    /* 4. Stacks again, root to leaf. First the new frames of each
+     * (frame, use): its chain's frames, or itself (or its FILE+0xOFFSET
+     * frame when nothing named it), made once, not once per stack. */
+    if (!(sstart = malloc((2 * nf + 1) * sizeof(uint32_t))) || !(slen = calloc(2 * nf + 1, 1)))
         goto done;
-    if (profkit_profile_take_stacks(p, &old, &n_old) != 0)
-        goto done;
-    new_leaf[0] = new_caller[0] = 0;
-    for (size_t st = 1; st < n_old; st++) {
-        new_leaf[st] = new_caller[st] = PROFKIT_NONE;
-        uint32_t parent = old[st].parent, f = old[st].frame;
-        if (!use[st] || parent >= st || f >= nf)
+    for (size_t f = 0; f < nf; f++) {
+        if (!role[f])
             continue;
-        uint32_t base = new_caller[parent];
-        if (base == PROFKIT_NONE)
-            continue;
+        uint32_t plain = PROFKIT_NONE; /* the frame as one frame: the same for both uses */
         for (uint8_t kind = LEAF; kind <= CALLER; kind <<= 1) {
-            if (!(use[st] & kind))
+            if (!(role[f] & kind))
                 continue;
-            size_t slot = 2 * (size_t)f + (kind == CALLER);
-            uint32_t at = base;
+            size_t slot = 2 * f + (kind == CALLER);
+            uint32_t n = clen[slot] ? clen[slot] : 1;
+            if (PK_VEC_RESERVE(sids, n_sids, cap_sids, n) != 0)
+                goto done;
+            sstart[slot] = (uint32_t)n_sids;
+            slen[slot] = (uint8_t)n;
             if (clen[slot]) {
                 const profkit_frame of = p->frames[f]; /* frame_add may move the table */
                 for (uint32_t k = 0; k < clen[slot]; k++) {
@@ -409,12 +412,13 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
                     nfr.line = l->line;
                     nfr.mapping = fmap[f] != PROFKIT_NONE ? fmap[f] : of.mapping;
                     nfr.inline_depth = k;
-                    uint32_t id = profkit_frame_add(p, &nfr);
-                    if (id == PROFKIT_NONE || (at = profkit_stack_intern(p, at, id)) == PROFKIT_NONE)
+                    if ((sids[n_sids++] = profkit_frame_add(p, &nfr)) == PROFKIT_NONE)
                         goto done;
                 }
-            } else {
-                uint32_t id = f;
+                continue;
+            }
+            if (plain == PROFKIT_NONE) {
+                plain = (uint32_t)f;
                 if (fmap[f] != PROFKIT_NONE && p->mappings[fmap[f]].path && is_unsymbolized(p, &p->frames[f])) {
                     /* Unnamed: FILE+0xOFFSET through an empty name. */
                     profkit_function fn;
@@ -429,17 +433,63 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
                     nfr.function = PROFKIT_NONE;
                     if ((fn.system_name = unnamed_label(p, &nfr, label, sizeof(label))) == PROFKIT_NONE ||
                         (nfr.function = profkit_function_add(p, &fn)) == PROFKIT_NONE ||
-                        (id = profkit_frame_add(p, &nfr)) == PROFKIT_NONE)
+                        (plain = profkit_frame_add(p, &nfr)) == PROFKIT_NONE)
                         goto done;
                 }
-                if ((at = profkit_stack_intern(p, at, id)) == PROFKIT_NONE)
-                    goto done;
             }
-            if (kind == LEAF)
-                new_leaf[st] = at;
-            else
-                new_caller[st] = at;
+            sids[n_sids++] = plain;
         }
+    }
+    /* When no new frame comes from two old frames, distinct old stacks
+     * become distinct new ones: they are appended without a lookup (the
+     * index catches up on the next lookup). Else every node is interned. */
+    int append = 1;
+    if (!(owner = calloc(p->n_frames + 1, sizeof(uint32_t))))
+        goto done;
+    for (size_t f = 0; f < nf && append; f++)
+        for (size_t slot = 2 * f; slot < 2 * f + 2 && append; slot++)
+            for (uint32_t k = 0; k < slen[slot]; k++) {
+                uint32_t id = sids[sstart[slot] + k];
+                if (owner[id] && owner[id] != f + 1) {
+                    append = 0;
+                    break;
+                }
+                owner[id] = (uint32_t)f + 1;
+            }
+    if (!(new_leaf = malloc(ns * sizeof(uint32_t))) || !(new_caller = malloc(ns * sizeof(uint32_t))))
+        goto done;
+    if (profkit_profile_take_stacks(p, &old, &n_old) != 0)
+        goto done;
+    new_leaf[0] = new_caller[0] = 0;
+    for (size_t st = 1; st < n_old; st++) {
+        new_leaf[st] = new_caller[st] = PROFKIT_NONE;
+        uint32_t parent = old[st].parent, f = old[st].frame;
+        if (!use[st] || parent >= st || f >= nf)
+            continue;
+        uint32_t base = new_caller[parent];
+        if (base == PROFKIT_NONE)
+            continue;
+        /* a stack used both ways: the common prefix of its two chains once */
+        const uint32_t *a = use[st] & LEAF ? sids + sstart[2 * (size_t)f] : NULL;
+        const uint32_t *c = use[st] & CALLER ? sids + sstart[2 * (size_t)f + 1] : NULL;
+        uint32_t na = a ? slen[2 * (size_t)f] : 0, nc = c ? slen[2 * (size_t)f + 1] : 0, cp = 0;
+        while (a && c && cp < na && cp < nc && a[cp] == c[cp])
+            cp++;
+        uint32_t at = base;
+        for (uint32_t k = 0; k < cp && at != PROFKIT_NONE; k++)
+            at = append ? profkit_stack_append(p, at, a[k]) : profkit_stack_intern(p, at, a[k]);
+        uint32_t shared = at;
+        for (uint32_t k = cp; k < na && at != PROFKIT_NONE; k++)
+            at = append ? profkit_stack_append(p, at, a[k]) : profkit_stack_intern(p, at, a[k]);
+        if (a)
+            new_leaf[st] = at;
+        at = shared;
+        for (uint32_t k = cp; k < nc && at != PROFKIT_NONE; k++)
+            at = append ? profkit_stack_append(p, at, c[k]) : profkit_stack_intern(p, at, c[k]);
+        if (c)
+            new_caller[st] = at;
+        if (at == PROFKIT_NONE || (a && new_leaf[st] == PROFKIT_NONE))
+            goto done;
     }
     for (size_t r = 0; r < p->n_samples; r++) {
         uint32_t st = p->sample_stack[r];
@@ -469,6 +519,10 @@ done:
     free(old);
     free(new_leaf);
     free(new_caller);
+    free(sstart);
+    free(slen);
+    free(sids);
+    free(owner);
     if (rc)
         return profkit_error_set(err, rc, NULL, -1, "out of memory while symbolizing");
     return (int)(named > INT32_MAX ? INT32_MAX : named);

@@ -52,6 +52,18 @@ int sym_binary_vaddr(const sym_binary *b, uint64_t file_offset, uint64_t *vaddr)
  */
 size_t sym_binary_lookup(sym_binary *b, uint64_t vaddr, sym_frame *out, size_t max);
 
+/*
+ * For `profkit list --disasm`: the address range [lo, hi) of the function
+ * holding vaddr (its DWARF range holding it, else its symbol), at most
+ * 1 MiB; -1 when nothing covers vaddr.
+ */
+int sym_binary_func_range(sym_binary *b, uint64_t vaddr, uint64_t *lo, uint64_t *hi);
+/* The bytes at vaddr in the file's executable sections, at most len
+ * (*avail of them), or NULL when no such section holds vaddr. */
+const unsigned char *sym_binary_code(sym_binary *b, uint64_t vaddr, uint64_t len, size_t *avail);
+/* The ELF machine (EM_*), -1 when unreadable; *big_endian set. */
+int sym_binary_machine(sym_binary *b, int *big_endian);
+
 /* demangle.cc: writes the demangled name (mode as profkit_demangle_mode);
  * returns 1 when `mangled` was a C++ or Rust name, else 0. */
 int profkit_demangle_mode_into(const char *mangled, int mode, char *buf, size_t n);

@@ -9,7 +9,9 @@
 #   - reading that pprof back gives the same folded stacks and the same
 #     inline depths (its Firefox output marks the same frames inlined as the
 #     Firefox output of the raw profile);
-#   - Firefox: frames with inline_depth > 0 carry frameTable flags bit 1.
+#   - Firefox: frames with inline_depth > 0 carry frameTable flags bit 1,
+#     and reading that output back gives the same depths (its Firefox and
+#     pprof outputs mark the same frames inlined).
 . "$(dirname "$0")/lib.sh"
 ORACLE="$PROFKIT_SRC/tests/oracle"
 PPROF="$PROFKIT_TOOLS/pprof"
@@ -47,6 +49,17 @@ python3 "$ORACLE/ff_inline_stacks.py" "$TMP/a.json" $OWN > "$TMP/a.st"
 python3 "$ORACLE/ff_inline_stacks.py" "$TMP/b.json" $OWN > "$TMP/b.st"
 grep -q 'hot;step+;mix+' "$TMP/a.st" && pass || fail "Firefox output: no inlined frames flagged: $(head -5 "$TMP/a.st")"
 expect_files_eq "inlined frames after the pprof round trip (Firefox flags)" "$TMP/a.st" "$TMP/b.st"
+# Read back from Firefox: the flags' inline bit gives the depths again, so
+# writing it once more marks the same frames, and its pprof has the same
+# inline Lines (Go pprof -traces).
+"$PROFKIT" convert "$TMP/a.json" --to firefox -o "$TMP/c.json"
+python3 "$ORACLE/ff_inline_stacks.py" "$TMP/c.json" $OWN > "$TMP/c.st"
+expect_files_eq "inlined frames after the Firefox round trip (flags bit 1)" "$TMP/a.st" "$TMP/c.st"
+"$PROFKIT" convert "$TMP/a.json" --to pprof -o "$TMP/c.pb.gz"
+"$PPROF" -traces "$TMP/c.pb.gz" > "$TMP/go_ff.traces" 2> /dev/null
+python3 "$ORACLE/inline_traces.py" "$TMP/go_ff.traces" $OWN | cut -d' ' -f1 | sort -u > "$TMP/ff.st"
+cut -d' ' -f1 "$TMP/pk.st" | sort -u > "$TMP/pk1.st"
+expect_files_eq "Go pprof -traces of the pprof written from the Firefox output: the same inline frames" "$TMP/pk1.st" "$TMP/ff.st"
 # The Firefox stacks with inline marks equal Go pprof's (sample counts vs ms at 1 kHz are not compared).
 expect_eq "Firefox inline stacks = Go pprof's" "$(cut -d' ' -f1 "$TMP/raw.st")" "$(cut -d' ' -f1 "$TMP/a.st")"
 finish

@@ -39,6 +39,7 @@ CALLS = {
 # Helpers local to one file: (file suffix, name) -> format index.
 LOCAL_CALLS = {
     ("src/symbols/sym_find.c", "warn"): 2,
+    ("src/symbols/sym_disasm.c", "say"): 2,
     ("src/formats/speedscope/speedscope_read.c", "WANT"): 1,
 }
 # Definitions and prototypes whose format is the helper's own parameter.

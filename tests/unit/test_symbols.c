@@ -159,6 +159,64 @@ static void a_return_address_is_looked_up_one_byte_back(void **state)
     profkit_profile_free(p);
 }
 
+/* No two stack rows are the same (parent, frame), and interning one again
+ * finds it (the rows the rebuild appended are indexed on demand). */
+static void assert_hash_consed(profkit_profile *p)
+{
+    size_t n = p->n_stacks;
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            assert_false(p->stacks[i].parent == p->stacks[j].parent && p->stacks[i].frame == p->stacks[j].frame);
+    for (size_t i = 1; i < n; i++)
+        assert_int_equal(profkit_stack_intern(p, p->stacks[i].parent, p->stacks[i].frame), i);
+    assert_int_equal(p->n_stacks, n);
+}
+
+static void rebuilt_stacks_stay_hash_consed(void **state)
+{
+    (void)state;
+    uintptr_t fn = (uintptr_t)&profkit_test_marker_function;
+    uint64_t start, end, off;
+    char path[800];
+    assert_int_equal(find_mapping(fn, &start, &end, &off, path, sizeof(path)), 0);
+    int64_t one = 1;
+    profkit_symbolize_options o = mapped();
+    profkit_error err;
+    /* One address used as a leaf and as a caller: appended, no duplicates. */
+    profkit_profile *p = profkit_profile_new();
+    uint32_t m = profkit_mapping_add(p, start, end, off, path, "");
+    profkit_value_type_add(p, "samples", "count");
+    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t a = addr_frame(p, fn + 2, m), b = addr_frame(p, fn + 4, m);
+    uint32_t sa = profkit_stack_intern(p, 0, a);
+    profkit_sample_add(p, sa, t, &one);
+    profkit_sample_add(p, profkit_stack_intern(p, sa, b), t, &one);
+    profkit_sample_add(p, profkit_stack_intern(p, profkit_stack_intern(p, 0, b), a), t, &one);
+    assert_true(profkit_profile_symbolize(p, &o, &err) >= 2);
+    assert_hash_consed(p);
+    profkit_profile_free(p);
+    /* Two old frames of one address (one with its mapping, one found by
+     * address) become one frame: the stacks are interned, and the two
+     * samples share their stack. */
+    p = profkit_profile_new();
+    m = profkit_mapping_add(p, start, end, off, path, "");
+    profkit_value_type_add(p, "samples", "count");
+    t = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t t2 = profkit_thread_add(p, "other", "", -1, -1);
+    a = addr_frame(p, fn + 2, m);
+    b = addr_frame(p, fn + 2, PROFKIT_NONE);
+    assert_int_not_equal(a, b);
+    profkit_sample_add(p, profkit_stack_intern(p, 0, a), t, &one);
+    profkit_sample_add(p, profkit_stack_intern(p, 0, b), t2, &one);
+    assert_true(profkit_profile_symbolize(p, &o, &err) >= 2);
+    assert_hash_consed(p);
+    assert_int_equal(p->sample_stack[0], p->sample_stack[1]);
+    char buf[128];
+    stack_label(p, 0, 0, buf, sizeof(buf));
+    assert_string_equal(buf, "profkit_test_marker_function");
+    profkit_profile_free(p);
+}
+
 /* The leaf name profkit gives addr (a function of a mapped library). */
 static void leaf_name_of(uintptr_t addr, char *buf, size_t n, const profkit_profile **keep)
 {
@@ -328,6 +386,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(names_a_function_of_this_binary),
         cmocka_unit_test(a_return_address_is_looked_up_one_byte_back),
+        cmocka_unit_test(rebuilt_stacks_stay_hash_consed),
         cmocka_unit_test(aliases_are_named_as_the_binary_exports_them),
         cmocka_unit_test(missing_binaries_leave_file_and_offset),
         cmocka_unit_test(another_build_id_is_not_used),

@@ -94,7 +94,7 @@ static int get_num(gk_build *b, int tk, int c, size_t row, double *out)
  * hold a value with a `flags` bit (the others hold 0, not null). Returns
  * whether the column guarded by `bit` is set in row `row`; true without flags.
  */
-enum { FRAME_ADDRESS = 2, FRAME_LINE = 16, FRAME_COLUMN = 32 };
+enum { FRAME_INLINED = 1, FRAME_ADDRESS = 2, FRAME_LINE = 16, FRAME_COLUMN = 32 };
 enum { FUNC_JS = 1, FUNC_RESOURCE = 4, FUNC_SOURCE = 8, FUNC_LINE = 16 };
 static int has_flag(gk_build *b, int tk, size_t row, unsigned bit)
 {
@@ -330,6 +330,60 @@ static int location(gk_build *b, size_t row, int64_t v, const gk_loc **out, uint
     return 0;
 }
 
+/*
+ * The model mapping of a processed frame's lib: the frameTable's `lib`
+ * column (from version 70), else the lib of its function's resource, an
+ * index into the profile's libs, which became the mappings from
+ * r->libs_base in order (start 0: the frame's address is relative to its
+ * lib, as pprof's file offsets are). Only with one libs list: the lists
+ * of threads (before version 41) are not told apart. PROFKIT_NONE when
+ * there is none.
+ */
+static int frame_lib(gk_build *b, size_t i, size_t func, uint32_t *out)
+{
+    int64_t lib = -1, res;
+    int rc;
+    if (b->t[T_FRAMES]->col[COL_LIB].n) {
+        if ((rc = get_flagged(b, T_FRAMES, COL_LIB, i, FRAME_ADDRESS, &lib)) < 0)
+            return rc;
+    } else if (b->t[T_RESOURCES] && b->t[T_RESOURCES]->col[COL_LIB].n) {
+        if ((rc = get_flagged(b, T_FUNCS, COL_RESOURCE, func, FUNC_RESOURCE, &res)) < 0)
+            return rc;
+        if (rc == 0 && res >= 0 && (size_t)res < pk_gk_table_rows(b->t[T_RESOURCES]) &&
+            (rc = get_int(b, T_RESOURCES, COL_LIB, (size_t)res, &lib)) < 0)
+            return rc;
+    }
+    const profkit_profile *p = b->r->p;
+    if (lib >= 0 && b->r->n_libs_lists == 1 && b->r->libs_base + (uint64_t)lib < p->n_mappings)
+        *out = (uint32_t)(b->r->libs_base + (size_t)lib);
+    return 0;
+}
+
+/*
+ * A frame with the inline bit (version 71+) is one deeper than the frame
+ * above it when that one has its address (an inlined chain shares its
+ * real call's address), else 1. Gives the frame with that depth.
+ */
+static int inline_frame(gk_build *b, uint32_t parent, uint32_t *frame)
+{
+    profkit_profile *p = b->r->p;
+    profkit_frame fr = p->frames[*frame];
+    uint32_t depth = 1;
+    if (parent && parent < p->n_stacks) {
+        const profkit_frame *up = &p->frames[p->stacks[parent].frame];
+        if (up->address == fr.address && up->inline_depth < 1024)
+            depth = up->inline_depth + 1;
+    }
+    if (depth == fr.inline_depth)
+        return 0;
+    fr.inline_depth = depth;
+    uint32_t id = profkit_frame_add(p, &fr);
+    if (id == PROFKIT_NONE)
+        return pk_gk_oom(b->r);
+    *frame = id;
+    return 0;
+}
+
 /* The model frame of frameTable row i. */
 static int frame_id(gk_build *b, size_t i, uint32_t *out)
 {
@@ -371,6 +425,16 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
             return rc;
         if (rc == 0 && v >= 0)
             fr.address = (uint64_t)v;
+        if (fr.address && (rc = frame_lib(b, i, (size_t)fi, &fr.mapping)) < 0)
+            return rc;
+        /* Inlined frames: the inlineDepth column (versions 40 to 70), or
+         * from 71 the flags' inline bit, whose depth stack_id counts. */
+        if ((rc = get_int(b, T_FRAMES, COL_INLINE_DEPTH, i, &v)) < 0)
+            return rc;
+        if (rc == 0 && v > 0 && v <= 1024)
+            fr.inline_depth = (uint32_t)v;
+        else if (b->t[T_FRAMES]->col[COL_FLAGS].n && has_flag(b, T_FRAMES, i, FRAME_INLINED))
+            fr.inline_depth = 1;
     }
     if ((rc = get_flagged(b, T_FRAMES, COL_LINE, i, FRAME_LINE, &v)) < 0)
         return rc;
@@ -550,6 +614,9 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out)
         }
         uint32_t frame = 0;
         if ((rc = frame_id(b, (size_t)fi, &frame)) < 0)
+            return rc;
+        if (r->p->frames[frame].inline_depth && b->t[T_FRAMES]->col[COL_FLAGS].n &&
+            (rc = inline_frame(b, parent, &frame)) < 0)
             return rc;
         parent = profkit_stack_intern(r->p, parent, frame);
         if (parent == PROFKIT_NONE)

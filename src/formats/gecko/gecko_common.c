@@ -871,6 +871,8 @@ static int on_libs_value(gk_reader *r, pk_json *j, const pk_json_event *ev, cons
     if (ev->type == PK_JSON_NULL)
         return 0;
     int rc = expect(j, ev, PK_JSON_ARRAY_START, what);
+    r->libs_base = r->p->n_mappings; /* processed frames name their lib by index */
+    r->n_libs_lists++;
     return rc ? rc : push_frame(r, C_LIBS);
 }
 
@@ -1102,6 +1104,8 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
             return open_profile(r, j, ev);
         {
             int rc = expect(j, ev, PK_JSON_ARRAY_START, "libs (JSON text)");
+            r->libs_base = r->p->n_mappings;
+            r->n_libs_lists++;
             return rc ? rc : push_frame(r, C_LIBS);
         }
     case C_LIBS:

@@ -42,12 +42,14 @@ enum {
     COL_STACK, COL_TIME, COL_TIME_DELTAS, COL_WEIGHT, COL_PREFIX, COL_PREFIX_OFFSET,
     COL_FRAME, COL_LOCATION, COL_LINE, COL_COLUMN, COL_FUNC, COL_ADDRESS, COL_NAME,
     COL_FILE_NAME, COL_SOURCE, COL_LINE_NUMBER, COL_RESOURCE, COL_TYPE, COL_START_TIME,
-    COL_END_TIME, COL_PHASE, COL_CATEGORY, COL_DATA, COL_FILENAME, COL_IS_JS, COL_FLAGS, N_COLS
+    COL_END_TIME, COL_PHASE, COL_CATEGORY, COL_DATA, COL_FILENAME, COL_IS_JS, COL_FLAGS, COL_LIB,
+    COL_INLINE_DEPTH, N_COLS
 };
 static const char *const col_names[N_COLS] = {
     "stack", "time", "timeDeltas", "weight", "prefix", "prefixOffset", "frame", "location",
     "line", "column", "func", "address", "name", "fileName", "source", "lineNumber",
-    "resource", "type", "startTime", "endTime", "phase", "category", "data", "filename", "isJS", "flags"
+    "resource", "type", "startTime", "endTime", "phase", "category", "data", "filename", "isJS", "flags",
+    "lib", "inlineDepth"
 };
 
 enum { T_SAMPLES, T_MARKERS, T_STACKS, T_FRAMES, T_FUNCS, T_RESOURCES, T_SOURCES, T_COUNT };
@@ -60,10 +62,11 @@ static const uint32_t table_wants[T_COUNT] = {
     B(COL_NAME) | B(COL_TIME) | B(COL_START_TIME) | B(COL_END_TIME) | B(COL_PHASE) |
         B(COL_CATEGORY) | B(COL_DATA),
     B(COL_PREFIX) | B(COL_PREFIX_OFFSET) | B(COL_FRAME),
-    B(COL_LOCATION) | B(COL_LINE) | B(COL_COLUMN) | B(COL_FUNC) | B(COL_ADDRESS) | B(COL_FLAGS),
+    B(COL_LOCATION) | B(COL_LINE) | B(COL_COLUMN) | B(COL_FUNC) | B(COL_ADDRESS) | B(COL_FLAGS) |
+        B(COL_LIB) | B(COL_INLINE_DEPTH),
     B(COL_NAME) | B(COL_FILE_NAME) | B(COL_SOURCE) | B(COL_LINE_NUMBER) | B(COL_RESOURCE) |
         B(COL_IS_JS) | B(COL_FLAGS),
-    B(COL_NAME) | B(COL_TYPE),
+    B(COL_NAME) | B(COL_TYPE) | B(COL_LIB),
     B(COL_FILENAME),
 };
 
@@ -211,6 +214,8 @@ typedef struct gk_reader {
     gk_tables shared;
     int shared_done;
     gk_lib lib;
+    size_t libs_base;       /* the model mapping of the libs list's first lib */
+    size_t n_libs_lists;    /* processed frames' lib indexes are used when there is one */
     gk_strings categories;
     uint32_t *category_ids; /* model string id per category, PROFKIT_NONE until made */
     size_t n_category_ids;
