@@ -20,9 +20,12 @@ declare -A base=(
   [json_string]=8192 [json_escapes]=2048 [json_number]=2048 [json_threads]=10000
   [json_rows]=20000 [gecko_deep]=20000 [firefox_deep]=20000 [folded_line]=100000
   [gperf_pcs]=20000 [pprof_types]=20000 [pprof_labels]=10000 [pprof_deep]=5000
+  [pprof_names]=5000 [bsprof_allocs]=20000 [bsprof_modules]=12500 [gperf_build]=4000
+  [firefox_strings]=4000 [gecko_nested]=4000 [gecko_waiting]=4000 [gzip_members]=10000
 )
 order=(json_string json_escapes json_number json_threads json_rows gecko_deep firefox_deep
-       folded_line gperf_pcs pprof_types pprof_labels pprof_deep)
+       folded_line gperf_pcs pprof_types pprof_labels pprof_deep pprof_names bsprof_allocs
+       bsprof_modules gperf_build firefox_strings gecko_nested gecko_waiting gzip_members)
 [ $# -gt 0 ] && order=("$@")
 
 # options a family needs (a folded line longer than detection's 64 KiB look)
