@@ -1089,8 +1089,8 @@ static int read_module(reader *r, profkit_cursor *c, uint64_t start, uint64_t id
     if (string_ref(r, off, kind, "name", name, &sid))
         return F_FAIL;
     uint32_t th = profkit_thread_add(r->p, profkit_str(r->p, sid), "", -1, (int64_t)id);
-    if (th == PROFKIT_NONE)
-        return out_of_memory(r), F_FAIL;
+    if (th == PROFKIT_NONE) /* or past the thread limit: the entry's offset */
+        return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, (int64_t)start, "out of memory"), F_FAIL;
     int had = idtab_put(&r->modules, id, th);
     if (had < 0)
         return out_of_memory(r), F_FAIL;
