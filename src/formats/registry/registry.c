@@ -113,20 +113,24 @@ static int limit_error(profkit_profile *p, profkit_read_ctx *ctx, int rc, uint32
                        uint32_t max_threads)
 {
     const profkit_error *e = ctx->err;
-    int has_offset = rc && e->has_offset;
-    uint64_t offset = e->offset;
+    int64_t offset = rc && e->has_offset ? (int64_t)e->offset : -1;
     uint32_t line = rc ? e->line : 0, column = e->column;
-    char msg[160];
-    if (p->limit_hit == PROFKIT_LIMIT_DEPTH)
-        snprintf(msg, sizeof msg, "a stack deeper than the limit of %u frames (--max-depth raises it)",
-                 max_depth);
-    else
-        snprintf(msg, sizeof msg, "more than the limit of %u threads (--max-threads raises it)",
-                 max_threads);
+    if (p->limit_hit == PROFKIT_LIMIT_DEPTH) {
+        if (line)
+            return profkit_read_fail_pos(ctx, PROFKIT_EUNSUPPORTED, line, column,
+                                         "a stack deeper than the limit of %u frames "
+                                         "(--max-depth raises it)", max_depth);
+        return profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, offset,
+                                 "a stack deeper than the limit of %u frames "
+                                 "(--max-depth raises it)", max_depth);
+    }
     if (line)
-        return profkit_read_fail_pos(ctx, PROFKIT_EUNSUPPORTED, line, column, "%s", msg);
-    return profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, has_offset ? (int64_t)offset : -1, "%s",
-                             msg);
+        return profkit_read_fail_pos(ctx, PROFKIT_EUNSUPPORTED, line, column,
+                                     "more than the limit of %u threads (--max-threads raises it)",
+                                     max_threads);
+    return profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, offset,
+                             "more than the limit of %u threads (--max-threads raises it)",
+                             max_threads);
 }
 
 static int read_source(profkit_profile **out, profkit_source *src,
