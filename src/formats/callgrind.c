@@ -125,7 +125,8 @@ static int cg_add(cg *c, uint32_t a, uint32_t line, uint32_t b, const int64_t *v
  * removes and puts them back when the walk leaves the cutting node. The
  * same edges and sums as walking each stack's path (the first version,
  * quadratic on a deep chain with a value at every level); the cost is the
- * stacks plus the entries cuts remove.
+ * stacks plus the entries cuts remove (still quadratic when many siblings
+ * each cut a long path back to its root: left for later).
  */
 static int cg_edges(cg *c, const profkit_profile *p, int64_t *const *self, const uint32_t *fkey,
                     uint32_t *where)
@@ -164,16 +165,16 @@ static int cg_edges(cg *c, const profkit_profile *p, int64_t *const *self, const
             uint32_t u = t & ~LEAVE;
             size_t i = n - 1; /* u's entry leaves */
             int64_t *a = acc + i * w;
-            if (a[c->nv] > 0) {
+            if (a[c->nv] > 0) { /* else no stack gave it anything: all zero */
                 uint32_t from = i ? fkey[p->stacks[pos[i - 1]].frame] : c->root;
                 uint32_t line = i ? p->frames[p->stacks[pos[i - 1]].frame].line : 0;
                 if (cg_add_n(c, from, line, fkey[p->stacks[pos[i]].frame], a, a[c->nv]) != 0)
                     goto out;
+                if (i > 0)
+                    for (size_t v = 0; v < w; v++)
+                        profkit_sat_addto(&acc[(i - 1) * w + v], a[v]);
+                memset(a, 0, w * sizeof(int64_t));
             }
-            if (i > 0)
-                for (size_t v = 0; v < w; v++)
-                    profkit_sat_addto(&acc[(i - 1) * w + v], a[v]);
-            memset(a, 0, w * sizeof(int64_t));
             n--;
             if (cut_at[u] != PROFKIT_NONE) { /* put back what u's cut removed */
                 size_t j = cut_at[u], len = cut_len[u];
@@ -193,12 +194,12 @@ static int cg_edges(cg *c, const profkit_profile *p, int64_t *const *self, const
             /* a loop: the entries from j up leave for t's subtree */
             for (size_t i = n; i-- > j;) {
                 int64_t *a = acc + i * w;
-                if (a[c->nv] > 0) {
-                    uint32_t from = i ? fkey[p->stacks[pos[i - 1]].frame] : c->root;
-                    uint32_t line = i ? p->frames[p->stacks[pos[i - 1]].frame].line : 0;
-                    if (cg_add_n(c, from, line, fkey[p->stacks[pos[i]].frame], a, a[c->nv]) != 0)
-                        goto out;
-                }
+                if (a[c->nv] == 0)
+                    continue; /* no stack gave it anything: all zero */
+                uint32_t from = i ? fkey[p->stacks[pos[i - 1]].frame] : c->root;
+                uint32_t line = i ? p->frames[p->stacks[pos[i - 1]].frame].line : 0;
+                if (cg_add_n(c, from, line, fkey[p->stacks[pos[i]].frame], a, a[c->nv]) != 0)
+                    goto out;
                 if (i > 0)
                     for (size_t v = 0; v < w; v++)
                         profkit_sat_addto(&acc[(i - 1) * w + v], a[v]);
@@ -366,8 +367,8 @@ static int cg_write(const profkit_profile *p, profkit_sink *k, const profkit_wri
     for (size_t i = 0; i < c.n; i++)
         if (c.e[i].b != NO_KEY && c.e[i].a != c.root)
             root_in[c.e[i].b] = 1;
-    for (size_t i = 0; i < c.n; i++)
-        if (c.e[i].a == c.root && root_in[c.e[i].b])
+    for (size_t i = 0; i < c.n; i++) /* a frame may be named "(root)" too: its self line has no b */
+        if (c.e[i].a == c.root && c.e[i].b != NO_KEY && root_in[c.e[i].b])
             need_root = 1;
     if (!(order = malloc((c.n ? c.n : 1) * sizeof(uint32_t))) || !(ids = calloc(2 * nk + p->strings.n + 1, sizeof(uint32_t))))
         goto oom;
