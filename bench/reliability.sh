@@ -4,6 +4,12 @@
 # median of RUNS) with their peak memory on both, and the growth ratios beside
 # the input's. Fails loudly when time grows more than 2.5 times faster than
 # the input (a super-linear path), or memory more than 2.5 times faster.
+# The families `writers` and `writers_stacks` time `convert --to FORMAT`
+# for every writer on a prefix chain with a sample at every level; there the
+# growth allowed is that of the input or of the output, whichever is larger:
+# pprof, folded, speedscope, gperftools and br (writers_stacks) list every
+# sample's whole stack, so their output itself grows with the square of the
+# depth.
 #   PROFKIT=build/release/profkit bash bench/reliability.sh [FAMILY...]
 # Environment: RUNS (default 3), SCALE (multiplies every N; default 1).
 # Figures and commands: docs/BENCHMARKS.md, "Reliability".
@@ -20,23 +26,38 @@ declare -A base=(
   [json_string]=8192 [json_escapes]=2048 [json_number]=2048 [json_threads]=10000
   [json_rows]=20000 [gecko_deep]=20000 [firefox_deep]=20000 [folded_line]=100000
   [gperf_pcs]=20000 [pprof_types]=20000 [pprof_labels]=10000 [pprof_deep]=5000
+  [pprof_names]=5000 [bsprof_allocs]=20000 [bsprof_modules]=12500 [gperf_build]=4000
+  [firefox_strings]=4000 [gecko_nested]=4000 [gecko_waiting]=4000 [gzip_members]=10000
+  [writers]=2500 [writers_stacks]=1000
 )
 order=(json_string json_escapes json_number json_threads json_rows gecko_deep firefox_deep
-       folded_line gperf_pcs pprof_types pprof_labels pprof_deep)
+       folded_line gperf_pcs pprof_types pprof_labels pprof_deep pprof_names bsprof_allocs
+       bsprof_modules gperf_build firefox_strings gecko_nested gecko_waiting gzip_members writers
+       writers_stacks)
 [ $# -gt 0 ] && order=("$@")
 
 # options a family needs (a folded line longer than detection's 64 KiB look)
 declare -A extra=([folded_line]="--format folded")
+# the generator of a family when not its own name, and its commands
+declare -A gen_of=([writers]=firefox_deep [writers_stacks]=firefox_deep)
+declare -A cmds_of=([writers]="convert:firefox convert:bsprof convert:callgrind convert:dcpi"
+                    [writers_stacks]="convert:pprof convert:folded convert:speedscope convert:gperftools convert:br")
 
 # median of the arguments
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-# measure FILE CMD: prints "CPU_SECONDS PEAK_KB" (median of RUNS)
+# measure FILE CMD: prints "CPU_SECONDS PEAK_KB OUTPUT_BYTES" (median of
+# RUNS); CMD is a command or convert:FORMAT
 measure() {
-  local f=$1 cmd=$2 ts=() ms=() i out
+  local f=$1 cmd=$2 ts=() ms=() i out args
+  case $cmd in
+    convert:*) args=(convert --to "${cmd#convert:}" -o "$dir/out") ;;
+    *) args=("$cmd") ;;
+  esac
   for ((i = 0; i < RUNS; i++)); do
+    rm -f "$dir/out"
     # shellcheck disable=SC2086
-    if ! /usr/bin/time -o "$dir/time.out" -f '%U %S %M' "$PROFKIT" "$cmd" -q ${extra[$fam]:-} "$f" > /dev/null 2> "$dir/err.out"; then
+    if ! /usr/bin/time -o "$dir/time.out" -f '%U %S %M' "$PROFKIT" "${args[@]}" -q ${extra[$fam]:-} "$f" > /dev/null 2> "$dir/err.out"; then
       echo "FAIL: $fam: profkit $cmd failed: $(head -c 300 "$dir/err.out")" >&2
       fail=1
     fi
@@ -44,7 +65,8 @@ measure() {
     ts+=("$(echo "$out" | awk '{printf "%.3f", $1 + $2}')")
     ms+=("$(echo "$out" | awk '{print $3}')")
   done
-  echo "$(median "${ts[@]}") $(median "${ms[@]}")"
+  echo "$(median "${ts[@]}") $(median "${ms[@]}") $(stat -c %s "$dir/out" 2> /dev/null || echo 0)"
+  rm -f "$dir/out"
 }
 
 fail=0
@@ -53,17 +75,21 @@ printf '%-13s %-4s %10s %10s %6s | %8s %8s %6s | %8s %8s %6s | %s\n' \
 for fam in "${order[@]}"; do
   n=$(( ${base[$fam]} * SCALE ))
   small=$dir/$fam.small big=$dir/$fam.big
-  python3 "$here/reliability_gen.py" "$fam" "$n" "$small" || { echo "$fam: generator failed"; fail=1; continue; }
-  python3 "$here/reliability_gen.py" "$fam" $((n * 8)) "$big" || { echo "$fam: generator failed"; fail=1; continue; }
+  g=${gen_of[$fam]:-$fam}
+  python3 "$here/reliability_gen.py" "$g" "$n" "$small" || { echo "$fam: generator failed"; fail=1; continue; }
+  python3 "$here/reliability_gen.py" "$g" $((n * 8)) "$big" || { echo "$fam: generator failed"; fail=1; continue; }
   s1=$(stat -c %s "$small") s8=$(stat -c %s "$big")
-  for cmd in info top; do
-    read -r t1 m1 <<< "$(measure "$small" $cmd)"
-    read -r t8 m8 <<< "$(measure "$big" $cmd)"
-    # times under 20 ms are the process's start: floor both there
-    verdict=$(awk -v s1="$s1" -v s8="$s8" -v t1="$t1" -v t8="$t8" -v m1="$m1" -v m8="$m8" '
+  for cmd in ${cmds_of[$fam]:-info top}; do
+    read -r t1 m1 o1 <<< "$(measure "$small" $cmd)"
+    read -r t8 m8 o8 <<< "$(measure "$big" $cmd)"
+    # times under 20 ms are the process's start: floor both there; a
+    # conversion may grow with its output when that grows faster
+    verdict=$(awk -v s1="$s1" -v s8="$s8" -v t1="$t1" -v t8="$t8" -v m1="$m1" -v m8="$m8" \
+                  -v o1="$o1" -v o8="$o8" '
       function max(a, b) { return a > b ? a : b }
       BEGIN {
-        ir = s8 / s1; tr = max(t8, 0.02) / max(t1, 0.02); mr = m8 / m1;
+        ir = s8 / s1; if (o1 > 0 && o8 / o1 > ir) ir = o8 / o1;
+        tr = max(t8, 0.02) / max(t1, 0.02); mr = m8 / m1;
         v = "ok";
         if (tr > 2.5 * ir) v = "FAIL: time grows " sprintf("%.1f", tr / ir) "x faster than the input";
         else if (mr > 2.5 * ir) v = "FAIL: memory grows " sprintf("%.1f", mr / ir) "x faster than the input";
@@ -73,6 +99,7 @@ for fam in "${order[@]}"; do
     printf '%-13s %-4s %10d %10d %6s | %8s %8s %6s | %8.1f %8.1f %6s | %s\n' \
       "$fam" "$cmd" "$s1" "$s8" "$ir" "$t1" "$t8" "$tr" "$(awk -v m="$m1" 'BEGIN{print m/1024}')" \
       "$(awk -v m="$m8" 'BEGIN{print m/1024}')" "$mr" "$v"
+    [ "${o1:-0}" -gt 0 ] && printf '%-13s %-4s %10d %10d (output bytes)\n' "" "" "$o1" "$o8"
     case $v in FAIL*) fail=1 ;; esac
   done
   rm -f "$small" "$big"

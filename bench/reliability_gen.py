@@ -21,6 +21,22 @@ about N times as long. The shapes (docs/BENCHMARKS.md, "Reliability"):
   pprof_labels   pprof, N samples, each with its own `thread` label value
   pprof_deep     pprof, a stack N deep sampled once at its leaf and once
                  at each level's function (long Line lists over one name)
+  pprof_names    pprof, N locations each with one `Line` of one 4 KiB
+                 function name, one sample through all of them
+  bsprof_allocs  bsprof, N allocations at addresses N << 32 apart (one
+                 home bucket under a low-bits or unseeded table), then
+                 their frees
+  bsprof_modules bsprof, N modules, each with one root path element and
+                 one CPU entry
+  gperf_build    gperftools, a `build=` path of 8N bytes, then N short
+                 executable mapping lines naming `$build`
+  firefox_strings processed Firefox, shared tables of N rows (root stacks)
+                 beside N/8 threads each with a string table of its own
+  gecko_nested   raw Gecko, processes inside processes, N/16 chains of
+                 16 levels, a thread at each level
+  gecko_waiting  raw Gecko, N threads without tables of their own before
+                 the shared tables, beside N empty sub-processes
+  gzip_members   folded text as a .gz of N concatenated one-line members
 """
 import gzip
 import json
@@ -218,9 +234,158 @@ def pprof_deep(n, out):
     out.write(pprof_profile([(1, 2)], [sample], [loc], [fn], strings))
 
 
+def pprof_names(n, out):
+    strings = ["", "samples", "count", "x" * 4096]
+    fn = vfield(1, 1) + vfield(2, 3)
+    # n locations, each one Line of the one long-named function
+    locs = [vfield(1, i + 1) + vfield(3, 0x1000 + 16 * i) + field(4, vfield(1, 1) + vfield(2, i + 1))
+            for i in range(n)]
+    sample = packed(1, list(range(1, n + 1))) + packed(2, [1])
+    out.write(pprof_profile([(1, 2)], [sample], locs, [fn], strings))
+
+
+def bsprof_header(line_data=0, memory=1):
+    tail = struct.pack("<ff", 1.0, 1.0) + varint(line_data) + varint(memory) + varint(0) + b"\0" * 6
+    head = b"bsprof\0\0" + varint(1) + varint(0) + varint(0)
+    size = len(head) + 1 + len(tail)
+    assert size < 128
+    return head + varint(size) + tail
+
+
+def bsprof_string(i, s):
+    return varint(i << 3) + s.encode() + b"\0"
+
+
+def bsprof_allocs(n, out):
+    b = bytearray(bsprof_header())
+    b += bsprof_string(1, "main") + bsprof_string(2, "pkg:/source/main.brs") + bsprof_string(3, "alloc")
+    b += varint(1 << 3 | 1) + varint(1)                                # module 1
+    b += varint(1 << 3 | 2) + varint(0) + varint(1) + varint(2) + varint(1) + varint(1)
+    b += varint(2 << 3 | 2) + varint(1) + varint(2) + varint(5) + varint(3)
+    alloc = varint(2 << 5 | 0 << 3 | 3)
+    free = varint(2 << 5 | 1 << 3 | 3)
+    addrs = [(i + 1) << 32 for i in range(n)]
+    for a in addrs:
+        b += alloc + varint(a) + varint(16)
+    for a in addrs[: n // 2]:
+        b += free + varint(a)
+    b += varint(0) + varint(1)
+    out.write(bytes(b))
+
+
+def bsprof_modules(n, out):
+    b = bytearray(bsprof_header(memory=0))
+    b += bsprof_string(1, "pkg:/source/main.brs") + bsprof_string(2, "main")
+    for i in range(n):
+        b += bsprof_string(3 + i, "m%d" % i)
+        b += varint((i + 1) << 3 | 1) + varint(3 + i)                  # module i+1
+        b += varint((i + 1) << 3 | 2) + varint(0) + varint(i + 1) + varint(1) + varint(1) + varint(2)
+        b += varint((i + 1) << 3 | 4) + varint(10) + varint(12)       # CPU
+    b += varint(0) + varint(1)
+    out.write(bytes(b))
+
+
+def gperf_build(n, out):
+    w = lambda v: struct.pack("<Q", v & ((1 << 64) - 1))
+    b = bytearray()
+    b += w(0) + w(3) + w(0) + w(10000) + w(0)
+    b += w(1) + w(1) + w(0x400100)
+    b += w(0) + w(1) + w(0)
+    out.write(bytes(b))
+    out.write(b"build=/" + b"b" * (8 * n) + b"\n")
+    for i in range(n):
+        out.write(b"%x-%x r-xp 00000000 00:00 0 $build/l%d\n" % (0x400000 + i * 0x1000, 0x401000 + i * 0x1000, i % 8))
+
+
+def processed_meta(version=70):
+    return {"version": 31, "preprocessedProfileVersion": version, "startTime": 0, "interval": 1,
+            "categories": [{"name": "Other", "color": "grey", "subcategories": ["Other"]}]}
+
+
+def firefox_strings(n, out):
+    shared = {
+        "stringArray": ["s%d" % i for i in range(16)],
+        "stackTable": {"length": n, "frame": list(range(n)), "prefix": [None] * n},
+        "frameTable": {"length": n, "address": [-1] * n, "func": list(range(n)),
+                       "line": [None] * n, "column": [None] * n, "category": [0] * n,
+                       "subcategory": [0] * n, "inlineDepth": [0] * n,
+                       "nativeSymbol": [None] * n, "innerWindowID": [0] * n},
+        "funcTable": {"length": n, "name": [i % 4 for i in range(n)], "isJS": [False] * n,
+                      "relevantForJS": [False] * n, "resource": [-1] * n,
+                      "source": [None] * n, "lineNumber": [None] * n, "columnNumber": [None] * n},
+        "resourceTable": {"length": 0, "name": [], "host": [], "type": []},
+        "sources": {"length": 0, "id": [], "filename": [], "startLine": [], "startColumn": [],
+                    "sourceMapURL": []},
+    }
+    threads = []
+    for t in range(max(1, n // 8)):
+        threads.append({
+            "name": "T%d" % t, "processType": "default", "pid": "1", "tid": t + 1,
+            "stringArray": ["a%d" % t, "b%d" % t, "c%d" % t, "d%d" % t],
+            "samples": {"length": 1, "stack": [(t * 8) % n], "timeDeltas": [1]},
+            "markers": {"length": 0, "name": [], "startTime": [], "endTime": [], "phase": [],
+                        "category": [], "data": []},
+        })
+    doc = {"meta": processed_meta(), "threads": threads, "shared": shared}
+    out.write(json.dumps(doc, separators=(",", ":")).encode())
+
+
+def small_thread(name, tid):
+    t = empty_thread(name, tid)
+    t["stringTable"] = ["f (in lib.so)"]
+    t["frameTable"]["data"] = [[0]]
+    t["stackTable"]["data"] = [[None, 0]]
+    t["samples"]["data"] = [[0, 1]]
+    return t
+
+
+def gecko_nested(n, out):
+    procs = []
+    for c in range(max(1, n // 16)):
+        inner = None
+        for level in range(16):
+            p = gecko_doc([small_thread("c%d.%d" % (c, level), c * 16 + level)])
+            p["meta"]["startTime"] = level
+            if inner is not None:
+                p["processes"] = [inner]
+            inner = p
+        procs.append(inner)
+    doc = gecko_doc([small_thread("root", 0)])
+    doc["processes"] = procs
+    out.write(json.dumps(doc, separators=(",", ":")).encode())
+
+
+def gecko_waiting(n, out):
+    # threads with a string table but no stack table of their own wait for
+    # the shared tables at the end; empty sub-processes come between
+    threads = []
+    for i in range(n):
+        threads.append({"name": "w%d" % i, "tid": i, "pid": "1", "processType": "default",
+                        "samples": {"schema": {"stack": 0, "time": 1}, "data": [[0, 1]]}})
+    shared = {"stringArray": ["f"],
+              "stackTable": {"length": 1, "frame": [0], "prefix": [None]},
+              "frameTable": {"length": 1, "func": [0], "address": [-1], "line": [None],
+                             "column": [None], "category": [0], "subcategory": [0]},
+              "funcTable": {"length": 1, "name": [0], "isJS": [False], "resource": [-1],
+                            "lineNumber": [None], "columnNumber": [None]},
+              "resourceTable": {"length": 0, "name": [], "host": [], "type": []}}
+    empty = {"meta": {"version": 36, "interval": 1, "startTime": 1}, "libs": [], "threads": []}
+    doc = gecko_doc(threads)
+    doc["processes"] = [empty] * n
+    doc["shared"] = shared
+    out.write(json.dumps(doc, separators=(",", ":")).encode())
+
+
+def gzip_members(n, out):
+    for i in range(n):
+        out.write(gzip.compress(b"main;f%d %d\n" % (i % 100, i + 1), 1))
+
+
 FAMILIES = {f.__name__: f for f in (json_string, json_escapes, json_number, json_threads,
                                     json_rows, gecko_deep, firefox_deep, folded_line,
-                                    gperf_pcs, pprof_types, pprof_labels, pprof_deep)}
+                                    gperf_pcs, pprof_types, pprof_labels, pprof_deep,
+                                    pprof_names, bsprof_allocs, bsprof_modules, gperf_build,
+                                    firefox_strings, gecko_nested, gecko_waiting, gzip_members)}
 
 if __name__ == "__main__":
     if len(sys.argv) != 4 or sys.argv[1] not in FAMILIES:

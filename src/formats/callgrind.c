@@ -94,16 +94,156 @@ static int64_t cg_entry_get(cg *c, uint32_t a, uint32_t line, uint32_t b)
     return (int64_t)c->n - 1;
 }
 
-/* Adds the stack's values (vals[v] for v < nv) to an entry. */
-static int cg_add(cg *c, uint32_t a, uint32_t line, uint32_t b, const int64_t *vals)
+/* Adds values (vals[v] for v < nv) and `calls` stacks to an entry. */
+static int cg_add_n(cg *c, uint32_t a, uint32_t line, uint32_t b, const int64_t *vals, int64_t calls)
 {
     int64_t i = cg_entry_get(c, a, line, b);
     if (i < 0)
         return -1;
     for (size_t v = 0; v < c->nv; v++)
         profkit_sat_addto(&c->cost[(size_t)i * c->nv + v], vals[v]);
-    c->e[i].calls++;
+    profkit_sat_addto(&c->e[i].calls, calls);
     return 0;
+}
+
+/* Adds one stack's values (vals[v] for v < nv) to an entry. */
+static int cg_add(cg *c, uint32_t a, uint32_t line, uint32_t b, const int64_t *vals)
+{
+    return cg_add_n(c, a, line, b, vals, 1);
+}
+
+/*
+ * The call edges of every stack, in one depth-first walk of the stack tree.
+ * Each stack's path, root first with loops erased (a key seen again cuts
+ * the path back to it), is the path of its parent stepped by its own frame,
+ * so the walk keeps the current node's erased path (pos[0..n)) and never
+ * walks a stack's whole path. A stack with values adds them, and one call,
+ * to acc[n - 1]; an entry's acc stands for every position at or below it,
+ * so when the entry at position i leaves (the walk goes back up, or a loop
+ * cuts it) its acc goes to its edge, the call into pos[i] from pos[i - 1]
+ * (from "(root)" at 0), and on to acc[i - 1]. A cut saves the entries it
+ * removes and puts them back when the walk leaves the cutting node. The
+ * same edges and sums as walking each stack's path (the first version,
+ * quadratic on a deep chain with a value at every level); the cost is the
+ * stacks plus the entries cuts remove (still quadratic when many siblings
+ * each cut a long path back to its root: left for later).
+ */
+static int cg_edges(cg *c, const profkit_profile *p, int64_t *const *self, const uint32_t *fkey,
+                    uint32_t *where)
+{
+    size_t ns = p->n_stacks, w = c->nv + 1; /* acc: nv values and the calls */
+    uint32_t *child = NULL, *next = NULL, *pos = NULL, *saved = NULL, *todo = NULL;
+    int64_t *acc = NULL;
+    size_t n_saved = 0, cap_saved = 0, n_todo = 0, cap_todo = 0;
+    /* per node while it is on the walk: where its cut began (or NONE) */
+    uint32_t *cut_at = NULL, *cut_len = NULL;
+    int rc = -1;
+    if (!(child = malloc(ns * sizeof(uint32_t))) || !(next = malloc(ns * sizeof(uint32_t))) ||
+        !(pos = malloc(ns * sizeof(uint32_t))) || !(acc = calloc(ns * w, sizeof(int64_t))) ||
+        !(cut_at = malloc(ns * sizeof(uint32_t))) || !(cut_len = malloc(ns * sizeof(uint32_t))))
+        goto out;
+    for (size_t s = 0; s < ns; s++)
+        child[s] = PROFKIT_NONE;
+    for (size_t s = ns; s-- > 1;) { /* children in id order */
+        uint32_t par = p->stacks[s].parent < s ? p->stacks[s].parent : 0;
+        next[s] = child[par];
+        child[par] = (uint32_t)s;
+    }
+    size_t n = 0;
+    /* todo holds node ids to enter, and node | top bit to leave */
+    const uint32_t LEAVE = 0x80000000u;
+    if (ns > LEAVE)
+        goto out;
+    for (uint32_t s = child[0]; s != PROFKIT_NONE; s = next[s]) {
+        if (PK_VEC_RESERVE(todo, n_todo, cap_todo, 1) != 0)
+            goto out;
+        todo[n_todo++] = s;
+    }
+    while (n_todo > 0) {
+        uint32_t t = todo[--n_todo];
+        if (t & LEAVE) {
+            uint32_t u = t & ~LEAVE;
+            size_t i = n - 1; /* u's entry leaves */
+            int64_t *a = acc + i * w;
+            if (a[c->nv] > 0) { /* else no stack gave it anything: all zero */
+                uint32_t from = i ? fkey[p->stacks[pos[i - 1]].frame] : c->root;
+                uint32_t line = i ? p->frames[p->stacks[pos[i - 1]].frame].line : 0;
+                if (cg_add_n(c, from, line, fkey[p->stacks[pos[i]].frame], a, a[c->nv]) != 0)
+                    goto out;
+                if (i > 0)
+                    for (size_t v = 0; v < w; v++)
+                        profkit_sat_addto(&acc[(i - 1) * w + v], a[v]);
+                memset(a, 0, w * sizeof(int64_t));
+            }
+            n--;
+            if (cut_at[u] != PROFKIT_NONE) { /* put back what u's cut removed */
+                size_t j = cut_at[u], len = cut_len[u];
+                n_saved -= len;
+                for (size_t k = 0; k < len; k++) {
+                    pos[j + k] = saved[n_saved + k];
+                    where[fkey[p->stacks[pos[j + k]].frame]] = (uint32_t)(j + k);
+                }
+                n = j + len;
+            }
+            continue;
+        }
+        uint32_t key = fkey[p->stacks[t].frame];
+        size_t j = where[key];
+        cut_at[t] = PROFKIT_NONE;
+        if (j < n && fkey[p->stacks[pos[j]].frame] == key) {
+            /* a loop: the entries from j up leave for t's subtree */
+            for (size_t i = n; i-- > j;) {
+                int64_t *a = acc + i * w;
+                if (a[c->nv] == 0)
+                    continue; /* no stack gave it anything: all zero */
+                uint32_t from = i ? fkey[p->stacks[pos[i - 1]].frame] : c->root;
+                uint32_t line = i ? p->frames[p->stacks[pos[i - 1]].frame].line : 0;
+                if (cg_add_n(c, from, line, fkey[p->stacks[pos[i]].frame], a, a[c->nv]) != 0)
+                    goto out;
+                if (i > 0)
+                    for (size_t v = 0; v < w; v++)
+                        profkit_sat_addto(&acc[(i - 1) * w + v], a[v]);
+                memset(a, 0, w * sizeof(int64_t));
+            }
+            if (profkit_grow((void **)&saved, &cap_saved, n_saved + (n - j), sizeof(uint32_t)) != 0)
+                goto out;
+            memcpy(saved + n_saved, pos + j, (n - j) * sizeof(uint32_t));
+            n_saved += n - j;
+            cut_at[t] = (uint32_t)j;
+            cut_len[t] = (uint32_t)(n - j);
+            n = j;
+        }
+        where[key] = (uint32_t)n;
+        pos[n++] = t;
+        int any = 0;
+        int64_t *a = acc + (n - 1) * w;
+        for (size_t v = 0; v < c->nv; v++)
+            any |= self[v][t] != 0;
+        if (any) {
+            for (size_t v = 0; v < c->nv; v++)
+                profkit_sat_addto(&a[v], self[v][t]);
+            profkit_sat_addto(&a[c->nv], 1);
+        }
+        if (PK_VEC_RESERVE(todo, n_todo, cap_todo, 1) != 0)
+            goto out;
+        todo[n_todo++] = t | LEAVE;
+        for (uint32_t s = child[t]; s != PROFKIT_NONE; s = next[s]) {
+            if (PK_VEC_RESERVE(todo, n_todo, cap_todo, 1) != 0)
+                goto out;
+            todo[n_todo++] = s;
+        }
+    }
+    rc = 0;
+out:
+    free(child);
+    free(next);
+    free(pos);
+    free(saved);
+    free(todo);
+    free(acc);
+    free(cut_at);
+    free(cut_len);
+    return rc;
 }
 
 static int cmp_entry(const void *ctx, uint32_t x, uint32_t y)
@@ -177,9 +317,8 @@ static int cg_write(const profkit_profile *p, profkit_sink *k, const profkit_wri
     memset(&c, 0, sizeof(c));
     c.nv = p->n_value_types;
     int64_t **self = NULL;
-    uint32_t *fkey = NULL, *walk = NULL, *kept = NULL, *where = NULL, *ids = NULL, *order = NULL;
+    uint32_t *fkey = NULL, *where = NULL, *ids = NULL, *order = NULL;
     int64_t *vals = NULL, *root_in = NULL;
-    size_t walk_cap = 0, kept_cap = 0;
     if (c.nv == 0)
         return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1, "the profile has no value types");
     if (profkit_strtab_init(&c.keys) != 0 || !(self = calloc(c.nv, sizeof(*self))) ||
@@ -212,50 +351,24 @@ static int cg_write(const profkit_profile *p, profkit_sink *k, const profkit_wri
     size_t nk = c.keys.n;
     if (!(where = calloc(nk, sizeof(uint32_t))) || !(root_in = calloc(nk, sizeof(int64_t))))
         goto oom;
+    /* Self costs at the leaves' lines; call edges in one walk. */
     for (size_t s = 1; s < p->n_stacks; s++) {
         int any = 0;
         for (size_t v = 0; v < c.nv; v++)
             any |= (vals[v] = self[v][s]) != 0;
-        if (!any)
-            continue;
-        size_t d = 0;
-        for (uint32_t u = (uint32_t)s; u != 0; u = p->stacks[u].parent) {
-            if (d == walk_cap && profkit_grow((void **)&walk, &walk_cap, d + 1, sizeof(uint32_t)) != 0)
-                goto oom;
-            walk[d++] = p->stacks[u].frame;
-        }
-        if (kept_cap < d && profkit_grow((void **)&kept, &kept_cap, d, sizeof(uint32_t)) != 0)
-            goto oom;
-        /* Root first, erasing loops: a key seen again cuts the path back to
-         * it, and its call leaves from this later frame. */
-        size_t n = 0;
-        for (size_t i = d; i-- > 0;) {
-            uint32_t key = fkey[walk[i]];
-            size_t j = where[key];
-            if (j < n && fkey[walk[kept[j]]] == key)
-                n = j;
-            where[key] = (uint32_t)n;
-            kept[n++] = (uint32_t)i;
-        }
-        for (size_t j = 0; j + 1 < n; j++) {
-            const profkit_frame *fr = &p->frames[walk[kept[j]]];
-            if (cg_add(&c, fkey[walk[kept[j]]], fr->line, fkey[walk[kept[j + 1]]], vals) != 0)
-                goto oom;
-        }
-        uint32_t leaf = walk[kept[n - 1]];
-        if (cg_add(&c, fkey[leaf], p->frames[leaf].line, NO_KEY, vals) != 0)
-            goto oom;
-        uint32_t top = fkey[walk[kept[0]]];
-        if (cg_add(&c, c.root, 0, top, vals) != 0)
+        if (any && cg_add(&c, fkey[p->stacks[s].frame], p->frames[p->stacks[s].frame].line,
+                          NO_KEY, vals) != 0)
             goto oom;
     }
+    if (cg_edges(&c, p, self, fkey, where) != 0)
+        goto oom;
     /* "(root)" is written only when a key it calls is called by another. */
     int need_root = 0;
     for (size_t i = 0; i < c.n; i++)
         if (c.e[i].b != NO_KEY && c.e[i].a != c.root)
             root_in[c.e[i].b] = 1;
-    for (size_t i = 0; i < c.n; i++)
-        if (c.e[i].a == c.root && root_in[c.e[i].b])
+    for (size_t i = 0; i < c.n; i++) /* a frame may be named "(root)" too: its self line has no b */
+        if (c.e[i].a == c.root && c.e[i].b != NO_KEY && root_in[c.e[i].b])
             need_root = 1;
     if (!(order = malloc((c.n ? c.n : 1) * sizeof(uint32_t))) || !(ids = calloc(2 * nk + p->strings.n + 1, sizeof(uint32_t))))
         goto oom;
@@ -327,8 +440,6 @@ done:
     free(self);
     free(vals);
     free(fkey);
-    free(walk);
-    free(kept);
     free(where);
     free(root_in);
     free(ids);

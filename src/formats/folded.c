@@ -211,7 +211,8 @@ static int read_lines(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t *
                 return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
             uint32_t frame = profkit_frame_add(p, &fr);
             if (frame == PROFKIT_NONE || (stack = profkit_stack_intern(p, stack, frame)) == PROFKIT_NONE)
-                return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+                return profkit_read_fail_pos(ctx, PROFKIT_ENOMEM, line_no, (uint32_t)(f + 1),
+                                             "out of memory");
             f = fe + 1;
         }
         if (frames == 0) {

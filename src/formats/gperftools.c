@@ -194,8 +194,14 @@ static int parse_maps_line(const char *s, size_t n, gp_map *m)
     return m->start < m->end;
 }
 
-/* Longest line $build substitution may produce (a maps line is short). */
-#define GP_MAX_LINE (1u << 20)
+/*
+ * Longest line $build substitution may produce: a path is at most PATH_MAX
+ * (4096) bytes and a maps line's other fields under 100, so 8 KiB is more
+ * than any maps line. The bound keeps each line's work and memory a
+ * constant: a long build= path over many short lines naming $build would
+ * otherwise cost the path's length on every line (quadratic in the input).
+ */
+#define GP_MAX_LINE (8u << 10)
 
 /* A growable byte buffer for one substituted line. */
 typedef struct gp_buf {

@@ -32,6 +32,15 @@ struct profkit_profile {
     profkit_idset stack_set;
     size_t stacks_indexed; /* rows [1, stacks_indexed) are in stack_set */
 
+    /* The limits of a read (profkit_profile_limit): a new stack deeper than
+     * limit_depth frames or a thread past limit_threads is refused
+     * (PROFKIT_NONE) and limit_hit says which; stack_depth holds each
+     * stack's depth while a depth limit is set. 0 = no limit. */
+    uint32_t limit_depth, limit_threads;
+    int limit_hit;
+    uint32_t *stack_depth;
+    size_t cap_stack_depth;
+
     profkit_value_type *value_types;
     size_t n_value_types, cap_value_types;
     uint32_t default_value;
@@ -94,7 +103,9 @@ uint32_t profkit_frame_add(profkit_profile *p, const profkit_frame *f);
  * profkit_frame_add). Returns its id or PROFKIT_NONE.
  */
 uint32_t profkit_frame_append(profkit_profile *p, const profkit_frame *f);
-/* Interns the stack (parent, frame). parent 0 = root. Returns id or PROFKIT_NONE. */
+/* Interns the stack (parent, frame). parent 0 = root. Returns id or
+ * PROFKIT_NONE (out of memory, or a new stack past the read's depth limit:
+ * see profkit_profile_limit). */
 uint32_t profkit_stack_intern(profkit_profile *p, uint32_t parent, uint32_t frame);
 /*
  * Appends the stack (parent, frame) that the caller knows is not in the
@@ -106,6 +117,16 @@ uint32_t profkit_stack_intern(profkit_profile *p, uint32_t parent, uint32_t fram
  * Returns the id or PROFKIT_NONE when out of memory.
  */
 uint32_t profkit_stack_append(profkit_profile *p, uint32_t parent, uint32_t frame);
+/*
+ * Sets the limits of a read (0 = none; the registry sets them before a
+ * reader runs and clears them after): a new stack deeper than max_depth
+ * frames, or a new thread past max_threads, is refused with PROFKIT_NONE,
+ * as when out of memory, and p->limit_hit says which (PROFKIT_LIMIT_*),
+ * so no reader needs code of its own to stop at the limit, and memory
+ * stays bounded while reading. Returns 0 or PROFKIT_ENOMEM.
+ */
+enum { PROFKIT_LIMIT_DEPTH = 1, PROFKIT_LIMIT_THREADS = 2 };
+int profkit_profile_limit(profkit_profile *p, uint32_t max_depth, uint32_t max_threads);
 /* Interns a whole stack given root-first frames. Returns id or PROFKIT_NONE. */
 uint32_t profkit_stack_intern_frames(profkit_profile *p, const uint32_t *frames, size_t n);
 /*

@@ -33,6 +33,7 @@ void profkit_profile_free(profkit_profile *p)
     profkit_idset_free(&p->frame_set);
     free(p->stacks);
     profkit_idset_free(&p->stack_set);
+    free(p->stack_depth);
     free(p->value_types);
     free(p->sample_stack);
     free(p->sample_thread);
@@ -161,7 +162,65 @@ static inline uint64_t stack_hash(const profkit_stack *s)
     return profkit_hash_bytes(s, sizeof(*s), 0x51ed);
 }
 
+static uint32_t stack_intern_row(profkit_profile *p, uint32_t parent, uint32_t frame);
+
+int profkit_profile_limit(profkit_profile *p, uint32_t max_depth, uint32_t max_threads)
+{
+    p->limit_threads = max_threads;
+    p->limit_hit = 0;
+    free(p->stack_depth);
+    p->stack_depth = NULL;
+    p->cap_stack_depth = 0;
+    p->limit_depth = 0;
+    if (!max_depth)
+        return 0;
+    /* the depths of the stacks already there (a parent's id is smaller) */
+    if (profkit_grow((void **)&p->stack_depth, &p->cap_stack_depth, p->n_stacks,
+                     sizeof(uint32_t)) != 0)
+        return PROFKIT_ENOMEM;
+    p->stack_depth[0] = 0;
+    for (size_t s = 1; s < p->n_stacks; s++) {
+        uint32_t par = p->stacks[s].parent;
+        p->stack_depth[s] = par < s ? p->stack_depth[par] + 1 : 1;
+    }
+    p->limit_depth = max_depth;
+    return 0;
+}
+
+/*
+ * With a depth limit: the depth a new child of parent would have, or
+ * PROFKIT_NONE (and limit_hit) when past the limit or out of memory for
+ * the depth array. The array is grown to the stack table's capacity.
+ */
+static uint32_t child_depth(profkit_profile *p, uint32_t parent)
+{
+    uint32_t d = parent < p->n_stacks ? p->stack_depth[parent] + 1 : 1;
+    if (d > p->limit_depth) {
+        p->limit_hit = PROFKIT_LIMIT_DEPTH;
+        return PROFKIT_NONE;
+    }
+    if (p->n_stacks >= p->cap_stack_depth &&
+        profkit_grow((void **)&p->stack_depth, &p->cap_stack_depth, p->n_stacks + 1,
+                     sizeof(uint32_t)) != 0)
+        return PROFKIT_NONE;
+    return d;
+}
+
 uint32_t profkit_stack_intern(profkit_profile *p, uint32_t parent, uint32_t frame)
+{
+    /* Every stack in the table is within the limit, so one past it is new:
+     * refused without a lookup. */
+    uint32_t d = 0;
+    if (p->limit_depth && (d = child_depth(p, parent)) == PROFKIT_NONE)
+        return PROFKIT_NONE;
+    size_t before = p->n_stacks;
+    uint32_t id = stack_intern_row(p, parent, frame);
+    if (p->limit_depth && id != PROFKIT_NONE && p->n_stacks > before)
+        p->stack_depth[id] = d;
+    return id;
+}
+
+static uint32_t stack_intern_row(profkit_profile *p, uint32_t parent, uint32_t frame)
 {
     /* Index the rows profkit_stack_append added since the last lookup. */
     for (; p->stacks_indexed < p->n_stacks; p->stacks_indexed++)
@@ -178,6 +237,11 @@ uint32_t profkit_stack_intern(profkit_profile *p, uint32_t parent, uint32_t fram
 
 uint32_t profkit_stack_append(profkit_profile *p, uint32_t parent, uint32_t frame)
 {
+    uint32_t d = 0;
+    if (p->limit_depth && (d = child_depth(p, parent)) == PROFKIT_NONE)
+        return PROFKIT_NONE;
+    if (p->limit_depth)
+        p->stack_depth[p->n_stacks] = d;
     if (p->n_stacks >= PROFKIT_NONE - 1 ||
         PK_VEC_RESERVE(p->stacks, p->n_stacks, p->cap_stacks, 1) != 0)
         return PROFKIT_NONE;
@@ -470,6 +534,10 @@ uint32_t profkit_thread_add(profkit_profile *p, const char *name, const char *pr
 {
     uint32_t n = profkit_string_intern_cstr(p, name);
     uint32_t pn = profkit_string_intern_cstr(p, process_name);
+    if (p->limit_threads && p->n_threads >= p->limit_threads) {
+        p->limit_hit = PROFKIT_LIMIT_THREADS;
+        return PROFKIT_NONE;
+    }
     if (n == PROFKIT_NONE || pn == PROFKIT_NONE ||
         PK_VEC_RESERVE(p->threads, p->n_threads, p->cap_threads, 1) != 0)
         return PROFKIT_NONE;

@@ -39,6 +39,11 @@ done
 printf 'a;b 1\nb 2\nmain;f;f;f;g 4\nmain;g 1\n' > "$TMP/root.folded"
 check "$TMP/root.folded"
 grep -q '^fn=([0-9]*) (root)$' "$TMP/out.callgrind" && pass || fail "no (root) where b is outermost and called"
+# A frame named "(root)" itself (Firefox profiles have one) with a self cost
+# once crashed the writer.
+printf '(root) 3\n(root);a 2\n' > "$TMP/named_root.folded"
+"$PROFKIT" convert -q "$TMP/named_root.folded" --to callgrind -o "$TMP/named_root.callgrind" &&
+  grep -qx 'summary: 5' "$TMP/named_root.callgrind" && pass || fail "a frame named (root): convert failed"
 "$PROFKIT" convert "$D/folded/ok_simple.folded" --to callgrind -o "$TMP/simple.callgrind"
 grep -q '(root)' "$TMP/simple.callgrind" && fail "(root) written where no outermost function is called" || pass
 

@@ -16,6 +16,8 @@ declare -A small=(
   [json_string]=600 [json_escapes]=600 [json_number]=600 [json_threads]=300
   [json_rows]=500 [gecko_deep]=3000 [firefox_deep]=3000 [folded_line]=3000
   [gperf_pcs]=500 [pprof_types]=500 [pprof_labels]=500 [pprof_deep]=500
+  [pprof_names]=500 [bsprof_allocs]=500 [bsprof_modules]=500 [gperf_build]=500
+  [firefox_strings]=400 [gecko_nested]=320 [gecko_waiting]=300 [gzip_members]=300
 )
 # what info must show for N (the check that the file was read, not skipped)
 expect_info() {
@@ -23,7 +25,13 @@ expect_info() {
     json_threads) echo "threads:      $2" ;;
     pprof_types) echo "value types:  $2" ;;
     pprof_labels) echo "threads:      $2" ;;
-    gecko_deep|firefox_deep) echo "stacks:       $2 distinct" ;;
+    gecko_deep|firefox_deep|pprof_names) echo "stacks:       $2 distinct" ;;
+    bsprof_allocs) echo "alloc_objects  count         total $2 " ;;
+    bsprof_modules|gecko_waiting) echo "threads:      $2" ;;
+    gperf_build) echo "mappings:     $2" ;;
+    firefox_strings) echo "threads:      $(($2 / 8))" ;;
+    gecko_nested) echo "threads:      $(($2 / 16 * 16 + 1))" ;;
+    gzip_members) echo "total $(($2 * ($2 + 1) / 2)) " ;;
     *) echo "format:" ;;
   esac
 }
@@ -59,8 +67,50 @@ grep -qF "a stack deeper than the limit of 100 frames (--max-depth raises it)" <
 
 $gen json_threads 50 "$tmp/t.json"
 err=$("$PROFKIT" info --max-threads 10 "$tmp/t.json" 2>&1) && bad "--max-threads: no error"
-grep -qF "50 threads: more than the limit of 10 (--max-threads raises it)" <<< "$err" || bad "--max-threads: wrong error: $err"
+grep -qF "more than the limit of 10 threads (--max-threads raises it)" <<< "$err" || bad "--max-threads: wrong error: $err"
 "$PROFKIT" info --max-threads 50 "$tmp/t.json" > /dev/null || bad "--max-threads 50 refused 50 threads"
+
+# The limits stop the read where they are passed, not after it: the error's
+# position is the 11th thread's (or the 101st level's), well before the end.
+size=$(stat -c %s "$tmp/t.json")
+col=$(sed -n 's/.*t\.json:1:\([0-9]*\): more than the limit.*/\1/p' <<< "$err")
+[ -n "$col" ] && [ "$col" -lt $((size / 2)) ] || bad "--max-threads: not at the 11th thread (column '$col' of $size): $err"
+$gen firefox_deep 300 "$tmp/fd.json"
+err=$("$PROFKIT" top --max-depth 100 "$tmp/fd.json" 2>&1) && bad "--max-depth (firefox): no error"
+grep -Eq "fd\.json:1:[0-9]+: a stack deeper than the limit of 100 frames \(--max-depth raises it\)" <<< "$err" ||
+  bad "--max-depth (firefox): no position or wrong error: $err"
+$gen folded_line 300 "$tmp/f.txt"
+err=$("$PROFKIT" top --max-depth 100 "$tmp/f.txt" 2>&1) && bad "--max-depth (folded): no error"
+grep -qF "f.txt:1:" <<< "$err" && grep -qF "a stack deeper than the limit of 100 frames" <<< "$err" ||
+  bad "--max-depth (folded): no position or wrong error: $err"
+$gen pprof_labels 50 "$tmp/l.pb.gz"
+err=$("$PROFKIT" info --max-threads 10 "$tmp/l.pb.gz" 2>&1) && bad "--max-threads (pprof): no error"
+grep -Eq "l\.pb\.gz: offset [0-9]+: more than the limit of 10 threads" <<< "$err" ||
+  bad "--max-threads (pprof): no offset or wrong error: $err"
+$gen bsprof_modules 50 "$tmp/m.bsprof"
+err=$("$PROFKIT" info --max-threads 10 "$tmp/m.bsprof" 2>&1) && bad "--max-threads (bsprof): no error"
+grep -Eq "m\.bsprof: offset [0-9]+: more than the limit of 10 threads" <<< "$err" ||
+  bad "--max-threads (bsprof): no offset or wrong error: $err"
+"$PROFKIT" info --max-threads 50 "$tmp/m.bsprof" > /dev/null || bad "--max-threads 50 refused 50 bsprof modules"
+
+# The writers on a prefix chain with a sample at every level, at N and 2N:
+# every format writes it, and what can be read back has the whole total.
+for n in 400 800; do
+  $gen firefox_deep $n "$tmp/c.json"
+  for to in pprof firefox speedscope folded callgrind gperftools bsprof br dcpi; do
+    out=$tmp/c.$to
+    "$PROFKIT" convert -q --to $to "$tmp/c.json" -o "$out" 2> "$tmp/c.err" ||
+      { bad "convert --to $to N=$n failed: $(head -c 300 "$tmp/c.err")"; continue; }
+    case $to in
+      callgrind)
+        grep -qx "summary: $n" "$out" || bad "convert --to callgrind N=$n: summary is not $n" ;;
+      firefox|pprof|speedscope|folded|bsprof)
+        top=$("$PROFKIT" top -q "$out" 2>&1) || { bad "convert --to $to N=$n: top on it failed: $top"; continue; }
+        grep -Eq "^ +[0-9]+[a-z]* +[0-9.]+% +[0-9.]+% +${n}[a-z]* +100%( +[^ ]+)* +f0$" <<< "$top" ||
+          bad "convert --to $to N=$n: top does not give f0 the whole $n cumulative"$'\n'"$top" ;;
+    esac
+  done
+done
 
 set +e
 "$PROFKIT" info --max-depth 0 "$tmp/t.json" > /dev/null 2>&1
@@ -68,5 +118,5 @@ set +e
 "$PROFKIT" top --max-inflate x "$tmp/t.json" > /dev/null 2>&1
 [ $? -eq 2 ] || bad "--max-inflate x: not a usage error"
 set -e
-[ $fail -eq 0 ] && echo "reliability: all shapes read at N and 2N; limits give their errors"
+[ $fail -eq 0 ] && echo "reliability: all shapes read at N and 2N, every writer writes the deep chain; limits give their errors"
 exit $fail

@@ -383,7 +383,9 @@ static void text_after_trailer(void **state)
 }
 
 /* Many $build in a line times a long build path: the line is ignored,
- * not blown up into gigabytes. */
+ * not blown up into gigabytes; one $build of a path as long as a real one
+ * (4000 bytes) is kept, and the same line with a path past 8 KiB is
+ * ignored (each line's work is bounded, whatever the build path). */
 static void build_substitution_is_bounded(void **state)
 {
     (void)state;
@@ -391,7 +393,7 @@ static void build_substitution_is_bounded(void **state)
     header(&b, 8, 0, 0, 10000);
     record(&b, 1, 2, pcs_b);
     trailer(&b);
-    size_t n_build = 200000, n_vars = 100000;
+    size_t n_build = 4000, n_vars = 100000;
     const char *maps = "00400000-00500000 r-xp 00000000 00:00 1 ";
     size_t cap = b.n + 7 + n_build + 1 + strlen(maps) + 7 * n_vars + 200;
     uint8_t *d = malloc(cap);
@@ -413,6 +415,22 @@ static void build_substitution_is_bounded(void **state)
     assert_int_equal(read_buf(&p, d, n, &err, 0), 0);
     assert_int_equal(p->n_mappings, 1);
     assert_int_equal(strlen(mapping_path(p, 0)), 1 + n_build + 3);
+    profkit_profile_free(p);
+    free(d);
+
+    /* a build path of 200 KB: its $build line is ignored */
+    size_t n_long = 200000;
+    d = malloc(b.n + 7 + n_long + 1 + strlen(maps) + 20);
+    memcpy(d, b.data, b.n);
+    n = b.n;
+    memcpy(d + n, "build=/", 7);
+    n += 7;
+    memset(d + n, 'x', n_long);
+    n += n_long;
+    d[n++] = '\n';
+    n += (size_t)sprintf((char *)d + n, "%s$build/ok\n", maps);
+    assert_int_equal(read_buf(&p, d, n, &err, 0), 0);
+    assert_int_equal(p->n_mappings, 0);
     profkit_profile_free(p);
     free(d);
 }

@@ -1089,8 +1089,8 @@ static int read_module(reader *r, profkit_cursor *c, uint64_t start, uint64_t id
     if (string_ref(r, off, kind, "name", name, &sid))
         return F_FAIL;
     uint32_t th = profkit_thread_add(r->p, profkit_str(r->p, sid), "", -1, (int64_t)id);
-    if (th == PROFKIT_NONE)
-        return out_of_memory(r), F_FAIL;
+    if (th == PROFKIT_NONE) /* or past the thread limit: the entry's offset */
+        return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, (int64_t)start, "out of memory"), F_FAIL;
     int had = idtab_put(&r->modules, id, th);
     if (had < 0)
         return out_of_memory(r), F_FAIL;
@@ -1712,24 +1712,47 @@ static uint32_t line_offset(const profkit_profile *p, uint32_t frame)
     return off > UINT32_MAX ? 1 : (uint32_t)off;
 }
 
-/* Element and leaf line offset of (stack, module); returns 0 on ENOMEM. */
+/* Remembers (stack, module) -> (element, leaf line offset); 0 on ENOMEM. */
+static int memo_put(writer *w, uint32_t stack, uint32_t module, uint32_t elem, uint32_t off)
+{
+    if (PK_VEC_RESERVE(w->memo_elem, w->n_memo, w->cap_memo, 1) != 0 ||
+        PK_VEC_RESERVE(w->memo_off, w->n_memo, w->cap_memo2, 1) != 0 ||
+        map64_put(&w->stack_elem, ((uint64_t)stack << 32) | module, (uint32_t)w->n_memo) < 0)
+        return 0;
+    w->memo_elem[w->n_memo] = elem;
+    w->memo_off[w->n_memo] = off;
+    w->n_memo++;
+    return 1;
+}
+
+/*
+ * Element and leaf line offset of (stack, module); returns 0 on ENOMEM.
+ * The walk up stops at the nearest ancestor already written for this
+ * module, and every node on the way down is remembered, so each stack node
+ * is walked once per module however deep the tree (a prefix chain with a
+ * value at every level was quadratic).
+ */
 static int welem_of_stack(writer *w, uint32_t stack, uint32_t module, uint32_t *elem, uint32_t *off)
 {
     const profkit_profile *p = w->p;
-    uint64_t key = ((uint64_t)stack << 32) | module;
-    uint32_t m = map64_get(&w->stack_elem, key);
+    uint32_t m = map64_get(&w->stack_elem, ((uint64_t)stack << 32) | module);
     if (m != EMPTY) {
         *elem = w->memo_elem[m];
         *off = w->memo_off[m];
         return 1;
     }
     size_t depth = 0;
+    uint32_t e = 0, prev_frame = PROFKIT_NONE;
     for (uint32_t s = stack; s != 0 && s < p->n_stacks; s = p->stacks[s].parent) {
+        if (s != stack && (m = map64_get(&w->stack_elem, ((uint64_t)s << 32) | module)) != EMPTY) {
+            e = w->memo_elem[m];
+            prev_frame = p->stacks[s].frame;
+            break;
+        }
         if (PK_VEC_RESERVE(w->chain, depth, w->cap_chain, 1) != 0)
             return 0;
         w->chain[depth++] = s;
     }
-    uint32_t e = 0, prev_frame = PROFKIT_NONE;
     for (size_t d = depth; d-- > 0;) {
         uint32_t frame = p->stacks[w->chain[d]].frame;
         const profkit_function *fn = &p->functions[p->frames[frame].function];
@@ -1757,16 +1780,11 @@ static int welem_of_stack(writer *w, uint32_t stack, uint32_t module, uint32_t *
         if ((e = welem_get(w, &we)) == 0)
             return 0;
         prev_frame = frame;
+        if (!memo_put(w, w->chain[d], module, e, w->line_data ? line_offset(p, frame) : 0))
+            return 0;
     }
     *elem = e;
     *off = e && w->line_data ? line_offset(p, prev_frame) : 0;
-    if (PK_VEC_RESERVE(w->memo_elem, w->n_memo, w->cap_memo, 1) != 0 ||
-        PK_VEC_RESERVE(w->memo_off, w->n_memo, w->cap_memo2, 1) != 0 ||
-        map64_put(&w->stack_elem, key, (uint32_t)w->n_memo) < 0)
-        return 0;
-    w->memo_elem[w->n_memo] = *elem;
-    w->memo_off[w->n_memo] = *off;
-    w->n_memo++;
     return 1;
 }
 

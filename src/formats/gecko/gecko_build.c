@@ -165,6 +165,49 @@ static uint32_t *cache(uint32_t **ids, size_t *n_ids, size_t n)
     return *ids;
 }
 
+enum { TOUCH_FUNC, TOUCH_FRAME, TOUCH_STACK };
+
+/*
+ * Notes that a cache entry of a table owner other than the thread's own was
+ * set: the next thread may resolve the same shared tables with another
+ * string table, and then only these entries are reset, not every row of
+ * the shared tables (which, once per thread, made threads with their own
+ * strings beside large shared tables quadratic).
+ */
+static int touch(gk_build *b, gk_tables *o, unsigned kind, size_t i)
+{
+    if (o == &b->th->tab)
+        return 0; /* a thread's own caches go with the thread */
+    if (o->n_touched == o->cap_touched &&
+        PK_VEC_RESERVE(o->touched, o->n_touched, o->cap_touched, 1) != 0)
+        return pk_gk_oom(b->r);
+    o->touched[o->n_touched++] = (uint64_t)kind << 62 | i;
+    return 0;
+}
+
+/* Resets the cache entries set since the strings owner last changed. */
+static void untouch(gk_tables *o)
+{
+    for (size_t k = 0; k < o->n_touched; k++) {
+        size_t i = (size_t)(o->touched[k] & ~((uint64_t)3 << 62));
+        switch ((unsigned)(o->touched[k] >> 62)) {
+        case TOUCH_FUNC:
+            if (o->func_ids && i < o->n_func_ids)
+                o->func_ids[i] = PROFKIT_NONE;
+            break;
+        case TOUCH_FRAME:
+            if (o->frame_ids && i < o->n_frame_ids)
+                o->frame_ids[i] = PROFKIT_NONE;
+            break;
+        default:
+            if (o->srows)
+                o->srows[i].id = PROFKIT_NONE;
+            break;
+        }
+    }
+    o->n_touched = 0;
+}
+
 static int intern_len(gk_build *b, const char *s, size_t n, uint32_t *out)
 {
     *out = profkit_string_intern(b->r->p, s ? s : "", s ? n : 0);
@@ -270,6 +313,8 @@ static int func_id(gk_build *b, size_t i, uint32_t *out)
     uint32_t id = profkit_function_add(b->r->p, &f);
     if (id == PROFKIT_NONE)
         return pk_gk_oom(b->r);
+    if ((rc = touch(b, o, TOUCH_FUNC, i)) < 0)
+        return rc;
     ids[i] = id;
     *out = id;
     return 0;
@@ -445,6 +490,8 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
     uint32_t id = profkit_frame_add(b->r->p, &fr);
     if (id == PROFKIT_NONE)
         return pk_gk_oom(b->r);
+    if ((rc = touch(b, o, TOUCH_FRAME, i)) < 0)
+        return rc;
     ids[i] = id;
     *out = id;
     return 0;
@@ -621,6 +668,8 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out)
         parent = profkit_stack_intern(r->p, parent, frame);
         if (parent == PROFKIT_NONE)
             return pk_gk_oom(r);
+        if ((rc = touch(b, b->owner[T_STACKS], TOUCH_STACK, s)) < 0)
+            return rc;
         rows[s].id = parent;
     }
     *out = parent;
@@ -865,11 +914,16 @@ static int build_thread(gk_reader *r, gk_thread *th)
     for (int k = 0; k < T_COUNT; k++) {
         gk_tables *o = b.owner[k];
         if (o && o->cache_owner != b.strings_owner) {
-            free(o->func_ids);
-            free(o->frame_ids);
-            free(o->srows);
-            o->func_ids = o->frame_ids = NULL;
-            o->srows = NULL;
+            if (o == &th->tab) {
+                free(o->func_ids);
+                free(o->frame_ids);
+                free(o->srows);
+                o->func_ids = o->frame_ids = NULL;
+                o->srows = NULL;
+            } else {
+                /* shared tables: every entry set since was noted */
+                untouch(o);
+            }
             o->cache_owner = b.strings_owner;
         }
     }
@@ -921,12 +975,28 @@ static int thread_ready(gk_reader *r, gk_thread *th)
     return 1;
 }
 
-/* Builds pending threads: the ready ones, or (force) all at depth >= min_depth. */
-int pk_gk_flush_pending(gk_reader *r, int force, size_t min_depth)
+/*
+ * Builds pending threads at depth >= from_depth: the ready ones, or (force)
+ * all at depth >= min_depth. The pending list is in depth order (a thread
+ * joins it at the depth of the profile open then, and a sub-process's close
+ * forces out every thread at its depth and below), so the threads from
+ * from_depth down are a suffix of it, found by binary search: an event that
+ * concerns one sub-process (its start time, its close) costs what that
+ * sub-process holds, not every thread still waiting at the top level.
+ */
+int pk_gk_flush_pending(gk_reader *r, int force, size_t min_depth, size_t from_depth)
 {
-    size_t w = 0;
+    size_t lo = 0, hi = r->n_pending;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->pending[mid]->depth < from_depth)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t w = lo;
     int rc = 0;
-    for (size_t i = 0; i < r->n_pending; i++) {
+    for (size_t i = lo; i < r->n_pending; i++) {
         gk_thread *th = r->pending[i];
         if (!rc && (thread_ready(r, th) || (force && th->depth >= min_depth))) {
             rc = build_thread(r, th);

@@ -858,6 +858,7 @@ static int nested_parse(gk_reader *r, pk_json *j, const pk_json_event *ev, int w
     size_t at = r->n_fs;
     r->fs[at - 1].key = what;
     rc = pk_json_parse_memory(r->ctx, ev->str, ev->len, j, pk_gecko_on_event, r);
+    r->j = j; /* the nested parser is gone */
     if (rc)
         return rc;
     r->n_fs = at - 1;
@@ -1260,21 +1261,25 @@ static int on_close(gk_reader *r, pk_json *j)
     int rc = 0;
     switch (f->kind) {
     case C_PROFILE:
-        rc = pk_gk_flush_pending(r, r->n_prof == 1, r->n_prof - 1);
+        rc = pk_gk_flush_pending(r, r->n_prof == 1, r->n_prof - 1, r->n_prof - 1);
         if (!rc && r->n_prof > 1) {
             /* force what still waits for this level's start time */
-            rc = pk_gk_flush_pending(r, 1, r->n_prof - 1);
+            rc = pk_gk_flush_pending(r, 1, r->n_prof - 1, r->n_prof - 1);
         }
         r->n_prof--;
         break;
     case C_META:
-        rc = pk_gk_flush_pending(r, 0, 0);
+        /* this profile's start time concerns only its threads and deeper */
+        rc = pk_gk_flush_pending(r, 0, 0, r->n_prof ? r->n_prof - 1 : 0);
         break;
     case C_LIB: rc = lib_done(r); break;
     case C_THREAD: rc = pk_gk_thread_done(r); break;
     case C_SHARED:
-        r->shared_done = 1;
-        rc = pk_gk_flush_pending(r, 0, 0);
+        /* only the first shared block's close can make a thread ready */
+        if (!r->shared_done) {
+            r->shared_done = 1;
+            rc = pk_gk_flush_pending(r, 0, 0, 0);
+        }
         break;
     case C_SCHEMA:
         rc = apply_schema(r, f->table, table_wants[f->table_kind], f->table_kind, f->owner);
@@ -1295,6 +1300,7 @@ int pk_gecko_on_event(pk_json *j, void *payload, const pk_json_event *ev);
 int pk_gecko_on_event(pk_json *j, void *payload, const pk_json_event *ev)
 {
     gk_reader *r = payload;
+    r->j = j;
     if (r->capture) {
         pk_json_text_event(&r->cap_text, ev);
         if (is_start(ev))
@@ -1351,10 +1357,11 @@ int pk_gecko_read(profkit_profile *p, profkit_read_ctx *ctx, pk_gecko_flavor fla
     int rc = push_frame(&r, C_DOC);
     if (!rc)
         rc = pk_json_parse_source(ctx, pk_gecko_on_event, &r);
+    r.j = NULL;
     if (!rc && r.n_prof == 0 && r.fs[0].index == 0)
         rc = profkit_read_fail(ctx, PROFKIT_EFORMAT, -1, "empty input: expected a JSON object");
     if (!rc)
-        rc = pk_gk_flush_pending(&r, 1, 0);
+        rc = pk_gk_flush_pending(&r, 1, 0, 0);
     if (rc == PROFKIT_ETRUNCATED && r.cur) {
         /* the unfinished thread's streamed rows are the newest: drop them */
         gk_table *st = &r.cur->tab.t[T_SAMPLES], *mt = &r.cur->tab.t[T_MARKERS];
@@ -1380,7 +1387,7 @@ int pk_gecko_read(profkit_profile *p, profkit_read_ctx *ctx, pk_gecko_flavor fla
         size_t complete = r.n_built + r.n_pending;
         if (complete > 0) {
             profkit_error cut = *ctx->err;
-            rc = pk_gk_flush_pending(&r, 1, 0);
+            rc = pk_gk_flush_pending(&r, 1, 0, 0);
             if (!rc)
                 rc = profkit_read_warn_pos(ctx, PROFKIT_ETRUNCATED, cut.line, cut.column,
                                            "%s; kept the %zu complete thread%s before the cut",

@@ -149,6 +149,10 @@ typedef struct gk_tables {
     size_t n_str_ids, n_func_ids, n_frame_ids;
     gk_srow *srows; /* the stackTable's rows with their model stacks */
     size_t srows_frames; /* rows of the frameTable the frame indexes were checked against */
+    /* shared tables: the cache entries set since cache_owner was set,
+     * (kind << 62) | index, so a change of strings owner resets only them */
+    uint64_t *touched;
+    size_t n_touched, cap_touched;
     gk_loc *locs; /* per string index of this owner: frames sharing a location string */
     size_t n_locs;
 } gk_tables;
@@ -192,6 +196,7 @@ typedef struct gk_lib {
 typedef struct gk_reader {
     profkit_profile *p;
     profkit_read_ctx *ctx;
+    pk_json *j; /* while parsing: for the position of errors such as pk_gk_oom's */
     pk_gecko_flavor flavor;
     gk_frame *fs;
     size_t n_fs, cap_fs;
@@ -267,8 +272,9 @@ static inline double pk_gk_cell_at(const gk_table *t, int c, size_t i)
 
 /* ---- in gecko_build.c (called by gecko_common.c; never calls it) ---- */
 
-/* Builds the pending threads that are ready, or (force) all at depth >= min_depth. */
-int pk_gk_flush_pending(gk_reader *r, int force, size_t min_depth);
+/* Builds the pending threads at depth >= from_depth that are ready, or
+ * (force) all at depth >= min_depth. */
+int pk_gk_flush_pending(gk_reader *r, int force, size_t min_depth, size_t from_depth);
 /* The current thread's object closed: builds it now or keeps it pending. */
 int pk_gk_thread_done(gk_reader *r);
 

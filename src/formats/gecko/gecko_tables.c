@@ -11,7 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pk_gk_oom(gk_reader *r) { return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory"); }
+int pk_gk_oom(gk_reader *r)
+{
+    if (r->j) /* the position matters when this is a limit of the model's */
+        return pk_json_fail(r->j, PROFKIT_ENOMEM, "out of memory");
+    return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory");
+}
 
 void pk_gk_col_free(gk_col *c)
 {
@@ -48,6 +53,7 @@ void pk_gk_tables_free(gk_tables *t)
     free(t->func_ids);
     free(t->frame_ids);
     free(t->srows);
+    free(t->touched);
     memset(t, 0, sizeof *t);
 }
 

@@ -769,8 +769,8 @@ static int read_label(pp_reader *r, const pp_field *outer, uint32_t *thread)
     if (str.v != 0 && (strcmp(ks, "thread") == 0 || strcmp(ks, "thread_name") == 0)) {
         if (r->thread_of[str.v] == PROFKIT_NONE) {
             r->thread_of[str.v] = profkit_thread_get(r->p, pp_cstr(r, s), "", -1, -1);
-            if (r->thread_of[str.v] == PROFKIT_NONE)
-                return oom(r);
+            if (r->thread_of[str.v] == PROFKIT_NONE) /* or past the thread limit */
+                return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, (int64_t)outer->off, "out of memory");
         }
         *thread = r->thread_of[str.v];
         return 0;
@@ -866,7 +866,8 @@ static int read_sample(pp_reader *r, const pp_range *s)
                                      "(8 per input byte); refusing", r->max_expanded);
         for (size_t j = 0; j < l->n_frames; j++)
             if ((stack = profkit_stack_intern(r->p, stack, r->frames[l->first_frame + j])) == PROFKIT_NONE)
-                return oom(r);
+                return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, (int64_t)s->start,
+                                         "out of memory"); /* or past the depth limit */
     }
     if (thread == PROFKIT_NONE) {
         if (r->main_thread == PROFKIT_NONE &&

@@ -100,43 +100,37 @@ static void list_formats(char *buf, size_t n, int writers)
 }
 
 /*
- * The limits on absurd sizes a profile in the model can reach, checked on
- * every format's result in one place (docs/formats/README.md, "Limits"):
- * the threads, and the depth of the deepest stack (one pass: a stack's
- * parent always has a smaller id).
+ * The limits on absurd sizes a profile in the model can reach
+ * (docs/formats/README.md, "Limits"): the model refuses a stack past the
+ * depth limit and a thread past the thread limit as they are made
+ * (profkit_profile_limit), so memory stays bounded while reading, and every
+ * reader stops there as when out of memory; its error (with the position
+ * it gave) is then replaced by the limit's.
  */
 #define LIMIT_DEPTH (1u << 20)
 #define LIMIT_THREADS (1u << 20)
-static int check_limits(profkit_profile *p, profkit_read_ctx *ctx)
+static int limit_error(profkit_profile *p, profkit_read_ctx *ctx, int rc, uint32_t max_depth,
+                       uint32_t max_threads)
 {
-    uint32_t max_threads = ctx->opts->max_threads ? ctx->opts->max_threads : LIMIT_THREADS;
-    uint32_t max_depth = ctx->opts->max_depth ? ctx->opts->max_depth : LIMIT_DEPTH;
-    size_t nt, ns;
-    profkit_profile_threads(p, &nt);
-    const profkit_stack *stacks = profkit_profile_stacks(p, &ns);
-    if (nt > max_threads)
-        return profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, -1,
-                                 "%zu threads: more than the limit of %u (--max-threads raises it)",
-                                 nt, max_threads);
-    if (ns < 2)
-        return 0;
-    uint32_t *depth = malloc(ns * sizeof(uint32_t));
-    if (!depth)
-        return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
-    depth[0] = 0;
-    int rc = 0;
-    for (size_t s = 1; s < ns; s++) {
-        uint32_t par = stacks[s].parent;
-        depth[s] = par < s ? depth[par] + 1 : 1;
-        if (depth[s] > max_depth) {
-            rc = profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, -1,
-                                   "a stack deeper than the limit of %u frames "
-                                   "(--max-depth raises it)", max_depth);
-            break;
-        }
+    const profkit_error *e = ctx->err;
+    int64_t offset = rc && e->has_offset ? (int64_t)e->offset : -1;
+    uint32_t line = rc ? e->line : 0, column = e->column;
+    if (p->limit_hit == PROFKIT_LIMIT_DEPTH) {
+        if (line)
+            return profkit_read_fail_pos(ctx, PROFKIT_EUNSUPPORTED, line, column,
+                                         "a stack deeper than the limit of %u frames "
+                                         "(--max-depth raises it)", max_depth);
+        return profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, offset,
+                                 "a stack deeper than the limit of %u frames "
+                                 "(--max-depth raises it)", max_depth);
     }
-    free(depth);
-    return rc;
+    if (line)
+        return profkit_read_fail_pos(ctx, PROFKIT_EUNSUPPORTED, line, column,
+                                     "more than the limit of %u threads (--max-threads raises it)",
+                                     max_threads);
+    return profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, offset,
+                             "more than the limit of %u threads (--max-threads raises it)",
+                             max_threads);
 }
 
 /* A compressed input cut short: a warning (an error under --strict); the
@@ -195,9 +189,17 @@ static int read_source(profkit_profile **out, profkit_source *src,
     profkit_profile_set_format(p, fmt->info.name);
     if (opts->on_progress)
         profkit_source_set_progress(src, opts->on_progress, opts->payload);
-    int rc = fmt->read(p, &ctx);
-    if (rc == 0)
-        rc = check_limits(p, &ctx);
+    uint32_t max_depth = opts->max_depth ? opts->max_depth : LIMIT_DEPTH;
+    uint32_t max_threads = opts->max_threads ? opts->max_threads : LIMIT_THREADS;
+    int rc = profkit_profile_limit(p, max_depth, max_threads);
+    if (rc == 0) {
+        rc = fmt->read(p, &ctx);
+        if (p->limit_hit)
+            rc = limit_error(p, &ctx, rc, max_depth, max_threads);
+        profkit_profile_limit(p, 0, 0);
+    } else {
+        rc = profkit_error_set(err, rc, name, -1, "out of memory");
+    }
     if (rc) {
         profkit_profile_free(p);
         return rc;
