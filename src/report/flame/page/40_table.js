@@ -3,7 +3,7 @@
 // navigation; also its inverted form and the memory view) and the top
 // functions. Plain DOM; rows are rebuilt from the arrays on each change.
 (function (PK) {
-  var MAX_ROWS = 3000, MAX_TOP = 400;
+  var MAX_ROWS = 3000;
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -210,12 +210,19 @@
 
   // Top functions: self and total (recursion once) per function, sortable;
   // a click selects the function everywhere, a double click opens its
-  // sandwich.
+  // sandwich. Every function is a row, but only the rows in view (and a
+  // screenful either side) are in the DOM: the host scrolls, and spacer
+  // rows stand for the others, so a table of 3,000 functions costs what 60
+  // rows cost.
+  var ROW_H = 20, SPARE = 12;
   function TopTable(host, app) {
     this.host = host;
     this.app = app;
     this.sort = { key: "self", dir: -1 };
+    this.scrollTop = 0;
+    this.rowH = ROW_H;
     var self = this;
+    host.classList.add("pk-vscroll");
     host.addEventListener("click", function (e) {
       var th = e.target.closest("th[data-sort]");
       if (th) {
@@ -231,42 +238,70 @@
       var tr = e.target.closest("tr[data-func]");
       if (tr) self.app.openSandwich(+tr.getAttribute("data-func"));
     });
+    var pending = false;
+    host.addEventListener("scroll", function () {
+      self.scrollTop = host.scrollTop;
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(function () { pending = false; self.fill(); });
+    });
   }
   TopTable.prototype.set = function (model) {
-    var o = this.model;
-    if (!o || o.tree !== model.tree || o.v !== model.v || o.which !== model.which) this._rows = null;
     this.model = model;
   };
   TopTable.prototype.render = function () {
-    var m = this.model, t0 = performance.now(), p = m.profile, unit = p.values[m.v].unit;
-    var sel = this.app.state.selectedFunc;
+    var m = this.model, t0 = performance.now(), p = m.profile;
+    var sig = { tree: m.tree, v: m.v, which: m.which, key: this.sort.key + this.sort.dir, filter: String(m.filter || "") };
+    var o = this._shown;
     // Same rows as last time: only the selection moves (the rows stay, so a
     // double click lands on the row it started on).
-    if (this._shown && this._shown.tree === m.tree && this._shown.v === m.v && this._shown.which === m.which &&
-        this._shown.key === this.sort.key + this.sort.dir && this._shown.filter === String(m.filter || "") && this.host.firstChild) {
-      var trs = this.host.querySelectorAll("tr[data-func]");
+    if (o && o.tree === sig.tree && o.v === sig.v && o.which === sig.which && o.key === sig.key && o.filter === sig.filter && this.body) {
+      var sel = this.app.state.selectedFunc, trs = this.body.querySelectorAll("tr[data-func]");
       for (var q = 0; q < trs.length; q++) trs[q].className = +trs[q].getAttribute("data-func") === sel ? "sel" : "";
       return performance.now() - t0;
     }
-    this._shown = { tree: m.tree, v: m.v, which: m.which, key: this.sort.key + this.sort.dir, filter: String(m.filter || "") };
-    var rows = this._rows || (this._rows = PK.topFunctions(m.tree, m.v, m.which));
+    this._shown = sig;
+    var rows = PK.topFunctions(m.tree, m.v, m.which);
     if (m.filter) rows = rows.filter(function (r) { m.filter.lastIndex = 0; return m.filter.test(p.funcLabel(r.func)); });
     var key = this.sort.key, dir = this.sort.dir;
     rows.sort(function (a, b) {
       if (key === "name") { var x = p.funcLabel(a.func), y = p.funcLabel(b.func); return (x < y ? -1 : x > y ? 1 : 0) * dir; }
       return (a[key] - b[key]) * dir || b.total - a.total;
     });
-    var rootTot = (m.which === "base" ? m.tree.baseTotal(m.v) : m.tree.total(m.v))[0];
-    var table = el("table", "pk-table");
-    var head = el("tr");
+    this.rowsAll = rows;
+    this.rootTot = (m.which === "base" ? m.tree.baseTotal(m.v) : m.tree.total(m.v))[0];
+    var table = el("table", "pk-table pk-fixed");
+    table.setAttribute("data-rows", rows.length);
+    var head = el("tr"), arrow = this.sort.dir < 0 ? " ▾" : " ▴", sortKey = this.sort.key, seen = false;
     [["self", "Self"], ["self", "Self %"], ["total", "Total"], ["total", "Total %"], ["name", "Function"]].forEach(function (c, i) {
-      var th = el("th", i < 4 ? "num" : "", c[1]);
+      var th = el("th", i < 4 ? "num" : "", c[1] + (c[0] === sortKey && !seen ? arrow : ""));
+      if (c[0] === sortKey) seen = true;
       th.setAttribute("data-sort", c[0]);
       head.appendChild(th);
     });
     var thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
+    this.body = el("tbody");
+    table.appendChild(this.body);
+    this.host.textContent = "";
+    this.host.appendChild(table);
+    this.host.scrollTop = 0;
+    this.scrollTop = 0;
+    this.first = -1;
+    this.fill();
+    return performance.now() - t0;
+  };
+  // Puts the rows in view (and SPARE either side) into the body.
+  TopTable.prototype.fill = function () {
+    var rows = this.rowsAll, m = this.model;
+    if (!rows || !this.body) return;
+    var p = m.profile, unit = p.values[m.v].unit, sel = this.app.state.selectedFunc, rootTot = this.rootTot;
+    var view = Math.ceil((window.innerHeight || 1000) / this.rowH);
+    var first = Math.max(0, Math.floor(this.scrollTop / this.rowH) - SPARE);
+    var last = Math.min(rows.length, first + view + 2 * SPARE);
     var body = el("tbody");
-    for (var i = 0; i < rows.length && i < MAX_TOP; i++) {
+    function spacer(h) { var tr = el("tr", "pk-spacer"), td = el("td"); td.colSpan = 5; td.style.height = h + "px"; tr.appendChild(td); return tr; }
+    if (first > 0) body.appendChild(spacer(first * this.rowH));
+    for (var i = first; i < last; i++) {
       var r = rows[i], tr = el("tr");
       tr.setAttribute("data-func", r.func);
       if (r.func === sel) tr.className = "sel";
@@ -277,15 +312,26 @@
       var info = p.funcInfo(r.func), td = el("td", "name");
       td.appendChild(el("span", "fn", info.name));
       if (info.file) td.appendChild(el("span", "loc", " " + info.file + (info.line ? ":" + info.line : "")));
+      td.title = info.name;
       tr.appendChild(td);
       body.appendChild(tr);
     }
-    table.appendChild(body);
-    this.host.textContent = "";
-    this.host.appendChild(table);
-    if (rows.length > MAX_TOP)
-      this.host.appendChild(el("p", "note", "The first " + MAX_TOP + " of " + rows.length + " functions; sort by another column, or search (the table shows the matches), to see others."));
-    return performance.now() - t0;
+    if (last < rows.length) body.appendChild(spacer((rows.length - last) * this.rowH));
+    this.body.parentNode.replaceChild(body, this.body);
+    this.body = body;
+    this.first = first;
+    // The rows' real height, once (the CSS gives about ROW_H), read in the
+    // next frame, when the browser lays the rows out anyway.
+    if (!this.measured && first < last && !this.measuring) {
+      var self = this;
+      this.measuring = true;
+      requestAnimationFrame(function () {
+        self.measuring = false;
+        var tr = self.body && self.body.querySelector("tr[data-func]");
+        var h = tr ? tr.getBoundingClientRect().height : 0;
+        if (h > 0) { self.measured = true; if (Math.abs(h - self.rowH) > 0.25) { self.rowH = h; self.fill(); } }
+      });
+    }
   };
   PK.TopTable = TopTable;
 })(typeof globalThis !== "undefined" ? (globalThis.profkit = globalThis.profkit || {}) : (this.profkit = this.profkit || {}));
