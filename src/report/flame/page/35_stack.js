@@ -12,11 +12,12 @@
   }
   StackView.prototype = Object.create(PK.FlameView.prototype);
   // model: {profile, tree, samples {start, node, end}, range [t0, t1], colorMode, dark, matched, selectedFunc}
+  // The boxes of a thread (its tree and samples), laid out on first use and kept.
   StackView.prototype.timing = function (tree, samples) {
-    if (this._timing && this._timingTree === tree && this._timingSamples === samples) return this._timing;
-    this._timing = PK.stackTiming(tree, samples);
-    this._timingTree = tree; this._timingSamples = samples;
-    return this._timing;
+    if (!this._timings) this._timings = new Map();
+    var t = this._timings.get(samples);
+    if (!t || t.tree !== tree) { t = { tree: tree, boxes: PK.stackTiming(tree, samples) }; this._timings.set(samples, t); }
+    return t.boxes;
   };
   StackView.prototype.draw = function (width) {
     var m = this.model, t0 = performance.now();

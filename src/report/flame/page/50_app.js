@@ -34,11 +34,12 @@
   }
 
   // While the page is idle, in slices of a few milliseconds, build what the
-  // other views of the shown thread need on first use: the inverted tree,
-  // the recursion flags and per-function node lists (top functions,
-  // sandwich), the top functions of the shown value, the stack chart's
-  // boxes. A view asked for before its part is ready builds it then (the
-  // inverted tree finishes from where the slices left it).
+  // other views of the shown thread need on first use: the stack chart's
+  // boxes, the recursion flags and per-function node lists (top functions,
+  // sandwich), the top functions of the shown value, the inverted tree;
+  // then the stack chart's boxes of the other timed threads. A view asked
+  // for before its part is ready builds it then (the inverted tree
+  // finishes from where the slices left it).
   App.prototype.prepare = function () {
     if (window.profkitNoIdle) return;
     var self = this, p = this.p, gen = (this.prepareGen = (this.prepareGen || 0) + 1), t = this.state.thread;
@@ -52,6 +53,11 @@
       function () { PK.topFunctions(p.tree(t), self.v(), self.which()); return true; },
       function (until) { return p.prepareInverted(t, until); },
     ];
+    // Then the stack chart's boxes of the other timed threads, one a step.
+    p.threads.forEach(function (th, i) {
+      if (i !== t && th.samples && th.samples.start && th.samples.start.length)
+        steps.push(function () { self.stack.timing(p.tree(i), th.samples); return true; });
+    });
     var k = 0;
     function slice() {
       if (gen !== self.prepareGen) return;      // the thread changed: a new round started
@@ -457,7 +463,7 @@
       this.renderStack(width());
     } else if (st.view === "tree") {
       this.treeTable.set({ profile: p, tree: tree, v: v, which: which, rootLabel: rootLabel });
-      this.drawTime = this.treeTable.render();
+      this.drawTime = this.treeTable.show();
     } else if (st.view === "top") {
       this.topTable.set({ profile: p, tree: p.tree(st.thread), v: v, which: which, filter: re && !re.error ? re : null });
       this.drawTime = this.topTable.render();
@@ -567,7 +573,7 @@
                                                 order: tree.lazyOrder("width", mt[0], p.nameOf, "") }));
     var t = this.memFlame.draw(width);
     this.memTable.set({ profile: p, tree: p.inverted(st.thread), v: mt[0], which: "new", extra: mt.slice(1), rootLabel: base.rootLabel });
-    this.drawTime = t + this.memTable.render();
+    this.drawTime = t + this.memTable.show();
   };
   App.prototype.renderSandwich = function (width) {
     var st = this.state, p = this.p, tree = p.tree(st.thread), v = this.v(), which = this.which();
