@@ -286,7 +286,6 @@
         var t0 = r[0] + (r[1] - r[0]) * Math.max(0, a) / w, t1 = r[0] + (r[1] - r[0]) * Math.min(w, b) / w;
         self.change({ range: self.rangeText([t0, t1]) }, "zoom");
       }
-      d.wasDrag = true;
       self.lastDrag = performance.now();
     });
     canvas.addEventListener("click", function (e) {
