@@ -11,6 +11,9 @@
 // what it needs when asked.
 //
 //   node bench/viewer_page.mjs [NODES] [RUNS] [OUT_DIR]
+//   PAGE=page.html node bench/viewer_page.mjs     a page made elsewhere
+//     (e.g. `profkit flame` of bench/flame.sh's 1 GB Gecko profile): the
+//     same load and actions on it (those it has no data for are skipped).
 import { writeFileSync, mkdirSync, statSync, readFileSync } from "node:fs";
 import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -75,10 +78,10 @@ const data = {
     { name: 0, process: 0, pid: 1, tid: 1, merged: false, tree, samples: { start, node, end: t } },
   ],
 };
-const json = JSON.stringify(data);
-const page = join(OUT, "viewer_" + NODES + ".html");
-writeFileSync(page, assemble(json));
-console.log(`page: ${page} (${(statSync(page).size / 1048576).toFixed(1)} MB; ${parent.length} nodes, ${RUNS} runs)`);
+const given = process.env.PAGE ? resolve(process.env.PAGE) : null;
+const page = given || join(OUT, "viewer_" + NODES + ".html");
+if (!given) writeFileSync(page, assemble(JSON.stringify(data)));
+console.log(`page: ${page} (${(statSync(page).size / 1048576).toFixed(1)} MB` + (given ? ")" : `; ${parent.length} nodes, ${RUNS} runs)`));
 
 const browser = await chromium.launch({
   executablePath: "/usr/bin/chromium",
@@ -138,7 +141,7 @@ const actions = [
   ["inverted on", "app.change({inverted: true}, 'inverted')"],
   ["inverted off", "app.change({inverted: false}, 'inverted')"],
   ["icicle toggle", "app.change({icicle: !app.state.icicle}, 'icicle')"],
-  ["switch thread (timed one)", "app.change({thread: 1}, 'thread')"],
+  ["switch thread (timed one)", "var t = app.p.threads.findIndex(function (th) { return th.samples && th.samples.start.length > 1; }); if (t < 0) return 'n/a'; app.change({thread: t}, 'thread')"],
   ["stack chart view", "app.change({view: 'stack'}, 'view')"],
   ["stack chart: wheel zoom in (x2.7, at 30%)", "if (!app.stackZoomed) return 'n/a'; app.change({range: app.stackZoomed(app.stackRange(), 1 / Math.E, 0.3)}, 'wheel')"],
   ["stack chart: pan 200 px", "if (!app.stackShifted) return 'n/a'; app.change({range: app.stackShifted(app.stackRange(), 200)}, 'pan')"],
@@ -146,7 +149,7 @@ const actions = [
   ["call tree view", "app.change({view: 'tree'}, 'view')"],
   ["top functions view", "app.change({view: 'top'}, 'view')"],
   ["sandwich of method_7", "app.change({view: 'sandwich', func: app.p.funcLabel(7)}, 'sandwich')"],
-  ["memory view (in-use bytes)", "app.change({view: 'memory', thread: 0}, 'view')"],
+  ["memory view (in-use bytes)", "if (!app.memTypes().length) return 'n/a'; app.change({view: 'memory', thread: 0}, 'view')"],
   ["back to the flame graph", "app.change({view: 'flame', thread: 0}, 'view')"],
 ];
 // First time only, nothing prepared in idle time: a fresh page per round
@@ -171,7 +174,8 @@ for (let r = 0; r < rounds; r++) {
     res.get(name).js.push(x.js); res.get(name).frame.push(x.frame);
   }
 }
-console.log(`\n| action (${parent.length} nodes) | first time, idle preparation off: JS (median of 3 pages) | first time: JS, to next frame | median of ${rounds}: JS, to next frame | fastest of ${rounds}: JS |`);
+const nodesShown = await p.evaluate(() => window.profkit.app.p.tree(0).n);
+console.log(`\n| action (${nodesShown} nodes in the all-threads tree) | first time, idle preparation off: JS (median of 3 pages) | first time: JS, to next frame | median of ${rounds}: JS, to next frame | fastest of ${rounds}: JS |`);
 console.log("|---|---|---|---|---|");
 for (const [name] of actions) {
   const x = res.get(name);
@@ -186,7 +190,7 @@ for (const [name] of actions) {
 const ssApp = join(OUT, "speedscope", "node_modules", "speedscope", "dist", "release", "index.html");
 let ssExists = false;
 try { statSync(ssApp); ssExists = process.env.SPEEDSCOPE !== "0"; } catch (e) { ssExists = false; }
-if (ssExists) {
+if (ssExists && !given) {
   const frames = strings.length ? funcs.name.map((ni, f) => ({ name: strings[ni], file: strings[funcs.file[f]], line: funcs.line[f] })) : [];
   const samples = [], weights = [], path = [];
   for (let i = 1; i < parent.length; i++) {

@@ -585,6 +585,12 @@ if (existsSync(GECKO)) {
   await o.page.waitForFunction(() => window.profkitState.range === "", null, { timeout: 5000 }).catch(() => {});
   check("wheel out stops at the whole range", (await state(o)).range === "", (await state(o)).range);
   await shot(o, "stack_chart_whole");
+  // A thread without timed samples (all threads merged) in the stack chart: a note, no error.
+  await o.page.selectOption("#pk-thread", "0");
+  st = await state(o);
+  const note = await o.page.textContent("#pk-stack .note");
+  check("stack chart of a thread without samples: a note", st.view === "stack" && /no timed samples/.test(note), st.view + " " + note);
+  await shot(o, "stack_chart_untimed");
   await close(o, "stack chart");
 }
 

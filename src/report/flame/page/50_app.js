@@ -313,9 +313,10 @@
     });
   };
   // The thread's whole time range.
+  // (A thread without samples has none: [0, 0].)
   App.prototype.stackFull = function () {
     var s = this.p.threads[this.state.thread].samples;
-    return [s.start[0] || 0, s.end];
+    return s && s.start && s.start.length ? [s.start[0] || 0, s.end] : [0, 0];
   };
   App.prototype.parseRange = function (text) {
     var r = (text || "").split("-").map(Number);
@@ -512,6 +513,7 @@
     var self = this, p = this.p, c = this.crumbs;
     c.textContent = "";
     if (this.state.view === "stack") {
+      if (!this.hasSamples()) return;
       var r = this.stackRange();
       var b0 = el("button", "pk-crumb", "Whole range");
       b0.addEventListener("click", function () { self.change({ range: "" }, "zoom"); });
@@ -539,10 +541,7 @@
   };
 
   App.prototype.stackRange = function () {
-    var th = this.p.threads[this.state.thread], s = th.samples;
-    var r = (this.state.range || "").split("-").map(Number);
-    if (r.length === 2 && r[1] > r[0]) return r;
-    return [s.start[0] || 0, s.end];
+    return this.parseRange(this.state.range);
   };
   App.prototype.renderStack = function (width) {
     var st = this.state, p = this.p;
