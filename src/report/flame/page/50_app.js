@@ -52,6 +52,18 @@
       function () { p.tree(t).funcNodes(); return true; },
       function () { PK.topFunctions(p.tree(t), self.v(), self.which()); return true; },
       function (until) { return p.prepareInverted(t, until); },
+      // The tables of the views not shown, built in their hidden panes
+      // (shown later, only their layout is left).
+      function () { if (self.state.view !== "top") self.topTable.set(self.topModel()), self.topTable.render(); return true; },
+      function () { if (self.state.view !== "sandwich") self.swTop.set(self.topModel()), self.swTop.render(); return true; },
+      function () {
+        var mt = self.memTypes();
+        if (mt.length && self.state.view !== "memory") {
+          mt.forEach(function (i) { p.tree(t).total(i); });
+          self.memTable.set(self.memModel()); self.memTable.show();
+        }
+        return true;
+      },
     ];
     // Then the stack chart's boxes of the other timed threads, one a step.
     p.threads.forEach(function (th, i) {
@@ -465,7 +477,7 @@
       this.treeTable.set({ profile: p, tree: tree, v: v, which: which, rootLabel: rootLabel });
       this.drawTime = this.treeTable.show();
     } else if (st.view === "top") {
-      this.topTable.set({ profile: p, tree: p.tree(st.thread), v: v, which: which, filter: re && !re.error ? re : null });
+      this.topTable.set(this.topModel());
       this.drawTime = this.topTable.render();
     } else if (st.view === "sandwich") {
       this.renderSandwich(document.documentElement.clientWidth);
@@ -559,6 +571,17 @@
                      dark: this.dark, matched: share ? share.matched : null, selectedFunc: st.selectedFunc });
     this.drawTime = this.stack.draw(width);
   };
+  // The top functions' table model (the top view's and the sandwich's list).
+  App.prototype.topModel = function () {
+    var re = PK.searchRegex(this.state.search);
+    return { profile: this.p, tree: this.p.tree(this.state.thread), v: this.v(), which: this.which(), filter: re && !re.error ? re : null };
+  };
+  // The memory table's model: the inverted tree, in-use first, every memory type.
+  App.prototype.memModel = function () {
+    var mt = this.memTypes();
+    return { profile: this.p, tree: this.p.inverted(this.state.thread), v: mt[0], which: "new", extra: mt.slice(1),
+             rootLabel: this.p.threadLabel(this.state.thread) };
+  };
   // Memory: in-use bytes by allocating path as a flame graph (the tree
   // shown, zoom and search as in the flame graph; value inuse_space), then
   // the table by allocating function with every memory value type.
@@ -570,13 +593,12 @@
     this.memFlame.set(Object.assign({}, base, { v: mt[0], which: "new", diff: false, memory: mt,
                                                 order: tree.lazyOrder("width", mt[0], p.nameOf, "") }));
     var t = this.memFlame.draw(width);
-    this.memTable.set({ profile: p, tree: p.inverted(st.thread), v: mt[0], which: "new", extra: mt.slice(1), rootLabel: base.rootLabel });
+    this.memTable.set(this.memModel());
     this.drawTime = t + this.memTable.show();
   };
   App.prototype.renderSandwich = function (width) {
     var st = this.state, p = this.p, tree = p.tree(st.thread), v = this.v(), which = this.which();
-    var re = PK.searchRegex(st.search);
-    this.swTop.set({ profile: p, tree: tree, v: v, which: which, filter: re && !re.error ? re : null });
+    this.swTop.set(this.topModel());
     var t = this.swTop.render();
     var f = st.selectedFunc;
     this.callersCanvas.hidden = this.calleesCanvas.hidden = f < 0;
