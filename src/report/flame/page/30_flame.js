@@ -62,10 +62,21 @@
     };
   };
 
-  // Depth of the deepest node drawn under `zoom` at this width.
+  // Whether the canvas already shows what `key` (an array) describes; keeps
+  // the key. A view shown again unchanged is not drawn again (a hidden
+  // canvas keeps its pixels).
+  FlameView.prototype.unchanged = function (key) {
+    var old = this._drawn, same = !!old && old.length === key.length;
+    for (var i = 0; same && i < key.length; i++) if (old[i] !== key[i]) same = false;
+    this._drawn = key;
+    return same;
+  };
   FlameView.prototype.draw = function (width) {
     var m = this.model, t0 = performance.now();
     if (!m) return 0;
+    var dpr0 = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
+    if (this.unchanged([m.tree, m.v, m.which, m.order, m.zoom, m.icicle, m.colorMode, m.dark, m.matched, m.selectedFunc,
+                        m.diff, m.rootLabel, m.hideAbove, width, dpr0])) return performance.now() - t0;
     var tree = m.tree, tot = m.which === "base" ? tree.baseTotal(m.v) : tree.total(m.v);
     // m.order: an Order (sorted as drawn, Tree.lazyOrder) or a sorted array.
     var ks = tree.kidStart, lazy = m.order && m.order.kids ? m.order : null, depthOf = tree.depth;

@@ -21,6 +21,9 @@
   };
   StackView.prototype.draw = function (width) {
     var m = this.model, t0 = performance.now();
+    var dpr0 = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
+    if (this.unchanged([m.tree, m.samples, m.range[0], m.range[1], m.colorMode, m.dark, m.matched, m.selectedFunc, width, dpr0]))
+      return performance.now() - t0;
     var tree = m.tree, T = this.timing(tree, m.samples);
     var r0 = m.range[0], r1 = m.range[1], span = r1 - r0 || 1, scale = width / span;
     var rows = Math.max(T.depth, 1), height = rows * ROW;

@@ -603,7 +603,9 @@
     var f = st.selectedFunc;
     this.callersCanvas.hidden = this.calleesCanvas.hidden = f < 0;
     if (f < 0) { this.swTitle.textContent = "Pick a function on the left"; this.drawTime = t; return; }
-    var sw = PK.sandwich(tree, f);
+    // The last sandwich is kept (its view shown again is not made again).
+    if (!this._sw || this._sw.tree !== tree || this._sw.f !== f) this._sw = { tree: tree, f: f, sw: PK.sandwich(tree, f) };
+    var sw = this._sw.sw;
     var tot = which === "base" ? sw.callers.baseTotal(v) : sw.callers.total(v), all = this.totalsOf(tree)[0];
     this.swTitle.textContent = p.funcLabel(f) + " — " + PK.formatValue(tot[1], p.values[v].unit) + " (" + PK.formatPercent(tot[1], all) + ")";
     // The flames' column: the page's width less the list's (38%, at least
