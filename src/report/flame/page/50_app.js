@@ -161,7 +161,7 @@
     this.crumbs.setAttribute("aria-label", "Zoom path");
     app.appendChild(this.crumbs);
 
-    var main = el("main", "pk-main");
+    var main = this.main = el("main", "pk-main");
     this.panes = {};
     VIEWS.forEach(function (v) { var d = el("section", "pk-pane"); d.id = "pk-" + v[0]; main.appendChild(d); self.panes[v[0]] = d; });
     app.appendChild(main);
@@ -227,6 +227,13 @@
       if (location.hash.replace(/^#/, "") === self.encoded) return;
       self.apply(PK.decodeState(location.hash)); self.render("hash");
     });
+    if (typeof ResizeObserver !== "undefined") {
+      new ResizeObserver(function () {
+        var w = self.main.clientWidth;
+        if (w && self.lastWidth && w !== self.lastWidth)
+          requestAnimationFrame(function () { if (self.main.clientWidth !== self.lastWidth) self.render("resize"); });
+      }).observe(main);
+    }
     var resizeTimer = 0;
     window.addEventListener("resize", function () {
       clearTimeout(resizeTimer);
@@ -433,6 +440,13 @@
   App.prototype.render = function (action, t0) {
     if (t0 === undefined) t0 = performance.now();
     var st = this.state, p = this.p;
+    // The page's width, read before anything changes (the layout is still
+    // clean then): the canvases are as wide as the main area's content. A
+    // pane read after it is shown would lay the page out twice, old view and
+    // new; a width that changes afterwards (a scroll bar) redraws through
+    // the ResizeObserver.
+    var mainW = this.main.clientWidth || document.documentElement.clientWidth;
+    this.lastWidth = mainW;
     this.hideHover();
     var hasStack = this.hasSamples(), hasMem = this.memTypes().length > 0;
     this.tabs.stack.hidden = !p.threads.some(function (t) { return t.samples && t.samples.start && t.samples.start.length; });
@@ -459,9 +473,7 @@
     } else this.matchInfo.textContent = re && re.error ? "Bad expression" : "";
     this.renderCrumbs(tree, zoom);
     // The canvas views' width (reading it lays the page out: tables skip it).
-    var pane = this.panes[st.view], width = function () {
-      return Math.max(200, pane.clientWidth || document.documentElement.clientWidth - 16);
-    };
+    var width = function () { return Math.max(200, mainW - 16); };
     var rootLabel = p.threadLabel(st.thread);
     var base = { profile: p, tree: tree, v: v, which: which, order: tree.lazyOrder(st.sort, v, p.nameOf, which === "base" ? "base" : ""),
                  zoom: zoom, icicle: st.icicle, colorMode: st.color, dark: this.dark,
@@ -480,7 +492,7 @@
       this.topTable.set(this.topModel());
       this.drawTime = this.topTable.render();
     } else if (st.view === "sandwich") {
-      this.renderSandwich(document.documentElement.clientWidth);
+      this.renderSandwich(mainW);
     } else if (st.view === "memory") {
       this.renderMemory(base, width());
     }
