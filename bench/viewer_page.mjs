@@ -4,9 +4,16 @@
 // `profkit flame` does, loads it from file:// in headless chromium and
 // prints load-to-interactive and the time of each action (the page's own
 // performance.now figures in window.profkitTimings, and the time to the
-// next animation frame, which includes the paint).
+// next animation frame, which includes the paint): once on a page that has
+// finished its idle preparation (the usual case: it takes well under a
+// second after load), and once, first time only, on a page whose idle
+// preparation is turned off (window.profkitNoIdle), so each view builds
+// what it needs when asked.
 //
 //   node bench/viewer_page.mjs [NODES] [RUNS] [OUT_DIR]
+//   PAGE=page.html node bench/viewer_page.mjs     a page made elsewhere
+//     (e.g. `profkit flame` of bench/flame.sh's 1 GB Gecko profile): the
+//     same load and actions on it (those it has no data for are skipped).
 import { writeFileSync, mkdirSync, statSync, readFileSync } from "node:fs";
 import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,7 +41,7 @@ for (let i = 0; i < NF; i++) {
 }
 // The tree: depth-first, each node gets a share of the remaining budget,
 // split over 1-4 children with random weights (parents precede children).
-const parent = [-1], func = [-1], cpu = [0], bytes = [0];
+const parent = [-1], func = [-1], cpu = [0], bytes = [0], inuse = [0];
 const stack = [[0, NODES - 1, 0]];
 while (stack.length) {
   const [node, budget, depth] = stack.pop();
@@ -47,31 +54,34 @@ while (stack.length) {
   for (let j = 0; j < k; j++) {
     const c = parent.length;
     parent.push(node); func.push(Math.floor(rnd() * NF)); cpu.push(rnd() < 0.3 ? Math.floor(rnd() * 500) : 0); bytes.push(rnd() < 0.1 ? Math.floor(rnd() * 65536) : 0);
+    inuse.push(0);
     const share = j === k - 1 ? left : Math.floor(left * w[j] / sw);
     left -= share; sw -= w[j];
     kids.push([c, share, depth + 1]);
   }
   for (let j = kids.length - 1; j >= 0; j--) stack.push(kids[j]);
 }
+// In-use bytes (the memory view): a quarter of the allocations never freed.
+for (let i = 1; i < parent.length; i++) if (bytes[i] && rnd() < 0.25) inuse[i] = bytes[i];
 // One timed thread: the same tree, runs over random leaves in time order.
 const leaves = []; const hasKid = new Uint8Array(parent.length);
 for (let i = 1; i < parent.length; i++) hasKid[parent[i]] = 1;
 for (let i = 1; i < parent.length; i++) if (!hasKid[i]) leaves.push(i);
 const start = [], node = []; let t = 0;
 for (let r = 0; r < RUNS; r++) { start.push(t); node.push(leaves[Math.floor(rnd() * leaves.length)]); t += 100000 + Math.floor(rnd() * 2000000); }
-const tree = { parent, func, self: [cpu, bytes] };
+const tree = { parent, func, self: [cpu, bytes, inuse] };
 const data = {
   schema: 1, generator: "bench/viewer_page.mjs", title: "synthetic " + parent.length + " nodes", format: "synthetic", diff: false,
-  strings, values: [{ type: "cpu", unit: "nanoseconds" }, { type: "alloc_space", unit: "bytes" }], default_value: 0, funcs,
+  strings, values: [{ type: "cpu", unit: "nanoseconds" }, { type: "alloc_space", unit: "bytes" }, { type: "inuse_space", unit: "bytes" }], default_value: 0, funcs,
   threads: [
     { name: 0, process: 0, pid: -1, tid: -1, merged: true, tree },
     { name: 0, process: 0, pid: 1, tid: 1, merged: false, tree, samples: { start, node, end: t } },
   ],
 };
-const json = JSON.stringify(data);
-const page = join(OUT, "viewer_" + NODES + ".html");
-writeFileSync(page, assemble(json));
-console.log(`page: ${page} (${(statSync(page).size / 1048576).toFixed(1)} MB; ${parent.length} nodes, ${RUNS} runs)`);
+const given = process.env.PAGE ? resolve(process.env.PAGE) : null;
+const page = given || join(OUT, "viewer_" + NODES + ".html");
+if (!given) writeFileSync(page, assemble(JSON.stringify(data)));
+console.log(`page: ${page} (${(statSync(page).size / 1048576).toFixed(1)} MB` + (given ? ")" : `; ${parent.length} nodes, ${RUNS} runs)`));
 
 const browser = await chromium.launch({
   executablePath: "/usr/bin/chromium",
@@ -81,25 +91,34 @@ const browser = await chromium.launch({
 const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[s.length >> 1]; };
 const loads = [];
 let p;
-for (let i = 0; i < 5; i++) {
+async function load(noIdle) {
   const ctx = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
-  p = await ctx.newPage();
-  await p.goto("file://" + page);
-  await p.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0);
+  const pg = await ctx.newPage();
+  if (noIdle) await pg.addInitScript(() => { window.profkitNoIdle = true; });
+  await pg.goto("file://" + page);
+  await pg.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0);
+  // The idle preparation's end (pages without one: at once).
+  if (!noIdle) await pg.waitForFunction(() => window.profkitTimings.prepared > 0 || !window.profkit.app.prepare, null, { timeout: 60000 });
+  return { ctx, pg };
+}
+for (let i = 0; i < 5; i++) {
+  const { ctx, pg } = await load(false);
+  p = pg;
   loads.push(await p.evaluate(() => ({ parse: window.profkitTimings.parse, interactive: window.profkitTimings.interactive,
-                                        draw: window.profkitTimings.actions[0].ms })));
+                                        draw: window.profkitTimings.actions[0].ms, prepared: window.profkitTimings.prepared || 0 })));
   if (i < 4) await ctx.close();
 }
 console.log(`load to interactive (navigation start to first flame graph drawn), median of 5: ${median(loads.map((l) => l.interactive)).toFixed(0)} ms, fastest ${Math.min(...loads.map((l) => l.interactive)).toFixed(0)} ms` +
-            ` (JSON.parse + model ${median(loads.map((l) => l.parse)).toFixed(0)} ms, first draw with totals and order ${median(loads.map((l) => l.draw)).toFixed(0)} ms)`);
+            ` (first draw with totals and order ${median(loads.map((l) => l.draw)).toFixed(0)} ms)` +
+            `; idle preparation done ${median(loads.map((l) => l.prepared)).toFixed(0)} ms after navigation start (median)`);
 
 // Each action: the page's own time for it (state change + layout + canvas
 // draw, or table DOM) and the time to the next animation frame.
-async function act(name, fn, arg) {
-  const r = await p.evaluate(async ([fn, arg]) => {
+async function act(name, fn, arg, pg = p) {
+  const r = await pg.evaluate(async ([fn, arg]) => {
     const app = window.profkit.app, PK = window.profkit;
     const t0 = performance.now();
-    (new Function("app", "PK", "arg", fn))(app, PK, arg);
+    if ((new Function("app", "PK", "arg", fn))(app, PK, arg) === "n/a") return null;   // not in this page
     const js = performance.now() - t0;
     const frame = await new Promise((res) => requestAnimationFrame(() => setTimeout(() => res(performance.now() - t0), 0)));
     return { js, frame, state: window.profkitState.view, drawn: window.profkitState.drawn };
@@ -122,26 +141,46 @@ const actions = [
   ["inverted on", "app.change({inverted: true}, 'inverted')"],
   ["inverted off", "app.change({inverted: false}, 'inverted')"],
   ["icicle toggle", "app.change({icicle: !app.state.icicle}, 'icicle')"],
-  ["switch thread (timed one)", "app.change({thread: 1}, 'thread')"],
+  ["switch thread (timed one)", "var t = app.p.threads.findIndex(function (th) { return th.samples && th.samples.start.length > 1; }); if (t < 0) return 'n/a'; app.change({thread: t}, 'thread')"],
   ["stack chart view", "app.change({view: 'stack'}, 'view')"],
+  ["stack chart: wheel zoom in (x2.7, at 30%)", "if (!app.stackZoomed) return 'n/a'; app.change({range: app.stackZoomed(app.stackRange(), 1 / Math.E, 0.3)}, 'wheel')"],
+  ["stack chart: pan 200 px", "if (!app.stackShifted) return 'n/a'; app.change({range: app.stackShifted(app.stackRange(), 200)}, 'pan')"],
+  ["stack chart: whole range", "app.change({range: ''}, 'zoom')"],
   ["call tree view", "app.change({view: 'tree'}, 'view')"],
   ["top functions view", "app.change({view: 'top'}, 'view')"],
   ["sandwich of method_7", "app.change({view: 'sandwich', func: app.p.funcLabel(7)}, 'sandwich')"],
+  ["memory view (in-use bytes)", "if (!app.memTypes().length) return 'n/a'; app.change({view: 'memory', thread: 0}, 'view')"],
   ["back to the flame graph", "app.change({view: 'flame', thread: 0}, 'view')"],
 ];
+// First time only, nothing prepared in idle time: a fresh page per round
+// (3 rounds, median).
+const cold = new Map();
+for (let r = 0; r < 3; r++) {
+  const { ctx, pg } = await load(true);
+  for (const [name, fn, arg] of actions) {
+    const x = await act(name, fn, arg, pg);
+    if (!x) continue;
+    if (!cold.has(name)) cold.set(name, []);
+    cold.get(name).push(x.js);
+  }
+  await ctx.close();
+}
 const rounds = 7, res = new Map();
 for (let r = 0; r < rounds; r++) {
   for (const [name, fn, arg] of actions) {
     const x = await act(name, fn, arg);
+    if (!x) continue;
     if (!res.has(name)) res.set(name, { first: x, js: [], frame: [] });
     res.get(name).js.push(x.js); res.get(name).frame.push(x.frame);
   }
 }
-console.log(`\n| action (${parent.length} nodes) | first time: JS, to next frame | median of ${rounds}: JS, to next frame | fastest of ${rounds}: JS |`);
-console.log("|---|---|---|---|");
+const nodesShown = await p.evaluate(() => window.profkit.app.p.tree(0).n);
+console.log(`\n| action (${nodesShown} nodes in the all-threads tree) | first time, idle preparation off: JS (median of 3 pages) | first time: JS, to next frame | median of ${rounds}: JS, to next frame | fastest of ${rounds}: JS |`);
+console.log("|---|---|---|---|---|");
 for (const [name] of actions) {
   const x = res.get(name);
-  console.log(`| ${name} | ${x.first.js.toFixed(1)} ms, ${x.first.frame.toFixed(1)} ms | ${median(x.js).toFixed(1)} ms, ${median(x.frame).toFixed(1)} ms | ${Math.min(...x.js).toFixed(1)} ms |`);
+  if (!x) { console.log(`| ${name} | n/a | n/a | n/a | n/a |`); continue; }
+  console.log(`| ${name} | ${median(cold.get(name)).toFixed(1)} ms | ${x.first.js.toFixed(1)} ms, ${x.first.frame.toFixed(1)} ms | ${median(x.js).toFixed(1)} ms, ${median(x.frame).toFixed(1)} ms | ${Math.min(...x.js).toFixed(1)} ms |`);
 }
 
 // The same tree in speedscope's own app (npm package speedscope), when
@@ -150,8 +189,8 @@ for (const [name] of actions) {
 // file to its file input to the first frame after it names the profile.
 const ssApp = join(OUT, "speedscope", "node_modules", "speedscope", "dist", "release", "index.html");
 let ssExists = false;
-try { statSync(ssApp); ssExists = true; } catch (e) { ssExists = false; }
-if (ssExists) {
+try { statSync(ssApp); ssExists = process.env.SPEEDSCOPE !== "0"; } catch (e) { ssExists = false; }
+if (ssExists && !given) {
   const frames = strings.length ? funcs.name.map((ni, f) => ({ name: strings[ni], file: strings[funcs.file[f]], line: funcs.line[f] })) : [];
   const samples = [], weights = [], path = [];
   for (let i = 1; i < parent.length; i++) {

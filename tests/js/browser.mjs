@@ -77,6 +77,18 @@ const shot = (o, name) => o.page.screenshot({ path: join(SHOTS, name + ".png"), 
 const state = (o) => o.page.evaluate(() => window.profkitState);
 const crumbs = (o) => o.page.$$eval("#pk-crumbs .pk-crumb", (bs) => bs.map((b) => b.textContent));
 const hoverText = (o) => o.page.$eval("#pk-hover", (h) => (h.hidden ? "" : h.innerText));
+const nextFrame = (o) => o.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+// Scrolls a virtual table's host until the row of function `name` is in the DOM.
+async function scrollToRow(o, host, name) {
+  const sel = `${host} tr[data-func]:has(.fn:text-is("${name}"))`;
+  if (!(await o.page.$(sel))) { await o.page.$eval(host, (h) => { h.scrollTop = 0; }); await nextFrame(o); }
+  for (let k = 0; k < 200 && !(await o.page.$(sel)); k++) {
+    const end = await o.page.$eval(host, (h) => { const at = h.scrollTop; h.scrollTop += h.clientHeight / 2; return h.scrollTop === at; });
+    await nextFrame(o);
+    if (end && !(await o.page.$(sel))) break;
+  }
+  return sel;
+}
 
 // The centre of a node's frame (by its path of names) on a canvas, in page coordinates.
 async function frameAt(o, names, canvas = "flame") {
@@ -315,11 +327,19 @@ if (existsSync(FOLDED)) {
   }
   const [swName, swCallers] = [...callers].filter(([, m]) => m.size >= 2).sort((a, b) => b[1].size - a[1].size)[0];
   await o.page.click('button[data-view="top"]');
-  const topRows = await o.page.$$eval("#pk-top tbody tr", (rs) => rs.length);
+  // The table has a row per function; only those in view are in the DOM.
+  const topRows = await o.page.$eval("#pk-top table", (t) => +t.getAttribute("data-rows"));
+  const inDom = await o.page.$$eval("#pk-top tbody tr[data-func]", (rs) => rs.length);
   const nTop = +/of (\d+) functions/.exec(top.join("\n"))[1];
-  check("top functions table lists every function", slack ? topRows > 0 && topRows <= Math.min(nTop + 1, 400) : topRows === Math.min(nTop, 400), topRows + " vs " + nTop);
+  check("top functions table lists every function", slack ? topRows > 0 && topRows <= nTop + 1 : topRows === nTop, topRows + " vs " + nTop);
+  check("top functions table puts only the rows in view in the page", inDom > 10 && inDom <= topRows && (topRows < 150 || inDom < topRows), inDom + " of " + topRows);
   await shot(o, "top");
-  await o.page.dblclick(`#pk-top tr[data-func]:has(.fn:text-is("${swName}"))`);
+  // Scrolled to the end, the last function is there.
+  const lastName = await o.page.evaluate(() => { const t = window.profkit.app.topTable; return t.model.profile.funcLabel(t.rowsAll[t.rowsAll.length - 1].func); });
+  const lastSel = await scrollToRow(o, "#pk-top", lastName);
+  check("top functions table: scrolling brings the last row", !!(await o.page.$(lastSel)), lastName);
+  await shot(o, "top_scrolled");
+  await o.page.dblclick(await scrollToRow(o, "#pk-top", swName));
   st = await state(o);
   check("double click in top opens the sandwich", st.view === "sandwich" && st.func === swName, st.view + " " + st.func);
   const got = new Map(st.sandwich.callers.map((c) => [c.name, c.total]));
@@ -329,7 +349,7 @@ if (existsSync(FOLDED)) {
   check("sandwich title names the function", swTitle.startsWith(swName), swTitle);
   await shot(o, "sandwich");
   // Selecting in the top table highlights it in the flame graph.
-  await o.page.click(`#pk-sandwich tr[data-func]:has(.fn:text-is("${tree[1].name}"))`);
+  await o.page.click(await scrollToRow(o, "#pk-sandwich .pk-sw-list", tree[1].name));
   st = await state(o);
   check("a click in the top table selects the function everywhere", st.func === tree[1].name, st.func);
   await o.page.click('button[data-view="flame"]');
@@ -436,6 +456,43 @@ const BS = join(SRC, "tests", "data", "bsprof", "ok_lines.bsprof");
   check("memory view: in-use total is profkit info's inuse_space", rootB === inuse, rootB + " vs " + inuse);
   check("memory view: in-use total is profkit mem's live bytes", Math.abs(rootB - parseAmount(live, "bytes")) <= inuse * 0.01, rootB + " vs " + live);
   check("memory view: rows sorted by in-use bytes, with alloc columns", memRows.length > 2 && memRows[0].length >= 6, JSON.stringify(memRows.slice(0, 3)));
+  // The flame graph of in-use bytes by allocating path: profkit mem's
+  // largest leak first (leftmost, under the root), with its bytes and count.
+  const memOut = pk(["mem", "-q", BS]).split("\n");
+  const leakRow = memOut[memOut.findIndex((l) => /^By allocating call path, largest leaks first/.test(l)) + 2].trim().split(/\s+/);
+  const leakPath = leakRow[6].split(";"), leakBytes = parseAmount(leakRow[0], "bytes"), leakObjects = +leakRow[1];
+  st = await state(o);
+  check("memory view draws a flame graph", st.view === "memory" && st.drawn > 2, JSON.stringify(st));
+  const firstPath = await o.page.evaluate(() => {
+    const v = window.profkit.app.memFlame, b = v.boxes, t = v.model.tree, p = window.profkit.app.p;
+    // The leftmost frame of each depth, from the root's child down.
+    const out = [];
+    for (let d = 1; d <= t.maxDepth; d++) {
+      let best = -1;
+      for (let i = 0; i < b.node.length; i++) if (b.node[i] > 0 && t.depth[b.node[i]] === d && (best < 0 || b.x[i] < b.x[best])) best = i;
+      if (best < 0 || b.x[best] > 0.5) break;
+      out.push(p.funcLabel(t.func[b.node[best]]));
+    }
+    return out;
+  });
+  check("memory flame: the largest leak's path first (leftmost)", JSON.stringify(firstPath.slice(0, leakPath.length)) === JSON.stringify(leakPath),
+        JSON.stringify(firstPath) + " vs profkit mem " + leakPath.join(";"));
+  const leakAt = await frameAt(o, leakPath, "memFlame");
+  check("memory flame: the leak's frame is drawn", !!leakAt);
+  if (leakAt) {
+    await o.page.mouse.move(leakAt.x, leakAt.y);
+    const hm2 = await hoverText(o);
+    const inUse = /In use\s*([\d.,]+ (?:B|KB|MB|GB))/.exec(hm2), objs = /Objects in use\s*([\d,]+)/.exec(hm2);
+    const bytesOf = (t) => { const m = /^([\d.,]+) (B|KB|MB|GB)$/.exec(t); return +m[1].replace(/,/g, "") * { B: 1, KB: 1024, MB: 1048576, GB: 1073741824 }[m[2]]; };
+    check("memory hover: in-use bytes are profkit mem's", inUse && Math.abs(bytesOf(inUse[1]) - leakBytes) <= leakBytes * 0.01, hm2 + " vs " + leakRow.join(" "));
+    check("memory hover: objects in use are profkit mem's", objs && +objs[1].replace(/,/g, "") === leakObjects, hm2 + " vs " + leakRow.join(" "));
+    check("memory hover: allocated bytes and allocations", /Allocated\s*[\d.,]+ (B|KB)/.test(hm2) && /Allocations\s*\d/.test(hm2), hm2);
+    await shot(o, "bsprof_memory_hover");
+    await o.page.mouse.click(leakAt.x, leakAt.y);
+    st = await state(o);
+    check("memory flame: a click zooms, in the memory view", st.view === "memory" && JSON.stringify(st.zoom) === JSON.stringify(leakPath) && st.zoomTotal === leakBytes,
+          JSON.stringify([st.view, st.zoom, st.zoomTotal]));
+  }
   await shot(o, "bsprof_memory");
   await close(o, "bsprof");
 }
@@ -467,18 +524,73 @@ if (existsSync(GECKO)) {
   st = await state(o);
   check("stack chart click zooms the time range", /^\d+-\d+$/.test(st.range) && (await crumbs(o)).length === 2, st.range);
   await shot(o, "stack_chart_zoomed");
-  // Drag across the chart: zooms to the dragged time range.
-  const before = (await state(o)).range.split("-").map(Number);
+  // Shift+drag across the chart: zooms to the dragged time range.
+  const range = async () => (await state(o)).range.split("-").map(Number);
+  const before = await range();
   const cb = await o.page.$eval("#pk-stack-canvas", (c) => { const r = c.getBoundingClientRect(); return { x: r.left, y: r.top, w: r.width }; });
+  await o.page.keyboard.down("Shift");
   await o.page.mouse.move(cb.x + cb.w * 0.25, cb.y + 5);
   await o.page.mouse.down();
   await o.page.mouse.move(cb.x + cb.w * 0.5, cb.y + 5, { steps: 4 });
   await o.page.mouse.up();
-  const after = (await state(o)).range.split("-").map(Number);
+  await o.page.keyboard.up("Shift");
+  const after = await range();
   const span = before[1] - before[0];
-  check("stack chart drag zooms to the dragged quarter", Math.abs(after[0] - (before[0] + span / 4)) <= span / 100 && Math.abs(after[1] - (before[0] + span / 2)) <= span / 100,
+  check("stack chart Shift+drag zooms to the dragged quarter", Math.abs(after[0] - (before[0] + span / 4)) <= span / 100 && Math.abs(after[1] - (before[0] + span / 2)) <= span / 100,
         JSON.stringify([before, after]));
-  await shot(o, "stack_chart_dragged");
+  await shot(o, "stack_chart_selected");
+  // Back to the whole range, then the wheel: zooms in around the pointer
+  // (the time under it stays under it), the breadcrumb and URL follow.
+  await o.page.keyboard.press("Escape");
+  st = await state(o);
+  check("Escape: the whole range again", st.range === "", st.range);
+  const whole = await o.page.evaluate(() => window.profkit.app.stackRange());
+  const atX = cb.x + cb.w * 0.3, tAt = whole[0] + (whole[1] - whole[0]) * 0.3;
+  await o.page.mouse.move(atX, cb.y + 5);
+  await o.page.mouse.wheel(0, -400);
+  await o.page.waitForFunction(() => window.profkitState.range !== "", null, { timeout: 5000 }).catch(() => {});
+  await nextFrame(o);
+  let w1 = await range();
+  const wspan = whole[1] - whole[0], s1 = w1[1] - w1[0];
+  check("wheel zooms in: the visible time range shrinks", s1 > 0 && s1 < wspan * 0.8, JSON.stringify([whole, w1]));
+  check("wheel zooms around the pointer", Math.abs(w1[0] + s1 * 0.3 - tAt) <= wspan / 200, JSON.stringify([w1, tAt]));
+  check("wheel zoom shows the range in the breadcrumb", (await crumbs(o)).length === 2, JSON.stringify(await crumbs(o)));
+  await o.page.waitForFunction((r) => location.hash.includes("range=" + r), `${w1[0]}-${w1[1]}`, { timeout: 5000 }).catch(() => {});
+  check("wheel zoom is in the URL", (await o.page.evaluate(() => location.hash)).includes(`range=${w1[0]}-${w1[1]}`), await o.page.evaluate(() => location.hash));
+  const drawnZoomed = (await state(o)).drawn;
+  await shot(o, "stack_chart_wheel");
+  // Drag pans: dragging right by a fifth of the width shows a fifth earlier.
+  await o.page.mouse.move(cb.x + cb.w * 0.5, cb.y + 5);
+  await o.page.mouse.down();
+  await o.page.mouse.move(cb.x + cb.w * 0.7, cb.y + 5, { steps: 5 });
+  await o.page.mouse.up();
+  await nextFrame(o);
+  const w2 = await range();
+  check("drag pans: the same span, a fifth of it earlier", Math.abs((w2[1] - w2[0]) - s1) <= 2 && Math.abs(w2[0] - (w1[0] - s1 * 0.2)) <= s1 / 100,
+        JSON.stringify([w1, w2]));
+  check("the zoomed chart draws boxes", drawnZoomed > 0, drawnZoomed);
+  await shot(o, "stack_chart_panned");
+  // Keys on the focused chart: "+" zooms in around the centre, → pans right.
+  await o.page.focus("#pk-stack-canvas");
+  await o.page.keyboard.press("+");
+  const w3 = await range(), s3 = w3[1] - w3[0];
+  check("key + zooms in around the centre", Math.abs(s3 - (w2[1] - w2[0]) / 1.5) <= 2 && Math.abs((w3[0] + w3[1]) / 2 - (w2[0] + w2[1]) / 2) <= s3 / 100,
+        JSON.stringify([w2, w3]));
+  await o.page.keyboard.press("ArrowRight");
+  const w4 = await range();
+  check("key → pans right by a tenth", Math.abs(w4[0] - (w3[0] + s3 * 0.1)) <= s3 / 100 && Math.abs((w4[1] - w4[0]) - s3) <= 2, JSON.stringify([w3, w4]));
+  // The wheel never zooms out past the whole range.
+  await o.page.mouse.move(atX, cb.y + 5);
+  for (let k = 0; k < 4; k++) await o.page.mouse.wheel(0, 2000);
+  await o.page.waitForFunction(() => window.profkitState.range === "", null, { timeout: 5000 }).catch(() => {});
+  check("wheel out stops at the whole range", (await state(o)).range === "", (await state(o)).range);
+  await shot(o, "stack_chart_whole");
+  // A thread without timed samples (all threads merged) in the stack chart: a note, no error.
+  await o.page.selectOption("#pk-thread", "0");
+  st = await state(o);
+  const note = await o.page.textContent("#pk-stack .note");
+  check("stack chart of a thread without samples: a note", st.view === "stack" && /no timed samples/.test(note), st.view + " " + note);
+  await shot(o, "stack_chart_untimed");
   await close(o, "stack chart");
 }
 

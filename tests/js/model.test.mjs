@@ -169,3 +169,102 @@ test("colours are stable per name and differ between schemes", () => {
   assert.match(PK.diffColor(10, 10, false).fill, /^hsl\(0,/);     // growth red
   assert.match(PK.diffColor(-10, 10, false).fill, /^hsl\(220,/);  // shrinkage blue
 });
+
+// A seeded random tree (parents first) with two value types, some zeros.
+function randomTree(n, nf, seed) {
+  let s = seed;
+  const rnd = () => { s = (Math.imul(s, 1103515245) + 12345) >>> 0; return s / 4294967296; };
+  const parent = [-1], func = [-1], a = [0], b = [0];
+  for (let i = 1; i < n; i++) {
+    parent.push(Math.floor(rnd() * i));
+    func.push(Math.floor(rnd() * nf));
+    a.push(rnd() < 0.6 ? Math.floor(rnd() * 100) : 0);
+    b.push(rnd() < 0.2 ? Math.floor(rnd() * 1000) : 0);
+  }
+  return { parent, func, a, b };
+}
+// Every path from an inverted root down to a node, as "f;g;h" -> totals.
+function pathTotals(p, t, v) {
+  const out = new Map(), tot = t.total(v);
+  for (let i = 1; i < t.n; i++) out.set(PK.pathNames(p, t, i).join(";"), (out.get(PK.pathNames(p, t, i).join(";")) || 0) + tot[i]);
+  return out;
+}
+function randomProfile(n, nf, seed) {
+  const r = randomTree(n, nf, seed), strings = [""], funcs = { name: [], file: [], line: [], module: [] };
+  for (let f = 0; f < nf; f++) { strings.push("f" + f); funcs.name.push(f + 1); funcs.file.push(0); funcs.line.push(0); funcs.module.push(0); }
+  return new PK.Profile({ schema: 1, title: "r", strings, funcs, values: [{ type: "cpu", unit: "nanoseconds" }, { type: "alloc_space", unit: "bytes" }],
+    default_value: 0, threads: [{ name: 0, process: 0, pid: -1, tid: -1, merged: true, tree: { parent: r.parent, func: r.func, self: [r.a, r.b] } }] });
+}
+
+test("inverted tree without the cut: every caller path reversed, its value once", () => {
+  const p = randomProfile(400, 12, 7), t = p.tree(0);
+  // Brute force: each node's self value goes to its path read upwards.
+  for (const v of [0, 1]) {
+    const want = new Map();
+    for (let i = 1; i < t.n; i++) {
+      if (!t.self[v][i]) continue;
+      const up = [];
+      for (let x = i; x > 0; x = t.parent[x]) up.push(p.funcLabel(t.func[x]));
+      for (let k = 1; k <= up.length; k++) { const key = up.slice(0, k).join(";"); want.set(key, (want.get(key) || 0) + t.self[v][i]); }
+    }
+    const got = pathTotals(p, PK.invert(t, 0), v);
+    for (const [k, x] of got) if (x === 0) got.delete(k);
+    assert.deepEqual([...got].sort(), [...want].sort(), "value type " + v);
+  }
+});
+
+test("inverted tree with the cut: totals kept, a narrow node's callers are one (other)", () => {
+  const p = randomProfile(3000, 40, 11), t = p.tree(0), inv = PK.invert(t, 0.01);
+  for (const v of [0, 1]) assert.equal(inv.total(v)[0], t.total(v)[0]);
+  for (let i = 1; i < inv.n; i++) {
+    const kids = Array.from(inv.kids.slice(inv.kidStart[i], inv.kidStart[i + 1]));
+    const other = kids.filter((c) => inv.func[c] === PK.OTHER_FUNC);
+    assert.ok(other.length <= 1);
+    if (other.length) {
+      assert.equal(kids.length, 1, "an (other) node has no siblings");
+      const wide = [0, 1].some((v) => inv.total(v)[i] > 0 && inv.total(v)[i] >= 0.01 * t.total(v)[0]);
+      assert.ok(!wide, "only narrow nodes are cut");
+    }
+  }
+});
+
+test("inverted tree built in slices is the one built at once", () => {
+  const p = randomProfile(3000, 40, 5), q = randomProfile(3000, 40, 5);
+  let slices = 0;
+  while (!p.prepareInverted(0, 0)) slices++;   // until = 0: a few nodes per slice
+  assert.ok(slices > 3, "several slices: " + slices);
+  const a = p.inverted(0), b = q.inverted(0);
+  assert.deepEqual(Array.from(a.parent), Array.from(b.parent));
+  assert.deepEqual(Array.from(a.func), Array.from(b.func));
+  assert.deepEqual(Array.from(a.self[1]), Array.from(b.self[1]));
+});
+
+test("lazy child order: each node sorted when asked, as the full order", () => {
+  const p = randomProfile(2000, 30, 3), t = p.tree(0);
+  const full = Array.from(t.order("width", 1, p.nameOf));
+  const q = randomProfile(2000, 30, 3), u = q.tree(0), lazy = u.lazyOrder("width", 1, q.nameOf);
+  for (const i of [0, 5, 17, 400]) {
+    const got = Array.from(lazy.kids(i).slice(u.kidStart[i], u.kidStart[i + 1]));
+    assert.deepEqual(got, full.slice(t.kidStart[i], t.kidStart[i + 1]));
+  }
+  assert.equal(lazy.done[1], 0, "a node not drawn is not sorted");
+});
+
+test("top functions come from a cache the caller cannot spoil", () => {
+  const p = profile(["main;a 3", "main;b 1"]), t = p.tree(0);
+  const r1 = PK.topFunctions(t, 0);
+  r1.sort((x, y) => x.self - y.self).length = 1;
+  assert.equal(PK.topFunctions(t, 0).length, 3);
+});
+
+test("stack chart boxes: runs sharing a frame at a depth are one box", () => {
+  // main;a;x | main;a;y | main;b | main;a;x  at t = 0, 10, 20, 30; end 40
+  const p = profile(["main;a;x 1", "main;a;y 1", "main;b 1"]), t = p.tree(0);
+  const node = (s) => nodeByPath(p, t, s);
+  const T = PK.stackTiming(t, { start: [0, 10, 20, 30], node: [node("main;a;x"), node("main;a;y"), node("main;b"), node("main;a;x")], end: 40 });
+  const boxes = (d) => Array.from({ length: T.count[d] }, (_, k) => [T.start[d][k], T.end[d][k], PK.pathNames(p, t, T.node[d][k]).join(";")]);
+  assert.equal(T.depth, 3);
+  assert.deepEqual(boxes(1), [[0, 40, "main"]]);
+  assert.deepEqual(boxes(2), [[0, 20, "main;a"], [20, 30, "main;b"], [30, 40, "main;a"]]);
+  assert.deepEqual(boxes(3), [[0, 10, "main;a;x"], [10, 20, "main;a;y"], [30, 40, "main;a;x"]]);
+});

@@ -51,31 +51,48 @@
   };
   // Children of every node, ordered by `key` ("width": widest first, ties by
   // name; "name": by name), for value type v (and "base" widths in diff).
-  // Returns an Int32Array laid out like kids, cached per (key, v).
-  Tree.prototype.order = function (key, v, names, which) {
-    var k = key + ":" + v + ":" + (which || "");
-    if (this._order[k]) return this._order[k];
-    var tot = which === "base" ? this.baseTotal(v) : this.total(v), func = this.func;
-    var out = this.kids.slice(), ks = this.kidStart;
+  // Lazy: a node's children are sorted the first time a view asks for them
+  // (order.kids(node)), so a draw sorts only what it shows. Cached per
+  // (key, v, which).
+  function Order(tree, key, tot, names) {
+    var func = tree.func;
+    this.ks = tree.kidStart;
+    this.out = tree.kids.slice();
+    this.done = new Uint8Array(tree.n);
     var nameOf = function (i) { return names(func[i]); };
-    var cmp = key === "name" ? function (x, y) { return cmpStr(nameOf(x), nameOf(y)) || tot[y] - tot[x]; }
-                             : function (x, y) { return tot[y] - tot[x] || cmpStr(nameOf(x), nameOf(y)); };
-    for (var i = 0; i < this.n; i++) {
-      var a = ks[i], b = ks[i + 1];
-      if (b - a < 2) continue;
-      if (b - a <= 12) {               // most nodes have a few children: insertion sort in place
-        for (var p = a + 1; p < b; p++) {
-          var x = out[p], q = p - 1;
-          while (q >= a && cmp(out[q], x) > 0) { out[q + 1] = out[q]; q--; }
-          out[q + 1] = x;
-        }
-        continue;
+    this.cmp = key === "name" ? function (x, y) { return cmpStr(nameOf(x), nameOf(y)) || tot[y] - tot[x]; }
+                              : function (x, y) { return tot[y] - tot[x] || cmpStr(nameOf(x), nameOf(y)); };
+  }
+  // The sorted children array, with node i's range sorted.
+  Order.prototype.kids = function (i) {
+    if (this.done[i] === 0) this.sort(i);
+    return this.out;
+  };
+  Order.prototype.sort = function (i) {
+    this.done[i] = 1;
+    var a = this.ks[i], b = this.ks[i + 1], out = this.out, cmp = this.cmp;
+    if (b - a < 2) return;
+    if (b - a <= 12) {                 // most nodes have a few children: insertion sort in place
+      for (var p = a + 1; p < b; p++) {
+        var x = out[p], q = p - 1;
+        while (q >= a && cmp(out[q], x) > 0) { out[q + 1] = out[q]; q--; }
+        out[q + 1] = x;
       }
-      var sub = Array.prototype.slice.call(out, a, b).sort(cmp);
-      for (var j = 0; j < sub.length; j++) out[a + j] = sub[j];
+      return;
     }
-    this._order[k] = out;
-    return out;
+    var sub = Array.prototype.slice.call(out, a, b).sort(cmp);
+    for (var j = 0; j < sub.length; j++) out[a + j] = sub[j];
+  };
+  Tree.prototype.lazyOrder = function (key, v, names, which) {
+    var k = key + ":" + v + ":" + (which || "");
+    if (!this._order[k]) this._order[k] = new Order(this, key, which === "base" ? this.baseTotal(v) : this.total(v), names);
+    return this._order[k];
+  };
+  // The same, every node sorted: an Int32Array laid out like kids.
+  Tree.prototype.order = function (key, v, names, which) {
+    var o = this.lazyOrder(key, v, names, which);
+    if (!o.all) { for (var i = 0; i < this.n; i++) if (o.done[i] === 0) o.sort(i); o.all = true; }
+    return o.out;
   };
   // Path of node i from the root's child down to i (node indexes).
   Tree.prototype.path = function (i) {
@@ -114,6 +131,7 @@
     this.threads = data.threads || [];
     this._trees = [];
     this._inverted = [];
+    this._inverting = [];
     var self = this;
     this.nameOf = function (fi) { return self.funcLabel(fi); };
   }
@@ -144,9 +162,23 @@
     this._trees[t] = new Tree(tr.parent, tr.func, tr.self, this.diff ? tr.base_self : null);
     return this._trees[t];
   };
+  // The inverted tree, built on first use, or in slices while the page is
+  // idle (prepareInverted): step(until) works until then and says whether
+  // it is done.
   Profile.prototype.inverted = function (t) {
-    if (!this._inverted[t]) this._inverted[t] = invert(this.tree(t));
+    if (!this._inverted[t]) {
+      var job = this._inverting[t] || new Inverter(this.tree(t), MIN_SHARE);
+      this._inverted[t] = job.step(Infinity);
+      this._inverting[t] = null;
+    }
     return this._inverted[t];
+  };
+  Profile.prototype.prepareInverted = function (t, until) {
+    if (this._inverted[t]) return true;
+    if (!this._inverting[t]) this._inverting[t] = new Inverter(this.tree(t), MIN_SHARE);
+    var done = this._inverting[t].step(until);
+    if (done) { this._inverted[t] = done; this._inverting[t] = null; }
+    return !!done;
   };
   Profile.prototype.valueIndex = function (name) {
     for (var i = 0; i < this.values.length; i++) if (this.values[i].type === name) return i;
@@ -220,67 +252,123 @@
   // spent (self), its children are its callers. Built level by level: every
   // node with a self value is an entry (its start node, and where its path
   // has climbed to); an inverted node's entries are grouped by the function
-  // of their next caller. Inverted nodes narrower than MIN_SHARE of the
-  // total in every value type are not expanded: what lies above them goes to
-  // one "(other)" child, as the data's own tree does (docs/viewer.md). A
-  // random 100,000-node tree has a 2,000,000-node inverted tree otherwise.
+  // of their next caller, so each inverted node is made once, by appending
+  // (no lookup), with its totals summed as it is grouped. Inverted nodes
+  // narrower than MIN_SHARE of the total in every value type are not
+  // expanded: what lies above them goes to one "(other)" child, as the
+  // data's own tree does (docs/viewer.md). A random 100,000-node tree has a
+  // 2,000,000-node inverted tree otherwise.
+  // The work is in small methods called once per inverted node (one large
+  // function run once was deoptimized over and over, 5 times slower), and
+  // it can be done in slices (step) while the page is idle.
   var MIN_SHARE = 0.00025;
   PK.MIN_SHARE = MIN_SHARE;
-  function invert(tree, minShare) {
-    if (minShare === undefined) minShare = MIN_SHARE;
-    var nv = tree.self.length, diff = !!tree.baseSelf, b = new TreeBuilder(nv, diff);
-    var n = tree.n, par = tree.parent, func = tree.func, v, i;
-    var weights = tree.self.concat(diff ? tree.baseSelf : []), nw = weights.length;
-    var limit = weights.map(function (w) { var s = 0; for (var k = 1; k < w.length; k++) s += w[k]; return s * minShare; });
-    var start = [], cur = [];
-    for (i = 1; i < n; i++) {
-      for (v = 0; v < nw; v++) if (weights[v][i]) { start.push(i); cur.push(i); break; }
-    }
+  function Inverter(tree, minShare) {
+    var n = tree.n, i, q;
+    this.par = tree.parent; this.func = tree.func;
+    this.nv = tree.self.length;
+    this.w = tree.self.concat(tree.baseSelf ? tree.baseSelf : []);
+    var nw = this.nw = this.w.length;
+    this.limit = new Float64Array(nw);
+    for (q = 0; q < nw; q++) this.limit[q] = sum(this.w[q], 1, n) * minShare;
+    var isEntry = new Uint8Array(n), ne = 0;      // entries: the nodes with a value
+    for (q = 0; q < nw; q++) markNonZero(this.w[q], isEntry);
+    for (i = 1; i < n; i++) ne += isEntry[i];
+    this.ne = ne;
+    this.S = new Int32Array(ne); this.C = new Int32Array(ne); this.NS = new Int32Array(ne); this.NC = new Int32Array(ne);
+    for (i = 1, q = 0; i < n; i++) if (isEntry[i]) { this.S[q] = i; this.C[q] = i; q++; }
+    this.cap = Math.max(1024, 2 * ne); this.nn = 1;
+    this.oPar = new Int32Array(this.cap); this.oFunc = new Int32Array(this.cap); this.oW = [];
+    for (q = 0; q < nw; q++) this.oW.push(new Float64Array(this.cap));
+    this.oPar[0] = -1; this.oFunc[0] = ROOT_FUNC;
     var nf = 3;
-    for (i = 1; i < n; i++) if (func[i] + 3 > nf) nf = func[i] + 3;
-    var head = new Int32Array(nf).fill(-1), touched = [];
-    var add = function (node, s, w) {
-      for (var q = 0; q < nw; q++) {
-        if (q < nv) b.self[q][node] += weights[q][s]; else b.base[q - nv][node] += weights[q][s];
-      }
-    };
-    var S = Int32Array.from(start), C = Int32Array.from(cur);
-    var queue = [[0, 0, S.length, true]];   // [inverted node, lo, hi, entries are at their own node (roots level)]
-    var next = new Int32Array(S.length);
-    while (queue.length) {
-      var level = queue; queue = [];
-      var NS = new Int32Array(S.length), NC = new Int32Array(S.length), out = 0;
-      for (var L = 0; L < level.length; L++) {
-        var node = level[L][0], lo = level[L][1], hi = level[L][2], roots = level[L][3];
-        // Expand? (the root always; others when wide enough in some value type)
-        var wide = node === 0;
-        if (!wide) {
-          for (v = 0; v < nw && !wide; v++) {
-            var sum = 0; for (var e = lo; e < hi; e++) sum += weights[v][S[e]];
-            if (sum > 0 && sum >= limit[v]) wide = true;
-          }
-        }
-        touched.length = 0;
-        var other = -1;
-        for (var e2 = lo; e2 < hi; e2++) {
-          var c = roots ? C[e2] : par[C[e2]];
-          if (c <= 0) { add(node, S[e2], 0); continue; }         // the path ends here: self
-          if (!wide) { if (other < 0) other = b.child(node, OTHER_FUNC); add(other, S[e2], 0); continue; }
-          var k = func[c] + 2;
-          if (head[k] === -1) touched.push(k);
-          next[e2] = head[k]; head[k] = e2;
-        }
-        for (var t = 0; t < touched.length; t++) {
-          var key = touched[t], child = b.child(node, key - 2), from = out;
-          // The chain is in reverse entry order; order does not matter for sums.
-          for (var x = head[key]; x !== -1; x = next[x]) { NS[out] = S[x]; NC[out] = roots ? C[x] : par[C[x]]; out++; }
-          head[key] = -1;
-          queue.push([child, from, out, false]);
-        }
-      }
-      S = NS; C = NC;
+    for (i = 1; i < n; i++) if (this.func[i] + 3 > nf) nf = this.func[i] + 3;
+    this.head = new Int32Array(nf).fill(-1); this.touched = new Int32Array(nf);
+    this.gsum = []; for (q = 0; q < nw; q++) this.gsum.push(new Float64Array(nf));
+    this.next = new Int32Array(ne);
+    // The queue of this level (q*) and of the next (r*): inverted nodes wide
+    // enough to expand, and their entries lo..hi.
+    this.qN = new Int32Array(ne + 1); this.qL = new Int32Array(ne + 1); this.qH = new Int32Array(ne + 1);
+    this.rN = new Int32Array(ne + 1); this.rL = new Int32Array(ne + 1); this.rH = new Int32Array(ne + 1);
+    this.qH[0] = ne; this.nq = 1; this.at = 0;
+    this.nr = 0; this.out = 0; this.roots = true;
+    this.tree = null;
+  }
+  function sum(a, lo, hi) { var s = 0; for (var i = lo; i < hi; i++) s += a[i]; return s; }
+  function markNonZero(a, mark) { for (var i = 1; i < a.length; i++) if (a[i] !== 0) mark[i] = 1; }
+  Inverter.prototype.node = function (p, f) {
+    if (this.nn === this.cap) {
+      var cap = this.cap *= 2;
+      var a = new Int32Array(cap); a.set(this.oPar); this.oPar = a;
+      var b = new Int32Array(cap); b.set(this.oFunc); this.oFunc = b;
+      for (var r = 0; r < this.nw; r++) { var w = new Float64Array(cap); w.set(this.oW[r]); this.oW[r] = w; }
     }
-    return b.build();
+    this.oPar[this.nn] = p; this.oFunc[this.nn] = f;
+    return this.nn++;
+  };
+  Inverter.prototype.add = function (to, s) {
+    for (var q = 0; q < this.nw; q++) this.oW[q][to] += this.w[q][s];
+  };
+  // One inverted node: its entries' next callers become its children.
+  Inverter.prototype.expand = function (at, lo, hi) {
+    var roots = this.roots, nw = this.nw;
+    var S = this.S, C = this.C, par = this.par, func = this.func, head = this.head, next = this.next;
+    var touched = this.touched, nt = 0, e, q;
+    for (e = lo; e < hi; e++) {
+      var c = roots ? C[e] : par[C[e]], s = S[e];
+      if (c <= 0) { this.add(at, s); continue; }               // the path ends here: self
+      var k = func[c] + 2;
+      if (head[k] === -1) { touched[nt++] = k; for (q = 0; q < nw; q++) this.gsum[q][k] = 0; }
+      for (q = 0; q < nw; q++) this.gsum[q][k] += this.w[q][s];
+      next[e] = head[k]; head[k] = e;
+    }
+    var NS = this.NS, NC = this.NC, out = this.out;
+    for (var t = 0; t < nt; t++) {
+      var key = touched[t], child = this.node(at, key - 2), from = out, w = 0, x;
+      for (q = 0; q < nw; q++) { var g = this.gsum[q][key]; if (g > 0 && g >= this.limit[q]) w = 1; }
+      if (w) {
+        for (x = head[key]; x !== -1; x = next[x]) { NS[out] = S[x]; NC[out] = roots ? C[x] : par[C[x]]; out++; }
+        this.rN[this.nr] = child; this.rL[this.nr] = from; this.rH[this.nr] = out; this.nr++;
+      } else this.narrow(child, head[key], roots);
+      head[key] = -1;
+    }
+    this.out = out;
+  };
+  // A node too narrow to expand, made from the chain of entries at x: each
+  // entry's value is its self (its path ends here) or its "(other)" child's.
+  Inverter.prototype.narrow = function (child, x, roots) {
+    var S = this.S, C = this.C, par = this.par, next = this.next, other = -1;
+    for (; x !== -1; x = next[x]) {
+      var cur = roots ? C[x] : par[C[x]];
+      if (par[cur] <= 0) this.add(child, S[x]);
+      else { if (other < 0) other = this.node(child, OTHER_FUNC); this.add(other, S[x]); }
+    }
+  };
+  // Expands inverted nodes until `until` (performance.now()) passes, or to
+  // the end when until is Infinity. Returns the tree when done, else null.
+  Inverter.prototype.step = function (until) {
+    var now = typeof performance !== "undefined" ? function () { return performance.now(); } : Date.now;
+    while (this.nq > 0) {
+      for (var k = 0; this.at < this.nq; this.at++, k++) {
+        if ((k & 255) === 255 && until !== Infinity && now() > until) return null;
+        var L = this.at;
+        this.expand(this.qN[L], this.qL[L], this.qH[L]);
+      }
+      var sw = this.S; this.S = this.NS; this.NS = sw; sw = this.C; this.C = this.NC; this.NC = sw;
+      sw = this.qN; this.qN = this.rN; this.rN = sw; sw = this.qL; this.qL = this.rL; this.rL = sw;
+      sw = this.qH; this.qH = this.rH; this.rH = sw;
+      this.nq = this.nr; this.nr = 0; this.out = 0; this.at = 0; this.roots = false;
+    }
+    if (!this.tree) {
+      var nn = this.nn, cut = function (a) { return a.slice(0, nn); }, self = [], base = this.nw > this.nv ? [] : null;
+      for (var q = 0; q < this.nw; q++) (q < this.nv ? self : base).push(cut(this.oW[q]));
+      this.tree = new Tree(cut(this.oPar), cut(this.oFunc), self, base);
+    }
+    return this.tree;
+  };
+  PK.Inverter = Inverter;
+  function invert(tree, minShare) {
+    return new Inverter(tree, minShare === undefined ? MIN_SHARE : minShare).step(Infinity);
   }
   PK.invert = invert;
 
@@ -300,26 +388,21 @@
   }
   PK.outermost = outermost;
 
-  // Top functions: per function, self (summed) and total (outermost
-  // occurrences only: recursion counts once, as `profkit top` does).
-  function topFunctions(tree, v, which) {
-    var self = which === "base" ? tree.baseSelf[v] : tree.self[v];
-    var tot = which === "base" ? tree.baseTotal(v) : tree.total(v);
-    var func = tree.func, n = tree.n, nf = 0, i;
+  // Per node, 1 when no ancestor has the same function (the node is an
+  // outermost occurrence: recursion counts once there). Value-independent:
+  // one depth-first walk per tree, on first use.
+  Tree.prototype.outer = function () {
+    if (this._outer) return this._outer;
+    var func = this.func, n = this.n, ks = this.kidStart, kids = this.kids, nf = 3, i;
     for (i = 1; i < n; i++) if (func[i] + 3 > nf) nf = func[i] + 3;
-    // Indexed by func + 2 ("(other)" is -2).
-    var selfBy = new Float64Array(nf), totBy = new Float64Array(nf), seen = new Uint8Array(nf);
-    for (i = 1; i < n; i++) { selfBy[func[i] + 2] += self[i]; seen[func[i] + 2] = 1; }
-    // A node counts in its function's total unless an ancestor has the same
-    // function: a depth-first walk with per-function counts on the path.
-    var onPath = new Int32Array(nf), ks = tree.kidStart, kids = tree.kids;
-    var stack = new Int32Array(tree.maxDepth + 2), it = new Int32Array(tree.maxDepth + 2), sp = 0;
+    var out = new Uint8Array(n), onPath = new Int32Array(nf);
+    var stack = new Int32Array(this.maxDepth + 2), it = new Int32Array(this.maxDepth + 2), sp = 0;
     stack[0] = 0; it[0] = ks[0];
     while (sp >= 0) {
       var node = stack[sp];
       if (it[sp] < ks[node + 1]) {
         var c = kids[it[sp]++], f = func[c] + 2;
-        if (onPath[f] === 0) totBy[f] += tot[c];
+        if (onPath[f] === 0) out[c] = 1;
         onPath[f]++;
         sp++; stack[sp] = c; it[sp] = ks[c];
       } else {
@@ -327,9 +410,44 @@
         sp--;
       }
     }
+    this._outer = out;
+    this._nf = nf;
+    return out;
+  };
+  // Each function's nodes, in node order: nodes[start[f + 2] .. start[f + 3]).
+  Tree.prototype.funcNodes = function () {
+    if (this._funcNodes) return this._funcNodes;
+    this.outer();
+    var nf = this._nf, func = this.func, n = this.n, start = new Int32Array(nf + 1), i;
+    for (i = 1; i < n; i++) start[func[i] + 3]++;
+    for (i = 0; i < nf; i++) start[i + 1] += start[i];
+    var fill = start.slice(0, nf), nodes = new Int32Array(Math.max(0, n - 1));
+    for (i = 1; i < n; i++) nodes[fill[func[i] + 2]++] = i;
+    this._funcNodes = { start: start, nodes: nodes };
+    return this._funcNodes;
+  };
+
+  // Top functions: per function, self (summed) and total (outermost
+  // occurrences only: recursion counts once, as `profkit top` does).
+  // Cached per tree, value type and which; callers sort copies.
+  function topFunctions(tree, v, which) {
+    var key = v + ":" + (which || "");
+    tree._top = tree._top || {};
+    if (tree._top[key]) return tree._top[key].slice();
+    var self = which === "base" ? tree.baseSelf[v] : tree.self[v];
+    var tot = which === "base" ? tree.baseTotal(v) : tree.total(v);
+    var outer = tree.outer(), nf = tree._nf, func = tree.func, n = tree.n, i;
+    // Indexed by func + 2 ("(other)" is -2).
+    var selfBy = new Float64Array(nf), totBy = new Float64Array(nf), seen = new Uint8Array(nf);
+    for (i = 1; i < n; i++) {
+      var f = func[i] + 2;
+      selfBy[f] += self[i]; seen[f] = 1;
+      if (outer[i]) totBy[f] += tot[i];
+    }
     var rows = [];
     for (var k = 0; k < nf; k++) if (seen[k] && (selfBy[k] || totBy[k])) rows.push({ func: k - 2, self: selfBy[k], total: totBy[k] });
-    return rows;
+    tree._top[key] = rows;
+    return rows.slice();
   }
   PK.topFunctions = topFunctions;
 
@@ -352,39 +470,87 @@
 
   // Sandwich for function f: callees (outermost occurrences' subtrees merged
   // under one root) and callers (each outermost occurrence's callers,
-  // inverted, weighted by the occurrence's total). Both roots are f.
+  // inverted, weighted by the occurrence's total). Both roots are f. Only
+  // f's occurrences are visited (Tree.funcNodes), and their subtrees.
   function sandwich(tree, f) {
     var nv = tree.self.length, diff = !!tree.baseSelf, func = tree.func, par = tree.parent;
+    var ks = tree.kidStart, kids = tree.kids, outerFlag = tree.outer(), fn = tree.funcNodes();
     var callees = new TreeBuilder(nv, diff), callers = new TreeBuilder(nv, diff);
-    var outer = [];
-    var inside = outermost(tree, function (i) { return func[i] === f; }, function (i) { outer.push(i); });
-    // callees: every node inside an outermost occurrence maps to a merged
-    // node; the occurrence itself maps to the callees root's child 1 (f).
-    var map = new Int32Array(tree.n).fill(-1), v;
-    var froot = callees.child(0, f);
-    for (var i = 1; i < tree.n; i++) {
-      if (!inside[i]) continue;
-      var m;
-      if (func[i] === f && inside[par[i]] === 0) m = froot;
-      else m = callees.child(map[par[i]], func[i]);
-      map[i] = m;
-      for (v = 0; v < nv; v++) {
-        callees.self[v][m] += tree.self[v][i];
-        if (diff) callees.base[v][m] += tree.baseSelf[v][i];
+    var outer = [], v, k;
+    if (f + 2 >= 0 && f + 3 < fn.start.length)
+      for (k = fn.start[f + 2]; k < fn.start[f + 3]; k++) if (outerFlag[fn.nodes[k]]) outer.push(fn.nodes[k]);
+    var totals = [], baseTotals = [];
+    for (v = 0; v < nv; v++) { totals.push(tree.total(v)); if (diff) baseTotals.push(tree.baseTotal(v)); }
+    // callees: a walk of each outermost occurrence's subtree, every node
+    // mapped to its merged node (the occurrence to the callees root's f).
+    var froot = callees.child(0, f), sN = [], sM = [];
+    for (k = 0; k < outer.length; k++) {
+      sN.push(outer[k]); sM.push(froot);
+      while (sN.length) {
+        var i = sN.pop(), m = sM.pop();
+        for (v = 0; v < nv; v++) {
+          callees.self[v][m] += tree.self[v][i];
+          if (diff) callees.base[v][m] += tree.baseSelf[v][i];
+        }
+        for (var j = ks[i]; j < ks[i + 1]; j++) { var c = kids[j]; sN.push(c); sM.push(callees.child(m, func[c])); }
       }
     }
     var groot = callers.child(0, f);
-    for (var k = 0; k < outer.length; k++) {
+    for (k = 0; k < outer.length; k++) {
       var o = outer[k], node = groot;
-      for (var j = par[o]; j > 0; j = par[j]) node = callers.child(node, func[j]);
+      for (var q = par[o]; q > 0; q = par[q]) node = callers.child(node, func[q]);
       for (v = 0; v < nv; v++) {
-        callers.self[v][node] += tree.total(v)[o];
-        if (diff) callers.base[v][node] += tree.baseTotal(v)[o];
+        callers.self[v][node] += totals[v][o];
+        if (diff) callers.base[v][node] += baseTotals[v][o];
       }
     }
     return { callers: callers.build(), callees: callees.build(), occurrences: outer.length };
   }
   PK.sandwich = sandwich;
+
+  // The stack chart's boxes, once per thread: for each depth d (1 = the
+  // root's children), the boxes in time order (start, end, node), where
+  // consecutive sample runs that share the frame at depth d make one box.
+  // A draw then looks at the visible time range only (binary search per
+  // depth), whatever the zoom. Two passes over the runs (count, then fill
+  // arrays of the exact size). Returns {depth, count, start, end, node}:
+  // count and the arrays per depth (index 0 unused).
+  function stackTiming(tree, samples) {
+    var D = tree.maxDepth, count = new Int32Array(D + 2);
+    var maxUsed = stackPass(tree, samples, count, null, null, null);
+    var bs = [], be = [], bn = [];
+    for (var d = 0; d <= D + 1; d++) { bs.push(new Float64Array(count[d])); be.push(new Float64Array(count[d])); bn.push(new Int32Array(count[d])); }
+    stackPass(tree, samples, new Int32Array(D + 2), bs, be, bn);
+    return { depth: maxUsed, count: count, start: bs, end: be, node: bn };
+  }
+  // One pass over the runs: counts the boxes per depth, and fills bs/be/bn
+  // when given. Returns the deepest depth used.
+  function stackPass(tree, samples, count, bs, be, bn) {
+    var start = samples.start, runNode = samples.node, n = start.length, D = tree.maxDepth;
+    var par = tree.parent, depthOf = tree.depth, k, d;
+    var open = new Int32Array(D + 2), openAt = new Float64Array(D + 2), top = 0, path = new Int32Array(D + 2), maxUsed = 0;
+    for (var i = 0; i < n; i++) {
+      // Climb from the run's node only until the open boxes agree: the
+      // next run's stack mostly shares the last one's.
+      var np = 0, x = runNode[i], dx = depthOf[x];
+      while (dx > top) { path[np++] = x; x = par[x]; dx--; }
+      while (dx > 0 && open[dx] !== x) { path[np++] = x; x = par[x]; dx--; }
+      var t = start[i];
+      for (d = top; d > dx; d--) {          // close the boxes above the shared part
+        k = count[d]++;
+        if (bs) { bs[d][k] = openAt[d]; be[d][k] = t; bn[d][k] = open[d]; }
+      }
+      top = dx;
+      while (np > 0) { top++; open[top] = path[--np]; openAt[top] = t; }
+      if (top > maxUsed) maxUsed = top;
+    }
+    for (d = top; d >= 1; d--) {
+      k = count[d]++;
+      if (bs) { bs[d][k] = openAt[d]; be[d][k] = samples.end; bn[d][k] = open[d]; }
+    }
+    return maxUsed;
+  }
+  PK.stackTiming = stackTiming;
 
   // Finds a node by a path of function labels from the root (first match).
   PK.findPath = function (profile, tree, names) {

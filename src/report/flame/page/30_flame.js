@@ -8,12 +8,14 @@
   var ROW = 18, MIN_PX = 0.75, PAD = 3, BUCKET = 8, FONT = "12px system-ui, -apple-system, 'Segoe UI', sans-serif";
   PK.ROW_HEIGHT = ROW;
 
+  // Label caches shared by every view (they draw in one font).
+  var FIT = new Map(), FULL = new Map();
   function FlameView(canvas, opts) {
     this.canvas = canvas;
     this.ctx = canvas.getContext("2d");
     this.opts = opts || {};
-    this.fit = new Map();     // label + bucket -> the text that fits
-    this.full = new Map();    // label -> its measured width
+    this.fit = FIT;           // label + bucket -> the text that fits
+    this.full = FULL;         // label -> its measured width
     this.boxes = { x: [], y: [], w: [], node: [] };
     this.model = null;
   }
@@ -32,23 +34,52 @@
     var out;
     if (w <= bucket) out = text;
     else {
-      var lo = 0, hi = text.length;           // longest prefix + "…" that fits
-      while (lo < hi) {
-        var mid = (lo + hi + 1) >> 1;
-        if (ctx.measureText(text.slice(0, mid) + "…").width <= bucket) lo = mid; else hi = mid - 1;
-      }
-      out = lo >= 2 ? text.slice(0, lo) + "…" : "";
+      // The longest prefix + "…" that fits: start from the length the
+      // average character width gives, then step (two or three measures
+      // instead of a binary search's eight).
+      var k = Math.max(0, Math.min(text.length - 1, Math.floor(text.length * bucket / w) - 1));
+      var fits = function (m) { return ctx.measureText(text.slice(0, m) + "…").width <= bucket; };
+      if (fits(k)) { while (k + 1 < text.length && fits(k + 1)) k++; }
+      else { do { k--; } while (k > 0 && !fits(k)); }
+      out = k >= 2 ? text.slice(0, k) + "…" : "";
     }
     this.fit.set(key, out);
     return out;
   };
 
-  // Depth of the deepest node drawn under `zoom` at this width.
+  // Colours per function, computed once per colour mode and scheme:
+  // returns colorOf(func).
+  FlameView.prototype.colorCache = function (profile, mode, dark) {
+    var ck = mode + (dark ? ":dark" : ":light");
+    if (!this.colors || this.colorsKey !== ck || this.colorsProfile !== profile) {
+      this.colors = []; this.colorsKey = ck; this.colorsProfile = profile;
+    }
+    var cache = this.colors;
+    return function (f) {
+      var c = cache[f];
+      if (c === undefined) c = cache[f] = PK.frameColor(PK.colorKey(profile, f, mode), dark, mode);
+      return c;
+    };
+  };
+
+  // Whether the canvas already shows what `key` (an array) describes; keeps
+  // the key. A view shown again unchanged is not drawn again (a hidden
+  // canvas keeps its pixels).
+  FlameView.prototype.unchanged = function (key) {
+    var old = this._drawn, same = !!old && old.length === key.length;
+    for (var i = 0; same && i < key.length; i++) if (old[i] !== key[i]) same = false;
+    this._drawn = key;
+    return same;
+  };
   FlameView.prototype.draw = function (width) {
     var m = this.model, t0 = performance.now();
     if (!m) return 0;
+    var dpr0 = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
+    if (this.unchanged([m.tree, m.v, m.which, m.order, m.zoom, m.icicle, m.colorMode, m.dark, m.matched, m.selectedFunc,
+                        m.diff, m.rootLabel, m.hideAbove, width, dpr0])) return performance.now() - t0;
     var tree = m.tree, tot = m.which === "base" ? tree.baseTotal(m.v) : tree.total(m.v);
-    var ks = tree.kidStart, order = m.order, depthOf = tree.depth;
+    // m.order: an Order (sorted as drawn, Tree.lazyOrder) or a sorted array.
+    var ks = tree.kidStart, lazy = m.order && m.order.kids ? m.order : null, depthOf = tree.depth;
     var z = m.zoom || 0, zdepth = depthOf[z], ztot = tot[z];
     var scale = ztot > 0 ? width / ztot : 0;
     // First pass: which nodes are visible, and how deep it goes.
@@ -65,7 +96,7 @@
       var node = stack.pop(), x = sx.pop(), w = tot[node] * scale;
       nodes.push(node); xs.push(x); ws.push(w);
       if (depthOf[node] > maxRow) maxRow = depthOf[node];
-      var cx = x;
+      var cx = x, order = lazy ? lazy.kids(node) : m.order;
       for (var j = ks[node]; j < ks[node + 1]; j++) {
         var c = order[j], cw = tot[c] * scale;
         if (cw >= MIN_PX) { stack.push(c); sx.push(cx); }
@@ -97,16 +128,7 @@
     }
     var profile = m.profile, func = tree.func, lastFill = null;
     // Colours per function, computed once per colour mode and scheme.
-    var ck = m.colorMode + (m.dark ? ":dark" : ":light");
-    if (!this.colors || this.colorsKey !== ck || this.colorsProfile !== profile) {
-      this.colors = []; this.colorsKey = ck; this.colorsProfile = profile;
-    }
-    var cache = this.colors;
-    var colorOf = function (f) {
-      var c = cache[f];
-      if (c === undefined) c = cache[f] = PK.frameColor(PK.colorKey(profile, f, m.colorMode), m.dark, m.colorMode);
-      return c;
-    };
+    var colorOf = this.colorCache(profile, m.colorMode, m.dark);
     for (var i = 0; i < nodes.length; i++) {
       var n = nodes[i], d = depthOf[n] - base;
       var y = m.icicle ? d * ROW : (rows - 1 - d) * ROW;

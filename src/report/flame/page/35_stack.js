@@ -1,8 +1,9 @@
 "use strict";
 // The stack chart: a timed thread's sample runs in time order, one row per
 // stack depth, consecutive runs that share a frame at a depth drawn as one
-// box (as the Firefox Profiler's stack chart does). Only the runs inside the
-// visible time range are walked (binary search for the first).
+// box (as the Firefox Profiler's stack chart does). The boxes are laid out
+// once per thread (PK.stackTiming); a draw finds the first visible box of
+// each depth by binary search and walks only the visible time range.
 (function (PK) {
   var ROW = PK.ROW_HEIGHT, MIN_PX = 0.75, PAD = 3;
 
@@ -11,40 +12,21 @@
   }
   StackView.prototype = Object.create(PK.FlameView.prototype);
   // model: {profile, tree, samples {start, node, end}, range [t0, t1], colorMode, dark, matched, selectedFunc}
+  // The boxes of a thread (its tree and samples), laid out on first use and kept.
+  StackView.prototype.timing = function (tree, samples) {
+    if (!this._timings) this._timings = new Map();
+    var t = this._timings.get(samples);
+    if (!t || t.tree !== tree) { t = { tree: tree, boxes: PK.stackTiming(tree, samples) }; this._timings.set(samples, t); }
+    return t.boxes;
+  };
   StackView.prototype.draw = function (width) {
     var m = this.model, t0 = performance.now();
-    var tree = m.tree, s = m.samples, start = s.start, runNode = s.node, n = start.length;
+    var dpr0 = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
+    if (this.unchanged([m.tree, m.samples, m.range[0], m.range[1], m.colorMode, m.dark, m.matched, m.selectedFunc, width, dpr0]))
+      return performance.now() - t0;
+    var tree = m.tree, T = this.timing(tree, m.samples);
     var r0 = m.range[0], r1 = m.range[1], span = r1 - r0 || 1, scale = width / span;
-    // First run that ends after r0.
-    var lo = 0, hi = n;
-    while (lo < hi) { var mid = (lo + hi) >> 1; var e = mid + 1 < n ? start[mid + 1] : s.end; if (e <= r0) lo = mid + 1; else hi = mid; }
-    var boxes = { x: [], y: [], w: [], node: [], t0: [], t1: [] };
-    // The open boxes, one per depth 1..top: typed arrays, no resizing.
-    var open = new Int32Array(tree.maxDepth + 2), openAt = new Float64Array(tree.maxDepth + 2), top = 0;
-    function close(d, at) {
-      var a = Math.max(openAt[d], r0), b = Math.min(at, r1);
-      var w = (b - a) * scale;
-      if (w >= MIN_PX) {
-        boxes.x.push((a - r0) * scale); boxes.y.push((d - 1) * ROW); boxes.w.push(w);
-        boxes.node.push(open[d]); boxes.t0.push(openAt[d]); boxes.t1.push(at);
-      }
-    }
-    var maxDepth = 0, path = new Int32Array(tree.maxDepth + 2), depthOf = tree.depth, par = tree.parent;
-    for (var i = lo; i < n && start[i] < r1; i++) {
-      // Climb from the run's node only until the open boxes agree: the
-      // next sample's stack mostly shares the last one's.
-      var np = 0, x = runNode[i], dx = depthOf[x], len = dx;
-      while (dx > top) { path[np++] = x; x = par[x]; dx--; }
-      while (dx > 0 && open[dx] !== x) { path[np++] = x; x = par[x]; dx--; }
-      var t = start[i];
-      for (var k = top; k > dx; k--) close(k, t);
-      top = dx;
-      while (np > 0) { top++; open[top] = path[--np]; openAt[top] = t; }
-      if (len > maxDepth) maxDepth = len;
-    }
-    var endAt = i < n ? start[i] : s.end;
-    for (var k2 = top; k2 >= 1; k2--) close(k2, endAt);
-    var rows = Math.max(maxDepth, 1), height = rows * ROW;
+    var rows = Math.max(T.depth, 1), height = rows * ROW;
     var dpr = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
     var cv = this.canvas, ctx = this.ctx;
     if (cv.width !== Math.round(width * dpr) || cv.height !== Math.round(height * dpr)) {
@@ -55,27 +37,44 @@
     ctx.clearRect(0, 0, width, height);
     ctx.font = "12px system-ui, -apple-system, 'Segoe UI', sans-serif";
     ctx.textBaseline = "middle";
-    var profile = m.profile;
-    for (var b = 0; b < boxes.node.length; b++) {
-      var node = boxes.node[b], f = tree.func[node], col;
-      if (m.matched && m.matched[node]) col = PK.matchColor(m.dark);
-      else if (m.matched) col = PK.dimColor(m.dark);
-      else if (f === PK.OTHER_FUNC) col = PK.otherColor(m.dark);
-      else col = PK.frameColor(PK.colorKey(profile, f, m.colorMode), m.dark, m.colorMode);
-      var bw = boxes.w[b], bx = boxes.x[b], y = boxes.y[b];
-      ctx.fillStyle = col.fill;
-      ctx.fillRect(bx, y, Math.max(bw - (bw > 3 ? 1 : 0), 0.5), ROW - 1);
-      if (m.selectedFunc >= 0 && f === m.selectedFunc && bw > 2) {
-        ctx.strokeStyle = m.dark ? "#fff" : "#000"; ctx.lineWidth = 1.5;
-        ctx.strokeRect(bx + 0.75, y + 0.75, Math.max(bw - 2.5, 0.5), ROW - 2.5);
-      }
-      if (bw > 12) {
-        var text = this.label(ctx, profile.funcLabel(f), bw - 2 * PAD);
-        if (text) { ctx.fillStyle = col.text; ctx.fillText(text, bx + PAD, y + ROW / 2); }
+    var profile = m.profile, func = tree.func, colors = this.colorCache(profile, m.colorMode, m.dark);
+    var bx = [], by = [], bw = [], bn = [], b0 = [], b1 = [];
+    for (var d = 1; d <= T.depth; d++) {
+      var cnt = T.count[d], S = T.start[d], E = T.end[d], N = T.node[d], y = (d - 1) * ROW;
+      // First box that ends after r0.
+      var lo = 0, hi = cnt;
+      while (lo < hi) { var mid = (lo + hi) >> 1; if (E[mid] <= r0) lo = mid + 1; else hi = mid; }
+      for (var i = lo; i < cnt && S[i] < r1; i++) {
+        var a = S[i] > r0 ? S[i] : r0, b = E[i] < r1 ? E[i] : r1, w = (b - a) * scale;
+        if (w < MIN_PX) {
+          // Skip every box that ends within MIN_PX of this one's start
+          // (all narrower than MIN_PX): ends grow, so gallop, then halve.
+          var lim = a + MIN_PX / scale, step = 1, j = i + 1;
+          while (j < cnt && E[j] <= lim) { i = j; j += step; step *= 2; }
+          var hi2 = Math.min(j, cnt);
+          while (i + 1 < hi2) { var md = (i + 1 + hi2) >> 1; if (E[md] <= lim) i = md; else hi2 = md; }
+          continue;
+        }
+        var x = (a - r0) * scale, node = N[i], f = func[node], col;
+        if (m.matched && m.matched[node]) col = PK.matchColor(m.dark);
+        else if (m.matched) col = PK.dimColor(m.dark);
+        else if (f === PK.OTHER_FUNC) col = PK.otherColor(m.dark);
+        else col = colors(f);
+        ctx.fillStyle = col.fill;
+        ctx.fillRect(x, y, Math.max(w - (w > 3 ? 1 : 0), 0.5), ROW - 1);
+        if (m.selectedFunc >= 0 && f === m.selectedFunc && w > 2) {
+          ctx.strokeStyle = m.dark ? "#fff" : "#000"; ctx.lineWidth = 1.5;
+          ctx.strokeRect(x + 0.75, y + 0.75, Math.max(w - 2.5, 0.5), ROW - 2.5);
+        }
+        if (w > 12) {
+          var text = this.label(ctx, profile.funcLabel(f), w - 2 * PAD);
+          if (text) { ctx.fillStyle = col.text; ctx.fillText(text, x + PAD, y + ROW / 2); }
+        }
+        bx.push(x); by.push(y); bw.push(w); bn.push(node); b0.push(S[i]); b1.push(E[i]);
       }
     }
-    this.boxes = { x: Float64Array.from(boxes.x), y: Float64Array.from(boxes.y), w: Float64Array.from(boxes.w),
-                   node: Int32Array.from(boxes.node), t0: boxes.t0, t1: boxes.t1 };
+    this.boxes = { x: Float64Array.from(bx), y: Float64Array.from(by), w: Float64Array.from(bw),
+                   node: Int32Array.from(bn), t0: b0, t1: b1 };
     this.rows = rows;
     this.width = width;
     return performance.now() - t0;

@@ -1,9 +1,11 @@
 "use strict";
 // Tables: the call tree (expandable rows, sortable columns, keyboard
 // navigation; also its inverted form and the memory view) and the top
-// functions. Plain DOM; rows are rebuilt from the arrays on each change.
+// functions. Plain DOM, virtual: a table has a row per entry, but only the
+// rows in view (and SPARE either side) are in the page; the host scrolls
+// and spacer rows stand for the others, so 3,000 rows cost what 60 cost.
 (function (PK) {
-  var MAX_ROWS = 3000, MAX_TOP = 400;
+  var MAX_ROWS = 100000, ROW_H = 20, SPARE = 6;
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -13,11 +15,76 @@
   }
   PK.el = el;
 
+  // The virtual rows of a table in a scrolling host: fill() puts rows
+  // first..last of `count` into a new tbody, make(i) making row i.
+  function Virtual(host) {
+    this.host = host;
+    this.rowH = ROW_H;
+    this.scrollTop = 0;
+    this.body = null;
+    this.count = 0;
+    this.make = null;
+    var self = this, pending = false;
+    host.classList.add("pk-vscroll");
+    host.addEventListener("scroll", function () {
+      self.scrollTop = host.scrollTop;
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(function () { pending = false; self.fill(); });
+    });
+  }
+  // A new table (thead given) with `count` rows made by make(i).
+  Virtual.prototype.start = function (table, thead, count, make, keepScroll) {
+    this.count = count; this.make = make;
+    table.appendChild(thead);
+    this.body = el("tbody");
+    table.appendChild(this.body);
+    this.table = table;
+    if (!keepScroll) this.scrollTop = 0;
+    this.fill();
+  };
+  Virtual.prototype.fill = function () {
+    if (!this.body) return;
+    var colspan = this.table.tHead ? this.table.tHead.rows[0].cells.length : 1;
+    var view = Math.ceil((window.innerHeight || 1000) / this.rowH);
+    var first = Math.max(0, Math.min(Math.floor(this.scrollTop / this.rowH) - SPARE, this.count - view - SPARE));
+    var last = Math.min(this.count, first + view + 2 * SPARE), rowH = this.rowH;
+    var body = el("tbody");
+    function spacer(n) { var tr = el("tr", "pk-spacer"), td = el("td"); td.colSpan = colspan; td.style.height = (n * rowH) + "px"; tr.appendChild(td); return tr; }
+    if (first > 0) body.appendChild(spacer(first));
+    for (var i = first; i < last; i++) body.appendChild(this.make(i));
+    if (last < this.count) body.appendChild(spacer(this.count - last));
+    this.body.parentNode.replaceChild(body, this.body);
+    this.body = body;
+    // The rows' real height, once (the CSS gives about ROW_H), read in the
+    // next frame, when the browser lays the rows out anyway.
+    if (!this.measured && first < last && !this.measuring) {
+      var self = this;
+      this.measuring = true;
+      requestAnimationFrame(function () {
+        self.measuring = false;
+        var tr = self.body && self.body.querySelector("tr:not(.pk-spacer)");
+        var h = tr ? tr.getBoundingClientRect().height : 0;
+        if (h > 0) { self.measured = true; if (Math.abs(h - self.rowH) > 0.25) { self.rowH = h; self.fill(); } }
+      });
+    }
+  };
+  // Scrolls so that row i is in view (and fills).
+  Virtual.prototype.show = function (i) {
+    var top = i * this.rowH, head = this.table && this.table.tHead ? this.table.tHead.offsetHeight : 0;
+    var h = this.host.clientHeight - head, at = this.host.scrollTop;
+    if (top < at) this.host.scrollTop = top;
+    else if (top + this.rowH > at + h) this.host.scrollTop = top + this.rowH - h;
+    this.scrollTop = this.host.scrollTop;
+    this.fill();
+  };
+
   // The call tree table. model: {profile, tree, v, which, extra (value
   // indexes shown as extra total columns), rootLabel}.
   function TreeTable(host, app) {
     this.host = host;
     this.app = app;
+    this.virtual = new Virtual(host);
     this.expanded = new Set([0]);
     this.selected = 0;
     this.sort = { key: "total", dir: -1 };
@@ -50,10 +117,14 @@
   TreeTable.prototype.set = function (model, reset) {
     var old = this.model;
     this.model = model;
+    // What the rows show changed: show() renders again.
+    if (!old || old.tree !== model.tree || old.v !== model.v || old.which !== model.which ||
+        String(old.extra) !== String(model.extra) || old.rootLabel !== model.rootLabel) this.stale = true;
     if (reset || !old || old.tree !== model.tree) {
       this.expanded = new Set([0]);
       this.selected = 0;
       this.expandHeaviest();
+      this.fresh = true;        // back to the top
     }
   };
   // Opens the heaviest path while it holds most of its parent's value.
@@ -78,10 +149,21 @@
     var t = this.model.tree;
     return this.model.which === "base" ? t.baseSelf[v] : t.self[v];
   };
+  // A node's children in the table's order: the tree's own cached order for
+  // the default (total, largest first), else sorted here once per node
+  // until the sort or the model changes.
   TreeTable.prototype.kids = function (node) {
-    var m = this.model, tree = m.tree, tot = this.totals(m.v), self = this.selfs(m.v);
+    var m = this.model, tree = m.tree, key = this.sort.key, dir = this.sort.dir, p = m.profile;
+    if (key === "total" && dir < 0) {
+      var ord = tree.lazyOrder("width", m.v, p.nameOf, m.which === "base" ? "base" : "").kids(node);
+      return Array.prototype.slice.call(ord, tree.kidStart[node], tree.kidStart[node + 1]);
+    }
+    var ck = key + dir + ":" + m.v + ":" + m.which;
+    if (this._kidsKey !== ck || this._kidsTree !== tree) { this._kids = new Map(); this._kidsKey = ck; this._kidsTree = tree; }
+    var hit = this._kids.get(node);
+    if (hit) return hit;
+    var tot = this.totals(m.v), self = this.selfs(m.v);
     var out = Array.prototype.slice.call(tree.kids, tree.kidStart[node], tree.kidStart[node + 1]);
-    var key = this.sort.key, dir = this.sort.dir, p = m.profile;
     out.sort(function (a, b) {
       if (key === "name") {
         var x = p.funcLabel(tree.func[a]), y = p.funcLabel(tree.func[b]);
@@ -90,6 +172,7 @@
       var arr = key === "self" ? self : tot;
       return (arr[a] - arr[b]) * dir || tot[b] - tot[a];
     });
+    this._kids.set(node, out);
     return out;
   };
   TreeTable.prototype.flatten = function () {
@@ -105,19 +188,27 @@
     this.truncated = stack.length > 0;
     return rows;
   };
+  // Renders when the model changed since the last render (a view switch
+  // back to an unchanged table costs nothing).
+  TreeTable.prototype.show = function () {
+    if (!this.stale && this.host.firstChild) return 0;
+    return this.render();
+  };
   TreeTable.prototype.render = function () {
     var m = this.model, t0 = performance.now();
     if (!m) return 0;
+    this.stale = false;
     var tree = m.tree, p = m.profile, v = m.v, unit = p.values[v].unit;
     var tot = this.totals(v), self = this.selfs(v), rootTot = tot[0];
     var rows = this.flatten();
     this.rows = rows;
-    var table = el("table", "pk-table");
+    var table = el("table", "pk-table pk-fixed");
+    table.setAttribute("data-rows", rows.length);
     var head = el("tr");
     var tl = m.extra ? p.values[v].type : "Total";   // the memory view names its value
     var cols = [["name", "Function"], ["total", tl], ["total", "%"], ["self", "Self"], ["self", "Self %"]];
     cols.forEach(function (c, i) {
-      var th = el("th", i ? "num" : "", c[1]);
+      var th = el("th", i ? (i % 2 ? "num" : "num pct") : "", c[1]);
       th.setAttribute("data-sort", c[0]);
       head.appendChild(th);
     });
@@ -131,20 +222,20 @@
       var thh = head.children[h];
       if (thh.getAttribute("data-sort") === this.sort.key && (h === 0 || h === 1 || h === 3)) thh.textContent += arrow;
     }
-    var thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
-    var body = el("tbody");
+    var thead = el("thead"); thead.appendChild(head);
     var extraTot = extra.map(function (ev) { return m.which === "base" ? tree.baseTotal(ev) : tree.total(ev); });
-    for (var r = 0; r < rows.length; r++) {
+    var me = this;
+    var make = function (r) {
       var n = rows[r], tr = el("tr");
       tr.setAttribute("data-node", n);
       tr.setAttribute("role", "treeitem");
       tr.setAttribute("aria-level", tree.depth[n] + 1);
       var has = tree.kidStart[n + 1] > tree.kidStart[n];
-      if (has) tr.setAttribute("aria-expanded", this.expanded.has(n) ? "true" : "false");
-      if (n === this.selected) { tr.className = "sel"; tr.setAttribute("aria-selected", "true"); }
+      if (has) tr.setAttribute("aria-expanded", me.expanded.has(n) ? "true" : "false");
+      if (n === me.selected) { tr.className = "sel"; tr.setAttribute("aria-selected", "true"); }
       var name = el("td", "name");
       name.style.paddingLeft = (4 + 14 * tree.depth[n]) + "px";
-      var tw = el("span", "tw", has ? (this.expanded.has(n) ? "▾" : "▸") : "");
+      var tw = el("span", "tw", has ? (me.expanded.has(n) ? "▾" : "▸") : "");
       name.appendChild(tw);
       var info = p.funcInfo(tree.func[n]);
       name.appendChild(el("span", "fn", n === 0 ? (m.rootLabel || "all") : info.name));
@@ -156,11 +247,14 @@
       tr.appendChild(el("td", "num", PK.formatValue(self[n], unit)));
       tr.appendChild(el("td", "num pct", PK.formatPercent(self[n], rootTot)));
       for (var x = 0; x < extra.length; x++) tr.appendChild(el("td", "num", PK.formatValue(extraTot[x][n], p.values[extra[x]].unit)));
-      body.appendChild(tr);
-    }
-    table.appendChild(body);
+      return tr;
+    };
+    var keep = !this.fresh;
+    this.fresh = false;
+    this.virtual.start(table, thead, rows.length, make, keep);
     this.host.textContent = "";
     this.host.appendChild(table);
+    if (!keep) this.host.scrollTop = 0;
     if (this.truncated) this.host.appendChild(el("p", "note", "Only the first " + MAX_ROWS + " rows are shown; collapse rows to see the rest."));
     return performance.now() - t0;
   };
@@ -172,11 +266,10 @@
     this.selected = n;
     var old = this.host.querySelector("tr.sel");
     if (old) { old.className = ""; old.removeAttribute("aria-selected"); }
+    var i = this.rows.indexOf(n);
+    if (i >= 0) this.virtual.show(i);        // scrolls to the row and puts it in the page
     var tr = this.host.querySelector('tr[data-node="' + n + '"]');
-    if (tr) {
-      tr.className = "sel"; tr.setAttribute("aria-selected", "true");
-      if (tr.scrollIntoView) tr.scrollIntoView({ block: "nearest" });
-    }
+    if (tr) { tr.className = "sel"; tr.setAttribute("aria-selected", "true"); }
     this.app.selectNode(this.model.tree, n);
   };
   TreeTable.prototype.key = function (e) {
@@ -210,11 +303,15 @@
 
   // Top functions: self and total (recursion once) per function, sortable;
   // a click selects the function everywhere, a double click opens its
-  // sandwich.
+  // sandwich. Every function is a row, but only the rows in view (and a
+  // screenful either side) are in the DOM: the host scrolls, and spacer
+  // rows stand for the others, so a table of 3,000 functions costs what 60
+  // rows cost.
   function TopTable(host, app) {
     this.host = host;
     this.app = app;
     this.sort = { key: "self", dir: -1 };
+    this.virtual = new Virtual(host);
     var self = this;
     host.addEventListener("click", function (e) {
       var th = e.target.closest("th[data-sort]");
@@ -233,43 +330,43 @@
     });
   }
   TopTable.prototype.set = function (model) {
-    var o = this.model;
-    if (!o || o.tree !== model.tree || o.v !== model.v || o.which !== model.which) this._rows = null;
     this.model = model;
   };
   TopTable.prototype.render = function () {
-    var m = this.model, t0 = performance.now(), p = m.profile, unit = p.values[m.v].unit;
-    var sel = this.app.state.selectedFunc;
+    var m = this.model, t0 = performance.now(), p = m.profile, unit = p.values[m.v].unit, me = this;
+    var sig = { tree: m.tree, v: m.v, which: m.which, key: this.sort.key + this.sort.dir, filter: String(m.filter || "") };
+    var o = this._shown;
     // Same rows as last time: only the selection moves (the rows stay, so a
     // double click lands on the row it started on).
-    if (this._shown && this._shown.tree === m.tree && this._shown.v === m.v && this._shown.which === m.which &&
-        this._shown.key === this.sort.key + this.sort.dir && this._shown.filter === String(m.filter || "") && this.host.firstChild) {
-      var trs = this.host.querySelectorAll("tr[data-func]");
+    if (o && o.tree === sig.tree && o.v === sig.v && o.which === sig.which && o.key === sig.key && o.filter === sig.filter && this.virtual.body) {
+      var sel = this.app.state.selectedFunc, trs = this.virtual.body.querySelectorAll("tr[data-func]");
       for (var q = 0; q < trs.length; q++) trs[q].className = +trs[q].getAttribute("data-func") === sel ? "sel" : "";
       return performance.now() - t0;
     }
-    this._shown = { tree: m.tree, v: m.v, which: m.which, key: this.sort.key + this.sort.dir, filter: String(m.filter || "") };
-    var rows = this._rows || (this._rows = PK.topFunctions(m.tree, m.v, m.which));
+    this._shown = sig;
+    var rows = PK.topFunctions(m.tree, m.v, m.which);
     if (m.filter) rows = rows.filter(function (r) { m.filter.lastIndex = 0; return m.filter.test(p.funcLabel(r.func)); });
     var key = this.sort.key, dir = this.sort.dir;
     rows.sort(function (a, b) {
       if (key === "name") { var x = p.funcLabel(a.func), y = p.funcLabel(b.func); return (x < y ? -1 : x > y ? 1 : 0) * dir; }
       return (a[key] - b[key]) * dir || b.total - a.total;
     });
+    this.rowsAll = rows;
     var rootTot = (m.which === "base" ? m.tree.baseTotal(m.v) : m.tree.total(m.v))[0];
-    var table = el("table", "pk-table");
-    var head = el("tr");
+    var table = el("table", "pk-table pk-fixed");
+    table.setAttribute("data-rows", rows.length);
+    var head = el("tr"), arrow = this.sort.dir < 0 ? " ▾" : " ▴", sortKey = this.sort.key, seen = false;
     [["self", "Self"], ["self", "Self %"], ["total", "Total"], ["total", "Total %"], ["name", "Function"]].forEach(function (c, i) {
-      var th = el("th", i < 4 ? "num" : "", c[1]);
+      var th = el("th", i < 4 ? (i % 2 ? "num pct" : "num") : "", c[1] + (c[0] === sortKey && !seen ? arrow : ""));
+      if (c[0] === sortKey) seen = true;
       th.setAttribute("data-sort", c[0]);
       head.appendChild(th);
     });
-    var thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
-    var body = el("tbody");
-    for (var i = 0; i < rows.length && i < MAX_TOP; i++) {
+    var thead = el("thead"); thead.appendChild(head);
+    var make = function (i) {
       var r = rows[i], tr = el("tr");
       tr.setAttribute("data-func", r.func);
-      if (r.func === sel) tr.className = "sel";
+      if (r.func === me.app.state.selectedFunc) tr.className = "sel";
       tr.appendChild(el("td", "num", PK.formatValue(r.self, unit)));
       tr.appendChild(el("td", "num pct", PK.formatPercent(r.self, rootTot)));
       tr.appendChild(el("td", "num", PK.formatValue(r.total, unit)));
@@ -277,14 +374,14 @@
       var info = p.funcInfo(r.func), td = el("td", "name");
       td.appendChild(el("span", "fn", info.name));
       if (info.file) td.appendChild(el("span", "loc", " " + info.file + (info.line ? ":" + info.line : "")));
+      td.title = info.name;
       tr.appendChild(td);
-      body.appendChild(tr);
-    }
-    table.appendChild(body);
+      return tr;
+    };
+    this.virtual.start(table, thead, rows.length, make, false);
     this.host.textContent = "";
     this.host.appendChild(table);
-    if (rows.length > MAX_TOP)
-      this.host.appendChild(el("p", "note", "The first " + MAX_TOP + " of " + rows.length + " functions; sort by another column, or search (the table shows the matches), to see others."));
+    this.host.scrollTop = 0;
     return performance.now() - t0;
   };
   PK.TopTable = TopTable;

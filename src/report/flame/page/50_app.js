@@ -30,7 +30,56 @@
     this.apply(this.state);
     this.render("load");
     this.timings.interactive = performance.now();
+    this.prepare();
   }
+
+  // While the page is idle, in slices of a few milliseconds, build what the
+  // other views of the shown thread need on first use: the stack chart's
+  // boxes, the recursion flags and per-function node lists (top functions,
+  // sandwich), the top functions of the shown value, the inverted tree;
+  // then the stack chart's boxes of the other timed threads. A view asked
+  // for before its part is ready builds it then (the inverted tree
+  // finishes from where the slices left it).
+  App.prototype.prepare = function () {
+    if (window.profkitNoIdle) return;
+    var self = this, p = this.p, gen = (this.prepareGen = (this.prepareGen || 0) + 1), t = this.state.thread;
+    var steps = [
+      function () {
+        var th = p.threads[t];
+        if (th.samples && th.samples.start && th.samples.start.length) self.stack.timing(p.tree(t), th.samples);
+        return true;
+      },
+      function () { p.tree(t).funcNodes(); return true; },
+      function () { PK.topFunctions(p.tree(t), self.v(), self.which()); return true; },
+      function (until) { return p.prepareInverted(t, until); },
+      // The tables of the views not shown, built in their hidden panes
+      // (shown later, only their layout is left).
+      function () { if (self.state.view !== "top") self.topTable.set(self.topModel()), self.topTable.render(); return true; },
+      function () { if (self.state.view !== "sandwich") self.swTop.set(self.topModel()), self.swTop.render(); return true; },
+      function () {
+        var mt = self.memTypes();
+        if (mt.length && self.state.view !== "memory") {
+          mt.forEach(function (i) { p.tree(t).total(i); });
+          self.memTable.set(self.memModel()); self.memTable.show();
+        }
+        return true;
+      },
+    ];
+    // Then the stack chart's boxes of the other timed threads, one a step.
+    p.threads.forEach(function (th, i) {
+      if (i !== t && th.samples && th.samples.start && th.samples.start.length)
+        steps.push(function () { self.stack.timing(p.tree(i), th.samples); return true; });
+    });
+    var k = 0;
+    function slice() {
+      if (gen !== self.prepareGen) return;      // the thread changed: a new round started
+      var until = performance.now() + 8;
+      while (k < steps.length && performance.now() < until) if (steps[k](until)) k++;
+      if (k < steps.length) setTimeout(slice, 0);
+      else self.timings.prepared = performance.now();
+    }
+    setTimeout(slice, 0);
+  };
 
   App.prototype.build = function () {
     var self = this, p = this.p, app = document.getElementById("app");
@@ -112,7 +161,7 @@
     this.crumbs.setAttribute("aria-label", "Zoom path");
     app.appendChild(this.crumbs);
 
-    var main = el("main", "pk-main");
+    var main = this.main = el("main", "pk-main");
     this.panes = {};
     VIEWS.forEach(function (v) { var d = el("section", "pk-pane"); d.id = "pk-" + v[0]; main.appendChild(d); self.panes[v[0]] = d; });
     app.appendChild(main);
@@ -121,13 +170,23 @@
     this.panes.flame.appendChild(this.flameCanvas);
     this.flame = new PK.FlameView(this.flameCanvas);
     this.stackCanvas = el("canvas", "pk-canvas"); this.stackCanvas.id = "pk-stack-canvas";
+    this.stackCanvas.tabIndex = 0;
+    this.stackCanvas.setAttribute("aria-label", "Stack chart: wheel or + and - zoom, drag or the arrow keys pan, Shift+drag zooms to a range");
     this.stackNote = el("p", "note");
     this.panes.stack.appendChild(this.stackNote);
     this.panes.stack.appendChild(this.stackCanvas);
     this.stack = new PK.StackView(this.stackCanvas);
     this.treeTable = new PK.TreeTable(this.panes.tree, this);
-    this.memTable = new PK.TreeTable(this.panes.memory, this);
-    this.memTable.select = function (n) { PK.TreeTable.prototype.select.call(this, n); };
+    // Memory: the in-use bytes as a flame graph by allocating path, then the
+    // table by allocating function (inverted: its callers under it).
+    var mp = this.panes.memory;
+    this.memTitle = el("h3", "pk-mem-title"); mp.appendChild(this.memTitle);
+    this.memCanvas = el("canvas", "pk-canvas"); this.memCanvas.id = "pk-mem-canvas";
+    mp.appendChild(this.memCanvas);
+    this.memFlame = new PK.FlameView(this.memCanvas);
+    mp.appendChild(el("h3", "pk-mem-title", "By allocating function (its callers under it)"));
+    var memHost = el("div", "pk-mem-table"); memHost.id = "pk-mem-table"; mp.appendChild(memHost);
+    this.memTable = new PK.TreeTable(memHost, this);
     this.topTable = new PK.TopTable(this.panes.top, this);
     // Sandwich: the top functions on the left, the chosen one's callers
     // (flame, upward) and callees (icicle, downward) on the right.
@@ -150,6 +209,7 @@
     document.body.appendChild(this.hover);
 
     this.wireCanvas(this.flameCanvas, function () { return self.flame; }, function (n) { self.zoomTo(n); });
+    this.wireCanvas(this.memCanvas, function () { return self.memFlame; }, function (n) { self.zoomTo(n); });
     this.wireCanvas(this.callersCanvas, function () { return self.callers; }, function (n, view) { self.pickFromSandwich(view, n); });
     this.wireCanvas(this.calleesCanvas, function () { return self.callees; }, function (n, view) { self.pickFromSandwich(view, n); });
     this.wireStack();
@@ -167,6 +227,13 @@
       if (location.hash.replace(/^#/, "") === self.encoded) return;
       self.apply(PK.decodeState(location.hash)); self.render("hash");
     });
+    if (typeof ResizeObserver !== "undefined") {
+      new ResizeObserver(function () {
+        var w = self.main.clientWidth;
+        if (w && self.lastWidth && w !== self.lastWidth)
+          requestAnimationFrame(function () { if (self.main.clientWidth !== self.lastWidth) self.render("resize"); });
+      }).observe(main);
+    }
     var resizeTimer = 0;
     window.addEventListener("resize", function () {
       clearTimeout(resizeTimer);
@@ -193,33 +260,109 @@
       if (n >= 0) click(n, v);
     });
   };
+  // The stack chart, as the Firefox Profiler's: the wheel (with or without
+  // Ctrl) zooms around the pointer, a horizontal wheel pans, dragging pans,
+  // Shift+drag zooms to the dragged range, a click zooms to a box's extent;
+  // with the chart focused, + / - (or W / S) zoom around the centre and
+  // the arrows (or A / D) pan. Moves are drawn once per animation frame.
   App.prototype.wireStack = function () {
     var self = this, canvas = this.stackCanvas;
     function pos(e) { var r = canvas.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; }
+    var queued = null;        // [range, action] waiting for the next frame
+    function later(range, action) {
+      if (!queued) requestAnimationFrame(function () { var q = queued; queued = null; self.change({ range: q[0] }, q[1]); });
+      queued = [range, action];
+    }
+    var drag = null;          // {x, range, moved, shift}
     canvas.addEventListener("mousemove", function (e) {
-      var xy = pos(e), b = self.stack.hitBox(xy[0], xy[1]);
-      canvas.style.cursor = b ? "pointer" : "default";
+      var xy = pos(e);
+      if (drag) {
+        if (Math.abs(xy[0] - drag.x) > 3) drag.moved = true;
+        if (drag.moved && !drag.shift) { later(self.stackShifted(drag.range, -(xy[0] - drag.x)), "pan"); self.hideHover(); }
+        return;
+      }
+      var b = self.stack.hitBox(xy[0], xy[1]);
+      canvas.style.cursor = b ? "pointer" : "grab";
       if (b) self.showHover(self.stack.model, b.node, e.clientX, e.clientY, b); else self.hideHover();
     });
     canvas.addEventListener("mouseleave", function () { self.hideHover(); });
-    // Drag across the chart to zoom to that time range; click a box to zoom to its extent.
-    var downX = null, dragged = false;
-    canvas.addEventListener("mousedown", function (e) { downX = pos(e)[0]; dragged = false; });
-    canvas.addEventListener("mouseup", function (e) {
-      var x = pos(e)[0];
-      if (downX !== null && Math.abs(x - downX) > 5) {
-        var r = self.stack.model.range, w = self.stack.width, a = Math.min(x, downX), b = Math.max(x, downX);
+    canvas.addEventListener("mousedown", function (e) {
+      if (e.button !== 0) return;
+      drag = { x: pos(e)[0], range: self.stackRange().slice(), moved: false, shift: e.shiftKey };
+      canvas.style.cursor = e.shiftKey ? "col-resize" : "grabbing";
+      e.preventDefault();
+    });
+    window.addEventListener("mouseup", function (e) {
+      if (!drag) return;
+      var d = drag, x = pos(e)[0];
+      drag = null;
+      canvas.style.cursor = "grab";
+      if (!d.moved) return;
+      canvas.focus({ preventScroll: true });
+      if (d.shift) {
+        // Shift+drag: zoom to the dragged range.
+        var r = d.range, w = self.stack.width, a = Math.min(x, d.x), b = Math.max(x, d.x);
         var t0 = r[0] + (r[1] - r[0]) * Math.max(0, a) / w, t1 = r[0] + (r[1] - r[0]) * Math.min(w, b) / w;
-        dragged = true;
-        self.change({ range: Math.round(t0) + "-" + Math.round(t1) }, "zoom");
+        self.change({ range: self.rangeText([t0, t1]) }, "zoom");
       }
-      downX = null;
+      self.lastDrag = performance.now();
     });
     canvas.addEventListener("click", function (e) {
-      if (dragged) { dragged = false; return; }
+      if (self.lastDrag && performance.now() - self.lastDrag < 300) { self.lastDrag = 0; return; }
+      canvas.focus({ preventScroll: true });
       var xy = pos(e), b = self.stack.hitBox(xy[0], xy[1]);
-      if (b) self.change({ range: Math.round(b.t0) + "-" + Math.round(b.t1), func: self.p.funcLabel(self.stack.model.tree.func[b.node]) }, "zoom");
+      if (b) self.change({ range: self.rangeText([b.t0, b.t1]), func: self.p.funcLabel(self.stack.model.tree.func[b.node]) }, "zoom");
     });
+    canvas.addEventListener("wheel", function (e) {
+      e.preventDefault();
+      var unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? 400 : 1;
+      var dx = e.deltaX * unit, dy = e.deltaY * unit, cur = queued ? self.parseRange(queued[0]) : self.stackRange();
+      if (Math.abs(dx) > Math.abs(dy)) later(self.stackShifted(cur, dx), "pan");
+      else later(self.stackZoomed(cur, Math.exp(dy * 0.002), pos(e)[0] / self.stack.width), "wheel");
+    }, { passive: false });
+    canvas.addEventListener("keydown", function (e) {
+      var k = e.key, w = self.stack.width || 1, cur = self.stackRange(), r = null;
+      if (k === "+" || k === "=" || k === "w" || k === "W") r = self.stackZoomed(cur, 1 / 1.5, 0.5);
+      else if (k === "-" || k === "_" || k === "s" || k === "S") r = self.stackZoomed(cur, 1.5, 0.5);
+      else if (k === "ArrowLeft" || k === "a" || k === "A") r = self.stackShifted(cur, -0.1 * w);
+      else if (k === "ArrowRight" || k === "d" || k === "D") r = self.stackShifted(cur, 0.1 * w);
+      else return;
+      e.preventDefault();
+      self.change({ range: r }, k === "ArrowLeft" || k === "ArrowRight" || /^[aAdD]$/.test(k) ? "pan" : "zoom");
+    });
+  };
+  // The thread's whole time range.
+  // (A thread without samples has none: [0, 0].)
+  App.prototype.stackFull = function () {
+    var s = this.p.threads[this.state.thread].samples;
+    return s && s.start && s.start.length ? [s.start[0] || 0, s.end] : [0, 0];
+  };
+  App.prototype.parseRange = function (text) {
+    var r = (text || "").split("-").map(Number);
+    return r.length === 2 && r[1] > r[0] ? r : this.stackFull();
+  };
+  // A range as the URL holds it: "" for the whole range, else "t0-t1" (ns, integers).
+  App.prototype.rangeText = function (r) {
+    var full = this.stackFull(), a = Math.round(r[0]), b = Math.round(r[1]);
+    if (a <= full[0] && b >= full[1]) return "";
+    return a + "-" + Math.max(b, a + 1);
+  };
+  // Range r zoomed by `factor` (< 1 zooms in) around the point at fraction
+  // `at` of the width, kept inside the whole range; as URL text.
+  App.prototype.stackZoomed = function (r, factor, at) {
+    var full = this.stackFull(), fullSpan = full[1] - full[0], span = r[1] - r[0];
+    var minSpan = Math.min(fullSpan, Math.max(1000, fullSpan * 1e-7));
+    var ns = Math.min(fullSpan, Math.max(minSpan, span * factor));
+    at = Math.min(1, Math.max(0, at));
+    var t = r[0] + span * at, a = t - ns * at;
+    a = Math.min(Math.max(a, full[0]), full[1] - ns);
+    return this.rangeText([a, a + ns]);
+  };
+  // Range r moved right by dx pixels (left when negative), kept inside.
+  App.prototype.stackShifted = function (r, dx) {
+    var full = this.stackFull(), span = r[1] - r[0], a = r[0] + dx * span / (this.stack.width || 1);
+    a = Math.min(Math.max(a, full[0]), full[1] - span);
+    return this.rangeText([a, a + span]);
   };
 
   // Applies a decoded state to the controls (nothing is drawn here).
@@ -251,9 +394,19 @@
     if ("func" in delta) this.apply(this.state);
     if ("inverted" in delta) this.state.zoom = [];
     this.render(action, t0);
+    if ("thread" in delta) this.prepare();
     return cur;
   };
 
+  // The search's matches and matched share, kept for the last search (a
+  // pan or zoom of the stack chart does not search again).
+  App.prototype.shareOf = function (tree, v, re, which) {
+    var k = this._share;
+    if (k && k.tree === tree && k.v === v && k.re === String(re) && k.which === which) return k.share;
+    var share = PK.searchShare(this.p, tree, v, re, which);
+    this._share = { tree: tree, v: v, re: String(re), which: which, share: share };
+    return share;
+  };
   App.prototype.currentTree = function () {
     var st = this.state;
     return st.inverted ? this.p.inverted(st.thread) : this.p.tree(st.thread);
@@ -262,7 +415,13 @@
   App.prototype.which = function () { return this.p.diff && this.state.diff === "base" ? "base" : "new"; };
   App.prototype.totalsOf = function (tree) { return this.which() === "base" ? tree.baseTotal(this.v()) : tree.total(this.v()); };
 
-  App.prototype.writeHash = function () {
+  // The URL is written at once, except while the stack chart pans or zooms
+  // by wheel or drag (then once it rests: browsers refuse a burst of
+  // history writes).
+  App.prototype.writeHash = function (later) {
+    var self = this;
+    clearTimeout(this.hashTimer);
+    if (later) { this.hashTimer = setTimeout(function () { self.writeHash(false); }, 250); return; }
     var enc = PK.encodeState(this.state);
     this.encoded = enc;
     if (location.hash.replace(/^#/, "") !== enc) history.replaceState(null, "", enc ? "#" + enc : location.pathname + location.search);
@@ -281,6 +440,13 @@
   App.prototype.render = function (action, t0) {
     if (t0 === undefined) t0 = performance.now();
     var st = this.state, p = this.p;
+    // The page's width, read before anything changes (the layout is still
+    // clean then): the canvases are as wide as the main area's content. A
+    // pane read after it is shown would lay the page out twice, old view and
+    // new; a width that changes afterwards (a scroll bar) redraws through
+    // the ResizeObserver.
+    var mainW = this.main.clientWidth || document.documentElement.clientWidth;
+    this.lastWidth = mainW;
     this.hideHover();
     var hasStack = this.hasSamples(), hasMem = this.memTypes().length > 0;
     this.tabs.stack.hidden = !p.threads.some(function (t) { return t.samples && t.samples.start && t.samples.start.length; });
@@ -299,7 +465,7 @@
     // Search: matched nodes and the matched share of the total.
     var re = PK.searchRegex(st.search), share = null;
     this.searchBox.classList.toggle("bad", !!(re && re.error));
-    if (re && !re.error) share = PK.searchShare(p, tree, v, re, which);
+    if (re && !re.error) share = this.shareOf(tree, v, re, which);
     this.share = share;
     var tot = this.totalsOf(tree), unit = p.values[v].unit;
     if (share) {
@@ -307,11 +473,9 @@
     } else this.matchInfo.textContent = re && re.error ? "Bad expression" : "";
     this.renderCrumbs(tree, zoom);
     // The canvas views' width (reading it lays the page out: tables skip it).
-    var pane = this.panes[st.view], width = function () {
-      return Math.max(200, pane.clientWidth || document.documentElement.clientWidth - 16);
-    };
+    var width = function () { return Math.max(200, mainW - 16); };
     var rootLabel = p.threadLabel(st.thread);
-    var base = { profile: p, tree: tree, v: v, which: which, order: tree.order(st.sort, v, p.nameOf, which === "base" ? "base" : ""),
+    var base = { profile: p, tree: tree, v: v, which: which, order: tree.lazyOrder(st.sort, v, p.nameOf, which === "base" ? "base" : ""),
                  zoom: zoom, icicle: st.icicle, colorMode: st.color, dark: this.dark,
                  matched: share ? share.matched : null, selectedFunc: st.selectedFunc,
                  diff: p.diff && st.diff === "diff", rootLabel: rootLabel };
@@ -323,18 +487,16 @@
       this.renderStack(width());
     } else if (st.view === "tree") {
       this.treeTable.set({ profile: p, tree: tree, v: v, which: which, rootLabel: rootLabel });
-      this.drawTime = this.treeTable.render();
+      this.drawTime = this.treeTable.show();
     } else if (st.view === "top") {
-      this.topTable.set({ profile: p, tree: p.tree(st.thread), v: v, which: which, filter: re && !re.error ? re : null });
+      this.topTable.set(this.topModel());
       this.drawTime = this.topTable.render();
     } else if (st.view === "sandwich") {
-      this.renderSandwich(document.documentElement.clientWidth);
+      this.renderSandwich(mainW);
     } else if (st.view === "memory") {
-      var mt = this.memTypes(), inv = p.inverted(st.thread);
-      this.memTable.set({ profile: p, tree: inv, v: mt[0], which: which, extra: mt.slice(1), rootLabel: rootLabel });
-      this.drawTime = this.memTable.render();
+      this.renderMemory(base, width());
     }
-    this.writeHash();
+    this.writeHash(action === "pan" || action === "wheel");
     var ms = performance.now() - t0;
     this.timings.actions.push({ action: action, view: st.view, ms: ms, draw: this.drawTime });
     if (this.timings.actions.length > 200) this.timings.actions.shift();
@@ -351,7 +513,11 @@
       func: st.func, range: st.range, nodes: tree.n, drawn: 0
     };
     var S = window.profkitState;
-    if (st.view === "memory") S.total = this.memTable.totals(this.memTable.model.v)[0];
+    if (st.view === "memory") {
+      S.total = this.memTable.totals(this.memTable.model.v)[0];
+      S.drawn = this.memFlame.boxes.node.length;
+      S.zoomTotal = this.memFlame.model.tree.total(this.memFlame.model.v)[zoom];
+    }
     if (st.view === "flame") S.drawn = this.flame.boxes.node.length;
     if (st.view === "stack" && this.stack.boxes) S.drawn = this.stack.boxes.node.length;
     if (st.view === "sandwich" && this.sandwichTrees && st.selectedFunc >= 0) {
@@ -371,6 +537,7 @@
     var self = this, p = this.p, c = this.crumbs;
     c.textContent = "";
     if (this.state.view === "stack") {
+      if (!this.hasSamples()) return;
       var r = this.stackRange();
       var b0 = el("button", "pk-crumb", "Whole range");
       b0.addEventListener("click", function () { self.change({ range: "" }, "zoom"); });
@@ -381,11 +548,7 @@
       }
       return;
     }
-    if (this.state.view === "memory") {
-      c.appendChild(el("span", "note", "Bytes still allocated at the end (leaks) by allocating function first, then its callers; widest first."));
-      return;
-    }
-    if (this.state.view !== "flame") return;
+    if (this.state.view !== "flame" && this.state.view !== "memory") return;
     var path = [0].concat(tree.path(zoom));
     path.forEach(function (n, i) {
       if (i) c.appendChild(el("span", "pk-sep", "›"));
@@ -402,10 +565,7 @@
   };
 
   App.prototype.stackRange = function () {
-    var th = this.p.threads[this.state.thread], s = th.samples;
-    var r = (this.state.range || "").split("-").map(Number);
-    if (r.length === 2 && r[1] > r[0]) return r;
-    return [s.start[0] || 0, s.end];
+    return this.parseRange(this.state.range);
   };
   App.prototype.renderStack = function (width) {
     var st = this.state, p = this.p;
@@ -414,24 +574,50 @@
       this.stackCanvas.hidden = true;
       return;
     }
-    this.stackNote.textContent = "";
+    this.stackNote.textContent = "Wheel: zoom around the pointer · drag: pan · Shift+drag: zoom to a range · click a box: zoom to it · keys + − ← → · Escape: whole range";
     this.stackCanvas.hidden = false;
     var tree = p.tree(st.thread), v = this.v();
-    var re = PK.searchRegex(st.search), share = re && !re.error ? PK.searchShare(p, tree, v, re, "new") : null;
+    var re = PK.searchRegex(st.search), share = re && !re.error ? this.shareOf(tree, v, re, "new") : null;
     var th = p.threads[st.thread];
     this.stack.set({ profile: p, tree: tree, samples: th.samples, range: this.stackRange(), colorMode: st.color,
                      dark: this.dark, matched: share ? share.matched : null, selectedFunc: st.selectedFunc });
     this.drawTime = this.stack.draw(width);
   };
+  // The top functions' table model (the top view's and the sandwich's list).
+  App.prototype.topModel = function () {
+    var re = PK.searchRegex(this.state.search);
+    return { profile: this.p, tree: this.p.tree(this.state.thread), v: this.v(), which: this.which(), filter: re && !re.error ? re : null };
+  };
+  // The memory table's model: the inverted tree, in-use first, every memory type.
+  App.prototype.memModel = function () {
+    var mt = this.memTypes();
+    return { profile: this.p, tree: this.p.inverted(this.state.thread), v: mt[0], which: "new", extra: mt.slice(1),
+             rootLabel: this.p.threadLabel(this.state.thread) };
+  };
+  // Memory: in-use bytes by allocating path as a flame graph (the tree
+  // shown, zoom and search as in the flame graph; value inuse_space), then
+  // the table by allocating function with every memory value type.
+  App.prototype.renderMemory = function (base, width) {
+    var st = this.state, p = this.p, mt = this.memTypes(), tree = base.tree;
+    var tot = tree.total(mt[0]);
+    this.memTitle.textContent = "In use at the end (not freed): " + PK.formatValue(tot[0], p.values[mt[0]].unit) +
+      (st.inverted ? ", by allocating function, its callers above" : ", by allocating call path") + "; widest first";
+    this.memFlame.set(Object.assign({}, base, { v: mt[0], which: "new", diff: false, memory: mt,
+                                                order: tree.lazyOrder("width", mt[0], p.nameOf, "") }));
+    var t = this.memFlame.draw(width);
+    this.memTable.set(this.memModel());
+    this.drawTime = t + this.memTable.show();
+  };
   App.prototype.renderSandwich = function (width) {
     var st = this.state, p = this.p, tree = p.tree(st.thread), v = this.v(), which = this.which();
-    var re = PK.searchRegex(st.search);
-    this.swTop.set({ profile: p, tree: tree, v: v, which: which, filter: re && !re.error ? re : null });
+    this.swTop.set(this.topModel());
     var t = this.swTop.render();
     var f = st.selectedFunc;
     this.callersCanvas.hidden = this.calleesCanvas.hidden = f < 0;
     if (f < 0) { this.swTitle.textContent = "Pick a function on the left"; this.drawTime = t; return; }
-    var sw = PK.sandwich(tree, f);
+    // The last sandwich is kept (its view shown again is not made again).
+    if (!this._sw || this._sw.tree !== tree || this._sw.f !== f) this._sw = { tree: tree, f: f, sw: PK.sandwich(tree, f) };
+    var sw = this._sw.sw;
     var tot = which === "base" ? sw.callers.baseTotal(v) : sw.callers.total(v), all = this.totalsOf(tree)[0];
     this.swTitle.textContent = p.funcLabel(f) + " — " + PK.formatValue(tot[1], p.values[v].unit) + " (" + PK.formatPercent(tot[1], all) + ")";
     // The flames' column: the page's width less the list's (38%, at least
@@ -439,8 +625,8 @@
     var w = Math.max(200, Math.floor(width - Math.max(0.38 * (width - 16), 260) - 16 - 12 - 2));
     var common = { profile: p, v: v, which: which, zoom: 1, hideAbove: true, colorMode: st.color, dark: this.dark,
                    matched: null, selectedFunc: f, diff: p.diff && st.diff === "diff" };
-    this.callers.set(Object.assign({ tree: sw.callers, order: sw.callers.order(st.sort, v, p.nameOf, which === "base" ? "base" : ""), icicle: false }, common));
-    this.callees.set(Object.assign({ tree: sw.callees, order: sw.callees.order(st.sort, v, p.nameOf, which === "base" ? "base" : ""), icicle: true }, common));
+    this.callers.set(Object.assign({ tree: sw.callers, order: sw.callers.lazyOrder(st.sort, v, p.nameOf, which === "base" ? "base" : ""), icicle: false }, common));
+    this.callees.set(Object.assign({ tree: sw.callees, order: sw.callees.lazyOrder(st.sort, v, p.nameOf, which === "base" ? "base" : ""), icicle: true }, common));
     this.sandwichTrees = sw;
     this.drawTime = t + this.callers.draw(w) + this.callees.draw(w);
   };
@@ -480,8 +666,9 @@
   // A node picked in a table: the flame graph zooms to it (Enter, double click).
   App.prototype.openNode = function (n) {
     var tbl = this.state.view === "memory" ? this.memTable : this.treeTable, tree = tbl.model.tree;
-    if (this.state.view === "memory") { this.change({ view: "flame", inverted: true }, "view"); }
-    this.change({ view: "flame", zoom: PK.pathNames(this.p, tree, n) }, "zoom");
+    // From the memory table (inverted): the memory flame graph, inverted, zoomed there.
+    if (this.state.view === "memory") { this.state.inverted = true; this.invertedBox.checked = true; }
+    this.change({ view: this.state.view === "memory" ? "memory" : "flame", zoom: PK.pathNames(this.p, tree, n) }, "zoom");
   };
   App.prototype.selectNode = function (tree, n) {
     // Table selection shows the row's function as selected (not a redraw).
@@ -506,12 +693,23 @@
     var root = tot[0], z = model.zoom || 0;
     if (box) row("Duration", PK.formatValue(box.t1 - box.t0, "nanoseconds"));
     else {
-      row("Total", PK.formatValue(tot[n], unit) + " — " + PK.formatPercent(tot[n], root) + " of all" +
+      row(model.memory ? "In use" : "Total", PK.formatValue(tot[n], unit) + " — " + PK.formatPercent(tot[n], root) + " of all" +
           (z > 0 && !model.hideAbove ? ", " + PK.formatPercent(tot[n], tot[z]) + " of " + p.funcLabel(tree.func[z]) : ""));
       row("Self", PK.formatValue(self[n], unit) + " — " + PK.formatPercent(self[n], root));
     }
+    if (model.memory && !box) {
+      // The memory view: objects in use, and what was allocated there.
+      var memRow = function (type, label) {
+        var i = p.valueIndex(type);
+        if (i < 0 || i === v) return;
+        row(label, PK.formatValue(tree.total(i)[n], p.values[i].unit));
+      };
+      memRow("inuse_objects", "Objects in use");
+      memRow("alloc_space", "Allocated");
+      memRow("alloc_objects", "Allocations");
+    }
     var ci = p.valueIndex("calls");
-    if (ci >= 0 && ci !== v && !box) {
+    if (ci >= 0 && ci !== v && !box && !model.memory) {
       // Calls of this frame are the calls recorded with it as the leaf (its
       // own "calls" value), as profkit top counts them; time per call is
       // its total over those.
