@@ -41,7 +41,8 @@ enum {
     PROFKIT_EUNSUPPORTED = -4, /* a valid variant profkit does not handle */
     PROFKIT_ENOMEM = -5,       /* allocation failed or size overflow */
     PROFKIT_EIO = -6,          /* reading or writing a file failed */
-    PROFKIT_EINVAL = -7        /* bad argument (unknown value type, thread...) */
+    PROFKIT_EINVAL = -7,       /* bad argument (unknown value type, thread...) */
+    PROFKIT_ENOTFOUND = -8     /* nothing matched (a store query that selects no profile) */
 };
 
 /* "none" for optional ids (mapping of a frame, ...). String id 0 is "". */
@@ -675,8 +676,8 @@ int profkit_store_parse_time(const char *s, int64_t *ns);
  * of them in the order they were added would give (untimed: the store
  * keeps per stack, thread and value type sums, not single samples). The
  * engine sums; only the aggregated rows are read. Returns 0,
- * PROFKIT_EINVAL for a bad query or when no profile matches, PROFKIT_EIO
- * or PROFKIT_ENOMEM.
+ * PROFKIT_EINVAL for a bad query, PROFKIT_ENOTFOUND when no profile
+ * matches, PROFKIT_EIO or PROFKIT_ENOMEM.
  */
 int profkit_store_load(profkit_profile **out, profkit_store *s, const profkit_store_query *q,
                        profkit_error *err);

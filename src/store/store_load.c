@@ -77,7 +77,7 @@ static int header_load(struct header *h, profkit_store *s, const char *sel, prof
     if ((rc = pk_sql_query(s, &q, row_profile, h, err)) != 0)
         goto done;
     if (h->n_profiles == 0) {
-        rc = profkit_error_set(err, PROFKIT_EINVAL, s->name, -1,
+        rc = profkit_error_set(err, PROFKIT_ENOTFOUND, s->name, -1,
                                "no profile in the store matches the query (--where, --since, --until)");
         goto done;
     }
