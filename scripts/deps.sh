@@ -18,7 +18,7 @@ if [ "${1:-}" = "--test" ]; then
          protobuf-compiler zstd gzip python3 curl python3-jsonschema
          elfutils debuginfod dwz xz-utils binutils linux-perf valgrind libc6-dbg llvm)
   # The profile store's second engine, started by tests/cli/store_clickhouse.sh.
-  pkgs+=(clickhouse-server)
+  pkgs+=(clickhouse-server sqlite3)
   # The viewer page's browser tests (Debian's chromium, driven by playwright-core).
   pkgs+=(chromium)
   # Node may come from another package source (nodesource bundles npm);
