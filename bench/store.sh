@@ -90,12 +90,17 @@ for engine in $ENGINES; do
   "$PROFKIT" top --db "$DB" --where version=1.7 > "$OUT/top_db.txt"
   "$PROFKIT" top "${files[@]}" > "$OUT/top_files.txt"
   cmp -s "$OUT/top_db.txt" "$OUT/top_files.txt" && echo "same output: yes" || echo "same output: NO"
+  # wall and profkit's CPU (on ClickHouse the engine's CPU is the server's)
   for run in 1 2 3; do
-    t0=$(now); "$PROFKIT" top --db "$DB" --where version=1.7 > /dev/null; t1=$(now)
-    "$PROFKIT" top "${files[@]}" > /dev/null; t2=$(now)
-    awk -v a="$t0" -v b="$t1" -v c="$t2" -v n="${#files[@]}" -v e="$engine" -v r="$run" 'BEGIN {
-      printf "%s run %d: top --where version=1.7 (%d profiles): store %.3f s, files merged %.3f s, ratio %.1fx\n",
-      e, r, n, b - a, c - b, (c - b) / (b - a) }'
+    { time "$PROFKIT" top --db "$DB" --where version=1.7 > /dev/null; } 2> "$OUT/q1.time"
+    { time "$PROFKIT" top "${files[@]}" > /dev/null; } 2> "$OUT/q2.time"
+    read -r w1 u1 s1 < "$OUT/q1.time"
+    read -r w2 u2 s2 < "$OUT/q2.time"
+    awk -v w1="$w1" -v c1="$(awk -v a="$u1" -v b="$s1" 'BEGIN { print a + b }')" \
+        -v w2="$w2" -v c2="$(awk -v a="$u2" -v b="$s2" 'BEGIN { print a + b }')" \
+        -v n="${#files[@]}" -v e="$engine" -v r="$run" 'BEGIN {
+      printf "%s run %d: top --where version=1.7 (%d profiles): store %.3f s wall / %.3f s CPU, files merged %.3f s wall / %.3f s CPU; wall ratio %.1fx\n",
+      e, r, n, w1, c1, w2, c2, w2 / w1 }'
   done
   t0=$(now); "$PROFKIT" tree --db "$DB" --where version=1.7 > /dev/null; t1=$(now)
   awk -v a="$t0" -v b="$t1" -v e="$engine" 'BEGIN { printf "%s: tree --where version=1.7 (aggregated stacks) %.3f s\n", e, b - a }'
