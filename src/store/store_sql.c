@@ -169,8 +169,11 @@ int pk_sql_select_profiles(pk_sql *out, const profkit_store *s, const profkit_st
 int profkit_store_parse_time(const char *s, int64_t *ns)
 {
     size_t n = strlen(s);
-    if (n > 0 && n <= 18 && strspn(s, "0123456789") == n) {
-        *ns = strtoll(s, NULL, 10) * 1000000000LL;
+    if (n > 0 && n <= 10 && strspn(s, "0123456789") == n) {
+        long long v = strtoll(s, NULL, 10);
+        if (v > INT64_MAX / 1000000000LL) /* past 2262: not a time in ns */
+            return PROFKIT_EINVAL;
+        *ns = v * 1000000000LL;
         return 0;
     }
     struct tm tm;
@@ -198,6 +201,8 @@ int profkit_store_parse_time(const char *s, int64_t *ns)
     tm.tm_year -= 1900;
     tm.tm_mon -= 1;
     time_t t = timegm(&tm);
+    if (t == (time_t)-1 || (int64_t)t > INT64_MAX / 1000000000LL || (int64_t)t < INT64_MIN / 1000000000LL)
+        return PROFKIT_EINVAL; /* outside 1677-2262: not a time in ns */
     *ns = (int64_t)t * 1000000000LL;
     return 0;
 }

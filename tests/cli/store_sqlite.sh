@@ -15,6 +15,8 @@ expect_status "FILEs and --db" 2 "$PROFKIT" top --db "$DB" "$PROFKIT_SRC/tests/d
 expect_status "a bad --where" 2 "$PROFKIT" top --db "$DB" --where 'no operator'
 expect_status "a bad regular expression" 2 "$PROFKIT" store ls "$DB" --where 'k~(a'
 expect_status "a bad --since" 2 "$PROFKIT" top --db "$DB" --since 2026-13-01
+expect_status "a time past 2262" 2 "$PROFKIT" top --db "$DB" --since 9999-01-01
+expect_status "seconds past 2262" 2 "$PROFKIT" top --db "$DB" --until 9999999999
 expect_status "a bad label" 2 "$PROFKIT" store add "$DB" --label nolabel "$PROFKIT_SRC/tests/data/folded/ok_simple.folded"
 expect_status "rm without a selection" 2 "$PROFKIT" store rm "$DB"
 expect_status "an unknown verb" 2 "$PROFKIT" store list "$DB"
