@@ -41,7 +41,8 @@ enum {
     PROFKIT_EUNSUPPORTED = -4, /* a valid variant profkit does not handle */
     PROFKIT_ENOMEM = -5,       /* allocation failed or size overflow */
     PROFKIT_EIO = -6,          /* reading or writing a file failed */
-    PROFKIT_EINVAL = -7        /* bad argument (unknown value type, thread...) */
+    PROFKIT_EINVAL = -7,       /* bad argument (unknown value type, thread...) */
+    PROFKIT_ENOTFOUND = -8     /* nothing matched (a store query that selects no profile) */
 };
 
 /* "none" for optional ids (mapping of a frame, ...). String id 0 is "". */
@@ -624,6 +625,93 @@ int profkit_flame_render_svg(char **out, size_t *len, const profkit_profile *p,
 /* Writes the SVG to `path` as profkit_flame_write_html writes the page. */
 int profkit_flame_write_svg(const profkit_profile *p, const char *path,
                             const profkit_flame_options *o, profkit_error *err);
+
+/* ------------------------------------------------ the profile store (issue 14) */
+
+/*
+ * A store of many profiles (docs/store.md): a SQLite file, or a ClickHouse
+ * database reached through its HTTP interface. Reports run over every
+ * profile a query selects as if they had been merged from files, with the
+ * aggregation done in the engine.
+ */
+typedef struct profkit_store profkit_store;
+
+/*
+ * Opens the store `db`: a SQLite file path (created with its tables on
+ * first use), or "clickhouse://HOST:PORT/DATABASE[?cluster=NAME]" (tables
+ * created when missing; with a cluster, Distributed tables over the
+ * cluster's shards). Returns 0, PROFKIT_EIO (err names the DB and why) or
+ * PROFKIT_ENOMEM.
+ */
+int profkit_store_open(profkit_store **out, const char *db, profkit_error *err);
+/* Closes the store. NULL is a no-op. */
+void profkit_store_close(profkit_store *s);
+
+typedef struct profkit_store_add_options {
+    const char *const *labels; /* "KEY=VALUE" each, beside those the profile knows */
+    size_t n_labels;
+    const char *source;        /* the file it was read from (label "file"); NULL: none */
+    int64_t time;              /* ns since 1970 UTC when the profile has no time of its
+                                  own; PROFKIT_NO_TIME: the time of the add */
+} profkit_store_add_options;
+
+/*
+ * Adds p as one profile, atomically: a failed or interrupted add leaves
+ * nothing a query sees. Its id is a hash of its content (*id, may be NULL):
+ * adding the same profile again is a no-op that returns 1 (0 when added).
+ * Labels: o's, plus format, file, host (where the profile records one),
+ * thread (each thread's name) and value (each value type). Returns 0, 1,
+ * PROFKIT_EINVAL for a label without '=', PROFKIT_EIO or PROFKIT_ENOMEM.
+ */
+int profkit_store_add(profkit_store *s, const profkit_profile *p,
+                      const profkit_store_add_options *o, uint64_t *id, profkit_error *err);
+
+/*
+ * Which profiles: every one of `where` ("KEY=VALUE", "KEY!=VALUE": no label
+ * KEY with that value, "KEY~REGEX": a label KEY matching the POSIX
+ * extended REGEX) holds, and since <= time < until (ns since 1970 UTC;
+ * PROFKIT_NO_TIME: no bound).
+ */
+typedef struct profkit_store_query {
+    const char *const *where;
+    size_t n_where;
+    int64_t since, until;
+} profkit_store_query;
+
+/* Parses a time for since/until: YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS][Z] (UTC) or
+ * seconds since 1970 (digits). Returns 0 or PROFKIT_EINVAL. */
+int profkit_store_parse_time(const char *s, int64_t *ns);
+
+/*
+ * The selected profiles merged into one profile, as profkit_profile_merge
+ * of them in the order they were added would give (untimed: the store
+ * keeps per stack, thread and value type sums, not single samples). The
+ * engine sums; only the aggregated rows are read. Returns 0,
+ * PROFKIT_EINVAL for a bad query, PROFKIT_ENOTFOUND when no profile
+ * matches, PROFKIT_EIO or PROFKIT_ENOMEM.
+ */
+int profkit_store_load(profkit_profile **out, profkit_store *s, const profkit_store_query *q,
+                       profkit_error *err);
+
+/*
+ * profkit_report_top over the selected profiles. By function over all
+ * threads, the flat and cumulative sums are GROUP BYs in the engine and
+ * only the per-function rows are read; otherwise (o->by, o->thread) the
+ * profiles are loaded as by profkit_store_load. The output is the same as
+ * the report on the files merged.
+ */
+int profkit_store_report_top(FILE *out, profkit_store *s, const profkit_store_query *q,
+                             const profkit_report_options *o, profkit_error *err);
+
+/* `profkit store ls`: each selected profile, oldest first, with its id, time,
+ * labels and totals. Returns 0 or a negative code. */
+int profkit_store_list(FILE *out, profkit_store *s, const profkit_store_query *q,
+                       profkit_error *err);
+
+/* Removes the selected profiles (*n: how many, may be NULL). Returns 0 or a
+ * negative code. */
+int profkit_store_remove(profkit_store *s, const profkit_store_query *q, size_t *n,
+                         profkit_error *err);
 
 #ifdef __cplusplus
 }

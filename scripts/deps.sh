@@ -8,7 +8,7 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config zlib1g-dev libzstd-dev libisal-dev libyajl-dev libcmocka-dev libelf-dev
-      libdw-dev libdebuginfod-dev libcapstone-dev libmicrohttpd-dev)
+      libdw-dev libdebuginfod-dev libcapstone-dev libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev)
 if [ "${1:-}" = "--demo" ]; then
   pkgs+=(google-perftools libgoogle-perftools-dev)
 fi
@@ -17,6 +17,8 @@ if [ "${1:-}" = "--test" ]; then
   pkgs+=(google-perftools libgoogle-perftools-dev golang-go golang-github-google-pprof-dev
          protobuf-compiler zstd gzip python3 curl python3-jsonschema
          elfutils debuginfod dwz xz-utils binutils linux-perf valgrind libc6-dbg llvm)
+  # The profile store's second engine, started by tests/cli/store_clickhouse.sh.
+  pkgs+=(clickhouse-server sqlite3)
   # The viewer page's browser tests (Debian's chromium, driven by playwright-core).
   pkgs+=(chromium)
   # Node may come from another package source (nodesource bundles npm);

@@ -23,6 +23,7 @@ enum {
 
 /* Options every reading subcommand takes. */
 #define CLI_MAX_BINARIES 32
+#define CLI_MAX_WHERE 64
 typedef struct cli_input {
     const char *format; /* --format */
     int strict;         /* --strict */
@@ -40,6 +41,15 @@ typedef struct cli_input {
     /* --max-string-size, --max-depth, --max-threads, --max-inflate (0: default) */
     uint64_t max_string_size, max_inflate;
     uint32_t max_depth, max_threads;
+    /* the profile store: --db DB, --where (repeatable), --since, --until;
+     * diff's --base-where and --new-where */
+    const char *db;
+    const char *where[CLI_MAX_WHERE];
+    size_t n_where;
+    const char *base_where[CLI_MAX_WHERE], *new_where[CLI_MAX_WHERE];
+    size_t n_base_where, n_new_where;
+    int64_t since, until; /* ns; 0: no bound (set when given) */
+    int has_since, has_until;
 } cli_input;
 
 /* Option codes of the filters (above any character). */
@@ -48,6 +58,10 @@ enum { CLI_OPT_FOCUS = 0x180, CLI_OPT_IGNORE, CLI_OPT_HIDE, CLI_OPT_SHOW, CLI_OP
 
 /* getopt values of the limit options (beyond every character) */
 enum { CLI_OPT_MAX_STRING = 0x1c0, CLI_OPT_MAX_DEPTH, CLI_OPT_MAX_THREADS, CLI_OPT_MAX_INFLATE };
+
+/* Option codes of the profile store's options. */
+enum { CLI_OPT_DB = 0x200, CLI_OPT_WHERE, CLI_OPT_SINCE, CLI_OPT_UNTIL, CLI_OPT_BASE_WHERE,
+       CLI_OPT_NEW_WHERE, CLI_OPT_LABEL };
 
 /* Long options for cli_input, to splice into a getopt_long table. */
 #define CLI_INPUT_OPTIONS                                  \
@@ -69,6 +83,10 @@ enum { CLI_OPT_MAX_STRING = 0x1c0, CLI_OPT_MAX_DEPTH, CLI_OPT_MAX_THREADS, CLI_O
     { "max-depth", required_argument, NULL, CLI_OPT_MAX_DEPTH }, \
     { "max-threads", required_argument, NULL, CLI_OPT_MAX_THREADS }, \
     { "max-inflate", required_argument, NULL, CLI_OPT_MAX_INFLATE }, \
+    { "db", required_argument, NULL, CLI_OPT_DB },        \
+    { "where", required_argument, NULL, CLI_OPT_WHERE },  \
+    { "since", required_argument, NULL, CLI_OPT_SINCE },  \
+    { "until", required_argument, NULL, CLI_OPT_UNTIL },  \
     { "help", no_argument, NULL, 'h' }
 
 /* The options of the ranked reports (top, hist, diff), CLI_INPUT_OPTIONS
@@ -113,6 +131,13 @@ enum { CLI_OPT_MAX_STRING = 0x1c0, CLI_OPT_MAX_DEPTH, CLI_OPT_MAX_THREADS, CLI_O
     "                  raise the limits on absurd inputs (256 MiB per JSON string\n" \
     "                  or number, 1 M frames per stack, 1 M threads, 1000:1\n"      \
     "                  decompression past 1 GiB; docs/formats/README.md)\n"           \
+    "  --db DB         read the profiles of a store (profkit store --help) instead\n" \
+    "                  of FILEs, merged as if they were files\n"                      \
+    "  --where K=V     only profiles with label K = V (repeatable; also K!=V, and\n"  \
+    "                  K~RE: a label K matching the POSIX extended RE)\n"             \
+    "  --since T, --until T\n"                                                        \
+    "                  only profiles from T on / before T (YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS],\n" \
+    "                  UTC, or seconds since 1970)\n"                                  \
     "  -h, --help      show this help\n"
 
 /* Handles a cli_input option; returns 1 when `c` was one, -1 when its
@@ -124,6 +149,17 @@ int cli_input_option(cli_input *in, int c, const char *arg);
  * warnings and errors to stderr. Returns CLI_OK or CLI_BAD_INPUT.
  */
 int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *in);
+
+/* Whether there is input: FILEs (n of them) or --db; prints the usage
+ * error and returns 0 when there is none, or both. */
+int cli_has_input(const char *cmd, const cli_input *in, int n);
+
+/*
+ * The profiles of --db selected by --where/--since/--until and the extra
+ * terms (diff's --base-where or --new-where), merged, with the filters
+ * applied. Returns CLI_OK or CLI_BAD_INPUT (or CLI_USAGE).
+ */
+int cli_load_db(profkit_profile **out, const cli_input *in, const char *const *extra, size_t n_extra);
 
 /* Prints "profkit CMD: MESSAGE" and a pointer to --help; returns CLI_USAGE. */
 int cli_usage(const char *cmd, const char *fmt, ...)

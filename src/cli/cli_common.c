@@ -23,9 +23,37 @@ static uint64_t limit_arg(const char *opt, const char *arg, uint64_t max)
     return v;
 }
 
+/* Appends a --where-like term; 0, or -1 after a usage message. */
+static int add_where(const char *opt, const char **list, size_t *n, const char *arg)
+{
+    if (*n == CLI_MAX_WHERE) {
+        cli_usage(NULL, "at most %d --%s options", CLI_MAX_WHERE, opt);
+        return -1;
+    }
+    list[(*n)++] = arg;
+    return 1;
+}
+
+static int time_arg(const char *opt, const char *arg, int64_t *ns, int *has)
+{
+    if (profkit_store_parse_time(arg, ns) != 0) {
+        cli_usage(NULL, "--%s: expected YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS] (UTC) or seconds since 1970, "
+                  "got '%s'", opt, arg);
+        return -1;
+    }
+    *has = 1;
+    return 1;
+}
+
 int cli_input_option(cli_input *in, int c, const char *arg)
 {
     switch (c) {
+    case CLI_OPT_DB: in->db = arg; return 1;
+    case CLI_OPT_WHERE: return add_where("where", in->where, &in->n_where, arg);
+    case CLI_OPT_BASE_WHERE: return add_where("base-where", in->base_where, &in->n_base_where, arg);
+    case CLI_OPT_NEW_WHERE: return add_where("new-where", in->new_where, &in->n_new_where, arg);
+    case CLI_OPT_SINCE: return time_arg("since", arg, &in->since, &in->has_since);
+    case CLI_OPT_UNTIL: return time_arg("until", arg, &in->until, &in->has_until);
     case CLI_OPT_MAX_STRING:
         return (in->max_string_size = limit_arg("max-string-size", arg, UINT64_MAX)) ? 1 : -1;
     case CLI_OPT_MAX_INFLATE:
@@ -148,9 +176,76 @@ static void symbolize_options(const cli_input *in, profkit_symbolize_options *so
     so->demangle = in->demangle;
 }
 
+int cli_has_input(const char *cmd, const cli_input *in, int n)
+{
+    if (in->db && n > 0) {
+        cli_usage(cmd, "takes FILEs or --db, not both");
+        return 0;
+    }
+    if (!in->db && (in->n_where || in->has_since || in->has_until || in->n_base_where ||
+                    in->n_new_where)) {
+        cli_usage(cmd, "--where, --since and --until select profiles of a store: add --db DB");
+        return 0;
+    }
+    if (!in->db && n < 1) {
+        cli_usage(cmd, "no input file");
+        return 0;
+    }
+    return 1;
+}
+
+/* The filters of in over p (which it frees on failure). */
+static int apply_filters(profkit_profile **p, const cli_input *in)
+{
+    if (!*p || !profkit_filter_active(&in->filter))
+        return CLI_OK;
+    profkit_error err;
+    if (profkit_profile_filter(*p, &in->filter, &err) != 0) {
+        profkit_profile_free(*p);
+        *p = NULL;
+        return err.code == PROFKIT_EINVAL ? cli_usage(NULL, "%s", err.message) : cli_error(&err);
+    }
+    return CLI_OK;
+}
+
+/* The store query of in's --where/--since/--until and `extra`; `terms`
+ * holds the where terms (CLI_MAX_WHERE * 2). */
+static void db_query(profkit_store_query *q, const char **terms, const cli_input *in,
+                     const char *const *extra, size_t n_extra)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < in->n_where; i++)
+        terms[n++] = in->where[i];
+    for (size_t i = 0; i < n_extra; i++)
+        terms[n++] = extra[i];
+    q->where = terms;
+    q->n_where = n;
+    q->since = in->has_since ? in->since : PROFKIT_NO_TIME;
+    q->until = in->has_until ? in->until : PROFKIT_NO_TIME;
+}
+
+int cli_load_db(profkit_profile **out, const cli_input *in, const char *const *extra, size_t n_extra)
+{
+    *out = NULL;
+    profkit_store *s;
+    profkit_error err;
+    if (profkit_store_open(&s, in->db, &err) != 0)
+        return cli_error(&err);
+    const char *terms[CLI_MAX_WHERE * 2];
+    profkit_store_query q;
+    db_query(&q, terms, in, extra, n_extra);
+    int rc = profkit_store_load(out, s, &q, &err);
+    profkit_store_close(s);
+    if (rc != 0)
+        return cli_error(&err);
+    return apply_filters(out, in);
+}
+
 int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *in)
 {
     *out = NULL;
+    if (in->db)
+        return cli_load_db(out, in, NULL, 0);
     profkit_profile *all = NULL;
     int tty = isatty(STDERR_FILENO);
     for (int i = 0; i < n; i++) {
@@ -201,15 +296,9 @@ int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *
             return cli_error(&err);
         }
     }
-    if (all && profkit_filter_active(&in->filter)) {
-        profkit_error err;
-        if (profkit_profile_filter(all, &in->filter, &err) != 0) {
-            profkit_profile_free(all);
-            return err.code == PROFKIT_EINVAL ? cli_usage(NULL, "%s", err.message) : cli_error(&err);
-        }
-    }
+    int rc = apply_filters(&all, in);
     *out = all;
-    return CLI_OK;
+    return rc;
 }
 
 int cli_parse_by(const char *s, profkit_key *out)
@@ -343,8 +432,24 @@ int cli_report_main(const char *cmd, const char *help, const struct option *opts
             return cli_usage(cmd, "no regular expression");
         ro->pattern = argv[optind++];
     }
-    if (optind >= argc)
-        return cli_usage(cmd, "no input file");
+    if (!cli_has_input(cmd, &in, argc - optind))
+        return CLI_USAGE;
+    profkit_error err;
+    if (in.db && strcmp(cmd, "top") == 0 && !profkit_filter_active(&in.filter)) {
+        /* the engine aggregates: only the rows top prints are read */
+        profkit_store *s;
+        if (profkit_store_open(&s, in.db, &err) != 0)
+            return cli_error(&err);
+        const char *terms[CLI_MAX_WHERE * 2];
+        profkit_store_query q;
+        db_query(&q, terms, &in, NULL, 0);
+        if (profkit_store_report_top(stdout, s, &q, ro, &err) != 0)
+            rc = report_failed(cmd, &err);
+        else
+            rc = CLI_OK;
+        profkit_store_close(s);
+        return rc;
+    }
     profkit_profile *p;
     if ((rc = cli_load(&p, argv + optind, argc - optind, &in)) != 0)
         return rc;
@@ -352,7 +457,6 @@ int cli_report_main(const char *cmd, const char *help, const struct option *opts
     symbolize_options(&in, &so);
     if (!ro->symbols)
         ro->symbols = &so; /* warned about while symbolizing: no warnings now */
-    profkit_error err;
     if (report(stdout, p, ro, &err) != 0)
         rc = report_failed(cmd, &err);
     profkit_profile_free(p);
@@ -366,15 +470,30 @@ int cli_report2_main(const char *cmd, const char *help, const struct option *opt
     int rc = parse_report_args(cmd, help, opts, argc, argv, ro, &in);
     if (rc >= 0)
         return rc;
-    if (argc - optind != 2)
-        return cli_usage(cmd, argc - optind < 2 ? "needs two input files, BASE and NEW"
-                                                : "takes two input files, BASE and NEW, not %d",
-                         argc - optind);
     profkit_profile *a = NULL, *b = NULL;
-    if ((rc = cli_load(&a, argv + optind, 1, &in)) != 0 ||
-        (rc = cli_load(&b, argv + optind + 1, 1, &in)) != 0) {
-        profkit_profile_free(a);
-        return rc;
+    if (in.db) {
+        /* BASE and NEW: the profiles of --base-where and of --new-where */
+        if (argc > optind)
+            return cli_usage(cmd, "takes BASE and NEW FILEs or --db, not both");
+        if (!in.n_base_where || !in.n_new_where)
+            return cli_usage(cmd, "with --db, name BASE and NEW with --base-where and --new-where");
+        if ((rc = cli_load_db(&a, &in, in.base_where, in.n_base_where)) != 0 ||
+            (rc = cli_load_db(&b, &in, in.new_where, in.n_new_where)) != 0) {
+            profkit_profile_free(a);
+            return rc;
+        }
+    } else {
+        if (in.n_base_where || in.n_new_where || in.n_where || in.has_since || in.has_until)
+            return cli_usage(cmd, "--where, --base-where and --new-where select profiles of a store: add --db DB");
+        if (argc - optind != 2)
+            return cli_usage(cmd, argc - optind < 2 ? "needs two input files, BASE and NEW"
+                                                    : "takes two input files, BASE and NEW, not %d",
+                             argc - optind);
+        if ((rc = cli_load(&a, argv + optind, 1, &in)) != 0 ||
+            (rc = cli_load(&b, argv + optind + 1, 1, &in)) != 0) {
+            profkit_profile_free(a);
+            return rc;
+        }
     }
     profkit_error err;
     int r = report(stdout, a, b, ro, &err);

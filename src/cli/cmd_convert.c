@@ -64,8 +64,8 @@ int cmd_convert(int argc, char **argv)
         }
         }
     }
-    if (optind >= argc)
-        return cli_usage("convert", "no input file");
+    if (!cli_has_input("convert", &in, argc - optind))
+        return CLI_USAGE;
     if (!wo.format && !out)
         return cli_usage("convert", "name the output format with --to FORMAT (or give -o OUT)");
     if (wo.format) {

@@ -32,12 +32,17 @@ static const char help[] =
     "                       flat or cumulative value, grew by more than PCT percent\n"
     "                       of BASE's total; the lines that failed are printed\n"
     "  --normalize          scale BASE to NEW's total first (profiles of different\n"
-    "                       lengths), like pprof -normalize\n" CLI_JSON_HELP CLI_INPUT_HELP
+    "                       lengths), like pprof -normalize\n"
+    "  --base-where K=V, --new-where K=V\n"
+    "                       with --db: BASE is the profiles of the store with these\n"
+    "                       labels, NEW those with these (repeatable; K!=V, K~RE;\n"
+    "                       --where, --since and --until apply to both)\n" CLI_JSON_HELP CLI_INPUT_HELP
     "\n"
     "Examples:\n"
     "  profkit diff before.prof after.prof\n"
     "  profkit diff --normalize --fail-on-increase 5 base.prof new.prof || exit\n"
-    "  profkit diff -n 50 --cum --value samples base.json.gz new.json.gz\n";
+    "  profkit diff -n 50 --cum --value samples base.json.gz new.json.gz\n"
+    "  profkit diff --db prof.sqlite --base-where version=1.4 --new-where version=1.5\n";
 
 int cmd_diff(int argc, char **argv)
 {
@@ -45,6 +50,8 @@ int cmd_diff(int argc, char **argv)
         { "fail-on-increase", required_argument, NULL, 'G' },
         { "normalize", no_argument, NULL, 'Z' },
         { "min-percent", required_argument, NULL, 'P' },
+        { "base-where", required_argument, NULL, CLI_OPT_BASE_WHERE },
+        { "new-where", required_argument, NULL, CLI_OPT_NEW_WHERE },
         CLI_RANKED_OPTIONS,
         { NULL, 0, NULL, 0 },
     };

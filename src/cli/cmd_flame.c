@@ -118,8 +118,8 @@ int cmd_flame(int argc, char **argv)
                   : cli_usage("flame", "cannot tell the format from '%s': name it .html or .svg, or add --to html|svg",
                               out);
     int nfiles = argc - optind;
-    if (nfiles < 1)
-        return cli_usage("flame", "no input file");
+    if (!cli_has_input("flame", &in, nfiles))
+        return CLI_USAGE;
     if (diff && nfiles != 2)
         return cli_usage("flame", "--diff takes two input files, BASE and NEW, not %d", nfiles);
     /* The page never shows markers or lines; it shows every value type. */
@@ -140,7 +140,8 @@ int cmd_flame(int argc, char **argv)
     }
     char *title = NULL;
     if (!fo.title) {
-        if (!(title = cli_title(argv + optind, nfiles, diff ? " vs " : " "))) {
+        char *const db[1] = { (char *)in.db };
+        if (!(title = in.db ? cli_title(db, 1, " ") : cli_title(argv + optind, nfiles, diff ? " vs " : " "))) {
             profkit_profile_free(p);
             profkit_profile_free(base);
             fprintf(stderr, "profkit: error: out of memory\n");

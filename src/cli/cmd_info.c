@@ -38,8 +38,8 @@ int cmd_info(int argc, char **argv)
         if (r == 0)
             return cli_usage("info", "unknown option");
     }
-    if (optind >= argc)
-        return cli_usage("info", "no input file");
+    if (!cli_has_input("info", &in, argc - optind))
+        return CLI_USAGE;
     profkit_profile *p;
     int rc = cli_load(&p, argv + optind, argc - optind, &in);
     if (rc)

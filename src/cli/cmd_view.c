@@ -301,8 +301,8 @@ int cmd_view(int argc, char **argv)
             }
         }
     }
-    if (optind >= argc)
-        return cli_usage("view", "no input file");
+    if (!cli_has_input("view", &in, argc - optind))
+        return CLI_USAGE;
     so.port = (unsigned)port;
     so.cors_origin = plan->cors_origin;
     const profkit_format_info *ff = plan->write_format ? profkit_format_find(plan->write_format) : NULL;
@@ -333,7 +333,8 @@ int cmd_view(int argc, char **argv)
     }
     pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
 
-    char *title = cli_title(argv + optind, argc - optind, " ");
+    char *const db[1] = { (char *)in.db };
+    char *title = in.db ? cli_title(db, 1, " ") : cli_title(argv + optind, argc - optind, " ");
     page_options.title = title;
     profkit_profile *p;
     int rc = CLI_BAD_INPUT;

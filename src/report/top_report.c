@@ -1,5 +1,6 @@
 /* top_report.c: `profkit top`, printed like pprof -top. */
 #include "analysis/analysis.h"
+#include "report/report_top.h"
 #include "report/rjson.h"
 
 #include <stdlib.h>
@@ -52,6 +53,43 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
     int rc = profkit_top_compute(&t, p, v, th, o->by, err);
     if (rc)
         return rc;
+    /* Time values get the call count and the time per call beside them
+     * when the profile counts calls (bsprof): calls are those where the
+     * key is the leaf, and the average divides the cumulative time. */
+    profkit_top calls;
+    int with_calls = 0;
+    uint32_t cv = pk_report_top_calls_value(p, v);
+    if (cv != PROFKIT_NONE) {
+        if ((rc = profkit_top_compute(&calls, p, cv, th, o->by, err)) != 0) {
+            profkit_top_free(&t);
+            return rc;
+        }
+        with_calls = calls.n == t.n; /* same frames, same keys in the same order */
+        if (!with_calls)
+            profkit_top_free(&calls);
+    }
+    rc = pk_report_top_print(out, p, v, th, &t, with_calls ? &calls : NULL, o, err);
+    profkit_top_free(&t);
+    if (with_calls)
+        profkit_top_free(&calls);
+    return rc;
+}
+
+uint32_t pk_report_top_calls_value(const profkit_profile *p, uint32_t v)
+{
+    const char *vname = profkit_str(p, p->value_types[v].type);
+    uint32_t cv = profkit_profile_find_value(p, "calls");
+    if (cv != PROFKIT_NONE && cv != v && (strcmp(vname, "cpu") == 0 || strcmp(vname, "wall") == 0))
+        return cv;
+    return PROFKIT_NONE;
+}
+
+int pk_report_top_print(FILE *out, const profkit_profile *p, uint32_t v, uint32_t th,
+                        const profkit_top *tp, const profkit_top *calls_p,
+                        const profkit_report_options *o, profkit_error *err)
+{
+    const profkit_top t = *tp;
+    int with_calls = calls_p != NULL;
     size_t nonzero = 0;
     for (size_t i = 0; i < t.n; i++)
         nonzero += row_shown(&t.rows[i], t.total, o);
@@ -61,32 +99,11 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
     uint32_t *order = malloc((t.n ? t.n : 1) * sizeof(uint32_t));
     if (!order || profkit_top_sort_first(&t, order, o->sort_cum, limit + (t.n - nonzero)) != 0) {
         free(order);
-        profkit_top_free(&t);
         return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     }
-    /* Time values get the call count and the time per call beside them
-     * when the profile counts calls (bsprof): calls are those where the
-     * key is the leaf, and the average divides the cumulative time. */
-    profkit_top calls;
-    int with_calls = 0;
-    const char *vname = profkit_str(p, p->value_types[v].type);
-    uint32_t cv = profkit_profile_find_value(p, "calls");
-    if (cv != PROFKIT_NONE && cv != v && (strcmp(vname, "cpu") == 0 || strcmp(vname, "wall") == 0)) {
-        if ((rc = profkit_top_compute(&calls, p, cv, th, o->by, err)) != 0) {
-            free(order);
-            profkit_top_free(&t);
-            return rc;
-        }
-        with_calls = calls.n == t.n; /* same frames, same keys in the same order */
-        if (!with_calls)
-            profkit_top_free(&calls);
-    }
     if (o->json) {
-        top_json(out, p, &t, order, limit, with_calls ? &calls : NULL, v, th, o);
+        top_json(out, p, &t, order, limit, calls_p, v, th, o);
         free(order);
-        profkit_top_free(&t);
-        if (with_calls)
-            profkit_top_free(&calls);
         return 0;
     }
     const char *unit = profkit_str(p, p->value_types[v].unit);
@@ -116,7 +133,7 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
         fprintf(out, "%10s %7s %7s %10s %7s", f, profkit_format_pct(p1, sizeof(p1), (double)r->flat, total),
                 profkit_format_pct(p2, sizeof(p2), sum, total), c, profkit_format_pct(p3, sizeof(p3), (double)r->cum, total));
         if (with_calls) {
-            int64_t n = calls.rows[r->key].flat;
+            int64_t n = calls_p->rows[r->key].flat;
             char avg[64] = "-";
             if (n > 0)
                 profkit_format_value(avg, sizeof(avg), r->cum / n, unit);
@@ -126,8 +143,5 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
         shown++;
     }
     free(order);
-    profkit_top_free(&t);
-    if (with_calls)
-        profkit_top_free(&calls);
     return 0;
 }

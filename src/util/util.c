@@ -217,6 +217,7 @@ const char *profkit_strerror(int code)
     case PROFKIT_ENOMEM: return "out of memory";
     case PROFKIT_EIO: return "I/O error";
     case PROFKIT_EINVAL: return "invalid argument";
+    case PROFKIT_ENOTFOUND: return "nothing matched";
     default: return "unknown error";
     }
 }

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The profile store (issue 14, docs/store.md): ingestion rate into each
+# engine, and `top --where version=X` from the store against `profkit top`
+# merging the same files in one process.
+#
+#   PROFKIT=build/release/profkit bash bench/store.sh
+#   STORE_N=500 PROFKIT=build/release/profkit bash bench/store.sh   # a quick run
+#
+# STORE_N profiles (10,000), STORE_STACKS distinct stacks each (1,000), 50
+# hosts, 20 versions (tests/store/gen_folded.py: folded files drawn from
+# one call tree of 400 functions, so profiles share most stacks);
+# STORE_ENGINES "sqlite clickhouse". ClickHouse is Debian's, started here on
+# free 127.0.0.1 ports with a temporary data directory, stopped at the end.
+set -euo pipefail
+: "${PROFKIT:=build/release/profkit}"
+N=${STORE_N:-10000}
+STACKS=${STORE_STACKS:-1000}
+ENGINES=${STORE_ENGINES:-sqlite clickhouse}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$(mktemp -d)
+chpid=
+cleanup() {
+  if [ -n "$chpid" ]; then kill "$chpid" 2> /dev/null || true; wait "$chpid" 2> /dev/null || true; fi
+  rm -rf "$OUT"
+}
+trap cleanup EXIT
+
+now() { date +%s.%N; }
+echo "generating $N profiles of $STACKS stacks (50 hosts, 20 versions)..."
+python3 "$SRC/tests/store/gen_folded.py" "$OUT/gen" "$N" "$STACKS" 1
+bytes=$(du -sb "$OUT/gen" | cut -f1)
+rows=$(cat "$OUT"/gen/*.folded | wc -l)
+echo "$N files, $((bytes / 1000000)) MB, $rows stack lines"
+
+start_clickhouse() {
+  local http tcp dir="$OUT/ch"
+  http=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  tcp=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  mkdir -p "$dir/data" "$dir/tmp"
+  cp /etc/clickhouse-server/users.xml "$dir/users.xml"
+  cat > "$dir/config.xml" << XML
+<?xml version="1.0"?>
+<yandex>
+  <logger><level>warning</level><log>$dir/server.log</log><errorlog>$dir/error.log</errorlog><console>0</console></logger>
+  <http_port>$http</http_port><tcp_port>$tcp</tcp_port><listen_host>127.0.0.1</listen_host>
+  <path>$dir/data/</path><tmp_path>$dir/tmp/</tmp_path><users_config>$dir/users.xml</users_config>
+  <default_profile>default</default_profile><default_database>default</default_database>
+  <mark_cache_size>536870912</mark_cache_size>
+</yandex>
+XML
+  /usr/sbin/clickhouse-server --config-file="$dir/config.xml" > "$dir/stdout" 2>&1 &
+  chpid=$!
+  for _ in $(seq 1 150); do
+    [ "$(curl -s "http://127.0.0.1:$http/?query=SELECT%201")" = 1 ] && break
+    sleep 0.2
+  done
+  CH_HTTP=$http
+}
+
+for engine in $ENGINES; do
+  if [ "$engine" = sqlite ]; then
+    DB="$OUT/prof.sqlite"
+    count() { sqlite3 "$DB" "SELECT count(*) FROM $1"; }
+  else
+    start_clickhouse
+    DB="clickhouse://127.0.0.1:$CH_HTTP/bench"
+    count() { curl -s "http://127.0.0.1:$CH_HTTP/?query=SELECT%20count()%20FROM%20bench.$1"; }
+  fi
+  echo "== $engine: $DB"
+  # one add per (host, version) group: the labels differ; wall and the
+  # client's CPU (the machine is shared: CPU is the steadier figure)
+  ingest() {
+    awk -F'\t' '{ g[$2 "\t" $3] = g[$2 "\t" $3] " " $1 } END { for (k in g) print k "\t" g[k] }' \
+      "$OUT/gen/labels.tsv" | while IFS=$'\t' read -r host version files; do
+        # shellcheck disable=SC2086
+        "$PROFKIT" store add "$DB" -q --label "$host" --label "$version" $files
+      done
+  }
+  TIMEFORMAT='%R %U %S'
+  { time ingest; } 2> "$OUT/ingest.time"
+  samples=$(count samples)
+  read -r wall user sys < "$OUT/ingest.time"
+  awk -v n="$N" -v r="$samples" -v w="$wall" -v c="$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" -v e="$engine" 'BEGIN {
+    printf "%s ingestion: %d profiles, %d sample rows: %.1f s wall (%.1f profiles/s, %.0f rows/s), profkit CPU %.1f s (%.1f profiles/s, %.0f rows/s)\n",
+    e, n, r, w, n / w, r / w, c, n / c, r / c }'
+  echo "$engine rows: stacks $(count stacks), frames $(count frames), stack_keys $(count stack_keys)"
+  [ "$engine" = sqlite ] && echo "sqlite file: $(du -sh "$DB" | cut -f1)"
+  # top over one version: the engine's GROUP BY against merging the files
+  mapfile -t files < <(awk -F'\t' '$3 == "version=1.7" { print $1 }' "$OUT/gen/labels.tsv")
+  "$PROFKIT" top --db "$DB" --where version=1.7 > "$OUT/top_db.txt"
+  "$PROFKIT" top "${files[@]}" > "$OUT/top_files.txt"
+  cmp -s "$OUT/top_db.txt" "$OUT/top_files.txt" && echo "same output: yes" || echo "same output: NO"
+  # wall and profkit's CPU (on ClickHouse the engine's CPU is the server's)
+  for run in 1 2 3; do
+    { time "$PROFKIT" top --db "$DB" --where version=1.7 > /dev/null; } 2> "$OUT/q1.time"
+    { time "$PROFKIT" top "${files[@]}" > /dev/null; } 2> "$OUT/q2.time"
+    read -r w1 u1 s1 < "$OUT/q1.time"
+    read -r w2 u2 s2 < "$OUT/q2.time"
+    awk -v w1="$w1" -v c1="$(awk -v a="$u1" -v b="$s1" 'BEGIN { print a + b }')" \
+        -v w2="$w2" -v c2="$(awk -v a="$u2" -v b="$s2" 'BEGIN { print a + b }')" \
+        -v n="${#files[@]}" -v e="$engine" -v r="$run" 'BEGIN {
+      printf "%s run %d: top --where version=1.7 (%d profiles): store %.3f s wall / %.3f s CPU, files merged %.3f s wall / %.3f s CPU; wall ratio %.1fx\n",
+      e, r, n, w1, c1, w2, c2, w2 / w1 }'
+  done
+  t0=$(now); "$PROFKIT" tree --db "$DB" --where version=1.7 > /dev/null; t1=$(now)
+  awk -v a="$t0" -v b="$t1" -v e="$engine" 'BEGIN { printf "%s: tree --where version=1.7 (aggregated stacks) %.3f s\n", e, b - a }'
+  if [ "$engine" = clickhouse ]; then kill "$chpid"; wait "$chpid" 2> /dev/null || true; chpid=; fi
+done

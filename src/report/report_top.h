@@ -1,0 +1,23 @@
+/*
+ * report_top.h: `profkit top`'s printing, for callers that computed the
+ * rows elsewhere (the store aggregates them in its engine).
+ */
+#ifndef PROFKIT_REPORT_TOP_H
+#define PROFKIT_REPORT_TOP_H
+
+#include "analysis/analysis.h"
+
+/*
+ * Prints top's text or JSON for rows already computed: t over value type v
+ * of p (whose value types and threads name the header), thread th
+ * (PROFKIT_NONE = all), and calls (the flat "calls" per key, keyed as t;
+ * NULL: no calls columns). Returns 0 or PROFKIT_ENOMEM.
+ */
+int pk_report_top_print(FILE *out, const profkit_profile *p, uint32_t v, uint32_t th,
+                        const profkit_top *t, const profkit_top *calls,
+                        const profkit_report_options *o, profkit_error *err);
+
+/* The "calls" value type shown beside v (cpu or wall time), or PROFKIT_NONE. */
+uint32_t pk_report_top_calls_value(const profkit_profile *p, uint32_t v);
+
+#endif

@@ -1,0 +1,110 @@
+/*
+ * store.h: the profile store's internals (docs/store.md): one schema, two
+ * engines. An engine (store_sqlite.c, store_clickhouse.c) runs SQL text,
+ * hands rows back as text cells and inserts batches of rows; everything
+ * else (content ids, the SQL of adds and queries, assembling a profile)
+ * is written once, here, with the few dialect differences in pk_sql_*.
+ */
+#ifndef PROFKIT_STORE_H
+#define PROFKIT_STORE_H
+
+#include "model/model.h"
+
+/* One value of a row to insert: text (s, len) or an integer. */
+typedef struct pk_cell {
+    const char *s;
+    size_t len;
+    int64_t i;
+    int is_text;
+} pk_cell;
+
+/* Called per result row: n cells of text (NULL for SQL NULL) with their
+ * lengths. Returns 0 to go on, or a negative code (err filled). */
+typedef int (*pk_store_row_fn)(void *payload, char **cells, const size_t *lens, size_t n,
+                               profkit_error *err);
+
+typedef struct pk_store_engine {
+    int (*exec)(profkit_store *s, const char *sql, profkit_error *err);
+    int (*query)(profkit_store *s, const char *sql, pk_store_row_fn fn, void *payload,
+                 profkit_error *err);
+    /* Inserts n_rows rows of n_cols cells (row-major). Rows whose key is
+     * already there are skipped (SQLite) or merged later (ClickHouse). */
+    int (*insert)(profkit_store *s, const char *table, size_t n_cols, const pk_cell *cells,
+                  size_t n_rows, profkit_error *err);
+    int (*begin)(profkit_store *s, profkit_error *err);
+    int (*commit)(profkit_store *s, profkit_error *err);
+    void (*rollback)(profkit_store *s);
+    void (*close)(profkit_store *s);
+} pk_store_engine;
+
+struct profkit_store {
+    const pk_store_engine *engine;
+    char name[256];  /* the DB as given, for messages */
+    int clickhouse;  /* the dialect: ClickHouse (else SQLite) */
+    int distributed; /* ClickHouse tables are Distributed: IN becomes GLOBAL IN */
+    void *impl;
+};
+
+/* Opens an engine: fills s->engine and s->impl, creates the tables. */
+int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err);
+int pk_store_clickhouse_open(profkit_store *s, const char *url, profkit_error *err);
+
+/* ---- SQL text (store_sql.c) ---- */
+
+typedef struct pk_sql {
+    char *buf;
+    size_t len, cap;
+    int failed; /* out of memory: every later append is a no-op */
+} pk_sql;
+
+void pk_sql_free(pk_sql *q);
+void pk_sql_add(pk_sql *q, const char *fmt, ...) PK_PRINTF(2, 3);
+/* A string literal in the store's dialect. */
+void pk_sql_str(pk_sql *q, const profkit_store *s, const char *v, size_t len);
+/* "IN" or, on Distributed tables, "GLOBAL IN" (and NOT IN). */
+const char *pk_sql_in(const profkit_store *s);
+const char *pk_sql_not_in(const profkit_store *s);
+/* The SELECT of the seq of every profile q selects (a subquery). */
+int pk_sql_select_profiles(pk_sql *out, const profkit_store *s, const profkit_store_query *q,
+                           profkit_error *err);
+/* Runs q's text (checked for out of memory). */
+int pk_sql_query(profkit_store *s, pk_sql *q, pk_store_row_fn fn, void *payload,
+                 profkit_error *err);
+int pk_sql_exec(profkit_store *s, pk_sql *q, profkit_error *err);
+/* A decimal int64 cell; 0 when empty. */
+int64_t pk_cell_i64(const char *c);
+
+/* ---- content ids (store_ids.c) ---- */
+
+/* A 63-bit id of bytes, the same on every machine and in every run; never 0. */
+uint64_t pk_store_hash(const void *data, size_t len, uint64_t tag);
+/* The id of n 64-bit words (little-endian bytes), tagged by kind. */
+uint64_t pk_store_hash_words(const uint64_t *w, size_t n, uint64_t tag);
+
+enum { PK_ID_STRING = 1, PK_ID_FUNCTION, PK_ID_MAPPING, PK_ID_FRAME, PK_ID_STACK, PK_ID_THREAD,
+       PK_ID_VALUE, PK_ID_PROFILE };
+
+/* The id of a value type (samples.vtype). */
+uint64_t pk_store_value_id(const char *type, const char *unit);
+
+/* Map of nonzero 64-bit ids to 32-bit indexes (open addressing). */
+typedef struct pk_idmap {
+    uint64_t *keys;
+    uint32_t *vals;
+    size_t n, cap;
+} pk_idmap;
+void pk_idmap_free(pk_idmap *m);
+/* The index of key, or PROFKIT_NONE. */
+uint32_t pk_idmap_get(const pk_idmap *m, uint64_t key);
+/* Sets key's index; returns 0 or PROFKIT_ENOMEM. */
+int pk_idmap_put(pk_idmap *m, uint64_t key, uint32_t val);
+
+/* ---- reading (store_load.c) ---- */
+
+/* What the selected profiles say together, as merging them would: value
+ * types and threads in order of first appearance, the first profile's
+ * default value and format, metadata in order. An empty profile with those
+ * tables (no stacks, no samples). seqs: the selected profiles, oldest first. */
+int pk_store_header(profkit_profile **out, profkit_store *s, const char *sel, profkit_error *err);
+
+#endif

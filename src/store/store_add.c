@@ -1,0 +1,511 @@
+/* store_add.c: adding one profile to the store (docs/store.md): every row
+ * gets its content id, shared rows (strings, functions, mappings, frames,
+ * stacks) are written once whatever number of profiles use them, samples
+ * are summed per stack, thread and value type, and the profile's own rows
+ * go in one transaction (SQLite) or before its `profiles` row, which is
+ * what makes it visible (ClickHouse). */
+#include "store/store.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+typedef struct rows {
+    pk_cell *c;
+    size_t n, cap; /* cells */
+} rows;
+
+static void put_i(rows *r, int64_t v, int *bad)
+{
+    if (PK_VEC_RESERVE(r->c, r->n, r->cap, 1) != 0) {
+        *bad = 1;
+        return;
+    }
+    r->c[r->n++] = (pk_cell){ NULL, 0, v, 0 };
+}
+
+static void put_s(rows *r, const char *s, size_t len, int *bad)
+{
+    if (PK_VEC_RESERVE(r->c, r->n, r->cap, 1) != 0) {
+        *bad = 1;
+        return;
+    }
+    r->c[r->n++] = (pk_cell){ s, len, 0, 1 };
+}
+
+enum { T_STRINGS, T_FUNCTIONS, T_MAPPINGS, T_FRAMES, T_STACKS, T_STACK_KEYS, T_SAMPLES, T_LABELS,
+       T_META, T_VALUES, T_THREADS, T_PROFILES, N_TABLES };
+static const char *const table_name[N_TABLES] = {
+    "strings", "functions", "mappings", "frames", "stacks", "stack_keys", "samples", "labels",
+    "meta", "profile_values", "profile_threads", "profiles",
+};
+static const size_t table_cols[N_TABLES] = { 2, 6, 6, 7, 5, 2, 5, 3, 4, 6, 7, 6 };
+
+struct add {
+    profkit_store *s;
+    const profkit_profile *p;
+    int bad; /* out of memory */
+    rows t[N_TABLES];
+    pk_idmap seen; /* string ids written in this add */
+    profkit_strtab keys; /* frame labels (the keys top groups by) */
+    uint64_t *str_id, *fn_id, *map_id, *frame_id, *frame_key, *stack_id, *thread_id, *vt_id;
+    uint32_t *depth;
+    /* samples summed per (stack, thread) */
+    pk_idmap rowmap;
+    uint32_t *row_stack, *row_thread;
+    int64_t *row_values;
+    size_t n_rows, cap_rows, cap_thread, cap_row_values;
+    /* the content id, hashed as the rows go by */
+    uint64_t acc[64];
+    size_t n_acc;
+    uint64_t content;
+};
+
+static void acc(struct add *a, uint64_t w)
+{
+    if (a->n_acc == 64) {
+        a->content = pk_store_hash_words(a->acc, 64, a->content ^ PK_ID_PROFILE);
+        a->n_acc = 0;
+    }
+    a->acc[a->n_acc++] = w;
+}
+
+static uint64_t text_id(const char *s, size_t len) { return pk_store_hash(s, len, PK_ID_STRING); }
+
+/* The id of text, written to `strings` once per add. */
+static uint64_t string_row(struct add *a, const char *s, size_t len)
+{
+    uint64_t id = text_id(s, len);
+    if (pk_idmap_get(&a->seen, id) == PROFKIT_NONE) {
+        if (pk_idmap_put(&a->seen, id, 1) != 0)
+            a->bad = 1;
+        put_i(&a->t[T_STRINGS], (int64_t)id, &a->bad);
+        put_s(&a->t[T_STRINGS], s, len, &a->bad);
+    }
+    return id;
+}
+
+static uint64_t pstr(struct add *a, uint32_t id)
+{
+    const profkit_profile *p = a->p;
+    if (id >= p->strings.n)
+        id = 0;
+    if (!a->str_id[id])
+        a->str_id[id] = string_row(a, profkit_strtab_get(&p->strings, id),
+                                   profkit_strtab_len(&p->strings, id));
+    return a->str_id[id];
+}
+
+static uint64_t words_id(uint64_t tag, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+                         uint64_t a4, uint64_t a5)
+{
+    uint64_t w[6] = { a0, a1, a2, a3, a4, a5 };
+    return pk_store_hash_words(w, 6, tag);
+}
+
+static void dictionary_rows(struct add *a)
+{
+    const profkit_profile *p = a->p;
+    char buf[4096];
+    for (size_t i = 0; i < p->n_functions; i++) {
+        const profkit_function *f = &p->functions[i];
+        uint64_t n = pstr(a, f->name), sn = pstr(a, f->system_name), fi = pstr(a, f->file),
+                 mo = pstr(a, f->module);
+        a->fn_id[i] = words_id(PK_ID_FUNCTION, n, sn, fi, mo, f->start_line, 0);
+        rows *r = &a->t[T_FUNCTIONS];
+        put_i(r, (int64_t)a->fn_id[i], &a->bad);
+        put_i(r, (int64_t)n, &a->bad);
+        put_i(r, (int64_t)sn, &a->bad);
+        put_i(r, (int64_t)fi, &a->bad);
+        put_i(r, (int64_t)mo, &a->bad);
+        put_i(r, f->start_line, &a->bad);
+    }
+    for (size_t i = 0; i < p->n_mappings; i++) {
+        const profkit_mapping *m = &p->mappings[i];
+        uint64_t pa = pstr(a, m->path), b = pstr(a, m->build_id);
+        a->map_id[i] = words_id(PK_ID_MAPPING, m->start, m->end, m->offset, pa, b, 0);
+        rows *r = &a->t[T_MAPPINGS];
+        put_i(r, (int64_t)a->map_id[i], &a->bad);
+        put_i(r, (int64_t)m->start, &a->bad);
+        put_i(r, (int64_t)m->end, &a->bad);
+        put_i(r, (int64_t)m->offset, &a->bad);
+        put_i(r, (int64_t)pa, &a->bad);
+        put_i(r, (int64_t)b, &a->bad);
+    }
+    for (size_t i = 0; i < p->n_frames; i++) {
+        const profkit_frame *f = &p->frames[i];
+        uint64_t fn = f->function < p->n_functions ? a->fn_id[f->function] : 0;
+        uint64_t mp = f->mapping < p->n_mappings ? a->map_id[f->mapping] : 0;
+        a->frame_id[i] = words_id(PK_ID_FRAME, f->address, fn, ((uint64_t)f->line << 32) | f->column,
+                                  mp, f->inline_depth, 0);
+        /* the key `top` groups by: the frame's label by function */
+        size_t len = profkit_frame_label(p, (uint32_t)i, 0, buf, sizeof(buf));
+        uint32_t k = profkit_strtab_intern(&a->keys, buf, len);
+        if (k == PROFKIT_NONE) {
+            a->bad = 1;
+            return;
+        }
+        a->frame_key[i] = string_row(a, profkit_strtab_get(&a->keys, k), len);
+        rows *r = &a->t[T_FRAMES];
+        put_i(r, (int64_t)a->frame_id[i], &a->bad);
+        put_i(r, (int64_t)f->address, &a->bad);
+        put_i(r, (int64_t)fn, &a->bad);
+        put_i(r, f->line, &a->bad);
+        put_i(r, f->column, &a->bad);
+        put_i(r, (int64_t)mp, &a->bad);
+        put_i(r, f->inline_depth, &a->bad);
+    }
+    /* parents precede children in the model's stack table */
+    a->stack_id[0] = 0;
+    a->depth[0] = 0;
+    for (size_t i = 1; i < p->n_stacks; i++) {
+        const profkit_stack *st = &p->stacks[i];
+        uint32_t par = st->parent < i ? st->parent : 0;
+        uint64_t fr = st->frame < p->n_frames ? a->frame_id[st->frame] : 0;
+        a->stack_id[i] = words_id(PK_ID_STACK, a->stack_id[par], fr, 0, 0, 0, 0);
+        a->depth[i] = a->depth[par] + 1;
+        rows *r = &a->t[T_STACKS];
+        put_i(r, (int64_t)a->stack_id[i], &a->bad);
+        put_i(r, (int64_t)a->stack_id[par], &a->bad);
+        put_i(r, (int64_t)fr, &a->bad);
+        put_i(r, a->depth[i], &a->bad);
+        put_i(r, st->frame < p->n_frames ? (int64_t)a->frame_key[st->frame] : 0, &a->bad);
+    }
+}
+
+/* Sums the sample rows per (stack, thread): a timed profile has a row per
+ * sample, the store one per stack and thread. */
+static void sum_samples(struct add *a)
+{
+    const profkit_profile *p = a->p;
+    size_t nv = p->n_value_types;
+    for (size_t r = 0; r < p->n_samples && !a->bad; r++) {
+        uint32_t st = p->sample_stack[r], th = p->sample_thread[r];
+        const int64_t *v = p->sample_values + r * nv;
+        acc(a, st < p->n_stacks ? a->stack_id[st] : 0);
+        acc(a, th < p->n_threads ? a->thread_id[th] : 0);
+        acc(a, (uint64_t)p->sample_time[r]);
+        for (size_t k = 0; k < nv; k++)
+            acc(a, (uint64_t)v[k]);
+        uint64_t key = (((uint64_t)st << 32) | th) + 1;
+        uint32_t i = pk_idmap_get(&a->rowmap, key);
+        if (i == PROFKIT_NONE) {
+            i = (uint32_t)a->n_rows;
+            if (pk_idmap_put(&a->rowmap, key, i) != 0 ||
+                PK_VEC_RESERVE(a->row_stack, a->n_rows, a->cap_rows, 1) != 0 ||
+                PK_VEC_RESERVE(a->row_thread, a->n_rows, a->cap_thread, 1) != 0 ||
+                profkit_grow((void **)&a->row_values, &a->cap_row_values,
+                             (a->n_rows + 1) * (nv ? nv : 1), sizeof(int64_t)) != 0) {
+                a->bad = 1;
+                return;
+            }
+            a->row_stack[i] = st;
+            a->row_thread[i] = th;
+            memset(a->row_values + (size_t)i * nv, 0, nv * sizeof(int64_t));
+            a->n_rows++;
+        }
+        for (size_t k = 0; k < nv; k++)
+            profkit_sat_addto(&a->row_values[(size_t)i * nv + k], v[k]);
+    }
+}
+
+/* stack_keys: each sample stack's distinct keys, for the cumulative sums. */
+static void stack_keys(struct add *a)
+{
+    const profkit_profile *p = a->p;
+    pk_idmap done = { 0 }, mark = { 0 };
+    uint32_t stamp = 0;
+    for (size_t i = 0; i < a->n_rows && !a->bad; i++) {
+        uint32_t st = a->row_stack[i];
+        if (st == 0 || st >= p->n_stacks || pk_idmap_get(&done, a->stack_id[st]) != PROFKIT_NONE)
+            continue;
+        if (pk_idmap_put(&done, a->stack_id[st], 1) != 0) {
+            a->bad = 1;
+            break;
+        }
+        stamp++;
+        for (uint32_t s = st, guard = 0; s != 0 && s < p->n_stacks && guard <= a->depth[st];
+             s = p->stacks[s].parent, guard++) {
+            uint32_t fr = p->stacks[s].frame;
+            uint64_t k = fr < p->n_frames ? a->frame_key[fr] : 0;
+            if (!k || pk_idmap_get(&mark, k) == stamp)
+                continue;
+            if (pk_idmap_put(&mark, k, stamp) != 0)
+                a->bad = 1;
+            put_i(&a->t[T_STACK_KEYS], (int64_t)a->stack_id[st], &a->bad);
+            put_i(&a->t[T_STACK_KEYS], (int64_t)k, &a->bad);
+        }
+    }
+    pk_idmap_free(&done);
+    pk_idmap_free(&mark);
+}
+
+static void label(struct add *a, int64_t seq, const char *k, size_t klen, const char *v,
+                  size_t vlen)
+{
+    rows *r = &a->t[T_LABELS];
+    /* the same pair twice is one label */
+    for (size_t i = 0; i + 2 < r->n; i += 3)
+        if (r->c[i + 1].len == klen && memcmp(r->c[i + 1].s, k, klen) == 0 &&
+            r->c[i + 2].len == vlen && memcmp(r->c[i + 2].s, v, vlen) == 0)
+            return;
+    put_i(r, seq, &a->bad);
+    put_s(r, k, klen, &a->bad);
+    put_s(r, v, vlen, &a->bad);
+}
+
+/* A label whose key is a C string constant. */
+static void label_c(struct add *a, int64_t seq, const char *k, const char *v)
+{
+    label(a, seq, k, strlen(k), v, strlen(v));
+}
+
+/* The profile's own time, from what its format records, or 0. */
+static int64_t profile_time(const profkit_profile *p)
+{
+    const char *v;
+    if ((v = profkit_meta_get(p, "time_nanos")) && *v)
+        return strtoll(v, NULL, 10);
+    static const char *const ms_keys[] = { "startTime", "start_timestamp_ms" };
+    for (size_t i = 0; i < 2; i++)
+        if ((v = profkit_meta_get(p, ms_keys[i])) && *v) {
+            double ms = strtod(v, NULL);
+            if (ms > 0 && ms < 9.2e15) /* a wall-clock time, not one relative to a start */
+                return (int64_t)llround(ms * 1e6);
+        }
+    return 0;
+}
+
+static int row_seq(void *payload, char **cells, const size_t *lens, size_t n, profkit_error *err)
+{
+    (void)lens, (void)err;
+    if (n > 0 && cells[0])
+        *(int64_t *)payload = pk_cell_i64(cells[0]);
+    return 0;
+}
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void sample_row(struct add *a, int64_t seq, size_t r, size_t vt, int64_t v)
+{
+    const profkit_profile *p = a->p;
+    rows *t = &a->t[T_SAMPLES];
+    uint32_t st = a->row_stack[r], th = a->row_thread[r];
+    put_i(t, seq, &a->bad);
+    put_i(t, (int64_t)(st < p->n_stacks ? a->stack_id[st] : 0), &a->bad);
+    put_i(t, (int64_t)(th < p->n_threads ? a->thread_id[th] : 0), &a->bad);
+    put_i(t, (int64_t)a->vt_id[vt], &a->bad);
+    put_i(t, v, &a->bad);
+}
+
+/* The per-profile rows, once its seq is known. */
+static void profile_rows(struct add *a, int64_t seq, const profkit_store_add_options *o,
+                         int64_t when)
+{
+    const profkit_profile *p = a->p;
+    size_t nv = p->n_value_types;
+    for (size_t r = 0; r < a->n_rows && nv; r++) {
+        int any = 0;
+        for (size_t k = 0; k < nv; k++) {
+            int64_t v = a->row_values[r * nv + k];
+            if (v == 0)
+                continue;
+            any = 1;
+            sample_row(a, seq, r, k, v);
+        }
+        if (!any) /* a row of zeros keeps its stack, as in the merged profile */
+            sample_row(a, seq, r, p->default_value < nv ? p->default_value : 0, 0);
+    }
+    for (size_t i = 0; i < p->n_value_types; i++) {
+        rows *t = &a->t[T_VALUES];
+        const char *ty = profkit_str(p, p->value_types[i].type);
+        const char *un = profkit_str(p, p->value_types[i].unit);
+        put_i(t, seq, &a->bad);
+        put_i(t, (int64_t)i, &a->bad);
+        put_i(t, (int64_t)a->vt_id[i], &a->bad);
+        put_s(t, ty, strlen(ty), &a->bad);
+        put_s(t, un, strlen(un), &a->bad);
+        put_i(t, i == p->default_value, &a->bad);
+        label_c(a, seq, "value", ty);
+    }
+    for (size_t i = 0; i < p->n_threads; i++) {
+        rows *t = &a->t[T_THREADS];
+        const profkit_thread *th = &p->threads[i];
+        const char *nm = profkit_str(p, th->name), *pn = profkit_str(p, th->process_name);
+        put_i(t, seq, &a->bad);
+        put_i(t, (int64_t)i, &a->bad);
+        put_i(t, (int64_t)a->thread_id[i], &a->bad);
+        put_s(t, nm, strlen(nm), &a->bad);
+        put_s(t, pn, strlen(pn), &a->bad);
+        put_i(t, th->pid, &a->bad);
+        put_i(t, th->tid, &a->bad);
+        if (*nm)
+            label_c(a, seq, "thread", nm);
+    }
+    for (size_t i = 0; i < p->n_metadata; i++) {
+        rows *t = &a->t[T_META];
+        const profkit_meta *m = &p->metadata[i];
+        put_i(t, seq, &a->bad);
+        put_i(t, (int64_t)i, &a->bad);
+        put_s(t, profkit_str(p, m->key), profkit_strtab_len(&p->strings, m->key), &a->bad);
+        put_s(t, profkit_str(p, m->value), profkit_strtab_len(&p->strings, m->value), &a->bad);
+        const char *k = profkit_str(p, m->key);
+        if (strcmp(k, "host") == 0 || strcmp(k, "hostname") == 0 || strcmp(k, "device") == 0)
+            label_c(a, seq, "host", profkit_str(p, m->value));
+    }
+    label_c(a, seq, "format", p->format);
+    if (o && o->source)
+        label_c(a, seq, "file", o->source);
+    for (size_t i = 0; o && i < o->n_labels; i++) {
+        const char *l = o->labels[i], *eq = strchr(l, '=');
+        label(a, seq, l, (size_t)(eq - l), eq + 1, strlen(eq + 1));
+    }
+    rows *t = &a->t[T_PROFILES];
+    put_i(t, seq, &a->bad);
+    put_i(t, (int64_t)a->content, &a->bad);
+    put_i(t, when, &a->bad);
+    put_i(t, now_ns(), &a->bad);
+    put_s(t, p->format, strlen(p->format), &a->bad);
+    put_s(t, o && o->source ? o->source : "", o && o->source ? strlen(o->source) : 0, &a->bad);
+}
+
+static void add_free(struct add *a)
+{
+    for (int i = 0; i < N_TABLES; i++)
+        free(a->t[i].c);
+    pk_idmap_free(&a->seen);
+    pk_idmap_free(&a->rowmap);
+    profkit_strtab_free(&a->keys);
+    free(a->str_id);
+    free(a->fn_id);
+    free(a->map_id);
+    free(a->frame_id);
+    free(a->frame_key);
+    free(a->stack_id);
+    free(a->thread_id);
+    free(a->vt_id);
+    free(a->depth);
+    free(a->row_stack);
+    free(a->row_thread);
+    free(a->row_values);
+}
+
+static void *ids(size_t n, size_t elem) { return calloc(n ? n : 1, elem); }
+
+/* Checks the labels: KEY=VALUE with a key of letters, digits, _ . - */
+static int check_labels(const profkit_store *s, const profkit_store_add_options *o, profkit_error *err)
+{
+    for (size_t i = 0; o && i < o->n_labels; i++) {
+        const char *l = o->labels[i], *eq = strchr(l, '=');
+        size_t kl = eq ? (size_t)(eq - l) : 0;
+        int ok = eq && kl > 0 && kl < 128;
+        for (size_t j = 0; ok && j < kl; j++)
+            ok = (l[j] >= 'a' && l[j] <= 'z') || (l[j] >= 'A' && l[j] <= 'Z') ||
+                 (l[j] >= '0' && l[j] <= '9') || l[j] == '_' || l[j] == '.' || l[j] == '-';
+        if (!ok)
+            return profkit_error_set(err, PROFKIT_EINVAL, s->name, -1,
+                                     "--label '%s': expected KEY=VALUE (KEY of 1 to 127 letters, "
+                                     "digits, '_', '.', '-')", l);
+    }
+    return 0;
+}
+
+int profkit_store_add(profkit_store *s, const profkit_profile *p,
+                      const profkit_store_add_options *o, uint64_t *id, profkit_error *err)
+{
+    int rc = check_labels(s, o, err);
+    if (rc)
+        return rc;
+    struct add a;
+    memset(&a, 0, sizeof(a));
+    a.s = s;
+    a.p = p;
+    if (profkit_strtab_init(&a.keys) != 0 || !(a.str_id = ids(p->strings.n, 8)) ||
+        !(a.fn_id = ids(p->n_functions, 8)) || !(a.map_id = ids(p->n_mappings, 8)) ||
+        !(a.frame_id = ids(p->n_frames, 8)) || !(a.frame_key = ids(p->n_frames, 8)) ||
+        !(a.stack_id = ids(p->n_stacks, 8)) || !(a.depth = ids(p->n_stacks, 4)) ||
+        !(a.thread_id = ids(p->n_threads, 8)) || !(a.vt_id = ids(p->n_value_types, 8)))
+        a.bad = 1;
+    if (!a.bad)
+        dictionary_rows(&a);
+    acc(&a, text_id(p->format, strlen(p->format)));
+    for (size_t i = 0; !a.bad && i < p->n_threads; i++) {
+        const profkit_thread *t = &p->threads[i];
+        const char *nm = profkit_str(p, t->name), *pn = profkit_str(p, t->process_name);
+        a.thread_id[i] = words_id(PK_ID_THREAD, text_id(nm, strlen(nm)), text_id(pn, strlen(pn)),
+                                  (uint64_t)t->pid, (uint64_t)t->tid, 0, 0);
+    }
+    for (size_t i = 0; !a.bad && i < p->n_value_types; i++) {
+        const char *ty = profkit_str(p, p->value_types[i].type), *un = profkit_str(p, p->value_types[i].unit);
+        a.vt_id[i] = pk_store_value_id(ty, un);
+        acc(&a, a.vt_id[i]);
+    }
+    acc(&a, p->default_value);
+    if (!a.bad)
+        sum_samples(&a);
+    for (size_t i = 0; !a.bad && i < p->n_metadata; i++) {
+        acc(&a, pstr(&a, p->metadata[i].key));
+        acc(&a, pstr(&a, p->metadata[i].value));
+    }
+    if (!a.bad)
+        stack_keys(&a);
+    a.content = pk_store_hash_words(a.acc, a.n_acc, a.content ^ PK_ID_PROFILE);
+    if (id)
+        *id = a.content;
+    if (a.bad) {
+        add_free(&a);
+        return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory adding a profile");
+    }
+
+    int64_t when = profile_time(p);
+    if (!when)
+        when = o && o->time != PROFKIT_NO_TIME ? o->time : now_ns();
+    int began = 0;
+    if ((rc = s->engine->begin(s, err)) != 0)
+        goto done;
+    began = 1;
+    int64_t seq = 0;
+    pk_sql q = { 0 };
+    pk_sql_add(&q, "SELECT seq FROM profiles WHERE id = %lld AND seq %s (SELECT seq FROM removed) LIMIT 1",
+               (long long)a.content, pk_sql_not_in(s));
+    rc = pk_sql_query(s, &q, row_seq, &seq, err);
+    pk_sql_free(&q);
+    if (rc)
+        goto done;
+    if (seq) {
+        rc = 1; /* there already */
+        goto done;
+    }
+    int64_t last = 0;
+    pk_sql_add(&q, "SELECT max(seq) FROM profiles");
+    rc = pk_sql_query(s, &q, row_seq, &last, err);
+    pk_sql_free(&q);
+    if (rc)
+        goto done;
+    /* ClickHouse has no transactions: a seq is never reused, so rows of an
+     * add that was cut short are never taken for a later profile's. */
+    seq = last + 1;
+    if (s->clickhouse && now_ns() > seq)
+        seq = now_ns();
+    profile_rows(&a, seq, o, when);
+    if (a.bad) {
+        rc = profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory adding a profile");
+        goto done;
+    }
+    for (int t = 0; t < N_TABLES && rc == 0; t++)
+        rc = s->engine->insert(s, table_name[t], table_cols[t], a.t[t].c, a.t[t].n / table_cols[t], err);
+    if (rc == 0)
+        rc = s->engine->commit(s, err);
+    if (rc == 0)
+        began = 0;
+done:
+    if (began)
+        s->engine->rollback(s);
+    add_free(&a);
+    return rc;
+}

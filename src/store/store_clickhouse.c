@@ -1,0 +1,350 @@
+/* store_clickhouse.c: the store on ClickHouse, through its HTTP interface
+ * with libcurl (docs/store.md). Tables are MergeTree; the shared rows
+ * (strings, functions, mappings, frames, stacks, stack_keys) are
+ * ReplacingMergeTree, so the copies every add sends merge into one, and
+ * queries read them with DISTINCT until they have. With ?cluster=NAME the
+ * tables are *_local ones on every shard the URL lists and Distributed
+ * tables over them on each, so the same queries run on one node or many.
+ * There are no transactions: a profile's rows go in before its row of
+ * `profiles`, which is what every query starts from. */
+#include "store/store.h"
+
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define MAX_SHARDS 16
+
+struct ch {
+    CURL *curl;
+    char base[MAX_SHARDS][300]; /* http://HOST:PORT/ of each shard; queries go to the first */
+    size_t n_shards;
+    char db[128];
+    char cluster[128];
+    pk_sql body; /* the response */
+};
+
+static struct ch *ch_of(profkit_store *s) { return s->impl; }
+
+static size_t on_data(char *data, size_t size, size_t n, void *payload)
+{
+    pk_sql *b = payload;
+    size_t len = size * n;
+    size_t before = b->len;
+    pk_sql_add(b, "%.*s", (int)len, data);
+    /* %.*s stops at a NUL: copy the bytes as they are */
+    if (!b->failed && b->len - before != len) {
+        b->len = before;
+        if (b->cap < before + len + 1) {
+            char *nb = realloc(b->buf, before + len + 1);
+            if (!nb) {
+                b->failed = 1;
+                return 0;
+            }
+            b->buf = nb;
+            b->cap = before + len + 1;
+        }
+        memcpy(b->buf + before, data, len);
+        b->len = before + len;
+        b->buf[b->len] = '\0';
+    }
+    return b->failed ? 0 : len;
+}
+
+/* POSTs body to shard `shard` with the query string `params`; the response
+ * is in ch->body. */
+static int post(profkit_store *s, size_t shard, const char *params, const char *body, size_t len,
+                profkit_error *err)
+{
+    struct ch *c = ch_of(s);
+    pk_sql url = { 0 };
+    pk_sql_add(&url, "%s?%s", c->base[shard], params);
+    pk_sql_free(&c->body);
+    if (url.failed)
+        return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    curl_easy_setopt(c->curl, CURLOPT_URL, url.buf);
+    curl_easy_setopt(c->curl, CURLOPT_POST, 1L);
+    curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+    curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &c->body);
+    CURLcode rc = curl_easy_perform(c->curl);
+    pk_sql_free(&url);
+    if (rc != CURLE_OK)
+        return profkit_error_set(err, PROFKIT_EIO, s->name, -1, "ClickHouse at %s: %s", c->base[shard],
+                                 curl_easy_strerror(rc));
+    long status = 0;
+    curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (c->body.failed)
+        return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory reading ClickHouse's answer");
+    if (status != 200) {
+        const char *m = c->body.buf ? c->body.buf : "";
+        int ml = (int)strcspn(m, "\n");
+        return profkit_error_set(err, PROFKIT_EIO, s->name, -1, "ClickHouse answered %ld: %.*s", status,
+                                 ml > 400 ? 400 : ml, m);
+    }
+    return 0;
+}
+
+/* The query string: the database, and inserts into Distributed tables
+ * that return once every shard has the rows. */
+static void params(pk_sql *p, const struct ch *c, const char *query)
+{
+    pk_sql_add(p, "database=%s", c->db);
+    if (c->cluster[0])
+        pk_sql_add(p, "&insert_distributed_sync=1");
+    if (query) {
+        char *e = curl_easy_escape(c->curl, query, 0);
+        pk_sql_add(p, "&query=%s", e ? e : "");
+        curl_free(e);
+    }
+}
+
+static int run(profkit_store *s, size_t shard, const char *sql, profkit_error *err)
+{
+    pk_sql p = { 0 };
+    params(&p, ch_of(s), NULL);
+    int rc = p.failed ? profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+                      : post(s, shard, p.buf, sql, strlen(sql), err);
+    pk_sql_free(&p);
+    return rc;
+}
+
+static int ch_exec(profkit_store *s, const char *sql, profkit_error *err) { return run(s, 0, sql, err); }
+
+/* Undoes TabSeparated's escapes in place; returns the length. */
+static size_t unescape(char *c, size_t n)
+{
+    size_t w = 0;
+    for (size_t r = 0; r < n; r++) {
+        char x = c[r];
+        if (x == '\\' && r + 1 < n) {
+            char y = c[++r];
+            x = y == 'n' ? '\n' : y == 't' ? '\t' : y == 'r' ? '\r' : y == '0' ? '\0' : y == 'b' ? '\b'
+              : y == 'f' ? '\f' : y;
+        }
+        c[w++] = x;
+    }
+    c[w] = '\0';
+    return w;
+}
+
+static int ch_query(profkit_store *s, const char *sql, pk_store_row_fn fn, void *payload,
+                    profkit_error *err)
+{
+    pk_sql q = { 0 };
+    pk_sql_add(&q, "%s FORMAT TabSeparated", sql);
+    int rc = q.failed ? profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+                      : run(s, 0, q.buf, err);
+    pk_sql_free(&q);
+    if (rc)
+        return rc;
+    struct ch *c = ch_of(s);
+    char *cells[16];
+    size_t lens[16];
+    char *p = c->body.buf, *end = p + c->body.len;
+    size_t row = 0;
+    while (p && p < end && rc == 0) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            nl = end;
+        size_t n = 0;
+        for (char *cell = p; n < 16;) {
+            char *tab = memchr(cell, '\t', (size_t)(nl - cell));
+            char *ce = tab ? tab : nl;
+            *ce = '\0';
+            if (ce - cell == 2 && cell[0] == '\\' && cell[1] == 'N') {
+                cells[n] = NULL;
+                lens[n++] = 0;
+            } else {
+                lens[n] = unescape(cell, (size_t)(ce - cell));
+                cells[n++] = cell;
+            }
+            if (!tab)
+                break;
+            cell = tab + 1;
+        }
+        rc = fn(payload, cells, lens, n, err);
+        row++;
+        p = nl + 1;
+    }
+    return rc;
+}
+
+/* TabSeparated: \, tab, newline, CR and NUL escaped. */
+static void tsv(pk_sql *b, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (c == '\\' || c == '\t' || c == '\n' || c == '\r' || c == '\0') {
+            char e = c == '\t' ? 't' : c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\0' ? '0' : '\\';
+            pk_sql_add(b, "\\%c", e);
+        } else {
+            pk_sql_add(b, "%c", c);
+        }
+    }
+}
+
+static int ch_insert(profkit_store *s, const char *table, size_t n_cols, const pk_cell *cells,
+                     size_t n_rows, profkit_error *err)
+{
+    if (n_rows == 0)
+        return 0;
+    pk_sql body = { 0 }, q = { 0 }, p = { 0 };
+    for (size_t r = 0; r < n_rows; r++)
+        for (size_t c = 0; c < n_cols; c++) {
+            const pk_cell *x = &cells[r * n_cols + c];
+            if (x->is_text)
+                tsv(&body, x->s ? x->s : "", x->len);
+            else
+                pk_sql_add(&body, "%lld", (long long)x->i);
+            pk_sql_add(&body, c + 1 < n_cols ? "\t" : "\n");
+        }
+    pk_sql_add(&q, "INSERT INTO %s FORMAT TabSeparated", table);
+    params(&p, ch_of(s), q.buf);
+    int rc = body.failed || q.failed || p.failed
+                 ? profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+                 : post(s, 0, p.buf, body.buf, body.len, err);
+    pk_sql_free(&body);
+    pk_sql_free(&q);
+    pk_sql_free(&p);
+    return rc;
+}
+
+static int ch_begin(profkit_store *s, profkit_error *err) { (void)s, (void)err; return 0; }
+static int ch_commit(profkit_store *s, profkit_error *err) { (void)s, (void)err; return 0; }
+static void ch_rollback(profkit_store *s) { (void)s; }
+
+static void ch_close(profkit_store *s)
+{
+    struct ch *c = ch_of(s);
+    if (!c)
+        return;
+    curl_easy_cleanup(c->curl);
+    pk_sql_free(&c->body);
+    free(c);
+}
+
+static const pk_store_engine clickhouse_engine = {
+    ch_exec, ch_query, ch_insert, ch_begin, ch_commit, ch_rollback, ch_close,
+};
+
+/* The tables: name, columns, ORDER BY, and whether rows are shared (merged
+ * by id) or a profile's own; the sharding key is the first column. */
+static const struct {
+    const char *name, *cols, *order;
+    int shared;
+} tables[] = {
+    { "profiles", "seq Int64, id Int64, time Int64, added Int64, format String, source String", "seq", 0 },
+    { "labels", "seq Int64, key String, value String", "(key, value, seq)", 0 },
+    { "meta", "seq Int64, pos Int64, key String, value String", "(seq, pos)", 0 },
+    { "profile_values", "seq Int64, pos Int64, vtype Int64, type String, unit String, is_default Int64", "(seq, pos)", 0 },
+    { "profile_threads", "seq Int64, pos Int64, thread Int64, name String, process_name String, pid Int64, tid Int64", "(seq, pos)", 0 },
+    { "strings", "id Int64, text String", "id", 1 },
+    { "functions", "id Int64, name Int64, system_name Int64, file Int64, module Int64, start_line Int64", "id", 1 },
+    { "mappings", "id Int64, memory_start Int64, memory_end Int64, file_offset Int64, path Int64, build_id Int64", "id", 1 },
+    { "frames", "id Int64, address Int64, function Int64, line Int64, col Int64, mapping Int64, inline_depth Int64", "id", 1 },
+    { "stacks", "id Int64, parent Int64, frame Int64, depth Int64, leaf_key Int64", "id", 1 },
+    { "stack_keys", "stack Int64, key Int64", "(stack, key)", 1 },
+    { "samples", "seq Int64, stack Int64, thread Int64, vtype Int64, value Int64", "(seq, vtype, stack)", 0 },
+    { "removed", "seq Int64", "seq", 0 },
+};
+
+static int create(profkit_store *s, profkit_error *err)
+{
+    struct ch *c = ch_of(s);
+    int rc = 0;
+    pk_sql q = { 0 };
+    for (size_t h = 0; h < c->n_shards && rc == 0; h++) {
+        /* the database may not be there yet: this one without database= */
+        pk_sql_free(&q);
+        pk_sql_add(&q, "CREATE DATABASE IF NOT EXISTS %s", c->db);
+        if (q.failed) {
+            rc = profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+            break;
+        }
+        if ((rc = post(s, h, "", q.buf, q.len, err)) != 0)
+            break;
+        for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]) && rc == 0; t++) {
+            const char *key = strchr(tables[t].cols, ' ');
+            int klen = (int)(key - tables[t].cols);
+            pk_sql_free(&q);
+            pk_sql_add(&q, "CREATE TABLE IF NOT EXISTS %s.%s%s (%s) ENGINE = %s ORDER BY %s", c->db,
+                       tables[t].name, c->cluster[0] ? "_local" : "", tables[t].cols,
+                       tables[t].shared ? "ReplacingMergeTree" : "MergeTree", tables[t].order);
+            if ((rc = run(s, h, q.buf, err)) != 0 || !c->cluster[0])
+                continue;
+            pk_sql_free(&q);
+            pk_sql_add(&q, "CREATE TABLE IF NOT EXISTS %s.%s AS %s.%s_local ENGINE = Distributed(%s, %s, %s_local, "
+                           "intHash64(%.*s))", c->db, tables[t].name, c->db, tables[t].name, c->cluster, c->db,
+                       tables[t].name, klen, tables[t].cols);
+            rc = run(s, h, q.buf, err);
+        }
+    }
+    pk_sql_free(&q);
+    return rc;
+}
+
+/* clickhouse://HOST:PORT[,HOST:PORT...]/DATABASE[?cluster=NAME] */
+static int parse(struct ch *c, const char *url)
+{
+    const char *p = url + strlen("clickhouse://");
+    const char *slash = strchr(p, '/');
+    if (!slash || slash == p)
+        return -1;
+    while (p < slash) {
+        const char *comma = memchr(p, ',', (size_t)(slash - p));
+        const char *e = comma ? comma : slash;
+        if (e == p || c->n_shards == MAX_SHARDS || e - p > 250)
+            return -1;
+        snprintf(c->base[c->n_shards++], sizeof(c->base[0]), "http://%.*s/", (int)(e - p), p);
+        p = comma ? comma + 1 : slash;
+    }
+    const char *db = slash + 1, *q = strchr(db, '?');
+    size_t dl = q ? (size_t)(q - db) : strlen(db);
+    if (dl == 0 || dl >= sizeof(c->db))
+        return -1;
+    for (size_t i = 0; i < dl; i++)
+        if (!((db[i] >= 'a' && db[i] <= 'z') || (db[i] >= 'A' && db[i] <= 'Z') ||
+              (db[i] >= '0' && db[i] <= '9') || db[i] == '_'))
+            return -1;
+    memcpy(c->db, db, dl);
+    if (q) {
+        if (strncmp(q, "?cluster=", 9) != 0 || strlen(q + 9) == 0 || strlen(q + 9) >= sizeof(c->cluster))
+            return -1;
+        snprintf(c->cluster, sizeof(c->cluster), "%s", q + 9);
+        for (const char *k = c->cluster; *k; k++)
+            if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9') || *k == '_'))
+                return -1;
+    }
+    return 0;
+}
+
+int pk_store_clickhouse_open(profkit_store *s, const char *url, profkit_error *err)
+{
+    struct ch *c = calloc(1, sizeof(*c));
+    if (!c)
+        return profkit_error_set(err, PROFKIT_ENOMEM, url, -1, "out of memory opening the store");
+    if (parse(c, url) != 0) {
+        free(c);
+        return profkit_error_set(err, PROFKIT_EINVAL, url, -1,
+                                 "expected clickhouse://HOST:PORT[,HOST:PORT...]/DATABASE[?cluster=NAME] "
+                                 "(DATABASE and NAME of letters, digits and '_')");
+    }
+    if (!(c->curl = curl_easy_init())) {
+        free(c);
+        return profkit_error_set(err, PROFKIT_ENOMEM, url, -1, "out of memory opening the store");
+    }
+    curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, 10L);
+    s->impl = c;
+    s->engine = &clickhouse_engine;
+    s->clickhouse = 1;
+    s->distributed = c->cluster[0] != 0;
+    int rc = create(s, err);
+    if (rc) {
+        ch_close(s);
+        s->impl = NULL;
+    }
+    return rc;
+}

@@ -1,0 +1,456 @@
+/* store_load.c: a profile from the store's aggregated rows, as merging the
+ * selected profiles would give: the engine sums samples per stack, thread
+ * and value type, and only those sums and the rows they name (stacks and
+ * their prefixes, frames, functions, mappings, strings) are read. */
+#include "store/store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- the header: value types, threads, metadata, format ---- */
+
+struct header {
+    profkit_profile *p;
+    int64_t first_seq;
+    size_t n_profiles;
+    pk_idmap *threads; /* thread id -> index (may be NULL) */
+    pk_idmap *vtypes;  /* value type id -> index (may be NULL) */
+};
+
+static int row_profile(void *payload, char **c, const size_t *lens, size_t n, profkit_error *err)
+{
+    struct header *h = payload;
+    (void)err;
+    if (h->n_profiles++ == 0) {
+        h->first_seq = pk_cell_i64(c[0]);
+        profkit_profile_set_format(h->p, c[1] ? c[1] : "");
+    }
+    (void)lens, (void)n;
+    return 0;
+}
+
+static int nomem(profkit_error *err)
+{
+    return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory reading the store");
+}
+
+static int row_value(void *payload, char **c, const size_t *lens, size_t n, profkit_error *err)
+{
+    struct header *h = payload;
+    (void)lens, (void)n;
+    uint32_t v = profkit_value_type_add(h->p, c[2] ? c[2] : "", c[3] ? c[3] : "");
+    if (v == PROFKIT_NONE || (h->vtypes && pk_idmap_put(h->vtypes, (uint64_t)pk_cell_i64(c[5]), v) != 0))
+        return nomem(err);
+    if (pk_cell_i64(c[0]) == h->first_seq && pk_cell_i64(c[4]))
+        h->p->default_value = v;
+    return 0;
+}
+
+static int row_thread(void *payload, char **c, const size_t *lens, size_t n, profkit_error *err)
+{
+    struct header *h = payload;
+    (void)lens, (void)n;
+    uint32_t t = profkit_thread_get(h->p, c[2] ? c[2] : "", c[3] ? c[3] : "", pk_cell_i64(c[4]),
+                                    pk_cell_i64(c[5]));
+    if (t == PROFKIT_NONE || (h->threads && pk_idmap_put(h->threads, (uint64_t)pk_cell_i64(c[6]), t) != 0))
+        return nomem(err);
+    return 0;
+}
+
+static int row_meta(void *payload, char **c, const size_t *lens, size_t n, profkit_error *err)
+{
+    struct header *h = payload;
+    (void)n;
+    if (profkit_meta_add_len(h->p, c[0] ? c[0] : "", c[1] ? c[1] : "", c[1] ? lens[1] : 0) != 0)
+        return nomem(err);
+    return 0;
+}
+
+static int header_load(struct header *h, profkit_store *s, const char *sel, profkit_error *err)
+{
+    const char *in = pk_sql_in(s);
+    pk_sql q = { 0 };
+    int rc;
+    if (!(h->p = profkit_profile_new()))
+        return nomem(err);
+    pk_sql_add(&q, "SELECT seq, format FROM profiles WHERE seq %s (%s) ORDER BY seq", in, sel);
+    if ((rc = pk_sql_query(s, &q, row_profile, h, err)) != 0)
+        goto done;
+    if (h->n_profiles == 0) {
+        rc = profkit_error_set(err, PROFKIT_ENOTFOUND, s->name, -1,
+                               "no profile in the store matches the query (--where, --since, --until)");
+        goto done;
+    }
+    pk_sql_free(&q);
+    pk_sql_add(&q, "SELECT seq, pos, type, unit, is_default, vtype FROM profile_values WHERE seq %s (%s) "
+                   "ORDER BY seq, pos", in, sel);
+    if ((rc = pk_sql_query(s, &q, row_value, h, err)) != 0)
+        goto done;
+    pk_sql_free(&q);
+    pk_sql_add(&q, "SELECT seq, pos, name, process_name, pid, tid, thread FROM profile_threads "
+                   "WHERE seq %s (%s) ORDER BY seq, pos", in, sel);
+    if ((rc = pk_sql_query(s, &q, row_thread, h, err)) != 0)
+        goto done;
+    pk_sql_free(&q);
+    pk_sql_add(&q, "SELECT key, value FROM meta WHERE seq %s (%s) ORDER BY seq, pos", in, sel);
+    rc = pk_sql_query(s, &q, row_meta, h, err);
+done:
+    pk_sql_free(&q);
+    if (rc) {
+        profkit_profile_free(h->p);
+        h->p = NULL;
+    }
+    return rc;
+}
+
+int pk_store_header(profkit_profile **out, profkit_store *s, const char *sel, profkit_error *err)
+{
+    struct header h = { 0 };
+    int rc = header_load(&h, s, sel, err);
+    *out = h.p;
+    return rc;
+}
+
+/* ---- the rows the samples name, fetched by id in chunks ---- */
+
+typedef struct table {
+    pk_idmap map;  /* id -> row */
+    int64_t *v;    /* rows of `cols` integers */
+    char **text;   /* strings: the text of each row */
+    size_t *len;
+    size_t n, cap, cap_text, cap_len, cols;
+    uint64_t *want; /* ids not fetched yet */
+    size_t n_want, cap_want;
+} table;
+
+static void table_free(table *t)
+{
+    pk_idmap_free(&t->map);
+    for (size_t i = 0; t->text && i < t->n; i++)
+        free(t->text[i]);
+    free(t->text);
+    free(t->len);
+    free(t->v);
+    free(t->want);
+}
+
+/* Asks for id (0 = none) unless it is there or asked for already. */
+static int want(table *t, uint64_t id)
+{
+    if (!id || pk_idmap_get(&t->map, id) != PROFKIT_NONE)
+        return 0;
+    if (pk_idmap_put(&t->map, id, PROFKIT_NONE - 1) != 0 ||
+        PK_VEC_RESERVE(t->want, t->n_want, t->cap_want, 1) != 0)
+        return PROFKIT_ENOMEM;
+    t->want[t->n_want++] = id;
+    return 0;
+}
+
+static int row_table(void *payload, char **c, const size_t *lens, size_t n, profkit_error *err)
+{
+    table *t = payload;
+    uint64_t id = (uint64_t)pk_cell_i64(c[0]);
+    uint32_t at = pk_idmap_get(&t->map, id);
+    if (at != PROFKIT_NONE - 1) /* not asked for, or a copy (ClickHouse merges copies later) */
+        return 0;
+    if (profkit_grow((void **)&t->v, &t->cap, (t->n + 1) * t->cols, sizeof(int64_t)) != 0)
+        return nomem(err);
+    for (size_t i = 0; i < t->cols; i++)
+        t->v[t->n * t->cols + i] = i + 1 < n ? pk_cell_i64(c[i + 1]) : 0;
+    if (!t->cols) {
+        if (PK_VEC_RESERVE(t->text, t->n, t->cap_text, 1) != 0 ||
+            PK_VEC_RESERVE(t->len, t->n, t->cap_len, 1) != 0)
+            return nomem(err);
+        size_t l = n > 1 && c[1] ? lens[1] : 0;
+        if (!(t->text[t->n] = malloc(l + 1)))
+            return nomem(err);
+        memcpy(t->text[t->n], n > 1 && c[1] ? c[1] : "", l);
+        t->text[t->n][l] = '\0';
+        t->len[t->n] = l;
+    }
+    if (pk_idmap_put(&t->map, id, (uint32_t)t->n) != 0)
+        return nomem(err);
+    t->n++;
+    return 0;
+}
+
+/* Fetches the wanted rows: "SELECT id, COLS FROM NAME WHERE id IN (...)". */
+static int fetch(profkit_store *s, table *t, const char *select, profkit_error *err)
+{
+    int rc = 0;
+    size_t done = 0;
+    while (done < t->n_want && rc == 0) {
+        pk_sql q = { 0 };
+        pk_sql_add(&q, "%s WHERE id IN (", select);
+        size_t end = done + 2000 < t->n_want ? done + 2000 : t->n_want;
+        for (size_t i = done; i < end; i++)
+            pk_sql_add(&q, i > done ? ",%lld" : "%lld", (long long)t->want[i]);
+        pk_sql_add(&q, ")");
+        rc = pk_sql_query(s, &q, row_table, t, err);
+        pk_sql_free(&q);
+        done = end;
+    }
+    for (size_t i = 0; i < t->n_want && rc == 0; i++)
+        if (pk_idmap_get(&t->map, t->want[i]) == PROFKIT_NONE - 1)
+            rc = profkit_error_set(err, PROFKIT_ECORRUPT, s->name, -1,
+                                   "%s: no row with id %lld, which a sample needs (a damaged store?)",
+                                   select, (long long)t->want[i]);
+    t->n_want = 0;
+    return rc;
+}
+
+/* ---- the samples ---- */
+
+struct sums {
+    uint64_t *stack, *thread, *vtype;
+    int64_t *value;
+    size_t n, cap[4];
+};
+
+static int row_sum(void *payload, char **c, const size_t *lens, size_t n, profkit_error *err)
+{
+    struct sums *x = payload;
+    (void)lens, (void)n;
+    if (PK_VEC_RESERVE(x->stack, x->n, x->cap[0], 1) != 0 ||
+        PK_VEC_RESERVE(x->thread, x->n, x->cap[1], 1) != 0 ||
+        PK_VEC_RESERVE(x->vtype, x->n, x->cap[2], 1) != 0 ||
+        PK_VEC_RESERVE(x->value, x->n, x->cap[3], 1) != 0)
+        return nomem(err);
+    x->stack[x->n] = (uint64_t)pk_cell_i64(c[0]);
+    x->thread[x->n] = (uint64_t)pk_cell_i64(c[1]);
+    x->vtype[x->n] = (uint64_t)pk_cell_i64(c[2]);
+    x->value[x->n] = pk_cell_i64(c[3]);
+    x->n++;
+    return 0;
+}
+
+struct load {
+    table stacks, frames, functions, mappings, strings;
+    struct sums sums;
+    pk_idmap threads, vtypes; /* ids -> the header's indexes */
+};
+
+static void load_free(struct load *l)
+{
+    table_free(&l->stacks);
+    table_free(&l->frames);
+    table_free(&l->functions);
+    table_free(&l->mappings);
+    table_free(&l->strings);
+    free(l->sums.stack);
+    free(l->sums.thread);
+    free(l->sums.vtype);
+    free(l->sums.value);
+    pk_idmap_free(&l->threads);
+    pk_idmap_free(&l->vtypes);
+}
+
+static const char *text_of(const table *t, uint64_t id, size_t *len)
+{
+    uint32_t i = pk_idmap_get(&t->map, id);
+    if (i >= t->n) {
+        *len = 0;
+        return "";
+    }
+    *len = t->len[i];
+    return t->text[i];
+}
+
+static uint32_t intern(profkit_profile *p, const table *strings, uint64_t id)
+{
+    size_t len;
+    const char *s = text_of(strings, id, &len);
+    return profkit_string_intern(p, s, len);
+}
+
+/* Fetches every row the sums name: stacks down to the root, then their
+ * frames, functions, mappings and strings. */
+static int fetch_rows(profkit_store *s, struct load *l, profkit_error *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < l->sums.n && rc == 0; i++)
+        rc = want(&l->stacks, l->sums.stack[i]);
+    /* one round per level of the deepest stack not fetched yet */
+    while (rc == 0 && l->stacks.n_want) {
+        size_t first = l->stacks.n;
+        if ((rc = fetch(s, &l->stacks, "SELECT id, parent, frame, depth FROM stacks", err)) != 0)
+            break;
+        for (size_t i = first; i < l->stacks.n && rc == 0; i++)
+            if ((rc = want(&l->stacks, (uint64_t)l->stacks.v[i * 3])) == 0)
+                rc = want(&l->frames, (uint64_t)l->stacks.v[i * 3 + 1]);
+    }
+    if (rc == 0)
+        rc = fetch(s, &l->frames,
+                   "SELECT id, address, function, line, col, mapping, inline_depth FROM frames", err);
+    for (size_t i = 0; i < l->frames.n && rc == 0; i++)
+        if ((rc = want(&l->functions, (uint64_t)l->frames.v[i * 6 + 1])) == 0)
+            rc = want(&l->mappings, (uint64_t)l->frames.v[i * 6 + 4]);
+    if (rc == 0)
+        rc = fetch(s, &l->functions,
+                   "SELECT id, name, system_name, file, module, start_line FROM functions", err);
+    if (rc == 0)
+        rc = fetch(s, &l->mappings,
+                   "SELECT id, memory_start, memory_end, file_offset, path, build_id FROM mappings", err);
+    for (size_t i = 0; i < l->functions.n && rc == 0; i++)
+        for (size_t k = 0; k < 4 && rc == 0; k++)
+            rc = want(&l->strings, (uint64_t)l->functions.v[i * 5 + k]);
+    for (size_t i = 0; i < l->mappings.n && rc == 0; i++)
+        for (size_t k = 3; k < 5 && rc == 0; k++)
+            rc = want(&l->strings, (uint64_t)l->mappings.v[i * 5 + k]);
+    if (rc == 0)
+        rc = fetch(s, &l->strings, "SELECT id, text FROM strings", err);
+    return rc == PROFKIT_ENOMEM && !err->message[0] ? nomem(err) : rc;
+}
+
+static int by_depth(const void *ctx, uint32_t a, uint32_t b)
+{
+    const table *t = ctx;
+    int64_t x = t->v[(size_t)a * 3 + 2], y = t->v[(size_t)b * 3 + 2];
+    return x < y ? -1 : x > y;
+}
+
+/* The model's index of a fetched row by id (`model` is per row). */
+static uint32_t model_of(const table *t, const uint32_t *model, uint64_t id)
+{
+    uint32_t i = pk_idmap_get(&t->map, id);
+    return i < t->n ? model[i] : PROFKIT_NONE;
+}
+
+/* The model's rows for the fetched ones, then the samples. */
+static int build(profkit_profile *p, struct load *l, profkit_error *err)
+{
+    int rc = PROFKIT_ENOMEM;
+    uint32_t *mm = calloc(l->mappings.n + 1, 4), *mf = calloc(l->functions.n + 1, 4),
+             *mr = calloc(l->frames.n + 1, 4), *ms = calloc(l->stacks.n + 1, 4),
+             *order = calloc(l->stacks.n + 1, 4);
+    int64_t *vals = calloc(p->n_value_types + 1, sizeof(int64_t));
+    if (!mm || !mf || !mr || !ms || !order || !vals)
+        goto done;
+    for (size_t i = 0; i < l->mappings.n; i++) {
+        const int64_t *m = &l->mappings.v[i * 5];
+        size_t n1, n2;
+        const char *path = text_of(&l->strings, (uint64_t)m[3], &n1);
+        const char *bid = text_of(&l->strings, (uint64_t)m[4], &n2);
+        if ((mm[i] = profkit_mapping_add(p, (uint64_t)m[0], (uint64_t)m[1], (uint64_t)m[2], path, bid)) ==
+            PROFKIT_NONE)
+            goto done;
+    }
+    for (size_t i = 0; i < l->functions.n; i++) {
+        const int64_t *f = &l->functions.v[i * 5];
+        profkit_function fn = { intern(p, &l->strings, (uint64_t)f[0]),
+                                intern(p, &l->strings, (uint64_t)f[1]),
+                                intern(p, &l->strings, (uint64_t)f[2]),
+                                intern(p, &l->strings, (uint64_t)f[3]), (uint32_t)f[4] };
+        if (fn.name == PROFKIT_NONE || fn.system_name == PROFKIT_NONE || fn.file == PROFKIT_NONE ||
+            fn.module == PROFKIT_NONE || (mf[i] = profkit_function_add(p, &fn)) == PROFKIT_NONE)
+            goto done;
+    }
+    for (size_t i = 0; i < l->frames.n; i++) {
+        const int64_t *f = &l->frames.v[i * 6];
+        profkit_frame fr;
+        memset(&fr, 0, sizeof(fr));
+        fr.address = (uint64_t)f[0];
+        fr.function = model_of(&l->functions, mf, (uint64_t)f[1]);
+        fr.line = (uint32_t)f[2];
+        fr.column = (uint32_t)f[3];
+        fr.mapping = f[4] ? model_of(&l->mappings, mm, (uint64_t)f[4]) : PROFKIT_NONE;
+        fr.inline_depth = (uint32_t)f[5];
+        if (fr.function == PROFKIT_NONE) {
+            rc = profkit_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
+                                   "frames: row %zu names function %lld, which is not in the store",
+                                   i, (long long)f[1]);
+            goto done;
+        }
+        if ((mr[i] = profkit_frame_add(p, &fr)) == PROFKIT_NONE)
+            goto done;
+    }
+    /* parents before children */
+    for (size_t i = 0; i < l->stacks.n; i++)
+        order[i] = (uint32_t)i;
+    if (profkit_sort_u32(order, l->stacks.n, by_depth, &l->stacks) != 0)
+        goto done;
+    for (size_t k = 0; k < l->stacks.n; k++) {
+        size_t i = order[k];
+        const int64_t *st = &l->stacks.v[i * 3];
+        uint32_t parent = st[0] ? model_of(&l->stacks, ms, (uint64_t)st[0]) : 0;
+        uint32_t frame = model_of(&l->frames, mr, (uint64_t)st[1]);
+        if (parent == PROFKIT_NONE || frame == PROFKIT_NONE) {
+            rc = profkit_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
+                                   "stacks: row %zu has a parent or frame that is not in the store", i);
+            goto done;
+        }
+        if ((ms[i] = profkit_stack_intern(p, parent, frame)) == PROFKIT_NONE)
+            goto done;
+    }
+    for (size_t i = 0; i < l->sums.n; i++) {
+        uint32_t st = l->sums.stack[i] ? model_of(&l->stacks, ms, l->sums.stack[i]) : 0;
+        uint32_t th = pk_idmap_get(&l->threads, l->sums.thread[i]);
+        uint32_t vt = pk_idmap_get(&l->vtypes, l->sums.vtype[i]);
+        if (th == PROFKIT_NONE && p->n_threads)
+            th = 0; /* a profile without threads: its samples' thread is none */
+        if (st == PROFKIT_NONE || th == PROFKIT_NONE || vt == PROFKIT_NONE) {
+            rc = profkit_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
+                                   "samples: a sum names a stack, thread or value type the "
+                                   "selected profiles do not have");
+            goto done;
+        }
+        vals[vt] = l->sums.value[i];
+        int r = profkit_sample_add(p, st, th, vals);
+        vals[vt] = 0;
+        if (r != 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    free(mm);
+    free(mf);
+    free(mr);
+    free(ms);
+    free(order);
+    free(vals);
+    if (rc == PROFKIT_ENOMEM)
+        nomem(err);
+    return rc;
+}
+
+int profkit_store_load(profkit_profile **out, profkit_store *s, const profkit_store_query *q,
+                       profkit_error *err)
+{
+    *out = NULL;
+    struct load l;
+    memset(&l, 0, sizeof(l));
+    l.stacks.cols = 3;
+    l.frames.cols = 6;
+    l.functions.cols = 5;
+    l.mappings.cols = 5;
+    l.strings.cols = 0;
+    pk_sql sel = { 0 }, qs = { 0 };
+    struct header h = { 0 };
+    h.threads = &l.threads;
+    h.vtypes = &l.vtypes;
+    int rc = pk_sql_select_profiles(&sel, s, q, err);
+    if (rc == 0 && sel.failed)
+        rc = nomem(err);
+    if (rc == 0)
+        rc = header_load(&h, s, sel.buf, err);
+    if (rc == 0) {
+        pk_sql_add(&qs, "SELECT stack, thread, vtype, sum(value) FROM samples WHERE seq %s (%s) "
+                        "GROUP BY stack, thread, vtype", pk_sql_in(s), sel.buf);
+        rc = pk_sql_query(s, &qs, row_sum, &l.sums, err);
+    }
+    if (rc == 0)
+        rc = fetch_rows(s, &l, err);
+    if (rc == 0)
+        rc = build(h.p, &l, err);
+    if (rc && err->file[0] == '\0')
+        snprintf(err->file, sizeof(err->file), "%s", s->name);
+    pk_sql_free(&sel);
+    pk_sql_free(&qs);
+    load_free(&l);
+    if (rc) {
+        profkit_profile_free(h.p);
+        return rc;
+    }
+    *out = h.p;
+    return 0;
+}

@@ -1,0 +1,208 @@
+/* store_sql.c: building the store's SQL text: literals, the profile
+ * selection of --where/--since/--until, and the times they take. */
+#include "store/store.h"
+
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+void pk_sql_free(pk_sql *q)
+{
+    free(q->buf);
+    memset(q, 0, sizeof(*q));
+}
+
+static int reserve(pk_sql *q, size_t extra)
+{
+    if (q->failed)
+        return -1;
+    if (q->len + extra + 1 > q->cap) {
+        size_t cap = q->cap ? q->cap : 256;
+        while (cap < q->len + extra + 1)
+            cap *= 2;
+        char *b = realloc(q->buf, cap);
+        if (!b) {
+            q->failed = 1;
+            return -1;
+        }
+        q->buf = b;
+        q->cap = cap;
+    }
+    return 0;
+}
+
+void pk_sql_add(pk_sql *q, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || reserve(q, (size_t)n) != 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(q->buf + q->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    q->len += (size_t)n;
+}
+
+/* SQLite doubles quotes; ClickHouse escapes with backslashes (and takes
+ * any byte after one). A NUL cannot be in SQLite text: the caller's
+ * strings are C strings there. */
+void pk_sql_str(pk_sql *q, const profkit_store *s, const char *v, size_t len)
+{
+    if (reserve(q, 2 * len + 2) != 0)
+        return;
+    q->buf[q->len++] = '\'';
+    for (size_t i = 0; i < len; i++) {
+        char c = v[i];
+        if (c == '\'')
+            q->buf[q->len++] = s->clickhouse ? '\\' : '\'';
+        else if (c == '\\' && s->clickhouse)
+            q->buf[q->len++] = '\\';
+        q->buf[q->len++] = c;
+    }
+    q->buf[q->len++] = '\'';
+    q->buf[q->len] = '\0';
+}
+
+const char *pk_sql_in(const profkit_store *s) { return s->distributed ? "GLOBAL IN" : "IN"; }
+const char *pk_sql_not_in(const profkit_store *s)
+{
+    return s->distributed ? "GLOBAL NOT IN" : "NOT IN";
+}
+
+int64_t pk_cell_i64(const char *c) { return c ? strtoll(c, NULL, 10) : 0; }
+
+int pk_sql_query(profkit_store *s, pk_sql *q, pk_store_row_fn fn, void *payload,
+                 profkit_error *err)
+{
+    if (q->failed || !q->buf)
+        return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory building a query");
+    return s->engine->query(s, q->buf, fn, payload, err);
+}
+
+int pk_sql_exec(profkit_store *s, pk_sql *q, profkit_error *err)
+{
+    if (q->failed || !q->buf)
+        return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory building a query");
+    return s->engine->exec(s, q->buf, err);
+}
+
+/* A label key: letters, digits, '_', '.', '-'. */
+static int key_ok(const char *k, size_t n)
+{
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = k[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+/* One --where term into q: AND seq [NOT] IN (labels that match). */
+static int where_term(pk_sql *q, const profkit_store *s, const char *w, profkit_error *err)
+{
+    size_t k = strcspn(w, "=~");
+    int neg = 0;
+    char op = w[k];
+    size_t klen = k;
+    if (op == '=' && k > 0 && w[k - 1] == '!') {
+        neg = 1;
+        klen = k - 1;
+    }
+    if (!op || !key_ok(w, klen))
+        return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                                 "--where '%s': expected KEY=VALUE, KEY!=VALUE or KEY~REGEX "
+                                 "(KEY of letters, digits, '_', '.', '-')", w);
+    const char *v = w + k + 1;
+    if (op == '~') {
+        regex_t re;
+        int rc = regcomp(&re, v, REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+            char msg[256];
+            regerror(rc, &re, msg, sizeof(msg));
+            return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                                     "--where '%s': bad regular expression: %s", w, msg);
+        }
+        regfree(&re);
+    }
+    pk_sql_add(q, " AND seq %s (SELECT seq FROM labels WHERE key = ", neg ? pk_sql_not_in(s) : pk_sql_in(s));
+    pk_sql_str(q, s, w, klen);
+    if (op == '=') {
+        pk_sql_add(q, " AND value = ");
+        pk_sql_str(q, s, v, strlen(v));
+    } else if (s->clickhouse) {
+        pk_sql_add(q, " AND match(value, ");
+        pk_sql_str(q, s, v, strlen(v));
+        pk_sql_add(q, ")");
+    } else {
+        pk_sql_add(q, " AND regexp(");
+        pk_sql_str(q, s, v, strlen(v));
+        pk_sql_add(q, ", value)");
+    }
+    pk_sql_add(q, ")");
+    return 0;
+}
+
+int pk_sql_select_profiles(pk_sql *out, const profkit_store *s, const profkit_store_query *q,
+                           profkit_error *err)
+{
+    pk_sql_add(out, "SELECT seq FROM profiles WHERE seq %s (SELECT seq FROM removed)", pk_sql_not_in(s));
+    if (q && q->since != PROFKIT_NO_TIME)
+        pk_sql_add(out, " AND time >= %lld", (long long)q->since);
+    if (q && q->until != PROFKIT_NO_TIME)
+        pk_sql_add(out, " AND time < %lld", (long long)q->until);
+    for (size_t i = 0; q && i < q->n_where; i++) {
+        int rc = where_term(out, s, q->where[i], err);
+        if (rc)
+            return rc;
+    }
+    if (out->failed)
+        return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory building a query");
+    return 0;
+}
+
+int profkit_store_parse_time(const char *s, int64_t *ns)
+{
+    size_t n = strlen(s);
+    if (n > 0 && n <= 10 && strspn(s, "0123456789") == n) {
+        long long v = strtoll(s, NULL, 10);
+        if (v > INT64_MAX / 1000000000LL) /* past 2262: not a time in ns */
+            return PROFKIT_EINVAL;
+        *ns = v * 1000000000LL;
+        return 0;
+    }
+    struct tm tm;
+    memset(&tm, 0, sizeof(tm));
+    int used = 0;
+    if (sscanf(s, "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &used) != 3 || used != 10)
+        return PROFKIT_EINVAL;
+    const char *r = s + used;
+    if (*r == 'T' || *r == ' ') {
+        int u2 = 0;
+        if (sscanf(r + 1, "%2d:%2d%n", &tm.tm_hour, &tm.tm_min, &u2) != 2 || u2 != 5)
+            return PROFKIT_EINVAL;
+        r += 1 + u2;
+        if (*r == ':') {
+            if (sscanf(r + 1, "%2d%n", &tm.tm_sec, &u2) != 1 || u2 != 2)
+                return PROFKIT_EINVAL;
+            r += 3;
+        }
+        if (*r == 'Z')
+            r++;
+    }
+    if (*r || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
+        tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
+        return PROFKIT_EINVAL;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    time_t t = timegm(&tm);
+    if (t == (time_t)-1 || (int64_t)t > INT64_MAX / 1000000000LL || (int64_t)t < INT64_MIN / 1000000000LL)
+        return PROFKIT_EINVAL; /* outside 1677-2262: not a time in ns */
+    *ns = (int64_t)t * 1000000000LL;
+    return 0;
+}

@@ -1,0 +1,191 @@
+/* store_sqlite.c: the embedded engine, a SQLite file (docs/store.md). One
+ * transaction per added profile; rows already there are skipped by their
+ * primary keys. */
+#include "store/store.h"
+
+#include <regex.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+
+static const char schema[] =
+    "PRAGMA journal_mode = WAL;"
+    "PRAGMA synchronous = NORMAL;"
+    "CREATE TABLE IF NOT EXISTS profiles (seq INTEGER PRIMARY KEY, id INTEGER NOT NULL,"
+    " time INTEGER NOT NULL, added INTEGER NOT NULL, format TEXT NOT NULL, source TEXT NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS profiles_id ON profiles (id);"
+    "CREATE TABLE IF NOT EXISTS labels (seq INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,"
+    " PRIMARY KEY (seq, key, value)) WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS labels_kv ON labels (key, value);"
+    "CREATE TABLE IF NOT EXISTS meta (seq INTEGER NOT NULL, pos INTEGER NOT NULL, key TEXT NOT NULL,"
+    " value TEXT NOT NULL, PRIMARY KEY (seq, pos)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS profile_values (seq INTEGER NOT NULL, pos INTEGER NOT NULL,"
+    " vtype INTEGER NOT NULL, type TEXT NOT NULL, unit TEXT NOT NULL, is_default INTEGER NOT NULL,"
+    " PRIMARY KEY (seq, pos)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS profile_threads (seq INTEGER NOT NULL, pos INTEGER NOT NULL,"
+    " thread INTEGER NOT NULL, name TEXT NOT NULL, process_name TEXT NOT NULL, pid INTEGER NOT NULL,"
+    " tid INTEGER NOT NULL, PRIMARY KEY (seq, pos)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS strings (id INTEGER PRIMARY KEY, text TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS functions (id INTEGER PRIMARY KEY, name INTEGER NOT NULL,"
+    " system_name INTEGER NOT NULL, file INTEGER NOT NULL, module INTEGER NOT NULL,"
+    " start_line INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS mappings (id INTEGER PRIMARY KEY, memory_start INTEGER NOT NULL,"
+    " memory_end INTEGER NOT NULL, file_offset INTEGER NOT NULL, path INTEGER NOT NULL,"
+    " build_id INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS frames (id INTEGER PRIMARY KEY, address INTEGER NOT NULL,"
+    " function INTEGER NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,"
+    " mapping INTEGER NOT NULL, inline_depth INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS stacks (id INTEGER PRIMARY KEY, parent INTEGER NOT NULL,"
+    " frame INTEGER NOT NULL, depth INTEGER NOT NULL, leaf_key INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS stack_keys (stack INTEGER NOT NULL, key INTEGER NOT NULL,"
+    " PRIMARY KEY (stack, key)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS samples (seq INTEGER NOT NULL, stack INTEGER NOT NULL,"
+    " thread INTEGER NOT NULL, vtype INTEGER NOT NULL, value INTEGER NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS samples_seq ON samples (seq, vtype);"
+    "CREATE TABLE IF NOT EXISTS removed (seq INTEGER PRIMARY KEY);";
+
+static sqlite3 *db_of(profkit_store *s) { return s->impl; }
+
+/* An engine error: the DB's file, what was being done, SQLite's message. */
+static int sqlite_error(profkit_store *s, const char *what, profkit_error *err)
+{
+    return profkit_error_set(err, PROFKIT_EIO, s->name, -1, "SQLite: %s: %s", what,
+                             sqlite3_errmsg(db_of(s)));
+}
+
+static int sq_exec(profkit_store *s, const char *sql, profkit_error *err)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db_of(s), sql, NULL, NULL, &msg) != SQLITE_OK) {
+        profkit_error_set(err, PROFKIT_EIO, s->name, -1, "SQLite: %s", msg ? msg : "failed");
+        sqlite3_free(msg);
+        return PROFKIT_EIO;
+    }
+    return 0;
+}
+
+static int sq_query(profkit_store *s, const char *sql, pk_store_row_fn fn, void *payload,
+                    profkit_error *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db_of(s), sql, -1, &st, NULL) != SQLITE_OK)
+        return sqlite_error(s, "preparing a query", err);
+    int n = sqlite3_column_count(st), rc = 0, step;
+    char *cells[16];
+    size_t lens[16];
+    if (n > 16)
+        n = 16;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        for (int i = 0; i < n; i++) {
+            cells[i] = (char *)sqlite3_column_text(st, i);
+            lens[i] = (size_t)sqlite3_column_bytes(st, i);
+        }
+        if ((rc = fn(payload, cells, lens, (size_t)n, err)) != 0)
+            break;
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = sqlite_error(s, "running a query", err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const pk_cell *cells,
+                     size_t n_rows, profkit_error *err)
+{
+    if (n_rows == 0)
+        return 0;
+    pk_sql q = { 0 };
+    pk_sql_add(&q, "INSERT OR IGNORE INTO %s VALUES (", table);
+    for (size_t c = 0; c < n_cols; c++)
+        pk_sql_add(&q, c ? ",?" : "?");
+    pk_sql_add(&q, ")");
+    if (q.failed) {
+        pk_sql_free(&q);
+        return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    }
+    sqlite3_stmt *st;
+    int ok = sqlite3_prepare_v2(db_of(s), q.buf, -1, &st, NULL) == SQLITE_OK;
+    pk_sql_free(&q);
+    if (!ok)
+        return sqlite_error(s, table, err);
+    int rc = 0;
+    for (size_t r = 0; r < n_rows && rc == 0; r++) {
+        for (size_t c = 0; c < n_cols; c++) {
+            const pk_cell *x = &cells[r * n_cols + c];
+            if (x->is_text)
+                sqlite3_bind_text(st, (int)c + 1, x->s ? x->s : "", (int)x->len, SQLITE_STATIC);
+            else
+                sqlite3_bind_int64(st, (int)c + 1, x->i);
+        }
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = sqlite_error(s, table, err);
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int sq_begin(profkit_store *s, profkit_error *err)
+{
+    return sq_exec(s, "BEGIN IMMEDIATE", err);
+}
+static int sq_commit(profkit_store *s, profkit_error *err) { return sq_exec(s, "COMMIT", err); }
+static void sq_rollback(profkit_store *s) { sqlite3_exec(db_of(s), "ROLLBACK", NULL, NULL, NULL); }
+static void sq_close(profkit_store *s) { sqlite3_close(db_of(s)); }
+
+static void free_regex(void *p)
+{
+    regfree(p);
+    free(p);
+}
+
+/* regexp(PATTERN, VALUE): POSIX extended, as --where KEY~REGEX takes it
+ * (checked before the query is built). */
+static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    regex_t *re = sqlite3_get_auxdata(ctx, 0);
+    if (!re) {
+        const char *pat = (const char *)sqlite3_value_text(argv[0]);
+        re = malloc(sizeof(*re));
+        if (!re || !pat || regcomp(re, pat, REG_EXTENDED | REG_NOSUB) != 0) {
+            free(re);
+            sqlite3_result_error(ctx, "bad regular expression", -1);
+            return;
+        }
+        sqlite3_set_auxdata(ctx, 0, re, free_regex);
+        re = sqlite3_get_auxdata(ctx, 0);
+        if (!re) {
+            sqlite3_result_error_nomem(ctx);
+            return;
+        }
+    }
+    const char *v = (const char *)sqlite3_value_text(argv[1]);
+    sqlite3_result_int(ctx, v && regexec(re, v, 0, NULL, 0) == 0);
+}
+
+static const pk_store_engine sqlite_engine = {
+    sq_exec, sq_query, sq_insert, sq_begin, sq_commit, sq_rollback, sq_close,
+};
+
+int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err)
+{
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        profkit_error_set(err, PROFKIT_EIO, path, -1, "cannot open the store (SQLite): %s",
+                          db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return PROFKIT_EIO;
+    }
+    s->impl = db;
+    s->engine = &sqlite_engine;
+    sqlite3_busy_timeout(db, 10000);
+    sqlite3_create_function(db, "regexp", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_regexp,
+                            NULL, NULL);
+    int rc = sq_exec(s, schema, err);
+    if (rc) {
+        sqlite3_close(db);
+        s->impl = NULL;
+        return rc;
+    }
+    return 0;
+}

@@ -1,0 +1,217 @@
+/* store_top.c: `top` over the store as GROUP BYs in the engine: the flat
+ * value per leaf function (stacks.leaf_key) and the cumulative one through
+ * each stack's distinct functions (stack_keys), over per-stack sums of the
+ * selected profiles; profkit reads one row per function and prints them
+ * with top's own code. */
+#include "store/store.h"
+
+#include "report/report_top.h"
+
+#include <stdlib.h>
+
+struct keyed {
+    pk_idmap map; /* key id -> index in ids */
+    uint64_t *ids;
+    int64_t *flat, *cum, *calls;
+    size_t n, cap[4];
+    int which; /* 0 flat, 1 cum, 2 calls */
+    int64_t total;
+};
+
+static int row_key(void *payload, char **c, const size_t *lens, size_t n, profkit_error *err)
+{
+    struct keyed *k = payload;
+    (void)lens, (void)n;
+    uint64_t id = (uint64_t)pk_cell_i64(c[0]);
+    int64_t v = pk_cell_i64(c[1]);
+    uint32_t i = pk_idmap_get(&k->map, id);
+    if (i == PROFKIT_NONE) {
+        i = (uint32_t)k->n;
+        if (pk_idmap_put(&k->map, id, i) != 0 || PK_VEC_RESERVE(k->ids, k->n, k->cap[0], 1) != 0 ||
+            PK_VEC_RESERVE(k->flat, k->n, k->cap[1], 1) != 0 ||
+            PK_VEC_RESERVE(k->cum, k->n, k->cap[2], 1) != 0 ||
+            PK_VEC_RESERVE(k->calls, k->n, k->cap[3], 1) != 0)
+            return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory reading top's rows");
+        k->ids[i] = id;
+        k->flat[i] = k->cum[i] = k->calls[i] = 0;
+        k->n++;
+    }
+    int64_t *col = k->which == 0 ? k->flat : k->which == 1 ? k->cum : k->calls;
+    profkit_sat_addto(&col[i], v);
+    return 0;
+}
+
+static int row_total(void *payload, char **c, const size_t *lens, size_t n, profkit_error *err)
+{
+    (void)lens, (void)n, (void)err;
+    ((struct keyed *)payload)->total = pk_cell_i64(c[0]);
+    return 0;
+}
+
+/* SELECT key, sum over the selected profiles' stacks of value type vt,
+ * grouped by the leaf key (cum = 0) or by each key of the stack (cum = 1). */
+static void grouped(pk_sql *q, const profkit_store *s, const char *sel, uint64_t vt, int cum)
+{
+    char agg[64];
+    snprintf(agg, sizeof(agg), "vtype = %lld", (long long)vt);
+    if (!s->clickhouse) {
+        pk_sql_add(q, "SELECT %s, sum(a.v) FROM (SELECT stack, sum(value) AS v FROM samples "
+                      "WHERE %s AND seq IN (%s) GROUP BY stack) AS a JOIN %s ON %s = a.stack "
+                      "GROUP BY 1",
+                   cum ? "k.key" : "st.leaf_key", agg, sel, cum ? "stack_keys AS k" : "stacks AS st",
+                   cum ? "k.stack" : "st.id");
+        return;
+    }
+    pk_sql_add(q, "SELECT %s, sum(v) FROM (SELECT stack, sum(value) AS v FROM samples WHERE %s AND "
+                  "seq %s (%s) GROUP BY stack) ALL INNER JOIN (SELECT DISTINCT %s FROM %s) USING stack "
+                  "GROUP BY %s",
+               cum ? "key" : "leaf_key", agg, pk_sql_in(s), sel,
+               cum ? "stack, key" : "id AS stack, leaf_key", cum ? "stack_keys" : "stacks",
+               cum ? "key" : "leaf_key");
+}
+
+struct texts {
+    struct keyed *k;
+    char **text;
+    size_t *len;
+};
+
+static int row_text(void *payload, char **c, const size_t *lens, size_t n, profkit_error *err)
+{
+    struct texts *t = payload;
+    (void)n;
+    uint32_t i = pk_idmap_get(&t->k->map, (uint64_t)pk_cell_i64(c[0]));
+    if (i == PROFKIT_NONE || t->text[i])
+        return 0;
+    if (!(t->text[i] = malloc(lens[1] + 1)))
+        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory reading top's rows");
+    memcpy(t->text[i], c[1] ? c[1] : "", lens[1]);
+    t->text[i][lens[1]] = '\0';
+    t->len[i] = lens[1];
+    return 0;
+}
+
+/* The rows as profkit_top keyed by label, rows[i].key == i. */
+static int to_top(profkit_store *s, struct keyed *k, profkit_top *t, profkit_top *calls,
+                  profkit_error *err)
+{
+    struct texts tx = { k, calloc(k->n + 1, sizeof(char *)), calloc(k->n + 1, sizeof(size_t)) };
+    int rc = 0;
+    memset(t, 0, sizeof(*t));
+    memset(calls, 0, sizeof(*calls));
+    if (!tx.text || !tx.len || profkit_strtab_init(&t->keys) != 0 || profkit_strtab_init(&calls->keys) != 0)
+        rc = PROFKIT_ENOMEM;
+    for (size_t done = 0; rc == 0 && done < k->n;) {
+        pk_sql q = { 0 };
+        size_t end = done + 2000 < k->n ? done + 2000 : k->n;
+        pk_sql_add(&q, "SELECT id, text FROM strings WHERE id IN (");
+        for (size_t i = done; i < end; i++)
+            pk_sql_add(&q, i > done ? ",%lld" : "%lld", (long long)k->ids[i]);
+        pk_sql_add(&q, ")");
+        rc = pk_sql_query(s, &q, row_text, &tx, err);
+        pk_sql_free(&q);
+        done = end;
+    }
+    uint32_t *at = rc == 0 ? malloc((k->n + 1) * sizeof(uint32_t)) : NULL;
+    if (rc == 0 && !at)
+        rc = PROFKIT_ENOMEM;
+    for (size_t i = 0; rc == 0 && i < k->n; i++) {
+        if (!tx.text[i]) {
+            rc = profkit_error_set(err, PROFKIT_ECORRUPT, s->name, -1,
+                                   "strings: no row with id %lld, a function's label", (long long)k->ids[i]);
+            break;
+        }
+        if ((at[i] = profkit_strtab_intern(&t->keys, tx.text[i], tx.len[i])) == PROFKIT_NONE)
+            rc = PROFKIT_ENOMEM;
+    }
+    if (rc == 0) {
+        t->n = calls->n = t->keys.n;
+        t->rows = calloc(t->n + 1, sizeof(*t->rows));
+        calls->rows = calloc(t->n + 1, sizeof(*calls->rows));
+        if (!t->rows || !calls->rows)
+            rc = PROFKIT_ENOMEM;
+    }
+    for (size_t i = 0; rc == 0 && i < t->n; i++)
+        t->rows[i].key = calls->rows[i].key = (uint32_t)i;
+    for (size_t i = 0; rc == 0 && i < k->n; i++) {
+        profkit_sat_addto(&t->rows[at[i]].flat, k->flat[i]);
+        profkit_sat_addto(&t->rows[at[i]].cum, k->cum[i]);
+        profkit_sat_addto(&calls->rows[at[i]].flat, k->calls[i]);
+    }
+    t->total = k->total;
+    for (size_t i = 0; tx.text && i < k->n; i++)
+        free(tx.text[i]);
+    free(tx.text);
+    free(tx.len);
+    free(at);
+    if (rc == PROFKIT_ENOMEM)
+        profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory reading top's rows");
+    return rc;
+}
+
+int profkit_store_report_top(FILE *out, profkit_store *s, const profkit_store_query *q,
+                             const profkit_report_options *o, profkit_error *err)
+{
+    int rc;
+    if (o->by != PROFKIT_BY_FUNCTION || o->thread) {
+        /* keyed by what stack_keys does not hold, or one thread: the
+         * aggregated stacks, then top's own code */
+        profkit_profile *p;
+        if ((rc = profkit_store_load(&p, s, q, err)) != 0)
+            return rc;
+        rc = profkit_report_top(out, p, o, err);
+        profkit_profile_free(p);
+        return rc;
+    }
+    pk_sql sel = { 0 }, qs = { 0 };
+    profkit_profile *h = NULL;
+    struct keyed k;
+    memset(&k, 0, sizeof(k));
+    profkit_top t, calls;
+    memset(&t, 0, sizeof(t));
+    memset(&calls, 0, sizeof(calls));
+    uint32_t v, th, cv = PROFKIT_NONE;
+    if ((rc = pk_sql_select_profiles(&sel, s, q, err)) != 0 ||
+        (rc = pk_store_header(&h, s, sel.buf, err)) != 0)
+        goto done;
+    if (profkit_select(h, o->value, NULL, &v, &th, err) != 0) {
+        rc = PROFKIT_EINVAL;
+        goto done;
+    }
+    uint64_t vt = pk_store_value_id(profkit_str(h, h->value_types[v].type),
+                                    profkit_str(h, h->value_types[v].unit));
+    pk_sql_add(&qs, "SELECT sum(value) FROM samples WHERE vtype = %lld AND seq %s (%s)", (long long)vt,
+               pk_sql_in(s), sel.buf);
+    if ((rc = pk_sql_query(s, &qs, row_total, &k, err)) != 0)
+        goto done;
+    for (k.which = 0; k.which < 3; k.which++) {
+        uint64_t id = vt;
+        if (k.which == 2) {
+            if ((cv = pk_report_top_calls_value(h, v)) == PROFKIT_NONE)
+                break;
+            id = pk_store_value_id(profkit_str(h, h->value_types[cv].type),
+                                   profkit_str(h, h->value_types[cv].unit));
+        }
+        pk_sql_free(&qs);
+        grouped(&qs, s, sel.buf, id, k.which == 1);
+        if ((rc = pk_sql_query(s, &qs, row_key, &k, err)) != 0)
+            goto done;
+    }
+    if ((rc = to_top(s, &k, &t, &calls, err)) != 0)
+        goto done;
+    rc = pk_report_top_print(out, h, v, PROFKIT_NONE, &t, cv != PROFKIT_NONE ? &calls : NULL, o, err);
+done:
+    if (rc && err->file[0] == '\0')
+        snprintf(err->file, sizeof(err->file), "%s", s->name);
+    profkit_top_free(&t);
+    profkit_top_free(&calls);
+    pk_idmap_free(&k.map);
+    free(k.ids);
+    free(k.flat);
+    free(k.cum);
+    free(k.calls);
+    profkit_profile_free(h);
+    pk_sql_free(&sel);
+    pk_sql_free(&qs);
+    return rc;
+}

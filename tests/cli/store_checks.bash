@@ -1,0 +1,167 @@
+# What the store's tests check on each engine (sourced by store_sqlite.sh and
+# store_clickhouse.sh after lib.sh): reports from the store equal, byte for
+# byte, the same reports on the files merged.
+
+# The reports compared (hist on bsprof: see compare_reports).
+STORE_REPORTS=("top -n 0" "top -n 0 --cum" "top -n 0 --json" "top -n 5 --min-percent 1"
+  "top -n 0 --by line" "top -n 0 --by file" "top -n 0 --by address" "tree" "traces"
+  "peek ." "hist" "convert --to folded" "info --json")
+
+# compare_reports WHAT DB "SELECTION" FILE...: every report of STORE_REPORTS
+# with --db DB SELECTION against the same on FILE... merged.
+compare_reports() {
+  local what=$1 db=$2 sel=$3; shift 3
+  local r reports=("${STORE_REPORTS[@]}")
+  if [ $# -eq 0 ]; then fail "$what: no files to compare with"; return; fi
+  # A Roku profile's files are read without matching frees unless a report
+  # shows in-use values (README): their hist columns are 0 from files, the
+  # store has them; compared where the files are read with them.
+  if grep -q bsprof <<< "$*"; then reports+=("mem" "hist --value inuse_space"); fi
+  for r in "${reports[@]}"; do
+    if [ "$r" = hist ] && grep -q bsprof <<< "$*"; then continue; fi
+    # shellcheck disable=SC2086
+    "$PROFKIT" $r -q --db "$db" $sel > "$TMP/from_db" 2> "$TMP/from_db.err"; local ra=$?
+    # shellcheck disable=SC2086
+    "$PROFKIT" $r -q ${FILE_OPTS:-} "$@" > "$TMP/from_files" 2> "$TMP/from_files.err"; local rb=$?
+    if [ "$r" = "info --json" ]; then
+      # info counts rows of the model (samples, stacks), which the store
+      # keeps summed: compare what it says about values and threads
+      for f in from_db from_files; do
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [t.pop("sample_rows", 0) for t in d.get("threads", [])]; print(json.dumps({k: d.get(k) for k in ("value_types","threads","format")}, sort_keys=True))' "$TMP/$f" > "$TMP/$f.x" 2>&1
+        mv "$TMP/$f.x" "$TMP/$f"
+      done
+    fi
+    if [ $ra -eq 0 ] && [ $rb -eq 0 ] && cmp -s "$TMP/from_db" "$TMP/from_files"; then
+      pass
+    else
+      fail "$what: '$r' from the store (exit $ra) differs from the files merged (exit $rb) $(head -c 300 "$TMP/from_db.err")"
+      diff "$TMP/from_files" "$TMP/from_db" | head -8
+    fi
+  done
+}
+
+# stored_files DB [SELECTION...]: the files of the selected profiles, oldest first.
+stored_files() {
+  local db=$1; shift
+  "$PROFKIT" store ls "$db" "$@" | awk 'length($1) == 16 && $1 ~ /^[0-9a-f]+$/ { print $4 }'
+}
+
+# readable FILE...: those profkit reads.
+readable() {
+  local f
+  for f in "$@"; do "$PROFKIT" info -q "$f" > /dev/null 2>&1 && echo "$f"; done
+}
+
+# store_suite DB: the whole comparison on one (empty) store.
+store_suite() {
+  local db=$1 fmt files kept
+  # every format of tests/data, one store each for a clear message, then all in one
+  for fmt in "$PROFKIT_SRC"/tests/data/*/; do
+    fmt=$(basename "$fmt")
+    # shellcheck disable=SC2046
+    files=$(readable $(ls "$PROFKIT_SRC"/tests/data/"$fmt"/ok_* | grep -v '\.expect$'))
+    # shellcheck disable=SC2086
+    "$PROFKIT" store add "$db" -q --label set="$fmt" $files || fail "$fmt: store add failed"
+    # files whose content another already has are one profile (by content)
+    kept=$(stored_files "$db" --where set="$fmt")
+    # shellcheck disable=SC2086
+    compare_reports "tests/data/$fmt" "$db" "--where set=$fmt" $kept
+  done
+  if [ -d "$FIX" ]; then
+    for fmt in firefox folded gperftools-real perf pprof; do
+      # shellcheck disable=SC2046
+      files=$(readable $(ls "$FIX/$fmt"/* | grep -Ev '\.(string|top|traces|text|collapsed|out)$|LICENSE|results'))
+      # The pprof fixtures are of several programs whose binaries are not
+      # here: merged before symbolizing (files), one program's mapping
+      # names another's addresses; the store symbolizes each file alone.
+      # Compared unsymbolized on both sides.
+      FILE_OPTS=
+      [ "$fmt" = pprof ] && FILE_OPTS=--no-symbolize
+      # shellcheck disable=SC2086
+      "$PROFKIT" store add "$db" -q $FILE_OPTS --label set="fixture-$fmt" $files || fail "fixtures/$fmt: store add failed"
+      kept=$(stored_files "$db" --where set="fixture-$fmt")
+      # shellcheck disable=SC2086
+      compare_reports "fixtures/$fmt" "$db" "--where set=fixture-$fmt" $kept
+      FILE_OPTS=
+    done
+  else
+    echo "note: $FIX is absent: real fixtures not compared"
+  fi
+  # several formats merged: pprof, gperftools, folded, Firefox and perf together
+  kept=$(stored_files "$db" --where 'set~^(pprof|gperftools|folded|firefox|fixture-perf)$')
+  # shellcheck disable=SC2086
+  compare_reports "mixed formats" "$db" "--where set~^(pprof|gperftools|folded|firefox|fixture-perf)$" $kept
+
+  # generated profiles with labels and times
+  python3 "$PROFKIT_SRC/tests/store/gen_folded.py" "$TMP/gen" 40 200 7 > /dev/null
+  local name host version day
+  while IFS=$'\t' read -r name host version day; do
+    touch -d "2026-11-0${day}T12:00:00Z" "$name"
+    "$PROFKIT" store add "$db" -q --label "$host" --label "$version" --label set=gen "$name" ||
+      fail "gen: store add $name failed"
+  done < "$TMP/gen/labels.tsv"
+  gen_files() { # gen_files AWK-CONDITION on host ($2), version ($3), day ($4)
+    awk -F'\t' "$1 { print \$1 }" "$TMP/gen/labels.tsv"
+  }
+  # shellcheck disable=SC2046
+  compare_reports "generated, all" "$db" "--where set=gen" $(gen_files 1)
+  # shellcheck disable=SC2046
+  compare_reports "generated, version=1.3" "$db" "--where set=gen --where version=1.3" $(gen_files '$3 == "version=1.3"')
+  # shellcheck disable=SC2046
+  compare_reports "generated, version!=1.3" "$db" "--where set=gen --where version!=1.3" $(gen_files '$3 != "version=1.3"')
+  # shellcheck disable=SC2046
+  compare_reports "generated, host~^h0[0-4]$" "$db" "--where set=gen --where host~^h0[0-4]$" $(gen_files '$2 ~ /^host=h0[0-4]$/')
+  # shellcheck disable=SC2046
+  compare_reports "generated, days 3 and 4" "$db" "--where set=gen --since 2026-11-03 --until 2026-11-05" $(gen_files '$4 == 3 || $4 == 4')
+  expect_eq "ls counts the selected profiles" "$(gen_files '$4 >= 7' | wc -l) profiles" \
+    "$("$PROFKIT" store ls "$db" --where set=gen --since 2026-11-07 | tail -1)"
+  expect_status "no profile matches: bad input" 1 "$PROFKIT" top --db "$db" --where version=9.9
+  grep -q "no profile in the store matches" "$TMP/err" && pass || fail "no match: message: $(cat "$TMP/err")"
+
+  # flame: the SVG from the store equals the files' but for its colours
+  # (random, as flamegraph.pl's, in every run); the page holds the same data
+  # in another order (its string table is in the order the profile met the
+  # names), so it is checked for its shape, value types and threads
+  local ext
+  for ext in html svg; do
+    # shellcheck disable=SC2046
+    "$PROFKIT" flame --title T -o "$TMP/files.$ext" $(gen_files '$3 == "version=1.3"') 2> /dev/null
+    "$PROFKIT" flame --title T -o "$TMP/db.$ext" --db "$db" --where set=gen --where version=1.3 2> /dev/null
+  done
+  sed 's/fill="rgb([0-9,]*)"//g' "$TMP/files.svg" > "$TMP/files.svg.x"
+  sed 's/fill="rgb([0-9,]*)"//g' "$TMP/db.svg" > "$TMP/db.svg.x"
+  if [ -s "$TMP/files.svg.x" ] && cmp -s "$TMP/files.svg.x" "$TMP/db.svg.x"; then pass; else fail "flame .svg from the store differs from the files' (colours aside)"; fi
+  local expr='[d["values"], [t["name"] for t in d["threads"]], d["default_value"], d["format"]]'
+  expect_eq "flame's page from the store: value types, threads, format" \
+    "$(python3 "$PROFKIT_SRC/tests/cli/flame_check.py" "$TMP/files.html" --print "$expr" 2>&1)" \
+    "$(python3 "$PROFKIT_SRC/tests/cli/flame_check.py" "$TMP/db.html" --print "$expr" 2>&1)"
+
+  # diff between two selections equals diff of the two files
+  local a b
+  a=$(gen_files 'NR == 1'); b=$(gen_files 'NR == 2')
+  "$PROFKIT" diff -n 0 --db "$db" --base-where file="$a" --new-where file="$b" > "$TMP/d1" 2>&1
+  "$PROFKIT" diff -n 0 "$a" "$b" > "$TMP/d2" 2>&1
+  expect_files_eq "diff --base-where/--new-where equals diff of the files" "$TMP/d2" "$TMP/d1"
+
+  # idempotent: adding the same files again adds nothing
+  local before after
+  before=$("$PROFKIT" store ls "$db" | tail -1)
+  # shellcheck disable=SC2046
+  "$PROFKIT" store add "$db" $(gen_files 1) 2> "$TMP/again.err" || fail "re-add failed"
+  after=$("$PROFKIT" store ls "$db" | tail -1)
+  expect_eq "adding the same files again adds nothing" "$before" "$after"
+  expect_eq "each file again is named as already there" 40 "$(grep -c 'already in the store' "$TMP/again.err")"
+  # shellcheck disable=SC2046
+  compare_reports "generated, all, after adding again" "$db" "--where set=gen" $(gen_files 1)
+
+  # rm: the removed profiles are gone from every answer
+  "$PROFKIT" store rm "$db" --where set=gen --where version=1.3 > "$TMP/rm.out" || fail "store rm failed"
+  expect_eq "rm says how many" "removed 2 profiles" "$(cat "$TMP/rm.out")"
+  # shellcheck disable=SC2046
+  compare_reports "generated, after rm version=1.3" "$db" "--where set=gen" $(gen_files '$3 != "version=1.3"')
+  expect_eq "ls after rm" "0 profiles" "$("$PROFKIT" store ls "$db" --where version=1.3 | tail -1)"
+  # and a removed profile can be added again
+  # shellcheck disable=SC2046
+  "$PROFKIT" store add "$db" -q --label set=gen --label version=1.3 $(gen_files '$3 == "version=1.3"')
+  expect_eq "re-added after rm" "2 profiles" "$("$PROFKIT" store ls "$db" --where version=1.3 | tail -1)"
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The profile store on ClickHouse (docs/store.md): Debian's clickhouse-server
+# started here, twice, with configs of its own on 127.0.0.1 ports and data
+# in a temporary directory; the two are the shards of a cluster. The same
+# comparisons as on SQLite run on one node and on Distributed tables over
+# both shards (whose local tables must both hold samples), and an add killed
+# with SIGKILL leaves a store that answers for what it holds and that a
+# re-add completes. The servers are stopped at the end.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/store_checks.bash"
+
+SERVER=/usr/sbin/clickhouse-server
+if [ ! -x "$SERVER" ]; then
+  echo "FAIL: $SERVER is missing: scripts/deps.sh --test installs clickhouse-server"
+  exit 1
+fi
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+HTTP1=$(free_port); TCP1=$(free_port); HTTP2=$(free_port); TCP2=$(free_port)
+while [ "$HTTP2" = "$HTTP1" ] || [ "$TCP1" = "$HTTP1" ] || [ "$TCP2" = "$TCP1" ] || [ "$TCP2" = "$HTTP2" ]; do
+  HTTP2=$(free_port); TCP2=$(free_port)
+done
+
+pids=()
+stop_servers() {
+  local p
+  for p in "${pids[@]}"; do kill "$p" 2> /dev/null; done
+  for p in "${pids[@]}"; do
+    for _ in $(seq 1 50); do kill -0 "$p" 2> /dev/null || break; sleep 0.2; done
+    kill -9 "$p" 2> /dev/null
+  done
+  rm -rf "$TMP"
+}
+trap stop_servers EXIT
+
+# server N HTTP TCP: config, users and data under $TMP/chN
+server() {
+  local n=$1 http=$2 tcp=$3 dir="$TMP/ch$1"
+  mkdir -p "$dir/data" "$dir/tmp"
+  cat > "$dir/users.xml" << 'XML'
+<?xml version="1.0"?>
+<yandex>
+  <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
+  <users><default><password></password><networks><ip>127.0.0.1</ip></networks>
+    <profile>default</profile><quota>default</quota></default></users>
+  <quotas><default></default></quotas>
+</yandex>
+XML
+  cat > "$dir/config.xml" << XML
+<?xml version="1.0"?>
+<yandex>
+  <logger><level>warning</level><log>$dir/server.log</log><errorlog>$dir/error.log</errorlog><console>0</console></logger>
+  <http_port>$http</http_port>
+  <tcp_port>$tcp</tcp_port>
+  <listen_host>127.0.0.1</listen_host>
+  <path>$dir/data/</path>
+  <tmp_path>$dir/tmp/</tmp_path>
+  <users_config>$dir/users.xml</users_config>
+  <default_profile>default</default_profile>
+  <default_database>default</default_database>
+  <mark_cache_size>104857600</mark_cache_size>
+  <max_concurrent_queries>20</max_concurrent_queries>
+  <remote_servers>
+    <pk>
+      <shard><replica><host>127.0.0.1</host><port>$TCP1</port></replica></shard>
+      <shard><replica><host>127.0.0.1</host><port>$TCP2</port></replica></shard>
+    </pk>
+  </remote_servers>
+</yandex>
+XML
+  "$SERVER" --config-file="$dir/config.xml" > "$dir/stdout" 2>&1 &
+  pids+=($!)
+}
+
+# up HTTP PID_INDEX: waits (at most 30 s) until the server answers.
+up() {
+  local http=$1 pid=${pids[$2]}
+  for _ in $(seq 1 150); do
+    [ "$(curl -s --max-time 2 "http://127.0.0.1:$http/?query=SELECT%201")" = 1 ] && return 0
+    kill -0 "$pid" 2> /dev/null || return 1
+    sleep 0.2
+  done
+  return 1
+}
+
+server 1 "$HTTP1" "$TCP1"
+server 2 "$HTTP2" "$TCP2"
+for i in 1 2; do
+  http=$HTTP1; [ $i = 2 ] && http=$HTTP2
+  if ! up "$http" $((i - 1)); then
+    log=$(cat "$TMP/ch$i/stdout" "$TMP/ch$i/error.log" 2> /dev/null | tail -5)
+    if grep -Eqi 'illegal instruction|SSE4|not supported by this CPU|cannot execute' <<< "$log"; then
+      echo "SKIP: *** clickhouse-server cannot run on this machine: $log ***"
+      exit 77
+    fi
+    echo "FAIL: clickhouse-server $i did not start on 127.0.0.1:$http: $log"
+    exit 1
+  fi
+done
+echo "clickhouse-server $(curl -s "http://127.0.0.1:$HTTP1/?query=SELECT%20version()") on 127.0.0.1:$HTTP1 and :$HTTP2"
+
+ONE="clickhouse://127.0.0.1:$HTTP1/prof_one"
+DIST="clickhouse://127.0.0.1:$HTTP1,127.0.0.1:$HTTP2/prof_dist?cluster=pk"
+
+expect_status "a bad clickhouse:// URL" 1 "$PROFKIT" store ls "clickhouse://127.0.0.1:$HTTP1/bad-name"
+grep -q 'expected clickhouse://' "$TMP/err" && pass || fail "bad URL: message: $(cat "$TMP/err")"
+expect_status "a server that is not there" 1 "$PROFKIT" store ls "clickhouse://127.0.0.1:1/x"
+grep -q 'ClickHouse at http://127.0.0.1:1/' "$TMP/err" && pass || fail "no server: message: $(cat "$TMP/err")"
+
+echo "== one node (fewer reports: the cluster below runs them all)"
+saved=("${STORE_REPORTS[@]}")
+STORE_REPORTS=("top -n 0" "top -n 0 --cum" "tree" "convert --to folded")
+store_suite "$ONE"
+STORE_REPORTS=("${saved[@]}")
+echo "== two shards behind Distributed tables"
+store_suite "$DIST"
+for port in "$HTTP1" "$HTTP2"; do
+  n=$(curl -s "http://127.0.0.1:$port/?query=SELECT%20count()%20FROM%20prof_dist.samples_local")
+  if [ "${n:-0}" -gt 0 ] 2> /dev/null; then pass; else fail "shard at $port holds no samples ($n)"; fi
+done
+
+# A killed add on the cluster: what the store lists, it answers for in full.
+python3 "$PROFKIT_SRC/tests/store/gen_folded.py" "$TMP/kill" 40 1500 11 > /dev/null
+mapfile -t all < <(cut -f1 "$TMP/kill/labels.tsv")
+for delay in 0.7 2.1; do
+  "$PROFKIT" store add "$DIST" -q --label set=kill "${all[@]}" &
+  pid=$!
+  sleep "$delay"
+  kill -9 "$pid" 2> /dev/null
+  wait "$pid" 2> /dev/null
+  n=$(stored_files "$DIST" --where set=kill | wc -l)
+  echo "killed after ${delay}s: $n of ${#all[@]} profiles in the store"
+  if [ "$n" -gt 0 ]; then
+    STORE_REPORTS=("top -n 0" "traces")
+    # shellcheck disable=SC2046
+    compare_reports "after a kill at ${delay}s" "$DIST" "--where set=kill" $(stored_files "$DIST" --where set=kill)
+  fi
+done
+"$PROFKIT" store add "$DIST" -q --label set=kill "${all[@]}" || fail "re-add after the kills failed"
+expect_eq "the re-add completes the store" "${#all[@]}" "$(stored_files "$DIST" --where set=kill | wc -l)"
+STORE_REPORTS=("top -n 0" "tree" "traces")
+compare_reports "after the kills and a re-add" "$DIST" "--where set=kill" "${all[@]}"
+
+finish

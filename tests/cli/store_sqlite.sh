@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The profile store on SQLite (docs/store.md): every report from the store
+# equals the same report on the files merged (tests/data of every format,
+# the ../shared fixtures, generated profiles), label filters and time
+# ranges select the right profiles, adds are idempotent, rm removes, and an
+# add killed with SIGKILL leaves a consistent store that a re-add completes.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/store_checks.bash"
+
+DB="$TMP/prof.sqlite"
+
+# usage
+expect_status "--where without --db" 2 "$PROFKIT" top --where a=b "$PROFKIT_SRC/tests/data/folded/ok_simple.folded"
+expect_status "FILEs and --db" 2 "$PROFKIT" top --db "$DB" "$PROFKIT_SRC/tests/data/folded/ok_simple.folded"
+expect_status "a bad --where" 2 "$PROFKIT" top --db "$DB" --where 'no operator'
+expect_status "a bad regular expression" 2 "$PROFKIT" store ls "$DB" --where 'k~(a'
+expect_status "a bad --since" 2 "$PROFKIT" top --db "$DB" --since 2026-13-01
+expect_status "a time past 2262" 2 "$PROFKIT" top --db "$DB" --since 9999-01-01
+expect_status "seconds past 2262" 2 "$PROFKIT" top --db "$DB" --until 9999999999
+expect_status "a bad label" 2 "$PROFKIT" store add "$DB" --label nolabel "$PROFKIT_SRC/tests/data/folded/ok_simple.folded"
+expect_status "rm without a selection" 2 "$PROFKIT" store rm "$DB"
+expect_status "an unknown verb" 2 "$PROFKIT" store list "$DB"
+expect_status "an empty store answers no profile" 1 "$PROFKIT" top --db "$DB"
+expect_status "store --help" 0 "$PROFKIT" store --help
+grep -q 'profkit store add prof.sqlite' "$TMP/out" && pass || fail "store --help has no example"
+expect_status "a store that cannot be opened" 1 "$PROFKIT" store ls "$TMP/no/such/dir/x.sqlite"
+grep -q "x.sqlite" "$TMP/err" && pass || fail "the error names the DB: $(cat "$TMP/err")"
+
+store_suite "$DB"
+
+# A killed add: many profiles added in one command, killed at a few points.
+python3 "$PROFKIT_SRC/tests/store/gen_folded.py" "$TMP/kill" 60 1500 11 > /dev/null
+mapfile -t all < <(cut -f1 "$TMP/kill/labels.tsv")
+KDB="$TMP/kill.sqlite"
+for delay in 0.4 1.1 2.3; do
+  "$PROFKIT" store add "$KDB" -q --label set=kill "${all[@]}" &
+  pid=$!
+  sleep "$delay"
+  kill -9 "$pid" 2> /dev/null
+  wait "$pid" 2> /dev/null
+  n=$(stored_files "$KDB" --where set=kill | wc -l)
+  echo "killed after ${delay}s: $n of ${#all[@]} profiles in the store"
+  if [ "$n" -gt 0 ]; then
+    STORE_REPORTS=("top -n 0" "traces")
+    # shellcheck disable=SC2046
+    compare_reports "after a kill at ${delay}s" "$KDB" "--where set=kill" $(stored_files "$KDB" --where set=kill)
+  fi
+  if command -v sqlite3 > /dev/null; then
+    expect_eq "integrity after a kill at ${delay}s" ok "$(sqlite3 "$KDB" 'PRAGMA integrity_check')"
+    expect_eq "no sample without its profile after a kill at ${delay}s" 0 \
+      "$(sqlite3 "$KDB" 'SELECT count(*) FROM samples WHERE seq NOT IN (SELECT seq FROM profiles)')"
+  fi
+done
+"$PROFKIT" store add "$KDB" -q --label set=kill "${all[@]}" || fail "re-add after the kills failed"
+expect_eq "the re-add completes the store" "${#all[@]}" "$(stored_files "$KDB" --where set=kill | wc -l)"
+STORE_REPORTS=("top -n 0" "tree" "traces")
+compare_reports "after the kills and a re-add" "$KDB" "--where set=kill" "${all[@]}"
+
+finish
