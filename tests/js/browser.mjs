@@ -52,9 +52,10 @@ const browser = await chromium.launch({
 });  // launch() gives chromium a new empty user-data-dir of its own
 
 // Opens a page; collects console errors, page errors and requests.
-async function open(file, { hash = "", scheme = "light", width = 1400, height = 860 } = {}) {
+async function open(file, { hash = "", scheme = "light", width = 1400, height = 860, noIdle = false } = {}) {
   const ctx = await browser.newContext({ viewport: { width, height }, colorScheme: scheme });
   const page = await ctx.newPage();
+  if (noIdle) await page.addInitScript(() => { window.profkitNoIdle = true; });
   const url = "file://" + file;
   const log = { errors: [], requests: [] };
   page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") log.errors.push(m.type() + ": " + m.text()); });
@@ -525,6 +526,20 @@ const BS = join(SRC, "tests", "data", "bsprof", "ok_lines.bsprof");
           JSON.stringify([st.view, st.zoom, st.zoomTotal]));
   }
   await shot(o, "bsprof_memory");
+  // Opened before the inverted tree exists (no idle preparation, the memory
+  // view straight from the URL): the flame graph at once, then the same
+  // table once the tree is built.
+  const memText = await o.page.evaluate(() => { const h = document.querySelector('#pk-mem-table .pk-mem-table[data-thread="0"]'); return h ? h.innerText : ""; });
+  const o3 = await open(file, { hash: "view=memory", noIdle: true });
+  const early = await o3.page.evaluate(() => ({ view: window.profkitState.view, drawn: window.profkitState.drawn, total: window.profkitState.total,
+                                                ready: window.profkit.app.p.invertedReady(0) }));
+  check("memory view before the inverted tree: flame graph drawn, total right", early.view === "memory" && early.drawn > 2 && early.total === inuse, JSON.stringify(early));
+  await o3.page.waitForSelector("#pk-memory tbody tr[data-node]", { timeout: 10000 }).catch(() => {});
+  const lateText = await o3.page.evaluate(() => { const h = document.querySelector('#pk-mem-table .pk-mem-table[data-thread="0"]'); return h ? h.innerText : ""; });
+  const later = await o3.page.evaluate(() => window.profkitTimings.actions.some((a) => a.action === "memory table"));
+  check("memory view before the inverted tree: its table made after the first draw", later);
+  check("memory view before the inverted tree: its table follows, the same rows", lateText.length > 0 && lateText === memText, JSON.stringify([lateText.slice(0, 200), memText.slice(0, 200)]));
+  await close(o3, "bsprof memory first");
   await close(o, "bsprof");
 }
 const GECKO = join(FIX, "firefox", "samply-ls-profile-v41.json");

@@ -191,6 +191,7 @@
     // the idle preparation of another thread's table does not replace it.
     this.memBox = el("div", "pk-mem-tables"); this.memBox.id = "pk-mem-table"; mp.appendChild(this.memBox);
     this.memTables = [];
+    this.memWaiting = -1;
     this.memTable = this.memTableFor(0);
     this.topTable = new PK.TopTable(this.panes.top, this);
     // Sandwich: the top functions on the left, the chosen one's callers
@@ -531,7 +532,7 @@
     };
     var S = window.profkitState;
     if (st.view === "memory") {
-      S.total = this.memTable.totals(this.memTable.model.v)[0];
+      S.total = this.memFlame.model.tree.total(this.memFlame.model.v)[0];
       S.drawn = this.memFlame.boxes.node.length;
       S.zoomTotal = this.memFlame.model.tree.total(this.memFlame.model.v)[zoom];
     }
@@ -639,9 +640,35 @@
     var tbl = this.memTableFor(st.thread);
     if (this.memTable !== tbl) this.memTable.host.hidden = true;
     this.memTable = tbl;
-    tbl.set(this.memModel());
     tbl.host.hidden = false;
+    if (!p.invertedReady(st.thread)) {
+      // Opened before the idle preparation made the inverted tree: the
+      // flame graph now, the table once the tree is built, in slices.
+      this.drawTime = t;
+      this.memTableLater(st.thread);
+      return;
+    }
+    tbl.set(this.memModel());
     this.drawTime = t + tbl.show();
+  };
+  // Builds thread t's inverted tree in 8 ms slices, then its memory table
+  // (if the memory view of thread t is still shown).
+  App.prototype.memTableLater = function (t) {
+    var self = this, p = this.p, tbl = this.memTableFor(t);
+    if (!tbl.model) tbl.host.textContent = "", tbl.host.appendChild(el("p", "note pk-mem-wait", "Building the table by allocating function…"));
+    if (this.memWaiting === t) return;
+    this.memWaiting = t;
+    function slice() {
+      if (!p.prepareInverted(t, performance.now() + 8)) { setTimeout(slice, 0); return; }
+      self.memWaiting = -1;
+      if (self.state.view === "memory" && self.state.thread === t) {
+        var t0 = performance.now();
+        tbl.set(self.memModel(t));
+        tbl.show();
+        self.timings.actions.push({ action: "memory table", view: "memory", ms: performance.now() - t0, draw: 0 });
+      }
+    }
+    setTimeout(slice, 0);
   };
   App.prototype.renderSandwich = function (width) {
     var st = this.state, p = this.p, tree = p.tree(st.thread), v = this.v(), which = this.which();
