@@ -52,9 +52,10 @@ const browser = await chromium.launch({
 });  // launch() gives chromium a new empty user-data-dir of its own
 
 // Opens a page; collects console errors, page errors and requests.
-async function open(file, { hash = "", scheme = "light", width = 1400, height = 860 } = {}) {
+async function open(file, { hash = "", scheme = "light", width = 1400, height = 860, noIdle = false } = {}) {
   const ctx = await browser.newContext({ viewport: { width, height }, colorScheme: scheme });
   const page = await ctx.newPage();
+  if (noIdle) await page.addInitScript(() => { window.profkitNoIdle = true; });
   const url = "file://" + file;
   const log = { errors: [], requests: [] };
   page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") log.errors.push(m.type() + ": " + m.text()); });
@@ -239,6 +240,7 @@ if (existsSync(FOLDED)) {
     check("previous comes back", JSON.stringify(st.zoom) === first, JSON.stringify(st.zoom));
     await shot(o, "flame_search_next");
     // The URL holds the view: reload it elsewhere and get the same view.
+    await nextFrame(o);     // the URL is written after the frame
     const hash = await o.page.evaluate(() => location.hash.slice(1));
     const before = await state(o), crBefore = await crumbs(o);
     const o2 = await open(file, { hash });
@@ -456,6 +458,36 @@ const BS = join(SRC, "tests", "data", "bsprof", "ok_lines.bsprof");
   check("memory view: in-use total is profkit info's inuse_space", rootB === inuse, rootB + " vs " + inuse);
   check("memory view: in-use total is profkit mem's live bytes", Math.abs(rootB - parseAmount(live, "bytes")) <= inuse * 0.01, rootB + " vs " + live);
   check("memory view: rows sorted by in-use bytes, with alloc columns", memRows.length > 2 && memRows[0].length >= 6, JSON.stringify(memRows.slice(0, 3)));
+  // Rows of no in-use bytes (paths that freed all they allocated) are left
+  // out of the memory table; the root's totals still count every path.
+  const zeros = await o.page.evaluate(() => {
+    const app = window.profkit.app, t = app.memTable.model.tree, v = app.memTable.model.v, tot = t.total(v);
+    const alloc = app.p.valueIndex("alloc_space"), at = t.total(alloc);
+    let freedRoots = 0, freedAlloc = 0, shownAlloc = 0;
+    for (let j = t.kidStart[0]; j < t.kidStart[1]; j++) {
+      const c = t.kids[j];
+      if (tot[c] === 0) { freedRoots++; freedAlloc += at[c]; } else shownAlloc += at[c];
+    }
+    return { shownZero: app.memTable.rows.filter((n) => n > 0 && tot[n] === 0).length, freedRoots, freedAlloc, shownAlloc, rootAlloc: at[0],
+             domZero: [...document.querySelectorAll("#pk-memory tbody tr[data-node]")].filter((r) => +r.dataset.node > 0 && tot[+r.dataset.node] === 0).length };
+  });
+  check("memory table: no row of 0 in-use bytes", zeros.shownZero === 0 && zeros.domZero === 0, JSON.stringify(zeros));
+  check("memory table: the fixture has paths of 0 in-use bytes, left out", zeros.freedRoots > 0, JSON.stringify(zeros));
+  check("memory table: the root's allocated bytes still count every path", zeros.rootAlloc === zeros.shownAlloc + zeros.freedAlloc, JSON.stringify(zeros));
+  // A thread shown and the first shown again: its table is the one kept
+  // (same rows, same element), not made again.
+  const memBefore = await o.page.evaluate(() => ({ rows: window.profkit.app.memTable.rows.join(","), text: document.querySelector('#pk-mem-table .pk-mem-table:not([hidden])').innerText }));
+  await o.page.evaluate(() => { window.__memTableEl = document.querySelector('#pk-mem-table .pk-mem-table:not([hidden]) table'); });
+  await o.page.selectOption("#pk-thread", opt || "1");
+  st = await state(o);
+  const memOther = await o.page.evaluate(() => ({ thread: window.profkitState.thread, shown: document.querySelectorAll('#pk-mem-table .pk-mem-table:not([hidden])').length,
+                                                  label: (document.querySelector('#pk-mem-table .pk-mem-table:not([hidden]) tbody tr[data-node="0"] .fn') || {}).textContent }));
+  check("memory view of another thread: its own table, one shown", st.view === "memory" && memOther.shown === 1 && /TaskNode/.test(memOther.label || ""), JSON.stringify(memOther));
+  await o.page.selectOption("#pk-thread", "0");
+  const memAgain = await o.page.evaluate(() => ({ rows: window.profkit.app.memTable.rows.join(","), text: document.querySelector('#pk-mem-table .pk-mem-table:not([hidden])').innerText,
+                                                  same: document.querySelector('#pk-mem-table .pk-mem-table:not([hidden]) table') === window.__memTableEl }));
+  check("memory view: the first thread's table shown again is the one kept, same rows", memAgain.same && memAgain.rows === memBefore.rows && memAgain.text === memBefore.text,
+        JSON.stringify({ same: memAgain.same, rows: memAgain.rows === memBefore.rows, text: memAgain.text === memBefore.text }));
   // The flame graph of in-use bytes by allocating path: profkit mem's
   // largest leak first (leftmost, under the root), with its bytes and count.
   const memOut = pk(["mem", "-q", BS]).split("\n");
@@ -494,6 +526,20 @@ const BS = join(SRC, "tests", "data", "bsprof", "ok_lines.bsprof");
           JSON.stringify([st.view, st.zoom, st.zoomTotal]));
   }
   await shot(o, "bsprof_memory");
+  // Opened before the inverted tree exists (no idle preparation, the memory
+  // view straight from the URL): the flame graph at once, then the same
+  // table once the tree is built.
+  const memText = await o.page.evaluate(() => { const h = document.querySelector('#pk-mem-table .pk-mem-table[data-thread="0"]'); return h ? h.innerText : ""; });
+  const o3 = await open(file, { hash: "view=memory", noIdle: true });
+  const early = await o3.page.evaluate(() => ({ view: window.profkitState.view, drawn: window.profkitState.drawn, total: window.profkitState.total,
+                                                ready: window.profkit.app.p.invertedReady(0) }));
+  check("memory view before the inverted tree: flame graph drawn, total right", early.view === "memory" && early.drawn > 2 && early.total === inuse, JSON.stringify(early));
+  await o3.page.waitForSelector("#pk-memory tbody tr[data-node]", { timeout: 10000 }).catch(() => {});
+  const lateText = await o3.page.evaluate(() => { const h = document.querySelector('#pk-mem-table .pk-mem-table[data-thread="0"]'); return h ? h.innerText : ""; });
+  const later = await o3.page.evaluate(() => window.profkitTimings.actions.some((a) => a.action === "memory table"));
+  check("memory view before the inverted tree: its table made after the first draw", later);
+  check("memory view before the inverted tree: its table follows, the same rows", lateText.length > 0 && lateText === memText, JSON.stringify([lateText.slice(0, 200), memText.slice(0, 200)]));
+  await close(o3, "bsprof memory first");
   await close(o, "bsprof");
 }
 const GECKO = join(FIX, "firefox", "samply-ls-profile-v41.json");

@@ -173,6 +173,7 @@
     }
     return this._inverted[t];
   };
+  Profile.prototype.invertedReady = function (t) { return !!this._inverted[t]; };
   Profile.prototype.prepareInverted = function (t, until) {
     if (this._inverted[t]) return true;
     if (!this._inverting[t]) this._inverting[t] = new Inverter(this.tree(t), MIN_SHARE);

@@ -80,7 +80,8 @@
   };
 
   // The call tree table. model: {profile, tree, v, which, extra (value
-  // indexes shown as extra total columns), rootLabel}.
+  // indexes shown as extra total columns), rootLabel, hideZero (rows whose
+  // total of v is 0 left out: the memory view's freed paths)}.
   function TreeTable(host, app) {
     this.host = host;
     this.app = app;
@@ -119,7 +120,7 @@
     this.model = model;
     // What the rows show changed: show() renders again.
     if (!old || old.tree !== model.tree || old.v !== model.v || old.which !== model.which ||
-        String(old.extra) !== String(model.extra) || old.rootLabel !== model.rootLabel) this.stale = true;
+        String(old.extra) !== String(model.extra) || old.rootLabel !== model.rootLabel || !old.hideZero !== !model.hideZero) this.stale = true;
     if (reset || !old || old.tree !== model.tree) {
       this.expanded = new Set([0]);
       this.selected = 0;
@@ -156,7 +157,9 @@
     var m = this.model, tree = m.tree, key = this.sort.key, dir = this.sort.dir, p = m.profile;
     if (key === "total" && dir < 0) {
       var ord = tree.lazyOrder("width", m.v, p.nameOf, m.which === "base" ? "base" : "").kids(node);
-      return Array.prototype.slice.call(ord, tree.kidStart[node], tree.kidStart[node + 1]);
+      var out0 = Array.prototype.slice.call(ord, tree.kidStart[node], tree.kidStart[node + 1]);
+      if (m.hideZero) { var zt = this.totals(m.v); out0 = out0.filter(function (c) { return zt[c] !== 0; }); }
+      return out0;
     }
     var ck = key + dir + ":" + m.v + ":" + m.which;
     if (this._kidsKey !== ck || this._kidsTree !== tree) { this._kids = new Map(); this._kidsKey = ck; this._kidsTree = tree; }
@@ -164,6 +167,7 @@
     if (hit) return hit;
     var tot = this.totals(m.v), self = this.selfs(m.v);
     var out = Array.prototype.slice.call(tree.kids, tree.kidStart[node], tree.kidStart[node + 1]);
+    if (m.hideZero) out = out.filter(function (c) { return tot[c] !== 0; });
     out.sort(function (a, b) {
       if (key === "name") {
         var x = p.funcLabel(tree.func[a]), y = p.funcLabel(tree.func[b]);
@@ -230,7 +234,7 @@
       tr.setAttribute("data-node", n);
       tr.setAttribute("role", "treeitem");
       tr.setAttribute("aria-level", tree.depth[n] + 1);
-      var has = tree.kidStart[n + 1] > tree.kidStart[n];
+      var has = m.hideZero ? me.kids(n).length > 0 : tree.kidStart[n + 1] > tree.kidStart[n];
       if (has) tr.setAttribute("aria-expanded", me.expanded.has(n) ? "true" : "false");
       if (n === me.selected) { tr.className = "sel"; tr.setAttribute("aria-selected", "true"); }
       var name = el("td", "name");
@@ -249,12 +253,14 @@
       for (var x = 0; x < extra.length; x++) tr.appendChild(el("td", "num", PK.formatValue(extraTot[x][n], p.values[extra[x]].unit)));
       return tr;
     };
-    var keep = !this.fresh;
+    var keep = !this.fresh, wasAt = this.virtual.scrollTop;
     this.fresh = false;
     this.virtual.start(table, thead, rows.length, make, keep);
     this.host.textContent = "";
     this.host.appendChild(table);
-    if (!keep) this.host.scrollTop = 0;
+    // Back to the top only when scrolled (writing scrollTop lays the page
+    // out at once, in the middle of the action).
+    if (!keep && wasAt) this.host.scrollTop = 0;
     if (this.truncated) this.host.appendChild(el("p", "note", "Only the first " + MAX_ROWS + " rows are shown; collapse rows to see the rest."));
     return performance.now() - t0;
   };
@@ -274,7 +280,7 @@
   };
   TreeTable.prototype.key = function (e) {
     var rows = this.rows, i = rows.indexOf(this.selected), n = this.selected, tree = this.model.tree;
-    var has = tree.kidStart[n + 1] > tree.kidStart[n];
+    var has = this.model.hideZero ? this.kids(n).length > 0 : tree.kidStart[n + 1] > tree.kidStart[n];
     switch (e.key) {
       case "ArrowDown": if (i + 1 < rows.length) this.select(rows[i + 1]); break;
       case "ArrowUp": if (i > 0) this.select(rows[i - 1]); break;
@@ -378,10 +384,11 @@
       tr.appendChild(td);
       return tr;
     };
+    var wasAt = this.virtual.scrollTop;
     this.virtual.start(table, thead, rows.length, make, false);
     this.host.textContent = "";
     this.host.appendChild(table);
-    this.host.scrollTop = 0;
+    if (wasAt) this.host.scrollTop = 0;     // (a write lays the page out at once)
     return performance.now() - t0;
   };
   PK.TopTable = TopTable;

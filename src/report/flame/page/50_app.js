@@ -60,7 +60,8 @@
         var mt = self.memTypes();
         if (mt.length && self.state.view !== "memory") {
           mt.forEach(function (i) { p.tree(t).total(i); });
-          self.memTable.set(self.memModel()); self.memTable.show();
+          var tbl = self.memTableFor(t);
+          tbl.set(self.memModel(t)); tbl.show();
         }
         return true;
       },
@@ -185,8 +186,13 @@
     mp.appendChild(this.memCanvas);
     this.memFlame = new PK.FlameView(this.memCanvas);
     mp.appendChild(el("h3", "pk-mem-title", "By allocating function (its callers under it)"));
-    var memHost = el("div", "pk-mem-table"); memHost.id = "pk-mem-table"; mp.appendChild(memHost);
-    this.memTable = new PK.TreeTable(memHost, this);
+    // One table per thread, each in its own host, kept: a thread shown
+    // again shows its table as it was left (rows, expansion, scroll), and
+    // the idle preparation of another thread's table does not replace it.
+    this.memBox = el("div", "pk-mem-tables"); this.memBox.id = "pk-mem-table"; mp.appendChild(this.memBox);
+    this.memTables = [];
+    this.memWaiting = -1;
+    this.memTable = this.memTableFor(0);
     this.topTable = new PK.TopTable(this.panes.top, this);
     // Sandwich: the top functions on the left, the chosen one's callers
     // (flame, upward) and callees (icicle, downward) on the right.
@@ -415,13 +421,25 @@
   App.prototype.which = function () { return this.p.diff && this.state.diff === "base" ? "base" : "new"; };
   App.prototype.totalsOf = function (tree) { return this.which() === "base" ? tree.baseTotal(this.v()) : tree.total(this.v()); };
 
-  // The URL is written at once, except while the stack chart pans or zooms
-  // by wheel or drag (then once it rests: browsers refuse a burst of
-  // history writes).
-  App.prototype.writeHash = function (later) {
+  // The URL is written just after the next frame is drawn (a history
+  // write saves the scroll position, which lays the page out at once: in
+  // the middle of an action it costs a layout of the new view before its
+  // paint), and while the stack chart pans or zooms by wheel or drag, once
+  // it rests (browsers refuse a burst of history writes). now: at once.
+  App.prototype.writeHash = function (later, now) {
     var self = this;
     clearTimeout(this.hashTimer);
-    if (later) { this.hashTimer = setTimeout(function () { self.writeHash(false); }, 250); return; }
+    if (later) { this.hashTimer = setTimeout(function () { self.writeHash(false, true); }, 250); return; }
+    if (!now) {
+      if (!this.hashPending) {
+        this.hashPending = true;
+        requestAnimationFrame(function () {
+          self.hashTimer = setTimeout(function () { self.writeHash(false, true); }, 0);
+        });
+      }
+      return;
+    }
+    this.hashPending = false;
     var enc = PK.encodeState(this.state);
     this.encoded = enc;
     if (location.hash.replace(/^#/, "") !== enc) history.replaceState(null, "", enc ? "#" + enc : location.pathname + location.search);
@@ -514,7 +532,7 @@
     };
     var S = window.profkitState;
     if (st.view === "memory") {
-      S.total = this.memTable.totals(this.memTable.model.v)[0];
+      S.total = this.memFlame.model.tree.total(this.memFlame.model.v)[0];
       S.drawn = this.memFlame.boxes.node.length;
       S.zoomTotal = this.memFlame.model.tree.total(this.memFlame.model.v)[zoom];
     }
@@ -588,11 +606,25 @@
     var re = PK.searchRegex(this.state.search);
     return { profile: this.p, tree: this.p.tree(this.state.thread), v: this.v(), which: this.which(), filter: re && !re.error ? re : null };
   };
-  // The memory table's model: the inverted tree, in-use first, every memory type.
-  App.prototype.memModel = function () {
+  // The memory table's model (thread t, else the shown one): the inverted
+  // tree, in-use first, every memory type; rows of no in-use bytes (paths
+  // that freed all they allocated) left out.
+  App.prototype.memModel = function (t) {
+    if (t === undefined) t = this.state.thread;
     var mt = this.memTypes();
-    return { profile: this.p, tree: this.p.inverted(this.state.thread), v: mt[0], which: "new", extra: mt.slice(1),
-             rootLabel: this.p.threadLabel(this.state.thread) };
+    return { profile: this.p, tree: this.p.inverted(t), v: mt[0], which: "new", extra: mt.slice(1),
+             rootLabel: this.p.threadLabel(t), hideZero: true };
+  };
+  // Thread t's memory table (made on first use, hidden until shown).
+  App.prototype.memTableFor = function (t) {
+    if (!this.memTables[t]) {
+      var host = el("div", "pk-mem-table");
+      host.setAttribute("data-thread", t);
+      host.hidden = true;
+      this.memBox.appendChild(host);
+      this.memTables[t] = new PK.TreeTable(host, this);
+    }
+    return this.memTables[t];
   };
   // Memory: in-use bytes by allocating path as a flame graph (the tree
   // shown, zoom and search as in the flame graph; value inuse_space), then
@@ -605,8 +637,38 @@
     this.memFlame.set(Object.assign({}, base, { v: mt[0], which: "new", diff: false, memory: mt,
                                                 order: tree.lazyOrder("width", mt[0], p.nameOf, "") }));
     var t = this.memFlame.draw(width);
-    this.memTable.set(this.memModel());
-    this.drawTime = t + this.memTable.show();
+    var tbl = this.memTableFor(st.thread);
+    if (this.memTable !== tbl) this.memTable.host.hidden = true;
+    this.memTable = tbl;
+    tbl.host.hidden = false;
+    if (!p.invertedReady(st.thread)) {
+      // Opened before the idle preparation made the inverted tree: the
+      // flame graph now, the table once the tree is built, in slices.
+      this.drawTime = t;
+      this.memTableLater(st.thread);
+      return;
+    }
+    tbl.set(this.memModel());
+    this.drawTime = t + tbl.show();
+  };
+  // Builds thread t's inverted tree in 8 ms slices, then its memory table
+  // (if the memory view of thread t is still shown).
+  App.prototype.memTableLater = function (t) {
+    var self = this, p = this.p, tbl = this.memTableFor(t);
+    if (!tbl.model) tbl.host.textContent = "", tbl.host.appendChild(el("p", "note pk-mem-wait", "Building the table by allocating function…"));
+    if (this.memWaiting === t) return;
+    this.memWaiting = t;
+    function slice() {
+      if (!p.prepareInverted(t, performance.now() + 8)) { setTimeout(slice, 0); return; }
+      self.memWaiting = -1;
+      if (self.state.view === "memory" && self.state.thread === t) {
+        var t0 = performance.now();
+        tbl.set(self.memModel(t));
+        tbl.show();
+        self.timings.actions.push({ action: "memory table", view: "memory", ms: performance.now() - t0, draw: 0 });
+      }
+    }
+    setTimeout(slice, 0);
   };
   App.prototype.renderSandwich = function (width) {
     var st = this.state, p = this.p, tree = p.tree(st.thread), v = this.v(), which = this.which();
