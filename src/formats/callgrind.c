@@ -113,6 +113,30 @@ static int cg_add(cg *c, uint32_t a, uint32_t line, uint32_t b, const int64_t *v
 }
 
 /*
+ * The entry at position i of the walk's path leaves: its acc (values, then
+ * calls) goes to its edge, the call into pos[i] from pos[i - 1] (from
+ * "(root)" at 0), and on to acc[i - 1]; then it is cleared. An entry no
+ * stack gave anything (no calls) is all zero and costs nothing.
+ */
+static int cg_leave(cg *c, const profkit_profile *p, const uint32_t *fkey, const uint32_t *pos,
+                    int64_t *acc, size_t i)
+{
+    size_t w = c->nv + 1;
+    int64_t *a = acc + i * w;
+    if (a[c->nv] == 0)
+        return 0;
+    uint32_t from = i ? fkey[p->stacks[pos[i - 1]].frame] : c->root;
+    uint32_t line = i ? p->frames[p->stacks[pos[i - 1]].frame].line : 0;
+    if (cg_add_n(c, from, line, fkey[p->stacks[pos[i]].frame], a, a[c->nv]) != 0)
+        return -1;
+    if (i > 0)
+        for (size_t v = 0; v < w; v++)
+            profkit_sat_addto(&acc[(i - 1) * w + v], a[v]);
+    memset(a, 0, w * sizeof(int64_t));
+    return 0;
+}
+
+/*
  * The call edges of every stack, in one depth-first walk of the stack tree.
  * Each stack's path, root first with loops erased (a key seen again cuts
  * the path back to it), is the path of its parent stepped by its own frame,
@@ -164,17 +188,8 @@ static int cg_edges(cg *c, const profkit_profile *p, int64_t *const *self, const
         if (t & LEAVE) {
             uint32_t u = t & ~LEAVE;
             size_t i = n - 1; /* u's entry leaves */
-            int64_t *a = acc + i * w;
-            if (a[c->nv] > 0) { /* else no stack gave it anything: all zero */
-                uint32_t from = i ? fkey[p->stacks[pos[i - 1]].frame] : c->root;
-                uint32_t line = i ? p->frames[p->stacks[pos[i - 1]].frame].line : 0;
-                if (cg_add_n(c, from, line, fkey[p->stacks[pos[i]].frame], a, a[c->nv]) != 0)
-                    goto out;
-                if (i > 0)
-                    for (size_t v = 0; v < w; v++)
-                        profkit_sat_addto(&acc[(i - 1) * w + v], a[v]);
-                memset(a, 0, w * sizeof(int64_t));
-            }
+            if (cg_leave(c, p, fkey, pos, acc, i) != 0)
+                goto out;
             n--;
             if (cut_at[u] != PROFKIT_NONE) { /* put back what u's cut removed */
                 size_t j = cut_at[u], len = cut_len[u];
@@ -192,19 +207,9 @@ static int cg_edges(cg *c, const profkit_profile *p, int64_t *const *self, const
         cut_at[t] = PROFKIT_NONE;
         if (j < n && fkey[p->stacks[pos[j]].frame] == key) {
             /* a loop: the entries from j up leave for t's subtree */
-            for (size_t i = n; i-- > j;) {
-                int64_t *a = acc + i * w;
-                if (a[c->nv] == 0)
-                    continue; /* no stack gave it anything: all zero */
-                uint32_t from = i ? fkey[p->stacks[pos[i - 1]].frame] : c->root;
-                uint32_t line = i ? p->frames[p->stacks[pos[i - 1]].frame].line : 0;
-                if (cg_add_n(c, from, line, fkey[p->stacks[pos[i]].frame], a, a[c->nv]) != 0)
+            for (size_t i = n; i-- > j;)
+                if (cg_leave(c, p, fkey, pos, acc, i) != 0)
                     goto out;
-                if (i > 0)
-                    for (size_t v = 0; v < w; v++)
-                        profkit_sat_addto(&acc[(i - 1) * w + v], a[v]);
-                memset(a, 0, w * sizeof(int64_t));
-            }
             if (profkit_grow((void **)&saved, &cap_saved, n_saved + (n - j), sizeof(uint32_t)) != 0)
                 goto out;
             memcpy(saved + n_saved, pos + j, (n - j) * sizeof(uint32_t));
