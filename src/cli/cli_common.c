@@ -369,7 +369,9 @@ static int report_option(const char *cmd, profkit_report_options *ro, int c, con
  */
 static int reads_inuse(const char *cmd, const profkit_report_options *ro)
 {
-    return strcmp(cmd, "mem") == 0 || (ro->value && strncmp(ro->value, "inuse_", 6) == 0);
+    /* mem shows leaks; hist shows every value type, inuse_* among them */
+    return strcmp(cmd, "mem") == 0 || strcmp(cmd, "hist") == 0 ||
+           (ro->value && strncmp(ro->value, "inuse_", 6) == 0);
 }
 
 /*

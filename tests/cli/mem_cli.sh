@@ -60,4 +60,12 @@ printf 'a;b 1\n' > "$TMP/x.folded"
 expect_status "mem of folded" 2 "$PROFKIT" mem "$TMP/x.folded"
 grep -q "has no memory values" "$TMP/err" && pass || fail "mem of folded: $(cat "$TMP/err")"
 expect_status "mem --thread nope" 2 "$PROFKIT" mem --thread nope "$D/ok_lines.bsprof"
+# hist shows every value type, in-use ones too: its in-use totals are info's
+# (the reader matches frees for hist), not zero.
+for v in inuse_space inuse_objects; do
+  want=$("$PROFKIT" info -q --json "$D/ok_lines.bsprof" | python3 -c "import json,sys; print([t['total'] for t in json.load(sys.stdin)['value_types'] if t['type']=='$v'][0])")
+  got=$("$PROFKIT" hist -q --json "$D/ok_lines.bsprof" | python3 -c "import json,sys; d=json.load(sys.stdin); print([c['total'] for c in d['columns'] if c['type']=='$v'][0])")
+  expect_eq "hist's $v total is info's" "$want" "$got"
+done
+[ "$want" -gt 0 ] && pass || fail "the test file leaks nothing: the hist check above proves nothing"
 finish
