@@ -175,26 +175,18 @@ void profkit_sink_puts(profkit_sink *s, const char *str) { profkit_sink_write(s,
 void profkit_sink_printf(profkit_sink *s, const char *fmt, ...)
 {
     char small[512];
+    size_t n;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof(small), fmt, ap);
+    char *t = profkit_vformat(small, sizeof(small), &n, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof(small)) {
-        profkit_sink_write(s, small, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1);
-    if (!big) {
+    if (!t) {
         s->err = ENOMEM;
         return;
     }
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    profkit_sink_write(s, big, (size_t)n);
-    free(big);
+    profkit_sink_write(s, t, n);
+    if (t != small)
+        free(t);
 }
 
 int profkit_sink_failed(const profkit_sink *s) { return s->err != 0; }

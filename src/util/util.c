@@ -276,3 +276,26 @@ int profkit_sort_u32(uint32_t *ids, size_t n, profkit_cmp_u32_fn cmp, const void
     free(tmp);
     return 0;
 }
+
+char *profkit_vformat(char *small, size_t cap, size_t *len, const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, cap, fmt, ap);
+    *len = 0;
+    if (n < 0 || (size_t)n < cap) {
+        va_end(again);
+        if (n >= 0)
+            *len = (size_t)n;
+        else if (cap)
+            small[0] = '\0';
+        return small;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (big) {
+        vsnprintf(big, (size_t)n + 1, fmt, again);
+        *len = (size_t)n;
+    }
+    va_end(again);
+    return big;
+}

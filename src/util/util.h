@@ -50,6 +50,13 @@ static inline int profkit_mul_size(size_t a, size_t b, size_t *out)
  */
 int profkit_grow(void **ptr, size_t *cap, size_t need, size_t elem);
 
+/*
+ * printf into small (cap bytes) when the text fits, else into a new
+ * allocation the caller frees (the result != small). *len is the length
+ * (0 after an encoding error). NULL only when out of memory.
+ */
+char *profkit_vformat(char *small, size_t cap, size_t *len, const char *fmt, va_list ap);
+
 /* Pushes one zeroed slot onto a vector (ptr, n, cap) and returns its index. */
 #define PK_VEC_RESERVE(ptr, n, cap, extra) \
     profkit_grow((void **)&(ptr), &(cap), (n) + (extra), sizeof(*(ptr)))

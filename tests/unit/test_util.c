@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "util/cursor.h"
@@ -210,6 +211,42 @@ static void error_strings(void **state)
     assert_int_equal(profkit_error_set(NULL, PROFKIT_EINVAL, NULL, -1, "x"), PROFKIT_EINVAL);
 }
 
+static char *vformat(char *small, size_t cap, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *t = profkit_vformat(small, cap, len, fmt, ap);
+    va_end(ap);
+    return t;
+}
+
+/* Short text stays in the caller's buffer; long text gets its own, whole. */
+static void vformat_small_and_large(void **state)
+{
+    (void)state;
+    char small[16];
+    size_t n;
+    char *t = vformat(small, sizeof(small), &n, "%s-%d", "ab", 42);
+    assert_ptr_equal(t, small);
+    assert_int_equal(n, 5);
+    assert_string_equal(t, "ab-42");
+    t = vformat(small, sizeof(small), &n, "%s=%0600d", "key", 7);
+    assert_non_null(t);
+    assert_ptr_not_equal(t, small);
+    assert_int_equal(n, 604);
+    assert_int_equal(strlen(t), 604);
+    assert_memory_equal(t, "key=000", 7);
+    assert_int_equal(t[603], '7');
+    free(t);
+    t = vformat(small, sizeof(small), &n, "%s", "exactly15chars!"); /* 15 + NUL fits */
+    assert_ptr_equal(t, small);
+    assert_int_equal(n, 15);
+    t = vformat(small, sizeof(small), &n, "%s", "sixteen chars!!!"); /* 16: does not */
+    assert_ptr_not_equal(t, small);
+    assert_string_equal(t, "sixteen chars!!!");
+    free(t);
+}
+
 static void mul_overflow(void **state)
 {
     (void)state;
@@ -234,6 +271,7 @@ int main(void)
         cmocka_unit_test(sort_is_stable),
         cmocka_unit_test(error_strings),
         cmocka_unit_test(mul_overflow),
+        cmocka_unit_test(vformat_small_and_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

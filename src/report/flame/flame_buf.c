@@ -27,26 +27,18 @@ void flame_put(flame_buf *b, const void *s, size_t n)
 void flame_printf(flame_buf *b, const char *fmt, ...)
 {
     char small[256];
+    size_t n;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof(small), fmt, ap);
+    char *t = profkit_vformat(small, sizeof(small), &n, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof(small)) {
-        flame_put(b, small, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1);
-    if (!big) {
+    if (!t) {
         b->oom = 1;
         return;
     }
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    flame_put(b, big, (size_t)n);
-    free(big);
+    flame_put(b, t, n);
+    if (t != small)
+        free(t);
 }
 
 void flame_put_i64(flame_buf *b, int64_t v)
