@@ -52,10 +52,16 @@ const browser = await chromium.launch({
 });  // launch() gives chromium a new empty user-data-dir of its own
 
 // Opens a page; collects console errors, page errors and requests.
-async function open(file, { hash = "", scheme = "light", width = 1400, height = 860, noIdle = false } = {}) {
+async function open(file, { hash = "", scheme = "light", width = 1400, height = 860, noIdle = false, invertBudget } = {}) {
   const ctx = await browser.newContext({ viewport: { width, height }, colorScheme: scheme });
   const page = await ctx.newPage();
   if (noIdle) await page.addInitScript(() => { window.profkitNoIdle = true; });
+  if (invertBudget !== undefined) await page.addInitScript((b) => {
+    window.profkitInvertBudget = b;
+    // The note of a partial inverted tree, seen however briefly.
+    new MutationObserver(() => { const n = document.querySelector(".pk-busy"); if (n) window.profkitBusySeen = n.textContent; })
+      .observe(document, { subtree: true, childList: true });
+  }, invertBudget);
   const url = "file://" + file;
   const log = { errors: [], requests: [] };
   page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") log.errors.push(m.type() + ": " + m.text()); });
@@ -282,6 +288,32 @@ if (existsSync(FOLDED)) {
   check("inverted: the widest root is top's largest flat", want && near(want.total, +leafTop[1]) && (slack > 0 || roots[0] === want),
         JSON.stringify(roots.slice(0, 2)) + " vs " + leafTop[3] + " " + leafTop[1]);
   await shot(o, "flame_inverted");
+  // The inverted view opened before its tree is built, with no time to
+  // build any of it (budget 0, no idle preparation): the first draw shows
+  // what is built, with the whole total and a note, the URL's zoom path is
+  // kept, and the tree follows in slices, the same as built at once.
+  const invPath = await o.page.evaluate(() => {
+    const app = window.profkit.app, t = app.currentTree(), o = t.order("width", app.v(), app.p.nameOf, "");
+    let n = 0; const names = [];
+    for (let d = 0; d < 2 && t.kidStart[n + 1] > t.kidStart[n]; d++) { n = o[t.kidStart[n]]; names.push(app.p.funcLabel(t.func[n])); }
+    return { names, node: n, total: t.total(app.v())[n], nodes: t.n };
+  });
+  const hashInv = await o.page.evaluate((z) => window.profkit.encodeState(Object.assign({}, window.profkit.app.state, { zoom: z })), invPath.names);
+  const o4 = await open(file, { hash: hashInv, noIdle: true, invertBudget: 0 });
+  await o4.page.waitForFunction(() => window.profkitState.partial === false, null, { timeout: 20000 }).catch(() => {});
+  const draws = await o4.page.evaluate(() => window.profkitTimings.actions.map((a) => [a.action, a.partial, a.nodes, a.total]));
+  check("inverted before its tree: the first draw is partial, the whole total", draws[0][1] === true && draws[0][2] < invPath.nodes && near(draws[0][3], st.total),
+        JSON.stringify([draws[0], invPath.nodes, st.total]));
+  check("inverted before its tree: drawn again once built", draws.some((d) => d[0] === "inverted built" && d[1] === false), JSON.stringify(draws));
+  const busy = await o4.page.evaluate(() => window.profkitBusySeen || "");
+  check("inverted before its tree: a note says the callers follow", /Building the inverted tree/.test(busy), busy);
+  const late = await state(o4);
+  check("inverted before its tree: then the whole tree, zoomed as the URL says",
+        late.partial === false && late.nodes === invPath.nodes && near(late.zoomTotal, invPath.total) && late.drawn > 1 && JSON.stringify(late.zoom) === JSON.stringify(invPath.names),
+        JSON.stringify([late.partial, late.nodes, invPath.nodes, late.zoomTotal, invPath.total, late.zoom]));
+  check("inverted before its tree: the note is gone", !/Building the inverted tree/.test(await o4.page.textContent("#pk-crumbs")));
+  await shot(o4, "flame_inverted_built_later");
+  await close(o4, "inverted before its tree");
   await o.page.uncheck("#pk-inverted");
   await o.page.uncheck("#pk-icicle");
 

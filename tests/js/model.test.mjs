@@ -268,3 +268,24 @@ test("stack chart boxes: runs sharing a frame at a depth are one box", () => {
   assert.deepEqual(boxes(2), [[0, 20, "main;a"], [20, 30, "main;b"], [30, 40, "main;a"]]);
   assert.deepEqual(boxes(3), [[0, 10, "main;a;x"], [10, 20, "main;a;y"], [30, 40, "main;a;x"]]);
 });
+
+test("inverted tree in progress: what is built has the whole tree's totals and nodes", () => {
+  const p = randomProfile(3000, 40, 9), q = randomProfile(3000, 40, 9), whole = q.inverted(0);
+  let snaps = 0, last = -1;
+  while (!p.prepareInverted(0, 0)) {
+    const part = p.invertedBy(0, 0);                 // no work: what is built
+    assert.equal(part.partial, true);
+    assert.ok(part.n <= whole.n && part.n >= last, "nodes only grow");
+    last = part.n;
+    assert.deepEqual(Array.from(part.parent), Array.from(whole.parent.slice(0, part.n)), "the first nodes of the whole tree");
+    assert.deepEqual(Array.from(part.func), Array.from(whole.func.slice(0, part.n)));
+    for (const v of [0, 1]) {
+      const a = part.total(v), b = whole.total(v);
+      for (let i = 0; i < part.n; i++) assert.ok(Math.abs(a[i] - b[i]) <= 1e-9 * Math.max(1, b[0]), `total of node ${i}, value ${v}`);
+    }
+    snaps++;
+  }
+  assert.ok(snaps > 3, "several partial trees: " + snaps);
+  assert.equal(p.invertedBy(0, 0), p.inverted(0), "done: the whole tree");
+  assert.ok(!p.inverted(0).partial);
+});

@@ -5,6 +5,8 @@
 // Node unit tests (tests/js/) load this file on its own.
 (function (PK) {
   var ROOT_FUNC = -1, OTHER_FUNC = -2;
+  // The clock of time budgets (the unit tests run without `performance`).
+  var now = typeof performance !== "undefined" ? function () { return performance.now(); } : Date.now;
   PK.ROOT_FUNC = ROOT_FUNC;
   PK.OTHER_FUNC = OTHER_FUNC;
 
@@ -174,6 +176,17 @@
     return this._inverted[t];
   };
   Profile.prototype.invertedReady = function (t) { return !!this._inverted[t]; };
+  // The inverted tree if it can be finished by `until` (performance.now()),
+  // else what is built by then (Inverter.snapshot: tree.partial is true).
+  // until in the past: no work, only what is built.
+  Profile.prototype.invertedBy = function (t, until) {
+    if (this._inverted[t]) return this._inverted[t];
+    if (until > now() && this.prepareInverted(t, until)) return this._inverted[t];
+    if (!this._inverting[t]) this._inverting[t] = new Inverter(this.tree(t), MIN_SHARE);
+    var job = this._inverting[t];
+    if (!job.snap || job.snapAt !== job.nn) { job.snap = job.snapshot(); job.snapAt = job.nn; }
+    return job.snap;
+  };
   Profile.prototype.prepareInverted = function (t, until) {
     if (this._inverted[t]) return true;
     if (!this._inverting[t]) this._inverting[t] = new Inverter(this.tree(t), MIN_SHARE);
@@ -271,7 +284,8 @@
     this.w = tree.self.concat(tree.baseSelf ? tree.baseSelf : []);
     var nw = this.nw = this.w.length;
     this.limit = new Float64Array(nw);
-    for (q = 0; q < nw; q++) this.limit[q] = sum(this.w[q], 1, n) * minShare;
+    var whole = new Float64Array(nw);
+    for (q = 0; q < nw; q++) { whole[q] = sum(this.w[q], 1, n); this.limit[q] = whole[q] * minShare; }
     var isEntry = new Uint8Array(n), ne = 0;      // entries: the nodes with a value
     for (q = 0; q < nw; q++) markNonZero(this.w[q], isEntry);
     for (i = 1; i < n; i++) ne += isEntry[i];
@@ -280,7 +294,9 @@
     for (i = 1, q = 0; i < n; i++) if (isEntry[i]) { this.S[q] = i; this.C[q] = i; q++; }
     this.cap = Math.max(1024, 2 * ne); this.nn = 1;
     this.oPar = new Int32Array(this.cap); this.oFunc = new Int32Array(this.cap); this.oW = [];
-    for (q = 0; q < nw; q++) this.oW.push(new Float64Array(this.cap));
+    // pW: a node's value while it waits to be expanded (what snapshot shows).
+    this.pW = [];
+    for (q = 0; q < nw; q++) { this.oW.push(new Float64Array(this.cap)); this.pW.push(new Float64Array(this.cap)); this.pW[q][0] = whole[q]; }
     this.oPar[0] = -1; this.oFunc[0] = ROOT_FUNC;
     var nf = 3;
     for (i = 1; i < n; i++) if (this.func[i] + 3 > nf) nf = this.func[i] + 3;
@@ -293,6 +309,7 @@
     this.rN = new Int32Array(ne + 1); this.rL = new Int32Array(ne + 1); this.rH = new Int32Array(ne + 1);
     this.qH[0] = ne; this.nq = 1; this.at = 0;
     this.nr = 0; this.out = 0; this.roots = true;
+    this.levels = 0;                              // levels fully expanded
     this.tree = null;
   }
   function sum(a, lo, hi) { var s = 0; for (var i = lo; i < hi; i++) s += a[i]; return s; }
@@ -302,7 +319,10 @@
       var cap = this.cap *= 2;
       var a = new Int32Array(cap); a.set(this.oPar); this.oPar = a;
       var b = new Int32Array(cap); b.set(this.oFunc); this.oFunc = b;
-      for (var r = 0; r < this.nw; r++) { var w = new Float64Array(cap); w.set(this.oW[r]); this.oW[r] = w; }
+      for (var r = 0; r < this.nw; r++) {
+        var w = new Float64Array(cap); w.set(this.oW[r]); this.oW[r] = w;
+        var pw = new Float64Array(cap); pw.set(this.pW[r]); this.pW[r] = pw;
+      }
     }
     this.oPar[this.nn] = p; this.oFunc[this.nn] = f;
     return this.nn++;
@@ -328,6 +348,7 @@
       var key = touched[t], child = this.node(at, key - 2), from = out, w = 0, x;
       for (q = 0; q < nw; q++) { var g = this.gsum[q][key]; if (g > 0 && g >= this.limit[q]) w = 1; }
       if (w) {
+        for (q = 0; q < nw; q++) this.pW[q][child] = this.gsum[q][key];
         for (x = head[key]; x !== -1; x = next[x]) { NS[out] = S[x]; NC[out] = roots ? C[x] : par[C[x]]; out++; }
         this.rN[this.nr] = child; this.rL[this.nr] = from; this.rH[this.nr] = out; this.nr++;
       } else this.narrow(child, head[key], roots);
@@ -347,18 +368,22 @@
   };
   // Expands inverted nodes until `until` (performance.now()) passes, or to
   // the end when until is Infinity. Returns the tree when done, else null.
+  // The clock is read every few thousand entries grouped (an expansion
+  // costs its entries: the first ones are the largest).
   Inverter.prototype.step = function (until) {
-    var now = typeof performance !== "undefined" ? function () { return performance.now(); } : Date.now;
+    var work = 0;
     while (this.nq > 0) {
-      for (var k = 0; this.at < this.nq; this.at++, k++) {
-        if ((k & 255) === 255 && until !== Infinity && now() > until) return null;
+      for (; this.at < this.nq; this.at++) {
+        if (work > 4096 && until !== Infinity) { if (now() > until) return null; work = 0; }
         var L = this.at;
         this.expand(this.qN[L], this.qL[L], this.qH[L]);
+        work += this.qH[L] - this.qL[L] + 16;
       }
       var sw = this.S; this.S = this.NS; this.NS = sw; sw = this.C; this.C = this.NC; this.NC = sw;
       sw = this.qN; this.qN = this.rN; this.rN = sw; sw = this.qL; this.qL = this.rL; this.rL = sw;
       sw = this.qH; this.qH = this.rH; this.rH = sw;
       this.nq = this.nr; this.nr = 0; this.out = 0; this.at = 0; this.roots = false;
+      this.levels++;
     }
     if (!this.tree) {
       var nn = this.nn, cut = function (a) { return a.slice(0, nn); }, self = [], base = this.nw > this.nv ? [] : null;
@@ -366,6 +391,26 @@
       this.tree = new Tree(cut(this.oPar), cut(this.oFunc), self, base);
     }
     return this.tree;
+  };
+  // What is built so far, as a tree of its own (for a view that cannot
+  // wait for the rest): every node made so far, and each node still to be
+  // expanded carries its entries' values as its self value. The totals of
+  // every node shown are the whole tree's; only the callers above the
+  // nodes still to expand are missing. Its nodes are the first nodes of the
+  // whole tree, in the same order.
+  Inverter.prototype.snapshot = function () {
+    if (this.tree) return this.tree;
+    var nn = this.nn, nw = this.nw, w = [], i, q;
+    for (q = 0; q < nw; q++) w.push(this.oW[q].slice(0, nn));
+    for (q = 0; q < nw; q++) {
+      var a = w[q], pw = this.pW[q];
+      for (i = this.at; i < this.nq; i++) a[this.qN[i]] += pw[this.qN[i]];
+      for (i = 0; i < this.nr; i++) a[this.rN[i]] += pw[this.rN[i]];
+    }
+    var t = new Tree(this.oPar.slice(0, nn), this.oFunc.slice(0, nn), w.slice(0, this.nv), this.nw > this.nv ? w.slice(this.nv) : null);
+    t.partial = true;
+    t.levels = this.levels;
+    return t;
   };
   PK.Inverter = Inverter;
   function invert(tree, minShare) {

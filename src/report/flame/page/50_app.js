@@ -6,6 +6,9 @@
 (function (PK) {
   if (typeof document === "undefined") return;
   var el = PK.el;
+  // How long a view may spend on the inverted tree before drawing what is
+  // built (currentTree): the rest of an action's 50 ms is the draw's.
+  var INVERT_BUDGET = 20;
   var VIEWS = [["flame", "Flame graph"], ["stack", "Stack chart"], ["tree", "Call tree"],
                ["sandwich", "Sandwich"], ["top", "Top functions"], ["memory", "Memory"]];
 
@@ -191,7 +194,6 @@
     // the idle preparation of another thread's table does not replace it.
     this.memBox = el("div", "pk-mem-tables"); this.memBox.id = "pk-mem-table"; mp.appendChild(this.memBox);
     this.memTables = [];
-    this.memWaiting = -1;
     this.memTable = this.memTableFor(0);
     this.topTable = new PK.TopTable(this.panes.top, this);
     // Sandwich: the top functions on the left, the chosen one's callers
@@ -394,14 +396,12 @@
 
   App.prototype.change = function (delta, action) {
     var t0 = performance.now();
-    var cur = this.currentTree();
     // A zoom path is kept across thread and value switches when it still exists.
     for (var k in delta) this.state[k] = delta[k];
     if ("func" in delta) this.apply(this.state);
     if ("inverted" in delta) this.state.zoom = [];
     this.render(action, t0);
     if ("thread" in delta) this.prepare();
-    return cur;
   };
 
   // The search's matches and matched share, kept for the last search (a
@@ -413,9 +413,41 @@
     this._share = { tree: tree, v: v, re: String(re), which: which, share: share };
     return share;
   };
-  App.prototype.currentTree = function () {
+  // The tree shown. Inverted, before the idle preparation has built it:
+  // `until` (performance.now(); render gives INVERT_BUDGET from the
+  // action's start) is how long it may work on it, then it shows what is
+  // built (a partial tree: the levels expanded so far, every total right)
+  // and finishes in slices, drawing again when done. Without `until` no
+  // work is done: what is built, as the view shows it.
+  App.prototype.currentTree = function (until) {
+    var st = this.state, p = this.p;
+    if (!st.inverted) return p.tree(st.thread);
+    if (p.invertedReady(st.thread)) return p.inverted(st.thread);
+    var tree = p.invertedBy(st.thread, until || 0);
+    if (tree.partial) this.whenInverted(st.thread, this.invertedDone);
+    return tree;
+  };
+  // The inverted tree of thread t finished while a view showed part of it:
+  // draw that view again.
+  App.prototype.invertedDone = function (t) {
     var st = this.state;
-    return st.inverted ? this.p.inverted(st.thread) : this.p.tree(st.thread);
+    if (st.inverted && st.thread === t && st.view !== "sandwich" && st.view !== "top" && st.view !== "stack") this.render("inverted built");
+  };
+  // Calls fn(t) (a method of the app) once thread t's inverted tree is
+  // built, building it in 8 ms slices (the idle preparation builds the same
+  // tree; whichever slice finishes it, the calls follow).
+  App.prototype.whenInverted = function (t, fn) {
+    var self = this, p = this.p, w = this.invertWait || (this.invertWait = {});
+    if (p.invertedReady(t)) { fn.call(this, t); return; }
+    if (w[t]) { if (w[t].indexOf(fn) < 0) w[t].push(fn); return; }
+    w[t] = [fn];
+    function slice() {
+      if (!p.prepareInverted(t, performance.now() + 8)) { setTimeout(slice, 0); return; }
+      var fns = w[t];
+      w[t] = null;
+      fns.forEach(function (f) { f.call(self, t); });
+    }
+    setTimeout(slice, 0);
   };
   App.prototype.v = function () { return Math.max(0, this.p.valueIndex(this.state.value)); };
   App.prototype.which = function () { return this.p.diff && this.state.diff === "base" ? "base" : "new"; };
@@ -476,9 +508,12 @@
       this.tabs[name].setAttribute("aria-selected", on ? "true" : "false");
       this.panes[name].hidden = !on;
     }
-    var tree = this.currentTree(), v = this.v(), which = this.which();
+    var budget = typeof window.profkitInvertBudget === "number" ? window.profkitInvertBudget : INVERT_BUDGET;  // tests: 0
+    var tree = this.currentTree(t0 + budget), v = this.v(), which = this.which();
     var zoom = PK.findPath(p, tree, st.zoom);
-    st.zoom = PK.pathNames(p, tree, zoom);
+    // A partial tree may not have the zoom path's deeper levels yet: the
+    // path is kept for the whole tree.
+    if (!tree.partial) st.zoom = PK.pathNames(p, tree, zoom);
     this.zoomNode = zoom;
     // Search: matched nodes and the matched share of the total.
     var re = PK.searchRegex(st.search), share = null;
@@ -490,6 +525,8 @@
       this.matchInfo.textContent = share.count ? "Matched " + PK.formatPercent(share.value, tot[0]) + " (" + PK.formatValue(share.value, unit) + ")" : "No match";
     } else this.matchInfo.textContent = re && re.error ? "Bad expression" : "";
     this.renderCrumbs(tree, zoom);
+    if (tree.partial) this.crumbs.appendChild(el("span", "note pk-busy", "Building the inverted tree: its first " + tree.levels +
+                                                   " level" + (tree.levels === 1 ? " is" : "s are") + " shown (their totals are final), the callers above follow…"));
     // The canvas views' width (reading it lays the page out: tables skip it).
     var width = function () { return Math.max(200, mainW - 16); };
     var rootLabel = p.threadLabel(st.thread);
@@ -516,7 +553,7 @@
     }
     this.writeHash(action === "pan" || action === "wheel");
     var ms = performance.now() - t0;
-    this.timings.actions.push({ action: action, view: st.view, ms: ms, draw: this.drawTime });
+    this.timings.actions.push({ action: action, view: st.view, ms: ms, draw: this.drawTime, partial: !!tree.partial, nodes: tree.n, total: tot[0] });
     if (this.timings.actions.length > 200) this.timings.actions.shift();
     this.publish(tree, zoom, tot, share);
   };
@@ -528,7 +565,7 @@
       view: st.view, thread: st.thread, value: st.value, inverted: st.inverted, icicle: st.icicle,
       zoom: st.zoom.slice(), zoomNode: zoom, zoomTotal: tot[zoom], total: tot[0], search: st.search,
       matchValue: share ? share.value : null, matchCount: share ? share.count : 0,
-      func: st.func, range: st.range, nodes: tree.n, drawn: 0
+      func: st.func, range: st.range, nodes: tree.n, drawn: 0, partial: !!tree.partial
     };
     var S = window.profkitState;
     if (st.view === "memory") {
@@ -651,24 +688,20 @@
     tbl.set(this.memModel());
     this.drawTime = t + tbl.show();
   };
-  // Builds thread t's inverted tree in 8 ms slices, then its memory table
+  // Once thread t's inverted tree is built (in slices), its memory table
   // (if the memory view of thread t is still shown).
   App.prototype.memTableLater = function (t) {
-    var self = this, p = this.p, tbl = this.memTableFor(t);
+    var tbl = this.memTableFor(t);
     if (!tbl.model) tbl.host.textContent = "", tbl.host.appendChild(el("p", "note pk-mem-wait", "Building the table by allocating function…"));
-    if (this.memWaiting === t) return;
-    this.memWaiting = t;
-    function slice() {
-      if (!p.prepareInverted(t, performance.now() + 8)) { setTimeout(slice, 0); return; }
-      self.memWaiting = -1;
-      if (self.state.view === "memory" && self.state.thread === t) {
-        var t0 = performance.now();
-        tbl.set(self.memModel(t));
-        tbl.show();
-        self.timings.actions.push({ action: "memory table", view: "memory", ms: performance.now() - t0, draw: 0 });
-      }
-    }
-    setTimeout(slice, 0);
+    this.whenInverted(t, this.memTableNow);
+  };
+  App.prototype.memTableNow = function (t) {
+    if (this.state.view !== "memory" || this.state.thread !== t) return;
+    var t0 = performance.now(), tbl = this.memTableFor(t);
+    if (tbl.model && tbl.model.tree === this.p.inverted(t)) return;   // the view drawn again made it
+    tbl.set(this.memModel(t));
+    tbl.show();
+    this.timings.actions.push({ action: "memory table", view: "memory", ms: performance.now() - t0, draw: 0 });
   };
   App.prototype.renderSandwich = function (width) {
     var st = this.state, p = this.p, tree = p.tree(st.thread), v = this.v(), which = this.which();
