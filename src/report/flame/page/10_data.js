@@ -277,43 +277,67 @@
   // it can be done in slices (step) while the page is idle.
   var MIN_SHARE = 0.00025;
   PK.MIN_SHARE = MIN_SHARE;
+  // Every part of the work is bounded: the set-up runs in passes (one per
+  // value type, then the entries, then the arrays), an expansion groups its
+  // entries in chunks, and step() reads the clock between them, so a view
+  // that may spend 20 ms on the tree spends about that (see snapshot).
+  var CHUNK = 4096;
   function Inverter(tree, minShare) {
-    var n = tree.n, i, q;
+    this.src = tree; this.minShare = minShare;
     this.par = tree.parent; this.func = tree.func;
     this.nv = tree.self.length;
     this.w = tree.self.concat(tree.baseSelf ? tree.baseSelf : []);
-    var nw = this.nw = this.w.length;
-    this.limit = new Float64Array(nw);
-    var whole = new Float64Array(nw);
-    for (q = 0; q < nw; q++) { whole[q] = sum(this.w[q], 1, n); this.limit[q] = whole[q] * minShare; }
-    var isEntry = new Uint8Array(n), ne = 0;      // entries: the nodes with a value
-    for (q = 0; q < nw; q++) markNonZero(this.w[q], isEntry);
-    for (i = 1; i < n; i++) ne += isEntry[i];
-    this.ne = ne;
-    this.S = new Int32Array(ne); this.C = new Int32Array(ne); this.NS = new Int32Array(ne); this.NC = new Int32Array(ne);
-    for (i = 1, q = 0; i < n; i++) if (isEntry[i]) { this.S[q] = i; this.C[q] = i; q++; }
-    this.cap = Math.max(1024, 2 * ne); this.nn = 1;
-    this.oPar = new Int32Array(this.cap); this.oFunc = new Int32Array(this.cap); this.oW = [];
-    // pW: a node's value while it waits to be expanded (what snapshot shows).
-    this.pW = [];
-    for (q = 0; q < nw; q++) { this.oW.push(new Float64Array(this.cap)); this.pW.push(new Float64Array(this.cap)); this.pW[q][0] = whole[q]; }
-    this.oPar[0] = -1; this.oFunc[0] = ROOT_FUNC;
-    var nf = 3;
-    for (i = 1; i < n; i++) if (this.func[i] + 3 > nf) nf = this.func[i] + 3;
-    this.head = new Int32Array(nf).fill(-1); this.touched = new Int32Array(nf);
-    this.gsum = []; for (q = 0; q < nw; q++) this.gsum.push(new Float64Array(nf));
-    this.next = new Int32Array(ne);
-    // The queue of this level (q*) and of the next (r*): inverted nodes wide
-    // enough to expand, and their entries lo..hi.
-    this.qN = new Int32Array(ne + 1); this.qL = new Int32Array(ne + 1); this.qH = new Int32Array(ne + 1);
-    this.rN = new Int32Array(ne + 1); this.rL = new Int32Array(ne + 1); this.rH = new Int32Array(ne + 1);
-    this.qH[0] = ne; this.nq = 1; this.at = 0;
-    this.nr = 0; this.out = 0; this.roots = true;
+    this.nw = this.w.length;
+    this.whole = new Float64Array(this.nw);
+    this.limit = new Float64Array(this.nw);
+    this.setup = 0;                               // set-up passes done
+    this.nn = 0;                                  // no node yet
     this.levels = 0;                              // levels fully expanded
+    this.eAt = -1;                                // the expansion in progress: its next entry
     this.tree = null;
   }
   function sum(a, lo, hi) { var s = 0; for (var i = lo; i < hi; i++) s += a[i]; return s; }
-  function markNonZero(a, mark) { for (var i = 1; i < a.length; i++) if (a[i] !== 0) mark[i] = 1; }
+  // One pass of the set-up; true when the set-up is done.
+  Inverter.prototype.setupPass = function () {
+    var n = this.src.n, nw = this.nw, i, q;
+    if (this.setup < nw) {                        // the value type's sum and limit
+      q = this.setup++;
+      this.whole[q] = sum(this.w[q], 1, n);
+      this.limit[q] = this.whole[q] * this.minShare;
+      return false;
+    }
+    if (this.setup === nw) {                      // the entries: the nodes with a value
+      var S = new Int32Array(n), w = this.w, func = this.func, ne = 0, nf = 3;
+      for (i = 1; i < n; i++) {
+        if (func[i] + 3 > nf) nf = func[i] + 3;
+        for (q = 0; q < nw; q++) if (w[q][i] !== 0) { S[ne++] = i; break; }
+      }
+      this.ne = ne; this.nf = nf;
+      this.S = S.subarray(0, ne); this.C = this.S.slice();
+      this.setup++;
+      return false;
+    }
+    var ne2 = this.ne, nf2 = this.nf;
+    this.NS = new Int32Array(ne2); this.NC = new Int32Array(ne2);
+    this.cap = Math.max(1024, 2 * ne2); this.nn = 1;
+    this.oPar = new Int32Array(this.cap); this.oFunc = new Int32Array(this.cap); this.oW = [];
+    // pW: a node's value while it waits to be expanded (what snapshot shows).
+    this.pW = [];
+    for (q = 0; q < nw; q++) { this.oW.push(new Float64Array(this.cap)); this.pW.push(new Float64Array(this.cap)); this.pW[q][0] = this.whole[q]; }
+    this.oPar[0] = -1; this.oFunc[0] = ROOT_FUNC;
+    this.head = new Int32Array(nf2).fill(-1); this.touched = new Int32Array(nf2); this.nt = 0;
+    this.gsum = []; this.selfAcc = new Float64Array(nw);
+    for (q = 0; q < nw; q++) this.gsum.push(new Float64Array(nf2));
+    this.next = new Int32Array(ne2);
+    // The queue of this level (q*) and of the next (r*): inverted nodes wide
+    // enough to expand, and their entries lo..hi.
+    this.qN = new Int32Array(ne2 + 1); this.qL = new Int32Array(ne2 + 1); this.qH = new Int32Array(ne2 + 1);
+    this.rN = new Int32Array(ne2 + 1); this.rL = new Int32Array(ne2 + 1); this.rH = new Int32Array(ne2 + 1);
+    this.qH[0] = ne2; this.nq = 1; this.at = 0;
+    this.nr = 0; this.out = 0; this.roots = true;
+    this.setup++;
+    return true;
+  };
   Inverter.prototype.node = function (p, f) {
     if (this.nn === this.cap) {
       var cap = this.cap *= 2;
@@ -330,19 +354,29 @@
   Inverter.prototype.add = function (to, s) {
     for (var q = 0; q < this.nw; q++) this.oW[q][to] += this.w[q][s];
   };
-  // One inverted node: its entries' next callers become its children.
-  Inverter.prototype.expand = function (at, lo, hi) {
+  // One inverted node: its entries' next callers become its children. The
+  // entries are grouped in chunks (from eAt), the clock read between them
+  // when `until` is given; false when it stopped before the end (the node
+  // is then still waiting: its self value is added at the end).
+  Inverter.prototype.expand = function (at, lo, hi, until) {
     var roots = this.roots, nw = this.nw;
     var S = this.S, C = this.C, par = this.par, func = this.func, head = this.head, next = this.next;
-    var touched = this.touched, nt = 0, e, q;
-    for (e = lo; e < hi; e++) {
+    var touched = this.touched, nt = this.nt, e, q, acc = this.selfAcc, k = 0;
+    if (this.eAt < 0) { this.eAt = lo; nt = 0; for (q = 0; q < nw; q++) acc[q] = 0; }
+    for (e = this.eAt; e < hi; e++) {
+      if (++k === CHUNK) {                        // a chunk done in this call: the clock
+        k = 0;
+        if (until !== Infinity && now() > until) { this.eAt = e; this.nt = nt; return false; }
+      }
       var c = roots ? C[e] : par[C[e]], s = S[e];
-      if (c <= 0) { this.add(at, s); continue; }               // the path ends here: self
-      var k = func[c] + 2;
-      if (head[k] === -1) { touched[nt++] = k; for (q = 0; q < nw; q++) this.gsum[q][k] = 0; }
-      for (q = 0; q < nw; q++) this.gsum[q][k] += this.w[q][s];
-      next[e] = head[k]; head[k] = e;
+      if (c <= 0) { for (q = 0; q < nw; q++) acc[q] += this.w[q][s]; continue; }   // the path ends here: self
+      var g = func[c] + 2;
+      if (head[g] === -1) { touched[nt++] = g; for (q = 0; q < nw; q++) this.gsum[q][g] = 0; }
+      for (q = 0; q < nw; q++) this.gsum[q][g] += this.w[q][s];
+      next[e] = head[g]; head[g] = e;
     }
+    this.eAt = -1;
+    for (q = 0; q < nw; q++) this.oW[q][at] += acc[q];
     var NS = this.NS, NC = this.NC, out = this.out;
     for (var t = 0; t < nt; t++) {
       var key = touched[t], child = this.node(at, key - 2), from = out, w = 0, x;
@@ -355,6 +389,7 @@
       head[key] = -1;
     }
     this.out = out;
+    return true;
   };
   // A node too narrow to expand, made from the chain of entries at x: each
   // entry's value is its self (its path ends here) or its "(other)" child's.
@@ -366,17 +401,19 @@
       else { if (other < 0) other = this.node(child, OTHER_FUNC); this.add(other, S[x]); }
     }
   };
-  // Expands inverted nodes until `until` (performance.now()) passes, or to
-  // the end when until is Infinity. Returns the tree when done, else null.
-  // The clock is read every few thousand entries grouped (an expansion
-  // costs its entries: the first ones are the largest).
+  // Works until `until` (performance.now()) passes, or to the end when
+  // until is Infinity. Returns the tree when done, else null.
   Inverter.prototype.step = function (until) {
+    while (this.nn === 0) {
+      var last = this.setupPass();
+      if (!last && until !== Infinity && now() > until) return null;
+    }
     var work = 0;
     while (this.nq > 0) {
       for (; this.at < this.nq; this.at++) {
-        if (work > 4096 && until !== Infinity) { if (now() > until) return null; work = 0; }
+        if (work > CHUNK && until !== Infinity) { if (now() > until) return null; work = 0; }
         var L = this.at;
-        this.expand(this.qN[L], this.qL[L], this.qH[L]);
+        if (!this.expand(this.qN[L], this.qL[L], this.qH[L], until)) return null;
         work += this.qH[L] - this.qL[L] + 16;
       }
       var sw = this.S; this.S = this.NS; this.NS = sw; sw = this.C; this.C = this.NC; this.NC = sw;
@@ -397,17 +434,26 @@
   // expanded carries its entries' values as its self value. The totals of
   // every node shown are the whole tree's; only the callers above the
   // nodes still to expand are missing. Its nodes are the first nodes of the
-  // whole tree, in the same order.
+  // whole tree, in the same order. Before the set-up is done: the root.
   Inverter.prototype.snapshot = function () {
     if (this.tree) return this.tree;
-    var nn = this.nn, nw = this.nw, w = [], i, q;
-    for (q = 0; q < nw; q++) w.push(this.oW[q].slice(0, nn));
-    for (q = 0; q < nw; q++) {
-      var a = w[q], pw = this.pW[q];
-      for (i = this.at; i < this.nq; i++) a[this.qN[i]] += pw[this.qN[i]];
-      for (i = 0; i < this.nr; i++) a[this.rN[i]] += pw[this.rN[i]];
+    var t, q;
+    if (this.nn === 0) {
+      var src = this.src, self = [], base = src.baseSelf ? [] : null;
+      // The root's value: every node's but the data root's own.
+      for (q = 0; q < this.nv; q++) self.push(new Float64Array([src.total(q)[0] - src.self[q][0]]));
+      if (base) for (q = 0; q < this.nv; q++) base.push(new Float64Array([src.baseTotal(q)[0] - src.baseSelf[q][0]]));
+      t = new Tree(new Int32Array([-1]), new Int32Array([ROOT_FUNC]), self, base);
+    } else {
+      var nn = this.nn, nw = this.nw, w = [], i;
+      for (q = 0; q < nw; q++) w.push(this.oW[q].slice(0, nn));
+      for (q = 0; q < nw; q++) {
+        var a = w[q], pw = this.pW[q];
+        for (i = this.at; i < this.nq; i++) a[this.qN[i]] += pw[this.qN[i]];
+        for (i = 0; i < this.nr; i++) a[this.rN[i]] += pw[this.rN[i]];
+      }
+      t = new Tree(this.oPar.slice(0, nn), this.oFunc.slice(0, nn), w.slice(0, this.nv), this.nw > this.nv ? w.slice(this.nv) : null);
     }
-    var t = new Tree(this.oPar.slice(0, nn), this.oFunc.slice(0, nn), w.slice(0, this.nv), this.nw > this.nv ? w.slice(this.nv) : null);
     t.partial = true;
     t.levels = this.levels;
     return t;
