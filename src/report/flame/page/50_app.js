@@ -55,10 +55,35 @@
       function () { p.tree(t).funcNodes(); return true; },
       function () { PK.topFunctions(p.tree(t), self.v(), self.which()); return true; },
       function (until) { return p.prepareInverted(t, until); },
+      // The other orientation's flame graph (inverted when the plain one is
+      // shown, and back), drawn on a canvas of its own that is never shown:
+      // its first draw sorts the children it shows and measures their
+      // labels, which the shown view then finds done.
+      function () {
+        var st = self.state;
+        if (st.thread !== t) return true;
+        var tree = st.inverted ? p.tree(t) : p.inverted(t);
+        var warm = self.warmFlame || (self.warmFlame = new PK.FlameView(document.createElement("canvas")));
+        warm.set(Object.assign(self.flameModel(tree, 0, null), { colorMode: st.color }));
+        warm.draw(Math.max(200, (self.lastWidth || 0) - 16));
+        return true;
+      },
       // The tables of the views not shown, built in their hidden panes
       // (shown later, only their layout is left).
       function () { if (self.state.view !== "top") self.topTable.set(self.topModel()), self.topTable.render(); return true; },
       function () { if (self.state.view !== "sandwich") self.swTop.set(self.topModel()), self.swTop.render(); return true; },
+      // The memory view's flame graph, drawn on its hidden canvas as it
+      // would be shown now (its first draw sorts and measures what it
+      // shows; shown unchanged later, it is not drawn again).
+      function () {
+        var st = self.state, tree = self.currentTree();
+        if (!self.memTypes().length || st.view === "memory" || st.thread !== t || tree.partial) return true;
+        var zoom = PK.findPath(p, tree, st.zoom), re = PK.searchRegex(st.search);
+        var share = re && !re.error ? self.shareOf(tree, self.v(), re, self.which()) : null;
+        self.memFlame.set(self.memFlameModel(self.flameModel(tree, zoom, share)));
+        self.memFlame.draw(Math.max(200, (self.lastWidth || 0) - 16));
+        return true;
+      },
       function () {
         var mt = self.memTypes();
         if (mt.length && self.state.view !== "memory") {
@@ -530,10 +555,7 @@
     // The canvas views' width (reading it lays the page out: tables skip it).
     var width = function () { return Math.max(200, mainW - 16); };
     var rootLabel = p.threadLabel(st.thread);
-    var base = { profile: p, tree: tree, v: v, which: which, order: tree.lazyOrder(st.sort, v, p.nameOf, which === "base" ? "base" : ""),
-                 zoom: zoom, icicle: st.icicle, colorMode: st.color, dark: this.dark,
-                 matched: share ? share.matched : null, selectedFunc: st.selectedFunc,
-                 diff: p.diff && st.diff === "diff", rootLabel: rootLabel };
+    var base = this.flameModel(tree, zoom, share);
     this.drawTime = 0;
     if (st.view === "flame") {
       this.flame.set(base);
@@ -652,6 +674,20 @@
     return { profile: this.p, tree: this.p.inverted(t), v: mt[0], which: "new", extra: mt.slice(1),
              rootLabel: this.p.threadLabel(t), hideZero: true };
   };
+  // The flame graph's model for the state shown (tree, zoom node, search).
+  App.prototype.flameModel = function (tree, zoom, share) {
+    var st = this.state, p = this.p, v = this.v(), which = this.which();
+    return { profile: p, tree: tree, v: v, which: which, order: tree.lazyOrder(st.sort, v, p.nameOf, which === "base" ? "base" : ""),
+             zoom: zoom, icicle: st.icicle, colorMode: st.color, dark: this.dark,
+             matched: share ? share.matched : null, selectedFunc: st.selectedFunc,
+             diff: p.diff && st.diff === "diff", rootLabel: p.threadLabel(st.thread) };
+  };
+  // The memory view's flame graph: the same, by in-use bytes, widest first.
+  App.prototype.memFlameModel = function (base) {
+    var mt = this.memTypes();
+    return Object.assign({}, base, { v: mt[0], which: "new", diff: false, memory: mt,
+                                     order: base.tree.lazyOrder("width", mt[0], this.p.nameOf, "") });
+  };
   // Thread t's memory table (made on first use, hidden until shown).
   App.prototype.memTableFor = function (t) {
     if (!this.memTables[t]) {
@@ -671,8 +707,7 @@
     var tot = tree.total(mt[0]);
     this.memTitle.textContent = "In use at the end (not freed): " + PK.formatValue(tot[0], p.values[mt[0]].unit) +
       (st.inverted ? ", by allocating function, its callers above" : ", by allocating call path") + "; widest first";
-    this.memFlame.set(Object.assign({}, base, { v: mt[0], which: "new", diff: false, memory: mt,
-                                                order: tree.lazyOrder("width", mt[0], p.nameOf, "") }));
+    this.memFlame.set(this.memFlameModel(base));
     var t = this.memFlame.draw(width);
     var tbl = this.memTableFor(st.thread);
     if (this.memTable !== tbl) this.memTable.host.hidden = true;
