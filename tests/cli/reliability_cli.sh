@@ -85,6 +85,23 @@ $gen folded_line 300 "$tmp/f.txt"
 err=$("$PROFKIT" top --max-depth 100 "$tmp/f.txt" 2>&1) && bad "--max-depth (folded): no error"
 grep -qF "f.txt:1:" <<< "$err" && grep -qF "a stack deeper than the limit of 100 frames" <<< "$err" ||
   bad "--max-depth (folded): no position or wrong error: $err"
+# gperftools makes its stacks after the last record; the limit is checked
+# as each record is read, so the error names the record too deep: here the
+# third (offset 1288), after one of depth 150 without samples (no stack).
+python3 - "$tmp/g.prof" <<'PY'
+import struct, sys
+w = lambda v: struct.pack("<Q", v)
+b = w(0) + w(3) + w(0) + w(10000) + w(0)                 # header, 40 bytes
+b += w(1) + w(2) + w(0x400100) + w(0x400200)             # offset 40
+b += w(0) + w(150) + w(0x400300) * 150                   # offset 72: count 0
+b += w(1) + w(101) + w(0x400400) * 101                   # offset 1288
+b += w(0) + w(1) + w(0)
+open(sys.argv[1], "wb").write(b)
+PY
+err=$("$PROFKIT" info --max-depth 100 "$tmp/g.prof" 2>&1) && bad "--max-depth (gperftools): no error"
+[ "$err" = "profkit: error: $tmp/g.prof: offset 1288: a stack deeper than the limit of 100 frames (--max-depth raises it)" ] ||
+  bad "--max-depth (gperftools): not at the record's offset 1288, or wrong error: $err"
+"$PROFKIT" info --max-depth 101 "$tmp/g.prof" > /dev/null || bad "--max-depth 101 refused a gperftools record 101 deep"
 $gen pprof_labels 50 "$tmp/l.pb.gz"
 err=$("$PROFKIT" info --max-threads 10 "$tmp/l.pb.gz" 2>&1) && bad "--max-threads (pprof): no error"
 grep -Eq "l\.pb\.gz: offset [0-9]+: more than the limit of 10 threads" <<< "$err" ||
