@@ -9,7 +9,8 @@
 # growth allowed is that of the input or of the output, whichever is larger:
 # pprof, folded, speedscope, gperftools and br (writers_stacks) list every
 # sample's whole stack, so their output itself grows with the square of the
-# depth.
+# depth. The family `sibling_loops` times `top` and `convert --to callgrind`
+# (whose walk of loop-erased paths it targets).
 #   PROFKIT=build/release/profkit bash bench/reliability.sh [FAMILY...]
 # Environment: RUNS (default 3), SCALE (multiplies every N; default 1).
 # Figures and commands: docs/BENCHMARKS.md, "Reliability".
@@ -28,12 +29,12 @@ declare -A base=(
   [gperf_pcs]=20000 [pprof_types]=20000 [pprof_labels]=10000 [pprof_deep]=5000
   [pprof_names]=5000 [bsprof_allocs]=20000 [bsprof_modules]=12500 [gperf_build]=4000
   [firefox_strings]=4000 [gecko_nested]=4000 [gecko_waiting]=4000 [gzip_members]=10000
-  [writers]=2500 [writers_stacks]=1000
+  [writers]=2500 [writers_stacks]=1000 [sibling_loops]=2000
 )
 order=(json_string json_escapes json_number json_threads json_rows gecko_deep firefox_deep
        folded_line gperf_pcs pprof_types pprof_labels pprof_deep pprof_names bsprof_allocs
        bsprof_modules gperf_build firefox_strings gecko_nested gecko_waiting gzip_members writers
-       writers_stacks)
+       writers_stacks sibling_loops)
 [ $# -gt 0 ] && order=("$@")
 
 # options a family needs (a folded line longer than detection's 64 KiB look)
@@ -41,7 +42,8 @@ declare -A extra=([folded_line]="--format folded")
 # the generator of a family when not its own name, and its commands
 declare -A gen_of=([writers]=firefox_deep [writers_stacks]=firefox_deep)
 declare -A cmds_of=([writers]="convert:firefox convert:bsprof convert:callgrind convert:dcpi"
-                    [writers_stacks]="convert:pprof convert:folded convert:speedscope convert:gperftools convert:br")
+                    [writers_stacks]="convert:pprof convert:folded convert:speedscope convert:gperftools convert:br"
+                    [sibling_loops]="top convert:callgrind")
 
 # median of the arguments
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

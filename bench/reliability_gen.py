@@ -37,6 +37,10 @@ about N times as long. The shapes (docs/BENCHMARKS.md, "Reliability"):
   gecko_waiting  raw Gecko, N threads without tables of their own before
                  the shared tables, beside N empty sub-processes
   gzip_members   folded text as a .gz of N concatenated one-line members
+  sibling_loops  processed Firefox, a chain of N distinct functions (a
+                 sample at every level), under its deepest node N siblings
+                 x_i, each calling the chain's root function again (a
+                 loop back to the root of a long path; a sample at each)
 """
 import gzip
 import json
@@ -376,6 +380,41 @@ def gecko_waiting(n, out):
     out.write(json.dumps(doc, separators=(",", ":")).encode())
 
 
+def sibling_loops(n, out):
+    # funcs 0..n-1 are the chain g_k, n..2n-1 the siblings x_i; one frame
+    # per func; stacks 0..n-1 the chain, then per sibling x_i and x_i;g0
+    names = ["g%d" % i for i in range(n)] + ["x%d" % i for i in range(n)]
+    m = 2 * n
+    prefix = [None] + list(range(n - 1))
+    frame = list(range(n))
+    for i in range(n):
+        prefix += [n - 1, n + 2 * i]
+        frame += [n + i, 0]
+    leaves = list(range(n)) + [n + 2 * i + 1 for i in range(n)]
+    th = {
+        "name": "GeckoMain", "processType": "default", "pid": "1", "tid": 1,
+        "stringArray": names,
+        "funcTable": {"length": m, "name": list(range(m)), "resource": [-1] * m,
+                      "isJS": [False] * m, "fileName": [None] * m,
+                      "lineNumber": [None] * m, "columnNumber": [None] * m},
+        "frameTable": {"length": m, "func": list(range(m)), "address": [-1] * m,
+                       "line": [None] * m, "column": [None] * m,
+                       "category": [None] * m, "implementation": [None] * m},
+        "stackTable": {"length": 3 * n, "prefix": prefix, "frame": frame,
+                       "category": [0] * (3 * n), "subcategory": [0] * (3 * n)},
+        "samples": {"length": 2 * n, "stack": leaves, "time": list(range(2 * n))},
+        "markers": {"length": 0, "name": [], "startTime": [], "endTime": [],
+                    "phase": [], "category": [], "data": []},
+        "resourceTable": {"length": 0, "lib": [], "name": [], "host": [], "type": []},
+        "libs": [],
+    }
+    doc = {"meta": {"version": 4, "preprocessedProfileVersion": 24, "startTime": 0,
+                    "interval": 1,
+                    "categories": [{"name": "Other", "color": "grey", "subcategories": ["Other"]}]},
+           "threads": [th]}
+    out.write(json.dumps(doc, separators=(",", ":")).encode())
+
+
 def gzip_members(n, out):
     for i in range(n):
         out.write(gzip.compress(b"main;f%d %d\n" % (i % 100, i + 1), 1))
@@ -385,7 +424,8 @@ FAMILIES = {f.__name__: f for f in (json_string, json_escapes, json_number, json
                                     json_rows, gecko_deep, firefox_deep, folded_line,
                                     gperf_pcs, pprof_types, pprof_labels, pprof_deep,
                                     pprof_names, bsprof_allocs, bsprof_modules, gperf_build,
-                                    firefox_strings, gecko_nested, gecko_waiting, gzip_members)}
+                                    firefox_strings, gecko_nested, gecko_waiting, gzip_members,
+                                    sibling_loops)}
 
 if __name__ == "__main__":
     if len(sys.argv) != 4 or sys.argv[1] not in FAMILIES:

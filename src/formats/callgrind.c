@@ -113,58 +113,65 @@ static int cg_add(cg *c, uint32_t a, uint32_t line, uint32_t b, const int64_t *v
 }
 
 /*
- * The entry at position i of the walk's path leaves: its acc (values, then
- * calls) goes to its edge, the call into pos[i] from pos[i - 1] (from
- * "(root)" at 0), and on to acc[i - 1]; then it is cleared. An entry no
- * stack gave anything (no calls) is all zero and costs nothing.
+ * Stack t leaves the walk: its acc (values, then calls) goes to its edge,
+ * the call into t from up (the entry before t on t's erased path; from
+ * "(root)" when up is PROFKIT_NONE), and on to up's acc. A stack through
+ * which no stack with values passed (no calls) is all zero and costs
+ * nothing.
  */
-static int cg_leave(cg *c, const profkit_profile *p, const uint32_t *fkey, const uint32_t *pos,
-                    int64_t *acc, size_t i)
+static int cg_leave(cg *c, const profkit_profile *p, const uint32_t *fkey, int64_t *acc,
+                    uint32_t t, uint32_t up)
 {
     size_t w = c->nv + 1;
-    int64_t *a = acc + i * w;
+    const int64_t *a = acc + (size_t)t * w;
     if (a[c->nv] == 0)
         return 0;
-    uint32_t from = i ? fkey[p->stacks[pos[i - 1]].frame] : c->root;
-    uint32_t line = i ? p->frames[p->stacks[pos[i - 1]].frame].line : 0;
-    if (cg_add_n(c, from, line, fkey[p->stacks[pos[i]].frame], a, a[c->nv]) != 0)
+    uint32_t from = up != PROFKIT_NONE ? fkey[p->stacks[up].frame] : c->root;
+    uint32_t line = up != PROFKIT_NONE ? p->frames[p->stacks[up].frame].line : 0;
+    if (cg_add_n(c, from, line, fkey[p->stacks[t].frame], a, a[c->nv]) != 0)
         return -1;
-    if (i > 0)
+    if (up != PROFKIT_NONE)
         for (size_t v = 0; v < w; v++)
-            profkit_sat_addto(&acc[(i - 1) * w + v], a[v]);
-    memset(a, 0, w * sizeof(int64_t));
+            profkit_sat_addto(&acc[(size_t)up * w + v], a[v]);
     return 0;
 }
 
 /*
  * The call edges of every stack, in one depth-first walk of the stack tree.
  * Each stack's path, root first with loops erased (a key seen again cuts
- * the path back to it), is the path of its parent stepped by its own frame,
- * so the walk keeps the current node's erased path (pos[0..n)) and never
- * walks a stack's whole path. A stack with values adds them, and one call,
- * to acc[n - 1]; an entry's acc stands for every position at or below it,
- * so when the entry at position i leaves (the walk goes back up, or a loop
- * cuts it) its acc goes to its edge, the call into pos[i] from pos[i - 1]
- * (from "(root)" at 0), and on to acc[i - 1]. A cut saves the entries it
- * removes and puts them back when the walk leaves the cutting node. The
- * same edges and sums as walking each stack's path (the first version,
- * quadratic on a deep chain with a value at every level); the cost is the
- * stacks plus the entries cuts remove (still quadratic when many siblings
- * each cut a long path back to its root: left for later).
+ * the path back to it), is the path of its parent stepped by its own frame:
+ * cut back to its key's position when the key is on it, then the stack
+ * appended. So the erased paths make a tree of their own, in which a
+ * stack's parent ("up") is the entry before it on its erased path. A stack
+ * with values adds them, and one call, along every edge of its erased
+ * path: each stack's acc sums its subtree of that tree, and goes to its
+ * edge (up -> it) and on to up's acc when the stack leaves the walk (up is
+ * an ancestor in the stack tree, so it leaves later).
+ *
+ * The walk keeps the current node's erased path in pos[0..n), and where[key]
+ * (the key's position on it; valid only when pos there has that key).
+ * Entering a stack changes one position of pos, n, and its key's where:
+ * the old values are kept in the stack's own slots and put back when it
+ * leaves; a cut leaves the entries past the new n in pos as they are, for
+ * the way back. So each stack costs a constant however long the path its
+ * cut removes (saving and restoring the removed entries, the version
+ * before, was quadratic when many siblings each cut a long path back to its
+ * root). The same edges and sums as walking each stack's whole path.
  */
 static int cg_edges(cg *c, const profkit_profile *p, int64_t *const *self, const uint32_t *fkey,
                     uint32_t *where)
 {
     size_t ns = p->n_stacks, w = c->nv + 1; /* acc: nv values and the calls */
-    uint32_t *child = NULL, *next = NULL, *pos = NULL, *saved = NULL, *todo = NULL;
+    uint32_t *child = NULL, *next = NULL, *pos = NULL, *todo = NULL;
+    /* per stack while it is on the walk: what entering it replaced */
+    uint32_t *old_pos = NULL, *old_where = NULL, *old_n = NULL;
     int64_t *acc = NULL;
-    size_t n_saved = 0, cap_saved = 0, n_todo = 0, cap_todo = 0;
-    /* per node while it is on the walk: where its cut began (or NONE) */
-    uint32_t *cut_at = NULL, *cut_len = NULL;
+    size_t n_todo = 0, cap_todo = 0;
     int rc = -1;
     if (!(child = malloc(ns * sizeof(uint32_t))) || !(next = malloc(ns * sizeof(uint32_t))) ||
-        !(pos = malloc(ns * sizeof(uint32_t))) || !(acc = calloc(ns * w, sizeof(int64_t))) ||
-        !(cut_at = malloc(ns * sizeof(uint32_t))) || !(cut_len = malloc(ns * sizeof(uint32_t))))
+        !(pos = calloc(ns, sizeof(uint32_t))) || !(acc = calloc(ns * w, sizeof(int64_t))) ||
+        !(old_pos = malloc(ns * sizeof(uint32_t))) ||
+        !(old_where = malloc(ns * sizeof(uint32_t))) || !(old_n = malloc(ns * sizeof(uint32_t))))
         goto out;
     for (size_t s = 0; s < ns; s++)
         child[s] = PROFKIT_NONE;
@@ -186,42 +193,29 @@ static int cg_edges(cg *c, const profkit_profile *p, int64_t *const *self, const
     while (n_todo > 0) {
         uint32_t t = todo[--n_todo];
         if (t & LEAVE) {
-            uint32_t u = t & ~LEAVE;
-            size_t i = n - 1; /* u's entry leaves */
-            if (cg_leave(c, p, fkey, pos, acc, i) != 0)
+            /* every stack below t has left and put back what it changed:
+             * t is at n - 1, after its up */
+            t &= ~LEAVE;
+            size_t j = n - 1;
+            if (cg_leave(c, p, fkey, acc, t, j ? pos[j - 1] : PROFKIT_NONE) != 0)
                 goto out;
-            n--;
-            if (cut_at[u] != PROFKIT_NONE) { /* put back what u's cut removed */
-                size_t j = cut_at[u], len = cut_len[u];
-                n_saved -= len;
-                for (size_t k = 0; k < len; k++) {
-                    pos[j + k] = saved[n_saved + k];
-                    where[fkey[p->stacks[pos[j + k]].frame]] = (uint32_t)(j + k);
-                }
-                n = j + len;
-            }
+            pos[j] = old_pos[t];
+            where[fkey[p->stacks[t].frame]] = old_where[t];
+            n = old_n[t];
             continue;
         }
         uint32_t key = fkey[p->stacks[t].frame];
-        size_t j = where[key];
-        cut_at[t] = PROFKIT_NONE;
-        if (j < n && fkey[p->stacks[pos[j]].frame] == key) {
-            /* a loop: the entries from j up leave for t's subtree */
-            for (size_t i = n; i-- > j;)
-                if (cg_leave(c, p, fkey, pos, acc, i) != 0)
-                    goto out;
-            if (profkit_grow((void **)&saved, &cap_saved, n_saved + (n - j), sizeof(uint32_t)) != 0)
-                goto out;
-            memcpy(saved + n_saved, pos + j, (n - j) * sizeof(uint32_t));
-            n_saved += n - j;
-            cut_at[t] = (uint32_t)j;
-            cut_len[t] = (uint32_t)(n - j);
-            n = j;
-        }
-        where[key] = (uint32_t)n;
-        pos[n++] = t;
+        size_t j = where[key]; /* a loop when key is on the path: cut back to it */
+        if (!(j < n && fkey[p->stacks[pos[j]].frame] == key))
+            j = n;
+        old_pos[t] = pos[j]; /* j < ns: the path holds distinct ancestors of t */
+        old_where[t] = where[key];
+        old_n[t] = (uint32_t)n;
+        pos[j] = t;
+        where[key] = (uint32_t)j;
+        n = j + 1;
         int any = 0;
-        int64_t *a = acc + (n - 1) * w;
+        int64_t *a = acc + (size_t)t * w;
         for (size_t v = 0; v < c->nv; v++)
             any |= self[v][t] != 0;
         if (any) {
@@ -243,11 +237,11 @@ out:
     free(child);
     free(next);
     free(pos);
-    free(saved);
     free(todo);
     free(acc);
-    free(cut_at);
-    free(cut_len);
+    free(old_pos);
+    free(old_where);
+    free(old_n);
     return rc;
 }
 

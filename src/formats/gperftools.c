@@ -345,6 +345,7 @@ typedef struct gp_reader {
     size_t n_arena, cap_arena;
     int narrow; /* arena holds uint16_t entries (set after the records) */
     uint64_t max_count; /* most samples a stack may have: cpu must fit 63 bits */
+    uint32_t max_depth; /* most PCs a record with samples may have (--max-depth); 0 = any */
     uint64_t period;    /* µs, for messages */
     /* An open-addressing table whose slots are the entries themselves, so a
      * lookup costs one cache miss before the key; compacted to the first
@@ -697,6 +698,14 @@ static int produce(gp_pipe *p)
                                      "record depth: %" PRIu64 " PCs; at most 4294967295 are "
                                      "supported",
                                      depth);
+        /* The model would refuse its stack (a record without samples makes
+         * none): stop here, at the record, not when the stacks are made
+         * after the last record, where no position is left. */
+        if (count != 0 && r->max_depth && depth > r->max_depth)
+            return profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, at,
+                                     "a stack deeper than the limit of %u frames "
+                                     "(--max-depth raises it)",
+                                     r->max_depth);
         size_t need = depth <= (SIZE_MAX - 2 * ws) / ws ? 2 * ws + (size_t)depth * ws : SIZE_MAX;
         if ((rc = fill(r, need)) != 0)
             return rc;
@@ -1101,6 +1110,7 @@ static int gperftools_read(profkit_profile *p, profkit_read_ctx *ctx)
     }
     r.period = period;
     r.max_count = (uint64_t)INT64_MAX / period_ns;
+    r.max_depth = p->limit_depth; /* one PC, one frame: a record's depth is its stack's */
     if ((rc = read_records(&r, &trailer, &n_records)) != 0)
         goto out;
 

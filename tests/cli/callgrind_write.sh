@@ -60,6 +60,24 @@ callgrind_annotate --threshold=100 --inclusive=yes "$TMP/m.callgrind" > "$TMP/m.
 expect_eq "mutual recursion: y's inclusive" 2 "$(awk '$NF == "???:y" { print $1 }' "$TMP/m.in")"
 expect_eq "mutual recursion: z's inclusive" 3 "$(awk '$NF == "???:z" { print $1 }' "$TMP/m.in")"
 
+# Siblings looping back to the root of a long chain (bench/reliability_gen.py
+# sibling_loops, at twice reliability_cli.sh's small size): every stack
+# g0..g599;xI;g0 erases to g0, so the exclusive costs are top's flat, g0's
+# inclusive is the total and g(k)'s is the chain's N - k samples below it.
+python3 "$PROFKIT_SRC/bench/reliability_gen.py" sibling_loops 600 "$TMP/sl.json"
+"$PROFKIT" convert -q "$TMP/sl.json" --to callgrind -o "$TMP/sl.callgrind" || fail "sibling loops: convert failed"
+"$PROFKIT" top -q -n 0 --json "$TMP/sl.json" > "$TMP/sl.top.json"
+callgrind_annotate --threshold=100 --inclusive=no "$TMP/sl.callgrind" > "$TMP/sl.ex" 2>&1
+callgrind_annotate --threshold=100 --inclusive=yes "$TMP/sl.callgrind" > "$TMP/sl.in" 2>&1
+python3 "$CMP" "$TMP/sl.top.json" "$TMP/sl.ex" "$TMP/sl.ex" > "$TMP/sl.cmp"
+# the exclusive half must agree (the inclusive half, given the same file, cannot)
+grep -q '^exclusive' "$TMP/sl.cmp" && { fail "sibling loops: exclusive disagrees with top:"; head -5 "$TMP/sl.cmp"; } || pass
+inc() { awk -v f="???:$1" '$NF == f { gsub(",", "", $1); print $1 }' "$TMP/sl.in"; }
+expect_eq "sibling loops: g0's inclusive" 1200 "$(inc g0)"
+expect_eq "sibling loops: g1's inclusive" 599 "$(inc g1)"
+expect_eq "sibling loops: g599's inclusive" 1 "$(inc g599)"
+expect_eq "sibling loops: x0 has no inclusive" "" "$(inc x0)"
+
 if [ -d "$FIX" ]; then
   check "$FIX/gperftools-real/real1.pprof.pb.gz" --no-symbolize
   check "$FIX/pprof/cppbench.pb.gz" --no-symbolize

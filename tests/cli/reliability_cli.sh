@@ -18,6 +18,7 @@ declare -A small=(
   [gperf_pcs]=500 [pprof_types]=500 [pprof_labels]=500 [pprof_deep]=500
   [pprof_names]=500 [bsprof_allocs]=500 [bsprof_modules]=500 [gperf_build]=500
   [firefox_strings]=400 [gecko_nested]=320 [gecko_waiting]=300 [gzip_members]=300
+  [sibling_loops]=300
 )
 # what info must show for N (the check that the file was read, not skipped)
 expect_info() {
@@ -26,6 +27,7 @@ expect_info() {
     pprof_types) echo "value types:  $2" ;;
     pprof_labels) echo "threads:      $2" ;;
     gecko_deep|firefox_deep|pprof_names) echo "stacks:       $2 distinct" ;;
+    sibling_loops) echo "stacks:       $(($2 * 3)) distinct" ;;
     bsprof_allocs) echo "alloc_objects  count         total $2 " ;;
     bsprof_modules|gecko_waiting) echo "threads:      $2" ;;
     gperf_build) echo "mappings:     $2" ;;
@@ -83,6 +85,23 @@ $gen folded_line 300 "$tmp/f.txt"
 err=$("$PROFKIT" top --max-depth 100 "$tmp/f.txt" 2>&1) && bad "--max-depth (folded): no error"
 grep -qF "f.txt:1:" <<< "$err" && grep -qF "a stack deeper than the limit of 100 frames" <<< "$err" ||
   bad "--max-depth (folded): no position or wrong error: $err"
+# gperftools makes its stacks after the last record; the limit is checked
+# as each record is read, so the error names the record too deep: here the
+# third (offset 1288), after one of depth 150 without samples (no stack).
+python3 - "$tmp/g.prof" <<'PY'
+import struct, sys
+w = lambda v: struct.pack("<Q", v)
+b = w(0) + w(3) + w(0) + w(10000) + w(0)                 # header, 40 bytes
+b += w(1) + w(2) + w(0x400100) + w(0x400200)             # offset 40
+b += w(0) + w(150) + w(0x400300) * 150                   # offset 72: count 0
+b += w(1) + w(101) + w(0x400400) * 101                   # offset 1288
+b += w(0) + w(1) + w(0)
+open(sys.argv[1], "wb").write(b)
+PY
+err=$("$PROFKIT" info --max-depth 100 "$tmp/g.prof" 2>&1) && bad "--max-depth (gperftools): no error"
+[ "$err" = "profkit: error: $tmp/g.prof: offset 1288: a stack deeper than the limit of 100 frames (--max-depth raises it)" ] ||
+  bad "--max-depth (gperftools): not at the record's offset 1288, or wrong error: $err"
+"$PROFKIT" info --max-depth 101 "$tmp/g.prof" > /dev/null || bad "--max-depth 101 refused a gperftools record 101 deep"
 $gen pprof_labels 50 "$tmp/l.pb.gz"
 err=$("$PROFKIT" info --max-threads 10 "$tmp/l.pb.gz" 2>&1) && bad "--max-threads (pprof): no error"
 grep -Eq "l\.pb\.gz: offset [0-9]+: more than the limit of 10 threads" <<< "$err" ||
@@ -112,11 +131,64 @@ for n in 400 800; do
   done
 done
 
+# Siblings that each loop back to the root of a long chain, at N and 2N
+# (the callgrind writer's walk was quadratic there): the callgrind file holds
+# exactly the self costs and call edges of the loop-erased paths. Each
+# sibling's stack g0..g(N-1);xI;g0 erases to g0, so the calls are the
+# chain's alone: g(k) calls g(k+1) with the N-k-1 samples below it, and g0's
+# self is its own sample and the N siblings'.
+for n in 300 600; do
+  $gen sibling_loops $n "$tmp/sl.json"
+  "$PROFKIT" convert -q --to callgrind "$tmp/sl.json" -o "$tmp/sl.callgrind" 2> "$tmp/sl.err" ||
+    { bad "sibling_loops N=$n: convert --to callgrind failed: $(head -c 300 "$tmp/sl.err")"; continue; }
+  python3 - "$tmp/sl.callgrind" "$n" > "$tmp/sl.check" 2>&1 <<'PY' || bad "sibling_loops N=$n: callgrind output: $(head -5 "$tmp/sl.check")"
+import re, sys
+path, n = sys.argv[1], int(sys.argv[2])
+names, self_cost, edges = {}, {}, {}
+fn = cfn = calls = summary = None
+def name(v):  # "(id) name" the first time, "(id)" after
+    m = re.match(r"\((\d+)\)(?: (.*))?$", v)
+    if m.group(2) is not None:
+        names[m.group(1)] = m.group(2)
+    return names[m.group(1)]
+for line in open(path):
+    line = line.rstrip("\n")
+    if line.startswith("summary: "):
+        summary = int(line.split()[1])
+    elif line.startswith("fn="):
+        fn = name(line[3:])
+    elif line.startswith("cfn="):
+        cfn = name(line[4:])
+    elif line.startswith("calls="):
+        calls = int(line[6:].split()[0])
+    elif re.match(r"^\d+ -?\d+$", line):
+        cost = int(line.split()[1])
+        if cfn is None:
+            self_cost[fn] = self_cost.get(fn, 0) + cost
+        else:
+            key = (fn, cfn)
+            c0, v0 = edges.get(key, (0, 0))
+            edges[key] = (c0 + calls, v0 + cost)
+            cfn = None
+want_self = {"g%d" % k: 1 for k in range(n)}
+want_self["g0"] = n + 1
+want_edges = {("g%d" % k, "g%d" % (k + 1)): (n - k - 1, n - k - 1) for k in range(n - 1)}
+bad = 0
+if summary != 2 * n:
+    print("summary %s, expected %d" % (summary, 2 * n)); bad = 1
+if self_cost != want_self:
+    print("self costs differ: %s" % sorted(set(self_cost.items()) ^ set(want_self.items()))[:5]); bad = 1
+if edges != want_edges:
+    print("call edges differ: %s" % sorted(set(edges.items()) ^ set(want_edges.items()))[:5]); bad = 1
+sys.exit(bad)
+PY
+done
+
 set +e
 "$PROFKIT" info --max-depth 0 "$tmp/t.json" > /dev/null 2>&1
 [ $? -eq 2 ] || bad "--max-depth 0: not a usage error"
 "$PROFKIT" top --max-inflate x "$tmp/t.json" > /dev/null 2>&1
 [ $? -eq 2 ] || bad "--max-inflate x: not a usage error"
 set -e
-[ $fail -eq 0 ] && echo "reliability: all shapes read at N and 2N, every writer writes the deep chain; limits give their errors"
+[ $fail -eq 0 ] && echo "reliability: all shapes read at N and 2N, every writer writes the deep chain, callgrind the sibling loops; limits give their errors"
 exit $fail
