@@ -32,7 +32,13 @@ int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, prof
     struct remap m = { 0 };
     int rc = PROFKIT_ENOMEM;
     int64_t *vals = NULL;
+    uint32_t *src_maps = NULL;
 
+    /* Each side's frames without a mapping get one of that side's own
+     * mappings, before the mappings of both are in one table (mapping.c). */
+    if ((rc = profkit_profile_settle_mappings(dst)) != 0)
+        goto done;
+    rc = PROFKIT_ENOMEM;
     if (!(m.str = alloc_ids(src->strings.n)) || !(m.func = alloc_ids(src->n_functions)) ||
         !(m.frame = alloc_ids(src->n_frames)) || !(m.stack = alloc_ids(src->n_stacks)) ||
         !(m.thread = alloc_ids(src->n_threads)) || !(m.value = alloc_ids(src->n_value_types)) ||
@@ -60,10 +66,14 @@ int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, prof
         if (m.mapping[i] == PROFKIT_NONE)
             goto done;
     }
+    if (!src->mappings_settled && src->n_mappings && !(src_maps = profkit_mappings_by_start(src)))
+        goto done;
     for (size_t i = 0; i < src->n_frames; i++) {
         profkit_frame f = src->frames[i];
         f.function = m.func[f.function];
-        if (f.mapping != PROFKIT_NONE)
+        if (src_maps && f.address && f.mapping >= src->n_mappings)
+            f.mapping = profkit_mapping_at(src, src_maps, f.address);
+        if (f.mapping < src->n_mappings)
             f.mapping = m.mapping[f.mapping];
         if ((m.frame[i] = profkit_frame_add(dst, &f)) == PROFKIT_NONE)
             goto done;
@@ -124,9 +134,11 @@ int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, prof
     }
     if (dst->format[0] == '\0')
         profkit_profile_set_format(dst, src->format);
+    dst->mappings_settled = 1;
     rc = 0;
 done:
     free(vals);
+    free(src_maps);
     remap_free(&m);
     if (rc != 0)
         profkit_error_set(err, rc, NULL, -1, "out of memory while merging profiles");

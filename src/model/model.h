@@ -66,6 +66,9 @@ struct profkit_profile {
 
     profkit_mapping *mappings;
     size_t n_mappings, cap_mappings;
+    /* 1: a frame's mapping is final (PROFKIT_NONE = none), no step looks
+     * its address up among the mappings (set by a merge: mapping.c) */
+    int mappings_settled;
 
     profkit_meta *metadata;
     size_t n_metadata, cap_metadata;
@@ -93,6 +96,14 @@ uint32_t profkit_function_add(profkit_profile *p, const profkit_function *f);
 /* Convenience: a function from C strings (NULL = ""). */
 uint32_t profkit_function_add_named(profkit_profile *p, const char *name, const char *file,
                                     const char *module, uint32_t start_line);
+/* Mapping ids sorted by start (malloc'd; NULL when out of memory). */
+uint32_t *profkit_mappings_by_start(const profkit_profile *p);
+/* The mapping holding addr (sorted from profkit_mappings_by_start), or
+ * PROFKIT_NONE. Overlapping mappings: the nearest start wins. */
+uint32_t profkit_mapping_at(const profkit_profile *p, const uint32_t *sorted, uint64_t addr);
+/* Gives each frame with an address and no mapping the mapping holding the
+ * address, and marks the mappings settled. Returns 0 or PROFKIT_ENOMEM. */
+int profkit_profile_settle_mappings(profkit_profile *p);
 /* Rebuilds the frame index after frames were changed in place (symbolization). */
 int profkit_profile_reindex_frames(profkit_profile *p);
 /* Adds a frame (hash-consed). Returns its id or PROFKIT_NONE. */

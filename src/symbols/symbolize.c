@@ -173,34 +173,6 @@ static int request_cmp(const void *a, const void *b)
     return x->kind < y->kind ? -1 : x->kind > y->kind;
 }
 
-/* Mapping index holding addr, by binary search over starts (sorted ids). */
-static uint32_t find_mapping(const profkit_profile *p, const uint32_t *sorted, uint64_t addr)
-{
-    size_t lo = 0, hi = p->n_mappings;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->mappings[sorted[mid]].start <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t k = lo; k-- > 0;) {
-        const profkit_mapping *m = &p->mappings[sorted[k]];
-        if (addr >= m->start && addr < m->end)
-            return sorted[k];
-        if (lo - k > 4)
-            break;
-    }
-    return PROFKIT_NONE;
-}
-
-static int map_start_cmp(const void *ctx, uint32_t a, uint32_t b)
-{
-    const profkit_profile *p = ctx;
-    uint64_t x = p->mappings[a].start, y = p->mappings[b].start;
-    return x < y ? -1 : x > y;
-}
-
 /* Turns a lookup's frames into links. Returns the count, or -1 (ENOMEM). */
 static int make_links(sctx *s, const sym_frame *sf, size_t n, uint32_t module, link *out)
 {
@@ -257,7 +229,7 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
     uint8_t *unnamed_mapping = calloc(p->n_mappings + 1, 1);
     uint32_t *fmap = malloc((nf + 1) * sizeof(uint32_t));
     uint32_t *ffile = malloc((nf + 1) * sizeof(uint32_t));
-    uint32_t *sorted_maps = malloc((p->n_mappings + 1) * sizeof(uint32_t));
+    uint32_t *sorted_maps = profkit_mappings_by_start(p);
     /* chain of frame f used as kind k: links[cstart[2f+k] .. +clen[2f+k]) */
     uint32_t *cstart = malloc((2 * nf + 1) * sizeof(uint32_t));
     uint8_t *clen = calloc(2 * nf + 1, 1);
@@ -287,10 +259,6 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
     for (size_t st = 1; st < ns; st++)
         if (p->stacks[st].frame < nf)
             role[p->stacks[st].frame] |= use[st];
-    for (size_t m = 0; m < p->n_mappings; m++)
-        sorted_maps[m] = (uint32_t)m;
-    if (profkit_sort_u32(sorted_maps, p->n_mappings, map_start_cmp, p) != 0)
-        goto done;
 
     /* 2. The file for each frame's mapping; the lookups wanted. */
     for (size_t f = 0; f < nf; f++) {
@@ -299,7 +267,8 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
         if (!fr->address || !role[f] || !is_unsymbolized(p, fr))
             continue;
         uint32_t m = fr->mapping < p->n_mappings ? fr->mapping
-                                                  : find_mapping(p, sorted_maps, fr->address);
+                     : p->mappings_settled     ? PROFKIT_NONE
+                                               : profkit_mapping_at(p, sorted_maps, fr->address);
         fmap[f] = m;
         wanted++;
         uint32_t file = sym_finder_file(s.finder, m);
