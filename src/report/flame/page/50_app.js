@@ -37,12 +37,16 @@
   }
 
   // While the page is idle, in slices of a few milliseconds, build what the
-  // other views of the shown thread need on first use: the stack chart's
-  // boxes, the recursion flags and per-function node lists (top functions,
-  // sandwich), the top functions of the shown value, the inverted tree;
-  // then the stack chart's boxes of the other timed threads. A view asked
-  // for before its part is ready builds it then (the inverted tree
-  // finishes from where the slices left it).
+  // other views of the shown thread need on first use, the quick parts
+  // first and the long one (the inverted tree, a few hundred ms on 100,000
+  // nodes, in bounded chunks) after them: the stack chart's boxes, the
+  // recursion flags and per-function node lists (top functions, sandwich),
+  // the top functions of the shown value and their tables, the memory
+  // view's flame graph; then the inverted tree, the other orientation's
+  // flame graph and the memory table; then the stack chart's boxes of the
+  // other timed threads. A view asked for before its part is ready builds
+  // it then (the inverted tree: what its budget allows, the rest follows
+  // from where the slices left it).
   App.prototype.prepare = function () {
     if (window.profkitNoIdle) return;
     var self = this, p = this.p, gen = (this.prepareGen = (this.prepareGen || 0) + 1), t = this.state.thread;
@@ -54,20 +58,6 @@
       },
       function () { p.tree(t).funcNodes(); return true; },
       function () { PK.topFunctions(p.tree(t), self.v(), self.which()); return true; },
-      function (until) { return p.prepareInverted(t, until); },
-      // The other orientation's flame graph (inverted when the plain one is
-      // shown, and back), drawn on a canvas of its own that is never shown:
-      // its first draw sorts the children it shows and measures their
-      // labels, which the shown view then finds done.
-      function () {
-        var st = self.state;
-        if (st.thread !== t) return true;
-        var tree = st.inverted ? p.tree(t) : p.inverted(t);
-        var warm = self.warmFlame || (self.warmFlame = new PK.FlameView(document.createElement("canvas")));
-        warm.set(Object.assign(self.flameModel(tree, 0, null), { colorMode: st.color }));
-        warm.draw(Math.max(200, (self.lastWidth || 0) - 16));
-        return true;
-      },
       // The tables of the views not shown, built in their hidden panes
       // (shown later, only their layout is left).
       function () { if (self.state.view !== "top") self.topTable.set(self.topModel()), self.topTable.render(); return true; },
@@ -82,6 +72,20 @@
         var share = re && !re.error ? self.shareOf(tree, self.v(), re, self.which()) : null;
         self.memFlame.set(self.memFlameModel(self.flameModel(tree, zoom, share)));
         self.memFlame.draw(Math.max(200, (self.lastWidth || 0) - 16));
+        return true;
+      },
+      function (until) { return p.prepareInverted(t, until); },
+      // The other orientation's flame graph (inverted when the plain one is
+      // shown, and back), drawn on a canvas of its own that is never shown:
+      // its first draw sorts the children it shows and measures their
+      // labels, which the shown view then finds done.
+      function () {
+        var st = self.state;
+        if (st.thread !== t) return true;
+        var tree = st.inverted ? p.tree(t) : p.inverted(t);
+        var warm = self.warmFlame || (self.warmFlame = new PK.FlameView(document.createElement("canvas")));
+        warm.set(Object.assign(self.flameModel(tree, 0, null), { colorMode: st.color }));
+        warm.draw(Math.max(200, (self.lastWidth || 0) - 16));
         return true;
       },
       function () {
