@@ -8,7 +8,7 @@
   var el = PK.el;
   // How long a view may spend on the inverted tree before drawing what is
   // built (currentTree): the rest of an action's 50 ms is the draw's.
-  var INVERT_BUDGET = 20;
+  var INVERT_BUDGET = 10;
   var VIEWS = [["flame", "Flame graph"], ["stack", "Stack chart"], ["tree", "Call tree"],
                ["sandwich", "Sandwich"], ["top", "Top functions"], ["memory", "Memory"]];
 
