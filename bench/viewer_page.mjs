@@ -12,6 +12,8 @@
 // the first action on such a page.
 //
 //   node bench/viewer_page.mjs [NODES] [RUNS] [OUT_DIR]
+//   PAGE_DIR=DIR node bench/viewer_page.mjs       the same data in the page
+//     sources of DIR (another commit's src/report/flame/page: before/after)
 //   PAGE=page.html node bench/viewer_page.mjs     a page made elsewhere
 //     (e.g. `profkit flame` of bench/flame.sh's 1 GB Gecko profile): the
 //     same load and actions on it (those it has no data for are skipped).
@@ -81,7 +83,7 @@ const data = {
 };
 const given = process.env.PAGE ? resolve(process.env.PAGE) : null;
 const page = given || join(OUT, "viewer_" + NODES + ".html");
-if (!given) writeFileSync(page, assemble(JSON.stringify(data)));
+if (!given) writeFileSync(page, process.env.PAGE_DIR ? assemble(JSON.stringify(data), resolve(process.env.PAGE_DIR)) : assemble(JSON.stringify(data)));
 console.log(`page: ${page} (${(statSync(page).size / 1048576).toFixed(1)} MB` + (given ? ")" : `; ${parent.length} nodes, ${RUNS} runs)`));
 
 const browser = await chromium.launch({

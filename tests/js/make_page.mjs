@@ -17,10 +17,11 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 export const pageDir = join(here, "..", "..", "src", "report", "flame", "page");
 
-export function assemble(dataJson) {
-  const files = readdirSync(pageDir).sort();
-  const cat = (ext) => files.filter((f) => f.endsWith(ext)).map((f) => readFileSync(join(pageDir, f), "utf8")).join("\n");
-  const html = readFileSync(join(pageDir, "index.html"), "utf8");
+// dir: the page's sources (another commit's, for a before/after benchmark).
+export function assemble(dataJson, dir = pageDir) {
+  const files = readdirSync(dir).sort();
+  const cat = (ext) => files.filter((f) => f.endsWith(ext)).map((f) => readFileSync(join(dir, f), "utf8")).join("\n");
+  const html = readFileSync(join(dir, "index.html"), "utf8");
   const data = dataJson.replace(/<\//g, "<\\/");
   for (const m of ["/*@PROFKIT_CSS@*/", "/*@PROFKIT_JS@*/", "@PROFKIT_DATA@"])
     if (html.split(m).length !== 2) throw new Error("index.html: marker " + m + " must occur exactly once");
