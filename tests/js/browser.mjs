@@ -94,6 +94,13 @@ async function scrollToRow(o, host, name) {
     await nextFrame(o);
     if (end && !(await o.page.$(sel))) break;
   }
+  // In the middle of the view and settled, so that the click's own scroll
+  // into view does not move the virtual rows under the pointer.
+  if (await o.page.$(sel)) {
+    await o.page.$eval(sel, (r) => r.scrollIntoView({ block: "center" }));
+    await nextFrame(o);
+    await nextFrame(o);
+  }
   return sel;
 }
 
