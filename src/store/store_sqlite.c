@@ -41,7 +41,6 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS samples (seq INTEGER NOT NULL, stack INTEGER NOT NULL,"
     " thread INTEGER NOT NULL, vtype INTEGER NOT NULL, value INTEGER NOT NULL);"
     "CREATE INDEX IF NOT EXISTS samples_seq ON samples (seq, vtype);"
-    "CREATE INDEX IF NOT EXISTS samples_stack ON samples (stack);"
     "CREATE INDEX IF NOT EXISTS stacks_parent ON stacks (parent);"
     "CREATE TABLE IF NOT EXISTS removed (seq INTEGER PRIMARY KEY);";
 
@@ -156,9 +155,10 @@ static const char gc_begin[] =
     "CREATE TEMP TABLE gc_strings (id INTEGER PRIMARY KEY);";
 
 static const char gc_shared[] =
-    /* candidate stacks a remaining sample names keep their stack_keys */
-    "INSERT INTO gc_sampled SELECT id FROM gc_stacks AS c"
-    " WHERE EXISTS (SELECT 1 FROM samples WHERE stack = c.id);"
+    /* candidate stacks a remaining sample names keep their stack_keys: one
+     * pass over samples (an index on samples(stack) would make that a
+     * lookup, and every add's inserts several times slower: docs/store.md) */
+    "INSERT OR IGNORE INTO gc_sampled SELECT stack FROM samples WHERE stack IN (SELECT id FROM gc_stacks);"
     "DELETE FROM stack_keys WHERE stack IN (SELECT id FROM gc_stacks)"
     " AND stack NOT IN (SELECT id FROM gc_sampled);"
     /* live candidates: sampled, or with a child that is no candidate; and their prefixes */
