@@ -171,36 +171,47 @@ static int ch_query(profkit_store *s, const char *sql, pk_store_row_fn fn, void 
     return rc;
 }
 
-/* TabSeparated: \, tab, newline, CR and NUL escaped. */
-static void tsv(pk_sql *b, const char *s, size_t len)
+/* A string literal of the VALUES format: quote and backslash escaped, NUL
+ * as \0; other bytes as they are. */
+static void literal(pk_sql *b, const char *s, size_t len)
 {
+    pk_sql_add(b, "'");
     for (size_t i = 0; i < len; i++) {
         char c = s[i];
-        if (c == '\\' || c == '\t' || c == '\n' || c == '\r' || c == '\0') {
-            char e = c == '\t' ? 't' : c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\0' ? '0' : '\\';
-            pk_sql_add(b, "\\%c", e);
-        } else {
+        if (c == '\'' || c == '\\')
+            pk_sql_add(b, "\\%c", c);
+        else if (c == '\0')
+            pk_sql_add(b, "\\0");
+        else
             pk_sql_add(b, "%c", c);
-        }
     }
+    pk_sql_add(b, "'");
 }
 
+/* Rows go as VALUES (a, b), (c, d): a body cut short (an add killed while
+ * sending) ends inside a tuple, which ClickHouse refuses whole, where in
+ * TabSeparated the last row's last number or text, cut, would be taken as
+ * it came and could name a shared row wrongly. */
 static int ch_insert(profkit_store *s, const char *table, size_t n_cols, const pk_cell *cells,
                      size_t n_rows, profkit_error *err)
 {
     if (n_rows == 0)
         return 0;
     pk_sql body = { 0 }, q = { 0 }, p = { 0 };
-    for (size_t r = 0; r < n_rows; r++)
+    for (size_t r = 0; r < n_rows; r++) {
+        pk_sql_add(&body, r ? ",(" : "(");
         for (size_t c = 0; c < n_cols; c++) {
             const pk_cell *x = &cells[r * n_cols + c];
+            if (c)
+                pk_sql_add(&body, ",");
             if (x->is_text)
-                tsv(&body, x->s ? x->s : "", x->len);
+                literal(&body, x->s ? x->s : "", x->len);
             else
                 pk_sql_add(&body, "%lld", (long long)x->i);
-            pk_sql_add(&body, c + 1 < n_cols ? "\t" : "\n");
         }
-    pk_sql_add(&q, "INSERT INTO %s FORMAT TabSeparated", table);
+        pk_sql_add(&body, ")");
+    }
+    pk_sql_add(&q, "INSERT INTO %s VALUES", table);
     params(&p, ch_of(s), q.buf);
     int rc = body.failed || q.failed || p.failed
                  ? profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
