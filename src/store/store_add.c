@@ -47,6 +47,7 @@ struct add {
     int bad; /* out of memory */
     rows t[N_TABLES];
     pk_idmap seen; /* string ids written in this add */
+    pk_idmap label_seen; /* a hash of each label pair -> its row */
     profkit_strtab keys; /* frame labels (the keys top groups by) */
     uint64_t *str_id, *fn_id, *map_id, *frame_id, *frame_key, *stack_id, *thread_id, *vt_id;
     uint32_t *depth, *key_str; /* key_str: a frame's label in `keys` */
@@ -340,15 +341,32 @@ static void stack_keys(struct add *a)
     pk_idmap_free(&mark);
 }
 
+/* Whether row i of labels is the pair (k, v). */
+static int label_is(const rows *r, size_t i, const char *k, size_t klen, const char *v, size_t vlen)
+{
+    const pk_cell *c = &r->c[i * 3];
+    return c[1].len == klen && memcmp(c[1].s, k, klen) == 0 && c[2].len == vlen &&
+           memcmp(c[2].s, v, vlen) == 0;
+}
+
 static void label(struct add *a, int64_t seq, const char *k, size_t klen, const char *v,
                   size_t vlen)
 {
     rows *r = &a->t[T_LABELS];
-    /* the same pair twice is one label */
-    for (size_t i = 0; i + 2 < r->n; i += 3)
-        if (r->c[i + 1].len == klen && memcmp(r->c[i + 1].s, k, klen) == 0 &&
-            r->c[i + 2].len == vlen && memcmp(r->c[i + 2].s, v, vlen) == 0)
+    /* the same pair twice is one label: found by its hash (a profile may
+     * have thousands of threads, each a label), compared in full */
+    uint64_t h = pk_store_hash(v, vlen, pk_store_hash(k, klen, PK_ID_STRING));
+    uint32_t at = pk_idmap_get(&a->label_seen, h);
+    if (at != PROFKIT_NONE) {
+        if (label_is(r, at, k, klen, v, vlen))
             return;
+        for (size_t i = 0; i < r->n / 3; i++) /* two pairs of one hash: never seen, but exact */
+            if (label_is(r, i, k, klen, v, vlen))
+                return;
+    } else if (pk_idmap_put(&a->label_seen, h, (uint32_t)(r->n / 3)) != 0) {
+        a->bad = 1;
+        return;
+    }
     put_i(r, seq, &a->bad);
     put_s(r, k, klen, &a->bad);
     put_s(r, v, vlen, &a->bad);
@@ -479,6 +497,7 @@ static void add_free(struct add *a)
     for (int i = 0; i < N_TABLES; i++)
         free(a->t[i].c);
     pk_idmap_free(&a->seen);
+    pk_idmap_free(&a->label_seen);
     pk_idmap_free(&a->rowmap);
     profkit_strtab_free(&a->keys);
     free(a->str_id);
