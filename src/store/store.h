@@ -34,6 +34,9 @@ typedef struct pk_store_engine {
     int (*begin)(profkit_store *s, profkit_error *err);
     int (*commit)(profkit_store *s, profkit_error *err);
     void (*rollback)(profkit_store *s);
+    /* Removes the profiles of these seqs ("1,2,3"): their rows, and what
+     * the engine can of the shared rows no other profile uses. */
+    int (*remove)(profkit_store *s, const char *seqs, profkit_error *err);
     void (*close)(profkit_store *s);
 } pk_store_engine;
 

@@ -47,9 +47,10 @@ struct add {
     int bad; /* out of memory */
     rows t[N_TABLES];
     pk_idmap seen; /* string ids written in this add */
+    pk_idmap label_seen; /* a hash of each label pair -> its row */
     profkit_strtab keys; /* frame labels (the keys top groups by) */
     uint64_t *str_id, *fn_id, *map_id, *frame_id, *frame_key, *stack_id, *thread_id, *vt_id;
-    uint32_t *depth;
+    uint32_t *depth, *key_str; /* key_str: a frame's label in `keys` */
     /* samples summed per (stack, thread) */
     pk_idmap rowmap;
     uint32_t *row_stack, *row_thread;
@@ -85,15 +86,24 @@ static uint64_t string_row(struct add *a, const char *s, size_t len)
     return id;
 }
 
+/* The id of the profile's string `id` (no row written). */
 static uint64_t pstr(struct add *a, uint32_t id)
 {
     const profkit_profile *p = a->p;
     if (id >= p->strings.n)
         id = 0;
     if (!a->str_id[id])
-        a->str_id[id] = string_row(a, profkit_strtab_get(&p->strings, id),
-                                   profkit_strtab_len(&p->strings, id));
+        a->str_id[id] = text_id(profkit_strtab_get(&p->strings, id), profkit_strtab_len(&p->strings, id));
     return a->str_id[id];
+}
+
+/* The row of the profile's string `id` (once per add). */
+static void pstr_row(struct add *a, uint32_t id)
+{
+    const profkit_profile *p = a->p;
+    if (id >= p->strings.n)
+        id = 0;
+    string_row(a, profkit_strtab_get(&p->strings, id), profkit_strtab_len(&p->strings, id));
 }
 
 static uint64_t words_id(uint64_t tag, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
@@ -103,36 +113,23 @@ static uint64_t words_id(uint64_t tag, uint64_t a0, uint64_t a1, uint64_t a2, ui
     return pk_store_hash_words(w, 6, tag);
 }
 
-static void dictionary_rows(struct add *a)
+/* The ids of the profile's functions, mappings, frames (and the labels
+ * `top` groups them by) and stacks; no row is written yet. */
+static void dictionary_ids(struct add *a)
 {
     const profkit_profile *p = a->p;
     char buf[4096];
     for (size_t i = 0; i < p->n_functions; i++) {
         const profkit_function *f = &p->functions[i];
-        uint64_t n = pstr(a, f->name), sn = pstr(a, f->system_name), fi = pstr(a, f->file),
-                 mo = pstr(a, f->module);
-        a->fn_id[i] = words_id(PK_ID_FUNCTION, n, sn, fi, mo, f->start_line, 0);
-        rows *r = &a->t[T_FUNCTIONS];
-        put_i(r, (int64_t)a->fn_id[i], &a->bad);
-        put_i(r, (int64_t)n, &a->bad);
-        put_i(r, (int64_t)sn, &a->bad);
-        put_i(r, (int64_t)fi, &a->bad);
-        put_i(r, (int64_t)mo, &a->bad);
-        put_i(r, f->start_line, &a->bad);
+        a->fn_id[i] = words_id(PK_ID_FUNCTION, pstr(a, f->name), pstr(a, f->system_name),
+                               pstr(a, f->file), pstr(a, f->module), f->start_line, 0);
     }
     for (size_t i = 0; i < p->n_mappings; i++) {
         const profkit_mapping *m = &p->mappings[i];
-        uint64_t pa = pstr(a, m->path), b = pstr(a, m->build_id);
-        a->map_id[i] = words_id(PK_ID_MAPPING, m->start, m->end, m->offset, pa, b, 0);
-        rows *r = &a->t[T_MAPPINGS];
-        put_i(r, (int64_t)a->map_id[i], &a->bad);
-        put_i(r, (int64_t)m->start, &a->bad);
-        put_i(r, (int64_t)m->end, &a->bad);
-        put_i(r, (int64_t)m->offset, &a->bad);
-        put_i(r, (int64_t)pa, &a->bad);
-        put_i(r, (int64_t)b, &a->bad);
+        a->map_id[i] = words_id(PK_ID_MAPPING, m->start, m->end, m->offset, pstr(a, m->path),
+                                pstr(a, m->build_id), 0);
     }
-    for (size_t i = 0; i < p->n_frames; i++) {
+    for (size_t i = 0; i < p->n_frames && !a->bad; i++) {
         const profkit_frame *f = &p->frames[i];
         uint64_t fn = f->function < p->n_functions ? a->fn_id[f->function] : 0;
         uint64_t mp = f->mapping < p->n_mappings ? a->map_id[f->mapping] : 0;
@@ -145,15 +142,8 @@ static void dictionary_rows(struct add *a)
             a->bad = 1;
             return;
         }
-        a->frame_key[i] = string_row(a, profkit_strtab_get(&a->keys, k), len);
-        rows *r = &a->t[T_FRAMES];
-        put_i(r, (int64_t)a->frame_id[i], &a->bad);
-        put_i(r, (int64_t)f->address, &a->bad);
-        put_i(r, (int64_t)fn, &a->bad);
-        put_i(r, f->line, &a->bad);
-        put_i(r, f->column, &a->bad);
-        put_i(r, (int64_t)mp, &a->bad);
-        put_i(r, f->inline_depth, &a->bad);
+        a->key_str[i] = k;
+        a->frame_key[i] = text_id(profkit_strtab_get(&a->keys, k), len);
     }
     /* parents precede children in the model's stack table */
     a->stack_id[0] = 0;
@@ -164,13 +154,122 @@ static void dictionary_rows(struct add *a)
         uint64_t fr = st->frame < p->n_frames ? a->frame_id[st->frame] : 0;
         a->stack_id[i] = words_id(PK_ID_STACK, a->stack_id[par], fr, 0, 0, 0, 0);
         a->depth[i] = a->depth[par] + 1;
-        rows *r = &a->t[T_STACKS];
-        put_i(r, (int64_t)a->stack_id[i], &a->bad);
-        put_i(r, (int64_t)a->stack_id[par], &a->bad);
-        put_i(r, (int64_t)fr, &a->bad);
-        put_i(r, a->depth[i], &a->bad);
-        put_i(r, st->frame < p->n_frames ? (int64_t)a->frame_key[st->frame] : 0, &a->bad);
     }
+}
+
+/* Marks what the sample rows use: their stacks and every prefix, the
+ * frames of those, and the frames' functions and mappings. Only these get
+ * rows, so the store holds what its samples need and nothing more, and rm
+ * can tell what no profile uses any longer (docs/store.md). */
+static void mark_used(struct add *a, uint8_t *stack, uint8_t *frame, uint8_t *fn, uint8_t *map)
+{
+    const profkit_profile *p = a->p;
+    if (!p->n_value_types) /* no value type: no sample row */
+        return;
+    for (size_t r = 0; r < a->n_rows; r++)
+        for (uint32_t s = a->row_stack[r]; s != 0 && s < p->n_stacks && !stack[s]; s = p->stacks[s].parent) {
+            stack[s] = 1;
+            if (p->stacks[s].parent >= s) /* parents precede children: a loop otherwise */
+                break;
+        }
+    for (size_t i = 1; i < p->n_stacks; i++)
+        if (stack[i] && p->stacks[i].frame < p->n_frames)
+            frame[p->stacks[i].frame] = 1;
+    for (size_t i = 0; i < p->n_frames; i++) {
+        if (!frame[i])
+            continue;
+        if (p->frames[i].function < p->n_functions)
+            fn[p->frames[i].function] = 1;
+        if (p->frames[i].mapping < p->n_mappings)
+            map[p->frames[i].mapping] = 1;
+    }
+}
+
+static void function_row(struct add *a, size_t i)
+{
+    const profkit_function *f = &a->p->functions[i];
+    rows *r = &a->t[T_FUNCTIONS];
+    put_i(r, (int64_t)a->fn_id[i], &a->bad);
+    put_i(r, (int64_t)pstr(a, f->name), &a->bad);
+    put_i(r, (int64_t)pstr(a, f->system_name), &a->bad);
+    put_i(r, (int64_t)pstr(a, f->file), &a->bad);
+    put_i(r, (int64_t)pstr(a, f->module), &a->bad);
+    put_i(r, f->start_line, &a->bad);
+    pstr_row(a, f->name);
+    pstr_row(a, f->system_name);
+    pstr_row(a, f->file);
+    pstr_row(a, f->module);
+}
+
+static void mapping_row(struct add *a, size_t i)
+{
+    const profkit_mapping *m = &a->p->mappings[i];
+    rows *r = &a->t[T_MAPPINGS];
+    put_i(r, (int64_t)a->map_id[i], &a->bad);
+    put_i(r, (int64_t)m->start, &a->bad);
+    put_i(r, (int64_t)m->end, &a->bad);
+    put_i(r, (int64_t)m->offset, &a->bad);
+    put_i(r, (int64_t)pstr(a, m->path), &a->bad);
+    put_i(r, (int64_t)pstr(a, m->build_id), &a->bad);
+    pstr_row(a, m->path);
+    pstr_row(a, m->build_id);
+}
+
+static void frame_row(struct add *a, size_t i)
+{
+    const profkit_profile *p = a->p;
+    const profkit_frame *f = &p->frames[i];
+    rows *r = &a->t[T_FRAMES];
+    put_i(r, (int64_t)a->frame_id[i], &a->bad);
+    put_i(r, (int64_t)f->address, &a->bad);
+    put_i(r, (int64_t)(f->function < p->n_functions ? a->fn_id[f->function] : 0), &a->bad);
+    put_i(r, f->line, &a->bad);
+    put_i(r, f->column, &a->bad);
+    put_i(r, (int64_t)(f->mapping < p->n_mappings ? a->map_id[f->mapping] : 0), &a->bad);
+    put_i(r, f->inline_depth, &a->bad);
+    uint32_t k = a->key_str[i];
+    string_row(a, profkit_strtab_get(&a->keys, k), profkit_strtab_len(&a->keys, k));
+}
+
+static void stack_row(struct add *a, size_t i)
+{
+    const profkit_profile *p = a->p;
+    const profkit_stack *st = &p->stacks[i];
+    rows *r = &a->t[T_STACKS];
+    put_i(r, (int64_t)a->stack_id[i], &a->bad);
+    put_i(r, (int64_t)a->stack_id[st->parent < i ? st->parent : 0], &a->bad);
+    put_i(r, (int64_t)(st->frame < p->n_frames ? a->frame_id[st->frame] : 0), &a->bad);
+    put_i(r, a->depth[i], &a->bad);
+    put_i(r, st->frame < p->n_frames ? (int64_t)a->frame_key[st->frame] : 0, &a->bad);
+}
+
+/* The shared rows the samples use (mark_used), and their strings. */
+static void dictionary_rows(struct add *a)
+{
+    const profkit_profile *p = a->p;
+    uint8_t *stack = calloc(p->n_stacks + 1, 1), *frame = calloc(p->n_frames + 1, 1),
+            *fn = calloc(p->n_functions + 1, 1), *map = calloc(p->n_mappings + 1, 1);
+    if (!stack || !frame || !fn || !map) {
+        a->bad = 1;
+    } else {
+        mark_used(a, stack, frame, fn, map);
+        for (size_t i = 0; i < p->n_functions; i++)
+            if (fn[i])
+                function_row(a, i);
+        for (size_t i = 0; i < p->n_mappings; i++)
+            if (map[i])
+                mapping_row(a, i);
+        for (size_t i = 0; i < p->n_frames; i++)
+            if (frame[i])
+                frame_row(a, i);
+        for (size_t i = 1; i < p->n_stacks; i++)
+            if (stack[i])
+                stack_row(a, i);
+    }
+    free(stack);
+    free(frame);
+    free(fn);
+    free(map);
 }
 
 /* Sums the sample rows per (stack, thread): a timed profile has a row per
@@ -215,6 +314,8 @@ static void stack_keys(struct add *a)
     const profkit_profile *p = a->p;
     pk_idmap done = { 0 }, mark = { 0 };
     uint32_t stamp = 0;
+    if (!p->n_value_types) /* no value type: no sample row */
+        return;
     for (size_t i = 0; i < a->n_rows && !a->bad; i++) {
         uint32_t st = a->row_stack[i];
         if (st == 0 || st >= p->n_stacks || pk_idmap_get(&done, a->stack_id[st]) != PROFKIT_NONE)
@@ -240,15 +341,32 @@ static void stack_keys(struct add *a)
     pk_idmap_free(&mark);
 }
 
+/* Whether row i of labels is the pair (k, v). */
+static int label_is(const rows *r, size_t i, const char *k, size_t klen, const char *v, size_t vlen)
+{
+    const pk_cell *c = &r->c[i * 3];
+    return c[1].len == klen && memcmp(c[1].s, k, klen) == 0 && c[2].len == vlen &&
+           memcmp(c[2].s, v, vlen) == 0;
+}
+
 static void label(struct add *a, int64_t seq, const char *k, size_t klen, const char *v,
                   size_t vlen)
 {
     rows *r = &a->t[T_LABELS];
-    /* the same pair twice is one label */
-    for (size_t i = 0; i + 2 < r->n; i += 3)
-        if (r->c[i + 1].len == klen && memcmp(r->c[i + 1].s, k, klen) == 0 &&
-            r->c[i + 2].len == vlen && memcmp(r->c[i + 2].s, v, vlen) == 0)
+    /* the same pair twice is one label: found by its hash (a profile may
+     * have thousands of threads, each a label), compared in full */
+    uint64_t h = pk_store_hash(v, vlen, pk_store_hash(k, klen, PK_ID_STRING));
+    uint32_t at = pk_idmap_get(&a->label_seen, h);
+    if (at != PROFKIT_NONE) {
+        if (label_is(r, at, k, klen, v, vlen))
             return;
+        for (size_t i = 0; i < r->n / 3; i++) /* two pairs of one hash: never seen, but exact */
+            if (label_is(r, i, k, klen, v, vlen))
+                return;
+    } else if (pk_idmap_put(&a->label_seen, h, (uint32_t)(r->n / 3)) != 0) {
+        a->bad = 1;
+        return;
+    }
     put_i(r, seq, &a->bad);
     put_s(r, k, klen, &a->bad);
     put_s(r, v, vlen, &a->bad);
@@ -379,6 +497,7 @@ static void add_free(struct add *a)
     for (int i = 0; i < N_TABLES; i++)
         free(a->t[i].c);
     pk_idmap_free(&a->seen);
+    pk_idmap_free(&a->label_seen);
     pk_idmap_free(&a->rowmap);
     profkit_strtab_free(&a->keys);
     free(a->str_id);
@@ -390,6 +509,7 @@ static void add_free(struct add *a)
     free(a->thread_id);
     free(a->vt_id);
     free(a->depth);
+    free(a->key_str);
     free(a->row_stack);
     free(a->row_thread);
     free(a->row_values);
@@ -428,11 +548,12 @@ int profkit_store_add(profkit_store *s, const profkit_profile *p,
     if (profkit_strtab_init(&a.keys) != 0 || !(a.str_id = ids(p->strings.n, 8)) ||
         !(a.fn_id = ids(p->n_functions, 8)) || !(a.map_id = ids(p->n_mappings, 8)) ||
         !(a.frame_id = ids(p->n_frames, 8)) || !(a.frame_key = ids(p->n_frames, 8)) ||
+        !(a.key_str = ids(p->n_frames, 4)) ||
         !(a.stack_id = ids(p->n_stacks, 8)) || !(a.depth = ids(p->n_stacks, 4)) ||
         !(a.thread_id = ids(p->n_threads, 8)) || !(a.vt_id = ids(p->n_value_types, 8)))
         a.bad = 1;
     if (!a.bad)
-        dictionary_rows(&a);
+        dictionary_ids(&a);
     acc(&a, text_id(p->format, strlen(p->format)));
     for (size_t i = 0; !a.bad && i < p->n_threads; i++) {
         const profkit_thread *t = &p->threads[i];
@@ -452,6 +573,8 @@ int profkit_store_add(profkit_store *s, const profkit_profile *p,
         acc(&a, pstr(&a, p->metadata[i].key));
         acc(&a, pstr(&a, p->metadata[i].value));
     }
+    if (!a.bad)
+        dictionary_rows(&a);
     if (!a.bad)
         stack_keys(&a);
     a.content = pk_store_hash_words(a.acc, a.n_acc, a.content ^ PK_ID_PROFILE);

@@ -171,36 +171,47 @@ static int ch_query(profkit_store *s, const char *sql, pk_store_row_fn fn, void 
     return rc;
 }
 
-/* TabSeparated: \, tab, newline, CR and NUL escaped. */
-static void tsv(pk_sql *b, const char *s, size_t len)
+/* A string literal of the VALUES format: quote and backslash escaped, NUL
+ * as \0; other bytes as they are. */
+static void literal(pk_sql *b, const char *s, size_t len)
 {
+    pk_sql_add(b, "'");
     for (size_t i = 0; i < len; i++) {
         char c = s[i];
-        if (c == '\\' || c == '\t' || c == '\n' || c == '\r' || c == '\0') {
-            char e = c == '\t' ? 't' : c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\0' ? '0' : '\\';
-            pk_sql_add(b, "\\%c", e);
-        } else {
+        if (c == '\'' || c == '\\')
+            pk_sql_add(b, "\\%c", c);
+        else if (c == '\0')
+            pk_sql_add(b, "\\0");
+        else
             pk_sql_add(b, "%c", c);
-        }
     }
+    pk_sql_add(b, "'");
 }
 
+/* Rows go as VALUES (a, b), (c, d): a body cut short (an add killed while
+ * sending) ends inside a tuple, which ClickHouse refuses whole, where in
+ * TabSeparated the last row's last number or text, cut, would be taken as
+ * it came and could name a shared row wrongly. */
 static int ch_insert(profkit_store *s, const char *table, size_t n_cols, const pk_cell *cells,
                      size_t n_rows, profkit_error *err)
 {
     if (n_rows == 0)
         return 0;
     pk_sql body = { 0 }, q = { 0 }, p = { 0 };
-    for (size_t r = 0; r < n_rows; r++)
+    for (size_t r = 0; r < n_rows; r++) {
+        pk_sql_add(&body, r ? ",(" : "(");
         for (size_t c = 0; c < n_cols; c++) {
             const pk_cell *x = &cells[r * n_cols + c];
+            if (c)
+                pk_sql_add(&body, ",");
             if (x->is_text)
-                tsv(&body, x->s ? x->s : "", x->len);
+                literal(&body, x->s ? x->s : "", x->len);
             else
                 pk_sql_add(&body, "%lld", (long long)x->i);
-            pk_sql_add(&body, c + 1 < n_cols ? "\t" : "\n");
         }
-    pk_sql_add(&q, "INSERT INTO %s FORMAT TabSeparated", table);
+        pk_sql_add(&body, ")");
+    }
+    pk_sql_add(&q, "INSERT INTO %s VALUES", table);
     params(&p, ch_of(s), q.buf);
     int rc = body.failed || q.failed || p.failed
                  ? profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
@@ -215,6 +226,33 @@ static int ch_begin(profkit_store *s, profkit_error *err) { (void)s, (void)err; 
 static int ch_commit(profkit_store *s, profkit_error *err) { (void)s, (void)err; return 0; }
 static void ch_rollback(profkit_store *s) { (void)s; }
 
+/* Removing profiles: a tombstone in `removed` hides them from every query
+ * at once (there is no DELETE on a Distributed table and no transaction),
+ * then a mutation on each server's tables deletes their own rows in the
+ * background (ALTER TABLE ... DELETE, on the *_local tables of every shard
+ * the URL lists). The shared rows stay: telling which of them no other
+ * profile uses needs the call tree walked, which ClickHouse 18.16 cannot do
+ * in a mutation (docs/store.md). */
+static int ch_remove(profkit_store *s, const char *seqs, profkit_error *err)
+{
+    static const char *const own[] = { "samples", "labels", "meta", "profile_values",
+                                       "profile_threads", "profiles" };
+    struct ch *c = ch_of(s);
+    pk_sql q = { 0 };
+    pk_sql_add(&q, "INSERT INTO removed SELECT seq FROM profiles WHERE seq IN (%s)", seqs);
+    int rc = pk_sql_exec(s, &q, err);
+    for (size_t h = 0; h < c->n_shards && rc == 0; h++)
+        for (size_t t = 0; t < sizeof(own) / sizeof(own[0]) && rc == 0; t++) {
+            pk_sql_free(&q);
+            pk_sql_add(&q, "ALTER TABLE %s%s DELETE WHERE seq IN (%s)", own[t],
+                       c->cluster[0] ? "_local" : "", seqs);
+            rc = q.failed ? profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+                          : run(s, h, q.buf, err);
+        }
+    pk_sql_free(&q);
+    return rc;
+}
+
 static void ch_close(profkit_store *s)
 {
     struct ch *c = ch_of(s);
@@ -226,7 +264,7 @@ static void ch_close(profkit_store *s)
 }
 
 static const pk_store_engine clickhouse_engine = {
-    ch_exec, ch_query, ch_insert, ch_begin, ch_commit, ch_rollback, ch_close,
+    ch_exec, ch_query, ch_insert, ch_begin, ch_commit, ch_rollback, ch_remove, ch_close,
 };
 
 /* The tables: name, columns, ORDER BY, and whether rows are shared (merged

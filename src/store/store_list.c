@@ -184,7 +184,7 @@ int profkit_store_list(FILE *out, profkit_store *s, const profkit_store_query *q
 
 int profkit_store_remove(profkit_store *s, const profkit_store_query *q, size_t *n, profkit_error *err)
 {
-    pk_sql sel = { 0 }, del = { 0 };
+    pk_sql sel = { 0 };
     struct listing l;
     memset(&l, 0, sizeof(l));
     int rc = pk_sql_select_profiles(&sel, s, q, err);
@@ -195,24 +195,8 @@ int profkit_store_remove(profkit_store *s, const profkit_store_query *q, size_t 
         pk_sql list = { 0 };
         for (size_t i = 0; i < l.n; i++)
             pk_sql_add(&list, i ? ",%lld" : "%lld", (long long)l.e[i].seq);
-        if (s->clickhouse) {
-            /* no transactions, and no DELETE on Distributed tables: a
-             * tombstone hides them from every query */
-            pk_sql_add(&del, "INSERT INTO removed SELECT seq FROM profiles WHERE seq IN (%s)", list.buf);
-            rc = pk_sql_exec(s, &del, err);
-        } else if ((rc = s->engine->begin(s, err)) == 0) {
-            static const char *const tables[] = { "samples", "labels", "meta", "profile_values",
-                                                  "profile_threads", "profiles" };
-            for (size_t t = 0; t < 6 && rc == 0; t++) {
-                pk_sql_free(&del);
-                pk_sql_add(&del, "DELETE FROM %s WHERE seq IN (%s)", tables[t], list.buf);
-                rc = pk_sql_exec(s, &del, err);
-            }
-            if (rc == 0)
-                rc = s->engine->commit(s, err);
-            if (rc)
-                s->engine->rollback(s);
-        }
+        rc = list.failed ? profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+                         : s->engine->remove(s, list.buf, err);
         pk_sql_free(&list);
     }
     if (n)
@@ -221,6 +205,5 @@ int profkit_store_remove(profkit_store *s, const profkit_store_query *q, size_t 
         snprintf(err->file, sizeof(err->file), "%s", s->name);
     listing_free(&l);
     pk_sql_free(&sel);
-    pk_sql_free(&del);
     return rc;
 }

@@ -41,6 +41,7 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS samples (seq INTEGER NOT NULL, stack INTEGER NOT NULL,"
     " thread INTEGER NOT NULL, vtype INTEGER NOT NULL, value INTEGER NOT NULL);"
     "CREATE INDEX IF NOT EXISTS samples_seq ON samples (seq, vtype);"
+    "CREATE INDEX IF NOT EXISTS stacks_parent ON stacks (parent);"
     "CREATE TABLE IF NOT EXISTS removed (seq INTEGER PRIMARY KEY);";
 
 static sqlite3 *db_of(profkit_store *s) { return s->impl; }
@@ -132,6 +133,95 @@ static int sq_commit(profkit_store *s, profkit_error *err) { return sq_exec(s, "
 static void sq_rollback(profkit_store *s) { sqlite3_exec(db_of(s), "ROLLBACK", NULL, NULL, NULL); }
 static void sq_close(profkit_store *s) { sqlite3_close(db_of(s)); }
 
+/* Removing profiles (their seqs, "1,2,3"), in one transaction: their own
+ * rows, then every shared row no remaining profile uses, so the store is
+ * as if they had never been added (docs/store.md). Set-based: the
+ * candidates are the removed samples' stacks and their prefixes; one of
+ * them stays if a remaining sample names it or it has a child that is no
+ * candidate (every stored stack leads to a sample: add writes no other),
+ * and so do its prefixes. Then frames, functions, mappings and strings
+ * that only dead rows named, each checked against what remains. */
+static const char gc_begin[] =
+    "DROP TABLE IF EXISTS temp.gc_stacks; DROP TABLE IF EXISTS temp.gc_sampled;"
+    "DROP TABLE IF EXISTS temp.gc_live; DROP TABLE IF EXISTS temp.gc_frames;"
+    "DROP TABLE IF EXISTS temp.gc_functions; DROP TABLE IF EXISTS temp.gc_mappings;"
+    "DROP TABLE IF EXISTS temp.gc_strings;"
+    "CREATE TEMP TABLE gc_stacks (id INTEGER PRIMARY KEY);"
+    "CREATE TEMP TABLE gc_sampled (id INTEGER PRIMARY KEY);"
+    "CREATE TEMP TABLE gc_live (id INTEGER PRIMARY KEY);"
+    "CREATE TEMP TABLE gc_frames (id INTEGER PRIMARY KEY);"
+    "CREATE TEMP TABLE gc_functions (id INTEGER PRIMARY KEY);"
+    "CREATE TEMP TABLE gc_mappings (id INTEGER PRIMARY KEY);"
+    "CREATE TEMP TABLE gc_strings (id INTEGER PRIMARY KEY);";
+
+static const char gc_shared[] =
+    /* candidate stacks a remaining sample names keep their stack_keys: one
+     * pass over samples (an index on samples(stack) would make that a
+     * lookup, and every add's inserts several times slower: docs/store.md) */
+    "INSERT OR IGNORE INTO gc_sampled SELECT stack FROM samples WHERE stack IN (SELECT id FROM gc_stacks);"
+    "DELETE FROM stack_keys WHERE stack IN (SELECT id FROM gc_stacks)"
+    " AND stack NOT IN (SELECT id FROM gc_sampled);"
+    /* live candidates: sampled, or with a child that is no candidate; and their prefixes */
+    "WITH RECURSIVE live(id) AS (SELECT id FROM (SELECT id FROM gc_sampled"
+    "  UNION SELECT c.id FROM gc_stacks AS c WHERE EXISTS (SELECT 1 FROM stacks AS ch"
+    "   WHERE ch.parent = c.id AND ch.id NOT IN (SELECT id FROM gc_stacks)))"
+    " UNION SELECT st.parent FROM stacks AS st JOIN live ON st.id = live.id WHERE st.parent != 0)"
+    " INSERT INTO gc_live SELECT id FROM live;"
+    "DELETE FROM gc_stacks WHERE id IN (SELECT id FROM gc_live);"
+    /* the dead stacks, then what only they named */
+    "INSERT OR IGNORE INTO gc_frames SELECT frame FROM stacks WHERE id IN (SELECT id FROM gc_stacks);"
+    "INSERT OR IGNORE INTO gc_strings SELECT leaf_key FROM stacks WHERE id IN (SELECT id FROM gc_stacks);"
+    "DELETE FROM stacks WHERE id IN (SELECT id FROM gc_stacks);"
+    "DELETE FROM gc_frames WHERE id IN (SELECT frame FROM stacks);"
+    "INSERT OR IGNORE INTO gc_functions SELECT function FROM frames WHERE id IN (SELECT id FROM gc_frames);"
+    "INSERT OR IGNORE INTO gc_mappings SELECT mapping FROM frames WHERE id IN (SELECT id FROM gc_frames);"
+    "DELETE FROM frames WHERE id IN (SELECT id FROM gc_frames);"
+    "DELETE FROM gc_functions WHERE id IN (SELECT function FROM frames);"
+    "DELETE FROM gc_mappings WHERE id IN (SELECT mapping FROM frames);"
+    "INSERT OR IGNORE INTO gc_strings SELECT name FROM functions WHERE id IN (SELECT id FROM gc_functions)"
+    " UNION ALL SELECT system_name FROM functions WHERE id IN (SELECT id FROM gc_functions)"
+    " UNION ALL SELECT file FROM functions WHERE id IN (SELECT id FROM gc_functions)"
+    " UNION ALL SELECT module FROM functions WHERE id IN (SELECT id FROM gc_functions)"
+    " UNION ALL SELECT path FROM mappings WHERE id IN (SELECT id FROM gc_mappings)"
+    " UNION ALL SELECT build_id FROM mappings WHERE id IN (SELECT id FROM gc_mappings);"
+    "DELETE FROM functions WHERE id IN (SELECT id FROM gc_functions);"
+    "DELETE FROM mappings WHERE id IN (SELECT id FROM gc_mappings);"
+    "DELETE FROM gc_strings WHERE id IN (SELECT name FROM functions UNION ALL SELECT system_name FROM functions"
+    " UNION ALL SELECT file FROM functions UNION ALL SELECT module FROM functions"
+    " UNION ALL SELECT path FROM mappings UNION ALL SELECT build_id FROM mappings"
+    " UNION ALL SELECT leaf_key FROM stacks);"
+    "DELETE FROM strings WHERE id IN (SELECT id FROM gc_strings);"
+    "DROP TABLE temp.gc_stacks; DROP TABLE temp.gc_sampled; DROP TABLE temp.gc_live;"
+    "DROP TABLE temp.gc_frames; DROP TABLE temp.gc_functions; DROP TABLE temp.gc_mappings;"
+    "DROP TABLE temp.gc_strings;";
+
+static int sq_remove_rows(profkit_store *s, const char *seqs, profkit_error *err)
+{
+    static const char *const own[] = { "samples", "labels", "meta", "profile_values",
+                                       "profile_threads", "profiles" };
+    pk_sql q = { 0 };
+    pk_sql_add(&q, "%s WITH RECURSIVE up(id) AS (SELECT stack FROM samples WHERE seq IN (%s) AND stack != 0"
+                   " UNION SELECT st.parent FROM stacks AS st JOIN up ON st.id = up.id WHERE st.parent != 0)"
+                   " INSERT INTO gc_stacks SELECT id FROM up;", gc_begin, seqs);
+    for (size_t t = 0; t < sizeof(own) / sizeof(own[0]); t++)
+        pk_sql_add(&q, "DELETE FROM %s WHERE seq IN (%s);", own[t], seqs);
+    pk_sql_add(&q, "%s", gc_shared);
+    int rc = pk_sql_exec(s, &q, err);
+    pk_sql_free(&q);
+    return rc;
+}
+
+static int sq_remove(profkit_store *s, const char *seqs, profkit_error *err)
+{
+    int rc = sq_begin(s, err);
+    if (rc)
+        return rc;
+    if ((rc = sq_remove_rows(s, seqs, err)) == 0 && (rc = sq_commit(s, err)) == 0)
+        return 0;
+    sq_rollback(s);
+    return rc;
+}
+
 static void free_regex(void *p)
 {
     regfree(p);
@@ -164,7 +254,7 @@ static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 }
 
 static const pk_store_engine sqlite_engine = {
-    sq_exec, sq_query, sq_insert, sq_begin, sq_commit, sq_rollback, sq_close,
+    sq_exec, sq_query, sq_insert, sq_begin, sq_commit, sq_rollback, sq_remove, sq_close,
 };
 
 int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err)

@@ -147,7 +147,7 @@ store_suite() {
   local before after
   before=$("$PROFKIT" store ls "$db" | tail -1)
   # shellcheck disable=SC2046
-  "$PROFKIT" store add "$db" $(gen_files 1) 2> "$TMP/again.err" || fail "re-add failed"
+  "$PROFKIT" store add "$db" $(gen_files 1) 2> "$TMP/again.err" || fail "re-add failed: $(grep -v "already in the store" "$TMP/again.err" | head -3)"
   after=$("$PROFKIT" store ls "$db" | tail -1)
   expect_eq "adding the same files again adds nothing" "$before" "$after"
   expect_eq "each file again is named as already there" 40 "$(grep -c 'already in the store' "$TMP/again.err")"

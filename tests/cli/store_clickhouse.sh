@@ -119,6 +119,46 @@ for port in "$HTTP1" "$HTTP2"; do
   if [ "${n:-0}" -gt 0 ] 2> /dev/null; then pass; else fail "shard at $port holds no samples ($n)"; fi
 done
 
+# rm on the cluster: the removed profiles' own rows leave every shard's
+# tables (mutations, in the background: waited for here), so those tables
+# hold what a store of only the kept profiles holds; the shared rows stay
+# (docs/store.md), and the reports are those of the kept files.
+q() { curl -s "http://127.0.0.1:$1/" --data-binary "$2"; }
+mutations_done() {
+  local port _
+  for _ in $(seq 1 150); do
+    local busy=0
+    for port in "$HTTP1" "$HTTP2"; do
+      [ "$(q "$port" 'SELECT count() FROM system.mutations WHERE is_done = 0')" = 0 ] || busy=1
+    done
+    [ $busy = 0 ] && return 0
+    sleep 0.2
+  done
+  return 1
+}
+own_counts() { # own_counts DATABASE: the rows of each profile's own table, over both shards
+  local t
+  for t in profiles labels meta profile_values profile_threads samples; do
+    echo "$t $(q "$HTTP1" "SELECT count() FROM $1.$t")"
+  done
+}
+python3 "$PROFKIT_SRC/tests/store/gen_folded.py" "$TMP/rm" 16 150 3 > /dev/null
+mapfile -t rm_all < <(cut -f1 "$TMP/rm/labels.tsv")
+RMDB="clickhouse://127.0.0.1:$HTTP1,127.0.0.1:$HTTP2/prof_rm?cluster=pk"
+KEPTDB="clickhouse://127.0.0.1:$HTTP1,127.0.0.1:$HTTP2/prof_kept?cluster=pk"
+"$PROFKIT" store add "$RMDB" -q "${rm_all[@]}" || fail "rm: store add failed"
+"$PROFKIT" store rm "$RMDB" --where 'file~p000[01][13579]\.folded$' > "$TMP/rm.out" || fail "rm: store rm failed"
+expect_eq "rm on the cluster says how many" "removed 8 profiles" "$(cat "$TMP/rm.out")"
+mapfile -t rm_kept < <(stored_files "$RMDB")
+"$PROFKIT" store add "$KEPTDB" -q "${rm_kept[@]}" || fail "rm: store add of the kept files failed"
+mutations_done && pass || fail "rm: the mutations did not finish in 30 s"
+expect_eq "after rm, each profile's own tables hold what a store of the kept ones holds" \
+  "$(own_counts prof_kept)" "$(own_counts prof_rm)"
+expect_eq "the tombstones: one per removed profile" 8 "$(q "$HTTP1" 'SELECT count() FROM prof_rm.removed')"
+STORE_REPORTS=("top -n 0" "top -n 0 --cum" "tree")
+compare_reports "after rm on the cluster" "$RMDB" "--where file~." "${rm_kept[@]}"
+STORE_REPORTS=("${saved[@]}")
+
 # A killed add on the cluster: what the store lists, it answers for in full.
 python3 "$PROFKIT_SRC/tests/store/gen_folded.py" "$TMP/kill" 40 1500 11 > /dev/null
 mapfile -t all < <(cut -f1 "$TMP/kill/labels.tsv")

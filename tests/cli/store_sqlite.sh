@@ -28,6 +28,40 @@ grep -q "x.sqlite" "$TMP/err" && pass || fail "the error names the DB: $(cat "$T
 
 store_suite "$DB"
 
+# rm leaves the store as if the removed profiles had never been added: the
+# same rows in every table as a store of only the others (the shared rows
+# no remaining profile uses are gone), and every report unchanged.
+RM="$TMP/rm"
+mkdir -p "$RM"
+python3 "$PROFKIT_SRC/tests/store/gen_folded.py" "$RM/gen" 24 150 3 > /dev/null
+# shellcheck disable=SC2046
+rm_files=($(readable $(ls "$PROFKIT_SRC"/tests/data/*/ok_* | grep -v '\.expect$')) $(cut -f1 "$RM/gen/labels.tsv"))
+"$PROFKIT" store add "$RM/all.sqlite" -q "${rm_files[@]}" || fail "rm: store add failed"
+mapfile -t kept_before < <(stored_files "$RM/all.sqlite")
+"$PROFKIT" store rm "$RM/all.sqlite" --where 'format~^(pprof|perf_script|gecko)$' > /dev/null || fail "rm by format failed"
+"$PROFKIT" store rm "$RM/all.sqlite" --where 'file~p000[0-9][13579]' > /dev/null || fail "rm of odd generated failed"
+mapfile -t kept < <(stored_files "$RM/all.sqlite")
+[ "${#kept[@]}" -gt 10 ] && [ "${#kept[@]}" -lt "${#kept_before[@]}" ] && pass ||
+  fail "rm: expected some profiles removed and some kept (${#kept[@]} of ${#kept_before[@]})"
+"$PROFKIT" store add "$RM/kept.sqlite" -q "${kept[@]}" || fail "rm: store add of the kept files failed"
+python3 "$PROFKIT_SRC/tests/store/store_tables.py" "$RM/all.sqlite" > "$RM/all.tables"
+python3 "$PROFKIT_SRC/tests/store/store_tables.py" "$RM/kept.sqlite" > "$RM/kept.tables"
+expect_files_eq "after rm, every table as in a store of only the kept profiles" "$RM/kept.tables" "$RM/all.tables"
+STORE_REPORTS=("top -n 0" "top -n 0 --cum" "tree" "traces" "top -n 0 --by address")
+compare_reports "after rm" "$RM/all.sqlite" "--where file~." "${kept[@]}"
+# a removed file is added again as it was
+removed_one=$(comm -23 <(printf '%s\n' "${kept_before[@]}" | sort) <(printf '%s\n' "${kept[@]}" | sort) | head -1)
+"$PROFKIT" store add "$RM/all.sqlite" -q "$removed_one" || fail "re-add after rm failed"
+"$PROFKIT" store add "$RM/kept.sqlite" -q "$removed_one"
+python3 "$PROFKIT_SRC/tests/store/store_tables.py" "$RM/all.sqlite" > "$RM/all.tables"
+python3 "$PROFKIT_SRC/tests/store/store_tables.py" "$RM/kept.sqlite" > "$RM/kept.tables"
+expect_files_eq "a removed file added again: the same tables" "$RM/kept.tables" "$RM/all.tables"
+compare_reports "a removed file added again" "$RM/all.sqlite" "--where file~." "${kept[@]}" "$removed_one"
+# removing everything empties every table
+"$PROFKIT" store rm "$RM/all.sqlite" --where 'file~.' > /dev/null || fail "rm of everything failed"
+expect_eq "rm of every profile leaves no row" "" \
+  "$(python3 "$PROFKIT_SRC/tests/store/store_tables.py" "$RM/all.sqlite" | awk '$2 != 0')"
+
 # A killed add: many profiles added in one command, killed at a few points.
 python3 "$PROFKIT_SRC/tests/store/gen_folded.py" "$TMP/kill" 60 1500 11 > /dev/null
 mapfile -t all < <(cut -f1 "$TMP/kill/labels.tsv")
