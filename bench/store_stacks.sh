@@ -10,7 +10,9 @@
 #
 #   STORE_N=1000 PROFKIT=build/release/profkit bash bench/store_stacks.sh
 #
-# STORE_N profiles (1,000), STORE_STACKS stacks each (1,000); STORE_ENGINES
+# STORE_N profiles (1,000), STORE_STACKS stacks each (1,000); STORE_DEEP=40:
+# stacks of 20 to 40 frames down one call tree, sharing long prefixes
+# (gen_folded.py's DEEP; default: 2 to 16 frames, few shared); STORE_ENGINES
 # "sqlite clickhouse" (SQLite always: the array form is built from it).
 # ClickHouse is Debian's, started here on free 127.0.0.1 ports with a
 # temporary data directory, stopped at the end.
@@ -54,7 +56,7 @@ XML
 }
 
 echo "generating $N profiles of $STACKS stacks (50 hosts, 20 versions)..."
-python3 "$SRC/tests/store/gen_folded.py" "$OUT/gen" "$N" "$STACKS" 1
+python3 "$SRC/tests/store/gen_folded.py" "$OUT/gen" "$N" "$STACKS" 1 400 "${STORE_DEEP:-0}"
 # one add per (host, version) group, as bench/store.sh
 ingest() {
   awk -F'\t' '{ g[$2 "\t" $3] = g[$2 "\t" $3] " " $1 } END { for (k in g) print k "\t" g[k] }' \
