@@ -19,3 +19,30 @@ measure() {
     printf "%s: %.1f MB in %.2f s wall (%.0f MB/s), %.2f s CPU (%.0f MB/s), peak RSS %.0f MB\n",
            l, b / 1e6, $1, b / 1e6 / $1, $2, b / 1e6 / $2, $3 / 1024 }'
 }
+
+# Starts Debian's clickhouse-server, one node on free 127.0.0.1 ports, its
+# data under $OUT/ch; sets chpid (the caller stops it) and CH_HTTP.
+start_clickhouse() {
+  local http tcp dir="$OUT/ch"
+  http=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  tcp=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  mkdir -p "$dir/data" "$dir/tmp"
+  cp /etc/clickhouse-server/users.xml "$dir/users.xml"
+  cat > "$dir/config.xml" << XML
+<?xml version="1.0"?>
+<yandex>
+  <logger><level>warning</level><log>$dir/server.log</log><errorlog>$dir/error.log</errorlog><console>0</console></logger>
+  <http_port>$http</http_port><tcp_port>$tcp</tcp_port><listen_host>127.0.0.1</listen_host>
+  <path>$dir/data/</path><tmp_path>$dir/tmp/</tmp_path><users_config>$dir/users.xml</users_config>
+  <default_profile>default</default_profile><default_database>default</default_database>
+  <mark_cache_size>536870912</mark_cache_size>
+</yandex>
+XML
+  /usr/sbin/clickhouse-server --config-file="$dir/config.xml" > "$dir/stdout" 2>&1 &
+  chpid=$!
+  for _ in $(seq 1 150); do
+    [ "$(curl -s "http://127.0.0.1:$http/?query=SELECT%201")" = 1 ] && break
+    sleep 0.2
+  done
+  CH_HTTP=$http
+}

@@ -116,6 +116,20 @@ def gecko_deep(n, out):
     out.write(json.dumps(gecko_doc([t]), separators=(",", ":")).encode())
 
 
+def write_processed_thread(th, out):
+    """A processed profile (version 24) of one thread: th's tables plus empty
+    markers, resources and libs."""
+    th.update({"markers": {"length": 0, "name": [], "startTime": [], "endTime": [],
+                           "phase": [], "category": [], "data": []},
+               "resourceTable": {"length": 0, "lib": [], "name": [], "host": [], "type": []},
+               "libs": []})
+    doc = {"meta": {"version": 4, "preprocessedProfileVersion": 24, "startTime": 0,
+                    "interval": 1,
+                    "categories": [{"name": "Other", "color": "grey", "subcategories": ["Other"]}]},
+           "threads": [th]}
+    out.write(json.dumps(doc, separators=(",", ":")).encode())
+
+
 def firefox_deep(n, out):
     names = ["f%d" % i for i in range(64)]
     th = {
@@ -131,16 +145,8 @@ def firefox_deep(n, out):
                        "frame": [i % 64 for i in range(n)],
                        "category": [0] * n, "subcategory": [0] * n},
         "samples": {"length": n, "stack": list(range(n)), "time": list(range(n))},
-        "markers": {"length": 0, "name": [], "startTime": [], "endTime": [],
-                    "phase": [], "category": [], "data": []},
-        "resourceTable": {"length": 0, "lib": [], "name": [], "host": [], "type": []},
-        "libs": [],
     }
-    doc = {"meta": {"version": 4, "preprocessedProfileVersion": 24, "startTime": 0,
-                    "interval": 1,
-                    "categories": [{"name": "Other", "color": "grey", "subcategories": ["Other"]}]},
-           "threads": [th]}
-    out.write(json.dumps(doc, separators=(",", ":")).encode())
+    write_processed_thread(th, out)
 
 
 def folded_line(n, out):
@@ -403,16 +409,8 @@ def sibling_loops(n, out):
         "stackTable": {"length": 3 * n, "prefix": prefix, "frame": frame,
                        "category": [0] * (3 * n), "subcategory": [0] * (3 * n)},
         "samples": {"length": 2 * n, "stack": leaves, "time": list(range(2 * n))},
-        "markers": {"length": 0, "name": [], "startTime": [], "endTime": [],
-                    "phase": [], "category": [], "data": []},
-        "resourceTable": {"length": 0, "lib": [], "name": [], "host": [], "type": []},
-        "libs": [],
     }
-    doc = {"meta": {"version": 4, "preprocessedProfileVersion": 24, "startTime": 0,
-                    "interval": 1,
-                    "categories": [{"name": "Other", "color": "grey", "subcategories": ["Other"]}]},
-           "threads": [th]}
-    out.write(json.dumps(doc, separators=(",", ":")).encode())
+    write_processed_thread(th, out)
 
 
 def gzip_members(n, out):

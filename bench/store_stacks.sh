@@ -30,30 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-start_clickhouse() {
-  local http tcp dir="$OUT/ch"
-  http=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  tcp=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  mkdir -p "$dir/data" "$dir/tmp"
-  cp /etc/clickhouse-server/users.xml "$dir/users.xml"
-  cat > "$dir/config.xml" << XML
-<?xml version="1.0"?>
-<yandex>
-  <logger><level>warning</level><log>$dir/server.log</log><errorlog>$dir/error.log</errorlog><console>0</console></logger>
-  <http_port>$http</http_port><tcp_port>$tcp</tcp_port><listen_host>127.0.0.1</listen_host>
-  <path>$dir/data/</path><tmp_path>$dir/tmp/</tmp_path><users_config>$dir/users.xml</users_config>
-  <default_profile>default</default_profile><default_database>default</default_database>
-  <mark_cache_size>536870912</mark_cache_size>
-</yandex>
-XML
-  /usr/sbin/clickhouse-server --config-file="$dir/config.xml" > "$dir/stdout" 2>&1 &
-  chpid=$!
-  for _ in $(seq 1 150); do
-    [ "$(curl -s "http://127.0.0.1:$http/?query=SELECT%201")" = 1 ] && break
-    sleep 0.2
-  done
-  CH_HTTP=$http
-}
+. "$SRC/bench/lib.sh"   # start_clickhouse
 
 echo "generating $N profiles of $STACKS stacks (50 hosts, 20 versions)..."
 python3 "$SRC/tests/store/gen_folded.py" "$OUT/gen" "$N" "$STACKS" 1 400 "${STORE_DEEP:-0}"
