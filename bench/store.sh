@@ -60,7 +60,7 @@ for engine in $ENGINES; do
   awk -v n="$N" -v r="$samples" -v w="$wall" -v c="$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" -v e="$engine" 'BEGIN {
     printf "%s ingestion: %d profiles, %d sample rows: %.1f s wall (%.1f profiles/s, %.0f rows/s), profkit CPU %.1f s (%.1f profiles/s, %.0f rows/s)\n",
     e, n, r, w, n / w, r / w, c, n / c, r / c }'
-  echo "$engine rows: stacks $(count stacks), frames $(count frames), stack_keys $(count stack_keys)"
+  echo "$engine rows: stacks $(count stacks), frames $(count frames)"
   [ "$engine" = sqlite ] && echo "sqlite file: $(du -sh "$DB" | cut -f1)"
   # top over one version: the engine's GROUP BY against merging the files
   mapfile -t files < <(awk -F'\t' '$3 == "version=1.7" { print $1 }' "$OUT/gen/labels.tsv")

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Stacks as parent/frame pairs (the store as built) against stacks as
-arrays of frame ids (a prototype), on one store's data (docs/store.md).
-Run by bench/store_stacks.sh, which fills a SQLite store and a ClickHouse
-one with `profkit store add` (pairs); this builds the array form from the
-pairs and measures, in each engine, both forms' storage, writes (every
-profile's rows inserted again, one transaction / one INSERT per table per
-profile, as `add` does), `top`'s GROUP BYs and reading the aggregated
-stacks a tree or flame graph is built from.
+"""Stacks as arrays of frame ids (the store as built) against stacks as
+parent/frame pairs (the form the store had before), on one store's data
+(docs/store.md). Run by bench/store_stacks.sh, which fills a SQLite store
+and a ClickHouse one with `profkit store add`; this builds the pair form
+from the store's arrays (a node per distinct prefix, its depth and label,
+and each sampled stack's distinct labels in stack_keys) and measures, in
+each engine, both forms' storage, writes (every profile's rows inserted
+again, one transaction / one INSERT per table per profile, as `add` does),
+`top`'s GROUP BYs and reading the aggregated stacks a tree or flame graph
+is built from.
 
 store_stacks.py SQLITE_DB OUTDIR [CLICKHOUSE_HTTP_URL DATABASE]"""
+import hashlib
 import json
 import os
 import sqlite3
@@ -34,22 +37,28 @@ def best(f):
 
 
 src = sqlite3.connect(SQLITE_DB)
-stacks = {i: (p, f, k) for i, p, f, k in src.execute("SELECT id, parent, frame, leaf_key FROM stacks")}
-paths = {}
+# the store's rows: one per sampled stack, its frames and their labels, root first
+arrays_of = {i: (tuple(json.loads(f)), tuple(json.loads(k)))
+             for i, f, k in src.execute("SELECT id, frames, keys FROM stacks")}
+# the pair form's node ids: a sampled stack keeps the store's id (samples
+# name it), another prefix gets a 63-bit hash of its frames, as wide as the
+# store's content ids (so the two forms' sizes compare)
+node_ids = {fr: i for i, (fr, _) in arrays_of.items()}
+
+
+def node_id(prefix):
+    if not prefix:
+        return 0
+    i = node_ids.get(prefix)
+    if i is None:
+        i = int.from_bytes(hashlib.blake2b(repr(prefix).encode(), digest_size=8).digest(), "little") >> 1
+        node_ids[prefix] = i
+    return i
 
 
 def path(i):
-    """Frame ids and keys of stack i, root first."""
-    out, got = [], i
-    while got and got not in paths:
-        out.append(got)
-        got = stacks[got][0]
-    fr, ke = (list(paths[got][0]), list(paths[got][1])) if got else ([], [])
-    for s in reversed(out):
-        fr.append(stacks[s][1])
-        ke.append(stacks[s][2])
-        paths[s] = (tuple(fr), tuple(ke))
-    return paths[i]
+    """Frame ids and keys of sampled stack i, root first."""
+    return arrays_of[i]
 
 
 seqs = [s for (s,) in src.execute("SELECT seq FROM profiles ORDER BY seq")]
@@ -59,13 +68,15 @@ vtype = src.execute("SELECT vtype FROM profile_values LIMIT 1").fetchone()[0]
 per_profile = []
 for seq in seqs:
     sampled = [s for (s,) in src.execute("SELECT DISTINCT stack FROM samples WHERE seq = ?", (seq,)) if s]
-    pref = set()
+    pairs = {}
     for s in sampled:
-        x = s
-        while x and x not in pref:
-            pref.add(x)
-            x = stacks[x][0]
-    pairs = [(s, stacks[s][0], stacks[s][1], len(path(s)[0]), stacks[s][2]) for s in pref]
+        fr, ke = path(s)
+        for d in range(len(fr), 0, -1):
+            n = node_id(fr[:d])
+            if n in pairs:
+                break
+            pairs[n] = (n, node_id(fr[:d - 1]), fr[d - 1], d, ke[d - 1])
+    pairs = list(pairs.values())
     keys = []
     for s in sampled:
         for k in sorted(set(path(s)[1])):
@@ -75,7 +86,7 @@ for seq in seqs:
 n_sample_stacks = len({a[0] for _, _, arr in per_profile for a in arr})
 print("data: %d profiles, %d sample rows, %d distinct sampled stacks, %d stack rows (pairs, with prefixes), "
       "mean depth of a sampled stack %.1f" % (
-          len(seqs), src.execute("SELECT count(*) FROM samples").fetchone()[0], n_sample_stacks, len(stacks),
+          len(seqs), src.execute("SELECT count(*) FROM samples").fetchone()[0], n_sample_stacks, len(node_ids),
           sum(len(path(s)[0]) for s in {a[0] for _, _, arr in per_profile for a in arr}) / max(1, n_sample_stacks)))
 
 

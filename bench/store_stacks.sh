@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Stacks in the store as parent/frame pairs (as built) or as arrays of frame
-# ids (issue 14: "choose on measurements"; docs/store.md, docs/BENCHMARKS.md).
-# Fills a SQLite store and a ClickHouse one with `profkit store add` from the
-# same generated profiles (tests/store/gen_folded.py), then
-# bench/store_stacks.py builds the array form from the pairs and compares,
+# Stacks in the store as arrays of frame ids (as built) or as parent/frame
+# pairs (the form before; issue 14: "choose on measurements"; docs/store.md,
+# docs/BENCHMARKS.md). Fills a SQLite store and a ClickHouse one with
+# `profkit store add` from the same generated profiles
+# (tests/store/gen_folded.py), then bench/store_stacks.py builds the pair
+# form from the arrays and compares,
 # in each engine: storage, writing every profile's rows, top's GROUP BYs
 # (stack_keys and leaf_key against json_each / ARRAY JOIN) and reading the
 # aggregated stacks of a tree (level by level against one query).
@@ -13,7 +14,7 @@
 # STORE_N profiles (1,000), STORE_STACKS stacks each (1,000); STORE_DEEP=40:
 # stacks of 20 to 40 frames down one call tree, sharing long prefixes
 # (gen_folded.py's DEEP; default: 2 to 16 frames, few shared); STORE_ENGINES
-# "sqlite clickhouse" (SQLite always: the array form is built from it).
+# "sqlite clickhouse" (SQLite always: the pair form is built from it).
 # ClickHouse is Debian's, started here on free 127.0.0.1 ports with a
 # temporary data directory, stopped at the end.
 set -euo pipefail

@@ -10,12 +10,18 @@
 
 #include "model/model.h"
 
-/* One value of a row to insert: text (s, len) or an integer. */
+/* What a cell of a row to insert holds. */
+enum { PK_CELL_INT, PK_CELL_TEXT,
+       /* integers as the text "[1,2,3]": SQLite keeps the JSON text,
+        * ClickHouse reads it as an Array(Int64) */
+       PK_CELL_ARRAY };
+
+/* One value of a row to insert: text or an array (s, len), or an integer. */
 typedef struct pk_cell {
     const char *s;
     size_t len;
     int64_t i;
-    int is_text;
+    int kind; /* PK_CELL_* */
 } pk_cell;
 
 /* Called per result row: n cells of text (NULL for SQL NULL) with their
@@ -47,6 +53,11 @@ struct profkit_store {
     int distributed; /* ClickHouse tables are Distributed: IN becomes GLOBAL IN */
     void *impl;
 };
+
+/* Refuses a store written before stacks were arrays (docs/store.md): an
+ * engine runs this before it creates any table, with the query, in its
+ * dialect, that returns a row when `stacks` has the old `parent` column. */
+int pk_store_check_stacks(profkit_store *s, const char *old_sql, profkit_error *err);
 
 /* Opens an engine: fills s->engine and s->impl, creates the tables. */
 int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err);

@@ -1,6 +1,7 @@
 /* store_add.c: adding one profile to the store (docs/store.md): every row
  * gets its content id, shared rows (strings, functions, mappings, frames,
- * stacks) are written once whatever number of profiles use them, samples
+ * stacks: one row per sampled stack, its frames and their labels as arrays,
+ * root first) are written once whatever number of profiles use them, samples
  * are summed per stack, thread and value type, and the profile's own rows
  * go in one transaction (SQLite) or before its `profiles` row, which is
  * what makes it visible (ClickHouse). */
@@ -21,7 +22,7 @@ static void put_i(rows *r, int64_t v, int *bad)
         *bad = 1;
         return;
     }
-    r->c[r->n++] = (pk_cell){ NULL, 0, v, 0 };
+    r->c[r->n++] = (pk_cell){ NULL, 0, v, PK_CELL_INT };
 }
 
 static void put_s(rows *r, const char *s, size_t len, int *bad)
@@ -30,16 +31,27 @@ static void put_s(rows *r, const char *s, size_t len, int *bad)
         *bad = 1;
         return;
     }
-    r->c[r->n++] = (pk_cell){ s, len, 0, 1 };
+    r->c[r->n++] = (pk_cell){ s, len, 0, PK_CELL_TEXT };
 }
 
-enum { T_STRINGS, T_FUNCTIONS, T_MAPPINGS, T_FRAMES, T_STACKS, T_STACK_KEYS, T_SAMPLES, T_LABELS,
-       T_META, T_VALUES, T_THREADS, T_PROFILES, N_TABLES };
+/* An array cell: its text is at offset `at` of the add's `arrays`, which
+ * may still move; the pointer is set when every array is written. */
+static void put_a(rows *r, size_t at, size_t len, int *bad)
+{
+    if (PK_VEC_RESERVE(r->c, r->n, r->cap, 1) != 0) {
+        *bad = 1;
+        return;
+    }
+    r->c[r->n++] = (pk_cell){ NULL, len, (int64_t)at, PK_CELL_ARRAY };
+}
+
+enum { T_STRINGS, T_FUNCTIONS, T_MAPPINGS, T_FRAMES, T_STACKS, T_SAMPLES, T_LABELS, T_META,
+       T_VALUES, T_THREADS, T_PROFILES, N_TABLES };
 static const char *const table_name[N_TABLES] = {
-    "strings", "functions", "mappings", "frames", "stacks", "stack_keys", "samples", "labels",
+    "strings", "functions", "mappings", "frames", "stacks", "samples", "labels",
     "meta", "profile_values", "profile_threads", "profiles",
 };
-static const size_t table_cols[N_TABLES] = { 2, 6, 6, 7, 5, 2, 5, 3, 4, 6, 7, 6 };
+static const size_t table_cols[N_TABLES] = { 2, 6, 6, 7, 3, 5, 3, 4, 6, 7, 6 };
 
 struct add {
     profkit_store *s;
@@ -48,6 +60,7 @@ struct add {
     rows t[N_TABLES];
     pk_idmap seen; /* string ids written in this add */
     pk_idmap label_seen; /* a hash of each label pair -> its row */
+    pk_sql arrays; /* the text of the stacks' arrays, "[1,2][3,4]..." */
     profkit_strtab keys; /* frame labels (the keys top groups by) */
     uint64_t *str_id, *fn_id, *map_id, *frame_id, *frame_key, *stack_id, *thread_id, *vt_id;
     uint32_t *depth, *key_str; /* key_str: a frame's label in `keys` */
@@ -231,18 +244,6 @@ static void frame_row(struct add *a, size_t i)
     string_row(a, profkit_strtab_get(&a->keys, k), profkit_strtab_len(&a->keys, k));
 }
 
-static void stack_row(struct add *a, size_t i)
-{
-    const profkit_profile *p = a->p;
-    const profkit_stack *st = &p->stacks[i];
-    rows *r = &a->t[T_STACKS];
-    put_i(r, (int64_t)a->stack_id[i], &a->bad);
-    put_i(r, (int64_t)a->stack_id[st->parent < i ? st->parent : 0], &a->bad);
-    put_i(r, (int64_t)(st->frame < p->n_frames ? a->frame_id[st->frame] : 0), &a->bad);
-    put_i(r, a->depth[i], &a->bad);
-    put_i(r, st->frame < p->n_frames ? (int64_t)a->frame_key[st->frame] : 0, &a->bad);
-}
-
 /* The shared rows the samples use (mark_used), and their strings. */
 static void dictionary_rows(struct add *a)
 {
@@ -262,9 +263,6 @@ static void dictionary_rows(struct add *a)
         for (size_t i = 0; i < p->n_frames; i++)
             if (frame[i])
                 frame_row(a, i);
-        for (size_t i = 1; i < p->n_stacks; i++)
-            if (stack[i])
-                stack_row(a, i);
     }
     free(stack);
     free(frame);
@@ -308,14 +306,32 @@ static void sum_samples(struct add *a)
     }
 }
 
-/* stack_keys: each sample stack's distinct keys, for the cumulative sums. */
-static void stack_keys(struct add *a)
+/* Appends "[x,y,...]" of n words to a->arrays; the cell's offset and length. */
+static void array_text(struct add *a, const uint64_t *w, size_t n, size_t *at, size_t *len)
+{
+    *at = a->arrays.len;
+    pk_sql_add(&a->arrays, "[");
+    for (size_t i = 0; i < n; i++)
+        pk_sql_add(&a->arrays, i ? ",%lld" : "%lld", (long long)w[i]);
+    pk_sql_add(&a->arrays, "]");
+    *len = a->arrays.len - *at;
+}
+
+/* A row of `stacks` per distinct stack the sample rows name: its id, its
+ * frames' ids and their labels (the keys `top` groups by), root first. */
+static void stack_rows(struct add *a)
 {
     const profkit_profile *p = a->p;
-    pk_idmap done = { 0 }, mark = { 0 };
-    uint32_t stamp = 0;
+    pk_idmap done = { 0 };
+    uint32_t max_depth = 0;
     if (!p->n_value_types) /* no value type: no sample row */
         return;
+    for (size_t i = 0; i < p->n_stacks; i++)
+        if (a->depth[i] > max_depth)
+            max_depth = a->depth[i];
+    uint64_t *fr = calloc((size_t)max_depth + 1, 8), *ke = calloc((size_t)max_depth + 1, 8);
+    if (!fr || !ke)
+        a->bad = 1;
     for (size_t i = 0; i < a->n_rows && !a->bad; i++) {
         uint32_t st = a->row_stack[i];
         if (st == 0 || st >= p->n_stacks || pk_idmap_get(&done, a->stack_id[st]) != PROFKIT_NONE)
@@ -324,21 +340,33 @@ static void stack_keys(struct add *a)
             a->bad = 1;
             break;
         }
-        stamp++;
-        for (uint32_t s = st, guard = 0; s != 0 && s < p->n_stacks && guard <= a->depth[st];
-             s = p->stacks[s].parent, guard++) {
-            uint32_t fr = p->stacks[s].frame;
-            uint64_t k = fr < p->n_frames ? a->frame_key[fr] : 0;
-            if (!k || pk_idmap_get(&mark, k) == stamp)
-                continue;
-            if (pk_idmap_put(&mark, k, stamp) != 0)
-                a->bad = 1;
-            put_i(&a->t[T_STACK_KEYS], (int64_t)a->stack_id[st], &a->bad);
-            put_i(&a->t[T_STACK_KEYS], (int64_t)k, &a->bad);
+        /* depth[st] frames, filled from the leaf back to the root */
+        size_t n = a->depth[st], k = n;
+        for (uint32_t s = st; s != 0 && k > 0; s = p->stacks[s].parent < s ? p->stacks[s].parent : 0) {
+            /* the parents dictionary_ids hashed: one before its child, or the root */
+            uint32_t f = p->stacks[s].frame;
+            k--;
+            fr[k] = f < p->n_frames ? a->frame_id[f] : 0;
+            ke[k] = f < p->n_frames ? a->frame_key[f] : 0;
         }
+        size_t at, len;
+        rows *r = &a->t[T_STACKS];
+        put_i(r, (int64_t)a->stack_id[st], &a->bad);
+        array_text(a, fr + k, n - k, &at, &len);
+        put_a(r, at, len, &a->bad);
+        array_text(a, ke + k, n - k, &at, &len);
+        put_a(r, at, len, &a->bad);
+    }
+    if (a->arrays.failed)
+        a->bad = 1;
+    for (size_t c = 0; !a->bad && c < a->t[T_STACKS].n; c++) {
+        pk_cell *x = &a->t[T_STACKS].c[c];
+        if (x->kind == PK_CELL_ARRAY)
+            x->s = a->arrays.buf + x->i;
     }
     pk_idmap_free(&done);
-    pk_idmap_free(&mark);
+    free(fr);
+    free(ke);
 }
 
 /* Whether row i of labels is the pair (k, v). */
@@ -498,6 +526,7 @@ static void add_free(struct add *a)
         free(a->t[i].c);
     pk_idmap_free(&a->seen);
     pk_idmap_free(&a->label_seen);
+    pk_sql_free(&a->arrays);
     pk_idmap_free(&a->rowmap);
     profkit_strtab_free(&a->keys);
     free(a->str_id);
@@ -576,7 +605,7 @@ int profkit_store_add(profkit_store *s, const profkit_profile *p,
     if (!a.bad)
         dictionary_rows(&a);
     if (!a.bad)
-        stack_keys(&a);
+        stack_rows(&a);
     a.content = pk_store_hash_words(a.acc, a.n_acc, a.content ^ PK_ID_PROFILE);
     if (id)
         *id = a.content;

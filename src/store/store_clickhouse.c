@@ -1,6 +1,6 @@
 /* store_clickhouse.c: the store on ClickHouse, through its HTTP interface
  * with libcurl (docs/store.md). Tables are MergeTree; the shared rows
- * (strings, functions, mappings, frames, stacks, stack_keys) are
+ * (strings, functions, mappings, frames, stacks) are
  * ReplacingMergeTree, so the copies every add sends merge into one, and
  * queries read them with DISTINCT until they have. With ?cluster=NAME the
  * tables are *_local ones on every shard the URL lists and Distributed
@@ -204,8 +204,10 @@ static int ch_insert(profkit_store *s, const char *table, size_t n_cols, const p
             const pk_cell *x = &cells[r * n_cols + c];
             if (c)
                 pk_sql_add(&body, ",");
-            if (x->is_text)
+            if (x->kind == PK_CELL_TEXT)
                 literal(&body, x->s ? x->s : "", x->len);
+            else if (x->kind == PK_CELL_ARRAY) /* profkit's own "[1,2,3]" */
+                pk_sql_add(&body, "%.*s", (int)x->len, x->s ? x->s : "[]");
             else
                 pk_sql_add(&body, "%lld", (long long)x->i);
         }
@@ -282,8 +284,7 @@ static const struct {
     { "functions", "id Int64, name Int64, system_name Int64, file Int64, module Int64, start_line Int64", "id", 1 },
     { "mappings", "id Int64, memory_start Int64, memory_end Int64, file_offset Int64, path Int64, build_id Int64", "id", 1 },
     { "frames", "id Int64, address Int64, function Int64, line Int64, col Int64, mapping Int64, inline_depth Int64", "id", 1 },
-    { "stacks", "id Int64, parent Int64, frame Int64, depth Int64, leaf_key Int64", "id", 1 },
-    { "stack_keys", "stack Int64, key Int64", "(stack, key)", 1 },
+    { "stacks", "id Int64, frames Array(Int64), keys Array(Int64)", "id", 1 },
     { "samples", "seq Int64, stack Int64, thread Int64, vtype Int64, value Int64", "(seq, vtype, stack)", 0 },
     { "removed", "seq Int64", "seq", 0 },
 };
@@ -303,6 +304,15 @@ static int create(profkit_store *s, profkit_error *err)
         }
         if ((rc = post(s, h, "", q.buf, q.len, err)) != 0)
             break;
+        if (h == 0) { /* a store of the older schema is refused before any table is made */
+            pk_sql_free(&q);
+            pk_sql_add(&q, "SELECT 1 FROM system.columns WHERE database = '%s' AND table IN ('stacks', "
+                           "'stacks_local') AND name = 'parent'", c->db);
+            rc = q.failed ? profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+                          : pk_store_check_stacks(s, q.buf, err);
+            if (rc)
+                break;
+        }
         for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]) && rc == 0; t++) {
             const char *key = strchr(tables[t].cols, ' ');
             int klen = (int)(key - tables[t].cols);

@@ -1,7 +1,8 @@
 /* store_load.c: a profile from the store's aggregated rows, as merging the
  * selected profiles would give: the engine sums samples per stack, thread
- * and value type, and only those sums and the rows they name (stacks and
- * their prefixes, frames, functions, mappings, strings) are read. */
+ * and value type, and only those sums and the rows they name (stacks, each
+ * with its frames as an array, then frames, functions, mappings, strings)
+ * are read: one round per table, whatever the depth. */
 #include "store/store.h"
 
 #include <stdio.h>
@@ -226,6 +227,9 @@ static int row_sum(void *payload, char **c, const size_t *lens, size_t n, profki
 
 struct load {
     table stacks, frames, functions, mappings, strings;
+    /* the frames of stacks row i: path[path_at[i] .. path_at[i + 1]) */
+    uint64_t *path;
+    size_t *path_at, n_path, cap_path, cap_at;
     struct sums sums;
     pk_idmap threads, vtypes; /* ids -> the header's indexes */
 };
@@ -237,6 +241,8 @@ static void load_free(struct load *l)
     table_free(&l->functions);
     table_free(&l->mappings);
     table_free(&l->strings);
+    free(l->path);
+    free(l->path_at);
     free(l->sums.stack);
     free(l->sums.thread);
     free(l->sums.vtype);
@@ -263,22 +269,49 @@ static uint32_t intern(profkit_profile *p, const table *strings, uint64_t id)
     return profkit_string_intern(p, s, len);
 }
 
-/* Fetches every row the sums name: stacks down to the root, then their
- * frames, functions, mappings and strings. */
+/* Parses stacks row i's frames, "[id,id,...]" (root first), into l->path. */
+static int parse_path(struct load *l, size_t i, profkit_error *err)
+{
+    const char *c = l->stacks.text[i], *e = c + l->stacks.len[i];
+    if (PK_VEC_RESERVE(l->path_at, i + 1, l->cap_at, 1) != 0)
+        return nomem(err);
+    l->path_at[i] = l->n_path;
+    int ok = c < e && *c++ == '[';
+    while (ok && c < e && *c != ']') {
+        uint64_t v = 0;
+        int digits = 0;
+        while (c < e && *c >= '0' && *c <= '9' && digits < 19) {
+            v = v * 10 + (uint64_t)(*c++ - '0');
+            digits++;
+        }
+        if (PK_VEC_RESERVE(l->path, l->n_path, l->cap_path, 1) != 0)
+            return nomem(err);
+        l->path[l->n_path++] = v;
+        ok = digits > 0 && v > 0 && c < e && (*c == ']' || (*c == ',' && c + 1 < e && c[1] != ']'));
+        if (ok && *c == ',')
+            c++;
+    }
+    if (!ok || c + 1 != e || l->n_path == l->path_at[i])
+        return profkit_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
+                                 "stacks: row %zu: expected its frames as [ID,ID,...], got '%.40s' "
+                                 "(a damaged store?)", i, l->stacks.text[i]);
+    l->path_at[i + 1] = l->n_path;
+    return 0;
+}
+
+/* Fetches every row the sums name: their stacks, the frames those list,
+ * then the frames' functions and mappings, and the strings these name. */
 static int fetch_rows(profkit_store *s, struct load *l, profkit_error *err)
 {
     int rc = 0;
     for (size_t i = 0; i < l->sums.n && rc == 0; i++)
         rc = want(&l->stacks, l->sums.stack[i]);
-    /* one round per level of the deepest stack not fetched yet */
-    while (rc == 0 && l->stacks.n_want) {
-        size_t first = l->stacks.n;
-        if ((rc = fetch(s, &l->stacks, "SELECT id, parent, frame, depth FROM stacks", err)) != 0)
-            break;
-        for (size_t i = first; i < l->stacks.n && rc == 0; i++)
-            if ((rc = want(&l->stacks, (uint64_t)l->stacks.v[i * 3])) == 0)
-                rc = want(&l->frames, (uint64_t)l->stacks.v[i * 3 + 1]);
-    }
+    if (rc == 0)
+        rc = fetch(s, &l->stacks, "SELECT id, frames FROM stacks", err);
+    for (size_t i = 0; i < l->stacks.n && rc == 0; i++)
+        if ((rc = parse_path(l, i, err)) == 0)
+            for (size_t k = l->path_at[i]; k < l->path_at[i + 1] && rc == 0; k++)
+                rc = want(&l->frames, l->path[k]);
     if (rc == 0)
         rc = fetch(s, &l->frames,
                    "SELECT id, address, function, line, col, mapping, inline_depth FROM frames", err);
@@ -302,13 +335,6 @@ static int fetch_rows(profkit_store *s, struct load *l, profkit_error *err)
     return rc == PROFKIT_ENOMEM && !err->message[0] ? nomem(err) : rc;
 }
 
-static int by_depth(const void *ctx, uint32_t a, uint32_t b)
-{
-    const table *t = ctx;
-    int64_t x = t->v[(size_t)a * 3 + 2], y = t->v[(size_t)b * 3 + 2];
-    return x < y ? -1 : x > y;
-}
-
 /* The model's index of a fetched row by id (`model` is per row). */
 static uint32_t model_of(const table *t, const uint32_t *model, uint64_t id)
 {
@@ -321,10 +347,9 @@ static int build(profkit_profile *p, struct load *l, profkit_error *err)
 {
     int rc = PROFKIT_ENOMEM;
     uint32_t *mm = calloc(l->mappings.n + 1, 4), *mf = calloc(l->functions.n + 1, 4),
-             *mr = calloc(l->frames.n + 1, 4), *ms = calloc(l->stacks.n + 1, 4),
-             *order = calloc(l->stacks.n + 1, 4);
+             *mr = calloc(l->frames.n + 1, 4), *ms = calloc(l->stacks.n + 1, 4);
     int64_t *vals = calloc(p->n_value_types + 1, sizeof(int64_t));
-    if (!mm || !mf || !mr || !ms || !order || !vals)
+    if (!mm || !mf || !mr || !ms || !vals)
         goto done;
     for (size_t i = 0; i < l->mappings.n; i++) {
         const int64_t *m = &l->mappings.v[i * 5];
@@ -364,23 +389,21 @@ static int build(profkit_profile *p, struct load *l, profkit_error *err)
         if ((mr[i] = profkit_frame_add(p, &fr)) == PROFKIT_NONE)
             goto done;
     }
-    /* parents before children */
-    for (size_t i = 0; i < l->stacks.n; i++)
-        order[i] = (uint32_t)i;
-    if (profkit_sort_u32(order, l->stacks.n, by_depth, &l->stacks) != 0)
-        goto done;
-    for (size_t k = 0; k < l->stacks.n; k++) {
-        size_t i = order[k];
-        const int64_t *st = &l->stacks.v[i * 3];
-        uint32_t parent = st[0] ? model_of(&l->stacks, ms, (uint64_t)st[0]) : 0;
-        uint32_t frame = model_of(&l->frames, mr, (uint64_t)st[1]);
-        if (parent == PROFKIT_NONE || frame == PROFKIT_NONE) {
-            rc = profkit_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
-                                   "stacks: row %zu has a parent or frame that is not in the store", i);
-            goto done;
+    /* each stack down its frames from the root: the model interns the prefixes */
+    for (size_t i = 0; i < l->stacks.n; i++) {
+        uint32_t node = 0;
+        for (size_t k = l->path_at[i]; k < l->path_at[i + 1]; k++) {
+            uint32_t frame = model_of(&l->frames, mr, l->path[k]);
+            if (frame == PROFKIT_NONE) {
+                rc = profkit_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
+                                       "stacks: row %zu names frame %lld, which is not in the store",
+                                       i, (long long)l->path[k]);
+                goto done;
+            }
+            if ((node = profkit_stack_intern(p, node, frame)) == PROFKIT_NONE)
+                goto done;
         }
-        if ((ms[i] = profkit_stack_intern(p, parent, frame)) == PROFKIT_NONE)
-            goto done;
+        ms[i] = node;
     }
     for (size_t i = 0; i < l->sums.n; i++) {
         uint32_t st = l->sums.stack[i] ? model_of(&l->stacks, ms, l->sums.stack[i]) : 0;
@@ -406,7 +429,6 @@ done:
     free(mf);
     free(mr);
     free(ms);
-    free(order);
     free(vals);
     if (rc == PROFKIT_ENOMEM)
         nomem(err);
@@ -419,7 +441,7 @@ int profkit_store_load(profkit_profile **out, profkit_store *s, const profkit_st
     *out = NULL;
     struct load l;
     memset(&l, 0, sizeof(l));
-    l.stacks.cols = 3;
+    l.stacks.cols = 0; /* text: the frames array */
     l.frames.cols = 6;
     l.functions.cols = 5;
     l.mappings.cols = 5;

@@ -34,14 +34,11 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS frames (id INTEGER PRIMARY KEY, address INTEGER NOT NULL,"
     " function INTEGER NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,"
     " mapping INTEGER NOT NULL, inline_depth INTEGER NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS stacks (id INTEGER PRIMARY KEY, parent INTEGER NOT NULL,"
-    " frame INTEGER NOT NULL, depth INTEGER NOT NULL, leaf_key INTEGER NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS stack_keys (stack INTEGER NOT NULL, key INTEGER NOT NULL,"
-    " PRIMARY KEY (stack, key)) WITHOUT ROWID;"
+    /* frames and keys: JSON arrays of ids, root first (docs/store.md) */
+    "CREATE TABLE IF NOT EXISTS stacks (id INTEGER PRIMARY KEY, frames TEXT NOT NULL, keys TEXT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS samples (seq INTEGER NOT NULL, stack INTEGER NOT NULL,"
     " thread INTEGER NOT NULL, vtype INTEGER NOT NULL, value INTEGER NOT NULL);"
     "CREATE INDEX IF NOT EXISTS samples_seq ON samples (seq, vtype);"
-    "CREATE INDEX IF NOT EXISTS stacks_parent ON stacks (parent);"
     "CREATE TABLE IF NOT EXISTS removed (seq INTEGER PRIMARY KEY);";
 
 static sqlite3 *db_of(profkit_store *s) { return s->impl; }
@@ -112,7 +109,7 @@ static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const p
     for (size_t r = 0; r < n_rows && rc == 0; r++) {
         for (size_t c = 0; c < n_cols; c++) {
             const pk_cell *x = &cells[r * n_cols + c];
-            if (x->is_text)
+            if (x->kind != PK_CELL_INT)
                 sqlite3_bind_text(st, (int)c + 1, x->s ? x->s : "", (int)x->len, SQLITE_STATIC);
             else
                 sqlite3_bind_int64(st, (int)c + 1, x->i);
@@ -136,43 +133,33 @@ static void sq_close(profkit_store *s) { sqlite3_close(db_of(s)); }
 /* Removing profiles (their seqs, "1,2,3"), in one transaction: their own
  * rows, then every shared row no remaining profile uses, so the store is
  * as if they had never been added (docs/store.md). Set-based: the
- * candidates are the removed samples' stacks and their prefixes; one of
- * them stays if a remaining sample names it or it has a child that is no
- * candidate (every stored stack leads to a sample: add writes no other),
- * and so do its prefixes. Then frames, functions, mappings and strings
- * that only dead rows named, each checked against what remains. */
+ * candidates are the removed samples' stacks; one of them stays if a
+ * remaining sample names it (add writes no other stack). Then the frames
+ * and labels only dead stacks listed, the functions and mappings only dead
+ * frames named, and the strings only dead rows named, each checked
+ * against what remains. */
 static const char gc_begin[] =
-    "DROP TABLE IF EXISTS temp.gc_stacks; DROP TABLE IF EXISTS temp.gc_sampled;"
-    "DROP TABLE IF EXISTS temp.gc_live; DROP TABLE IF EXISTS temp.gc_frames;"
+    "DROP TABLE IF EXISTS temp.gc_stacks; DROP TABLE IF EXISTS temp.gc_frames;"
     "DROP TABLE IF EXISTS temp.gc_functions; DROP TABLE IF EXISTS temp.gc_mappings;"
     "DROP TABLE IF EXISTS temp.gc_strings;"
     "CREATE TEMP TABLE gc_stacks (id INTEGER PRIMARY KEY);"
-    "CREATE TEMP TABLE gc_sampled (id INTEGER PRIMARY KEY);"
-    "CREATE TEMP TABLE gc_live (id INTEGER PRIMARY KEY);"
     "CREATE TEMP TABLE gc_frames (id INTEGER PRIMARY KEY);"
     "CREATE TEMP TABLE gc_functions (id INTEGER PRIMARY KEY);"
     "CREATE TEMP TABLE gc_mappings (id INTEGER PRIMARY KEY);"
     "CREATE TEMP TABLE gc_strings (id INTEGER PRIMARY KEY);";
 
 static const char gc_shared[] =
-    /* candidate stacks a remaining sample names keep their stack_keys: one
-     * pass over samples (an index on samples(stack) would make that a
-     * lookup, and every add's inserts several times slower: docs/store.md) */
-    "INSERT OR IGNORE INTO gc_sampled SELECT stack FROM samples WHERE stack IN (SELECT id FROM gc_stacks);"
-    "DELETE FROM stack_keys WHERE stack IN (SELECT id FROM gc_stacks)"
-    " AND stack NOT IN (SELECT id FROM gc_sampled);"
-    /* live candidates: sampled, or with a child that is no candidate; and their prefixes */
-    "WITH RECURSIVE live(id) AS (SELECT id FROM (SELECT id FROM gc_sampled"
-    "  UNION SELECT c.id FROM gc_stacks AS c WHERE EXISTS (SELECT 1 FROM stacks AS ch"
-    "   WHERE ch.parent = c.id AND ch.id NOT IN (SELECT id FROM gc_stacks)))"
-    " UNION SELECT st.parent FROM stacks AS st JOIN live ON st.id = live.id WHERE st.parent != 0)"
-    " INSERT INTO gc_live SELECT id FROM live;"
-    "DELETE FROM gc_stacks WHERE id IN (SELECT id FROM gc_live);"
-    /* the dead stacks, then what only they named */
-    "INSERT OR IGNORE INTO gc_frames SELECT frame FROM stacks WHERE id IN (SELECT id FROM gc_stacks);"
-    "INSERT OR IGNORE INTO gc_strings SELECT leaf_key FROM stacks WHERE id IN (SELECT id FROM gc_stacks);"
+    /* candidates a remaining sample names stay: one pass over samples (an
+     * index on samples(stack) would make that a lookup, and every add's
+     * inserts several times slower: docs/store.md) */
+    "DELETE FROM gc_stacks WHERE id IN (SELECT stack FROM samples WHERE stack IN (SELECT id FROM gc_stacks));"
+    /* the dead stacks, then what only they listed */
+    "INSERT OR IGNORE INTO gc_frames SELECT j.value FROM stacks AS x, json_each(x.frames) AS j"
+    " WHERE x.id IN (SELECT id FROM gc_stacks);"
+    "INSERT OR IGNORE INTO gc_strings SELECT j.value FROM stacks AS x, json_each(x.keys) AS j"
+    " WHERE x.id IN (SELECT id FROM gc_stacks);"
     "DELETE FROM stacks WHERE id IN (SELECT id FROM gc_stacks);"
-    "DELETE FROM gc_frames WHERE id IN (SELECT frame FROM stacks);"
+    "DELETE FROM gc_frames WHERE id IN (SELECT j.value FROM stacks AS x, json_each(x.frames) AS j);"
     "INSERT OR IGNORE INTO gc_functions SELECT function FROM frames WHERE id IN (SELECT id FROM gc_frames);"
     "INSERT OR IGNORE INTO gc_mappings SELECT mapping FROM frames WHERE id IN (SELECT id FROM gc_frames);"
     "DELETE FROM frames WHERE id IN (SELECT id FROM gc_frames);"
@@ -189,20 +176,18 @@ static const char gc_shared[] =
     "DELETE FROM gc_strings WHERE id IN (SELECT name FROM functions UNION ALL SELECT system_name FROM functions"
     " UNION ALL SELECT file FROM functions UNION ALL SELECT module FROM functions"
     " UNION ALL SELECT path FROM mappings UNION ALL SELECT build_id FROM mappings"
-    " UNION ALL SELECT leaf_key FROM stacks);"
+    " UNION ALL SELECT j.value FROM stacks AS x, json_each(x.keys) AS j);"
     "DELETE FROM strings WHERE id IN (SELECT id FROM gc_strings);"
-    "DROP TABLE temp.gc_stacks; DROP TABLE temp.gc_sampled; DROP TABLE temp.gc_live;"
-    "DROP TABLE temp.gc_frames; DROP TABLE temp.gc_functions; DROP TABLE temp.gc_mappings;"
-    "DROP TABLE temp.gc_strings;";
+    "DROP TABLE temp.gc_stacks; DROP TABLE temp.gc_frames; DROP TABLE temp.gc_functions;"
+    "DROP TABLE temp.gc_mappings; DROP TABLE temp.gc_strings;";
 
 static int sq_remove_rows(profkit_store *s, const char *seqs, profkit_error *err)
 {
     static const char *const own[] = { "samples", "labels", "meta", "profile_values",
                                        "profile_threads", "profiles" };
     pk_sql q = { 0 };
-    pk_sql_add(&q, "%s WITH RECURSIVE up(id) AS (SELECT stack FROM samples WHERE seq IN (%s) AND stack != 0"
-                   " UNION SELECT st.parent FROM stacks AS st JOIN up ON st.id = up.id WHERE st.parent != 0)"
-                   " INSERT INTO gc_stacks SELECT id FROM up;", gc_begin, seqs);
+    pk_sql_add(&q, "%s INSERT OR IGNORE INTO gc_stacks SELECT stack FROM samples WHERE seq IN (%s) AND stack != 0;",
+               gc_begin, seqs);
     for (size_t t = 0; t < sizeof(own) / sizeof(own[0]); t++)
         pk_sql_add(&q, "DELETE FROM %s WHERE seq IN (%s);", own[t], seqs);
     pk_sql_add(&q, "%s", gc_shared);
@@ -271,7 +256,9 @@ int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err)
     sqlite3_busy_timeout(db, 10000);
     sqlite3_create_function(db, "regexp", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_regexp,
                             NULL, NULL);
-    int rc = sq_exec(s, schema, err);
+    int rc = pk_store_check_stacks(s, "SELECT 1 FROM pragma_table_info('stacks') WHERE name = 'parent'", err);
+    if (rc == 0)
+        rc = sq_exec(s, schema, err);
     if (rc) {
         sqlite3_close(db);
         s->impl = NULL;

@@ -1,8 +1,9 @@
 /* store_top.c: `top` over the store as GROUP BYs in the engine: the flat
- * value per leaf function (stacks.leaf_key) and the cumulative one through
- * each stack's distinct functions (stack_keys), over per-stack sums of the
- * selected profiles; profkit reads one row per function and prints them
- * with top's own code. */
+ * value per leaf function (the last element of stacks.keys) and the
+ * cumulative one through each stack's distinct functions (the elements of
+ * stacks.keys: json_each on SQLite, ARRAY JOIN on ClickHouse), over
+ * per-stack sums of the selected profiles; profkit reads one row per
+ * function and prints them with top's own code. */
 #include "store/store.h"
 
 #include "report/report_top.h"
@@ -49,25 +50,30 @@ static int row_total(void *payload, char **c, const size_t *lens, size_t n, prof
 }
 
 /* SELECT key, sum over the selected profiles' stacks of value type vt,
- * grouped by the leaf key (cum = 0) or by each key of the stack (cum = 1). */
+ * grouped by the leaf key (cum = 0) or by each distinct key of the stack
+ * (cum = 1: a recursive function counts once per stack). */
 static void grouped(pk_sql *q, const profkit_store *s, const char *sel, uint64_t vt, int cum)
 {
-    char agg[64];
-    snprintf(agg, sizeof(agg), "vtype = %lld", (long long)vt);
+    char a[64];
+    snprintf(a, sizeof(a), "vtype = %lld", (long long)vt);
     if (!s->clickhouse) {
-        pk_sql_add(q, "SELECT %s, sum(a.v) FROM (SELECT stack, sum(value) AS v FROM samples "
-                      "WHERE %s AND seq IN (%s) GROUP BY stack) AS a JOIN %s ON %s = a.stack "
-                      "GROUP BY 1",
-                   cum ? "k.key" : "st.leaf_key", agg, sel, cum ? "stack_keys AS k" : "stacks AS st",
-                   cum ? "k.stack" : "st.id");
+        if (cum)
+            pk_sql_add(q, "SELECT k, sum(v) FROM (SELECT DISTINCT a.stack, j.value AS k, a.v FROM "
+                          "(SELECT stack, sum(value) AS v FROM samples WHERE %s AND seq IN (%s) "
+                          "GROUP BY stack) AS a JOIN stacks AS x ON x.id = a.stack, json_each(x.keys) AS j) "
+                          "GROUP BY 1", a, sel);
+        else
+            pk_sql_add(q, "SELECT json_extract(x.keys, '$[#-1]'), sum(a.v) FROM (SELECT stack, sum(value) "
+                          "AS v FROM samples WHERE %s AND seq IN (%s) GROUP BY stack) AS a "
+                          "JOIN stacks AS x ON x.id = a.stack GROUP BY 1", a, sel);
         return;
     }
-    pk_sql_add(q, "SELECT %s, sum(v) FROM (SELECT stack, sum(value) AS v FROM samples WHERE %s AND "
-                  "seq %s (%s) GROUP BY stack) ALL INNER JOIN (SELECT DISTINCT %s FROM %s) USING stack "
-                  "GROUP BY %s",
-               cum ? "key" : "leaf_key", agg, pk_sql_in(s), sel,
-               cum ? "stack, key" : "id AS stack, leaf_key", cum ? "stack_keys" : "stacks",
-               cum ? "key" : "leaf_key");
+    /* the copies of a stack merge in the background: one per id here */
+    pk_sql_add(q, "SELECT %s, sum(v) FROM (SELECT v, keys FROM (SELECT stack, sum(value) AS v FROM "
+                  "samples WHERE %s AND seq %s (%s) GROUP BY stack) ALL INNER JOIN (SELECT id AS stack, "
+                  "any(keys) AS keys FROM stacks GROUP BY id) USING stack) %s GROUP BY k",
+               cum ? "k" : "keys[length(keys)] AS k", a, pk_sql_in(s), sel,
+               cum ? "ARRAY JOIN arrayDistinct(keys) AS k" : "");
 }
 
 struct texts {
@@ -154,7 +160,7 @@ int profkit_store_report_top(FILE *out, profkit_store *s, const profkit_store_qu
 {
     int rc;
     if (o->by != PROFKIT_BY_FUNCTION || o->thread) {
-        /* keyed by what stack_keys does not hold, or one thread: the
+        /* keyed by what stacks.keys does not hold, or one thread: the
          * aggregated stacks, then top's own code */
         profkit_profile *p;
         if ((rc = profkit_store_load(&p, s, q, err)) != 0)

@@ -106,6 +106,14 @@ expect_status "a bad clickhouse:// URL" 1 "$PROFKIT" store ls "clickhouse://127.
 grep -q 'expected clickhouse://' "$TMP/err" && pass || fail "bad URL: message: $(cat "$TMP/err")"
 expect_status "a server that is not there" 1 "$PROFKIT" store ls "clickhouse://127.0.0.1:1/x"
 grep -q 'ClickHouse at http://127.0.0.1:1/' "$TMP/err" && pass || fail "no server: message: $(cat "$TMP/err")"
+# a store of the older schema (stacks as parent/frame pairs) is refused before any table is made
+curl -s "http://127.0.0.1:$HTTP1/" --data-binary "CREATE DATABASE prof_old" > /dev/null
+curl -s "http://127.0.0.1:$HTTP1/" --data-binary "CREATE TABLE prof_old.stacks (id Int64, parent Int64, frame Int64, depth Int64, leaf_key Int64) ENGINE = ReplacingMergeTree ORDER BY id" > /dev/null
+expect_status "a store of stacks as pairs" 1 "$PROFKIT" store add "clickhouse://127.0.0.1:$HTTP1/prof_old" "$PROFKIT_SRC/tests/data/folded/ok_simple.folded"
+grep -q "prof_old: the store's stacks table has no frames and keys arrays: it was written by an older profkit" "$TMP/err" && pass ||
+  fail "old schema: $(cat "$TMP/err")"
+expect_eq "no table is made in a store of stacks as pairs" stacks \
+  "$(curl -s "http://127.0.0.1:$HTTP1/" --data-binary "SELECT name FROM system.tables WHERE database = 'prof_old'")"
 
 echo "== one node (fewer reports: the cluster below runs them all)"
 saved=("${STORE_REPORTS[@]}")

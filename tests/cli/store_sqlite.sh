@@ -44,8 +44,11 @@ mapfile -t kept < <(stored_files "$RM/all.sqlite")
 [ "${#kept[@]}" -gt 10 ] && [ "${#kept[@]}" -lt "${#kept_before[@]}" ] && pass ||
   fail "rm: expected some profiles removed and some kept (${#kept[@]} of ${#kept_before[@]})"
 "$PROFKIT" store add "$RM/kept.sqlite" -q "${kept[@]}" || fail "rm: store add of the kept files failed"
-python3 "$PROFKIT_SRC/tests/store/store_tables.py" "$RM/all.sqlite" > "$RM/all.tables"
-python3 "$PROFKIT_SRC/tests/store/store_tables.py" "$RM/kept.sqlite" > "$RM/kept.tables"
+tables() { # tables DB OUT: what store_tables.py prints; a failure of the script fails the test
+  python3 "$PROFKIT_SRC/tests/store/store_tables.py" "$1" > "$2" || fail "store_tables.py $1 failed"
+}
+tables "$RM/all.sqlite" "$RM/all.tables"
+tables "$RM/kept.sqlite" "$RM/kept.tables"
 expect_files_eq "after rm, every table as in a store of only the kept profiles" "$RM/kept.tables" "$RM/all.tables"
 STORE_REPORTS=("top -n 0" "top -n 0 --cum" "tree" "traces" "top -n 0 --by address")
 compare_reports "after rm" "$RM/all.sqlite" "--where file~." "${kept[@]}"
@@ -53,14 +56,15 @@ compare_reports "after rm" "$RM/all.sqlite" "--where file~." "${kept[@]}"
 removed_one=$(comm -23 <(printf '%s\n' "${kept_before[@]}" | sort) <(printf '%s\n' "${kept[@]}" | sort) | head -1)
 "$PROFKIT" store add "$RM/all.sqlite" -q "$removed_one" || fail "re-add after rm failed"
 "$PROFKIT" store add "$RM/kept.sqlite" -q "$removed_one"
-python3 "$PROFKIT_SRC/tests/store/store_tables.py" "$RM/all.sqlite" > "$RM/all.tables"
-python3 "$PROFKIT_SRC/tests/store/store_tables.py" "$RM/kept.sqlite" > "$RM/kept.tables"
+tables "$RM/all.sqlite" "$RM/all.tables"
+tables "$RM/kept.sqlite" "$RM/kept.tables"
 expect_files_eq "a removed file added again: the same tables" "$RM/kept.tables" "$RM/all.tables"
 compare_reports "a removed file added again" "$RM/all.sqlite" "--where file~." "${kept[@]}" "$removed_one"
 # removing everything empties every table
 "$PROFKIT" store rm "$RM/all.sqlite" --where 'file~.' > /dev/null || fail "rm of everything failed"
-expect_eq "rm of every profile leaves no row" "" \
-  "$(python3 "$PROFKIT_SRC/tests/store/store_tables.py" "$RM/all.sqlite" | awk '$2 != 0')"
+tables "$RM/all.sqlite" "$RM/all.tables"
+expect_eq "rm of every profile leaves no row" "" "$(awk '$2 != 0' "$RM/all.tables")"
+expect_eq "store_tables.py counted every table" 12 "$(wc -l < "$RM/all.tables")"
 
 # A killed add: many profiles added in one command, killed at a few points.
 python3 "$PROFKIT_SRC/tests/store/gen_folded.py" "$TMP/kill" 60 1500 11 > /dev/null
@@ -89,5 +93,30 @@ done
 expect_eq "the re-add completes the store" "${#all[@]}" "$(stored_files "$KDB" --where set=kill | wc -l)"
 STORE_REPORTS=("top -n 0" "tree" "traces")
 compare_reports "after the kills and a re-add" "$KDB" "--where set=kill" "${all[@]}"
+
+# A damaged store: a stack's frames that are not a list of ids, or name a
+# frame that is missing, is an error that names the row, never a crash.
+BAD="$TMP/bad.sqlite"
+"$PROFKIT" store add "$BAD" -q "$PROFKIT_SRC/tests/data/folded/ok_simple.folded" || fail "bad: store add failed"
+for frames in "'[1,'" "'[]'" "'[12,,3]'" "'[99999999999999999999]'" "'nothing'"; do
+  python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE stacks SET frames = " + sys.argv[2] + " WHERE rowid = (SELECT min(rowid) FROM stacks)"); db.commit()' "$BAD" "$frames"
+  expect_status "stacks.frames = $frames" 1 "$PROFKIT" tree --db "$BAD"
+  grep -q "bad.sqlite: stacks: row [0-9]*: expected its frames as \[ID,ID,...\]" "$TMP/err" && pass ||
+    fail "stacks.frames = $frames: $(cat "$TMP/err")"
+done
+python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE stacks SET frames = \"[12345]\" WHERE rowid = (SELECT min(rowid) FROM stacks)"); db.commit()' "$BAD"
+expect_status "a stack names a missing frame" 1 "$PROFKIT" tree --db "$BAD"
+grep -q "FROM frames: no row with id 12345, which a sample needs" "$TMP/err" && pass || fail "missing frame: $(cat "$TMP/err")"
+
+# A store of the older schema (stacks as parent/frame pairs) is refused on
+# opening, and left as it was.
+OLD="$TMP/old.sqlite"
+python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("CREATE TABLE stacks (id INTEGER PRIMARY KEY, parent INTEGER NOT NULL, frame INTEGER NOT NULL, depth INTEGER NOT NULL, leaf_key INTEGER NOT NULL)"); db.commit()' "$OLD"
+before=$(cksum < "$OLD")
+expect_status "a store of stacks as pairs" 1 "$PROFKIT" store add "$OLD" "$PROFKIT_SRC/tests/data/folded/ok_simple.folded"
+grep -q "old.sqlite: the store's stacks table has no frames and keys arrays: it was written by an older profkit" "$TMP/err" && pass ||
+  fail "old schema: $(cat "$TMP/err")"
+expect_status "top on a store of stacks as pairs" 1 "$PROFKIT" top --db "$OLD"
+expect_eq "a store of stacks as pairs is left as it was" "$before" "$(cksum < "$OLD")"
 
 finish
