@@ -81,5 +81,13 @@ for engine in $ENGINES; do
   done
   t0=$(now); "$PROFKIT" tree --db "$DB" --where version=1.7 > /dev/null; t1=$(now)
   awk -v a="$t0" -v b="$t1" -v e="$engine" 'BEGIN { printf "%s: tree --where version=1.7 (aggregated stacks) %.3f s\n", e, b - a }'
+  # rm: one profile, then every profile of one version (on ClickHouse the
+  # tombstones and the mutations' start; the rows leave in the background)
+  for sel in 'file~p00007\.folded$' version=1.3; do
+    t0=$(now); "$PROFKIT" store rm "$DB" --where "$sel" > "$OUT/rm.out"; t1=$(now)
+    awk -v a="$t0" -v b="$t1" -v e="$engine" -v w="$sel" -v r="$(cat "$OUT/rm.out")" \
+      'BEGIN { printf "%s: store rm --where %s (%s) %.3f s\n", e, w, r, b - a }'
+  done
+  [ "$engine" = sqlite ] && echo "$engine rows after rm: stacks $(count stacks), frames $(count frames), samples $(count samples)"
   if [ "$engine" = clickhouse ]; then kill "$chpid"; wait "$chpid" 2> /dev/null || true; chpid=; fi
 done
