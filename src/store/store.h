@@ -54,11 +54,6 @@ struct profkit_store {
     void *impl;
 };
 
-/* Refuses a store written before stacks were arrays (docs/store.md): an
- * engine runs this before it creates any table, with the query, in its
- * dialect, that returns a row when `stacks` has the old `parent` column. */
-int pk_store_check_stacks(profkit_store *s, const char *old_sql, profkit_error *err);
-
 /* Opens an engine: fills s->engine and s->impl, creates the tables. */
 int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err);
 int pk_store_clickhouse_open(profkit_store *s, const char *url, profkit_error *err);
@@ -87,6 +82,10 @@ int pk_sql_query(profkit_store *s, pk_sql *q, pk_store_row_fn fn, void *payload,
 int pk_sql_exec(profkit_store *s, pk_sql *q, profkit_error *err);
 /* A decimal int64 cell; 0 when empty. */
 int64_t pk_cell_i64(const char *c);
+/* Refuses a store written before stacks were arrays (docs/store.md): an
+ * engine runs this before it creates any table, with the query, in its
+ * dialect, that returns a row when `stacks` has the old `parent` column. */
+int pk_store_check_stacks(profkit_store *s, const char *old_sql, profkit_error *err);
 
 /* ---- content ids (store_ids.c) ---- */
 
