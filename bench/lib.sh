@@ -21,7 +21,18 @@ measure() {
 }
 
 # Starts Debian's clickhouse-server, one node on free 127.0.0.1 ports, its
-# data under $OUT/ch; sets chpid (the caller stops it) and CH_HTTP.
+# data under $OUT/ch; sets chpid and CH_HTTP. stop_clickhouse stops it; a
+# script that starts one traps EXIT with stop_clickhouse_and_clean.
+chpid=
+stop_clickhouse() {
+  if [ -n "$chpid" ]; then kill "$chpid" 2> /dev/null || true; wait "$chpid" 2> /dev/null || true; fi
+  chpid=
+}
+stop_clickhouse_and_clean() {
+  stop_clickhouse
+  rm -rf "$OUT"
+}
+
 start_clickhouse() {
   local http tcp dir="$OUT/ch"
   http=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

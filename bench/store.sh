@@ -18,12 +18,8 @@ STACKS=${STORE_STACKS:-1000}
 ENGINES=${STORE_ENGINES:-sqlite clickhouse}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$(mktemp -d)
-chpid=
-cleanup() {
-  if [ -n "$chpid" ]; then kill "$chpid" 2> /dev/null || true; wait "$chpid" 2> /dev/null || true; fi
-  rm -rf "$OUT"
-}
-trap cleanup EXIT
+. "$SRC/bench/lib.sh"   # start_clickhouse, stop_clickhouse_and_clean
+trap stop_clickhouse_and_clean EXIT
 
 now() { date +%s.%N; }
 echo "generating $N profiles of $STACKS stacks (50 hosts, 20 versions)..."
@@ -32,7 +28,6 @@ bytes=$(du -sb "$OUT/gen" | cut -f1)
 rows=$(cat "$OUT"/gen/*.folded | wc -l)
 echo "$N files, $((bytes / 1000000)) MB, $rows stack lines"
 
-. "$SRC/bench/lib.sh"   # start_clickhouse
 
 for engine in $ENGINES; do
   if [ "$engine" = sqlite ]; then
@@ -89,5 +84,5 @@ for engine in $ENGINES; do
       'BEGIN { printf "%s: store rm --where %s (%s) %.3f s\n", e, w, r, b - a }'
   done
   [ "$engine" = sqlite ] && echo "$engine rows after rm: stacks $(count stacks), frames $(count frames), samples $(count samples)"
-  if [ "$engine" = clickhouse ]; then kill "$chpid"; wait "$chpid" 2> /dev/null || true; chpid=; fi
+  if [ "$engine" = clickhouse ]; then stop_clickhouse; fi
 done

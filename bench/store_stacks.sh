@@ -24,14 +24,9 @@ STACKS=${STORE_STACKS:-1000}
 ENGINES=${STORE_ENGINES:-sqlite clickhouse}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$(mktemp -d)
-chpid=
-cleanup() {
-  if [ -n "$chpid" ]; then kill "$chpid" 2> /dev/null || true; wait "$chpid" 2> /dev/null || true; fi
-  rm -rf "$OUT"
-}
-trap cleanup EXIT
+. "$SRC/bench/lib.sh"   # start_clickhouse, stop_clickhouse_and_clean
+trap stop_clickhouse_and_clean EXIT
 
-. "$SRC/bench/lib.sh"   # start_clickhouse
 
 echo "generating $N profiles of $STACKS stacks (50 hosts, 20 versions)..."
 python3 "$SRC/tests/store/gen_folded.py" "$OUT/gen" "$N" "$STACKS" 1 400 "${STORE_DEEP:-0}"

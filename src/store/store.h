@@ -54,6 +54,10 @@ struct profkit_store {
     void *impl;
 };
 
+/* The tables of a profile's own rows (keyed by seq), which rm deletes. */
+enum { PK_STORE_N_OWN = 6 };
+extern const char *const pk_store_own_tables[PK_STORE_N_OWN];
+
 /* Opens an engine: fills s->engine and s->impl, creates the tables. */
 int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err);
 int pk_store_clickhouse_open(profkit_store *s, const char *url, profkit_error *err);

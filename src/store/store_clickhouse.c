@@ -232,21 +232,20 @@ static void ch_rollback(profkit_store *s) { (void)s; }
  * at once (there is no DELETE on a Distributed table and no transaction),
  * then a mutation on each server's tables deletes their own rows in the
  * background (ALTER TABLE ... DELETE, on the *_local tables of every shard
- * the URL lists). The shared rows stay: telling which of them no other
- * profile uses needs the call tree walked, which ClickHouse 18.16 cannot do
- * in a mutation (docs/store.md). */
+ * the URL lists). The shared rows stay: with no transaction, deleting one
+ * that looks unused could race an add sending the same row (the same
+ * content, so the same id), which would then name a row that is gone
+ * (docs/store.md). */
 static int ch_remove(profkit_store *s, const char *seqs, profkit_error *err)
 {
-    static const char *const own[] = { "samples", "labels", "meta", "profile_values",
-                                       "profile_threads", "profiles" };
     struct ch *c = ch_of(s);
     pk_sql q = { 0 };
     pk_sql_add(&q, "INSERT INTO removed SELECT seq FROM profiles WHERE seq IN (%s)", seqs);
     int rc = pk_sql_exec(s, &q, err);
     for (size_t h = 0; h < c->n_shards && rc == 0; h++)
-        for (size_t t = 0; t < sizeof(own) / sizeof(own[0]) && rc == 0; t++) {
+        for (size_t t = 0; t < PK_STORE_N_OWN && rc == 0; t++) {
             pk_sql_free(&q);
-            pk_sql_add(&q, "ALTER TABLE %s%s DELETE WHERE seq IN (%s)", own[t],
+            pk_sql_add(&q, "ALTER TABLE %s%s DELETE WHERE seq IN (%s)", pk_store_own_tables[t],
                        c->cluster[0] ? "_local" : "", seqs);
             rc = q.failed ? profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
                           : run(s, h, q.buf, err);

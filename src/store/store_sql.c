@@ -225,3 +225,6 @@ int pk_store_check_stacks(profkit_store *s, const char *old_sql, profkit_error *
                                "new store (its profiles table's source column names them)");
     return rc;
 }
+
+const char *const pk_store_own_tables[PK_STORE_N_OWN] = { "samples", "labels", "meta", "profile_values",
+                                                          "profile_threads", "profiles" };

@@ -183,13 +183,11 @@ static const char gc_shared[] =
 
 static int sq_remove_rows(profkit_store *s, const char *seqs, profkit_error *err)
 {
-    static const char *const own[] = { "samples", "labels", "meta", "profile_values",
-                                       "profile_threads", "profiles" };
     pk_sql q = { 0 };
     pk_sql_add(&q, "%s INSERT OR IGNORE INTO gc_stacks SELECT stack FROM samples WHERE seq IN (%s) AND stack != 0;",
                gc_begin, seqs);
-    for (size_t t = 0; t < sizeof(own) / sizeof(own[0]); t++)
-        pk_sql_add(&q, "DELETE FROM %s WHERE seq IN (%s);", own[t], seqs);
+    for (size_t t = 0; t < PK_STORE_N_OWN; t++)
+        pk_sql_add(&q, "DELETE FROM %s WHERE seq IN (%s);", pk_store_own_tables[t], seqs);
     pk_sql_add(&q, "%s", gc_shared);
     int rc = pk_sql_exec(s, &q, err);
     pk_sql_free(&q);
