@@ -3,7 +3,7 @@
 #
 # index.html is the template; every *.css file (in file-name order) replaces
 # /*@PROFKIT_CSS@*/ and every *.js file replaces /*@PROFKIT_JS@*/. The result
-# is split at @PROFKIT_DATA@ into profkit_flame_page_head and _tail, which
+# is split at @PROFKIT_DATA@ into pk_flame_page_head and _tail, which
 # src/report/flame/flame_html.c writes around the profile's data.
 cmake_minimum_required(VERSION 3.20)
 if(NOT PAGE_DIR OR NOT OUT)
@@ -68,7 +68,7 @@ foreach(part head tail)
   math(EXPR len "${hexlen} / 2")
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
   string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)" "\\1\n" bytes "${bytes}")
-  string(APPEND c "const unsigned char profkit_flame_page_${part}[] = {\n${bytes}0x00\n};\n")
-  string(APPEND c "const size_t profkit_flame_page_${part}_len = ${len};\n")
+  string(APPEND c "const unsigned char pk_flame_page_${part}[] = {\n${bytes}0x00\n};\n")
+  string(APPEND c "const size_t pk_flame_page_${part}_len = ${len};\n")
 endforeach()
 file(WRITE "${OUT}" "${c}")

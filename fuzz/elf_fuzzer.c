@@ -40,10 +40,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Two mappings of the file, as a non-PIE executable (vaddr 0x400000)
      * and as a library loaded at 0x7f0000000000 with offset 0. */
     uint64_t span = (size + 0xffff) & ~(uint64_t)0xfff;
-    uint32_t m1 = profkit_mapping_add(p, 0x400000, 0x400000 + span, 0, path, "");
-    uint32_t m2 = profkit_mapping_add(p, 0x7f0000000000, 0x7f0000000000 + span, 0, path, "");
-    profkit_value_type_add(p, "samples", "count");
-    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t m1 = pk_mapping_add(p, 0x400000, 0x400000 + span, 0, path, "");
+    uint32_t m2 = pk_mapping_add(p, 0x7f0000000000, 0x7f0000000000 + span, 0, path, "");
+    pk_value_type_add(p, "samples", "count");
+    uint32_t t = pk_thread_add(p, "main", "", -1, -1);
     uint64_t stride = span / 61 + 1;
     uint32_t prev = 0;
     for (uint64_t off = 0; off < span; off += stride) {
@@ -54,16 +54,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             f.mapping = m ? m2 : m1;
             char name[32];
             snprintf(name, sizeof(name), "0x%llx", (unsigned long long)f.address);
-            f.function = profkit_function_add_named(p, name, "", "", 0);
-            uint32_t fr = profkit_frame_add(p, &f);
+            f.function = pk_function_add_named(p, name, "", "", 0);
+            uint32_t fr = pk_frame_add(p, &f);
             if (fr == PROFKIT_NONE)
                 continue;
             /* each address a leaf, and the caller of the next one */
-            uint32_t s = profkit_stack_intern(p, prev, fr);
+            uint32_t s = pk_stack_intern(p, prev, fr);
             int64_t one = 1;
             if (s != PROFKIT_NONE) {
-                profkit_sample_add(p, s, t, &one);
-                prev = profkit_stack_intern(p, 0, fr);
+                pk_sample_add(p, s, t, &one);
+                prev = pk_stack_intern(p, 0, fr);
             }
         }
     }

@@ -57,7 +57,7 @@ static uint8_t frame_bits(struct filter *f, uint32_t frame)
         return b;
     char label[4096];
     if (f->by_line)
-        profkit_frame_key_label(f->p, frame, PROFKIT_BY_LINE, label, sizeof(label));
+        pk_frame_key_label(f->p, frame, PROFKIT_BY_LINE, label, sizeof(label));
     else
         profkit_frame_label(f->p, frame, 0, label, sizeof(label));
     b = 0x80;
@@ -74,7 +74,7 @@ static uint8_t frame_bits(struct filter *f, uint32_t frame)
 static uint32_t filter_stack(struct filter *f, uint32_t s)
 {
     profkit_profile *p = f->p;
-    size_t n = profkit_stack_depth(p, s);
+    size_t n = pk_stack_depth(p, s);
     if (n > f->cap) {
         uint32_t *nb = realloc(f->buf, n * sizeof(uint32_t));
         if (!nb)
@@ -125,7 +125,7 @@ static uint32_t filter_stack(struct filter *f, uint32_t s)
                 break;
             }
     }
-    uint32_t id = profkit_stack_intern_frames(p, fr, n);
+    uint32_t id = pk_stack_intern_frames(p, fr, n);
     return id == PROFKIT_NONE ? UNSET : id;
 }
 
@@ -138,7 +138,7 @@ static int rebuild_samples(profkit_profile *p, const uint32_t *newstack)
     p->sample_stack = p->sample_thread = NULL;
     p->sample_time = p->sample_values = NULL;
     p->n_samples = p->cap_samples = p->samples_indexed = 0;
-    profkit_idset_free(&p->sample_set);
+    pk_idset_free(&p->sample_set);
     memset(&p->sample_set, 0, sizeof(p->sample_set));
     int rc = 0;
     for (size_t r = 0; r < n && rc == 0; r++) {
@@ -146,8 +146,8 @@ static int rebuild_samples(profkit_profile *p, const uint32_t *newstack)
         if (s == PROFKIT_NONE)
             continue;
         rc = time[r] == PROFKIT_NO_TIME
-                 ? profkit_sample_add(p, s, thread[r], values + r * nv)
-                 : profkit_sample_add_timed(p, s, thread[r], time[r], values + r * nv);
+                 ? pk_sample_add(p, s, thread[r], values + r * nv)
+                 : pk_sample_add_timed(p, s, thread[r], time[r], values + r * nv);
     }
     free(stack);
     free(thread);
@@ -173,7 +173,7 @@ int profkit_profile_filter(profkit_profile *p, const profkit_filter_options *o, 
         if (e != 0) {
             char msg[256];
             regerror(e, &f.re[k], msg, sizeof(msg));
-            rc = profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+            rc = pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
                                    "%s: bad regular expression '%s': %s", option_names[k], pat[k],
                                    msg);
             break;
@@ -198,7 +198,7 @@ int profkit_profile_filter(profkit_profile *p, const profkit_filter_options *o, 
     if (rc == 0)
         rc = rebuild_samples(p, newstack);
     if (rc == PROFKIT_ENOMEM)
-        profkit_error_set(err, rc, NULL, -1, "out of memory filtering the profile");
+        pk_error_set(err, rc, NULL, -1, "out of memory filtering the profile");
     for (int k = 0; k < F_N; k++)
         if (f.have[k])
             regfree(&f.re[k]);

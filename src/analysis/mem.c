@@ -8,45 +8,45 @@ static const char *const mem_types[M_N] = { "alloc_objects", "alloc_space", "fre
                                             "inuse_objects", "inuse_space" };
 
 
-static void add_row(profkit_mem_row *r, const int64_t *v)
+static void add_row(pk_mem_row *r, const int64_t *v)
 {
-    profkit_sat_addto(&r->alloc_objects, v[M_AOBJ]);
-    profkit_sat_addto(&r->alloc_space, v[M_ASPACE]);
-    profkit_sat_addto(&r->free_objects, v[M_FOBJ]);
-    profkit_sat_addto(&r->inuse_objects, v[M_IOBJ]);
-    profkit_sat_addto(&r->inuse_space, v[M_ISPACE]);
+    pk_sat_addto(&r->alloc_objects, v[M_AOBJ]);
+    pk_sat_addto(&r->alloc_space, v[M_ASPACE]);
+    pk_sat_addto(&r->free_objects, v[M_FOBJ]);
+    pk_sat_addto(&r->inuse_objects, v[M_IOBJ]);
+    pk_sat_addto(&r->inuse_space, v[M_ISPACE]);
 }
 
-void profkit_mem_free(profkit_mem *m)
+void pk_mem_free(pk_mem *m)
 {
     free(m->threads);
     free(m->paths);
-    profkit_ltree_free(&m->tree);
+    pk_ltree_free(&m->tree);
     memset(m, 0, sizeof(*m));
 }
 
-size_t profkit_mem_path_label(const profkit_mem *m, uint32_t key, char **buf, size_t *cap)
+size_t pk_mem_path_label(const pk_mem *m, uint32_t key, char **buf, size_t *cap)
 {
-    const profkit_ltree *t = &m->tree;
+    const pk_ltree *t = &m->tree;
     size_t total = 0;
     for (uint32_t n = key; n != 0; n = t->parent[n])
-        total += profkit_strtab_len(&t->labels, t->label[n]) + 1;
-    if (profkit_grow((void **)buf, cap, total + 1, 1) != 0)
+        total += pk_strtab_len(&t->labels, t->label[n]) + 1;
+    if (pk_grow((void **)buf, cap, total + 1, 1) != 0)
         return (size_t)-1;
     /* Nodes come leaf first: fill from the end. */
     size_t end = total ? total - 1 : 0;
     (*buf)[end] = '\0';
     for (uint32_t n = key; n != 0; n = t->parent[n]) {
-        size_t len = profkit_strtab_len(&t->labels, t->label[n]);
+        size_t len = pk_strtab_len(&t->labels, t->label[n]);
         end -= len;
-        memcpy(*buf + end, profkit_strtab_get(&t->labels, t->label[n]), len);
+        memcpy(*buf + end, pk_strtab_get(&t->labels, t->label[n]), len);
         if (end)
             (*buf)[--end] = ';';
     }
     return total ? total - 1 : 0;
 }
 
-int profkit_mem_compute(profkit_mem *m, const profkit_profile *p, uint32_t thread, int by_line,
+int pk_mem_compute(pk_mem *m, const profkit_profile *p, uint32_t thread, int by_line,
                         profkit_error *err)
 {
     memset(m, 0, sizeof(*m));
@@ -56,21 +56,21 @@ int profkit_mem_compute(profkit_mem *m, const profkit_profile *p, uint32_t threa
     for (int i = 0; i < M_N; i++) {
         vt[i] = PROFKIT_NONE;
         for (size_t v = 0; v < p->n_value_types; v++)
-            if (strcmp(profkit_str(p, p->value_types[v].type), mem_types[i]) == 0)
+            if (strcmp(pk_str(p, p->value_types[v].type), mem_types[i]) == 0)
                 vt[i] = (uint32_t)v;
         any |= vt[i] != PROFKIT_NONE;
     }
     if (!any)
-        return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+        return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
                                  "the profile has no memory values (alloc_objects, alloc_space, "
                                  "free_objects, inuse_objects, inuse_space)");
-    const char *um = profkit_meta_get(p, "unmatched_frees");
+    const char *um = pk_meta_get(p, "unmatched_frees");
     if (um && *um >= '0' && *um <= '9')
         m->unmatched_frees = (int64_t)strtoll(um, NULL, 10);
 
     int rc = PROFKIT_ENOMEM;
     int64_t *self[M_N] = { NULL };
-    if (!(m->threads = calloc(p->n_threads ? p->n_threads : 1, sizeof(profkit_mem_row))))
+    if (!(m->threads = calloc(p->n_threads ? p->n_threads : 1, sizeof(pk_mem_row))))
         goto done;
     m->n_threads = p->n_threads;
     for (size_t t = 0; t < p->n_threads; t++)
@@ -93,15 +93,15 @@ int profkit_mem_compute(profkit_mem *m, const profkit_profile *p, uint32_t threa
         if (i == M_FOBJ || vt[i] == PROFKIT_NONE)
             continue;
         if (!m->tree.n) {
-            profkit_ltree_options lo = { vt[i], thread, by_line, 1 };
-            if ((rc = profkit_ltree_build(&m->tree, p, &lo, err)) != 0)
+            pk_ltree_options lo = { vt[i], thread, by_line, 1 };
+            if ((rc = pk_ltree_build(&m->tree, p, &lo, err)) != 0)
                 goto done;
             rc = PROFKIT_ENOMEM;
         }
-        if (!(self[i] = profkit_ltree_self(&m->tree, p, vt[i], thread)))
+        if (!(self[i] = pk_ltree_self(&m->tree, p, vt[i], thread)))
             goto done;
     }
-    if (!(m->paths = calloc(m->tree.n ? m->tree.n : 1, sizeof(profkit_mem_row))))
+    if (!(m->paths = calloc(m->tree.n ? m->tree.n : 1, sizeof(pk_mem_row))))
         goto done;
     for (size_t n = 1; n < m->tree.n; n++) {
         int64_t v[M_N] = { 0 };
@@ -109,7 +109,7 @@ int profkit_mem_compute(profkit_mem *m, const profkit_profile *p, uint32_t threa
             v[i] = self[i] ? self[i][n] : 0;
         if (!v[M_AOBJ] && !v[M_ASPACE] && !v[M_IOBJ] && !v[M_ISPACE])
             continue;
-        profkit_mem_row *row = &m->paths[m->n_paths++];
+        pk_mem_row *row = &m->paths[m->n_paths++];
         row->key = (uint32_t)n;
         add_row(row, v);
     }
@@ -118,8 +118,8 @@ done:
     for (int i = 0; i < M_N; i++)
         free(self[i]);
     if (rc) {
-        profkit_mem_free(m);
-        profkit_error_set(err, rc, NULL, -1, "out of memory computing the memory report");
+        pk_mem_free(m);
+        pk_error_set(err, rc, NULL, -1, "out of memory computing the memory report");
     }
     return rc;
 }

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-size_t profkit_frame_key_label(const profkit_profile *p, uint32_t frame, profkit_key by, char *buf,
+size_t pk_frame_key_label(const profkit_profile *p, uint32_t frame, profkit_key by, char *buf,
                                size_t n)
 {
     const profkit_frame *fr = &p->frames[frame];
@@ -14,19 +14,19 @@ size_t profkit_frame_key_label(const profkit_profile *p, uint32_t frame, profkit
     switch (by) {
     case PROFKIT_BY_FILE:
         if (fn->file)
-            w = snprintf(buf, n, "%s", profkit_str(p, fn->file));
+            w = snprintf(buf, n, "%s", pk_str(p, fn->file));
         else if (fn->module)
-            w = snprintf(buf, n, "%s", profkit_str(p, fn->module));
+            w = snprintf(buf, n, "%s", pk_str(p, fn->module));
         else if (fr->mapping != PROFKIT_NONE && fr->mapping < p->n_mappings &&
                  p->mappings[fr->mapping].path)
-            w = snprintf(buf, n, "%s", profkit_str(p, p->mappings[fr->mapping].path));
+            w = snprintf(buf, n, "%s", pk_str(p, p->mappings[fr->mapping].path));
         else
             w = snprintf(buf, n, "(unknown file)");
         break;
     case PROFKIT_BY_LINE:
         if (fn->file && fr->line) {
-            w = fr->column ? snprintf(buf, n, "%s:%u:%u", profkit_str(p, fn->file), fr->line, fr->column)
-                           : snprintf(buf, n, "%s:%u", profkit_str(p, fn->file), fr->line);
+            w = fr->column ? snprintf(buf, n, "%s:%u:%u", pk_str(p, fn->file), fr->line, fr->column)
+                           : snprintf(buf, n, "%s:%u", pk_str(p, fn->file), fr->line);
             break;
         }
         return profkit_frame_label(p, frame, 1, buf, n);
@@ -44,9 +44,9 @@ size_t profkit_frame_key_label(const profkit_profile *p, uint32_t frame, profkit
     return (size_t)w < n ? (size_t)w : n - 1;
 }
 
-void profkit_top_free(profkit_top *t)
+void pk_top_free(pk_top *t)
 {
-    profkit_strtab_free(&t->keys);
+    pk_strtab_free(&t->keys);
     free(t->rows);
     free(t->frame_key);
     memset(t, 0, sizeof(*t));
@@ -62,7 +62,7 @@ void profkit_top_free(profkit_top *t)
  * instead costs the depth per node: quadratic on a deep chain with a value
  * at every level.
  */
-static int cumulate(profkit_top *t, const profkit_profile *p, const int64_t *self)
+static int cumulate(pk_top *t, const profkit_profile *p, const int64_t *self)
 {
     size_t ns = p->n_stacks;
     int rc = PROFKIT_ENOMEM;
@@ -95,8 +95,8 @@ static int cumulate(profkit_top *t, const profkit_profile *p, const int64_t *sel
             uint32_t k = t->frame_key[p->stacks[s].frame];
             total[s] = self[s];
             if (self[s]) {
-                profkit_sat_addto(&t->total, self[s]);
-                profkit_sat_addto(&t->rows[k].flat, self[s]);
+                pk_sat_addto(&t->total, self[s]);
+                pk_sat_addto(&t->rows[k].flat, self[s]);
             }
             on_path[k]++;
             path[d++] = s;
@@ -109,9 +109,9 @@ static int cumulate(profkit_top *t, const profkit_profile *p, const int64_t *sel
         uint32_t s = path[--d];
         uint32_t k = t->frame_key[p->stacks[s].frame];
         if (--on_path[k] == 0) /* no ancestor has this key: topmost */
-            profkit_sat_addto(&t->rows[k].cum, total[s]);
+            pk_sat_addto(&t->rows[k].cum, total[s]);
         if (d > 0)
-            profkit_sat_addto(&total[path[d - 1]], total[s]);
+            pk_sat_addto(&total[path[d - 1]], total[s]);
         child = next[s];
     }
     rc = 0;
@@ -124,66 +124,66 @@ out:
     return rc;
 }
 
-int profkit_top_compute(profkit_top *t, const profkit_profile *p, uint32_t value, uint32_t thread,
+int pk_top_compute(pk_top *t, const profkit_profile *p, uint32_t value, uint32_t thread,
                         profkit_key by, profkit_error *err)
 {
     memset(t, 0, sizeof(*t));
     int64_t *self = NULL;
     int rc = PROFKIT_ENOMEM;
     char buf[4096];
-    if (profkit_strtab_init(&t->keys) != 0 ||
+    if (pk_strtab_init(&t->keys) != 0 ||
         !(t->frame_key = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint32_t))))
         goto done;
     for (size_t f = 0; f < p->n_frames; f++) {
-        size_t len = profkit_frame_key_label(p, (uint32_t)f, by, buf, sizeof(buf));
-        if ((t->frame_key[f] = profkit_strtab_intern(&t->keys, buf, len)) == PROFKIT_NONE)
+        size_t len = pk_frame_key_label(p, (uint32_t)f, by, buf, sizeof(buf));
+        if ((t->frame_key[f] = pk_strtab_intern(&t->keys, buf, len)) == PROFKIT_NONE)
             goto done;
     }
     /* Key 0 is "" (the string table's own); it only names frames without
      * any label, which cannot happen: labels fall back to the address. */
     t->n = t->keys.n;
     if (!(t->rows = calloc(t->n, sizeof(*t->rows))) ||
-        profkit_stack_self(p, value, thread, &self) != 0)
+        pk_stack_self(p, value, thread, &self) != 0)
         goto done;
     for (size_t k = 0; k < t->n; k++)
         t->rows[k].key = (uint32_t)k;
     if (cumulate(t, p, self) != 0)
         goto done;
-    profkit_sat_addto(&t->total, self[0]); /* samples with an empty stack count in the total */
+    pk_sat_addto(&t->total, self[0]); /* samples with an empty stack count in the total */
     rc = 0;
 done:
     free(self);
     if (rc) {
-        profkit_top_free(t);
-        profkit_error_set(err, rc, NULL, -1, "out of memory computing top");
+        pk_top_free(t);
+        pk_error_set(err, rc, NULL, -1, "out of memory computing top");
     }
     return rc;
 }
 
 struct sort_ctx {
-    const profkit_top *t;
+    const pk_top *t;
     int by_cum;
 };
 
 static int row_cmp(const void *ctx, uint32_t a, uint32_t b)
 {
     const struct sort_ctx *c = ctx;
-    const profkit_top_row *x = &c->t->rows[a], *y = &c->t->rows[b];
+    const pk_top_row *x = &c->t->rows[a], *y = &c->t->rows[b];
     int64_t vx = c->by_cum ? x->cum : x->flat, vy = c->by_cum ? y->cum : y->flat;
     if (vx != vy)
         return vx > vy ? -1 : 1;
     int64_t wx = c->by_cum ? x->flat : x->cum, wy = c->by_cum ? y->flat : y->cum;
     if (wx != wy)
         return wx > wy ? -1 : 1;
-    return strcmp(profkit_strtab_get(&c->t->keys, x->key), profkit_strtab_get(&c->t->keys, y->key));
+    return strcmp(pk_strtab_get(&c->t->keys, x->key), pk_strtab_get(&c->t->keys, y->key));
 }
 
-int profkit_top_sort(const profkit_top *t, uint32_t *order, int by_cum)
+int pk_top_sort(const pk_top *t, uint32_t *order, int by_cum)
 {
     for (size_t i = 0; i < t->n; i++)
         order[i] = (uint32_t)i;
     struct sort_ctx c = { t, by_cum };
-    return profkit_sort_u32(order, t->n, row_cmp, &c);
+    return pk_sort_u32(order, t->n, row_cmp, &c);
 }
 
 /* Max-heap of row indexes by row_cmp (the row that sorts last on top). */
@@ -204,11 +204,11 @@ static void heap_down(uint32_t *h, size_t n, size_t i, const struct sort_ctx *c)
     }
 }
 
-int profkit_top_sort_first(const profkit_top *t, uint32_t *order, int by_cum, size_t first)
+int pk_top_sort_first(const pk_top *t, uint32_t *order, int by_cum, size_t first)
 {
     size_t n = t->n;
     if (first >= n / 4)
-        return profkit_top_sort(t, order, by_cum);
+        return pk_top_sort(t, order, by_cum);
     struct sort_ctx c = { t, by_cum };
     /* order[0..first) is the heap of the best rows seen so far; a row that
      * sorts before its top replaces the top, which goes to the back part. */
@@ -227,6 +227,6 @@ int profkit_top_sort_first(const profkit_top *t, uint32_t *order, int by_cum, si
         }
         order[back++] = x;
     }
-    return profkit_sort_u32(order, first, row_cmp, &c);
+    return pk_sort_u32(order, first, row_cmp, &c);
 }
 

@@ -4,13 +4,13 @@
 #include <stdlib.h>
 
 struct order_ctx {
-    const profkit_ltree *t;
+    const pk_ltree *t;
 };
 
 /* Bigger totals first; equal totals by label bytes (the ltree's own order). */
 static int by_total(const void *ctx, uint32_t a, uint32_t b)
 {
-    const profkit_ltree *t = ((const struct order_ctx *)ctx)->t;
+    const pk_ltree *t = ((const struct order_ctx *)ctx)->t;
     if (t->total[a] != t->total[b])
         return t->total[a] > t->total[b] ? -1 : 1;
     return 0; /* stable sort keeps the label order */
@@ -18,7 +18,7 @@ static int by_total(const void *ctx, uint32_t a, uint32_t b)
 
 static int64_t abs64(int64_t v) { return v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v; }
 
-int profkit_tree_walk(const profkit_ltree *t, size_t max_depth, double min_pct, uint32_t **nodes,
+int pk_tree_walk(const pk_ltree *t, size_t max_depth, double min_pct, uint32_t **nodes,
                       uint32_t **depths, size_t *n)
 {
     *nodes = NULL;
@@ -36,7 +36,7 @@ int profkit_tree_walk(const profkit_ltree *t, size_t max_depth, double min_pct, 
     struct order_ctx c = { t };
     for (size_t i = 0; i < t->n; i++) {
         size_t a = t->child_start[i], b = t->child_start[i + 1];
-        if (b - a > 1 && profkit_sort_u32(kids + a, b - a, by_total, &c) != 0)
+        if (b - a > 1 && pk_sort_u32(kids + a, b - a, by_total, &c) != 0)
             goto done;
     }
     double base = (double)abs64(t->grand_total);

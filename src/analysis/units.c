@@ -21,7 +21,7 @@ static size_t scaled(char *buf, size_t n, double v, const char *const *names,
     return w < 0 ? 0 : (size_t)w;
 }
 
-size_t profkit_format_value(char *buf, size_t n, int64_t value, const char *unit)
+size_t pk_format_value(char *buf, size_t n, int64_t value, const char *unit)
 {
     static const char *const tnames[] = { "ns", "us", "ms", "s" };
     static const double tf[] = { 1, 1e3, 1e6, 1e9 };
@@ -44,7 +44,7 @@ size_t profkit_format_value(char *buf, size_t n, int64_t value, const char *unit
     return w < 0 ? 0 : (size_t)w;
 }
 
-const char *profkit_format_pct(char *buf, size_t n, double part, double total)
+const char *pk_format_pct(char *buf, size_t n, double part, double total)
 {
     snprintf(buf, n, "%.2f", total != 0 ? 100.0 * part / total : 0.0);
     char *dot = strchr(buf, '.');
@@ -65,7 +65,7 @@ const char *profkit_format_pct(char *buf, size_t n, double part, double total)
     return buf;
 }
 
-const char *profkit_key_name(profkit_key by, int plural)
+const char *pk_key_name(profkit_key by, int plural)
 {
     switch (by) {
     case PROFKIT_BY_FILE: return plural ? "files" : "file";

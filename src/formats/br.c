@@ -72,7 +72,7 @@ static int br_sniff(const uint8_t *d, size_t n, int complete)
         case BR_MAP: {
             if (left < 4)
                 return 0;
-            size_t len = profkit_load_be16(d + i + 2);
+            size_t len = pk_load_be16(d + i + 2);
             if (len == 0 || left - 4 < len || !printable(d + i + 4, len))
                 return 0;
             i += 4 + len;
@@ -130,7 +130,7 @@ typedef struct br_frame {
 
 typedef struct br_reader {
     profkit_profile *p;
-    profkit_read_ctx *ctx;
+    pk_read_ctx *ctx;
     const uint8_t *d;
     size_t n;
     uint32_t module_name[65536]; /* string id, 0 = never mapped */
@@ -150,7 +150,7 @@ typedef struct br_reader {
     size_t keys_len, keys_cap;
     struct br_cached { uint32_t off, size, stack; } *cached;
     size_t n_keys, cap_keys;
-    profkit_idset cache;
+    pk_idset cache;
 } br_reader;
 
 typedef struct br_key {
@@ -168,7 +168,7 @@ static int key_eq(const void *vr, uint32_t id, const void *vk)
 
 static void cache_clear(br_reader *r)
 {
-    profkit_idset_free(&r->cache);
+    pk_idset_free(&r->cache);
     memset(&r->cache, 0, sizeof(r->cache));
     r->n_keys = 0;
     r->keys_len = 0;
@@ -205,7 +205,7 @@ static int key_append(br_reader *r, const uint8_t *b, size_t len)
     return 0;
 }
 
-static int oom(br_reader *r) { return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory"); }
+static int oom(br_reader *r) { return pk_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory"); }
 
 /* The string id of module `m`'s file name, as mapped right now. */
 static uint32_t module_file(br_reader *r, uint16_t m)
@@ -237,25 +237,25 @@ static uint32_t frame_id(br_reader *r, const br_frame *f)
     fr.mapping = PROFKIT_NONE;
     fr.line = f->line;
     fr.column = f->clause;
-    if ((fr.function = profkit_function_add(r->p, &fn)) == PROFKIT_NONE)
+    if ((fr.function = pk_function_add(r->p, &fn)) == PROFKIT_NONE)
         return PROFKIT_NONE;
-    return profkit_frame_add(r->p, &fr);
+    return pk_frame_add(r->p, &fr);
 }
 
 /* The stack of the open group: the cached one, or built and cached. */
 static uint32_t group_stack(br_reader *r, int cacheable)
 {
     br_key k = { r->key, r->key_len };
-    uint64_t h = profkit_hash_u64(r->key_hash ^ r->key_len);
+    uint64_t h = pk_hash_u64(r->key_hash ^ r->key_len);
     if (cacheable) {
-        uint32_t id = profkit_idset_find(&r->cache, h, key_eq, r, &k);
+        uint32_t id = pk_idset_find(&r->cache, h, key_eq, r, &k);
         if (id != PROFKIT_NONE)
             return r->cached[id].stack;
     }
     uint32_t stack = 0;
     for (size_t i = r->n_frames; i-- > 0;) {
         uint32_t fr = frame_id(r, &r->frames[i]);
-        if (fr == PROFKIT_NONE || (stack = profkit_stack_intern(r->p, stack, fr)) == PROFKIT_NONE)
+        if (fr == PROFKIT_NONE || (stack = pk_stack_intern(r->p, stack, fr)) == PROFKIT_NONE)
             return PROFKIT_NONE;
     }
     /* Bounded: a stream of ever-new groups must not grow the cache forever. */
@@ -268,7 +268,7 @@ static uint32_t group_stack(br_reader *r, int cacheable)
         r->cached[r->n_keys].size = (uint32_t)r->key_len;
         r->cached[r->n_keys].stack = stack;
         r->keys_len += r->key_len;
-        if (profkit_idset_insert(&r->cache, h, (uint32_t)r->n_keys))
+        if (pk_idset_insert(&r->cache, h, (uint32_t)r->n_keys))
             return PROFKIT_NONE;
         r->n_keys++;
     }
@@ -292,10 +292,10 @@ static const char *type_name(uint8_t t)
 static int br_parse(br_reader *r)
 {
     profkit_profile *p = r->p;
-    profkit_read_ctx *ctx = r->ctx;
-    uint32_t vt_samples = profkit_value_type_add(p, "samples", "count");
-    uint32_t vt_time = profkit_value_type_add(p, "time", "nanoseconds");
-    uint32_t th = profkit_thread_add(p, "main", "", -1, -1);
+    pk_read_ctx *ctx = r->ctx;
+    uint32_t vt_samples = pk_value_type_add(p, "samples", "count");
+    uint32_t vt_time = pk_value_type_add(p, "time", "nanoseconds");
+    uint32_t th = pk_thread_add(p, "main", "", -1, -1);
     r->labels[0] = profkit_string_intern_cstr(p, "(unknown)");
     r->labels[1] = profkit_string_intern_cstr(p, "(gosub)");
     r->labels[2] = profkit_string_intern_cstr(p, "(main)");
@@ -303,17 +303,17 @@ static int br_parse(br_reader *r)
         r->labels[0] == PROFKIT_NONE || r->labels[1] == PROFKIT_NONE || r->labels[2] == PROFKIT_NONE)
         return oom(r);
 
-    profkit_cursor c;
-    profkit_cursor_init(&c, r->d, r->n);
+    pk_cursor c;
+    pk_cursor_init(&c, r->d, r->n);
     int in_group = 0, can_tag = 0, cacheable = 1, timed = 0, group_timed = 0;
     size_t group_start = 0;
     uint64_t group_time = 0, clock = 0, n_records = 0;
-    while (!profkit_cursor_eof(&c)) {
+    while (!pk_cursor_eof(&c)) {
         size_t at = c.pos;
         uint8_t t;
-        (void)profkit_cursor_u8(&c, &t); /* cannot fail: not at the end */
+        (void)pk_cursor_u8(&c, &t); /* cannot fail: not at the end */
         if ((++n_records & 0xfffff) == 0)
-            profkit_read_progress(ctx, at, r->n);
+            pk_read_progress(ctx, at, r->n);
         uint16_t mod, len16;
         uint32_t line;
         uint8_t clause, len8;
@@ -321,12 +321,12 @@ static int br_parse(br_reader *r)
         const uint8_t *name;
         switch (t) {
         case BR_MAP:
-            if (profkit_cursor_be16(&c, &mod) || profkit_cursor_be16(&c, &len16))
+            if (pk_cursor_be16(&c, &mod) || pk_cursor_be16(&c, &len16))
                 goto cut;
-            if (profkit_cursor_bytes(&c, len16, &name)) {
+            if (pk_cursor_bytes(&c, len16, &name)) {
                 if (in_group)
                     goto cut;
-                return profkit_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)at + 5,
+                return pk_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)at + 5,
                                          "module mapping (1): name of %u bytes runs past the end "
                                          "of the input (%zu bytes left)",
                                          (unsigned)len16, r->n - at - 5);
@@ -341,16 +341,16 @@ static int br_parse(br_reader *r)
         case BR_LINE:
         case BR_BACK:
             if (t == BR_LINE && in_group)
-                return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
+                return pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
                                          "current line (3): a group is already open (it starts "
                                          "at offset %zu and has no end record 6)",
                                          group_start);
             if (t == BR_BACK && !in_group)
-                return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
+                return pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
                                          "backtrace (5): outside a current-line group (expected "
                                          "a current line record 3 first)");
-            if (profkit_cursor_be16(&c, &mod) || profkit_cursor_be32(&c, &line) ||
-                profkit_cursor_u8(&c, &clause)) {
+            if (pk_cursor_be16(&c, &mod) || pk_cursor_be32(&c, &line) ||
+                pk_cursor_u8(&c, &clause)) {
                 if (t == BR_LINE)
                     group_start = at;
                 goto cut;
@@ -380,13 +380,13 @@ static int br_parse(br_reader *r)
             break;
         case BR_TIME:
             if (!in_group)
-                return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
+                return pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
                                          "time in line (4): outside a current-line group "
                                          "(expected a current line record 3 first)");
-            if (profkit_cursor_be64(&c, &ns))
+            if (pk_cursor_be64(&c, &ns))
                 goto cut;
             if (ns > (uint64_t)INT64_MAX - group_time)
-                return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at + 1,
+                return pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at + 1,
                                          "time in line (4): the group's time exceeds 2^63-1 ns");
             group_time += ns;
             group_timed = 1;
@@ -394,19 +394,19 @@ static int br_parse(br_reader *r)
             break;
         case BR_END:
             if (!in_group)
-                return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
+                return pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
                                          "end current line (6): no current-line group is open");
             {
                 uint32_t stack = group_stack(r, cacheable);
                 if (stack == PROFKIT_NONE)
                     return oom(r);
                 if (clock > (uint64_t)INT64_MAX - group_time)
-                    return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
+                    return pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
                                              "time in line (4): total time exceeds 2^63-1 ns");
                 int64_t vals[2];
                 vals[vt_samples] = 1;
                 vals[vt_time] = (int64_t)group_time;
-                if (profkit_sample_add_timed(p, stack, th, (int64_t)clock, vals))
+                if (pk_sample_add_timed(p, stack, th, (int64_t)clock, vals))
                     return oom(r);
                 clock += group_time;
                 timed |= group_timed;
@@ -418,13 +418,13 @@ static int br_parse(br_reader *r)
         case BR_GOSUB:
         case BR_MAIN:
             if (!can_tag)
-                return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
+                return pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
                                          "%s: expected right after a current line (3) or "
                                          "backtrace (5) record",
                                          type_name(t));
             br_frame *tf = &r->frames[r->n_frames - 1];
             if (t == BR_NAME) {
-                if (profkit_cursor_u8(&c, &len8) || profkit_cursor_bytes(&c, len8, &name))
+                if (pk_cursor_u8(&c, &len8) || pk_cursor_bytes(&c, len8, &name))
                     goto cut;
                 tf->name = name;
                 tf->name_len = len8;
@@ -435,20 +435,20 @@ static int br_parse(br_reader *r)
             can_tag = 0;
             break;
         default:
-            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
+            return pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
                                      "record type: expected 1 or 3 to 9, got %u", (unsigned)t);
         }
         continue;
     cut:
         /* The record at `at` is cut off by the end of the input. */
         if (!in_group && t != BR_LINE)
-            return profkit_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)at,
+            return pk_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)at,
                                      "%s: the input ends inside the record", type_name(t));
         in_group = 1;
         break;
     }
     if (in_group) {
-        int rc = profkit_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)r->n,
+        int rc = pk_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)r->n,
                                    "the input ends inside the group that starts at offset %zu; "
                                    "that group is dropped",
                                    group_start);
@@ -456,21 +456,21 @@ static int br_parse(br_reader *r)
             return rc;
     }
     p->default_value = timed ? vt_time : vt_samples;
-    if (profkit_meta_add(p, "mode", timed ? "timed" : "sampled"))
+    if (pk_meta_add(p, "mode", timed ? "timed" : "sampled"))
         return oom(r);
     return 0;
 }
 
-static int br_read(profkit_profile *p, profkit_read_ctx *ctx)
+static int br_read(profkit_profile *p, pk_read_ctx *ctx)
 {
     const uint8_t *d;
     size_t n;
-    int rc = profkit_source_all(ctx->src, &d, &n, ctx->err);
+    int rc = pk_source_all(ctx->src, &d, &n, ctx->err);
     if (rc)
         return rc;
     br_reader *r = calloc(1, sizeof(*r));
     if (!r)
-        return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
     r->p = p;
     r->ctx = ctx;
     r->d = d;
@@ -480,7 +480,7 @@ static int br_read(profkit_profile *p, profkit_read_ctx *ctx)
     free(r->key);
     free(r->keys);
     free(r->cached);
-    profkit_idset_free(&r->cache);
+    pk_idset_free(&r->cache);
     free(r);
     return rc;
 }
@@ -489,7 +489,7 @@ static int br_read(profkit_profile *p, profkit_read_ctx *ctx)
 
 typedef struct br_writer {
     const profkit_profile *p;
-    profkit_sink *sink;
+    pk_sink *sink;
     uint32_t *module_of; /* string id of a file -> module number, 0 = none yet */
     uint32_t n_modules;
     uint32_t *path;      /* frames of one stack, leaf first */
@@ -508,17 +508,17 @@ static int put_frame(br_writer *w, uint8_t type, uint32_t frame, profkit_error *
     if (file) {
         if (!w->module_of[file]) {
             if (w->n_modules == 0xffff)
-                return profkit_error_set(err, PROFKIT_EUNSUPPORTED, NULL, -1,
+                return pk_error_set(err, PROFKIT_EUNSUPPORTED, NULL, -1,
                                          "br: more than 65535 distinct files do not fit "
                                          "16-bit module numbers");
             w->module_of[file] = ++w->n_modules;
-            size_t len = strlen(profkit_str(p, file));
+            size_t len = strlen(pk_str(p, file));
             if (len > 0xffff)
                 len = 0xffff;
             uint8_t h[5] = { BR_MAP, (uint8_t)(w->n_modules >> 8), (uint8_t)w->n_modules,
                              (uint8_t)(len >> 8), (uint8_t)len };
-            profkit_sink_write(w->sink, h, 5);
-            profkit_sink_write(w->sink, profkit_str(p, file), len);
+            pk_sink_write(w->sink, h, 5);
+            pk_sink_write(w->sink, pk_str(p, file), len);
         }
         mod = w->module_of[file];
     }
@@ -526,21 +526,21 @@ static int put_frame(br_writer *w, uint8_t type, uint32_t frame, profkit_error *
     rec[0] = type;
     rec[1] = (uint8_t)(mod >> 8);
     rec[2] = (uint8_t)mod;
-    profkit_store_be32(rec + 3, fr->line);
+    pk_put_be32(rec + 3, fr->line);
     rec[7] = fr->column <= 0xff ? (uint8_t)fr->column : 0;
-    profkit_sink_write(w->sink, rec, 8);
+    pk_sink_write(w->sink, rec, 8);
     char label[256];
     size_t len = profkit_frame_label(p, frame, 0, label, sizeof(label));
     if (strcmp(label, "(main)") == 0) {
         uint8_t t = BR_MAIN;
-        profkit_sink_write(w->sink, &t, 1);
+        pk_sink_write(w->sink, &t, 1);
     } else if (strcmp(label, "(gosub)") == 0) {
         uint8_t t = BR_GOSUB;
-        profkit_sink_write(w->sink, &t, 1);
+        pk_sink_write(w->sink, &t, 1);
     } else if (strcmp(label, "(unknown)") != 0 && len > 0) {
         uint8_t t[2] = { BR_NAME, (uint8_t)(len > 255 ? 255 : len) };
-        profkit_sink_write(w->sink, t, 2);
-        profkit_sink_write(w->sink, label, t[1]);
+        pk_sink_write(w->sink, t, 2);
+        pk_sink_write(w->sink, label, t[1]);
     }
     return 0;
 }
@@ -551,7 +551,7 @@ static int put_group(br_writer *w, uint32_t stack, int64_t time, profkit_error *
     size_t depth = 0;
     for (uint32_t s = stack; s != 0; s = w->p->stacks[s].parent) {
         if (PK_VEC_RESERVE(w->path, depth, w->cap_path, 1))
-            return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+            return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
         w->path[depth++] = w->p->stacks[s].frame;
     }
     if (depth == 0)
@@ -562,12 +562,12 @@ static int put_group(br_writer *w, uint32_t stack, int64_t time, profkit_error *
             return rc;
         if (i == 0 && time > 0) {
             uint8_t rec[9] = { BR_TIME };
-            profkit_store_be64(rec + 1, (uint64_t)time);
-            profkit_sink_write(w->sink, rec, 9);
+            pk_put_be64(rec + 1, (uint64_t)time);
+            pk_sink_write(w->sink, rec, 9);
         }
     }
     uint8_t end = BR_END;
-    profkit_sink_write(w->sink, &end, 1);
+    pk_sink_write(w->sink, &end, 1);
     return 0;
 }
 
@@ -575,24 +575,24 @@ static int put_group(br_writer *w, uint32_t stack, int64_t time, profkit_error *
  * A value in nanoseconds becomes one group per row with a time record; any
  * other unit is a count: N groups for a row of value N, without time.
  */
-static int br_write(const profkit_profile *p, profkit_sink *sink, const profkit_write_options *o,
+static int br_write(const profkit_profile *p, pk_sink *sink, const profkit_write_options *o,
                     profkit_error *err)
 {
     int ok;
-    uint32_t v = profkit_select_value(p, o->value, err);
+    uint32_t v = pk_select_value(p, o->value, err);
     if (v == PROFKIT_NONE)
         return p->n_value_types == 0 && !o->value ? 0 : PROFKIT_EINVAL;
-    uint32_t th = profkit_select_thread(p, o->thread, &ok, err);
+    uint32_t th = pk_select_thread(p, o->thread, &ok, err);
     if (!ok)
         return PROFKIT_EINVAL;
-    int is_time = strcmp(profkit_str(p, p->value_types[v].unit), "nanoseconds") == 0;
+    int is_time = strcmp(pk_str(p, p->value_types[v].unit), "nanoseconds") == 0;
     uint32_t counts = profkit_profile_find_value(p, "samples/count");
     br_writer w;
     memset(&w, 0, sizeof(w));
     w.p = p;
     w.sink = sink;
     if (!(w.module_of = calloc(p->strings.n ? p->strings.n : 1, sizeof(uint32_t))))
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     int rc = 0;
     const size_t nv = p->n_value_types;
     uint64_t budget = 1000000000; /* groups; a count this large is not a profile to expand */
@@ -609,10 +609,10 @@ static int br_write(const profkit_profile *p, profkit_sink *sink, const profkit_
         if (val <= 0)
             continue;
         if ((uint64_t)val > budget) {
-            rc = profkit_error_set(err, PROFKIT_EUNSUPPORTED, NULL, -1,
+            rc = pk_error_set(err, PROFKIT_EUNSUPPORTED, NULL, -1,
                                    "br: value '%s' would expand to more than 10^9 groups; "
                                    "choose a time value with --value",
-                                   profkit_str(p, p->value_types[v].type));
+                                   pk_str(p, p->value_types[v].type));
             break;
         }
         budget -= (uint64_t)val;
@@ -624,7 +624,7 @@ static int br_write(const profkit_profile *p, profkit_sink *sink, const profkit_
     return rc;
 }
 
-const profkit_format profkit_format_br = {
+const pk_format pk_format_br = {
     { "br", "Business Rules! profiler record stream (sampled or timed)", ".brprof", 1, 1 },
     br_sniff,
     br_read,

@@ -35,7 +35,7 @@ typedef struct cg_entry {
 
 typedef struct cg {
     size_t nv;
-    profkit_strtab keys;    /* function labels; plus "(root)" */
+    pk_strtab keys;    /* function labels; plus "(root)" */
     uint32_t *key_file;     /* per key: string id of its file, 0 = unknown */
     uint32_t *key_line;     /* per key: definition line */
     uint32_t root;          /* the key "(root)" */
@@ -48,7 +48,7 @@ typedef struct cg {
 
 static uint64_t entry_hash(uint32_t a, uint32_t line, uint32_t b)
 {
-    return profkit_hash_u64(((uint64_t)a << 32 | line) ^ profkit_hash_u64(b));
+    return pk_hash_u64(((uint64_t)a << 32 | line) ^ pk_hash_u64(b));
 }
 
 static int cg_rehash(cg *c)
@@ -82,7 +82,7 @@ static int64_t cg_entry_get(cg *c, uint32_t a, uint32_t line, uint32_t b)
         h = (h + 1) & (c->n_slots - 1);
     }
     if (PK_VEC_RESERVE(c->e, c->n, c->cap, 1) != 0 ||
-        profkit_grow((void **)&c->cost, &c->cap_cost, (c->n + 1) * c->nv, sizeof(int64_t)) != 0)
+        pk_grow((void **)&c->cost, &c->cap_cost, (c->n + 1) * c->nv, sizeof(int64_t)) != 0)
         return -1;
     cg_entry *x = &c->e[c->n];
     memset(x, 0, sizeof(*x));
@@ -101,8 +101,8 @@ static int cg_add_n(cg *c, uint32_t a, uint32_t line, uint32_t b, const int64_t 
     if (i < 0)
         return -1;
     for (size_t v = 0; v < c->nv; v++)
-        profkit_sat_addto(&c->cost[(size_t)i * c->nv + v], vals[v]);
-    profkit_sat_addto(&c->e[i].calls, calls);
+        pk_sat_addto(&c->cost[(size_t)i * c->nv + v], vals[v]);
+    pk_sat_addto(&c->e[i].calls, calls);
     return 0;
 }
 
@@ -132,7 +132,7 @@ static int cg_leave(cg *c, const profkit_profile *p, const uint32_t *fkey, int64
         return -1;
     if (up != PROFKIT_NONE)
         for (size_t v = 0; v < w; v++)
-            profkit_sat_addto(&acc[(size_t)up * w + v], a[v]);
+            pk_sat_addto(&acc[(size_t)up * w + v], a[v]);
     return 0;
 }
 
@@ -220,8 +220,8 @@ static int cg_edges(cg *c, const profkit_profile *p, int64_t *const *self, const
             any |= self[v][t] != 0;
         if (any) {
             for (size_t v = 0; v < c->nv; v++)
-                profkit_sat_addto(&a[v], self[v][t]);
-            profkit_sat_addto(&a[c->nv], 1);
+                pk_sat_addto(&a[v], self[v][t]);
+            pk_sat_addto(&a[c->nv], 1);
         }
         if (PK_VEC_RESERVE(todo, n_todo, cap_todo, 1) != 0)
             goto out;
@@ -260,44 +260,44 @@ static int cmp_entry(const void *ctx, uint32_t x, uint32_t y)
 }
 
 /* A name without line breaks, which would end the line. */
-static void put_name(profkit_sink *k, const char *s)
+static void put_name(pk_sink *k, const char *s)
 {
     for (; *s; s++) {
         char ch = *s == '\n' || *s == '\r' ? ' ' : *s;
-        profkit_sink_write(k, &ch, 1);
+        pk_sink_write(k, &ch, 1);
     }
 }
 
 /* `PREFIX=(id) name` the first time, `PREFIX=(id)` after. */
-static void put_compressed(profkit_sink *k, const char *prefix, uint32_t *ids, uint32_t *next,
+static void put_compressed(pk_sink *k, const char *prefix, uint32_t *ids, uint32_t *next,
                            uint32_t i, const char *name)
 {
     if (ids[i]) {
-        profkit_sink_printf(k, "%s=(%u)\n", prefix, ids[i]);
+        pk_sink_printf(k, "%s=(%u)\n", prefix, ids[i]);
         return;
     }
     ids[i] = ++*next;
-    profkit_sink_printf(k, "%s=(%u) ", prefix, ids[i]);
+    pk_sink_printf(k, "%s=(%u) ", prefix, ids[i]);
     put_name(k, name);
-    profkit_sink_write(k, "\n", 1);
+    pk_sink_write(k, "\n", 1);
 }
 
 /* An event name: letters, digits and '_', not starting with a digit. */
-static void put_event(profkit_sink *k, const char *s)
+static void put_event(pk_sink *k, const char *s)
 {
     if (!*s || (*s >= '0' && *s <= '9'))
-        profkit_sink_write(k, "v", 1);
+        pk_sink_write(k, "v", 1);
     for (; *s; s++) {
         char ch = *s;
         if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')))
             ch = '_';
-        profkit_sink_write(k, &ch, 1);
+        pk_sink_write(k, &ch, 1);
     }
 }
 
 static void cg_free(cg *c)
 {
-    profkit_strtab_free(&c->keys);
+    pk_strtab_free(&c->keys);
     free(c->key_file);
     free(c->key_line);
     free(c->e);
@@ -305,11 +305,11 @@ static void cg_free(cg *c)
     free(c->slot);
 }
 
-static int cg_write(const profkit_profile *p, profkit_sink *k, const profkit_write_options *o,
+static int cg_write(const profkit_profile *p, pk_sink *k, const profkit_write_options *o,
                     profkit_error *err)
 {
     int ok;
-    uint32_t th = profkit_select_thread(p, o->thread, &ok, err);
+    uint32_t th = pk_select_thread(p, o->thread, &ok, err);
     if (!ok)
         return PROFKIT_EINVAL;
     cg c;
@@ -319,8 +319,8 @@ static int cg_write(const profkit_profile *p, profkit_sink *k, const profkit_wri
     uint32_t *fkey = NULL, *where = NULL, *ids = NULL, *order = NULL;
     int64_t *vals = NULL, *root_in = NULL;
     if (c.nv == 0)
-        return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1, "the profile has no value types");
-    if (profkit_strtab_init(&c.keys) != 0 || !(self = calloc(c.nv, sizeof(*self))) ||
+        return pk_error_set(err, PROFKIT_EINVAL, NULL, -1, "the profile has no value types");
+    if (pk_strtab_init(&c.keys) != 0 || !(self = calloc(c.nv, sizeof(*self))) ||
         !(vals = calloc(c.nv, sizeof(int64_t))) ||
         !(fkey = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint32_t))) ||
         !(c.key_file = malloc((p->n_frames + 2) * sizeof(uint32_t))) ||
@@ -330,12 +330,12 @@ static int cg_write(const profkit_profile *p, profkit_sink *k, const profkit_wri
     for (size_t i = 0; i < p->n_frames + 2; i++)
         c.key_file[i] = PROFKIT_NONE;
     for (size_t v = 0; v < c.nv; v++)
-        if (profkit_stack_self(p, (uint32_t)v, th, &self[v]) != 0)
+        if (pk_stack_self(p, (uint32_t)v, th, &self[v]) != 0)
             goto oom;
     for (size_t f = 0; f < p->n_frames; f++) {
         char label[4096];
         size_t len = profkit_frame_label(p, (uint32_t)f, 0, label, sizeof(label));
-        uint32_t key = profkit_strtab_intern(&c.keys, label, len);
+        uint32_t key = pk_strtab_intern(&c.keys, label, len);
         if (key == PROFKIT_NONE)
             goto oom;
         if (c.key_file[key] == PROFKIT_NONE) { /* the first frame's function decides */
@@ -345,7 +345,7 @@ static int cg_write(const profkit_profile *p, profkit_sink *k, const profkit_wri
         }
         fkey[f] = key;
     }
-    if ((c.root = profkit_strtab_intern(&c.keys, "(root)", 6)) == PROFKIT_NONE)
+    if ((c.root = pk_strtab_intern(&c.keys, "(root)", 6)) == PROFKIT_NONE)
         goto oom;
     size_t nk = c.keys.n;
     if (!(where = calloc(nk, sizeof(uint32_t))) || !(root_in = calloc(nk, sizeof(int64_t))))
@@ -375,34 +375,34 @@ static int cg_write(const profkit_profile *p, profkit_sink *k, const profkit_wri
     for (size_t i = 0; i < c.n; i++)
         if (need_root || c.e[i].a != c.root)
             order[no++] = (uint32_t)i;
-    if (profkit_sort_u32(order, no, cmp_entry, &c) != 0)
+    if (pk_sort_u32(order, no, cmp_entry, &c) != 0)
         goto oom;
 
     /* The header: events and their totals (the self costs' sum). */
-    profkit_sink_puts(k, "# callgrind format\nversion: 1\ncreator: profkit\npositions: line\n");
+    pk_sink_puts(k, "# callgrind format\nversion: 1\ncreator: profkit\npositions: line\n");
     for (size_t v = 0; v < c.nv; v++) {
-        profkit_sink_puts(k, "event: ");
-        put_event(k, profkit_str(p, p->value_types[v].type));
-        profkit_sink_puts(k, " : ");
-        put_name(k, profkit_str(p, p->value_types[v].type));
-        profkit_sink_puts(k, " (");
-        put_name(k, profkit_str(p, p->value_types[v].unit));
-        profkit_sink_puts(k, ")\n");
+        pk_sink_puts(k, "event: ");
+        put_event(k, pk_str(p, p->value_types[v].type));
+        pk_sink_puts(k, " : ");
+        put_name(k, pk_str(p, p->value_types[v].type));
+        pk_sink_puts(k, " (");
+        put_name(k, pk_str(p, p->value_types[v].unit));
+        pk_sink_puts(k, ")\n");
     }
-    profkit_sink_puts(k, "events:");
+    pk_sink_puts(k, "events:");
     for (size_t v = 0; v < c.nv; v++) {
-        profkit_sink_write(k, " ", 1);
-        put_event(k, profkit_str(p, p->value_types[v].type));
+        pk_sink_write(k, " ", 1);
+        put_event(k, pk_str(p, p->value_types[v].type));
     }
     memset(vals, 0, c.nv * sizeof(int64_t));
     for (size_t i = 0; i < c.n; i++)
         if (c.e[i].b == NO_KEY)
             for (size_t v = 0; v < c.nv; v++)
-                profkit_sat_addto(&vals[v], c.cost[i * c.nv + v]);
-    profkit_sink_puts(k, "\nsummary:");
+                pk_sat_addto(&vals[v], c.cost[i * c.nv + v]);
+    pk_sink_puts(k, "\nsummary:");
     for (size_t v = 0; v < c.nv; v++)
-        profkit_sink_printf(k, " %lld", (long long)vals[v]);
-    profkit_sink_puts(k, "\n");
+        pk_sink_printf(k, " %lld", (long long)vals[v]);
+    pk_sink_puts(k, "\n");
 
     /* ids: file name numbers by string id, then function numbers by key. */
     uint32_t *file_ids = ids, *fn_ids = ids + p->strings.n + 1;
@@ -413,25 +413,25 @@ static int cg_write(const profkit_profile *p, profkit_sink *k, const profkit_wri
         if (x->a != cur) {
             cur = x->a;
             uint32_t fl = c.key_file[cur] == PROFKIT_NONE || cur == c.root ? 0 : c.key_file[cur];
-            profkit_sink_write(k, "\n", 1);
-            put_compressed(k, "fl", file_ids, &next_file, fl, fl ? profkit_str(p, fl) : "???");
-            put_compressed(k, "fn", fn_ids, &next_fn, cur, profkit_strtab_get(&c.keys, cur));
+            pk_sink_write(k, "\n", 1);
+            put_compressed(k, "fl", file_ids, &next_file, fl, fl ? pk_str(p, fl) : "???");
+            put_compressed(k, "fn", fn_ids, &next_fn, cur, pk_strtab_get(&c.keys, cur));
         }
         if (x->b != NO_KEY) {
             uint32_t fl = c.key_file[x->b] == PROFKIT_NONE ? 0 : c.key_file[x->b];
-            put_compressed(k, "cfl", file_ids, &next_file, fl, fl ? profkit_str(p, fl) : "???");
-            put_compressed(k, "cfn", fn_ids, &next_fn, x->b, profkit_strtab_get(&c.keys, x->b));
-            profkit_sink_printf(k, "calls=%lld %u\n", (long long)x->calls, c.key_line[x->b]);
+            put_compressed(k, "cfl", file_ids, &next_file, fl, fl ? pk_str(p, fl) : "???");
+            put_compressed(k, "cfn", fn_ids, &next_fn, x->b, pk_strtab_get(&c.keys, x->b));
+            pk_sink_printf(k, "calls=%lld %u\n", (long long)x->calls, c.key_line[x->b]);
         }
-        profkit_sink_printf(k, "%u", x->line);
+        pk_sink_printf(k, "%u", x->line);
         for (size_t v = 0; v < c.nv; v++)
-            profkit_sink_printf(k, " %lld", (long long)c.cost[(size_t)order[i] * c.nv + v]);
-        profkit_sink_write(k, "\n", 1);
+            pk_sink_printf(k, " %lld", (long long)c.cost[(size_t)order[i] * c.nv + v]);
+        pk_sink_write(k, "\n", 1);
     }
     int rc = 0;
     goto done;
 oom:
-    rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory writing callgrind");
+    rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory writing callgrind");
 done:
     if (self)
         for (size_t v = 0; v < c.nv; v++)
@@ -447,7 +447,7 @@ done:
     return rc;
 }
 
-const profkit_format profkit_format_callgrind = {
+const pk_format pk_format_callgrind = {
     { "callgrind", "callgrind profile format for KCachegrind and callgrind_annotate (write only)",
       ".callgrind", 0, 1 },
     NULL,

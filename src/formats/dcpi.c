@@ -103,7 +103,7 @@ typedef struct dcpi_header {
 } dcpi_header;
 
 /* Checks a known line's value; returns 0 or fills the error. */
-static int check_value(profkit_read_ctx *ctx, const uint8_t *d, const dcpi_line *l,
+static int check_value(pk_read_ctx *ctx, const uint8_t *d, const dcpi_line *l,
                        dcpi_header *h)
 {
     const char *word = keys[l->key].word;
@@ -115,7 +115,7 @@ static int check_value(profkit_read_ctx *ctx, const uint8_t *d, const dcpi_line 
         while (i < n && is_hex(v[i]))
             i++;
         if (i == 0 || i != n)
-            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, at + (int64_t)i,
+            return pk_read_fail(ctx, PROFKIT_ECORRUPT, at + (int64_t)i,
                                      "%s: expected hexadecimal digits up to the end of the line",
                                      word);
         return 0;
@@ -123,7 +123,7 @@ static int check_value(profkit_read_ctx *ctx, const uint8_t *d, const dcpi_line 
         while (i < n && is_digit(v[i]))
             i++;
         if (i == 0 || i != n)
-            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, at + (int64_t)i,
+            return pk_read_fail(ctx, PROFKIT_ECORRUPT, at + (int64_t)i,
                                      "%s: expected decimal digits up to the end of the line", word);
         return 0;
     case V_REST:
@@ -132,7 +132,7 @@ static int check_value(profkit_read_ctx *ctx, const uint8_t *d, const dcpi_line 
         while (i < n && is_digit(v[i]))
             i++;
         if (i != n || (n != 10 && n != 12 && n != 14))
-            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, at,
+            return pk_read_fail(ctx, PROFKIT_ECORRUPT, at,
                                      "epoch: expected 10, 12 or 14 digits (YYMMDDHHMM, "
                                      "YYYYMMDDHHMM or YYYYMMDDHHMMSS)");
         return 0;
@@ -152,10 +152,10 @@ static int check_value(profkit_read_ctx *ctx, const uint8_t *d, const dcpi_line 
         while (i < n && is_digit(v[i]))
             i++;
         if (dot == maj || dot >= n || v[dot] != '.' || i == minor || i != n)
-            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, at,
+            return pk_read_fail(ctx, PROFKIT_ECORRUPT, at,
                                      "version: expected MAJOR.MINOR or pdb-MAJOR.MINOR");
         if (major != 0)
-            return profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, at,
+            return pk_read_fail(ctx, PROFKIT_EUNSUPPORTED, at,
                                      "version: unsupported DCPI binary version %.*s (only the "
                                      "0.x layout is documented)",
                                      (int)(n > 40 ? 40 : n), (const char *)v);
@@ -163,7 +163,7 @@ static int check_value(profkit_read_ctx *ctx, const uint8_t *d, const dcpi_line 
     }
     default: { /* V_TSTART */
         if (h->seen[K_TSTART])
-            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)l->start,
+            return pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)l->start,
                                      "tstart: given twice (first at offset %zu); the address "
                                      "base would be ambiguous",
                                      h->lines[h->seen[K_TSTART] - 1].start);
@@ -173,13 +173,13 @@ static int check_value(profkit_read_ctx *ctx, const uint8_t *d, const dcpi_line 
         uint64_t t = 0;
         while (i < n && is_hex(v[i])) {
             if (t >> 60)
-                return profkit_read_fail(ctx, PROFKIT_ECORRUPT, at,
+                return pk_read_fail(ctx, PROFKIT_ECORRUPT, at,
                                          "tstart: address does not fit in 64 bits");
             t = t << 4 | hex_val(v[i]);
             i++;
         }
         if (i == first || i != n)
-            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, at + (int64_t)i,
+            return pk_read_fail(ctx, PROFKIT_ECORRUPT, at + (int64_t)i,
                                      "tstart: expected a hexadecimal address (0x optional)");
         h->tstart = t;
         return 0;
@@ -187,13 +187,13 @@ static int check_value(profkit_read_ctx *ctx, const uint8_t *d, const dcpi_line 
     }
 }
 
-static int parse_header(profkit_read_ctx *ctx, const uint8_t *d, size_t n, dcpi_header *h)
+static int parse_header(pk_read_ctx *ctx, const uint8_t *d, size_t n, dcpi_header *h)
 {
     size_t pos = 0;
     for (;;) {
         const uint8_t *nl = pos < n ? memchr(d + pos, '\n', n - pos) : NULL;
         if (!nl)
-            return profkit_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)n,
+            return pk_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)n,
                                      "header: the input ends before the 'samples' line that ends "
                                      "the header");
         size_t len = (size_t)(nl - (d + pos));
@@ -203,7 +203,7 @@ static int parse_header(profkit_read_ctx *ctx, const uint8_t *d, size_t n, dcpi_
             break;
         }
         if (PK_VEC_RESERVE(h->lines, h->n_lines, h->cap_lines, 1))
-            return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+            return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
         dcpi_line *l = &h->lines[h->n_lines++];
         l->start = pos;
         l->len = len;
@@ -217,13 +217,13 @@ static int parse_header(profkit_read_ctx *ctx, const uint8_t *d, size_t n, dcpi_
             while (v < len && is_space(d[pos + v]))
                 v++;
             if (v == w || v == len)
-                return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)(pos + v),
+                return pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)(pos + v),
                                          "%s: expected blanks and a value after the keyword",
                                          keys[k].word);
             l->key = k;
             l->value = pos + v;
             if (k < K_VERSION && h->seen[k])
-                return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)pos,
+                return pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)pos,
                                          "header: line '%s' given twice (first at offset %zu)",
                                          keys[k].word, h->lines[h->seen[k] - 1].start);
             int rc = check_value(ctx, d, l, h);
@@ -236,7 +236,7 @@ static int parse_header(profkit_read_ctx *ctx, const uint8_t *d, size_t n, dcpi_
     }
     for (int k = 0; k < N_REQUIRED; k++)
         if (!h->seen[k])
-            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)h->samples_line,
+            return pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)h->samples_line,
                                      "header: required line '%s' is missing before 'samples'",
                                      keys[k].word);
     return 0;
@@ -293,14 +293,14 @@ static int dcpi_sniff(const uint8_t *d, size_t n, int complete)
 
 static int add_meta(profkit_profile *p, const char *key, const uint8_t *v, size_t n)
 {
-    return profkit_meta_add_len(p, key, (const char *)v, n);
+    return pk_meta_add_len(p, key, (const char *)v, n);
 }
 
-static int oom(profkit_read_ctx *ctx) { return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory"); }
+static int oom(pk_read_ctx *ctx) { return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory"); }
 
 /* Adds the value type, thread, function and metadata the header describes.
  * Returns 0 or an error code (ctx->err filled). */
-static int setup(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t *d, dcpi_header *h,
+static int setup(profkit_profile *p, pk_read_ctx *ctx, const uint8_t *d, dcpi_header *h,
                  uint32_t *vt, uint32_t *th, uint32_t *fn)
 {
     const dcpi_line *ev = &h->lines[h->seen[K_EVENT] - 1];
@@ -325,9 +325,9 @@ static int setup(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t *d, dc
     if (!event || !thread)
         goto done;
     /* strndup stops at a NUL: names keep what a C string can hold. */
-    if ((*vt = profkit_value_type_add(p, event, "count")) == PROFKIT_NONE ||
-        (*th = profkit_thread_get(p, thread, "", -1, -1)) == PROFKIT_NONE ||
-        (*fn = profkit_function_add_named(p, "", "", thread, 0)) == PROFKIT_NONE)
+    if ((*vt = pk_value_type_add(p, event, "count")) == PROFKIT_NONE ||
+        (*th = pk_thread_get(p, thread, "", -1, -1)) == PROFKIT_NONE ||
+        (*fn = pk_function_add_named(p, "", "", thread, 0)) == PROFKIT_NONE)
         goto done;
     p->default_value = *vt;
     for (int k = 0; k < N_KEYS; k++) {
@@ -340,7 +340,7 @@ static int setup(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t *d, dc
     }
     char buf[40];
     snprintf(buf, sizeof(buf), "0x%" PRIx64, h->tstart);
-    if (profkit_meta_add(p, "tstart", buf) || profkit_meta_add(p, "value_alias.samples", event))
+    if (pk_meta_add(p, "tstart", buf) || pk_meta_add(p, "value_alias.samples", event))
         goto done;
     size_t el = strlen(event), tl = strlen(thread);
     char *file = malloc(el + tl + 2);
@@ -349,7 +349,7 @@ static int setup(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t *d, dc
     memcpy(file, event, el);
     file[el] = '\t';
     memcpy(file + el + 1, thread, tl + 1);
-    int mrc = profkit_meta_add(p, "dcpi.file", file);
+    int mrc = pk_meta_add(p, "dcpi.file", file);
     free(file);
     if (mrc)
         goto done;
@@ -363,16 +363,16 @@ done:
     return rc ? oom(ctx) : 0;
 }
 
-static int parse_chunks(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t *d, size_t n,
+static int parse_chunks(profkit_profile *p, pk_read_ctx *ctx, const uint8_t *d, size_t n,
                         const dcpi_header *h, uint32_t vt, uint32_t th, uint32_t fn)
 {
     if (n - h->end < 8)
-        return profkit_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)h->end,
+        return pk_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)h->end,
                                  "footer: expected 8 bytes after the header, the input has %zu",
                                  n - h->end);
     const size_t foot = n - 8;
-    profkit_cursor c;
-    profkit_cursor_init(&c, d, foot);
+    pk_cursor c;
+    pk_cursor_init(&c, d, foot);
     c.pos = h->end;
     uint64_t next = 0, nonzero = 0, total = 0;
     uint32_t prev = 0;
@@ -390,55 +390,55 @@ static int parse_chunks(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t
      * no frames yet each one makes a new frame, stack and sample row:
      * append them without the lookups. */
     int fresh = p->n_frames == 0 && p->n_stacks == 1 && p->n_samples == 0;
-    while (!profkit_cursor_eof(&c)) {
+    while (!pk_cursor_eof(&c)) {
         size_t at = c.pos;
         uint32_t off, num;
-        if (profkit_cursor_le32(&c, &off) || profkit_cursor_le32(&c, &num)) {
-            rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
+        if (pk_cursor_le32(&c, &off) || pk_cursor_le32(&c, &num)) {
+            rc = pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
                                    "chunk: expected an 8-byte offset and number, only %zu bytes "
                                    "before the footer at offset %zu",
                                    foot - at, foot);
             goto done;
         }
         if (any && (off < next || off == prev)) {
-            rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
+            rc = pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
                                    "chunk: offset 0x%" PRIx32 " %s the previous chunk, which ends "
                                    "at 0x%" PRIx64 "; chunks must increase without overlapping",
                                    off, off <= prev ? "does not come after" : "overlaps",
                                    next);
             goto done;
         }
-        if ((uint64_t)num * 4 > profkit_cursor_left(&c)) {
-            rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at + 4,
+        if ((uint64_t)num * 4 > pk_cursor_left(&c)) {
+            rc = pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at + 4,
                                    "chunk: %" PRIu32 " counts run past the footer at offset %zu "
                                    "(%zu bytes left)",
-                                   num, foot, profkit_cursor_left(&c));
+                                   num, foot, pk_cursor_left(&c));
             goto done;
         }
         any = 1;
         prev = off;
         next = (uint64_t)off + (uint64_t)4 * num;
         if (h->tstart > UINT64_MAX - next) {
-            rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
+            rc = pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
                                    "chunk: tstart 0x%" PRIx64 " + offset 0x%" PRIx32 " passes the "
                                    "end of the 64-bit address space",
                                    h->tstart, off);
             goto done;
         }
         for (uint32_t i = 0; i < num; i++) {
-            uint32_t count = profkit_load_le32(d + c.pos);
+            uint32_t count = pk_load_le32(d + c.pos);
             c.pos += 4;
             if (count == 0)
                 continue; /* no row: the writer rebuilds chunks from non-zero counts */
             fr.address = h->tstart + off + (uint64_t)4 * i;
-            uint32_t f = fresh ? profkit_frame_append(p, &fr) : profkit_frame_add(p, &fr), s;
+            uint32_t f = fresh ? pk_frame_append(p, &fr) : pk_frame_add(p, &fr), s;
             if (f == PROFKIT_NONE ||
-                (s = fresh ? profkit_stack_append(p, 0, f) : profkit_stack_intern(p, 0, f)) == PROFKIT_NONE) {
+                (s = fresh ? pk_stack_append(p, 0, f) : pk_stack_intern(p, 0, f)) == PROFKIT_NONE) {
                 rc = oom(ctx);
                 goto done;
             }
             vals[vt] = count;
-            if (fresh ? profkit_sample_append(p, s, th, vals) : profkit_sample_add(p, s, th, vals)) {
+            if (fresh ? pk_sample_append(p, s, th, vals) : pk_sample_add(p, s, th, vals)) {
                 rc = oom(ctx);
                 goto done;
             }
@@ -447,19 +447,19 @@ static int parse_chunks(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t
         }
         if (c.pos - shown >= ((size_t)16 << 20)) {
             shown = c.pos;
-            profkit_read_progress(ctx, c.pos, n);
+            pk_read_progress(ctx, c.pos, n);
         }
     }
-    uint32_t f_addr = profkit_load_le32(d + foot), f_total = profkit_load_le32(d + foot + 4);
+    uint32_t f_addr = pk_load_le32(d + foot), f_total = pk_load_le32(d + foot + 4);
     if (f_addr != nonzero) {
-        rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)foot,
+        rc = pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)foot,
                                "footer: %" PRIu32 " addresses with samples, but the chunks hold "
                                "%" PRIu64,
                                f_addr, nonzero);
         goto done;
     }
     if (f_total != total) {
-        rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)foot + 4,
+        rc = pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)foot + 4,
                                "footer: %" PRIu32 " samples in total, but the chunks hold %" PRIu64,
                                f_total, total);
         goto done;
@@ -469,11 +469,11 @@ done:
     return rc;
 }
 
-static int dcpi_read(profkit_profile *p, profkit_read_ctx *ctx)
+static int dcpi_read(profkit_profile *p, pk_read_ctx *ctx)
 {
     const uint8_t *d;
     size_t n;
-    int rc = profkit_source_all(ctx->src, &d, &n, ctx->err);
+    int rc = pk_source_all(ctx->src, &d, &n, ctx->err);
     if (rc)
         return rc;
     dcpi_header h;
@@ -503,9 +503,9 @@ static size_t find_block(const profkit_profile *p, const char *event, const char
 {
     size_t el = strlen(event);
     for (size_t i = 0; i < p->n_metadata; i++) {
-        if (strcmp(profkit_str(p, p->metadata[i].key), "dcpi.file") != 0)
+        if (strcmp(pk_str(p, p->metadata[i].key), "dcpi.file") != 0)
             continue;
-        const char *v = profkit_str(p, p->metadata[i].value);
+        const char *v = pk_str(p, p->metadata[i].value);
         if (strncmp(v, event, el) == 0 && v[el] == '\t' && strcmp(v + el + 1, thread) == 0)
             return i + 1;
     }
@@ -514,29 +514,29 @@ static size_t find_block(const profkit_profile *p, const char *event, const char
 
 static int is_key(const profkit_profile *p, size_t i, const char *key)
 {
-    return i < p->n_metadata && strcmp(profkit_str(p, p->metadata[i].key), key) == 0;
+    return i < p->n_metadata && strcmp(pk_str(p, p->metadata[i].key), key) == 0;
 }
 
-static int dcpi_write(const profkit_profile *p, profkit_sink *sink, const profkit_write_options *o,
+static int dcpi_write(const profkit_profile *p, pk_sink *sink, const profkit_write_options *o,
                       profkit_error *err)
 {
     uint32_t v, th;
-    if (profkit_select(p, o->value, o->thread, &v, &th, err) != 0)
+    if (pk_select(p, o->value, o->thread, &v, &th, err) != 0)
         return PROFKIT_EINVAL;
     if (th == PROFKIT_NONE) {
         if (p->n_threads > 1)
-            return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+            return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
                                      "dcpi: a DCPI file holds one image; choose one of the %zu "
                                      "threads with --thread",
                                      p->n_threads);
         th = 0;
     }
-    const char *event = profkit_str(p, p->value_types[v].type);
-    const char *thread = th < p->n_threads ? profkit_str(p, p->threads[th].name) : "";
+    const char *event = pk_str(p, p->value_types[v].type);
+    const char *thread = th < p->n_threads ? pk_str(p, p->threads[th].name) : "";
     size_t block = find_block(p, event, thread);
     uint64_t tstart = 0;
     for (size_t i = block; is_key(p, i, "dcpi.header"); i++) {
-        const char *l = profkit_str(p, p->metadata[i].value);
+        const char *l = pk_str(p, p->metadata[i].value);
         if (strncmp(l, "tstart", 6) == 0 && (l[6] == ' ' || l[6] == '\t'))
             tstart = strtoull(l + 7, NULL, 16); /* checked when it was read */
     }
@@ -560,7 +560,7 @@ static int dcpi_write(const profkit_profile *p, profkit_sink *sink, const profki
             continue;
         if (PK_VEC_RESERVE(ac, n, cap, 1)) {
             free(ac);
-            return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+            return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
         }
         ac[n].address = fr->address;
         ac[n].count = val;
@@ -581,12 +581,12 @@ static int dcpi_write(const profkit_profile *p, profkit_sink *sink, const profki
         tstart = ac[0].address;
     for (size_t i = 0; i < n && !rc; i++) {
         if (ac[i].address < tstart || ac[i].address - tstart > UINT32_MAX)
-            rc = profkit_error_set(err, PROFKIT_EUNSUPPORTED, NULL, -1,
+            rc = pk_error_set(err, PROFKIT_EUNSUPPORTED, NULL, -1,
                                    "dcpi: address 0x%" PRIx64 " is not within 4 GiB above "
                                    "tstart 0x%" PRIx64,
                                    ac[i].address, tstart);
         else if (ac[i].count > UINT32_MAX)
-            rc = profkit_error_set(err, PROFKIT_EUNSUPPORTED, NULL, -1,
+            rc = pk_error_set(err, PROFKIT_EUNSUPPORTED, NULL, -1,
                                    "dcpi: count %" PRId64 " at 0x%" PRIx64 " does not fit 32 bits",
                                    ac[i].count, ac[i].address);
     }
@@ -599,9 +599,9 @@ static int dcpi_write(const profkit_profile *p, profkit_sink *sink, const profki
     if (block < p->n_metadata && is_key(p, block, "dcpi.header")) {
         for (size_t i = block; is_key(p, i, "dcpi.header"); i++) {
             uint32_t id = p->metadata[i].value;
-            profkit_sink_write(sink, profkit_str(p, id), profkit_strtab_len(&p->strings, id));
-            profkit_sink_write(sink, "\n", 1);
-            header_len += profkit_strtab_len(&p->strings, id) + 1;
+            pk_sink_write(sink, pk_str(p, id), pk_strtab_len(&p->strings, id));
+            pk_sink_write(sink, "\n", 1);
+            header_len += pk_strtab_len(&p->strings, id) + 1;
         }
     } else {
         /* Synthesized from what the profile knows; see docs/formats/dcpi.md. */
@@ -610,7 +610,7 @@ static int dcpi_write(const profkit_profile *p, profkit_sink *sink, const profki
         char *hb = malloc(need);
         if (!hb) {
             free(ac);
-            return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+            return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
         }
         uint64_t span = n ? ac[n - 1].address - tstart + 4 : 0;
         int len = snprintf(hb, need,
@@ -620,14 +620,14 @@ static int dcpi_write(const profkit_profile *p, profkit_sink *sink, const profki
                            *event ? event : "samples", span, tstart, path ? "path " : "",
                            path ? thread : "", path ? "\n" : "");
         header_len = len > 0 ? (uint64_t)len : 0;
-        profkit_sink_write(sink, hb, (size_t)header_len);
+        pk_sink_write(sink, hb, (size_t)header_len);
         free(hb);
     }
     /* "samples" + pad + "\n" ends at a multiple of 4. */
     size_t pad = (size_t)((4 - (header_len + 8) % 4) % 4);
-    profkit_sink_write(sink, "samples", 7);
-    profkit_sink_write(sink, "   ", pad);
-    profkit_sink_write(sink, "\n", 1);
+    pk_sink_write(sink, "samples", 7);
+    pk_sink_write(sink, "   ", pad);
+    pk_sink_write(sink, "\n", 1);
 
     uint64_t nonzero = 0, total = 0;
     uint8_t w[8];
@@ -635,12 +635,12 @@ static int dcpi_write(const profkit_profile *p, profkit_sink *sink, const profki
         size_t j = i + 1;
         while (j < n && ac[j].address == ac[j - 1].address + 4 && j - i < UINT32_MAX)
             j++;
-        profkit_store_le32(w, (uint32_t)(ac[i].address - tstart));
-        profkit_store_le32(w + 4, (uint32_t)(j - i));
-        profkit_sink_write(sink, w, 8);
+        pk_put_le32(w, (uint32_t)(ac[i].address - tstart));
+        pk_put_le32(w + 4, (uint32_t)(j - i));
+        pk_sink_write(sink, w, 8);
         for (size_t k = i; k < j; k++) {
-            profkit_store_le32(w, (uint32_t)ac[k].count);
-            profkit_sink_write(sink, w, 4);
+            pk_put_le32(w, (uint32_t)ac[k].count);
+            pk_sink_write(sink, w, 4);
             nonzero++;
             total += (uint64_t)ac[k].count;
         }
@@ -648,16 +648,16 @@ static int dcpi_write(const profkit_profile *p, profkit_sink *sink, const profki
     }
     free(ac);
     if (total > UINT32_MAX)
-        return profkit_error_set(err, PROFKIT_EUNSUPPORTED, NULL, -1,
+        return pk_error_set(err, PROFKIT_EUNSUPPORTED, NULL, -1,
                                  "dcpi: %" PRIu64 " samples in total do not fit the 32-bit footer",
                                  total);
-    profkit_store_le32(w, (uint32_t)nonzero);
-    profkit_store_le32(w + 4, (uint32_t)total);
-    profkit_sink_write(sink, w, 8);
+    pk_put_le32(w, (uint32_t)nonzero);
+    pk_put_le32(w + 4, (uint32_t)total);
+    pk_sink_write(sink, w, 8);
     return 0;
 }
 
-const profkit_format profkit_format_dcpi = {
+const pk_format pk_format_dcpi = {
     { "dcpi", "DCPI profile: ASCII header, per-address sample counts of one event", ".dcpi", 1, 1 },
     dcpi_sniff,
     dcpi_read,

@@ -81,12 +81,12 @@ static int sniff_utf8(const uint8_t *d, size_t n, int complete)
 static int folded_sniff(const uint8_t *d, size_t n, int complete)
 {
     size_t bom;
-    int enc = profkit_text_bom(d, n, &bom);
+    int enc = pk_text_bom(d, n, &bom);
     if (enc == PROFKIT_TEXT_PLAIN || enc == PROFKIT_TEXT_UTF8_BOM)
         return sniff_utf8(d + bom, n - bom, complete);
     uint8_t *u;
     size_t un, n_bad, first_bad;
-    if (profkit_text_utf16_to_utf8(d + bom, n - bom, enc == PROFKIT_TEXT_UTF16BE, &u, &un,
+    if (pk_text_utf16_to_utf8(d + bom, n - bom, enc == PROFKIT_TEXT_UTF16BE, &u, &un,
                                    &n_bad, &first_bad))
         return 0;
     int score = sniff_utf8(u, un, complete);
@@ -110,33 +110,33 @@ static void note(skip_note *s, uint32_t line, size_t column)
     }
 }
 
-static int report_skips(profkit_read_ctx *ctx, const skip_note *s)
+static int report_skips(pk_read_ctx *ctx, const skip_note *s)
 {
     int rc = 0;
     if (!rc && s[SKIP_CUT].count)
-        rc = profkit_read_warn_pos(ctx, PROFKIT_ETRUNCATED, s[SKIP_CUT].line, s[SKIP_CUT].column,
+        rc = pk_read_warn_pos(ctx, PROFKIT_ETRUNCATED, s[SKIP_CUT].line, s[SKIP_CUT].column,
                                    "the input ends inside this line, before its sample count "
                                    "(truncated file?); the line is skipped, the lines before it "
                                    "are kept");
     if (!rc && s[SKIP_COMMENT].count)
-        rc = profkit_read_warn_pos(ctx, PROFKIT_ECORRUPT, s[SKIP_COMMENT].line,
+        rc = pk_read_warn_pos(ctx, PROFKIT_ECORRUPT, s[SKIP_COMMENT].line,
                                    s[SKIP_COMMENT].column,
                                    "comment line skipped (%u in all)",
                                    s[SKIP_COMMENT].count);
     if (!rc && s[SKIP_MALFORMED].count)
-        rc = profkit_read_warn_pos(ctx, PROFKIT_ECORRUPT, s[SKIP_MALFORMED].line,
+        rc = pk_read_warn_pos(ctx, PROFKIT_ECORRUPT, s[SKIP_MALFORMED].line,
                                    s[SKIP_MALFORMED].column,
                                    "expected a stack followed by a space and a sample count; "
                                    "line skipped (%u in all)",
                                    s[SKIP_MALFORMED].count);
     if (!rc && s[SKIP_NO_FRAME].count)
-        rc = profkit_read_warn_pos(ctx, PROFKIT_ECORRUPT, s[SKIP_NO_FRAME].line,
+        rc = pk_read_warn_pos(ctx, PROFKIT_ECORRUPT, s[SKIP_NO_FRAME].line,
                                    s[SKIP_NO_FRAME].column,
                                    "expected at least one frame name before the count; line "
                                    "skipped (%u in all)",
                                    s[SKIP_NO_FRAME].count);
     if (!rc && s[SKIP_EMPTY_FRAME].count)
-        rc = profkit_read_warn_pos(ctx, PROFKIT_ECORRUPT, s[SKIP_EMPTY_FRAME].line,
+        rc = pk_read_warn_pos(ctx, PROFKIT_ECORRUPT, s[SKIP_EMPTY_FRAME].line,
                                    s[SKIP_EMPTY_FRAME].column,
                                    "empty frame name in stack; dropped from its stack (%u in "
                                    "all)",
@@ -144,7 +144,7 @@ static int report_skips(profkit_read_ctx *ctx, const skip_note *s)
     return rc;
 }
 
-static int read_lines(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t *d, size_t n,
+static int read_lines(profkit_profile *p, pk_read_ctx *ctx, const uint8_t *d, size_t n,
                       uint32_t th, skip_note *skips)
 {
     uint32_t line_no = 0;
@@ -156,7 +156,7 @@ static int read_lines(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t *
         size_t len = nl ? (size_t)(nl - line) : n - pos;
         pos += len + (nl ? 1 : 0);
         if ((line_no & 0xffff) == 0)
-            profkit_read_progress(ctx, pos, n);
+            pk_read_progress(ctx, pos, n);
         if (len > 0 && line[len - 1] == '\r')
             len--;
         size_t a = 0;
@@ -179,7 +179,7 @@ static int read_lines(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t *
         uint64_t count = 0;
         for (size_t i = k; i < e; i++) {
             if (count > (UINT64_MAX - 9) / 10 || count * 10 + (uint64_t)(line[i] - '0') > INT64_MAX)
-                return profkit_read_fail_pos(ctx, PROFKIT_ECORRUPT, line_no, (uint32_t)(k + 1),
+                return pk_read_fail_pos(ctx, PROFKIT_ECORRUPT, line_no, (uint32_t)(k + 1),
                                              "sample count does not fit in 63 bits");
             count = count * 10 + (uint64_t)(line[i] - '0');
         }
@@ -207,11 +207,11 @@ static int read_lines(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t *
             memset(&fr, 0, sizeof(fr));
             fr.mapping = PROFKIT_NONE;
             if (fn.name == PROFKIT_NONE ||
-                (fr.function = profkit_function_add(p, &fn)) == PROFKIT_NONE)
-                return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
-            uint32_t frame = profkit_frame_add(p, &fr);
-            if (frame == PROFKIT_NONE || (stack = profkit_stack_intern(p, stack, frame)) == PROFKIT_NONE)
-                return profkit_read_fail_pos(ctx, PROFKIT_ENOMEM, line_no, (uint32_t)(f + 1),
+                (fr.function = pk_function_add(p, &fn)) == PROFKIT_NONE)
+                return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+            uint32_t frame = pk_frame_add(p, &fr);
+            if (frame == PROFKIT_NONE || (stack = pk_stack_intern(p, stack, frame)) == PROFKIT_NONE)
+                return pk_read_fail_pos(ctx, PROFKIT_ENOMEM, line_no, (uint32_t)(f + 1),
                                              "out of memory");
             f = fe + 1;
         }
@@ -222,34 +222,34 @@ static int read_lines(profkit_profile *p, profkit_read_ctx *ctx, const uint8_t *
         if (empty_at != UINT32_MAX)
             note(&skips[SKIP_EMPTY_FRAME], line_no, empty_at);
         int64_t v = (int64_t)count;
-        if (count > 0 && profkit_sample_add(p, stack, th, &v) != 0)
-            return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        if (count > 0 && pk_sample_add(p, stack, th, &v) != 0)
+            return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
     }
     return 0;
 }
 
-static int folded_read(profkit_profile *p, profkit_read_ctx *ctx)
+static int folded_read(profkit_profile *p, pk_read_ctx *ctx)
 {
     const uint8_t *d;
     size_t n;
-    int rc = profkit_source_all(ctx->src, &d, &n, ctx->err);
+    int rc = pk_source_all(ctx->src, &d, &n, ctx->err);
     if (rc)
         return rc;
-    uint32_t vt = profkit_value_type_add(p, "samples", "count");
-    uint32_t th = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t vt = pk_value_type_add(p, "samples", "count");
+    uint32_t th = pk_thread_add(p, "main", "", -1, -1);
     if (vt == PROFKIT_NONE || th == PROFKIT_NONE)
-        return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
     p->default_value = vt;
     size_t bom;
-    int enc = profkit_text_bom(d, n, &bom);
+    int enc = pk_text_bom(d, n, &bom);
     uint8_t *u = NULL;
     if (enc == PROFKIT_TEXT_UTF16LE || enc == PROFKIT_TEXT_UTF16BE) {
         size_t un, n_bad, first_bad;
-        if (profkit_text_utf16_to_utf8(d + bom, n - bom, enc == PROFKIT_TEXT_UTF16BE, &u, &un,
+        if (pk_text_utf16_to_utf8(d + bom, n - bom, enc == PROFKIT_TEXT_UTF16BE, &u, &un,
                                        &n_bad, &first_bad))
-            return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+            return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
         if (n_bad &&
-            (rc = profkit_read_warn(ctx, PROFKIT_ECORRUPT, (int64_t)(first_bad + bom),
+            (rc = pk_read_warn(ctx, PROFKIT_ECORRUPT, (int64_t)(first_bad + bom),
                                     "UTF-16: unpaired surrogate or odd last byte, read as U+FFFD "
                                     "(%zu in all)",
                                     n_bad)) != 0) {
@@ -269,10 +269,10 @@ static int folded_read(profkit_profile *p, profkit_read_ctx *ctx)
     return rc ? rc : report_skips(ctx, skips);
 }
 
-int profkit_folded_write_tree(const profkit_ltree *t, profkit_sink *sink);
+int pk_folded_write_tree(const pk_ltree *t, pk_sink *sink);
 
 /* Writes one line per node with a non-zero self value, depth first. */
-int profkit_folded_write_tree(const profkit_ltree *t, profkit_sink *sink)
+int pk_folded_write_tree(const pk_ltree *t, pk_sink *sink)
 {
     size_t cap = 64, depth = 0;
     uint32_t *path = malloc(cap * sizeof(uint32_t)); /* node ids, root excluded */
@@ -311,12 +311,12 @@ int profkit_folded_write_tree(const profkit_ltree *t, profkit_sink *sink)
             if (t->self[c] != 0) {
                 for (size_t i = 0; i < depth; i++) {
                     if (i)
-                        profkit_sink_write(sink, ";", 1);
+                        pk_sink_write(sink, ";", 1);
                     uint32_t l = t->label[path[i]];
-                    profkit_sink_write(sink, profkit_strtab_get(&t->labels, l),
-                                       profkit_strtab_len(&t->labels, l));
+                    pk_sink_write(sink, pk_strtab_get(&t->labels, l),
+                                       pk_strtab_len(&t->labels, l));
                 }
-                profkit_sink_printf(sink, " %lld\n", (long long)t->self[c]);
+                pk_sink_printf(sink, " %lld\n", (long long)t->self[c]);
             }
         } else if (depth == 0) {
             break;
@@ -329,31 +329,31 @@ int profkit_folded_write_tree(const profkit_ltree *t, profkit_sink *sink)
     return 0;
 }
 
-static int folded_write(const profkit_profile *p, profkit_sink *sink,
+static int folded_write(const profkit_profile *p, pk_sink *sink,
                         const profkit_write_options *o, profkit_error *err)
 {
     int ok;
-    profkit_ltree_options lo = { 0 };
-    lo.value = profkit_select_value(p, o->value, err);
+    pk_ltree_options lo = { 0 };
+    lo.value = pk_select_value(p, o->value, err);
     if (lo.value == PROFKIT_NONE)
         return p->n_value_types == 0 && !o->value ? 0 : PROFKIT_EINVAL;
-    lo.thread = profkit_select_thread(p, o->thread, &ok, err);
+    lo.thread = pk_select_thread(p, o->thread, &ok, err);
     if (!ok)
         return PROFKIT_EINVAL;
     lo.by_line = o->by_line;
     lo.sanitize = 1;
-    profkit_ltree t;
-    int rc = profkit_ltree_build(&t, p, &lo, err);
+    pk_ltree t;
+    int rc = pk_ltree_build(&t, p, &lo, err);
     if (rc)
         return rc;
-    rc = profkit_folded_write_tree(&t, sink);
-    profkit_ltree_free(&t);
+    rc = pk_folded_write_tree(&t, sink);
+    pk_ltree_free(&t);
     if (rc)
-        return profkit_error_set(err, rc, NULL, -1, "out of memory writing folded stacks");
+        return pk_error_set(err, rc, NULL, -1, "out of memory writing folded stacks");
     return 0;
 }
 
-const profkit_format profkit_format_folded = {
+const pk_format pk_format_folded = {
     { "folded", "folded (collapsed) stacks: one 'root;...;leaf COUNT' line per stack",
       ".folded .collapsed", 1, 1 },
     folded_sniff,

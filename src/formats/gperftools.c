@@ -58,8 +58,8 @@ static const gp_layout layouts[4] = {
 static inline uint64_t gp_word(const gp_layout *l, const uint8_t *p)
 {
     if (l->ws == 8)
-        return l->be ? profkit_load_be64(p) : profkit_load_le64(p);
-    return l->be ? profkit_load_be32(p) : profkit_load_le32(p);
+        return l->be ? pk_load_be64(p) : pk_load_le64(p);
+    return l->be ? pk_load_be32(p) : pk_load_le32(p);
 }
 
 enum { HDR_NONE, HDR_OK, HDR_JAVA, HDR_PERIOD0, HDR_SHORT };
@@ -213,7 +213,7 @@ static int buf_put(gp_buf *b, const char *s, size_t n)
 {
     if (n == 0)
         return 0;
-    if (b->n + n < b->n || profkit_grow((void **)&b->p, &b->cap, b->n + n, 1) != 0)
+    if (b->n + n < b->n || pk_grow((void **)&b->p, &b->cap, b->n + n, 1) != 0)
         return PROFKIT_ENOMEM;
     memcpy(b->p + b->n, s, n);
     b->n += n;
@@ -246,7 +246,7 @@ static int read_text(profkit_profile *p, const uint8_t *d, size_t n)
             build.n = 0;
             have_build = 1;
             if ((rc = buf_put(&build, s + i + 6, e - i - 6)) != 0 ||
-                (rc = profkit_meta_add_len(p, "build", build.p ? build.p : "", build.n)) != 0)
+                (rc = pk_meta_add_len(p, "build", build.p ? build.p : "", build.n)) != 0)
                 break;
             continue;
         }
@@ -285,7 +285,7 @@ static int read_text(profkit_profile *p, const uint8_t *d, size_t n)
         if ((rc = buf_put(&line, "", 1)) != 0)
             break;
         line.p[m.path_off + m.path_len] = '\0';
-        if (profkit_mapping_add(p, m.start, m.end, m.offset, line.p + m.path_off, "") ==
+        if (pk_mapping_add(p, m.start, m.end, m.offset, line.p + m.path_off, "") ==
             PROFKIT_NONE)
             rc = PROFKIT_ENOMEM;
     }
@@ -328,7 +328,7 @@ static uint32_t find_mapping(const profkit_profile *p, const uint32_t *sorted, u
  * been read and frames (which carry their mapping) can be made.
  */
 typedef struct gp_reader {
-    profkit_read_ctx *ctx;
+    pk_read_ctx *ctx;
     const gp_layout *l;
     /* input window: buf[pos..len) is unread; base is the offset of buf[0] */
     uint8_t *buf;
@@ -384,10 +384,10 @@ static int fill(gp_reader *r, size_t need)
     r->pos = 0;
     while (r->len < need && !r->eof) {
         if (r->len == r->cap &&
-            profkit_grow((void **)&r->buf, &r->cap, r->cap ? r->cap + 1 : 1 << 20, 1) != 0)
-            return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory");
+            pk_grow((void **)&r->buf, &r->cap, r->cap ? r->cap + 1 : 1 << 20, 1) != 0)
+            return pk_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory");
         size_t got;
-        int rc = profkit_source_read(r->ctx->src, r->buf + r->len, r->cap - r->len, &got,
+        int rc = pk_source_read(r->ctx->src, r->buf + r->len, r->cap - r->len, &got,
                                      r->ctx->err);
         if (rc)
             return rc;
@@ -407,7 +407,7 @@ static int pc_slots_grow(gp_reader *r)
         return PROFKIT_ENOMEM;
     }
     for (size_t i = 0; i < r->n_pcs; i++) {
-        size_t j = profkit_hash_u64(r->pc_val[i]) & (ncap - 1);
+        size_t j = pk_hash_u64(r->pc_val[i]) & (ncap - 1);
         while (s[j])
             j = (j + 1) & (ncap - 1);
         s[j] = (uint32_t)i + 1;
@@ -423,7 +423,7 @@ static uint32_t pc_index(gp_reader *r, uint64_t pc)
 {
     if ((r->n_pcs + 1) * 2 > r->pc_cap && pc_slots_grow(r) != 0)
         return PROFKIT_NONE;
-    size_t j = profkit_hash_u64(pc) & (r->pc_cap - 1);
+    size_t j = pk_hash_u64(pc) & (r->pc_cap - 1);
     while (r->pc_slots[j]) {
         if (r->pc_val[r->pc_slots[j] - 1] == pc)
             return r->pc_slots[j] - 1;
@@ -492,7 +492,7 @@ static int rec_equal(const gp_reader *r, const struct rec_entry *x, const uint8_
  */
 static inline uint32_t rec_hash(const gp_reader *r, const uint8_t *pcs, size_t depth)
 {
-    return (uint32_t)(profkit_hash_bytes(pcs, depth * r->l->ws, depth) >> 32);
+    return (uint32_t)(pk_hash_bytes(pcs, depth * r->l->ws, depth) >> 32);
 }
 
 static int add_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count, uint32_t h32)
@@ -531,7 +531,7 @@ static int meta_u64(profkit_profile *p, const char *key, uint64_t v)
 {
     char buf[24];
     snprintf(buf, sizeof(buf), "%" PRIu64, v);
-    return profkit_meta_add(p, key, buf);
+    return pk_meta_add(p, key, buf);
 }
 
 /* Reads the header into r->l and *period, or fails saying why not. */
@@ -542,7 +542,7 @@ static int read_header(gp_reader *r, uint64_t *period)
         return rc;
     const uint8_t *d = r->buf + r->pos;
     size_t n = r->len - r->pos;
-    profkit_read_ctx *ctx = r->ctx;
+    pk_read_ctx *ctx = r->ctx;
     int li = gp_find_layout(d, n, HDR_OK), j;
     if (li >= 0) {
         r->l = &layouts[li];
@@ -551,19 +551,19 @@ static int read_header(gp_reader *r, uint64_t *period)
         return 0;
     }
     if ((j = gp_find_layout(d, n, HDR_JAVA)) >= 0)
-        return profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, 2 * (int64_t)layouts[j].ws,
+        return pk_read_fail(ctx, PROFKIT_EUNSUPPORTED, 2 * (int64_t)layouts[j].ws,
                                  "header: word 2 is 1, pprof's Java CPU profile variant; "
                                  "it is not supported");
     if ((j = gp_find_layout(d, n, HDR_PERIOD0)) >= 0)
-        return profkit_read_fail(ctx, PROFKIT_EFORMAT, 3 * (int64_t)layouts[j].ws,
+        return pk_read_fail(ctx, PROFKIT_EFORMAT, 3 * (int64_t)layouts[j].ws,
                                  "header: sampling period is 0; a gperftools CPU profile "
                                  "needs a period > 0 (header words 0, 3, 0, period, 0)");
     if (gp_find_layout(d, n, HDR_SHORT) >= 0 || n == 0)
-        return profkit_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)n,
+        return pk_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)n,
                                  "header: expected 5 words (0, 3, 0, period, 0), but the "
                                  "input ends after %zu bytes",
                                  n);
-    return profkit_read_fail(ctx, PROFKIT_EFORMAT, 0,
+    return pk_read_fail(ctx, PROFKIT_EFORMAT, 0,
                              "header: expected the words 0, 3, 0, period > 0, 0 of a "
                              "gperftools CPU profile (32- or 64-bit, either byte order)");
 }
@@ -617,7 +617,7 @@ typedef struct gp_pipe {
     int stop;            /* the caller's thread failed: the producer stops */
     int rc;
     profkit_error err;   /* the producer's error */
-    profkit_read_ctx ctx; /* the caller's, with err pointing above */
+    pk_read_ctx ctx; /* the caller's, with err pointing above */
     gp_reader *r;
     int trailer;
     uint64_t n_records;
@@ -656,7 +656,7 @@ static int pipe_push(gp_pipe *p, uint64_t at, const uint8_t *pcs, size_t depth, 
         b = &p->batch[p->fill];
     }
     if (bytes > UINT32_MAX - b->len || PK_VEC_RESERVE(b->recs, b->n, b->cap_recs, 1) != 0 ||
-        profkit_grow((void **)&b->buf, &b->cap, b->len + bytes, 1) != 0)
+        pk_grow((void **)&b->buf, &b->cap, b->len + bytes, 1) != 0)
         return PROFKIT_ENOMEM;
     memcpy(b->buf + b->len, pcs, bytes);
     b->recs[b->n++] = (gp_rec){ at, count, (uint32_t)b->len, (uint32_t)depth, hash };
@@ -673,7 +673,7 @@ static int pipe_push(gp_pipe *p, uint64_t at, const uint8_t *pcs, size_t depth, 
 static int produce(gp_pipe *p)
 {
     gp_reader *r = p->r;
-    profkit_read_ctx *ctx = r->ctx;
+    pk_read_ctx *ctx = r->ctx;
     size_t ws = r->l->ws;
     for (;;) {
         int rc = fill(r, 2 * ws);
@@ -684,17 +684,17 @@ static int produce(gp_pipe *p)
         if (avail == 0)
             return 0; /* the end, without a trailer */
         if (avail < 2 * ws)
-            return profkit_read_fail(ctx, PROFKIT_ETRUNCATED, at,
+            return pk_read_fail(ctx, PROFKIT_ETRUNCATED, at,
                                      "record: expected a count and a depth word (%zu bytes), "
                                      "but the input ends after %zu bytes",
                                      2 * ws, avail);
         uint64_t count = gp_word(r->l, r->buf + r->pos);
         uint64_t depth = gp_word(r->l, r->buf + r->pos + ws);
         if (depth == 0)
-            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, at + (int64_t)ws,
+            return pk_read_fail(ctx, PROFKIT_ECORRUPT, at + (int64_t)ws,
                                      "record depth: expected at least 1 PC, got 0");
         if (depth > UINT32_MAX)
-            return profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, at + (int64_t)ws,
+            return pk_read_fail(ctx, PROFKIT_EUNSUPPORTED, at + (int64_t)ws,
                                      "record depth: %" PRIu64 " PCs; at most 4294967295 are "
                                      "supported",
                                      depth);
@@ -702,7 +702,7 @@ static int produce(gp_pipe *p)
          * none): stop here, at the record, not when the stacks are made
          * after the last record, where no position is left. */
         if (count != 0 && r->max_depth && depth > r->max_depth)
-            return profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, at,
+            return pk_read_fail(ctx, PROFKIT_EUNSUPPORTED, at,
                                      "a stack deeper than the limit of %u frames "
                                      "(--max-depth raises it)",
                                      r->max_depth);
@@ -711,12 +711,12 @@ static int produce(gp_pipe *p)
             return rc;
         avail = r->len - r->pos;
         if (avail < need)
-            return profkit_read_fail(ctx, PROFKIT_ETRUNCATED, at,
+            return pk_read_fail(ctx, PROFKIT_ETRUNCATED, at,
                                      "record: depth %" PRIu64 " but the input ends after %zu "
                                      "of its PCs",
                                      depth, (avail - 2 * ws) / ws);
         if (count > r->max_count)
-            return profkit_read_fail(ctx, PROFKIT_ECORRUPT, at,
+            return pk_read_fail(ctx, PROFKIT_ECORRUPT, at,
                                      "record count: %" PRIu64 " samples of %" PRIu64 " µs do "
                                      "not fit in 63-bit nanoseconds",
                                      count, r->period);
@@ -732,7 +732,7 @@ static int produce(gp_pipe *p)
         rc = pipe_push(p, (uint64_t)at, pcs, (size_t)depth, count,
                        rec_hash(r, pcs, (size_t)depth));
         if (rc == PROFKIT_ENOMEM)
-            return profkit_read_fail(ctx, rc, -1, "out of memory");
+            return pk_read_fail(ctx, rc, -1, "out of memory");
         if (rc)
             return rc;
     }
@@ -759,7 +759,7 @@ static void *producer_main(void *arg)
  * then the key): the slots 8 records ahead and the keys 4 ahead are
  * prefetched, so the waits overlap. Returns 0 or an error with ctx->err.
  */
-static int consume(gp_reader *r, profkit_read_ctx *ctx, const gp_batch *b)
+static int consume(gp_reader *r, pk_read_ctx *ctx, const gp_batch *b)
 {
     for (size_t i = 0; i < b->n; i++) {
         if (i + 8 < b->n && r->rec_cap)
@@ -776,12 +776,12 @@ static int consume(gp_reader *r, profkit_read_ctx *ctx, const gp_batch *b)
         const gp_rec *e = &b->recs[i];
         int rc = add_record(r, b->buf + e->off, e->depth, e->count, e->hash);
         if (rc == PROFKIT_ECORRUPT)
-            return profkit_read_fail(ctx, rc, (int64_t)e->at,
+            return pk_read_fail(ctx, rc, (int64_t)e->at,
                                      "record count: the samples of this stack sum past what "
                                      "63-bit nanoseconds hold at %" PRIu64 " µs each",
                                      r->period);
         if (rc)
-            return profkit_read_fail(ctx, rc, -1, "out of memory");
+            return pk_read_fail(ctx, rc, -1, "out of memory");
     }
     return 0;
 }
@@ -795,8 +795,8 @@ static int read_records(gp_reader *r, int *trailer, uint64_t *n_records)
 {
     gp_pipe *p = calloc(1, sizeof(*p));
     if (!p)
-        return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory");
-    profkit_read_ctx *caller = r->ctx;
+        return pk_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory");
+    pk_read_ctx *caller = r->ctx;
     p->r = r;
     p->ctx = *caller;
     p->ctx.err = &p->err;
@@ -808,7 +808,7 @@ static int read_records(gp_reader *r, int *trailer, uint64_t *n_records)
     int rc = 0;
     if (pthread_create(&thread, NULL, producer_main, p) != 0) {
         r->ctx = caller;
-        rc = profkit_read_fail(caller, PROFKIT_ENOMEM, -1, "out of memory (cannot start a thread)");
+        rc = pk_read_fail(caller, PROFKIT_ENOMEM, -1, "out of memory (cannot start a thread)");
         goto free;
     }
     for (;;) {
@@ -933,7 +933,7 @@ static int sort_records(const gp_reader *r, uint32_t *order, size_t n)
         goto done;
     for (size_t i = 0; i < r->n_pcs; i++)
         by_value[i] = (uint32_t)i;
-    if (profkit_sort_u32(by_value, r->n_pcs, pc_by_value, r) != 0)
+    if (pk_sort_u32(by_value, r->n_pcs, pc_by_value, r) != 0)
         goto done;
     for (size_t i = 0; i < r->n_pcs; i++)
         rank[by_value[i]] = (uint32_t)i;
@@ -947,7 +947,7 @@ static int sort_records(const gp_reader *r, uint32_t *order, size_t n)
             continue;
         if (t.hi - t.lo < small) {
             rec_sort c = { r, t.level };
-            if (profkit_sort_u32(order + t.lo, t.hi - t.lo, rec_cmp, &c) != 0)
+            if (pk_sort_u32(order + t.lo, t.hi - t.lo, rec_cmp, &c) != 0)
                 goto done;
             continue;
         }
@@ -1007,7 +1007,7 @@ static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t
             return PROFKIT_ENOMEM;
         for (size_t i = 0; i < p->n_mappings; i++)
             sorted[i] = (uint32_t)i;
-        if ((rc = profkit_sort_u32(sorted, p->n_mappings, map_by_start, p)) != 0)
+        if ((rc = pk_sort_u32(sorted, p->n_mappings, map_by_start, p)) != 0)
             goto done;
     }
     if (!(frame = malloc((r->n_pcs ? r->n_pcs : 1) * sizeof(uint32_t))) ||
@@ -1027,8 +1027,8 @@ static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t
         fr.address = r->pc_val[i];
         fr.mapping = sorted ? find_mapping(p, sorted, r->pc_val[i]) : PROFKIT_NONE;
         if (fn.name == PROFKIT_NONE ||
-            (fr.function = profkit_function_add(p, &fn)) == PROFKIT_NONE ||
-            (frame[i] = profkit_frame_add(p, &fr)) == PROFKIT_NONE) {
+            (fr.function = pk_function_add(p, &fn)) == PROFKIT_NONE ||
+            (frame[i] = pk_frame_add(p, &fr)) == PROFKIT_NONE) {
             rc = PROFKIT_ENOMEM;
             goto done;
         }
@@ -1047,8 +1047,8 @@ static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t
         prefetch_key(r, order, i, r->n_recs, 0);
         const struct rec_entry *x = &r->recs[order[i]];
         size_t depth = x->depth;
-        if (profkit_grow((void **)&path_pc, &cap_path, depth, sizeof(uint32_t)) != 0 ||
-            profkit_grow((void **)&path_stack, &cap_path2, depth, sizeof(uint32_t)) != 0) {
+        if (pk_grow((void **)&path_pc, &cap_path, depth, sizeof(uint32_t)) != 0 ||
+            pk_grow((void **)&path_stack, &cap_path2, depth, sizeof(uint32_t)) != 0) {
             rc = PROFKIT_ENOMEM;
             goto done;
         }
@@ -1060,8 +1060,8 @@ static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t
         uint32_t stack = k > 0 ? path_stack[k - 1] : 0;
         for (; k < depth; k++) {
             uint32_t pci = key_at(r, x, depth - 1 - k);
-            stack = fresh ? profkit_stack_append(p, stack, frame[pci])
-                          : profkit_stack_intern(p, stack, frame[pci]);
+            stack = fresh ? pk_stack_append(p, stack, frame[pci])
+                          : pk_stack_intern(p, stack, frame[pci]);
             if (stack == PROFKIT_NONE) {
                 rc = PROFKIT_ENOMEM;
                 goto done;
@@ -1076,7 +1076,7 @@ static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t
             rc = PROFKIT_ECORRUPT;
             goto done;
         }
-        if ((fresh ? profkit_sample_append(p, stack, th, v) : profkit_sample_add(p, stack, th, v)) != 0) {
+        if ((fresh ? pk_sample_append(p, stack, th, v) : pk_sample_add(p, stack, th, v)) != 0) {
             rc = PROFKIT_ENOMEM;
             goto done;
         }
@@ -1090,7 +1090,7 @@ done:
     return rc;
 }
 
-static int gperftools_read(profkit_profile *p, profkit_read_ctx *ctx)
+static int gperftools_read(profkit_profile *p, pk_read_ctx *ctx)
 {
     gp_reader r;
     memset(&r, 0, sizeof(r));
@@ -1102,7 +1102,7 @@ static int gperftools_read(profkit_profile *p, profkit_read_ctx *ctx)
         goto out;
     uint64_t period_ns;
     if (__builtin_mul_overflow(period, (uint64_t)1000, &period_ns) || period_ns > INT64_MAX) {
-        rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, 3 * (int64_t)r.l->ws,
+        rc = pk_read_fail(ctx, PROFKIT_ECORRUPT, 3 * (int64_t)r.l->ws,
                                "header period: %" PRIu64 " µs does not fit in 63-bit "
                                "nanoseconds",
                                period);
@@ -1114,27 +1114,27 @@ static int gperftools_read(profkit_profile *p, profkit_read_ctx *ctx)
     if ((rc = read_records(&r, &trailer, &n_records)) != 0)
         goto out;
 
-    uint32_t vs = profkit_value_type_add(p, "samples", "count");
-    uint32_t vc = profkit_value_type_add(p, "cpu", "nanoseconds");
-    uint32_t th = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t vs = pk_value_type_add(p, "samples", "count");
+    uint32_t vc = pk_value_type_add(p, "cpu", "nanoseconds");
+    uint32_t th = pk_thread_add(p, "main", "", -1, -1);
     char pbuf[24];
     snprintf(pbuf, sizeof(pbuf), "%" PRIu64, period);
     if (vs == PROFKIT_NONE || vc == PROFKIT_NONE || th == PROFKIT_NONE ||
-        profkit_meta_add(p, "format_version", "0") || profkit_meta_add(p, "period_us", pbuf) ||
+        pk_meta_add(p, "format_version", "0") || pk_meta_add(p, "period_us", pbuf) ||
         meta_u64(p, "word_size", r.l->ws * 8) ||
-        profkit_meta_add(p, "byte_order", r.l->be ? "big-endian" : "little-endian") ||
+        pk_meta_add(p, "byte_order", r.l->be ? "big-endian" : "little-endian") ||
         meta_u64(p, "records", n_records)) {
-        rc = profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
         goto out;
     }
     p->default_value = vc;
 
     if (trailer) { /* the producer read the rest of the input */
         if (read_text(p, r.buf + r.pos, r.len - r.pos) != 0) {
-            rc = profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+            rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
             goto out;
         }
-    } else if ((rc = profkit_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)(r.base + r.pos),
+    } else if ((rc = pk_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)(r.base + r.pos),
                                        "no trailer (count 0, depth 1, PC 0) after the last "
                                        "record: the profile was cut short; keeping its %" PRIu64
                                        " records, without mappings",
@@ -1161,12 +1161,12 @@ static int gperftools_read(profkit_profile *p, profkit_read_ctx *ctx)
     }
     rc = build_samples(p, &r, th, vs, vc, period);
     if (rc == PROFKIT_ECORRUPT)
-        rc = profkit_read_fail(ctx, rc, 3 * (int64_t)r.l->ws,
+        rc = pk_read_fail(ctx, rc, 3 * (int64_t)r.l->ws,
                                "header period: a stack's samples × %" PRIu64
                                " µs overflow 63-bit nanoseconds",
                                period);
     else if (rc)
-        rc = profkit_read_fail(ctx, rc, -1, "out of memory");
+        rc = pk_read_fail(ctx, rc, -1, "out of memory");
 out:
     reader_free(&r);
     return rc;
@@ -1217,7 +1217,7 @@ static int write_addresses(const profkit_profile *p, uint64_t **out)
         if (fr->address != 0)
             addr[f] = fr->address;
         else if (fr->function < p->n_functions &&
-                 parse_pc_label(profkit_str(p, p->functions[fr->function].name), &pc))
+                 parse_pc_label(pk_str(p, p->functions[fr->function].name), &pc))
             addr[f] = pc;
         else {
             need[f] = 1;
@@ -1249,11 +1249,11 @@ static int write_addresses(const profkit_profile *p, uint64_t **out)
     return 0;
 }
 
-static void put_word(profkit_sink *s, uint64_t v)
+static void put_word(pk_sink *s, uint64_t v)
 {
     uint8_t b[8];
-    profkit_store_le64(b, v);
-    profkit_sink_write(s, b, 8);
+    pk_put_le64(b, v);
+    pk_sink_write(s, b, 8);
 }
 
 /*
@@ -1269,18 +1269,18 @@ static int write_counts(const profkit_profile *p, const profkit_write_options *o
     uint32_t v = PROFKIT_NONE;
     if (!o->value) {
         for (size_t i = 0; i < p->n_value_types; i++)
-            if (strcmp(profkit_str(p, p->value_types[i].type), "samples") == 0)
+            if (strcmp(pk_str(p, p->value_types[i].type), "samples") == 0)
                 v = (uint32_t)i;
     }
     if (v == PROFKIT_NONE) {
-        v = profkit_select_value(p, o->value, err);
+        v = pk_select_value(p, o->value, err);
         if (v == PROFKIT_NONE)
             return PROFKIT_EINVAL;
     }
-    if (profkit_stack_self(p, v, thread, out) != 0)
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
-    int is_ns = strcmp(profkit_str(p, p->value_types[v].unit), "nanoseconds") == 0 &&
-                strcmp(profkit_str(p, p->value_types[v].type), "samples") != 0;
+    if (pk_stack_self(p, v, thread, out) != 0)
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    int is_ns = strcmp(pk_str(p, p->value_types[v].unit), "nanoseconds") == 0 &&
+                strcmp(pk_str(p, p->value_types[v].type), "samples") != 0;
     int64_t period_ns = (int64_t)period_us * 1000;
     for (size_t s = 0; s < p->n_stacks; s++) {
         int64_t x = (*out)[s];
@@ -1296,7 +1296,7 @@ static int write_counts(const profkit_profile *p, const profkit_write_options *o
 
 static uint64_t write_period(const profkit_profile *p)
 {
-    const char *s = profkit_meta_get(p, "period_us");
+    const char *s = pk_meta_get(p, "period_us");
     uint64_t v = 0;
     if (s && *s) {
         for (; *s >= '0' && *s <= '9' && v < UINT64_MAX / 10 / 1000; s++)
@@ -1307,11 +1307,11 @@ static uint64_t write_period(const profkit_profile *p)
     return v > 0 ? v : 10000; /* gperftools' default, 100 Hz */
 }
 
-static int gperftools_write(const profkit_profile *p, profkit_sink *sink,
+static int gperftools_write(const profkit_profile *p, pk_sink *sink,
                             const profkit_write_options *o, profkit_error *err)
 {
     int ok;
-    uint32_t thread = profkit_select_thread(p, o->thread, &ok, err);
+    uint32_t thread = pk_select_thread(p, o->thread, &ok, err);
     if (!ok)
         return PROFKIT_EINVAL;
     uint64_t period = write_period(p);
@@ -1323,13 +1323,13 @@ static int gperftools_write(const profkit_profile *p, profkit_sink *sink,
     if (p->n_value_types == 0) {
         count = calloc(1, sizeof(int64_t));
         if (!count)
-            return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+            return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     } else if ((rc = write_counts(p, o, thread, period, &count, err)) != 0) {
         return rc;
     }
     if (write_addresses(p, &addr) != 0) {
         free(count);
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     }
     put_word(sink, 0);
     put_word(sink, 3);
@@ -1341,7 +1341,7 @@ static int gperftools_write(const profkit_profile *p, profkit_sink *sink,
             continue;
         size_t depth = 0;
         for (uint32_t t = (uint32_t)s; t != 0; t = p->stacks[t].parent) {
-            if (depth >= cap_path && profkit_grow((void **)&path, &cap_path, depth + 1, sizeof(uint32_t))) {
+            if (depth >= cap_path && pk_grow((void **)&path, &cap_path, depth + 1, sizeof(uint32_t))) {
                 rc = PROFKIT_ENOMEM;
                 break;
             }
@@ -1361,26 +1361,26 @@ static int gperftools_write(const profkit_profile *p, profkit_sink *sink,
         const profkit_mapping *mp = &p->mappings[m];
         if (mp->start >= mp->end)
             continue;
-        const char *mpath = profkit_str(p, mp->path);
-        profkit_sink_printf(sink, "%08" PRIx64 "-%08" PRIx64 " r-xp %08" PRIx64 " 00:00 0", mp->start,
+        const char *mpath = pk_str(p, mp->path);
+        pk_sink_printf(sink, "%08" PRIx64 "-%08" PRIx64 " r-xp %08" PRIx64 " 00:00 0", mp->start,
                             mp->end, mp->offset);
         if (*mpath && !strchr(mpath, '\n'))
-            profkit_sink_printf(sink, " %s", mpath);
-        profkit_sink_puts(sink, "\n");
+            pk_sink_printf(sink, " %s", mpath);
+        pk_sink_puts(sink, "\n");
     }
     /* Last, so it cannot substitute into the (already expanded) paths. */
-    const char *build = profkit_meta_get(p, "build");
+    const char *build = pk_meta_get(p, "build");
     if (build && *build && !strchr(build, '\n'))
-        profkit_sink_printf(sink, "build=%s\n", build);
+        pk_sink_printf(sink, "build=%s\n", build);
     free(path);
     free(count);
     free(addr);
     if (rc)
-        return profkit_error_set(err, rc, NULL, -1, "out of memory writing a gperftools profile");
+        return pk_error_set(err, rc, NULL, -1, "out of memory writing a gperftools profile");
     return 0;
 }
 
-const profkit_format profkit_format_gperftools = {
+const pk_format pk_format_gperftools = {
     { "gperftools", "gperftools CPU profile (libprofiler's CPUPROFILE output)",
       ".prof .cpu .gperftools", 1, 1 },
     gperftools_sniff,

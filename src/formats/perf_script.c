@@ -287,7 +287,7 @@ typedef struct {
 
 static uint64_t thread_hash(int64_t pid, int64_t tid, const uint8_t *comm, size_t n)
 {
-    return profkit_hash_bytes(comm, n, profkit_hash_u64((uint64_t)pid * 0x9e3779b97f4a7c15u ^ (uint64_t)tid));
+    return pk_hash_bytes(comm, n, pk_hash_u64((uint64_t)pid * 0x9e3779b97f4a7c15u ^ (uint64_t)tid));
 }
 
 static uint32_t thread_of(profkit_profile *p, thread_map *m, const perf_header *h,
@@ -302,7 +302,7 @@ static uint32_t thread_of(profkit_profile *p, thread_map *m, const perf_header *
             if (!m->slot[i])
                 continue;
             const profkit_thread *t = &p->threads[m->slot[i] - 1];
-            const char *name = profkit_str(p, t->name);
+            const char *name = pk_str(p, t->name);
             size_t j = thread_hash(t->pid, t->tid, (const uint8_t *)name, strlen(name)) & (ncap - 1);
             while (ns[j])
                 j = (j + 1) & (ncap - 1);
@@ -315,7 +315,7 @@ static uint32_t thread_of(profkit_profile *p, thread_map *m, const perf_header *
     size_t j = thread_hash(h->pid, h->tid, comm, h->comm_len) & (m->cap - 1);
     for (; m->slot[j]; j = (j + 1) & (m->cap - 1)) {
         const profkit_thread *t = &p->threads[m->slot[j] - 1];
-        const char *name = profkit_str(p, t->name);
+        const char *name = pk_str(p, t->name);
         if (t->pid == h->pid && t->tid == h->tid && strlen(name) == h->comm_len &&
             memcmp(name, comm, h->comm_len) == 0)
             return m->slot[j] - 1;
@@ -323,7 +323,7 @@ static uint32_t thread_of(profkit_profile *p, thread_map *m, const perf_header *
     char *name = strndup((const char *)comm, h->comm_len);
     if (!name)
         return PROFKIT_NONE;
-    uint32_t th = profkit_thread_add(p, name, "", h->pid, h->tid);
+    uint32_t th = pk_thread_add(p, name, "", h->pid, h->tid);
     free(name);
     if (th == PROFKIT_NONE)
         return PROFKIT_NONE;
@@ -343,7 +343,7 @@ typedef struct {
 
 typedef struct {
     profkit_profile *p;
-    profkit_read_ctx *ctx;
+    pk_read_ctx *ctx;
     thread_map threads;
     uint32_t samples_vt;
     int64_t *values;  /* one per value type */
@@ -359,7 +359,7 @@ typedef struct {
     skip_note skips[N_SKIP];
 } perf_reader;
 
-static int oom(perf_reader *r) { return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory"); }
+static int oom(perf_reader *r) { return pk_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory"); }
 
 static uint32_t event_type(perf_reader *r, const uint8_t *ev, size_t n)
 {
@@ -367,13 +367,13 @@ static uint32_t event_type(perf_reader *r, const uint8_t *ev, size_t n)
     if (!name)
         return PROFKIT_NONE;
     int ns = strcmp(name, "cpu-clock") == 0 || strcmp(name, "task-clock") == 0;
-    uint32_t vt = profkit_value_type_add(r->p, name, ns ? "nanoseconds" : "count");
+    uint32_t vt = pk_value_type_add(r->p, name, ns ? "nanoseconds" : "count");
     free(name);
     if (vt == PROFKIT_NONE)
         return vt;
     if (r->samples_vt == PROFKIT_NONE) {
         r->p->default_value = vt;
-        if ((r->samples_vt = profkit_value_type_add(r->p, "samples", "count")) == PROFKIT_NONE)
+        if ((r->samples_vt = pk_value_type_add(r->p, "samples", "count")) == PROFKIT_NONE)
             return PROFKIT_NONE;
     }
     return vt;
@@ -384,7 +384,7 @@ static uint32_t event_type(perf_reader *r, const uint8_t *ev, size_t n)
 static uint32_t samples_type(perf_reader *r)
 {
     if (r->samples_vt == PROFKIT_NONE) {
-        r->samples_vt = profkit_value_type_add(r->p, "samples", "count");
+        r->samples_vt = pk_value_type_add(r->p, "samples", "count");
         r->p->default_value = r->samples_vt;
     }
     return r->samples_vt;
@@ -401,7 +401,7 @@ static int close_sample(perf_reader *r)
         r->frames[i] = r->frames[j - 1 - i];
         r->frames[j - 1 - i] = t;
     }
-    uint32_t stack = profkit_stack_intern_frames(r->p, r->frames, r->n_frames);
+    uint32_t stack = pk_stack_intern_frames(r->p, r->frames, r->n_frames);
     if (stack == PROFKIT_NONE)
         return oom(r);
     size_t nv = r->p->n_value_types;
@@ -410,7 +410,7 @@ static int close_sample(perf_reader *r)
     memset(r->values, 0, nv * sizeof(int64_t));
     r->values[r->vt] = r->period;
     r->values[r->samples_vt] = 1;
-    if (profkit_sample_add(r->p, stack, r->thread, r->values))
+    if (pk_sample_add(r->p, stack, r->thread, r->values))
         return oom(r);
     return 0;
 }
@@ -472,9 +472,9 @@ static int add_frames(perf_reader *r, const uint8_t *l, size_t n)
         fr.mapping = PROFKIT_NONE;
         if (fn.name == PROFKIT_NONE || fn.system_name == PROFKIT_NONE ||
             fn.module == PROFKIT_NONE ||
-            (fr.function = profkit_function_add(r->p, &fn)) == PROFKIT_NONE)
+            (fr.function = pk_function_add(r->p, &fn)) == PROFKIT_NONE)
             return oom(r);
-        uint32_t frame = profkit_frame_add(r->p, &fr);
+        uint32_t frame = pk_frame_add(r->p, &fr);
         if (frame == PROFKIT_NONE || PK_VEC_RESERVE(r->frames, r->n_frames, r->cap_frames, 1))
             return oom(r);
         r->frames[r->n_frames++] = frame;
@@ -495,12 +495,12 @@ static int report_skips(perf_reader *r)
     skip_note *s = r->skips;
     int rc = 0;
     if (!rc && s[SKIP_CUT].count)
-        rc = profkit_read_warn_pos(r->ctx, PROFKIT_ETRUNCATED, s[SKIP_CUT].line, 1,
+        rc = pk_read_warn_pos(r->ctx, PROFKIT_ETRUNCATED, s[SKIP_CUT].line, 1,
                                    "the input ends inside the sample that starts here (no blank "
                                    "line after it: truncated file?); that sample is dropped, the "
                                    "samples before it are kept");
     if (!rc && s[SKIP_LINE].count)
-        rc = profkit_read_warn_pos(r->ctx, PROFKIT_ECORRUPT, s[SKIP_LINE].line, 1,
+        rc = pk_read_warn_pos(r->ctx, PROFKIT_ECORRUPT, s[SKIP_LINE].line, 1,
                                    "expected a sample header (COMM PID[/TID] ...) or a frame line "
                                    "(ADDRESS SYMBOL (DSO)); line skipped (%u in all)",
                                    s[SKIP_LINE].count);
@@ -518,7 +518,7 @@ static int read_lines(perf_reader *r, const uint8_t *d, size_t n)
         size_t len = nl ? (size_t)(nl - l) : n - pos;
         pos += len + (nl ? 1 : 0);
         if ((line_no & 0xffff) == 0)
-            profkit_read_progress(r->ctx, pos, n);
+            pk_read_progress(r->ctx, pos, n);
         size_t e = len;
         while (e > 0 && is_ws(l[e - 1]))
             e--;
@@ -559,11 +559,11 @@ static int read_lines(perf_reader *r, const uint8_t *d, size_t n)
     return 0;
 }
 
-static int perf_script_read(profkit_profile *p, profkit_read_ctx *ctx)
+static int perf_script_read(profkit_profile *p, pk_read_ctx *ctx)
 {
     const uint8_t *d;
     size_t n;
-    int rc = profkit_source_all(ctx->src, &d, &n, ctx->err);
+    int rc = pk_source_all(ctx->src, &d, &n, ctx->err);
     if (rc)
         return rc;
     perf_reader r;
@@ -573,7 +573,7 @@ static int perf_script_read(profkit_profile *p, profkit_read_ctx *ctx)
     r.samples_vt = PROFKIT_NONE;
     rc = read_lines(&r, d, n);
     if (!rc && r.samples_vt == PROFKIT_NONE)
-        rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, 0,
+        rc = pk_read_fail(ctx, PROFKIT_ECORRUPT, 0,
                                "expected at least one sample header (COMM PID[/TID] ... EVENT:)");
     if (!rc)
         rc = report_skips(&r);
@@ -628,7 +628,7 @@ static int perf_script_sniff(const uint8_t *d, size_t n, int complete)
     return frames > 0 || event ? 60 : 0;
 }
 
-const profkit_format profkit_format_perf_script = {
+const pk_format pk_format_perf_script = {
     { "perf_script", "Linux `perf script` text output (with call stacks, `perf record -g`)",
       ".perf .perf-script", 1, 0 },
     perf_script_sniff,

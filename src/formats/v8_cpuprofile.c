@@ -40,7 +40,7 @@ typedef struct link {
 } link;
 
 typedef struct id_index {
-    profkit_idset set;
+    pk_idset set;
     const node *nodes;
 } id_index;
 
@@ -51,12 +51,12 @@ static int id_eq(const void *ctx, uint32_t id, const void *key)
 
 static uint32_t find_node(const id_index *x, int64_t id)
 {
-    return profkit_idset_find(&x->set, profkit_hash_u64((uint64_t)id), id_eq, x->nodes, &id);
+    return pk_idset_find(&x->set, pk_hash_u64((uint64_t)id), id_eq, x->nodes, &id);
 }
 
 typedef struct reader {
     profkit_profile *p;
-    profkit_read_ctx *ctx;
+    pk_read_ctx *ctx;
     int state, key;
     node *nodes;
     size_t n_nodes, cap_nodes;
@@ -91,9 +91,9 @@ static int index_nodes(reader *r, pk_json *j)
     for (uint32_t i = 0; i < r->n_nodes; i++) {
         const node *n = &r->nodes[i];
         if (find_node(&r->index, n->id) != PROFKIT_NONE)
-            return profkit_read_fail_pos(r->ctx, PROFKIT_ECORRUPT, n->at_line, n->at_col,
+            return pk_read_fail_pos(r->ctx, PROFKIT_ECORRUPT, n->at_line, n->at_col,
                                          "nodes[%u]: id %lld appears twice", i, (long long)n->id);
-        if (profkit_idset_insert(&r->index.set, profkit_hash_u64((uint64_t)n->id), i))
+        if (pk_idset_insert(&r->index.set, pk_hash_u64((uint64_t)n->id), i))
             return pk_json_fail(j, PROFKIT_ENOMEM, "out of memory");
     }
     r->indexed = 1;
@@ -181,7 +181,7 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             return pk_json_fail(j, PROFKIT_ECORRUPT, "nodes[%zu]: expected an object, found %s",
                                 r->n_nodes, pk_json_type_name(ev->type));
         if (r->n_nodes >= UINT32_MAX - 1 ||
-            profkit_grow((void **)&r->nodes, &r->cap_nodes, r->n_nodes + 1, sizeof(node)))
+            pk_grow((void **)&r->nodes, &r->cap_nodes, r->n_nodes + 1, sizeof(node)))
             return OOM();
         memset(&r->nodes[r->n_nodes], 0, sizeof(node));
         r->nodes[r->n_nodes].line = r->nodes[r->n_nodes].col = -1;
@@ -294,7 +294,7 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
             return pk_json_fail(j, PROFKIT_ECORRUPT, "nodes[%zu].children: expected a node id (an integer), found %s",
                                 r->n_nodes - 1, ev->type == PK_JSON_NUMBER ? "a fraction or huge number"
                                                                            : pk_json_type_name(ev->type));
-        if (profkit_grow((void **)&r->links, &r->cap_links, r->n_links + 1, sizeof(link)))
+        if (pk_grow((void **)&r->links, &r->cap_links, r->n_links + 1, sizeof(link)))
             return OOM();
         r->links[r->n_links].parent = (uint32_t)(r->n_nodes - 1);
         r->links[r->n_links].child = v;
@@ -319,11 +319,11 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
                                 "samples[%zu]: expected the id of a node, found %lld (no node has it)",
                                 r->n_samples, (long long)v);
         if (s) {
-            if (profkit_grow((void **)&r->samples, &r->cap_samples, r->n_samples + 1, sizeof(int64_t)))
+            if (pk_grow((void **)&r->samples, &r->cap_samples, r->n_samples + 1, sizeof(int64_t)))
                 return OOM();
             r->samples[r->n_samples++] = v;
         } else {
-            if (profkit_grow((void **)&r->deltas, &r->cap_deltas, r->n_deltas + 1, sizeof(int64_t)))
+            if (pk_grow((void **)&r->deltas, &r->cap_deltas, r->n_deltas + 1, sizeof(int64_t)))
                 return OOM();
             r->deltas[r->n_deltas++] = v;
         }
@@ -338,7 +338,7 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
 
 static int is_root_marker(const profkit_profile *p, const node *n)
 {
-    return n->parent == PROFKIT_NONE && strcmp(profkit_str(p, n->name), "(root)") == 0;
+    return n->parent == PROFKIT_NONE && strcmp(pk_str(p, n->name), "(root)") == 0;
 }
 
 /* The model stack of node i: its parent's (built first, iteratively) plus its frame. */
@@ -360,21 +360,21 @@ static int build_stack(reader *r, uint32_t i, uint32_t *chain)
             n->stack = 0;
             continue;
         }
-        const char *name = profkit_str(p, n->name);
+        const char *name = pk_str(p, n->name);
         uint32_t line = n->line >= 0 ? (uint32_t)n->line + 1 : 0;
         uint32_t col = n->col >= 0 ? (uint32_t)n->col + 1 : 0;
         profkit_function f = { 0, 0, n->url, 0, line };
         f.name = name[0] ? n->name : profkit_string_intern_cstr(p, "(anonymous)");
         if (f.name == PROFKIT_NONE)
             return -1;
-        uint32_t fn = profkit_function_add(p, &f);
+        uint32_t fn = pk_function_add(p, &f);
         if (fn == PROFKIT_NONE)
             return -1;
         profkit_frame fr = { 0, fn, line, col, PROFKIT_NONE, 0, 0 };
-        uint32_t frame = profkit_frame_add(p, &fr);
+        uint32_t frame = pk_frame_add(p, &fr);
         if (frame == PROFKIT_NONE)
             return -1;
-        s = profkit_stack_intern(p, s, frame);
+        s = pk_stack_intern(p, s, frame);
         if (s == PROFKIT_NONE)
             return -1;
         n->stack = s;
@@ -393,7 +393,7 @@ static int64_t to_i64(double x)
 static int finish(reader *r, int truncated)
 {
     profkit_profile *p = r->p;
-    profkit_read_ctx *ctx = r->ctx;
+    pk_read_ctx *ctx = r->ctx;
     int rc = 0;
     const id_index *x = &r->index;
     uint32_t *chain = NULL;
@@ -401,7 +401,7 @@ static int finish(reader *r, int truncated)
     if (!r->have_nodes || !r->have_samples || (!r->have_deltas && !truncated)) {
         if (truncated)
             return PROFKIT_ETRUNCATED;
-        return profkit_read_fail(ctx, PROFKIT_EFORMAT, -1,
+        return pk_read_fail(ctx, PROFKIT_EFORMAT, -1,
                                  "expected the keys \"nodes\", \"samples\" and \"timeDeltas\" of a V8 CPU profile");
     }
     if (!r->nodes_done)
@@ -410,13 +410,13 @@ static int finish(reader *r, int truncated)
         const link *k = &r->links[l];
         uint32_t c = find_node(x, k->child);
         if (c == PROFKIT_NONE) {
-            rc = profkit_read_fail_pos(ctx, PROFKIT_ECORRUPT, k->line, k->column,
+            rc = pk_read_fail_pos(ctx, PROFKIT_ECORRUPT, k->line, k->column,
                                        "nodes[%u].children: expected the id of a node, found %lld (no node has it)",
                                        k->parent, (long long)k->child);
             goto out;
         }
         if (r->nodes[c].parent != PROFKIT_NONE || c == k->parent) {
-            rc = profkit_read_fail_pos(ctx, PROFKIT_ECORRUPT, k->line, k->column,
+            rc = pk_read_fail_pos(ctx, PROFKIT_ECORRUPT, k->line, k->column,
                                        "nodes[%u].children: node id %lld already has a parent (node id %lld): the children links must form a tree",
                                        k->parent, (long long)k->child,
                                        (long long)r->nodes[c == k->parent ? c : r->nodes[c].parent].id);
@@ -426,37 +426,37 @@ static int finish(reader *r, int truncated)
     }
     chain = malloc((r->n_nodes + 2) * sizeof(uint32_t));
     if (!chain) {
-        rc = profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
         goto out;
     }
     for (uint32_t i = 0; i < r->n_nodes; i++) {
         int b = build_stack(r, i, chain);
         if (b > 0) {
-            rc = profkit_read_fail_pos(ctx, PROFKIT_ECORRUPT, r->nodes[i].at_line, r->nodes[i].at_col,
+            rc = pk_read_fail_pos(ctx, PROFKIT_ECORRUPT, r->nodes[i].at_line, r->nodes[i].at_col,
                                        "nodes[%u]: the children links form a cycle through node id %lld",
                                        i, (long long)r->nodes[i].id);
             goto out;
         }
         if (b < 0) {
-            rc = profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+            rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
             goto out;
         }
     }
 
     size_t n = r->n_samples;
     if (!truncated && r->n_deltas != r->n_samples) {
-        rc = profkit_read_fail_pos(ctx, PROFKIT_ECORRUPT, r->deltas_line, r->deltas_col,
+        rc = pk_read_fail_pos(ctx, PROFKIT_ECORRUPT, r->deltas_line, r->deltas_col,
                                    "timeDeltas: expected one delta per sample (%zu), found %zu",
                                    r->n_samples, r->n_deltas);
         goto out;
     }
     if (r->n_deltas < n)
         n = r->n_deltas; /* cut: only samples whose time is known */
-    uint32_t thread = profkit_thread_add(p, "main", "", -1, -1);
-    uint32_t vs = profkit_value_type_add(p, "samples", "count");
-    uint32_t vw = profkit_value_type_add(p, "wall", "microseconds");
+    uint32_t thread = pk_thread_add(p, "main", "", -1, -1);
+    uint32_t vs = pk_value_type_add(p, "samples", "count");
+    uint32_t vw = pk_value_type_add(p, "wall", "microseconds");
     if (thread == PROFKIT_NONE || vs == PROFKIT_NONE || vw == PROFKIT_NONE) {
-        rc = profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
         goto out;
     }
     p->default_value = vw;
@@ -466,21 +466,21 @@ static int finish(reader *r, int truncated)
     for (size_t i = 0; i < n; i++) {
         uint32_t k = find_node(x, r->samples[i]);
         if (k == PROFKIT_NONE) {
-            rc = profkit_read_fail_pos(ctx, PROFKIT_ECORRUPT, r->samples_line, r->samples_col,
+            rc = pk_read_fail_pos(ctx, PROFKIT_ECORRUPT, r->samples_line, r->samples_col,
                                        "samples[%zu]: expected the id of a node, found %lld (no node has it)",
                                        i, (long long)r->samples[i]);
             goto out;
         }
         if (i == 0)
-            t = profkit_sat_add(t, r->deltas[0]);
+            t = pk_sat_add(t, r->deltas[0]);
         else
             t = next;
         int64_t gap;
         if (i + 1 < n) {
-            next = profkit_sat_add(t, r->deltas[i + 1]);
+            next = pk_sat_add(t, r->deltas[i + 1]);
             gap = next - t;
         } else {
-            gap = r->have_end && !truncated ? profkit_sat_add(to_i64(r->end_time), -t) : 0;
+            gap = r->have_end && !truncated ? pk_sat_add(to_i64(r->end_time), -t) : 0;
         }
         if (gap < 0)
             gap = 0;
@@ -488,15 +488,15 @@ static int finish(reader *r, int truncated)
         vals[vs] = 1;
         vals[vw] = gap;
         int64_t ns = t > INT64_MAX / 1000 ? INT64_MAX : t < INT64_MIN / 1000 + 1 ? INT64_MIN + 1 : t * 1000;
-        if (profkit_sample_add_timed(p, r->nodes[k].stack, thread, ns, vals)) {
-            rc = profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        if (pk_sample_add_timed(p, r->nodes[k].stack, thread, ns, vals)) {
+            rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
             goto out;
         }
-        profkit_read_progress(ctx, i, n);
+        pk_read_progress(ctx, i, n);
     }
     if (truncated) {
         profkit_error cut = *ctx->err;
-        rc = profkit_read_warn_pos(ctx, PROFKIT_ETRUNCATED, cut.line, cut.column,
+        rc = pk_read_warn_pos(ctx, PROFKIT_ETRUNCATED, cut.line, cut.column,
                                    "%s; kept the %zu sample%s before the cut", cut.message, n,
                                    n == 1 ? "" : "s");
     }
@@ -505,7 +505,7 @@ out:
     return rc;
 }
 
-static int v8_read(profkit_profile *p, profkit_read_ctx *ctx)
+static int v8_read(profkit_profile *p, pk_read_ctx *ctx)
 {
     reader r;
     memset(&r, 0, sizeof r);
@@ -520,7 +520,7 @@ static int v8_read(profkit_profile *p, profkit_read_ctx *ctx)
         if (rc == PROFKIT_ETRUNCATED)
             *ctx->err = cut; /* nothing could be kept: the cut is the error */
     }
-    profkit_idset_free(&r.index.set);
+    pk_idset_free(&r.index.set);
     free(r.nodes);
     free(r.links);
     free(r.samples);
@@ -552,7 +552,7 @@ static int v8_sniff(const uint8_t *d, size_t n, int complete)
     return deltas || (nodes && cf) ? 90 : 0;
 }
 
-const profkit_format profkit_format_v8_cpuprofile = {
+const pk_format pk_format_v8_cpuprofile = {
     { "v8_cpuprofile", "V8 / Chrome DevTools .cpuprofile (Node --cpu-prof)", ".cpuprofile", 1, 0 },
     v8_sniff,
     v8_read,

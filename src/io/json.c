@@ -39,7 +39,7 @@ typedef struct pk_json_scan {
 struct pk_json {
     yajl_handle h;
     yajl_callbacks cbs;     /* this parser's own: skipping unsets the scalar ones */
-    profkit_read_ctx *ctx;
+    pk_read_ctx *ctx;
     pk_json_fn fn;
     void *payload;
     pk_json *outer;
@@ -161,7 +161,7 @@ int pk_json_fail(pk_json *j, int code, const char *fmt, ...)
     va_end(ap);
     uint32_t line, col;
     pk_json_where(j, &line, &col);
-    return profkit_read_fail_pos(j->ctx, code, line, col, "%s", msg);
+    return pk_read_fail_pos(j->ctx, code, line, col, "%s", msg);
 }
 
 int pk_json_warn(pk_json *j, int code, const char *fmt, ...)
@@ -173,7 +173,7 @@ int pk_json_warn(pk_json *j, int code, const char *fmt, ...)
     va_end(ap);
     uint32_t line, col;
     pk_json_where(j, &line, &col);
-    return profkit_read_warn_pos(j->ctx, code, line, col, "%s", msg);
+    return pk_read_warn_pos(j->ctx, code, line, col, "%s", msg);
 }
 
 /* ---------------------------------------------------------- numbers */
@@ -417,24 +417,24 @@ static int syntax_error(pk_json *j, int at_end)
         /* JSON text inside a JSON string: the outer document is fine */
         pk_json_where(j->outer, &line, &col);
         if (at_end)
-            return profkit_read_fail_pos(j->ctx, PROFKIT_ECORRUPT, line, col,
+            return pk_read_fail_pos(j->ctx, PROFKIT_ECORRUPT, line, col,
                                          "the JSON text inside this string is incomplete");
-        return profkit_read_fail_pos(j->ctx, PROFKIT_ECORRUPT, line, col,
+        return pk_read_fail_pos(j->ctx, PROFKIT_ECORRUPT, line, col,
                                      "JSON text inside this string: %s", msg);
     } else {
         size_t off = at_end ? j->chunk_len : yajl_get_bytes_consumed(j->h);
         pos_in_chunk(j, off, &line, &col);
     }
     if (at_end && j->chunk_base == 0)
-        return profkit_read_fail_pos(j->ctx, PROFKIT_ETRUNCATED, line, col,
+        return pk_read_fail_pos(j->ctx, PROFKIT_ETRUNCATED, line, col,
                                      "empty input: expected a JSON document");
     if (at_end) /* yajl says only "premature EOF" */
-        return profkit_read_fail_pos(j->ctx, PROFKIT_ETRUNCATED, line, col,
+        return pk_read_fail_pos(j->ctx, PROFKIT_ETRUNCATED, line, col,
                                      "JSON: the input ends inside the document (truncated file?)");
-    return profkit_read_fail_pos(j->ctx, PROFKIT_ECORRUPT, line, col, "JSON: %s", msg);
+    return pk_read_fail_pos(j->ctx, PROFKIT_ECORRUPT, line, col, "JSON: %s", msg);
 }
 
-static int open_parser(pk_json *j, profkit_read_ctx *ctx, pk_json_fn fn, void *payload)
+static int open_parser(pk_json *j, pk_read_ctx *ctx, pk_json_fn fn, void *payload)
 {
     memset(j, 0, sizeof *j);
     j->ctx = ctx;
@@ -447,7 +447,7 @@ static int open_parser(pk_json *j, profkit_read_ctx *ctx, pk_json_fn fn, void *p
     j->max_token = ctx->opts->max_string_size ? ctx->opts->max_string_size : PK_JSON_MAX_TOKEN;
     j->h = yajl_alloc(&j->cbs, NULL, j);
     if (!j->h)
-        return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
     /* Strings are kept as bytes; UTF-8 validity is not ours to enforce. */
     yajl_config(j->h, yajl_dont_validate_strings, 1);
     return 0;
@@ -545,13 +545,13 @@ static int pend_add(pk_json *j, const uint8_t *d, size_t n)
         j->chunk = NULL;
         j->chunk_len = 0;
         uint32_t line = j->line0, col = j->col0;
-        return profkit_read_fail_pos(j->ctx, PROFKIT_EUNSUPPORTED, line, col,
+        return pk_read_fail_pos(j->ctx, PROFKIT_EUNSUPPORTED, line, col,
                                      "JSON: a string or number longer than the limit of %llu bytes "
                                      "(--max-string-size raises it)",
                                      (unsigned long long)j->max_token);
     }
-    if (profkit_grow((void **)&j->pend, &j->pend_cap, j->pend_len + n, 1) != 0)
-        return profkit_read_fail(j->ctx, PROFKIT_ENOMEM, -1,
+    if (pk_grow((void **)&j->pend, &j->pend_cap, j->pend_len + n, 1) != 0)
+        return pk_read_fail(j->ctx, PROFKIT_ENOMEM, -1,
                                  "out of memory holding a JSON token of %zu bytes", j->pend_len + n);
     memcpy(j->pend + j->pend_len, d, n);
     j->pend_len += n;
@@ -594,7 +594,7 @@ static int finish(pk_json *j)
     return 0;
 }
 
-int pk_json_parse_source(profkit_read_ctx *ctx, pk_json_fn fn, void *payload)
+int pk_json_parse_source(pk_read_ctx *ctx, pk_json_fn fn, void *payload)
 {
     pk_json j;
     int rc = open_parser(&j, ctx, fn, payload);
@@ -603,11 +603,11 @@ int pk_json_parse_source(profkit_read_ctx *ctx, pk_json_fn fn, void *payload)
     uint8_t *buf = malloc(PK_JSON_CHUNK);
     if (!buf) {
         yajl_free(j.h);
-        return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
     }
     for (;;) {
         size_t got = 0;
-        rc = profkit_source_read(ctx->src, buf, PK_JSON_CHUNK, &got, ctx->err);
+        rc = pk_source_read(ctx->src, buf, PK_JSON_CHUNK, &got, ctx->err);
         if (rc)
             break;
         if (got == 0) {
@@ -623,7 +623,7 @@ int pk_json_parse_source(profkit_read_ctx *ctx, pk_json_fn fn, void *payload)
     return rc;
 }
 
-int pk_json_parse_memory(profkit_read_ctx *ctx, const char *data, size_t n, pk_json *outer,
+int pk_json_parse_memory(pk_read_ctx *ctx, const char *data, size_t n, pk_json *outer,
                          pk_json_fn fn, void *payload)
 {
     pk_json j;

@@ -4,7 +4,7 @@
  * The parser turns JSON text into a flat stream of events (scalars, keys,
  * container starts and ends) handed to one callback; it never builds a tree,
  * so a reader decides per event what to keep and memory stays bounded by what
- * the reader keeps. Input comes from a profkit_source in 256 KiB chunks
+ * the reader keeps. Input comes from a pk_source in 256 KiB chunks
  * (gzip/zstd decoded on the way) or from memory.
  *
  * Positions: yajl reports byte offsets inside the chunk it is working on;
@@ -55,14 +55,14 @@ typedef int (*pk_json_fn)(pk_json *j, void *payload, const pk_json_event *ev);
  * PROFKIT_ECORRUPT (syntax error) / PROFKIT_ETRUNCATED (input ends inside
  * the document) with ctx->err naming the line and column.
  */
-int pk_json_parse_source(profkit_read_ctx *ctx, pk_json_fn fn, void *payload);
+int pk_json_parse_source(pk_read_ctx *ctx, pk_json_fn fn, void *payload);
 
 /*
  * Parses a document held in memory (a JSON text embedded in a JSON string,
  * as old Gecko profiles store `libs`). With `outer` set, positions in
  * messages are those of the outer parser's current token.
  */
-int pk_json_parse_memory(profkit_read_ctx *ctx, const char *data, size_t n, pk_json *outer,
+int pk_json_parse_memory(pk_read_ctx *ctx, const char *data, size_t n, pk_json *outer,
                          pk_json_fn fn, void *payload);
 
 /* Line and column (1-based) where the token being handled starts. */

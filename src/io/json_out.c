@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-size_t profkit_utf8_len(const uint8_t *s, size_t n)
+size_t pk_utf8_len(const uint8_t *s, size_t n)
 {
     uint8_t c = s[0];
     size_t len;
@@ -39,11 +39,11 @@ size_t profkit_utf8_len(const uint8_t *s, size_t n)
     return len;
 }
 
-void profkit_json_string(profkit_sink *k, const char *str, size_t len)
+void pk_json_string(pk_sink *k, const char *str, size_t len)
 {
     const uint8_t *s = (const uint8_t *)str;
     size_t i = 0, run = 0;
-    profkit_sink_write(k, "\"", 1);
+    pk_sink_write(k, "\"", 1);
     while (i < len) {
         uint8_t c = s[i];
         const char *esc = NULL;
@@ -63,31 +63,31 @@ void profkit_json_string(profkit_sink *k, const char *str, size_t len)
             snprintf(ubuf, sizeof(ubuf), "\\u%04x", c);
             esc = ubuf;
         } else if (c >= 0x80) {
-            step = profkit_utf8_len(s + i, len - i);
+            step = pk_utf8_len(s + i, len - i);
             if (step == 0) {
                 esc = "\xef\xbf\xbd"; /* U+FFFD */
                 step = 1;
             }
         }
         if (esc) {
-            profkit_sink_write(k, s + i - run, run);
+            pk_sink_write(k, s + i - run, run);
             run = 0;
-            profkit_sink_puts(k, esc);
+            pk_sink_puts(k, esc);
         } else {
             run += step;
         }
         i += step;
     }
-    profkit_sink_write(k, s + len - run, run);
-    profkit_sink_write(k, "\"", 1);
+    pk_sink_write(k, s + len - run, run);
+    pk_sink_write(k, "\"", 1);
 }
 
-void profkit_json_int(profkit_sink *k, int64_t v) { profkit_sink_printf(k, "%" PRId64, v); }
+void pk_json_int(pk_sink *k, int64_t v) { pk_sink_printf(k, "%" PRId64, v); }
 
-void profkit_json_double(profkit_sink *k, double v)
+void pk_json_double(pk_sink *k, double v)
 {
     if (!isfinite(v)) {
-        profkit_sink_puts(k, "null");
+        pk_sink_puts(k, "null");
         return;
     }
     char buf[40];
@@ -96,5 +96,5 @@ void profkit_json_double(profkit_sink *k, double v)
         if (strtod(buf, NULL) == v)
             break;
     }
-    profkit_sink_puts(k, buf);
+    pk_sink_puts(k, buf);
 }

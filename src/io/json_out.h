@@ -10,16 +10,16 @@
 
 /* Length of the valid UTF-8 sequence at s (n > 0 bytes left), or 0 when
  * the bytes there are not valid UTF-8 (overlong, surrogate, past U+10FFFF). */
-size_t profkit_utf8_len(const uint8_t *s, size_t n);
+size_t pk_utf8_len(const uint8_t *s, size_t n);
 
 /* Writes s[0..len) as a JSON string literal, quotes included. */
-void profkit_json_string(profkit_sink *k, const char *s, size_t len);
-static inline void profkit_json_cstr(profkit_sink *k, const char *s)
+void pk_json_string(pk_sink *k, const char *s, size_t len);
+static inline void pk_json_cstr(pk_sink *k, const char *s)
 {
-    profkit_json_string(k, s, strlen(s));
+    pk_json_string(k, s, strlen(s));
 }
-void profkit_json_int(profkit_sink *k, int64_t v);
+void pk_json_int(pk_sink *k, int64_t v);
 /* A finite double in the shortest form that reads back the same; non-finite → null. */
-void profkit_json_double(profkit_sink *k, double v);
+void pk_json_double(pk_sink *k, double v);
 
 #endif

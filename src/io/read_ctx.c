@@ -4,12 +4,12 @@
 
 #include <stdarg.h>
 
-int profkit_read_warn(profkit_read_ctx *ctx, int code, int64_t offset, const char *fmt, ...)
+int pk_read_warn(pk_read_ctx *ctx, int code, int64_t offset, const char *fmt, ...)
 {
     profkit_error w;
     va_list ap;
     va_start(ap, fmt);
-    profkit_error_setv(&w, code, ctx->name, offset, fmt, ap);
+    pk_error_setv(&w, code, ctx->name, offset, fmt, ap);
     va_end(ap);
     ctx->n_warnings++;
     if (ctx->opts->strict) {
@@ -21,13 +21,13 @@ int profkit_read_warn(profkit_read_ctx *ctx, int code, int64_t offset, const cha
     return 0;
 }
 
-int profkit_read_warn_pos(profkit_read_ctx *ctx, int code, uint32_t line, uint32_t column,
+int pk_read_warn_pos(pk_read_ctx *ctx, int code, uint32_t line, uint32_t column,
                           const char *fmt, ...)
 {
     profkit_error w;
     va_list ap;
     va_start(ap, fmt);
-    profkit_error_setv(&w, code, ctx->name, -1, fmt, ap);
+    pk_error_setv(&w, code, ctx->name, -1, fmt, ap);
     va_end(ap);
     w.line = line;
     w.column = column;
@@ -41,28 +41,28 @@ int profkit_read_warn_pos(profkit_read_ctx *ctx, int code, uint32_t line, uint32
     return 0;
 }
 
-int profkit_read_fail(profkit_read_ctx *ctx, int code, int64_t offset, const char *fmt, ...)
+int pk_read_fail(pk_read_ctx *ctx, int code, int64_t offset, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    profkit_error_setv(ctx->err, code, ctx->name, offset, fmt, ap);
+    pk_error_setv(ctx->err, code, ctx->name, offset, fmt, ap);
     va_end(ap);
     return code;
 }
 
-int profkit_read_fail_pos(profkit_read_ctx *ctx, int code, uint32_t line, uint32_t column,
+int pk_read_fail_pos(pk_read_ctx *ctx, int code, uint32_t line, uint32_t column,
                           const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    profkit_error_setv(ctx->err, code, ctx->name, -1, fmt, ap);
+    pk_error_setv(ctx->err, code, ctx->name, -1, fmt, ap);
     va_end(ap);
     ctx->err->line = line;
     ctx->err->column = column;
     return code;
 }
 
-void profkit_read_progress(profkit_read_ctx *ctx, uint64_t done, uint64_t total)
+void pk_read_progress(pk_read_ctx *ctx, uint64_t done, uint64_t total)
 {
     if (ctx->opts->on_progress)
         ctx->opts->on_progress(done, total, ctx->opts->payload);

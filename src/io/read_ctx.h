@@ -10,29 +10,29 @@
 
 #include "io/io.h"
 
-typedef struct profkit_read_ctx {
+typedef struct pk_read_ctx {
     const char *name;                  /* input name for messages */
-    profkit_source *src;
+    pk_source *src;
     const profkit_read_options *opts;  /* never NULL */
     profkit_error *err;                /* never NULL */
     unsigned n_warnings;
-} profkit_read_ctx;
+} pk_read_ctx;
 
 /*
  * Reports a warning at offset (-1 = none). Returns 0 to go on, or, under
  * --strict, fills ctx->err with the warning as an error and returns `code`.
  */
-int profkit_read_warn(profkit_read_ctx *ctx, int code, int64_t offset, const char *fmt, ...)
+int pk_read_warn(pk_read_ctx *ctx, int code, int64_t offset, const char *fmt, ...)
     PK_PRINTF(4, 5);
 /* Same for text inputs (line/column, 1-based). */
-int profkit_read_warn_pos(profkit_read_ctx *ctx, int code, uint32_t line, uint32_t column,
+int pk_read_warn_pos(pk_read_ctx *ctx, int code, uint32_t line, uint32_t column,
                           const char *fmt, ...) PK_PRINTF(5, 6);
 /* Fills ctx->err and returns code. */
-int profkit_read_fail(profkit_read_ctx *ctx, int code, int64_t offset, const char *fmt, ...)
+int pk_read_fail(pk_read_ctx *ctx, int code, int64_t offset, const char *fmt, ...)
     PK_PRINTF(4, 5);
-int profkit_read_fail_pos(profkit_read_ctx *ctx, int code, uint32_t line, uint32_t column,
+int pk_read_fail_pos(pk_read_ctx *ctx, int code, uint32_t line, uint32_t column,
                           const char *fmt, ...) PK_PRINTF(5, 6);
 /* Progress of a reader working on a whole buffer (cheap; call per item). */
-void profkit_read_progress(profkit_read_ctx *ctx, uint64_t done, uint64_t total);
+void pk_read_progress(pk_read_ctx *ctx, uint64_t done, uint64_t total);
 
 #endif

@@ -15,7 +15,7 @@
 
 #define SINK_BUF (128 * 1024)
 
-struct profkit_sink {
+struct pk_sink {
     int fd;
     char *path; /* target; NULL for stdout */
     char *tmp;  /* temporary file */
@@ -28,7 +28,7 @@ struct profkit_sink {
     int err; /* errno of the first failure, or -1 for a compressor failure */
 };
 
-static void write_fd(profkit_sink *s, const uint8_t *p, size_t n)
+static void write_fd(pk_sink *s, const uint8_t *p, size_t n)
 {
     while (n > 0 && !s->err) {
         ssize_t w = write(s->fd, p, n);
@@ -44,7 +44,7 @@ static void write_fd(profkit_sink *s, const uint8_t *p, size_t n)
 }
 
 /* Pushes buffered bytes through zlib to the fd. */
-static void flush_gzip(profkit_sink *s, int finish)
+static void flush_gzip(pk_sink *s, int finish)
 {
     uint8_t out[SINK_BUF];
     s->z.next_in = s->buf;
@@ -63,7 +63,7 @@ static void flush_gzip(profkit_sink *s, int finish)
 }
 
 /* Pushes buffered bytes through zstd to the fd. */
-static void flush_zstd(profkit_sink *s, int finish)
+static void flush_zstd(pk_sink *s, int finish)
 {
     uint8_t out[SINK_BUF];
     ZSTD_inBuffer in = {s->buf, s->len, 0};
@@ -80,7 +80,7 @@ static void flush_zstd(profkit_sink *s, int finish)
 }
 
 /* Pushes buffered bytes through the compressor (if any) to the fd. */
-static void flush(profkit_sink *s, int finish)
+static void flush(pk_sink *s, int finish)
 {
     if (s->err)
         return;
@@ -93,7 +93,7 @@ static void flush(profkit_sink *s, int finish)
     s->len = 0;
 }
 
-int profkit_sink_compression(const char *path)
+int pk_sink_compression(const char *path)
 {
     size_t n = path ? strlen(path) : 0;
     if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
@@ -103,24 +103,24 @@ int profkit_sink_compression(const char *path)
     return PROFKIT_SINK_PLAIN;
 }
 
-int profkit_sink_open(profkit_sink **out, const char *path, int compress, profkit_error *err)
+int pk_sink_open(pk_sink **out, const char *path, int compress, profkit_error *err)
 {
-    profkit_sink *s = calloc(1, sizeof(*s));
+    pk_sink *s = calloc(1, sizeof(*s));
     if (!s)
-        return profkit_error_set(err, PROFKIT_ENOMEM, path, -1, "out of memory");
+        return pk_error_set(err, PROFKIT_ENOMEM, path, -1, "out of memory");
     s->compress = compress;
     if (compress == PROFKIT_SINK_ZSTD) {
         s->zc = ZSTD_createCCtx();
         if (!s->zc || ZSTD_isError(ZSTD_CCtx_setParameter(s->zc, ZSTD_c_compressionLevel, 3))) {
             ZSTD_freeCCtx(s->zc);
             free(s);
-            return profkit_error_set(err, PROFKIT_ENOMEM, path, -1, "cannot start zstd encoder");
+            return pk_error_set(err, PROFKIT_ENOMEM, path, -1, "cannot start zstd encoder");
         }
     }
     if (compress == PROFKIT_SINK_GZIP) {
         if (deflateInit2(&s->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
             free(s);
-            return profkit_error_set(err, PROFKIT_ENOMEM, path, -1, "cannot start gzip encoder");
+            return pk_error_set(err, PROFKIT_ENOMEM, path, -1, "cannot start gzip encoder");
         }
         s->z_init = 1;
     }
@@ -133,8 +133,8 @@ int profkit_sink_open(profkit_sink **out, const char *path, int compress, profki
     s->path = strdup(path);
     s->tmp = malloc(n + 16);
     if (!s->path || !s->tmp) {
-        profkit_sink_close(s, 0, NULL);
-        return profkit_error_set(err, PROFKIT_ENOMEM, path, -1, "out of memory");
+        pk_sink_close(s, 0, NULL);
+        return pk_error_set(err, PROFKIT_ENOMEM, path, -1, "out of memory");
     }
     memcpy(s->tmp, path, n);
     memcpy(s->tmp + n, ".tmp.XXXXXX", 12);
@@ -143,8 +143,8 @@ int profkit_sink_open(profkit_sink **out, const char *path, int compress, profki
         int e = errno;
         free(s->tmp);
         s->tmp = NULL;
-        profkit_sink_close(s, 0, NULL);
-        return profkit_error_set(err, PROFKIT_EIO, path, -1, "cannot create output file: %s",
+        pk_sink_close(s, 0, NULL);
+        return pk_error_set(err, PROFKIT_EIO, path, -1, "cannot create output file: %s",
                                  strerror(e));
     }
     /* mkstemp makes the file 0600; give it the mode a plain create would. */
@@ -155,7 +155,7 @@ int profkit_sink_open(profkit_sink **out, const char *path, int compress, profki
     return 0;
 }
 
-void profkit_sink_write(profkit_sink *s, const void *data, size_t n)
+void pk_sink_write(pk_sink *s, const void *data, size_t n)
 {
     const uint8_t *p = data;
     while (n > 0 && !s->err) {
@@ -170,28 +170,28 @@ void profkit_sink_write(profkit_sink *s, const void *data, size_t n)
     }
 }
 
-void profkit_sink_puts(profkit_sink *s, const char *str) { profkit_sink_write(s, str, strlen(str)); }
+void pk_sink_puts(pk_sink *s, const char *str) { pk_sink_write(s, str, strlen(str)); }
 
-void profkit_sink_printf(profkit_sink *s, const char *fmt, ...)
+void pk_sink_printf(pk_sink *s, const char *fmt, ...)
 {
     char small[512];
     size_t n;
     va_list ap;
     va_start(ap, fmt);
-    char *t = profkit_vformat(small, sizeof(small), &n, fmt, ap);
+    char *t = pk_vformat(small, sizeof(small), &n, fmt, ap);
     va_end(ap);
     if (!t) {
         s->err = ENOMEM;
         return;
     }
-    profkit_sink_write(s, t, n);
+    pk_sink_write(s, t, n);
     if (t != small)
         free(t);
 }
 
-int profkit_sink_failed(const profkit_sink *s) { return s->err != 0; }
+int pk_sink_failed(const pk_sink *s) { return s->err != 0; }
 
-int profkit_sink_close(profkit_sink *s, int commit, profkit_error *err)
+int pk_sink_close(pk_sink *s, int commit, profkit_error *err)
 {
     int rc = 0;
     if (commit)
@@ -200,18 +200,18 @@ int profkit_sink_close(profkit_sink *s, int commit, profkit_error *err)
         deflateEnd(&s->z);
     ZSTD_freeCCtx(s->zc);
     if (commit && s->err) {
-        rc = profkit_error_set(err, PROFKIT_EIO, s->path ? s->path : "<stdout>", -1,
+        rc = pk_error_set(err, PROFKIT_EIO, s->path ? s->path : "<stdout>", -1,
                                "write failed: %s",
                                s->err > 0 ? strerror(s->err) : "compression error");
         commit = 0;
     }
     if (s->tmp) {
         if (close(s->fd) != 0 && commit) {
-            rc = profkit_error_set(err, PROFKIT_EIO, s->path, -1, "write failed: %s", strerror(errno));
+            rc = pk_error_set(err, PROFKIT_EIO, s->path, -1, "write failed: %s", strerror(errno));
             commit = 0;
         }
         if (commit && rename(s->tmp, s->path) != 0) {
-            rc = profkit_error_set(err, PROFKIT_EIO, s->path, -1, "cannot rename %s onto it: %s",
+            rc = pk_error_set(err, PROFKIT_EIO, s->path, -1, "cannot rename %s onto it: %s",
                                    s->tmp, strerror(errno));
             commit = 0;
         }

@@ -18,13 +18,13 @@
 #define HEAD_MAX (64 * 1024)
 #define RAW_CHUNK (256 * 1024)
 
-struct profkit_source {
+struct pk_source {
     char name[256];
     /* raw bytes: either all in memory (mem, mem_size) or read from fd */
     int fd;
     const uint8_t *mem;
     size_t mem_size;
-    void *map; /* mmap of a plain file (profkit_source_all) */
+    void *map; /* mmap of a plain file (pk_source_all) */
     size_t map_size;
     uint64_t raw_total; /* 0 = unknown */
     uint64_t raw_done;
@@ -32,7 +32,7 @@ struct profkit_source {
     size_t raw_len, raw_pos;
     int raw_eof;
 
-    profkit_compression comp;
+    pk_compression comp;
     int comp_known;
     struct inflate_state *gz; /* ISA-L's inflate: gzip members */
     ZSTD_DStream *zs;
@@ -43,39 +43,39 @@ struct profkit_source {
     size_t head_len, head_pos;
     int streaming; /* read() was used */
 
-    uint8_t *all; /* profkit_source_all result when copied */
+    uint8_t *all; /* pk_source_all result when copied */
     size_t all_len;
 
     profkit_progress_fn progress;
     void *progress_payload;
     uint64_t progress_last;
 
-    profkit_cut_fn on_cut;
+    pk_cut_fn on_cut;
     void *on_cut_payload;
 
     uint64_t decoded;   /* bytes decompressed so far */
     uint64_t max_ratio; /* decoded per compressed byte allowed past 1 GiB */
 };
 
-static int io_error(profkit_source *s, profkit_error *err, const char *what)
+static int io_error(pk_source *s, profkit_error *err, const char *what)
 {
-    return profkit_error_set(err, PROFKIT_EIO, s->name, -1, "%s: %s", what, strerror(errno));
+    return pk_error_set(err, PROFKIT_EIO, s->name, -1, "%s: %s", what, strerror(errno));
 }
 
-static int source_new(profkit_source **out, const char *name, profkit_error *err)
+static int source_new(pk_source **out, const char *name, profkit_error *err)
 {
-    profkit_source *s = calloc(1, sizeof(*s));
+    pk_source *s = calloc(1, sizeof(*s));
     if (!s)
-        return profkit_error_set(err, PROFKIT_ENOMEM, name, -1, "out of memory");
+        return pk_error_set(err, PROFKIT_ENOMEM, name, -1, "out of memory");
     snprintf(s->name, sizeof(s->name), "%s", name ? name : "<input>");
     s->fd = -1;
     *out = s;
     return 0;
 }
 
-int profkit_source_open_file(profkit_source **out, const char *path, profkit_error *err)
+int pk_source_open_file(pk_source **out, const char *path, profkit_error *err)
 {
-    profkit_source *s = NULL;
+    pk_source *s = NULL;
     int is_stdin = strcmp(path, "-") == 0;
     int rc = source_new(&s, is_stdin ? "<stdin>" : path, err);
     if (rc)
@@ -86,18 +86,18 @@ int profkit_source_open_file(profkit_source **out, const char *path, profkit_err
         s->fd = open(path, O_RDONLY | O_CLOEXEC);
         if (s->fd < 0) {
             rc = io_error(s, err, "cannot open");
-            profkit_source_close(s);
+            pk_source_close(s);
             return rc;
         }
         struct stat st;
         if (fstat(s->fd, &st) != 0) {
             rc = io_error(s, err, "cannot stat");
-            profkit_source_close(s);
+            pk_source_close(s);
             return rc;
         }
         if (S_ISDIR(st.st_mode)) {
-            rc = profkit_error_set(err, PROFKIT_EIO, s->name, -1, "is a directory");
-            profkit_source_close(s);
+            rc = pk_error_set(err, PROFKIT_EIO, s->name, -1, "is a directory");
+            pk_source_close(s);
             return rc;
         }
         if (S_ISREG(st.st_mode))
@@ -107,10 +107,10 @@ int profkit_source_open_file(profkit_source **out, const char *path, profkit_err
     return 0;
 }
 
-int profkit_source_open_memory(profkit_source **out, const void *data, size_t size,
+int pk_source_open_memory(pk_source **out, const void *data, size_t size,
                                const char *name, profkit_error *err)
 {
-    profkit_source *s = NULL;
+    pk_source *s = NULL;
     int rc = source_new(&s, name, err);
     if (rc)
         return rc;
@@ -121,7 +121,7 @@ int profkit_source_open_memory(profkit_source **out, const void *data, size_t si
     return 0;
 }
 
-void profkit_source_close(profkit_source *s)
+void pk_source_close(pk_source *s)
 {
     if (!s)
         return;
@@ -137,16 +137,16 @@ void profkit_source_close(profkit_source *s)
     free(s);
 }
 
-const char *profkit_source_name(const profkit_source *s) { return s->name; }
-profkit_compression profkit_source_compression(const profkit_source *s) { return s->comp; }
+const char *pk_source_name(const pk_source *s) { return s->name; }
+pk_compression pk_source_compression(const pk_source *s) { return s->comp; }
 
-void profkit_source_set_progress(profkit_source *s, profkit_progress_fn fn, void *payload)
+void pk_source_set_progress(pk_source *s, profkit_progress_fn fn, void *payload)
 {
     s->progress = fn;
     s->progress_payload = payload;
 }
 
-void profkit_source_set_on_cut(profkit_source *s, profkit_cut_fn fn, void *payload)
+void pk_source_set_on_cut(pk_source *s, pk_cut_fn fn, void *payload)
 {
     s->on_cut = fn;
     s->on_cut_payload = payload;
@@ -155,7 +155,7 @@ void profkit_source_set_on_cut(profkit_source *s, profkit_cut_fn fn, void *paylo
 /* ---- raw layer ---- */
 
 /* read(2) of up to cap raw bytes into buf: *got = 0 at the end of the file. */
-static int raw_read(profkit_source *s, uint8_t *buf, size_t cap, size_t *got, profkit_error *err)
+static int raw_read(pk_source *s, uint8_t *buf, size_t cap, size_t *got, profkit_error *err)
 {
     ssize_t r;
     do
@@ -175,7 +175,7 @@ static int raw_read(profkit_source *s, uint8_t *buf, size_t cap, size_t *got, pr
 }
 
 /* Makes raw bytes available in (raw_buf|mem)[raw_pos..raw_len). */
-static int raw_fill(profkit_source *s, profkit_error *err)
+static int raw_fill(pk_source *s, profkit_error *err)
 {
     if (s->mem) {
         s->raw_eof = 1;
@@ -184,18 +184,18 @@ static int raw_fill(profkit_source *s, profkit_error *err)
     if (s->raw_pos < s->raw_len || s->raw_eof)
         return 0;
     if (!s->raw_buf && !(s->raw_buf = malloc(RAW_CHUNK)))
-        return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+        return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
     s->raw_pos = 0;
     return raw_read(s, s->raw_buf, RAW_CHUNK, &s->raw_len, err);
 }
 
-static const uint8_t *raw_ptr(profkit_source *s) { return s->mem ? s->mem : s->raw_buf; }
-static size_t raw_avail(profkit_source *s)
+static const uint8_t *raw_ptr(pk_source *s) { return s->mem ? s->mem : s->raw_buf; }
+static size_t raw_avail(pk_source *s)
 {
     return s->mem ? s->mem_size - s->raw_pos : s->raw_len - s->raw_pos;
 }
 
-static int detect(profkit_source *s, profkit_error *err)
+static int detect(pk_source *s, profkit_error *err)
 {
     if (s->comp_known)
         return 0;
@@ -208,13 +208,13 @@ static int detect(profkit_source *s, profkit_error *err)
     if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
         s->comp = PROFKIT_COMP_GZIP;
         if (!(s->gz = malloc(sizeof(*s->gz))))
-            return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "cannot start gzip decoder");
+            return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "cannot start gzip decoder");
         isal_inflate_init(s->gz);
     } else if (n >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd) {
         s->comp = PROFKIT_COMP_ZSTD;
         s->zs = ZSTD_createDStream();
         if (!s->zs)
-            return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "cannot start zstd decoder");
+            return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "cannot start zstd decoder");
     }
     s->comp_known = 1;
     return 0;
@@ -235,21 +235,21 @@ static const char *gzip_error(int code)
     }
 }
 
-void profkit_source_set_max_ratio(profkit_source *s, uint64_t ratio) { s->max_ratio = ratio; }
+void pk_source_set_max_ratio(pk_source *s, uint64_t ratio) { s->max_ratio = ratio; }
 
 /*
  * A small file that inflates without end (a gzip or zstd bomb, or many tiny
  * members) must not cost minutes: past 1 GiB of output, more than
  * max_ratio bytes per compressed byte read is refused.
  */
-static int check_ratio(profkit_source *s, size_t got, profkit_error *err)
+static int check_ratio(pk_source *s, size_t got, profkit_error *err)
 {
     s->decoded += got;
     uint64_t ratio = s->max_ratio ? s->max_ratio : PROFKIT_SOURCE_MAX_RATIO;
     uint64_t in = s->mem ? s->raw_pos : s->raw_done;
     if (s->decoded <= (1ull << 30) || in == 0 || s->decoded / in <= ratio)
         return 0;
-    return profkit_error_set(err, PROFKIT_EUNSUPPORTED, s->name, (int64_t)in,
+    return pk_error_set(err, PROFKIT_EUNSUPPORTED, s->name, (int64_t)in,
                              "%s data decompresses to more than %llu times its size past 1 GiB "
                              "(%llu bytes from %llu; --max-inflate raises the limit)",
                              s->comp == PROFKIT_COMP_GZIP ? "gzip" : "zstd",
@@ -257,10 +257,10 @@ static int check_ratio(profkit_source *s, size_t got, profkit_error *err)
                              (unsigned long long)in);
 }
 
-static int decode_raw(profkit_source *s, uint8_t *buf, size_t cap, size_t *got, profkit_error *err);
+static int decode_raw(pk_source *s, uint8_t *buf, size_t cap, size_t *got, profkit_error *err);
 
 /* Decodes up to cap bytes into buf, bypassing the head buffer. */
-static int decode(profkit_source *s, uint8_t *buf, size_t cap, size_t *got, profkit_error *err)
+static int decode(pk_source *s, uint8_t *buf, size_t cap, size_t *got, profkit_error *err)
 {
     int rc = decode_raw(s, buf, cap, got, err);
     if (rc == 0 && *got && s->comp != PROFKIT_COMP_NONE)
@@ -268,7 +268,7 @@ static int decode(profkit_source *s, uint8_t *buf, size_t cap, size_t *got, prof
     return rc;
 }
 
-static int decode_raw(profkit_source *s, uint8_t *buf, size_t cap, size_t *got, profkit_error *err)
+static int decode_raw(pk_source *s, uint8_t *buf, size_t cap, size_t *got, profkit_error *err)
 {
     *got = 0;
     int rc = detect(s, err);
@@ -296,7 +296,7 @@ static int decode_raw(profkit_source *s, uint8_t *buf, size_t cap, size_t *got, 
                 const char *comp = s->comp == PROFKIT_COMP_GZIP ? "gzip" : "zstd";
                 uint64_t raw = s->mem ? s->raw_pos : s->raw_done;
                 if (!s->on_cut)
-                    return profkit_error_set(err, PROFKIT_ETRUNCATED, s->name, (int64_t)raw,
+                    return pk_error_set(err, PROFKIT_ETRUNCATED, s->name, (int64_t)raw,
                                              "%s stream ends before its end marker (truncated file)",
                                              comp);
                 s->in_frame = 0;
@@ -317,7 +317,7 @@ static int decode_raw(profkit_source *s, uint8_t *buf, size_t cap, size_t *got, 
             struct inflate_state *z = s->gz;
             if (!s->in_frame) { /* a member starts: header, deflate data, trailer */
                 if (in[0] != 0x1f || (avail >= 2 && in[1] != 0x8b))
-                    return profkit_error_set(err, PROFKIT_ECORRUPT, s->name, -1,
+                    return pk_error_set(err, PROFKIT_ECORRUPT, s->name, -1,
                                              "gzip data is corrupt: the data after the last "
                                              "member is not another gzip member");
                 isal_inflate_reset(z);
@@ -333,7 +333,7 @@ static int decode_raw(profkit_source *s, uint8_t *buf, size_t cap, size_t *got, 
             s->raw_pos += before_in - z->avail_in;
             *got += before_out - z->avail_out;
             if (zr < 0)
-                return profkit_error_set(err, PROFKIT_ECORRUPT, s->name, -1,
+                return pk_error_set(err, PROFKIT_ECORRUPT, s->name, -1,
                                          "gzip data is corrupt: %s", gzip_error(zr));
             if (z->block_state == ISAL_BLOCK_FINISH)
                 s->in_frame = 0; /* another member may follow (concatenated .gz) */
@@ -342,7 +342,7 @@ static int decode_raw(profkit_source *s, uint8_t *buf, size_t cap, size_t *got, 
             ZSTD_outBuffer zout = { buf + *got, cap - *got, 0 };
             size_t zr = ZSTD_decompressStream(s->zs, &zout, &zin);
             if (ZSTD_isError(zr))
-                return profkit_error_set(err, PROFKIT_ECORRUPT, s->name, -1,
+                return pk_error_set(err, PROFKIT_ECORRUPT, s->name, -1,
                                          "zstd data is corrupt: %s", ZSTD_getErrorName(zr));
             s->raw_pos += zin.pos;
             *got += zout.pos;
@@ -352,11 +352,11 @@ static int decode_raw(profkit_source *s, uint8_t *buf, size_t cap, size_t *got, 
     return 0;
 }
 
-int profkit_source_peek(profkit_source *s, const uint8_t **data, size_t *n, profkit_error *err)
+int pk_source_peek(pk_source *s, const uint8_t **data, size_t *n, profkit_error *err)
 {
     if (!s->head) {
         if (!(s->head = malloc(HEAD_MAX)))
-            return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+            return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
         size_t got = 0;
         while (s->head_len < HEAD_MAX) {
             int rc = decode(s, s->head + s->head_len, HEAD_MAX - s->head_len, &got, err);
@@ -372,7 +372,7 @@ int profkit_source_peek(profkit_source *s, const uint8_t **data, size_t *n, prof
     return 0;
 }
 
-int profkit_source_read(profkit_source *s, uint8_t *buf, size_t cap, size_t *got,
+int pk_source_read(pk_source *s, uint8_t *buf, size_t cap, size_t *got,
                         profkit_error *err)
 {
     s->streaming = 1;
@@ -389,7 +389,7 @@ int profkit_source_read(profkit_source *s, uint8_t *buf, size_t cap, size_t *got
     return decode(s, buf, cap, got, err);
 }
 
-int profkit_source_all(profkit_source *s, const uint8_t **data, size_t *n, profkit_error *err)
+int pk_source_all(pk_source *s, const uint8_t **data, size_t *n, profkit_error *err)
 {
     int rc = detect(s, err);
     if (rc)
@@ -418,7 +418,7 @@ int profkit_source_all(profkit_source *s, const uint8_t **data, size_t *n, profk
     size_t cap = s->head_len > 0 ? s->head_len * 2 : RAW_CHUNK;
     uint8_t *buf = malloc(cap);
     if (!buf)
-        return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+        return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
     size_t len = 0;
     if (s->head_len > s->head_pos) {
         memcpy(buf, s->head + s->head_pos, s->head_len - s->head_pos);
@@ -426,9 +426,9 @@ int profkit_source_all(profkit_source *s, const uint8_t **data, size_t *n, profk
         s->head_pos = s->head_len;
     }
     for (;;) {
-        if (cap - len < RAW_CHUNK && profkit_grow((void **)&buf, &cap, len + RAW_CHUNK, 1) != 0) {
+        if (cap - len < RAW_CHUNK && pk_grow((void **)&buf, &cap, len + RAW_CHUNK, 1) != 0) {
             free(buf);
-            return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+            return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
         }
         size_t got;
         rc = decode(s, buf + len, cap - len, &got, err);

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-int profkit_text_bom(const uint8_t *d, size_t n, size_t *bom_len)
+int pk_text_bom(const uint8_t *d, size_t n, size_t *bom_len)
 {
     *bom_len = 0;
     if (n >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf) {
@@ -45,7 +45,7 @@ static size_t put_utf8(uint8_t *o, uint32_t c)
     return 4;
 }
 
-int profkit_text_utf16_to_utf8(const uint8_t *d, size_t n, int big_endian, uint8_t **out,
+int pk_text_utf16_to_utf8(const uint8_t *d, size_t n, int big_endian, uint8_t **out,
                                size_t *out_n, size_t *n_bad, size_t *first_bad)
 {
     /* Each 2-byte unit gives at most 3 bytes (a 4-byte pair gives 4), and

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-int profkit_stack_self(const profkit_profile *p, uint32_t value, uint32_t thread, int64_t **out)
+int pk_stack_self(const profkit_profile *p, uint32_t value, uint32_t thread, int64_t **out)
 {
     int64_t *self = calloc(p->n_stacks ? p->n_stacks : 1, sizeof(int64_t));
     if (!self)
@@ -14,7 +14,7 @@ int profkit_stack_self(const profkit_profile *p, uint32_t value, uint32_t thread
             continue;
         uint32_t s = p->sample_stack[r];
         if (s < p->n_stacks)
-            profkit_sat_addto(&self[s], p->sample_values[r * nv + value]);
+            pk_sat_addto(&self[s], p->sample_values[r * nv + value]);
     }
     *out = self;
     return 0;
@@ -26,24 +26,24 @@ struct node_key {
 
 static int node_eq(const void *ctx, uint32_t id, const void *key)
 {
-    const profkit_ltree *t = ctx;
+    const pk_ltree *t = ctx;
     const struct node_key *k = key;
     return t->parent[id] == k->parent && t->label[id] == k->label;
 }
 
 static int by_label(const void *ctx, uint32_t x, uint32_t y)
 {
-    const profkit_ltree *t = ctx;
-    const profkit_strtab *l = &t->labels;
+    const pk_ltree *t = ctx;
+    const pk_strtab *l = &t->labels;
     uint32_t lx = t->label[x], ly = t->label[y];
-    size_t nx = profkit_strtab_len(l, lx), ny = profkit_strtab_len(l, ly);
-    int c = memcmp(profkit_strtab_get(l, lx), profkit_strtab_get(l, ly), nx < ny ? nx : ny);
+    size_t nx = pk_strtab_len(l, lx), ny = pk_strtab_len(l, ly);
+    int c = memcmp(pk_strtab_get(l, lx), pk_strtab_get(l, ly), nx < ny ? nx : ny);
     if (c)
         return c;
     return nx < ny ? -1 : nx > ny;
 }
 
-void profkit_ltree_free(profkit_ltree *t)
+void pk_ltree_free(pk_ltree *t)
 {
     free(t->parent);
     free(t->label);
@@ -53,23 +53,23 @@ void profkit_ltree_free(profkit_ltree *t)
     free(t->child_start);
     free(t->children);
     free(t->stack_node);
-    profkit_strtab_free(&t->labels);
+    pk_strtab_free(&t->labels);
     memset(t, 0, sizeof(*t));
 }
 
-int profkit_ltree_build(profkit_ltree *t, const profkit_profile *p,
-                        const profkit_ltree_options *o, profkit_error *err)
+int pk_ltree_build(pk_ltree *t, const profkit_profile *p,
+                        const pk_ltree_options *o, profkit_error *err)
 {
     memset(t, 0, sizeof(*t));
     int64_t *stack_self = NULL;
     uint32_t *frame_label = NULL, *stack_node = NULL;
-    profkit_idset set = { 0 };
+    pk_idset set = { 0 };
     int rc = PROFKIT_ENOMEM;
     size_t ns = p->n_stacks;
     char buf[4096];
 
-    if (profkit_strtab_init(&t->labels) != 0 ||
-        profkit_stack_self(p, o->value, o->thread, &stack_self) != 0 ||
+    if (pk_strtab_init(&t->labels) != 0 ||
+        pk_stack_self(p, o->value, o->thread, &stack_self) != 0 ||
         !(frame_label = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint32_t))) ||
         !(stack_node = malloc(ns * sizeof(uint32_t))))
         goto done;
@@ -79,7 +79,7 @@ int profkit_ltree_build(profkit_ltree *t, const profkit_profile *p,
             for (size_t i = 0; i < len; i++)
                 if (buf[i] == ';' || buf[i] == '\n' || buf[i] == '\r')
                     buf[i] = '_';
-        if ((frame_label[f] = profkit_strtab_intern(&t->labels, buf, len)) == PROFKIT_NONE)
+        if ((frame_label[f] = pk_strtab_intern(&t->labels, buf, len)) == PROFKIT_NONE)
             goto done;
     }
     /* Nodes are at most the stacks; allocate once. */
@@ -96,25 +96,25 @@ int profkit_ltree_build(profkit_ltree *t, const profkit_profile *p,
     for (size_t s = 1; s < ns; s++) {
         const profkit_stack *st = &p->stacks[s];
         struct node_key k = { stack_node[st->parent], frame_label[st->frame] };
-        uint64_t h = profkit_hash_u64(((uint64_t)k.parent << 32) | k.label);
-        uint32_t id = profkit_idset_find(&set, h, node_eq, t, &k);
+        uint64_t h = pk_hash_u64(((uint64_t)k.parent << 32) | k.label);
+        uint32_t id = pk_idset_find(&set, h, node_eq, t, &k);
         if (id == PROFKIT_NONE) {
             id = (uint32_t)t->n++;
             t->parent[id] = k.parent;
             t->label[id] = k.label;
             t->frame[id] = st->frame;
-            if (profkit_idset_insert(&set, h, id) != 0)
+            if (pk_idset_insert(&set, h, id) != 0)
                 goto done;
         }
         stack_node[s] = id;
     }
     for (size_t s = 0; s < ns; s++)
-        profkit_sat_addto(&t->self[stack_node[s]], stack_self[s]);
+        pk_sat_addto(&t->self[stack_node[s]], stack_self[s]);
     /* Parents precede children, so one backward pass sums totals. */
     for (size_t i = t->n; i-- > 0;) {
-        profkit_sat_addto(&t->total[i], t->self[i]);
+        pk_sat_addto(&t->total[i], t->self[i]);
         if (i)
-            profkit_sat_addto(&t->total[t->parent[i]], t->total[i]);
+            pk_sat_addto(&t->total[t->parent[i]], t->total[i]);
     }
     t->grand_total = t->total[0];
     /* Children lists (CSR), sorted by label. */
@@ -138,7 +138,7 @@ int profkit_ltree_build(profkit_ltree *t, const profkit_profile *p,
     }
     for (size_t i = 0; i < t->n; i++) {
         size_t a = t->child_start[i], b = t->child_start[i + 1];
-        if (b - a > 1 && profkit_sort_u32(t->children + a, b - a, by_label, t) != 0)
+        if (b - a > 1 && pk_sort_u32(t->children + a, b - a, by_label, t) != 0)
             goto done;
     }
     t->stack_node = stack_node;
@@ -148,24 +148,24 @@ done:
     free(stack_self);
     free(frame_label);
     free(stack_node);
-    profkit_idset_free(&set);
+    pk_idset_free(&set);
     if (rc) {
-        profkit_ltree_free(t);
-        profkit_error_set(err, rc, NULL, -1, "out of memory building the call tree");
+        pk_ltree_free(t);
+        pk_error_set(err, rc, NULL, -1, "out of memory building the call tree");
     }
     return rc;
 }
 
-int64_t *profkit_ltree_self(const profkit_ltree *t, const profkit_profile *p, uint32_t value,
+int64_t *pk_ltree_self(const pk_ltree *t, const profkit_profile *p, uint32_t value,
                             uint32_t thread)
 {
     int64_t *stack_self = NULL, *self = calloc(t->n ? t->n : 1, sizeof(int64_t));
-    if (!self || profkit_stack_self(p, value, thread, &stack_self) != 0) {
+    if (!self || pk_stack_self(p, value, thread, &stack_self) != 0) {
         free(self);
         return NULL;
     }
     for (size_t s = 0; s < p->n_stacks; s++)
-        profkit_sat_addto(&self[t->stack_node[s]], stack_self[s]);
+        pk_sat_addto(&self[t->stack_node[s]], stack_self[s]);
     free(stack_self);
     return self;
 }

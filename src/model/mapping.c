@@ -7,7 +7,7 @@
  * search every input's mappings, and a frame of one program could land in
  * another program's mapping (two binaries both loaded at 0x400000). So a
  * merge settles each input's frames against that input's own mappings
- * first (profkit_profile_settle_mappings) and marks the result: a frame's
+ * first (pk_profile_settle_mappings) and marks the result: a frame's
  * mapping is then final, and no later step guesses one.
  */
 #include <stdlib.h>
@@ -21,21 +21,21 @@ static int by_start(const void *ctx, uint32_t a, uint32_t b)
     return x < y ? -1 : x > y;
 }
 
-uint32_t *profkit_mappings_by_start(const profkit_profile *p)
+uint32_t *pk_mappings_by_start(const profkit_profile *p)
 {
     uint32_t *ids = malloc((p->n_mappings + 1) * sizeof(uint32_t));
     if (!ids)
         return NULL;
     for (size_t m = 0; m < p->n_mappings; m++)
         ids[m] = (uint32_t)m;
-    if (profkit_sort_u32(ids, p->n_mappings, by_start, p) != 0) {
+    if (pk_sort_u32(ids, p->n_mappings, by_start, p) != 0) {
         free(ids);
         return NULL;
     }
     return ids;
 }
 
-uint32_t profkit_mapping_at(const profkit_profile *p, const uint32_t *sorted, uint64_t addr)
+uint32_t pk_mapping_at(const profkit_profile *p, const uint32_t *sorted, uint64_t addr)
 {
     size_t lo = 0, hi = p->n_mappings;
     while (lo < hi) { /* the first mapping that starts past addr */
@@ -56,19 +56,19 @@ uint32_t profkit_mapping_at(const profkit_profile *p, const uint32_t *sorted, ui
     return PROFKIT_NONE;
 }
 
-int profkit_profile_settle_mappings(profkit_profile *p)
+int pk_profile_settle_mappings(profkit_profile *p)
 {
     if (p->mappings_settled)
         return 0;
     if (p->n_mappings) {
-        uint32_t *sorted = profkit_mappings_by_start(p);
+        uint32_t *sorted = pk_mappings_by_start(p);
         if (!sorted)
             return PROFKIT_ENOMEM;
         int changed = 0;
         for (size_t f = 0; f < p->n_frames; f++) {
             profkit_frame *fr = &p->frames[f];
             if (fr->address && fr->mapping >= p->n_mappings) {
-                uint32_t m = profkit_mapping_at(p, sorted, fr->address);
+                uint32_t m = pk_mapping_at(p, sorted, fr->address);
                 if (m != PROFKIT_NONE) {
                     fr->mapping = m;
                     changed = 1;
@@ -76,7 +76,7 @@ int profkit_profile_settle_mappings(profkit_profile *p)
             }
         }
         free(sorted);
-        if (changed && profkit_profile_reindex_frames(p) != 0)
+        if (changed && pk_profile_reindex_frames(p) != 0)
             return PROFKIT_ENOMEM;
     }
     p->mappings_settled = 1;

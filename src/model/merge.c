@@ -36,7 +36,7 @@ int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, prof
 
     /* Each side's frames without a mapping get one of that side's own
      * mappings, before the mappings of both are in one table (mapping.c). */
-    if ((rc = profkit_profile_settle_mappings(dst)) != 0)
+    if ((rc = pk_profile_settle_mappings(dst)) != 0)
         goto done;
     rc = PROFKIT_ENOMEM;
     if (!(m.str = alloc_ids(src->strings.n)) || !(m.func = alloc_ids(src->n_functions)) ||
@@ -46,7 +46,7 @@ int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, prof
         goto done;
 
     for (size_t i = 0; i < src->strings.n; i++) {
-        m.str[i] = profkit_strtab_intern(&dst->strings, src->strings.ptr[i], src->strings.len[i]);
+        m.str[i] = pk_strtab_intern(&dst->strings, src->strings.ptr[i], src->strings.len[i]);
         if (m.str[i] == PROFKIT_NONE)
             goto done;
     }
@@ -56,47 +56,47 @@ int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, prof
         f.system_name = m.str[f.system_name];
         f.file = m.str[f.file];
         f.module = m.str[f.module];
-        if ((m.func[i] = profkit_function_add(dst, &f)) == PROFKIT_NONE)
+        if ((m.func[i] = pk_function_add(dst, &f)) == PROFKIT_NONE)
             goto done;
     }
     for (size_t i = 0; i < src->n_mappings; i++) {
         const profkit_mapping *mp = &src->mappings[i];
-        m.mapping[i] = profkit_mapping_add(dst, mp->start, mp->end, mp->offset,
-                                           profkit_str(src, mp->path), profkit_str(src, mp->build_id));
+        m.mapping[i] = pk_mapping_add(dst, mp->start, mp->end, mp->offset,
+                                           pk_str(src, mp->path), pk_str(src, mp->build_id));
         if (m.mapping[i] == PROFKIT_NONE)
             goto done;
     }
-    if (!src->mappings_settled && src->n_mappings && !(src_maps = profkit_mappings_by_start(src)))
+    if (!src->mappings_settled && src->n_mappings && !(src_maps = pk_mappings_by_start(src)))
         goto done;
     for (size_t i = 0; i < src->n_frames; i++) {
         profkit_frame f = src->frames[i];
         f.function = m.func[f.function];
         if (src_maps && f.address && f.mapping >= src->n_mappings)
-            f.mapping = profkit_mapping_at(src, src_maps, f.address);
+            f.mapping = pk_mapping_at(src, src_maps, f.address);
         if (f.mapping < src->n_mappings)
             f.mapping = m.mapping[f.mapping];
-        if ((m.frame[i] = profkit_frame_add(dst, &f)) == PROFKIT_NONE)
+        if ((m.frame[i] = pk_frame_add(dst, &f)) == PROFKIT_NONE)
             goto done;
     }
     /* Parents always precede children (interning appends), so one pass works. */
     m.stack[0] = 0;
     for (size_t i = 1; i < src->n_stacks; i++) {
         const profkit_stack *s = &src->stacks[i];
-        m.stack[i] = profkit_stack_intern(dst, m.stack[s->parent], m.frame[s->frame]);
+        m.stack[i] = pk_stack_intern(dst, m.stack[s->parent], m.frame[s->frame]);
         if (m.stack[i] == PROFKIT_NONE)
             goto done;
     }
     for (size_t i = 0; i < src->n_threads; i++) {
         const profkit_thread *t = &src->threads[i];
-        m.thread[i] = profkit_thread_get(dst, profkit_str(src, t->name),
-                                         profkit_str(src, t->process_name), t->pid, t->tid);
+        m.thread[i] = pk_thread_get(dst, pk_str(src, t->name),
+                                         pk_str(src, t->process_name), t->pid, t->tid);
         if (m.thread[i] == PROFKIT_NONE)
             goto done;
     }
     int dst_had_values = dst->n_value_types > 0;
     for (size_t i = 0; i < src->n_value_types; i++) {
-        m.value[i] = profkit_value_type_add(dst, profkit_str(src, src->value_types[i].type),
-                                            profkit_str(src, src->value_types[i].unit));
+        m.value[i] = pk_value_type_add(dst, pk_str(src, src->value_types[i].type),
+                                            pk_str(src, src->value_types[i].unit));
         if (m.value[i] == PROFKIT_NONE)
             goto done;
     }
@@ -113,14 +113,14 @@ int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, prof
             vals[m.value[v]] = src->sample_values[r * src->n_value_types + v];
         uint32_t st = m.stack[src->sample_stack[r]], th = m.thread[src->sample_thread[r]];
         int64_t t = src->sample_time[r];
-        if ((t == PROFKIT_NO_TIME ? profkit_sample_add(dst, st, th, vals)
-                                  : profkit_sample_add_timed(dst, st, th, t, vals)) != 0)
+        if ((t == PROFKIT_NO_TIME ? pk_sample_add(dst, st, th, vals)
+                                  : pk_sample_add_timed(dst, st, th, t, vals)) != 0)
             goto done;
     }
     for (size_t i = 0; i < src->n_metadata; i++) {
         const profkit_meta *md = &src->metadata[i];
-        if (profkit_meta_add_len(dst, profkit_str(src, md->key), profkit_str(src, md->value),
-                                 profkit_strtab_len(&src->strings, md->value)) != 0)
+        if (pk_meta_add_len(dst, pk_str(src, md->key), pk_str(src, md->value),
+                                 pk_strtab_len(&src->strings, md->value)) != 0)
             goto done;
     }
     for (size_t i = 0; i < src->n_markers; i++) {
@@ -129,11 +129,11 @@ int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, prof
         mk.name = m.str[mk.name];
         mk.category = m.str[mk.category];
         mk.payload = m.str[mk.payload];
-        if (profkit_marker_add(dst, &mk) != 0)
+        if (pk_marker_add(dst, &mk) != 0)
             goto done;
     }
     if (dst->format[0] == '\0')
-        profkit_profile_set_format(dst, src->format);
+        pk_profile_set_format(dst, src->format);
     dst->mappings_settled = 1;
     rc = 0;
 done:
@@ -141,6 +141,6 @@ done:
     free(src_maps);
     remap_free(&m);
     if (rc != 0)
-        profkit_error_set(err, rc, NULL, -1, "out of memory while merging profiles");
+        pk_error_set(err, rc, NULL, -1, "out of memory while merging profiles");
     return rc;
 }

@@ -16,23 +16,23 @@
 #include "util/util.h"
 
 struct profkit_profile {
-    profkit_strtab strings;
+    pk_strtab strings;
 
     profkit_function *functions;
     size_t n_functions, cap_functions;
-    profkit_idset function_set;
+    pk_idset function_set;
 
     profkit_frame *frames;
     size_t n_frames, cap_frames;
-    profkit_idset frame_set;
+    pk_idset frame_set;
     size_t frames_indexed; /* rows [0, frames_indexed) are in frame_set */
 
     profkit_stack *stacks; /* stacks[0] is the root */
     size_t n_stacks, cap_stacks;
-    profkit_idset stack_set;
+    pk_idset stack_set;
     size_t stacks_indexed; /* rows [1, stacks_indexed) are in stack_set */
 
-    /* The limits of a read (profkit_profile_limit): a new stack deeper than
+    /* The limits of a read (pk_profile_limit): a new stack deeper than
      * limit_depth frames or a thread past limit_threads is refused
      * (PROFKIT_NONE) and limit_hit says which; stack_depth holds each
      * stack's depth while a depth limit is set. 0 = no limit. */
@@ -44,7 +44,7 @@ struct profkit_profile {
     profkit_value_type *value_types;
     size_t n_value_types, cap_value_types;
     uint32_t default_value;
-    profkit_idset value_type_set; /* by (type, unit); rows [0, value_types_indexed) */
+    pk_idset value_type_set; /* by (type, unit); rows [0, value_types_indexed) */
     size_t value_types_indexed;
 
     /* samples: parallel arrays of n_samples rows */
@@ -53,7 +53,7 @@ struct profkit_profile {
     int64_t *sample_time;
     int64_t *sample_values; /* n_samples * n_value_types */
     size_t n_samples, cap_samples;
-    profkit_idset sample_set; /* untimed rows by (stack, thread) */
+    pk_idset sample_set; /* untimed rows by (stack, thread) */
     size_t samples_indexed;   /* rows [0, samples_indexed) went through sample_set */
 
     profkit_thread *threads;
@@ -61,7 +61,7 @@ struct profkit_profile {
     /* threads by (name, process, pid, tid): rows [0, threads_indexed), the
      * first of equal rows only; caught up (or rebuilt, when rows were
      * dropped) at the next lookup */
-    profkit_idset thread_set;
+    pk_idset thread_set;
     size_t threads_indexed;
 
     profkit_mapping *mappings;
@@ -83,51 +83,51 @@ struct profkit_profile {
 };
 
 /* String helpers (intern returns PROFKIT_NONE when out of memory). */
-static inline const char *profkit_str(const profkit_profile *p, uint32_t id)
+static inline const char *pk_str(const profkit_profile *p, uint32_t id)
 {
-    return profkit_strtab_get(&p->strings, id);
+    return pk_strtab_get(&p->strings, id);
 }
 
 /*
  * Adds a function (hash-consed on all fields). Returns its id or PROFKIT_NONE
  * when out of memory.
  */
-uint32_t profkit_function_add(profkit_profile *p, const profkit_function *f);
+uint32_t pk_function_add(profkit_profile *p, const profkit_function *f);
 /* Convenience: a function from C strings (NULL = ""). */
-uint32_t profkit_function_add_named(profkit_profile *p, const char *name, const char *file,
+uint32_t pk_function_add_named(profkit_profile *p, const char *name, const char *file,
                                     const char *module, uint32_t start_line);
 /* Mapping ids sorted by start (malloc'd; NULL when out of memory). */
-uint32_t *profkit_mappings_by_start(const profkit_profile *p);
-/* The mapping holding addr (sorted from profkit_mappings_by_start), or
+uint32_t *pk_mappings_by_start(const profkit_profile *p);
+/* The mapping holding addr (sorted from pk_mappings_by_start), or
  * PROFKIT_NONE. Overlapping mappings: the nearest start wins. */
-uint32_t profkit_mapping_at(const profkit_profile *p, const uint32_t *sorted, uint64_t addr);
+uint32_t pk_mapping_at(const profkit_profile *p, const uint32_t *sorted, uint64_t addr);
 /* Gives each frame with an address and no mapping the mapping holding the
  * address, and marks the mappings settled. Returns 0 or PROFKIT_ENOMEM. */
-int profkit_profile_settle_mappings(profkit_profile *p);
+int pk_profile_settle_mappings(profkit_profile *p);
 /* Rebuilds the frame index after frames were changed in place (symbolization). */
-int profkit_profile_reindex_frames(profkit_profile *p);
+int pk_profile_reindex_frames(profkit_profile *p);
 /* Adds a frame (hash-consed). Returns its id or PROFKIT_NONE. */
-uint32_t profkit_frame_add(profkit_profile *p, const profkit_frame *f);
+uint32_t pk_frame_add(profkit_profile *p, const profkit_frame *f);
 /*
  * Appends a frame the caller knows is not in the table yet (as
- * profkit_stack_append below: no lookup; the index catches up on the next
- * profkit_frame_add). Returns its id or PROFKIT_NONE.
+ * pk_stack_append below: no lookup; the index catches up on the next
+ * pk_frame_add). Returns its id or PROFKIT_NONE.
  */
-uint32_t profkit_frame_append(profkit_profile *p, const profkit_frame *f);
+uint32_t pk_frame_append(profkit_profile *p, const profkit_frame *f);
 /* Interns the stack (parent, frame). parent 0 = root. Returns id or
  * PROFKIT_NONE (out of memory, or a new stack past the read's depth limit:
- * see profkit_profile_limit). */
-uint32_t profkit_stack_intern(profkit_profile *p, uint32_t parent, uint32_t frame);
+ * see pk_profile_limit). */
+uint32_t pk_stack_intern(profkit_profile *p, uint32_t parent, uint32_t frame);
 /*
  * Appends the stack (parent, frame) that the caller knows is not in the
  * table yet: a child of a node made in the same pass, or of a node whose
  * children are all known (a reader walking sorted stacks). It skips the
- * lookup, and the index catches up the next time profkit_stack_intern runs,
+ * lookup, and the index catches up the next time pk_stack_intern runs,
  * so a reader that only appends never builds it. A wrong "not there yet"
  * leaves two equal nodes, which every analysis still sums correctly.
  * Returns the id or PROFKIT_NONE when out of memory.
  */
-uint32_t profkit_stack_append(profkit_profile *p, uint32_t parent, uint32_t frame);
+uint32_t pk_stack_append(profkit_profile *p, uint32_t parent, uint32_t frame);
 /*
  * Sets the limits of a read (0 = none; the registry sets them before a
  * reader runs and clears them after): a new stack deeper than max_depth
@@ -137,9 +137,9 @@ uint32_t profkit_stack_append(profkit_profile *p, uint32_t parent, uint32_t fram
  * stays bounded while reading. Returns 0 or PROFKIT_ENOMEM.
  */
 enum { PROFKIT_LIMIT_DEPTH = 1, PROFKIT_LIMIT_THREADS = 2 };
-int profkit_profile_limit(profkit_profile *p, uint32_t max_depth, uint32_t max_threads);
+int pk_profile_limit(profkit_profile *p, uint32_t max_depth, uint32_t max_threads);
 /* Interns a whole stack given root-first frames. Returns id or PROFKIT_NONE. */
-uint32_t profkit_stack_intern_frames(profkit_profile *p, const uint32_t *frames, size_t n);
+uint32_t pk_stack_intern_frames(profkit_profile *p, const uint32_t *frames, size_t n);
 /*
  * Hands the stack table to the caller (*old, *n_old rows; free() it) and
  * leaves p with the root stack only, so the stacks can be built again
@@ -147,60 +147,60 @@ uint32_t profkit_stack_intern_frames(profkit_profile *p, const uint32_t *frames,
  * rows keep their stack ids: the caller rewrites every one. Returns 0 or
  * PROFKIT_ENOMEM (nothing changed).
  */
-int profkit_profile_take_stacks(profkit_profile *p, profkit_stack **old, size_t *n_old);
+int pk_profile_take_stacks(profkit_profile *p, profkit_stack **old, size_t *n_old);
 /*
  * Drops the frames no stack uses and the functions no frame uses, and
  * renumbers the rest (order kept). Returns 0 or PROFKIT_ENOMEM.
  */
-int profkit_profile_compact(profkit_profile *p);
+int pk_profile_compact(profkit_profile *p);
 /* Depth of a stack (root = 0). */
-size_t profkit_stack_depth(const profkit_profile *p, uint32_t stack);
+size_t pk_stack_depth(const profkit_profile *p, uint32_t stack);
 
 /*
  * Adds a value type; returns its index, or PROFKIT_NONE when out of memory.
  * An existing (type, unit) returns the existing index. Adding a value type
  * after samples exist re-lays the value array (new column = 0).
  */
-uint32_t profkit_value_type_add(profkit_profile *p, const char *type, const char *unit);
+uint32_t pk_value_type_add(profkit_profile *p, const char *type, const char *unit);
 
 /* Adds a thread; returns its index or PROFKIT_NONE. pid/tid -1 = unknown. */
-uint32_t profkit_thread_add(profkit_profile *p, const char *name, const char *process_name,
+uint32_t pk_thread_add(profkit_profile *p, const char *name, const char *process_name,
                             int64_t pid, int64_t tid);
 /* Finds a thread with this exact name, pid and tid, or adds it. */
-uint32_t profkit_thread_get(profkit_profile *p, const char *name, const char *process_name,
+uint32_t pk_thread_get(profkit_profile *p, const char *name, const char *process_name,
                             int64_t pid, int64_t tid);
 
 /* Adds a mapping; returns its index or PROFKIT_NONE. */
-uint32_t profkit_mapping_add(profkit_profile *p, uint64_t start, uint64_t end, uint64_t offset,
+uint32_t pk_mapping_add(profkit_profile *p, uint64_t start, uint64_t end, uint64_t offset,
                              const char *path, const char *build_id);
 /* Appends a metadata pair (order kept, duplicates allowed). 0 or PROFKIT_ENOMEM. */
-int profkit_meta_add(profkit_profile *p, const char *key, const char *value);
-int profkit_meta_add_len(profkit_profile *p, const char *key, const char *value, size_t len);
+int pk_meta_add(profkit_profile *p, const char *key, const char *value);
+int pk_meta_add_len(profkit_profile *p, const char *key, const char *value, size_t len);
 /* The last value of metadata key, or NULL. */
-const char *profkit_meta_get(const profkit_profile *p, const char *key);
+const char *pk_meta_get(const profkit_profile *p, const char *key);
 /* Appends a marker. 0 or PROFKIT_ENOMEM. */
-int profkit_marker_add(profkit_profile *p, const profkit_marker *m);
+int pk_marker_add(profkit_profile *p, const profkit_marker *m);
 
 /*
  * Adds values (n_value_types of them) to the untimed row (stack, thread),
  * creating it when new. Returns 0 or PROFKIT_ENOMEM.
  */
-int profkit_sample_add(profkit_profile *p, uint32_t stack, uint32_t thread, const int64_t *values);
+int pk_sample_add(profkit_profile *p, uint32_t stack, uint32_t thread, const int64_t *values);
 /*
  * Appends the untimed row (stack, thread) that the caller knows is new (its
- * stack was made in this pass), like profkit_stack_append: the row index
- * catches up on the next profkit_sample_add. Returns 0 or PROFKIT_ENOMEM.
+ * stack was made in this pass), like pk_stack_append: the row index
+ * catches up on the next pk_sample_add. Returns 0 or PROFKIT_ENOMEM.
  */
-int profkit_sample_append(profkit_profile *p, uint32_t stack, uint32_t thread,
+int pk_sample_append(profkit_profile *p, uint32_t stack, uint32_t thread,
                           const int64_t *values);
 /* Appends a timed row (time in ns). Returns 0 or PROFKIT_ENOMEM. */
-int profkit_sample_add_timed(profkit_profile *p, uint32_t stack, uint32_t thread, int64_t time,
+int pk_sample_add_timed(profkit_profile *p, uint32_t stack, uint32_t thread, int64_t time,
                              const int64_t *values);
 /* True when any sample row carries a time. */
-int profkit_profile_is_timed(const profkit_profile *p);
+int pk_profile_is_timed(const profkit_profile *p);
 
 /* Sets the name of the format the profile came from. */
-void profkit_profile_set_format(profkit_profile *p, const char *name);
+void pk_profile_set_format(profkit_profile *p, const char *name);
 
 /* ---- selection helpers shared by writers and reports ---- */
 
@@ -208,19 +208,19 @@ void profkit_profile_set_format(profkit_profile *p, const char *name);
  * Resolves a value name (NULL = default) to an index; on failure fills err
  * (PROFKIT_EINVAL, listing the available names) and returns PROFKIT_NONE.
  */
-uint32_t profkit_select_value(const profkit_profile *p, const char *name, profkit_error *err);
+uint32_t pk_select_value(const profkit_profile *p, const char *name, profkit_error *err);
 /*
  * Resolves a thread selector (NULL = all) to a thread index, or PROFKIT_NONE
  * for "all threads". A name or a decimal index selects one thread; unknown
  * selectors fill err (PROFKIT_EINVAL) and return -1 through *ok = 0.
  */
-uint32_t profkit_select_thread(const profkit_profile *p, const char *sel, int *ok, profkit_error *err);
+uint32_t pk_select_thread(const profkit_profile *p, const char *sel, int *ok, profkit_error *err);
 /*
  * Both, as reports and writers take them: *value from `value` and *thread
  * from `thread` (PROFKIT_NONE = all threads). Returns 0, or PROFKIT_EINVAL
  * with err filled.
  */
-int profkit_select(const profkit_profile *p, const char *value, const char *thread,
+int pk_select(const profkit_profile *p, const char *value, const char *thread,
                    uint32_t *value_out, uint32_t *thread_out, profkit_error *err);
 
 /*

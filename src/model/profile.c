@@ -10,7 +10,7 @@ profkit_profile *profkit_profile_new(void)
     profkit_profile *p = calloc(1, sizeof(*p));
     if (!p)
         return NULL;
-    if (profkit_strtab_init(&p->strings) != 0 ||
+    if (pk_strtab_init(&p->strings) != 0 ||
         PK_VEC_RESERVE(p->stacks, 0, p->cap_stacks, 1) != 0) {
         profkit_profile_free(p);
         return NULL;
@@ -26,22 +26,22 @@ void profkit_profile_free(profkit_profile *p)
 {
     if (!p)
         return;
-    profkit_strtab_free(&p->strings);
+    pk_strtab_free(&p->strings);
     free(p->functions);
-    profkit_idset_free(&p->function_set);
+    pk_idset_free(&p->function_set);
     free(p->frames);
-    profkit_idset_free(&p->frame_set);
+    pk_idset_free(&p->frame_set);
     free(p->stacks);
-    profkit_idset_free(&p->stack_set);
+    pk_idset_free(&p->stack_set);
     free(p->stack_depth);
     free(p->value_types);
     free(p->sample_stack);
     free(p->sample_thread);
     free(p->sample_time);
     free(p->sample_values);
-    profkit_idset_free(&p->sample_set);
-    profkit_idset_free(&p->value_type_set);
-    profkit_idset_free(&p->thread_set);
+    pk_idset_free(&p->sample_set);
+    pk_idset_free(&p->value_type_set);
+    pk_idset_free(&p->thread_set);
     free(p->threads);
     free(p->mappings);
     free(p->metadata);
@@ -50,11 +50,11 @@ void profkit_profile_free(profkit_profile *p)
     free(p);
 }
 
-const char *profkit_string(const profkit_profile *p, uint32_t id) { return profkit_str(p, id); }
+const char *profkit_string(const profkit_profile *p, uint32_t id) { return pk_str(p, id); }
 
 uint32_t profkit_string_intern(profkit_profile *p, const char *s, size_t len)
 {
-    return profkit_strtab_intern(&p->strings, s ? s : "", s ? len : 0);
+    return pk_strtab_intern(&p->strings, s ? s : "", s ? len : 0);
 }
 
 uint32_t profkit_string_intern_cstr(profkit_profile *p, const char *s)
@@ -76,31 +76,31 @@ static int row_eq(const void *ctx, uint32_t id, const void *key)
 }
 
 /* Finds `row` in the table or appends it. Returns the id or PROFKIT_NONE. */
-static uint32_t intern_row(void **rows, size_t *n, size_t *cap, profkit_idset *set,
+static uint32_t intern_row(void **rows, size_t *n, size_t *cap, pk_idset *set,
                            const void *row, size_t size)
 {
-    uint64_t h = profkit_hash_bytes(row, size, 0x51ed);
+    uint64_t h = pk_hash_bytes(row, size, 0x51ed);
     struct row_ctx ctx = { *rows, size };
-    uint32_t id = profkit_idset_find(set, h, row_eq, &ctx, row);
+    uint32_t id = pk_idset_find(set, h, row_eq, &ctx, row);
     if (id != PROFKIT_NONE)
         return id;
-    if (*n >= PROFKIT_NONE - 1 || profkit_grow(rows, cap, *n + 1, size) != 0)
+    if (*n >= PROFKIT_NONE - 1 || pk_grow(rows, cap, *n + 1, size) != 0)
         return PROFKIT_NONE;
     id = (uint32_t)*n;
-    if (profkit_idset_insert(set, h, id) != 0)
+    if (pk_idset_insert(set, h, id) != 0)
         return PROFKIT_NONE;
     memcpy((char *)*rows + (size_t)id * size, row, size);
     (*n)++;
     return id;
 }
 
-uint32_t profkit_function_add(profkit_profile *p, const profkit_function *f)
+uint32_t pk_function_add(profkit_profile *p, const profkit_function *f)
 {
     return intern_row((void **)&p->functions, &p->n_functions, &p->cap_functions,
                       &p->function_set, f, sizeof(*f));
 }
 
-uint32_t profkit_function_add_named(profkit_profile *p, const char *name, const char *file,
+uint32_t pk_function_add_named(profkit_profile *p, const char *name, const char *file,
                                     const char *module, uint32_t start_line)
 {
     profkit_function f;
@@ -112,25 +112,25 @@ uint32_t profkit_function_add_named(profkit_profile *p, const char *name, const 
     f.start_line = start_line;
     if (f.name == PROFKIT_NONE || f.file == PROFKIT_NONE || f.module == PROFKIT_NONE)
         return PROFKIT_NONE;
-    return profkit_function_add(p, &f);
+    return pk_function_add(p, &f);
 }
 
 static inline uint64_t frame_hash(const profkit_frame *f)
 {
-    return profkit_hash_bytes(f, sizeof(*f), 0x51ed);
+    return pk_hash_bytes(f, sizeof(*f), 0x51ed);
 }
 
-/* Indexes the frames profkit_frame_append added since the last lookup. */
+/* Indexes the frames pk_frame_append added since the last lookup. */
 static int frames_catch_up(profkit_profile *p)
 {
     for (; p->frames_indexed < p->n_frames; p->frames_indexed++)
-        if (profkit_idset_insert(&p->frame_set, frame_hash(&p->frames[p->frames_indexed]),
+        if (pk_idset_insert(&p->frame_set, frame_hash(&p->frames[p->frames_indexed]),
                                  (uint32_t)p->frames_indexed) != 0)
             return PROFKIT_ENOMEM;
     return 0;
 }
 
-uint32_t profkit_frame_add(profkit_profile *p, const profkit_frame *f)
+uint32_t pk_frame_add(profkit_profile *p, const profkit_frame *f)
 {
     if (frames_catch_up(p) != 0)
         return PROFKIT_NONE;
@@ -141,7 +141,7 @@ uint32_t profkit_frame_add(profkit_profile *p, const profkit_frame *f)
     return id;
 }
 
-uint32_t profkit_frame_append(profkit_profile *p, const profkit_frame *f)
+uint32_t pk_frame_append(profkit_profile *p, const profkit_frame *f)
 {
     if (p->n_frames >= PROFKIT_NONE - 1 ||
         PK_VEC_RESERVE(p->frames, p->n_frames, p->cap_frames, 1) != 0)
@@ -150,21 +150,21 @@ uint32_t profkit_frame_append(profkit_profile *p, const profkit_frame *f)
     return (uint32_t)p->n_frames++;
 }
 
-int profkit_profile_reindex_frames(profkit_profile *p)
+int pk_profile_reindex_frames(profkit_profile *p)
 {
-    profkit_idset_free(&p->frame_set);
+    pk_idset_free(&p->frame_set);
     p->frames_indexed = 0;
     return frames_catch_up(p);
 }
 
 static inline uint64_t stack_hash(const profkit_stack *s)
 {
-    return profkit_hash_bytes(s, sizeof(*s), 0x51ed);
+    return pk_hash_bytes(s, sizeof(*s), 0x51ed);
 }
 
 static uint32_t stack_intern_row(profkit_profile *p, uint32_t parent, uint32_t frame);
 
-int profkit_profile_limit(profkit_profile *p, uint32_t max_depth, uint32_t max_threads)
+int pk_profile_limit(profkit_profile *p, uint32_t max_depth, uint32_t max_threads)
 {
     p->limit_threads = max_threads;
     p->limit_hit = 0;
@@ -175,7 +175,7 @@ int profkit_profile_limit(profkit_profile *p, uint32_t max_depth, uint32_t max_t
     if (!max_depth)
         return 0;
     /* the depths of the stacks already there (a parent's id is smaller) */
-    if (profkit_grow((void **)&p->stack_depth, &p->cap_stack_depth, p->n_stacks,
+    if (pk_grow((void **)&p->stack_depth, &p->cap_stack_depth, p->n_stacks,
                      sizeof(uint32_t)) != 0)
         return PROFKIT_ENOMEM;
     p->stack_depth[0] = 0;
@@ -200,13 +200,13 @@ static uint32_t child_depth(profkit_profile *p, uint32_t parent)
         return PROFKIT_NONE;
     }
     if (p->n_stacks >= p->cap_stack_depth &&
-        profkit_grow((void **)&p->stack_depth, &p->cap_stack_depth, p->n_stacks + 1,
+        pk_grow((void **)&p->stack_depth, &p->cap_stack_depth, p->n_stacks + 1,
                      sizeof(uint32_t)) != 0)
         return PROFKIT_NONE;
     return d;
 }
 
-uint32_t profkit_stack_intern(profkit_profile *p, uint32_t parent, uint32_t frame)
+uint32_t pk_stack_intern(profkit_profile *p, uint32_t parent, uint32_t frame)
 {
     /* Every stack in the table is within the limit, so one past it is new:
      * refused without a lookup. */
@@ -222,9 +222,9 @@ uint32_t profkit_stack_intern(profkit_profile *p, uint32_t parent, uint32_t fram
 
 static uint32_t stack_intern_row(profkit_profile *p, uint32_t parent, uint32_t frame)
 {
-    /* Index the rows profkit_stack_append added since the last lookup. */
+    /* Index the rows pk_stack_append added since the last lookup. */
     for (; p->stacks_indexed < p->n_stacks; p->stacks_indexed++)
-        if (profkit_idset_insert(&p->stack_set, stack_hash(&p->stacks[p->stacks_indexed]),
+        if (pk_idset_insert(&p->stack_set, stack_hash(&p->stacks[p->stacks_indexed]),
                                  (uint32_t)p->stacks_indexed) != 0)
             return PROFKIT_NONE;
     profkit_stack s = { parent, frame };
@@ -235,7 +235,7 @@ static uint32_t stack_intern_row(profkit_profile *p, uint32_t parent, uint32_t f
     return id;
 }
 
-uint32_t profkit_stack_append(profkit_profile *p, uint32_t parent, uint32_t frame)
+uint32_t pk_stack_append(profkit_profile *p, uint32_t parent, uint32_t frame)
 {
     uint32_t d = 0;
     if (p->limit_depth && (d = child_depth(p, parent)) == PROFKIT_NONE)
@@ -250,15 +250,15 @@ uint32_t profkit_stack_append(profkit_profile *p, uint32_t parent, uint32_t fram
     return (uint32_t)p->n_stacks++;
 }
 
-uint32_t profkit_stack_intern_frames(profkit_profile *p, const uint32_t *frames, size_t n)
+uint32_t pk_stack_intern_frames(profkit_profile *p, const uint32_t *frames, size_t n)
 {
     uint32_t s = 0;
     for (size_t i = 0; i < n && s != PROFKIT_NONE; i++)
-        s = profkit_stack_intern(p, s, frames[i]);
+        s = pk_stack_intern(p, s, frames[i]);
     return s;
 }
 
-int profkit_profile_take_stacks(profkit_profile *p, profkit_stack **old, size_t *n_old)
+int pk_profile_take_stacks(profkit_profile *p, profkit_stack **old, size_t *n_old)
 {
     profkit_stack *fresh = malloc(sizeof(*fresh));
     if (!fresh)
@@ -270,14 +270,14 @@ int profkit_profile_take_stacks(profkit_profile *p, profkit_stack **old, size_t 
     p->stacks = fresh;
     p->n_stacks = p->cap_stacks = 1;
     p->stacks_indexed = 1;
-    profkit_idset_free(&p->stack_set);
+    pk_idset_free(&p->stack_set);
     /* Rows are found by (stack, thread): index them again on the next lookup. */
-    profkit_idset_free(&p->sample_set);
+    pk_idset_free(&p->sample_set);
     p->samples_indexed = 0;
     return 0;
 }
 
-int profkit_profile_compact(profkit_profile *p)
+int pk_profile_compact(profkit_profile *p)
 {
     uint32_t *fmap = malloc((p->n_frames + 1) * sizeof(uint32_t));
     uint32_t *umap = malloc((p->n_functions + 1) * sizeof(uint32_t));
@@ -320,18 +320,18 @@ int profkit_profile_compact(profkit_profile *p)
     free(fmap);
     free(umap);
     /* Every index hashes rows by content or id: build them again. */
-    profkit_idset_free(&p->function_set);
+    pk_idset_free(&p->function_set);
     for (size_t u = 0; u < nu; u++)
-        if (profkit_idset_insert(&p->function_set,
-                                 profkit_hash_bytes(&p->functions[u], sizeof(profkit_function), 0x51ed),
+        if (pk_idset_insert(&p->function_set,
+                                 pk_hash_bytes(&p->functions[u], sizeof(profkit_function), 0x51ed),
                                  (uint32_t)u) != 0)
             return PROFKIT_ENOMEM;
-    profkit_idset_free(&p->stack_set);
+    pk_idset_free(&p->stack_set);
     p->stacks_indexed = 1;
-    return profkit_profile_reindex_frames(p);
+    return pk_profile_reindex_frames(p);
 }
 
-size_t profkit_stack_depth(const profkit_profile *p, uint32_t stack)
+size_t pk_stack_depth(const profkit_profile *p, uint32_t stack)
 {
     size_t d = 0;
     while (stack != 0 && stack < p->n_stacks) {
@@ -350,9 +350,9 @@ static int vt_eq(const void *ctx, uint32_t id, const void *key)
     return p->value_types[id].type == k[0] && p->value_types[id].unit == k[1];
 }
 
-static uint64_t vt_hash(uint32_t t, uint32_t u) { return profkit_hash_u64(((uint64_t)t << 32) | u); }
+static uint64_t vt_hash(uint32_t t, uint32_t u) { return pk_hash_u64(((uint64_t)t << 32) | u); }
 
-uint32_t profkit_value_type_add(profkit_profile *p, const char *type, const char *unit)
+uint32_t pk_value_type_add(profkit_profile *p, const char *type, const char *unit)
 {
     uint32_t t = profkit_string_intern_cstr(p, type);
     uint32_t u = profkit_string_intern_cstr(p, unit);
@@ -360,20 +360,20 @@ uint32_t profkit_value_type_add(profkit_profile *p, const char *type, const char
         return PROFKIT_NONE;
     /* an index, not a scan: a file may declare hundreds of thousands */
     if (p->value_types_indexed > p->n_value_types) {
-        profkit_idset_free(&p->value_type_set);
+        pk_idset_free(&p->value_type_set);
         p->value_types_indexed = 0;
     }
     for (; p->value_types_indexed < p->n_value_types; p->value_types_indexed++) {
         const profkit_value_type *v = &p->value_types[p->value_types_indexed];
         uint32_t k[2] = { v->type, v->unit };
         uint64_t h = vt_hash(v->type, v->unit);
-        if (profkit_idset_find(&p->value_type_set, h, vt_eq, p, k) == PROFKIT_NONE &&
-            profkit_idset_insert(&p->value_type_set, h, (uint32_t)p->value_types_indexed) != 0)
+        if (pk_idset_find(&p->value_type_set, h, vt_eq, p, k) == PROFKIT_NONE &&
+            pk_idset_insert(&p->value_type_set, h, (uint32_t)p->value_types_indexed) != 0)
             return PROFKIT_NONE;
     }
     {
         uint32_t k[2] = { t, u };
-        uint32_t id = profkit_idset_find(&p->value_type_set, vt_hash(t, u), vt_eq, p, k);
+        uint32_t id = pk_idset_find(&p->value_type_set, vt_hash(t, u), vt_eq, p, k);
         if (id != PROFKIT_NONE)
             return id;
     }
@@ -382,8 +382,8 @@ uint32_t profkit_value_type_add(profkit_profile *p, const char *type, const char
     size_t old = p->n_value_types;
     if (p->n_samples > 0) {
         size_t cells;
-        if (profkit_mul_size(p->cap_samples, old + 1, &cells) != 0 ||
-            profkit_mul_size(cells, sizeof(int64_t), &cells) != 0)
+        if (pk_mul_size(p->cap_samples, old + 1, &cells) != 0 ||
+            pk_mul_size(cells, sizeof(int64_t), &cells) != 0)
             return PROFKIT_NONE;
         int64_t *nv = calloc(1, cells);
         if (!nv)
@@ -420,8 +420,8 @@ static int samples_reserve(profkit_profile *p, size_t extra)
         ncap *= 2;
     }
     size_t nv = p->n_value_types ? p->n_value_types : 1, cells, bytes;
-    if (profkit_mul_size(ncap, nv, &cells) != 0 || profkit_mul_size(cells, 8, &bytes) != 0 ||
-        profkit_mul_size(ncap, 8, &cells) != 0)
+    if (pk_mul_size(ncap, nv, &cells) != 0 || pk_mul_size(cells, 8, &bytes) != 0 ||
+        pk_mul_size(ncap, 8, &cells) != 0)
         return PROFKIT_ENOMEM;
     void *a = realloc(p->sample_stack, ncap * sizeof(uint32_t));
     if (!a)
@@ -472,54 +472,54 @@ static int append_row(profkit_profile *p, uint32_t stack, uint32_t thread, int64
 
 static inline uint64_t sample_hash(uint32_t stack, uint32_t thread)
 {
-    return profkit_hash_u64(((uint64_t)stack << 32) | thread);
+    return pk_hash_u64(((uint64_t)stack << 32) | thread);
 }
 
-int profkit_sample_add(profkit_profile *p, uint32_t stack, uint32_t thread, const int64_t *values)
+int pk_sample_add(profkit_profile *p, uint32_t stack, uint32_t thread, const int64_t *values)
 {
-    /* Index the untimed rows profkit_sample_append added since the last
+    /* Index the untimed rows pk_sample_append added since the last
      * lookup (timed rows are never looked up). */
     if (p->samples_indexed > p->n_samples)
         p->samples_indexed = p->n_samples;
     for (; p->samples_indexed < p->n_samples; p->samples_indexed++) {
         size_t r = p->samples_indexed;
         if (p->sample_time[r] == PROFKIT_NO_TIME &&
-            profkit_idset_insert(&p->sample_set, sample_hash(p->sample_stack[r], p->sample_thread[r]),
+            pk_idset_insert(&p->sample_set, sample_hash(p->sample_stack[r], p->sample_thread[r]),
                                  (uint32_t)r) != 0)
             return PROFKIT_ENOMEM;
     }
     struct sample_key k = { stack, thread };
     uint64_t h = sample_hash(stack, thread);
-    uint32_t row = profkit_idset_find(&p->sample_set, h, sample_eq, p, &k);
+    uint32_t row = pk_idset_find(&p->sample_set, h, sample_eq, p, &k);
     size_t nv = p->n_value_types;
     if (row != PROFKIT_NONE) {
         int64_t *dst = p->sample_values + (size_t)row * nv;
         for (size_t v = 0; v < nv; v++)
-            dst[v] = profkit_sat_add(dst[v], values[v]);
+            dst[v] = pk_sat_add(dst[v], values[v]);
         return 0;
     }
     int rc = append_row(p, stack, thread, PROFKIT_NO_TIME, values);
     if (rc != 0)
         return rc;
-    if ((rc = profkit_idset_insert(&p->sample_set, h, (uint32_t)(p->n_samples - 1))) != 0)
+    if ((rc = pk_idset_insert(&p->sample_set, h, (uint32_t)(p->n_samples - 1))) != 0)
         return rc;
     p->samples_indexed = p->n_samples;
     return 0;
 }
 
-int profkit_sample_append(profkit_profile *p, uint32_t stack, uint32_t thread,
+int pk_sample_append(profkit_profile *p, uint32_t stack, uint32_t thread,
                           const int64_t *values)
 {
     return append_row(p, stack, thread, PROFKIT_NO_TIME, values);
 }
 
-int profkit_sample_add_timed(profkit_profile *p, uint32_t stack, uint32_t thread, int64_t time,
+int pk_sample_add_timed(profkit_profile *p, uint32_t stack, uint32_t thread, int64_t time,
                              const int64_t *values)
 {
     return append_row(p, stack, thread, time == PROFKIT_NO_TIME ? 0 : time, values);
 }
 
-int profkit_profile_is_timed(const profkit_profile *p)
+int pk_profile_is_timed(const profkit_profile *p)
 {
     for (size_t i = 0; i < p->n_samples; i++)
         if (p->sample_time[i] != PROFKIT_NO_TIME)
@@ -529,7 +529,7 @@ int profkit_profile_is_timed(const profkit_profile *p)
 
 /* ---- threads, mappings, metadata, markers ---- */
 
-uint32_t profkit_thread_add(profkit_profile *p, const char *name, const char *process_name,
+uint32_t pk_thread_add(profkit_profile *p, const char *name, const char *process_name,
                             int64_t pid, int64_t tid)
 {
     uint32_t n = profkit_string_intern_cstr(p, name);
@@ -562,41 +562,41 @@ static uint64_t thread_hash(const profkit_thread *t)
 {
     uint64_t k[3] = { ((uint64_t)t->name << 32) | t->process_name, (uint64_t)t->pid,
                       (uint64_t)t->tid };
-    return profkit_hash_bytes(k, sizeof k, 0);
+    return pk_hash_bytes(k, sizeof k, 0);
 }
 
-uint32_t profkit_thread_get(profkit_profile *p, const char *name, const char *process_name,
+uint32_t pk_thread_get(profkit_profile *p, const char *name, const char *process_name,
                             int64_t pid, int64_t tid)
 {
     /* through an index: a file may hold a million threads (or pprof samples,
      * each with a thread label of its own) */
     if (p->threads_indexed > p->n_threads) {
-        profkit_idset_free(&p->thread_set);
+        pk_idset_free(&p->thread_set);
         p->threads_indexed = 0;
     }
     for (; p->threads_indexed < p->n_threads; p->threads_indexed++) {
         const profkit_thread *t = &p->threads[p->threads_indexed];
         uint64_t h = thread_hash(t);
-        if (profkit_idset_find(&p->thread_set, h, thread_eq, p, t) == PROFKIT_NONE &&
-            profkit_idset_insert(&p->thread_set, h, (uint32_t)p->threads_indexed) != 0)
+        if (pk_idset_find(&p->thread_set, h, thread_eq, p, t) == PROFKIT_NONE &&
+            pk_idset_insert(&p->thread_set, h, (uint32_t)p->threads_indexed) != 0)
             return PROFKIT_NONE;
     }
     profkit_thread key;
     memset(&key, 0, sizeof key);
-    key.name = profkit_strtab_find(&p->strings, name ? name : "", name ? strlen(name) : 0);
-    key.process_name = profkit_strtab_find(&p->strings, process_name ? process_name : "",
+    key.name = pk_strtab_find(&p->strings, name ? name : "", name ? strlen(name) : 0);
+    key.process_name = pk_strtab_find(&p->strings, process_name ? process_name : "",
                                            process_name ? strlen(process_name) : 0);
     key.pid = pid;
     key.tid = tid;
     if (key.name != PROFKIT_NONE && key.process_name != PROFKIT_NONE) {
-        uint32_t id = profkit_idset_find(&p->thread_set, thread_hash(&key), thread_eq, p, &key);
+        uint32_t id = pk_idset_find(&p->thread_set, thread_hash(&key), thread_eq, p, &key);
         if (id != PROFKIT_NONE)
             return id;
     }
-    return profkit_thread_add(p, name, process_name, pid, tid);
+    return pk_thread_add(p, name, process_name, pid, tid);
 }
 
-uint32_t profkit_mapping_add(profkit_profile *p, uint64_t start, uint64_t end, uint64_t offset,
+uint32_t pk_mapping_add(profkit_profile *p, uint64_t start, uint64_t end, uint64_t offset,
                              const char *path, const char *build_id)
 {
     uint32_t ps = profkit_string_intern_cstr(p, path);
@@ -614,7 +614,7 @@ uint32_t profkit_mapping_add(profkit_profile *p, uint64_t start, uint64_t end, u
     return (uint32_t)p->n_mappings++;
 }
 
-int profkit_meta_add_len(profkit_profile *p, const char *key, const char *value, size_t len)
+int pk_meta_add_len(profkit_profile *p, const char *key, const char *value, size_t len)
 {
     uint32_t k = profkit_string_intern_cstr(p, key);
     uint32_t v = profkit_string_intern(p, value, len);
@@ -627,23 +627,23 @@ int profkit_meta_add_len(profkit_profile *p, const char *key, const char *value,
     return 0;
 }
 
-int profkit_meta_add(profkit_profile *p, const char *key, const char *value)
+int pk_meta_add(profkit_profile *p, const char *key, const char *value)
 {
-    return profkit_meta_add_len(p, key, value, value ? strlen(value) : 0);
+    return pk_meta_add_len(p, key, value, value ? strlen(value) : 0);
 }
 
-const char *profkit_meta_get(const profkit_profile *p, const char *key)
+const char *pk_meta_get(const profkit_profile *p, const char *key)
 {
-    uint32_t k = profkit_strtab_find(&p->strings, key, strlen(key));
+    uint32_t k = pk_strtab_find(&p->strings, key, strlen(key));
     if (k == PROFKIT_NONE)
         return NULL;
     for (size_t i = p->n_metadata; i-- > 0;)
         if (p->metadata[i].key == k)
-            return profkit_str(p, p->metadata[i].value);
+            return pk_str(p, p->metadata[i].value);
     return NULL;
 }
 
-int profkit_marker_add(profkit_profile *p, const profkit_marker *m)
+int pk_marker_add(profkit_profile *p, const profkit_marker *m)
 {
     if (PK_VEC_RESERVE(p->markers, p->n_markers, p->cap_markers, 1) != 0)
         return PROFKIT_ENOMEM;
@@ -651,7 +651,7 @@ int profkit_marker_add(profkit_profile *p, const profkit_marker *m)
     return 0;
 }
 
-void profkit_profile_set_format(profkit_profile *p, const char *name)
+void pk_profile_set_format(profkit_profile *p, const char *name)
 {
     snprintf(p->format, sizeof(p->format), "%s", name ? name : "");
 }
@@ -692,10 +692,10 @@ uint32_t profkit_profile_find_value(const profkit_profile *p, const char *name)
     const char *slash = strchr(name, '/');
     size_t tlen = slash ? (size_t)(slash - name) : strlen(name);
     for (size_t i = 0; i < p->n_value_types; i++) {
-        const char *t = profkit_str(p, p->value_types[i].type);
+        const char *t = pk_str(p, p->value_types[i].type);
         if (strlen(t) != tlen || memcmp(t, name, tlen) != 0)
             continue;
-        if (slash && strcmp(profkit_str(p, p->value_types[i].unit), slash + 1) != 0)
+        if (slash && strcmp(pk_str(p, p->value_types[i].unit), slash + 1) != 0)
             continue;
         return (uint32_t)i;
     }
@@ -703,12 +703,12 @@ uint32_t profkit_profile_find_value(const profkit_profile *p, const char *name)
      * NAME stands for (DCPI: `samples` = the event). The first one counts. */
     if (!slash) {
         for (size_t i = 0; i < p->n_metadata; i++) {
-            const char *k = profkit_str(p, p->metadata[i].key);
+            const char *k = pk_str(p, p->metadata[i].key);
             if (strncmp(k, "value_alias.", 12) != 0 || strcmp(k + 12, name) != 0)
                 continue;
-            const char *target = profkit_str(p, p->metadata[i].value);
+            const char *target = pk_str(p, p->metadata[i].value);
             for (size_t v = 0; v < p->n_value_types; v++)
-                if (strcmp(profkit_str(p, p->value_types[v].type), target) == 0)
+                if (strcmp(pk_str(p, p->value_types[v].type), target) == 0)
                     return (uint32_t)v;
         }
     }
@@ -717,10 +717,10 @@ uint32_t profkit_profile_find_value(const profkit_profile *p, const char *name)
 
 /* ---- selection ---- */
 
-uint32_t profkit_select_value(const profkit_profile *p, const char *name, profkit_error *err)
+uint32_t pk_select_value(const profkit_profile *p, const char *name, profkit_error *err)
 {
     if (p->n_value_types == 0) {
-        profkit_error_set(err, PROFKIT_EINVAL, NULL, -1, "the profile has no value types");
+        pk_error_set(err, PROFKIT_EINVAL, NULL, -1, "the profile has no value types");
         return PROFKIT_NONE;
     }
     if (!name)
@@ -732,26 +732,26 @@ uint32_t profkit_select_value(const profkit_profile *p, const char *name, profki
     size_t used = 0;
     for (size_t i = 0; i < p->n_value_types && used < sizeof(list); i++)
         used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
-                                 profkit_str(p, p->value_types[i].type));
-    profkit_error_set(err, PROFKIT_EINVAL, NULL, -1, "no value type '%s' (this profile has: %s)",
+                                 pk_str(p, p->value_types[i].type));
+    pk_error_set(err, PROFKIT_EINVAL, NULL, -1, "no value type '%s' (this profile has: %s)",
                       name, list);
     return PROFKIT_NONE;
 }
 
-uint32_t profkit_select_thread(const profkit_profile *p, const char *sel, int *ok, profkit_error *err)
+uint32_t pk_select_thread(const profkit_profile *p, const char *sel, int *ok, profkit_error *err)
 {
     *ok = 1;
     if (!sel)
         return PROFKIT_NONE;
     for (size_t i = 0; i < p->n_threads; i++)
-        if (strcmp(profkit_str(p, p->threads[i].name), sel) == 0)
+        if (strcmp(pk_str(p, p->threads[i].name), sel) == 0)
             return (uint32_t)i;
     char *end;
     unsigned long idx = strtoul(sel, &end, 10);
     if (*sel && *end == '\0' && idx < p->n_threads)
         return (uint32_t)idx;
     *ok = 0;
-    profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+    pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
                       "no thread '%s' (use a thread name or index 0..%zu; 'profkit info' lists them)",
                       sel, p->n_threads ? p->n_threads - 1 : 0);
     return PROFKIT_NONE;
@@ -767,9 +767,9 @@ size_t profkit_frame_label(const profkit_profile *p, uint32_t frame, int by_line
         return 0;
     }
     const profkit_frame *fr = &p->frames[frame];
-    const char *name = fr->function < p->n_functions ? profkit_str(p, p->functions[fr->function].name) : "";
+    const char *name = fr->function < p->n_functions ? pk_str(p, p->functions[fr->function].name) : "";
     const profkit_mapping *m = fr->mapping < p->n_mappings ? &p->mappings[fr->mapping] : NULL;
-    const char *path = m ? profkit_str(p, m->path) : "";
+    const char *path = m ? pk_str(p, m->path) : "";
     int w;
     if (name[0]) {
         w = snprintf(buf, n, "%s", name);
@@ -792,12 +792,12 @@ size_t profkit_frame_label(const profkit_profile *p, uint32_t frame, int by_line
     return len;
 }
 
-int profkit_select(const profkit_profile *p, const char *value, const char *thread,
+int pk_select(const profkit_profile *p, const char *value, const char *thread,
                    uint32_t *value_out, uint32_t *thread_out, profkit_error *err)
 {
     int ok;
-    if ((*value_out = profkit_select_value(p, value, err)) == PROFKIT_NONE)
+    if ((*value_out = pk_select_value(p, value, err)) == PROFKIT_NONE)
         return PROFKIT_EINVAL;
-    *thread_out = profkit_select_thread(p, thread, &ok, err);
+    *thread_out = pk_select_thread(p, thread, &ok, err);
     return ok ? 0 : PROFKIT_EINVAL;
 }

@@ -21,7 +21,7 @@ typedef struct diff_row {
 /* new - base, saturating; and its magnitude as an unsigned for sorting. */
 static int64_t change(int64_t base, int64_t now)
 {
-    return profkit_sat_add(now, base == INT64_MIN ? INT64_MAX : -base);
+    return pk_sat_add(now, base == INT64_MIN ? INT64_MAX : -base);
 }
 static uint64_t magnitude(int64_t d) { return d < 0 ? (uint64_t)0 - (uint64_t)d : (uint64_t)d; }
 
@@ -65,7 +65,7 @@ static uint32_t base_value(const profkit_profile *base, const profkit_profile *p
         snprintf(have + len, sizeof(have) - len, "%s%s (%s)", i ? ", " : "",
                  profkit_string(base, bt[i].type), profkit_string(base, bt[i].unit));
     }
-    profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+    pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
                       "the base profile has no value %s (%s) to compare with; it has: %s", type,
                       unit, n ? have : "none");
     return PROFKIT_NONE;
@@ -100,9 +100,9 @@ static void gate_line(FILE *out, const char *what, int64_t base, int64_t now, do
 {
     char d[64], pc[32];
     int64_t dc = change(base, now);
-    profkit_format_value(d, sizeof(d), dc, unit);
+    pk_format_value(d, sizeof(d), dc, unit);
     fprintf(out, "FAIL %-5s +%s (+%s of base total)  %s\n", what, d,
-            profkit_format_pct(pc, sizeof(pc), (double)dc, btotal ? btotal : 1.0), name);
+            pk_format_pct(pc, sizeof(pc), (double)dc, btotal ? btotal : 1.0), name);
 }
 
 static void gate_text(FILE *out, const diff_row *rows, size_t n, int64_t btotal, int64_t ntotal,
@@ -180,20 +180,20 @@ int profkit_report_diff(FILE *out, const profkit_profile *base, const profkit_pr
 {
     int ok;
     uint32_t v, th;
-    if (profkit_select(p, o->value, o->thread, &v, &th, err) != 0)
+    if (pk_select(p, o->value, o->thread, &v, &th, err) != 0)
         return PROFKIT_EINVAL;
     uint32_t bv = base_value(base, p, v, err);
     if (bv == PROFKIT_NONE)
         return PROFKIT_EINVAL;
-    uint32_t bth = profkit_select_thread(base, o->thread, &ok, err);
+    uint32_t bth = pk_select_thread(base, o->thread, &ok, err);
     if (!ok)
         return PROFKIT_EINVAL;
-    profkit_top tn, tb;
-    int rc = profkit_top_compute(&tn, p, v, th, o->by, err);
+    pk_top tn, tb;
+    int rc = pk_top_compute(&tn, p, v, th, o->by, err);
     if (rc)
         return rc;
-    if ((rc = profkit_top_compute(&tb, base, bv, bth, o->by, err)) != 0) {
-        profkit_top_free(&tn);
+    if ((rc = pk_top_compute(&tb, base, bv, bth, o->by, err)) != 0) {
+        pk_top_free(&tn);
         return rc;
     }
     rc = PROFKIT_ENOMEM;
@@ -206,8 +206,8 @@ int profkit_report_diff(FILE *out, const profkit_profile *base, const profkit_pr
     /* Key 0 of a top is "" and never a row's key. Interning a label of p
      * into the base's keys finds the base's row, if any (a new id is >= tb.n). */
     for (size_t k = 1; k < tn.n; k++) {
-        const char *label = profkit_strtab_get(&tn.keys, (uint32_t)k);
-        uint32_t bk = profkit_strtab_intern(&tb.keys, label, strlen(label));
+        const char *label = pk_strtab_get(&tn.keys, (uint32_t)k);
+        uint32_t bk = pk_strtab_intern(&tb.keys, label, strlen(label));
         if (bk == PROFKIT_NONE)
             goto done;
         diff_row r = { label, 0, tn.rows[k].flat, 0, tn.rows[k].cum };
@@ -222,7 +222,7 @@ int profkit_report_diff(FILE *out, const profkit_profile *base, const profkit_pr
     for (size_t k = 1; k < tb.n; k++) {
         if (matched[k] || (tb.rows[k].flat == 0 && tb.rows[k].cum == 0))
             continue;
-        diff_row r = { profkit_strtab_get(&tb.keys, (uint32_t)k), tb.rows[k].flat, 0, tb.rows[k].cum, 0 };
+        diff_row r = { pk_strtab_get(&tb.keys, (uint32_t)k), tb.rows[k].flat, 0, tb.rows[k].cum, 0 };
         rows[n++] = r;
     }
     if (o->normalize && tb.total != 0 && tb.total != tn.total) {
@@ -248,7 +248,7 @@ int profkit_report_diff(FILE *out, const profkit_profile *base, const profkit_pr
         order[shown_n++] = (uint32_t)i;
     }
     diff_sort c = { rows, o->sort_cum };
-    if (profkit_sort_u32(order, shown_n, row_cmp, &c) != 0)
+    if (pk_sort_u32(order, shown_n, row_cmp, &c) != 0)
         goto done;
     size_t limit = o->limit && o->limit < shown_n ? o->limit : shown_n;
 
@@ -263,34 +263,34 @@ int profkit_report_diff(FILE *out, const profkit_profile *base, const profkit_pr
     const char *unit = profkit_string(p, vt[v].unit);
     double btotal = tb.total ? (double)tb.total : 1.0;
     char a[64], b[64], d[64], pc[32];
-    profkit_format_value(a, sizeof(a), tb.total, unit);
-    profkit_format_value(b, sizeof(b), tn.total, unit);
+    pk_format_value(a, sizeof(a), tb.total, unit);
+    pk_format_value(b, sizeof(b), tn.total, unit);
     int64_t dt = change(tb.total, tn.total);
-    profkit_format_value(d, sizeof(d), dt, unit);
+    pk_format_value(d, sizeof(d), dt, unit);
     fprintf(out, "Value: %s (%s), base total %s, new total %s, change %s%s (%s of base)",
             profkit_string(p, vt[v].type), unit, a, b, dt > 0 ? "+" : "", d,
-            profkit_format_pct(pc, sizeof(pc), (double)dt, btotal));
+            pk_format_pct(pc, sizeof(pc), (double)dt, btotal));
     if (o->thread)
         fprintf(out, ", thread %s", o->thread);
     fprintf(out, "\nShowing top %zu of %zu %s, sorted by %s change\n", limit, shown_n,
-            profkit_key_name(o->by, 1), o->sort_cum ? "cum" : "flat");
+            pk_key_name(o->by, 1), o->sort_cum ? "cum" : "flat");
     fprintf(out, "%10s %8s %10s %10s %10s %8s %10s %10s  %s\n", "flat chg", "chg%", "base flat",
-            "new flat", "cum chg", "chg%", "base cum", "new cum", profkit_key_name(o->by, 0));
+            "new flat", "cum chg", "chg%", "base cum", "new cum", pk_key_name(o->by, 0));
     for (size_t i = 0; i < limit; i++) {
         const diff_row *r = &rows[order[i]];
         char f[64], fp[32], fb[64], fn[64], cd[64], cp[32], cb[64], cn[64];
         int64_t df = change(r->base_flat, r->new_flat), dc = change(r->base_cum, r->new_cum);
         size_t w = (size_t)snprintf(f, sizeof(f), "%s", df > 0 ? "+" : "");
-        profkit_format_value(f + w, sizeof(f) - w, df, unit);
+        pk_format_value(f + w, sizeof(f) - w, df, unit);
         w = (size_t)snprintf(cd, sizeof(cd), "%s", dc > 0 ? "+" : "");
-        profkit_format_value(cd + w, sizeof(cd) - w, dc, unit);
-        profkit_format_value(fb, sizeof(fb), r->base_flat, unit);
-        profkit_format_value(fn, sizeof(fn), r->new_flat, unit);
-        profkit_format_value(cb, sizeof(cb), r->base_cum, unit);
-        profkit_format_value(cn, sizeof(cn), r->new_cum, unit);
+        pk_format_value(cd + w, sizeof(cd) - w, dc, unit);
+        pk_format_value(fb, sizeof(fb), r->base_flat, unit);
+        pk_format_value(fn, sizeof(fn), r->new_flat, unit);
+        pk_format_value(cb, sizeof(cb), r->base_cum, unit);
+        pk_format_value(cn, sizeof(cn), r->new_cum, unit);
         fprintf(out, "%10s %8s %10s %10s %10s %8s %10s %10s  %s\n", f,
-                profkit_format_pct(fp, sizeof(fp), (double)df, btotal), fb, fn, cd,
-                profkit_format_pct(cp, sizeof(cp), (double)dc, btotal), cb, cn, r->label);
+                pk_format_pct(fp, sizeof(fp), (double)df, btotal), fb, fn, cd,
+                pk_format_pct(cp, sizeof(cp), (double)dc, btotal), cb, cn, r->label);
     }
     if (o->gate)
         gate_text(out, rows, n, tb.total, tn.total, o->fail_on_increase, unit);
@@ -299,9 +299,9 @@ done:
     free(rows);
     free(matched);
     free(order);
-    profkit_top_free(&tn);
-    profkit_top_free(&tb);
+    pk_top_free(&tn);
+    pk_top_free(&tb);
     if (rc < 0)
-        profkit_error_set(err, rc, NULL, -1, "out of memory comparing profiles");
+        pk_error_set(err, rc, NULL, -1, "out of memory comparing profiles");
     return rc;
 }

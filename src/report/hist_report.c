@@ -19,7 +19,7 @@ static void pct(char *buf, size_t n, double part, double total)
 /* Whether key k is shown: some column's flat value is not 0, and the sort
  * column's value (flat, or cum) is at least o->cutoff_pct percent of that
  * column's total (--min-percent). */
-static int row_shown(const profkit_top *t, size_t nv, uint32_t sv, size_t k,
+static int row_shown(const pk_top *t, size_t nv, uint32_t sv, size_t k,
                      const profkit_report_options *o)
 {
     int any = 0;
@@ -36,38 +36,38 @@ int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_repor
                         profkit_error *err)
 {
     uint32_t sv, th;
-    if (profkit_select(p, o->value, o->thread, &sv, &th, err) != 0)
+    if (pk_select(p, o->value, o->thread, &sv, &th, err) != 0)
         return PROFKIT_EINVAL;
     const size_t nv = p->n_value_types;
-    profkit_top *t = calloc(nv, sizeof(*t));
+    pk_top *t = calloc(nv, sizeof(*t));
     double *run = calloc(nv, sizeof(double));
     uint32_t *order = NULL;
     int rc = 0;
     size_t done = 0;
     if (!t || !run) {
-        rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
         goto out;
     }
     for (; done < nv; done++) {
-        if ((rc = profkit_top_compute(&t[done], p, (uint32_t)done, th, o->by, err)) != 0)
+        if ((rc = pk_top_compute(&t[done], p, (uint32_t)done, th, o->by, err)) != 0)
             goto out;
         /* Keys come from the frames alone, so every column has the same keys
          * in the same order; anything else would be a bug in top. */
         if (t[done].n != t[0].n) {
             done++;
-            rc = profkit_error_set(err, PROFKIT_EINVAL, NULL, -1, "hist: columns disagree on keys");
+            rc = pk_error_set(err, PROFKIT_EINVAL, NULL, -1, "hist: columns disagree on keys");
             goto out;
         }
     }
-    const profkit_top *st = &t[sv];
+    const pk_top *st = &t[sv];
     size_t nonzero = 0;
     for (size_t k = 0; k < st->n; k++)
         nonzero += row_shown(t, nv, sv, k, o);
     size_t limit = o->limit && o->limit < nonzero ? o->limit : nonzero;
     /* Only the printed rows need their order; skipped rows may sort among them. */
     if (!(order = malloc((st->n ? st->n : 1) * sizeof(uint32_t))) ||
-        profkit_top_sort_first(st, order, o->sort_cum, limit + (st->n - nonzero)) != 0) {
-        rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        pk_top_sort_first(st, order, o->sort_cum, limit + (st->n - nonzero)) != 0) {
+        rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
         goto out;
     }
     if (o->json) {
@@ -77,9 +77,9 @@ int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_repor
                 o->cutoff_pct);
         for (size_t v = 0; v < nv; v++) {
             fputs(v ? ",{\"type\":" : "{\"type\":", out);
-            pk_rjson_str(out, profkit_str(p, p->value_types[v].type));
+            pk_rjson_str(out, pk_str(p, p->value_types[v].type));
             fputs(",\"unit\":", out);
-            pk_rjson_str(out, profkit_str(p, p->value_types[v].unit));
+            pk_rjson_str(out, pk_str(p, p->value_types[v].unit));
             fprintf(out, ",\"total\":%lld}", (long long)t[v].total);
         }
         fputs("],\"rows\":[", out);
@@ -89,7 +89,7 @@ int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_repor
             if (!row_shown(t, nv, sv, k, o))
                 continue;
             fputs(shown ? ",\n{\"name\":" : "\n{\"name\":", out);
-            pk_rjson_str(out, profkit_strtab_get(&st->keys, st->rows[k].key));
+            pk_rjson_str(out, pk_strtab_get(&st->keys, st->rows[k].key));
             fputs(",\"values\":[", out);
             for (size_t v = 0; v < nv; v++)
                 fprintf(out, "%s%lld", v ? "," : "", (long long)t[v].rows[k].flat);
@@ -102,39 +102,39 @@ int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_repor
     fprintf(out, "Columns:");
     for (size_t v = 0; v < nv; v++) {
         char tot[64];
-        const char *unit = profkit_str(p, p->value_types[v].unit);
-        profkit_format_value(tot, sizeof(tot), t[v].total, unit);
-        fprintf(out, "%s %s (%s) total %s", v ? ";" : "", profkit_str(p, p->value_types[v].type),
+        const char *unit = pk_str(p, p->value_types[v].unit);
+        pk_format_value(tot, sizeof(tot), t[v].total, unit);
+        fprintf(out, "%s %s (%s) total %s", v ? ";" : "", pk_str(p, p->value_types[v].type),
                 unit, tot);
     }
     if (th != PROFKIT_NONE)
-        fprintf(out, "; thread %s", profkit_str(p, p->threads[th].name));
-    fprintf(out, "\nShowing top %zu of %zu %s, sorted by %s %s\n", limit, nonzero, profkit_key_name(o->by, 1),
-            profkit_str(p, p->value_types[sv].type), o->sort_cum ? "cum" : "flat");
+        fprintf(out, "; thread %s", pk_str(p, p->threads[th].name));
+    fprintf(out, "\nShowing top %zu of %zu %s, sorted by %s %s\n", limit, nonzero, pk_key_name(o->by, 1),
+            pk_str(p, p->value_types[sv].type), o->sort_cum ? "cum" : "flat");
     for (size_t v = 0; v < nv; v++)
-        fprintf(out, "%s%12.12s %7s %7s", v ? " " : "", profkit_str(p, p->value_types[v].type), "%",
+        fprintf(out, "%s%12.12s %7s %7s", v ? " " : "", pk_str(p, p->value_types[v].type), "%",
                 "cum%");
-    fprintf(out, "  %s\n", profkit_key_name(o->by, 0));
+    fprintf(out, "  %s\n", pk_key_name(o->by, 0));
     size_t shown = 0;
     for (size_t i = 0; i < st->n && shown < limit; i++) {
         uint32_t k = order[i];
         if (!row_shown(t, nv, sv, k, o))
             continue;
         for (size_t v = 0; v < nv; v++) {
-            const profkit_top_row *r = &t[v].rows[k];
+            const pk_top_row *r = &t[v].rows[k];
             char val[64], p1[32], p2[32];
-            profkit_format_value(val, sizeof(val), r->flat, profkit_str(p, p->value_types[v].unit));
+            pk_format_value(val, sizeof(val), r->flat, pk_str(p, p->value_types[v].unit));
             run[v] += (double)r->flat;
             pct(p1, sizeof(p1), (double)r->flat, (double)t[v].total);
             pct(p2, sizeof(p2), run[v], (double)t[v].total);
             fprintf(out, "%s%12s %7s %7s", v ? " " : "", val, p1, p2);
         }
-        fprintf(out, "  %s\n", profkit_strtab_get(&st->keys, st->rows[k].key));
+        fprintf(out, "  %s\n", pk_strtab_get(&st->keys, st->rows[k].key));
         shown++;
     }
 out:
     for (size_t v = 0; t && v < done; v++)
-        profkit_top_free(&t[v]);
+        pk_top_free(&t[v]);
     free(t);
     free(run);
     free(order);

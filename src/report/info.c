@@ -6,7 +6,7 @@
 
 int profkit_report_info(FILE *out, const profkit_profile *p, profkit_error *err)
 {
-    const char *version = profkit_meta_get(p, "format_version");
+    const char *version = pk_meta_get(p, "format_version");
     fprintf(out, "format:       %s%s%s\n", p->format[0] ? p->format : "(unknown)",
             version ? " version " : "", version ? version : "");
     size_t timed = 0;
@@ -19,23 +19,23 @@ int profkit_report_info(FILE *out, const profkit_profile *p, profkit_error *err)
     size_t nv = p->n_value_types;
     int64_t *tot = calloc(nv ? nv : 1, sizeof(int64_t));
     if (!tot)
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     for (size_t r = 0; r < p->n_samples; r++)
         for (size_t v = 0; v < nv; v++)
             tot[v] += p->sample_values[r * nv + v];
     fprintf(out, "value types:  %zu\n", nv);
     for (size_t v = 0; v < nv; v++) {
         char h[64];
-        const char *unit = profkit_str(p, p->value_types[v].unit);
-        profkit_format_value(h, sizeof(h), tot[v], unit);
-        fprintf(out, "  %-14s %-13s total %" PRId64 " (%s)%s\n", profkit_str(p, p->value_types[v].type),
+        const char *unit = pk_str(p, p->value_types[v].unit);
+        pk_format_value(h, sizeof(h), tot[v], unit);
+        fprintf(out, "  %-14s %-13s total %" PRId64 " (%s)%s\n", pk_str(p, p->value_types[v].type),
                 unit, tot[v], h, v == p->default_value ? "  [default]" : "");
     }
     /* rows per thread in one pass (a pass per thread was threads x rows) */
     size_t *rows_of = calloc(p->n_threads ? p->n_threads : 1, sizeof(size_t));
     if (!rows_of) {
         free(tot);
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     }
     for (size_t r = 0; r < p->n_samples; r++)
         if (p->sample_thread[r] < p->n_threads)
@@ -44,9 +44,9 @@ int profkit_report_info(FILE *out, const profkit_profile *p, profkit_error *err)
     for (size_t t = 0; t < p->n_threads; t++) {
         const profkit_thread *th = &p->threads[t];
         size_t rows = rows_of[t];
-        fprintf(out, "  %zu: %s", t, profkit_str(p, th->name));
+        fprintf(out, "  %zu: %s", t, pk_str(p, th->name));
         if (th->process_name)
-            fprintf(out, " (process %s)", profkit_str(p, th->process_name));
+            fprintf(out, " (process %s)", pk_str(p, th->process_name));
         if (th->pid >= 0)
             fprintf(out, " pid %" PRId64, th->pid);
         if (th->tid >= 0)
@@ -62,8 +62,8 @@ int profkit_report_info(FILE *out, const profkit_profile *p, profkit_error *err)
     if (p->n_metadata) {
         fprintf(out, "metadata:\n");
         for (size_t i = 0; i < p->n_metadata; i++)
-            fprintf(out, "  %s: %s\n", profkit_str(p, p->metadata[i].key),
-                    profkit_str(p, p->metadata[i].value));
+            fprintf(out, "  %s: %s\n", pk_str(p, p->metadata[i].key),
+                    pk_str(p, p->metadata[i].value));
     }
     free(tot);
     free(rows_of);

@@ -12,17 +12,17 @@ int profkit_report_info_json(FILE *out, const profkit_profile *p, profkit_error 
     if (!tot || !rows) {
         free(tot);
         free(rows);
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     }
     for (size_t r = 0; r < p->n_samples; r++) {
         timed += p->sample_time[r] != PROFKIT_NO_TIME;
         uint32_t t = p->sample_thread[r];
         rows[t < p->n_threads ? t : p->n_threads]++;
         for (size_t v = 0; v < nv; v++)
-            tot[v] = profkit_sat_add(tot[v], p->sample_values[r * nv + v]);
+            tot[v] = pk_sat_add(tot[v], p->sample_values[r * nv + v]);
     }
     pk_rjson_open(out, "info", p, PROFKIT_NONE, PROFKIT_NONE);
-    const char *version = profkit_meta_get(p, "format_version");
+    const char *version = pk_meta_get(p, "format_version");
     fputs(",\"format\":", out);
     pk_rjson_str(out, p->format);
     fputs(",\"format_version\":", out);
@@ -36,9 +36,9 @@ int profkit_report_info_json(FILE *out, const profkit_profile *p, profkit_error 
             p->n_functions, p->n_mappings, p->n_markers);
     for (size_t v = 0; v < nv; v++) {
         fputs(v ? ",\n{\"type\":" : "\n{\"type\":", out);
-        pk_rjson_str(out, profkit_str(p, p->value_types[v].type));
+        pk_rjson_str(out, pk_str(p, p->value_types[v].type));
         fputs(",\"unit\":", out);
-        pk_rjson_str(out, profkit_str(p, p->value_types[v].unit));
+        pk_rjson_str(out, pk_str(p, p->value_types[v].unit));
         fprintf(out, ",\"total\":%" PRId64 ",\"default\":%s}", tot[v],
                 v == p->default_value ? "true" : "false");
     }
@@ -46,18 +46,18 @@ int profkit_report_info_json(FILE *out, const profkit_profile *p, profkit_error 
     for (size_t t = 0; t < p->n_threads; t++) {
         const profkit_thread *th = &p->threads[t];
         fprintf(out, "%s{\"index\":%zu,\"name\":", t ? ",\n" : "\n", t);
-        pk_rjson_str(out, profkit_str(p, th->name));
+        pk_rjson_str(out, pk_str(p, th->name));
         fputs(",\"process\":", out);
-        pk_rjson_str(out, profkit_str(p, th->process_name));
+        pk_rjson_str(out, pk_str(p, th->process_name));
         fprintf(out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"sample_rows\":%zu}", th->pid,
                 th->tid, rows[t]);
     }
     fputs("],\"metadata\":[", out);
     for (size_t i = 0; i < p->n_metadata; i++) {
         fputs(i ? ",\n{\"key\":" : "\n{\"key\":", out);
-        pk_rjson_str(out, profkit_str(p, p->metadata[i].key));
+        pk_rjson_str(out, pk_str(p, p->metadata[i].key));
         fputs(",\"value\":", out);
-        pk_rjson_str(out, profkit_str(p, p->metadata[i].value));
+        pk_rjson_str(out, pk_str(p, p->metadata[i].value));
         fputc('}', out);
     }
     fputs("]}\n", out);

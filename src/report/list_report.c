@@ -65,9 +65,9 @@ static void put_vals(FILE *out, int64_t flat, int64_t cum, const char *unit, int
 {
     char a[64] = ".", b[64] = ".";
     if (flat || !dots)
-        profkit_format_value(a, sizeof(a), flat, unit);
+        pk_format_value(a, sizeof(a), flat, unit);
     if (cum || !dots)
-        profkit_format_value(b, sizeof(b), cum, unit);
+        pk_format_value(b, sizeof(b), cum, unit);
     fprintf(out, "%10s %10s ", a, b);
 }
 
@@ -126,7 +126,7 @@ static int disassemble(const profkit_profile *p, const profkit_report_options *o
     profkit_symbolize_options dflt;
     memset(&dflt, 0, sizeof(dflt));
     dflt.use_mapping_paths = 1;
-    sym_disasm *d = sym_disasm_new(p, o->symbols ? o->symbols : &dflt);
+    sym_disasm *d = pk_sym_disasm_new(p, o->symbols ? o->symbols : &dflt);
     uint64_t *addrs = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint64_t));
     uint32_t *maps = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint32_t));
     int rc = -1;
@@ -142,15 +142,15 @@ static int disassemble(const profkit_profile *p, const profkit_report_options *o
                 maps[n++] = fr->mapping;
             }
         }
-        const char *name = profkit_str(p, fn->system_name);
+        const char *name = pk_str(p, fn->system_name);
         if (!*name)
-            name = profkit_str(p, fn->name);
+            name = pk_str(p, fn->name);
         fdis *fd = &fds[i];
         if (n == 0) {
             snprintf(fd->why, sizeof(fd->why), "its frames carry no addresses in a mapped file");
             continue;
         }
-        if (sym_disasm_function(d, name, addrs, maps, n, &fd->insns, &fd->n, fd->why, sizeof(fd->why)) != 0)
+        if (pk_sym_disasm_function(d, name, addrs, maps, n, &fd->insns, &fd->n, fd->why, sizeof(fd->why)) != 0)
             goto done;
         if (fd->n && (!(fd->flat = calloc(fd->n, sizeof(int64_t))) ||
                       !(fd->cum = calloc(fd->n, sizeof(int64_t))) ||
@@ -194,7 +194,7 @@ static int disassemble(const profkit_profile *p, const profkit_report_options *o
     }
     rc = 0;
 done:
-    sym_disasm_free(d);
+    pk_sym_disasm_free(d);
     free(addrs);
     free(maps);
     return rc;
@@ -204,14 +204,14 @@ int profkit_report_list(FILE *out, const profkit_profile *p, const profkit_repor
                         profkit_error *err)
 {
     uint32_t v, th;
-    if (profkit_select(p, o->value, o->thread, &v, &th, err) != 0)
+    if (pk_select(p, o->value, o->thread, &v, &th, err) != 0)
         return PROFKIT_EINVAL;
     regex_t re;
     int rc = regcomp(&re, o->list_regex ? o->list_regex : "", REG_EXTENDED | REG_NOSUB);
     if (rc != 0) {
         char msg[256];
         regerror(rc, &re, msg, sizeof(msg));
-        return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1, "bad regular expression '%s': %s",
+        return pk_error_set(err, PROFKIT_EINVAL, NULL, -1, "bad regular expression '%s': %s",
                                  o->list_regex ? o->list_regex : "", msg);
     }
     /* matching functions, and one row per (function, line) of their frames */
@@ -224,11 +224,11 @@ int profkit_report_list(FILE *out, const profkit_profile *p, const profkit_repor
     fdis *fds = NULL;
     rc = 0;
     if (!match || !frow || !fidx || !rows || !funcs) {
-        rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < p->n_functions; i++)
-        match[i] = regexec(&re, profkit_str(p, p->functions[i].name), 0, NULL, 0) == 0;
+        match[i] = regexec(&re, pk_str(p, p->functions[i].name), 0, NULL, 0) == 0;
     for (size_t i = 0; i < p->n_frames; i++)
         if (p->frames[i].function < p->n_functions && match[p->frames[i].function])
             rows[nrows++] = (lrow){ p->frames[i].function, p->frames[i].line, 0, 0, 0 };
@@ -293,8 +293,8 @@ int profkit_report_list(FILE *out, const profkit_profile *p, const profkit_repor
         for (size_t j = i; j > 0; j--) {
             lfunc *a = &funcs[j - 1], *b = &funcs[j];
             int sw = a->cum < b->cum ||
-                     (a->cum == b->cum && strcmp(profkit_str(p, p->functions[a->function].name),
-                                                 profkit_str(p, p->functions[b->function].name)) > 0);
+                     (a->cum == b->cum && strcmp(pk_str(p, p->functions[a->function].name),
+                                                 pk_str(p, p->functions[b->function].name)) > 0);
             if (!sw)
                 break;
             lfunc t = *a;
@@ -308,16 +308,16 @@ int profkit_report_list(FILE *out, const profkit_profile *p, const profkit_repor
             fidx[funcs[i].function] = (uint32_t)i;
         if (!(fds = calloc(nshow, sizeof(fdis))) ||
             disassemble(p, o, funcs, fidx, frow, rows, fds, nshow, v, th) != 0) {
-            rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+            rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
             goto done;
         }
     }
-    const char *unit = profkit_str(p, p->value_types[v].unit);
+    const char *unit = pk_str(p, p->value_types[v].unit);
     char tot[64];
-    profkit_format_value(tot, sizeof(tot), total, unit);
-    fprintf(out, "Value: %s (%s), total %s", profkit_str(p, p->value_types[v].type), unit, tot);
+    pk_format_value(tot, sizeof(tot), total, unit);
+    fprintf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
     if (th != PROFKIT_NONE)
-        fprintf(out, ", thread %s", profkit_str(p, p->threads[th].name));
+        fprintf(out, ", thread %s", pk_str(p, p->threads[th].name));
     fputc('\n', out);
     size_t shown = 0;
     for (size_t i = 0; i < nshow; i++) {
@@ -325,13 +325,13 @@ int profkit_report_list(FILE *out, const profkit_profile *p, const profkit_repor
         const fdis *fd = fds ? &fds[i] : NULL;
         shown++;
         const profkit_function *fn = &p->functions[lf->function];
-        const char *file = profkit_str(p, fn->file);
-        fprintf(out, "ROUTINE ======================== %s in %s\n", profkit_str(p, fn->name),
+        const char *file = pk_str(p, fn->file);
+        fprintf(out, "ROUTINE ======================== %s in %s\n", pk_str(p, fn->name),
                 *file ? file : "(no file)");
         char pct[32];
         put_vals(out, lf->flat, lf->cum, unit, 0);
         fprintf(out, "(flat, cum) %s of Total\n",
-                profkit_format_pct(pct, sizeof(pct), (double)lf->cum, total ? (double)total : 1.0));
+                pk_format_pct(pct, sizeof(pct), (double)lf->cum, total ? (double)total : 1.0));
         const lrow *lr = rows + lf->first;
         size_t n = lf->n;
         uint32_t lo = UINT32_MAX, hi = 0;
@@ -368,7 +368,7 @@ int profkit_report_list(FILE *out, const profkit_profile *p, const profkit_repor
             uint32_t *ls = malloc((n + (fd ? fd->n : 0) + 1) * sizeof(uint32_t));
             size_t nl = 0;
             if (!ls) {
-                rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+                rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
                 goto done;
             }
             for (size_t j = 0; j < n; j++)

@@ -17,8 +17,8 @@ static int64_t sub_sat(int64_t a, int64_t b)
  * keep the order in which the paths first appear in the profile. */
 static int by_leak(const void *ctx, uint32_t a, uint32_t b)
 {
-    const profkit_mem *m = ctx;
-    const profkit_mem_row *x = &m->paths[a], *y = &m->paths[b];
+    const pk_mem *m = ctx;
+    const pk_mem_row *x = &m->paths[a], *y = &m->paths[b];
     if (x->inuse_space != y->inuse_space)
         return x->inuse_space > y->inuse_space ? -1 : 1;
     if (x->inuse_objects != y->inuse_objects)
@@ -29,12 +29,12 @@ static int by_leak(const void *ctx, uint32_t a, uint32_t b)
 }
 
 /* One table line: live, allocated and freed (allocated - live). */
-static void row_line(FILE *out, const profkit_mem_row *r, const char *name, int frees)
+static void row_line(FILE *out, const pk_mem_row *r, const char *name, int frees)
 {
     char lb[32], ab[32], fb[32];
-    profkit_format_value(lb, sizeof(lb), r->inuse_space, "bytes");
-    profkit_format_value(ab, sizeof(ab), r->alloc_space, "bytes");
-    profkit_format_value(fb, sizeof(fb), sub_sat(r->alloc_space, r->inuse_space), "bytes");
+    pk_format_value(lb, sizeof(lb), r->inuse_space, "bytes");
+    pk_format_value(ab, sizeof(ab), r->alloc_space, "bytes");
+    pk_format_value(fb, sizeof(fb), sub_sat(r->alloc_space, r->inuse_space), "bytes");
     fprintf(out, "%10s %9" PRId64 " %10s %9" PRId64 " %10s %9" PRId64, lb, r->inuse_objects, ab,
             r->alloc_objects, fb, sub_sat(r->alloc_objects, r->inuse_objects));
     if (frees)
@@ -43,14 +43,14 @@ static void row_line(FILE *out, const profkit_mem_row *r, const char *name, int 
 }
 
 /* {"alloc_objects":..,"alloc_space":..,"free_objects":..,"inuse_objects":..,"inuse_space":..} */
-static void row_json(FILE *out, const profkit_mem_row *r)
+static void row_json(FILE *out, const pk_mem_row *r)
 {
     fprintf(out, "\"alloc_objects\":%" PRId64 ",\"alloc_space\":%" PRId64 ",\"free_objects\":%" PRId64
             ",\"inuse_objects\":%" PRId64 ",\"inuse_space\":%" PRId64, r->alloc_objects, r->alloc_space,
             r->free_objects, r->inuse_objects, r->inuse_space);
 }
 
-static int mem_json(FILE *out, const profkit_profile *p, const profkit_mem *m,
+static int mem_json(FILE *out, const profkit_profile *p, const pk_mem *m,
                     const uint32_t *order, size_t limit, uint32_t th, profkit_error *err)
 {
     pk_rjson_open(out, "mem", p, PROFKIT_NONE, th);
@@ -59,13 +59,13 @@ static int mem_json(FILE *out, const profkit_profile *p, const profkit_mem *m,
     fprintf(out, "},\"unmatched_frees\":%" PRId64 ",\"threads\":[", m->unmatched_frees);
     int first = 1;
     for (size_t i = 0; i < m->n_threads; i++) {
-        const profkit_mem_row *r = &m->threads[i];
+        const pk_mem_row *r = &m->threads[i];
         if (!r->alloc_objects && !r->alloc_space && !r->free_objects && !r->inuse_objects &&
             !r->inuse_space)
             continue;
         fprintf(out, "%s{\"index\":%zu,\"name\":", first ? "\n" : ",\n", i);
         first = 0;
-        pk_rjson_str(out, profkit_str(p, p->threads[i].name));
+        pk_rjson_str(out, pk_str(p, p->threads[i].name));
         fputc(',', out);
         row_json(out, r);
         fputc('}', out);
@@ -74,10 +74,10 @@ static int mem_json(FILE *out, const profkit_profile *p, const profkit_mem *m,
     char *label = NULL;
     size_t cap = 0;
     for (size_t i = 0; i < limit; i++) {
-        const profkit_mem_row *r = &m->paths[order[i]];
-        if (profkit_mem_path_label(m, r->key, &label, &cap) == (size_t)-1) {
+        const pk_mem_row *r = &m->paths[order[i]];
+        if (pk_mem_path_label(m, r->key, &label, &cap) == (size_t)-1) {
             free(label);
-            return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+            return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
         }
         fputs(i ? ",\n{\"path\":" : "\n{\"path\":", out);
         pk_rjson_str(out, label);
@@ -94,35 +94,35 @@ int profkit_report_mem(FILE *out, const profkit_profile *p, const profkit_report
                        profkit_error *err)
 {
     int ok;
-    uint32_t th = profkit_select_thread(p, o->thread, &ok, err);
+    uint32_t th = pk_select_thread(p, o->thread, &ok, err);
     if (!ok)
         return PROFKIT_EINVAL;
-    profkit_mem m;
-    int rc = profkit_mem_compute(&m, p, th, o->by == PROFKIT_BY_LINE, err);
+    pk_mem m;
+    int rc = pk_mem_compute(&m, p, th, o->by == PROFKIT_BY_LINE, err);
     if (rc)
         return rc;
     uint32_t *order = malloc((m.n_paths ? m.n_paths : 1) * sizeof(uint32_t));
     size_t n = m.n_paths;
     for (size_t i = 0; order && i < n; i++)
         order[i] = (uint32_t)i;
-    if (!order || profkit_sort_u32(order, n, by_leak, &m) != 0) {
+    if (!order || pk_sort_u32(order, n, by_leak, &m) != 0) {
         free(order);
-        profkit_mem_free(&m);
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        pk_mem_free(&m);
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     }
     if (o->json) {
         rc = mem_json(out, p, &m, order, o->limit && o->limit < n ? o->limit : n, th, err);
         free(order);
-        profkit_mem_free(&m);
+        pk_mem_free(&m);
         return rc;
     }
-    const profkit_mem_row *t = &m.total;
+    const pk_mem_row *t = &m.total;
     char a[32], f[32], l[32];
-    profkit_format_value(a, sizeof(a), t->alloc_space, "bytes");
-    profkit_format_value(f, sizeof(f), sub_sat(t->alloc_space, t->inuse_space), "bytes");
-    profkit_format_value(l, sizeof(l), t->inuse_space, "bytes");
+    pk_format_value(a, sizeof(a), t->alloc_space, "bytes");
+    pk_format_value(f, sizeof(f), sub_sat(t->alloc_space, t->inuse_space), "bytes");
+    pk_format_value(l, sizeof(l), t->inuse_space, "bytes");
     if (th != PROFKIT_NONE)
-        fprintf(out, "Thread %u: %s\n", th, profkit_str(p, p->threads[th].name));
+        fprintf(out, "Thread %u: %s\n", th, pk_str(p, p->threads[th].name));
     fprintf(out, "Allocated: %" PRId64 " objects, %s\n", t->alloc_objects, a);
     fprintf(out, "Freed:     %" PRId64 " objects, %s (%" PRId64 " free operations)\n",
             sub_sat(t->alloc_objects, t->inuse_objects), f, t->free_objects);
@@ -136,12 +136,12 @@ int profkit_report_mem(FILE *out, const profkit_profile *p, const profkit_report
     fprintf(out, head, "live", "objects", "allocated", "objects", "freed", "objects");
     fprintf(out, " %9s  %s\n", "frees", "thread");
     for (size_t i = 0; i < m.n_threads; i++) {
-        const profkit_mem_row *r = &m.threads[i];
+        const pk_mem_row *r = &m.threads[i];
         if (!r->alloc_objects && !r->alloc_space && !r->free_objects && !r->inuse_objects &&
             !r->inuse_space)
             continue;
         char name[300];
-        snprintf(name, sizeof(name), "%zu: %s", i, profkit_str(p, p->threads[i].name));
+        snprintf(name, sizeof(name), "%zu: %s", i, pk_str(p, p->threads[i].name));
         row_line(out, r, name, 1);
     }
     size_t limit = o->limit && o->limit < n ? o->limit : n;
@@ -151,17 +151,17 @@ int profkit_report_mem(FILE *out, const profkit_profile *p, const profkit_report
     char *label = NULL;
     size_t cap = 0;
     for (size_t i = 0; i < limit; i++) {
-        const profkit_mem_row *r = &m.paths[order[i]];
-        if (profkit_mem_path_label(&m, r->key, &label, &cap) == (size_t)-1) {
+        const pk_mem_row *r = &m.paths[order[i]];
+        if (pk_mem_path_label(&m, r->key, &label, &cap) == (size_t)-1) {
             free(label);
             free(order);
-            profkit_mem_free(&m);
-            return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+            pk_mem_free(&m);
+            return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
         }
         row_line(out, r, label, 0);
     }
     free(label);
     free(order);
-    profkit_mem_free(&m);
+    pk_mem_free(&m);
     return 0;
 }

@@ -18,7 +18,7 @@ typedef struct edge {
 } edge;
 
 typedef struct peek {
-    profkit_strtab keys;
+    pk_strtab keys;
     int64_t *flat, *cum;
     uint32_t *stamp;
     unsigned char *match;
@@ -31,7 +31,7 @@ typedef struct peek {
 
 static void peek_free(peek *k)
 {
-    profkit_strtab_free(&k->keys);
+    pk_strtab_free(&k->keys);
     free(k->flat);
     free(k->cum);
     free(k->stamp);
@@ -40,7 +40,7 @@ static void peek_free(peek *k)
     free(k->slot);
 }
 
-static uint64_t edge_hash(uint32_t a, uint32_t b) { return profkit_hash_u64(((uint64_t)a << 32) | b); }
+static uint64_t edge_hash(uint32_t a, uint32_t b) { return pk_hash_u64(((uint64_t)a << 32) | b); }
 
 static int rehash(peek *k)
 {
@@ -97,7 +97,7 @@ static int cmp_key(const void *ctx, uint32_t a, uint32_t b)
     int64_t vb = abs64(c->by_cum ? c->k->cum[b] : c->k->flat[b]);
     if (va != vb)
         return va > vb ? -1 : 1;
-    return strcmp(profkit_strtab_get(&c->k->keys, a), profkit_strtab_get(&c->k->keys, b));
+    return strcmp(pk_strtab_get(&c->k->keys, a), pk_strtab_get(&c->k->keys, b));
 }
 
 /* Edges by |weight| descending, then caller, then callee (pprof's order). */
@@ -108,8 +108,8 @@ static int cmp_edge(const void *ctx, uint32_t a, uint32_t b)
     int64_t va = abs64(x->weight), vb = abs64(y->weight);
     if (va != vb)
         return va > vb ? -1 : 1;
-    int c = strcmp(profkit_strtab_get(&k->keys, x->from), profkit_strtab_get(&k->keys, y->from));
-    return c ? c : strcmp(profkit_strtab_get(&k->keys, x->to), profkit_strtab_get(&k->keys, y->to));
+    int c = strcmp(pk_strtab_get(&k->keys, x->from), pk_strtab_get(&k->keys, y->from));
+    return c ? c : strcmp(pk_strtab_get(&k->keys, x->to), pk_strtab_get(&k->keys, y->to));
 }
 
 static int peek_compute(peek *k, const profkit_profile *p, uint32_t v, uint32_t th, profkit_key by,
@@ -119,13 +119,13 @@ static int peek_compute(peek *k, const profkit_profile *p, uint32_t v, uint32_t 
     uint32_t *fkey = NULL;
     int64_t *self = NULL;
     int rc = -1;
-    if (profkit_strtab_init(&k->keys) != 0 ||
+    if (pk_strtab_init(&k->keys) != 0 ||
         !(fkey = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint32_t))))
         goto done;
     for (size_t f = 0; f < p->n_frames; f++) {
         char label[4096];
-        size_t len = profkit_frame_key_label(p, (uint32_t)f, by, label, sizeof(label));
-        if ((fkey[f] = profkit_strtab_intern(&k->keys, label, len)) == PROFKIT_NONE)
+        size_t len = pk_frame_key_label(p, (uint32_t)f, by, label, sizeof(label));
+        if ((fkey[f] = pk_strtab_intern(&k->keys, label, len)) == PROFKIT_NONE)
             goto done;
     }
     size_t n = k->keys.n;
@@ -133,8 +133,8 @@ static int peek_compute(peek *k, const profkit_profile *p, uint32_t v, uint32_t 
         !(k->stamp = calloc(n, sizeof(uint32_t))) || !(k->match = calloc(n, 1)))
         goto done;
     for (size_t i = 1; i < n; i++)
-        k->match[i] = regexec(re, profkit_strtab_get(&k->keys, (uint32_t)i), 0, NULL, 0) == 0;
-    if (profkit_stack_self(p, v, th, &self) != 0)
+        k->match[i] = regexec(re, pk_strtab_get(&k->keys, (uint32_t)i), 0, NULL, 0) == 0;
+    if (pk_stack_self(p, v, th, &self) != 0)
         goto done;
     uint32_t stamp = 0;
     for (size_t s = 1; s < p->n_stacks; s++) {
@@ -142,13 +142,13 @@ static int peek_compute(peek *k, const profkit_profile *p, uint32_t v, uint32_t 
         if (w == 0)
             continue;
         stamp++;
-        profkit_sat_addto(&k->total, w);
-        profkit_sat_addto(&k->flat[fkey[p->stacks[s].frame]], w);
+        pk_sat_addto(&k->total, w);
+        pk_sat_addto(&k->flat[fkey[p->stacks[s].frame]], w);
         for (uint32_t u = (uint32_t)s; u != 0; u = p->stacks[u].parent) {
             uint32_t key = fkey[p->stacks[u].frame];
             if (k->stamp[key] != stamp) {
                 k->stamp[key] = stamp;
-                profkit_sat_addto(&k->cum[key], w);
+                pk_sat_addto(&k->cum[key], w);
             }
             uint32_t up = p->stacks[u].parent;
             if (up == 0)
@@ -161,7 +161,7 @@ static int peek_compute(peek *k, const profkit_profile *p, uint32_t v, uint32_t 
                 goto done;
             if (e->stamp != stamp) {
                 e->stamp = stamp;
-                profkit_sat_addto(&e->weight, w);
+                pk_sat_addto(&e->weight, w);
             }
         }
     }
@@ -184,7 +184,7 @@ static uint32_t *edges_of(const peek *k, uint32_t key, int in, size_t *n)
     for (size_t i = 0; i < k->n_edges; i++)
         if ((in ? k->edges[i].to : k->edges[i].from) == key && k->edges[i].weight != 0)
             ids[(*n)++] = (uint32_t)i;
-    if (profkit_sort_u32(ids, *n, cmp_edge, k) != 0) {
+    if (pk_sort_u32(ids, *n, cmp_edge, k) != 0) {
         free(ids);
         return NULL;
     }
@@ -197,7 +197,7 @@ static void json_edges(FILE *out, const peek *k, const uint32_t *ids, size_t n, 
     for (size_t i = 0; i < n; i++) {
         const edge *e = &k->edges[ids[i]];
         fputs(i ? ",{\"name\":" : "{\"name\":", out);
-        pk_rjson_str(out, profkit_strtab_get(&k->keys, in ? e->from : e->to));
+        pk_rjson_str(out, pk_strtab_get(&k->keys, in ? e->from : e->to));
         fprintf(out, ",\"value\":%lld}", (long long)e->weight);
     }
     fputc(']', out);
@@ -209,10 +209,10 @@ static void text_edges(FILE *out, const peek *k, const uint32_t *ids, size_t n, 
     for (size_t i = 0; i < n; i++) {
         const edge *e = &k->edges[ids[i]];
         char w[64], pct[32];
-        profkit_format_value(w, sizeof(w), e->weight, unit);
+        pk_format_value(w, sizeof(w), e->weight, unit);
         fprintf(out, "%50s %7s |   %s\n", w,
-                profkit_format_pct(pct, sizeof(pct), (double)e->weight, (double)cum),
-                profkit_strtab_get(&k->keys, in ? e->from : e->to));
+                pk_format_pct(pct, sizeof(pct), (double)e->weight, (double)cum),
+                pk_strtab_get(&k->keys, in ? e->from : e->to));
     }
 }
 
@@ -220,46 +220,46 @@ int profkit_report_peek(FILE *out, const profkit_profile *p, const profkit_repor
                         profkit_error *err)
 {
     uint32_t v, th;
-    if (profkit_select(p, o->value, o->thread, &v, &th, err) != 0)
+    if (pk_select(p, o->value, o->thread, &v, &th, err) != 0)
         return PROFKIT_EINVAL;
     if (!o->pattern)
-        return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1, "no regular expression to match");
+        return pk_error_set(err, PROFKIT_EINVAL, NULL, -1, "no regular expression to match");
     regex_t re;
     int e = regcomp(&re, o->pattern, REG_EXTENDED | REG_NOSUB);
     if (e != 0) {
         char msg[256];
         regerror(e, &re, msg, sizeof(msg));
-        return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1, "bad regular expression '%s': %s",
+        return pk_error_set(err, PROFKIT_EINVAL, NULL, -1, "bad regular expression '%s': %s",
                                  o->pattern, msg);
     }
     peek k;
     int rc = peek_compute(&k, p, v, th, o->by, &re);
     regfree(&re);
     if (rc)
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     uint32_t *order = malloc((k.keys.n ? k.keys.n : 1) * sizeof(uint32_t));
     if (!order) {
         peek_free(&k);
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     }
     size_t n = 0;
     for (uint32_t i = 1; i < k.keys.n; i++)
         if (k.match[i] && (k.flat[i] != 0 || k.cum[i] != 0))
             order[n++] = i;
     sort_ctx sc = { &k, o->sort_cum };
-    if (profkit_sort_u32(order, n, cmp_key, &sc) != 0) {
+    if (pk_sort_u32(order, n, cmp_key, &sc) != 0) {
         free(order);
         peek_free(&k);
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     }
     if (n == 0) {
         free(order);
         peek_free(&k);
-        return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1, "no %s matches '%s'",
-                                 profkit_key_name(o->by, 0), o->pattern);
+        return pk_error_set(err, PROFKIT_EINVAL, NULL, -1, "no %s matches '%s'",
+                                 pk_key_name(o->by, 0), o->pattern);
     }
     size_t shown = o->limit && o->limit < n ? o->limit : n;
-    const char *unit = profkit_str(p, p->value_types[v].unit);
+    const char *unit = pk_str(p, p->value_types[v].unit);
     static const char sep[] = "-----------------------------------------------------------+-------------\n";
     if (o->json) {
         pk_rjson_open(out, "peek", p, v, th);
@@ -269,12 +269,12 @@ int profkit_report_peek(FILE *out, const profkit_profile *p, const profkit_repor
         fprintf(out, ",\"total\":%lld,\"rows\":[", (long long)k.total);
     } else {
         char tot[64];
-        profkit_format_value(tot, sizeof(tot), k.total, unit);
-        fprintf(out, "Value: %s (%s), total %s", profkit_str(p, p->value_types[v].type), unit, tot);
+        pk_format_value(tot, sizeof(tot), k.total, unit);
+        fprintf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
         if (th != PROFKIT_NONE)
-            fprintf(out, ", thread %s", profkit_str(p, p->threads[th].name));
+            fprintf(out, ", thread %s", pk_str(p, p->threads[th].name));
         fprintf(out, "\nShowing %zu of %zu %s matching '%s', sorted by %s\n", shown, n,
-                profkit_key_name(o->by, 1), o->pattern, o->sort_cum ? "cum" : "flat");
+                pk_key_name(o->by, 1), o->pattern, o->sort_cum ? "cum" : "flat");
         fputs(sep, out);
         fprintf(out, "%10s %7s %7s %10s %7s %13s | %s\n", "flat", "flat%", "sum%", "cum", "cum%",
                 "calls calls%", "callers above, callees below");
@@ -288,12 +288,12 @@ int profkit_report_peek(FILE *out, const profkit_profile *p, const profkit_repor
         if (!in || !outs) {
             free(in);
             free(outs);
-            rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+            rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
             break;
         }
         if (o->json) {
             fputs(i ? ",\n{\"name\":" : "\n{\"name\":", out);
-            pk_rjson_str(out, profkit_strtab_get(&k.keys, key));
+            pk_rjson_str(out, pk_strtab_get(&k.keys, key));
             fprintf(out, ",\"flat\":%lld,\"cum\":%lld,\"callers\":", (long long)k.flat[key],
                     (long long)k.cum[key]);
             json_edges(out, &k, in, nin, 1);
@@ -305,13 +305,13 @@ int profkit_report_peek(FILE *out, const profkit_profile *p, const profkit_repor
             text_edges(out, &k, in, nin, 1, k.cum[key], unit);
             char f[64], c[64], p1[32], p2[32], p3[32];
             sum += (double)k.flat[key];
-            profkit_format_value(f, sizeof(f), k.flat[key], unit);
-            profkit_format_value(c, sizeof(c), k.cum[key], unit);
+            pk_format_value(f, sizeof(f), k.flat[key], unit);
+            pk_format_value(c, sizeof(c), k.cum[key], unit);
             fprintf(out, "%10s %7s %7s %10s %7s %13s | %s\n", f,
-                    profkit_format_pct(p1, sizeof(p1), (double)k.flat[key], total),
-                    profkit_format_pct(p2, sizeof(p2), sum, total), c,
-                    profkit_format_pct(p3, sizeof(p3), (double)k.cum[key], total), "",
-                    profkit_strtab_get(&k.keys, key));
+                    pk_format_pct(p1, sizeof(p1), (double)k.flat[key], total),
+                    pk_format_pct(p2, sizeof(p2), sum, total), c,
+                    pk_format_pct(p3, sizeof(p3), (double)k.cum[key], total), "",
+                    pk_strtab_get(&k.keys, key));
             text_edges(out, &k, outs, nout, 0, k.cum[key], unit);
         }
         free(in);

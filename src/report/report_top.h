@@ -14,7 +14,7 @@
  * NULL: no calls columns). Returns 0 or PROFKIT_ENOMEM.
  */
 int pk_report_top_print(FILE *out, const profkit_profile *p, uint32_t v, uint32_t th,
-                        const profkit_top *t, const profkit_top *calls,
+                        const pk_top *t, const pk_top *calls,
                         const profkit_report_options *o, profkit_error *err);
 
 /* The "calls" value type shown beside v (cpu or wall time), or PROFKIT_NONE. */

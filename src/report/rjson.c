@@ -17,7 +17,7 @@ void pk_rjson_str(FILE *out, const char *s)
             fprintf(out, "\\u%04x", c);
             i++;
         } else {
-            size_t len = profkit_utf8_len((const uint8_t *)s + i, n - i);
+            size_t len = pk_utf8_len((const uint8_t *)s + i, n - i);
             if (len == 0) {
                 fputs("\\ufffd", out);
                 i++;
@@ -37,20 +37,20 @@ void pk_rjson_open(FILE *out, const char *report, const profkit_profile *p, uint
     pk_rjson_str(out, report);
     if (v != PROFKIT_NONE) {
         fputs(",\"value\":{\"type\":", out);
-        pk_rjson_str(out, profkit_str(p, p->value_types[v].type));
+        pk_rjson_str(out, pk_str(p, p->value_types[v].type));
         fputs(",\"unit\":", out);
-        pk_rjson_str(out, profkit_str(p, p->value_types[v].unit));
+        pk_rjson_str(out, pk_str(p, p->value_types[v].unit));
         fputc('}', out);
     }
     fputs(",\"thread\":", out);
     if (thread == PROFKIT_NONE)
         fputs("null", out);
     else
-        pk_rjson_str(out, profkit_str(p, p->threads[thread].name));
+        pk_rjson_str(out, pk_str(p, p->threads[thread].name));
 }
 
 void pk_rjson_by(FILE *out, profkit_key by)
 {
     fputs(",\"by\":", out);
-    pk_rjson_str(out, profkit_key_name(by, 0));
+    pk_rjson_str(out, pk_key_name(by, 0));
 }

@@ -8,7 +8,7 @@
 
 /* Whether a row is shown: not all zero, and its sort value (flat, or cum)
  * at least o->cutoff_pct percent of the total (--min-percent). */
-static int row_shown(const profkit_top_row *r, int64_t total, const profkit_report_options *o)
+static int row_shown(const pk_top_row *r, int64_t total, const profkit_report_options *o)
 {
     if (r->flat == 0 && r->cum == 0)
         return 0;
@@ -19,8 +19,8 @@ static int row_shown(const profkit_top_row *r, int64_t total, const profkit_repo
 }
 
 /* The JSON form (docs/json.md): the same rows as the text, raw values. */
-static void top_json(FILE *out, const profkit_profile *p, const profkit_top *t,
-                     const uint32_t *order, size_t limit, const profkit_top *calls, uint32_t v,
+static void top_json(FILE *out, const profkit_profile *p, const pk_top *t,
+                     const uint32_t *order, size_t limit, const pk_top *calls, uint32_t v,
                      uint32_t th, const profkit_report_options *o)
 {
     pk_rjson_open(out, "top", p, v, th);
@@ -29,11 +29,11 @@ static void top_json(FILE *out, const profkit_profile *p, const profkit_top *t,
             o->sort_cum ? "cum" : "flat", o->cutoff_pct, (long long)t->total);
     size_t shown = 0;
     for (size_t i = 0; i < t->n && shown < limit; i++) {
-        const profkit_top_row *r = &t->rows[order[i]];
+        const pk_top_row *r = &t->rows[order[i]];
         if (!row_shown(r, t->total, o))
             continue;
         fputs(shown ? ",\n{\"name\":" : "\n{\"name\":", out);
-        pk_rjson_str(out, profkit_strtab_get(&t->keys, r->key));
+        pk_rjson_str(out, pk_strtab_get(&t->keys, r->key));
         fprintf(out, ",\"flat\":%lld,\"cum\":%lld", (long long)r->flat, (long long)r->cum);
         if (calls)
             fprintf(out, ",\"calls\":%lld", (long long)calls->rows[r->key].flat);
@@ -47,37 +47,37 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
                        profkit_error *err)
 {
     uint32_t v, th;
-    if (profkit_select(p, o->value, o->thread, &v, &th, err) != 0)
+    if (pk_select(p, o->value, o->thread, &v, &th, err) != 0)
         return PROFKIT_EINVAL;
-    profkit_top t;
-    int rc = profkit_top_compute(&t, p, v, th, o->by, err);
+    pk_top t;
+    int rc = pk_top_compute(&t, p, v, th, o->by, err);
     if (rc)
         return rc;
     /* Time values get the call count and the time per call beside them
      * when the profile counts calls (bsprof): calls are those where the
      * key is the leaf, and the average divides the cumulative time. */
-    profkit_top calls;
+    pk_top calls;
     int with_calls = 0;
     uint32_t cv = pk_report_top_calls_value(p, v);
     if (cv != PROFKIT_NONE) {
-        if ((rc = profkit_top_compute(&calls, p, cv, th, o->by, err)) != 0) {
-            profkit_top_free(&t);
+        if ((rc = pk_top_compute(&calls, p, cv, th, o->by, err)) != 0) {
+            pk_top_free(&t);
             return rc;
         }
         with_calls = calls.n == t.n; /* same frames, same keys in the same order */
         if (!with_calls)
-            profkit_top_free(&calls);
+            pk_top_free(&calls);
     }
     rc = pk_report_top_print(out, p, v, th, &t, with_calls ? &calls : NULL, o, err);
-    profkit_top_free(&t);
+    pk_top_free(&t);
     if (with_calls)
-        profkit_top_free(&calls);
+        pk_top_free(&calls);
     return rc;
 }
 
 uint32_t pk_report_top_calls_value(const profkit_profile *p, uint32_t v)
 {
-    const char *vname = profkit_str(p, p->value_types[v].type);
+    const char *vname = pk_str(p, p->value_types[v].type);
     uint32_t cv = profkit_profile_find_value(p, "calls");
     if (cv != PROFKIT_NONE && cv != v && (strcmp(vname, "cpu") == 0 || strcmp(vname, "wall") == 0))
         return cv;
@@ -85,10 +85,10 @@ uint32_t pk_report_top_calls_value(const profkit_profile *p, uint32_t v)
 }
 
 int pk_report_top_print(FILE *out, const profkit_profile *p, uint32_t v, uint32_t th,
-                        const profkit_top *tp, const profkit_top *calls_p,
+                        const pk_top *tp, const pk_top *calls_p,
                         const profkit_report_options *o, profkit_error *err)
 {
-    const profkit_top t = *tp;
+    const pk_top t = *tp;
     int with_calls = calls_p != NULL;
     size_t nonzero = 0;
     for (size_t i = 0; i < t.n; i++)
@@ -97,49 +97,49 @@ int pk_report_top_print(FILE *out, const profkit_profile *p, uint32_t v, uint32_
     /* The printed rows are the first `limit` non-zero ones in sort order;
      * the all-zero rows (skipped) may sort anywhere among them. */
     uint32_t *order = malloc((t.n ? t.n : 1) * sizeof(uint32_t));
-    if (!order || profkit_top_sort_first(&t, order, o->sort_cum, limit + (t.n - nonzero)) != 0) {
+    if (!order || pk_top_sort_first(&t, order, o->sort_cum, limit + (t.n - nonzero)) != 0) {
         free(order);
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     }
     if (o->json) {
         top_json(out, p, &t, order, limit, calls_p, v, th, o);
         free(order);
         return 0;
     }
-    const char *unit = profkit_str(p, p->value_types[v].unit);
+    const char *unit = pk_str(p, p->value_types[v].unit);
     size_t shown = 0;
     char tot[64];
-    profkit_format_value(tot, sizeof(tot), t.total, unit);
-    fprintf(out, "Value: %s (%s), total %s", profkit_str(p, p->value_types[v].type), unit, tot);
+    pk_format_value(tot, sizeof(tot), t.total, unit);
+    fprintf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
     if (th != PROFKIT_NONE)
-        fprintf(out, ", thread %s", profkit_str(p, p->threads[th].name));
-    fprintf(out, "\nShowing top %zu of %zu %s, sorted by %s\n", limit, nonzero, profkit_key_name(o->by, 1),
+        fprintf(out, ", thread %s", pk_str(p, p->threads[th].name));
+    fprintf(out, "\nShowing top %zu of %zu %s, sorted by %s\n", limit, nonzero, pk_key_name(o->by, 1),
             o->sort_cum ? "cum" : "flat");
     fprintf(out, "%10s %7s %7s %10s %7s", "flat", "flat%", "sum%", "cum", "cum%");
     if (with_calls)
         fprintf(out, " %10s %10s", "calls", "avg/call");
-    fprintf(out, "  %s\n", profkit_key_name(o->by, 0));
+    fprintf(out, "  %s\n", pk_key_name(o->by, 0));
     double sum = 0;
     double total = t.total ? (double)t.total : 1.0;
     for (size_t i = 0; i < t.n && shown < limit; i++) {
-        const profkit_top_row *r = &t.rows[order[i]];
+        const pk_top_row *r = &t.rows[order[i]];
         if (!row_shown(r, t.total, o))
             continue;
         char f[64], c[64];
-        profkit_format_value(f, sizeof(f), r->flat, unit);
-        profkit_format_value(c, sizeof(c), r->cum, unit);
+        pk_format_value(f, sizeof(f), r->flat, unit);
+        pk_format_value(c, sizeof(c), r->cum, unit);
         sum += (double)r->flat;
         char p1[32], p2[32], p3[32];
-        fprintf(out, "%10s %7s %7s %10s %7s", f, profkit_format_pct(p1, sizeof(p1), (double)r->flat, total),
-                profkit_format_pct(p2, sizeof(p2), sum, total), c, profkit_format_pct(p3, sizeof(p3), (double)r->cum, total));
+        fprintf(out, "%10s %7s %7s %10s %7s", f, pk_format_pct(p1, sizeof(p1), (double)r->flat, total),
+                pk_format_pct(p2, sizeof(p2), sum, total), c, pk_format_pct(p3, sizeof(p3), (double)r->cum, total));
         if (with_calls) {
             int64_t n = calls_p->rows[r->key].flat;
             char avg[64] = "-";
             if (n > 0)
-                profkit_format_value(avg, sizeof(avg), r->cum / n, unit);
+                pk_format_value(avg, sizeof(avg), r->cum / n, unit);
             fprintf(out, " %10lld %10s", (long long)n, avg);
         }
-        fprintf(out, "  %s\n", profkit_strtab_get(&t.keys, r->key));
+        fprintf(out, "  %s\n", pk_strtab_get(&t.keys, r->key));
         shown++;
     }
     free(order);

@@ -12,8 +12,8 @@
 #include <string.h>
 
 typedef struct traces {
-    profkit_strtab keys;  /* frame labels */
-    profkit_strtab paths; /* a trace: its key ids, leaf first, as bytes */
+    pk_strtab keys;  /* frame labels */
+    pk_strtab paths; /* a trace: its key ids, leaf first, as bytes */
     int64_t *value;       /* per path id */
     size_t cap;
     uint32_t *order;      /* path ids with a non-zero value, sorted */
@@ -23,17 +23,17 @@ typedef struct traces {
 
 static void traces_free(traces *t)
 {
-    profkit_strtab_free(&t->keys);
-    profkit_strtab_free(&t->paths);
+    pk_strtab_free(&t->keys);
+    pk_strtab_free(&t->paths);
     free(t->value);
     free(t->order);
 }
 
-static size_t path_len(const traces *t, uint32_t id) { return profkit_strtab_len(&t->paths, id) / 4; }
+static size_t path_len(const traces *t, uint32_t id) { return pk_strtab_len(&t->paths, id) / 4; }
 static uint32_t path_key(const traces *t, uint32_t id, size_t i)
 {
     uint32_t k;
-    memcpy(&k, profkit_strtab_get(&t->paths, id) + 4 * i, 4);
+    memcpy(&k, pk_strtab_get(&t->paths, id) + 4 * i, 4);
     return k;
 }
 
@@ -48,8 +48,8 @@ static int cmp_trace(const void *ctx, uint32_t a, uint32_t b)
         return va > vb ? -1 : 1;
     size_t na = path_len(t, a), nb = path_len(t, b);
     for (size_t i = 0; i < na && i < nb; i++) {
-        int c = strcmp(profkit_strtab_get(&t->keys, path_key(t, a, i)),
-                       profkit_strtab_get(&t->keys, path_key(t, b, i)));
+        int c = strcmp(pk_strtab_get(&t->keys, path_key(t, a, i)),
+                       pk_strtab_get(&t->keys, path_key(t, b, i)));
         if (c)
             return c;
     }
@@ -64,45 +64,45 @@ static int traces_compute(traces *t, const profkit_profile *p, uint32_t v, uint3
     uint32_t *fkey = NULL, *buf = NULL;
     size_t bufcap = 0;
     int rc = PROFKIT_ENOMEM;
-    if (profkit_strtab_init(&t->keys) != 0 || profkit_strtab_init(&t->paths) != 0)
+    if (pk_strtab_init(&t->keys) != 0 || pk_strtab_init(&t->paths) != 0)
         goto done;
     if (!(fkey = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint32_t))))
         goto done;
     for (size_t f = 0; f < p->n_frames; f++) {
         char label[4096];
-        size_t len = profkit_frame_key_label(p, (uint32_t)f, by, label, sizeof(label));
-        if ((fkey[f] = profkit_strtab_intern(&t->keys, label, len)) == PROFKIT_NONE)
+        size_t len = pk_frame_key_label(p, (uint32_t)f, by, label, sizeof(label));
+        if ((fkey[f] = pk_strtab_intern(&t->keys, label, len)) == PROFKIT_NONE)
             goto done;
     }
-    if (profkit_stack_self(p, v, th, &self) != 0)
+    if (pk_stack_self(p, v, th, &self) != 0)
         goto done;
     for (size_t s = 1; s < p->n_stacks; s++) {
         if (self[s] == 0)
             continue;
         size_t d = 0;
         for (uint32_t u = (uint32_t)s; u != 0; u = p->stacks[u].parent) {
-            if (d == bufcap && profkit_grow((void **)&buf, &bufcap, d + 1, sizeof(uint32_t)) != 0)
+            if (d == bufcap && pk_grow((void **)&buf, &bufcap, d + 1, sizeof(uint32_t)) != 0)
                 goto done;
             buf[d++] = fkey[p->stacks[u].frame];
         }
-        uint32_t id = profkit_strtab_intern(&t->paths, (const char *)buf, d * 4);
+        uint32_t id = pk_strtab_intern(&t->paths, (const char *)buf, d * 4);
         if (id == PROFKIT_NONE)
             goto done;
         if (id >= t->cap) {
             size_t old = t->cap;
-            if (profkit_grow((void **)&t->value, &t->cap, (size_t)id + 1, sizeof(int64_t)) != 0)
+            if (pk_grow((void **)&t->value, &t->cap, (size_t)id + 1, sizeof(int64_t)) != 0)
                 goto done;
             memset(t->value + old, 0, (t->cap - old) * sizeof(int64_t));
         }
-        profkit_sat_addto(&t->value[id], self[s]);
-        profkit_sat_addto(&t->total, self[s]);
+        pk_sat_addto(&t->value[id], self[s]);
+        pk_sat_addto(&t->total, self[s]);
     }
     if (!(t->order = malloc((t->paths.n ? t->paths.n : 1) * sizeof(uint32_t))))
         goto done;
     for (uint32_t id = 1; id < t->paths.n; id++)
         if (id < t->cap && t->value[id] != 0)
             t->order[t->n++] = id;
-    if (profkit_sort_u32(t->order, t->n, cmp_trace, t) != 0)
+    if (pk_sort_u32(t->order, t->n, cmp_trace, t) != 0)
         goto done;
     rc = 0;
 done:
@@ -111,7 +111,7 @@ done:
     free(buf);
     if (rc) {
         traces_free(t);
-        return profkit_error_set(err, rc, NULL, -1, "out of memory");
+        return pk_error_set(err, rc, NULL, -1, "out of memory");
     }
     return 0;
 }
@@ -120,7 +120,7 @@ int profkit_report_traces(FILE *out, const profkit_profile *p, const profkit_rep
                           profkit_error *err)
 {
     uint32_t v, th;
-    if (profkit_select(p, o->value, o->thread, &v, &th, err) != 0)
+    if (pk_select(p, o->value, o->thread, &v, &th, err) != 0)
         return PROFKIT_EINVAL;
     traces t;
     int rc = traces_compute(&t, p, v, th, o->by, err);
@@ -137,7 +137,7 @@ int profkit_report_traces(FILE *out, const profkit_profile *p, const profkit_rep
             for (size_t j = 0; j < path_len(&t, id); j++) {
                 if (j)
                     fputc(',', out);
-                pk_rjson_str(out, profkit_strtab_get(&t.keys, path_key(&t, id, j)));
+                pk_rjson_str(out, pk_strtab_get(&t.keys, path_key(&t, id, j)));
             }
             fputs("]}", out);
         }
@@ -145,25 +145,25 @@ int profkit_report_traces(FILE *out, const profkit_profile *p, const profkit_rep
         traces_free(&t);
         return 0;
     }
-    const char *unit = profkit_str(p, p->value_types[v].unit);
+    const char *unit = pk_str(p, p->value_types[v].unit);
     char buf[64];
-    profkit_format_value(buf, sizeof(buf), t.total, unit);
-    fprintf(out, "Value: %s (%s), total %s", profkit_str(p, p->value_types[v].type), unit, buf);
+    pk_format_value(buf, sizeof(buf), t.total, unit);
+    fprintf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, buf);
     if (th != PROFKIT_NONE)
-        fprintf(out, ", thread %s", profkit_str(p, p->threads[th].name));
+        fprintf(out, ", thread %s", pk_str(p, p->threads[th].name));
     fprintf(out, "\nShowing %zu of %zu stacks, largest first, leaf first, by %s\n", shown, t.n,
-            profkit_key_name(o->by, 0));
+            pk_key_name(o->by, 0));
     static const char sep[] = "-------------------+-------------------------------------------------------\n";
     double total = t.total ? (double)t.total : 1.0;
     for (size_t i = 0; i < shown; i++) {
         uint32_t id = t.order[i];
         fputs(sep, out);
         char pct[32];
-        profkit_format_value(buf, sizeof(buf), t.value[id], unit);
+        pk_format_value(buf, sizeof(buf), t.value[id], unit);
         for (size_t j = 0; j < path_len(&t, id); j++)
             fprintf(out, "%10s %7s   %s\n", j ? "" : buf,
-                    j ? "" : profkit_format_pct(pct, sizeof(pct), (double)t.value[id], total),
-                    profkit_strtab_get(&t.keys, path_key(&t, id, j)));
+                    j ? "" : pk_format_pct(pct, sizeof(pct), (double)t.value[id], total),
+                    pk_strtab_get(&t.keys, path_key(&t, id, j)));
     }
     fputs(sep, out);
     traces_free(&t);

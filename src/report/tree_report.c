@@ -8,16 +8,16 @@
 static int print_thread(FILE *out, const profkit_profile *p, uint32_t v, uint32_t th,
                         const profkit_report_options *o, int *first, profkit_error *err)
 {
-    profkit_ltree t;
-    profkit_ltree_options lo = { v, th, o->by == PROFKIT_BY_LINE, 0 };
-    int rc = profkit_ltree_build(&t, p, &lo, err);
+    pk_ltree t;
+    pk_ltree_options lo = { v, th, o->by == PROFKIT_BY_LINE, 0 };
+    int rc = pk_ltree_build(&t, p, &lo, err);
     if (rc)
         return rc;
     uint32_t *nodes, *depths;
     size_t n;
-    if (profkit_tree_walk(&t, o->max_depth, o->cutoff_pct, &nodes, &depths, &n) != 0) {
-        profkit_ltree_free(&t);
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    if (pk_tree_walk(&t, o->max_depth, o->cutoff_pct, &nodes, &depths, &n) != 0) {
+        pk_ltree_free(&t);
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     }
     if (o->json) {
         /* {"thread":..,"total":N,"nodes":[{"depth","name","total","self"}]} */
@@ -26,40 +26,40 @@ static int print_thread(FILE *out, const profkit_profile *p, uint32_t v, uint32_
         if (th == PROFKIT_NONE)
             fputs("null", out);
         else
-            pk_rjson_str(out, profkit_str(p, p->threads[th].name));
+            pk_rjson_str(out, pk_str(p, p->threads[th].name));
         fprintf(out, ",\"total\":%lld,\"nodes\":[", (long long)t.grand_total);
         for (size_t i = 0; i < n; i++) {
             uint32_t x = nodes[i];
             fprintf(out, "%s{\"depth\":%u,\"name\":", i ? ",\n" : "\n", depths[i]);
-            pk_rjson_str(out, profkit_strtab_get(&t.labels, t.label[x]));
+            pk_rjson_str(out, pk_strtab_get(&t.labels, t.label[x]));
             fprintf(out, ",\"total\":%lld,\"self\":%lld}", (long long)t.total[x], (long long)t.self[x]);
         }
         fputs("]}", out);
         free(nodes);
         free(depths);
-        profkit_ltree_free(&t);
+        pk_ltree_free(&t);
         return 0;
     }
-    const char *unit = profkit_str(p, p->value_types[v].unit);
+    const char *unit = pk_str(p, p->value_types[v].unit);
     char tot[64], a[64], b[64], c[64];
-    profkit_format_value(tot, sizeof(tot), t.grand_total, unit);
+    pk_format_value(tot, sizeof(tot), t.grand_total, unit);
     if (th != PROFKIT_NONE)
-        fprintf(out, "\nThread %u: %s, total %s\n", th, profkit_str(p, p->threads[th].name), tot);
+        fprintf(out, "\nThread %u: %s, total %s\n", th, pk_str(p, p->threads[th].name), tot);
     else
         fprintf(out, "\nAll threads, total %s\n", tot);
     fprintf(out, "%10s %7s %10s %10s  %s\n", "total", "total%", "self", "callees", "name");
     double base = t.grand_total ? (double)t.grand_total : 1.0;
     for (size_t i = 0; i < n; i++) {
         uint32_t x = nodes[i];
-        profkit_format_value(a, sizeof(a), t.total[x], unit);
-        profkit_format_value(b, sizeof(b), t.self[x], unit);
-        profkit_format_value(c, sizeof(c), profkit_sat_add(t.total[x], -(t.self[x] == INT64_MIN ? INT64_MAX : t.self[x])), unit);
+        pk_format_value(a, sizeof(a), t.total[x], unit);
+        pk_format_value(b, sizeof(b), t.self[x], unit);
+        pk_format_value(c, sizeof(c), pk_sat_add(t.total[x], -(t.self[x] == INT64_MIN ? INT64_MAX : t.self[x])), unit);
         fprintf(out, "%10s %6.2f%% %10s %10s  %*s%s\n", a, 100.0 * (double)t.total[x] / base, b, c,
-                (int)(2 * (depths[i] - 1)), "", profkit_strtab_get(&t.labels, t.label[x]));
+                (int)(2 * (depths[i] - 1)), "", pk_strtab_get(&t.labels, t.label[x]));
     }
     free(nodes);
     free(depths);
-    profkit_ltree_free(&t);
+    pk_ltree_free(&t);
     return 0;
 }
 
@@ -67,29 +67,29 @@ int profkit_report_tree(FILE *out, const profkit_profile *p, const profkit_repor
                         profkit_error *err)
 {
     uint32_t v, th;
-    if (profkit_select(p, o->value, o->thread, &v, &th, err) != 0)
+    if (pk_select(p, o->value, o->thread, &v, &th, err) != 0)
         return PROFKIT_EINVAL;
     int64_t *sum = calloc(p->n_threads + 1, sizeof(int64_t));
     if (!sum)
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     int64_t total = 0;
     for (size_t r = 0; r < p->n_samples; r++) {
         uint32_t t = p->sample_thread[r];
         int64_t x = p->sample_values[r * p->n_value_types + v];
-        total = profkit_sat_add(total, x);
+        total = pk_sat_add(total, x);
         int64_t *st = &sum[t < p->n_threads ? t : p->n_threads];
-        *st = profkit_sat_add(*st, x);
+        *st = pk_sat_add(*st, x);
     }
     char tot[64];
-    const char *unit = profkit_str(p, p->value_types[v].unit);
+    const char *unit = pk_str(p, p->value_types[v].unit);
     int first = 1;
     if (o->json) {
         pk_rjson_open(out, "tree", p, v, th);
         fprintf(out, ",\"total\":%lld,\"max_depth\":%zu,\"min_percent\":%.17g,\"trees\":[",
                 (long long)total, o->max_depth, o->cutoff_pct);
     } else {
-        profkit_format_value(tot, sizeof(tot), total, unit);
-        fprintf(out, "Value: %s (%s), total %s", profkit_str(p, p->value_types[v].type), unit, tot);
+        pk_format_value(tot, sizeof(tot), total, unit);
+        fprintf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
         if (o->max_depth)
             fprintf(out, ", depth <= %zu", o->max_depth);
         if (o->cutoff_pct > 0)

@@ -361,7 +361,7 @@ static int random_token(char *out, profkit_error *err)
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0)
-            return profkit_error_set(err, PROFKIT_EIO, NULL, -1, "getrandom: %s", strerror(errno));
+            return pk_error_set(err, PROFKIT_EIO, NULL, -1, "getrandom: %s", strerror(errno));
         got += (size_t)r;
     }
     static const char hex[] = "0123456789abcdef";
@@ -379,7 +379,7 @@ static int listen_socket(unsigned port, unsigned *bound, profkit_error *err)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
-        return profkit_error_set(err, PROFKIT_EIO, NULL, -1, "socket: %s", strerror(errno));
+        return pk_error_set(err, PROFKIT_EIO, NULL, -1, "socket: %s", strerror(errno));
     int one = 1; /* a restart on the same port need not wait for TIME_WAIT */
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
     struct sockaddr_in addr;
@@ -392,7 +392,7 @@ static int listen_socket(unsigned port, unsigned *bound, profkit_error *err)
         getsockname(fd, (struct sockaddr *)&addr, &alen) != 0) {
         int e = errno;
         close(fd);
-        return profkit_error_set(err, PROFKIT_EIO, NULL, -1, "cannot listen on 127.0.0.1:%u: %s",
+        return pk_error_set(err, PROFKIT_EIO, NULL, -1, "cannot listen on 127.0.0.1:%u: %s",
                                  port, strerror(e));
     }
     *bound = ntohs(addr.sin_port);
@@ -420,22 +420,22 @@ int profkit_server_start(profkit_server **out, const profkit_server_options *o, 
         o = &def;
     }
     if (o->port > 65535)
-        return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+        return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
                                  "port %u: expected a number from 0 to 65535", o->port);
     if (o->token && !valid_token(o->token))
-        return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+        return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
                                  "token: expected %d to %d characters from A-Z a-z 0-9 - _",
                                  TOKEN_MIN, TOKEN_MAX);
     if (o->cors_origin && !valid_origin(o->cors_origin))
-        return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+        return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
                                  "CORS origin \"%.100s\": expected http(s)://HOST[:PORT]",
                                  o->cors_origin);
     profkit_server *s = calloc(1, sizeof(*s));
     if (!s)
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     if (pthread_mutex_init(&s->lock, NULL) != 0) {
         free(s);
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "cannot create a mutex");
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "cannot create a mutex");
     }
     int rc = 0;
     if (o->token)
@@ -444,7 +444,7 @@ int profkit_server_start(profkit_server **out, const profkit_server_options *o, 
         goto fail;
     s->token_len = strlen(s->token);
     if (o->cors_origin && !(s->cors_origin = strdup(o->cors_origin))) {
-        rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
         goto fail;
     }
 
@@ -467,7 +467,7 @@ int profkit_server_start(profkit_server **out, const profkit_server_options *o, 
                                  (int)1, MHD_OPTION_EXTERNAL_LOGGER, on_log, s, MHD_OPTION_END);
     if (!s->daemon) {
         close(fd);
-        rc = profkit_error_set(err, PROFKIT_EIO, NULL, -1, "cannot serve on 127.0.0.1:%u: %s",
+        rc = pk_error_set(err, PROFKIT_EIO, NULL, -1, "cannot serve on 127.0.0.1:%u: %s",
                                s->port, s->last_log[0] ? s->last_log : "libmicrohttpd failed to start");
         goto fail;
     }
@@ -493,15 +493,15 @@ int profkit_server_set(profkit_server *s, const char *name, const char *content_
                        const void *data, size_t size, profkit_error *err)
 {
     if (!valid_name(name))
-        return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+        return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
                                  "resource name \"%.100s\": expected no '/', space or control "
                                  "character, not . or ..",
                                  name);
     if (!content_type || !*content_type || strpbrk(content_type, "\r\n"))
-        return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+        return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
                                  "resource %.100s: expected a one-line content type", name);
     if (size > SIZE_MAX - sizeof(blob))
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "resource %.100s: too large", name);
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "resource %.100s: too large", name);
     blob *b = malloc(sizeof(blob) + (size ? size : 1));
     char *type = strdup(content_type);
     char *copy = strdup(name);
@@ -509,7 +509,7 @@ int profkit_server_set(profkit_server *s, const char *name, const char *content_
         free(b);
         free(type);
         free(copy);
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     }
     atomic_init(&b->refs, 1);
     b->content_type = type;
@@ -527,7 +527,7 @@ int profkit_server_set(profkit_server *s, const char *name, const char *content_
         old = s->resources[i].b;
         s->resources[i].b = b;
         free(copy);
-    } else if (profkit_grow((void **)&s->resources, &s->cap_resources, s->n_resources + 1,
+    } else if (pk_grow((void **)&s->resources, &s->cap_resources, s->n_resources + 1,
                             sizeof(resource)) != 0) {
         rc = PROFKIT_ENOMEM;
     } else {
@@ -539,7 +539,7 @@ int profkit_server_set(profkit_server *s, const char *name, const char *content_
     if (rc) {
         free(copy);
         blob_unref(b);
-        return profkit_error_set(err, rc, NULL, -1, "out of memory");
+        return pk_error_set(err, rc, NULL, -1, "out of memory");
     }
     blob_unref(old);
     return 0;

@@ -61,7 +61,7 @@ struct add {
     pk_idmap seen; /* string ids written in this add */
     pk_idmap label_seen; /* a hash of each label pair -> its row */
     pk_sql arrays; /* the text of the stacks' arrays, "[1,2][3,4]..." */
-    profkit_strtab keys; /* frame labels (the keys top groups by) */
+    pk_strtab keys; /* frame labels (the keys top groups by) */
     uint64_t *str_id, *fn_id, *map_id, *frame_id, *frame_key, *stack_id, *thread_id, *vt_id;
     uint32_t *depth, *key_str; /* key_str: a frame's label in `keys` */
     /* samples summed per (stack, thread) */
@@ -106,7 +106,7 @@ static uint64_t pstr(struct add *a, uint32_t id)
     if (id >= p->strings.n)
         id = 0;
     if (!a->str_id[id])
-        a->str_id[id] = text_id(profkit_strtab_get(&p->strings, id), profkit_strtab_len(&p->strings, id));
+        a->str_id[id] = text_id(pk_strtab_get(&p->strings, id), pk_strtab_len(&p->strings, id));
     return a->str_id[id];
 }
 
@@ -116,7 +116,7 @@ static void pstr_row(struct add *a, uint32_t id)
     const profkit_profile *p = a->p;
     if (id >= p->strings.n)
         id = 0;
-    string_row(a, profkit_strtab_get(&p->strings, id), profkit_strtab_len(&p->strings, id));
+    string_row(a, pk_strtab_get(&p->strings, id), pk_strtab_len(&p->strings, id));
 }
 
 static uint64_t words_id(uint64_t tag, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
@@ -150,13 +150,13 @@ static void dictionary_ids(struct add *a)
                                   mp, f->inline_depth, 0);
         /* the key `top` groups by: the frame's label by function */
         size_t len = profkit_frame_label(p, (uint32_t)i, 0, buf, sizeof(buf));
-        uint32_t k = profkit_strtab_intern(&a->keys, buf, len);
+        uint32_t k = pk_strtab_intern(&a->keys, buf, len);
         if (k == PROFKIT_NONE) {
             a->bad = 1;
             return;
         }
         a->key_str[i] = k;
-        a->frame_key[i] = text_id(profkit_strtab_get(&a->keys, k), len);
+        a->frame_key[i] = text_id(pk_strtab_get(&a->keys, k), len);
     }
     /* parents precede children in the model's stack table */
     a->stack_id[0] = 0;
@@ -241,7 +241,7 @@ static void frame_row(struct add *a, size_t i)
     put_i(r, (int64_t)(f->mapping < p->n_mappings ? a->map_id[f->mapping] : 0), &a->bad);
     put_i(r, f->inline_depth, &a->bad);
     uint32_t k = a->key_str[i];
-    string_row(a, profkit_strtab_get(&a->keys, k), profkit_strtab_len(&a->keys, k));
+    string_row(a, pk_strtab_get(&a->keys, k), pk_strtab_len(&a->keys, k));
 }
 
 /* The shared rows the samples use (mark_used), and their strings. */
@@ -291,7 +291,7 @@ static void sum_samples(struct add *a)
             if (pk_idmap_put(&a->rowmap, key, i) != 0 ||
                 PK_VEC_RESERVE(a->row_stack, a->n_rows, a->cap_rows, 1) != 0 ||
                 PK_VEC_RESERVE(a->row_thread, a->n_rows, a->cap_thread, 1) != 0 ||
-                profkit_grow((void **)&a->row_values, &a->cap_row_values,
+                pk_grow((void **)&a->row_values, &a->cap_row_values,
                              (a->n_rows + 1) * (nv ? nv : 1), sizeof(int64_t)) != 0) {
                 a->bad = 1;
                 return;
@@ -302,7 +302,7 @@ static void sum_samples(struct add *a)
             a->n_rows++;
         }
         for (size_t k = 0; k < nv; k++)
-            profkit_sat_addto(&a->row_values[(size_t)i * nv + k], v[k]);
+            pk_sat_addto(&a->row_values[(size_t)i * nv + k], v[k]);
     }
 }
 
@@ -410,11 +410,11 @@ static void label_c(struct add *a, int64_t seq, const char *k, const char *v)
 static int64_t profile_time(const profkit_profile *p)
 {
     const char *v;
-    if ((v = profkit_meta_get(p, "time_nanos")) && *v)
+    if ((v = pk_meta_get(p, "time_nanos")) && *v)
         return strtoll(v, NULL, 10);
     static const char *const ms_keys[] = { "startTime", "start_timestamp_ms" };
     for (size_t i = 0; i < 2; i++)
-        if ((v = profkit_meta_get(p, ms_keys[i])) && *v) {
+        if ((v = pk_meta_get(p, ms_keys[i])) && *v) {
             double ms = strtod(v, NULL);
             if (ms > 0 && ms < 9.2e15) /* a wall-clock time, not one relative to a start */
                 return (int64_t)llround(ms * 1e6);
@@ -469,8 +469,8 @@ static void profile_rows(struct add *a, int64_t seq, const profkit_store_add_opt
     }
     for (size_t i = 0; i < p->n_value_types; i++) {
         rows *t = &a->t[T_VALUES];
-        const char *ty = profkit_str(p, p->value_types[i].type);
-        const char *un = profkit_str(p, p->value_types[i].unit);
+        const char *ty = pk_str(p, p->value_types[i].type);
+        const char *un = pk_str(p, p->value_types[i].unit);
         put_i(t, seq, &a->bad);
         put_i(t, (int64_t)i, &a->bad);
         put_i(t, (int64_t)a->vt_id[i], &a->bad);
@@ -482,7 +482,7 @@ static void profile_rows(struct add *a, int64_t seq, const profkit_store_add_opt
     for (size_t i = 0; i < p->n_threads; i++) {
         rows *t = &a->t[T_THREADS];
         const profkit_thread *th = &p->threads[i];
-        const char *nm = profkit_str(p, th->name), *pn = profkit_str(p, th->process_name);
+        const char *nm = pk_str(p, th->name), *pn = pk_str(p, th->process_name);
         put_i(t, seq, &a->bad);
         put_i(t, (int64_t)i, &a->bad);
         put_i(t, (int64_t)a->thread_id[i], &a->bad);
@@ -498,11 +498,11 @@ static void profile_rows(struct add *a, int64_t seq, const profkit_store_add_opt
         const profkit_meta *m = &p->metadata[i];
         put_i(t, seq, &a->bad);
         put_i(t, (int64_t)i, &a->bad);
-        put_s(t, profkit_str(p, m->key), profkit_strtab_len(&p->strings, m->key), &a->bad);
-        put_s(t, profkit_str(p, m->value), profkit_strtab_len(&p->strings, m->value), &a->bad);
-        const char *k = profkit_str(p, m->key);
+        put_s(t, pk_str(p, m->key), pk_strtab_len(&p->strings, m->key), &a->bad);
+        put_s(t, pk_str(p, m->value), pk_strtab_len(&p->strings, m->value), &a->bad);
+        const char *k = pk_str(p, m->key);
         if (strcmp(k, "host") == 0 || strcmp(k, "hostname") == 0 || strcmp(k, "device") == 0)
-            label_c(a, seq, "host", profkit_str(p, m->value));
+            label_c(a, seq, "host", pk_str(p, m->value));
     }
     label_c(a, seq, "format", p->format);
     if (o && o->source)
@@ -528,7 +528,7 @@ static void add_free(struct add *a)
     pk_idmap_free(&a->label_seen);
     pk_sql_free(&a->arrays);
     pk_idmap_free(&a->rowmap);
-    profkit_strtab_free(&a->keys);
+    pk_strtab_free(&a->keys);
     free(a->str_id);
     free(a->fn_id);
     free(a->map_id);
@@ -557,7 +557,7 @@ static int check_labels(const profkit_store *s, const profkit_store_add_options 
             ok = (l[j] >= 'a' && l[j] <= 'z') || (l[j] >= 'A' && l[j] <= 'Z') ||
                  (l[j] >= '0' && l[j] <= '9') || l[j] == '_' || l[j] == '.' || l[j] == '-';
         if (!ok)
-            return profkit_error_set(err, PROFKIT_EINVAL, s->name, -1,
+            return pk_error_set(err, PROFKIT_EINVAL, s->name, -1,
                                      "--label '%s': expected KEY=VALUE (KEY of 1 to 127 letters, "
                                      "digits, '_', '.', '-')", l);
     }
@@ -574,7 +574,7 @@ int profkit_store_add(profkit_store *s, const profkit_profile *p,
     memset(&a, 0, sizeof(a));
     a.s = s;
     a.p = p;
-    if (profkit_strtab_init(&a.keys) != 0 || !(a.str_id = ids(p->strings.n, 8)) ||
+    if (pk_strtab_init(&a.keys) != 0 || !(a.str_id = ids(p->strings.n, 8)) ||
         !(a.fn_id = ids(p->n_functions, 8)) || !(a.map_id = ids(p->n_mappings, 8)) ||
         !(a.frame_id = ids(p->n_frames, 8)) || !(a.frame_key = ids(p->n_frames, 8)) ||
         !(a.key_str = ids(p->n_frames, 4)) ||
@@ -586,12 +586,12 @@ int profkit_store_add(profkit_store *s, const profkit_profile *p,
     acc(&a, text_id(p->format, strlen(p->format)));
     for (size_t i = 0; !a.bad && i < p->n_threads; i++) {
         const profkit_thread *t = &p->threads[i];
-        const char *nm = profkit_str(p, t->name), *pn = profkit_str(p, t->process_name);
+        const char *nm = pk_str(p, t->name), *pn = pk_str(p, t->process_name);
         a.thread_id[i] = words_id(PK_ID_THREAD, text_id(nm, strlen(nm)), text_id(pn, strlen(pn)),
                                   (uint64_t)t->pid, (uint64_t)t->tid, 0, 0);
     }
     for (size_t i = 0; !a.bad && i < p->n_value_types; i++) {
-        const char *ty = profkit_str(p, p->value_types[i].type), *un = profkit_str(p, p->value_types[i].unit);
+        const char *ty = pk_str(p, p->value_types[i].type), *un = pk_str(p, p->value_types[i].unit);
         a.vt_id[i] = pk_store_value_id(ty, un);
         acc(&a, a.vt_id[i]);
     }
@@ -611,7 +611,7 @@ int profkit_store_add(profkit_store *s, const profkit_profile *p,
         *id = a.content;
     if (a.bad) {
         add_free(&a);
-        return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory adding a profile");
+        return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory adding a profile");
     }
 
     int64_t when = profile_time(p);
@@ -646,7 +646,7 @@ int profkit_store_add(profkit_store *s, const profkit_profile *p,
         seq = now_ns();
     profile_rows(&a, seq, o, when);
     if (a.bad) {
-        rc = profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory adding a profile");
+        rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory adding a profile");
         goto done;
     }
     for (int t = 0; t < N_TABLES && rc == 0; t++)

@@ -61,7 +61,7 @@ static int post(profkit_store *s, size_t shard, const char *params, const char *
     pk_sql_add(&url, "%s?%s", c->base[shard], params);
     pk_sql_free(&c->body);
     if (url.failed)
-        return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+        return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
     curl_easy_setopt(c->curl, CURLOPT_URL, url.buf);
     curl_easy_setopt(c->curl, CURLOPT_POST, 1L);
     curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
@@ -71,16 +71,16 @@ static int post(profkit_store *s, size_t shard, const char *params, const char *
     CURLcode rc = curl_easy_perform(c->curl);
     pk_sql_free(&url);
     if (rc != CURLE_OK)
-        return profkit_error_set(err, PROFKIT_EIO, s->name, -1, "ClickHouse at %s: %s", c->base[shard],
+        return pk_error_set(err, PROFKIT_EIO, s->name, -1, "ClickHouse at %s: %s", c->base[shard],
                                  curl_easy_strerror(rc));
     long status = 0;
     curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
     if (c->body.failed)
-        return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory reading ClickHouse's answer");
+        return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory reading ClickHouse's answer");
     if (status != 200) {
         const char *m = c->body.buf ? c->body.buf : "";
         int ml = (int)strcspn(m, "\n");
-        return profkit_error_set(err, PROFKIT_EIO, s->name, -1, "ClickHouse answered %ld: %.*s", status,
+        return pk_error_set(err, PROFKIT_EIO, s->name, -1, "ClickHouse answered %ld: %.*s", status,
                                  ml > 400 ? 400 : ml, m);
     }
     return 0;
@@ -104,7 +104,7 @@ static int run(profkit_store *s, size_t shard, const char *sql, profkit_error *e
 {
     pk_sql p = { 0 };
     params(&p, ch_of(s), NULL);
-    int rc = p.failed ? profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+    int rc = p.failed ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
                       : post(s, shard, p.buf, sql, strlen(sql), err);
     pk_sql_free(&p);
     return rc;
@@ -134,7 +134,7 @@ static int ch_query(profkit_store *s, const char *sql, pk_store_row_fn fn, void 
 {
     pk_sql q = { 0 };
     pk_sql_add(&q, "%s FORMAT TabSeparated", sql);
-    int rc = q.failed ? profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+    int rc = q.failed ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
                       : run(s, 0, q.buf, err);
     pk_sql_free(&q);
     if (rc)
@@ -216,7 +216,7 @@ static int ch_insert(profkit_store *s, const char *table, size_t n_cols, const p
     pk_sql_add(&q, "INSERT INTO %s VALUES", table);
     params(&p, ch_of(s), q.buf);
     int rc = body.failed || q.failed || p.failed
-                 ? profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+                 ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
                  : post(s, 0, p.buf, body.buf, body.len, err);
     pk_sql_free(&body);
     pk_sql_free(&q);
@@ -247,7 +247,7 @@ static int ch_remove(profkit_store *s, const char *seqs, profkit_error *err)
             pk_sql_free(&q);
             pk_sql_add(&q, "ALTER TABLE %s%s DELETE WHERE seq IN (%s)", pk_store_own_tables[t],
                        c->cluster[0] ? "_local" : "", seqs);
-            rc = q.failed ? profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+            rc = q.failed ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
                           : run(s, h, q.buf, err);
         }
     pk_sql_free(&q);
@@ -298,7 +298,7 @@ static int create(profkit_store *s, profkit_error *err)
         pk_sql_free(&q);
         pk_sql_add(&q, "CREATE DATABASE IF NOT EXISTS %s", c->db);
         if (q.failed) {
-            rc = profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+            rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
             break;
         }
         if ((rc = post(s, h, "", q.buf, q.len, err)) != 0)
@@ -307,7 +307,7 @@ static int create(profkit_store *s, profkit_error *err)
             pk_sql_free(&q);
             pk_sql_add(&q, "SELECT 1 FROM system.columns WHERE database = '%s' AND table IN ('stacks', "
                            "'stacks_local') AND name = 'parent'", c->db);
-            rc = q.failed ? profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+            rc = q.failed ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
                           : pk_store_check_stacks(s, q.buf, err);
             if (rc)
                 break;
@@ -371,16 +371,16 @@ int pk_store_clickhouse_open(profkit_store *s, const char *url, profkit_error *e
 {
     struct ch *c = calloc(1, sizeof(*c));
     if (!c)
-        return profkit_error_set(err, PROFKIT_ENOMEM, url, -1, "out of memory opening the store");
+        return pk_error_set(err, PROFKIT_ENOMEM, url, -1, "out of memory opening the store");
     if (parse(c, url) != 0) {
         free(c);
-        return profkit_error_set(err, PROFKIT_EINVAL, url, -1,
+        return pk_error_set(err, PROFKIT_EINVAL, url, -1,
                                  "expected clickhouse://HOST:PORT[,HOST:PORT...]/DATABASE[?cluster=NAME] "
                                  "(DATABASE and NAME of letters, digits and '_')");
     }
     if (!(c->curl = curl_easy_init())) {
         free(c);
-        return profkit_error_set(err, PROFKIT_ENOMEM, url, -1, "out of memory opening the store");
+        return pk_error_set(err, PROFKIT_ENOMEM, url, -1, "out of memory opening the store");
     }
     curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, 10L);

@@ -34,7 +34,7 @@ static char *dup_cell(const char *c, size_t len)
 
 static int nomem(profkit_error *err)
 {
-    return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory listing the store");
+    return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory listing the store");
 }
 
 static int row_entry(void *payload, char **c, const size_t *lens, size_t n, profkit_error *err)
@@ -104,7 +104,7 @@ static int row_total(void *payload, char **c, const size_t *lens, size_t n, prof
     if (!e)
         return 0;
     char v[64], t[320];
-    profkit_format_value(v, sizeof(v), pk_cell_i64(c[3]), c[2] ? c[2] : "");
+    pk_format_value(v, sizeof(v), pk_cell_i64(c[3]), c[2] ? c[2] : "");
     snprintf(t, sizeof(t), "%s=%s", c[1] ? c[1] : "", v);
     return append(&e->totals, &e->totals_len, t, strlen(t)) ? nomem(err) : 0;
 }
@@ -195,7 +195,7 @@ int profkit_store_remove(profkit_store *s, const profkit_store_query *q, size_t 
         pk_sql list = { 0 };
         for (size_t i = 0; i < l.n; i++)
             pk_sql_add(&list, i ? ",%lld" : "%lld", (long long)l.e[i].seq);
-        rc = list.failed ? profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+        rc = list.failed ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
                          : s->engine->remove(s, list.buf, err);
         pk_sql_free(&list);
     }

@@ -24,7 +24,7 @@ static int row_profile(void *payload, char **c, const size_t *lens, size_t n, pr
     (void)err;
     if (h->n_profiles++ == 0) {
         h->first_seq = pk_cell_i64(c[0]);
-        profkit_profile_set_format(h->p, c[1] ? c[1] : "");
+        pk_profile_set_format(h->p, c[1] ? c[1] : "");
     }
     (void)lens, (void)n;
     return 0;
@@ -32,14 +32,14 @@ static int row_profile(void *payload, char **c, const size_t *lens, size_t n, pr
 
 static int nomem(profkit_error *err)
 {
-    return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory reading the store");
+    return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory reading the store");
 }
 
 static int row_value(void *payload, char **c, const size_t *lens, size_t n, profkit_error *err)
 {
     struct header *h = payload;
     (void)lens, (void)n;
-    uint32_t v = profkit_value_type_add(h->p, c[2] ? c[2] : "", c[3] ? c[3] : "");
+    uint32_t v = pk_value_type_add(h->p, c[2] ? c[2] : "", c[3] ? c[3] : "");
     if (v == PROFKIT_NONE || (h->vtypes && pk_idmap_put(h->vtypes, (uint64_t)pk_cell_i64(c[5]), v) != 0))
         return nomem(err);
     if (pk_cell_i64(c[0]) == h->first_seq && pk_cell_i64(c[4]))
@@ -51,7 +51,7 @@ static int row_thread(void *payload, char **c, const size_t *lens, size_t n, pro
 {
     struct header *h = payload;
     (void)lens, (void)n;
-    uint32_t t = profkit_thread_get(h->p, c[2] ? c[2] : "", c[3] ? c[3] : "", pk_cell_i64(c[4]),
+    uint32_t t = pk_thread_get(h->p, c[2] ? c[2] : "", c[3] ? c[3] : "", pk_cell_i64(c[4]),
                                     pk_cell_i64(c[5]));
     if (t == PROFKIT_NONE || (h->threads && pk_idmap_put(h->threads, (uint64_t)pk_cell_i64(c[6]), t) != 0))
         return nomem(err);
@@ -62,7 +62,7 @@ static int row_meta(void *payload, char **c, const size_t *lens, size_t n, profk
 {
     struct header *h = payload;
     (void)n;
-    if (profkit_meta_add_len(h->p, c[0] ? c[0] : "", c[1] ? c[1] : "", c[1] ? lens[1] : 0) != 0)
+    if (pk_meta_add_len(h->p, c[0] ? c[0] : "", c[1] ? c[1] : "", c[1] ? lens[1] : 0) != 0)
         return nomem(err);
     return 0;
 }
@@ -78,7 +78,7 @@ static int header_load(struct header *h, profkit_store *s, const char *sel, prof
     if ((rc = pk_sql_query(s, &q, row_profile, h, err)) != 0)
         goto done;
     if (h->n_profiles == 0) {
-        rc = profkit_error_set(err, PROFKIT_ENOTFOUND, s->name, -1,
+        rc = pk_error_set(err, PROFKIT_ENOTFOUND, s->name, -1,
                                "no profile in the store matches the query (--where, --since, --until)");
         goto done;
     }
@@ -154,7 +154,7 @@ static int row_table(void *payload, char **c, const size_t *lens, size_t n, prof
     uint32_t at = pk_idmap_get(&t->map, id);
     if (at != PROFKIT_NONE - 1) /* not asked for, or a copy (ClickHouse merges copies later) */
         return 0;
-    if (profkit_grow((void **)&t->v, &t->cap, (t->n + 1) * t->cols, sizeof(int64_t)) != 0)
+    if (pk_grow((void **)&t->v, &t->cap, (t->n + 1) * t->cols, sizeof(int64_t)) != 0)
         return nomem(err);
     for (size_t i = 0; i < t->cols; i++)
         t->v[t->n * t->cols + i] = i + 1 < n ? pk_cell_i64(c[i + 1]) : 0;
@@ -193,7 +193,7 @@ static int fetch(profkit_store *s, table *t, const char *select, profkit_error *
     }
     for (size_t i = 0; i < t->n_want && rc == 0; i++)
         if (pk_idmap_get(&t->map, t->want[i]) == PROFKIT_NONE - 1)
-            rc = profkit_error_set(err, PROFKIT_ECORRUPT, s->name, -1,
+            rc = pk_error_set(err, PROFKIT_ECORRUPT, s->name, -1,
                                    "%s: no row with id %lld, which a sample needs (a damaged store?)",
                                    select, (long long)t->want[i]);
     t->n_want = 0;
@@ -292,7 +292,7 @@ static int parse_path(struct load *l, size_t i, profkit_error *err)
             c++;
     }
     if (!ok || c + 1 != e || l->n_path == l->path_at[i])
-        return profkit_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
+        return pk_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
                                  "stacks: row %zu: expected its frames as [ID,ID,...], got '%.40s' "
                                  "(a damaged store?)", i, l->stacks.text[i]);
     l->path_at[i + 1] = l->n_path;
@@ -356,7 +356,7 @@ static int build(profkit_profile *p, struct load *l, profkit_error *err)
         size_t n1, n2;
         const char *path = text_of(&l->strings, (uint64_t)m[3], &n1);
         const char *bid = text_of(&l->strings, (uint64_t)m[4], &n2);
-        if ((mm[i] = profkit_mapping_add(p, (uint64_t)m[0], (uint64_t)m[1], (uint64_t)m[2], path, bid)) ==
+        if ((mm[i] = pk_mapping_add(p, (uint64_t)m[0], (uint64_t)m[1], (uint64_t)m[2], path, bid)) ==
             PROFKIT_NONE)
             goto done;
     }
@@ -367,7 +367,7 @@ static int build(profkit_profile *p, struct load *l, profkit_error *err)
                                 intern(p, &l->strings, (uint64_t)f[2]),
                                 intern(p, &l->strings, (uint64_t)f[3]), (uint32_t)f[4] };
         if (fn.name == PROFKIT_NONE || fn.system_name == PROFKIT_NONE || fn.file == PROFKIT_NONE ||
-            fn.module == PROFKIT_NONE || (mf[i] = profkit_function_add(p, &fn)) == PROFKIT_NONE)
+            fn.module == PROFKIT_NONE || (mf[i] = pk_function_add(p, &fn)) == PROFKIT_NONE)
             goto done;
     }
     for (size_t i = 0; i < l->frames.n; i++) {
@@ -381,12 +381,12 @@ static int build(profkit_profile *p, struct load *l, profkit_error *err)
         fr.mapping = f[4] ? model_of(&l->mappings, mm, (uint64_t)f[4]) : PROFKIT_NONE;
         fr.inline_depth = (uint32_t)f[5];
         if (fr.function == PROFKIT_NONE) {
-            rc = profkit_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
+            rc = pk_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
                                    "frames: row %zu names function %lld, which is not in the store",
                                    i, (long long)f[1]);
             goto done;
         }
-        if ((mr[i] = profkit_frame_add(p, &fr)) == PROFKIT_NONE)
+        if ((mr[i] = pk_frame_add(p, &fr)) == PROFKIT_NONE)
             goto done;
     }
     /* each stack down its frames from the root: the model interns the prefixes */
@@ -395,12 +395,12 @@ static int build(profkit_profile *p, struct load *l, profkit_error *err)
         for (size_t k = l->path_at[i]; k < l->path_at[i + 1]; k++) {
             uint32_t frame = model_of(&l->frames, mr, l->path[k]);
             if (frame == PROFKIT_NONE) {
-                rc = profkit_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
+                rc = pk_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
                                        "stacks: row %zu names frame %lld, which is not in the store",
                                        i, (long long)l->path[k]);
                 goto done;
             }
-            if ((node = profkit_stack_intern(p, node, frame)) == PROFKIT_NONE)
+            if ((node = pk_stack_intern(p, node, frame)) == PROFKIT_NONE)
                 goto done;
         }
         ms[i] = node;
@@ -412,13 +412,13 @@ static int build(profkit_profile *p, struct load *l, profkit_error *err)
         if (th == PROFKIT_NONE && p->n_threads)
             th = 0; /* a profile without threads: its samples' thread is none */
         if (st == PROFKIT_NONE || th == PROFKIT_NONE || vt == PROFKIT_NONE) {
-            rc = profkit_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
+            rc = pk_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
                                    "samples: a sum names a stack, thread or value type the "
                                    "selected profiles do not have");
             goto done;
         }
         vals[vt] = l->sums.value[i];
-        int r = profkit_sample_add(p, st, th, vals);
+        int r = pk_sample_add(p, st, th, vals);
         vals[vt] = 0;
         if (r != 0)
             goto done;

@@ -10,7 +10,7 @@ int profkit_store_open(profkit_store **out, const char *db, profkit_error *err)
     *out = NULL;
     profkit_store *s = calloc(1, sizeof(*s));
     if (!s)
-        return profkit_error_set(err, PROFKIT_ENOMEM, db, -1, "out of memory opening the store");
+        return pk_error_set(err, PROFKIT_ENOMEM, db, -1, "out of memory opening the store");
     snprintf(s->name, sizeof(s->name), "%s", db);
     int rc = strncmp(db, "clickhouse://", 13) == 0 ? pk_store_clickhouse_open(s, db, err)
                                                    : pk_store_sqlite_open(s, db, err);

@@ -78,14 +78,14 @@ int pk_sql_query(profkit_store *s, pk_sql *q, pk_store_row_fn fn, void *payload,
                  profkit_error *err)
 {
     if (q->failed || !q->buf)
-        return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory building a query");
+        return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory building a query");
     return s->engine->query(s, q->buf, fn, payload, err);
 }
 
 int pk_sql_exec(profkit_store *s, pk_sql *q, profkit_error *err)
 {
     if (q->failed || !q->buf)
-        return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory building a query");
+        return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory building a query");
     return s->engine->exec(s, q->buf, err);
 }
 
@@ -115,7 +115,7 @@ static int where_term(pk_sql *q, const profkit_store *s, const char *w, profkit_
         klen = k - 1;
     }
     if (!op || !key_ok(w, klen))
-        return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+        return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
                                  "--where '%s': expected KEY=VALUE, KEY!=VALUE or KEY~REGEX "
                                  "(KEY of letters, digits, '_', '.', '-')", w);
     const char *v = w + k + 1;
@@ -125,7 +125,7 @@ static int where_term(pk_sql *q, const profkit_store *s, const char *w, profkit_
         if (rc != 0) {
             char msg[256];
             regerror(rc, &re, msg, sizeof(msg));
-            return profkit_error_set(err, PROFKIT_EINVAL, NULL, -1,
+            return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
                                      "--where '%s': bad regular expression: %s", w, msg);
         }
         regfree(&re);
@@ -162,7 +162,7 @@ int pk_sql_select_profiles(pk_sql *out, const profkit_store *s, const profkit_st
             return rc;
     }
     if (out->failed)
-        return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory building a query");
+        return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory building a query");
     return 0;
 }
 
@@ -219,7 +219,7 @@ int pk_store_check_stacks(profkit_store *s, const char *old_sql, profkit_error *
     int old = 0;
     int rc = s->engine->query(s, old_sql, row_found, &old, err);
     if (rc == 0 && old)
-        rc = profkit_error_set(err, PROFKIT_EUNSUPPORTED, s->name, -1,
+        rc = pk_error_set(err, PROFKIT_EUNSUPPORTED, s->name, -1,
                                "the store's stacks table has no frames and keys arrays: it was written "
                                "by an older profkit (stacks as parent/frame pairs); add its files to a "
                                "new store (its profiles table's source column names them)");

@@ -46,7 +46,7 @@ static sqlite3 *db_of(profkit_store *s) { return s->impl; }
 /* An engine error: the DB's file, what was being done, SQLite's message. */
 static int sqlite_error(profkit_store *s, const char *what, profkit_error *err)
 {
-    return profkit_error_set(err, PROFKIT_EIO, s->name, -1, "SQLite: %s: %s", what,
+    return pk_error_set(err, PROFKIT_EIO, s->name, -1, "SQLite: %s: %s", what,
                              sqlite3_errmsg(db_of(s)));
 }
 
@@ -54,7 +54,7 @@ static int sq_exec(profkit_store *s, const char *sql, profkit_error *err)
 {
     char *msg = NULL;
     if (sqlite3_exec(db_of(s), sql, NULL, NULL, &msg) != SQLITE_OK) {
-        profkit_error_set(err, PROFKIT_EIO, s->name, -1, "SQLite: %s", msg ? msg : "failed");
+        pk_error_set(err, PROFKIT_EIO, s->name, -1, "SQLite: %s", msg ? msg : "failed");
         sqlite3_free(msg);
         return PROFKIT_EIO;
     }
@@ -98,7 +98,7 @@ static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const p
     pk_sql_add(&q, ")");
     if (q.failed) {
         pk_sql_free(&q);
-        return profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+        return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
     }
     sqlite3_stmt *st;
     int ok = sqlite3_prepare_v2(db_of(s), q.buf, -1, &st, NULL) == SQLITE_OK;
@@ -244,7 +244,7 @@ int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err)
 {
     sqlite3 *db = NULL;
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        profkit_error_set(err, PROFKIT_EIO, path, -1, "cannot open the store (SQLite): %s",
+        pk_error_set(err, PROFKIT_EIO, path, -1, "cannot open the store (SQLite): %s",
                           db ? sqlite3_errmsg(db) : "out of memory");
         sqlite3_close(db);
         return PROFKIT_EIO;

@@ -32,13 +32,13 @@ static int row_key(void *payload, char **c, const size_t *lens, size_t n, profki
             PK_VEC_RESERVE(k->flat, k->n, k->cap[1], 1) != 0 ||
             PK_VEC_RESERVE(k->cum, k->n, k->cap[2], 1) != 0 ||
             PK_VEC_RESERVE(k->calls, k->n, k->cap[3], 1) != 0)
-            return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory reading top's rows");
+            return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory reading top's rows");
         k->ids[i] = id;
         k->flat[i] = k->cum[i] = k->calls[i] = 0;
         k->n++;
     }
     int64_t *col = k->which == 0 ? k->flat : k->which == 1 ? k->cum : k->calls;
-    profkit_sat_addto(&col[i], v);
+    pk_sat_addto(&col[i], v);
     return 0;
 }
 
@@ -90,22 +90,22 @@ static int row_text(void *payload, char **c, const size_t *lens, size_t n, profk
     if (i == PROFKIT_NONE || t->text[i])
         return 0;
     if (!(t->text[i] = malloc(lens[1] + 1)))
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory reading top's rows");
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory reading top's rows");
     memcpy(t->text[i], c[1] ? c[1] : "", lens[1]);
     t->text[i][lens[1]] = '\0';
     t->len[i] = lens[1];
     return 0;
 }
 
-/* The rows as profkit_top keyed by label, rows[i].key == i. */
-static int to_top(profkit_store *s, struct keyed *k, profkit_top *t, profkit_top *calls,
+/* The rows as pk_top keyed by label, rows[i].key == i. */
+static int to_top(profkit_store *s, struct keyed *k, pk_top *t, pk_top *calls,
                   profkit_error *err)
 {
     struct texts tx = { k, calloc(k->n + 1, sizeof(char *)), calloc(k->n + 1, sizeof(size_t)) };
     int rc = 0;
     memset(t, 0, sizeof(*t));
     memset(calls, 0, sizeof(*calls));
-    if (!tx.text || !tx.len || profkit_strtab_init(&t->keys) != 0 || profkit_strtab_init(&calls->keys) != 0)
+    if (!tx.text || !tx.len || pk_strtab_init(&t->keys) != 0 || pk_strtab_init(&calls->keys) != 0)
         rc = PROFKIT_ENOMEM;
     for (size_t done = 0; rc == 0 && done < k->n;) {
         pk_sql q = { 0 };
@@ -123,11 +123,11 @@ static int to_top(profkit_store *s, struct keyed *k, profkit_top *t, profkit_top
         rc = PROFKIT_ENOMEM;
     for (size_t i = 0; rc == 0 && i < k->n; i++) {
         if (!tx.text[i]) {
-            rc = profkit_error_set(err, PROFKIT_ECORRUPT, s->name, -1,
+            rc = pk_error_set(err, PROFKIT_ECORRUPT, s->name, -1,
                                    "strings: no row with id %lld, a function's label", (long long)k->ids[i]);
             break;
         }
-        if ((at[i] = profkit_strtab_intern(&t->keys, tx.text[i], tx.len[i])) == PROFKIT_NONE)
+        if ((at[i] = pk_strtab_intern(&t->keys, tx.text[i], tx.len[i])) == PROFKIT_NONE)
             rc = PROFKIT_ENOMEM;
     }
     if (rc == 0) {
@@ -140,9 +140,9 @@ static int to_top(profkit_store *s, struct keyed *k, profkit_top *t, profkit_top
     for (size_t i = 0; rc == 0 && i < t->n; i++)
         t->rows[i].key = calls->rows[i].key = (uint32_t)i;
     for (size_t i = 0; rc == 0 && i < k->n; i++) {
-        profkit_sat_addto(&t->rows[at[i]].flat, k->flat[i]);
-        profkit_sat_addto(&t->rows[at[i]].cum, k->cum[i]);
-        profkit_sat_addto(&calls->rows[at[i]].flat, k->calls[i]);
+        pk_sat_addto(&t->rows[at[i]].flat, k->flat[i]);
+        pk_sat_addto(&t->rows[at[i]].cum, k->cum[i]);
+        pk_sat_addto(&calls->rows[at[i]].flat, k->calls[i]);
     }
     t->total = k->total;
     for (size_t i = 0; tx.text && i < k->n; i++)
@@ -151,7 +151,7 @@ static int to_top(profkit_store *s, struct keyed *k, profkit_top *t, profkit_top
     free(tx.len);
     free(at);
     if (rc == PROFKIT_ENOMEM)
-        profkit_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory reading top's rows");
+        pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory reading top's rows");
     return rc;
 }
 
@@ -173,19 +173,19 @@ int profkit_store_report_top(FILE *out, profkit_store *s, const profkit_store_qu
     profkit_profile *h = NULL;
     struct keyed k;
     memset(&k, 0, sizeof(k));
-    profkit_top t, calls;
+    pk_top t, calls;
     memset(&t, 0, sizeof(t));
     memset(&calls, 0, sizeof(calls));
     uint32_t v, th, cv = PROFKIT_NONE;
     if ((rc = pk_sql_select_profiles(&sel, s, q, err)) != 0 ||
         (rc = pk_store_header(&h, s, sel.buf, err)) != 0)
         goto done;
-    if (profkit_select(h, o->value, NULL, &v, &th, err) != 0) {
+    if (pk_select(h, o->value, NULL, &v, &th, err) != 0) {
         rc = PROFKIT_EINVAL;
         goto done;
     }
-    uint64_t vt = pk_store_value_id(profkit_str(h, h->value_types[v].type),
-                                    profkit_str(h, h->value_types[v].unit));
+    uint64_t vt = pk_store_value_id(pk_str(h, h->value_types[v].type),
+                                    pk_str(h, h->value_types[v].unit));
     pk_sql_add(&qs, "SELECT sum(value) FROM samples WHERE vtype = %lld AND seq %s (%s)", (long long)vt,
                pk_sql_in(s), sel.buf);
     if ((rc = pk_sql_query(s, &qs, row_total, &k, err)) != 0)
@@ -195,8 +195,8 @@ int profkit_store_report_top(FILE *out, profkit_store *s, const profkit_store_qu
         if (k.which == 2) {
             if ((cv = pk_report_top_calls_value(h, v)) == PROFKIT_NONE)
                 break;
-            id = pk_store_value_id(profkit_str(h, h->value_types[cv].type),
-                                   profkit_str(h, h->value_types[cv].unit));
+            id = pk_store_value_id(pk_str(h, h->value_types[cv].type),
+                                   pk_str(h, h->value_types[cv].unit));
         }
         pk_sql_free(&qs);
         grouped(&qs, s, sel.buf, id, k.which == 1);
@@ -209,8 +209,8 @@ int profkit_store_report_top(FILE *out, profkit_store *s, const profkit_store_qu
 done:
     if (rc && err->file[0] == '\0')
         snprintf(err->file, sizeof(err->file), "%s", s->name);
-    profkit_top_free(&t);
-    profkit_top_free(&calls);
+    pk_top_free(&t);
+    pk_top_free(&calls);
     pk_idmap_free(&k.map);
     free(k.ids);
     free(k.flat);

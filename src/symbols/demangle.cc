@@ -9,8 +9,8 @@
 #include <cstring>
 #include <string>
 
-extern "C" int profkit_demangle(const char *mangled, char *buf, size_t n);
-extern "C" int profkit_demangle_mode_into(const char *mangled, int mode, char *buf, size_t n);
+extern "C" int pk_demangle(const char *mangled, char *buf, size_t n);
+extern "C" int pk_demangle_mode_into(const char *mangled, int mode, char *buf, size_t n);
 
 static void copy_out(const std::string &s, char *buf, size_t n)
 {
@@ -94,7 +94,7 @@ static std::string shorten(const std::string &full)
 // truncated to n - 1 bytes). mode: 0 short, 1 full, 2 none (as
 // profkit_demangle_mode). Returns 1 when it was a mangled name that was
 // demangled, 0 otherwise (buf untouched).
-extern "C" int profkit_demangle_mode_into(const char *mangled, int mode, char *buf, size_t n)
+extern "C" int pk_demangle_mode_into(const char *mangled, int mode, char *buf, size_t n)
 {
     if (n == 0 || mode == 2 || std::strncmp(mangled, "_Z", 2) != 0)
         return 0;
@@ -115,7 +115,7 @@ extern "C" int profkit_demangle_mode_into(const char *mangled, int mode, char *b
 }
 
 // The full demangled form (kept for callers that want it).
-extern "C" int profkit_demangle(const char *mangled, char *buf, size_t n)
+extern "C" int pk_demangle(const char *mangled, char *buf, size_t n)
 {
-    return profkit_demangle_mode_into(mangled, 1, buf, n);
+    return pk_demangle_mode_into(mangled, 1, buf, n);
 }

@@ -108,7 +108,7 @@ typedef struct opened {
     sym_binary b;
 } opened;
 
-sym_binary *sym_binary_open(const char *path, char *debuginfo_path, const char **why)
+sym_binary *pk_sym_binary_open(const char *path, char *debuginfo_path, const char **why)
 {
     opened *o = calloc(1, sizeof(*o));
     if (!o) {
@@ -168,7 +168,7 @@ fail:
     return NULL;
 }
 
-void sym_binary_close(sym_binary *b)
+void pk_sym_binary_close(sym_binary *b)
 {
     if (!b)
         return;
@@ -186,9 +186,9 @@ void sym_binary_close(sym_binary *b)
     free(o);
 }
 
-const char *sym_binary_build_id(const sym_binary *b) { return b->build_id; }
+const char *pk_sym_binary_build_id(const sym_binary *b) { return b->build_id; }
 
-int sym_binary_vaddr(const sym_binary *b, uint64_t off, uint64_t *vaddr)
+int pk_sym_binary_vaddr(const sym_binary *b, uint64_t off, uint64_t *vaddr)
 {
     /* pprof's elfexec.GetBase: the loadable segment holding the offset. */
     for (size_t i = 0; i < b->n_loads; i++) {
@@ -685,7 +685,7 @@ static void read_syms(sym_binary *b)
         qsort(b->syms, b->n_syms, sizeof(ssym), ssym_cmp);
 }
 
-int sym_binary_source(sym_binary *b)
+int pk_sym_binary_source(sym_binary *b)
 {
     if (b->source >= 0)
         return b->source;
@@ -735,7 +735,7 @@ static const ssym *find_sym(const sym_binary *b, uint64_t a)
     return NULL;
 }
 
-size_t sym_binary_lookup(sym_binary *b, uint64_t vaddr, sym_frame *out, size_t max)
+size_t pk_sym_binary_lookup(sym_binary *b, uint64_t vaddr, sym_frame *out, size_t max)
 {
     uint64_t maddr = vaddr + b->bias;
     size_t n = dwarf_lookup(b, maddr, out, max);
@@ -778,7 +778,7 @@ size_t sym_binary_lookup(sym_binary *b, uint64_t vaddr, sym_frame *out, size_t m
 
 #define MAX_FUNC_BYTES (1u << 20) /* a larger "function" is a corrupt size */
 
-int sym_binary_func_range(sym_binary *b, uint64_t vaddr, uint64_t *lo, uint64_t *hi)
+int pk_sym_binary_func_range(sym_binary *b, uint64_t vaddr, uint64_t *lo, uint64_t *hi)
 {
     uint64_t maddr = vaddr + b->bias;
     if (!b->dwarf_tried)
@@ -827,7 +827,7 @@ int sym_binary_func_range(sym_binary *b, uint64_t vaddr, uint64_t *lo, uint64_t 
     return 0;
 }
 
-const unsigned char *sym_binary_code(sym_binary *b, uint64_t vaddr, uint64_t len, size_t *avail)
+const unsigned char *pk_sym_binary_code(sym_binary *b, uint64_t vaddr, uint64_t len, size_t *avail)
 {
     GElf_Addr bias;
     Elf *e = dwfl_module_getelf(b->mod, &bias);
@@ -851,7 +851,7 @@ const unsigned char *sym_binary_code(sym_binary *b, uint64_t vaddr, uint64_t len
     return NULL;
 }
 
-int sym_binary_machine(sym_binary *b, int *big_endian)
+int pk_sym_binary_machine(sym_binary *b, int *big_endian)
 {
     GElf_Addr bias;
     Elf *e = dwfl_module_getelf(b->mod, &bias);

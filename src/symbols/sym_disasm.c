@@ -5,7 +5,7 @@
  * (sym_find.c); the function's address range comes from its DWARF (else its
  * symbol), the bytes from the file's executable section holding them, the
  * instructions from Capstone, and each instruction's source line from the
- * same lookup the symbolizer makes (sym_binary_lookup): the line of the
+ * same lookup the symbolizer makes (pk_sym_binary_lookup): the line of the
  * listed function in the chain of inlined calls at that address. Every
  * size and offset read from the file is checked against the section's
  * bytes; a range is at most 1 MiB; bytes Capstone cannot decode become
@@ -33,24 +33,24 @@ struct sym_disasm {
     sym_finder *finder;
 };
 
-sym_disasm *sym_disasm_new(const profkit_profile *p, const profkit_symbolize_options *o)
+sym_disasm *pk_sym_disasm_new(const profkit_profile *p, const profkit_symbolize_options *o)
 {
     sym_disasm *d = calloc(1, sizeof(*d));
     if (!d)
         return NULL;
     d->p = p;
-    if (!(d->finder = sym_finder_new(p, o))) {
+    if (!(d->finder = pk_sym_finder_new(p, o))) {
         free(d);
         return NULL;
     }
     return d;
 }
 
-void sym_disasm_free(sym_disasm *d)
+void pk_sym_disasm_free(sym_disasm *d)
 {
     if (!d)
         return;
-    sym_finder_free(d->finder);
+    pk_sym_finder_free(d->finder);
     free(d);
 }
 
@@ -112,9 +112,9 @@ typedef struct span {
 static int disasm_span(sym_disasm *d, const span *sp, const char *name, sym_insn **out, size_t *n,
                        size_t *cap, char *why, size_t why_size)
 {
-    sym_binary *b = sym_finder_binary(d->finder, sp->file);
-    const char *path = sym_finder_path(d->finder, sp->file);
-    int big = 0, machine = sym_binary_machine(b, &big);
+    sym_binary *b = pk_sym_finder_binary(d->finder, sp->file);
+    const char *path = pk_sym_finder_path(d->finder, sp->file);
+    int big = 0, machine = pk_sym_binary_machine(b, &big);
     cs_arch arch;
     cs_mode mode;
     if (cs_target(machine, big, &arch, &mode) != 0) {
@@ -123,7 +123,7 @@ static int disasm_span(sym_disasm *d, const span *sp, const char *name, sym_insn
         return 1;
     }
     size_t avail = 0;
-    const unsigned char *code = sym_binary_code(b, sp->lo, sp->hi - sp->lo, &avail);
+    const unsigned char *code = pk_sym_binary_code(b, sp->lo, sp->hi - sp->lo, &avail);
     if (!code || avail == 0) {
         say(why, why_size, "%s: no code at 0x%" PRIx64 " (expected an executable section holding it)",
                  path, sp->lo);
@@ -146,7 +146,7 @@ static int disasm_span(sym_disasm *d, const span *sp, const char *name, sym_insn
     int rc = 0;
     sym_frame chain[MAX_CHAIN];
     while (left > 0 && cs_disasm_iter(h, &c, &left, &at, in)) {
-        size_t k = sym_binary_lookup(b, in->address, chain, MAX_CHAIN);
+        size_t k = pk_sym_binary_lookup(b, in->address, chain, MAX_CHAIN);
         size_t hit = k;
         for (size_t i = k; i-- > 0;)
             if (chain[i].name && same_name(chain[i].name, name)) {
@@ -173,7 +173,7 @@ static int disasm_span(sym_disasm *d, const span *sp, const char *name, sym_insn
     return rc;
 }
 
-int sym_disasm_function(sym_disasm *d, const char *name, const uint64_t *addrs, const uint32_t *maps,
+int pk_sym_disasm_function(sym_disasm *d, const char *name, const uint64_t *addrs, const uint32_t *maps,
                         size_t n, sym_insn **out, size_t *n_out, char *why, size_t why_size)
 {
     const profkit_profile *p = d->p;
@@ -187,16 +187,16 @@ int sym_disasm_function(sym_disasm *d, const char *name, const uint64_t *addrs, 
         if (m >= p->n_mappings || addrs[i] < p->mappings[m].start)
             continue;
         const profkit_mapping *mp = &p->mappings[m];
-        uint32_t file = sym_finder_file(d->finder, m);
+        uint32_t file = pk_sym_finder_file(d->finder, m);
         if (file == PROFKIT_NONE) {
-            say(why, why_size, "no file for %s", profkit_str(p, mp->path)[0] ? profkit_str(p, mp->path)
+            say(why, why_size, "no file for %s", pk_str(p, mp->path)[0] ? pk_str(p, mp->path)
                                                                                     : "(anonymous mapping)");
             continue;
         }
-        sym_binary *b = sym_finder_binary(d->finder, file);
+        sym_binary *b = pk_sym_finder_binary(d->finder, file);
         uint64_t off = addrs[i] - mp->start + mp->offset, vaddr, lo, hi;
-        if (!b || sym_binary_vaddr(b, off, &vaddr) != 0 || sym_binary_func_range(b, vaddr, &lo, &hi) != 0) {
-            say(why, why_size, "%s: no function holds 0x%" PRIx64, sym_finder_path(d->finder, file),
+        if (!b || pk_sym_binary_vaddr(b, off, &vaddr) != 0 || pk_sym_binary_func_range(b, vaddr, &lo, &hi) != 0) {
+            say(why, why_size, "%s: no function holds 0x%" PRIx64, pk_sym_finder_path(d->finder, file),
                      off);
             continue;
         }
@@ -223,7 +223,7 @@ int sym_disasm_function(sym_disasm *d, const char *name, const uint64_t *addrs, 
         why[0] = '\0';
     } else if (!why[0] && n_spans) {
         say(why, why_size, "%s: no instruction of the function's range is named %s",
-                 sym_finder_path(d->finder, spans[0].file), name);
+                 pk_sym_finder_path(d->finder, spans[0].file), name);
     }
     return 0;
 oom:

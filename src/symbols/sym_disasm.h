@@ -23,8 +23,8 @@ typedef struct sym_disasm sym_disasm;
 
 /* NULL when out of memory. The files are found as the symbolizer finds
  * them (o: its options; warnings go to o->on_warning). */
-sym_disasm *sym_disasm_new(const profkit_profile *p, const profkit_symbolize_options *o);
-void sym_disasm_free(sym_disasm *d);
+sym_disasm *pk_sym_disasm_new(const profkit_profile *p, const profkit_symbolize_options *o);
+void pk_sym_disasm_free(sym_disasm *d);
 
 /*
  * The instructions of the function named `name` (its system name, as the
@@ -37,7 +37,7 @@ void sym_disasm_free(sym_disasm *d);
  * Returns 0, or -1 when out of memory. When no instruction is found, why
  * says what was missing (the file, the machine, the code), naming the file.
  */
-int sym_disasm_function(sym_disasm *d, const char *name, const uint64_t *addrs, const uint32_t *maps,
+int pk_sym_disasm_function(sym_disasm *d, const char *name, const uint64_t *addrs, const uint32_t *maps,
                         size_t n, sym_insn **out, size_t *n_out, char *why, size_t why_size);
 
 #endif

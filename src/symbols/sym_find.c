@@ -26,10 +26,10 @@
 
 typedef struct sfile {
     char *path;
-    sym_binary *bin; /* NULL after sym_finder_release */
+    sym_binary *bin; /* NULL after pk_sym_finder_release */
     const char *how; /* static text: where it was found */
     size_t named;
-    int source;           /* kept by sym_finder_release for the report */
+    int source;           /* kept by pk_sym_finder_release for the report */
     char build_id[2 * 64 + 1];
 } sfile;
 
@@ -63,7 +63,7 @@ static int add_dir(sym_finder *f, const char *d, size_t len)
     return 0;
 }
 
-sym_finder *sym_finder_new(const profkit_profile *p, const profkit_symbolize_options *o)
+sym_finder *pk_sym_finder_new(const profkit_profile *p, const profkit_symbolize_options *o)
 {
     sym_finder *f = calloc(1, sizeof(*f));
     if (!f)
@@ -104,16 +104,16 @@ sym_finder *sym_finder_new(const profkit_profile *p, const profkit_symbolize_opt
     strcat(f->debuginfo_path, ":.debug:/usr/lib/debug");
     return f;
 fail:
-    sym_finder_free(f);
+    pk_sym_finder_free(f);
     return NULL;
 }
 
-void sym_finder_free(sym_finder *f)
+void pk_sym_finder_free(sym_finder *f)
 {
     if (!f)
         return;
     for (size_t i = 0; i < f->n_files; i++) {
-        sym_binary_close(f->files[i].bin);
+        pk_sym_binary_close(f->files[i].bin);
         free(f->files[i].path);
     }
     for (size_t i = 0; i < f->n_dirs; i++)
@@ -130,22 +130,22 @@ void sym_finder_free(sym_finder *f)
     free(f);
 }
 
-sym_binary *sym_finder_binary(sym_finder *f, uint32_t file) { return f->files[file].bin; }
+sym_binary *pk_sym_finder_binary(sym_finder *f, uint32_t file) { return f->files[file].bin; }
 
-void sym_finder_release(sym_finder *f)
+void pk_sym_finder_release(sym_finder *f)
 {
     for (size_t i = 0; i < f->n_files; i++) {
         sfile *sf = &f->files[i];
         if (!sf->bin)
             continue;
-        sf->source = sym_binary_source(sf->bin);
-        snprintf(sf->build_id, sizeof(sf->build_id), "%s", sym_binary_build_id(sf->bin));
-        sym_binary_close(sf->bin);
+        sf->source = pk_sym_binary_source(sf->bin);
+        snprintf(sf->build_id, sizeof(sf->build_id), "%s", pk_sym_binary_build_id(sf->bin));
+        pk_sym_binary_close(sf->bin);
         sf->bin = NULL;
     }
 }
-const char *sym_finder_path(sym_finder *f, uint32_t file) { return f->files[file].path; }
-void sym_finder_count(sym_finder *f, uint32_t file, size_t n) { f->files[file].named += n; }
+const char *pk_sym_finder_path(sym_finder *f, uint32_t file) { return f->files[file].path; }
+void pk_sym_finder_count(sym_finder *f, uint32_t file, size_t n) { f->files[file].named += n; }
 
 static const char *base_name(const char *path)
 {
@@ -159,7 +159,7 @@ static int hexval(int c)
          : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-int sym_build_id_matches(const char *pid, const char *fid)
+int pk_sym_build_id_matches(const char *pid, const char *fid)
 {
     if (strcasecmp(pid, fid) == 0)
         return 1;
@@ -186,7 +186,7 @@ static void warn(sym_finder *f, const char *file, const char *fmt, const char *a
     if (!f->o || !f->o->on_warning)
         return;
     profkit_error w;
-    profkit_error_set(&w, PROFKIT_EINVAL, file, -1, fmt, a, b, c);
+    pk_error_set(&w, PROFKIT_EINVAL, file, -1, fmt, a, b, c);
     f->o->on_warning(&w, f->o->payload);
 }
 
@@ -215,8 +215,8 @@ static uint32_t try_path(sym_finder *f, const char *path, const char *bid, const
     for (size_t i = 0; i < f->n_files; i++) {
         if (strcmp(f->files[i].path, path) != 0)
             continue;
-        const char *fid = sym_binary_build_id(f->files[i].bin);
-        return !bid[0] || !fid[0] || sym_build_id_matches(bid, fid) ? (uint32_t)i : PROFKIT_NONE;
+        const char *fid = pk_sym_binary_build_id(f->files[i].bin);
+        return !bid[0] || !fid[0] || pk_sym_build_id_matches(bid, fid) ? (uint32_t)i : PROFKIT_NONE;
     }
     if (tried(f, path))
         return PROFKIT_NONE;
@@ -226,27 +226,27 @@ static uint32_t try_path(sym_finder *f, const char *path, const char *bid, const
         return PROFKIT_NONE;
     }
     const char *why = "";
-    sym_binary *b = sym_binary_open(path, f->debuginfo_path, &why);
+    sym_binary *b = pk_sym_binary_open(path, f->debuginfo_path, &why);
     if (!b) {
         warn(f, path, "cannot read it as ELF (%s): the frames of %s stay unnamed%s", why, mpath, "");
         remember_failed(f, path);
         return PROFKIT_NONE;
     }
-    const char *fid = sym_binary_build_id(b);
-    if (bid[0] && fid[0] && !sym_build_id_matches(bid, fid)) {
+    const char *fid = pk_sym_binary_build_id(b);
+    if (bid[0] && fid[0] && !pk_sym_build_id_matches(bid, fid)) {
         warn(f, path, "build id %s, but the profile's mapping %s has build id %s: not used", fid, mpath,
              bid);
-        sym_binary_close(b);
+        pk_sym_binary_close(b);
         remember_failed(f, path);
         return PROFKIT_NONE;
     }
     if (f->n_files >= PROFKIT_NONE - 2 || PK_VEC_RESERVE(f->files, f->n_files, f->cap_files, 1) != 0) {
-        sym_binary_close(b);
+        pk_sym_binary_close(b);
         return PROFKIT_NONE;
     }
     sfile *sf = &f->files[f->n_files];
     if (!(sf->path = strdup(path))) {
-        sym_binary_close(b);
+        pk_sym_binary_close(b);
         return PROFKIT_NONE;
     }
     sf->bin = b;
@@ -298,8 +298,8 @@ static uint32_t search(sym_finder *f, uint32_t m)
     const profkit_symbolize_options *o = f->o;
     if (!o)
         return PROFKIT_NONE;
-    const char *mpath = m != PROFKIT_NONE ? profkit_str(p, p->mappings[m].path) : "";
-    const char *bid = m != PROFKIT_NONE ? profkit_str(p, p->mappings[m].build_id) : "";
+    const char *mpath = m != PROFKIT_NONE ? pk_str(p, p->mappings[m].path) : "";
+    const char *bid = m != PROFKIT_NONE ? pk_str(p, p->mappings[m].build_id) : "";
     const char *name = base_name(mpath);
     uint32_t r;
     for (size_t i = 0; i < o->n_binaries; i++)
@@ -335,7 +335,7 @@ static uint32_t search(sym_finder *f, uint32_t m)
     return PROFKIT_NONE;
 }
 
-uint32_t sym_finder_file(sym_finder *f, uint32_t m)
+uint32_t pk_sym_finder_file(sym_finder *f, uint32_t m)
 {
     uint32_t *slot = m == PROFKIT_NONE ? &f->no_mapping_file
                    : m < f->p->n_mappings ? &f->map_file[m] : NULL;
@@ -346,15 +346,15 @@ uint32_t sym_finder_file(sym_finder *f, uint32_t m)
     return *slot;
 }
 
-void sym_finder_report(sym_finder *f, FILE *out)
+void pk_sym_finder_report(sym_finder *f, FILE *out)
 {
     static const char *const src[] = { "no symbols", "DWARF: functions, files, lines, inlined calls",
                                        "symbol table: functions only",
                                        ".dynsym only: exported functions only" };
     for (size_t i = 0; i < f->n_files; i++) {
         const sfile *sf = &f->files[i];
-        int s = sf->bin ? sym_binary_source(sf->bin) : sf->source;
-        const char *bid = sf->bin ? sym_binary_build_id(sf->bin) : sf->build_id;
+        int s = sf->bin ? pk_sym_binary_source(sf->bin) : sf->source;
+        const char *bid = sf->bin ? pk_sym_binary_build_id(sf->bin) : sf->build_id;
         fprintf(out, "  %s: %zu addresses (%s; found by %s%s%s)\n", f->files[i].path, f->files[i].named,
                 src[s >= 0 && s <= 3 ? s : 0], f->files[i].how, bid[0] ? ", build id " : "", bid);
     }

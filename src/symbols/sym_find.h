@@ -13,8 +13,8 @@
 typedef struct sym_finder sym_finder;
 
 /* NULL when out of memory. o may be NULL (no files: nothing is found). */
-sym_finder *sym_finder_new(const profkit_profile *p, const profkit_symbolize_options *o);
-void sym_finder_free(sym_finder *f);
+sym_finder *pk_sym_finder_new(const profkit_profile *p, const profkit_symbolize_options *o);
+void pk_sym_finder_free(sym_finder *f);
 
 /*
  * The file (an index for the calls below) for mapping m (PROFKIT_NONE: a
@@ -22,20 +22,20 @@ void sym_finder_free(sym_finder *f);
  * when none is found. Searched once per mapping; a file whose build id
  * differs from the mapping's is skipped with a warning.
  */
-uint32_t sym_finder_file(sym_finder *f, uint32_t m);
-sym_binary *sym_finder_binary(sym_finder *f, uint32_t file);
+uint32_t pk_sym_finder_file(sym_finder *f, uint32_t m);
+sym_binary *pk_sym_finder_binary(sym_finder *f, uint32_t file);
 /* Closes every file (their DWARF and symbol tables: tens of MB for libc),
- * keeping what sym_finder_report says; strings a lookup returned die with
- * them. sym_finder_binary gives NULL afterwards. */
-void sym_finder_release(sym_finder *f);
-const char *sym_finder_path(sym_finder *f, uint32_t file);
+ * keeping what pk_sym_finder_report says; strings a lookup returned die with
+ * them. pk_sym_finder_binary gives NULL afterwards. */
+void pk_sym_finder_release(sym_finder *f);
+const char *pk_sym_finder_path(sym_finder *f, uint32_t file);
 /* Counts n addresses named from file (for the report). */
-void sym_finder_count(sym_finder *f, uint32_t file, size_t n);
+void pk_sym_finder_count(sym_finder *f, uint32_t file, size_t n);
 /* One line per file used: path, addresses named, where the names came from. */
-void sym_finder_report(sym_finder *f, FILE *out);
+void pk_sym_finder_report(sym_finder *f, FILE *out);
 
 /* Whether a profile's build id (hex, any case; or a Breakpad id, which
  * is the first 16 bytes as a GUID plus an age) names the file's. */
-int sym_build_id_matches(const char *profile_id, const char *file_id);
+int pk_sym_build_id_matches(const char *profile_id, const char *file_id);
 
 #endif

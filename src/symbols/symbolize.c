@@ -61,7 +61,7 @@ typedef struct sctx {
 
 static uint64_t ptr_hash(const void *k)
 {
-    return profkit_hash_u64((uint64_t)(uintptr_t)k);
+    return pk_hash_u64((uint64_t)(uintptr_t)k);
 }
 
 static int cache_grow(name_cache *c)
@@ -120,7 +120,7 @@ static int intern_name(sctx *s, const char *raw, uint32_t *name, uint32_t *syste
     plain[len] = '\0';
     *system = profkit_string_intern(s->p, plain, len);
     int mode = s->o ? (int)s->o->demangle : 0;
-    if (profkit_demangle_mode_into(plain, mode, shown, sizeof(shown)))
+    if (pk_demangle_mode_into(plain, mode, shown, sizeof(shown)))
         *name = profkit_string_intern_cstr(s->p, shown);
     else
         *name = *system;
@@ -140,7 +140,7 @@ static int is_unsymbolized(const profkit_profile *p, const profkit_frame *f)
     const profkit_function *fn = &p->functions[f->function];
     if (fn->file)
         return 0;
-    const char *name = profkit_str(p, fn->name);
+    const char *name = pk_str(p, fn->name);
     if (!name[0])
         return 1;
     if (name[0] != '0' || name[1] != 'x')
@@ -154,7 +154,7 @@ static int is_unsymbolized(const profkit_profile *p, const profkit_frame *f)
 static uint32_t unnamed_label(profkit_profile *p, const profkit_frame *fr, char *buf, size_t n)
 {
     const profkit_mapping *m = &p->mappings[fr->mapping];
-    const char *path = profkit_str(p, m->path);
+    const char *path = pk_str(p, m->path);
     const char *base = strrchr(path, '/');
     int w = snprintf(buf, n, "%s+0x%" PRIx64, base && base[1] ? base + 1 : path,
                      fr->address - m->start + m->offset);
@@ -184,7 +184,7 @@ static int make_links(sctx *s, const sym_frame *sf, size_t n, uint32_t module, l
         fn.file = sf[i].file ? profkit_string_intern_cstr(s->p, sf[i].file) : 0;
         fn.module = module;
         fn.start_line = sf[i].decl_line;
-        if (fn.file == PROFKIT_NONE || (out[i].function = profkit_function_add(s->p, &fn)) == PROFKIT_NONE)
+        if (fn.file == PROFKIT_NONE || (out[i].function = pk_function_add(s->p, &fn)) == PROFKIT_NONE)
             return -1;
         out[i].line = sf[i].line;
     }
@@ -202,12 +202,12 @@ static char *summary(const profkit_profile *p, sym_finder *fd, size_t named, siz
         return NULL;
     fprintf(f, "%zu of %zu address frames named (%zu frames with inlined calls)\n", named, wanted,
             chain_frames);
-    sym_finder_report(fd, f);
+    pk_sym_finder_report(fd, f);
     int any = 0;
     for (size_t m = 0; m < p->n_mappings; m++) {
         if (!(unnamed_mapping[m] & 1))
             continue;
-        const char *path = profkit_str(p, p->mappings[m].path);
+        const char *path = pk_str(p, p->mappings[m].path);
         fprintf(f, "%s%s", any ? ", " : "  no file for: ", path[0] ? path : "(anonymous)");
         any = 1;
     }
@@ -229,7 +229,7 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
     uint8_t *unnamed_mapping = calloc(p->n_mappings + 1, 1);
     uint32_t *fmap = malloc((nf + 1) * sizeof(uint32_t));
     uint32_t *ffile = malloc((nf + 1) * sizeof(uint32_t));
-    uint32_t *sorted_maps = profkit_mappings_by_start(p);
+    uint32_t *sorted_maps = pk_mappings_by_start(p);
     /* chain of frame f used as kind k: links[cstart[2f+k] .. +clen[2f+k]) */
     uint32_t *cstart = malloc((2 * nf + 1) * sizeof(uint32_t));
     uint8_t *clen = calloc(2 * nf + 1, 1);
@@ -246,7 +246,7 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
     sctx s = { p, o, { 0 }, NULL };
     if (!role || !use || !unnamed_mapping || !fmap || !ffile || !sorted_maps || !cstart || !clen)
         goto done;
-    if (!(s.finder = sym_finder_new(p, o)))
+    if (!(s.finder = pk_sym_finder_new(p, o)))
         goto done;
 
     /* 1. Which frames, used how. */
@@ -268,17 +268,17 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
             continue;
         uint32_t m = fr->mapping < p->n_mappings ? fr->mapping
                      : p->mappings_settled     ? PROFKIT_NONE
-                                               : profkit_mapping_at(p, sorted_maps, fr->address);
+                                               : pk_mapping_at(p, sorted_maps, fr->address);
         fmap[f] = m;
         wanted++;
-        uint32_t file = sym_finder_file(s.finder, m);
+        uint32_t file = pk_sym_finder_file(s.finder, m);
         if (file == PROFKIT_NONE) {
             if (m != PROFKIT_NONE)
                 unnamed_mapping[m] = 1;
             continue;
         }
         ffile[f] = file;
-        sym_binary *b = sym_finder_binary(s.finder, file);
+        sym_binary *b = pk_sym_finder_binary(s.finder, file);
         uint64_t off = fr->address;
         if (m != PROFKIT_NONE) {
             if (fr->address < p->mappings[m].start)
@@ -290,7 +290,7 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
                 continue;
             uint64_t o2 = kind == CALLER && off > 0 ? off - 1 : off;
             uint64_t vaddr = o2;
-            if (m != PROFKIT_NONE && sym_binary_vaddr(b, o2, &vaddr) != 0)
+            if (m != PROFKIT_NONE && pk_sym_binary_vaddr(b, o2, &vaddr) != 0)
                 continue;
             if (PK_VEC_RESERVE(req, n_req, cap_req, 1) != 0)
                 goto done;
@@ -314,18 +314,18 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
         while (j < n_req && req[j].file == req[i].file && req[j].vaddr == req[i].vaddr)
             j++;
         sym_frame sf[MAX_CHAIN];
-        sym_binary *b = sym_finder_binary(s.finder, req[i].file);
-        size_t n = sym_binary_lookup(b, req[i].vaddr, sf, MAX_CHAIN);
+        sym_binary *b = pk_sym_finder_binary(s.finder, req[i].file);
+        size_t n = pk_sym_binary_lookup(b, req[i].vaddr, sf, MAX_CHAIN);
         if (n) {
             uint32_t m = fmap[req[i].frame];
             uint32_t module = m != PROFKIT_NONE && p->mappings[m].path ? p->mappings[m].path
-                              : profkit_string_intern_cstr(p, sym_finder_path(s.finder, req[i].file));
+                              : profkit_string_intern_cstr(p, pk_sym_finder_path(s.finder, req[i].file));
             if (module == PROFKIT_NONE || PK_VEC_RESERVE(links, n_links, cap_links, n) != 0 ||
                 make_links(&s, sf, n, module, links + n_links) < 0) {
                 free(was_named);
                 goto done;
             }
-            sym_finder_count(s.finder, req[i].file, j - i);
+            pk_sym_finder_count(s.finder, req[i].file, j - i);
             for (size_t k = i; k < j; k++) {
                 size_t slot = 2 * (size_t)req[k].frame + (req[k].kind == CALLER);
                 cstart[slot] = (uint32_t)n_links;
@@ -346,7 +346,7 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
      * tables go before the stacks are rebuilt, so both are not held at
      * once (the peak memory of a large profile). The name cache's keys
      * point into them: empty it. */
-    sym_finder_release(s.finder);
+    pk_sym_finder_release(s.finder);
     free(s.names.keys);
     free(s.names.name);
     free(s.names.system);
@@ -381,7 +381,7 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
                     nfr.line = l->line;
                     nfr.mapping = fmap[f] != PROFKIT_NONE ? fmap[f] : of.mapping;
                     nfr.inline_depth = k;
-                    if ((sids[n_sids++] = profkit_frame_add(p, &nfr)) == PROFKIT_NONE)
+                    if ((sids[n_sids++] = pk_frame_add(p, &nfr)) == PROFKIT_NONE)
                         goto done;
                 }
                 continue;
@@ -401,8 +401,8 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
                     char label[600];
                     nfr.function = PROFKIT_NONE;
                     if ((fn.system_name = unnamed_label(p, &nfr, label, sizeof(label))) == PROFKIT_NONE ||
-                        (nfr.function = profkit_function_add(p, &fn)) == PROFKIT_NONE ||
-                        (plain = profkit_frame_add(p, &nfr)) == PROFKIT_NONE)
+                        (nfr.function = pk_function_add(p, &fn)) == PROFKIT_NONE ||
+                        (plain = pk_frame_add(p, &nfr)) == PROFKIT_NONE)
                         goto done;
                 }
             }
@@ -427,7 +427,7 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
             }
     if (!(new_leaf = malloc(ns * sizeof(uint32_t))) || !(new_caller = malloc(ns * sizeof(uint32_t))))
         goto done;
-    if (profkit_profile_take_stacks(p, &old, &n_old) != 0)
+    if (pk_profile_take_stacks(p, &old, &n_old) != 0)
         goto done;
     new_leaf[0] = new_caller[0] = 0;
     for (size_t st = 1; st < n_old; st++) {
@@ -446,15 +446,15 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
             cp++;
         uint32_t at = base;
         for (uint32_t k = 0; k < cp && at != PROFKIT_NONE; k++)
-            at = append ? profkit_stack_append(p, at, a[k]) : profkit_stack_intern(p, at, a[k]);
+            at = append ? pk_stack_append(p, at, a[k]) : pk_stack_intern(p, at, a[k]);
         uint32_t shared = at;
         for (uint32_t k = cp; k < na && at != PROFKIT_NONE; k++)
-            at = append ? profkit_stack_append(p, at, a[k]) : profkit_stack_intern(p, at, a[k]);
+            at = append ? pk_stack_append(p, at, a[k]) : pk_stack_intern(p, at, a[k]);
         if (a)
             new_leaf[st] = at;
         at = shared;
         for (uint32_t k = cp; k < nc && at != PROFKIT_NONE; k++)
-            at = append ? profkit_stack_append(p, at, c[k]) : profkit_stack_intern(p, at, c[k]);
+            at = append ? pk_stack_append(p, at, c[k]) : pk_stack_intern(p, at, c[k]);
         if (c)
             new_caller[st] = at;
         if (at == PROFKIT_NONE || (a && new_leaf[st] == PROFKIT_NONE))
@@ -465,13 +465,13 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
         p->sample_stack[r] = st < n_old && new_leaf[st] != PROFKIT_NONE ? new_leaf[st] : 0;
     }
     chain_frames = n_links;
-    if (profkit_profile_compact(p) != 0)
+    if (pk_profile_compact(p) != 0)
         goto done;
     free(p->symbols_report);
     p->symbols_report = summary(p, s.finder, named, wanted, chain_frames, unnamed_mapping);
     rc = 0;
 done:
-    sym_finder_free(s.finder);
+    pk_sym_finder_free(s.finder);
     free(s.names.keys);
     free(s.names.name);
     free(s.names.system);
@@ -493,6 +493,6 @@ done:
     free(sids);
     free(owner);
     if (rc)
-        return profkit_error_set(err, rc, NULL, -1, "out of memory while symbolizing");
+        return pk_error_set(err, rc, NULL, -1, "out of memory while symbolizing");
     return (int)(named > INT32_MAX ? INT32_MAX : named);
 }

@@ -30,42 +30,42 @@ enum { SYM_SRC_NONE = 0, SYM_SRC_DWARF = 1, SYM_SRC_SYMTAB = 2, SYM_SRC_DYNSYM =
  * copied). Returns NULL when the file cannot be opened as ELF; *why then
  * says what failed (static text).
  */
-sym_binary *sym_binary_open(const char *path, char *debuginfo_path, const char **why);
-void sym_binary_close(sym_binary *b);
+sym_binary *pk_sym_binary_open(const char *path, char *debuginfo_path, const char **why);
+void pk_sym_binary_close(sym_binary *b);
 
 /* The file's GNU build id in lowercase hex ("" when it has none). */
-const char *sym_binary_build_id(const sym_binary *b);
+const char *pk_sym_binary_build_id(const sym_binary *b);
 /* SYM_SRC_DWARF when it has DWARF, else where its symbols come from. */
-int sym_binary_source(sym_binary *b);
+int pk_sym_binary_source(sym_binary *b);
 
 /*
  * Translates a file offset (address - mapping start + mapping offset) to
  * the binary's own virtual address through the loadable segment holding
  * it (pprof's load bias). Returns 0, or -1 when no segment holds it.
  */
-int sym_binary_vaddr(const sym_binary *b, uint64_t file_offset, uint64_t *vaddr);
+int pk_sym_binary_vaddr(const sym_binary *b, uint64_t file_offset, uint64_t *vaddr);
 
 /*
  * Looks up a virtual address: writes at most max frames, outermost caller
  * first (the real function, then each inlined call), and returns how many
  * (0: nothing names it). Lookups in increasing address order are fastest.
  */
-size_t sym_binary_lookup(sym_binary *b, uint64_t vaddr, sym_frame *out, size_t max);
+size_t pk_sym_binary_lookup(sym_binary *b, uint64_t vaddr, sym_frame *out, size_t max);
 
 /*
  * For `profkit list --disasm`: the address range [lo, hi) of the function
  * holding vaddr (its DWARF range holding it, else its symbol), at most
  * 1 MiB; -1 when nothing covers vaddr.
  */
-int sym_binary_func_range(sym_binary *b, uint64_t vaddr, uint64_t *lo, uint64_t *hi);
+int pk_sym_binary_func_range(sym_binary *b, uint64_t vaddr, uint64_t *lo, uint64_t *hi);
 /* The bytes at vaddr in the file's executable sections, at most len
  * (*avail of them), or NULL when no such section holds vaddr. */
-const unsigned char *sym_binary_code(sym_binary *b, uint64_t vaddr, uint64_t len, size_t *avail);
+const unsigned char *pk_sym_binary_code(sym_binary *b, uint64_t vaddr, uint64_t len, size_t *avail);
 /* The ELF machine (EM_*), -1 when unreadable; *big_endian set. */
-int sym_binary_machine(sym_binary *b, int *big_endian);
+int pk_sym_binary_machine(sym_binary *b, int *big_endian);
 
 /* demangle.cc: writes the demangled name (mode as profkit_demangle_mode);
  * returns 1 when `mangled` was a C++ or Rust name, else 0. */
-int profkit_demangle_mode_into(const char *mangled, int mode, char *buf, size_t n);
+int pk_demangle_mode_into(const char *mangled, int mode, char *buf, size_t n);
 
 #endif

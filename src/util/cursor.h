@@ -15,22 +15,22 @@
 
 #include "profkit.h"
 
-typedef struct profkit_cursor {
+typedef struct pk_cursor {
     const uint8_t *data;
     size_t size;
     size_t pos;
-} profkit_cursor;
+} pk_cursor;
 
-static inline void profkit_cursor_init(profkit_cursor *c, const void *data, size_t size)
+static inline void pk_cursor_init(pk_cursor *c, const void *data, size_t size)
 {
     c->data = (const uint8_t *)data;
     c->size = size;
     c->pos = 0;
 }
-static inline size_t profkit_cursor_left(const profkit_cursor *c) { return c->size - c->pos; }
-static inline int profkit_cursor_eof(const profkit_cursor *c) { return c->pos >= c->size; }
+static inline size_t pk_cursor_left(const pk_cursor *c) { return c->size - c->pos; }
+static inline int pk_cursor_eof(const pk_cursor *c) { return c->pos >= c->size; }
 
-static inline int profkit_cursor_skip(profkit_cursor *c, size_t n)
+static inline int pk_cursor_skip(pk_cursor *c, size_t n)
 {
     if (n > c->size - c->pos)
         return PROFKIT_ETRUNCATED;
@@ -39,7 +39,7 @@ static inline int profkit_cursor_skip(profkit_cursor *c, size_t n)
 }
 
 /* Points *out at the next n bytes (no copy) and advances. */
-static inline int profkit_cursor_bytes(profkit_cursor *c, size_t n, const uint8_t **out)
+static inline int pk_cursor_bytes(pk_cursor *c, size_t n, const uint8_t **out)
 {
     if (n > c->size - c->pos)
         return PROFKIT_ETRUNCATED;
@@ -48,7 +48,7 @@ static inline int profkit_cursor_bytes(profkit_cursor *c, size_t n, const uint8_
     return 0;
 }
 
-static inline int profkit_cursor_u8(profkit_cursor *c, uint8_t *v)
+static inline int pk_cursor_u8(pk_cursor *c, uint8_t *v)
 {
     if (c->pos >= c->size)
         return PROFKIT_ETRUNCATED;
@@ -56,42 +56,42 @@ static inline int profkit_cursor_u8(profkit_cursor *c, uint8_t *v)
     return 0;
 }
 
-static inline uint16_t profkit_load_be16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
-static inline uint32_t profkit_load_be32(const uint8_t *p)
+static inline uint16_t pk_load_be16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
+static inline uint32_t pk_load_be32(const uint8_t *p)
 {
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
-static inline uint32_t profkit_load_le32(const uint8_t *p)
+static inline uint32_t pk_load_le32(const uint8_t *p)
 {
     return ((uint32_t)p[3] << 24) | ((uint32_t)p[2] << 16) | ((uint32_t)p[1] << 8) | p[0];
 }
-static inline uint64_t profkit_load_be64(const uint8_t *p)
+static inline uint64_t pk_load_be64(const uint8_t *p)
 {
-    return ((uint64_t)profkit_load_be32(p) << 32) | profkit_load_be32(p + 4);
+    return ((uint64_t)pk_load_be32(p) << 32) | pk_load_be32(p + 4);
 }
-static inline uint64_t profkit_load_le64(const uint8_t *p)
+static inline uint64_t pk_load_le64(const uint8_t *p)
 {
-    return ((uint64_t)profkit_load_le32(p + 4) << 32) | profkit_load_le32(p);
+    return ((uint64_t)pk_load_le32(p + 4) << 32) | pk_load_le32(p);
 }
-static inline void profkit_store_le32(uint8_t *p, uint32_t v)
+static inline void pk_put_le32(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
 }
-static inline void profkit_store_be32(uint8_t *p, uint32_t v)
+static inline void pk_put_be32(uint8_t *p, uint32_t v)
 {
     p[3] = (uint8_t)v; p[2] = (uint8_t)(v >> 8); p[1] = (uint8_t)(v >> 16); p[0] = (uint8_t)(v >> 24);
 }
-static inline void profkit_store_le64(uint8_t *p, uint64_t v)
+static inline void pk_put_le64(uint8_t *p, uint64_t v)
 {
-    profkit_store_le32(p, (uint32_t)v); profkit_store_le32(p + 4, (uint32_t)(v >> 32));
+    pk_put_le32(p, (uint32_t)v); pk_put_le32(p + 4, (uint32_t)(v >> 32));
 }
-static inline void profkit_store_be64(uint8_t *p, uint64_t v)
+static inline void pk_put_be64(uint8_t *p, uint64_t v)
 {
-    profkit_store_be32(p, (uint32_t)(v >> 32)); profkit_store_be32(p + 4, (uint32_t)v);
+    pk_put_be32(p, (uint32_t)(v >> 32)); pk_put_be32(p + 4, (uint32_t)v);
 }
 
 #define PK_CURSOR_FIXED(name, type, n, load)                          \
-    static inline int profkit_cursor_##name(profkit_cursor *c, type *v) \
+    static inline int pk_cursor_##name(pk_cursor *c, type *v) \
     {                                                                 \
         if (n > c->size - c->pos)                                     \
             return PROFKIT_ETRUNCATED;                                \
@@ -99,11 +99,11 @@ static inline void profkit_store_be64(uint8_t *p, uint64_t v)
         c->pos += n;                                                  \
         return 0;                                                     \
     }
-PK_CURSOR_FIXED(be16, uint16_t, 2, profkit_load_be16)
-PK_CURSOR_FIXED(be32, uint32_t, 4, profkit_load_be32)
-PK_CURSOR_FIXED(le32, uint32_t, 4, profkit_load_le32)
-PK_CURSOR_FIXED(be64, uint64_t, 8, profkit_load_be64)
-PK_CURSOR_FIXED(le64, uint64_t, 8, profkit_load_le64)
+PK_CURSOR_FIXED(be16, uint16_t, 2, pk_load_be16)
+PK_CURSOR_FIXED(be32, uint32_t, 4, pk_load_be32)
+PK_CURSOR_FIXED(le32, uint32_t, 4, pk_load_le32)
+PK_CURSOR_FIXED(be64, uint64_t, 8, pk_load_be64)
+PK_CURSOR_FIXED(le64, uint64_t, 8, pk_load_le64)
 #undef PK_CURSOR_FIXED
 
 /*
@@ -112,7 +112,7 @@ PK_CURSOR_FIXED(le64, uint64_t, 8, profkit_load_le64)
  * it is longer than 10 bytes or overflows 64 bits. The cursor does not move
  * on failure.
  */
-static inline int profkit_cursor_varint(profkit_cursor *c, uint64_t *v)
+static inline int pk_cursor_varint(pk_cursor *c, uint64_t *v)
 {
     uint64_t r = 0;
     size_t p = c->pos;
@@ -133,7 +133,7 @@ static inline int profkit_cursor_varint(profkit_cursor *c, uint64_t *v)
 }
 
 /* Encodes v as a varint into buf (>= 10 bytes); returns the length. */
-static inline size_t profkit_varint_encode(uint8_t *buf, uint64_t v)
+static inline size_t pk_varint_encode(uint8_t *buf, uint64_t v)
 {
     size_t n = 0;
     while (v >= 0x80) {
@@ -146,7 +146,7 @@ static inline size_t profkit_varint_encode(uint8_t *buf, uint64_t v)
 
 /* Reads a NUL-terminated string; *s points into the buffer, *len excludes
  * the NUL. PROFKIT_ETRUNCATED when no NUL is found. */
-static inline int profkit_cursor_cstr(profkit_cursor *c, const char **s, size_t *len)
+static inline int pk_cursor_cstr(pk_cursor *c, const char **s, size_t *len)
 {
     if (c->pos >= c->size)
         return PROFKIT_ETRUNCATED;

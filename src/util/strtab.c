@@ -10,30 +10,30 @@ struct key {
 
 static int str_eq(const void *ctx, uint32_t id, const void *k)
 {
-    const profkit_strtab *t = ctx;
+    const pk_strtab *t = ctx;
     const struct key *key = k;
     return t->len[id] == key->len && memcmp(t->ptr[id], key->s, key->len) == 0;
 }
 
-int profkit_strtab_init(profkit_strtab *t)
+int pk_strtab_init(pk_strtab *t)
 {
     memset(t, 0, sizeof(*t));
     t->chunk_size = 64 * 1024;
-    return profkit_strtab_intern(t, "", 0) == 0 ? 0 : PROFKIT_ENOMEM;
+    return pk_strtab_intern(t, "", 0) == 0 ? 0 : PROFKIT_ENOMEM;
 }
 
-void profkit_strtab_free(profkit_strtab *t)
+void pk_strtab_free(pk_strtab *t)
 {
     for (size_t i = 0; i < t->n_chunks; i++)
         free(t->chunks[i]);
     free(t->chunks);
     free(t->ptr);
     free(t->len);
-    profkit_idset_free(&t->set);
+    pk_idset_free(&t->set);
     memset(t, 0, sizeof(*t));
 }
 
-static char *new_chunk(profkit_strtab *t, size_t size)
+static char *new_chunk(pk_strtab *t, size_t size)
 {
     if (PK_VEC_RESERVE(t->chunks, t->n_chunks, t->cap_chunks, 1) != 0)
         return NULL;
@@ -43,7 +43,7 @@ static char *new_chunk(profkit_strtab *t, size_t size)
     return c;
 }
 
-static char *store(profkit_strtab *t, const char *s, size_t len)
+static char *store(pk_strtab *t, const char *s, size_t len)
 {
     size_t need = len + 1;
     char *dst;
@@ -67,19 +67,19 @@ static char *store(profkit_strtab *t, const char *s, size_t len)
     return dst;
 }
 
-uint32_t profkit_strtab_find(const profkit_strtab *t, const char *s, size_t len)
+uint32_t pk_strtab_find(const pk_strtab *t, const char *s, size_t len)
 {
     struct key k = { s, len };
-    return profkit_idset_find(&t->set, profkit_hash_bytes(s, len, 0), str_eq, t, &k);
+    return pk_idset_find(&t->set, pk_hash_bytes(s, len, 0), str_eq, t, &k);
 }
 
-uint32_t profkit_strtab_intern(profkit_strtab *t, const char *s, size_t len)
+uint32_t pk_strtab_intern(pk_strtab *t, const char *s, size_t len)
 {
     if (len > UINT32_MAX - 1)
         return PROFKIT_NONE;
-    uint64_t h = profkit_hash_bytes(s, len, 0);
+    uint64_t h = pk_hash_bytes(s, len, 0);
     struct key k = { s, len };
-    uint32_t id = profkit_idset_find(&t->set, h, str_eq, t, &k);
+    uint32_t id = pk_idset_find(&t->set, h, str_eq, t, &k);
     if (id != PROFKIT_NONE)
         return id;
     if (t->n >= PROFKIT_NONE - 1)
@@ -91,7 +91,7 @@ uint32_t profkit_strtab_intern(profkit_strtab *t, const char *s, size_t len)
     if (!copy)
         return PROFKIT_NONE;
     id = (uint32_t)t->n;
-    if (profkit_idset_insert(&t->set, h, id) != 0)
+    if (pk_idset_insert(&t->set, h, id) != 0)
         return PROFKIT_NONE;
     t->ptr[t->n] = copy;
     t->len[t->n] = (uint32_t)len;

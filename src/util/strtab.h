@@ -1,7 +1,7 @@
 /*
  * strtab.h: an interned string table. Ids are dense uint32; id 0 is "".
  * Strings are stored NUL-terminated in chunks that never move, so a pointer
- * returned by profkit_strtab_get stays valid until the table is freed.
+ * returned by pk_strtab_get stays valid until the table is freed.
  */
 #ifndef PROFKIT_STRTAB_H
 #define PROFKIT_STRTAB_H
@@ -11,7 +11,7 @@
 
 #include "util/util.h"
 
-typedef struct profkit_strtab {
+typedef struct pk_strtab {
     const char **ptr; /* ptr[id] */
     uint32_t *len;    /* len[id] */
     size_t n, cap_ptr, cap_len;
@@ -19,21 +19,21 @@ typedef struct profkit_strtab {
     size_t n_chunks, cap_chunks;
     char *cur;        /* chunk being filled */
     size_t chunk_used, chunk_size;
-    profkit_idset set;
-} profkit_strtab;
+    pk_idset set;
+} pk_strtab;
 
 /* Initializes an empty table holding "" as id 0. Returns 0 or PROFKIT_ENOMEM. */
-int profkit_strtab_init(profkit_strtab *t);
-void profkit_strtab_free(profkit_strtab *t);
+int pk_strtab_init(pk_strtab *t);
+void pk_strtab_free(pk_strtab *t);
 /* Interns s[0..len); returns the id or PROFKIT_NONE when out of memory. */
-uint32_t profkit_strtab_intern(profkit_strtab *t, const char *s, size_t len);
+uint32_t pk_strtab_intern(pk_strtab *t, const char *s, size_t len);
 /* Looks up without inserting; PROFKIT_NONE when absent. */
-uint32_t profkit_strtab_find(const profkit_strtab *t, const char *s, size_t len);
-static inline const char *profkit_strtab_get(const profkit_strtab *t, uint32_t id)
+uint32_t pk_strtab_find(const pk_strtab *t, const char *s, size_t len);
+static inline const char *pk_strtab_get(const pk_strtab *t, uint32_t id)
 {
     return id < t->n ? t->ptr[id] : "";
 }
-static inline uint32_t profkit_strtab_len(const profkit_strtab *t, uint32_t id)
+static inline uint32_t pk_strtab_len(const pk_strtab *t, uint32_t id)
 {
     return id < t->n ? t->len[id] : 0;
 }

@@ -9,7 +9,7 @@
 #endif
 
 /* Until the constructor runs: fixed odd constants (still a good mix). */
-uint64_t profkit_hash_secret[2] = { 0x2d358dccaa6c78a5ULL, 0x8bb84b93962eacc9ULL };
+uint64_t pk_hash_secret[2] = { 0x2d358dccaa6c78a5ULL, 0x8bb84b93962eacc9ULL };
 
 /*
  * Draws the hash secret once, before main (and before any thread of the
@@ -34,12 +34,12 @@ __attribute__((constructor)) static void hash_secret_init(void)
         s[0] = strtoull(fixed, NULL, 0);
         s[1] = s[0] * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
     }
-    profkit_hash_secret[0] ^= s[0];
-    profkit_hash_secret[1] ^= s[1];
-    profkit_hash_secret[1] |= 1; /* odd: the product keeps every bit of the key */
+    pk_hash_secret[0] ^= s[0];
+    pk_hash_secret[1] ^= s[1];
+    pk_hash_secret[1] |= 1; /* odd: the product keeps every bit of the key */
 }
 
-int profkit_grow(void **ptr, size_t *cap, size_t need, size_t elem)
+int pk_grow(void **ptr, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;
@@ -50,7 +50,7 @@ int profkit_grow(void **ptr, size_t *cap, size_t need, size_t elem)
         ncap *= 2;
     }
     size_t bytes;
-    if (profkit_mul_size(ncap, elem, &bytes) != 0)
+    if (pk_mul_size(ncap, elem, &bytes) != 0)
         return PROFKIT_ENOMEM;
     void *np = realloc(*ptr, bytes);
     if (!np)
@@ -73,10 +73,10 @@ static inline uint64_t mix(uint64_t a, uint64_t b)
     return (uint64_t)r ^ (uint64_t)(r >> 64);
 }
 
-uint64_t profkit_hash_bytes(const void *data, size_t len, uint64_t seed)
+uint64_t pk_hash_bytes(const void *data, size_t len, uint64_t seed)
 {
     const uint8_t *p = data;
-    uint64_t h = seed ^ profkit_hash_secret[0] ^ (uint64_t)len;
+    uint64_t h = seed ^ pk_hash_secret[0] ^ (uint64_t)len;
     if (len >= 64) {
         /* Four independent lanes: the multiplies overlap instead of waiting
          * on each other (long keys: stack records, marker payloads). */
@@ -100,25 +100,25 @@ uint64_t profkit_hash_bytes(const void *data, size_t len, uint64_t seed)
     uint64_t tail = 0;
     if (len)
         memcpy(&tail, p, len);
-    h = mix(h ^ tail, 0xe7037ed1a0b428dbULL ^ profkit_hash_secret[1]);
-    return profkit_hash_u64(h);
+    h = mix(h ^ tail, 0xe7037ed1a0b428dbULL ^ pk_hash_secret[1]);
+    return pk_hash_u64(h);
 }
 
-void profkit_idset_free(profkit_idset *s)
+void pk_idset_free(pk_idset *s)
 {
     free(s->slots);
     s->slots = NULL;
     s->cap = s->count = 0;
 }
 
-uint32_t profkit_idset_find(const profkit_idset *s, uint64_t hash, profkit_idset_eq_fn eq,
+uint32_t pk_idset_find(const pk_idset *s, uint64_t hash, pk_idset_eq_fn eq,
                             const void *ctx, const void *key)
 {
     if (s->cap == 0)
         return PROFKIT_NONE;
     uint32_t h32 = (uint32_t)(hash >> 32);
     size_t mask = s->cap - 1;
-    for (size_t i = (size_t)profkit_hash_u64(h32) & mask;; i = (i + 1) & mask) {
+    for (size_t i = (size_t)pk_hash_u64(h32) & mask;; i = (i + 1) & mask) {
         uint64_t slot = s->slots[i];
         if (slot == 0)
             return PROFKIT_NONE;
@@ -138,7 +138,7 @@ static void place(uint64_t *slots, size_t mask, uint64_t hash, uint64_t slot)
     slots[i] = slot;
 }
 
-int profkit_idset_insert(profkit_idset *s, uint64_t hash, uint32_t id)
+int pk_idset_insert(pk_idset *s, uint64_t hash, uint32_t id)
 {
     /* Keep the load factor under 1/2. A slot keeps only the high 32 bits of
      * the hash, so the probe position is derived from those bits alone, which
@@ -153,19 +153,19 @@ int profkit_idset_insert(profkit_idset *s, uint64_t hash, uint32_t id)
         for (size_t i = 0; i < s->cap; i++) {
             uint64_t slot = s->slots[i];
             if (slot)
-                place(ns, ncap - 1, profkit_hash_u64(slot >> 32), slot);
+                place(ns, ncap - 1, pk_hash_u64(slot >> 32), slot);
         }
         free(s->slots);
         s->slots = ns;
         s->cap = ncap;
     }
     uint64_t slot = ((uint64_t)(uint32_t)(hash >> 32) << 32) | ((uint64_t)id + 1);
-    place(s->slots, s->cap - 1, profkit_hash_u64(hash >> 32), slot);
+    place(s->slots, s->cap - 1, pk_hash_u64(hash >> 32), slot);
     s->count++;
     return 0;
 }
 
-int profkit_error_setv(profkit_error *e, int code, const char *file, int64_t offset,
+int pk_error_setv(profkit_error *e, int code, const char *file, int64_t offset,
                        const char *fmt, va_list ap)
 {
     if (!e)
@@ -182,22 +182,22 @@ int profkit_error_setv(profkit_error *e, int code, const char *file, int64_t off
     return code;
 }
 
-int profkit_error_set(profkit_error *e, int code, const char *file, int64_t offset,
+int pk_error_set(profkit_error *e, int code, const char *file, int64_t offset,
                       const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    profkit_error_setv(e, code, file, offset, fmt, ap);
+    pk_error_setv(e, code, file, offset, fmt, ap);
     va_end(ap);
     return code;
 }
 
-int profkit_error_set_pos(profkit_error *e, int code, const char *file, uint32_t line,
+int pk_error_set_pos(profkit_error *e, int code, const char *file, uint32_t line,
                           uint32_t column, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    profkit_error_setv(e, code, file, -1, fmt, ap);
+    pk_error_setv(e, code, file, -1, fmt, ap);
     va_end(ap);
     if (e) {
         e->line = line;
@@ -236,7 +236,7 @@ char *profkit_error_string(char *buf, size_t n, const profkit_error *e)
     return buf;
 }
 
-static void merge_pass(uint32_t *a, uint32_t *tmp, size_t n, profkit_cmp_u32_fn cmp, const void *ctx)
+static void merge_pass(uint32_t *a, uint32_t *tmp, size_t n, pk_cmp_u32_fn cmp, const void *ctx)
 {
     if (n < 2)
         return;
@@ -265,7 +265,7 @@ static void merge_pass(uint32_t *a, uint32_t *tmp, size_t n, profkit_cmp_u32_fn 
         a[k++] = tmp[i++];
 }
 
-int profkit_sort_u32(uint32_t *ids, size_t n, profkit_cmp_u32_fn cmp, const void *ctx)
+int pk_sort_u32(uint32_t *ids, size_t n, pk_cmp_u32_fn cmp, const void *ctx)
 {
     if (n < 2)
         return 0;
@@ -277,7 +277,7 @@ int profkit_sort_u32(uint32_t *ids, size_t n, profkit_cmp_u32_fn cmp, const void
     return 0;
 }
 
-char *profkit_vformat(char *small, size_t cap, size_t *len, const char *fmt, va_list ap)
+char *pk_vformat(char *small, size_t cap, size_t *len, const char *fmt, va_list ap)
 {
     va_list again;
     va_copy(again, ap);

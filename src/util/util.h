@@ -36,7 +36,7 @@ static inline unsigned pk_lowest_bit(uint64_t m)
 }
 
 /* a * b into *out; returns 0, or -1 on overflow. */
-static inline int profkit_mul_size(size_t a, size_t b, size_t *out)
+static inline int pk_mul_size(size_t a, size_t b, size_t *out)
 {
     if (b != 0 && a > SIZE_MAX / b)
         return -1;
@@ -48,45 +48,45 @@ static inline int profkit_mul_size(size_t a, size_t b, size_t *out)
  * Makes room for `need` elements of `elem` bytes in *ptr (capacity *cap,
  * in elements), growing geometrically. Returns 0 or PROFKIT_ENOMEM.
  */
-int profkit_grow(void **ptr, size_t *cap, size_t need, size_t elem);
+int pk_grow(void **ptr, size_t *cap, size_t need, size_t elem);
 
 /*
  * printf into small (cap bytes) when the text fits, else into a new
  * allocation the caller frees (the result != small). *len is the length
  * (0 after an encoding error). NULL only when out of memory.
  */
-char *profkit_vformat(char *small, size_t cap, size_t *len, const char *fmt, va_list ap);
+char *pk_vformat(char *small, size_t cap, size_t *len, const char *fmt, va_list ap);
 
 /* Pushes one zeroed slot onto a vector (ptr, n, cap) and returns its index. */
 #define PK_VEC_RESERVE(ptr, n, cap, extra) \
-    profkit_grow((void **)&(ptr), &(cap), (n) + (extra), sizeof(*(ptr)))
+    pk_grow((void **)&(ptr), &(cap), (n) + (extra), sizeof(*(ptr)))
 
 /* a + b, saturating at the int64 limits instead of overflowing. Sums of
  * values from hostile inputs use it so no total wraps around. */
-static inline int64_t profkit_sat_add(int64_t a, int64_t b)
+static inline int64_t pk_sat_add(int64_t a, int64_t b)
 {
     int64_t r;
     if (__builtin_add_overflow(a, b, &r))
         return b > 0 ? INT64_MAX : INT64_MIN;
     return r;
 }
-static inline void profkit_sat_addto(int64_t *a, int64_t b) { *a = profkit_sat_add(*a, b); }
+static inline void pk_sat_addto(int64_t *a, int64_t b) { *a = pk_sat_add(*a, b); }
 
 /*
  * Hashing of input-keyed tables (strings, addresses, stacks). Both hashes
- * mix in a secret drawn at random once per process (profkit_hash_secret,
+ * mix in a secret drawn at random once per process (pk_hash_secret,
  * set before main by util.c), so no file can choose keys that collide: the
  * tables stay O(1) per operation on any input. Nothing may depend on a
  * hash's value or a table's slot order across runs.
  */
-extern uint64_t profkit_hash_secret[2];
+extern uint64_t pk_hash_secret[2];
 
 /* 64-bit hash of bytes (wyhash-style mixing with the secret; not cryptographic). */
-uint64_t profkit_hash_bytes(const void *data, size_t len, uint64_t seed);
+uint64_t pk_hash_bytes(const void *data, size_t len, uint64_t seed);
 /* 64-bit hash of a 64-bit key: the 128-bit product with the secret, folded. */
-static inline uint64_t profkit_hash_u64(uint64_t x)
+static inline uint64_t pk_hash_u64(uint64_t x)
 {
-    __uint128_t r = (__uint128_t)(x ^ profkit_hash_secret[0]) * profkit_hash_secret[1];
+    __uint128_t r = (__uint128_t)(x ^ pk_hash_secret[0]) * pk_hash_secret[1];
     return (uint64_t)r ^ (uint64_t)(r >> 64);
 }
 
@@ -94,12 +94,12 @@ static inline uint64_t profkit_hash_u64(uint64_t x)
  * Fills *e and returns `code`. offset < 0 means "no offset". `file` may be
  * NULL. e may be NULL (then only the code is returned).
  */
-int profkit_error_set(profkit_error *e, int code, const char *file, int64_t offset,
+int pk_error_set(profkit_error *e, int code, const char *file, int64_t offset,
                       const char *fmt, ...) PK_PRINTF(5, 6);
-int profkit_error_setv(profkit_error *e, int code, const char *file, int64_t offset,
+int pk_error_setv(profkit_error *e, int code, const char *file, int64_t offset,
                        const char *fmt, va_list ap);
 /* Same for text inputs: line and column (1-based). */
-int profkit_error_set_pos(profkit_error *e, int code, const char *file, uint32_t line,
+int pk_error_set_pos(profkit_error *e, int code, const char *file, uint32_t line,
                           uint32_t column, const char *fmt, ...) PK_PRINTF(6, 7);
 
 /*
@@ -107,25 +107,25 @@ int profkit_error_set_pos(profkit_error *e, int code, const char *file, uint32_t
  * decided by a callback against the caller's own table. Used to hash-cons
  * strings, functions, frames, stacks and sample rows.
  */
-typedef int (*profkit_idset_eq_fn)(const void *ctx, uint32_t id, const void *key);
-typedef struct profkit_idset {
+typedef int (*pk_idset_eq_fn)(const void *ctx, uint32_t id, const void *key);
+typedef struct pk_idset {
     uint64_t *slots; /* (hash32 << 32) | (id + 1); 0 = empty */
     size_t cap;      /* power of two or 0 */
     size_t count;
-} profkit_idset;
+} pk_idset;
 
-void profkit_idset_free(profkit_idset *s);
+void pk_idset_free(pk_idset *s);
 /* Looks up key; returns its id or PROFKIT_NONE. */
-uint32_t profkit_idset_find(const profkit_idset *s, uint64_t hash, profkit_idset_eq_fn eq,
+uint32_t pk_idset_find(const pk_idset *s, uint64_t hash, pk_idset_eq_fn eq,
                             const void *ctx, const void *key);
 /* Inserts id (not present yet) under hash. Returns 0 or PROFKIT_ENOMEM. */
-int profkit_idset_insert(profkit_idset *s, uint64_t hash, uint32_t id);
+int pk_idset_insert(pk_idset *s, uint64_t hash, uint32_t id);
 
 /*
  * Stable sort of ids with a comparator that gets a context (qsort has none,
  * and qsort_r is not portable). Returns 0 or PROFKIT_ENOMEM.
  */
-typedef int (*profkit_cmp_u32_fn)(const void *ctx, uint32_t a, uint32_t b);
-int profkit_sort_u32(uint32_t *ids, size_t n, profkit_cmp_u32_fn cmp, const void *ctx);
+typedef int (*pk_cmp_u32_fn)(const void *ctx, uint32_t a, uint32_t b);
+int pk_sort_u32(uint32_t *ids, size_t n, pk_cmp_u32_fn cmp, const void *ctx);
 
 #endif

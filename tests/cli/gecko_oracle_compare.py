@@ -47,7 +47,7 @@ def load(pq, path, env):
     raise RuntimeError("profiler-cli load %s failed: %s" % (path, r.stderr.strip()[:400]))
 
 
-def profkit_top(profkit, path, thread):
+def pk_top(profkit, path, thread):
     out = run([profkit, "top", "-q", "--no-symbolize", "--thread", str(thread), "--value", "samples", "-n", "0", path])
     rows = {}
     started = False
@@ -91,7 +91,7 @@ def main():
                 for f in data.get("functions", []):
                     s, tot, n = ff.get(f["name"], (0, 0, 0))
                     ff[f["name"]] = (s + f["selfSamples"], f["totalSamples"], n + 1)
-                pk = profkit_top(profkit, path, idx)
+                pk = pk_top(profkit, path, idx)
                 diffs = []
                 for name in sorted(set(ff) | set(pk)):
                     a = ff.get(name, (0, 0, 0))

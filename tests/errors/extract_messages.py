@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Lists every message profkit prints to the user, as found in the sources.
 
-Usage: extract_messages.py [--call] SRC_DIR   (--call adds the helper's name, and the error code of profkit_error_set*)
+Usage: extract_messages.py [--call] SRC_DIR   (--call adds the helper's name, and the error code of pk_error_set*)
 
 Finds the format-string argument of the reporting helpers (CALLS below) and
 of fprintf(stderr, ...) in src/cli, joins adjacent string literals (also over
@@ -24,13 +24,13 @@ import sys
 
 # Function name -> 0-based index of its format argument.
 CALLS = {
-    "profkit_read_fail": 3,
-    "profkit_read_fail_pos": 4,
-    "profkit_read_warn": 3,
-    "profkit_read_warn_pos": 4,
-    "profkit_error_set": 4,
-    "profkit_error_setv": 4,
-    "profkit_error_set_pos": 5,
+    "pk_read_fail": 3,
+    "pk_read_fail_pos": 4,
+    "pk_read_warn": 3,
+    "pk_read_warn_pos": 4,
+    "pk_error_set": 4,
+    "pk_error_setv": 4,
+    "pk_error_set_pos": 5,
     "pk_json_fail": 2,
     "pk_json_warn": 2,
     "cli_usage": 1,
@@ -162,7 +162,7 @@ def scan(path, rel, out):
         line = text.count("\n", 0, m.start()) + 1
         fmt = args[idx]
         where = "%s:%d" % (rel, line)
-        if name.startswith("profkit_error_set") and len(args) > 1:
+        if name.startswith("pk_error_set") and len(args) > 1:
             name += " " + args[1]
         # cond ? "A" : "B" -> both messages.
         t = re.match(r'^[^"?]*\?\s*("(?:[^"\\]|\\.)*")\s*:\s*("(?:[^"\\]|\\.)*")$', fmt, re.S)

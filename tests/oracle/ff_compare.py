@@ -82,7 +82,7 @@ def expected(profkit, path, fmt, thread, value):
 
 
 def sanitize(name):
-    """A function name as folded prints it (profkit_ltree sanitize, 4095-byte labels)."""
+    """A function name as folded prints it (pk_ltree sanitize, 4095-byte labels)."""
     name = re.sub(r"[;\n\r]", "_", name)
     b = name.encode("utf-8")
     if len(b) > 4095:

@@ -34,15 +34,15 @@ static inline uint8_t *pk_hostile_load(const char *rel, size_t *n)
     const char *shared = getenv("PROFKIT_SHARED");
     char path[1024];
     snprintf(path, sizeof(path), "%s/fixtures/%s", shared ? shared : "../shared", rel);
-    profkit_source *s;
+    pk_source *s;
     profkit_error err;
     const uint8_t *d;
     uint8_t *out = NULL;
-    if (profkit_source_open_file(&s, path, &err) != 0)
+    if (pk_source_open_file(&s, path, &err) != 0)
         return NULL;
-    if (profkit_source_all(s, &d, n, &err) == 0 && (out = malloc(*n ? *n : 1)) != NULL)
+    if (pk_source_all(s, &d, n, &err) == 0 && (out = malloc(*n ? *n : 1)) != NULL)
         memcpy(out, d, *n);
-    profkit_source_close(s);
+    pk_source_close(s);
     return out;
 }
 

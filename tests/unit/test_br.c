@@ -84,10 +84,10 @@ static void path_of(const profkit_profile *p, uint32_t s, int detail, char *out,
         const profkit_frame *fr = &p->frames[p->stacks[s].frame];
         const profkit_function *fn = &p->functions[fr->function];
         if (detail)
-            snprintf(parts[depth++], 128, "%s@%s:%u:%u", profkit_str(p, fn->name),
-                     profkit_str(p, fn->file), fr->line, fr->column);
+            snprintf(parts[depth++], 128, "%s@%s:%u:%u", pk_str(p, fn->name),
+                     pk_str(p, fn->file), fr->line, fr->column);
         else
-            snprintf(parts[depth++], 128, "%s", profkit_str(p, fn->name));
+            snprintf(parts[depth++], 128, "%s", pk_str(p, fn->name));
     }
     out[0] = 0;
     size_t used = 0;
@@ -133,9 +133,9 @@ static void sampled_stream_labels_and_stacks(void **state)
     assert_int_equal(p->default_value, vt(p, "samples"));
     assert_int_equal(p->sample_values[0 * p->n_value_types + vt(p, "samples")], 1);
     assert_int_equal(p->sample_values[1 * p->n_value_types + vt(p, "time")], 0);
-    assert_string_equal(profkit_meta_get(p, "mode"), "sampled");
+    assert_string_equal(pk_meta_get(p, "mode"), "sampled");
     assert_int_equal(p->n_threads, 1);
-    assert_string_equal(profkit_str(p, p->threads[0].name), "main");
+    assert_string_equal(pk_str(p, p->threads[0].name), "main");
     assert_int_equal(n_warn, 0);
     profkit_profile_free(p);
 }
@@ -164,7 +164,7 @@ static void timed_stream_order_and_remap(void **state)
     assert_int_equal(p->n_samples, 3);
     uint32_t t = vt(p, "time");
     assert_int_equal(p->default_value, t);
-    assert_string_equal(profkit_meta_get(p, "mode"), "timed");
+    assert_string_equal(pk_meta_get(p, "mode"), "timed");
     const int64_t want_time[3] = { 0, 1500, 3500 }, want_ns[3] = { 1500, 2000, 0 };
     for (int i = 0; i < 3; i++) {
         assert_int_equal(p->sample_time[i], want_time[i]);
@@ -291,7 +291,7 @@ static void writer_round_trip(void **state)
         assert_string_equal(s1, s2);
         assert_int_equal(p->sample_time[i], q->sample_time[i]);
     }
-    assert_string_equal(profkit_meta_get(q, "mode"), "timed");
+    assert_string_equal(pk_meta_get(q, "mode"), "timed");
     profkit_profile_free(p);
     profkit_profile_free(q);
 }
@@ -306,11 +306,11 @@ static void truncation_keeps_complete_groups(void **state)
     generate(&b, e, 40, 1);
     /* Where each group ends (the offset after its 6 record). */
     size_t ends[40], n_ends = 0, pos = 0;
-    profkit_cursor c;
-    profkit_cursor_init(&c, b.d, b.n);
+    pk_cursor c;
+    pk_cursor_init(&c, b.d, b.n);
     while (pos < b.n) {
         uint8_t t = b.d[pos];
-        size_t len = t == 1 ? 5 + profkit_load_be16(b.d + pos + 3)
+        size_t len = t == 1 ? 5 + pk_load_be16(b.d + pos + 3)
                    : t == 3 || t == 5 ? 8 : t == 4 ? 9 : t == 7 ? 2 + b.d[pos + 1] : 1;
         pos += len;
         if (t == 6)

@@ -27,14 +27,14 @@ static void put(buf *b, const void *p, size_t n)
 static void vi(buf *b, uint64_t v)
 {
     uint8_t t[10];
-    put(b, t, profkit_varint_encode(t, v));
+    put(b, t, pk_varint_encode(t, v));
 }
 static void f32(buf *b, float f)
 {
     uint32_t bits;
     memcpy(&bits, &f, 4);
     uint8_t t[4];
-    profkit_store_le32(t, bits);
+    pk_put_le32(t, bits);
     put(b, t, 4);
 }
 static void cstr(buf *b, const char *s) { put(b, s, strlen(s) + 1); }
@@ -180,7 +180,7 @@ static void path_of(const profkit_profile *p, uint32_t s, char *out, size_t n)
     size_t depth = 0;
     for (; s && depth < 64; s = p->stacks[s].parent) {
         const profkit_frame *fr = &p->frames[p->stacks[s].frame];
-        snprintf(parts[depth++], 96, "%s:%u", profkit_str(p, p->functions[fr->function].name),
+        snprintf(parts[depth++], 96, "%s:%u", pk_str(p, p->functions[fr->function].name),
                  fr->line);
     }
     size_t used = 0;
@@ -243,23 +243,23 @@ static void header_fields_go_to_metadata(void **state)
     end(&b, 1700000009999ULL);
     profkit_profile *p = read_ok(&b);
     assert_string_equal(p->format, "bsprof");
-    assert_string_equal(profkit_meta_get(p, "format_version"), "3.1.4");
-    assert_string_equal(profkit_meta_get(p, "requested_sample_ratio"), "1");
-    assert_string_equal(profkit_meta_get(p, "actual_sample_ratio"), "0.25");
-    assert_string_equal(profkit_meta_get(p, "line_data"), "0");
-    assert_string_equal(profkit_meta_get(p, "memory_data"), "0");
-    assert_string_equal(profkit_meta_get(p, "start_timestamp_ms"), "1700000000123");
-    assert_string_equal(profkit_meta_get(p, "end_timestamp_ms"), "1700000009999");
-    assert_string_equal(profkit_meta_get(p, "target_name"), "App");
-    assert_string_equal(profkit_meta_get(p, "supplemental_info"), "info");
-    assert_string_equal(profkit_meta_get(p, "target_version"), "9.8.7");
-    assert_string_equal(profkit_meta_get(p, "device_vendor"), "Roku");
-    assert_string_equal(profkit_meta_get(p, "device_model"), "3930X");
-    assert_string_equal(profkit_meta_get(p, "device_firmware"), "12.0");
+    assert_string_equal(pk_meta_get(p, "format_version"), "3.1.4");
+    assert_string_equal(pk_meta_get(p, "requested_sample_ratio"), "1");
+    assert_string_equal(pk_meta_get(p, "actual_sample_ratio"), "0.25");
+    assert_string_equal(pk_meta_get(p, "line_data"), "0");
+    assert_string_equal(pk_meta_get(p, "memory_data"), "0");
+    assert_string_equal(pk_meta_get(p, "start_timestamp_ms"), "1700000000123");
+    assert_string_equal(pk_meta_get(p, "end_timestamp_ms"), "1700000009999");
+    assert_string_equal(pk_meta_get(p, "target_name"), "App");
+    assert_string_equal(pk_meta_get(p, "supplemental_info"), "info");
+    assert_string_equal(pk_meta_get(p, "target_version"), "9.8.7");
+    assert_string_equal(pk_meta_get(p, "device_vendor"), "Roku");
+    assert_string_equal(pk_meta_get(p, "device_model"), "3930X");
+    assert_string_equal(pk_meta_get(p, "device_firmware"), "12.0");
     assert_int_equal(p->n_value_types, 8);
-    assert_string_equal(profkit_str(p, p->value_types[p->default_value].type), "cpu");
-    assert_string_equal(profkit_str(p, p->value_types[vt(p, "cpu")].unit), "microseconds");
-    assert_string_equal(profkit_str(p, p->value_types[vt(p, "inuse_space")].unit), "bytes");
+    assert_string_equal(pk_str(p, p->value_types[p->default_value].type), "cpu");
+    assert_string_equal(pk_str(p, p->value_types[vt(p, "cpu")].unit), "microseconds");
+    assert_string_equal(pk_str(p, p->value_types[vt(p, "inuse_space")].unit), "bytes");
     assert_int_equal(n_warn, 0);
     profkit_profile_free(p);
 }
@@ -279,8 +279,8 @@ static void entries_with_line_data(void **state)
     end(&b, 0);
     profkit_profile *p = read_ok(&b);
     assert_int_equal(p->n_threads, 2);
-    assert_string_equal(profkit_str(p, p->threads[0].name), "Main");
-    assert_string_equal(profkit_str(p, p->threads[1].name), "Task");
+    assert_string_equal(pk_str(p, p->threads[0].name), "Main");
+    assert_string_equal(pk_str(p, p->threads[1].name), "Task");
     /* Callers' lines come from the callee's offset in its caller:
      * main 10 + 4 - 1 = 13, load 30 + 2 - 1 = 31. */
     assert_int_equal(value_at(p, "cpu", 0, "main:13;load:31;parse:52"), 120);
@@ -310,7 +310,7 @@ static void entries_with_line_data(void **state)
     assert_int_equal(total(p, "cpu"), 172);
     assert_int_equal(total(p, "calls"), 9);
     assert_true(p->n_samples < rows_with_lines);
-    assert_string_equal(profkit_meta_get(p, "line_data"), "1");
+    assert_string_equal(pk_meta_get(p, "line_data"), "1");
     profkit_profile_free(p);
 }
 
@@ -331,7 +331,7 @@ static void entries_without_line_data(void **state)
     assert_int_equal(value_at(p, "calls", 0, "main:10;load:30"), 3);
     assert_int_equal(value_at(p, "wall", PROFKIT_NONE, "main:10;load:30;parse:50"), 150);
     const profkit_function *fn = &p->functions[p->frames[p->stacks[p->sample_stack[0]].frame].function];
-    assert_string_equal(profkit_str(p, fn->file), "main.brs");
+    assert_string_equal(pk_str(p, fn->file), "main.brs");
     profkit_profile_free(p);
 }
 
@@ -368,7 +368,7 @@ static void memory_operations(void **state)
     assert_int_equal(total(p, "inuse_objects"), 2);
     assert_int_equal(total(p, "free_objects"), 6);
     /* Three frees matched nothing: one warning, at the first of them. */
-    assert_string_equal(profkit_meta_get(p, "unmatched_frees"), "3");
+    assert_string_equal(pk_meta_get(p, "unmatched_frees"), "3");
     assert_int_equal(n_warn, 1);
     assert_int_equal(last_warn.code, PROFKIT_ECORRUPT);
     assert_non_null(strstr(last_warn.message, "3 frees matched no live allocation"));
@@ -385,7 +385,7 @@ static void memory_operations(void **state)
     profkit_profile *full = read_ok(&b);
     assert_int_equal(read_opts(&p, b.d, b.n, 1, SKIP_INUSE, &err), 0);
     assert_int_equal(n_warn, 0);
-    assert_null(profkit_meta_get(p, "unmatched_frees"));
+    assert_null(pk_meta_get(p, "unmatched_frees"));
     assert_int_equal(total(p, "inuse_objects"), 0);
     assert_int_equal(total(p, "inuse_space"), 0);
     static const char *const same[] = { "cpu", "wall", "calls", "alloc_objects", "alloc_space",
@@ -409,7 +409,7 @@ static void memory_operations(void **state)
     assert_int_equal(value_at(p, "free_objects", 0, "main:10;load:30"), 1);
     assert_int_equal(value_at(p, "inuse_space", 0, "main:10;load:30"), 8);
     assert_int_equal(value_at(p, "free_objects", 1, "load:30"), 4);
-    assert_string_equal(profkit_meta_get(p, "unmatched_frees"), "3");
+    assert_string_equal(pk_meta_get(p, "unmatched_frees"), "3");
     profkit_profile_free(p);
 }
 
@@ -449,7 +449,7 @@ static void large_sizes_and_many_allocations(void **state)
     assert_int_equal(value_at(p, "inuse_objects", 0, "main:13;load:30"), 400);
     assert_int_equal(value_at(p, "inuse_space", 0, "main:13;load:30"), odd);
     assert_int_equal(value_at(p, "free_objects", 0, "main:13;load:30"), 400);
-    assert_string_equal(profkit_meta_get(p, "unmatched_frees"), "0");
+    assert_string_equal(pk_meta_get(p, "unmatched_frees"), "0");
     profkit_profile_free(p);
 }
 
@@ -508,7 +508,7 @@ static void memory_counts_past_the_row_cache(void **state)
     assert_int_equal(value_at(p, "inuse_objects", 0, parse), 4);
     assert_int_equal(value_at(p, "inuse_space", 0, parse), 100000 + 15000000000);
     /* and the 120 frees below of addresses never allocated */
-    assert_string_equal(profkit_meta_get(p, "unmatched_frees"), "70120");
+    assert_string_equal(pk_meta_get(p, "unmatched_frees"), "70120");
     for (int off = 1; off <= 6; off++) {
         char path[64];
         snprintf(path, sizeof(path), "main:13;load:%d", 30 + off - 1);
@@ -849,7 +849,7 @@ static char *canonical(const profkit_profile *p)
     for (size_t r = 0; r < p->n_samples; r++) {
         path_of(p, p->sample_stack[r], path, sizeof(path));
         char line[4096];
-        int n = snprintf(line, sizeof(line), "%s|%s|", profkit_str(p, p->threads[p->sample_thread[r]].name),
+        int n = snprintf(line, sizeof(line), "%s|%s|", pk_str(p, p->threads[p->sample_thread[r]].name),
                          path);
         static const char *const names[8] = { "cpu", "wall", "calls", "alloc_objects", "alloc_space",
                                               "free_objects", "inuse_objects", "inuse_space" };
@@ -919,12 +919,12 @@ static void round_trip_bsprof(void **state)
         profkit_profile *q = write_and_read(p);
         char *a = canonical(p), *c = canonical(q);
         assert_string_equal(a, c);
-        assert_string_equal(profkit_meta_get(q, "line_data"), lines ? "1" : "0");
-        assert_string_equal(profkit_meta_get(q, "memory_data"), "1");
-        assert_string_equal(profkit_meta_get(q, "format_version"), "3.1.4");
-        assert_string_equal(profkit_meta_get(q, "target_name"), "App");
-        assert_string_equal(profkit_meta_get(q, "end_timestamp_ms"), "1700000001000");
-        assert_string_equal(profkit_meta_get(q, "unmatched_frees"), "1");
+        assert_string_equal(pk_meta_get(q, "line_data"), lines ? "1" : "0");
+        assert_string_equal(pk_meta_get(q, "memory_data"), "1");
+        assert_string_equal(pk_meta_get(q, "format_version"), "3.1.4");
+        assert_string_equal(pk_meta_get(q, "target_name"), "App");
+        assert_string_equal(pk_meta_get(q, "end_timestamp_ms"), "1700000001000");
+        assert_string_equal(pk_meta_get(q, "unmatched_frees"), "1");
         free(a);
         free(c);
         profkit_profile_free(p);
@@ -938,25 +938,25 @@ static void write_foreign_profile(void **state)
 {
     (void)state;
     profkit_profile *p = profkit_profile_new();
-    uint32_t cpu_ns = profkit_value_type_add(p, "cpu", "nanoseconds");
-    uint32_t t = profkit_thread_add(p, "worker", "", 1, 2);
-    uint32_t f1 = profkit_function_add_named(p, "outer", "a.c", "", 5);
-    uint32_t f2 = profkit_function_add_named(p, "inner", "a.c", "", 20);
+    uint32_t cpu_ns = pk_value_type_add(p, "cpu", "nanoseconds");
+    uint32_t t = pk_thread_add(p, "worker", "", 1, 2);
+    uint32_t f1 = pk_function_add_named(p, "outer", "a.c", "", 5);
+    uint32_t f2 = pk_function_add_named(p, "inner", "a.c", "", 20);
     profkit_frame fr = { 0, f1, 7, 0, PROFKIT_NONE };
-    uint32_t fa = profkit_frame_add(p, &fr);
+    uint32_t fa = pk_frame_add(p, &fr);
     fr.function = f2;
     fr.line = 25;
-    uint32_t fb = profkit_frame_add(p, &fr);
+    uint32_t fb = pk_frame_add(p, &fr);
     uint32_t frames[2] = { fa, fb };
-    uint32_t s = profkit_stack_intern_frames(p, frames, 2);
+    uint32_t s = pk_stack_intern_frames(p, frames, 2);
     int64_t v = 3500000; /* 3.5 ms */
-    assert_int_equal(profkit_sample_add(p, s, t, &v), 0);
+    assert_int_equal(pk_sample_add(p, s, t, &v), 0);
     (void)cpu_ns;
     profkit_profile *q = write_and_read(p);
-    assert_string_equal(profkit_meta_get(q, "line_data"), "1");
-    assert_string_equal(profkit_meta_get(q, "memory_data"), "0");
+    assert_string_equal(pk_meta_get(q, "line_data"), "1");
+    assert_string_equal(pk_meta_get(q, "memory_data"), "0");
     assert_int_equal(value_at(q, "cpu", 0, "outer:7;inner:25"), 3500);
-    assert_string_equal(profkit_str(q, q->threads[0].name), "worker");
+    assert_string_equal(pk_str(q, q->threads[0].name), "worker");
     profkit_profile_free(p);
     profkit_profile_free(q);
 }

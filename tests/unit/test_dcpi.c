@@ -27,7 +27,7 @@ static void put(buf *b, const void *p, size_t n)
 static void le32(buf *b, uint32_t v)
 {
     uint8_t w[4];
-    profkit_store_le32(w, v);
+    pk_put_le32(w, v);
     put(b, w, 4);
 }
 
@@ -97,11 +97,11 @@ static void reads_addresses_and_header(void **state)
     assert_int_equal(read_mem(&p, &b, NULL, &err), 0); /* detected */
     assert_string_equal(profkit_profile_format(p), "dcpi");
     assert_int_equal(p->n_value_types, 1);
-    assert_string_equal(profkit_str(p, p->value_types[0].type), "cycles");
-    assert_string_equal(profkit_str(p, p->value_types[0].unit), "count");
+    assert_string_equal(pk_str(p, p->value_types[0].type), "cycles");
+    assert_string_equal(pk_str(p, p->value_types[0].unit), "count");
     assert_int_equal(profkit_profile_find_value(p, "samples"), 0); /* the alias */
     assert_int_equal(p->n_threads, 1);
-    assert_string_equal(profkit_str(p, p->threads[0].name), "/bin/walnut");
+    assert_string_equal(pk_str(p, p->threads[0].name), "/bin/walnut");
     const uint64_t t0 = 0x120000000ull;
     assert_int_equal(at(p, 0, 0, t0), 5);
     assert_int_equal(at(p, 0, 0, t0 + 4), 1);
@@ -109,8 +109,8 @@ static void reads_addresses_and_header(void **state)
     assert_int_equal(at(p, 0, 0, t0 + 40), 2);
     assert_int_equal(at(p, 0, 0, t0 + 104), 3);
     assert_int_equal(p->n_samples, 6);
-    assert_string_equal(profkit_meta_get(p, "event"), "cycles 63488 x");
-    assert_string_equal(profkit_meta_get(p, "format_version"), "0.07");
+    assert_string_equal(pk_meta_get(p, "event"), "cycles 63488 x");
+    assert_string_equal(pk_meta_get(p, "format_version"), "0.07");
     /* Frame labels are the addresses. */
     char label[64];
     profkit_frame_label(p, p->stacks[p->sample_stack[0]].frame, 0, label, sizeof(label));
@@ -121,7 +121,7 @@ static void reads_addresses_and_header(void **state)
      * is "image <id>". */
     make(&b, HEAD("imiss", ""), CH, 3, 0);
     assert_int_equal(read_mem(&p, &b, "dcpi", &err), 0);
-    assert_string_equal(profkit_str(p, p->threads[0].name), "image 0123abcd");
+    assert_string_equal(pk_str(p, p->threads[0].name), "image 0123abcd");
     assert_int_equal(at(p, 0, 0, 104), 3);
     profkit_profile_free(p);
 }

@@ -18,14 +18,14 @@ static char *write_ff(const profkit_profile *p, const char *value, const char *t
     assert_true(fd >= 0);
     close(fd);
     profkit_error err;
-    profkit_sink *k;
-    assert_int_equal(profkit_sink_open(&k, path, 0, &err), 0);
+    pk_sink *k;
+    assert_int_equal(pk_sink_open(&k, path, 0, &err), 0);
     profkit_write_options o;
     memset(&o, 0, sizeof(o));
     o.value = value;
     o.thread = thread;
-    *rc = profkit_firefox_write(p, k, &o, &err);
-    assert_int_equal(profkit_sink_close(k, *rc == 0, &err), 0);
+    *rc = pk_firefox_write(p, k, &o, &err);
+    assert_int_equal(pk_sink_close(k, *rc == 0, &err), 0);
     char *text = NULL;
     if (*rc == 0) {
         FILE *f = fopen(path, "rb");
@@ -67,27 +67,27 @@ static uint32_t frame(profkit_profile *p, const char *name, uint64_t addr)
 {
     profkit_frame fr;
     memset(&fr, 0, sizeof(fr));
-    fr.function = profkit_function_add_named(p, name, NULL, NULL, 0);
+    fr.function = pk_function_add_named(p, name, NULL, NULL, 0);
     fr.address = addr;
     fr.mapping = PROFKIT_NONE;
-    return profkit_frame_add(p, &fr);
+    return pk_frame_add(p, &fr);
 }
 
 static void untimed_rows_become_weighted_samples(void **state)
 {
     (void)state;
     profkit_profile *p = profkit_profile_new();
-    uint32_t v = profkit_value_type_add(p, "samples", "count");
-    uint32_t th = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t v = pk_value_type_add(p, "samples", "count");
+    uint32_t th = pk_thread_add(p, "main", "", -1, -1);
     p->default_value = v;
     uint32_t a = frame(p, "a", 0), b = frame(p, "b", 0), c = frame(p, "c", 0);
-    uint32_t sa = profkit_stack_intern(p, 0, a);
-    uint32_t sab = profkit_stack_intern(p, sa, b);
-    uint32_t sac = profkit_stack_intern(p, sa, c);
+    uint32_t sa = pk_stack_intern(p, 0, a);
+    uint32_t sab = pk_stack_intern(p, sa, b);
+    uint32_t sac = pk_stack_intern(p, sa, c);
     int64_t five = 5, zero = 0, three = 3;
-    profkit_sample_add(p, sab, th, &five);
-    profkit_sample_add(p, sac, th, &zero); /* says nothing: left out */
-    profkit_sample_add(p, sa, th, &three);
+    pk_sample_add(p, sab, th, &five);
+    pk_sample_add(p, sac, th, &zero); /* says nothing: left out */
+    pk_sample_add(p, sa, th, &three);
     char *t = write_ok(p, NULL);
     assert_has(t, "\"preprocessedProfileVersion\":75");
     assert_has(t, "\"weightType\":\"samples\",\"weight\":[5,3],\"stack\":[1,0],\"time\":[0,1],\"length\":2}");
@@ -103,13 +103,13 @@ static void all_ones_weight_is_left_out(void **state)
 {
     (void)state;
     profkit_profile *p = profkit_profile_new();
-    uint32_t v = profkit_value_type_add(p, "samples", "count");
-    uint32_t th = profkit_thread_add(p, "T", "proc", 7, 9);
+    uint32_t v = pk_value_type_add(p, "samples", "count");
+    uint32_t th = pk_thread_add(p, "T", "proc", 7, 9);
     p->default_value = v;
-    uint32_t s = profkit_stack_intern(p, 0, frame(p, "f", 0));
+    uint32_t s = pk_stack_intern(p, 0, frame(p, "f", 0));
     int64_t one = 1;
-    profkit_sample_add_timed(p, s, th, 3000000, &one);
-    profkit_sample_add_timed(p, s, th, 4000000, &one);
+    pk_sample_add_timed(p, s, th, 3000000, &one);
+    pk_sample_add_timed(p, s, th, 4000000, &one);
     char *t = write_ok(p, NULL);
     assert_has(t, "\"weight\":null,\"stack\":[0,0],\"time\":[0,1],\"length\":2");
     assert_has(t, "\"interval\":1,");
@@ -123,13 +123,13 @@ static void timed_rows_sorted_in_exact_ms(void **state)
 {
     (void)state;
     profkit_profile *p = profkit_profile_new();
-    uint32_t cpu = profkit_value_type_add(p, "cpu", "nanoseconds");
-    uint32_t th = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t cpu = pk_value_type_add(p, "cpu", "nanoseconds");
+    uint32_t th = pk_thread_add(p, "main", "", -1, -1);
     p->default_value = cpu;
-    uint32_t s = profkit_stack_intern(p, 0, frame(p, "f", 0));
+    uint32_t s = pk_stack_intern(p, 0, frame(p, "f", 0));
     int64_t v1 = 1500000, v2 = 250;
-    profkit_sample_add_timed(p, s, th, 2500000123LL, &v1);
-    profkit_sample_add_timed(p, s, th, 1000000999LL, &v2);
+    pk_sample_add_timed(p, s, th, 2500000123LL, &v1);
+    pk_sample_add_timed(p, s, th, 1000000999LL, &v2);
     char *t = write_ok(p, NULL);
     /* origin: the earliest time rounded down to a millisecond; interval: the median gap */
     assert_has(t, "\"interval\":1499.999124,\"startTime\":1000,");
@@ -143,12 +143,12 @@ static void negative_times_and_seconds(void **state)
 {
     (void)state;
     profkit_profile *p = profkit_profile_new();
-    uint32_t sec = profkit_value_type_add(p, "wall", "seconds");
-    uint32_t th = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t sec = pk_value_type_add(p, "wall", "seconds");
+    uint32_t th = pk_thread_add(p, "main", "", -1, -1);
     p->default_value = sec;
-    uint32_t s = profkit_stack_intern(p, 0, frame(p, "f", 0));
+    uint32_t s = pk_stack_intern(p, 0, frame(p, "f", 0));
     int64_t v = 2;
-    profkit_sample_add_timed(p, s, th, -1500000, &v);
+    pk_sample_add_timed(p, s, th, -1500000, &v);
     char *t = write_ok(p, NULL);
     assert_has(t, "\"startTime\":-2,");
     assert_has(t, "\"weight\":[2000],\"stack\":[0],\"time\":[0.5]");
@@ -160,13 +160,13 @@ static void bytes_and_value_selection(void **state)
 {
     (void)state;
     profkit_profile *p = profkit_profile_new();
-    uint32_t n = profkit_value_type_add(p, "alloc_objects", "count");
-    profkit_value_type_add(p, "alloc_space", "bytes");
-    uint32_t th = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t n = pk_value_type_add(p, "alloc_objects", "count");
+    pk_value_type_add(p, "alloc_space", "bytes");
+    uint32_t th = pk_thread_add(p, "main", "", -1, -1);
     p->default_value = n;
-    uint32_t s = profkit_stack_intern(p, 0, frame(p, "f", 0));
+    uint32_t s = pk_stack_intern(p, 0, frame(p, "f", 0));
     int64_t vals[2] = { 2, 4096 };
-    profkit_sample_add(p, s, th, vals);
+    pk_sample_add(p, s, th, vals);
     char *t = write_ok(p, "alloc_space");
     assert_has(t, "\"weightType\":\"bytes\",\"weight\":[4096]");
     free(t);
@@ -185,25 +185,25 @@ static void nameless_functions_split_by_address(void **state)
 {
     (void)state;
     profkit_profile *p = profkit_profile_new();
-    uint32_t v = profkit_value_type_add(p, "samples", "count");
-    uint32_t th = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t v = pk_value_type_add(p, "samples", "count");
+    uint32_t th = pk_thread_add(p, "main", "", -1, -1);
     p->default_value = v;
-    uint32_t m = profkit_mapping_add(p, 0x400000, 0x500000, 0x1000, "/usr/bin/app", "abc123");
+    uint32_t m = pk_mapping_add(p, 0x400000, 0x500000, 0x1000, "/usr/bin/app", "abc123");
     profkit_function fn;
     memset(&fn, 0, sizeof(fn));
-    uint32_t f = profkit_function_add(p, &fn);
+    uint32_t f = pk_function_add(p, &fn);
     profkit_frame fr;
     memset(&fr, 0, sizeof(fr));
     fr.function = f;
     fr.mapping = m;
     fr.address = 0x400010;
-    uint32_t f1 = profkit_frame_add(p, &fr);
+    uint32_t f1 = pk_frame_add(p, &fr);
     fr.address = 0x400020;
     fr.line = 12;
-    uint32_t f2 = profkit_frame_add(p, &fr);
+    uint32_t f2 = pk_frame_add(p, &fr);
     int64_t one = 1;
-    profkit_sample_add(p, profkit_stack_intern(p, 0, f1), th, &one);
-    profkit_sample_add(p, profkit_stack_intern(p, 0, f2), th, &one);
+    pk_sample_add(p, pk_stack_intern(p, 0, f1), th, &one);
+    pk_sample_add(p, pk_stack_intern(p, 0, f2), th, &one);
     char *t = write_ok(p, NULL);
     /* two functions, named by their labels (FILE+0xOFFSET), in the app's resource */
     assert_has(t, "\"funcTable\":{\"length\":2,\"name\":[1,3],\"flags\":[4,4],\"resource\":[0,0]");
@@ -221,15 +221,15 @@ static void files_become_sources(void **state)
 {
     (void)state;
     profkit_profile *p = profkit_profile_new();
-    uint32_t v = profkit_value_type_add(p, "samples", "count");
-    uint32_t th = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t v = pk_value_type_add(p, "samples", "count");
+    uint32_t th = pk_thread_add(p, "main", "", -1, -1);
     p->default_value = v;
     profkit_frame fr;
     memset(&fr, 0, sizeof(fr));
     fr.mapping = PROFKIT_NONE;
-    fr.function = profkit_function_add_named(p, "main", "src/main.c", "libx.so", 40);
+    fr.function = pk_function_add_named(p, "main", "src/main.c", "libx.so", 40);
     int64_t one = 1;
-    profkit_sample_add(p, profkit_stack_intern(p, 0, profkit_frame_add(p, &fr)), th, &one);
+    pk_sample_add(p, pk_stack_intern(p, 0, pk_frame_add(p, &fr)), th, &one);
     char *t = write_ok(p, NULL);
     assert_has(t, "\"funcTable\":{\"length\":1,\"name\":[1],\"flags\":[28],\"resource\":[0],\"source\":[0],\"lineNumber\":[40]");
     assert_has(t, "\"resourceTable\":{\"length\":1,\"name\":[2],\"host\":[null],\"type\":[1]}");
@@ -250,14 +250,14 @@ static void add_marker(profkit_profile *p, const char *name, const char *cat, in
     m.start = start;
     m.end = end;
     m.payload = payload ? profkit_string_intern_cstr(p, payload) : 0;
-    assert_int_equal(profkit_marker_add(p, &m), 0);
+    assert_int_equal(pk_marker_add(p, &m), 0);
 }
 
 static void markers_payloads_and_phases(void **state)
 {
     (void)state;
     profkit_profile *p = profkit_profile_new();
-    profkit_thread_add(p, "main", "", -1, -1);
+    pk_thread_add(p, "main", "", -1, -1);
     add_marker(p, "ok", "GC", 2000000, 5000000, "{\"type\":\"GCMajor\",\"n\":[1,2.5e3,{\"x\":null}]}");
     add_marker(p, "net", "Network", 3000000, 3000000, " { \"type\" : \"Network\", \"id\": 1 } ");
     add_marker(p, "inst", "", 4000000, 4000000, NULL);
@@ -283,7 +283,7 @@ static void ipc_payloads_get_times(void **state)
 {
     (void)state;
     profkit_profile *p = profkit_profile_new();
-    profkit_thread_add(p, "main", "", -1, -1);
+    pk_thread_add(p, "main", "", -1, -1);
     add_marker(p, "IPCOut", "IPC", 2000000, 3500000, "{ \"type\":\"IPC\",\"otherPid\":\"7\"}");
     add_marker(p, "IPCIn", "IPC", 4000000, 4000000, "{\"type\":\"IPC\",\"startTime\":9}");
     add_marker(p, "Other", "IPC", 4000000, 4000000, "{\"x\":{\"type\":\"IPC\"}}");
@@ -309,7 +309,7 @@ static void payload_nesting_is_bounded(void **state)
     assert_true(n < sizeof(ok));
     snprintf(deep, sizeof(deep), "{\"b\":%s}", ok); /* 65 levels */
     profkit_profile *p = profkit_profile_new();
-    profkit_thread_add(p, "main", "", -1, -1);
+    pk_thread_add(p, "main", "", -1, -1);
     add_marker(p, "m", "", 0, 0, ok);
     add_marker(p, "m", "", 0, 0, deep);
     char *t = write_ok(p, NULL);
@@ -324,14 +324,14 @@ static void stacks_out_of_order_are_reordered(void **state)
 {
     (void)state;
     profkit_profile *p = profkit_profile_new();
-    uint32_t v = profkit_value_type_add(p, "samples", "count");
-    uint32_t th = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t v = pk_value_type_add(p, "samples", "count");
+    uint32_t th = pk_thread_add(p, "main", "", -1, -1);
     p->default_value = v;
     uint32_t a = frame(p, "a", 0), b = frame(p, "b", 0);
-    uint32_t sa = profkit_stack_intern(p, 0, a);
-    uint32_t sab = profkit_stack_intern(p, sa, b);
+    uint32_t sa = pk_stack_intern(p, 0, a);
+    uint32_t sab = pk_stack_intern(p, sa, b);
     int64_t two = 2;
-    profkit_sample_add(p, sab, th, &two);
+    pk_sample_add(p, sab, th, &two);
     /* Swap the two stacks so that a child comes before its parent. */
     assert_int_equal(sa, 1);
     assert_int_equal(sab, 2);
@@ -360,12 +360,12 @@ static void thread_selection_and_no_threads(void **state)
     assert_has(t, "\"threads\":[{\"processType\":\"default\"");
     assert_has(t, "\"name\":\"main\",\"isMainThread\":true");
     free(t);
-    uint32_t v = profkit_value_type_add(p, "samples", "count");
+    uint32_t v = pk_value_type_add(p, "samples", "count");
     p->default_value = v;
-    profkit_thread_add(p, "one", "", 5, 1);
-    uint32_t t2 = profkit_thread_add(p, "two", "", 5, 2);
+    pk_thread_add(p, "one", "", 5, 1);
+    uint32_t t2 = pk_thread_add(p, "two", "", 5, 2);
     int64_t one = 1;
-    profkit_sample_add(p, profkit_stack_intern(p, 0, frame(p, "f", 0)), t2, &one);
+    pk_sample_add(p, pk_stack_intern(p, 0, frame(p, "f", 0)), t2, &one);
     t = write_ok(p, NULL);
     assert_has(t, "\"name\":\"one\",\"isMainThread\":true");
     assert_has(t, "\"name\":\"two\",\"isMainThread\":false");

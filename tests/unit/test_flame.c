@@ -21,9 +21,9 @@ static uint32_t frame_named(profkit_profile *p, const char *name)
 {
     profkit_frame f;
     memset(&f, 0, sizeof(f));
-    f.function = profkit_function_add_named(p, name, "f.c", "", 0);
+    f.function = pk_function_add_named(p, name, "f.c", "", 0);
     f.mapping = PROFKIT_NONE;
-    return profkit_frame_add(p, &f);
+    return pk_frame_add(p, &f);
 }
 
 static uint32_t stack_of(profkit_profile *p, const char *spec)
@@ -32,7 +32,7 @@ static uint32_t stack_of(profkit_profile *p, const char *spec)
     snprintf(buf, sizeof(buf), "%s", spec);
     uint32_t s = 0;
     for (char *tok = strtok(buf, ";"); tok; tok = strtok(NULL, ";"))
-        s = profkit_stack_intern(p, s, frame_named(p, tok));
+        s = pk_stack_intern(p, s, frame_named(p, tok));
     return s;
 }
 
@@ -60,13 +60,13 @@ static profkit_profile *random_profile(int64_t want[4][3])
 {
     profkit_profile *p = profkit_profile_new();
     assert_non_null(p);
-    profkit_value_type_add(p, "cpu", "nanoseconds");
-    profkit_value_type_add(p, "samples", "count");
-    profkit_value_type_add(p, "alloc", "bytes");
+    pk_value_type_add(p, "cpu", "nanoseconds");
+    pk_value_type_add(p, "samples", "count");
+    pk_value_type_add(p, "alloc", "bytes");
     for (int t = 0; t < 3; t++) {
         char name[16];
         snprintf(name, sizeof(name), "t%d", t);
-        profkit_thread_add(p, name, "", -1, t);
+        pk_thread_add(p, name, "", -1, t);
     }
     memset(want, 0, sizeof(int64_t) * 12);
     for (int r = 0; r < 3000; r++) {
@@ -74,10 +74,10 @@ static profkit_profile *random_profile(int64_t want[4][3])
         for (uint32_t d = 0; d < depth; d++) {
             char name[16];
             snprintf(name, sizeof(name), "f%u", rnd(40) * rnd(2));
-            s = profkit_stack_intern(p, s, frame_named(p, name));
+            s = pk_stack_intern(p, s, frame_named(p, name));
         }
         int64_t v[3] = { rnd(1000), 1, rnd(3) ? 0 : (int64_t)rnd(1 << 20) };
-        assert_int_equal(profkit_sample_add(p, s, th, v), 0);
+        assert_int_equal(pk_sample_add(p, s, th, v), 0);
         for (int k = 0; k < 3; k++) {
             want[0][k] += v[k];
             want[1 + th][k] += v[k];
@@ -101,7 +101,7 @@ static void totals_kept_under_every_cap(void **state)
             o.min_percent = pcts[q];
             flame_data d;
             profkit_error err;
-            assert_int_equal(flame_build(&d, p, &o, 0, &err), 0);
+            assert_int_equal(pk_flame_build(&d, p, &o, 0, &err), 0);
             assert_int_equal(d.n_scopes, 4);
             assert_true(d.scopes[0].merged);
             size_t nodes = 0;
@@ -122,7 +122,7 @@ static void totals_kept_under_every_cap(void **state)
                 fail_msg("cap %zu, min %g%%: %zu nodes", caps[c], pcts[q], nodes);
             if (caps[c] == 0 && pcts[q] == 0)
                 assert_true(nodes > 2000); /* nothing merged */
-            flame_data_free(&d);
+            pk_flame_data_free(&d);
         }
     profkit_profile_free(p);
 }
@@ -133,23 +133,23 @@ static void deep_stack_and_runs(void **state)
     enum { DEPTH = 200000 };
     profkit_profile *p = profkit_profile_new();
     assert_non_null(p);
-    profkit_value_type_add(p, "samples", "count");
-    uint32_t th = profkit_thread_add(p, "main", "", 1, 1);
+    pk_value_type_add(p, "samples", "count");
+    uint32_t th = pk_thread_add(p, "main", "", 1, 1);
     uint32_t main_s = stack_of(p, "main"), g = stack_of(p, "main;g"), s = main_s;
     uint32_t f = frame_named(p, "f");
     for (int i = 0; i < DEPTH; i++)
-        s = profkit_stack_intern(p, s, f); /* f calls itself */
+        s = pk_stack_intern(p, s, f); /* f calls itself */
     int64_t one = 1;
     /* 1000 samples 1 ns apart, alternating between the deep leaf and g */
     for (int i = 0; i < 1000; i++)
-        assert_int_equal(profkit_sample_add_timed(p, i % 2 ? g : s, th, 1000 + i, &one), 0);
+        assert_int_equal(pk_sample_add_timed(p, i % 2 ? g : s, th, 1000 + i, &one), 0);
     profkit_flame_options o;
     profkit_flame_options_init(&o);
     o.min_percent = 0;
     o.max_nodes = 0;
     flame_data d;
     profkit_error err;
-    assert_int_equal(flame_build(&d, p, &o, 0, &err), 0);
+    assert_int_equal(pk_flame_build(&d, p, &o, 0, &err), 0);
     assert_int_equal(d.n_scopes, 2);
     /* root, main, g and the 200000 f */
     assert_int_equal(d.scopes[0].n, DEPTH + 3);
@@ -158,11 +158,11 @@ static void deep_stack_and_runs(void **state)
     assert_int_equal(t->n_runs, 1000); /* no run is narrower than a pixel */
     assert_int_equal(t->run_start[0], 0);
     assert_int_equal(t->run_end, 1000);
-    flame_data_free(&d);
+    pk_flame_data_free(&d);
 
     /* With pixels of 10% of the time, the alternation merges into main. */
     o.min_percent = 10;
-    assert_int_equal(flame_build(&d, p, &o, 0, &err), 0);
+    assert_int_equal(pk_flame_build(&d, p, &o, 0, &err), 0);
     t = &d.scopes[1];
     assert_int_equal(t->n_runs, 1);
     uint32_t node = t->run_node[0];
@@ -170,16 +170,16 @@ static void deep_stack_and_runs(void **state)
     assert_string_equal(d.funcs[t->func[node]].name, "main");
     assert_int_equal(t->parent[node], 0);
     assert_int_equal(scope_sum(t, 0, 0), 1000);
-    flame_data_free(&d);
+    pk_flame_data_free(&d);
 
     /* The cap keeps the top of the chain and folds the rest. */
     o.min_percent = 0;
     o.max_nodes = 100;
-    assert_int_equal(flame_build(&d, p, &o, 1, &err), 0);
+    assert_int_equal(pk_flame_build(&d, p, &o, 1, &err), 0);
     assert_int_equal(d.n_scopes, 1);
     assert_true(d.scopes[0].n <= 100);
     assert_int_equal(scope_sum(&d.scopes[0], 0, 0), 1000);
-    flame_data_free(&d);
+    pk_flame_data_free(&d);
     profkit_profile_free(p);
 }
 
@@ -189,19 +189,19 @@ static void extreme_times(void **state)
     (void)state;
     profkit_profile *p = profkit_profile_new();
     assert_non_null(p);
-    profkit_value_type_add(p, "samples", "count");
-    uint32_t th = profkit_thread_add(p, "main", "", -1, -1);
+    pk_value_type_add(p, "samples", "count");
+    uint32_t th = pk_thread_add(p, "main", "", -1, -1);
     int64_t one = 1;
     int64_t times[] = { INT64_MIN + 1, -5, 0, INT64_MAX - 1 };
     const char *stacks[] = { "a", "a;b", "c", "a" };
     for (int i = 0; i < 4; i++)
-        assert_int_equal(profkit_sample_add_timed(p, stack_of(p, stacks[i]), th, times[i], &one), 0);
+        assert_int_equal(pk_sample_add_timed(p, stack_of(p, stacks[i]), th, times[i], &one), 0);
     profkit_flame_options o;
     profkit_flame_options_init(&o);
     o.min_percent = 0;
     flame_data d;
     profkit_error err;
-    assert_int_equal(flame_build(&d, p, &o, 0, &err), 0);
+    assert_int_equal(pk_flame_build(&d, p, &o, 0, &err), 0);
     const flame_scope *t = &d.scopes[1];
     assert_true(t->timed);
     assert_true(t->n_runs >= 1);
@@ -209,7 +209,7 @@ static void extreme_times(void **state)
     for (size_t i = 1; i < t->n_runs; i++)
         assert_true(t->run_start[i] >= t->run_start[i - 1]);
     assert_true(t->run_end >= t->run_start[t->n_runs - 1]);
-    flame_data_free(&d);
+    pk_flame_data_free(&d);
     profkit_profile_free(p);
 }
 
@@ -218,22 +218,22 @@ static void diff_columns(void **state)
     (void)state;
     profkit_profile *base = profkit_profile_new(), *p = profkit_profile_new();
     assert_true(base && p);
-    profkit_value_type_add(p, "cpu", "nanoseconds");
-    profkit_value_type_add(p, "samples", "count");
-    profkit_value_type_add(base, "samples", "count"); /* no cpu in BASE */
-    uint32_t tb = profkit_thread_add(base, "main", "", -1, -1);
-    uint32_t tn = profkit_thread_add(p, "main", "", -1, -1);
+    pk_value_type_add(p, "cpu", "nanoseconds");
+    pk_value_type_add(p, "samples", "count");
+    pk_value_type_add(base, "samples", "count"); /* no cpu in BASE */
+    uint32_t tb = pk_thread_add(base, "main", "", -1, -1);
+    uint32_t tn = pk_thread_add(p, "main", "", -1, -1);
     int64_t b1 = 3, b2 = 5, n1[2] = { 100, 4 }, n2[2] = { 50, 2 };
-    assert_int_equal(profkit_sample_add(base, stack_of(base, "main;old"), tb, &b1), 0);
-    assert_int_equal(profkit_sample_add(base, stack_of(base, "main;both"), tb, &b2), 0);
-    assert_int_equal(profkit_sample_add(p, stack_of(p, "main;both"), tn, n1), 0);
-    assert_int_equal(profkit_sample_add(p, stack_of(p, "main;new"), tn, n2), 0);
+    assert_int_equal(pk_sample_add(base, stack_of(base, "main;old"), tb, &b1), 0);
+    assert_int_equal(pk_sample_add(base, stack_of(base, "main;both"), tb, &b2), 0);
+    assert_int_equal(pk_sample_add(p, stack_of(p, "main;both"), tn, n1), 0);
+    assert_int_equal(pk_sample_add(p, stack_of(p, "main;new"), tn, n2), 0);
     profkit_flame_options o;
     profkit_flame_options_init(&o);
     o.base = base;
     flame_data d;
     profkit_error err;
-    assert_int_equal(flame_build(&d, p, &o, 0, &err), 0);
+    assert_int_equal(pk_flame_build(&d, p, &o, 0, &err), 0);
     assert_int_equal(d.n_scopes, 1);
     const flame_scope *s = &d.scopes[0];
     assert_non_null(s->base_self);
@@ -252,11 +252,11 @@ static void diff_columns(void **state)
             assert_int_equal(s->base_self[s->n + i], 0);
         }
     }
-    flame_data_free(&d);
+    pk_flame_data_free(&d);
     /* an unknown thread in either profile is a usage error */
     o.thread = "nope";
-    assert_int_equal(flame_build(&d, p, &o, 0, &err), PROFKIT_EINVAL);
-    flame_data_free(&d);
+    assert_int_equal(pk_flame_build(&d, p, &o, 0, &err), PROFKIT_EINVAL);
+    pk_flame_data_free(&d);
     profkit_profile_free(base);
     profkit_profile_free(p);
 }
@@ -266,19 +266,19 @@ static void stack_table_out_of_order_is_refused(void **state)
     (void)state;
     profkit_profile *p = profkit_profile_new();
     assert_non_null(p);
-    profkit_value_type_add(p, "samples", "count");
-    uint32_t th = profkit_thread_add(p, "main", "", -1, -1);
+    pk_value_type_add(p, "samples", "count");
+    uint32_t th = pk_thread_add(p, "main", "", -1, -1);
     uint32_t s = stack_of(p, "a;b;c");
     int64_t one = 1;
-    assert_int_equal(profkit_sample_add(p, s, th, &one), 0);
+    assert_int_equal(pk_sample_add(p, s, th, &one), 0);
     p->stacks[1].parent = 3; /* a child's id before its parent's */
     profkit_flame_options o;
     profkit_flame_options_init(&o);
     flame_data d;
     profkit_error err;
-    assert_int_equal(flame_build(&d, p, &o, 0, &err), PROFKIT_ECORRUPT);
+    assert_int_equal(pk_flame_build(&d, p, &o, 0, &err), PROFKIT_ECORRUPT);
     assert_non_null(strstr(err.message, "stack 1"));
-    flame_data_free(&d);
+    pk_flame_data_free(&d);
     char *page;
     size_t len;
     assert_int_equal(profkit_flame_render_html(&page, &len, p, NULL, &err), PROFKIT_ECORRUPT);
@@ -291,14 +291,14 @@ static void escapes(void **state)
     (void)state;
     flame_buf b = { 0 };
     const char s[] = "a</script><!--\"\\\x01\xff\xc3\xa9&>";
-    flame_put_json_string(&b, s, sizeof(s) - 1);
-    flame_put(&b, " ", 1);
-    flame_put_xml(&b, s, sizeof(s) - 1);
-    flame_put(&b, " ", 1);
-    flame_put_i64(&b, INT64_MIN);
+    pk_flame_put_json_string(&b, s, sizeof(s) - 1);
+    pk_flame_put(&b, " ", 1);
+    pk_flame_put_xml(&b, s, sizeof(s) - 1);
+    pk_flame_put(&b, " ", 1);
+    pk_flame_put_i64(&b, INT64_MIN);
     char *out;
     size_t len;
-    assert_int_equal(flame_buf_finish(&b, &out, &len, NULL), 0);
+    assert_int_equal(pk_flame_buf_finish(&b, &out, &len, NULL), 0);
     assert_string_equal(out, "\"a\\u003c/script\\u003e\\u003c!--\\\"\\\\\\u0001\xef\xbf\xbd\xc3\xa9\\u0026\\u003e\" "
                              "a&lt;/script&gt;&lt;!--&quot;\\\xef\xbf\xbd\xef\xbf\xbd\xc3\xa9&amp;&gt; "
                              "-9223372036854775808");
@@ -311,10 +311,10 @@ static void page_in_memory_and_on_disk(void **state)
     (void)state;
     profkit_profile *p = profkit_profile_new();
     assert_non_null(p);
-    profkit_value_type_add(p, "samples", "count");
-    uint32_t th = profkit_thread_add(p, "</script>", "", -1, -1);
+    pk_value_type_add(p, "samples", "count");
+    uint32_t th = pk_thread_add(p, "</script>", "", -1, -1);
     int64_t one = 7;
-    assert_int_equal(profkit_sample_add(p, stack_of(p, "main;<!--x"), th, &one), 0);
+    assert_int_equal(pk_sample_add(p, stack_of(p, "main;<!--x"), th, &one), 0);
     profkit_flame_options o;
     profkit_flame_options_init(&o);
     o.title = "t</script>";
@@ -323,12 +323,12 @@ static void page_in_memory_and_on_disk(void **state)
     profkit_error err;
     assert_int_equal(profkit_flame_render_html(&page, &len, p, &o, &err), 0);
     assert_int_equal(strlen(page), len);
-    assert_memory_equal(page, profkit_flame_page_head, profkit_flame_page_head_len);
-    assert_memory_equal(page + len - profkit_flame_page_tail_len, profkit_flame_page_tail,
-                        profkit_flame_page_tail_len);
+    assert_memory_equal(page, pk_flame_page_head, pk_flame_page_head_len);
+    assert_memory_equal(page + len - pk_flame_page_tail_len, pk_flame_page_tail,
+                        pk_flame_page_tail_len);
     /* the data between them holds no '<' and is the schema's object */
-    const char *data = page + profkit_flame_page_head_len;
-    size_t dlen = len - profkit_flame_page_head_len - profkit_flame_page_tail_len;
+    const char *data = page + pk_flame_page_head_len;
+    size_t dlen = len - pk_flame_page_head_len - pk_flame_page_tail_len;
     assert_null(memchr(data, '<', dlen));
     assert_true(dlen > 2 && data[0] == '{' && data[dlen - 1] == '}');
     assert_int_equal(strncmp(data, "{\"schema\":1,", 12), 0);

@@ -163,8 +163,8 @@ static void test_location_frames(void **state)
         char lab[256];
         profkit_frame_label(p, p->stacks[s].frame, 0, lab, sizeof lab);
         assert_string_equal(lab, want[i].label);
-        assert_string_equal(profkit_str(p, f->file), want[i].file);
-        assert_string_equal(profkit_str(p, f->module), want[i].module);
+        assert_string_equal(pk_str(p, f->file), want[i].file);
+        assert_string_equal(pk_str(p, f->module), want[i].module);
         assert_int_equal(f->start_line, want[i].fline);
         assert_int_equal(fr->line, want[i].line);
         assert_int_equal(fr->column, want[i].col);
@@ -181,8 +181,8 @@ static void test_nested_processes(void **state)
     (void)state;
     profkit_profile *p = read_data("tests/data/gecko/ok_nested_processes.json", "gecko");
     assert_int_equal(p->n_threads, 3);
-    assert_string_equal(profkit_str(p, p->threads[0].name), "Root");
-    assert_string_equal(profkit_str(p, p->threads[2].name), "Grandchild");
+    assert_string_equal(pk_str(p, p->threads[0].name), "Root");
+    assert_string_equal(pk_str(p, p->threads[2].name), "Grandchild");
     assert_int_equal(p->threads[0].pid, 4242);
     assert_int_equal(p->threads[0].tid, 7);
     /* times: ms since the process start, shifted by each level's
@@ -198,9 +198,9 @@ static void test_nested_processes(void **state)
     assert_int_equal(p->n_mappings, 1);
     assert_int_equal(p->mappings[0].start, 4096);
     assert_int_equal(p->mappings[0].end, 8192);
-    assert_string_equal(profkit_str(p, p->mappings[0].path), "/usr/lib/libxul.so");
-    assert_string_equal(profkit_str(p, p->mappings[0].build_id), "ABCDEF0123456789");
-    assert_string_equal(profkit_meta_get(p, "format_version"), "36");
+    assert_string_equal(pk_str(p, p->mappings[0].path), "/usr/lib/libxul.so");
+    assert_string_equal(pk_str(p, p->mappings[0].build_id), "ABCDEF0123456789");
+    assert_string_equal(pk_meta_get(p, "format_version"), "36");
     profkit_profile_free(p);
 }
 
@@ -237,7 +237,7 @@ static void test_weights(void **state)
     assert_int_not_equal(vw, PROFKIT_NONE);
     assert_int_not_equal(vb, PROFKIT_NONE);
     assert_int_equal(p->default_value, vs);
-    assert_string_equal(profkit_str(p, p->value_types[vw].unit), "milliseconds");
+    assert_string_equal(pk_str(p, p->value_types[vw].unit), "milliseconds");
     int64_t tot[3][3] = { { 0 } };
     size_t nv = p->n_value_types;
     for (size_t i = 0; i < p->n_samples; i++) {
@@ -260,20 +260,20 @@ static void test_markers(void **state)
     profkit_profile *p = read_data("tests/data/gecko/ok_markers.json", "gecko");
     assert_int_equal(p->n_markers, 3);
     const profkit_marker *m = p->markers;
-    assert_string_equal(profkit_str(p, m[0].name), "DOMEvent");
+    assert_string_equal(pk_str(p, m[0].name), "DOMEvent");
     assert_int_equal(m[0].start, 1500000);
     assert_int_equal(m[0].end, 1500000);
-    assert_string_equal(profkit_str(p, m[0].category), "JavaScript");
-    assert_string_equal(profkit_str(p, m[0].payload), "{\"type\":\"Text\",\"name\":\"hello \\\"world\\\"\"}");
-    assert_string_equal(profkit_str(p, m[1].name), "Paint");
+    assert_string_equal(pk_str(p, m[0].category), "JavaScript");
+    assert_string_equal(pk_str(p, m[0].payload), "{\"type\":\"Text\",\"name\":\"hello \\\"world\\\"\"}");
+    assert_string_equal(pk_str(p, m[1].name), "Paint");
     assert_int_equal(m[1].start, 2000000);
     assert_int_equal(m[1].end, 4250000);
-    assert_string_equal(profkit_str(p, m[1].category), "Idle");
+    assert_string_equal(pk_str(p, m[1].category), "Idle");
     assert_int_equal(m[1].payload, 0);
     /* an interval end without a start time starts where it ends */
     assert_int_equal(m[2].start, 9000000);
     assert_int_equal(m[2].end, 9000000);
-    assert_string_equal(profkit_meta_get(p, "pausedRange"),
+    assert_string_equal(pk_meta_get(p, "pausedRange"),
                         "{\"startTime\":5.0,\"endTime\":6.0,\"reason\":\"profiler-paused\"}");
     profkit_profile_free(p);
 }
@@ -302,7 +302,7 @@ static void test_skip_markers(void **state)
         assert_string_equal(a, b);
         assert_int_equal(p->sample_time[i], all->sample_time[i]);
     }
-    assert_string_equal(profkit_meta_get(p, "pausedRange"), profkit_meta_get(all, "pausedRange"));
+    assert_string_equal(pk_meta_get(p, "pausedRange"), pk_meta_get(all, "pausedRange"));
     profkit_profile_free(p);
     profkit_profile_free(all);
     /* A syntax error inside the markers: the same error at the same place
@@ -360,11 +360,11 @@ static void test_embedded_v3(void **state)
     assert_int_equal(p->n_threads, 2);
     /* the Gecko 3 sub-process came as JSON text; its "Content" thread is
      * the content process's main thread, shifted by 10 ms */
-    assert_string_equal(profkit_str(p, p->threads[1].name), "GeckoMain");
+    assert_string_equal(pk_str(p, p->threads[1].name), "GeckoMain");
     assert_int_equal(p->n_samples, 2);
     assert_int_equal(p->sample_time[1], 11000000);
     assert_int_equal(p->n_mappings, 1);
-    assert_string_equal(profkit_str(p, p->mappings[0].path), "/usr/lib/firefox");
+    assert_string_equal(pk_str(p, p->mappings[0].path), "/usr/lib/firefox");
     profkit_profile_free(p);
 }
 
@@ -378,7 +378,7 @@ static void test_processed_shared(void **state)
     for (size_t k = 0; k < 2; k++) {
         profkit_profile *p = read_data(files[k], "firefox");
         assert_int_equal(p->n_threads, 3);
-        assert_string_equal(profkit_str(p, p->threads[0].process_name), "app");
+        assert_string_equal(pk_str(p, p->threads[0].process_name), "app");
         assert_int_equal(p->threads[0].pid, 321);
         assert_int_equal(p->threads[2].tid, 13);
         /* Main: stacks 0,1,2,3,3 and a null stack (dropped); timeDeltas 1 each */
@@ -394,9 +394,9 @@ static void test_processed_shared(void **state)
             assert_string_equal(path, want[i]);
         }
         const profkit_function *on = leaf_function(p, p->sample_stack[1]);
-        assert_string_equal(profkit_str(p, on->file), "https://example.com/app.js");
+        assert_string_equal(pk_str(p, on->file), "https://example.com/app.js");
         assert_int_equal(on->start_line, 12);
-        assert_string_equal(profkit_str(p, leaf_function(p, p->sample_stack[0])->module), "libxul.so");
+        assert_string_equal(pk_str(p, leaf_function(p, p->sample_stack[0])->module), "libxul.so");
         const profkit_frame *fr = &p->frames[p->stacks[p->sample_stack[2]].frame];
         assert_int_equal(fr->address, 4660);
         /* Tracer: tracing-ms weights; times 5 and 10 ms */
@@ -405,19 +405,19 @@ static void test_processed_shared(void **state)
         assert_int_equal(p->sample_time[5], 5000000);
         assert_int_equal(p->sample_time[6], 10000000);
         assert_int_equal(p->sample_values[5 * p->n_value_types + vw], 3);
-        assert_string_equal(profkit_meta_get(p, "format_version"), "70");
+        assert_string_equal(pk_meta_get(p, "format_version"), "70");
         assert_int_equal(p->n_markers, 6);
         const profkit_marker *m = p->markers;
-        assert_string_equal(profkit_str(p, m[0].name), "main");
+        assert_string_equal(pk_str(p, m[0].name), "main");
         assert_int_equal(m[0].start, 1000000);
         assert_int_equal(m[0].end, 1000000); /* endTime null: an instant */
         /* category names come from a meta that precedes the markers */
-        assert_string_equal(profkit_str(p, m[0].category), k == 0 ? "JavaScript" : "");
-        assert_string_equal(profkit_str(p, m[0].payload), "{\"type\":\"Text\",\"name\":\"x\"}");
-        assert_string_equal(profkit_str(p, m[1].name), "work");
+        assert_string_equal(pk_str(p, m[0].category), k == 0 ? "JavaScript" : "");
+        assert_string_equal(pk_str(p, m[0].payload), "{\"type\":\"Text\",\"name\":\"x\"}");
+        assert_string_equal(pk_str(p, m[1].name), "work");
         assert_int_equal(m[1].start, 2000000);
         assert_int_equal(m[1].end, 3500000);
-        assert_string_equal(profkit_str(p, m[1].category), k == 0 ? "Other" : "");
+        assert_string_equal(pk_str(p, m[1].category), k == 0 ? "Other" : "");
         assert_int_equal(m[1].payload, 0);
         assert_int_equal(m[5].thread, 2);
         profkit_profile_free(p);
@@ -430,10 +430,10 @@ static void test_processed_v24(void **state)
     profkit_profile *p = read_data("tests/data/firefox/ok_v24.json", "firefox");
     assert_int_equal(p->n_samples, 4);
     const profkit_function *f = leaf_function(p, p->sample_stack[2]);
-    assert_string_equal(profkit_str(p, f->name), "frobnicate");
-    assert_string_equal(profkit_str(p, f->file), "chrome://blargh");
+    assert_string_equal(pk_str(p, f->name), "frobnicate");
+    assert_string_equal(pk_str(p, f->file), "chrome://blargh");
     assert_int_equal(f->start_line, 30);
-    assert_string_equal(profkit_str(p, leaf_function(p, p->sample_stack[1])->module), "firefox");
+    assert_string_equal(pk_str(p, leaf_function(p, p->sample_stack[1])->module), "firefox");
     assert_int_equal(p->frames[p->stacks[p->sample_stack[2]].frame].line, 34);
     assert_int_equal(p->n_markers, 1);
     assert_int_equal(p->markers[0].start, 1500000);
@@ -451,11 +451,11 @@ static void test_flags_v75(void **state)
     assert_int_equal(p->frames[p->stacks[p->sample_stack[2]].frame].address, 4660);
     assert_int_equal(p->frames[p->stacks[p->sample_stack[3]].frame].address, 0);
     /* func 3's resource 0 is unflagged: no module; onClick's source is flagged */
-    assert_string_equal(profkit_str(p, leaf_function(p, p->sample_stack[2])->module), "");
-    assert_string_equal(profkit_str(p, leaf_function(p, p->sample_stack[0])->module), "libxul.so");
-    assert_string_equal(profkit_str(p, leaf_function(p, p->sample_stack[1])->file), "https://example.com/app.js");
+    assert_string_equal(pk_str(p, leaf_function(p, p->sample_stack[2])->module), "");
+    assert_string_equal(pk_str(p, leaf_function(p, p->sample_stack[0])->module), "libxul.so");
+    assert_string_equal(pk_str(p, leaf_function(p, p->sample_stack[1])->file), "https://example.com/app.js");
     assert_int_equal(p->frames[p->stacks[p->sample_stack[1]].frame].line, 14);
-    assert_string_equal(profkit_meta_get(p, "format_version"), "75");
+    assert_string_equal(pk_meta_get(p, "format_version"), "75");
     profkit_profile_free(p);
 }
 
@@ -489,7 +489,7 @@ static void test_stream_equivalence(void **state)
         assert_int_not_equal(vb, PROFKIT_NONE);
         assert_int_equal(p->n_samples, 3);
         assert_int_equal(p->n_threads, 1);
-        assert_string_equal(profkit_str(p, p->threads[0].name), "T");
+        assert_string_equal(pk_str(p, p->threads[0].name), "T");
         /* shift 5 - 0 (the root's meta came first without a start: 0) */
         assert_int_equal(p->sample_time[0], 1500000 + (int64_t)(k ? 0 : 0));
         assert_int_equal(p->sample_values[0 * p->n_value_types + vb], 1);
@@ -503,9 +503,9 @@ static void test_stream_equivalence(void **state)
             assert_int_equal(pp[0]->sample_time[i], pp[1]->sample_time[i]);
         }
         assert_int_equal(p->n_markers, 2);
-        assert_string_equal(profkit_str(p, p->markers[0].name), "b (u:3)");
-        assert_string_equal(profkit_str(p, p->markers[0].payload), "{\"k\":[1]}");
-        assert_string_equal(profkit_str(p, p->markers[0].category), "A");
+        assert_string_equal(pk_str(p, p->markers[0].name), "b (u:3)");
+        assert_string_equal(pk_str(p, p->markers[0].payload), "{\"k\":[1]}");
+        assert_string_equal(pk_str(p, p->markers[0].category), "A");
         assert_int_equal(p->markers[1].start, p->markers[1].end);
     }
     profkit_profile_free(pp[0]);

@@ -169,19 +169,19 @@ static void every_layout_reads_the_same(void **state)
         assert_string_equal(f, "0x403005;0x402005;0x401000 2\n0x490001;0x480000 1\n");
         free(f);
         assert_int_equal(total(p, "cpu"), 3 * 10000 * 1000LL);
-        assert_string_equal(profkit_meta_get(p, "word_size"), ls[i].bits);
-        assert_string_equal(profkit_meta_get(p, "byte_order"), ls[i].order);
-        assert_string_equal(profkit_meta_get(p, "period_us"), "10000");
-        assert_string_equal(profkit_meta_get(p, "records"), "2");
-        assert_string_equal(profkit_str(p, p->value_types[p->default_value].type), "cpu");
+        assert_string_equal(pk_meta_get(p, "word_size"), ls[i].bits);
+        assert_string_equal(pk_meta_get(p, "byte_order"), ls[i].order);
+        assert_string_equal(pk_meta_get(p, "period_us"), "10000");
+        assert_string_equal(pk_meta_get(p, "records"), "2");
+        assert_string_equal(pk_str(p, p->value_types[p->default_value].type), "cpu");
         assert_int_equal(p->n_threads, 1);
-        assert_string_equal(profkit_str(p, p->threads[0].name), "main");
+        assert_string_equal(pk_str(p, p->threads[0].name), "main");
         /* Frames: address = PC, name 0x..., mapping when covered. */
         assert_int_equal(p->n_mappings, 1);
         for (size_t fr = 0; fr < p->n_frames; fr++) {
             char name[32];
             snprintf(name, sizeof(name), "0x%llx", (unsigned long long)p->frames[fr].address);
-            assert_string_equal(profkit_str(p, p->functions[p->frames[fr].function].name), name);
+            assert_string_equal(pk_str(p, p->functions[p->frames[fr].function].name), name);
             assert_int_equal(p->frames[fr].mapping, 0);
         }
         profkit_profile_free(p);
@@ -271,7 +271,7 @@ static void many_batches_keep_error_order(void **state)
     size_t cap = (5 + 6 + 3 * (size_t)N + 3) * 8, n = 0;
     uint8_t *d = malloc(cap);
     assert_non_null(d);
-#define W(v) (profkit_store_le64(d + n, (uint64_t)(v)), n += 8)
+#define W(v) (pk_put_le64(d + n, (uint64_t)(v)), n += 8)
     W(0); W(3); W(0); W(10000); W(0);
     W(900000000000ULL); W(1); W(0x1000); /* twice: the sum passes 63-bit ns */
     W(900000000000ULL); W(1); W(0x1000);
@@ -288,7 +288,7 @@ static void many_batches_keep_error_order(void **state)
     assert_non_null(strstr(err.message, "sum past"));
     /* Without the overflow (the second record's count 1): reads; then cut
      * the last record short: an error at that record, after all the others. */
-    profkit_store_le64(d + 64, 1);
+    pk_put_le64(d + 64, 1);
     assert_int_equal(read_buf(&p, d, n, &err, 0), 0);
     assert_int_equal(total(p, "samples"), 900000000001LL + N);
     profkit_profile_free(p);
@@ -296,7 +296,7 @@ static void many_batches_keep_error_order(void **state)
     assert_int_equal(err.offset, end - 24);
     /* No trailer: every record kept, with a warning. */
     assert_int_equal(read_buf(&p, d, end, &err, 0), 0);
-    assert_string_equal(profkit_meta_get(p, "records"), "80002");
+    assert_string_equal(pk_meta_get(p, "records"), "80002");
     assert_int_equal(total(p, "samples"), 900000000001LL + N);
     profkit_profile_free(p);
     free(d);
@@ -333,13 +333,13 @@ static void trailer_rules(void **state)
     char *f = folded_of(p, "samples");
     assert_string_equal(f, "0x0 5\n0x490001;0x480000 5\n");
     free(f);
-    assert_string_equal(profkit_meta_get(p, "records"), "4");
+    assert_string_equal(pk_meta_get(p, "records"), "4");
     profkit_profile_free(p);
 }
 
 static const char *mapping_path(const profkit_profile *p, size_t i)
 {
-    return profkit_str(p, p->mappings[i].path);
+    return pk_str(p, p->mappings[i].path);
 }
 
 static void text_after_trailer(void **state)
@@ -375,7 +375,7 @@ static void text_after_trailer(void **state)
     assert_int_equal(p->mappings[2].offset, 0x1000);
     assert_string_equal(mapping_path(p, 3), "");
     assert_string_equal(mapping_path(p, 4), "/last");
-    assert_string_equal(profkit_meta_get(p, "build"), "/second");
+    assert_string_equal(pk_meta_get(p, "build"), "/second");
     /* 0x480000 falls in the /second/lib.so mapping; 0x490001 too. */
     for (size_t fr = 0; fr < p->n_frames; fr++)
         assert_int_equal(p->frames[fr].mapping, 2);
@@ -459,11 +459,11 @@ static void writer_round_trip(void **state)
     assert_memory_equal(w1, w2, n1);
     char *f1 = folded_of(p, NULL), *f2 = folded_of(q, NULL);
     assert_string_equal(f1, f2);
-    assert_string_equal(profkit_meta_get(q, "period_us"), "2500");
-    assert_string_equal(profkit_meta_get(q, "word_size"), "64");
+    assert_string_equal(pk_meta_get(q, "period_us"), "2500");
+    assert_string_equal(pk_meta_get(q, "word_size"), "64");
     assert_int_equal(q->n_mappings, 1);
     assert_string_equal(mapping_path(q, 0), "/b/x");
-    assert_string_equal(profkit_meta_get(q, "build"), "/b");
+    assert_string_equal(pk_meta_get(q, "build"), "/b");
     assert_int_equal(read_buf(&r, w2, n2, &err, 0), 0);
     free(f1);
     free(f2);
@@ -488,7 +488,7 @@ static void writer_synthesizes_addresses(void **state)
     uint8_t *w = gperftools_of(p, &n, NULL);
     assert_int_equal(read_buf(&q, w, n, &err, 0), 0);
     assert_int_equal(total(q, "samples"), 10);
-    assert_string_equal(profkit_meta_get(q, "period_us"), "10000");
+    assert_string_equal(pk_meta_get(q, "period_us"), "10000");
     char *f = folded_of(q, "samples");
     /* main, work, leaf, other get 0x100000 + 16 k in frame order; the
      * 0x1234 label keeps its address. */
@@ -508,16 +508,16 @@ static void writer_counts_from_time(void **state)
     (void)state;
     profkit_profile *p = profkit_profile_new(), *q;
     profkit_error err;
-    uint32_t v = profkit_value_type_add(p, "cpu", "nanoseconds");
-    uint32_t th = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t v = pk_value_type_add(p, "cpu", "nanoseconds");
+    uint32_t th = pk_thread_add(p, "main", "", -1, -1);
     assert_int_equal(v, 0);
-    uint32_t fa = profkit_frame_add(p, &(profkit_frame){ 0x1000, profkit_function_add_named(p, "a", "", "", 0), 0, 0, PROFKIT_NONE });
-    uint32_t fb = profkit_frame_add(p, &(profkit_frame){ 0x2000, profkit_function_add_named(p, "b", "", "", 0), 0, 0, PROFKIT_NONE });
-    uint32_t sa = profkit_stack_intern(p, 0, fa), sb = profkit_stack_intern(p, sa, fb);
+    uint32_t fa = pk_frame_add(p, &(profkit_frame){ 0x1000, pk_function_add_named(p, "a", "", "", 0), 0, 0, PROFKIT_NONE });
+    uint32_t fb = pk_frame_add(p, &(profkit_frame){ 0x2000, pk_function_add_named(p, "b", "", "", 0), 0, 0, PROFKIT_NONE });
+    uint32_t sa = pk_stack_intern(p, 0, fa), sb = pk_stack_intern(p, sa, fb);
     int64_t x = 25000000; /* 2.5 periods of 10 ms: rounds to 3 */
-    assert_int_equal(profkit_sample_add(p, sa, th, &x), 0);
+    assert_int_equal(pk_sample_add(p, sa, th, &x), 0);
     x = 1000; /* a sliver: still one sample */
-    assert_int_equal(profkit_sample_add(p, sb, th, &x), 0);
+    assert_int_equal(pk_sample_add(p, sb, th, &x), 0);
     size_t n;
     uint8_t *w = gperftools_of(p, &n, NULL);
     assert_int_equal(read_buf(&q, w, n, &err, 0), 0);

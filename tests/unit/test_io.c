@@ -41,12 +41,12 @@ static size_t gzip_into(uint8_t *out, size_t cap, const uint8_t *in, size_t n)
 }
 
 /* Reads everything through read() in small chunks. */
-static size_t stream_all(profkit_source *s, uint8_t *out, size_t cap, int *rc)
+static size_t stream_all(pk_source *s, uint8_t *out, size_t cap, int *rc)
 {
     size_t len = 0, got;
     profkit_error err;
     do {
-        *rc = profkit_source_read(s, out + len, cap - len < 1000 ? cap - len : 1000, &got, &err);
+        *rc = pk_source_read(s, out + len, cap - len < 1000 ? cap - len : 1000, &got, &err);
         if (*rc)
             return len;
         len += got;
@@ -57,19 +57,19 @@ static size_t stream_all(profkit_source *s, uint8_t *out, size_t cap, int *rc)
 static void plain_memory(void **state)
 {
     (void)state;
-    profkit_source *s;
+    pk_source *s;
     profkit_error err;
-    assert_int_equal(profkit_source_open_memory(&s, plain, N, "m", &err), 0);
+    assert_int_equal(pk_source_open_memory(&s, plain, N, "m", &err), 0);
     const uint8_t *d;
     size_t n;
-    assert_int_equal(profkit_source_peek(s, &d, &n, &err), 0);
+    assert_int_equal(pk_source_peek(s, &d, &n, &err), 0);
     assert_int_equal(n, 64 * 1024);
     assert_memory_equal(d, plain, n);
-    assert_int_equal(profkit_source_all(s, &d, &n, &err), 0);
+    assert_int_equal(pk_source_all(s, &d, &n, &err), 0);
     assert_int_equal(n, N);
     assert_memory_equal(d, plain, N);
-    assert_int_equal(profkit_source_compression(s), PROFKIT_COMP_NONE);
-    profkit_source_close(s);
+    assert_int_equal(pk_source_compression(s), PROFKIT_COMP_NONE);
+    pk_source_close(s);
 }
 
 static void gzip_and_concatenated(void **state)
@@ -79,58 +79,58 @@ static void gzip_and_concatenated(void **state)
     uint8_t *gz = malloc(cap), *out = malloc(N * 2);
     size_t g1 = gzip_into(gz, cap, plain, N);
     size_t g2 = gzip_into(gz + g1, cap - g1, plain, 1000); /* a second member */
-    profkit_source *s;
+    pk_source *s;
     profkit_error err;
     const uint8_t *d;
     size_t n;
-    assert_int_equal(profkit_source_open_memory(&s, gz, g1 + g2, "m.gz", &err), 0);
-    assert_int_equal(profkit_source_peek(s, &d, &n, &err), 0);
-    assert_int_equal(profkit_source_compression(s), PROFKIT_COMP_GZIP);
+    assert_int_equal(pk_source_open_memory(&s, gz, g1 + g2, "m.gz", &err), 0);
+    assert_int_equal(pk_source_peek(s, &d, &n, &err), 0);
+    assert_int_equal(pk_source_compression(s), PROFKIT_COMP_GZIP);
     assert_memory_equal(d, plain, n);
-    assert_int_equal(profkit_source_all(s, &d, &n, &err), 0);
+    assert_int_equal(pk_source_all(s, &d, &n, &err), 0);
     assert_int_equal(n, N + 1000);
     assert_memory_equal(d, plain, N);
     assert_memory_equal(d + N, plain, 1000);
-    profkit_source_close(s);
+    pk_source_close(s);
 
     /* Streaming after a peek gives the same bytes. */
-    assert_int_equal(profkit_source_open_memory(&s, gz, g1, "m.gz", &err), 0);
-    assert_int_equal(profkit_source_peek(s, &d, &n, &err), 0);
+    assert_int_equal(pk_source_open_memory(&s, gz, g1, "m.gz", &err), 0);
+    assert_int_equal(pk_source_peek(s, &d, &n, &err), 0);
     int rc;
     size_t len = stream_all(s, out, N * 2, &rc);
     assert_int_equal(rc, 0);
     assert_int_equal(len, N);
     assert_memory_equal(out, plain, N);
-    profkit_source_close(s);
+    pk_source_close(s);
 
     /* Truncated gzip: an error, never a silent short read. */
-    assert_int_equal(profkit_source_open_memory(&s, gz, g1 / 2, "cut.gz", &err), 0);
-    assert_int_equal(profkit_source_all(s, &d, &n, &err), PROFKIT_ETRUNCATED);
+    assert_int_equal(pk_source_open_memory(&s, gz, g1 / 2, "cut.gz", &err), 0);
+    assert_int_equal(pk_source_all(s, &d, &n, &err), PROFKIT_ETRUNCATED);
     assert_non_null(strstr(err.message, "truncated"));
-    profkit_source_close(s);
+    pk_source_close(s);
 
     /* A wrong CRC-32 in the trailer: the data decoded, the check failed. */
     gz[g1 - 8] ^= 0x01;
-    assert_int_equal(profkit_source_open_memory(&s, gz, g1, "crc.gz", &err), 0);
-    assert_int_equal(profkit_source_all(s, &d, &n, &err), PROFKIT_ECORRUPT);
+    assert_int_equal(pk_source_open_memory(&s, gz, g1, "crc.gz", &err), 0);
+    assert_int_equal(pk_source_all(s, &d, &n, &err), PROFKIT_ECORRUPT);
     assert_string_equal(err.message, "gzip data is corrupt: CRC-32 or length check failed");
-    profkit_source_close(s);
+    pk_source_close(s);
     gz[g1 - 8] ^= 0x01;
     /* Something after a member that is not another member. */
     memcpy(gz + g1, "garbage!", 8);
-    assert_int_equal(profkit_source_open_memory(&s, gz, g1 + 8, "trail.gz", &err), 0);
-    assert_int_equal(profkit_source_all(s, &d, &n, &err), PROFKIT_ECORRUPT);
+    assert_int_equal(pk_source_open_memory(&s, gz, g1 + 8, "trail.gz", &err), 0);
+    assert_int_equal(pk_source_all(s, &d, &n, &err), PROFKIT_ECORRUPT);
     assert_string_equal(err.message, "gzip data is corrupt: the data after the last member is not "
                                      "another gzip member");
-    profkit_source_close(s);
+    pk_source_close(s);
 
     /* Corrupt gzip. */
     gz[g1 / 2] ^= 0xff;
     gz[g1 / 2 + 1] ^= 0x5a;
-    assert_int_equal(profkit_source_open_memory(&s, gz, g1, "bad.gz", &err), 0);
-    rc = profkit_source_all(s, &d, &n, &err);
+    assert_int_equal(pk_source_open_memory(&s, gz, g1, "bad.gz", &err), 0);
+    rc = pk_source_all(s, &d, &n, &err);
     assert_true(rc == PROFKIT_ECORRUPT || rc == PROFKIT_ETRUNCATED);
-    profkit_source_close(s);
+    pk_source_close(s);
     free(gz);
     free(out);
 }
@@ -142,21 +142,21 @@ static void zstd_stream(void **state)
     uint8_t *z = malloc(cap), *out = malloc(N);
     size_t zn = ZSTD_compress(z, cap, plain, N, 3);
     assert_false(ZSTD_isError(zn));
-    profkit_source *s;
+    pk_source *s;
     profkit_error err;
     const uint8_t *d;
     size_t n;
-    assert_int_equal(profkit_source_open_memory(&s, z, zn, "m.zst", &err), 0);
+    assert_int_equal(pk_source_open_memory(&s, z, zn, "m.zst", &err), 0);
     int rc;
     size_t len = stream_all(s, out, N, &rc);
     assert_int_equal(rc, 0);
     assert_int_equal(len, N);
     assert_memory_equal(out, plain, N);
-    assert_int_equal(profkit_source_compression(s), PROFKIT_COMP_ZSTD);
-    profkit_source_close(s);
-    assert_int_equal(profkit_source_open_memory(&s, z, zn - 3, "cut.zst", &err), 0);
-    assert_int_equal(profkit_source_all(s, &d, &n, &err), PROFKIT_ETRUNCATED);
-    profkit_source_close(s);
+    assert_int_equal(pk_source_compression(s), PROFKIT_COMP_ZSTD);
+    pk_source_close(s);
+    assert_int_equal(pk_source_open_memory(&s, z, zn - 3, "cut.zst", &err), 0);
+    assert_int_equal(pk_source_all(s, &d, &n, &err), PROFKIT_ETRUNCATED);
+    pk_source_close(s);
     free(z);
     free(out);
 }
@@ -169,36 +169,36 @@ static void file_source_and_errors(void **state)
     assert_true(fd >= 0);
     assert_int_equal(write(fd, plain, N), N);
     close(fd);
-    profkit_source *s;
+    pk_source *s;
     profkit_error err;
     const uint8_t *d;
     size_t n;
-    assert_int_equal(profkit_source_open_file(&s, path, &err), 0);
-    assert_int_equal(profkit_source_peek(s, &d, &n, &err), 0);
-    assert_int_equal(profkit_source_all(s, &d, &n, &err), 0);
+    assert_int_equal(pk_source_open_file(&s, path, &err), 0);
+    assert_int_equal(pk_source_peek(s, &d, &n, &err), 0);
+    assert_int_equal(pk_source_all(s, &d, &n, &err), 0);
     assert_int_equal(n, N);
     assert_memory_equal(d, plain, N);
-    profkit_source_close(s);
+    pk_source_close(s);
     /* Streamed after a peek, in small and large requests: large ones are
      * read straight into the caller's buffer once the buffered bytes are
      * used up; the bytes and their order must not change. */
     static uint8_t back[2 * N];
-    assert_int_equal(profkit_source_open_file(&s, path, &err), 0);
-    assert_int_equal(profkit_source_peek(s, &d, &n, &err), 0);
+    assert_int_equal(pk_source_open_file(&s, path, &err), 0);
+    assert_int_equal(pk_source_peek(s, &d, &n, &err), 0);
     size_t len = 0, got, reads = 0;
     do {
         size_t want = reads++ % 2 ? sizeof(back) - len : 1000;
-        assert_int_equal(profkit_source_read(s, back + len, want, &got, &err), 0);
+        assert_int_equal(pk_source_read(s, back + len, want, &got, &err), 0);
         len += got;
     } while (got > 0 && len < sizeof(back));
     assert_int_equal(len, N);
     assert_memory_equal(back, plain, N);
-    profkit_source_close(s);
+    pk_source_close(s);
     unlink(path);
-    assert_int_equal(profkit_source_open_file(&s, "/nonexistent/x.prof", &err), PROFKIT_EIO);
+    assert_int_equal(pk_source_open_file(&s, "/nonexistent/x.prof", &err), PROFKIT_EIO);
     assert_string_equal(err.file, "/nonexistent/x.prof");
     assert_non_null(strstr(err.message, "cannot open"));
-    assert_int_equal(profkit_source_open_file(&s, "/tmp", &err), PROFKIT_EIO);
+    assert_int_equal(pk_source_open_file(&s, "/tmp", &err), PROFKIT_EIO);
     assert_non_null(strstr(err.message, "directory"));
 }
 
@@ -209,19 +209,19 @@ static void sink_is_atomic(void **state)
     assert_non_null(mkdtemp(dir));
     char path[256];
     snprintf(path, sizeof(path), "%s/out.txt", dir);
-    profkit_sink *k;
+    pk_sink *k;
     profkit_error err;
     /* An aborted write leaves nothing behind. */
-    assert_int_equal(profkit_sink_open(&k, path, 0, &err), 0);
-    profkit_sink_puts(k, "half");
-    assert_int_equal(profkit_sink_close(k, 0, &err), 0);
+    assert_int_equal(pk_sink_open(&k, path, 0, &err), 0);
+    pk_sink_puts(k, "half");
+    assert_int_equal(pk_sink_close(k, 0, &err), 0);
     struct stat st;
     assert_int_not_equal(stat(path, &st), 0);
     /* A committed one appears whole. */
-    assert_int_equal(profkit_sink_open(&k, path, 0, &err), 0);
+    assert_int_equal(pk_sink_open(&k, path, 0, &err), 0);
     for (int i = 0; i < 100000; i++)
-        profkit_sink_printf(k, "line %d\n", i);
-    assert_int_equal(profkit_sink_close(k, 1, &err), 0);
+        pk_sink_printf(k, "line %d\n", i);
+    assert_int_equal(pk_sink_close(k, 1, &err), 0);
     assert_int_equal(stat(path, &st), 0);
     mode_t um = umask(0);
     umask(um);
@@ -236,20 +236,20 @@ static void sink_is_atomic(void **state)
     unlink(path);
     /* gzip sink output decodes back through a source. */
     snprintf(path, sizeof(path), "%s/out.gz", dir);
-    assert_int_equal(profkit_sink_open(&k, path, 1, &err), 0);
-    profkit_sink_write(k, plain, N);
-    assert_int_equal(profkit_sink_close(k, 1, &err), 0);
-    profkit_source *s;
+    assert_int_equal(pk_sink_open(&k, path, 1, &err), 0);
+    pk_sink_write(k, plain, N);
+    assert_int_equal(pk_sink_close(k, 1, &err), 0);
+    pk_source *s;
     const uint8_t *d;
     size_t n;
-    assert_int_equal(profkit_source_open_file(&s, path, &err), 0);
-    assert_int_equal(profkit_source_all(s, &d, &n, &err), 0);
+    assert_int_equal(pk_source_open_file(&s, path, &err), 0);
+    assert_int_equal(pk_source_all(s, &d, &n, &err), 0);
     assert_int_equal(n, N);
     assert_memory_equal(d, plain, N);
-    profkit_source_close(s);
+    pk_source_close(s);
     unlink(path);
     /* A directory that does not exist: a clear error. */
-    assert_int_equal(profkit_sink_open(&k, "/nonexistent/dir/out", 0, &err), PROFKIT_EIO);
+    assert_int_equal(pk_sink_open(&k, "/nonexistent/dir/out", 0, &err), PROFKIT_EIO);
     assert_non_null(strstr(err.message, "cannot create"));
     rmdir(dir);
 }

@@ -14,10 +14,10 @@ static uint32_t frame_named(profkit_profile *p, const char *name, uint64_t addr)
 {
     profkit_frame f;
     memset(&f, 0, sizeof(f));
-    f.function = profkit_function_add_named(p, name, "f.c", "", 0);
+    f.function = pk_function_add_named(p, name, "f.c", "", 0);
     f.address = addr;
     f.mapping = PROFKIT_NONE;
-    return profkit_frame_add(p, &f);
+    return pk_frame_add(p, &f);
 }
 
 /* Adds a stack given as "a;b;c" (root first) with one value. */
@@ -27,9 +27,9 @@ static uint32_t add_stack(profkit_profile *p, const char *spec, uint32_t thread,
     snprintf(buf, sizeof(buf), "%s", spec);
     uint32_t s = 0;
     for (char *tok = strtok(buf, ";"); tok; tok = strtok(NULL, ";"))
-        s = profkit_stack_intern(p, s, frame_named(p, tok, 0));
+        s = pk_stack_intern(p, s, frame_named(p, tok, 0));
     int64_t vals[2] = { v, 2 * v };
-    assert_int_equal(profkit_sample_add(p, s, thread, vals), 0);
+    assert_int_equal(pk_sample_add(p, s, thread, vals), 0);
     return s;
 }
 
@@ -41,15 +41,15 @@ static void stacks_are_hash_consed(void **state)
     uint32_t a = frame_named(p, "a", 0), b = frame_named(p, "b", 0);
     assert_int_equal(frame_named(p, "a", 0), a);
     assert_int_not_equal(frame_named(p, "a", 0x10), a); /* other address: other frame */
-    uint32_t sa = profkit_stack_intern(p, 0, a);
-    uint32_t sab = profkit_stack_intern(p, sa, b);
-    assert_int_equal(profkit_stack_intern(p, 0, a), sa);
-    assert_int_equal(profkit_stack_intern(p, sa, b), sab);
+    uint32_t sa = pk_stack_intern(p, 0, a);
+    uint32_t sab = pk_stack_intern(p, sa, b);
+    assert_int_equal(pk_stack_intern(p, 0, a), sa);
+    assert_int_equal(pk_stack_intern(p, sa, b), sab);
     uint32_t fr[2] = { a, b };
-    assert_int_equal(profkit_stack_intern_frames(p, fr, 2), sab);
-    assert_int_not_equal(profkit_stack_intern(p, 0, b), sab);
-    assert_int_equal(profkit_stack_depth(p, sab), 2);
-    assert_int_equal(profkit_stack_depth(p, 0), 0);
+    assert_int_equal(pk_stack_intern_frames(p, fr, 2), sab);
+    assert_int_not_equal(pk_stack_intern(p, 0, b), sab);
+    assert_int_equal(pk_stack_depth(p, sab), 2);
+    assert_int_equal(pk_stack_depth(p, 0), 0);
     size_t n;
     const profkit_stack *st = profkit_profile_stacks(p, &n);
     assert_int_equal(n, 4); /* root, a, a;b, b */
@@ -65,42 +65,42 @@ static void appended_rows_are_found_later(void **state)
     (void)state;
     profkit_profile *p = profkit_profile_new();
     assert_non_null(p);
-    uint32_t vt = profkit_value_type_add(p, "samples", "count");
-    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t vt = pk_value_type_add(p, "samples", "count");
+    uint32_t t = pk_thread_add(p, "main", "", -1, -1);
     uint32_t a = frame_named(p, "a", 0), b = frame_named(p, "b", 0);
-    uint32_t sa = profkit_stack_append(p, 0, a);
-    uint32_t sab = profkit_stack_append(p, sa, b);
+    uint32_t sa = pk_stack_append(p, 0, a);
+    uint32_t sab = pk_stack_append(p, sa, b);
     assert_int_equal(sa, 1);
     assert_int_equal(sab, 2);
     int64_t one = 1, two = 2;
-    assert_int_equal(profkit_sample_append(p, sab, t, &one), 0);
-    assert_int_equal(profkit_sample_add_timed(p, sab, t, 10, &one), 0);
+    assert_int_equal(pk_sample_append(p, sab, t, &one), 0);
+    assert_int_equal(pk_sample_add_timed(p, sab, t, 10, &one), 0);
     /* Lookups find the appended rows. */
-    assert_int_equal(profkit_stack_intern(p, 0, a), sa);
-    assert_int_equal(profkit_stack_intern(p, sa, b), sab);
-    assert_int_equal(profkit_sample_add(p, sab, t, &two), 0);
+    assert_int_equal(pk_stack_intern(p, 0, a), sa);
+    assert_int_equal(pk_stack_intern(p, sa, b), sab);
+    assert_int_equal(pk_sample_add(p, sab, t, &two), 0);
     assert_int_equal(p->n_samples, 2); /* added to the appended row, not a new one */
     assert_int_equal(p->sample_values[0 * 1 + vt], 3);
     assert_int_equal(p->sample_values[1 * 1 + vt], 1); /* the timed row is never merged */
     /* Appending after lookups, then looking up again. */
-    uint32_t sb = profkit_stack_append(p, 0, b);
+    uint32_t sb = pk_stack_append(p, 0, b);
     assert_int_equal(sb, 3);
-    assert_int_equal(profkit_stack_intern(p, 0, b), sb);
-    assert_int_equal(profkit_stack_intern(p, sb, a), 4); /* a new node */
-    assert_int_equal(profkit_sample_append(p, sb, t, &one), 0);
-    assert_int_equal(profkit_sample_add(p, sb, t, &one), 0);
+    assert_int_equal(pk_stack_intern(p, 0, b), sb);
+    assert_int_equal(pk_stack_intern(p, sb, a), 4); /* a new node */
+    assert_int_equal(pk_sample_append(p, sb, t, &one), 0);
+    assert_int_equal(pk_sample_add(p, sb, t, &one), 0);
     assert_int_equal(p->n_samples, 3);
     assert_int_equal(p->sample_values[2], 2);
-    /* An appended frame is found by the next profkit_frame_add. */
+    /* An appended frame is found by the next pk_frame_add. */
     profkit_frame fr = p->frames[a];
     fr.address = 0x1234;
-    uint32_t fa = profkit_frame_append(p, &fr);
+    uint32_t fa = pk_frame_append(p, &fr);
     assert_int_equal(fa, b + 1);
-    assert_int_equal(profkit_frame_add(p, &fr), fa);
+    assert_int_equal(pk_frame_add(p, &fr), fa);
     fr.address = 0x5678;
-    assert_int_equal(profkit_frame_append(p, &fr), fa + 1);
-    assert_int_equal(profkit_profile_reindex_frames(p), 0);
-    assert_int_equal(profkit_frame_add(p, &fr), fa + 1);
+    assert_int_equal(pk_frame_append(p, &fr), fa + 1);
+    assert_int_equal(pk_profile_reindex_frames(p), 0);
+    assert_int_equal(pk_frame_add(p, &fr), fa + 1);
     assert_int_equal(p->n_frames, fa + 2);
     profkit_profile_free(p);
 }
@@ -109,10 +109,10 @@ static void samples_aggregate_and_relayout(void **state)
 {
     (void)state;
     profkit_profile *p = profkit_profile_new();
-    uint32_t v0 = profkit_value_type_add(p, "samples", "count");
-    assert_int_equal(profkit_value_type_add(p, "cpu", "nanoseconds"), 1);
-    assert_int_equal(profkit_value_type_add(p, "samples", "count"), v0);
-    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t v0 = pk_value_type_add(p, "samples", "count");
+    assert_int_equal(pk_value_type_add(p, "cpu", "nanoseconds"), 1);
+    assert_int_equal(pk_value_type_add(p, "samples", "count"), v0);
+    uint32_t t = pk_thread_add(p, "main", "", -1, -1);
     uint32_t s = add_stack(p, "main;work", t, 3);
     add_stack(p, "main;work", t, 4);
     add_stack(p, "main", t, 1);
@@ -121,11 +121,11 @@ static void samples_aggregate_and_relayout(void **state)
     assert_int_equal(p->sample_values[1], 14);
     /* A timed row is appended, never merged. */
     int64_t vals[2] = { 1, 1 };
-    assert_int_equal(profkit_sample_add_timed(p, s, t, 5000, vals), 0);
+    assert_int_equal(pk_sample_add_timed(p, s, t, 5000, vals), 0);
     assert_int_equal(p->n_samples, 3);
-    assert_true(profkit_profile_is_timed(p));
+    assert_true(pk_profile_is_timed(p));
     /* A new value type after samples: existing rows keep theirs, new = 0. */
-    uint32_t v2 = profkit_value_type_add(p, "wall", "microseconds");
+    uint32_t v2 = pk_value_type_add(p, "wall", "microseconds");
     assert_int_equal(v2, 2);
     assert_int_equal(p->sample_values[0 * 3 + 0], 7);
     assert_int_equal(p->sample_values[0 * 3 + 1], 14);
@@ -135,17 +135,17 @@ static void samples_aggregate_and_relayout(void **state)
     assert_int_equal(profkit_profile_find_value(p, "cpu/nanoseconds"), 1);
     assert_int_equal(profkit_profile_find_value(p, "cpu/bytes"), PROFKIT_NONE);
     profkit_error err;
-    assert_int_equal(profkit_select_value(p, "nope", &err), PROFKIT_NONE);
+    assert_int_equal(pk_select_value(p, "nope", &err), PROFKIT_NONE);
     assert_int_equal(err.code, PROFKIT_EINVAL);
     assert_non_null(strstr(err.message, "samples, cpu, wall"));
     int ok;
-    assert_int_equal(profkit_select_thread(p, "main", &ok, &err), 0);
+    assert_int_equal(pk_select_thread(p, "main", &ok, &err), 0);
     assert_true(ok);
-    assert_int_equal(profkit_select_thread(p, "0", &ok, &err), 0);
+    assert_int_equal(pk_select_thread(p, "0", &ok, &err), 0);
     assert_true(ok);
-    profkit_select_thread(p, "7", &ok, &err);
+    pk_select_thread(p, "7", &ok, &err);
     assert_false(ok);
-    assert_int_equal(profkit_select_thread(p, NULL, &ok, &err), PROFKIT_NONE);
+    assert_int_equal(pk_select_thread(p, NULL, &ok, &err), PROFKIT_NONE);
     assert_true(ok);
     profkit_profile_free(p);
 }
@@ -154,18 +154,18 @@ static void merge_remaps_everything(void **state)
 {
     (void)state;
     profkit_profile *a = profkit_profile_new(), *b = profkit_profile_new();
-    profkit_value_type_add(a, "samples", "count");
-    profkit_value_type_add(a, "cpu", "nanoseconds");
-    profkit_value_type_add(b, "cpu", "nanoseconds");
-    profkit_value_type_add(b, "samples", "count");
-    uint32_t ta = profkit_thread_add(a, "main", "", -1, -1);
-    uint32_t tb = profkit_thread_add(b, "main", "", -1, -1);
-    uint32_t tb2 = profkit_thread_add(b, "worker", "", -1, -1);
+    pk_value_type_add(a, "samples", "count");
+    pk_value_type_add(a, "cpu", "nanoseconds");
+    pk_value_type_add(b, "cpu", "nanoseconds");
+    pk_value_type_add(b, "samples", "count");
+    uint32_t ta = pk_thread_add(a, "main", "", -1, -1);
+    uint32_t tb = pk_thread_add(b, "main", "", -1, -1);
+    uint32_t tb2 = pk_thread_add(b, "worker", "", -1, -1);
     add_stack(a, "main;x;y", ta, 5);      /* samples 5, cpu 10 */
     add_stack(b, "other;main;x;y", tb, 1); /* cpu 1, samples 2 */
     add_stack(b, "main;x;y", tb, 3);       /* cpu 3, samples 6: merges with a's row */
     add_stack(b, "main", tb2, 4);
-    profkit_meta_add(b, "k", "v");
+    pk_meta_add(b, "k", "v");
     profkit_error err;
     assert_int_equal(profkit_profile_merge(a, b, &err), 0);
     assert_int_equal(a->n_threads, 2);
@@ -174,14 +174,14 @@ static void merge_remaps_everything(void **state)
     /* Find the main;x;y row of thread main. */
     int found = 0;
     for (size_t r = 0; r < a->n_samples; r++) {
-        if (a->sample_thread[r] == 0 && profkit_stack_depth(a, a->sample_stack[r]) == 3) {
+        if (a->sample_thread[r] == 0 && pk_stack_depth(a, a->sample_stack[r]) == 3) {
             assert_int_equal(a->sample_values[r * 2 + 0], 5 + 6);  /* samples */
             assert_int_equal(a->sample_values[r * 2 + 1], 10 + 3); /* cpu */
             found = 1;
         }
     }
     assert_true(found);
-    assert_string_equal(profkit_meta_get(a, "k"), "v");
+    assert_string_equal(pk_meta_get(a, "k"), "v");
     /* Merging a profile with itself doubles every value. */
     profkit_profile *c = profkit_profile_new();
     assert_int_equal(profkit_profile_merge(c, a, &err), 0);
@@ -194,10 +194,10 @@ static void merge_remaps_everything(void **state)
     profkit_profile_free(c);
 }
 
-static int64_t row_of(const profkit_top *t, const char *key, int cum)
+static int64_t row_of(const pk_top *t, const char *key, int cum)
 {
     for (size_t i = 0; i < t->n; i++)
-        if (strcmp(profkit_strtab_get(&t->keys, t->rows[i].key), key) == 0)
+        if (strcmp(pk_strtab_get(&t->keys, t->rows[i].key), key) == 0)
             return cum ? t->rows[i].cum : t->rows[i].flat;
     return -1;
 }
@@ -208,18 +208,18 @@ static void top_sort_first_matches_full_sort(void **state)
 {
     (void)state;
     enum { N = 2000 };
-    profkit_top t;
+    pk_top t;
     memset(&t, 0, sizeof(t));
-    assert_int_equal(profkit_strtab_init(&t.keys), 0);
+    assert_int_equal(pk_strtab_init(&t.keys), 0);
     t.rows = calloc(N, sizeof(*t.rows));
     assert_non_null(t.rows);
-    t.n = 1; /* key 0 is "", as in profkit_top_compute */
+    t.n = 1; /* key 0 is "", as in pk_top_compute */
     uint32_t x = 7;
     for (size_t i = 0; i < N; i++) {
         char name[32];
         x = x * 1103515245u + 12345u;
         int len = snprintf(name, sizeof(name), "f%u", (x >> 8) % 100000);
-        uint32_t k = profkit_strtab_intern(&t.keys, name, (size_t)len);
+        uint32_t k = pk_strtab_intern(&t.keys, name, (size_t)len);
         if (k != t.n) /* a repeated name: skip it */
             continue;
         t.rows[t.n].key = k;
@@ -233,9 +233,9 @@ static void top_sort_first_matches_full_sort(void **state)
     assert_non_null(part);
     size_t firsts[] = { 0, 1, 5, 37, 200, t.n };
     for (int by_cum = 0; by_cum < 2; by_cum++) {
-        assert_int_equal(profkit_top_sort(&t, full, by_cum), 0);
+        assert_int_equal(pk_top_sort(&t, full, by_cum), 0);
         for (size_t f = 0; f < sizeof(firsts) / sizeof(firsts[0]); f++) {
-            assert_int_equal(profkit_top_sort_first(&t, part, by_cum, firsts[f]), 0);
+            assert_int_equal(pk_top_sort_first(&t, part, by_cum, firsts[f]), 0);
             assert_memory_equal(part, full, firsts[f] * sizeof(uint32_t));
             char *seen = calloc(t.n, 1);
             for (size_t i = 0; i < t.n; i++) {
@@ -250,24 +250,24 @@ static void top_sort_first_matches_full_sort(void **state)
     free(part);
     free(t.rows);
     t.rows = NULL;
-    profkit_strtab_free(&t.keys);
+    pk_strtab_free(&t.keys);
 }
 
 static void top_counts_recursion_once(void **state)
 {
     (void)state;
     profkit_profile *p = profkit_profile_new();
-    profkit_value_type_add(p, "samples", "count");
-    profkit_value_type_add(p, "double", "count");
-    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
-    uint32_t t2 = profkit_thread_add(p, "other", "", -1, -1);
+    pk_value_type_add(p, "samples", "count");
+    pk_value_type_add(p, "double", "count");
+    uint32_t t = pk_thread_add(p, "main", "", -1, -1);
+    uint32_t t2 = pk_thread_add(p, "other", "", -1, -1);
     add_stack(p, "main;f;f;f", t, 10);
     add_stack(p, "main;f;g", t, 5);
     add_stack(p, "main", t, 1);
     add_stack(p, "main;g", t2, 100);
-    profkit_top top;
+    pk_top top;
     profkit_error err;
-    assert_int_equal(profkit_top_compute(&top, p, 0, t, PROFKIT_BY_FUNCTION, &err), 0);
+    assert_int_equal(pk_top_compute(&top, p, 0, t, PROFKIT_BY_FUNCTION, &err), 0);
     assert_int_equal(top.total, 16);
     assert_int_equal(row_of(&top, "f", 0), 10);
     assert_int_equal(row_of(&top, "f", 1), 15); /* not 35: recursion once */
@@ -276,14 +276,14 @@ static void top_counts_recursion_once(void **state)
     assert_int_equal(row_of(&top, "main", 0), 1);
     uint32_t order[16];
     assert_true(top.n <= 16);
-    assert_int_equal(profkit_top_sort(&top, order, 1), 0);
-    assert_string_equal(profkit_strtab_get(&top.keys, top.rows[order[0]].key), "main");
-    profkit_top_free(&top);
+    assert_int_equal(pk_top_sort(&top, order, 1), 0);
+    assert_string_equal(pk_strtab_get(&top.keys, top.rows[order[0]].key), "main");
+    pk_top_free(&top);
     /* All threads, second value type. */
-    assert_int_equal(profkit_top_compute(&top, p, 1, PROFKIT_NONE, PROFKIT_BY_FILE, &err), 0);
+    assert_int_equal(pk_top_compute(&top, p, 1, PROFKIT_NONE, PROFKIT_BY_FILE, &err), 0);
     assert_int_equal(top.total, 2 * 116);
     assert_int_equal(row_of(&top, "f.c", 1), 2 * 116);
-    profkit_top_free(&top);
+    pk_top_free(&top);
     profkit_profile_free(p);
 }
 
@@ -291,28 +291,28 @@ static void ltree_merges_labels(void **state)
 {
     (void)state;
     profkit_profile *p = profkit_profile_new();
-    profkit_value_type_add(p, "samples", "count");
-    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
+    pk_value_type_add(p, "samples", "count");
+    uint32_t t = pk_thread_add(p, "main", "", -1, -1);
     /* Two frames named "x" at different addresses are one tree node. */
     uint32_t m = frame_named(p, "main", 0), x1 = frame_named(p, "x", 1), x2 = frame_named(p, "x", 2);
     int64_t one = 1, two = 2;
-    profkit_sample_add(p, profkit_stack_intern(p, profkit_stack_intern(p, 0, m), x1), t, &one);
-    profkit_sample_add(p, profkit_stack_intern(p, profkit_stack_intern(p, 0, m), x2), t, &two);
-    profkit_sample_add(p, profkit_stack_intern(p, 0, frame_named(p, "a;b\nc", 0)), t, &one);
-    profkit_ltree tr;
-    profkit_ltree_options o = { 0, PROFKIT_NONE, 0, 1 };
+    pk_sample_add(p, pk_stack_intern(p, pk_stack_intern(p, 0, m), x1), t, &one);
+    pk_sample_add(p, pk_stack_intern(p, pk_stack_intern(p, 0, m), x2), t, &two);
+    pk_sample_add(p, pk_stack_intern(p, 0, frame_named(p, "a;b\nc", 0)), t, &one);
+    pk_ltree tr;
+    pk_ltree_options o = { 0, PROFKIT_NONE, 0, 1 };
     profkit_error err;
-    assert_int_equal(profkit_ltree_build(&tr, p, &o, &err), 0);
+    assert_int_equal(pk_ltree_build(&tr, p, &o, &err), 0);
     assert_int_equal(tr.grand_total, 4);
     /* root's children sorted by label: "a_b_c" < "main". */
     uint32_t c0 = tr.children[tr.child_start[0]], c1 = tr.children[tr.child_start[0] + 1];
-    assert_string_equal(profkit_strtab_get(&tr.labels, tr.label[c0]), "a_b_c");
-    assert_string_equal(profkit_strtab_get(&tr.labels, tr.label[c1]), "main");
+    assert_string_equal(pk_strtab_get(&tr.labels, tr.label[c0]), "a_b_c");
+    assert_string_equal(pk_strtab_get(&tr.labels, tr.label[c1]), "main");
     assert_int_equal(tr.total[c1], 3);
     assert_int_equal(tr.child_start[c1 + 1] - tr.child_start[c1], 1);
     uint32_t x = tr.children[tr.child_start[c1]];
     assert_int_equal(tr.self[x], 3);
-    profkit_ltree_free(&tr);
+    pk_ltree_free(&tr);
     profkit_profile_free(p);
 }
 
@@ -323,28 +323,28 @@ static void ltree_self_of_another_value(void **state)
      * one, asked for the other (and a thread), are those of a tree built
      * for that other. */
     profkit_profile *p = profkit_profile_new();
-    profkit_value_type_add(p, "objects", "count");
-    profkit_value_type_add(p, "space", "bytes");
-    uint32_t t0 = profkit_thread_add(p, "main", "", -1, -1);
-    uint32_t t1 = profkit_thread_add(p, "io", "", -1, -1);
+    pk_value_type_add(p, "objects", "count");
+    pk_value_type_add(p, "space", "bytes");
+    uint32_t t0 = pk_thread_add(p, "main", "", -1, -1);
+    uint32_t t1 = pk_thread_add(p, "io", "", -1, -1);
     uint32_t m = frame_named(p, "main", 0), x1 = frame_named(p, "x", 1);
     uint32_t x2 = frame_named(p, "x", 2);
-    uint32_t s1 = profkit_stack_intern(p, profkit_stack_intern(p, 0, m), x1);
-    uint32_t s2 = profkit_stack_intern(p, profkit_stack_intern(p, 0, m), x2);
+    uint32_t s1 = pk_stack_intern(p, pk_stack_intern(p, 0, m), x1);
+    uint32_t s2 = pk_stack_intern(p, pk_stack_intern(p, 0, m), x2);
     int64_t v[][2] = { { 1, 100 }, { 2, 0 }, { 0, 7 }, { 5, 50 } };
-    profkit_sample_add(p, s1, t0, v[0]);
-    profkit_sample_add(p, s2, t0, v[1]);
-    profkit_sample_add(p, profkit_stack_intern(p, 0, m), t1, v[2]);
-    profkit_sample_add(p, s1, t1, v[3]);
+    pk_sample_add(p, s1, t0, v[0]);
+    pk_sample_add(p, s2, t0, v[1]);
+    pk_sample_add(p, pk_stack_intern(p, 0, m), t1, v[2]);
+    pk_sample_add(p, s1, t1, v[3]);
     profkit_error err;
     for (uint32_t th = 0; th < 3; th++) {
         uint32_t thread = th == 2 ? PROFKIT_NONE : th;
-        profkit_ltree a, b;
-        profkit_ltree_options oa = { 0, thread, 0, 0 }, ob = { 1, thread, 0, 0 };
-        assert_int_equal(profkit_ltree_build(&a, p, &oa, &err), 0);
-        assert_int_equal(profkit_ltree_build(&b, p, &ob, &err), 0);
+        pk_ltree a, b;
+        pk_ltree_options oa = { 0, thread, 0, 0 }, ob = { 1, thread, 0, 0 };
+        assert_int_equal(pk_ltree_build(&a, p, &oa, &err), 0);
+        assert_int_equal(pk_ltree_build(&b, p, &ob, &err), 0);
         assert_int_equal(a.n, b.n);
-        int64_t *self = profkit_ltree_self(&a, p, 1, thread);
+        int64_t *self = pk_ltree_self(&a, p, 1, thread);
         assert_non_null(self);
         int64_t sum = 0;
         for (size_t i = 0; i < a.n; i++) {
@@ -353,8 +353,8 @@ static void ltree_self_of_another_value(void **state)
         }
         assert_int_equal(sum, th == 0 ? 100 : th == 1 ? 57 : 157);
         free(self);
-        profkit_ltree_free(&a);
-        profkit_ltree_free(&b);
+        pk_ltree_free(&a);
+        pk_ltree_free(&b);
     }
     profkit_profile_free(p);
 }
@@ -365,35 +365,35 @@ static void labels_and_units(void **state)
     profkit_profile *p = profkit_profile_new();
     profkit_frame f;
     memset(&f, 0, sizeof(f));
-    f.function = profkit_function_add_named(p, "", "", "", 0);
+    f.function = pk_function_add_named(p, "", "", "", 0);
     f.address = 0x4005d0;
     f.mapping = PROFKIT_NONE;
-    uint32_t a = profkit_frame_add(p, &f);
+    uint32_t a = pk_frame_add(p, &f);
     char buf[64];
     profkit_frame_label(p, a, 0, buf, sizeof(buf));
     assert_string_equal(buf, "0x4005d0");
-    f.function = profkit_function_add_named(p, "fn", "x.brs", "", 3);
+    f.function = pk_function_add_named(p, "fn", "x.brs", "", 3);
     f.line = 12;
     f.column = 2;
-    uint32_t b = profkit_frame_add(p, &f);
+    uint32_t b = pk_frame_add(p, &f);
     profkit_frame_label(p, b, 1, buf, sizeof(buf));
     assert_string_equal(buf, "fn:12:2");
-    profkit_frame_key_label(p, b, PROFKIT_BY_LINE, buf, sizeof(buf));
+    pk_frame_key_label(p, b, PROFKIT_BY_LINE, buf, sizeof(buf));
     assert_string_equal(buf, "x.brs:12:2");
-    profkit_frame_key_label(p, b, PROFKIT_BY_ADDRESS, buf, sizeof(buf));
+    pk_frame_key_label(p, b, PROFKIT_BY_ADDRESS, buf, sizeof(buf));
     assert_string_equal(buf, "0x4005d0");
     /* A tiny buffer truncates safely. */
     assert_int_equal(profkit_frame_label(p, b, 1, buf, 3), 2);
     assert_string_equal(buf, "fn");
-    profkit_format_value(buf, sizeof(buf), 7120000000LL, "nanoseconds");
+    pk_format_value(buf, sizeof(buf), 7120000000LL, "nanoseconds");
     assert_string_equal(buf, "7.12s");
-    profkit_format_value(buf, sizeof(buf), 341000000LL, "nanoseconds");
+    pk_format_value(buf, sizeof(buf), 341000000LL, "nanoseconds");
     assert_string_equal(buf, "341ms");
-    profkit_format_value(buf, sizeof(buf), 1500, "microseconds");
+    pk_format_value(buf, sizeof(buf), 1500, "microseconds");
     assert_string_equal(buf, "1.50ms");
-    profkit_format_value(buf, sizeof(buf), 3 * 1048576LL, "bytes");
+    pk_format_value(buf, sizeof(buf), 3 * 1048576LL, "bytes");
     assert_string_equal(buf, "3MB");
-    profkit_format_value(buf, sizeof(buf), 42, "count");
+    pk_format_value(buf, sizeof(buf), 42, "count");
     assert_string_equal(buf, "42");
     profkit_profile_free(p);
 }

@@ -36,7 +36,7 @@ static void names_and_values(void **state)
     assert_int_equal(profkit_profile_read_memory(&p, sample, sizeof(sample) - 1, "s", &ro, &err), 0);
     assert_string_equal(p->format, "perf_script");
     assert_int_equal(p->n_value_types, 3); /* cycles, samples, cpu-clock */
-    assert_string_equal(profkit_str(p, p->value_types[p->default_value].type), "cycles");
+    assert_string_equal(pk_str(p, p->value_types[p->default_value].type), "cycles");
     assert_int_equal(p->n_threads, 2);
     assert_int_equal(p->threads[0].pid, 24636);
     assert_int_equal(p->threads[0].tid, 25607);

@@ -181,7 +181,7 @@ static void inline_frames_and_forward_ids(void **state)
     uint32_t leaf = p->stacks[p->sample_stack[0]].frame;
     assert_int_equal(p->frames[leaf].address, 0x1000);
     assert_int_equal(p->frames[leaf].line, 10);
-    assert_string_equal(profkit_str(p, p->functions[p->frames[leaf].function].file), "x.c");
+    assert_string_equal(pk_str(p, p->functions[p->frames[leaf].function].file), "x.c");
     /* both inline frames carry the location's address */
     uint32_t inl = p->stacks[p->stacks[p->sample_stack[0]].parent].frame;
     assert_int_equal(p->frames[inl].address, 0x2000);
@@ -198,7 +198,7 @@ static void default_sample_type_rule(void **state)
     profkit_error err;
     assert_int_equal(read_buf(&p, b.d, b.n, &err), 0);
     assert_int_equal(p->default_value, 0); /* "samples", named by type */
-    assert_string_equal(profkit_meta_get(p, "default_sample_type"), "samples");
+    assert_string_equal(pk_meta_get(p, "default_sample_type"), "samples");
     profkit_profile_free(p);
     /* a default naming no sample type falls back to the last */
     base_profile(&b, 0);
@@ -399,7 +399,7 @@ static void stack_text(const profkit_profile *p, size_t r, char *buf, size_t n)
     while (k-- > 0) {
         const profkit_frame *f = &p->frames[chain[k]];
         used += (size_t)snprintf(buf + used, n - used, "%s:%u@%u/0x%llx;",
-                                 profkit_str(p, p->functions[f->function].name), f->line, f->inline_depth,
+                                 pk_str(p, p->functions[f->function].name), f->line, f->inline_depth,
                                  (unsigned long long)f->address);
         assert_true(used < n);
     }
@@ -413,37 +413,37 @@ static void inline_chains_round_trip(void **state)
      * whole chain; as a return address (another sample) a shorter chain of
      * the same address; and a chain shared by two samples. */
     profkit_profile *p = profkit_profile_new();
-    profkit_value_type_add(p, "samples", "count");
-    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
-    uint32_t m = profkit_mapping_add(p, 0x400000, 0x500000, 0, "/bin/app", "");
+    pk_value_type_add(p, "samples", "count");
+    uint32_t t = pk_thread_add(p, "main", "", -1, -1);
+    uint32_t m = pk_mapping_add(p, 0x400000, 0x500000, 0, "/bin/app", "");
     profkit_frame fr = { 0 };
     fr.mapping = m;
     fr.address = 0x400100;
-    fr.function = profkit_function_add_named(p, "main", "m.c", NULL, 1);
+    fr.function = pk_function_add_named(p, "main", "m.c", NULL, 1);
     fr.line = 10;
-    uint32_t f_main = profkit_frame_add(p, &fr);
-    fr.function = profkit_function_add_named(p, "mix", "m.c", NULL, 20);
+    uint32_t f_main = pk_frame_add(p, &fr);
+    fr.function = pk_function_add_named(p, "mix", "m.c", NULL, 20);
     fr.line = 22;
     fr.inline_depth = 1;
-    uint32_t f_mix = profkit_frame_add(p, &fr);
-    fr.function = profkit_function_add_named(p, "hot", "m.c", NULL, 30);
+    uint32_t f_mix = pk_frame_add(p, &fr);
+    fr.function = pk_function_add_named(p, "hot", "m.c", NULL, 30);
     fr.line = 31;
     fr.inline_depth = 2;
-    uint32_t f_hot = profkit_frame_add(p, &fr);
+    uint32_t f_hot = pk_frame_add(p, &fr);
     fr.address = 0x400200;
-    fr.function = profkit_function_add_named(p, "callee", "m.c", NULL, 40);
+    fr.function = pk_function_add_named(p, "callee", "m.c", NULL, 40);
     fr.line = 41;
     fr.inline_depth = 0;
-    uint32_t f_callee = profkit_frame_add(p, &fr);
-    uint32_t s_main = profkit_stack_intern(p, 0, f_main);
-    uint32_t s_mix = profkit_stack_intern(p, s_main, f_mix);
-    uint32_t s_hot = profkit_stack_intern(p, s_mix, f_hot);
-    uint32_t s_callee = profkit_stack_intern(p, s_mix, f_callee);
-    uint32_t s_hot2 = profkit_stack_intern(p, profkit_stack_intern(p, s_callee, f_main), f_mix);
+    uint32_t f_callee = pk_frame_add(p, &fr);
+    uint32_t s_main = pk_stack_intern(p, 0, f_main);
+    uint32_t s_mix = pk_stack_intern(p, s_main, f_mix);
+    uint32_t s_hot = pk_stack_intern(p, s_mix, f_hot);
+    uint32_t s_callee = pk_stack_intern(p, s_mix, f_callee);
+    uint32_t s_hot2 = pk_stack_intern(p, pk_stack_intern(p, s_callee, f_main), f_mix);
     int64_t one = 1, two = 2, three = 3;
-    assert_int_equal(profkit_sample_add(p, s_hot, t, &one), 0);
-    assert_int_equal(profkit_sample_add(p, s_callee, t, &two), 0);
-    assert_int_equal(profkit_sample_add(p, s_hot2, t, &three), 0);
+    assert_int_equal(pk_sample_add(p, s_hot, t, &one), 0);
+    assert_int_equal(pk_sample_add(p, s_callee, t, &two), 0);
+    assert_int_equal(pk_sample_add(p, s_hot2, t, &three), 0);
 
     char path[] = "/tmp/pk_pprof_XXXXXX";
     int fd = mkstemp(path);
@@ -474,31 +474,31 @@ static void writer_round_trip(void **state)
 {
     (void)state;
     profkit_profile *p = profkit_profile_new();
-    uint32_t vs = profkit_value_type_add(p, "samples", "count");
-    uint32_t vc = profkit_value_type_add(p, "cpu", "nanoseconds");
+    uint32_t vs = pk_value_type_add(p, "samples", "count");
+    uint32_t vc = pk_value_type_add(p, "cpu", "nanoseconds");
     p->default_value = vs;
-    uint32_t t1 = profkit_thread_add(p, "alpha", "", -1, -1);
-    uint32_t t2 = profkit_thread_add(p, "beta", "", -1, -1);
-    uint32_t m = profkit_mapping_add(p, 0x400000, 0x500000, 0x1000, "/bin/app", "abc123");
+    uint32_t t1 = pk_thread_add(p, "alpha", "", -1, -1);
+    uint32_t t2 = pk_thread_add(p, "beta", "", -1, -1);
+    uint32_t m = pk_mapping_add(p, 0x400000, 0x500000, 0x1000, "/bin/app", "abc123");
     profkit_frame fr = { 0 };
-    fr.function = profkit_function_add_named(p, "main", "m.c", NULL, 3);
+    fr.function = pk_function_add_named(p, "main", "m.c", NULL, 3);
     fr.mapping = m;
     fr.address = 0x400100;
     fr.line = 5;
-    uint32_t f1 = profkit_frame_add(p, &fr);
-    fr.function = profkit_function_add_named(p, "0x400200", NULL, NULL, 0);
+    uint32_t f1 = pk_frame_add(p, &fr);
+    fr.function = pk_function_add_named(p, "0x400200", NULL, NULL, 0);
     fr.address = 0x400200;
     fr.line = 0;
-    uint32_t f2 = profkit_frame_add(p, &fr); /* unsymbolized */
-    uint32_t s1 = profkit_stack_intern(p, 0, f1);
-    uint32_t s2 = profkit_stack_intern(p, s1, f2);
+    uint32_t f2 = pk_frame_add(p, &fr); /* unsymbolized */
+    uint32_t s1 = pk_stack_intern(p, 0, f1);
+    uint32_t s2 = pk_stack_intern(p, s1, f2);
     int64_t v1[2] = { 2, 20 }, v2[2] = { 5, -50 };
     (void)vc;
-    assert_int_equal(profkit_sample_add(p, s2, t1, v1), 0);
-    assert_int_equal(profkit_sample_add(p, s1, t2, v2), 0);
-    assert_int_equal(profkit_meta_add(p, "period_type", "cpu/nanoseconds"), 0);
-    assert_int_equal(profkit_meta_add(p, "period", "1000000"), 0);
-    assert_int_equal(profkit_meta_add(p, "comment", "hello"), 0);
+    assert_int_equal(pk_sample_add(p, s2, t1, v1), 0);
+    assert_int_equal(pk_sample_add(p, s1, t2, v2), 0);
+    assert_int_equal(pk_meta_add(p, "period_type", "cpu/nanoseconds"), 0);
+    assert_int_equal(pk_meta_add(p, "period", "1000000"), 0);
+    assert_int_equal(pk_meta_add(p, "comment", "hello"), 0);
 
     char path[] = "/tmp/pk_pprof_XXXXXX";
     int fd = mkstemp(path);
@@ -523,25 +523,25 @@ static void writer_round_trip(void **state)
     a = folded_of(q, "cpu", "beta");
     assert_string_equal(a, "main -50\n");
     free(a);
-    assert_string_equal(profkit_meta_get(q, "period"), "1000000");
-    assert_string_equal(profkit_meta_get(q, "period_type"), "cpu/nanoseconds");
-    assert_string_equal(profkit_meta_get(q, "comment"), "hello");
+    assert_string_equal(pk_meta_get(q, "period"), "1000000");
+    assert_string_equal(pk_meta_get(q, "period_type"), "cpu/nanoseconds");
+    assert_string_equal(pk_meta_get(q, "comment"), "hello");
     assert_int_equal(q->n_mappings, 1);
     assert_int_equal(q->mappings[0].start, 0x400000);
     assert_int_equal(q->mappings[0].end, 0x500000);
     assert_int_equal(q->mappings[0].offset, 0x1000);
-    assert_string_equal(profkit_str(q, q->mappings[0].path), "/bin/app");
-    assert_string_equal(profkit_str(q, q->mappings[0].build_id), "abc123");
+    assert_string_equal(pk_str(q, q->mappings[0].path), "/bin/app");
+    assert_string_equal(pk_str(q, q->mappings[0].build_id), "abc123");
     /* the main frame keeps file, line and start line; all frames the mapping */
     int seen = 0;
     for (size_t i = 0; i < q->n_frames; i++) {
         const profkit_function *fn = &q->functions[q->frames[i].function];
         assert_int_equal(q->frames[i].mapping, 0);
-        if (strcmp(profkit_str(q, fn->name), "main") == 0) {
+        if (strcmp(pk_str(q, fn->name), "main") == 0) {
             seen++;
             assert_int_equal(q->frames[i].line, 5);
             assert_int_equal(fn->start_line, 3);
-            assert_string_equal(profkit_str(q, fn->file), "m.c");
+            assert_string_equal(pk_str(q, fn->file), "m.c");
         }
     }
     assert_int_equal(seen, 1);

@@ -33,15 +33,15 @@ static void frames_profiles_units(void **state)
     assert_int_equal(profkit_profile_read_memory(&p, doc, sizeof(doc) - 1, "d", &ro, &err), 0);
     assert_string_equal(p->format, "speedscope");
     assert_int_equal(p->n_threads, 2);
-    assert_string_equal(profkit_str(p, p->threads[1].name), "B");
+    assert_string_equal(pk_str(p, p->threads[1].name), "B");
     uint32_t t = profkit_profile_find_value(p, "time");
     assert_int_not_equal(t, PROFKIT_NONE);
-    assert_string_equal(profkit_str(p, p->value_types[t].unit), "nanoseconds");
+    assert_string_equal(pk_str(p, p->value_types[t].unit), "nanoseconds");
     int64_t a_leaf = 0, a_root = 0, b_leaf = 0, b_root = 0;
     for (size_t r = 0; r < p->n_samples; r++) {
         uint32_t s = p->sample_stack[r];
         int64_t v = p->sample_values[r * p->n_value_types + t];
-        int leaf = profkit_stack_depth(p, s) == 2;
+        int leaf = pk_stack_depth(p, s) == 2;
         if (p->sample_thread[r] == 0)
             *(leaf ? &a_leaf : &a_root) += v;
         else
@@ -50,7 +50,7 @@ static void frames_profiles_units(void **state)
             const profkit_frame *f = &p->frames[p->stacks[s].frame];
             assert_int_equal(f->line, 3);
             assert_int_equal(f->column, 4);
-            assert_string_equal(profkit_str(p, p->functions[f->function].file), "m.js");
+            assert_string_equal(pk_str(p, p->functions[f->function].file), "m.js");
         }
     }
     assert_int_equal(a_leaf, 1500000);

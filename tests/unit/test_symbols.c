@@ -20,8 +20,8 @@
 
 #include "model/model.h"
 
-__attribute__((noinline)) int profkit_test_marker_function(int x);
-__attribute__((noinline)) int profkit_test_marker_function(int x)
+__attribute__((noinline)) int pk_test_marker_function(int x);
+__attribute__((noinline)) int pk_test_marker_function(int x)
 {
     return x * 3 + 1;
 }
@@ -57,10 +57,10 @@ static uint32_t addr_frame(profkit_profile *p, uint64_t addr, uint32_t mapping)
     snprintf(name, sizeof(name), "0x%" PRIx64, addr);
     profkit_frame f;
     memset(&f, 0, sizeof(f));
-    f.function = profkit_function_add_named(p, name, "", "", 0);
+    f.function = pk_function_add_named(p, name, "", "", 0);
     f.address = addr;
     f.mapping = mapping;
-    return profkit_frame_add(p, &f);
+    return pk_frame_add(p, &f);
 }
 
 /* The label of the frame at depth `depth` (0 = root) of sample row r's stack. */
@@ -90,37 +90,37 @@ static profkit_symbolize_options mapped(void)
 static void names_a_function_of_this_binary(void **state)
 {
     (void)state;
-    uintptr_t fn = (uintptr_t)&profkit_test_marker_function;
+    uintptr_t fn = (uintptr_t)&pk_test_marker_function;
     uint64_t start, end, off;
     char path[800];
     assert_int_equal(find_mapping(fn, &start, &end, &off, path, sizeof(path)), 0);
     profkit_profile *p = profkit_profile_new();
-    uint32_t m = profkit_mapping_add(p, start, end, off, path, "");
-    profkit_value_type_add(p, "samples", "count");
-    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t m = pk_mapping_add(p, start, end, off, path, "");
+    pk_value_type_add(p, "samples", "count");
+    uint32_t t = pk_thread_add(p, "main", "", -1, -1);
     /* A leaf inside the function, and an unrelated address (not named). */
     uint32_t leaf = addr_frame(p, fn + 2, m);
     uint32_t other = addr_frame(p, 0x10, PROFKIT_NONE);
     int64_t one = 1;
-    profkit_sample_add(p, profkit_stack_intern(p, profkit_stack_intern(p, 0, other), leaf), t, &one);
+    pk_sample_add(p, pk_stack_intern(p, pk_stack_intern(p, 0, other), leaf), t, &one);
     profkit_symbolize_options o = mapped();
     profkit_error err;
     assert_int_equal(profkit_profile_symbolize(p, &o, &err), 1);
     char buf[128];
     stack_label(p, 0, 1, buf, sizeof(buf));
-    assert_string_equal(buf, "profkit_test_marker_function");
+    assert_string_equal(buf, "pk_test_marker_function");
     stack_label(p, 0, 0, buf, sizeof(buf));
     assert_string_equal(buf, "0x10");
     /* DWARF gives the source file and a line; the address is kept. */
     const profkit_frame *fr = leaf_frame(p, 0);
-    const char *file = profkit_str(p, p->functions[fr->function].file);
+    const char *file = pk_str(p, p->functions[fr->function].file);
     assert_non_null(strstr(file, "test_symbols.c"));
     assert_true(fr->line > 0);
     assert_int_equal(fr->address, fn + 2);
     assert_int_equal(fr->inline_depth, 0);
     /* The frame index still finds the new frame; info has the statistics. */
     profkit_frame copy = *fr;
-    assert_int_equal(profkit_frame_add(p, &copy), p->stacks[p->sample_stack[0]].frame);
+    assert_int_equal(pk_frame_add(p, &copy), p->stacks[p->sample_stack[0]].frame);
     assert_non_null(p->symbols_report);
     assert_non_null(strstr(p->symbols_report, "1 of 2 address frames named"));
     profkit_profile_free(p);
@@ -131,31 +131,31 @@ static void a_return_address_is_looked_up_one_byte_back(void **state)
     (void)state;
     /* The first byte of the function, seen only as a caller's return
      * address, belongs to the instruction before it: not this function. */
-    uintptr_t fn = (uintptr_t)&profkit_test_marker_function;
+    uintptr_t fn = (uintptr_t)&pk_test_marker_function;
     uint64_t start, end, off;
     char path[800];
     assert_int_equal(find_mapping(fn, &start, &end, &off, path, sizeof(path)), 0);
     profkit_profile *p = profkit_profile_new();
-    uint32_t m = profkit_mapping_add(p, start, end, off, path, "");
-    profkit_value_type_add(p, "samples", "count");
-    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t m = pk_mapping_add(p, start, end, off, path, "");
+    pk_value_type_add(p, "samples", "count");
+    uint32_t t = pk_thread_add(p, "main", "", -1, -1);
     uint32_t caller = addr_frame(p, fn, m);
     uint32_t leaf = addr_frame(p, fn + 1, m);
     int64_t one = 1;
-    profkit_sample_add(p, profkit_stack_intern(p, profkit_stack_intern(p, 0, caller), leaf), t, &one);
+    pk_sample_add(p, pk_stack_intern(p, pk_stack_intern(p, 0, caller), leaf), t, &one);
     /* The same address as a leaf of its own is the function. */
-    profkit_sample_add(p, profkit_stack_intern(p, 0, caller), t, &one);
+    pk_sample_add(p, pk_stack_intern(p, 0, caller), t, &one);
     profkit_symbolize_options o = mapped();
     profkit_error err;
     assert_true(profkit_profile_symbolize(p, &o, &err) >= 1);
     char buf[128];
     size_t two = p->sample_stack[0] != 0 && p->stacks[p->sample_stack[0]].parent != 0 ? 0 : 1;
     stack_label(p, two, 0, buf, sizeof(buf));
-    assert_string_not_equal(buf, "profkit_test_marker_function");
-    stack_label(p, two, profkit_stack_depth(p, p->sample_stack[two]) - 1, buf, sizeof(buf));
-    assert_string_equal(buf, "profkit_test_marker_function");
+    assert_string_not_equal(buf, "pk_test_marker_function");
+    stack_label(p, two, pk_stack_depth(p, p->sample_stack[two]) - 1, buf, sizeof(buf));
+    assert_string_equal(buf, "pk_test_marker_function");
     stack_label(p, 1 - two, 0, buf, sizeof(buf));
-    assert_string_equal(buf, "profkit_test_marker_function");
+    assert_string_equal(buf, "pk_test_marker_function");
     profkit_profile_free(p);
 }
 
@@ -168,14 +168,14 @@ static void assert_hash_consed(profkit_profile *p)
         for (size_t j = i + 1; j < n; j++)
             assert_false(p->stacks[i].parent == p->stacks[j].parent && p->stacks[i].frame == p->stacks[j].frame);
     for (size_t i = 1; i < n; i++)
-        assert_int_equal(profkit_stack_intern(p, p->stacks[i].parent, p->stacks[i].frame), i);
+        assert_int_equal(pk_stack_intern(p, p->stacks[i].parent, p->stacks[i].frame), i);
     assert_int_equal(p->n_stacks, n);
 }
 
 static void rebuilt_stacks_stay_hash_consed(void **state)
 {
     (void)state;
-    uintptr_t fn = (uintptr_t)&profkit_test_marker_function;
+    uintptr_t fn = (uintptr_t)&pk_test_marker_function;
     uint64_t start, end, off;
     char path[800];
     assert_int_equal(find_mapping(fn, &start, &end, &off, path, sizeof(path)), 0);
@@ -184,14 +184,14 @@ static void rebuilt_stacks_stay_hash_consed(void **state)
     profkit_error err;
     /* One address used as a leaf and as a caller: appended, no duplicates. */
     profkit_profile *p = profkit_profile_new();
-    uint32_t m = profkit_mapping_add(p, start, end, off, path, "");
-    profkit_value_type_add(p, "samples", "count");
-    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t m = pk_mapping_add(p, start, end, off, path, "");
+    pk_value_type_add(p, "samples", "count");
+    uint32_t t = pk_thread_add(p, "main", "", -1, -1);
     uint32_t a = addr_frame(p, fn + 2, m), b = addr_frame(p, fn + 4, m);
-    uint32_t sa = profkit_stack_intern(p, 0, a);
-    profkit_sample_add(p, sa, t, &one);
-    profkit_sample_add(p, profkit_stack_intern(p, sa, b), t, &one);
-    profkit_sample_add(p, profkit_stack_intern(p, profkit_stack_intern(p, 0, b), a), t, &one);
+    uint32_t sa = pk_stack_intern(p, 0, a);
+    pk_sample_add(p, sa, t, &one);
+    pk_sample_add(p, pk_stack_intern(p, sa, b), t, &one);
+    pk_sample_add(p, pk_stack_intern(p, pk_stack_intern(p, 0, b), a), t, &one);
     assert_true(profkit_profile_symbolize(p, &o, &err) >= 2);
     assert_hash_consed(p);
     profkit_profile_free(p);
@@ -199,21 +199,21 @@ static void rebuilt_stacks_stay_hash_consed(void **state)
      * address) become one frame: the stacks are interned, and the two
      * samples share their stack. */
     p = profkit_profile_new();
-    m = profkit_mapping_add(p, start, end, off, path, "");
-    profkit_value_type_add(p, "samples", "count");
-    t = profkit_thread_add(p, "main", "", -1, -1);
-    uint32_t t2 = profkit_thread_add(p, "other", "", -1, -1);
+    m = pk_mapping_add(p, start, end, off, path, "");
+    pk_value_type_add(p, "samples", "count");
+    t = pk_thread_add(p, "main", "", -1, -1);
+    uint32_t t2 = pk_thread_add(p, "other", "", -1, -1);
     a = addr_frame(p, fn + 2, m);
     b = addr_frame(p, fn + 2, PROFKIT_NONE);
     assert_int_not_equal(a, b);
-    profkit_sample_add(p, profkit_stack_intern(p, 0, a), t, &one);
-    profkit_sample_add(p, profkit_stack_intern(p, 0, b), t2, &one);
+    pk_sample_add(p, pk_stack_intern(p, 0, a), t, &one);
+    pk_sample_add(p, pk_stack_intern(p, 0, b), t2, &one);
     assert_true(profkit_profile_symbolize(p, &o, &err) >= 2);
     assert_hash_consed(p);
     assert_int_equal(p->sample_stack[0], p->sample_stack[1]);
     char buf[128];
     stack_label(p, 0, 0, buf, sizeof(buf));
-    assert_string_equal(buf, "profkit_test_marker_function");
+    assert_string_equal(buf, "pk_test_marker_function");
     profkit_profile_free(p);
 }
 
@@ -224,11 +224,11 @@ static void leaf_name_of(uintptr_t addr, char *buf, size_t n, const profkit_prof
     char path[800];
     assert_int_equal(find_mapping(addr, &start, &end, &off, path, sizeof(path)), 0);
     profkit_profile *p = profkit_profile_new();
-    uint32_t m = profkit_mapping_add(p, start, end, off, path, "");
-    profkit_value_type_add(p, "samples", "count");
-    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t m = pk_mapping_add(p, start, end, off, path, "");
+    pk_value_type_add(p, "samples", "count");
+    uint32_t t = pk_thread_add(p, "main", "", -1, -1);
     int64_t one = 1;
-    profkit_sample_add(p, profkit_stack_intern(p, 0, addr_frame(p, addr, m)), t, &one);
+    pk_sample_add(p, pk_stack_intern(p, 0, addr_frame(p, addr, m)), t, &one);
     profkit_symbolize_options o = mapped();
     profkit_error err;
     assert_int_equal(profkit_profile_symbolize(p, &o, &err), 1);
@@ -254,7 +254,7 @@ static void aliases_are_named_as_the_binary_exports_them(void **state)
     assert_string_equal(buf, "fstatat64");
     /* With DWARF from the debug file, the line is still there. */
     const profkit_frame *fr = leaf_frame(p, 0);
-    const char *file = profkit_str(p, p->functions[fr->function].file);
+    const char *file = pk_str(p, p->functions[fr->function].file);
     if (access("/usr/lib/debug/.build-id", F_OK) == 0) {
         assert_non_null(strstr(file, "fstatat64.c"));
         assert_true(fr->line > 0);
@@ -266,12 +266,12 @@ static void missing_binaries_leave_file_and_offset(void **state)
 {
     (void)state;
     profkit_profile *p = profkit_profile_new();
-    profkit_value_type_add(p, "samples", "count");
-    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
-    uint32_t m = profkit_mapping_add(p, 0x400000, 0x500000, 0x2000, "/nonexistent/libgone.so", "");
+    pk_value_type_add(p, "samples", "count");
+    uint32_t t = pk_thread_add(p, "main", "", -1, -1);
+    uint32_t m = pk_mapping_add(p, 0x400000, 0x500000, 0x2000, "/nonexistent/libgone.so", "");
     uint32_t f = addr_frame(p, 0x401000, m);
     int64_t one = 1;
-    profkit_sample_add(p, profkit_stack_intern(p, 0, f), t, &one);
+    pk_sample_add(p, pk_stack_intern(p, 0, f), t, &one);
     const char *bins[] = { "/nonexistent/other/bin" };
     profkit_symbolize_options o = mapped();
     o.binaries = bins;
@@ -306,17 +306,17 @@ static void count_warning(const profkit_error *w, void *payload)
 static void another_build_id_is_not_used(void **state)
 {
     (void)state;
-    uintptr_t fn = (uintptr_t)&profkit_test_marker_function;
+    uintptr_t fn = (uintptr_t)&pk_test_marker_function;
     uint64_t start, end, off;
     char path[800];
     assert_int_equal(find_mapping(fn, &start, &end, &off, path, sizeof(path)), 0);
     profkit_profile *p = profkit_profile_new();
-    uint32_t m = profkit_mapping_add(p, start, end, off, path, "00112233445566778899aabbccddeeff00112233");
-    profkit_value_type_add(p, "samples", "count");
-    uint32_t t = profkit_thread_add(p, "main", "", -1, -1);
+    uint32_t m = pk_mapping_add(p, start, end, off, path, "00112233445566778899aabbccddeeff00112233");
+    pk_value_type_add(p, "samples", "count");
+    uint32_t t = pk_thread_add(p, "main", "", -1, -1);
     int64_t one = 1;
-    profkit_sample_add(p, profkit_stack_intern(p, 0, addr_frame(p, fn + 2, m)), t, &one);
-    profkit_sample_add(p, profkit_stack_intern(p, 0, addr_frame(p, fn + 3, m)), t, &one);
+    pk_sample_add(p, pk_stack_intern(p, 0, addr_frame(p, fn + 2, m)), t, &one);
+    pk_sample_add(p, pk_stack_intern(p, 0, addr_frame(p, fn + 3, m)), t, &one);
     struct warnings ws = { 0, "" };
     profkit_symbolize_options o = mapped();
     o.on_warning = count_warning;
@@ -328,60 +328,60 @@ static void another_build_id_is_not_used(void **state)
     assert_non_null(strstr(ws.last, "build id "));
     char buf[128];
     stack_label(p, 0, 0, buf, sizeof(buf));
-    assert_string_not_equal(buf, "profkit_test_marker_function");
+    assert_string_not_equal(buf, "pk_test_marker_function");
     profkit_profile_free(p);
 }
 
-int sym_build_id_matches(const char *profile_id, const char *file_id);
+int pk_sym_build_id_matches(const char *profile_id, const char *file_id);
 
 static void build_ids_match_in_hex_and_breakpad_form(void **state)
 {
     (void)state;
     const char *elf = "b1d3a4c5e6f708192a3b4c5d6e7f8091a2b3c4d5";
-    assert_true(sym_build_id_matches(elf, elf));
-    assert_true(sym_build_id_matches("B1D3A4C5E6F708192A3B4C5D6E7F8091A2B3C4D5", elf));
+    assert_true(pk_sym_build_id_matches(elf, elf));
+    assert_true(pk_sym_build_id_matches("B1D3A4C5E6F708192A3B4C5D6E7F8091A2B3C4D5", elf));
     /* Breakpad: the first 16 bytes as a GUID (fields byte-swapped), age 0. */
-    assert_true(sym_build_id_matches("C5A4D3B1F7E619082A3B4C5D6E7F80910", elf));
-    assert_false(sym_build_id_matches("C5A4D3B1F7E619082A3B4C5D6E7F80920", elf));
-    assert_false(sym_build_id_matches("b1d3", elf));
+    assert_true(pk_sym_build_id_matches("C5A4D3B1F7E619082A3B4C5D6E7F80910", elf));
+    assert_false(pk_sym_build_id_matches("C5A4D3B1F7E619082A3B4C5D6E7F80920", elf));
+    assert_false(pk_sym_build_id_matches("b1d3", elf));
 }
 
-int profkit_demangle(const char *mangled, char *buf, size_t n);
-int profkit_demangle_mode_into(const char *mangled, int mode, char *buf, size_t n);
+int pk_demangle(const char *mangled, char *buf, size_t n);
+int pk_demangle_mode_into(const char *mangled, int mode, char *buf, size_t n);
 
 static void demangles_cxx_names(void **state)
 {
     (void)state;
     char buf[256] = "untouched";
-    assert_int_equal(profkit_demangle("_ZN3foo3barEi", buf, sizeof(buf)), 1);
+    assert_int_equal(pk_demangle("_ZN3foo3barEi", buf, sizeof(buf)), 1);
     assert_string_equal(buf, "foo::bar(int)");
-    assert_int_equal(profkit_demangle("main", buf, sizeof(buf)), 0);
-    assert_int_equal(profkit_demangle("_Znot-a-name", buf, sizeof(buf)), 0);
-    assert_int_equal(profkit_demangle("_ZN3foo3barEi", buf, 5), 1); /* truncated */
+    assert_int_equal(pk_demangle("main", buf, sizeof(buf)), 0);
+    assert_int_equal(pk_demangle("_Znot-a-name", buf, sizeof(buf)), 0);
+    assert_int_equal(pk_demangle("_ZN3foo3barEi", buf, 5), 1); /* truncated */
     assert_string_equal(buf, "foo:");
     /* short: no parameters, no template arguments (pprof's default) */
-    assert_int_equal(profkit_demangle_mode_into("_ZNSt6vectorIiSaIiEE9push_backERKi", 0, buf, sizeof(buf)), 1);
+    assert_int_equal(pk_demangle_mode_into("_ZNSt6vectorIiSaIiEE9push_backERKi", 0, buf, sizeof(buf)), 1);
     assert_string_equal(buf, "std::vector::push_back");
-    assert_int_equal(profkit_demangle_mode_into("_ZNSt6vectorIiSaIiEE9push_backERKi", 1, buf, sizeof(buf)), 1);
+    assert_int_equal(pk_demangle_mode_into("_ZNSt6vectorIiSaIiEE9push_backERKi", 1, buf, sizeof(buf)), 1);
     assert_string_equal(buf, "std::vector<int, std::allocator<int> >::push_back(int const&)");
-    assert_int_equal(profkit_demangle_mode_into("_ZNSt6vectorIiSaIiEE9push_backERKi", 2, buf, sizeof(buf)), 0);
-    assert_int_equal(profkit_demangle_mode_into("_ZN12_GLOBAL__N_13fooEv", 0, buf, sizeof(buf)), 1);
+    assert_int_equal(pk_demangle_mode_into("_ZNSt6vectorIiSaIiEE9push_backERKi", 2, buf, sizeof(buf)), 0);
+    assert_int_equal(pk_demangle_mode_into("_ZN12_GLOBAL__N_13fooEv", 0, buf, sizeof(buf)), 1);
     assert_string_equal(buf, "(anonymous namespace)::foo");
-    assert_int_equal(profkit_demangle_mode_into("_ZN1AclEi", 0, buf, sizeof(buf)), 1);
+    assert_int_equal(pk_demangle_mode_into("_ZN1AclEi", 0, buf, sizeof(buf)), 1);
     assert_string_equal(buf, "A::operator()");
-    assert_int_equal(profkit_demangle_mode_into("_ZN1AltERKS_", 0, buf, sizeof(buf)), 1);
+    assert_int_equal(pk_demangle_mode_into("_ZN1AltERKS_", 0, buf, sizeof(buf)), 1);
     assert_string_equal(buf, "A::operator<");
-    assert_int_equal(profkit_demangle_mode_into("_ZNK1A3getEv", 0, buf, sizeof(buf)), 1);
+    assert_int_equal(pk_demangle_mode_into("_ZNK1A3getEv", 0, buf, sizeof(buf)), 1);
     assert_string_equal(buf, "A::get");
     /* legacy Rust: the trailing hash goes */
-    assert_int_equal(profkit_demangle_mode_into("_ZN4core3ptr13drop_in_place17h0123456789abcdefE", 0, buf,
+    assert_int_equal(pk_demangle_mode_into("_ZN4core3ptr13drop_in_place17h0123456789abcdefE", 0, buf,
                                                 sizeof(buf)), 1);
     assert_string_equal(buf, "core::ptr::drop_in_place");
 }
 
 int main(void)
 {
-    if (profkit_test_marker_function(1) != 4)
+    if (pk_test_marker_function(1) != 4)
         return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(names_a_function_of_this_binary),

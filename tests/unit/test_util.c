@@ -14,95 +14,95 @@
 static void strtab_interns_and_keeps_pointers(void **state)
 {
     (void)state;
-    profkit_strtab t;
-    assert_int_equal(profkit_strtab_init(&t), 0);
+    pk_strtab t;
+    assert_int_equal(pk_strtab_init(&t), 0);
     assert_int_equal(t.n, 1);
-    assert_string_equal(profkit_strtab_get(&t, 0), "");
-    uint32_t a = profkit_strtab_intern(&t, "alpha", 5);
-    uint32_t b = profkit_strtab_intern(&t, "beta", 4);
+    assert_string_equal(pk_strtab_get(&t, 0), "");
+    uint32_t a = pk_strtab_intern(&t, "alpha", 5);
+    uint32_t b = pk_strtab_intern(&t, "beta", 4);
     assert_int_not_equal(a, b);
-    assert_int_equal(profkit_strtab_intern(&t, "alpha", 5), a);
-    assert_int_equal(profkit_strtab_intern(&t, "alphabet", 5), a); /* length counts */
-    const char *pa = profkit_strtab_get(&t, a);
+    assert_int_equal(pk_strtab_intern(&t, "alpha", 5), a);
+    assert_int_equal(pk_strtab_intern(&t, "alphabet", 5), a); /* length counts */
+    const char *pa = pk_strtab_get(&t, a);
     /* Many more strings (several chunks, and one larger than a chunk) must
      * not move the first one. */
     char buf[32];
     for (int i = 0; i < 20000; i++) {
         int n = snprintf(buf, sizeof(buf), "s%d", i);
-        assert_int_not_equal(profkit_strtab_intern(&t, buf, (size_t)n), PROFKIT_NONE);
+        assert_int_not_equal(pk_strtab_intern(&t, buf, (size_t)n), PROFKIT_NONE);
     }
     static char big[200000];
     memset(big, 'x', sizeof(big));
-    uint32_t g = profkit_strtab_intern(&t, big, sizeof(big));
-    assert_int_equal(profkit_strtab_len(&t, g), sizeof(big));
-    assert_ptr_equal(profkit_strtab_get(&t, a), pa);
+    uint32_t g = pk_strtab_intern(&t, big, sizeof(big));
+    assert_int_equal(pk_strtab_len(&t, g), sizeof(big));
+    assert_ptr_equal(pk_strtab_get(&t, a), pa);
     assert_string_equal(pa, "alpha");
-    assert_int_equal(profkit_strtab_find(&t, "s19999", 6), profkit_strtab_intern(&t, "s19999", 6));
-    assert_int_equal(profkit_strtab_find(&t, "nope", 4), PROFKIT_NONE);
+    assert_int_equal(pk_strtab_find(&t, "s19999", 6), pk_strtab_intern(&t, "s19999", 6));
+    assert_int_equal(pk_strtab_find(&t, "nope", 4), PROFKIT_NONE);
     /* Embedded NULs are part of the string. */
-    uint32_t z = profkit_strtab_intern(&t, "a\0b", 3);
-    assert_int_not_equal(z, profkit_strtab_intern(&t, "a", 1));
-    assert_string_equal(profkit_strtab_get(&t, 999999), "");
-    profkit_strtab_free(&t);
+    uint32_t z = pk_strtab_intern(&t, "a\0b", 3);
+    assert_int_not_equal(z, pk_strtab_intern(&t, "a", 1));
+    assert_string_equal(pk_strtab_get(&t, 999999), "");
+    pk_strtab_free(&t);
 }
 
 static void cursor_bounds(void **state)
 {
     (void)state;
     const uint8_t d[] = { 1, 2, 3, 4, 5, 6, 7 };
-    profkit_cursor c;
-    profkit_cursor_init(&c, d, sizeof(d));
+    pk_cursor c;
+    pk_cursor_init(&c, d, sizeof(d));
     uint32_t v32;
     uint16_t v16;
     uint8_t v8;
-    assert_int_equal(profkit_cursor_be16(&c, &v16), 0);
+    assert_int_equal(pk_cursor_be16(&c, &v16), 0);
     assert_int_equal(v16, 0x0102);
-    assert_int_equal(profkit_cursor_le32(&c, &v32), 0);
+    assert_int_equal(pk_cursor_le32(&c, &v32), 0);
     assert_int_equal(v32, 0x06050403);
     assert_int_equal(c.pos, 6);
     /* Not enough bytes: fails and does not move. */
-    assert_int_equal(profkit_cursor_be32(&c, &v32), PROFKIT_ETRUNCATED);
+    assert_int_equal(pk_cursor_be32(&c, &v32), PROFKIT_ETRUNCATED);
     assert_int_equal(c.pos, 6);
     uint64_t v64;
-    assert_int_equal(profkit_cursor_le64(&c, &v64), PROFKIT_ETRUNCATED);
-    assert_int_equal(profkit_cursor_u8(&c, &v8), 0);
+    assert_int_equal(pk_cursor_le64(&c, &v64), PROFKIT_ETRUNCATED);
+    assert_int_equal(pk_cursor_u8(&c, &v8), 0);
     assert_int_equal(v8, 7);
-    assert_true(profkit_cursor_eof(&c));
-    assert_int_equal(profkit_cursor_u8(&c, &v8), PROFKIT_ETRUNCATED);
-    assert_int_equal(profkit_cursor_skip(&c, 1), PROFKIT_ETRUNCATED);
+    assert_true(pk_cursor_eof(&c));
+    assert_int_equal(pk_cursor_u8(&c, &v8), PROFKIT_ETRUNCATED);
+    assert_int_equal(pk_cursor_skip(&c, 1), PROFKIT_ETRUNCATED);
     const char *s;
     size_t len;
-    assert_int_equal(profkit_cursor_cstr(&c, &s, &len), PROFKIT_ETRUNCATED);
+    assert_int_equal(pk_cursor_cstr(&c, &s, &len), PROFKIT_ETRUNCATED);
 
     const uint8_t str[] = { 'h', 'i', 0, 'x' };
-    profkit_cursor_init(&c, str, sizeof(str));
-    assert_int_equal(profkit_cursor_cstr(&c, &s, &len), 0);
+    pk_cursor_init(&c, str, sizeof(str));
+    assert_int_equal(pk_cursor_cstr(&c, &s, &len), 0);
     assert_int_equal(len, 2);
     assert_memory_equal(s, "hi", 2);
-    assert_int_equal(profkit_cursor_cstr(&c, &s, &len), PROFKIT_ETRUNCATED);
+    assert_int_equal(pk_cursor_cstr(&c, &s, &len), PROFKIT_ETRUNCATED);
     assert_int_equal(c.pos, 3);
 
     /* An empty buffer with a NULL pointer is fine. */
-    profkit_cursor_init(&c, NULL, 0);
-    assert_int_equal(profkit_cursor_u8(&c, &v8), PROFKIT_ETRUNCATED);
-    assert_int_equal(profkit_cursor_cstr(&c, &s, &len), PROFKIT_ETRUNCATED);
+    pk_cursor_init(&c, NULL, 0);
+    assert_int_equal(pk_cursor_u8(&c, &v8), PROFKIT_ETRUNCATED);
+    assert_int_equal(pk_cursor_cstr(&c, &s, &len), PROFKIT_ETRUNCATED);
 }
 
 static void endian_round_trip(void **state)
 {
     (void)state;
     uint8_t b[8];
-    profkit_store_be64(b, 0x0102030405060708ULL);
+    pk_put_be64(b, 0x0102030405060708ULL);
     assert_int_equal(b[0], 1);
     assert_int_equal(b[7], 8);
-    assert_true(profkit_load_be64(b) == 0x0102030405060708ULL);
-    profkit_store_le64(b, 0x0102030405060708ULL);
+    assert_true(pk_load_be64(b) == 0x0102030405060708ULL);
+    pk_put_le64(b, 0x0102030405060708ULL);
     assert_int_equal(b[0], 8);
-    assert_true(profkit_load_le64(b) == 0x0102030405060708ULL);
-    profkit_store_be32(b, 0xdeadbeef);
-    assert_int_equal(profkit_load_be32(b), 0xdeadbeef);
-    profkit_store_le32(b, 0xdeadbeef);
-    assert_int_equal(profkit_load_le32(b), 0xdeadbeef);
+    assert_true(pk_load_le64(b) == 0x0102030405060708ULL);
+    pk_put_be32(b, 0xdeadbeef);
+    assert_int_equal(pk_load_be32(b), 0xdeadbeef);
+    pk_put_le32(b, 0xdeadbeef);
+    assert_int_equal(pk_load_le32(b), 0xdeadbeef);
 }
 
 static void varints(void **state)
@@ -112,39 +112,39 @@ static void varints(void **state)
                                 (uint64_t)UINT32_MAX + 1, UINT64_MAX / 3, UINT64_MAX };
     for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
         uint8_t buf[10];
-        size_t n = profkit_varint_encode(buf, values[i]);
+        size_t n = pk_varint_encode(buf, values[i]);
         assert_true(n >= 1 && n <= 10);
-        profkit_cursor c;
-        profkit_cursor_init(&c, buf, n);
+        pk_cursor c;
+        pk_cursor_init(&c, buf, n);
         uint64_t v;
-        assert_int_equal(profkit_cursor_varint(&c, &v), 0);
+        assert_int_equal(pk_cursor_varint(&c, &v), 0);
         assert_true(v == values[i]);
         assert_int_equal(c.pos, n);
         /* Every proper prefix is truncated, and the cursor stays put. */
         for (size_t k = 0; k < n; k++) {
-            profkit_cursor_init(&c, buf, k);
-            assert_int_equal(profkit_cursor_varint(&c, &v), PROFKIT_ETRUNCATED);
+            pk_cursor_init(&c, buf, k);
+            assert_int_equal(pk_cursor_varint(&c, &v), PROFKIT_ETRUNCATED);
             assert_int_equal(c.pos, 0);
         }
     }
     /* 300 is ac 02 (the protobuf documentation's example). */
     const uint8_t ex[] = { 0xac, 0x02 };
-    profkit_cursor c;
+    pk_cursor c;
     uint64_t v;
-    profkit_cursor_init(&c, ex, 2);
-    assert_int_equal(profkit_cursor_varint(&c, &v), 0);
+    pk_cursor_init(&c, ex, 2);
+    assert_int_equal(pk_cursor_varint(&c, &v), 0);
     assert_int_equal(v, 300);
     /* Eleven bytes of continuation: longer than 10 bytes. */
     uint8_t longv[11];
     memset(longv, 0x80, sizeof(longv));
-    profkit_cursor_init(&c, longv, sizeof(longv));
-    assert_int_equal(profkit_cursor_varint(&c, &v), PROFKIT_ECORRUPT);
+    pk_cursor_init(&c, longv, sizeof(longv));
+    assert_int_equal(pk_cursor_varint(&c, &v), PROFKIT_ECORRUPT);
     /* A 10th byte above 1 overflows 64 bits. */
     uint8_t over[10];
     memset(over, 0xff, 9);
     over[9] = 0x02;
-    profkit_cursor_init(&c, over, sizeof(over));
-    assert_int_equal(profkit_cursor_varint(&c, &v), PROFKIT_ECORRUPT);
+    pk_cursor_init(&c, over, sizeof(over));
+    assert_int_equal(pk_cursor_varint(&c, &v), PROFKIT_ECORRUPT);
     assert_int_equal(c.pos, 0);
 }
 
@@ -159,17 +159,17 @@ static void idset_finds_what_it_holds(void **state)
     (void)state;
     enum { N = 50000 };
     static uint32_t vals[N];
-    profkit_idset s = { 0 };
+    pk_idset s = { 0 };
     for (uint32_t i = 0; i < N; i++) {
         vals[i] = i * 7919u + 13u;
-        assert_int_equal(profkit_idset_insert(&s, profkit_hash_u64(vals[i]), i), 0);
+        assert_int_equal(pk_idset_insert(&s, pk_hash_u64(vals[i]), i), 0);
     }
     for (uint32_t i = 0; i < N; i++)
-        assert_int_equal(profkit_idset_find(&s, profkit_hash_u64(vals[i]), u32_eq, vals, &vals[i]), i);
+        assert_int_equal(pk_idset_find(&s, pk_hash_u64(vals[i]), u32_eq, vals, &vals[i]), i);
     uint32_t absent = 5;
-    assert_int_equal(profkit_idset_find(&s, profkit_hash_u64(absent), u32_eq, vals, &absent),
+    assert_int_equal(pk_idset_find(&s, pk_hash_u64(absent), u32_eq, vals, &absent),
                      PROFKIT_NONE);
-    profkit_idset_free(&s);
+    pk_idset_free(&s);
 }
 
 static int cmp_desc(const void *ctx, uint32_t a, uint32_t b)
@@ -187,7 +187,7 @@ static void sort_is_stable(void **state)
         keys[i] = (int)(i % 7);
         ids[i] = i;
     }
-    assert_int_equal(profkit_sort_u32(ids, 100, cmp_desc, keys), 0);
+    assert_int_equal(pk_sort_u32(ids, 100, cmp_desc, keys), 0);
     for (size_t i = 1; i < 100; i++) {
         assert_true(keys[ids[i - 1]] >= keys[ids[i]]);
         if (keys[ids[i - 1]] == keys[ids[i]])
@@ -200,22 +200,22 @@ static void error_strings(void **state)
     (void)state;
     profkit_error e;
     char buf[256];
-    profkit_error_set(&e, PROFKIT_ECORRUPT, "x.prof", 1234, "CPU entry: varint longer than %d bytes", 10);
+    pk_error_set(&e, PROFKIT_ECORRUPT, "x.prof", 1234, "CPU entry: varint longer than %d bytes", 10);
     assert_string_equal(profkit_error_string(buf, sizeof(buf), &e),
                         "x.prof: offset 1234: CPU entry: varint longer than 10 bytes");
-    profkit_error_set_pos(&e, PROFKIT_ECORRUPT, "a.json", 3, 14, "expected %s", "a table");
+    pk_error_set_pos(&e, PROFKIT_ECORRUPT, "a.json", 3, 14, "expected %s", "a table");
     assert_string_equal(profkit_error_string(buf, sizeof(buf), &e), "a.json:3:14: expected a table");
-    profkit_error_set(&e, PROFKIT_EIO, NULL, -1, "gone");
+    pk_error_set(&e, PROFKIT_EIO, NULL, -1, "gone");
     assert_string_equal(profkit_error_string(buf, sizeof(buf), &e), "<input>: gone");
     assert_string_equal(profkit_strerror(PROFKIT_ETRUNCATED), "truncated input");
-    assert_int_equal(profkit_error_set(NULL, PROFKIT_EINVAL, NULL, -1, "x"), PROFKIT_EINVAL);
+    assert_int_equal(pk_error_set(NULL, PROFKIT_EINVAL, NULL, -1, "x"), PROFKIT_EINVAL);
 }
 
 static char *vformat(char *small, size_t cap, size_t *len, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *t = profkit_vformat(small, cap, len, fmt, ap);
+    char *t = pk_vformat(small, cap, len, fmt, ap);
     va_end(ap);
     return t;
 }
@@ -251,12 +251,12 @@ static void mul_overflow(void **state)
 {
     (void)state;
     size_t out;
-    assert_int_equal(profkit_mul_size(SIZE_MAX / 2 + 1, 2, &out), -1);
-    assert_int_equal(profkit_mul_size(1000, 1000, &out), 0);
+    assert_int_equal(pk_mul_size(SIZE_MAX / 2 + 1, 2, &out), -1);
+    assert_int_equal(pk_mul_size(1000, 1000, &out), 0);
     assert_int_equal(out, 1000000);
     void *p = NULL;
     size_t cap = 0;
-    assert_int_equal(profkit_grow(&p, &cap, SIZE_MAX / 4, 16), PROFKIT_ENOMEM);
+    assert_int_equal(pk_grow(&p, &cap, SIZE_MAX / 4, 16), PROFKIT_ENOMEM);
     assert_null(p);
 }
 

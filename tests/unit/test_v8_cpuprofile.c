@@ -35,7 +35,7 @@ static void stacks_times_values(void **state)
     assert_string_equal(p->format, "v8_cpuprofile");
     assert_int_equal(p->n_samples, 4);
     assert_int_equal(p->n_value_types, 2);
-    assert_string_equal(profkit_str(p, p->value_types[p->default_value].type), "wall");
+    assert_string_equal(pk_str(p, p->value_types[p->default_value].type), "wall");
     uint32_t vs = profkit_profile_find_value(p, "samples"), vw = profkit_profile_find_value(p, "wall");
     /* times: 1010, 1030, 1025, 1055 µs */
     static const int64_t times[] = { 1010000, 1030000, 1025000, 1055000 };
@@ -48,11 +48,11 @@ static void stacks_times_values(void **state)
     char buf[128];
     /* sample 0: (anonymous) -> f at a.js:10:5, the (root) node left out */
     uint32_t s = p->sample_stack[0];
-    assert_int_equal(profkit_stack_depth(p, s), 2);
+    assert_int_equal(pk_stack_depth(p, s), 2);
     const profkit_frame *fr = &p->frames[p->stacks[s].frame];
     assert_int_equal(fr->line, 10);
     assert_int_equal(fr->column, 5);
-    assert_string_equal(profkit_str(p, p->functions[fr->function].file), "file:///a.js");
+    assert_string_equal(pk_str(p, p->functions[fr->function].file), "file:///a.js");
     assert_int_equal(p->functions[fr->function].start_line, 10);
     profkit_frame_label(p, p->stacks[p->stacks[s].parent].frame, 0, buf, sizeof buf);
     assert_string_equal(buf, "(anonymous)");

@@ -111,7 +111,7 @@ static uint32_t map64_get(const map64 *m, uint64_t key)
     if (!m->cap)
         return EMPTY;
     size_t mask = m->cap - 1;
-    for (size_t i = (size_t)profkit_hash_u64(key) & mask;; i = (i + 1) & mask) {
+    for (size_t i = (size_t)pk_hash_u64(key) & mask;; i = (i + 1) & mask) {
         if (m->vals[i] == EMPTY)
             return EMPTY;
         if (m->keys[i] == key)
@@ -135,7 +135,7 @@ static int map64_put(map64 *m, uint64_t key, uint32_t val)
         for (size_t j = 0; j < m->cap; j++) {
             if (m->vals[j] == EMPTY)
                 continue;
-            size_t i = (size_t)profkit_hash_u64(m->keys[j]) & (ncap - 1);
+            size_t i = (size_t)pk_hash_u64(m->keys[j]) & (ncap - 1);
             while (nv[i] != EMPTY)
                 i = (i + 1) & (ncap - 1);
             nk[i] = m->keys[j];
@@ -148,7 +148,7 @@ static int map64_put(map64 *m, uint64_t key, uint32_t val)
         m->cap = ncap;
     }
     size_t mask = m->cap - 1;
-    size_t i = (size_t)profkit_hash_u64(key) & mask;
+    size_t i = (size_t)pk_hash_u64(key) & mask;
     for (; m->vals[i] != EMPTY; i = (i + 1) & mask)
         if (m->keys[i] == key) {
             m->vals[i] = val;
@@ -309,7 +309,7 @@ typedef struct entry_shape {
 
 /* The streaming input: buf[pos..len) is unread; base is buf[0]'s offset. */
 typedef struct input {
-    profkit_source *src;
+    pk_source *src;
     uint8_t *buf;
     size_t cap, len, pos;
     uint64_t base;
@@ -318,7 +318,7 @@ typedef struct input {
 
 typedef struct reader {
     profkit_profile *p;
-    profkit_read_ctx *ctx;
+    pk_read_ctx *ctx;
     input in;
     int line_data;
     int lines; /* frames carry lines: line data, and no skip_lines (else every
@@ -375,12 +375,12 @@ static int input_fill(input *in, profkit_error *err)
         size_t ncap = in->cap ? in->cap * 2 : (size_t)1 << 20;
         uint8_t *nb = ncap > in->cap ? realloc(in->buf, ncap) : NULL;
         if (!nb)
-            return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+            return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
         in->buf = nb;
         in->cap = ncap;
     }
     size_t got;
-    int rc = profkit_source_read(in->src, in->buf + in->len, in->cap - in->len, &got, err);
+    int rc = pk_source_read(in->src, in->buf + in->len, in->cap - in->len, &got, err);
     if (rc)
         return rc;
     if (got == 0)
@@ -389,21 +389,21 @@ static int input_fill(input *in, profkit_error *err)
     return 0;
 }
 
-static inline uint64_t at_offset(const reader *r, const profkit_cursor *c)
+static inline uint64_t at_offset(const reader *r, const pk_cursor *c)
 {
     return r->in.base + r->in.pos + c->pos;
 }
 
 static int out_of_memory(reader *r)
 {
-    return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory");
+    return pk_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory");
 }
 
 /* Result of decoding one field: 0, or why the entry cannot be decoded. */
 enum { F_OK = 0, F_SHORT = 1, F_FAIL = 2 };
 
 /* A varint, without per-byte bounds checks when 10 bytes are there. */
-static inline int varint_fast(profkit_cursor *c, uint64_t *v)
+static inline int varint_fast(pk_cursor *c, uint64_t *v)
 {
     if (PK_LIKELY(c->size - c->pos >= 10)) {
         const uint8_t *p = c->data + c->pos;
@@ -427,26 +427,26 @@ static inline int varint_fast(profkit_cursor *c, uint64_t *v)
         }
         return PROFKIT_ECORRUPT;
     }
-    return profkit_cursor_varint(c, v);
+    return pk_cursor_varint(c, v);
 }
 
 /* The error side of field(), kept out of the hot path. */
-static PK_NOINLINE int field_fail(reader *r, profkit_cursor *c, size_t pos, int rc, const char *kind,
+static PK_NOINLINE int field_fail(reader *r, pk_cursor *c, size_t pos, int rc, const char *kind,
                                   const char *what, uint64_t v)
 {
     uint64_t off = r->in.base + r->in.pos + pos;
     if (rc == 0)
-        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
+        pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
                           "%s entry: %s %" PRIu64 " does not fit 32 bits", kind, what, v);
     else
-        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
+        pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
                           "%s entry: %s: varint longer than 10 bytes", kind, what);
     (void)c;
     return F_FAIL;
 }
 
 /* Reads a varint field; errors name the entry kind and the field. */
-static inline int field(reader *r, profkit_cursor *c, const char *kind, const char *what,
+static inline int field(reader *r, pk_cursor *c, const char *kind, const char *what,
                         uint64_t *v, int u32)
 {
     size_t pos = c->pos;
@@ -477,7 +477,7 @@ static int string_ref(reader *r, uint64_t off, const char *kind, const char *wha
     *out = idtab_get(&r->strings, id);
     if (*out != EMPTY)
         return F_OK;
-    profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
+    pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
                       "%s entry: %s string id %" PRIu64 " is not defined", kind, what, id);
     return F_FAIL;
 }
@@ -490,7 +490,7 @@ static uint32_t pe_ref(reader *r, uint64_t id)
 
 static int undefined_pe(reader *r, uint64_t off, const char *kind, uint64_t id)
 {
-    profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
+    pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
                       "%s entry: path element %" PRIu64 " is not defined", kind, id);
     return F_FAIL;
 }
@@ -501,7 +501,7 @@ static int redefined(reader *r, int kind, uint64_t off, uint64_t id)
     if (r->warned_dup[kind])
         return 0;
     r->warned_dup[kind] = 1;
-    return profkit_read_warn(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
+    return pk_read_warn(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
                              "%s id %" PRIu64 " is defined twice; the later definition wins for "
                              "the entries after it (further redefinitions are not reported)",
                              dup_kind[kind], id);
@@ -521,7 +521,7 @@ static uint32_t frame_of(profkit_profile *p, uint32_t function, uint32_t line)
     fr.function = function;
     fr.line = line;
     fr.mapping = PROFKIT_NONE;
-    return profkit_frame_add(p, &fr);
+    return pk_frame_add(p, &fr);
 }
 
 /* Makes room for one more value row (stack, thread and N_VALUES sums). */
@@ -532,7 +532,7 @@ static int rows_reserve(reader *r)
     size_t ncap = r->cap_rows ? r->cap_rows * 2 : 1024, cells;
     /* Rows stay below PK_LIVE_ROWS (2^28 - 1), what the live table can
      * name; that many rows' sums alone would take 17 GB. */
-    if (ncap > PK_LIVE_ROWS || profkit_mul_size(ncap, N_VALUES * sizeof(int64_t), &cells) != 0)
+    if (ncap > PK_LIVE_ROWS || pk_mul_size(ncap, N_VALUES * sizeof(int64_t), &cells) != 0)
         return PROFKIT_ENOMEM;
     uint32_t *s = realloc(r->row_stack, ncap * sizeof(uint32_t));
     if (!s)
@@ -604,8 +604,8 @@ static uint32_t make_row(reader *r, uint32_t i, uint32_t off, int look)
         return EMPTY;
     /* A new frame makes a new stack, and a new stack a new row: those need
      * no lookup. */
-    uint32_t stack = p->n_frames > frames ? profkit_stack_append(p, e->parent_stack, frame)
-                                          : profkit_stack_intern(p, e->parent_stack, frame);
+    uint32_t stack = p->n_frames > frames ? pk_stack_append(p, e->parent_stack, frame)
+                                          : pk_stack_intern(p, e->parent_stack, frame);
     if (stack == PROFKIT_NONE)
         return EMPTY;
     return p->n_stacks > stacks ? new_row(r, stack, e->thread) : row_of(r, stack, e->thread);
@@ -873,7 +873,7 @@ static inline uint64_t varint_ends(const uint8_t *p)
     uint32_t cont = 0;
     for (int k = 0; k < 4; k++) {
         /* the high bit of each byte, gathered into 8 bits by a multiply */
-        uint64_t t = (profkit_load_le64(p + 8 * k) & UINT64_C(0x8080808080808080)) >> 7;
+        uint64_t t = (pk_load_le64(p + 8 * k) & UINT64_C(0x8080808080808080)) >> 7;
         cont |= (uint32_t)((t * UINT64_C(0x0102040810204080)) >> 56) << (8 * k);
     }
 #endif
@@ -884,7 +884,7 @@ static inline uint64_t varint_ends(const uint8_t *p)
  * lengths (the caller does not use it then). */
 static inline uint64_t varint_value(const uint8_t *p, unsigned len)
 {
-    uint64_t x = profkit_load_le64(p) & (~UINT64_C(0) >> ((64 - 8 * len) & 63));
+    uint64_t x = pk_load_le64(p) & (~UINT64_C(0) >> ((64 - 8 * len) & 63));
     x &= UINT64_C(0x7f7f7f7f7f7f7f7f);
     x = (x & UINT64_C(0x007f007f007f007f)) | ((x & UINT64_C(0x7f007f007f007f00)) >> 1);
     x = (x & UINT64_C(0x00003fff00003fff)) | ((x & UINT64_C(0x3fff00003fff0000)) >> 2);
@@ -1019,7 +1019,7 @@ static size_t decode_fast_generic(reader *r, const uint8_t *p, size_t n, uint64_
  */
 static PK_ALWAYS_INLINE PK_TARGET_BMI2 uint64_t varint_value_bmi2(const uint8_t *p, unsigned len)
 {
-    return _bzhi_u64(_pext_u64(profkit_load_le64(p), UINT64_C(0x7f7f7f7f7f7f7f7f)), 7 * len);
+    return _bzhi_u64(_pext_u64(pk_load_le64(p), UINT64_C(0x7f7f7f7f7f7f7f7f)), 7 * len);
 }
 
 static PK_TARGET_BMI2 size_t decode_fast_bmi2(reader *r, const uint8_t *p, size_t n, uint64_t at)
@@ -1051,16 +1051,16 @@ static decode_fast_fn pick_decode_fast(void)
     return decode_fast_generic;
 }
 
-static int read_string(reader *r, profkit_cursor *c, uint64_t start, uint64_t id)
+static int read_string(reader *r, pk_cursor *c, uint64_t start, uint64_t id)
 {
     const char *s;
     size_t len;
     if (id > UINT32_MAX) {
-        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
+        pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
                           "string entry: id %" PRIu64 " does not fit 32 bits", id);
         return F_FAIL;
     }
-    if (profkit_cursor_cstr(c, &s, &len) != 0)
+    if (pk_cursor_cstr(c, &s, &len) != 0)
         return F_SHORT;
     uint32_t sid = profkit_string_intern(r->p, s, len);
     if (sid == PROFKIT_NONE)
@@ -1073,14 +1073,14 @@ static int read_string(reader *r, profkit_cursor *c, uint64_t start, uint64_t id
     return F_OK;
 }
 
-static int read_module(reader *r, profkit_cursor *c, uint64_t start, uint64_t id)
+static int read_module(reader *r, pk_cursor *c, uint64_t start, uint64_t id)
 {
     static const char kind[] = "module";
     uint64_t name;
     uint64_t off = at_offset(r, c);
     FIELD(kind, "name", name, 1);
     if (id == 0 || id > UINT32_MAX) {
-        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
+        pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
                           "module entry: id %" PRIu64 " %s", id,
                           id ? "does not fit 32 bits" : "is not valid (ids start at 1)");
         return F_FAIL;
@@ -1088,9 +1088,9 @@ static int read_module(reader *r, profkit_cursor *c, uint64_t start, uint64_t id
     uint32_t sid;
     if (string_ref(r, off, kind, "name", name, &sid))
         return F_FAIL;
-    uint32_t th = profkit_thread_add(r->p, profkit_str(r->p, sid), "", -1, (int64_t)id);
+    uint32_t th = pk_thread_add(r->p, pk_str(r->p, sid), "", -1, (int64_t)id);
     if (th == PROFKIT_NONE) /* or past the thread limit: the entry's offset */
-        return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, (int64_t)start, "out of memory"), F_FAIL;
+        return pk_read_fail(r->ctx, PROFKIT_ENOMEM, (int64_t)start, "out of memory"), F_FAIL;
     int had = idtab_put(&r->modules, id, th);
     if (had < 0)
         return out_of_memory(r), F_FAIL;
@@ -1128,13 +1128,13 @@ static int pe_rows_reserve(reader *r)
     return 0;
 }
 
-static int read_path_element(reader *r, profkit_cursor *c, uint64_t start, uint64_t id)
+static int read_path_element(reader *r, pk_cursor *c, uint64_t start, uint64_t id)
 {
     static const char kind[] = "path element";
     uint64_t caller, module = 0, call_off = 0, file, line, fn;
     uint64_t caller_at = at_offset(r, c), module_at = 0, file_at, fn_at;
     if (id == 0 || id > UINT32_MAX) {
-        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
+        pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
                           "path element entry: id %" PRIu64 " %s", id,
                           id ? "does not fit 32 bits" : "is not valid (ids start at 1)");
         return F_FAIL;
@@ -1159,12 +1159,12 @@ static int read_path_element(reader *r, profkit_cursor *c, uint64_t start, uint6
     if (caller == 0) {
         e.thread = idtab_get(&r->modules, module);
         if (e.thread == EMPTY) {
-            profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)module_at,
+            pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)module_at,
                               "path element entry: module %" PRIu64 " is not defined", module);
             return F_FAIL;
         }
     } else if ((caller_i = pe_ref(r, caller)) == EMPTY) {
-        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)caller_at,
+        pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)caller_at,
                           "path element entry: caller path element %" PRIu64 " is not defined",
                           caller);
         return F_FAIL;
@@ -1176,7 +1176,7 @@ static int read_path_element(reader *r, profkit_cursor *c, uint64_t start, uint6
         return F_FAIL;
     f.system_name = f.name;
     f.start_line = (uint32_t)line;
-    if ((e.function = profkit_function_add(r->p, &f)) == PROFKIT_NONE)
+    if ((e.function = pk_function_add(r->p, &f)) == PROFKIT_NONE)
         return out_of_memory(r), F_FAIL;
     if (caller == 0) {
         e.parent_stack = 0;
@@ -1186,7 +1186,7 @@ static int read_path_element(reader *r, profkit_cursor *c, uint64_t start, uint6
                                   r->lines ? line_at(ce->line, call_off) : ce->line);
         e.thread = ce->thread;
         e.parent_stack = frame == PROFKIT_NONE ? PROFKIT_NONE
-                                               : profkit_stack_intern(r->p, ce->parent_stack, frame);
+                                               : pk_stack_intern(r->p, ce->parent_stack, frame);
         if (e.parent_stack == PROFKIT_NONE)
             return out_of_memory(r), F_FAIL;
     }
@@ -1205,12 +1205,12 @@ static int read_path_element(reader *r, profkit_cursor *c, uint64_t start, uint6
     return F_OK;
 }
 
-static int read_memory_op(reader *r, profkit_cursor *c, uint64_t start, uint64_t tag)
+static int read_memory_op(reader *r, pk_cursor *c, uint64_t start, uint64_t tag)
 {
     static const char kind[] = "memory operation";
     uint64_t off = 0, addr, size = 0;
     if (tag >> 37) {
-        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
+        pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
                           "memory operation entry: path element id %" PRIu64
                           " does not fit 32 bits (tag bits 36..5)",
                           tag >> 5);
@@ -1218,7 +1218,7 @@ static int read_memory_op(reader *r, profkit_cursor *c, uint64_t start, uint64_t
     }
     unsigned op = (unsigned)(tag >> 3) & 3;
     if (op == 3) {
-        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
+        pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
                           "memory operation entry: operation 3 is not alloc (0), free (1) or "
                           "free_realloc (2)");
         return F_FAIL;
@@ -1235,12 +1235,12 @@ static int read_memory_op(reader *r, profkit_cursor *c, uint64_t start, uint64_t
     return F_OK;
 }
 
-static int read_values(reader *r, profkit_cursor *c, uint64_t start, uint64_t id, int type)
+static int read_values(reader *r, pk_cursor *c, uint64_t start, uint64_t id, int type)
 {
     const char *kind = type == 4 ? "CPU" : "call count";
     uint64_t off = 0, v1, v2 = 0;
     if (id > UINT32_MAX) {
-        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
+        pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
                           "%s entry: path element id %" PRIu64 " does not fit 32 bits", kind, id);
         return F_FAIL;
     }
@@ -1264,7 +1264,7 @@ static const char *const entry_kind[8] = { "string", "module", "path element", "
                                            "CPU", "call count", "type 6", "type 7" };
 
 /* Decodes one entry at the cursor. *end is set on the end marker. */
-static int read_entry(reader *r, profkit_cursor *c, int *end, const char **kind)
+static int read_entry(reader *r, pk_cursor *c, int *end, const char **kind)
 {
     uint64_t start = at_offset(r, c), tag;
     *kind = "next";
@@ -1283,7 +1283,7 @@ static int read_entry(reader *r, profkit_cursor *c, int *end, const char **kind)
     case 4:
     case 5: return read_values(r, c, start, tag >> 3, (int)type);
     default:
-        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
+        pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)start,
                           "entry type %u is reserved: its length is unknown, so nothing after "
                           "it can be read",
                           type);
@@ -1295,7 +1295,7 @@ static int meta_u64(profkit_profile *p, const char *key, uint64_t v)
 {
     char buf[32];
     snprintf(buf, sizeof(buf), "%" PRIu64, v);
-    return profkit_meta_add(p, key, buf);
+    return pk_meta_add(p, key, buf);
 }
 
 static const char *const header_strings[6] = { "target_name",    "supplemental_info",
@@ -1303,15 +1303,15 @@ static const char *const header_strings[6] = { "target_name",    "supplemental_i
                                                 "device_model",   "device_firmware" };
 
 /* Decodes the header from the cursor; F_SHORT when more bytes are needed. */
-static int read_header(reader *r, profkit_cursor *c, uint64_t *hsize, uint64_t *hsize_at)
+static int read_header(reader *r, pk_cursor *c, uint64_t *hsize, uint64_t *hsize_at)
 {
     static const char kind[] = "header";
     uint64_t major, minor, patch, lines, mem, ts;
     const uint8_t *m;
-    if (profkit_cursor_bytes(c, 8, &m) != 0)
+    if (pk_cursor_bytes(c, 8, &m) != 0)
         return F_SHORT;
     if (memcmp(m, magic, 8) != 0) {
-        profkit_read_fail(r->ctx, PROFKIT_EFORMAT, 0,
+        pk_read_fail(r->ctx, PROFKIT_EFORMAT, 0,
                           "header: magic: expected \"bsprof\\0\\0\" (not a BrightScript profile)");
         return F_FAIL;
     }
@@ -1321,7 +1321,7 @@ static int read_header(reader *r, profkit_cursor *c, uint64_t *hsize, uint64_t *
     *hsize_at = at_offset(r, c);
     FIELD(kind, "header size", *hsize, 0);
     uint32_t ratio[2];
-    if (profkit_cursor_le32(c, &ratio[0]) || profkit_cursor_le32(c, &ratio[1]))
+    if (pk_cursor_le32(c, &ratio[0]) || pk_cursor_le32(c, &ratio[1]))
         return F_SHORT;
     FIELD(kind, "line-data flag", lines, 0);
     FIELD(kind, "memory-data flag", mem, 0);
@@ -1329,11 +1329,11 @@ static int read_header(reader *r, profkit_cursor *c, uint64_t *hsize, uint64_t *
     const char *s[6];
     size_t len[6];
     for (int i = 0; i < 6; i++)
-        if (profkit_cursor_cstr(c, &s[i], &len[i]) != 0)
+        if (pk_cursor_cstr(c, &s[i], &len[i]) != 0)
             return F_SHORT;
     uint64_t read = at_offset(r, c);
     if (*hsize < read) {
-        profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)*hsize_at,
+        pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)*hsize_at,
                           "header: header size %" PRIu64 " is smaller than the %" PRIu64
                           " header bytes it holds",
                           *hsize, read);
@@ -1345,18 +1345,18 @@ static int read_header(reader *r, profkit_cursor *c, uint64_t *hsize, uint64_t *
     char buf[64];
     snprintf(buf, sizeof(buf), "%" PRIu64 ".%" PRIu64 ".%" PRIu64, major, minor, patch);
     profkit_profile *p = r->p;
-    int rc = profkit_meta_add(p, "format_version", buf);
+    int rc = pk_meta_add(p, "format_version", buf);
     for (int i = 0; i < 2 && !rc; i++) {
         float f;
         memcpy(&f, &ratio[i], 4);
         snprintf(buf, sizeof(buf), "%.9g", (double)f);
-        rc = profkit_meta_add(p, i ? "actual_sample_ratio" : "requested_sample_ratio", buf);
+        rc = pk_meta_add(p, i ? "actual_sample_ratio" : "requested_sample_ratio", buf);
     }
     if (rc || meta_u64(p, "line_data", lines != 0) || meta_u64(p, "memory_data", mem != 0) ||
         meta_u64(p, "start_timestamp_ms", ts))
         return out_of_memory(r), F_FAIL;
     for (int i = 0; i < 6; i++)
-        if (profkit_meta_add_len(p, header_strings[i], s[i], len[i]) != 0)
+        if (pk_meta_add_len(p, header_strings[i], s[i], len[i]) != 0)
             return out_of_memory(r), F_FAIL;
     return F_OK;
 }
@@ -1379,7 +1379,7 @@ static int decode_more(reader *r, int *status)
     return rc;
 }
 
-static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
+static int bsprof_read(profkit_profile *p, pk_read_ctx *ctx)
 {
     reader r;
     memset(&r, 0, sizeof(r));
@@ -1389,12 +1389,12 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
     r.pe_in_order = 1;
     r.match_frees = !ctx->opts->skip_inuse;
     int rc = 0;
-    profkit_cursor cur;
+    pk_cursor cur;
     uint64_t hsize = 0, hsize_at = 0;
 
     uint32_t vt[N_VALUES];
     for (int v = 0; v < N_VALUES; v++)
-        if ((vt[v] = profkit_value_type_add(p, value_names[v][0], value_names[v][1])) != (uint32_t)v) {
+        if ((vt[v] = pk_value_type_add(p, value_names[v][0], value_names[v][1])) != (uint32_t)v) {
             rc = out_of_memory(&r);
             goto done;
         }
@@ -1409,7 +1409,7 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
 
     /* Header. */
     for (;;) {
-        profkit_cursor_init(&cur, r.in.buf + r.in.pos, r.in.len - r.in.pos);
+        pk_cursor_init(&cur, r.in.buf + r.in.pos, r.in.len - r.in.pos);
         int st = read_header(&r, &cur, &hsize, &hsize_at);
         if (st == F_OK) {
             r.in.pos += cur.pos;
@@ -1423,7 +1423,7 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
         if ((rc = decode_more(&r, &more)) != 0)
             goto done;
         if (more == F_SHORT) {
-            rc = profkit_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)(r.in.base + r.in.len),
+            rc = pk_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)(r.in.base + r.in.len),
                                    "header: the input ends inside the header");
             goto done;
         }
@@ -1441,7 +1441,7 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
         if ((rc = decode_more(&r, &more)) != 0)
             goto done;
         if (more == F_SHORT) {
-            rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)hsize_at,
+            rc = pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)hsize_at,
                                    "header: header size %" PRIu64
                                    " is past the end of the input (%" PRIu64 " bytes)",
                                    hsize, r.in.base + r.in.len);
@@ -1465,7 +1465,7 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
             r.in.pos += used;
             if (PK_UNLIKELY(r.n_entries - progress_at >= 65536)) {
                 progress_at = r.n_entries;
-                profkit_read_progress(ctx, r.in.base + r.in.pos, 0);
+                pk_read_progress(ctx, r.in.base + r.in.pos, 0);
             }
             if (used)
                 continue;
@@ -1481,7 +1481,7 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
             goto done;
         }
         const char *kind = "next";
-        profkit_cursor_init(&cur, r.in.buf + r.in.pos, r.in.len - r.in.pos);
+        pk_cursor_init(&cur, r.in.buf + r.in.pos, r.in.len - r.in.pos);
         int st = cur.size ? read_entry(&r, &cur, &end, &kind) : F_SHORT;
         if (PK_LIKELY(st == F_OK)) {
             r.in.pos += cur.pos;
@@ -1499,12 +1499,12 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
             continue;
         uint64_t at = r.in.base + r.in.pos;
         if (r.in.pos == r.in.len)
-            rc = profkit_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)at,
+            rc = pk_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)at,
                                    "the input ends without the end-of-entries marker; the %" PRIu64
                                    " entries before it are kept",
                                    r.n_entries);
         else
-            rc = profkit_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)at,
+            rc = pk_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)at,
                                    "%s entry cut off by the end of the input; the %" PRIu64
                                    " complete entries before it are kept",
                                    kind, r.n_entries);
@@ -1518,8 +1518,8 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
         uint64_t ts = 0;
         int st;
         for (;;) {
-            profkit_cursor_init(&cur, r.in.buf + r.in.pos, r.in.len - r.in.pos);
-            st = profkit_cursor_varint(&cur, &ts);
+            pk_cursor_init(&cur, r.in.buf + r.in.pos, r.in.len - r.in.pos);
+            st = pk_cursor_varint(&cur, &ts);
             if (st != PROFKIT_ETRUNCATED)
                 break;
             int more;
@@ -1530,12 +1530,12 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
         }
         uint64_t at = r.in.base + r.in.pos;
         if (st == PROFKIT_ECORRUPT) {
-            rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
+            rc = pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
                                    "footer: end timestamp: varint longer than 10 bytes");
             goto done;
         }
         if (st == PROFKIT_ETRUNCATED) {
-            if ((rc = profkit_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)at,
+            if ((rc = pk_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)at,
                                         "footer: the input ends before the end timestamp")) != 0)
                 goto done;
         } else {
@@ -1553,7 +1553,7 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
                 extra += r.in.len - r.in.pos;
             }
             if (extra &&
-                (rc = profkit_read_warn(ctx, PROFKIT_ECORRUPT, (int64_t)at + (int64_t)cur.pos,
+                (rc = pk_read_warn(ctx, PROFKIT_ECORRUPT, (int64_t)at + (int64_t)cur.pos,
                                         "%" PRIu64 " bytes after the footer are ignored", extra)) != 0)
                 goto done;
         }
@@ -1583,7 +1583,7 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
         goto done;
     }
     if (r.unmatched_frees &&
-        (rc = profkit_read_warn(ctx, PROFKIT_ECORRUPT, (int64_t)r.first_unmatched,
+        (rc = pk_read_warn(ctx, PROFKIT_ECORRUPT, (int64_t)r.first_unmatched,
                                 "%" PRIu64 " free%s matched no live allocation (allocated before "
                                 "profiling started or while it was paused); the first is here; "
                                 "counted in free_objects only",
@@ -1594,7 +1594,7 @@ static int bsprof_read(profkit_profile *p, profkit_read_ctx *ctx)
         int nz = 0;
         for (int v = 0; v < N_VALUES; v++)
             nz |= a[v] != 0;
-        if (nz && profkit_sample_add(p, r.row_stack[i], r.row_thread[i], a) != 0) {
+        if (nz && pk_sample_add(p, r.row_stack[i], r.row_thread[i], a) != 0) {
             rc = out_of_memory(&r);
             goto done;
         }
@@ -1634,13 +1634,13 @@ typedef struct pending_free {
 
 typedef struct writer {
     const profkit_profile *p;
-    profkit_sink *sink;
+    pk_sink *sink;
     int line_data;
     uint32_t *str_id; /* model string id -> bsprof id (0 = not yet written) */
     uint32_t next_str;
     welem *el;        /* el[0] unused: ids are 1-based */
     size_t n_el, cap_el;
-    profkit_idset el_set;
+    pk_idset el_set;
     map64 stack_elem; /* (stack << 32 | thread) -> memo index */
     uint32_t *memo_elem, *memo_off;
     size_t n_memo, cap_memo, cap_memo2;
@@ -1651,10 +1651,10 @@ typedef struct writer {
 /* Writes no more than this many memory operations (a bound for hostile counts). */
 #define MAX_WRITE_OPS ((uint64_t)200 * 1000 * 1000)
 
-static void put_varint(profkit_sink *s, uint64_t v)
+static void put_varint(pk_sink *s, uint64_t v)
 {
     uint8_t b[10];
-    profkit_sink_write(s, b, profkit_varint_encode(b, v));
+    pk_sink_write(s, b, pk_varint_encode(b, v));
 }
 
 static uint32_t wstring(writer *w, uint32_t sid)
@@ -1664,8 +1664,8 @@ static uint32_t wstring(writer *w, uint32_t sid)
     if (!w->str_id[sid]) {
         w->str_id[sid] = ++w->next_str;
         put_varint(w->sink, (uint64_t)w->str_id[sid] << 3);
-        const char *s = profkit_str(w->p, sid);
-        profkit_sink_write(w->sink, s, strlen(s) + 1);
+        const char *s = pk_str(w->p, sid);
+        pk_sink_write(w->sink, s, strlen(s) + 1);
     }
     return w->str_id[sid];
 }
@@ -1679,15 +1679,15 @@ static int welem_eq(const void *ctx, uint32_t id, const void *key)
 /* The element id for e, written on first use; 0 when out of memory. */
 static uint32_t welem_get(writer *w, const welem *e)
 {
-    uint64_t h = profkit_hash_bytes(e, sizeof(*e), 0xb5);
-    uint32_t id = profkit_idset_find(&w->el_set, h, welem_eq, w, e);
+    uint64_t h = pk_hash_bytes(e, sizeof(*e), 0xb5);
+    uint32_t id = pk_idset_find(&w->el_set, h, welem_eq, w, e);
     if (id != PROFKIT_NONE)
         return id;
     if (w->n_el >= EMPTY - 1 || PK_VEC_RESERVE(w->el, w->n_el, w->cap_el, 1) != 0)
         return 0;
     id = (uint32_t)w->n_el++;
     w->el[id] = *e;
-    if (profkit_idset_insert(&w->el_set, h, id) != 0)
+    if (pk_idset_insert(&w->el_set, h, id) != 0)
         return 0;
     put_varint(w->sink, ((uint64_t)id << 3) | 2);
     put_varint(w->sink, e->caller);
@@ -1768,13 +1768,13 @@ static int welem_of_stack(writer *w, uint32_t stack, uint32_t module, uint32_t *
             /* A nameless frame (an unsymbolized address) gets its label. */
             char buf[64];
             size_t len = profkit_frame_label(p, frame, 0, buf, sizeof(buf));
-            uint32_t sid = profkit_strtab_find(&p->strings, buf, len);
+            uint32_t sid = pk_strtab_find(&p->strings, buf, len);
             if (sid != PROFKIT_NONE)
                 we.name = wstring(w, sid);
             else {
                 we.name = ++w->next_str;
                 put_varint(w->sink, (uint64_t)we.name << 3);
-                profkit_sink_write(w->sink, buf, len + 1);
+                pk_sink_write(w->sink, buf, len + 1);
             }
         }
         if ((e = welem_get(w, &we)) == 0)
@@ -1792,7 +1792,7 @@ static int welem_of_stack(writer *w, uint32_t stack, uint32_t module, uint32_t *
 static uint32_t find_type(const profkit_profile *p, const char *name)
 {
     for (size_t i = 0; i < p->n_value_types; i++)
-        if (strcmp(profkit_str(p, p->value_types[i].type), name) == 0)
+        if (strcmp(pk_str(p, p->value_types[i].type), name) == 0)
             return (uint32_t)i;
     return PROFKIT_NONE;
 }
@@ -1855,7 +1855,7 @@ static int parse_version(const char *s, uint64_t v[3])
 
 static uint64_t meta_num(const profkit_profile *p, const char *key)
 {
-    const char *s = profkit_meta_get(p, key);
+    const char *s = pk_meta_get(p, key);
     return s && *s >= '0' && *s <= '9' ? strtoull(s, NULL, 10) : 0;
 }
 
@@ -1865,13 +1865,13 @@ static void write_header(writer *w, int mem)
     uint8_t buf[64];
     size_t n = 0;
     uint64_t ver[3] = { 1, 0, 0 };
-    parse_version(profkit_meta_get(p, "format_version"), ver);
+    parse_version(pk_meta_get(p, "format_version"), ver);
     /* The header size is the first thing that depends on the total, so the
      * fixed part is measured first and the strings added after. */
     size_t strings = 0;
     const char *s[6];
     for (int i = 0; i < 6; i++) {
-        s[i] = profkit_meta_get(p, header_strings[i]);
+        s[i] = pk_meta_get(p, header_strings[i]);
         if (!s[i])
             s[i] = "";
         strings += strlen(s[i]) + 1;
@@ -1879,37 +1879,37 @@ static void write_header(writer *w, int mem)
     uint8_t tail[64];
     size_t t = 0;
     for (int i = 0; i < 2; i++) {
-        const char *r = profkit_meta_get(p, i ? "actual_sample_ratio" : "requested_sample_ratio");
+        const char *r = pk_meta_get(p, i ? "actual_sample_ratio" : "requested_sample_ratio");
         float f = r ? strtof(r, NULL) : 1.0f;
         uint32_t bits;
         memcpy(&bits, &f, 4);
-        profkit_store_le32(tail + t, bits);
+        pk_put_le32(tail + t, bits);
         t += 4;
     }
-    t += profkit_varint_encode(tail + t, (uint64_t)w->line_data);
-    t += profkit_varint_encode(tail + t, (uint64_t)mem);
-    t += profkit_varint_encode(tail + t, meta_num(p, "start_timestamp_ms"));
+    t += pk_varint_encode(tail + t, (uint64_t)w->line_data);
+    t += pk_varint_encode(tail + t, (uint64_t)mem);
+    t += pk_varint_encode(tail + t, meta_num(p, "start_timestamp_ms"));
     memcpy(buf, magic, 8);
     n = 8;
     for (int i = 0; i < 3; i++)
-        n += profkit_varint_encode(buf + n, ver[i]);
+        n += pk_varint_encode(buf + n, ver[i]);
     /* The header size counts its own varint, whose length depends on it. */
     uint8_t sz[10];
     size_t szn = 1;
     for (;;) {
-        size_t got = profkit_varint_encode(sz, n + szn + t + strings);
+        size_t got = pk_varint_encode(sz, n + szn + t + strings);
         if (got == szn)
             break;
         szn = got;
     }
-    profkit_sink_write(w->sink, buf, n);
-    profkit_sink_write(w->sink, sz, szn);
-    profkit_sink_write(w->sink, tail, t);
+    pk_sink_write(w->sink, buf, n);
+    pk_sink_write(w->sink, sz, szn);
+    pk_sink_write(w->sink, tail, t);
     for (int i = 0; i < 6; i++)
-        profkit_sink_write(w->sink, s[i], strlen(s[i]) + 1);
+        pk_sink_write(w->sink, s[i], strlen(s[i]) + 1);
 }
 
-static int bsprof_write(const profkit_profile *p, profkit_sink *sink, const profkit_write_options *o,
+static int bsprof_write(const profkit_profile *p, pk_sink *sink, const profkit_write_options *o,
                         profkit_error *err)
 {
     writer w;
@@ -1919,7 +1919,7 @@ static int bsprof_write(const profkit_profile *p, profkit_sink *sink, const prof
     int ok, rc = PROFKIT_ENOMEM;
     pending_free *pend = NULL;
     size_t n_pend = 0, cap_pend = 0, pend_next = 0;
-    uint32_t th = profkit_select_thread(p, o->thread, &ok, err);
+    uint32_t th = pk_select_thread(p, o->thread, &ok, err);
     if (!ok)
         return PROFKIT_EINVAL;
 
@@ -1940,7 +1940,7 @@ static int bsprof_write(const profkit_profile *p, profkit_sink *sink, const prof
     }
     for (int i = V_CPU; i <= V_WALL; i++)
         if (v[i] != PROFKIT_NONE) {
-            double u = usec_per(profkit_str(p, p->value_types[v[i]].unit));
+            double u = usec_per(pk_str(p, p->value_types[v[i]].unit));
             scale[i] = u ? u : 1;
         }
 
@@ -1958,7 +1958,7 @@ static int bsprof_write(const profkit_profile *p, profkit_sink *sink, const prof
         mem |= a || i || f;
         n_ops += (a > i ? a : i) + f;
         if (n_ops > MAX_WRITE_OPS)
-            return profkit_error_set(err, PROFKIT_EUNSUPPORTED, NULL, -1,
+            return pk_error_set(err, PROFKIT_EUNSUPPORTED, NULL, -1,
                                      "bsprof: more than %" PRIu64
                                      " memory operations to write (one per allocated object)",
                                      MAX_WRITE_OPS);
@@ -1981,7 +1981,7 @@ static int bsprof_write(const profkit_profile *p, profkit_sink *sink, const prof
     }
     if (need_fallback) {
         put_varint(sink, ((uint64_t)++w.next_str) << 3);
-        profkit_sink_write(sink, "main", 5);
+        pk_sink_write(sink, "main", 5);
         put_varint(sink, ((uint64_t)fallback << 3) | 1);
         put_varint(sink, w.next_str);
     }
@@ -2068,18 +2068,18 @@ static int bsprof_write(const profkit_profile *p, profkit_sink *sink, const prof
 done:
     free(w.str_id);
     free(w.el);
-    profkit_idset_free(&w.el_set);
+    pk_idset_free(&w.el_set);
     map64_free(&w.stack_elem);
     free(w.memo_elem);
     free(w.memo_off);
     free(w.chain);
     free(pend);
     if (rc)
-        profkit_error_set(err, rc, NULL, -1, "out of memory writing bsprof");
+        pk_error_set(err, rc, NULL, -1, "out of memory writing bsprof");
     return rc;
 }
 
-const profkit_format profkit_format_bsprof = {
+const pk_format pk_format_bsprof = {
     { "bsprof", "Roku BrightScript profiler (.bsprof): cpu, wall, calls, memory", ".bsprof", 1, 1 },
     bsprof_sniff,
     bsprof_read,

@@ -4,7 +4,7 @@
  *
  * A bucket is one cache line (the array is 64-byte aligned) with four
  * slots: address, the allocating row, the size. An address's home bucket is
- * the top bits of its seeded hash (profkit_hash_u64: one multiply with the
+ * the top bits of its seeded hash (pk_hash_u64: one multiply with the
  * process's secret, so no file can choose addresses that share a bucket); a full bucket
  * passes entries on to the next one (linear probing by bucket) and counts
  * how many it passed on, as Folly's F14 tables do. So a lookup reads the
@@ -67,7 +67,7 @@ void pk_live_release_big(pk_live_table *t, uint32_t size);
 
 static inline pk_live_bucket *pk_live_home(const pk_live_table *t, uint64_t addr)
 {
-    return t->b + (size_t)(profkit_hash_u64(addr) >> t->shift);
+    return t->b + (size_t)(pk_hash_u64(addr) >> t->shift);
 }
 
 /* Whether entries were passed on from this bucket (its count is not 0). */

@@ -22,14 +22,14 @@ static int firefox_sniff(const uint8_t *head, size_t n, int complete)
     return pk_gecko_sniff(head, n, PK_GECKO_PROCESSED);
 }
 
-static int firefox_read(profkit_profile *p, profkit_read_ctx *ctx)
+static int firefox_read(profkit_profile *p, pk_read_ctx *ctx)
 {
     return pk_gecko_read(p, ctx, PK_GECKO_PROCESSED);
 }
 
-const profkit_format profkit_format_firefox = {
+const pk_format pk_format_firefox = {
     { "firefox", "Firefox Profiler processed profile (profiler.firefox.com, JSON)", ".json", 1, 1 },
     firefox_sniff,
     firefox_read,
-    profkit_firefox_write,
+    pk_firefox_write,
 };

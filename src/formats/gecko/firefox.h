@@ -10,6 +10,6 @@
  * Writes p as a processed profile that the Firefox Profiler opens.
  * Returns 0 or a PROFKIT_E* code with err filled.
  */
-int profkit_firefox_write(const profkit_profile *p, profkit_sink *sink, const profkit_write_options *o, profkit_error *err);
+int pk_firefox_write(const profkit_profile *p, pk_sink *sink, const profkit_write_options *o, profkit_error *err);
 
 #endif

@@ -83,9 +83,9 @@ typedef struct out_func {
 
 typedef struct ffw {
     const profkit_profile *p;
-    profkit_sink *k;
+    pk_sink *k;
     profkit_error *err;
-    profkit_strtab str; /* the output's stringArray */
+    pk_strtab str; /* the output's stringArray */
 
     uint32_t value; /* weight value type, or PROFKIT_NONE */
     weight_kind wkind;
@@ -125,7 +125,7 @@ typedef struct ffw {
 
 /* ------------------------------------------------------------ output */
 
-static void put(ffw *w, const char *s) { profkit_sink_puts(w->k, s); }
+static void put(ffw *w, const char *s) { pk_sink_puts(w->k, s); }
 
 static void put_u64(ffw *w, uint64_t v)
 {
@@ -135,13 +135,13 @@ static void put_u64(ffw *w, uint64_t v)
         buf[--i] = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    profkit_sink_write(w->k, buf + i, sizeof(buf) - i);
+    pk_sink_write(w->k, buf + i, sizeof(buf) - i);
 }
 
 static void put_i64(ffw *w, int64_t v)
 {
     if (v < 0) {
-        profkit_sink_write(w->k, "-", 1);
+        pk_sink_write(w->k, "-", 1);
         put_u64(w, (uint64_t)0 - (uint64_t)v);
     } else {
         put_u64(w, (uint64_t)v);
@@ -166,14 +166,14 @@ static void put_scaled_u64(ffw *w, uint64_t mag, int digits)
     }
     while (n > 0 && buf[n - 1] == '0')
         n--;
-    profkit_sink_write(w->k, ".", 1);
-    profkit_sink_write(w->k, buf, (size_t)n);
+    pk_sink_write(w->k, ".", 1);
+    pk_sink_write(w->k, buf, (size_t)n);
 }
 
 static void put_scaled(ffw *w, int64_t v, int digits)
 {
     if (v < 0) {
-        profkit_sink_write(w->k, "-", 1);
+        pk_sink_write(w->k, "-", 1);
         put_scaled_u64(w, (uint64_t)0 - (uint64_t)v, digits);
     } else {
         put_scaled_u64(w, (uint64_t)v, digits);
@@ -194,7 +194,7 @@ static void put_weight(ffw *w, int64_t v)
         put_i64(w, v);
     } else if (w->ms_seconds) {
         if (v > INT64_MAX / 1000 || v < -(INT64_MAX / 1000))
-            profkit_json_double(w->k, (double)v * 1000.0);
+            pk_json_double(w->k, (double)v * 1000.0);
         else
             put_i64(w, v * 1000);
     } else {
@@ -202,15 +202,15 @@ static void put_weight(ffw *w, int64_t v)
     }
 }
 
-static void put_str(ffw *w, const char *s) { profkit_json_cstr(w->k, s); }
+static void put_str(ffw *w, const char *s) { pk_json_cstr(w->k, s); }
 
 /* `"key":` with a leading comma unless first. */
 static void put_key(ffw *w, const char *key, int first)
 {
     if (!first)
-        profkit_sink_write(w->k, ",", 1);
-    profkit_json_cstr(w->k, key);
-    profkit_sink_write(w->k, ":", 1);
+        pk_sink_write(w->k, ",", 1);
+    pk_json_cstr(w->k, key);
+    pk_sink_write(w->k, ":", 1);
 }
 
 /* `"key":[v, v, ...]` of n zeros: the columns every row leaves empty. */
@@ -220,13 +220,13 @@ static void put_zeros(ffw *w, const char *key, size_t n, const char *zero)
     put(w, "[");
     for (size_t i = 0; i < n; i++) {
         if (i)
-            profkit_sink_write(w->k, ",", 1);
+            pk_sink_write(w->k, ",", 1);
         put(w, zero);
     }
     put(w, "]");
 }
 
-static int oom(ffw *w) { return profkit_error_set(w->err, PROFKIT_ENOMEM, NULL, -1, "out of memory writing a Firefox profile"); }
+static int oom(ffw *w) { return pk_error_set(w->err, PROFKIT_ENOMEM, NULL, -1, "out of memory writing a Firefox profile"); }
 
 /* ------------------------------------------------- marker payloads */
 
@@ -264,7 +264,7 @@ static size_t json_string_end(const uint8_t *s, size_t n, size_t i)
             }
             continue;
         }
-        size_t step = profkit_utf8_len(s + i, n - i);
+        size_t step = pk_utf8_len(s + i, n - i);
         if (!step)
             return 0;
         i += step;
@@ -397,7 +397,7 @@ static int json_is_object(const uint8_t *s, size_t n, unsigned *kind)
 
 static uint32_t out_string(ffw *w, const char *s, size_t len)
 {
-    return profkit_strtab_intern(&w->str, s, len);
+    return pk_strtab_intern(&w->str, s, len);
 }
 
 static const char *base_name(const char *path)
@@ -417,10 +417,10 @@ static int choose_value(ffw *w, const profkit_write_options *o)
     w->wkind = W_SAMPLES;
     if (p->n_value_types == 0 && !o->value)
         return 0;
-    w->value = profkit_select_value(p, o->value, w->err);
+    w->value = pk_select_value(p, o->value, w->err);
     if (w->value == PROFKIT_NONE)
         return PROFKIT_EINVAL;
-    const char *unit = profkit_str(p, p->value_types[w->value].unit);
+    const char *unit = pk_str(p, p->value_types[w->value].unit);
     static const struct {
         const char *unit;
         int digits;
@@ -452,7 +452,7 @@ static int prepare_stacks(ffw *w)
     int ordered = 1;
     for (size_t s = 1; s < n; s++) {
         if (p->stacks[s].frame >= p->n_frames || p->stacks[s].parent >= n)
-            return profkit_error_set(w->err, PROFKIT_EINVAL, NULL, -1,
+            return pk_error_set(w->err, PROFKIT_EINVAL, NULL, -1,
                                      "stack %zu has no valid frame or parent", s);
         if (p->stacks[s].parent >= s)
             ordered = 0;
@@ -482,7 +482,7 @@ static int prepare_stacks(ffw *w)
         if (d > n) {
             free(count);
             free(depth);
-            return profkit_error_set(w->err, PROFKIT_EINVAL, NULL, -1, "stack %zu is in a cycle", s);
+            return pk_error_set(w->err, PROFKIT_EINVAL, NULL, -1, "stack %zu is in a cycle", s);
         }
         depth[s] = (uint32_t)d;
         count[d]++;
@@ -508,7 +508,7 @@ static uint32_t resource_for(ffw *w, uint32_t path_id)
 {
     if (w->res_of_str[path_id] != PROFKIT_NONE)
         return w->res_of_str[path_id];
-    const char *path = profkit_str(w->p, path_id);
+    const char *path = pk_str(w->p, path_id);
     const char *base = base_name(path);
     uint32_t name = out_string(w, base, strlen(base));
     if (name == PROFKIT_NONE || PK_VEC_RESERVE(w->res_name, w->n_res, w->cap_res, 1))
@@ -521,7 +521,7 @@ static uint32_t source_for(ffw *w, uint32_t file_id)
 {
     if (w->src_of_str[file_id] != PROFKIT_NONE)
         return w->src_of_str[file_id];
-    const char *file = profkit_str(w->p, file_id);
+    const char *file = pk_str(w->p, file_id);
     uint32_t name = out_string(w, file, strlen(file));
     if (name == PROFKIT_NONE || PK_VEC_RESERVE(w->src_file, w->n_src, w->cap_src, 1))
         return PROFKIT_NONE;
@@ -569,7 +569,7 @@ static int prepare_functions(ffw *w)
     char label[64];
     for (size_t f = 0; f < p->n_frames; f++) {
         uint32_t fn = p->frames[f].function;
-        const char *name = fn < p->n_functions ? profkit_str(p, p->functions[fn].name) : "";
+        const char *name = fn < p->n_functions ? pk_str(p, p->functions[fn].name) : "";
         uint32_t of;
         if (name[0]) {
             if ((of = w->func_of_fn[fn]) == PROFKIT_NONE) {
@@ -586,7 +586,7 @@ static int prepare_functions(ffw *w)
                 return oom(w);
             if (s >= w->cap_func_of_label) {
                 size_t old = w->cap_func_of_label;
-                if (profkit_grow((void **)&w->func_of_label, &w->cap_func_of_label, (size_t)s + 1,
+                if (pk_grow((void **)&w->func_of_label, &w->cap_func_of_label, (size_t)s + 1,
                                  sizeof(uint32_t)))
                     return oom(w);
                 memset(w->func_of_label + old, 0xff, (w->cap_func_of_label - old) * sizeof(uint32_t));
@@ -605,7 +605,7 @@ static int prepare_functions(ffw *w)
 /* Marker category name -> index in meta.categories (0 = "Other"). */
 static size_t category_for(ffw *w, uint32_t name_id)
 {
-    const char *name = profkit_str(w->p, name_id);
+    const char *name = pk_str(w->p, name_id);
     if (!name[0] || strcmp(name, "Other") == 0)
         return 0;
     for (size_t i = 1; i < w->n_cats; i++)
@@ -699,7 +699,7 @@ static int prepare_samples(ffw *w, size_t n_threads)
     if (bucket(p->n_samples, n_threads, sample_thread, p, &w->rows, &w->row_start) ||
         bucket(p->n_markers, n_threads, marker_thread, p, &w->markers, &w->marker_start))
         return oom(w);
-    w->timed = profkit_profile_is_timed(p);
+    w->timed = pk_profile_is_timed(p);
     int64_t t0 = INT64_MAX;
     for (size_t i = 0; i < p->n_samples; i++)
         if (p->sample_time[i] != PROFKIT_NO_TIME && p->sample_time[i] < t0)
@@ -751,7 +751,7 @@ static int write_samples(ffw *w, uint32_t t)
         int sorted = 1;
         for (size_t i = 1; i < n && sorted; i++)
             sorted = cmp_row_time(w, rows[i - 1], rows[i]) <= 0;
-        if (!sorted && profkit_sort_u32(rows, n, cmp_row_time, w))
+        if (!sorted && pk_sort_u32(rows, n, cmp_row_time, w))
             return oom(w);
     }
     /* Untimed rows without weight say nothing: leave them out. */
@@ -824,10 +824,10 @@ static void write_payload(ffw *w, size_t i)
         put(w, "null");
         return;
     }
-    const uint8_t *s = (const uint8_t *)profkit_str(w->p, m->payload);
+    const uint8_t *s = (const uint8_t *)pk_str(w->p, m->payload);
     size_t n = w->p->strings.len[m->payload];
     if (!(kind & MARKER_IPC) || (kind & MARKER_HAS_START)) {
-        profkit_sink_write(w->k, s, n);
+        pk_sink_write(w->k, s, n);
         return;
     }
     size_t open = skip_ws(s, n, 0) + 1; /* just past the '{' */
@@ -837,7 +837,7 @@ static void write_payload(ffw *w, size_t i)
     put_time(w, m->end == PROFKIT_NO_TIME ? m->start : m->end);
     if (s[skip_ws(s, n, open)] != '}')
         put(w, ",");
-    profkit_sink_write(w->k, s + open, n - open);
+    pk_sink_write(w->k, s + open, n - open);
 }
 
 static void write_markers(ffw *w, uint32_t t)
@@ -862,8 +862,8 @@ static void write_markers(ffw *w, uint32_t t)
             case 0: write_payload(w, i); break;
             case 1: {
                 /* interned by write_all before any output */
-                const char *name = profkit_str(p, m->name);
-                put_u64(w, profkit_strtab_find(&w->str, name, strlen(name)));
+                const char *name = pk_str(p, m->name);
+                put_u64(w, pk_strtab_find(&w->str, name, strlen(name)));
                 break;
             }
             case 2: put_time(w, m->start); break;
@@ -890,11 +890,11 @@ static int write_thread(ffw *w, uint32_t t, int main_thread)
     const profkit_thread *th = t < p->n_threads ? &p->threads[t] : NULL;
     put(w, "{\"processType\":\"default\",\"processStartupTime\":0,\"processShutdownTime\":null,"
            "\"registerTime\":0,\"unregisterTime\":null,\"pausedRanges\":[],\"name\":");
-    put_str(w, th && profkit_str(p, th->name)[0] ? profkit_str(p, th->name) : "main");
+    put_str(w, th && pk_str(p, th->name)[0] ? pk_str(p, th->name) : "main");
     put(w, main_thread ? ",\"isMainThread\":true" : ",\"isMainThread\":false");
-    if (th && profkit_str(p, th->process_name)[0]) {
+    if (th && pk_str(p, th->process_name)[0]) {
         put_key(w, "processName", 0);
-        put_str(w, profkit_str(p, th->process_name));
+        put_str(w, pk_str(p, th->process_name));
     }
     put_key(w, "pid", 0);
     put(w, "\"");
@@ -918,7 +918,7 @@ static void write_libs(ffw *w)
     put(w, "\"libs\":[");
     for (size_t i = 0; i < p->n_mappings; i++) {
         const profkit_mapping *m = &p->mappings[i];
-        const char *path = profkit_str(p, m->path);
+        const char *path = pk_str(p, m->path);
         put(w, i ? ",{\"arch\":\"\",\"name\":" : "{\"arch\":\"\",\"name\":");
         put_str(w, base_name(path));
         put_key(w, "path", 0);
@@ -928,7 +928,7 @@ static void write_libs(ffw *w)
         put_key(w, "debugPath", 0);
         put_str(w, path);
         put_key(w, "breakpadId", 0);
-        put_str(w, profkit_str(p, m->build_id));
+        put_str(w, pk_str(p, m->build_id));
         put(w, ",\"codeId\":null}");
     }
     put(w, "]");
@@ -954,7 +954,7 @@ static void write_meta(ffw *w)
     put(w, ",\"categories\":[{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]}");
     for (size_t i = 1; i < w->n_cats; i++) {
         put(w, ",{\"name\":");
-        put_str(w, profkit_str(w->p, w->cat_name[i]));
+        put_str(w, pk_str(w->p, w->cat_name[i]));
         put(w, ",\"color\":");
         put_str(w, colors[(i - 1) % (sizeof(colors) / sizeof(colors[0]))]);
         put(w, ",\"subcategories\":[\"Other\"]}");
@@ -974,7 +974,7 @@ static void put_column(ffw *w, const char *key, size_t n, column_fn fn)
     put(w, "[");
     for (size_t i = 0; i < n; i++) {
         if (i)
-            profkit_sink_write(w->k, ",", 1);
+            pk_sink_write(w->k, ",", 1);
         put_u64(w, fn(w, i));
     }
     put(w, "]");
@@ -1094,8 +1094,8 @@ static void write_shared(ffw *w)
     for (size_t i = 0; i < w->str.n; i++) {
         if (i)
             put(w, ",");
-        profkit_json_string(w->k, profkit_strtab_get(&w->str, (uint32_t)i),
-                            profkit_strtab_len(&w->str, (uint32_t)i));
+        pk_json_string(w->k, pk_strtab_get(&w->str, (uint32_t)i),
+                            pk_strtab_len(&w->str, (uint32_t)i));
     }
     put(w, "]}");
 }
@@ -1106,7 +1106,7 @@ static int write_all(ffw *w, const profkit_write_options *o)
     int ok, rc;
     if ((rc = choose_value(w, o)) != 0)
         return rc;
-    uint32_t only = profkit_select_thread(p, o->thread, &ok, w->err);
+    uint32_t only = pk_select_thread(p, o->thread, &ok, w->err);
     if (!ok)
         return PROFKIT_EINVAL;
     if ((rc = prepare_stacks(w)) || (rc = prepare_functions(w)) || (rc = prepare_samples(w, p->n_threads ? p->n_threads : 1)))
@@ -1117,13 +1117,13 @@ static int write_all(ffw *w, const profkit_write_options *o)
         return oom(w);
     for (size_t i = 0; i < p->n_markers; i++) {
         const profkit_marker *m = &p->markers[i];
-        const char *name = profkit_str(p, m->name);
+        const char *name = pk_str(p, m->name);
         unsigned kind = 0;
         category_for(w, m->category);
         if (out_string(w, name, strlen(name)) == PROFKIT_NONE)
             return oom(w);
         if (m->payload != 0 && m->payload < p->strings.n &&
-            json_is_object((const uint8_t *)profkit_str(p, m->payload), p->strings.len[m->payload], &kind))
+            json_is_object((const uint8_t *)pk_str(p, m->payload), p->strings.len[m->payload], &kind))
             w->marker_kind[i] = (uint8_t)(MARKER_PAYLOAD | kind);
     }
 
@@ -1159,7 +1159,7 @@ static int write_all(ffw *w, const profkit_write_options *o)
     return 0;
 }
 
-int profkit_firefox_write(const profkit_profile *p, profkit_sink *sink, const profkit_write_options *o,
+int pk_firefox_write(const profkit_profile *p, pk_sink *sink, const profkit_write_options *o,
                           profkit_error *err)
 {
     ffw w;
@@ -1167,10 +1167,10 @@ int profkit_firefox_write(const profkit_profile *p, profkit_sink *sink, const pr
     w.p = p;
     w.k = sink;
     w.err = err;
-    if (profkit_strtab_init(&w.str))
+    if (pk_strtab_init(&w.str))
         return oom(&w);
     int rc = write_all(&w, o);
-    profkit_strtab_free(&w.str);
+    pk_strtab_free(&w.str);
     free(w.stack_out);
     free(w.stack_in);
     free(w.frame_func);

@@ -22,12 +22,12 @@ static int gecko_sniff(const uint8_t *head, size_t n, int complete)
     return pk_gecko_sniff(head, n, PK_GECKO_RAW);
 }
 
-static int gecko_read(profkit_profile *p, profkit_read_ctx *ctx)
+static int gecko_read(profkit_profile *p, pk_read_ctx *ctx)
 {
     return pk_gecko_read(p, ctx, PK_GECKO_RAW);
 }
 
-const profkit_format profkit_format_gecko = {
+const pk_format pk_format_gecko = {
     { "gecko", "raw Gecko profile (Firefox's profiler output, JSON, versions 3 to 36)", ".json", 1, 0 },
     gecko_sniff,
     gecko_read,

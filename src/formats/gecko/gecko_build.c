@@ -42,7 +42,7 @@ static int table_fail(gk_build *b, int tk, size_t row, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     const gk_table *t = b->t[tk];
-    return profkit_read_fail_pos(b->r->ctx, PROFKIT_ECORRUPT, t ? t->line : 0, t ? t->column : 0,
+    return pk_read_fail_pos(b->r->ctx, PROFKIT_ECORRUPT, t ? t->line : 0, t ? t->column : 0,
                                  "thread %zu (%s): %s row %zu: %s", b->th->index,
                                  b->th->name ? b->th->name : "", table_names[tk], row, msg);
 }
@@ -310,7 +310,7 @@ static int func_id(gk_build *b, size_t i, uint32_t *out)
         }
     }
     f.system_name = f.name;
-    uint32_t id = profkit_function_add(b->r->p, &f);
+    uint32_t id = pk_function_add(b->r->p, &f);
     if (id == PROFKIT_NONE)
         return pk_gk_oom(b->r);
     if ((rc = touch(b, o, TOUCH_FUNC, i)) < 0)
@@ -358,7 +358,7 @@ static int location(gk_build *b, size_t row, int64_t v, const gk_loc **out, uint
             (rc = intern_len(b, loc.module, loc.module_len, &f.module)) < 0)
             return rc;
         f.system_name = f.name;
-        uint32_t fn = profkit_function_add(b->r->p, &f);
+        uint32_t fn = pk_function_add(b->r->p, &f);
         if (fn == PROFKIT_NONE)
             return pk_gk_oom(b->r);
         l->line = loc.line;
@@ -422,7 +422,7 @@ static int inline_frame(gk_build *b, uint32_t parent, uint32_t *frame)
     if (depth == fr.inline_depth)
         return 0;
     fr.inline_depth = depth;
-    uint32_t id = profkit_frame_add(p, &fr);
+    uint32_t id = pk_frame_add(p, &fr);
     if (id == PROFKIT_NONE)
         return pk_gk_oom(b->r);
     *frame = id;
@@ -487,7 +487,7 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
     if ((rc = get_flagged(b, T_FRAMES, COL_COLUMN, i, FRAME_COLUMN, &v)) < 0)
         return rc;
     fr.column = rc == 0 && v > 0 && v <= UINT32_MAX ? (uint32_t)v : loc_col;
-    uint32_t id = profkit_frame_add(b->r->p, &fr);
+    uint32_t id = pk_frame_add(b->r->p, &fr);
     if (id == PROFKIT_NONE)
         return pk_gk_oom(b->r);
     if ((rc = touch(b, o, TOUCH_FRAME, i)) < 0)
@@ -665,7 +665,7 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out)
         if (r->p->frames[frame].inline_depth && b->t[T_FRAMES]->col[COL_FLAGS].n &&
             (rc = inline_frame(b, parent, &frame)) < 0)
             return rc;
-        parent = profkit_stack_intern(r->p, parent, frame);
+        parent = pk_stack_intern(r->p, parent, frame);
         if (parent == PROFKIT_NONE)
             return pk_gk_oom(r);
         if ((rc = touch(b, b->owner[T_STACKS], TOUCH_STACK, s)) < 0)
@@ -693,7 +693,7 @@ static int fix_samples(gk_build *b, gk_table *st, double shift)
     if (!b->t[T_STACKS] || !b->t[T_FRAMES])
         return table_fail(b, T_SAMPLES, 0, "the thread has samples but no %s",
                           b->t[T_STACKS] ? "frameTable" : "stackTable");
-    uint32_t vt = profkit_value_type_add(p, vt_names[st->weight_type][0], vt_names[st->weight_type][1]);
+    uint32_t vt = pk_value_type_add(p, vt_names[st->weight_type][0], vt_names[st->weight_type][1]);
     if (vt == PROFKIT_NONE)
         return pk_gk_oom(r);
     size_t nv = p->n_value_types, n_stacks = pk_gk_table_rows(b->t[T_STACKS]);
@@ -772,7 +772,7 @@ static int build_samples(gk_build *b, uint32_t thread, double shift)
                           b->t[T_STACKS] ? "frameTable" : "stackTable");
     if (!b->raw_frames && !b->t[T_FUNCS])
         return table_fail(b, T_SAMPLES, 0, "the thread has samples but no funcTable");
-    uint32_t vt = profkit_value_type_add(r->p, vt_names[st->weight_type][0], vt_names[st->weight_type][1]);
+    uint32_t vt = pk_value_type_add(r->p, vt_names[st->weight_type][0], vt_names[st->weight_type][1]);
     if (vt == PROFKIT_NONE)
         return pk_gk_oom(r);
     size_t nv = r->p->n_value_types;
@@ -824,9 +824,9 @@ static int build_samples(gk_build *b, uint32_t thread, double shift)
             int64_t ns = 0;
             if ((rc = ms_to_ns(b, T_SAMPLES, i, t + shift, &ns)) < 0)
                 break;
-            rc = profkit_sample_add_timed(r->p, stack, thread, ns, values);
+            rc = pk_sample_add_timed(r->p, stack, thread, ns, values);
         } else {
-            rc = profkit_sample_add(r->p, stack, thread, values);
+            rc = pk_sample_add(r->p, stack, thread, values);
         }
         if (rc) {
             rc = pk_gk_oom(r);
@@ -882,7 +882,7 @@ static int build_markers(gk_build *b, uint32_t thread, double shift)
             if (txt && (m.payload = profkit_string_intern(r->p, txt, len)) == PROFKIT_NONE)
                 return pk_gk_oom(r);
         }
-        if (profkit_marker_add(r->p, &m) != 0)
+        if (pk_marker_add(r->p, &m) != 0)
             return pk_gk_oom(r);
     }
     return 0;
@@ -941,7 +941,7 @@ static int build_thread(gk_reader *r, gk_thread *th)
     }
     uint32_t thread = th->model_thread;
     if (thread == PROFKIT_NONE) {
-        thread = profkit_thread_add(r->p, th->name ? th->name : "",
+        thread = pk_thread_add(r->p, th->name ? th->name : "",
                                     th->process_name ? th->process_name : "", th->pid, th->tid);
         if (thread == PROFKIT_NONE)
             return pk_gk_oom(r);

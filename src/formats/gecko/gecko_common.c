@@ -59,7 +59,7 @@ static int strings_push(gk_strings *s, const char *str, size_t len)
     if (s->n + 2 > s->cap_off && PK_VEC_RESERVE(s->off, s->n, s->cap_off, 2) != 0)
         return PROFKIT_ENOMEM;
     if (s->len + len + 1 > s->cap) { /* + 1: buf exists even when every string is empty */
-        if (profkit_grow((void **)&s->buf, &s->cap, s->len + len + 1, 1) != 0)
+        if (pk_grow((void **)&s->buf, &s->cap, s->len + len + 1, 1) != 0)
             return PROFKIT_ENOMEM;
     }
     if (s->n == 0)
@@ -182,7 +182,7 @@ static int end_capture(gk_reader *r)
         return pk_gk_oom(r);
     const char *s = r->cap_text.buf ? r->cap_text.buf : "";
     if (r->cap_paused) {
-        if (profkit_meta_add_len(r->p, "pausedRange", s, r->cap_text.len) != 0)
+        if (pk_meta_add_len(r->p, "pausedRange", s, r->cap_text.len) != 0)
             return pk_gk_oom(r);
         return 0;
     }
@@ -334,7 +334,7 @@ static int end_row(gk_reader *r, pk_json *j, gk_table *t, int tk)
 static uint32_t model_thread(gk_reader *r, gk_thread *th)
 {
     if (th->model_thread == PROFKIT_NONE)
-        th->model_thread = profkit_thread_add(r->p, th->name ? th->name : "",
+        th->model_thread = pk_thread_add(r->p, th->name ? th->name : "",
                                               th->process_name ? th->process_name : "", th->pid, th->tid);
     return th->model_thread;
 }
@@ -432,14 +432,14 @@ static int emit_sample(gk_reader *r, pk_json *j, gk_table *t)
         return pk_gk_oom(r);
     if (t->count == 0) {
         t->first = r->p->n_samples;
-        t->stream_vt = profkit_value_type_add(r->p, vt_names[t->weight_type][0], vt_names[t->weight_type][1]);
+        t->stream_vt = pk_value_type_add(r->p, vt_names[t->weight_type][0], vt_names[t->weight_type][1]);
         if (t->stream_vt == PROFKIT_NONE)
             return pk_gk_oom(r);
     }
     if (!zero_values(r))
         return pk_gk_oom(r);
     r->values[t->stream_vt] = (int64_t)llround(w);
-    if (profkit_sample_add_timed(r->p, (uint32_t)stack, thread, ns, r->values) != 0)
+    if (pk_sample_add_timed(r->p, (uint32_t)stack, thread, ns, r->values) != 0)
         return pk_gk_oom(r);
     t->count++;
     return 0;
@@ -476,7 +476,7 @@ static int emit_marker(gk_reader *r, pk_json *j, gk_table *t)
         return pk_gk_oom(r);
     if (t->count == 0)
         t->first = r->p->n_markers;
-    if (profkit_marker_add(r->p, &m) != 0)
+    if (pk_marker_add(r->p, &m) != 0)
         return pk_gk_oom(r);
     t->count++;
     return 0;
@@ -528,7 +528,7 @@ static int stream_column_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_j
         return pk_gk_oom(r);
     if (t->count == 0) {
         t->first = p->n_samples;
-        t->stream_vt = profkit_value_type_add(p, vt_names[t->weight_type][0], vt_names[t->weight_type][1]);
+        t->stream_vt = pk_value_type_add(p, vt_names[t->weight_type][0], vt_names[t->weight_type][1]);
         if (t->stream_vt == PROFKIT_NONE)
             return pk_gk_oom(r);
     }
@@ -539,7 +539,7 @@ static int stream_column_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_j
         if (!zero_values(r))
             return pk_gk_oom(r);
         r->values[t->stream_vt] = 1; /* until a weight says otherwise */
-        if (profkit_sample_add_timed(p, PROFKIT_NONE, thread, 0, r->values) != 0)
+        if (pk_sample_add_timed(p, PROFKIT_NONE, thread, 0, r->values) != 0)
             return pk_gk_oom(r);
         t->count++;
     }
@@ -592,7 +592,7 @@ static int stream_marker_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_j
         return pk_json_fail(j, PROFKIT_ECORRUPT, "markers: rows of another thread in between");
     while (t->count <= k) {
         profkit_marker m = { PROFKIT_NO_TIME, PROFKIT_NO_TIME, thread, PROFKIT_NONE, 0, 0 };
-        if (profkit_marker_add(p, &m) != 0)
+        if (pk_marker_add(p, &m) != 0)
             return pk_gk_oom(r);
         t->count++;
     }
@@ -761,10 +761,10 @@ static int meta_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event
         v[n] = 0;
     }
     if (ev->type == PK_JSON_STRING || ev->type == PK_JSON_NUMBER) {
-        if (profkit_meta_add_len(r->p, r->meta_key, ev->str, ev->len) != 0)
+        if (pk_meta_add_len(r->p, r->meta_key, ev->str, ev->len) != 0)
             return pk_gk_oom(r);
     } else if (ev->type == PK_JSON_BOOL) {
-        if (profkit_meta_add(r->p, r->meta_key, ev->boolean ? "true" : "false") != 0)
+        if (pk_meta_add(r->p, r->meta_key, ev->boolean ? "true" : "false") != 0)
             return pk_gk_oom(r);
     }
     return 0;
@@ -884,7 +884,7 @@ static int lib_done(gk_reader *r)
     uint64_t start = l->start > 0 && l->start < 1.8e19 ? (uint64_t)l->start : 0;
     uint64_t end = l->end > 0 && l->end < 1.8e19 ? (uint64_t)l->end : 0;
     uint64_t off = l->offset > 0 && l->offset < 1.8e19 ? (uint64_t)l->offset : 0;
-    uint32_t id = profkit_mapping_add(r->p, start, end, off, path ? path : "",
+    uint32_t id = pk_mapping_add(r->p, start, end, off, path ? path : "",
                                       l->build_id ? l->build_id : "");
     free(l->name);
     free(l->path);
@@ -1347,7 +1347,7 @@ static void reader_free(gk_reader *r)
     free(r->values);
 }
 
-int pk_gecko_read(profkit_profile *p, profkit_read_ctx *ctx, pk_gecko_flavor flavor)
+int pk_gecko_read(profkit_profile *p, pk_read_ctx *ctx, pk_gecko_flavor flavor)
 {
     gk_reader r;
     memset(&r, 0, sizeof r);
@@ -1359,7 +1359,7 @@ int pk_gecko_read(profkit_profile *p, profkit_read_ctx *ctx, pk_gecko_flavor fla
         rc = pk_json_parse_source(ctx, pk_gecko_on_event, &r);
     r.j = NULL;
     if (!rc && r.n_prof == 0 && r.fs[0].index == 0)
-        rc = profkit_read_fail(ctx, PROFKIT_EFORMAT, -1, "empty input: expected a JSON object");
+        rc = pk_read_fail(ctx, PROFKIT_EFORMAT, -1, "empty input: expected a JSON object");
     if (!rc)
         rc = pk_gk_flush_pending(&r, 1, 0, 0);
     if (rc == PROFKIT_ETRUNCATED && r.cur) {
@@ -1389,19 +1389,19 @@ int pk_gecko_read(profkit_profile *p, profkit_read_ctx *ctx, pk_gecko_flavor fla
             profkit_error cut = *ctx->err;
             rc = pk_gk_flush_pending(&r, 1, 0, 0);
             if (!rc)
-                rc = profkit_read_warn_pos(ctx, PROFKIT_ETRUNCATED, cut.line, cut.column,
+                rc = pk_read_warn_pos(ctx, PROFKIT_ETRUNCATED, cut.line, cut.column,
                                            "%s; kept the %zu complete thread%s before the cut",
                                            cut.message, complete, complete == 1 ? "" : "s");
         }
     }
-    if (!rc && p->n_value_types == 0 && profkit_value_type_add(p, "samples", "count") == PROFKIT_NONE)
-        rc = profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+    if (!rc && p->n_value_types == 0 && pk_value_type_add(p, "samples", "count") == PROFKIT_NONE)
+        rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
     if (!rc) {
         /* a processed profile without preprocessedProfileVersion predates version 1 */
         const char *v = flavor == PK_GECKO_PROCESSED ? (r.version[1][0] ? r.version[1] : "0")
                                                      : r.version[0];
-        if (*v && profkit_meta_add(p, "format_version", v) != 0)
-            rc = profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        if (*v && pk_meta_add(p, "format_version", v) != 0)
+            rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
     }
     if (!rc) {
         uint32_t s = profkit_profile_find_value(p, "samples");

@@ -17,7 +17,7 @@ typedef enum pk_gecko_flavor { PK_GECKO_RAW = 0, PK_GECKO_PROCESSED = 1 } pk_gec
  * Streams ctx->src into p. Returns 0 or a PROFKIT_E* code with ctx->err
  * naming the line and column of the offending token (or table).
  */
-int pk_gecko_read(profkit_profile *p, profkit_read_ctx *ctx, pk_gecko_flavor flavor);
+int pk_gecko_read(profkit_profile *p, pk_read_ctx *ctx, pk_gecko_flavor flavor);
 
 /*
  * A frame location string split as docs/formats/gecko.md rules. Pointers point into

@@ -195,7 +195,7 @@ typedef struct gk_lib {
 
 typedef struct gk_reader {
     profkit_profile *p;
-    profkit_read_ctx *ctx;
+    pk_read_ctx *ctx;
     pk_json *j; /* while parsing: for the position of errors such as pk_gk_oom's */
     pk_gecko_flavor flavor;
     gk_frame *fs;

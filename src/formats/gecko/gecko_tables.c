@@ -15,7 +15,7 @@ int pk_gk_oom(gk_reader *r)
 {
     if (r->j) /* the position matters when this is a limit of the model's */
         return pk_json_fail(r->j, PROFKIT_ENOMEM, "out of memory");
-    return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory");
+    return pk_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory");
 }
 
 void pk_gk_col_free(gk_col *c)

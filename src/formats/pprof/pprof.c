@@ -114,7 +114,7 @@ typedef struct pp_idx {
 #define PP_VEC(T, name) T *name; size_t n_##name, cap_##name
 
 typedef struct pp_reader {
-    profkit_read_ctx *ctx;
+    pk_read_ctx *ctx;
     profkit_profile *p;
     const uint8_t *d;
     size_t n;
@@ -150,13 +150,13 @@ typedef struct pp_reader {
     size_t label_keys_len, cap_label_keys;
 } pp_reader;
 
-static int oom(pp_reader *r) { return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory"); }
+static int oom(pp_reader *r) { return pk_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory"); }
 
 /*
  * Reads one field (tag and value) of message `msg` from c. Payloads of
  * WT_LEN fields are checked to lie inside c but are not consumed further.
  */
-static int pp_next(pp_reader *r, profkit_cursor *c, pp_field *f, const char *msg)
+static int pp_next(pp_reader *r, pk_cursor *c, pp_field *f, const char *msg)
 {
     uint64_t tag;
     /* Running out inside a submessage is corruption (its length said
@@ -165,15 +165,15 @@ static int pp_next(pp_reader *r, profkit_cursor *c, pp_field *f, const char *msg
     int cut = top ? PROFKIT_ETRUNCATED : PROFKIT_ECORRUPT;
     const char *end = top ? "the input" : "its message";
     f->off = c->pos;
-    int rc = profkit_cursor_varint(c, &tag);
+    int rc = pk_cursor_varint(c, &tag);
     if (rc == PROFKIT_ETRUNCATED)
-        return profkit_read_fail(r->ctx, cut, (int64_t)f->off, "%s: field tag runs past the end of %s",
+        return pk_read_fail(r->ctx, cut, (int64_t)f->off, "%s: field tag runs past the end of %s",
                                  msg, end);
     if (rc)
-        return profkit_read_fail(r->ctx, rc, (int64_t)f->off, "%s: over-long varint in a field tag", msg);
+        return pk_read_fail(r->ctx, rc, (int64_t)f->off, "%s: over-long varint in a field tag", msg);
     f->wt = (unsigned)(tag & 7);
     if (tag >> 3 == 0 || tag >> 3 > 0x1fffffff)
-        return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)f->off,
+        return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)f->off,
                                  "%s: field number %" PRIu64 " is not valid (expected 1 to 536870911)",
                                  msg, tag >> 3);
     f->num = (uint32_t)(tag >> 3);
@@ -181,48 +181,48 @@ static int pp_next(pp_reader *r, profkit_cursor *c, pp_field *f, const char *msg
     const uint8_t *b;
     switch (f->wt) {
     case WT_VARINT:
-        rc = profkit_cursor_varint(c, &f->v);
+        rc = pk_cursor_varint(c, &f->v);
         break;
     case WT_I64:
-        rc = profkit_cursor_le64(c, &f->v);
+        rc = pk_cursor_le64(c, &f->v);
         break;
     case WT_I32: {
         uint32_t v32 = 0;
-        rc = profkit_cursor_le32(c, &v32);
+        rc = pk_cursor_le32(c, &v32);
         f->v = v32;
         break;
     }
     case WT_LEN:
-        rc = profkit_cursor_varint(c, &f->v);
+        rc = pk_cursor_varint(c, &f->v);
         if (rc)
             break;
-        if (f->v > profkit_cursor_left(c))
-            return profkit_read_fail(r->ctx, cut, (int64_t)f->off,
+        if (f->v > pk_cursor_left(c))
+            return pk_read_fail(r->ctx, cut, (int64_t)f->off,
                                      "%s field %u: length %" PRIu64 " runs past the end of %s (%zu bytes left)",
-                                     msg, f->num, f->v, end, profkit_cursor_left(c));
+                                     msg, f->num, f->v, end, pk_cursor_left(c));
         f->start = c->pos;
         f->len = (size_t)f->v;
-        rc = profkit_cursor_bytes(c, f->len, &b);
+        rc = pk_cursor_bytes(c, f->len, &b);
         break;
     case WT_SGROUP:
     case WT_EGROUP:
-        return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)f->off,
+        return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)f->off,
                                  "%s field %u: wire type %u (group) is not used by profile.proto",
                                  msg, f->num, f->wt);
     default:
-        return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)f->off,
+        return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)f->off,
                                  "%s field %u: invalid wire type %u", msg, f->num, f->wt);
     }
     if (rc == PROFKIT_ETRUNCATED)
-        return profkit_read_fail(r->ctx, cut, (int64_t)vpos, "%s field %u: value runs past the end of %s",
+        return pk_read_fail(r->ctx, cut, (int64_t)vpos, "%s field %u: value runs past the end of %s",
                                  msg, f->num, end);
     if (rc)
-        return profkit_read_fail(r->ctx, rc, (int64_t)vpos, "%s field %u: over-long varint", msg, f->num);
+        return pk_read_fail(r->ctx, rc, (int64_t)vpos, "%s field %u: over-long varint", msg, f->num);
     return 0;
 }
 
 /* A cursor over the payload of a WT_LEN field, with absolute offsets. */
-static void pp_sub(const pp_reader *r, const pp_field *f, profkit_cursor *c)
+static void pp_sub(const pp_reader *r, const pp_field *f, pk_cursor *c)
 {
     c->data = r->d;
     c->size = f->start + f->len;
@@ -233,7 +233,7 @@ static int want_wt(pp_reader *r, const pp_field *f, unsigned wt, const char *wha
 {
     if (f->wt == wt)
         return 0;
-    return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)f->off,
+    return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)f->off,
                              "%s: expected wire type %u, found %u", what, wt, f->wt);
 }
 
@@ -261,13 +261,13 @@ static int want_ref(pp_reader *r, const pp_field *f, const char *what, pp_ref *o
 
 static int read_value_type(pp_reader *r, const pp_field *outer, const char *what, pp_vt *vt)
 {
-    profkit_cursor c;
+    pk_cursor c;
     pp_field f;
     int rc;
     pp_sub(r, outer, &c);
     memset(vt, 0, sizeof(*vt));
     vt->type.off = vt->unit.off = outer->off;
-    while (!profkit_cursor_eof(&c)) {
+    while (!pk_cursor_eof(&c)) {
         if ((rc = pp_next(r, &c, &f, what)))
             return rc;
         if (f.num == 1)
@@ -287,11 +287,11 @@ static int read_mapping(pp_reader *r, const pp_field *outer)
     pp_mapping *m = &r->maps[r->n_maps++];
     memset(m, 0, sizeof(*m));
     m->off = m->file.off = m->build_id.off = outer->off;
-    profkit_cursor c;
+    pk_cursor c;
     pp_field f;
     int rc;
     pp_sub(r, outer, &c);
-    while (!profkit_cursor_eof(&c)) {
+    while (!pk_cursor_eof(&c)) {
         if ((rc = pp_next(r, &c, &f, "Mapping")))
             return rc;
         switch (f.num) {
@@ -316,12 +316,12 @@ static int read_function(pp_reader *r, const pp_field *outer)
     pp_function *fn = &r->funcs[r->n_funcs++];
     memset(fn, 0, sizeof(*fn));
     fn->off = fn->name.off = fn->system_name.off = fn->file.off = outer->off;
-    profkit_cursor c;
+    pk_cursor c;
     pp_field f;
     uint64_t v = 0;
     int rc;
     pp_sub(r, outer, &c);
-    while (!profkit_cursor_eof(&c)) {
+    while (!pk_cursor_eof(&c)) {
         if ((rc = pp_next(r, &c, &f, "Function")))
             return rc;
         switch (f.num) {
@@ -348,12 +348,12 @@ static int read_line(pp_reader *r, const pp_field *outer)
     pp_line *ln = &r->lines[r->n_lines++];
     memset(ln, 0, sizeof(*ln));
     ln->function_id.off = outer->off;
-    profkit_cursor c;
+    pk_cursor c;
     pp_field f;
     uint64_t v = 0;
     int rc;
     pp_sub(r, outer, &c);
-    while (!profkit_cursor_eof(&c)) {
+    while (!pk_cursor_eof(&c)) {
         if ((rc = pp_next(r, &c, &f, "Line")))
             return rc;
         switch (f.num) {
@@ -383,11 +383,11 @@ static int read_location(pp_reader *r, const pp_field *outer)
     memset(l, 0, sizeof(*l));
     l->off = l->mapping_id.off = outer->off;
     l->first_line = r->n_lines;
-    profkit_cursor c;
+    pk_cursor c;
     pp_field f;
     int rc;
     pp_sub(r, outer, &c);
-    while (!profkit_cursor_eof(&c)) {
+    while (!pk_cursor_eof(&c)) {
         if ((rc = pp_next(r, &c, &f, "Location")))
             return rc;
         l = &r->locs[li];
@@ -423,13 +423,13 @@ static int read_refs(pp_reader *r, const pp_field *f, const char *what, pp_ref *
     int rc = want_wt(r, f, WT_LEN, what);
     if (rc)
         return rc;
-    profkit_cursor c;
+    pk_cursor c;
     pp_sub(r, f, &c);
-    while (!profkit_cursor_eof(&c)) {
+    while (!pk_cursor_eof(&c)) {
         size_t at = c.pos;
         uint64_t x;
-        if ((rc = profkit_cursor_varint(&c, &x)))
-            return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)at, "%s: %s", what,
+        if ((rc = pk_cursor_varint(&c, &x)))
+            return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)at, "%s: %s", what,
                                      rc == PROFKIT_ETRUNCATED ? "packed varint runs past the end of its field"
                                                               : "over-long varint");
         if (PK_VEC_RESERVE(*v, *n, *cap, 1))
@@ -441,15 +441,15 @@ static int read_refs(pp_reader *r, const pp_field *f, const char *what, pp_ref *
 
 static int read_profile(pp_reader *r)
 {
-    profkit_cursor c;
+    pk_cursor c;
     pp_field f;
     uint64_t v = 0;
     int rc;
-    profkit_cursor_init(&c, r->d, r->n);
-    while (!profkit_cursor_eof(&c)) {
+    pk_cursor_init(&c, r->d, r->n);
+    while (!pk_cursor_eof(&c)) {
         if ((rc = pp_next(r, &c, &f, "Profile")))
             return rc;
-        profkit_read_progress(r->ctx, c.pos, r->n);
+        pk_read_progress(r->ctx, c.pos, r->n);
         switch (f.num) {
         case 1:
             if ((rc = want_wt(r, &f, WT_LEN, "Profile.sample_type")))
@@ -528,19 +528,19 @@ static int pp_string(pp_reader *r, pp_ref s, const char *what, uint32_t *out)
         return 0;
     }
     if (s.v < 0 || (uint64_t)s.v >= r->n_strs)
-        return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)s.off,
+        return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)s.off,
                                  "%s: string index %" PRId64 " out of range (the string table has %zu entries)",
                                  what, s.v, r->n_strs);
     *out = r->str_ids[s.v];
     return 0;
 }
 
-static const char *pp_cstr(pp_reader *r, uint32_t id) { return profkit_str(r->p, id); }
+static const char *pp_cstr(pp_reader *r, uint32_t id) { return pk_str(r->p, id); }
 
 static int intern_strings(pp_reader *r)
 {
     if (r->n_strs > 0 && r->strs[0].len != 0)
-        return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)r->strs[0].start,
+        return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)r->strs[0].start,
                                  "Profile.string_table: the first string must be empty (found %zu bytes)",
                                  r->strs[0].len);
     size_t n = r->n_strs ? r->n_strs : 1;
@@ -582,7 +582,7 @@ static int build_index(pp_reader *r, pp_idx **out, size_t n, const char *what,
         (*out)[i].id = get_id(r, i, &off);
         (*out)[i].idx = (uint32_t)i;
         if ((*out)[i].id == 0)
-            return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
+            return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
                                      "%s: id 0 is reserved (expected an id > 0)", what);
     }
     qsort(*out, n, sizeof(pp_idx), cmp_idx);
@@ -590,7 +590,7 @@ static int build_index(pp_reader *r, pp_idx **out, size_t n, const char *what,
         if ((*out)[i].id == (*out)[i - 1].id) {
             size_t off;
             get_id(r, (*out)[i].idx, &off);
-            return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
+            return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)off,
                                      "%s: id %" PRIu64 " is defined twice", what, (*out)[i].id);
         }
     }
@@ -629,7 +629,7 @@ static int resolve_mappings(pp_reader *r)
         if ((rc = pp_string(r, m->file, "Mapping.filename", &file)) ||
             (rc = pp_string(r, m->build_id, "Mapping.build_id", &bid)))
             return rc;
-        r->map_ids[i] = profkit_mapping_add(r->p, m->start, m->limit, m->offset, pp_cstr(r, file),
+        r->map_ids[i] = pk_mapping_add(r->p, m->start, m->limit, m->offset, pp_cstr(r, file),
                                             pp_cstr(r, bid));
         if (r->map_ids[i] == PROFKIT_NONE)
             return oom(r);
@@ -656,7 +656,7 @@ static int resolve_functions(pp_reader *r)
             (rc = pp_string(r, f->file, "Function.filename", &fn.file)))
             return rc;
         fn.start_line = clamp_u32(f->start_line);
-        if ((r->func_ids[i] = profkit_function_add(r->p, &fn)) == PROFKIT_NONE)
+        if ((r->func_ids[i] = pk_function_add(r->p, &fn)) == PROFKIT_NONE)
             return oom(r);
     }
     return 0;
@@ -689,7 +689,7 @@ static int resolve_locations(pp_reader *r)
         if (l->mapping_id.v != 0) {
             uint32_t m = lookup(r->map_by_id, r->n_maps, (uint64_t)l->mapping_id.v);
             if (m == PROFKIT_NONE)
-                return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)l->mapping_id.off,
+                return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)l->mapping_id.off,
                                          "Location.mapping_id: no mapping has id %" PRIu64,
                                          (uint64_t)l->mapping_id.v);
             fr.mapping = r->map_ids[m];
@@ -702,9 +702,9 @@ static int resolve_locations(pp_reader *r)
         if (l->n_lines == 0) {
             char name[24];
             snprintf(name, sizeof(name), "0x%" PRIx64, l->address);
-            fr.function = profkit_function_add_named(r->p, name, NULL, NULL, 0);
+            fr.function = pk_function_add_named(r->p, name, NULL, NULL, 0);
             if (fr.function == PROFKIT_NONE ||
-                (r->frames[r->n_frames++] = profkit_frame_add(r->p, &fr)) == PROFKIT_NONE)
+                (r->frames[r->n_frames++] = pk_frame_add(r->p, &fr)) == PROFKIT_NONE)
                 return oom(r);
             continue;
         }
@@ -713,14 +713,14 @@ static int resolve_locations(pp_reader *r)
             uint32_t fi = ln->function_id.v ? lookup(r->func_by_id, r->n_funcs, (uint64_t)ln->function_id.v)
                                             : PROFKIT_NONE;
             if (fi == PROFKIT_NONE)
-                return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)ln->function_id.off,
+                return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)ln->function_id.off,
                                          "Line.function_id: no function has id %" PRIu64,
                                          (uint64_t)ln->function_id.v);
             fr.function = r->func_ids[fi];
             fr.line = clamp_u32(ln->line);
             fr.column = clamp_u32(ln->column);
             fr.inline_depth = (uint32_t)(l->n_lines - 1 - k); /* the last Line is the real call */
-            if ((r->frames[r->n_frames++] = profkit_frame_add(r->p, &fr)) == PROFKIT_NONE)
+            if ((r->frames[r->n_frames++] = pk_frame_add(r->p, &fr)) == PROFKIT_NONE)
                 return oom(r);
         }
     }
@@ -747,12 +747,12 @@ static int note_label_key(pp_reader *r, int64_t key)
 /* A Label: a `thread`/`thread_name` string label names the sample's thread. */
 static int read_label(pp_reader *r, const pp_field *outer, uint32_t *thread)
 {
-    profkit_cursor c;
+    pk_cursor c;
     pp_field f;
     pp_ref key = { 0, outer->off }, str = { 0, outer->off };
     int rc;
     pp_sub(r, outer, &c);
-    while (!profkit_cursor_eof(&c)) {
+    while (!pk_cursor_eof(&c)) {
         if ((rc = pp_next(r, &c, &f, "Label")))
             return rc;
         if (f.num == 1)
@@ -768,9 +768,9 @@ static int read_label(pp_reader *r, const pp_field *outer, uint32_t *thread)
     const char *ks = pp_cstr(r, k);
     if (str.v != 0 && (strcmp(ks, "thread") == 0 || strcmp(ks, "thread_name") == 0)) {
         if (r->thread_of[str.v] == PROFKIT_NONE) {
-            r->thread_of[str.v] = profkit_thread_get(r->p, pp_cstr(r, s), "", -1, -1);
+            r->thread_of[str.v] = pk_thread_get(r->p, pp_cstr(r, s), "", -1, -1);
             if (r->thread_of[str.v] == PROFKIT_NONE) /* or past the thread limit */
-                return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, (int64_t)outer->off, "out of memory");
+                return pk_read_fail(r->ctx, PROFKIT_ENOMEM, (int64_t)outer->off, "out of memory");
         }
         *thread = r->thread_of[str.v];
         return 0;
@@ -779,22 +779,22 @@ static int read_label(pp_reader *r, const pp_field *outer, uint32_t *thread)
 }
 
 /* Appends the location ids of a location_id field (packed or not). */
-static int sample_location(pp_reader *r, const pp_field *f, profkit_cursor *c)
+static int sample_location(pp_reader *r, const pp_field *f, pk_cursor *c)
 {
     uint64_t id = f->v;
     size_t at = f->off;
     int rc;
     if (c) {
         at = c->pos;
-        if ((rc = profkit_cursor_varint(c, &id)))
-            return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)at, "Sample.location_id: %s",
+        if ((rc = pk_cursor_varint(c, &id)))
+            return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)at, "Sample.location_id: %s",
                                      rc == PROFKIT_ETRUNCATED ? "packed varint runs past the end of its field"
                                                               : "over-long varint");
     }
     uint32_t li = id < r->n_loc_dense ? r->loc_dense[id] : r->loc_dense ? PROFKIT_NONE
                                                                         : lookup(r->loc_by_id, r->n_locs, id);
     if (li == PROFKIT_NONE)
-        return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)at,
+        return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)at,
                                  "Sample.location_id: no location has id %" PRIu64, id);
     if (PK_VEC_RESERVE(r->ids, r->n_ids, r->cap_ids, 1))
         return oom(r);
@@ -802,20 +802,20 @@ static int sample_location(pp_reader *r, const pp_field *f, profkit_cursor *c)
     return 0;
 }
 
-static int sample_value(pp_reader *r, const pp_field *f, profkit_cursor *c, size_t *nv)
+static int sample_value(pp_reader *r, const pp_field *f, pk_cursor *c, size_t *nv)
 {
     uint64_t v = f->v;
     size_t at = f->off;
     int rc;
     if (c) {
         at = c->pos;
-        if ((rc = profkit_cursor_varint(c, &v)))
-            return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)at, "Sample.value: %s",
+        if ((rc = pk_cursor_varint(c, &v)))
+            return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)at, "Sample.value: %s",
                                      rc == PROFKIT_ETRUNCATED ? "packed varint runs past the end of its field"
                                                               : "over-long varint");
     }
     if (*nv >= r->n_vts)
-        return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)at,
+        return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)at,
                                  "Sample.value: more values than the %zu sample types", r->n_vts);
     r->values[(*nv)++] = (int64_t)v;
     return 0;
@@ -823,7 +823,7 @@ static int sample_value(pp_reader *r, const pp_field *f, profkit_cursor *c, size
 
 static int read_sample(pp_reader *r, const pp_range *s)
 {
-    profkit_cursor c, pc;
+    pk_cursor c, pc;
     pp_field f;
     size_t nv = 0;
     uint32_t thread = PROFKIT_NONE;
@@ -832,7 +832,7 @@ static int read_sample(pp_reader *r, const pp_range *s)
     c.size = s->start + s->len;
     c.pos = s->start;
     r->n_ids = 0;
-    while (!profkit_cursor_eof(&c)) {
+    while (!pk_cursor_eof(&c)) {
         if ((rc = pp_next(r, &c, &f, "Sample")))
             return rc;
         if (f.num == 1 || f.num == 2) {
@@ -841,7 +841,7 @@ static int read_sample(pp_reader *r, const pp_range *s)
                 rc = f.num == 1 ? sample_location(r, &f, NULL) : sample_value(r, &f, NULL, &nv);
             } else if (!(rc = want_wt(r, &f, WT_LEN, what))) {
                 pp_sub(r, &f, &pc);
-                while (!rc && !profkit_cursor_eof(&pc))
+                while (!rc && !pk_cursor_eof(&pc))
                     rc = f.num == 1 ? sample_location(r, &f, &pc) : sample_value(r, &f, &pc, &nv);
             }
         } else if (f.num == 3) {
@@ -852,7 +852,7 @@ static int read_sample(pp_reader *r, const pp_range *s)
             return rc;
     }
     if (nv != r->n_vts)
-        return profkit_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)s->start,
+        return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)s->start,
                                  "Sample: %zu value(s), expected %zu (one per sample type)", nv, r->n_vts);
     uint32_t stack = 0;
     for (size_t k = r->n_ids; k-- > 0;) {
@@ -861,21 +861,21 @@ static int read_sample(pp_reader *r, const pp_range *s)
          * total work, or a small file could ask for billions of frames. */
         r->expanded += l->n_frames;
         if (r->expanded > r->max_expanded)
-            return profkit_read_fail(r->ctx, PROFKIT_EUNSUPPORTED, (int64_t)s->start,
+            return pk_read_fail(r->ctx, PROFKIT_EUNSUPPORTED, (int64_t)s->start,
                                      "Sample: the stacks expand to more than %zu frames in all "
                                      "(8 per input byte); refusing", r->max_expanded);
         for (size_t j = 0; j < l->n_frames; j++)
-            if ((stack = profkit_stack_intern(r->p, stack, r->frames[l->first_frame + j])) == PROFKIT_NONE)
-                return profkit_read_fail(r->ctx, PROFKIT_ENOMEM, (int64_t)s->start,
+            if ((stack = pk_stack_intern(r->p, stack, r->frames[l->first_frame + j])) == PROFKIT_NONE)
+                return pk_read_fail(r->ctx, PROFKIT_ENOMEM, (int64_t)s->start,
                                          "out of memory"); /* or past the depth limit */
     }
     if (thread == PROFKIT_NONE) {
         if (r->main_thread == PROFKIT_NONE &&
-            (r->main_thread = profkit_thread_get(r->p, "main", "", -1, -1)) == PROFKIT_NONE)
+            (r->main_thread = pk_thread_get(r->p, "main", "", -1, -1)) == PROFKIT_NONE)
             return oom(r);
         thread = r->main_thread;
     }
-    if (profkit_sample_add(r->p, stack, thread, r->values))
+    if (pk_sample_add(r->p, stack, thread, r->values))
         return oom(r);
     return 0;
 }
@@ -889,11 +889,11 @@ static int resolve_value_types(pp_reader *r)
             (rc = pp_string(r, r->vts[i].unit, "ValueType.unit", &u)))
             return rc;
         size_t before = r->p->n_value_types;
-        uint32_t v = profkit_value_type_add(r->p, pp_cstr(r, t), pp_cstr(r, u));
+        uint32_t v = pk_value_type_add(r->p, pp_cstr(r, t), pp_cstr(r, u));
         if (v == PROFKIT_NONE)
             return oom(r);
         if (r->p->n_value_types == before)
-            return profkit_read_fail(r->ctx, PROFKIT_EUNSUPPORTED, (int64_t)r->vts[i].type.off,
+            return pk_read_fail(r->ctx, PROFKIT_EUNSUPPORTED, (int64_t)r->vts[i].type.off,
                                      "Profile.sample_type: %s/%s appears twice", pp_cstr(r, t), pp_cstr(r, u));
     }
     r->p->default_value = r->n_vts ? (uint32_t)(r->n_vts - 1) : 0;
@@ -916,7 +916,7 @@ static int meta_i64(profkit_profile *p, const char *key, int64_t v)
 {
     char buf[24];
     snprintf(buf, sizeof(buf), "%" PRId64, v);
-    return profkit_meta_add(p, key, buf);
+    return pk_meta_add(p, key, buf);
 }
 
 static int resolve_metadata(pp_reader *r)
@@ -930,7 +930,7 @@ static int resolve_metadata(pp_reader *r)
             return rc;
         char buf[512];
         snprintf(buf, sizeof(buf), "%s/%s", pp_cstr(r, s), pp_cstr(r, t));
-        if (profkit_meta_add(p, "period_type", buf))
+        if (pk_meta_add(p, "period_type", buf))
             return oom(r);
     }
     if ((r->has_period && meta_i64(p, "period", r->period)) ||
@@ -944,13 +944,13 @@ static int resolve_metadata(pp_reader *r)
             continue;
         if ((rc = pp_string(r, *refs[i], keys[i], &s)))
             return rc;
-        if (profkit_meta_add(p, keys[i], pp_cstr(r, s)))
+        if (pk_meta_add(p, keys[i], pp_cstr(r, s)))
             return oom(r);
     }
     for (size_t i = 0; i < r->n_comments; i++) {
         if ((rc = pp_string(r, r->comments[i], "Profile.comment", &s)))
             return rc;
-        if (profkit_meta_add(p, "comment", pp_cstr(r, s)))
+        if (pk_meta_add(p, "comment", pp_cstr(r, s)))
             return oom(r);
     }
     return 0;
@@ -981,26 +981,26 @@ static void reader_free(pp_reader *r)
     free(r->label_keys);
 }
 
-static int pprof_read(profkit_profile *p, profkit_read_ctx *ctx)
+static int pprof_read(profkit_profile *p, pk_read_ctx *ctx)
 {
     pp_reader r;
     memset(&r, 0, sizeof(r));
     r.ctx = ctx;
     r.p = p;
     r.main_thread = PROFKIT_NONE;
-    int rc = profkit_source_all(ctx->src, &r.d, &r.n, ctx->err);
+    int rc = pk_source_all(ctx->src, &r.d, &r.n, ctx->err);
     if (rc)
         return rc;
     r.max_expanded = r.n > (SIZE_MAX - (1u << 20)) / 8 ? SIZE_MAX : r.n * 8 + (1u << 20);
     if (r.n == 0) {
-        rc = profkit_read_fail(ctx, PROFKIT_EFORMAT, -1, "empty input: expected a pprof Profile message");
+        rc = pk_read_fail(ctx, PROFKIT_EFORMAT, -1, "empty input: expected a pprof Profile message");
         goto out;
     }
     if ((rc = read_profile(&r)) || (rc = intern_strings(&r)) || (rc = resolve_value_types(&r)) ||
         (rc = resolve_mappings(&r)) || (rc = resolve_functions(&r)) || (rc = resolve_locations(&r)))
         goto out;
     if (r.n_samples && !r.n_vts) {
-        rc = profkit_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)r.samples[0].start,
+        rc = pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)r.samples[0].start,
                                "Profile: samples but no sample_type");
         goto out;
     }
@@ -1008,13 +1008,13 @@ static int pprof_read(profkit_profile *p, profkit_read_ctx *ctx)
         if ((rc = read_sample(&r, &r.samples[i])))
             goto out;
     if (r.main_thread == PROFKIT_NONE && p->n_threads == 0 &&
-        profkit_thread_add(p, "main", "", -1, -1) == PROFKIT_NONE) {
+        pk_thread_add(p, "main", "", -1, -1) == PROFKIT_NONE) {
         rc = oom(&r);
         goto out;
     }
     if ((rc = resolve_metadata(&r)))
         goto out;
-    if (r.label_keys_len && profkit_meta_add(p, "label_keys", r.label_keys))
+    if (r.label_keys_len && pk_meta_add(p, "label_keys", r.label_keys))
         rc = oom(&r);
 out:
     reader_free(&r);
@@ -1024,15 +1024,15 @@ out:
 /* True when d[0..n) is a ValueType: only fields 1 and 2, small varints. */
 static int sniff_value_type(const uint8_t *d, size_t n)
 {
-    profkit_cursor c;
+    pk_cursor c;
     uint8_t tag;
     uint64_t v;
-    profkit_cursor_init(&c, d, n);
+    pk_cursor_init(&c, d, n);
     if (n == 0)
         return 0;
-    while (!profkit_cursor_eof(&c))
-        if (profkit_cursor_u8(&c, &tag) || (tag != 0x08 && tag != 0x10) ||
-            profkit_cursor_varint(&c, &v) || v > 0x7fffffff)
+    while (!pk_cursor_eof(&c))
+        if (pk_cursor_u8(&c, &tag) || (tag != 0x08 && tag != 0x10) ||
+            pk_cursor_varint(&c, &v) || v > 0x7fffffff)
             return 0;
     return 1;
 }
@@ -1047,17 +1047,17 @@ static int sniff_value_type(const uint8_t *d, size_t n)
  */
 static int pprof_sniff(const uint8_t *d, size_t n, int complete)
 {
-    profkit_cursor c;
+    pk_cursor c;
     uint64_t tag, v;
     int seen_type = 0, whole = 1;
-    profkit_cursor_init(&c, d, n);
+    pk_cursor_init(&c, d, n);
     /* The first 16 fields; all of them when the head is the whole input,
      * so a complete message without a sample type can still be told. */
-    for (int i = 0; !profkit_cursor_eof(&c); i++) {
+    for (int i = 0; !pk_cursor_eof(&c); i++) {
         if (i >= 16 && !complete)
             break;
         whole = 0;
-        if (profkit_cursor_varint(&c, &tag))
+        if (pk_cursor_varint(&c, &tag))
             break;
         uint64_t num = tag >> 3;
         unsigned wt = (unsigned)(tag & 7);
@@ -1066,7 +1066,7 @@ static int pprof_sniff(const uint8_t *d, size_t n, int complete)
         if (i >= 16 && (wt == 1 || wt == 5)) {
             /* Past the first 16 fields, unknown fields are skipped as the
              * reader skips them. */
-            if (profkit_cursor_skip(&c, wt == 1 ? 8 : 4))
+            if (pk_cursor_skip(&c, wt == 1 ? 8 : 4))
                 break;
             whole = 1;
             continue;
@@ -1076,17 +1076,17 @@ static int pprof_sniff(const uint8_t *d, size_t n, int complete)
         if (i < 16 && !((wt == WT_LEN && want_len) || (wt == WT_VARINT && want_var)))
             return 0;
         if (wt == WT_VARINT) {
-            if (profkit_cursor_varint(&c, &v))
+            if (pk_cursor_varint(&c, &v))
                 break;
             whole = 1;
             continue;
         }
-        if (profkit_cursor_varint(&c, &v))
+        if (pk_cursor_varint(&c, &v))
             break;
-        if (v > profkit_cursor_left(&c))
+        if (v > pk_cursor_left(&c))
             break; /* runs past what we can see */
         const uint8_t *sub;
-        profkit_cursor_bytes(&c, (size_t)v, &sub);
+        pk_cursor_bytes(&c, (size_t)v, &sub);
         if (i < 16 && (num == 1 || num == 11) && !sniff_value_type(sub, (size_t)v))
             return 0;
         seen_type |= i < 16 && num == 1;
@@ -1096,12 +1096,12 @@ static int pprof_sniff(const uint8_t *d, size_t n, int complete)
         return 40;
     /* A whole input that is nothing but fields of the schema, without a
      * sample type: the weakest claim, below every text format. */
-    return complete && whole && profkit_cursor_eof(&c) ? 5 : 0;
+    return complete && whole && pk_cursor_eof(&c) ? 5 : 0;
 }
 
-const profkit_format profkit_format_pprof = {
+const pk_format pk_format_pprof = {
     { "pprof", "pprof protocol buffers profile (profile.proto; gzipped or raw)", ".pb .pprof", 1, 1 },
     pprof_sniff,
     pprof_read,
-    profkit_pprof_write,
+    pk_pprof_write,
 };

@@ -17,7 +17,7 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT_I
 static inline uint64_t pp_tag(uint32_t num, unsigned wt) { return ((uint64_t)num << 3) | wt; }
 
 /* Writes p as a pprof profile (pprof_write.c). */
-int profkit_pprof_write(const profkit_profile *p, profkit_sink *sink,
+int pk_pprof_write(const profkit_profile *p, pk_sink *sink,
                         const profkit_write_options *o, profkit_error *err);
 
 #endif

@@ -43,7 +43,7 @@ typedef struct pb_buf {
 
 static void pb_put(pb_buf *b, const void *d, size_t n)
 {
-    if (b->oom || profkit_grow((void **)&b->b, &b->cap, b->n + n, 1)) {
+    if (b->oom || pk_grow((void **)&b->b, &b->cap, b->n + n, 1)) {
         b->oom = 1;
         return;
     }
@@ -54,7 +54,7 @@ static void pb_put(pb_buf *b, const void *d, size_t n)
 static void pb_varint(pb_buf *b, uint64_t v)
 {
     uint8_t t[10];
-    pb_put(b, t, profkit_varint_encode(t, v));
+    pb_put(b, t, pk_varint_encode(t, v));
 }
 
 static void pb_tag(pb_buf *b, uint32_t num, unsigned wt) { pb_varint(b, pp_tag(num, wt)); }
@@ -77,8 +77,8 @@ static void pb_bytes(pb_buf *b, uint32_t num, const void *d, size_t n)
 
 typedef struct pw {
     const profkit_profile *p;
-    profkit_sink *sink;
-    profkit_strtab tab;  /* the output string table; id = pprof index */
+    pk_sink *sink;
+    pk_strtab tab;  /* the output string table; id = pprof index */
     uint32_t *smap;      /* profile string id -> pprof index, or NONE */
     pb_buf msg, sub;
     int oom;
@@ -88,7 +88,7 @@ typedef struct pw {
     uint64_t *chain_prev;
     uint32_t *chain_frame;
     size_t n_chains, cap_prev, cap_frame;
-    profkit_idset chain_set;
+    pk_idset chain_set;
     uint64_t *locs; /* one sample's Location ids, leaf first */
     size_t cap_locs;
     uint32_t *path; /* one sample's frames, leaf first */
@@ -111,13 +111,13 @@ static int chain_eq(const void *ctx, uint32_t id, const void *key)
 static uint64_t pw_chain(pw *w, uint64_t prev, uint32_t f)
 {
     chain_key k = { prev, f };
-    uint64_t h = profkit_hash_u64(prev * 0x9e3779b97f4a7c15ull ^ f);
-    uint32_t id = profkit_idset_find(&w->chain_set, h, chain_eq, w, &k);
+    uint64_t h = pk_hash_u64(prev * 0x9e3779b97f4a7c15ull ^ f);
+    uint32_t id = pk_idset_find(&w->chain_set, h, chain_eq, w, &k);
     if (id == PROFKIT_NONE) {
         if (w->n_chains >= UINT32_MAX - 1 ||
             PK_VEC_RESERVE(w->chain_prev, w->n_chains, w->cap_prev, 1) ||
             PK_VEC_RESERVE(w->chain_frame, w->n_chains, w->cap_frame, 1) ||
-            profkit_idset_insert(&w->chain_set, h, (uint32_t)w->n_chains)) {
+            pk_idset_insert(&w->chain_set, h, (uint32_t)w->n_chains)) {
             w->oom = 1;
             return 0;
         }
@@ -190,8 +190,8 @@ static int64_t pw_str(pw *w, uint32_t id)
     if (id >= w->p->strings.n)
         return 0;
     if (w->smap[id] == PROFKIT_NONE) {
-        w->smap[id] = profkit_strtab_intern(&w->tab, profkit_strtab_get(&w->p->strings, id),
-                                            profkit_strtab_len(&w->p->strings, id));
+        w->smap[id] = pk_strtab_intern(&w->tab, pk_strtab_get(&w->p->strings, id),
+                                            pk_strtab_len(&w->p->strings, id));
         if (w->smap[id] == PROFKIT_NONE) {
             w->oom = 1;
             return 0;
@@ -202,7 +202,7 @@ static int64_t pw_str(pw *w, uint32_t id)
 
 static int64_t pw_cstr(pw *w, const char *s, size_t len)
 {
-    uint32_t id = profkit_strtab_intern(&w->tab, s, len);
+    uint32_t id = pk_strtab_intern(&w->tab, s, len);
     if (id == PROFKIT_NONE) {
         w->oom = 1;
         return 0;
@@ -214,10 +214,10 @@ static int64_t pw_cstr(pw *w, const char *s, size_t len)
 static void pw_emit(pw *w, uint32_t num)
 {
     uint8_t t[20];
-    size_t k = profkit_varint_encode(t, pp_tag(num, WT_LEN));
-    k += profkit_varint_encode(t + k, w->msg.n);
-    profkit_sink_write(w->sink, t, k);
-    profkit_sink_write(w->sink, w->msg.b, w->msg.n);
+    size_t k = pk_varint_encode(t, pp_tag(num, WT_LEN));
+    k += pk_varint_encode(t + k, w->msg.n);
+    pk_sink_write(w->sink, t, k);
+    pk_sink_write(w->sink, w->msg.b, w->msg.n);
     if (w->msg.oom)
         w->oom = 1;
     w->msg.n = 0;
@@ -237,7 +237,7 @@ static int unsymbolized(const profkit_profile *p, const profkit_frame *fr)
     const profkit_function *f = &p->functions[fr->function];
     if (f->file != 0 || fr->line != 0)
         return 0;
-    const char *name = profkit_str(p, f->name);
+    const char *name = pk_str(p, f->name);
     if (!*name)
         return 1;
     char buf[24];
@@ -260,15 +260,15 @@ static int parse_i64(const char *s, int64_t *out)
 static void pw_period(pw *w)
 {
     const profkit_profile *p = w->p;
-    const char *pt = profkit_meta_get(p, "period_type");
+    const char *pt = pk_meta_get(p, "period_type");
     int64_t period = 0;
     if (pt && strchr(pt, '/')) {
         const char *slash = strchr(pt, '/');
         pw_value_type(w, 11, pw_cstr(w, pt, (size_t)(slash - pt)),
                       pw_cstr(w, slash + 1, strlen(slash + 1)));
-        if (parse_i64(profkit_meta_get(p, "period"), &period))
+        if (parse_i64(pk_meta_get(p, "period"), &period))
             pb_uint(&w->msg, 12, (uint64_t)period);
-    } else if (parse_i64(profkit_meta_get(p, "period_us"), &period) && period > 0 &&
+    } else if (parse_i64(pk_meta_get(p, "period_us"), &period) && period > 0 &&
                period <= INT64_MAX / 1000) {
         /* gperftools: the sampling period in µs, as Go pprof converts it */
         pw_value_type(w, 11, pw_cstr(w, "cpu", 3), pw_cstr(w, "nanoseconds", 11));
@@ -282,18 +282,18 @@ static void pw_metadata(pw *w)
     int64_t v;
     /* Scalars go into w->msg, which pw_period may already have started; the
      * caller writes them out as raw top-level bytes. */
-    if (parse_i64(profkit_meta_get(p, "time_nanos"), &v))
+    if (parse_i64(pk_meta_get(p, "time_nanos"), &v))
         pb_uint(&w->msg, 9, (uint64_t)v);
-    if (parse_i64(profkit_meta_get(p, "duration_nanos"), &v))
+    if (parse_i64(pk_meta_get(p, "duration_nanos"), &v))
         pb_uint(&w->msg, 10, (uint64_t)v);
-    const char *s = profkit_meta_get(p, "drop_frames");
+    const char *s = pk_meta_get(p, "drop_frames");
     if (s)
         pb_uint(&w->msg, 7, (uint64_t)pw_cstr(w, s, strlen(s)));
-    s = profkit_meta_get(p, "keep_frames");
+    s = pk_meta_get(p, "keep_frames");
     if (s)
         pb_uint(&w->msg, 8, (uint64_t)pw_cstr(w, s, strlen(s)));
     for (size_t i = 0; i < p->n_metadata; i++)
-        if (strcmp(profkit_str(p, p->metadata[i].key), "comment") == 0)
+        if (strcmp(pk_str(p, p->metadata[i].key), "comment") == 0)
             pb_uint(&w->msg, 13, (uint64_t)pw_str(w, p->metadata[i].value));
     if (p->n_value_types > 0 && p->default_value < p->n_value_types)
         pb_uint(&w->msg, 14, (uint64_t)pw_str(w, p->value_types[p->default_value].type));
@@ -305,7 +305,7 @@ static void pw_samples(pw *w, uint32_t thread)
     size_t nv = p->n_value_types;
     int label = thread == PROFKIT_NONE && p->n_threads > 1;
     int64_t thread_key = label ? pw_cstr(w, "thread", 6) : 0;
-    for (size_t i = 0; i < p->n_samples && !w->oom && !profkit_sink_failed(w->sink); i++) {
+    for (size_t i = 0; i < p->n_samples && !w->oom && !pk_sink_failed(w->sink); i++) {
         if (thread != PROFKIT_NONE && p->sample_thread[i] != thread)
             continue;
         size_t nl = pw_sample_locations(w, p->sample_stack[i]);
@@ -409,11 +409,11 @@ static void pw_mappings(pw *w)
     }
 }
 
-int profkit_pprof_write(const profkit_profile *p, profkit_sink *sink,
+int pk_pprof_write(const profkit_profile *p, pk_sink *sink,
                         const profkit_write_options *o, profkit_error *err)
 {
     int ok;
-    uint32_t thread = profkit_select_thread(p, o ? o->thread : NULL, &ok, err);
+    uint32_t thread = pk_select_thread(p, o ? o->thread : NULL, &ok, err);
     if (!ok)
         return PROFKIT_EINVAL;
     pw w;
@@ -422,11 +422,11 @@ int profkit_pprof_write(const profkit_profile *p, profkit_sink *sink,
     w.sink = sink;
     uint8_t *used = calloc(p->n_functions ? p->n_functions : 1, 1);
     w.smap = malloc((p->strings.n ? p->strings.n : 1) * sizeof(uint32_t));
-    if (!used || !w.smap || profkit_strtab_init(&w.tab)) {
+    if (!used || !w.smap || pk_strtab_init(&w.tab)) {
         free(used);
         free(w.smap);
-        profkit_strtab_free(&w.tab);
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory writing pprof");
+        pk_strtab_free(&w.tab);
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory writing pprof");
     }
     for (size_t i = 0; i < p->strings.n; i++)
         w.smap[i] = PROFKIT_NONE;
@@ -443,14 +443,14 @@ int profkit_pprof_write(const profkit_profile *p, profkit_sink *sink,
     pw_metadata(&w);
     if (w.msg.oom)
         w.oom = 1;
-    profkit_sink_write(sink, w.msg.b, w.msg.n);
+    pk_sink_write(sink, w.msg.b, w.msg.n);
     w.msg.n = 0;
     for (size_t i = 0; i < w.tab.n && !w.oom; i++) {
-        pb_bytes(&w.msg, 6, profkit_strtab_get(&w.tab, (uint32_t)i), profkit_strtab_len(&w.tab, (uint32_t)i));
+        pb_bytes(&w.msg, 6, pk_strtab_get(&w.tab, (uint32_t)i), pk_strtab_len(&w.tab, (uint32_t)i));
         if (w.msg.n >= 64 * 1024 || i + 1 == w.tab.n) {
             if (w.msg.oom)
                 w.oom = 1;
-            profkit_sink_write(sink, w.msg.b, w.msg.n);
+            pk_sink_write(sink, w.msg.b, w.msg.n);
             w.msg.n = 0;
         }
     }
@@ -459,13 +459,13 @@ int profkit_pprof_write(const profkit_profile *p, profkit_sink *sink,
     free(w.chain_frame);
     free(w.locs);
     free(w.path);
-    profkit_idset_free(&w.chain_set);
+    pk_idset_free(&w.chain_set);
     free(used);
     free(w.smap);
     free(w.msg.b);
     free(w.sub.b);
-    profkit_strtab_free(&w.tab);
+    pk_strtab_free(&w.tab);
     if (oom)
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory writing pprof");
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory writing pprof");
     return 0;
 }

@@ -4,7 +4,7 @@
  *
  * Adding a format: write src/formats/NAME.c (or a folder src/formats/NAME/
  * for a format of several files) defining
- *   const profkit_format profkit_format_NAME = { {info}, sniff, read, write };
+ *   const pk_format profkit_format_NAME = { {info}, sniff, read, write };
  * and add one line PROFKIT_FORMAT(NAME) to src/formats/registry/formats.def.
  * A format uses this header and the layers below (io, model, util), never
  * another format (docs/architecture.md).
@@ -15,7 +15,7 @@
 #include "io/read_ctx.h"
 #include "model/model.h"
 
-typedef struct profkit_format {
+typedef struct pk_format {
     profkit_format_info info;
     /*
      * How sure the format is that `head` (the first bytes of the decoded
@@ -25,19 +25,19 @@ typedef struct profkit_format {
     int (*sniff)(const uint8_t *head, size_t n, int complete);
     /* Reads ctx->src into p (empty, fresh). Returns 0 or a PROFKIT_E* code
      * with ctx->err filled. NULL when the format cannot be read. */
-    int (*read)(profkit_profile *p, profkit_read_ctx *ctx);
+    int (*read)(profkit_profile *p, pk_read_ctx *ctx);
     /* Writes p. Returns 0 or a code with err filled. NULL when write-less. */
-    int (*write)(const profkit_profile *p, profkit_sink *sink, const profkit_write_options *o,
+    int (*write)(const profkit_profile *p, pk_sink *sink, const profkit_write_options *o,
                  profkit_error *err);
-} profkit_format;
+} pk_format;
 
-#define PROFKIT_FORMAT(name) extern const profkit_format profkit_format_##name;
+#define PROFKIT_FORMAT(name) extern const pk_format pk_format_##name;
 #include "formats/registry/formats.def"
 #undef PROFKIT_FORMAT
 
 /* The registered format named `name`, or NULL. */
-const profkit_format *profkit_format_lookup(const char *name);
+const pk_format *pk_format_lookup(const char *name);
 /* The format whose sniff scores highest on head (score > 0), or NULL. */
-const profkit_format *profkit_format_detect(const uint8_t *head, size_t n, int complete);
+const pk_format *pk_format_detect(const uint8_t *head, size_t n, int complete);
 
 #endif

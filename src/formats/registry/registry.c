@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const profkit_format *const formats[] = {
-#define PROFKIT_FORMAT(name) &profkit_format_##name,
+static const pk_format *const formats[] = {
+#define PROFKIT_FORMAT(name) &pk_format_##name,
 #include "formats/registry/formats.def"
 #undef PROFKIT_FORMAT
 };
@@ -23,7 +23,7 @@ const profkit_format_info *profkit_format_get(size_t i)
     return i < N_FORMATS ? &formats[i]->info : NULL;
 }
 
-const profkit_format *profkit_format_lookup(const char *name)
+const pk_format *pk_format_lookup(const char *name)
 {
     for (size_t i = 0; i < N_FORMATS; i++)
         if (strcmp(formats[i]->info.name, name) == 0)
@@ -33,13 +33,13 @@ const profkit_format *profkit_format_lookup(const char *name)
 
 const profkit_format_info *profkit_format_find(const char *name)
 {
-    const profkit_format *f = profkit_format_lookup(name);
+    const pk_format *f = pk_format_lookup(name);
     return f ? &f->info : NULL;
 }
 
-const profkit_format *profkit_format_detect(const uint8_t *head, size_t n, int complete)
+const pk_format *pk_format_detect(const uint8_t *head, size_t n, int complete)
 {
-    const profkit_format *best = NULL;
+    const pk_format *best = NULL;
     int best_score = 0;
     for (size_t i = 0; i < N_FORMATS; i++) {
         if (!formats[i]->sniff || !formats[i]->read)
@@ -103,13 +103,13 @@ static void list_formats(char *buf, size_t n, int writers)
  * The limits on absurd sizes a profile in the model can reach
  * (docs/formats/README.md, "Limits"): the model refuses a stack past the
  * depth limit and a thread past the thread limit as they are made
- * (profkit_profile_limit), so memory stays bounded while reading, and every
+ * (pk_profile_limit), so memory stays bounded while reading, and every
  * reader stops there as when out of memory; its error (with the position
  * it gave) is then replaced by the limit's.
  */
 #define LIMIT_DEPTH (1u << 20)
 #define LIMIT_THREADS (1u << 20)
-static int limit_error(profkit_profile *p, profkit_read_ctx *ctx, int rc, uint32_t max_depth,
+static int limit_error(profkit_profile *p, pk_read_ctx *ctx, int rc, uint32_t max_depth,
                        uint32_t max_threads)
 {
     const profkit_error *e = ctx->err;
@@ -117,18 +117,18 @@ static int limit_error(profkit_profile *p, profkit_read_ctx *ctx, int rc, uint32
     uint32_t line = rc ? e->line : 0, column = e->column;
     if (p->limit_hit == PROFKIT_LIMIT_DEPTH) {
         if (line)
-            return profkit_read_fail_pos(ctx, PROFKIT_EUNSUPPORTED, line, column,
+            return pk_read_fail_pos(ctx, PROFKIT_EUNSUPPORTED, line, column,
                                          "a stack deeper than the limit of %u frames "
                                          "(--max-depth raises it)", max_depth);
-        return profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, offset,
+        return pk_read_fail(ctx, PROFKIT_EUNSUPPORTED, offset,
                                  "a stack deeper than the limit of %u frames "
                                  "(--max-depth raises it)", max_depth);
     }
     if (line)
-        return profkit_read_fail_pos(ctx, PROFKIT_EUNSUPPORTED, line, column,
+        return pk_read_fail_pos(ctx, PROFKIT_EUNSUPPORTED, line, column,
                                      "more than the limit of %u threads (--max-threads raises it)",
                                      max_threads);
-    return profkit_read_fail(ctx, PROFKIT_EUNSUPPORTED, offset,
+    return pk_read_fail(ctx, PROFKIT_EUNSUPPORTED, offset,
                              "more than the limit of %u threads (--max-threads raises it)",
                              max_threads);
 }
@@ -137,13 +137,13 @@ static int limit_error(profkit_profile *p, profkit_read_ctx *ctx, int rc, uint32
  * reader then reads what was decoded before the cut as a cut file. */
 static int on_cut(void *payload, const char *comp, uint64_t raw, uint64_t decoded)
 {
-    return profkit_read_warn((profkit_read_ctx *)payload, PROFKIT_ETRUNCATED, (int64_t)raw,
+    return pk_read_warn((pk_read_ctx *)payload, PROFKIT_ETRUNCATED, (int64_t)raw,
                              "%s stream ends before its end marker (truncated file); the %llu "
                              "bytes it decoded to before the cut are read",
                              comp, (unsigned long long)decoded);
 }
 
-static int read_source(profkit_profile **out, profkit_source *src,
+static int read_source(profkit_profile **out, pk_source *src,
                        const profkit_read_options *opts, profkit_error *err)
 {
     static const profkit_read_options defaults;
@@ -153,52 +153,52 @@ static int read_source(profkit_profile **out, profkit_source *src,
     if (!opts)
         opts = &defaults;
     *out = NULL;
-    profkit_source_set_max_ratio(src, opts->max_inflate);
-    const char *name = profkit_source_name(src);
-    profkit_read_ctx ctx = { name, src, opts, err, 0 };
-    profkit_source_set_on_cut(src, on_cut, &ctx);
-    const profkit_format *fmt = NULL;
+    pk_source_set_max_ratio(src, opts->max_inflate);
+    const char *name = pk_source_name(src);
+    pk_read_ctx ctx = { name, src, opts, err, 0 };
+    pk_source_set_on_cut(src, on_cut, &ctx);
+    const pk_format *fmt = NULL;
     char list[256];
     if (opts->format) {
-        fmt = profkit_format_lookup(opts->format);
+        fmt = pk_format_lookup(opts->format);
         if (!fmt || !fmt->read) {
             list_formats(list, sizeof(list), 0);
-            return profkit_error_set(err, PROFKIT_EINVAL, name, -1,
+            return pk_error_set(err, PROFKIT_EINVAL, name, -1,
                                      "unknown input format '%s' (readable formats: %s)",
                                      opts->format, list);
         }
     } else {
         const uint8_t *head;
         size_t n;
-        int rc = profkit_source_peek(src, &head, &n, err);
+        int rc = pk_source_peek(src, &head, &n, err);
         if (rc)
             return rc;
         if (n == 0)
-            return profkit_error_set(err, PROFKIT_EFORMAT, name, 0, "empty input");
-        fmt = profkit_format_detect(head, n, n < 64 * 1024);
+            return pk_error_set(err, PROFKIT_EFORMAT, name, 0, "empty input");
+        fmt = pk_format_detect(head, n, n < 64 * 1024);
         if (!fmt) {
             list_formats(list, sizeof(list), 0);
-            return profkit_error_set(err, PROFKIT_EFORMAT, name, 0,
+            return pk_error_set(err, PROFKIT_EFORMAT, name, 0,
                                      "unrecognized profile format (tried: %s); use --format to name it",
                                      list);
         }
     }
     profkit_profile *p = profkit_profile_new();
     if (!p)
-        return profkit_error_set(err, PROFKIT_ENOMEM, name, -1, "out of memory");
-    profkit_profile_set_format(p, fmt->info.name);
+        return pk_error_set(err, PROFKIT_ENOMEM, name, -1, "out of memory");
+    pk_profile_set_format(p, fmt->info.name);
     if (opts->on_progress)
-        profkit_source_set_progress(src, opts->on_progress, opts->payload);
+        pk_source_set_progress(src, opts->on_progress, opts->payload);
     uint32_t max_depth = opts->max_depth ? opts->max_depth : LIMIT_DEPTH;
     uint32_t max_threads = opts->max_threads ? opts->max_threads : LIMIT_THREADS;
-    int rc = profkit_profile_limit(p, max_depth, max_threads);
+    int rc = pk_profile_limit(p, max_depth, max_threads);
     if (rc == 0) {
         rc = fmt->read(p, &ctx);
         if (p->limit_hit)
             rc = limit_error(p, &ctx, rc, max_depth, max_threads);
-        profkit_profile_limit(p, 0, 0);
+        pk_profile_limit(p, 0, 0);
     } else {
-        rc = profkit_error_set(err, rc, name, -1, "out of memory");
+        rc = pk_error_set(err, rc, name, -1, "out of memory");
     }
     if (rc) {
         profkit_profile_free(p);
@@ -211,13 +211,13 @@ static int read_source(profkit_profile **out, profkit_source *src,
 int profkit_profile_read_file(profkit_profile **out, const char *path,
                               const profkit_read_options *opts, profkit_error *err)
 {
-    profkit_source *src;
+    pk_source *src;
     *out = NULL;
-    int rc = profkit_source_open_file(&src, path, err);
+    int rc = pk_source_open_file(&src, path, err);
     if (rc)
         return rc;
     rc = read_source(out, src, opts, err);
-    profkit_source_close(src);
+    pk_source_close(src);
     return rc;
 }
 
@@ -225,13 +225,13 @@ int profkit_profile_read_memory(profkit_profile **out, const void *data, size_t 
                                 const char *name, const profkit_read_options *opts,
                                 profkit_error *err)
 {
-    profkit_source *src;
+    pk_source *src;
     *out = NULL;
-    int rc = profkit_source_open_memory(&src, data, size, name, err);
+    int rc = pk_source_open_memory(&src, data, size, name, err);
     if (rc)
         return rc;
     rc = read_source(out, src, opts, err);
-    profkit_source_close(src);
+    pk_source_close(src);
     return rc;
 }
 
@@ -250,21 +250,21 @@ int profkit_profile_write_file(const profkit_profile *p, const char *path,
     char list[256];
     if (!name) {
         list_formats(list, sizeof(list), 1);
-        return profkit_error_set(err, PROFKIT_EINVAL, path, -1,
+        return pk_error_set(err, PROFKIT_EINVAL, path, -1,
                                  "cannot tell the output format from the file name; use --to (one of: %s)",
                                  list);
     }
-    const profkit_format *fmt = profkit_format_lookup(name);
+    const pk_format *fmt = pk_format_lookup(name);
     if (!fmt || !fmt->write) {
         list_formats(list, sizeof(list), 1);
-        return profkit_error_set(err, PROFKIT_EINVAL, path, -1,
+        return pk_error_set(err, PROFKIT_EINVAL, path, -1,
                                  "cannot write format '%s' (writable formats: %s)", name, list);
     }
-    profkit_sink *sink;
-    int rc = profkit_sink_open(&sink, path, profkit_sink_compression(path), err);
+    pk_sink *sink;
+    int rc = pk_sink_open(&sink, path, pk_sink_compression(path), err);
     if (rc)
         return rc;
     rc = fmt->write(p, sink, opts, err);
-    int rc2 = profkit_sink_close(sink, rc == 0, rc == 0 ? err : NULL);
+    int rc2 = pk_sink_close(sink, rc == 0, rc == 0 ? err : NULL);
     return rc ? rc : rc2;
 }

@@ -9,7 +9,7 @@
 #include "formats/registry/format.h"
 
 /* Writes p as speedscope JSON. Returns 0 or a code with err filled. */
-int pk_speedscope_write(const profkit_profile *p, profkit_sink *k, const profkit_write_options *o,
+int pk_speedscope_write(const profkit_profile *p, pk_sink *k, const profkit_write_options *o,
                         profkit_error *err);
 
 #endif

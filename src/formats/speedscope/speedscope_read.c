@@ -59,7 +59,7 @@ typedef struct sprofile {
 
 typedef struct reader {
     profkit_profile *p;
-    profkit_read_ctx *ctx;
+    pk_read_ctx *ctx;
     int state, key;
     sframe *frames;
     size_t n_frames, cap_frames;
@@ -154,7 +154,7 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
         WANT(ev->type == PK_JSON_MAP_START, "shared.frames[%zu]: expected an object, found %s",
              r->n_frames, pk_json_type_name(ev->type));
         if (r->n_frames >= UINT32_MAX - 1 ||
-            profkit_grow((void **)&r->frames, &r->cap_frames, r->n_frames + 1, sizeof(sframe)))
+            pk_grow((void **)&r->frames, &r->cap_frames, r->n_frames + 1, sizeof(sframe)))
             return OOM();
         r->frames[r->n_frames] = (sframe){ PROFKIT_NONE, 0, 0, 0, PROFKIT_NONE };
         r->n_frames++;
@@ -208,7 +208,7 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
         WANT(ev->type == PK_JSON_MAP_START, "profiles[%zu]: expected an object, found %s", r->n_profs,
              pk_json_type_name(ev->type));
         if (r->n_profs >= UINT32_MAX - 1 ||
-            profkit_grow((void **)&r->profs, &r->cap_profs, r->n_profs + 1, sizeof(sprofile)))
+            pk_grow((void **)&r->profs, &r->cap_profs, r->n_profs + 1, sizeof(sprofile)))
             return OOM();
         pr = &r->profs[r->n_profs++];
         memset(pr, 0, sizeof *pr);
@@ -284,7 +284,7 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
         }
         WANT(ev->type == PK_JSON_ARRAY_START, "profiles[%zu].samples[%zu]: expected an array of frame indexes, found %s",
              pi, pr->n_offs ? pr->n_offs - 1 : 0, pk_json_type_name(ev->type));
-        if (profkit_grow((void **)&pr->offs, &pr->cap_offs, (pr->n_offs + 1) + 1, sizeof(size_t)))
+        if (pk_grow((void **)&pr->offs, &pr->cap_offs, (pr->n_offs + 1) + 1, sizeof(size_t)))
             return OOM();
         if (pr->n_offs == 0)
             pr->offs[pr->n_offs++] = r->n_idx;
@@ -299,7 +299,7 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
         WANT(pk_json_as_int(ev, &v) && v >= 0, "profiles[%zu].samples[%zu]: expected a frame index, found %s",
              pi, pr->n_offs - 2,
              ev->type == PK_JSON_NUMBER ? "a fraction, negative or huge number" : pk_json_type_name(ev->type));
-        if (profkit_grow((void **)&r->idx, &r->cap_idx, r->n_idx + 1, sizeof(int64_t)))
+        if (pk_grow((void **)&r->idx, &r->cap_idx, r->n_idx + 1, sizeof(int64_t)))
             return OOM();
         r->idx[r->n_idx++] = v;
         pr->offs[pr->n_offs - 1] = r->n_idx;
@@ -311,7 +311,7 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
         }
         WANT(finite_number(ev, &d) && d >= 0, "profiles[%zu].weights[%zu]: expected a number 0 or more, found %s",
              pi, pr->n_weights, ev->type == PK_JSON_NUMBER ? "a negative or huge number" : pk_json_type_name(ev->type));
-        if (profkit_grow((void **)&pr->weights, &pr->cap_weights, (pr->n_weights) + 1, sizeof(double)))
+        if (pk_grow((void **)&pr->weights, &pr->cap_weights, (pr->n_weights) + 1, sizeof(double)))
             return OOM();
         pr->weights[pr->n_weights++] = d;
         return 0;
@@ -322,7 +322,7 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
         }
         WANT(ev->type == PK_JSON_MAP_START, "profiles[%zu].events[%zu]: expected an object, found %s", pi,
              pr->n_events, pk_json_type_name(ev->type));
-        if (profkit_grow((void **)&pr->events, &pr->cap_events, (pr->n_events) + 1, sizeof(sevent)))
+        if (pk_grow((void **)&pr->events, &pr->cap_events, (pr->n_events) + 1, sizeof(sevent)))
             return OOM();
         pr->events[pr->n_events] = (sevent){ NAN, -1, -1, 0, 0 };
         pk_json_where(j, &pr->events[pr->n_events].line, &pr->events[pr->n_events].column);
@@ -373,11 +373,11 @@ static uint32_t model_frame(reader *r, int64_t i)
     if (f->model != PROFKIT_NONE)
         return f->model;
     profkit_function fn = { f->name, 0, f->file, 0, (uint32_t)f->line };
-    uint32_t id = profkit_function_add(r->p, &fn);
+    uint32_t id = pk_function_add(r->p, &fn);
     if (id == PROFKIT_NONE)
         return PROFKIT_NONE;
     profkit_frame fr = { 0, id, (uint32_t)f->line, (uint32_t)f->col, PROFKIT_NONE, 0, 0 };
-    f->model = profkit_frame_add(r->p, &fr);
+    f->model = pk_frame_add(r->p, &fr);
     return f->model;
 }
 
@@ -396,15 +396,15 @@ static int add_row(reader *r, uint32_t stack, uint32_t thread, int64_t w, uint32
     vals[vcol] = w;
     if (scol != PROFKIT_NONE)
         vals[scol] = 1;
-    return profkit_sample_add(r->p, stack, thread, vals);
+    return pk_sample_add(r->p, stack, thread, vals);
 }
 
 static int build(reader *r)
 {
     profkit_profile *p = r->p;
-    profkit_read_ctx *ctx = r->ctx;
+    pk_read_ctx *ctx = r->ctx;
     if (!r->have_profiles || !r->have_shared)
-        return profkit_read_fail(ctx, PROFKIT_EFORMAT, -1,
+        return pk_read_fail(ctx, PROFKIT_EFORMAT, -1,
                                  "expected the keys \"shared\" (with \"frames\") and \"profiles\" of a speedscope file");
     /* the unit of each class: a time class of one unit with whole weights
      * keeps it, else nanoseconds; fractional bytes or counts are rounded */
@@ -433,17 +433,17 @@ static int build(reader *r)
     for (int c = 0; c < 3; c++)
         if (used[c]) {
             const char *unit = c == 0 ? unit_names[time_target] : c == 1 ? "bytes" : "count";
-            if ((col[c] = profkit_value_type_add(p, class_names[c], unit)) == PROFKIT_NONE)
-                return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+            if ((col[c] = pk_value_type_add(p, class_names[c], unit)) == PROFKIT_NONE)
+                return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
         }
-    if (any_sampled && (scol = profkit_value_type_add(p, "samples", "count")) == PROFKIT_NONE)
-        return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+    if (any_sampled && (scol = pk_value_type_add(p, "samples", "count")) == PROFKIT_NONE)
+        return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
     if (p->n_value_types > 3)
-        return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
     if (r->n_profs)
         p->default_value = col[unit_class(r->profs[0].unit)];
     if ((fractional[1] || fractional[2]) &&
-        profkit_read_warn(ctx, PROFKIT_ECORRUPT, -1,
+        pk_read_warn(ctx, PROFKIT_ECORRUPT, -1,
                           "fractional weights in a profile of unit %s: rounded to whole numbers",
                           fractional[1] ? "bytes" : "none") != 0)
         return PROFKIT_ECORRUPT;
@@ -454,28 +454,28 @@ static int build(reader *r)
         double scale = c == 0 ? unit_ns[pr->unit] / unit_ns[time_target] : 1;
         char name[32];
         snprintf(name, sizeof name, "profile %zu", i);
-        uint32_t th = profkit_thread_add(p, pr->name ? profkit_str(p, pr->name) : name, "", -1, -1);
+        uint32_t th = pk_thread_add(p, pr->name ? pk_str(p, pr->name) : name, "", -1, -1);
         if (th == PROFKIT_NONE)
-            return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+            return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
         if (!pr->evented) {
             size_t ns = pr->n_offs ? pr->n_offs - 1 : 0;
             if (ns != pr->n_weights)
-                return profkit_read_fail_pos(ctx, PROFKIT_ECORRUPT, pr->line, pr->column,
+                return pk_read_fail_pos(ctx, PROFKIT_ECORRUPT, pr->line, pr->column,
                                              "profiles[%zu]: expected one weight per sample (%zu), found %zu",
                                              i, ns, pr->n_weights);
             for (size_t s = 0; s < ns; s++) {
                 uint32_t stack = 0;
                 for (size_t k = pr->offs[s]; k < pr->offs[s + 1]; k++) {
                     if ((uint64_t)r->idx[k] >= r->n_frames)
-                        return profkit_read_fail_pos(ctx, PROFKIT_ECORRUPT, pr->samples_line, pr->samples_column,
+                        return pk_read_fail_pos(ctx, PROFKIT_ECORRUPT, pr->samples_line, pr->samples_column,
                                                      "profiles[%zu].samples[%zu]: frame index %lld out of range (shared.frames has %zu)",
                                                      i, s, (long long)r->idx[k], r->n_frames);
                     uint32_t f = model_frame(r, r->idx[k]);
-                    if (f == PROFKIT_NONE || (stack = profkit_stack_intern(p, stack, f)) == PROFKIT_NONE)
-                        return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+                    if (f == PROFKIT_NONE || (stack = pk_stack_intern(p, stack, f)) == PROFKIT_NONE)
+                        return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
                 }
                 if (add_row(r, stack, th, to_int(pr->weights[s] * scale), col[c], scol))
-                    return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+                    return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
             }
             continue;
         }
@@ -489,31 +489,31 @@ static int build(reader *r)
                 if (e == pr->n_events)
                     at = last; /* an endValue before the last event ends nothing */
                 else
-                    return profkit_read_fail_pos(ctx, PROFKIT_ECORRUPT, pr->events[e].line, pr->events[e].column,
+                    return pk_read_fail_pos(ctx, PROFKIT_ECORRUPT, pr->events[e].line, pr->events[e].column,
                                                  "profiles[%zu].events[%zu].at: expected %g or later (events in time order), found %g",
                                                  i, e, last, at);
             }
             if (depth > 0 && at > last &&
                 add_row(r, stack, th, to_int((at - last) * scale), col[c], PROFKIT_NONE))
-                return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+                return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
             last = at;
             if (e == pr->n_events)
                 break;
             const sevent *ev = &pr->events[e];
             if ((uint64_t)ev->frame >= r->n_frames)
-                return profkit_read_fail_pos(ctx, PROFKIT_ECORRUPT, ev->line, ev->column,
+                return pk_read_fail_pos(ctx, PROFKIT_ECORRUPT, ev->line, ev->column,
                                              "profiles[%zu].events[%zu].frame: frame index %lld out of range (shared.frames has %zu)",
                                              i, e, (long long)ev->frame, r->n_frames);
             uint32_t f = model_frame(r, ev->frame);
             if (f == PROFKIT_NONE)
-                return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+                return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
             if (ev->open) {
-                if ((stack = profkit_stack_intern(p, stack, f)) == PROFKIT_NONE)
-                    return profkit_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+                if ((stack = pk_stack_intern(p, stack, f)) == PROFKIT_NONE)
+                    return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
                 depth++;
             } else {
                 if (depth == 0 || p->stacks[stack].frame != f)
-                    return profkit_read_fail_pos(ctx, PROFKIT_ECORRUPT, ev->line, ev->column,
+                    return pk_read_fail_pos(ctx, PROFKIT_ECORRUPT, ev->line, ev->column,
                                                  "profiles[%zu].events[%zu]: closes frame %lld, which is not the innermost open frame",
                                                  i, e, (long long)ev->frame);
                 stack = p->stacks[stack].parent;
@@ -521,7 +521,7 @@ static int build(reader *r)
             }
         }
         if (depth > 0 &&
-            profkit_read_warn_pos(ctx, PROFKIT_ECORRUPT, pr->line, pr->column,
+            pk_read_warn_pos(ctx, PROFKIT_ECORRUPT, pr->line, pr->column,
                                   "profiles[%zu]: %zu frame%s still open after the last event; closed at endValue",
                                   i, depth, depth == 1 ? "" : "s") != 0)
             return PROFKIT_ECORRUPT;
@@ -529,7 +529,7 @@ static int build(reader *r)
     return 0;
 }
 
-static int speedscope_read(profkit_profile *p, profkit_read_ctx *ctx)
+static int speedscope_read(profkit_profile *p, pk_read_ctx *ctx)
 {
     reader r;
     memset(&r, 0, sizeof r);
@@ -550,7 +550,7 @@ static int speedscope_read(profkit_profile *p, profkit_read_ctx *ctx)
             r.have_profiles = 1;
             rc = build(&r);
             if (!rc)
-                rc = profkit_read_warn_pos(ctx, PROFKIT_ETRUNCATED, cut.line, cut.column,
+                rc = pk_read_warn_pos(ctx, PROFKIT_ETRUNCATED, cut.line, cut.column,
                                            "%s; kept the %zu complete profile%s before the cut",
                                            cut.message, complete, complete == 1 ? "" : "s");
         }
@@ -595,7 +595,7 @@ static int speedscope_sniff(const uint8_t *d, size_t n, int complete)
                : 0;
 }
 
-const profkit_format profkit_format_speedscope = {
+const pk_format pk_format_speedscope = {
     { "speedscope", "speedscope.app JSON", ".speedscope.json", 1, 1 },
     speedscope_sniff,
     speedscope_read,

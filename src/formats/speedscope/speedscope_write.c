@@ -52,7 +52,7 @@ static int frame_index(const profkit_profile *p, uint32_t **idx_out, uint32_t **
     size_t n = 0;
     for (size_t i = 0; i < p->n_frames; i++) {
         uint32_t f = p->frames[i].function;
-        if (profkit_str(p, p->functions[f].name)[0]) {
+        if (pk_str(p, p->functions[f].name)[0]) {
             if (fmap[f] == PROFKIT_NONE) {
                 fmap[f] = (uint32_t)n;
                 rep[n++] = (uint32_t)i;
@@ -70,38 +70,38 @@ static int frame_index(const profkit_profile *p, uint32_t **idx_out, uint32_t **
     return 0;
 }
 
-static void write_frames(const profkit_profile *p, profkit_sink *k, const uint32_t *rep, size_t n)
+static void write_frames(const profkit_profile *p, pk_sink *k, const uint32_t *rep, size_t n)
 {
-    profkit_sink_puts(k, "\"shared\":{\"frames\":[");
+    pk_sink_puts(k, "\"shared\":{\"frames\":[");
     for (size_t e = 0; e < n; e++) {
         const profkit_function *fn = &p->functions[p->frames[rep[e]].function];
         if (e)
-            profkit_sink_write(k, ",", 1);
-        profkit_sink_puts(k, "{\"name\":");
-        const char *name = profkit_str(p, fn->name);
+            pk_sink_write(k, ",", 1);
+        pk_sink_puts(k, "{\"name\":");
+        const char *name = pk_str(p, fn->name);
         if (name[0]) {
-            profkit_json_string(k, name, profkit_strtab_len(&p->strings, fn->name));
+            pk_json_string(k, name, pk_strtab_len(&p->strings, fn->name));
         } else {
             char buf[64];
             profkit_frame_label(p, rep[e], 0, buf, sizeof(buf));
-            profkit_json_cstr(k, buf);
+            pk_json_cstr(k, buf);
         }
         if (fn->file) {
-            profkit_sink_puts(k, ",\"file\":");
-            profkit_json_string(k, profkit_str(p, fn->file), profkit_strtab_len(&p->strings, fn->file));
+            pk_sink_puts(k, ",\"file\":");
+            pk_json_string(k, pk_str(p, fn->file), pk_strtab_len(&p->strings, fn->file));
         }
         if (fn->start_line)
-            profkit_sink_printf(k, ",\"line\":%u", fn->start_line);
-        profkit_sink_write(k, "}", 1);
+            pk_sink_printf(k, ",\"line\":%u", fn->start_line);
+        pk_sink_write(k, "}", 1);
     }
-    profkit_sink_puts(k, "]},");
+    pk_sink_puts(k, "]},");
 }
 
 /* Writes the frames of stack s root first; path is scratch of depth+1. */
-static int write_stack(const profkit_profile *p, profkit_sink *k, uint32_t s, const uint32_t *idx,
+static int write_stack(const profkit_profile *p, pk_sink *k, uint32_t s, const uint32_t *idx,
                        uint32_t **path, size_t *cap)
 {
-    size_t d = profkit_stack_depth(p, s);
+    size_t d = pk_stack_depth(p, s);
     if (d > *cap) {
         uint32_t *np = realloc(*path, d * sizeof(uint32_t));
         if (!np)
@@ -111,24 +111,24 @@ static int write_stack(const profkit_profile *p, profkit_sink *k, uint32_t s, co
     }
     for (size_t i = d; i-- > 0; s = p->stacks[s].parent)
         (*path)[i] = idx[p->stacks[s].frame];
-    profkit_sink_write(k, "[", 1);
+    pk_sink_write(k, "[", 1);
     for (size_t i = 0; i < d; i++)
-        profkit_sink_printf(k, i ? ",%u" : "%u", (*path)[i]);
-    profkit_sink_write(k, "]", 1);
+        pk_sink_printf(k, i ? ",%u" : "%u", (*path)[i]);
+    pk_sink_write(k, "]", 1);
     return 0;
 }
 
-int pk_speedscope_write(const profkit_profile *p, profkit_sink *k, const profkit_write_options *o,
+int pk_speedscope_write(const profkit_profile *p, pk_sink *k, const profkit_write_options *o,
                         profkit_error *err)
 {
     int ok;
-    uint32_t v = profkit_select_value(p, o->value, err);
+    uint32_t v = pk_select_value(p, o->value, err);
     if (v == PROFKIT_NONE && (p->n_value_types || o->value))
         return PROFKIT_EINVAL;
-    uint32_t only = profkit_select_thread(p, o->thread, &ok, err);
+    uint32_t only = pk_select_thread(p, o->thread, &ok, err);
     if (!ok)
         return PROFKIT_EINVAL;
-    const char *unit = v == PROFKIT_NONE ? "none" : speedscope_unit(profkit_str(p, p->value_types[v].unit));
+    const char *unit = v == PROFKIT_NONE ? "none" : speedscope_unit(pk_str(p, p->value_types[v].unit));
     uint32_t *path = NULL;
     size_t cap = 0;
     int rc = 0;
@@ -136,10 +136,10 @@ int pk_speedscope_write(const profkit_profile *p, profkit_sink *k, const profkit
     uint32_t *idx, *rep;
     size_t n_entries;
     if (frame_index(p, &idx, &rep, &n_entries))
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory writing speedscope");
-    profkit_sink_puts(k, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",");
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory writing speedscope");
+    pk_sink_puts(k, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",");
     write_frames(p, k, rep, n_entries);
-    profkit_sink_puts(k, "\"profiles\":[");
+    pk_sink_puts(k, "\"profiles\":[");
     int first_profile = 1;
     for (size_t t = 0; t < p->n_threads && v != PROFKIT_NONE && rc == 0; t++) {
         if (only != PROFKIT_NONE && t != only)
@@ -150,41 +150,41 @@ int pk_speedscope_write(const profkit_profile *p, profkit_sink *k, const profkit
             if (p->sample_thread[r] == t)
                 total += p->sample_values[r * nv + v];
         if (!first_profile)
-            profkit_sink_write(k, ",", 1);
+            pk_sink_write(k, ",", 1);
         first_profile = 0;
-        profkit_sink_puts(k, "{\"type\":\"sampled\",\"name\":");
-        profkit_json_cstr(k, profkit_str(p, p->threads[t].name));
-        profkit_sink_printf(k, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":", unit);
-        profkit_json_int(k, total);
-        profkit_sink_puts(k, ",\"samples\":[");
+        pk_sink_puts(k, "{\"type\":\"sampled\",\"name\":");
+        pk_json_cstr(k, pk_str(p, p->threads[t].name));
+        pk_sink_printf(k, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":", unit);
+        pk_json_int(k, total);
+        pk_sink_puts(k, ",\"samples\":[");
         int first = 1;
         for (size_t r = 0; r < p->n_samples && rc == 0; r++) {
             if (p->sample_thread[r] != t || p->sample_values[r * nv + v] == 0)
                 continue;
             if (!first)
-                profkit_sink_write(k, ",", 1);
+                pk_sink_write(k, ",", 1);
             first = 0;
             rc = write_stack(p, k, p->sample_stack[r], idx, &path, &cap);
         }
-        profkit_sink_puts(k, "],\"weights\":[");
+        pk_sink_puts(k, "],\"weights\":[");
         first = 1;
         for (size_t r = 0; r < p->n_samples; r++) {
             if (p->sample_thread[r] != t || p->sample_values[r * nv + v] == 0)
                 continue;
             if (!first)
-                profkit_sink_write(k, ",", 1);
+                pk_sink_write(k, ",", 1);
             first = 0;
-            profkit_json_int(k, p->sample_values[r * nv + v]);
+            pk_json_int(k, p->sample_values[r * nv + v]);
         }
-        profkit_sink_puts(k, "]}");
+        pk_sink_puts(k, "]}");
     }
-    profkit_sink_puts(k, "],\"name\":");
-    profkit_json_cstr(k, p->format[0] ? p->format : "profile");
-    profkit_sink_puts(k, ",\"activeProfileIndex\":0,\"exporter\":\"profkit " PROFKIT_VERSION_STRING "\"}\n");
+    pk_sink_puts(k, "],\"name\":");
+    pk_json_cstr(k, p->format[0] ? p->format : "profile");
+    pk_sink_puts(k, ",\"activeProfileIndex\":0,\"exporter\":\"profkit " PROFKIT_VERSION_STRING "\"}\n");
     free(path);
     free(idx);
     free(rep);
     if (rc)
-        return profkit_error_set(err, rc, NULL, -1, "out of memory writing speedscope");
+        return pk_error_set(err, rc, NULL, -1, "out of memory writing speedscope");
     return 0;
 }

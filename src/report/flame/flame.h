@@ -44,7 +44,7 @@ typedef struct flame_data {
     const profkit_profile *p;    /* NEW */
     const profkit_profile *base; /* BASE, or NULL */
     uint32_t value;              /* the value type shown first */
-    profkit_strtab strings;      /* names made here (addresses) or matched by (diff) */
+    pk_strtab strings;      /* names made here (addresses) or matched by (diff) */
     flame_func *funcs;
     size_t n_funcs;
     flame_scope *scopes;
@@ -54,11 +54,11 @@ typedef struct flame_data {
 /*
  * Builds the trees for p (and o->base) as o says; o must be complete (no
  * NULL). With one_tree only the first (all threads, or o->thread) is built. Returns 0, PROFKIT_EINVAL (unknown value type or thread) or
- * PROFKIT_ENOMEM, with err filled; flame_data_free releases d either way.
+ * PROFKIT_ENOMEM, with err filled; pk_flame_data_free releases d either way.
  */
-int flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_options *o,
+int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_options *o,
                 int one_tree, profkit_error *err);
-void flame_data_free(flame_data *d);
+void pk_flame_data_free(flame_data *d);
 
 /* ---- a growable output buffer (the page is rendered into memory) ---- */
 
@@ -68,36 +68,36 @@ typedef struct flame_buf {
     int oom; /* sticky: a growth failed */
 } flame_buf;
 
-void flame_put(flame_buf *b, const void *s, size_t n);
-static inline void flame_puts(flame_buf *b, const char *s) { flame_put(b, s, strlen(s)); }
-void flame_printf(flame_buf *b, const char *fmt, ...) PK_PRINTF(2, 3);
-void flame_put_i64(flame_buf *b, int64_t v);
+void pk_flame_put(flame_buf *b, const void *s, size_t n);
+static inline void flame_puts(flame_buf *b, const char *s) { pk_flame_put(b, s, strlen(s)); }
+void pk_flame_printf(flame_buf *b, const char *fmt, ...) PK_PRINTF(2, 3);
+void pk_flame_put_i64(flame_buf *b, int64_t v);
 /*
  * s[0..len) as a JSON string literal that is also safe inside an HTML
  * <script> element: '<' is written \u003c (so no "</script>" or "<!--"),
  * invalid UTF-8 becomes U+FFFD.
  */
-void flame_put_json_string(flame_buf *b, const char *s, size_t len);
+void pk_flame_put_json_string(flame_buf *b, const char *s, size_t len);
 /* s[0..len) as XML character data or attribute text (&<>"' escaped,
  * invalid UTF-8 and control characters replaced). */
-void flame_put_xml(flame_buf *b, const char *s, size_t len);
+void pk_flame_put_xml(flame_buf *b, const char *s, size_t len);
 /*
  * Hands the buffer to the caller (NUL-terminated) or writes it to path
  * through an atomic sink, then frees it. Returns 0, PROFKIT_ENOMEM or
  * PROFKIT_EIO.
  */
-int flame_buf_finish(flame_buf *b, char **out, size_t *len, profkit_error *err);
-int flame_buf_write(flame_buf *b, const char *path, profkit_error *err);
+int pk_flame_buf_finish(flame_buf *b, char **out, size_t *len, profkit_error *err);
+int pk_flame_buf_write(flame_buf *b, const char *path, profkit_error *err);
 /* Ends a render whose result was rc: on failure frees b and returns rc;
  * else hands b over as *out (path NULL) or writes it to path. */
-int flame_buf_deliver(flame_buf *b, int rc, const char *path, char **out, size_t *len,
+int pk_flame_buf_deliver(flame_buf *b, int rc, const char *path, char **out, size_t *len,
                       profkit_error *err);
 
 /* The page template, split at the data marker, with CSS and JS already in
  * (generated at build time from src/report/flame/page/ by cmake/embed_page.cmake). */
-extern const unsigned char profkit_flame_page_head[];
-extern const size_t profkit_flame_page_head_len;
-extern const unsigned char profkit_flame_page_tail[];
-extern const size_t profkit_flame_page_tail_len;
+extern const unsigned char pk_flame_page_head[];
+extern const size_t pk_flame_page_head_len;
+extern const unsigned char pk_flame_page_tail[];
+extern const size_t pk_flame_page_tail_len;
 
 #endif

@@ -10,12 +10,12 @@
 #include "io/io.h"
 #include "io/json_out.h"
 
-void flame_put(flame_buf *b, const void *s, size_t n)
+void pk_flame_put(flame_buf *b, const void *s, size_t n)
 {
     if (b->oom || n == 0)
         return;
     if (b->cap - b->n <= n) {
-        if (profkit_grow((void **)&b->p, &b->cap, b->n + n + 1, 1) != 0) {
+        if (pk_grow((void **)&b->p, &b->cap, b->n + n + 1, 1) != 0) {
             b->oom = 1;
             return;
         }
@@ -24,24 +24,24 @@ void flame_put(flame_buf *b, const void *s, size_t n)
     b->n += n;
 }
 
-void flame_printf(flame_buf *b, const char *fmt, ...)
+void pk_flame_printf(flame_buf *b, const char *fmt, ...)
 {
     char small[256];
     size_t n;
     va_list ap;
     va_start(ap, fmt);
-    char *t = profkit_vformat(small, sizeof(small), &n, fmt, ap);
+    char *t = pk_vformat(small, sizeof(small), &n, fmt, ap);
     va_end(ap);
     if (!t) {
         b->oom = 1;
         return;
     }
-    flame_put(b, t, n);
+    pk_flame_put(b, t, n);
     if (t != small)
         free(t);
 }
 
-void flame_put_i64(flame_buf *b, int64_t v)
+void pk_flame_put_i64(flame_buf *b, int64_t v)
 {
     char buf[24], *e = buf + sizeof(buf), *q = e;
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
@@ -51,15 +51,15 @@ void flame_put_i64(flame_buf *b, int64_t v)
     } while (u);
     if (v < 0)
         *--q = '-';
-    flame_put(b, q, (size_t)(e - q));
+    pk_flame_put(b, q, (size_t)(e - q));
 }
 
-void flame_put_json_string(flame_buf *b, const char *str, size_t len)
+void pk_flame_put_json_string(flame_buf *b, const char *str, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
     const uint8_t *s = (const uint8_t *)str;
     size_t i = 0, run = 0;
-    flame_put(b, "\"", 1);
+    pk_flame_put(b, "\"", 1);
     while (i < len) {
         uint8_t c = s[i];
         char esc[8];
@@ -76,7 +76,7 @@ void flame_put_json_string(flame_buf *b, const char *str, size_t len)
             esc[5] = hex[c & 15];
             elen = 6;
         } else if (c >= 0x80) {
-            step = profkit_utf8_len(s + i, len - i);
+            step = pk_utf8_len(s + i, len - i);
             if (step == 0) {
                 memcpy(esc, "\xef\xbf\xbd", 3); /* U+FFFD */
                 elen = 3;
@@ -84,19 +84,19 @@ void flame_put_json_string(flame_buf *b, const char *str, size_t len)
             }
         }
         if (elen) {
-            flame_put(b, s + i - run, run);
+            pk_flame_put(b, s + i - run, run);
             run = 0;
-            flame_put(b, esc, elen);
+            pk_flame_put(b, esc, elen);
         } else {
             run += step;
         }
         i += step;
     }
-    flame_put(b, s + len - run, run);
-    flame_put(b, "\"", 1);
+    pk_flame_put(b, s + len - run, run);
+    pk_flame_put(b, "\"", 1);
 }
 
-void flame_put_xml(flame_buf *b, const char *str, size_t len)
+void pk_flame_put_xml(flame_buf *b, const char *str, size_t len)
 {
     const uint8_t *s = (const uint8_t *)str;
     size_t i = 0, run = 0;
@@ -117,14 +117,14 @@ void flame_put_xml(flame_buf *b, const char *str, size_t len)
         else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
             esc = "\xef\xbf\xbd"; /* not allowed in XML 1.0 at all */
         else if (c >= 0x80) {
-            step = profkit_utf8_len(s + i, len - i);
+            step = pk_utf8_len(s + i, len - i);
             if (step == 0) {
                 esc = "\xef\xbf\xbd";
                 step = 1;
             }
         }
         if (esc) {
-            flame_put(b, s + i - run, run);
+            pk_flame_put(b, s + i - run, run);
             run = 0;
             flame_puts(b, esc);
         } else {
@@ -132,19 +132,19 @@ void flame_put_xml(flame_buf *b, const char *str, size_t len)
         }
         i += step;
     }
-    flame_put(b, s + len - run, run);
+    pk_flame_put(b, s + len - run, run);
 }
 
-int flame_buf_finish(flame_buf *b, char **out, size_t *len, profkit_error *err)
+int pk_flame_buf_finish(flame_buf *b, char **out, size_t *len, profkit_error *err)
 {
-    flame_put(b, "", 0);
-    if (!b->oom && profkit_grow((void **)&b->p, &b->cap, b->n + 1, 1) != 0)
+    pk_flame_put(b, "", 0);
+    if (!b->oom && pk_grow((void **)&b->p, &b->cap, b->n + 1, 1) != 0)
         b->oom = 1;
     if (b->oom) {
         free(b->p);
         memset(b, 0, sizeof(*b));
         *out = NULL;
-        return profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory rendering the flame graph");
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory rendering the flame graph");
     }
     b->p[b->n] = '\0';
     *out = b->p;
@@ -154,23 +154,23 @@ int flame_buf_finish(flame_buf *b, char **out, size_t *len, profkit_error *err)
     return 0;
 }
 
-int flame_buf_write(flame_buf *b, const char *path, profkit_error *err)
+int pk_flame_buf_write(flame_buf *b, const char *path, profkit_error *err)
 {
     char *data;
     size_t len = 0;
-    int rc = flame_buf_finish(b, &data, &len, err);
+    int rc = pk_flame_buf_finish(b, &data, &len, err);
     if (rc)
         return rc;
-    profkit_sink *k;
-    if ((rc = profkit_sink_open(&k, path, 0, err)) == 0) {
-        profkit_sink_write(k, data, len);
-        rc = profkit_sink_close(k, 1, err);
+    pk_sink *k;
+    if ((rc = pk_sink_open(&k, path, 0, err)) == 0) {
+        pk_sink_write(k, data, len);
+        rc = pk_sink_close(k, 1, err);
     }
     free(data);
     return rc;
 }
 
-int flame_buf_deliver(flame_buf *b, int rc, const char *path, char **out, size_t *len,
+int pk_flame_buf_deliver(flame_buf *b, int rc, const char *path, char **out, size_t *len,
                       profkit_error *err)
 {
     if (out)
@@ -180,5 +180,5 @@ int flame_buf_deliver(flame_buf *b, int rc, const char *path, char **out, size_t
         memset(b, 0, sizeof(*b));
         return rc;
     }
-    return out ? flame_buf_finish(b, out, len, err) : flame_buf_write(b, path, err);
+    return out ? pk_flame_buf_finish(b, out, len, err) : pk_flame_buf_write(b, path, err);
 }

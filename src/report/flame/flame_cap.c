@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-void flame_tree1_free(tree1 *t)
+void pk_flame_tree1_free(tree1 *t)
 {
     free(t->parent);
     free(t->func);
@@ -37,7 +37,7 @@ static int imp_cmp(const void *ctx, uint32_t a, uint32_t b)
  * scope's total over the value types, never more than the parent's), each
  * one's children that were not taken merge into its "(other)".
  */
-int flame_shrink(flame_scope *s, tree1 *t, size_t nv, size_t cap)
+int pk_flame_shrink(flame_scope *s, tree1 *t, size_t nv, size_t cap)
 {
     size_t n = t->n;
     int rc = PROFKIT_ENOMEM;
@@ -72,9 +72,9 @@ int flame_shrink(flame_scope *s, tree1 *t, size_t nv, size_t cap)
         memcpy(btot, t->bself, nvn * sizeof(int64_t));
     for (size_t v = 0; v < nv; v++)
         for (size_t i = n; i-- > 1;) {
-            profkit_sat_addto(&tot[v * n + (size_t)t->parent[i]], tot[v * n + i]);
+            pk_sat_addto(&tot[v * n + (size_t)t->parent[i]], tot[v * n + i]);
             if (btot)
-                profkit_sat_addto(&btot[v * n + (size_t)t->parent[i]], btot[v * n + i]);
+                pk_sat_addto(&btot[v * n + (size_t)t->parent[i]], btot[v * n + i]);
         }
     imp[0] = INFINITY;
     size_t nc = 0;
@@ -92,7 +92,7 @@ int flame_shrink(flame_scope *s, tree1 *t, size_t nv, size_t cap)
             order[nc++] = (uint32_t)i;
     }
     struct imp_ctx ic = { imp };
-    if (profkit_sort_u32(order, nc, imp_cmp, &ic) != 0)
+    if (pk_sort_u32(order, nc, imp_cmp, &ic) != 0)
         goto done;
     /* Parents sort before their children (importance never grows downwards,
      * ties go to the smaller index), so each node taken has its parent. */
@@ -138,9 +138,9 @@ int flame_shrink(flame_scope *s, tree1 *t, size_t nv, size_t cap)
             uint32_t p = (uint32_t)t->parent[i];
             if (sel[p]) {
                 for (size_t v = 0; v < nv; v++) {
-                    profkit_sat_addto(&s->self[v * m + other[p]], tot[v * n + i]);
+                    pk_sat_addto(&s->self[v * m + other[p]], tot[v * n + i]);
                     if (btot)
-                        profkit_sat_addto(&s->base_self[v * m + other[p]], btot[v * n + i]);
+                        pk_sat_addto(&s->base_self[v * m + other[p]], btot[v * n + i]);
                 }
                 out[i] = other[p];
             } else {
@@ -188,7 +188,7 @@ static int size_cmp(const void *ctx, uint32_t a, uint32_t b)
     return t[a].n < t[b].n ? -1 : t[a].n > t[b].n;
 }
 
-int flame_share_caps(size_t *cap, const tree1 *t, size_t n, int merged, size_t max_nodes)
+int pk_flame_share_caps(size_t *cap, const tree1 *t, size_t n, int merged, size_t max_nodes)
 {
     size_t left = max_nodes, first = 0;
     for (size_t i = 0; i < n; i++)
@@ -218,7 +218,7 @@ int flame_share_caps(size_t *cap, const tree1 *t, size_t n, int merged, size_t m
     for (size_t i = first; i < n; i++)
         order[m++] = (uint32_t)i;
     struct size_ctx sc = { t };
-    if (profkit_sort_u32(order, m, size_cmp, &sc) != 0) {
+    if (pk_sort_u32(order, m, size_cmp, &sc) != 0) {
         free(order);
         return PROFKIT_ENOMEM;
     }

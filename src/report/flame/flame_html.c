@@ -17,7 +17,7 @@ void profkit_flame_options_init(profkit_flame_options *o)
 /* Output ids: the strings and functions the page needs, numbered in the
  * order they are first used; equal strings are one. */
 typedef struct remap {
-    profkit_strtab str;
+    pk_strtab str;
     uint32_t *func, *func_list;
     uint32_t *fname, *ffile, *fmodule; /* per output function */
     size_t n_func;
@@ -27,7 +27,7 @@ static int build_remap(remap *m, const flame_data *d, uint32_t *thread_name, uin
 {
     const profkit_profile *p = d->p;
     size_t nf = d->n_funcs ? d->n_funcs : 1;
-    if (profkit_strtab_init(&m->str) != 0 || !(m->func = malloc(nf * sizeof(uint32_t))) ||
+    if (pk_strtab_init(&m->str) != 0 || !(m->func = malloc(nf * sizeof(uint32_t))) ||
         !(m->func_list = malloc(nf * sizeof(uint32_t))) || !(m->fname = malloc(nf * sizeof(uint32_t))) ||
         !(m->ffile = malloc(nf * sizeof(uint32_t))) || !(m->fmodule = malloc(nf * sizeof(uint32_t))))
         return PROFKIT_ENOMEM;
@@ -38,13 +38,13 @@ static int build_remap(remap *m, const flame_data *d, uint32_t *thread_name, uin
         size_t nlen = strlen(name), plen = 0;
         if (s->thread != PROFKIT_NONE && !s->merged) {
             const profkit_thread *th = &p->threads[s->thread];
-            name = profkit_str(p, th->name);
-            nlen = profkit_strtab_len(&p->strings, th->name);
-            proc = profkit_str(p, th->process_name);
-            plen = profkit_strtab_len(&p->strings, th->process_name);
+            name = pk_str(p, th->name);
+            nlen = pk_strtab_len(&p->strings, th->name);
+            proc = pk_str(p, th->process_name);
+            plen = pk_strtab_len(&p->strings, th->process_name);
         }
-        if ((thread_name[i] = profkit_strtab_intern(&m->str, name, nlen)) == PROFKIT_NONE ||
-            (thread_proc[i] = profkit_strtab_intern(&m->str, proc, plen)) == PROFKIT_NONE)
+        if ((thread_name[i] = pk_strtab_intern(&m->str, name, nlen)) == PROFKIT_NONE ||
+            (thread_proc[i] = pk_strtab_intern(&m->str, proc, plen)) == PROFKIT_NONE)
             return PROFKIT_ENOMEM;
         for (size_t j = 0; j < s->n; j++) {
             int32_t fi = s->func[j];
@@ -54,9 +54,9 @@ static int build_remap(remap *m, const flame_data *d, uint32_t *thread_name, uin
             size_t o = m->n_func++;
             m->func[fi] = (uint32_t)o;
             m->func_list[o] = (uint32_t)fi;
-            if ((m->fname[o] = profkit_strtab_intern(&m->str, f->name, f->name_len)) == PROFKIT_NONE ||
-                (m->ffile[o] = profkit_strtab_intern(&m->str, f->file, f->file_len)) == PROFKIT_NONE ||
-                (m->fmodule[o] = profkit_strtab_intern(&m->str, f->module, f->module_len)) ==
+            if ((m->fname[o] = pk_strtab_intern(&m->str, f->name, f->name_len)) == PROFKIT_NONE ||
+                (m->ffile[o] = pk_strtab_intern(&m->str, f->file, f->file_len)) == PROFKIT_NONE ||
+                (m->fmodule[o] = pk_strtab_intern(&m->str, f->module, f->module_len)) ==
                     PROFKIT_NONE)
                 return PROFKIT_ENOMEM;
         }
@@ -66,45 +66,45 @@ static int build_remap(remap *m, const flame_data *d, uint32_t *thread_name, uin
 
 static void put_key(flame_buf *b, const char *key)
 {
-    flame_put(b, "\"", 1);
+    pk_flame_put(b, "\"", 1);
     flame_puts(b, key);
-    flame_put(b, "\":", 2);
+    pk_flame_put(b, "\":", 2);
 }
 
-static void put_cstr(flame_buf *b, const char *s) { flame_put_json_string(b, s, strlen(s)); }
+static void put_cstr(flame_buf *b, const char *s) { pk_flame_put_json_string(b, s, strlen(s)); }
 
 static void put_func_column(flame_buf *b, const char *key, const flame_data *d, const remap *m,
                             int which)
 {
     put_key(b, key);
-    flame_put(b, "[", 1);
+    pk_flame_put(b, "[", 1);
     for (size_t i = 0; i < m->n_func; i++) {
         if (i)
-            flame_put(b, ",", 1);
+            pk_flame_put(b, ",", 1);
         switch (which) {
-        case 0: flame_put_i64(b, m->fname[i]); break;
-        case 1: flame_put_i64(b, m->ffile[i]); break;
-        case 2: flame_put_i64(b, d->funcs[m->func_list[i]].line); break;
-        default: flame_put_i64(b, m->fmodule[i]); break;
+        case 0: pk_flame_put_i64(b, m->fname[i]); break;
+        case 1: pk_flame_put_i64(b, m->ffile[i]); break;
+        case 2: pk_flame_put_i64(b, d->funcs[m->func_list[i]].line); break;
+        default: pk_flame_put_i64(b, m->fmodule[i]); break;
         }
     }
-    flame_put(b, "]", 1);
+    pk_flame_put(b, "]", 1);
 }
 
 static void put_values(flame_buf *b, const char *key, const int64_t *self, size_t n, size_t nv)
 {
     put_key(b, key);
-    flame_put(b, "[", 1);
+    pk_flame_put(b, "[", 1);
     for (size_t v = 0; v < nv; v++) {
         flame_puts(b, v ? ",[" : "[");
         for (size_t i = 0; i < n; i++) {
             if (i)
-                flame_put(b, ",", 1);
-            flame_put_i64(b, self[v * n + i]);
+                pk_flame_put(b, ",", 1);
+            pk_flame_put_i64(b, self[v * n + i]);
         }
-        flame_put(b, "]", 1);
+        pk_flame_put(b, "]", 1);
     }
-    flame_put(b, "]", 1);
+    pk_flame_put(b, "]", 1);
 }
 
 static void put_scope(flame_buf *b, const flame_data *d, const remap *m, const flame_scope *s,
@@ -118,51 +118,51 @@ static void put_scope(flame_buf *b, const flame_data *d, const remap *m, const f
         tid = p->threads[s->thread].tid;
     }
     flame_puts(b, "{\"name\":");
-    flame_put_i64(b, name);
+    pk_flame_put_i64(b, name);
     flame_puts(b, ",\"process\":");
-    flame_put_i64(b, proc);
+    pk_flame_put_i64(b, proc);
     flame_puts(b, ",\"pid\":");
-    flame_put_i64(b, pid);
+    pk_flame_put_i64(b, pid);
     flame_puts(b, ",\"tid\":");
-    flame_put_i64(b, tid);
+    pk_flame_put_i64(b, tid);
     flame_puts(b, s->merged ? ",\"merged\":true" : ",\"merged\":false");
     flame_puts(b, ",\"tree\":{\"parent\":[");
     for (size_t i = 0; i < s->n; i++) {
         if (i)
-            flame_put(b, ",", 1);
-        flame_put_i64(b, s->parent[i]);
+            pk_flame_put(b, ",", 1);
+        pk_flame_put_i64(b, s->parent[i]);
     }
     flame_puts(b, "],\"func\":[");
     for (size_t i = 0; i < s->n; i++) {
         if (i)
-            flame_put(b, ",", 1);
-        flame_put_i64(b, s->func[i] >= 0 ? (int64_t)m->func[s->func[i]] : s->func[i]);
+            pk_flame_put(b, ",", 1);
+        pk_flame_put_i64(b, s->func[i] >= 0 ? (int64_t)m->func[s->func[i]] : s->func[i]);
     }
     flame_puts(b, "],");
     put_values(b, "self", s->self, s->n, nv);
     if (s->base_self) {
-        flame_put(b, ",", 1);
+        pk_flame_put(b, ",", 1);
         put_values(b, "base_self", s->base_self, s->n, nv);
     }
-    flame_put(b, "}", 1);
+    pk_flame_put(b, "}", 1);
     if (s->timed) {
         flame_puts(b, ",\"samples\":{\"start\":[");
         for (size_t i = 0; i < s->n_runs; i++) {
             if (i)
-                flame_put(b, ",", 1);
-            flame_put_i64(b, s->run_start[i]);
+                pk_flame_put(b, ",", 1);
+            pk_flame_put_i64(b, s->run_start[i]);
         }
         flame_puts(b, "],\"node\":[");
         for (size_t i = 0; i < s->n_runs; i++) {
             if (i)
-                flame_put(b, ",", 1);
-            flame_put_i64(b, s->run_node[i]);
+                pk_flame_put(b, ",", 1);
+            pk_flame_put_i64(b, s->run_node[i]);
         }
         flame_puts(b, "],\"end\":");
-        flame_put_i64(b, s->run_end);
-        flame_put(b, "}", 1);
+        pk_flame_put_i64(b, s->run_end);
+        pk_flame_put(b, "}", 1);
     }
-    flame_put(b, "}", 1);
+    pk_flame_put(b, "}", 1);
 }
 
 /* The data object of docs/viewer.md. */
@@ -184,32 +184,32 @@ static int put_data(flame_buf *b, const flame_data *d, const char *title, profki
     flame_puts(b, ",\"strings\":[");
     for (size_t i = 0; i < m.str.n; i++) {
         if (i)
-            flame_put(b, ",", 1);
-        flame_put_json_string(b, profkit_strtab_get(&m.str, (uint32_t)i),
-                              profkit_strtab_len(&m.str, (uint32_t)i));
+            pk_flame_put(b, ",", 1);
+        pk_flame_put_json_string(b, pk_strtab_get(&m.str, (uint32_t)i),
+                              pk_strtab_len(&m.str, (uint32_t)i));
     }
     flame_puts(b, "],\"values\":[");
     for (size_t v = 0; v < p->n_value_types; v++) {
         flame_puts(b, v ? ",{\"type\":" : "{\"type\":");
-        put_cstr(b, profkit_str(p, p->value_types[v].type));
+        put_cstr(b, pk_str(p, p->value_types[v].type));
         flame_puts(b, ",\"unit\":");
-        put_cstr(b, profkit_str(p, p->value_types[v].unit));
-        flame_put(b, "}", 1);
+        put_cstr(b, pk_str(p, p->value_types[v].unit));
+        pk_flame_put(b, "}", 1);
     }
     flame_puts(b, "],\"default_value\":");
-    flame_put_i64(b, d->value);
+    pk_flame_put_i64(b, d->value);
     flame_puts(b, ",\"funcs\":{");
     put_func_column(b, "name", d, &m, 0);
-    flame_put(b, ",", 1);
+    pk_flame_put(b, ",", 1);
     put_func_column(b, "file", d, &m, 1);
-    flame_put(b, ",", 1);
+    pk_flame_put(b, ",", 1);
     put_func_column(b, "line", d, &m, 2);
-    flame_put(b, ",", 1);
+    pk_flame_put(b, ",", 1);
     put_func_column(b, "module", d, &m, 3);
     flame_puts(b, "},\"threads\":[");
     for (size_t i = 0; i < d->n_scopes; i++) {
         if (i)
-            flame_put(b, ",", 1);
+            pk_flame_put(b, ",", 1);
         put_scope(b, d, &m, &d->scopes[i], tname[i], tproc[i]);
     }
     flame_puts(b, "]}");
@@ -217,14 +217,14 @@ static int put_data(flame_buf *b, const flame_data *d, const char *title, profki
 done:
     free(tname);
     free(tproc);
-    profkit_strtab_free(&m.str);
+    pk_strtab_free(&m.str);
     free(m.func);
     free(m.func_list);
     free(m.fname);
     free(m.ffile);
     free(m.fmodule);
     if (rc)
-        profkit_error_set(err, rc, NULL, -1, "out of memory rendering the flame graph");
+        pk_error_set(err, rc, NULL, -1, "out of memory rendering the flame graph");
     return rc;
 }
 
@@ -237,13 +237,13 @@ static int render_html(flame_buf *b, const profkit_profile *p, const profkit_fla
     else
         profkit_flame_options_init(&o);
     flame_data d;
-    int rc = flame_build(&d, p, &o, 0, err);
+    int rc = pk_flame_build(&d, p, &o, 0, err);
     if (rc == 0) {
-        flame_put(b, profkit_flame_page_head, profkit_flame_page_head_len);
+        pk_flame_put(b, pk_flame_page_head, pk_flame_page_head_len);
         rc = put_data(b, &d, o.title ? o.title : "", err);
-        flame_put(b, profkit_flame_page_tail, profkit_flame_page_tail_len);
+        pk_flame_put(b, pk_flame_page_tail, pk_flame_page_tail_len);
     }
-    flame_data_free(&d);
+    pk_flame_data_free(&d);
     return rc;
 }
 
@@ -251,12 +251,12 @@ int profkit_flame_render_html(char **out, size_t *len, const profkit_profile *p,
                              const profkit_flame_options *o, profkit_error *err)
 {
     flame_buf b = { 0 };
-    return flame_buf_deliver(&b, render_html(&b, p, o, err), NULL, out, len, err);
+    return pk_flame_buf_deliver(&b, render_html(&b, p, o, err), NULL, out, len, err);
 }
 
 int profkit_flame_write_html(const profkit_profile *p, const char *path,
                             const profkit_flame_options *o, profkit_error *err)
 {
     flame_buf b = { 0 };
-    return flame_buf_deliver(&b, render_html(&b, p, o, err), path, NULL, NULL, err);
+    return pk_flame_buf_deliver(&b, render_html(&b, p, o, err), path, NULL, NULL, err);
 }

@@ -74,7 +74,7 @@ static int time_cmp(const void *ctx, uint32_t a, uint32_t b)
     return t[a] < t[b] ? -1 : t[a] > t[b];
 }
 
-int flame_runs(tree1 *t, const profkit_profile *p, const uint32_t *rows, size_t nrows,
+int pk_flame_runs(tree1 *t, const profkit_profile *p, const uint32_t *rows, size_t nrows,
                const uint32_t *stack_node, double min_pct, int64_t time0)
 {
     uint32_t *order = NULL;
@@ -97,7 +97,7 @@ int flame_runs(tree1 *t, const profkit_profile *p, const uint32_t *rows, size_t 
         rc = 0;
         goto done;
     }
-    if (!sorted && profkit_sort_u32(order, n, time_cmp, p->sample_time) != 0)
+    if (!sorted && pk_sort_u32(order, n, time_cmp, p->sample_time) != 0)
         goto done;
     int64_t first = p->sample_time[order[0]], last = p->sample_time[order[n - 1]];
     double span = (double)last - (double)first;
@@ -139,7 +139,7 @@ int flame_runs(tree1 *t, const profkit_profile *p, const uint32_t *rows, size_t 
         cur = node;
         cur_start = time;
     }
-    t->run_end = sat_sub(profkit_sat_add(last, interval), time0);
+    t->run_end = sat_sub(pk_sat_add(last, interval), time0);
     t->timed = 1;
     rc = 0;
 done:

@@ -51,7 +51,7 @@ static int by_name(const void *ctx, uint32_t a, uint32_t b)
 /* A stable colour from the name: flamegraph.pl's "hot" palette. */
 static void hot_colour(char *buf, size_t n, const char *name, size_t len)
 {
-    uint64_t h = profkit_hash_bytes(name, len, 0xc0105);
+    uint64_t h = pk_hash_bytes(name, len, 0xc0105);
     double v1 = (double)(h & 0xffff) / 65535.0, v2 = (double)((h >> 16) & 0xffff) / 65535.0,
            v3 = (double)((h >> 32) & 0xffff) / 65535.0;
     snprintf(buf, n, "rgb(%d,%d,%d)", 205 + (int)(50 * v3), (int)(230 * v1), (int)(55 * v2));
@@ -132,7 +132,7 @@ static int render_svg(flame_buf *b, const profkit_profile *p, const profkit_flam
                       profkit_error *err)
 {
     flame_data d;
-    int rc = flame_build(&d, p, o, 1, err);
+    int rc = pk_flame_build(&d, p, o, 1, err);
     int64_t *tot = NULL, *btot = NULL;
     uint32_t *cstart = NULL, *child = NULL, *fill = NULL, *stack = NULL, *depth = NULL;
     double *x = NULL;
@@ -158,8 +158,8 @@ static int render_svg(flame_buf *b, const profkit_profile *p, const profkit_flam
             max_depth = depth[i];
     }
     for (size_t i = n; i-- > 1;) {
-        profkit_sat_addto(&tot[s->parent[i]], tot[i]);
-        profkit_sat_addto(&btot[s->parent[i]], btot[i]);
+        pk_sat_addto(&tot[s->parent[i]], tot[i]);
+        pk_sat_addto(&btot[s->parent[i]], btot[i]);
         cstart[s->parent[i] + 1]++;
     }
     for (size_t i = 0; i < n; i++)
@@ -171,7 +171,7 @@ static int render_svg(flame_buf *b, const profkit_profile *p, const profkit_flam
     struct name_ctx nc = { &d, s };
     for (size_t i = 0; i < n; i++)
         if (cstart[i + 1] - cstart[i] > 1 &&
-            profkit_sort_u32(child + cstart[i], cstart[i + 1] - cstart[i], by_name, &nc) != 0)
+            pk_sort_u32(child + cstart[i], cstart[i + 1] - cstart[i], by_name, &nc) != 0)
             goto oom;
     /* x of each node: its first child starts where it does, each next
      * child where the previous one ends (children in name order). */
@@ -194,30 +194,30 @@ static int render_svg(flame_buf *b, const profkit_profile *p, const profkit_flam
         for (size_t i = 0; i < n; i++)
             max_delta = fmax(max_delta, fabs((double)tot[i] - (double)btot[i] * bscale));
     }
-    const char *unit = profkit_str(p, p->value_types[v].unit);
+    const char *unit = pk_str(p, p->value_types[v].unit);
     const char *title = o->title ? o->title : "";
     int height = (int)(max_depth + 1) * FRAME_H + 84;
-    flame_printf(b,
+    pk_flame_printf(b,
                  "<?xml version=\"1.0\" standalone=\"no\"?>\n"
                  "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                  "xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n",
                  (int)SVG_WIDTH, height, (int)SVG_WIDTH, height);
-    flame_printf(b, "<style type=\"text/css\">text { font-family: Verdana, sans-serif; font-size: %.0fpx; fill: #000; }\n"
+    pk_flame_printf(b, "<style type=\"text/css\">text { font-family: Verdana, sans-serif; font-size: %.0fpx; fill: #000; }\n"
                     "g.f:hover rect { stroke: #000; stroke-width: 0.5; cursor: pointer; }\n"
                     "#search, #unzoom { cursor: pointer; } #unzoom { opacity: 0; }</style>\n",
                  FONT_SIZE);
-    flame_printf(b, svg_script, SVG_WIDTH, SVG_PAD, FONT_SIZE, FONT_WIDTH);
-    flame_printf(b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f8\"/>\n", (int)SVG_WIDTH,
+    pk_flame_printf(b, svg_script, SVG_WIDTH, SVG_PAD, FONT_SIZE, FONT_WIDTH);
+    pk_flame_printf(b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f8\"/>\n", (int)SVG_WIDTH,
                  height);
-    flame_printf(b, "<text x=\"%.1f\" y=\"24\" text-anchor=\"middle\" style=\"font-size:17px\">",
+    pk_flame_printf(b, "<text x=\"%.1f\" y=\"24\" text-anchor=\"middle\" style=\"font-size:17px\">",
                  SVG_WIDTH / 2);
-    flame_put_xml(b, title, strlen(title));
+    pk_flame_put_xml(b, title, strlen(title));
     flame_puts(b, "</text>\n<text x=\"");
-    flame_printf(b, "%.1f\" y=\"24\" id=\"unzoom\">Reset Zoom</text>\n", SVG_PAD);
-    flame_printf(b, "<text x=\"%.1f\" y=\"24\" id=\"search\" text-anchor=\"end\">Search</text>\n",
+    pk_flame_printf(b, "%.1f\" y=\"24\" id=\"unzoom\">Reset Zoom</text>\n", SVG_PAD);
+    pk_flame_printf(b, "<text x=\"%.1f\" y=\"24\" id=\"search\" text-anchor=\"end\">Search</text>\n",
                  SVG_WIDTH - SVG_PAD);
-    flame_printf(b, "<text x=\"%.1f\" y=\"%d\" id=\"details\"> </text>\n", SVG_PAD, height - 17);
-    flame_printf(b, "<text x=\"%.1f\" y=\"%d\" id=\"matched\" text-anchor=\"end\"> </text>\n",
+    pk_flame_printf(b, "<text x=\"%.1f\" y=\"%d\" id=\"details\"> </text>\n", SVG_PAD, height - 17);
+    pk_flame_printf(b, "<text x=\"%.1f\" y=\"%d\" id=\"matched\" text-anchor=\"end\"> </text>\n",
                  SVG_WIDTH - SVG_PAD, height - 17);
     /* Frames in depth-first order, so a frame's <g> comes after its caller's. */
     sp = 0;
@@ -232,8 +232,8 @@ static int render_svg(flame_buf *b, const profkit_profile *p, const profkit_flam
         size_t len;
         const char *name = node_name(&d, s, i, &len);
         char val[64], pct[32], colour[48];
-        profkit_format_value(val, sizeof(val), tot[i], unit);
-        profkit_format_pct(pct, sizeof(pct), (double)tot[i], (double)tot[0]);
+        pk_format_value(val, sizeof(val), tot[i], unit);
+        pk_format_pct(pct, sizeof(pct), (double)tot[i], (double)tot[0]);
         if (s->base_self) {
             double bscale = tot[0] && btot[0] ? (double)tot[0] / (double)btot[0] : 1;
             diff_colour(colour, sizeof(colour), (double)tot[i] - (double)btot[i] * bscale, max_delta);
@@ -242,14 +242,14 @@ static int render_svg(flame_buf *b, const profkit_profile *p, const profkit_flam
         }
         int y = height - 50 - (int)(depth[i] + 1) * FRAME_H;
         flame_puts(b, "<g class=\"f\"><title>");
-        flame_put_xml(b, name, len);
-        flame_printf(b, " (%s, %s", val, pct);
+        pk_flame_put_xml(b, name, len);
+        pk_flame_printf(b, " (%s, %s", val, pct);
         if (s->base_self) {
             char bval[64];
-            profkit_format_value(bval, sizeof(bval), btot[i], unit);
-            flame_printf(b, "; base %s", bval);
+            pk_format_value(bval, sizeof(bval), btot[i], unit);
+            pk_flame_printf(b, "; base %s", bval);
         }
-        flame_printf(b, ")</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>",
+        pk_flame_printf(b, ")</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>",
                      x[i], y, w, FRAME_H - 1, colour);
         /* The name cut to what fits, at a character boundary. */
         size_t fit = (size_t)(w / (FONT_SIZE * FONT_WIDTH)), cut = 0, chars = 0;
@@ -260,7 +260,7 @@ static int render_svg(flame_buf *b, const profkit_profile *p, const profkit_flam
             cut += k;
             chars++;
         }
-        flame_printf(b, "<text x=\"%.1f\" y=\"%d\">", x[i] + 3, y + FRAME_H - 4);
+        pk_flame_printf(b, "<text x=\"%.1f\" y=\"%d\">", x[i] + 3, y + FRAME_H - 4);
         if (fit >= 3) {
             if (cut < len) {
                 /* drop two characters for ".." */
@@ -269,10 +269,10 @@ static int render_svg(flame_buf *b, const profkit_profile *p, const profkit_flam
                     while (cut > 0 && ((uint8_t)name[cut] & 0xc0) == 0x80)
                         cut--;
                 }
-                flame_put_xml(b, name, cut);
+                pk_flame_put_xml(b, name, cut);
                 flame_puts(b, "..");
             } else {
-                flame_put_xml(b, name, len);
+                pk_flame_put_xml(b, name, len);
             }
         }
         flame_puts(b, "</text></g>\n");
@@ -281,7 +281,7 @@ static int render_svg(flame_buf *b, const profkit_profile *p, const profkit_flam
     rc = 0;
     goto done;
 oom:
-    rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory rendering the flame graph");
+    rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory rendering the flame graph");
 done:
     free(tot);
     free(btot);
@@ -291,7 +291,7 @@ done:
     free(stack);
     free(depth);
     free(x);
-    flame_data_free(&d);
+    pk_flame_data_free(&d);
     return rc;
 }
 
@@ -310,12 +310,12 @@ int profkit_flame_render_svg(char **out, size_t *len, const profkit_profile *p,
                              const profkit_flame_options *o, profkit_error *err)
 {
     flame_buf b = { 0 };
-    return flame_buf_deliver(&b, render(&b, p, o, err), NULL, out, len, err);
+    return pk_flame_buf_deliver(&b, render(&b, p, o, err), NULL, out, len, err);
 }
 
 int profkit_flame_write_svg(const profkit_profile *p, const char *path,
                             const profkit_flame_options *o, profkit_error *err)
 {
     flame_buf b = { 0 };
-    return flame_buf_deliver(&b, render(&b, p, o, err), path, NULL, NULL, err);
+    return pk_flame_buf_deliver(&b, render(&b, p, o, err), path, NULL, NULL, err);
 }

@@ -39,7 +39,7 @@ typedef struct uni {
     int diff;            /* functions matched by name (across two profiles) */
     uint32_t *keys;      /* diff: name id in d->strings per function */
     size_t cap_funcs, cap_keys;
-    profkit_idset func_set;
+    pk_idset func_set;
     uint32_t *parent, *func;
     size_t n, cap;
     node_slot *slots;
@@ -125,32 +125,32 @@ static uint32_t func_of(uni *u, const profkit_profile *p, const char *name, size
     f.file = f.module = "";
     if (fn < p->n_functions) {
         const profkit_function *pf = &p->functions[fn];
-        f.file = profkit_str(p, pf->file);
-        f.file_len = profkit_strtab_len(&p->strings, pf->file);
-        f.module = profkit_str(p, pf->module);
-        f.module_len = profkit_strtab_len(&p->strings, pf->module);
+        f.file = pk_str(p, pf->file);
+        f.file_len = pk_strtab_len(&p->strings, pf->file);
+        f.module = pk_str(p, pf->module);
+        f.module_len = pk_strtab_len(&p->strings, pf->module);
         f.line = pf->start_line;
     }
     if (!u->diff)
         return func_add(u, &f);
-    uint32_t key = profkit_strtab_intern(&u->d->strings, name, len);
+    uint32_t key = pk_strtab_intern(&u->d->strings, name, len);
     if (key == PROFKIT_NONE)
         return PROFKIT_NONE;
-    f.name = profkit_strtab_get(&u->d->strings, key); /* outlives the profile's */
-    uint64_t h = profkit_hash_u64(key);
-    uint32_t id = profkit_idset_find(&u->func_set, h, key_eq, u, &key);
+    f.name = pk_strtab_get(&u->d->strings, key); /* outlives the profile's */
+    uint64_t h = pk_hash_u64(key);
+    uint32_t id = pk_idset_find(&u->func_set, h, key_eq, u, &key);
     if (id != PROFKIT_NONE)
         return id;
     if ((id = func_add(u, &f)) == PROFKIT_NONE ||
         PK_VEC_RESERVE(u->keys, id, u->cap_keys, 1) != 0)
         return PROFKIT_NONE;
     u->keys[id] = key;
-    return profkit_idset_insert(&u->func_set, h, id) == 0 ? id : PROFKIT_NONE;
+    return pk_idset_insert(&u->func_set, h, id) == 0 ? id : PROFKIT_NONE;
 }
 
 /*
  * *out[s] = the union tree's node of p's stack s. One pass over the stack
- * table: it relies on parents preceding children (profkit_stack_intern and
+ * table: it relies on parents preceding children (pk_stack_intern and
  * _append only ever append a row whose parent exists), and refuses a table
  * that breaks it rather than walk it. Outside a diff each of the profile's
  * functions is one function here (the model hash-conses them); frames of
@@ -170,19 +170,19 @@ static int map_stacks(uni *u, const profkit_profile *p, uint32_t **out, profkit_
     for (size_t f = 0; f < p->n_frames; f++) {
         uint32_t fn = p->frames[f].function;
         uint32_t name = fn < p->n_functions ? p->functions[fn].name : 0;
-        size_t len = profkit_strtab_len(&p->strings, name);
+        size_t len = pk_strtab_len(&p->strings, name);
         if (len) {
             if (fn_func[fn] == PROFKIT_NONE &&
-                (fn_func[fn] = func_of(u, p, profkit_str(p, name), len, fn)) == PROFKIT_NONE)
+                (fn_func[fn] = func_of(u, p, pk_str(p, name), len, fn)) == PROFKIT_NONE)
                 goto done;
             frame_func[f] = fn_func[fn];
         } else {
             /* no name: the address, as every report labels it */
             char buf[32];
             int w = snprintf(buf, sizeof(buf), "0x%" PRIx64, p->frames[f].address);
-            uint32_t id = profkit_strtab_intern(&u->d->strings, buf, (size_t)w);
+            uint32_t id = pk_strtab_intern(&u->d->strings, buf, (size_t)w);
             if (id == PROFKIT_NONE ||
-                (frame_func[f] = func_of(u, p, profkit_strtab_get(&u->d->strings, id), (size_t)w, fn)) ==
+                (frame_func[f] = func_of(u, p, pk_strtab_get(&u->d->strings, id), (size_t)w, fn)) ==
                     PROFKIT_NONE)
                 goto done;
         }
@@ -191,7 +191,7 @@ static int map_stacks(uni *u, const profkit_profile *p, uint32_t **out, profkit_
     for (size_t s = 1; s < p->n_stacks; s++) {
         const profkit_stack *st = &p->stacks[s];
         if (st->parent >= s || st->frame >= p->n_frames) {
-            rc = profkit_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
+            rc = pk_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
                                    "stack %zu: parent %u or frame %u out of order or range", s,
                                    st->parent, st->frame);
             goto done;
@@ -210,7 +210,7 @@ static int map_stacks(uni *u, const profkit_profile *p, uint32_t **out, profkit_
     rc = 0;
 done:
     if (rc == PROFKIT_ENOMEM)
-        profkit_error_set(err, rc, NULL, -1, "out of memory building the flame graph");
+        pk_error_set(err, rc, NULL, -1, "out of memory building the flame graph");
     free(fn_func);
     free(frame_func);
     free(stack_node);
@@ -247,7 +247,7 @@ static inline uint32_t row_at(const rowset *r, size_t i) { return r->idx ? r->id
 static int sums_init(stack_sums *ss, const profkit_profile *p, size_t nv)
 {
     size_t ns = p->n_stacks ? p->n_stacks : 1, nsv;
-    if (profkit_mul_size(ns, nv ? nv : 1, &nsv) != 0 || !(ss->self = calloc(nsv, sizeof(int64_t))) ||
+    if (pk_mul_size(ns, nv ? nv : 1, &nsv) != 0 || !(ss->self = calloc(nsv, sizeof(int64_t))) ||
         !(ss->seen = calloc(ns, sizeof(uint32_t))) || !(ss->node = malloc(ns * sizeof(uint32_t))))
         return PROFKIT_ENOMEM;
     return 0;
@@ -284,7 +284,7 @@ static int sum_per_stack(const rowset *rs, size_t nv)
         int64_t *acc = ss->self + (size_t)s * nv;
         for (size_t v = 0; v < nv; v++)
             if (rs->vmap[v] != PROFKIT_NONE)
-                profkit_sat_addto(&acc[v], val[rs->vmap[v]]);
+                pk_sat_addto(&acc[v], val[rs->vmap[v]]);
     }
     return 0;
 }
@@ -451,7 +451,7 @@ static void sum_rows(const builder *b, const rowset *rs, int64_t *self, size_t k
         size_t li = b->mark[rs->stack_node[s]];
         int64_t *acc = ss->self + (size_t)s * nv;
         for (size_t v = 0; v < nv; v++) {
-            profkit_sat_addto(&self[v * k + li], acc[v]);
+            pk_sat_addto(&self[v * k + li], acc[v]);
             acc[v] = 0;
         }
     }
@@ -488,7 +488,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             b->mark[b->touched[i]] = (uint32_t)i;
     }
     size_t kv;
-    if (profkit_mul_size(k, nv ? nv : 1, &kv) != 0 || work_reserve(&b->work, k, kv, brs != NULL) != 0 ||
+    if (pk_mul_size(k, nv ? nv : 1, &kv) != 0 || work_reserve(&b->work, k, kv, brs != NULL) != 0 ||
         !(thr = calloc(nv + 1, sizeof(double))) || !(bthr = calloc(nv + 1, sizeof(double))))
         goto done;
     self = b->work.self;
@@ -515,9 +515,9 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
     /* Parents precede children: one backward pass totals every node. */
     for (size_t v = 0; v < nv; v++)
         for (size_t i = k; i-- > 1;) {
-            profkit_sat_addto(&tot[v * k + lp[i]], tot[v * k + i]);
+            pk_sat_addto(&tot[v * k + lp[i]], tot[v * k + i]);
             if (btot)
-                profkit_sat_addto(&btot[v * k + lp[i]], btot[v * k + i]);
+                pk_sat_addto(&btot[v * k + lp[i]], btot[v * k + i]);
         }
     for (size_t v = 0; v < nv; v++) {
         thr[v] = fabs((double)tot[v * k]) * b->min_pct / 100.0;
@@ -539,7 +539,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             other[lp[i]] = (uint32_t)(n1 + n_other++);
     size_t n = n1 + n_other, nvn;
     t->n = n;
-    if (profkit_mul_size(n, nv ? nv : 1, &nvn) != 0 ||
+    if (pk_mul_size(n, nv ? nv : 1, &nvn) != 0 ||
         !(t->parent = malloc(n * sizeof(int32_t))) || !(t->func = malloc(n * sizeof(int32_t))) ||
         !(t->self = calloc(nvn, sizeof(int64_t))) ||
         (brs && !(t->bself = calloc(nvn, sizeof(int64_t)))))
@@ -561,9 +561,9 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         } else if (t1[lp[i]] != PROFKIT_NONE && other[lp[i]] != PROFKIT_NONE) {
             uint32_t o = other[lp[i]];
             for (size_t v = 0; v < nv; v++) {
-                profkit_sat_addto(&t->self[v * n + o], tot[v * k + i]);
+                pk_sat_addto(&t->self[v * n + o], tot[v * k + i]);
                 if (btot)
-                    profkit_sat_addto(&t->bself[v * n + o], btot[v * k + i]);
+                    pk_sat_addto(&t->bself[v * n + o], btot[v * k + i]);
             }
         }
     }
@@ -584,7 +584,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             uint32_t st = rs->sums->list[i];
             rs->sums->node[st] = map[b->mark[rs->stack_node[st]]];
         }
-        if (flame_runs(t, rs->p, rs->idx, rs->n, rs->sums->node, b->min_pct, b->time0) != 0)
+        if (pk_flame_runs(t, rs->p, rs->idx, rs->n, rs->sums->node, b->min_pct, b->time0) != 0)
             goto done;
     }
     rc = 0;
@@ -598,7 +598,7 @@ done:
 
 /* ------------------------------------------------------------ the whole */
 
-void flame_data_free(flame_data *d)
+void pk_flame_data_free(flame_data *d)
 {
     for (size_t i = 0; i < d->n_scopes; i++) {
         flame_scope *s = &d->scopes[i];
@@ -611,11 +611,11 @@ void flame_data_free(flame_data *d)
     }
     free(d->scopes);
     free(d->funcs);
-    profkit_strtab_free(&d->strings);
+    pk_strtab_free(&d->strings);
     memset(d, 0, sizeof(*d));
 }
 
-int flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_options *o,
+int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_options *o,
                 int one_tree, profkit_error *err)
 {
     builder b;
@@ -637,18 +637,18 @@ int flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_opt
     int rc;
 
     uint32_t thread = PROFKIT_NONE, bthread = PROFKIT_NONE;
-    if ((rc = profkit_select(p, o->value, o->thread, &d->value, &thread, err)) != 0)
+    if ((rc = pk_select(p, o->value, o->thread, &d->value, &thread, err)) != 0)
         return rc;
     if (o->base) {
         int ok;
-        bthread = profkit_select_thread(o->base, o->thread, &ok, err);
+        bthread = pk_select_thread(o->base, o->thread, &ok, err);
         if (!ok)
             return PROFKIT_EINVAL;
     }
     size_t max_scopes = 1 + p->n_threads;
     rc = PROFKIT_ENOMEM;
     /* a node per stack at most, the root shared */
-    if (profkit_strtab_init(&d->strings) != 0 ||
+    if (pk_strtab_init(&d->strings) != 0 ||
         uni_init(&b.u, (p->n_stacks ? p->n_stacks : 1) + (o->base ? o->base->n_stacks : 0)) != 0)
         goto oom;
     if ((rc = map_stacks(&b.u, p, &stack_node, err)) != 0 ||
@@ -669,10 +669,10 @@ int flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_opt
         bvmap[v] = PROFKIT_NONE;
         if (o->base)
             for (size_t w = 0; w < o->base->n_value_types; w++)
-                if (strcmp(profkit_str(p, p->value_types[v].type),
-                           profkit_str(o->base, o->base->value_types[w].type)) == 0 &&
-                    strcmp(profkit_str(p, p->value_types[v].unit),
-                           profkit_str(o->base, o->base->value_types[w].unit)) == 0) {
+                if (strcmp(pk_str(p, p->value_types[v].type),
+                           pk_str(o->base, o->base->value_types[w].type)) == 0 &&
+                    strcmp(pk_str(p, p->value_types[v].unit),
+                           pk_str(o->base, o->base->value_types[w].unit)) == 0) {
                     bvmap[v] = (uint32_t)w;
                     break;
                 }
@@ -734,21 +734,21 @@ int flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_opt
             nt++;
         }
     }
-    if (flame_share_caps(caps, t1, nt, merged, o->max_nodes) != 0)
+    if (pk_flame_share_caps(caps, t1, nt, merged, o->max_nodes) != 0)
         goto oom;
     for (size_t i = 0; i < nt; i++) {
         d->n_scopes = i + 1;
-        if (flame_shrink(&d->scopes[i], &t1[i], b.nv, caps[i]) != 0)
+        if (pk_flame_shrink(&d->scopes[i], &t1[i], b.nv, caps[i]) != 0)
             goto oom;
     }
     rc = 0;
     goto done;
 oom:
-    rc = profkit_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory building the flame graph");
+    rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory building the flame graph");
 done:
     if (t1)
         for (size_t i = 0; i < max_scopes; i++)
-            flame_tree1_free(&t1[i]);
+            pk_flame_tree1_free(&t1[i]);
     free(t1);
     free(caps);
     free(stack_node);
@@ -766,6 +766,6 @@ done:
     free(b.u.parent);
     free(b.u.func);
     free(b.u.slots);
-    profkit_idset_free(&b.u.func_set);
+    pk_idset_free(&b.u.func_set);
     return rc;
 }

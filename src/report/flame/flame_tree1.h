@@ -22,7 +22,7 @@ typedef struct tree1 {
     int timed;
 } tree1;
 
-void flame_tree1_free(tree1 *t);
+void pk_flame_tree1_free(tree1 *t);
 
 /*
  * The runs of the timed rows among rows[0..n) (all rows when rows is
@@ -32,7 +32,7 @@ void flame_tree1_free(tree1 *t);
  * Starts are ns since time0. Sets t->timed when there was a timed row.
  * Returns 0 or PROFKIT_ENOMEM.
  */
-int flame_runs(tree1 *t, const profkit_profile *p, const uint32_t *rows, size_t n,
+int pk_flame_runs(tree1 *t, const profkit_profile *p, const uint32_t *rows, size_t n,
                const uint32_t *stack_node, double min_pct, int64_t time0);
 
 /*
@@ -40,8 +40,8 @@ int flame_runs(tree1 *t, const profkit_profile *p, const uint32_t *rows, size_t 
  * nodes counted; t's arrays move into s or are freed with t.
  * Returns 0 or PROFKIT_ENOMEM.
  */
-int flame_shrink(flame_scope *s, tree1 *t, size_t nv, size_t cap);
+int pk_flame_shrink(flame_scope *s, tree1 *t, size_t nv, size_t cap);
 /* Each tree's cap out of max_nodes (see docs/viewer.md); 0 or ENOMEM. */
-int flame_share_caps(size_t *cap, const tree1 *t, size_t n, int merged, size_t max_nodes);
+int pk_flame_share_caps(size_t *cap, const tree1 *t, size_t n, int merged, size_t max_nodes);
 
 #endif
