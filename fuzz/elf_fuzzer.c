@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* every frame label must be printable */
         char buf[512];
         for (size_t i = 0; i < p->n_frames; i++)
-            profkit_frame_label(p, (uint32_t)i, 0, buf, sizeof(buf));
+            pk_frame_label(p, (uint32_t)i, 0, buf, sizeof(buf));
         /* list --disasm reads the file's code: function ranges from its
          * DWARF and symbols, section bytes, Capstone */
         FILE *null = fopen("/dev/null", "w");

@@ -310,7 +310,7 @@ typedef struct profkit_symbolize_options {
  * (every frame but a sample's leaf) are looked up at address - 1. Stacks
  * are rebuilt, so stack ids change. A frame nothing names keeps its
  * address and gets an empty function name with the mapping's file as
- * module: its label is then FILE+0xOFFSET (see profkit_frame_label).
+ * module: its label is then FILE+0xOFFSET (as folded output labels frames).
  * Files whose build id differs from the mapping's are not used (a
  * warning). What was named, from which files, is kept for
  * profkit_report_info. Returns the number of address frames named (>= 0),

@@ -59,7 +59,7 @@ static uint8_t frame_bits(struct filter *f, uint32_t frame)
     if (f->by_line)
         pk_frame_key_label(f->p, frame, PROFKIT_BY_LINE, label, sizeof(label));
     else
-        profkit_frame_label(f->p, frame, 0, label, sizeof(label));
+        pk_frame_label(f->p, frame, 0, label, sizeof(label));
     b = 0x80;
     for (int k = 0; k < F_N; k++)
         if (f->have[k] && regexec(&f->re[k], label, 0, NULL, 0) == 0)

@@ -29,15 +29,15 @@ size_t pk_frame_key_label(const profkit_profile *p, uint32_t frame, profkit_key 
                            : snprintf(buf, n, "%s:%u", pk_str(p, fn->file), fr->line);
             break;
         }
-        return profkit_frame_label(p, frame, 1, buf, n);
+        return pk_frame_label(p, frame, 1, buf, n);
     case PROFKIT_BY_ADDRESS:
         if (fr->address) {
             w = snprintf(buf, n, "0x%" PRIx64, fr->address);
             break;
         }
-        return profkit_frame_label(p, frame, 0, buf, n);
+        return pk_frame_label(p, frame, 0, buf, n);
     default:
-        return profkit_frame_label(p, frame, 0, buf, n);
+        return pk_frame_label(p, frame, 0, buf, n);
     }
     if (w < 0)
         w = 0;

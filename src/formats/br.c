@@ -530,7 +530,7 @@ static int put_frame(br_writer *w, uint8_t type, uint32_t frame, profkit_error *
     rec[7] = fr->column <= 0xff ? (uint8_t)fr->column : 0;
     pk_sink_write(w->sink, rec, 8);
     char label[256];
-    size_t len = profkit_frame_label(p, frame, 0, label, sizeof(label));
+    size_t len = pk_frame_label(p, frame, 0, label, sizeof(label));
     if (strcmp(label, "(main)") == 0) {
         uint8_t t = BR_MAIN;
         pk_sink_write(w->sink, &t, 1);

@@ -334,7 +334,7 @@ static int cg_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
             goto oom;
     for (size_t f = 0; f < p->n_frames; f++) {
         char label[4096];
-        size_t len = profkit_frame_label(p, (uint32_t)f, 0, label, sizeof(label));
+        size_t len = pk_frame_label(p, (uint32_t)f, 0, label, sizeof(label));
         uint32_t key = pk_strtab_intern(&c.keys, label, len);
         if (key == PROFKIT_NONE)
             goto oom;

@@ -74,7 +74,7 @@ int pk_ltree_build(pk_ltree *t, const profkit_profile *p,
         !(stack_node = malloc(ns * sizeof(uint32_t))))
         goto done;
     for (size_t f = 0; f < p->n_frames; f++) {
-        size_t len = profkit_frame_label(p, (uint32_t)f, o->by_line, buf, sizeof(buf));
+        size_t len = pk_frame_label(p, (uint32_t)f, o->by_line, buf, sizeof(buf));
         if (o->sanitize)
             for (size_t i = 0; i < len; i++)
                 if (buf[i] == ';' || buf[i] == '\n' || buf[i] == '\r')

@@ -231,7 +231,7 @@ int pk_select(const profkit_profile *p, const char *value, const char *thread,
  * label gets ":LINE" (and ":COLUMN") when the frame has a line. Writes into
  * buf (always NUL-terminated) and returns the length written.
  */
-size_t profkit_frame_label(const profkit_profile *p, uint32_t frame, int by_line, char *buf,
+size_t pk_frame_label(const profkit_profile *p, uint32_t frame, int by_line, char *buf,
                            size_t n);
 
 #endif

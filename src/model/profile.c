@@ -757,7 +757,7 @@ uint32_t pk_select_thread(const profkit_profile *p, const char *sel, int *ok, pr
     return PROFKIT_NONE;
 }
 
-size_t profkit_frame_label(const profkit_profile *p, uint32_t frame, int by_line, char *buf,
+size_t pk_frame_label(const profkit_profile *p, uint32_t frame, int by_line, char *buf,
                            size_t n)
 {
     if (n == 0)

@@ -149,7 +149,7 @@ static void dictionary_ids(struct add *a)
         a->frame_id[i] = words_id(PK_ID_FRAME, f->address, fn, ((uint64_t)f->line << 32) | f->column,
                                   mp, f->inline_depth, 0);
         /* the key `top` groups by: the frame's label by function */
-        size_t len = profkit_frame_label(p, (uint32_t)i, 0, buf, sizeof(buf));
+        size_t len = pk_frame_label(p, (uint32_t)i, 0, buf, sizeof(buf));
         uint32_t k = pk_strtab_intern(&a->keys, buf, len);
         if (k == PROFKIT_NONE) {
             a->bad = 1;

@@ -113,7 +113,7 @@ static void reads_addresses_and_header(void **state)
     assert_string_equal(pk_meta_get(p, "format_version"), "0.07");
     /* Frame labels are the addresses. */
     char label[64];
-    profkit_frame_label(p, p->stacks[p->sample_stack[0]].frame, 0, label, sizeof(label));
+    pk_frame_label(p, p->stacks[p->sample_stack[0]].frame, 0, label, sizeof(label));
     assert_string_equal(label, "0x120000000");
     profkit_profile_free(p);
 

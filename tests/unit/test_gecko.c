@@ -78,7 +78,7 @@ static void stack_path(const profkit_profile *p, uint32_t s, char *buf, size_t n
     buf[0] = 0;
     for (size_t i = k; i-- > 0;) {
         char lab[256];
-        profkit_frame_label(p, p->stacks[ids[i]].frame, 0, lab, sizeof lab);
+        pk_frame_label(p, p->stacks[ids[i]].frame, 0, lab, sizeof lab);
         strncat(buf, lab, n - strlen(buf) - 1);
         if (i)
             strncat(buf, ";", n - strlen(buf) - 1);
@@ -161,7 +161,7 @@ static void test_location_frames(void **state)
         const profkit_frame *fr = &p->frames[p->stacks[s].frame];
         const profkit_function *f = &p->functions[fr->function];
         char lab[256];
-        profkit_frame_label(p, p->stacks[s].frame, 0, lab, sizeof lab);
+        pk_frame_label(p, p->stacks[s].frame, 0, lab, sizeof lab);
         assert_string_equal(lab, want[i].label);
         assert_string_equal(pk_str(p, f->file), want[i].file);
         assert_string_equal(pk_str(p, f->module), want[i].module);

@@ -370,20 +370,20 @@ static void labels_and_units(void **state)
     f.mapping = PROFKIT_NONE;
     uint32_t a = pk_frame_add(p, &f);
     char buf[64];
-    profkit_frame_label(p, a, 0, buf, sizeof(buf));
+    pk_frame_label(p, a, 0, buf, sizeof(buf));
     assert_string_equal(buf, "0x4005d0");
     f.function = pk_function_add_named(p, "fn", "x.brs", "", 3);
     f.line = 12;
     f.column = 2;
     uint32_t b = pk_frame_add(p, &f);
-    profkit_frame_label(p, b, 1, buf, sizeof(buf));
+    pk_frame_label(p, b, 1, buf, sizeof(buf));
     assert_string_equal(buf, "fn:12:2");
     pk_frame_key_label(p, b, PROFKIT_BY_LINE, buf, sizeof(buf));
     assert_string_equal(buf, "x.brs:12:2");
     pk_frame_key_label(p, b, PROFKIT_BY_ADDRESS, buf, sizeof(buf));
     assert_string_equal(buf, "0x4005d0");
     /* A tiny buffer truncates safely. */
-    assert_int_equal(profkit_frame_label(p, b, 1, buf, 3), 2);
+    assert_int_equal(pk_frame_label(p, b, 1, buf, 3), 2);
     assert_string_equal(buf, "fn");
     pk_format_value(buf, sizeof(buf), 7120000000LL, "nanoseconds");
     assert_string_equal(buf, "7.12s");

@@ -47,11 +47,11 @@ static void names_and_values(void **state)
         uint32_t s = p->sample_stack[r];
         const int64_t *v = &p->sample_values[r * p->n_value_types];
         /* leaf label */
-        profkit_frame_label(p, p->stacks[s].frame, 0, buf, sizeof(buf));
+        pk_frame_label(p, p->stacks[s].frame, 0, buf, sizeof(buf));
         if (strcmp(buf, "v8::Run") == 0) {
             assert_int_equal(v[0], 100);
             assert_int_equal(v[1], 1);
-            profkit_frame_label(p, p->stacks[p->stacks[s].parent].frame, 0, buf, sizeof(buf));
+            pk_frame_label(p, p->stacks[p->stacks[s].parent].frame, 0, buf, sizeof(buf));
             assert_string_equal(buf, "[libc.so.6]");
             seen |= 1;
         } else if (strcmp(buf, "java/io/PrintStream:::print") == 0) {
@@ -59,7 +59,7 @@ static void names_and_values(void **state)
             seen |= 2;
         } else if (strcmp(buf, "b_[i]") == 0) {
             assert_int_equal(v[0], 1); /* no period: 1 */
-            profkit_frame_label(p, p->stacks[p->stacks[s].parent].frame, 0, buf, sizeof(buf));
+            pk_frame_label(p, p->stacks[p->stacks[s].parent].frame, 0, buf, sizeof(buf));
             assert_string_equal(buf, "a");
             seen |= 4;
         }

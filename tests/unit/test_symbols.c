@@ -71,7 +71,7 @@ static void stack_label(const profkit_profile *p, size_t r, size_t depth, char *
     for (uint32_t s = p->sample_stack[r]; s != 0 && k < 64; s = p->stacks[s].parent)
         chain[k++] = p->stacks[s].frame;
     assert_true(depth < k);
-    profkit_frame_label(p, chain[k - 1 - depth], 0, buf, n);
+    pk_frame_label(p, chain[k - 1 - depth], 0, buf, n);
 }
 
 static const profkit_frame *leaf_frame(const profkit_profile *p, size_t r)
@@ -232,7 +232,7 @@ static void leaf_name_of(uintptr_t addr, char *buf, size_t n, const profkit_prof
     profkit_symbolize_options o = mapped();
     profkit_error err;
     assert_int_equal(profkit_profile_symbolize(p, &o, &err), 1);
-    profkit_frame_label(p, p->stacks[p->sample_stack[0]].frame, 0, buf, n);
+    pk_frame_label(p, p->stacks[p->sample_stack[0]].frame, 0, buf, n);
     *keep = p;
 }
 

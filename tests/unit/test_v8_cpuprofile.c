@@ -54,7 +54,7 @@ static void stacks_times_values(void **state)
     assert_int_equal(fr->column, 5);
     assert_string_equal(pk_str(p, p->functions[fr->function].file), "file:///a.js");
     assert_int_equal(p->functions[fr->function].start_line, 10);
-    profkit_frame_label(p, p->stacks[p->stacks[s].parent].frame, 0, buf, sizeof buf);
+    pk_frame_label(p, p->stacks[p->stacks[s].parent].frame, 0, buf, sizeof buf);
     assert_string_equal(buf, "(anonymous)");
     assert_int_equal(p->sample_stack[1], s);
     /* sample 2: another f (other url): another function, a sibling stack */
@@ -64,7 +64,7 @@ static void stacks_times_values(void **state)
     assert_int_not_equal(p->frames[p->stacks[s2].frame].function, fr->function);
     /* sample 3: (idle) straight under the root */
     assert_int_equal(p->stacks[p->sample_stack[3]].parent, 0);
-    profkit_frame_label(p, p->stacks[p->sample_stack[3]].frame, 0, buf, sizeof buf);
+    pk_frame_label(p, p->stacks[p->sample_stack[3]].frame, 0, buf, sizeof buf);
     assert_string_equal(buf, "(idle)");
     profkit_profile_free(p);
 }

@@ -1767,7 +1767,7 @@ static int welem_of_stack(writer *w, uint32_t stack, uint32_t module, uint32_t *
         if (we.name == 0) {
             /* A nameless frame (an unsymbolized address) gets its label. */
             char buf[64];
-            size_t len = profkit_frame_label(p, frame, 0, buf, sizeof(buf));
+            size_t len = pk_frame_label(p, frame, 0, buf, sizeof(buf));
             uint32_t sid = pk_strtab_find(&p->strings, buf, len);
             if (sid != PROFKIT_NONE)
                 we.name = wstring(w, sid);

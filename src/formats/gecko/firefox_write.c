@@ -580,7 +580,7 @@ static int prepare_functions(ffw *w)
             }
         } else {
             /* Nameless: one function per address label, as folded labels them. */
-            size_t len = profkit_frame_label(p, (uint32_t)f, 0, label, sizeof(label));
+            size_t len = pk_frame_label(p, (uint32_t)f, 0, label, sizeof(label));
             uint32_t s = out_string(w, label, len);
             if (s == PROFKIT_NONE)
                 return oom(w);

@@ -83,7 +83,7 @@ static void write_frames(const profkit_profile *p, pk_sink *k, const uint32_t *r
             pk_json_string(k, name, pk_strtab_len(&p->strings, fn->name));
         } else {
             char buf[64];
-            profkit_frame_label(p, rep[e], 0, buf, sizeof(buf));
+            pk_frame_label(p, rep[e], 0, buf, sizeof(buf));
             pk_json_cstr(k, buf);
         }
         if (fn->file) {
