@@ -676,6 +676,9 @@ typedef struct profkit_store_query {
     const char *const *where;
     size_t n_where;
     int64_t since, until;
+    const uint64_t *ids; /* only these profiles (their ids, as store ls prints
+                            them); NULL or n_ids 0: no such bound */
+    size_t n_ids;
 } profkit_store_query;
 
 /* Parses a time for since/until: YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS][Z] (UTC) or
@@ -707,6 +710,28 @@ int profkit_store_report_top(FILE *out, profkit_store *s, const profkit_store_qu
  * labels and totals. Returns 0 or a negative code. */
 int profkit_store_list(FILE *out, profkit_store *s, const profkit_store_query *q,
                        profkit_error *err);
+
+typedef struct profkit_store_list_options {
+    int json;     /* one JSON document (docs/json.md, "store ls") */
+    int no_count; /* text: no closing "N profiles" line */
+} profkit_store_list_options;
+
+/* profkit_store_list with options (o may be NULL: the text of
+ * profkit_store_list). */
+int profkit_store_list_opts(FILE *out, profkit_store *s, const profkit_store_query *q,
+                            const profkit_store_list_options *o, profkit_error *err);
+
+/*
+ * Changes the labels of the selected profiles (*n: how many, may be NULL):
+ * every key of `set` ("KEY=VALUE") and `unset` ("KEY") loses its values,
+ * then each pair of `set` is added (so a key set twice has both values).
+ * A profile's id does not change; queries after the call returns see the
+ * new labels. Returns 0, PROFKIT_EINVAL for a bad label or nothing to do,
+ * PROFKIT_EIO or PROFKIT_ENOMEM.
+ */
+int profkit_store_label(profkit_store *s, const profkit_store_query *q, const char *const *set,
+                        size_t n_set, const char *const *unset, size_t n_unset, size_t *n,
+                        profkit_error *err);
 
 /* Removes the selected profiles (*n: how many, may be NULL). Returns 0 or a
  * negative code. */

@@ -218,6 +218,7 @@ static void db_query(profkit_store_query *q, const char **terms, const cli_input
         terms[n++] = in->where[i];
     for (size_t i = 0; i < n_extra; i++)
         terms[n++] = extra[i];
+    memset(q, 0, sizeof(*q));
     q->where = terms;
     q->n_where = n;
     q->since = in->has_since ? in->since : PROFKIT_NO_TIME;

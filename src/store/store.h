@@ -43,6 +43,9 @@ typedef struct pk_store_engine {
     /* Removes the profiles of these seqs ("1,2,3"): their rows, and what
      * the engine can of the shared rows no other profile uses. */
     int (*remove)(profkit_store *s, const char *seqs, profkit_error *err);
+    /* Deletes the labels with these keys ("'a','b'", literals) of the
+     * profiles of these seqs, so that a query after it returns sees none. */
+    int (*unlabel)(profkit_store *s, const char *seqs, const char *keys, profkit_error *err);
     void (*close)(profkit_store *s);
 } pk_store_engine;
 
@@ -78,7 +81,12 @@ void pk_sql_str(pk_sql *q, const profkit_store *s, const char *v, size_t len);
 const char *pk_sql_in(const profkit_store *s);
 const char *pk_sql_not_in(const profkit_store *s);
 /* The SELECT of the seq of every profile q selects (a subquery). */
-int pk_sql_select_profiles(pk_sql *out, const profkit_store *s, const profkit_store_query *q,
+int pk_sql_select_profiles(pk_sql *out, profkit_store *s, const profkit_store_query *q,
+                           profkit_error *err);
+/* A label key: 1 or more letters, digits, '_', '.', '-'. */
+int pk_store_key_ok(const char *k, size_t n);
+/* The seqs of the profiles q selects, "1,2,3" in *list (store_list.c). */
+int pk_store_selected_seqs(pk_sql *list, size_t *n, profkit_store *s, const profkit_store_query *q,
                            profkit_error *err);
 /* Runs q's text (checked for out of memory). */
 int pk_sql_query(profkit_store *s, pk_sql *q, pk_store_row_fn fn, void *payload,

@@ -12,6 +12,7 @@
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define MAX_SHARDS 16
 
@@ -254,6 +255,47 @@ static int ch_remove(profkit_store *s, const char *seqs, profkit_error *err)
     return rc;
 }
 
+/* Changing labels: a mutation deletes the old rows of those keys on every
+ * shard, and the call waits until every shard has done it (a mutation runs
+ * in the background), so a query after it sees the new labels only. The
+ * new rows are inserted after the mutation was made, which it does not
+ * touch (a mutation applies to the parts that exist when it is made). */
+static int ch_unlabel(profkit_store *s, const char *seqs, const char *keys, profkit_error *err)
+{
+    struct ch *c = ch_of(s);
+    const char *table = c->cluster[0] ? "labels_local" : "labels";
+    pk_sql q = { 0 };
+    int rc = 0;
+    for (size_t h = 0; h < c->n_shards && rc == 0; h++) {
+        pk_sql_free(&q);
+        pk_sql_add(&q, "ALTER TABLE %s DELETE WHERE seq IN (%s) AND key IN (%s)", table, seqs, keys);
+        rc = q.failed ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory") : run(s, h, q.buf, err);
+    }
+    /* 20 s at most per shard, then an error: the labels are changing */
+    for (size_t h = 0; h < c->n_shards && rc == 0; h++) {
+        int64_t pending = 1;
+        for (int tries = 0; rc == 0 && pending > 0; tries++) {
+            if (tries == 400) {
+                rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
+                                  "shard %s: the label change has not finished after 20 s; queries "
+                                  "may see the old labels until it has",
+                                  c->base[h]);
+                break;
+            }
+            if (tries)
+                nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
+            pk_sql_free(&q);
+            pk_sql_add(&q, "SELECT count() FROM system.mutations WHERE database = '%s' AND table = '%s' "
+                           "AND is_done = 0 FORMAT TabSeparated", c->db, table);
+            rc = q.failed ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory") : run(s, h, q.buf, err);
+            if (rc == 0)
+                pending = c->body.buf ? strtoll(c->body.buf, NULL, 10) : 0;
+        }
+    }
+    pk_sql_free(&q);
+    return rc;
+}
+
 static void ch_close(profkit_store *s)
 {
     struct ch *c = ch_of(s);
@@ -265,7 +307,7 @@ static void ch_close(profkit_store *s)
 }
 
 static const pk_store_engine clickhouse_engine = {
-    ch_exec, ch_query, ch_insert, ch_begin, ch_commit, ch_rollback, ch_remove, ch_close,
+    ch_exec, ch_query, ch_insert, ch_begin, ch_commit, ch_rollback, ch_remove, ch_unlabel, ch_close,
 };
 
 /* The tables: name, columns, ORDER BY, and whether rows are shared (merged

@@ -89,8 +89,7 @@ int pk_sql_exec(profkit_store *s, pk_sql *q, profkit_error *err)
     return s->engine->exec(s, q->buf, err);
 }
 
-/* A label key: letters, digits, '_', '.', '-'. */
-static int key_ok(const char *k, size_t n)
+int pk_store_key_ok(const char *k, size_t n)
 {
     if (n == 0)
         return 0;
@@ -114,7 +113,7 @@ static int where_term(pk_sql *q, const profkit_store *s, const char *w, profkit_
         neg = 1;
         klen = k - 1;
     }
-    if (!op || !key_ok(w, klen))
+    if (!op || !pk_store_key_ok(w, klen))
         return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
                                  "--where '%s': expected KEY=VALUE, KEY!=VALUE or KEY~REGEX "
                                  "(KEY of letters, digits, '_', '.', '-')", w);
@@ -148,7 +147,96 @@ static int where_term(pk_sql *q, const profkit_store *s, const char *w, profkit_
     return 0;
 }
 
-int pk_sql_select_profiles(pk_sql *out, const profkit_store *s, const profkit_store_query *q,
+struct keys {
+    char **k;
+    size_t n, cap;
+    int failed;
+};
+
+static int row_key(void *payload, char **cells, const size_t *lens, size_t n, profkit_error *err)
+{
+    struct keys *ks = payload;
+    (void)n, (void)err;
+    char *k = malloc(lens[0] + 1);
+    if (!k || PK_VEC_RESERVE(ks->k, ks->n, ks->cap, 1) != 0) {
+        free(k);
+        ks->failed = 1;
+        return 0;
+    }
+    memcpy(k, cells[0] ? cells[0] : "", lens[0]);
+    k[lens[0]] = '\0';
+    ks->k[ks->n++] = k;
+    return 0;
+}
+
+static void keys_free(struct keys *ks)
+{
+    for (size_t i = 0; i < ks->n; i++)
+        free(ks->k[i]);
+    free(ks->k);
+}
+
+/* Each where term's key must be a key some profile has: a misspelt key
+ * would select nothing (or, negated, everything) without a word. The
+ * error lists the keys the store has. */
+static int check_keys(profkit_store *s, const profkit_store_query *q, profkit_error *err)
+{
+    if (!q || q->n_where == 0)
+        return 0;
+    pk_sql sql = { 0 };
+    pk_sql_add(&sql, "SELECT DISTINCT key FROM labels WHERE key IN (");
+    for (size_t i = 0; i < q->n_where; i++) {
+        size_t k = strcspn(q->where[i], "=~!");
+        pk_sql_add(&sql, i ? "," : "");
+        pk_sql_str(&sql, s, q->where[i], k);
+    }
+    pk_sql_add(&sql, ")");
+    struct keys have = { 0 };
+    int rc = pk_sql_query(s, &sql, row_key, &have, err);
+    pk_sql_free(&sql);
+    if (rc == 0 && have.failed)
+        rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    const char *missing = NULL;
+    size_t mlen = 0;
+    for (size_t i = 0; rc == 0 && !missing && i < q->n_where; i++) {
+        size_t k = strcspn(q->where[i], "=~!"), j = 0;
+        while (j < have.n && !(strlen(have.k[j]) == k && memcmp(have.k[j], q->where[i], k) == 0))
+            j++;
+        if (j == have.n) {
+            missing = q->where[i];
+            mlen = k;
+        }
+    }
+    keys_free(&have);
+    if (rc || !missing)
+        return rc;
+    struct keys all = { 0 };
+    pk_sql_add(&sql, "SELECT DISTINCT key FROM labels ORDER BY key");
+    rc = pk_sql_query(s, &sql, row_key, &all, err);
+    pk_sql_free(&sql);
+    if (rc == 0 && all.failed)
+        rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    if (rc == 0) {
+        char list[400];
+        size_t len = 0;
+        list[0] = '\0';
+        for (size_t i = 0; i < all.n && len < sizeof(list); i++) {
+            int w = snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", all.k[i]);
+            if (w < 0 || (size_t)w >= sizeof(list) - len) {
+                snprintf(list + (len < sizeof(list) - 5 ? len : sizeof(list) - 5), 5, ", ..");
+                break;
+            }
+            len += (size_t)w;
+        }
+        rc = pk_error_set(err, PROFKIT_EINVAL, s->name, -1,
+                          "'%s': no profile has a label '%.*s'; the keys in the store are: %s", missing,
+                          (int)mlen, missing, all.n ? list : "none (the store holds no profile)");
+    }
+    keys_free(&all);
+    return rc;
+}
+
+int pk_sql_select_profiles(pk_sql *out, profkit_store *s, const profkit_store_query *q,
                            profkit_error *err)
 {
     pk_sql_add(out, "SELECT seq FROM profiles WHERE seq %s (SELECT seq FROM removed)", pk_sql_not_in(s));
@@ -156,6 +244,12 @@ int pk_sql_select_profiles(pk_sql *out, const profkit_store *s, const profkit_st
         pk_sql_add(out, " AND time >= %lld", (long long)q->since);
     if (q && q->until != PROFKIT_NO_TIME)
         pk_sql_add(out, " AND time < %lld", (long long)q->until);
+    if (q && q->n_ids) {
+        pk_sql_add(out, " AND id IN (");
+        for (size_t i = 0; i < q->n_ids; i++)
+            pk_sql_add(out, i ? ",%lld" : "%lld", (long long)q->ids[i]);
+        pk_sql_add(out, ")");
+    }
     for (size_t i = 0; q && i < q->n_where; i++) {
         int rc = where_term(out, s, q->where[i], err);
         if (rc)
@@ -163,7 +257,7 @@ int pk_sql_select_profiles(pk_sql *out, const profkit_store *s, const profkit_st
     }
     if (out->failed)
         return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory building a query");
-    return 0;
+    return check_keys(s, q, err);
 }
 
 int profkit_store_parse_time(const char *s, int64_t *ns)

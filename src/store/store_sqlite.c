@@ -236,8 +236,17 @@ static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_int(ctx, v && regexec(re, v, 0, NULL, 0) == 0);
 }
 
+static int sq_unlabel(profkit_store *s, const char *seqs, const char *keys, profkit_error *err)
+{
+    pk_sql q = { 0 };
+    pk_sql_add(&q, "DELETE FROM labels WHERE seq IN (%s) AND key IN (%s)", seqs, keys);
+    int rc = pk_sql_exec(s, &q, err);
+    pk_sql_free(&q);
+    return rc;
+}
+
 static const pk_store_engine sqlite_engine = {
-    sq_exec, sq_query, sq_insert, sq_begin, sq_commit, sq_rollback, sq_remove, sq_close,
+    sq_exec, sq_query, sq_insert, sq_begin, sq_commit, sq_rollback, sq_remove, sq_unlabel, sq_close,
 };
 
 int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err)

@@ -122,6 +122,8 @@ store_suite "$ONE"
 STORE_REPORTS=("${saved[@]}")
 echo "== two shards behind Distributed tables"
 store_suite "$DIST"
+echo "== day to day on the two shards"
+store_day_to_day "clickhouse://127.0.0.1:$HTTP1,127.0.0.1:$HTTP2/prof_day?cluster=pk"
 for port in "$HTTP1" "$HTTP2"; do
   n=$(curl -s "http://127.0.0.1:$port/?query=SELECT%20count()%20FROM%20prof_dist.samples_local")
   if [ "${n:-0}" -gt 0 ] 2> /dev/null; then pass; else fail "shard at $port holds no samples ($n)"; fi
