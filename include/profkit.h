@@ -644,6 +644,23 @@ typedef struct profkit_store profkit_store;
  * PROFKIT_ENOMEM.
  */
 int profkit_store_open(profkit_store **out, const char *db, profkit_error *err);
+
+/*
+ * How to reach a ClickHouse store beyond its URL. The URL may carry all of
+ * it: clickhouse://[USER[:PASSWORD]@]HOST:PORT[,...]/DATABASE with the
+ * options ?cluster=NAME, secure=1 (HTTPS: the server's certificate and
+ * name are checked), cafile=PATH (the CAs to check it with), timeout=SECONDS
+ * (one query at most; none by default), joined by '&'. Messages name the
+ * URL without its password.
+ */
+typedef struct profkit_store_options {
+    const char *user;     /* ClickHouse user when the URL names none; NULL: default */
+    const char *password; /* its password; never printed */
+} profkit_store_options;
+
+/* profkit_store_open with options (o may be NULL). */
+int profkit_store_open_opts(profkit_store **out, const char *db, const profkit_store_options *o,
+                            profkit_error *err);
 /* Closes the store. NULL is a no-op. */
 void profkit_store_close(profkit_store *s);
 

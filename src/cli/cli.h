@@ -169,6 +169,9 @@ int cli_usage(const char *cmd, const char *fmt, ...)
     ;
 /* Prints an error; returns CLI_BAD_INPUT. */
 int cli_error(const profkit_error *e);
+/* Opens the store DB with the ClickHouse credentials of the environment
+ * (PROFKIT_CLICKHOUSE_USER, PROFKIT_CLICKHOUSE_PASSWORD). */
+int cli_store_open(profkit_store **s, const char *db, profkit_error *err);
 
 /*
  * Report options every report command spells the same way; a command lists

@@ -208,6 +208,14 @@ static int apply_filters(profkit_profile **p, const cli_input *in)
     return CLI_OK;
 }
 
+int cli_store_open(profkit_store **s, const char *db, profkit_error *err)
+{
+    /* ClickHouse credentials from the environment, so that they need not
+     * be in a URL on the command line (where ps shows them) */
+    profkit_store_options o = { getenv("PROFKIT_CLICKHOUSE_USER"), getenv("PROFKIT_CLICKHOUSE_PASSWORD") };
+    return profkit_store_open_opts(s, db, &o, err);
+}
+
 /* The store query of in's --where/--since/--until and `extra`; `terms`
  * holds the where terms (CLI_MAX_WHERE * 2). */
 static void db_query(profkit_store_query *q, const char **terms, const cli_input *in,
@@ -230,7 +238,7 @@ int cli_load_db(profkit_profile **out, const cli_input *in, const char *const *e
     *out = NULL;
     profkit_store *s;
     profkit_error err;
-    if (profkit_store_open(&s, in->db, &err) != 0)
+    if (cli_store_open(&s, in->db, &err) != 0)
         return cli_error(&err);
     const char *terms[CLI_MAX_WHERE * 2];
     profkit_store_query q;
@@ -441,7 +449,7 @@ int cli_report_main(const char *cmd, const char *help, const struct option *opts
     if (in.db && strcmp(cmd, "top") == 0 && !profkit_filter_active(&in.filter)) {
         /* the engine aggregates: only the rows top prints are read */
         profkit_store *s;
-        if (profkit_store_open(&s, in.db, &err) != 0)
+        if (cli_store_open(&s, in.db, &err) != 0)
             return cli_error(&err);
         const char *terms[CLI_MAX_WHERE * 2];
         profkit_store_query q;

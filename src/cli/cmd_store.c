@@ -111,7 +111,7 @@ static int add(struct store_args *a, char **files, int n)
     cli_input *in = &a->in;
     profkit_store *s;
     profkit_error err;
-    if (profkit_store_open(&s, in->db, &err) != 0)
+    if (cli_store_open(&s, in->db, &err) != 0)
         return cli_error(&err);
     int rc = CLI_OK, failed = 0;
     in->skip_markers = 1; /* the store keeps no markers; lines and in-use values it keeps */
@@ -214,7 +214,7 @@ static int ls_rm_label(struct store_args *a, const char *verb, char **rest, int 
         return cli_usage("store", "label needs --set K=V or --unset K");
     profkit_store *s;
     profkit_error err;
-    if (profkit_store_open(&s, in->db, &err) != 0)
+    if (cli_store_open(&s, in->db, &err) != 0)
         return cli_error(&err);
     profkit_store_query q;
     query_of(&q, in, ids, (size_t)n_rest);

@@ -18,10 +18,14 @@
 
 struct ch {
     CURL *curl;
-    char base[MAX_SHARDS][300]; /* http://HOST:PORT/ of each shard; queries go to the first */
+    char base[MAX_SHARDS][300]; /* http(s)://HOST:PORT/ of each shard; queries go to the first */
     size_t n_shards;
     char db[128];
     char cluster[128];
+    char user[128], password[256]; /* never printed */
+    char cafile[512];              /* ?cafile=: the CAs of an https server's certificate */
+    int secure;                    /* ?secure=1: https */
+    long timeout_s;                /* ?timeout=: one query at most; 0: none */
     pk_sql body; /* the response */
 };
 
@@ -71,6 +75,9 @@ static int post(profkit_store *s, size_t shard, const char *params, const char *
     curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &c->body);
     CURLcode rc = curl_easy_perform(c->curl);
     pk_sql_free(&url);
+    if (rc != CURLE_OK && c->n_shards > 1)
+        return pk_error_set(err, PROFKIT_EIO, s->name, -1, "ClickHouse at %s (shard %zu of %zu): %s",
+                            c->base[shard], shard + 1, c->n_shards, curl_easy_strerror(rc));
     if (rc != CURLE_OK)
         return pk_error_set(err, PROFKIT_EIO, s->name, -1, "ClickHouse at %s: %s", c->base[shard],
                                  curl_easy_strerror(rc));
@@ -374,58 +381,165 @@ static int create(profkit_store *s, profkit_error *err)
     return rc;
 }
 
-/* clickhouse://HOST:PORT[,HOST:PORT...]/DATABASE[?cluster=NAME] */
+/* %XX escapes of a URL's user or password, decoded into out (n bytes).
+ * Returns -1 when it does not fit or an escape is bad. */
+static int decode(char *out, size_t n, const char *s, size_t len)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < len; i++) {
+        int ch = (unsigned char)s[i];
+        if (ch == '%') {
+            unsigned v;
+            if (i + 2 >= len || sscanf(s + i + 1, "%2x", &v) != 1)
+                return -1;
+            ch = (int)v;
+            i += 2;
+        }
+        if (w + 1 >= n || ch == 0)
+            return -1;
+        out[w++] = (char)ch;
+    }
+    out[w] = '\0';
+    return 0;
+}
+
+static int name_ok(const char *k, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= 'A' && k[i] <= 'Z') || (k[i] >= '0' && k[i] <= '9') ||
+              k[i] == '_'))
+            return 0;
+    return n > 0;
+}
+
+/* One ?KEY=VALUE of the URL. */
+static int option(struct ch *c, const char *k, size_t kl, const char *v, size_t vl)
+{
+    if (kl == 7 && memcmp(k, "cluster", 7) == 0) {
+        if (!name_ok(v, vl) || vl >= sizeof(c->cluster))
+            return -1;
+        memcpy(c->cluster, v, vl);
+        c->cluster[vl] = '\0';
+    } else if (kl == 6 && memcmp(k, "secure", 6) == 0) {
+        if ((vl == 1 && *v == '1') || (vl == 4 && memcmp(v, "true", 4) == 0))
+            c->secure = 1;
+        else if (!((vl == 1 && *v == '0') || (vl == 5 && memcmp(v, "false", 5) == 0)))
+            return -1;
+    } else if (kl == 7 && memcmp(k, "timeout", 7) == 0) {
+        long t = 0;
+        for (size_t i = 0; i < vl; i++) {
+            if (v[i] < '0' || v[i] > '9' || t > 86400)
+                return -1;
+            t = t * 10 + (v[i] - '0');
+        }
+        if (vl == 0 || t > 86400)
+            return -1;
+        c->timeout_s = t;
+    } else if (kl == 6 && memcmp(k, "cafile", 6) == 0) {
+        if (decode(c->cafile, sizeof(c->cafile), v, vl) != 0 || !c->cafile[0])
+            return -1;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+/* clickhouse://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT...]/DATABASE[?KEY=VALUE[&...]]
+ * with the keys cluster, secure, timeout, cafile. */
 static int parse(struct ch *c, const char *url)
 {
     const char *p = url + strlen("clickhouse://");
     const char *slash = strchr(p, '/');
     if (!slash || slash == p)
         return -1;
+    const char *at = memchr(p, '@', (size_t)(slash - p));
+    if (at) {
+        const char *colon = memchr(p, ':', (size_t)(at - p));
+        const char *ue = colon ? colon : at;
+        if (ue == p || decode(c->user, sizeof(c->user), p, (size_t)(ue - p)) != 0 ||
+            (colon && decode(c->password, sizeof(c->password), colon + 1, (size_t)(at - colon - 1)) != 0))
+            return -1;
+        p = at + 1;
+    }
+    const char *db = slash + 1, *q = strchr(db, '?');
+    size_t dl = q ? (size_t)(q - db) : strlen(db);
+    if (dl >= sizeof(c->db) || !name_ok(db, dl))
+        return -1;
+    memcpy(c->db, db, dl);
+    for (q = q ? q + 1 : NULL; q && *q;) {
+        const char *amp = strchr(q, '&'), *e = amp ? amp : q + strlen(q);
+        const char *eq = memchr(q, '=', (size_t)(e - q));
+        if (!eq || option(c, q, (size_t)(eq - q), eq + 1, (size_t)(e - eq - 1)) != 0)
+            return -1;
+        q = amp ? amp + 1 : NULL;
+    }
     while (p < slash) {
         const char *comma = memchr(p, ',', (size_t)(slash - p));
         const char *e = comma ? comma : slash;
         if (e == p || c->n_shards == MAX_SHARDS || e - p > 250)
             return -1;
-        snprintf(c->base[c->n_shards++], sizeof(c->base[0]), "http://%.*s/", (int)(e - p), p);
+        snprintf(c->base[c->n_shards++], sizeof(c->base[0]), "%s://%.*s/", c->secure ? "https" : "http",
+                 (int)(e - p), p);
         p = comma ? comma + 1 : slash;
-    }
-    const char *db = slash + 1, *q = strchr(db, '?');
-    size_t dl = q ? (size_t)(q - db) : strlen(db);
-    if (dl == 0 || dl >= sizeof(c->db))
-        return -1;
-    for (size_t i = 0; i < dl; i++)
-        if (!((db[i] >= 'a' && db[i] <= 'z') || (db[i] >= 'A' && db[i] <= 'Z') ||
-              (db[i] >= '0' && db[i] <= '9') || db[i] == '_'))
-            return -1;
-    memcpy(c->db, db, dl);
-    if (q) {
-        if (strncmp(q, "?cluster=", 9) != 0 || strlen(q + 9) == 0 || strlen(q + 9) >= sizeof(c->cluster))
-            return -1;
-        snprintf(c->cluster, sizeof(c->cluster), "%s", q + 9);
-        for (const char *k = c->cluster; *k; k++)
-            if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9') || *k == '_'))
-                return -1;
     }
     return 0;
 }
 
-int pk_store_clickhouse_open(profkit_store *s, const char *url, profkit_error *err)
+void pk_store_clickhouse_name(char *out, size_t n, const char *url)
+{
+    const char *p = url + strlen("clickhouse://");
+    const char *slash = strchr(p, '/');
+    const char *at = slash ? memchr(p, '@', (size_t)(slash - p)) : NULL;
+    const char *colon = at ? memchr(p, ':', (size_t)(at - p)) : NULL;
+    if (colon) /* the user stays, the password does not */
+        snprintf(out, n, "%.*s:***%s", (int)(colon - url), url, at);
+    else
+        snprintf(out, n, "%s", url);
+}
+
+int pk_store_clickhouse_open(profkit_store *s, const char *url, const profkit_store_options *o,
+                             profkit_error *err)
 {
     struct ch *c = calloc(1, sizeof(*c));
     if (!c)
         return pk_error_set(err, PROFKIT_ENOMEM, url, -1, "out of memory opening the store");
+    (void)url;
     if (parse(c, url) != 0) {
         free(c);
-        return pk_error_set(err, PROFKIT_EINVAL, url, -1,
-                                 "expected clickhouse://HOST:PORT[,HOST:PORT...]/DATABASE[?cluster=NAME] "
-                                 "(DATABASE and NAME of letters, digits and '_')");
+        return pk_error_set(err, PROFKIT_EINVAL, s->name, -1,
+                            "expected clickhouse://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT...]/DATABASE"
+                            "[?cluster=NAME&secure=1&timeout=SECONDS&cafile=PATH] (DATABASE and NAME of "
+                            "letters, digits and '_'; USER and PASSWORD with %%XX escapes)");
+    }
+    /* the caller's credentials when the URL names no user (never printed) */
+    if (!c->user[0] && o && o->user && o->user[0]) {
+        if (strlen(o->user) >= sizeof(c->user) || (o->password && strlen(o->password) >= sizeof(c->password))) {
+            free(c);
+            return pk_error_set(err, PROFKIT_EINVAL, s->name, -1, "the ClickHouse user or password is too long");
+        }
+        snprintf(c->user, sizeof(c->user), "%s", o->user);
+        snprintf(c->password, sizeof(c->password), "%s", o->password ? o->password : "");
     }
     if (!(c->curl = curl_easy_init())) {
         free(c);
-        return pk_error_set(err, PROFKIT_ENOMEM, url, -1, "out of memory opening the store");
+        return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory opening the store");
     }
     curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, 10L);
+    if (c->timeout_s)
+        curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, c->timeout_s);
+    if (c->user[0]) {
+        curl_easy_setopt(c->curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+        curl_easy_setopt(c->curl, CURLOPT_USERNAME, c->user);
+        curl_easy_setopt(c->curl, CURLOPT_PASSWORD, c->password);
+    }
+    /* https: the certificate and the host name are checked (curl's
+     * defaults, set here so that nothing turns them off) */
+    curl_easy_setopt(c->curl, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(c->curl, CURLOPT_SSL_VERIFYHOST, 2L);
+    curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (c->cafile[0])
+        curl_easy_setopt(c->curl, CURLOPT_CAINFO, c->cafile);
     s->impl = c;
     s->engine = &clickhouse_engine;
     s->clickhouse = 1;
