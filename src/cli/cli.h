@@ -171,6 +171,17 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 int cli_error(const profkit_error *e);
 
 /*
+ * The optional parts of the library (profkit_part_check): CLI_OK when it
+ * has `part`; else prints "profkit CMD: MESSAGE" (which part is missing,
+ * how to get it) and returns CLI_USAGE.
+ */
+int cli_need_part(const char *cmd, const char *part);
+/* An error of a call that needs a part (opening a store): a part the
+ * library lacks (PROFKIT_EUNSUPPORTED) as cli_need_part says it, anything
+ * else as cli_error. Returns the exit status. */
+int cli_part_error(const char *cmd, const profkit_error *e);
+
+/*
  * Report options every report command spells the same way; a command lists
  * the ones it takes in its getopt table with these codes:
  *   -n/--limit N ('n'), --value NAME ('V'), --thread NAME ('T'),

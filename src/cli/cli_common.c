@@ -48,7 +48,11 @@ static int time_arg(const char *opt, const char *arg, int64_t *ns, int *has)
 int cli_input_option(cli_input *in, int c, const char *arg)
 {
     switch (c) {
-    case CLI_OPT_DB: in->db = arg; return 1;
+    case CLI_OPT_DB:
+        if (cli_need_part("--db", "store") != CLI_OK)
+            return -1;
+        in->db = arg;
+        return 1;
     case CLI_OPT_WHERE: return add_where("where", in->where, &in->n_where, arg);
     case CLI_OPT_BASE_WHERE: return add_where("base-where", in->base_where, &in->n_base_where, arg);
     case CLI_OPT_NEW_WHERE: return add_where("new-where", in->new_where, &in->n_new_where, arg);
@@ -119,6 +123,22 @@ int cli_error(const profkit_error *e)
     char buf[1024];
     fprintf(stderr, "profkit: error: %s\n", profkit_error_string(buf, sizeof(buf), e));
     return CLI_BAD_INPUT;
+}
+
+int cli_part_error(const char *cmd, const profkit_error *e)
+{
+    if (e->code != PROFKIT_EUNSUPPORTED)
+        return cli_error(e);
+    fprintf(stderr, "profkit%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", e->message);
+    return CLI_USAGE;
+}
+
+int cli_need_part(const char *cmd, const char *part)
+{
+    profkit_error err;
+    if (profkit_part_check(part, &err) == 0)
+        return CLI_OK;
+    return cli_part_error(cmd, &err);
 }
 
 struct progress {
@@ -230,7 +250,7 @@ int cli_load_db(profkit_profile **out, const cli_input *in, const char *const *e
     profkit_store *s;
     profkit_error err;
     if (profkit_store_open(&s, in->db, &err) != 0)
-        return cli_error(&err);
+        return cli_part_error(NULL, &err);
     const char *terms[CLI_MAX_WHERE * 2];
     profkit_store_query q;
     db_query(&q, terms, in, extra, n_extra);
@@ -441,7 +461,7 @@ int cli_report_main(const char *cmd, const char *help, const struct option *opts
         /* the engine aggregates: only the rows top prints are read */
         profkit_store *s;
         if (profkit_store_open(&s, in.db, &err) != 0)
-            return cli_error(&err);
+            return cli_part_error(cmd, &err);
         const char *terms[CLI_MAX_WHERE * 2];
         profkit_store_query q;
         db_query(&q, terms, &in, NULL, 0);

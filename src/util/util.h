@@ -102,6 +102,12 @@ int pk_error_setv(profkit_error *e, int code, const char *file, int64_t offset,
 int pk_error_set_pos(profkit_error *e, int code, const char *file, uint32_t line,
                           uint32_t column, const char *fmt, ...) PK_PRINTF(6, 7);
 
+/* The optional parts (profkit_part_get), in their table's order. */
+enum { PK_PART_STORE, PK_PART_CLICKHOUSE, PK_PART_SERVER, PK_PART_DISASM, PK_PART_DEBUGINFOD };
+/* 0 when this build has part `id` (PK_PART_*); else PROFKIT_EUNSUPPORTED,
+ * with err naming the part and how to get it (err may be NULL). */
+int pk_part_check(int id, profkit_error *err);
+
 /*
  * An open-addressing set of ids keyed by a caller-computed hash; equality is
  * decided by a callback against the caller's own table. Used to hash-cons
