@@ -176,10 +176,9 @@ int cli_error(const profkit_error *e);
  * how to get it) and returns CLI_USAGE.
  */
 int cli_need_part(const char *cmd, const char *part);
-/* An error of a call that needs a part (opening a store): a part the
- * library lacks (PROFKIT_EUNSUPPORTED) as cli_need_part says it, anything
- * else as cli_error. Returns the exit status. */
-int cli_part_error(const char *cmd, const profkit_error *e);
+/* cli_need_part for the store DB (NULL: any store): the part "store", and
+ * "clickhouse" for a clickhouse:// DB. */
+int cli_need_store(const char *cmd, const char *db);
 
 /*
  * Report options every report command spells the same way; a command lists

@@ -49,7 +49,7 @@ int cli_input_option(cli_input *in, int c, const char *arg)
 {
     switch (c) {
     case CLI_OPT_DB:
-        if (cli_need_part("--db", "store") != CLI_OK)
+        if (cli_need_store("--db", arg) != CLI_OK)
             return -1;
         in->db = arg;
         return 1;
@@ -125,20 +125,21 @@ int cli_error(const profkit_error *e)
     return CLI_BAD_INPUT;
 }
 
-int cli_part_error(const char *cmd, const profkit_error *e)
-{
-    if (e->code != PROFKIT_EUNSUPPORTED)
-        return cli_error(e);
-    fprintf(stderr, "profkit%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", e->message);
-    return CLI_USAGE;
-}
-
 int cli_need_part(const char *cmd, const char *part)
 {
     profkit_error err;
     if (profkit_part_check(part, &err) == 0)
         return CLI_OK;
-    return cli_part_error(cmd, &err);
+    fprintf(stderr, "profkit%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", err.message);
+    return CLI_USAGE;
+}
+
+int cli_need_store(const char *cmd, const char *db)
+{
+    int rc = cli_need_part(cmd, "store");
+    if (rc == CLI_OK && db && strncmp(db, "clickhouse://", 13) == 0)
+        rc = cli_need_part(cmd, "clickhouse");
+    return rc;
 }
 
 struct progress {
@@ -250,7 +251,7 @@ int cli_load_db(profkit_profile **out, const cli_input *in, const char *const *e
     profkit_store *s;
     profkit_error err;
     if (profkit_store_open(&s, in->db, &err) != 0)
-        return cli_part_error(NULL, &err);
+        return cli_error(&err);
     const char *terms[CLI_MAX_WHERE * 2];
     profkit_store_query q;
     db_query(&q, terms, in, extra, n_extra);
@@ -461,7 +462,7 @@ int cli_report_main(const char *cmd, const char *help, const struct option *opts
         /* the engine aggregates: only the rows top prints are read */
         profkit_store *s;
         if (profkit_store_open(&s, in.db, &err) != 0)
-            return cli_part_error(cmd, &err);
+            return cli_error(&err);
         const char *terms[CLI_MAX_WHERE * 2];
         profkit_store_query q;
         db_query(&q, terms, &in, NULL, 0);

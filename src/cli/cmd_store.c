@@ -63,7 +63,7 @@ static int add(cli_input *in, const char *const *labels, size_t n_labels, char *
     profkit_store *s;
     profkit_error err;
     if (profkit_store_open(&s, in->db, &err) != 0)
-        return cli_part_error("store", &err);
+        return cli_error(&err);
     int rc = CLI_OK;
     in->skip_markers = 1; /* the store keeps no markers; lines and in-use values it keeps */
     for (int i = 0; i < n && rc == CLI_OK; i++) {
@@ -103,7 +103,7 @@ static int ls_rm(const cli_input *in, int rm)
     profkit_store *s;
     profkit_error err;
     if (profkit_store_open(&s, in->db, &err) != 0)
-        return cli_part_error("store", &err);
+        return cli_error(&err);
     profkit_store_query q;
     q.where = in->where;
     q.n_where = in->n_where;
@@ -151,12 +151,14 @@ int cmd_store(int argc, char **argv)
         if (r == 0)
             return cli_usage("store", "unknown option");
     }
-    if (cli_need_part("store", "store") != CLI_OK)
+    if (cli_need_store("store", NULL) != CLI_OK)
         return CLI_USAGE;
     if (argc - optind < 2)
         return cli_usage("store", "expected add, ls or rm, then the store DB");
     const char *verb = argv[optind];
     in.db = argv[optind + 1];
+    if (cli_need_store("store", in.db) != CLI_OK)
+        return CLI_USAGE;
     char **rest = argv + optind + 2;
     int n_rest = argc - optind - 2;
     if (strcmp(verb, "add") == 0) {
