@@ -174,6 +174,16 @@ int cli_error(const profkit_error *e);
 int cli_store_open(profkit_store **s, const char *db, profkit_error *err);
 
 /*
+ * The optional parts of the library (profkit_part_check): CLI_OK when it
+ * has `part`; else prints "profkit CMD: MESSAGE" (which part is missing,
+ * how to get it) and returns CLI_USAGE.
+ */
+int cli_need_part(const char *cmd, const char *part);
+/* cli_need_part for the store DB (NULL: any store): the part "store", and
+ * "clickhouse" for a clickhouse:// DB. */
+int cli_need_store(const char *cmd, const char *db);
+
+/*
  * Report options every report command spells the same way; a command lists
  * the ones it takes in its getopt table with these codes:
  *   -n/--limit N ('n'), --value NAME ('V'), --thread NAME ('T'),

@@ -48,7 +48,11 @@ static int time_arg(const char *opt, const char *arg, int64_t *ns, int *has)
 int cli_input_option(cli_input *in, int c, const char *arg)
 {
     switch (c) {
-    case CLI_OPT_DB: in->db = arg; return 1;
+    case CLI_OPT_DB:
+        if (cli_need_store("--db", arg) != CLI_OK)
+            return -1;
+        in->db = arg;
+        return 1;
     case CLI_OPT_WHERE: return add_where("where", in->where, &in->n_where, arg);
     case CLI_OPT_BASE_WHERE: return add_where("base-where", in->base_where, &in->n_base_where, arg);
     case CLI_OPT_NEW_WHERE: return add_where("new-where", in->new_where, &in->n_new_where, arg);
@@ -119,6 +123,23 @@ int cli_error(const profkit_error *e)
     char buf[1024];
     fprintf(stderr, "profkit: error: %s\n", profkit_error_string(buf, sizeof(buf), e));
     return CLI_BAD_INPUT;
+}
+
+int cli_need_part(const char *cmd, const char *part)
+{
+    profkit_error err;
+    if (profkit_part_check(part, &err) == 0)
+        return CLI_OK;
+    fprintf(stderr, "profkit%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", err.message);
+    return CLI_USAGE;
+}
+
+int cli_need_store(const char *cmd, const char *db)
+{
+    int rc = cli_need_part(cmd, "store");
+    if (rc == CLI_OK && db && strncmp(db, "clickhouse://", 13) == 0)
+        rc = cli_need_part(cmd, "clickhouse");
+    return rc;
 }
 
 struct progress {

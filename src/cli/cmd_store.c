@@ -307,10 +307,14 @@ int cmd_store(int argc, char **argv)
         if (r != CLI_OK)
             return r;
     }
+    if (cli_need_store("store", NULL) != CLI_OK)
+        return CLI_USAGE;
     if (argc - optind < 2)
         return cli_usage("store", "expected add, ls, label or rm, then the store DB");
     const char *verb = argv[optind];
     in->db = argv[optind + 1];
+    if (cli_need_store("store", in->db) != CLI_OK)
+        return CLI_USAGE;
     char **rest = argv + optind + 2;
     int n_rest = argc - optind - 2;
     int is_add = strcmp(verb, "add") == 0, is_label = strcmp(verb, "label") == 0;

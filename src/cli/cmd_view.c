@@ -301,7 +301,7 @@ int cmd_view(int argc, char **argv)
             }
         }
     }
-    if (!cli_has_input("view", &in, argc - optind))
+    if (cli_need_part("view", "server") != CLI_OK || !cli_has_input("view", &in, argc - optind))
         return CLI_USAGE;
     so.port = (unsigned)port;
     so.cors_origin = plan->cors_origin;

@@ -204,6 +204,8 @@ int profkit_report_list(FILE *out, const profkit_profile *p, const profkit_repor
                         profkit_error *err)
 {
     uint32_t v, th;
+    if (o->disasm && pk_part_check(PK_PART_DISASM, err) != 0)
+        return PROFKIT_EUNSUPPORTED;
     if (pk_select(p, o->value, o->thread, &v, &th, err) != 0)
         return PROFKIT_EINVAL;
     regex_t re;

@@ -65,8 +65,7 @@ extern const char *const pk_store_own_tables[PK_STORE_N_OWN];
 int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err);
 int pk_store_clickhouse_open(profkit_store *s, const char *url, const profkit_store_options *o,
                              profkit_error *err);
-/* The URL as messages show it: without the password of its user. */
-void pk_store_clickhouse_name(char *out, size_t n, const char *url);
+
 
 /* ---- SQL text (store_sql.c) ---- */
 

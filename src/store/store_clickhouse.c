@@ -485,18 +485,6 @@ static int parse(struct ch *c, const char *url)
     return 0;
 }
 
-void pk_store_clickhouse_name(char *out, size_t n, const char *url)
-{
-    const char *p = url + strlen("clickhouse://");
-    const char *slash = strchr(p, '/');
-    const char *at = slash ? memchr(p, '@', (size_t)(slash - p)) : NULL;
-    const char *colon = at ? memchr(p, ':', (size_t)(at - p)) : NULL;
-    if (colon) /* the user stays, the password does not */
-        snprintf(out, n, "%.*s:***%s", (int)(colon - url), url, at);
-    else
-        snprintf(out, n, "%s", url);
-}
-
 int pk_store_clickhouse_open(profkit_store *s, const char *url, const profkit_store_options *o,
                              profkit_error *err)
 {

@@ -5,6 +5,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The URL as messages show it: without the password of its user. */
+static void clickhouse_name(char *out, size_t n, const char *url)
+{
+    const char *p = url + strlen("clickhouse://");
+    const char *slash = strchr(p, '/');
+    const char *at = slash ? memchr(p, '@', (size_t)(slash - p)) : NULL;
+    const char *colon = at ? memchr(p, ':', (size_t)(at - p)) : NULL;
+    if (colon) /* the user stays, the password does not */
+        snprintf(out, n, "%.*s:***%s", (int)(colon - url), url, at);
+    else
+        snprintf(out, n, "%s", url);
+}
+
 int profkit_store_open_opts(profkit_store **out, const char *db, const profkit_store_options *o,
                             profkit_error *err)
 {
@@ -12,7 +25,7 @@ int profkit_store_open_opts(profkit_store **out, const char *db, const profkit_s
     int ch = strncmp(db, "clickhouse://", 13) == 0;
     char name[sizeof(((profkit_store *)0)->name)];
     if (ch)
-        pk_store_clickhouse_name(name, sizeof(name), db);
+        clickhouse_name(name, sizeof(name), db);
     else
         snprintf(name, sizeof(name), "%s", db);
     profkit_store *s = calloc(1, sizeof(*s));
