@@ -6,6 +6,7 @@
  *
  *   profkit_profile_read_file()  ->  profkit_profile  ->  profkit_report_*()
  *                                                     ->  profkit_profile_write_file()
+ *                                                     ->  profkit_profile_write_memory()
  *
  * Conventions: functions return 0 or a negative PROFKIT_E* code; details go in
  * a caller-supplied profkit_error. Output parameters come first. Everything a
@@ -309,7 +310,8 @@ PROFKIT_API int profkit_profile_read_memory(profkit_profile **out, const void *d
 /* -------------------------------------------------------- writing */
 
 typedef struct profkit_write_options {
-    const char *format; /* format name; NULL: from the output path's extension */
+    const char *format; /* format name; NULL: from the output path's extension
+                           (profkit_profile_write_memory needs it) */
     const char *value;  /* value type for single-value formats (folded); NULL: default */
     const char *thread; /* only this thread (name or index); NULL: all */
     int by_line;        /* folded: label frames with their line */
@@ -322,6 +324,19 @@ typedef struct profkit_write_options {
  */
 PROFKIT_API int profkit_profile_write_file(const profkit_profile *p, const char *path,
                                            const profkit_write_options *opts, profkit_error *err);
+/*
+ * Writes `p` in the format opts->format names (required: there is no file
+ * name to tell it from) into a new buffer: *out, NUL-terminated (the NUL
+ * is not counted in *len; binary formats may hold NULs of their own), which
+ * the caller free()s. The bytes are exactly those profkit_profile_write_file
+ * writes to an uncompressed file with the same options; every writable
+ * format can be written this way. Returns 0 or what the file write would
+ * return but PROFKIT_EIO: PROFKIT_EINVAL for no or an unknown format, a
+ * writer's own refusal, PROFKIT_ENOMEM; on failure *out is NULL and *len 0.
+ * len may be NULL.
+ */
+PROFKIT_API int profkit_profile_write_memory(char **out, size_t *len, const profkit_profile *p,
+                                             const profkit_write_options *opts, profkit_error *err);
 
 /* The format name for an output path's extension, or NULL. */
 PROFKIT_API const char *profkit_format_for_path(const char *path);

@@ -181,21 +181,6 @@ static int parse_frame(const uint8_t *l, size_t n, perf_frame_line *f)
 
 /* ---------------------------------------------------------------- names */
 
-typedef struct {
-    char *buf;
-    size_t len, cap;
-} sbuf;
-
-static int sb_put(sbuf *b, const void *s, size_t n)
-{
-    if (PK_VEC_RESERVE(b->buf, b->len, b->cap, n + 1))
-        return -1;
-    memcpy(b->buf + b->len, s, n);
-    b->len += n;
-    b->buf[b->len] = 0;
-    return 0;
-}
-
 static const uint8_t *find(const uint8_t *s, size_t n, const char *pat)
 {
     size_t k = strlen(pat);
@@ -225,25 +210,26 @@ static int go_method(const uint8_t *s, size_t n)
  * unless it is a Go method name; quotes go; a Java process's `L` prefix of
  * a name with `/` goes; an inlined part (not the first) gets `_[i]`.
  */
-static int tidy(sbuf *out, const uint8_t *s, size_t n, const uint8_t *dso, size_t dso_len,
+static int tidy(pk_buf *out, const uint8_t *s, size_t n, const uint8_t *dso, size_t dso_len,
                 int java, int inlined)
 {
-    out->len = 0;
-    if (sb_put(out, "", 0))
-        return -1;
+    pk_buf_clear(out);
     if (n == 9 && memcmp(s, "[unknown]", 9) == 0) {
         if (!(dso_len == 9 && memcmp(dso, "[unknown]", 9) == 0)) {
             size_t b = dso_len;
             while (b > 0 && dso[b - 1] != '/')
                 b--;
-            if (sb_put(out, "[", 1) || sb_put(out, dso + b, dso_len - b) || sb_put(out, "]", 1))
-                return -1;
-        } else if (sb_put(out, "[unknown]", 9)) {
-            return -1;
+            pk_buf_putc(out, '[');
+            pk_buf_put(out, dso + b, dso_len - b);
+            pk_buf_putc(out, ']');
+        } else {
+            pk_buf_put(out, "[unknown]", 9);
         }
-    } else if (sb_put(out, s, n)) {
-        return -1;
+    } else {
+        pk_buf_put(out, s, n);
     }
+    if (pk_buf_reserve(out, 0) != 0)
+        return -1;
     uint8_t *t = (uint8_t *)out->buf;
     size_t len = out->len;
     for (size_t i = 0; i < len; i++)
@@ -269,11 +255,10 @@ static int tidy(sbuf *out, const uint8_t *s, size_t n, const uint8_t *dso, size_
         memmove(t, t + 1, len - 1);
         len--;
     }
-    out->len = len;
-    out->buf[len] = 0;
+    pk_buf_truncate(out, len);
     if (inlined && !find(t, len, "_[i]"))
-        return sb_put(out, "_[i]", 4);
-    return 0;
+        pk_buf_put(out, "_[i]", 4);
+    return pk_buf_error(out) ? -1 : 0;
 }
 
 /* ---------------------------------------------------------------- reader */
@@ -350,7 +335,7 @@ typedef struct {
     size_t cap_values;
     uint32_t *frames; /* the open sample's frames, leaf first */
     size_t n_frames, cap_frames;
-    sbuf name;
+    pk_buf name;
     /* the open sample */
     int open;
     uint32_t thread, vt;
@@ -580,7 +565,7 @@ static int perf_script_read(profkit_profile *p, pk_read_ctx *ctx)
     free(r.threads.slot);
     free(r.values);
     free(r.frames);
-    free(r.name.buf);
+    pk_buf_free(&r.name);
     return rc;
 }
 

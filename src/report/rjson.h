@@ -1,6 +1,7 @@
 /*
  * rjson.h: what the JSON forms of the reports share (docs/json.md): string
- * escaping onto a FILE and the document's opening members.
+ * escaping onto a FILE (PK_JSON_REPORT of util/buf.h) and the document's
+ * opening members.
  */
 #ifndef PROFKIT_RJSON_H
 #define PROFKIT_RJSON_H

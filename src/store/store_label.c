@@ -46,7 +46,7 @@ int profkit_store_label(profkit_store *s, const profkit_store_query *q, const ch
             return PROFKIT_EINVAL;
     if (n_set + n_unset == 0)
         return pk_error_set(err, PROFKIT_EINVAL, s->name, -1, "no label to set or remove");
-    pk_sql seqs = { 0 }, keys = { 0 };
+    pk_buf seqs = PK_BUF_INIT, keys = PK_BUF_INIT;
     size_t k = 0;
     pk_cell *cells = NULL;
     int rc = pk_store_selected_seqs(&seqs, &k, s, q, err);
@@ -57,10 +57,10 @@ int profkit_store_label(profkit_store *s, const profkit_store_query *q, const ch
         const char *l = i < n_set ? set[i] : unset[i - n_set];
         const char *eq = strchr(l, '=');
         if (i)
-            pk_sql_add(&keys, ",");
+            pk_buf_printf(&keys, ",");
         pk_sql_str(&keys, s, l, eq ? (size_t)(eq - l) : strlen(l));
     }
-    if (keys.failed) {
+    if (pk_buf_error(&keys)) {
         rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
         goto done;
     }
@@ -93,7 +93,7 @@ done:
     if (rc && err->file[0] == '\0')
         snprintf(err->file, sizeof(err->file), "%s", s->name);
     free(cells);
-    pk_sql_free(&seqs);
-    pk_sql_free(&keys);
+    pk_buf_free(&seqs);
+    pk_buf_free(&keys);
     return rc;
 }

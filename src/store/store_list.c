@@ -138,26 +138,26 @@ static void listing_free(struct listing *l)
 static int collect(struct listing *l, profkit_store *s, const char *sel, int details,
                    profkit_error *err)
 {
-    pk_sql q = { 0 };
+    pk_buf q = PK_BUF_INIT;
     const char *in = pk_sql_in(s);
-    pk_sql_add(&q, "SELECT seq, id, time, format, source FROM profiles WHERE seq %s (%s) ORDER BY seq",
+    pk_buf_printf(&q, "SELECT seq, id, time, format, source FROM profiles WHERE seq %s (%s) ORDER BY seq",
                in, sel);
     int rc = pk_sql_query(s, &q, row_entry, l, err);
-    pk_sql_free(&q);
+    pk_buf_free(&q);
     if (rc || !details)
         return rc;
-    pk_sql_add(&q, "SELECT seq, key, value FROM labels WHERE seq %s (%s) ORDER BY seq, key, value", in, sel);
+    pk_buf_printf(&q, "SELECT seq, key, value FROM labels WHERE seq %s (%s) ORDER BY seq, key, value", in, sel);
     rc = pk_sql_query(s, &q, row_label, l, err);
-    pk_sql_free(&q);
+    pk_buf_free(&q);
     if (rc)
         return rc;
     /* totals per value type, in the profile's order of value types */
-    pk_sql_add(&q, "SELECT seq, type, unit, total FROM (SELECT seq, pos, type, unit, vtype FROM profile_values "
+    pk_buf_printf(&q, "SELECT seq, type, unit, total FROM (SELECT seq, pos, type, unit, vtype FROM profile_values "
                    "WHERE seq %s (%s)) AS pv %s (SELECT seq, vtype, sum(value) AS total FROM samples WHERE seq %s "
                    "(%s) GROUP BY seq, vtype) AS t USING (seq, vtype) ORDER BY seq, pos",
                in, sel, s->clickhouse ? "ALL LEFT JOIN" : "LEFT JOIN", in, sel);
     rc = pk_sql_query(s, &q, row_total, l, err);
-    pk_sql_free(&q);
+    pk_buf_free(&q);
     return rc;
 }
 
@@ -217,7 +217,7 @@ static void print_json(FILE *out, const struct entry *e)
 int profkit_store_list_opts(FILE *out, profkit_store *s, const profkit_store_query *q,
                             const profkit_store_list_options *o, profkit_error *err)
 {
-    pk_sql sel = { 0 };
+    pk_buf sel = PK_BUF_INIT;
     struct listing l;
     memset(&l, 0, sizeof(l));
     int json = o && o->json, count = !(o && o->no_count);
@@ -242,7 +242,7 @@ int profkit_store_list_opts(FILE *out, profkit_store *s, const profkit_store_que
     if (rc && err->file[0] == '\0')
         snprintf(err->file, sizeof(err->file), "%s", s->name);
     listing_free(&l);
-    pk_sql_free(&sel);
+    pk_buf_free(&sel);
     return rc;
 }
 
@@ -252,10 +252,10 @@ int profkit_store_list(FILE *out, profkit_store *s, const profkit_store_query *q
 }
 
 /* The seqs of the selected profiles, "1,2,3" in *list (empty: none). */
-int pk_store_selected_seqs(pk_sql *list, size_t *n, profkit_store *s, const profkit_store_query *q,
+int pk_store_selected_seqs(pk_buf *list, size_t *n, profkit_store *s, const profkit_store_query *q,
                            profkit_error *err)
 {
-    pk_sql sel = { 0 };
+    pk_buf sel = PK_BUF_INIT;
     struct listing l;
     memset(&l, 0, sizeof(l));
     int rc = pk_sql_select_profiles(&sel, s, q, err);
@@ -263,18 +263,18 @@ int pk_store_selected_seqs(pk_sql *list, size_t *n, profkit_store *s, const prof
         rc = collect(&l, s, sel.buf, 0, err);
     /* the seqs, named: the selection must not change under the changes */
     for (size_t i = 0; rc == 0 && i < l.n; i++)
-        pk_sql_add(list, i ? ",%lld" : "%lld", (long long)l.e[i].seq);
-    if (rc == 0 && list->failed)
+        pk_buf_printf(list, i ? ",%lld" : "%lld", (long long)l.e[i].seq);
+    if (rc == 0 && pk_buf_error(list))
         rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
     *n = rc == 0 ? l.n : 0;
     listing_free(&l);
-    pk_sql_free(&sel);
+    pk_buf_free(&sel);
     return rc;
 }
 
 int profkit_store_remove(profkit_store *s, const profkit_store_query *q, size_t *n, profkit_error *err)
 {
-    pk_sql list = { 0 };
+    pk_buf list = PK_BUF_INIT;
     size_t k = 0;
     int rc = pk_store_selected_seqs(&list, &k, s, q, err);
     if (rc == 0 && k)
@@ -283,6 +283,6 @@ int profkit_store_remove(profkit_store *s, const profkit_store_query *q, size_t 
         *n = rc == 0 ? k : 0;
     if (rc && err->file[0] == '\0')
         snprintf(err->file, sizeof(err->file), "%s", s->name);
-    pk_sql_free(&list);
+    pk_buf_free(&list);
     return rc;
 }

@@ -7,63 +7,26 @@
 #include <stdlib.h>
 #include <time.h>
 
-void pk_sql_free(pk_sql *q)
-{
-    free(q->buf);
-    memset(q, 0, sizeof(*q));
-}
-
-static int reserve(pk_sql *q, size_t extra)
-{
-    if (q->failed)
-        return -1;
-    if (q->len + extra + 1 > q->cap) {
-        size_t cap = q->cap ? q->cap : 256;
-        while (cap < q->len + extra + 1)
-            cap *= 2;
-        char *b = realloc(q->buf, cap);
-        if (!b) {
-            q->failed = 1;
-            return -1;
-        }
-        q->buf = b;
-        q->cap = cap;
-    }
-    return 0;
-}
-
-void pk_sql_add(pk_sql *q, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || reserve(q, (size_t)n) != 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(q->buf + q->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    q->len += (size_t)n;
-}
-
 /* SQLite doubles quotes; ClickHouse escapes with backslashes (and takes
  * any byte after one). A NUL cannot be in SQLite text: the caller's
  * strings are C strings there. */
-void pk_sql_str(pk_sql *q, const profkit_store *s, const char *v, size_t len)
+void pk_sql_str(pk_buf *q, const profkit_store *s, const char *v, size_t len)
 {
-    if (reserve(q, 2 * len + 2) != 0)
+    if (pk_buf_reserve(q, 2 * len + 2) != 0)
         return;
-    q->buf[q->len++] = '\'';
+    char *o = q->buf + q->len;
+    *o++ = '\'';
     for (size_t i = 0; i < len; i++) {
         char c = v[i];
         if (c == '\'')
-            q->buf[q->len++] = s->clickhouse ? '\\' : '\'';
+            *o++ = s->clickhouse ? '\\' : '\'';
         else if (c == '\\' && s->clickhouse)
-            q->buf[q->len++] = '\\';
-        q->buf[q->len++] = c;
+            *o++ = '\\';
+        *o++ = c;
     }
-    q->buf[q->len++] = '\'';
-    q->buf[q->len] = '\0';
+    *o++ = '\'';
+    *o = '\0';
+    q->len = (size_t)(o - q->buf);
 }
 
 const char *pk_sql_in(const profkit_store *s) { return s->distributed ? "GLOBAL IN" : "IN"; }
@@ -74,17 +37,17 @@ const char *pk_sql_not_in(const profkit_store *s)
 
 int64_t pk_cell_i64(const char *c) { return c ? strtoll(c, NULL, 10) : 0; }
 
-int pk_sql_query(profkit_store *s, pk_sql *q, pk_store_row_fn fn, void *payload,
+int pk_sql_query(profkit_store *s, pk_buf *q, pk_store_row_fn fn, void *payload,
                  profkit_error *err)
 {
-    if (q->failed || !q->buf)
+    if (pk_buf_error(q) || !q->buf)
         return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory building a query");
     return s->engine->query(s, q->buf, fn, payload, err);
 }
 
-int pk_sql_exec(profkit_store *s, pk_sql *q, profkit_error *err)
+int pk_sql_exec(profkit_store *s, pk_buf *q, profkit_error *err)
 {
-    if (q->failed || !q->buf)
+    if (pk_buf_error(q) || !q->buf)
         return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory building a query");
     return s->engine->exec(s, q->buf, err);
 }
@@ -103,7 +66,7 @@ int pk_store_key_ok(const char *k, size_t n)
 }
 
 /* One --where term into q: AND seq [NOT] IN (labels that match). */
-static int where_term(pk_sql *q, const profkit_store *s, const char *w, profkit_error *err)
+static int where_term(pk_buf *q, const profkit_store *s, const char *w, profkit_error *err)
 {
     size_t k = strcspn(w, "=~");
     int neg = 0;
@@ -129,21 +92,21 @@ static int where_term(pk_sql *q, const profkit_store *s, const char *w, profkit_
         }
         regfree(&re);
     }
-    pk_sql_add(q, " AND seq %s (SELECT seq FROM labels WHERE key = ", neg ? pk_sql_not_in(s) : pk_sql_in(s));
+    pk_buf_printf(q, " AND seq %s (SELECT seq FROM labels WHERE key = ", neg ? pk_sql_not_in(s) : pk_sql_in(s));
     pk_sql_str(q, s, w, klen);
     if (op == '=') {
-        pk_sql_add(q, " AND value = ");
+        pk_buf_printf(q, " AND value = ");
         pk_sql_str(q, s, v, strlen(v));
     } else if (s->clickhouse) {
-        pk_sql_add(q, " AND match(value, ");
+        pk_buf_printf(q, " AND match(value, ");
         pk_sql_str(q, s, v, strlen(v));
-        pk_sql_add(q, ")");
+        pk_buf_printf(q, ")");
     } else {
-        pk_sql_add(q, " AND regexp(");
+        pk_buf_printf(q, " AND regexp(");
         pk_sql_str(q, s, v, strlen(v));
-        pk_sql_add(q, ", value)");
+        pk_buf_printf(q, ", value)");
     }
-    pk_sql_add(q, ")");
+    pk_buf_printf(q, ")");
     return 0;
 }
 
@@ -183,17 +146,17 @@ static int check_keys(profkit_store *s, const profkit_store_query *q, profkit_er
 {
     if (!q || q->n_where == 0)
         return 0;
-    pk_sql sql = { 0 };
-    pk_sql_add(&sql, "SELECT DISTINCT key FROM labels WHERE key IN (");
+    pk_buf sql = PK_BUF_INIT;
+    pk_buf_printf(&sql, "SELECT DISTINCT key FROM labels WHERE key IN (");
     for (size_t i = 0; i < q->n_where; i++) {
         size_t k = strcspn(q->where[i], "=~!");
-        pk_sql_add(&sql, i ? "," : "");
+        pk_buf_printf(&sql, i ? "," : "");
         pk_sql_str(&sql, s, q->where[i], k);
     }
-    pk_sql_add(&sql, ")");
+    pk_buf_printf(&sql, ")");
     struct keys have = { 0 };
     int rc = pk_sql_query(s, &sql, row_key, &have, err);
-    pk_sql_free(&sql);
+    pk_buf_free(&sql);
     if (rc == 0 && have.failed)
         rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
     const char *missing = NULL;
@@ -211,9 +174,9 @@ static int check_keys(profkit_store *s, const profkit_store_query *q, profkit_er
     if (rc || !missing)
         return rc;
     struct keys all = { 0 };
-    pk_sql_add(&sql, "SELECT DISTINCT key FROM labels ORDER BY key");
+    pk_buf_printf(&sql, "SELECT DISTINCT key FROM labels ORDER BY key");
     rc = pk_sql_query(s, &sql, row_key, &all, err);
-    pk_sql_free(&sql);
+    pk_buf_free(&sql);
     if (rc == 0 && all.failed)
         rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
     if (rc == 0) {
@@ -236,26 +199,26 @@ static int check_keys(profkit_store *s, const profkit_store_query *q, profkit_er
     return rc;
 }
 
-int pk_sql_select_profiles(pk_sql *out, profkit_store *s, const profkit_store_query *q,
+int pk_sql_select_profiles(pk_buf *out, profkit_store *s, const profkit_store_query *q,
                            profkit_error *err)
 {
-    pk_sql_add(out, "SELECT seq FROM profiles WHERE seq %s (SELECT seq FROM removed)", pk_sql_not_in(s));
+    pk_buf_printf(out, "SELECT seq FROM profiles WHERE seq %s (SELECT seq FROM removed)", pk_sql_not_in(s));
     if (q && q->since != PROFKIT_NO_TIME)
-        pk_sql_add(out, " AND time >= %lld", (long long)q->since);
+        pk_buf_printf(out, " AND time >= %lld", (long long)q->since);
     if (q && q->until != PROFKIT_NO_TIME)
-        pk_sql_add(out, " AND time < %lld", (long long)q->until);
+        pk_buf_printf(out, " AND time < %lld", (long long)q->until);
     if (q && q->n_ids) {
-        pk_sql_add(out, " AND id IN (");
+        pk_buf_printf(out, " AND id IN (");
         for (size_t i = 0; i < q->n_ids; i++)
-            pk_sql_add(out, i ? ",%lld" : "%lld", (long long)q->ids[i]);
-        pk_sql_add(out, ")");
+            pk_buf_printf(out, i ? ",%lld" : "%lld", (long long)q->ids[i]);
+        pk_buf_printf(out, ")");
     }
     for (size_t i = 0; q && i < q->n_where; i++) {
         int rc = where_term(out, s, q->where[i], err);
         if (rc)
             return rc;
     }
-    if (out->failed)
+    if (pk_buf_error(out))
         return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory building a query");
     return check_keys(s, q, err);
 }

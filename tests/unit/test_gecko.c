@@ -657,7 +657,7 @@ static void test_numbers(void **state)
 static void test_text(void **state)
 {
     (void)state;
-    pk_json_text t = { 0 };
+    pk_buf t = PK_BUF_INIT;
     pk_json_event evs[] = {
         { PK_JSON_MAP_START, NULL, 0, 0 }, { PK_JSON_KEY, "a\"b", 3, 0 },
         { PK_JSON_ARRAY_START, NULL, 0, 0 }, { PK_JSON_NUMBER, "1.50", 4, 0 },
@@ -669,7 +669,7 @@ static void test_text(void **state)
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         pk_json_text_event(&t, &evs[i]);
     assert_string_equal(t.buf, "{\"a\\\"b\":[1.50,null,true,\"x\\u000a\\u0001\"],\"c\":{}}");
-    pk_json_text_free(&t);
+    pk_buf_free(&t);
 }
 
 int main(void)

@@ -141,23 +141,10 @@ static int text_cell(gk_tables *o, const char *s, size_t n, double *out)
         return PROFKIT_ENOMEM;
     uint32_t len = (uint32_t)n;
     /* length prefix, then the bytes; written raw (not as JSON events) */
-    pk_json_text *t = &o->text;
-    if (t->len + 4 + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 256;
-        while (cap < t->len + 4 + n + 1) {
-            if (cap > SIZE_MAX / 2)
-                return PROFKIT_ENOMEM;
-            cap *= 2;
-        }
-        char *b = realloc(t->buf, cap);
-        if (!b)
-            return PROFKIT_ENOMEM;
-        t->buf = b;
-        t->cap = cap;
-    }
-    memcpy(t->buf + t->len, &len, 4);
-    memcpy(t->buf + t->len + 4, s, n);
-    t->len += 4 + n;
+    pk_buf_put(&o->text, &len, 4);
+    pk_buf_put(&o->text, s, n);
+    if (pk_buf_error(&o->text))
+        return PROFKIT_ENOMEM;
     *out = boxed(BOX_TEXT | off);
     return 0;
 }
@@ -165,7 +152,7 @@ static int text_cell(gk_tables *o, const char *s, size_t n, double *out)
 static int begin_capture(gk_reader *r, const pk_json_event *ev, gk_col *target, gk_tables *owner,
                          int paused)
 {
-    r->cap_text.len = 0;
+    pk_buf_clear(&r->cap_text);
     r->cap_stream = NULL;
     r->cap_marker = 0;
     r->cap_target = target;
@@ -178,9 +165,9 @@ static int begin_capture(gk_reader *r, const pk_json_event *ev, gk_col *target, 
 
 static int end_capture(gk_reader *r)
 {
-    if (r->cap_text.failed)
+    if (pk_buf_error(&r->cap_text))
         return pk_gk_oom(r);
-    const char *s = r->cap_text.buf ? r->cap_text.buf : "";
+    const char *s = pk_buf_cstr(&r->cap_text);
     if (r->cap_paused) {
         if (pk_meta_add_len(r->p, "pausedRange", s, r->cap_text.len) != 0)
             return pk_gk_oom(r);
@@ -1336,7 +1323,7 @@ static void reader_free(gk_reader *r)
     pk_gk_tables_free(&r->shared);
     pk_gk_strings_free(&r->categories);
     free(r->category_ids);
-    pk_json_text_free(&r->cap_text);
+    pk_buf_free(&r->cap_text);
     free(r->lib.name);
     free(r->lib.path);
     free(r->lib.debug_name);

@@ -142,7 +142,7 @@ typedef struct gk_tables {
     gk_strings strings;
     int have_strings;
     uint32_t strings_line, strings_column;
-    pk_json_text text; /* JSON text of captured cells: [u32 length][bytes] */
+    pk_buf text; /* JSON text of captured cells: [u32 length][bytes] */
     /* caches, valid for the strings owner `cache_owner` */
     const struct gk_tables *cache_owner;
     uint32_t *str_ids, *func_ids, *frame_ids;
@@ -204,7 +204,7 @@ typedef struct gk_reader {
     size_t n_prof, cap_prof;
     int skip;               /* a handler does not want the value it got: skip it */
     int capture;            /* depth of a subtree being captured */
-    pk_json_text cap_text;
+    pk_buf cap_text;
     gk_col *cap_target;     /* capture into this column's owner text */
     gk_tables *cap_owner;
     int cap_paused;         /* capture is a pausedRanges element */

@@ -47,7 +47,7 @@ void pk_gk_tables_free(gk_tables *t)
     for (int i = 0; i < T_COUNT; i++)
         pk_gk_table_free(&t->t[i]);
     pk_gk_strings_free(&t->strings);
-    pk_json_text_free(&t->text);
+    pk_buf_free(&t->text);
     free(t->str_ids);
     free(t->locs);
     free(t->func_ids);

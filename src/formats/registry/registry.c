@@ -237,6 +237,27 @@ int profkit_profile_read_memory(profkit_profile **out, const void *data, size_t 
 
 /* ---- writing ---- */
 
+/* The writer `name` names (path: for messages), or NULL with err set. */
+static const pk_format *writer_for(const char *name, const char *path, profkit_error *err)
+{
+    char list[256];
+    if (!name) {
+        list_formats(list, sizeof(list), 1);
+        pk_error_set(err, PROFKIT_EINVAL, path, -1,
+                     "cannot tell the output format from the file name; use --to (one of: %s)",
+                     list);
+        return NULL;
+    }
+    const pk_format *fmt = pk_format_lookup(name);
+    if (!fmt || !fmt->write) {
+        list_formats(list, sizeof(list), 1);
+        pk_error_set(err, PROFKIT_EINVAL, path, -1,
+                     "cannot write format '%s' (writable formats: %s)", name, list);
+        return NULL;
+    }
+    return fmt;
+}
+
 int profkit_profile_write_file(const profkit_profile *p, const char *path,
                                const profkit_write_options *opts, profkit_error *err)
 {
@@ -246,20 +267,10 @@ int profkit_profile_write_file(const profkit_profile *p, const char *path,
         err = &scratch;
     if (!opts)
         opts = &defaults;
-    const char *name = opts->format ? opts->format : profkit_format_for_path(path);
-    char list[256];
-    if (!name) {
-        list_formats(list, sizeof(list), 1);
-        return pk_error_set(err, PROFKIT_EINVAL, path, -1,
-                                 "cannot tell the output format from the file name; use --to (one of: %s)",
-                                 list);
-    }
-    const pk_format *fmt = pk_format_lookup(name);
-    if (!fmt || !fmt->write) {
-        list_formats(list, sizeof(list), 1);
-        return pk_error_set(err, PROFKIT_EINVAL, path, -1,
-                                 "cannot write format '%s' (writable formats: %s)", name, list);
-    }
+    const pk_format *fmt = writer_for(opts->format ? opts->format : profkit_format_for_path(path),
+                                      path, err);
+    if (!fmt)
+        return PROFKIT_EINVAL;
     pk_sink *sink;
     int rc = pk_sink_open(&sink, path, pk_sink_compression(path), err);
     if (rc)
@@ -267,4 +278,40 @@ int profkit_profile_write_file(const profkit_profile *p, const char *path,
     rc = fmt->write(p, sink, opts, err);
     int rc2 = pk_sink_close(sink, rc == 0, rc == 0 ? err : NULL);
     return rc ? rc : rc2;
+}
+
+int profkit_profile_write_memory(char **out, size_t *len, const profkit_profile *p,
+                                 const profkit_write_options *opts, profkit_error *err)
+{
+    static const profkit_write_options defaults;
+    profkit_error scratch;
+    if (!err)
+        err = &scratch;
+    if (!opts)
+        opts = &defaults;
+    *out = NULL;
+    if (len)
+        *len = 0;
+    if (!opts->format) {
+        char list[256];
+        list_formats(list, sizeof(list), 1);
+        return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                            "writing to memory needs a format name (writable formats: %s)", list);
+    }
+    const pk_format *fmt = writer_for(opts->format, NULL, err);
+    if (!fmt)
+        return PROFKIT_EINVAL;
+    pk_buf mem = PK_BUF_INIT;
+    pk_sink *sink;
+    int rc = pk_sink_open_memory(&sink, &mem, PROFKIT_SINK_PLAIN, err);
+    if (rc)
+        return rc;
+    rc = fmt->write(p, sink, opts, err);
+    int rc2 = pk_sink_close(sink, rc == 0, rc == 0 ? err : NULL);
+    if (!rc)
+        rc = rc2;
+    if (!rc && pk_buf_take(&mem, out, len) != 0)
+        rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    pk_buf_free(&mem);
+    return rc;
 }
