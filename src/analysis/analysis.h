@@ -41,9 +41,6 @@ typedef struct pk_top {
 int pk_top_compute(pk_top *t, const profkit_profile *p, uint32_t value, uint32_t thread,
                         profkit_key by, profkit_error *err);
 void pk_top_free(pk_top *t);
-/* The key label of a frame for a `by` mode, written into buf. */
-size_t pk_frame_key_label(const profkit_profile *p, uint32_t frame, profkit_key by, char *buf,
-                               size_t n);
 /* Sorts row indexes: by flat (or cum) descending, then key label ascending. */
 int pk_top_sort(const pk_top *t, uint32_t *order, int by_cum);
 /*

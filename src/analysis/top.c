@@ -5,45 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-size_t pk_frame_key_label(const profkit_profile *p, uint32_t frame, profkit_key by, char *buf,
-                               size_t n)
-{
-    const profkit_frame *fr = &p->frames[frame];
-    const profkit_function *fn = &p->functions[fr->function];
-    int w = -1;
-    switch (by) {
-    case PROFKIT_BY_FILE:
-        if (fn->file)
-            w = snprintf(buf, n, "%s", pk_str(p, fn->file));
-        else if (fn->module)
-            w = snprintf(buf, n, "%s", pk_str(p, fn->module));
-        else if (fr->mapping != PROFKIT_NONE && fr->mapping < p->n_mappings &&
-                 p->mappings[fr->mapping].path)
-            w = snprintf(buf, n, "%s", pk_str(p, p->mappings[fr->mapping].path));
-        else
-            w = snprintf(buf, n, "(unknown file)");
-        break;
-    case PROFKIT_BY_LINE:
-        if (fn->file && fr->line) {
-            w = fr->column ? snprintf(buf, n, "%s:%u:%u", pk_str(p, fn->file), fr->line, fr->column)
-                           : snprintf(buf, n, "%s:%u", pk_str(p, fn->file), fr->line);
-            break;
-        }
-        return pk_frame_label(p, frame, 1, buf, n);
-    case PROFKIT_BY_ADDRESS:
-        if (fr->address) {
-            w = snprintf(buf, n, "0x%" PRIx64, fr->address);
-            break;
-        }
-        return pk_frame_label(p, frame, 0, buf, n);
-    default:
-        return pk_frame_label(p, frame, 0, buf, n);
-    }
-    if (w < 0)
-        w = 0;
-    return (size_t)w < n ? (size_t)w : n - 1;
-}
-
 void pk_top_free(pk_top *t)
 {
     pk_strtab_free(&t->keys);

@@ -9,7 +9,8 @@ static int print_thread(FILE *out, const profkit_profile *p, uint32_t v, uint32_
                         const profkit_report_options *o, int *first, profkit_error *err)
 {
     pk_ltree t;
-    pk_ltree_options lo = { v, th, o->by == PROFKIT_BY_LINE, 0 };
+    pk_ltree_options lo = { .by = PROFKIT_BY_FUNCTION, .by_line = o->by == PROFKIT_BY_LINE,
+                            .merge = 1, .children = 1, .values = 1, .value = v, .thread = th };
     int rc = pk_ltree_build(&t, p, &lo, err);
     if (rc)
         return rc;
@@ -31,7 +32,7 @@ static int print_thread(FILE *out, const profkit_profile *p, uint32_t v, uint32_
         for (size_t i = 0; i < n; i++) {
             uint32_t x = nodes[i];
             fprintf(out, "%s{\"depth\":%u,\"name\":", i ? ",\n" : "\n", depths[i]);
-            pk_rjson_str(out, pk_strtab_get(&t.labels, t.label[x]));
+            pk_rjson_str(out, pk_strtab_get(&t.labels, t.key[x]));
             fprintf(out, ",\"total\":%lld,\"self\":%lld}", (long long)t.total[x], (long long)t.self[x]);
         }
         fputs("]}", out);
@@ -55,7 +56,7 @@ static int print_thread(FILE *out, const profkit_profile *p, uint32_t v, uint32_
         pk_format_value(b, sizeof(b), t.self[x], unit);
         pk_format_value(c, sizeof(c), pk_sat_add(t.total[x], -(t.self[x] == INT64_MIN ? INT64_MAX : t.self[x])), unit);
         fprintf(out, "%10s %6.2f%% %10s %10s  %*s%s\n", a, 100.0 * (double)t.total[x] / base, b, c,
-                (int)(2 * (depths[i] - 1)), "", pk_strtab_get(&t.labels, t.label[x]));
+                (int)(2 * (depths[i] - 1)), "", pk_strtab_get(&t.labels, t.key[x]));
     }
     free(nodes);
     free(depths);

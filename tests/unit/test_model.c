@@ -300,14 +300,15 @@ static void ltree_merges_labels(void **state)
     pk_sample_add(p, pk_stack_intern(p, pk_stack_intern(p, 0, m), x2), t, &two);
     pk_sample_add(p, pk_stack_intern(p, 0, frame_named(p, "a;b\nc", 0)), t, &one);
     pk_ltree tr;
-    pk_ltree_options o = { 0, PROFKIT_NONE, 0, 1 };
+    pk_ltree_options o = { .merge = 1, .children = 1, .sanitize = 1, .values = 1, .value = 0,
+                           .thread = PROFKIT_NONE };
     profkit_error err;
     assert_int_equal(pk_ltree_build(&tr, p, &o, &err), 0);
     assert_int_equal(tr.grand_total, 4);
     /* root's children sorted by label: "a_b_c" < "main". */
     uint32_t c0 = tr.children[tr.child_start[0]], c1 = tr.children[tr.child_start[0] + 1];
-    assert_string_equal(pk_strtab_get(&tr.labels, tr.label[c0]), "a_b_c");
-    assert_string_equal(pk_strtab_get(&tr.labels, tr.label[c1]), "main");
+    assert_string_equal(pk_strtab_get(&tr.labels, tr.key[c0]), "a_b_c");
+    assert_string_equal(pk_strtab_get(&tr.labels, tr.key[c1]), "main");
     assert_int_equal(tr.total[c1], 3);
     assert_int_equal(tr.child_start[c1 + 1] - tr.child_start[c1], 1);
     uint32_t x = tr.children[tr.child_start[c1]];
@@ -340,11 +341,12 @@ static void ltree_self_of_another_value(void **state)
     for (uint32_t th = 0; th < 3; th++) {
         uint32_t thread = th == 2 ? PROFKIT_NONE : th;
         pk_ltree a, b;
-        pk_ltree_options oa = { 0, thread, 0, 0 }, ob = { 1, thread, 0, 0 };
+        pk_ltree_options oa = { .merge = 1, .values = 1, .value = 0, .thread = thread };
+        pk_ltree_options ob = { .merge = 1, .values = 1, .value = 1, .thread = thread };
         assert_int_equal(pk_ltree_build(&a, p, &oa, &err), 0);
         assert_int_equal(pk_ltree_build(&b, p, &ob, &err), 0);
         assert_int_equal(a.n, b.n);
-        int64_t *self = pk_ltree_self(&a, p, 1, thread);
+        int64_t *self = pk_ltree_self(&a, 1, thread);
         assert_non_null(self);
         int64_t sum = 0;
         for (size_t i = 0; i < a.n; i++) {
