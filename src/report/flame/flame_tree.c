@@ -75,75 +75,17 @@ static int make_funcs(flame_data *d, const pk_ltree *t, const profkit_profile *p
 /* ------------------------------------------------------------ rows per scope */
 
 /* The rows of one profile that a scope reads: idx[0..n), or all rows when
- * idx is NULL. */
-/* Per profile: the rows of a scope summed per stack first, so that each
- * row costs one lookup near its neighbours' (a thread's stacks are close
- * together) and the tree's work is per distinct stack. */
-typedef struct stack_sums {
-    int64_t *self;  /* self[s * nv + v], zero outside a scope's work */
-    uint32_t *seen; /* seen[s] == tag: s is in list */
-    uint32_t *node; /* the tree 1 node of stack s (timed threads) */
-    uint32_t *list; /* the stacks the scope's rows reach */
-    size_t n_list, cap_list;
-    uint32_t tag;
-} stack_sums;
-
+ * idx is NULL. Each row's value goes straight to its node of the scope (no
+ * array per stack: the nodes mark which stacks a scope reached). */
 typedef struct rowset {
     const profkit_profile *p;
-    const uint32_t *stack_node; /* the profile's stacks mapped to the union tree */
+    const uint32_t *stack_node; /* the profile's stacks mapped to the call tree */
     const uint32_t *vmap;       /* the scope's value v is the profile's vmap[v] (NONE: 0) */
     const uint32_t *idx;
     size_t n;
-    stack_sums *sums;
 } rowset;
 
 static inline uint32_t row_at(const rowset *r, size_t i) { return r->idx ? r->idx[i] : (uint32_t)i; }
-
-static int sums_init(stack_sums *ss, const profkit_profile *p, size_t nv)
-{
-    size_t ns = p->n_stacks ? p->n_stacks : 1, nsv;
-    if (pk_mul_size(ns, nv ? nv : 1, &nsv) != 0 || !(ss->self = calloc(nsv, sizeof(int64_t))) ||
-        !(ss->seen = calloc(ns, sizeof(uint32_t))) || !(ss->node = malloc(ns * sizeof(uint32_t))))
-        return PROFKIT_ENOMEM;
-    return 0;
-}
-
-static void sums_free(stack_sums *ss)
-{
-    free(ss->self);
-    free(ss->seen);
-    free(ss->node);
-    free(ss->list);
-}
-
-/* Sums rs's rows per stack into rs->sums (nv scope value types). */
-static int sum_per_stack(const rowset *rs, size_t nv)
-{
-    const profkit_profile *p = rs->p;
-    stack_sums *ss = rs->sums;
-    size_t pnv = p->n_value_types;
-    ss->n_list = 0;
-    ss->tag++;
-    for (size_t i = 0; i < rs->n; i++) {
-        uint32_t r = row_at(rs, i);
-        uint32_t s = p->sample_stack[r];
-        if (s >= p->n_stacks)
-            continue;
-        if (ss->seen[s] != ss->tag) {
-            if (PK_VEC_RESERVE(ss->list, ss->n_list, ss->cap_list, 1) != 0)
-                return PROFKIT_ENOMEM;
-            ss->seen[s] = ss->tag;
-            ss->list[ss->n_list++] = s;
-        }
-        const int64_t *val = p->sample_values + (size_t)r * pnv;
-        int64_t *acc = ss->self + (size_t)s * nv;
-        for (size_t v = 0; v < nv; v++)
-            if (rs->vmap[v] != PROFKIT_NONE)
-                pk_sat_addto(&acc[v], val[rs->vmap[v]]);
-    }
-    return 0;
-}
-
 
 /* Row indexes grouped by thread, in row order within a thread:
  * rows of thread t are by_thread[start[t] .. start[t + 1]). */
@@ -253,7 +195,6 @@ typedef struct builder {
     uint32_t *touched;
     size_t cap_touched;
     int64_t time0;    /* the profile's first sample time */
-    stack_sums sums[2]; /* NEW's, BASE's */
     work work;
 } builder;
 
@@ -280,35 +221,39 @@ static int nonzero(const int64_t *tot, const int64_t *btot, size_t k, size_t nv,
     return 0;
 }
 
-/* Marks the union nodes rs reaches (and their ancestors) into b->touched. */
-/* Marks the union nodes of the stacks rs reaches (and their ancestors)
+/* Marks the nodes of the stacks rs's rows reach (and their ancestors)
  * into b->touched. */
 static int mark_rows(builder *b, const rowset *rs, size_t *k)
 {
-    const stack_sums *ss = rs->sums;
-    for (size_t i = 0; i < ss->n_list; i++)
-        for (uint32_t u = rs->stack_node[ss->list[i]]; b->mark[u] == PROFKIT_NONE; u = b->tree.parent[u]) {
+    const profkit_profile *p = rs->p;
+    for (size_t i = 0; i < rs->n; i++) {
+        uint32_t s = p->sample_stack[row_at(rs, i)];
+        if (s >= p->n_stacks)
+            continue;
+        for (uint32_t u = rs->stack_node[s]; b->mark[u] == PROFKIT_NONE; u = b->tree.parent[u]) {
             if (PK_VEC_RESERVE(b->touched, *k, b->cap_touched, 1) != 0)
                 return PROFKIT_ENOMEM;
             b->mark[u] = 0;
             b->touched[(*k)++] = u;
         }
+    }
     return 0;
 }
 
-/* Moves the per-stack sums into self by local node (and zeroes them). */
+/* Adds rs's rows into self by local node. */
 static void sum_rows(const builder *b, const rowset *rs, int64_t *self, size_t k)
 {
-    stack_sums *ss = rs->sums;
-    size_t nv = b->nv;
-    for (size_t i = 0; i < ss->n_list; i++) {
-        uint32_t s = ss->list[i];
+    const profkit_profile *p = rs->p;
+    size_t nv = b->nv, pnv = p->n_value_types;
+    for (size_t i = 0; i < rs->n; i++) {
+        uint32_t r = row_at(rs, i), s = p->sample_stack[r];
+        if (s >= p->n_stacks)
+            continue;
         size_t li = b->mark[rs->stack_node[s]];
-        int64_t *acc = ss->self + (size_t)s * nv;
-        for (size_t v = 0; v < nv; v++) {
-            pk_sat_addto(&self[v * k + li], acc[v]);
-            acc[v] = 0;
-        }
+        const int64_t *val = p->sample_values + (size_t)r * pnv;
+        for (size_t v = 0; v < nv; v++)
+            if (rs->vmap[v] != PROFKIT_NONE)
+                pk_sat_addto(&self[v * k + li], val[rs->vmap[v]]);
     }
 }
 
@@ -325,8 +270,6 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
     double *thr = NULL, *bthr = NULL;
     memset(t, 0, sizeof(*t));
 
-    if (sum_per_stack(rs, nv) != 0 || (brs && sum_per_stack(brs, nv) != 0))
-        goto done;
     if (!rs->idx && (!brs || !brs->idx)) {
         /* every row: every node, in order (unreached ones add zeros) */
         if (PK_VEC_RESERVE(b->touched, 0, b->cap_touched, b->tree.n) != 0)
@@ -435,11 +378,11 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             else
                 map[i] = map[lp[i]];
         }
-        for (size_t i = 0; i < rs->sums->n_list; i++) {
-            uint32_t st = rs->sums->list[i];
-            rs->sums->node[st] = map[b->mark[rs->stack_node[st]]];
-        }
-        if (pk_flame_runs(t, rs->p, rs->idx, rs->n, rs->sums->node, b->min_pct, b->time0) != 0)
+        /* the marks become each node's place in tree 1 */
+        for (size_t i = 0; i < k; i++)
+            b->mark[b->touched[i]] = map[i];
+        if (pk_flame_runs(t, rs->p, rs->idx, rs->n, rs->stack_node, b->mark, b->min_pct,
+                          b->time0) != 0)
             goto done;
     }
     rc = 0;
@@ -521,8 +464,6 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
         goto oom;
     for (size_t i = 0; i < b.tree.n; i++)
         b.mark[i] = PROFKIT_NONE;
-    if (sums_init(&b.sums[0], p, b.nv) != 0 || (o->base && sums_init(&b.sums[1], o->base, b.nv) != 0))
-        goto oom;
     for (size_t v = 0; v < b.nv; v++) {
         vmap[v] = (uint32_t)v;
         bvmap[v] = PROFKIT_NONE;
@@ -549,11 +490,12 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
         !(d->scopes = calloc(max_scopes, sizeof(flame_scope))))
         goto oom;
     int merged = 0;
+    size_t shrunk0 = 0;
     if (o->base) {
         uint32_t *bby = NULL;
         size_t *bst = NULL;
-        rowset rs = { p, stack_node, vmap, NULL, p->n_samples, &b.sums[0] };
-        rowset brs = { o->base, bstack_node, bvmap, NULL, o->base->n_samples, &b.sums[1] };
+        rowset rs = { p, stack_node, vmap, NULL, p->n_samples };
+        rowset brs = { o->base, bstack_node, bvmap, NULL, o->base->n_samples };
         if (thread != PROFKIT_NONE) {
             rs.idx = by_thread + tstart[thread];
             rs.n = tstart[thread + 1] - tstart[thread];
@@ -575,18 +517,32 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
         nt = 1;
     } else {
         if (thread == PROFKIT_NONE) {
-            rowset rs = { p, stack_node, vmap, NULL, p->n_samples, &b.sums[0] };
+            rowset rs = { p, stack_node, vmap, NULL, p->n_samples };
             if (build_tree1(&b, &t1[0], &rs, NULL, 0) != 0)
                 goto oom;
             d->scopes[0].thread = PROFKIT_NONE;
             d->scopes[0].merged = merged = 1;
             nt = 1;
+            /* The merged tree's cap depends only on its size and how many
+             * trees there are: cut it now, so that it is not kept whole
+             * while the threads' trees are built. */
+            size_t trees = 1;
+            for (size_t th = 0; th < p->n_threads && !one_tree; th++)
+                trees += tstart[th + 1] > tstart[th];
+            size_t n0 = t1[0].n;
+            d->n_scopes = 1;
+            if (pk_flame_shrink(&d->scopes[0], &t1[0], b.nv,
+                                pk_flame_merged_cap(n0, trees, o->max_nodes)) != 0)
+                goto oom;
+            pk_flame_tree1_free(&t1[0]);
+            t1[0].n = n0;
+            shrunk0 = 1;
         }
         for (size_t th = 0; th < p->n_threads && !(one_tree && nt); th++) {
             size_t n = tstart[th + 1] - tstart[th];
             if ((thread != PROFKIT_NONE && th != thread) || (thread == PROFKIT_NONE && n == 0))
                 continue;
-            rowset rs = { p, stack_node, vmap, by_thread + tstart[th], n, &b.sums[0] };
+            rowset rs = { p, stack_node, vmap, by_thread + tstart[th], n };
             if (build_tree1(&b, &t1[nt], &rs, NULL, 1) != 0)
                 goto oom;
             d->scopes[nt].thread = (uint32_t)th;
@@ -595,7 +551,7 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
     }
     if (pk_flame_share_caps(caps, t1, nt, merged, o->max_nodes) != 0)
         goto oom;
-    for (size_t i = 0; i < nt; i++) {
+    for (size_t i = shrunk0; i < nt; i++) {
         d->n_scopes = i + 1;
         if (pk_flame_shrink(&d->scopes[i], &t1[i], b.nv, caps[i]) != 0)
             goto oom;
@@ -617,8 +573,6 @@ done:
     free(b.mark);
     free(b.touched);
     work_free(&b.work);
-    sums_free(&b.sums[0]);
-    sums_free(&b.sums[1]);
     pk_ltree_free(&b.tree);
     return rc;
 }
