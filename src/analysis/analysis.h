@@ -232,7 +232,7 @@ typedef struct pk_mem {
  * Sums the memory value types (alloc_objects, alloc_space, free_objects,
  * inuse_objects, inuse_space; a missing one counts 0) per thread and per
  * call path over thread `thread` (PROFKIT_NONE = all). A path is a node of
- * the label tree (labels as in folded output; by_line: NAME:LINE), so
+ * the call tree (labels as in folded output; by_line: NAME:LINE), so
  * stacks that print alike are one path; only paths that allocated are
  * listed. Returns 0, PROFKIT_EINVAL when the profile has none of those
  * value types, or PROFKIT_ENOMEM (err filled).

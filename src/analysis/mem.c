@@ -86,7 +86,7 @@ int pk_mem_compute(pk_mem *m, const profkit_profile *p, uint32_t thread, int by_
         if (t < p->n_threads)
             add_row(&m->threads[t], v);
     }
-    /* One label tree (its nodes do not depend on the value), and each
+    /* One call tree (its nodes do not depend on the value), and each
      * value's self per node: that path's value. Frees belong to the
      * freeing path, not listed here. */
     for (int i = 0; i < M_N; i++) {
