@@ -312,7 +312,7 @@ int pk_folded_write_tree(const pk_ltree *t, pk_sink *sink)
                 for (size_t i = 0; i < depth; i++) {
                     if (i)
                         pk_sink_write(sink, ";", 1);
-                    uint32_t l = t->label[path[i]];
+                    uint32_t l = t->key[path[i]];
                     pk_sink_write(sink, pk_strtab_get(&t->labels, l),
                                        pk_strtab_len(&t->labels, l));
                 }
@@ -333,7 +333,7 @@ static int folded_write(const profkit_profile *p, pk_sink *sink,
                         const profkit_write_options *o, profkit_error *err)
 {
     int ok;
-    pk_ltree_options lo = { 0 };
+    pk_ltree_options lo = { .by = PROFKIT_BY_FUNCTION, .merge = 1, .children = 1, .values = 1 };
     lo.value = pk_select_value(p, o->value, err);
     if (lo.value == PROFKIT_NONE)
         return p->n_value_types == 0 && !o->value ? 0 : PROFKIT_EINVAL;
