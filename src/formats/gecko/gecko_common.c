@@ -246,23 +246,21 @@ static int apply_schema(gk_reader *r, gk_table *t, uint32_t wants, int tk, gk_ta
         if (t->pos_col[p] < 0)
             t->pos_col[p] = (int8_t)c;
         pk_gk_col_free(&t->col[c]);
-        if (p < t->n_pos && t->pos[p].v) {
-            /* a position two names share: copy */
-            gk_col *src = &t->pos[p];
-            if (PK_VEC_RESERVE(t->col[c].v, 0, t->col[c].cap, src->n) != 0)
-                return pk_gk_oom(r);
-            memcpy(t->col[c].v, src->v, src->n * sizeof(double));
-            t->col[c].n = src->n;
+        /* the rows so far, position p of each (null past a row's end; a
+         * position two names share is copied to both) */
+        gk_col *col = &t->col[c];
+        if (t->n_rows && PK_VEC_RESERVE(col->v, 0, col->cap, t->n_rows) != 0)
+            return pk_gk_oom(r);
+        for (size_t i = 0; i < t->n_rows; i++) {
+            size_t a = t->pre_start ? t->pre_start[i] : 0, e = t->pre_start ? t->pre_start[i + 1] : 0;
+            col->v[i] = p < e - a ? t->pre.v[a + p] : boxed(BOX_NULL);
         }
-        while (t->col[c].n < t->n_rows)
-            if (col_push(&t->col[c], boxed(BOX_NULL)) != 0)
-                return pk_gk_oom(r);
+        col->n = t->n_rows;
     }
-    for (size_t i = 0; i < t->n_pos; i++)
-        pk_gk_col_free(&t->pos[i]);
-    free(t->pos);
-    t->pos = NULL;
-    t->n_pos = 0;
+    pk_gk_col_free(&t->pre);
+    free(t->pre_start);
+    t->pre_start = NULL;
+    t->cap_pre_start = 0;
     t->n_row_cols = 0;
     for (int c = 0; c < N_COLS; c++)
         if (t->schema[c] >= 0)
@@ -280,27 +278,12 @@ static gk_col *row_target(gk_reader *r, gk_table *t, size_t pos, int *err)
             return NULL;
         return &t->col[t->pos_col[pos]];
     }
+    (void)r;
+    /* before the schema every cell is kept in row order: positions come
+     * one after another, so the row's cell k is its k-th in t->pre */
     if (pos >= MAX_SCHEMA_POS)
         return NULL;
-    if (pos >= t->n_pos) {
-        gk_col *np = realloc(t->pos, (pos + 1) * sizeof *np);
-        if (!np) {
-            *err = pk_gk_oom(r);
-            return NULL;
-        }
-        t->pos = np;
-        for (size_t i = t->n_pos; i <= pos; i++) {
-            memset(&t->pos[i], 0, sizeof t->pos[i]);
-            for (size_t k = 0; k < t->n_rows; k++)
-                if (col_push(&t->pos[i], boxed(BOX_NULL)) != 0) {
-                    t->n_pos = i + 1;
-                    *err = pk_gk_oom(r);
-                    return NULL;
-                }
-        }
-        t->n_pos = pos + 1;
-    }
-    return &t->pos[pos];
+    return &t->pre;
 }
 
 /* A row ended: columns it did not reach read as null. */
@@ -322,9 +305,12 @@ static int end_row(gk_reader *r, pk_json *j, gk_table *t, int tk)
                 return pk_gk_oom(r);
         }
     } else {
-        for (size_t i = 0; i < t->n_pos; i++)
-            if (t->pos[i].n < t->n_rows && col_push(&t->pos[i], boxed(BOX_NULL)) != 0)
-                return pk_gk_oom(r);
+        /* where the next row's cells start */
+        if (t->n_rows + 1 > t->cap_pre_start &&
+            PK_VEC_RESERVE(t->pre_start, t->n_rows, t->cap_pre_start, 1) != 0)
+            return pk_gk_oom(r);
+        t->pre_start[0] = 0;
+        t->pre_start[t->n_rows] = t->pre.n;
     }
     return 0;
 }

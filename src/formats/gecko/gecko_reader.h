@@ -93,8 +93,14 @@ typedef struct gk_table {
     uint8_t row_cols[N_COLS]; /* the columns the schema names, in column order */
     int n_row_cols;
     size_t n_pos_map;
-    gk_col *pos;             /* rows read before the schema, by position */
-    size_t n_pos;
+    /* Rows read before the schema: their cells one after another (cell k
+     * of a row is its position k) and where each row starts (n_rows + 1
+     * entries once a row ended). The cells cost what the rows hold, so one
+     * wide row among narrow ones is its own width, not the width of every
+     * row; the schema, when it comes, names the positions it wants. */
+    gk_col pre;
+    size_t *pre_start;
+    size_t cap_pre_start;
     size_t n_rows;           /* rows layout */
     gk_weight_type weight_type;
     uint32_t line, column;   /* where the table starts */

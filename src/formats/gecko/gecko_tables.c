@@ -28,9 +28,8 @@ void pk_gk_table_free(gk_table *t)
 {
     for (int i = 0; i < N_COLS; i++)
         pk_gk_col_free(&t->col[i]);
-    for (size_t i = 0; i < t->n_pos; i++)
-        pk_gk_col_free(&t->pos[i]);
-    free(t->pos);
+    pk_gk_col_free(&t->pre);
+    free(t->pre_start);
     free(t->pos_col);
     memset(t, 0, sizeof *t);
 }
