@@ -99,7 +99,7 @@ enum { FUNC_JS = 1, FUNC_RESOURCE = 4, FUNC_SOURCE = 8, FUNC_LINE = 16 };
 static int has_flag(gk_build *b, int tk, size_t row, unsigned bit)
 {
     const gk_table *t = b->t[tk];
-    if (!t || t->col[COL_FLAGS].n == 0)
+    if (!t || pk_gk_col(t, COL_FLAGS)->n == 0)
         return 1;
     double d = pk_gk_cell_at(t, COL_FLAGS, row);
     if (cell_is_null(d) || cell_is_text(d) || !(d >= 0 && d < 4294967296.0))
@@ -176,7 +176,7 @@ enum { TOUCH_FUNC, TOUCH_FRAME, TOUCH_STACK };
  */
 static int touch(gk_build *b, gk_tables *o, unsigned kind, size_t i)
 {
-    if (o == &b->th->tab)
+    if (o == b->th->tab)
         return 0; /* a thread's own caches go with the thread */
     if (o->n_touched == o->cap_touched &&
         PK_VEC_RESERVE(o->touched, o->n_touched, o->cap_touched, 1) != 0)
@@ -227,7 +227,7 @@ static int func_name(gk_build *b, size_t i, int64_t si, profkit_function *f)
     int rc = string_view(b, T_FUNCS, i, si, &s, &len);
     if (rc < 0)
         return rc;
-    if (b->version >= 0 && b->version < 4 && b->t[T_FUNCS]->col[COL_FILE_NAME].n == 0) {
+    if (b->version >= 0 && b->version < 4 && pk_gk_col(b->t[T_FUNCS], COL_FILE_NAME)->n == 0) {
         double js = pk_gk_cell_at(b->t[T_FUNCS], COL_IS_JS, i);
         if (!cell_is_null(js) && !cell_is_text(js) && js != 0 && has_flag(b, T_FUNCS, i, FUNC_JS)) {
             pk_gecko_location loc;
@@ -271,7 +271,7 @@ static int func_id(gk_build *b, size_t i, uint32_t *out)
         return rc;
     if (rc == 0 && (rc = model_string(b, T_FUNCS, i, v, &f.file)) < 0)
         return rc;
-    if (b->t[T_FUNCS]->col[COL_SOURCE].n && b->t[T_SOURCES]) {
+    if (pk_gk_col(b->t[T_FUNCS], COL_SOURCE)->n && b->t[T_SOURCES]) {
         /* version 58+: the file name is in the shared sources table */
         int64_t src = 0;
         rc = has_flag(b, T_FUNCS, i, FUNC_SOURCE)
@@ -388,10 +388,10 @@ static int frame_lib(gk_build *b, size_t i, size_t func, uint32_t *out)
 {
     int64_t lib = -1, res;
     int rc;
-    if (b->t[T_FRAMES]->col[COL_LIB].n) {
+    if (pk_gk_col(b->t[T_FRAMES], COL_LIB)->n) {
         if ((rc = get_flagged(b, T_FRAMES, COL_LIB, i, FRAME_ADDRESS, &lib)) < 0)
             return rc;
-    } else if (b->t[T_RESOURCES] && b->t[T_RESOURCES]->col[COL_LIB].n) {
+    } else if (b->t[T_RESOURCES] && pk_gk_col(b->t[T_RESOURCES], COL_LIB)->n) {
         if ((rc = get_flagged(b, T_FUNCS, COL_RESOURCE, func, FUNC_RESOURCE, &res)) < 0)
             return rc;
         if (rc == 0 && res >= 0 && (size_t)res < pk_gk_table_rows(b->t[T_RESOURCES]) &&
@@ -478,7 +478,7 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
             return rc;
         if (rc == 0 && v > 0 && v <= 1024)
             fr.inline_depth = (uint32_t)v;
-        else if (b->t[T_FRAMES]->col[COL_FLAGS].n && has_flag(b, T_FRAMES, i, FRAME_INLINED))
+        else if (pk_gk_col(b->t[T_FRAMES], COL_FLAGS)->n && has_flag(b, T_FRAMES, i, FRAME_INLINED))
             fr.inline_depth = 1;
     }
     if ((rc = get_flagged(b, T_FRAMES, COL_LINE, i, FRAME_LINE, &v)) < 0)
@@ -532,9 +532,9 @@ static gk_srow *stack_rows(gk_build *b)
         return o->srows;
     gk_table *st = b->t[T_STACKS];
     size_t n = pk_gk_table_rows(st), nf = pk_gk_table_rows(b->t[T_FRAMES]);
-    int use_offset = st->col[COL_PREFIX_OFFSET].n > 0 && st->col[COL_PREFIX].n == 0;
-    gk_col *pc = &st->col[use_offset ? COL_PREFIX_OFFSET : COL_PREFIX];
-    gk_col *fc = &st->col[COL_FRAME];
+    int use_offset = pk_gk_col(st, COL_PREFIX_OFFSET)->n > 0 && pk_gk_col(st, COL_PREFIX)->n == 0;
+    gk_col *pc = pk_gk_col(st, use_offset ? COL_PREFIX_OFFSET : COL_PREFIX);
+    gk_col *fc = pk_gk_col(st, COL_FRAME);
     if (n >= GK_SROW_CELL || nf >= GK_SROW_CELL) /* indexes must fit below the markers */
         nf = n = 0; /* every row's cells are read again */
     size_t rows_n = pk_gk_table_rows(st);
@@ -543,7 +543,7 @@ static gk_srow *stack_rows(gk_build *b)
      * i's 12 bytes cover only cells >= i), and its cells freed: nothing
      * reads them again (no error to name) and the thread's tables go once
      * it is built; the row count does not come from the columns. */
-    int in_place = n > 0 && !use_offset && st->rows_layout && o == &b->th->tab && pc->n == n &&
+    int in_place = n > 0 && !use_offset && st->rows_layout && o == b->th->tab && pc->n == n &&
                    fc->n == n;
     for (size_t i = 0; in_place && i < n; i++) {
         gk_srow row = pack_row(i, pc->v[i], fc->v[i], n, nf, 0);
@@ -563,7 +563,7 @@ static gk_srow *stack_rows(gk_build *b)
             memcpy(buf + i * sizeof(gk_srow), &row, sizeof row);
         }
         col_release(fc);
-        col_release(&st->col[COL_PREFIX_OFFSET]);
+        col_release(pk_gk_col(st, COL_PREFIX_OFFSET));
         rows = (gk_srow *)(void *)buf;
     } else {
         rows = malloc((rows_n ? rows_n : 1) * sizeof *rows);
@@ -585,7 +585,7 @@ static gk_srow *stack_rows(gk_build *b)
 static int prefix_cell(gk_build *b, size_t cur, size_t n, int64_t *pf)
 {
     gk_table *st = b->t[T_STACKS];
-    int use_offset = st->col[COL_PREFIX_OFFSET].n > 0 && st->col[COL_PREFIX].n == 0;
+    int use_offset = pk_gk_col(st, COL_PREFIX_OFFSET)->n > 0 && pk_gk_col(st, COL_PREFIX)->n == 0;
     int rc;
     if (use_offset) {
         if ((rc = get_int(b, T_STACKS, COL_PREFIX_OFFSET, cur, pf)) < 0)
@@ -662,7 +662,7 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out)
         uint32_t frame = 0;
         if ((rc = frame_id(b, (size_t)fi, &frame)) < 0)
             return rc;
-        if (r->p->frames[frame].inline_depth && b->t[T_FRAMES]->col[COL_FLAGS].n &&
+        if (r->p->frames[frame].inline_depth && pk_gk_col(b->t[T_FRAMES], COL_FLAGS)->n &&
             (rc = inline_frame(b, parent, &frame)) < 0)
             return rc;
         parent = pk_stack_intern(r->p, parent, frame);
@@ -780,8 +780,8 @@ static int build_samples(gk_build *b, uint32_t thread, double shift)
     if (!values)
         return pk_gk_oom(r);
     size_t n_stacks = pk_gk_table_rows(b->t[T_STACKS]);
-    int timed = st->col[COL_TIME].n > 0 || st->col[COL_TIME_DELTAS].n > 0;
-    int deltas = st->col[COL_TIME].n == 0 && st->col[COL_TIME_DELTAS].n > 0;
+    int timed = pk_gk_col(st, COL_TIME)->n > 0 || pk_gk_col(st, COL_TIME_DELTAS)->n > 0;
+    int deltas = pk_gk_col(st, COL_TIME)->n == 0 && pk_gk_col(st, COL_TIME_DELTAS)->n > 0;
     double t_acc = 0;
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
@@ -856,7 +856,7 @@ static int build_markers(gk_build *b, uint32_t thread, double shift)
             return rc;
         double s = 0, e = 0;
         int hs, he;
-        if ((hs = get_num(b, T_MARKERS, mt->col[COL_START_TIME].n ? COL_START_TIME : COL_TIME, i, &s)) < 0)
+        if ((hs = get_num(b, T_MARKERS, pk_gk_col(mt, COL_START_TIME)->n ? COL_START_TIME : COL_TIME, i, &s)) < 0)
             return hs;
         if ((he = get_num(b, T_MARKERS, COL_END_TIME, i, &e)) < 0)
             return he;
@@ -904,17 +904,18 @@ static int build_thread(gk_reader *r, gk_thread *th)
     memset(&b, 0, sizeof b);
     b.r = r;
     b.th = th;
-    b.strings_owner = th->tab.have_strings ? &th->tab : r->shared.have_strings ? &r->shared : NULL;
+    b.strings_owner = th->tab && th->tab->have_strings ? th->tab
+                      : r->shared.have_strings ? &r->shared : NULL;
     for (int k = 0; k < T_COUNT; k++) {
-        gk_tables *o = th->tab.t[k].present ? &th->tab : r->shared.t[k].present ? &r->shared : NULL;
+        gk_tables *o = pk_gk_table_of(th->tab, k) ? th->tab : r->shared.t[k] ? &r->shared : NULL;
         b.owner[k] = o;
-        b.t[k] = o ? &o->t[k] : NULL;
+        b.t[k] = pk_gk_table_of(o, k);
     }
     /* caches hold ids made with one string table; drop them if it changes */
     for (int k = 0; k < T_COUNT; k++) {
         gk_tables *o = b.owner[k];
         if (o && o->cache_owner != b.strings_owner) {
-            if (o == &th->tab) {
+            if (o == th->tab) {
                 free(o->func_ids);
                 free(o->frame_ids);
                 free(o->srows);
@@ -927,8 +928,8 @@ static int build_thread(gk_reader *r, gk_thread *th)
             o->cache_owner = b.strings_owner;
         }
     }
-    b.raw_frames = b.t[T_FRAMES] && (b.t[T_FRAMES]->col[COL_LOCATION].n > 0 ||
-                                     b.t[T_FRAMES]->schema[COL_LOCATION] >= 0);
+    b.raw_frames = b.t[T_FRAMES] && (pk_gk_col(b.t[T_FRAMES], COL_LOCATION)->n > 0 ||
+                                     pk_gk_schema(b.t[T_FRAMES], COL_LOCATION) >= 0);
     b.version = b.raw_frames ? -1 : strtol(r->version[1], NULL, 10);
     /* Before processed version 1 and Gecko 4, a content process's main
      * thread was called "Content" (the upgraders rename it) */
@@ -966,7 +967,7 @@ static int build_thread(gk_reader *r, gk_thread *th)
 /* Can a finished thread go into the model now? */
 static int thread_ready(gk_reader *r, gk_thread *th)
 {
-    int own = th->tab.t[T_STACKS].present && th->tab.have_strings;
+    int own = pk_gk_table_of(th->tab, T_STACKS) && th->tab->have_strings;
     if (!own && !r->shared_done)
         return 0;
     for (size_t k = 0; k <= th->depth && k < r->n_prof; k++)
@@ -1012,7 +1013,9 @@ int pk_gk_flush_pending(gk_reader *r, int force, size_t min_depth, size_t from_d
 int pk_gk_thread_done(gk_reader *r)
 {
     gk_thread *th = r->cur;
-    pk_gk_compact_streamed(r, &th->tab.t[T_SAMPLES]);
+    gk_table *samples = pk_gk_table_of(th->tab, T_SAMPLES);
+    if (samples)
+        pk_gk_compact_streamed(r, samples);
     r->cur = NULL;
     if (thread_ready(r, th)) {
         int rc = build_thread(r, th);
