@@ -601,6 +601,33 @@ static int prefix_cell(gk_build *b, size_t cur, size_t n, int64_t *pf)
     return 0;
 }
 
+/*
+ * Counts a stack made from a shared stackTable row. Threads that name the
+ * functions with a string table of their own make the shared stacks anew
+ * (the names differ, so no two threads can share one): T threads over a
+ * chain of D rows make T x D stacks from an input of T + D lines. The read
+ * stops when they pass 256 Ki plus the shared rows plus one per 4 bytes of
+ * the input read, so that this amplification stays within a bound of the
+ * file's size; threads of real profiles share their strings with the
+ * shared tables (version 56 and later) and make each shared row once.
+ */
+static int shared_stack_made(gk_build *b, size_t row)
+{
+    gk_reader *r = b->r;
+    if (b->owner[T_STACKS] == b->th->tab)
+        return 0;
+    if (r->j && pk_json_offset(r->j) > r->input_bytes)
+        r->input_bytes = pk_json_offset(r->j);
+    uint64_t limit = ((uint64_t)1 << 18) + pk_gk_table_rows(b->t[T_STACKS]) + r->input_bytes / 4;
+    if (++r->shared_stacks_made <= limit)
+        return 0;
+    return table_fail(b, T_STACKS, row,
+                      "the thread's own string table makes the shared stacks anew: more than the "
+                      "limit of %llu stacks so made (256 Ki, plus the shared rows, plus one per 4 "
+                      "bytes of the input read)",
+                      (unsigned long long)limit);
+}
+
 /* The model stack of stackTable row i, resolving prefixes iteratively. */
 static int stack_id(gk_build *b, size_t i, uint32_t *out)
 {
@@ -668,7 +695,8 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out)
         parent = pk_stack_intern(r->p, parent, frame);
         if (parent == PROFKIT_NONE)
             return pk_gk_oom(r);
-        if ((rc = touch(b, b->owner[T_STACKS], TOUCH_STACK, s)) < 0)
+        if ((rc = touch(b, b->owner[T_STACKS], TOUCH_STACK, s)) < 0 ||
+            (rc = shared_stack_made(b, s)) < 0)
             return rc;
         rows[s].id = parent;
     }
@@ -898,6 +926,38 @@ static double thread_shift(gk_reader *r, size_t depth)
     return shift;
 }
 
+/* Does b hold a's strings, the same at every index a has? */
+static int strings_prefix(const gk_strings *a, const gk_strings *b)
+{
+    if (a->n > b->n)
+        return 0;
+    if (a->n == 0)
+        return 1;
+    return memcmp(a->off, b->off, (a->n + 1) * sizeof *a->off) == 0 &&
+           memcmp(a->buf, b->buf, a->off[a->n]) == 0;
+}
+
+static int strings_copy(gk_strings *dst, const gk_strings *src)
+{
+    pk_gk_strings_free(dst);
+    if (src->n == 0)
+        return 0;
+    size_t len = src->off[src->n];
+    dst->buf = malloc(len ? len : 1);
+    dst->off = malloc((src->n + 1) * sizeof *dst->off);
+    if (!dst->buf || !dst->off) {
+        pk_gk_strings_free(dst);
+        return PROFKIT_ENOMEM;
+    }
+    memcpy(dst->buf, src->buf, len);
+    memcpy(dst->off, src->off, (src->n + 1) * sizeof *dst->off);
+    dst->len = len;
+    dst->cap = len ? len : 1;
+    dst->cap_off = src->n + 1;
+    dst->n = src->n;
+    return 0;
+}
+
 static int build_thread(gk_reader *r, gk_thread *th)
 {
     gk_build b;
@@ -914,18 +974,41 @@ static int build_thread(gk_reader *r, gk_thread *th)
     /* caches hold ids made with one string table; drop them if it changes */
     for (int k = 0; k < T_COUNT; k++) {
         gk_tables *o = b.owner[k];
-        if (o && o->cache_owner != b.strings_owner) {
-            if (o == th->tab) {
+        if (!o)
+            continue;
+        if (o == th->tab) {
+            if (o->cache_owner != b.strings_owner) {
                 free(o->func_ids);
                 free(o->frame_ids);
                 free(o->srows);
                 o->func_ids = o->frame_ids = NULL;
                 o->srows = NULL;
-            } else {
-                /* shared tables: every entry set since was noted */
-                untouch(o);
+                o->cache_owner = b.strings_owner;
             }
-            o->cache_owner = b.strings_owner;
+            continue;
+        }
+        /* Shared tables: every entry set since was noted (untouch). With
+         * the thread's own strings their content decides, not the owner's
+         * address: threads whose strings agree share the entries (the same
+         * strings make the same model ids), and a thread freed and another
+         * made at its address do not. */
+        const gk_tables *so = b.strings_owner;
+        if (so && so == th->tab) {
+            if (o->cache_copied && strings_prefix(&o->cache_strings, &so->strings)) {
+                if (o->cache_strings.n < so->strings.n && strings_copy(&o->cache_strings, &so->strings) != 0)
+                    return pk_gk_oom(r);
+                continue;
+            }
+            untouch(o);
+            if (strings_copy(&o->cache_strings, &so->strings) != 0)
+                return pk_gk_oom(r);
+            o->cache_copied = 1;
+            o->cache_owner = NULL;
+        } else if (o->cache_copied || o->cache_owner != so) {
+            untouch(o);
+            pk_gk_strings_free(&o->cache_strings);
+            o->cache_copied = 0;
+            o->cache_owner = so;
         }
     }
     b.raw_frames = b.t[T_FRAMES] && (pk_gk_col(b.t[T_FRAMES], COL_LOCATION)->n > 0 ||

@@ -17,8 +17,9 @@
  * a thread's object closes (and what it refers to - its process's start
  * time, the shared tables - is known) the thread goes into the model
  * (gecko_build.c; the state both files share is in gecko_reader.h) and its
- * cells are freed. Rows that arrive before their table's schema are kept by
- * position and named once the schema is seen.
+ * cells are freed. Rows that arrive before their table's schema are kept as
+ * they come (cell after cell, with each row's start) and named once the
+ * schema is seen.
  *
  * Errors found while parsing name the token's line and column; errors found
  * when a thread is built (an index out of range, a cycle of stack prefixes)
@@ -1270,6 +1271,8 @@ static int on_close(gk_reader *r, pk_json *j)
     int rc = 0;
     switch (f->kind) {
     case C_PROFILE:
+        if (pk_json_offset(j) > r->input_bytes) /* the last flush comes after the parser */
+            r->input_bytes = pk_json_offset(j);
         rc = pk_gk_flush_pending(r, r->n_prof == 1, r->n_prof - 1, r->n_prof - 1);
         if (!rc && r->n_prof > 1) {
             /* force what still waits for this level's start time */

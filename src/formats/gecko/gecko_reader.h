@@ -175,8 +175,13 @@ typedef struct gk_tables {
     int have_strings;
     uint32_t strings_line, strings_column;
     pk_json_text text; /* JSON text of captured cells: [u32 length][bytes] */
-    /* caches, valid for the strings owner `cache_owner` */
+    /* caches, valid for the strings owner `cache_owner`; for shared tables
+     * resolved with a thread's own strings, valid for those strings'
+     * content, kept in cache_strings (the thread goes once built, and a
+     * later one may come at the same address) */
     const struct gk_tables *cache_owner;
+    gk_strings cache_strings;
+    int cache_copied;
     uint32_t *str_ids, *func_ids, *frame_ids;
     size_t n_str_ids, n_func_ids, n_frame_ids;
     gk_srow *srows; /* the stackTable's rows with their model stacks */
@@ -252,6 +257,10 @@ typedef struct gk_reader {
     size_t n_threads, n_built;
     gk_tables shared;
     int shared_done;
+    /* stacks made from the shared stackTable, and the input read, for the
+     * limit on threads whose own strings make them again (gecko_build.c) */
+    uint64_t shared_stacks_made;
+    uint64_t input_bytes;
     gk_lib lib;
     size_t libs_base;       /* the model mapping of the libs list's first lib */
     size_t n_libs_lists;    /* processed frames' lib indexes are used when there is one */

@@ -49,6 +49,7 @@ void pk_gk_tables_free(gk_tables *t)
         free(t->t[i]);
     }
     pk_gk_strings_free(&t->strings);
+    pk_gk_strings_free(&t->cache_strings);
     pk_json_text_free(&t->text);
     free(t->str_ids);
     free(t->locs);
