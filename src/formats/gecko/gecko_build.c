@@ -227,23 +227,58 @@ static int func_name(gk_build *b, size_t i, int64_t si, profkit_function *f)
     int rc = string_view(b, T_FUNCS, i, si, &s, &len);
     if (rc < 0)
         return rc;
-    if (b->version >= 0 && b->version < 4 && pk_gk_col(b->t[T_FUNCS], COL_FILE_NAME)->n == 0) {
+    static const char entry[] = "AutoEntryScript ";
+    int js_old = b->version >= 0 && b->version < 4 && pk_gk_col(b->t[T_FUNCS], COL_FILE_NAME)->n == 0;
+    int entry_old = b->version >= 0 && b->version < 17 && len > sizeof entry - 1 &&
+                    memcmp(s, entry, sizeof entry - 1) == 0;
+    if (!js_old && !entry_old)
+        return model_string(b, T_FUNCS, i, si, &f->name);
+    /* what the string becomes is kept with the strings, by index: many
+     * functions may name one long string */
+    gk_tables *o = b->strings_owner; /* string_view checked si against it */
+    if (o->fnames && o->n_fnames != o->strings.n) {
+        free(o->fnames);
+        o->fnames = NULL;
+    }
+    if (!o->fnames) {
+        size_t n = o->strings.n ? o->strings.n : 1;
+        if (!(o->fnames = malloc(n * sizeof *o->fnames)))
+            return pk_gk_oom(b->r);
+        for (size_t k = 0; k < n; k++)
+            o->fnames[k] = (gk_fname){ PROFKIT_NONE, PROFKIT_NONE, 0, PROFKIT_NONE };
+        o->n_fnames = o->strings.n;
+    }
+    gk_fname *c = &o->fnames[si];
+    if (js_old) {
         double js = pk_gk_cell_at(b->t[T_FUNCS], COL_IS_JS, i);
         if (!cell_is_null(js) && !cell_is_text(js) && js != 0 && has_flag(b, T_FUNCS, i, FUNC_JS)) {
-            pk_gecko_location loc;
-            pk_gecko_parse_location(s, len, &loc);
-            if (loc.file && !loc.is_address) {
-                f->start_line = loc.line;
-                if ((rc = intern_len(b, loc.file, loc.file_len, &f->file)) < 0)
+            if (c->js_name == PROFKIT_NONE) {
+                pk_gecko_location loc;
+                pk_gecko_parse_location(s, len, &loc);
+                uint32_t name = 0, file = PROFKIT_NONE;
+                if (loc.file && !loc.is_address &&
+                    ((rc = intern_len(b, loc.file, loc.file_len, &file)) < 0 ||
+                     (rc = intern_len(b, loc.name, loc.name_len, &name)) < 0))
                     return rc;
-                return intern_len(b, loc.name, loc.name_len, &f->name);
+                c->js_line = loc.line;
+                c->js_file = file;
+                c->js_name = name;
+            }
+            if (c->js_file != PROFKIT_NONE) {
+                f->start_line = c->js_line;
+                f->file = c->js_file;
+                f->name = c->js_name;
+                return 0;
             }
         }
     }
-    static const char entry[] = "AutoEntryScript ";
-    if (b->version >= 0 && b->version < 17 && len > sizeof entry - 1 &&
-        memcmp(s, entry, sizeof entry - 1) == 0)
-        return intern_len(b, s + sizeof entry - 1, len - (sizeof entry - 1), &f->name);
+    if (entry_old) {
+        if (c->entry_name == PROFKIT_NONE &&
+            (rc = intern_len(b, s + sizeof entry - 1, len - (sizeof entry - 1), &c->entry_name)) < 0)
+            return rc;
+        f->name = c->entry_name;
+        return 0;
+    }
     return model_string(b, T_FUNCS, i, si, &f->name);
 }
 

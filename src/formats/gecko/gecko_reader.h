@@ -154,6 +154,16 @@ typedef struct gk_loc {
 } gk_loc;
 #define GK_LOC_ADDRESS UINT32_MAX
 
+/* What a funcTable name string of an old processed profile became (see
+ * func_name in gecko_build.c), made once per string, not once per function
+ * naming it: a JS location split into name, file and line (js_name is
+ * PROFKIT_NONE until made; js_file PROFKIT_NONE when the string is no
+ * location), and the name without its "AutoEntryScript " (PROFKIT_NONE
+ * until made). */
+typedef struct gk_fname {
+    uint32_t js_name, js_file, js_line, entry_name;
+} gk_fname;
+
 /* A stackTable row as the stack resolution reads it, one cache line away
  * instead of three (two columns of cells and the memo): the prefix row
  * (GK_SROW_ROOT for none) and the frame row when their cells are plain
@@ -192,6 +202,8 @@ typedef struct gk_tables {
     size_t n_touched, cap_touched;
     gk_loc *locs; /* per string index of this owner: frames sharing a location string */
     size_t n_locs;
+    gk_fname *fnames; /* per string index of this owner: old functions sharing a name string */
+    size_t n_fnames;
 } gk_tables;
 
 typedef struct gk_thread {

@@ -53,6 +53,7 @@ void pk_gk_tables_free(gk_tables *t)
     pk_json_text_free(&t->text);
     free(t->str_ids);
     free(t->locs);
+    free(t->fnames);
     free(t->func_ids);
     free(t->frame_ids);
     free(t->srows);
