@@ -34,13 +34,13 @@ declare -A base=(
   [firefox_strings]=4000 [gecko_nested]=4000 [gecko_waiting]=4000 [gzip_members]=10000
   [writers]=2500 [writers_stacks]=1000 [sibling_loops]=2000
   [empty_threads]=10000 [firefox_empty_threads]=10000 [wide_row]=2000 [long_location]=1000
-  [thread_strings]=400 [pprof_long_name]=1000 [firefox_old_names]=1000 [pprof_long_mapping]=1000
+  [thread_strings]=400 [thread_strings_after]=400 [pprof_long_name]=1000 [firefox_old_names]=1000 [pprof_long_mapping]=1000
 )
 order=(json_string json_escapes json_number json_threads json_rows gecko_deep firefox_deep
        folded_line gperf_pcs pprof_types pprof_labels pprof_deep pprof_names bsprof_allocs
        bsprof_modules gperf_build firefox_strings gecko_nested gecko_waiting gzip_members writers
        writers_stacks sibling_loops empty_threads firefox_empty_threads wide_row long_location
-       thread_strings pprof_long_name firefox_old_names)
+       thread_strings thread_strings_after pprof_long_name firefox_old_names)
 # pprof_long_mapping runs only when named: it still fails (the symbolizer's
 # path per mapping; docs/BENCHMARKS.md, "Reliability")
 [ $# -gt 0 ] && order=("$@")
@@ -48,7 +48,8 @@ order=(json_string json_escapes json_number json_threads json_rows gecko_deep fi
 # options a family needs (a folded line longer than detection's 64 KiB look)
 declare -A extra=([folded_line]="--format folded")
 # the error a family may stop with: a limit on what its input can make
-declare -A limit_of=([thread_strings]="makes the shared stacks anew: more than the limit")
+declare -A limit_of=([thread_strings]="makes the shared stacks anew: more than the limit"
+                     [thread_strings_after]="makes the shared stacks anew: more than the limit")
 # the generator of a family when not its own name, and its commands
 declare -A gen_of=([writers]=firefox_deep [writers_stacks]=firefox_deep)
 declare -A cmds_of=([writers]="convert:firefox convert:bsprof convert:callgrind convert:dcpi"

@@ -50,7 +50,10 @@ about N times as long. The shapes (docs/BENCHMARKS.md, "Reliability"):
                  line, a sample on each
   thread_strings processed Firefox, N threads each with a string array of
                  its own over one shared stack chain N deep, each with one
-                 sample on the deepest stack
+                 sample on the deepest stack; the threads come first and
+                 wait for the shared tables
+  thread_strings_after the same with the shared tables first: each thread
+                 is built (and freed) as it closes
   pprof_long_name pprof, one function name of 20N bytes on N locations
                  (one `Line` each, at line i), a sample on each
   firefox_old_names processed Firefox of version 3, N JS functions (each
@@ -470,7 +473,7 @@ def long_location(n, out):
     out.write(json.dumps(gecko_doc([t]), separators=(",", ":")).encode())
 
 
-def thread_strings(n, out):
+def thread_strings(n, out, shared_first=False):
     # shared tables hold a chain n deep; every thread names the functions
     # through a string array of its own and samples the deepest stack once
     shared = {
@@ -493,8 +496,15 @@ def thread_strings(n, out):
             "markers": {"length": 0, "name": [], "startTime": [], "endTime": [], "phase": [],
                         "category": [], "data": []},
         })
-    doc = {"meta": processed_meta(), "shared": shared, "threads": threads}
+    if shared_first:
+        doc = {"meta": processed_meta(), "shared": shared, "threads": threads}
+    else:
+        doc = {"meta": processed_meta(), "threads": threads, "shared": shared}
     out.write(json.dumps(doc, separators=(",", ":")).encode())
+
+
+def thread_strings_after(n, out):
+    thread_strings(n, out, shared_first=True)
 
 
 def pprof_long_name(n, out):
@@ -550,7 +560,8 @@ FAMILIES = {f.__name__: f for f in (json_string, json_escapes, json_number, json
                                     pprof_names, bsprof_allocs, bsprof_modules, gperf_build,
                                     firefox_strings, gecko_nested, gecko_waiting, gzip_members,
                                     sibling_loops, empty_threads, firefox_empty_threads,
-                                    wide_row, long_location, thread_strings, pprof_long_name,
+                                    wide_row, long_location, thread_strings,
+                                    thread_strings_after, pprof_long_name,
                                     firefox_old_names, pprof_long_mapping)}
 
 if __name__ == "__main__":

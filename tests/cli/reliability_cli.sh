@@ -19,7 +19,8 @@ declare -A small=(
   [pprof_names]=500 [bsprof_allocs]=500 [bsprof_modules]=500 [gperf_build]=500
   [firefox_strings]=400 [gecko_nested]=320 [gecko_waiting]=300 [gzip_members]=300
   [sibling_loops]=300 [empty_threads]=1000 [firefox_empty_threads]=1000 [wide_row]=500
-  [long_location]=300 [thread_strings]=60 [pprof_long_name]=300 [firefox_old_names]=300
+  [long_location]=300 [thread_strings]=60 [thread_strings_after]=60 [pprof_long_name]=300
+  [firefox_old_names]=300
 )
 # what info must show for N (the check that the file was read, not skipped)
 expect_info() {
@@ -34,7 +35,7 @@ expect_info() {
     wide_row|pprof_long_name) echo "stacks:       $2 distinct" ;;
     long_location) echo "stacks:       $2 distinct ($2 frames, 1 functions)" ;;
     firefox_old_names) echo "stacks:       $2 distinct ($2 frames, $2 functions)" ;;
-    thread_strings) echo "stacks:       $(($2 * $2)) distinct" ;;
+    thread_strings|thread_strings_after) echo "stacks:       $(($2 * $2)) distinct" ;;
     gperf_build) echo "mappings:     $2" ;;
     firefox_strings) echo "threads:      $(($2 / 8))" ;;
     gecko_nested) echo "threads:      $(($2 / 16 * 16 + 1))" ;;
@@ -63,10 +64,11 @@ for fam in "${!small[@]}"; do
         label=${row##* }
         [ "${#label}" -eq 4095 ] || [ "${#label}" -eq $((20 * n)) ] ||
           bad "$fam N=$n: the function's label is ${#label} bytes (expected its name, cut to 4095)" ;;
-      thread_strings)
-        # every thread names the shared functions with its own strings (each
-        # thread was built and freed before the next one came: a thread at
-        # the address of the last one once got the last one's names)
+      thread_strings|thread_strings_after)
+        # every thread names the shared functions with its own strings
+        # (after: each thread is built and freed before the next one comes,
+        # and one made at the address of the last once got the last one's
+        # names)
         for t in 0 5 $((n - 1)); do
           o=$("$PROFKIT" top -q --thread "T$t" "$f" 2>&1)
           grep -Eq "^ +1 +100% +100% +1 +100% +[ab]$t$" <<< "$o" && ! grep -Eq " [ab][0-9]+$" <<< "$(grep -v " [ab]$t$" <<< "$o")" ||
@@ -99,10 +101,12 @@ fi
 # Threads with strings of their own over shared tables make the shared
 # stacks anew; past the limit (a bound of the file's size) the read stops
 # with its error, naming the thread and the row.
-$gen thread_strings 800 "$tmp/ts.json"
-err=$("$PROFKIT" info "$tmp/ts.json" 2>&1) && bad "thread_strings N=800: no limit error"
-grep -Eq "ts\.json:1:[0-9]+: thread [0-9]+ \(T[0-9]+\): stackTable row [0-9]+: the thread's own string table makes the shared stacks anew: more than the limit of [0-9]+ stacks so made" <<< "$err" ||
-  bad "thread_strings N=800: wrong error: $err"
+for fam in thread_strings thread_strings_after; do
+  $gen $fam 800 "$tmp/ts.json"
+  err=$("$PROFKIT" info "$tmp/ts.json" 2>&1) && bad "$fam N=800: no limit error"
+  grep -Eq "ts\.json:1:[0-9]+: thread [0-9]+ \(T[0-9]+\): stackTable row [0-9]+: the thread's own string table makes the shared stacks anew: more than the limit of [0-9]+ stacks so made" <<< "$err" ||
+    bad "$fam N=800: wrong error: $err"
+done
 
 # the limits, each with its error
 $gen json_string 64 "$tmp/s.json"
