@@ -28,23 +28,28 @@ size_t pk_frame_key_label(const profkit_profile *p, uint32_t frame, profkit_key 
     const profkit_frame *fr = &p->frames[frame];
     const profkit_function *fn = &p->functions[fr->function];
     int w = -1;
+    /* strings are copied by their known length (pk_str_copy), so a label
+     * costs at most its buffer however long the file name */
     switch (by) {
     case PROFKIT_BY_FILE:
         if (fn->file)
-            w = snprintf(buf, n, "%s", pk_str(p, fn->file));
+            return pk_str_copy(p, fn->file, buf, n);
         else if (fn->module)
-            w = snprintf(buf, n, "%s", pk_str(p, fn->module));
+            return pk_str_copy(p, fn->module, buf, n);
         else if (fr->mapping != PROFKIT_NONE && fr->mapping < p->n_mappings &&
                  p->mappings[fr->mapping].path)
-            w = snprintf(buf, n, "%s", pk_str(p, p->mappings[fr->mapping].path));
+            return pk_str_copy(p, p->mappings[fr->mapping].path, buf, n);
         else
             w = snprintf(buf, n, "(unknown file)");
         break;
     case PROFKIT_BY_LINE:
         if (fn->file && fr->line) {
-            w = fr->column ? snprintf(buf, n, "%s:%u:%u", pk_str(p, fn->file), fr->line, fr->column)
-                           : snprintf(buf, n, "%s:%u", pk_str(p, fn->file), fr->line);
-            break;
+            size_t len = pk_str_copy(p, fn->file, buf, n);
+            w = fr->column ? snprintf(buf + len, n - len, ":%u:%u", fr->line, fr->column)
+                           : snprintf(buf + len, n - len, ":%u", fr->line);
+            if (w < 0)
+                w = 0;
+            return len + (size_t)w < n ? len + (size_t)w : n - 1;
         }
         return pk_frame_label(p, frame, 1, buf, n);
     case PROFKIT_BY_ADDRESS:

@@ -234,4 +234,13 @@ int pk_select(const profkit_profile *p, const char *value, const char *thread,
 size_t pk_frame_label(const profkit_profile *p, uint32_t frame, int by_line, char *buf,
                            size_t n);
 
+/*
+ * Copies string `id` into buf (n > 0 bytes, always NUL-terminated) as
+ * "%s" prints it (up to a NUL byte), cut to n - 1 bytes, and returns the
+ * length written. It costs what it copies, not
+ * the string's length: a label of a long name, made once per frame, stays a
+ * constant per frame (snprintf("%s") walks the whole string every time).
+ */
+size_t pk_str_copy(const profkit_profile *p, uint32_t id, char *buf, size_t n);
+
 #endif
