@@ -767,12 +767,17 @@ size_t pk_frame_label(const profkit_profile *p, uint32_t frame, int by_line, cha
         return 0;
     }
     const profkit_frame *fr = &p->frames[frame];
-    const char *name = fr->function < p->n_functions ? pk_str(p, p->functions[fr->function].name) : "";
+    uint32_t name_id = fr->function < p->n_functions ? p->functions[fr->function].name : 0;
+    const char *name = pk_str(p, name_id);
+    size_t name_len = pk_strtab_len(&p->strings, name_id); /* may hold NUL bytes (pprof) */
     const profkit_mapping *m = fr->mapping < p->n_mappings ? &p->mappings[fr->mapping] : NULL;
     const char *path = m ? pk_str(p, m->path) : "";
     int w;
-    if (name[0]) {
-        w = snprintf(buf, n, "%s", name);
+    if (name_len) {
+        size_t k = name_len < n - 1 ? name_len : n - 1;
+        memcpy(buf, name, k);
+        buf[k] = '\0';
+        w = (int)(name_len < INT32_MAX ? name_len : INT32_MAX);
     } else if (path[0] && fr->address >= m->start) {
         const char *base = strrchr(path, '/');
         w = snprintf(buf, n, "%s+0x%" PRIx64, base && base[1] ? base + 1 : path,

@@ -3,10 +3,11 @@
 
 #include "io/json_out.h"
 
-void pk_rjson_str(FILE *out, const char *s)
+void pk_rjson_str(FILE *out, const char *s) { pk_rjson_strn(out, s, strlen(s)); }
+
+void pk_rjson_strn(FILE *out, const char *s, size_t n)
 {
     fputc('"', out);
-    size_t n = strlen(s);
     for (size_t i = 0; i < n;) {
         unsigned char c = (unsigned char)s[i];
         if (c == '"' || c == '\\') {
