@@ -42,12 +42,15 @@ static void row_line(FILE *out, const pk_mem_row *r, const char *name, int frees
     fprintf(out, "  %s\n", name);
 }
 
-/* {"alloc_objects":..,"alloc_space":..,"free_objects":..,"inuse_objects":..,"inuse_space":..} */
+/* {"alloc_objects":..,"alloc_space":..,"free_objects":..,"inuse_objects":..,"inuse_space":..,
+ *  "freed_objects":..,"freed_space":..}: freed = allocated - live, the text's freed columns */
 static void row_json(FILE *out, const pk_mem_row *r)
 {
     fprintf(out, "\"alloc_objects\":%" PRId64 ",\"alloc_space\":%" PRId64 ",\"free_objects\":%" PRId64
             ",\"inuse_objects\":%" PRId64 ",\"inuse_space\":%" PRId64, r->alloc_objects, r->alloc_space,
             r->free_objects, r->inuse_objects, r->inuse_space);
+    fprintf(out, ",\"freed_objects\":%" PRId64 ",\"freed_space\":%" PRId64,
+            sub_sat(r->alloc_objects, r->inuse_objects), sub_sat(r->alloc_space, r->inuse_space));
 }
 
 static int mem_json(FILE *out, const profkit_profile *p, const pk_mem *m,

@@ -29,6 +29,25 @@ expect_files_eq "mem" "$TMP/want" "$TMP/out"
 "$PROFKIT" mem "$D/ok_lines.bsprof" > /dev/null 2> "$TMP/err2"
 grep -q "offset 275: 1 free matched no live allocation" "$TMP/err2" && pass || fail "warning: $(cat "$TMP/err2")"
 
+# --json: each allocating path's free_objects are the frees made on it, as
+# `traces --value free_objects` counts them; freed_* are the text's freed
+# columns (allocated - live).
+"$PROFKIT" mem --json -q "$D/ok_lines.bsprof" > "$TMP/mem.json"
+"$PROFKIT" traces --json -q --value free_objects "$D/ok_lines.bsprof" > "$TMP/frees.json"
+python3 - "$TMP/mem.json" "$TMP/frees.json" <<'PY' && pass || fail "mem --json paths' frees"
+import json, sys
+mem, frees = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+want = {";".join(reversed(t["stack"])): t["value"] for t in frees["traces"]}
+got = {p["path"]: p["free_objects"] for p in mem["paths"]}
+assert got and any(got.values()), got
+for path, n in got.items():
+    assert n == want.get(path, 0), (path, n, want)
+for row in [mem["total"]] + mem["threads"] + mem["paths"]:
+    assert row["freed_objects"] == row["alloc_objects"] - row["inuse_objects"], row
+    assert row["freed_space"] == row["alloc_space"] - row["inuse_space"], row
+assert mem["paths"][-1]["freed_objects"] == 2, mem["paths"]
+PY
+
 expect_status "mem --by-line --thread 1 -n 1" 0 "$PROFKIT" mem -q --by-line --thread 1 -n 1 "$D/ok_lines.bsprof"
 cat > "$TMP/want" <<'OUT'
 Thread 1: TaskNode
