@@ -70,6 +70,17 @@ expect_status "mem -n 2" 0 "$PROFKIT" mem -q -n 2 "$D/ok_lines.bsprof"
 grep -q "largest leaks first (2 of 4)" "$TMP/out" && pass || fail "mem -n 2 header"
 expect_eq "mem -n 2 rows" 2 "$(sed -n '/^By allocating/,$p' "$TMP/out" | tail -n +3 | wc -l)"
 
+# A cut stream: what is live at the cut is not called leaks.
+n=$(stat -c %s "$D/ok_lines.bsprof")
+for cut in 1 $((n / 2)); do
+  head -c $((n - cut)) "$D/ok_lines.bsprof" > "$TMP/cut.bsprof"
+  expect_status "mem of a stream cut $cut bytes short" 0 "$PROFKIT" mem -q "$TMP/cut.bsprof"
+  grep -q '^Live: .*(live when the stream ended: it was cut short, so not known to leak)$' "$TMP/out" && pass || fail "cut $cut: $(grep '^Live' "$TMP/out")"
+  grep -q 'leaks' "$TMP/out" && fail "cut $cut: still says leaks: $(grep leaks "$TMP/out")" || pass
+  grep -q '^By allocating call path, largest live at the cut first' "$TMP/out" && pass || fail "cut $cut: path header"
+done
+expect_eq "whole stream: leaks" 1 "$("$PROFKIT" mem -q "$D/ok_lines.bsprof" | grep -c '^Live: .*(still allocated at the end: leaks)$')"
+
 # Without memory operations the values are zero, not missing.
 expect_status "mem, no memory data" 0 "$PROFKIT" mem "$D/ok_nomem.bsprof"
 grep -q "^Live:      0 objects, 0 " "$TMP/out" && pass || fail "mem of ok_nomem: $(head -3 "$TMP/out")"
