@@ -1,4 +1,4 @@
-/* top.c: flat and cumulative values per function, file, line or address. */
+/* top.c: flat and cumulative values per function, file, line, address or module. */
 #include "analysis/analysis.h"
 
 #include <inttypes.h>
@@ -30,6 +30,15 @@ size_t pk_frame_key_label(const profkit_profile *p, uint32_t frame, profkit_key 
             break;
         }
         return pk_frame_label(p, frame, 1, buf, n);
+    case PROFKIT_BY_MODULE: /* the binary or image: the function's, else the mapping's */
+        if (fn->module)
+            w = snprintf(buf, n, "%s", pk_str(p, fn->module));
+        else if (fr->mapping != PROFKIT_NONE && fr->mapping < p->n_mappings &&
+                 p->mappings[fr->mapping].path)
+            w = snprintf(buf, n, "%s", pk_str(p, p->mappings[fr->mapping].path));
+        else
+            w = snprintf(buf, n, "(unknown module)");
+        break;
     case PROFKIT_BY_ADDRESS:
         if (fr->address) {
             w = snprintf(buf, n, "0x%" PRIx64, fr->address);

@@ -271,6 +271,22 @@ int profkit_profile_read_memory(profkit_profile **out, const void *data, size_t 
 
 /* ---- writing ---- */
 
+/* A writer's warnings name the output file (or standard output). */
+struct write_warn {
+    const char *path;
+    profkit_warning_fn fn;
+    void *payload;
+};
+
+static void on_write_warning(const profkit_error *w, void *payload)
+{
+    const struct write_warn *ww = payload;
+    profkit_error named = *w;
+    snprintf(named.file, sizeof(named.file), "%s",
+             ww->path && strcmp(ww->path, "-") != 0 ? ww->path : "<stdout>");
+    ww->fn(&named, ww->payload);
+}
+
 int profkit_profile_write_file(const profkit_profile *p, const char *path,
                                const profkit_write_options *opts, profkit_error *err)
 {
@@ -298,7 +314,13 @@ int profkit_profile_write_file(const profkit_profile *p, const char *path,
     int rc = pk_sink_open(&sink, path, pk_sink_compression(path), err);
     if (rc)
         return rc;
-    rc = fmt->write(p, sink, opts, err);
+    profkit_write_options o = *opts;
+    struct write_warn ww = { path, opts->on_warning, opts->payload };
+    if (o.on_warning) {
+        o.on_warning = on_write_warning;
+        o.payload = &ww;
+    }
+    rc = fmt->write(p, sink, &o, err);
     int rc2 = pk_sink_close(sink, rc == 0, rc == 0 ? err : NULL);
     return rc ? rc : rc2;
 }
