@@ -254,6 +254,15 @@ static int line_header(const uint8_t *l, size_t e, perf_header *h, size_t *at)
     while (b < e && is_ws(l[b]))
         b++;
     *at = b;
+    if (b > 0) {
+        /* an indented line is a frame line unless it holds `: ` (the
+         * time's colon of a one-line sample): a cheap test first */
+        const uint8_t *c = l + b;
+        while ((c = memchr(c, ':', (size_t)(l + e - c))) != NULL && c + 1 < l + e && !is_ws(c[1]))
+            c++;
+        if (!c || c + 1 >= l + e)
+            return 0;
+    }
     if (!parse_header(l + b, e - b, h))
         return 0;
     return b == 0 || h->frame;

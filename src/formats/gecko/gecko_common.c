@@ -1500,8 +1500,9 @@ static size_t skip_json_value(const uint8_t *d, size_t n, size_t i)
  * "fileType" last, after megabytes of markers and frames; so the wrapper
  * is told by walking the top-level keys, skipping their values: 95 once
  * "fileType": "Recorded Performance Data" or a "profile" object is met
- * among the panel's keys only, PK_SNIFF_MORE while the head ends among
- * them, 0 (not the wrapper) at any other key.
+ * among the panel's keys, PK_SNIFF_MORE while the head ends among them, 0
+ * (not the wrapper) at any other key before two of the panel's own (a
+ * later version's extra key after them is skipped like theirs).
  */
 static int devtools_keys(const uint8_t *d, size_t n, size_t i, int complete)
 {
@@ -1509,6 +1510,7 @@ static int devtools_keys(const uint8_t *d, size_t n, size_t i, int complete)
                                          "ticks", "allocations", "configuration", "systemHost",
                                          "systemClient", "version", "fileType", "profile" };
     static const char file_type[] = "\"Recorded Performance Data\"";
+    unsigned seen = 0; /* the panel's own keys met (not version, fileType, profile) */
     i = skip_blanks(d, n, i + 1);
     while (i < n && d[i] == '"') {
         size_t k = i + 1, end = skip_string(d, n, i);
@@ -1519,8 +1521,10 @@ static int devtools_keys(const uint8_t *d, size_t n, size_t i, int complete)
         for (int w = 0; w < (int)(sizeof panel / sizeof panel[0]); w++)
             if (strlen(panel[w]) == kl && memcmp(d + k, panel[w], kl) == 0)
                 which = w;
-        if (which < 0)
+        if (which < 0 && __builtin_popcount(seen) < 2)
             return 0;
+        if (which >= 0 && which < 10)
+            seen |= 1u << which;
         i = skip_blanks(d, n, end);
         if (i == n)
             break;
