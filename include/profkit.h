@@ -315,6 +315,10 @@ typedef struct profkit_write_options {
     const char *value;  /* value type for single-value formats (folded); NULL: default */
     const char *thread; /* only this thread (name or index); NULL: all */
     int by_line;        /* folded: label frames with their line */
+    /* Called once for what the format cannot hold and the writer leaves
+     * out (DCPI: the events other than the one written); may be NULL. */
+    profkit_warning_fn on_warning;
+    void *payload;
 } profkit_write_options;
 
 /*
@@ -407,7 +411,8 @@ typedef enum profkit_key {
     PROFKIT_BY_FUNCTION = 0,
     PROFKIT_BY_FILE = 1,
     PROFKIT_BY_LINE = 2,
-    PROFKIT_BY_ADDRESS = 3
+    PROFKIT_BY_ADDRESS = 3,
+    PROFKIT_BY_MODULE = 4 /* the binary or image (DCPI: dcpiprof -i's per-image table) */
 } profkit_key;
 
 typedef struct profkit_report_options {

@@ -87,10 +87,11 @@ int pk_mem_compute(pk_mem *m, const profkit_profile *p, uint32_t thread, int by_
             add_row(&m->threads[t], v);
     }
     /* One call tree (its nodes do not depend on the value), and each
-     * value's self per node: that path's value. Frees belong to the
-     * freeing path, not listed here. */
+     * value's self per node: that path's value. A path's free_objects are
+     * the frees made on it (as `traces --value free_objects` shows them);
+     * the paths listed are the allocating ones. */
     for (int i = 0; i < M_N; i++) {
-        if (i == M_FOBJ || vt[i] == PROFKIT_NONE)
+        if (vt[i] == PROFKIT_NONE)
             continue;
         if (!m->tree.n) {
             pk_ltree_options lo = { .by = PROFKIT_BY_FUNCTION, .by_line = by_line, .sanitize = 1,

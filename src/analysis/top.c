@@ -1,4 +1,4 @@
-/* top.c: flat and cumulative values per function, file, line or address. */
+/* top.c: flat and cumulative values per function, file, line, address or module. */
 #include "analysis/analysis.h"
 
 #include <stdlib.h>

@@ -216,6 +216,8 @@ char *cli_title(char *const *files, int n, const char *sep);
 
 /* Parses --by; returns 0 or -1. */
 int cli_parse_by(const char *s, profkit_key *out);
+/* Warnings of a writer go where the reading's go (none under -q). */
+void cli_write_warnings(profkit_write_options *wo, const cli_input *in);
 /* Parses a non-negative integer; returns 0 or -1. */
 int cli_parse_size(const char *s, size_t *out);
 

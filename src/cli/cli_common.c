@@ -184,6 +184,13 @@ static void on_warning(const profkit_error *w, void *payload)
 
 static void ignore_warning(const profkit_error *w, void *payload) { (void)w, (void)payload; }
 
+void cli_write_warnings(profkit_write_options *wo, const cli_input *in)
+{
+    static struct progress none;
+    wo->on_warning = in->quiet ? ignore_warning : on_warning;
+    wo->payload = &none;
+}
+
 /* Where the symbolizer (and list --disasm) finds files: the input options. */
 static void symbolize_options(const cli_input *in, profkit_symbolize_options *so)
 {
@@ -333,8 +340,8 @@ int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *
 
 int cli_parse_by(const char *s, profkit_key *out)
 {
-    static const char *const names[] = { "function", "file", "line", "address" };
-    for (int i = 0; i < 4; i++)
+    static const char *const names[] = { "function", "file", "line", "address", "module" };
+    for (int i = 0; i < 5; i++)
         if (strcmp(s, names[i]) == 0) {
             *out = (profkit_key)i;
             return 0;
@@ -367,7 +374,7 @@ static int report_option(const char *cmd, profkit_report_options *ro, int c, con
     case 'T': ro->thread = arg; return 1;
     case 'B':
         if (cli_parse_by(arg, &ro->by) != 0)
-            return cli_usage(cmd, "--by takes function, file, line or address, not '%s'", arg), -1;
+            return cli_usage(cmd, "--by takes function, file, line, address or module, not '%s'", arg), -1;
         return 1;
     case 'C': ro->sort_cum = 1; return 1;
     case 'J': ro->json = 1; return 1;

@@ -66,6 +66,14 @@ void pk_source_set_on_cut(pk_source *s, pk_cut_fn fn, void *payload);
  */
 int pk_source_peek(pk_source *s, const uint8_t **data, size_t *n, profkit_error *err);
 /*
+ * Like pk_source_peek, with up to `want` bytes (fewer only when the input
+ * is shorter): for a detection that the first 64 KiB cannot settle. The
+ * bytes are kept until the reader takes them, so memory grows with
+ * `want`. Only before anything was read.
+ */
+int pk_source_peek_more(pk_source *s, size_t want, const uint8_t **data, size_t *n,
+                        profkit_error *err);
+/*
  * Points *data at the whole decoded input (*n bytes), owned by the source.
  * Must not be mixed with pk_source_read.
  */

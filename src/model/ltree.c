@@ -52,6 +52,15 @@ size_t pk_frame_key_label(const profkit_profile *p, uint32_t frame, profkit_key 
             return len + (size_t)w < n ? len + (size_t)w : n - 1;
         }
         return pk_frame_label(p, frame, 1, buf, n);
+    case PROFKIT_BY_MODULE: /* the binary or image: the function's, else the mapping's */
+        if (fn->module)
+            return pk_str_copy(p, fn->module, buf, n);
+        else if (fr->mapping != PROFKIT_NONE && fr->mapping < p->n_mappings &&
+                 p->mappings[fr->mapping].path)
+            return pk_str_copy(p, p->mappings[fr->mapping].path, buf, n);
+        else
+            w = snprintf(buf, n, "(unknown module)");
+        break;
     case PROFKIT_BY_ADDRESS:
         if (fr->address) {
             w = snprintf(buf, n, "0x%" PRIx64, fr->address);

@@ -229,7 +229,9 @@ int pk_select(const profkit_profile *p, const char *value, const char *thread,
  * file (FILE+0xOFFSET: the same in every run under ASLR) when the frame
  * has a mapping with a path, else the address as 0x + lowercase hex. With by_line the
  * label gets ":LINE" (and ":COLUMN") when the frame has a line. Writes into
- * buf (always NUL-terminated) and returns the length written.
+ * buf (always NUL-terminated) and returns the length written. A name is
+ * copied whole, NUL bytes included (pprof strings may hold them), so use
+ * the length, not strlen, to keep every byte.
  */
 size_t pk_frame_label(const profkit_profile *p, uint32_t frame, int by_line, char *buf,
                            size_t n);

@@ -784,11 +784,14 @@ size_t pk_frame_label(const profkit_profile *p, uint32_t frame, int by_line, cha
     }
     const profkit_frame *fr = &p->frames[frame];
     uint32_t name = fr->function < p->n_functions ? p->functions[fr->function].name : 0;
+    size_t name_len = pk_strtab_len(&p->strings, name); /* may hold NUL bytes (pprof) */
     const profkit_mapping *m = fr->mapping < p->n_mappings ? &p->mappings[fr->mapping] : NULL;
     const char *path = m ? pk_str(p, m->path) : "";
     size_t len;
-    if (pk_str(p, name)[0]) {
-        len = pk_str_copy(p, name, buf, n);
+    if (name_len) {
+        len = name_len < n - 1 ? name_len : n - 1;
+        memcpy(buf, pk_str(p, name), len);
+        buf[len] = '\0';
     } else {
         int w;
         if (path[0] && fr->address >= m->start) {

@@ -9,12 +9,14 @@ static int to_file(void *f, const void *data, size_t n)
     return 0; /* the stream keeps its own error, as fputs would */
 }
 
-void pk_rjson_str(FILE *out, const char *s)
+void pk_rjson_str(FILE *out, const char *s) { pk_rjson_strn(out, s, strlen(s)); }
+
+void pk_rjson_strn(FILE *out, const char *s, size_t n)
 {
     char store[256];
     pk_buf b;
     pk_buf_init_drain(&b, store, sizeof(store), to_file, out);
-    pk_buf_json(&b, s, strlen(s), PK_JSON_REPORT);
+    pk_buf_json(&b, s, n, PK_JSON_REPORT);
     pk_buf_flush(&b);
 }
 

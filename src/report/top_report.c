@@ -33,7 +33,7 @@ static void top_json(FILE *out, const profkit_profile *p, const pk_top *t,
         if (!row_shown(r, t->total, o))
             continue;
         fputs(shown ? ",\n{\"name\":" : "\n{\"name\":", out);
-        pk_rjson_str(out, pk_strtab_get(&t->keys, r->key));
+        pk_rjson_strn(out, pk_strtab_get(&t->keys, r->key), pk_strtab_len(&t->keys, r->key));
         fprintf(out, ",\"flat\":%lld,\"cum\":%lld", (long long)r->flat, (long long)r->cum);
         if (calls)
             fprintf(out, ",\"calls\":%lld", (long long)calls->rows[r->key].flat);
@@ -130,7 +130,9 @@ int pk_report_top_print(FILE *out, const profkit_profile *p, uint32_t v, uint32_
                 pk_format_value(avg, sizeof(avg), r->cum / n, unit);
             fprintf(out, " %10lld %10s", (long long)n, avg);
         }
-        fprintf(out, "  %s\n", pk_strtab_get(&t.keys, r->key));
+        fputs("  ", out); /* every byte of the name, NUL bytes too */
+        fwrite(pk_strtab_get(&t.keys, r->key), 1, pk_strtab_len(&t.keys, r->key), out);
+        fputc('\n', out);
         shown++;
     }
     free(order);

@@ -297,8 +297,10 @@ static uint32_t search(sym_finder *f, uint32_t m)
     const char *bid = m != PROFKIT_NONE ? pk_str(p, p->mappings[m].build_id) : "";
     const char *name = base_name(mpath);
     uint32_t r;
+    /* A mapping without a file name (a DCPI image without a `path` line)
+     * takes the first --binary, as addresses outside any mapping do. */
     for (size_t i = 0; i < o->n_binaries; i++)
-        if (m == PROFKIT_NONE || strcmp(base_name(o->binaries[i]), name) == 0)
+        if (m == PROFKIT_NONE || strcmp(base_name(o->binaries[i]), name) == 0 || (!mpath[0] && i == 0))
             if ((r = try_path(f, o->binaries[i], bid, mpath[0] ? mpath : o->binaries[i], "--binary")) !=
                 PROFKIT_NONE)
                 return r;

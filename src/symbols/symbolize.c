@@ -208,7 +208,12 @@ static char *summary(const profkit_profile *p, sym_finder *fd, size_t named, siz
         if (!(unnamed_mapping[m] & 1))
             continue;
         const char *path = pk_str(p, p->mappings[m].path);
-        fprintf(f, "%s%s", any ? ", " : "  no file for: ", path[0] ? path : "(anonymous)");
+        fputs(any ? ", " : "  no file for: ", f);
+        if (path[0])
+            fputs(path, f);
+        else /* nothing to look for: say which mapping and how to name its file */
+            fprintf(f, "the mapping at 0x%" PRIx64 " without a file name (--binary names it)",
+                    p->mappings[m].start);
         any = 1;
     }
     if (any)

@@ -161,6 +161,48 @@ static void zstd_stream(void **state)
     free(out);
 }
 
+/* A longer peek (detection that 64 KiB cannot settle) keeps every byte for
+ * the reader, plain or gzip, whole or streamed; it is refused once reading began. */
+static void peek_more(void **state)
+{
+    (void)state;
+    size_t cap = N * 2 + 1024;
+    uint8_t *gz = malloc(cap), *out = malloc(N * 2);
+    size_t g = gzip_into(gz, cap, plain, N);
+    for (int zipped = 0; zipped < 2; zipped++) {
+        for (int streamed = 0; streamed < 2; streamed++) {
+            pk_source *s;
+            profkit_error err;
+            const uint8_t *d;
+            size_t n;
+            assert_int_equal(pk_source_open_memory(&s, zipped ? gz : plain, zipped ? g : N, "m", &err), 0);
+            assert_int_equal(pk_source_peek(s, &d, &n, &err), 0);
+            assert_int_equal(n, 64 * 1024);
+            assert_int_equal(pk_source_peek_more(s, 200 * 1024, &d, &n, &err), 0);
+            assert_int_equal(n, 200 * 1024);
+            assert_memory_equal(d, plain, n);
+            assert_int_equal(pk_source_peek_more(s, 4 * N, &d, &n, &err), 0);
+            assert_int_equal(n, N); /* the whole input, no more */
+            assert_memory_equal(d, plain, n);
+            if (streamed) {
+                int rc;
+                size_t len = stream_all(s, out, N * 2, &rc);
+                assert_int_equal(rc, 0);
+                assert_int_equal(len, N);
+                assert_memory_equal(out, plain, N);
+                assert_int_equal(pk_source_peek_more(s, 4 * N, &d, &n, &err), PROFKIT_EINVAL);
+            } else {
+                assert_int_equal(pk_source_all(s, &d, &n, &err), 0);
+                assert_int_equal(n, N);
+                assert_memory_equal(d, plain, N);
+            }
+            pk_source_close(s);
+        }
+    }
+    free(gz);
+    free(out);
+}
+
 static void file_source_and_errors(void **state)
 {
     (void)state;
@@ -331,6 +373,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(plain_memory),
         cmocka_unit_test(gzip_and_concatenated),
+        cmocka_unit_test(peek_more),
         cmocka_unit_test(zstd_stream),
         cmocka_unit_test(file_source_and_errors),
         cmocka_unit_test(sink_is_atomic),

@@ -354,6 +354,7 @@ typedef struct reader {
      * capped (acc_add). */
     uint64_t sum;
     int capped;
+    int cut; /* the stream ends before its footer: live objects are not known leaks */
     int64_t grand[N_VALUES];
     int warned_dup[3];
 } reader;
@@ -1498,6 +1499,7 @@ static int bsprof_read(profkit_profile *p, pk_read_ctx *ctx)
         if (more != F_SHORT)
             continue;
         uint64_t at = r.in.base + r.in.pos;
+        r.cut = 1;
         if (r.in.pos == r.in.len)
             rc = pk_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)at,
                                    "the input ends without the end-of-entries marker; the %" PRIu64
@@ -1535,6 +1537,7 @@ static int bsprof_read(profkit_profile *p, pk_read_ctx *ctx)
             goto done;
         }
         if (st == PROFKIT_ETRUNCATED) {
+            r.cut = 1;
             if ((rc = pk_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)at,
                                         "footer: the input ends before the end timestamp")) != 0)
                 goto done;
@@ -1563,7 +1566,13 @@ static int bsprof_read(profkit_profile *p, pk_read_ctx *ctx)
         rc = PROFKIT_ENOMEM;
         goto done;
     }
-    /* What is still allocated leaked: in-use values at the allocating row. */
+    /* What is still allocated leaked (or, in a cut stream, was live when
+     * it ended: metadata "truncated" tells the reports): in-use values at
+     * the allocating row. */
+    if (r.cut && pk_meta_add(p, "truncated", "the stream ends before its end-of-entries marker and footer") != 0) {
+        rc = out_of_memory(&r);
+        goto done;
+    }
     if (!r.capped)
         start_capping(&r);
     for (size_t i = 0; i < r.live.n_buckets; i++) {

@@ -1445,15 +1445,120 @@ static int is_devtools_wrapper(const uint8_t *d, size_t n)
     return 0;
 }
 
-int pk_gecko_sniff(const uint8_t *d, size_t n, pk_gecko_flavor flavor)
+static size_t skip_blanks(const uint8_t *d, size_t n, size_t i)
 {
-    size_t i = 0;
     while (i < n && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t'))
         i++;
+    return i;
+}
+
+/* The end of the JSON string opening at d[i] (just past its closing quote),
+ * or n when the head ends first. */
+static size_t skip_string(const uint8_t *d, size_t n, size_t i)
+{
+    for (i++; i < n; i++) {
+        if (d[i] == '\\')
+            i++;
+        else if (d[i] == '"')
+            return i + 1;
+    }
+    return n;
+}
+
+/* The end of the JSON value starting at d[i] (not checked beyond its
+ * brackets and strings), or n when the head ends first. */
+static size_t skip_json_value(const uint8_t *d, size_t n, size_t i)
+{
+    size_t depth = 0;
+    while (i < n) {
+        uint8_t c = d[i];
+        if (c == '"') {
+            i = skip_string(d, n, i);
+            if (depth == 0)
+                return i;
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (depth == 0)
+                return i; /* the enclosing object ends: an empty value */
+            if (--depth == 0)
+                return i + 1;
+        } else if (depth == 0 && (c == ',' || c == ' ' || c == '\n' || c == '\r' || c == '\t')) {
+            return i; /* the end of a number or literal */
+        }
+        i++;
+    }
+    return n;
+}
+
+/*
+ * The old Firefox DevTools performance panel saves its recording as one
+ * object of these keys, "profile" (the raw Gecko profile) among them and
+ * "fileType" last, after megabytes of markers and frames; so the wrapper
+ * is told by walking the top-level keys, skipping their values: 95 once
+ * "fileType": "Recorded Performance Data" or a "profile" object is met
+ * among the panel's keys, PK_SNIFF_MORE while the head ends among them, 0
+ * (not the wrapper) at any other key before two of the panel's own (a
+ * later version's extra key after them is skipped like theirs).
+ */
+static int devtools_keys(const uint8_t *d, size_t n, size_t i, int complete)
+{
+    static const char *const panel[] = { "label", "duration", "markers", "frames", "memory",
+                                         "ticks", "allocations", "configuration", "systemHost",
+                                         "systemClient", "version", "fileType", "profile" };
+    static const char file_type[] = "\"Recorded Performance Data\"";
+    unsigned seen = 0; /* the panel's own keys met (not version, fileType, profile) */
+    i = skip_blanks(d, n, i + 1);
+    while (i < n && d[i] == '"') {
+        size_t k = i + 1, end = skip_string(d, n, i);
+        if (end == n)
+            break;
+        size_t kl = end - 1 - k;
+        int which = -1;
+        for (int w = 0; w < (int)(sizeof panel / sizeof panel[0]); w++)
+            if (strlen(panel[w]) == kl && memcmp(d + k, panel[w], kl) == 0)
+                which = w;
+        if (which < 0 && __builtin_popcount(seen) < 2)
+            return 0;
+        if (which >= 0 && which < 10)
+            seen |= 1u << which;
+        i = skip_blanks(d, n, end);
+        if (i == n)
+            break;
+        if (d[i] != ':')
+            return 0;
+        i = skip_blanks(d, n, i + 1);
+        if (i == n)
+            break;
+        if (which == 11 && n - i >= sizeof file_type - 1 &&
+            memcmp(d + i, file_type, sizeof file_type - 1) == 0)
+            return 95;
+        if (which == 12 && d[i] == '{')
+            return 95;
+        i = skip_blanks(d, n, skip_json_value(d, n, i));
+        if (i == n)
+            break;
+        if (d[i] != ',')
+            return 0;
+        i = skip_blanks(d, n, i + 1);
+    }
+    return i == n && !complete ? PK_SNIFF_MORE : 0;
+}
+
+int pk_gecko_sniff(const uint8_t *d, size_t n, pk_gecko_flavor flavor, int complete)
+{
+    size_t i = skip_blanks(d, n, 0);
     if (i == n || d[i] != '{')
         return 0;
     if (is_devtools_wrapper(d, n)) /* Firefox DevTools' wrapper of a raw profile */
         return flavor == PK_GECKO_RAW ? 95 : 0;
+    if (flavor == PK_GECKO_RAW) {
+        int w = devtools_keys(d, n, i, complete);
+        if (w)
+            return w;
+    }
     int processed = head_has(d, n, "\"preprocessedProfileVersion\"") || head_has(d, n, "\"stringArray\"");
     int raw = head_has(d, n, "\"schema\"") || head_has(d, n, "\"stringTable\"");
     int shaped = head_has(d, n, "\"meta\"") || head_has(d, n, "\"threads\"");
