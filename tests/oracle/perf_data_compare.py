@@ -27,6 +27,7 @@
       lists must be its mapping's. Prints the differences, exits 1 if any.
 """
 import re
+import struct
 import sys
 
 
@@ -157,6 +158,64 @@ def mappings(mmaps, buildids, path):
     return 1 if bad else 0
 
 
+def times(perf_times, ff_json):
+    import json
+    want = {}
+    with open(perf_times, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = re.match(r"^\s*(.*?)\s+(\d+)\s+(\d+)\.(\d{6}):", line)
+            if m:
+                key = (m.group(1), int(m.group(2)))
+                want.setdefault(key, []).append(int(m.group(3)) * 1000000 + int(m.group(4)))
+    doc = json.load(open(ff_json, encoding="utf-8"))
+    start = doc["meta"]["startTime"]
+    got = {}
+    for t in doc["threads"]:
+        s = t["samples"]
+        ts = s.get("time")
+        if ts is None:
+            acc, ts = 0.0, []
+            for d in s.get("timeDeltas", []):
+                acc += d
+                ts.append(acc)
+        key = (t["name"], int(t.get("tid", -1)))
+        got.setdefault(key, []).extend((start + x) * 1000 for x in ts)
+    bad = 0
+    if sorted(want) != sorted(got):
+        print("threads: perf %s, profkit %s" % (sorted(want), sorted(got)))
+        return 1
+    n = 0
+    for k in want:
+        a, b = want[k], sorted(got[k])
+        if len(a) != len(b):
+            print("%s: %d samples in perf, %d in profkit" % (k, len(a), len(b)))
+            bad += 1
+            continue
+        for x, y in zip(a, b):
+            n += 1
+            if abs(x - y) > 1.0:
+                print("%s: sample at %d us in perf, %.3f in profkit" % (k, x, y))
+                bad += 1
+                break
+    print("%d sample times of %d threads checked" % (n, len(want)))
+    return 1 if bad else 0
+
+
+def fixcut(src, cut, dst):
+    d = bytearray(open(src, "rb").read()[:cut])
+    o = ">" if d[:8] == b"2ELIFREP" else "<"
+    data_off = struct.unpack_from(o + "Q", d, 40)[0]
+    pos = data_off
+    while pos + 8 <= len(d):
+        size = struct.unpack_from(o + "H", d, pos + 6)[0]
+        if size < 8 or pos + size > len(d):
+            break
+        pos += size
+    struct.pack_into(o + "Q", d, 48, pos - data_off)
+    struct.pack_into(o + "4Q", d, 72, 0, 0, 0, 0)
+    open(dst, "wb").write(bytes(d[:pos]))
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "text":
@@ -165,5 +224,9 @@ if __name__ == "__main__":
         stacks(sys.argv[2], sys.argv[3], sys.argv[4])
     elif cmd == "mappings":
         sys.exit(mappings(sys.argv[2], sys.argv[3], sys.argv[4]))
+    elif cmd == "times":
+        sys.exit(times(sys.argv[2], sys.argv[3]))
+    elif cmd == "fixcut":
+        fixcut(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     else:
-        sys.exit("usage: perf_data_compare.py text|stacks|mappings ...")
+        sys.exit("usage: perf_data_compare.py text|stacks|mappings|times|fixcut ...")

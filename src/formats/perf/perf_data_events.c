@@ -110,103 +110,106 @@ static int decode_sample(pk_perf *r, const pk_perf_attr *a, const uint8_t *rec, 
     uint32_t u;
     memset(s, 0, sizeof(*s));
     s->pid = s->tid = UINT32_MAX;
-    size_t field;
-#define NEED(bit, expr)                                  \
-    do {                                                 \
-        field = c.pos;                                   \
-        if ((expr) != 0)                                 \
+    size_t field = 0;
+    int bit = 0;
+    /* Each field: where it starts (for the message), then its reads. */
+#define FIELD(b) (field = c.pos, bit = (b))
+#define NEED(expr)                                        \
+    do {                                                  \
+        if ((expr) != 0)                                  \
             return sample_short(r, at, size, bit, field); \
     } while (0)
     if (t & PK_PERF_S_IDENTIFIER)
-        NEED(16, pk_perf_rd64(r, &c, &v));
+        NEED((FIELD(16), pk_perf_rd64(r, &c, &v)));
     if (t & PK_PERF_S_IP)
-        NEED(0, pk_perf_rd64(r, &c, &s->ip));
+        NEED((FIELD(0), pk_perf_rd64(r, &c, &s->ip)));
     if (t & PK_PERF_S_TID) {
-        NEED(1, pk_perf_rd32(r, &c, &s->pid));
-        NEED(1, pk_perf_rd32(r, &c, &s->tid));
+        NEED((FIELD(1), pk_perf_rd32(r, &c, &s->pid)));
+        NEED(pk_perf_rd32(r, &c, &s->tid));
     }
     if (upto == PK_PERF_S_TIME) {
         if (t & PK_PERF_S_TIME)
-            NEED(2, pk_perf_rd64(r, &c, &s->time));
+            NEED((FIELD(2), pk_perf_rd64(r, &c, &s->time)));
         return 0;
     }
     if (t & PK_PERF_S_TIME)
-        NEED(2, pk_perf_rd64(r, &c, &s->time));
+        NEED((FIELD(2), pk_perf_rd64(r, &c, &s->time)));
     if (t & PK_PERF_S_ADDR)
-        NEED(3, pk_perf_rd64(r, &c, &v));
+        NEED((FIELD(3), pk_perf_rd64(r, &c, &v)));
     if (t & PK_PERF_S_ID)
-        NEED(6, pk_perf_rd64(r, &c, &v));
+        NEED((FIELD(6), pk_perf_rd64(r, &c, &v)));
     if (t & PK_PERF_S_STREAM_ID)
-        NEED(9, pk_perf_rd64(r, &c, &v));
+        NEED((FIELD(9), pk_perf_rd64(r, &c, &v)));
     if (t & PK_PERF_S_CPU)
-        NEED(7, pk_perf_rd64(r, &c, &v));
+        NEED((FIELD(7), pk_perf_rd64(r, &c, &v)));
     if (t & PK_PERF_S_PERIOD)
-        NEED(8, pk_perf_rd64(r, &c, &s->period));
+        NEED((FIELD(8), pk_perf_rd64(r, &c, &s->period)));
     if (t & PK_PERF_S_READ) {
         uint64_t rf = a->read_format;
         size_t times = ((rf & 1) ? 8u : 0u) + ((rf & 2) ? 8u : 0u);
         size_t each = 8 + ((rf & 4) ? 8u : 0u) + ((rf & 16) ? 8u : 0u);
         if (rf & 8) { /* PERF_FORMAT_GROUP: nr, times, then nr values */
-            NEED(4, pk_perf_rd64(r, &c, &v));
-            NEED(4, pk_cursor_skip(&c, times));
-            NEED(4, skip_items(&c, v, each));
+            NEED((FIELD(4), pk_perf_rd64(r, &c, &v)));
+            NEED(pk_cursor_skip(&c, times));
+            NEED(skip_items(&c, v, each));
         } else {
-            NEED(4, pk_cursor_skip(&c, times + each));
+            NEED(pk_cursor_skip(&c, times + each));
         }
     }
     if (t & PK_PERF_S_CALLCHAIN) {
-        NEED(5, pk_perf_rd64(r, &c, &s->nr));
+        NEED((FIELD(5), pk_perf_rd64(r, &c, &s->nr)));
         s->chain = c.data + c.pos;
-        NEED(5, skip_items(&c, s->nr, 8));
+        NEED(skip_items(&c, s->nr, 8));
     }
     if (t & PK_PERF_S_RAW) {
-        NEED(10, pk_perf_rd32(r, &c, &u));
-        NEED(10, pk_cursor_skip(&c, u));
+        NEED((FIELD(10), pk_perf_rd32(r, &c, &u)));
+        NEED(pk_cursor_skip(&c, u));
     }
     if (t & PK_PERF_S_BRANCH_STACK) {
-        NEED(11, pk_perf_rd64(r, &c, &v));
+        NEED((FIELD(11), pk_perf_rd64(r, &c, &v)));
         if (a->branch_sample_type & (1u << 17)) /* PERF_SAMPLE_BRANCH_HW_INDEX */
-            NEED(11, pk_cursor_skip(&c, 8));
-        NEED(11, skip_items(&c, v, 24));
+            NEED(pk_cursor_skip(&c, 8));
+        NEED(skip_items(&c, v, 24));
         if (a->branch_sample_type & (1u << 19)) /* PERF_SAMPLE_BRANCH_COUNTERS */
-            NEED(11, skip_items(&c, v, 8));
+            NEED(skip_items(&c, v, 8));
     }
     if (t & PK_PERF_S_REGS_USER) {
-        NEED(12, pk_perf_rd64(r, &c, &v));
+        NEED((FIELD(12), pk_perf_rd64(r, &c, &v)));
         if (v)
-            NEED(12, pk_cursor_skip(&c, 8 * (size_t)a->n_regs_user));
+            NEED(pk_cursor_skip(&c, 8 * (size_t)a->n_regs_user));
     }
     if (t & PK_PERF_S_STACK_USER) {
-        NEED(13, pk_perf_rd64(r, &c, &v));
+        NEED((FIELD(13), pk_perf_rd64(r, &c, &v)));
         if (v) {
-            NEED(13, skip_items(&c, v / 8, 8));
-            NEED(13, pk_cursor_skip(&c, 8)); /* dyn_size */
+            NEED(skip_items(&c, v / 8, 8));
+            NEED(pk_cursor_skip(&c, 8)); /* dyn_size */
         }
     }
     if (t & (PK_PERF_S_WEIGHT | PK_PERF_S_WEIGHT_STRUCT))
-        NEED((t & PK_PERF_S_WEIGHT) ? 14 : 24, pk_cursor_skip(&c, 8));
+        NEED((FIELD((t & PK_PERF_S_WEIGHT) ? 14 : 24), pk_cursor_skip(&c, 8)));
     if (t & PK_PERF_S_DATA_SRC)
-        NEED(15, pk_cursor_skip(&c, 8));
+        NEED((FIELD(15), pk_cursor_skip(&c, 8)));
     if (t & PK_PERF_S_TRANSACTION)
-        NEED(17, pk_cursor_skip(&c, 8));
+        NEED((FIELD(17), pk_cursor_skip(&c, 8)));
     if (t & PK_PERF_S_REGS_INTR) {
-        NEED(18, pk_perf_rd64(r, &c, &v));
+        NEED((FIELD(18), pk_perf_rd64(r, &c, &v)));
         if (v)
-            NEED(18, pk_cursor_skip(&c, 8 * (size_t)a->n_regs_intr));
+            NEED(pk_cursor_skip(&c, 8 * (size_t)a->n_regs_intr));
     }
     if (t & PK_PERF_S_PHYS_ADDR)
-        NEED(19, pk_cursor_skip(&c, 8));
+        NEED((FIELD(19), pk_cursor_skip(&c, 8)));
     if (t & PK_PERF_S_CGROUP)
-        NEED(21, pk_cursor_skip(&c, 8));
+        NEED((FIELD(21), pk_cursor_skip(&c, 8)));
     if (t & PK_PERF_S_DATA_PAGE_SIZE)
-        NEED(22, pk_cursor_skip(&c, 8));
+        NEED((FIELD(22), pk_cursor_skip(&c, 8)));
     if (t & PK_PERF_S_CODE_PAGE_SIZE)
-        NEED(23, pk_cursor_skip(&c, 8));
+        NEED((FIELD(23), pk_cursor_skip(&c, 8)));
     if (t & PK_PERF_S_AUX) {
-        NEED(20, pk_perf_rd64(r, &c, &v));
-        NEED(20, skip_items(&c, v, 1));
+        NEED((FIELD(20), pk_perf_rd64(r, &c, &v)));
+        NEED(skip_items(&c, v, 1));
     }
 #undef NEED
+#undef FIELD
     return 0;
 }
 
