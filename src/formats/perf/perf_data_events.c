@@ -257,6 +257,7 @@ typedef struct space {
     mnode *node; /* node[0] unused */
     size_t n, cap;
     uint32_t root, free;
+    uint64_t gen; /* its version: a new one at every change (replay.gens) */
 } space;
 
 typedef struct replay replay;
@@ -363,6 +364,12 @@ static void space_free(space *s)
 
 /* ---------------------------------------------------------------- replay */
 
+/* An address of a call chain and whether it is a kernel or user one. */
+typedef struct level {
+    uint64_t ip;
+    uint32_t mode;
+} level;
+
 typedef struct pthread {
     uint32_t tid;
     int64_t pid;   /* -1 = not known yet */
@@ -446,6 +453,23 @@ typedef struct fentry {
     uint32_t mapping, frame; /* frame + 1; 0 = empty slot */
 } fentry;
 
+/* Stacks by (parent, frame): every stack of the profile, since only this
+ * reader makes them, so one not here is new (pk_stack_append, no lookup
+ * in the model's index). */
+typedef struct sentry {
+    uint32_t parent, frame, stack; /* stack + 1; 0 = empty slot */
+} sentry;
+
+/* Stacks by call chain: the chain's bytes (in the input), the address
+ * spaces' versions it was resolved in, its stack. */
+typedef struct centry {
+    uint64_t hash;
+    const uint8_t *chain;
+    uint64_t nr;
+    uint64_t ugen, kgen;
+    uint32_t stack;
+} centry;
+
 /* Mappings by what they are, so equal MMAP records share one. */
 typedef struct mentry {
     uint64_t start, end, pgoff;
@@ -466,11 +490,16 @@ struct replay {
     size_t fcap, fused;
     mentry *mcache;
     size_t mcap, mused;
-    uint32_t *frames; /* the sample's frames, leaf first */
-    size_t cap_frames;
+    level *chain; /* the sample's addresses and modes, leaf first */
+    size_t cap_chain;
     int64_t *values;
     size_t cap_values;
     uint32_t samples_vt;
+    sentry *scache;
+    size_t scap, sused;
+    centry *ccache; /* direct-mapped, ccap entries */
+    size_t ccap;
+    uint64_t gens;        /* the last address-space version given out */
     uint64_t prio;        /* treap priorities: hashes of a counter */
     uint64_t map_budget;  /* address-space nodes a FORK may still copy */
 };
@@ -491,6 +520,7 @@ static process *process_of(replay *x, int64_t pid)
     process *pr = &x->procs[x->n_procs++];
     memset(pr, 0, sizeof(*pr));
     pr->pid = pid;
+    pr->maps.gen = ++x->gens;
     return pr;
 }
 
@@ -583,6 +613,7 @@ static uint32_t mapping_get(replay *x, uint64_t start, uint64_t end, uint64_t pg
  * to what lies outside it, or removed (perf's maps__fixup_overlappings). */
 static int space_map(replay *x, space *s, uint64_t start, uint64_t end, uint32_t mapping)
 {
+    s->gen = ++x->gens;
     for (;;) {
         uint32_t o = floor_node(s, end, 1);
         if (!o || s->node[o].end <= start)
@@ -723,6 +754,7 @@ static int do_fork(replay *x, uint16_t misc, const uint8_t *rec)
     if (!pr)
         return oom(x);
     space_free(&pr->maps);
+    pr->maps.gen = ++x->gens;
     if (misc & MISC_FORK_EXEC)
         return 0;
     uint32_t pi = u64map_get(&x->proc_of_pid, (uint64_t)parent_pid);
@@ -803,9 +835,9 @@ static uint32_t frame_of(replay *x, uint64_t addr, uint32_t mapping)
     memset(&fr, 0, sizeof(fr));
     fr.address = addr;
     fr.mapping = mapping;
-    uint32_t f;
+    uint32_t f; /* new: only this reader makes frames, one per (address, mapping) */
     if (fn.name == PROFKIT_NONE || (fr.function = pk_function_add(x->p, &fn)) == PROFKIT_NONE ||
-        (f = pk_frame_add(x->p, &fr)) == PROFKIT_NONE)
+        (f = pk_frame_append(x->p, &fr)) == PROFKIT_NONE)
         return PROFKIT_NONE;
     x->fcache[j].addr = addr;
     x->fcache[j].mapping = mapping;
@@ -814,16 +846,64 @@ static uint32_t frame_of(replay *x, uint64_t addr, uint32_t mapping)
     return f;
 }
 
-static int add_frame(replay *x, size_t *n, uint64_t addr, unsigned mode, const space *user)
+static uint64_t stack_key_hash(uint32_t parent, uint32_t frame)
+{
+    return pk_hash_u64(((uint64_t)parent << 32) | frame);
+}
+
+/* The stack (parent, frame), made when new. */
+static uint32_t stack_of(replay *x, uint32_t parent, uint32_t frame)
+{
+    if ((x->sused + 1) * 2 > x->scap) {
+        size_t ncap = x->scap ? x->scap * 2 : 1024;
+        sentry *nt = calloc(ncap, sizeof(sentry));
+        if (!nt)
+            return PROFKIT_NONE;
+        for (size_t i = 0; i < x->scap; i++) {
+            sentry *e = &x->scache[i];
+            if (!e->stack)
+                continue;
+            size_t j = stack_key_hash(e->parent, e->frame) & (ncap - 1);
+            while (nt[j].stack)
+                j = (j + 1) & (ncap - 1);
+            nt[j] = *e;
+        }
+        free(x->scache);
+        x->scache = nt;
+        x->scap = ncap;
+    }
+    size_t mask = x->scap - 1;
+    size_t j = stack_key_hash(parent, frame) & mask;
+    for (; x->scache[j].stack; j = (j + 1) & mask)
+        if (x->scache[j].parent == parent && x->scache[j].frame == frame)
+            return x->scache[j].stack - 1;
+    uint32_t st = pk_stack_append(x->p, parent, frame);
+    if (st == PROFKIT_NONE)
+        return PROFKIT_NONE;
+    x->scache[j].parent = parent;
+    x->scache[j].frame = frame;
+    x->scache[j].stack = st + 1;
+    x->sused++;
+    return st;
+}
+
+static int push_ip(replay *x, size_t *n, uint64_t ip, unsigned mode)
+{
+    if (PK_VEC_RESERVE(x->chain, *n, x->cap_chain, 1))
+        return PROFKIT_ENOMEM;
+    x->chain[*n].ip = ip;
+    x->chain[*n].mode = mode;
+    (*n)++;
+    return 0;
+}
+
+/* The frame of addr in its mode's address space. */
+static uint32_t frame_in(replay *x, uint64_t addr, unsigned mode, const space *user)
 {
     uint32_t m = mode == MODE_KERNEL ? space_find(&x->kernel, addr)
                  : mode == MODE_USER ? space_find(user, addr)
                                      : PROFKIT_NONE;
-    uint32_t f = frame_of(x, addr, m);
-    if (f == PROFKIT_NONE || PK_VEC_RESERVE(x->frames, *n, x->cap_frames, 1))
-        return PROFKIT_ENOMEM;
-    x->frames[(*n)++] = f;
-    return 0;
+    return frame_of(x, addr, m);
 }
 
 static int do_sample(replay *x, uint16_t misc, const uint8_t *rec, size_t size, int64_t at)
@@ -853,32 +933,54 @@ static int do_sample(replay *x, uint16_t misc, const uint8_t *rec, size_t size, 
     if (!pr)
         return oom(x);
     const space *user = &pr->maps;
+    uint32_t stack;
+    centry *e = NULL;
+    uint64_t h = 0;
+    if (s.chain && x->ccap) {
+        /* A chain seen before in the same versions of its address spaces
+         * is the same stack: no frame or stack lookups. */
+        h = pk_hash_bytes(s.chain, (size_t)s.nr * 8, user->gen * 0x9e3779b97f4a7c15u ^ x->kernel.gen);
+        e = &x->ccache[h & (x->ccap - 1)];
+        if (e->chain && e->hash == h && e->nr == s.nr && e->ugen == user->gen &&
+            e->kgen == x->kernel.gen && memcmp(e->chain, s.chain, (size_t)s.nr * 8) == 0) {
+            stack = e->stack;
+            goto have_stack;
+        }
+    }
     size_t n = 0;
     if (s.chain) {
         /* perf starts a chain in user mode; its markers switch. */
         unsigned mode = MODE_USER;
         for (uint64_t i = 0; i < s.nr; i++) {
             uint64_t ip = pk_perf_u64(r, s.chain + 8 * i);
-            if (ip >= CONTEXT_MAX) {
+            if (ip >= CONTEXT_MAX)
                 mode = ip == CONTEXT_KERNEL ? MODE_KERNEL : ip == CONTEXT_USER ? MODE_USER : MODE_OTHER;
-                continue;
-            }
-            if (add_frame(x, &n, ip, mode, user))
+            else if (push_ip(x, &n, ip, mode))
                 return oom(x);
         }
     } else if (a->sample_type & PK_PERF_S_IP) {
         unsigned mode = misc & MODE_MASK;
-        if (add_frame(x, &n, s.ip, mode == MODE_KERNEL || mode == MODE_USER ? mode : MODE_OTHER, user))
+        if (push_ip(x, &n, s.ip, mode == MODE_KERNEL || mode == MODE_USER ? mode : MODE_OTHER))
             return oom(x);
     }
-    for (size_t i = 0, j = n; i < j / 2; i++) {
-        uint32_t f = x->frames[i];
-        x->frames[i] = x->frames[j - 1 - i];
-        x->frames[j - 1 - i] = f;
+    /* root first */
+    stack = 0;
+    while (n-- > 0) {
+        uint32_t f = frame_in(x, x->chain[n].ip, x->chain[n].mode, user);
+        if (f == PROFKIT_NONE)
+            return oom(x);
+        if ((stack = stack_of(x, stack, f)) == PROFKIT_NONE) /* (the registry names a limit hit here) */
+            return pk_read_fail(r->ctx, PROFKIT_ENOMEM, at, "out of memory");
     }
-    uint32_t stack = n ? pk_stack_intern_frames(x->p, x->frames, n) : 0;
-    if (stack == PROFKIT_NONE) /* (the registry names a limit hit here) */
-        return pk_read_fail(r->ctx, PROFKIT_ENOMEM, at, "out of memory");
+    if (e) {
+        e->hash = h;
+        e->chain = s.chain;
+        e->nr = s.nr;
+        e->ugen = user->gen;
+        e->kgen = x->kernel.gen;
+        e->stack = stack;
+    }
+have_stack:;
     uint32_t vt = event_vt(x, a);
     if (vt == PROFKIT_NONE)
         return oom(x);
@@ -932,6 +1034,11 @@ int pk_perf_replay(pk_perf *r)
     x.p = r->p;
     x.samples_vt = PROFKIT_NONE;
     x.map_budget = r->n / 4 + 4096;
+    /* the chain cache: up to 64 Ki entries, fewer for fewer records */
+    for (x.ccap = 16; x.ccap < 65536 && x.ccap < r->n_recs; x.ccap *= 2)
+        ;
+    if (!(x.ccache = calloc(x.ccap, sizeof(centry))))
+        return pk_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory");
     int rc = 0;
     for (size_t i = 0; i < r->n_recs && !rc; i++) {
         if ((i & 0xffff) == 0)
@@ -970,7 +1077,9 @@ int pk_perf_replay(pk_perf *r)
     u64map_free(&x.thread_of_tid);
     free(x.fcache);
     free(x.mcache);
-    free(x.frames);
+    free(x.ccache);
+    free(x.scache);
+    free(x.chain);
     free(x.values);
     return rc;
 }
