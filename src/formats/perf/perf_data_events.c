@@ -680,7 +680,7 @@ static int do_mmap(replay *x, uint32_t type, uint16_t misc, const uint8_t *rec, 
             return oom(x);
         if (t->pid < 0)
             t->pid = (int32_t)pid;
-        process *pr = process_of(x, (int32_t)pid >= 0 ? (int64_t)(int32_t)pid : (int64_t)t->tid);
+        process *pr = process_of(x, (int32_t)pid >= 0 ? (int64_t)(int32_t)pid : (int64_t)(int32_t)t->tid);
         if (!pr)
             return oom(x);
         s = &pr->maps;
@@ -718,7 +718,7 @@ static int do_comm(replay *x, uint32_t type, const uint8_t *rec, size_t size)
     return 0;
 }
 
-static int do_fork(replay *x, uint16_t misc, const uint8_t *rec)
+static int do_fork(replay *x, uint16_t misc, const uint8_t *rec, int64_t at)
 {
     pk_perf *r = x->r;
     const uint8_t *b = rec + 8;
@@ -762,7 +762,7 @@ static int do_fork(replay *x, uint16_t misc, const uint8_t *rec)
         return 0;
     const space *from = &x->procs[pi].maps;
     if (from->n > x->map_budget)
-        return pk_read_fail(r->ctx, PROFKIT_EUNSUPPORTED, -1,
+        return pk_read_fail(r->ctx, PROFKIT_EUNSUPPORTED, at,
                             "FORK: copying the parent's mappings would pass the limit of "
                             "mappings all processes may hold (one per 4 bytes of input)");
     x->map_budget -= from->n;
@@ -927,7 +927,7 @@ static int do_sample(replay *x, uint16_t misc, const uint8_t *rec, size_t size, 
     if (t->model == PROFKIT_NONE &&
         (t->model = pk_thread_get(x->p, pk_str(x->p, t->comm), "", t->pid,
                                   (int64_t)(int32_t)t->tid)) == PROFKIT_NONE)
-        return oom(x);
+        return pk_read_fail(r->ctx, PROFKIT_ENOMEM, at, "out of memory"); /* or a limit */
     uint32_t thread = t->model;
     const process *pr = space_of(x, t);
     if (!pr)
@@ -1059,7 +1059,7 @@ int pk_perf_replay(pk_perf *r)
             rc = do_comm(&x, type, rec, size);
             break;
         case PK_PERF_FORK:
-            rc = do_fork(&x, misc, rec);
+            rc = do_fork(&x, misc, rec, (int64_t)r->recs[i].off);
             break;
         default:
             break;
