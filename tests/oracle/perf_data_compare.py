@@ -216,6 +216,21 @@ def fixcut(src, cut, dst):
     open(dst, "wb").write(bytes(d[:pos]))
 
 
+def cutpoint(src):
+    d = open(src, "rb").read()
+    o = ">" if d[:8] == b"2ELIFREP" else "<"
+    pipe = struct.unpack_from(o + "Q", d, 8)[0] == 16
+    pos = 16 if pipe else struct.unpack_from(o + "Q", d, 40)[0]
+    end = len(d) if pipe else pos + struct.unpack_from(o + "Q", d, 48)[0]
+    want = pos + (end - pos) * 2 // 3
+    while pos + 8 <= end:
+        size = struct.unpack_from(o + "H", d, pos + 6)[0]
+        if pos + size > want and size > 8:
+            return pos + 8 + (size - 8) // 2
+        pos += size
+    return want
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "text":
@@ -226,7 +241,9 @@ if __name__ == "__main__":
         sys.exit(mappings(sys.argv[2], sys.argv[3], sys.argv[4]))
     elif cmd == "times":
         sys.exit(times(sys.argv[2], sys.argv[3]))
+    elif cmd == "cutpoint":
+        print(cutpoint(sys.argv[2]))
     elif cmd == "fixcut":
         fixcut(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     else:
-        sys.exit("usage: perf_data_compare.py text|stacks|mappings|times|fixcut ...")
+        sys.exit("usage: perf_data_compare.py text|stacks|mappings|times|cutpoint|fixcut ...")

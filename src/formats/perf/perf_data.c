@@ -783,6 +783,13 @@ static int report_cut(pk_perf *r, const scan_state *st, size_t n_samples)
         return rc;
     switch (st->cut) {
     case CUT_HEADER:
+        if (!r->pipe && !st->unfinished)
+            return pk_read_warn(r->ctx, PROFKIT_ETRUNCATED, st->cut_at,
+                                "record header: the input ends after %zu of its 8 bytes "
+                                "(truncated file?); the %zu samples before it are kept, the "
+                                "feature sections after the data (event names, build ids) are "
+                                "missing",
+                                r->n - (size_t)st->cut_at, n_samples);
         return pk_read_warn(r->ctx, PROFKIT_ETRUNCATED, st->cut_at,
                             "record header: the input ends after %zu of its 8 bytes (truncated "
                             "file?); the %zu samples before it are kept",

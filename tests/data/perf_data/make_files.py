@@ -368,6 +368,7 @@ def main():
     st = IP | TID | TIME | PERIOD | CALLCHAIN
     pipe = e.pipe([e.rec(HEADER_ATTR, 0, attrs[0][0] + e.p("Q", 7))] + R)
     write("bad_pipe_cut.data", pipe[:len(pipe) - 9])
+    write("bad_pipe_cut_header.data", pipe[:len(pipe) - len(R[-1]) + 3])
     write("bad_pipe_no_attr.data", e.pipe(R))
     write("bad_pipe_empty.data", e.pipe([]))
     # zstd-compressed records (perf record -z)
