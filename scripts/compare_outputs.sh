@@ -33,6 +33,8 @@
 #   --diff-lines N   lines of each diff shown (default 20)
 #   --keep           keep the outputs of every run (build/compare/run/)
 #   --clean          remove build/compare/ first (the cached BASE builds)
+#   --build-only     build both sides, print the two binaries' paths, stop
+#                    (bench/compare.sh builds through this)
 #
 # Both builds read the same input files (the working tree's tests/data and
 # ../shared/fixtures, by absolute path), in the same environment (LC_ALL=C,
@@ -55,6 +57,9 @@
 # is exported with git archive, so the repository's worktree list is left as
 # it is); the working tree's build is incremental. Everything runs under nice.
 set -euo pipefail
+# The whole script is one block, read before it runs: editing the file while
+# it runs (a rebase, a checkout) does not change what runs.
+{
 
 # ---------------------------------------------------------------------------
 # One job (called through xargs): every command on one file, both builds.
@@ -187,7 +192,7 @@ usage() {
   exit 2
 }
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-jobs=2 max_size=8388608 timeout=60 max_output=67108864 files_re="" all="" full="" keep="" clean="" diff_lines=20 only="" adds=()
+jobs=2 max_size=8388608 timeout=60 max_output=67108864 files_re="" all="" full="" build_only="" keep="" clean="" diff_lines=20 only="" adds=()
 while [ $# -gt 0 ]; do
   case $1 in
     -j) jobs=${2:?}; shift 2 ;;
@@ -202,6 +207,7 @@ while [ $# -gt 0 ]; do
     --diff-lines) diff_lines=${2:?}; shift 2 ;;
     --keep) keep=1; shift ;;
     --clean) clean=1; shift ;;
+    --build-only) build_only=1; shift ;;
     -h | --help) usage ;;
     -*) echo "compare_outputs.sh: unknown option $1" >&2; usage ;;
     *) break ;;
@@ -260,6 +266,7 @@ else
   head_label="the working tree"
 fi
 prune_builds
+if [ -n "$build_only" ]; then printf '%s\n%s\n' "$bin_a" "$bin_b"; exit 0; fi
 
 # The input files, by absolute path; sizes checked here.
 files=() skipped=()
@@ -360,3 +367,5 @@ echo "compare_outputs.sh: $((SECONDS - start)) s" >&2
 [ "$missing" -eq 0 ] || echo "compare_outputs.sh: $missing files not compared (their job failed)" >&2
 echo "$same identical, $differ differ"
 [ "$differ" -eq 0 ] && [ "$missing" -eq 0 ]
+exit
+}
