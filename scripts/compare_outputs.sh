@@ -69,6 +69,7 @@ set -euo pipefail
 if [ "${1:-}" = --job ]; then
   IFS=$'\t' read -r id file file2 <<< "$2"
   show() { case $1 in "$CMP_ROOT"/*) echo "${1#"$CMP_ROOT"/}" ;; "$CMP_SHARED"/*) echo "fixtures/${1#"$CMP_SHARED"/}" ;; *) echo "$1" ;; esac; }
+  why() { case $1 in 124 | 137) echo "$1 (past --timeout)" ;; 153) echo "153 (an output past --max-output)" ;; *) echo "$1" ;; esac; }
   is_text() { [ ! -s "$1" ] || grep -qI . "$1"; }
   regex='[aeiou]' # peek and list: a fixed regex that matches most names
   argv_of() {
@@ -120,9 +121,10 @@ if [ "${1:-}" = --job ]; then
       if [ $side = a ]; then bin=$CMP_BIN_A; else bin=$CMP_BIN_B; fi
       mkdir -p "$dir/$side/out"
       rc=0
-      (cd "$dir/$side/out" && ulimit -f "$CMP_MAX_OUTPUT_KB" &&
-        exec env $seed timeout -k 5 "$CMP_TIMEOUT" "$bin" "${argv[@]}") \
-        < /dev/null > "$dir/$side/stdout" 2> "$dir/$side/stderr" || rc=$?
+      # (The outer 2> /dev/null: bash's own note when a run dies of SIGXFSZ.)
+      { (cd "$dir/$side/out" && ulimit -f "$CMP_MAX_OUTPUT_KB" &&
+          exec env $seed timeout -k 5 "$CMP_TIMEOUT" "$bin" "${argv[@]}") \
+          < /dev/null > "$dir/$side/stdout" 2> "$dir/$side/stderr"; } 2> /dev/null || rc=$?
       echo "$rc" > "$dir/$side/status"
     done
   }
@@ -130,14 +132,14 @@ if [ "${1:-}" = --job ]; then
   # side's own paths (its build folder and binary, its out/ folder) are
   # replaced by @PROFKIT@, @BUILD@, @CWD@ first, in files that differ.
   compare_cmd() {
-    local name=$1 rel fa fb side bin report="" st
-    for side in a b; do
-      st=$(cat "$dir/$side/status")
-      case $st in 124 | 137 | 153)
-        argv_of "$name"
-        echo "! $name $(show "$file"): $([ $side = a ] && echo BASE || echo HEAD) hit the limit: status $st ($([ "$st" = 153 ] && echo "an output over --max-output" || echo "over --timeout")); compared up to the cut" >> "$CMP_RES/$id.part" ;;
-      esac
-    done
+    local name=$1 rel fa fb side bin report="" sa sb cut
+    sa=$(cat "$dir/a/status") sb=$(cat "$dir/b/status")
+    case " $sa $sb " in
+      *" 124 "* | *" 137 "* | *" 153 "*)
+        if [ "$sa" = "$sb" ]; then cut="status $(why "$sa") in both"
+        else cut="status $(why "$sa") in BASE, $(why "$sb") in HEAD"; fi
+        echo "! $name $(show "$file"): $cut" >> "$CMP_RES/$id.part" ;;
+    esac
     for rel in $( (cd "$dir/a" && find . -type f; cd "$dir/b" && find . -type f) | LC_ALL=C sort -u); do
       rel=${rel#./} fa=$dir/a/$rel fb=$dir/b/$rel
       if [ ! -e "$fa" ]; then report+="  $rel: only in HEAD"$'\n'; continue; fi
