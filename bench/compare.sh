@@ -7,12 +7,15 @@
 # scripts/compare_outputs.sh --build-only, into build/compare/), generates the
 # benchmark inputs once (kept in build/bench/compare/ for the next run), then
 # runs each benchmark in rounds, interleaved: BASE (A), the working tree (B),
-# BASE again (A'). For each figure -- wall time, CPU time (user+sys), peak
-# RSS, all from /usr/bin/time -- it prints the median of BASE (A and A'), the
-# median of HEAD (B), their ratio HEAD/BASE, the range of B/A over the
-# rounds, and the range of A'/A: two runs of one build, so the spread the
-# machine gives by itself. A ratio outside that spread is marked; one inside
-# it is noise, not a change. It also checks that both builds print the same
+# BASE again (A'), in an order that turns each round. For each figure --
+# wall time, CPU time (user+sys), peak RSS, all from /usr/bin/time -- it
+# prints the median of BASE's runs (A and A') and of HEAD's (B), HEAD/BASE
+# (the median over the rounds of B / mean(A, A'), so a load that comes and
+# goes between rounds cancels out), its range over the rounds, the range of
+# A'/A, and the noise: the largest gap between A and A', two runs of one
+# build in one round, so what the machine does by itself. A figure whose
+# every round is further from 1 than the noise (plus 1%) is marked beyond
+# noise; one whose median only is gets a "?"; within it, it is no change. It also checks that both builds print the same
 # output (the first round's stdout and written file).
 #
 # Options:
@@ -24,6 +27,7 @@
 #                    unless it is heavily loaded)
 #   --head REV       compare against commit REV instead of the working tree
 #   --list           list the benchmarks and stop
+#   --report FILE    print the table again from a runs.tsv and stop
 #
 # BENCH names select benchmarks (default: all of them, in the order of
 # --list). Inputs are smaller than the stand-alone benchmarks' (bench/*.sh)
@@ -56,12 +60,62 @@ dcpi|dcpi|top @IN@'
 #                       libc.so.6 with their real mappings
 #                       (bench/symbols_pcs.py), so `top` symbolizes them
 #   bsprof              bench/bsprof_gen.c, 200 MB (bench/bsprof.sh: 500 MB)
-#   gecko               bench/gecko_gen.c, 150 MB, 8 threads (gecko.sh: 1150 MB)
+#   gecko               bench/gecko_gen.c, 100 MB, 8 threads (gecko.sh: 1150 MB)
 #   br                  bench/gen_br.c, 100 MB timed (br.sh: 200 MB)
 #   dcpi                bench/gen_dcpi.c, 50 M addresses, 1% sampled (dcpi.sh)
 # Not here: reliability.sh (growth with input size, not a figure to compare),
 # store.sh and store_stacks.sh (a ClickHouse server), symbols.sh's Go pprof
 # and eu-addr2line runs and viewer_page.sh (the browser).
+
+# report RUNS: the table, from a runs.tsv. HEAD/BASE is paired by round: the
+# median over the rounds of B / mean(A, A'), so a load that comes and goes
+# between rounds cancels out. The noise is the largest gap between A and A'
+# of one round, either way (A'/A or A/A'). A change is "beyond noise in
+# every round" when every round's B / mean(A, A') is further from 1 than the
+# noise plus 1%, on the same side; when only the median is, it gets a "?":
+# with 3 to 5 rounds the noise is the largest of a few gaps, and one lucky
+# streak can pass it (two builds of one commit did, once in 36 figures).
+report() {
+  awk -F'\t' '
+  NR == 1 { next }
+  !($1 in seen) { seen[$1] = 1; order[++nb] = $1 }
+  { for (f = 4; f <= 6; f++) v[$1, f, $3, $2] = $f; if ($2 > rounds[$1]) rounds[$1] = $2
+    if ($7 != 0) bad[$1] = 1 }
+  function median(a, n,   i, j, t) {
+    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+  function ratio(x, y) { return y > 0 ? x / y : 1 }
+  END {
+    split("4 5 6", fs, " "); split("wall s|cpu s|RSS MB", names, "|")
+    printf "%-22s %-7s %9s %9s %9s  %-13s  %-13s  %6s  %s\n", "bench", "figure", "BASE", "HEAD", "HEAD/BASE", "B/BASE range", "A'"'"'/A range", "noise", "verdict"
+    for (bi = 1; bi <= nb; bi++) {
+      b = order[bi]; R = rounds[b]
+      for (fi = 1; fi <= 3; fi++) {
+        f = fs[fi]; na = nr = 0; lo = hi = blo = bhi = ""; noise = 1
+        delete av; delete bv; delete rv
+        for (r = 1; r <= R; r++) {
+          a1 = v[b, f, "A", r]; a2 = v[b, f, "A2", r]; bb = v[b, f, "B", r]
+          av[++na] = a1; av[++na] = a2; bv[r] = bb
+          q = ratio(a2, a1); if (lo == "" || q < lo) lo = q; if (hi == "" || q > hi) hi = q
+          if (q > noise) noise = q; if (q > 0 && 1 / q > noise) noise = 1 / q
+          q = ratio(bb, (a1 + a2) / 2); rv[++nr] = q
+          if (blo == "" || q < blo) blo = q; if (bhi == "" || q > bhi) bhi = q
+        }
+        ma = median(av, na); mb = median(bv, R); rt = median(rv, nr)
+        if (f == 6) { ma /= 1024; mb /= 1024 }
+        band = noise * 1.01
+        down = f == 6 ? "smaller" : "faster"; up = f == 6 ? "LARGER" : "SLOWER"
+        if (bhi * band < 1) verdict = down ", beyond noise in every round"
+        else if (blo > band) verdict = up ", beyond noise in every round"
+        else if (rt * band < 1) verdict = down "? (the median only: more rounds)"
+        else if (rt > band) verdict = up "? (the median only: more rounds)"
+        else verdict = "within noise"
+        fmt = f == 6 ? "%9.1f %9.1f" : "%9.3f %9.3f"
+        printf "%-22s %-7s " fmt " %9.3f  %5.3f-%-7.3f  %5.3f-%-7.3f  %5.1f%%  %s%s\n", fi == 1 ? b : "", names[fi], ma, mb, rt, blo, bhi, lo, hi, (noise - 1) * 100, verdict, bad[b] ? " (a run failed)" : ""
+      }
+    }
+  }' "$1"
+}
 
 usage() {
   sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//' >&2
@@ -75,6 +129,7 @@ while [ $# -gt 0 ]; do
     --budget) budget=${2:?}; shift 2 ;;
     --head) head=${2:?}; shift 2 ;;
     --list) list=1; shift ;;
+    --report) report "${2:?}"; exit 0 ;;
     -h | --help) usage ;;
     -*) echo "compare.sh: unknown option $1" >&2; usage ;;
     *) break ;;
@@ -112,7 +167,7 @@ input_path() { # KEY: the file of input KEY
   case $1 in
     gp-tree | gp-random | gp-real) echo "$OUT/$1.prof" ;;
     bsprof) echo "$OUT/bench-200mb.bsprof" ;;
-    gecko) echo "$OUT/gecko-150mb.json" ;;
+    gecko) echo "$OUT/gecko-100mb.json" ;;
     br) echo "$OUT/br-100mb.brprof" ;;
     dcpi) echo "$OUT/dcpi-50m.dcpi" ;;
   esac
@@ -135,7 +190,7 @@ make_input() { # KEY
       nice python3 bench/symbols_pcs.py "$OUT/gen" 5000 > /dev/null
       nice "$OUT/gen/$src" "$f.tmp" 1000000 200000 0 tree "$OUT/gen/pcs.txt" "$OUT/gen/maps.txt" > /dev/null ;;
     bsprof) nice "$OUT/gen/$src" random "$f.tmp" modules=20 elements=50000 cpu=1000000 size_mb=200 lines=1 seed=1 > /dev/null ;;
-    gecko) nice "$OUT/gen/$src" "$f.tmp" 150 8 1 > /dev/null ;;
+    gecko) nice "$OUT/gen/$src" "$f.tmp" 100 8 1 > /dev/null ;;
     br) nice "$OUT/gen/$src" "$f.tmp" 100000000 1 --timed --distinct 5000 > /dev/null ;;
     dcpi) nice "$OUT/gen/$src" "$f.tmp" 50000000 1 --density 1 > /dev/null ;;
   esac 2> "$OUT/gen/$1.log"
@@ -181,18 +236,20 @@ for ((r = 1; r <= rounds; r++)); do
   rs=$EPOCHREALTIME
   for n in "${selected[@]}"; do
     cat "${input_of[$n]}" > /dev/null # into the page cache before A, as for B and A'
-    run A "$n" "$r"
-    if [ "$r" = 1 ]; then cp "$OUT/stdout-A" "$OUT/first-stdout-A"; cp "$OUT"/out-A.* "$OUT/first-out-A" 2> /dev/null || true; fi
-    run B "$n" "$r"
+    # The order turns every round (A B A', B A' A, A' A B), so no build
+    # always runs first, or after the other.
+    case $((r % 3)) in
+      1) order="A B A2" ;; 2) order="B A2 A" ;; 0) order="A2 A B" ;;
+    esac
+    for side in $order; do run "$side" "$n" "$r"; done
     if [ "$r" = 1 ]; then
-      if cmp -s "$OUT/first-stdout-A" "$OUT/stdout-B" &&
-         { ! ls "$OUT"/out-B.* > /dev/null 2>&1 || cmp -s "$OUT/first-out-A" "$OUT"/out-B.*; }; then
+      if cmp -s "$OUT/stdout-A" "$OUT/stdout-B" &&
+         { ! ls "$OUT"/out-B.* > /dev/null 2>&1 || cmp -s "$OUT"/out-A.* "$OUT"/out-B.*; }; then
         same_out+=("$n")
       else
         echo "compare.sh: $n: BASE and HEAD print different outputs (scripts/compare_outputs.sh shows where)"
       fi
     fi
-    run A2 "$n" "$r"
   done
   done_rounds=$r
   now=$EPOCHREALTIME
@@ -203,43 +260,11 @@ for ((r = 1; r <= rounds; r++)); do
     break
   fi
 done
-rm -f "$OUT"/out-* "$OUT"/first-* "$OUT"/stdout-* "$OUT"/stderr-* "$OUT"/time-*
+rm -f "$OUT"/out-* "$OUT"/stdout-* "$OUT"/stderr-* "$OUT"/time-*
 
 echo
-echo "BASE = $BASE (A, A'), HEAD = ${head:-the working tree} (B); $done_rounds rounds; medians; noise = A'/A, two runs of BASE in each round"
-awk -F'\t' -v order="${selected[*]}" '
-  NR == 1 { next }
-  { key = $1 SUBSEP $2; for (f = 4; f <= 6; f++) v[$1, f, $3, $2] = $f; rounds[$1] = $2 > rounds[$1] ? $2 : rounds[$1]
-    if ($7 != 0) bad[$1] = 1 }
-  function median(a, n,   i, j, t) {
-    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-  function ratio(x, y) { return y > 0 ? x / y : 0 }
-  END {
-    split("4 5 6", fs, " "); split("wall s|cpu s|RSS MB", names, "|")
-    printf "%-22s %-7s %10s %10s %9s  %-13s  %-13s  %s\n", "bench", "figure", "BASE", "HEAD", "HEAD/BASE", "B/A rounds", "A'"'"'/A noise", ""
-    n = split(order, benches, " ")
-    for (bi = 1; bi <= n; bi++) {
-      b = benches[bi]; R = rounds[b]
-      for (fi = 1; fi <= 3; fi++) {
-        f = fs[fi]; na = nb = 0; lo = hi = blo = bhi = ""
-        delete av; delete bv
-        for (r = 1; r <= R; r++) {
-          a1 = v[b, f, "A", r]; a2 = v[b, f, "A2", r]; bb = v[b, f, "B", r]
-          av[++na] = a1; av[++na] = a2; bv[++nb] = bb
-          q = ratio(a2, a1); if (lo == "" || q < lo) lo = q; if (hi == "" || q > hi) hi = q
-          q = ratio(bb, a1); if (blo == "" || q < blo) blo = q; if (bhi == "" || q > bhi) bhi = q
-        }
-        ma = median(av, na); mb = median(bv, nb); rt = ratio(mb, ma)
-        if (f == 6) { ma /= 1024; mb /= 1024 }
-        # Within noise: inside the spread of A'"'"'/A, widened by 1% (RSS moves by
-        # a few pages, times by the 10 ms of the CPU clock).
-        verdict = rt < lo - 0.01 ? (f == 6 ? "smaller, beyond noise" : "faster, beyond noise") : rt > hi + 0.01 ? (f == 6 ? "LARGER, beyond noise" : "SLOWER, beyond noise") : "within noise"
-        fmt = f == 6 ? "%10.1f %10.1f" : "%10.3f %10.3f"
-        printf "%-22s %-7s " fmt " %9.3f  %5.3f-%-7.3f  %5.3f-%-7.3f  %s%s\n", fi == 1 ? b : "", names[fi], ma, mb, rt, blo, bhi, lo, hi, verdict, bad[b] ? " (a run failed)" : ""
-      }
-    }
-  }' "$runs"
+echo "BASE = $BASE (A, A'), HEAD = ${head:-the working tree} (B); $done_rounds rounds"
+report "$runs"
 echo
 echo "same output from BASE and HEAD (first round's stdout and written file): ${same_out[*]:-none}"
 echo "raw runs: $runs; the whole run took $(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s of rounds"
