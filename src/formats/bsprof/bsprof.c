@@ -40,6 +40,7 @@
 #include "formats/registry/format.h"
 #include "formats/bsprof/live_table.h"
 #include "util/cursor.h"
+#include "util/map64.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -88,77 +89,9 @@ static int bsprof_sniff(const uint8_t *d, size_t n, int complete)
     return n >= sizeof(magic) && memcmp(d, magic, sizeof(magic)) == 0 ? 100 : 0;
 }
 
-/* ------------------------------------------------------------ u64 -> u32 map */
+/* ------------------------------------------------------------ id tables */
 
-/* Open addressing with linear probing; vals[i] == EMPTY marks a free slot. */
-typedef struct map64 {
-    uint64_t *keys;
-    uint32_t *vals;
-    size_t cap, count;
-} map64;
-
-#define EMPTY UINT32_MAX
-
-static void map64_free(map64 *m)
-{
-    free(m->keys);
-    free(m->vals);
-    memset(m, 0, sizeof(*m));
-}
-
-static uint32_t map64_get(const map64 *m, uint64_t key)
-{
-    if (!m->cap)
-        return EMPTY;
-    size_t mask = m->cap - 1;
-    for (size_t i = (size_t)pk_hash_u64(key) & mask;; i = (i + 1) & mask) {
-        if (m->vals[i] == EMPTY)
-            return EMPTY;
-        if (m->keys[i] == key)
-            return m->vals[i];
-    }
-}
-
-/* Sets key to val (replacing). Returns 1 when the key existed, 0, or ENOMEM. */
-static int map64_put(map64 *m, uint64_t key, uint32_t val)
-{
-    if ((m->count + 1) * 2 > m->cap) {
-        size_t ncap = m->cap ? m->cap * 2 : 256;
-        uint64_t *nk = malloc(ncap * sizeof(uint64_t));
-        uint32_t *nv = malloc(ncap * sizeof(uint32_t));
-        if (!nk || !nv || ncap < m->cap) {
-            free(nk);
-            free(nv);
-            return PROFKIT_ENOMEM;
-        }
-        memset(nv, 0xff, ncap * sizeof(uint32_t));
-        for (size_t j = 0; j < m->cap; j++) {
-            if (m->vals[j] == EMPTY)
-                continue;
-            size_t i = (size_t)pk_hash_u64(m->keys[j]) & (ncap - 1);
-            while (nv[i] != EMPTY)
-                i = (i + 1) & (ncap - 1);
-            nk[i] = m->keys[j];
-            nv[i] = m->vals[j];
-        }
-        free(m->keys);
-        free(m->vals);
-        m->keys = nk;
-        m->vals = nv;
-        m->cap = ncap;
-    }
-    size_t mask = m->cap - 1;
-    size_t i = (size_t)pk_hash_u64(key) & mask;
-    for (; m->vals[i] != EMPTY; i = (i + 1) & mask)
-        if (m->keys[i] == key) {
-            m->vals[i] = val;
-            return 1;
-        }
-    m->keys[i] = key;
-    m->vals[i] = val;
-    m->count++;
-    return 0;
-}
+#define EMPTY PK_MAP64_EMPTY
 
 /*
  * Ids of strings, modules and path elements: producers number them 1, 2,
@@ -169,13 +102,13 @@ static int map64_put(map64 *m, uint64_t key, uint32_t val)
 typedef struct idtab {
     uint32_t *dense; /* dense[id], EMPTY = undefined */
     size_t n_dense, count;
-    map64 sparse;
+    pk_map64 sparse;
 } idtab;
 
 static void idtab_free(idtab *t)
 {
     free(t->dense);
-    map64_free(&t->sparse);
+    pk_map64_free(&t->sparse);
     memset(t, 0, sizeof(*t));
 }
 
@@ -183,13 +116,13 @@ static inline uint32_t idtab_get(const idtab *t, uint64_t id)
 {
     if (PK_LIKELY(id < t->n_dense))
         return t->dense[id];
-    return map64_get(&t->sparse, id);
+    return pk_map64_get(&t->sparse, id);
 }
 
 /* Sets id to val. Returns 1 when id was defined before, 0, or ENOMEM. */
 static int idtab_put(idtab *t, uint64_t id, uint32_t val)
 {
-    if (id >= t->n_dense && id < 2 * (t->count + 1) + 4096 && map64_get(&t->sparse, id) == EMPTY) {
+    if (id >= t->n_dense && id < 2 * (t->count + 1) + 4096 && pk_map64_get(&t->sparse, id) == EMPTY) {
         size_t n = t->n_dense ? t->n_dense : 4096;
         while (n <= id)
             n *= 2;
@@ -212,7 +145,7 @@ static int idtab_put(idtab *t, uint64_t id, uint32_t val)
         t->count += !had;
         return had;
     }
-    int had = map64_put(&t->sparse, id, val);
+    int had = pk_map64_put(&t->sparse, id, val);
     if (had == 0)
         t->count++;
     return had;
@@ -335,8 +268,8 @@ typedef struct reader {
      * order (the usual case): id N is index N - 1, no lookup needed. */
     int pe_in_order;
 
-    map64 line_rows; /* (pe index << 32 | line offset) -> row, for rows a row cache let go */
-    map64 row_ids;   /* (stack << 32 | thread) -> row */
+    pk_map64 line_rows; /* (pe index << 32 | line offset) -> row, for rows a row cache let go */
+    pk_map64 row_ids;   /* (stack << 32 | thread) -> row */
     uint32_t *row_stack, *row_thread;
     int64_t *acc; /* N_VALUES per row */
     size_t n_rows, cap_rows;
@@ -561,7 +494,7 @@ static uint32_t new_row(reader *r, uint32_t stack, uint32_t thread)
     if (rows_reserve(r) != 0)
         return EMPTY;
     uint32_t row = (uint32_t)r->n_rows;
-    if (map64_put(&r->row_ids, key, row) < 0)
+    if (pk_map64_put(&r->row_ids, key, row) < 0)
         return EMPTY;
     r->n_rows++;
     r->row_stack[row] = stack;
@@ -573,7 +506,7 @@ static uint32_t new_row(reader *r, uint32_t stack, uint32_t thread)
 /* The value row of (stack, thread), created on first use; EMPTY on ENOMEM. */
 static uint32_t row_of(reader *r, uint32_t stack, uint32_t thread)
 {
-    uint32_t row = map64_get(&r->row_ids, ((uint64_t)stack << 32) | thread);
+    uint32_t row = pk_map64_get(&r->row_ids, ((uint64_t)stack << 32) | thread);
     return row != EMPTY ? row : new_row(r, stack, thread);
 }
 
@@ -594,7 +527,7 @@ static void flush_counts(reader *r, uint32_t row, pe_counts *n)
 static uint32_t make_row(reader *r, uint32_t i, uint32_t off, int look)
 {
     const pelem *e = &r->pe[i];
-    uint32_t row = look ? map64_get(&r->line_rows, ((uint64_t)i << 32) | off) : EMPTY;
+    uint32_t row = look ? pk_map64_get(&r->line_rows, ((uint64_t)i << 32) | off) : EMPTY;
     if (row != EMPTY)
         return row;
     profkit_profile *p = r->p;
@@ -632,7 +565,7 @@ static PK_NOINLINE uint32_t entry_row_slow(reader *r, uint32_t i, uint32_t off, 
     e->next = (k + 1) % PE_CACHE;
     if (c->row[k] != EMPTY) {
         flush_counts(r, c->row[k], &c->n[k]);
-        if (map64_put(&r->line_rows, ((uint64_t)i << 32) | c->off[k], c->row[k]) < 0)
+        if (pk_map64_put(&r->line_rows, ((uint64_t)i << 32) | c->off[k], c->row[k]) < 0)
             return EMPTY;
         e->evicted = 1;
     }
@@ -1604,8 +1537,8 @@ done:
     idtab_free(&r.strings);
     idtab_free(&r.modules);
     idtab_free(&r.pe_ids);
-    map64_free(&r.line_rows);
-    map64_free(&r.row_ids);
+    pk_map64_free(&r.line_rows);
+    pk_map64_free(&r.row_ids);
     free(r.pe);
     free(r.pe_row);
     free(r.pe_flat);
@@ -1641,7 +1574,7 @@ typedef struct writer {
     welem *el;        /* el[0] unused: ids are 1-based */
     size_t n_el, cap_el;
     pk_idset el_set;
-    map64 stack_elem; /* (stack << 32 | thread) -> memo index */
+    pk_map64 stack_elem; /* (stack << 32 | thread) -> memo index */
     uint32_t *memo_elem, *memo_off;
     size_t n_memo, cap_memo, cap_memo2;
     uint32_t *chain;
@@ -1717,7 +1650,7 @@ static int memo_put(writer *w, uint32_t stack, uint32_t module, uint32_t elem, u
 {
     if (PK_VEC_RESERVE(w->memo_elem, w->n_memo, w->cap_memo, 1) != 0 ||
         PK_VEC_RESERVE(w->memo_off, w->n_memo, w->cap_memo2, 1) != 0 ||
-        map64_put(&w->stack_elem, ((uint64_t)stack << 32) | module, (uint32_t)w->n_memo) < 0)
+        pk_map64_put(&w->stack_elem, ((uint64_t)stack << 32) | module, (uint32_t)w->n_memo) < 0)
         return 0;
     w->memo_elem[w->n_memo] = elem;
     w->memo_off[w->n_memo] = off;
@@ -1735,7 +1668,7 @@ static int memo_put(writer *w, uint32_t stack, uint32_t module, uint32_t elem, u
 static int welem_of_stack(writer *w, uint32_t stack, uint32_t module, uint32_t *elem, uint32_t *off)
 {
     const profkit_profile *p = w->p;
-    uint32_t m = map64_get(&w->stack_elem, ((uint64_t)stack << 32) | module);
+    uint32_t m = pk_map64_get(&w->stack_elem, ((uint64_t)stack << 32) | module);
     if (m != EMPTY) {
         *elem = w->memo_elem[m];
         *off = w->memo_off[m];
@@ -1744,7 +1677,7 @@ static int welem_of_stack(writer *w, uint32_t stack, uint32_t module, uint32_t *
     size_t depth = 0;
     uint32_t e = 0, prev_frame = PROFKIT_NONE;
     for (uint32_t s = stack; s != 0 && s < p->n_stacks; s = p->stacks[s].parent) {
-        if (s != stack && (m = map64_get(&w->stack_elem, ((uint64_t)s << 32) | module)) != EMPTY) {
+        if (s != stack && (m = pk_map64_get(&w->stack_elem, ((uint64_t)s << 32) | module)) != EMPTY) {
             e = w->memo_elem[m];
             prev_frame = p->stacks[s].frame;
             break;
@@ -2069,7 +2002,7 @@ done:
     free(w.str_id);
     free(w.el);
     pk_idset_free(&w.el_set);
-    map64_free(&w.stack_elem);
+    pk_map64_free(&w.stack_elem);
     free(w.memo_elem);
     free(w.memo_off);
     free(w.chain);
