@@ -36,10 +36,8 @@
  *
  * The writer (bsprof_write.c) turns any profile into this format.
  */
-#include "formats/bsprof/bsprof.h"
-#include "formats/bsprof/live_table.h"
+#include "formats/bsprof/bsprof_reader.h"
 #include "util/cursor.h"
-#include "util/map64.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -51,22 +49,6 @@
 #include <sys/mman.h>
 #endif
 
-#if defined(__GNUC__)
-#define PK_NOINLINE __attribute__((noinline, cold))
-#define PK_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define PK_NOINLINE
-#define PK_ALWAYS_INLINE inline
-#endif
-/* x86-64 with GCC or clang: a BMI2 decoder, picked at run time. */
-#if defined(__x86_64__) && defined(__GNUC__)
-#define PK_HAVE_BMI2 1
-#define PK_TARGET_BMI2 __attribute__((target("bmi,bmi2")))
-#include <immintrin.h>
-#else
-#define PK_HAVE_BMI2 0
-#endif
-
 static int bsprof_sniff(const uint8_t *d, size_t n, int complete)
 {
     (void)complete;
@@ -74,20 +56,6 @@ static int bsprof_sniff(const uint8_t *d, size_t n, int complete)
 }
 
 /* ------------------------------------------------------------ id tables */
-
-#define EMPTY PK_MAP64_EMPTY
-
-/*
- * Ids of strings, modules and path elements: producers number them 1, 2,
- * 3, ..., so a dense array serves them; it only grows to cover an id when
- * the ids defined so far could nearly fill it (so a hostile id of 4e9 cannot
- * size an allocation). Other ids go to a map.
- */
-typedef struct idtab {
-    uint32_t *dense; /* dense[id], EMPTY = undefined */
-    size_t n_dense, count;
-    pk_map64 sparse;
-} idtab;
 
 static void idtab_free(idtab *t)
 {
@@ -157,123 +125,6 @@ static void *table_alloc(size_t bytes)
 }
 
 /* ------------------------------------------------------------------ reader */
-
-#define PE_CACHE 4
-
-/* A path element as the reader keeps it. */
-typedef struct pelem {
-    uint32_t function;     /* model function of this element */
-    uint32_t line;         /* definition line as the entry gives it */
-    uint32_t thread;       /* model thread of the root element's module */
-    uint32_t parent_stack; /* model stack of the caller chain */
-    uint32_t next;         /* row cache slot to replace next */
-    uint32_t evicted;      /* the row cache let a row go (to line_rows) */
-} pelem;
-
-/*
- * Rows of the last few line offsets a path element's entries used (EMPTY =
- * none), so most entries find their row without a lookup, and the memory
- * operations counted at those rows that have not reached the value rows
- * yet (flush_slot()), so a memory operation touches no value row. Kept
- * apart from pelem, 64 bytes each in an aligned array: one cache line per
- * entry.
- */
-/* Memory operations counted at a row and not yet in its value row. */
-typedef struct pe_counts {
-    uint32_t space; /* alloc_space */
-    uint16_t allocs, frees;
-} pe_counts;
-
-typedef struct pe_rows {
-    uint32_t row[PE_CACHE];
-    uint32_t off[PE_CACHE];
-    pe_counts n[PE_CACHE];
-} pe_rows;
-
-_Static_assert(sizeof(pe_rows) == 64, "a row cache is one cache line");
-
-/* Without lines (no line data, or skip_lines) a path element has one row:
- * it and its counts in 16 bytes, four path elements to a cache line. */
-typedef struct pe_flat {
-    uint32_t row; /* EMPTY until its first entry */
-    uint32_t unused;
-    pe_counts n;
-} pe_flat;
-
-_Static_assert(sizeof(pe_flat) == 16, "four to a cache line");
-
-/* A decoded data entry waiting in the batch (see batch_apply()). */
-typedef struct data_entry {
-    uint32_t pe, off, row;
-    uint32_t kind;
-    uint64_t a, b; /* address and size (0 for a free), cpu and wall, or the count and 0 */
-    uint64_t at;   /* offset of the entry */
-} data_entry;
-
-/* How a data entry is laid out (see build_shapes()). */
-typedef struct entry_shape {
-    uint8_t valid;       /* a data entry the fast path reads */
-    uint8_t kind;        /* D_ALLOC, D_FREE, D_CPU, D_CALLS */
-    uint8_t shift;       /* path element id = tag >> shift */
-    uint8_t nf;          /* varints after the tag */
-    uint8_t off, a, b;   /* which of them is the line offset, a and b (3: none, 0) */
-    uint8_t off_default; /* added to the line offset */
-    uint8_t keep_off;    /* 0: the offset is checked, then read as 0 (no lines) */
-} entry_shape;
-
-/* Data entries decoded before they are applied. */
-#define BATCH 64
-
-/* The streaming input: buf[pos..len) is unread; base is buf[0]'s offset. */
-typedef struct input {
-    pk_source *src;
-    uint8_t *buf;
-    size_t cap, len, pos;
-    uint64_t base;
-    int eof;
-} input;
-
-typedef struct reader {
-    profkit_profile *p;
-    pk_read_ctx *ctx;
-    input in;
-    int line_data;
-    int lines; /* frames carry lines: line data, and no skip_lines (else every
-                  offset reads as 0 and frames take definition lines) */
-
-    idtab strings; /* bsprof string id -> model string id */
-    idtab modules; /* module id -> model thread */
-    idtab pe_ids;  /* path element id -> index in pe */
-    pelem *pe;
-    pe_rows *pe_row;  /* n_pe of them, 64-byte aligned, when lines */
-    pe_flat *pe_flat; /* n_pe of them, 64-byte aligned, when not */
-    size_t n_pe, cap_pe, cap_pe_row;
-    /* Every path element so far was defined once, as id 1, 2, 3, ... in
-     * order (the usual case): id N is index N - 1, no lookup needed. */
-    int pe_in_order;
-
-    pk_map64 line_rows; /* (pe index << 32 | line offset) -> row, for rows a row cache let go */
-    pk_map64 row_ids;   /* (stack << 32 | thread) -> row */
-    uint32_t *row_stack, *row_thread;
-    int64_t *acc; /* N_VALUES per row */
-    size_t n_rows, cap_rows;
-
-    pk_live_table live;
-    int match_frees; /* 0 with skip_inuse: no live table, inuse_* stay 0 */
-    uint64_t n_entries, n_mem_ops, unmatched_frees, first_unmatched;
-
-    data_entry batch[BATCH]; /* decoded data entries waiting to be applied */
-    entry_shape shapes[32];  /* by the low five bits of a tag */
-    size_t n_batch;
-    /* Until `capped`, sum bounds every value type's total, so no value can
-     * reach the cap and the sums are added as they come; from then on
-     * grand[] holds each value type's exact total and every addition is
-     * capped (acc_add). */
-    uint64_t sum;
-    int capped;
-    int64_t grand[N_VALUES];
-    int warned_dup[3];
-} reader;
 
 static const char *const dup_kind[3] = { "string", "module", "path element" };
 
@@ -384,7 +235,7 @@ static inline int field(reader *r, pk_cursor *c, const char *kind, const char *w
     } while (0)
 
 /* Looks up a string reference; 0 is the null string. */
-static int string_ref(reader *r, uint64_t off, const char *kind, const char *what, uint64_t id,
+static inline int string_ref(reader *r, uint64_t off, const char *kind, const char *what, uint64_t id,
                       uint32_t *out)
 {
     if (id == 0) {
@@ -612,7 +463,6 @@ static inline void acc_add(reader *r, int64_t *a, int v, uint64_t inc)
  * live-table slots, and a second pass applies the entries in stream order
  * (so alloc/free matching is unchanged) once their lines have arrived.
  */
-enum { D_ALLOC, D_FREE, D_CPU, D_CALLS };
 
 #if defined(__GNUC__)
 #define PREFETCH(p) __builtin_prefetch(p, 1)
@@ -770,203 +620,6 @@ static int batch_apply(reader *r)
     return 0;
 }
 
-/*
- * The fast path for data entries reads whole words and finds where the
- * varints of an entry end from their high bits at once, so the only chain
- * from one entry to the next is a few bit operations (not a load per
- * varint). The caller guarantees that FAST_MARGIN bytes can be read at p.
- */
-#define FAST_MARGIN 64
-
-/* Bit i (i < 32) set when p[i] ends a varint (its high bit is clear); bits
- * 32..35 set as sentinels, so four lowest-bit searches never see 0. */
-static inline uint64_t varint_ends(const uint8_t *p)
-{
-#if defined(__SSE2__)
-    __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)p);
-    __m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
-    uint32_t cont = (uint32_t)_mm_movemask_epi8(lo) | ((uint32_t)_mm_movemask_epi8(hi) << 16);
-#else
-    uint32_t cont = 0;
-    for (int k = 0; k < 4; k++) {
-        /* the high bit of each byte, gathered into 8 bits by a multiply */
-        uint64_t t = (pk_load_le64(p + 8 * k) & UINT64_C(0x8080808080808080)) >> 7;
-        cont |= (uint32_t)((t * UINT64_C(0x0102040810204080)) >> 56) << (8 * k);
-    }
-#endif
-    return (uint64_t)(uint32_t)~cont | (UINT64_C(0xf) << 32);
-}
-
-/* The value of the varint of len bytes (1..8) at p; garbage for other
- * lengths (the caller does not use it then). */
-static inline uint64_t varint_value(const uint8_t *p, unsigned len)
-{
-    uint64_t x = pk_load_le64(p) & (~UINT64_C(0) >> ((64 - 8 * len) & 63));
-    x &= UINT64_C(0x7f7f7f7f7f7f7f7f);
-    x = (x & UINT64_C(0x007f007f007f007f)) | ((x & UINT64_C(0x7f007f007f007f00)) >> 1);
-    x = (x & UINT64_C(0x00003fff00003fff)) | ((x & UINT64_C(0x3fff00003fff0000)) >> 2);
-    x = (x & UINT64_C(0x000000000fffffff)) | ((x & UINT64_C(0x0fffffff00000000)) >> 4);
-    return x;
-}
-
-/*
- * The layout of a data entry from the low five bits of its tag (the type,
- * and for a memory operation the operation), given the header's line-data
- * flag: the fast path reads it from a table instead of branching on the
- * type and operation, which follow no pattern.
- */
-static void build_shapes(entry_shape shapes[32], unsigned ld, unsigned lines)
-{
-    for (unsigned low = 0; low < 32; low++) {
-        unsigned type = low & 7, op = low >> 3;
-        entry_shape *sh = &shapes[low];
-        memset(sh, 0, sizeof(*sh));
-        sh->a = sh->b = sh->off = 3; /* field 3 reads as 0 */
-        if (type == 3 && op != 3) { /* [line offset], address, [size] */
-            sh->kind = op == 0 ? D_ALLOC : D_FREE;
-            sh->shift = 5;
-            sh->nf = (uint8_t)(ld + (op == 0 ? 2 : 1));
-            sh->off = ld ? 0 : 3;
-            sh->a = (uint8_t)ld;
-            sh->b = op == 0 ? (uint8_t)(ld + 1) : 3;
-        } else if (type == 4) { /* [line offset], cpu, wall */
-            sh->kind = D_CPU;
-            sh->shift = 3;
-            sh->nf = (uint8_t)(ld + 2);
-            sh->off = ld ? 0 : 3;
-            sh->a = (uint8_t)ld;
-            sh->b = (uint8_t)(ld + 1);
-        } else if (type == 5) { /* count; a call count is the function's: its definition line */
-            sh->kind = D_CALLS;
-            sh->shift = 3;
-            sh->nf = 1;
-            sh->a = 0;
-            sh->off_default = (uint8_t)ld;
-        } else {
-            continue;
-        }
-        sh->valid = 1;
-        sh->keep_off = (uint8_t)lines;
-    }
-}
-
-typedef uint64_t (*varint_value_fn)(const uint8_t *p, unsigned len);
-
-/*
- * Decodes data entries from p (n bytes, of which at least FAST_MARGIN past
- * each entry's start) into the batch until it is full, the bytes run short,
- * or an entry is anything but a well-formed data entry naming a densely
- * numbered path element with varints of at most 8 bytes: that entry, and
- * every error, is left to read_entry(), which decodes it again from its
- * start. Returns the bytes consumed. `value` extracts a varint (inlined:
- * decode_fast_generic() and decode_fast_bmi2() each pass their own).
- */
-static PK_ALWAYS_INLINE size_t decode_fast_body(reader *r, const uint8_t *p, size_t n, uint64_t at,
-                                                varint_value_fn value)
-{
-    const uint8_t *start = p, *limit = p + (n - FAST_MARGIN);
-    const uint32_t *dense = r->pe_ids.dense;
-    uint64_t n_dense = r->pe_ids.n_dense, n_pe = r->n_pe;
-    int in_order = r->pe_in_order;
-    const entry_shape *shapes = r->shapes;
-    size_t nb = r->n_batch;
-    while (p < limit && nb < BATCH) {
-        /* Where the tag and the next three varints end. */
-        uint64_t m0 = varint_ends(p), m1 = m0 & (m0 - 1), m2 = m1 & (m1 - 1), m3 = m2 & (m2 - 1);
-        unsigned ends[4] = { pk_lowest_bit(m0), pk_lowest_bit(m1), pk_lowest_bit(m2),
-                             pk_lowest_bit(m3) };
-        /* The type and a memory operation's operation are in the first
-         * byte; they, and nothing that needs a branch, give the layout. */
-        const entry_shape *sh = &shapes[p[0] & 31];
-        unsigned nf = sh->nf;
-        unsigned lt = ends[0] + 1, l0 = ends[1] - ends[0], l1 = ends[2] - ends[1],
-                 l2 = ends[3] - ends[2];
-        /* Varints of 8 bytes at most (a sentinel's "length" is 9 or more):
-         * all four, whether the entry has them or the next one begins
-         * there (its varints too are short when it is a data entry; if not,
-         * the checked path only takes one more entry). A length l of 9..36
-         * is one whose l + 7 has a bit of 16 or 32. */
-        unsigned too_long = ((lt + 7) | (l0 + 7) | (l1 + 7) | (l2 + 7)) & 48;
-        if (PK_UNLIKELY((sh->valid == 0) | (too_long != 0)))
-            break;
-        uint64_t id = value(p, lt) >> sh->shift;
-        uint32_t pe;
-        if (PK_LIKELY(in_order)) {
-            /* id 0 wraps around and fails the test too */
-            if (PK_UNLIKELY(id - 1 >= n_pe))
-                break;
-            pe = (uint32_t)(id - 1);
-        } else {
-            if (PK_UNLIKELY(id > UINT32_MAX || id >= n_dense))
-                break;
-            pe = dense[id];
-            if (PK_UNLIKELY(pe == EMPTY))
-                break;
-        }
-        uint64_t f[4] = { value(p + ends[0] + 1, l0), value(p + ends[1] + 1, l1),
-                          value(p + ends[2] + 1, l2), 0 };
-        uint64_t off = f[sh->off] + sh->off_default;
-        if (PK_UNLIKELY(off > UINT32_MAX))
-            break;
-        data_entry *d = &r->batch[nb++];
-        d->kind = sh->kind;
-        d->pe = pe;
-        d->off = (uint32_t)off & (0u - (uint32_t)sh->keep_off);
-        d->a = f[sh->a];
-        d->b = f[sh->b];
-        d->at = at + (uint64_t)(p - start);
-        p += ends[nf] + 1;
-    }
-    r->n_entries += nb - r->n_batch;
-    r->n_batch = nb;
-    return (size_t)(p - start);
-}
-
-static size_t decode_fast_generic(reader *r, const uint8_t *p, size_t n, uint64_t at)
-{
-    return decode_fast_body(r, p, n, at, varint_value);
-}
-
-#if PK_HAVE_BMI2
-/*
- * With BMI2, one PEXT gathers a varint's seven-bit groups and one BZHI cuts
- * it to its length: the decoder's most frequent work in two instructions
- * instead of eight. Chosen at run time, and only where PEXT is fast (not on
- * AMD before Zen 3, where it is microcoded).
- */
-static PK_ALWAYS_INLINE PK_TARGET_BMI2 uint64_t varint_value_bmi2(const uint8_t *p, unsigned len)
-{
-    return _bzhi_u64(_pext_u64(pk_load_le64(p), UINT64_C(0x7f7f7f7f7f7f7f7f)), 7 * len);
-}
-
-static PK_TARGET_BMI2 size_t decode_fast_bmi2(reader *r, const uint8_t *p, size_t n, uint64_t at)
-{
-    return decode_fast_body(r, p, n, at, varint_value_bmi2);
-}
-
-/* PROFKIT_NO_BMI2 set in the environment turns it off, so that tests run
- * the generic decoder too (docs/testing.md). */
-static int fast_pext(void)
-{
-    if (getenv("PROFKIT_NO_BMI2"))
-        return 0;
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("amdfam15h") &&
-           !__builtin_cpu_is("amdfam17h");
-}
-#endif
-
-typedef size_t (*decode_fast_fn)(reader *r, const uint8_t *p, size_t n, uint64_t at);
-
-/* The fastest decode_fast_*() this CPU runs. */
-static decode_fast_fn pick_decode_fast(void)
-{
-#if PK_HAVE_BMI2
-    if (fast_pext())
-        return decode_fast_bmi2;
-#endif
-    return decode_fast_generic;
-}
 
 static int read_string(reader *r, pk_cursor *c, uint64_t start, uint64_t id)
 {
@@ -1253,7 +906,7 @@ static int read_header(reader *r, pk_cursor *c, uint64_t *hsize, uint64_t *hsize
     }
     r->line_data = lines != 0;
     r->lines = r->line_data && !r->ctx->opts->skip_lines;
-    build_shapes(r->shapes, (unsigned)r->line_data, (unsigned)r->lines);
+    pk_bsprof_build_shapes(r->shapes, (unsigned)r->line_data, (unsigned)r->lines);
     char buf[64];
     snprintf(buf, sizeof(buf), "%" PRIu64 ".%" PRIu64 ".%" PRIu64, major, minor, patch);
     profkit_profile *p = r->p;
@@ -1363,7 +1016,7 @@ static int bsprof_read(profkit_profile *p, pk_read_ctx *ctx)
 
     /* Entries: data entries through decode_fast_*() while the buffer holds
      * FAST_MARGIN bytes past them, everything else through read_entry(). */
-    decode_fast_fn decode = pick_decode_fast();
+    decode_fast_fn decode = pk_bsprof_decode_pick();
     int end = 0;
     uint64_t progress_at = 0;
     while (!end) {
