@@ -8,7 +8,6 @@
 #include "formats/bsprof/bsprof_reader.h"
 #include "util/cursor.h"
 
-#include <stdlib.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -104,7 +103,7 @@ typedef uint64_t (*varint_value_fn)(const uint8_t *p, unsigned len);
  * numbered path element with varints of at most 8 bytes: that entry, and
  * every error, is left to read_entry(), which decodes it again from its
  * start. Returns the bytes consumed. `value` extracts a varint (inlined:
- * decode_fast_generic() and decode_fast_bmi2() each pass their own).
+ * pk_bsprof_decode_generic() and decode_fast_bmi2() each pass their own).
  */
 static PK_ALWAYS_INLINE size_t decode_fast_body(reader *r, const uint8_t *p, size_t n, uint64_t at,
                                                 varint_value_fn value)
@@ -167,7 +166,7 @@ static PK_ALWAYS_INLINE size_t decode_fast_body(reader *r, const uint8_t *p, siz
     return (size_t)(p - start);
 }
 
-static size_t decode_fast_generic(reader *r, const uint8_t *p, size_t n, uint64_t at)
+size_t pk_bsprof_decode_generic(reader *r, const uint8_t *p, size_t n, uint64_t at)
 {
     return decode_fast_body(r, p, n, at, varint_value);
 }
@@ -189,23 +188,21 @@ static PK_TARGET_BMI2 size_t decode_fast_bmi2(reader *r, const uint8_t *p, size_
     return decode_fast_body(r, p, n, at, varint_value_bmi2);
 }
 
-/* PROFKIT_NO_BMI2 set in the environment turns it off, so that tests run
- * the generic decoder too (docs/testing.md). */
 static int fast_pext(void)
 {
-    if (getenv("PROFKIT_NO_BMI2"))
-        return 0;
     __builtin_cpu_init();
     return __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("amdfam15h") &&
            !__builtin_cpu_is("amdfam17h");
 }
 #endif
 
+int pk_bsprof_decoder = PK_BSPROF_DECODE_FASTEST;
+
 decode_fast_fn pk_bsprof_decode_pick(void)
 {
 #if PK_HAVE_BMI2
-    if (fast_pext())
+    if (pk_bsprof_decoder == PK_BSPROF_DECODE_FASTEST && fast_pext())
         return decode_fast_bmi2;
 #endif
-    return decode_fast_generic;
+    return pk_bsprof_decode_generic;
 }

@@ -166,8 +166,17 @@ enum { D_ALLOC, D_FREE, D_CPU, D_CALLS };
  * in the input) into r's batch; returns the bytes it consumed. */
 typedef size_t (*decode_fast_fn)(reader *r, const uint8_t *p, size_t n, uint64_t at);
 
-/* The fastest fast decoder this CPU runs. */
+/* The decoder the reader uses: the fastest this CPU runs (BMI2 where its
+ * PEXT is fast), or the generic one when pk_bsprof_decoder says so. */
 decode_fast_fn pk_bsprof_decode_pick(void);
+/* The generic decoder (any CPU). */
+size_t pk_bsprof_decode_generic(reader *r, const uint8_t *p, size_t n, uint64_t at);
+
+/* Which decoder pk_bsprof_decode_pick gives: the fastest (the default), or
+ * the generic one, which the unit tests set so that it runs where the BMI2
+ * one would be picked (docs/testing.md). Read at the start of each read. */
+enum { PK_BSPROF_DECODE_FASTEST, PK_BSPROF_DECODE_GENERIC };
+extern int pk_bsprof_decoder;
 
 /* Fills shapes[] (by the low five bits of a tag) for a file with line data
  * ld, keeping line offsets when lines (see bsprof_decode.c). */
