@@ -944,6 +944,220 @@ static int decode_more(reader *r, int *status)
     return rc;
 }
 
+/* Reads the header, then skips to its declared size. */
+static int read_header_all(reader *r)
+{
+    pk_read_ctx *ctx = r->ctx;
+    pk_cursor cur;
+    uint64_t hsize = 0, hsize_at = 0;
+    int rc, more;
+    for (;;) {
+        pk_cursor_init(&cur, r->in.buf + r->in.pos, r->in.len - r->in.pos);
+        int st = read_header(r, &cur, &hsize, &hsize_at);
+        if (st == F_OK) {
+            r->in.pos += cur.pos;
+            break;
+        }
+        if (st == F_FAIL)
+            return ctx->err->code;
+        if ((rc = decode_more(r, &more)) != 0)
+            return rc;
+        if (more == F_SHORT)
+            return pk_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)(r->in.base + r->in.len),
+                                "header: the input ends inside the header");
+    }
+    while (r->in.base + r->in.pos < hsize) {
+        uint64_t want = hsize - (r->in.base + r->in.pos);
+        size_t have = r->in.len - r->in.pos;
+        if (want <= have) {
+            r->in.pos += (size_t)want;
+            break;
+        }
+        r->in.pos = r->in.len;
+        if ((rc = decode_more(r, &more)) != 0)
+            return rc;
+        if (more == F_SHORT)
+            return pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)hsize_at,
+                                "header: header size %" PRIu64
+                                " is past the end of the input (%" PRIu64 " bytes)",
+                                hsize, r->in.base + r->in.len);
+    }
+    return 0;
+}
+
+/* The input ended before the end-of-entries marker, at the cursor or inside
+ * an entry of `kind`: what was read is kept, with a warning. */
+static int entries_cut(reader *r, const char *kind)
+{
+    uint64_t at = r->in.base + r->in.pos;
+    if (r->in.pos == r->in.len)
+        return pk_read_warn(r->ctx, PROFKIT_ETRUNCATED, (int64_t)at,
+                            "the input ends without the end-of-entries marker; the %" PRIu64
+                            " entries before it are kept",
+                            r->n_entries);
+    return pk_read_warn(r->ctx, PROFKIT_ETRUNCATED, (int64_t)at,
+                        "%s entry cut off by the end of the input; the %" PRIu64
+                        " complete entries before it are kept",
+                        kind, r->n_entries);
+}
+
+/*
+ * Reads the entries up to the end marker (*end = 1) or the end of the
+ * input: data entries through the fast decoder while the buffer holds
+ * FAST_MARGIN bytes past them, everything else through read_entry().
+ */
+static int read_entries(reader *r, int *end)
+{
+    pk_read_ctx *ctx = r->ctx;
+    decode_fast_fn decode = pk_bsprof_decode_pick();
+    uint64_t progress_at = 0;
+    pk_cursor cur;
+    int rc;
+    *end = 0;
+    while (!*end) {
+        if (r->n_batch == BATCH && batch_apply(r) != 0)
+            return PROFKIT_ENOMEM;
+        size_t avail = r->in.len - r->in.pos;
+        if (avail >= FAST_MARGIN + 1) {
+            size_t used = decode(r, r->in.buf + r->in.pos, avail, r->in.base + r->in.pos);
+            r->in.pos += used;
+            if (PK_UNLIKELY(r->n_entries - progress_at >= 65536)) {
+                progress_at = r->n_entries;
+                pk_read_progress(ctx, r->in.base + r->in.pos, 0);
+            }
+            if (used)
+                continue;
+        } else if (!r->in.eof) {
+            if ((rc = input_fill(&r->in, ctx->err)) != 0)
+                return rc;
+            continue;
+        }
+        /* One entry the checked way; the batch goes first, so entries
+         * apply in stream order. */
+        if (r->n_batch && batch_apply(r) != 0)
+            return PROFKIT_ENOMEM;
+        const char *kind = "next";
+        pk_cursor_init(&cur, r->in.buf + r->in.pos, r->in.len - r->in.pos);
+        int st = cur.size ? read_entry(r, &cur, end, &kind) : F_SHORT;
+        if (PK_LIKELY(st == F_OK)) {
+            r->in.pos += cur.pos;
+            r->n_entries += !*end;
+            continue;
+        }
+        if (st == F_FAIL)
+            return ctx->err->code;
+        int more;
+        if ((rc = decode_more(r, &more)) != 0)
+            return rc;
+        if (more == F_SHORT)
+            return entries_cut(r, kind);
+    }
+    return 0;
+}
+
+/* The footer after the end marker: the end timestamp, and nothing after it. */
+static int read_footer(reader *r)
+{
+    pk_read_ctx *ctx = r->ctx;
+    pk_cursor cur;
+    uint64_t ts = 0;
+    int st, rc, more;
+    for (;;) {
+        pk_cursor_init(&cur, r->in.buf + r->in.pos, r->in.len - r->in.pos);
+        st = pk_cursor_varint(&cur, &ts);
+        if (st != PROFKIT_ETRUNCATED)
+            break;
+        if ((rc = decode_more(r, &more)) != 0)
+            return rc;
+        if (more == F_SHORT)
+            break;
+    }
+    uint64_t at = r->in.base + r->in.pos;
+    if (st == PROFKIT_ECORRUPT)
+        return pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
+                            "footer: end timestamp: varint longer than 10 bytes");
+    if (st == PROFKIT_ETRUNCATED)
+        return pk_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)at,
+                            "footer: the input ends before the end timestamp");
+    r->in.pos += cur.pos;
+    if (meta_u64(r->p, "end_timestamp_ms", ts) != 0)
+        return out_of_memory(r);
+    /* Anything after the footer is not part of the profile. */
+    uint64_t extra = r->in.len - r->in.pos;
+    while (!r->in.eof) {
+        r->in.pos = r->in.len;
+        if ((rc = input_fill(&r->in, ctx->err)) != 0)
+            return rc;
+        extra += r->in.len - r->in.pos;
+    }
+    if (extra)
+        return pk_read_warn(ctx, PROFKIT_ECORRUPT, (int64_t)at + (int64_t)cur.pos,
+                            "%" PRIu64 " bytes after the footer are ignored", extra);
+    return 0;
+}
+
+/*
+ * After the last entry: the batch applied, what is still allocated as
+ * in-use values at its allocating row (it leaked), the frees that matched
+ * nothing reported, and the value rows moved into the model.
+ */
+static int finish(reader *r)
+{
+    profkit_profile *p = r->p;
+    int rc;
+    if (batch_apply(r) != 0)
+        return PROFKIT_ENOMEM;
+    if (!r->capped)
+        start_capping(r);
+    for (size_t i = 0; i < r->live.n_buckets; i++) {
+        const pk_live_bucket *b = &r->live.b[i];
+        for (unsigned k = 0; k < PK_LIVE_WAYS; k++) {
+            uint32_t row = pk_live_row(b, k);
+            if (row == PK_LIVE_ROWS)
+                continue;
+            int64_t *a = r->acc + (size_t)row * N_VALUES;
+            acc_add(r, a, V_INUSE_OBJECTS, 1);
+            acc_add(r, a, V_INUSE_SPACE, pk_live_size(&r->live, b->size[k]));
+        }
+    }
+    pk_live_free(&r->live);
+    if (r->match_frees && r->n_mem_ops && meta_u64(p, "unmatched_frees", r->unmatched_frees) != 0)
+        return out_of_memory(r);
+    if (r->unmatched_frees &&
+        (rc = pk_read_warn(r->ctx, PROFKIT_ECORRUPT, (int64_t)r->first_unmatched,
+                           "%" PRIu64 " free%s matched no live allocation (allocated before "
+                           "profiling started or while it was paused); the first is here; "
+                           "counted in free_objects only",
+                           r->unmatched_frees, r->unmatched_frees == 1 ? "" : "s")) != 0)
+        return rc;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const int64_t *a = r->acc + i * N_VALUES;
+        int nz = 0;
+        for (int v = 0; v < N_VALUES; v++)
+            nz |= a[v] != 0;
+        if (nz && pk_sample_add(p, r->row_stack[i], r->row_thread[i], a) != 0)
+            return out_of_memory(r);
+    }
+    return 0;
+}
+
+static void reader_free(reader *r)
+{
+    free(r->in.buf);
+    idtab_free(&r->strings);
+    idtab_free(&r->modules);
+    idtab_free(&r->pe_ids);
+    pk_map64_free(&r->line_rows);
+    pk_map64_free(&r->row_ids);
+    free(r->pe);
+    free(r->pe_row);
+    free(r->pe_flat);
+    free(r->row_stack);
+    free(r->row_thread);
+    free(r->acc);
+    pk_live_free(&r->live);
+}
+
 static int bsprof_read(profkit_profile *p, pk_read_ctx *ctx)
 {
     reader r;
@@ -953,231 +1167,25 @@ static int bsprof_read(profkit_profile *p, pk_read_ctx *ctx)
     r.in.src = ctx->src;
     r.pe_in_order = 1;
     r.match_frees = !ctx->opts->skip_inuse;
-    int rc = 0;
-    pk_cursor cur;
-    uint64_t hsize = 0, hsize_at = 0;
-
-    uint32_t vt[N_VALUES];
-    for (int v = 0; v < N_VALUES; v++)
-        if ((vt[v] = pk_value_type_add(p, value_names[v][0], value_names[v][1])) != (uint32_t)v) {
+    int rc = 0, end = 0;
+    for (int v = 0; v < N_VALUES && !rc; v++)
+        if (pk_value_type_add(p, value_names[v][0], value_names[v][1]) != (uint32_t)v)
             rc = out_of_memory(&r);
-            goto done;
-        }
     p->default_value = V_CPU;
     /* The live table always exists, so prefetching a slot needs no check. */
-    if (pk_live_init(&r.live) != 0) {
+    if (!rc && pk_live_init(&r.live) != 0)
         rc = out_of_memory(&r);
-        goto done;
-    }
-    if ((rc = input_fill(&r.in, ctx->err)) != 0)
-        goto done;
-
-    /* Header. */
-    for (;;) {
-        pk_cursor_init(&cur, r.in.buf + r.in.pos, r.in.len - r.in.pos);
-        int st = read_header(&r, &cur, &hsize, &hsize_at);
-        if (st == F_OK) {
-            r.in.pos += cur.pos;
-            break;
-        }
-        if (st == F_FAIL) {
-            rc = ctx->err->code;
-            goto done;
-        }
-        int more;
-        if ((rc = decode_more(&r, &more)) != 0)
-            goto done;
-        if (more == F_SHORT) {
-            rc = pk_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)(r.in.base + r.in.len),
-                                   "header: the input ends inside the header");
-            goto done;
-        }
-    }
-    /* Skip to the declared header size. */
-    while (r.in.base + r.in.pos < hsize) {
-        uint64_t want = hsize - (r.in.base + r.in.pos);
-        size_t have = r.in.len - r.in.pos;
-        if (want <= have) {
-            r.in.pos += (size_t)want;
-            break;
-        }
-        r.in.pos = r.in.len;
-        int more;
-        if ((rc = decode_more(&r, &more)) != 0)
-            goto done;
-        if (more == F_SHORT) {
-            rc = pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)hsize_at,
-                                   "header: header size %" PRIu64
-                                   " is past the end of the input (%" PRIu64 " bytes)",
-                                   hsize, r.in.base + r.in.len);
-            goto done;
-        }
-    }
-
-    /* Entries: data entries through decode_fast_*() while the buffer holds
-     * FAST_MARGIN bytes past them, everything else through read_entry(). */
-    decode_fast_fn decode = pk_bsprof_decode_pick();
-    int end = 0;
-    uint64_t progress_at = 0;
-    while (!end) {
-        if (r.n_batch == BATCH && batch_apply(&r) != 0) {
-            rc = PROFKIT_ENOMEM;
-            goto done;
-        }
-        size_t avail = r.in.len - r.in.pos;
-        if (avail >= FAST_MARGIN + 1) {
-            size_t used = decode(&r, r.in.buf + r.in.pos, avail, r.in.base + r.in.pos);
-            r.in.pos += used;
-            if (PK_UNLIKELY(r.n_entries - progress_at >= 65536)) {
-                progress_at = r.n_entries;
-                pk_read_progress(ctx, r.in.base + r.in.pos, 0);
-            }
-            if (used)
-                continue;
-        } else if (!r.in.eof) {
-            if ((rc = input_fill(&r.in, ctx->err)) != 0)
-                goto done;
-            continue;
-        }
-        /* One entry the checked way; the batch goes first, so entries
-         * apply in stream order. */
-        if (r.n_batch && batch_apply(&r) != 0) {
-            rc = PROFKIT_ENOMEM;
-            goto done;
-        }
-        const char *kind = "next";
-        pk_cursor_init(&cur, r.in.buf + r.in.pos, r.in.len - r.in.pos);
-        int st = cur.size ? read_entry(&r, &cur, &end, &kind) : F_SHORT;
-        if (PK_LIKELY(st == F_OK)) {
-            r.in.pos += cur.pos;
-            r.n_entries += !end;
-            continue;
-        }
-        if (st == F_FAIL) {
-            rc = ctx->err->code;
-            goto done;
-        }
-        int more;
-        if ((rc = decode_more(&r, &more)) != 0)
-            goto done;
-        if (more != F_SHORT)
-            continue;
-        uint64_t at = r.in.base + r.in.pos;
-        if (r.in.pos == r.in.len)
-            rc = pk_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)at,
-                                   "the input ends without the end-of-entries marker; the %" PRIu64
-                                   " entries before it are kept",
-                                   r.n_entries);
-        else
-            rc = pk_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)at,
-                                   "%s entry cut off by the end of the input; the %" PRIu64
-                                   " complete entries before it are kept",
-                                   kind, r.n_entries);
-        if (rc)
-            goto done;
-        break;
-    }
-
-    /* Footer. */
-    if (end) {
-        uint64_t ts = 0;
-        int st;
-        for (;;) {
-            pk_cursor_init(&cur, r.in.buf + r.in.pos, r.in.len - r.in.pos);
-            st = pk_cursor_varint(&cur, &ts);
-            if (st != PROFKIT_ETRUNCATED)
-                break;
-            int more;
-            if ((rc = decode_more(&r, &more)) != 0)
-                goto done;
-            if (more == F_SHORT)
-                break;
-        }
-        uint64_t at = r.in.base + r.in.pos;
-        if (st == PROFKIT_ECORRUPT) {
-            rc = pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
-                                   "footer: end timestamp: varint longer than 10 bytes");
-            goto done;
-        }
-        if (st == PROFKIT_ETRUNCATED) {
-            if ((rc = pk_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)at,
-                                        "footer: the input ends before the end timestamp")) != 0)
-                goto done;
-        } else {
-            r.in.pos += cur.pos;
-            if (meta_u64(p, "end_timestamp_ms", ts) != 0) {
-                rc = out_of_memory(&r);
-                goto done;
-            }
-            /* Anything after the footer is not part of the profile. */
-            uint64_t extra = r.in.len - r.in.pos;
-            while (!r.in.eof) {
-                r.in.pos = r.in.len;
-                if ((rc = input_fill(&r.in, ctx->err)) != 0)
-                    goto done;
-                extra += r.in.len - r.in.pos;
-            }
-            if (extra &&
-                (rc = pk_read_warn(ctx, PROFKIT_ECORRUPT, (int64_t)at + (int64_t)cur.pos,
-                                        "%" PRIu64 " bytes after the footer are ignored", extra)) != 0)
-                goto done;
-        }
-    }
-
-    if (batch_apply(&r) != 0) {
-        rc = PROFKIT_ENOMEM;
-        goto done;
-    }
-    /* What is still allocated leaked: in-use values at the allocating row. */
-    if (!r.capped)
-        start_capping(&r);
-    for (size_t i = 0; i < r.live.n_buckets; i++) {
-        const pk_live_bucket *b = &r.live.b[i];
-        for (unsigned k = 0; k < PK_LIVE_WAYS; k++) {
-            uint32_t row = pk_live_row(b, k);
-            if (row == PK_LIVE_ROWS)
-                continue;
-            int64_t *a = r.acc + (size_t)row * N_VALUES;
-            acc_add(&r, a, V_INUSE_OBJECTS, 1);
-            acc_add(&r, a, V_INUSE_SPACE, pk_live_size(&r.live, b->size[k]));
-        }
-    }
-    pk_live_free(&r.live);
-    if (r.match_frees && r.n_mem_ops && meta_u64(p, "unmatched_frees", r.unmatched_frees) != 0) {
-        rc = out_of_memory(&r);
-        goto done;
-    }
-    if (r.unmatched_frees &&
-        (rc = pk_read_warn(ctx, PROFKIT_ECORRUPT, (int64_t)r.first_unmatched,
-                                "%" PRIu64 " free%s matched no live allocation (allocated before "
-                                "profiling started or while it was paused); the first is here; "
-                                "counted in free_objects only",
-                                r.unmatched_frees, r.unmatched_frees == 1 ? "" : "s")) != 0)
-        goto done;
-    for (size_t i = 0; i < r.n_rows; i++) {
-        const int64_t *a = r.acc + i * N_VALUES;
-        int nz = 0;
-        for (int v = 0; v < N_VALUES; v++)
-            nz |= a[v] != 0;
-        if (nz && pk_sample_add(p, r.row_stack[i], r.row_thread[i], a) != 0) {
-            rc = out_of_memory(&r);
-            goto done;
-        }
-    }
-done:
-    free(r.in.buf);
-    idtab_free(&r.strings);
-    idtab_free(&r.modules);
-    idtab_free(&r.pe_ids);
-    pk_map64_free(&r.line_rows);
-    pk_map64_free(&r.row_ids);
-    free(r.pe);
-    free(r.pe_row);
-    free(r.pe_flat);
-    free(r.row_stack);
-    free(r.row_thread);
-    free(r.acc);
-    pk_live_free(&r.live);
+    if (!rc)
+        rc = input_fill(&r.in, ctx->err);
+    if (!rc)
+        rc = read_header_all(&r);
+    if (!rc)
+        rc = read_entries(&r, &end);
+    if (!rc && end)
+        rc = read_footer(&r);
+    if (!rc)
+        rc = finish(&r);
+    reader_free(&r);
     return rc;
 }
 
