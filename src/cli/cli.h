@@ -169,6 +169,12 @@ int cli_usage(const char *cmd, const char *fmt, ...)
     ;
 /* Prints an error; returns CLI_BAD_INPUT. */
 int cli_error(const profkit_error *e);
+/* A library call's failure: a usage error for PROFKIT_EINVAL (a bad option
+ * or argument), else an error. Returns CLI_USAGE or CLI_BAD_INPUT. */
+int cli_fail(const char *cmd, const profkit_error *e);
+/* Rewrites the API names of options in a library message (text, of cap
+ * bytes) into the command's flags (flag_names.def). */
+void cli_flag_names(char *text, size_t cap);
 
 /*
  * Report options every report command spells the same way; a command lists

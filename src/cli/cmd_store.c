@@ -87,7 +87,7 @@ static int add(cli_input *in, const char *const *labels, size_t n_labels, char *
         int r = profkit_store_add(s, p, &ao, &id, &err);
         profkit_profile_free(p);
         if (r < 0)
-            rc = err.code == PROFKIT_EINVAL ? cli_usage("store", "%s", err.message) : cli_error(&err);
+            rc = cli_fail("store", &err);
         else if (r == 1 && !in->quiet)
             fprintf(stderr, "profkit store: %s: already in the store (profile %016llx), not added again\n",
                     files[i], (unsigned long long)id);
@@ -113,7 +113,7 @@ static int ls_rm(const cli_input *in, int rm)
     int r = rm ? profkit_store_remove(s, &q, &n, &err) : profkit_store_list(stdout, s, &q, &err);
     profkit_store_close(s);
     if (r != 0)
-        return err.code == PROFKIT_EINVAL ? cli_usage("store", "%s", err.message) : cli_error(&err);
+        return cli_fail("store", &err);
     if (rm)
         printf("removed %zu profile%s\n", n, n == 1 ? "" : "s");
     return CLI_OK;

@@ -292,7 +292,7 @@ static int produce(gp_pipe *p)
         if (count != 0 && r->max_depth && depth > r->max_depth)
             return pk_read_fail(ctx, PROFKIT_EUNSUPPORTED, at,
                                      "a stack deeper than the limit of %u frames "
-                                     "(--max-depth raises it)",
+                                     "(profkit_read_options.max_depth raises it)",
                                      r->max_depth);
         size_t need = depth <= (SIZE_MAX - 2 * ws) / ws ? 2 * ws + (size_t)depth * ws : SIZE_MAX;
         if ((rc = pk_gperftools_fill(r, need)) != 0)
