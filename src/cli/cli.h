@@ -175,6 +175,9 @@ int cli_fail(const char *cmd, const profkit_error *e);
 /* Rewrites the API names of options in a library message (text, of cap
  * bytes) into the command's flags (flag_names.def). */
 void cli_flag_names(char *text, size_t cap);
+/* Writes text (len bytes) with every API name of flag_names.def that
+ * follows `before` (and is not part of a longer name) as its flag. */
+void cli_put_flag_names(FILE *out, const char *text, size_t len, const char *before);
 
 /*
  * Report options every report command spells the same way; a command lists

@@ -140,6 +140,28 @@ void cli_flag_names(char *text, size_t cap)
     }
 }
 
+void cli_put_flag_names(FILE *out, const char *text, size_t len, const char *before)
+{
+    size_t bl = strlen(before), from = 0;
+    for (size_t i = 0; i + bl <= len; i++) {
+        if (memcmp(text + i, before, bl) != 0)
+            continue;
+        for (size_t k = 0; k < sizeof(flag_names) / sizeof(flag_names[0]); k++) {
+            const char *api = flag_names[k][0];
+            size_t at = i + bl, al = strlen(api);
+            if (len - at < al || memcmp(text + at, api, al) != 0 ||
+                (at + al < len && name_char(text[at + al])))
+                continue;
+            fwrite(text + from, 1, at - from, out);
+            fputs(flag_names[k][1], out);
+            from = at + al;
+            i = from - 1;
+            break;
+        }
+    }
+    fwrite(text + from, 1, len - from, out);
+}
+
 int cli_error(const profkit_error *e)
 {
     char buf[1024];
