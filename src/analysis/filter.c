@@ -30,8 +30,13 @@
 
 enum { F_FOCUS, F_IGNORE, F_HIDE, F_SHOW, F_SHOW_FROM, F_PRUNE_FROM, F_N };
 
-static const char *const option_names[F_N] = { "--focus", "--ignore", "--hide",
-                                               "--show", "--show-from", "--prune-from" };
+/* Each filter's API name, for messages (the command line maps them to its
+ * flags). */
+static const char *const option_names[F_N] = {
+    "profkit_filter_options.focus", "profkit_filter_options.ignore",
+    "profkit_filter_options.hide",  "profkit_filter_options.show",
+    "profkit_filter_options.show_from", "profkit_filter_options.prune_from"
+};
 
 #define UNSET (PROFKIT_NONE - 1) /* newstack[] not computed yet; NONE = dropped */
 

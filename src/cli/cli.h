@@ -182,6 +182,15 @@ int cli_need_part(const char *cmd, const char *part);
 /* cli_need_part for the store DB (NULL: any store): the part "store", and
  * "clickhouse" for a clickhouse:// DB. */
 int cli_need_store(const char *cmd, const char *db);
+/* A library call's failure: a usage error for PROFKIT_EINVAL (a bad option
+ * or argument), else an error. Returns CLI_USAGE or CLI_BAD_INPUT. */
+int cli_fail(const char *cmd, const profkit_error *e);
+/* Rewrites the API names of options in a library message (text, of cap
+ * bytes) into the command's flags (flag_names.def). */
+void cli_flag_names(char *text, size_t cap);
+/* Writes text (len bytes) with every API name of flag_names.def that
+ * follows `before` (and is not part of a longer name) as its flag. */
+void cli_put_flag_names(FILE *out, const char *text, size_t len, const char *before);
 
 /*
  * Report options every report command spells the same way; a command lists

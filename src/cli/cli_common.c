@@ -118,10 +118,60 @@ int cli_usage(const char *cmd, const char *fmt, ...)
     return CLI_USAGE;
 }
 
+static const char *const flag_names[][2] = {
+#define CLI_FLAG_NAME(api, flag) { api, flag },
+#include "cli/flag_names.def"
+#undef CLI_FLAG_NAME
+};
+
+static int name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+void cli_flag_names(char *text, size_t cap)
+{
+    for (size_t i = 0; i < sizeof(flag_names) / sizeof(flag_names[0]); i++) {
+        const char *api = flag_names[i][0], *flag = flag_names[i][1];
+        size_t alen = strlen(api), flen = strlen(flag), len = strlen(text);
+        char *at = text;
+        while ((at = strstr(at, api)) != NULL && name_char(at[alen]))
+            at += alen;
+        if (!at || len - alen + flen >= cap)
+            continue;
+        memmove(at + flen, at + alen, len - (size_t)(at - text) - alen + 1);
+        memcpy(at, flag, flen);
+    }
+}
+
+void cli_put_flag_names(FILE *out, const char *text, size_t len, const char *before)
+{
+    size_t bl = strlen(before), from = 0;
+    for (size_t i = 0; i + bl <= len; i++) {
+        if (memcmp(text + i, before, bl) != 0)
+            continue;
+        for (size_t k = 0; k < sizeof(flag_names) / sizeof(flag_names[0]); k++) {
+            const char *api = flag_names[k][0];
+            size_t at = i + bl, al = strlen(api);
+            if (len - at < al || memcmp(text + at, api, al) != 0 ||
+                (at + al < len && name_char(text[at + al])))
+                continue;
+            fwrite(text + from, 1, at - from, out);
+            fputs(flag_names[k][1], out);
+            from = at + al;
+            i = from - 1;
+            break;
+        }
+    }
+    fwrite(text + from, 1, len - from, out);
+}
+
 int cli_error(const profkit_error *e)
 {
     char buf[1024];
-    fprintf(stderr, "profkit: error: %s\n", profkit_error_string(buf, sizeof(buf), e));
+    profkit_error named = *e;
+    cli_flag_names(named.message, sizeof(named.message));
+    fprintf(stderr, "profkit: error: %s\n", profkit_error_string(buf, sizeof(buf), &named));
     return CLI_BAD_INPUT;
 }
 
@@ -140,6 +190,15 @@ int cli_need_store(const char *cmd, const char *db)
     if (rc == CLI_OK && db && strncmp(db, "clickhouse://", 13) == 0)
         rc = cli_need_part(cmd, "clickhouse");
     return rc;
+}
+
+int cli_fail(const char *cmd, const profkit_error *e)
+{
+    if (e->code != PROFKIT_EINVAL)
+        return cli_error(e);
+    profkit_error named = *e;
+    cli_flag_names(named.message, sizeof(named.message));
+    return cli_usage(cmd, "%s", named.message);
 }
 
 struct progress {
@@ -179,7 +238,9 @@ static void on_warning(const profkit_error *w, void *payload)
         fprintf(stderr, "\r\033[K");
         pr->shown = 0;
     }
-    fprintf(stderr, "profkit: warning: %s\n", profkit_error_string(buf, sizeof(buf), w));
+    profkit_error named = *w;
+    cli_flag_names(named.message, sizeof(named.message));
+    fprintf(stderr, "profkit: warning: %s\n", profkit_error_string(buf, sizeof(buf), &named));
 }
 
 static void ignore_warning(const profkit_error *w, void *payload) { (void)w, (void)payload; }
@@ -231,7 +292,7 @@ static int apply_filters(profkit_profile **p, const cli_input *in)
     if (profkit_profile_filter(*p, &in->filter, &err) != 0) {
         profkit_profile_free(*p);
         *p = NULL;
-        return err.code == PROFKIT_EINVAL ? cli_usage(NULL, "%s", err.message) : cli_error(&err);
+        return cli_fail(NULL, &err);
     }
     return CLI_OK;
 }
@@ -456,7 +517,7 @@ static int parse_report_args(const char *cmd, const char *help, const struct opt
 /* Exit status for a report's failure: bad usage (EINVAL) or bad input. */
 static int report_failed(const char *cmd, const profkit_error *err)
 {
-    return err->code == PROFKIT_EINVAL ? cli_usage(cmd, "%s", err->message) : cli_error(err);
+    return cli_fail(cmd, err);
 }
 
 int cli_report_main(const char *cmd, const char *help, const struct option *opts, int argc,

@@ -83,7 +83,7 @@ int cmd_convert(int argc, char **argv)
     profkit_error err;
     cli_write_warnings(&wo, &in);
     if (profkit_profile_write_file(p, out, &wo, &err) != 0)
-        rc = err.code == PROFKIT_EINVAL ? cli_usage("convert", "%s", err.message) : cli_error(&err);
+        rc = cli_fail("convert", &err);
     profkit_profile_free(p);
     return rc;
 }

@@ -153,7 +153,7 @@ int cmd_flame(int argc, char **argv)
     int wr = strcmp(kind, "svg") == 0 ? profkit_flame_write_svg(p, out, &fo, &err)
                                       : profkit_flame_write_html(p, out, &fo, &err);
     if (wr != 0)
-        rc = err.code == PROFKIT_EINVAL ? cli_usage("flame", "%s", err.message) : cli_error(&err);
+        rc = cli_fail("flame", &err);
     free(title);
     profkit_profile_free(p);
     profkit_profile_free(base);

@@ -101,11 +101,6 @@ static void query_of(profkit_store_query *q, const cli_input *in, const uint64_t
     q->n_ids = n_ids;
 }
 
-static int store_failed(const profkit_error *err)
-{
-    return err->code == PROFKIT_EINVAL ? cli_usage("store", "%s", err->message) : cli_error(err);
-}
-
 static int add(struct store_args *a, char **files, int n)
 {
     cli_input *in = &a->in;
@@ -149,7 +144,7 @@ static int add(struct store_args *a, char **files, int n)
                 failed++;
                 continue;
             }
-            rc = store_failed(&err);
+            rc = cli_fail("store", &err);
         } else if (r == 1) {
             if (!in->quiet)
                 fprintf(stderr, "profkit store: %s: already in the store (profile %016llx), not added again\n",
@@ -225,7 +220,7 @@ static int ls_rm_label(struct store_args *a, const char *verb, char **rest, int 
                     : profkit_store_list_opts(stdout, s, &q, &lo, &err);
     profkit_store_close(s);
     if (r != 0)
-        return store_failed(&err);
+        return cli_fail("store", &err);
     if (rm)
         printf("removed %zu profile%s\n", n, n == 1 ? "" : "s");
     if (label)

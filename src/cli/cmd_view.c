@@ -85,7 +85,7 @@ static int render_firefox(const profkit_profile *p, const profkit_write_options 
     w.format = "firefox";
     profkit_error err;
     if (profkit_profile_write_memory(out, n, p, &w, &err) != 0)
-        return err.code == PROFKIT_EINVAL ? cli_usage("view", "%s", err.message) : cli_error(&err);
+        return cli_fail("view", &err);
     return CLI_OK;
 }
 
@@ -101,7 +101,7 @@ static int render_page(const profkit_profile *p, const profkit_write_options *wo
     o.thread = wo->thread;
     profkit_error err;
     if (profkit_flame_render_html(out, n, p, &o, &err) != 0)
-        return err.code == PROFKIT_EINVAL ? cli_usage("view", "%s", err.message) : cli_error(&err);
+        return cli_fail("view", &err);
     return CLI_OK;
 }
 
@@ -183,6 +183,7 @@ static int publish(profkit_server *srv, const view_plan *plan, char **body, size
     free(*body); /* the server keeps its own copy */
     *body = NULL;
     if (set != 0) {
+        cli_flag_names(err.message, sizeof(err.message));
         fprintf(stderr, "profkit view: %s\n", err.message);
         return CLI_BAD_INPUT;
     }
@@ -295,6 +296,7 @@ int cmd_view(int argc, char **argv)
     profkit_error err;
     if (profkit_server_start(&srv, &so, &err) != 0) {
         pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
+        cli_flag_names(err.message, sizeof(err.message));
         if (err.code == PROFKIT_EINVAL)
             return cli_usage("view", "%s", err.message);
         fprintf(stderr, "profkit view: %s\n", err.message);

@@ -639,7 +639,7 @@ static int br_write(const profkit_profile *p, pk_sink *sink, const profkit_write
         if ((uint64_t)val > budget) {
             rc = pk_error_set(err, PROFKIT_EUNSUPPORTED, NULL, -1,
                                    "br: value '%s' would expand to more than 10^9 groups; "
-                                   "choose a time value with --value",
+                                   "choose a time value with profkit_write_options.value",
                                    pk_str(p, p->value_types[v].type));
             break;
         }

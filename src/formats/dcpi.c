@@ -595,7 +595,7 @@ static int dcpi_write(const profkit_profile *p, pk_sink *sink, const profkit_wri
         if (p->n_threads > 1)
             return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
                                      "dcpi: a DCPI file holds one image; choose one of the %zu "
-                                     "threads with --thread",
+                                     "threads with profkit_write_options.thread",
                                      p->n_threads);
         th = 0;
     }

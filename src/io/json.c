@@ -547,7 +547,7 @@ static int pend_add(pk_json *j, const uint8_t *d, size_t n)
         uint32_t line = j->line0, col = j->col0;
         return pk_read_fail_pos(j->ctx, PROFKIT_EUNSUPPORTED, line, col,
                                      "JSON: a string or number longer than the limit of %llu bytes "
-                                     "(--max-string-size raises it)",
+                                     "(profkit_read_options.max_string_size raises it)",
                                      (unsigned long long)j->max_token);
     }
     if (pk_grow((void **)&j->pend, &j->pend_cap, j->pend_len + n, 1) != 0)

@@ -252,7 +252,8 @@ static int check_ratio(pk_source *s, size_t got, profkit_error *err)
         return 0;
     return pk_error_set(err, PROFKIT_EUNSUPPORTED, s->name, (int64_t)in,
                              "%s data decompresses to more than %llu times its size past 1 GiB "
-                             "(%llu bytes from %llu; --max-inflate raises the limit)",
+                             "(%llu bytes from %llu; profkit_read_options.max_inflate raises the "
+                             "limit)",
                              s->comp == PROFKIT_COMP_GZIP ? "gzip" : "zstd",
                              (unsigned long long)ratio, (unsigned long long)s->decoded,
                              (unsigned long long)in);

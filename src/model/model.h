@@ -15,6 +15,35 @@
 #include "util/strtab.h"
 #include "util/util.h"
 
+/*
+ * What symbolization did (profkit_profile_symbolize), for the info report:
+ * how many address frames it named, the files it used, and the mappings
+ * it found no file for. It owns its strings.
+ */
+enum { PK_SYM_SRC_NONE, PK_SYM_SRC_DWARF, PK_SYM_SRC_SYMTAB, PK_SYM_SRC_DYNSYM };
+enum { PK_SYM_FOUND_BINARIES, PK_SYM_FOUND_SYMBOL_DIRS, PK_SYM_FOUND_ENVIRONMENT,
+       PK_SYM_FOUND_MAPPED_PATH, PK_SYM_FOUND_DEBUGINFOD };
+
+typedef struct pk_sym_file {
+    char *path;
+    size_t named;      /* addresses it named */
+    int source;        /* where its names came from: PK_SYM_SRC_* */
+    int found_by;      /* PK_SYM_FOUND_*: binaries, symbol_dirs (options),
+                          PPROF_BINARY_PATH, the mapping's path, debuginfod */
+    char build_id[2 * 64 + 1]; /* lowercase hex, "" = none */
+} pk_sym_file;
+
+typedef struct pk_sym_summary {
+    size_t named, wanted; /* address frames named, of those to name */
+    size_t chain_frames;  /* the frames the lookups gave (an inlined call is one) */
+    pk_sym_file *files;   /* the files used, in the order they were found */
+    size_t n_files;
+    char **no_file;       /* paths of the mappings no file was found for ("" = anonymous) */
+    size_t n_no_file;
+} pk_sym_summary;
+
+void pk_sym_summary_free(pk_sym_summary *s);
+
 struct profkit_profile {
     pk_strtab strings;
 
@@ -78,8 +107,8 @@ struct profkit_profile {
 
     char format[32]; /* name of the format read */
 
-    char *symbols_report; /* what symbolization named, from which files
-                             (profkit_report_info prints it); NULL = none */
+    pk_sym_summary *symbols; /* what symbolization did (profkit_report_info
+                                prints it); NULL = nothing to name */
 };
 
 /* String helpers (intern returns PROFKIT_NONE when out of memory). */

@@ -46,8 +46,21 @@ void profkit_profile_free(profkit_profile *p)
     free(p->mappings);
     free(p->metadata);
     free(p->markers);
-    free(p->symbols_report);
+    pk_sym_summary_free(p->symbols);
     free(p);
+}
+
+void pk_sym_summary_free(pk_sym_summary *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n_files; i++)
+        free(s->files[i].path);
+    for (size_t i = 0; i < s->n_no_file; i++)
+        free(s->no_file[i]);
+    free(s->files);
+    free(s->no_file);
+    free(s);
 }
 
 const char *profkit_string(const profkit_profile *p, uint32_t id) { return pk_str(p, id); }

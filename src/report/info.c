@@ -4,6 +4,35 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+/*
+ * What symbolization did: frames named, then per file used the addresses
+ * it named, where its names came from and how it was found (an option by
+ * its API name: the command line prints its flag instead), then the
+ * mappings no file was found for.
+ */
+static void put_symbols(FILE *out, const pk_sym_summary *s)
+{
+    static const char *const source[] = { "no symbols", "DWARF: functions, files, lines, inlined calls",
+                                          "symbol table: functions only",
+                                          ".dynsym only: exported functions only" };
+    static const char *const found_by[] = { "profkit_symbolize_options.binaries",
+                                            "profkit_symbolize_options.symbol_dirs",
+                                            "PPROF_BINARY_PATH", "the mapped path", "debuginfod" };
+    fprintf(out, "symbols:      %zu of %zu address frames named (%zu frames with inlined calls)\n",
+            s->named, s->wanted, s->chain_frames);
+    for (size_t i = 0; i < s->n_files; i++) {
+        const pk_sym_file *f = &s->files[i];
+        int src = f->source >= 0 && f->source <= 3 ? f->source : 0;
+        int how = f->found_by >= 0 && f->found_by <= 4 ? f->found_by : 3;
+        fprintf(out, "  %s: %zu addresses (%s; found by %s%s%s)\n", f->path, f->named, source[src],
+                found_by[how], f->build_id[0] ? ", build id " : "", f->build_id);
+    }
+    for (size_t i = 0; i < s->n_no_file; i++)
+        fprintf(out, "%s%s", i ? ", " : "  no file for: ", s->no_file[i][0] ? s->no_file[i] : "(anonymous)");
+    if (s->n_no_file)
+        fputc('\n', out);
+}
+
 int profkit_report_info(FILE *out, const profkit_profile *p, profkit_error *err)
 {
     const char *version = pk_meta_get(p, "format_version");
@@ -67,8 +96,8 @@ int profkit_report_info(FILE *out, const profkit_profile *p, profkit_error *err)
         fprintf(out, "mappings:     %zu\n", p->n_mappings);
     if (p->n_markers)
         fprintf(out, "markers:      %zu\n", p->n_markers);
-    if (p->symbols_report)
-        fprintf(out, "symbols:      %s", p->symbols_report);
+    if (p->symbols)
+        put_symbols(out, p->symbols);
     if (p->n_metadata) {
         fprintf(out, "metadata:\n");
         for (size_t i = 0; i < p->n_metadata; i++)

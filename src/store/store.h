@@ -10,6 +10,7 @@
 
 #include "model/model.h"
 #include "util/buf.h"
+#include "util/map64.h"
 
 /* What a cell of a row to insert holds. */
 enum { PK_CELL_INT, PK_CELL_TEXT,
@@ -109,12 +110,9 @@ enum { PK_ID_STRING = 1, PK_ID_FUNCTION, PK_ID_MAPPING, PK_ID_FRAME, PK_ID_STACK
 /* The id of a value type (samples.vtype). */
 uint64_t pk_store_value_id(const char *type, const char *unit);
 
-/* Map of nonzero 64-bit ids to 32-bit indexes (open addressing). */
-typedef struct pk_idmap {
-    uint64_t *keys;
-    uint32_t *vals;
-    size_t n, cap;
-} pk_idmap;
+/* Map of nonzero 64-bit ids to 32-bit indexes: util/map64.h, where id 0
+ * (no id) is never stored or found. */
+typedef pk_map64 pk_idmap;
 void pk_idmap_free(pk_idmap *m);
 /* The index of key, or PROFKIT_NONE. */
 uint32_t pk_idmap_get(const pk_idmap *m, uint64_t key);

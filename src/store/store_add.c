@@ -558,7 +558,8 @@ static int check_labels(const profkit_store *s, const profkit_store_add_options 
                  (l[j] >= '0' && l[j] <= '9') || l[j] == '_' || l[j] == '.' || l[j] == '-';
         if (!ok)
             return pk_error_set(err, PROFKIT_EINVAL, s->name, -1,
-                                     "--label '%s': expected KEY=VALUE (KEY of 1 to 127 letters, "
+                                     "profkit_store_add_options.labels '%s': expected KEY=VALUE (KEY of 1 "
+                                     "to 127 letters, "
                                      "digits, '_', '.', '-')", l);
     }
     return 0;

@@ -60,67 +60,14 @@ uint64_t pk_store_value_id(const char *type, const char *unit)
     return pk_store_hash_words(w, 6, PK_ID_VALUE);
 }
 
-void pk_idmap_free(pk_idmap *m)
-{
-    free(m->keys);
-    free(m->vals);
-    memset(m, 0, sizeof(*m));
-}
+void pk_idmap_free(pk_idmap *m) { pk_map64_free(m); }
 
 uint32_t pk_idmap_get(const pk_idmap *m, uint64_t key)
 {
-    if (!m->cap || !key)
-        return PROFKIT_NONE;
-    size_t mask = m->cap - 1;
-    for (size_t i = fmix(key) & mask;; i = (i + 1) & mask) {
-        if (m->keys[i] == key)
-            return m->vals[i];
-        if (m->keys[i] == 0)
-            return PROFKIT_NONE;
-    }
-}
-
-static int grow(pk_idmap *m)
-{
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    uint64_t *keys = calloc(cap, sizeof(uint64_t));
-    uint32_t *vals = malloc(cap * sizeof(uint32_t));
-    if (!keys || !vals) {
-        free(keys);
-        free(vals);
-        return PROFKIT_ENOMEM;
-    }
-    for (size_t j = 0; j < m->cap; j++) {
-        if (!m->keys[j])
-            continue;
-        size_t i = fmix(m->keys[j]) & (cap - 1);
-        while (keys[i])
-            i = (i + 1) & (cap - 1);
-        keys[i] = m->keys[j];
-        vals[i] = m->vals[j];
-    }
-    free(m->keys);
-    free(m->vals);
-    m->keys = keys;
-    m->vals = vals;
-    m->cap = cap;
-    return 0;
+    return key ? pk_map64_get(m, key) : PROFKIT_NONE;
 }
 
 int pk_idmap_put(pk_idmap *m, uint64_t key, uint32_t val)
 {
-    if (!key)
-        return 0;
-    if ((m->n + 1) * 2 > m->cap && grow(m) != 0)
-        return PROFKIT_ENOMEM;
-    size_t mask = m->cap - 1;
-    size_t i = fmix(key) & mask;
-    while (m->keys[i] && m->keys[i] != key)
-        i = (i + 1) & mask;
-    if (!m->keys[i]) {
-        m->keys[i] = key;
-        m->n++;
-    }
-    m->vals[i] = val;
-    return 0;
+    return key && pk_map64_put(m, key, val) < 0 ? PROFKIT_ENOMEM : 0;
 }

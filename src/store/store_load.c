@@ -79,7 +79,8 @@ static int header_load(struct header *h, profkit_store *s, const char *sel, prof
         goto done;
     if (h->n_profiles == 0) {
         rc = pk_error_set(err, PROFKIT_ENOTFOUND, s->name, -1,
-                               "no profile in the store matches the query (--where, --since, --until)");
+                               "no profile in the store matches the query (profkit_store_query: "
+                               "where, since, until)");
         goto done;
     }
     pk_buf_free(&q);

@@ -78,7 +78,8 @@ static int where_term(pk_buf *q, const profkit_store *s, const char *w, profkit_
     }
     if (!op || !pk_store_key_ok(w, klen))
         return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
-                                 "--where '%s': expected KEY=VALUE, KEY!=VALUE or KEY~REGEX "
+                                 "profkit_store_query.where '%s': expected KEY=VALUE, KEY!=VALUE or "
+                                 "KEY~REGEX "
                                  "(KEY of letters, digits, '_', '.', '-')", w);
     const char *v = w + k + 1;
     if (op == '~') {
@@ -88,7 +89,8 @@ static int where_term(pk_buf *q, const profkit_store *s, const char *w, profkit_
             char msg[256];
             regerror(rc, &re, msg, sizeof(msg));
             return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
-                                     "--where '%s': bad regular expression: %s", w, msg);
+                                     "profkit_store_query.where '%s': bad regular expression: %s", w,
+                                     msg);
         }
         regfree(&re);
     }

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/model.h"
 #include "util/util.h"
 
 #define MAX_DIE_DEPTH 128
@@ -692,7 +693,7 @@ int pk_sym_binary_source(sym_binary *b)
     if (!b->dwarf_tried)
         open_dwarf(b);
     if (b->dw && b->n_cu_ranges) {
-        b->source = SYM_SRC_DWARF;
+        b->source = PK_SYM_SRC_DWARF;
         return b->source;
     }
     GElf_Addr bias;
@@ -701,12 +702,12 @@ int pk_sym_binary_source(sym_binary *b)
     if (!b->syms_tried)
         read_syms(b);
     if (b->n_syms == 0)
-        b->source = SYM_SRC_NONE;
+        b->source = PK_SYM_SRC_NONE;
     else if (has_section(e, SHT_SYMTAB, NULL) || has_section(d, SHT_SYMTAB, NULL) ||
              has_section(e, 0, ".gnu_debugdata"))
-        b->source = SYM_SRC_SYMTAB;
+        b->source = PK_SYM_SRC_SYMTAB;
     else
-        b->source = SYM_SRC_DYNSYM;
+        b->source = PK_SYM_SRC_DYNSYM;
     return b->source;
 }
 

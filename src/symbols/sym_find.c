@@ -27,9 +27,9 @@
 typedef struct sfile {
     char *path;
     sym_binary *bin; /* NULL after pk_sym_finder_release */
-    const char *how; /* static text: where it was found */
+    int found_by;    /* PK_SYM_FOUND_*: how it was found */
     size_t named;
-    int source;           /* kept by pk_sym_finder_release for the report */
+    int source;           /* kept by pk_sym_finder_release for the summary */
     char build_id[2 * 64 + 1];
 } sfile;
 
@@ -209,7 +209,7 @@ static void remember_failed(sym_finder *f, const char *path)
  * ("" = unknown): its index, or PROFKIT_NONE. Each path is opened once.
  */
 static uint32_t try_path(sym_finder *f, const char *path, const char *bid, const char *mpath,
-                         const char *how)
+                         int found_by)
 {
     for (size_t i = 0; i < f->n_files; i++) {
         if (strcmp(f->files[i].path, path) != 0)
@@ -249,12 +249,12 @@ static uint32_t try_path(sym_finder *f, const char *path, const char *bid, const
         return PROFKIT_NONE;
     }
     sf->bin = b;
-    sf->how = how;
+    sf->found_by = found_by;
     sf->named = 0;
     return (uint32_t)f->n_files++;
 }
 
-static uint32_t try_join(sym_finder *f, const char *bid, const char *mpath, const char *how,
+static uint32_t try_join(sym_finder *f, const char *bid, const char *mpath, int how,
                          const char *a, const char *b, const char *c, const char *d)
 {
     char path[4096];
@@ -282,7 +282,7 @@ static uint32_t try_debuginfod(sym_finder *f, const char *bid, const char *mpath
         }
         return PROFKIT_NONE;
     }
-    uint32_t r = path ? try_path(f, path, bid, mpath, "debuginfod") : PROFKIT_NONE;
+    uint32_t r = path ? try_path(f, path, bid, mpath, PK_SYM_FOUND_DEBUGINFOD) : PROFKIT_NONE;
     free(path);
     return r;
 }
@@ -301,14 +301,14 @@ static uint32_t search(sym_finder *f, uint32_t m)
      * takes the first --binary, as addresses outside any mapping do. */
     for (size_t i = 0; i < o->n_binaries; i++)
         if (m == PROFKIT_NONE || strcmp(base_name(o->binaries[i]), name) == 0 || (!mpath[0] && i == 0))
-            if ((r = try_path(f, o->binaries[i], bid, mpath[0] ? mpath : o->binaries[i], "--binary")) !=
-                PROFKIT_NONE)
+            if ((r = try_path(f, o->binaries[i], bid, mpath[0] ? mpath : o->binaries[i],
+                              PK_SYM_FOUND_BINARIES)) != PROFKIT_NONE)
                 return r;
     if (m == PROFKIT_NONE)
         return PROFKIT_NONE;
     for (size_t i = 0; i < f->n_dirs; i++) {
         const char *d = f->dirs[i];
-        const char *how = i < f->n_user_dirs ? "--symbols" : "PPROF_BINARY_PATH";
+        int how = i < f->n_user_dirs ? PK_SYM_FOUND_SYMBOL_DIRS : PK_SYM_FOUND_ENVIRONMENT;
         if (bid[0] && strlen(bid) > 2 && strlen(bid) < 200) {
             char slash_name[1024], rest[256];
             snprintf(slash_name, sizeof(slash_name), "/%s", name);
@@ -325,7 +325,7 @@ static uint32_t search(sym_finder *f, uint32_t m)
             return r;
     }
     if (o->use_mapping_paths && mpath[0] == '/' &&
-        (r = try_path(f, mpath, bid, mpath, "the mapped path")) != PROFKIT_NONE)
+        (r = try_path(f, mpath, bid, mpath, PK_SYM_FOUND_MAPPED_PATH)) != PROFKIT_NONE)
         return r;
     if (bid[0])
         return try_debuginfod(f, bid, mpath);
@@ -343,16 +343,27 @@ uint32_t pk_sym_finder_file(sym_finder *f, uint32_t m)
     return *slot;
 }
 
-void pk_sym_finder_report(sym_finder *f, FILE *out)
+int pk_sym_finder_files(sym_finder *f, pk_sym_file **out, size_t *n)
 {
-    static const char *const src[] = { "no symbols", "DWARF: functions, files, lines, inlined calls",
-                                       "symbol table: functions only",
-                                       ".dynsym only: exported functions only" };
+    pk_sym_file *files = calloc(f->n_files ? f->n_files : 1, sizeof(*files));
+    if (!files)
+        return PROFKIT_ENOMEM;
     for (size_t i = 0; i < f->n_files; i++) {
         const sfile *sf = &f->files[i];
-        int s = sf->bin ? pk_sym_binary_source(sf->bin) : sf->source;
-        const char *bid = sf->bin ? pk_sym_binary_build_id(sf->bin) : sf->build_id;
-        fprintf(out, "  %s: %zu addresses (%s; found by %s%s%s)\n", f->files[i].path, f->files[i].named,
-                src[s >= 0 && s <= 3 ? s : 0], f->files[i].how, bid[0] ? ", build id " : "", bid);
+        pk_sym_file *d = &files[i];
+        d->named = sf->named;
+        d->source = sf->bin ? pk_sym_binary_source(sf->bin) : sf->source;
+        d->found_by = sf->found_by;
+        snprintf(d->build_id, sizeof(d->build_id), "%s",
+                 sf->bin ? pk_sym_binary_build_id(sf->bin) : sf->build_id);
+        if (!(d->path = strdup(sf->path))) {
+            for (size_t k = 0; k < i; k++)
+                free(files[k].path);
+            free(files);
+            return PROFKIT_ENOMEM;
+        }
     }
+    *out = files;
+    *n = f->n_files;
+    return 0;
 }

@@ -25,14 +25,15 @@ void pk_sym_finder_free(sym_finder *f);
 uint32_t pk_sym_finder_file(sym_finder *f, uint32_t m);
 sym_binary *pk_sym_finder_binary(sym_finder *f, uint32_t file);
 /* Closes every file (their DWARF and symbol tables: tens of MB for libc),
- * keeping what pk_sym_finder_report says; strings a lookup returned die with
+ * keeping what pk_sym_finder_files says; strings a lookup returned die with
  * them. pk_sym_finder_binary gives NULL afterwards. */
 void pk_sym_finder_release(sym_finder *f);
 const char *pk_sym_finder_path(sym_finder *f, uint32_t file);
-/* Counts n addresses named from file (for the report). */
+/* Counts n addresses named from file (for the summary). */
 void pk_sym_finder_count(sym_finder *f, uint32_t file, size_t n);
-/* One line per file used: path, addresses named, where the names came from. */
-void pk_sym_finder_report(sym_finder *f, FILE *out);
+/* The files used, for the summary (pk_sym_summary.files): *out (n of them,
+ * malloc'd, each path too). Returns 0 or PROFKIT_ENOMEM. */
+int pk_sym_finder_files(sym_finder *f, pk_sym_file **out, size_t *n);
 
 /* Whether a profile's build id (hex, any case; or a Breakpad id, which
  * is the first 16 bytes as a GUID plus an age) names the file's. */

@@ -191,70 +191,58 @@ static int make_links(sctx *s, const sym_frame *sf, size_t n, uint32_t module, l
     return (int)n;
 }
 
-/* What symbolization did, as `profkit info` prints it. */
-static char *summary(const profkit_profile *p, sym_finder *fd, size_t named, size_t wanted,
-                     size_t chain_frames, const uint8_t *unnamed_mapping)
+/*
+ * The symbolizer's state from one step to the next; what a step alone
+ * needs is its own and freed before it returns.
+ */
+typedef struct symbolizer {
+    profkit_profile *p;
+    sctx s;             /* the profile, the options, names, the files */
+    size_t nf, ns;      /* frames and stacks before */
+    /* 1. collect_uses */
+    uint8_t *use;       /* per stack: LEAF (a sample's) | CALLER (a stack's parent) */
+    uint8_t *role;      /* per frame: the uses of the stacks ending in it */
+    /* 2. find_files */
+    uint32_t *fmap;     /* per frame to name: its mapping (PROFKIT_NONE: none) */
+    uint32_t *ffile;    /* per frame to name: the file for it (PROFKIT_NONE: none) */
+    uint8_t *no_name;   /* per mapping: 1 no file found, 2 its file named none of its frames */
+    request *req;       /* the lookups: (file, address) per frame and use */
+    size_t n_req, cap_req;
+    size_t wanted;      /* frames to name */
+    /* 3. look_up */
+    link *links;        /* the chains the lookups gave */
+    size_t n_links, cap_links;
+    uint32_t *cstart;   /* chain of frame f used as kind k: links[cstart[2f+k] .. +clen[2f+k]) */
+    uint8_t *clen;
+    size_t named;       /* frames named */
+} symbolizer;
+
+static void symbolizer_free(symbolizer *z)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    fprintf(f, "%zu of %zu address frames named (%zu frames with inlined calls)\n", named, wanted,
-            chain_frames);
-    pk_sym_finder_report(fd, f);
-    int any = 0;
-    for (size_t m = 0; m < p->n_mappings; m++) {
-        if (!(unnamed_mapping[m] & 1))
-            continue;
-        const char *path = pk_str(p, p->mappings[m].path);
-        fputs(any ? ", " : "  no file for: ", f);
-        if (path[0])
-            fputs(path, f);
-        else /* nothing to look for: say which mapping and how to name its file */
-            fprintf(f, "the mapping at 0x%" PRIx64 " without a file name (--binary names it)",
-                    p->mappings[m].start);
-        any = 1;
-    }
-    if (any)
-        fputc('\n', f);
-    if (fclose(f) != 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
+    pk_sym_finder_free(z->s.finder);
+    free(z->s.names.keys);
+    free(z->s.names.name);
+    free(z->s.names.system);
+    free(z->use);
+    free(z->role);
+    free(z->fmap);
+    free(z->ffile);
+    free(z->no_name);
+    free(z->req);
+    free(z->links);
+    free(z->cstart);
+    free(z->clen);
 }
 
-int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_options *o,
-                              profkit_error *err)
+/* 1. Which frames are used, and how: as a sample's leaf, as a caller. */
+static int collect_uses(symbolizer *z)
 {
-    int rc = PROFKIT_ENOMEM;
-    size_t nf = p->n_frames, ns = p->n_stacks, named = 0, wanted = 0, chain_frames = 0;
-    uint8_t *role = calloc(nf + 1, 1), *use = calloc(ns + 1, 1);
-    uint8_t *unnamed_mapping = calloc(p->n_mappings + 1, 1);
-    uint32_t *fmap = malloc((nf + 1) * sizeof(uint32_t));
-    uint32_t *ffile = malloc((nf + 1) * sizeof(uint32_t));
-    uint32_t *sorted_maps = pk_mappings_by_start(p);
-    /* chain of frame f used as kind k: links[cstart[2f+k] .. +clen[2f+k]) */
-    uint32_t *cstart = malloc((2 * nf + 1) * sizeof(uint32_t));
-    uint8_t *clen = calloc(2 * nf + 1, 1);
-    request *req = NULL;
-    link *links = NULL;
-    size_t n_req = 0, cap_req = 0, n_links = 0, cap_links = 0;
-    profkit_stack *old = NULL;
-    size_t n_old = 0;
-    uint32_t *new_leaf = NULL, *new_caller = NULL;
-    /* the new frames of use k of frame f: sids[sstart[2f+k] .. +slen[2f+k]) */
-    uint32_t *sstart = NULL, *sids = NULL, *owner = NULL;
-    uint8_t *slen = NULL;
-    size_t n_sids = 0, cap_sids = 0;
-    sctx s = { p, o, { 0 }, NULL };
-    if (!role || !use || !unnamed_mapping || !fmap || !ffile || !sorted_maps || !cstart || !clen)
-        goto done;
-    if (!(s.finder = pk_sym_finder_new(p, o)))
-        goto done;
-
-    /* 1. Which frames, used how. */
+    const profkit_profile *p = z->p;
+    size_t nf = z->nf, ns = z->ns;
+    /* local copies: a byte store may alias z's fields */
+    uint8_t *use = z->use = calloc(ns + 1, 1), *role = z->role = calloc(nf + 1, 1);
+    if (!use || !role)
+        return PROFKIT_ENOMEM;
     for (size_t st = 1; st < ns; st++)
         if (p->stacks[st].parent != 0 && p->stacks[st].parent < ns)
             use[p->stacks[st].parent] |= CALLER;
@@ -264,8 +252,23 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
     for (size_t st = 1; st < ns; st++)
         if (p->stacks[st].frame < nf)
             role[p->stacks[st].frame] |= use[st];
+    return 0;
+}
 
-    /* 2. The file for each frame's mapping; the lookups wanted. */
+/* 2. The file for each frame's mapping (each mapping searched once), and
+ * the lookups wanted: one per frame to name and use. */
+static int find_files(symbolizer *z)
+{
+    profkit_profile *p = z->p;
+    size_t nf = z->nf;
+    int rc = PROFKIT_ENOMEM;
+    uint32_t *sorted_maps = pk_mappings_by_start(p);
+    uint32_t *fmap = z->fmap = malloc((nf + 1) * sizeof(uint32_t));
+    uint32_t *ffile = z->ffile = malloc((nf + 1) * sizeof(uint32_t));
+    uint8_t *no_name = z->no_name = calloc(p->n_mappings + 1, 1);
+    const uint8_t *role = z->role;
+    if (!sorted_maps || !fmap || !ffile || !no_name)
+        goto done;
     for (size_t f = 0; f < nf; f++) {
         profkit_frame *fr = &p->frames[f];
         fmap[f] = ffile[f] = PROFKIT_NONE;
@@ -275,15 +278,15 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
                      : p->mappings_settled     ? PROFKIT_NONE
                                                : pk_mapping_at(p, sorted_maps, fr->address);
         fmap[f] = m;
-        wanted++;
-        uint32_t file = pk_sym_finder_file(s.finder, m);
+        z->wanted++;
+        uint32_t file = pk_sym_finder_file(z->s.finder, m);
         if (file == PROFKIT_NONE) {
             if (m != PROFKIT_NONE)
-                unnamed_mapping[m] = 1;
+                no_name[m] = 1;
             continue;
         }
         ffile[f] = file;
-        sym_binary *b = pk_sym_finder_binary(s.finder, file);
+        sym_binary *b = pk_sym_finder_binary(z->s.finder, file);
         uint64_t off = fr->address;
         if (m != PROFKIT_NONE) {
             if (fr->address < p->mappings[m].start)
@@ -297,40 +300,54 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
             uint64_t vaddr = o2;
             if (m != PROFKIT_NONE && pk_sym_binary_vaddr(b, o2, &vaddr) != 0)
                 continue;
-            if (PK_VEC_RESERVE(req, n_req, cap_req, 1) != 0)
+            if (PK_VEC_RESERVE(z->req, z->n_req, z->cap_req, 1) != 0)
                 goto done;
-            req[n_req++] = (request){ file, (uint32_t)f, vaddr, kind };
+            z->req[z->n_req++] = (request){ file, (uint32_t)f, vaddr, kind };
         }
     }
+    rc = 0;
+done:
+    free(sorted_maps);
+    return rc;
+}
 
-    if (wanted == 0) { /* nothing to name: leave the stacks alone */
-        rc = 0;
+/*
+ * 3. Each distinct (file, address) looked up once, in order, into a chain
+ * of links. Names are interned in the profile then: the files' DWARF and
+ * symbol tables go before the stacks are rebuilt, so both are not held at
+ * once (the peak memory of a large profile).
+ */
+static int look_up(symbolizer *z)
+{
+    profkit_profile *p = z->p;
+    size_t nf = z->nf;
+    request *req = z->req;
+    size_t n_req = z->n_req;
+    const uint32_t *fmap = z->fmap;
+    uint8_t *was_named = calloc(nf + 1, 1);
+    uint32_t *cstart = z->cstart = malloc((2 * nf + 1) * sizeof(uint32_t));
+    uint8_t *clen = z->clen = calloc(2 * nf + 1, 1);
+    size_t n_links = 0;
+    int rc = PROFKIT_ENOMEM;
+    if (!was_named || !cstart || !clen)
         goto done;
-    }
-
-    /* 3. Each distinct (file, address) once, in order. */
     if (n_req)
         qsort(req, n_req, sizeof(request), request_cmp);
-    uint8_t *was_named = calloc(nf + 1, 1);
-    if (!was_named)
-        goto done;
     for (size_t i = 0; i < n_req;) {
         size_t j = i;
         while (j < n_req && req[j].file == req[i].file && req[j].vaddr == req[i].vaddr)
             j++;
         sym_frame sf[MAX_CHAIN];
-        sym_binary *b = pk_sym_finder_binary(s.finder, req[i].file);
+        sym_binary *b = pk_sym_finder_binary(z->s.finder, req[i].file);
         size_t n = pk_sym_binary_lookup(b, req[i].vaddr, sf, MAX_CHAIN);
         if (n) {
             uint32_t m = fmap[req[i].frame];
             uint32_t module = m != PROFKIT_NONE && p->mappings[m].path ? p->mappings[m].path
-                              : profkit_string_intern_cstr(p, pk_sym_finder_path(s.finder, req[i].file));
-            if (module == PROFKIT_NONE || PK_VEC_RESERVE(links, n_links, cap_links, n) != 0 ||
-                make_links(&s, sf, n, module, links + n_links) < 0) {
-                free(was_named);
+                              : profkit_string_intern_cstr(p, pk_sym_finder_path(z->s.finder, req[i].file));
+            if (module == PROFKIT_NONE || PK_VEC_RESERVE(z->links, n_links, z->cap_links, n) != 0 ||
+                make_links(&z->s, sf, n, module, z->links + n_links) < 0)
                 goto done;
-            }
-            pk_sym_finder_count(s.finder, req[i].file, j - i);
+            pk_sym_finder_count(z->s.finder, req[i].file, j - i);
             for (size_t k = i; k < j; k++) {
                 size_t slot = 2 * (size_t)req[k].frame + (req[k].kind == CALLER);
                 cstart[slot] = (uint32_t)n_links;
@@ -341,27 +358,79 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
         }
         i = j;
     }
+    size_t named = 0;
     for (size_t f = 0; f < nf; f++) {
         named += was_named[f];
-        if (fmap[f] != PROFKIT_NONE && role[f] && !was_named[f] && ffile[f] != PROFKIT_NONE)
-            unnamed_mapping[fmap[f]] |= 2;
+        if (fmap[f] != PROFKIT_NONE && z->role[f] && !was_named[f] && z->ffile[f] != PROFKIT_NONE)
+            z->no_name[fmap[f]] |= 2;
     }
+    z->named = named;
+    /* The name cache's keys point into the files: it goes with them. */
+    pk_sym_finder_release(z->s.finder);
+    free(z->s.names.keys);
+    free(z->s.names.name);
+    free(z->s.names.system);
+    memset(&z->s.names, 0, sizeof(z->s.names));
+    free(z->req);
+    z->req = NULL;
+    z->n_req = z->cap_req = 0;
+    rc = 0;
+done:
+    z->n_links = n_links;
     free(was_named);
-    /* Names are interned in the profile now: the files' DWARF and symbol
-     * tables go before the stacks are rebuilt, so both are not held at
-     * once (the peak memory of a large profile). The name cache's keys
-     * point into them: empty it. */
-    pk_sym_finder_release(s.finder);
-    free(s.names.keys);
-    free(s.names.name);
-    free(s.names.system);
-    memset(&s.names, 0, sizeof(s.names));
+    return rc;
+}
 
-    /* 4. Stacks again, root to leaf. First the new frames of each
-     * (frame, use): its chain's frames, or itself (or its FILE+0xOFFSET
-     * frame when nothing named it), made once, not once per stack. */
-    if (!(sstart = malloc((2 * nf + 1) * sizeof(uint32_t))) || !(slen = calloc(2 * nf + 1, 1)))
-        goto done;
+/* The new frames of each (frame, use): sids[sstart[2f+k] .. +slen[2f+k]). */
+typedef struct new_frames {
+    uint32_t *sstart, *sids;
+    uint8_t *slen;
+    size_t n_sids, cap_sids;
+} new_frames;
+
+static void new_frames_free(new_frames *n)
+{
+    free(n->sstart);
+    free(n->sids);
+    free(n->slen);
+}
+
+/* A frame nothing named, in a mapping with a file path: its FILE+0xOFFSET
+ * frame, through an empty name. PROFKIT_NONE when out of memory. */
+static uint32_t unnamed_frame(profkit_profile *p, uint32_t f, uint32_t m)
+{
+    profkit_function fn;
+    memset(&fn, 0, sizeof(fn));
+    fn.module = p->mappings[m].path;
+    profkit_frame nfr = p->frames[f];
+    nfr.mapping = m;
+    /* One function per address, as readers give them (writers that list
+     * functions label a nameless one by a frame of it); its system name is
+     * that label. */
+    char label[600];
+    nfr.function = PROFKIT_NONE;
+    if ((fn.system_name = unnamed_label(p, &nfr, label, sizeof(label))) == PROFKIT_NONE ||
+        (nfr.function = pk_function_add(p, &fn)) == PROFKIT_NONE)
+        return PROFKIT_NONE;
+    return pk_frame_add(p, &nfr);
+}
+
+/*
+ * The new frames of each (frame, use): its chain's frames, or itself (or
+ * its FILE+0xOFFSET frame when nothing named it), made once, not once per
+ * stack.
+ */
+static int make_new_frames(symbolizer *z, new_frames *nw)
+{
+    profkit_profile *p = z->p;
+    size_t nf = z->nf;
+    const uint8_t *role = z->role, *clen = z->clen;
+    const uint32_t *cstart = z->cstart, *fmap = z->fmap;
+    const link *links = z->links;
+    uint32_t *sstart = nw->sstart = malloc((2 * nf + 1) * sizeof(uint32_t));
+    uint8_t *slen = nw->slen = calloc(2 * nf + 1, 1);
+    if (!sstart || !slen)
+        return PROFKIT_ENOMEM;
     for (size_t f = 0; f < nf; f++) {
         if (!role[f])
             continue;
@@ -371,9 +440,9 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
                 continue;
             size_t slot = 2 * f + (kind == CALLER);
             uint32_t n = clen[slot] ? clen[slot] : 1;
-            if (PK_VEC_RESERVE(sids, n_sids, cap_sids, n) != 0)
-                goto done;
-            sstart[slot] = (uint32_t)n_sids;
+            if (PK_VEC_RESERVE(nw->sids, nw->n_sids, nw->cap_sids, n) != 0)
+                return PROFKIT_ENOMEM;
+            sstart[slot] = (uint32_t)nw->n_sids;
             slen[slot] = (uint8_t)n;
             if (clen[slot]) {
                 const profkit_frame of = p->frames[f]; /* frame_add may move the table */
@@ -386,54 +455,61 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
                     nfr.line = l->line;
                     nfr.mapping = fmap[f] != PROFKIT_NONE ? fmap[f] : of.mapping;
                     nfr.inline_depth = k;
-                    if ((sids[n_sids++] = pk_frame_add(p, &nfr)) == PROFKIT_NONE)
-                        goto done;
+                    if ((nw->sids[nw->n_sids++] = pk_frame_add(p, &nfr)) == PROFKIT_NONE)
+                        return PROFKIT_ENOMEM;
                 }
                 continue;
             }
             if (plain == PROFKIT_NONE) {
                 plain = (uint32_t)f;
-                if (fmap[f] != PROFKIT_NONE && p->mappings[fmap[f]].path && is_unsymbolized(p, &p->frames[f])) {
-                    /* Unnamed: FILE+0xOFFSET through an empty name. */
-                    profkit_function fn;
-                    memset(&fn, 0, sizeof(fn));
-                    fn.module = p->mappings[fmap[f]].path;
-                    profkit_frame nfr = p->frames[f];
-                    nfr.mapping = fmap[f];
-                    /* One function per address, as readers give them (writers
-                     * that list functions label a nameless one by a frame of
-                     * it); its system name is that label. */
-                    char label[600];
-                    nfr.function = PROFKIT_NONE;
-                    if ((fn.system_name = unnamed_label(p, &nfr, label, sizeof(label))) == PROFKIT_NONE ||
-                        (nfr.function = pk_function_add(p, &fn)) == PROFKIT_NONE ||
-                        (plain = pk_frame_add(p, &nfr)) == PROFKIT_NONE)
-                        goto done;
-                }
+                if (fmap[f] != PROFKIT_NONE && p->mappings[fmap[f]].path &&
+                    is_unsymbolized(p, &p->frames[f]) &&
+                    (plain = unnamed_frame(p, (uint32_t)f, fmap[f])) == PROFKIT_NONE)
+                    return PROFKIT_ENOMEM;
             }
-            sids[n_sids++] = plain;
+            nw->sids[nw->n_sids++] = plain;
         }
     }
-    /* When no new frame comes from two old frames, distinct old stacks
-     * become distinct new ones: they are appended without a lookup (the
-     * index catches up on the next lookup). Else every node is interned. */
-    int append = 1;
-    if (!(owner = calloc(p->n_frames + 1, sizeof(uint32_t))))
-        goto done;
-    for (size_t f = 0; f < nf && append; f++)
-        for (size_t slot = 2 * f; slot < 2 * f + 2 && append; slot++)
-            for (uint32_t k = 0; k < slen[slot]; k++) {
-                uint32_t id = sids[sstart[slot] + k];
+    return 0;
+}
+
+/*
+ * Whether no new frame comes from two old frames: then distinct old stacks
+ * become distinct new ones, which are appended without a lookup (the index
+ * catches up on the next lookup). 1, 0, or PROFKIT_ENOMEM.
+ */
+static int frames_distinct(const symbolizer *z, const new_frames *nw)
+{
+    uint32_t *owner = calloc(z->p->n_frames + 1, sizeof(uint32_t));
+    if (!owner)
+        return PROFKIT_ENOMEM;
+    int distinct = 1;
+    for (size_t f = 0; f < z->nf && distinct; f++)
+        for (size_t slot = 2 * f; slot < 2 * f + 2 && distinct; slot++)
+            for (uint32_t k = 0; k < nw->slen[slot]; k++) {
+                uint32_t id = nw->sids[nw->sstart[slot] + k];
                 if (owner[id] && owner[id] != f + 1) {
-                    append = 0;
+                    distinct = 0;
                     break;
                 }
                 owner[id] = (uint32_t)f + 1;
             }
-    if (!(new_leaf = malloc(ns * sizeof(uint32_t))) || !(new_caller = malloc(ns * sizeof(uint32_t))))
-        goto done;
-    if (pk_profile_take_stacks(p, &old, &n_old) != 0)
-        goto done;
+    free(owner);
+    return distinct;
+}
+
+/*
+ * The new stack of each old stack st, for each of its uses: new_leaf[st]
+ * (as a sample's leaf) and new_caller[st] (as a parent), PROFKIT_NONE for
+ * none; parents come before their children. append: no new frame comes
+ * from two old frames (frames_distinct). Returns 0 or PROFKIT_ENOMEM.
+ */
+static int new_stacks(profkit_profile *p, const profkit_stack *old, size_t n_old, const uint8_t *use,
+                      size_t nf, const new_frames *nw, int append, uint32_t *new_leaf,
+                      uint32_t *new_caller)
+{
+    const uint32_t *sids = nw->sids, *sstart = nw->sstart;
+    const uint8_t *slen = nw->slen;
     new_leaf[0] = new_caller[0] = 0;
     for (size_t st = 1; st < n_old; st++) {
         new_leaf[st] = new_caller[st] = PROFKIT_NONE;
@@ -463,40 +539,116 @@ int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_option
         if (c)
             new_caller[st] = at;
         if (at == PROFKIT_NONE || (a && new_leaf[st] == PROFKIT_NONE))
-            goto done;
+            return PROFKIT_ENOMEM;
     }
+    return 0;
+}
+
+/*
+ * 4. The stacks again, root to leaf, each old frame replaced by its new
+ * frames for its use; the samples moved to the new stacks, and the frames
+ * no stack uses any more dropped.
+ */
+static int rebuild_stacks(symbolizer *z)
+{
+    profkit_profile *p = z->p;
+    size_t nf = z->nf, ns = z->ns, n_old = 0;
+    new_frames nw = { 0 };
+    profkit_stack *old = NULL;
+    uint32_t *new_leaf = NULL, *new_caller = NULL;
+    const uint8_t *use = z->use;
+    int rc = make_new_frames(z, &nw);
+    int append = rc ? rc : frames_distinct(z, &nw);
+    if (append < 0) {
+        rc = append;
+        goto done;
+    }
+    rc = PROFKIT_ENOMEM;
+    if (!(new_leaf = malloc(ns * sizeof(uint32_t))) || !(new_caller = malloc(ns * sizeof(uint32_t))))
+        goto done;
+    if (pk_profile_take_stacks(p, &old, &n_old) != 0)
+        goto done;
+    if (new_stacks(p, old, n_old, use, nf, &nw, append, new_leaf, new_caller) != 0)
+        goto done;
     for (size_t r = 0; r < p->n_samples; r++) {
         uint32_t st = p->sample_stack[r];
         p->sample_stack[r] = st < n_old && new_leaf[st] != PROFKIT_NONE ? new_leaf[st] : 0;
     }
-    chain_frames = n_links;
     if (pk_profile_compact(p) != 0)
         goto done;
-    free(p->symbols_report);
-    p->symbols_report = summary(p, s.finder, named, wanted, chain_frames, unnamed_mapping);
     rc = 0;
 done:
-    pk_sym_finder_free(s.finder);
-    free(s.names.keys);
-    free(s.names.name);
-    free(s.names.system);
-    free(role);
-    free(use);
-    free(unnamed_mapping);
-    free(fmap);
-    free(ffile);
-    free(sorted_maps);
-    free(cstart);
-    free(clen);
-    free(req);
-    free(links);
+    new_frames_free(&nw);
     free(old);
     free(new_leaf);
     free(new_caller);
-    free(sstart);
-    free(slen);
-    free(sids);
-    free(owner);
+    return rc;
+}
+
+/* What symbolization did, as data in the profile (the info report prints
+ * it): counts, the files used, the mappings no file was found for. */
+static int summarize(symbolizer *z)
+{
+    profkit_profile *p = z->p;
+    pk_sym_summary *sum = calloc(1, sizeof(*sum));
+    if (!sum)
+        return PROFKIT_ENOMEM;
+    sum->named = z->named;
+    sum->wanted = z->wanted;
+    sum->chain_frames = z->n_links;
+    size_t n = 0;
+    for (size_t m = 0; m < p->n_mappings; m++)
+        n += z->no_name[m] & 1;
+    if (pk_sym_finder_files(z->s.finder, &sum->files, &sum->n_files) != 0 ||
+        !(sum->no_file = calloc(n ? n : 1, sizeof(char *)))) {
+        pk_sym_summary_free(sum);
+        return PROFKIT_ENOMEM;
+    }
+    for (size_t m = 0; m < p->n_mappings; m++) {
+        if (!(z->no_name[m] & 1))
+            continue;
+        /* a mapping without a file name has nothing to look for: say which
+         * one and how to name its file (the command prints the flag) */
+        const char *path = pk_str(p, p->mappings[m].path);
+        char what[160];
+        if (!path[0])
+            snprintf(what, sizeof(what),
+                     "the mapping at 0x%" PRIx64 " without a file name (profkit_symbolize_options.binaries names it)",
+                     p->mappings[m].start);
+        if (!(sum->no_file[sum->n_no_file] = strdup(path[0] ? path : what))) {
+            pk_sym_summary_free(sum);
+            return PROFKIT_ENOMEM;
+        }
+        sum->n_no_file++;
+    }
+    pk_sym_summary_free(p->symbols);
+    p->symbols = sum;
+    return 0;
+}
+
+int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_options *o,
+                              profkit_error *err)
+{
+    symbolizer z;
+    memset(&z, 0, sizeof(z));
+    z.p = p;
+    z.s = (sctx){ p, o, { 0 }, NULL };
+    z.nf = p->n_frames;
+    z.ns = p->n_stacks;
+    int rc = (z.s.finder = pk_sym_finder_new(p, o)) ? 0 : PROFKIT_ENOMEM;
+    if (!rc)
+        rc = collect_uses(&z);
+    if (!rc)
+        rc = find_files(&z);
+    if (!rc && z.wanted) { /* nothing to name: the stacks stay as they are */
+        rc = look_up(&z);
+        if (!rc)
+            rc = rebuild_stacks(&z);
+        if (!rc)
+            rc = summarize(&z);
+    }
+    size_t named = z.named;
+    symbolizer_free(&z);
     if (rc)
         return pk_error_set(err, rc, NULL, -1, "out of memory while symbolizing");
     return (int)(named > INT32_MAX ? INT32_MAX : named);

@@ -21,9 +21,6 @@ typedef struct sym_frame {
     uint32_t decl_line;  /* the function's definition line, 0 = unknown */
 } sym_frame;
 
-/* Where names come from, for `profkit info`. */
-enum { SYM_SRC_NONE = 0, SYM_SRC_DWARF = 1, SYM_SRC_SYMTAB = 2, SYM_SRC_DYNSYM = 3 };
-
 /*
  * Opens path through libdwfl. debuginfo_path is elfutils' search path for
  * detached debug files (":.debug:/usr/lib/debug:DIR..."; kept, not
@@ -35,7 +32,8 @@ void pk_sym_binary_close(sym_binary *b);
 
 /* The file's GNU build id in lowercase hex ("" when it has none). */
 const char *pk_sym_binary_build_id(const sym_binary *b);
-/* SYM_SRC_DWARF when it has DWARF, else where its symbols come from. */
+/* PK_SYM_SRC_DWARF (model.h) when it has DWARF, else where its symbols
+ * come from. */
 int pk_sym_binary_source(sym_binary *b);
 
 /*

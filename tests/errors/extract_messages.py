@@ -15,6 +15,11 @@ becomes "%", and the escapes \\n, \\t, \\" and \\\\ are decoded, then a
 trailing newline is dropped and the text is stripped. A call whose format
 is not a literal is printed as FILE:LINE<TAB>(non-literal format: EXPR).
 
+The library's messages name options by their API names; the command
+prints its flags instead (src/cli/flag_names.def, which cli_flag_names()
+applies). Keys of messages outside src/cli get the same replacement, so
+they are the text the command prints.
+
 docs/errors.md marks each entry with a line `Key: `KEY`` (see
 tests/cli/errors_doc.sh).
 """
@@ -135,7 +140,31 @@ def key_of(text):
     return " ".join(text.split())
 
 
-def scan(path, rel, out):
+FLAG_NAME = re.compile(r'^CLI_FLAG_NAME\("((?:[^"\\]|\\.)*)",\s*"((?:[^"\\]|\\.)*)"\)', re.M)
+
+
+def flag_names(src):
+    """The (API name, flag) pairs of src/cli/flag_names.def, in order."""
+    with open(os.path.join(src, "cli", "flag_names.def"), encoding="utf-8") as f:
+        return FLAG_NAME.findall(f.read())
+
+
+def name_flags(key, names):
+    """key with the first occurrence of each API name that is not part of a
+    longer name replaced by its flag, as cli_flag_names() does."""
+    for api, flag in names:
+        at = 0
+        while True:
+            at = key.find(api, at)
+            if at < 0 or not re.match(r"[A-Za-z0-9_]", key[at + len(api):at + len(api) + 1]):
+                break
+            at += len(api)
+        if at >= 0:
+            key = key[:at] + flag + key[at + len(api):]
+    return key
+
+
+def scan(path, rel, out, flags):
     with open(path, encoding="utf-8", errors="replace") as f:
         text = strip_comments(f.read())
     names = dict(CALLS)
@@ -144,6 +173,7 @@ def scan(path, rel, out):
             names[name] = idx
     pattern = r"\b(" + "|".join(map(re.escape, names)) + r")\s*\("
     in_cli = "/cli/" in "/" + rel
+    named = (lambda k: k) if in_cli else (lambda k: name_flags(k, flags))
     if in_cli:
         pattern = r"\b(" + "|".join(map(re.escape, names)) + r"|fprintf)\s*\("
     for m in re.finditer(pattern, text):
@@ -168,7 +198,7 @@ def scan(path, rel, out):
         t = re.match(r'^[^"?]*\?\s*("(?:[^"\\]|\\.)*")\s*:\s*("(?:[^"\\]|\\.)*")$', fmt, re.S)
         if t:
             for alt in (t.group(1), t.group(2)):
-                out.append((where, key_of(literal(alt)), name))
+                out.append((where, named(key_of(literal(alt))), name))
             continue
         lit = literal(fmt)
         if lit is None:
@@ -177,7 +207,7 @@ def scan(path, rel, out):
                 continue
             out.append((where, "(non-literal format: %s)" % " ".join(fmt.split()), name))
             continue
-        k = key_of(lit)
+        k = named(key_of(lit))
         # Pure framing (a bare "%s", "\r\033[K") is no message of its own.
         if re.search(r"[A-Za-z]{2}", k.replace("\\033", "")):
             out.append((where, k, name))
@@ -193,13 +223,14 @@ def main():
         return 2
     src = argv[0].rstrip("/")
     base = os.path.dirname(os.path.abspath(src))
+    flags = flag_names(src)
     out = []
     for root, dirs, files in os.walk(src):
         dirs.sort()
         for fn in sorted(files):
             if fn.endswith((".c", ".h", ".def")):
                 p = os.path.join(root, fn)
-                scan(p, os.path.relpath(p, base), out)
+                scan(p, os.path.relpath(p, base), out, flags)
     for where, k, name in out:
         if with_call:
             sys.stdout.write("%s\t%s\t%s\n" % (where, k, name))

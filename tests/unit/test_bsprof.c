@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include <unistd.h>
 
+#include "formats/bsprof/bsprof_reader.h"
 #include "model/model.h"
 #include "util/cursor.h"
 
@@ -980,8 +981,22 @@ static void sniffed_by_magic_only(void **state)
     assert_int_equal(err.offset, 0);
 }
 
-int main(void)
+/* With --generic every test runs the generic decoder (unit/test_bsprof_generic),
+ * which the reader then picks whatever the CPU. */
+static void decoder_as_asked(void **state)
 {
+    (void)state;
+    decode_fast_fn d = pk_bsprof_decode_pick();
+    if (pk_bsprof_decoder == PK_BSPROF_DECODE_GENERIC)
+        assert_true(d == pk_bsprof_decode_generic);
+    else
+        assert_non_null(d);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--generic") == 0)
+        pk_bsprof_decoder = PK_BSPROF_DECODE_GENERIC;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(header_fields_go_to_metadata),
         cmocka_unit_test(entries_with_line_data),
@@ -999,6 +1014,7 @@ int main(void)
         cmocka_unit_test(round_trip_bsprof),
         cmocka_unit_test(write_foreign_profile),
         cmocka_unit_test(sniffed_by_magic_only),
+        cmocka_unit_test(decoder_as_asked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

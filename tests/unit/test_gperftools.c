@@ -1,6 +1,6 @@
 /*
  * test_gperftools.c: the gperftools CPU profile reader and writer
- * (src/formats/gperftools.c, docs/formats/gperftools.md): word size and byte order,
+ * (src/formats/gperftools/, docs/formats/gperftools.md): word size and byte order,
  * the Java variant, period 0, records and the trailer, build= and $build,
  * maps lines, the writer and its synthetic addresses, and hostile input:
  * every prefix and a few hundred seeded bit flips of a real profile.

@@ -121,8 +121,17 @@ static void names_a_function_of_this_binary(void **state)
     /* The frame index still finds the new frame; info has the statistics. */
     profkit_frame copy = *fr;
     assert_int_equal(pk_frame_add(p, &copy), p->stacks[p->sample_stack[0]].frame);
-    assert_non_null(p->symbols_report);
-    assert_non_null(strstr(p->symbols_report, "1 of 2 address frames named"));
+    const pk_sym_summary *s = p->symbols;
+    assert_non_null(s);
+    assert_int_equal(s->named, 1);
+    assert_int_equal(s->wanted, 2);
+    assert_int_equal(s->chain_frames, 1);
+    assert_int_equal(s->n_files, 1);
+    assert_string_equal(s->files[0].path, path);
+    assert_int_equal(s->files[0].named, 1);
+    assert_int_equal(s->files[0].source, PK_SYM_SRC_DWARF);
+    assert_int_equal(s->files[0].found_by, PK_SYM_FOUND_MAPPED_PATH);
+    assert_int_equal(s->n_no_file, 0);
     profkit_profile_free(p);
 }
 
@@ -281,7 +290,11 @@ static void missing_binaries_leave_file_and_offset(void **state)
     char buf[128];
     stack_label(p, 0, 0, buf, sizeof(buf));
     assert_string_equal(buf, "libgone.so+0x3000");
-    assert_non_null(strstr(p->symbols_report, "no file for: /nonexistent/libgone.so"));
+    assert_non_null(p->symbols);
+    assert_int_equal(p->symbols->named, 0);
+    assert_int_equal(p->symbols->n_files, 0);
+    assert_int_equal(p->symbols->n_no_file, 1);
+    assert_string_equal(p->symbols->no_file[0], "/nonexistent/libgone.so");
     /* A file that is not ELF. */
     const char *notelf[] = { "/etc/hostname" };
     profkit_symbolize_options o2 = mapped();

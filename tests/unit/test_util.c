@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "util/cursor.h"
+#include "util/map64.h"
 #include "util/strtab.h"
 #include "util/util.h"
 
@@ -178,6 +179,31 @@ static int cmp_desc(const void *ctx, uint32_t a, uint32_t b)
     return keys[b] - keys[a];
 }
 
+/* The u64 -> u32 map: any key (0 and the largest included), replacing,
+ * growing past many entries, and a miss. */
+static void map64_maps_every_key(void **state)
+{
+    (void)state;
+    pk_map64 m = { 0 };
+    assert_int_equal(pk_map64_get(&m, 0), PK_MAP64_EMPTY);
+    assert_int_equal(pk_map64_put(&m, 0, 7), 0);
+    assert_int_equal(pk_map64_put(&m, UINT64_MAX, 8), 0);
+    assert_int_equal(pk_map64_put(&m, 0, 9), 1); /* replaced */
+    assert_int_equal(pk_map64_get(&m, 0), 9);
+    assert_int_equal(pk_map64_get(&m, UINT64_MAX), 8);
+    for (uint64_t k = 1; k <= 100000; k++)
+        assert_int_equal(pk_map64_put(&m, k << 20, (uint32_t)k), 0);
+    assert_int_equal(m.count, 100002);
+    assert_true(m.count * 2 <= m.cap);
+    for (uint64_t k = 1; k <= 100000; k++)
+        assert_int_equal(pk_map64_get(&m, k << 20), (uint32_t)k);
+    assert_int_equal(pk_map64_get(&m, 3), PK_MAP64_EMPTY);
+    assert_int_equal(pk_map64_get(&m, 0), 9);
+    pk_map64_free(&m);
+    assert_int_equal(m.cap, 0);
+    assert_int_equal(pk_map64_get(&m, 0), PK_MAP64_EMPTY);
+}
+
 static void sort_is_stable(void **state)
 {
     (void)state;
@@ -268,6 +294,7 @@ int main(void)
         cmocka_unit_test(endian_round_trip),
         cmocka_unit_test(varints),
         cmocka_unit_test(idset_finds_what_it_holds),
+        cmocka_unit_test(map64_maps_every_key),
         cmocka_unit_test(sort_is_stable),
         cmocka_unit_test(error_strings),
         cmocka_unit_test(mul_overflow),

@@ -152,17 +152,19 @@ static int limit_error(profkit_profile *p, pk_read_ctx *ctx, int rc, uint32_t ma
         if (line)
             return pk_read_fail_pos(ctx, PROFKIT_EUNSUPPORTED, line, column,
                                          "a stack deeper than the limit of %u frames "
-                                         "(--max-depth raises it)", max_depth);
+                                         "(profkit_read_options.max_depth raises it)", max_depth);
         return pk_read_fail(ctx, PROFKIT_EUNSUPPORTED, offset,
                                  "a stack deeper than the limit of %u frames "
-                                 "(--max-depth raises it)", max_depth);
+                                 "(profkit_read_options.max_depth raises it)", max_depth);
     }
     if (line)
         return pk_read_fail_pos(ctx, PROFKIT_EUNSUPPORTED, line, column,
-                                     "more than the limit of %u threads (--max-threads raises it)",
+                                     "more than the limit of %u threads (profkit_read_options.max_threads "
+                                     "raises it)",
                                      max_threads);
     return pk_read_fail(ctx, PROFKIT_EUNSUPPORTED, offset,
-                             "more than the limit of %u threads (--max-threads raises it)",
+                             "more than the limit of %u threads (profkit_read_options.max_threads "
+                                     "raises it)",
                              max_threads);
 }
 
@@ -213,7 +215,8 @@ static int read_source(profkit_profile **out, pk_source *src,
         if (!fmt) {
             list_formats(list, sizeof(list), 0);
             return pk_error_set(err, PROFKIT_EFORMAT, name, 0,
-                                     "unrecognized profile format (tried: %s); use --format to name it",
+                                     "unrecognized profile format (tried: %s); use "
+                                     "profkit_read_options.format to name it",
                                      list);
         }
     }
@@ -278,7 +281,8 @@ static const pk_format *writer_for(const char *name, const char *path, profkit_e
     if (!name) {
         list_formats(list, sizeof(list), 1);
         pk_error_set(err, PROFKIT_EINVAL, path, -1,
-                     "cannot tell the output format from the file name; use --to (one of: %s)",
+                     "cannot tell the output format from the file name; use "
+                     "profkit_write_options.format (one of: %s)",
                      list);
         return NULL;
     }

@@ -1,6 +1,7 @@
 /*
- * gperftools.c: the binary CPU profile of gperftools' libprofiler
- * (CPUPROFILE=...), reader and writer. The rules, our rulings and the
+ * gperftools_read.c: the binary CPU profile of gperftools' libprofiler
+ * (CPUPROFILE=...): the reader and the format entry (the writer is
+ * gperftools_write.c). The rules, our rulings and the
  * differences from Go pprof / google-pprof are in docs/formats/gperftools.md.
  *
  * The file is a sequence of machine words, all of one size (4 or 8 bytes)
@@ -28,25 +29,15 @@
  * Values: samples/count and cpu/nanoseconds (count × period × 1000), default
  * cpu; one thread, "main".
  *
- * The writer emits the 64-bit little-endian form; frames without an address
- * get synthetic ones (see write_addresses below and the docs).
+ * The writer (gperftools_write.c) emits the 64-bit little-endian form.
  */
-#include "model/ltree.h"
-#include "formats/registry/format.h"
-#include "util/cursor.h"
+#include "formats/gperftools/gperftools_reader.h"
 
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 /* ---- layout: word size and byte order ---- */
-
-typedef struct gp_layout {
-    unsigned ws; /* 4 or 8 */
-    int be;
-    const char *name;
-} gp_layout;
 
 static const gp_layout layouts[4] = {
     { 4, 0, "32-bit little-endian" },
@@ -54,13 +45,6 @@ static const gp_layout layouts[4] = {
     { 8, 0, "64-bit little-endian" },
     { 8, 1, "64-bit big-endian" },
 };
-
-static inline uint64_t gp_word(const gp_layout *l, const uint8_t *p)
-{
-    if (l->ws == 8)
-        return l->be ? pk_load_be64(p) : pk_load_le64(p);
-    return l->be ? pk_load_be32(p) : pk_load_le32(p);
-}
 
 enum { HDR_NONE, HDR_OK, HDR_JAVA, HDR_PERIOD0, HDR_SHORT };
 
@@ -320,45 +304,6 @@ static uint32_t find_mapping(const profkit_profile *p, const uint32_t *sorted, u
     return pc < p->mappings[m].end ? m : PROFKIT_NONE;
 }
 
-/*
- * The reader's state. Records are streamed through a window (the input is
- * never held whole, so a 200 MB profile costs no 200 MB of memory); each
- * distinct PC gets a dense index, and each distinct record keeps its PC
- * indexes in an arena until the maps text, which follows the records, has
- * been read and frames (which carry their mapping) can be made.
- */
-typedef struct gp_reader {
-    pk_read_ctx *ctx;
-    const gp_layout *l;
-    /* input window: buf[pos..len) is unread; base is the offset of buf[0] */
-    uint8_t *buf;
-    size_t cap, len, pos;
-    uint64_t base;
-    int eof;
-    /* distinct PCs: pc_val[i]; hash pc -> i + 1 */
-    uint64_t *pc_val;
-    size_t n_pcs, cap_pcs;
-    uint32_t *pc_slots;
-    size_t pc_cap;
-    /* distinct records: key = arena[key_off .. key_off + depth) */
-    uint32_t *arena;
-    size_t n_arena, cap_arena;
-    int narrow; /* arena holds uint16_t entries (set after the records) */
-    uint64_t max_count; /* most samples a stack may have: cpu must fit 63 bits */
-    uint32_t max_depth; /* most PCs a record with samples may have (--max-depth); 0 = any */
-    uint64_t period;    /* µs, for messages */
-    /* An open-addressing table whose slots are the entries themselves, so a
-     * lookup costs one cache miss before the key; compacted to the first
-     * n_recs slots once the records are read. */
-    struct rec_entry {
-        uint32_t hash;  /* high half of the key's hash */
-        uint32_t depth; /* 0 = empty slot */
-        uint64_t key_off;
-        uint64_t count; /* summed over identical records */
-    } *recs;
-    size_t n_recs, rec_cap;
-} gp_reader;
-
 static void reader_free(gp_reader *r)
 {
     free(r->buf);
@@ -366,96 +311,6 @@ static void reader_free(gp_reader *r)
     free(r->pc_slots);
     free(r->arena);
     free(r->recs);
-}
-
-/*
- * Makes `need` unread bytes available in the window, or as many as the
- * input still has (r->eof then). The window grows only while the bytes keep
- * coming, so an absurd record depth costs no more than the input's size.
- */
-static int fill(gp_reader *r, size_t need)
-{
-    if (r->len - r->pos >= need || r->eof)
-        return 0;
-    if (r->len > r->pos && r->pos > 0)
-        memmove(r->buf, r->buf + r->pos, r->len - r->pos);
-    r->base += r->pos;
-    r->len -= r->pos;
-    r->pos = 0;
-    while (r->len < need && !r->eof) {
-        if (r->len == r->cap &&
-            pk_grow((void **)&r->buf, &r->cap, r->cap ? r->cap + 1 : 1 << 20, 1) != 0)
-            return pk_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory");
-        size_t got;
-        int rc = pk_source_read(r->ctx->src, r->buf + r->len, r->cap - r->len, &got,
-                                     r->ctx->err);
-        if (rc)
-            return rc;
-        if (got == 0)
-            r->eof = 1;
-        r->len += got;
-    }
-    return 0;
-}
-
-static int pc_slots_grow(gp_reader *r)
-{
-    size_t ncap = r->pc_cap ? r->pc_cap * 2 : 4096;
-    uint32_t *s = calloc(ncap, sizeof(uint32_t));
-    if (!s || ncap < r->pc_cap) {
-        free(s);
-        return PROFKIT_ENOMEM;
-    }
-    for (size_t i = 0; i < r->n_pcs; i++) {
-        size_t j = pk_hash_u64(r->pc_val[i]) & (ncap - 1);
-        while (s[j])
-            j = (j + 1) & (ncap - 1);
-        s[j] = (uint32_t)i + 1;
-    }
-    free(r->pc_slots);
-    r->pc_slots = s;
-    r->pc_cap = ncap;
-    return 0;
-}
-
-/* The dense index of a PC, made on first sight; PROFKIT_NONE when out of memory. */
-static uint32_t pc_index(gp_reader *r, uint64_t pc)
-{
-    if ((r->n_pcs + 1) * 2 > r->pc_cap && pc_slots_grow(r) != 0)
-        return PROFKIT_NONE;
-    size_t j = pk_hash_u64(pc) & (r->pc_cap - 1);
-    while (r->pc_slots[j]) {
-        if (r->pc_val[r->pc_slots[j] - 1] == pc)
-            return r->pc_slots[j] - 1;
-        j = (j + 1) & (r->pc_cap - 1);
-    }
-    if (r->n_pcs >= UINT32_MAX - 1 || PK_VEC_RESERVE(r->pc_val, r->n_pcs, r->cap_pcs, 1) != 0)
-        return PROFKIT_NONE;
-    r->pc_val[r->n_pcs] = pc;
-    r->pc_slots[j] = (uint32_t)r->n_pcs + 1;
-    return (uint32_t)r->n_pcs++;
-}
-
-static int recs_grow(gp_reader *r)
-{
-    size_t ncap = r->rec_cap ? r->rec_cap * 2 : 1024;
-    struct rec_entry *t = calloc(ncap, sizeof(*t));
-    if (!t || ncap < r->rec_cap) {
-        free(t);
-        return PROFKIT_ENOMEM;
-    }
-    for (size_t i = 0; i < r->rec_cap; i++) {
-        if (!r->recs[i].depth)
-            continue;
-        size_t j = r->recs[i].hash & (ncap - 1);
-        while (t[j].depth)
-            j = (j + 1) & (ncap - 1);
-        t[j] = r->recs[i];
-    }
-    free(r->recs);
-    r->recs = t;
-    r->rec_cap = ncap;
-    return 0;
 }
 
 /* Moves the used slots to the front and gives the rest back. */
@@ -473,60 +328,6 @@ static void recs_compact(gp_reader *r)
     r->rec_cap = n;
 }
 
-/* True when the distinct record x has exactly the PCs at `pcs`. */
-static int rec_equal(const gp_reader *r, const struct rec_entry *x, const uint8_t *pcs, size_t depth)
-{
-    if (x->depth != depth)
-        return 0;
-    const uint32_t *key = r->arena + x->key_off;
-    for (size_t i = 0; i < depth; i++)
-        if (r->pc_val[key[i]] != gp_word(r->l, pcs + i * r->l->ws))
-            return 0;
-    return 1;
-}
-
-/*
- * Adds `count` to the distinct record with these PCs (leaf first), keeping
- * it on first sight. Returns 0, PROFKIT_ENOMEM, or PROFKIT_ECORRUPT when
- * the sum overflows 63 bits.
- */
-static inline uint32_t rec_hash(const gp_reader *r, const uint8_t *pcs, size_t depth)
-{
-    return (uint32_t)(pk_hash_bytes(pcs, depth * r->l->ws, depth) >> 32);
-}
-
-static int add_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count, uint32_t h32)
-{
-    if ((r->n_recs + 1) * 2 > r->rec_cap && recs_grow(r) != 0)
-        return PROFKIT_ENOMEM;
-    size_t j = h32 & (r->rec_cap - 1);
-    for (; r->recs[j].depth; j = (j + 1) & (r->rec_cap - 1)) {
-        struct rec_entry *x = &r->recs[j];
-        if (x->hash == h32 && rec_equal(r, x, pcs, depth)) {
-            if (count > r->max_count - x->count)
-                return PROFKIT_ECORRUPT;
-            x->count += count;
-            return 0;
-        }
-    }
-    if (r->n_recs >= UINT32_MAX - 1 || depth > UINT32_MAX ||
-        PK_VEC_RESERVE(r->arena, r->n_arena, r->cap_arena, depth) != 0)
-        return PROFKIT_ENOMEM;
-    for (size_t i = 0; i < depth; i++) {
-        uint32_t k = pc_index(r, gp_word(r->l, pcs + i * r->l->ws));
-        if (k == PROFKIT_NONE)
-            return PROFKIT_ENOMEM;
-        r->arena[r->n_arena++] = k;
-    }
-    struct rec_entry *x = &r->recs[j];
-    x->hash = h32;
-    x->depth = (uint32_t)depth;
-    x->key_off = r->n_arena - depth;
-    x->count = count;
-    r->n_recs++;
-    return 0;
-}
-
 static int meta_u64(profkit_profile *p, const char *key, uint64_t v)
 {
     char buf[24];
@@ -537,7 +338,7 @@ static int meta_u64(profkit_profile *p, const char *key, uint64_t v)
 /* Reads the header into r->l and *period, or fails saying why not. */
 static int read_header(gp_reader *r, uint64_t *period)
 {
-    int rc = fill(r, 40);
+    int rc = pk_gperftools_fill(r, 40);
     if (rc)
         return rc;
     const uint8_t *d = r->buf + r->pos;
@@ -568,288 +369,6 @@ static int read_header(gp_reader *r, uint64_t *period)
                              "gperftools CPU profile (32- or 64-bit, either byte order)");
 }
 
-/* Reads the rest of the input (the text after the trailer) into the window. */
-static int read_rest(gp_reader *r)
-{
-    while (!r->eof) {
-        int rc = fill(r, r->len - r->pos + 1);
-        if (rc)
-            return rc;
-    }
-    return 0;
-}
-
-/*
- * Reading is a pipeline of two threads. The producer (the reader's own
- * thread) reads the input, checks each record exactly as the format
- * requires, hashes its PCs and copies it into a batch; the caller's thread
- * takes the batches in order and adds each record to the table of distinct
- * records. Either side's error stops both, and the first in input order is
- * the one reported: the producer's error comes after every record it
- * handed over, so it is reported only when all of them went in. The
- * producer owns the input window and the source; the caller's thread owns
- * the record table; nothing else is shared but the batches.
- */
-typedef struct gp_rec {
-    uint64_t at;    /* offset of the record in the input */
-    uint64_t count;
-    uint32_t off;   /* of its PCs in the batch buffer */
-    uint32_t depth;
-    uint32_t hash;
-} gp_rec;
-
-typedef struct gp_batch {
-    uint8_t *buf;
-    size_t len, cap;
-    gp_rec *recs;
-    size_t n, cap_recs;
-} gp_batch;
-
-enum { GP_BATCHES = 4, GP_BATCH_BYTES = 1 << 20, GP_BATCH_RECS = 1 << 14 };
-
-typedef struct gp_pipe {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    gp_batch batch[GP_BATCHES];
-    size_t head, n_full; /* full batches: head, head + 1, ... (mod GP_BATCHES) */
-    size_t fill;         /* the batch the producer fills: (head + n_full) % GP_BATCHES */
-    int done;            /* the producer has finished; rc says how */
-    int stop;            /* the caller's thread failed: the producer stops */
-    int rc;
-    profkit_error err;   /* the producer's error */
-    pk_read_ctx ctx; /* the caller's, with err pointing above */
-    gp_reader *r;
-    int trailer;
-    uint64_t n_records;
-} gp_pipe;
-
-/* Hands the batch being filled over (when it holds records) and waits for a
- * free one. Returns 0, or 1 when the caller's thread has stopped. */
-static int pipe_publish(gp_pipe *p)
-{
-    int published = p->batch[p->fill].n > 0;
-    pthread_mutex_lock(&p->mu);
-    if (published) {
-        p->n_full++;
-        p->fill = (p->fill + 1) % GP_BATCHES;
-        pthread_cond_broadcast(&p->cv);
-    }
-    while (p->n_full == GP_BATCHES && !p->stop)
-        pthread_cond_wait(&p->cv, &p->mu);
-    int stop = p->stop;
-    pthread_mutex_unlock(&p->mu);
-    if (published && !stop) /* taken and given back by the consumer */
-        p->batch[p->fill].len = p->batch[p->fill].n = 0;
-    return stop;
-}
-
-/* Copies a checked record into the batch being filled. Returns 0,
- * PROFKIT_ENOMEM, or 1 when the caller's thread has stopped. */
-static int pipe_push(gp_pipe *p, uint64_t at, const uint8_t *pcs, size_t depth, uint64_t count,
-                     uint32_t hash)
-{
-    size_t bytes = depth * p->r->l->ws; /* fits: the bytes are in the window */
-    gp_batch *b = &p->batch[p->fill];
-    if ((b->len > 0 && b->len + bytes > GP_BATCH_BYTES) || b->n == GP_BATCH_RECS) {
-        if (pipe_publish(p))
-            return 1;
-        b = &p->batch[p->fill];
-    }
-    if (bytes > UINT32_MAX - b->len || PK_VEC_RESERVE(b->recs, b->n, b->cap_recs, 1) != 0 ||
-        pk_grow((void **)&b->buf, &b->cap, b->len + bytes, 1) != 0)
-        return PROFKIT_ENOMEM;
-    memcpy(b->buf + b->len, pcs, bytes);
-    b->recs[b->n++] = (gp_rec){ at, count, (uint32_t)b->len, (uint32_t)depth, hash };
-    b->len += bytes;
-    return 0;
-}
-
-/*
- * The producer: streams the records up to the trailer (then reads the rest
- * of the input, the text) or the end of the input, checking each fits
- * before using it. Returns 0, 1 (stopped), or an error code with the
- * producer's ctx->err filled.
- */
-static int produce(gp_pipe *p)
-{
-    gp_reader *r = p->r;
-    pk_read_ctx *ctx = r->ctx;
-    size_t ws = r->l->ws;
-    for (;;) {
-        int rc = fill(r, 2 * ws);
-        if (rc)
-            return rc;
-        size_t avail = r->len - r->pos;
-        int64_t at = (int64_t)(r->base + r->pos);
-        if (avail == 0)
-            return 0; /* the end, without a trailer */
-        if (avail < 2 * ws)
-            return pk_read_fail(ctx, PROFKIT_ETRUNCATED, at,
-                                     "record: expected a count and a depth word (%zu bytes), "
-                                     "but the input ends after %zu bytes",
-                                     2 * ws, avail);
-        uint64_t count = gp_word(r->l, r->buf + r->pos);
-        uint64_t depth = gp_word(r->l, r->buf + r->pos + ws);
-        if (depth == 0)
-            return pk_read_fail(ctx, PROFKIT_ECORRUPT, at + (int64_t)ws,
-                                     "record depth: expected at least 1 PC, got 0");
-        if (depth > UINT32_MAX)
-            return pk_read_fail(ctx, PROFKIT_EUNSUPPORTED, at + (int64_t)ws,
-                                     "record depth: %" PRIu64 " PCs; at most 4294967295 are "
-                                     "supported",
-                                     depth);
-        /* The model would refuse its stack (a record without samples makes
-         * none): stop here, at the record, not when the stacks are made
-         * after the last record, where no position is left. */
-        if (count != 0 && r->max_depth && depth > r->max_depth)
-            return pk_read_fail(ctx, PROFKIT_EUNSUPPORTED, at,
-                                     "a stack deeper than the limit of %u frames "
-                                     "(--max-depth raises it)",
-                                     r->max_depth);
-        size_t need = depth <= (SIZE_MAX - 2 * ws) / ws ? 2 * ws + (size_t)depth * ws : SIZE_MAX;
-        if ((rc = fill(r, need)) != 0)
-            return rc;
-        avail = r->len - r->pos;
-        if (avail < need)
-            return pk_read_fail(ctx, PROFKIT_ETRUNCATED, at,
-                                     "record: depth %" PRIu64 " but the input ends after %zu "
-                                     "of its PCs",
-                                     depth, (avail - 2 * ws) / ws);
-        if (count > r->max_count)
-            return pk_read_fail(ctx, PROFKIT_ECORRUPT, at,
-                                     "record count: %" PRIu64 " samples of %" PRIu64 " µs do "
-                                     "not fit in 63-bit nanoseconds",
-                                     count, r->period);
-        const uint8_t *pcs = r->buf + r->pos + 2 * ws;
-        r->pos += need;
-        if (count == 0 && depth == 1 && gp_word(r->l, pcs) == 0) {
-            p->trailer = 1;
-            return read_rest(r);
-        }
-        p->n_records++;
-        if (count == 0)
-            continue; /* nothing to add; the stack is not made */
-        rc = pipe_push(p, (uint64_t)at, pcs, (size_t)depth, count,
-                       rec_hash(r, pcs, (size_t)depth));
-        if (rc == PROFKIT_ENOMEM)
-            return pk_read_fail(ctx, rc, -1, "out of memory");
-        if (rc)
-            return rc;
-    }
-}
-
-static void *producer_main(void *arg)
-{
-    gp_pipe *p = arg;
-    int rc = produce(p);
-    /* Hand over the last records, also those before an error. */
-    if (rc != 1 && pipe_publish(p) && rc == 0)
-        rc = 1;
-    pthread_mutex_lock(&p->mu);
-    p->rc = rc;
-    p->done = 1;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
-    return NULL;
-}
-
-/*
- * Adds a batch's records to the table of distinct records. The table is
- * far bigger than the caches, so a lookup waits on memory twice (the slot,
- * then the key): the slots 8 records ahead and the keys 4 ahead are
- * prefetched, so the waits overlap. Returns 0 or an error with ctx->err.
- */
-static int consume(gp_reader *r, pk_read_ctx *ctx, const gp_batch *b)
-{
-    for (size_t i = 0; i < b->n; i++) {
-        if (i + 8 < b->n && r->rec_cap)
-            __builtin_prefetch(&r->recs[b->recs[i + 8].hash & (r->rec_cap - 1)]);
-        if (i + 4 < b->n && r->rec_cap) {
-            const struct rec_entry *x = &r->recs[b->recs[i + 4].hash & (r->rec_cap - 1)];
-            if (x->depth && x->hash == b->recs[i + 4].hash) {
-                const uint32_t *k = r->arena + x->key_off;
-                for (size_t c = 0; c < x->depth; c += 16)
-                    __builtin_prefetch(k + c);
-                __builtin_prefetch(k + x->depth - 1);
-            }
-        }
-        const gp_rec *e = &b->recs[i];
-        int rc = add_record(r, b->buf + e->off, e->depth, e->count, e->hash);
-        if (rc == PROFKIT_ECORRUPT)
-            return pk_read_fail(ctx, rc, (int64_t)e->at,
-                                     "record count: the samples of this stack sum past what "
-                                     "63-bit nanoseconds hold at %" PRIu64 " µs each",
-                                     r->period);
-        if (rc)
-            return pk_read_fail(ctx, rc, -1, "out of memory");
-    }
-    return 0;
-}
-
-/*
- * Reads every record into the table of distinct records, and after a
- * trailer the rest of the input into the window (*trailer = 1). Returns 0
- * or an error code with ctx->err filled.
- */
-static int read_records(gp_reader *r, int *trailer, uint64_t *n_records)
-{
-    gp_pipe *p = calloc(1, sizeof(*p));
-    if (!p)
-        return pk_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory");
-    pk_read_ctx *caller = r->ctx;
-    p->r = r;
-    p->ctx = *caller;
-    p->ctx.err = &p->err;
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->cv, NULL);
-    /* The producer reports through its own context while it runs. */
-    r->ctx = &p->ctx;
-    pthread_t thread;
-    int rc = 0;
-    if (pthread_create(&thread, NULL, producer_main, p) != 0) {
-        r->ctx = caller;
-        rc = pk_read_fail(caller, PROFKIT_ENOMEM, -1, "out of memory (cannot start a thread)");
-        goto free;
-    }
-    for (;;) {
-        pthread_mutex_lock(&p->mu);
-        while (p->n_full == 0 && !p->done)
-            pthread_cond_wait(&p->cv, &p->mu);
-        if (p->n_full == 0) { /* done, and every batch taken */
-            pthread_mutex_unlock(&p->mu);
-            break;
-        }
-        const gp_batch *b = &p->batch[p->head];
-        pthread_mutex_unlock(&p->mu);
-        rc = consume(r, caller, b);
-        pthread_mutex_lock(&p->mu);
-        p->head = (p->head + 1) % GP_BATCHES;
-        p->n_full--;
-        if (rc)
-            p->stop = 1;
-        pthread_cond_broadcast(&p->cv);
-        pthread_mutex_unlock(&p->mu);
-        if (rc)
-            break;
-    }
-    pthread_join(thread, NULL);
-    r->ctx = caller;
-    if (rc == 0 && p->rc != 0) { /* the producer's error, after all it handed over */
-        *caller->err = p->err;
-        rc = p->rc;
-    }
-    *trailer = p->trailer;
-    *n_records = p->n_records;
-free:
-    for (int i = 0; i < GP_BATCHES; i++) {
-        free(p->batch[i].buf);
-        free(p->batch[i].recs);
-    }
-    pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->cv);
-    free(p);
-    return rc;
-}
 
 /* The PC index at position k (leaf first) of a distinct record's key. */
 static inline uint32_t key_at(const gp_reader *r, const struct rec_entry *x, size_t k)
@@ -1111,7 +630,7 @@ static int gperftools_read(profkit_profile *p, pk_read_ctx *ctx)
     r.period = period;
     r.max_count = (uint64_t)INT64_MAX / period_ns;
     r.max_depth = p->limit_depth; /* one PC, one frame: a record's depth is its stack's */
-    if ((rc = read_records(&r, &trailer, &n_records)) != 0)
+    if ((rc = pk_gperftools_read_records(&r, &trailer, &n_records)) != 0)
         goto out;
 
     uint32_t vs = pk_value_type_add(p, "samples", "count");
@@ -1172,218 +691,10 @@ out:
     return rc;
 }
 
-/* ---- writer ---- */
-
-static int parse_pc_label(const char *s, uint64_t *pc)
-{
-    if (s[0] != '0' || s[1] != 'x' || !s[2])
-        return 0;
-    uint64_t v = 0;
-    size_t i = 2;
-    for (; s[i]; i++) {
-        int h = (s[i] >= '0' && s[i] <= '9') ? s[i] - '0' : (s[i] >= 'a' && s[i] <= 'f') ? s[i] - 'a' + 10 : -1;
-        if (h < 0 || i >= 18)
-            return 0;
-        v = (v << 4) | (uint64_t)h;
-    }
-    *pc = v;
-    return 1;
-}
-
-/*
- * The address each frame is written with. A frame's own address when it
- * has one; else the PC its name spells when the name is an unsymbolized
- * label ("0x" + lowercase hex, what this reader makes, including 0x0);
- * else a synthetic address: each function without one gets the next
- * 16-byte slot above every real address (at least 0x100000, aligned to
- * 1 MiB), numbered in frame-id order. Stable for a given profile, and
- * distinct per function, so reading the output back keeps stacks apart.
- */
-static int write_addresses(const profkit_profile *p, uint64_t **out)
-{
-    uint64_t *addr = calloc(p->n_frames ? p->n_frames : 1, sizeof(uint64_t));
-    uint64_t *fn_addr = calloc(p->n_functions ? p->n_functions : 1, sizeof(uint64_t));
-    unsigned char *need = calloc(p->n_frames ? p->n_frames : 1, 1);
-    if (!addr || !fn_addr || !need) {
-        free(addr);
-        free(fn_addr);
-        free(need);
-        return PROFKIT_ENOMEM;
-    }
-    uint64_t top = 0;
-    for (size_t f = 0; f < p->n_frames; f++) {
-        const profkit_frame *fr = &p->frames[f];
-        uint64_t pc;
-        if (fr->address != 0)
-            addr[f] = fr->address;
-        else if (fr->function < p->n_functions &&
-                 parse_pc_label(pk_str(p, p->functions[fr->function].name), &pc))
-            addr[f] = pc;
-        else {
-            need[f] = 1;
-            continue;
-        }
-        if (addr[f] > top)
-            top = addr[f];
-    }
-    uint64_t base = 0x100000;
-    if (top >= base)
-        base = top > UINT64_MAX - 0x200000 ? 0 : (top + 0x100000) & ~(uint64_t)0xfffff;
-    uint64_t next = base;
-    for (size_t f = 0; f < p->n_frames; f++) {
-        if (!need[f])
-            continue;
-        uint32_t fn = p->frames[f].function;
-        if (fn < p->n_functions && fn_addr[fn]) {
-            addr[f] = fn_addr[fn];
-            continue;
-        }
-        addr[f] = next ? next : 0x10; /* wrapped: nothing sensible left */
-        if (fn < p->n_functions)
-            fn_addr[fn] = addr[f];
-        next = next > UINT64_MAX - 16 ? 0 : next + 16;
-    }
-    free(fn_addr);
-    free(need);
-    *out = addr;
-    return 0;
-}
-
-static void put_word(pk_sink *s, uint64_t v)
-{
-    uint8_t b[8];
-    pk_put_le64(b, v);
-    pk_sink_write(s, b, 8);
-}
-
-/*
- * The counts to write, per stack: the `samples` value when the profile has
- * one (and no other --value was asked for); else the chosen value, divided
- * by the period when it is in nanoseconds (rounded to nearest, at least 1
- * for a positive value), or taken as a count otherwise. Negative values are
- * dropped: gperftools counts are unsigned.
- */
-static int write_counts(const profkit_profile *p, const profkit_write_options *o, uint32_t thread,
-                        uint64_t period_us, int64_t **out, profkit_error *err)
-{
-    uint32_t v = PROFKIT_NONE;
-    if (!o->value) {
-        for (size_t i = 0; i < p->n_value_types; i++)
-            if (strcmp(pk_str(p, p->value_types[i].type), "samples") == 0)
-                v = (uint32_t)i;
-    }
-    if (v == PROFKIT_NONE) {
-        v = pk_select_value(p, o->value, err);
-        if (v == PROFKIT_NONE)
-            return PROFKIT_EINVAL;
-    }
-    if (pk_stack_self(p, v, thread, out) != 0)
-        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
-    int is_ns = strcmp(pk_str(p, p->value_types[v].unit), "nanoseconds") == 0 &&
-                strcmp(pk_str(p, p->value_types[v].type), "samples") != 0;
-    int64_t period_ns = (int64_t)period_us * 1000;
-    for (size_t s = 0; s < p->n_stacks; s++) {
-        int64_t x = (*out)[s];
-        if (x <= 0)
-            (*out)[s] = 0;
-        else if (is_ns) {
-            int64_t c = x / period_ns + (x % period_ns >= period_ns - period_ns / 2 ? 1 : 0);
-            (*out)[s] = c > 0 ? c : 1;
-        }
-    }
-    return 0;
-}
-
-static uint64_t write_period(const profkit_profile *p)
-{
-    const char *s = pk_meta_get(p, "period_us");
-    uint64_t v = 0;
-    if (s && *s) {
-        for (; *s >= '0' && *s <= '9' && v < UINT64_MAX / 10 / 1000; s++)
-            v = v * 10 + (uint64_t)(*s - '0');
-        if (*s)
-            v = 0;
-    }
-    return v > 0 ? v : 10000; /* gperftools' default, 100 Hz */
-}
-
-static int gperftools_write(const profkit_profile *p, pk_sink *sink,
-                            const profkit_write_options *o, profkit_error *err)
-{
-    int ok;
-    uint32_t thread = pk_select_thread(p, o->thread, &ok, err);
-    if (!ok)
-        return PROFKIT_EINVAL;
-    uint64_t period = write_period(p);
-    int64_t *count = NULL;
-    uint64_t *addr = NULL;
-    uint32_t *path = NULL;
-    size_t cap_path = 0;
-    int rc = 0;
-    if (p->n_value_types == 0) {
-        count = calloc(1, sizeof(int64_t));
-        if (!count)
-            return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
-    } else if ((rc = write_counts(p, o, thread, period, &count, err)) != 0) {
-        return rc;
-    }
-    if (write_addresses(p, &addr) != 0) {
-        free(count);
-        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
-    }
-    put_word(sink, 0);
-    put_word(sink, 3);
-    put_word(sink, 0);
-    put_word(sink, period);
-    put_word(sink, 0);
-    for (size_t s = 1; s < p->n_stacks && p->n_value_types > 0; s++) {
-        if (count[s] <= 0)
-            continue;
-        size_t depth = 0;
-        for (uint32_t t = (uint32_t)s; t != 0; t = p->stacks[t].parent) {
-            if (depth >= cap_path && pk_grow((void **)&path, &cap_path, depth + 1, sizeof(uint32_t))) {
-                rc = PROFKIT_ENOMEM;
-                break;
-            }
-            path[depth++] = t;
-        }
-        if (rc)
-            break;
-        put_word(sink, (uint64_t)count[s]);
-        put_word(sink, depth);
-        for (size_t i = 0; i < depth; i++) /* path[0] is the leaf */
-            put_word(sink, addr[p->stacks[path[i]].frame]);
-    }
-    put_word(sink, 0);
-    put_word(sink, 1);
-    put_word(sink, 0);
-    for (size_t m = 0; m < p->n_mappings; m++) {
-        const profkit_mapping *mp = &p->mappings[m];
-        if (mp->start >= mp->end)
-            continue;
-        const char *mpath = pk_str(p, mp->path);
-        pk_sink_printf(sink, "%08" PRIx64 "-%08" PRIx64 " r-xp %08" PRIx64 " 00:00 0", mp->start,
-                            mp->end, mp->offset);
-        if (*mpath && !strchr(mpath, '\n'))
-            pk_sink_printf(sink, " %s", mpath);
-        pk_sink_puts(sink, "\n");
-    }
-    /* Last, so it cannot substitute into the (already expanded) paths. */
-    const char *build = pk_meta_get(p, "build");
-    if (build && *build && !strchr(build, '\n'))
-        pk_sink_printf(sink, "build=%s\n", build);
-    free(path);
-    free(count);
-    free(addr);
-    if (rc)
-        return pk_error_set(err, rc, NULL, -1, "out of memory writing a gperftools profile");
-    return 0;
-}
-
 const pk_format pk_format_gperftools = {
     { "gperftools", "gperftools CPU profile (libprofiler's CPUPROFILE output)",
       ".prof .cpu .gperftools", 1, 1 },
     gperftools_sniff,
     gperftools_read,
-    gperftools_write,
+    pk_gperftools_write,
 };
