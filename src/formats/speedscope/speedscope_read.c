@@ -94,273 +94,349 @@ static int finite_number(const pk_json_event *ev, double *out)
     return isfinite(*out);
 }
 
+/* The current profile (the states inside "profiles" have one) and its index. */
+static sprofile *cur(reader *r) { return &r->profs[r->n_profs - 1]; }
+
+/* The document: an object. */
+static int in_doc(pk_json *j, reader *r, const pk_json_event *ev)
+{
+    if (ev->type != PK_JSON_MAP_START)
+        return pk_json_fail(j, PROFKIT_EFORMAT, "the document: expected an object, found %s",
+                            pk_json_type_name(ev->type));
+    r->state = S_TOP;
+    return 0;
+}
+
+/* The top object's keys: "shared" and "profiles"; the rest is skipped. */
+static int in_top(pk_json *j, reader *r, const pk_json_event *ev)
+{
+    if (ev->type == PK_JSON_MAP_END) {
+        r->state = S_END;
+        return 0;
+    }
+    if (ev->type == PK_JSON_KEY) {
+        r->key = pk_json_key_is(ev, "shared") ? 1 : pk_json_key_is(ev, "profiles") ? 2 : 0;
+        return 0;
+    }
+    if (r->key == 1) {
+        WANT(ev->type == PK_JSON_MAP_START, "shared: expected an object, found %s", pk_json_type_name(ev->type));
+        r->state = S_SHARED;
+        return 0;
+    }
+    if (r->key == 2) {
+        WANT(ev->type == PK_JSON_ARRAY_START, "profiles: expected an array, found %s", pk_json_type_name(ev->type));
+        r->have_profiles = 1;
+        r->state = S_PROFILES;
+        return 0;
+    }
+    return skip(j, ev);
+}
+
+/* "shared": its "frames". */
+static int in_shared(pk_json *j, reader *r, const pk_json_event *ev)
+{
+    if (ev->type == PK_JSON_MAP_END) {
+        r->state = S_TOP;
+        return 0;
+    }
+    if (ev->type == PK_JSON_KEY) {
+        r->key = pk_json_key_is(ev, "frames");
+        return 0;
+    }
+    if (r->key) {
+        WANT(ev->type == PK_JSON_ARRAY_START, "shared.frames: expected an array, found %s", pk_json_type_name(ev->type));
+        WANT(!r->have_shared, "shared.frames: a second frame list");
+        r->have_shared = 1;
+        r->state = S_FRAMES;
+        return 0;
+    }
+    return skip(j, ev);
+}
+
+/* "shared.frames": one object per frame. */
+static int in_frames(pk_json *j, reader *r, const pk_json_event *ev)
+{
+    if (ev->type == PK_JSON_ARRAY_END) {
+        r->state = S_SHARED;
+        return 0;
+    }
+    WANT(ev->type == PK_JSON_MAP_START, "shared.frames[%zu]: expected an object, found %s",
+         r->n_frames, pk_json_type_name(ev->type));
+    if (r->n_frames >= UINT32_MAX - 1 ||
+        pk_grow((void **)&r->frames, &r->cap_frames, r->n_frames + 1, sizeof(sframe)))
+        return OOM();
+    r->frames[r->n_frames] = (sframe){ PROFKIT_NONE, 0, 0, 0, PROFKIT_NONE };
+    r->n_frames++;
+    r->state = S_FRAME;
+    return 0;
+}
+
+/* A frame: "name", "file", "line", "col". */
+static int in_frame(pk_json *j, reader *r, const pk_json_event *ev)
+{
+    sframe *f = &r->frames[r->n_frames - 1];
+    size_t fi = r->n_frames - 1;
+    int64_t v;
+    if (ev->type == PK_JSON_MAP_END) {
+        WANT(f->name != PROFKIT_NONE, "shared.frames[%zu]: expected a \"name\"", fi);
+        r->state = S_FRAMES;
+        return 0;
+    }
+    if (ev->type == PK_JSON_KEY) {
+        r->key = pk_json_key_is(ev, "name") ? 1 : pk_json_key_is(ev, "file") ? 2 : pk_json_key_is(ev, "line") ? 3
+                 : pk_json_key_is(ev, "col") ? 4 : 0;
+        return 0;
+    }
+    if (r->key == 1 || r->key == 2) {
+        WANT(ev->type == PK_JSON_STRING, "shared.frames[%zu].%s: expected a string, found %s", fi,
+             r->key == 1 ? "name" : "file", pk_json_type_name(ev->type));
+        uint32_t s = profkit_string_intern(r->p, ev->str, ev->len);
+        if (s == PROFKIT_NONE)
+            return OOM();
+        if (r->key == 1)
+            f->name = s;
+        else
+            f->file = s;
+        return 0;
+    }
+    if (r->key == 3 || r->key == 4) {
+        if (ev->type == PK_JSON_NULL)
+            return 0;
+        WANT(pk_json_as_int(ev, &v), "shared.frames[%zu].%s: expected an integer, found %s", fi,
+             r->key == 3 ? "line" : "col", ev->type == PK_JSON_NUMBER ? "a fraction or huge number" : pk_json_type_name(ev->type));
+        if (v < 0 || v >= UINT32_MAX)
+            v = 0;
+        if (r->key == 3)
+            f->line = v;
+        else
+            f->col = v;
+        return 0;
+    }
+    return skip(j, ev);
+}
+
+/* "profiles": one object per profile. */
+static int in_profiles(pk_json *j, reader *r, const pk_json_event *ev)
+{
+    if (ev->type == PK_JSON_ARRAY_END) {
+        r->state = S_TOP;
+        return 0;
+    }
+    WANT(ev->type == PK_JSON_MAP_START, "profiles[%zu]: expected an object, found %s", r->n_profs,
+         pk_json_type_name(ev->type));
+    if (r->n_profs >= UINT32_MAX - 1 ||
+        pk_grow((void **)&r->profs, &r->cap_profs, r->n_profs + 1, sizeof(sprofile)))
+        return OOM();
+    sprofile *pr = &r->profs[r->n_profs++];
+    memset(pr, 0, sizeof *pr);
+    pr->evented = -1;
+    pk_json_where(j, &pr->line, &pr->column);
+    r->state = S_PROFILE;
+    return 0;
+}
+
+/* A profile's keys; its samples, weights and events are lists of their own. */
+static int in_profile(pk_json *j, reader *r, const pk_json_event *ev)
+{
+    sprofile *pr = cur(r);
+    size_t pi = r->n_profs - 1;
+    double d;
+    if (ev->type == PK_JSON_MAP_END) {
+        WANT(pr->evented >= 0, "profiles[%zu]: expected a \"type\" (\"sampled\" or \"evented\")", pi);
+        r->state = S_PROFILES;
+        return 0;
+    }
+    if (ev->type == PK_JSON_KEY) {
+        r->key = pk_json_key_is(ev, "type") ? 1 : pk_json_key_is(ev, "name") ? 2 : pk_json_key_is(ev, "unit") ? 3
+                 : pk_json_key_is(ev, "startValue") ? 4 : pk_json_key_is(ev, "endValue") ? 5
+                 : pk_json_key_is(ev, "samples") ? 6 : pk_json_key_is(ev, "weights") ? 7
+                 : pk_json_key_is(ev, "events") ? 8 : 0;
+        return 0;
+    }
+    switch (r->key) {
+    case 1:
+        WANT(ev->type == PK_JSON_STRING && (str_is(ev, "sampled") || str_is(ev, "evented")),
+             "profiles[%zu].type: expected \"sampled\" or \"evented\"", pi);
+        pr->evented = str_is(ev, "evented");
+        return 0;
+    case 2:
+        WANT(ev->type == PK_JSON_STRING, "profiles[%zu].name: expected a string, found %s", pi, pk_json_type_name(ev->type));
+        pr->name = profkit_string_intern(r->p, ev->str, ev->len);
+        return pr->name == PROFKIT_NONE ? OOM() : 0;
+    case 3:
+        WANT(ev->type == PK_JSON_STRING, "profiles[%zu].unit: expected a string, found %s", pi, pk_json_type_name(ev->type));
+        for (int u = 0; u < 6; u++)
+            if (str_is(ev, unit_names[u])) {
+                pr->unit = u;
+                return 0;
+            }
+        return pk_json_fail(j, PROFKIT_ECORRUPT,
+                            "profiles[%zu].unit: expected none, nanoseconds, microseconds, milliseconds, seconds or bytes", pi);
+    case 4:
+    case 5:
+        WANT(finite_number(ev, &d), "profiles[%zu].%s: expected a number, found %s", pi,
+             r->key == 4 ? "startValue" : "endValue", pk_json_type_name(ev->type));
+        if (r->key == 4)
+            pr->start = d;
+        else {
+            pr->end = d;
+            pr->have_end = 1;
+        }
+        return 0;
+    case 6:
+        WANT(ev->type == PK_JSON_ARRAY_START, "profiles[%zu].samples: expected an array, found %s", pi, pk_json_type_name(ev->type));
+        WANT(pr->n_offs == 0, "profiles[%zu].samples: a second sample list", pi);
+        pk_json_where(j, &pr->samples_line, &pr->samples_column);
+        r->state = S_SAMPLES;
+        return 0;
+    case 7:
+        WANT(ev->type == PK_JSON_ARRAY_START, "profiles[%zu].weights: expected an array, found %s", pi, pk_json_type_name(ev->type));
+        WANT(pr->n_weights == 0, "profiles[%zu].weights: a second weight list", pi);
+        r->state = S_WEIGHTS;
+        return 0;
+    case 8:
+        WANT(ev->type == PK_JSON_ARRAY_START, "profiles[%zu].events: expected an array, found %s", pi, pk_json_type_name(ev->type));
+        WANT(pr->n_events == 0, "profiles[%zu].events: a second event list", pi);
+        r->state = S_EVENTS;
+        return 0;
+    default: return skip(j, ev);
+    }
+}
+
+/* "samples": one array of frame indexes per sample. */
+static int in_samples(pk_json *j, reader *r, const pk_json_event *ev)
+{
+    sprofile *pr = cur(r);
+    size_t pi = r->n_profs - 1;
+    if (ev->type == PK_JSON_ARRAY_END) {
+        r->state = S_PROFILE;
+        return 0;
+    }
+    WANT(ev->type == PK_JSON_ARRAY_START, "profiles[%zu].samples[%zu]: expected an array of frame indexes, found %s",
+         pi, pr->n_offs ? pr->n_offs - 1 : 0, pk_json_type_name(ev->type));
+    if (pk_grow((void **)&pr->offs, &pr->cap_offs, (pr->n_offs + 1) + 1, sizeof(size_t)))
+        return OOM();
+    if (pr->n_offs == 0)
+        pr->offs[pr->n_offs++] = r->n_idx;
+    pr->offs[pr->n_offs++] = r->n_idx; /* the sample's end, moved as indexes come */
+    r->state = S_SAMPLE;
+    return 0;
+}
+
+/* A sample: frame indexes, root first. */
+static int in_sample(pk_json *j, reader *r, const pk_json_event *ev)
+{
+    sprofile *pr = cur(r);
+    size_t pi = r->n_profs - 1;
+    int64_t v;
+    if (ev->type == PK_JSON_ARRAY_END) {
+        r->state = S_SAMPLES;
+        return 0;
+    }
+    WANT(pk_json_as_int(ev, &v) && v >= 0, "profiles[%zu].samples[%zu]: expected a frame index, found %s",
+         pi, pr->n_offs - 2,
+         ev->type == PK_JSON_NUMBER ? "a fraction, negative or huge number" : pk_json_type_name(ev->type));
+    if (pk_grow((void **)&r->idx, &r->cap_idx, r->n_idx + 1, sizeof(int64_t)))
+        return OOM();
+    r->idx[r->n_idx++] = v;
+    pr->offs[pr->n_offs - 1] = r->n_idx;
+    return 0;
+}
+
+/* "weights": one number per sample. */
+static int in_weights(pk_json *j, reader *r, const pk_json_event *ev)
+{
+    sprofile *pr = cur(r);
+    size_t pi = r->n_profs - 1;
+    double d;
+    if (ev->type == PK_JSON_ARRAY_END) {
+        r->state = S_PROFILE;
+        return 0;
+    }
+    WANT(finite_number(ev, &d) && d >= 0, "profiles[%zu].weights[%zu]: expected a number 0 or more, found %s",
+         pi, pr->n_weights, ev->type == PK_JSON_NUMBER ? "a negative or huge number" : pk_json_type_name(ev->type));
+    if (pk_grow((void **)&pr->weights, &pr->cap_weights, (pr->n_weights) + 1, sizeof(double)))
+        return OOM();
+    pr->weights[pr->n_weights++] = d;
+    return 0;
+}
+
+/* "events": one object per event. */
+static int in_events(pk_json *j, reader *r, const pk_json_event *ev)
+{
+    sprofile *pr = cur(r);
+    size_t pi = r->n_profs - 1;
+    if (ev->type == PK_JSON_ARRAY_END) {
+        r->state = S_PROFILE;
+        return 0;
+    }
+    WANT(ev->type == PK_JSON_MAP_START, "profiles[%zu].events[%zu]: expected an object, found %s", pi,
+         pr->n_events, pk_json_type_name(ev->type));
+    if (pk_grow((void **)&pr->events, &pr->cap_events, (pr->n_events) + 1, sizeof(sevent)))
+        return OOM();
+    pr->events[pr->n_events] = (sevent){ NAN, -1, -1, 0, 0 };
+    pk_json_where(j, &pr->events[pr->n_events].line, &pr->events[pr->n_events].column);
+    pr->n_events++;
+    r->state = S_EVENT;
+    return 0;
+}
+
+/* An event: "type" (O or C), "at", "frame". */
+static int in_event(pk_json *j, reader *r, const pk_json_event *ev)
+{
+    sprofile *pr = cur(r);
+    size_t pi = r->n_profs - 1;
+    sevent *e = &pr->events[pr->n_events - 1];
+    size_t ei = pr->n_events - 1;
+    int64_t v;
+    double d;
+    if (ev->type == PK_JSON_MAP_END) {
+        WANT(e->open >= 0 && e->frame >= 0 && !isnan(e->at),
+             "profiles[%zu].events[%zu]: expected \"type\", \"at\" and \"frame\"", pi, ei);
+        r->state = S_EVENTS;
+        return 0;
+    }
+    if (ev->type == PK_JSON_KEY) {
+        r->key = pk_json_key_is(ev, "type") ? 1 : pk_json_key_is(ev, "at") ? 2 : pk_json_key_is(ev, "frame") ? 3 : 0;
+        return 0;
+    }
+    switch (r->key) {
+    case 1:
+        WANT(ev->type == PK_JSON_STRING && (str_is(ev, "O") || str_is(ev, "C")),
+             "profiles[%zu].events[%zu].type: expected \"O\" or \"C\"", pi, ei);
+        e->open = str_is(ev, "O");
+        return 0;
+    case 2:
+        WANT(finite_number(ev, &d), "profiles[%zu].events[%zu].at: expected a number, found %s", pi, ei,
+             pk_json_type_name(ev->type));
+        e->at = d;
+        return 0;
+    case 3:
+        WANT(pk_json_as_int(ev, &v) && v >= 0, "profiles[%zu].events[%zu].frame: expected a frame index, found %s",
+             pi, ei, ev->type == PK_JSON_NUMBER ? "a fraction, negative or huge number" : pk_json_type_name(ev->type));
+        e->frame = v;
+        return 0;
+    default: return skip(j, ev);
+    }
+}
+
+/* Each JSON event goes to the part of the document the reader is in. */
 static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
 {
     reader *r = payload;
-    int64_t v;
-    double d;
-    sprofile *pr = r->n_profs ? &r->profs[r->n_profs - 1] : NULL;
-    size_t pi = r->n_profs ? r->n_profs - 1 : 0;
     switch (r->state) {
-    case S_DOC:
-        if (ev->type != PK_JSON_MAP_START)
-            return pk_json_fail(j, PROFKIT_EFORMAT, "the document: expected an object, found %s",
-                                pk_json_type_name(ev->type));
-        r->state = S_TOP;
-        return 0;
-    case S_TOP:
-        if (ev->type == PK_JSON_MAP_END) {
-            r->state = S_END;
-            return 0;
-        }
-        if (ev->type == PK_JSON_KEY) {
-            r->key = pk_json_key_is(ev, "shared") ? 1 : pk_json_key_is(ev, "profiles") ? 2 : 0;
-            return 0;
-        }
-        if (r->key == 1) {
-            WANT(ev->type == PK_JSON_MAP_START, "shared: expected an object, found %s", pk_json_type_name(ev->type));
-            r->state = S_SHARED;
-            return 0;
-        }
-        if (r->key == 2) {
-            WANT(ev->type == PK_JSON_ARRAY_START, "profiles: expected an array, found %s", pk_json_type_name(ev->type));
-            r->have_profiles = 1;
-            r->state = S_PROFILES;
-            return 0;
-        }
-        return skip(j, ev);
-    case S_SHARED:
-        if (ev->type == PK_JSON_MAP_END) {
-            r->state = S_TOP;
-            return 0;
-        }
-        if (ev->type == PK_JSON_KEY) {
-            r->key = pk_json_key_is(ev, "frames");
-            return 0;
-        }
-        if (r->key) {
-            WANT(ev->type == PK_JSON_ARRAY_START, "shared.frames: expected an array, found %s", pk_json_type_name(ev->type));
-            WANT(!r->have_shared, "shared.frames: a second frame list");
-            r->have_shared = 1;
-            r->state = S_FRAMES;
-            return 0;
-        }
-        return skip(j, ev);
-    case S_FRAMES:
-        if (ev->type == PK_JSON_ARRAY_END) {
-            r->state = S_SHARED;
-            return 0;
-        }
-        WANT(ev->type == PK_JSON_MAP_START, "shared.frames[%zu]: expected an object, found %s",
-             r->n_frames, pk_json_type_name(ev->type));
-        if (r->n_frames >= UINT32_MAX - 1 ||
-            pk_grow((void **)&r->frames, &r->cap_frames, r->n_frames + 1, sizeof(sframe)))
-            return OOM();
-        r->frames[r->n_frames] = (sframe){ PROFKIT_NONE, 0, 0, 0, PROFKIT_NONE };
-        r->n_frames++;
-        r->state = S_FRAME;
-        return 0;
-    case S_FRAME: {
-        sframe *f = &r->frames[r->n_frames - 1];
-        size_t fi = r->n_frames - 1;
-        if (ev->type == PK_JSON_MAP_END) {
-            WANT(f->name != PROFKIT_NONE, "shared.frames[%zu]: expected a \"name\"", fi);
-            r->state = S_FRAMES;
-            return 0;
-        }
-        if (ev->type == PK_JSON_KEY) {
-            r->key = pk_json_key_is(ev, "name") ? 1 : pk_json_key_is(ev, "file") ? 2 : pk_json_key_is(ev, "line") ? 3
-                     : pk_json_key_is(ev, "col") ? 4 : 0;
-            return 0;
-        }
-        if (r->key == 1 || r->key == 2) {
-            WANT(ev->type == PK_JSON_STRING, "shared.frames[%zu].%s: expected a string, found %s", fi,
-                 r->key == 1 ? "name" : "file", pk_json_type_name(ev->type));
-            uint32_t s = profkit_string_intern(r->p, ev->str, ev->len);
-            if (s == PROFKIT_NONE)
-                return OOM();
-            if (r->key == 1)
-                f->name = s;
-            else
-                f->file = s;
-            return 0;
-        }
-        if (r->key == 3 || r->key == 4) {
-            if (ev->type == PK_JSON_NULL)
-                return 0;
-            WANT(pk_json_as_int(ev, &v), "shared.frames[%zu].%s: expected an integer, found %s", fi,
-                 r->key == 3 ? "line" : "col", ev->type == PK_JSON_NUMBER ? "a fraction or huge number" : pk_json_type_name(ev->type));
-            if (v < 0 || v >= UINT32_MAX)
-                v = 0;
-            if (r->key == 3)
-                f->line = v;
-            else
-                f->col = v;
-            return 0;
-        }
-        return skip(j, ev);
-    }
-    case S_PROFILES:
-        if (ev->type == PK_JSON_ARRAY_END) {
-            r->state = S_TOP;
-            return 0;
-        }
-        WANT(ev->type == PK_JSON_MAP_START, "profiles[%zu]: expected an object, found %s", r->n_profs,
-             pk_json_type_name(ev->type));
-        if (r->n_profs >= UINT32_MAX - 1 ||
-            pk_grow((void **)&r->profs, &r->cap_profs, r->n_profs + 1, sizeof(sprofile)))
-            return OOM();
-        pr = &r->profs[r->n_profs++];
-        memset(pr, 0, sizeof *pr);
-        pr->evented = -1;
-        pk_json_where(j, &pr->line, &pr->column);
-        r->state = S_PROFILE;
-        return 0;
-    case S_PROFILE:
-        if (ev->type == PK_JSON_MAP_END) {
-            WANT(pr->evented >= 0, "profiles[%zu]: expected a \"type\" (\"sampled\" or \"evented\")", pi);
-            r->state = S_PROFILES;
-            return 0;
-        }
-        if (ev->type == PK_JSON_KEY) {
-            r->key = pk_json_key_is(ev, "type") ? 1 : pk_json_key_is(ev, "name") ? 2 : pk_json_key_is(ev, "unit") ? 3
-                     : pk_json_key_is(ev, "startValue") ? 4 : pk_json_key_is(ev, "endValue") ? 5
-                     : pk_json_key_is(ev, "samples") ? 6 : pk_json_key_is(ev, "weights") ? 7
-                     : pk_json_key_is(ev, "events") ? 8 : 0;
-            return 0;
-        }
-        switch (r->key) {
-        case 1:
-            WANT(ev->type == PK_JSON_STRING && (str_is(ev, "sampled") || str_is(ev, "evented")),
-                 "profiles[%zu].type: expected \"sampled\" or \"evented\"", pi);
-            pr->evented = str_is(ev, "evented");
-            return 0;
-        case 2:
-            WANT(ev->type == PK_JSON_STRING, "profiles[%zu].name: expected a string, found %s", pi, pk_json_type_name(ev->type));
-            pr->name = profkit_string_intern(r->p, ev->str, ev->len);
-            return pr->name == PROFKIT_NONE ? OOM() : 0;
-        case 3:
-            WANT(ev->type == PK_JSON_STRING, "profiles[%zu].unit: expected a string, found %s", pi, pk_json_type_name(ev->type));
-            for (int u = 0; u < 6; u++)
-                if (str_is(ev, unit_names[u])) {
-                    pr->unit = u;
-                    return 0;
-                }
-            return pk_json_fail(j, PROFKIT_ECORRUPT,
-                                "profiles[%zu].unit: expected none, nanoseconds, microseconds, milliseconds, seconds or bytes", pi);
-        case 4:
-        case 5:
-            WANT(finite_number(ev, &d), "profiles[%zu].%s: expected a number, found %s", pi,
-                 r->key == 4 ? "startValue" : "endValue", pk_json_type_name(ev->type));
-            if (r->key == 4)
-                pr->start = d;
-            else {
-                pr->end = d;
-                pr->have_end = 1;
-            }
-            return 0;
-        case 6:
-            WANT(ev->type == PK_JSON_ARRAY_START, "profiles[%zu].samples: expected an array, found %s", pi, pk_json_type_name(ev->type));
-            WANT(pr->n_offs == 0, "profiles[%zu].samples: a second sample list", pi);
-            pk_json_where(j, &pr->samples_line, &pr->samples_column);
-            r->state = S_SAMPLES;
-            return 0;
-        case 7:
-            WANT(ev->type == PK_JSON_ARRAY_START, "profiles[%zu].weights: expected an array, found %s", pi, pk_json_type_name(ev->type));
-            WANT(pr->n_weights == 0, "profiles[%zu].weights: a second weight list", pi);
-            r->state = S_WEIGHTS;
-            return 0;
-        case 8:
-            WANT(ev->type == PK_JSON_ARRAY_START, "profiles[%zu].events: expected an array, found %s", pi, pk_json_type_name(ev->type));
-            WANT(pr->n_events == 0, "profiles[%zu].events: a second event list", pi);
-            r->state = S_EVENTS;
-            return 0;
-        default: return skip(j, ev);
-        }
-    case S_SAMPLES:
-        if (ev->type == PK_JSON_ARRAY_END) {
-            r->state = S_PROFILE;
-            return 0;
-        }
-        WANT(ev->type == PK_JSON_ARRAY_START, "profiles[%zu].samples[%zu]: expected an array of frame indexes, found %s",
-             pi, pr->n_offs ? pr->n_offs - 1 : 0, pk_json_type_name(ev->type));
-        if (pk_grow((void **)&pr->offs, &pr->cap_offs, (pr->n_offs + 1) + 1, sizeof(size_t)))
-            return OOM();
-        if (pr->n_offs == 0)
-            pr->offs[pr->n_offs++] = r->n_idx;
-        pr->offs[pr->n_offs++] = r->n_idx; /* the sample's end, moved as indexes come */
-        r->state = S_SAMPLE;
-        return 0;
-    case S_SAMPLE:
-        if (ev->type == PK_JSON_ARRAY_END) {
-            r->state = S_SAMPLES;
-            return 0;
-        }
-        WANT(pk_json_as_int(ev, &v) && v >= 0, "profiles[%zu].samples[%zu]: expected a frame index, found %s",
-             pi, pr->n_offs - 2,
-             ev->type == PK_JSON_NUMBER ? "a fraction, negative or huge number" : pk_json_type_name(ev->type));
-        if (pk_grow((void **)&r->idx, &r->cap_idx, r->n_idx + 1, sizeof(int64_t)))
-            return OOM();
-        r->idx[r->n_idx++] = v;
-        pr->offs[pr->n_offs - 1] = r->n_idx;
-        return 0;
-    case S_WEIGHTS:
-        if (ev->type == PK_JSON_ARRAY_END) {
-            r->state = S_PROFILE;
-            return 0;
-        }
-        WANT(finite_number(ev, &d) && d >= 0, "profiles[%zu].weights[%zu]: expected a number 0 or more, found %s",
-             pi, pr->n_weights, ev->type == PK_JSON_NUMBER ? "a negative or huge number" : pk_json_type_name(ev->type));
-        if (pk_grow((void **)&pr->weights, &pr->cap_weights, (pr->n_weights) + 1, sizeof(double)))
-            return OOM();
-        pr->weights[pr->n_weights++] = d;
-        return 0;
-    case S_EVENTS:
-        if (ev->type == PK_JSON_ARRAY_END) {
-            r->state = S_PROFILE;
-            return 0;
-        }
-        WANT(ev->type == PK_JSON_MAP_START, "profiles[%zu].events[%zu]: expected an object, found %s", pi,
-             pr->n_events, pk_json_type_name(ev->type));
-        if (pk_grow((void **)&pr->events, &pr->cap_events, (pr->n_events) + 1, sizeof(sevent)))
-            return OOM();
-        pr->events[pr->n_events] = (sevent){ NAN, -1, -1, 0, 0 };
-        pk_json_where(j, &pr->events[pr->n_events].line, &pr->events[pr->n_events].column);
-        pr->n_events++;
-        r->state = S_EVENT;
-        return 0;
-    case S_EVENT: {
-        sevent *e = &pr->events[pr->n_events - 1];
-        size_t ei = pr->n_events - 1;
-        if (ev->type == PK_JSON_MAP_END) {
-            WANT(e->open >= 0 && e->frame >= 0 && !isnan(e->at),
-                 "profiles[%zu].events[%zu]: expected \"type\", \"at\" and \"frame\"", pi, ei);
-            r->state = S_EVENTS;
-            return 0;
-        }
-        if (ev->type == PK_JSON_KEY) {
-            r->key = pk_json_key_is(ev, "type") ? 1 : pk_json_key_is(ev, "at") ? 2 : pk_json_key_is(ev, "frame") ? 3 : 0;
-            return 0;
-        }
-        switch (r->key) {
-        case 1:
-            WANT(ev->type == PK_JSON_STRING && (str_is(ev, "O") || str_is(ev, "C")),
-                 "profiles[%zu].events[%zu].type: expected \"O\" or \"C\"", pi, ei);
-            e->open = str_is(ev, "O");
-            return 0;
-        case 2:
-            WANT(finite_number(ev, &d), "profiles[%zu].events[%zu].at: expected a number, found %s", pi, ei,
-                 pk_json_type_name(ev->type));
-            e->at = d;
-            return 0;
-        case 3:
-            WANT(pk_json_as_int(ev, &v) && v >= 0, "profiles[%zu].events[%zu].frame: expected a frame index, found %s",
-                 pi, ei, ev->type == PK_JSON_NUMBER ? "a fraction, negative or huge number" : pk_json_type_name(ev->type));
-            e->frame = v;
-            return 0;
-        default: return skip(j, ev);
-        }
-    }
+    case S_DOC: return in_doc(j, r, ev);
+    case S_TOP: return in_top(j, r, ev);
+    case S_SHARED: return in_shared(j, r, ev);
+    case S_FRAMES: return in_frames(j, r, ev);
+    case S_FRAME: return in_frame(j, r, ev);
+    case S_PROFILES: return in_profiles(j, r, ev);
+    case S_PROFILE: return in_profile(j, r, ev);
+    case S_SAMPLES: return in_samples(j, r, ev);
+    case S_SAMPLE: return in_sample(j, r, ev);
+    case S_WEIGHTS: return in_weights(j, r, ev);
+    case S_EVENTS: return in_events(j, r, ev);
+    case S_EVENT: return in_event(j, r, ev);
     default: return 0;
     }
 }
