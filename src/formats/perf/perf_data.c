@@ -702,6 +702,8 @@ static int scan(pk_perf *r, const segment *g, size_t start, size_t end, scan_sta
                                     "COMPRESSED record: inside the compressed records");
             if (!r->zlen)
                 r->z_at = at;
+            if (size == 8)
+                break; /* no payload */
             if (PK_VEC_RESERVE(r->zbuf, r->zlen, r->zcap, size - 8))
                 return oom(r);
             memcpy(r->zbuf + r->zlen, rec + 8, size - 8);

@@ -299,6 +299,11 @@ def seeds(directory):
                    e.rec(66, 0, e.p("I", 5)) + b"trace\0\0\0",
                    e.rec(71, 0, e.p("QQQIIII", 4, 0, 0, 0, 10, 0, 0)) + b"aux!"] + R)
     write(os.path.join(directory, "payloads"), pipe)
+    # an empty COMPRESSED record, then one of zstd data
+    attrs, R = simple(Enc(False))
+    z = b"\x28\xb5\x2f\xfd\x00\x58\x11\x00\x00"  # a frame of nothing
+    write(os.path.join(directory, "compressed_empty"),
+          e.file(attrs, b"".join(R[:2]) + e.p("IHH", COMPRESSED, 0, 8) + e.p("IHH", COMPRESSED, 0, 8 + len(z)) + z, {}))
     # big-endian, old header without features
     e = Enc(True)
     attrs, R = simple(e)
