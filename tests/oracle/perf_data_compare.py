@@ -213,7 +213,19 @@ def fixcut(src, cut, dst):
         pos += size
     struct.pack_into(o + "Q", d, 48, pos - data_off)
     struct.pack_into(o + "4Q", d, 72, 0, 0, 0, 0)
-    open(dst, "wb").write(bytes(d[:pos]))
+    out = bytes(d[:pos])
+    # perf needs the compressed feature (27) to read COMPRESSED records:
+    # keep that one, from the whole file
+    whole = open(src, "rb").read()
+    bits = struct.unpack_from(o + "4Q", whole, 72)
+    if bits[0] >> 27 & 1:
+        table = struct.unpack_from(o + "Q", whole, 40)[0] + struct.unpack_from(o + "Q", whole, 48)[0]
+        k = bin(bits[0] & ((1 << 27) - 1)).count("1")
+        off, size = struct.unpack_from(o + "QQ", whole, table + 16 * k)
+        head = bytearray(out)
+        struct.pack_into(o + "4Q", head, 72, 1 << 27, 0, 0, 0)
+        out = bytes(head) + struct.pack(o + "QQ", len(head) + 16, size) + whole[off:off + size]
+    open(dst, "wb").write(out)
 
 
 def cutpoint(src):

@@ -1,8 +1,8 @@
 /* test_perf_data.c: the perf.data reader (docs/formats/perf_data.md).
  *   - the hand-made ok_synthetic files (tests/data/perf_data/make_files.py)
  *     read to exactly the samples, threads, times, values, frames,
- *     mappings, build ids and metadata they hold, the same in all four
- *     forms (file and pipe mode, either byte order);
+ *     mappings, build ids and metadata they hold, the same in all five
+ *     forms (file and pipe mode, either byte order, zstd-compressed);
  *   - the real recordings (record.sh) agree, sample by sample, with the
  *     `perf script` output recorded beside them: thread, pid/tid, time,
  *     period, and each frame's DSO and address in it;
@@ -163,6 +163,7 @@ static void synthetic(void **state)
     check_synthetic("ok_synthetic_be.data");
     check_synthetic("ok_synthetic_pipe.data");
     check_synthetic("ok_synthetic_pipe_be.data");
+    check_synthetic("ok_synthetic_zstd.data");
 }
 
 /* The real recordings against their perf script output (record.sh). */
@@ -306,7 +307,7 @@ static void hostile(void **state)
 {
     (void)state;
     const char *const files[] = { "ok_synthetic.data", "ok_synthetic_pipe_be.data",
-                                  "ok_record.data" };
+                                  "ok_synthetic_zstd.data", "ok_record.data" };
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
         size_t n;
         uint8_t *d = load(files[i], &n);

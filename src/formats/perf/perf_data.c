@@ -569,37 +569,50 @@ typedef struct scan_state {
     int cut;         /* CUT_*: how the input ended early */
     int64_t cut_at;  /* where */
     size_t cut_size; /* the cut record's size */
+    size_t cut_have; /* how much of it there is */
     int unfinished;  /* the header's data size is 0: perf record did not finish */
+    uint64_t last_time;
 } scan_state;
 
+/* Records to list: the input's, or what its COMPRESSED records decompress
+ * to (listed at offsets n.. of the input's: pk_perf_record_at). */
+typedef struct segment {
+    const uint8_t *d;
+    size_t n;
+    uint64_t index_base; /* added to a record's position in the list */
+    int64_t at;          /* the offset messages give; -1: the record's own */
+} segment;
+
 /*
- * Lists the records of [start, end) (end: the data section's end by the
- * header, or the input's) and reads the metadata ones.
+ * Lists the records of [start, end) of g (end: the data section's end by
+ * the header, or the input's) and reads the metadata ones.
  */
-static int scan(pk_perf *r, size_t start, size_t end, scan_state *st)
+static int scan(pk_perf *r, const segment *g, size_t start, size_t end, scan_state *st)
 {
     size_t pos = start;
-    uint64_t last_time = 0, count = 0;
+    uint64_t count = 0;
     while (pos < end) {
-        int64_t at = (int64_t)pos;
-        if ((++count & 0xffff) == 0)
+        int64_t at = g->at >= 0 ? g->at : (int64_t)pos;
+        if ((++count & 0xffff) == 0 && g->at < 0)
             pk_read_progress(r->ctx, pos, r->n);
-        if (r->n - pos < 8) {
+        if (g->n - pos < 8) {
             st->cut = CUT_HEADER;
             st->cut_at = at;
+            st->cut_have = g->n - pos;
             return 0;
         }
-        const uint8_t *rec = r->d + pos;
+        const uint8_t *rec = g->d + pos;
         uint32_t type = pk_perf_u32(r, rec);
         size_t size = pk_perf_u16(r, rec + 6);
         if (size < 8)
-            return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, at + 6,
+            return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, g->at >= 0 ? at : at + 6,
                                 "record size: expected at least 8 (the record header), got %zu",
                                 size);
-        if (size > r->n - pos) {
+        if (size > g->n - pos) {
             st->cut = CUT_RECORD;
             st->cut_at = at;
             st->cut_size = size;
+            st->cut_have = g->n - pos;
             return 0;
         }
         if (size > end - pos)
@@ -620,10 +633,11 @@ static int scan(pk_perf *r, size_t start, size_t end, scan_state *st)
                     return too_short(r, type, size, 16, at);
                 extra = pk_perf_u64(r, rec + 8);
             }
-            if (extra > r->n - next) {
+            if (extra > g->n - next) {
                 st->cut = CUT_RECORD;
                 st->cut_at = at;
                 st->cut_size = extra > SIZE_MAX - size ? SIZE_MAX : size + (size_t)extra;
+                st->cut_have = g->n - pos;
                 return 0;
             }
             if (extra > end - next)
@@ -662,13 +676,13 @@ static int scan(pk_perf *r, size_t start, size_t end, scan_state *st)
                 break; /* nothing of it is kept */
             /* A record without a time stays where it is among the others. */
             if (time)
-                last_time = time;
+                st->last_time = time;
             else
-                time = last_time;
+                time = st->last_time;
             if (PK_VEC_RESERVE(r->recs, r->n_recs, r->cap_recs, 1))
                 return oom(r);
             r->recs[r->n_recs].time = time;
-            r->recs[r->n_recs].off = pos;
+            r->recs[r->n_recs].off = g->index_base + pos;
             r->n_recs++;
             break;
         }
@@ -681,10 +695,20 @@ static int scan(pk_perf *r, size_t start, size_t end, scan_state *st)
                 r->lost_samples += pk_perf_u64(r, rec + 8);
             break;
         case PK_PERF_COMPRESSED:
-            return pk_read_fail(r->ctx, PROFKIT_EUNSUPPORTED, at,
-                                "COMPRESSED record: the records are zstd-compressed (perf record "
-                                "-z, --compression-level), which profkit does not read yet; "
-                                "record without it");
+            /* perf record -z: the payloads of all of them are one zstd
+             * stream of records, decompressed after this listing */
+            if (g->at >= 0)
+                return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, at,
+                                    "COMPRESSED record: inside the compressed records");
+            if (!r->zlen)
+                r->z_at = at;
+            if (size == 8)
+                break; /* no payload */
+            if (PK_VEC_RESERVE(r->zbuf, r->zlen, r->zcap, size - 8))
+                return oom(r);
+            memcpy(r->zbuf + r->zlen, rec + 8, size - 8);
+            r->zlen += size - 8;
+            break;
         default:
             rc = meta_record(r, type, rec, size, at);
             break;
@@ -789,11 +813,11 @@ static int report_cut(pk_perf *r, const scan_state *st, size_t n_samples)
                                 "(truncated file?); the %zu samples before it are kept, the "
                                 "feature sections after the data (event names, build ids) are "
                                 "missing",
-                                r->n - (size_t)st->cut_at, n_samples);
+                                st->cut_have, n_samples);
         return pk_read_warn(r->ctx, PROFKIT_ETRUNCATED, st->cut_at,
                             "record header: the input ends after %zu of its 8 bytes (truncated "
                             "file?); the %zu samples before it are kept",
-                            r->n - (size_t)st->cut_at, n_samples);
+                            st->cut_have, n_samples);
     case CUT_RECORD:
         if (!r->pipe && !st->unfinished)
             return pk_read_warn(r->ctx, PROFKIT_ETRUNCATED, st->cut_at,
@@ -801,11 +825,11 @@ static int report_cut(pk_perf *r, const scan_state *st, size_t n_samples)
                                 "(truncated file?); the %zu samples before it are kept, the "
                                 "feature sections after the data (event names, build ids) are "
                                 "missing",
-                                st->cut_size, r->n - (size_t)st->cut_at, n_samples);
+                                st->cut_size, st->cut_have, n_samples);
         return pk_read_warn(r->ctx, PROFKIT_ETRUNCATED, st->cut_at,
                             "record of %zu bytes: the input ends after %zu of them (truncated "
                             "file?); the %zu samples before it are kept",
-                            st->cut_size, r->n - (size_t)st->cut_at, n_samples);
+                            st->cut_size, st->cut_have, n_samples);
     case CUT_DATA:
         return pk_read_warn(r->ctx, PROFKIT_ETRUNCATED, st->cut_at,
                             "the input ends inside the data section, which the header says "
@@ -833,9 +857,49 @@ static int add_metadata(pk_perf *r)
     return 0;
 }
 
-static int finish(pk_perf *r, const scan_state *st)
+/* perf never ends its zstd frame: the end of the payloads is its end. */
+static int zstd_end(void *payload, const char *comp, uint64_t raw, uint64_t decoded)
+{
+    (void)payload;
+    (void)comp;
+    (void)raw;
+    (void)decoded;
+    return 0;
+}
+
+/* Lists the records the COMPRESSED records hold (perf record -z). */
+static int decompress(pk_perf *r, scan_state *st)
+{
+    int rc = pk_source_open_memory(&r->zsrc, r->zbuf, r->zlen, r->ctx->name, r->ctx->err);
+    if (rc)
+        return rc;
+    pk_source_set_max_ratio(r->zsrc, r->ctx->opts->max_inflate);
+    pk_source_set_on_cut(r->zsrc, zstd_end, NULL);
+    if ((rc = pk_source_all(r->zsrc, &r->dd, &r->dn, r->ctx->err))) {
+        /* (the decoder's message, at the first COMPRESSED record) */
+        r->ctx->err->has_offset = 1;
+        r->ctx->err->offset = (uint64_t)r->z_at;
+        return rc;
+    }
+    if (pk_source_compression(r->zsrc) != PROFKIT_COMP_ZSTD)
+        return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, r->z_at,
+                            "COMPRESSED record: expected zstd data (28 b5 2f fd), as perf "
+                            "record -z writes");
+    segment g = { r->dd, r->dn, r->n, r->z_at };
+    scan_state input = *st; /* a cut of the input is the one to report */
+    rc = scan(r, &g, 0, r->dn, st);
+    if (input.cut != CUT_NONE) {
+        input.last_time = st->last_time;
+        *st = input;
+    }
+    return rc;
+}
+
+static int finish(pk_perf *r, scan_state *st)
 {
     int rc;
+    if (r->zlen && (rc = decompress(r, st)))
+        return rc;
     if (r->n_attrs == 0)
         return pk_read_fail(r->ctx, PROFKIT_ECORRUPT, (int64_t)r->n,
                             "expected at least one event attribute (HEADER_ATTR record)");
@@ -875,7 +939,7 @@ static int finish(pk_perf *r, const scan_state *st)
     }
     size_t n_samples = 0;
     for (size_t i = 0; i < r->n_recs; i++)
-        n_samples += pk_perf_u32(r, r->d + r->recs[i].off) == PK_PERF_SAMPLE;
+        n_samples += pk_perf_u32(r, pk_perf_record_at(r, r->recs[i].off)) == PK_PERF_SAMPLE;
     if ((rc = report_cut(r, st, n_samples - (size_t)r->unknown_id)))
         return rc;
     if (r->unknown_id)
@@ -908,7 +972,7 @@ static int read_file_mode(pk_perf *r)
                             "header data section: starts at offset %" PRIu64 ", past the end of "
                             "the input (%zu bytes)",
                             data_off, r->n);
-    scan_state st = { CUT_NONE, 0, 0, 0 };
+    scan_state st = { CUT_NONE, 0, 0, 0, 0, 0 };
     uint64_t data_end = data_size > UINT64_MAX - data_off ? UINT64_MAX : data_off + data_size;
     size_t end = data_end > r->n ? r->n : (size_t)data_end;
     if (data_size == 0 && r->n > data_off) {
@@ -927,7 +991,8 @@ static int read_file_mode(pk_perf *r)
             return rc;
         }
     }
-    if ((rc = scan(r, (size_t)data_off, end, &st)))
+    segment g = { r->d, r->n, 0, -1 };
+    if ((rc = scan(r, &g, (size_t)data_off, end, &st)))
         return rc;
     if (st.cut == CUT_NONE && !st.unfinished && data_end > r->n) {
         st.cut = CUT_DATA;
@@ -959,8 +1024,9 @@ static int perf_data_read(profkit_profile *p, pk_read_ctx *ctx)
         r.be = d[0] == '2';
         if (pk_perf_u64(&r, d + 8) == PIPE_HEADER) {
             r.pipe = 1;
-            scan_state st = { CUT_NONE, 0, 0, 0 };
-            if (!(rc = add_metadata(&r)) && !(rc = scan(&r, PIPE_HEADER, n, &st)))
+            scan_state st = { CUT_NONE, 0, 0, 0, 0, 0 };
+            segment g = { d, n, 0, -1 };
+            if (!(rc = add_metadata(&r)) && !(rc = scan(&r, &g, PIPE_HEADER, n, &st)))
                 rc = finish(&r, &st);
         } else {
             rc = read_file_mode(&r);
@@ -979,6 +1045,9 @@ static int perf_data_read(profkit_profile *p, pk_read_ctx *ctx)
     free(r.id_attr);
     free(r.buildids);
     free(r.recs);
+    free(r.zbuf);
+    if (r.zsrc)
+        pk_source_close(r.zsrc);
     return rc;
 }
 

@@ -79,7 +79,7 @@ typedef struct pk_perf_attr {
     int64_t at;           /* where it was read (messages) */
 } pk_perf_attr;
 
-/* A record to replay: its time (ns) and offset in the input. */
+/* A record to replay: its time (ns) and offset (pk_perf_record_at). */
 typedef struct pk_perf_rec {
     uint64_t time;
     uint64_t off;
@@ -114,6 +114,15 @@ typedef struct pk_perf {
     size_t n_recs, cap_recs;
     int timed; /* every attr samples TIME: the samples keep their times */
 
+    /* perf record -z: the COMPRESSED records' payloads (one zstd stream),
+     * and the records they decompress to (dd, dn bytes) */
+    uint8_t *zbuf;
+    size_t zlen, zcap;
+    int64_t z_at; /* the first COMPRESSED record, where their messages point */
+    pk_source *zsrc;
+    const uint8_t *dd;
+    size_t dn;
+
     uint64_t lost, lost_samples;
     /* samples whose id no attr has: skipped, reported once */
     uint64_t unknown_id;
@@ -141,6 +150,13 @@ static inline int pk_perf_rd32(const pk_perf *r, pk_cursor *c, uint32_t *v)
 static inline int pk_perf_rd64(const pk_perf *r, pk_cursor *c, uint64_t *v)
 {
     return r->be ? pk_cursor_be64(c, v) : pk_cursor_le64(c, v);
+}
+
+/* The record at offset off of the list: the input's, or past its end
+ * the decompressed records'. */
+static inline const uint8_t *pk_perf_record_at(const pk_perf *r, uint64_t off)
+{
+    return off < r->n ? r->d + off : r->dd + (off - r->n);
 }
 
 /* The attr whose id is `id`, or NULL. */

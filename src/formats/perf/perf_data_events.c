@@ -1043,13 +1043,15 @@ int pk_perf_replay(pk_perf *r)
     for (size_t i = 0; i < r->n_recs && !rc; i++) {
         if ((i & 0xffff) == 0)
             pk_read_progress(r->ctx, i, r->n_recs);
-        const uint8_t *rec = r->d + r->recs[i].off;
+        const uint8_t *rec = pk_perf_record_at(r, r->recs[i].off);
+        /* (a record of the compressed ones is named by the first of them) */
+        int64_t at = r->recs[i].off < r->n ? (int64_t)r->recs[i].off : r->z_at;
         uint32_t type = pk_perf_u32(r, rec);
         uint16_t misc = pk_perf_u16(r, rec + 4);
         size_t size = pk_perf_u16(r, rec + 6);
         switch (type) {
         case PK_PERF_SAMPLE:
-            rc = do_sample(&x, misc, rec, size, (int64_t)r->recs[i].off);
+            rc = do_sample(&x, misc, rec, size, at);
             break;
         case PK_PERF_MMAP:
         case PK_PERF_MMAP2:
@@ -1059,7 +1061,7 @@ int pk_perf_replay(pk_perf *r)
             rc = do_comm(&x, type, rec, size);
             break;
         case PK_PERF_FORK:
-            rc = do_fork(&x, misc, rec, (int64_t)r->recs[i].off);
+            rc = do_fork(&x, misc, rec, at);
             break;
         default:
             break;

@@ -3,8 +3,9 @@
 `python3 make_files.py`; `--seeds DIR` writes the fuzzing seeds of
 fuzz/corpus/perf_data/ instead); the real recordings are made by record.sh.
 
-ok_synthetic*.data: one small recording in the four forms perf writes it
-(file and pipe mode, little- and big-endian), every kind of record the
+ok_synthetic*.data: one small recording in the forms perf writes it
+(file and pipe mode, little- and big-endian, and with its records
+zstd-compressed as perf record -z writes them), every kind of record the
 reader replays: two events told apart by their IDENTIFIER, a kernel
 mapping, a process with two mappings, a thread named by COMM after FORK,
 a new process whose FORK copies its parent's mappings and a mapping that
@@ -220,6 +221,21 @@ def synthetic_file(be):
     return e.file(attrs, b"".join(R), features)
 
 
+def synthetic_compressed():
+    """The file form, its records after the first two zstd-compressed into
+    two COMPRESSED records (perf record -z: one stream, split anywhere)."""
+    import subprocess
+    e = Enc(False)
+    attrs, _, R, features = synthetic(e)
+    z = subprocess.run(["zstd", "-q", "-c", "--no-check"], input=b"".join(R[2:]),
+                       stdout=subprocess.PIPE, check=True).stdout
+    half = len(z) // 2
+    # (perf does not pad these records to 8 bytes)
+    comp = lambda b: e.p("IHH", COMPRESSED, 0, 8 + len(b)) + b
+    data = b"".join(R[:2]) + comp(z[:half]) + comp(z[half:])
+    return e.file(attrs, data, features)
+
+
 def synthetic_pipe(be):
     e = Enc(be)
     attrs, names, R, features = synthetic(e)
@@ -283,6 +299,11 @@ def seeds(directory):
                    e.rec(66, 0, e.p("I", 5)) + b"trace\0\0\0",
                    e.rec(71, 0, e.p("QQQIIII", 4, 0, 0, 0, 10, 0, 0)) + b"aux!"] + R)
     write(os.path.join(directory, "payloads"), pipe)
+    # an empty COMPRESSED record, then one of zstd data
+    attrs, R = simple(Enc(False))
+    z = b"\x28\xb5\x2f\xfd\x00\x58\x11\x00\x00"  # a frame of nothing
+    write(os.path.join(directory, "compressed_empty"),
+          e.file(attrs, b"".join(R[:2]) + e.p("IHH", COMPRESSED, 0, 8) + e.p("IHH", COMPRESSED, 0, 8 + len(z)) + z, {}))
     # big-endian, old header without features
     e = Enc(True)
     attrs, R = simple(e)
@@ -305,6 +326,7 @@ def main():
         sfx = "_be" if be else ""
         write("ok_synthetic%s.data" % sfx, synthetic_file(be))
         write("ok_synthetic_pipe%s.data" % sfx, synthetic_pipe(be))
+    write("ok_synthetic_zstd.data", synthetic_compressed())
 
     e = Enc(False)
     attrs, R = simple(e)
@@ -371,8 +393,11 @@ def main():
     write("bad_pipe_cut_header.data", pipe[:len(pipe) - len(R[-1]) + 3])
     write("bad_pipe_no_attr.data", e.pipe(R))
     write("bad_pipe_empty.data", e.pipe([]))
-    # zstd-compressed records (perf record -z)
-    write("bad_compressed.data", e.file(attrs, b"".join(R[:2]) + e.rec(COMPRESSED, 0, b"\x28\xb5\x2f\xfd"), {}))
+    # COMPRESSED records whose data is not zstd
+    write("bad_compressed.data", e.file(attrs, b"".join(R[:2]) + e.rec(COMPRESSED, 0, b"not zstd"), {}))
+    # zstd's magic, then damaged data
+    write("bad_compressed_corrupt.data",
+          e.file(attrs, b"".join(R[:2]) + e.rec(COMPRESSED, 0, b"\x28\xb5\x2f\xfd\x00\xff\xff\xff"), {}))
     # an attr whose own size is under the first version's 64 bytes
     b = bytearray(good)
     struct.pack_into("<I", b, 104 + 8 + 4, 32)
