@@ -20,7 +20,7 @@ if [ "${1:-}" = "--test" ]; then
   pkgs+=(libcmocka-dev
          google-perftools libgoogle-perftools-dev golang-go golang-github-google-pprof-dev
          protobuf-compiler zstd gzip python3 curl python3-jsonschema
-         elfutils debuginfod dwz xz-utils binutils linux-perf valgrind libc6-dbg llvm)
+         elfutils debuginfod dwz xz-utils binutils linux-perf valgrind libc6-dbg llvm openssl)
   # A static link against libprofkit.a takes the private libraries of its
   # packages too (pkg-config --static; tests/cli/install_consumer.sh):
   # libcurl's and libmicrohttpd's need these.
