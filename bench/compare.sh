@@ -37,7 +37,6 @@
 set -euo pipefail
 {
 cd "$(dirname "$0")/.."
-ROOT=$PWD
 
 # name|input|profkit arguments (@IN@: the input, @OUT@: a file to write)
 BENCHES='gperftools|gp-tree|top @IN@
@@ -154,6 +153,7 @@ fi
 [ "$min_rounds" -le "$rounds" ] || min_rounds=$rounds
 
 # The two builds.
+# shellcheck disable=SC2086 # $head: empty, or one commit
 bins=$(scripts/compare_outputs.sh --build-only "$BASE" $head) || exit 2
 bin_a=$(sed -n 1p <<< "$bins") bin_b=$(sed -n 2p <<< "$bins")
 
