@@ -624,7 +624,11 @@ int profkit_store_add(profkit_store *s, const profkit_profile *p,
     began = 1;
     int64_t seq = 0;
     pk_buf q = PK_BUF_INIT;
-    pk_buf_printf(&q, "SELECT seq FROM profiles WHERE id = %lld AND seq %s (SELECT seq FROM removed) LIMIT 1",
+    /* An aggregate, not LIMIT 1: on Distributed tables a LIMIT ends the
+     * query once one shard answers and cancels the others while they may
+     * still be receiving GLOBAL NOT IN's temporary table, which they then
+     * report missing ("Table default._data1 doesn't exist"). */
+    pk_buf_printf(&q, "SELECT max(seq) FROM profiles WHERE id = %lld AND seq %s (SELECT seq FROM removed)",
                (long long)a.content, pk_sql_not_in(s));
     rc = pk_sql_query(s, &q, row_seq, &seq, err);
     pk_buf_free(&q);

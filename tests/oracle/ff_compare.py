@@ -71,7 +71,11 @@ def expected(profkit, path, fmt, thread, value):
         cmd += ["--value", value]
     out = run(cmd).stdout.decode("utf-8", "replace")
     res = {}
-    for line in out.splitlines():
+    # Only "\n" ends a folded line: str.splitlines() would also split at
+    # \v, \f and \x1c-\x1e, which a function's name may hold.
+    for line in out.split("\n"):
+        if not line:
+            continue
         stack, _, count = line.rpartition(" ")
         n = int(count)
         labels = stack.split(";")
@@ -164,7 +168,9 @@ def check_file(profkit, loader, work, path, fmt, index, value, unit, thread_name
             # least the largest, at most their sum.
             split = {}
             for f in fun["functions"]:
-                name = sanitize(f["name"])
+                # "name" is the part after the first "!" (the loader reads
+                # "lib!function"); "nameWithLibrary" is the function's name whole.
+                name = sanitize(f.get("nameWithLibrary", f["name"]))
                 g = gotf.setdefault(name, [0, 0])
                 g[0] += f["selfSamples"]
                 g[1] += f["totalSamples"]

@@ -552,11 +552,13 @@ static int prepare_functions(ffw *w)
     char label[64];
     for (size_t f = 0; f < p->n_frames; f++) {
         uint32_t fn = p->frames[f].function;
-        const char *name = fn < p->n_functions ? pk_str(p, p->functions[fn].name) : "";
+        /* A name is its bytes by length: pprof's may begin with or hold NUL. */
+        uint32_t name_id = fn < p->n_functions ? p->functions[fn].name : 0;
+        size_t name_len = fn < p->n_functions ? pk_strtab_len(&p->strings, name_id) : 0;
         uint32_t of;
-        if (name[0]) {
+        if (name_len) {
             if ((of = w->func_of_fn[fn]) == PROFKIT_NONE) {
-                uint32_t s = out_string(w, name, strlen(name));
+                uint32_t s = out_string(w, pk_str(p, name_id), name_len);
                 if (s == PROFKIT_NONE || (of = new_func(w, (uint32_t)f, s)) == PROFKIT_NONE)
                     return oom(w);
                 w->func_of_fn[fn] = of;
