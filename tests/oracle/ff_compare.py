@@ -71,7 +71,11 @@ def expected(profkit, path, fmt, thread, value):
         cmd += ["--value", value]
     out = run(cmd).stdout.decode("utf-8", "replace")
     res = {}
-    for line in out.splitlines():
+    # folded lines end at \n only: a name may hold \v, \f or \x1c, which
+    # str.splitlines() would also split at
+    for line in out.split("\n"):
+        if not line:
+            continue
         stack, _, count = line.rpartition(" ")
         n = int(count)
         labels = stack.split(";")
