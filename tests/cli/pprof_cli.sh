@@ -75,10 +75,10 @@ if [ -x "$PPROF" ]; then
   # (all kept), a delta profile whose subtree under main sums to 0 (both its
   # lines kept): folded stacks equal Go pprof's -traces, read as
   # 'root;...;leaf VALUE' lines by tests/cli/pprof_traces.py.
-  for f in ok_empty_sample_type ok_nul_name ok_delta; do
+  for f in ok_empty_sample_type every_byte_name ok_delta; do
     got=$("$PROFKIT" info --no-symbolize "$D/$f.pb" 2> "$TMP/err" | awk '$1 == "format:" {print $2}')
     expect_eq "$f: detected" pprof "$got"
-    [ $f = ok_nul_name ] && continue # its name holds newlines, which -traces prints raw
+    [ $f = every_byte_name ] && continue # its name holds newlines, which -traces prints raw
     "$PPROF" -traces "$D/$f.pb" 2> /dev/null | python3 "$PROFKIT_SRC/tests/cli/pprof_traces.py" > "$TMP/want"
     "$PROFKIT" convert --no-symbolize --to folded "$D/$f.pb" | LC_ALL=C sort > "$TMP/got"
     [ -s "$TMP/want" ] && pass || fail "$f: Go pprof -traces gave nothing"
@@ -86,11 +86,15 @@ if [ -x "$PPROF" ]; then
   done
   # The name is every byte, NUL first (folded turns ';', CR and LF into '_').
   python3 -c 'import sys; n = bytes(range(256)); [n := n.replace(bytes([c]), b"_") for c in b";\n\r"]; sys.stdout.buffer.write(n + b" 7\n")' > "$TMP/want"
-  "$PROFKIT" convert --no-symbolize --to folded "$D/ok_nul_name.pb" > "$TMP/got"
-  cmp -s "$TMP/want" "$TMP/got" && pass || fail "ok_nul_name: the name's 256 bytes: $(od -c "$TMP/got" | head -3)"
-  "$PROFKIT" top --json --no-symbolize "$D/ok_nul_name.pb" > "$TMP/top.json"
+  "$PROFKIT" convert --no-symbolize --to folded "$D/every_byte_name.pb" > "$TMP/got"
+  cmp -s "$TMP/want" "$TMP/got" && pass || fail "every_byte_name: the name's 256 bytes: $(od -c "$TMP/got" | head -3)"
+  "$PROFKIT" top --json --no-symbolize "$D/every_byte_name.pb" > "$TMP/top.json"
   python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["rows"][0]["name"]; sys.exit(r.encode("utf-8", "surrogatepass")[:128] != bytes(range(128)))' "$TMP/top.json" \
-    && pass || fail "ok_nul_name: top --json name is not every byte"
+    && pass || fail "every_byte_name: top --json name is not every byte"
+  # ok_nul_name (bytes 0x00-0x7f) keeps them through a JSON format too
+  "$PROFKIT" convert --no-symbolize "$D/ok_nul_name.pb" --to speedscope -o "$TMP/nul.speedscope.json"
+  cmp -s <("$PROFKIT" convert --no-symbolize --to folded "$D/ok_nul_name.pb") \
+    <("$PROFKIT" convert --to folded "$TMP/nul.speedscope.json") && pass || fail "ok_nul_name: through speedscope"
 else
   fail "Go pprof missing: run scripts/tools.sh"
 fi

@@ -79,7 +79,7 @@ static void write_frames(const profkit_profile *p, pk_sink *k, const uint32_t *r
             pk_sink_write(k, ",", 1);
         pk_sink_puts(k, "{\"name\":");
         const char *name = pk_str(p, fn->name);
-        if (name[0]) {
+        if (pk_strtab_len(&p->strings, fn->name)) { /* a name may start with NUL (pprof) */
             pk_json_string(k, name, pk_strtab_len(&p->strings, fn->name));
         } else {
             char buf[64];
@@ -141,14 +141,22 @@ int pk_speedscope_write(const profkit_profile *p, pk_sink *k, const profkit_writ
     write_frames(p, k, rep, n_entries);
     pk_sink_puts(k, "\"profiles\":[");
     int first_profile = 1;
+    /* Weights are 0 or more: a negative value (a delta profile's) is left
+     * out, said once. */
+    size_t negative = 0;
     for (size_t t = 0; t < p->n_threads && v != PROFKIT_NONE && rc == 0; t++) {
         if (only != PROFKIT_NONE && t != only)
             continue;
         int64_t total = 0;
         size_t nv = p->n_value_types;
-        for (size_t r = 0; r < p->n_samples; r++)
-            if (p->sample_thread[r] == t)
+        for (size_t r = 0; r < p->n_samples; r++) {
+            if (p->sample_thread[r] != t)
+                continue;
+            if (p->sample_values[r * nv + v] > 0)
                 total += p->sample_values[r * nv + v];
+            else if (p->sample_values[r * nv + v] < 0)
+                negative++;
+        }
         if (!first_profile)
             pk_sink_write(k, ",", 1);
         first_profile = 0;
@@ -159,7 +167,7 @@ int pk_speedscope_write(const profkit_profile *p, pk_sink *k, const profkit_writ
         pk_sink_puts(k, ",\"samples\":[");
         int first = 1;
         for (size_t r = 0; r < p->n_samples && rc == 0; r++) {
-            if (p->sample_thread[r] != t || p->sample_values[r * nv + v] == 0)
+            if (p->sample_thread[r] != t || p->sample_values[r * nv + v] <= 0)
                 continue;
             if (!first)
                 pk_sink_write(k, ",", 1);
@@ -169,7 +177,7 @@ int pk_speedscope_write(const profkit_profile *p, pk_sink *k, const profkit_writ
         pk_sink_puts(k, "],\"weights\":[");
         first = 1;
         for (size_t r = 0; r < p->n_samples; r++) {
-            if (p->sample_thread[r] != t || p->sample_values[r * nv + v] == 0)
+            if (p->sample_thread[r] != t || p->sample_values[r * nv + v] <= 0)
                 continue;
             if (!first)
                 pk_sink_write(k, ",", 1);
@@ -186,5 +194,13 @@ int pk_speedscope_write(const profkit_profile *p, pk_sink *k, const profkit_writ
     free(rep);
     if (rc)
         return pk_error_set(err, rc, NULL, -1, "out of memory writing speedscope");
+    if (negative && o->on_warning) {
+        profkit_error w;
+        pk_error_set(&w, PROFKIT_EUNSUPPORTED, NULL, -1,
+                     "speedscope weights are 0 or more: %zu sample rows with a negative value "
+                     "(a delta profile's) are left out",
+                     negative);
+        o->on_warning(&w, o->payload);
+    }
     return 0;
 }
