@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "formats/gecko/gecko_common.h"
+#include "formats/gecko/gecko_reader.h"
 #include "io/json.h"
 #include "model/model.h"
 
@@ -556,6 +557,15 @@ static void test_rows_before_schema(void **state)
     profkit_profile_free(pp[1]);
 }
 
+/* Every column a table kind wants has a slot of its own (GK_SLOTS is the
+ * most any kind wants; the slot past them stays empty for the others). */
+static void test_table_slots(void **state)
+{
+    (void)state;
+    for (int k = 0; k < T_COUNT; k++)
+        assert_true(__builtin_popcount(table_wants[k]) <= GK_SLOTS);
+}
+
 /* Threads naming the shared tables' functions with string tables of their
  * own, each built as it closes (and freed): each gets its own names, and
  * threads whose strings agree share the stacks. */
@@ -769,7 +779,7 @@ int main(void)
         cmocka_unit_test(test_error_positions),  cmocka_unit_test(test_gzip_truncated),
         cmocka_unit_test(test_mutations),        cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_text),             cmocka_unit_test(test_rows_before_schema),
-        cmocka_unit_test(test_thread_strings),
+        cmocka_unit_test(test_thread_strings),   cmocka_unit_test(test_table_slots),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

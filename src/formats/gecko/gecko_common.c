@@ -235,7 +235,11 @@ static int apply_schema(gk_reader *r, gk_table *t, uint32_t wants, int tk, gk_ta
         size_t p = (size_t)pk_gk_schema(t, c);
         if (t->pos_col[p] < 0)
             t->pos_col[p] = (int8_t)c;
-        gk_col *col = pk_gk_col(t, c);
+        if (t->n_rows == 0 && !t->col)
+            continue; /* nothing to name yet, and no column to make */
+        gk_col *col = pk_gk_col_w(t, c);
+        if (!col)
+            return pk_gk_oom(r);
         pk_gk_col_free(col);
         /* the rows so far, position p of each (null past a row's end; a
          * position two names share is copied to both) */
@@ -266,7 +270,10 @@ static gk_col *row_target(gk_reader *r, gk_table *t, size_t pos, int *err)
     if (t->have_schema) {
         if (pos >= t->n_pos_map || t->pos_col[pos] < 0)
             return NULL;
-        return pk_gk_col(t, t->pos_col[pos]);
+        gk_col *col = pk_gk_col_w(t, t->pos_col[pos]);
+        if (!col)
+            *err = pk_gk_oom(r);
+        return col;
     }
     (void)r;
     /* before the schema every cell is kept in row order: positions come
@@ -290,8 +297,8 @@ static int end_row(gk_reader *r, pk_json *j, gk_table *t, int tk)
     t->n_rows++;
     if (t->have_schema) {
         for (int k = 0; k < t->n_row_cols; k++) {
-            gk_col *c = pk_gk_col(t, t->row_cols[k]);
-            if (c->n < t->n_rows && col_push(c, boxed(BOX_NULL)) != 0)
+            gk_col *c = pk_gk_col_w(t, t->row_cols[k]);
+            if (!c || (c->n < t->n_rows && col_push(c, boxed(BOX_NULL)) != 0))
                 return pk_gk_oom(r);
         }
     } else {
@@ -982,14 +989,17 @@ static int table_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_even
             s->key = k;
             return 0;
         }
-        pk_gk_col_free(pk_gk_col(t, k));
+        gk_col *col = pk_gk_col_w(t, k);
+        if (!col)
+            return pk_gk_oom(r);
+        pk_gk_col_free(col);
         if ((rc = push_frame(r, C_COLUMN)) != 0)
             return rc;
         gk_frame *s = &r->fs[r->n_fs - 1];
         s->table = t;
         s->owner = f->owner;
         s->table_kind = f->table_kind;
-        s->target = pk_gk_col(t, k);
+        s->target = col;
         s->key = k;
         return 0;
     }
@@ -999,23 +1009,27 @@ static int table_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_even
 /* A cell of a table row (most of a profile's events). */
 static inline int row_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event *ev)
 {
-    int err;
+    gk_table *t = f->table;
     size_t pos = f->index++;
-    gk_col *c = row_target(r, f->table, pos, &err);
-    if (err)
-        return err;
-    if (!c)
-        return skip_value(r, ev);
-    if (f->table->stream) {
-        /* Streamed rows name model columns through the schema; a table
-         * that began as columns (no schema) has none to name them. */
-        if (!f->table->have_schema)
+    if (t->stream) {
+        /* Streamed rows name model columns through the schema (their cells
+         * go to r->row, not to columns); a table that began as columns (no
+         * schema) has none to name them. */
+        if (!t->have_schema)
             return pk_json_fail(j, PROFKIT_ECORRUPT,
                                 "%s: rows in a table that has columns: a table is either "
                                 "a schema with data rows or one array per column",
                                 table_names[f->table_kind]);
-        return stream_cell(r, j, f->table, f->table_kind, f->table->pos_col[pos], ev);
+        if (pos >= t->n_pos_map || t->pos_col[pos] < 0)
+            return skip_value(r, ev);
+        return stream_cell(r, j, t, f->table_kind, t->pos_col[pos], ev);
     }
+    int err;
+    gk_col *c = row_target(r, t, pos, &err);
+    if (err)
+        return err;
+    if (!c)
+        return skip_value(r, ev);
     return put_cell(r, c, f->owner, ev);
 }
 
@@ -1167,8 +1181,9 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
                 return stream_marker_value(r, j, f, ev);
             } else {
                 f->kind = C_COLUMN;
-                pk_gk_col_free(pk_gk_col(f->table, COL_DATA));
-                f->target = pk_gk_col(f->table, COL_DATA);
+                if (!(f->target = pk_gk_col_w(f->table, COL_DATA)))
+                    return pk_gk_oom(r);
+                pk_gk_col_free(f->target);
                 return put_cell(r, f->target, f->owner, ev);
             }
         }

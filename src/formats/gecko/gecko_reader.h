@@ -88,11 +88,12 @@ static const char *const vt_names[][2] = { { "samples", "count" }, { "wall", "mi
 
 /*
  * A table's columns are kept by slot, one for each column its kind wants
- * (table_wants), not one for each column any table wants: a table that
- * holds nothing costs a few hundred bytes, not a kilobyte and more, which
- * adds up over thousands of threads. Slot GK_SLOTS stays empty: a column
- * the kind does not want reads as absent. pk_gk_col and pk_gk_schema find
- * a column by its id.
+ * (table_wants), not one for each column any table wants, and only once
+ * a column holds something: a table that holds nothing costs a few
+ * hundred bytes, not a kilobyte and more, which adds up over thousands of
+ * threads. Slot GK_SLOTS stays empty: a column the kind does not want
+ * reads as absent. pk_gk_col (to read) and pk_gk_col_w (to write) and
+ * pk_gk_schema find a column by its id.
  */
 typedef struct gk_table {
     uint8_t present;
@@ -104,7 +105,7 @@ typedef struct gk_table {
     uint8_t slot[N_COLS];    /* column id -> slot (GK_SLOTS: not wanted) */
     uint8_t row_cols[GK_SLOTS]; /* the columns the schema names, in column order */
     int16_t schema[GK_SLOTS + 1]; /* position of each slot's column, -1 = absent */
-    gk_col col[GK_SLOTS + 1];
+    gk_col *col;             /* GK_SLOTS + 1 columns, NULL until one is written */
     int8_t *pos_col;         /* position -> column id (-1 = dropped), once the schema is known */
     size_t n_pos_map;
     /* Rows read before the schema: their cells one after another (cell k
@@ -127,10 +128,12 @@ typedef struct gk_table {
     double last_time;        /* a null time repeats the previous one */
 } gk_table;
 
-/* Column c of table t (an always empty one when t's kind does not want c). */
+/* Column c of table t, to read: an empty one when t's kind does not want
+ * c or t holds no column yet (never written through). */
+static const gk_col pk_gk_no_col;
 static inline gk_col *pk_gk_col(const gk_table *t, int c)
 {
-    return (gk_col *)&t->col[t->slot[c]];
+    return t->col ? &t->col[t->slot[c]] : (gk_col *)&pk_gk_no_col;
 }
 /* The position the schema gives column c of table t (-1: none). */
 static inline int pk_gk_schema(const gk_table *t, int c)
@@ -290,6 +293,16 @@ typedef struct gk_reader {
 
 /* Frees a column. */
 void pk_gk_col_free(gk_col *c);
+/* Makes a table's columns (NULL when out of memory). */
+gk_col *pk_gk_cols_make(gk_table *t);
+/* Column c of table t, to write: the columns are made at the first (NULL
+ * when out of memory). */
+static inline gk_col *pk_gk_col_w(gk_table *t, int c)
+{
+    if (PK_UNLIKELY(!t->col) && !pk_gk_cols_make(t))
+        return NULL;
+    return &t->col[t->slot[c]];
+}
 /* Frees a table's columns and positional rows. */
 void pk_gk_table_free(gk_table *t);
 /* Frees a string table. */
@@ -319,7 +332,7 @@ static inline size_t pk_gk_table_rows(const gk_table *t)
     if (t->rows_layout)
         return t->n_rows;
     size_t n = 0;
-    for (int s = 0; s < GK_SLOTS; s++)
+    for (int s = 0; t->col && s < GK_SLOTS; s++)
         if (t->col[s].n > n)
             n = t->col[s].n;
     return n;
@@ -327,7 +340,7 @@ static inline size_t pk_gk_table_rows(const gk_table *t)
 /* Cell (row i, column c), or a null cell when absent. */
 static inline double pk_gk_cell_at(const gk_table *t, int c, size_t i)
 {
-    if (!t)
+    if (!t || !t->col)
         return boxed(BOX_NULL);
     const gk_col *col = &t->col[t->slot[c]];
     return i < col->n ? col->v[i] : boxed(BOX_NULL);

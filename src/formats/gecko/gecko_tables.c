@@ -24,10 +24,18 @@ void pk_gk_col_free(gk_col *c)
     memset(c, 0, sizeof *c);
 }
 
+gk_col *pk_gk_cols_make(gk_table *t)
+{
+    if (!t->col)
+        t->col = calloc(GK_SLOTS + 1, sizeof *t->col);
+    return t->col;
+}
+
 void pk_gk_table_free(gk_table *t)
 {
-    for (int i = 0; i <= GK_SLOTS; i++)
+    for (int i = 0; t->col && i <= GK_SLOTS; i++)
         pk_gk_col_free(&t->col[i]);
+    free(t->col);
     pk_gk_col_free(&t->pre);
     free(t->pre_start);
     free(t->pos_col);
