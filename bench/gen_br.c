@@ -7,7 +7,8 @@
  *   gen_br OUT BYTES SEED [--timed] [--distinct N] [--folded FILE]
  *
  * Groups are drawn from a pool of N distinct stacks (default 5000) of depth
- * 1..8 over 8 modules; frames are named (7), gosub (8), main (9) or untagged.
+ * 1..8 over 8 modules; frames are named (7), gosub (8, named by the caller's
+ * line), main (9) or untagged.
  * Module 3 is remapped to another file name halfway through. --timed adds
  * one or two time records (4) per group; the folded value is then the
  * group's nanoseconds, else 1.
@@ -40,10 +41,17 @@ static void map(FILE *o, unsigned mod, const char *name)
     fputs(name, o);
 }
 
-static void label(char *buf, size_t n, const frame *f)
+/* Frame d's label: a gosub routine is named by its caller's line (the
+ * next frame, innermost first), the GOSUB statement, as profkit names it. */
+static void label(char *buf, size_t n, const stack *s, int d, int remapped)
 {
+    const frame *f = &s->f[d];
     if (f->tag == 7) snprintf(buf, n, "fn_%d", f->name);
-    else if (f->tag == 8) snprintf(buf, n, "(gosub)");
+    else if (f->tag == 8 && d + 1 < s->depth) {
+        const frame *c = &s->f[d + 1];
+        if (c->mod == 3 && remapped) snprintf(buf, n, "(gosub from lib3-new.br:%u)", (unsigned)c->line);
+        else snprintf(buf, n, "(gosub from lib%u.br:%u)", (unsigned)c->mod, (unsigned)c->line);
+    } else if (f->tag == 8) snprintf(buf, n, "(gosub)");
     else if (f->tag == 9) snprintf(buf, n, "(main)");
     else snprintf(buf, n, "(unknown)");
 }
@@ -122,7 +130,7 @@ int main(int argc, char **argv)
         if (fo) {
             char l[64];
             for (int d = s->depth - 1; d >= 0; d--) {
-                label(l, sizeof(l), &s->f[d]);
+                label(l, sizeof(l), s, d, remapped);
                 fprintf(fo, "%s%s", l, d ? ";" : "");
             }
             fprintf(fo, " %llu\n", timed ? (unsigned long long)ns : 1ull);

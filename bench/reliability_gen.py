@@ -41,6 +41,27 @@ about N times as long. The shapes (docs/BENCHMARKS.md, "Reliability"):
                  sample at every level), under its deepest node N siblings
                  x_i, each calling the chain's root function again (a
                  loop back to the root of a long path; a sample at each)
+  empty_threads  raw Gecko, N threads that are empty objects (`{}`)
+  firefox_empty_threads processed Firefox, the same N empty threads
+  wide_row       raw Gecko, a stack table with `data` before `schema`: N
+                 two-cell rows and one row N/2 cells wide
+  long_location  raw Gecko, one location string of 48N bytes (a name and
+                 a URL of 24N each) used by N frames that differ only by
+                 line, a sample on each
+  thread_strings processed Firefox, N threads each with a string array of
+                 its own over one shared stack chain N deep, each with one
+                 sample on the deepest stack; the threads come first and
+                 wait for the shared tables
+  thread_strings_after the same with the shared tables first: each thread
+                 is built (and freed) as it closes
+  pprof_long_name pprof, one function name of 20N bytes on N locations
+                 (one `Line` each, at line i), a sample on each
+  firefox_old_names processed Firefox of version 3, N JS functions (each
+                 its own line) all named by one location string of 48N
+                 bytes, a sample on each
+  pprof_long_mapping pprof, N mappings of one file whose path is 20N
+                 bytes, a location and a sample in each (symbolized by
+                 `info` and `top`: see docs/BENCHMARKS.md, still open)
 """
 import gzip
 import json
@@ -413,6 +434,121 @@ def sibling_loops(n, out):
     write_processed_thread(th, out)
 
 
+def empty_threads(n, out):
+    doc = gecko_doc([])
+    text = json.dumps(doc, separators=(",", ":"))
+    out.write(text.replace('"threads":[]', '"threads":[' + ",".join(["{}"] * n) + "]", 1).encode())
+
+
+def firefox_empty_threads(n, out):
+    doc = {"meta": processed_meta(24), "threads": []}
+    text = json.dumps(doc, separators=(",", ":"))
+    out.write(text.replace('"threads":[]', '"threads":[' + ",".join(["{}"] * n) + "]", 1).encode())
+
+
+def wide_row(n, out):
+    # a stack table whose rows come before its schema: n two-cell rows (a
+    # chain) and one row n/2 cells wide in the middle
+    t = empty_thread()
+    t["stringTable"] = ["f%d (in lib.so)" % i for i in range(16)]
+    t["frameTable"] = {"schema": {"location": 0}, "data": [[i] for i in range(16)]}
+    rows = [[None if i == 0 else i - 1, i % 16] for i in range(n)]
+    rows[n // 2] = rows[n // 2] + [0] * (n // 2)
+    t["stackTable"] = {"data": rows, "schema": {"prefix": 0, "frame": 1}}
+    t["samples"] = {"schema": {"stack": 0, "time": 1}, "data": [[n - 1, 1]]}
+    out.write(json.dumps(gecko_doc([t]), separators=(",", ":")).encode())
+
+
+def long_location(n, out):
+    # one long location string (a long JS function name in a long URL)
+    # shared by n frames that differ only by their line, each the root of a
+    # sample
+    t = empty_thread()
+    t["stringTable"] = ["run" + "r" * (24 * n) + " (https://example.com/" + "a" * (24 * n) + ".js:7:3)"]
+    t["frameTable"] = {"schema": {"location": 0, "relevantForJS": 1, "innerWindowID": 2,
+                                  "implementation": 3, "line": 4, "column": 5, "category": 6},
+                       "data": [[0, False, 0, None, i + 1, None, 0] for i in range(n)]}
+    t["stackTable"] = {"schema": {"prefix": 0, "frame": 1}, "data": [[None, i] for i in range(n)]}
+    t["samples"] = {"schema": {"stack": 0, "time": 1}, "data": [[i, i] for i in range(n)]}
+    out.write(json.dumps(gecko_doc([t]), separators=(",", ":")).encode())
+
+
+def thread_strings(n, out, shared_first=False):
+    # shared tables hold a chain n deep; every thread names the functions
+    # through a string array of its own and samples the deepest stack once
+    shared = {
+        "stackTable": {"length": n, "frame": list(range(n)), "prefix": [None] + list(range(n - 1))},
+        "frameTable": {"length": n, "address": [-1] * n, "func": list(range(n)),
+                       "line": [None] * n, "column": [None] * n, "category": [0] * n,
+                       "subcategory": [0] * n, "inlineDepth": [0] * n,
+                       "nativeSymbol": [None] * n, "innerWindowID": [0] * n},
+        "funcTable": {"length": n, "name": [i % 2 for i in range(n)], "isJS": [False] * n,
+                      "relevantForJS": [False] * n, "resource": [-1] * n,
+                      "source": [None] * n, "lineNumber": [None] * n, "columnNumber": [None] * n},
+        "resourceTable": {"length": 0, "name": [], "host": [], "type": []},
+    }
+    threads = []
+    for t in range(n):
+        threads.append({
+            "name": "T%d" % t, "processType": "default", "pid": "1", "tid": t + 1,
+            "stringArray": ["a%d" % t, "b%d" % t],
+            "samples": {"length": 1, "stack": [n - 1], "timeDeltas": [1]},
+            "markers": {"length": 0, "name": [], "startTime": [], "endTime": [], "phase": [],
+                        "category": [], "data": []},
+        })
+    if shared_first:
+        doc = {"meta": processed_meta(), "shared": shared, "threads": threads}
+    else:
+        doc = {"meta": processed_meta(), "threads": threads, "shared": shared}
+    out.write(json.dumps(doc, separators=(",", ":")).encode())
+
+
+def thread_strings_after(n, out):
+    thread_strings(n, out, shared_first=True)
+
+
+def pprof_long_name(n, out):
+    strings = ["", "samples", "count", "y" * (20 * n)]
+    fn = vfield(1, 1) + vfield(2, 3)
+    locs = [vfield(1, i + 1) + vfield(3, 0x1000 + 16 * i) + field(4, vfield(1, 1) + vfield(2, i + 1))
+            for i in range(n)]
+    samples = [packed(1, [i + 1]) + packed(2, [1]) for i in range(n)]
+    out.write(pprof_profile([(1, 2)], samples, locs, [fn], strings))
+
+
+def firefox_old_names(n, out):
+    # before version 4 a JS function's name was its whole location string:
+    # n functions (differing by their line) name one long one
+    loc = "run" + "r" * (24 * n) + " (https://example.com/" + "a" * (24 * n) + ".js:7)"
+    th = {"name": "GeckoMain", "processType": "default", "pid": "1", "tid": 1,
+          "stringArray": [loc],
+          "funcTable": {"length": n, "name": [0] * n, "resource": [-1] * n, "isJS": [True] * n,
+                        "lineNumber": [i + 1 for i in range(n)]},
+          "frameTable": {"length": n, "func": list(range(n)), "address": [-1] * n,
+                         "line": [None] * n},
+          "stackTable": {"length": n, "prefix": [None] * n, "frame": list(range(n))},
+          "samples": {"length": n, "stack": list(range(n)), "time": list(range(n))},
+          "markers": {"length": 0, "name": [], "time": [], "data": []}}
+    doc = {"meta": {"version": 4, "preprocessedProfileVersion": 3, "startTime": 0, "interval": 1},
+           "threads": [th]}
+    out.write(json.dumps(doc, separators=(",", ":")).encode())
+
+
+def pprof_long_mapping(n, out):
+    strings = ["", "samples", "count", "/lib/" + "z" * (20 * n) + ".so"]
+    b = bytearray(field(1, vfield(1, 1) + vfield(2, 2)))
+    for i in range(n):
+        b += field(2, packed(1, [i + 1]) + packed(2, [1]))
+    for i in range(n):
+        start = 0x10000 * (i + 1)
+        b += field(3, vfield(1, i + 1) + vfield(2, start) + vfield(3, start + 0x1000) + vfield(5, 3))
+    for i in range(n):
+        b += field(4, vfield(1, i + 1) + vfield(2, i + 1) + vfield(3, 0x10000 * (i + 1) + 16))
+    for s in strings:
+        b += field(6, s.encode())
+    out.write(gzip.compress(bytes(b), 1))
+
+
 def gzip_members(n, out):
     for i in range(n):
         out.write(gzip.compress(b"main;f%d %d\n" % (i % 100, i + 1), 1))
@@ -423,7 +559,10 @@ FAMILIES = {f.__name__: f for f in (json_string, json_escapes, json_number, json
                                     gperf_pcs, pprof_types, pprof_labels, pprof_deep,
                                     pprof_names, bsprof_allocs, bsprof_modules, gperf_build,
                                     firefox_strings, gecko_nested, gecko_waiting, gzip_members,
-                                    sibling_loops)}
+                                    sibling_loops, empty_threads, firefox_empty_threads,
+                                    wide_row, long_location, thread_strings,
+                                    thread_strings_after, pprof_long_name,
+                                    firefox_old_names, pprof_long_mapping)}
 
 if __name__ == "__main__":
     if len(sys.argv) != 4 or sys.argv[1] not in FAMILIES:

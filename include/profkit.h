@@ -6,13 +6,16 @@
  *
  *   profkit_profile_read_file()  ->  profkit_profile  ->  profkit_report_*()
  *                                                     ->  profkit_profile_write_file()
+ *                                                     ->  profkit_profile_write_memory()
  *
  * Conventions: functions return 0 or a negative PROFKIT_E* code; details go in
  * a caller-supplied profkit_error. Output parameters come first. Everything a
  * profile holds is owned by it and released by profkit_profile_free().
  * Ids are dense indexes into the profile's tables, never pointers.
  *
- * This header compiles as C99 and as C++.
+ * This header compiles as C99 and as C++. What it declares is the stable
+ * API and everything libprofkit exports; docs/api.md says what may change
+ * between versions and how to link.
  */
 #ifndef PROFKIT_H
 #define PROFKIT_H
@@ -25,10 +28,23 @@
 extern "C" {
 #endif
 
+/* Marks what the shared library exports (it is built with hidden
+ * visibility: nothing else is). */
+#if defined(__GNUC__) || defined(__clang__)
+#define PROFKIT_API __attribute__((visibility("default")))
+#else
+#define PROFKIT_API
+#endif
+
+/* The version of this header (the build reads it from here: one place).
+ * PROFKIT_VERSION_NUMBER is MAJOR * 1000000 + MINOR * 1000 + PATCH, for
+ * #if PROFKIT_VERSION_NUMBER >= 1002000. */
 #define PROFKIT_VERSION_MAJOR 0
 #define PROFKIT_VERSION_MINOR 1
 #define PROFKIT_VERSION_PATCH 0
 #define PROFKIT_VERSION_STRING "0.1.0"
+#define PROFKIT_VERSION_NUMBER \
+    (PROFKIT_VERSION_MAJOR * 1000000 + PROFKIT_VERSION_MINOR * 1000 + PROFKIT_VERSION_PATCH)
 
 /* ---------------------------------------------------------------- errors */
 
@@ -38,7 +54,8 @@ enum {
     PROFKIT_EFORMAT = -1,      /* not this format / unknown format */
     PROFKIT_ETRUNCATED = -2,   /* input ends before a complete item */
     PROFKIT_ECORRUPT = -3,     /* input violates the format */
-    PROFKIT_EUNSUPPORTED = -4, /* a valid variant profkit does not handle */
+    PROFKIT_EUNSUPPORTED = -4, /* a valid variant profkit does not handle, or an
+                                  optional part this library was built without */
     PROFKIT_ENOMEM = -5,       /* allocation failed or size overflow */
     PROFKIT_EIO = -6,          /* reading or writing a file failed */
     PROFKIT_EINVAL = -7,       /* bad argument (unknown value type, thread...) */
@@ -64,14 +81,47 @@ typedef struct profkit_error {
 } profkit_error;
 
 /* A short constant description of an error code ("corrupt input"). */
-const char *profkit_strerror(int code);
+PROFKIT_API const char *profkit_strerror(int code);
 
 /*
  * Formats an error or warning as one line:
  *   "FILE: offset N: MESSAGE" or "FILE:LINE:COLUMN: MESSAGE" or "FILE: MESSAGE".
  * Always NUL-terminates buf (when n > 0). Returns buf.
  */
-char *profkit_error_string(char *buf, size_t n, const profkit_error *e);
+PROFKIT_API char *profkit_error_string(char *buf, size_t n, const profkit_error *e);
+
+/* ------------------------------------------------ version and optional parts */
+
+/*
+ * The version of the library running ("0.1.0"), which may differ from the
+ * header a program was compiled with (PROFKIT_VERSION_STRING) when it links
+ * the shared library: compare them to refuse an older library.
+ */
+PROFKIT_API const char *profkit_version(void);
+
+/*
+ * The parts a libprofkit may be built without, each needing a package of
+ * its own: "store" (SQLite), "clickhouse" (the store's ClickHouse engine,
+ * libcurl), "server" (the local web server, libmicrohttpd), "disasm"
+ * (profkit_report_list's disassembly, Capstone), "debuginfod"
+ * (libdebuginfod). Without a part its functions still exist and return
+ * PROFKIT_EUNSUPPORTED with a message naming the part and how to get it.
+ */
+typedef struct profkit_part_info {
+    const char *name;        /* "store", "clickhouse", "server", "disasm", "debuginfod" */
+    const char *description; /* one line: what it does and what it needs */
+    int built;               /* 1: this library has it; 0: it was built without it */
+} profkit_part_info;
+
+PROFKIT_API size_t profkit_part_count(void);
+/* Information about part i (0 <= i < count), or NULL. */
+PROFKIT_API const profkit_part_info *profkit_part_get(size_t i);
+/*
+ * 0 when this library has the part `name`; PROFKIT_EUNSUPPORTED when it was
+ * built without it (err says which part and how to get it), or
+ * PROFKIT_EINVAL for a name that is no part. err may be NULL.
+ */
+PROFKIT_API int profkit_part_check(const char *name, profkit_error *err);
 
 /* --------------------------------------------------------------- model */
 
@@ -156,25 +206,26 @@ typedef struct profkit_marker {
 #define PROFKIT_NO_TIME INT64_MIN
 
 /* Creates an empty profile. Returns NULL when out of memory. */
-profkit_profile *profkit_profile_new(void);
+PROFKIT_API profkit_profile *profkit_profile_new(void);
 /* Releases a profile and everything it owns. NULL is a no-op. */
-void profkit_profile_free(profkit_profile *p);
+PROFKIT_API void profkit_profile_free(profkit_profile *p);
 
 /* The string with id `id` ("" for ids out of range). Valid while p lives. */
-const char *profkit_string(const profkit_profile *p, uint32_t id);
+PROFKIT_API const char *profkit_string(const profkit_profile *p, uint32_t id);
 /* Interns a string; returns its id, or PROFKIT_NONE when out of memory. */
-uint32_t profkit_string_intern(profkit_profile *p, const char *s, size_t len);
-uint32_t profkit_string_intern_cstr(profkit_profile *p, const char *s);
+PROFKIT_API uint32_t profkit_string_intern(profkit_profile *p, const char *s, size_t len);
+PROFKIT_API uint32_t profkit_string_intern_cstr(profkit_profile *p, const char *s);
 
 /* Read-only views of the tables; *n receives the number of rows. */
-const profkit_function *profkit_profile_functions(const profkit_profile *p, size_t *n);
-const profkit_frame *profkit_profile_frames(const profkit_profile *p, size_t *n);
-const profkit_stack *profkit_profile_stacks(const profkit_profile *p, size_t *n);
-const profkit_value_type *profkit_profile_value_types(const profkit_profile *p, size_t *n);
-const profkit_thread *profkit_profile_threads(const profkit_profile *p, size_t *n);
-const profkit_mapping *profkit_profile_mappings(const profkit_profile *p, size_t *n);
-const profkit_meta *profkit_profile_metadata(const profkit_profile *p, size_t *n);
-const profkit_marker *profkit_profile_markers(const profkit_profile *p, size_t *n);
+PROFKIT_API const profkit_function *profkit_profile_functions(const profkit_profile *p, size_t *n);
+PROFKIT_API const profkit_frame *profkit_profile_frames(const profkit_profile *p, size_t *n);
+PROFKIT_API const profkit_stack *profkit_profile_stacks(const profkit_profile *p, size_t *n);
+PROFKIT_API const profkit_value_type *profkit_profile_value_types(const profkit_profile *p,
+                                                                  size_t *n);
+PROFKIT_API const profkit_thread *profkit_profile_threads(const profkit_profile *p, size_t *n);
+PROFKIT_API const profkit_mapping *profkit_profile_mappings(const profkit_profile *p, size_t *n);
+PROFKIT_API const profkit_meta *profkit_profile_metadata(const profkit_profile *p, size_t *n);
+PROFKIT_API const profkit_marker *profkit_profile_markers(const profkit_profile *p, size_t *n);
 
 /* Samples: n rows; row i has stack[i], thread[i], time[i] (ns, or
  * PROFKIT_NO_TIME) and values[i * n_value_types + v]. */
@@ -186,18 +237,18 @@ typedef struct profkit_samples {
     const int64_t *time;
     const int64_t *values;
 } profkit_samples;
-void profkit_profile_samples(const profkit_profile *p, profkit_samples *out);
+PROFKIT_API void profkit_profile_samples(const profkit_profile *p, profkit_samples *out);
 
 /* Name of the format the profile was read from ("gperftools"), or "". */
-const char *profkit_profile_format(const profkit_profile *p);
+PROFKIT_API const char *profkit_profile_format(const profkit_profile *p);
 /* Index of the default value type (the one reports use without --value). */
-uint32_t profkit_profile_default_value(const profkit_profile *p);
+PROFKIT_API uint32_t profkit_profile_default_value(const profkit_profile *p);
 
 /*
  * Finds a value type by its type name ("cpu") or "type/unit". Returns the
  * index, or PROFKIT_NONE.
  */
-uint32_t profkit_profile_find_value(const profkit_profile *p, const char *name);
+PROFKIT_API uint32_t profkit_profile_find_value(const profkit_profile *p, const char *name);
 
 /*
  * Merges src into dst: strings, functions, frames and stacks are remapped,
@@ -205,7 +256,8 @@ uint32_t profkit_profile_find_value(const profkit_profile *p, const char *name);
  * are united by (name, process, pid, tid), samples of equal (stack, thread)
  * in untimed profiles are summed. Metadata of src is appended.
  */
-int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, profkit_error *err);
+PROFKIT_API int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src,
+                                      profkit_error *err);
 
 /* -------------------------------------------------------- reading */
 
@@ -248,20 +300,25 @@ typedef struct profkit_read_options {
  * new profile. On failure returns a negative code, fills *err and leaves
  * *out NULL. opts may be NULL.
  */
-int profkit_profile_read_file(profkit_profile **out, const char *path,
-                              const profkit_read_options *opts, profkit_error *err);
+PROFKIT_API int profkit_profile_read_file(profkit_profile **out, const char *path,
+                                          const profkit_read_options *opts, profkit_error *err);
 /* Same, from memory; `name` is used in messages. The data is not retained. */
-int profkit_profile_read_memory(profkit_profile **out, const void *data, size_t size,
-                                const char *name, const profkit_read_options *opts,
-                                profkit_error *err);
+PROFKIT_API int profkit_profile_read_memory(profkit_profile **out, const void *data, size_t size,
+                                            const char *name, const profkit_read_options *opts,
+                                            profkit_error *err);
 
 /* -------------------------------------------------------- writing */
 
 typedef struct profkit_write_options {
-    const char *format; /* format name; NULL: from the output path's extension */
+    const char *format; /* format name; NULL: from the output path's extension
+                           (profkit_profile_write_memory needs it) */
     const char *value;  /* value type for single-value formats (folded); NULL: default */
     const char *thread; /* only this thread (name or index); NULL: all */
     int by_line;        /* folded: label frames with their line */
+    /* Called once for what the format cannot hold and the writer leaves
+     * out (DCPI: the events other than the one written); may be NULL. */
+    profkit_warning_fn on_warning;
+    void *payload;
 } profkit_write_options;
 
 /*
@@ -269,11 +326,24 @@ typedef struct profkit_write_options {
  * a temporary name beside it and renamed when complete, so no half-written
  * file is ever left. A path ending in .gz is gzip-compressed.
  */
-int profkit_profile_write_file(const profkit_profile *p, const char *path,
-                               const profkit_write_options *opts, profkit_error *err);
+PROFKIT_API int profkit_profile_write_file(const profkit_profile *p, const char *path,
+                                           const profkit_write_options *opts, profkit_error *err);
+/*
+ * Writes `p` in the format opts->format names (required: there is no file
+ * name to tell it from) into a new buffer: *out, NUL-terminated (the NUL
+ * is not counted in *len; binary formats may hold NULs of their own), which
+ * the caller free()s. The bytes are exactly those profkit_profile_write_file
+ * writes to an uncompressed file with the same options; every writable
+ * format can be written this way. Returns 0 or what the file write would
+ * return but PROFKIT_EIO: PROFKIT_EINVAL for no or an unknown format, a
+ * writer's own refusal, PROFKIT_ENOMEM; on failure *out is NULL and *len 0.
+ * len may be NULL.
+ */
+PROFKIT_API int profkit_profile_write_memory(char **out, size_t *len, const profkit_profile *p,
+                                             const profkit_write_options *opts, profkit_error *err);
 
 /* The format name for an output path's extension, or NULL. */
-const char *profkit_format_for_path(const char *path);
+PROFKIT_API const char *profkit_format_for_path(const char *path);
 
 /* ------------------------------------------------------ symbols */
 
@@ -316,8 +386,8 @@ typedef struct profkit_symbolize_options {
  * profkit_report_info. Returns the number of address frames named (>= 0),
  * or a negative code with err set (out of memory only).
  */
-int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_options *o,
-                              profkit_error *err);
+PROFKIT_API int profkit_profile_symbolize(profkit_profile *p, const profkit_symbolize_options *o,
+                                          profkit_error *err);
 
 /* ------------------------------------------------------ formats */
 
@@ -329,11 +399,11 @@ typedef struct profkit_format_info {
     int can_write;
 } profkit_format_info;
 
-size_t profkit_format_count(void);
+PROFKIT_API size_t profkit_format_count(void);
 /* Information about format i (0 <= i < count), or NULL. */
-const profkit_format_info *profkit_format_get(size_t i);
+PROFKIT_API const profkit_format_info *profkit_format_get(size_t i);
 /* Information about the format named `name`, or NULL. */
-const profkit_format_info *profkit_format_find(const char *name);
+PROFKIT_API const profkit_format_info *profkit_format_find(const char *name);
 
 /* ------------------------------------------------------ reports */
 
@@ -341,7 +411,8 @@ typedef enum profkit_key {
     PROFKIT_BY_FUNCTION = 0,
     PROFKIT_BY_FILE = 1,
     PROFKIT_BY_LINE = 2,
-    PROFKIT_BY_ADDRESS = 3
+    PROFKIT_BY_ADDRESS = 3,
+    PROFKIT_BY_MODULE = 4 /* the binary or image (DCPI: dcpiprof -i's per-image table) */
 } profkit_key;
 
 typedef struct profkit_report_options {
@@ -366,16 +437,16 @@ typedef struct profkit_report_options {
 } profkit_report_options;
 
 /* `profkit info`: format, threads, value types, counts, totals, metadata. */
-int profkit_report_info(FILE *out, const profkit_profile *p, profkit_error *err);
+PROFKIT_API int profkit_report_info(FILE *out, const profkit_profile *p, profkit_error *err);
 /* The same in JSON (docs/json.md). */
-int profkit_report_info_json(FILE *out, const profkit_profile *p, profkit_error *err);
+PROFKIT_API int profkit_report_info_json(FILE *out, const profkit_profile *p, profkit_error *err);
 
 /*
  * `profkit top`: flat and cumulative value per key, with percentages, sorted.
  * Recursion is counted once in the cumulative value.
  */
-int profkit_report_top(FILE *out, const profkit_profile *p,
-                       const profkit_report_options *o, profkit_error *err);
+PROFKIT_API int profkit_report_top(FILE *out, const profkit_profile *p,
+                                   const profkit_report_options *o, profkit_error *err);
 
 /*
  * `profkit list`: per function whose name matches o->list_regex (POSIX
@@ -394,10 +465,12 @@ int profkit_report_top(FILE *out, const profkit_profile *p,
  * value (samples with it anywhere in the stack; a caller's return address
  * counts for the call instruction before it); instructions of code inlined
  * into the function go under the line it was called from.
- * Returns 0, PROFKIT_EINVAL for a bad regex, value or thread, or ENOMEM.
+ * Returns 0, PROFKIT_EINVAL for a bad regex, value or thread, or ENOMEM;
+ * with o->disasm, PROFKIT_EUNSUPPORTED when the library was built without
+ * the part "disasm" (profkit_part_check).
  */
-int profkit_report_list(FILE *out, const profkit_profile *p,
-                        const profkit_report_options *o, profkit_error *err);
+PROFKIT_API int profkit_report_list(FILE *out, const profkit_profile *p,
+                                    const profkit_report_options *o, profkit_error *err);
 
 /* ---------------------------------------- reports: tree and mem (issue 3) */
 
@@ -410,8 +483,8 @@ int profkit_report_list(FILE *out, const profkit_profile *p,
  * is under them, are hidden) and o->by (PROFKIT_BY_LINE labels NAME:LINE).
  * Returns 0, PROFKIT_EINVAL for an unknown value or thread, or ENOMEM.
  */
-int profkit_report_tree(FILE *out, const profkit_profile *p,
-                        const profkit_report_options *o, profkit_error *err);
+PROFKIT_API int profkit_report_tree(FILE *out, const profkit_profile *p,
+                                    const profkit_report_options *o, profkit_error *err);
 
 /*
  * `profkit mem`: objects and bytes allocated, freed (allocated - live) and
@@ -421,8 +494,8 @@ int profkit_report_tree(FILE *out, const profkit_profile *p,
  * o->limit and o->by (PROFKIT_BY_LINE). Returns 0, PROFKIT_EINVAL when the
  * profile has no memory value types or the thread is unknown, or ENOMEM.
  */
-int profkit_report_mem(FILE *out, const profkit_profile *p,
-                       const profkit_report_options *o, profkit_error *err);
+PROFKIT_API int profkit_report_mem(FILE *out, const profkit_profile *p,
+                                   const profkit_report_options *o, profkit_error *err);
 
 /* ---------------------------------------------- reports: hist (issue 5) */
 
@@ -434,8 +507,8 @@ int profkit_report_mem(FILE *out, const profkit_profile *p,
  * default value type); o->thread and o->limit as for top. Returns 0,
  * PROFKIT_EINVAL for an unknown value or thread, or PROFKIT_ENOMEM.
  */
-int profkit_report_hist(FILE *out, const profkit_profile *p,
-                        const profkit_report_options *o, profkit_error *err);
+PROFKIT_API int profkit_report_hist(FILE *out, const profkit_profile *p,
+                                    const profkit_report_options *o, profkit_error *err);
 
 /* --------------------------------------------------- reports: diff */
 
@@ -458,8 +531,9 @@ int profkit_report_hist(FILE *out, const profkit_profile *p,
  * line is printed; then the return value is 1 (0 when it passed).
  * o->json prints the JSON form (docs/json.md) instead.
  */
-int profkit_report_diff(FILE *out, const profkit_profile *base, const profkit_profile *p,
-                        const profkit_report_options *o, profkit_error *err);
+PROFKIT_API int profkit_report_diff(FILE *out, const profkit_profile *base,
+                                    const profkit_profile *p, const profkit_report_options *o,
+                                    profkit_error *err);
 
 /* -------------------------------------------- reports: traces and peek */
 
@@ -470,8 +544,8 @@ int profkit_report_diff(FILE *out, const profkit_profile *base, const profkit_pr
  * Uses o->value, o->thread, o->by and o->limit (0 = all). Returns 0,
  * PROFKIT_EINVAL for an unknown value or thread, or PROFKIT_ENOMEM.
  */
-int profkit_report_traces(FILE *out, const profkit_profile *p,
-                          const profkit_report_options *o, profkit_error *err);
+PROFKIT_API int profkit_report_traces(FILE *out, const profkit_profile *p,
+                                      const profkit_report_options *o, profkit_error *err);
 
 /*
  * `profkit peek`: for each key (o->by) whose label matches o->pattern (POSIX
@@ -482,8 +556,8 @@ int profkit_report_traces(FILE *out, const profkit_profile *p,
  * (0 = all); edges by value. Returns 0, PROFKIT_EINVAL for an unknown value
  * or thread, a bad pattern or one that matches nothing, or PROFKIT_ENOMEM.
  */
-int profkit_report_peek(FILE *out, const profkit_profile *p,
-                        const profkit_report_options *o, profkit_error *err);
+PROFKIT_API int profkit_report_peek(FILE *out, const profkit_profile *p,
+                                    const profkit_report_options *o, profkit_error *err);
 
 /* ------------------------------------------------------ serving (issue 18) */
 
@@ -515,10 +589,12 @@ typedef struct profkit_server_options {
  * Starts serving (no resources yet: every path is 404 until
  * profkit_server_set adds one). o may be NULL. On success *out owns the
  * server. Returns 0, PROFKIT_EINVAL for a bad option, PROFKIT_EIO when the
- * port cannot be bound (err says why) or PROFKIT_ENOMEM.
+ * port cannot be bound (err says why), PROFKIT_ENOMEM, or
+ * PROFKIT_EUNSUPPORTED when the library was built without the part "server"
+ * (then the other profkit_server_* calls have no server to act on).
  */
-int profkit_server_start(profkit_server **out, const profkit_server_options *o,
-                         profkit_error *err);
+PROFKIT_API int profkit_server_start(profkit_server **out, const profkit_server_options *o,
+                                     profkit_error *err);
 
 /*
  * Serves a copy of `size` bytes at /TOKEN/NAME with this Content-Type,
@@ -528,19 +604,19 @@ int profkit_server_start(profkit_server **out, const profkit_server_options *o,
  * PROFKIT_EINVAL for a name with '/', a space or a control character, or
  * "." / "..", or PROFKIT_ENOMEM.
  */
-int profkit_server_set(profkit_server *s, const char *name, const char *content_type,
-                       const void *data, size_t size, profkit_error *err);
+PROFKIT_API int profkit_server_set(profkit_server *s, const char *name, const char *content_type,
+                                   const void *data, size_t size, profkit_error *err);
 
 /* The port it listens on (the one picked when the options said 0). */
-unsigned profkit_server_port(const profkit_server *s);
+PROFKIT_API unsigned profkit_server_port(const profkit_server *s);
 /* The token in every path. Owned by the server. */
-const char *profkit_server_token(const profkit_server *s);
+PROFKIT_API const char *profkit_server_token(const profkit_server *s);
 /* "http://127.0.0.1:PORT/TOKEN/". Owned by the server. */
-const char *profkit_server_url(const profkit_server *s);
+PROFKIT_API const char *profkit_server_url(const profkit_server *s);
 
 /* Closes every connection, stops the server's threads and frees it. NULL is
  * a no-op. */
-void profkit_server_stop(profkit_server *s);
+PROFKIT_API void profkit_server_stop(profkit_server *s);
 
 /* ------------------------------------------- filters (issue 13) */
 
@@ -563,14 +639,14 @@ typedef struct profkit_filter_options {
 } profkit_filter_options;
 
 /* Whether any filter of o is set (o may be NULL). */
-int profkit_filter_active(const profkit_filter_options *o);
+PROFKIT_API int profkit_filter_active(const profkit_filter_options *o);
 /*
  * Applies the filters to p in place: samples are dropped or get new stacks
  * (rows that end up alike are summed). Returns 0, PROFKIT_EINVAL for a bad
  * regular expression (the message names the option), or PROFKIT_ENOMEM.
  */
-int profkit_profile_filter(profkit_profile *p, const profkit_filter_options *o,
-                           profkit_error *err);
+PROFKIT_API int profkit_profile_filter(profkit_profile *p, const profkit_filter_options *o,
+                                       profkit_error *err);
 /* ------------------------------------------- flame graphs and the viewer page */
 
 /*
@@ -596,7 +672,7 @@ typedef struct profkit_flame_options {
 } profkit_flame_options;
 
 /* Fills *o with the defaults above. */
-void profkit_flame_options_init(profkit_flame_options *o);
+PROFKIT_API void profkit_flame_options_init(profkit_flame_options *o);
 
 /*
  * Renders the self-contained viewer page (HTML, no network requests) for p
@@ -605,26 +681,26 @@ void profkit_flame_options_init(profkit_flame_options *o);
  * value type or thread (err says which exist), or PROFKIT_ENOMEM; on
  * failure *out is NULL.
  */
-int profkit_flame_render_html(char **out, size_t *len, const profkit_profile *p,
-                              const profkit_flame_options *o, profkit_error *err);
+PROFKIT_API int profkit_flame_render_html(char **out, size_t *len, const profkit_profile *p,
+                                          const profkit_flame_options *o, profkit_error *err);
 /*
  * Writes the page to `path` (NULL or "-" = standard output) through a
  * temporary file renamed when complete, so no half-written file is left.
  * Returns 0, PROFKIT_EINVAL, PROFKIT_ENOMEM or PROFKIT_EIO (err names the path).
  */
-int profkit_flame_write_html(const profkit_profile *p, const char *path,
-                             const profkit_flame_options *o, profkit_error *err);
+PROFKIT_API int profkit_flame_write_html(const profkit_profile *p, const char *path,
+                                         const profkit_flame_options *o, profkit_error *err);
 /*
  * Renders a static flame graph SVG (flamegraph.pl style: hover titles,
  * search, click to zoom) of o->value for o->thread (NULL: all threads
  * merged), bounded like the page. In diff mode frames are coloured by the
  * change from BASE. Ownership and returns as profkit_flame_render_html.
  */
-int profkit_flame_render_svg(char **out, size_t *len, const profkit_profile *p,
-                             const profkit_flame_options *o, profkit_error *err);
+PROFKIT_API int profkit_flame_render_svg(char **out, size_t *len, const profkit_profile *p,
+                                         const profkit_flame_options *o, profkit_error *err);
 /* Writes the SVG to `path` as profkit_flame_write_html writes the page. */
-int profkit_flame_write_svg(const profkit_profile *p, const char *path,
-                            const profkit_flame_options *o, profkit_error *err);
+PROFKIT_API int profkit_flame_write_svg(const profkit_profile *p, const char *path,
+                                        const profkit_flame_options *o, profkit_error *err);
 
 /* ------------------------------------------------ the profile store (issue 14) */
 
@@ -640,12 +716,32 @@ typedef struct profkit_store profkit_store;
  * Opens the store `db`: a SQLite file path (created with its tables on
  * first use), or "clickhouse://HOST:PORT/DATABASE[?cluster=NAME]" (tables
  * created when missing; with a cluster, Distributed tables over the
- * cluster's shards). Returns 0, PROFKIT_EIO (err names the DB and why) or
- * PROFKIT_ENOMEM.
+ * cluster's shards). Returns 0, PROFKIT_EIO (err names the DB and why),
+ * PROFKIT_ENOMEM, or PROFKIT_EUNSUPPORTED when the library was built
+ * without the part "store" (or, for a clickhouse:// DB, "clickhouse"): no
+ * store opens, so the other profkit_store_* calls, which take one, are not
+ * reached (profkit_store_parse_time works in every build).
  */
-int profkit_store_open(profkit_store **out, const char *db, profkit_error *err);
+PROFKIT_API int profkit_store_open(profkit_store **out, const char *db, profkit_error *err);
+
+/*
+ * How to reach a ClickHouse store beyond its URL. The URL may carry all of
+ * it: clickhouse://[USER[:PASSWORD]@]HOST:PORT[,...]/DATABASE with the
+ * options ?cluster=NAME, secure=1 (HTTPS: the server's certificate and
+ * name are checked), cafile=PATH (the CAs to check it with), timeout=SECONDS
+ * (one query at most; none by default), joined by '&'. Messages name the
+ * URL without its password.
+ */
+typedef struct profkit_store_options {
+    const char *user;     /* ClickHouse user when the URL names none; NULL: default */
+    const char *password; /* its password; never printed */
+} profkit_store_options;
+
+/* profkit_store_open with options (o may be NULL). */
+PROFKIT_API int profkit_store_open_opts(profkit_store **out, const char *db, const profkit_store_options *o,
+                            profkit_error *err);
 /* Closes the store. NULL is a no-op. */
-void profkit_store_close(profkit_store *s);
+PROFKIT_API void profkit_store_close(profkit_store *s);
 
 typedef struct profkit_store_add_options {
     const char *const *labels; /* "KEY=VALUE" each, beside those the profile knows */
@@ -663,8 +759,9 @@ typedef struct profkit_store_add_options {
  * thread (each thread's name) and value (each value type). Returns 0, 1,
  * PROFKIT_EINVAL for a label without '=', PROFKIT_EIO or PROFKIT_ENOMEM.
  */
-int profkit_store_add(profkit_store *s, const profkit_profile *p,
-                      const profkit_store_add_options *o, uint64_t *id, profkit_error *err);
+PROFKIT_API int profkit_store_add(profkit_store *s, const profkit_profile *p,
+                                  const profkit_store_add_options *o, uint64_t *id,
+                                  profkit_error *err);
 
 /*
  * Which profiles: every one of `where` ("KEY=VALUE", "KEY!=VALUE": no label
@@ -676,11 +773,14 @@ typedef struct profkit_store_query {
     const char *const *where;
     size_t n_where;
     int64_t since, until;
+    const uint64_t *ids; /* only these profiles (their ids, as store ls prints
+                            them); NULL or n_ids 0: no such bound */
+    size_t n_ids;
 } profkit_store_query;
 
 /* Parses a time for since/until: YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS][Z] (UTC) or
  * seconds since 1970 (digits). Returns 0 or PROFKIT_EINVAL. */
-int profkit_store_parse_time(const char *s, int64_t *ns);
+PROFKIT_API int profkit_store_parse_time(const char *s, int64_t *ns);
 
 /*
  * The selected profiles merged into one profile, as profkit_profile_merge
@@ -690,8 +790,8 @@ int profkit_store_parse_time(const char *s, int64_t *ns);
  * PROFKIT_EINVAL for a bad query, PROFKIT_ENOTFOUND when no profile
  * matches, PROFKIT_EIO or PROFKIT_ENOMEM.
  */
-int profkit_store_load(profkit_profile **out, profkit_store *s, const profkit_store_query *q,
-                       profkit_error *err);
+PROFKIT_API int profkit_store_load(profkit_profile **out, profkit_store *s,
+                                   const profkit_store_query *q, profkit_error *err);
 
 /*
  * profkit_report_top over the selected profiles. By function over all
@@ -700,18 +800,40 @@ int profkit_store_load(profkit_profile **out, profkit_store *s, const profkit_st
  * profiles are loaded as by profkit_store_load. The output is the same as
  * the report on the files merged.
  */
-int profkit_store_report_top(FILE *out, profkit_store *s, const profkit_store_query *q,
-                             const profkit_report_options *o, profkit_error *err);
+PROFKIT_API int profkit_store_report_top(FILE *out, profkit_store *s, const profkit_store_query *q,
+                                         const profkit_report_options *o, profkit_error *err);
 
 /* `profkit store ls`: each selected profile, oldest first, with its id, time,
  * labels and totals. Returns 0 or a negative code. */
-int profkit_store_list(FILE *out, profkit_store *s, const profkit_store_query *q,
-                       profkit_error *err);
+PROFKIT_API int profkit_store_list(FILE *out, profkit_store *s, const profkit_store_query *q,
+                                   profkit_error *err);
+
+typedef struct profkit_store_list_options {
+    int json;     /* one JSON document (docs/json.md, "store ls") */
+    int no_count; /* text: no closing "N profiles" line */
+} profkit_store_list_options;
+
+/* profkit_store_list with options (o may be NULL: the text of
+ * profkit_store_list). */
+PROFKIT_API int profkit_store_list_opts(FILE *out, profkit_store *s, const profkit_store_query *q,
+                            const profkit_store_list_options *o, profkit_error *err);
+
+/*
+ * Changes the labels of the selected profiles (*n: how many, may be NULL):
+ * every key of `set` ("KEY=VALUE") and `unset` ("KEY") loses its values,
+ * then each pair of `set` is added (so a key set twice has both values).
+ * A profile's id does not change; queries after the call returns see the
+ * new labels. Returns 0, PROFKIT_EINVAL for a bad label or nothing to do,
+ * PROFKIT_EIO or PROFKIT_ENOMEM.
+ */
+PROFKIT_API int profkit_store_label(profkit_store *s, const profkit_store_query *q, const char *const *set,
+                        size_t n_set, const char *const *unset, size_t n_unset, size_t *n,
+                        profkit_error *err);
 
 /* Removes the selected profiles (*n: how many, may be NULL). Returns 0 or a
  * negative code. */
-int profkit_store_remove(profkit_store *s, const profkit_store_query *q, size_t *n,
-                         profkit_error *err);
+PROFKIT_API int profkit_store_remove(profkit_store *s, const profkit_store_query *q, size_t *n,
+                                     profkit_error *err);
 
 #ifdef __cplusplus
 }

@@ -7,16 +7,24 @@
 #   scripts/deps.sh --test    build + test dependencies and oracles (make check)
 set -euo pipefail
 
-pkgs=(build-essential cmake pkg-config zlib1g-dev libzstd-dev libisal-dev libyajl-dev libcmocka-dev libelf-dev
-      libdw-dev libdebuginfod-dev libcapstone-dev libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev)
+# What every build needs, then the packages of the optional parts (README,
+# "Install"): debuginfod, disassembly, the server, the store and its
+# ClickHouse engine; a build without one of them leaves that part out.
+pkgs=(build-essential cmake pkg-config zlib1g-dev libzstd-dev libisal-dev libyajl-dev libelf-dev libdw-dev
+      libdebuginfod-dev libcapstone-dev libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev)
 if [ "${1:-}" = "--demo" ]; then
   pkgs+=(google-perftools libgoogle-perftools-dev)
 fi
 if [ "${1:-}" = "--test" ]; then
   # Oracles (docs/testing.md) and what the tests compile against.
-  pkgs+=(google-perftools libgoogle-perftools-dev golang-go golang-github-google-pprof-dev
+  pkgs+=(libcmocka-dev
+         google-perftools libgoogle-perftools-dev golang-go golang-github-google-pprof-dev
          protobuf-compiler zstd gzip python3 curl python3-jsonschema
-         elfutils debuginfod dwz xz-utils binutils linux-perf valgrind libc6-dbg llvm)
+         elfutils debuginfod dwz xz-utils binutils linux-perf valgrind libc6-dbg llvm openssl)
+  # A static link against libprofkit.a takes the private libraries of its
+  # packages too (pkg-config --static; tests/cli/install_consumer.sh):
+  # libcurl's and libmicrohttpd's need these.
+  pkgs+=(libnghttp2-dev librtmp-dev libssh2-1-dev libpsl-dev libkrb5-dev libldap-dev libunistring-dev)
   # The profile store's second engine, started by tests/cli/store_clickhouse.sh.
   pkgs+=(clickhouse-server sqlite3)
   # The viewer page's browser tests (Debian's chromium, driven by playwright-core).

@@ -1,7 +1,9 @@
 /*
- * analysis.h: aggregations over the model that the reports share: top,
- * the call tree walk, memory, value formatting. The label tree they build
- * on is in model/ltree.h, below the formats, which use it too.
+ * analysis.h: what the reports print, computed: flat and cumulative values
+ * (top, hist), callers and callees (peek), the traces, the diff's rows,
+ * the call tree walk, memory, value formatting. The call tree they read is
+ * in model/ltree.h, below the formats, which read it too; report/ only
+ * formats what these return.
  */
 #ifndef PROFKIT_ANALYSIS_H
 #define PROFKIT_ANALYSIS_H
@@ -17,6 +19,43 @@ const char *pk_format_pct(char *buf, size_t n, double part, double total);
 /* "function", "file", "line", "address" (plural: "functions", ...). */
 const char *pk_key_name(profkit_key by, int plural);
 
+
+/* ---- flat and cumulative values per key of a call tree (src/analysis/top.c) ---- */
+
+/* A call between two keys (peek): caller `from`, callee `to`. */
+typedef struct pk_key_edge {
+    uint32_t from, to;
+    int64_t weight; /* the value of the stacks that make the call, once per stack */
+    uint32_t mark;  /* while summing */
+} pk_key_edge;
+
+typedef struct pk_keysums {
+    size_t n;        /* keys of the tree */
+    int64_t *flat;   /* flat[k]: value where key k is the leaf */
+    int64_t *cum;    /* cum[k]: value where key k is anywhere in the stack, once per stack */
+    int64_t total;   /* value of the stacks below the root */
+    int64_t root;    /* value of the empty stack */
+    /* with edge_keys: the calls between keys either end of which is set
+     * in edge_keys (a caller and callee of one key are no call) */
+    const unsigned char *edge_keys;
+    pk_key_edge *edges;
+    size_t n_edges, cap_edges;
+    uint32_t *slot;
+    size_t n_slots;
+} pk_keysums;
+
+/*
+ * Sums value type `value` over rows of thread `thread` (PROFKIT_NONE = all)
+ * per key of t (either shape: both give the same sums), and the calls
+ * touching edge_keys (NULL: none). Recursion counts once in cum and in a
+ * call's weight. Linear in the nodes and rows whatever the depth; no array
+ * per node when the rows are fewer than the nodes and the stacks are not
+ * deep (each row is walked up from its node), else two. Returns 0 or
+ * PROFKIT_ENOMEM.
+ */
+int pk_keysums_compute(pk_keysums *s, const pk_ltree *t, uint32_t value, uint32_t thread,
+                       const unsigned char *edge_keys);
+void pk_keysums_free(pk_keysums *s);
 
 /* ---- top: flat and cumulative value per key ---- */
 
@@ -36,14 +75,22 @@ typedef struct pk_top {
 
 /*
  * Computes flat and cumulative values per key for value type `value` over
- * thread `thread` (PROFKIT_NONE = all). Recursion counts once in cum.
+ * thread `thread` (PROFKIT_NONE = all): the call tree by `by`, unmerged, and
+ * its sums. Recursion counts once in cum.
  */
 int pk_top_compute(pk_top *t, const profkit_profile *p, uint32_t value, uint32_t thread,
                         profkit_key by, profkit_error *err);
+/*
+ * The same for several value types over one call tree: tops[i] for value
+ * type values[i] (`top` and its calls, `hist` and every column); the key
+ * labels go into tops[keys_in].keys only (the others' keys are empty), the
+ * rows of every top are in the same key order. Returns 0 or PROFKIT_ENOMEM
+ * (err filled; every top empty).
+ */
+int pk_top_compute_values(pk_top *tops, const profkit_profile *p, const uint32_t *values,
+                          size_t n, uint32_t thread, profkit_key by, size_t keys_in,
+                          profkit_error *err);
 void pk_top_free(pk_top *t);
-/* The key label of a frame for a `by` mode, written into buf. */
-size_t pk_frame_key_label(const profkit_profile *p, uint32_t frame, profkit_key by, char *buf,
-                               size_t n);
 /* Sorts row indexes: by flat (or cum) descending, then key label ascending. */
 int pk_top_sort(const pk_top *t, uint32_t *order, int by_cum);
 /*
@@ -54,6 +101,92 @@ int pk_top_sort(const pk_top *t, uint32_t *order, int by_cum);
  * Returns 0 or PROFKIT_ENOMEM.
  */
 int pk_top_sort_first(const pk_top *t, uint32_t *order, int by_cum, size_t first);
+
+/* ---- peek: callers and callees of the keys matching a pattern (src/analysis/peek.c) ---- */
+
+typedef struct pk_peek {
+    pk_ltree tree;        /* unmerged, keyed by `by`: key labels in tree.labels */
+    pk_keysums sums;      /* flat, cum, and the calls from or to a matching key */
+    unsigned char *match; /* per key */
+    uint32_t *order;      /* matching keys with a value, sorted by |flat| (or |cum|), then label */
+    size_t n;
+} pk_peek;
+
+/*
+ * Computes peek for value `value` over thread `thread`, keys by `by`,
+ * matching the POSIX extended regular expression `pattern`. Calls are
+ * counted as pprof's call graph counts them: once per stack that holds the
+ * call (however often it recurs), a key calling itself is no call.
+ * Returns 0, PROFKIT_EINVAL (no pattern, a bad one, or no key matches) or
+ * PROFKIT_ENOMEM, with err filled.
+ */
+int pk_peek_compute(pk_peek *k, const profkit_profile *p, uint32_t value, uint32_t thread,
+                    profkit_key by, const char *pattern, int sort_cum, profkit_error *err);
+/* The calls into (in = 1) or out of key with a non-zero weight, by |weight|
+ * descending, then caller, then callee: a new array of *n edge indexes
+ * (into k->sums.edges), or NULL when out of memory. */
+uint32_t *pk_peek_edges(const pk_peek *k, uint32_t key, int in, size_t *n);
+void pk_peek_free(pk_peek *k);
+
+/* ---- traces: each distinct stack with its value (src/analysis/traces.c) ---- */
+
+typedef struct pk_traces {
+    pk_ltree tree;   /* merged, keyed by `by`: a node is a trace */
+    uint32_t *order; /* nodes with a non-zero self value, largest |value| first, then labels leaf first */
+    size_t n;
+    int64_t total;   /* value of the stacks below the root */
+} pk_traces;
+
+/* Computes the traces of value `value` over thread `thread`, frames labelled
+ * by `by`. Returns 0 or PROFKIT_ENOMEM (err filled). */
+int pk_traces_compute(pk_traces *t, const profkit_profile *p, uint32_t value, uint32_t thread,
+                      profkit_key by, profkit_error *err);
+void pk_traces_free(pk_traces *t);
+
+/* ---- diff: per key, the change between two profiles (src/analysis/diff.c) ---- */
+
+typedef struct pk_diff_row {
+    const char *label;
+    int64_t base_flat, new_flat, base_cum, new_cum;
+} pk_diff_row;
+
+/* One failure of the gate: `what` ("total", "flat", "cum") of row `row`
+ * (PROFKIT_NONE for the total) grew past the limit. */
+typedef struct pk_diff_fail {
+    const char *what;
+    uint32_t row;
+    int64_t base, now;
+} pk_diff_fail;
+
+typedef struct pk_diff {
+    uint32_t value;        /* the value type in NEW */
+    pk_top tn, tb;         /* NEW's and BASE's top (their labels) */
+    pk_diff_row *rows;     /* every key with a value in either, NEW's first */
+    size_t n;
+    uint32_t *order;       /* rows shown (--min-percent), biggest change first */
+    size_t n_shown;
+    int64_t base_total, new_total; /* base_total scaled with normalize */
+    pk_diff_fail *fails;   /* with a gate: what grew too much, in row order */
+    size_t n_fails;
+} pk_diff;
+
+/* new - base, saturating. */
+int64_t pk_diff_change(int64_t base, int64_t now);
+/*
+ * Compares NEW (p) with BASE per key by `by` (labels matched, so the two
+ * may come from different formats) for value type `value` of p (BASE's of
+ * the same type and unit) over thread `thread` (a name, in both; NULL =
+ * all): base scaled to NEW's total with normalize; rows whose change (flat,
+ * or cum with sort_cum) is below cutoff_pct percent of BASE's total are not
+ * shown; with gate, the rows (and the total) whose growth passes
+ * fail_on_increase percent of BASE's total. Returns 0, PROFKIT_EINVAL (no
+ * such value type in BASE, unknown thread) or PROFKIT_ENOMEM, err filled.
+ */
+int pk_diff_compute(pk_diff *d, const profkit_profile *base, const profkit_profile *p,
+                    uint32_t value, const char *thread, profkit_key by, int normalize,
+                    double cutoff_pct, int sort_cum, int gate, double fail_on_increase,
+                    profkit_error *err);
+void pk_diff_free(pk_diff *d);
 
 /* ---- tree: the call tree in print order (src/analysis/tree.c) ---- */
 
@@ -67,6 +200,16 @@ int pk_top_sort_first(const pk_top *t, uint32_t *order, int by_cum, size_t first
  */
 int pk_tree_walk(const pk_ltree *t, size_t max_depth, double min_pct, uint32_t **nodes,
                       uint32_t **depths, size_t *n);
+/*
+ * The trees `profkit tree` prints for value type `value`: thread `thread`
+ * alone; for all threads (PROFKIT_NONE), each thread whose rows sum to
+ * non-zero, or one tree of them all (PROFKIT_NONE) when the profile has no
+ * threads or rows of no thread of its own sum to non-zero. *threads is a
+ * new array of *n entries; *total the value over every row. Returns 0 or
+ * PROFKIT_ENOMEM.
+ */
+int pk_tree_threads(const profkit_profile *p, uint32_t value, uint32_t thread, uint32_t **threads,
+                    size_t *n, int64_t *total);
 
 /* ---- mem: allocations, frees and leaks (src/analysis/mem.c) ---- */
 
@@ -89,7 +232,7 @@ typedef struct pk_mem {
  * Sums the memory value types (alloc_objects, alloc_space, free_objects,
  * inuse_objects, inuse_space; a missing one counts 0) per thread and per
  * call path over thread `thread` (PROFKIT_NONE = all). A path is a node of
- * the label tree (labels as in folded output; by_line: NAME:LINE), so
+ * the call tree (labels as in folded output; by_line: NAME:LINE), so
  * stacks that print alike are one path; only paths that allocated are
  * listed. Returns 0, PROFKIT_EINVAL when the profile has none of those
  * value types, or PROFKIT_ENOMEM (err filled).

@@ -30,16 +30,16 @@ size_t pk_mem_path_label(const pk_mem *m, uint32_t key, char **buf, size_t *cap)
     const pk_ltree *t = &m->tree;
     size_t total = 0;
     for (uint32_t n = key; n != 0; n = t->parent[n])
-        total += pk_strtab_len(&t->labels, t->label[n]) + 1;
+        total += pk_strtab_len(&t->labels, t->key[n]) + 1;
     if (pk_grow((void **)buf, cap, total + 1, 1) != 0)
         return (size_t)-1;
     /* Nodes come leaf first: fill from the end. */
     size_t end = total ? total - 1 : 0;
     (*buf)[end] = '\0';
     for (uint32_t n = key; n != 0; n = t->parent[n]) {
-        size_t len = pk_strtab_len(&t->labels, t->label[n]);
+        size_t len = pk_strtab_len(&t->labels, t->key[n]);
         end -= len;
-        memcpy(*buf + end, pk_strtab_get(&t->labels, t->label[n]), len);
+        memcpy(*buf + end, pk_strtab_get(&t->labels, t->key[n]), len);
         if (end)
             (*buf)[--end] = ';';
     }
@@ -86,19 +86,21 @@ int pk_mem_compute(pk_mem *m, const profkit_profile *p, uint32_t thread, int by_
         if (t < p->n_threads)
             add_row(&m->threads[t], v);
     }
-    /* One label tree (its nodes do not depend on the value), and each
-     * value's self per node: that path's value. Frees belong to the
-     * freeing path, not listed here. */
+    /* One call tree (its nodes do not depend on the value), and each
+     * value's self per node: that path's value. A path's free_objects are
+     * the frees made on it (as `traces --value free_objects` shows them);
+     * the paths listed are the allocating ones. */
     for (int i = 0; i < M_N; i++) {
-        if (i == M_FOBJ || vt[i] == PROFKIT_NONE)
+        if (vt[i] == PROFKIT_NONE)
             continue;
         if (!m->tree.n) {
-            pk_ltree_options lo = { vt[i], thread, by_line, 1 };
+            pk_ltree_options lo = { .by = PROFKIT_BY_FUNCTION, .by_line = by_line, .sanitize = 1,
+                                    .merge = 1 };
             if ((rc = pk_ltree_build(&m->tree, p, &lo, err)) != 0)
                 goto done;
             rc = PROFKIT_ENOMEM;
         }
-        if (!(self[i] = pk_ltree_self(&m->tree, p, vt[i], thread)))
+        if (!(self[i] = pk_ltree_self(&m->tree, vt[i], thread)))
             goto done;
     }
     if (!(m->paths = calloc(m->tree.n ? m->tree.n : 1, sizeof(pk_mem_row))))

@@ -1,48 +1,7 @@
-/* top.c: flat and cumulative values per function, file, line or address. */
+/* top.c: flat and cumulative values per function, file, line, address or module. */
 #include "analysis/analysis.h"
 
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
-
-size_t pk_frame_key_label(const profkit_profile *p, uint32_t frame, profkit_key by, char *buf,
-                               size_t n)
-{
-    const profkit_frame *fr = &p->frames[frame];
-    const profkit_function *fn = &p->functions[fr->function];
-    int w = -1;
-    switch (by) {
-    case PROFKIT_BY_FILE:
-        if (fn->file)
-            w = snprintf(buf, n, "%s", pk_str(p, fn->file));
-        else if (fn->module)
-            w = snprintf(buf, n, "%s", pk_str(p, fn->module));
-        else if (fr->mapping != PROFKIT_NONE && fr->mapping < p->n_mappings &&
-                 p->mappings[fr->mapping].path)
-            w = snprintf(buf, n, "%s", pk_str(p, p->mappings[fr->mapping].path));
-        else
-            w = snprintf(buf, n, "(unknown file)");
-        break;
-    case PROFKIT_BY_LINE:
-        if (fn->file && fr->line) {
-            w = fr->column ? snprintf(buf, n, "%s:%u:%u", pk_str(p, fn->file), fr->line, fr->column)
-                           : snprintf(buf, n, "%s:%u", pk_str(p, fn->file), fr->line);
-            break;
-        }
-        return pk_frame_label(p, frame, 1, buf, n);
-    case PROFKIT_BY_ADDRESS:
-        if (fr->address) {
-            w = snprintf(buf, n, "0x%" PRIx64, fr->address);
-            break;
-        }
-        return pk_frame_label(p, frame, 0, buf, n);
-    default:
-        return pk_frame_label(p, frame, 0, buf, n);
-    }
-    if (w < 0)
-        w = 0;
-    return (size_t)w < n ? (size_t)w : n - 1;
-}
 
 void pk_top_free(pk_top *t)
 {
@@ -52,112 +11,329 @@ void pk_top_free(pk_top *t)
     memset(t, 0, sizeof(*t));
 }
 
-/*
- * Flat and cumulative values in one pass over the stack tree, whatever its
- * depth: self values sit on the nodes, a node's total is its subtree's sum
- * (children before parents), and a key's cumulative value is the sum of the
- * totals of its topmost nodes, those with no ancestor of the same key
- * (recursion counts once). A depth-first walk keeps, per key, how many
- * nodes of the current path have it. Summing each sample's whole stack
- * instead costs the depth per node: quadratic on a deep chain with a value
- * at every level.
- */
-static int cumulate(pk_top *t, const profkit_profile *p, const int64_t *self)
+/* ---------------------------------------------- flat and cum per key */
+
+void pk_keysums_free(pk_keysums *s)
 {
-    size_t ns = p->n_stacks;
-    int rc = PROFKIT_ENOMEM;
-    uint32_t *first = NULL, *next = NULL, *on_path = NULL, *path = NULL;
-    int64_t *total = NULL;
-    if (ns < 2)
-        return 0;
-    if (!(first = malloc(ns * sizeof(uint32_t))) || !(next = malloc(ns * sizeof(uint32_t))) ||
-        !(on_path = calloc(t->n, sizeof(uint32_t))) || !(path = malloc(ns * sizeof(uint32_t))) ||
-        !(total = malloc(ns * sizeof(int64_t))))
+    free(s->flat);
+    free(s->cum);
+    free(s->edges);
+    free(s->slot);
+    memset(s, 0, sizeof(*s));
+}
+
+static uint64_t edge_hash(uint32_t a, uint32_t b) { return pk_hash_u64(((uint64_t)a << 32) | b); }
+
+static int edge_rehash(pk_keysums *s)
+{
+    size_t n = s->n_slots ? s->n_slots * 2 : 64;
+    uint32_t *sl = calloc(n, sizeof(uint32_t));
+    if (!sl)
+        return -1;
+    for (size_t i = 0; i < s->n_edges; i++) {
+        size_t h = (size_t)edge_hash(s->edges[i].from, s->edges[i].to) & (n - 1);
+        while (sl[h])
+            h = (h + 1) & (n - 1);
+        sl[h] = (uint32_t)i + 1;
+    }
+    free(s->slot);
+    s->slot = sl;
+    s->n_slots = n;
+    return 0;
+}
+
+/* The index of edge a -> b, added with weight 0 when new; PROFKIT_NONE
+ * when out of memory. */
+static uint32_t edge_get(pk_keysums *s, uint32_t a, uint32_t b)
+{
+    if ((s->n_edges + 1) * 2 > s->n_slots && edge_rehash(s) != 0)
+        return PROFKIT_NONE;
+    size_t h = (size_t)edge_hash(a, b) & (s->n_slots - 1);
+    while (s->slot[h]) {
+        const pk_key_edge *e = &s->edges[s->slot[h] - 1];
+        if (e->from == a && e->to == b)
+            return s->slot[h] - 1;
+        h = (h + 1) & (s->n_slots - 1);
+    }
+    if (s->n_edges >= PROFKIT_NONE - 1 || PK_VEC_RESERVE(s->edges, s->n_edges, s->cap_edges, 1) != 0)
+        return PROFKIT_NONE;
+    pk_key_edge *e = &s->edges[s->n_edges];
+    e->from = a;
+    e->to = b;
+    e->weight = 0;
+    e->mark = 0;
+    s->slot[h] = (uint32_t)++s->n_edges;
+    return (uint32_t)s->n_edges - 1;
+}
+
+/* The edge into node u (from its parent's key), when counted: NONE when
+ * u's parent is the root, the keys are equal, or neither end is asked
+ * for; *oom on failure. */
+static uint32_t node_edge(pk_keysums *s, const pk_ltree *t, uint32_t u, uint32_t k, int *oom)
+{
+    uint32_t up = pk_ltree_parent(t, u);
+    if (up == 0)
+        return PROFKIT_NONE;
+    uint32_t c = pk_ltree_key(t, up);
+    if (c == k || !(s->edge_keys[c] || s->edge_keys[k]))
+        return PROFKIT_NONE;
+    uint32_t e = edge_get(s, c, k);
+    if (e == PROFKIT_NONE)
+        *oom = 1;
+    return e;
+}
+
+static void sums_clear(pk_keysums *s)
+{
+    memset(s->flat, 0, s->n * sizeof(int64_t));
+    memset(s->cum, 0, s->n * sizeof(int64_t));
+    s->total = s->root = 0;
+    s->n_edges = 0;
+    if (s->slot)
+        memset(s->slot, 0, s->n_slots * sizeof(uint32_t));
+}
+
+/*
+ * The sums by walking up from each node with a value, each key (and edge)
+ * counted once per walk: no array per node when the rows are fewer than
+ * the nodes (each row is walked from its own node), else the self values
+ * per node. Gives up (*over = 1) past `budget` steps: the walks cost the
+ * depth of every node with a value, which a deep chain with a value at
+ * every level makes quadratic.
+ */
+static int sums_walk(pk_keysums *s, const pk_ltree *t, uint32_t value, uint32_t thread,
+                     uint64_t budget, int *over)
+{
+    const profkit_profile *p = t->p;
+    size_t nv = p->n_value_types;
+    int by_rows = p->n_samples <= t->n;
+    int64_t *self = NULL;
+    uint32_t *stamp = calloc(s->n ? s->n : 1, sizeof(uint32_t));
+    uint32_t cur = 0;
+    int rc = PROFKIT_ENOMEM, oom = 0;
+    if (!stamp || (!by_rows && !(self = pk_ltree_self(t, value, thread))))
         goto out;
-    /* children as linked lists: first[parent], next[sibling] */
-    for (size_t s = 0; s < ns; s++)
-        first[s] = PROFKIT_NONE;
-    for (size_t s = ns; s-- > 1;) {
-        uint32_t par = p->stacks[s].parent;
-        if (par >= ns || par == s) /* not in the tree: counted as a child of the root */
-            par = 0;
-        next[s] = first[par];
-        first[par] = (uint32_t)s;
+    size_t m = by_rows ? p->n_samples : t->n;
+    for (size_t i = 0; i < m; i++) {
+        uint32_t node;
+        int64_t w;
+        if (by_rows) {
+            uint32_t st = p->sample_stack[i];
+            if ((thread != PROFKIT_NONE && p->sample_thread[i] != thread) || st >= p->n_stacks)
+                continue;
+            w = p->sample_values[i * nv + value];
+            node = pk_ltree_node(t, st);
+        } else {
+            node = (uint32_t)i;
+            w = self[i];
+        }
+        if (w == 0)
+            continue;
+        if (node == 0) {
+            pk_sat_addto(&s->root, w);
+            continue;
+        }
+        if (++cur == 0) { /* the stamps wrapped: none is current */
+            memset(stamp, 0, s->n * sizeof(uint32_t));
+            for (size_t e = 0; e < s->n_edges; e++)
+                s->edges[e].mark = 0;
+            cur = 1;
+        }
+        pk_sat_addto(&s->total, w);
+        pk_sat_addto(&s->flat[pk_ltree_key(t, node)], w);
+        for (uint32_t u = node; u != 0; u = pk_ltree_parent(t, u)) {
+            if (budget-- == 0) {
+                *over = 1;
+                rc = 0;
+                goto out;
+            }
+            uint32_t k = pk_ltree_key(t, u);
+            if (stamp[k] != cur) {
+                stamp[k] = cur;
+                pk_sat_addto(&s->cum[k], w);
+            }
+            if (s->edge_keys) {
+                uint32_t e = node_edge(s, t, u, k, &oom);
+                if (oom)
+                    goto out;
+                if (e != PROFKIT_NONE && s->edges[e].mark != cur) {
+                    s->edges[e].mark = cur;
+                    pk_sat_addto(&s->edges[e].weight, w);
+                }
+            }
+        }
+    }
+    rc = 0;
+out:
+    free(stamp);
+    free(self);
+    return rc;
+}
+
+/*
+ * The sums in one depth-first walk, whatever the depth: self values sit on
+ * the nodes, a node's total is its subtree's sum (children before parents),
+ * and a key's cumulative value is the sum of the totals of its topmost
+ * nodes, those with no ancestor of the same key (recursion counts once);
+ * an edge's, of its topmost places. The walk keeps, per key (and edge),
+ * how many nodes of the current path have it. Two arrays per node (the
+ * totals, and the children as lists), so only when the walks up cost more.
+ */
+static int sums_dfs(pk_keysums *s, const pk_ltree *t, uint32_t value, uint32_t thread)
+{
+    size_t n = t->n;
+    int rc = PROFKIT_ENOMEM, oom = 0;
+    uint32_t *first = NULL, *next = NULL, *on_path = NULL, *path = NULL, *pedge = NULL;
+    size_t cap_path = 0, cap_pedge = 0;
+    int64_t *tot = pk_ltree_self(t, value, thread);
+    if (!tot || !(first = malloc((n ? n : 1) * sizeof(uint32_t))) ||
+        !(next = malloc((n ? n : 1) * sizeof(uint32_t))) ||
+        !(on_path = calloc(s->n ? s->n : 1, sizeof(uint32_t))))
+        goto out;
+    s->root = n ? tot[0] : 0;
+    for (size_t i = 1; i < n; i++)
+        if (tot[i]) {
+            pk_sat_addto(&s->total, tot[i]);
+            pk_sat_addto(&s->flat[pk_ltree_key(t, (uint32_t)i)], tot[i]);
+        }
+    /* totals in place of the self values; children as linked lists */
+    for (size_t i = 0; i < n; i++)
+        first[i] = PROFKIT_NONE;
+    for (size_t i = n; i-- > 1;) {
+        uint32_t par = pk_ltree_parent(t, (uint32_t)i);
+        pk_sat_addto(&tot[par], tot[i]);
+        next[i] = first[par];
+        first[par] = (uint32_t)i;
     }
     /* path[0..d) is the current path below the root; first[] is consumed as
      * each node's next child to visit. */
     size_t d = 0;
-    uint32_t child = first[0];
-    first[0] = PROFKIT_NONE;
+    uint32_t child = n ? first[0] : PROFKIT_NONE;
     for (;;) {
         if (child != PROFKIT_NONE) {
-            uint32_t s = child;
-            uint32_t k = t->frame_key[p->stacks[s].frame];
-            total[s] = self[s];
-            if (self[s]) {
-                pk_sat_addto(&t->total, self[s]);
-                pk_sat_addto(&t->rows[k].flat, self[s]);
-            }
+            uint32_t u = child, k = pk_ltree_key(t, u), e = PROFKIT_NONE;
             on_path[k]++;
-            path[d++] = s;
-            child = first[s];
-            first[s] = PROFKIT_NONE;
+            if (s->edge_keys) {
+                if ((e = node_edge(s, t, u, k, &oom)) == PROFKIT_NONE && oom)
+                    goto out;
+                if (e != PROFKIT_NONE)
+                    s->edges[e].mark++;
+                if (PK_VEC_RESERVE(pedge, d, cap_pedge, 1) != 0)
+                    goto out;
+                pedge[d] = e;
+            }
+            if (PK_VEC_RESERVE(path, d, cap_path, 1) != 0)
+                goto out;
+            path[d++] = u;
+            child = first[u];
+            first[u] = PROFKIT_NONE;
             continue;
         }
         if (d == 0)
             break;
-        uint32_t s = path[--d];
-        uint32_t k = t->frame_key[p->stacks[s].frame];
+        uint32_t u = path[--d], k = pk_ltree_key(t, u);
         if (--on_path[k] == 0) /* no ancestor has this key: topmost */
-            pk_sat_addto(&t->rows[k].cum, total[s]);
-        if (d > 0)
-            pk_sat_addto(&total[path[d - 1]], total[s]);
-        child = next[s];
+            pk_sat_addto(&s->cum[k], tot[u]);
+        if (s->edge_keys && pedge[d] != PROFKIT_NONE && --s->edges[pedge[d]].mark == 0)
+            pk_sat_addto(&s->edges[pedge[d]].weight, tot[u]);
+        child = next[u];
     }
     rc = 0;
 out:
+    free(tot);
     free(first);
     free(next);
     free(on_path);
     free(path);
-    free(total);
+    free(pedge);
+    return rc;
+}
+
+int pk_keysums_compute(pk_keysums *s, const pk_ltree *t, uint32_t value, uint32_t thread,
+                       const unsigned char *edge_keys)
+{
+    memset(s, 0, sizeof(*s));
+    s->n = t->n_keys;
+    s->edge_keys = edge_keys;
+    if (!(s->flat = calloc(s->n ? s->n : 1, sizeof(int64_t))) ||
+        !(s->cum = calloc(s->n ? s->n : 1, sizeof(int64_t))))
+        goto oom;
+    /* The walks up while they cost a few steps per node and row, which
+     * the usual profile does; the depth-first walk past that. */
+    uint64_t budget = 4 * (uint64_t)t->n + 2 * (uint64_t)t->p->n_samples + 4096;
+    int over = 0;
+    if (sums_walk(s, t, value, thread, budget, &over) != 0)
+        goto oom;
+    if (over) {
+        sums_clear(s);
+        if (sums_dfs(s, t, value, thread) != 0)
+            goto oom;
+    }
+    return 0;
+oom:
+    pk_keysums_free(s);
+    return PROFKIT_ENOMEM;
+}
+
+/* ---------------------------------------------------------------- top */
+
+static int top_from_sums(pk_top *t, const pk_keysums *s)
+{
+    t->n = s->n;
+    if (!(t->rows = calloc(t->n ? t->n : 1, sizeof(*t->rows))))
+        return PROFKIT_ENOMEM;
+    for (size_t k = 0; k < t->n; k++) {
+        t->rows[k].key = (uint32_t)k;
+        t->rows[k].flat = s->flat[k];
+        t->rows[k].cum = s->cum[k];
+    }
+    t->total = pk_sat_add(s->total, s->root); /* samples with an empty stack count in the total */
+    return 0;
+}
+
+int pk_top_compute_values(pk_top *tops, const profkit_profile *p, const uint32_t *values,
+                          size_t n, uint32_t thread, profkit_key by, size_t keys_in,
+                          profkit_error *err)
+{
+    memset(tops, 0, n * sizeof(*tops));
+    pk_ltree tree;
+    pk_ltree_options lo = { .by = by };
+    int rc = pk_ltree_build(&tree, p, &lo, err);
+    if (rc)
+        return rc;
+    rc = PROFKIT_ENOMEM;
+    /* Key 0 is "" (the labels' own); it only names frames without any
+     * label, which cannot happen: labels fall back to the address. */
+    for (size_t i = 0; i < n; i++) {
+        pk_keysums s;
+        if (pk_keysums_compute(&s, &tree, values[i], thread, NULL) != 0)
+            goto done;
+        int r = top_from_sums(&tops[i], &s);
+        pk_keysums_free(&s);
+        if (r != 0)
+            goto done;
+    }
+    if (keys_in < n) {
+        tops[keys_in].keys = tree.labels;
+        tops[keys_in].frame_key = tree.frame_key;
+        memset(&tree.labels, 0, sizeof(tree.labels));
+        tree.frame_key = NULL;
+    }
+    rc = 0;
+done:
+    pk_ltree_free(&tree);
+    if (rc) {
+        for (size_t i = 0; i < n; i++)
+            pk_top_free(&tops[i]);
+        pk_error_set(err, rc, NULL, -1, "out of memory computing top");
+    }
     return rc;
 }
 
 int pk_top_compute(pk_top *t, const profkit_profile *p, uint32_t value, uint32_t thread,
-                        profkit_key by, profkit_error *err)
+                   profkit_key by, profkit_error *err)
 {
-    memset(t, 0, sizeof(*t));
-    int64_t *self = NULL;
-    int rc = PROFKIT_ENOMEM;
-    char buf[4096];
-    if (pk_strtab_init(&t->keys) != 0 ||
-        !(t->frame_key = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint32_t))))
-        goto done;
-    for (size_t f = 0; f < p->n_frames; f++) {
-        size_t len = pk_frame_key_label(p, (uint32_t)f, by, buf, sizeof(buf));
-        if ((t->frame_key[f] = pk_strtab_intern(&t->keys, buf, len)) == PROFKIT_NONE)
-            goto done;
-    }
-    /* Key 0 is "" (the string table's own); it only names frames without
-     * any label, which cannot happen: labels fall back to the address. */
-    t->n = t->keys.n;
-    if (!(t->rows = calloc(t->n, sizeof(*t->rows))) ||
-        pk_stack_self(p, value, thread, &self) != 0)
-        goto done;
-    for (size_t k = 0; k < t->n; k++)
-        t->rows[k].key = (uint32_t)k;
-    if (cumulate(t, p, self) != 0)
-        goto done;
-    pk_sat_addto(&t->total, self[0]); /* samples with an empty stack count in the total */
-    rc = 0;
-done:
-    free(self);
-    if (rc) {
-        pk_top_free(t);
-        pk_error_set(err, rc, NULL, -1, "out of memory computing top");
-    }
-    return rc;
+    return pk_top_compute_values(t, p, &value, 1, thread, by, 0, err);
 }
 
 struct sort_ctx {

@@ -76,3 +76,36 @@ done:
     free(sdep);
     return rc;
 }
+
+int pk_tree_threads(const profkit_profile *p, uint32_t value, uint32_t thread, uint32_t **threads,
+                    size_t *n, int64_t *total)
+{
+    *threads = NULL;
+    *n = 0;
+    *total = 0;
+    int64_t *sum = calloc(p->n_threads + 1, sizeof(int64_t));
+    uint32_t *out = malloc((p->n_threads + 1) * sizeof(uint32_t));
+    if (!sum || !out) {
+        free(sum);
+        free(out);
+        return PROFKIT_ENOMEM;
+    }
+    for (size_t r = 0; r < p->n_samples; r++) {
+        uint32_t t = p->sample_thread[r];
+        int64_t x = p->sample_values[r * p->n_value_types + value];
+        *total = pk_sat_add(*total, x);
+        int64_t *st = &sum[t < p->n_threads ? t : p->n_threads];
+        *st = pk_sat_add(*st, x);
+    }
+    if (thread != PROFKIT_NONE || p->n_threads == 0 || sum[p->n_threads] != 0) {
+        /* One thread asked for, or rows whose thread is unknown: one tree. */
+        out[(*n)++] = thread;
+    } else {
+        for (uint32_t t = 0; t < p->n_threads; t++)
+            if (sum[t] != 0)
+                out[(*n)++] = t;
+    }
+    free(sum);
+    *threads = out;
+    return 0;
+}

@@ -71,6 +71,7 @@ const char *pk_key_name(profkit_key by, int plural)
     case PROFKIT_BY_FILE: return plural ? "files" : "file";
     case PROFKIT_BY_LINE: return plural ? "lines" : "line";
     case PROFKIT_BY_ADDRESS: return plural ? "addresses" : "address";
+    case PROFKIT_BY_MODULE: return plural ? "modules" : "module";
     default: return plural ? "functions" : "function";
     }
 }

@@ -169,6 +169,19 @@ int cli_usage(const char *cmd, const char *fmt, ...)
     ;
 /* Prints an error; returns CLI_BAD_INPUT. */
 int cli_error(const profkit_error *e);
+/* Opens the store DB with the ClickHouse credentials of the environment
+ * (PROFKIT_CLICKHOUSE_USER, PROFKIT_CLICKHOUSE_PASSWORD). */
+int cli_store_open(profkit_store **s, const char *db, profkit_error *err);
+
+/*
+ * The optional parts of the library (profkit_part_check): CLI_OK when it
+ * has `part`; else prints "profkit CMD: MESSAGE" (which part is missing,
+ * how to get it) and returns CLI_USAGE.
+ */
+int cli_need_part(const char *cmd, const char *part);
+/* cli_need_part for the store DB (NULL: any store): the part "store", and
+ * "clickhouse" for a clickhouse:// DB. */
+int cli_need_store(const char *cmd, const char *db);
 /* A library call's failure: a usage error for PROFKIT_EINVAL (a bad option
  * or argument), else an error. Returns CLI_USAGE or CLI_BAD_INPUT. */
 int cli_fail(const char *cmd, const profkit_error *e);
@@ -212,6 +225,8 @@ char *cli_title(char *const *files, int n, const char *sep);
 
 /* Parses --by; returns 0 or -1. */
 int cli_parse_by(const char *s, profkit_key *out);
+/* Warnings of a writer go where the reading's go (none under -q). */
+void cli_write_warnings(profkit_write_options *wo, const cli_input *in);
 /* Parses a non-negative integer; returns 0 or -1. */
 int cli_parse_size(const char *s, size_t *out);
 

@@ -48,7 +48,11 @@ static int time_arg(const char *opt, const char *arg, int64_t *ns, int *has)
 int cli_input_option(cli_input *in, int c, const char *arg)
 {
     switch (c) {
-    case CLI_OPT_DB: in->db = arg; return 1;
+    case CLI_OPT_DB:
+        if (cli_need_store("--db", arg) != CLI_OK)
+            return -1;
+        in->db = arg;
+        return 1;
     case CLI_OPT_WHERE: return add_where("where", in->where, &in->n_where, arg);
     case CLI_OPT_BASE_WHERE: return add_where("base-where", in->base_where, &in->n_base_where, arg);
     case CLI_OPT_NEW_WHERE: return add_where("new-where", in->new_where, &in->n_new_where, arg);
@@ -171,6 +175,23 @@ int cli_error(const profkit_error *e)
     return CLI_BAD_INPUT;
 }
 
+int cli_need_part(const char *cmd, const char *part)
+{
+    profkit_error err;
+    if (profkit_part_check(part, &err) == 0)
+        return CLI_OK;
+    fprintf(stderr, "profkit%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", err.message);
+    return CLI_USAGE;
+}
+
+int cli_need_store(const char *cmd, const char *db)
+{
+    int rc = cli_need_part(cmd, "store");
+    if (rc == CLI_OK && db && strncmp(db, "clickhouse://", 13) == 0)
+        rc = cli_need_part(cmd, "clickhouse");
+    return rc;
+}
+
 int cli_fail(const char *cmd, const profkit_error *e)
 {
     if (e->code != PROFKIT_EINVAL)
@@ -224,6 +245,13 @@ static void on_warning(const profkit_error *w, void *payload)
 
 static void ignore_warning(const profkit_error *w, void *payload) { (void)w, (void)payload; }
 
+void cli_write_warnings(profkit_write_options *wo, const cli_input *in)
+{
+    static struct progress none;
+    wo->on_warning = in->quiet ? ignore_warning : on_warning;
+    wo->payload = &none;
+}
+
 /* Where the symbolizer (and list --disasm) finds files: the input options. */
 static void symbolize_options(const cli_input *in, profkit_symbolize_options *so)
 {
@@ -269,6 +297,14 @@ static int apply_filters(profkit_profile **p, const cli_input *in)
     return CLI_OK;
 }
 
+int cli_store_open(profkit_store **s, const char *db, profkit_error *err)
+{
+    /* ClickHouse credentials from the environment, so that they need not
+     * be in a URL on the command line (where ps shows them) */
+    profkit_store_options o = { getenv("PROFKIT_CLICKHOUSE_USER"), getenv("PROFKIT_CLICKHOUSE_PASSWORD") };
+    return profkit_store_open_opts(s, db, &o, err);
+}
+
 /* The store query of in's --where/--since/--until and `extra`; `terms`
  * holds the where terms (CLI_MAX_WHERE * 2). */
 static void db_query(profkit_store_query *q, const char **terms, const cli_input *in,
@@ -279,6 +315,7 @@ static void db_query(profkit_store_query *q, const char **terms, const cli_input
         terms[n++] = in->where[i];
     for (size_t i = 0; i < n_extra; i++)
         terms[n++] = extra[i];
+    memset(q, 0, sizeof(*q));
     q->where = terms;
     q->n_where = n;
     q->since = in->has_since ? in->since : PROFKIT_NO_TIME;
@@ -290,7 +327,7 @@ int cli_load_db(profkit_profile **out, const cli_input *in, const char *const *e
     *out = NULL;
     profkit_store *s;
     profkit_error err;
-    if (profkit_store_open(&s, in->db, &err) != 0)
+    if (cli_store_open(&s, in->db, &err) != 0)
         return cli_error(&err);
     const char *terms[CLI_MAX_WHERE * 2];
     profkit_store_query q;
@@ -364,8 +401,8 @@ int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *
 
 int cli_parse_by(const char *s, profkit_key *out)
 {
-    static const char *const names[] = { "function", "file", "line", "address" };
-    for (int i = 0; i < 4; i++)
+    static const char *const names[] = { "function", "file", "line", "address", "module" };
+    for (int i = 0; i < 5; i++)
         if (strcmp(s, names[i]) == 0) {
             *out = (profkit_key)i;
             return 0;
@@ -398,7 +435,7 @@ static int report_option(const char *cmd, profkit_report_options *ro, int c, con
     case 'T': ro->thread = arg; return 1;
     case 'B':
         if (cli_parse_by(arg, &ro->by) != 0)
-            return cli_usage(cmd, "--by takes function, file, line or address, not '%s'", arg), -1;
+            return cli_usage(cmd, "--by takes function, file, line, address or module, not '%s'", arg), -1;
         return 1;
     case 'C': ro->sort_cum = 1; return 1;
     case 'J': ro->json = 1; return 1;
@@ -501,7 +538,7 @@ int cli_report_main(const char *cmd, const char *help, const struct option *opts
     if (in.db && strcmp(cmd, "top") == 0 && !profkit_filter_active(&in.filter)) {
         /* the engine aggregates: only the rows top prints are read */
         profkit_store *s;
-        if (profkit_store_open(&s, in.db, &err) != 0)
+        if (cli_store_open(&s, in.db, &err) != 0)
             return cli_error(&err);
         const char *terms[CLI_MAX_WHERE * 2];
         profkit_store_query q;

@@ -81,6 +81,7 @@ int cmd_convert(int argc, char **argv)
     if (rc)
         return rc;
     profkit_error err;
+    cli_write_warnings(&wo, &in);
     if (profkit_profile_write_file(p, out, &wo, &err) != 0)
         rc = cli_fail("convert", &err);
     profkit_profile_free(p);

@@ -23,7 +23,7 @@ static const char help[] =
     "                       (default: NEW's default); BASE must have it too,\n"
     "                       in the same unit\n"
     "  --thread NAME        only this thread, in both (name or index)\n"
-    "  --by KEY             function (default), file, line or address\n"
+    "  --by KEY             function (default), file, line, address or module\n"
     "  --cum                sort by the change of the cumulative value\n"
     "  --min-percent P      hide rows whose change (flat, or cum with --cum) is\n"
     "                       below P percent of BASE's total (the gate sees them)\n"

@@ -17,7 +17,7 @@ static const char help[] =
     "  -n, --limit N        show the top N rows (default 20; 0 = all)\n"
     "  --value NAME         the column to sort by (default: the profile's default)\n"
     "  --thread NAME        only this thread (name or index from profkit info)\n"
-    "  --by KEY             function (default), file, line or address\n"
+    "  --by KEY             function (default), file, line, address or module\n"
     "  --cum                sort by cumulative instead of flat value\n"
     "  --min-percent P      hide rows whose sort value (flat, or cum with --cum)\n"
     "                       is below P percent of its column's total\n" CLI_JSON_HELP CLI_INPUT_HELP

@@ -36,8 +36,21 @@ static int report_info(const profkit_profile *p, profkit_error *err)
         fprintf(stderr, "profkit: error: out of memory\n");
         return CLI_BAD_INPUT;
     }
-    if (text)
+    /* two places name an option: how a file was found, and how to name
+     * the file of a mapping that has no file name */
+    char *text2 = NULL;
+    size_t len2 = 0;
+    FILE *mem2 = text ? open_memstream(&text2, &len2) : NULL;
+    if (mem2) {
+        cli_put_flag_names(mem2, text, len, "found by ");
+        if (fclose(mem2) == 0 && text2)
+            cli_put_flag_names(stdout, text2, len2, "without a file name (");
+        else
+            cli_put_flag_names(stdout, text, len, "found by ");
+    } else if (text) {
         cli_put_flag_names(stdout, text, len, "found by ");
+    }
+    free(text2);
     free(text);
     return rc ? cli_error(err) : CLI_OK;
 }

@@ -96,6 +96,8 @@ int cmd_list(int argc, char **argv)
     int rc;
     if (!ro.list_regex && !help_only)
         rc = cli_usage("list", "no REGEX");
+    else if (ro.disasm && !help_only && cli_need_part("list", "disasm") != CLI_OK)
+        rc = CLI_USAGE;
     else
         rc = cli_report_main("list", help, opts, ac, av, &ro, profkit_report_list);
     free(av);

@@ -17,7 +17,7 @@ static const char help[] =
     "  --value NAME         value type, e.g. cpu, samples, wall\n"
     "                       (default: the profile's default; see profkit info)\n"
     "  --thread NAME        only this thread (name or index from profkit info)\n"
-    "  --by KEY             function (default), file, line or address\n"
+    "  --by KEY             function (default), file, line, address or module\n"
     "  --cum                sort matches by cumulative instead of flat value\n"
     CLI_JSON_HELP CLI_INPUT_HELP
     "\n"

@@ -1,14 +1,19 @@
-/* cmd_store.c: `profkit store add|ls|rm DB ...`, the profile store. */
+/* cmd_store.c: `profkit store add|ls|label|rm DB ...`, the profile store. */
 #include "cli/cli.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 static const char help[] =
-    "Usage: profkit store add DB FILE... [--label KEY=VALUE]... [OPTIONS]\n"
-    "       profkit store ls DB [--where K=V]... [--since T] [--until T]\n"
-    "       profkit store rm DB (--where K=V | --since T | --until T)...\n"
+    "Usage: profkit store add DB FILE... [--label KEY=VALUE]... [--keep-going] [OPTIONS]\n"
+    "       profkit store ls DB [--where K=V]... [--since T] [--until T] [--json]\n"
+    "       profkit store label DB (ID... | --where K=V ...) [--set K=V]... [--unset K]...\n"
+    "       profkit store rm DB (--where K=V | --since T | --until T | --older-than D)...\n"
     "\n"
     "Keep many profiles in one store and ask about all of them at once: every\n"
     "report, convert, flame and view takes --db DB with --where, --since and\n"
@@ -28,94 +33,207 @@ static const char help[] =
     "        file's modification time. A profile is identified by a hash of its\n"
     "        content: adding it again does nothing (\"already in the store\").\n"
     "        Each add is atomic: one that fails or is killed leaves nothing.\n"
+    "        Prints each profile it added as ls does (not with -q). Stops at\n"
+    "        the first file it cannot read, unless --keep-going.\n"
     "  ls    lists the matching profiles, oldest first: id, time, format, file,\n"
     "        then their labels and their totals per value type\n"
-    "  rm    removes the matching profiles (at least one --where, --since or\n"
-    "        --until is required; --where 'file~.' matches every profile)\n"
+    "  label sets (--set K=V: K's old values go) and removes (--unset K) labels\n"
+    "        of the profiles named by ID (as ls prints it) or selected by\n"
+    "        --where, --since, --until; a profile's id does not change\n"
+    "  rm    removes the matching profiles (at least one --where, --since,\n"
+    "        --until or --older-than is required; --where 'file~.' matches\n"
+    "        every profile)\n"
     "\n"
     "Options:\n"
     "  --label KEY=VALUE  (add) a label (repeatable); KEY of letters, digits,\n"
     "                     '_', '.', '-'\n"
+    "  --keep-going       (add) add every file it can read; name each that fails\n"
+    "                     and exit 1 at the end if one did\n"
     "  --where K=V        profiles with label K = V (repeatable: all must hold);\n"
     "                     K!=V: no label K = V; K~RE: a label K matching the\n"
-    "                     POSIX extended RE (ClickHouse: its re2 syntax)\n"
+    "                     POSIX extended RE (ClickHouse: its re2 syntax); a K\n"
+    "                     no profile has is an error that lists the keys\n"
     "  --since T, --until T\n"
     "                     profiles whose time is T or later / before T\n"
     "                     (YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS] in UTC, or seconds\n"
     "                     since 1970)\n"
+    "  --older-than D     (rm) profiles whose time is more than D ago: a number\n"
+    "                     and a unit, s, m, h, d or w (30d, 12h)\n"
+    "  --set K=V, --unset K\n"
+    "                     (label) the labels to set and remove (repeatable)\n"
+    "  --json             (ls) one JSON document (docs/json.md)\n"
     "  and for add, the input options of the reports (--format, --strict, -q,\n"
     "  --no-symbolize, --binary, --symbols, --demangle, the limits)\n"
     "  -h, --help         show this help\n"
     "\n"
     "Examples:\n"
     "  profkit store add prof.sqlite --label version=1.5 --label host=web7 cpu.prof\n"
-    "  profkit store add prof.sqlite runs/*.pb.gz --label ci=nightly\n"
+    "  profkit store add prof.sqlite runs/*.pb.gz --label ci=nightly --keep-going\n"
     "  profkit store ls prof.sqlite --where version=1.5 --since 2026-11-01\n"
+    "  profkit store ls prof.sqlite --json | jq -r '.profiles[].id'\n"
+    "  profkit store label prof.sqlite --where ci=nightly --set keep=yes\n"
+    "  profkit store label prof.sqlite 3f2a9c01d4e5b6a7 --unset keep\n"
     "  profkit top --db prof.sqlite --where version=1.5 --since 2026-11-01\n"
     "  profkit tree --db prof.sqlite --where 'host~^web' --where version!=1.4\n"
     "  profkit diff --db prof.sqlite --base-where version=1.4 --new-where version=1.5\n"
     "  profkit flame --db prof.sqlite --where version=1.5 -o v15.html\n"
-    "  profkit store rm prof.sqlite --until 2026-10-01\n"
+    "  profkit store rm prof.sqlite --older-than 90d\n"
     "  profkit store add clickhouse://127.0.0.1:8123/prof cpu.prof\n";
 
-static int add(cli_input *in, const char *const *labels, size_t n_labels, char **files, int n)
+enum { OPT_KEEP_GOING = 0x300, OPT_SET, OPT_UNSET, OPT_OLDER_THAN, OPT_JSON };
+
+struct store_args {
+    cli_input in;
+    const char *labels[CLI_MAX_WHERE], *set[CLI_MAX_WHERE], *unset[CLI_MAX_WHERE];
+    size_t n_labels, n_set, n_unset;
+    int keep_going, json;
+};
+
+/* The query of the command's --where, --since, --until (and ids). */
+static void query_of(profkit_store_query *q, const cli_input *in, const uint64_t *ids, size_t n_ids)
 {
+    memset(q, 0, sizeof(*q));
+    q->where = in->where;
+    q->n_where = in->n_where;
+    q->since = in->has_since ? in->since : PROFKIT_NO_TIME;
+    q->until = in->has_until ? in->until : PROFKIT_NO_TIME;
+    q->ids = ids;
+    q->n_ids = n_ids;
+}
+
+static int add(struct store_args *a, char **files, int n)
+{
+    cli_input *in = &a->in;
     profkit_store *s;
     profkit_error err;
-    if (profkit_store_open(&s, in->db, &err) != 0)
+    if (cli_store_open(&s, in->db, &err) != 0)
         return cli_error(&err);
-    int rc = CLI_OK;
+    int rc = CLI_OK, failed = 0;
     in->skip_markers = 1; /* the store keeps no markers; lines and in-use values it keeps */
     for (int i = 0; i < n && rc == CLI_OK; i++) {
         profkit_profile *p;
         const char *db = in->db;
         in->db = NULL;
-        rc = cli_load(&p, files + i, 1, in);
+        int r = cli_load(&p, files + i, 1, in);
         in->db = db;
-        if (rc != CLI_OK)
+        if (r != CLI_OK) {
+            if (a->keep_going && r == CLI_BAD_INPUT) {
+                fprintf(stderr, "profkit store: %s: not added\n", files[i]);
+                failed++;
+                continue;
+            }
+            rc = r;
             break;
+        }
         profkit_store_add_options ao;
         memset(&ao, 0, sizeof(ao));
-        ao.labels = labels;
-        ao.n_labels = n_labels;
+        ao.labels = a->labels;
+        ao.n_labels = a->n_labels;
         ao.source = files[i];
         ao.time = PROFKIT_NO_TIME;
         struct stat st;
         if (strcmp(files[i], "-") != 0 && stat(files[i], &st) == 0)
             ao.time = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
         uint64_t id;
-        int r = profkit_store_add(s, p, &ao, &id, &err);
+        r = profkit_store_add(s, p, &ao, &id, &err);
         profkit_profile_free(p);
-        if (r < 0)
+        if (r < 0) {
+            if (a->keep_going && err.code != PROFKIT_EINVAL) {
+                cli_error(&err);
+                fprintf(stderr, "profkit store: %s: not added\n", files[i]);
+                failed++;
+                continue;
+            }
             rc = cli_fail("store", &err);
-        else if (r == 1 && !in->quiet)
-            fprintf(stderr, "profkit store: %s: already in the store (profile %016llx), not added again\n",
-                    files[i], (unsigned long long)id);
+        } else if (r == 1) {
+            if (!in->quiet)
+                fprintf(stderr, "profkit store: %s: already in the store (profile %016llx), not added again\n",
+                        files[i], (unsigned long long)id);
+        } else if (!in->quiet) {
+            /* what was added, as ls shows it */
+            profkit_store_query q;
+            profkit_store_list_options lo = { 0, 1 };
+            query_of(&q, &(cli_input){ 0 }, &id, 1);
+            fputs("added ", stdout);
+            if (profkit_store_list_opts(stdout, s, &q, &lo, &err) != 0)
+                rc = cli_error(&err);
+        }
     }
     profkit_store_close(s);
+    if (rc == CLI_OK && failed) {
+        fprintf(stderr, "profkit store: %d of %d file%s not added\n", failed, n, n == 1 ? "" : "s");
+        rc = CLI_BAD_INPUT;
+    }
     return rc;
 }
 
-static int ls_rm(const cli_input *in, int rm)
+/* "30d", "12h", "90m", "45s", "2w" as ns. */
+static int parse_duration(const char *t, int64_t *ns)
 {
+    char *end;
+    errno = 0;
+    long long v = strtoll(t, &end, 10);
+    if (end == t || v < 0 || errno || !end[0] || end[1])
+        return -1;
+    int64_t unit = end[0] == 's' ? 1 : end[0] == 'm' ? 60 : end[0] == 'h' ? 3600
+                 : end[0] == 'd' ? 86400 : end[0] == 'w' ? 604800 : 0;
+    if (!unit || v > INT64_MAX / 1000000000LL / unit)
+        return -1;
+    *ns = (int64_t)v * unit * 1000000000LL;
+    return 0;
+}
+
+static int ls_rm_label(struct store_args *a, const char *verb, char **rest, int n_rest)
+{
+    const cli_input *in = &a->in;
+    int rm = strcmp(verb, "rm") == 0, label = strcmp(verb, "label") == 0;
+    uint64_t ids[CLI_MAX_WHERE];
+    if (n_rest > CLI_MAX_WHERE)
+        return cli_usage("store", "at most %d profile ids", CLI_MAX_WHERE);
+    for (int i = 0; i < n_rest; i++) {
+        char *end;
+        size_t len = strlen(rest[i]);
+        errno = 0;
+        ids[i] = strtoull(rest[i], &end, 16);
+        if (len != 16 || *end || errno || ids[i] == 0 || ids[i] > INT64_MAX)
+            return cli_usage("store", "'%s': expected a profile id, 16 hexadecimal digits as store ls "
+                                      "prints it", rest[i]);
+    }
     if (rm && !in->n_where && !in->has_since && !in->has_until)
-        return cli_usage("store", "rm needs --where, --since or --until (--where 'file~.' matches all)");
+        return cli_usage("store", "rm needs --where, --since, --until or --older-than (--where 'file~.' "
+                                  "matches all)");
+    if (label && !n_rest && !in->n_where && !in->has_since && !in->has_until)
+        return cli_usage("store", "label needs profile ids or --where, --since, --until (--where 'file~.' "
+                                  "matches all)");
+    if (label && !a->n_set && !a->n_unset)
+        return cli_usage("store", "label needs --set K=V or --unset K");
     profkit_store *s;
     profkit_error err;
-    if (profkit_store_open(&s, in->db, &err) != 0)
+    if (cli_store_open(&s, in->db, &err) != 0)
         return cli_error(&err);
     profkit_store_query q;
-    q.where = in->where;
-    q.n_where = in->n_where;
-    q.since = in->has_since ? in->since : PROFKIT_NO_TIME;
-    q.until = in->has_until ? in->until : PROFKIT_NO_TIME;
+    query_of(&q, in, ids, (size_t)n_rest);
+    profkit_store_list_options lo = { a->json, 0 };
     size_t n = 0;
-    int r = rm ? profkit_store_remove(s, &q, &n, &err) : profkit_store_list(stdout, s, &q, &err);
+    int r = rm      ? profkit_store_remove(s, &q, &n, &err)
+          : label   ? profkit_store_label(s, &q, a->set, a->n_set, a->unset, a->n_unset, &n, &err)
+                    : profkit_store_list_opts(stdout, s, &q, &lo, &err);
     profkit_store_close(s);
     if (r != 0)
         return cli_fail("store", &err);
     if (rm)
         printf("removed %zu profile%s\n", n, n == 1 ? "" : "s");
+    if (label)
+        printf("labelled %zu profile%s\n", n, n == 1 ? "" : "s");
+    return CLI_OK;
+}
+
+/* Appends v to one of a's lists of at most CLI_MAX_WHERE. */
+static int push(const char **list, size_t *n, const char *v, const char *opt)
+{
+    if (*n == CLI_MAX_WHERE)
+        return cli_usage("store", "at most %d %s options", CLI_MAX_WHERE, opt);
+    list[(*n)++] = v;
     return CLI_OK;
 }
 
@@ -123,52 +241,96 @@ int cmd_store(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "label", required_argument, NULL, CLI_OPT_LABEL },
+        { "keep-going", no_argument, NULL, OPT_KEEP_GOING },
+        { "set", required_argument, NULL, OPT_SET },
+        { "unset", required_argument, NULL, OPT_UNSET },
+        { "older-than", required_argument, NULL, OPT_OLDER_THAN },
+        { "json", no_argument, NULL, OPT_JSON },
         CLI_INPUT_OPTIONS,
         { NULL, 0, NULL, 0 },
     };
-    cli_input in;
-    memset(&in, 0, sizeof(in));
-    const char *labels[CLI_MAX_WHERE];
-    size_t n_labels = 0;
-    int c;
+    struct store_args a;
+    memset(&a, 0, sizeof(a));
+    cli_input *in = &a.in;
+    int c, older = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
-        if (c == 'h') {
+        int r = CLI_OK;
+        switch (c) {
+        case 'h':
             fputs(help, stdout);
             return CLI_OK;
+        case CLI_OPT_LABEL:
+            r = push(a.labels, &a.n_labels, optarg, "--label");
+            break;
+        case OPT_SET:
+            r = push(a.set, &a.n_set, optarg, "--set");
+            break;
+        case OPT_UNSET:
+            r = push(a.unset, &a.n_unset, optarg, "--unset");
+            break;
+        case OPT_KEEP_GOING:
+            a.keep_going = 1;
+            break;
+        case OPT_JSON:
+            a.json = 1;
+            break;
+        case OPT_OLDER_THAN: {
+            int64_t d;
+            if (parse_duration(optarg, &d) != 0)
+                return cli_usage("store", "--older-than '%s': expected a number and a unit, s, m, h, d "
+                                          "or w (30d, 12h)", optarg);
+            struct timespec now;
+            clock_gettime(CLOCK_REALTIME, &now);
+            int64_t t = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec - d;
+            if (!in->has_until || t < in->until)
+                in->until = t;
+            in->has_until = 1;
+            older = 1;
+            break;
         }
-        if (c == CLI_OPT_LABEL) {
-            if (n_labels == CLI_MAX_WHERE)
-                return cli_usage("store", "at most %d --label options", CLI_MAX_WHERE);
-            labels[n_labels++] = optarg;
-            continue;
-        }
-        if (c == CLI_OPT_DB)
+        case CLI_OPT_DB:
             return cli_usage("store", "the store is the argument after the verb: profkit store add DB FILE...");
-        int r = cli_input_option(&in, c, optarg);
-        if (r < 0)
-            return CLI_USAGE;
-        if (r == 0)
-            return cli_usage("store", "unknown option");
+        default:
+            r = cli_input_option(in, c, optarg);
+            if (r < 0)
+                return CLI_USAGE;
+            if (r == 0)
+                return cli_usage("store", "unknown option");
+            r = CLI_OK;
+        }
+        if (r != CLI_OK)
+            return r;
     }
+    if (cli_need_store("store", NULL) != CLI_OK)
+        return CLI_USAGE;
     if (argc - optind < 2)
-        return cli_usage("store", "expected add, ls or rm, then the store DB");
+        return cli_usage("store", "expected add, ls, label or rm, then the store DB");
     const char *verb = argv[optind];
-    in.db = argv[optind + 1];
+    in->db = argv[optind + 1];
+    if (cli_need_store("store", in->db) != CLI_OK)
+        return CLI_USAGE;
     char **rest = argv + optind + 2;
     int n_rest = argc - optind - 2;
-    if (strcmp(verb, "add") == 0) {
+    int is_add = strcmp(verb, "add") == 0, is_label = strcmp(verb, "label") == 0;
+    if (!is_add && !is_label && strcmp(verb, "ls") != 0 && strcmp(verb, "rm") != 0)
+        return cli_usage("store", "unknown verb '%s': expected add, ls, label or rm", verb);
+    if (!is_add && (a.n_labels || a.keep_going))
+        return cli_usage("store", "%s is for add", a.n_labels ? "--label" : "--keep-going");
+    if (!is_label && (a.n_set || a.n_unset))
+        return cli_usage("store", "%s is for label", a.n_set ? "--set" : "--unset");
+    if (older && strcmp(verb, "rm") != 0)
+        return cli_usage("store", "--older-than is for rm");
+    if (a.json && strcmp(verb, "ls") != 0)
+        return cli_usage("store", "--json is for ls");
+    if (is_add) {
         if (n_rest < 1)
             return cli_usage("store", "add: no input file");
-        if (in.n_where || in.has_since || in.has_until)
+        if (in->n_where || in->has_since || in->has_until)
             return cli_usage("store", "add takes --label, not --where, --since or --until");
-        return add(&in, labels, n_labels, rest, n_rest);
+        return add(&a, rest, n_rest);
     }
-    if (strcmp(verb, "ls") != 0 && strcmp(verb, "rm") != 0)
-        return cli_usage("store", "unknown verb '%s': expected add, ls or rm", verb);
-    if (n_rest > 0)
+    if (n_rest > 0 && !is_label)
         return cli_usage("store", "%s takes no FILE, only the store and --where, --since, --until", verb);
-    if (n_labels)
-        return cli_usage("store", "--label is for add");
-    return ls_rm(&in, strcmp(verb, "rm") == 0);
+    return ls_rm_label(&a, verb, rest, n_rest);
 }

@@ -16,7 +16,7 @@ static const char help[] =
     "  --value NAME         value type to rank by, e.g. cpu, samples, wall\n"
     "                       (default: the profile's default; see profkit info)\n"
     "  --thread NAME        only this thread (name or index from profkit info)\n"
-    "  --by KEY             function (default), file, line or address\n"
+    "  --by KEY             function (default), file, line, address or module\n"
     "  --cum                sort by cumulative instead of flat value\n"
     "  --min-percent P      hide rows whose sort value (flat, or cum with --cum)\n"
     "                       is below P percent of the total\n" CLI_JSON_HELP CLI_INPUT_HELP

@@ -14,7 +14,8 @@ static const char help[] =
     "  --value NAME         value type, e.g. cpu, samples, wall\n"
     "                       (default: the profile's default; see profkit info)\n"
     "  --thread NAME        only this thread (name or index from profkit info)\n"
-    "  --by KEY             label frames by function (default), file, line or address\n"
+    "  --by KEY             label frames by function (default), file, line, address or\n"
+    "                       module\n"
     CLI_JSON_HELP CLI_INPUT_HELP
     "\n"
     "Examples:\n"

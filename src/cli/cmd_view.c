@@ -17,7 +17,6 @@
  */
 #include "cli/cli.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -25,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -85,39 +83,10 @@ static int render_firefox(const profkit_profile *p, const profkit_write_options 
 {
     profkit_write_options w = *wo;
     w.format = "firefox";
-    wo = &w;
-    const char *tmp = getenv("TMPDIR");
-    char dir[4096], path[4200];
-    snprintf(dir, sizeof(dir), "%s/profkit-view-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        fprintf(stderr, "profkit view: cannot create a temporary directory in %s: %s\n",
-                tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
-        return CLI_BAD_INPUT;
-    }
-    snprintf(path, sizeof(path), "%s/profile.json", dir);
     profkit_error err;
-    int rc = CLI_OK;
-    if (profkit_profile_write_file(p, path, wo, &err) != 0) {
-        rc = cli_fail("view", &err);
-    } else {
-        FILE *f = fopen(path, "rb");
-        struct stat st;
-        memset(&st, 0, sizeof(st));
-        *out = NULL;
-        if (!f || fstat(fileno(f), &st) != 0 || !(*out = malloc(st.st_size ? (size_t)st.st_size : 1)) ||
-            fread(*out, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-            fprintf(stderr, "profkit view: cannot read back %s: %s\n", path, strerror(errno));
-            free(*out);
-            *out = NULL;
-            rc = CLI_BAD_INPUT;
-        }
-        *n = (size_t)st.st_size;
-        if (f)
-            fclose(f);
-    }
-    unlink(path);
-    rmdir(dir);
-    return rc;
+    if (profkit_profile_write_memory(out, n, p, &w, &err) != 0)
+        return cli_fail("view", &err);
+    return CLI_OK;
 }
 
 /* Options of the page plan (view's own options fill them in). */
@@ -302,7 +271,7 @@ int cmd_view(int argc, char **argv)
             }
         }
     }
-    if (!cli_has_input("view", &in, argc - optind))
+    if (cli_need_part("view", "server") != CLI_OK || !cli_has_input("view", &in, argc - optind))
         return CLI_USAGE;
     so.port = (unsigned)port;
     so.cors_origin = plan->cors_origin;

@@ -26,6 +26,17 @@ static void print_formats(FILE *out)
     }
 }
 
+/* The version, and which optional parts the library has (docs/api.md). */
+static void print_version(FILE *out)
+{
+    fprintf(out, "profkit %s\n", PROFKIT_VERSION_STRING);
+    fprintf(out, "libprofkit %s, optional parts:\n", profkit_version());
+    for (size_t i = 0; i < profkit_part_count(); i++) {
+        const profkit_part_info *pt = profkit_part_get(i);
+        fprintf(out, "  %-11s %-4s %s\n", pt->name, pt->built ? "yes" : "no", pt->description);
+    }
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -42,7 +53,7 @@ static void usage(FILE *out)
             "\n"
             "Options:\n"
             "  --formats   list the formats profkit reads and writes\n"
-            "  --version   print the version\n"
+            "  --version   print the version and the optional parts this build has\n"
             "  -h, --help  show this help; 'profkit COMMAND --help' for a command\n"
             "\n"
             "Examples:\n"
@@ -65,7 +76,7 @@ int main(int argc, char **argv)
         return CLI_OK;
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-        printf("profkit %s\n", PROFKIT_VERSION_STRING);
+        print_version(stdout);
         return CLI_OK;
     }
     if (strcmp(cmd, "--formats") == 0 || strcmp(cmd, "formats") == 0) {

@@ -16,8 +16,9 @@
  *
  * A group (3 .. 6) is one sample. Its stack, root first, is the backtrace
  * reversed (5 records come innermost first) and then the current line. A
- * frame is labelled by its 7 record, else "(main)" (9), "(gosub)" (8) or
- * "(unknown)"; its file is the module's name as mapped when the record was
+ * frame is labelled by its 7 record, else "(main)" (9), "(gosub from
+ * FILE:LINE)" (8: named by its caller's line, the GOSUB statement; "(gosub)"
+ * without a caller) or "(unknown)"; its file is the module's name as mapped when the record was
  * read (mappings may be redefined mid-stream; an unmapped module is its
  * number as text); line = the record's line; clause = frame column.
  *
@@ -32,6 +33,7 @@
 #include "formats/registry/format.h"
 #include "util/cursor.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 
 enum {
@@ -220,14 +222,40 @@ static uint32_t module_file(br_reader *r, uint16_t m)
     return r->module_num[m];
 }
 
-static uint32_t frame_id(br_reader *r, const br_frame *f)
+/*
+ * The label of a GOSUB routine: the records name no routine, but its
+ * caller's frame (the next backtrace entry, innermost first) is at the
+ * GOSUB statement, so `(gosub from FILE:LINE)` (FILE without its
+ * directories, `/` or `\`) tells the routines apart by where they are
+ * called from; `(gosub)` when nothing calls it in the records.
+ */
+static uint32_t gosub_label(br_reader *r, size_t i)
 {
+    if (i + 1 >= r->n_frames)
+        return r->labels[1];
+    const br_frame *c = &r->frames[i + 1];
+    const char *file = pk_str(r->p, c->file);
+    const char *base = file;
+    for (const char *s = file; *s; s++)
+        if (*s == '/' || *s == '\\')
+            base = s + 1;
+    char buf[320];
+    int w = snprintf(buf, sizeof(buf), "(gosub from %.256s:%" PRIu32 ")", base, c->line);
+    return w < 0 ? PROFKIT_NONE
+                 : profkit_string_intern(r->p, buf, (size_t)w < sizeof(buf) ? (size_t)w : sizeof(buf) - 1);
+}
+
+static uint32_t frame_id(br_reader *r, size_t i)
+{
+    const br_frame *f = &r->frames[i];
     profkit_function fn;
     memset(&fn, 0, sizeof(fn));
     if (f->tag == BR_NAME && f->name_len > 0)
         fn.name = profkit_string_intern(r->p, (const char *)f->name, f->name_len);
+    else if (f->tag == BR_GOSUB)
+        fn.name = gosub_label(r, i);
     else
-        fn.name = r->labels[f->tag == BR_GOSUB ? 1 : f->tag == BR_MAIN ? 2 : 0];
+        fn.name = r->labels[f->tag == BR_MAIN ? 2 : 0];
     if (fn.name == PROFKIT_NONE || f->file == PROFKIT_NONE)
         return PROFKIT_NONE;
     fn.system_name = fn.name;
@@ -254,7 +282,7 @@ static uint32_t group_stack(br_reader *r, int cacheable)
     }
     uint32_t stack = 0;
     for (size_t i = r->n_frames; i-- > 0;) {
-        uint32_t fr = frame_id(r, &r->frames[i]);
+        uint32_t fr = frame_id(r, i);
         if (fr == PROFKIT_NONE || (stack = pk_stack_intern(r->p, stack, fr)) == PROFKIT_NONE)
             return PROFKIT_NONE;
     }
@@ -534,8 +562,8 @@ static int put_frame(br_writer *w, uint8_t type, uint32_t frame, profkit_error *
     if (strcmp(label, "(main)") == 0) {
         uint8_t t = BR_MAIN;
         pk_sink_write(w->sink, &t, 1);
-    } else if (strcmp(label, "(gosub)") == 0) {
-        uint8_t t = BR_GOSUB;
+    } else if (strcmp(label, "(gosub)") == 0 || strncmp(label, "(gosub from ", 12) == 0) {
+        uint8_t t = BR_GOSUB; /* the routine's name comes back from its caller */
         pk_sink_write(w->sink, &t, 1);
     } else if (strcmp(label, "(unknown)") != 0 && len > 0) {
         uint8_t t[2] = { BR_NAME, (uint8_t)(len > 255 ? 255 : len) };

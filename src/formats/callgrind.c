@@ -35,7 +35,8 @@ typedef struct cg_entry {
 
 typedef struct cg {
     size_t nv;
-    pk_strtab keys;    /* function labels; plus "(root)" */
+    pk_ltree tree;     /* the call tree, a node per stack; its keys are the function
+                          labels, plus "(root)" */
     uint32_t *key_file;     /* per key: string id of its file, 0 = unknown */
     uint32_t *key_line;     /* per key: definition line */
     uint32_t root;          /* the key "(root)" */
@@ -119,16 +120,16 @@ static int cg_add(cg *c, uint32_t a, uint32_t line, uint32_t b, const int64_t *v
  * which no stack with values passed (no calls) is all zero and costs
  * nothing.
  */
-static int cg_leave(cg *c, const profkit_profile *p, const uint32_t *fkey, int64_t *acc,
+static int cg_leave(cg *c, const profkit_profile *p, int64_t *acc,
                     uint32_t t, uint32_t up)
 {
     size_t w = c->nv + 1;
     const int64_t *a = acc + (size_t)t * w;
     if (a[c->nv] == 0)
         return 0;
-    uint32_t from = up != PROFKIT_NONE ? fkey[p->stacks[up].frame] : c->root;
+    uint32_t from = up != PROFKIT_NONE ? pk_ltree_key(&c->tree, up) : c->root;
     uint32_t line = up != PROFKIT_NONE ? p->frames[p->stacks[up].frame].line : 0;
-    if (cg_add_n(c, from, line, fkey[p->stacks[t].frame], a, a[c->nv]) != 0)
+    if (cg_add_n(c, from, line, pk_ltree_key(&c->tree, t), a, a[c->nv]) != 0)
         return -1;
     if (up != PROFKIT_NONE)
         for (size_t v = 0; v < w; v++)
@@ -158,8 +159,7 @@ static int cg_leave(cg *c, const profkit_profile *p, const uint32_t *fkey, int64
  * before, was quadratic when many siblings each cut a long path back to its
  * root). The same edges and sums as walking each stack's whole path.
  */
-static int cg_edges(cg *c, const profkit_profile *p, int64_t *const *self, const uint32_t *fkey,
-                    uint32_t *where)
+static int cg_edges(cg *c, const profkit_profile *p, int64_t *const *self, uint32_t *where)
 {
     size_t ns = p->n_stacks, w = c->nv + 1; /* acc: nv values and the calls */
     uint32_t *child = NULL, *next = NULL, *pos = NULL, *todo = NULL;
@@ -176,7 +176,7 @@ static int cg_edges(cg *c, const profkit_profile *p, int64_t *const *self, const
     for (size_t s = 0; s < ns; s++)
         child[s] = PROFKIT_NONE;
     for (size_t s = ns; s-- > 1;) { /* children in id order */
-        uint32_t par = p->stacks[s].parent < s ? p->stacks[s].parent : 0;
+        uint32_t par = pk_ltree_parent(&c->tree, (uint32_t)s);
         next[s] = child[par];
         child[par] = (uint32_t)s;
     }
@@ -197,16 +197,16 @@ static int cg_edges(cg *c, const profkit_profile *p, int64_t *const *self, const
              * t is at n - 1, after its up */
             t &= ~LEAVE;
             size_t j = n - 1;
-            if (cg_leave(c, p, fkey, acc, t, j ? pos[j - 1] : PROFKIT_NONE) != 0)
+            if (cg_leave(c, p, acc, t, j ? pos[j - 1] : PROFKIT_NONE) != 0)
                 goto out;
             pos[j] = old_pos[t];
-            where[fkey[p->stacks[t].frame]] = old_where[t];
+            where[pk_ltree_key(&c->tree, t)] = old_where[t];
             n = old_n[t];
             continue;
         }
-        uint32_t key = fkey[p->stacks[t].frame];
+        uint32_t key = pk_ltree_key(&c->tree, t);
         size_t j = where[key]; /* a loop when key is on the path: cut back to it */
-        if (!(j < n && fkey[p->stacks[pos[j]].frame] == key))
+        if (!(j < n && pk_ltree_key(&c->tree, pos[j]) == key))
             j = n;
         old_pos[t] = pos[j]; /* j < ns: the path holds distinct ancestors of t */
         old_where[t] = where[key];
@@ -297,7 +297,7 @@ static void put_event(pk_sink *k, const char *s)
 
 static void cg_free(cg *c)
 {
-    pk_strtab_free(&c->keys);
+    pk_ltree_free(&c->tree);
     free(c->key_file);
     free(c->key_line);
     free(c->e);
@@ -316,13 +316,17 @@ static int cg_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
     memset(&c, 0, sizeof(c));
     c.nv = p->n_value_types;
     int64_t **self = NULL;
-    uint32_t *fkey = NULL, *where = NULL, *ids = NULL, *order = NULL;
+    uint32_t *where = NULL, *ids = NULL, *order = NULL;
     int64_t *vals = NULL, *root_in = NULL;
     if (c.nv == 0)
         return pk_error_set(err, PROFKIT_EINVAL, NULL, -1, "the profile has no value types");
-    if (pk_strtab_init(&c.keys) != 0 || !(self = calloc(c.nv, sizeof(*self))) ||
-        !(vals = calloc(c.nv, sizeof(int64_t))) ||
-        !(fkey = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint32_t))) ||
+    /* One node per stack (the lines of its frames matter); keys are the
+     * frames' labels, as `profkit top` keys functions. */
+    pk_ltree_options lo = { .by = PROFKIT_BY_FUNCTION };
+    int rc = pk_ltree_build(&c.tree, p, &lo, err);
+    if (rc)
+        return rc;
+    if (!(self = calloc(c.nv, sizeof(*self))) || !(vals = calloc(c.nv, sizeof(int64_t))) ||
         !(c.key_file = malloc((p->n_frames + 2) * sizeof(uint32_t))) ||
         !(c.key_line = calloc(p->n_frames + 2, sizeof(uint32_t))))
         goto oom;
@@ -330,24 +334,19 @@ static int cg_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
     for (size_t i = 0; i < p->n_frames + 2; i++)
         c.key_file[i] = PROFKIT_NONE;
     for (size_t v = 0; v < c.nv; v++)
-        if (pk_stack_self(p, (uint32_t)v, th, &self[v]) != 0)
+        if (!(self[v] = pk_ltree_self(&c.tree, (uint32_t)v, th)))
             goto oom;
     for (size_t f = 0; f < p->n_frames; f++) {
-        char label[4096];
-        size_t len = pk_frame_label(p, (uint32_t)f, 0, label, sizeof(label));
-        uint32_t key = pk_strtab_intern(&c.keys, label, len);
-        if (key == PROFKIT_NONE)
-            goto oom;
+        uint32_t key = c.tree.frame_key[f];
         if (c.key_file[key] == PROFKIT_NONE) { /* the first frame's function decides */
             const profkit_function *fn = &p->functions[p->frames[f].function];
             c.key_file[key] = fn->file;
             c.key_line[key] = fn->start_line;
         }
-        fkey[f] = key;
     }
-    if ((c.root = pk_strtab_intern(&c.keys, "(root)", 6)) == PROFKIT_NONE)
+    if ((c.root = pk_strtab_intern(&c.tree.labels, "(root)", 6)) == PROFKIT_NONE)
         goto oom;
-    size_t nk = c.keys.n;
+    size_t nk = c.tree.labels.n;
     if (!(where = calloc(nk, sizeof(uint32_t))) || !(root_in = calloc(nk, sizeof(int64_t))))
         goto oom;
     /* Self costs at the leaves' lines; call edges in one walk. */
@@ -355,11 +354,11 @@ static int cg_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
         int any = 0;
         for (size_t v = 0; v < c.nv; v++)
             any |= (vals[v] = self[v][s]) != 0;
-        if (any && cg_add(&c, fkey[p->stacks[s].frame], p->frames[p->stacks[s].frame].line,
+        if (any && cg_add(&c, pk_ltree_key(&c.tree, (uint32_t)s), p->frames[p->stacks[s].frame].line,
                           NO_KEY, vals) != 0)
             goto oom;
     }
-    if (cg_edges(&c, p, self, fkey, where) != 0)
+    if (cg_edges(&c, p, self, where) != 0)
         goto oom;
     /* "(root)" is written only when a key it calls is called by another. */
     int need_root = 0;
@@ -415,12 +414,12 @@ static int cg_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
             uint32_t fl = c.key_file[cur] == PROFKIT_NONE || cur == c.root ? 0 : c.key_file[cur];
             pk_sink_write(k, "\n", 1);
             put_compressed(k, "fl", file_ids, &next_file, fl, fl ? pk_str(p, fl) : "???");
-            put_compressed(k, "fn", fn_ids, &next_fn, cur, pk_strtab_get(&c.keys, cur));
+            put_compressed(k, "fn", fn_ids, &next_fn, cur, pk_strtab_get(&c.tree.labels, cur));
         }
         if (x->b != NO_KEY) {
             uint32_t fl = c.key_file[x->b] == PROFKIT_NONE ? 0 : c.key_file[x->b];
             put_compressed(k, "cfl", file_ids, &next_file, fl, fl ? pk_str(p, fl) : "???");
-            put_compressed(k, "cfn", fn_ids, &next_fn, x->b, pk_strtab_get(&c.keys, x->b));
+            put_compressed(k, "cfn", fn_ids, &next_fn, x->b, pk_strtab_get(&c.tree.labels, x->b));
             pk_sink_printf(k, "calls=%lld %u\n", (long long)x->calls, c.key_line[x->b]);
         }
         pk_sink_printf(k, "%u", x->line);
@@ -428,7 +427,7 @@ static int cg_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
             pk_sink_printf(k, " %lld", (long long)c.cost[(size_t)order[i] * c.nv + v]);
         pk_sink_write(k, "\n", 1);
     }
-    int rc = 0;
+    rc = 0;
     goto done;
 oom:
     rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory writing callgrind");
@@ -438,7 +437,6 @@ done:
             free(self[v]);
     free(self);
     free(vals);
-    free(fkey);
     free(where);
     free(root_in);
     free(ids);

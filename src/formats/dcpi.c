@@ -301,7 +301,7 @@ static int oom(pk_read_ctx *ctx) { return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, 
 /* Adds the value type, thread, function and metadata the header describes.
  * Returns 0 or an error code (ctx->err filled). */
 static int setup(profkit_profile *p, pk_read_ctx *ctx, const uint8_t *d, dcpi_header *h,
-                 uint32_t *vt, uint32_t *th, uint32_t *fn)
+                 uint32_t *vt, uint32_t *th, uint32_t *fn, uint32_t *map)
 {
     const dcpi_line *ev = &h->lines[h->seen[K_EVENT] - 1];
     const dcpi_line *im = &h->lines[h->seen[K_IMAGE] - 1];
@@ -309,11 +309,13 @@ static int setup(profkit_profile *p, pk_read_ctx *ctx, const uint8_t *d, dcpi_he
     while (ev_end < ev->start + ev->len && !is_space(d[ev_end]))
         ev_end++;
     char *event = strndup((const char *)d + ev->value, ev_end - ev->value);
-    char *thread = NULL;
+    char *thread = NULL, *image_path = NULL;
     if (h->seen[K_PATH]) {
         const dcpi_line *pl = &h->lines[h->seen[K_PATH] - 1];
         thread = strndup((const char *)d + pl->value, pl->start + pl->len - pl->value);
+        image_path = strdup(thread ? thread : "");
     } else {
+        image_path = strdup("");
         size_t il = im->start + im->len - im->value;
         if ((thread = malloc(il + 7)) != NULL) {
             memcpy(thread, "image ", 6);
@@ -322,7 +324,16 @@ static int setup(profkit_profile *p, pk_read_ctx *ctx, const uint8_t *d, dcpi_he
         }
     }
     int rc = PROFKIT_ENOMEM;
-    if (!event || !thread)
+    if (!event || !thread || !image_path)
+        goto done;
+    /* The image's mapping: its first byte at tstart, tsize bytes (widened
+     * to the last address once the chunks are read). */
+    const dcpi_line *tz = &h->lines[h->seen[K_TSIZE] - 1];
+    uint64_t tsize = 0;
+    for (size_t i = tz->value; i < tz->start + tz->len && d[i] >= '0' && d[i] <= '9'; i++)
+        tsize = tsize > (UINT64_MAX - 9) / 10 ? UINT64_MAX : tsize * 10 + (uint64_t)(d[i] - '0');
+    uint64_t end = tsize > UINT64_MAX - h->tstart ? UINT64_MAX : h->tstart + tsize;
+    if ((*map = pk_mapping_add(p, h->tstart, end, 0, image_path, "")) == PROFKIT_NONE)
         goto done;
     /* strndup stops at a NUL: names keep what a C string can hold. */
     if ((*vt = pk_value_type_add(p, event, "count")) == PROFKIT_NONE ||
@@ -360,16 +371,32 @@ static int setup(profkit_profile *p, pk_read_ctx *ctx, const uint8_t *d, dcpi_he
 done:
     free(event);
     free(thread);
+    free(image_path);
     return rc ? oom(ctx) : 0;
 }
 
+/*
+ * A chunk that runs into the last 8 bytes while those bytes are no footer
+ * for the chunks before it: the file was cut inside that chunk (the last 8
+ * bytes are counts, not a footer). Everything before the chunk is kept.
+ */
+static int cut_warning(pk_read_ctx *ctx, size_t at, uint64_t nonzero, uint64_t total)
+{
+    return pk_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)at,
+                        "chunk: the input ends inside this chunk, and its last 8 bytes are no "
+                        "footer for the chunks before it (truncated file?); the %" PRIu64
+                        " samples at %" PRIu64 " addresses before it are kept",
+                        total, nonzero);
+}
+
 static int parse_chunks(profkit_profile *p, pk_read_ctx *ctx, const uint8_t *d, size_t n,
-                        const dcpi_header *h, uint32_t vt, uint32_t th, uint32_t fn)
+                        const dcpi_header *h, uint32_t vt, uint32_t th, uint32_t fn, uint32_t map)
 {
     if (n - h->end < 8)
-        return pk_read_fail(ctx, PROFKIT_ETRUNCATED, (int64_t)h->end,
-                                 "footer: expected 8 bytes after the header, the input has %zu",
-                                 n - h->end);
+        return pk_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)h->end,
+                            "footer: expected 8 bytes after the header, the input has %zu "
+                            "(truncated file?); no samples are kept",
+                            n - h->end);
     const size_t foot = n - 8;
     pk_cursor c;
     pk_cursor_init(&c, d, foot);
@@ -385,15 +412,20 @@ static int parse_chunks(profkit_profile *p, pk_read_ctx *ctx, const uint8_t *d, 
     profkit_frame fr;
     memset(&fr, 0, sizeof(fr));
     fr.function = fn;
-    fr.mapping = PROFKIT_NONE;
+    fr.mapping = map;
     /* Addresses strictly increase (checked per chunk), so in a profile with
      * no frames yet each one makes a new frame, stack and sample row:
      * append them without the lookups. */
     int fresh = p->n_frames == 0 && p->n_stacks == 1 && p->n_samples == 0;
+    uint32_t f_addr = pk_load_le32(d + foot), f_total = pk_load_le32(d + foot + 4);
     while (!pk_cursor_eof(&c)) {
         size_t at = c.pos;
         uint32_t off, num;
         if (pk_cursor_le32(&c, &off) || pk_cursor_le32(&c, &num)) {
+            if (f_addr != nonzero || f_total != total) {
+                rc = cut_warning(ctx, at, nonzero, total);
+                goto done;
+            }
             rc = pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
                                    "chunk: expected an 8-byte offset and number, only %zu bytes "
                                    "before the footer at offset %zu",
@@ -409,6 +441,10 @@ static int parse_chunks(profkit_profile *p, pk_read_ctx *ctx, const uint8_t *d, 
             goto done;
         }
         if ((uint64_t)num * 4 > pk_cursor_left(&c)) {
+            if (f_addr != nonzero || f_total != total) {
+                rc = cut_warning(ctx, at, nonzero, total);
+                goto done;
+            }
             rc = pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at + 4,
                                    "chunk: %" PRIu32 " counts run past the footer at offset %zu "
                                    "(%zu bytes left)",
@@ -450,7 +486,6 @@ static int parse_chunks(profkit_profile *p, pk_read_ctx *ctx, const uint8_t *d, 
             pk_read_progress(ctx, c.pos, n);
         }
     }
-    uint32_t f_addr = pk_load_le32(d + foot), f_total = pk_load_le32(d + foot + 4);
     if (f_addr != nonzero) {
         rc = pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)foot,
                                "footer: %" PRIu32 " addresses with samples, but the chunks hold "
@@ -479,8 +514,10 @@ static int dcpi_read(profkit_profile *p, pk_read_ctx *ctx)
     dcpi_header h;
     memset(&h, 0, sizeof(h));
     uint32_t vt = 0, th = 0, fn = 0;
-    if ((rc = parse_header(ctx, d, n, &h)) == 0 && (rc = setup(p, ctx, d, &h, &vt, &th, &fn)) == 0)
-        rc = parse_chunks(p, ctx, d, n, &h, vt, th, fn);
+    uint32_t map = PROFKIT_NONE;
+    if ((rc = parse_header(ctx, d, n, &h)) == 0 &&
+        (rc = setup(p, ctx, d, &h, &vt, &th, &fn, &map)) == 0)
+        rc = parse_chunks(p, ctx, d, n, &h, vt, th, fn, map);
     free(h.lines);
     return rc;
 }
@@ -517,10 +554,41 @@ static int is_key(const profkit_profile *p, size_t i, const char *key)
     return i < p->n_metadata && strcmp(pk_str(p, p->metadata[i].key), key) == 0;
 }
 
+/* A DCPI file holds one event: without --value the default is written and
+ * the others are named once, so none goes missing unsaid. */
+static int dropped_events(const profkit_profile *p, uint32_t v, const profkit_write_options *o)
+{
+    char *list = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&list, &len);
+    if (!f)
+        return -1;
+    int first = 1;
+    for (size_t i = 0; i < p->n_value_types; i++) {
+        if (i == v)
+            continue;
+        fprintf(f, "%s%s", first ? "" : ", ", pk_str(p, p->value_types[i].type));
+        first = 0;
+    }
+    if (fclose(f) != 0) {
+        free(list);
+        return -1;
+    }
+    profkit_error w;
+    pk_error_set(&w, PROFKIT_EUNSUPPORTED, NULL, -1,
+                 "a DCPI file holds one event: wrote %s, left out %s (--value EVENT writes "
+                 "another, one file each)",
+                 pk_str(p, p->value_types[v].type), list);
+    o->on_warning(&w, o->payload);
+    free(list);
+    return 0;
+}
+
 static int dcpi_write(const profkit_profile *p, pk_sink *sink, const profkit_write_options *o,
                       profkit_error *err)
 {
     uint32_t v, th;
+    int rc0;
     if (pk_select(p, o->value, o->thread, &v, &th, err) != 0)
         return PROFKIT_EINVAL;
     if (th == PROFKIT_NONE) {
@@ -533,6 +601,8 @@ static int dcpi_write(const profkit_profile *p, pk_sink *sink, const profkit_wri
     }
     const char *event = pk_str(p, p->value_types[v].type);
     const char *thread = th < p->n_threads ? pk_str(p, p->threads[th].name) : "";
+    if (!o->value && p->n_value_types > 1 && o->on_warning && (rc0 = dropped_events(p, v, o)) != 0)
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     size_t block = find_block(p, event, thread);
     uint64_t tstart = 0;
     for (size_t i = block; is_key(p, i, "dcpi.header"); i++) {

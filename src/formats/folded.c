@@ -271,16 +271,26 @@ static int folded_read(profkit_profile *p, pk_read_ctx *ctx)
 
 int pk_folded_write_tree(const pk_ltree *t, pk_sink *sink);
 
-/* Writes one line per node with a non-zero self value, depth first. */
+/* Writes one line per node with a non-zero self value, depth first. A
+ * subtree is skipped only when no node in it has one: in a delta profile
+ * (-32768 under one child, +32768 under another) a subtree whose values
+ * sum to 0 still holds lines. */
 int pk_folded_write_tree(const pk_ltree *t, pk_sink *sink)
 {
     size_t cap = 64, depth = 0;
     uint32_t *path = malloc(cap * sizeof(uint32_t)); /* node ids, root excluded */
     size_t *next = malloc(cap * sizeof(size_t));     /* next child index per level */
-    if (!path || !next) {
+    uint8_t *live = calloc(t->n ? t->n : 1, 1);      /* a non-zero self in the subtree */
+    if (!path || !next || !live) {
         free(path);
         free(next);
+        free(live);
         return PROFKIT_ENOMEM;
+    }
+    /* parents precede children in the tree's numbering */
+    for (size_t i = t->n; i-- > 1;) {
+        live[i] |= t->self[i] != 0;
+        live[t->parent[i]] |= live[i];
     }
     /* Iterative DFS: level d holds path[d-1] (d >= 1); next[d] is the next
      * child of that level's node to visit. */
@@ -289,7 +299,7 @@ int pk_folded_write_tree(const pk_ltree *t, pk_sink *sink)
         uint32_t cur = depth ? path[depth - 1] : 0;
         if (next[depth] < t->child_start[cur + 1]) {
             uint32_t c = t->children[next[depth]++];
-            if (t->total[c] == 0 && t->self[c] == 0)
+            if (!live[c])
                 continue;
             if (depth + 2 > cap) {
                 size_t ncap = cap * 2;
@@ -302,6 +312,7 @@ int pk_folded_write_tree(const pk_ltree *t, pk_sink *sink)
                 if (!np || !nn) {
                     free(path);
                     free(next);
+                    free(live);
                     return PROFKIT_ENOMEM;
                 }
                 cap = ncap;
@@ -312,7 +323,7 @@ int pk_folded_write_tree(const pk_ltree *t, pk_sink *sink)
                 for (size_t i = 0; i < depth; i++) {
                     if (i)
                         pk_sink_write(sink, ";", 1);
-                    uint32_t l = t->label[path[i]];
+                    uint32_t l = t->key[path[i]];
                     pk_sink_write(sink, pk_strtab_get(&t->labels, l),
                                        pk_strtab_len(&t->labels, l));
                 }
@@ -326,6 +337,7 @@ int pk_folded_write_tree(const pk_ltree *t, pk_sink *sink)
     }
     free(path);
     free(next);
+    free(live);
     return 0;
 }
 
@@ -333,7 +345,7 @@ static int folded_write(const profkit_profile *p, pk_sink *sink,
                         const profkit_write_options *o, profkit_error *err)
 {
     int ok;
-    pk_ltree_options lo = { 0 };
+    pk_ltree_options lo = { .by = PROFKIT_BY_FUNCTION, .merge = 1, .children = 1, .values = 1 };
     lo.value = pk_select_value(p, o->value, err);
     if (lo.value == PROFKIT_NONE)
         return p->n_value_types == 0 && !o->value ? 0 : PROFKIT_EINVAL;

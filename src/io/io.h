@@ -11,8 +11,8 @@
  * (pk_source_read), which keeps memory bounded for huge JSON inputs.
  * The first bytes can always be peeked for format detection.
  *
- * A sink writes to standard output or to a temporary file that is renamed
- * over the target only when the writer succeeded.
+ * A sink writes to standard output, to a temporary file that is renamed
+ * over the target only when the writer succeeded, or to memory.
  */
 #ifndef PROFKIT_IO_H
 #define PROFKIT_IO_H
@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "profkit.h"
+#include "util/buf.h"
 #include "util/util.h"
 
 typedef struct pk_source pk_source;
@@ -65,6 +66,14 @@ void pk_source_set_on_cut(pk_source *s, pk_cut_fn fn, void *payload);
  */
 int pk_source_peek(pk_source *s, const uint8_t **data, size_t *n, profkit_error *err);
 /*
+ * Like pk_source_peek, with up to `want` bytes (fewer only when the input
+ * is shorter): for a detection that the first 64 KiB cannot settle. The
+ * bytes are kept until the reader takes them, so memory grows with
+ * `want`. Only before anything was read.
+ */
+int pk_source_peek_more(pk_source *s, size_t want, const uint8_t **data, size_t *n,
+                        profkit_error *err);
+/*
  * Points *data at the whole decoded input (*n bytes), owned by the source.
  * Must not be mixed with pk_source_read.
  */
@@ -73,6 +82,13 @@ int pk_source_all(pk_source *s, const uint8_t **data, size_t *n, profkit_error *
 int pk_source_read(pk_source *s, uint8_t *buf, size_t cap, size_t *got,
                         profkit_error *err);
 
+/*
+ * A sink is where a writer's bytes go: a file (written under a temporary
+ * name and renamed onto the target when complete), standard output, or
+ * memory (a pk_buf). The writer sees one pk_buf (pk_sink_buf): every
+ * pk_buf_* call works on it, and a file sink drains it to the file in
+ * loads of 128 KiB as it fills, through gzip or zstd when asked.
+ */
 typedef struct pk_sink pk_sink;
 
 enum { PROFKIT_SINK_PLAIN, PROFKIT_SINK_GZIP, PROFKIT_SINK_ZSTD };
@@ -84,16 +100,30 @@ int pk_sink_compression(const char *path);
  * first.
  */
 int pk_sink_open(pk_sink **out, const char *path, int compress, profkit_error *err);
-/* Buffered writes. Errors are sticky and reported by pk_sink_close. */
-void pk_sink_write(pk_sink *s, const void *data, size_t n);
-void pk_sink_puts(pk_sink *s, const char *str);
+/*
+ * Opens a sink whose bytes (compressed as compress says) go to memory: a
+ * committed close appends them to *dst, a growable pk_buf whose bound
+ * (dst->max) bounds the output too. dst must outlive the sink.
+ */
+int pk_sink_open_memory(pk_sink **out, pk_buf *dst, int compress, profkit_error *err);
+
+/* The buffer the writer writes into (the sink's first member). */
+static inline pk_buf *pk_sink_buf(pk_sink *s) { return (pk_buf *)(void *)s; }
+/* Writes. Errors are sticky and reported by pk_sink_close. */
+static inline void pk_sink_write(pk_sink *s, const void *data, size_t n)
+{
+    pk_buf_put(pk_sink_buf(s), data, n);
+}
+static inline void pk_sink_puts(pk_sink *s, const char *str) { pk_buf_puts(pk_sink_buf(s), str); }
 void pk_sink_printf(pk_sink *s, const char *fmt, ...) PK_PRINTF(2, 3);
 /* True when a write has failed (the writer may stop early). */
-int pk_sink_failed(const pk_sink *s);
+int pk_sink_failed(pk_sink *s);
 /*
  * Finishes: with commit set, flushes and renames the temporary file onto the
- * target; otherwise (or on any error) removes it. Frees the sink.
- * Returns 0 or PROFKIT_EIO with err set.
+ * target (or hands the bytes to the memory sink's buffer); otherwise (or on
+ * any error) removes it. Frees the sink. Returns 0, PROFKIT_EIO (err names
+ * the file) or PROFKIT_ENOMEM (a memory sink out of memory or past its
+ * buffer's bound).
  */
 int pk_sink_close(pk_sink *s, int commit, profkit_error *err);
 

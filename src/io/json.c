@@ -640,82 +640,27 @@ int pk_json_parse_memory(pk_read_ctx *ctx, const char *data, size_t n, pk_json *
 
 /* ---------------------------------------------------------- text */
 
-static void text_put(pk_json_text *t, const char *s, size_t n)
-{
-    if (t->failed)
-        return;
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 64;
-        while (cap < t->len + n + 1) {
-            if (cap > SIZE_MAX / 2) {
-                t->failed = 1;
-                return;
-            }
-            cap *= 2;
-        }
-        char *b = realloc(t->buf, cap);
-        if (!b) {
-            t->failed = 1;
-            return;
-        }
-        t->buf = b;
-        t->cap = cap;
-    }
-    memcpy(t->buf + t->len, s, n);
-    t->len += n;
-    t->buf[t->len] = 0;
-}
-
-void pk_json_text_string(pk_json_text *t, const char *s, size_t len)
-{
-    static const char hex[] = "0123456789abcdef";
-    text_put(t, "\"", 1);
-    size_t run = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        text_put(t, s + run, i - run);
-        run = i + 1;
-        char esc[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0 };
-        if (c == '"' || c == '\\') {
-            esc[1] = (char)c;
-            text_put(t, esc, 2);
-        } else {
-            text_put(t, esc, 6);
-        }
-    }
-    text_put(t, s + run, len - run);
-    text_put(t, "\"", 1);
-}
-
-void pk_json_text_event(pk_json_text *t, const pk_json_event *ev)
+void pk_json_text_event(pk_buf *t, const pk_json_event *ev)
 {
     if (ev->type != PK_JSON_MAP_END && ev->type != PK_JSON_ARRAY_END && t->len > 0) {
         char last = t->buf[t->len - 1];
         if (last != '[' && last != '{' && last != ':')
-            text_put(t, ",", 1);
+            pk_buf_putc(t, ',');
     }
     switch (ev->type) {
-    case PK_JSON_NULL: text_put(t, "null", 4); break;
-    case PK_JSON_BOOL: ev->boolean ? text_put(t, "true", 4) : text_put(t, "false", 5); break;
-    case PK_JSON_NUMBER: text_put(t, ev->str, ev->len); break;
-    case PK_JSON_STRING: pk_json_text_string(t, ev->str, ev->len); break;
+    case PK_JSON_NULL: pk_buf_put(t, "null", 4); break;
+    case PK_JSON_BOOL: ev->boolean ? pk_buf_put(t, "true", 4) : pk_buf_put(t, "false", 5); break;
+    case PK_JSON_NUMBER: pk_buf_put(t, ev->str, ev->len); break;
+    case PK_JSON_STRING: pk_buf_json(t, ev->str, ev->len, PK_JSON_VERBATIM); break;
     case PK_JSON_KEY:
-        pk_json_text_string(t, ev->str, ev->len);
-        text_put(t, ":", 1);
+        pk_buf_json(t, ev->str, ev->len, PK_JSON_VERBATIM);
+        pk_buf_putc(t, ':');
         break;
-    case PK_JSON_MAP_START: text_put(t, "{", 1); break;
-    case PK_JSON_MAP_END: text_put(t, "}", 1); break;
-    case PK_JSON_ARRAY_START: text_put(t, "[", 1); break;
-    case PK_JSON_ARRAY_END: text_put(t, "]", 1); break;
+    case PK_JSON_MAP_START: pk_buf_putc(t, '{'); break;
+    case PK_JSON_MAP_END: pk_buf_putc(t, '}'); break;
+    case PK_JSON_ARRAY_START: pk_buf_putc(t, '['); break;
+    case PK_JSON_ARRAY_END: pk_buf_putc(t, ']'); break;
     }
-}
-
-void pk_json_text_free(pk_json_text *t)
-{
-    free(t->buf);
-    memset(t, 0, sizeof *t);
 }
 
 const char *pk_json_type_name(pk_json_type t)

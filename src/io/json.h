@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "io/read_ctx.h"
+#include "util/buf.h"
 
 typedef enum pk_json_type {
     PK_JSON_NULL,
@@ -96,18 +97,9 @@ static inline double pk_json_num(const pk_json_event *ev) { return pk_json_numbe
 
 /* ---- writing JSON text back (for keeping sub-trees, e.g. marker payloads) ---- */
 
-/* A growable text buffer that re-serializes events. */
-typedef struct pk_json_text {
-    char *buf;
-    size_t len, cap;
-    int failed; /* out of memory */
-} pk_json_text;
-
-/* Appends the event as JSON text, adding the commas and colons it needs. */
-void pk_json_text_event(pk_json_text *t, const pk_json_event *ev);
-/* Appends a JSON string literal. */
-void pk_json_text_string(pk_json_text *t, const char *s, size_t len);
-void pk_json_text_free(pk_json_text *t);
+/* Appends the event to t as JSON text, adding the commas and colons it
+ * needs; strings are escaped as PK_JSON_VERBATIM (util/buf.h) writes them. */
+void pk_json_text_event(pk_buf *t, const pk_json_event *ev);
 
 /* Helpers for readers of JSON events. */
 

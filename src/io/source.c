@@ -40,7 +40,8 @@ struct pk_source {
     int decode_done;
 
     uint8_t *head; /* peeked decoded bytes not yet consumed */
-    size_t head_len, head_pos;
+    size_t head_len, head_pos, head_cap;
+    int head_eof; /* the input ended while the head was filled */
     int streaming; /* read() was used */
 
     uint8_t *all; /* pk_source_all result when copied */
@@ -353,23 +354,53 @@ static int decode_raw(pk_source *s, uint8_t *buf, size_t cap, size_t *got, profk
     return 0;
 }
 
+/* Decodes into the head buffer until it holds `want` bytes or the input ends. */
+static int fill_head(pk_source *s, size_t want, profkit_error *err)
+{
+    if (s->head_cap < want) {
+        uint8_t *h = realloc(s->head, want);
+        if (!h)
+            return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+        s->head = h;
+        s->head_cap = want;
+    }
+    while (s->head_len < want && !s->head_eof) {
+        size_t got = 0;
+        int rc = decode(s, s->head + s->head_len, want - s->head_len, &got, err);
+        if (rc)
+            return rc;
+        if (got == 0)
+            s->head_eof = 1;
+        s->head_len += got;
+    }
+    return 0;
+}
+
 int pk_source_peek(pk_source *s, const uint8_t **data, size_t *n, profkit_error *err)
 {
     if (!s->head) {
-        if (!(s->head = malloc(HEAD_MAX)))
-            return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
-        size_t got = 0;
-        while (s->head_len < HEAD_MAX) {
-            int rc = decode(s, s->head + s->head_len, HEAD_MAX - s->head_len, &got, err);
-            if (rc)
-                return rc;
-            if (got == 0)
-                break;
-            s->head_len += got;
-        }
+        int rc = fill_head(s, HEAD_MAX, err);
+        if (rc)
+            return rc;
     }
     *data = s->head + s->head_pos;
     *n = s->head_len - s->head_pos;
+    return 0;
+}
+
+int pk_source_peek_more(pk_source *s, size_t want, const uint8_t **data, size_t *n,
+                        profkit_error *err)
+{
+    if (s->streaming || s->head_pos > 0)
+        return pk_error_set(err, PROFKIT_EINVAL, s->name, -1,
+                            "internal error: peeking further after reading began");
+    if (want < HEAD_MAX)
+        want = HEAD_MAX;
+    int rc = fill_head(s, want, err);
+    if (rc)
+        return rc;
+    *data = s->head;
+    *n = s->head_len;
     return 0;
 }
 

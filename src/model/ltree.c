@@ -1,6 +1,8 @@
-/* ltree.c: the call tree with frames merged by label; see ltree.h. */
+/* ltree.c: the call tree; see ltree.h. */
 #include "model/ltree.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 int pk_stack_self(const profkit_profile *p, uint32_t value, uint32_t thread, int64_t **out)
@@ -20,22 +22,248 @@ int pk_stack_self(const profkit_profile *p, uint32_t value, uint32_t thread, int
     return 0;
 }
 
-struct node_key {
-    uint32_t parent, label;
-};
-
-static int node_eq(const void *ctx, uint32_t id, const void *key)
+size_t pk_frame_key_label(const profkit_profile *p, uint32_t frame, profkit_key by, char *buf,
+                          size_t n)
 {
-    const pk_ltree *t = ctx;
-    const struct node_key *k = key;
-    return t->parent[id] == k->parent && t->label[id] == k->label;
+    const profkit_frame *fr = &p->frames[frame];
+    const profkit_function *fn = &p->functions[fr->function];
+    int w = -1;
+    /* strings are copied by their known length (pk_str_copy), so a label
+     * costs at most its buffer however long the file name */
+    switch (by) {
+    case PROFKIT_BY_FILE:
+        if (fn->file)
+            return pk_str_copy(p, fn->file, buf, n);
+        else if (fn->module)
+            return pk_str_copy(p, fn->module, buf, n);
+        else if (fr->mapping != PROFKIT_NONE && fr->mapping < p->n_mappings &&
+                 p->mappings[fr->mapping].path)
+            return pk_str_copy(p, p->mappings[fr->mapping].path, buf, n);
+        else
+            w = snprintf(buf, n, "(unknown file)");
+        break;
+    case PROFKIT_BY_LINE:
+        if (fn->file && fr->line) {
+            size_t len = pk_str_copy(p, fn->file, buf, n);
+            w = fr->column ? snprintf(buf + len, n - len, ":%u:%u", fr->line, fr->column)
+                           : snprintf(buf + len, n - len, ":%u", fr->line);
+            if (w < 0)
+                w = 0;
+            return len + (size_t)w < n ? len + (size_t)w : n - 1;
+        }
+        return pk_frame_label(p, frame, 1, buf, n);
+    case PROFKIT_BY_MODULE: /* the binary or image: the function's, else the mapping's */
+        if (fn->module)
+            return pk_str_copy(p, fn->module, buf, n);
+        else if (fr->mapping != PROFKIT_NONE && fr->mapping < p->n_mappings &&
+                 p->mappings[fr->mapping].path)
+            return pk_str_copy(p, p->mappings[fr->mapping].path, buf, n);
+        else
+            w = snprintf(buf, n, "(unknown module)");
+        break;
+    case PROFKIT_BY_ADDRESS:
+        if (fr->address) {
+            w = snprintf(buf, n, "0x%" PRIx64, fr->address);
+            break;
+        }
+        return pk_frame_label(p, frame, 0, buf, n);
+    default:
+        return pk_frame_label(p, frame, 0, buf, n);
+    }
+    if (w < 0)
+        w = 0;
+    return (size_t)w < n ? (size_t)w : n - 1;
+}
+
+void pk_ltree_free(pk_ltree *t)
+{
+    free(t->parent);
+    free(t->key);
+    free(t->stack_node);
+    free(t->base_node);
+    free(t->frame_key);
+    free(t->key_frame);
+    free(t->self);
+    free(t->total);
+    free(t->child_start);
+    free(t->children);
+    pk_strtab_free(&t->labels);
+    memset(t, 0, sizeof(*t));
+}
+
+/* ------------------------------------------------------------------ keys */
+
+typedef struct keyer {
+    pk_ltree *t;
+    const pk_ltree_options *o;
+    size_t cap_key_frame;
+} keyer;
+
+/* Notes frame f of the profile as key k's first frame when k is new. */
+static int key_seen(keyer *k, uint32_t key, uint32_t f)
+{
+    pk_ltree *t = k->t;
+    if (key < t->n_keys)
+        return 0;
+    if (PK_VEC_RESERVE(t->key_frame, key, k->cap_key_frame, 1) != 0)
+        return PROFKIT_ENOMEM;
+    t->key_frame[key] = f;
+    t->n_keys = (size_t)key + 1;
+    return 0;
+}
+
+/* The key of every frame of q into fk (q is p, or the base). */
+static int frame_keys(keyer *k, const profkit_profile *q, uint32_t *fk)
+{
+    pk_ltree *t = k->t;
+    const pk_ltree_options *o = k->o;
+    char buf[4096];
+    if (o->keys == PK_LTREE_FUNCTIONS) {
+        uint32_t *fn_key = malloc((q->n_functions ? q->n_functions : 1) * sizeof(uint32_t));
+        if (!fn_key)
+            return PROFKIT_ENOMEM;
+        for (size_t i = 0; i < q->n_functions; i++)
+            fn_key[i] = PROFKIT_NONE;
+        for (size_t f = 0; f < q->n_frames; f++) {
+            uint32_t fn = q->frames[f].function;
+            int named = fn < q->n_functions && pk_strtab_len(&q->strings, q->functions[fn].name) > 0;
+            /* one key per named function; a frame without a name is its own */
+            uint32_t key = named && fn_key[fn] != PROFKIT_NONE ? fn_key[fn] : (uint32_t)t->n_keys;
+            if (t->n_keys >= PROFKIT_NONE - 1 || key_seen(k, key, (uint32_t)f) != 0) {
+                free(fn_key);
+                return PROFKIT_ENOMEM;
+            }
+            if (named)
+                fn_key[fn] = key;
+            fk[f] = key;
+        }
+        free(fn_key);
+        return 0;
+    }
+    for (size_t f = 0; f < q->n_frames; f++) {
+        const char *label = buf;
+        size_t len;
+        if (o->keys == PK_LTREE_NAMES) {
+            uint32_t fn = q->frames[f].function;
+            uint32_t name = fn < q->n_functions ? q->functions[fn].name : 0;
+            label = pk_str(q, name);
+            if (!(len = pk_strtab_len(&q->strings, name))) {
+                int w = snprintf(buf, sizeof(buf), "0x%" PRIx64, q->frames[f].address);
+                label = buf;
+                len = w > 0 ? (size_t)w : 0;
+            }
+        } else {
+            len = o->by == PROFKIT_BY_FUNCTION
+                      ? pk_frame_label(q, (uint32_t)f, o->by_line, buf, sizeof(buf))
+                      : pk_frame_key_label(q, (uint32_t)f, o->by, buf, sizeof(buf));
+            if (o->sanitize)
+                for (size_t i = 0; i < len; i++)
+                    if (buf[i] == ';' || buf[i] == '\n' || buf[i] == '\r')
+                        buf[i] = '_';
+        }
+        if ((fk[f] = pk_strtab_intern(&t->labels, label, len)) == PROFKIT_NONE)
+            return PROFKIT_ENOMEM;
+        if (o->keys == PK_LTREE_NAMES && key_seen(k, fk[f], (uint32_t)f) != 0)
+            return PROFKIT_ENOMEM;
+    }
+    if (o->keys == PK_LTREE_LABELS)
+        t->n_keys = t->labels.n;
+    return 0;
+}
+
+/* ----------------------------------------------------------------- nodes */
+
+/*
+ * Nodes are found by (parent node, key) in a table sized once for every
+ * stack (a node per stack at most), the key beside the id, so a lookup is
+ * one cache miss and nothing is ever rehashed.
+ */
+typedef struct node_slot {
+    uint32_t parent, key, id; /* id 0: empty (the root is never looked up) */
+} node_slot;
+
+typedef struct nodes {
+    pk_ltree *t;
+    node_slot *slots;
+    size_t n_slots;
+} nodes;
+
+static inline size_t node_home(const nodes *u, uint32_t parent, uint32_t key)
+{
+    /* a multiplicative hash, mapped onto [0, n_slots) by a multiply-shift */
+    uint64_t h = ((((uint64_t)parent << 32) | key) * 0x9e3779b97f4a7c15ull) >> 32;
+    return (size_t)((h * (uint64_t)u->n_slots) >> 32);
+}
+
+static inline void node_prefetch(const nodes *u, uint32_t parent, uint32_t key)
+{
+#if defined(__GNUC__)
+    __builtin_prefetch(&u->slots[node_home(u, parent, key)]);
+#else
+    (void)u, (void)parent, (void)key;
+#endif
+}
+
+/* The node (parent, key), made when new; the arrays hold a node per stack. */
+static inline uint32_t node_intern(nodes *u, uint32_t parent, uint32_t key)
+{
+    size_t i = node_home(u, parent, key);
+    for (;; i = i + 1 == u->n_slots ? 0 : i + 1) {
+        node_slot *sl = &u->slots[i];
+        if (sl->id == 0) {
+            pk_ltree *t = u->t;
+            uint32_t id = (uint32_t)t->n++;
+            sl->parent = parent;
+            sl->key = key;
+            sl->id = id;
+            t->parent[id] = parent;
+            t->key[id] = key;
+            return id;
+        }
+        if (sl->parent == parent && sl->key == key)
+            return sl->id;
+    }
+}
+
+/*
+ * *out[s] = the node of q's stack s, its frames keyed by fk. One pass over
+ * the stack table: it relies on parents preceding children (pk_stack_intern
+ * and _append only ever append a row whose parent exists), and refuses a
+ * table that breaks it rather than walk it.
+ */
+static int map_stacks(nodes *u, const profkit_profile *q, const uint32_t *fk, uint32_t **out,
+                      profkit_error *err)
+{
+    uint32_t *stack_node = malloc((q->n_stacks ? q->n_stacks : 1) * sizeof(uint32_t));
+    if (!stack_node)
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory building the call tree");
+    stack_node[0] = 0;
+    for (size_t s = 1; s < q->n_stacks; s++) {
+        const profkit_stack *st = &q->stacks[s];
+        if (st->parent >= s || st->frame >= q->n_frames) {
+            free(stack_node);
+            return pk_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
+                                "stack %zu: parent %u or frame %u out of order or range", s,
+                                st->parent, st->frame);
+        }
+        /* The slot of a stack further on is a cache miss: ask for it
+         * now when its parent's node is known. */
+        if (s + 16 < q->n_stacks) {
+            const profkit_stack *ahead = &q->stacks[s + 16];
+            if (ahead->parent < s && ahead->frame < q->n_frames)
+                node_prefetch(u, stack_node[ahead->parent], fk[ahead->frame]);
+        }
+        stack_node[s] = node_intern(u, stack_node[st->parent], fk[st->frame]);
+    }
+    *out = stack_node;
+    return 0;
 }
 
 static int by_label(const void *ctx, uint32_t x, uint32_t y)
 {
     const pk_ltree *t = ctx;
     const pk_strtab *l = &t->labels;
-    uint32_t lx = t->label[x], ly = t->label[y];
+    uint32_t lx = t->key[x], ly = t->key[y];
     size_t nx = pk_strtab_len(l, lx), ny = pk_strtab_len(l, ly);
     int c = memcmp(pk_strtab_get(l, lx), pk_strtab_get(l, ly), nx < ny ? nx : ny);
     if (c)
@@ -43,129 +271,137 @@ static int by_label(const void *ctx, uint32_t x, uint32_t y)
     return nx < ny ? -1 : nx > ny;
 }
 
-void pk_ltree_free(pk_ltree *t)
+/* Children lists (CSR), each sorted by label. */
+static int build_children(pk_ltree *t)
 {
-    free(t->parent);
-    free(t->label);
-    free(t->frame);
-    free(t->self);
-    free(t->total);
-    free(t->child_start);
-    free(t->children);
-    free(t->stack_node);
-    pk_strtab_free(&t->labels);
-    memset(t, 0, sizeof(*t));
-}
-
-int pk_ltree_build(pk_ltree *t, const profkit_profile *p,
-                        const pk_ltree_options *o, profkit_error *err)
-{
-    memset(t, 0, sizeof(*t));
-    int64_t *stack_self = NULL;
-    uint32_t *frame_label = NULL, *stack_node = NULL;
-    pk_idset set = { 0 };
-    int rc = PROFKIT_ENOMEM;
-    size_t ns = p->n_stacks;
-    char buf[4096];
-
-    if (pk_strtab_init(&t->labels) != 0 ||
-        pk_stack_self(p, o->value, o->thread, &stack_self) != 0 ||
-        !(frame_label = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint32_t))) ||
-        !(stack_node = malloc(ns * sizeof(uint32_t))))
-        goto done;
-    for (size_t f = 0; f < p->n_frames; f++) {
-        size_t len = pk_frame_label(p, (uint32_t)f, o->by_line, buf, sizeof(buf));
-        if (o->sanitize)
-            for (size_t i = 0; i < len; i++)
-                if (buf[i] == ';' || buf[i] == '\n' || buf[i] == '\r')
-                    buf[i] = '_';
-        if ((frame_label[f] = pk_strtab_intern(&t->labels, buf, len)) == PROFKIT_NONE)
-            goto done;
-    }
-    /* Nodes are at most the stacks; allocate once. */
-    if (!(t->parent = malloc(ns * sizeof(uint32_t))) || !(t->label = malloc(ns * sizeof(uint32_t))) ||
-        !(t->frame = malloc(ns * sizeof(uint32_t))) || !(t->self = calloc(ns, sizeof(int64_t))) ||
-        !(t->total = calloc(ns, sizeof(int64_t))))
-        goto done;
-    t->parent[0] = 0;
-    t->label[0] = 0;
-    t->frame[0] = PROFKIT_NONE;
-    t->n = 1;
-    stack_node[0] = 0;
-    /* Interning appends, so a stack's parent always has a smaller id. */
-    for (size_t s = 1; s < ns; s++) {
-        const profkit_stack *st = &p->stacks[s];
-        struct node_key k = { stack_node[st->parent], frame_label[st->frame] };
-        uint64_t h = pk_hash_u64(((uint64_t)k.parent << 32) | k.label);
-        uint32_t id = pk_idset_find(&set, h, node_eq, t, &k);
-        if (id == PROFKIT_NONE) {
-            id = (uint32_t)t->n++;
-            t->parent[id] = k.parent;
-            t->label[id] = k.label;
-            t->frame[id] = st->frame;
-            if (pk_idset_insert(&set, h, id) != 0)
-                goto done;
-        }
-        stack_node[s] = id;
-    }
-    for (size_t s = 0; s < ns; s++)
-        pk_sat_addto(&t->self[stack_node[s]], stack_self[s]);
-    /* Parents precede children, so one backward pass sums totals. */
-    for (size_t i = t->n; i-- > 0;) {
-        pk_sat_addto(&t->total[i], t->self[i]);
-        if (i)
-            pk_sat_addto(&t->total[t->parent[i]], t->total[i]);
-    }
-    t->grand_total = t->total[0];
-    /* Children lists (CSR), sorted by label. */
     if (!(t->child_start = calloc(t->n + 1, sizeof(uint32_t))) ||
-        !(t->children = malloc(t->n * sizeof(uint32_t))))
-        goto done;
+        !(t->children = malloc((t->n ? t->n : 1) * sizeof(uint32_t))))
+        return PROFKIT_ENOMEM;
     for (size_t i = 1; i < t->n; i++)
         t->child_start[t->parent[i] + 1]++;
     for (size_t i = 0; i < t->n; i++)
         t->child_start[i + 1] += t->child_start[i];
-    {
-        /* a cursor per node */
-        uint32_t *fill = malloc(t->n * sizeof(uint32_t));
-        if (!fill)
-            goto done;
-        for (size_t i = 0; i < t->n; i++)
-            fill[i] = t->child_start[i];
-        for (size_t i = 1; i < t->n; i++)
-            t->children[fill[t->parent[i]]++] = (uint32_t)i;
-        free(fill);
-    }
+    uint32_t *fill = malloc((t->n ? t->n : 1) * sizeof(uint32_t)); /* a cursor per node */
+    if (!fill)
+        return PROFKIT_ENOMEM;
+    memcpy(fill, t->child_start, t->n * sizeof(uint32_t));
+    for (size_t i = 1; i < t->n; i++)
+        t->children[fill[t->parent[i]]++] = (uint32_t)i;
+    free(fill);
     for (size_t i = 0; i < t->n; i++) {
         size_t a = t->child_start[i], b = t->child_start[i + 1];
         if (b - a > 1 && pk_sort_u32(t->children + a, b - a, by_label, t) != 0)
+            return PROFKIT_ENOMEM;
+    }
+    return 0;
+}
+
+int pk_ltree_build(pk_ltree *t, const profkit_profile *p, const pk_ltree_options *o,
+                   profkit_error *err)
+{
+    memset(t, 0, sizeof(*t));
+    t->p = p;
+    const profkit_profile *base = o->base;
+    keyer k = { t, o, 0 };
+    nodes u = { t, NULL, 0 };
+    uint32_t *base_fk = NULL;
+    int rc = PROFKIT_ENOMEM;
+    /* a base and children need merged nodes; children need labels */
+    if (!o->merge || o->keys == PK_LTREE_FUNCTIONS)
+        base = NULL;
+    if ((o->keys != PK_LTREE_FUNCTIONS && pk_strtab_init(&t->labels) != 0) ||
+        !(t->frame_key = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint32_t))))
+        goto done;
+    /* key 0 is the root's (the labels' ""), no frame's */
+    if (o->keys != PK_LTREE_LABELS && key_seen(&k, 0, PROFKIT_NONE) != 0)
+        goto done;
+    if (frame_keys(&k, p, t->frame_key) != 0)
+        goto done;
+    t->n_keys_p = t->n_keys;
+    if (base) {
+        if (!(base_fk = malloc((base->n_frames ? base->n_frames : 1) * sizeof(uint32_t))) ||
+            frame_keys(&k, base, base_fk) != 0)
             goto done;
     }
-    t->stack_node = stack_node;
-    stack_node = NULL;
-    rc = 0;
-done:
-    free(stack_self);
-    free(frame_label);
-    free(stack_node);
-    pk_idset_free(&set);
-    if (rc) {
-        pk_ltree_free(t);
-        pk_error_set(err, rc, NULL, -1, "out of memory building the call tree");
+    if (!o->merge) {
+        t->n = p->n_stacks;
+    } else {
+        /* a node per stack at most, the root shared */
+        size_t max = (p->n_stacks ? p->n_stacks : 1) + (base ? base->n_stacks : 0);
+        size_t cap = max + max / 2 + 16; /* at most 2/3 full; no power of two, no rounding up */
+        if (max >= PROFKIT_NONE || !(u.slots = calloc(cap, sizeof(node_slot))) ||
+            !(t->parent = malloc(max * sizeof(uint32_t))) ||
+            !(t->key = malloc(max * sizeof(uint32_t))))
+            goto done;
+        u.n_slots = cap;
+        t->parent[0] = 0;
+        t->key[0] = 0;
+        t->n = 1;
+        if ((rc = map_stacks(&u, p, t->frame_key, &t->stack_node, err)) != 0 ||
+            (base && (rc = map_stacks(&u, base, base_fk, &t->base_node, err)) != 0))
+            goto fail;
+        rc = PROFKIT_ENOMEM;
+        free(u.slots);
+        u.slots = NULL;
+        /* give back the arrays' unused part (nodes are often far fewer than stacks) */
+        uint32_t *x;
+        if (t->n < max && (x = realloc(t->parent, t->n * sizeof(uint32_t))))
+            t->parent = x;
+        if (t->n < max && (x = realloc(t->key, t->n * sizeof(uint32_t))))
+            t->key = x;
+        if (o->children && o->keys != PK_LTREE_FUNCTIONS && build_children(t) != 0)
+            goto done;
     }
+    if (o->values && pk_ltree_set_values(t, o->value, o->thread) != 0)
+        goto done;
+    rc = 0;
+    goto fail;
+done:
+    pk_error_set(err, rc, NULL, -1, "out of memory building the call tree");
+fail:
+    free(u.slots);
+    free(base_fk);
+    if (rc)
+        pk_ltree_free(t);
     return rc;
 }
 
-int64_t *pk_ltree_self(const pk_ltree *t, const profkit_profile *p, uint32_t value,
-                            uint32_t thread)
+int64_t *pk_ltree_self(const pk_ltree *t, uint32_t value, uint32_t thread)
 {
-    int64_t *stack_self = NULL, *self = calloc(t->n ? t->n : 1, sizeof(int64_t));
-    if (!self || pk_stack_self(p, value, thread, &stack_self) != 0) {
-        free(self);
-        return NULL;
+    const profkit_profile *p = t->p;
+    if (!t->stack_node) {
+        int64_t *self;
+        return pk_stack_self(p, value, thread, &self) == 0 ? self : NULL;
     }
-    for (size_t s = 0; s < p->n_stacks; s++)
-        pk_sat_addto(&self[t->stack_node[s]], stack_self[s]);
-    free(stack_self);
+    int64_t *self = calloc(t->n ? t->n : 1, sizeof(int64_t));
+    if (!self)
+        return NULL;
+    size_t nv = p->n_value_types;
+    for (size_t r = 0; r < p->n_samples; r++) {
+        if (thread != PROFKIT_NONE && p->sample_thread[r] != thread)
+            continue;
+        uint32_t s = p->sample_stack[r];
+        if (s < p->n_stacks)
+            pk_sat_addto(&self[t->stack_node[s]], p->sample_values[r * nv + value]);
+    }
     return self;
+}
+
+int pk_ltree_set_values(pk_ltree *t, uint32_t value, uint32_t thread)
+{
+    int64_t *self = pk_ltree_self(t, value, thread);
+    if (!self)
+        return PROFKIT_ENOMEM;
+    if (!t->total && !(t->total = malloc((t->n ? t->n : 1) * sizeof(int64_t)))) {
+        free(self);
+        return PROFKIT_ENOMEM;
+    }
+    free(t->self);
+    t->self = self;
+    memcpy(t->total, self, t->n * sizeof(int64_t));
+    /* Parents precede children, so one backward pass sums totals. */
+    for (size_t i = t->n; i-- > 1;)
+        pk_sat_addto(&t->total[pk_ltree_parent(t, (uint32_t)i)], t->total[i]);
+    t->grand_total = t->n ? t->total[0] : 0;
+    return 0;
 }

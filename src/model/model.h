@@ -258,9 +258,20 @@ int pk_select(const profkit_profile *p, const char *value, const char *thread,
  * file (FILE+0xOFFSET: the same in every run under ASLR) when the frame
  * has a mapping with a path, else the address as 0x + lowercase hex. With by_line the
  * label gets ":LINE" (and ":COLUMN") when the frame has a line. Writes into
- * buf (always NUL-terminated) and returns the length written.
+ * buf (always NUL-terminated) and returns the length written. A name is
+ * copied whole, NUL bytes included (pprof strings may hold them), so use
+ * the length, not strlen, to keep every byte.
  */
 size_t pk_frame_label(const profkit_profile *p, uint32_t frame, int by_line, char *buf,
                            size_t n);
+
+/*
+ * Copies string `id` into buf (n > 0 bytes, always NUL-terminated) as
+ * "%s" prints it (up to a NUL byte), cut to n - 1 bytes, and returns the
+ * length written. It costs what it copies, not
+ * the string's length: a label of a long name, made once per frame, stays a
+ * constant per frame (snprintf("%s") walks the whole string every time).
+ */
+size_t pk_str_copy(const profkit_profile *p, uint32_t id, char *buf, size_t n);
 
 #endif

@@ -770,6 +770,22 @@ uint32_t pk_select_thread(const profkit_profile *p, const char *sel, int *ok, pr
     return PROFKIT_NONE;
 }
 
+size_t pk_str_copy(const profkit_profile *p, uint32_t id, char *buf, size_t n)
+{
+    if (n == 0)
+        return 0;
+    size_t len = pk_strtab_len(&p->strings, id);
+    if (len > n - 1)
+        len = n - 1;
+    const char *s = pk_str(p, id);
+    const char *nul = memchr(s, '\0', len); /* as "%s" prints it */
+    if (nul)
+        len = (size_t)(nul - s);
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    return len;
+}
+
 size_t pk_frame_label(const profkit_profile *p, uint32_t frame, int by_line, char *buf,
                            size_t n)
 {
@@ -780,22 +796,37 @@ size_t pk_frame_label(const profkit_profile *p, uint32_t frame, int by_line, cha
         return 0;
     }
     const profkit_frame *fr = &p->frames[frame];
-    const char *name = fr->function < p->n_functions ? pk_str(p, p->functions[fr->function].name) : "";
+    uint32_t name = fr->function < p->n_functions ? p->functions[fr->function].name : 0;
+    size_t name_len = pk_strtab_len(&p->strings, name); /* may hold NUL bytes (pprof) */
     const profkit_mapping *m = fr->mapping < p->n_mappings ? &p->mappings[fr->mapping] : NULL;
     const char *path = m ? pk_str(p, m->path) : "";
-    int w;
-    if (name[0]) {
-        w = snprintf(buf, n, "%s", name);
-    } else if (path[0] && fr->address >= m->start) {
-        const char *base = strrchr(path, '/');
-        w = snprintf(buf, n, "%s+0x%" PRIx64, base && base[1] ? base + 1 : path,
-                     fr->address - m->start + m->offset);
+    size_t len;
+    if (name_len) {
+        len = name_len < n - 1 ? name_len : n - 1;
+        memcpy(buf, pk_str(p, name), len);
+        buf[len] = '\0';
     } else {
-        w = snprintf(buf, n, "0x%" PRIx64, fr->address);
+        int w;
+        if (path[0] && fr->address >= m->start) {
+            /* The base name, the part after the last '/', looked for in the
+             * last n bytes only, so that a label costs at most its buffer: a
+             * base name longer than that (none is real: a file name is at
+             * most 255 bytes) shows the path's first bytes, which is the
+             * same when the path has no '/'. */
+            size_t plen = pk_strtab_len(&p->strings, m->path), b = plen;
+            while (b > 0 && plen - b < n && path[b - 1] != '/')
+                b--;
+            const char *base = b > 0 && path[b - 1] == '/' && b < plen ? path + b : path;
+            size_t blen = plen - (size_t)(base - path);
+            int shown = (int)(blen < n ? blen : n);
+            w = snprintf(buf, n, "%.*s+0x%" PRIx64, shown, base, fr->address - m->start + m->offset);
+        } else {
+            w = snprintf(buf, n, "0x%" PRIx64, fr->address);
+        }
+        if (w < 0)
+            w = 0;
+        len = (size_t)w < n ? (size_t)w : n - 1;
     }
-    if (w < 0)
-        w = 0;
-    size_t len = (size_t)w < n ? (size_t)w : n - 1;
     if (by_line && fr->line) {
         int w2 = fr->column ? snprintf(buf + len, n - len, ":%u:%u", fr->line, fr->column)
                             : snprintf(buf + len, n - len, ":%u", fr->line);

@@ -39,26 +39,23 @@ int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_repor
     if (pk_select(p, o->value, o->thread, &sv, &th, err) != 0)
         return PROFKIT_EINVAL;
     const size_t nv = p->n_value_types;
-    pk_top *t = calloc(nv, sizeof(*t));
-    double *run = calloc(nv, sizeof(double));
+    pk_top *t = calloc(nv ? nv : 1, sizeof(*t));
+    uint32_t *values = malloc((nv ? nv : 1) * sizeof(uint32_t));
+    double *run = calloc(nv ? nv : 1, sizeof(double));
     uint32_t *order = NULL;
     int rc = 0;
     size_t done = 0;
-    if (!t || !run) {
+    if (!t || !run || !values) {
         rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
         goto out;
     }
-    for (; done < nv; done++) {
-        if ((rc = pk_top_compute(&t[done], p, (uint32_t)done, th, o->by, err)) != 0)
-            goto out;
-        /* Keys come from the frames alone, so every column has the same keys
-         * in the same order; anything else would be a bug in top. */
-        if (t[done].n != t[0].n) {
-            done++;
-            rc = pk_error_set(err, PROFKIT_EINVAL, NULL, -1, "hist: columns disagree on keys");
-            goto out;
-        }
-    }
+    /* Every column over one call tree: the same keys in the same order,
+     * the labels in the sort column's top. */
+    for (size_t v = 0; v < nv; v++)
+        values[v] = (uint32_t)v;
+    if ((rc = pk_top_compute_values(t, p, values, nv, th, o->by, sv, err)) != 0)
+        goto out;
+    done = nv;
     const pk_top *st = &t[sv];
     size_t nonzero = 0;
     for (size_t k = 0; k < st->n; k++)
@@ -136,6 +133,7 @@ out:
     for (size_t v = 0; t && v < done; v++)
         pk_top_free(&t[v]);
     free(t);
+    free(values);
     free(run);
     free(order);
     return rc;

@@ -39,10 +39,20 @@ int profkit_report_info(FILE *out, const profkit_profile *p, profkit_error *err)
     fprintf(out, "format:       %s%s%s\n", p->format[0] ? p->format : "(unknown)",
             version ? " version " : "", version ? version : "");
     size_t timed = 0;
-    for (size_t i = 0; i < p->n_samples; i++)
-        timed += p->sample_time[i] != PROFKIT_NO_TIME;
+    int64_t t0 = 0;
+    int same = 1; /* rows kept in order, all at one time: a sampled BR stream */
+    for (size_t i = 0; i < p->n_samples; i++) {
+        if (p->sample_time[i] == PROFKIT_NO_TIME)
+            continue;
+        if (timed++ == 0)
+            t0 = p->sample_time[i];
+        else if (p->sample_time[i] != t0)
+            same = 0;
+    }
     fprintf(out, "samples:      %zu rows%s\n", p->n_samples,
-            timed ? " (timed, in time order)" : " (aggregated per stack and thread)");
+            !timed                 ? " (aggregated per stack and thread)"
+            : same && timed > 1    ? " (in recorded order, without times)"
+                                   : " (timed, in time order)");
     fprintf(out, "stacks:       %zu distinct (%zu frames, %zu functions)\n",
             p->n_stacks ? p->n_stacks - 1 : 0, p->n_frames, p->n_functions);
     size_t nv = p->n_value_types;

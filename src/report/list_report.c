@@ -21,7 +21,9 @@ typedef struct fdis {
 } fdis;
 
 /* Opens the function's source: its path, or under dir (path joined, then
- * shorter tails, then the base name). */
+ * shorter tails, then the base name). A backslash separates too, as in the
+ * Windows paths BR records (`C:\ACME\INVOICE.BR`: DIR/C:/ACME/INVOICE.BR,
+ * DIR/ACME/INVOICE.BR, DIR/INVOICE.BR). */
 static FILE *open_source(const char *path, const char *dir)
 {
     if (!path || !*path)
@@ -30,13 +32,16 @@ static FILE *open_source(const char *path, const char *dir)
         return fopen(path, "r");
     char buf[4096];
     for (const char *t = path; t && *t;) {
-        while (*t == '/')
+        while (*t == '/' || *t == '\\')
             t++;
-        snprintf(buf, sizeof(buf), "%s/%s", dir, t);
+        int w = snprintf(buf, sizeof(buf), "%s/%s", dir, t);
+        for (size_t i = strlen(dir); w > 0 && i < (size_t)w && i < sizeof(buf); i++)
+            if (buf[i] == '\\')
+                buf[i] = '/';
         FILE *f = fopen(buf, "r");
         if (f)
             return f;
-        t = strchr(t, '/');
+        t = strpbrk(t, "/\\");
     }
     return NULL;
 }
@@ -293,6 +298,8 @@ int profkit_report_list(FILE *out, const profkit_profile *p, const profkit_repor
                         profkit_error *err)
 {
     uint32_t v, th;
+    if (o->disasm && pk_part_check(PK_PART_DISASM, err) != 0)
+        return PROFKIT_EUNSUPPORTED;
     if (pk_select(p, o->value, o->thread, &v, &th, err) != 0)
         return PROFKIT_EINVAL;
     regex_t re;

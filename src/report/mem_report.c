@@ -42,12 +42,15 @@ static void row_line(FILE *out, const pk_mem_row *r, const char *name, int frees
     fprintf(out, "  %s\n", name);
 }
 
-/* {"alloc_objects":..,"alloc_space":..,"free_objects":..,"inuse_objects":..,"inuse_space":..} */
+/* {"alloc_objects":..,"alloc_space":..,"free_objects":..,"inuse_objects":..,"inuse_space":..,
+ *  "freed_objects":..,"freed_space":..}: freed = allocated - live, the text's freed columns */
 static void row_json(FILE *out, const pk_mem_row *r)
 {
     fprintf(out, "\"alloc_objects\":%" PRId64 ",\"alloc_space\":%" PRId64 ",\"free_objects\":%" PRId64
             ",\"inuse_objects\":%" PRId64 ",\"inuse_space\":%" PRId64, r->alloc_objects, r->alloc_space,
             r->free_objects, r->inuse_objects, r->inuse_space);
+    fprintf(out, ",\"freed_objects\":%" PRId64 ",\"freed_space\":%" PRId64,
+            sub_sat(r->alloc_objects, r->inuse_objects), sub_sat(r->alloc_space, r->inuse_space));
 }
 
 static int mem_json(FILE *out, const profkit_profile *p, const pk_mem *m,
@@ -126,8 +129,12 @@ int profkit_report_mem(FILE *out, const profkit_profile *p, const profkit_report
     fprintf(out, "Allocated: %" PRId64 " objects, %s\n", t->alloc_objects, a);
     fprintf(out, "Freed:     %" PRId64 " objects, %s (%" PRId64 " free operations)\n",
             sub_sat(t->alloc_objects, t->inuse_objects), f, t->free_objects);
-    fprintf(out, "Live:      %" PRId64 " objects, %s (still allocated at the end: leaks)\n",
-            t->inuse_objects, l);
+    /* a cut stream (metadata "truncated") shows what was live at the cut,
+     * not what leaked */
+    int cut = pk_meta_get(p, "truncated") != NULL;
+    fprintf(out, "Live:      %" PRId64 " objects, %s (%s)\n", t->inuse_objects, l,
+            cut ? "live when the stream ended: it was cut short, so not known to leak"
+                : "still allocated at the end: leaks");
     if (m.unmatched_frees >= 0)
         fprintf(out, "Frees that matched no allocation: %" PRId64 "\n", m.unmatched_frees);
 
@@ -145,7 +152,8 @@ int profkit_report_mem(FILE *out, const profkit_profile *p, const profkit_report
         row_line(out, r, name, 1);
     }
     size_t limit = o->limit && o->limit < n ? o->limit : n;
-    fprintf(out, "\nBy allocating call path, largest leaks first (%zu of %zu):\n", limit, n);
+    fprintf(out, "\nBy allocating call path, largest %s first (%zu of %zu):\n",
+            cut ? "live at the cut" : "leaks", limit, n);
     fprintf(out, head, "live", "objects", "allocated", "objects", "freed", "objects");
     fprintf(out, "  %s\n", "path");
     char *label = NULL;

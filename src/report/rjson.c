@@ -1,33 +1,23 @@
 /* rjson.c: JSON output shared by the reports; see rjson.h. */
 #include "report/rjson.h"
 
-#include "io/json_out.h"
+#include "util/buf.h"
 
-void pk_rjson_str(FILE *out, const char *s)
+static int to_file(void *f, const void *data, size_t n)
 {
-    fputc('"', out);
-    size_t n = strlen(s);
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            fputc('\\', out);
-            fputc(c, out);
-            i++;
-        } else if (c < 0x20) {
-            fprintf(out, "\\u%04x", c);
-            i++;
-        } else {
-            size_t len = pk_utf8_len((const uint8_t *)s + i, n - i);
-            if (len == 0) {
-                fputs("\\ufffd", out);
-                i++;
-            } else {
-                fwrite(s + i, 1, len, out);
-                i += len;
-            }
-        }
-    }
-    fputc('"', out);
+    fwrite(data, 1, n, f);
+    return 0; /* the stream keeps its own error, as fputs would */
+}
+
+void pk_rjson_str(FILE *out, const char *s) { pk_rjson_strn(out, s, strlen(s)); }
+
+void pk_rjson_strn(FILE *out, const char *s, size_t n)
+{
+    char store[256];
+    pk_buf b;
+    pk_buf_init_drain(&b, store, sizeof(store), to_file, out);
+    pk_buf_json(&b, s, n, PK_JSON_REPORT);
+    pk_buf_flush(&b);
 }
 
 void pk_rjson_open(FILE *out, const char *report, const profkit_profile *p, uint32_t v,

@@ -1,6 +1,7 @@
 /*
  * rjson.h: what the JSON forms of the reports share (docs/json.md): string
- * escaping onto a FILE and the document's opening members.
+ * escaping onto a FILE (PK_JSON_REPORT of util/buf.h) and the document's
+ * opening members.
  */
 #ifndef PROFKIT_RJSON_H
 #define PROFKIT_RJSON_H
@@ -12,6 +13,8 @@
 
 /* s as a JSON string literal (invalid UTF-8 becomes U+FFFD). */
 void pk_rjson_str(FILE *out, const char *s);
+/* The same for s[0..n), which may hold NUL bytes (written \u0000). */
+void pk_rjson_strn(FILE *out, const char *s, size_t n);
 /* `{"schema":1,"report":NAME` and, when v != PROFKIT_NONE,
  * `,"value":{"type":..,"unit":..}`; thread (PROFKIT_NONE = all) as
  * `,"thread":NAME|null`. The caller goes on with `,` members and `}`. */

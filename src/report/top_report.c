@@ -33,7 +33,7 @@ static void top_json(FILE *out, const profkit_profile *p, const pk_top *t,
         if (!row_shown(r, t->total, o))
             continue;
         fputs(shown ? ",\n{\"name\":" : "\n{\"name\":", out);
-        pk_rjson_str(out, pk_strtab_get(&t->keys, r->key));
+        pk_rjson_strn(out, pk_strtab_get(&t->keys, r->key), pk_strtab_len(&t->keys, r->key));
         fprintf(out, ",\"flat\":%lld,\"cum\":%lld", (long long)r->flat, (long long)r->cum);
         if (calls)
             fprintf(out, ",\"calls\":%lld", (long long)calls->rows[r->key].flat);
@@ -49,29 +49,20 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
     uint32_t v, th;
     if (pk_select(p, o->value, o->thread, &v, &th, err) != 0)
         return PROFKIT_EINVAL;
-    pk_top t;
-    int rc = pk_top_compute(&t, p, v, th, o->by, err);
-    if (rc)
-        return rc;
     /* Time values get the call count and the time per call beside them
      * when the profile counts calls (bsprof): calls are those where the
-     * key is the leaf, and the average divides the cumulative time. */
-    pk_top calls;
-    int with_calls = 0;
-    uint32_t cv = pk_report_top_calls_value(p, v);
-    if (cv != PROFKIT_NONE) {
-        if ((rc = pk_top_compute(&calls, p, cv, th, o->by, err)) != 0) {
-            pk_top_free(&t);
-            return rc;
-        }
-        with_calls = calls.n == t.n; /* same frames, same keys in the same order */
-        if (!with_calls)
-            pk_top_free(&calls);
-    }
-    rc = pk_report_top_print(out, p, v, th, &t, with_calls ? &calls : NULL, o, err);
-    pk_top_free(&t);
+     * key is the leaf, and the average divides the cumulative time. Both
+     * from one call tree. */
+    uint32_t values[2] = { v, pk_report_top_calls_value(p, v) };
+    int with_calls = values[1] != PROFKIT_NONE;
+    pk_top t[2];
+    int rc = pk_top_compute_values(t, p, values, with_calls ? 2 : 1, th, o->by, 0, err);
+    if (rc)
+        return rc;
+    rc = pk_report_top_print(out, p, v, th, &t[0], with_calls ? &t[1] : NULL, o, err);
+    pk_top_free(&t[0]);
     if (with_calls)
-        pk_top_free(&calls);
+        pk_top_free(&t[1]);
     return rc;
 }
 
@@ -139,7 +130,9 @@ int pk_report_top_print(FILE *out, const profkit_profile *p, uint32_t v, uint32_
                 pk_format_value(avg, sizeof(avg), r->cum / n, unit);
             fprintf(out, " %10lld %10s", (long long)n, avg);
         }
-        fprintf(out, "  %s\n", pk_strtab_get(&t.keys, r->key));
+        fputs("  ", out); /* every byte of the name, NUL bytes too */
+        fwrite(pk_strtab_get(&t.keys, r->key), 1, pk_strtab_len(&t.keys, r->key), out);
+        fputc('\n', out);
         shown++;
     }
     free(order);

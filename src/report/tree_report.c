@@ -4,21 +4,18 @@
 
 #include <stdlib.h>
 
-/* Prints one thread's tree (thread PROFKIT_NONE: every thread merged). */
-static int print_thread(FILE *out, const profkit_profile *p, uint32_t v, uint32_t th,
-                        const profkit_report_options *o, int *first, profkit_error *err)
+/* Prints one thread's tree (thread PROFKIT_NONE: every thread merged):
+ * the call tree's values for that thread. */
+static int print_thread(FILE *out, const profkit_profile *p, pk_ltree *tp, uint32_t v,
+                        uint32_t th, const profkit_report_options *o, int *first,
+                        profkit_error *err)
 {
-    pk_ltree t;
-    pk_ltree_options lo = { v, th, o->by == PROFKIT_BY_LINE, 0 };
-    int rc = pk_ltree_build(&t, p, &lo, err);
-    if (rc)
-        return rc;
     uint32_t *nodes, *depths;
     size_t n;
-    if (pk_tree_walk(&t, o->max_depth, o->cutoff_pct, &nodes, &depths, &n) != 0) {
-        pk_ltree_free(&t);
+    if (pk_ltree_set_values(tp, v, th) != 0 ||
+        pk_tree_walk(tp, o->max_depth, o->cutoff_pct, &nodes, &depths, &n) != 0)
         return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
-    }
+    const pk_ltree t = *tp;
     if (o->json) {
         /* {"thread":..,"total":N,"nodes":[{"depth","name","total","self"}]} */
         fputs(*first ? "\n{\"thread\":" : ",\n{\"thread\":", out);
@@ -31,13 +28,12 @@ static int print_thread(FILE *out, const profkit_profile *p, uint32_t v, uint32_
         for (size_t i = 0; i < n; i++) {
             uint32_t x = nodes[i];
             fprintf(out, "%s{\"depth\":%u,\"name\":", i ? ",\n" : "\n", depths[i]);
-            pk_rjson_str(out, pk_strtab_get(&t.labels, t.label[x]));
+            pk_rjson_str(out, pk_strtab_get(&t.labels, t.key[x]));
             fprintf(out, ",\"total\":%lld,\"self\":%lld}", (long long)t.total[x], (long long)t.self[x]);
         }
         fputs("]}", out);
         free(nodes);
         free(depths);
-        pk_ltree_free(&t);
         return 0;
     }
     const char *unit = pk_str(p, p->value_types[v].unit);
@@ -55,11 +51,10 @@ static int print_thread(FILE *out, const profkit_profile *p, uint32_t v, uint32_
         pk_format_value(b, sizeof(b), t.self[x], unit);
         pk_format_value(c, sizeof(c), pk_sat_add(t.total[x], -(t.self[x] == INT64_MIN ? INT64_MAX : t.self[x])), unit);
         fprintf(out, "%10s %6.2f%% %10s %10s  %*s%s\n", a, 100.0 * (double)t.total[x] / base, b, c,
-                (int)(2 * (depths[i] - 1)), "", pk_strtab_get(&t.labels, t.label[x]));
+                (int)(2 * (depths[i] - 1)), "", pk_strtab_get(&t.labels, t.key[x]));
     }
     free(nodes);
     free(depths);
-    pk_ltree_free(&t);
     return 0;
 }
 
@@ -69,16 +64,19 @@ int profkit_report_tree(FILE *out, const profkit_profile *p, const profkit_repor
     uint32_t v, th;
     if (pk_select(p, o->value, o->thread, &v, &th, err) != 0)
         return PROFKIT_EINVAL;
-    int64_t *sum = calloc(p->n_threads + 1, sizeof(int64_t));
-    if (!sum)
+    uint32_t *threads;
+    size_t nt;
+    int64_t total;
+    if (pk_tree_threads(p, v, th, &threads, &nt, &total) != 0)
         return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
-    int64_t total = 0;
-    for (size_t r = 0; r < p->n_samples; r++) {
-        uint32_t t = p->sample_thread[r];
-        int64_t x = p->sample_values[r * p->n_value_types + v];
-        total = pk_sat_add(total, x);
-        int64_t *st = &sum[t < p->n_threads ? t : p->n_threads];
-        *st = pk_sat_add(*st, x);
+    /* One call tree; each thread's values over it in turn. */
+    pk_ltree t;
+    pk_ltree_options lo = { .by = PROFKIT_BY_FUNCTION, .by_line = o->by == PROFKIT_BY_LINE,
+                            .merge = 1, .children = 1 };
+    int rc = pk_ltree_build(&t, p, &lo, err);
+    if (rc) {
+        free(threads);
+        return rc;
     }
     char tot[64];
     const char *unit = pk_str(p, p->value_types[v].unit);
@@ -96,17 +94,11 @@ int profkit_report_tree(FILE *out, const profkit_profile *p, const profkit_repor
             fprintf(out, ", nodes >= %g%% of their thread", o->cutoff_pct);
         fputc('\n', out);
     }
-    int rc = 0;
-    if (th != PROFKIT_NONE || p->n_threads == 0 || sum[p->n_threads] != 0) {
-        /* One thread asked for, or rows whose thread is unknown: one tree. */
-        rc = print_thread(out, p, v, th, o, &first, err);
-    } else {
-        for (uint32_t t = 0; t < p->n_threads && !rc; t++)
-            if (sum[t] != 0)
-                rc = print_thread(out, p, v, t, o, &first, err);
-    }
+    for (size_t i = 0; i < nt && !rc; i++)
+        rc = print_thread(out, p, &t, v, threads[i], o, &first, err);
     if (o->json && rc == 0)
         fputs("]}\n", out);
-    free(sum);
+    pk_ltree_free(&t);
+    free(threads);
     return rc;
 }

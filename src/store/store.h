@@ -9,6 +9,7 @@
 #define PROFKIT_STORE_H
 
 #include "model/model.h"
+#include "util/buf.h"
 #include "util/map64.h"
 
 /* What a cell of a row to insert holds. */
@@ -44,6 +45,9 @@ typedef struct pk_store_engine {
     /* Removes the profiles of these seqs ("1,2,3"): their rows, and what
      * the engine can of the shared rows no other profile uses. */
     int (*remove)(profkit_store *s, const char *seqs, profkit_error *err);
+    /* Deletes the labels with these keys ("'a','b'", literals) of the
+     * profiles of these seqs, so that a query after it returns sees none. */
+    int (*unlabel)(profkit_store *s, const char *seqs, const char *keys, profkit_error *err);
     void (*close)(profkit_store *s);
 } pk_store_engine;
 
@@ -61,30 +65,31 @@ extern const char *const pk_store_own_tables[PK_STORE_N_OWN];
 
 /* Opens an engine: fills s->engine and s->impl, creates the tables. */
 int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err);
-int pk_store_clickhouse_open(profkit_store *s, const char *url, profkit_error *err);
+int pk_store_clickhouse_open(profkit_store *s, const char *url, const profkit_store_options *o,
+                             profkit_error *err);
+
 
 /* ---- SQL text (store_sql.c) ---- */
 
-typedef struct pk_sql {
-    char *buf;
-    size_t len, cap;
-    int failed; /* out of memory: every later append is a no-op */
-} pk_sql;
-
-void pk_sql_free(pk_sql *q);
-void pk_sql_add(pk_sql *q, const char *fmt, ...) PK_PRINTF(2, 3);
+/* SQL is built in a pk_buf (util/buf.h) with pk_buf_printf: out of memory
+ * is sticky, and pk_sql_query / pk_sql_exec report it. */
 /* A string literal in the store's dialect. */
-void pk_sql_str(pk_sql *q, const profkit_store *s, const char *v, size_t len);
+void pk_sql_str(pk_buf *q, const profkit_store *s, const char *v, size_t len);
 /* "IN" or, on Distributed tables, "GLOBAL IN" (and NOT IN). */
 const char *pk_sql_in(const profkit_store *s);
 const char *pk_sql_not_in(const profkit_store *s);
 /* The SELECT of the seq of every profile q selects (a subquery). */
-int pk_sql_select_profiles(pk_sql *out, const profkit_store *s, const profkit_store_query *q,
+int pk_sql_select_profiles(pk_buf *out, profkit_store *s, const profkit_store_query *q,
+                           profkit_error *err);
+/* A label key: 1 or more letters, digits, '_', '.', '-'. */
+int pk_store_key_ok(const char *k, size_t n);
+/* The seqs of the profiles q selects, "1,2,3" in *list (store_list.c). */
+int pk_store_selected_seqs(pk_buf *list, size_t *n, profkit_store *s, const profkit_store_query *q,
                            profkit_error *err);
 /* Runs q's text (checked for out of memory). */
-int pk_sql_query(profkit_store *s, pk_sql *q, pk_store_row_fn fn, void *payload,
+int pk_sql_query(profkit_store *s, pk_buf *q, pk_store_row_fn fn, void *payload,
                  profkit_error *err);
-int pk_sql_exec(profkit_store *s, pk_sql *q, profkit_error *err);
+int pk_sql_exec(profkit_store *s, pk_buf *q, profkit_error *err);
 /* A decimal int64 cell; 0 when empty. */
 int64_t pk_cell_i64(const char *c);
 /* Refuses a store written before stacks were arrays (docs/store.md): an

@@ -60,7 +60,7 @@ struct add {
     rows t[N_TABLES];
     pk_idmap seen; /* string ids written in this add */
     pk_idmap label_seen; /* a hash of each label pair -> its row */
-    pk_sql arrays; /* the text of the stacks' arrays, "[1,2][3,4]..." */
+    pk_buf arrays; /* the text of the stacks' arrays, "[1,2][3,4]..." */
     pk_strtab keys; /* frame labels (the keys top groups by) */
     uint64_t *str_id, *fn_id, *map_id, *frame_id, *frame_key, *stack_id, *thread_id, *vt_id;
     uint32_t *depth, *key_str; /* key_str: a frame's label in `keys` */
@@ -310,10 +310,10 @@ static void sum_samples(struct add *a)
 static void array_text(struct add *a, const uint64_t *w, size_t n, size_t *at, size_t *len)
 {
     *at = a->arrays.len;
-    pk_sql_add(&a->arrays, "[");
+    pk_buf_printf(&a->arrays, "[");
     for (size_t i = 0; i < n; i++)
-        pk_sql_add(&a->arrays, i ? ",%lld" : "%lld", (long long)w[i]);
-    pk_sql_add(&a->arrays, "]");
+        pk_buf_printf(&a->arrays, i ? ",%lld" : "%lld", (long long)w[i]);
+    pk_buf_printf(&a->arrays, "]");
     *len = a->arrays.len - *at;
 }
 
@@ -357,7 +357,7 @@ static void stack_rows(struct add *a)
         array_text(a, ke + k, n - k, &at, &len);
         put_a(r, at, len, &a->bad);
     }
-    if (a->arrays.failed)
+    if (pk_buf_error(&a->arrays))
         a->bad = 1;
     for (size_t c = 0; !a->bad && c < a->t[T_STACKS].n; c++) {
         pk_cell *x = &a->t[T_STACKS].c[c];
@@ -526,7 +526,7 @@ static void add_free(struct add *a)
         free(a->t[i].c);
     pk_idmap_free(&a->seen);
     pk_idmap_free(&a->label_seen);
-    pk_sql_free(&a->arrays);
+    pk_buf_free(&a->arrays);
     pk_idmap_free(&a->rowmap);
     pk_strtab_free(&a->keys);
     free(a->str_id);
@@ -623,11 +623,11 @@ int profkit_store_add(profkit_store *s, const profkit_profile *p,
         goto done;
     began = 1;
     int64_t seq = 0;
-    pk_sql q = { 0 };
-    pk_sql_add(&q, "SELECT seq FROM profiles WHERE id = %lld AND seq %s (SELECT seq FROM removed) LIMIT 1",
+    pk_buf q = PK_BUF_INIT;
+    pk_buf_printf(&q, "SELECT seq FROM profiles WHERE id = %lld AND seq %s (SELECT seq FROM removed) LIMIT 1",
                (long long)a.content, pk_sql_not_in(s));
     rc = pk_sql_query(s, &q, row_seq, &seq, err);
-    pk_sql_free(&q);
+    pk_buf_free(&q);
     if (rc)
         goto done;
     if (seq) {
@@ -635,9 +635,9 @@ int profkit_store_add(profkit_store *s, const profkit_profile *p,
         goto done;
     }
     int64_t last = 0;
-    pk_sql_add(&q, "SELECT max(seq) FROM profiles");
+    pk_buf_printf(&q, "SELECT max(seq) FROM profiles");
     rc = pk_sql_query(s, &q, row_seq, &last, err);
-    pk_sql_free(&q);
+    pk_buf_free(&q);
     if (rc)
         goto done;
     /* ClickHouse has no transactions: a seq is never reused, so rows of an

@@ -12,43 +12,30 @@
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define MAX_SHARDS 16
 
 struct ch {
     CURL *curl;
-    char base[MAX_SHARDS][300]; /* http://HOST:PORT/ of each shard; queries go to the first */
+    char base[MAX_SHARDS][300]; /* http(s)://HOST:PORT/ of each shard; queries go to the first */
     size_t n_shards;
     char db[128];
     char cluster[128];
-    pk_sql body; /* the response */
+    char user[128], password[256]; /* never printed */
+    char cafile[512];              /* ?cafile=: the CAs of an https server's certificate */
+    int secure;                    /* ?secure=1: https */
+    long timeout_s;                /* ?timeout=: one query at most; 0: none */
+    pk_buf body; /* the response */
 };
 
 static struct ch *ch_of(profkit_store *s) { return s->impl; }
 
 static size_t on_data(char *data, size_t size, size_t n, void *payload)
 {
-    pk_sql *b = payload;
-    size_t len = size * n;
-    size_t before = b->len;
-    pk_sql_add(b, "%.*s", (int)len, data);
-    /* %.*s stops at a NUL: copy the bytes as they are */
-    if (!b->failed && b->len - before != len) {
-        b->len = before;
-        if (b->cap < before + len + 1) {
-            char *nb = realloc(b->buf, before + len + 1);
-            if (!nb) {
-                b->failed = 1;
-                return 0;
-            }
-            b->buf = nb;
-            b->cap = before + len + 1;
-        }
-        memcpy(b->buf + before, data, len);
-        b->len = before + len;
-        b->buf[b->len] = '\0';
-    }
-    return b->failed ? 0 : len;
+    pk_buf *b = payload;
+    pk_buf_put(b, data, size * n);
+    return pk_buf_error(b) ? 0 : size * n;
 }
 
 /* POSTs body to shard `shard` with the query string `params`; the response
@@ -57,10 +44,10 @@ static int post(profkit_store *s, size_t shard, const char *params, const char *
                 profkit_error *err)
 {
     struct ch *c = ch_of(s);
-    pk_sql url = { 0 };
-    pk_sql_add(&url, "%s?%s", c->base[shard], params);
-    pk_sql_free(&c->body);
-    if (url.failed)
+    pk_buf url = PK_BUF_INIT;
+    pk_buf_printf(&url, "%s?%s", c->base[shard], params);
+    pk_buf_free(&c->body);
+    if (pk_buf_error(&url))
         return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
     curl_easy_setopt(c->curl, CURLOPT_URL, url.buf);
     curl_easy_setopt(c->curl, CURLOPT_POST, 1L);
@@ -69,13 +56,16 @@ static int post(profkit_store *s, size_t shard, const char *params, const char *
     curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &c->body);
     CURLcode rc = curl_easy_perform(c->curl);
-    pk_sql_free(&url);
+    pk_buf_free(&url);
+    if (rc != CURLE_OK && c->n_shards > 1)
+        return pk_error_set(err, PROFKIT_EIO, s->name, -1, "ClickHouse at %s (shard %zu of %zu): %s",
+                            c->base[shard], shard + 1, c->n_shards, curl_easy_strerror(rc));
     if (rc != CURLE_OK)
         return pk_error_set(err, PROFKIT_EIO, s->name, -1, "ClickHouse at %s: %s", c->base[shard],
                                  curl_easy_strerror(rc));
     long status = 0;
     curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
-    if (c->body.failed)
+    if (pk_buf_error(&c->body))
         return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory reading ClickHouse's answer");
     if (status != 200) {
         const char *m = c->body.buf ? c->body.buf : "";
@@ -88,25 +78,25 @@ static int post(profkit_store *s, size_t shard, const char *params, const char *
 
 /* The query string: the database, and inserts into Distributed tables
  * that return once every shard has the rows. */
-static void params(pk_sql *p, const struct ch *c, const char *query)
+static void params(pk_buf *p, const struct ch *c, const char *query)
 {
-    pk_sql_add(p, "database=%s", c->db);
+    pk_buf_printf(p, "database=%s", c->db);
     if (c->cluster[0])
-        pk_sql_add(p, "&insert_distributed_sync=1");
+        pk_buf_printf(p, "&insert_distributed_sync=1");
     if (query) {
         char *e = curl_easy_escape(c->curl, query, 0);
-        pk_sql_add(p, "&query=%s", e ? e : "");
+        pk_buf_printf(p, "&query=%s", e ? e : "");
         curl_free(e);
     }
 }
 
 static int run(profkit_store *s, size_t shard, const char *sql, profkit_error *err)
 {
-    pk_sql p = { 0 };
+    pk_buf p = PK_BUF_INIT;
     params(&p, ch_of(s), NULL);
-    int rc = p.failed ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+    int rc = pk_buf_error(&p) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
                       : post(s, shard, p.buf, sql, strlen(sql), err);
-    pk_sql_free(&p);
+    pk_buf_free(&p);
     return rc;
 }
 
@@ -132,11 +122,11 @@ static size_t unescape(char *c, size_t n)
 static int ch_query(profkit_store *s, const char *sql, pk_store_row_fn fn, void *payload,
                     profkit_error *err)
 {
-    pk_sql q = { 0 };
-    pk_sql_add(&q, "%s FORMAT TabSeparated", sql);
-    int rc = q.failed ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+    pk_buf q = PK_BUF_INIT;
+    pk_buf_printf(&q, "%s FORMAT TabSeparated", sql);
+    int rc = pk_buf_error(&q) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
                       : run(s, 0, q.buf, err);
-    pk_sql_free(&q);
+    pk_buf_free(&q);
     if (rc)
         return rc;
     struct ch *c = ch_of(s);
@@ -173,19 +163,19 @@ static int ch_query(profkit_store *s, const char *sql, pk_store_row_fn fn, void 
 
 /* A string literal of the VALUES format: quote and backslash escaped, NUL
  * as \0; other bytes as they are. */
-static void literal(pk_sql *b, const char *s, size_t len)
+static void literal(pk_buf *b, const char *s, size_t len)
 {
-    pk_sql_add(b, "'");
+    pk_buf_printf(b, "'");
     for (size_t i = 0; i < len; i++) {
         char c = s[i];
         if (c == '\'' || c == '\\')
-            pk_sql_add(b, "\\%c", c);
+            pk_buf_printf(b, "\\%c", c);
         else if (c == '\0')
-            pk_sql_add(b, "\\0");
+            pk_buf_printf(b, "\\0");
         else
-            pk_sql_add(b, "%c", c);
+            pk_buf_printf(b, "%c", c);
     }
-    pk_sql_add(b, "'");
+    pk_buf_printf(b, "'");
 }
 
 /* Rows go as VALUES (a, b), (c, d): a body cut short (an add killed while
@@ -197,30 +187,30 @@ static int ch_insert(profkit_store *s, const char *table, size_t n_cols, const p
 {
     if (n_rows == 0)
         return 0;
-    pk_sql body = { 0 }, q = { 0 }, p = { 0 };
+    pk_buf body = PK_BUF_INIT, q = PK_BUF_INIT, p = PK_BUF_INIT;
     for (size_t r = 0; r < n_rows; r++) {
-        pk_sql_add(&body, r ? ",(" : "(");
+        pk_buf_printf(&body, r ? ",(" : "(");
         for (size_t c = 0; c < n_cols; c++) {
             const pk_cell *x = &cells[r * n_cols + c];
             if (c)
-                pk_sql_add(&body, ",");
+                pk_buf_printf(&body, ",");
             if (x->kind == PK_CELL_TEXT)
                 literal(&body, x->s ? x->s : "", x->len);
             else if (x->kind == PK_CELL_ARRAY) /* profkit's own "[1,2,3]" */
-                pk_sql_add(&body, "%.*s", (int)x->len, x->s ? x->s : "[]");
+                pk_buf_printf(&body, "%.*s", (int)x->len, x->s ? x->s : "[]");
             else
-                pk_sql_add(&body, "%lld", (long long)x->i);
+                pk_buf_printf(&body, "%lld", (long long)x->i);
         }
-        pk_sql_add(&body, ")");
+        pk_buf_printf(&body, ")");
     }
-    pk_sql_add(&q, "INSERT INTO %s VALUES", table);
+    pk_buf_printf(&q, "INSERT INTO %s VALUES", table);
     params(&p, ch_of(s), q.buf);
-    int rc = body.failed || q.failed || p.failed
+    int rc = pk_buf_error(&body) || pk_buf_error(&q) || pk_buf_error(&p)
                  ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
                  : post(s, 0, p.buf, body.buf, body.len, err);
-    pk_sql_free(&body);
-    pk_sql_free(&q);
-    pk_sql_free(&p);
+    pk_buf_free(&body);
+    pk_buf_free(&q);
+    pk_buf_free(&p);
     return rc;
 }
 
@@ -239,18 +229,59 @@ static void ch_rollback(profkit_store *s) { (void)s; }
 static int ch_remove(profkit_store *s, const char *seqs, profkit_error *err)
 {
     struct ch *c = ch_of(s);
-    pk_sql q = { 0 };
-    pk_sql_add(&q, "INSERT INTO removed SELECT seq FROM profiles WHERE seq IN (%s)", seqs);
+    pk_buf q = PK_BUF_INIT;
+    pk_buf_printf(&q, "INSERT INTO removed SELECT seq FROM profiles WHERE seq IN (%s)", seqs);
     int rc = pk_sql_exec(s, &q, err);
     for (size_t h = 0; h < c->n_shards && rc == 0; h++)
         for (size_t t = 0; t < PK_STORE_N_OWN && rc == 0; t++) {
-            pk_sql_free(&q);
-            pk_sql_add(&q, "ALTER TABLE %s%s DELETE WHERE seq IN (%s)", pk_store_own_tables[t],
+            pk_buf_free(&q);
+            pk_buf_printf(&q, "ALTER TABLE %s%s DELETE WHERE seq IN (%s)", pk_store_own_tables[t],
                        c->cluster[0] ? "_local" : "", seqs);
-            rc = q.failed ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+            rc = pk_buf_error(&q) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
                           : run(s, h, q.buf, err);
         }
-    pk_sql_free(&q);
+    pk_buf_free(&q);
+    return rc;
+}
+
+/* Changing labels: a mutation deletes the old rows of those keys on every
+ * shard, and the call waits until every shard has done it (a mutation runs
+ * in the background), so a query after it sees the new labels only. The
+ * new rows are inserted after the mutation was made, which it does not
+ * touch (a mutation applies to the parts that exist when it is made). */
+static int ch_unlabel(profkit_store *s, const char *seqs, const char *keys, profkit_error *err)
+{
+    struct ch *c = ch_of(s);
+    const char *table = c->cluster[0] ? "labels_local" : "labels";
+    pk_buf q = PK_BUF_INIT;
+    int rc = 0;
+    for (size_t h = 0; h < c->n_shards && rc == 0; h++) {
+        pk_buf_free(&q);
+        pk_buf_printf(&q, "ALTER TABLE %s DELETE WHERE seq IN (%s) AND key IN (%s)", table, seqs, keys);
+        rc = pk_buf_error(&q) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory") : run(s, h, q.buf, err);
+    }
+    /* 20 s at most per shard, then an error: the labels are changing */
+    for (size_t h = 0; h < c->n_shards && rc == 0; h++) {
+        int64_t pending = 1;
+        for (int tries = 0; rc == 0 && pending > 0; tries++) {
+            if (tries == 400) {
+                rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
+                                  "shard %s: the label change has not finished after 20 s; queries "
+                                  "may see the old labels until it has",
+                                  c->base[h]);
+                break;
+            }
+            if (tries)
+                nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
+            pk_buf_free(&q);
+            pk_buf_printf(&q, "SELECT count() FROM system.mutations WHERE database = '%s' AND table = '%s' "
+                           "AND is_done = 0 FORMAT TabSeparated", c->db, table);
+            rc = pk_buf_error(&q) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory") : run(s, h, q.buf, err);
+            if (rc == 0)
+                pending = c->body.buf ? strtoll(c->body.buf, NULL, 10) : 0;
+        }
+    }
+    pk_buf_free(&q);
     return rc;
 }
 
@@ -260,12 +291,12 @@ static void ch_close(profkit_store *s)
     if (!c)
         return;
     curl_easy_cleanup(c->curl);
-    pk_sql_free(&c->body);
+    pk_buf_free(&c->body);
     free(c);
 }
 
 static const pk_store_engine clickhouse_engine = {
-    ch_exec, ch_query, ch_insert, ch_begin, ch_commit, ch_rollback, ch_remove, ch_close,
+    ch_exec, ch_query, ch_insert, ch_begin, ch_commit, ch_rollback, ch_remove, ch_unlabel, ch_close,
 };
 
 /* The tables: name, columns, ORDER BY, and whether rows are shared (merged
@@ -292,22 +323,22 @@ static int create(profkit_store *s, profkit_error *err)
 {
     struct ch *c = ch_of(s);
     int rc = 0;
-    pk_sql q = { 0 };
+    pk_buf q = PK_BUF_INIT;
     for (size_t h = 0; h < c->n_shards && rc == 0; h++) {
         /* the database may not be there yet: this one without database= */
-        pk_sql_free(&q);
-        pk_sql_add(&q, "CREATE DATABASE IF NOT EXISTS %s", c->db);
-        if (q.failed) {
+        pk_buf_free(&q);
+        pk_buf_printf(&q, "CREATE DATABASE IF NOT EXISTS %s", c->db);
+        if (pk_buf_error(&q)) {
             rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
             break;
         }
         if ((rc = post(s, h, "", q.buf, q.len, err)) != 0)
             break;
         if (h == 0) { /* a store of the older schema is refused before any table is made */
-            pk_sql_free(&q);
-            pk_sql_add(&q, "SELECT 1 FROM system.columns WHERE database = '%s' AND table IN ('stacks', "
+            pk_buf_free(&q);
+            pk_buf_printf(&q, "SELECT 1 FROM system.columns WHERE database = '%s' AND table IN ('stacks', "
                            "'stacks_local') AND name = 'parent'", c->db);
-            rc = q.failed ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+            rc = pk_buf_error(&q) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
                           : pk_store_check_stacks(s, q.buf, err);
             if (rc)
                 break;
@@ -315,75 +346,170 @@ static int create(profkit_store *s, profkit_error *err)
         for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]) && rc == 0; t++) {
             const char *key = strchr(tables[t].cols, ' ');
             int klen = (int)(key - tables[t].cols);
-            pk_sql_free(&q);
-            pk_sql_add(&q, "CREATE TABLE IF NOT EXISTS %s.%s%s (%s) ENGINE = %s ORDER BY %s", c->db,
+            pk_buf_free(&q);
+            pk_buf_printf(&q, "CREATE TABLE IF NOT EXISTS %s.%s%s (%s) ENGINE = %s ORDER BY %s", c->db,
                        tables[t].name, c->cluster[0] ? "_local" : "", tables[t].cols,
                        tables[t].shared ? "ReplacingMergeTree" : "MergeTree", tables[t].order);
             if ((rc = run(s, h, q.buf, err)) != 0 || !c->cluster[0])
                 continue;
-            pk_sql_free(&q);
-            pk_sql_add(&q, "CREATE TABLE IF NOT EXISTS %s.%s AS %s.%s_local ENGINE = Distributed(%s, %s, %s_local, "
+            pk_buf_free(&q);
+            pk_buf_printf(&q, "CREATE TABLE IF NOT EXISTS %s.%s AS %s.%s_local ENGINE = Distributed(%s, %s, %s_local, "
                            "intHash64(%.*s))", c->db, tables[t].name, c->db, tables[t].name, c->cluster, c->db,
                        tables[t].name, klen, tables[t].cols);
             rc = run(s, h, q.buf, err);
         }
     }
-    pk_sql_free(&q);
+    pk_buf_free(&q);
     return rc;
 }
 
-/* clickhouse://HOST:PORT[,HOST:PORT...]/DATABASE[?cluster=NAME] */
+/* %XX escapes of a URL's user or password, decoded into out (n bytes).
+ * Returns -1 when it does not fit or an escape is bad. */
+static int decode(char *out, size_t n, const char *s, size_t len)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < len; i++) {
+        int ch = (unsigned char)s[i];
+        if (ch == '%') {
+            unsigned v;
+            if (i + 2 >= len || sscanf(s + i + 1, "%2x", &v) != 1)
+                return -1;
+            ch = (int)v;
+            i += 2;
+        }
+        if (w + 1 >= n || ch == 0)
+            return -1;
+        out[w++] = (char)ch;
+    }
+    out[w] = '\0';
+    return 0;
+}
+
+static int name_ok(const char *k, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= 'A' && k[i] <= 'Z') || (k[i] >= '0' && k[i] <= '9') ||
+              k[i] == '_'))
+            return 0;
+    return n > 0;
+}
+
+/* One ?KEY=VALUE of the URL. */
+static int option(struct ch *c, const char *k, size_t kl, const char *v, size_t vl)
+{
+    if (kl == 7 && memcmp(k, "cluster", 7) == 0) {
+        if (!name_ok(v, vl) || vl >= sizeof(c->cluster))
+            return -1;
+        memcpy(c->cluster, v, vl);
+        c->cluster[vl] = '\0';
+    } else if (kl == 6 && memcmp(k, "secure", 6) == 0) {
+        if ((vl == 1 && *v == '1') || (vl == 4 && memcmp(v, "true", 4) == 0))
+            c->secure = 1;
+        else if (!((vl == 1 && *v == '0') || (vl == 5 && memcmp(v, "false", 5) == 0)))
+            return -1;
+    } else if (kl == 7 && memcmp(k, "timeout", 7) == 0) {
+        long t = 0;
+        for (size_t i = 0; i < vl; i++) {
+            if (v[i] < '0' || v[i] > '9' || t > 86400)
+                return -1;
+            t = t * 10 + (v[i] - '0');
+        }
+        if (vl == 0 || t > 86400)
+            return -1;
+        c->timeout_s = t;
+    } else if (kl == 6 && memcmp(k, "cafile", 6) == 0) {
+        if (decode(c->cafile, sizeof(c->cafile), v, vl) != 0 || !c->cafile[0])
+            return -1;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+/* clickhouse://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT...]/DATABASE[?KEY=VALUE[&...]]
+ * with the keys cluster, secure, timeout, cafile. */
 static int parse(struct ch *c, const char *url)
 {
     const char *p = url + strlen("clickhouse://");
     const char *slash = strchr(p, '/');
     if (!slash || slash == p)
         return -1;
+    const char *at = memchr(p, '@', (size_t)(slash - p));
+    if (at) {
+        const char *colon = memchr(p, ':', (size_t)(at - p));
+        const char *ue = colon ? colon : at;
+        if (ue == p || decode(c->user, sizeof(c->user), p, (size_t)(ue - p)) != 0 ||
+            (colon && decode(c->password, sizeof(c->password), colon + 1, (size_t)(at - colon - 1)) != 0))
+            return -1;
+        p = at + 1;
+    }
+    const char *db = slash + 1, *q = strchr(db, '?');
+    size_t dl = q ? (size_t)(q - db) : strlen(db);
+    if (dl >= sizeof(c->db) || !name_ok(db, dl))
+        return -1;
+    memcpy(c->db, db, dl);
+    for (q = q ? q + 1 : NULL; q && *q;) {
+        const char *amp = strchr(q, '&'), *e = amp ? amp : q + strlen(q);
+        const char *eq = memchr(q, '=', (size_t)(e - q));
+        if (!eq || option(c, q, (size_t)(eq - q), eq + 1, (size_t)(e - eq - 1)) != 0)
+            return -1;
+        q = amp ? amp + 1 : NULL;
+    }
     while (p < slash) {
         const char *comma = memchr(p, ',', (size_t)(slash - p));
         const char *e = comma ? comma : slash;
         if (e == p || c->n_shards == MAX_SHARDS || e - p > 250)
             return -1;
-        snprintf(c->base[c->n_shards++], sizeof(c->base[0]), "http://%.*s/", (int)(e - p), p);
+        snprintf(c->base[c->n_shards++], sizeof(c->base[0]), "%s://%.*s/", c->secure ? "https" : "http",
+                 (int)(e - p), p);
         p = comma ? comma + 1 : slash;
-    }
-    const char *db = slash + 1, *q = strchr(db, '?');
-    size_t dl = q ? (size_t)(q - db) : strlen(db);
-    if (dl == 0 || dl >= sizeof(c->db))
-        return -1;
-    for (size_t i = 0; i < dl; i++)
-        if (!((db[i] >= 'a' && db[i] <= 'z') || (db[i] >= 'A' && db[i] <= 'Z') ||
-              (db[i] >= '0' && db[i] <= '9') || db[i] == '_'))
-            return -1;
-    memcpy(c->db, db, dl);
-    if (q) {
-        if (strncmp(q, "?cluster=", 9) != 0 || strlen(q + 9) == 0 || strlen(q + 9) >= sizeof(c->cluster))
-            return -1;
-        snprintf(c->cluster, sizeof(c->cluster), "%s", q + 9);
-        for (const char *k = c->cluster; *k; k++)
-            if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9') || *k == '_'))
-                return -1;
     }
     return 0;
 }
 
-int pk_store_clickhouse_open(profkit_store *s, const char *url, profkit_error *err)
+int pk_store_clickhouse_open(profkit_store *s, const char *url, const profkit_store_options *o,
+                             profkit_error *err)
 {
     struct ch *c = calloc(1, sizeof(*c));
     if (!c)
         return pk_error_set(err, PROFKIT_ENOMEM, url, -1, "out of memory opening the store");
+    (void)url;
     if (parse(c, url) != 0) {
         free(c);
-        return pk_error_set(err, PROFKIT_EINVAL, url, -1,
-                                 "expected clickhouse://HOST:PORT[,HOST:PORT...]/DATABASE[?cluster=NAME] "
-                                 "(DATABASE and NAME of letters, digits and '_')");
+        return pk_error_set(err, PROFKIT_EINVAL, s->name, -1,
+                            "expected clickhouse://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT...]/DATABASE"
+                            "[?cluster=NAME&secure=1&timeout=SECONDS&cafile=PATH] (DATABASE and NAME of "
+                            "letters, digits and '_'; USER and PASSWORD with %%XX escapes)");
+    }
+    /* the caller's credentials when the URL names no user (never printed) */
+    if (!c->user[0] && o && o->user && o->user[0]) {
+        if (strlen(o->user) >= sizeof(c->user) || (o->password && strlen(o->password) >= sizeof(c->password))) {
+            free(c);
+            return pk_error_set(err, PROFKIT_EINVAL, s->name, -1, "the ClickHouse user or password is too long");
+        }
+        snprintf(c->user, sizeof(c->user), "%s", o->user);
+        snprintf(c->password, sizeof(c->password), "%s", o->password ? o->password : "");
     }
     if (!(c->curl = curl_easy_init())) {
         free(c);
-        return pk_error_set(err, PROFKIT_ENOMEM, url, -1, "out of memory opening the store");
+        return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory opening the store");
     }
     curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, 10L);
+    if (c->timeout_s)
+        curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, c->timeout_s);
+    if (c->user[0]) {
+        curl_easy_setopt(c->curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+        curl_easy_setopt(c->curl, CURLOPT_USERNAME, c->user);
+        curl_easy_setopt(c->curl, CURLOPT_PASSWORD, c->password);
+    }
+    /* https: the certificate and the host name are checked (curl's
+     * defaults, set here so that nothing turns them off) */
+    curl_easy_setopt(c->curl, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(c->curl, CURLOPT_SSL_VERIFYHOST, 2L);
+    curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (c->cafile[0])
+        curl_easy_setopt(c->curl, CURLOPT_CAINFO, c->cafile);
     s->impl = c;
     s->engine = &clickhouse_engine;
     s->clickhouse = 1;

@@ -1,19 +1,24 @@
-/* store_list.c: `profkit store ls` and `profkit store rm`: the selected
- * profiles with their labels and totals, and removing them. */
+/* store_list.c: `profkit store ls` (text or JSON), `profkit store rm` and
+ * `profkit store label`: the selected profiles with their labels and
+ * totals, removing them, changing their labels. */
 #include "store/store.h"
 
 #include "analysis/analysis.h"
+#include "report/rjson.h"
 
 #include <stdlib.h>
 #include <time.h>
 
+struct pair {
+    char *a, *b;  /* label: key, value; total: type, unit */
+    int64_t v;    /* total: the sum */
+};
+
 struct entry {
     int64_t seq, id, time;
     char *format, *source;
-    char *labels;  /* "k=v k=v", grown */
-    size_t labels_len;
-    char *totals;
-    size_t totals_len;
+    struct pair *labels, *totals;
+    size_t n_labels, cap_labels, n_totals, cap_totals;
 };
 
 struct listing {
@@ -58,65 +63,64 @@ static int row_entry(void *payload, char **c, const size_t *lens, size_t n, prof
     return 0;
 }
 
-/* Appends " TEXT" to *buf. */
-static int append(char **buf, size_t *len, const char *text, size_t tlen)
-{
-    char *b = realloc(*buf, *len + tlen + 2);
-    if (!b)
-        return -1;
-    if (*len)
-        b[(*len)++] = ' ';
-    memcpy(b + *len, text, tlen);
-    *len += tlen;
-    b[*len] = '\0';
-    *buf = b;
-    return 0;
-}
-
 static struct entry *entry_of(struct listing *l, const char *seq)
 {
     uint32_t i = pk_idmap_get(&l->by_seq, (uint64_t)pk_cell_i64(seq));
     return i < l->n ? &l->e[i] : NULL;
 }
 
+/* Appends (a, b, v) to *v. */
+static int add_pair(struct pair **v, size_t *n, size_t *cap, char **c, const size_t *lens, int64_t val)
+{
+    if (PK_VEC_RESERVE(*v, *n, *cap, 1) != 0)
+        return -1;
+    struct pair *p = &(*v)[*n];
+    p->a = dup_cell(c[0], lens[0]);
+    p->b = dup_cell(c[1], lens[1]);
+    p->v = val;
+    if (!p->a || !p->b) {
+        free(p->a);
+        free(p->b);
+        return -1;
+    }
+    (*n)++;
+    return 0;
+}
+
 static int row_label(void *payload, char **c, const size_t *lens, size_t n, profkit_error *err)
 {
-    struct listing *l = payload;
+    struct entry *e = entry_of(payload, c[0]);
     (void)n;
-    struct entry *e = entry_of(l, c[0]);
-    if (!e)
-        return 0;
-    size_t tl = lens[1] + 1 + lens[2];
-    char *t = malloc(tl + 1);
-    if (!t)
+    if (e && add_pair(&e->labels, &e->n_labels, &e->cap_labels, c + 1, lens + 1, 0) != 0)
         return nomem(err);
-    snprintf(t, tl + 1, "%s=%s", c[1] ? c[1] : "", c[2] ? c[2] : "");
-    int bad = append(&e->labels, &e->labels_len, t, strlen(t));
-    free(t);
-    return bad ? nomem(err) : 0;
+    return 0;
 }
 
 static int row_total(void *payload, char **c, const size_t *lens, size_t n, profkit_error *err)
 {
-    struct listing *l = payload;
-    (void)lens, (void)n;
-    struct entry *e = entry_of(l, c[0]);
-    if (!e)
-        return 0;
-    char v[64], t[320];
-    pk_format_value(v, sizeof(v), pk_cell_i64(c[3]), c[2] ? c[2] : "");
-    snprintf(t, sizeof(t), "%s=%s", c[1] ? c[1] : "", v);
-    return append(&e->totals, &e->totals_len, t, strlen(t)) ? nomem(err) : 0;
+    struct entry *e = entry_of(payload, c[0]);
+    (void)n;
+    if (e && add_pair(&e->totals, &e->n_totals, &e->cap_totals, c + 1, lens + 1, pk_cell_i64(c[3])) != 0)
+        return nomem(err);
+    return 0;
 }
 
-static void print_time(FILE *out, int64_t ns)
+static const char *time_text(char *buf, size_t n, int64_t ns)
 {
     time_t t = (time_t)(ns / 1000000000LL);
     struct tm tm;
-    char buf[64];
-    if (ns < 0 || !gmtime_r(&t, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
-        snprintf(buf, sizeof(buf), "%lld", (long long)ns);
-    fputs(buf, out);
+    if (ns < 0 || !gmtime_r(&t, &tm) || !strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        snprintf(buf, n, "%lld", (long long)ns);
+    return buf;
+}
+
+static void pairs_free(struct pair *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].a);
+        free(v[i].b);
+    }
+    free(v);
 }
 
 static void listing_free(struct listing *l)
@@ -124,8 +128,8 @@ static void listing_free(struct listing *l)
     for (size_t i = 0; i < l->n; i++) {
         free(l->e[i].format);
         free(l->e[i].source);
-        free(l->e[i].labels);
-        free(l->e[i].totals);
+        pairs_free(l->e[i].labels, l->e[i].n_labels);
+        pairs_free(l->e[i].totals, l->e[i].n_totals);
     }
     free(l->e);
     pk_idmap_free(&l->by_seq);
@@ -134,76 +138,151 @@ static void listing_free(struct listing *l)
 static int collect(struct listing *l, profkit_store *s, const char *sel, int details,
                    profkit_error *err)
 {
-    pk_sql q = { 0 };
+    pk_buf q = PK_BUF_INIT;
     const char *in = pk_sql_in(s);
-    pk_sql_add(&q, "SELECT seq, id, time, format, source FROM profiles WHERE seq %s (%s) ORDER BY seq",
+    pk_buf_printf(&q, "SELECT seq, id, time, format, source FROM profiles WHERE seq %s (%s) ORDER BY seq",
                in, sel);
     int rc = pk_sql_query(s, &q, row_entry, l, err);
-    pk_sql_free(&q);
+    pk_buf_free(&q);
     if (rc || !details)
         return rc;
-    pk_sql_add(&q, "SELECT seq, key, value FROM labels WHERE seq %s (%s) ORDER BY seq, key, value", in, sel);
+    pk_buf_printf(&q, "SELECT seq, key, value FROM labels WHERE seq %s (%s) ORDER BY seq, key, value", in, sel);
     rc = pk_sql_query(s, &q, row_label, l, err);
-    pk_sql_free(&q);
+    pk_buf_free(&q);
     if (rc)
         return rc;
     /* totals per value type, in the profile's order of value types */
-    pk_sql_add(&q, "SELECT seq, type, unit, total FROM (SELECT seq, pos, type, unit, vtype FROM profile_values "
+    pk_buf_printf(&q, "SELECT seq, type, unit, total FROM (SELECT seq, pos, type, unit, vtype FROM profile_values "
                    "WHERE seq %s (%s)) AS pv %s (SELECT seq, vtype, sum(value) AS total FROM samples WHERE seq %s "
                    "(%s) GROUP BY seq, vtype) AS t USING (seq, vtype) ORDER BY seq, pos",
                in, sel, s->clickhouse ? "ALL LEFT JOIN" : "LEFT JOIN", in, sel);
     rc = pk_sql_query(s, &q, row_total, l, err);
-    pk_sql_free(&q);
+    pk_buf_free(&q);
+    return rc;
+}
+
+static void print_text(FILE *out, const struct entry *e)
+{
+    char t[64];
+    fprintf(out, "%016llx  %s  %s  %s\n", (unsigned long long)e->id, time_text(t, sizeof(t), e->time),
+            e->format, e->source);
+    fputs("    labels: ", out);
+    for (size_t i = 0; i < e->n_labels; i++)
+        fprintf(out, "%s%s=%s", i ? " " : "", e->labels[i].a, e->labels[i].b);
+    fputs("\n    totals: ", out);
+    for (size_t i = 0; i < e->n_totals; i++) {
+        char v[64];
+        pk_format_value(v, sizeof(v), e->totals[i].v, e->totals[i].b);
+        fprintf(out, "%s%s=%s", i ? " " : "", e->totals[i].a, v);
+    }
+    fputc('\n', out);
+}
+
+/* {"id":"HEX","time":NS,"utc":"...","format":..,"file":..,
+ *  "labels":{"KEY":["VALUE",...],...},"totals":[{"type","unit","value"}]} */
+static void print_json(FILE *out, const struct entry *e)
+{
+    char t[64];
+    fprintf(out, "{\"id\":\"%016llx\",\"time\":%lld,\"utc\":", (unsigned long long)e->id, (long long)e->time);
+    pk_rjson_str(out, time_text(t, sizeof(t), e->time));
+    fputs(",\"format\":", out);
+    pk_rjson_str(out, e->format);
+    fputs(",\"file\":", out);
+    pk_rjson_str(out, e->source);
+    fputs(",\"labels\":{", out);
+    /* labels come sorted by key, then value: one array per key */
+    for (size_t i = 0; i < e->n_labels; i++) {
+        int first = i == 0 || strcmp(e->labels[i - 1].a, e->labels[i].a) != 0;
+        if (first) {
+            if (i)
+                fputs("],", out);
+            pk_rjson_str(out, e->labels[i].a);
+            fputs(":[", out);
+        } else {
+            fputc(',', out);
+        }
+        pk_rjson_str(out, e->labels[i].b);
+    }
+    fputs(e->n_labels ? "]},\"totals\":[" : "},\"totals\":[", out);
+    for (size_t i = 0; i < e->n_totals; i++) {
+        fputs(i ? ",{\"type\":" : "{\"type\":", out);
+        pk_rjson_str(out, e->totals[i].a);
+        fputs(",\"unit\":", out);
+        pk_rjson_str(out, e->totals[i].b);
+        fprintf(out, ",\"value\":%lld}", (long long)e->totals[i].v);
+    }
+    fputs("]}", out);
+}
+
+int profkit_store_list_opts(FILE *out, profkit_store *s, const profkit_store_query *q,
+                            const profkit_store_list_options *o, profkit_error *err)
+{
+    pk_buf sel = PK_BUF_INIT;
+    struct listing l;
+    memset(&l, 0, sizeof(l));
+    int json = o && o->json, count = !(o && o->no_count);
+    int rc = pk_sql_select_profiles(&sel, s, q, err);
+    if (rc == 0)
+        rc = collect(&l, s, sel.buf, 1, err);
+    if (rc == 0 && json)
+        fprintf(out, "{\"schema\":%d,\"report\":\"store_ls\",\"profiles\":[", PK_RJSON_SCHEMA);
+    for (size_t i = 0; rc == 0 && i < l.n; i++) {
+        if (json) {
+            if (i)
+                fputc(',', out);
+            print_json(out, &l.e[i]);
+        } else {
+            print_text(out, &l.e[i]);
+        }
+    }
+    if (rc == 0 && json)
+        fprintf(out, "],\"count\":%zu}\n", l.n);
+    else if (rc == 0 && count)
+        fprintf(out, "%zu profile%s\n", l.n, l.n == 1 ? "" : "s");
+    if (rc && err->file[0] == '\0')
+        snprintf(err->file, sizeof(err->file), "%s", s->name);
+    listing_free(&l);
+    pk_buf_free(&sel);
     return rc;
 }
 
 int profkit_store_list(FILE *out, profkit_store *s, const profkit_store_query *q, profkit_error *err)
 {
-    pk_sql sel = { 0 };
-    struct listing l;
-    memset(&l, 0, sizeof(l));
-    int rc = pk_sql_select_profiles(&sel, s, q, err);
-    if (rc == 0)
-        rc = collect(&l, s, sel.buf, 1, err);
-    for (size_t i = 0; rc == 0 && i < l.n; i++) {
-        const struct entry *e = &l.e[i];
-        fprintf(out, "%016llx  ", (unsigned long long)e->id);
-        print_time(out, e->time);
-        fprintf(out, "  %s  %s\n", e->format, e->source);
-        fprintf(out, "    labels: %s\n", e->labels ? e->labels : "");
-        fprintf(out, "    totals: %s\n", e->totals ? e->totals : "");
-    }
-    if (rc == 0)
-        fprintf(out, "%zu profile%s\n", l.n, l.n == 1 ? "" : "s");
-    if (rc && err->file[0] == '\0')
-        snprintf(err->file, sizeof(err->file), "%s", s->name);
-    listing_free(&l);
-    pk_sql_free(&sel);
-    return rc;
+    return profkit_store_list_opts(out, s, q, NULL, err);
 }
 
-int profkit_store_remove(profkit_store *s, const profkit_store_query *q, size_t *n, profkit_error *err)
+/* The seqs of the selected profiles, "1,2,3" in *list (empty: none). */
+int pk_store_selected_seqs(pk_buf *list, size_t *n, profkit_store *s, const profkit_store_query *q,
+                           profkit_error *err)
 {
-    pk_sql sel = { 0 };
+    pk_buf sel = PK_BUF_INIT;
     struct listing l;
     memset(&l, 0, sizeof(l));
     int rc = pk_sql_select_profiles(&sel, s, q, err);
     if (rc == 0)
         rc = collect(&l, s, sel.buf, 0, err);
-    if (rc == 0 && l.n) {
-        /* the seqs, named: the selection must not change under the deletes */
-        pk_sql list = { 0 };
-        for (size_t i = 0; i < l.n; i++)
-            pk_sql_add(&list, i ? ",%lld" : "%lld", (long long)l.e[i].seq);
-        rc = list.failed ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
-                         : s->engine->remove(s, list.buf, err);
-        pk_sql_free(&list);
-    }
+    /* the seqs, named: the selection must not change under the changes */
+    for (size_t i = 0; rc == 0 && i < l.n; i++)
+        pk_buf_printf(list, i ? ",%lld" : "%lld", (long long)l.e[i].seq);
+    if (rc == 0 && pk_buf_error(list))
+        rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    *n = rc == 0 ? l.n : 0;
+    listing_free(&l);
+    pk_buf_free(&sel);
+    return rc;
+}
+
+int profkit_store_remove(profkit_store *s, const profkit_store_query *q, size_t *n, profkit_error *err)
+{
+    pk_buf list = PK_BUF_INIT;
+    size_t k = 0;
+    int rc = pk_store_selected_seqs(&list, &k, s, q, err);
+    if (rc == 0 && k)
+        rc = s->engine->remove(s, list.buf, err);
     if (n)
-        *n = rc == 0 ? l.n : 0;
+        *n = rc == 0 ? k : 0;
     if (rc && err->file[0] == '\0')
         snprintf(err->file, sizeof(err->file), "%s", s->name);
-    listing_free(&l);
-    pk_sql_free(&sel);
+    pk_buf_free(&list);
     return rc;
 }

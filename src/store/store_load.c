@@ -70,11 +70,11 @@ static int row_meta(void *payload, char **c, const size_t *lens, size_t n, profk
 static int header_load(struct header *h, profkit_store *s, const char *sel, profkit_error *err)
 {
     const char *in = pk_sql_in(s);
-    pk_sql q = { 0 };
+    pk_buf q = PK_BUF_INIT;
     int rc;
     if (!(h->p = profkit_profile_new()))
         return nomem(err);
-    pk_sql_add(&q, "SELECT seq, format FROM profiles WHERE seq %s (%s) ORDER BY seq", in, sel);
+    pk_buf_printf(&q, "SELECT seq, format FROM profiles WHERE seq %s (%s) ORDER BY seq", in, sel);
     if ((rc = pk_sql_query(s, &q, row_profile, h, err)) != 0)
         goto done;
     if (h->n_profiles == 0) {
@@ -83,21 +83,21 @@ static int header_load(struct header *h, profkit_store *s, const char *sel, prof
                                "where, since, until)");
         goto done;
     }
-    pk_sql_free(&q);
-    pk_sql_add(&q, "SELECT seq, pos, type, unit, is_default, vtype FROM profile_values WHERE seq %s (%s) "
+    pk_buf_free(&q);
+    pk_buf_printf(&q, "SELECT seq, pos, type, unit, is_default, vtype FROM profile_values WHERE seq %s (%s) "
                    "ORDER BY seq, pos", in, sel);
     if ((rc = pk_sql_query(s, &q, row_value, h, err)) != 0)
         goto done;
-    pk_sql_free(&q);
-    pk_sql_add(&q, "SELECT seq, pos, name, process_name, pid, tid, thread FROM profile_threads "
+    pk_buf_free(&q);
+    pk_buf_printf(&q, "SELECT seq, pos, name, process_name, pid, tid, thread FROM profile_threads "
                    "WHERE seq %s (%s) ORDER BY seq, pos", in, sel);
     if ((rc = pk_sql_query(s, &q, row_thread, h, err)) != 0)
         goto done;
-    pk_sql_free(&q);
-    pk_sql_add(&q, "SELECT key, value FROM meta WHERE seq %s (%s) ORDER BY seq, pos", in, sel);
+    pk_buf_free(&q);
+    pk_buf_printf(&q, "SELECT key, value FROM meta WHERE seq %s (%s) ORDER BY seq, pos", in, sel);
     rc = pk_sql_query(s, &q, row_meta, h, err);
 done:
-    pk_sql_free(&q);
+    pk_buf_free(&q);
     if (rc) {
         profkit_profile_free(h->p);
         h->p = NULL;
@@ -182,14 +182,14 @@ static int fetch(profkit_store *s, table *t, const char *select, profkit_error *
     int rc = 0;
     size_t done = 0;
     while (done < t->n_want && rc == 0) {
-        pk_sql q = { 0 };
-        pk_sql_add(&q, "%s WHERE id IN (", select);
+        pk_buf q = PK_BUF_INIT;
+        pk_buf_printf(&q, "%s WHERE id IN (", select);
         size_t end = done + 2000 < t->n_want ? done + 2000 : t->n_want;
         for (size_t i = done; i < end; i++)
-            pk_sql_add(&q, i > done ? ",%lld" : "%lld", (long long)t->want[i]);
-        pk_sql_add(&q, ")");
+            pk_buf_printf(&q, i > done ? ",%lld" : "%lld", (long long)t->want[i]);
+        pk_buf_printf(&q, ")");
         rc = pk_sql_query(s, &q, row_table, t, err);
-        pk_sql_free(&q);
+        pk_buf_free(&q);
         done = end;
     }
     for (size_t i = 0; i < t->n_want && rc == 0; i++)
@@ -447,17 +447,17 @@ int profkit_store_load(profkit_profile **out, profkit_store *s, const profkit_st
     l.functions.cols = 5;
     l.mappings.cols = 5;
     l.strings.cols = 0;
-    pk_sql sel = { 0 }, qs = { 0 };
+    pk_buf sel = PK_BUF_INIT, qs = PK_BUF_INIT;
     struct header h = { 0 };
     h.threads = &l.threads;
     h.vtypes = &l.vtypes;
     int rc = pk_sql_select_profiles(&sel, s, q, err);
-    if (rc == 0 && sel.failed)
+    if (rc == 0 && pk_buf_error(&sel))
         rc = nomem(err);
     if (rc == 0)
         rc = header_load(&h, s, sel.buf, err);
     if (rc == 0) {
-        pk_sql_add(&qs, "SELECT stack, thread, vtype, sum(value) FROM samples WHERE seq %s (%s) "
+        pk_buf_printf(&qs, "SELECT stack, thread, vtype, sum(value) FROM samples WHERE seq %s (%s) "
                         "GROUP BY stack, thread, vtype", pk_sql_in(s), sel.buf);
         rc = pk_sql_query(s, &qs, row_sum, &l.sums, err);
     }
@@ -467,8 +467,8 @@ int profkit_store_load(profkit_profile **out, profkit_store *s, const profkit_st
         rc = build(h.p, &l, err);
     if (rc && err->file[0] == '\0')
         snprintf(err->file, sizeof(err->file), "%s", s->name);
-    pk_sql_free(&sel);
-    pk_sql_free(&qs);
+    pk_buf_free(&sel);
+    pk_buf_free(&qs);
     load_free(&l);
     if (rc) {
         profkit_profile_free(h.p);

@@ -7,63 +7,26 @@
 #include <stdlib.h>
 #include <time.h>
 
-void pk_sql_free(pk_sql *q)
-{
-    free(q->buf);
-    memset(q, 0, sizeof(*q));
-}
-
-static int reserve(pk_sql *q, size_t extra)
-{
-    if (q->failed)
-        return -1;
-    if (q->len + extra + 1 > q->cap) {
-        size_t cap = q->cap ? q->cap : 256;
-        while (cap < q->len + extra + 1)
-            cap *= 2;
-        char *b = realloc(q->buf, cap);
-        if (!b) {
-            q->failed = 1;
-            return -1;
-        }
-        q->buf = b;
-        q->cap = cap;
-    }
-    return 0;
-}
-
-void pk_sql_add(pk_sql *q, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || reserve(q, (size_t)n) != 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(q->buf + q->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    q->len += (size_t)n;
-}
-
 /* SQLite doubles quotes; ClickHouse escapes with backslashes (and takes
  * any byte after one). A NUL cannot be in SQLite text: the caller's
  * strings are C strings there. */
-void pk_sql_str(pk_sql *q, const profkit_store *s, const char *v, size_t len)
+void pk_sql_str(pk_buf *q, const profkit_store *s, const char *v, size_t len)
 {
-    if (reserve(q, 2 * len + 2) != 0)
+    if (pk_buf_reserve(q, 2 * len + 2) != 0)
         return;
-    q->buf[q->len++] = '\'';
+    char *o = q->buf + q->len;
+    *o++ = '\'';
     for (size_t i = 0; i < len; i++) {
         char c = v[i];
         if (c == '\'')
-            q->buf[q->len++] = s->clickhouse ? '\\' : '\'';
+            *o++ = s->clickhouse ? '\\' : '\'';
         else if (c == '\\' && s->clickhouse)
-            q->buf[q->len++] = '\\';
-        q->buf[q->len++] = c;
+            *o++ = '\\';
+        *o++ = c;
     }
-    q->buf[q->len++] = '\'';
-    q->buf[q->len] = '\0';
+    *o++ = '\'';
+    *o = '\0';
+    q->len = (size_t)(o - q->buf);
 }
 
 const char *pk_sql_in(const profkit_store *s) { return s->distributed ? "GLOBAL IN" : "IN"; }
@@ -74,23 +37,22 @@ const char *pk_sql_not_in(const profkit_store *s)
 
 int64_t pk_cell_i64(const char *c) { return c ? strtoll(c, NULL, 10) : 0; }
 
-int pk_sql_query(profkit_store *s, pk_sql *q, pk_store_row_fn fn, void *payload,
+int pk_sql_query(profkit_store *s, pk_buf *q, pk_store_row_fn fn, void *payload,
                  profkit_error *err)
 {
-    if (q->failed || !q->buf)
+    if (pk_buf_error(q) || !q->buf)
         return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory building a query");
     return s->engine->query(s, q->buf, fn, payload, err);
 }
 
-int pk_sql_exec(profkit_store *s, pk_sql *q, profkit_error *err)
+int pk_sql_exec(profkit_store *s, pk_buf *q, profkit_error *err)
 {
-    if (q->failed || !q->buf)
+    if (pk_buf_error(q) || !q->buf)
         return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory building a query");
     return s->engine->exec(s, q->buf, err);
 }
 
-/* A label key: letters, digits, '_', '.', '-'. */
-static int key_ok(const char *k, size_t n)
+int pk_store_key_ok(const char *k, size_t n)
 {
     if (n == 0)
         return 0;
@@ -104,7 +66,7 @@ static int key_ok(const char *k, size_t n)
 }
 
 /* One --where term into q: AND seq [NOT] IN (labels that match). */
-static int where_term(pk_sql *q, const profkit_store *s, const char *w, profkit_error *err)
+static int where_term(pk_buf *q, const profkit_store *s, const char *w, profkit_error *err)
 {
     size_t k = strcspn(w, "=~");
     int neg = 0;
@@ -114,7 +76,7 @@ static int where_term(pk_sql *q, const profkit_store *s, const char *w, profkit_
         neg = 1;
         klen = k - 1;
     }
-    if (!op || !key_ok(w, klen))
+    if (!op || !pk_store_key_ok(w, klen))
         return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
                                  "profkit_store_query.where '%s': expected KEY=VALUE, KEY!=VALUE or "
                                  "KEY~REGEX "
@@ -132,40 +94,135 @@ static int where_term(pk_sql *q, const profkit_store *s, const char *w, profkit_
         }
         regfree(&re);
     }
-    pk_sql_add(q, " AND seq %s (SELECT seq FROM labels WHERE key = ", neg ? pk_sql_not_in(s) : pk_sql_in(s));
+    pk_buf_printf(q, " AND seq %s (SELECT seq FROM labels WHERE key = ", neg ? pk_sql_not_in(s) : pk_sql_in(s));
     pk_sql_str(q, s, w, klen);
     if (op == '=') {
-        pk_sql_add(q, " AND value = ");
+        pk_buf_printf(q, " AND value = ");
         pk_sql_str(q, s, v, strlen(v));
     } else if (s->clickhouse) {
-        pk_sql_add(q, " AND match(value, ");
+        pk_buf_printf(q, " AND match(value, ");
         pk_sql_str(q, s, v, strlen(v));
-        pk_sql_add(q, ")");
+        pk_buf_printf(q, ")");
     } else {
-        pk_sql_add(q, " AND regexp(");
+        pk_buf_printf(q, " AND regexp(");
         pk_sql_str(q, s, v, strlen(v));
-        pk_sql_add(q, ", value)");
+        pk_buf_printf(q, ", value)");
     }
-    pk_sql_add(q, ")");
+    pk_buf_printf(q, ")");
     return 0;
 }
 
-int pk_sql_select_profiles(pk_sql *out, const profkit_store *s, const profkit_store_query *q,
+struct keys {
+    char **k;
+    size_t n, cap;
+    int failed;
+};
+
+static int row_key(void *payload, char **cells, const size_t *lens, size_t n, profkit_error *err)
+{
+    struct keys *ks = payload;
+    (void)n, (void)err;
+    char *k = malloc(lens[0] + 1);
+    if (!k || PK_VEC_RESERVE(ks->k, ks->n, ks->cap, 1) != 0) {
+        free(k);
+        ks->failed = 1;
+        return 0;
+    }
+    memcpy(k, cells[0] ? cells[0] : "", lens[0]);
+    k[lens[0]] = '\0';
+    ks->k[ks->n++] = k;
+    return 0;
+}
+
+static void keys_free(struct keys *ks)
+{
+    for (size_t i = 0; i < ks->n; i++)
+        free(ks->k[i]);
+    free(ks->k);
+}
+
+/* Each where term's key must be a key some profile has: a misspelt key
+ * would select nothing (or, negated, everything) without a word. The
+ * error lists the keys the store has. */
+static int check_keys(profkit_store *s, const profkit_store_query *q, profkit_error *err)
+{
+    if (!q || q->n_where == 0)
+        return 0;
+    pk_buf sql = PK_BUF_INIT;
+    pk_buf_printf(&sql, "SELECT DISTINCT key FROM labels WHERE key IN (");
+    for (size_t i = 0; i < q->n_where; i++) {
+        size_t k = strcspn(q->where[i], "=~!");
+        pk_buf_printf(&sql, i ? "," : "");
+        pk_sql_str(&sql, s, q->where[i], k);
+    }
+    pk_buf_printf(&sql, ")");
+    struct keys have = { 0 };
+    int rc = pk_sql_query(s, &sql, row_key, &have, err);
+    pk_buf_free(&sql);
+    if (rc == 0 && have.failed)
+        rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    const char *missing = NULL;
+    size_t mlen = 0;
+    for (size_t i = 0; rc == 0 && !missing && i < q->n_where; i++) {
+        size_t k = strcspn(q->where[i], "=~!"), j = 0;
+        while (j < have.n && !(strlen(have.k[j]) == k && memcmp(have.k[j], q->where[i], k) == 0))
+            j++;
+        if (j == have.n) {
+            missing = q->where[i];
+            mlen = k;
+        }
+    }
+    keys_free(&have);
+    if (rc || !missing)
+        return rc;
+    struct keys all = { 0 };
+    pk_buf_printf(&sql, "SELECT DISTINCT key FROM labels ORDER BY key");
+    rc = pk_sql_query(s, &sql, row_key, &all, err);
+    pk_buf_free(&sql);
+    if (rc == 0 && all.failed)
+        rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    if (rc == 0) {
+        char list[400];
+        size_t len = 0;
+        list[0] = '\0';
+        for (size_t i = 0; i < all.n && len < sizeof(list); i++) {
+            int w = snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", all.k[i]);
+            if (w < 0 || (size_t)w >= sizeof(list) - len) {
+                snprintf(list + (len < sizeof(list) - 5 ? len : sizeof(list) - 5), 5, ", ..");
+                break;
+            }
+            len += (size_t)w;
+        }
+        rc = pk_error_set(err, PROFKIT_EINVAL, s->name, -1,
+                          "'%s': no profile has a label '%.*s'; the keys in the store are: %s", missing,
+                          (int)mlen, missing, all.n ? list : "none (the store holds no profile)");
+    }
+    keys_free(&all);
+    return rc;
+}
+
+int pk_sql_select_profiles(pk_buf *out, profkit_store *s, const profkit_store_query *q,
                            profkit_error *err)
 {
-    pk_sql_add(out, "SELECT seq FROM profiles WHERE seq %s (SELECT seq FROM removed)", pk_sql_not_in(s));
+    pk_buf_printf(out, "SELECT seq FROM profiles WHERE seq %s (SELECT seq FROM removed)", pk_sql_not_in(s));
     if (q && q->since != PROFKIT_NO_TIME)
-        pk_sql_add(out, " AND time >= %lld", (long long)q->since);
+        pk_buf_printf(out, " AND time >= %lld", (long long)q->since);
     if (q && q->until != PROFKIT_NO_TIME)
-        pk_sql_add(out, " AND time < %lld", (long long)q->until);
+        pk_buf_printf(out, " AND time < %lld", (long long)q->until);
+    if (q && q->n_ids) {
+        pk_buf_printf(out, " AND id IN (");
+        for (size_t i = 0; i < q->n_ids; i++)
+            pk_buf_printf(out, i ? ",%lld" : "%lld", (long long)q->ids[i]);
+        pk_buf_printf(out, ")");
+    }
     for (size_t i = 0; q && i < q->n_where; i++) {
         int rc = where_term(out, s, q->where[i], err);
         if (rc)
             return rc;
     }
-    if (out->failed)
+    if (pk_buf_error(out))
         return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory building a query");
-    return 0;
+    return check_keys(s, q, err);
 }
 
 int profkit_store_parse_time(const char *s, int64_t *ns)

@@ -91,18 +91,18 @@ static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const p
 {
     if (n_rows == 0)
         return 0;
-    pk_sql q = { 0 };
-    pk_sql_add(&q, "INSERT OR IGNORE INTO %s VALUES (", table);
+    pk_buf q = PK_BUF_INIT;
+    pk_buf_printf(&q, "INSERT OR IGNORE INTO %s VALUES (", table);
     for (size_t c = 0; c < n_cols; c++)
-        pk_sql_add(&q, c ? ",?" : "?");
-    pk_sql_add(&q, ")");
-    if (q.failed) {
-        pk_sql_free(&q);
+        pk_buf_printf(&q, c ? ",?" : "?");
+    pk_buf_printf(&q, ")");
+    if (pk_buf_error(&q)) {
+        pk_buf_free(&q);
         return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
     }
     sqlite3_stmt *st;
     int ok = sqlite3_prepare_v2(db_of(s), q.buf, -1, &st, NULL) == SQLITE_OK;
-    pk_sql_free(&q);
+    pk_buf_free(&q);
     if (!ok)
         return sqlite_error(s, table, err);
     int rc = 0;
@@ -183,14 +183,14 @@ static const char gc_shared[] =
 
 static int sq_remove_rows(profkit_store *s, const char *seqs, profkit_error *err)
 {
-    pk_sql q = { 0 };
-    pk_sql_add(&q, "%s INSERT OR IGNORE INTO gc_stacks SELECT stack FROM samples WHERE seq IN (%s) AND stack != 0;",
+    pk_buf q = PK_BUF_INIT;
+    pk_buf_printf(&q, "%s INSERT OR IGNORE INTO gc_stacks SELECT stack FROM samples WHERE seq IN (%s) AND stack != 0;",
                gc_begin, seqs);
     for (size_t t = 0; t < PK_STORE_N_OWN; t++)
-        pk_sql_add(&q, "DELETE FROM %s WHERE seq IN (%s);", pk_store_own_tables[t], seqs);
-    pk_sql_add(&q, "%s", gc_shared);
+        pk_buf_printf(&q, "DELETE FROM %s WHERE seq IN (%s);", pk_store_own_tables[t], seqs);
+    pk_buf_printf(&q, "%s", gc_shared);
     int rc = pk_sql_exec(s, &q, err);
-    pk_sql_free(&q);
+    pk_buf_free(&q);
     return rc;
 }
 
@@ -236,8 +236,17 @@ static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_int(ctx, v && regexec(re, v, 0, NULL, 0) == 0);
 }
 
+static int sq_unlabel(profkit_store *s, const char *seqs, const char *keys, profkit_error *err)
+{
+    pk_buf q = PK_BUF_INIT;
+    pk_buf_printf(&q, "DELETE FROM labels WHERE seq IN (%s) AND key IN (%s)", seqs, keys);
+    int rc = pk_sql_exec(s, &q, err);
+    pk_buf_free(&q);
+    return rc;
+}
+
 static const pk_store_engine sqlite_engine = {
-    sq_exec, sq_query, sq_insert, sq_begin, sq_commit, sq_rollback, sq_remove, sq_close,
+    sq_exec, sq_query, sq_insert, sq_begin, sq_commit, sq_rollback, sq_remove, sq_unlabel, sq_close,
 };
 
 int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err)

@@ -52,24 +52,24 @@ static int row_total(void *payload, char **c, const size_t *lens, size_t n, prof
 /* SELECT key, sum over the selected profiles' stacks of value type vt,
  * grouped by the leaf key (cum = 0) or by each distinct key of the stack
  * (cum = 1: a recursive function counts once per stack). */
-static void grouped(pk_sql *q, const profkit_store *s, const char *sel, uint64_t vt, int cum)
+static void grouped(pk_buf *q, const profkit_store *s, const char *sel, uint64_t vt, int cum)
 {
     char a[64];
     snprintf(a, sizeof(a), "vtype = %lld", (long long)vt);
     if (!s->clickhouse) {
         if (cum)
-            pk_sql_add(q, "SELECT k, sum(v) FROM (SELECT DISTINCT a.stack, j.value AS k, a.v FROM "
+            pk_buf_printf(q, "SELECT k, sum(v) FROM (SELECT DISTINCT a.stack, j.value AS k, a.v FROM "
                           "(SELECT stack, sum(value) AS v FROM samples WHERE %s AND seq IN (%s) "
                           "GROUP BY stack) AS a JOIN stacks AS x ON x.id = a.stack, json_each(x.keys) AS j) "
                           "GROUP BY 1", a, sel);
         else
-            pk_sql_add(q, "SELECT json_extract(x.keys, '$[#-1]'), sum(a.v) FROM (SELECT stack, sum(value) "
+            pk_buf_printf(q, "SELECT json_extract(x.keys, '$[#-1]'), sum(a.v) FROM (SELECT stack, sum(value) "
                           "AS v FROM samples WHERE %s AND seq IN (%s) GROUP BY stack) AS a "
                           "JOIN stacks AS x ON x.id = a.stack GROUP BY 1", a, sel);
         return;
     }
     /* the copies of a stack merge in the background: one per id here */
-    pk_sql_add(q, "SELECT %s, sum(v) FROM (SELECT v, keys FROM (SELECT stack, sum(value) AS v FROM "
+    pk_buf_printf(q, "SELECT %s, sum(v) FROM (SELECT v, keys FROM (SELECT stack, sum(value) AS v FROM "
                   "samples WHERE %s AND seq %s (%s) GROUP BY stack) ALL INNER JOIN (SELECT id AS stack, "
                   "any(keys) AS keys FROM stacks GROUP BY id) USING stack) %s GROUP BY k",
                cum ? "k" : "keys[length(keys)] AS k", a, pk_sql_in(s), sel,
@@ -108,14 +108,14 @@ static int to_top(profkit_store *s, struct keyed *k, pk_top *t, pk_top *calls,
     if (!tx.text || !tx.len || pk_strtab_init(&t->keys) != 0 || pk_strtab_init(&calls->keys) != 0)
         rc = PROFKIT_ENOMEM;
     for (size_t done = 0; rc == 0 && done < k->n;) {
-        pk_sql q = { 0 };
+        pk_buf q = PK_BUF_INIT;
         size_t end = done + 2000 < k->n ? done + 2000 : k->n;
-        pk_sql_add(&q, "SELECT id, text FROM strings WHERE id IN (");
+        pk_buf_printf(&q, "SELECT id, text FROM strings WHERE id IN (");
         for (size_t i = done; i < end; i++)
-            pk_sql_add(&q, i > done ? ",%lld" : "%lld", (long long)k->ids[i]);
-        pk_sql_add(&q, ")");
+            pk_buf_printf(&q, i > done ? ",%lld" : "%lld", (long long)k->ids[i]);
+        pk_buf_printf(&q, ")");
         rc = pk_sql_query(s, &q, row_text, &tx, err);
-        pk_sql_free(&q);
+        pk_buf_free(&q);
         done = end;
     }
     uint32_t *at = rc == 0 ? malloc((k->n + 1) * sizeof(uint32_t)) : NULL;
@@ -169,7 +169,7 @@ int profkit_store_report_top(FILE *out, profkit_store *s, const profkit_store_qu
         profkit_profile_free(p);
         return rc;
     }
-    pk_sql sel = { 0 }, qs = { 0 };
+    pk_buf sel = PK_BUF_INIT, qs = PK_BUF_INIT;
     profkit_profile *h = NULL;
     struct keyed k;
     memset(&k, 0, sizeof(k));
@@ -186,7 +186,7 @@ int profkit_store_report_top(FILE *out, profkit_store *s, const profkit_store_qu
     }
     uint64_t vt = pk_store_value_id(pk_str(h, h->value_types[v].type),
                                     pk_str(h, h->value_types[v].unit));
-    pk_sql_add(&qs, "SELECT sum(value) FROM samples WHERE vtype = %lld AND seq %s (%s)", (long long)vt,
+    pk_buf_printf(&qs, "SELECT sum(value) FROM samples WHERE vtype = %lld AND seq %s (%s)", (long long)vt,
                pk_sql_in(s), sel.buf);
     if ((rc = pk_sql_query(s, &qs, row_total, &k, err)) != 0)
         goto done;
@@ -198,7 +198,7 @@ int profkit_store_report_top(FILE *out, profkit_store *s, const profkit_store_qu
             id = pk_store_value_id(pk_str(h, h->value_types[cv].type),
                                    pk_str(h, h->value_types[cv].unit));
         }
-        pk_sql_free(&qs);
+        pk_buf_free(&qs);
         grouped(&qs, s, sel.buf, id, k.which == 1);
         if ((rc = pk_sql_query(s, &qs, row_key, &k, err)) != 0)
             goto done;
@@ -217,7 +217,7 @@ done:
     free(k.cum);
     free(k.calls);
     profkit_profile_free(h);
-    pk_sql_free(&sel);
-    pk_sql_free(&qs);
+    pk_buf_free(&sel);
+    pk_buf_free(&qs);
     return rc;
 }

@@ -15,12 +15,12 @@
  */
 #include "symbols/sym_find.h"
 
+#include "symbols/sym_debuginfod.h"
+
 #include <ctype.h>
-#include <elfutils/debuginfod.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #define UNSEARCHED (PROFKIT_NONE - 1)
 
@@ -45,8 +45,8 @@ struct sym_finder {
     char *debuginfo_path;
     char **failed; /* paths that did not open, or mismatched: tried once */
     size_t n_failed, cap_failed;
-    debuginfod_client *dbg;
-    int dbg_tried;
+    pk_debuginfod *dbg;
+    int dbg_missing; /* built without debuginfod: warned once */
 };
 
 static int add_dir(sym_finder *f, const char *d, size_t len)
@@ -120,8 +120,7 @@ void pk_sym_finder_free(sym_finder *f)
         free(f->dirs[i]);
     for (size_t i = 0; i < f->n_failed; i++)
         free(f->failed[i]);
-    if (f->dbg)
-        debuginfod_end(f->dbg);
+    pk_debuginfod_end(f->dbg);
     free(f->failed);
     free(f->dirs);
     free(f->files);
@@ -274,19 +273,15 @@ static uint32_t try_debuginfod(sym_finder *f, const char *bid, const char *mpath
     for (const char *c = bid; *c; c++)
         if (!isxdigit((unsigned char)*c))
             return PROFKIT_NONE;
-    if (!f->dbg_tried) {
-        f->dbg_tried = 1;
-        f->dbg = debuginfod_begin();
-    }
-    if (!f->dbg)
-        return PROFKIT_NONE;
     char *path = NULL;
-    int fd = debuginfod_find_executable(f->dbg, (const unsigned char *)bid, 0, &path);
-    if (fd < 0) {
-        free(path);
+    profkit_error w;
+    if (pk_debuginfod_find(&f->dbg, bid, &path, &w) != 0) {
+        if (!f->dbg_missing++ && f->o->on_warning) {
+            snprintf(w.file, sizeof(w.file), "DEBUGINFOD_URLS"); /* what goes unused */
+            f->o->on_warning(&w, f->o->payload);
+        }
         return PROFKIT_NONE;
     }
-    close(fd);
     uint32_t r = path ? try_path(f, path, bid, mpath, PK_SYM_FOUND_DEBUGINFOD) : PROFKIT_NONE;
     free(path);
     return r;
@@ -302,8 +297,10 @@ static uint32_t search(sym_finder *f, uint32_t m)
     const char *bid = m != PROFKIT_NONE ? pk_str(p, p->mappings[m].build_id) : "";
     const char *name = base_name(mpath);
     uint32_t r;
+    /* A mapping without a file name (a DCPI image without a `path` line)
+     * takes the first --binary, as addresses outside any mapping do. */
     for (size_t i = 0; i < o->n_binaries; i++)
-        if (m == PROFKIT_NONE || strcmp(base_name(o->binaries[i]), name) == 0)
+        if (m == PROFKIT_NONE || strcmp(base_name(o->binaries[i]), name) == 0 || (!mpath[0] && i == 0))
             if ((r = try_path(f, o->binaries[i], bid, mpath[0] ? mpath : o->binaries[i],
                               PK_SYM_FOUND_BINARIES)) != PROFKIT_NONE)
                 return r;

@@ -606,7 +606,15 @@ static int summarize(symbolizer *z)
     for (size_t m = 0; m < p->n_mappings; m++) {
         if (!(z->no_name[m] & 1))
             continue;
-        if (!(sum->no_file[sum->n_no_file] = strdup(pk_str(p, p->mappings[m].path)))) {
+        /* a mapping without a file name has nothing to look for: say which
+         * one and how to name its file (the command prints the flag) */
+        const char *path = pk_str(p, p->mappings[m].path);
+        char what[160];
+        if (!path[0])
+            snprintf(what, sizeof(what),
+                     "the mapping at 0x%" PRIx64 " without a file name (profkit_symbolize_options.binaries names it)",
+                     p->mappings[m].start);
+        if (!(sum->no_file[sum->n_no_file] = strdup(path[0] ? path : what))) {
             pk_sym_summary_free(sum);
             return PROFKIT_ENOMEM;
         }

@@ -13,10 +13,15 @@
 #include "profkit.h"
 
 #if defined(__GNUC__)
+/* On a declaration of internal data: the library is built position-
+ * independent, and only a declaration marked hidden lets the compiler read
+ * the data directly instead of through the GOT (one load more per use). */
+#define PK_HIDDEN __attribute__((visibility("hidden")))
 #define PK_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #define PK_LIKELY(x) __builtin_expect(!!(x), 1)
 #define PK_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
+#define PK_HIDDEN
 #define PK_PRINTF(a, b)
 #define PK_LIKELY(x) (x)
 #define PK_UNLIKELY(x) (x)
@@ -79,7 +84,7 @@ static inline void pk_sat_addto(int64_t *a, int64_t b) { *a = pk_sat_add(*a, b);
  * tables stay O(1) per operation on any input. Nothing may depend on a
  * hash's value or a table's slot order across runs.
  */
-extern uint64_t pk_hash_secret[2];
+extern PK_HIDDEN uint64_t pk_hash_secret[2];
 
 /* 64-bit hash of bytes (wyhash-style mixing with the secret; not cryptographic). */
 uint64_t pk_hash_bytes(const void *data, size_t len, uint64_t seed);
@@ -101,6 +106,12 @@ int pk_error_setv(profkit_error *e, int code, const char *file, int64_t offset,
 /* Same for text inputs: line and column (1-based). */
 int pk_error_set_pos(profkit_error *e, int code, const char *file, uint32_t line,
                           uint32_t column, const char *fmt, ...) PK_PRINTF(6, 7);
+
+/* The optional parts (profkit_part_get), in their table's order. */
+enum { PK_PART_STORE, PK_PART_CLICKHOUSE, PK_PART_SERVER, PK_PART_DISASM, PK_PART_DEBUGINFOD };
+/* 0 when this build has part `id` (PK_PART_*); else PROFKIT_EUNSUPPORTED,
+ * with err naming the part and how to get it (err may be NULL). */
+int pk_part_check(int id, profkit_error *err);
 
 /*
  * An open-addressing set of ids keyed by a caller-computed hash; equality is

@@ -51,6 +51,38 @@ expect_eq "ok_timed folded" "$(printf '(main);F 3500')" "$("$PROFKIT" convert "$
 expect_eq "ok_timed folded by samples" "$(printf '(main) 1\n(main);F 2')" \
   "$("$PROFKIT" convert "$DATA/ok_timed.brprof" --to folded --value samples)"
 
+# info: a sampled stream keeps its order but has no times; a timed one is timed.
+expect_eq "info: sampled stream" "samples:      3 rows (in recorded order, without times)" \
+  "$("$PROFKIT" info "$DATA/ok_sampled.brprof" | grep '^samples:')"
+expect_eq "info: timed stream" "samples:      3 rows (timed, in time order)" \
+  "$("$PROFKIT" info "$DATA/ok_timed.brprof" | grep '^samples:')"
+
+# GOSUB routines: each named by its caller's line (the GOSUB statement),
+# not one "(gosub)" row; a nested one by the routine that called it.
+"$PROFKIT" top -n 0 "$DATA/ok_gosub.brprof" | awk 'NR > 3 {f = $1; c = $4; $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); print f, c, $0}' > "$TMP/gosub"
+cat > "$TMP/gosub.want" << 'END'
+2 3 (gosub from INVOICE.BR:300)
+1 1 (gosub from INVOICE.BR:1220)
+1 1 (gosub from INVOICE.BR:400)
+0 4 (main)
+END
+expect_files_eq "top: gosub routines by caller line" "$TMP/gosub.want" "$TMP/gosub"
+"$PROFKIT" convert "$DATA/ok_gosub.brprof" --to br -o "$TMP/gosub.brprof"
+expect_eq "gosub names survive br -> br" "$("$PROFKIT" convert "$DATA/ok_gosub.brprof" --to folded)" \
+  "$("$PROFKIT" convert "$TMP/gosub.brprof" --to folded)"
+
+# list --source-dir: the module's Windows path (C:\ACME\INVOICE.BR) is split
+# at backslashes: DIR/ACME/INVOICE.BR, then DIR/INVOICE.BR.
+printf '00100 PRINT "x"\n' > "$TMP/INVOICE.BR"
+expect_status "list without --source-dir" 0 "$PROFKIT" list 'from INVOICE.BR:300' "$DATA/ok_gosub.brprof"
+grep -Fq '(source not found: C:\ACME\INVOICE.BR)' "$TMP/out" && pass || fail "list: $(cat "$TMP/out")"
+for d in "$TMP" "$TMP/tree"; do
+  [ "$d" = "$TMP/tree" ] && { mkdir -p "$TMP/tree/ACME"; mv "$TMP/INVOICE.BR" "$TMP/tree/ACME/"; }
+  expect_status "list --source-dir $d" 0 "$PROFKIT" list --source-dir "$d" 'from INVOICE.BR:300' "$DATA/ok_gosub.brprof"
+  grep -q 'source not found' "$TMP/out" && fail "list --source-dir $d: $(cat "$TMP/out")" || pass
+  grep -Fq 'ROUTINE ======================== (gosub from INVOICE.BR:300) in C:\ACME\INVOICE.BR' "$TMP/out" && pass || fail "list header: $(head -2 "$TMP/out")"
+done
+
 # Another format into BR: folded counts become that many groups.
 printf 'a;b 3\na;c 1\n' > "$TMP/x.folded"
 "$PROFKIT" convert "$TMP/x.folded" --to br -o "$TMP/x.brprof"

@@ -2,8 +2,15 @@
 # The command's contract: help, version, exit statuses, stdout/stderr, -o.
 . "$(dirname "$0")/lib.sh"
 
+# --version: the command's version (the header's), the library's, then each
+# optional part with yes or no, in profkit_part_get's order.
+version=$(sed -n 's/^#define PROFKIT_VERSION_STRING "\(.*\)"$/\1/p' "$PROFKIT_SRC/include/profkit.h")
 expect_status "--version" 0 "$PROFKIT" --version
-expect_eq "--version text" "profkit 0.1.0" "$(cat "$TMP/out")"
+expect_eq "--version: the command" "profkit $version" "$(sed -n 1p "$TMP/out")"
+expect_eq "--version: the library" "libprofkit $version, optional parts:" "$(sed -n 2p "$TMP/out")"
+expect_eq "--version: the parts" "store clickhouse server disasm debuginfod" \
+  "$(sed -n '3,$p' "$TMP/out" | awk '$2 == "yes" || $2 == "no" {print $1}' | xargs)"
+expect_eq "--version: 7 lines" 7 "$(wc -l < "$TMP/out")"
 expect_status "--help" 0 "$PROFKIT" --help
 grep -q '^Usage: profkit COMMAND' "$TMP/out" && pass || fail "--help has no usage line"
 expect_status "no arguments" 2 "$PROFKIT"

@@ -65,26 +65,80 @@ expect_status "two images: writing needs --thread" 2 "$PROFKIT" convert "$TMP/cy
 "$PROFKIT" convert "$TMP/cy.dcpi" "$TMP/other.dcpi" --to dcpi --thread "image abc" -o "$TMP/o2.dcpi"
 cmp -s "$TMP/other.dcpi" "$TMP/o2.dcpi" && pass || fail "--thread 'image abc' does not write back byte-exact"
 
-# By function: symbolized from the image (here profkit itself, whose
-# addresses are its virtual addresses since DCPI profiles carry no mapping):
-# a per-procedure histogram.
+# By function: symbolized from the image (here profkit itself). The image's
+# first byte is at tstart (its mapping: tstart, tsize, file offset 0), so a
+# DCPI address is tstart + the file offset of the instruction: a
+# per-procedure histogram.
 le32() { local v=$1; printf "\\x$(printf %02x $((v & 255)))\\x$(printf %02x $((v >> 8 & 255)))\\x$(printf %02x $((v >> 16 & 255)))\\x$(printf %02x $((v >> 24 & 255)))"; }
-a=$((16#$(nm --defined-only "$PROFKIT" | awk '$3 == "cmd_hist" {print $1}')))
-b=$((16#$(nm --defined-only "$PROFKIT" | awk '$3 == "cmd_top" {print $1}')))
-[ "$a" -lt "$b" ] || { t=$a; a=$b; b=$t; }
+# the file offset of a virtual address, by the LOAD segment holding it
+file_off() { readelf -lW "$PROFKIT" | python3 -c 'import sys
+a = int(sys.argv[1])
+for l in sys.stdin:
+    f = l.split()
+    if f and f[0] == "LOAD" and int(f[2], 16) <= a < int(f[2], 16) + int(f[4], 16):
+        print(a - int(f[2], 16) + int(f[1], 16)); break' "$1"; }
+va=$((16#$(nm --defined-only "$PROFKIT" | awk '$3 == "cmd_hist" {print $1}')))
+vb=$((16#$(nm --defined-only "$PROFKIT" | awk '$3 == "cmd_top" {print $1}')))
+a=$(file_off $va); b=$(file_off $vb)
+[ "$a" -lt "$b" ] || { t=$a; a=$b; b=$t; t=$va; va=$vb; vb=$t; }
+tstart=$((16#120000000))
 {
-  hdr=$(printf 'image 1\nepoch 9805191724\nplatform p\nevent cycles\nperiod 1\ntsize 1\ncpuspeed 1\ntstart 0x%x\n' "$a")
+  hdr=$(printf 'image 1\nepoch 9805191724\nplatform p\nevent cycles\nperiod 1\ntsize %d\ncpuspeed 1\ntstart 0x%x\n' "$(stat -c %s "$PROFKIT")" "$tstart")
   printf '%s\nsamples' "$hdr"
   pad=$(( (4 - (${#hdr} + 1 + 8) % 4) % 4 )); printf '%*s\n' "$pad" ''
-  le32 0; le32 2; le32 3; le32 2
-  le32 $((b - a)); le32 1; le32 7
+  le32 $a; le32 2; le32 3; le32 2
+  le32 $b; le32 1; le32 7
   le32 3; le32 12
 } > "$TMP/sym.dcpi"
 # (nm addresses compared as strings: awk would read 00000000000e4350 as 0e4350, 0)
 "$PROFKIT" top --binary "$PROFKIT" "$TMP/sym.dcpi" | awk 'NR > 3 {print $1, $NF}' > "$TMP/sym.got"
-printf '7 %s\n5 %s\n' "$(nm --defined-only "$PROFKIT" | awk -v x="$(printf %016x $b)" '$1 "" == x "" && $2 == "T" {print $3; exit}')" \
-  "$(nm --defined-only "$PROFKIT" | awk -v x="$(printf %016x $a)" '$1 "" == x "" && $2 == "T" {print $3; exit}')" > "$TMP/sym.want"
+printf '7 %s\n5 %s\n' "$(nm --defined-only "$PROFKIT" | awk -v x="$(printf %016x $vb)" '$1 "" == x "" && $2 == "T" {print $3; exit}')" \
+  "$(nm --defined-only "$PROFKIT" | awk -v x="$(printf %016x $va)" '$1 "" == x "" && $2 == "T" {print $3; exit}')" > "$TMP/sym.want"
 expect_files_eq "top --binary: per-procedure histogram" "$TMP/sym.want" "$TMP/sym.got"
+
+# list --disasm: dcpilist's per-instruction listing, the counts on the
+# instructions at their addresses (the image's mapping places them).
+"$PROFKIT" list --disasm --binary "$PROFKIT" '^cmd_top$' "$TMP/sym.dcpi" > "$TMP/dis" 2>&1
+grep -q 'no instructions' "$TMP/dis" && fail "list --disasm: $(grep 'no instructions' "$TMP/dis")" || pass
+grep -Eq "^ +7 +7 +0x$(printf %x "$vb"):" "$TMP/dis" && pass || fail "list --disasm: 7 on cmd_top's first instruction: $(head -8 "$TMP/dis")"
+[ "$(grep -Ec '^ +[0-9.]+ +[0-9.]+ +0x[0-9a-f]+: ' "$TMP/dis")" -gt 5 ] && pass || fail "list --disasm: instructions listed"
+# The pprof export carries the image's mapping: tstart, tstart + tsize,
+# file offset 0 and the path line; Go pprof names the addresses of an
+# unsymbolized export from the binary through it as profkit does.
+PPROF="$PROFKIT_TOOLS/pprof"
+if [ -x "$PPROF" ]; then
+  "$PROFKIT" convert "$DATA/ok_canonical.dcpi" --to pprof -o "$TMP/canon.pb"
+  expect_eq "pprof export: the image's mapping" "1: 0x120000000/0x120001000/0x0 /usr/bin/walnut  " \
+    "$("$PPROF" -raw "$TMP/canon.pb" 2> /dev/null | sed -n '/^Mappings/{n;p}')"
+  "$PROFKIT" convert --no-symbolize "$TMP/sym.dcpi" --to pprof -o "$TMP/sym.pb"
+  "$PPROF" -top "$PROFKIT" "$TMP/sym.pb" 2> /dev/null | awk '$NF ~ /^cmd_/ {print $1, $NF}' > "$TMP/sym.go"
+  expect_files_eq "Go pprof names the export's addresses through the mapping" "$TMP/sym.want" "$TMP/sym.go"
+else
+  fail "Go pprof missing: run scripts/tools.sh"
+fi
+# info names what it looked for: the path line, or says there is none.
+"$PROFKIT" info "$DATA/ok_canonical.dcpi" > "$TMP/info.c" 2>&1
+grep -q '^  no file for: /usr/bin/walnut$' "$TMP/info.c" && pass || fail "info: the path it looked for: $(grep -A1 symbols "$TMP/info.c")"
+"$PROFKIT" info "$TMP/sym.dcpi" > "$TMP/info.s" 2>&1
+grep -q '^  no file for: the mapping at 0x120000000 without a file name (--binary names it)$' "$TMP/info.s" && pass \
+  || fail "info: an image without a path line: $(grep -A1 symbols "$TMP/info.s")"
+# --by module: dcpiprof -i's per-image table, also once --binary names the
+# functions (where --by file turns to the source files).
+"$PROFKIT" top --by module "$DATA/ok_canonical.dcpi" "$TMP/sym.dcpi" | awk 'NR > 3 {print $1, $NF}' > "$TMP/mod"
+expect_eq "top --by module" "$(printf '27 /usr/bin/walnut\n12 1')" "$(cat "$TMP/mod")"
+expect_eq "top --by module with --binary" "12 $PROFKIT" "$("$PROFKIT" top --by module --binary "$PROFKIT" "$TMP/sym.dcpi" | awk 'NR > 3 {print $1, $NF}')"
+# Several events to one DCPI file: the left-out ones are named once.
+"$PROFKIT" convert "$TMP/cy.dcpi" "$TMP/im.dcpi" --to dcpi -o "$TMP/one.dcpi" 2> "$TMP/err"
+expect_eq "events left out, said once" "profkit: warning: $TMP/one.dcpi: a DCPI file holds one event: wrote cycles, left out imiss (--value EVENT writes another, one file each)" "$(cat "$TMP/err")"
+cmp -s "$TMP/cy.dcpi" "$TMP/one.dcpi" && pass || fail "the default event written"
+"$PROFKIT" convert -q "$TMP/cy.dcpi" "$TMP/im.dcpi" --to dcpi -o "$TMP/one.dcpi" 2> "$TMP/err"
+expect_eq "-q: no warning" "" "$(cat "$TMP/err")"
+# A cut file keeps the chunks before the cut, says truncated.
+n=$(stat -c %s "$DATA/ok_canonical.dcpi")
+head -c $((n - 6)) "$DATA/ok_canonical.dcpi" > "$TMP/cut.dcpi"
+"$PROFKIT" top -n 0 --by address "$TMP/cut.dcpi" > "$TMP/cut.top" 2> "$TMP/err"
+grep -q 'truncated file' "$TMP/err" && pass || fail "cut: $(cat "$TMP/err")"
+expect_eq "cut: the chunks before the cut" "Value: cycles (count), total 15" "$(head -1 "$TMP/cut.top")"
 
 # Histogram: the totals of top are the footer's sample count.
 total=$("$PROFKIT" top -n 1 "$DATA/ok_canonical.dcpi" | head -1)

@@ -74,7 +74,7 @@ PY
 files+=("$TMP/markers.gecko.json")
 
 # Bounded: the helper gives every loader command a timeout.
-if timeout 900 python3 "$PROFKIT_SRC/tests/oracle/ff_compare.py" --profkit "$PROFKIT" --cli "$CLI" \
+if timeout 1700 python3 "$PROFKIT_SRC/tests/oracle/ff_compare.py" --profkit "$PROFKIT" --cli "$CLI" \
      --work "$TMP/work" --data "$PROFKIT_SRC/tests/data" --max-values 1 "${files[@]}" > "$TMP/report" 2>&1; then
   pass
 else

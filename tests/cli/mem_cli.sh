@@ -29,6 +29,25 @@ expect_files_eq "mem" "$TMP/want" "$TMP/out"
 "$PROFKIT" mem "$D/ok_lines.bsprof" > /dev/null 2> "$TMP/err2"
 grep -q "offset 275: 1 free matched no live allocation" "$TMP/err2" && pass || fail "warning: $(cat "$TMP/err2")"
 
+# --json: each allocating path's free_objects are the frees made on it, as
+# `traces --value free_objects` counts them; freed_* are the text's freed
+# columns (allocated - live).
+"$PROFKIT" mem --json -q "$D/ok_lines.bsprof" > "$TMP/mem.json"
+"$PROFKIT" traces --json -q --value free_objects "$D/ok_lines.bsprof" > "$TMP/frees.json"
+python3 - "$TMP/mem.json" "$TMP/frees.json" <<'PY' && pass || fail "mem --json paths' frees"
+import json, sys
+mem, frees = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+want = {";".join(reversed(t["stack"])): t["value"] for t in frees["traces"]}
+got = {p["path"]: p["free_objects"] for p in mem["paths"]}
+assert got and any(got.values()), got
+for path, n in got.items():
+    assert n == want.get(path, 0), (path, n, want)
+for row in [mem["total"]] + mem["threads"] + mem["paths"]:
+    assert row["freed_objects"] == row["alloc_objects"] - row["inuse_objects"], row
+    assert row["freed_space"] == row["alloc_space"] - row["inuse_space"], row
+assert mem["paths"][-1]["freed_objects"] == 2, mem["paths"]
+PY
+
 expect_status "mem --by-line --thread 1 -n 1" 0 "$PROFKIT" mem -q --by-line --thread 1 -n 1 "$D/ok_lines.bsprof"
 cat > "$TMP/want" <<'OUT'
 Thread 1: TaskNode
@@ -50,6 +69,17 @@ expect_files_eq "mem by line, one thread" "$TMP/want" "$TMP/out"
 expect_status "mem -n 2" 0 "$PROFKIT" mem -q -n 2 "$D/ok_lines.bsprof"
 grep -q "largest leaks first (2 of 4)" "$TMP/out" && pass || fail "mem -n 2 header"
 expect_eq "mem -n 2 rows" 2 "$(sed -n '/^By allocating/,$p' "$TMP/out" | tail -n +3 | wc -l)"
+
+# A cut stream: what is live at the cut is not called leaks.
+n=$(stat -c %s "$D/ok_lines.bsprof")
+for cut in 1 $((n / 2)); do
+  head -c $((n - cut)) "$D/ok_lines.bsprof" > "$TMP/cut.bsprof"
+  expect_status "mem of a stream cut $cut bytes short" 0 "$PROFKIT" mem -q "$TMP/cut.bsprof"
+  grep -q '^Live: .*(live when the stream ended: it was cut short, so not known to leak)$' "$TMP/out" && pass || fail "cut $cut: $(grep '^Live' "$TMP/out")"
+  grep -q 'leaks' "$TMP/out" && fail "cut $cut: still says leaks: $(grep leaks "$TMP/out")" || pass
+  grep -q '^By allocating call path, largest live at the cut first' "$TMP/out" && pass || fail "cut $cut: path header"
+done
+expect_eq "whole stream: leaks" 1 "$("$PROFKIT" mem -q "$D/ok_lines.bsprof" | grep -c '^Live: .*(still allocated at the end: leaks)$')"
 
 # Without memory operations the values are zero, not missing.
 expect_status "mem, no memory data" 0 "$PROFKIT" mem "$D/ok_nomem.bsprof"

@@ -3,7 +3,8 @@
 # tests/data/pprof: detection of raw and gzipped protobufs (and --format for
 # what the sniffer leaves alone), the writer chosen by the .pb/.pb.gz
 # extension, gzip when the name ends in .gz, a byte-stable rewrite, thread
-# labels that Go pprof and protoc see, and metadata kept across a round trip.
+# labels that Go pprof and protoc see, and metadata kept across a round trip;
+# shapes from the wild against Go pprof's -traces.
 . "$(dirname "$0")/lib.sh"
 D="$PROFKIT_SRC/tests/data/pprof"
 
@@ -69,6 +70,27 @@ if [ -x "$PPROF" ]; then
   "$PPROF" -raw "$TMP/b.pb" > "$TMP/raw" 2> /dev/null
   grep -q 'thread:\[worker\]' "$TMP/raw" && pass || fail "Go pprof: no thread label"
   grep -q '^samples/count\[dflt\] cpu/nanoseconds$' "$TMP/raw" && pass || fail "Go pprof: default sample type"
+  # Files from the wild's shapes (make_data.py): an only sample type that is
+  # empty (detected, as Go reads it), a function name of every byte 0x00-0xff
+  # (all kept), a delta profile whose subtree under main sums to 0 (both its
+  # lines kept): folded stacks equal Go pprof's -traces, read as
+  # 'root;...;leaf VALUE' lines by tests/cli/pprof_traces.py.
+  for f in ok_empty_sample_type ok_nul_name ok_delta; do
+    got=$("$PROFKIT" info --no-symbolize "$D/$f.pb" 2> "$TMP/err" | awk '$1 == "format:" {print $2}')
+    expect_eq "$f: detected" pprof "$got"
+    [ $f = ok_nul_name ] && continue # its name holds newlines, which -traces prints raw
+    "$PPROF" -traces "$D/$f.pb" 2> /dev/null | python3 "$PROFKIT_SRC/tests/cli/pprof_traces.py" > "$TMP/want"
+    "$PROFKIT" convert --no-symbolize --to folded "$D/$f.pb" | LC_ALL=C sort > "$TMP/got"
+    [ -s "$TMP/want" ] && pass || fail "$f: Go pprof -traces gave nothing"
+    expect_files_eq "$f: folded stacks as Go pprof -traces" "$TMP/want" "$TMP/got"
+  done
+  # The name is every byte, NUL first (folded turns ';', CR and LF into '_').
+  python3 -c 'import sys; n = bytes(range(256)); [n := n.replace(bytes([c]), b"_") for c in b";\n\r"]; sys.stdout.buffer.write(n + b" 7\n")' > "$TMP/want"
+  "$PROFKIT" convert --no-symbolize --to folded "$D/ok_nul_name.pb" > "$TMP/got"
+  cmp -s "$TMP/want" "$TMP/got" && pass || fail "ok_nul_name: the name's 256 bytes: $(od -c "$TMP/got" | head -3)"
+  "$PROFKIT" top --json --no-symbolize "$D/ok_nul_name.pb" > "$TMP/top.json"
+  python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["rows"][0]["name"]; sys.exit(r.encode("utf-8", "surrogatepass")[:128] != bytes(range(128)))' "$TMP/top.json" \
+    && pass || fail "ok_nul_name: top --json name is not every byte"
 else
   fail "Go pprof missing: run scripts/tools.sh"
 fi

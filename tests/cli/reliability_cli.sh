@@ -18,7 +18,9 @@ declare -A small=(
   [gperf_pcs]=500 [pprof_types]=500 [pprof_labels]=500 [pprof_deep]=500
   [pprof_names]=500 [bsprof_allocs]=500 [bsprof_modules]=500 [gperf_build]=500
   [firefox_strings]=400 [gecko_nested]=320 [gecko_waiting]=300 [gzip_members]=300
-  [sibling_loops]=300
+  [sibling_loops]=300 [empty_threads]=1000 [firefox_empty_threads]=1000 [wide_row]=500
+  [long_location]=300 [thread_strings]=60 [thread_strings_after]=60 [pprof_long_name]=300
+  [firefox_old_names]=300
 )
 # what info must show for N (the check that the file was read, not skipped)
 expect_info() {
@@ -29,7 +31,11 @@ expect_info() {
     gecko_deep|firefox_deep|pprof_names) echo "stacks:       $2 distinct" ;;
     sibling_loops) echo "stacks:       $(($2 * 3)) distinct" ;;
     bsprof_allocs) echo "alloc_objects  count         total $2 " ;;
-    bsprof_modules|gecko_waiting) echo "threads:      $2" ;;
+    bsprof_modules|gecko_waiting|empty_threads|firefox_empty_threads) echo "threads:      $2" ;;
+    wide_row|pprof_long_name) echo "stacks:       $2 distinct" ;;
+    long_location) echo "stacks:       $2 distinct ($2 frames, 1 functions)" ;;
+    firefox_old_names) echo "stacks:       $2 distinct ($2 frames, $2 functions)" ;;
+    thread_strings|thread_strings_after) echo "stacks:       $(($2 * $2)) distinct" ;;
     gperf_build) echo "mappings:     $2" ;;
     firefox_strings) echo "threads:      $(($2 / 8))" ;;
     gecko_nested) echo "threads:      $(($2 / 16 * 16 + 1))" ;;
@@ -51,8 +57,55 @@ for fam in "${!small[@]}"; do
         # a value at every level of one chain: the root function's cumulative is the total
         grep -Eq "^ +[0-9]+ +[0-9.]+% +[0-9.]+% +$n +100% +f0$" <<< "$out" ||
           bad "$fam N=$n: top does not give f0 the whole $n cumulative"$'\n'"$out" ;;
+      long_location|pprof_long_name|firefox_old_names)
+        # one function has every sample; its long name is cut to the label's 4095 bytes
+        row=$(grep -E "^ +$n +100% +100% +$n +100% +(run|y)" <<< "$out") ||
+          bad "$fam N=$n: top does not give the one function all $n samples"$'\n'"$out"
+        label=${row##* }
+        [ "${#label}" -eq 4095 ] || [ "${#label}" -eq $((20 * n)) ] ||
+          bad "$fam N=$n: the function's label is ${#label} bytes (expected its name, cut to 4095)" ;;
+      thread_strings|thread_strings_after)
+        # every thread names the shared functions with its own strings
+        # (after: each thread is built and freed before the next one comes,
+        # and one made at the address of the last once got the last one's
+        # names)
+        for t in 0 5 $((n - 1)); do
+          o=$("$PROFKIT" top -q --thread "T$t" "$f" 2>&1)
+          grep -Eq "^ +1 +100% +100% +1 +100% +[ab]$t$" <<< "$o" && ! grep -Eq " [ab][0-9]+$" <<< "$(grep -v " [ab]$t$" <<< "$o")" ||
+            bad "$fam N=$n: thread T$t is not named by its own strings"$'\n'"$o"
+        done ;;
     esac
   done
+done
+
+# Memory that follows what the file holds (no timing: peak RSS of the
+# process, when /usr/bin/time can tell it): 16,000 empty threads, and a
+# stack table of 16,000 rows with a row 8,000 cells wide before its schema,
+# took 8 KB a thread and 8 bytes per row and cell of the widest row; each
+# now adds less than 64 MB over the same file at an eighth of the size.
+if /usr/bin/time -f %M true > /dev/null 2>&1; then
+  for fam in empty_threads firefox_empty_threads wide_row; do
+    for n in 2000 16000; do
+      $gen "$fam" "$n" "$tmp/m.$n"
+      /usr/bin/time -o "$tmp/m.time" -f %M "$PROFKIT" info -q "$tmp/m.$n" > /dev/null 2> "$tmp/m.err" ||
+        bad "$fam N=$n: info failed: $(head -c 300 "$tmp/m.err")"
+      kb[$n]=$(tail -1 "$tmp/m.time")
+    done
+    [ $((kb[16000] - kb[2000])) -lt 65536 ] ||
+      bad "$fam: peak memory grows from ${kb[2000]} KB at 2,000 to ${kb[16000]} KB at 16,000"
+  done
+else
+  echo "note: no /usr/bin/time; the memory checks are skipped"
+fi
+
+# Threads with strings of their own over shared tables make the shared
+# stacks anew; past the limit (a bound of the file's size) the read stops
+# with its error, naming the thread and the row.
+for fam in thread_strings thread_strings_after; do
+  $gen $fam 800 "$tmp/ts.json"
+  err=$("$PROFKIT" info "$tmp/ts.json" 2>&1) && bad "$fam N=800: no limit error"
+  grep -Eq "ts\.json:1:[0-9]+: thread [0-9]+ \(T[0-9]+\): stackTable row [0-9]+: the thread's own string table makes the shared stacks anew: more than the limit of [0-9]+ stacks so made" <<< "$err" ||
+    bad "$fam N=800: wrong error: $err"
 done
 
 # the limits, each with its error

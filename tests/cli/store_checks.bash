@@ -165,3 +165,65 @@ store_suite() {
   "$PROFKIT" store add "$db" -q --label set=gen --label version=1.3 $(gen_files '$3 == "version=1.3"')
   expect_eq "re-added after rm" "2 profiles" "$("$PROFKIT" store ls "$db" --where version=1.3 | tail -1)"
 }
+
+# store_day_to_day DB: add --keep-going, add's report, ls --json, label,
+# an unknown --where key, rm --older-than, on one (empty) store.
+store_day_to_day() {
+  local db=$1 d="$PROFKIT_SRC/tests/data"
+  local good=("$d/folded/ok_simple.folded" "$d/pprof/ok_full.pb" "$d/gperftools/$(ls "$d/gperftools" | grep '^ok_' | head -1)")
+  local bad="$d/pprof/bad_len_past_end.pb"
+  # one unreadable file among readable ones: without --keep-going the add
+  # stops there; with it, the rest go in, the bad one is named, exit 1
+  "$PROFKIT" store add "$db" -q "${good[0]}" "$bad" "${good[1]}" > /dev/null 2> "$TMP/kg.err"
+  expect_eq "add stops at an unreadable file" 1 "$(stored_files "$db" | wc -l)"
+  "$PROFKIT" store add "$db" --keep-going "$bad" "${good[@]}" > "$TMP/kg.out" 2> "$TMP/kg.err"; local rc=$?
+  expect_eq "add --keep-going exits 1 when a file failed" 1 "$rc"
+  expect_eq "add --keep-going adds every readable file" 3 "$(stored_files "$db" | wc -l)"
+  grep -q "$bad: not added" "$TMP/kg.err" && pass || fail "keep-going: the failed file is not named: $(cat "$TMP/kg.err")"
+  grep -q "1 of 4 files not added" "$TMP/kg.err" && pass || fail "keep-going: no count: $(cat "$TMP/kg.err")"
+  # add prints what it added (those not already there), as ls shows them
+  expect_eq "add prints each profile it added" 2 "$(grep -c '^added [0-9a-f]\{16\} ' "$TMP/kg.out")"
+  grep -q "^    labels: .*format=pprof" "$TMP/kg.out" && pass || fail "add: no labels printed: $(head -5 "$TMP/kg.out")"
+  # ls --json: one document, the same profiles and labels as the text
+  "$PROFKIT" store ls "$db" --json > "$TMP/ls.json" || fail "ls --json failed"
+  python3 - "$TMP/ls.json" <<'PY' > "$TMP/ls.check" 2>&1 || fail "ls --json: $(cat "$TMP/ls.check")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["report"] == "store_ls" and d["count"] == len(d["profiles"]) == 3, d
+for p in d["profiles"]:
+    assert len(p["id"]) == 16 and p["labels"]["format"] and p["file"] in p["labels"]["file"], p
+    assert all(set(t) == {"type", "unit", "value"} for t in p["totals"]), p
+PY
+  [ -s "$TMP/ls.check" ] || pass
+  diff <("$PROFKIT" store ls "$db" | awk 'length($1) == 16 { print $1 }') \
+       <(python3 -c 'import json,sys; [print(p["id"]) for p in json.load(open(sys.argv[1]))["profiles"]]' "$TMP/ls.json") > /dev/null &&
+    pass || fail "ls --json lists other profiles than ls"
+  # label: by --where and by id; the id does not change, queries see the new labels
+  local ids_before id
+  ids_before=$("$PROFKIT" store ls "$db" | awk 'length($1) == 16 { print $1 }' | sort)
+  "$PROFKIT" store label "$db" --where format=pprof --set version=1.8 --set keep=yes > "$TMP/lab.out" || fail "label --where failed"
+  expect_eq "label says how many" "labelled 1 profile" "$(cat "$TMP/lab.out")"
+  expect_eq "label: the selection by the new label" 1 "$(stored_files "$db" --where version=1.8 | wc -l)"
+  expect_eq "label: ids unchanged" "$ids_before" "$("$PROFKIT" store ls "$db" | awk 'length($1) == 16 { print $1 }' | sort)"
+  "$PROFKIT" store label "$db" --where version=1.8 --set version=1.9 > /dev/null || fail "label: relabel failed"
+  expect_eq "label: the old value is gone" 0 "$(stored_files "$db" --where version=1.8 2> /dev/null | wc -l)"
+  expect_eq "label: the new value" 1 "$(stored_files "$db" --where version=1.9 | wc -l)"
+  id=$("$PROFKIT" store ls "$db" --where version=1.9 | awk 'length($1) == 16 { print $1 }')
+  "$PROFKIT" store label "$db" "$id" --unset keep > /dev/null || fail "label ID --unset failed"
+  expect_status "label: a removed key is unknown" 2 "$PROFKIT" store ls "$db" --where keep=yes
+  expect_status "label: a bad id" 2 "$PROFKIT" store label "$db" 12345 --set a=b
+  expect_status "label: nothing to set" 2 "$PROFKIT" store label "$db" "$id"
+  # a --where key no profile has names the keys there are
+  expect_status "an unknown --where key" 2 "$PROFKIT" store ls "$db" --where vesion=1.9
+  grep -q "no profile has a label 'vesion'; the keys in the store are: file, format,.* version" "$TMP/err" && pass ||
+    fail "unknown key: $(cat "$TMP/err")"
+  expect_status "an unknown --where key in a report" 2 "$PROFKIT" top --db "$db" --where vesion=1.9
+  # rm --older-than: the profiles older than the duration; not the new ones
+  expect_status "rm --older-than a bad duration" 2 "$PROFKIT" store rm "$db" --older-than 3x
+  local n_old n_all
+  n_all=$(stored_files "$db" | wc -l)
+  n_old=$(stored_files "$db" --until "$(($(date +%s) - 3600))" | wc -l)
+  "$PROFKIT" store rm "$db" --older-than 1h > "$TMP/rm.out" || fail "rm --older-than failed"
+  expect_eq "rm --older-than removes the older profiles" "removed $n_old profile$([ "$n_old" = 1 ] || echo s)" "$(cat "$TMP/rm.out")"
+  expect_eq "rm --older-than keeps the newer" $((n_all - n_old)) "$(stored_files "$db" | wc -l)"
+}

@@ -16,10 +16,18 @@ if [ ! -x "$SERVER" ]; then
 fi
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-HTTP1=$(free_port); TCP1=$(free_port); HTTP2=$(free_port); TCP2=$(free_port)
-while [ "$HTTP2" = "$HTTP1" ] || [ "$TCP1" = "$HTTP1" ] || [ "$TCP2" = "$TCP1" ] || [ "$TCP2" = "$HTTP2" ]; do
-  HTTP2=$(free_port); TCP2=$(free_port)
+HTTP1=$(free_port); TCP1=$(free_port); HTTP2=$(free_port); TCP2=$(free_port); HTTPS1=$(free_port)
+while [ "$(printf '%s\n' "$HTTP1" "$TCP1" "$HTTP2" "$TCP2" "$HTTPS1" | sort -u | wc -l)" != 5 ]; do
+  HTTP2=$(free_port); TCP2=$(free_port); HTTPS1=$(free_port)
 done
+# server 1 also serves HTTPS with a certificate of its own for 127.0.0.1
+# (self-signed: profkit must refuse it unless told to trust it, cafile=)
+mkdir -p "$TMP/tls"
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+  -keyout "$TMP/tls/key.pem" -out "$TMP/tls/cert.pem" > /dev/null 2>&1 || { echo "FAIL: openssl could not make a certificate"; exit 1; }
+# a user with a password of URL-special characters
+PK_PASSWORD='s3cret:@/%x'
+PK_PASSWORD_URL='s3cret%3A%40%2F%25x' 
 
 pids=()
 stop_servers() {
@@ -42,7 +50,9 @@ server() {
 <yandex>
   <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
   <users><default><password></password><networks><ip>127.0.0.1</ip></networks>
-    <profile>default</profile><quota>default</quota></default></users>
+    <profile>default</profile><quota>default</quota></default>
+    <pk><password>s3cret:@/%x</password><networks><ip>127.0.0.1</ip></networks>
+    <profile>default</profile><quota>default</quota></pk></users>
   <quotas><default></default></quotas>
 </yandex>
 XML
@@ -53,6 +63,9 @@ XML
   <http_port>$http</http_port>
   <tcp_port>$tcp</tcp_port>
   <listen_host>127.0.0.1</listen_host>
+  $([ "$n" = 1 ] && echo "<https_port>$HTTPS1</https_port>")
+  <openSSL><server><certificateFile>$TMP/tls/cert.pem</certificateFile><privateKeyFile>$TMP/tls/key.pem</privateKeyFile>
+    <verificationMode>none</verificationMode><loadDefaultCAFile>false</loadDefaultCAFile></server></openSSL>
   <path>$dir/data/</path>
   <tmp_path>$dir/tmp/</tmp_path>
   <users_config>$dir/users.xml</users_config>
@@ -115,6 +128,43 @@ grep -q "prof_old: the store's stacks table has no frames and keys arrays: it wa
 expect_eq "no table is made in a store of stacks as pairs" stacks \
   "$(curl -s "http://127.0.0.1:$HTTP1/" --data-binary "SELECT name FROM system.tables WHERE database = 'prof_old'")"
 
+echo "== users, passwords, https, timeouts, a shard down"
+AUTH="clickhouse://pk:$PK_PASSWORD_URL@127.0.0.1:$HTTP1/prof_auth"
+F="$PROFKIT_SRC/tests/data/folded/ok_simple.folded"
+expect_status "a wrong password" 1 "$PROFKIT" store ls "clickhouse://pk:wrongpass@127.0.0.1:$HTTP1/prof_auth"
+grep -q 'ClickHouse answered' "$TMP/err" && pass || fail "wrong password: message: $(cat "$TMP/err")"
+grep -q 'wrongpass' "$TMP/err" && fail "the password is printed: $(cat "$TMP/err")" || pass
+grep -q 'clickhouse://pk:\*\*\*@127.0.0.1' "$TMP/err" && pass || fail "the store is not named without its password: $(cat "$TMP/err")"
+expect_status "a user and password in the URL" 0 "$PROFKIT" store add "$AUTH" "$F"
+grep -q "$PK_PASSWORD\|$PK_PASSWORD_URL" "$TMP/out" "$TMP/err" && fail "the password is printed by add" || pass
+expect_eq "the profile added as user pk" 1 "$(stored_files "$AUTH" | wc -l)"
+expect_eq "the user and password from the environment" 1 \
+  "$(PROFKIT_CLICKHOUSE_USER=pk PROFKIT_CLICKHOUSE_PASSWORD="$PK_PASSWORD" stored_files "clickhouse://127.0.0.1:$HTTP1/prof_auth" | wc -l)"
+expect_status "the environment's password, wrong" 1 env PROFKIT_CLICKHOUSE_USER=pk PROFKIT_CLICKHOUSE_PASSWORD=nope "$PROFKIT" store ls "clickhouse://127.0.0.1:$HTTP1/prof_auth"
+grep -q 'nope' "$TMP/err" && fail "the environment's password is printed" || pass
+TLS="clickhouse://127.0.0.1:$HTTPS1/prof_tls?secure=1"
+expect_status "https: a certificate no CA vouches for is refused" 1 "$PROFKIT" store ls "$TLS"
+grep -qi 'certificate' "$TMP/err" && pass || fail "https: untrusted certificate: message: $(cat "$TMP/err")"
+expect_status "https with the certificate's CA" 0 "$PROFKIT" store add "$TLS&cafile=$TMP/tls/cert.pem" "$F"
+expect_eq "https: the profile is there" 1 "$(stored_files "$TLS&cafile=$TMP/tls/cert.pem" | wc -l)"
+expect_status "a bad timeout" 1 "$PROFKIT" store ls "clickhouse://127.0.0.1:$HTTP1/prof_auth?timeout=soon"
+grep -q 'expected clickhouse://' "$TMP/err" && pass || fail "bad timeout: message: $(cat "$TMP/err")"
+# a server that takes the connection and never answers: the query's timeout ends it
+MUTE=$(free_port)
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8); s.settimeout(30); held = []
+while True: held.append(s.accept()[0])' "$MUTE" 2> /dev/null &
+mute_pid=$!
+for _ in $(seq 1 100); do (exec 3<> "/dev/tcp/127.0.0.1/$MUTE") 2> /dev/null && break; sleep 0.1; done
+start=$(date +%s)
+expect_status "a query past its timeout" 1 "$PROFKIT" store ls "clickhouse://127.0.0.1:$MUTE/prof_mute?timeout=1"
+grep -qi 'timeout was reached\|timed out' "$TMP/err" && pass || fail "timeout: message: $(cat "$TMP/err")"
+[ $(( $(date +%s) - start )) -lt 10 ] && pass || fail "timeout=1 did not end the query within 10 s"
+kill "$mute_pid" 2> /dev/null; wait "$mute_pid" 2> /dev/null
+expect_status "a shard that is down" 1 "$PROFKIT" store ls "clickhouse://127.0.0.1:$HTTP1,127.0.0.1:1/prof_down?cluster=pk"
+grep -q 'ClickHouse at http://127.0.0.1:1/ (shard 2 of 2)' "$TMP/err" && pass || fail "shard down: message: $(cat "$TMP/err")"
+
 echo "== one node (fewer reports: the cluster below runs them all)"
 saved=("${STORE_REPORTS[@]}")
 STORE_REPORTS=("top -n 0" "top -n 0 --cum" "tree" "convert --to folded")
@@ -122,6 +172,8 @@ store_suite "$ONE"
 STORE_REPORTS=("${saved[@]}")
 echo "== two shards behind Distributed tables"
 store_suite "$DIST"
+echo "== day to day on the two shards"
+store_day_to_day "clickhouse://127.0.0.1:$HTTP1,127.0.0.1:$HTTP2/prof_day?cluster=pk"
 for port in "$HTTP1" "$HTTP2"; do
   n=$(curl -s "http://127.0.0.1:$port/?query=SELECT%20count()%20FROM%20prof_dist.samples_local")
   if [ "${n:-0}" -gt 0 ] 2> /dev/null; then pass; else fail "shard at $port holds no samples ($n)"; fi

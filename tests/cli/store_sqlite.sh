@@ -27,6 +27,8 @@ expect_status "a store that cannot be opened" 1 "$PROFKIT" store ls "$TMP/no/suc
 grep -q "x.sqlite" "$TMP/err" && pass || fail "the error names the DB: $(cat "$TMP/err")"
 
 store_suite "$DB"
+echo "== day to day: keep-going, label, ls --json, unknown keys, older-than"
+store_day_to_day "$TMP/day.sqlite"
 
 # rm leaves the store as if the removed profiles had never been added: the
 # same rows in every table as a store of only the others (the shared rows

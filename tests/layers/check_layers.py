@@ -13,17 +13,31 @@ object that defines it, and fails, naming the files and the symbols, on:
   - two source files with one name (names are unique across the tree, so a
     name in a message or a debugger points at one file);
   - more than 12 entries at the top of formats/ (a format of several files
-    gets a folder; past twelve, group before adding).
+    gets a folder; past twelve, group before adding);
+  - a function the public header declares without the PROFKIT_API mark
+    (the shared library, built with hidden visibility, would not export it);
+  - a global name of the library's objects that is neither declared by the
+    public header nor internal (pk_, the one internal prefix): in a static
+    link every global name of libprofkit.a shares the program's namespace;
+and, given the shared library (--shared):
+  - a name it exports that the public header does not declare;
+  - a function the public header declares that it does not export.
 
-Usage: check_layers.py SRC_DIR LIB_OBJ_DIR CLI_OBJ_DIR PUBLIC_HEADER
+Usage: check_layers.py [--shared LIB] [--objects DIR]
+                       SRC_DIR LIB_OBJ_DIR CLI_OBJ_DIR PUBLIC_HEADER
   SRC_DIR      the sources (src/); objects whose source is gone (left in a
                build directory by a file that moved) are not read
   LIB_OBJ_DIR  the library's objects, laid out as the sources under src/
-               (CMakeFiles/profkit.dir/src in a CMake build)
+               (CMakeFiles/profkit_objects.dir/src in a CMake build)
   CLI_OBJ_DIR  the command's objects (CMakeFiles/profkit_cli.dir/src/cli)
+  --shared LIB the shared library built from those objects (libprofkit.so)
+  --objects DIR  every object of the library, generated sources' too
+               (CMakeFiles/profkit_objects.dir): their global names are
+               checked as well (default: LIB_OBJ_DIR's)
 
 The layer order and its reasons are in docs/architecture.md.
 """
+import argparse
 import os
 import re
 import subprocess
@@ -72,6 +86,59 @@ def symbols(obj):
         elif kind in "TDBRVWGSC" or kind == "u":
             defs.add(name)
     return defs, undefs
+
+
+def strip_comments(text):
+    """Blanks C comments, keeping string literals."""
+    return re.sub(r'"(?:\\.|[^"\\])*"|/\*.*?\*/|//[^\n]*',
+                  lambda m: m.group(0) if m.group(0).startswith('"') else " ", text, flags=re.S)
+
+
+def header_functions(text):
+    """(marked, unmarked): the functions a header declares at file scope
+    with the PROFKIT_API mark, and without it."""
+    code = strip_comments(text).replace("\\\n", " ")
+    code = "\n".join(l for l in code.splitlines() if not l.lstrip().startswith("#"))
+    marked, unmarked = set(), set()
+    stmt, stack = "", []  # stack: "extern" or "block" per open brace
+    for c in code:
+        if c == "{":
+            if stmt.strip() == 'extern "C"':
+                stack.append("extern")
+                stmt = ""
+            else:
+                stack.append("block")
+            continue
+        if c == "}":
+            if stack:
+                stack.pop()
+            continue
+        if "block" in stack:
+            continue
+        if c != ";":
+            stmt += c
+            continue
+        words = stmt.split()
+        m = re.search(r"\b([A-Za-z_]\w*)\s*\(", stmt)
+        if words and words[0] != "typedef" and m:
+            (marked if "PROFKIT_API" in stmt[:m.start()].split() else unmarked).add(m.group(1))
+        stmt = ""
+    return marked, unmarked
+
+
+def exported(lib):
+    """The names a shared library exports (its defined dynamic symbols)."""
+    text = subprocess.run(["nm", "-D", "--defined-only", "-P", lib], check=True,
+                          capture_output=True, text=True).stdout
+    return {parts[0] for parts in (l.split() for l in text.splitlines()) if len(parts) >= 2}
+
+
+# Global names the compiler or the C++ standard library make, not ours: a
+# name with a character no C identifier has (DW.ref.__gxx_personality_v0,
+# the sanitizers' __odr_asan.NAME), or a C++ name in namespace std or
+# __gnu_cxx, or local to a function of theirs (templates of <string>
+# instantiated by src/symbols/demangle.cc).
+NOT_OURS = re.compile(r"[^A-Za-z0-9_]|^_Z(?:Z|T[VIS]|GVZ?)?N?K?(?:St|9__gnu_cxx)")
 
 
 def source_name(obj, root):
@@ -151,23 +218,38 @@ def why(uses, a, b):
 
 
 def main(argv):
-    if len(argv) != 5:
+    ap = argparse.ArgumentParser(usage=__doc__, add_help=False)
+    ap.add_argument("--shared")
+    ap.add_argument("--objects")
+    ap.add_argument("dirs", nargs="*")
+    args = ap.parse_args(argv[1:])
+    if len(args.dirs) != 4:
         print(__doc__, file=sys.stderr)
         return 2
-    src_root, lib_root, cli_root, header = argv[1:]
+    src_root, lib_root, cli_root, header = args.dirs
+    hname = os.path.basename(header)
     problems = []
 
     definer = {}   # symbol -> source file
     undef = {}     # source file -> undefined symbols
+    globals_of = {}  # object (a source, or a generated one's path) -> defined globals
     for obj in objects(lib_root, src_root):
         src = source_name(obj, lib_root)
         d, u = symbols(obj)
         undef[src] = u
+        globals_of[src] = d
         for s in d:
             definer.setdefault(s, src)
     if not undef:
         print(f"layers: no objects under {lib_root}", file=sys.stderr)
         return 2
+    if args.objects:
+        inside = os.path.realpath(lib_root) + os.sep
+        for d, _, files in os.walk(args.objects):
+            for f in files:
+                obj = os.path.join(d, f)
+                if f.endswith(".o") and not os.path.realpath(obj).startswith(inside):
+                    globals_of[os.path.relpath(obj, args.objects)] = symbols(obj)[0]
 
     uses = {}      # (file, file) -> symbols
     for src, u in undef.items():
@@ -218,7 +300,26 @@ def main(argv):
             problems.append("a format uses another format: " + why(uses, a, b))
 
     with open(header, encoding="utf-8") as f:
-        declared = set(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]*\b", f.read()))
+        header_text = f.read()
+    declared = set(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]*\b", header_text))
+    marked, unmarked = header_functions(header_text)
+    for name in sorted(unmarked):
+        problems.append(f"{hname} declares {name} without PROFKIT_API: the shared library "
+                        f"would not export it")
+    public = marked | unmarked
+    for src, names in sorted(globals_of.items()):
+        for name in sorted(names):
+            if name not in public and not name.startswith("pk_") and not NOT_OURS.search(name):
+                problems.append(f"{src} defines {name}, a global name neither public (declared "
+                                f"by {hname}) nor internal (pk_...): make it static or name it "
+                                f"pk_<area>_...")
+    if args.shared:
+        lib = os.path.basename(args.shared)
+        out = exported(args.shared)
+        for name in sorted(out - public):
+            problems.append(f"{lib} exports {name}, which {hname} does not declare")
+        for name in sorted(marked - out):
+            problems.append(f"{hname} declares {name}, which {lib} does not export")
     cli_objs = objects(cli_root, os.path.join(src_root, "cli"))
     if not cli_objs:
         print(f"layers: no objects under {cli_root}", file=sys.stderr)
@@ -265,7 +366,10 @@ def main(argv):
         print(f"layers: {len(problems)} problem(s) in {n_files} files")
         return 1
     print(f"layers: {n_files} files, {len(folders)} folders: no circles, "
-          f"every folder uses only those below it, the CLI only the public header")
+          f"every folder uses only those below it, the CLI only the public header; "
+          f"{len(public)} public functions"
+          + (f", exactly what {os.path.basename(args.shared)} exports" if args.shared else "")
+          + "; every other global name pk_")
     return 0
 
 

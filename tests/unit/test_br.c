@@ -127,7 +127,8 @@ static void sampled_stream_labels_and_stacks(void **state)
     assert_int_equal(p->n_samples, 2);
     char s[512];
     path_of(p, p->sample_stack[0], 1, s, sizeof(s));
-    assert_string_equal(s, "(main)@main.br:10:0;(gosub)@main.br:40:0;CALC@lib/calc.br:120:2");
+    /* the gosub routine is named by its caller's line, the GOSUB statement */
+    assert_string_equal(s, "(main)@main.br:10:0;(gosub from main.br:10)@main.br:40:0;CALC@lib/calc.br:120:2");
     path_of(p, p->sample_stack[1], 1, s, sizeof(s));
     assert_string_equal(s, "(unknown)@2:7:0");
     assert_int_equal(p->default_value, vt(p, "samples"));
@@ -200,22 +201,26 @@ static size_t generate(buf *b, expect *e, size_t max, int timed)
     size_t n = 0;
     while (n < max && b->n < sizeof(b->d) - 512) {
         int depth = 1 + (int)rnd(6);
-        char labels[8][32];
+        char labels[8][40];
+        unsigned mods[8], lines[8];
+        int gosub[8] = { 0 };
         int64_t ns = 0;
         for (int d = 0; d < depth; d++) {
-            rec(b, d ? 5 : 3, 1 + rnd(3), rnd(100), rnd(3));
+            mods[d] = 1 + rnd(3);
+            lines[d] = rnd(100);
+            rec(b, d ? 5 : 3, mods[d], lines[d], rnd(3));
             unsigned k = rnd(4);
             if (k == 0) {
-                snprintf(labels[d], 32, "f%u", rnd(20));
+                snprintf(labels[d], 40, "f%u", rnd(20));
                 name(b, labels[d]);
             } else if (k == 1) {
-                snprintf(labels[d], 32, "(gosub)");
+                gosub[d] = 1; /* named below, by its caller */
                 u8(b, 8);
             } else if (k == 2) {
-                snprintf(labels[d], 32, "(main)");
+                snprintf(labels[d], 40, "(main)");
                 u8(b, 9);
             } else {
-                snprintf(labels[d], 32, "(unknown)");
+                snprintf(labels[d], 40, "(unknown)");
             }
             if (timed && rnd(2)) {
                 uint64_t t = rnd(100000);
@@ -224,6 +229,14 @@ static size_t generate(buf *b, expect *e, size_t max, int timed)
             }
         }
         u8(b, 6);
+        /* a gosub routine: "(gosub from FILE:LINE)" of its caller (module 3
+         * is never mapped: its number is its file) */
+        static const char *const files[] = { "", "a.br", "b.br", "3" };
+        for (int d = 0; d < depth; d++)
+            if (gosub[d] && d + 1 < depth)
+                snprintf(labels[d], 40, "(gosub from %s:%u)", files[mods[d + 1]], lines[d + 1]);
+            else if (gosub[d])
+                snprintf(labels[d], 40, "(gosub)");
         size_t used = 0;
         for (int d = depth - 1; d >= 0; d--)
             used += (size_t)snprintf(e[n].path + used, sizeof(e[n].path) - used, "%s%s", labels[d],

@@ -111,10 +111,18 @@ static void reads_addresses_and_header(void **state)
     assert_int_equal(p->n_samples, 6);
     assert_string_equal(pk_meta_get(p, "event"), "cycles 63488 x");
     assert_string_equal(pk_meta_get(p, "format_version"), "0.07");
-    /* Frame labels are the addresses. */
+    /* The image's mapping: its first byte at tstart, tsize bytes, the path
+     * line; unnamed frames are labelled by it (IMAGE+0xOFFSET). */
+    assert_int_equal(p->n_mappings, 1);
+    assert_int_equal(p->mappings[0].start, t0);
+    assert_int_equal(p->mappings[0].end, t0 + 4096);
+    assert_int_equal(p->mappings[0].offset, 0);
+    assert_string_equal(pk_str(p, p->mappings[0].path), "/bin/walnut");
+    for (size_t i = 0; i < p->n_frames; i++)
+        assert_int_equal(p->frames[i].mapping, 0);
     char label[64];
     pk_frame_label(p, p->stacks[p->sample_stack[0]].frame, 0, label, sizeof(label));
-    assert_string_equal(label, "0x120000000");
+    assert_string_equal(label, "walnut+0x0");
     profkit_profile_free(p);
 
     /* Without tstart the offsets are the addresses; without path the thread
@@ -288,23 +296,48 @@ static void errors_name_offsets(void **state)
     }
 }
 
-/* Cut at every byte: never a crash, always an error (the footer is at the end). */
+static void count_warning(const profkit_error *w, void *payload)
+{
+    assert_true(w->message[0] != 0);
+    ++*(int *)payload;
+}
+
+/* Cut at every byte: never a crash; an error at an offset inside the cut
+ * (in the header), or, once the header is whole, the complete chunks
+ * before the cut with a "truncated" warning, never more samples. */
 static void every_truncation_fails_cleanly(void **state)
 {
     (void)state;
     static buf b, cut;
     make(&b, HEAD("cycles", "tstart 0x10\n"), CH, 3, 0);
+    int kept = 0;
     for (size_t k = 0; k < b.n; k++) {
         memcpy(cut.d, b.d, k);
         cut.n = k;
         profkit_profile *p;
         profkit_error err;
-        int rc = read_mem(&p, &cut, "dcpi", &err);
-        assert_int_not_equal(rc, 0);
-        assert_null(p);
-        assert_true(err.has_offset);
-        assert_true(err.offset <= k);
+        profkit_read_options ro;
+        memset(&ro, 0, sizeof(ro));
+        ro.format = "dcpi";
+        int warnings = 0;
+        ro.on_warning = count_warning;
+        ro.payload = &warnings;
+        int rc = profkit_profile_read_memory(&p, cut.d, cut.n, "test.dcpi", &ro, &err);
+        if (rc != 0) {
+            assert_null(p);
+            assert_true(err.has_offset);
+            assert_true(err.offset <= k);
+            continue;
+        }
+        assert_int_equal(warnings, 1);
+        int64_t total = 0;
+        for (size_t i = 0; i < p->n_samples; i++)
+            total += p->sample_values[i];
+        assert_true(total < 5 + 1 + 7 + 2 + 9 + 3);
+        kept += total > 0;
+        profkit_profile_free(p);
     }
+    assert_true(kept > 0);
 }
 
 /* Seeded bit flips of a larger file (many chunks, so the flips hit offsets,

@@ -289,16 +289,16 @@ static void stack_table_out_of_order_is_refused(void **state)
 static void escapes(void **state)
 {
     (void)state;
-    flame_buf b = { 0 };
+    pk_buf b = PK_BUF_INIT;
     const char s[] = "a</script><!--\"\\\x01\xff\xc3\xa9&>";
-    pk_flame_put_json_string(&b, s, sizeof(s) - 1);
-    pk_flame_put(&b, " ", 1);
-    pk_flame_put_xml(&b, s, sizeof(s) - 1);
-    pk_flame_put(&b, " ", 1);
-    pk_flame_put_i64(&b, INT64_MIN);
+    pk_buf_json(&b, s, sizeof(s) - 1, PK_JSON_PAGE);
+    pk_buf_put(&b, " ", 1);
+    pk_buf_xml(&b, s, sizeof(s) - 1);
+    pk_buf_put(&b, " ", 1);
+    pk_buf_i64(&b, INT64_MIN);
     char *out;
     size_t len;
-    assert_int_equal(pk_flame_buf_finish(&b, &out, &len, NULL), 0);
+    assert_int_equal(pk_buf_take(&b, &out, &len), 0);
     assert_string_equal(out, "\"a\\u003c/script\\u003e\\u003c!--\\\"\\\\\\u0001\xef\xbf\xbd\xc3\xa9\\u0026\\u003e\" "
                              "a&lt;/script&gt;&lt;!--&quot;\\\xef\xbf\xbd\xef\xbf\xbd\xc3\xa9&amp;&gt; "
                              "-9223372036854775808");

@@ -512,6 +512,91 @@ static void test_stream_equivalence(void **state)
     profkit_profile_free(pp[1]);
 }
 
+/* Rows before their schema, one of them far wider than the others (its
+ * extra cells, text among them, are dropped) and one shorter: the same
+ * profile as with the schema first. */
+static void test_rows_before_schema(void **state)
+{
+    (void)state;
+    char wide[4096] = "";
+    for (int i = 0; i < 300; i++)
+        strcat(wide, i % 3 ? ",7" : ",\"x\"");
+    const char *fmt =
+        "{\"meta\":{\"version\":36},\"threads\":[{\"name\":\"T\","
+        "\"samples\":{%s},"
+        "\"stackTable\":{%s},"
+        "\"frameTable\":{\"schema\":{\"location\":0,\"line\":1},\"data\":[[0],[1,9],[2]]},"
+        "\"stringTable\":[\"a (in m)\",\"b (u:3)\",\"c\"]}]}";
+    char s_first[512], s_data[8192], t_first[512], t_data[8192];
+    snprintf(s_first, sizeof s_first, "\"schema\":{\"stack\":0,\"time\":1},\"data\":[[2,1],[1,2],[0,3]]");
+    snprintf(s_data, sizeof s_data, "\"data\":[[2,1%s],[1,2],[0,3]],\"schema\":{\"stack\":0,\"time\":1}", wide);
+    snprintf(t_first, sizeof t_first, "\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0],[0,1],[1,2]]");
+    snprintf(t_data, sizeof t_data, "\"data\":[[null,0],[0,1%s],[1,2,null]],\"schema\":{\"frame\":1,\"prefix\":0}", wide);
+    profkit_profile *pp[2];
+    for (int k = 0; k < 2; k++) {
+        char doc[20000];
+        snprintf(doc, sizeof doc, fmt, k ? s_data : s_first, k ? t_data : t_first);
+        profkit_error err;
+        if (read_mem(&pp[k], doc, strlen(doc), "gecko", &err))
+            fail_msg("%s", err.message);
+    }
+    const char *want[] = { "a;b;c", "a;b", "a" };
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(pp[k]->n_samples, 3);
+        for (size_t i = 0; i < 3; i++) {
+            char path[256];
+            stack_path(pp[k], pp[k]->sample_stack[i], path, sizeof path);
+            assert_string_equal(path, want[i]);
+            assert_int_equal(pp[k]->sample_time[i], (int64_t)(i + 1) * 1000000);
+        }
+        /* frame 1's row reached the line column before its wide tail */
+        assert_int_equal(pp[k]->frames[pp[k]->stacks[pp[k]->sample_stack[1]].frame].line, 9);
+    }
+    profkit_profile_free(pp[0]);
+    profkit_profile_free(pp[1]);
+}
+
+/* Threads naming the shared tables' functions with string tables of their
+ * own, each built as it closes (and freed): each gets its own names, and
+ * threads whose strings agree share the stacks. */
+static void test_thread_strings(void **state)
+{
+    (void)state;
+    char doc[4096];
+    int w = snprintf(doc, sizeof doc,
+                     "{\"meta\":{\"version\":31,\"preprocessedProfileVersion\":70},\"shared\":{"
+                     "\"stackTable\":{\"length\":3,\"frame\":[0,1,2],\"prefix\":[null,0,1]},"
+                     "\"frameTable\":{\"length\":3,\"func\":[0,1,2],\"address\":[-1,-1,-1]},"
+                     "\"funcTable\":{\"length\":3,\"name\":[0,1,2],\"resource\":[-1,-1,-1]},"
+                     "\"resourceTable\":{\"length\":0}},\"threads\":[");
+    const char *strings[] = { "\"a0\",\"b0\",\"c0\"", "\"a1\",\"b1\",\"c1\"", "\"a0\",\"b0\",\"c0\"",
+                              "\"a0\",\"b0\",\"c0\",\"d\"", "\"a2\",\"b2\",\"c2\"" };
+    for (int t = 0; t < 5; t++)
+        w += snprintf(doc + w, sizeof doc - (size_t)w,
+                      "%s{\"name\":\"T%d\",\"stringArray\":[%s],\"samples\":{\"length\":2,\"stack\":[2,1],"
+                      "\"timeDeltas\":[1,1]}}",
+                      t ? "," : "", t, strings[t]);
+    snprintf(doc + w, sizeof doc - (size_t)w, "]}");
+    profkit_profile *p = NULL;
+    profkit_error err;
+    if (read_mem(&p, doc, strlen(doc), "firefox", &err))
+        fail_msg("%s", err.message);
+    assert_int_equal(p->n_threads, 5);
+    assert_int_equal(p->n_samples, 10);
+    const char *want[] = { "a0;b0;c0", "a1;b1;c1", "a0;b0;c0", "a0;b0;c0", "a2;b2;c2" };
+    for (size_t i = 0; i < 5; i++) {
+        char path[256];
+        assert_int_equal(p->sample_thread[2 * i], i);
+        stack_path(p, p->sample_stack[2 * i], path, sizeof path);
+        assert_string_equal(path, want[i]);
+    }
+    /* the threads with a0 b0 c0 (and more) made no stacks of their own */
+    assert_int_equal(p->sample_stack[4], p->sample_stack[0]);
+    assert_int_equal(p->sample_stack[6], p->sample_stack[0]);
+    assert_int_equal(p->n_stacks, 1 + 3 * 3);
+    profkit_profile_free(p);
+}
+
 static void test_fixtures_detected(void **state)
 {
     (void)state;
@@ -657,7 +742,7 @@ static void test_numbers(void **state)
 static void test_text(void **state)
 {
     (void)state;
-    pk_json_text t = { 0 };
+    pk_buf t = PK_BUF_INIT;
     pk_json_event evs[] = {
         { PK_JSON_MAP_START, NULL, 0, 0 }, { PK_JSON_KEY, "a\"b", 3, 0 },
         { PK_JSON_ARRAY_START, NULL, 0, 0 }, { PK_JSON_NUMBER, "1.50", 4, 0 },
@@ -669,7 +754,7 @@ static void test_text(void **state)
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         pk_json_text_event(&t, &evs[i]);
     assert_string_equal(t.buf, "{\"a\\\"b\":[1.50,null,true,\"x\\u000a\\u0001\"],\"c\":{}}");
-    pk_json_text_free(&t);
+    pk_buf_free(&t);
 }
 
 int main(void)
@@ -683,7 +768,8 @@ int main(void)
         cmocka_unit_test(test_stream_equivalence), cmocka_unit_test(test_skip_markers), cmocka_unit_test(test_fixtures_detected),
         cmocka_unit_test(test_error_positions),  cmocka_unit_test(test_gzip_truncated),
         cmocka_unit_test(test_mutations),        cmocka_unit_test(test_numbers),
-        cmocka_unit_test(test_text),
+        cmocka_unit_test(test_text),             cmocka_unit_test(test_rows_before_schema),
+        cmocka_unit_test(test_thread_strings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

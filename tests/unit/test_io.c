@@ -161,6 +161,48 @@ static void zstd_stream(void **state)
     free(out);
 }
 
+/* A longer peek (detection that 64 KiB cannot settle) keeps every byte for
+ * the reader, plain or gzip, whole or streamed; it is refused once reading began. */
+static void peek_more(void **state)
+{
+    (void)state;
+    size_t cap = N * 2 + 1024;
+    uint8_t *gz = malloc(cap), *out = malloc(N * 2);
+    size_t g = gzip_into(gz, cap, plain, N);
+    for (int zipped = 0; zipped < 2; zipped++) {
+        for (int streamed = 0; streamed < 2; streamed++) {
+            pk_source *s;
+            profkit_error err;
+            const uint8_t *d;
+            size_t n;
+            assert_int_equal(pk_source_open_memory(&s, zipped ? gz : plain, zipped ? g : N, "m", &err), 0);
+            assert_int_equal(pk_source_peek(s, &d, &n, &err), 0);
+            assert_int_equal(n, 64 * 1024);
+            assert_int_equal(pk_source_peek_more(s, 200 * 1024, &d, &n, &err), 0);
+            assert_int_equal(n, 200 * 1024);
+            assert_memory_equal(d, plain, n);
+            assert_int_equal(pk_source_peek_more(s, 4 * N, &d, &n, &err), 0);
+            assert_int_equal(n, N); /* the whole input, no more */
+            assert_memory_equal(d, plain, n);
+            if (streamed) {
+                int rc;
+                size_t len = stream_all(s, out, N * 2, &rc);
+                assert_int_equal(rc, 0);
+                assert_int_equal(len, N);
+                assert_memory_equal(out, plain, N);
+                assert_int_equal(pk_source_peek_more(s, 4 * N, &d, &n, &err), PROFKIT_EINVAL);
+            } else {
+                assert_int_equal(pk_source_all(s, &d, &n, &err), 0);
+                assert_int_equal(n, N);
+                assert_memory_equal(d, plain, N);
+            }
+            pk_source_close(s);
+        }
+    }
+    free(gz);
+    free(out);
+}
+
 static void file_source_and_errors(void **state)
 {
     (void)state;
@@ -254,15 +296,88 @@ static void sink_is_atomic(void **state)
     rmdir(dir);
 }
 
+/* The same writes through a file sink and a memory sink. */
+static void write_some(pk_sink *k)
+{
+    pk_sink_puts(k, "head\n");
+    for (int i = 0; i < 5000; i++) {
+        pk_sink_printf(k, "%d,", i * 7);
+        pk_buf_json(pk_sink_buf(k), "a\"b\xff<", 5, PK_JSON_STD);
+        pk_buf_xml(pk_sink_buf(k), "<&>", 3);
+    }
+    pk_sink_write(k, plain, N); /* larger than the staging area */
+    pk_sink_puts(k, "tail\n");
+}
+
+static void memory_sink_matches_file_sink(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/profkit_sink_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof(path), "%s/out", dir);
+    int kinds[] = { PROFKIT_SINK_PLAIN, PROFKIT_SINK_GZIP, PROFKIT_SINK_ZSTD };
+    for (size_t c = 0; c < 3; c++) {
+        pk_sink *k;
+        profkit_error err;
+        assert_int_equal(pk_sink_open(&k, path, kinds[c], &err), 0);
+        write_some(k);
+        assert_int_equal(pk_sink_close(k, 1, &err), 0);
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        struct stat st;
+        assert_int_equal(fstat(fileno(f), &st), 0);
+        uint8_t *file = malloc((size_t)st.st_size + 1);
+        assert_int_equal(fread(file, 1, (size_t)st.st_size, f), (size_t)st.st_size);
+        fclose(f);
+
+        pk_buf mem = PK_BUF_INIT;
+        assert_int_equal(pk_sink_open_memory(&k, &mem, kinds[c], &err), 0);
+        write_some(k);
+        assert_int_equal(pk_sink_close(k, 1, &err), 0);
+        assert_int_equal(mem.len, (size_t)st.st_size);
+        assert_memory_equal(mem.buf, file, mem.len);
+        /* a second sink into the same buffer appends */
+        assert_int_equal(pk_sink_open_memory(&k, &mem, kinds[c], &err), 0);
+        pk_sink_puts(k, "more");
+        assert_int_equal(pk_sink_close(k, 1, &err), 0);
+        assert_true(mem.len > (size_t)st.st_size);
+        assert_memory_equal(mem.buf, file, (size_t)st.st_size);
+        pk_buf_free(&mem);
+        free(file);
+        unlink(path);
+        /* an aborted memory sink leaves the buffer as it was */
+        assert_int_equal(pk_sink_open_memory(&k, &mem, kinds[c], &err), 0);
+        write_some(k);
+        assert_int_equal(pk_sink_close(k, 0, &err), 0);
+        assert_int_equal(mem.len, 0);
+        pk_buf_free(&mem);
+        /* the destination's bound bounds the output */
+        pk_buf_init(&mem, 1000);
+        assert_int_equal(pk_sink_open_memory(&k, &mem, kinds[c], &err), 0);
+        for (int i = 0; i < 2000 && !pk_sink_failed(k); i++)
+            pk_sink_write(k, plain + (size_t)i * 100, 100);
+        if (kinds[c] == PROFKIT_SINK_PLAIN)
+            assert_true(pk_sink_failed(k)); /* plain bytes fail as they come */
+        assert_int_equal(pk_sink_close(k, 1, &err), PROFKIT_ENOMEM);
+        assert_string_equal(err.message, "writing the output: more than 1000 bytes");
+        assert_true(mem.len <= 1000);
+        pk_buf_free(&mem);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
     fill_plain();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(plain_memory),
         cmocka_unit_test(gzip_and_concatenated),
+        cmocka_unit_test(peek_more),
         cmocka_unit_test(zstd_stream),
         cmocka_unit_test(file_source_and_errors),
         cmocka_unit_test(sink_is_atomic),
+        cmocka_unit_test(memory_sink_matches_file_sink),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

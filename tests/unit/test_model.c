@@ -1,4 +1,4 @@
-/* test_model.c: stack interning, samples, value types, merge, top, label tree. */
+/* test_model.c: stack interning, samples, value types, merge, top, labels (the call tree: test_ltree.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -287,78 +287,6 @@ static void top_counts_recursion_once(void **state)
     profkit_profile_free(p);
 }
 
-static void ltree_merges_labels(void **state)
-{
-    (void)state;
-    profkit_profile *p = profkit_profile_new();
-    pk_value_type_add(p, "samples", "count");
-    uint32_t t = pk_thread_add(p, "main", "", -1, -1);
-    /* Two frames named "x" at different addresses are one tree node. */
-    uint32_t m = frame_named(p, "main", 0), x1 = frame_named(p, "x", 1), x2 = frame_named(p, "x", 2);
-    int64_t one = 1, two = 2;
-    pk_sample_add(p, pk_stack_intern(p, pk_stack_intern(p, 0, m), x1), t, &one);
-    pk_sample_add(p, pk_stack_intern(p, pk_stack_intern(p, 0, m), x2), t, &two);
-    pk_sample_add(p, pk_stack_intern(p, 0, frame_named(p, "a;b\nc", 0)), t, &one);
-    pk_ltree tr;
-    pk_ltree_options o = { 0, PROFKIT_NONE, 0, 1 };
-    profkit_error err;
-    assert_int_equal(pk_ltree_build(&tr, p, &o, &err), 0);
-    assert_int_equal(tr.grand_total, 4);
-    /* root's children sorted by label: "a_b_c" < "main". */
-    uint32_t c0 = tr.children[tr.child_start[0]], c1 = tr.children[tr.child_start[0] + 1];
-    assert_string_equal(pk_strtab_get(&tr.labels, tr.label[c0]), "a_b_c");
-    assert_string_equal(pk_strtab_get(&tr.labels, tr.label[c1]), "main");
-    assert_int_equal(tr.total[c1], 3);
-    assert_int_equal(tr.child_start[c1 + 1] - tr.child_start[c1], 1);
-    uint32_t x = tr.children[tr.child_start[c1]];
-    assert_int_equal(tr.self[x], 3);
-    pk_ltree_free(&tr);
-    profkit_profile_free(p);
-}
-
-static void ltree_self_of_another_value(void **state)
-{
-    (void)state;
-    /* Two value types, two threads: the self values of a tree built for
-     * one, asked for the other (and a thread), are those of a tree built
-     * for that other. */
-    profkit_profile *p = profkit_profile_new();
-    pk_value_type_add(p, "objects", "count");
-    pk_value_type_add(p, "space", "bytes");
-    uint32_t t0 = pk_thread_add(p, "main", "", -1, -1);
-    uint32_t t1 = pk_thread_add(p, "io", "", -1, -1);
-    uint32_t m = frame_named(p, "main", 0), x1 = frame_named(p, "x", 1);
-    uint32_t x2 = frame_named(p, "x", 2);
-    uint32_t s1 = pk_stack_intern(p, pk_stack_intern(p, 0, m), x1);
-    uint32_t s2 = pk_stack_intern(p, pk_stack_intern(p, 0, m), x2);
-    int64_t v[][2] = { { 1, 100 }, { 2, 0 }, { 0, 7 }, { 5, 50 } };
-    pk_sample_add(p, s1, t0, v[0]);
-    pk_sample_add(p, s2, t0, v[1]);
-    pk_sample_add(p, pk_stack_intern(p, 0, m), t1, v[2]);
-    pk_sample_add(p, s1, t1, v[3]);
-    profkit_error err;
-    for (uint32_t th = 0; th < 3; th++) {
-        uint32_t thread = th == 2 ? PROFKIT_NONE : th;
-        pk_ltree a, b;
-        pk_ltree_options oa = { 0, thread, 0, 0 }, ob = { 1, thread, 0, 0 };
-        assert_int_equal(pk_ltree_build(&a, p, &oa, &err), 0);
-        assert_int_equal(pk_ltree_build(&b, p, &ob, &err), 0);
-        assert_int_equal(a.n, b.n);
-        int64_t *self = pk_ltree_self(&a, p, 1, thread);
-        assert_non_null(self);
-        int64_t sum = 0;
-        for (size_t i = 0; i < a.n; i++) {
-            assert_int_equal(self[i], b.self[i]);
-            sum += self[i];
-        }
-        assert_int_equal(sum, th == 0 ? 100 : th == 1 ? 57 : 157);
-        free(self);
-        pk_ltree_free(&a);
-        pk_ltree_free(&b);
-    }
-    profkit_profile_free(p);
-}
-
 static void labels_and_units(void **state)
 {
     (void)state;
@@ -407,8 +335,6 @@ int main(void)
         cmocka_unit_test(merge_remaps_everything),
         cmocka_unit_test(top_counts_recursion_once),
         cmocka_unit_test(top_sort_first_matches_full_sort),
-        cmocka_unit_test(ltree_merges_labels),
-        cmocka_unit_test(ltree_self_of_another_value),
         cmocka_unit_test(labels_and_units),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

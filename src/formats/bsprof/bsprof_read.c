@@ -990,6 +990,7 @@ static int read_header_all(reader *r)
 static int entries_cut(reader *r, const char *kind)
 {
     uint64_t at = r->in.base + r->in.pos;
+    r->cut = 1;
     if (r->in.pos == r->in.len)
         return pk_read_warn(r->ctx, PROFKIT_ETRUNCATED, (int64_t)at,
                             "the input ends without the end-of-entries marker; the %" PRIu64
@@ -1076,9 +1077,11 @@ static int read_footer(reader *r)
     if (st == PROFKIT_ECORRUPT)
         return pk_read_fail(ctx, PROFKIT_ECORRUPT, (int64_t)at,
                             "footer: end timestamp: varint longer than 10 bytes");
-    if (st == PROFKIT_ETRUNCATED)
+    if (st == PROFKIT_ETRUNCATED) {
+        r->cut = 1;
         return pk_read_warn(ctx, PROFKIT_ETRUNCATED, (int64_t)at,
                             "footer: the input ends before the end timestamp");
+    }
     r->in.pos += cur.pos;
     if (meta_u64(r->p, "end_timestamp_ms", ts) != 0)
         return out_of_memory(r);
@@ -1107,6 +1110,10 @@ static int finish(reader *r)
     int rc;
     if (batch_apply(r) != 0)
         return PROFKIT_ENOMEM;
+    /* In a cut stream what is still allocated was live when it ended, not
+     * known to leak: metadata "truncated" tells the reports. */
+    if (r->cut && pk_meta_add(p, "truncated", "the stream ends before its end-of-entries marker and footer") != 0)
+        return out_of_memory(r);
     if (!r->capped)
         start_capping(r);
     for (size_t i = 0; i < r->live.n_buckets; i++) {

@@ -18,8 +18,7 @@
 
 static int firefox_sniff(const uint8_t *head, size_t n, int complete)
 {
-    (void)complete;
-    return pk_gecko_sniff(head, n, PK_GECKO_PROCESSED);
+    return pk_gecko_sniff(head, n, PK_GECKO_PROCESSED, complete);
 }
 
 static int firefox_read(profkit_profile *p, pk_read_ctx *ctx)

@@ -127,26 +127,9 @@ typedef struct ffw {
 
 static void put(ffw *w, const char *s) { pk_sink_puts(w->k, s); }
 
-static void put_u64(ffw *w, uint64_t v)
-{
-    char buf[24];
-    size_t i = sizeof(buf);
-    do {
-        buf[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    pk_sink_write(w->k, buf + i, sizeof(buf) - i);
-}
+static void put_u64(ffw *w, uint64_t v) { pk_buf_u64(pk_sink_buf(w->k), v); }
 
-static void put_i64(ffw *w, int64_t v)
-{
-    if (v < 0) {
-        pk_sink_write(w->k, "-", 1);
-        put_u64(w, (uint64_t)0 - (uint64_t)v);
-    } else {
-        put_u64(w, (uint64_t)v);
-    }
-}
+static void put_i64(ffw *w, int64_t v) { pk_buf_i64(pk_sink_buf(w->k), v); }
 
 /* Writes mag / 10^digits (digits <= 9) as an exact decimal, trailing zeros cut. */
 static void put_scaled_u64(ffw *w, uint64_t mag, int digits)

@@ -18,8 +18,7 @@
 
 static int gecko_sniff(const uint8_t *head, size_t n, int complete)
 {
-    (void)complete;
-    return pk_gecko_sniff(head, n, PK_GECKO_RAW);
+    return pk_gecko_sniff(head, n, PK_GECKO_RAW, complete);
 }
 
 static int gecko_read(profkit_profile *p, pk_read_ctx *ctx)

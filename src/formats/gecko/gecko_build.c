@@ -99,7 +99,7 @@ enum { FUNC_JS = 1, FUNC_RESOURCE = 4, FUNC_SOURCE = 8, FUNC_LINE = 16 };
 static int has_flag(gk_build *b, int tk, size_t row, unsigned bit)
 {
     const gk_table *t = b->t[tk];
-    if (!t || t->col[COL_FLAGS].n == 0)
+    if (!t || pk_gk_col(t, COL_FLAGS)->n == 0)
         return 1;
     double d = pk_gk_cell_at(t, COL_FLAGS, row);
     if (cell_is_null(d) || cell_is_text(d) || !(d >= 0 && d < 4294967296.0))
@@ -176,7 +176,7 @@ enum { TOUCH_FUNC, TOUCH_FRAME, TOUCH_STACK };
  */
 static int touch(gk_build *b, gk_tables *o, unsigned kind, size_t i)
 {
-    if (o == &b->th->tab)
+    if (o == b->th->tab)
         return 0; /* a thread's own caches go with the thread */
     if (o->n_touched == o->cap_touched &&
         PK_VEC_RESERVE(o->touched, o->n_touched, o->cap_touched, 1) != 0)
@@ -227,23 +227,58 @@ static int func_name(gk_build *b, size_t i, int64_t si, profkit_function *f)
     int rc = string_view(b, T_FUNCS, i, si, &s, &len);
     if (rc < 0)
         return rc;
-    if (b->version >= 0 && b->version < 4 && b->t[T_FUNCS]->col[COL_FILE_NAME].n == 0) {
+    static const char entry[] = "AutoEntryScript ";
+    int js_old = b->version >= 0 && b->version < 4 && pk_gk_col(b->t[T_FUNCS], COL_FILE_NAME)->n == 0;
+    int entry_old = b->version >= 0 && b->version < 17 && len > sizeof entry - 1 &&
+                    memcmp(s, entry, sizeof entry - 1) == 0;
+    if (!js_old && !entry_old)
+        return model_string(b, T_FUNCS, i, si, &f->name);
+    /* what the string becomes is kept with the strings, by index: many
+     * functions may name one long string */
+    gk_tables *o = b->strings_owner; /* string_view checked si against it */
+    if (o->fnames && o->n_fnames != o->strings.n) {
+        free(o->fnames);
+        o->fnames = NULL;
+    }
+    if (!o->fnames) {
+        size_t n = o->strings.n ? o->strings.n : 1;
+        if (!(o->fnames = malloc(n * sizeof *o->fnames)))
+            return pk_gk_oom(b->r);
+        for (size_t k = 0; k < n; k++)
+            o->fnames[k] = (gk_fname){ PROFKIT_NONE, PROFKIT_NONE, 0, PROFKIT_NONE };
+        o->n_fnames = o->strings.n;
+    }
+    gk_fname *c = &o->fnames[si];
+    if (js_old) {
         double js = pk_gk_cell_at(b->t[T_FUNCS], COL_IS_JS, i);
         if (!cell_is_null(js) && !cell_is_text(js) && js != 0 && has_flag(b, T_FUNCS, i, FUNC_JS)) {
-            pk_gecko_location loc;
-            pk_gecko_parse_location(s, len, &loc);
-            if (loc.file && !loc.is_address) {
-                f->start_line = loc.line;
-                if ((rc = intern_len(b, loc.file, loc.file_len, &f->file)) < 0)
+            if (c->js_name == PROFKIT_NONE) {
+                pk_gecko_location loc;
+                pk_gecko_parse_location(s, len, &loc);
+                uint32_t name = 0, file = PROFKIT_NONE;
+                if (loc.file && !loc.is_address &&
+                    ((rc = intern_len(b, loc.file, loc.file_len, &file)) < 0 ||
+                     (rc = intern_len(b, loc.name, loc.name_len, &name)) < 0))
                     return rc;
-                return intern_len(b, loc.name, loc.name_len, &f->name);
+                c->js_line = loc.line;
+                c->js_file = file;
+                c->js_name = name;
+            }
+            if (c->js_file != PROFKIT_NONE) {
+                f->start_line = c->js_line;
+                f->file = c->js_file;
+                f->name = c->js_name;
+                return 0;
             }
         }
     }
-    static const char entry[] = "AutoEntryScript ";
-    if (b->version >= 0 && b->version < 17 && len > sizeof entry - 1 &&
-        memcmp(s, entry, sizeof entry - 1) == 0)
-        return intern_len(b, s + sizeof entry - 1, len - (sizeof entry - 1), &f->name);
+    if (entry_old) {
+        if (c->entry_name == PROFKIT_NONE &&
+            (rc = intern_len(b, s + sizeof entry - 1, len - (sizeof entry - 1), &c->entry_name)) < 0)
+            return rc;
+        f->name = c->entry_name;
+        return 0;
+    }
     return model_string(b, T_FUNCS, i, si, &f->name);
 }
 
@@ -271,7 +306,7 @@ static int func_id(gk_build *b, size_t i, uint32_t *out)
         return rc;
     if (rc == 0 && (rc = model_string(b, T_FUNCS, i, v, &f.file)) < 0)
         return rc;
-    if (b->t[T_FUNCS]->col[COL_SOURCE].n && b->t[T_SOURCES]) {
+    if (pk_gk_col(b->t[T_FUNCS], COL_SOURCE)->n && b->t[T_SOURCES]) {
         /* version 58+: the file name is in the shared sources table */
         int64_t src = 0;
         rc = has_flag(b, T_FUNCS, i, FUNC_SOURCE)
@@ -388,10 +423,10 @@ static int frame_lib(gk_build *b, size_t i, size_t func, uint32_t *out)
 {
     int64_t lib = -1, res;
     int rc;
-    if (b->t[T_FRAMES]->col[COL_LIB].n) {
+    if (pk_gk_col(b->t[T_FRAMES], COL_LIB)->n) {
         if ((rc = get_flagged(b, T_FRAMES, COL_LIB, i, FRAME_ADDRESS, &lib)) < 0)
             return rc;
-    } else if (b->t[T_RESOURCES] && b->t[T_RESOURCES]->col[COL_LIB].n) {
+    } else if (b->t[T_RESOURCES] && pk_gk_col(b->t[T_RESOURCES], COL_LIB)->n) {
         if ((rc = get_flagged(b, T_FUNCS, COL_RESOURCE, func, FUNC_RESOURCE, &res)) < 0)
             return rc;
         if (rc == 0 && res >= 0 && (size_t)res < pk_gk_table_rows(b->t[T_RESOURCES]) &&
@@ -478,7 +513,7 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
             return rc;
         if (rc == 0 && v > 0 && v <= 1024)
             fr.inline_depth = (uint32_t)v;
-        else if (b->t[T_FRAMES]->col[COL_FLAGS].n && has_flag(b, T_FRAMES, i, FRAME_INLINED))
+        else if (pk_gk_col(b->t[T_FRAMES], COL_FLAGS)->n && has_flag(b, T_FRAMES, i, FRAME_INLINED))
             fr.inline_depth = 1;
     }
     if ((rc = get_flagged(b, T_FRAMES, COL_LINE, i, FRAME_LINE, &v)) < 0)
@@ -532,9 +567,9 @@ static gk_srow *stack_rows(gk_build *b)
         return o->srows;
     gk_table *st = b->t[T_STACKS];
     size_t n = pk_gk_table_rows(st), nf = pk_gk_table_rows(b->t[T_FRAMES]);
-    int use_offset = st->col[COL_PREFIX_OFFSET].n > 0 && st->col[COL_PREFIX].n == 0;
-    gk_col *pc = &st->col[use_offset ? COL_PREFIX_OFFSET : COL_PREFIX];
-    gk_col *fc = &st->col[COL_FRAME];
+    int use_offset = pk_gk_col(st, COL_PREFIX_OFFSET)->n > 0 && pk_gk_col(st, COL_PREFIX)->n == 0;
+    gk_col *pc = pk_gk_col(st, use_offset ? COL_PREFIX_OFFSET : COL_PREFIX);
+    gk_col *fc = pk_gk_col(st, COL_FRAME);
     if (n >= GK_SROW_CELL || nf >= GK_SROW_CELL) /* indexes must fit below the markers */
         nf = n = 0; /* every row's cells are read again */
     size_t rows_n = pk_gk_table_rows(st);
@@ -543,7 +578,7 @@ static gk_srow *stack_rows(gk_build *b)
      * i's 12 bytes cover only cells >= i), and its cells freed: nothing
      * reads them again (no error to name) and the thread's tables go once
      * it is built; the row count does not come from the columns. */
-    int in_place = n > 0 && !use_offset && st->rows_layout && o == &b->th->tab && pc->n == n &&
+    int in_place = n > 0 && !use_offset && st->rows_layout && o == b->th->tab && pc->n == n &&
                    fc->n == n;
     for (size_t i = 0; in_place && i < n; i++) {
         gk_srow row = pack_row(i, pc->v[i], fc->v[i], n, nf, 0);
@@ -563,7 +598,7 @@ static gk_srow *stack_rows(gk_build *b)
             memcpy(buf + i * sizeof(gk_srow), &row, sizeof row);
         }
         col_release(fc);
-        col_release(&st->col[COL_PREFIX_OFFSET]);
+        col_release(pk_gk_col(st, COL_PREFIX_OFFSET));
         rows = (gk_srow *)(void *)buf;
     } else {
         rows = malloc((rows_n ? rows_n : 1) * sizeof *rows);
@@ -585,7 +620,7 @@ static gk_srow *stack_rows(gk_build *b)
 static int prefix_cell(gk_build *b, size_t cur, size_t n, int64_t *pf)
 {
     gk_table *st = b->t[T_STACKS];
-    int use_offset = st->col[COL_PREFIX_OFFSET].n > 0 && st->col[COL_PREFIX].n == 0;
+    int use_offset = pk_gk_col(st, COL_PREFIX_OFFSET)->n > 0 && pk_gk_col(st, COL_PREFIX)->n == 0;
     int rc;
     if (use_offset) {
         if ((rc = get_int(b, T_STACKS, COL_PREFIX_OFFSET, cur, pf)) < 0)
@@ -599,6 +634,33 @@ static int prefix_cell(gk_build *b, size_t cur, size_t n, int64_t *pf)
     if ((rc = get_index(b, T_STACKS, COL_PREFIX, cur, n, "stackTable", pf)) < 0)
         return rc;
     return 0;
+}
+
+/*
+ * Counts a stack made from a shared stackTable row. Threads that name the
+ * functions with a string table of their own make the shared stacks anew
+ * (the names differ, so no two threads can share one): T threads over a
+ * chain of D rows make T x D stacks from an input of T + D lines. The read
+ * stops when they pass 256 Ki plus the shared rows plus one per 4 bytes of
+ * the input read, so that this amplification stays within a bound of the
+ * file's size; threads of real profiles share their strings with the
+ * shared tables (version 56 and later) and make each shared row once.
+ */
+static int shared_stack_made(gk_build *b, size_t row)
+{
+    gk_reader *r = b->r;
+    if (b->owner[T_STACKS] == b->th->tab)
+        return 0;
+    if (r->j && pk_json_offset(r->j) > r->input_bytes)
+        r->input_bytes = pk_json_offset(r->j);
+    uint64_t limit = ((uint64_t)1 << 18) + pk_gk_table_rows(b->t[T_STACKS]) + r->input_bytes / 4;
+    if (++r->shared_stacks_made <= limit)
+        return 0;
+    return table_fail(b, T_STACKS, row,
+                      "the thread's own string table makes the shared stacks anew: more than the "
+                      "limit of %llu stacks so made (256 Ki, plus the shared rows, plus one per 4 "
+                      "bytes of the input read)",
+                      (unsigned long long)limit);
 }
 
 /* The model stack of stackTable row i, resolving prefixes iteratively. */
@@ -662,13 +724,14 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out)
         uint32_t frame = 0;
         if ((rc = frame_id(b, (size_t)fi, &frame)) < 0)
             return rc;
-        if (r->p->frames[frame].inline_depth && b->t[T_FRAMES]->col[COL_FLAGS].n &&
+        if (r->p->frames[frame].inline_depth && pk_gk_col(b->t[T_FRAMES], COL_FLAGS)->n &&
             (rc = inline_frame(b, parent, &frame)) < 0)
             return rc;
         parent = pk_stack_intern(r->p, parent, frame);
         if (parent == PROFKIT_NONE)
             return pk_gk_oom(r);
-        if ((rc = touch(b, b->owner[T_STACKS], TOUCH_STACK, s)) < 0)
+        if ((rc = touch(b, b->owner[T_STACKS], TOUCH_STACK, s)) < 0 ||
+            (rc = shared_stack_made(b, s)) < 0)
             return rc;
         rows[s].id = parent;
     }
@@ -780,8 +843,8 @@ static int build_samples(gk_build *b, uint32_t thread, double shift)
     if (!values)
         return pk_gk_oom(r);
     size_t n_stacks = pk_gk_table_rows(b->t[T_STACKS]);
-    int timed = st->col[COL_TIME].n > 0 || st->col[COL_TIME_DELTAS].n > 0;
-    int deltas = st->col[COL_TIME].n == 0 && st->col[COL_TIME_DELTAS].n > 0;
+    int timed = pk_gk_col(st, COL_TIME)->n > 0 || pk_gk_col(st, COL_TIME_DELTAS)->n > 0;
+    int deltas = pk_gk_col(st, COL_TIME)->n == 0 && pk_gk_col(st, COL_TIME_DELTAS)->n > 0;
     double t_acc = 0;
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
@@ -856,7 +919,7 @@ static int build_markers(gk_build *b, uint32_t thread, double shift)
             return rc;
         double s = 0, e = 0;
         int hs, he;
-        if ((hs = get_num(b, T_MARKERS, mt->col[COL_START_TIME].n ? COL_START_TIME : COL_TIME, i, &s)) < 0)
+        if ((hs = get_num(b, T_MARKERS, pk_gk_col(mt, COL_START_TIME)->n ? COL_START_TIME : COL_TIME, i, &s)) < 0)
             return hs;
         if ((he = get_num(b, T_MARKERS, COL_END_TIME, i, &e)) < 0)
             return he;
@@ -898,37 +961,93 @@ static double thread_shift(gk_reader *r, size_t depth)
     return shift;
 }
 
+/* Does b hold a's strings, the same at every index a has? */
+static int strings_prefix(const gk_strings *a, const gk_strings *b)
+{
+    if (a->n > b->n)
+        return 0;
+    if (a->n == 0)
+        return 1;
+    return memcmp(a->off, b->off, (a->n + 1) * sizeof *a->off) == 0 &&
+           memcmp(a->buf, b->buf, a->off[a->n]) == 0;
+}
+
+static int strings_copy(gk_strings *dst, const gk_strings *src)
+{
+    pk_gk_strings_free(dst);
+    if (src->n == 0)
+        return 0;
+    size_t len = src->off[src->n];
+    dst->buf = malloc(len ? len : 1);
+    dst->off = malloc((src->n + 1) * sizeof *dst->off);
+    if (!dst->buf || !dst->off) {
+        pk_gk_strings_free(dst);
+        return PROFKIT_ENOMEM;
+    }
+    memcpy(dst->buf, src->buf, len);
+    memcpy(dst->off, src->off, (src->n + 1) * sizeof *dst->off);
+    dst->len = len;
+    dst->cap = len ? len : 1;
+    dst->cap_off = src->n + 1;
+    dst->n = src->n;
+    return 0;
+}
+
 static int build_thread(gk_reader *r, gk_thread *th)
 {
     gk_build b;
     memset(&b, 0, sizeof b);
     b.r = r;
     b.th = th;
-    b.strings_owner = th->tab.have_strings ? &th->tab : r->shared.have_strings ? &r->shared : NULL;
+    b.strings_owner = th->tab && th->tab->have_strings ? th->tab
+                      : r->shared.have_strings ? &r->shared : NULL;
     for (int k = 0; k < T_COUNT; k++) {
-        gk_tables *o = th->tab.t[k].present ? &th->tab : r->shared.t[k].present ? &r->shared : NULL;
+        gk_tables *o = pk_gk_table_of(th->tab, k) ? th->tab : r->shared.t[k] ? &r->shared : NULL;
         b.owner[k] = o;
-        b.t[k] = o ? &o->t[k] : NULL;
+        b.t[k] = pk_gk_table_of(o, k);
     }
     /* caches hold ids made with one string table; drop them if it changes */
     for (int k = 0; k < T_COUNT; k++) {
         gk_tables *o = b.owner[k];
-        if (o && o->cache_owner != b.strings_owner) {
-            if (o == &th->tab) {
+        if (!o)
+            continue;
+        if (o == th->tab) {
+            if (o->cache_owner != b.strings_owner) {
                 free(o->func_ids);
                 free(o->frame_ids);
                 free(o->srows);
                 o->func_ids = o->frame_ids = NULL;
                 o->srows = NULL;
-            } else {
-                /* shared tables: every entry set since was noted */
-                untouch(o);
+                o->cache_owner = b.strings_owner;
             }
-            o->cache_owner = b.strings_owner;
+            continue;
+        }
+        /* Shared tables: every entry set since was noted (untouch). With
+         * the thread's own strings their content decides, not the owner's
+         * address: threads whose strings agree share the entries (the same
+         * strings make the same model ids), and a thread freed and another
+         * made at its address do not. */
+        const gk_tables *so = b.strings_owner;
+        if (so && so == th->tab) {
+            if (o->cache_copied && strings_prefix(&o->cache_strings, &so->strings)) {
+                if (o->cache_strings.n < so->strings.n && strings_copy(&o->cache_strings, &so->strings) != 0)
+                    return pk_gk_oom(r);
+                continue;
+            }
+            untouch(o);
+            if (strings_copy(&o->cache_strings, &so->strings) != 0)
+                return pk_gk_oom(r);
+            o->cache_copied = 1;
+            o->cache_owner = NULL;
+        } else if (o->cache_copied || o->cache_owner != so) {
+            untouch(o);
+            pk_gk_strings_free(&o->cache_strings);
+            o->cache_copied = 0;
+            o->cache_owner = so;
         }
     }
-    b.raw_frames = b.t[T_FRAMES] && (b.t[T_FRAMES]->col[COL_LOCATION].n > 0 ||
-                                     b.t[T_FRAMES]->schema[COL_LOCATION] >= 0);
+    b.raw_frames = b.t[T_FRAMES] && (pk_gk_col(b.t[T_FRAMES], COL_LOCATION)->n > 0 ||
+                                     pk_gk_schema(b.t[T_FRAMES], COL_LOCATION) >= 0);
     b.version = b.raw_frames ? -1 : strtol(r->version[1], NULL, 10);
     /* Before processed version 1 and Gecko 4, a content process's main
      * thread was called "Content" (the upgraders rename it) */
@@ -966,7 +1085,7 @@ static int build_thread(gk_reader *r, gk_thread *th)
 /* Can a finished thread go into the model now? */
 static int thread_ready(gk_reader *r, gk_thread *th)
 {
-    int own = th->tab.t[T_STACKS].present && th->tab.have_strings;
+    int own = pk_gk_table_of(th->tab, T_STACKS) && th->tab->have_strings;
     if (!own && !r->shared_done)
         return 0;
     for (size_t k = 0; k <= th->depth && k < r->n_prof; k++)
@@ -1012,7 +1131,9 @@ int pk_gk_flush_pending(gk_reader *r, int force, size_t min_depth, size_t from_d
 int pk_gk_thread_done(gk_reader *r)
 {
     gk_thread *th = r->cur;
-    pk_gk_compact_streamed(r, &th->tab.t[T_SAMPLES]);
+    gk_table *samples = pk_gk_table_of(th->tab, T_SAMPLES);
+    if (samples)
+        pk_gk_compact_streamed(r, samples);
     r->cur = NULL;
     if (thread_ready(r, th)) {
         int rc = build_thread(r, th);

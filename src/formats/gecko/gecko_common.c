@@ -17,8 +17,9 @@
  * a thread's object closes (and what it refers to - its process's start
  * time, the shared tables - is known) the thread goes into the model
  * (gecko_build.c; the state both files share is in gecko_reader.h) and its
- * cells are freed. Rows that arrive before their table's schema are kept by
- * position and named once the schema is seen.
+ * cells are freed. Rows that arrive before their table's schema are kept as
+ * they come (cell after cell, with each row's start) and named once the
+ * schema is seen.
  *
  * Errors found while parsing name the token's line and column; errors found
  * when a thread is built (an index out of range, a cycle of stack prefixes)
@@ -42,16 +43,18 @@ static int col_push(gk_col *c, double v)
     return 0;
 }
 
-static void table_init(gk_table *t, uint32_t line, uint32_t column)
+static void table_init(gk_table *t, int tk, uint32_t line, uint32_t column)
 {
     pk_gk_table_free(t);
     t->present = 1;
-    for (int i = 0; i < N_COLS; i++)
+    t->kind = (uint8_t)tk;
+    int s = 0;
+    for (int c = 0; c < N_COLS; c++)
+        t->slot[c] = (table_wants[tk] & B(c)) && s < GK_SLOTS ? (uint8_t)s++ : GK_SLOTS;
+    for (int i = 0; i <= GK_SLOTS; i++)
         t->schema[i] = -1;
     t->line = line;
     t->column = column;
-    for (int i = 0; i < N_COLS; i++) /* row_reset resets only the schema's columns */
-        t->row[i] = boxed(BOX_NULL);
 }
 
 static int strings_push(gk_strings *s, const char *str, size_t len)
@@ -141,23 +144,10 @@ static int text_cell(gk_tables *o, const char *s, size_t n, double *out)
         return PROFKIT_ENOMEM;
     uint32_t len = (uint32_t)n;
     /* length prefix, then the bytes; written raw (not as JSON events) */
-    pk_json_text *t = &o->text;
-    if (t->len + 4 + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 256;
-        while (cap < t->len + 4 + n + 1) {
-            if (cap > SIZE_MAX / 2)
-                return PROFKIT_ENOMEM;
-            cap *= 2;
-        }
-        char *b = realloc(t->buf, cap);
-        if (!b)
-            return PROFKIT_ENOMEM;
-        t->buf = b;
-        t->cap = cap;
-    }
-    memcpy(t->buf + t->len, &len, 4);
-    memcpy(t->buf + t->len + 4, s, n);
-    t->len += 4 + n;
+    pk_buf_put(&o->text, &len, 4);
+    pk_buf_put(&o->text, s, n);
+    if (pk_buf_error(&o->text))
+        return PROFKIT_ENOMEM;
     *out = boxed(BOX_TEXT | off);
     return 0;
 }
@@ -165,7 +155,7 @@ static int text_cell(gk_tables *o, const char *s, size_t n, double *out)
 static int begin_capture(gk_reader *r, const pk_json_event *ev, gk_col *target, gk_tables *owner,
                          int paused)
 {
-    r->cap_text.len = 0;
+    pk_buf_clear(&r->cap_text);
     r->cap_stream = NULL;
     r->cap_marker = 0;
     r->cap_target = target;
@@ -178,9 +168,9 @@ static int begin_capture(gk_reader *r, const pk_json_event *ev, gk_col *target, 
 
 static int end_capture(gk_reader *r)
 {
-    if (r->cap_text.failed)
+    if (pk_buf_error(&r->cap_text))
         return pk_gk_oom(r);
-    const char *s = r->cap_text.buf ? r->cap_text.buf : "";
+    const char *s = pk_buf_cstr(&r->cap_text);
     if (r->cap_paused) {
         if (pk_meta_add_len(r->p, "pausedRange", s, r->cap_text.len) != 0)
             return pk_gk_oom(r);
@@ -194,8 +184,8 @@ static int end_capture(gk_reader *r)
         return 0;
     }
     if (r->cap_stream) {
-        r->cap_stream->row_payload = profkit_string_intern(r->p, s, r->cap_text.len);
-        return r->cap_stream->row_payload == PROFKIT_NONE ? pk_gk_oom(r) : 0;
+        r->row_payload = profkit_string_intern(r->p, s, r->cap_text.len);
+        return r->row_payload == PROFKIT_NONE ? pk_gk_oom(r) : 0;
     }
     double cell;
     if (text_cell(r->cap_owner, s, r->cap_text.len, &cell) != 0 || col_push(r->cap_target, cell) != 0)
@@ -225,14 +215,14 @@ static int apply_schema(gk_reader *r, gk_table *t, uint32_t wants, int tk, gk_ta
 {
     /* rows of a thread's samples (with times) or markers can go straight
      * into the model when the schema comes before them, as Gecko writes it */
-    if (t->n_rows == 0 && r->cur && owner == &r->cur->tab &&
-        ((tk == T_SAMPLES && t->schema[COL_STACK] >= 0 && t->schema[COL_TIME] >= 0) ||
-         (tk == T_MARKERS && t->schema[COL_NAME] >= 0)))
+    if (t->n_rows == 0 && r->cur && owner == r->cur->tab &&
+        ((tk == T_SAMPLES && pk_gk_schema(t, COL_STACK) >= 0 && pk_gk_schema(t, COL_TIME) >= 0) ||
+         (tk == T_MARKERS && pk_gk_schema(t, COL_NAME) >= 0)))
         t->stream = 1;
     size_t max = 0;
-    for (int c = 0; c < N_COLS; c++)
-        if (t->schema[c] >= 0 && (size_t)t->schema[c] + 1 > max)
-            max = (size_t)t->schema[c] + 1;
+    for (int s = 0; s < GK_SLOTS; s++)
+        if (t->schema[s] >= 0 && (size_t)t->schema[s] + 1 > max)
+            max = (size_t)t->schema[s] + 1;
     free(t->pos_col);
     t->pos_col = malloc(max ? max : 1);
     if (!t->pos_col)
@@ -240,32 +230,30 @@ static int apply_schema(gk_reader *r, gk_table *t, uint32_t wants, int tk, gk_ta
     memset(t->pos_col, -1, max ? max : 1);
     t->n_pos_map = max;
     for (int c = 0; c < N_COLS; c++) {
-        if (t->schema[c] < 0 || !(wants & B(c)))
+        if (pk_gk_schema(t, c) < 0 || !(wants & B(c)))
             continue;
-        size_t p = (size_t)t->schema[c];
+        size_t p = (size_t)pk_gk_schema(t, c);
         if (t->pos_col[p] < 0)
             t->pos_col[p] = (int8_t)c;
-        pk_gk_col_free(&t->col[c]);
-        if (p < t->n_pos && t->pos[p].v) {
-            /* a position two names share: copy */
-            gk_col *src = &t->pos[p];
-            if (PK_VEC_RESERVE(t->col[c].v, 0, t->col[c].cap, src->n) != 0)
-                return pk_gk_oom(r);
-            memcpy(t->col[c].v, src->v, src->n * sizeof(double));
-            t->col[c].n = src->n;
+        gk_col *col = pk_gk_col(t, c);
+        pk_gk_col_free(col);
+        /* the rows so far, position p of each (null past a row's end; a
+         * position two names share is copied to both) */
+        if (t->n_rows && PK_VEC_RESERVE(col->v, 0, col->cap, t->n_rows) != 0)
+            return pk_gk_oom(r);
+        for (size_t i = 0; i < t->n_rows; i++) {
+            size_t a = t->pre_start ? t->pre_start[i] : 0, e = t->pre_start ? t->pre_start[i + 1] : 0;
+            col->v[i] = p < e - a ? t->pre.v[a + p] : boxed(BOX_NULL);
         }
-        while (t->col[c].n < t->n_rows)
-            if (col_push(&t->col[c], boxed(BOX_NULL)) != 0)
-                return pk_gk_oom(r);
+        col->n = t->n_rows;
     }
-    for (size_t i = 0; i < t->n_pos; i++)
-        pk_gk_col_free(&t->pos[i]);
-    free(t->pos);
-    t->pos = NULL;
-    t->n_pos = 0;
+    pk_gk_col_free(&t->pre);
+    free(t->pre_start);
+    t->pre_start = NULL;
+    t->cap_pre_start = 0;
     t->n_row_cols = 0;
     for (int c = 0; c < N_COLS; c++)
-        if (t->schema[c] >= 0)
+        if (pk_gk_schema(t, c) >= 0)
             t->row_cols[t->n_row_cols++] = (uint8_t)c;
     t->have_schema = 1;
     return 0;
@@ -278,29 +266,14 @@ static gk_col *row_target(gk_reader *r, gk_table *t, size_t pos, int *err)
     if (t->have_schema) {
         if (pos >= t->n_pos_map || t->pos_col[pos] < 0)
             return NULL;
-        return &t->col[t->pos_col[pos]];
+        return pk_gk_col(t, t->pos_col[pos]);
     }
+    (void)r;
+    /* before the schema every cell is kept in row order: positions come
+     * one after another, so the row's cell k is its k-th in t->pre */
     if (pos >= MAX_SCHEMA_POS)
         return NULL;
-    if (pos >= t->n_pos) {
-        gk_col *np = realloc(t->pos, (pos + 1) * sizeof *np);
-        if (!np) {
-            *err = pk_gk_oom(r);
-            return NULL;
-        }
-        t->pos = np;
-        for (size_t i = t->n_pos; i <= pos; i++) {
-            memset(&t->pos[i], 0, sizeof t->pos[i]);
-            for (size_t k = 0; k < t->n_rows; k++)
-                if (col_push(&t->pos[i], boxed(BOX_NULL)) != 0) {
-                    t->n_pos = i + 1;
-                    *err = pk_gk_oom(r);
-                    return NULL;
-                }
-        }
-        t->n_pos = pos + 1;
-    }
-    return &t->pos[pos];
+    return &t->pre;
 }
 
 /* A row ended: columns it did not reach read as null. */
@@ -317,14 +290,17 @@ static int end_row(gk_reader *r, pk_json *j, gk_table *t, int tk)
     t->n_rows++;
     if (t->have_schema) {
         for (int k = 0; k < t->n_row_cols; k++) {
-            gk_col *c = &t->col[t->row_cols[k]];
+            gk_col *c = pk_gk_col(t, t->row_cols[k]);
             if (c->n < t->n_rows && col_push(c, boxed(BOX_NULL)) != 0)
                 return pk_gk_oom(r);
         }
     } else {
-        for (size_t i = 0; i < t->n_pos; i++)
-            if (t->pos[i].n < t->n_rows && col_push(&t->pos[i], boxed(BOX_NULL)) != 0)
-                return pk_gk_oom(r);
+        /* where the next row's cells start */
+        if (t->n_rows + 1 > t->cap_pre_start &&
+            PK_VEC_RESERVE(t->pre_start, t->n_rows, t->cap_pre_start, 1) != 0)
+            return pk_gk_oom(r);
+        t->pre_start[0] = 0;
+        t->pre_start[t->n_rows] = t->pre.n;
     }
     return 0;
 }
@@ -342,8 +318,7 @@ static uint32_t model_thread(gk_reader *r, gk_thread *th)
 /* An integer cell of a streamed row: 0, 1 (null) or an error at the row. */
 static int row_int(gk_reader *r, pk_json *j, gk_table *t, int tk, int c, int64_t *out)
 {
-    (void)r;
-    double d = t->row[c];
+    double d = r->row[c];
     if (cell_is_null(d))
         return 1;
     if (!(d >= 0 && d < 4294967295.0) || d != floor(d))
@@ -409,7 +384,7 @@ static int emit_sample(gk_reader *r, pk_json *j, gk_table *t)
 {
     if (!r->cur)
         return 0;
-    double ms = t->row[COL_TIME];
+    double ms = r->row[COL_TIME];
     if (cell_is_text(ms))
         return pk_json_fail(j, PROFKIT_ECORRUPT, "samples row %zu: time: expected a number", t->n_rows);
     if (cell_is_null(ms))
@@ -419,7 +394,7 @@ static int emit_sample(gk_reader *r, pk_json *j, gk_table *t)
     int rc = row_int(r, j, t, T_SAMPLES, COL_STACK, &stack);
     if (rc)
         return rc < 0 ? rc : 0; /* a sample without a stack has nothing to attribute */
-    double w = t->row[COL_WEIGHT];
+    double w = r->row[COL_WEIGHT];
     if (cell_is_null(w))
         w = 1;
     if (!(w > -9.2e18 && w < 9.2e18))
@@ -449,16 +424,16 @@ static int emit_marker(gk_reader *r, pk_json *j, gk_table *t)
 {
     if (!r->cur)
         return 0;
-    profkit_marker m = { 0, 0, 0, PROFKIT_NONE, 0, t->row_payload };
+    profkit_marker m = { 0, 0, 0, PROFKIT_NONE, 0, r->row_payload };
     int64_t v = 0;
     int rc = row_int(r, j, t, T_MARKERS, COL_NAME, &v);
     if (rc < 0)
         return rc;
     if (rc == 0)
         m.name = (uint32_t)v; /* a string index until the string table is known */
-    double st = t->row[COL_START_TIME], e = t->row[COL_END_TIME];
+    double st = r->row[COL_START_TIME], e = r->row[COL_END_TIME];
     if (cell_is_null(st))
-        st = t->row[COL_TIME];
+        st = r->row[COL_TIME];
     if (cell_is_text(st) || cell_is_text(e))
         return pk_json_fail(j, PROFKIT_ECORRUPT, "markers row %zu: expected times", t->n_rows);
     if (cell_is_null(st))
@@ -468,7 +443,7 @@ static int emit_marker(gk_reader *r, pk_json *j, gk_table *t)
     if ((rc = row_ns(r, j, t, T_MARKERS, st, &m.start)) != 0 ||
         (rc = row_ns(r, j, t, T_MARKERS, e, &m.end)) != 0)
         return rc;
-    int rc2 = category_id(r, t->row[COL_CATEGORY], &m.category);
+    int rc2 = category_id(r, r->row[COL_CATEGORY], &m.category);
     if (rc2)
         return rc2;
     m.thread = model_thread(r, r->cur);
@@ -482,22 +457,30 @@ static int emit_marker(gk_reader *r, pk_json *j, gk_table *t)
     return 0;
 }
 
-static void row_reset(gk_table *t)
+static void row_reset(gk_reader *r, gk_table *t)
 {
     /* a streamed row's cells are those of the schema's columns; the
-     * others stay null from table_init */
+     * others stay null from the reset when the rows began (rows_begin) */
     for (int k = 0; k < t->n_row_cols; k++)
-        t->row[t->row_cols[k]] = boxed(BOX_NULL);
-    t->row_payload = 0;
+        r->row[t->row_cols[k]] = boxed(BOX_NULL);
+    r->row_payload = 0;
+}
+
+/* A table's rows begin: no cell of another table's rows stays in r->row. */
+static void rows_begin(gk_reader *r)
+{
+    for (int c = 0; c < N_COLS; c++)
+        r->row[c] = boxed(BOX_NULL);
+    r->row_payload = 0;
 }
 
 /* A cell of a streamed row. */
 static int stream_cell(gk_reader *r, pk_json *j, gk_table *t, int tk, int c, const pk_json_event *ev)
 {
     switch (ev->type) {
-    case PK_JSON_NUMBER: t->row[c] = pk_json_num(ev); return 0;
-    case PK_JSON_NULL: t->row[c] = boxed(BOX_NULL); return 0;
-    case PK_JSON_BOOL: t->row[c] = ev->boolean; return 0;
+    case PK_JSON_NUMBER: r->row[c] = pk_json_num(ev); return 0;
+    case PK_JSON_NULL: r->row[c] = boxed(BOX_NULL); return 0;
+    case PK_JSON_BOOL: r->row[c] = ev->boolean; return 0;
     default: break;
     }
     if (c == COL_DATA) {
@@ -686,16 +669,19 @@ static int open_table(gk_reader *r, pk_json *j, const pk_json_event *ev, gk_tabl
     int rc = expect(j, ev, PK_JSON_MAP_START, table_names[tk]);
     if (rc)
         return rc;
-    if (owner->t[tk].stream && owner->t[tk].count > 0)
+    gk_table *t = owner->t[tk];
+    if (t && t->stream && t->count > 0)
         return pk_json_fail(j, PROFKIT_ECORRUPT, "%s: a second table in the same thread",
                             table_names[tk]);
+    if (!t && !(t = owner->t[tk] = calloc(1, sizeof *t)))
+        return pk_gk_oom(r);
     uint32_t line, col;
     pk_json_where(j, &line, &col);
-    table_init(&owner->t[tk], line, col);
+    table_init(t, tk, line, col);
     if ((rc = push_frame(r, C_TABLE)) != 0)
         return rc;
     gk_frame *f = &r->fs[r->n_fs - 1];
-    f->table = &owner->t[tk];
+    f->table = t;
     f->owner = owner;
     f->table_kind = tk;
     return 0;
@@ -770,6 +756,16 @@ static int meta_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event
     return 0;
 }
 
+/* The thread's own tables, made when the first of them comes (NULL when
+ * out of memory). */
+static gk_tables *thread_tables(gk_reader *r, gk_thread *th)
+{
+    (void)r;
+    if (!th->tab)
+        th->tab = calloc(1, sizeof *th->tab);
+    return th->tab;
+}
+
 static int thread_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event *ev,
                         const char *key, size_t key_len)
 {
@@ -781,7 +777,7 @@ static int thread_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_eve
     case 102: return set_string_field(r, j, &th->process_type, ev, "processType");
     case 103: return set_id_field(j, &th->pid, ev, "pid");
     case 104: return set_id_field(j, &th->tid, ev, "tid");
-    case 105: return open_strings(r, j, ev, &th->tab, key);
+    case 105: return thread_tables(r, th) ? open_strings(r, j, ev, th->tab, key) : pk_gk_oom(r);
     case 106: return on_libs_value(r, j, ev, "libs");
     case 107: {
         if (ev->type == PK_JSON_NULL)
@@ -797,7 +793,7 @@ static int thread_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_eve
             return rc ? rc : skip_value(r, ev);
         }
         if (f->key >= 200 && f->key < 200 + T_COUNT)
-            return open_table(r, j, ev, &th->tab, f->key - 200);
+            return thread_tables(r, th) ? open_table(r, j, ev, th->tab, f->key - 200) : pk_gk_oom(r);
         return skip_value(r, ev);
     }
 }
@@ -942,6 +938,7 @@ static int table_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_even
         int undecided = f->table_kind == T_MARKERS && !t->rows_layout;
         if (!undecided)
             t->rows_layout = 1;
+        rows_begin(r);
         if ((rc = push_frame(r, C_DATA)) != 0)
             return rc;
         gk_frame *s = &r->fs[r->n_fs - 1];
@@ -973,7 +970,7 @@ static int table_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_even
         if (rc)
             return rc;
         if ((f->table_kind == T_SAMPLES || f->table_kind == T_MARKERS) && !t->rows_layout && r->cur &&
-            f->owner == &r->cur->tab) {
+            f->owner == r->cur->tab) {
             /* a thread's sample columns go straight into the model rows */
             t->stream = 1;
             if ((rc = push_frame(r, C_COLUMN)) != 0)
@@ -985,14 +982,14 @@ static int table_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_even
             s->key = k;
             return 0;
         }
-        pk_gk_col_free(&t->col[k]);
+        pk_gk_col_free(pk_gk_col(t, k));
         if ((rc = push_frame(r, C_COLUMN)) != 0)
             return rc;
         gk_frame *s = &r->fs[r->n_fs - 1];
         s->table = t;
         s->owner = f->owner;
         s->table_kind = f->table_kind;
-        s->target = &t->col[k];
+        s->target = pk_gk_col(t, k);
         s->key = k;
         return 0;
     }
@@ -1003,7 +1000,8 @@ static int table_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_even
 static inline int row_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event *ev)
 {
     int err;
-    gk_col *c = row_target(r, f->table, f->index++, &err);
+    size_t pos = f->index++;
+    gk_col *c = row_target(r, f->table, pos, &err);
     if (err)
         return err;
     if (!c)
@@ -1016,7 +1014,7 @@ static inline int row_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json
                                 "%s: rows in a table that has columns: a table is either "
                                 "a schema with data rows or one array per column",
                                 table_names[f->table_kind]);
-        return stream_cell(r, j, f->table, f->table_kind, (int)(c - f->table->col), ev);
+        return stream_cell(r, j, f->table, f->table_kind, f->table->pos_col[pos], ev);
     }
     return put_cell(r, c, f->owner, ev);
 }
@@ -1060,7 +1058,6 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
             int rc = expect(j, ev, PK_JSON_MAP_START, "shared");
             if (rc)
                 return rc;
-            r->shared.t[0].present = r->shared.t[0].present; /* no-op: shared tables start empty */
             return push_frame(r, C_SHARED);
         }
         case 6: /* profile: Firefox DevTools' wrapper {fileType, version, profile} */
@@ -1153,7 +1150,7 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
                                     "schema.%s: expected a column position (0 to %d), found %s",
                                     col_names[f->key], MAX_SCHEMA_POS - 1,
                                     ev->type == PK_JSON_NUMBER ? "a number outside it" : ev_type_name(ev));
-            f->table->schema[f->key] = (int32_t)v;
+            f->table->schema[f->table->slot[f->key]] = (int16_t)v;
         }
         return skip_value(r, ev);
     case C_DATA: {
@@ -1162,7 +1159,7 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
             f->key = -1;
             if (ev->type == PK_JSON_ARRAY_START) {
                 f->table->rows_layout = 1;
-            } else if (r->cur && f->owner == &r->cur->tab) {
+            } else if (r->cur && f->owner == r->cur->tab) {
                 f->kind = C_COLUMN;
                 f->table->stream = 1;
                 f->target = NULL;
@@ -1170,8 +1167,8 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
                 return stream_marker_value(r, j, f, ev);
             } else {
                 f->kind = C_COLUMN;
-                pk_gk_col_free(&f->table->col[COL_DATA]);
-                f->target = &f->table->col[COL_DATA];
+                pk_gk_col_free(pk_gk_col(f->table, COL_DATA));
+                f->target = pk_gk_col(f->table, COL_DATA);
                 return put_cell(r, f->target, f->owner, ev);
             }
         }
@@ -1190,7 +1187,7 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
         s->owner = o;
         s->table_kind = tk;
         if (t->stream)
-            row_reset(t);
+            row_reset(r, t);
         return 0;
     }
     case C_ROW: return row_value(r, j, f, ev);
@@ -1261,6 +1258,8 @@ static int on_close(gk_reader *r, pk_json *j)
     int rc = 0;
     switch (f->kind) {
     case C_PROFILE:
+        if (pk_json_offset(j) > r->input_bytes) /* the last flush comes after the parser */
+            r->input_bytes = pk_json_offset(j);
         rc = pk_gk_flush_pending(r, r->n_prof == 1, r->n_prof - 1, r->n_prof - 1);
         if (!rc && r->n_prof > 1) {
             /* force what still waits for this level's start time */
@@ -1336,7 +1335,7 @@ static void reader_free(gk_reader *r)
     pk_gk_tables_free(&r->shared);
     pk_gk_strings_free(&r->categories);
     free(r->category_ids);
-    pk_json_text_free(&r->cap_text);
+    pk_buf_free(&r->cap_text);
     free(r->lib.name);
     free(r->lib.path);
     free(r->lib.debug_name);
@@ -1364,10 +1363,10 @@ int pk_gecko_read(profkit_profile *p, pk_read_ctx *ctx, pk_gecko_flavor flavor)
         rc = pk_gk_flush_pending(&r, 1, 0, 0);
     if (rc == PROFKIT_ETRUNCATED && r.cur) {
         /* the unfinished thread's streamed rows are the newest: drop them */
-        gk_table *st = &r.cur->tab.t[T_SAMPLES], *mt = &r.cur->tab.t[T_MARKERS];
-        if (st->stream && st->count)
+        gk_table *st = pk_gk_table_of(r.cur->tab, T_SAMPLES), *mt = pk_gk_table_of(r.cur->tab, T_MARKERS);
+        if (st && st->stream && st->count)
             p->n_samples = st->first;
-        if (mt->stream && mt->count)
+        if (mt && mt->stream && mt->count)
             p->n_markers = mt->first;
         if (r.cur->model_thread != PROFKIT_NONE && r.cur->model_thread + 1 == p->n_threads)
             p->n_threads--;
@@ -1378,7 +1377,7 @@ int pk_gecko_read(profkit_profile *p, pk_read_ctx *ctx, pk_gecko_flavor flavor)
         size_t w = 0;
         for (size_t i = 0; i < r.n_pending; i++) {
             gk_thread *th = r.pending[i];
-            if (!r.shared_done && !(th->tab.t[T_STACKS].present && th->tab.have_strings))
+            if (!r.shared_done && !(pk_gk_table_of(th->tab, T_STACKS) && th->tab->have_strings))
                 pk_gk_thread_free(th);
             else
                 r.pending[w++] = th;
@@ -1446,15 +1445,120 @@ static int is_devtools_wrapper(const uint8_t *d, size_t n)
     return 0;
 }
 
-int pk_gecko_sniff(const uint8_t *d, size_t n, pk_gecko_flavor flavor)
+static size_t skip_blanks(const uint8_t *d, size_t n, size_t i)
 {
-    size_t i = 0;
     while (i < n && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t'))
         i++;
+    return i;
+}
+
+/* The end of the JSON string opening at d[i] (just past its closing quote),
+ * or n when the head ends first. */
+static size_t skip_string(const uint8_t *d, size_t n, size_t i)
+{
+    for (i++; i < n; i++) {
+        if (d[i] == '\\')
+            i++;
+        else if (d[i] == '"')
+            return i + 1;
+    }
+    return n;
+}
+
+/* The end of the JSON value starting at d[i] (not checked beyond its
+ * brackets and strings), or n when the head ends first. */
+static size_t skip_json_value(const uint8_t *d, size_t n, size_t i)
+{
+    size_t depth = 0;
+    while (i < n) {
+        uint8_t c = d[i];
+        if (c == '"') {
+            i = skip_string(d, n, i);
+            if (depth == 0)
+                return i;
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (depth == 0)
+                return i; /* the enclosing object ends: an empty value */
+            if (--depth == 0)
+                return i + 1;
+        } else if (depth == 0 && (c == ',' || c == ' ' || c == '\n' || c == '\r' || c == '\t')) {
+            return i; /* the end of a number or literal */
+        }
+        i++;
+    }
+    return n;
+}
+
+/*
+ * The old Firefox DevTools performance panel saves its recording as one
+ * object of these keys, "profile" (the raw Gecko profile) among them and
+ * "fileType" last, after megabytes of markers and frames; so the wrapper
+ * is told by walking the top-level keys, skipping their values: 95 once
+ * "fileType": "Recorded Performance Data" or a "profile" object is met
+ * among the panel's keys, PK_SNIFF_MORE while the head ends among them, 0
+ * (not the wrapper) at any other key before two of the panel's own (a
+ * later version's extra key after them is skipped like theirs).
+ */
+static int devtools_keys(const uint8_t *d, size_t n, size_t i, int complete)
+{
+    static const char *const panel[] = { "label", "duration", "markers", "frames", "memory",
+                                         "ticks", "allocations", "configuration", "systemHost",
+                                         "systemClient", "version", "fileType", "profile" };
+    static const char file_type[] = "\"Recorded Performance Data\"";
+    unsigned seen = 0; /* the panel's own keys met (not version, fileType, profile) */
+    i = skip_blanks(d, n, i + 1);
+    while (i < n && d[i] == '"') {
+        size_t k = i + 1, end = skip_string(d, n, i);
+        if (end == n)
+            break;
+        size_t kl = end - 1 - k;
+        int which = -1;
+        for (int w = 0; w < (int)(sizeof panel / sizeof panel[0]); w++)
+            if (strlen(panel[w]) == kl && memcmp(d + k, panel[w], kl) == 0)
+                which = w;
+        if (which < 0 && __builtin_popcount(seen) < 2)
+            return 0;
+        if (which >= 0 && which < 10)
+            seen |= 1u << which;
+        i = skip_blanks(d, n, end);
+        if (i == n)
+            break;
+        if (d[i] != ':')
+            return 0;
+        i = skip_blanks(d, n, i + 1);
+        if (i == n)
+            break;
+        if (which == 11 && n - i >= sizeof file_type - 1 &&
+            memcmp(d + i, file_type, sizeof file_type - 1) == 0)
+            return 95;
+        if (which == 12 && d[i] == '{')
+            return 95;
+        i = skip_blanks(d, n, skip_json_value(d, n, i));
+        if (i == n)
+            break;
+        if (d[i] != ',')
+            return 0;
+        i = skip_blanks(d, n, i + 1);
+    }
+    return i == n && !complete ? PK_SNIFF_MORE : 0;
+}
+
+int pk_gecko_sniff(const uint8_t *d, size_t n, pk_gecko_flavor flavor, int complete)
+{
+    size_t i = skip_blanks(d, n, 0);
     if (i == n || d[i] != '{')
         return 0;
     if (is_devtools_wrapper(d, n)) /* Firefox DevTools' wrapper of a raw profile */
         return flavor == PK_GECKO_RAW ? 95 : 0;
+    if (flavor == PK_GECKO_RAW) {
+        int w = devtools_keys(d, n, i, complete);
+        if (w)
+            return w;
+    }
     int processed = head_has(d, n, "\"preprocessedProfileVersion\"") || head_has(d, n, "\"stringArray\"");
     int raw = head_has(d, n, "\"schema\"") || head_has(d, n, "\"stringTable\"");
     int shaped = head_has(d, n, "\"meta\"") || head_has(d, n, "\"threads\"");

@@ -44,7 +44,8 @@ typedef struct pk_gecko_location {
  */
 void pk_gecko_parse_location(const char *s, size_t len, pk_gecko_location *out);
 
-/* Sniff helper: scores a JSON head for the raw (flavor 0) or processed format. */
-int pk_gecko_sniff(const uint8_t *d, size_t n, pk_gecko_flavor flavor);
+/* Sniff helper: scores a JSON head for the raw (flavor 0) or processed
+ * format (PK_SNIFF_MORE: the DevTools wrapper's keys up to the head's end). */
+int pk_gecko_sniff(const uint8_t *d, size_t n, pk_gecko_flavor flavor, int complete);
 
 #endif

@@ -83,31 +83,60 @@ typedef enum { WT_SAMPLES, WT_TRACING_MS, WT_BYTES } gk_weight_type;
 static const char *const vt_names[][2] = { { "samples", "count" }, { "wall", "milliseconds" },
                                            { "bytes", "bytes" } };
 
+/* The most columns one table kind wants (the frameTable's eight). */
+#define GK_SLOTS 8
+
+/*
+ * A table's columns are kept by slot, one for each column its kind wants
+ * (table_wants), not one for each column any table wants: a table that
+ * holds nothing costs a few hundred bytes, not a kilobyte and more, which
+ * adds up over thousands of threads. Slot GK_SLOTS stays empty: a column
+ * the kind does not want reads as absent. pk_gk_col and pk_gk_schema find
+ * a column by its id.
+ */
 typedef struct gk_table {
-    int present;
-    int rows_layout;         /* saw schema or data */
-    int have_schema;
-    gk_col col[N_COLS];
-    int32_t schema[N_COLS];  /* position of each column, -1 = absent */
+    uint8_t present;
+    uint8_t rows_layout;     /* saw schema or data */
+    uint8_t have_schema;
+    uint8_t stream;          /* see below */
+    uint8_t kind;            /* T_SAMPLES ... */
+    uint8_t n_row_cols;
+    uint8_t slot[N_COLS];    /* column id -> slot (GK_SLOTS: not wanted) */
+    uint8_t row_cols[GK_SLOTS]; /* the columns the schema names, in column order */
+    int16_t schema[GK_SLOTS + 1]; /* position of each slot's column, -1 = absent */
+    gk_col col[GK_SLOTS + 1];
     int8_t *pos_col;         /* position -> column id (-1 = dropped), once the schema is known */
-    uint8_t row_cols[N_COLS]; /* the columns the schema names, in column order */
-    int n_row_cols;
     size_t n_pos_map;
-    gk_col *pos;             /* rows read before the schema, by position */
-    size_t n_pos;
+    /* Rows read before the schema: their cells one after another (cell k
+     * of a row is its position k) and where each row starts (n_rows + 1
+     * entries once a row ended). The cells cost what the rows hold, so one
+     * wide row among narrow ones is its own width, not the width of every
+     * row; the schema, when it comes, names the positions it wants. */
+    gk_col pre;
+    size_t *pre_start;
+    size_t cap_pre_start;
     size_t n_rows;           /* rows layout */
     gk_weight_type weight_type;
     uint32_t line, column;   /* where the table starts */
-    /* Streaming (a thread's samples or markers under a known schema): each
-     * row goes straight into the model, its stack or name as the raw index,
-     * resolved when the thread's tables are known (see fix_streamed). */
-    int stream;
+    /* Streaming (`stream`: a thread's samples or markers under a known
+     * schema): each row goes straight into the model, its stack or name as
+     * the raw index, resolved when the thread's tables are known (see
+     * fix_streamed); the row being read is the reader's (gk_reader.row). */
     size_t first, count;     /* the rows' range in the model */
     uint32_t stream_vt;      /* value type the weights went to */
     double last_time;        /* a null time repeats the previous one */
-    double row[N_COLS];      /* the row being read */
-    uint32_t row_payload;    /* its marker payload (model string id) */
 } gk_table;
+
+/* Column c of table t (an always empty one when t's kind does not want c). */
+static inline gk_col *pk_gk_col(const gk_table *t, int c)
+{
+    return (gk_col *)&t->col[t->slot[c]];
+}
+/* The position the schema gives column c of table t (-1: none). */
+static inline int pk_gk_schema(const gk_table *t, int c)
+{
+    return t->schema[t->slot[c]];
+}
 
 typedef struct gk_strings {
     char *buf;
@@ -125,6 +154,16 @@ typedef struct gk_loc {
 } gk_loc;
 #define GK_LOC_ADDRESS UINT32_MAX
 
+/* What a funcTable name string of an old processed profile became (see
+ * func_name in gecko_build.c), made once per string, not once per function
+ * naming it: a JS location split into name, file and line (js_name is
+ * PROFKIT_NONE until made; js_file PROFKIT_NONE when the string is no
+ * location), and the name without its "AutoEntryScript " (PROFKIT_NONE
+ * until made). */
+typedef struct gk_fname {
+    uint32_t js_name, js_file, js_line, entry_name;
+} gk_fname;
+
 /* A stackTable row as the stack resolution reads it, one cache line away
  * instead of three (two columns of cells and the memo): the prefix row
  * (GK_SROW_ROOT for none) and the frame row when their cells are plain
@@ -136,15 +175,23 @@ typedef struct gk_srow {
 #define GK_SROW_ROOT UINT32_MAX
 #define GK_SROW_CELL (UINT32_MAX - 1)
 
-/* Tables, strings and the model ids already made from them. */
+/* Tables, strings and the model ids already made from them. A table is
+ * allocated when it comes in the file (NULL: absent), so what a thread or
+ * process costs follows what it holds: a thread without tables is a few
+ * pointers, not seven tables of every column. */
 typedef struct gk_tables {
-    gk_table t[T_COUNT];
+    gk_table *t[T_COUNT];
     gk_strings strings;
     int have_strings;
     uint32_t strings_line, strings_column;
-    pk_json_text text; /* JSON text of captured cells: [u32 length][bytes] */
-    /* caches, valid for the strings owner `cache_owner` */
+    pk_buf text; /* JSON text of captured cells: [u32 length][bytes] */
+    /* caches, valid for the strings owner `cache_owner`; for shared tables
+     * resolved with a thread's own strings, valid for those strings'
+     * content, kept in cache_strings (the thread goes once built, and a
+     * later one may come at the same address) */
     const struct gk_tables *cache_owner;
+    gk_strings cache_strings;
+    int cache_copied;
     uint32_t *str_ids, *func_ids, *frame_ids;
     size_t n_str_ids, n_func_ids, n_frame_ids;
     gk_srow *srows; /* the stackTable's rows with their model stacks */
@@ -155,10 +202,12 @@ typedef struct gk_tables {
     size_t n_touched, cap_touched;
     gk_loc *locs; /* per string index of this owner: frames sharing a location string */
     size_t n_locs;
+    gk_fname *fnames; /* per string index of this owner: old functions sharing a name string */
+    size_t n_fnames;
 } gk_tables;
 
 typedef struct gk_thread {
-    gk_tables tab;
+    gk_tables *tab; /* its own tables and strings; NULL until one comes */
     char *name, *process_name, *process_type;
     int64_t pid, tid;
     size_t depth;    /* depth of its (sub-)profile; 0 = the root */
@@ -204,12 +253,14 @@ typedef struct gk_reader {
     size_t n_prof, cap_prof;
     int skip;               /* a handler does not want the value it got: skip it */
     int capture;            /* depth of a subtree being captured */
-    pk_json_text cap_text;
+    pk_buf cap_text;
     gk_col *cap_target;     /* capture into this column's owner text */
     gk_tables *cap_owner;
     int cap_paused;         /* capture is a pausedRanges element */
     gk_table *cap_stream;   /* capture is the payload of a streamed marker row */
     size_t cap_marker;      /* capture is the payload of model marker cap_marker - 1 */
+    double row[N_COLS];     /* the streamed row being read (one at a time) */
+    uint32_t row_payload;   /* its marker payload (model string id) */
     int64_t *values;        /* one streamed sample's values */
     size_t cap_values;
     gk_thread *cur;         /* thread being parsed */
@@ -218,6 +269,10 @@ typedef struct gk_reader {
     size_t n_threads, n_built;
     gk_tables shared;
     int shared_done;
+    /* stacks made from the shared stackTable, and the input read, for the
+     * limit on threads whose own strings make them again (gecko_build.c) */
+    uint64_t shared_stacks_made;
+    uint64_t input_bytes;
     gk_lib lib;
     size_t libs_base;       /* the model mapping of the libs list's first lib */
     size_t n_libs_lists;    /* processed frames' lib indexes are used when there is one */
@@ -251,6 +306,11 @@ char *pk_gk_dup_len(const char *s, size_t n);
 const char *pk_gk_cell_text(const gk_tables *o, double d, size_t *n);
 /* Drops a streamed table's rows that never got a stack (the newest rows). */
 void pk_gk_compact_streamed(gk_reader *r, gk_table *t);
+/* Table tk of owner o, or NULL when it has none (o may be NULL). */
+static inline gk_table *pk_gk_table_of(const gk_tables *o, int tk)
+{
+    return o ? o->t[tk] : NULL;
+}
 /* Rows in a table (0 for NULL). */
 static inline size_t pk_gk_table_rows(const gk_table *t)
 {
@@ -259,15 +319,18 @@ static inline size_t pk_gk_table_rows(const gk_table *t)
     if (t->rows_layout)
         return t->n_rows;
     size_t n = 0;
-    for (int c = 0; c < N_COLS; c++)
-        if (t->col[c].n > n)
-            n = t->col[c].n;
+    for (int s = 0; s < GK_SLOTS; s++)
+        if (t->col[s].n > n)
+            n = t->col[s].n;
     return n;
 }
 /* Cell (row i, column c), or a null cell when absent. */
 static inline double pk_gk_cell_at(const gk_table *t, int c, size_t i)
 {
-    return t && i < t->col[c].n ? t->col[c].v[i] : boxed(BOX_NULL);
+    if (!t)
+        return boxed(BOX_NULL);
+    const gk_col *col = &t->col[t->slot[c]];
+    return i < col->n ? col->v[i] : boxed(BOX_NULL);
 }
 
 /* ---- in gecko_build.c (called by gecko_common.c; never calls it) ---- */

@@ -26,11 +26,10 @@ void pk_gk_col_free(gk_col *c)
 
 void pk_gk_table_free(gk_table *t)
 {
-    for (int i = 0; i < N_COLS; i++)
+    for (int i = 0; i <= GK_SLOTS; i++)
         pk_gk_col_free(&t->col[i]);
-    for (size_t i = 0; i < t->n_pos; i++)
-        pk_gk_col_free(&t->pos[i]);
-    free(t->pos);
+    pk_gk_col_free(&t->pre);
+    free(t->pre_start);
     free(t->pos_col);
     memset(t, 0, sizeof *t);
 }
@@ -44,12 +43,17 @@ void pk_gk_strings_free(gk_strings *s)
 
 void pk_gk_tables_free(gk_tables *t)
 {
-    for (int i = 0; i < T_COUNT; i++)
-        pk_gk_table_free(&t->t[i]);
+    for (int i = 0; i < T_COUNT; i++) {
+        if (t->t[i])
+            pk_gk_table_free(t->t[i]);
+        free(t->t[i]);
+    }
     pk_gk_strings_free(&t->strings);
-    pk_json_text_free(&t->text);
+    pk_gk_strings_free(&t->cache_strings);
+    pk_buf_free(&t->text);
     free(t->str_ids);
     free(t->locs);
+    free(t->fnames);
     free(t->func_ids);
     free(t->frame_ids);
     free(t->srows);
@@ -61,7 +65,9 @@ void pk_gk_thread_free(gk_thread *th)
 {
     if (!th)
         return;
-    pk_gk_tables_free(&th->tab);
+    if (th->tab)
+        pk_gk_tables_free(th->tab);
+    free(th->tab);
     free(th->name);
     free(th->process_name);
     free(th->process_type);

@@ -1021,15 +1021,15 @@ out:
     return rc;
 }
 
-/* True when d[0..n) is a ValueType: only fields 1 and 2, small varints. */
+/* True when d[0..n) is a ValueType: only fields 1 and 2, small varints.
+ * An empty one (neither type nor unit: a Go goroutine profile as Parca
+ * stores it) is one too; Go reads it. */
 static int sniff_value_type(const uint8_t *d, size_t n)
 {
     pk_cursor c;
     uint8_t tag;
     uint64_t v;
     pk_cursor_init(&c, d, n);
-    if (n == 0)
-        return 0;
     while (!pk_cursor_eof(&c))
         if (pk_cursor_u8(&c, &tag) || (tag != 0x08 && tag != 0x10) ||
             pk_cursor_varint(&c, &v) || v > 0x7fffffff)

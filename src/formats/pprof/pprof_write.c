@@ -35,32 +35,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-typedef struct pb_buf {
-    uint8_t *b;
-    size_t n, cap;
-    int oom;
-} pb_buf;
-
-static void pb_put(pb_buf *b, const void *d, size_t n)
-{
-    if (b->oom || pk_grow((void **)&b->b, &b->cap, b->n + n, 1)) {
-        b->oom = 1;
-        return;
-    }
-    memcpy(b->b + b->n, d, n);
-    b->n += n;
-}
-
-static void pb_varint(pb_buf *b, uint64_t v)
+static void pb_varint(pk_buf *b, uint64_t v)
 {
     uint8_t t[10];
-    pb_put(b, t, pk_varint_encode(t, v));
+    pk_buf_put(b, t, pk_varint_encode(t, v));
 }
 
-static void pb_tag(pb_buf *b, uint32_t num, unsigned wt) { pb_varint(b, pp_tag(num, wt)); }
+static void pb_tag(pk_buf *b, uint32_t num, unsigned wt) { pb_varint(b, pp_tag(num, wt)); }
 
 /* A varint field; zero is the default and is left out, as protobuf does. */
-static void pb_uint(pb_buf *b, uint32_t num, uint64_t v)
+static void pb_uint(pk_buf *b, uint32_t num, uint64_t v)
 {
     if (v) {
         pb_tag(b, num, WT_VARINT);
@@ -68,11 +52,11 @@ static void pb_uint(pb_buf *b, uint32_t num, uint64_t v)
     }
 }
 
-static void pb_bytes(pb_buf *b, uint32_t num, const void *d, size_t n)
+static void pb_bytes(pk_buf *b, uint32_t num, const void *d, size_t n)
 {
     pb_tag(b, num, WT_LEN);
     pb_varint(b, n);
-    pb_put(b, d, n);
+    pk_buf_put(b, d, n);
 }
 
 typedef struct pw {
@@ -80,7 +64,7 @@ typedef struct pw {
     pk_sink *sink;
     pk_strtab tab;  /* the output string table; id = pprof index */
     uint32_t *smap;      /* profile string id -> pprof index, or NONE */
-    pb_buf msg, sub;
+    pk_buf msg, sub; /* the submessage being assembled, and its parts */
     int oom;
     /* inline chains: chain k = Location n_frames + 1 + k, made of the
      * Location chain_prev[k] (a frame's, or another chain's) and one more
@@ -215,12 +199,12 @@ static void pw_emit(pw *w, uint32_t num)
 {
     uint8_t t[20];
     size_t k = pk_varint_encode(t, pp_tag(num, WT_LEN));
-    k += pk_varint_encode(t + k, w->msg.n);
+    k += pk_varint_encode(t + k, w->msg.len);
     pk_sink_write(w->sink, t, k);
-    pk_sink_write(w->sink, w->msg.b, w->msg.n);
-    if (w->msg.oom)
+    pk_sink_write(w->sink, w->msg.buf, w->msg.len);
+    if (pk_buf_error(&w->msg))
         w->oom = 1;
-    w->msg.n = 0;
+    pk_buf_clear(&w->msg);
 }
 
 /* A ValueType submessage from "type" and "unit" as output string indexes. */
@@ -309,23 +293,23 @@ static void pw_samples(pw *w, uint32_t thread)
         if (thread != PROFKIT_NONE && p->sample_thread[i] != thread)
             continue;
         size_t nl = pw_sample_locations(w, p->sample_stack[i]);
-        w->sub.n = 0;
+        pk_buf_clear(&w->sub);
         for (size_t k = 0; k < nl; k++)
             pb_varint(&w->sub, w->locs[k]);
-        if (w->sub.n)
-            pb_bytes(&w->msg, 1, w->sub.b, w->sub.n);
-        w->sub.n = 0;
+        if (w->sub.len)
+            pb_bytes(&w->msg, 1, w->sub.buf, w->sub.len);
+        pk_buf_clear(&w->sub);
         for (size_t v = 0; v < nv; v++)
             pb_varint(&w->sub, (uint64_t)p->sample_values[i * nv + v]);
-        if (w->sub.n)
-            pb_bytes(&w->msg, 2, w->sub.b, w->sub.n);
+        if (w->sub.len)
+            pb_bytes(&w->msg, 2, w->sub.buf, w->sub.len);
         if (label) {
-            w->sub.n = 0;
+            pk_buf_clear(&w->sub);
             pb_uint(&w->sub, 1, (uint64_t)thread_key);
             pb_uint(&w->sub, 2, (uint64_t)pw_str(w, p->threads[p->sample_thread[i]].name));
-            pb_bytes(&w->msg, 3, w->sub.b, w->sub.n);
+            pb_bytes(&w->msg, 3, w->sub.buf, w->sub.len);
         }
-        if (w->sub.oom)
+        if (pk_buf_error(&w->sub))
             w->oom = 1;
         pw_emit(w, 2);
     }
@@ -336,12 +320,12 @@ static void pw_line(pw *w, const profkit_frame *fr, uint8_t *used)
     if (fr->function >= w->p->n_functions)
         return;
     used[fr->function] = 1;
-    w->sub.n = 0;
+    pk_buf_clear(&w->sub);
     pb_uint(&w->sub, 1, (uint64_t)fr->function + 1);
     pb_uint(&w->sub, 2, fr->line);
     pb_uint(&w->sub, 3, fr->column);
-    pb_bytes(&w->msg, 4, w->sub.b, w->sub.n);
-    if (w->sub.oom)
+    pb_bytes(&w->msg, 4, w->sub.buf, w->sub.len);
+    if (pk_buf_error(&w->sub))
         w->oom = 1;
 }
 
@@ -441,17 +425,17 @@ int pk_pprof_write(const profkit_profile *p, pk_sink *sink,
     pw_period(&w);
     /* The scalar fields are complete top-level fields already. */
     pw_metadata(&w);
-    if (w.msg.oom)
+    if (pk_buf_error(&w.msg))
         w.oom = 1;
-    pk_sink_write(sink, w.msg.b, w.msg.n);
-    w.msg.n = 0;
+    pk_sink_write(sink, w.msg.buf, w.msg.len);
+    pk_buf_clear(&w.msg);
     for (size_t i = 0; i < w.tab.n && !w.oom; i++) {
         pb_bytes(&w.msg, 6, pk_strtab_get(&w.tab, (uint32_t)i), pk_strtab_len(&w.tab, (uint32_t)i));
-        if (w.msg.n >= 64 * 1024 || i + 1 == w.tab.n) {
-            if (w.msg.oom)
+        if (w.msg.len >= 64 * 1024 || i + 1 == w.tab.n) {
+            if (pk_buf_error(&w.msg))
                 w.oom = 1;
-            pk_sink_write(sink, w.msg.b, w.msg.n);
-            w.msg.n = 0;
+            pk_sink_write(sink, w.msg.buf, w.msg.len);
+            pk_buf_clear(&w.msg);
         }
     }
     int oom = w.oom;
@@ -462,8 +446,8 @@ int pk_pprof_write(const profkit_profile *p, pk_sink *sink,
     pk_idset_free(&w.chain_set);
     free(used);
     free(w.smap);
-    free(w.msg.b);
-    free(w.sub.b);
+    pk_buf_free(&w.msg);
+    pk_buf_free(&w.sub);
     pk_strtab_free(&w.tab);
     if (oom)
         return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory writing pprof");

@@ -21,6 +21,11 @@ typedef struct pk_format {
      * How sure the format is that `head` (the first bytes of the decoded
      * input; `complete` when that is the whole input) is one of its files:
      * 0 = no, 100 = magic number matched. Must not read past head[n-1].
+     * PK_SNIFF_MORE: the head is not complete and could be one of its files
+     * that only more bytes tell (a JSON wrapper whose telling key comes
+     * after megabytes of others); the registry then calls it again on a
+     * longer head, up to PK_SNIFF_MAX bytes, past which it scores
+     * PK_SNIFF_MAYBE.
      */
     int (*sniff)(const uint8_t *head, size_t n, int complete);
     /* Reads ctx->src into p (empty, fresh). Returns 0 or a PROFKIT_E* code
@@ -31,13 +36,18 @@ typedef struct pk_format {
                  profkit_error *err);
 } pk_format;
 
+#define PK_SNIFF_MORE (-1)
+#define PK_SNIFF_MAYBE 50
+#define PK_SNIFF_MAX ((size_t)64 << 20)
+
 #define PROFKIT_FORMAT(name) extern const pk_format pk_format_##name;
 #include "formats/registry/formats.def"
 #undef PROFKIT_FORMAT
 
 /* The registered format named `name`, or NULL. */
 const pk_format *pk_format_lookup(const char *name);
-/* The format whose sniff scores highest on head (score > 0), or NULL. */
-const pk_format *pk_format_detect(const uint8_t *head, size_t n, int complete);
+/* The format whose sniff scores highest on the source's head (score > 0),
+ * or NULL (*fmt); reads further into the head while a format asks for it. */
+int pk_format_detect(pk_source *src, const pk_format **fmt, profkit_error *err);
 
 #endif

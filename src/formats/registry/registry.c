@@ -37,20 +37,53 @@ const profkit_format_info *profkit_format_find(const char *name)
     return f ? &f->info : NULL;
 }
 
-const pk_format *pk_format_detect(const uint8_t *head, size_t n, int complete)
+int pk_format_detect(pk_source *src, const pk_format **fmt, profkit_error *err)
 {
-    const pk_format *best = NULL;
+    const uint8_t *head;
+    size_t n;
+    *fmt = NULL;
+    int rc = pk_source_peek(src, &head, &n, err);
+    if (rc)
+        return rc;
+    if (n == 0)
+        return 0;
+    int scores[N_FORMATS];
+    for (size_t i = 0; i < N_FORMATS; i++)
+        scores[i] = formats[i]->sniff && formats[i]->read
+                        ? formats[i]->sniff(head, n, n < 64 * 1024)
+                        : 0;
+    /* A format that needs more of the input to tell is asked again on a
+     * head four times longer, up to PK_SNIFF_MAX, unless another is sure. */
+    for (;;) {
+        int more = 0, sure = 0;
+        for (size_t i = 0; i < N_FORMATS; i++) {
+            more |= scores[i] == PK_SNIFF_MORE;
+            sure |= scores[i] >= 90;
+        }
+        if (!more || sure)
+            break;
+        size_t had = n;
+        if (had >= PK_SNIFF_MAX) {
+            for (size_t i = 0; i < N_FORMATS; i++)
+                if (scores[i] == PK_SNIFF_MORE)
+                    scores[i] = PK_SNIFF_MAYBE;
+            break;
+        }
+        size_t want = had * 4 < PK_SNIFF_MAX ? had * 4 : PK_SNIFF_MAX;
+        if ((rc = pk_source_peek_more(src, want, &head, &n, err)) != 0)
+            return rc;
+        for (size_t i = 0; i < N_FORMATS; i++)
+            if (scores[i] == PK_SNIFF_MORE)
+                scores[i] = n > had ? formats[i]->sniff(head, n, n < want) : 0;
+    }
     int best_score = 0;
     for (size_t i = 0; i < N_FORMATS; i++) {
-        if (!formats[i]->sniff || !formats[i]->read)
-            continue;
-        int score = formats[i]->sniff(head, n, complete);
-        if (score > best_score) {
-            best_score = score;
-            best = formats[i];
+        if (scores[i] > best_score) {
+            best_score = scores[i];
+            *fmt = formats[i];
         }
     }
-    return best;
+    return 0;
 }
 
 static int ends_with(const char *s, size_t n, const char *suffix)
@@ -177,7 +210,8 @@ static int read_source(profkit_profile **out, pk_source *src,
             return rc;
         if (n == 0)
             return pk_error_set(err, PROFKIT_EFORMAT, name, 0, "empty input");
-        fmt = pk_format_detect(head, n, n < 64 * 1024);
+        if ((rc = pk_format_detect(src, &fmt, err)) != 0)
+            return rc;
         if (!fmt) {
             list_formats(list, sizeof(list), 0);
             return pk_error_set(err, PROFKIT_EFORMAT, name, 0,
@@ -240,6 +274,44 @@ int profkit_profile_read_memory(profkit_profile **out, const void *data, size_t 
 
 /* ---- writing ---- */
 
+/* The writer `name` names (path: for messages), or NULL with err set. */
+static const pk_format *writer_for(const char *name, const char *path, profkit_error *err)
+{
+    char list[256];
+    if (!name) {
+        list_formats(list, sizeof(list), 1);
+        pk_error_set(err, PROFKIT_EINVAL, path, -1,
+                     "cannot tell the output format from the file name; use "
+                     "profkit_write_options.format (one of: %s)",
+                     list);
+        return NULL;
+    }
+    const pk_format *fmt = pk_format_lookup(name);
+    if (!fmt || !fmt->write) {
+        list_formats(list, sizeof(list), 1);
+        pk_error_set(err, PROFKIT_EINVAL, path, -1,
+                     "cannot write format '%s' (writable formats: %s)", name, list);
+        return NULL;
+    }
+    return fmt;
+}
+
+/* A writer's warnings name the output file (or standard output). */
+struct write_warn {
+    const char *path;
+    profkit_warning_fn fn;
+    void *payload;
+};
+
+static void on_write_warning(const profkit_error *w, void *payload)
+{
+    const struct write_warn *ww = payload;
+    profkit_error named = *w;
+    snprintf(named.file, sizeof(named.file), "%s",
+             ww->path && strcmp(ww->path, "-") != 0 ? ww->path : "<stdout>");
+    ww->fn(&named, ww->payload);
+}
+
 int profkit_profile_write_file(const profkit_profile *p, const char *path,
                                const profkit_write_options *opts, profkit_error *err)
 {
@@ -249,26 +321,57 @@ int profkit_profile_write_file(const profkit_profile *p, const char *path,
         err = &scratch;
     if (!opts)
         opts = &defaults;
-    const char *name = opts->format ? opts->format : profkit_format_for_path(path);
-    char list[256];
-    if (!name) {
-        list_formats(list, sizeof(list), 1);
-        return pk_error_set(err, PROFKIT_EINVAL, path, -1,
-                                 "cannot tell the output format from the file name; use "
-                                 "profkit_write_options.format (one of: %s)",
-                                 list);
-    }
-    const pk_format *fmt = pk_format_lookup(name);
-    if (!fmt || !fmt->write) {
-        list_formats(list, sizeof(list), 1);
-        return pk_error_set(err, PROFKIT_EINVAL, path, -1,
-                                 "cannot write format '%s' (writable formats: %s)", name, list);
-    }
+    const pk_format *fmt = writer_for(opts->format ? opts->format : profkit_format_for_path(path),
+                                      path, err);
+    if (!fmt)
+        return PROFKIT_EINVAL;
     pk_sink *sink;
     int rc = pk_sink_open(&sink, path, pk_sink_compression(path), err);
     if (rc)
         return rc;
-    rc = fmt->write(p, sink, opts, err);
+    profkit_write_options o = *opts;
+    struct write_warn ww = { path, opts->on_warning, opts->payload };
+    if (o.on_warning) {
+        o.on_warning = on_write_warning;
+        o.payload = &ww;
+    }
+    rc = fmt->write(p, sink, &o, err);
     int rc2 = pk_sink_close(sink, rc == 0, rc == 0 ? err : NULL);
     return rc ? rc : rc2;
+}
+
+int profkit_profile_write_memory(char **out, size_t *len, const profkit_profile *p,
+                                 const profkit_write_options *opts, profkit_error *err)
+{
+    static const profkit_write_options defaults;
+    profkit_error scratch;
+    if (!err)
+        err = &scratch;
+    if (!opts)
+        opts = &defaults;
+    *out = NULL;
+    if (len)
+        *len = 0;
+    if (!opts->format) {
+        char list[256];
+        list_formats(list, sizeof(list), 1);
+        return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                            "writing to memory needs a format name (writable formats: %s)", list);
+    }
+    const pk_format *fmt = writer_for(opts->format, NULL, err);
+    if (!fmt)
+        return PROFKIT_EINVAL;
+    pk_buf mem = PK_BUF_INIT;
+    pk_sink *sink;
+    int rc = pk_sink_open_memory(&sink, &mem, PROFKIT_SINK_PLAIN, err);
+    if (rc)
+        return rc;
+    rc = fmt->write(p, sink, opts, err);
+    int rc2 = pk_sink_close(sink, rc == 0, rc == 0 ? err : NULL);
+    if (!rc)
+        rc = rc2;
+    if (!rc && pk_buf_take(&mem, out, len) != 0)
+        rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    pk_buf_free(&mem);
+    return rc;
 }

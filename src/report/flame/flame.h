@@ -10,6 +10,7 @@
 #ifndef PROFKIT_FLAME_H
 #define PROFKIT_FLAME_H
 
+#include "io/io.h"
 #include "model/model.h"
 #include "util/strtab.h"
 
@@ -60,38 +61,30 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
                 int one_tree, profkit_error *err);
 void pk_flame_data_free(flame_data *d);
 
-/* ---- a growable output buffer (the page is rendered into memory) ---- */
+/* ---- where a render goes ---- */
 
-typedef struct flame_buf {
-    char *p;
-    size_t n, cap;
-    int oom; /* sticky: a growth failed */
-} flame_buf;
+/* A file (through a temporary name renamed when complete; NULL or "-" is
+ * standard output) or, with out set, memory handed over as *out
+ * (NUL-terminated, the caller frees it) and *len. The render writes into
+ * pk_sink_buf(k) with the pk_buf_* calls (util/buf.h). */
+typedef struct flame_out {
+    const char *path;
+    char **out;
+    size_t *len;
+    pk_sink *k; /* open from pk_flame_out_open on */
+    pk_buf mem;
+} flame_out;
 
-void pk_flame_put(flame_buf *b, const void *s, size_t n);
-static inline void flame_puts(flame_buf *b, const char *s) { pk_flame_put(b, s, strlen(s)); }
-void pk_flame_printf(flame_buf *b, const char *fmt, ...) PK_PRINTF(2, 3);
-void pk_flame_put_i64(flame_buf *b, int64_t v);
-/*
- * s[0..len) as a JSON string literal that is also safe inside an HTML
- * <script> element: '<' is written \u003c (so no "</script>" or "<!--"),
- * invalid UTF-8 becomes U+FFFD.
- */
-void pk_flame_put_json_string(flame_buf *b, const char *s, size_t len);
-/* s[0..len) as XML character data or attribute text (&<>"' escaped,
- * invalid UTF-8 and control characters replaced). */
-void pk_flame_put_xml(flame_buf *b, const char *s, size_t len);
-/*
- * Hands the buffer to the caller (NUL-terminated) or writes it to path
- * through an atomic sink, then frees it. Returns 0, PROFKIT_ENOMEM or
- * PROFKIT_EIO.
- */
-int pk_flame_buf_finish(flame_buf *b, char **out, size_t *len, profkit_error *err);
-int pk_flame_buf_write(flame_buf *b, const char *path, profkit_error *err);
-/* Ends a render whose result was rc: on failure frees b and returns rc;
- * else hands b over as *out (path NULL) or writes it to path. */
-int pk_flame_buf_deliver(flame_buf *b, int rc, const char *path, char **out, size_t *len,
-                      profkit_error *err);
+/* Sets *out to NULL (when given) until a render succeeds. */
+void pk_flame_out_init(flame_out *o, const char *path, char **out, size_t *len);
+/* Opens the output. A render calls it once its data is built, so a render
+ * that fails before writing leaves no file. Returns 0, PROFKIT_EIO or
+ * PROFKIT_ENOMEM. */
+int pk_flame_out_open(flame_out *o, profkit_error *err);
+/* Ends a render whose result was rc: keeps the output when rc is 0 and
+ * every write succeeded, else drops it. Returns rc or the output's failure
+ * (PROFKIT_ENOMEM, PROFKIT_EIO). */
+int pk_flame_out_close(flame_out *o, int rc, profkit_error *err);
 
 /* The page template, split at the data marker, with CSS and JS already in
  * (generated at build time from src/report/flame/page/ by cmake/embed_page.cmake). */

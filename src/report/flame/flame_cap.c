@@ -188,6 +188,25 @@ static int size_cmp(const void *ctx, uint32_t a, uint32_t b)
     return t[a].n < t[b].n ? -1 : t[a].n > t[b].n;
 }
 
+size_t pk_flame_merged_cap(size_t n0, size_t trees, size_t max_nodes)
+{
+    if (max_nodes == 0 || trees == 0)
+        return 0;
+    if (max_nodes < 2 * trees)
+        return 2;
+    size_t cap;
+    if (trees > 1) {
+        /* half, leaving the others 2 each */
+        size_t half = max_nodes / 2, room = max_nodes - 2 * (trees - 1);
+        cap = n0 < half ? n0 : half;
+        if (cap > room)
+            cap = room;
+    } else {
+        cap = n0 < max_nodes ? n0 : max_nodes;
+    }
+    return cap < 2 ? 2 : cap;
+}
+
 int pk_flame_share_caps(size_t *cap, const tree1 *t, size_t n, int merged, size_t max_nodes)
 {
     size_t left = max_nodes, first = 0;
@@ -201,13 +220,7 @@ int pk_flame_share_caps(size_t *cap, const tree1 *t, size_t n, int merged, size_
         return 0;
     }
     if (merged && n > 1) {
-        /* half, leaving the others 2 each */
-        size_t half = max_nodes / 2, room = max_nodes - 2 * (n - 1);
-        cap[0] = t[0].n < half ? t[0].n : half;
-        if (cap[0] > room)
-            cap[0] = room;
-        if (cap[0] < 2)
-            cap[0] = 2;
+        cap[0] = pk_flame_merged_cap(t[0].n, n, max_nodes);
         left -= cap[0];
         first = 1;
     }

@@ -64,50 +64,50 @@ static int build_remap(remap *m, const flame_data *d, uint32_t *thread_name, uin
     return 0;
 }
 
-static void put_key(flame_buf *b, const char *key)
+static void put_key(pk_buf *b, const char *key)
 {
-    pk_flame_put(b, "\"", 1);
-    flame_puts(b, key);
-    pk_flame_put(b, "\":", 2);
+    pk_buf_put(b, "\"", 1);
+    pk_buf_puts(b, key);
+    pk_buf_put(b, "\":", 2);
 }
 
-static void put_cstr(flame_buf *b, const char *s) { pk_flame_put_json_string(b, s, strlen(s)); }
+static void put_cstr(pk_buf *b, const char *s) { pk_buf_json(b, s, strlen(s), PK_JSON_PAGE); }
 
-static void put_func_column(flame_buf *b, const char *key, const flame_data *d, const remap *m,
+static void put_func_column(pk_buf *b, const char *key, const flame_data *d, const remap *m,
                             int which)
 {
     put_key(b, key);
-    pk_flame_put(b, "[", 1);
+    pk_buf_put(b, "[", 1);
     for (size_t i = 0; i < m->n_func; i++) {
         if (i)
-            pk_flame_put(b, ",", 1);
+            pk_buf_put(b, ",", 1);
         switch (which) {
-        case 0: pk_flame_put_i64(b, m->fname[i]); break;
-        case 1: pk_flame_put_i64(b, m->ffile[i]); break;
-        case 2: pk_flame_put_i64(b, d->funcs[m->func_list[i]].line); break;
-        default: pk_flame_put_i64(b, m->fmodule[i]); break;
+        case 0: pk_buf_i64(b, m->fname[i]); break;
+        case 1: pk_buf_i64(b, m->ffile[i]); break;
+        case 2: pk_buf_i64(b, d->funcs[m->func_list[i]].line); break;
+        default: pk_buf_i64(b, m->fmodule[i]); break;
         }
     }
-    pk_flame_put(b, "]", 1);
+    pk_buf_put(b, "]", 1);
 }
 
-static void put_values(flame_buf *b, const char *key, const int64_t *self, size_t n, size_t nv)
+static void put_values(pk_buf *b, const char *key, const int64_t *self, size_t n, size_t nv)
 {
     put_key(b, key);
-    pk_flame_put(b, "[", 1);
+    pk_buf_put(b, "[", 1);
     for (size_t v = 0; v < nv; v++) {
-        flame_puts(b, v ? ",[" : "[");
+        pk_buf_puts(b, v ? ",[" : "[");
         for (size_t i = 0; i < n; i++) {
             if (i)
-                pk_flame_put(b, ",", 1);
-            pk_flame_put_i64(b, self[v * n + i]);
+                pk_buf_put(b, ",", 1);
+            pk_buf_i64(b, self[v * n + i]);
         }
-        pk_flame_put(b, "]", 1);
+        pk_buf_put(b, "]", 1);
     }
-    pk_flame_put(b, "]", 1);
+    pk_buf_put(b, "]", 1);
 }
 
-static void put_scope(flame_buf *b, const flame_data *d, const remap *m, const flame_scope *s,
+static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flame_scope *s,
                       uint32_t name, uint32_t proc)
 {
     const profkit_profile *p = d->p;
@@ -117,56 +117,56 @@ static void put_scope(flame_buf *b, const flame_data *d, const remap *m, const f
         pid = p->threads[s->thread].pid;
         tid = p->threads[s->thread].tid;
     }
-    flame_puts(b, "{\"name\":");
-    pk_flame_put_i64(b, name);
-    flame_puts(b, ",\"process\":");
-    pk_flame_put_i64(b, proc);
-    flame_puts(b, ",\"pid\":");
-    pk_flame_put_i64(b, pid);
-    flame_puts(b, ",\"tid\":");
-    pk_flame_put_i64(b, tid);
-    flame_puts(b, s->merged ? ",\"merged\":true" : ",\"merged\":false");
-    flame_puts(b, ",\"tree\":{\"parent\":[");
+    pk_buf_puts(b, "{\"name\":");
+    pk_buf_i64(b, name);
+    pk_buf_puts(b, ",\"process\":");
+    pk_buf_i64(b, proc);
+    pk_buf_puts(b, ",\"pid\":");
+    pk_buf_i64(b, pid);
+    pk_buf_puts(b, ",\"tid\":");
+    pk_buf_i64(b, tid);
+    pk_buf_puts(b, s->merged ? ",\"merged\":true" : ",\"merged\":false");
+    pk_buf_puts(b, ",\"tree\":{\"parent\":[");
     for (size_t i = 0; i < s->n; i++) {
         if (i)
-            pk_flame_put(b, ",", 1);
-        pk_flame_put_i64(b, s->parent[i]);
+            pk_buf_put(b, ",", 1);
+        pk_buf_i64(b, s->parent[i]);
     }
-    flame_puts(b, "],\"func\":[");
+    pk_buf_puts(b, "],\"func\":[");
     for (size_t i = 0; i < s->n; i++) {
         if (i)
-            pk_flame_put(b, ",", 1);
-        pk_flame_put_i64(b, s->func[i] >= 0 ? (int64_t)m->func[s->func[i]] : s->func[i]);
+            pk_buf_put(b, ",", 1);
+        pk_buf_i64(b, s->func[i] >= 0 ? (int64_t)m->func[s->func[i]] : s->func[i]);
     }
-    flame_puts(b, "],");
+    pk_buf_puts(b, "],");
     put_values(b, "self", s->self, s->n, nv);
     if (s->base_self) {
-        pk_flame_put(b, ",", 1);
+        pk_buf_put(b, ",", 1);
         put_values(b, "base_self", s->base_self, s->n, nv);
     }
-    pk_flame_put(b, "}", 1);
+    pk_buf_put(b, "}", 1);
     if (s->timed) {
-        flame_puts(b, ",\"samples\":{\"start\":[");
+        pk_buf_puts(b, ",\"samples\":{\"start\":[");
         for (size_t i = 0; i < s->n_runs; i++) {
             if (i)
-                pk_flame_put(b, ",", 1);
-            pk_flame_put_i64(b, s->run_start[i]);
+                pk_buf_put(b, ",", 1);
+            pk_buf_i64(b, s->run_start[i]);
         }
-        flame_puts(b, "],\"node\":[");
+        pk_buf_puts(b, "],\"node\":[");
         for (size_t i = 0; i < s->n_runs; i++) {
             if (i)
-                pk_flame_put(b, ",", 1);
-            pk_flame_put_i64(b, s->run_node[i]);
+                pk_buf_put(b, ",", 1);
+            pk_buf_i64(b, s->run_node[i]);
         }
-        flame_puts(b, "],\"end\":");
-        pk_flame_put_i64(b, s->run_end);
-        pk_flame_put(b, "}", 1);
+        pk_buf_puts(b, "],\"end\":");
+        pk_buf_i64(b, s->run_end);
+        pk_buf_put(b, "}", 1);
     }
-    pk_flame_put(b, "}", 1);
+    pk_buf_put(b, "}", 1);
 }
 
 /* The data object of docs/viewer.md. */
-static int put_data(flame_buf *b, const flame_data *d, const char *title, profkit_error *err)
+static int put_data(pk_buf *b, const flame_data *d, const char *title, profkit_error *err)
 {
     const profkit_profile *p = d->p;
     remap m;
@@ -176,43 +176,43 @@ static int put_data(flame_buf *b, const flame_data *d, const char *title, profki
     int rc = PROFKIT_ENOMEM;
     if (!tname || !tproc || build_remap(&m, d, tname, tproc) != 0)
         goto done;
-    flame_puts(b, "{\"schema\":1,\"generator\":\"profkit " PROFKIT_VERSION_STRING "\",\"title\":");
+    pk_buf_puts(b, "{\"schema\":1,\"generator\":\"profkit " PROFKIT_VERSION_STRING "\",\"title\":");
     put_cstr(b, title);
-    flame_puts(b, ",\"format\":");
+    pk_buf_puts(b, ",\"format\":");
     put_cstr(b, profkit_profile_format(p));
-    flame_puts(b, d->base ? ",\"diff\":true" : ",\"diff\":false");
-    flame_puts(b, ",\"strings\":[");
+    pk_buf_puts(b, d->base ? ",\"diff\":true" : ",\"diff\":false");
+    pk_buf_puts(b, ",\"strings\":[");
     for (size_t i = 0; i < m.str.n; i++) {
         if (i)
-            pk_flame_put(b, ",", 1);
-        pk_flame_put_json_string(b, pk_strtab_get(&m.str, (uint32_t)i),
-                              pk_strtab_len(&m.str, (uint32_t)i));
+            pk_buf_put(b, ",", 1);
+        pk_buf_json(b, pk_strtab_get(&m.str, (uint32_t)i), pk_strtab_len(&m.str, (uint32_t)i),
+                    PK_JSON_PAGE);
     }
-    flame_puts(b, "],\"values\":[");
+    pk_buf_puts(b, "],\"values\":[");
     for (size_t v = 0; v < p->n_value_types; v++) {
-        flame_puts(b, v ? ",{\"type\":" : "{\"type\":");
+        pk_buf_puts(b, v ? ",{\"type\":" : "{\"type\":");
         put_cstr(b, pk_str(p, p->value_types[v].type));
-        flame_puts(b, ",\"unit\":");
+        pk_buf_puts(b, ",\"unit\":");
         put_cstr(b, pk_str(p, p->value_types[v].unit));
-        pk_flame_put(b, "}", 1);
+        pk_buf_put(b, "}", 1);
     }
-    flame_puts(b, "],\"default_value\":");
-    pk_flame_put_i64(b, d->value);
-    flame_puts(b, ",\"funcs\":{");
+    pk_buf_puts(b, "],\"default_value\":");
+    pk_buf_i64(b, d->value);
+    pk_buf_puts(b, ",\"funcs\":{");
     put_func_column(b, "name", d, &m, 0);
-    pk_flame_put(b, ",", 1);
+    pk_buf_put(b, ",", 1);
     put_func_column(b, "file", d, &m, 1);
-    pk_flame_put(b, ",", 1);
+    pk_buf_put(b, ",", 1);
     put_func_column(b, "line", d, &m, 2);
-    pk_flame_put(b, ",", 1);
+    pk_buf_put(b, ",", 1);
     put_func_column(b, "module", d, &m, 3);
-    flame_puts(b, "},\"threads\":[");
+    pk_buf_puts(b, "},\"threads\":[");
     for (size_t i = 0; i < d->n_scopes; i++) {
         if (i)
-            pk_flame_put(b, ",", 1);
+            pk_buf_put(b, ",", 1);
         put_scope(b, d, &m, &d->scopes[i], tname[i], tproc[i]);
     }
-    flame_puts(b, "]}");
+    pk_buf_puts(b, "]}");
     rc = 0;
 done:
     free(tname);
@@ -228,7 +228,7 @@ done:
     return rc;
 }
 
-static int render_html(flame_buf *b, const profkit_profile *p, const profkit_flame_options *opts,
+static int render_html(flame_out *out, const profkit_profile *p, const profkit_flame_options *opts,
                        profkit_error *err)
 {
     profkit_flame_options o;
@@ -238,25 +238,30 @@ static int render_html(flame_buf *b, const profkit_profile *p, const profkit_fla
         profkit_flame_options_init(&o);
     flame_data d;
     int rc = pk_flame_build(&d, p, &o, 0, err);
+    if (rc == 0)
+        rc = pk_flame_out_open(out, err);
     if (rc == 0) {
-        pk_flame_put(b, pk_flame_page_head, pk_flame_page_head_len);
+        pk_buf *b = pk_sink_buf(out->k);
+        pk_buf_put(b, pk_flame_page_head, pk_flame_page_head_len);
         rc = put_data(b, &d, o.title ? o.title : "", err);
-        pk_flame_put(b, pk_flame_page_tail, pk_flame_page_tail_len);
+        pk_buf_put(b, pk_flame_page_tail, pk_flame_page_tail_len);
     }
     pk_flame_data_free(&d);
-    return rc;
+    return pk_flame_out_close(out, rc, err);
 }
 
 int profkit_flame_render_html(char **out, size_t *len, const profkit_profile *p,
                              const profkit_flame_options *o, profkit_error *err)
 {
-    flame_buf b = { 0 };
-    return pk_flame_buf_deliver(&b, render_html(&b, p, o, err), NULL, out, len, err);
+    flame_out fo;
+    pk_flame_out_init(&fo, NULL, out, len);
+    return render_html(&fo, p, o, err);
 }
 
 int profkit_flame_write_html(const profkit_profile *p, const char *path,
                             const profkit_flame_options *o, profkit_error *err)
 {
-    flame_buf b = { 0 };
-    return pk_flame_buf_deliver(&b, render_html(&b, p, o, err), path, NULL, NULL, err);
+    flame_out fo;
+    pk_flame_out_init(&fo, path, NULL, NULL);
+    return render_html(&fo, p, o, err);
 }

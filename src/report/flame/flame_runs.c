@@ -75,7 +75,8 @@ static int time_cmp(const void *ctx, uint32_t a, uint32_t b)
 }
 
 int pk_flame_runs(tree1 *t, const profkit_profile *p, const uint32_t *rows, size_t nrows,
-               const uint32_t *stack_node, double min_pct, int64_t time0)
+                  const uint32_t *stack_node, const uint32_t *node_map, double min_pct,
+                  int64_t time0)
 {
     uint32_t *order = NULL;
     size_t n = 0;
@@ -118,7 +119,7 @@ int pk_flame_runs(tree1 *t, const profkit_profile *p, const uint32_t *rows, size
             time = p->sample_time[r];
             if (p->sample_stack[r] >= p->n_stacks)
                 continue;
-            node = stack_node[p->sample_stack[r]];
+            node = node_map[stack_node[p->sample_stack[r]]];
             if (node == cur)
                 continue;
             if (cur != PROFKIT_NONE && (double)time - (double)cur_start < pixel) {

@@ -128,7 +128,7 @@ static const char svg_script[] =
     "window.addEventListener('load', init);\n"
     "]]></script>\n";
 
-static int render_svg(flame_buf *b, const profkit_profile *p, const profkit_flame_options *o,
+static int render_svg(flame_out *out, const profkit_profile *p, const profkit_flame_options *o,
                       profkit_error *err)
 {
     flame_data d;
@@ -197,27 +197,30 @@ static int render_svg(flame_buf *b, const profkit_profile *p, const profkit_flam
     const char *unit = pk_str(p, p->value_types[v].unit);
     const char *title = o->title ? o->title : "";
     int height = (int)(max_depth + 1) * FRAME_H + 84;
-    pk_flame_printf(b,
+    if ((rc = pk_flame_out_open(out, err)) != 0)
+        goto done;
+    pk_buf *b = pk_sink_buf(out->k);
+    pk_buf_printf(b,
                  "<?xml version=\"1.0\" standalone=\"no\"?>\n"
                  "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                  "xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n",
                  (int)SVG_WIDTH, height, (int)SVG_WIDTH, height);
-    pk_flame_printf(b, "<style type=\"text/css\">text { font-family: Verdana, sans-serif; font-size: %.0fpx; fill: #000; }\n"
+    pk_buf_printf(b, "<style type=\"text/css\">text { font-family: Verdana, sans-serif; font-size: %.0fpx; fill: #000; }\n"
                     "g.f:hover rect { stroke: #000; stroke-width: 0.5; cursor: pointer; }\n"
                     "#search, #unzoom { cursor: pointer; } #unzoom { opacity: 0; }</style>\n",
                  FONT_SIZE);
-    pk_flame_printf(b, svg_script, SVG_WIDTH, SVG_PAD, FONT_SIZE, FONT_WIDTH);
-    pk_flame_printf(b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f8\"/>\n", (int)SVG_WIDTH,
+    pk_buf_printf(b, svg_script, SVG_WIDTH, SVG_PAD, FONT_SIZE, FONT_WIDTH);
+    pk_buf_printf(b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f8\"/>\n", (int)SVG_WIDTH,
                  height);
-    pk_flame_printf(b, "<text x=\"%.1f\" y=\"24\" text-anchor=\"middle\" style=\"font-size:17px\">",
+    pk_buf_printf(b, "<text x=\"%.1f\" y=\"24\" text-anchor=\"middle\" style=\"font-size:17px\">",
                  SVG_WIDTH / 2);
-    pk_flame_put_xml(b, title, strlen(title));
-    flame_puts(b, "</text>\n<text x=\"");
-    pk_flame_printf(b, "%.1f\" y=\"24\" id=\"unzoom\">Reset Zoom</text>\n", SVG_PAD);
-    pk_flame_printf(b, "<text x=\"%.1f\" y=\"24\" id=\"search\" text-anchor=\"end\">Search</text>\n",
+    pk_buf_xml(b, title, strlen(title));
+    pk_buf_puts(b, "</text>\n<text x=\"");
+    pk_buf_printf(b, "%.1f\" y=\"24\" id=\"unzoom\">Reset Zoom</text>\n", SVG_PAD);
+    pk_buf_printf(b, "<text x=\"%.1f\" y=\"24\" id=\"search\" text-anchor=\"end\">Search</text>\n",
                  SVG_WIDTH - SVG_PAD);
-    pk_flame_printf(b, "<text x=\"%.1f\" y=\"%d\" id=\"details\"> </text>\n", SVG_PAD, height - 17);
-    pk_flame_printf(b, "<text x=\"%.1f\" y=\"%d\" id=\"matched\" text-anchor=\"end\"> </text>\n",
+    pk_buf_printf(b, "<text x=\"%.1f\" y=\"%d\" id=\"details\"> </text>\n", SVG_PAD, height - 17);
+    pk_buf_printf(b, "<text x=\"%.1f\" y=\"%d\" id=\"matched\" text-anchor=\"end\"> </text>\n",
                  SVG_WIDTH - SVG_PAD, height - 17);
     /* Frames in depth-first order, so a frame's <g> comes after its caller's. */
     sp = 0;
@@ -241,15 +244,15 @@ static int render_svg(flame_buf *b, const profkit_profile *p, const profkit_flam
             hot_colour(colour, sizeof(colour), name, len);
         }
         int y = height - 50 - (int)(depth[i] + 1) * FRAME_H;
-        flame_puts(b, "<g class=\"f\"><title>");
-        pk_flame_put_xml(b, name, len);
-        pk_flame_printf(b, " (%s, %s", val, pct);
+        pk_buf_puts(b, "<g class=\"f\"><title>");
+        pk_buf_xml(b, name, len);
+        pk_buf_printf(b, " (%s, %s", val, pct);
         if (s->base_self) {
             char bval[64];
             pk_format_value(bval, sizeof(bval), btot[i], unit);
-            pk_flame_printf(b, "; base %s", bval);
+            pk_buf_printf(b, "; base %s", bval);
         }
-        pk_flame_printf(b, ")</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>",
+        pk_buf_printf(b, ")</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>",
                      x[i], y, w, FRAME_H - 1, colour);
         /* The name cut to what fits, at a character boundary. */
         size_t fit = (size_t)(w / (FONT_SIZE * FONT_WIDTH)), cut = 0, chars = 0;
@@ -260,7 +263,7 @@ static int render_svg(flame_buf *b, const profkit_profile *p, const profkit_flam
             cut += k;
             chars++;
         }
-        pk_flame_printf(b, "<text x=\"%.1f\" y=\"%d\">", x[i] + 3, y + FRAME_H - 4);
+        pk_buf_printf(b, "<text x=\"%.1f\" y=\"%d\">", x[i] + 3, y + FRAME_H - 4);
         if (fit >= 3) {
             if (cut < len) {
                 /* drop two characters for ".." */
@@ -269,15 +272,15 @@ static int render_svg(flame_buf *b, const profkit_profile *p, const profkit_flam
                     while (cut > 0 && ((uint8_t)name[cut] & 0xc0) == 0x80)
                         cut--;
                 }
-                pk_flame_put_xml(b, name, cut);
-                flame_puts(b, "..");
+                pk_buf_xml(b, name, cut);
+                pk_buf_puts(b, "..");
             } else {
-                pk_flame_put_xml(b, name, len);
+                pk_buf_xml(b, name, len);
             }
         }
-        flame_puts(b, "</text></g>\n");
+        pk_buf_puts(b, "</text></g>\n");
     }
-    flame_puts(b, "</svg>\n");
+    pk_buf_puts(b, "</svg>\n");
     rc = 0;
     goto done;
 oom:
@@ -292,10 +295,10 @@ done:
     free(depth);
     free(x);
     pk_flame_data_free(&d);
-    return rc;
+    return pk_flame_out_close(out, rc, err);
 }
 
-static int render(flame_buf *b, const profkit_profile *p, const profkit_flame_options *opts,
+static int render(flame_out *out, const profkit_profile *p, const profkit_flame_options *opts,
                   profkit_error *err)
 {
     profkit_flame_options o;
@@ -303,19 +306,21 @@ static int render(flame_buf *b, const profkit_profile *p, const profkit_flame_op
         o = *opts;
     else
         profkit_flame_options_init(&o);
-    return render_svg(b, p, &o, err);
+    return render_svg(out, p, &o, err);
 }
 
 int profkit_flame_render_svg(char **out, size_t *len, const profkit_profile *p,
                              const profkit_flame_options *o, profkit_error *err)
 {
-    flame_buf b = { 0 };
-    return pk_flame_buf_deliver(&b, render(&b, p, o, err), NULL, out, len, err);
+    flame_out fo;
+    pk_flame_out_init(&fo, NULL, out, len);
+    return render(&fo, p, o, err);
 }
 
 int profkit_flame_write_svg(const profkit_profile *p, const char *path,
                             const profkit_flame_options *o, profkit_error *err)
 {
-    flame_buf b = { 0 };
-    return pk_flame_buf_deliver(&b, render(&b, p, o, err), path, NULL, NULL, err);
+    flame_out fo;
+    pk_flame_out_init(&fo, path, NULL, NULL);
+    return render(&fo, p, o, err);
 }

@@ -1,11 +1,10 @@
 /*
  * flame_tree.c: the flame graph's trees (docs/viewer.md, "The data").
  *
- * 1. One pass over the stack table maps every stack to a node of the call
- *    tree by function ("the union tree"): the model hash-conses stacks and
- *    appends them, so a stack's parent has a smaller id and each stack is
- *    one lookup (parent's node, function). A diff maps BASE's stacks into
- *    the same tree, functions matched by name.
+ * 1. The call tree by function (model/ltree.h, merged: a node per path of
+ *    functions; the page's functions are its keys) maps every stack to its
+ *    node. A diff maps BASE's stacks onto the same nodes, functions matched
+ *    by name.
  * 2. Per scope (all threads, then each thread) the rows of that scope are
  *    summed per stack, the stacks mark the nodes they reach (walking up
  *    only until a marked node, so the work is the nodes touched, not
@@ -16,6 +15,7 @@
  * 3. When the trees together exceed --max-nodes, each is cut to its share
  *    (flame_cap.c).
  */
+#include "model/ltree.h"
 #include "report/flame/flame_tree1.h"
 
 #include <inttypes.h>
@@ -23,272 +23,69 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* ---------------------------------------------------------- the union tree */
+/* ------------------------------------------------------------ the functions */
 
 /*
- * Nodes are found by (parent node, function) in a table sized once for
- * every stack (a node per stack at most), the key beside the id, so a
- * lookup is one cache miss and nothing is ever rehashed.
+ * The page's functions are the call tree's keys (key k is function k - 1),
+ * each from the first frame with that key: its function's name, file,
+ * module and line. A frame of a function without a name is named by its
+ * address, as every report labels it. In a diff the names are copied into
+ * d->strings, which outlive the profiles' string tables.
  */
-typedef struct node_slot {
-    uint32_t parent, func, id; /* id 0: empty (the root is never looked up) */
-} node_slot;
-
-typedef struct uni {
-    flame_data *d;
-    int diff;            /* functions matched by name (across two profiles) */
-    uint32_t *keys;      /* diff: name id in d->strings per function */
-    size_t cap_funcs, cap_keys;
-    pk_idset func_set;
-    uint32_t *parent, *func;
-    size_t n, cap;
-    node_slot *slots;
-    size_t n_slots;
-} uni;
-
-static int uni_init(uni *u, size_t max_nodes)
+static int make_funcs(flame_data *d, const pk_ltree *t, const profkit_profile *p,
+                      const profkit_profile *base)
 {
-    /* at most 2/3 full; a size that is no power of two, so no rounding up */
-    size_t cap = max_nodes + max_nodes / 2 + 16;
-    u->cap = max_nodes;
-    if (!(u->slots = calloc(cap, sizeof(node_slot))) ||
-        !(u->parent = malloc(max_nodes * sizeof(uint32_t))) ||
-        !(u->func = malloc(max_nodes * sizeof(uint32_t))))
+    size_t n = t->n_keys ? t->n_keys - 1 : 0;
+    if (!(d->funcs = calloc(n ? n : 1, sizeof(flame_func))))
         return PROFKIT_ENOMEM;
-    u->n_slots = cap;
-    u->parent[0] = 0;
-    u->func[0] = PROFKIT_NONE;
-    u->n = 1;
-    return 0;
-}
-
-static inline size_t node_home(const uni *u, uint32_t parent, uint32_t func)
-{
-    /* a multiplicative hash, mapped onto [0, n_slots) by a multiply-shift */
-    uint64_t h = ((((uint64_t)parent << 32) | func) * 0x9e3779b97f4a7c15ull) >> 32;
-    return (size_t)((h * (uint64_t)u->n_slots) >> 32);
-}
-
-static inline void node_prefetch(const uni *u, uint32_t parent, uint32_t func)
-{
-#if defined(__GNUC__)
-    __builtin_prefetch(&u->slots[node_home(u, parent, func)]);
-#else
-    (void)u, (void)parent, (void)func;
-#endif
-}
-
-static inline uint32_t node_intern(uni *u, uint32_t parent, uint32_t func)
-{
-    size_t i = node_home(u, parent, func);
-    for (;; i = i + 1 == u->n_slots ? 0 : i + 1) {
-        node_slot *sl = &u->slots[i];
-        if (sl->id == 0) {
-            /* u->cap bounds the nodes: at most one per stack */
-            uint32_t id = (uint32_t)u->n++;
-            sl->parent = parent;
-            sl->func = func;
-            sl->id = id;
-            u->parent[id] = parent;
-            u->func[id] = func;
-            return id;
-        }
-        if (sl->parent == parent && sl->func == func)
-            return sl->id;
-    }
-}
-
-static int key_eq(const void *ctx, uint32_t id, const void *key)
-{
-    const uni *u = ctx;
-    return u->keys[id] == *(const uint32_t *)key;
-}
-
-/* Appends a function; returns its id or PROFKIT_NONE. */
-static uint32_t func_add(uni *u, const flame_func *f)
-{
-    flame_data *d = u->d;
-    if (d->n_funcs >= PROFKIT_NONE - 1 || PK_VEC_RESERVE(d->funcs, d->n_funcs, u->cap_funcs, 1))
-        return PROFKIT_NONE;
-    d->funcs[d->n_funcs] = *f;
-    return (uint32_t)d->n_funcs++;
-}
-
-/* The function called `name` with profile function fn's file, module and
- * line (fn out of range: unknown), found by name in a diff. */
-static uint32_t func_of(uni *u, const profkit_profile *p, const char *name, size_t len, uint32_t fn)
-{
-    flame_func f;
-    memset(&f, 0, sizeof(f));
-    f.name = name;
-    f.name_len = (uint32_t)len;
-    f.file = f.module = "";
-    if (fn < p->n_functions) {
-        const profkit_function *pf = &p->functions[fn];
-        f.file = pk_str(p, pf->file);
-        f.file_len = pk_strtab_len(&p->strings, pf->file);
-        f.module = pk_str(p, pf->module);
-        f.module_len = pk_strtab_len(&p->strings, pf->module);
-        f.line = pf->start_line;
-    }
-    if (!u->diff)
-        return func_add(u, &f);
-    uint32_t key = pk_strtab_intern(&u->d->strings, name, len);
-    if (key == PROFKIT_NONE)
-        return PROFKIT_NONE;
-    f.name = pk_strtab_get(&u->d->strings, key); /* outlives the profile's */
-    uint64_t h = pk_hash_u64(key);
-    uint32_t id = pk_idset_find(&u->func_set, h, key_eq, u, &key);
-    if (id != PROFKIT_NONE)
-        return id;
-    if ((id = func_add(u, &f)) == PROFKIT_NONE ||
-        PK_VEC_RESERVE(u->keys, id, u->cap_keys, 1) != 0)
-        return PROFKIT_NONE;
-    u->keys[id] = key;
-    return pk_idset_insert(&u->func_set, h, id) == 0 ? id : PROFKIT_NONE;
-}
-
-/*
- * *out[s] = the union tree's node of p's stack s. One pass over the stack
- * table: it relies on parents preceding children (pk_stack_intern and
- * _append only ever append a row whose parent exists), and refuses a table
- * that breaks it rather than walk it. Outside a diff each of the profile's
- * functions is one function here (the model hash-conses them); frames of
- * a function without a name are told apart by address, as reports do.
- */
-static int map_stacks(uni *u, const profkit_profile *p, uint32_t **out, profkit_error *err)
-{
-    uint32_t *fn_func = NULL, *frame_func = NULL, *stack_node = NULL;
-    int rc = PROFKIT_ENOMEM;
-    size_t ns = p->n_stacks ? p->n_stacks : 1;
-    if (!(fn_func = malloc((p->n_functions ? p->n_functions : 1) * sizeof(uint32_t))) ||
-        !(frame_func = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint32_t))) ||
-        !(stack_node = malloc(ns * sizeof(uint32_t))))
-        goto done;
-    for (size_t i = 0; i < p->n_functions; i++)
-        fn_func[i] = PROFKIT_NONE;
-    for (size_t f = 0; f < p->n_frames; f++) {
-        uint32_t fn = p->frames[f].function;
-        uint32_t name = fn < p->n_functions ? p->functions[fn].name : 0;
-        size_t len = pk_strtab_len(&p->strings, name);
-        if (len) {
-            if (fn_func[fn] == PROFKIT_NONE &&
-                (fn_func[fn] = func_of(u, p, pk_str(p, name), len, fn)) == PROFKIT_NONE)
-                goto done;
-            frame_func[f] = fn_func[fn];
-        } else {
-            /* no name: the address, as every report labels it */
+    for (size_t k = 1; k < t->n_keys; k++) {
+        const profkit_profile *q = k < t->n_keys_p ? p : base;
+        const profkit_frame *fr = &q->frames[t->key_frame[k]];
+        uint32_t fn = fr->function;
+        uint32_t name = fn < q->n_functions ? q->functions[fn].name : 0;
+        flame_func *f = &d->funcs[k - 1];
+        f->name = pk_str(q, name);
+        f->name_len = pk_strtab_len(&q->strings, name);
+        if (base || !f->name_len) {
             char buf[32];
-            int w = snprintf(buf, sizeof(buf), "0x%" PRIx64, p->frames[f].address);
-            uint32_t id = pk_strtab_intern(&u->d->strings, buf, (size_t)w);
-            if (id == PROFKIT_NONE ||
-                (frame_func[f] = func_of(u, p, pk_strtab_get(&u->d->strings, id), (size_t)w, fn)) ==
-                    PROFKIT_NONE)
-                goto done;
+            if (!f->name_len) { /* no name: the address, as every report labels it */
+                int w = snprintf(buf, sizeof(buf), "0x%" PRIx64, fr->address);
+                f->name = buf;
+                f->name_len = (uint32_t)w;
+            }
+            uint32_t id = pk_strtab_intern(&d->strings, f->name, f->name_len);
+            if (id == PROFKIT_NONE)
+                return PROFKIT_ENOMEM;
+            f->name = pk_strtab_get(&d->strings, id);
+        }
+        f->file = f->module = "";
+        if (fn < q->n_functions) {
+            const profkit_function *pf = &q->functions[fn];
+            f->file = pk_str(q, pf->file);
+            f->file_len = pk_strtab_len(&q->strings, pf->file);
+            f->module = pk_str(q, pf->module);
+            f->module_len = pk_strtab_len(&q->strings, pf->module);
+            f->line = pf->start_line;
         }
     }
-    stack_node[0] = 0;
-    for (size_t s = 1; s < p->n_stacks; s++) {
-        const profkit_stack *st = &p->stacks[s];
-        if (st->parent >= s || st->frame >= p->n_frames) {
-            rc = pk_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
-                                   "stack %zu: parent %u or frame %u out of order or range", s,
-                                   st->parent, st->frame);
-            goto done;
-        }
-        /* The slot of a stack further on is a cache miss: ask for it
-         * now when its parent's node is known. */
-        if (s + 16 < p->n_stacks) {
-            const profkit_stack *ahead = &p->stacks[s + 16];
-            if (ahead->parent < s && ahead->frame < p->n_frames)
-                node_prefetch(u, stack_node[ahead->parent], frame_func[ahead->frame]);
-        }
-        stack_node[s] = node_intern(u, stack_node[st->parent], frame_func[st->frame]);
-    }
-    *out = stack_node;
-    stack_node = NULL;
-    rc = 0;
-done:
-    if (rc == PROFKIT_ENOMEM)
-        pk_error_set(err, rc, NULL, -1, "out of memory building the flame graph");
-    free(fn_func);
-    free(frame_func);
-    free(stack_node);
-    return rc;
+    d->n_funcs = n;
+    return 0;
 }
 
 /* ------------------------------------------------------------ rows per scope */
 
 /* The rows of one profile that a scope reads: idx[0..n), or all rows when
- * idx is NULL. */
-/* Per profile: the rows of a scope summed per stack first, so that each
- * row costs one lookup near its neighbours' (a thread's stacks are close
- * together) and the tree's work is per distinct stack. */
-typedef struct stack_sums {
-    int64_t *self;  /* self[s * nv + v], zero outside a scope's work */
-    uint32_t *seen; /* seen[s] == tag: s is in list */
-    uint32_t *node; /* the tree 1 node of stack s (timed threads) */
-    uint32_t *list; /* the stacks the scope's rows reach */
-    size_t n_list, cap_list;
-    uint32_t tag;
-} stack_sums;
-
+ * idx is NULL. Each row's value goes straight to its node of the scope (no
+ * array per stack: the nodes mark which stacks a scope reached). */
 typedef struct rowset {
     const profkit_profile *p;
-    const uint32_t *stack_node; /* the profile's stacks mapped to the union tree */
+    const uint32_t *stack_node; /* the profile's stacks mapped to the call tree */
     const uint32_t *vmap;       /* the scope's value v is the profile's vmap[v] (NONE: 0) */
     const uint32_t *idx;
     size_t n;
-    stack_sums *sums;
 } rowset;
 
 static inline uint32_t row_at(const rowset *r, size_t i) { return r->idx ? r->idx[i] : (uint32_t)i; }
-
-static int sums_init(stack_sums *ss, const profkit_profile *p, size_t nv)
-{
-    size_t ns = p->n_stacks ? p->n_stacks : 1, nsv;
-    if (pk_mul_size(ns, nv ? nv : 1, &nsv) != 0 || !(ss->self = calloc(nsv, sizeof(int64_t))) ||
-        !(ss->seen = calloc(ns, sizeof(uint32_t))) || !(ss->node = malloc(ns * sizeof(uint32_t))))
-        return PROFKIT_ENOMEM;
-    return 0;
-}
-
-static void sums_free(stack_sums *ss)
-{
-    free(ss->self);
-    free(ss->seen);
-    free(ss->node);
-    free(ss->list);
-}
-
-/* Sums rs's rows per stack into rs->sums (nv scope value types). */
-static int sum_per_stack(const rowset *rs, size_t nv)
-{
-    const profkit_profile *p = rs->p;
-    stack_sums *ss = rs->sums;
-    size_t pnv = p->n_value_types;
-    ss->n_list = 0;
-    ss->tag++;
-    for (size_t i = 0; i < rs->n; i++) {
-        uint32_t r = row_at(rs, i);
-        uint32_t s = p->sample_stack[r];
-        if (s >= p->n_stacks)
-            continue;
-        if (ss->seen[s] != ss->tag) {
-            if (PK_VEC_RESERVE(ss->list, ss->n_list, ss->cap_list, 1) != 0)
-                return PROFKIT_ENOMEM;
-            ss->seen[s] = ss->tag;
-            ss->list[ss->n_list++] = s;
-        }
-        const int64_t *val = p->sample_values + (size_t)r * pnv;
-        int64_t *acc = ss->self + (size_t)s * nv;
-        for (size_t v = 0; v < nv; v++)
-            if (rs->vmap[v] != PROFKIT_NONE)
-                pk_sat_addto(&acc[v], val[rs->vmap[v]]);
-    }
-    return 0;
-}
-
 
 /* Row indexes grouped by thread, in row order within a thread:
  * rows of thread t are by_thread[start[t] .. start[t + 1]). */
@@ -391,14 +188,13 @@ static void work_free(work *w)
 /* What every scope shares. */
 typedef struct builder {
     flame_data *d;
-    uni u;
+    pk_ltree tree;       /* the call tree by function (by name in a diff) */
     size_t nv;
     double min_pct;
     uint32_t *mark;   /* union node -> local index in the scope being built, NONE */
     uint32_t *touched;
     size_t cap_touched;
     int64_t time0;    /* the profile's first sample time */
-    stack_sums sums[2]; /* NEW's, BASE's */
     work work;
 } builder;
 
@@ -425,35 +221,39 @@ static int nonzero(const int64_t *tot, const int64_t *btot, size_t k, size_t nv,
     return 0;
 }
 
-/* Marks the union nodes rs reaches (and their ancestors) into b->touched. */
-/* Marks the union nodes of the stacks rs reaches (and their ancestors)
+/* Marks the nodes of the stacks rs's rows reach (and their ancestors)
  * into b->touched. */
 static int mark_rows(builder *b, const rowset *rs, size_t *k)
 {
-    const stack_sums *ss = rs->sums;
-    for (size_t i = 0; i < ss->n_list; i++)
-        for (uint32_t u = rs->stack_node[ss->list[i]]; b->mark[u] == PROFKIT_NONE; u = b->u.parent[u]) {
+    const profkit_profile *p = rs->p;
+    for (size_t i = 0; i < rs->n; i++) {
+        uint32_t s = p->sample_stack[row_at(rs, i)];
+        if (s >= p->n_stacks)
+            continue;
+        for (uint32_t u = rs->stack_node[s]; b->mark[u] == PROFKIT_NONE; u = b->tree.parent[u]) {
             if (PK_VEC_RESERVE(b->touched, *k, b->cap_touched, 1) != 0)
                 return PROFKIT_ENOMEM;
             b->mark[u] = 0;
             b->touched[(*k)++] = u;
         }
+    }
     return 0;
 }
 
-/* Moves the per-stack sums into self by local node (and zeroes them). */
+/* Adds rs's rows into self by local node. */
 static void sum_rows(const builder *b, const rowset *rs, int64_t *self, size_t k)
 {
-    stack_sums *ss = rs->sums;
-    size_t nv = b->nv;
-    for (size_t i = 0; i < ss->n_list; i++) {
-        uint32_t s = ss->list[i];
+    const profkit_profile *p = rs->p;
+    size_t nv = b->nv, pnv = p->n_value_types;
+    for (size_t i = 0; i < rs->n; i++) {
+        uint32_t r = row_at(rs, i), s = p->sample_stack[r];
+        if (s >= p->n_stacks)
+            continue;
         size_t li = b->mark[rs->stack_node[s]];
-        int64_t *acc = ss->self + (size_t)s * nv;
-        for (size_t v = 0; v < nv; v++) {
-            pk_sat_addto(&self[v * k + li], acc[v]);
-            acc[v] = 0;
-        }
+        const int64_t *val = p->sample_values + (size_t)r * pnv;
+        for (size_t v = 0; v < nv; v++)
+            if (rs->vmap[v] != PROFKIT_NONE)
+                pk_sat_addto(&self[v * k + li], val[rs->vmap[v]]);
     }
 }
 
@@ -470,13 +270,11 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
     double *thr = NULL, *bthr = NULL;
     memset(t, 0, sizeof(*t));
 
-    if (sum_per_stack(rs, nv) != 0 || (brs && sum_per_stack(brs, nv) != 0))
-        goto done;
     if (!rs->idx && (!brs || !brs->idx)) {
         /* every row: every node, in order (unreached ones add zeros) */
-        if (PK_VEC_RESERVE(b->touched, 0, b->cap_touched, b->u.n) != 0)
+        if (PK_VEC_RESERVE(b->touched, 0, b->cap_touched, b->tree.n) != 0)
             goto done;
-        for (k = 0; k < b->u.n; k++)
+        for (k = 0; k < b->tree.n; k++)
             b->mark[k] = b->touched[k] = (uint32_t)k;
     } else {
         b->mark[0] = 0;
@@ -505,7 +303,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
     }
     lp[0] = 0;
     for (size_t i = 1; i < k; i++)
-        lp[i] = b->mark[b->u.parent[b->touched[i]]];
+        lp[i] = b->mark[b->tree.parent[b->touched[i]]];
     sum_rows(b, rs, self, k);
     memcpy(tot, self, kv * sizeof(int64_t));
     if (brs) {
@@ -548,7 +346,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         if (t1[i] != PROFKIT_NONE) {
             uint32_t o = t1[i];
             t->parent[o] = i ? (int32_t)t1[lp[i]] : -1;
-            t->func[o] = i ? (int32_t)b->u.func[b->touched[i]] : FLAME_ROOT;
+            t->func[o] = i ? (int32_t)b->tree.key[b->touched[i]] - 1 : FLAME_ROOT;
             for (size_t v = 0; v < nv; v++) {
                 t->self[v * n + o] = self[v * k + i];
                 if (bself)
@@ -580,11 +378,11 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             else
                 map[i] = map[lp[i]];
         }
-        for (size_t i = 0; i < rs->sums->n_list; i++) {
-            uint32_t st = rs->sums->list[i];
-            rs->sums->node[st] = map[b->mark[rs->stack_node[st]]];
-        }
-        if (pk_flame_runs(t, rs->p, rs->idx, rs->n, rs->sums->node, b->min_pct, b->time0) != 0)
+        /* the marks become each node's place in tree 1 */
+        for (size_t i = 0; i < k; i++)
+            b->mark[b->touched[i]] = map[i];
+        if (pk_flame_runs(t, rs->p, rs->idx, rs->n, rs->stack_node, b->mark, b->min_pct,
+                          b->time0) != 0)
             goto done;
     }
     rc = 0;
@@ -624,11 +422,10 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
     d->p = p;
     d->base = o->base;
     b.d = d;
-    b.u.d = d;
-    b.u.diff = o->base != NULL;
     b.nv = p->n_value_types;
     b.min_pct = o->min_percent > 0 ? o->min_percent : 0;
-    uint32_t *stack_node = NULL, *bstack_node = NULL, *vmap = NULL, *bvmap = NULL;
+    const uint32_t *stack_node = NULL, *bstack_node = NULL;
+    uint32_t *vmap = NULL, *bvmap = NULL;
     uint32_t *by_thread = NULL;
     size_t *tstart = NULL;
     tree1 *t1 = NULL;
@@ -647,23 +444,26 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
     }
     size_t max_scopes = 1 + p->n_threads;
     rc = PROFKIT_ENOMEM;
-    /* a node per stack at most, the root shared */
-    if (pk_strtab_init(&d->strings) != 0 ||
-        uni_init(&b.u, (p->n_stacks ? p->n_stacks : 1) + (o->base ? o->base->n_stacks : 0)) != 0)
+    /* The call tree by function (by name in a diff, BASE's stacks on the
+     * same nodes); its keys are the page's functions. */
+    pk_ltree_options lo = { .keys = o->base ? PK_LTREE_NAMES : PK_LTREE_FUNCTIONS, .merge = 1,
+                            .base = o->base };
+    if (pk_strtab_init(&d->strings) != 0)
         goto oom;
-    if ((rc = map_stacks(&b.u, p, &stack_node, err)) != 0 ||
-        (o->base && (rc = map_stacks(&b.u, o->base, &bstack_node, err)) != 0))
+    if ((rc = pk_ltree_build(&b.tree, p, &lo, err)) != 0)
         goto done;
     rc = PROFKIT_ENOMEM;
+    if (make_funcs(d, &b.tree, p, o->base) != 0)
+        goto oom;
+    stack_node = b.tree.stack_node;
+    bstack_node = b.tree.base_node;
     if (!(vmap = malloc((b.nv + 1) * sizeof(uint32_t))) ||
         !(bvmap = malloc((b.nv + 1) * sizeof(uint32_t))) ||
-        !(b.mark = malloc(b.u.n * sizeof(uint32_t))) ||
+        !(b.mark = malloc(b.tree.n * sizeof(uint32_t))) ||
         PK_VEC_RESERVE(b.touched, 0, b.cap_touched, 1) != 0)
         goto oom;
-    for (size_t i = 0; i < b.u.n; i++)
+    for (size_t i = 0; i < b.tree.n; i++)
         b.mark[i] = PROFKIT_NONE;
-    if (sums_init(&b.sums[0], p, b.nv) != 0 || (o->base && sums_init(&b.sums[1], o->base, b.nv) != 0))
-        goto oom;
     for (size_t v = 0; v < b.nv; v++) {
         vmap[v] = (uint32_t)v;
         bvmap[v] = PROFKIT_NONE;
@@ -690,11 +490,12 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
         !(d->scopes = calloc(max_scopes, sizeof(flame_scope))))
         goto oom;
     int merged = 0;
+    size_t shrunk0 = 0;
     if (o->base) {
         uint32_t *bby = NULL;
         size_t *bst = NULL;
-        rowset rs = { p, stack_node, vmap, NULL, p->n_samples, &b.sums[0] };
-        rowset brs = { o->base, bstack_node, bvmap, NULL, o->base->n_samples, &b.sums[1] };
+        rowset rs = { p, stack_node, vmap, NULL, p->n_samples };
+        rowset brs = { o->base, bstack_node, bvmap, NULL, o->base->n_samples };
         if (thread != PROFKIT_NONE) {
             rs.idx = by_thread + tstart[thread];
             rs.n = tstart[thread + 1] - tstart[thread];
@@ -716,18 +517,32 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
         nt = 1;
     } else {
         if (thread == PROFKIT_NONE) {
-            rowset rs = { p, stack_node, vmap, NULL, p->n_samples, &b.sums[0] };
+            rowset rs = { p, stack_node, vmap, NULL, p->n_samples };
             if (build_tree1(&b, &t1[0], &rs, NULL, 0) != 0)
                 goto oom;
             d->scopes[0].thread = PROFKIT_NONE;
             d->scopes[0].merged = merged = 1;
             nt = 1;
+            /* The merged tree's cap depends only on its size and how many
+             * trees there are: cut it now, so that it is not kept whole
+             * while the threads' trees are built. */
+            size_t trees = 1;
+            for (size_t th = 0; th < p->n_threads && !one_tree; th++)
+                trees += tstart[th + 1] > tstart[th];
+            size_t n0 = t1[0].n;
+            d->n_scopes = 1;
+            if (pk_flame_shrink(&d->scopes[0], &t1[0], b.nv,
+                                pk_flame_merged_cap(n0, trees, o->max_nodes)) != 0)
+                goto oom;
+            pk_flame_tree1_free(&t1[0]);
+            t1[0].n = n0;
+            shrunk0 = 1;
         }
         for (size_t th = 0; th < p->n_threads && !(one_tree && nt); th++) {
             size_t n = tstart[th + 1] - tstart[th];
             if ((thread != PROFKIT_NONE && th != thread) || (thread == PROFKIT_NONE && n == 0))
                 continue;
-            rowset rs = { p, stack_node, vmap, by_thread + tstart[th], n, &b.sums[0] };
+            rowset rs = { p, stack_node, vmap, by_thread + tstart[th], n };
             if (build_tree1(&b, &t1[nt], &rs, NULL, 1) != 0)
                 goto oom;
             d->scopes[nt].thread = (uint32_t)th;
@@ -736,7 +551,7 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
     }
     if (pk_flame_share_caps(caps, t1, nt, merged, o->max_nodes) != 0)
         goto oom;
-    for (size_t i = 0; i < nt; i++) {
+    for (size_t i = shrunk0; i < nt; i++) {
         d->n_scopes = i + 1;
         if (pk_flame_shrink(&d->scopes[i], &t1[i], b.nv, caps[i]) != 0)
             goto oom;
@@ -751,8 +566,6 @@ done:
             pk_flame_tree1_free(&t1[i]);
     free(t1);
     free(caps);
-    free(stack_node);
-    free(bstack_node);
     free(vmap);
     free(bvmap);
     free(by_thread);
@@ -760,12 +573,6 @@ done:
     free(b.mark);
     free(b.touched);
     work_free(&b.work);
-    sums_free(&b.sums[0]);
-    sums_free(&b.sums[1]);
-    free(b.u.keys);
-    free(b.u.parent);
-    free(b.u.func);
-    free(b.u.slots);
-    pk_idset_free(&b.u.func_set);
+    pk_ltree_free(&b.tree);
     return rc;
 }

@@ -26,14 +26,16 @@ void pk_flame_tree1_free(tree1 *t);
 
 /*
  * The runs of the timed rows among rows[0..n) (all rows when rows is
- * NULL) of p, over t: stack_node[s] is the tree 1 node of stack s. Equal
+ * NULL) of p, over t: node_map[stack_node[s]] is the tree 1 node of stack
+ * s (stack_node: the call tree's node of each stack). Equal
  * consecutive nodes are one run; a run shorter than min_pct percent of the
  * time range merges with what follows into their deepest common ancestor.
  * Starts are ns since time0. Sets t->timed when there was a timed row.
  * Returns 0 or PROFKIT_ENOMEM.
  */
 int pk_flame_runs(tree1 *t, const profkit_profile *p, const uint32_t *rows, size_t n,
-               const uint32_t *stack_node, double min_pct, int64_t time0);
+                  const uint32_t *stack_node, const uint32_t *node_map, double min_pct,
+                  int64_t time0);
 
 /*
  * The scope s from tree 1 in at most `cap` nodes (0 = no cap), "(other)"
@@ -42,6 +44,9 @@ int pk_flame_runs(tree1 *t, const profkit_profile *p, const uint32_t *rows, size
  */
 int pk_flame_shrink(flame_scope *s, tree1 *t, size_t nv, size_t cap);
 /* Each tree's cap out of max_nodes (see docs/viewer.md); 0 or ENOMEM. */
+/* The cap of the merged tree (of n0 nodes), the first of `trees` trees,
+ * as pk_flame_share_caps gives it: known before the other trees are. */
+size_t pk_flame_merged_cap(size_t n0, size_t trees, size_t max_nodes);
 int pk_flame_share_caps(size_t *cap, const tree1 *t, size_t n, int merged, size_t max_nodes);
 
 #endif

@@ -28,6 +28,13 @@ w('ok_timed.brprof',
   mp(3, b'new.br') +
   line(3, 5) + name(b'F') + tm(2000) + back(1, 10) + MAIN + END +
   line(1, 10) + MAIN + END)
+# GOSUB routines named by their callers' lines; a Windows module path.
+w('ok_gosub.brprof',
+  mp(1, b'C:\\ACME\\INVOICE.BR') +
+  line(1, 1210) + GOSUB + back(1, 300) + MAIN + END +
+  line(1, 1220) + GOSUB + back(1, 300) + MAIN + END +
+  line(1, 1510) + GOSUB + back(1, 400) + MAIN + END +
+  line(1, 2010) + GOSUB + back(1, 1220) + GOSUB + back(1, 300) + MAIN + END)
 w('bad_unknown_type.brprof', mp(1, b'a.br') + b'\x02' + line(1, 1) + END)
 w('bad_line_in_group.brprof', mp(1, b'a.br') + line(1, 1) + line(1, 2) + END)
 w('bad_time_outside.brprof', mp(1, b'a.br') + tm(5) + line(1, 1) + END)

@@ -59,3 +59,6 @@ w('bad_address_wraps.dcpi', profile([l for l in REQ] + ['tstart ffffffffffffffff
 # The first line is an unknown line (valid by the specification): detected
 # by the header's grammar, not by its first word.
 w('ok_flavor_first.dcpi', profile(['flavor cycles-only', 'x-comment recorded by hand'] + REQ, CH))
+# A file cut 6 bytes short (inside the last chunk's counts): the last 8
+# bytes are counts, no footer; the chunks before the cut are kept.
+w('bad_cut.dcpi', profile(['version 0.07'] + REQ + ['tstart 0x120000000', 'path /usr/bin/walnut'], CH)[:-6])

@@ -97,7 +97,49 @@ def go_runtime_order():
         + lfield(4, vfield(1, 1) + vfield(3, 0x10)) + strings()
 
 
+def empty_sample_type():
+    """A Go goroutine profile as Parca stores it: one sample type with
+    neither type nor unit (an empty message), Go reads it."""
+    names = ["", "runtime.gopark", "main.main", "/src/main.go"]
+    return lfield(1, b"") + lfield(2, packed(1, [1, 2]) + packed(2, [3])) \
+        + lfield(2, packed(1, [2]) + packed(2, [1])) \
+        + lfield(4, vfield(1, 1) + vfield(3, 0x10) + line(1, 300)) \
+        + lfield(4, vfield(1, 2) + vfield(3, 0x20) + line(2, 12)) \
+        + lfield(5, vfield(1, 1) + vfield(2, 1) + vfield(4, 3)) \
+        + lfield(5, vfield(1, 2) + vfield(2, 2) + vfield(4, 3)) + strings(names)
+
+
+def nul_name():
+    """A function whose name holds every byte 0x00-0xff, NUL first."""
+    every = bytes(range(256))
+    return lfield(1, vt(1, 2)) + lfield(2, packed(1, [1]) + packed(2, [7])) \
+        + lfield(4, vfield(1, 1) + vfield(3, 0x10) + line(1, 5)) \
+        + lfield(5, vfield(1, 1) + vfield(2, 3)) \
+        + lfield(6, b"") + lfield(6, b"samples") + lfield(6, b"count") + lfield(6, every)
+
+
+def delta():
+    """A delta profile (pprof -diff_base): under main, one stack lost 32768
+    and another gained as much, so main's subtree sums to 0; elsewhere
+    another root gained 5."""
+    names = ["", "samples", "count", "main", "old", "new", "other"]
+    return lfield(1, vt(1, 2)) \
+        + lfield(2, packed(1, [2, 1]) + packed(2, [-32768])) \
+        + lfield(2, packed(1, [3, 1]) + packed(2, [32768])) \
+        + lfield(2, packed(1, [4]) + packed(2, [5])) \
+        + lfield(4, vfield(1, 1) + vfield(3, 0x10) + line(1, 1)) \
+        + lfield(4, vfield(1, 2) + vfield(3, 0x20) + line(2, 2)) \
+        + lfield(4, vfield(1, 3) + vfield(3, 0x30) + line(3, 3)) \
+        + lfield(4, vfield(1, 4) + vfield(3, 0x40) + line(4, 4)) \
+        + lfield(5, vfield(1, 1) + vfield(2, 3)) + lfield(5, vfield(1, 2) + vfield(2, 4)) \
+        + lfield(5, vfield(1, 3) + vfield(2, 5)) + lfield(5, vfield(1, 4) + vfield(2, 6)) \
+        + strings(names)
+
+
 FILES = {
+    "ok_empty_sample_type.pb": empty_sample_type(),
+    "ok_nul_name.pb": nul_name(),
+    "ok_delta.pb": delta(),
     "ok_go_order.pb": go_runtime_order(),
     "ok_full.pb": full_profile(),
     "ok_minimal.pb": minimal(),

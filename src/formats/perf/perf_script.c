@@ -7,21 +7,26 @@
  * (fields vary with `perf script -F`; COMM may hold spaces), then one line
  * per frame, leaf first:
  *   ADDRESS SYMBOL[+0xOFFSET] (DSO)
- * Lines starting with `#` are comments (`perf script --header`).
+ * A recording without call chains prints one line per sample, the header
+ * and the sampled address on it: `COMM PID TIME: PERIOD EVENT: ADDRESS
+ * SYMBOL (DSO)`. Lines starting with `#` are comments (`perf script
+ * --header`).
  *
  * The rules, and where profkit follows stackcollapse-perf.pl, are in
  * docs/formats/perf_script.md:
  *   - threads: one per (pid, tid, comm), named after the comm;
  *   - value types: one per event, in order of appearance, summing each
  *     sample's period (1 when the header has none), the first event the
- *     default; then `samples` (count);
+ *     default, in nanoseconds for cpu-clock and task-clock with or without
+ *     modifiers (`cpu-clock:pppH`); then `samples` (count);
  *   - frame names are tidied as stackcollapse-perf.pl tidies them (offset
  *     stripped, `[unknown]` named after its DSO, arguments cut, quotes
  *     removed, Java's `L` prefix), the raw symbol kept as system name and
  *     the DSO as module; the address is the frame's address;
- *   - lines that are neither are skipped with one warning per kind; input
- *     cut inside a sample (no blank line after it) drops that sample and
- *     says so.
+ *   - lines that are neither are skipped with one warning per kind; the end
+ *     of input ends the last sample as a blank line would, unless the last
+ *     line itself is cut (no newline, and not a whole frame line): that
+ *     sample is dropped, with a warning.
  */
 #include "formats/registry/format.h"
 
@@ -41,6 +46,8 @@ typedef struct {
     int64_t pid, tid;    /* pid -1 when only one number is given (it is the tid) */
     size_t event, event_len; /* 0 length = no event field */
     int64_t period;      /* 1 when none */
+    size_t frame;        /* where a frame after `EVENT: ` starts (no call
+                          * chains: one line a sample); 0 = none */
 } perf_header;
 
 static int64_t parse_num(const uint8_t *s, size_t n)
@@ -52,6 +59,109 @@ static int64_t parse_num(const uint8_t *s, size_t n)
         v = v * 10 + (s[i] - '0');
     }
     return v;
+}
+
+typedef struct {
+    uint64_t pc;
+    size_t sym, sym_len, dso, dso_len;
+} perf_frame_line;
+
+/*
+ * A frame line, as stackcollapse-perf.pl's `^\s*(\w+)\s*(.+) \((.*)\)`
+ * splits it: blanks, a word (the address), then SYMBOL up to the last ` (`
+ * before the last `)`, then DSO. The pattern lets SYMBOL be blanks when
+ * perf printed none (`7f1e2215d058  (/lib/libc.so)`): SYMBOL is then one
+ * blank, as that pattern and inferno make it.
+ */
+static int parse_frame(const uint8_t *l, size_t n, perf_frame_line *f)
+{
+    size_t i = 0;
+    while (i < n && is_ws(l[i]))
+        i++;
+    size_t w = i;
+    uint64_t pc = 0;
+    int hex = 1;
+    while (i < n && is_word(l[i])) {
+        uint8_t c = l[i] | 0x20;
+        if (is_digit(l[i]))
+            pc = pc << 4 | (uint64_t)(l[i] - '0');
+        else if (c >= 'a' && c <= 'f')
+            pc = pc << 4 | (uint64_t)(c - 'a' + 10);
+        else
+            hex = 0;
+        i++;
+    }
+    if (i == w)
+        return 0;
+    size_t word_end = i;
+    while (i < n && is_ws(l[i]))
+        i++;
+    size_t close = n;
+    while (close > word_end && l[close - 1] != ')')
+        close--;
+    if (close == word_end)
+        return 0;
+    close--; /* l[close] == ')' */
+    /* the last ` (` before it, with at least one byte of SYMBOL before */
+    size_t open = close;
+    while (open > word_end + 1 && !(l[open - 1] == ' ' && l[open] == '('))
+        open--;
+    if (open <= word_end + 1 || l[open] != '(' || l[open - 1] != ' ')
+        return 0;
+    size_t sym = i < open - 1 ? i : open - 2; /* blanks only: the last of them */
+    f->pc = hex ? pc : 0;
+    f->sym = sym;
+    f->sym_len = open - 1 - sym;
+    f->dso = open + 1;
+    f->dso_len = close - open - 1;
+    return 1;
+}
+
+/*
+ * A header that goes on after `EVENT:` (a recording without call chains):
+ * the first `: [PERIOD] EVENT: ` after the pid (EVENT a run of non-blanks
+ * ending in `:`, then a blank) followed by a frame whose address is hex.
+ */
+static void event_then_frame(const uint8_t *l, size_t e, size_t k, perf_header *h)
+{
+    for (size_t x = k + 1; x + 1 < e; x++) {
+        if (l[x] != ':' || !is_ws(l[x + 1]))
+            continue;
+        size_t s = x;
+        while (s > k && !is_ws(l[s - 1]))
+            s--;
+        size_t q = s;
+        while (q > k && is_ws(l[q - 1]))
+            q--;
+        if (q == s || s == x)
+            continue;
+        size_t pd = q;
+        while (pd > k && is_digit(l[pd - 1]))
+            pd--;
+        size_t c = pd;
+        while (c > k && is_ws(l[c - 1]))
+            c--;
+        if (!(c > k && l[c - 1] == ':'))
+            continue;
+        size_t f = x + 1;
+        while (f < e && is_ws(l[f]))
+            f++;
+        size_t a = f;
+        while (a < e && ((l[a] >= '0' && l[a] <= '9') || ((l[a] | 0x20) >= 'a' && (l[a] | 0x20) <= 'f')))
+            a++;
+        perf_frame_line fl;
+        if (a == f || a == e || !is_ws(l[a]) || !parse_frame(l + f, e - f, &fl))
+            return;
+        h->event = s;
+        h->event_len = x - s;
+        if (pd < q) {
+            int64_t v = parse_num(l + pd, q - pd);
+            if (v > 0)
+                h->period = v;
+        }
+        h->frame = f;
+        return;
+    }
 }
 
 /*
@@ -97,6 +207,7 @@ static int parse_header(const uint8_t *l, size_t n, perf_header *h)
         /* `:\s*(\d+)?\s+(\S+):\s*$` */
         h->event_len = 0;
         h->period = 1;
+        h->frame = 0;
         size_t e = n;
         while (e > k && is_ws(l[e - 1]))
             e--;
@@ -124,77 +235,40 @@ static int parse_header(const uint8_t *l, size_t n, perf_header *h)
                     }
                 }
             }
+        } else {
+            event_then_frame(l, e, k, h);
         }
         return 1;
     }
     return 0;
 }
 
-typedef struct {
-    uint64_t pc;
-    size_t sym, sym_len, dso, dso_len;
-} perf_frame_line;
-
-/* A frame line: blanks, a word (the address), blanks, SYMBOL, ` (`, DSO,
- * `)`: the last ` (` before the last `)`, as the greedy pattern
- * `^\s*(\w+)\s*(.+) \((.*)\)` splits it. */
-static int parse_frame(const uint8_t *l, size_t n, perf_frame_line *f)
+/*
+ * The header a line holds, and where it starts: at the line's start, or,
+ * for a sample without call chains (whose COMM perf right-aligns in 16
+ * columns), after leading blanks when the frame is on the line too.
+ */
+static int line_header(const uint8_t *l, size_t e, perf_header *h, size_t *at)
 {
-    size_t i = 0;
-    while (i < n && is_ws(l[i]))
-        i++;
-    size_t w = i;
-    uint64_t pc = 0;
-    int hex = 1;
-    while (i < n && is_word(l[i])) {
-        uint8_t c = l[i] | 0x20;
-        if (is_digit(l[i]))
-            pc = pc << 4 | (uint64_t)(l[i] - '0');
-        else if (c >= 'a' && c <= 'f')
-            pc = pc << 4 | (uint64_t)(c - 'a' + 10);
-        else
-            hex = 0;
-        i++;
+    size_t b = 0;
+    while (b < e && is_ws(l[b]))
+        b++;
+    *at = b;
+    if (b > 0) {
+        /* an indented line is a frame line unless it holds `: ` (the
+         * time's colon of a one-line sample): a cheap test first */
+        const uint8_t *c = l + b;
+        while ((c = memchr(c, ':', (size_t)(l + e - c))) != NULL && c + 1 < l + e && !is_ws(c[1]))
+            c++;
+        if (!c || c + 1 >= l + e)
+            return 0;
     }
-    if (i == w)
+    if (!parse_header(l + b, e - b, h))
         return 0;
-    while (i < n && is_ws(l[i]))
-        i++;
-    size_t close = n;
-    while (close > i && l[close - 1] != ')')
-        close--;
-    if (close == i)
-        return 0;
-    close--; /* l[close] == ')' */
-    size_t open = close;
-    while (open > i + 1 && !(l[open - 1] == ' ' && l[open] == '('))
-        open--;
-    if (open <= i + 1 || l[open] != '(' || l[open - 1] != ' ')
-        return 0;
-    f->pc = hex ? pc : 0;
-    f->sym = i;
-    f->sym_len = open - 1 - i;
-    f->dso = open + 1;
-    f->dso_len = close - open - 1;
-    return 1;
+    return b == 0 || h->frame;
 }
 
 /* ---------------------------------------------------------------- names */
-
-typedef struct {
-    char *buf;
-    size_t len, cap;
-} sbuf;
-
-static int sb_put(sbuf *b, const void *s, size_t n)
-{
-    if (PK_VEC_RESERVE(b->buf, b->len, b->cap, n + 1))
-        return -1;
-    memcpy(b->buf + b->len, s, n);
-    b->len += n;
-    b->buf[b->len] = 0;
-    return 0;
-}
 
 static const uint8_t *find(const uint8_t *s, size_t n, const char *pat)
 {
@@ -225,25 +299,26 @@ static int go_method(const uint8_t *s, size_t n)
  * unless it is a Go method name; quotes go; a Java process's `L` prefix of
  * a name with `/` goes; an inlined part (not the first) gets `_[i]`.
  */
-static int tidy(sbuf *out, const uint8_t *s, size_t n, const uint8_t *dso, size_t dso_len,
+static int tidy(pk_buf *out, const uint8_t *s, size_t n, const uint8_t *dso, size_t dso_len,
                 int java, int inlined)
 {
-    out->len = 0;
-    if (sb_put(out, "", 0))
-        return -1;
+    pk_buf_clear(out);
     if (n == 9 && memcmp(s, "[unknown]", 9) == 0) {
         if (!(dso_len == 9 && memcmp(dso, "[unknown]", 9) == 0)) {
             size_t b = dso_len;
             while (b > 0 && dso[b - 1] != '/')
                 b--;
-            if (sb_put(out, "[", 1) || sb_put(out, dso + b, dso_len - b) || sb_put(out, "]", 1))
-                return -1;
-        } else if (sb_put(out, "[unknown]", 9)) {
-            return -1;
+            pk_buf_putc(out, '[');
+            pk_buf_put(out, dso + b, dso_len - b);
+            pk_buf_putc(out, ']');
+        } else {
+            pk_buf_put(out, "[unknown]", 9);
         }
-    } else if (sb_put(out, s, n)) {
-        return -1;
+    } else {
+        pk_buf_put(out, s, n);
     }
+    if (pk_buf_reserve(out, 0) != 0)
+        return -1;
     uint8_t *t = (uint8_t *)out->buf;
     size_t len = out->len;
     for (size_t i = 0; i < len; i++)
@@ -269,11 +344,10 @@ static int tidy(sbuf *out, const uint8_t *s, size_t n, const uint8_t *dso, size_
         memmove(t, t + 1, len - 1);
         len--;
     }
-    out->len = len;
-    out->buf[len] = 0;
+    pk_buf_truncate(out, len);
     if (inlined && !find(t, len, "_[i]"))
-        return sb_put(out, "_[i]", 4);
-    return 0;
+        pk_buf_put(out, "_[i]", 4);
+    return pk_buf_error(out) ? -1 : 0;
 }
 
 /* ---------------------------------------------------------------- reader */
@@ -350,7 +424,7 @@ typedef struct {
     size_t cap_values;
     uint32_t *frames; /* the open sample's frames, leaf first */
     size_t n_frames, cap_frames;
-    sbuf name;
+    pk_buf name;
     /* the open sample */
     int open;
     uint32_t thread, vt;
@@ -366,7 +440,10 @@ static uint32_t event_type(perf_reader *r, const uint8_t *ev, size_t n)
     char *name = strndup((const char *)ev, n);
     if (!name)
         return PROFKIT_NONE;
-    int ns = strcmp(name, "cpu-clock") == 0 || strcmp(name, "task-clock") == 0;
+    /* `cpu-clock:pppH`: the modifiers after the first `:` leave the unit */
+    size_t base = strcspn(name, ":");
+    int ns = (base == 9 && memcmp(name, "cpu-clock", 9) == 0) ||
+             (base == 10 && memcmp(name, "task-clock", 10) == 0);
     uint32_t vt = pk_value_type_add(r->p, name, ns ? "nanoseconds" : "count");
     free(name);
     if (vt == PROFKIT_NONE)
@@ -496,8 +573,8 @@ static int report_skips(perf_reader *r)
     int rc = 0;
     if (!rc && s[SKIP_CUT].count)
         rc = pk_read_warn_pos(r->ctx, PROFKIT_ETRUNCATED, s[SKIP_CUT].line, 1,
-                                   "the input ends inside the sample that starts here (no blank "
-                                   "line after it: truncated file?); that sample is dropped, the "
+                                   "the input ends in the middle of a line of the sample that "
+                                   "starts here (truncated file?); that sample is dropped, the "
                                    "samples before it are kept");
     if (!rc && s[SKIP_LINE].count)
         rc = pk_read_warn_pos(r->ctx, PROFKIT_ECORRUPT, s[SKIP_LINE].line, 1,
@@ -511,6 +588,7 @@ static int read_lines(perf_reader *r, const uint8_t *d, size_t n)
 {
     uint32_t line_no = 0, sample_line = 0;
     size_t pos = 0;
+    int cut = 0; /* the last line has no newline and is no whole line */
     while (pos < n) {
         line_no++;
         const uint8_t *l = d + pos;
@@ -531,14 +609,22 @@ static int read_lines(perf_reader *r, const uint8_t *d, size_t n)
         if (l[0] == '#')
             continue;
         perf_header h;
-        if (parse_header(l, e, &h)) {
+        size_t at;
+        if (line_header(l, e, &h, &at)) {
             /* A header; one while a sample is open also ends that one. */
             int rc = close_sample(r);
             if (rc)
                 return rc;
+            l += at;
+            e -= at;
             if (open_sample(r, l, &h))
                 return oom(r);
             sample_line = line_no;
+            /* a header with its frame on it is whole; one without, last
+             * and without a newline, may be cut */
+            if (h.frame && (rc = add_frames(r, l + h.frame, e - h.frame)) > 1)
+                return rc;
+            cut = !nl && !h.frame;
             continue;
         }
         if (!r->open) {
@@ -549,14 +635,17 @@ static int read_lines(perf_reader *r, const uint8_t *d, size_t n)
         int rc = add_frames(r, l, e);
         if (rc > 1)
             return rc;
-        if (rc == 1)
+        if (rc == 1 && !nl)
+            cut = 1; /* the last line, cut short of a whole frame line */
+        else if (rc == 1)
             note(&r->skips[SKIP_LINE], line_no, (size_t)(l - d));
     }
-    if (r->open) {
+    if (r->open && cut) {
         r->open = 0;
         note(&r->skips[SKIP_CUT], sample_line, 0);
     }
-    return 0;
+    /* the end of input ends the last sample, as a blank line would */
+    return close_sample(r);
 }
 
 static int perf_script_read(profkit_profile *p, pk_read_ctx *ctx)
@@ -580,14 +669,15 @@ static int perf_script_read(profkit_profile *p, pk_read_ctx *ctx)
     free(r.threads.slot);
     free(r.values);
     free(r.frames);
-    free(r.name.buf);
+    pk_buf_free(&r.name);
     return rc;
 }
 
 /*
  * Detection: after comment and blank lines, a sample header, then frame
  * lines up to a blank line (or the end of the head); the header ending in
- * `EVENT:` or followed by a frame line makes it sure.
+ * `EVENT:`, or in `EVENT: ` and a frame, or followed by a frame line makes
+ * it sure.
  */
 static int perf_script_sniff(const uint8_t *d, size_t n, int complete)
 {
@@ -610,8 +700,11 @@ static int perf_script_sniff(const uint8_t *d, size_t n, int complete)
             if (e == 0 || l[0] == '#')
                 continue;
             perf_header h;
-            if (!parse_header(l, e, &h))
+            size_t at;
+            if (!line_header(l, e, &h, &at))
                 return 0;
+            if (h.frame)
+                return 60; /* one line a sample, without call chains */
             header = 1;
             event = h.event_len > 0;
             continue;
@@ -619,8 +712,11 @@ static int perf_script_sniff(const uint8_t *d, size_t n, int complete)
         if (e == 0)
             break;
         perf_frame_line f;
-        if (!parse_frame(l, e, &f))
+        if (!parse_frame(l, e, &f)) {
+            if (!nl)
+                break; /* the last line of a cut file */
             return 0;
+        }
         frames++;
     }
     if (!header)

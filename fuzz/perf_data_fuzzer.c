@@ -1,0 +1,17 @@
+/* perf_data_fuzzer.c: the perf.data reader on arbitrary bytes. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "profkit.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    profkit_read_options ro = { 0 };
+    ro.format = "perf_data";
+    profkit_profile *p;
+    profkit_error err;
+    if (profkit_profile_read_memory(&p, data, size, "fuzz", &ro, &err) == 0) {
+        profkit_profile_free(p);
+    }
+    return 0;
+}

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# The perf.data reader (docs/formats/perf_data.md) against perf itself, on
+# recordings made here with Debian's linux-perf: tests/oracle/perf_burn.c
+# (three threads) recorded with `perf record -e cpu-clock -g`, to a file,
+# to a pipe, and with -z (zstd-compressed records). For each, profkit reading the file must agree with
+# `perf script`'s output of it read by profkit's perf_script reader:
+#   - per event and thread, the same stacks with the same values (frames
+#     of the program by name; every other frame by its file and the offset
+#     perf prints: tests/oracle/perf_data_compare.py says why);
+#   - the same threads (name, tid) and every sample's time;
+#   - the same mappings and build ids (perf script --show-mmap-events,
+#     perf buildid-list).
+# Then cut copies keep the samples before the cut, say so, and agree with
+# perf script on the same records. Where the kernel refuses perf events
+# (perf_event_paranoid, a container), the test skips, naming the reason.
+# It may lower perf_event_paranoid only as root, and puts it back.
+. "$(dirname "$0")/lib.sh"
+ORACLE="$PROFKIT_SRC/tests/oracle"
+CMP="$ORACLE/perf_data_compare.py"
+command -v perf > /dev/null || { fail "perf is missing: scripts/deps.sh --test installs linux-perf"; finish; }
+command -v protoc > /dev/null || { fail "protoc is missing: scripts/deps.sh --test installs protobuf-compiler"; finish; }
+
+cc -O1 -g -fno-omit-frame-pointer -pthread -o "$TMP/perf_burn" "$ORACLE/perf_burn.c" ||
+  { fail "cannot build perf_burn.c"; finish; }
+
+# perf keeps a copy of every DSO it sees under $HOME/.debug: a scratch one.
+PERF() { HOME="$TMP" perf "$@"; }
+
+PARANOID=/proc/sys/kernel/perf_event_paranoid
+old_paranoid=
+restore() {
+  if [ -n "$old_paranoid" ]; then
+    echo "$old_paranoid" > "$PARANOID" && old_paranoid=
+  fi
+}
+trap 'restore; rm -rf "$TMP"' EXIT
+probe() { PERF record -q -e cpu-clock -g -o "$TMP/probe.data" -- true > "$TMP/probe.log" 2>&1; }
+if ! probe; then
+  level=$(cat "$PARANOID" 2> /dev/null || echo unknown)
+  if [ "$(id -u)" = 0 ] && [ -w "$PARANOID" ] && old_paranoid=$level && echo -1 > "$PARANOID" && probe; then
+    echo "note: perf_event_paranoid was $level; -1 while recording"
+  else
+    restore
+    echo "SKIP: the kernel refuses perf events here (perf_event_paranoid $level, not root, or a container without perf): $(grep -m1 -i -e error -e denied -e permission "$TMP/probe.log" || tail -1 "$TMP/probe.log")"
+    exit 77
+  fi
+fi
+PERF record -q -e cpu-clock -g -o "$TMP/file.data" "$TMP/perf_burn" 6000 > /dev/null 2>&1 ||
+  fail "perf record to a file failed"
+PERF record -q -e cpu-clock -g -o - "$TMP/perf_burn" 6000 > "$TMP/pipe.data" 2> /dev/null ||
+  fail "perf record to a pipe failed"
+PERF record -q -z -e cpu-clock -g -o "$TMP/zstd.data" "$TMP/perf_burn" 6000 > /dev/null 2>&1 ||
+  fail "perf record -z failed"
+restore
+
+decode() { protoc --decode=perftools.profiles.Profile -I "$ORACLE" "$ORACLE/profile.proto" < "$1" > "$2"; }
+
+# compare NAME DATA SCRIPT: profkit on DATA against SCRIPT (perf script's
+# output of the same records).
+compare() {
+  local name=$1 data=$2 script=$3 d="$TMP/$1"
+  mkdir -p "$d"
+  python3 "$CMP" text perf_burn < "$script" > "$d/script.txt"
+  "$PROFKIT" convert "$d/script.txt" --format perf_script --to pprof -o "$d/script.pb" 2> "$d/err" ||
+    { fail "$name: perf_script reader: $(cat "$d/err")"; return; }
+  "$PROFKIT" convert "$data" --to pprof -o "$d/data.pb" 2> "$d/err" ||
+    { fail "$name: $(cat "$d/err")"; return; }
+  decode "$d/script.pb" "$d/script.pbtxt" && decode "$d/data.pb" "$d/data.pbtxt" ||
+    { fail "$name: protoc cannot decode profkit's pprof"; return; }
+  python3 "$CMP" stacks script perf_burn "$d/script.pbtxt" > "$d/want"
+  python3 "$CMP" stacks data perf_burn "$d/data.pbtxt" > "$d/got"
+  [ "$(grep -c . "$d/want")" -gt 5 ] && pass || fail "$name: perf script shows almost no stacks"
+  expect_files_eq "$name: stacks and values per event and thread" "$d/want" "$d/got"
+  # a whole recording: the program's own functions are named, and every
+  # thread ran some (a cut copy may hold samples whose COMM and MMAP
+  # records lay after the cut: perf writes each CPU's buffer in turn)
+  case $name in
+    *_cut) ;;
+    *)
+      for fn in main worker middle mix; do
+        grep -q "[;	]$fn[;	]" "$d/got" && pass || fail "$name: no frame named $fn"
+      done
+      for th in burn-a burn-b perf_burn; do
+        grep -q "^cpu-clock	$th	" "$d/got" && pass || fail "$name: no samples of thread $th"
+      done ;;
+  esac
+  # threads: name and tid
+  "$PROFKIT" info --json "$d/script.txt" > "$d/script.json" 2> /dev/null
+  "$PROFKIT" info --json "$data" > "$d/data.json" 2> /dev/null
+  local threads='import json, sys; print("\n".join(sorted("%s %s" % (t["name"], t["tid"]) for t in json.load(open(sys.argv[1]))["threads"])))'
+  expect_eq "$name: threads (name, tid)" "$(python3 -c "$threads" "$d/script.json")" "$(python3 -c "$threads" "$d/data.json")"
+}
+
+for mode in file pipe zstd; do
+  data="$TMP/$mode.data"
+  [ -s "$data" ] || { fail "$mode: nothing recorded"; continue; }
+  "$PROFKIT" info "$data" > "$TMP/info" 2> "$TMP/err" || { fail "$mode: $(cat "$TMP/err")"; continue; }
+  expect_eq "$mode: no warnings" "" "$(cat "$TMP/err")"
+  grep -q "^  mode: ${mode/zstd/file}\$" "$TMP/info" && pass || fail "$mode: metadata mode"
+  grep -q '^samples: .* (timed, in time order)' "$TMP/info" && pass || fail "$mode: samples are not timed"
+  PERF script -i "$data" > "$TMP/$mode.txt" 2> /dev/null
+  compare "$mode" "$data" "$TMP/$mode.txt"
+  # every sample's time, per thread
+  PERF script -F comm,tid,time -i "$data" > "$TMP/$mode.times" 2> /dev/null
+  "$PROFKIT" convert "$data" --to firefox -o "$TMP/$mode.json" 2> /dev/null
+  python3 "$CMP" times "$TMP/$mode.times" "$TMP/$mode.json" > "$TMP/cmp" && pass ||
+    fail "$mode: sample times differ: $(head -3 "$TMP/cmp")"
+  # mappings and build ids
+  PERF script --show-mmap-events -i "$data" 2> /dev/null | grep 'PERF_RECORD_MMAP' > "$TMP/$mode.mmaps"
+  PERF buildid-list -i "$data" > "$TMP/$mode.buildids" 2> /dev/null
+  python3 "$CMP" mappings "$TMP/$mode.mmaps" "$TMP/$mode.buildids" "$TMP/$mode/data.pbtxt" > "$TMP/cmp" && pass ||
+    fail "$mode: mappings differ: $(head -5 "$TMP/cmp")"
+  [ "$mode" = pipe ] || grep -q '[0-9] build ids checked' "$TMP/cmp" && pass || fail "$mode: no build ids recorded: $(cat "$TMP/cmp")"
+done
+
+# Cut copies: a warning naming the cut, the samples before it kept.
+# (cut inside a record: a stream cut between two cannot be told from a
+# shorter one)
+head -c "$(python3 "$CMP" cutpoint "$TMP/pipe.data")" "$TMP/pipe.data" > "$TMP/pipe_cut.data"
+"$PROFKIT" info "$TMP/pipe_cut.data" > "$TMP/info" 2> "$TMP/err" || fail "cut pipe: $(cat "$TMP/err")"
+grep -q 'warning: .*(truncated file?); the [0-9]* samples before it are kept' "$TMP/err" && pass ||
+  fail "cut pipe: no truncation warning: $(cat "$TMP/err")"
+"$PROFKIT" info --strict "$TMP/pipe_cut.data" > /dev/null 2>&1 && fail "cut pipe: --strict accepts it" || pass
+# perf script reads a cut stream up to the cut, as profkit does
+PERF script -i "$TMP/pipe_cut.data" > "$TMP/pipe_cut.txt" 2> /dev/null
+compare pipe_cut "$TMP/pipe_cut.data" "$TMP/pipe_cut.txt"
+
+# A file (also one of zstd-compressed records) cut inside its data.
+cut_file() {
+  local mode=$1 cut kept all
+  cut=$(python3 "$CMP" cutpoint "$TMP/$mode.data")
+  head -c "$cut" "$TMP/$mode.data" > "$TMP/${mode}_cut.data"
+  "$PROFKIT" info "$TMP/${mode}_cut.data" > "$TMP/info" 2> "$TMP/err" || fail "cut $mode: $(cat "$TMP/err")"
+  grep -q 'warning: .*(truncated file?); the [0-9]* samples before .* kept, the feature sections after the data' "$TMP/err" && pass ||
+    fail "cut $mode: no truncation warning: $(cat "$TMP/err")"
+  kept=$(sed -n 's/.*; the \([0-9]*\) samples before.*/\1/p' "$TMP/err")
+  all=$(PERF script -i "$TMP/$mode.data" 2> /dev/null | grep -c 'cpu-clock:')
+  [ "${kept:-0}" -gt 0 ] && [ "$kept" -lt "$all" ] && pass || fail "cut $mode: kept $kept of $all samples"
+  # perf script stops at a cut file's first bad record: it reads the same
+  # records once the header's data size ends where the last whole one does
+  python3 "$CMP" fixcut "$TMP/$mode.data" "$cut" "$TMP/${mode}_fixed.data"
+  PERF script -i "$TMP/${mode}_fixed.data" > "$TMP/${mode}_cut.txt" 2> /dev/null
+  expect_eq "cut $mode: samples kept" "$(grep -c 'cpu-clock:' "$TMP/${mode}_cut.txt")" "$kept"
+  compare "${mode}_cut" "$TMP/${mode}_cut.data" "$TMP/${mode}_cut.txt"
+}
+cut_file file
+cut_file zstd
+finish
