@@ -500,12 +500,6 @@ static int frames_distinct(const symbolizer *z, const new_frames *nw)
     return distinct;
 }
 
-/*
- * The new stack of each old stack st, for each of its uses: new_leaf[st]
- * (as a sample's leaf) and new_caller[st] (as a parent), PROFKIT_NONE for
- * none; parents come before their children. append: no new frame comes
- * from two old frames (frames_distinct). Returns 0 or PROFKIT_ENOMEM.
- */
 /* The stack node at + ids[0..n) (PROFKIT_NONE when out of memory). */
 static inline uint32_t extend(profkit_profile *p, uint32_t at, const uint32_t *ids, uint32_t n, int append)
 {
@@ -514,6 +508,12 @@ static inline uint32_t extend(profkit_profile *p, uint32_t at, const uint32_t *i
     return at;
 }
 
+/*
+ * The new stack of each old stack st, for each of its uses: new_leaf[st]
+ * (as a sample's leaf) and new_caller[st] (as a parent), PROFKIT_NONE for
+ * none; parents come before their children. append: no new frame comes
+ * from two old frames (frames_distinct). Returns 0 or PROFKIT_ENOMEM.
+ */
 static int new_stacks(profkit_profile *p, const profkit_stack *old, size_t n_old, const uint8_t *use,
                       size_t nf, const new_frames *nw, int append, uint32_t *new_leaf,
                       uint32_t *new_caller)
