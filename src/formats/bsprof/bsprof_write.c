@@ -5,6 +5,7 @@
  * lines and memory are written.
  */
 #include "formats/bsprof/bsprof.h"
+#include "util/buf.h"
 #include "util/cursor.h"
 #include "util/map64.h"
 
@@ -30,7 +31,7 @@ typedef struct pending_free {
 
 typedef struct writer {
     const profkit_profile *p;
-    pk_sink *sink;
+    pk_buf *out; /* the sink's buffer */
     int line_data;
     uint32_t *str_id; /* model string id -> bsprof id (0 = not yet written) */
     uint32_t next_str;
@@ -56,10 +57,10 @@ typedef struct writer {
 /* Writes no more than this many memory operations (a bound for hostile counts). */
 #define MAX_WRITE_OPS ((uint64_t)200 * 1000 * 1000)
 
-static void put_varint(pk_sink *s, uint64_t v)
+static void put_varint(pk_buf *out, uint64_t v)
 {
     uint8_t b[10];
-    pk_sink_write(s, b, pk_varint_encode(b, v));
+    pk_buf_put(out, b, pk_varint_encode(b, v));
 }
 
 static uint32_t wstring(writer *w, uint32_t sid)
@@ -68,9 +69,9 @@ static uint32_t wstring(writer *w, uint32_t sid)
         return 0;
     if (!w->str_id[sid]) {
         w->str_id[sid] = ++w->next_str;
-        put_varint(w->sink, (uint64_t)w->str_id[sid] << 3);
+        put_varint(w->out, (uint64_t)w->str_id[sid] << 3);
         const char *s = pk_str(w->p, sid);
-        pk_sink_write(w->sink, s, strlen(s) + 1);
+        pk_buf_put(w->out, s, strlen(s) + 1);
     }
     return w->str_id[sid];
 }
@@ -94,15 +95,15 @@ static uint32_t welem_get(writer *w, const welem *e)
     w->el[id] = *e;
     if (pk_idset_insert(&w->el_set, h, id) != 0)
         return 0;
-    put_varint(w->sink, ((uint64_t)id << 3) | 2);
-    put_varint(w->sink, e->caller);
+    put_varint(w->out, ((uint64_t)id << 3) | 2);
+    put_varint(w->out, e->caller);
     if (e->caller == 0)
-        put_varint(w->sink, e->module);
+        put_varint(w->out, e->module);
     else if (w->line_data)
-        put_varint(w->sink, e->call_off);
-    put_varint(w->sink, e->file);
-    put_varint(w->sink, e->line);
-    put_varint(w->sink, e->name);
+        put_varint(w->out, e->call_off);
+    put_varint(w->out, e->file);
+    put_varint(w->out, e->line);
+    put_varint(w->out, e->name);
     return id;
 }
 
@@ -178,8 +179,8 @@ static int welem_of_stack(writer *w, uint32_t stack, uint32_t module, uint32_t *
                 we.name = wstring(w, sid);
             else {
                 we.name = ++w->next_str;
-                put_varint(w->sink, (uint64_t)we.name << 3);
-                pk_sink_write(w->sink, buf, len + 1);
+                put_varint(w->out, (uint64_t)we.name << 3);
+                pk_buf_put(w->out, buf, len + 1);
             }
         }
         if ((e = welem_get(w, &we)) == 0)
@@ -232,12 +233,12 @@ static uint64_t cell(const profkit_profile *p, size_t row, uint32_t v, double sc
 static void put_memop(writer *w, uint32_t elem, uint32_t off, unsigned op, uint64_t addr,
                       uint64_t size)
 {
-    put_varint(w->sink, ((uint64_t)elem << 5) | (op << 3) | 3);
+    put_varint(w->out, ((uint64_t)elem << 5) | (op << 3) | 3);
     if (w->line_data)
-        put_varint(w->sink, off);
-    put_varint(w->sink, addr);
+        put_varint(w->out, off);
+    put_varint(w->out, addr);
     if (op == OP_ALLOC)
-        put_varint(w->sink, size);
+        put_varint(w->out, size);
 }
 
 static int parse_version(const char *s, uint64_t v[3])
@@ -307,11 +308,11 @@ static void write_header(writer *w, int mem)
             break;
         szn = got;
     }
-    pk_sink_write(w->sink, buf, n);
-    pk_sink_write(w->sink, sz, szn);
-    pk_sink_write(w->sink, tail, t);
+    pk_buf_put(w->out, buf, n);
+    pk_buf_put(w->out, sz, szn);
+    pk_buf_put(w->out, tail, t);
     for (int i = 0; i < 6; i++)
-        pk_sink_write(w->sink, s[i], strlen(s[i]) + 1);
+        pk_buf_put(w->out, s[i], strlen(s[i]) + 1);
 }
 
 /* Which model values become which bsprof values: those of the same name;
@@ -366,21 +367,21 @@ static int count_memory(const writer *w, int *mem, profkit_error *err)
 static void write_modules(writer *w)
 {
     const profkit_profile *p = w->p;
-    pk_sink *sink = w->sink;
+    pk_buf *out = w->out;
     int need_fallback = 0;
     w->fallback = (uint32_t)p->n_threads + 1;
     for (size_t r = 0; r < p->n_samples; r++)
         need_fallback |= p->sample_thread[r] >= p->n_threads;
     for (size_t t = 0; t < p->n_threads; t++) {
         uint32_t name = wstring(w, p->threads[t].name);
-        put_varint(sink, ((uint64_t)(t + 1) << 3) | 1);
-        put_varint(sink, name);
+        put_varint(out, ((uint64_t)(t + 1) << 3) | 1);
+        put_varint(out, name);
     }
     if (need_fallback) {
-        put_varint(sink, ((uint64_t)++w->next_str) << 3);
-        pk_sink_write(sink, "main", 5);
-        put_varint(sink, ((uint64_t)w->fallback << 3) | 1);
-        put_varint(sink, w->next_str);
+        put_varint(out, ((uint64_t)++w->next_str) << 3);
+        pk_buf_put(out, "main", 5);
+        put_varint(out, ((uint64_t)w->fallback << 3) | 1);
+        put_varint(out, w->next_str);
     }
 }
 
@@ -417,7 +418,7 @@ static int write_allocs(writer *w, const uint64_t *val, uint32_t elem, uint32_t 
 static int write_rows(writer *w)
 {
     const profkit_profile *p = w->p;
-    pk_sink *sink = w->sink;
+    pk_buf *out = w->out;
     for (size_t r = 0; r < p->n_samples; r++) {
         uint32_t t = p->sample_thread[r];
         if (w->th != PROFKIT_NONE && t != w->th)
@@ -434,15 +435,15 @@ static int write_rows(writer *w)
         if (elem == 0)
             continue; /* the empty stack has no path element to carry values */
         if (val[V_CPU] || val[V_WALL]) {
-            put_varint(sink, ((uint64_t)elem << 3) | 4);
+            put_varint(out, ((uint64_t)elem << 3) | 4);
             if (w->line_data)
-                put_varint(sink, off);
-            put_varint(sink, val[V_CPU]);
-            put_varint(sink, val[V_WALL]);
+                put_varint(out, off);
+            put_varint(out, val[V_CPU]);
+            put_varint(out, val[V_WALL]);
         }
         if (val[V_CALLS]) {
-            put_varint(sink, ((uint64_t)elem << 3) | 5);
-            put_varint(sink, val[V_CALLS]);
+            put_varint(out, ((uint64_t)elem << 3) | 5);
+            put_varint(out, val[V_CALLS]);
         }
         if (write_allocs(w, val, elem, off) != 0)
             return PROFKIT_ENOMEM;
@@ -491,7 +492,7 @@ int pk_bsprof_write(const profkit_profile *p, pk_sink *sink, const profkit_write
     writer w;
     memset(&w, 0, sizeof(w));
     w.p = p;
-    w.sink = sink;
+    w.out = pk_sink_buf(sink);
     w.next_addr = 0x10000;
     int ok, mem, rc;
     w.th = pk_select_thread(p, o->thread, &ok, err);
@@ -511,8 +512,8 @@ int pk_bsprof_write(const profkit_profile *p, pk_sink *sink, const profkit_write
         write_header(&w, mem);
         write_modules(&w);
         if (write_rows(&w) == 0 && write_frees(&w) == 0) {
-            put_varint(sink, 0);
-            put_varint(sink, meta_num(p, "end_timestamp_ms"));
+            put_varint(w.out, 0);
+            put_varint(w.out, meta_num(p, "end_timestamp_ms"));
             rc = 0;
         }
     }
