@@ -238,20 +238,22 @@ static void symbolizer_free(symbolizer *z)
 static int collect_uses(symbolizer *z)
 {
     const profkit_profile *p = z->p;
-    size_t nf = z->nf, ns = z->ns;
-    /* local copies: a byte store may alias z's fields */
+    size_t nf = z->nf, ns = z->ns, n_samples = p->n_samples;
+    /* local copies: a byte store may alias any field */
+    const profkit_stack *stacks = p->stacks;
+    const uint32_t *sample_stack = p->sample_stack;
     uint8_t *use = z->use = calloc(ns + 1, 1), *role = z->role = calloc(nf + 1, 1);
     if (!use || !role)
         return PROFKIT_ENOMEM;
     for (size_t st = 1; st < ns; st++)
-        if (p->stacks[st].parent != 0 && p->stacks[st].parent < ns)
-            use[p->stacks[st].parent] |= CALLER;
-    for (size_t r = 0; r < p->n_samples; r++)
-        if (p->sample_stack[r] != 0 && p->sample_stack[r] < ns)
-            use[p->sample_stack[r]] |= LEAF;
+        if (stacks[st].parent != 0 && stacks[st].parent < ns)
+            use[stacks[st].parent] |= CALLER;
+    for (size_t r = 0; r < n_samples; r++)
+        if (sample_stack[r] != 0 && sample_stack[r] < ns)
+            use[sample_stack[r]] |= LEAF;
     for (size_t st = 1; st < ns; st++)
-        if (p->stacks[st].frame < nf)
-            role[p->stacks[st].frame] |= use[st];
+        if (stacks[st].frame < nf)
+            role[stacks[st].frame] |= use[st];
     return 0;
 }
 
@@ -498,6 +500,14 @@ static int frames_distinct(const symbolizer *z, const new_frames *nw)
     return distinct;
 }
 
+/* The stack node at + ids[0..n) (PROFKIT_NONE when out of memory). */
+static inline uint32_t extend(profkit_profile *p, uint32_t at, const uint32_t *ids, uint32_t n, int append)
+{
+    for (uint32_t k = 0; k < n && at != PROFKIT_NONE; k++)
+        at = append ? pk_stack_append(p, at, ids[k]) : pk_stack_intern(p, at, ids[k]);
+    return at;
+}
+
 /*
  * The new stack of each old stack st, for each of its uses: new_leaf[st]
  * (as a sample's leaf) and new_caller[st] (as a parent), PROFKIT_NONE for
@@ -512,34 +522,23 @@ static int new_stacks(profkit_profile *p, const profkit_stack *old, size_t n_old
     const uint8_t *slen = nw->slen;
     new_leaf[0] = new_caller[0] = 0;
     for (size_t st = 1; st < n_old; st++) {
-        new_leaf[st] = new_caller[st] = PROFKIT_NONE;
         uint32_t parent = old[st].parent, f = old[st].frame;
-        if (!use[st] || parent >= st || f >= nf)
-            continue;
-        uint32_t base = new_caller[parent];
-        if (base == PROFKIT_NONE)
-            continue;
-        /* a stack used both ways: the common prefix of its two chains once */
-        const uint32_t *a = use[st] & LEAF ? sids + sstart[2 * (size_t)f] : NULL;
-        const uint32_t *c = use[st] & CALLER ? sids + sstart[2 * (size_t)f + 1] : NULL;
-        uint32_t na = a ? slen[2 * (size_t)f] : 0, nc = c ? slen[2 * (size_t)f + 1] : 0, cp = 0;
-        while (a && c && cp < na && cp < nc && a[cp] == c[cp])
-            cp++;
-        uint32_t at = base;
-        for (uint32_t k = 0; k < cp && at != PROFKIT_NONE; k++)
-            at = append ? pk_stack_append(p, at, a[k]) : pk_stack_intern(p, at, a[k]);
-        uint32_t shared = at;
-        for (uint32_t k = cp; k < na && at != PROFKIT_NONE; k++)
-            at = append ? pk_stack_append(p, at, a[k]) : pk_stack_intern(p, at, a[k]);
-        if (a)
-            new_leaf[st] = at;
-        at = shared;
-        for (uint32_t k = cp; k < nc && at != PROFKIT_NONE; k++)
-            at = append ? pk_stack_append(p, at, c[k]) : pk_stack_intern(p, at, c[k]);
-        if (c)
-            new_caller[st] = at;
-        if (at == PROFKIT_NONE || (a && new_leaf[st] == PROFKIT_NONE))
-            return PROFKIT_ENOMEM;
+        uint32_t leaf = PROFKIT_NONE, caller = PROFKIT_NONE;
+        if (use[st] && parent < st && f < nf && new_caller[parent] != PROFKIT_NONE) {
+            const uint32_t *a = use[st] & LEAF ? sids + sstart[2 * (size_t)f] : NULL;
+            const uint32_t *c = use[st] & CALLER ? sids + sstart[2 * (size_t)f + 1] : NULL;
+            uint32_t na = a ? slen[2 * (size_t)f] : 0, nc = c ? slen[2 * (size_t)f + 1] : 0, cp = 0;
+            /* a stack used both ways: the common prefix of its two chains once */
+            while (a && c && cp < na && cp < nc && a[cp] == c[cp])
+                cp++;
+            uint32_t shared = extend(p, new_caller[parent], a, cp, append);
+            if (a && (leaf = extend(p, shared, a + cp, na - cp, append)) == PROFKIT_NONE)
+                return PROFKIT_ENOMEM;
+            if (c && (caller = extend(p, shared, c + cp, nc - cp, append)) == PROFKIT_NONE)
+                return PROFKIT_ENOMEM;
+        }
+        new_leaf[st] = leaf;
+        new_caller[st] = caller;
     }
     return 0;
 }

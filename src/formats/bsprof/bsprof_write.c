@@ -5,6 +5,7 @@
  * lines and memory are written.
  */
 #include "formats/bsprof/bsprof.h"
+#include "util/buf.h"
 #include "util/cursor.h"
 #include "util/map64.h"
 
@@ -30,7 +31,7 @@ typedef struct pending_free {
 
 typedef struct writer {
     const profkit_profile *p;
-    pk_sink *sink;
+    pk_buf *out; /* the sink's buffer */
     int line_data;
     uint32_t *str_id; /* model string id -> bsprof id (0 = not yet written) */
     uint32_t next_str;
@@ -42,15 +43,24 @@ typedef struct writer {
     size_t n_memo, cap_memo, cap_memo2;
     uint32_t *chain;
     size_t cap_chain;
+    /* what is written: the rows of thread `th` (PROFKIT_NONE: all), value
+     * v[i] of the model (PROFKIT_NONE: none) as bsprof value i, times scale[i] */
+    uint32_t th;
+    uint32_t v[N_VALUES];
+    double scale[N_VALUES];
+    uint32_t fallback; /* the module of rows without a known thread */
+    uint64_t next_addr; /* of the next allocation written */
+    pending_free *pend; /* freed allocations, in order, waiting for their frees */
+    size_t n_pend, cap_pend;
 } writer;
 
 /* Writes no more than this many memory operations (a bound for hostile counts). */
 #define MAX_WRITE_OPS ((uint64_t)200 * 1000 * 1000)
 
-static void put_varint(pk_sink *s, uint64_t v)
+static void put_varint(pk_buf *out, uint64_t v)
 {
     uint8_t b[10];
-    pk_sink_write(s, b, pk_varint_encode(b, v));
+    pk_buf_put(out, b, pk_varint_encode(b, v));
 }
 
 static uint32_t wstring(writer *w, uint32_t sid)
@@ -59,9 +69,9 @@ static uint32_t wstring(writer *w, uint32_t sid)
         return 0;
     if (!w->str_id[sid]) {
         w->str_id[sid] = ++w->next_str;
-        put_varint(w->sink, (uint64_t)w->str_id[sid] << 3);
+        put_varint(w->out, (uint64_t)w->str_id[sid] << 3);
         const char *s = pk_str(w->p, sid);
-        pk_sink_write(w->sink, s, strlen(s) + 1);
+        pk_buf_put(w->out, s, strlen(s) + 1);
     }
     return w->str_id[sid];
 }
@@ -85,15 +95,15 @@ static uint32_t welem_get(writer *w, const welem *e)
     w->el[id] = *e;
     if (pk_idset_insert(&w->el_set, h, id) != 0)
         return 0;
-    put_varint(w->sink, ((uint64_t)id << 3) | 2);
-    put_varint(w->sink, e->caller);
+    put_varint(w->out, ((uint64_t)id << 3) | 2);
+    put_varint(w->out, e->caller);
     if (e->caller == 0)
-        put_varint(w->sink, e->module);
+        put_varint(w->out, e->module);
     else if (w->line_data)
-        put_varint(w->sink, e->call_off);
-    put_varint(w->sink, e->file);
-    put_varint(w->sink, e->line);
-    put_varint(w->sink, e->name);
+        put_varint(w->out, e->call_off);
+    put_varint(w->out, e->file);
+    put_varint(w->out, e->line);
+    put_varint(w->out, e->name);
     return id;
 }
 
@@ -169,8 +179,8 @@ static int welem_of_stack(writer *w, uint32_t stack, uint32_t module, uint32_t *
                 we.name = wstring(w, sid);
             else {
                 we.name = ++w->next_str;
-                put_varint(w->sink, (uint64_t)we.name << 3);
-                pk_sink_write(w->sink, buf, len + 1);
+                put_varint(w->out, (uint64_t)we.name << 3);
+                pk_buf_put(w->out, buf, len + 1);
             }
         }
         if ((e = welem_get(w, &we)) == 0)
@@ -223,12 +233,12 @@ static uint64_t cell(const profkit_profile *p, size_t row, uint32_t v, double sc
 static void put_memop(writer *w, uint32_t elem, uint32_t off, unsigned op, uint64_t addr,
                       uint64_t size)
 {
-    put_varint(w->sink, ((uint64_t)elem << 5) | (op << 3) | 3);
+    put_varint(w->out, ((uint64_t)elem << 5) | (op << 3) | 3);
     if (w->line_data)
-        put_varint(w->sink, off);
-    put_varint(w->sink, addr);
+        put_varint(w->out, off);
+    put_varint(w->out, addr);
     if (op == OP_ALLOC)
-        put_varint(w->sink, size);
+        put_varint(w->out, size);
 }
 
 static int parse_version(const char *s, uint64_t v[3])
@@ -298,11 +308,182 @@ static void write_header(writer *w, int mem)
             break;
         szn = got;
     }
-    pk_sink_write(w->sink, buf, n);
-    pk_sink_write(w->sink, sz, szn);
-    pk_sink_write(w->sink, tail, t);
+    pk_buf_put(w->out, buf, n);
+    pk_buf_put(w->out, sz, szn);
+    pk_buf_put(w->out, tail, t);
     for (int i = 0; i < 6; i++)
-        pk_sink_write(w->sink, s[i], strlen(s[i]) + 1);
+        pk_buf_put(w->out, s[i], strlen(s[i]) + 1);
+}
+
+/* Which model values become which bsprof values: those of the same name;
+ * else, for cpu, the default value when no other bsprof value has it.
+ * Times are written in microseconds. */
+static void map_values(writer *w)
+{
+    const profkit_profile *p = w->p;
+    for (int i = 0; i < N_VALUES; i++) {
+        w->v[i] = find_type(p, value_names[i][0]);
+        w->scale[i] = 1;
+    }
+    if (w->v[V_CPU] == PROFKIT_NONE && p->n_value_types) {
+        uint32_t d = p->default_value < p->n_value_types ? p->default_value : 0;
+        int other = 0;
+        for (int i = 1; i < N_VALUES; i++)
+            other |= w->v[i] == d;
+        if (!other)
+            w->v[V_CPU] = d;
+    }
+    for (int i = V_CPU; i <= V_WALL; i++)
+        if (w->v[i] != PROFKIT_NONE) {
+            double u = usec_per(pk_str(p, p->value_types[w->v[i]].unit));
+            w->scale[i] = u ? u : 1;
+        }
+}
+
+/* Whether any row has memory values (*mem); PROFKIT_EUNSUPPORTED when the
+ * memory operations to write would pass MAX_WRITE_OPS. */
+static int count_memory(const writer *w, int *mem, profkit_error *err)
+{
+    const profkit_profile *p = w->p;
+    uint64_t n_ops = 0;
+    *mem = 0;
+    for (size_t r = 0; r < p->n_samples; r++) {
+        if (w->th != PROFKIT_NONE && p->sample_thread[r] != w->th)
+            continue;
+        uint64_t a = cell(p, r, w->v[V_ALLOC_OBJECTS], 1), i = cell(p, r, w->v[V_INUSE_OBJECTS], 1);
+        uint64_t f = cell(p, r, w->v[V_FREE_OBJECTS], 1);
+        *mem |= a || i || f;
+        n_ops += (a > i ? a : i) + f;
+        if (n_ops > MAX_WRITE_OPS)
+            return pk_error_set(err, PROFKIT_EUNSUPPORTED, NULL, -1,
+                                     "bsprof: more than %" PRIu64
+                                     " memory operations to write (one per allocated object)",
+                                     MAX_WRITE_OPS);
+    }
+    return 0;
+}
+
+/* Modules: one per thread; a row without a known thread gets "main". */
+static void write_modules(writer *w)
+{
+    const profkit_profile *p = w->p;
+    pk_buf *out = w->out;
+    int need_fallback = 0;
+    w->fallback = (uint32_t)p->n_threads + 1;
+    for (size_t r = 0; r < p->n_samples; r++)
+        need_fallback |= p->sample_thread[r] >= p->n_threads;
+    for (size_t t = 0; t < p->n_threads; t++) {
+        uint32_t name = wstring(w, p->threads[t].name);
+        put_varint(out, ((uint64_t)(t + 1) << 3) | 1);
+        put_varint(out, name);
+    }
+    if (need_fallback) {
+        put_varint(out, ((uint64_t)++w->next_str) << 3);
+        pk_buf_put(out, "main", 5);
+        put_varint(out, ((uint64_t)w->fallback << 3) | 1);
+        put_varint(out, w->next_str);
+    }
+}
+
+/* A row's allocations, at its element and line offset: the live ones
+ * share the in-use bytes, the freed ones the rest (their frees wait in
+ * pend). 0, or PROFKIT_ENOMEM. */
+static int write_allocs(writer *w, const uint64_t *val, uint32_t elem, uint32_t off)
+{
+    uint64_t live = val[V_INUSE_OBJECTS];
+    uint64_t all = val[V_ALLOC_OBJECTS] > live ? val[V_ALLOC_OBJECTS] : live;
+    uint64_t freed = all - live;
+    uint64_t live_bytes = val[V_INUSE_SPACE];
+    uint64_t freed_bytes = val[V_ALLOC_SPACE] > live_bytes ? val[V_ALLOC_SPACE] - live_bytes : 0;
+    for (uint64_t k = 0; k < all; k++) {
+        int is_live = k < live;
+        uint64_t cnt = is_live ? live : freed, bytes = is_live ? live_bytes : freed_bytes;
+        uint64_t idx = is_live ? k : k - live;
+        uint64_t size = bytes / cnt + (idx == 0 ? bytes % cnt : 0);
+        put_memop(w, elem, off, OP_ALLOC, w->next_addr, size);
+        if (!is_live) {
+            if (PK_VEC_RESERVE(w->pend, w->n_pend, w->cap_pend, 1) != 0)
+                return PROFKIT_ENOMEM;
+            w->pend[w->n_pend].addr = w->next_addr;
+            w->pend[w->n_pend].elem = elem;
+            w->pend[w->n_pend++].off = off;
+        }
+        w->next_addr += 16;
+    }
+    return 0;
+}
+
+/* Each row's CPU, call count and allocations at its stack's element. 0,
+ * or PROFKIT_ENOMEM. */
+static int write_rows(writer *w)
+{
+    const profkit_profile *p = w->p;
+    pk_buf *out = w->out;
+    for (size_t r = 0; r < p->n_samples; r++) {
+        uint32_t t = p->sample_thread[r];
+        if (w->th != PROFKIT_NONE && t != w->th)
+            continue;
+        uint32_t module = t < p->n_threads ? t + 1 : w->fallback, elem, off;
+        uint64_t val[N_VALUES];
+        int nz = 0;
+        for (int i = 0; i < N_VALUES; i++)
+            nz |= (val[i] = cell(p, r, w->v[i], w->scale[i])) != 0;
+        if (!nz)
+            continue;
+        if (!welem_of_stack(w, p->sample_stack[r], module, &elem, &off))
+            return PROFKIT_ENOMEM;
+        if (elem == 0)
+            continue; /* the empty stack has no path element to carry values */
+        if (val[V_CPU] || val[V_WALL]) {
+            put_varint(out, ((uint64_t)elem << 3) | 4);
+            if (w->line_data)
+                put_varint(out, off);
+            put_varint(out, val[V_CPU]);
+            put_varint(out, val[V_WALL]);
+        }
+        if (val[V_CALLS]) {
+            put_varint(out, ((uint64_t)elem << 3) | 5);
+            put_varint(out, val[V_CALLS]);
+        }
+        if (write_allocs(w, val, elem, off) != 0)
+            return PROFKIT_ENOMEM;
+    }
+    return 0;
+}
+
+/* Frees at the freeing stacks, matched against the freed allocations in
+ * order; frees beyond them name addresses never allocated; then the frees
+ * of the freed allocations left. 0, or PROFKIT_ENOMEM. */
+static int write_frees(writer *w)
+{
+    const profkit_profile *p = w->p;
+    size_t next = 0;
+    for (size_t r = 0; r < p->n_samples; r++) {
+        uint32_t t = p->sample_thread[r];
+        if (w->th != PROFKIT_NONE && t != w->th)
+            continue;
+        uint64_t f = cell(p, r, w->v[V_FREE_OBJECTS], 1);
+        if (!f)
+            continue;
+        uint32_t elem, off;
+        if (!welem_of_stack(w, p->sample_stack[r], t < p->n_threads ? t + 1 : w->fallback, &elem, &off))
+            return PROFKIT_ENOMEM;
+        if (elem == 0)
+            continue;
+        for (uint64_t k = 0; k < f; k++) {
+            uint64_t addr;
+            if (next < w->n_pend)
+                addr = w->pend[next++].addr;
+            else {
+                addr = w->next_addr;
+                w->next_addr += 16;
+            }
+            put_memop(w, elem, off, OP_FREE, addr, 0);
+        }
+    }
+    for (; next < w->n_pend; next++)
+        put_memop(w, w->pend[next].elem, w->pend[next].off, OP_FREE, w->pend[next].addr, 0);
+    return 0;
 }
 
 int pk_bsprof_write(const profkit_profile *p, pk_sink *sink, const profkit_write_options *o,
@@ -311,157 +492,31 @@ int pk_bsprof_write(const profkit_profile *p, pk_sink *sink, const profkit_write
     writer w;
     memset(&w, 0, sizeof(w));
     w.p = p;
-    w.sink = sink;
-    int ok, rc = PROFKIT_ENOMEM;
-    pending_free *pend = NULL;
-    size_t n_pend = 0, cap_pend = 0, pend_next = 0;
-    uint32_t th = pk_select_thread(p, o->thread, &ok, err);
+    w.out = pk_sink_buf(sink);
+    w.next_addr = 0x10000;
+    int ok, mem, rc;
+    w.th = pk_select_thread(p, o->thread, &ok, err);
     if (!ok)
         return PROFKIT_EINVAL;
-
-    /* Which model values become which bsprof values. */
-    uint32_t v[N_VALUES];
-    double scale[N_VALUES];
-    for (int i = 0; i < N_VALUES; i++) {
-        v[i] = find_type(p, value_names[i][0]);
-        scale[i] = 1;
-    }
-    if (v[V_CPU] == PROFKIT_NONE && p->n_value_types) {
-        uint32_t d = p->default_value < p->n_value_types ? p->default_value : 0;
-        int other = 0;
-        for (int i = 1; i < N_VALUES; i++)
-            other |= v[i] == d;
-        if (!other)
-            v[V_CPU] = d;
-    }
-    for (int i = V_CPU; i <= V_WALL; i++)
-        if (v[i] != PROFKIT_NONE) {
-            double u = usec_per(pk_str(p, p->value_types[v[i]].unit));
-            scale[i] = u ? u : 1;
-        }
-
+    map_values(&w);
     for (size_t f = 0; f < p->n_frames && !w.line_data; f++) {
         const profkit_frame *fr = &p->frames[f];
         w.line_data = fr->line != 0 && fr->line != p->functions[fr->function].start_line;
     }
-    int mem = 0;
-    uint64_t n_ops = 0;
-    for (size_t r = 0; r < p->n_samples; r++) {
-        if (th != PROFKIT_NONE && p->sample_thread[r] != th)
-            continue;
-        uint64_t a = cell(p, r, v[V_ALLOC_OBJECTS], 1), i = cell(p, r, v[V_INUSE_OBJECTS], 1);
-        uint64_t f = cell(p, r, v[V_FREE_OBJECTS], 1);
-        mem |= a || i || f;
-        n_ops += (a > i ? a : i) + f;
-        if (n_ops > MAX_WRITE_OPS)
-            return pk_error_set(err, PROFKIT_EUNSUPPORTED, NULL, -1,
-                                     "bsprof: more than %" PRIu64
-                                     " memory operations to write (one per allocated object)",
-                                     MAX_WRITE_OPS);
-    }
-    if (!(w.str_id = calloc(p->strings.n ? p->strings.n : 1, sizeof(uint32_t))) ||
-        PK_VEC_RESERVE(w.el, 0, w.cap_el, 1) != 0)
-        goto done;
-    w.n_el = 1;
-    write_header(&w, mem);
-
-    /* Modules: one per thread; a row without a known thread gets "main". */
-    uint32_t fallback = (uint32_t)p->n_threads + 1;
-    int need_fallback = 0;
-    for (size_t r = 0; r < p->n_samples; r++)
-        need_fallback |= p->sample_thread[r] >= p->n_threads;
-    for (size_t t = 0; t < p->n_threads; t++) {
-        uint32_t name = wstring(&w, p->threads[t].name);
-        put_varint(sink, ((uint64_t)(t + 1) << 3) | 1);
-        put_varint(sink, name);
-    }
-    if (need_fallback) {
-        put_varint(sink, ((uint64_t)++w.next_str) << 3);
-        pk_sink_write(sink, "main", 5);
-        put_varint(sink, ((uint64_t)fallback << 3) | 1);
-        put_varint(sink, w.next_str);
-    }
-
-    uint64_t next_addr = 0x10000;
-    for (size_t r = 0; r < p->n_samples; r++) {
-        uint32_t t = p->sample_thread[r];
-        if (th != PROFKIT_NONE && t != th)
-            continue;
-        uint32_t module = t < p->n_threads ? t + 1 : fallback, elem, off;
-        uint64_t val[N_VALUES];
-        int nz = 0;
-        for (int i = 0; i < N_VALUES; i++)
-            nz |= (val[i] = cell(p, r, v[i], scale[i])) != 0;
-        if (!nz)
-            continue;
-        if (!welem_of_stack(&w, p->sample_stack[r], module, &elem, &off))
-            goto done;
-        if (elem == 0)
-            continue; /* the empty stack has no path element to carry values */
-        if (val[V_CPU] || val[V_WALL]) {
-            put_varint(sink, ((uint64_t)elem << 3) | 4);
-            if (w.line_data)
-                put_varint(sink, off);
-            put_varint(sink, val[V_CPU]);
-            put_varint(sink, val[V_WALL]);
-        }
-        if (val[V_CALLS]) {
-            put_varint(sink, ((uint64_t)elem << 3) | 5);
-            put_varint(sink, val[V_CALLS]);
-        }
-        /* Live objects share the in-use bytes, freed ones the rest. */
-        uint64_t live = val[V_INUSE_OBJECTS];
-        uint64_t all = val[V_ALLOC_OBJECTS] > live ? val[V_ALLOC_OBJECTS] : live;
-        uint64_t freed = all - live;
-        uint64_t live_bytes = val[V_INUSE_SPACE];
-        uint64_t freed_bytes = val[V_ALLOC_SPACE] > live_bytes ? val[V_ALLOC_SPACE] - live_bytes : 0;
-        for (uint64_t k = 0; k < all; k++) {
-            int is_live = k < live;
-            uint64_t cnt = is_live ? live : freed, bytes = is_live ? live_bytes : freed_bytes;
-            uint64_t idx = is_live ? k : k - live;
-            uint64_t size = bytes / cnt + (idx == 0 ? bytes % cnt : 0);
-            put_memop(&w, elem, off, OP_ALLOC, next_addr, size);
-            if (!is_live) {
-                if (PK_VEC_RESERVE(pend, n_pend, cap_pend, 1) != 0)
-                    goto done;
-                pend[n_pend].addr = next_addr;
-                pend[n_pend].elem = elem;
-                pend[n_pend++].off = off;
-            }
-            next_addr += 16;
+    if ((rc = count_memory(&w, &mem, err)) != 0)
+        return rc;
+    rc = PROFKIT_ENOMEM;
+    if ((w.str_id = calloc(p->strings.n ? p->strings.n : 1, sizeof(uint32_t))) &&
+        PK_VEC_RESERVE(w.el, 0, w.cap_el, 1) == 0) {
+        w.n_el = 1;
+        write_header(&w, mem);
+        write_modules(&w);
+        if (write_rows(&w) == 0 && write_frees(&w) == 0) {
+            put_varint(w.out, 0);
+            put_varint(w.out, meta_num(p, "end_timestamp_ms"));
+            rc = 0;
         }
     }
-    /* Frees at the freeing stacks, matched against the freed allocations in
-     * order; frees beyond them name addresses never allocated. */
-    for (size_t r = 0; r < p->n_samples; r++) {
-        uint32_t t = p->sample_thread[r];
-        if (th != PROFKIT_NONE && t != th)
-            continue;
-        uint64_t f = cell(p, r, v[V_FREE_OBJECTS], 1);
-        if (!f)
-            continue;
-        uint32_t elem, off;
-        if (!welem_of_stack(&w, p->sample_stack[r], t < p->n_threads ? t + 1 : fallback, &elem, &off))
-            goto done;
-        if (elem == 0)
-            continue;
-        for (uint64_t k = 0; k < f; k++) {
-            uint64_t addr;
-            if (pend_next < n_pend)
-                addr = pend[pend_next++].addr;
-            else {
-                addr = next_addr;
-                next_addr += 16;
-            }
-            put_memop(&w, elem, off, OP_FREE, addr, 0);
-        }
-    }
-    for (; pend_next < n_pend; pend_next++)
-        put_memop(&w, pend[pend_next].elem, pend[pend_next].off, OP_FREE, pend[pend_next].addr, 0);
-    put_varint(sink, 0);
-    put_varint(sink, meta_num(p, "end_timestamp_ms"));
-    rc = 0;
-done:
     free(w.str_id);
     free(w.el);
     pk_idset_free(&w.el_set);
@@ -469,7 +524,7 @@ done:
     free(w.memo_elem);
     free(w.memo_off);
     free(w.chain);
-    free(pend);
+    free(w.pend);
     if (rc)
         pk_error_set(err, rc, NULL, -1, "out of memory writing bsprof");
     return rc;

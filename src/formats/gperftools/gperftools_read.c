@@ -32,6 +32,7 @@
  * The writer (gperftools_write.c) emits the 64-bit little-endian form.
  */
 #include "formats/gperftools/gperftools_reader.h"
+#include "util/buf.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -187,23 +188,6 @@ static int parse_maps_line(const char *s, size_t n, gp_map *m)
  */
 #define GP_MAX_LINE (8u << 10)
 
-/* A growable byte buffer for one substituted line. */
-typedef struct gp_buf {
-    char *p;
-    size_t n, cap;
-} gp_buf;
-
-static int buf_put(gp_buf *b, const char *s, size_t n)
-{
-    if (n == 0)
-        return 0;
-    if (b->n + n < b->n || pk_grow((void **)&b->p, &b->cap, b->n + n, 1) != 0)
-        return PROFKIT_ENOMEM;
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    return 0;
-}
-
 /*
  * Reads the text after the trailer: build= lines (metadata `build`),
  * $build substitution, executable maps lines as mappings. Returns 0 or
@@ -211,7 +195,7 @@ static int buf_put(gp_buf *b, const char *s, size_t n)
  */
 static int read_text(profkit_profile *p, const uint8_t *d, size_t n)
 {
-    gp_buf line = { 0 }, build = { 0 };
+    pk_buf line = PK_BUF_INIT, build = PK_BUF_INIT; /* a substituted line, the build path */
     int have_build = 0, rc = 0;
     size_t pos = 0;
     while (pos < n && rc == 0) {
@@ -227,14 +211,15 @@ static int read_text(profkit_profile *p, const uint8_t *d, size_t n)
             size_t e = len;
             while (e > i + 6 && (s[e - 1] == ' ' || s[e - 1] == '\t'))
                 e--;
-            build.n = 0;
+            pk_buf_clear(&build);
             have_build = 1;
-            if ((rc = buf_put(&build, s + i + 6, e - i - 6)) != 0 ||
-                (rc = pk_meta_add_len(p, "build", build.p ? build.p : "", build.n)) != 0)
+            pk_buf_put(&build, s + i + 6, e - i - 6);
+            if ((rc = pk_buf_error(&build)) != 0 ||
+                (rc = pk_meta_add_len(p, "build", pk_buf_cstr(&build), build.len)) != 0)
                 break;
             continue;
         }
-        line.n = 0;
+        pk_buf_clear(&line);
         size_t k = 0, from = 0;
         int too_long = 0;
         while (have_build && k + 6 <= len) {
@@ -243,38 +228,35 @@ static int read_text(profkit_profile *p, const uint8_t *d, size_t n)
                 /* Many $build in one line times a long build path would
                  * make a huge line from a small input; no maps line is
                  * that long, so such a line is ignored. */
-                if (line.n + (k - from) + build.n > GP_MAX_LINE) {
+                if (line.len + (k - from) + build.len > GP_MAX_LINE) {
                     too_long = 1;
                     break;
                 }
-                if ((rc = buf_put(&line, s + from, k - from)) != 0 ||
-                    (rc = buf_put(&line, build.p, build.n)) != 0)
-                    break;
+                pk_buf_put(&line, s + from, k - from);
+                pk_buf_put(&line, pk_buf_cstr(&build), build.len);
                 k += 6;
                 from = k;
             } else {
                 k++;
             }
         }
-        if (rc)
-            break;
         if (too_long)
             continue;
-        if ((rc = buf_put(&line, s + from, len - from)) != 0)
+        pk_buf_put(&line, s + from, len - from);
+        if ((rc = pk_buf_error(&line)) != 0)
             break;
         gp_map m;
-        if (!line.p || !parse_maps_line(line.p, line.n, &m) || !m.exec)
+        if (!parse_maps_line(pk_buf_cstr(&line), line.len, &m) || !m.exec)
             continue; /* not a maps line, or not code */
-        /* The path is a C string for the model; terminate it in place. */
-        if ((rc = buf_put(&line, "", 1)) != 0)
-            break;
-        line.p[m.path_off + m.path_len] = '\0';
-        if (pk_mapping_add(p, m.start, m.end, m.offset, line.p + m.path_off, "") ==
+        /* The path is a C string for the model: the buffer holds a NUL after
+         * its bytes, so one more ends the path in place. */
+        line.buf[m.path_off + m.path_len] = '\0';
+        if (pk_mapping_add(p, m.start, m.end, m.offset, line.buf + m.path_off, "") ==
             PROFKIT_NONE)
             rc = PROFKIT_ENOMEM;
     }
-    free(line.p);
-    free(build.p);
+    pk_buf_free(&line);
+    pk_buf_free(&build);
     return rc;
 }
 
