@@ -48,13 +48,22 @@ typedef struct pk_keysums {
  * Sums value type `value` over rows of thread `thread` (PROFKIT_NONE = all)
  * per key of t (either shape: both give the same sums), and the calls
  * touching edge_keys (NULL: none). Recursion counts once in cum and in a
- * call's weight. Linear in the nodes and rows whatever the depth; no array
- * per node when the rows are fewer than the nodes and the stacks are not
- * deep (each row is walked up from its node), else two. Returns 0 or
+ * call's weight. Linear in the nodes and rows whatever the depth: walks up
+ * from each row's node (no array per node when the rows are fewer than the
+ * nodes, else the self values) while they cost a few steps per node and
+ * row, one depth-first walk (two arrays per node) past that. Returns 0 or
  * PROFKIT_ENOMEM.
  */
 int pk_keysums_compute(pk_keysums *s, const pk_ltree *t, uint32_t value, uint32_t thread,
                        const unsigned char *edge_keys);
+/*
+ * The same, the walks up allowed `budget` steps (0: the default, a few per
+ * node and row) before the depth-first walk takes over, and with guess,
+ * not started when a few of them say they would pass it. Tests force each
+ * way with it; the sums are the same whichever way.
+ */
+int pk_keysums_compute_within(pk_keysums *s, const pk_ltree *t, uint32_t value, uint32_t thread,
+                              const unsigned char *edge_keys, uint64_t budget, int guess);
 void pk_keysums_free(pk_keysums *s);
 
 /* ---- top: flat and cumulative value per key ---- */

@@ -93,31 +93,87 @@ static void sums_clear(pk_keysums *s)
         memset(s->slot, 0, s->n_slots * sizeof(uint32_t));
 }
 
+/* The depth of node u, or cap when it is deeper. */
+static uint64_t depth_upto(const pk_ltree *t, uint32_t u, uint64_t cap)
+{
+    uint64_t d = 0;
+    for (; u != 0 && d < cap; u = pk_ltree_parent(t, u))
+        d++;
+    return d;
+}
+
+/*
+ * Whether the walks up would likely stay within the budget: the mean
+ * depth of a few items spread over them (rows, or the nodes with a value),
+ * times their number. A guess, so the walks still stop at the budget; it
+ * spares most of the walking a deep profile would do before they stop.
+ */
+#define SAMPLES 64
+static int walks_look_cheap(const pk_ltree *t, const int64_t *self, uint64_t budget)
+{
+    const profkit_profile *p = t->p;
+    size_t m = self ? t->n : p->n_samples, count = 0;
+    if (self) {
+        for (size_t i = 1; i < m; i++)
+            count += self[i] != 0;
+    } else {
+        count = m;
+    }
+    if (count == 0)
+        return 1;
+    uint64_t cap = budget / SAMPLES + 1, sum = 0, seen = 0;
+    size_t from = 1; /* nodes before it were looked at: each is looked at once */
+    for (size_t j = 0; j < SAMPLES; j++) {
+        size_t i = (size_t)((uint64_t)j * m / SAMPLES);
+        uint32_t u;
+        if (self) {
+            if (i < from)
+                i = from;
+            while (i < m && self[i] == 0)
+                i++;
+            if (i >= m)
+                break;
+            from = i + 1;
+            u = (uint32_t)i;
+        } else {
+            if (i >= m)
+                break;
+            uint32_t st = p->sample_stack[i];
+            if (st >= p->n_stacks)
+                continue;
+            u = pk_ltree_node(t, st);
+        }
+        uint64_t d = depth_upto(t, u, cap);
+        if (d >= cap)
+            return 0;
+        sum += d;
+        seen++;
+    }
+    return seen == 0 || (double)sum / (double)seen * (double)count <= (double)budget;
+}
+
 /*
  * The sums by walking up from each node with a value, each key (and edge)
- * counted once per walk: no array per node when the rows are fewer than
- * the nodes (each row is walked from its own node), else the self values
- * per node. Gives up (*over = 1) past `budget` steps: the walks cost the
- * depth of every node with a value, which a deep chain with a value at
- * every level makes quadratic.
+ * counted once per walk: from each row's own node (self NULL: no array per
+ * node), or from each node with a self value. Gives up (*over = 1) past
+ * `budget` steps: the walks cost the depth of every node with a value,
+ * which a deep chain with a value at every level makes quadratic.
  */
-static int sums_walk(pk_keysums *s, const pk_ltree *t, uint32_t value, uint32_t thread,
-                     uint64_t budget, int *over)
+static int sums_walk(pk_keysums *s, const pk_ltree *t, const int64_t *self, uint32_t value,
+                     uint32_t thread, uint64_t budget, int *over)
 {
     const profkit_profile *p = t->p;
     size_t nv = p->n_value_types;
-    int by_rows = p->n_samples <= t->n;
-    int64_t *self = NULL;
     uint32_t *stamp = calloc(s->n ? s->n : 1, sizeof(uint32_t));
     uint32_t cur = 0;
     int rc = PROFKIT_ENOMEM, oom = 0;
-    if (!stamp || (!by_rows && !(self = pk_ltree_self(t, value, thread))))
+    if (!stamp)
         goto out;
-    size_t m = by_rows ? p->n_samples : t->n;
+    size_t m = self ? t->n : p->n_samples;
     for (size_t i = 0; i < m; i++) {
         uint32_t node;
         int64_t w;
-        if (by_rows) {
+        if (!self) {
             uint32_t st = p->sample_stack[i];
             if ((thread != PROFKIT_NONE && p->sample_thread[i] != thread) || st >= p->n_stacks)
                 continue;
@@ -166,7 +222,6 @@ static int sums_walk(pk_keysums *s, const pk_ltree *t, uint32_t value, uint32_t 
     rc = 0;
 out:
     free(stamp);
-    free(self);
     return rc;
 }
 
@@ -177,16 +232,16 @@ out:
  * nodes, those with no ancestor of the same key (recursion counts once);
  * an edge's, of its topmost places. The walk keeps, per key (and edge),
  * how many nodes of the current path have it. Two arrays per node (the
- * totals, and the children as lists), so only when the walks up cost more.
+ * totals, in place of the self values `tot` holds, and the children as
+ * lists), so only when the walks up cost more.
  */
-static int sums_dfs(pk_keysums *s, const pk_ltree *t, uint32_t value, uint32_t thread)
+static int sums_dfs(pk_keysums *s, const pk_ltree *t, int64_t *tot)
 {
     size_t n = t->n;
     int rc = PROFKIT_ENOMEM, oom = 0;
     uint32_t *first = NULL, *next = NULL, *on_path = NULL, *path = NULL, *pedge = NULL;
     size_t cap_path = 0, cap_pedge = 0;
-    int64_t *tot = pk_ltree_self(t, value, thread);
-    if (!tot || !(first = malloc((n ? n : 1) * sizeof(uint32_t))) ||
+    if (!(first = malloc((n ? n : 1) * sizeof(uint32_t))) ||
         !(next = malloc((n ? n : 1) * sizeof(uint32_t))) ||
         !(on_path = calloc(s->n ? s->n : 1, sizeof(uint32_t))))
         goto out;
@@ -240,7 +295,6 @@ static int sums_dfs(pk_keysums *s, const pk_ltree *t, uint32_t value, uint32_t t
     }
     rc = 0;
 out:
-    free(tot);
     free(first);
     free(next);
     free(on_path);
@@ -252,6 +306,12 @@ out:
 int pk_keysums_compute(pk_keysums *s, const pk_ltree *t, uint32_t value, uint32_t thread,
                        const unsigned char *edge_keys)
 {
+    return pk_keysums_compute_within(s, t, value, thread, edge_keys, 0, 1);
+}
+
+int pk_keysums_compute_within(pk_keysums *s, const pk_ltree *t, uint32_t value, uint32_t thread,
+                              const unsigned char *edge_keys, uint64_t budget, int guess)
+{
     memset(s, 0, sizeof(*s));
     s->n = t->n_keys;
     s->edge_keys = edge_keys;
@@ -259,17 +319,28 @@ int pk_keysums_compute(pk_keysums *s, const pk_ltree *t, uint32_t value, uint32_
         !(s->cum = calloc(s->n ? s->n : 1, sizeof(int64_t))))
         goto oom;
     /* The walks up while they cost a few steps per node and row, which
-     * the usual profile does; the depth-first walk past that. */
-    uint64_t budget = 4 * (uint64_t)t->n + 2 * (uint64_t)t->p->n_samples + 4096;
+     * the usual profile does (each row from its node when the rows are
+     * fewer than the nodes: no array per node); the depth-first walk past
+     * that. */
+    if (budget == 0)
+        budget = 4 * (uint64_t)t->n + 2 * (uint64_t)t->p->n_samples + 4096;
+    int64_t *self = NULL;
     int over = 0;
-    if (sums_walk(s, t, value, thread, budget, &over) != 0)
+    if (t->p->n_samples > t->n && !(self = pk_ltree_self(t, value, thread)))
         goto oom;
+    if (guess && !walks_look_cheap(t, self, budget))
+        over = 1;
+    else if (sums_walk(s, t, self, value, thread, budget, &over) != 0)
+        goto oom_self;
     if (over) {
         sums_clear(s);
-        if (sums_dfs(s, t, value, thread) != 0)
-            goto oom;
+        if ((!self && !(self = pk_ltree_self(t, value, thread))) || sums_dfs(s, t, self) != 0)
+            goto oom_self;
     }
+    free(self);
     return 0;
+oom_self:
+    free(self);
 oom:
     pk_keysums_free(s);
     return PROFKIT_ENOMEM;

@@ -358,12 +358,60 @@ static void page_in_memory_and_on_disk(void **state)
     profkit_profile_free(p);
 }
 
+/* Self values past int64 saturate, and every node keeps its own: a node's
+ * self is not its total less its children's once a sum saturated. */
+static void saturated_sums_keep_self(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    pk_value_type_add(p, "samples", "count");
+    uint32_t th = pk_thread_add(p, "main", "", -1, -1);
+    int64_t big = INT64_MAX / 2 + 7, five = 5, minus = -3;
+    assert_int_equal(pk_sample_add_timed(p, stack_of(p, "main;hot"), th, 1, &big), 0);
+    assert_int_equal(pk_sample_add_timed(p, stack_of(p, "main;hot"), th, 2, &big), 0);
+    assert_int_equal(pk_sample_add_timed(p, stack_of(p, "main"), th, 3, &five), 0);
+    assert_int_equal(pk_sample_add_timed(p, stack_of(p, "main;cold"), th, 4, &minus), 0);
+    profkit_flame_options o;
+    profkit_flame_options_init(&o);
+    o.min_percent = 0;
+    flame_data d;
+    profkit_error err;
+    for (int exact = 0; exact < 2; exact++) {
+        assert_int_equal(pk_flame_build(&d, p, &o, 0, &err), 0);
+        for (size_t sc = 0; sc < d.n_scopes; sc++) {
+            const flame_scope *s = &d.scopes[sc];
+            assert_int_equal(s->n, 4); /* root, main, hot, cold */
+            for (size_t i = 1; i < s->n; i++) {
+                const char *name = d.funcs[s->func[i]].name;
+                int64_t want = strcmp(name, "hot") == 0 ? (exact ? 2 * (INT64_MAX / 2 - 100) : INT64_MAX)
+                             : strcmp(name, "main") == 0 ? 5
+                                                           : -3;
+                assert_int_equal(s->self[i], want);
+            }
+            assert_int_equal(s->self[0], 0);
+        }
+        pk_flame_data_free(&d);
+        /* the same without saturating: the totals' differences */
+        profkit_profile_free(p);
+        p = profkit_profile_new();
+        pk_value_type_add(p, "samples", "count");
+        th = pk_thread_add(p, "main", "", -1, -1);
+        big = INT64_MAX / 2 - 100;
+        assert_int_equal(pk_sample_add_timed(p, stack_of(p, "main;hot"), th, 1, &big), 0);
+        assert_int_equal(pk_sample_add_timed(p, stack_of(p, "main;hot"), th, 2, &big), 0);
+        assert_int_equal(pk_sample_add_timed(p, stack_of(p, "main"), th, 3, &five), 0);
+        assert_int_equal(pk_sample_add_timed(p, stack_of(p, "main;cold"), th, 4, &minus), 0);
+    }
+    profkit_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(totals_kept_under_every_cap),
         cmocka_unit_test(deep_stack_and_runs),
         cmocka_unit_test(extreme_times),
+        cmocka_unit_test(saturated_sums_keep_self),
         cmocka_unit_test(diff_columns),
         cmocka_unit_test(stack_table_out_of_order_is_refused),
         cmocka_unit_test(escapes),

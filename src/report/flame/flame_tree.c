@@ -138,24 +138,21 @@ static int sort_ids(uint32_t *a, size_t n)
 /* Arrays per local node that each scope needs, kept from one scope to the
  * next (fresh big allocations cost a page fault per page every time). */
 typedef struct work {
-    int64_t *self, *tot, *bself, *btot; /* kv entries */
-    uint32_t *lp, *t1, *other, *map;    /* k entries */
+    int64_t *tot, *btot;             /* kv entries */
+    uint32_t *lp, *t1, *other, *map; /* k entries */
     size_t k, kv;
 } work;
 
 static int work_reserve(work *w, size_t k, size_t kv, int diff)
 {
-    if (kv > w->kv || (diff && !w->bself)) {
+    if (kv > w->kv || (diff && !w->btot)) {
         size_t n = kv > w->kv ? kv : w->kv;
-        free(w->self);
         free(w->tot);
-        free(w->bself);
         free(w->btot);
-        w->bself = w->btot = NULL;
+        w->btot = NULL;
         w->kv = 0;
-        if (!(w->self = malloc(n * sizeof(int64_t))) || !(w->tot = malloc(n * sizeof(int64_t))) ||
-            (diff && (!(w->bself = malloc(n * sizeof(int64_t))) ||
-                      !(w->btot = malloc(n * sizeof(int64_t))))))
+        if (!(w->tot = malloc(n * sizeof(int64_t))) ||
+            (diff && !(w->btot = malloc(n * sizeof(int64_t)))))
             return PROFKIT_ENOMEM;
         w->kv = n;
     }
@@ -175,9 +172,7 @@ static int work_reserve(work *w, size_t k, size_t kv, int diff)
 
 static void work_free(work *w)
 {
-    free(w->self);
     free(w->tot);
-    free(w->bself);
     free(w->btot);
     free(w->lp);
     free(w->t1);
@@ -240,8 +235,20 @@ static int mark_rows(builder *b, const rowset *rs, size_t *k)
     return 0;
 }
 
-/* Adds rs's rows into self by local node. */
-static void sum_rows(const builder *b, const rowset *rs, int64_t *self, size_t k)
+/* a += x, saturating; *wrapped set when it saturated. */
+static inline void add_flag(int64_t *a, int64_t x, int *wrapped)
+{
+    int64_t r;
+    if (__builtin_add_overflow(*a, x, &r)) {
+        *wrapped = 1;
+        r = x > 0 ? INT64_MAX : INT64_MIN;
+    }
+    *a = r;
+}
+
+/* Adds rs's rows into self by local node; *wrapped set when a sum
+ * saturated. */
+static void sum_rows(const builder *b, const rowset *rs, int64_t *self, size_t k, int *wrapped)
 {
     const profkit_profile *p = rs->p;
     size_t nv = b->nv, pnv = p->n_value_types;
@@ -253,7 +260,7 @@ static void sum_rows(const builder *b, const rowset *rs, int64_t *self, size_t k
         const int64_t *val = p->sample_values + (size_t)r * pnv;
         for (size_t v = 0; v < nv; v++)
             if (rs->vmap[v] != PROFKIT_NONE)
-                pk_sat_addto(&self[v * k + li], val[rs->vmap[v]]);
+                add_flag(&self[v * k + li], val[rs->vmap[v]], wrapped);
     }
 }
 
@@ -289,34 +296,40 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
     if (pk_mul_size(k, nv ? nv : 1, &kv) != 0 || work_reserve(&b->work, k, kv, brs != NULL) != 0 ||
         !(thr = calloc(nv + 1, sizeof(double))) || !(bthr = calloc(nv + 1, sizeof(double))))
         goto done;
-    self = b->work.self;
     tot = b->work.tot;
     lp = b->work.lp;
     t1 = b->work.t1;
     other = b->work.other;
     map = b->work.map;
-    memset(self, 0, kv * sizeof(int64_t));
+    memset(tot, 0, kv * sizeof(int64_t));
     if (brs) {
-        bself = b->work.bself;
         btot = b->work.btot;
-        memset(bself, 0, kv * sizeof(int64_t));
+        memset(btot, 0, kv * sizeof(int64_t));
     }
     lp[0] = 0;
     for (size_t i = 1; i < k; i++)
         lp[i] = b->mark[b->tree.parent[b->touched[i]]];
-    sum_rows(b, rs, self, k);
-    memcpy(tot, self, kv * sizeof(int64_t));
-    if (brs) {
-        sum_rows(b, brs, bself, k);
-        memcpy(btot, bself, kv * sizeof(int64_t));
-    }
-    /* Parents precede children: one backward pass totals every node. */
+    /* Self values, then totals in their place: one backward pass, as
+     * parents precede children. A node's self value is its total less its
+     * children's, exactly while no sum saturated; when one did, the self
+     * values are summed again into arrays of their own. */
+    int wrapped = 0;
+    sum_rows(b, rs, tot, k, &wrapped);
+    if (brs)
+        sum_rows(b, brs, btot, k, &wrapped);
     for (size_t v = 0; v < nv; v++)
         for (size_t i = k; i-- > 1;) {
-            pk_sat_addto(&tot[v * k + lp[i]], tot[v * k + i]);
+            add_flag(&tot[v * k + lp[i]], tot[v * k + i], &wrapped);
             if (btot)
-                pk_sat_addto(&btot[v * k + lp[i]], btot[v * k + i]);
+                add_flag(&btot[v * k + lp[i]], btot[v * k + i], &wrapped);
         }
+    if (wrapped) {
+        if (!(self = calloc(kv, sizeof(int64_t))) || (brs && !(bself = calloc(kv, sizeof(int64_t)))))
+            goto done;
+        sum_rows(b, rs, self, k, &wrapped);
+        if (brs)
+            sum_rows(b, brs, bself, k, &wrapped);
+    }
     for (size_t v = 0; v < nv; v++) {
         thr[v] = fabs((double)tot[v * k]) * b->min_pct / 100.0;
         if (btot)
@@ -348,9 +361,9 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             t->parent[o] = i ? (int32_t)t1[lp[i]] : -1;
             t->func[o] = i ? (int32_t)b->tree.key[b->touched[i]] - 1 : FLAME_ROOT;
             for (size_t v = 0; v < nv; v++) {
-                t->self[v * n + o] = self[v * k + i];
-                if (bself)
-                    t->bself[v * n + o] = bself[v * k + i];
+                t->self[v * n + o] = self ? self[v * k + i] : tot[v * k + i];
+                if (brs)
+                    t->bself[v * n + o] = bself ? bself[v * k + i] : btot[v * k + i];
             }
             if (other[i] != PROFKIT_NONE) {
                 t->parent[other[i]] = (int32_t)o;
@@ -362,6 +375,23 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
                 pk_sat_addto(&t->self[v * n + o], tot[v * k + i]);
                 if (btot)
                     pk_sat_addto(&t->bself[v * n + o], btot[v * k + i]);
+            }
+        }
+    }
+    if (!self) {
+        /* each kept node's total less its children's totals: its self
+         * value (the sums are exact, so the differences are) */
+        for (size_t i = 1; i < k; i++) {
+            if (t1[lp[i]] == PROFKIT_NONE)
+                continue;
+            uint32_t o = t1[lp[i]];
+            for (size_t v = 0; v < nv; v++) {
+                int64_t *x = &t->self[v * n + o];
+                *x = (int64_t)((uint64_t)*x - (uint64_t)tot[v * k + i]);
+                if (btot) {
+                    x = &t->bself[v * n + o];
+                    *x = (int64_t)((uint64_t)*x - (uint64_t)btot[v * k + i]);
+                }
             }
         }
     }
@@ -389,6 +419,8 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
 done:
     for (size_t i = 0; i < k; i++)
         b->mark[b->touched[i]] = PROFKIT_NONE;
+    free(self);
+    free(bself);
     free(thr);
     free(bthr);
     return rc;
