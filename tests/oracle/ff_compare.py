@@ -168,9 +168,14 @@ def check_file(profkit, loader, work, path, fmt, index, value, unit, thread_name
             # least the largest, at most their sum.
             split = {}
             for f in fun["functions"]:
-                # "name" is the part after the first "!" (the loader reads
-                # "lib!function"); "nameWithLibrary" is the function's name whole.
-                name = sanitize(f.get("nameWithLibrary", f["name"]))
+                # "name" is the part after the first "!" when the name holds
+                # one ("lib!function"), and "nameWithLibrary" then the name
+                # whole; an address function's library is its resource's.
+                # The one profkit labels so is the one compared.
+                name = sanitize(f["name"])
+                whole = sanitize(f.get("nameWithLibrary", f["name"]))
+                if whole != name and whole in exp and name not in exp:
+                    name = whole
                 g = gotf.setdefault(name, [0, 0])
                 g[0] += f["selfSamples"]
                 g[1] += f["totalSamples"]
