@@ -558,29 +558,26 @@ static int is_key(const profkit_profile *p, size_t i, const char *key)
  * the others are named once, so none goes missing unsaid. */
 static int dropped_events(const profkit_profile *p, uint32_t v, const profkit_write_options *o)
 {
-    char *list = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&list, &len);
-    if (!f)
-        return -1;
+    pk_buf names = PK_BUF_INIT;
     int first = 1;
     for (size_t i = 0; i < p->n_value_types; i++) {
         if (i == v)
             continue;
-        fprintf(f, "%s%s", first ? "" : ", ", pk_str(p, p->value_types[i].type));
+        pk_buf_printf(&names, "%s%s", first ? "" : ", ", pk_str(p, p->value_types[i].type));
         first = 0;
     }
-    if (fclose(f) != 0) {
-        free(list);
+    if (pk_buf_error(&names)) {
+        pk_buf_free(&names);
         return -1;
     }
+    const char *list = pk_buf_cstr(&names);
     profkit_error w;
     pk_error_set(&w, PROFKIT_EUNSUPPORTED, NULL, -1,
                  "a DCPI file holds one event: wrote %s, left out %s (--value EVENT writes "
                  "another, one file each)",
                  pk_str(p, p->value_types[v].type), list);
     o->on_warning(&w, o->payload);
-    free(list);
+    pk_buf_free(&names);
     return 0;
 }
 

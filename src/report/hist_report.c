@@ -5,6 +5,7 @@
  * total and the cumulative percentage down the listing. Rows are sorted by
  * one column (--value, default the profile's default value type).
  */
+#include "util/buf.h"
 #include "analysis/analysis.h"
 #include "report/rjson.h"
 
@@ -32,8 +33,8 @@ static int row_shown(const pk_top *t, size_t nv, uint32_t sv, size_t k,
     return 100.0 * (x < 0 ? -x : x) >= o->cutoff_pct * (total < 0 ? -total : total);
 }
 
-int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_report_options *o,
-                        profkit_error *err)
+static int report_hist_buf(pk_buf *out, const profkit_profile *p, const profkit_report_options *o,
+                           profkit_error *err)
 {
     uint32_t sv, th;
     if (pk_select(p, o->value, o->thread, &sv, &th, err) != 0)
@@ -70,48 +71,48 @@ int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_repor
     if (o->json) {
         pk_rjson_open(out, "hist", p, sv, th);
         pk_rjson_by(out, o->by);
-        fprintf(out, ",\"sort\":\"%s\",\"min_percent\":%.17g,\"columns\":[", o->sort_cum ? "cum" : "flat",
-                o->cutoff_pct);
+        pk_buf_printf(out, ",\"sort\":\"%s\",\"min_percent\":%.17g,\"columns\":[", o->sort_cum ? "cum" : "flat",
+                      o->cutoff_pct);
         for (size_t v = 0; v < nv; v++) {
-            fputs(v ? ",{\"type\":" : "{\"type\":", out);
+            pk_buf_puts(out, v ? ",{\"type\":" : "{\"type\":");
             pk_rjson_str(out, pk_str(p, p->value_types[v].type));
-            fputs(",\"unit\":", out);
+            pk_buf_puts(out, ",\"unit\":");
             pk_rjson_str(out, pk_str(p, p->value_types[v].unit));
-            fprintf(out, ",\"total\":%lld}", (long long)t[v].total);
+            pk_buf_printf(out, ",\"total\":%lld}", (long long)t[v].total);
         }
-        fputs("],\"rows\":[", out);
+        pk_buf_puts(out, "],\"rows\":[");
         size_t shown = 0;
         for (size_t i = 0; i < st->n && shown < limit; i++) {
             uint32_t k = order[i];
             if (!row_shown(t, nv, sv, k, o))
                 continue;
-            fputs(shown ? ",\n{\"name\":" : "\n{\"name\":", out);
+            pk_buf_puts(out, shown ? ",\n{\"name\":" : "\n{\"name\":");
             pk_rjson_str(out, pk_strtab_get(&st->keys, st->rows[k].key));
-            fputs(",\"values\":[", out);
+            pk_buf_puts(out, ",\"values\":[");
             for (size_t v = 0; v < nv; v++)
-                fprintf(out, "%s%lld", v ? "," : "", (long long)t[v].rows[k].flat);
-            fputs("]}", out);
+                pk_buf_printf(out, "%s%lld", v ? "," : "", (long long)t[v].rows[k].flat);
+            pk_buf_puts(out, "]}");
             shown++;
         }
-        fputs("]}\n", out);
+        pk_buf_puts(out, "]}\n");
         goto out;
     }
-    fprintf(out, "Columns:");
+    pk_buf_printf(out, "Columns:");
     for (size_t v = 0; v < nv; v++) {
         char tot[64];
         const char *unit = pk_str(p, p->value_types[v].unit);
         pk_format_value(tot, sizeof(tot), t[v].total, unit);
-        fprintf(out, "%s %s (%s) total %s", v ? ";" : "", pk_str(p, p->value_types[v].type),
-                unit, tot);
+        pk_buf_printf(out, "%s %s (%s) total %s", v ? ";" : "", pk_str(p, p->value_types[v].type),
+                      unit, tot);
     }
     if (th != PROFKIT_NONE)
-        fprintf(out, "; thread %s", pk_str(p, p->threads[th].name));
-    fprintf(out, "\nShowing top %zu of %zu %s, sorted by %s %s\n", limit, nonzero, pk_key_name(o->by, 1),
-            pk_str(p, p->value_types[sv].type), o->sort_cum ? "cum" : "flat");
+        pk_buf_printf(out, "; thread %s", pk_str(p, p->threads[th].name));
+    pk_buf_printf(out, "\nShowing top %zu of %zu %s, sorted by %s %s\n", limit, nonzero, pk_key_name(o->by, 1),
+                  pk_str(p, p->value_types[sv].type), o->sort_cum ? "cum" : "flat");
     for (size_t v = 0; v < nv; v++)
-        fprintf(out, "%s%12.12s %7s %7s", v ? " " : "", pk_str(p, p->value_types[v].type), "%",
-                "cum%");
-    fprintf(out, "  %s\n", pk_key_name(o->by, 0));
+        pk_buf_printf(out, "%s%12.12s %7s %7s", v ? " " : "", pk_str(p, p->value_types[v].type), "%",
+                      "cum%");
+    pk_buf_printf(out, "  %s\n", pk_key_name(o->by, 0));
     size_t shown = 0;
     for (size_t i = 0; i < st->n && shown < limit; i++) {
         uint32_t k = order[i];
@@ -124,9 +125,9 @@ int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_repor
             run[v] += (double)r->flat;
             pct(p1, sizeof(p1), (double)r->flat, (double)t[v].total);
             pct(p2, sizeof(p2), run[v], (double)t[v].total);
-            fprintf(out, "%s%12s %7s %7s", v ? " " : "", val, p1, p2);
+            pk_buf_printf(out, "%s%12s %7s %7s", v ? " " : "", val, p1, p2);
         }
-        fprintf(out, "  %s\n", pk_strtab_get(&st->keys, st->rows[k].key));
+        pk_buf_printf(out, "  %s\n", pk_strtab_get(&st->keys, st->rows[k].key));
         shown++;
     }
 out:
@@ -136,5 +137,17 @@ out:
     free(values);
     free(run);
     free(order);
+    return rc;
+}
+
+/* The entry points: each report drains into the caller's FILE. */
+int profkit_report_hist(FILE *file, const profkit_profile *p, const profkit_report_options *o,
+                        profkit_error *err)
+{
+    char storage[PK_BUF_STREAM_STORAGE];
+    pk_buf out;
+    pk_buf_init_stream(&out, storage, sizeof(storage), file);
+    int rc = report_hist_buf(&out, p, o, err);
+    pk_buf_flush(&out);
     return rc;
 }

@@ -1,10 +1,11 @@
 /* info_json.c: `profkit info --json`, the summary as one JSON document. */
+#include "util/buf.h"
 #include "report/rjson.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 
-int profkit_report_info_json(FILE *out, const profkit_profile *p, profkit_error *err)
+static int report_info_json_buf(pk_buf *out, const profkit_profile *p, profkit_error *err)
 {
     size_t nv = p->n_value_types, timed = 0;
     int64_t *tot = calloc(nv ? nv : 1, sizeof(int64_t));
@@ -23,45 +24,56 @@ int profkit_report_info_json(FILE *out, const profkit_profile *p, profkit_error 
     }
     pk_rjson_open(out, "info", p, PROFKIT_NONE, PROFKIT_NONE);
     const char *version = pk_meta_get(p, "format_version");
-    fputs(",\"format\":", out);
+    pk_buf_puts(out, ",\"format\":");
     pk_rjson_str(out, p->format);
-    fputs(",\"format_version\":", out);
+    pk_buf_puts(out, ",\"format_version\":");
     if (version)
         pk_rjson_str(out, version);
     else
-        fputs("null", out);
-    fprintf(out, ",\"sample_rows\":%zu,\"timed\":%s,\"stacks\":%zu,\"frames\":%zu,\"functions\":%zu,"
-            "\"mappings\":%zu,\"markers\":%zu,\"value_types\":[",
-            p->n_samples, timed ? "true" : "false", p->n_stacks ? p->n_stacks - 1 : 0, p->n_frames,
-            p->n_functions, p->n_mappings, p->n_markers);
+        pk_buf_puts(out, "null");
+    pk_buf_printf(out, ",\"sample_rows\":%zu,\"timed\":%s,\"stacks\":%zu,\"frames\":%zu,\"functions\":%zu,"
+                  "\"mappings\":%zu,\"markers\":%zu,\"value_types\":[",
+                  p->n_samples, timed ? "true" : "false", p->n_stacks ? p->n_stacks - 1 : 0, p->n_frames,
+                  p->n_functions, p->n_mappings, p->n_markers);
     for (size_t v = 0; v < nv; v++) {
-        fputs(v ? ",\n{\"type\":" : "\n{\"type\":", out);
+        pk_buf_puts(out, v ? ",\n{\"type\":" : "\n{\"type\":");
         pk_rjson_str(out, pk_str(p, p->value_types[v].type));
-        fputs(",\"unit\":", out);
+        pk_buf_puts(out, ",\"unit\":");
         pk_rjson_str(out, pk_str(p, p->value_types[v].unit));
-        fprintf(out, ",\"total\":%" PRId64 ",\"default\":%s}", tot[v],
-                v == p->default_value ? "true" : "false");
+        pk_buf_printf(out, ",\"total\":%" PRId64 ",\"default\":%s}", tot[v],
+                      v == p->default_value ? "true" : "false");
     }
-    fputs("],\"threads\":[", out);
+    pk_buf_puts(out, "],\"threads\":[");
     for (size_t t = 0; t < p->n_threads; t++) {
         const profkit_thread *th = &p->threads[t];
-        fprintf(out, "%s{\"index\":%zu,\"name\":", t ? ",\n" : "\n", t);
+        pk_buf_printf(out, "%s{\"index\":%zu,\"name\":", t ? ",\n" : "\n", t);
         pk_rjson_str(out, pk_str(p, th->name));
-        fputs(",\"process\":", out);
+        pk_buf_puts(out, ",\"process\":");
         pk_rjson_str(out, pk_str(p, th->process_name));
-        fprintf(out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"sample_rows\":%zu}", th->pid,
-                th->tid, rows[t]);
+        pk_buf_printf(out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"sample_rows\":%zu}", th->pid,
+                      th->tid, rows[t]);
     }
-    fputs("],\"metadata\":[", out);
+    pk_buf_puts(out, "],\"metadata\":[");
     for (size_t i = 0; i < p->n_metadata; i++) {
-        fputs(i ? ",\n{\"key\":" : "\n{\"key\":", out);
+        pk_buf_puts(out, i ? ",\n{\"key\":" : "\n{\"key\":");
         pk_rjson_str(out, pk_str(p, p->metadata[i].key));
-        fputs(",\"value\":", out);
+        pk_buf_puts(out, ",\"value\":");
         pk_rjson_str(out, pk_str(p, p->metadata[i].value));
-        fputc('}', out);
+        pk_buf_putc(out, '}');
     }
-    fputs("]}\n", out);
+    pk_buf_puts(out, "]}\n");
     free(tot);
     free(rows);
     return 0;
+}
+
+/* The entry points: each report drains into the caller's FILE. */
+int profkit_report_info_json(FILE *file, const profkit_profile *p, profkit_error *err)
+{
+    char storage[PK_BUF_STREAM_STORAGE];
+    pk_buf out;
+    pk_buf_init_stream(&out, storage, sizeof(storage), file);
+    int rc = report_info_json_buf(&out, p, err);
+    pk_buf_flush(&out);
+    return rc;
 }

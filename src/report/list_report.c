@@ -1,5 +1,6 @@
 /* list_report.c: `profkit list REGEX`, per matching function its source
  * lines with flat and cumulative values, printed like pprof -list. */
+#include "util/buf.h"
 #include "analysis/analysis.h"
 #include "analysis/list.h"
 #include "symbols/sym_disasm.h"
@@ -47,25 +48,25 @@ static FILE *open_source(const char *path, const char *dir)
 }
 
 /* Flat and cum; zero is "." on a line (dots), "0" in a header, as pprof. */
-static void put_vals(FILE *out, int64_t flat, int64_t cum, const char *unit, int dots)
+static void put_vals(pk_buf *out, int64_t flat, int64_t cum, const char *unit, int dots)
 {
     char a[64] = ".", b[64] = ".";
     if (flat || !dots)
         pk_format_value(a, sizeof(a), flat, unit);
     if (cum || !dots)
         pk_format_value(b, sizeof(b), cum, unit);
-    fprintf(out, "%10s %10s ", a, b);
+    pk_buf_printf(out, "%10s %10s ", a, b);
 }
 
 /* The instructions of line `line`, under it. */
-static void put_insns(FILE *out, const fdis *fd, uint32_t line, const char *unit)
+static void put_insns(pk_buf *out, const fdis *fd, uint32_t line, const char *unit)
 {
     if (!fd)
         return;
     for (size_t i = 0; i < fd->n; i++)
         if (fd->insns[i].line == line) {
             put_vals(out, fd->flat[i], fd->cum[i], unit, 1);
-            fprintf(out, "%14s0x%" PRIx64 ": %s\n", "", fd->insns[i].vaddr, fd->insns[i].text);
+            pk_buf_printf(out, "%14s0x%" PRIx64 ": %s\n", "", fd->insns[i].vaddr, fd->insns[i].text);
         }
 }
 
@@ -170,7 +171,7 @@ static void line_span(const profkit_function *fn, const pk_list_row *lr, size_t 
 
 /* Without the source: the lines with values, and with --disasm those with
  * instructions, by number. Returns 0 or PROFKIT_ENOMEM. */
-static int put_line_numbers(FILE *out, const pk_list_row *lr, size_t n, const fdis *fd,
+static int put_line_numbers(pk_buf *out, const pk_list_row *lr, size_t n, const fdis *fd,
                             const char *unit)
 {
     uint32_t *ls = malloc((n + (fd ? fd->n : 0) + 1) * sizeof(uint32_t));
@@ -191,7 +192,7 @@ static int put_line_numbers(FILE *out, const pk_list_row *lr, size_t n, const fd
             r++;
         int hit = r < n && lr[r].line == ls[j];
         put_vals(out, hit ? lr[r].flat : 0, hit ? lr[r].cum : 0, unit, 1);
-        fprintf(out, "%6u\n", ls[j]);
+        pk_buf_printf(out, "%6u\n", ls[j]);
         put_insns(out, fd, ls[j], unit);
     }
     free(ls);
@@ -200,7 +201,7 @@ static int put_line_numbers(FILE *out, const pk_list_row *lr, size_t n, const fd
 
 /* With the source: its lines lo..hi with their values, then the lines with
  * values past its end (another version of the file), in order. */
-static void put_source(FILE *out, FILE *src, const pk_list_row *lr, size_t n, const fdis *fd,
+static void put_source(pk_buf *out, FILE *src, const pk_list_row *lr, size_t n, const fdis *fd,
                        uint32_t lo, uint32_t hi, const char *unit)
 {
     char text[4096];
@@ -227,7 +228,7 @@ static void put_source(FILE *out, FILE *src, const pk_list_row *lr, size_t n, co
             cu = lr[j].cum;
         }
         put_vals(out, fl, cu, unit, 1);
-        fprintf(out, "%6u:%s\n", no, text);
+        pk_buf_printf(out, "%6u:%s\n", no, text);
         put_insns(out, fd, no, unit);
     }
     for (uint32_t last = no;;) {
@@ -247,7 +248,7 @@ static void put_source(FILE *out, FILE *src, const pk_list_row *lr, size_t n, co
             if (lr[q].line == next)
                 hit = &lr[q];
         put_vals(out, hit ? hit->flat : 0, hit ? hit->cum : 0, unit, 1);
-        fprintf(out, "%6u (past the end of the file)\n", next);
+        pk_buf_printf(out, "%6u (past the end of the file)\n", next);
         put_insns(out, fd, next, unit);
         last = next;
     }
@@ -255,38 +256,38 @@ static void put_source(FILE *out, FILE *src, const pk_list_row *lr, size_t n, co
 
 /* One function: its header, then its lines (fd: its instructions with
  * --disasm, else NULL). Returns 0 or PROFKIT_ENOMEM. */
-static int put_function(FILE *out, const profkit_profile *p, const profkit_report_options *o,
+static int put_function(pk_buf *out, const profkit_profile *p, const profkit_report_options *o,
                         const pk_list *l, const pk_list_func *lf, const fdis *fd, const char *unit)
 {
     const profkit_function *fn = &p->functions[lf->function];
     const char *file = pk_str(p, fn->file);
-    fprintf(out, "ROUTINE ======================== %s in %s\n", pk_str(p, fn->name),
-            *file ? file : "(no file)");
+    pk_buf_printf(out, "ROUTINE ======================== %s in %s\n", pk_str(p, fn->name),
+                  *file ? file : "(no file)");
     char pct[32];
     put_vals(out, lf->flat, lf->cum, unit, 0);
-    fprintf(out, "(flat, cum) %s of Total\n",
-            pk_format_pct(pct, sizeof(pct), (double)lf->cum, l->total ? (double)l->total : 1.0));
+    pk_buf_printf(out, "(flat, cum) %s of Total\n",
+                  pk_format_pct(pct, sizeof(pct), (double)lf->cum, l->total ? (double)l->total : 1.0));
     const pk_list_row *lr = l->rows + lf->first;
     size_t n = lf->n;
     uint32_t lo, hi;
     line_span(fn, lr, n, fd, &lo, &hi);
     if (fd && !fd->n)
-        fprintf(out, "%21s (no instructions: %s)\n", "", fd->why);
+        pk_buf_printf(out, "%21s (no instructions: %s)\n", "", fd->why);
     if (fd && fd->n && (fd->off_flat || fd->off_cum)) {
         put_vals(out, fd->off_flat, fd->off_cum, unit, 1);
-        fputs("     (at addresses outside these instructions)\n", out);
+        pk_buf_puts(out, "     (at addresses outside these instructions)\n");
     }
     FILE *src = lo <= hi ? open_source(file, o->source_dir) : NULL;
     /* a line without a number (0) first */
     int line0 = n && lr[0].line == 0 && (lr[0].flat || lr[0].cum);
     if (line0 || has_insns(fd, 0)) {
         put_vals(out, line0 ? lr[0].flat : 0, line0 ? lr[0].cum : 0, unit, 1);
-        fputs("     ?: (no line)\n", out);
+        pk_buf_puts(out, "     ?: (no line)\n");
         put_insns(out, fd, 0, unit);
     }
     if (!src) {
         if (*file && lo <= hi)
-            fprintf(out, "%21s (source not found: %s)\n", "", file);
+            pk_buf_printf(out, "%21s (source not found: %s)\n", "", file);
         return put_line_numbers(out, lr, n, fd, unit);
     }
     put_source(out, src, lr, n, fd, lo, hi, unit);
@@ -294,8 +295,8 @@ static int put_function(FILE *out, const profkit_profile *p, const profkit_repor
     return 0;
 }
 
-int profkit_report_list(FILE *out, const profkit_profile *p, const profkit_report_options *o,
-                        profkit_error *err)
+static int report_list_buf(pk_buf *out, const profkit_profile *p, const profkit_report_options *o,
+                           profkit_error *err)
 {
     uint32_t v, th;
     if (o->disasm && pk_part_check(PK_PART_DISASM, err) != 0)
@@ -321,14 +322,14 @@ int profkit_report_list(FILE *out, const profkit_profile *p, const profkit_repor
         const char *unit = pk_str(p, p->value_types[v].unit);
         char tot[64];
         pk_format_value(tot, sizeof(tot), l.total, unit);
-        fprintf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
+        pk_buf_printf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
         if (th != PROFKIT_NONE)
-            fprintf(out, ", thread %s", pk_str(p, p->threads[th].name));
-        fputc('\n', out);
+            pk_buf_printf(out, ", thread %s", pk_str(p, p->threads[th].name));
+        pk_buf_putc(out, '\n');
         for (size_t i = 0; i < l.n_shown && rc == 0; i++)
             rc = put_function(out, p, o, &l, &l.funcs[i], fds ? &fds[i] : NULL, unit);
         if (l.n_shown == 0)
-            fprintf(out, "no function matches '%s'\n", o->list_regex ? o->list_regex : "");
+            pk_buf_printf(out, "no function matches '%s'\n", o->list_regex ? o->list_regex : "");
     }
     for (size_t i = 0; fds && i < l.n_shown; i++) {
         free(fds[i].insns);
@@ -342,4 +343,16 @@ int profkit_report_list(FILE *out, const profkit_profile *p, const profkit_repor
     if (rc)
         return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     return 0;
+}
+
+/* The entry points: each report drains into the caller's FILE. */
+int profkit_report_list(FILE *file, const profkit_profile *p, const profkit_report_options *o,
+                        profkit_error *err)
+{
+    char storage[PK_BUF_STREAM_STORAGE];
+    pk_buf out;
+    pk_buf_init_stream(&out, storage, sizeof(storage), file);
+    int rc = report_list_buf(&out, p, o, err);
+    pk_buf_flush(&out);
+    return rc;
 }

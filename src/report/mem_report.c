@@ -1,4 +1,5 @@
 /* mem_report.c: `profkit mem`, allocations, frees and leaks. */
+#include "util/buf.h"
 #include "analysis/analysis.h"
 #include "report/rjson.h"
 
@@ -29,51 +30,51 @@ static int by_leak(const void *ctx, uint32_t a, uint32_t b)
 }
 
 /* One table line: live, allocated and freed (allocated - live). */
-static void row_line(FILE *out, const pk_mem_row *r, const char *name, int frees)
+static void row_line(pk_buf *out, const pk_mem_row *r, const char *name, int frees)
 {
     char lb[32], ab[32], fb[32];
     pk_format_value(lb, sizeof(lb), r->inuse_space, "bytes");
     pk_format_value(ab, sizeof(ab), r->alloc_space, "bytes");
     pk_format_value(fb, sizeof(fb), sub_sat(r->alloc_space, r->inuse_space), "bytes");
-    fprintf(out, "%10s %9" PRId64 " %10s %9" PRId64 " %10s %9" PRId64, lb, r->inuse_objects, ab,
-            r->alloc_objects, fb, sub_sat(r->alloc_objects, r->inuse_objects));
+    pk_buf_printf(out, "%10s %9" PRId64 " %10s %9" PRId64 " %10s %9" PRId64, lb, r->inuse_objects, ab,
+                  r->alloc_objects, fb, sub_sat(r->alloc_objects, r->inuse_objects));
     if (frees)
-        fprintf(out, " %9" PRId64, r->free_objects);
-    fprintf(out, "  %s\n", name);
+        pk_buf_printf(out, " %9" PRId64, r->free_objects);
+    pk_buf_printf(out, "  %s\n", name);
 }
 
 /* {"alloc_objects":..,"alloc_space":..,"free_objects":..,"inuse_objects":..,"inuse_space":..,
  *  "freed_objects":..,"freed_space":..}: freed = allocated - live, the text's freed columns */
-static void row_json(FILE *out, const pk_mem_row *r)
+static void row_json(pk_buf *out, const pk_mem_row *r)
 {
-    fprintf(out, "\"alloc_objects\":%" PRId64 ",\"alloc_space\":%" PRId64 ",\"free_objects\":%" PRId64
-            ",\"inuse_objects\":%" PRId64 ",\"inuse_space\":%" PRId64, r->alloc_objects, r->alloc_space,
-            r->free_objects, r->inuse_objects, r->inuse_space);
-    fprintf(out, ",\"freed_objects\":%" PRId64 ",\"freed_space\":%" PRId64,
-            sub_sat(r->alloc_objects, r->inuse_objects), sub_sat(r->alloc_space, r->inuse_space));
+    pk_buf_printf(out, "\"alloc_objects\":%" PRId64 ",\"alloc_space\":%" PRId64 ",\"free_objects\":%" PRId64
+                  ",\"inuse_objects\":%" PRId64 ",\"inuse_space\":%" PRId64, r->alloc_objects, r->alloc_space,
+                  r->free_objects, r->inuse_objects, r->inuse_space);
+    pk_buf_printf(out, ",\"freed_objects\":%" PRId64 ",\"freed_space\":%" PRId64,
+                  sub_sat(r->alloc_objects, r->inuse_objects), sub_sat(r->alloc_space, r->inuse_space));
 }
 
-static int mem_json(FILE *out, const profkit_profile *p, const pk_mem *m,
+static int mem_json(pk_buf *out, const profkit_profile *p, const pk_mem *m,
                     const uint32_t *order, size_t limit, uint32_t th, profkit_error *err)
 {
     pk_rjson_open(out, "mem", p, PROFKIT_NONE, th);
-    fputs(",\"total\":{", out);
+    pk_buf_puts(out, ",\"total\":{");
     row_json(out, &m->total);
-    fprintf(out, "},\"unmatched_frees\":%" PRId64 ",\"threads\":[", m->unmatched_frees);
+    pk_buf_printf(out, "},\"unmatched_frees\":%" PRId64 ",\"threads\":[", m->unmatched_frees);
     int first = 1;
     for (size_t i = 0; i < m->n_threads; i++) {
         const pk_mem_row *r = &m->threads[i];
         if (!r->alloc_objects && !r->alloc_space && !r->free_objects && !r->inuse_objects &&
             !r->inuse_space)
             continue;
-        fprintf(out, "%s{\"index\":%zu,\"name\":", first ? "\n" : ",\n", i);
+        pk_buf_printf(out, "%s{\"index\":%zu,\"name\":", first ? "\n" : ",\n", i);
         first = 0;
         pk_rjson_str(out, pk_str(p, p->threads[i].name));
-        fputc(',', out);
+        pk_buf_putc(out, ',');
         row_json(out, r);
-        fputc('}', out);
+        pk_buf_putc(out, '}');
     }
-    fputs("],\"paths\":[", out);
+    pk_buf_puts(out, "],\"paths\":[");
     char *label = NULL;
     size_t cap = 0;
     for (size_t i = 0; i < limit; i++) {
@@ -82,19 +83,19 @@ static int mem_json(FILE *out, const profkit_profile *p, const pk_mem *m,
             free(label);
             return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
         }
-        fputs(i ? ",\n{\"path\":" : "\n{\"path\":", out);
+        pk_buf_puts(out, i ? ",\n{\"path\":" : "\n{\"path\":");
         pk_rjson_str(out, label);
-        fputc(',', out);
+        pk_buf_putc(out, ',');
         row_json(out, r);
-        fputc('}', out);
+        pk_buf_putc(out, '}');
     }
-    fputs("]}\n", out);
+    pk_buf_puts(out, "]}\n");
     free(label);
     return 0;
 }
 
-int profkit_report_mem(FILE *out, const profkit_profile *p, const profkit_report_options *o,
-                       profkit_error *err)
+static int report_mem_buf(pk_buf *out, const profkit_profile *p, const profkit_report_options *o,
+                          profkit_error *err)
 {
     int ok;
     uint32_t th = pk_select_thread(p, o->thread, &ok, err);
@@ -125,23 +126,23 @@ int profkit_report_mem(FILE *out, const profkit_profile *p, const profkit_report
     pk_format_value(f, sizeof(f), sub_sat(t->alloc_space, t->inuse_space), "bytes");
     pk_format_value(l, sizeof(l), t->inuse_space, "bytes");
     if (th != PROFKIT_NONE)
-        fprintf(out, "Thread %u: %s\n", th, pk_str(p, p->threads[th].name));
-    fprintf(out, "Allocated: %" PRId64 " objects, %s\n", t->alloc_objects, a);
-    fprintf(out, "Freed:     %" PRId64 " objects, %s (%" PRId64 " free operations)\n",
-            sub_sat(t->alloc_objects, t->inuse_objects), f, t->free_objects);
+        pk_buf_printf(out, "Thread %u: %s\n", th, pk_str(p, p->threads[th].name));
+    pk_buf_printf(out, "Allocated: %" PRId64 " objects, %s\n", t->alloc_objects, a);
+    pk_buf_printf(out, "Freed:     %" PRId64 " objects, %s (%" PRId64 " free operations)\n",
+                  sub_sat(t->alloc_objects, t->inuse_objects), f, t->free_objects);
     /* a cut stream (metadata "truncated") shows what was live at the cut,
      * not what leaked */
     int cut = pk_meta_get(p, "truncated") != NULL;
-    fprintf(out, "Live:      %" PRId64 " objects, %s (%s)\n", t->inuse_objects, l,
-            cut ? "live when the stream ended: it was cut short, so not known to leak"
-                : "still allocated at the end: leaks");
+    pk_buf_printf(out, "Live:      %" PRId64 " objects, %s (%s)\n", t->inuse_objects, l,
+                  cut ? "live when the stream ended: it was cut short, so not known to leak"
+                      : "still allocated at the end: leaks");
     if (m.unmatched_frees >= 0)
-        fprintf(out, "Frees that matched no allocation: %" PRId64 "\n", m.unmatched_frees);
+        pk_buf_printf(out, "Frees that matched no allocation: %" PRId64 "\n", m.unmatched_frees);
 
     static const char head[] = "%10s %9s %10s %9s %10s %9s";
-    fprintf(out, "\nBy thread:\n");
-    fprintf(out, head, "live", "objects", "allocated", "objects", "freed", "objects");
-    fprintf(out, " %9s  %s\n", "frees", "thread");
+    pk_buf_printf(out, "\nBy thread:\n");
+    pk_buf_printf(out, head, "live", "objects", "allocated", "objects", "freed", "objects");
+    pk_buf_printf(out, " %9s  %s\n", "frees", "thread");
     for (size_t i = 0; i < m.n_threads; i++) {
         const pk_mem_row *r = &m.threads[i];
         if (!r->alloc_objects && !r->alloc_space && !r->free_objects && !r->inuse_objects &&
@@ -152,10 +153,10 @@ int profkit_report_mem(FILE *out, const profkit_profile *p, const profkit_report
         row_line(out, r, name, 1);
     }
     size_t limit = o->limit && o->limit < n ? o->limit : n;
-    fprintf(out, "\nBy allocating call path, largest %s first (%zu of %zu):\n",
-            cut ? "live at the cut" : "leaks", limit, n);
-    fprintf(out, head, "live", "objects", "allocated", "objects", "freed", "objects");
-    fprintf(out, "  %s\n", "path");
+    pk_buf_printf(out, "\nBy allocating call path, largest %s first (%zu of %zu):\n",
+                  cut ? "live at the cut" : "leaks", limit, n);
+    pk_buf_printf(out, head, "live", "objects", "allocated", "objects", "freed", "objects");
+    pk_buf_printf(out, "  %s\n", "path");
     char *label = NULL;
     size_t cap = 0;
     for (size_t i = 0; i < limit; i++) {
@@ -172,4 +173,16 @@ int profkit_report_mem(FILE *out, const profkit_profile *p, const profkit_report
     free(order);
     pk_mem_free(&m);
     return 0;
+}
+
+/* The entry points: each report drains into the caller's FILE. */
+int profkit_report_mem(FILE *file, const profkit_profile *p, const profkit_report_options *o,
+                       profkit_error *err)
+{
+    char storage[PK_BUF_STREAM_STORAGE];
+    pk_buf out;
+    pk_buf_init_stream(&out, storage, sizeof(storage), file);
+    int rc = report_mem_buf(&out, p, o, err);
+    pk_buf_flush(&out);
+    return rc;
 }

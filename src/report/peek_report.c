@@ -2,39 +2,40 @@
  * peek_report.c: `profkit peek RE`, each matching key's callers and
  * callees, like pprof -peek; computed by pk_peek_compute (analysis/peek.c).
  */
+#include "util/buf.h"
 #include "analysis/analysis.h"
 #include "report/rjson.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static void json_edges(FILE *out, const pk_peek *k, const uint32_t *ids, size_t n, int in)
+static void json_edges(pk_buf *out, const pk_peek *k, const uint32_t *ids, size_t n, int in)
 {
-    fputc('[', out);
+    pk_buf_putc(out, '[');
     for (size_t i = 0; i < n; i++) {
         const pk_key_edge *e = &k->sums.edges[ids[i]];
-        fputs(i ? ",{\"name\":" : "{\"name\":", out);
+        pk_buf_puts(out, i ? ",{\"name\":" : "{\"name\":");
         pk_rjson_str(out, pk_ltree_label(&k->tree, in ? e->from : e->to));
-        fprintf(out, ",\"value\":%lld}", (long long)e->weight);
+        pk_buf_printf(out, ",\"value\":%lld}", (long long)e->weight);
     }
-    fputc(']', out);
+    pk_buf_putc(out, ']');
 }
 
-static void text_edges(FILE *out, const pk_peek *k, const uint32_t *ids, size_t n, int in,
+static void text_edges(pk_buf *out, const pk_peek *k, const uint32_t *ids, size_t n, int in,
                        int64_t cum, const char *unit)
 {
     for (size_t i = 0; i < n; i++) {
         const pk_key_edge *e = &k->sums.edges[ids[i]];
         char w[64], pct[32];
         pk_format_value(w, sizeof(w), e->weight, unit);
-        fprintf(out, "%50s %7s |   %s\n", w,
-                pk_format_pct(pct, sizeof(pct), (double)e->weight, (double)cum),
-                pk_ltree_label(&k->tree, in ? e->from : e->to));
+        pk_buf_printf(out, "%50s %7s |   %s\n", w,
+                      pk_format_pct(pct, sizeof(pct), (double)e->weight, (double)cum),
+                      pk_ltree_label(&k->tree, in ? e->from : e->to));
     }
 }
 
-int profkit_report_peek(FILE *out, const profkit_profile *p, const profkit_report_options *o,
-                        profkit_error *err)
+static int report_peek_buf(pk_buf *out, const profkit_profile *p, const profkit_report_options *o,
+                           profkit_error *err)
 {
     uint32_t v, th;
     if (pk_select(p, o->value, o->thread, &v, &th, err) != 0)
@@ -50,20 +51,20 @@ int profkit_report_peek(FILE *out, const profkit_profile *p, const profkit_repor
     if (o->json) {
         pk_rjson_open(out, "peek", p, v, th);
         pk_rjson_by(out, o->by);
-        fprintf(out, ",\"sort\":\"%s\",\"pattern\":", o->sort_cum ? "cum" : "flat");
+        pk_buf_printf(out, ",\"sort\":\"%s\",\"pattern\":", o->sort_cum ? "cum" : "flat");
         pk_rjson_str(out, o->pattern);
-        fprintf(out, ",\"total\":%lld,\"rows\":[", (long long)k.sums.total);
+        pk_buf_printf(out, ",\"total\":%lld,\"rows\":[", (long long)k.sums.total);
     } else {
         char tot[64];
         pk_format_value(tot, sizeof(tot), k.sums.total, unit);
-        fprintf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
+        pk_buf_printf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
         if (th != PROFKIT_NONE)
-            fprintf(out, ", thread %s", pk_str(p, p->threads[th].name));
-        fprintf(out, "\nShowing %zu of %zu %s matching '%s', sorted by %s\n", shown, n,
-                pk_key_name(o->by, 1), o->pattern, o->sort_cum ? "cum" : "flat");
-        fputs(sep, out);
-        fprintf(out, "%10s %7s %7s %10s %7s %13s | %s\n", "flat", "flat%", "sum%", "cum", "cum%",
-                "calls calls%", "callers above, callees below");
+            pk_buf_printf(out, ", thread %s", pk_str(p, p->threads[th].name));
+        pk_buf_printf(out, "\nShowing %zu of %zu %s matching '%s', sorted by %s\n", shown, n,
+                      pk_key_name(o->by, 1), o->pattern, o->sort_cum ? "cum" : "flat");
+        pk_buf_puts(out, sep);
+        pk_buf_printf(out, "%10s %7s %7s %10s %7s %13s | %s\n", "flat", "flat%", "sum%", "cum", "cum%",
+                      "calls calls%", "callers above, callees below");
     }
     double total = k.sums.total ? (double)k.sums.total : 1.0, sum = 0;
     for (size_t i = 0; i < shown; i++) {
@@ -77,33 +78,45 @@ int profkit_report_peek(FILE *out, const profkit_profile *p, const profkit_repor
             break;
         }
         if (o->json) {
-            fputs(i ? ",\n{\"name\":" : "\n{\"name\":", out);
+            pk_buf_puts(out, i ? ",\n{\"name\":" : "\n{\"name\":");
             pk_rjson_str(out, pk_ltree_label(&k.tree, key));
-            fprintf(out, ",\"flat\":%lld,\"cum\":%lld,\"callers\":", (long long)flat[key],
-                    (long long)cum[key]);
+            pk_buf_printf(out, ",\"flat\":%lld,\"cum\":%lld,\"callers\":", (long long)flat[key],
+                          (long long)cum[key]);
             json_edges(out, &k, in, nin, 1);
-            fputs(",\"callees\":", out);
+            pk_buf_puts(out, ",\"callees\":");
             json_edges(out, &k, outs, nout, 0);
-            fputc('}', out);
+            pk_buf_putc(out, '}');
         } else {
-            fputs(sep, out);
+            pk_buf_puts(out, sep);
             text_edges(out, &k, in, nin, 1, cum[key], unit);
             char f[64], c[64], p1[32], p2[32], p3[32];
             sum += (double)flat[key];
             pk_format_value(f, sizeof(f), flat[key], unit);
             pk_format_value(c, sizeof(c), cum[key], unit);
-            fprintf(out, "%10s %7s %7s %10s %7s %13s | %s\n", f,
-                    pk_format_pct(p1, sizeof(p1), (double)flat[key], total),
-                    pk_format_pct(p2, sizeof(p2), sum, total), c,
-                    pk_format_pct(p3, sizeof(p3), (double)cum[key], total), "",
-                    pk_ltree_label(&k.tree, key));
+            pk_buf_printf(out, "%10s %7s %7s %10s %7s %13s | %s\n", f,
+                          pk_format_pct(p1, sizeof(p1), (double)flat[key], total),
+                          pk_format_pct(p2, sizeof(p2), sum, total), c,
+                          pk_format_pct(p3, sizeof(p3), (double)cum[key], total), "",
+                          pk_ltree_label(&k.tree, key));
             text_edges(out, &k, outs, nout, 0, cum[key], unit);
         }
         free(in);
         free(outs);
     }
     if (rc == 0)
-        fputs(o->json ? "]}\n" : sep, out);
+        pk_buf_puts(out, o->json ? "]}\n" : sep);
     pk_peek_free(&k);
+    return rc;
+}
+
+/* The entry points: each report drains into the caller's FILE. */
+int profkit_report_peek(FILE *file, const profkit_profile *p, const profkit_report_options *o,
+                        profkit_error *err)
+{
+    char storage[PK_BUF_STREAM_STORAGE];
+    pk_buf out;
+    pk_buf_init_stream(&out, storage, sizeof(storage), file);
+    int rc = report_peek_buf(&out, p, o, err);
+    pk_buf_flush(&out);
     return rc;
 }

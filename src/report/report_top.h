@@ -5,6 +5,7 @@
 #ifndef PROFKIT_REPORT_TOP_H
 #define PROFKIT_REPORT_TOP_H
 
+#include "util/buf.h"
 #include "analysis/analysis.h"
 
 /*
@@ -13,9 +14,13 @@
  * (PROFKIT_NONE = all), and calls (the flat "calls" per key, keyed as t;
  * NULL: no calls columns). Returns 0 or PROFKIT_ENOMEM.
  */
-int pk_report_top_print(FILE *out, const profkit_profile *p, uint32_t v, uint32_t th,
+int pk_report_top_print(pk_buf *out, const profkit_profile *p, uint32_t v, uint32_t th,
                         const pk_top *t, const pk_top *calls,
                         const profkit_report_options *o, profkit_error *err);
+
+/* profkit_report_top into a buffer (the store's top of a loaded selection). */
+int pk_report_top_buf(pk_buf *out, const profkit_profile *p, const profkit_report_options *o,
+                      profkit_error *err);
 
 /* The "calls" value type shown beside v (cpu or wall time), or PROFKIT_NONE. */
 uint32_t pk_report_top_calls_value(const profkit_profile *p, uint32_t v);

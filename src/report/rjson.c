@@ -9,9 +9,9 @@ static int to_file(void *f, const void *data, size_t n)
     return 0; /* the stream keeps its own error, as fputs would */
 }
 
-void pk_rjson_str(FILE *out, const char *s) { pk_rjson_strn(out, s, strlen(s)); }
+void pk_rjson_str(pk_buf *out, const char *s) { pk_rjson_strn(out, s, strlen(s)); }
 
-void pk_rjson_strn(FILE *out, const char *s, size_t n)
+void pk_rjson_strn(pk_buf *out, const char *s, size_t n)
 {
     char store[256];
     pk_buf b;
@@ -20,27 +20,27 @@ void pk_rjson_strn(FILE *out, const char *s, size_t n)
     pk_buf_flush(&b);
 }
 
-void pk_rjson_open(FILE *out, const char *report, const profkit_profile *p, uint32_t v,
+void pk_rjson_open(pk_buf *out, const char *report, const profkit_profile *p, uint32_t v,
                    uint32_t thread)
 {
-    fprintf(out, "{\"schema\":%d,\"report\":", PK_RJSON_SCHEMA);
+    pk_buf_printf(out, "{\"schema\":%d,\"report\":", PK_RJSON_SCHEMA);
     pk_rjson_str(out, report);
     if (v != PROFKIT_NONE) {
-        fputs(",\"value\":{\"type\":", out);
+        pk_buf_puts(out, ",\"value\":{\"type\":");
         pk_rjson_str(out, pk_str(p, p->value_types[v].type));
-        fputs(",\"unit\":", out);
+        pk_buf_puts(out, ",\"unit\":");
         pk_rjson_str(out, pk_str(p, p->value_types[v].unit));
-        fputc('}', out);
+        pk_buf_putc(out, '}');
     }
-    fputs(",\"thread\":", out);
+    pk_buf_puts(out, ",\"thread\":");
     if (thread == PROFKIT_NONE)
-        fputs("null", out);
+        pk_buf_puts(out, "null");
     else
         pk_rjson_str(out, pk_str(p, p->threads[thread].name));
 }
 
-void pk_rjson_by(FILE *out, profkit_key by)
+void pk_rjson_by(pk_buf *out, profkit_key by)
 {
-    fputs(",\"by\":", out);
+    pk_buf_puts(out, ",\"by\":");
     pk_rjson_str(out, pk_key_name(by, 0));
 }

@@ -1,4 +1,5 @@
 /* top_report.c: `profkit top`, printed like pprof -top. */
+#include "util/buf.h"
 #include "analysis/analysis.h"
 #include "report/report_top.h"
 #include "report/rjson.h"
@@ -19,32 +20,32 @@ static int row_shown(const pk_top_row *r, int64_t total, const profkit_report_op
 }
 
 /* The JSON form (docs/json.md): the same rows as the text, raw values. */
-static void top_json(FILE *out, const profkit_profile *p, const pk_top *t,
+static void top_json(pk_buf *out, const profkit_profile *p, const pk_top *t,
                      const uint32_t *order, size_t limit, const pk_top *calls, uint32_t v,
                      uint32_t th, const profkit_report_options *o)
 {
     pk_rjson_open(out, "top", p, v, th);
     pk_rjson_by(out, o->by);
-    fprintf(out, ",\"sort\":\"%s\",\"min_percent\":%.17g,\"total\":%lld,\"rows\":[",
-            o->sort_cum ? "cum" : "flat", o->cutoff_pct, (long long)t->total);
+    pk_buf_printf(out, ",\"sort\":\"%s\",\"min_percent\":%.17g,\"total\":%lld,\"rows\":[",
+                  o->sort_cum ? "cum" : "flat", o->cutoff_pct, (long long)t->total);
     size_t shown = 0;
     for (size_t i = 0; i < t->n && shown < limit; i++) {
         const pk_top_row *r = &t->rows[order[i]];
         if (!row_shown(r, t->total, o))
             continue;
-        fputs(shown ? ",\n{\"name\":" : "\n{\"name\":", out);
+        pk_buf_puts(out, shown ? ",\n{\"name\":" : "\n{\"name\":");
         pk_rjson_strn(out, pk_strtab_get(&t->keys, r->key), pk_strtab_len(&t->keys, r->key));
-        fprintf(out, ",\"flat\":%lld,\"cum\":%lld", (long long)r->flat, (long long)r->cum);
+        pk_buf_printf(out, ",\"flat\":%lld,\"cum\":%lld", (long long)r->flat, (long long)r->cum);
         if (calls)
-            fprintf(out, ",\"calls\":%lld", (long long)calls->rows[r->key].flat);
-        fputc('}', out);
+            pk_buf_printf(out, ",\"calls\":%lld", (long long)calls->rows[r->key].flat);
+        pk_buf_putc(out, '}');
         shown++;
     }
-    fputs("]}\n", out);
+    pk_buf_puts(out, "]}\n");
 }
 
-int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report_options *o,
-                       profkit_error *err)
+int pk_report_top_buf(pk_buf *out, const profkit_profile *p, const profkit_report_options *o,
+                          profkit_error *err)
 {
     uint32_t v, th;
     if (pk_select(p, o->value, o->thread, &v, &th, err) != 0)
@@ -75,7 +76,7 @@ uint32_t pk_report_top_calls_value(const profkit_profile *p, uint32_t v)
     return PROFKIT_NONE;
 }
 
-int pk_report_top_print(FILE *out, const profkit_profile *p, uint32_t v, uint32_t th,
+int pk_report_top_print(pk_buf *out, const profkit_profile *p, uint32_t v, uint32_t th,
                         const pk_top *tp, const pk_top *calls_p,
                         const profkit_report_options *o, profkit_error *err)
 {
@@ -101,15 +102,15 @@ int pk_report_top_print(FILE *out, const profkit_profile *p, uint32_t v, uint32_
     size_t shown = 0;
     char tot[64];
     pk_format_value(tot, sizeof(tot), t.total, unit);
-    fprintf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
+    pk_buf_printf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
     if (th != PROFKIT_NONE)
-        fprintf(out, ", thread %s", pk_str(p, p->threads[th].name));
-    fprintf(out, "\nShowing top %zu of %zu %s, sorted by %s\n", limit, nonzero, pk_key_name(o->by, 1),
-            o->sort_cum ? "cum" : "flat");
-    fprintf(out, "%10s %7s %7s %10s %7s", "flat", "flat%", "sum%", "cum", "cum%");
+        pk_buf_printf(out, ", thread %s", pk_str(p, p->threads[th].name));
+    pk_buf_printf(out, "\nShowing top %zu of %zu %s, sorted by %s\n", limit, nonzero, pk_key_name(o->by, 1),
+                  o->sort_cum ? "cum" : "flat");
+    pk_buf_printf(out, "%10s %7s %7s %10s %7s", "flat", "flat%", "sum%", "cum", "cum%");
     if (with_calls)
-        fprintf(out, " %10s %10s", "calls", "avg/call");
-    fprintf(out, "  %s\n", pk_key_name(o->by, 0));
+        pk_buf_printf(out, " %10s %10s", "calls", "avg/call");
+    pk_buf_printf(out, "  %s\n", pk_key_name(o->by, 0));
     double sum = 0;
     double total = t.total ? (double)t.total : 1.0;
     for (size_t i = 0; i < t.n && shown < limit; i++) {
@@ -121,20 +122,32 @@ int pk_report_top_print(FILE *out, const profkit_profile *p, uint32_t v, uint32_
         pk_format_value(c, sizeof(c), r->cum, unit);
         sum += (double)r->flat;
         char p1[32], p2[32], p3[32];
-        fprintf(out, "%10s %7s %7s %10s %7s", f, pk_format_pct(p1, sizeof(p1), (double)r->flat, total),
-                pk_format_pct(p2, sizeof(p2), sum, total), c, pk_format_pct(p3, sizeof(p3), (double)r->cum, total));
+        pk_buf_printf(out, "%10s %7s %7s %10s %7s", f, pk_format_pct(p1, sizeof(p1), (double)r->flat, total),
+                      pk_format_pct(p2, sizeof(p2), sum, total), c, pk_format_pct(p3, sizeof(p3), (double)r->cum, total));
         if (with_calls) {
             int64_t n = calls_p->rows[r->key].flat;
             char avg[64] = "-";
             if (n > 0)
                 pk_format_value(avg, sizeof(avg), r->cum / n, unit);
-            fprintf(out, " %10lld %10s", (long long)n, avg);
+            pk_buf_printf(out, " %10lld %10s", (long long)n, avg);
         }
-        fputs("  ", out); /* every byte of the name, NUL bytes too */
-        fwrite(pk_strtab_get(&t.keys, r->key), 1, pk_strtab_len(&t.keys, r->key), out);
-        fputc('\n', out);
+        pk_buf_puts(out, "  "); /* every byte of the name, NUL bytes too */
+        pk_buf_put(out, pk_strtab_get(&t.keys, r->key), pk_strtab_len(&t.keys, r->key));
+        pk_buf_putc(out, '\n');
         shown++;
     }
     free(order);
     return 0;
+}
+
+/* The entry points: each report drains into the caller's FILE. */
+int profkit_report_top(FILE *file, const profkit_profile *p, const profkit_report_options *o,
+                       profkit_error *err)
+{
+    char storage[PK_BUF_STREAM_STORAGE];
+    pk_buf out;
+    pk_buf_init_stream(&out, storage, sizeof(storage), file);
+    int rc = pk_report_top_buf(&out, p, o, err);
+    pk_buf_flush(&out);
+    return rc;
 }

@@ -1,4 +1,5 @@
 /* tree_report.c: `profkit tree`, the call tree per thread, indented. */
+#include "util/buf.h"
 #include "analysis/analysis.h"
 #include "report/rjson.h"
 
@@ -6,7 +7,7 @@
 
 /* Prints one thread's tree (thread PROFKIT_NONE: every thread merged):
  * the call tree's values for that thread. */
-static int print_thread(FILE *out, const profkit_profile *p, pk_ltree *tp, uint32_t v,
+static int print_thread(pk_buf *out, const profkit_profile *p, pk_ltree *tp, uint32_t v,
                         uint32_t th, const profkit_report_options *o, int *first,
                         profkit_error *err)
 {
@@ -18,20 +19,20 @@ static int print_thread(FILE *out, const profkit_profile *p, pk_ltree *tp, uint3
     const pk_ltree t = *tp;
     if (o->json) {
         /* {"thread":..,"total":N,"nodes":[{"depth","name","total","self"}]} */
-        fputs(*first ? "\n{\"thread\":" : ",\n{\"thread\":", out);
+        pk_buf_puts(out, *first ? "\n{\"thread\":" : ",\n{\"thread\":");
         *first = 0;
         if (th == PROFKIT_NONE)
-            fputs("null", out);
+            pk_buf_puts(out, "null");
         else
             pk_rjson_str(out, pk_str(p, p->threads[th].name));
-        fprintf(out, ",\"total\":%lld,\"nodes\":[", (long long)t.grand_total);
+        pk_buf_printf(out, ",\"total\":%lld,\"nodes\":[", (long long)t.grand_total);
         for (size_t i = 0; i < n; i++) {
             uint32_t x = nodes[i];
-            fprintf(out, "%s{\"depth\":%u,\"name\":", i ? ",\n" : "\n", depths[i]);
+            pk_buf_printf(out, "%s{\"depth\":%u,\"name\":", i ? ",\n" : "\n", depths[i]);
             pk_rjson_str(out, pk_strtab_get(&t.labels, t.key[x]));
-            fprintf(out, ",\"total\":%lld,\"self\":%lld}", (long long)t.total[x], (long long)t.self[x]);
+            pk_buf_printf(out, ",\"total\":%lld,\"self\":%lld}", (long long)t.total[x], (long long)t.self[x]);
         }
-        fputs("]}", out);
+        pk_buf_puts(out, "]}");
         free(nodes);
         free(depths);
         return 0;
@@ -40,26 +41,26 @@ static int print_thread(FILE *out, const profkit_profile *p, pk_ltree *tp, uint3
     char tot[64], a[64], b[64], c[64];
     pk_format_value(tot, sizeof(tot), t.grand_total, unit);
     if (th != PROFKIT_NONE)
-        fprintf(out, "\nThread %u: %s, total %s\n", th, pk_str(p, p->threads[th].name), tot);
+        pk_buf_printf(out, "\nThread %u: %s, total %s\n", th, pk_str(p, p->threads[th].name), tot);
     else
-        fprintf(out, "\nAll threads, total %s\n", tot);
-    fprintf(out, "%10s %7s %10s %10s  %s\n", "total", "total%", "self", "callees", "name");
+        pk_buf_printf(out, "\nAll threads, total %s\n", tot);
+    pk_buf_printf(out, "%10s %7s %10s %10s  %s\n", "total", "total%", "self", "callees", "name");
     double base = t.grand_total ? (double)t.grand_total : 1.0;
     for (size_t i = 0; i < n; i++) {
         uint32_t x = nodes[i];
         pk_format_value(a, sizeof(a), t.total[x], unit);
         pk_format_value(b, sizeof(b), t.self[x], unit);
         pk_format_value(c, sizeof(c), pk_sat_add(t.total[x], -(t.self[x] == INT64_MIN ? INT64_MAX : t.self[x])), unit);
-        fprintf(out, "%10s %6.2f%% %10s %10s  %*s%s\n", a, 100.0 * (double)t.total[x] / base, b, c,
-                (int)(2 * (depths[i] - 1)), "", pk_strtab_get(&t.labels, t.key[x]));
+        pk_buf_printf(out, "%10s %6.2f%% %10s %10s  %*s%s\n", a, 100.0 * (double)t.total[x] / base, b, c,
+                      (int)(2 * (depths[i] - 1)), "", pk_strtab_get(&t.labels, t.key[x]));
     }
     free(nodes);
     free(depths);
     return 0;
 }
 
-int profkit_report_tree(FILE *out, const profkit_profile *p, const profkit_report_options *o,
-                        profkit_error *err)
+static int report_tree_buf(pk_buf *out, const profkit_profile *p, const profkit_report_options *o,
+                           profkit_error *err)
 {
     uint32_t v, th;
     if (pk_select(p, o->value, o->thread, &v, &th, err) != 0)
@@ -83,22 +84,34 @@ int profkit_report_tree(FILE *out, const profkit_profile *p, const profkit_repor
     int first = 1;
     if (o->json) {
         pk_rjson_open(out, "tree", p, v, th);
-        fprintf(out, ",\"total\":%lld,\"max_depth\":%zu,\"min_percent\":%.17g,\"trees\":[",
-                (long long)total, o->max_depth, o->cutoff_pct);
+        pk_buf_printf(out, ",\"total\":%lld,\"max_depth\":%zu,\"min_percent\":%.17g,\"trees\":[",
+                      (long long)total, o->max_depth, o->cutoff_pct);
     } else {
         pk_format_value(tot, sizeof(tot), total, unit);
-        fprintf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
+        pk_buf_printf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
         if (o->max_depth)
-            fprintf(out, ", depth <= %zu", o->max_depth);
+            pk_buf_printf(out, ", depth <= %zu", o->max_depth);
         if (o->cutoff_pct > 0)
-            fprintf(out, ", nodes >= %g%% of their thread", o->cutoff_pct);
-        fputc('\n', out);
+            pk_buf_printf(out, ", nodes >= %g%% of their thread", o->cutoff_pct);
+        pk_buf_putc(out, '\n');
     }
     for (size_t i = 0; i < nt && !rc; i++)
         rc = print_thread(out, p, &t, v, threads[i], o, &first, err);
     if (o->json && rc == 0)
-        fputs("]}\n", out);
+        pk_buf_puts(out, "]}\n");
     pk_ltree_free(&t);
     free(threads);
+    return rc;
+}
+
+/* The entry points: each report drains into the caller's FILE. */
+int profkit_report_tree(FILE *file, const profkit_profile *p, const profkit_report_options *o,
+                        profkit_error *err)
+{
+    char storage[PK_BUF_STREAM_STORAGE];
+    pk_buf out;
+    pk_buf_init_stream(&out, storage, sizeof(storage), file);
+    int rc = report_tree_buf(&out, p, o, err);
+    pk_buf_flush(&out);
     return rc;
 }

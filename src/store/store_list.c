@@ -1,6 +1,7 @@
 /* store_list.c: `profkit store ls` (text or JSON), `profkit store rm` and
  * `profkit store label`: the selected profiles with their labels and
  * totals, removing them, changing their labels. */
+#include "util/buf.h"
 #include "store/store.h"
 
 #include "analysis/analysis.h"
@@ -161,61 +162,61 @@ static int collect(struct listing *l, profkit_store *s, const char *sel, int det
     return rc;
 }
 
-static void print_text(FILE *out, const struct entry *e)
+static void print_text(pk_buf *out, const struct entry *e)
 {
     char t[64];
-    fprintf(out, "%016llx  %s  %s  %s\n", (unsigned long long)e->id, time_text(t, sizeof(t), e->time),
-            e->format, e->source);
-    fputs("    labels: ", out);
+    pk_buf_printf(out, "%016llx  %s  %s  %s\n", (unsigned long long)e->id, time_text(t, sizeof(t), e->time),
+                  e->format, e->source);
+    pk_buf_puts(out, "    labels: ");
     for (size_t i = 0; i < e->n_labels; i++)
-        fprintf(out, "%s%s=%s", i ? " " : "", e->labels[i].a, e->labels[i].b);
-    fputs("\n    totals: ", out);
+        pk_buf_printf(out, "%s%s=%s", i ? " " : "", e->labels[i].a, e->labels[i].b);
+    pk_buf_puts(out, "\n    totals: ");
     for (size_t i = 0; i < e->n_totals; i++) {
         char v[64];
         pk_format_value(v, sizeof(v), e->totals[i].v, e->totals[i].b);
-        fprintf(out, "%s%s=%s", i ? " " : "", e->totals[i].a, v);
+        pk_buf_printf(out, "%s%s=%s", i ? " " : "", e->totals[i].a, v);
     }
-    fputc('\n', out);
+    pk_buf_putc(out, '\n');
 }
 
 /* {"id":"HEX","time":NS,"utc":"...","format":..,"file":..,
  *  "labels":{"KEY":["VALUE",...],...},"totals":[{"type","unit","value"}]} */
-static void print_json(FILE *out, const struct entry *e)
+static void print_json(pk_buf *out, const struct entry *e)
 {
     char t[64];
-    fprintf(out, "{\"id\":\"%016llx\",\"time\":%lld,\"utc\":", (unsigned long long)e->id, (long long)e->time);
+    pk_buf_printf(out, "{\"id\":\"%016llx\",\"time\":%lld,\"utc\":", (unsigned long long)e->id, (long long)e->time);
     pk_rjson_str(out, time_text(t, sizeof(t), e->time));
-    fputs(",\"format\":", out);
+    pk_buf_puts(out, ",\"format\":");
     pk_rjson_str(out, e->format);
-    fputs(",\"file\":", out);
+    pk_buf_puts(out, ",\"file\":");
     pk_rjson_str(out, e->source);
-    fputs(",\"labels\":{", out);
+    pk_buf_puts(out, ",\"labels\":{");
     /* labels come sorted by key, then value: one array per key */
     for (size_t i = 0; i < e->n_labels; i++) {
         int first = i == 0 || strcmp(e->labels[i - 1].a, e->labels[i].a) != 0;
         if (first) {
             if (i)
-                fputs("],", out);
+                pk_buf_puts(out, "],");
             pk_rjson_str(out, e->labels[i].a);
-            fputs(":[", out);
+            pk_buf_puts(out, ":[");
         } else {
-            fputc(',', out);
+            pk_buf_putc(out, ',');
         }
         pk_rjson_str(out, e->labels[i].b);
     }
-    fputs(e->n_labels ? "]},\"totals\":[" : "},\"totals\":[", out);
+    pk_buf_puts(out, e->n_labels ? "]},\"totals\":[" : "},\"totals\":[");
     for (size_t i = 0; i < e->n_totals; i++) {
-        fputs(i ? ",{\"type\":" : "{\"type\":", out);
+        pk_buf_puts(out, i ? ",{\"type\":" : "{\"type\":");
         pk_rjson_str(out, e->totals[i].a);
-        fputs(",\"unit\":", out);
+        pk_buf_puts(out, ",\"unit\":");
         pk_rjson_str(out, e->totals[i].b);
-        fprintf(out, ",\"value\":%lld}", (long long)e->totals[i].v);
+        pk_buf_printf(out, ",\"value\":%lld}", (long long)e->totals[i].v);
     }
-    fputs("]}", out);
+    pk_buf_puts(out, "]}");
 }
 
-int profkit_store_list_opts(FILE *out, profkit_store *s, const profkit_store_query *q,
-                            const profkit_store_list_options *o, profkit_error *err)
+static int report_store_list_opts_buf(pk_buf *out, profkit_store *s, const profkit_store_query *q,
+                                      const profkit_store_list_options *o, profkit_error *err)
 {
     pk_buf sel = PK_BUF_INIT;
     struct listing l;
@@ -225,20 +226,20 @@ int profkit_store_list_opts(FILE *out, profkit_store *s, const profkit_store_que
     if (rc == 0)
         rc = collect(&l, s, sel.buf, 1, err);
     if (rc == 0 && json)
-        fprintf(out, "{\"schema\":%d,\"report\":\"store_ls\",\"profiles\":[", PK_RJSON_SCHEMA);
+        pk_buf_printf(out, "{\"schema\":%d,\"report\":\"store_ls\",\"profiles\":[", PK_RJSON_SCHEMA);
     for (size_t i = 0; rc == 0 && i < l.n; i++) {
         if (json) {
             if (i)
-                fputc(',', out);
+                pk_buf_putc(out, ',');
             print_json(out, &l.e[i]);
         } else {
             print_text(out, &l.e[i]);
         }
     }
     if (rc == 0 && json)
-        fprintf(out, "],\"count\":%zu}\n", l.n);
+        pk_buf_printf(out, "],\"count\":%zu}\n", l.n);
     else if (rc == 0 && count)
-        fprintf(out, "%zu profile%s\n", l.n, l.n == 1 ? "" : "s");
+        pk_buf_printf(out, "%zu profile%s\n", l.n, l.n == 1 ? "" : "s");
     if (rc && err->file[0] == '\0')
         snprintf(err->file, sizeof(err->file), "%s", s->name);
     listing_free(&l);
@@ -246,9 +247,10 @@ int profkit_store_list_opts(FILE *out, profkit_store *s, const profkit_store_que
     return rc;
 }
 
-int profkit_store_list(FILE *out, profkit_store *s, const profkit_store_query *q, profkit_error *err)
+static int report_store_list_buf(pk_buf *out, profkit_store *s, const profkit_store_query *q,
+                                 profkit_error *err)
 {
-    return profkit_store_list_opts(out, s, q, NULL, err);
+    return report_store_list_opts_buf(out, s, q, NULL, err);
 }
 
 /* The seqs of the selected profiles, "1,2,3" in *list (empty: none). */
@@ -284,5 +286,28 @@ int profkit_store_remove(profkit_store *s, const profkit_store_query *q, size_t 
     if (rc && err->file[0] == '\0')
         snprintf(err->file, sizeof(err->file), "%s", s->name);
     pk_buf_free(&list);
+    return rc;
+}
+
+/* The entry points: each report drains into the caller's FILE. */
+int profkit_store_list_opts(FILE *file, profkit_store *s, const profkit_store_query *q,
+                            const profkit_store_list_options *o, profkit_error *err)
+{
+    char storage[PK_BUF_STREAM_STORAGE];
+    pk_buf out;
+    pk_buf_init_stream(&out, storage, sizeof(storage), file);
+    int rc = report_store_list_opts_buf(&out, s, q, o, err);
+    pk_buf_flush(&out);
+    return rc;
+}
+
+int profkit_store_list(FILE *file, profkit_store *s, const profkit_store_query *q,
+                       profkit_error *err)
+{
+    char storage[PK_BUF_STREAM_STORAGE];
+    pk_buf out;
+    pk_buf_init_stream(&out, storage, sizeof(storage), file);
+    int rc = report_store_list_buf(&out, s, q, err);
+    pk_buf_flush(&out);
     return rc;
 }

@@ -4,6 +4,7 @@
  * stacks.keys: json_each on SQLite, ARRAY JOIN on ClickHouse), over
  * per-stack sums of the selected profiles; profkit reads one row per
  * function and prints them with top's own code. */
+#include "util/buf.h"
 #include "store/store.h"
 
 #include "report/report_top.h"
@@ -155,8 +156,8 @@ static int to_top(profkit_store *s, struct keyed *k, pk_top *t, pk_top *calls,
     return rc;
 }
 
-int profkit_store_report_top(FILE *out, profkit_store *s, const profkit_store_query *q,
-                             const profkit_report_options *o, profkit_error *err)
+static int report_store_report_top_buf(pk_buf *out, profkit_store *s, const profkit_store_query *q,
+                                       const profkit_report_options *o, profkit_error *err)
 {
     int rc;
     if (o->by != PROFKIT_BY_FUNCTION || o->thread) {
@@ -165,7 +166,7 @@ int profkit_store_report_top(FILE *out, profkit_store *s, const profkit_store_qu
         profkit_profile *p;
         if ((rc = profkit_store_load(&p, s, q, err)) != 0)
             return rc;
-        rc = profkit_report_top(out, p, o, err);
+        rc = pk_report_top_buf(out, p, o, err);
         profkit_profile_free(p);
         return rc;
     }
@@ -219,5 +220,17 @@ done:
     profkit_profile_free(h);
     pk_buf_free(&sel);
     pk_buf_free(&qs);
+    return rc;
+}
+
+/* The entry points: each report drains into the caller's FILE. */
+int profkit_store_report_top(FILE *file, profkit_store *s, const profkit_store_query *q,
+                             const profkit_report_options *o, profkit_error *err)
+{
+    char storage[PK_BUF_STREAM_STORAGE];
+    pk_buf out;
+    pk_buf_init_stream(&out, storage, sizeof(storage), file);
+    int rc = report_store_report_top_buf(&out, s, q, o, err);
+    pk_buf_flush(&out);
     return rc;
 }

@@ -21,6 +21,17 @@ void pk_buf_init_drain(pk_buf *b, char *storage, size_t cap, pk_buf_drain_fn dra
         storage[0] = '\0';
 }
 
+static int drain_stream(void *ctx, const void *data, size_t n)
+{
+    fwrite(data, 1, n, (FILE *)ctx);
+    return 0; /* the stream keeps its own error, as fprintf would */
+}
+
+void pk_buf_init_stream(pk_buf *b, char *storage, size_t cap, FILE *f)
+{
+    pk_buf_init_drain(b, storage, cap, drain_stream, f);
+}
+
 void pk_buf_free(pk_buf *b)
 {
     size_t max = b->max;

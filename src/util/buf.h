@@ -24,6 +24,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -57,6 +58,12 @@ void pk_buf_init(pk_buf *b, size_t max);
 /* A draining buffer over storage[0..cap) (cap >= 2): full loads of cap - 1
  * bytes go to drain(ctx, ...), the rest on pk_buf_flush. */
 void pk_buf_init_drain(pk_buf *b, char *storage, size_t cap, pk_buf_drain_fn drain, void *ctx);
+/* A draining buffer over storage[0..cap) whose loads go to the caller's
+ * stream f (fwrite: the stream keeps its own error, as with fprintf). The
+ * reports write through one, flushed before they return. */
+void pk_buf_init_stream(pk_buf *b, char *storage, size_t cap, FILE *f);
+/* What a report's draining buffer holds on the stack before it drains. */
+#define PK_BUF_STREAM_STORAGE 8192
 /* Frees a growable buffer's bytes and empties it (the bound stays). */
 void pk_buf_free(pk_buf *b);
 /* Drops the bytes held, keeping the storage (not the error). */
