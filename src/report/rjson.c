@@ -3,22 +3,9 @@
 
 #include "util/buf.h"
 
-static int to_file(void *f, const void *data, size_t n)
-{
-    fwrite(data, 1, n, f);
-    return 0; /* the stream keeps its own error, as fputs would */
-}
-
 void pk_rjson_str(pk_buf *out, const char *s) { pk_rjson_strn(out, s, strlen(s)); }
 
-void pk_rjson_strn(pk_buf *out, const char *s, size_t n)
-{
-    char store[256];
-    pk_buf b;
-    pk_buf_init_drain(&b, store, sizeof(store), to_file, out);
-    pk_buf_json(&b, s, n, PK_JSON_REPORT);
-    pk_buf_flush(&b);
-}
+void pk_rjson_strn(pk_buf *out, const char *s, size_t n) { pk_buf_json(out, s, n, PK_JSON_REPORT); }
 
 void pk_rjson_open(pk_buf *out, const char *report, const profkit_profile *p, uint32_t v,
                    uint32_t thread)
