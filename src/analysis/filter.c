@@ -137,10 +137,10 @@ static uint32_t filter_stack(struct filter *f, uint32_t s)
 /* Rebuilds the sample rows from the old ones with stacks newstack[]. */
 static int rebuild_samples(profkit_profile *p, const uint32_t *newstack)
 {
-    uint32_t *stack = p->sample_stack, *thread = p->sample_thread;
+    uint32_t *stack = p->sample_stack, *thread = p->sample_thread, *labels = p->sample_labels;
     int64_t *time = p->sample_time, *values = p->sample_values;
     size_t n = p->n_samples, nv = p->n_value_types;
-    p->sample_stack = p->sample_thread = NULL;
+    p->sample_stack = p->sample_thread = p->sample_labels = NULL;
     p->sample_time = p->sample_values = NULL;
     p->n_samples = p->cap_samples = p->samples_indexed = 0;
     pk_idset_free(&p->sample_set);
@@ -150,10 +150,12 @@ static int rebuild_samples(profkit_profile *p, const uint32_t *newstack)
         uint32_t s = newstack[stack[r]];
         if (s == PROFKIT_NONE)
             continue;
+        uint32_t ls = labels ? labels[r] : 0;
         rc = time[r] == PROFKIT_NO_TIME
-                 ? pk_sample_add(p, s, thread[r], values + r * nv)
-                 : pk_sample_add_timed(p, s, thread[r], time[r], values + r * nv);
+                 ? pk_sample_add_labeled(p, s, thread[r], ls, values + r * nv)
+                 : pk_sample_add_timed_labeled(p, s, thread[r], time[r], ls, values + r * nv);
     }
+    free(labels);
     free(stack);
     free(thread);
     free(time);
