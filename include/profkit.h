@@ -661,6 +661,17 @@ PROFKIT_API void profkit_server_stop(profkit_server *s);
 typedef struct profkit_filter_options {
     const char *focus, *ignore, *hide, *show, *show_from, *prune_from;
     int by_line;
+    /* Sample labels, as pprof's -tagfocus, -tagignore, -tagshow, -taghide,
+     * -tagroot, -tagleaf (docs/formats/pprof.md, "Labels"), applied before
+     * the filters above, tagroot and tagleaf first:
+     *   tagfocus, tagignore  "[KEY=]VALUE": keep / drop the samples with a
+     *            label matching; VALUE is a numeric range ("64b", "1kb:1mb",
+     *            ":2kb", "2kb:") or comma-separated regular expressions
+     *   tagshow, taghide     keep / drop the labels whose key matches
+     *   tagroot, tagleaf     comma-separated keys: a frame per key named by
+     *            the sample's values of it ("" without) above the root /
+     *            below the leaf */
+    const char *tagfocus, *tagignore, *tagshow, *taghide, *tagroot, *tagleaf;
 } profkit_filter_options;
 
 /* Whether any filter of o is set (o may be NULL). */

@@ -936,6 +936,12 @@ size_t pk_frame_label(const profkit_profile *p, uint32_t frame, int by_line, cha
         len = name_len < n - 1 ? name_len : n - 1;
         memcpy(buf, pk_str(p, name), len);
         buf[len] = '\0';
+    } else if (!fr->address && !m && fr->function < p->n_functions &&
+               p->functions[fr->function].file) {
+        /* a named nothing: the frame of a label a sample does not have
+         * (--tagroot), whose file is the label's key */
+        buf[0] = '\0';
+        len = 0;
     } else {
         int w;
         if (path[0] && fr->address >= m->start) {
