@@ -522,6 +522,17 @@ PROFKIT_API int profkit_report_tree(FILE *out, const profkit_profile *p,
 PROFKIT_API int profkit_report_mem(FILE *out, const profkit_profile *p,
                                    const profkit_report_options *o, profkit_error *err);
 
+/*
+ * `profkit tags`: what `pprof -tags` prints: per sample label key (by
+ * name) its total and per value (a string, or a number in its key's unit)
+ * the value type's sum over the samples that have it and its share of the
+ * key's total, largest first; numbers scaled as pprof scales them. Uses
+ * o->value, o->thread, o->json. Returns 0, PROFKIT_EINVAL for an unknown
+ * value or thread, or PROFKIT_ENOMEM.
+ */
+PROFKIT_API int profkit_report_tags(FILE *out, const profkit_profile *p,
+                                    const profkit_report_options *o, profkit_error *err);
+
 /* ---------------------------------------------- reports: hist (issue 5) */
 
 /*

@@ -598,3 +598,136 @@ done:
     free(key_unit);
     return rc;
 }
+
+/* ---- the -tags report ---- */
+
+void pk_tags_free(pk_tags *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->keys[i].values);
+    free(t->keys);
+    pk_strtab_free(&t->names);
+    memset(t, 0, sizeof(*t));
+}
+
+typedef struct tag_entry {
+    uint32_t key, name;
+    int64_t value;
+} tag_entry;
+
+static int by_key_name(const void *a, const void *b)
+{
+    const pk_tag_key *x = a, *y = b;
+    return strcmp(x->text, y->text);
+}
+
+static int by_value(const void *a, const void *b)
+{
+    const pk_tag_value *x = a, *y = b;
+    uint64_t ax = x->value < 0 ? -(uint64_t)x->value : (uint64_t)x->value;
+    uint64_t ay = y->value < 0 ? -(uint64_t)y->value : (uint64_t)y->value;
+    if (ax != ay)
+        return ax > ay ? -1 : 1;
+    return strcmp(x->text, y->text);
+}
+
+int pk_tags_compute(pk_tags *t, const profkit_profile *p, uint32_t value, uint32_t thread)
+{
+    memset(t, 0, sizeof(*t));
+    if (pk_strtab_init(&t->names) != 0)
+        return PROFKIT_ENOMEM;
+    size_t n_sets = p->n_labelsets, nv = p->n_value_types;
+    if (n_sets < 2)
+        return 0;
+    int rc = PROFKIT_ENOMEM;
+    int64_t *set_sum = calloc(n_sets, sizeof(int64_t));
+    uint8_t *set_seen = calloc(n_sets, 1);
+    tag_entry *e = NULL;
+    size_t n_e = 0, cap_e = 0;
+    pk_strtab pairs;            /* "key id:name id" to find a pair's entry */
+    int pairs_ok = pk_strtab_init(&pairs) == 0;
+    if (!set_sum || !set_seen || !pairs_ok)
+        goto done;
+    for (size_t r = 0; r < p->n_samples; r++) {
+        if (thread != PROFKIT_NONE && p->sample_thread[r] != thread)
+            continue;
+        uint32_t s = pk_sample_labels(p, r);
+        set_sum[s] = pk_sat_add(set_sum[s], p->sample_values[r * nv + value]);
+        set_seen[s] = 1;
+    }
+    for (size_t s = 1; s < n_sets; s++) {
+        if (!set_seen[s])
+            continue;
+        size_t n = 0;
+        const profkit_label *l = profkit_profile_labelset(p, (uint32_t)s, &n);
+        for (size_t i = 0; i < n; i++) {
+            char text[96];
+            uint32_t name;
+            if (l[i].is_num) {
+                size_t w = pk_pprof_label(text, sizeof(text), l[i].num,
+                                               pk_label_key_unit(p, l[i].key), "minimum");
+                name = pk_strtab_intern(&t->names, text, w);
+            } else {
+                name = pk_strtab_intern(&t->names, pk_str(p, l[i].str),
+                                             pk_strtab_len(&p->strings, l[i].str));
+            }
+            if (name == PROFKIT_NONE)
+                goto done;
+            char pk[32];
+            int pw = snprintf(pk, sizeof(pk), "%u:%u", l[i].key, name);
+            size_t before = pairs.n;
+            uint32_t id = pk_strtab_intern(&pairs, pk, (size_t)pw);
+            if (id == PROFKIT_NONE)
+                goto done;
+            if (pairs.n > before) {
+                if (PK_VEC_RESERVE(e, n_e, cap_e, 1) != 0)
+                    goto done;
+                e[n_e].key = l[i].key;
+                e[n_e].name = name;
+                e[n_e].value = 0;
+                n_e++;
+            }
+            /* pair ids are dense from 1 ("" is 0), in entry order */
+            tag_entry *x = &e[id - 1];
+            x->value = pk_sat_add(x->value, set_sum[s]);
+        }
+    }
+    /* group the entries by key */
+    for (size_t i = 0; i < n_e; i++) {
+        size_t k = 0;
+        while (k < t->n && t->keys[k].key != e[i].key)
+            k++;
+        if (k == t->n) {
+            pk_tag_key *nk = realloc(t->keys, (t->n + 1) * sizeof(*nk));
+            if (!nk)
+                goto done;
+            t->keys = nk;
+            memset(&t->keys[t->n++], 0, sizeof(*nk));
+            t->keys[k].key = e[i].key;
+            t->keys[k].text = pk_str(p, e[i].key);
+        }
+        pk_tag_key *tk = &t->keys[k];
+        pk_tag_value *nv2 = realloc(tk->values, (tk->n + 1) * sizeof(*nv2));
+        if (!nv2)
+            goto done;
+        tk->values = nv2;
+        tk->values[tk->n].name = e[i].name;
+        tk->values[tk->n].value = e[i].value;
+        tk->values[tk->n].text = pk_strtab_get(&t->names, e[i].name);
+        tk->n++;
+        tk->total = pk_sat_add(tk->total, e[i].value);
+    }
+    qsort(t->keys, t->n, sizeof(*t->keys), by_key_name);
+    for (size_t k = 0; k < t->n; k++)
+        qsort(t->keys[k].values, t->keys[k].n, sizeof(pk_tag_value), by_value);
+    rc = 0;
+done:
+    free(set_sum);
+    free(set_seen);
+    free(e);
+    if (pairs_ok)
+        pk_strtab_free(&pairs);
+    if (rc)
+        pk_tags_free(t);
+    return rc;
+}

@@ -53,4 +53,35 @@ int pk_tags_active(const profkit_filter_options *o);
 int pk_tags_apply(profkit_profile *p, const profkit_filter_options *o, uint32_t *row_stack,
                   uint32_t *row_labels, profkit_error *err);
 
+/* ---- the -tags report's sums ---- */
+
+typedef struct pk_tag_value {
+    uint32_t name;  /* id in pk_tags.names: the value as pprof prints it */
+    int64_t value;  /* the sum of the rows that have it */
+    const char *text; /* its text (in names) */
+} pk_tag_value;
+
+typedef struct pk_tag_key {
+    uint32_t key;           /* string id of the profile */
+    const char *text;       /* the key's name */
+    int64_t total;          /* the sum of its values */
+    pk_tag_value *values;   /* largest |value| first, then by name */
+    size_t n;
+} pk_tag_key;
+
+typedef struct pk_tags {
+    pk_strtab names;  /* the values' texts */
+    pk_tag_key *keys; /* by name */
+    size_t n;
+} pk_tags;
+
+/*
+ * pprof -tags: per label key, per value (a string, or a number scaled in
+ * its key's unit as pprof prints it: "64B", "1.50kB"), the sum of value
+ * type `value` over the rows of thread `thread` (PROFKIT_NONE = all) that
+ * have it, a row counted once per value it has. Returns 0 or ENOMEM.
+ */
+int pk_tags_compute(pk_tags *t, const profkit_profile *p, uint32_t value, uint32_t thread);
+void pk_tags_free(pk_tags *t);
+
 #endif
