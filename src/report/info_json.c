@@ -1,8 +1,10 @@
 /* info_json.c: `profkit info --json`, the summary as one JSON document. */
+#include "analysis/tags.h"
 #include "report/rjson.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 int profkit_report_info_json(FILE *out, const profkit_profile *p, profkit_error *err)
 {
@@ -52,6 +54,21 @@ int profkit_report_info_json(FILE *out, const profkit_profile *p, profkit_error 
         fprintf(out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"sample_rows\":%zu}", th->pid,
                 th->tid, rows[t]);
     }
+    fputs("],\"labels\":[", out);
+    pk_tags t;
+    memset(&t, 0, sizeof(t));
+    if (p->sample_labels && pk_tags_compute(&t, p, p->default_value, PROFKIT_NONE) != 0) {
+        free(tot);
+        free(rows);
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    }
+    for (size_t k = 0; k < t.n; k++) {
+        fputs(k ? ",\n{\"key\":" : "\n{\"key\":", out);
+        pk_rjson_str(out, t.keys[k].text);
+        fprintf(out, ",\"values\":%zu}", t.keys[k].n);
+    }
+    if (p->sample_labels)
+        pk_tags_free(&t);
     fputs("],\"metadata\":[", out);
     for (size_t i = 0; i < p->n_metadata; i++) {
         fputs(i ? ",\n{\"key\":" : "\n{\"key\":", out);
