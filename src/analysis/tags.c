@@ -717,7 +717,8 @@ int pk_tags_compute(pk_tags *t, const profkit_profile *p, uint32_t value, uint32
         tk->n++;
         tk->total = pk_sat_add(tk->total, e[i].value);
     }
-    qsort(t->keys, t->n, sizeof(*t->keys), by_key_name);
+    if (t->n)
+        qsort(t->keys, t->n, sizeof(*t->keys), by_key_name);
     for (size_t k = 0; k < t->n; k++)
         qsort(t->keys[k].values, t->keys[k].n, sizeof(pk_tag_value), by_value);
     rc = 0;
