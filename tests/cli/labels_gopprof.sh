@@ -99,6 +99,15 @@ check_heap() { # the heap profile with the numeric label bytes
     <("$PPROF" -tags "$TMP/rt.pb.gz" 2>/dev/null)
 }
 
+# A hand-made file: string labels, numbers with and without units, a label
+# with neither (dropped, as Go drops it), one stack with two label sets.
+tags_eq "ok_labels tags" "$PROFKIT_SRC/tests/data/pprof/ok_labels.pb"
+expect_eq "ok_labels: one stack, two label sets, two rows" 2 \
+  "$("$PROFKIT" info --json "$PROFKIT_SRC/tests/data/pprof/ok_labels.pb" | python3 -c 'import json,sys; print(json.load(sys.stdin)["sample_rows"])')"
+"$PROFKIT" convert "$PROFKIT_SRC/tests/data/pprof/ok_labels.pb" -o "$TMP/ok.pb"
+expect_files_eq "ok_labels pprof -tags after pprof -> pprof" \
+  <("$PPROF" -tags "$PROFKIT_SRC/tests/data/pprof/ok_labels.pb" 2>/dev/null) <("$PPROF" -tags "$TMP/ok.pb" 2>/dev/null)
+
 check_cpu "$D/cpu.pb.gz" cpu
 check_heap "$D/heap.pb.gz" heap
 
