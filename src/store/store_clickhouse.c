@@ -315,7 +315,8 @@ static const struct {
     { "mappings", "id Int64, memory_start Int64, memory_end Int64, file_offset Int64, path Int64, build_id Int64", "id", 1 },
     { "frames", "id Int64, address Int64, function Int64, line Int64, col Int64, mapping Int64, inline_depth Int64", "id", 1 },
     { "stacks", "id Int64, frames Array(Int64), keys Array(Int64)", "id", 1 },
-    { "samples", "seq Int64, stack Int64, thread Int64, vtype Int64, value Int64", "(seq, vtype, stack)", 0 },
+    { "labelsets", "id Int64, labels Array(Int64)", "id", 1 },
+    { "samples", "seq Int64, stack Int64, thread Int64, vtype Int64, value Int64, labels Int64", "(seq, vtype, stack)", 0 },
     { "removed", "seq Int64", "seq", 0 },
 };
 
@@ -356,6 +357,13 @@ static int create(profkit_store *s, profkit_error *err)
             pk_buf_printf(&q, "CREATE TABLE IF NOT EXISTS %s.%s AS %s.%s_local ENGINE = Distributed(%s, %s, %s_local, "
                            "intHash64(%.*s))", c->db, tables[t].name, c->db, tables[t].name, c->cluster, c->db,
                        tables[t].name, klen, tables[t].cols);
+            rc = run(s, h, q.buf, err);
+        }
+        /* a store written before samples had labels gets the column (0: none) */
+        for (int d = 0; d < (c->cluster[0] ? 2 : 1) && rc == 0; d++) {
+            pk_buf_free(&q);
+            pk_buf_printf(&q, "ALTER TABLE %s.samples%s ADD COLUMN IF NOT EXISTS labels Int64", c->db,
+                       c->cluster[0] && d == 0 ? "_local" : "");
             rc = run(s, h, q.buf, err);
         }
     }

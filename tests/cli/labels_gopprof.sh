@@ -12,6 +12,7 @@
 #     as <unknown>, profkit as "");
 #   - pprof -> pprof keeps the labels (pprof -tags of the output is the
 #     input's), also after a merge and after --tagfocus;
+#   - the store keeps them (store add, then reports and pprof from --db);
 #   - a format without labels says so once; info lists the keys; bad
 #     options are usage errors naming the flag.
 . "$(dirname "$0")/lib.sh"
@@ -114,6 +115,24 @@ check_heap "$D/heap.pb.gz" heap
 # The figures of the files: slow is most of the labelled time.
 "$PROFKIT" tags "$D/cpu.pb.gz" > "$TMP/t.txt"
 expect_eq "cpu tags lists slow then fast" "slow fast" "$(awk 'NR>1 && NF {printf "%s%s", s, $NF; s=" "}' "$TMP/t.txt")"
+
+# The store keeps the labels: tags, top --tagfocus and a pprof written from
+# a store selection are the file's; removing the profiles leaves no label
+# set and none of their strings behind.
+DB="$TMP/labels.sqlite"
+"$PROFKIT" store add -q "$DB" "$D/cpu.pb.gz" "$D/heap.pb.gz" "$PROFKIT_SRC/tests/data/pprof/ok_labels.pb" > /dev/null ||
+  fail "store add failed"
+for f in "$D/cpu.pb.gz" "$D/heap.pb.gz" "$PROFKIT_SRC/tests/data/pprof/ok_labels.pb"; do
+  expect_files_eq "store: tags of $(basename "$f")" <("$PROFKIT" tags "$f") <("$PROFKIT" tags --db "$DB" --where "file=$f")
+  "$PROFKIT" convert --db "$DB" --where "file=$f" -o "$TMP/st.pb.gz"
+  expect_files_eq "store: pprof -tags of a pprof written from the store, $(basename "$f")" \
+    <("$PPROF" -tags "$f" 2>/dev/null) <("$PPROF" -tags "$TMP/st.pb.gz" 2>/dev/null)
+done
+expect_files_eq "store: top --tagfocus" <("$PROFKIT" top -n 0 --tagfocus function=slow "$D/cpu.pb.gz") \
+  <("$PROFKIT" top -n 0 --tagfocus function=slow --db "$DB" --where "file=$D/cpu.pb.gz")
+"$PROFKIT" store rm "$DB" --where 'file~.' > /dev/null
+expect_eq "store: rm of everything leaves no label set nor string" "0 0" \
+  "$(python3 -c 'import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); print(*[d.execute("SELECT count(*) FROM " + t).fetchone()[0] for t in ("labelsets", "strings")])' "$DB")"
 
 # A format without labels says so once, and what it leaves out.
 "$PROFKIT" convert --to folded "$D/cpu.pb.gz" -o "$TMP/x.folded" 2> "$TMP/w.err"
