@@ -100,6 +100,18 @@ static int run(profkit_store *s, size_t shard, const char *sql, profkit_error *e
     return rc;
 }
 
+/* run, and the answer's first line into out (n bytes). */
+static int answer(profkit_store *s, size_t shard, const char *sql, char *out, size_t n,
+                  profkit_error *err)
+{
+    int rc = run(s, shard, sql, err);
+    if (rc == 0) {
+        const char *b = ch_of(s)->body.buf ? ch_of(s)->body.buf : "";
+        snprintf(out, n, "%.*s", (int)strcspn(b, "\n"), b);
+    }
+    return rc;
+}
+
 static int ch_exec(profkit_store *s, const char *sql, profkit_error *err) { return run(s, 0, sql, err); }
 
 /* Undoes TabSeparated's escapes in place; returns the length. */
@@ -359,11 +371,19 @@ static int create(profkit_store *s, profkit_error *err)
                        tables[t].name, klen, tables[t].cols);
             rc = run(s, h, q.buf, err);
         }
-        /* a store written before samples had labels gets the column (0: none) */
+        /* a store written before samples had labels gets the column (0:
+         * none); asked of each table, as ClickHouse before 19.x has no
+         * ADD COLUMN IF NOT EXISTS */
         for (int d = 0; d < (c->cluster[0] ? 2 : 1) && rc == 0; d++) {
+            const char *suffix = c->cluster[0] && d == 0 ? "_local" : "";
+            char count[32] = "";
             pk_buf_free(&q);
-            pk_buf_printf(&q, "ALTER TABLE %s.samples%s ADD COLUMN IF NOT EXISTS labels Int64", c->db,
-                       c->cluster[0] && d == 0 ? "_local" : "");
+            pk_buf_printf(&q, "SELECT count() FROM system.columns WHERE database = '%s' AND table = "
+                           "'samples%s' AND name = 'labels' FORMAT TabSeparated", c->db, suffix);
+            if ((rc = answer(s, h, q.buf, count, sizeof(count), err)) != 0 || atoi(count) > 0)
+                continue;
+            pk_buf_free(&q);
+            pk_buf_printf(&q, "ALTER TABLE %s.samples%s ADD COLUMN labels Int64", c->db, suffix);
             rc = run(s, h, q.buf, err);
         }
     }
