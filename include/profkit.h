@@ -236,8 +236,33 @@ typedef struct profkit_samples {
     const uint32_t *thread;
     const int64_t *time;
     const int64_t *values;
+    /* labels[i]: row i's label set (profkit_profile_labelset); NULL when
+     * no row has a label (then every row's set is 0, the empty one) */
+    const uint32_t *labels;
 } profkit_samples;
 PROFKIT_API void profkit_profile_samples(const profkit_profile *p, profkit_samples *out);
+
+/*
+ * Sample labels (pprof's Sample.label): a key and either a string value
+ * (str != 0, or is_num == 0) or a number with an optional unit. A row has
+ * one label set, id 0 being the empty set; equal sets share one id, and rows
+ * that differ only by their label set stay apart. A set's labels are in the
+ * order of their keys' string ids, several values of one key in the order
+ * they were read.
+ */
+typedef struct profkit_label {
+    uint32_t key;   /* string id */
+    uint32_t str;   /* string id of the value (is_num == 0) */
+    int64_t num;    /* the number (is_num == 1) */
+    uint32_t unit;  /* string id of num's unit, 0 = none given */
+    uint32_t is_num;
+} profkit_label;
+/* The labels of set `set` (*n of them; NULL and 0 for the empty set or an
+ * unknown id). */
+PROFKIT_API const profkit_label *profkit_profile_labelset(const profkit_profile *p, uint32_t set,
+                                                          size_t *n);
+/* How many label sets the profile has, the empty one (0) included. */
+PROFKIT_API size_t profkit_profile_n_labelsets(const profkit_profile *p);
 
 /* Name of the format the profile was read from ("gperftools"), or "". */
 PROFKIT_API const char *profkit_profile_format(const profkit_profile *p);
@@ -497,6 +522,17 @@ PROFKIT_API int profkit_report_tree(FILE *out, const profkit_profile *p,
 PROFKIT_API int profkit_report_mem(FILE *out, const profkit_profile *p,
                                    const profkit_report_options *o, profkit_error *err);
 
+/*
+ * `profkit tags`: what `pprof -tags` prints: per sample label key (by
+ * name) its total and per value (a string, or a number in its key's unit)
+ * the value type's sum over the samples that have it and its share of the
+ * key's total, largest first; numbers scaled as pprof scales them. Uses
+ * o->value, o->thread, o->json. Returns 0, PROFKIT_EINVAL for an unknown
+ * value or thread, or PROFKIT_ENOMEM.
+ */
+PROFKIT_API int profkit_report_tags(FILE *out, const profkit_profile *p,
+                                    const profkit_report_options *o, profkit_error *err);
+
 /* ---------------------------------------------- reports: hist (issue 5) */
 
 /*
@@ -636,6 +672,17 @@ PROFKIT_API void profkit_server_stop(profkit_server *s);
 typedef struct profkit_filter_options {
     const char *focus, *ignore, *hide, *show, *show_from, *prune_from;
     int by_line;
+    /* Sample labels, as pprof's -tagfocus, -tagignore, -tagshow, -taghide,
+     * -tagroot, -tagleaf (docs/formats/pprof.md, "Labels"), applied before
+     * the filters above, tagroot and tagleaf first:
+     *   tagfocus, tagignore  "[KEY=]VALUE": keep / drop the samples with a
+     *            label matching; VALUE is a numeric range ("64b", "1kb:1mb",
+     *            ":2kb", "2kb:") or comma-separated regular expressions
+     *   tagshow, taghide     keep / drop the labels whose key matches
+     *   tagroot, tagleaf     comma-separated keys: a frame per key named by
+     *            the sample's values of it ("" without) above the root /
+     *            below the leaf */
+    const char *tagfocus, *tagignore, *tagshow, *taghide, *tagroot, *tagleaf;
 } profkit_filter_options;
 
 /* Whether any filter of o is set (o may be NULL). */

@@ -23,6 +23,7 @@
  * stack are summed.
  */
 #include "analysis/analysis.h"
+#include "analysis/tags.h"
 
 #include <regex.h>
 #include <stdlib.h>
@@ -52,7 +53,13 @@ struct filter {
 
 int profkit_filter_active(const profkit_filter_options *o)
 {
-    return o && (o->focus || o->ignore || o->hide || o->show || o->show_from || o->prune_from);
+    return o && (o->focus || o->ignore || o->hide || o->show || o->show_from || o->prune_from ||
+                 pk_tags_active(o));
+}
+
+static int names_active(const profkit_filter_options *o)
+{
+    return o->focus || o->ignore || o->hide || o->show || o->show_from || o->prune_from;
 }
 
 static uint8_t frame_bits(struct filter *f, uint32_t frame)
@@ -134,26 +141,31 @@ static uint32_t filter_stack(struct filter *f, uint32_t s)
     return id == PROFKIT_NONE ? UNSET : id;
 }
 
-/* Rebuilds the sample rows from the old ones with stacks newstack[]. */
-static int rebuild_samples(profkit_profile *p, const uint32_t *newstack)
+/* Rebuilds the sample rows from the old ones with stacks newstack[] (of
+ * row_stack[r] when the label options gave rows new stacks, and label sets
+ * row_labels[r] then). */
+static int rebuild_samples(profkit_profile *p, const uint32_t *newstack, const uint32_t *row_stack,
+                           const uint32_t *row_labels)
 {
-    uint32_t *stack = p->sample_stack, *thread = p->sample_thread;
+    uint32_t *stack = p->sample_stack, *thread = p->sample_thread, *labels = p->sample_labels;
     int64_t *time = p->sample_time, *values = p->sample_values;
     size_t n = p->n_samples, nv = p->n_value_types;
-    p->sample_stack = p->sample_thread = NULL;
+    p->sample_stack = p->sample_thread = p->sample_labels = NULL;
     p->sample_time = p->sample_values = NULL;
     p->n_samples = p->cap_samples = p->samples_indexed = 0;
     pk_idset_free(&p->sample_set);
     memset(&p->sample_set, 0, sizeof(p->sample_set));
     int rc = 0;
     for (size_t r = 0; r < n && rc == 0; r++) {
-        uint32_t s = newstack[stack[r]];
-        if (s == PROFKIT_NONE)
+        uint32_t s = row_stack ? row_stack[r] : stack[r];
+        if (s == PROFKIT_NONE || (s = newstack[s]) == PROFKIT_NONE)
             continue;
+        uint32_t ls = row_labels ? row_labels[r] : labels ? labels[r] : 0;
         rc = time[r] == PROFKIT_NO_TIME
-                 ? pk_sample_add(p, s, thread[r], values + r * nv)
-                 : pk_sample_add_timed(p, s, thread[r], time[r], values + r * nv);
+                 ? pk_sample_add_labeled(p, s, thread[r], ls, values + r * nv)
+                 : pk_sample_add_timed_labeled(p, s, thread[r], time[r], ls, values + r * nv);
     }
+    free(labels);
     free(stack);
     free(thread);
     free(time);
@@ -185,6 +197,26 @@ int profkit_profile_filter(profkit_profile *p, const profkit_filter_options *o, 
         }
         f.have[k] = 1;
     }
+    /* The label options first (tagroot and tagleaf add frames, so the
+     * stacks are counted after them). */
+    uint32_t *row_stack = NULL, *row_labels = NULL;
+    if (rc == 0 && pk_tags_active(o)) {
+        size_t n = p->n_samples ? p->n_samples : 1;
+        row_stack = malloc(n * sizeof(uint32_t));
+        row_labels = malloc(n * sizeof(uint32_t));
+        if (!row_stack || !row_labels)
+            rc = PROFKIT_ENOMEM;
+        for (size_t r = 0; rc == 0 && r < p->n_samples; r++)
+            row_stack[r] = p->sample_stack[r];
+        if (rc == 0 && (rc = pk_tags_apply(p, o, row_stack, row_labels, err)) != 0) {
+            free(row_stack);
+            free(row_labels);
+            for (int k = 0; k < F_N; k++)
+                if (f.have[k])
+                    regfree(&f.re[k]);
+            return rc;
+        }
+    }
     size_t n_stacks = p->n_stacks;
     uint32_t *newstack = NULL;
     if (rc == 0) {
@@ -193,15 +225,16 @@ int profkit_profile_filter(profkit_profile *p, const profkit_filter_options *o, 
         if (!f.frame_bits || !newstack)
             rc = PROFKIT_ENOMEM;
     }
+    int names = names_active(o);
     for (size_t s = 0; rc == 0 && s < n_stacks; s++)
-        newstack[s] = UNSET;
-    for (size_t r = 0; rc == 0 && r < p->n_samples; r++) {
-        uint32_t s = p->sample_stack[r];
-        if (newstack[s] == UNSET && (newstack[s] = filter_stack(&f, s)) == UNSET)
+        newstack[s] = names ? UNSET : (uint32_t)s;
+    for (size_t r = 0; rc == 0 && names && r < p->n_samples; r++) {
+        uint32_t s = row_stack ? row_stack[r] : p->sample_stack[r];
+        if (s != PROFKIT_NONE && newstack[s] == UNSET && (newstack[s] = filter_stack(&f, s)) == UNSET)
             rc = PROFKIT_ENOMEM;
     }
     if (rc == 0)
-        rc = rebuild_samples(p, newstack);
+        rc = rebuild_samples(p, newstack, row_stack, row_labels);
     if (rc == PROFKIT_ENOMEM)
         pk_error_set(err, rc, NULL, -1, "out of memory filtering the profile");
     for (int k = 0; k < F_N; k++)
@@ -210,5 +243,7 @@ int profkit_profile_filter(profkit_profile *p, const profkit_filter_options *o, 
     free(f.frame_bits);
     free(f.buf);
     free(newstack);
+    free(row_stack);
+    free(row_labels);
     return rc;
 }

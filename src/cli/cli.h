@@ -55,6 +55,9 @@ typedef struct cli_input {
 /* Option codes of the filters (above any character). */
 enum { CLI_OPT_FOCUS = 0x180, CLI_OPT_IGNORE, CLI_OPT_HIDE, CLI_OPT_SHOW, CLI_OPT_SHOW_FROM,
        CLI_OPT_PRUNE_FROM };
+/* Option codes of the label options. */
+enum { CLI_OPT_TAGFOCUS = 0x1a0, CLI_OPT_TAGIGNORE, CLI_OPT_TAGSHOW, CLI_OPT_TAGHIDE,
+       CLI_OPT_TAGROOT, CLI_OPT_TAGLEAF };
 
 /* getopt values of the limit options (beyond every character) */
 enum { CLI_OPT_MAX_STRING = 0x1c0, CLI_OPT_MAX_DEPTH, CLI_OPT_MAX_THREADS, CLI_OPT_MAX_INFLATE };
@@ -79,6 +82,12 @@ enum { CLI_OPT_DB = 0x200, CLI_OPT_WHERE, CLI_OPT_SINCE, CLI_OPT_UNTIL, CLI_OPT_
     { "show", required_argument, NULL, CLI_OPT_SHOW },    \
     { "show-from", required_argument, NULL, CLI_OPT_SHOW_FROM }, \
     { "prune-from", required_argument, NULL, CLI_OPT_PRUNE_FROM }, \
+    { "tagfocus", required_argument, NULL, CLI_OPT_TAGFOCUS }, \
+    { "tagignore", required_argument, NULL, CLI_OPT_TAGIGNORE }, \
+    { "tagshow", required_argument, NULL, CLI_OPT_TAGSHOW }, \
+    { "taghide", required_argument, NULL, CLI_OPT_TAGHIDE }, \
+    { "tagroot", required_argument, NULL, CLI_OPT_TAGROOT }, \
+    { "tagleaf", required_argument, NULL, CLI_OPT_TAGLEAF }, \
     { "max-string-size", required_argument, NULL, CLI_OPT_MAX_STRING }, \
     { "max-depth", required_argument, NULL, CLI_OPT_MAX_DEPTH }, \
     { "max-threads", required_argument, NULL, CLI_OPT_MAX_THREADS }, \
@@ -127,6 +136,14 @@ enum { CLI_OPT_DB = 0x200, CLI_OPT_WHERE, CLI_OPT_SINCE, CLI_OPT_UNTIL, CLI_OPT_
     "  --show RE       keep only frames matching RE\n"                                  \
     "  --show-from RE  cut each stack above its outermost frame matching RE\n"         \
     "  --prune-from RE drop the frames below the innermost frame matching RE\n"        \
+    "  --tagfocus [KEY=]V, --tagignore [KEY=]V\n"                                      \
+    "                  keep / drop samples with a label matching V: comma-separated\n" \
+    "                  regular expressions, or a numeric range (64b, 1kb:1mb, 2kb:)\n" \
+    "  --tagshow RE, --taghide RE\n"                                                     \
+    "                  keep / drop the labels whose key matches RE\n"                   \
+    "  --tagroot KEYS, --tagleaf KEYS\n"                                                 \
+    "                  a frame per label key (comma-separated) named by the sample's\n" \
+    "                  value, above the root / below the leaf (pprof -tagroot)\n"     \
     "  --max-string-size BYTES, --max-depth N, --max-threads N, --max-inflate R\n"  \
     "                  raise the limits on absurd inputs (256 MiB per JSON string\n" \
     "                  or number, 1 M frames per stack, 1 M threads, 1000:1\n"      \

@@ -96,6 +96,12 @@ int cli_input_option(cli_input *in, int c, const char *arg)
     case CLI_OPT_SHOW: in->filter.show = arg; return 1;
     case CLI_OPT_SHOW_FROM: in->filter.show_from = arg; return 1;
     case CLI_OPT_PRUNE_FROM: in->filter.prune_from = arg; return 1;
+    case CLI_OPT_TAGFOCUS: in->filter.tagfocus = arg; return 1;
+    case CLI_OPT_TAGIGNORE: in->filter.tagignore = arg; return 1;
+    case CLI_OPT_TAGSHOW: in->filter.tagshow = arg; return 1;
+    case CLI_OPT_TAGHIDE: in->filter.taghide = arg; return 1;
+    case CLI_OPT_TAGROOT: in->filter.tagroot = arg; return 1;
+    case CLI_OPT_TAGLEAF: in->filter.tagleaf = arg; return 1;
     case 'N':
         if (in->n_binaries == CLI_MAX_BINARIES) {
             cli_usage(NULL, "at most %d --binary options", CLI_MAX_BINARIES);

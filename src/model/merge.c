@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 struct remap {
-    uint32_t *str, *func, *frame, *stack, *thread, *value, *mapping;
+    uint32_t *str, *func, *frame, *stack, *thread, *value, *mapping, *labelset;
 };
 
 static void remap_free(struct remap *m)
@@ -20,6 +20,39 @@ static void remap_free(struct remap *m)
     free(m->thread);
     free(m->value);
     free(m->mapping);
+    free(m->labelset);
+}
+
+/* Each of src's label sets as a set of dst (m->str already made). */
+static int remap_labelsets(profkit_profile *dst, const profkit_profile *src, struct remap *m)
+{
+    if (src->n_labelsets == 0)
+        return 0;
+    if (!(m->labelset = malloc(src->n_labelsets * sizeof(uint32_t))))
+        return PROFKIT_ENOMEM;
+    profkit_label *tmp = NULL;
+    size_t cap = 0;
+    m->labelset[0] = 0;
+    for (size_t i = 1; i < src->n_labelsets; i++) {
+        size_t n = 0;
+        const profkit_label *l = profkit_profile_labelset(src, (uint32_t)i, &n);
+        if (PK_VEC_RESERVE(tmp, 0, cap, n) != 0) {
+            free(tmp);
+            return PROFKIT_ENOMEM;
+        }
+        for (size_t k = 0; k < n; k++) {
+            tmp[k] = l[k];
+            tmp[k].key = m->str[l[k].key];
+            tmp[k].str = m->str[l[k].str];
+            tmp[k].unit = m->str[l[k].unit];
+        }
+        if ((m->labelset[i] = pk_labelset_intern(dst, tmp, n)) == PROFKIT_NONE) {
+            free(tmp);
+            return PROFKIT_ENOMEM;
+        }
+    }
+    free(tmp);
+    return 0;
 }
 
 static uint32_t *alloc_ids(size_t n)
@@ -50,6 +83,8 @@ int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, prof
         if (m.str[i] == PROFKIT_NONE)
             goto done;
     }
+    if (remap_labelsets(dst, src, &m) != 0)
+        goto done;
     for (size_t i = 0; i < src->n_functions; i++) {
         profkit_function f = src->functions[i];
         f.name = m.str[f.name];
@@ -113,8 +148,9 @@ int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, prof
             vals[m.value[v]] = src->sample_values[r * src->n_value_types + v];
         uint32_t st = m.stack[src->sample_stack[r]], th = m.thread[src->sample_thread[r]];
         int64_t t = src->sample_time[r];
-        if ((t == PROFKIT_NO_TIME ? pk_sample_add(dst, st, th, vals)
-                                  : pk_sample_add_timed(dst, st, th, t, vals)) != 0)
+        uint32_t ls = src->sample_labels ? m.labelset[src->sample_labels[r]] : 0;
+        if ((t == PROFKIT_NO_TIME ? pk_sample_add_labeled(dst, st, th, ls, vals)
+                                  : pk_sample_add_timed_labeled(dst, st, th, t, ls, vals)) != 0)
             goto done;
     }
     for (size_t i = 0; i < src->n_metadata; i++) {

@@ -82,8 +82,18 @@ struct profkit_profile {
     int64_t *sample_time;
     int64_t *sample_values; /* n_samples * n_value_types */
     size_t n_samples, cap_samples;
-    pk_idset sample_set; /* untimed rows by (stack, thread) */
+    uint32_t *sample_labels; /* each row's label set; NULL while every row's is 0 */
+    pk_idset sample_set; /* untimed rows by (stack, thread, label set) */
     size_t samples_indexed;   /* rows [0, samples_indexed) went through sample_set */
+
+    /* label sets: set i is labels[sets[i].first .. + sets[i].n), hash-consed
+     * (labelset_set, rows [0, labelsets_indexed)); set 0 is the empty one and
+     * exists once a set was added (n_labelsets == 0: no labels at all) */
+    profkit_label *labels;
+    size_t n_labels, cap_labels;
+    struct pk_labelset { uint32_t first, n; } *labelsets;
+    size_t n_labelsets, cap_labelsets;
+    pk_idset labelset_set;
 
     profkit_thread *threads;
     size_t n_threads, cap_threads;
@@ -225,6 +235,23 @@ int pk_sample_append(profkit_profile *p, uint32_t stack, uint32_t thread,
 /* Appends a timed row (time in ns). Returns 0 or PROFKIT_ENOMEM. */
 int pk_sample_add_timed(profkit_profile *p, uint32_t stack, uint32_t thread, int64_t time,
                              const int64_t *values);
+/*
+ * Label sets. pk_labelset_intern sorts l[0..n) by key (stable: the values
+ * of one key keep their order) and returns the set's id (0 when n == 0),
+ * or PROFKIT_NONE when out of memory. The _labeled adds are pk_sample_add
+ * and pk_sample_add_timed with a set: rows of different sets stay apart.
+ * The per-row array exists only once a row has a set other than 0.
+ */
+uint32_t pk_labelset_intern(profkit_profile *p, profkit_label *l, size_t n);
+int pk_sample_add_labeled(profkit_profile *p, uint32_t stack, uint32_t thread, uint32_t labels,
+                               const int64_t *values);
+int pk_sample_add_timed_labeled(profkit_profile *p, uint32_t stack, uint32_t thread,
+                                     int64_t time, uint32_t labels, const int64_t *values);
+/* The label set of row r (0 when the profile has none). */
+static inline uint32_t pk_sample_labels(const profkit_profile *p, size_t r)
+{
+    return p->sample_labels ? p->sample_labels[r] : 0;
+}
 /* True when any sample row carries a time. */
 int pk_profile_is_timed(const profkit_profile *p);
 

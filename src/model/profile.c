@@ -39,6 +39,10 @@ void profkit_profile_free(profkit_profile *p)
     free(p->sample_thread);
     free(p->sample_time);
     free(p->sample_values);
+    free(p->sample_labels);
+    free(p->labels);
+    free(p->labelsets);
+    pk_idset_free(&p->labelset_set);
     pk_idset_free(&p->sample_set);
     pk_idset_free(&p->value_type_set);
     pk_idset_free(&p->thread_set);
@@ -412,7 +416,8 @@ uint32_t pk_value_type_add(profkit_profile *p, const char *type, const char *uni
         free(p->sample_stack);
         free(p->sample_thread);
         free(p->sample_time);
-        p->sample_stack = p->sample_thread = NULL;
+        free(p->sample_labels);
+        p->sample_stack = p->sample_thread = p->sample_labels = NULL;
         p->sample_time = NULL;
     }
     p->value_types[old].type = t;
@@ -452,12 +457,18 @@ static int samples_reserve(profkit_profile *p, size_t extra)
     if (!a)
         return PROFKIT_ENOMEM;
     p->sample_values = a;
+    if (p->sample_labels) {
+        a = realloc(p->sample_labels, ncap * sizeof(uint32_t));
+        if (!a)
+            return PROFKIT_ENOMEM;
+        p->sample_labels = a;
+    }
     p->cap_samples = ncap;
     return 0;
 }
 
 struct sample_key {
-    uint32_t stack, thread;
+    uint32_t stack, thread, labels;
 };
 
 static int sample_eq(const void *ctx, uint32_t id, const void *key)
@@ -465,30 +476,50 @@ static int sample_eq(const void *ctx, uint32_t id, const void *key)
     const profkit_profile *p = ctx;
     const struct sample_key *k = key;
     return p->sample_stack[id] == k->stack && p->sample_thread[id] == k->thread &&
-           p->sample_time[id] == PROFKIT_NO_TIME;
+           p->sample_time[id] == PROFKIT_NO_TIME && pk_sample_labels(p, id) == k->labels;
+}
+
+/* The per-row label array, made when the first row with a set other than
+ * 0 comes: until then no row pays for labels. */
+static int labels_column(profkit_profile *p)
+{
+    size_t cap = p->cap_samples ? p->cap_samples : 1;
+    p->sample_labels = calloc(cap, sizeof(uint32_t));
+    return p->sample_labels ? 0 : PROFKIT_ENOMEM;
 }
 
 static int append_row(profkit_profile *p, uint32_t stack, uint32_t thread, int64_t time,
-                      const int64_t *values)
+                      uint32_t labels, const int64_t *values)
 {
     if (p->n_samples >= PROFKIT_NONE - 1 || samples_reserve(p, 1) != 0)
+        return PROFKIT_ENOMEM;
+    if (labels && !p->sample_labels && labels_column(p) != 0)
         return PROFKIT_ENOMEM;
     size_t r = p->n_samples++;
     p->sample_stack[r] = stack;
     p->sample_thread[r] = thread;
     p->sample_time[r] = time;
+    if (p->sample_labels)
+        p->sample_labels[r] = labels;
     size_t nv = p->n_value_types;
     for (size_t v = 0; v < nv; v++)
         p->sample_values[r * nv + v] = values ? values[v] : 0;
     return 0;
 }
 
-static inline uint64_t sample_hash(uint32_t stack, uint32_t thread)
+static inline uint64_t sample_hash(uint32_t stack, uint32_t thread, uint32_t labels)
 {
-    return pk_hash_u64(((uint64_t)stack << 32) | thread);
+    uint64_t h = pk_hash_u64(((uint64_t)stack << 32) | thread);
+    return labels ? h ^ pk_hash_u64(0x9e3779b97f4a7c15ull * labels) : h;
 }
 
 int pk_sample_add(profkit_profile *p, uint32_t stack, uint32_t thread, const int64_t *values)
+{
+    return pk_sample_add_labeled(p, stack, thread, 0, values);
+}
+
+int pk_sample_add_labeled(profkit_profile *p, uint32_t stack, uint32_t thread, uint32_t labels,
+                               const int64_t *values)
 {
     /* Index the untimed rows pk_sample_append added since the last
      * lookup (timed rows are never looked up). */
@@ -497,12 +528,14 @@ int pk_sample_add(profkit_profile *p, uint32_t stack, uint32_t thread, const int
     for (; p->samples_indexed < p->n_samples; p->samples_indexed++) {
         size_t r = p->samples_indexed;
         if (p->sample_time[r] == PROFKIT_NO_TIME &&
-            pk_idset_insert(&p->sample_set, sample_hash(p->sample_stack[r], p->sample_thread[r]),
+            pk_idset_insert(&p->sample_set,
+                                 sample_hash(p->sample_stack[r], p->sample_thread[r],
+                                             pk_sample_labels(p, r)),
                                  (uint32_t)r) != 0)
             return PROFKIT_ENOMEM;
     }
-    struct sample_key k = { stack, thread };
-    uint64_t h = sample_hash(stack, thread);
+    struct sample_key k = { stack, thread, labels };
+    uint64_t h = sample_hash(stack, thread, labels);
     uint32_t row = pk_idset_find(&p->sample_set, h, sample_eq, p, &k);
     size_t nv = p->n_value_types;
     if (row != PROFKIT_NONE) {
@@ -511,7 +544,7 @@ int pk_sample_add(profkit_profile *p, uint32_t stack, uint32_t thread, const int
             dst[v] = pk_sat_add(dst[v], values[v]);
         return 0;
     }
-    int rc = append_row(p, stack, thread, PROFKIT_NO_TIME, values);
+    int rc = append_row(p, stack, thread, PROFKIT_NO_TIME, labels, values);
     if (rc != 0)
         return rc;
     if ((rc = pk_idset_insert(&p->sample_set, h, (uint32_t)(p->n_samples - 1))) != 0)
@@ -523,14 +556,111 @@ int pk_sample_add(profkit_profile *p, uint32_t stack, uint32_t thread, const int
 int pk_sample_append(profkit_profile *p, uint32_t stack, uint32_t thread,
                           const int64_t *values)
 {
-    return append_row(p, stack, thread, PROFKIT_NO_TIME, values);
+    return append_row(p, stack, thread, PROFKIT_NO_TIME, 0, values);
 }
 
 int pk_sample_add_timed(profkit_profile *p, uint32_t stack, uint32_t thread, int64_t time,
                              const int64_t *values)
 {
-    return append_row(p, stack, thread, time == PROFKIT_NO_TIME ? 0 : time, values);
+    return append_row(p, stack, thread, time == PROFKIT_NO_TIME ? 0 : time, 0, values);
 }
+
+int pk_sample_add_timed_labeled(profkit_profile *p, uint32_t stack, uint32_t thread,
+                                     int64_t time, uint32_t labels, const int64_t *values)
+{
+    return append_row(p, stack, thread, time == PROFKIT_NO_TIME ? 0 : time, labels, values);
+}
+
+/* ---- label sets ---- */
+
+struct labelset_key {
+    const profkit_label *l;
+    size_t n;
+};
+
+static int label_same(const profkit_label *a, const profkit_label *b)
+{
+    return a->key == b->key && a->is_num == b->is_num &&
+           (a->is_num ? a->num == b->num && a->unit == b->unit : a->str == b->str);
+}
+
+static uint64_t labelset_hash(const profkit_label *l, size_t n)
+{
+    uint64_t h = 0x7ab31;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = l[i].is_num ? ((uint64_t)l[i].num ^ ((uint64_t)l[i].unit << 40) ^ 1) : l[i].str;
+        h = pk_hash_u64(h ^ (((uint64_t)l[i].key << 32) | (v & 0xffffffffu)) ^ (v >> 32) * 31);
+    }
+    return h;
+}
+
+static int labelset_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const profkit_profile *p = ctx;
+    const struct labelset_key *k = key;
+    const struct pk_labelset *s = &p->labelsets[id];
+    if (s->n != k->n)
+        return 0;
+    for (size_t i = 0; i < k->n; i++)
+        if (!label_same(&p->labels[s->first + i], &k->l[i]))
+            return 0;
+    return 1;
+}
+
+uint32_t pk_labelset_intern(profkit_profile *p, profkit_label *l, size_t n)
+{
+    if (n == 0)
+        return 0;
+    for (size_t i = 1; i < n; i++) { /* insertion sort by key: stable, sets are small */
+        profkit_label t = l[i];
+        size_t j = i;
+        for (; j > 0 && l[j - 1].key > t.key; j--)
+            l[j] = l[j - 1];
+        l[j] = t;
+    }
+    for (size_t i = 0; i < n; i++) { /* one form per label: hash and compare it whole */
+        if (l[i].is_num)
+            l[i].str = 0;
+        else
+            l[i].num = 0, l[i].unit = 0;
+    }
+    if (p->n_labelsets == 0) { /* set 0, the empty one */
+        if (PK_VEC_RESERVE(p->labelsets, 0, p->cap_labelsets, 1) != 0)
+            return PROFKIT_NONE;
+        p->labelsets[0].first = p->labelsets[0].n = 0;
+        p->n_labelsets = 1;
+    }
+    struct labelset_key k = { l, n };
+    uint64_t h = labelset_hash(l, n);
+    uint32_t id = pk_idset_find(&p->labelset_set, h, labelset_eq, p, &k);
+    if (id != PROFKIT_NONE)
+        return id;
+    if (p->n_labelsets >= PROFKIT_NONE - 1 || p->n_labels + n >= PROFKIT_NONE ||
+        PK_VEC_RESERVE(p->labelsets, p->n_labelsets, p->cap_labelsets, 1) != 0 ||
+        PK_VEC_RESERVE(p->labels, p->n_labels, p->cap_labels, n) != 0)
+        return PROFKIT_NONE;
+    id = (uint32_t)p->n_labelsets;
+    if (pk_idset_insert(&p->labelset_set, h, id) != 0)
+        return PROFKIT_NONE;
+    p->labelsets[id].first = (uint32_t)p->n_labels;
+    p->labelsets[id].n = (uint32_t)n;
+    memcpy(p->labels + p->n_labels, l, n * sizeof(*l));
+    p->n_labels += n;
+    p->n_labelsets++;
+    return id;
+}
+
+const profkit_label *profkit_profile_labelset(const profkit_profile *p, uint32_t set, size_t *n)
+{
+    if (set == 0 || set >= p->n_labelsets) {
+        *n = 0;
+        return NULL;
+    }
+    *n = p->labelsets[set].n;
+    return p->labels + p->labelsets[set].first;
+}
+
+size_t profkit_profile_n_labelsets(const profkit_profile *p) { return p->n_labelsets; }
 
 int pk_profile_is_timed(const profkit_profile *p)
 {
@@ -695,6 +825,7 @@ void profkit_profile_samples(const profkit_profile *p, profkit_samples *out)
     out->thread = p->sample_thread;
     out->time = p->sample_time;
     out->values = p->sample_values;
+    out->labels = p->sample_labels;
 }
 
 const char *profkit_profile_format(const profkit_profile *p) { return p->format; }
@@ -805,6 +936,12 @@ size_t pk_frame_label(const profkit_profile *p, uint32_t frame, int by_line, cha
         len = name_len < n - 1 ? name_len : n - 1;
         memcpy(buf, pk_str(p, name), len);
         buf[len] = '\0';
+    } else if (!fr->address && !m && fr->function < p->n_functions &&
+               p->functions[fr->function].file) {
+        /* a named nothing: the frame of a label a sample does not have
+         * (--tagroot), whose file is the label's key */
+        buf[0] = '\0';
+        len = 0;
     } else {
         int w;
         if (path[0] && fr->address >= m->start) {

@@ -1,6 +1,7 @@
 /* info.c: `profkit info`, a summary of what a profile holds. */
 #include "util/buf.h"
 #include "analysis/analysis.h"
+#include "analysis/tags.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -99,6 +100,22 @@ static int report_info_buf(pk_buf *out, const profkit_profile *p, profkit_error 
         pk_buf_printf(out, "markers:      %zu\n", p->n_markers);
     if (p->symbols)
         put_symbols(out, p->symbols);
+    if (p->sample_labels) {
+        pk_tags t;
+        if (pk_tags_compute(&t, p, p->default_value, PROFKIT_NONE) != 0) {
+            free(tot);
+            free(rows_of);
+            return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        }
+        size_t labelled = 0;
+        for (size_t r = 0; r < p->n_samples; r++)
+            labelled += p->sample_labels[r] != 0;
+        pk_buf_printf(out, "labels:       %zu keys, on %zu of %zu sample rows\n", t.n, labelled,
+                      p->n_samples);
+        for (size_t k = 0; k < t.n; k++)
+            pk_buf_printf(out, "  %s: %zu values\n", t.keys[k].text, t.keys[k].n);
+        pk_tags_free(&t);
+    }
     if (p->n_metadata) {
         pk_buf_printf(out, "metadata:\n");
         for (size_t i = 0; i < p->n_metadata; i++)

@@ -1,9 +1,11 @@
 /* info_json.c: `profkit info --json`, the summary as one JSON document. */
+#include "analysis/tags.h"
 #include "util/buf.h"
 #include "report/rjson.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int report_info_json_buf(pk_buf *out, const profkit_profile *p, profkit_error *err)
 {
@@ -53,6 +55,21 @@ static int report_info_json_buf(pk_buf *out, const profkit_profile *p, profkit_e
         pk_buf_printf(out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"sample_rows\":%zu}", th->pid,
                       th->tid, rows[t]);
     }
+    pk_buf_puts(out, "],\"labels\":[");
+    pk_tags t;
+    memset(&t, 0, sizeof(t));
+    if (p->sample_labels && pk_tags_compute(&t, p, p->default_value, PROFKIT_NONE) != 0) {
+        free(tot);
+        free(rows);
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    }
+    for (size_t k = 0; k < t.n; k++) {
+        pk_buf_puts(out, k ? ",\n{\"key\":" : "\n{\"key\":");
+        pk_rjson_str(out, t.keys[k].text);
+        pk_buf_printf(out, ",\"values\":%zu}", t.keys[k].n);
+    }
+    if (p->sample_labels)
+        pk_tags_free(&t);
     pk_buf_puts(out, "],\"metadata\":[");
     for (size_t i = 0; i < p->n_metadata; i++) {
         pk_buf_puts(out, i ? ",\n{\"key\":" : "\n{\"key\":");

@@ -105,7 +105,7 @@ uint64_t pk_store_hash(const void *data, size_t len, uint64_t tag);
 uint64_t pk_store_hash_words(const uint64_t *w, size_t n, uint64_t tag);
 
 enum { PK_ID_STRING = 1, PK_ID_FUNCTION, PK_ID_MAPPING, PK_ID_FRAME, PK_ID_STACK, PK_ID_THREAD,
-       PK_ID_VALUE, PK_ID_PROFILE };
+       PK_ID_VALUE, PK_ID_PROFILE, PK_ID_LABELSET };
 
 /* The id of a value type (samples.vtype). */
 uint64_t pk_store_value_id(const char *type, const char *unit);

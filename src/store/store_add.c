@@ -45,13 +45,13 @@ static void put_a(rows *r, size_t at, size_t len, int *bad)
     r->c[r->n++] = (pk_cell){ NULL, len, (int64_t)at, PK_CELL_ARRAY };
 }
 
-enum { T_STRINGS, T_FUNCTIONS, T_MAPPINGS, T_FRAMES, T_STACKS, T_SAMPLES, T_LABELS, T_META,
-       T_VALUES, T_THREADS, T_PROFILES, N_TABLES };
+enum { T_STRINGS, T_FUNCTIONS, T_MAPPINGS, T_FRAMES, T_STACKS, T_LABELSETS, T_SAMPLES, T_LABELS,
+       T_META, T_VALUES, T_THREADS, T_PROFILES, N_TABLES };
 static const char *const table_name[N_TABLES] = {
-    "strings", "functions", "mappings", "frames", "stacks", "samples", "labels",
+    "strings", "functions", "mappings", "frames", "stacks", "labelsets", "samples", "labels",
     "meta", "profile_values", "profile_threads", "profiles",
 };
-static const size_t table_cols[N_TABLES] = { 2, 6, 6, 7, 3, 5, 3, 4, 6, 7, 6 };
+static const size_t table_cols[N_TABLES] = { 2, 6, 6, 7, 3, 2, 6, 3, 4, 6, 7, 6 };
 
 struct add {
     profkit_store *s;
@@ -64,9 +64,13 @@ struct add {
     pk_strtab keys; /* frame labels (the keys top groups by) */
     uint64_t *str_id, *fn_id, *map_id, *frame_id, *frame_key, *stack_id, *thread_id, *vt_id;
     uint32_t *depth, *key_str; /* key_str: a frame's label in `keys` */
-    /* samples summed per (stack, thread) */
+    /* samples summed per (stack, thread, label set); with labels, the rows
+     * of one (stack, thread) are chained (row_next) from the map's */
     pk_idmap rowmap;
     uint32_t *row_stack, *row_thread;
+    uint32_t *row_labels, *row_next; /* NULL when the profile has no labels */
+    size_t cap_row_labels, cap_row_next;
+    uint64_t *ls_id; /* each label set's id, 0 = not made yet */
     int64_t *row_values;
     size_t n_rows, cap_rows, cap_thread, cap_row_values;
     /* the content id, hashed as the rows go by */
@@ -270,27 +274,72 @@ static void dictionary_rows(struct add *a)
     free(map);
 }
 
-/* Sums the sample rows per (stack, thread): a timed profile has a row per
- * sample, the store one per stack and thread. */
+static void array_text(struct add *a, const uint64_t *w, size_t n, size_t *at, size_t *len);
+
+/* The id of label set ls: its labels' words (key, kind, value, unit: the
+ * strings' ids, or the number), and its row and strings once per add. */
+static uint64_t labelset_id(struct add *a, uint32_t ls)
+{
+    const profkit_profile *p = a->p;
+    if (a->ls_id[ls])
+        return a->ls_id[ls];
+    size_t n = 0;
+    const profkit_label *l = profkit_profile_labelset(p, ls, &n);
+    uint64_t *w = malloc((4 * n + 1) * sizeof(uint64_t));
+    if (!w) {
+        a->bad = 1;
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        w[4 * i] = pstr(a, l[i].key);
+        w[4 * i + 1] = l[i].is_num;
+        w[4 * i + 2] = l[i].is_num ? (uint64_t)l[i].num : pstr(a, l[i].str);
+        w[4 * i + 3] = l[i].is_num ? pstr(a, l[i].unit) : 0;
+        pstr_row(a, l[i].key);
+        pstr_row(a, l[i].is_num ? l[i].unit : l[i].str);
+    }
+    uint64_t id = pk_store_hash_words(w, 4 * n, PK_ID_LABELSET);
+    size_t at, len;
+    rows *r = &a->t[T_LABELSETS];
+    put_i(r, (int64_t)id, &a->bad);
+    array_text(a, w, 4 * n, &at, &len);
+    put_a(r, at, len, &a->bad);
+    free(w);
+    return a->ls_id[ls] = id;
+}
+
+/* Sums the sample rows per (stack, thread, label set): a timed profile has
+ * a row per sample, the store one per stack, thread and label set. */
 static void sum_samples(struct add *a)
 {
     const profkit_profile *p = a->p;
     size_t nv = p->n_value_types;
+    if (p->sample_labels && !(a->ls_id = calloc(p->n_labelsets, sizeof(uint64_t)))) {
+        a->bad = 1;
+        return;
+    }
     for (size_t r = 0; r < p->n_samples && !a->bad; r++) {
-        uint32_t st = p->sample_stack[r], th = p->sample_thread[r];
+        uint32_t st = p->sample_stack[r], th = p->sample_thread[r], ls = pk_sample_labels(p, r);
         const int64_t *v = p->sample_values + r * nv;
         acc(a, st < p->n_stacks ? a->stack_id[st] : 0);
         acc(a, th < p->n_threads ? a->thread_id[th] : 0);
         acc(a, (uint64_t)p->sample_time[r]);
         for (size_t k = 0; k < nv; k++)
             acc(a, (uint64_t)v[k]);
+        if (ls) /* only labelled rows add words: the ids of other profiles stay */
+            acc(a, labelset_id(a, ls));
         uint64_t key = (((uint64_t)st << 32) | th) + 1;
-        uint32_t i = pk_idmap_get(&a->rowmap, key);
+        uint32_t head = pk_idmap_get(&a->rowmap, key), i = head;
+        while (i != PROFKIT_NONE && a->row_labels && a->row_labels[i] != ls)
+            i = a->row_next[i];
         if (i == PROFKIT_NONE) {
             i = (uint32_t)a->n_rows;
             if (pk_idmap_put(&a->rowmap, key, i) != 0 ||
                 PK_VEC_RESERVE(a->row_stack, a->n_rows, a->cap_rows, 1) != 0 ||
                 PK_VEC_RESERVE(a->row_thread, a->n_rows, a->cap_thread, 1) != 0 ||
+                (p->sample_labels &&
+                 (PK_VEC_RESERVE(a->row_labels, a->n_rows, a->cap_row_labels, 1) != 0 ||
+                  PK_VEC_RESERVE(a->row_next, a->n_rows, a->cap_row_next, 1) != 0)) ||
                 pk_grow((void **)&a->row_values, &a->cap_row_values,
                              (a->n_rows + 1) * (nv ? nv : 1), sizeof(int64_t)) != 0) {
                 a->bad = 1;
@@ -298,6 +347,10 @@ static void sum_samples(struct add *a)
             }
             a->row_stack[i] = st;
             a->row_thread[i] = th;
+            if (a->row_labels) {
+                a->row_labels[i] = ls;
+                a->row_next[i] = head;
+            }
             memset(a->row_values + (size_t)i * nv, 0, nv * sizeof(int64_t));
             a->n_rows++;
         }
@@ -359,11 +412,12 @@ static void stack_rows(struct add *a)
     }
     if (pk_buf_error(&a->arrays))
         a->bad = 1;
-    for (size_t c = 0; !a->bad && c < a->t[T_STACKS].n; c++) {
-        pk_cell *x = &a->t[T_STACKS].c[c];
-        if (x->kind == PK_CELL_ARRAY)
-            x->s = a->arrays.buf + x->i;
-    }
+    for (int t = T_STACKS; t <= T_LABELSETS; t++)
+        for (size_t c = 0; !a->bad && c < a->t[t].n; c++) {
+            pk_cell *x = &a->t[t].c[c];
+            if (x->kind == PK_CELL_ARRAY)
+                x->s = a->arrays.buf + x->i;
+        }
     pk_idmap_free(&done);
     free(fr);
     free(ke);
@@ -447,6 +501,7 @@ static void sample_row(struct add *a, int64_t seq, size_t r, size_t vt, int64_t 
     put_i(t, (int64_t)(th < p->n_threads ? a->thread_id[th] : 0), &a->bad);
     put_i(t, (int64_t)a->vt_id[vt], &a->bad);
     put_i(t, v, &a->bad);
+    put_i(t, a->row_labels && a->row_labels[r] ? (int64_t)a->ls_id[a->row_labels[r]] : 0, &a->bad);
 }
 
 /* The per-profile rows, once its seq is known. */
@@ -541,6 +596,9 @@ static void add_free(struct add *a)
     free(a->key_str);
     free(a->row_stack);
     free(a->row_thread);
+    free(a->row_labels);
+    free(a->row_next);
+    free(a->ls_id);
     free(a->row_values);
 }
 

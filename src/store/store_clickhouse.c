@@ -100,6 +100,18 @@ static int run(profkit_store *s, size_t shard, const char *sql, profkit_error *e
     return rc;
 }
 
+/* run, and the answer's first line into out (n bytes). */
+static int answer(profkit_store *s, size_t shard, const char *sql, char *out, size_t n,
+                  profkit_error *err)
+{
+    int rc = run(s, shard, sql, err);
+    if (rc == 0) {
+        const char *b = ch_of(s)->body.buf ? ch_of(s)->body.buf : "";
+        snprintf(out, n, "%.*s", (int)strcspn(b, "\n"), b);
+    }
+    return rc;
+}
+
 static int ch_exec(profkit_store *s, const char *sql, profkit_error *err) { return run(s, 0, sql, err); }
 
 /* Undoes TabSeparated's escapes in place; returns the length. */
@@ -315,7 +327,8 @@ static const struct {
     { "mappings", "id Int64, memory_start Int64, memory_end Int64, file_offset Int64, path Int64, build_id Int64", "id", 1 },
     { "frames", "id Int64, address Int64, function Int64, line Int64, col Int64, mapping Int64, inline_depth Int64", "id", 1 },
     { "stacks", "id Int64, frames Array(Int64), keys Array(Int64)", "id", 1 },
-    { "samples", "seq Int64, stack Int64, thread Int64, vtype Int64, value Int64", "(seq, vtype, stack)", 0 },
+    { "labelsets", "id Int64, labels Array(Int64)", "id", 1 },
+    { "samples", "seq Int64, stack Int64, thread Int64, vtype Int64, value Int64, labels Int64", "(seq, vtype, stack)", 0 },
     { "removed", "seq Int64", "seq", 0 },
 };
 
@@ -356,6 +369,21 @@ static int create(profkit_store *s, profkit_error *err)
             pk_buf_printf(&q, "CREATE TABLE IF NOT EXISTS %s.%s AS %s.%s_local ENGINE = Distributed(%s, %s, %s_local, "
                            "intHash64(%.*s))", c->db, tables[t].name, c->db, tables[t].name, c->cluster, c->db,
                        tables[t].name, klen, tables[t].cols);
+            rc = run(s, h, q.buf, err);
+        }
+        /* a store written before samples had labels gets the column (0:
+         * none); asked of each table, as ClickHouse before 19.x has no
+         * ADD COLUMN IF NOT EXISTS */
+        for (int d = 0; d < (c->cluster[0] ? 2 : 1) && rc == 0; d++) {
+            const char *suffix = c->cluster[0] && d == 0 ? "_local" : "";
+            char count[32] = "";
+            pk_buf_free(&q);
+            pk_buf_printf(&q, "SELECT count() FROM system.columns WHERE database = '%s' AND table = "
+                           "'samples%s' AND name = 'labels' FORMAT TabSeparated", c->db, suffix);
+            if ((rc = answer(s, h, q.buf, count, sizeof(count), err)) != 0 || atoi(count) > 0)
+                continue;
+            pk_buf_free(&q);
+            pk_buf_printf(&q, "ALTER TABLE %s.samples%s ADD COLUMN labels Int64", c->db, suffix);
             rc = run(s, h, q.buf, err);
         }
     }

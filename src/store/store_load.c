@@ -204,9 +204,9 @@ static int fetch(profkit_store *s, table *t, const char *select, profkit_error *
 /* ---- the samples ---- */
 
 struct sums {
-    uint64_t *stack, *thread, *vtype;
+    uint64_t *stack, *thread, *vtype, *labels;
     int64_t *value;
-    size_t n, cap[4];
+    size_t n, cap[5];
 };
 
 static int row_sum(void *payload, char **c, const size_t *lens, size_t n, profkit_error *err)
@@ -216,18 +216,23 @@ static int row_sum(void *payload, char **c, const size_t *lens, size_t n, profki
     if (PK_VEC_RESERVE(x->stack, x->n, x->cap[0], 1) != 0 ||
         PK_VEC_RESERVE(x->thread, x->n, x->cap[1], 1) != 0 ||
         PK_VEC_RESERVE(x->vtype, x->n, x->cap[2], 1) != 0 ||
-        PK_VEC_RESERVE(x->value, x->n, x->cap[3], 1) != 0)
+        PK_VEC_RESERVE(x->value, x->n, x->cap[3], 1) != 0 ||
+        PK_VEC_RESERVE(x->labels, x->n, x->cap[4], 1) != 0)
         return nomem(err);
     x->stack[x->n] = (uint64_t)pk_cell_i64(c[0]);
     x->thread[x->n] = (uint64_t)pk_cell_i64(c[1]);
     x->vtype[x->n] = (uint64_t)pk_cell_i64(c[2]);
     x->value[x->n] = pk_cell_i64(c[3]);
+    x->labels[x->n] = n > 4 && c[4] ? (uint64_t)pk_cell_i64(c[4]) : 0;
     x->n++;
     return 0;
 }
 
 struct load {
-    table stacks, frames, functions, mappings, strings;
+    table stacks, frames, functions, mappings, strings, labelsets;
+    /* the words of labelsets row i: words[words_at[i] .. words_at[i + 1]) */
+    int64_t *words;
+    size_t *words_at, n_words, cap_words, cap_wat;
     /* the frames of stacks row i: path[path_at[i] .. path_at[i + 1]) */
     uint64_t *path;
     size_t *path_at, n_path, cap_path, cap_at;
@@ -242,6 +247,10 @@ static void load_free(struct load *l)
     table_free(&l->functions);
     table_free(&l->mappings);
     table_free(&l->strings);
+    table_free(&l->labelsets);
+    free(l->words);
+    free(l->words_at);
+    free(l->sums.labels);
     free(l->path);
     free(l->path_at);
     free(l->sums.stack);
@@ -300,6 +309,40 @@ static int parse_path(struct load *l, size_t i, profkit_error *err)
     return 0;
 }
 
+/* Parses labelsets row i, "[w,w,...]" (four words a label: key, kind,
+ * value, unit), into l->words. */
+static int parse_labelset(struct load *l, size_t i, profkit_error *err)
+{
+    const char *c = l->labelsets.text[i], *e = c + l->labelsets.len[i];
+    if (PK_VEC_RESERVE(l->words_at, i + 1, l->cap_wat, 1) != 0)
+        return nomem(err);
+    l->words_at[i] = l->n_words;
+    int ok = c < e && *c++ == '[';
+    while (ok && c < e && *c != ']') {
+        int neg = *c == '-';
+        c += neg;
+        uint64_t v = 0;
+        int digits = 0;
+        while (c < e && *c >= '0' && *c <= '9' && digits < 20) {
+            v = v * 10 + (uint64_t)(*c++ - '0');
+            digits++;
+        }
+        if (PK_VEC_RESERVE(l->words, l->n_words, l->cap_words, 1) != 0)
+            return nomem(err);
+        l->words[l->n_words++] = neg ? (int64_t)(0 - v) : (int64_t)v;
+        ok = digits > 0 && c < e && (*c == ']' || (*c == ',' && c + 1 < e && c[1] != ']'));
+        if (ok && *c == ',')
+            c++;
+    }
+    size_t n = l->n_words - l->words_at[i];
+    if (!ok || c + 1 != e || n == 0 || n % 4 != 0)
+        return pk_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
+                                 "labelsets: row %zu: expected its labels as [KEY,KIND,VALUE,UNIT,...], "
+                                 "got '%.40s' (a damaged store?)", i, l->labelsets.text[i]);
+    l->words_at[i + 1] = l->n_words;
+    return 0;
+}
+
 /* Fetches every row the sums name: their stacks, the frames those list,
  * then the frames' functions and mappings, and the strings these name. */
 static int fetch_rows(profkit_store *s, struct load *l, profkit_error *err)
@@ -331,6 +374,17 @@ static int fetch_rows(profkit_store *s, struct load *l, profkit_error *err)
     for (size_t i = 0; i < l->mappings.n && rc == 0; i++)
         for (size_t k = 3; k < 5 && rc == 0; k++)
             rc = want(&l->strings, (uint64_t)l->mappings.v[i * 5 + k]);
+    for (size_t i = 0; i < l->sums.n && rc == 0; i++)
+        rc = want(&l->labelsets, l->sums.labels[i]);
+    if (rc == 0 && l->labelsets.n_want)
+        rc = fetch(s, &l->labelsets, "SELECT id, labels FROM labelsets", err);
+    for (size_t i = 0; i < l->labelsets.n && rc == 0; i++)
+        if ((rc = parse_labelset(l, i, err)) == 0)
+            for (size_t k = l->words_at[i]; k < l->words_at[i + 1] && rc == 0; k += 4) {
+                rc = want(&l->strings, (uint64_t)l->words[k]);
+                if (rc == 0)
+                    rc = want(&l->strings, (uint64_t)l->words[k + (l->words[k + 1] ? 3 : 2)]);
+            }
     if (rc == 0)
         rc = fetch(s, &l->strings, "SELECT id, text FROM strings", err);
     return rc == PROFKIT_ENOMEM && !err->message[0] ? nomem(err) : rc;
@@ -350,8 +404,32 @@ static int build(profkit_profile *p, struct load *l, profkit_error *err)
     uint32_t *mm = calloc(l->mappings.n + 1, 4), *mf = calloc(l->functions.n + 1, 4),
              *mr = calloc(l->frames.n + 1, 4), *ms = calloc(l->stacks.n + 1, 4);
     int64_t *vals = calloc(p->n_value_types + 1, sizeof(int64_t));
-    if (!mm || !mf || !mr || !ms || !vals)
+    uint32_t *mls = calloc(l->labelsets.n + 1, 4);
+    profkit_label *lab = NULL;
+    size_t cap_lab = 0;
+    if (!mm || !mf || !mr || !ms || !vals || !mls)
         goto done;
+    for (size_t i = 0; i < l->labelsets.n; i++) {
+        size_t n = (l->words_at[i + 1] - l->words_at[i]) / 4;
+        if (PK_VEC_RESERVE(lab, 0, cap_lab, n) != 0)
+            goto done;
+        for (size_t k = 0; k < n; k++) {
+            const int64_t *w = &l->words[l->words_at[i] + 4 * k];
+            memset(&lab[k], 0, sizeof(lab[k]));
+            lab[k].key = intern(p, &l->strings, (uint64_t)w[0]);
+            lab[k].is_num = w[1] != 0;
+            if (lab[k].is_num) {
+                lab[k].num = w[2];
+                lab[k].unit = intern(p, &l->strings, (uint64_t)w[3]);
+            } else {
+                lab[k].str = intern(p, &l->strings, (uint64_t)w[2]);
+            }
+            if (lab[k].key == PROFKIT_NONE || lab[k].str == PROFKIT_NONE || lab[k].unit == PROFKIT_NONE)
+                goto done;
+        }
+        if ((mls[i] = pk_labelset_intern(p, lab, n)) == PROFKIT_NONE)
+            goto done;
+    }
     for (size_t i = 0; i < l->mappings.n; i++) {
         const int64_t *m = &l->mappings.v[i * 5];
         size_t n1, n2;
@@ -418,8 +496,15 @@ static int build(profkit_profile *p, struct load *l, profkit_error *err)
                                    "selected profiles do not have");
             goto done;
         }
+        uint32_t ls = l->sums.labels[i] ? model_of(&l->labelsets, mls, l->sums.labels[i]) : 0;
+        if (ls == PROFKIT_NONE) {
+            rc = pk_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
+                                   "samples: a sum names label set %lld, which is not in the store",
+                                   (long long)l->sums.labels[i]);
+            goto done;
+        }
         vals[vt] = l->sums.value[i];
-        int r = pk_sample_add(p, st, th, vals);
+        int r = pk_sample_add_labeled(p, st, th, ls, vals);
         vals[vt] = 0;
         if (r != 0)
             goto done;
@@ -431,6 +516,8 @@ done:
     free(mr);
     free(ms);
     free(vals);
+    free(mls);
+    free(lab);
     if (rc == PROFKIT_ENOMEM)
         nomem(err);
     return rc;
@@ -447,6 +534,7 @@ int profkit_store_load(profkit_profile **out, profkit_store *s, const profkit_st
     l.functions.cols = 5;
     l.mappings.cols = 5;
     l.strings.cols = 0;
+    l.labelsets.cols = 0; /* text: the words array */
     pk_buf sel = PK_BUF_INIT, qs = PK_BUF_INIT;
     struct header h = { 0 };
     h.threads = &l.threads;
@@ -457,8 +545,8 @@ int profkit_store_load(profkit_profile **out, profkit_store *s, const profkit_st
     if (rc == 0)
         rc = header_load(&h, s, sel.buf, err);
     if (rc == 0) {
-        pk_buf_printf(&qs, "SELECT stack, thread, vtype, sum(value) FROM samples WHERE seq %s (%s) "
-                        "GROUP BY stack, thread, vtype", pk_sql_in(s), sel.buf);
+        pk_buf_printf(&qs, "SELECT stack, thread, vtype, sum(value), labels FROM samples WHERE seq %s (%s) "
+                        "GROUP BY stack, thread, vtype, labels", pk_sql_in(s), sel.buf);
         rc = pk_sql_query(s, &qs, row_sum, &l.sums, err);
     }
     if (rc == 0)

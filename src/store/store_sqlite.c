@@ -37,7 +37,10 @@ static const char schema[] =
     /* frames and keys: JSON arrays of ids, root first (docs/store.md) */
     "CREATE TABLE IF NOT EXISTS stacks (id INTEGER PRIMARY KEY, frames TEXT NOT NULL, keys TEXT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS samples (seq INTEGER NOT NULL, stack INTEGER NOT NULL,"
-    " thread INTEGER NOT NULL, vtype INTEGER NOT NULL, value INTEGER NOT NULL);"
+    " thread INTEGER NOT NULL, vtype INTEGER NOT NULL, value INTEGER NOT NULL,"
+    " labels INTEGER NOT NULL DEFAULT 0);"
+    /* a sample's labels: (key, kind, value, unit) words, a JSON array */
+    "CREATE TABLE IF NOT EXISTS labelsets (id INTEGER PRIMARY KEY, labels TEXT NOT NULL);"
     "CREATE INDEX IF NOT EXISTS samples_seq ON samples (seq, vtype);"
     "CREATE TABLE IF NOT EXISTS removed (seq INTEGER PRIMARY KEY);";
 
@@ -141,7 +144,8 @@ static void sq_close(profkit_store *s) { sqlite3_close(db_of(s)); }
 static const char gc_begin[] =
     "DROP TABLE IF EXISTS temp.gc_stacks; DROP TABLE IF EXISTS temp.gc_frames;"
     "DROP TABLE IF EXISTS temp.gc_functions; DROP TABLE IF EXISTS temp.gc_mappings;"
-    "DROP TABLE IF EXISTS temp.gc_strings;"
+    "DROP TABLE IF EXISTS temp.gc_strings; DROP TABLE IF EXISTS temp.gc_labelsets;"
+    "CREATE TEMP TABLE gc_labelsets (id INTEGER PRIMARY KEY);"
     "CREATE TEMP TABLE gc_stacks (id INTEGER PRIMARY KEY);"
     "CREATE TEMP TABLE gc_frames (id INTEGER PRIMARY KEY);"
     "CREATE TEMP TABLE gc_functions (id INTEGER PRIMARY KEY);"
@@ -153,6 +157,12 @@ static const char gc_shared[] =
      * index on samples(stack) would make that a lookup, and every add's
      * inserts several times slower: docs/store.md) */
     "DELETE FROM gc_stacks WHERE id IN (SELECT stack FROM samples WHERE stack IN (SELECT id FROM gc_stacks));"
+    /* label sets the same way: the dead ones, then their words as strings
+     * (a number among them is no string any row keeps, or one still kept) */
+    "DELETE FROM gc_labelsets WHERE id IN (SELECT labels FROM samples WHERE labels IN (SELECT id FROM gc_labelsets));"
+    "INSERT OR IGNORE INTO gc_strings SELECT j.value FROM labelsets AS x, json_each(x.labels) AS j"
+    " WHERE x.id IN (SELECT id FROM gc_labelsets);"
+    "DELETE FROM labelsets WHERE id IN (SELECT id FROM gc_labelsets);"
     /* the dead stacks, then what only they listed */
     "INSERT OR IGNORE INTO gc_frames SELECT j.value FROM stacks AS x, json_each(x.frames) AS j"
     " WHERE x.id IN (SELECT id FROM gc_stacks);"
@@ -176,16 +186,18 @@ static const char gc_shared[] =
     "DELETE FROM gc_strings WHERE id IN (SELECT name FROM functions UNION ALL SELECT system_name FROM functions"
     " UNION ALL SELECT file FROM functions UNION ALL SELECT module FROM functions"
     " UNION ALL SELECT path FROM mappings UNION ALL SELECT build_id FROM mappings"
-    " UNION ALL SELECT j.value FROM stacks AS x, json_each(x.keys) AS j);"
+    " UNION ALL SELECT j.value FROM stacks AS x, json_each(x.keys) AS j"
+    " UNION ALL SELECT j.value FROM labelsets AS x, json_each(x.labels) AS j);"
     "DELETE FROM strings WHERE id IN (SELECT id FROM gc_strings);"
     "DROP TABLE temp.gc_stacks; DROP TABLE temp.gc_frames; DROP TABLE temp.gc_functions;"
-    "DROP TABLE temp.gc_mappings; DROP TABLE temp.gc_strings;";
+    "DROP TABLE temp.gc_mappings; DROP TABLE temp.gc_strings; DROP TABLE temp.gc_labelsets;";
 
 static int sq_remove_rows(profkit_store *s, const char *seqs, profkit_error *err)
 {
     pk_buf q = PK_BUF_INIT;
-    pk_buf_printf(&q, "%s INSERT OR IGNORE INTO gc_stacks SELECT stack FROM samples WHERE seq IN (%s) AND stack != 0;",
-               gc_begin, seqs);
+    pk_buf_printf(&q, "%s INSERT OR IGNORE INTO gc_stacks SELECT stack FROM samples WHERE seq IN (%s) AND stack != 0;"
+               "INSERT OR IGNORE INTO gc_labelsets SELECT labels FROM samples WHERE seq IN (%s) AND labels != 0;",
+               gc_begin, seqs, seqs);
     for (size_t t = 0; t < PK_STORE_N_OWN; t++)
         pk_buf_printf(&q, "DELETE FROM %s WHERE seq IN (%s);", pk_store_own_tables[t], seqs);
     pk_buf_printf(&q, "%s", gc_shared);
@@ -266,6 +278,15 @@ int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err)
     int rc = pk_store_check_stacks(s, "SELECT 1 FROM pragma_table_info('stacks') WHERE name = 'parent'", err);
     if (rc == 0)
         rc = sq_exec(s, schema, err);
+    /* a store written before samples had labels gets the column (0: none) */
+    sqlite3_stmt *st = NULL;
+    if (rc == 0 && sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('samples') WHERE name = 'labels'",
+                                      -1, &st, NULL) == SQLITE_OK) {
+        int has = sqlite3_step(st) == SQLITE_ROW;
+        sqlite3_finalize(st);
+        if (!has)
+            rc = sq_exec(s, "ALTER TABLE samples ADD COLUMN labels INTEGER NOT NULL DEFAULT 0", err);
+    }
     if (rc) {
         sqlite3_close(db);
         s->impl = NULL;

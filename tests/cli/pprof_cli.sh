@@ -59,7 +59,8 @@ expect_eq "--thread worker" "outer;inl;0x3abc 2" "$("$PROFKIT" convert --no-symb
 if command -v protoc > /dev/null; then
   protoc -I"$PROFKIT_SRC/tests/oracle" --decode=perftools.profiles.Profile profile.proto \
     < "$TMP/b.pb" > "$TMP/decoded" 2> "$TMP/err" && pass || fail "protoc: $(cat "$TMP/err")"
-  expect_eq "two labelled samples" "2" "$(grep -c '^  label {' "$TMP/decoded")"
+  # two thread labels, and the sample label pid=... kept
+  expect_eq "three labels" "3" "$(grep -c '^  label {' "$TMP/decoded")"
   expect_eq "string table starts with \"\"" 'string_table: ""' "$(grep -m1 string_table "$TMP/decoded")"
 else
   fail "protoc missing: scripts/deps.sh --test installs protobuf-compiler"

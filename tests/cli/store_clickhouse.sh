@@ -115,6 +115,21 @@ echo "clickhouse-server $(curl -s "http://127.0.0.1:$HTTP1/?query=SELECT%20versi
 ONE="clickhouse://127.0.0.1:$HTTP1/prof_one"
 DIST="clickhouse://127.0.0.1:$HTTP1,127.0.0.1:$HTTP2/prof_dist?cluster=pk"
 
+# Sample labels (pprof tags) come back as from the file, on one server and
+# on the cluster; a store whose samples table predates labels gets the column.
+LAB="$PROFKIT_SRC/tests/data/pprof/labels"
+curl -s "http://127.0.0.1:$HTTP1/" --data-binary "CREATE DATABASE prof_nolab" > /dev/null
+curl -s "http://127.0.0.1:$HTTP1/" --data-binary "CREATE TABLE prof_nolab.samples (seq Int64, stack Int64, thread Int64, vtype Int64, value Int64) ENGINE = MergeTree ORDER BY (seq, vtype, stack)" > /dev/null
+for db in "clickhouse://127.0.0.1:$HTTP1/prof_labels" "clickhouse://127.0.0.1:$HTTP1,127.0.0.1:$HTTP2/prof_labels_dist?cluster=pk" \
+          "clickhouse://127.0.0.1:$HTTP1/prof_nolab"; do
+  "$PROFKIT" store add -q "$db" "$LAB/cpu.pb.gz" "$LAB/heap.pb.gz" > /dev/null 2> "$TMP/lab.err" ||
+    fail "labels: store add to $db failed: $(head -2 "$TMP/lab.err")"
+  for f in "$LAB/cpu.pb.gz" "$LAB/heap.pb.gz"; do
+    expect_files_eq "labels: tags of $(basename "$f") from $db" <("$PROFKIT" tags "$f") \
+      <("$PROFKIT" tags --db "$db" --where "file=$f")
+  done
+done
+
 expect_status "a bad clickhouse:// URL" 1 "$PROFKIT" store ls "clickhouse://127.0.0.1:$HTTP1/bad-name"
 grep -q 'expected clickhouse://' "$TMP/err" && pass || fail "bad URL: message: $(cat "$TMP/err")"
 expect_status "a server that is not there" 1 "$PROFKIT" store ls "clickhouse://127.0.0.1:1/x"

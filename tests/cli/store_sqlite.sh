@@ -66,7 +66,7 @@ compare_reports "a removed file added again" "$RM/all.sqlite" "--where file~." "
 "$PROFKIT" store rm "$RM/all.sqlite" --where 'file~.' > /dev/null || fail "rm of everything failed"
 tables "$RM/all.sqlite" "$RM/all.tables"
 expect_eq "rm of every profile leaves no row" "" "$(awk '$2 != 0' "$RM/all.tables")"
-expect_eq "store_tables.py counted every table" 12 "$(wc -l < "$RM/all.tables")"
+expect_eq "store_tables.py counted every table" 13 "$(wc -l < "$RM/all.tables")"
 
 # A killed add: many profiles added in one command, killed at a few points.
 python3 "$PROFKIT_SRC/tests/store/gen_folded.py" "$TMP/kill" 60 1500 11 > /dev/null

@@ -8,7 +8,7 @@ import sqlite3
 import sys
 
 OWN = ["profiles", "labels", "meta", "profile_values", "profile_threads", "samples", "removed"]
-SHARED = ["strings", "functions", "mappings", "frames", "stacks"]
+SHARED = ["strings", "functions", "mappings", "frames", "stacks", "labelsets"]
 db = sqlite3.connect(sys.argv[1])
 for t in OWN + SHARED:
     print(t, db.execute("SELECT count(*) FROM " + t).fetchone()[0])

@@ -40,7 +40,9 @@
  * type whose type name equals default_sample_type, else the last one (Go
  * pprof's SampleIndexByName). Threads: a sample with a string label `thread`
  * or `thread_name` belongs to the thread of that name, every other sample to
- * "main". Other label keys are listed in the metadata (`label_keys`).
+ * "main". Every other label is kept in the sample's label set: a string
+ * label when Label.str is set, else a numeric one when num or num_unit is
+ * (Go pprof's rule: a label with neither is dropped).
  */
 #include "formats/pprof/pprof_wire.h"
 #include "util/cursor.h"
@@ -136,7 +138,6 @@ typedef struct pp_reader {
     int64_t period, time_nanos, duration_nanos;
 
     uint32_t *str_ids;    /* string index -> profile string id */
-    uint8_t *key_seen;    /* per string index: label key listed already */
     uint32_t *thread_of;  /* per string index: thread of that name, or NONE */
     uint32_t *map_ids;    /* per mapping entry: profile mapping */
     uint32_t *func_ids;   /* per function entry: profile function */
@@ -146,8 +147,7 @@ typedef struct pp_reader {
     int64_t *values;
     uint32_t main_thread;
     size_t expanded, max_expanded; /* frames in all sample stacks so far, and the cap */
-    char *label_keys;
-    size_t label_keys_len, cap_label_keys;
+    PP_VEC(profkit_label, lab); /* scratch: a sample's labels */
 } pp_reader;
 
 static int oom(pp_reader *r) { return pk_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory"); }
@@ -545,9 +545,8 @@ static int intern_strings(pp_reader *r)
                                  r->strs[0].len);
     size_t n = r->n_strs ? r->n_strs : 1;
     r->str_ids = malloc(n * sizeof(uint32_t));
-    r->key_seen = calloc(n, 1);
     r->thread_of = malloc(n * sizeof(uint32_t));
-    if (!r->str_ids || !r->key_seen || !r->thread_of)
+    if (!r->str_ids || !r->thread_of)
         return oom(r);
     for (size_t i = 0; i < n; i++)
         r->thread_of[i] = PROFKIT_NONE;
@@ -727,29 +726,14 @@ static int resolve_locations(pp_reader *r)
     return 0;
 }
 
-static int note_label_key(pp_reader *r, int64_t key)
-{
-    if (r->key_seen[key])
-        return 0;
-    r->key_seen[key] = 1;
-    const char *s = pp_cstr(r, r->str_ids[key]);
-    size_t len = strlen(s);
-    if (PK_VEC_RESERVE(r->label_keys, r->label_keys_len, r->cap_label_keys, len + 2))
-        return oom(r);
-    if (r->label_keys_len)
-        r->label_keys[r->label_keys_len++] = ',';
-    memcpy(r->label_keys + r->label_keys_len, s, len);
-    r->label_keys_len += len;
-    r->label_keys[r->label_keys_len] = 0;
-    return 0;
-}
-
-/* A Label: a `thread`/`thread_name` string label names the sample's thread. */
+/* A Label: a `thread`/`thread_name` string label names the sample's
+ * thread; any other is added to r->lab. */
 static int read_label(pp_reader *r, const pp_field *outer, uint32_t *thread)
 {
     pk_cursor c;
     pp_field f;
-    pp_ref key = { 0, outer->off }, str = { 0, outer->off };
+    pp_ref key = { 0, outer->off }, str = { 0, outer->off }, unit = { 0, outer->off };
+    uint64_t num = 0;
     int rc;
     pp_sub(r, outer, &c);
     while (!pk_cursor_eof(&c)) {
@@ -759,23 +743,44 @@ static int read_label(pp_reader *r, const pp_field *outer, uint32_t *thread)
             rc = want_ref(r, &f, "Label.key", &key);
         else if (f.num == 2)
             rc = want_ref(r, &f, "Label.str", &str);
+        else if (f.num == 3)
+            rc = want_varint(r, &f, "Label.num", &num);
+        else if (f.num == 4)
+            rc = want_ref(r, &f, "Label.num_unit", &unit);
         if (rc)
             return rc;
     }
-    uint32_t k = 0, s = 0;
-    if ((rc = pp_string(r, key, "Label.key", &k)) || (rc = pp_string(r, str, "Label.str", &s)))
+    uint32_t k = 0, s = 0, u = 0;
+    if ((rc = pp_string(r, key, "Label.key", &k)) || (rc = pp_string(r, str, "Label.str", &s)) ||
+        (rc = pp_string(r, unit, "Label.num_unit", &u)))
         return rc;
-    const char *ks = pp_cstr(r, k);
-    if (str.v != 0 && (strcmp(ks, "thread") == 0 || strcmp(ks, "thread_name") == 0)) {
-        if (r->thread_of[str.v] == PROFKIT_NONE) {
-            r->thread_of[str.v] = pk_thread_get(r->p, pp_cstr(r, s), "", -1, -1);
-            if (r->thread_of[str.v] == PROFKIT_NONE) /* or past the thread limit */
-                return pk_read_fail(r->ctx, PROFKIT_ENOMEM, (int64_t)outer->off, "out of memory");
+    if (str.v != 0) {
+        const char *ks = pp_cstr(r, k);
+        if (strcmp(ks, "thread") == 0 || strcmp(ks, "thread_name") == 0) {
+            if (r->thread_of[str.v] == PROFKIT_NONE) {
+                r->thread_of[str.v] = pk_thread_get(r->p, pp_cstr(r, s), "", -1, -1);
+                if (r->thread_of[str.v] == PROFKIT_NONE) /* or past the thread limit */
+                    return pk_read_fail(r->ctx, PROFKIT_ENOMEM, (int64_t)outer->off, "out of memory");
+            }
+            *thread = r->thread_of[str.v];
+            return 0;
         }
-        *thread = r->thread_of[str.v];
+    } else if (num == 0 && unit.v == 0) {
         return 0;
     }
-    return key.v != 0 ? note_label_key(r, key.v) : 0;
+    if (PK_VEC_RESERVE(r->lab, r->n_lab, r->cap_lab, 1))
+        return oom(r);
+    profkit_label *l = &r->lab[r->n_lab++];
+    memset(l, 0, sizeof(*l));
+    l->key = k;
+    if (str.v != 0) {
+        l->str = s;
+    } else {
+        l->is_num = 1;
+        l->num = (int64_t)num;
+        l->unit = u;
+    }
+    return 0;
 }
 
 /* Appends the location ids of a location_id field (packed or not). */
@@ -832,6 +837,7 @@ static int read_sample(pp_reader *r, const pp_range *s)
     c.size = s->start + s->len;
     c.pos = s->start;
     r->n_ids = 0;
+    r->n_lab = 0;
     while (!pk_cursor_eof(&c)) {
         if ((rc = pp_next(r, &c, &f, "Sample")))
             return rc;
@@ -875,7 +881,10 @@ static int read_sample(pp_reader *r, const pp_range *s)
             return oom(r);
         thread = r->main_thread;
     }
-    if (pk_sample_add(r->p, stack, thread, r->values))
+    uint32_t labels = 0;
+    if (r->n_lab && (labels = pk_labelset_intern(r->p, r->lab, r->n_lab)) == PROFKIT_NONE)
+        return oom(r);
+    if (pk_sample_add_labeled(r->p, stack, thread, labels, r->values))
         return oom(r);
     return 0;
 }
@@ -969,7 +978,6 @@ static void reader_free(pp_reader *r)
     free(r->frames);
     free(r->ids);
     free(r->str_ids);
-    free(r->key_seen);
     free(r->thread_of);
     free(r->map_ids);
     free(r->func_ids);
@@ -978,7 +986,7 @@ static void reader_free(pp_reader *r)
     free(r->loc_by_id);
     free(r->loc_dense);
     free(r->values);
-    free(r->label_keys);
+    free(r->lab);
 }
 
 static int pprof_read(profkit_profile *p, pk_read_ctx *ctx)
@@ -1014,8 +1022,6 @@ static int pprof_read(profkit_profile *p, pk_read_ctx *ctx)
     }
     if ((rc = resolve_metadata(&r)))
         goto out;
-    if (r.label_keys_len && pk_meta_add(p, "label_keys", r.label_keys))
-        rc = oom(&r);
 out:
     reader_free(&r);
     return rc;

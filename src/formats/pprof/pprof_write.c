@@ -6,8 +6,9 @@
  *   - every value type is a sample_type; default_sample_type names the
  *     profile's default value type;
  *   - every sample row is one Sample: location ids leaf first, one value per
- *     sample type (both packed), and a `thread` string label when the
- *     profile has several threads;
+ *     sample type (both packed), a `thread` string label when the
+ *     profile has several threads, and the row's label set (string and
+ *     numeric labels, with their units);
  *   - every frame is one Location (id = frame index + 1) with its address,
  *     mapping and one Line (function, line, column). A frame whose function
  *     is only its address (the name the readers give an unsymbolized PC,
@@ -307,6 +308,19 @@ static void pw_samples(pw *w, uint32_t thread)
             pk_buf_clear(&w->sub);
             pb_uint(&w->sub, 1, (uint64_t)thread_key);
             pb_uint(&w->sub, 2, (uint64_t)pw_str(w, p->threads[p->sample_thread[i]].name));
+            pb_bytes(&w->msg, 3, w->sub.buf, w->sub.len);
+        }
+        size_t nlab = 0;
+        const profkit_label *lab = profkit_profile_labelset(p, pk_sample_labels(p, i), &nlab);
+        for (size_t k = 0; k < nlab; k++) {
+            pk_buf_clear(&w->sub);
+            pb_uint(&w->sub, 1, (uint64_t)pw_str(w, lab[k].key));
+            if (lab[k].is_num) {
+                pb_uint(&w->sub, 3, (uint64_t)lab[k].num);
+                pb_uint(&w->sub, 4, (uint64_t)pw_str(w, lab[k].unit));
+            } else {
+                pb_uint(&w->sub, 2, (uint64_t)pw_str(w, lab[k].str));
+            }
             pb_bytes(&w->msg, 3, w->sub.buf, w->sub.len);
         }
         if (pk_buf_error(&w->sub))

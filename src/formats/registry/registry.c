@@ -312,6 +312,35 @@ static void on_write_warning(const profkit_error *w, void *payload)
     ww->fn(&named, ww->payload);
 }
 
+/* A writer whose format has no sample labels says once that it leaves
+ * them out (the pprof writer keeps them). */
+static void warn_labels(const pk_format *fmt, const profkit_profile *p,
+                        const profkit_write_options *o)
+{
+    if (!p->sample_labels || !o->on_warning || strcmp(fmt->info.name, "pprof") == 0)
+        return;
+    size_t rows = 0;
+    for (size_t r = 0; r < p->n_samples; r++)
+        rows += p->sample_labels[r] != 0;
+    if (!rows)
+        return;
+    char keys[256] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < p->n_labels && used + 1 < sizeof(keys); i++) {
+        const char *k = pk_str(p, p->labels[i].key);
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = p->labels[j].key == p->labels[i].key;
+        if (!seen)
+            used += (size_t)snprintf(keys + used, sizeof(keys) - used, "%s%s", used ? ", " : "", k);
+    }
+    profkit_error w;
+    pk_error_set(&w, PROFKIT_EUNSUPPORTED, NULL, -1,
+                      "%s has no sample labels: the labels of %zu sample rows (keys: %s) are left out",
+                      fmt->info.name, rows, keys);
+    o->on_warning(&w, o->payload);
+}
+
 int profkit_profile_write_file(const profkit_profile *p, const char *path,
                                const profkit_write_options *opts, profkit_error *err)
 {
@@ -335,6 +364,7 @@ int profkit_profile_write_file(const profkit_profile *p, const char *path,
         o.on_warning = on_write_warning;
         o.payload = &ww;
     }
+    warn_labels(fmt, p, &o);
     rc = fmt->write(p, sink, &o, err);
     int rc2 = pk_sink_close(sink, rc == 0, rc == 0 ? err : NULL);
     return rc ? rc : rc2;
@@ -366,6 +396,7 @@ int profkit_profile_write_memory(char **out, size_t *len, const profkit_profile 
     int rc = pk_sink_open_memory(&sink, &mem, PROFKIT_SINK_PLAIN, err);
     if (rc)
         return rc;
+    warn_labels(fmt, p, opts);
     rc = fmt->write(p, sink, opts, err);
     int rc2 = pk_sink_close(sink, rc == 0, rc == 0 ? err : NULL);
     if (!rc)

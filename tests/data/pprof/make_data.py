@@ -56,6 +56,12 @@ def label(key, s=0, num=0):
     return lfield(3, body)
 
 
+def labelled(labels):
+    """One sample (location 1, value 1) with the given Label fields."""
+    return (lfield(1, vt(S["samples"], S["count"])) + lfield(4, vfield(1, 1))
+            + lfield(2, packed(1, [1]) + vfield(2, 1) + b"".join(labels)) + strings())
+
+
 def full_profile():
     """Samples before the locations they use, inline frames, both encodings
     of repeated fields, labels, unknown fields of every wire type."""
@@ -170,6 +176,17 @@ FILES = {
     "bad_wire7.pb": lfield(1, vt(1, 2)) + lfield(2, tag(1, 7)) + strings(),
     "bad_wrong_wire_type.pb": lfield(1, vt(1, 2)) + vfield(4, 1),
     "bad_packed_cut.pb": lfield(1, vt(1, 2)) + lfield(2, lfield(1, b"\x81")) + strings(),
+    # labels: a string value index beyond the string table, a unit index
+    # beyond it, a number sent as bytes
+    "bad_label_str.pb": labelled([lfield(3, vfield(1, S["leaf"]) + vfield(2, 99))]),
+    "bad_label_unit.pb": labelled([lfield(3, vfield(1, S["leaf"]) + vfield(3, 5) + vfield(4, 40))]),
+    "bad_label_num.pb": labelled([lfield(3, vfield(1, S["leaf"]) + lfield(3, b"\x05"))]),
+    # string and numeric labels (with and without a unit; one with neither,
+    # which Go drops too); the same stack twice with other labels stays two rows
+    "ok_labels.pb": labelled([label(S["leaf"], s=S["a.c"]),
+                              lfield(3, vfield(1, S["samples"]) + vfield(3, 2048) + vfield(4, S["nanoseconds"])),
+                              label(S["count"], num=64), label(S["outer"])])
+    + lfield(2, packed(1, [1]) + vfield(2, 5) + label(S["leaf"], s=S["inl"])),
 }
 
 if __name__ == "__main__":
