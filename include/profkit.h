@@ -177,6 +177,11 @@ typedef struct profkit_thread {
     uint32_t process_name;
     int64_t pid; /* -1 = unknown */
     int64_t tid; /* -1 = unknown */
+    /* When its process started and when the thread was registered (Gecko
+     * processStartupTime, registerTime), ns on the samples' time axis;
+     * PROFKIT_NO_TIME = unknown. Not part of a thread's identity. */
+    int64_t process_start;
+    int64_t register_time;
 } profkit_thread;
 
 typedef struct profkit_mapping {
@@ -192,14 +197,29 @@ typedef struct profkit_meta {
     uint32_t value;
 } profkit_meta;
 
-/* A marker (Gecko): kept for writers, never part of stacks. Times in ns. */
+/* A marker's phase, as the Firefox Profiler's (0..3). */
+typedef enum profkit_marker_phase {
+    PROFKIT_MARKER_INSTANT = 0,  /* a point in time: start only */
+    PROFKIT_MARKER_INTERVAL = 1, /* start and end */
+    PROFKIT_MARKER_START = 2,    /* the start of an interval whose end is a later marker: start only */
+    PROFKIT_MARKER_END = 3       /* the end of an interval started by an earlier marker: end only */
+} profkit_marker_phase;
+
+/*
+ * A marker (Gecko, processed Firefox): never part of stacks. Times in ns on
+ * the samples' time axis; a time the phase does not have is
+ * PROFKIT_NO_TIME (an instant's and a start's end, an end's start): none
+ * is invented. The payload is the marker's data as JSON text, as it came.
+ */
 typedef struct profkit_marker {
     int64_t start;
-    int64_t end; /* == start for instant markers */
+    int64_t end;
     uint32_t thread;
     uint32_t name;
-    uint32_t category;
-    uint32_t payload; /* JSON text, or 0 */
+    uint32_t category; /* string id of its category's name, 0 = none */
+    uint32_t payload;  /* JSON text, or 0 */
+    uint32_t phase;    /* profkit_marker_phase */
+    uint32_t reserved; /* 0 */
 } profkit_marker;
 
 /* Sample time for rows of aggregated (untimed) profiles. */
@@ -570,6 +590,33 @@ PROFKIT_API int profkit_report_hist(FILE *out, const profkit_profile *p,
 PROFKIT_API int profkit_report_diff(FILE *out, const profkit_profile *base,
                                     const profkit_profile *p, const profkit_report_options *o,
                                     profkit_error *err);
+
+/* ------------------------------------------------- reports: markers */
+
+typedef struct profkit_markers_options {
+    const char *thread;   /* thread name or index; NULL: all threads */
+    const char *search;   /* NULL: all; as profiler-cli's --search: comma-separated
+                             terms, each a case-insensitive substring of the name,
+                             category, payload type or a payload field value;
+                             FIELD:TEXT that field only; -FIELD:TEXT leaves out */
+    const char *category; /* NULL: all; a case-insensitive substring of the category */
+    double min_duration_ms; /* < 0 or NaN: none; else intervals at least this long */
+    int list;             /* each marker in time order instead of the groups */
+    int json;             /* one JSON document (docs/json.md) */
+} profkit_markers_options;
+
+/*
+ * `profkit markers`: the markers of each thread as the Firefox Profiler
+ * shows them (a start and its end are one interval; times in ms from its
+ * zero, the root range's start, so some are negative), filtered by o:
+ * per thread, the markers grouped by name with their count and the
+ * duration statistics of the intervals (min, max, mean, median, p95), or
+ * with o->list each marker in time order (start, duration, category,
+ * name, payload type). Returns 0, PROFKIT_EINVAL for an unknown thread, or
+ * PROFKIT_ENOMEM.
+ */
+PROFKIT_API int profkit_report_markers(FILE *out, const profkit_profile *p,
+                                       const profkit_markers_options *o, profkit_error *err);
 
 /* -------------------------------------------- reports: traces and peek */
 

@@ -127,6 +127,11 @@ int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, prof
                                          pk_str(src, t->process_name), t->pid, t->tid);
         if (m.thread[i] == PROFKIT_NONE)
             goto done;
+        profkit_thread *d = &dst->threads[m.thread[i]];
+        if (d->process_start == PROFKIT_NO_TIME)
+            d->process_start = t->process_start;
+        if (d->register_time == PROFKIT_NO_TIME)
+            d->register_time = t->register_time;
     }
     int dst_had_values = dst->n_value_types > 0;
     for (size_t i = 0; i < src->n_value_types; i++) {

@@ -690,6 +690,7 @@ uint32_t pk_thread_add(profkit_profile *p, const char *name, const char *process
     t->process_name = pn;
     t->pid = pid;
     t->tid = tid;
+    t->process_start = t->register_time = PROFKIT_NO_TIME;
     return (uint32_t)p->n_threads++;
 }
 

@@ -47,7 +47,9 @@ for t in d["threads"]:
     m = t["markers"]
     cols(m, "markers")
     for i in range(m["length"]):
-        if m["name"][i] >= nstr or m["phase"][i] not in (0, 1) or (m["phase"][i] == 0) != (m["endTime"][i] is None) \
+        # phases 0 instant, 1 interval, 2 start, 3 end: only the times a phase has
+        if m["name"][i] >= nstr or m["phase"][i] not in (0, 1, 2, 3) \
+           or (m["phase"][i] in (0, 2)) != (m["endTime"][i] is None) or (m["phase"][i] == 3) != (m["startTime"][i] is None) \
            or not 0 <= m["category"][i] < len(d["meta"]["categories"]) or not (m["data"][i] is None or isinstance(m["data"][i], dict)):
             sys.exit("thread %s: marker %d inconsistent" % (t["name"], i))
 if d["meta"]["preprocessedProfileVersion"] != 75 or d["meta"]["categories"][0]["name"] != "Other":

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --json on every report (info, top, tree, mem, hist, diff, traces, peek, tags): each output is
+# --json on every report (info, top, tree, mem, hist, diff, traces, peek, tags, markers): each output is
 # valid against docs/report.schema.json (python3-jsonschema, draft 2020-12)
 # on small profiles of several formats; the validator rejects a document
 # with a formatted value; text and JSON give the same numbers (top, diff).
@@ -32,6 +32,10 @@ run mem_bsprof mem --json -q "$D/bsprof/ok_lines.bsprof"
 run tags_cpu tags --json "$D/pprof/labels/cpu.pb.gz"
 run tags_heap tags --json --value alloc_objects "$D/pprof/labels/heap.pb.gz"
 run tags_none tags --json "$D/folded/ok_simple.folded"
+run markers_gecko markers --json -q "$D/gecko/ok_markers.json"
+run markers_gecko_list markers --json --list -q "$D/gecko/ok_markers.json"
+run markers_firefox_list markers --json --list -q --thread 0 "$D/firefox/ok_flags_v75.json"
+run markers_none markers --json -q "$D/folded/ok_simple.folded"
 run tree_bsprof_depth tree --json --depth 2 --min-percent 5 "$D/bsprof/ok_lines.bsprof"
 if python3 "$ORACLE/validate_json.py" "$SCHEMA" "${files[@]}" > "$TMP/v.out"; then pass; else
   fail "outputs not valid against the schema:"; head -20 "$TMP/v.out"; fi

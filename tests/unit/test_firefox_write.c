@@ -249,6 +249,7 @@ static void add_marker(profkit_profile *p, const char *name, const char *cat, in
     m.category = profkit_string_intern_cstr(p, cat);
     m.start = start;
     m.end = end;
+    m.phase = start == end ? PROFKIT_MARKER_INSTANT : PROFKIT_MARKER_INTERVAL;
     m.payload = payload ? profkit_string_intern_cstr(p, payload) : 0;
     assert_int_equal(pk_marker_add(p, &m), 0);
 }

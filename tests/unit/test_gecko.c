@@ -221,9 +221,10 @@ static void test_short_rows(void **state)
     const profkit_frame *main_frame = &p->frames[p->stacks[p->stacks[p->sample_stack[0]].parent].frame];
     assert_int_equal(main_frame->line, 12);
     assert_int_equal(p->frames[p->stacks[p->sample_stack[0]].frame].line, 0);
-    /* the marker row [0] has no startTime */
+    /* the marker row [0] has no startTime: none is invented */
     assert_int_equal(p->n_markers, 1);
-    assert_int_equal(p->markers[0].start, 0);
+    assert_true(p->markers[0].start == PROFKIT_NO_TIME);
+    assert_int_equal(p->markers[0].phase, PROFKIT_MARKER_INSTANT);
     profkit_profile_free(p);
 }
 
@@ -263,17 +264,20 @@ static void test_markers(void **state)
     const profkit_marker *m = p->markers;
     assert_string_equal(pk_str(p, m[0].name), "DOMEvent");
     assert_int_equal(m[0].start, 1500000);
-    assert_int_equal(m[0].end, 1500000);
+    assert_true(m[0].end == PROFKIT_NO_TIME); /* an instant has no end */
+    assert_int_equal(m[0].phase, PROFKIT_MARKER_INSTANT);
     assert_string_equal(pk_str(p, m[0].category), "JavaScript");
     assert_string_equal(pk_str(p, m[0].payload), "{\"type\":\"Text\",\"name\":\"hello \\\"world\\\"\"}");
     assert_string_equal(pk_str(p, m[1].name), "Paint");
     assert_int_equal(m[1].start, 2000000);
     assert_int_equal(m[1].end, 4250000);
+    assert_int_equal(m[1].phase, PROFKIT_MARKER_INTERVAL);
     assert_string_equal(pk_str(p, m[1].category), "Idle");
     assert_int_equal(m[1].payload, 0);
-    /* an interval end without a start time starts where it ends */
-    assert_int_equal(m[2].start, 9000000);
+    /* an interval end has no start time of its own */
+    assert_true(m[2].start == PROFKIT_NO_TIME);
     assert_int_equal(m[2].end, 9000000);
+    assert_int_equal(m[2].phase, PROFKIT_MARKER_END);
     assert_string_equal(pk_meta_get(p, "pausedRange"),
                         "{\"startTime\":5.0,\"endTime\":6.0,\"reason\":\"profiler-paused\"}");
     profkit_profile_free(p);
@@ -411,14 +415,15 @@ static void test_processed_shared(void **state)
         const profkit_marker *m = p->markers;
         assert_string_equal(pk_str(p, m[0].name), "main");
         assert_int_equal(m[0].start, 1000000);
-        assert_int_equal(m[0].end, 1000000); /* endTime null: an instant */
-        /* category names come from a meta that precedes the markers */
-        assert_string_equal(pk_str(p, m[0].category), k == 0 ? "JavaScript" : "");
+        assert_true(m[0].end == PROFKIT_NO_TIME); /* endTime null: an instant */
+        /* category names come from a meta that precedes the markers; without
+         * one, the Firefox Profiler's default for the marker (Other) */
+        assert_string_equal(pk_str(p, m[0].category), k == 0 ? "JavaScript" : "Other");
         assert_string_equal(pk_str(p, m[0].payload), "{\"type\":\"Text\",\"name\":\"x\"}");
         assert_string_equal(pk_str(p, m[1].name), "work");
         assert_int_equal(m[1].start, 2000000);
         assert_int_equal(m[1].end, 3500000);
-        assert_string_equal(pk_str(p, m[1].category), k == 0 ? "Other" : "");
+        assert_string_equal(pk_str(p, m[1].category), "Other");
         assert_int_equal(m[1].payload, 0);
         assert_int_equal(m[5].thread, 2);
         profkit_profile_free(p);
@@ -507,7 +512,8 @@ static void test_stream_equivalence(void **state)
         assert_string_equal(pk_str(p, p->markers[0].name), "b (u:3)");
         assert_string_equal(pk_str(p, p->markers[0].payload), "{\"k\":[1]}");
         assert_string_equal(pk_str(p, p->markers[0].category), "A");
-        assert_int_equal(p->markers[1].start, p->markers[1].end);
+        assert_true(p->markers[1].end == PROFKIT_NO_TIME); /* no phase, no payload: an instant */
+        assert_int_equal(p->markers[1].phase, PROFKIT_MARKER_INSTANT);
     }
     profkit_profile_free(pp[0]);
     profkit_profile_free(pp[1]);

@@ -70,7 +70,8 @@ enum {
 };
 
 /* What a marker's payload is (json_is_object). */
-enum { MARKER_PAYLOAD = 1, MARKER_NETWORK = 2, MARKER_IPC = 4, MARKER_HAS_START = 8 };
+enum { MARKER_PAYLOAD = 1, MARKER_NETWORK = 2, MARKER_IPC = 4, MARKER_HAS_START = 8,
+       MARKER_NO_TIME = 16 /* lacks the time its phase needs: not written */ };
 
 typedef enum { W_SAMPLES, W_TRACING_MS, W_BYTES } weight_kind;
 
@@ -94,6 +95,11 @@ typedef struct ffw {
     int timed;
     int64_t origin_ns;   /* meta.startTime in ns */
     int64_t interval_ns; /* meta.interval in ns */
+    /* The input's meta (a Gecko or Firefox profile's, kept as metadata):
+     * startTime, interval, profilingStartTime and profilingEndTime as they
+     * came (NULL: absent or no number); with start_text, times are written
+     * as the model has them (ms after that startTime, origin_ns 0). */
+    const char *start_text, *interval_text, *prof_start_text, *prof_end_text;
 
     uint32_t *stack_out; /* profkit stack -> output stack (NONE: root) */
     uint32_t *stack_in;  /* output stack -> profkit stack */
@@ -163,12 +169,41 @@ static void put_scaled(ffw *w, int64_t v, int digits)
     }
 }
 
-/* A time in ns as ms relative to meta.startTime (never negative). */
+/* A time in ns as ms relative to meta.startTime (never negative unless
+ * the input's startTime is kept: then as the model has it). */
 static void put_time(ffw *w, int64_t t)
 {
-    if (t == PROFKIT_NO_TIME || t < w->origin_ns)
+    if (t == PROFKIT_NO_TIME || (t < w->origin_ns && !w->start_text))
         t = w->origin_ns;
-    put_scaled_u64(w, (uint64_t)t - (uint64_t)w->origin_ns, 6);
+    int64_t d;
+    if (__builtin_sub_overflow(t, w->origin_ns, &d))
+        d = 0;
+    put_scaled(w, d, 6);
+}
+
+/* A marker's time, or null when it has none. */
+static void put_marker_time(ffw *w, int64_t t)
+{
+    if (t == PROFKIT_NO_TIME)
+        put(w, "null");
+    else
+        put_time(w, t);
+}
+
+/* The metadata value of key when it is a plain finite JSON number, else NULL. */
+static const char *meta_number(const profkit_profile *p, const char *key)
+{
+    const char *v = pk_meta_get(p, key);
+    if (!v || !*v || strlen(v) > 40)
+        return NULL;
+    const char *q = v;
+    if (*q == '-')
+        q++;
+    if (!(*q >= '0' && *q <= '9'))
+        return NULL;
+    char *end;
+    double d = strtod(v, &end);
+    return *end == 0 && d == d && d < 1e300 && d > -1e300 ? v : NULL;
 }
 
 static void put_weight(ffw *w, int64_t v)
@@ -696,9 +731,17 @@ static int prepare_samples(ffw *w, size_t n_threads)
         if (m->end != PROFKIT_NO_TIME && m->end < t0)
             t0 = m->end;
     }
-    /* Round down to a whole millisecond unless that would overflow. Untimed
-     * samples get synthetic times from 0, so markers then keep theirs. */
-    if (t0 == INT64_MAX || (!w->timed && p->n_samples > 0)) {
+    /* The input's startTime is kept (its times are relative to it) when
+     * samples are timed or absent. Else round down to a whole millisecond
+     * unless that would overflow. Untimed samples get synthetic times from
+     * 0, so markers then keep theirs. */
+    w->start_text = (w->timed || p->n_samples == 0) ? meta_number(p, "startTime") : NULL;
+    if (w->start_text) {
+        w->origin_ns = 0;
+        w->interval_text = meta_number(p, "interval");
+        w->prof_start_text = meta_number(p, "profilingStartTime");
+        w->prof_end_text = meta_number(p, "profilingEndTime");
+    } else if (t0 == INT64_MAX || (!w->timed && p->n_samples > 0)) {
         w->origin_ns = (t0 == INT64_MAX || t0 > 0) ? 0 : t0;
     } else {
         int64_t mod = ((t0 % 1000000) + 1000000) % 1000000;
@@ -832,17 +875,34 @@ static void write_markers(ffw *w, uint32_t t)
     const uint32_t *ids = w->markers + w->marker_start[t];
     size_t n = w->marker_start[t + 1] - w->marker_start[t];
     put(w, "\"markers\":{");
+    size_t written = 0;
     for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
         put_key(w, cols[c], c == 0);
         put(w, "[");
+        written = 0;
         for (size_t k = 0; k < n; k++) {
             size_t i = ids[k];
             const profkit_marker *m = &p->markers[i];
-            if (k)
+            if (w->marker_kind[i] & MARKER_NO_TIME)
+                continue;
+            if (written++)
                 put(w, ",");
-            /* The viewer pairs Network markers by start and end: never instants. */
-            int instant = (m->end == m->start || m->end == PROFKIT_NO_TIME) &&
-                          !(w->marker_kind[i] & MARKER_NETWORK);
+            /* The phase as it came; the viewer pairs Network markers by
+             * start and end: never instants. */
+            unsigned phase = m->phase <= PROFKIT_MARKER_END ? m->phase
+                             : m->end == PROFKIT_NO_TIME || m->end == m->start ? PROFKIT_MARKER_INSTANT
+                                                                                : PROFKIT_MARKER_INTERVAL;
+            int64_t start = m->start, end = m->end;
+            if (phase == PROFKIT_MARKER_INSTANT && (w->marker_kind[i] & MARKER_NETWORK)) {
+                phase = PROFKIT_MARKER_INTERVAL;
+                end = start;
+            }
+            if (phase == PROFKIT_MARKER_INSTANT || phase == PROFKIT_MARKER_START)
+                end = PROFKIT_NO_TIME;
+            else if (phase == PROFKIT_MARKER_END)
+                start = PROFKIT_NO_TIME;
+            else if (end == PROFKIT_NO_TIME)
+                end = start;
             switch (c) {
             case 0: write_payload(w, i); break;
             case 1: {
@@ -851,21 +911,16 @@ static void write_markers(ffw *w, uint32_t t)
                 put_u64(w, pk_strtab_find(&w->str, name, strlen(name)));
                 break;
             }
-            case 2: put_time(w, m->start); break;
-            case 3:
-                if (instant)
-                    put(w, "null");
-                else
-                    put_time(w, m->end == PROFKIT_NO_TIME ? m->start : m->end);
-                break;
-            case 4: put(w, instant ? "0" : "1"); break;
+            case 2: put_marker_time(w, start); break;
+            case 3: put_marker_time(w, end); break;
+            case 4: put_u64(w, phase); break;
             case 5: put_u64(w, category_for(w, m->category)); break;
             }
         }
         put(w, "]");
     }
     put_key(w, "length", 0);
-    put_u64(w, n);
+    put_u64(w, written);
     put(w, "}");
 }
 
@@ -873,20 +928,33 @@ static int write_thread(ffw *w, uint32_t t, int main_thread)
 {
     const profkit_profile *p = w->p;
     const profkit_thread *th = t < p->n_threads ? &p->threads[t] : NULL;
-    put(w, "{\"processType\":\"default\",\"processStartupTime\":0,\"processShutdownTime\":null,"
-           "\"registerTime\":0,\"unregisterTime\":null,\"pausedRanges\":[],\"name\":");
+    put(w, "{\"processType\":\"default\",\"processStartupTime\":");
+    if (th && th->process_start != PROFKIT_NO_TIME)
+        put_time(w, th->process_start);
+    else
+        put(w, "0");
+    put(w, ",\"processShutdownTime\":null,\"registerTime\":");
+    if (th && th->register_time != PROFKIT_NO_TIME)
+        put_time(w, th->register_time);
+    else
+        put(w, "0");
+    put(w, ",\"unregisterTime\":null,\"pausedRanges\":[],\"name\":");
     put_str(w, th && pk_str(p, th->name)[0] ? pk_str(p, th->name) : "main");
     put(w, main_thread ? ",\"isMainThread\":true" : ",\"isMainThread\":false");
     if (th && pk_str(p, th->process_name)[0]) {
         put_key(w, "processName", 0);
         put_str(w, pk_str(p, th->process_name));
     }
-    put_key(w, "pid", 0);
-    put(w, "\"");
-    put_i64(w, th && th->pid >= 0 ? th->pid : 0);
-    put(w, "\"");
-    put_key(w, "tid", 0);
-    put_i64(w, th && th->tid >= 0 ? th->tid : (int64_t)t);
+    if (th && th->pid >= 0) { /* a pid the input had; none is invented */
+        put_key(w, "pid", 0);
+        put(w, "\"");
+        put_i64(w, th->pid);
+        put(w, "\"");
+    }
+    if (th && th->tid >= 0) { /* a tid the input had; none is invented */
+        put_key(w, "tid", 0);
+        put_i64(w, th->tid);
+    }
     put(w, ",");
     int rc = write_samples(w, t);
     if (rc)
@@ -925,9 +993,21 @@ static void write_meta(ffw *w)
                                           "lightblue", "red", "brown", "magenta", "darkgrey" };
     const char *fmt = profkit_profile_format(w->p);
     put(w, "\"meta\":{\"interval\":");
-    put_scaled(w, w->interval_ns, 6);
+    if (w->start_text && w->interval_text)
+        put(w, w->interval_text);
+    else
+        put_scaled(w, w->interval_ns, 6);
     put(w, ",\"startTime\":");
-    put_scaled(w, w->origin_ns, 6);
+    if (w->start_text)
+        put(w, w->start_text);
+    else
+        put_scaled(w, w->origin_ns, 6);
+    if (w->start_text && w->prof_start_text && w->prof_end_text) {
+        put(w, ",\"profilingStartTime\":");
+        put(w, w->prof_start_text);
+        put(w, ",\"profilingEndTime\":");
+        put(w, w->prof_end_text);
+    }
     put(w, ",\"processType\":0,\"product\":");
     put_str(w, fmt[0] ? fmt : "profkit");
     put(w, ",\"importedFrom\":\"profkit\",\"stackwalk\":1,\"symbolicated\":true,"
@@ -1097,6 +1177,7 @@ static int write_all(ffw *w, const profkit_write_options *o)
     if ((rc = prepare_stacks(w)) || (rc = prepare_functions(w)) || (rc = prepare_samples(w, p->n_threads ? p->n_threads : 1)))
         return rc;
     /* Marker categories and names must be known before meta and stringArray. */
+    size_t no_time = 0;
     w->n_cats = 1;
     if (!(w->marker_kind = calloc(p->n_markers ? p->n_markers : 1, 1)))
         return oom(w);
@@ -1110,6 +1191,17 @@ static int write_all(ffw *w, const profkit_write_options *o)
         if (m->payload != 0 && m->payload < p->strings.n &&
             json_is_object((const uint8_t *)pk_str(p, m->payload), p->strings.len[m->payload], &kind))
             w->marker_kind[i] = (uint8_t)(MARKER_PAYLOAD | kind);
+        int64_t needed = m->phase == PROFKIT_MARKER_END ? m->end : m->start;
+        if (needed == PROFKIT_NO_TIME && (only == PROFKIT_NONE || m->thread == only)) {
+            w->marker_kind[i] |= MARKER_NO_TIME;
+            no_time++;
+        }
+    }
+    if (no_time && o->on_warning) {
+        profkit_error warn;
+        pk_error_set(&warn, PROFKIT_EUNSUPPORTED, NULL, -1,
+                     "a Firefox profile's markers have times: %zu markers without one are left out", no_time);
+        o->on_warning(&warn, o->payload);
     }
 
     put(w, "{");

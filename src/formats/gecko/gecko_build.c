@@ -798,6 +798,22 @@ static int fix_samples(gk_build *b, gk_table *st, double shift)
     return 0;
 }
 
+/* Keeps the times of marker m's phase (pk_gk_marker_complete) and
+ * shifts them by sh ns (a sub-process's). */
+static int complete_marker(gk_build *b, profkit_marker *m, size_t row, int64_t sh)
+{
+    int rc = pk_gk_marker_complete(b->r->p, m);
+    if (rc == PROFKIT_ENOMEM)
+        return pk_gk_oom(b->r);
+    if (rc != 0)
+        return table_fail(b, T_MARKERS, row,
+                          "expected a phase 0 (instant), 1 (interval), 2 (interval start) or 3 (interval end)");
+    if ((m->start != PROFKIT_NO_TIME && __builtin_add_overflow(m->start, sh, &m->start)) ||
+        (m->end != PROFKIT_NO_TIME && __builtin_add_overflow(m->end, sh, &m->end)))
+        return table_fail(b, T_MARKERS, row, "time out of range after the process shift");
+    return 0;
+}
+
 static int fix_markers(gk_build *b, gk_table *mt, double shift)
 {
     profkit_profile *p = b->r->p;
@@ -811,12 +827,9 @@ static int fix_markers(gk_build *b, gk_table *mt, double shift)
             if (rc < 0)
                 return rc;
         }
-        if (m->start == PROFKIT_NO_TIME) /* an interval end: it starts where it ends */
-            m->start = m->end == PROFKIT_NO_TIME ? 0 : m->end;
-        if (m->end == PROFKIT_NO_TIME)
-            m->end = m->start;
-        if (__builtin_add_overflow(m->start, sh, &m->start) || __builtin_add_overflow(m->end, sh, &m->end))
-            return table_fail(b, T_MARKERS, k - mt->first, "time out of range after the process shift");
+        int rc = complete_marker(b, m, k - mt->first, sh);
+        if (rc < 0)
+            return rc;
     }
     return 0;
 }
@@ -907,29 +920,32 @@ static int build_markers(gk_build *b, uint32_t thread, double shift)
     if (mt && mt->stream)
         return fix_markers(b, mt, shift);
     size_t n = pk_gk_table_rows(mt);
+    if (mt && !mt->rows_layout && mt->have_length && n > mt->length)
+        n = mt->length; /* as above, in pk_gk_thread_done */
     int rc = 0;
     if (n == 0)
         return 0;
+    int64_t sh = (int64_t)llround(shift * 1e6);
     for (size_t i = 0; i < n; i++) {
-        profkit_marker m = { 0, 0, thread, 0, 0, 0 };
+        profkit_marker m = { PROFKIT_NO_TIME, PROFKIT_NO_TIME, thread, 0, 0, 0, PK_GK_NO_PHASE, 0 };
         int64_t v;
         if ((rc = get_int(b, T_MARKERS, COL_NAME, i, &v)) < 0)
             return rc;
         if (rc == 0 && (rc = model_string(b, T_MARKERS, i, v, &m.name)) < 0)
             return rc;
-        double s = 0, e = 0;
-        int hs, he;
+        double s = 0, e = 0, ph = 0;
+        int hs, he, hp;
         if ((hs = get_num(b, T_MARKERS, pk_gk_col(mt, COL_START_TIME)->n ? COL_START_TIME : COL_TIME, i, &s)) < 0)
             return hs;
         if ((he = get_num(b, T_MARKERS, COL_END_TIME, i, &e)) < 0)
             return he;
-        if (hs == 1)
-            s = he == 0 ? e : 0;
-        if (he == 1)
-            e = s;
-        if ((rc = ms_to_ns(b, T_MARKERS, i, s + shift, &m.start)) < 0 ||
-            (rc = ms_to_ns(b, T_MARKERS, i, e + shift, &m.end)) < 0)
+        if ((hp = get_num(b, T_MARKERS, COL_PHASE, i, &ph)) < 0)
+            return hp;
+        if ((hs == 0 && (rc = ms_to_ns(b, T_MARKERS, i, s, &m.start)) < 0) ||
+            (he == 0 && (rc = ms_to_ns(b, T_MARKERS, i, e, &m.end)) < 0))
             return rc;
+        m.phase = hp == 1 ? PK_GK_NO_PHASE
+                  : (ph >= 0 && ph <= 3 && ph == floor(ph)) ? (uint32_t)ph : PK_GK_BAD_PHASE;
         if ((rc = get_int(b, T_MARKERS, COL_CATEGORY, i, &v)) < 0)
             return rc;
         if (rc == 0 && v >= 0 && (uint64_t)v < r->categories.n) {
@@ -945,6 +961,8 @@ static int build_markers(gk_build *b, uint32_t thread, double shift)
             if (txt && (m.payload = profkit_string_intern(r->p, txt, len)) == PROFKIT_NONE)
                 return pk_gk_oom(r);
         }
+        if ((rc = complete_marker(b, &m, i, sh)) < 0)
+            return rc;
         if (pk_marker_add(r->p, &m) != 0)
             return pk_gk_oom(r);
     }
@@ -1075,6 +1093,16 @@ static int build_thread(gk_reader *r, gk_thread *th)
         mt->tid = th->tid;
     }
     double shift = thread_shift(r, th->depth);
+    {
+        /* its process's start (raw Gecko: the process profile's own
+         * startTime, the shift) and its registration, on the samples' axis */
+        profkit_thread *mt = &r->p->threads[thread];
+        double ps = th->have_process_start ? th->process_start : r->flavor == PK_GECKO_RAW ? 0 : NAN;
+        if (isfinite(ps + shift))
+            mt->process_start = (int64_t)llround((ps + shift) * 1e6);
+        if (th->have_register_time && isfinite(th->register_time + shift))
+            mt->register_time = (int64_t)llround((th->register_time + shift) * 1e6);
+    }
     int rc = build_samples(&b, thread, shift);
     if (!rc)
         rc = build_markers(&b, thread, shift);
@@ -1134,6 +1162,15 @@ int pk_gk_thread_done(gk_reader *r)
     gk_table *samples = pk_gk_table_of(th->tab, T_SAMPLES);
     if (samples)
         pk_gk_compact_streamed(r, samples);
+    /* a processed marker table has `length` rows: those past it are not
+     * its markers (the Firefox Profiler reads no further); a streamed
+     * thread's markers are the model's last ones until it is done */
+    gk_table *markers = pk_gk_table_of(th->tab, T_MARKERS);
+    if (markers && markers->stream && markers->have_length && markers->count > markers->length &&
+        markers->first + markers->count == r->p->n_markers) {
+        r->p->n_markers -= markers->count - markers->length;
+        markers->count = markers->length;
+    }
     r->cur = NULL;
     if (thread_ready(r, th)) {
         int rc = build_thread(r, th);

@@ -427,11 +427,22 @@ static int emit_sample(gk_reader *r, pk_json *j, gk_table *t)
     return 0;
 }
 
+/* A phase cell as the model keeps it while reading (PK_GK_NO_PHASE: null). */
+static uint32_t phase_of(double v)
+{
+    if (cell_is_null(v))
+        return PK_GK_NO_PHASE;
+    if (cell_is_text(v) || !(v >= 0 && v <= 3) || v != floor(v))
+        return PK_GK_BAD_PHASE;
+    return (uint32_t)v;
+}
+
 static int emit_marker(gk_reader *r, pk_json *j, gk_table *t)
 {
     if (!r->cur)
         return 0;
-    profkit_marker m = { 0, 0, 0, PROFKIT_NONE, 0, r->row_payload };
+    profkit_marker m = { PROFKIT_NO_TIME, PROFKIT_NO_TIME, 0, PROFKIT_NONE, 0, r->row_payload,
+                         PK_GK_NO_PHASE, 0 };
     int64_t v = 0;
     int rc = row_int(r, j, t, T_MARKERS, COL_NAME, &v);
     if (rc < 0)
@@ -443,13 +454,11 @@ static int emit_marker(gk_reader *r, pk_json *j, gk_table *t)
         st = r->row[COL_TIME];
     if (cell_is_text(st) || cell_is_text(e))
         return pk_json_fail(j, PROFKIT_ECORRUPT, "markers row %zu: expected times", t->n_rows);
-    if (cell_is_null(st))
-        st = cell_is_null(e) ? 0 : e;
-    if (cell_is_null(e))
-        e = st;
-    if ((rc = row_ns(r, j, t, T_MARKERS, st, &m.start)) != 0 ||
-        (rc = row_ns(r, j, t, T_MARKERS, e, &m.end)) != 0)
+    /* the times as they came: fix_markers keeps those of the phase */
+    if ((!cell_is_null(st) && (rc = row_ns(r, j, t, T_MARKERS, st, &m.start)) != 0) ||
+        (!cell_is_null(e) && (rc = row_ns(r, j, t, T_MARKERS, e, &m.end)) != 0))
         return rc;
+    m.phase = phase_of(r->row[COL_PHASE]);
     int rc2 = category_id(r, r->row[COL_CATEGORY], &m.category);
     if (rc2)
         return rc2;
@@ -581,7 +590,8 @@ static int stream_marker_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_j
     if (t->first + t->count != p->n_markers)
         return pk_json_fail(j, PROFKIT_ECORRUPT, "markers: rows of another thread in between");
     while (t->count <= k) {
-        profkit_marker m = { PROFKIT_NO_TIME, PROFKIT_NO_TIME, thread, PROFKIT_NONE, 0, 0 };
+        profkit_marker m = { PROFKIT_NO_TIME, PROFKIT_NO_TIME, thread, PROFKIT_NONE, 0, 0,
+                             PK_GK_NO_PHASE, 0 };
         if (pk_marker_add(p, &m) != 0)
             return pk_gk_oom(r);
         t->count++;
@@ -613,6 +623,7 @@ static int stream_marker_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_j
     case COL_END_TIME:
         return null ? 0 : row_ns(r, j, t, T_MARKERS, v, &m->end);
     case COL_CATEGORY: return category_id(r, null ? boxed(BOX_NULL) : v, &m->category);
+    case COL_PHASE: m->phase = phase_of(null ? boxed(BOX_NULL) : v); return 0;
     default: return 0;
     }
 }
@@ -786,6 +797,19 @@ static int thread_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_eve
     case 104: return set_id_field(j, &th->tid, ev, "tid");
     case 105: return thread_tables(r, th) ? open_strings(r, j, ev, th->tab, key) : pk_gk_oom(r);
     case 106: return on_libs_value(r, j, ev, "libs");
+    case 108:
+    case 109:
+        /* processStartupTime, registerTime (ms): kept when numbers */
+        if (ev->type == PK_JSON_NUMBER) {
+            double v = pk_json_num(ev);
+            if (v > -9.2e12 && v < 9.2e12) {
+                if (f->key == 108)
+                    th->process_start = v, th->have_process_start = 1;
+                else
+                    th->register_time = v, th->have_register_time = 1;
+            }
+        }
+        return skip_value(r, ev);
     case 107: {
         if (ev->type == PK_JSON_NULL)
             return 0;
@@ -815,6 +839,8 @@ static int thread_key(const pk_json_event *ev)
     if (key_is(ev, "stringTable") || key_is(ev, "stringArray")) return 105;
     if (key_is(ev, "libs")) return 106;
     if (key_is(ev, "pausedRanges")) return 107;
+    if (key_is(ev, "processStartupTime")) return 108;
+    if (key_is(ev, "registerTime")) return 109;
     int t = table_id(ev);
     return t >= 0 && t != T_SOURCES ? 200 + t : -1;
 }
@@ -954,6 +980,14 @@ static int table_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_even
         s->table_kind = f->table_kind;
         s->key = undecided ? -9 : -1;
         return 0;
+    }
+    if (k == -5) { /* length (processed markers): rows past it are not read */
+        int64_t n;
+        if (ev->type == PK_JSON_NUMBER && pk_json_as_int(ev, &n) && n >= 0) {
+            t->length = (size_t)n;
+            t->have_length = 1;
+        }
+        return skip_value(r, ev);
     }
     if (k == -4) { /* weightType */
         if (ev->type != PK_JSON_STRING)
@@ -1254,6 +1288,8 @@ static int on_key(gk_reader *r, const pk_json_event *ev)
             f->key = -3;
         else if (key_is(ev, "weightType"))
             f->key = -4;
+        else if (key_is(ev, "length") && f->table_kind == T_MARKERS)
+            f->key = -5;
         else
             f->key = col_id(ev);
         break;

