@@ -253,4 +253,22 @@ int pk_mem_compute(pk_mem *m, const profkit_profile *p, uint32_t thread, int by_
 size_t pk_mem_path_label(const pk_mem *m, uint32_t key, char **buf, size_t *cap);
 void pk_mem_free(pk_mem *m);
 
+/* ---- filters and transforms (src/analysis/filter.c, transform.c) ---- */
+
+/*
+ * Rebuilds p's sample rows with stack newstack[s] for old stack s
+ * (PROFKIT_NONE: the row is dropped); rows now alike are summed, timed
+ * rows keep their order. Returns 0 or PROFKIT_ENOMEM.
+ */
+int pk_filter_rebuild_samples(profkit_profile *p, const uint32_t *newstack);
+/* Keeps p's totals per thread and value type before its first filter or
+ * transform (p->whole_totals), once. Returns 0 or PROFKIT_ENOMEM. */
+int pk_note_whole_totals(profkit_profile *p);
+/* What a report's percentages of value type `value` over thread `thread`
+ * (PROFKIT_NONE: all) are of: the whole profile's total as it was before
+ * the filters and transforms, as pprof's are, or `total` (the rows' total
+ * after them) with `relative` or when nothing filtered p. */
+int64_t pk_percent_total(const profkit_profile *p, uint32_t value, uint32_t thread, int64_t total,
+                         int relative);
+
 #endif

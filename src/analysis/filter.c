@@ -135,7 +135,7 @@ static uint32_t filter_stack(struct filter *f, uint32_t s)
 }
 
 /* Rebuilds the sample rows from the old ones with stacks newstack[]. */
-static int rebuild_samples(profkit_profile *p, const uint32_t *newstack)
+int pk_filter_rebuild_samples(profkit_profile *p, const uint32_t *newstack)
 {
     uint32_t *stack = p->sample_stack, *thread = p->sample_thread;
     int64_t *time = p->sample_time, *values = p->sample_values;
@@ -165,6 +165,8 @@ int profkit_profile_filter(profkit_profile *p, const profkit_filter_options *o, 
 {
     if (!profkit_filter_active(o))
         return 0;
+    if (pk_note_whole_totals(p) != 0)
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory filtering the profile");
     struct filter f;
     memset(&f, 0, sizeof(f));
     f.p = p;
@@ -201,7 +203,7 @@ int profkit_profile_filter(profkit_profile *p, const profkit_filter_options *o, 
             rc = PROFKIT_ENOMEM;
     }
     if (rc == 0)
-        rc = rebuild_samples(p, newstack);
+        rc = pk_filter_rebuild_samples(p, newstack);
     if (rc == PROFKIT_ENOMEM)
         pk_error_set(err, rc, NULL, -1, "out of memory filtering the profile");
     for (int k = 0; k < F_N; k++)

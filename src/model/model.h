@@ -109,6 +109,12 @@ struct profkit_profile {
 
     pk_sym_summary *symbols; /* what symbolization did (profkit_report_info
                                 prints it); NULL = nothing to name */
+
+    /* The totals before the first filter or transform (what percentages
+     * are of, as pprof's): whole_totals[t * n_value_types + v] for thread
+     * t, row whole_threads for all threads; NULL until one ran. */
+    int64_t *whole_totals;
+    size_t whole_threads, whole_values;
 };
 
 /* String helpers (intern returns PROFKIT_NONE when out of memory). */

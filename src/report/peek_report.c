@@ -3,6 +3,7 @@
  * callees, like pprof -peek; computed by pk_peek_compute (analysis/peek.c).
  */
 #include "analysis/analysis.h"
+#include "report/report_top.h"
 #include "report/rjson.h"
 
 #include <stdlib.h>
@@ -55,17 +56,19 @@ int profkit_report_peek(FILE *out, const profkit_profile *p, const profkit_repor
         fprintf(out, ",\"total\":%lld,\"rows\":[", (long long)k.sums.total);
     } else {
         char tot[64];
-        pk_format_value(tot, sizeof(tot), k.sums.total, unit);
+        pk_format_value(tot, sizeof(tot), pk_percent_total(p, v, th, k.sums.total, o->relative), unit);
         fprintf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
         if (th != PROFKIT_NONE)
             fprintf(out, ", thread %s", pk_str(p, p->threads[th].name));
+        pk_report_kept(out, p, v, th, k.sums.total, unit, o);
         fprintf(out, "\nShowing %zu of %zu %s matching '%s', sorted by %s\n", shown, n,
                 pk_key_name(o->by, 1), o->pattern, o->sort_cum ? "cum" : "flat");
         fputs(sep, out);
         fprintf(out, "%10s %7s %7s %10s %7s %13s | %s\n", "flat", "flat%", "sum%", "cum", "cum%",
                 "calls calls%", "callers above, callees below");
     }
-    double total = k.sums.total ? (double)k.sums.total : 1.0, sum = 0;
+    int64_t whole = pk_percent_total(p, v, th, k.sums.total, o->relative);
+    double total = whole ? (double)whole : 1.0, sum = 0;
     for (size_t i = 0; i < shown; i++) {
         uint32_t key = k.order[i];
         size_t nin, nout;

@@ -25,12 +25,17 @@ static void top_json(FILE *out, const profkit_profile *p, const pk_top *t,
 {
     pk_rjson_open(out, "top", p, v, th);
     pk_rjson_by(out, o->by);
-    fprintf(out, ",\"sort\":\"%s\",\"min_percent\":%.17g,\"total\":%lld,\"rows\":[",
+    int64_t whole = pk_percent_total(p, v, th, t->total, o->relative);
+    fprintf(out, ",\"sort\":\"%s\",\"min_percent\":%.17g,\"total\":%lld,",
             o->sort_cum ? "cum" : "flat", o->cutoff_pct, (long long)t->total);
+    int64_t w;
+    if (!o->relative && profkit_profile_whole_total(p, v, th, &w))
+        fprintf(out, "\"whole_total\":%lld,", (long long)w);
+    fputs("\"rows\":[", out);
     size_t shown = 0;
     for (size_t i = 0; i < t->n && shown < limit; i++) {
         const pk_top_row *r = &t->rows[order[i]];
-        if (!row_shown(r, t->total, o))
+        if (!row_shown(r, whole, o))
             continue;
         fputs(shown ? ",\n{\"name\":" : "\n{\"name\":", out);
         pk_rjson_strn(out, pk_strtab_get(&t->keys, r->key), pk_strtab_len(&t->keys, r->key));
@@ -66,6 +71,23 @@ int profkit_report_top(FILE *out, const profkit_profile *p, const profkit_report
     return rc;
 }
 
+void pk_report_kept(FILE *out, const profkit_profile *p, uint32_t v, uint32_t th, int64_t kept,
+                    const char *unit, const profkit_report_options *o)
+{
+    int64_t w;
+    if (!profkit_profile_whole_total(p, v, th, &w) || w == kept)
+        return;
+    char k[64], pc[32];
+    if (o->relative) {
+        pk_format_value(k, sizeof(k), w, unit);
+        fprintf(out, " after the filters (%s before them)", k);
+        return;
+    }
+    pk_format_value(k, sizeof(k), kept, unit);
+    fprintf(out, "; %s (%s) after the filters", k,
+            pk_format_pct(pc, sizeof(pc), (double)kept, w ? (double)w : 1.0));
+}
+
 uint32_t pk_report_top_calls_value(const profkit_profile *p, uint32_t v)
 {
     const char *vname = pk_str(p, p->value_types[v].type);
@@ -81,9 +103,12 @@ int pk_report_top_print(FILE *out, const profkit_profile *p, uint32_t v, uint32_
 {
     const pk_top t = *tp;
     int with_calls = calls_p != NULL;
+    /* percentages of the whole profile's total (as pprof), or with
+     * o->relative of what the filters and transforms left */
+    int64_t whole = pk_percent_total(p, v, th, t.total, o->relative);
     size_t nonzero = 0;
     for (size_t i = 0; i < t.n; i++)
-        nonzero += row_shown(&t.rows[i], t.total, o);
+        nonzero += row_shown(&t.rows[i], whole, o);
     size_t limit = o->limit && o->limit < nonzero ? o->limit : nonzero;
     /* The printed rows are the first `limit` non-zero ones in sort order;
      * the all-zero rows (skipped) may sort anywhere among them. */
@@ -100,10 +125,11 @@ int pk_report_top_print(FILE *out, const profkit_profile *p, uint32_t v, uint32_
     const char *unit = pk_str(p, p->value_types[v].unit);
     size_t shown = 0;
     char tot[64];
-    pk_format_value(tot, sizeof(tot), t.total, unit);
+    pk_format_value(tot, sizeof(tot), whole, unit);
     fprintf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
     if (th != PROFKIT_NONE)
         fprintf(out, ", thread %s", pk_str(p, p->threads[th].name));
+    pk_report_kept(out, p, v, th, t.total, unit, o);
     fprintf(out, "\nShowing top %zu of %zu %s, sorted by %s\n", limit, nonzero, pk_key_name(o->by, 1),
             o->sort_cum ? "cum" : "flat");
     fprintf(out, "%10s %7s %7s %10s %7s", "flat", "flat%", "sum%", "cum", "cum%");
@@ -111,10 +137,10 @@ int pk_report_top_print(FILE *out, const profkit_profile *p, uint32_t v, uint32_
         fprintf(out, " %10s %10s", "calls", "avg/call");
     fprintf(out, "  %s\n", pk_key_name(o->by, 0));
     double sum = 0;
-    double total = t.total ? (double)t.total : 1.0;
+    double total = whole ? (double)whole : 1.0;
     for (size_t i = 0; i < t.n && shown < limit; i++) {
         const pk_top_row *r = &t.rows[order[i]];
-        if (!row_shown(r, t.total, o))
+        if (!row_shown(r, whole, o))
             continue;
         char f[64], c[64];
         pk_format_value(f, sizeof(f), r->flat, unit);
