@@ -17,7 +17,7 @@
  *   collapse-direct-recursion RE  only a call straight from itself
  *   collapse-module RE   a run of frames of one module (library, else the
  *                        mapping's file, else the source file) matching RE
- *                        becomes one frame named after it
+ *                        becomes one frame named after it (its base name)
  *   filter               pprof's filters (filter.c) as one step
  *
  * A PATH is function labels from the root joined with ';' ("main;run;f"),
@@ -137,8 +137,10 @@ static uint32_t module_frame(struct step *s, uint32_t frame)
     const char *mod = frame_module(s->p, frame);
     uint32_t out = PROFKIT_NONE;
     if (*mod && regexec(&s->re, mod, 0, NULL, 0) == 0) {
-        /* one function and frame per module: both tables are hash-consed */
-        uint32_t fn = pk_function_add_named(s->p, mod, NULL, mod, 0);
+        /* named by the module's base name; one function and frame per
+         * module: both tables are hash-consed */
+        const char *slash = strrchr(mod, '/');
+        uint32_t fn = pk_function_add_named(s->p, slash && slash[1] ? slash + 1 : mod, NULL, mod, 0);
         if (fn == PROFKIT_NONE)
             return PROFKIT_NONE - 1;
         profkit_frame fr;
