@@ -434,9 +434,6 @@ typedef struct profkit_report_options {
     const profkit_symbolize_options *symbols; /* list --disasm: how the binaries are found
                                                  (as profkit_profile_symbolize); NULL:
                                                  only the mappings' paths */
-    int relative;       /* top, hist, peek: percentages of the total left by the
-                           filters and transforms, not of the whole profile's
-                           (profkit_profile_whole_total) */
 } profkit_report_options;
 
 /* `profkit info`: format, threads, value types, counts, totals, metadata. */
@@ -708,12 +705,15 @@ PROFKIT_API int profkit_profile_transform(profkit_profile *p, const profkit_tran
 /*
  * The total of value type `value` over thread `thread` (PROFKIT_NONE: all)
  * as it was before p's first filter or transform, which the reports'
- * percentages are of (as pprof's; profkit_report_options.relative: of
- * what is left). Returns 1 and sets *out, or 0 when p was never filtered
- * or transformed (the rows' own total is the whole).
+ * percentages (top, hist, peek) are of, as pprof's. Returns 1 and sets
+ * *out, or 0 when p was never filtered or transformed, or the whole total
+ * was dropped (the rows' own total is then what percentages are of).
  */
 PROFKIT_API int profkit_profile_whole_total(const profkit_profile *p, uint32_t value,
                                             uint32_t thread, int64_t *out);
+/* Forgets the whole total, so that percentages are of what the filters
+ * and transforms left (pprof's -relative_percentages; `--relative`). */
+PROFKIT_API void profkit_profile_drop_whole_total(profkit_profile *p);
 
 /* ------------------------------------------- flame graphs and the viewer page */
 

@@ -267,8 +267,8 @@ int pk_note_whole_totals(profkit_profile *p);
 /* What a report's percentages of value type `value` over thread `thread`
  * (PROFKIT_NONE: all) are of: the whole profile's total as it was before
  * the filters and transforms, as pprof's are, or `total` (the rows' total
- * after them) with `relative` or when nothing filtered p. */
-int64_t pk_percent_total(const profkit_profile *p, uint32_t value, uint32_t thread, int64_t total,
-                         int relative);
+ * after them) when nothing filtered p or its whole total was dropped
+ * (profkit_profile_drop_whole_total: --relative). */
+int64_t pk_percent_total(const profkit_profile *p, uint32_t value, uint32_t thread, int64_t total);
 
 #endif

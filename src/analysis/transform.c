@@ -424,10 +424,9 @@ int pk_note_whole_totals(profkit_profile *p)
     return 0;
 }
 
-int64_t pk_percent_total(const profkit_profile *p, uint32_t value, uint32_t thread, int64_t total,
-                         int relative)
+int64_t pk_percent_total(const profkit_profile *p, uint32_t value, uint32_t thread, int64_t total)
 {
-    if (relative || !p->whole_totals || value >= p->whole_values)
+    if (!p->whole_totals || value >= p->whole_values)
         return total;
     if (thread == PROFKIT_NONE)
         return p->whole_totals[p->whole_threads * p->whole_values + value];
@@ -442,8 +441,15 @@ int profkit_profile_whole_total(const profkit_profile *p, uint32_t value, uint32
     if (!p->whole_totals || value >= p->whole_values ||
         (thread != PROFKIT_NONE && thread >= p->whole_threads))
         return 0;
-    *out = pk_percent_total(p, value, thread, 0, 0);
+    *out = pk_percent_total(p, value, thread, 0);
     return 1;
+}
+
+void profkit_profile_drop_whole_total(profkit_profile *p)
+{
+    free(p->whole_totals);
+    p->whole_totals = NULL;
+    p->whole_threads = p->whole_values = 0;
 }
 
 int profkit_profile_transform(profkit_profile *p, const profkit_transform *steps, size_t n,

@@ -506,7 +506,6 @@ static int parse_report_args(const char *cmd, const char *help, const struct opt
     in->skip_inuse = !reads_inuse(cmd, ro);
     in->skip_lines = ro->by != PROFKIT_BY_LINE;
     in->filter.by_line = ro->by == PROFKIT_BY_LINE;
-    ro->relative = in->relative;
     return -1;
 }
 

@@ -65,5 +65,7 @@ int cli_apply_transforms(profkit_profile **p, const cli_input *in)
         *p = NULL;
         return cli_fail(NULL, &err);
     }
+    if (in->relative) /* percentages of what is left */
+        profkit_profile_drop_whole_total(*p);
     return CLI_OK;
 }

@@ -29,7 +29,7 @@ static int row_shown(const profkit_profile *p, uint32_t th, const pk_top *t, siz
     if (!any || !(o->cutoff_pct > 0))
         return any;
     double x = (double)(o->sort_cum ? t[sv].rows[k].cum : t[sv].rows[k].flat);
-    double total = (double)pk_percent_total(p, sv, th, t[sv].total, o->relative);
+    double total = (double)pk_percent_total(p, sv, th, t[sv].total);
     return 100.0 * (x < 0 ? -x : x) >= o->cutoff_pct * (total < 0 ? -total : total);
 }
 
@@ -80,7 +80,7 @@ int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_repor
             pk_rjson_str(out, pk_str(p, p->value_types[v].unit));
             fprintf(out, ",\"total\":%lld", (long long)t[v].total);
             int64_t w;
-            if (!o->relative && profkit_profile_whole_total(p, (uint32_t)v, th, &w))
+            if (profkit_profile_whole_total(p, (uint32_t)v, th, &w))
                 fprintf(out, ",\"whole_total\":%lld", (long long)w);
             fputc('}', out);
         }
@@ -105,7 +105,7 @@ int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_repor
     for (size_t v = 0; v < nv; v++) {
         char tot[64];
         const char *unit = pk_str(p, p->value_types[v].unit);
-        pk_format_value(tot, sizeof(tot), pk_percent_total(p, (uint32_t)v, th, t[v].total, o->relative),
+        pk_format_value(tot, sizeof(tot), pk_percent_total(p, (uint32_t)v, th, t[v].total),
                         unit);
         fprintf(out, "%s %s (%s) total %s", v ? ";" : "", pk_str(p, p->value_types[v].type),
                 unit, tot);
@@ -129,7 +129,7 @@ int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_repor
             char val[64], p1[32], p2[32];
             pk_format_value(val, sizeof(val), r->flat, pk_str(p, p->value_types[v].unit));
             run[v] += (double)r->flat;
-            double whole = (double)pk_percent_total(p, (uint32_t)v, th, t[v].total, o->relative);
+            double whole = (double)pk_percent_total(p, (uint32_t)v, th, t[v].total);
             pct(p1, sizeof(p1), (double)r->flat, whole);
             pct(p2, sizeof(p2), run[v], whole);
             fprintf(out, "%s%12s %7s %7s", v ? " " : "", val, p1, p2);

@@ -56,7 +56,7 @@ int profkit_report_peek(FILE *out, const profkit_profile *p, const profkit_repor
         fprintf(out, ",\"total\":%lld,\"rows\":[", (long long)k.sums.total);
     } else {
         char tot[64];
-        pk_format_value(tot, sizeof(tot), pk_percent_total(p, v, th, k.sums.total, o->relative), unit);
+        pk_format_value(tot, sizeof(tot), pk_percent_total(p, v, th, k.sums.total), unit);
         fprintf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
         if (th != PROFKIT_NONE)
             fprintf(out, ", thread %s", pk_str(p, p->threads[th].name));
@@ -67,7 +67,7 @@ int profkit_report_peek(FILE *out, const profkit_profile *p, const profkit_repor
         fprintf(out, "%10s %7s %7s %10s %7s %13s | %s\n", "flat", "flat%", "sum%", "cum", "cum%",
                 "calls calls%", "callers above, callees below");
     }
-    int64_t whole = pk_percent_total(p, v, th, k.sums.total, o->relative);
+    int64_t whole = pk_percent_total(p, v, th, k.sums.total);
     double total = whole ? (double)whole : 1.0, sum = 0;
     for (size_t i = 0; i < shown; i++) {
         uint32_t key = k.order[i];

@@ -25,11 +25,11 @@ static void top_json(FILE *out, const profkit_profile *p, const pk_top *t,
 {
     pk_rjson_open(out, "top", p, v, th);
     pk_rjson_by(out, o->by);
-    int64_t whole = pk_percent_total(p, v, th, t->total, o->relative);
+    int64_t whole = pk_percent_total(p, v, th, t->total);
     fprintf(out, ",\"sort\":\"%s\",\"min_percent\":%.17g,\"total\":%lld,",
             o->sort_cum ? "cum" : "flat", o->cutoff_pct, (long long)t->total);
     int64_t w;
-    if (!o->relative && profkit_profile_whole_total(p, v, th, &w))
+    if (profkit_profile_whole_total(p, v, th, &w))
         fprintf(out, "\"whole_total\":%lld,", (long long)w);
     fputs("\"rows\":[", out);
     size_t shown = 0;
@@ -78,11 +78,6 @@ void pk_report_kept(FILE *out, const profkit_profile *p, uint32_t v, uint32_t th
     if (!profkit_profile_whole_total(p, v, th, &w) || w == kept)
         return;
     char k[64], pc[32];
-    if (o->relative) {
-        pk_format_value(k, sizeof(k), w, unit);
-        fprintf(out, " after the filters (%s before them)", k);
-        return;
-    }
     pk_format_value(k, sizeof(k), kept, unit);
     fprintf(out, "; %s (%s) after the filters", k,
             pk_format_pct(pc, sizeof(pc), (double)kept, w ? (double)w : 1.0));
@@ -104,8 +99,8 @@ int pk_report_top_print(FILE *out, const profkit_profile *p, uint32_t v, uint32_
     const pk_top t = *tp;
     int with_calls = calls_p != NULL;
     /* percentages of the whole profile's total (as pprof), or with
-     * o->relative of what the filters and transforms left */
-    int64_t whole = pk_percent_total(p, v, th, t.total, o->relative);
+     * profkit_profile_drop_whole_total of what the filters left */
+    int64_t whole = pk_percent_total(p, v, th, t.total);
     size_t nonzero = 0;
     for (size_t i = 0; i < t.n; i++)
         nonzero += row_shown(&t.rows[i], whole, o);
