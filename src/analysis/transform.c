@@ -73,7 +73,8 @@ struct step {
     regex_t re;
     int have_re;
     uint8_t *fbits;    /* per frame: 0x80 computed, 1 matches RE */
-    uint32_t *fextra;  /* per frame: path component / collapsed frame (+1; 0 = not computed) */
+    uint32_t *fextra;  /* per frame: path component + 1 (0 = not computed), or the
+                          frame a module collapses into (fbits says computed) */
     char **comp;       /* PATH's components */
     uint32_t *first;   /* first[j]: the first component equal to comp[j] */
     size_t k;          /* components */
@@ -131,9 +132,8 @@ static const char *frame_module(const profkit_profile *p, uint32_t frame)
  * module does not match, or PROFKIT_NONE - 1 when out of memory. */
 static uint32_t module_frame(struct step *s, uint32_t frame)
 {
-    uint32_t c = s->fextra[frame];
-    if (c)
-        return c - 1;
+    if (s->fbits[frame] & 0x80) /* computed: fextra holds the frame, or none */
+        return (s->fbits[frame] & 1) ? s->fextra[frame] : PROFKIT_NONE;
     const char *mod = frame_module(s->p, frame);
     uint32_t out = PROFKIT_NONE;
     if (*mod && regexec(&s->re, mod, 0, NULL, 0) == 0) {
@@ -150,8 +150,9 @@ static uint32_t module_frame(struct step *s, uint32_t frame)
         out = pk_frame_add(s->p, &fr);
         if (out == PROFKIT_NONE)
             return PROFKIT_NONE - 1;
+        s->fextra[frame] = out;
     }
-    s->fextra[frame] = out + 1; /* PROFKIT_NONE + 1 wraps to 0: recomputed, still right */
+    s->fbits[frame] = (uint8_t)(0x80 | (out != PROFKIT_NONE));
     return out;
 }
 
