@@ -91,7 +91,8 @@ enum { CLI_OPT_DB = 0x200, CLI_OPT_WHERE, CLI_OPT_SINCE, CLI_OPT_UNTIL, CLI_OPT_
 #define CLI_TRANSFORM_HELP                                                                 \
     "  Transforms, applied in the order given (the filters above act together,\n"        \
     "  as pprof applies them, at the place of the first of them; RE matches a\n"        \
-    "  function name, PATH is a call path from the root as main;run;work):\n"           \
+    "  function name, PATH is a call path from the root as main;run;work; e.g.\n"      \
+    "  --collapse-recursion '^msort' --merge '^malloc$' --root-at '^run$'):\n"         \
     "  --merge RE      remove the matching functions from every stack; their own\n"      \
     "                  time goes to their callers\n"                                     \
     "  --merge-node PATH  the same for the one call node PATH\n"                        \
