@@ -54,9 +54,13 @@ int profkit_transform_kind_of(const char *name)
 
 #define DROP (PROFKIT_NONE - 1) /* ns[]: the sample is dropped (PROFKIT_NONE at the end) */
 
-/* pk_stack_intern, with out of memory in *rc. */
-static uint32_t intern(profkit_profile *p, uint32_t parent, uint32_t frame, int *rc)
+/* The stack (parent, frame), with out of memory in *rc: old stack `self`
+ * when that is what it is (most stacks of most steps: no lookup, so the
+ * stack index is not built when nothing changes), else interned. */
+static uint32_t child(profkit_profile *p, size_t self, uint32_t parent, uint32_t frame, int *rc)
 {
+    if (p->stacks[self].parent == parent && p->stacks[self].frame == frame)
+        return (uint32_t)self;
     uint32_t id = pk_stack_intern(p, parent, frame);
     if (id == PROFKIT_NONE) {
         *rc = PROFKIT_ENOMEM;
@@ -244,21 +248,21 @@ static int map_stacks(struct step *s, const uint8_t *need, uint32_t *ns)
         uint32_t out = DROP;
         switch (kind) {
         case PROFKIT_TRANSFORM_MERGE:
-            out = np == DROP ? DROP : frame_matches(s, fr) ? np : intern(p, np, fr, &rc);
+            out = np == DROP ? DROP : frame_matches(s, fr) ? np : child(p, i, np, fr, &rc);
             break;
         case PROFKIT_TRANSFORM_MERGE_NODE: {
             int32_t mp = m[par];
             m[i] = (mp >= 0 && (size_t)mp < s->k && frame_component(s, fr) == s->first[mp]) ? mp + 1 : -1;
-            out = np == DROP ? DROP : (size_t)m[i] == s->k ? np : intern(p, np, fr, &rc);
+            out = np == DROP ? DROP : (size_t)m[i] == s->k ? np : child(p, i, np, fr, &rc);
             break;
         }
         case PROFKIT_TRANSFORM_ROOT_AT:
             if (in[par]) {
                 in[i] = 1;
-                out = intern(p, np, fr, &rc);
+                out = child(p, i, np, fr, &rc);
             } else if (frame_matches(s, fr)) {
                 in[i] = 1;
-                out = intern(p, 0, fr, &rc);
+                out = child(p, i, 0, fr, &rc);
             }
             break;
         case PROFKIT_TRANSFORM_FOCUS_SUBTREE: {
@@ -266,10 +270,10 @@ static int map_stacks(struct step *s, const uint8_t *need, uint32_t *ns)
             m[i] = (mp >= 0 && (size_t)mp < s->k && frame_component(s, fr) == s->first[mp]) ? mp + 1 : -1;
             if (in[par]) {
                 in[i] = 1;
-                out = intern(p, np, fr, &rc);
+                out = child(p, i, np, fr, &rc);
             } else if ((size_t)m[i] == s->k) {
                 in[i] = 1;
-                out = intern(p, 0, fr, &rc);
+                out = child(p, i, 0, fr, &rc);
             }
             break;
         }
@@ -293,7 +297,7 @@ static int map_stacks(struct step *s, const uint8_t *need, uint32_t *ns)
                 }
             }
             if (!found)
-                out = intern(p, np, fr, &rc);
+                out = child(p, i, np, fr, &rc);
             break;
         }
         case PROFKIT_TRANSFORM_COLLAPSE_DIRECT_RECURSION:
@@ -303,7 +307,7 @@ static int map_stacks(struct step *s, const uint8_t *need, uint32_t *ns)
                 p->frames[p->stacks[np].frame].function == p->frames[fr].function)
                 out = np;
             else
-                out = intern(p, np, fr, &rc);
+                out = child(p, i, np, fr, &rc);
             break;
         case PROFKIT_TRANSFORM_COLLAPSE_MODULE: {
             if (np == DROP)
@@ -314,11 +318,11 @@ static int map_stacks(struct step *s, const uint8_t *need, uint32_t *ns)
                 break;
             }
             if (cf == PROFKIT_NONE)
-                out = intern(p, np, fr, &rc);
+                out = child(p, i, np, fr, &rc);
             else if (np != 0 && p->stacks[np].frame == cf)
                 out = np;
             else
-                out = intern(p, np, cf, &rc);
+                out = child(p, i, np, cf, &rc);
             break;
         }
         default: break;
@@ -336,6 +340,36 @@ static int map_stacks(struct step *s, const uint8_t *need, uint32_t *ns)
     free(head);
     free(next);
     return rc;
+}
+
+/*
+ * Gives each sample row its new stack ns[old] (PROFKIT_NONE: dropped). Timed
+ * rows are never summed, so a profile of timed rows only is rewritten in
+ * place (no second copy of its rows: they are most of a Gecko profile's
+ * memory); rows without a time, which rows of one stack and thread share,
+ * are rebuilt as the filters do.
+ */
+static int rewrite_samples(profkit_profile *p, const uint32_t *ns)
+{
+    size_t n = p->n_samples, nv = p->n_value_types, w = 0;
+    for (size_t r = 0; r < n; r++)
+        if (p->sample_time[r] == PROFKIT_NO_TIME)
+            return pk_filter_rebuild_samples(p, ns);
+    for (size_t r = 0; r < n; r++) {
+        uint32_t st = ns[p->sample_stack[r]];
+        if (st == PROFKIT_NONE)
+            continue;
+        p->sample_stack[w] = st;
+        p->sample_thread[w] = p->sample_thread[r];
+        p->sample_time[w] = p->sample_time[r];
+        if (w != r)
+            memmove(p->sample_values + w * nv, p->sample_values + r * nv, nv * sizeof(int64_t));
+        w++;
+    }
+    p->n_samples = w;
+    if (p->samples_indexed > w)
+        p->samples_indexed = w;
+    return 0;
 }
 
 static int apply_step(profkit_profile *p, const profkit_transform *t, profkit_error *err)
@@ -387,7 +421,7 @@ static int apply_step(profkit_profile *p, const profkit_transform *t, profkit_er
         rc = map_stacks(&s, need, ns);
     }
     if (rc == 0)
-        rc = pk_filter_rebuild_samples(p, ns);
+        rc = rewrite_samples(p, ns);
     if (rc == PROFKIT_ENOMEM)
         pk_error_set(err, rc, NULL, -1, "out of memory transforming the profile");
     if (s.have_re)

@@ -243,6 +243,35 @@ static void order_and_filters(void **state)
     profkit_profile_free(p);
 }
 
+/* Timed rows are rewritten in place: order and times kept, dropped rows gone. */
+static void timed_rows(void **state)
+{
+    (void)state;
+    profkit_profile *p = new_profile();
+    const char *const specs[] = { "main;a", "main;b", "main;a;c", "main;a" };
+    for (int i = 0; i < 4; i++) {
+        char buf[64];
+        snprintf(buf, sizeof(buf), "%s", specs[i]);
+        uint32_t s = 0;
+        for (char *tok = strtok(buf, ";"); tok; tok = strtok(NULL, ";"))
+            s = pk_stack_intern(p, s, frame_of(p, tok));
+        int64_t v = 1 << i;
+        assert_int_equal(pk_sample_add_timed(p, s, 0, 100 + i, &v), 0);
+    }
+    profkit_transform t = { PROFKIT_TRANSFORM_ROOT_AT, "^a$", NULL };
+    profkit_error err;
+    assert_int_equal(profkit_profile_transform(p, &t, 1, &err), 0);
+    assert_int_equal(p->n_samples, 3);
+    assert_int_equal(p->sample_time[0], 100);
+    assert_int_equal(p->sample_time[1], 102);
+    assert_int_equal(p->sample_time[2], 103);
+    assert_int_equal(p->sample_values[1], 4);
+    char *got = folded(p);
+    assert_string_equal(got, "a 9|a;c 4");
+    free(got);
+    profkit_profile_free(p);
+}
+
 static void errors(void **state)
 {
     (void)state;
@@ -316,6 +345,7 @@ int main(void)
         cmocka_unit_test(collapse_recursion),
         cmocka_unit_test(collapse_module),
         cmocka_unit_test(order_and_filters),
+        cmocka_unit_test(timed_rows),
         cmocka_unit_test(errors),
         cmocka_unit_test(deep_recursion_linear),
     };
