@@ -1,5 +1,6 @@
 /* tree_report.c: `profkit tree`, the call tree per thread, indented. */
 #include "analysis/analysis.h"
+#include "report/report_top.h"
 #include "report/rjson.h"
 
 #include <stdlib.h>
@@ -38,13 +39,17 @@ static int print_thread(FILE *out, const profkit_profile *p, pk_ltree *tp, uint3
     }
     const char *unit = pk_str(p, p->value_types[v].unit);
     char tot[64], a[64], b[64], c[64];
-    pk_format_value(tot, sizeof(tot), t.grand_total, unit);
+    /* percentages of the whole profile's total, as top's */
+    int64_t whole = pk_percent_total(p, v, th, t.grand_total);
+    pk_format_value(tot, sizeof(tot), whole, unit);
     if (th != PROFKIT_NONE)
-        fprintf(out, "\nThread %u: %s, total %s\n", th, pk_str(p, p->threads[th].name), tot);
+        fprintf(out, "\nThread %u: %s, total %s", th, pk_str(p, p->threads[th].name), tot);
     else
-        fprintf(out, "\nAll threads, total %s\n", tot);
+        fprintf(out, "\nAll threads, total %s", tot);
+    pk_report_kept(out, p, v, th, t.grand_total, unit, o);
+    fputc('\n', out);
     fprintf(out, "%10s %7s %10s %10s  %s\n", "total", "total%", "self", "callees", "name");
-    double base = t.grand_total ? (double)t.grand_total : 1.0;
+    double base = whole ? (double)whole : 1.0;
     for (size_t i = 0; i < n; i++) {
         uint32_t x = nodes[i];
         pk_format_value(a, sizeof(a), t.total[x], unit);
@@ -86,8 +91,9 @@ int profkit_report_tree(FILE *out, const profkit_profile *p, const profkit_repor
         fprintf(out, ",\"total\":%lld,\"max_depth\":%zu,\"min_percent\":%.17g,\"trees\":[",
                 (long long)total, o->max_depth, o->cutoff_pct);
     } else {
-        pk_format_value(tot, sizeof(tot), total, unit);
+        pk_format_value(tot, sizeof(tot), pk_percent_total(p, v, th, total), unit);
         fprintf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
+        pk_report_kept(out, p, v, th, total, unit, o);
         if (o->max_depth)
             fprintf(out, ", depth <= %zu", o->max_depth);
         if (o->cutoff_pct > 0)
