@@ -705,7 +705,7 @@ PROFKIT_API int profkit_profile_transform(profkit_profile *p, const profkit_tran
 /*
  * The total of value type `value` over thread `thread` (PROFKIT_NONE: all)
  * as it was before p's first filter or transform, which the reports'
- * percentages (top, hist, peek) are of, as pprof's. Returns 1 and sets
+ * percentages (top, hist, peek, tree, traces) are of, as pprof's. Returns 1 and sets
  * *out, or 0 when p was never filtered or transformed, or the whole total
  * was dropped (the rows' own total is then what percentages are of).
  */
