@@ -741,6 +741,74 @@ PROFKIT_API int profkit_filter_active(const profkit_filter_options *o);
  */
 PROFKIT_API int profkit_profile_filter(profkit_profile *p, const profkit_filter_options *o,
                                        profkit_error *err);
+/* ------------------------------------------- transforms (issue 26) */
+
+/*
+ * The ordered stack of transforms (docs/transforms.md): each step rewrites
+ * the stacks of the profile the step before left, with the meaning of the
+ * Firefox Profiler's transform of the same name. A RE is a POSIX extended
+ * regular expression on the function's label (as the filters match it); a
+ * PATH is the labels of a call node from the root joined with ';'
+ * ("main;run;work"), each compared whole.
+ */
+typedef enum profkit_transform_kind {
+    PROFKIT_TRANSFORM_FILTER,         /* "filter": pprof's filters (`filter`) as one step */
+    PROFKIT_TRANSFORM_MERGE,          /* "merge" RE: the function's frames leave every
+                                         stack, its self value goes to its caller */
+    PROFKIT_TRANSFORM_MERGE_NODE,     /* "merge-node" PATH: that call node only */
+    PROFKIT_TRANSFORM_ROOT_AT,        /* "root-at" RE: samples through the function,
+                                         re-rooted at its outermost call (all call
+                                         sites combined) */
+    PROFKIT_TRANSFORM_FOCUS_SUBTREE,  /* "focus-subtree" PATH: samples through that call
+                                         node, re-rooted there */
+    PROFKIT_TRANSFORM_FOCUS_CATEGORY, /* "focus-category" NAME: needs frame categories,
+                                         which the model does not hold yet (EINVAL) */
+    PROFKIT_TRANSFORM_COLLAPSE_RECURSION,        /* "collapse-recursion" RE: a call of the
+                                         function from within itself, through any
+                                         frames, becomes its outermost call */
+    PROFKIT_TRANSFORM_COLLAPSE_DIRECT_RECURSION, /* "collapse-direct-recursion" RE: only
+                                         calls straight from itself */
+    PROFKIT_TRANSFORM_COLLAPSE_MODULE, /* "collapse-module" RE: each run of frames of a
+                                         module matching RE (the library, else the
+                                         mapping's file, else the source file) becomes
+                                         one frame named after the module */
+    PROFKIT_TRANSFORM_N
+} profkit_transform_kind;
+
+typedef struct profkit_transform {
+    profkit_transform_kind kind;
+    const char *arg;                      /* RE, PATH or NAME (not for FILTER) */
+    const profkit_filter_options *filter; /* FILTER only */
+} profkit_transform;
+
+/* A kind's name as above ("merge-node"), the command line's flag without
+ * "--"; NULL for no kind. */
+PROFKIT_API const char *profkit_transform_name(profkit_transform_kind k);
+/* The kind of a name, or -1. */
+PROFKIT_API int profkit_transform_kind_of(const char *name);
+/*
+ * Applies steps[0..n) to p in place, in order: samples are dropped or get
+ * new stacks (rows that end up alike are summed); each step is linear in
+ * the stacks whatever their depth. Returns 0, PROFKIT_EINVAL (a bad
+ * regular expression or path, focus-category; the message names the
+ * step as profkit_transform.NAME), or PROFKIT_ENOMEM. On failure the
+ * steps before the failing one stay applied.
+ */
+PROFKIT_API int profkit_profile_transform(profkit_profile *p, const profkit_transform *steps,
+                                          size_t n, profkit_error *err);
+/*
+ * The total of value type `value` over thread `thread` (PROFKIT_NONE: all)
+ * as it was before p's first filter or transform, which the reports'
+ * percentages (top, hist, peek, tree, traces) are of, as pprof's. Returns 1 and sets
+ * *out, or 0 when p was never filtered or transformed, or the whole total
+ * was dropped (the rows' own total is then what percentages are of).
+ */
+PROFKIT_API int profkit_profile_whole_total(const profkit_profile *p, uint32_t value,
+                                            uint32_t thread, int64_t *out);
+/* Forgets the whole total, so that percentages are of what the filters
+ * and transforms left (pprof's -relative_percentages; `--relative`). */
+PROFKIT_API void profkit_profile_drop_whole_total(profkit_profile *p);
+
 /* ------------------------------------------- flame graphs and the viewer page */
 
 /*

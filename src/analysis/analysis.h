@@ -253,4 +253,14 @@ int pk_mem_compute(pk_mem *m, const profkit_profile *p, uint32_t thread, int by_
 size_t pk_mem_path_label(const pk_mem *m, uint32_t key, char **buf, size_t *cap);
 void pk_mem_free(pk_mem *m);
 
+/* ---- filters and transforms (src/analysis/filter.c, transform.c) ---- */
+
+/*
+ * Rebuilds p's sample rows with stack newstack[s] for old stack s
+ * (PROFKIT_NONE: the row is dropped); rows now alike are summed, timed
+ * rows keep their order. Returns 0 or PROFKIT_ENOMEM.
+ */
+int pk_filter_rebuild_samples(profkit_profile *p, const uint32_t *newstack, const uint32_t *row_stack,
+                              const uint32_t *row_labels);
+
 #endif

@@ -143,9 +143,9 @@ static uint32_t filter_stack(struct filter *f, uint32_t s)
 
 /* Rebuilds the sample rows from the old ones with stacks newstack[] (of
  * row_stack[r] when the label options gave rows new stacks, and label sets
- * row_labels[r] then). */
-static int rebuild_samples(profkit_profile *p, const uint32_t *newstack, const uint32_t *row_stack,
-                           const uint32_t *row_labels)
+ * row_labels[r] then; both NULL otherwise). */
+int pk_filter_rebuild_samples(profkit_profile *p, const uint32_t *newstack, const uint32_t *row_stack,
+                              const uint32_t *row_labels)
 {
     uint32_t *stack = p->sample_stack, *thread = p->sample_thread, *labels = p->sample_labels;
     int64_t *time = p->sample_time, *values = p->sample_values;
@@ -177,6 +177,8 @@ int profkit_profile_filter(profkit_profile *p, const profkit_filter_options *o, 
 {
     if (!profkit_filter_active(o))
         return 0;
+    if (pk_note_whole_totals(p) != 0)
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory filtering the profile");
     struct filter f;
     memset(&f, 0, sizeof(f));
     f.p = p;
@@ -234,7 +236,7 @@ int profkit_profile_filter(profkit_profile *p, const profkit_filter_options *o, 
             rc = PROFKIT_ENOMEM;
     }
     if (rc == 0)
-        rc = rebuild_samples(p, newstack, row_stack, row_labels);
+        rc = pk_filter_rebuild_samples(p, newstack, row_stack, row_labels);
     if (rc == PROFKIT_ENOMEM)
         pk_error_set(err, rc, NULL, -1, "out of memory filtering the profile");
     for (int k = 0; k < F_N; k++)

@@ -24,6 +24,7 @@ enum {
 /* Options every reading subcommand takes. */
 #define CLI_MAX_BINARIES 32
 #define CLI_MAX_WHERE 64
+#define CLI_MAX_TRANSFORMS 64
 typedef struct cli_input {
     const char *format; /* --format */
     int strict;         /* --strict */
@@ -38,6 +39,12 @@ typedef struct cli_input {
     int skip_inuse;     /* nor what is still allocated at the end */
     int skip_lines;     /* nor lines */
     profkit_filter_options filter; /* --focus, --ignore, ... (applied after merging) */
+    /* --merge, --root-at, ... in command-line order (cli_transform.c); the
+     * filters above are one step among them, before steps[filter_at] */
+    profkit_transform steps[CLI_MAX_TRANSFORMS];
+    size_t n_steps, filter_at;
+    int filter_at_set;
+    int relative; /* --relative: percentages of the total after the transforms */
     /* --max-string-size, --max-depth, --max-threads, --max-inflate (0: default) */
     uint64_t max_string_size, max_inflate;
     uint32_t max_depth, max_threads;
@@ -59,12 +66,51 @@ enum { CLI_OPT_FOCUS = 0x180, CLI_OPT_IGNORE, CLI_OPT_HIDE, CLI_OPT_SHOW, CLI_OP
 enum { CLI_OPT_TAGFOCUS = 0x1a0, CLI_OPT_TAGIGNORE, CLI_OPT_TAGSHOW, CLI_OPT_TAGHIDE,
        CLI_OPT_TAGROOT, CLI_OPT_TAGLEAF };
 
+/* Option codes of the transforms (cli_transform.c). */
+enum { CLI_OPT_MERGE = 0x280, CLI_OPT_MERGE_NODE, CLI_OPT_ROOT_AT, CLI_OPT_FOCUS_SUBTREE,
+       CLI_OPT_FOCUS_CATEGORY, CLI_OPT_COLLAPSE_RECURSION, CLI_OPT_COLLAPSE_DIRECT_RECURSION,
+       CLI_OPT_COLLAPSE_MODULE, CLI_OPT_RELATIVE };
+
 /* getopt values of the limit options (beyond every character) */
 enum { CLI_OPT_MAX_STRING = 0x1c0, CLI_OPT_MAX_DEPTH, CLI_OPT_MAX_THREADS, CLI_OPT_MAX_INFLATE };
 
 /* Option codes of the profile store's options. */
 enum { CLI_OPT_DB = 0x200, CLI_OPT_WHERE, CLI_OPT_SINCE, CLI_OPT_UNTIL, CLI_OPT_BASE_WHERE,
        CLI_OPT_NEW_WHERE, CLI_OPT_LABEL };
+
+/* Long options of the transforms (in CLI_INPUT_OPTIONS). */
+#define CLI_TRANSFORM_OPTIONS                                                  \
+    { "merge", required_argument, NULL, CLI_OPT_MERGE },                      \
+    { "merge-node", required_argument, NULL, CLI_OPT_MERGE_NODE },            \
+    { "root-at", required_argument, NULL, CLI_OPT_ROOT_AT },                  \
+    { "focus-subtree", required_argument, NULL, CLI_OPT_FOCUS_SUBTREE },      \
+    { "focus-category", required_argument, NULL, CLI_OPT_FOCUS_CATEGORY },    \
+    { "collapse-recursion", required_argument, NULL, CLI_OPT_COLLAPSE_RECURSION }, \
+    { "collapse-direct-recursion", required_argument, NULL, CLI_OPT_COLLAPSE_DIRECT_RECURSION }, \
+    { "collapse-module", required_argument, NULL, CLI_OPT_COLLAPSE_MODULE },  \
+    { "relative", no_argument, NULL, CLI_OPT_RELATIVE }
+
+/* Help text lines for the transforms (in CLI_INPUT_HELP). */
+#define CLI_TRANSFORM_HELP                                                                 \
+    "  Transforms, applied in the order given (the filters above act together,\n"        \
+    "  as pprof applies them, at the place of the first of them; RE matches a\n"        \
+    "  function name, PATH is a call path from the root as main;run;work; e.g.\n"      \
+    "  --collapse-recursion '^msort' --merge '^malloc$' --root-at '^run$'):\n"         \
+    "  --merge RE      remove the matching functions from every stack; their own\n"      \
+    "                  time goes to their callers\n"                                     \
+    "  --merge-node PATH  the same for the one call node PATH\n"                        \
+    "  --root-at RE    keep the samples through a matching function, each stack\n"      \
+    "                  starting at its outermost call (all call sites combined)\n"      \
+    "  --focus-subtree PATH  keep the samples through call node PATH, rooted there\n"   \
+    "  --focus-category NAME  by frame category (no format profkit reads keeps\n"      \
+    "                  categories yet: an error)\n"                                      \
+    "  --collapse-recursion RE  a matching function called from within itself,\n"     \
+    "                  directly or not, becomes its outermost call (one frame)\n"       \
+    "  --collapse-direct-recursion RE  only calls straight from itself\n"             \
+    "  --collapse-module RE  the frames of a library (or file) matching RE become\n"   \
+    "                  one frame named after it, per run of such frames\n"             \
+    "  --relative      percentages of the total left by the filters and\n"            \
+    "                  transforms (default: of the whole profile's, as pprof)\n"
 
 /* Long options for cli_input, to splice into a getopt_long table. */
 #define CLI_INPUT_OPTIONS                                  \
@@ -88,6 +134,7 @@ enum { CLI_OPT_DB = 0x200, CLI_OPT_WHERE, CLI_OPT_SINCE, CLI_OPT_UNTIL, CLI_OPT_
     { "taghide", required_argument, NULL, CLI_OPT_TAGHIDE }, \
     { "tagroot", required_argument, NULL, CLI_OPT_TAGROOT }, \
     { "tagleaf", required_argument, NULL, CLI_OPT_TAGLEAF }, \
+    CLI_TRANSFORM_OPTIONS, \
     { "max-string-size", required_argument, NULL, CLI_OPT_MAX_STRING }, \
     { "max-depth", required_argument, NULL, CLI_OPT_MAX_DEPTH }, \
     { "max-threads", required_argument, NULL, CLI_OPT_MAX_THREADS }, \
@@ -144,6 +191,7 @@ enum { CLI_OPT_DB = 0x200, CLI_OPT_WHERE, CLI_OPT_SINCE, CLI_OPT_UNTIL, CLI_OPT_
     "  --tagroot KEYS, --tagleaf KEYS\n"                                                 \
     "                  a frame per label key (comma-separated) named by the sample's\n" \
     "                  value, above the root / below the leaf (pprof -tagroot)\n"     \
+    CLI_TRANSFORM_HELP                                                                 \
     "  --max-string-size BYTES, --max-depth N, --max-threads N, --max-inflate R\n"  \
     "                  raise the limits on absurd inputs (256 MiB per JSON string\n" \
     "                  or number, 1 M frames per stack, 1 M threads, 1000:1\n"      \
@@ -156,6 +204,15 @@ enum { CLI_OPT_DB = 0x200, CLI_OPT_WHERE, CLI_OPT_SINCE, CLI_OPT_UNTIL, CLI_OPT_
     "                  only profiles from T on / before T (YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS],\n" \
     "                  UTC, or seconds since 1970)\n"                                  \
     "  -h, --help      show this help\n"
+
+/* A transform's option (or a filter's, whose place it notes: then 0);
+ * returns 1 when `c` was one, -1 after a usage message, 0 otherwise. */
+int cli_transform_option(cli_input *in, int c, const char *arg);
+/* Applies the filters and transforms of in to *p (which it frees on
+ * failure). Returns CLI_OK or the exit status of the error it printed. */
+int cli_apply_transforms(profkit_profile **p, const cli_input *in);
+/* Whether in has any filter or transform. */
+int cli_transforms_active(const cli_input *in);
 
 /* Handles a cli_input option; returns 1 when `c` was one, -1 when its
  * argument is bad (a message was printed). */

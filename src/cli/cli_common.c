@@ -47,6 +47,9 @@ static int time_arg(const char *opt, const char *arg, int64_t *ns, int *has)
 
 int cli_input_option(cli_input *in, int c, const char *arg)
 {
+    int t = cli_transform_option(in, c, arg);
+    if (t != 0)
+        return t;
     switch (c) {
     case CLI_OPT_DB:
         if (cli_need_store("--db", arg) != CLI_OK)
@@ -292,15 +295,7 @@ int cli_has_input(const char *cmd, const cli_input *in, int n)
 /* The filters of in over p (which it frees on failure). */
 static int apply_filters(profkit_profile **p, const cli_input *in)
 {
-    if (!*p || !profkit_filter_active(&in->filter))
-        return CLI_OK;
-    profkit_error err;
-    if (profkit_profile_filter(*p, &in->filter, &err) != 0) {
-        profkit_profile_free(*p);
-        *p = NULL;
-        return cli_fail(NULL, &err);
-    }
-    return CLI_OK;
+    return cli_apply_transforms(p, in);
 }
 
 int cli_store_open(profkit_store **s, const char *db, profkit_error *err)
@@ -541,7 +536,7 @@ int cli_report_main(const char *cmd, const char *help, const struct option *opts
     if (!cli_has_input(cmd, &in, argc - optind))
         return CLI_USAGE;
     profkit_error err;
-    if (in.db && strcmp(cmd, "top") == 0 && !profkit_filter_active(&in.filter)) {
+    if (in.db && strcmp(cmd, "top") == 0 && !cli_transforms_active(&in)) {
         /* the engine aggregates: only the rows top prints are read */
         profkit_store *s;
         if (cli_store_open(&s, in.db, &err) != 0)

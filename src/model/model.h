@@ -119,7 +119,24 @@ struct profkit_profile {
 
     pk_sym_summary *symbols; /* what symbolization did (profkit_report_info
                                 prints it); NULL = nothing to name */
+
+    /* The totals before the first filter or transform (what percentages
+     * are of, as pprof's): whole_totals[t * n_value_types + v] for thread
+     * t, row whole_threads for all threads; NULL until one ran. */
+    int64_t *whole_totals;
+    size_t whole_threads, whole_values;
 };
+
+/* ---- the whole total (src/model/totals.c) ---- */
+/* Keeps p's totals per thread and value type before its first filter or
+ * transform (p->whole_totals), once. Returns 0 or PROFKIT_ENOMEM. */
+int pk_note_whole_totals(profkit_profile *p);
+/* What a report's percentages of value type `value` over thread `thread`
+ * (PROFKIT_NONE: all) are of: the whole profile's total as it was before
+ * the filters and transforms, as pprof's are, or `total` (the rows' total
+ * after them) when nothing filtered p or its whole total was dropped
+ * (profkit_profile_drop_whole_total: --relative). */
+int64_t pk_percent_total(const profkit_profile *p, uint32_t value, uint32_t thread, int64_t total);
 
 /* String helpers (intern returns PROFKIT_NONE when out of memory). */
 static inline const char *pk_str(const profkit_profile *p, uint32_t id)

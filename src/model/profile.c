@@ -50,6 +50,7 @@ void profkit_profile_free(profkit_profile *p)
     free(p->mappings);
     free(p->metadata);
     free(p->markers);
+    free(p->whole_totals);
     pk_sym_summary_free(p->symbols);
     free(p);
 }

@@ -7,6 +7,7 @@
  */
 #include "util/buf.h"
 #include "analysis/analysis.h"
+#include "report/report_top.h"
 #include "report/rjson.h"
 
 #include <stdlib.h>
@@ -20,8 +21,8 @@ static void pct(char *buf, size_t n, double part, double total)
 /* Whether key k is shown: some column's flat value is not 0, and the sort
  * column's value (flat, or cum) is at least o->cutoff_pct percent of that
  * column's total (--min-percent). */
-static int row_shown(const pk_top *t, size_t nv, uint32_t sv, size_t k,
-                     const profkit_report_options *o)
+static int row_shown(const profkit_profile *p, uint32_t th, const pk_top *t, size_t nv, uint32_t sv,
+                     size_t k, const profkit_report_options *o)
 {
     int any = 0;
     for (size_t v = 0; v < nv; v++)
@@ -29,7 +30,7 @@ static int row_shown(const pk_top *t, size_t nv, uint32_t sv, size_t k,
     if (!any || !(o->cutoff_pct > 0))
         return any;
     double x = (double)(o->sort_cum ? t[sv].rows[k].cum : t[sv].rows[k].flat);
-    double total = (double)t[sv].total;
+    double total = (double)pk_percent_total(p, sv, th, t[sv].total);
     return 100.0 * (x < 0 ? -x : x) >= o->cutoff_pct * (total < 0 ? -total : total);
 }
 
@@ -60,7 +61,7 @@ static int report_hist_buf(pk_buf *out, const profkit_profile *p, const profkit_
     const pk_top *st = &t[sv];
     size_t nonzero = 0;
     for (size_t k = 0; k < st->n; k++)
-        nonzero += row_shown(t, nv, sv, k, o);
+        nonzero += row_shown(p, th, t, nv, sv, k, o);
     size_t limit = o->limit && o->limit < nonzero ? o->limit : nonzero;
     /* Only the printed rows need their order; skipped rows may sort among them. */
     if (!(order = malloc((st->n ? st->n : 1) * sizeof(uint32_t))) ||
@@ -78,13 +79,17 @@ static int report_hist_buf(pk_buf *out, const profkit_profile *p, const profkit_
             pk_rjson_str(out, pk_str(p, p->value_types[v].type));
             pk_buf_puts(out, ",\"unit\":");
             pk_rjson_str(out, pk_str(p, p->value_types[v].unit));
-            pk_buf_printf(out, ",\"total\":%lld}", (long long)t[v].total);
+            pk_buf_printf(out, ",\"total\":%lld", (long long)t[v].total);
+            int64_t w;
+            if (profkit_profile_whole_total(p, (uint32_t)v, th, &w))
+                pk_buf_printf(out, ",\"whole_total\":%lld", (long long)w);
+            pk_buf_putc(out, '}');
         }
         pk_buf_puts(out, "],\"rows\":[");
         size_t shown = 0;
         for (size_t i = 0; i < st->n && shown < limit; i++) {
             uint32_t k = order[i];
-            if (!row_shown(t, nv, sv, k, o))
+            if (!row_shown(p, th, t, nv, sv, k, o))
                 continue;
             pk_buf_puts(out, shown ? ",\n{\"name\":" : "\n{\"name\":");
             pk_rjson_str(out, pk_strtab_get(&st->keys, st->rows[k].key));
@@ -101,9 +106,11 @@ static int report_hist_buf(pk_buf *out, const profkit_profile *p, const profkit_
     for (size_t v = 0; v < nv; v++) {
         char tot[64];
         const char *unit = pk_str(p, p->value_types[v].unit);
-        pk_format_value(tot, sizeof(tot), t[v].total, unit);
+        pk_format_value(tot, sizeof(tot), pk_percent_total(p, (uint32_t)v, th, t[v].total),
+                        unit);
         pk_buf_printf(out, "%s %s (%s) total %s", v ? ";" : "", pk_str(p, p->value_types[v].type),
                       unit, tot);
+        pk_report_kept(out, p, (uint32_t)v, th, t[v].total, unit, o);
     }
     if (th != PROFKIT_NONE)
         pk_buf_printf(out, "; thread %s", pk_str(p, p->threads[th].name));
@@ -116,15 +123,16 @@ static int report_hist_buf(pk_buf *out, const profkit_profile *p, const profkit_
     size_t shown = 0;
     for (size_t i = 0; i < st->n && shown < limit; i++) {
         uint32_t k = order[i];
-        if (!row_shown(t, nv, sv, k, o))
+        if (!row_shown(p, th, t, nv, sv, k, o))
             continue;
         for (size_t v = 0; v < nv; v++) {
             const pk_top_row *r = &t[v].rows[k];
             char val[64], p1[32], p2[32];
             pk_format_value(val, sizeof(val), r->flat, pk_str(p, p->value_types[v].unit));
             run[v] += (double)r->flat;
-            pct(p1, sizeof(p1), (double)r->flat, (double)t[v].total);
-            pct(p2, sizeof(p2), run[v], (double)t[v].total);
+            double whole = (double)pk_percent_total(p, (uint32_t)v, th, t[v].total);
+            pct(p1, sizeof(p1), (double)r->flat, whole);
+            pct(p2, sizeof(p2), run[v], whole);
             pk_buf_printf(out, "%s%12s %7s %7s", v ? " " : "", val, p1, p2);
         }
         pk_buf_printf(out, "  %s\n", pk_strtab_get(&st->keys, st->rows[k].key));

@@ -4,6 +4,7 @@
  */
 #include "util/buf.h"
 #include "analysis/analysis.h"
+#include "report/report_top.h"
 #include "report/rjson.h"
 
 #include <stdlib.h>
@@ -56,17 +57,19 @@ static int report_peek_buf(pk_buf *out, const profkit_profile *p, const profkit_
         pk_buf_printf(out, ",\"total\":%lld,\"rows\":[", (long long)k.sums.total);
     } else {
         char tot[64];
-        pk_format_value(tot, sizeof(tot), k.sums.total, unit);
+        pk_format_value(tot, sizeof(tot), pk_percent_total(p, v, th, k.sums.total), unit);
         pk_buf_printf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
         if (th != PROFKIT_NONE)
             pk_buf_printf(out, ", thread %s", pk_str(p, p->threads[th].name));
+        pk_report_kept(out, p, v, th, k.sums.total, unit, o);
         pk_buf_printf(out, "\nShowing %zu of %zu %s matching '%s', sorted by %s\n", shown, n,
                       pk_key_name(o->by, 1), o->pattern, o->sort_cum ? "cum" : "flat");
         pk_buf_puts(out, sep);
         pk_buf_printf(out, "%10s %7s %7s %10s %7s %13s | %s\n", "flat", "flat%", "sum%", "cum", "cum%",
                       "calls calls%", "callers above, callees below");
     }
-    double total = k.sums.total ? (double)k.sums.total : 1.0, sum = 0;
+    int64_t whole = pk_percent_total(p, v, th, k.sums.total);
+    double total = whole ? (double)whole : 1.0, sum = 0;
     for (size_t i = 0; i < shown; i++) {
         uint32_t key = k.order[i];
         size_t nin, nout;

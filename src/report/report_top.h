@@ -24,5 +24,10 @@ int pk_report_top_buf(pk_buf *out, const profkit_profile *p, const profkit_repor
 
 /* The "calls" value type shown beside v (cpu or wall time), or PROFKIT_NONE. */
 uint32_t pk_report_top_calls_value(const profkit_profile *p, uint32_t v);
+/* After a header's total: what the filters and transforms kept of the
+ * whole profile's total ("; 1.2s (40%) after the filters"); nothing when
+ * p was not filtered (or its whole total was dropped). */
+void pk_report_kept(pk_buf *out, const profkit_profile *p, uint32_t v, uint32_t th, int64_t kept,
+                    const char *unit, const profkit_report_options *o);
 
 #endif

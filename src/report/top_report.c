@@ -26,12 +26,17 @@ static void top_json(pk_buf *out, const profkit_profile *p, const pk_top *t,
 {
     pk_rjson_open(out, "top", p, v, th);
     pk_rjson_by(out, o->by);
-    pk_buf_printf(out, ",\"sort\":\"%s\",\"min_percent\":%.17g,\"total\":%lld,\"rows\":[",
+    int64_t whole = pk_percent_total(p, v, th, t->total);
+    pk_buf_printf(out, ",\"sort\":\"%s\",\"min_percent\":%.17g,\"total\":%lld,",
                   o->sort_cum ? "cum" : "flat", o->cutoff_pct, (long long)t->total);
+    int64_t w;
+    if (profkit_profile_whole_total(p, v, th, &w))
+        pk_buf_printf(out, "\"whole_total\":%lld,", (long long)w);
+    pk_buf_puts(out, "\"rows\":[");
     size_t shown = 0;
     for (size_t i = 0; i < t->n && shown < limit; i++) {
         const pk_top_row *r = &t->rows[order[i]];
-        if (!row_shown(r, t->total, o))
+        if (!row_shown(r, whole, o))
             continue;
         pk_buf_puts(out, shown ? ",\n{\"name\":" : "\n{\"name\":");
         pk_rjson_strn(out, pk_strtab_get(&t->keys, r->key), pk_strtab_len(&t->keys, r->key));
@@ -67,6 +72,18 @@ int pk_report_top_buf(pk_buf *out, const profkit_profile *p, const profkit_repor
     return rc;
 }
 
+void pk_report_kept(pk_buf *out, const profkit_profile *p, uint32_t v, uint32_t th, int64_t kept,
+                    const char *unit, const profkit_report_options *o)
+{
+    int64_t w;
+    if (!profkit_profile_whole_total(p, v, th, &w) || w == kept)
+        return;
+    char k[64], pc[32];
+    pk_format_value(k, sizeof(k), kept, unit);
+    pk_buf_printf(out, "; %s (%s) after the filters", k,
+                  pk_format_pct(pc, sizeof(pc), (double)kept, w ? (double)w : 1.0));
+}
+
 uint32_t pk_report_top_calls_value(const profkit_profile *p, uint32_t v)
 {
     const char *vname = pk_str(p, p->value_types[v].type);
@@ -82,9 +99,12 @@ int pk_report_top_print(pk_buf *out, const profkit_profile *p, uint32_t v, uint3
 {
     const pk_top t = *tp;
     int with_calls = calls_p != NULL;
+    /* percentages of the whole profile's total (as pprof), or with
+     * profkit_profile_drop_whole_total of what the filters left */
+    int64_t whole = pk_percent_total(p, v, th, t.total);
     size_t nonzero = 0;
     for (size_t i = 0; i < t.n; i++)
-        nonzero += row_shown(&t.rows[i], t.total, o);
+        nonzero += row_shown(&t.rows[i], whole, o);
     size_t limit = o->limit && o->limit < nonzero ? o->limit : nonzero;
     /* The printed rows are the first `limit` non-zero ones in sort order;
      * the all-zero rows (skipped) may sort anywhere among them. */
@@ -101,10 +121,11 @@ int pk_report_top_print(pk_buf *out, const profkit_profile *p, uint32_t v, uint3
     const char *unit = pk_str(p, p->value_types[v].unit);
     size_t shown = 0;
     char tot[64];
-    pk_format_value(tot, sizeof(tot), t.total, unit);
+    pk_format_value(tot, sizeof(tot), whole, unit);
     pk_buf_printf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
     if (th != PROFKIT_NONE)
         pk_buf_printf(out, ", thread %s", pk_str(p, p->threads[th].name));
+    pk_report_kept(out, p, v, th, t.total, unit, o);
     pk_buf_printf(out, "\nShowing top %zu of %zu %s, sorted by %s\n", limit, nonzero, pk_key_name(o->by, 1),
                   o->sort_cum ? "cum" : "flat");
     pk_buf_printf(out, "%10s %7s %7s %10s %7s", "flat", "flat%", "sum%", "cum", "cum%");
@@ -112,10 +133,10 @@ int pk_report_top_print(pk_buf *out, const profkit_profile *p, uint32_t v, uint3
         pk_buf_printf(out, " %10s %10s", "calls", "avg/call");
     pk_buf_printf(out, "  %s\n", pk_key_name(o->by, 0));
     double sum = 0;
-    double total = t.total ? (double)t.total : 1.0;
+    double total = whole ? (double)whole : 1.0;
     for (size_t i = 0; i < t.n && shown < limit; i++) {
         const pk_top_row *r = &t.rows[order[i]];
-        if (!row_shown(r, t.total, o))
+        if (!row_shown(r, whole, o))
             continue;
         char f[64], c[64];
         pk_format_value(f, sizeof(f), r->flat, unit);

@@ -4,6 +4,7 @@
  */
 #include "util/buf.h"
 #include "analysis/analysis.h"
+#include "report/report_top.h"
 #include "report/rjson.h"
 
 #include <stdlib.h>
@@ -41,14 +42,16 @@ static int report_traces_buf(pk_buf *out, const profkit_profile *p, const profki
     }
     const char *unit = pk_str(p, p->value_types[v].unit);
     char buf[64];
-    pk_format_value(buf, sizeof(buf), t.total, unit);
+    int64_t whole = pk_percent_total(p, v, th, t.total); /* as top's */
+    pk_format_value(buf, sizeof(buf), whole, unit);
     pk_buf_printf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, buf);
     if (th != PROFKIT_NONE)
         pk_buf_printf(out, ", thread %s", pk_str(p, p->threads[th].name));
+    pk_report_kept(out, p, v, th, t.total, unit, o);
     pk_buf_printf(out, "\nShowing %zu of %zu stacks, largest first, leaf first, by %s\n", shown, t.n,
                   pk_key_name(o->by, 0));
     static const char sep[] = "-------------------+-------------------------------------------------------\n";
-    double total = t.total ? (double)t.total : 1.0;
+    double total = whole ? (double)whole : 1.0;
     for (size_t i = 0; i < shown; i++) {
         uint32_t id = t.order[i];
         pk_buf_puts(out, sep);

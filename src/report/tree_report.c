@@ -1,6 +1,7 @@
 /* tree_report.c: `profkit tree`, the call tree per thread, indented. */
 #include "util/buf.h"
 #include "analysis/analysis.h"
+#include "report/report_top.h"
 #include "report/rjson.h"
 
 #include <stdlib.h>
@@ -39,13 +40,17 @@ static int print_thread(pk_buf *out, const profkit_profile *p, pk_ltree *tp, uin
     }
     const char *unit = pk_str(p, p->value_types[v].unit);
     char tot[64], a[64], b[64], c[64];
-    pk_format_value(tot, sizeof(tot), t.grand_total, unit);
+    /* percentages of the whole profile's total, as top's */
+    int64_t whole = pk_percent_total(p, v, th, t.grand_total);
+    pk_format_value(tot, sizeof(tot), whole, unit);
     if (th != PROFKIT_NONE)
-        pk_buf_printf(out, "\nThread %u: %s, total %s\n", th, pk_str(p, p->threads[th].name), tot);
+        pk_buf_printf(out, "\nThread %u: %s, total %s", th, pk_str(p, p->threads[th].name), tot);
     else
-        pk_buf_printf(out, "\nAll threads, total %s\n", tot);
+        pk_buf_printf(out, "\nAll threads, total %s", tot);
+    pk_report_kept(out, p, v, th, t.grand_total, unit, o);
+    pk_buf_putc(out, '\n');
     pk_buf_printf(out, "%10s %7s %10s %10s  %s\n", "total", "total%", "self", "callees", "name");
-    double base = t.grand_total ? (double)t.grand_total : 1.0;
+    double base = whole ? (double)whole : 1.0;
     for (size_t i = 0; i < n; i++) {
         uint32_t x = nodes[i];
         pk_format_value(a, sizeof(a), t.total[x], unit);
@@ -87,8 +92,9 @@ static int report_tree_buf(pk_buf *out, const profkit_profile *p, const profkit_
         pk_buf_printf(out, ",\"total\":%lld,\"max_depth\":%zu,\"min_percent\":%.17g,\"trees\":[",
                       (long long)total, o->max_depth, o->cutoff_pct);
     } else {
-        pk_format_value(tot, sizeof(tot), total, unit);
+        pk_format_value(tot, sizeof(tot), pk_percent_total(p, v, th, total), unit);
         pk_buf_printf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
+        pk_report_kept(out, p, v, th, total, unit, o);
         if (o->max_depth)
             pk_buf_printf(out, ", depth <= %zu", o->max_depth);
         if (o->cutoff_pct > 0)

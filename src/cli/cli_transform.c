@@ -1,0 +1,71 @@
+/*
+ * cli_transform.c: the transform flags (--merge, --root-at, ...) as an
+ * ordered stack of steps, with pprof's filters (--focus, --ignore, ...)
+ * as one step among them at the place of the first filter flag.
+ */
+#include "cli/cli.h"
+
+#include <string.h>
+
+static int is_filter_option(int c)
+{
+    return c >= CLI_OPT_FOCUS && c <= CLI_OPT_PRUNE_FROM;
+}
+
+int cli_transform_option(cli_input *in, int c, const char *arg)
+{
+    if (is_filter_option(c)) {
+        if (!in->filter_at_set) {
+            in->filter_at = in->n_steps;
+            in->filter_at_set = 1;
+        }
+        return 0; /* cli_input_option keeps the pattern */
+    }
+    if (c == CLI_OPT_RELATIVE) {
+        in->relative = 1;
+        return 1;
+    }
+    if (c < CLI_OPT_MERGE || c > CLI_OPT_COLLAPSE_MODULE)
+        return 0;
+    profkit_transform_kind kind = (profkit_transform_kind)(PROFKIT_TRANSFORM_MERGE + (c - CLI_OPT_MERGE));
+    if (in->n_steps == CLI_MAX_TRANSFORMS) {
+        cli_usage(NULL, "at most %d transforms", CLI_MAX_TRANSFORMS);
+        return -1;
+    }
+    profkit_transform *t = &in->steps[in->n_steps++];
+    memset(t, 0, sizeof(*t));
+    t->kind = kind;
+    t->arg = arg;
+    return 1;
+}
+
+int cli_transforms_active(const cli_input *in)
+{
+    return in->n_steps > 0 || profkit_filter_active(&in->filter);
+}
+
+int cli_apply_transforms(profkit_profile **p, const cli_input *in)
+{
+    if (!*p || !cli_transforms_active(in))
+        return CLI_OK;
+    profkit_transform steps[CLI_MAX_TRANSFORMS + 1];
+    size_t n = 0, at = in->filter_at_set ? in->filter_at : 0;
+    for (size_t i = 0; i <= in->n_steps; i++) {
+        if (i == at && profkit_filter_active(&in->filter)) {
+            memset(&steps[n], 0, sizeof(steps[n]));
+            steps[n].kind = PROFKIT_TRANSFORM_FILTER;
+            steps[n++].filter = &in->filter;
+        }
+        if (i < in->n_steps)
+            steps[n++] = in->steps[i];
+    }
+    profkit_error err;
+    if (profkit_profile_transform(*p, steps, n, &err) != 0) {
+        profkit_profile_free(*p);
+        *p = NULL;
+        return cli_fail(NULL, &err);
+    }
+    if (in->relative) /* percentages of what is left */
+        profkit_profile_drop_whole_total(*p);
+    return CLI_OK;
+}
