@@ -49,6 +49,8 @@ typedef struct pk_store_engine {
      * profiles of these seqs, so that a query after it returns sees none. */
     int (*unlabel)(profkit_store *s, const char *seqs, const char *keys, profkit_error *err);
     void (*close)(profkit_store *s);
+    /* Removes the shared rows no live profile uses (*n: how many). */
+    int (*gc)(profkit_store *s, size_t *n, profkit_error *err);
 } pk_store_engine;
 
 struct profkit_store {

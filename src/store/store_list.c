@@ -286,3 +286,14 @@ int profkit_store_remove(profkit_store *s, const profkit_store_query *q, size_t 
     pk_buf_free(&list);
     return rc;
 }
+
+int profkit_store_gc(profkit_store *s, size_t *n, profkit_error *err)
+{
+    size_t k = 0;
+    int rc = s->engine->gc(s, &k, err);
+    if (n)
+        *n = rc == 0 ? k : 0;
+    if (rc && err->file[0] == '\0')
+        snprintf(err->file, sizeof(err->file), "%s", s->name);
+    return rc;
+}
