@@ -17,11 +17,13 @@
  * whose body is cut short (never handed here) or whose add fails leaves
  * nothing a query sees.
  *
- * Concurrency: the server runs a thread per connection; each takes a store
- * connection from a pool (opened on demand) for its add, so reading and
- * hashing run in parallel. On SQLite the adds themselves are one at a time
- * (a mutex here, rather than SQLite's busy waits, which would give up
- * after their timeout under a crowd of pushers).
+ * Concurrency: the server runs a thread per connection; each reads its
+ * body into a profile in parallel with the others, and takes a store
+ * connection from a pool (opened on demand) for its add. The adds
+ * themselves are one at a time (a mutex here): on SQLite rather than
+ * SQLite's busy waits, which give up after their timeout under a crowd of
+ * pushers; on ClickHouse, which has no transaction, so that two pushes of
+ * one content at once cannot both find it absent and both add it.
  */
 #include "serve/serve.h"
 #include "store/store.h"
@@ -41,8 +43,7 @@ struct profkit_store_server {
     char *db;
     char *user, *password; /* ClickHouse credentials (never printed) */
     pthread_mutex_t lock;  /* guards the pool */
-    pthread_mutex_t write; /* one add at a time on SQLite */
-    int sqlite;
+    pthread_mutex_t write; /* one add at a time */
     profkit_store *pool[POOL_MAX];
     size_t n_pool;
     void (*on_add)(void *payload, const char *line);
@@ -425,11 +426,9 @@ static unsigned ingest(profkit_store_server *sv, const pk_http_request *rq, pk_b
     ao.n_labels = l.n;
     ao.time = from;
     uint64_t id = 0;
-    if (sv->sqlite)
-        pthread_mutex_lock(&sv->write);
+    pthread_mutex_lock(&sv->write);
     int r = profkit_store_add(s, p, &ao, &id, &err);
-    if (sv->sqlite)
-        pthread_mutex_unlock(&sv->write);
+    pthread_mutex_unlock(&sv->write);
     if (r < 0) {
         /* a connection that failed is not kept */
         profkit_store_close(s);
@@ -531,7 +530,6 @@ int profkit_store_serve_start(profkit_store_server **out, const char *db,
         server_free(sv);
         return rc;
     }
-    sv->sqlite = !s->clickhouse;
     pool_put(sv, s);
     pk_server_api api;
     memset(&api, 0, sizeof(api));

@@ -184,3 +184,50 @@ EOF
     fail "the profile's time is not from= ($("$PROFKIT" store ls "$db" --where kind=lines | head -1))"
   serve_stop
 }
+
+# gc_clickhouse_suite DB KEPT_DB PORT DATABASE KEPT_DATABASE: on ClickHouse,
+# add generated profiles and one pprof file, rm some (their shared rows
+# stay), gc: the reports of the rest are as before, every shared table
+# shrinks to the distinct rows a store of only the kept files holds.
+gc_clickhouse_suite() {
+  local db=$1 kept_db=$2 port=$3 d=$4 kd=$5 dir="$TMP/gc.$RANDOM" r t
+  mkdir -p "$dir"
+  python3 "$PROFKIT_SRC/tests/store/gen_folded.py" "$dir/gen" 12 150 9 > /dev/null
+  local files=($(cut -f1 "$dir/gen/labels.tsv") "$PROFKIT_SRC/tests/data/pprof/ok_full.pb")
+  "$PROFKIT" store add "$db" -q "${files[@]}" || fail "gc: add failed"
+  "$PROFKIT" store rm "$db" --where 'file~(p0000[13579]\.folded|ok_full\.pb)$' > /dev/null || fail "gc: rm failed"
+  local kept; mapfile -t kept < <(stored_files "$db")
+  [ "${#kept[@]}" -gt 3 ] && [ "${#kept[@]}" -lt "${#files[@]}" ] && pass || fail "gc: rm kept ${#kept[@]} of ${#files[@]}"
+  "$PROFKIT" store add "$kept_db" -q "${kept[@]}" || fail "gc: add of the kept files failed"
+  local reports=("top -n 0" "top -n 0 --cum" "tree" "traces" "top -n 0 --by address")
+  for r in "${reports[@]}"; do
+    # shellcheck disable=SC2086
+    "$PROFKIT" $r -q --db "$db" > "$dir/before.${r// /_}"
+  done
+  counts() { # the distinct ids of each shared table of database $1
+    for t in stacks frames functions mappings strings; do
+      echo "$t $(curl -s "http://127.0.0.1:$port/" --data-binary "SELECT count(DISTINCT id) FROM $1.$t")"
+    done
+  }
+  counts "$d" > "$dir/counts.before"
+  expect_status "store gc on ClickHouse" 0 "$PROFKIT" store gc "$db"
+  grep -Eq '^removed [1-9][0-9]* unused shared rows$' "$TMP/out" && pass || fail "gc: $(cat "$TMP/out" "$TMP/err")"
+  counts "$d" > "$dir/counts.after"
+  for t in stacks frames functions strings; do
+    local b a; b=$(awk -v t=$t '$1 == t { print $2 }' "$dir/counts.before"); a=$(awk -v t=$t '$1 == t { print $2 }' "$dir/counts.after")
+    [ "$a" -lt "$b" ] 2> /dev/null && pass || fail "gc: $t did not shrink ($b -> $a)"
+  done
+  expect_files_eq "gc: the shared tables hold what a store of only the kept files holds" \
+    <(counts "$kd") "$dir/counts.after"
+  for r in "${reports[@]}"; do
+    # shellcheck disable=SC2086
+    "$PROFKIT" $r -q --db "$db" > "$dir/after"
+    expect_files_eq "gc: '$r' unchanged" "$dir/before.${r// /_}" "$dir/after"
+  done
+  local saved=("${STORE_REPORTS[@]}")
+  STORE_REPORTS=("top -n 0" "tree")
+  compare_reports "after gc" "$db" "" "${kept[@]}"
+  STORE_REPORTS=("${saved[@]}")
+  expect_status "a second gc" 0 "$PROFKIT" store gc "$db"
+  expect_eq "a second gc finds nothing" "removed 0 unused shared rows" "$(cat "$TMP/out")"
+}
