@@ -224,7 +224,7 @@ static const char *find_boundary(const char *ctype)
 }
 
 /* The part named `want` of a multipart/form-data body (RFC 7578), or -1. */
-static int multipart_part(const char *ctype, const char *body, size_t len, const char *want,
+int pk_store_multipart_part(const char *ctype, const char *body, size_t len, const char *want,
                           const char **out, size_t *out_len)
 {
     const char *b = find_boundary(ctype);
@@ -285,6 +285,15 @@ static int multipart_part(const char *ctype, const char *body, size_t len, const
         p = next + dn;
     }
     return -1;
+}
+
+int pk_store_name_labels(const char *name, size_t *n, profkit_error *err)
+{
+    labels l = { { 0 }, 0 };
+    int rc = parse_name(&l, name, err);
+    *n = l.n;
+    labels_free(&l);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- push */
@@ -388,7 +397,7 @@ static unsigned ingest(profkit_store_server *sv, const pk_http_request *rq, pk_b
     size_t len = rq->len;
     const char *ctype = pk_http_header(rq, "Content-Type");
     if (ctype && strncasecmp(ctype, "multipart/form-data", 19) == 0 &&
-        multipart_part(ctype, rq->body, rq->len, "profile", &data, &len) != 0) {
+        pk_store_multipart_part(ctype, rq->body, rq->len, "profile", &data, &len) != 0) {
         pk_error_set(&err, PROFKIT_EINVAL, NULL, -1,
                      "a multipart/form-data body without a part named \"profile\"");
         goto fail;

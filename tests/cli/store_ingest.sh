@@ -25,6 +25,30 @@ expect_eq "the environment's token is the one wanted" 200 "$(cat "$TMP/env.statu
 serve_stop
 "$PROFKIT" store rm "$DB" --where name=envtoken > /dev/null || fail "rm of the env push failed"
 
+# --allow-host: the name agents use is answered; another is not
+serve_start "$TMP/hosts.sqlite" "$TMP/hosts.out" --allow-host profiles.example
+F="$PROFKIT_SRC/tests/data/folded/ok_simple.folded"
+push "name=h" "$F" "$TMP/h1" -H "Host: profiles.example:${INGEST##*:}"
+expect_eq "a Host given with --allow-host" 200 "$(cat "$TMP/h1.status")"
+push "name=h" "$F" "$TMP/h2" -H "Host: other.example:${INGEST##*:}"
+refused "a Host not given with --allow-host" 421 "$TMP/h2"
+push "name=h" "$F" "$TMP/h3" -H "Host: localhost:${INGEST##*:}"
+expect_eq "localhost on loopback" 200 "$(cat "$TMP/h3.status")"
+serve_stop
+# IPv6, where this machine has ::1
+if python3 -c 'import socket; s = socket.socket(socket.AF_INET6); s.bind(("::1", 0))' 2> /dev/null; then
+  "$PROFKIT" store serve "$TMP/v6.sqlite" --listen '[::1]:0' > "$TMP/v6.out" 2> "$TMP/v6.err" &
+  SERVE_PID=$!
+  for _ in $(seq 1 100); do grep -q '^Serving' "$TMP/v6.out" && break; sleep 0.1; done
+  INGEST=$(sed -n 's/^ingest: //p' "$TMP/v6.out"); TOKEN=$(sed -n 's/^token: *//p' "$TMP/v6.out")
+  expect_eq "an IPv6 address" "http://[::1]:" "$(grep -o '^http://\[::1\]:' <<< "$INGEST")"
+  push "name=v6" "$F" "$TMP/v6" -g
+  expect_eq "a push over IPv6" 200 "$(cat "$TMP/v6.status")"
+  serve_stop
+else
+  echo "no ::1 on this machine: the IPv6 listen is not checked"
+fi
+
 ingest_suite "$DB"
 
 echo "== gc on SQLite"
