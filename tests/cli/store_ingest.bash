@@ -20,6 +20,9 @@ serve_start() {
   [ -n "$INGEST" ] || fail "store serve $db did not start: $(cat "$out.err")"
 }
 
+# ingest_port: the port of $INGEST.
+ingest_port() { sed 's|^http://.*:\([0-9]*\)/ingest$|\1|' <<< "$INGEST"; }
+
 # serve_stop: SIGTERM, then its exit status must be 0.
 serve_stop() {
   kill -TERM "$SERVE_PID" 2> /dev/null
@@ -152,7 +155,7 @@ EOF
   refused "no token" 401 "$dir/r1"
   TOKEN=wrong-token-0123456789 push "name=x" "$f" "$dir/r2"
   refused "a wrong token" 403 "$dir/r2"
-  push "name=x" "$f" "$dir/r3" -H "Host: evil.example:${INGEST##*:}"
+  push "name=x" "$f" "$dir/r3" -H "Host: evil.example:$(ingest_port)"
   refused "a foreign Host" 421 "$dir/r3"
   push "name=x" "$f" "$dir/r4" -H "Origin: http://evil.example"
   refused "a request from a web page (Origin)" 403 "$dir/r4"

@@ -28,11 +28,11 @@ serve_stop
 # --allow-host: the name agents use is answered; another is not
 serve_start "$TMP/hosts.sqlite" "$TMP/hosts.out" --allow-host profiles.example
 F="$PROFKIT_SRC/tests/data/folded/ok_simple.folded"
-push "name=h" "$F" "$TMP/h1" -H "Host: profiles.example:${INGEST##*:}"
+push "name=h" "$F" "$TMP/h1" -H "Host: profiles.example:$(ingest_port)"
 expect_eq "a Host given with --allow-host" 200 "$(cat "$TMP/h1.status")"
-push "name=h" "$F" "$TMP/h2" -H "Host: other.example:${INGEST##*:}"
+push "name=h" "$F" "$TMP/h2" -H "Host: other.example:$(ingest_port)"
 refused "a Host not given with --allow-host" 421 "$TMP/h2"
-push "name=h" "$F" "$TMP/h3" -H "Host: localhost:${INGEST##*:}"
+push "name=h" "$F" "$TMP/h3" -H "Host: localhost:$(ingest_port)"
 expect_eq "localhost on loopback" 200 "$(cat "$TMP/h3.status")"
 serve_stop
 # IPv6, where this machine has ::1
