@@ -41,10 +41,12 @@ for engine in $ENGINES; do
   fi
   echo "== $engine"
   # store add of the same files, one process
-  TIMEFORMAT='%R'
+  TIMEFORMAT='%R %U %S'
+  # shellcheck disable=SC2046
   { time "$PROFKIT" store add "$ADDDB" -q $(cut -f1 "$OUT/gen/labels.tsv"); } 2> "$OUT/add.time"
-  awk -v n="$N" -v w="$(cat "$OUT/add.time")" -v e="$engine" \
-    'BEGIN { printf "%s store add (one process): %d profiles in %.2f s, %.1f profiles/s\n", e, n, w, n / w }'
+  read -r w u s < "$OUT/add.time"
+  awk -v n="$N" -v w="$w" -v c="$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')" -v e="$engine" \
+    'BEGIN { printf "%s store add (one process): %d profiles in %.2f s, %.1f profiles/s; profkit CPU %.2f s (%.1f profiles per CPU second)\n", e, n, w, n / w, c, n / c }'
   # store serve, pushed by CLIENTS curl processes at a time
   "$PROFKIT" store serve "$DB" --listen 127.0.0.1:0 -q > "$OUT/serve.out" 2>&1 &
   serve_pid=$!
@@ -59,17 +61,20 @@ for engine in $ENGINES; do
     'curl -s -o /dev/null -w "%{http_code} %{time_total}\n" -H "Authorization: Bearer $token" --data-binary @"$0" "$url?name=app%7Bhost%3D$1%2Cversion%3D$2%7D&format=folded"' \
     > "$OUT/latency"
   t1=$(date +%s.%N)
+  # the server's CPU (user + system, all its threads), from /proc
+  cpu=$(awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$serve_pid/stat")
   kill "$serve_pid"; wait "$serve_pid" 2> /dev/null || true; serve_pid=
   ok=$(awk '$1 == 200' "$OUT/latency" | wc -l)
   [ "$ok" = "$N" ] || echo "NOT ALL STORED: $ok of $N pushes answered 200"
-  sort -k2 -g "$OUT/latency" | awk -v n="$N" -v a="$t0" -v b="$t1" -v c="$CLIENTS" -v e="$engine" '
+  sort -k2 -g "$OUT/latency" | awk -v n="$N" -v a="$t0" -v b="$t1" -v c="$CLIENTS" -v e="$engine" -v cpu="$cpu" '
     { t[NR] = $2 }
     END { p50 = t[int(NR * 0.50 + 0.5)]; p99 = t[int(NR * 0.99 + 0.5)]
-          printf "%s store serve: %d pushes, %d clients, %.2f s: %.1f profiles/s; latency p50 %.3f s, p99 %.3f s, max %.3f s\n",
-                 e, n, c, b - a, n / (b - a), p50, p99, t[NR] }'
+          printf "%s store serve: %d pushes, %d clients, %.2f s: %.1f profiles/s; latency p50 %.3f s, p99 %.3f s, max %.3f s; server CPU %.2f s (%.1f profiles per CPU second)\n",
+                 e, n, c, b - a, n / (b - a), p50, p99, t[NR], cpu, n / cpu }'
+  echo "load average while it ran: $(cut -d' ' -f1-3 /proc/loadavg)"
   # the pushed store answers as the added one
   "$PROFKIT" top --db "$DB" > "$OUT/top_push"
   "$PROFKIT" top --db "$ADDDB" > "$OUT/top_add"
   cmp -s "$OUT/top_push" "$OUT/top_add" && echo "same top as store add: yes" || echo "same top as store add: NO"
-  [ "$engine" = clickhouse ] && stop_clickhouse
+  if [ "$engine" = clickhouse ]; then stop_clickhouse; fi
 done

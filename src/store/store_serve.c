@@ -18,12 +18,13 @@
  * nothing a query sees.
  *
  * Concurrency: the server runs a thread per connection; each reads its
- * body into a profile in parallel with the others, and takes a store
- * connection from a pool (opened on demand) for its add. The adds
- * themselves are one at a time (a mutex here): on SQLite rather than
- * SQLite's busy waits, which give up after their timeout under a crowd of
- * pushers; on ClickHouse, which has no transaction, so that two pushes of
- * one content at once cannot both find it absent and both add it.
+ * body into a profile in parallel with the others. The adds are one at a
+ * time, through the one store connection (a mutex here): on SQLite rather
+ * than several connections and SQLite's busy waits (which give up after
+ * their timeout under a crowd of pushers, and cost each connection its
+ * page cache whenever another writes); on ClickHouse, which has no
+ * transaction, so that two pushes of one content at once cannot both find
+ * it absent and both add it.
  */
 #include "serve/serve.h"
 #include "store/store.h"
@@ -36,43 +37,16 @@
 #include <time.h>
 
 #define MAX_LABELS 64
-#define POOL_MAX 64
 
 struct profkit_store_server {
     profkit_server *http;
     char *db;
     char *user, *password; /* ClickHouse credentials (never printed) */
-    pthread_mutex_t lock;  /* guards the pool */
-    pthread_mutex_t write; /* one add at a time */
-    profkit_store *pool[POOL_MAX];
-    size_t n_pool;
+    pthread_mutex_t write; /* guards store: one add at a time */
+    profkit_store *store;
     void (*on_add)(void *payload, const char *line);
     void *payload;
 };
-
-/* ------------------------------------------------------------ the pool */
-
-static int pool_get(profkit_store_server *sv, profkit_store **out, profkit_error *err)
-{
-    pthread_mutex_lock(&sv->lock);
-    *out = sv->n_pool ? sv->pool[--sv->n_pool] : NULL;
-    pthread_mutex_unlock(&sv->lock);
-    if (*out)
-        return 0;
-    profkit_store_options so = { sv->user, sv->password };
-    return profkit_store_open_opts(out, sv->db, &so, err);
-}
-
-static void pool_put(profkit_store_server *sv, profkit_store *s)
-{
-    pthread_mutex_lock(&sv->lock);
-    if (sv->n_pool < POOL_MAX) {
-        sv->pool[sv->n_pool++] = s;
-        s = NULL;
-    }
-    pthread_mutex_unlock(&sv->lock);
-    profkit_store_close(s);
-}
 
 /* ------------------------------------------------------------- answers */
 
@@ -424,11 +398,6 @@ static unsigned ingest(profkit_store_server *sv, const pk_http_request *rq, pk_b
         status = err.code == PROFKIT_ENOMEM ? 500 : err.code == PROFKIT_EUNSUPPORTED ? 415 : 400;
         goto fail;
     }
-    profkit_store *s;
-    if (pool_get(sv, &s, &err) != 0) {
-        status = 503;
-        goto fail;
-    }
     profkit_store_add_options ao;
     memset(&ao, 0, sizeof(ao));
     ao.labels = (const char *const *)l.v;
@@ -436,15 +405,12 @@ static unsigned ingest(profkit_store_server *sv, const pk_http_request *rq, pk_b
     ao.time = from;
     uint64_t id = 0;
     pthread_mutex_lock(&sv->write);
-    int r = profkit_store_add(s, p, &ao, &id, &err);
+    int r = profkit_store_add(sv->store, p, &ao, &id, &err);
     pthread_mutex_unlock(&sv->write);
     if (r < 0) {
-        /* a connection that failed is not kept */
-        profkit_store_close(s);
         status = r == PROFKIT_EINVAL ? 400 : 500;
         goto fail;
     }
-    pool_put(sv, s);
     pk_buf_printf(a, "{\"id\":\"%016llx\",\"added\":%s,\"format\":", (unsigned long long)id,
                   r == 0 ? "true" : "false");
     pk_buf_json(a, profkit_profile_format(p), strlen(profkit_profile_format(p)), PK_JSON_REPORT);
@@ -487,15 +453,13 @@ static unsigned handle(void *payload, const pk_http_request *rq, pk_buf *a)
 
 static void server_free(profkit_store_server *sv)
 {
-    for (size_t i = 0; i < sv->n_pool; i++)
-        profkit_store_close(sv->pool[i]);
+    profkit_store_close(sv->store);
     free(sv->db);
     free(sv->user);
     if (sv->password) {
         memset(sv->password, 0, strlen(sv->password));
         free(sv->password);
     }
-    pthread_mutex_destroy(&sv->lock);
     pthread_mutex_destroy(&sv->write);
     free(sv);
 }
@@ -520,7 +484,6 @@ int profkit_store_serve_start(profkit_store_server **out, const char *db,
     profkit_store_server *sv = calloc(1, sizeof(*sv));
     if (!sv)
         return pk_error_set(err, PROFKIT_ENOMEM, db, -1, "out of memory");
-    pthread_mutex_init(&sv->lock, NULL);
     pthread_mutex_init(&sv->write, NULL);
     int bad = 0;
     sv->db = dup_or_null(db, &bad);
@@ -533,13 +496,12 @@ int profkit_store_serve_start(profkit_store_server **out, const char *db,
         return pk_error_set(err, PROFKIT_ENOMEM, db, -1, "out of memory");
     }
     /* the store opens (and its tables are made) before the first push */
-    profkit_store *s;
-    int rc = pool_get(sv, &s, err);
+    profkit_store_options so = { sv->user, sv->password };
+    int rc = profkit_store_open_opts(&sv->store, sv->db, &so, err);
     if (rc) {
         server_free(sv);
         return rc;
     }
-    pool_put(sv, s);
     pk_server_api api;
     memset(&api, 0, sizeof(api));
     api.listen = o->listen;
