@@ -997,6 +997,57 @@ PROFKIT_API int profkit_store_label(profkit_store *s, const profkit_store_query 
 PROFKIT_API int profkit_store_remove(profkit_store *s, const profkit_store_query *q, size_t *n,
                                      profkit_error *err);
 
+/*
+ * Profiles pushed over HTTP into a store (docs/store.md, "Pushing
+ * profiles"): POST /ingest with Pyroscope's query parameters
+ * (name=APP{KEY=VALUE,...}, from, until, format, sampleRate, spyName) and a
+ * profile of any format profkit reads as the body, from threads of the
+ * server's own until profkit_store_serve_stop. Every request needs
+ * "Authorization: Bearer TOKEN"; Host must name the address the client
+ * reached (or localhost on loopback, or one of `hosts`); a request with an
+ * Origin header (a web page) is refused; a body over max_body gets 413.
+ * Answers are JSON. Each push is one profkit_store_add.
+ */
+typedef struct profkit_store_server profkit_store_server;
+
+typedef struct profkit_store_serve_options {
+    const char *listen;          /* "ADDRESS:PORT" or "[IPV6ADDRESS]:PORT", numeric;
+                                    NULL: 127.0.0.1 on any free port */
+    const char *token;           /* NULL: 128 random bits as 32 hex digits; else 16
+                                    to 128 of A-Z a-z 0-9 - _ */
+    const char *const *hosts;    /* more Host names to answer to (at most 16) */
+    size_t n_hosts;
+    size_t max_body;             /* bytes of one body at most; 0: 64 MiB */
+    unsigned max_connections;    /* open at once; 0: 64 */
+    const char *user, *password; /* a ClickHouse store's credentials, as
+                                    profkit_store_options */
+    /* called after each push that was stored (or was there already) with a
+     * line saying what; from the server's threads, maybe at once; NULL: none */
+    void (*on_add)(void *payload, const char *line);
+    void *payload;
+} profkit_store_serve_options;
+
+/* Opens the store `db` (as profkit_store_open) and starts serving (o may
+ * be NULL). Returns 0, PROFKIT_EINVAL for a bad option, PROFKIT_EIO,
+ * PROFKIT_ENOMEM, or PROFKIT_EUNSUPPORTED without the part "store" (or
+ * "clickhouse" for such a DB) or "server". */
+PROFKIT_API int profkit_store_serve_start(profkit_store_server **out, const char *db,
+                                          const profkit_store_serve_options *o, profkit_error *err);
+/* "http://ADDRESS:PORT/" (the port picked when the options said 0). */
+PROFKIT_API const char *profkit_store_serve_url(const profkit_store_server *sv);
+/* The bearer token every request needs. Owned by the server. */
+PROFKIT_API const char *profkit_store_serve_token(const profkit_store_server *sv);
+PROFKIT_API unsigned profkit_store_serve_port(const profkit_store_server *sv);
+/* Stops serving (requests under way finish first), closes the store, frees
+ * sv. NULL is a no-op. */
+PROFKIT_API void profkit_store_serve_stop(profkit_store_server *sv);
+
+/* Removes the shared rows (strings, functions, mappings, frames, stacks)
+ * no profile of the store uses any longer (*n: how many, may be NULL).
+ * Safe while nothing adds to the store (docs/store.md, "gc"). Returns 0
+ * or a negative code. */
+PROFKIT_API int profkit_store_gc(profkit_store *s, size_t *n, profkit_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,9 @@
-/* cmd_store.c: `profkit store add|ls|label|rm DB ...`, the profile store. */
+/* cmd_store.c: `profkit store add|ls|label|rm|gc|serve DB ...`, the profile store. */
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,8 @@ static const char help[] =
     "       profkit store ls DB [--where K=V]... [--since T] [--until T] [--json]\n"
     "       profkit store label DB (ID... | --where K=V ...) [--set K=V]... [--unset K]...\n"
     "       profkit store rm DB (--where K=V | --since T | --until T | --older-than D)...\n"
+    "       profkit store gc DB\n"
+    "       profkit store serve DB [--listen ADDRESS:PORT] [--token T] [--max-body SIZE]\n"
     "\n"
     "Keep many profiles in one store and ask about all of them at once: every\n"
     "report, convert, flame and view takes --db DB with --where, --since and\n"
@@ -62,6 +66,18 @@ static const char help[] =
     "  --set K=V, --unset K\n"
     "                     (label) the labels to set and remove (repeatable)\n"
     "  --json             (ls) one JSON document (docs/json.md)\n"
+    "  --listen ADDRESS:PORT\n"
+    "                     (serve) where to listen, a numeric address, [V6]:PORT\n"
+    "                     for IPv6 (default 127.0.0.1:4040; 0.0.0.0:4040 takes\n"
+    "                     pushes from other machines: anyone who can reach it\n"
+    "                     and has the token can add profiles)\n"
+    "  --token T          (serve) the bearer token (16 to 128 of A-Z a-z 0-9 - _);\n"
+    "                     default: PROFKIT_STORE_TOKEN, else a random one\n"
+    "  --max-body SIZE    (serve) the largest body taken, bytes or with k, M, G\n"
+    "                     (default 64M); larger ones get 413\n"
+    "  --allow-host NAME  (serve) answer requests whose Host is NAME (the DNS\n"
+    "                     name agents use); by default only the address they\n"
+    "                     connected to (and localhost on loopback)\n"
     "  and for add, the input options of the reports (--format, --strict, -q,\n"
     "  --no-symbolize, --binary, --symbols, --demangle, the limits)\n"
     "  -h, --help         show this help\n"
@@ -78,15 +94,24 @@ static const char help[] =
     "  profkit diff --db prof.sqlite --base-where version=1.4 --new-where version=1.5\n"
     "  profkit flame --db prof.sqlite --where version=1.5 -o v15.html\n"
     "  profkit store rm prof.sqlite --older-than 90d\n"
-    "  profkit store add clickhouse://127.0.0.1:8123/prof cpu.prof\n";
+    "  profkit store add clickhouse://127.0.0.1:8123/prof cpu.prof\n"
+    "  profkit store gc clickhouse://127.0.0.1:8123/prof\n"
+    "  profkit store serve prof.sqlite --listen 127.0.0.1:4040\n"
+    "  curl -H \"Authorization: Bearer $TOKEN\" --data-binary @cpu.pb.gz \\\n"
+    "    'http://127.0.0.1:4040/ingest?name=app{env=ci}&format=pprof'\n";
 
-enum { OPT_KEEP_GOING = 0x300, OPT_SET, OPT_UNSET, OPT_OLDER_THAN, OPT_JSON };
+enum { OPT_KEEP_GOING = 0x300, OPT_SET, OPT_UNSET, OPT_OLDER_THAN, OPT_JSON, OPT_LISTEN, OPT_TOKEN,
+       OPT_MAX_BODY, OPT_ALLOW_HOST };
 
 struct store_args {
     cli_input in;
     const char *labels[CLI_MAX_WHERE], *set[CLI_MAX_WHERE], *unset[CLI_MAX_WHERE];
     size_t n_labels, n_set, n_unset;
     int keep_going, json;
+    /* serve */
+    const char *listen, *token, *hosts[16];
+    size_t n_hosts, max_body;
+    int serve_opts; /* one of them was given */
 };
 
 /* The query of the command's --where, --since, --until (and ids). */
@@ -228,6 +253,96 @@ static int ls_rm_label(struct store_args *a, const char *verb, char **rest, int 
     return CLI_OK;
 }
 
+
+/* "64M", "512k", "1G" or bytes. */
+static int parse_bytes(const char *t, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(t, &end, 10);
+    if (end == t || errno || t[0] == '-')
+        return -1;
+    unsigned shift = 0;
+    if (*end == 'k' || *end == 'K')
+        shift = 10;
+    else if (*end == 'M')
+        shift = 20;
+    else if (*end == 'G')
+        shift = 30;
+    else if (*end)
+        return -1;
+    if (shift && end[1])
+        return -1;
+    if (v == 0 || v > (SIZE_MAX >> shift))
+        return -1;
+    *out = (size_t)(v << shift);
+    return 0;
+}
+
+static void print_push(void *payload, const char *line)
+{
+    (void)payload;
+    printf("%s\n", line);
+    fflush(stdout);
+}
+
+/* store serve: starts the ingest server, prints where and the token, and
+ * waits for SIGINT or SIGTERM (blocked before the server's threads start,
+ * which inherit the mask, and taken with sigwait). */
+static int serve(struct store_args *a)
+{
+    profkit_store_serve_options o;
+    memset(&o, 0, sizeof(o));
+    o.listen = a->listen ? a->listen : "127.0.0.1:4040";
+    o.token = a->token ? a->token : getenv("PROFKIT_STORE_TOKEN");
+    if (o.token && !*o.token)
+        o.token = NULL;
+    o.hosts = a->hosts;
+    o.n_hosts = a->n_hosts;
+    o.max_body = a->max_body;
+    o.user = getenv("PROFKIT_CLICKHOUSE_USER");
+    o.password = getenv("PROFKIT_CLICKHOUSE_PASSWORD");
+    o.on_add = a->in.quiet ? NULL : print_push;
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    signal(SIGPIPE, SIG_IGN);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    profkit_store_server *sv;
+    profkit_error err;
+    if (profkit_store_serve_start(&sv, a->in.db, &o, &err) != 0) {
+        pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
+        return cli_fail("store", &err);
+    }
+    printf("ingest: %singest\n", profkit_store_serve_url(sv));
+    if (!o.token) /* a token the caller gave is not printed */
+        printf("token:  %s\n", profkit_store_serve_token(sv));
+    printf("Serving until Ctrl-C.\n");
+    fflush(stdout);
+    int sig;
+    while (sigwait(&stop, &sig) != 0)
+        ;
+    profkit_store_serve_stop(sv);
+    fprintf(stderr, "profkit store: stopped\n");
+    return CLI_OK;
+}
+
+static int gc(struct store_args *a)
+{
+    profkit_store *s;
+    profkit_error err;
+    if (cli_store_open(&s, a->in.db, &err) != 0)
+        return cli_error(&err);
+    size_t n = 0;
+    int r = profkit_store_gc(s, &n, &err);
+    profkit_store_close(s);
+    if (r != 0)
+        return cli_fail("store", &err);
+    printf("removed %zu unused shared row%s\n", n, n == 1 ? "" : "s");
+    return CLI_OK;
+}
+
 /* Appends v to one of a's lists of at most CLI_MAX_WHERE. */
 static int push(const char **list, size_t *n, const char *v, const char *opt)
 {
@@ -246,6 +361,10 @@ int cmd_store(int argc, char **argv)
         { "unset", required_argument, NULL, OPT_UNSET },
         { "older-than", required_argument, NULL, OPT_OLDER_THAN },
         { "json", no_argument, NULL, OPT_JSON },
+        { "listen", required_argument, NULL, OPT_LISTEN },
+        { "token", required_argument, NULL, OPT_TOKEN },
+        { "max-body", required_argument, NULL, OPT_MAX_BODY },
+        { "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
         CLI_INPUT_OPTIONS,
         { NULL, 0, NULL, 0 },
     };
@@ -274,6 +393,26 @@ int cmd_store(int argc, char **argv)
             break;
         case OPT_JSON:
             a.json = 1;
+            break;
+        case OPT_LISTEN:
+            a.listen = optarg;
+            a.serve_opts = 1;
+            break;
+        case OPT_TOKEN:
+            a.token = optarg;
+            a.serve_opts = 1;
+            break;
+        case OPT_MAX_BODY:
+            if (parse_bytes(optarg, &a.max_body) != 0)
+                return cli_usage("store", "--max-body '%s': expected a number of bytes, or with k, M "
+                                          "or G (64M)", optarg);
+            a.serve_opts = 1;
+            break;
+        case OPT_ALLOW_HOST:
+            if (a.n_hosts == 16)
+                return cli_usage("store", "at most 16 --allow-host options");
+            a.hosts[a.n_hosts++] = optarg;
+            a.serve_opts = 1;
             break;
         case OPT_OLDER_THAN: {
             int64_t d;
@@ -305,7 +444,7 @@ int cmd_store(int argc, char **argv)
     if (cli_need_store("store", NULL) != CLI_OK)
         return CLI_USAGE;
     if (argc - optind < 2)
-        return cli_usage("store", "expected add, ls, label or rm, then the store DB");
+        return cli_usage("store", "expected add, ls, label, rm, gc or serve, then the store DB");
     const char *verb = argv[optind];
     in->db = argv[optind + 1];
     if (cli_need_store("store", in->db) != CLI_OK)
@@ -313,8 +452,21 @@ int cmd_store(int argc, char **argv)
     char **rest = argv + optind + 2;
     int n_rest = argc - optind - 2;
     int is_add = strcmp(verb, "add") == 0, is_label = strcmp(verb, "label") == 0;
-    if (!is_add && !is_label && strcmp(verb, "ls") != 0 && strcmp(verb, "rm") != 0)
-        return cli_usage("store", "unknown verb '%s': expected add, ls, label or rm", verb);
+    int is_serve = strcmp(verb, "serve") == 0, is_gc = strcmp(verb, "gc") == 0;
+    if (!is_add && !is_label && !is_serve && !is_gc && strcmp(verb, "ls") != 0 && strcmp(verb, "rm") != 0)
+        return cli_usage("store", "unknown verb '%s': expected add, ls, label, rm, gc or serve", verb);
+    if (!is_serve && a.serve_opts)
+        return cli_usage("store", "--listen, --token, --max-body and --allow-host are for serve");
+    if (is_serve || is_gc) {
+        if (n_rest > 0 || in->n_where || in->has_since || in->has_until || older || a.json || a.n_labels ||
+            a.keep_going || a.n_set || a.n_unset)
+            return cli_usage("store", "%s takes the store DB and no FILE or other verb's option", verb);
+        if (is_gc)
+            return gc(&a);
+        if (cli_need_part("store serve", "server") != CLI_OK)
+            return CLI_USAGE;
+        return serve(&a);
+    }
     if (!is_add && (a.n_labels || a.keep_going))
         return cli_usage("store", "%s is for add", a.n_labels ? "--label" : "--keep-going");
     if (!is_label && (a.n_set || a.n_unset))

@@ -31,12 +31,19 @@
  * reference-counted, so replacing one while a response is being sent frees
  * the old bytes only when the last response using them is done.
  *
+ * A server started with pk_server_start_api (serve.h: the store's ingest)
+ * differs: it listens on the address it is given, wants the token as
+ * "Authorization: Bearer TOKEN" rather than in the path, reads request
+ * bodies up to a bound, hands each request that passed the checks to its
+ * handler in a thread of the connection's own, and answers in JSON.
+ *
  * libmicrohttpd's threads use MSG_NOSIGNAL; this file installs no signal
  * handlers. (libmicrohttpd's panic handler, which aborts on corrupted
  * internal state, is process-wide and is left to the application.)
  */
 #include "profkit.h"
 
+#include "serve/serve.h"
 #include "util/util.h"
 
 #include <arpa/inet.h>
@@ -59,6 +66,10 @@
 #define TOKEN_MIN 16
 #define TOKEN_MAX 128
 #define NAME_MAX_LEN 255
+#define API_DEFAULT_MAX_BODY ((size_t)64 << 20)
+#define API_DEFAULT_TIMEOUT_S 30
+#define API_DEFAULT_MAX_CONNECTIONS 64
+#define MAX_HOSTS 16
 
 /* One version of a resource's bytes; responses hold references to it. */
 typedef struct blob {
@@ -85,7 +96,20 @@ struct profkit_server {
     resource *resources;
     size_t n_resources, cap_resources;
     char last_log[256]; /* libmicrohttpd's last message (for start errors) */
+    /* pk_server_start_api's: the handler, the body's bound, Host names */
+    pk_http_handler handler;
+    void *payload;
+    size_t max_body;
+    char *hosts[MAX_HOSTS];
+    size_t n_hosts;
 };
+
+/* A request of an api server while its body comes in. */
+typedef struct api_req {
+    pk_buf body;
+    size_t seen;  /* bytes of the body so far */
+    int refused;  /* past max_body: the rest is dropped, the answer is 413 */
+} api_req;
 
 static void blob_unref(void *p)
 {
@@ -322,6 +346,224 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     return queue(c, s, MHD_HTTP_OK, r);
 }
 
+
+/* ------------------------------------------------------------ api server */
+
+static enum MHD_Result queue_json(struct MHD_Connection *c, const profkit_server *s, unsigned status,
+                                  const char *json, size_t len, const char *extra,
+                                  const char *extra_value)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(len, (void *)json, MHD_RESPMEM_MUST_COPY);
+    if (!r)
+        return MHD_NO;
+    if (MHD_add_response_header(r, "Content-Type", "application/json") != MHD_YES ||
+        (extra && MHD_add_response_header(r, extra, extra_value) != MHD_YES)) {
+        MHD_destroy_response(r);
+        return MHD_NO;
+    }
+    return queue(c, s, status, r);
+}
+
+/* A refusal as {"error":"TEXT"}. */
+static enum MHD_Result refuse_json(struct MHD_Connection *c, const profkit_server *s, unsigned status,
+                                   const char *text, const char *extra, const char *extra_value)
+{
+    pk_buf b = PK_BUF_INIT;
+    pk_buf_puts(&b, "{\"error\":");
+    pk_buf_json(&b, text, strlen(text), PK_JSON_REPORT);
+    pk_buf_puts(&b, "}\n");
+    enum MHD_Result ret = pk_buf_error(&b) ? MHD_NO
+                          : queue_json(c, s, status, b.buf, b.len, extra, extra_value);
+    pk_buf_free(&b);
+    return ret;
+}
+
+/* The address the client connected to, as a Host names it ("10.0.0.5",
+ * "[::1]"), and whether it is a loopback address. */
+static int local_host(struct MHD_Connection *c, char *out, size_t n, int *loopback)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    if (!ci || getsockname(ci->connect_fd, (struct sockaddr *)&ss, &len) != 0)
+        return -1;
+    char ip[INET6_ADDRSTRLEN];
+    if (ss.ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+        inet_ntop(AF_INET, &a->sin_addr, ip, sizeof(ip));
+        *loopback = (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+        snprintf(out, n, "%s", ip);
+    } else if (ss.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+        inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof(ip));
+        *loopback = IN6_IS_ADDR_LOOPBACK(&a->sin6_addr);
+        if (IN6_IS_ADDR_V4MAPPED(&a->sin6_addr)) { /* a v4 client on a v6 socket */
+            const char *v4 = strrchr(ip, ':') + 1;
+            *loopback = strncmp(v4, "127.", 4) == 0;
+            snprintf(out, n, "%s", v4);
+        } else {
+            snprintf(out, n, "[%s]", ip);
+        }
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+/* Host: this server's PORT after the address the client connected to,
+ * localhost (on loopback), or a name the caller allowed. */
+static int api_host_ok(const profkit_server *s, struct MHD_Connection *c, const char *host)
+{
+    if (!host)
+        return 0;
+    const char *colon = strrchr(host, ':');
+    if (colon && strchr(colon, ']')) /* "[::1]" without a port */
+        colon = NULL;
+    size_t hlen = colon ? (size_t)(colon - host) : strlen(host);
+    if (colon) {
+        char port[16];
+        snprintf(port, sizeof(port), "%u", s->port);
+        if (strcmp(colon + 1, port) != 0)
+            return 0;
+    } else if (s->port != 80) {
+        return 0;
+    }
+    char local[INET6_ADDRSTRLEN + 2];
+    int loopback = 0;
+    if (local_host(c, local, sizeof(local), &loopback) == 0 &&
+        hlen == strlen(local) && strncasecmp(host, local, hlen) == 0)
+        return 1;
+    if (loopback && ((hlen == 9 && strncasecmp(host, "localhost", 9) == 0) ||
+                     (hlen == 9 && strncmp(host, "127.0.0.1", 9) == 0)))
+        return 1;
+    for (size_t i = 0; i < s->n_hosts; i++)
+        if (hlen == strlen(s->hosts[i]) && strncasecmp(host, s->hosts[i], hlen) == 0)
+            return 1;
+    return 0;
+}
+
+/* 0: the bearer token; 1: no Authorization header (or another scheme);
+ * 2: another token. Compared in time that depends only on the token's length. */
+static int bearer_check(const profkit_server *s, struct MHD_Connection *c)
+{
+    int dup;
+    const char *h = single_header(c, "Authorization", &dup);
+    if (dup)
+        return 2;
+    if (!h || strncasecmp(h, "Bearer ", 7) != 0)
+        return 1;
+    const char *t = h + 7;
+    while (*t == ' ')
+        t++;
+    size_t n = strlen(t);
+    while (n > 0 && t[n - 1] == ' ')
+        n--;
+    unsigned char diff = n != s->token_len;
+    for (size_t i = 0; i < s->token_len; i++) {
+        unsigned char ch = i < n ? (unsigned char)t[i] : 0;
+        diff |= ch ^ (unsigned char)s->token[i];
+    }
+    return diff ? 2 : 0;
+}
+
+static enum MHD_Result api_request(void *cls, struct MHD_Connection *c, const char *url,
+                                   const char *method, const char *version,
+                                   const char *upload_data, size_t *upload_data_size,
+                                   void **req_cls)
+{
+    profkit_server *s = cls;
+    (void)version;
+    api_req *rq = *req_cls;
+    if (!rq) { /* the head is complete: every check but the body's size */
+        int dup;
+        const char *host = single_header(c, "Host", &dup);
+        if (dup || !api_host_ok(s, c, host))
+            return refuse_json(c, s, MHD_HTTP_MISDIRECTED_REQUEST,
+                               "this server answers only requests for its own address "
+                               "(Host ADDRESS:PORT, or a name given with --allow-host)",
+                               NULL, NULL);
+        const char *origin = single_header(c, "Origin", &dup);
+        if (dup || origin) /* agents and curl send none; a browser always does */
+            return refuse_json(c, s, MHD_HTTP_FORBIDDEN, "requests from web pages are refused",
+                               NULL, NULL);
+        int auth = bearer_check(s, c);
+        if (auth == 1)
+            return refuse_json(c, s, MHD_HTTP_UNAUTHORIZED,
+                               "a token is required: Authorization: Bearer TOKEN", "WWW-Authenticate",
+                               "Bearer");
+        if (auth == 2)
+            return refuse_json(c, s, MHD_HTTP_FORBIDDEN, "wrong token", NULL, NULL);
+        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+        if (cl) {
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(cl, &end, 10);
+            if (errno || end == cl || *end || v > s->max_body)
+                return refuse_json(c, s, MHD_HTTP_CONTENT_TOO_LARGE, "the body is larger than the "
+                                   "server takes (--max-body)", NULL, NULL);
+        }
+        if (!(rq = calloc(1, sizeof(*rq))))
+            return MHD_NO;
+        pk_buf_init(&rq->body, s->max_body + 1);
+        *req_cls = rq;
+        return MHD_YES;
+    }
+    if (*upload_data_size) {
+        size_t n = *upload_data_size;
+        *upload_data_size = 0;
+        /* A chunked body past the bound: libmicrohttpd answers only once
+         * the body is in, so the rest is read and dropped (never kept),
+         * up to three times the bound more, then the connection is closed. */
+        rq->seen += n;
+        if (rq->seen > s->max_body) {
+            pk_buf_free(&rq->body);
+            rq->refused = 1;
+            return rq->seen / 4 > s->max_body ? MHD_NO : MHD_YES;
+        }
+        pk_buf_put(&rq->body, upload_data, n);
+        return pk_buf_error(&rq->body) ? MHD_NO : MHD_YES;
+    }
+    if (rq->refused)
+        return refuse_json(c, s, MHD_HTTP_CONTENT_TOO_LARGE, "the body is larger than the "
+                           "server takes (--max-body)", NULL, NULL);
+    /* the whole body is here */
+    pk_http_request hr = { method, url, rq->body.buf ? rq->body.buf : "", rq->body.len, c };
+    pk_buf answer = PK_BUF_INIT;
+    unsigned status = s->handler(s->payload, &hr, &answer);
+    pk_buf_free(&rq->body);
+    if (pk_buf_error(&answer)) {
+        pk_buf_free(&answer);
+        return refuse_json(c, s, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory", NULL, NULL);
+    }
+    enum MHD_Result ret = queue_json(c, s, status, answer.buf ? answer.buf : "{}", answer.buf ? answer.len : 2,
+                                     NULL, NULL);
+    pk_buf_free(&answer);
+    return ret;
+}
+
+static void api_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+                          enum MHD_RequestTerminationCode toe)
+{
+    (void)cls, (void)c, (void)toe;
+    api_req *rq = *req_cls;
+    if (rq) { /* a body cut short ends here too, never seen by the handler */
+        pk_buf_free(&rq->body);
+        free(rq);
+        *req_cls = NULL;
+    }
+}
+
+const char *pk_http_arg(const pk_http_request *rq, const char *key)
+{
+    return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+const char *pk_http_header(const pk_http_request *rq, const char *name)
+{
+    return MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, name);
+}
+
 /* ------------------------------------------------------------ public API */
 
 static int valid_token(const char *t)
@@ -401,6 +643,8 @@ static int listen_socket(unsigned port, unsigned *bound, profkit_error *err)
 
 static void server_free(profkit_server *s)
 {
+    for (size_t i = 0; i < s->n_hosts; i++)
+        free(s->hosts[i]);
     for (size_t i = 0; i < s->n_resources; i++) {
         free(s->resources[i].name);
         blob_unref(s->resources[i].b);
@@ -474,6 +718,144 @@ int profkit_server_start(profkit_server **out, const profkit_server_options *o, 
     *out = s;
     return 0;
 fail:
+    server_free(s);
+    return rc;
+}
+
+
+/* "ADDRESS:PORT" or "[V6ADDRESS]:PORT" as a socket address. */
+static int parse_listen(const char *l, struct sockaddr_storage *ss, socklen_t *len)
+{
+    char host[INET6_ADDRSTRLEN + 1];
+    const char *colon, *hs = l;
+    size_t hl;
+    if (l[0] == '[') {
+        const char *close = strchr(l, ']');
+        if (!close || close[1] != ':')
+            return -1;
+        hs = l + 1;
+        hl = (size_t)(close - hs);
+        colon = close + 1;
+    } else {
+        colon = strrchr(l, ':');
+        if (!colon || memchr(l, ':', (size_t)(colon - l)))
+            return -1;
+        hl = (size_t)(colon - l);
+    }
+    if (hl == 0 || hl >= sizeof(host))
+        return -1;
+    memcpy(host, hs, hl);
+    host[hl] = 0;
+    char *end;
+    errno = 0;
+    unsigned long port = strtoul(colon + 1, &end, 10);
+    if (!colon[1] || *end || errno || port > 65535 || colon[1] == '-' || colon[1] == '+')
+        return -1;
+    memset(ss, 0, sizeof(*ss));
+    struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+    if (l[0] != '[' && inet_pton(AF_INET, host, &a4->sin_addr) == 1) {
+        a4->sin_family = AF_INET;
+        a4->sin_port = htons((uint16_t)port);
+        *len = sizeof(*a4);
+    } else if (l[0] == '[' && inet_pton(AF_INET6, host, &a6->sin6_addr) == 1) {
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons((uint16_t)port);
+        *len = sizeof(*a6);
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+int pk_server_start_api(profkit_server **out, const pk_server_api *o, profkit_error *err)
+{
+    *out = NULL;
+    struct sockaddr_storage ss;
+    socklen_t alen = 0;
+    const char *listen_at = o->listen ? o->listen : "127.0.0.1:0";
+    if (parse_listen(listen_at, &ss, &alen) != 0)
+        return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                            "listen address '%.100s': expected ADDRESS:PORT or [IPV6ADDRESS]:PORT "
+                            "(a numeric address)", listen_at);
+    if (o->token && !valid_token(o->token))
+        return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                            "token: expected %d to %d characters from A-Z a-z 0-9 - _", TOKEN_MIN,
+                            TOKEN_MAX);
+    if (o->n_hosts > MAX_HOSTS)
+        return pk_error_set(err, PROFKIT_EINVAL, NULL, -1, "at most %d host names", MAX_HOSTS);
+    for (size_t i = 0; i < o->n_hosts; i++)
+        if (!*o->hosts[i] || strlen(o->hosts[i]) > 253 || strpbrk(o->hosts[i], ":/ \t\r\n"))
+            return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                                "host name '%.100s': expected a DNS name without a port", o->hosts[i]);
+    profkit_server *s = calloc(1, sizeof(*s));
+    if (!s)
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    if (pthread_mutex_init(&s->lock, NULL) != 0) {
+        free(s);
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "cannot create a mutex");
+    }
+    int rc = 0, fd = -1;
+    s->handler = o->handler;
+    s->payload = o->payload;
+    s->max_body = o->max_body ? o->max_body : API_DEFAULT_MAX_BODY;
+    for (size_t i = 0; i < o->n_hosts; i++) {
+        if (!(s->hosts[i] = strdup(o->hosts[i]))) {
+            rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+            goto fail;
+        }
+        s->n_hosts++;
+    }
+    if (o->token)
+        memcpy(s->token, o->token, strlen(o->token) + 1);
+    else if ((rc = random_token(s->token, err)) != 0)
+        goto fail;
+    s->token_len = strlen(s->token);
+
+    fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) {
+        rc = pk_error_set(err, PROFKIT_EIO, NULL, -1, "socket: %s", strerror(errno));
+        goto fail;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(fd, (struct sockaddr *)&ss, alen) != 0 || listen(fd, SOMAXCONN) != 0 ||
+        getsockname(fd, (struct sockaddr *)&ss, &alen) != 0) {
+        rc = pk_error_set(err, PROFKIT_EIO, NULL, -1, "cannot listen on %.100s: %s", listen_at,
+                          strerror(errno));
+        goto fail;
+    }
+    char ip[INET6_ADDRSTRLEN];
+    if (ss.ss_family == AF_INET) {
+        s->port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+        inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, ip, sizeof(ip));
+        snprintf(s->url, sizeof(s->url), "http://%s:%u/", ip, s->port);
+    } else {
+        s->port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+        inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, ip, sizeof(ip));
+        snprintf(s->url, sizeof(s->url), "http://[%s]:%u/", ip, s->port);
+    }
+    unsigned timeout = o->timeout_s ? o->timeout_s : API_DEFAULT_TIMEOUT_S;
+    unsigned limit = o->max_connections ? o->max_connections : API_DEFAULT_MAX_CONNECTIONS;
+    /* a thread per connection: a handler that takes its time (an add)
+     * holds up no other client */
+    s->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+                                     MHD_USE_ERROR_LOG | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+                                 0, NULL, NULL, api_request, s, MHD_OPTION_LISTEN_SOCKET, fd,
+                                 MHD_OPTION_CONNECTION_TIMEOUT, timeout,
+                                 MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_STRICT_FOR_CLIENT,
+                                 (int)1, MHD_OPTION_NOTIFY_COMPLETED, api_completed, s,
+                                 MHD_OPTION_EXTERNAL_LOGGER, on_log, s, MHD_OPTION_END);
+    if (!s->daemon) {
+        rc = pk_error_set(err, PROFKIT_EIO, NULL, -1, "cannot serve on %.100s: %s", listen_at,
+                          s->last_log[0] ? s->last_log : "libmicrohttpd failed to start");
+        goto fail;
+    }
+    *out = s;
+    return 0;
+fail:
+    if (fd >= 0)
+        close(fd);
     server_free(s);
     return rc;
 }

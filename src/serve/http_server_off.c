@@ -7,6 +7,7 @@
  */
 #include "profkit.h"
 
+#include "serve/serve.h"
 #include "util/util.h"
 
 int profkit_server_start(profkit_server **out, const profkit_server_options *o, profkit_error *err)
@@ -29,3 +30,14 @@ const char *profkit_server_token(const profkit_server *s) { return ""; }
 const char *profkit_server_url(const profkit_server *s) { return ""; }
 
 void profkit_server_stop(profkit_server *s) {}
+
+int pk_server_start_api(profkit_server **out, const pk_server_api *o, profkit_error *err)
+{
+    if (out)
+        *out = NULL;
+    return pk_part_check(PK_PART_SERVER, err);
+}
+
+const char *pk_http_arg(const pk_http_request *rq, const char *key) { return NULL; }
+
+const char *pk_http_header(const pk_http_request *rq, const char *name) { return NULL; }

@@ -49,6 +49,8 @@ typedef struct pk_store_engine {
      * profiles of these seqs, so that a query after it returns sees none. */
     int (*unlabel)(profkit_store *s, const char *seqs, const char *keys, profkit_error *err);
     void (*close)(profkit_store *s);
+    /* Removes the shared rows no live profile uses (*n: how many). */
+    int (*gc)(profkit_store *s, size_t *n, profkit_error *err);
 } pk_store_engine;
 
 struct profkit_store {
@@ -126,5 +128,15 @@ int pk_idmap_put(pk_idmap *m, uint64_t key, uint32_t val);
  * default value and format, metadata in order. An empty profile with those
  * tables (no stacks, no samples). seqs: the selected profiles, oldest first. */
 int pk_store_header(profkit_profile **out, profkit_store *s, const char *sel, profkit_error *err);
+
+/* ---- pushes (store_serve.c), exposed for fuzz/ingest_fuzzer.c ---- */
+
+/* The part named `want` of a multipart/form-data body whose Content-Type
+ * is ctype: 0 and *out, *out_len inside body, or -1. */
+int pk_store_multipart_part(const char *ctype, const char *body, size_t len, const char *want,
+                            const char **out, size_t *out_len);
+/* The labels of a push's name=APP{K=V,...}: 0 and their count, or
+ * PROFKIT_EINVAL with err set. */
+int pk_store_name_labels(const char *name, size_t *n, profkit_error *err);
 
 #endif

@@ -297,6 +297,138 @@ static int ch_unlabel(profkit_store *s, const char *seqs, const char *keys, prof
     return rc;
 }
 
+
+/* Waits until no mutation of `table` is left on shard h (what a query
+ * after this sees is then without the deleted rows). 20 s at most, then
+ * an error naming what is still under way. */
+static int wait_mutations(profkit_store *s, size_t h, const char *table, const char *what,
+                          profkit_error *err)
+{
+    struct ch *c = ch_of(s);
+    pk_buf q = PK_BUF_INIT;
+    int rc = 0;
+    int64_t pending = 1;
+    for (int tries = 0; rc == 0 && pending > 0; tries++) {
+        if (tries == 400) {
+            rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
+                              "shard %s: %s has not finished after 20 s; it goes on in the background",
+                              c->base[h], what);
+            break;
+        }
+        if (tries)
+            nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
+        pk_buf_free(&q);
+        pk_buf_printf(&q, "SELECT count() FROM system.mutations WHERE database = '%s' AND table = '%s' "
+                       "AND is_done = 0 FORMAT TabSeparated", c->db, table);
+        rc = pk_buf_error(&q) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory") : run(s, h, q.buf, err);
+        if (rc == 0)
+            pending = c->body.buf ? strtoll(c->body.buf, NULL, 10) : 0;
+    }
+    pk_buf_free(&q);
+    return rc;
+}
+
+static int row_id_list(void *payload, char **cells, const size_t *lens, size_t n, profkit_error *err)
+{
+    (void)err;
+    pk_buf *b = payload;
+    if (n > 0 && cells[0] && lens[0])
+        pk_buf_printf(b, "%s%.*s", b->len ? "," : "", (int)lens[0], cells[0]);
+    return 0;
+}
+
+/* gc: the shared rows no live profile uses, found as set differences from
+ * the live profiles down (samples -> stacks -> frames -> functions and
+ * mappings -> strings), each level against what the level above keeps,
+ * then deleted with a mutation per table on every server the URL lists,
+ * waited for. Every set is computed before any row goes, so the order of
+ * the mutations does not matter. Rows of an add under way (written before
+ * its `profiles` row) look unused: gc must run while nothing adds
+ * (docs/store.md). */
+static int ch_gc(profkit_store *s, size_t *n, profkit_error *err)
+{
+    struct ch *c = ch_of(s);
+    const char *in = pk_sql_in(s), *not_in = pk_sql_not_in(s);
+    pk_buf live_stacks = PK_BUF_INIT, live_frames = PK_BUF_INIT, live_fn = PK_BUF_INIT,
+           live_map = PK_BUF_INIT, live_str = PK_BUF_INIT;
+    pk_buf_printf(&live_stacks, "SELECT DISTINCT stack FROM samples WHERE seq %s (SELECT seq FROM profiles "
+                  "WHERE seq %s (SELECT seq FROM removed))", in, not_in);
+    pk_buf_printf(&live_frames, "SELECT DISTINCT arrayJoin(frames) FROM stacks WHERE id %s (%s)", in,
+                  live_stacks.buf ? live_stacks.buf : "");
+    pk_buf_printf(&live_fn, "SELECT DISTINCT function FROM frames WHERE id %s (%s)", in,
+                  live_frames.buf ? live_frames.buf : "");
+    pk_buf_printf(&live_map, "SELECT DISTINCT mapping FROM frames WHERE id %s (%s)", in,
+                  live_frames.buf ? live_frames.buf : "");
+    pk_buf_printf(&live_str,
+                  "SELECT arrayJoin([name, system_name, file, module]) FROM functions WHERE id %s (%s)"
+                  " UNION ALL SELECT arrayJoin([path, build_id]) FROM mappings WHERE id %s (%s)"
+                  " UNION ALL SELECT arrayJoin(keys) FROM stacks WHERE id %s (%s)",
+                  in, live_fn.buf ? live_fn.buf : "", in, live_map.buf ? live_map.buf : "", in,
+                  live_stacks.buf ? live_stacks.buf : "");
+    struct {
+        const char *table;
+        const pk_buf *live;
+    } levels[] = {
+        { "stacks", &live_stacks }, { "frames", &live_frames }, { "functions", &live_fn },
+        { "mappings", &live_map },  { "strings", &live_str },
+    };
+    enum { N_LEVELS = sizeof(levels) / sizeof(levels[0]) };
+    pk_buf dead[N_LEVELS];
+    for (size_t i = 0; i < N_LEVELS; i++)
+        pk_buf_init(&dead[i], 0);
+    pk_buf q = PK_BUF_INIT;
+    int rc = 0;
+    *n = 0;
+    for (size_t i = 0; i < N_LEVELS && rc == 0; i++) {
+        pk_buf_clear(&q);
+        pk_buf_printf(&q, "SELECT DISTINCT id FROM %s WHERE id %s (SELECT * FROM (%s))", levels[i].table,
+                      not_in, levels[i].live->buf ? levels[i].live->buf : "");
+        if (pk_buf_error(levels[i].live))
+            q.err = PROFKIT_ENOMEM;
+        rc = pk_sql_query(s, &q, row_id_list, &dead[i], err);
+        if (rc == 0 && pk_buf_error(&dead[i]))
+            rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    }
+    /* the deletes, 10,000 ids a mutation */
+    for (size_t i = 0; i < N_LEVELS && rc == 0; i++) {
+        const char *list = dead[i].buf ? dead[i].buf : "";
+        size_t len = dead[i].len, at = 0;
+        while (at < len && rc == 0) {
+            size_t end = at, k = 0;
+            while (end < len && k < 10000) {
+                const char *comma = memchr(list + end, ',', len - end);
+                end = comma ? (size_t)(comma - list) + 1 : len;
+                k++;
+            }
+            size_t stop = end < len ? end - 1 : len; /* without the last comma */
+            *n += k;
+            for (size_t h = 0; h < c->n_shards && rc == 0; h++) {
+                pk_buf_clear(&q);
+                pk_buf_printf(&q, "ALTER TABLE %s%s DELETE WHERE id IN (%.*s)", levels[i].table,
+                              c->cluster[0] ? "_local" : "", (int)(stop - at), list + at);
+                rc = pk_buf_error(&q) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+                                      : run(s, h, q.buf, err);
+            }
+            at = end;
+        }
+    }
+    for (size_t i = 0; i < N_LEVELS && rc == 0; i++) {
+        char table[64];
+        snprintf(table, sizeof(table), "%s%s", levels[i].table, c->cluster[0] ? "_local" : "");
+        for (size_t h = 0; h < c->n_shards && rc == 0 && dead[i].len; h++)
+            rc = wait_mutations(s, h, table, "the deletion of unused rows", err);
+    }
+    for (size_t i = 0; i < N_LEVELS; i++)
+        pk_buf_free(&dead[i]);
+    pk_buf_free(&q);
+    pk_buf_free(&live_stacks);
+    pk_buf_free(&live_frames);
+    pk_buf_free(&live_fn);
+    pk_buf_free(&live_map);
+    pk_buf_free(&live_str);
+    return rc;
+}
+
 static void ch_close(profkit_store *s)
 {
     struct ch *c = ch_of(s);
@@ -308,7 +440,7 @@ static void ch_close(profkit_store *s)
 }
 
 static const pk_store_engine clickhouse_engine = {
-    ch_exec, ch_query, ch_insert, ch_begin, ch_commit, ch_rollback, ch_remove, ch_unlabel, ch_close,
+    ch_exec, ch_query, ch_insert, ch_begin, ch_commit, ch_rollback, ch_remove, ch_unlabel, ch_close, ch_gc,
 };
 
 /* The tables: name, columns, ORDER BY, and whether rows are shared (merged

@@ -289,6 +289,17 @@ int profkit_store_remove(profkit_store *s, const profkit_store_query *q, size_t 
     return rc;
 }
 
+int profkit_store_gc(profkit_store *s, size_t *n, profkit_error *err)
+{
+    size_t k = 0;
+    int rc = s->engine->gc(s, &k, err);
+    if (n)
+        *n = rc == 0 ? k : 0;
+    if (rc && err->file[0] == '\0')
+        snprintf(err->file, sizeof(err->file), "%s", s->name);
+    return rc;
+}
+
 /* The entry points: each report drains into the caller's FILE. */
 int profkit_store_list_opts(FILE *file, profkit_store *s, const profkit_store_query *q,
                             const profkit_store_list_options *o, profkit_error *err)

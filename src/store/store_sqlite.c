@@ -257,8 +257,35 @@ static int sq_unlabel(profkit_store *s, const char *seqs, const char *keys, prof
     return rc;
 }
 
+/* gc: every shared row no remaining row names, in one transaction, each
+ * table checked against what remains of the one above it. rm already
+ * leaves none behind (above); this sweeps a store written otherwise. */
+static const char gc_all[] =
+    "DELETE FROM stacks WHERE id NOT IN (SELECT stack FROM samples);"
+    "DELETE FROM frames WHERE id NOT IN (SELECT j.value FROM stacks AS x, json_each(x.frames) AS j);"
+    "DELETE FROM functions WHERE id NOT IN (SELECT function FROM frames);"
+    "DELETE FROM mappings WHERE id NOT IN (SELECT mapping FROM frames);"
+    "DELETE FROM strings WHERE id NOT IN (SELECT name FROM functions UNION ALL SELECT system_name FROM functions"
+    " UNION ALL SELECT file FROM functions UNION ALL SELECT module FROM functions"
+    " UNION ALL SELECT path FROM mappings UNION ALL SELECT build_id FROM mappings"
+    " UNION ALL SELECT j.value FROM stacks AS x, json_each(x.keys) AS j);";
+
+static int sq_gc(profkit_store *s, size_t *n, profkit_error *err)
+{
+    int rc = sq_begin(s, err);
+    if (rc)
+        return rc;
+    sqlite3_int64 before = sqlite3_total_changes64(db_of(s));
+    if ((rc = sq_exec(s, gc_all, err)) == 0 && (rc = sq_commit(s, err)) == 0) {
+        *n = (size_t)(sqlite3_total_changes64(db_of(s)) - before);
+        return 0;
+    }
+    sq_rollback(s);
+    return rc;
+}
+
 static const pk_store_engine sqlite_engine = {
-    sq_exec, sq_query, sq_insert, sq_begin, sq_commit, sq_rollback, sq_remove, sq_unlabel, sq_close,
+    sq_exec, sq_query, sq_insert, sq_begin, sq_commit, sq_rollback, sq_remove, sq_unlabel, sq_close, sq_gc,
 };
 
 int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err)

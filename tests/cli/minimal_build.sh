@@ -89,6 +89,8 @@ needs "store ls" "the store (SQLite)" store ls "$TMP/x.db"
 needs "store add" "the store (SQLite)" store add "$TMP/x.db" "$D/bsprof/ok_lines.bsprof"
 needs "store ls clickhouse://" "the store (SQLite)" store ls clickhouse://127.0.0.1:1/x
 needs "top --db" "the store (SQLite)" top --db "$TMP/x.db"
+needs "store serve" "the store (SQLite)" store serve "$TMP/x.db"
+needs "store gc" "the store (SQLite)" store gc "$TMP/x.db"
 needs "view" "the local web server (libmicrohttpd)" view --no-open "$D/bsprof/ok_lines.bsprof"
 needs "list --disasm" "disassembly (Capstone)" list --disasm . "$D/bsprof/ok_lines.bsprof"
 if [ -e "$TMP/x.db" ]; then fail "a store file was made"; else pass; fi

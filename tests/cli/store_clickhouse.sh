@@ -8,6 +8,7 @@
 # re-add completes. The servers are stopped at the end.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/store_checks.bash"
+. "$(dirname "$0")/store_ingest.bash"
 
 SERVER=/usr/sbin/clickhouse-server
 if [ ! -x "$SERVER" ]; then
@@ -255,5 +256,13 @@ done
 expect_eq "the re-add completes the store" "${#all[@]}" "$(stored_files "$DIST" --where set=kill | wc -l)"
 STORE_REPORTS=("top -n 0" "tree" "traces")
 compare_reports "after the kills and a re-add" "$DIST" "--where set=kill" "${all[@]}"
+
+echo "== store gc: one node, then two shards"
+gc_clickhouse_suite "clickhouse://127.0.0.1:$HTTP1/prof_gc" "clickhouse://127.0.0.1:$HTTP1/prof_gc_kept" \
+  "$HTTP1" prof_gc prof_gc_kept
+gc_clickhouse_suite "clickhouse://127.0.0.1:$HTTP1,127.0.0.1:$HTTP2/prof_gcd?cluster=pk" \
+  "clickhouse://127.0.0.1:$HTTP1,127.0.0.1:$HTTP2/prof_gcd_kept?cluster=pk" "$HTTP1" prof_gcd prof_gcd_kept
+echo "== profiles pushed over HTTP into the two shards (store serve)"
+ingest_suite "clickhouse://127.0.0.1:$HTTP1,127.0.0.1:$HTTP2/prof_push?cluster=pk"
 
 finish
