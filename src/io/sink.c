@@ -160,7 +160,7 @@ int pk_sink_compression(const char *path)
 
 int pk_sink_open(pk_sink **out, const char *path, int compress, profkit_error *err)
 {
-    pk_sink *s;
+    pk_sink *s = NULL;
     int rc = sink_new(&s, compress, 0, path, err);
     if (rc)
         return rc;
@@ -202,7 +202,7 @@ int pk_sink_open_memory(pk_sink **out, pk_buf *dst, int compress, profkit_error 
     /* Plain bytes grow in the sink's own buffer, compressed ones are staged
      * like a file's and collect in s->mem; both under dst's bound, and both
      * go to dst only on commit. */
-    pk_sink *s;
+    pk_sink *s = NULL;
     int plain = compress == PROFKIT_SINK_PLAIN;
     int rc = sink_new(&s, compress, plain, NULL, err);
     if (rc)
