@@ -253,4 +253,11 @@ int pk_mem_compute(pk_mem *m, const profkit_profile *p, uint32_t thread, int by_
 size_t pk_mem_path_label(const pk_mem *m, uint32_t key, char **buf, size_t *cap);
 void pk_mem_free(pk_mem *m);
 
+/* ---- time filters (src/analysis/time_range.c) ---- */
+
+/* The range, during_marker and outside_marker filters of o over p, in
+ * place (profkit_profile_filter runs them first). Returns 0,
+ * PROFKIT_EINVAL (a bad range, an untimed profile) or PROFKIT_ENOMEM. */
+int pk_profile_filter_time(profkit_profile *p, const profkit_filter_options *o, profkit_error *err);
+
 #endif

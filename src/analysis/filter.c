@@ -52,7 +52,8 @@ struct filter {
 
 int profkit_filter_active(const profkit_filter_options *o)
 {
-    return o && (o->focus || o->ignore || o->hide || o->show || o->show_from || o->prune_from);
+    return o && (o->focus || o->ignore || o->hide || o->show || o->show_from || o->prune_from ||
+                 o->range || o->during_marker || o->outside_marker);
 }
 
 static uint8_t frame_bits(struct filter *f, uint32_t frame)
@@ -165,6 +166,11 @@ int profkit_profile_filter(profkit_profile *p, const profkit_filter_options *o, 
 {
     if (!profkit_filter_active(o))
         return 0;
+    if (o->range || o->during_marker || o->outside_marker) {
+        int trc = pk_profile_filter_time(p, o, err);
+        if (trc != 0 || !(o->focus || o->ignore || o->hide || o->show || o->show_from || o->prune_from))
+            return trc;
+    }
     struct filter f;
     memset(&f, 0, sizeof(f));
     f.p = p;

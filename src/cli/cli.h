@@ -54,7 +54,7 @@ typedef struct cli_input {
 
 /* Option codes of the filters (above any character). */
 enum { CLI_OPT_FOCUS = 0x180, CLI_OPT_IGNORE, CLI_OPT_HIDE, CLI_OPT_SHOW, CLI_OPT_SHOW_FROM,
-       CLI_OPT_PRUNE_FROM };
+       CLI_OPT_PRUNE_FROM, CLI_OPT_RANGE, CLI_OPT_DURING_MARKER, CLI_OPT_OUTSIDE_MARKER };
 
 /* getopt values of the limit options (beyond every character) */
 enum { CLI_OPT_MAX_STRING = 0x1c0, CLI_OPT_MAX_DEPTH, CLI_OPT_MAX_THREADS, CLI_OPT_MAX_INFLATE };
@@ -79,6 +79,9 @@ enum { CLI_OPT_DB = 0x200, CLI_OPT_WHERE, CLI_OPT_SINCE, CLI_OPT_UNTIL, CLI_OPT_
     { "show", required_argument, NULL, CLI_OPT_SHOW },    \
     { "show-from", required_argument, NULL, CLI_OPT_SHOW_FROM }, \
     { "prune-from", required_argument, NULL, CLI_OPT_PRUNE_FROM }, \
+    { "range", required_argument, NULL, CLI_OPT_RANGE },  \
+    { "during-marker", required_argument, NULL, CLI_OPT_DURING_MARKER }, \
+    { "outside-marker", required_argument, NULL, CLI_OPT_OUTSIDE_MARKER }, \
     { "max-string-size", required_argument, NULL, CLI_OPT_MAX_STRING }, \
     { "max-depth", required_argument, NULL, CLI_OPT_MAX_DEPTH }, \
     { "max-threads", required_argument, NULL, CLI_OPT_MAX_THREADS }, \
@@ -127,6 +130,13 @@ enum { CLI_OPT_DB = 0x200, CLI_OPT_WHERE, CLI_OPT_SINCE, CLI_OPT_UNTIL, CLI_OPT_
     "  --show RE       keep only frames matching RE\n"                                  \
     "  --show-from RE  cut each stack above its outermost frame matching RE\n"         \
     "  --prune-from RE drop the frames below the innermost frame matching RE\n"        \
+    "  --range A,B     keep the samples (and markers) from A to B of a timed profile,\n"  \
+    "                  counted from its start as the Firefox Profiler counts them:\n"   \
+    "                  seconds (--range 2.7,3.1), milliseconds (--range 2700ms,3100ms)\n" \
+    "                  or percentages of the whole (--range 25%,75%)\n"                 \
+    "  --during-marker TEXT, --outside-marker TEXT\n"                                    \
+    "                  keep the samples inside (outside) the markers of their thread\n"   \
+    "                  whose name, category or payload holds TEXT (case ignored)\n"      \
     "  --max-string-size BYTES, --max-depth N, --max-threads N, --max-inflate R\n"  \
     "                  raise the limits on absurd inputs (256 MiB per JSON string\n" \
     "                  or number, 1 M frames per stack, 1 M threads, 1000:1\n"      \

@@ -42,7 +42,13 @@ int profkit_report_info_json(FILE *out, const profkit_profile *p, profkit_error 
         fprintf(out, ",\"total\":%" PRId64 ",\"default\":%s}", tot[v],
                 v == p->default_value ? "true" : "false");
     }
-    fputs("],\"threads\":[", out);
+    int64_t rs, re;
+    if (timed && profkit_profile_root_range(p, &rs, &re, NULL) == 0)
+        fprintf(out, "],\"time_range\":{\"start\":%.17g,\"end\":%.17g}", (double)rs / 1e6,
+                (double)re / 1e6);
+    else
+        fputs("],\"time_range\":null", out);
+    fputs(",\"threads\":[", out);
     for (size_t t = 0; t < p->n_threads; t++) {
         const profkit_thread *th = &p->threads[t];
         fprintf(out, "%s{\"index\":%zu,\"name\":", t ? ",\n" : "\n", t);
