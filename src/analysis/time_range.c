@@ -175,9 +175,10 @@ int profkit_profile_root_range(const profkit_profile *p, int64_t *start, int64_t
         const profkit_marker *mk = &p->markers[m];
         if (mk->thread < nt && first[mk->thread] != PROFKIT_NO_TIME)
             continue; /* a thread with samples: its markers do not count */
-        int64_t a = mk->start < mk->end ? mk->start : mk->end;
-        int64_t b = mk->start < mk->end ? mk->end : mk->start;
-        widen(&lo, &hi, a, add_sat(b, iv));
+        /* an end before the start is no interval: an instant (the model
+         * keeps no phase; Gecko writes 0 as an instant's end) */
+        int64_t b = mk->end > mk->start ? mk->end : mk->start;
+        widen(&lo, &hi, mk->start, add_sat(b, iv));
     }
     free(first);
     free(last);

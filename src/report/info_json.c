@@ -43,7 +43,7 @@ int profkit_report_info_json(FILE *out, const profkit_profile *p, profkit_error 
                 v == p->default_value ? "true" : "false");
     }
     int64_t rs, re;
-    if (timed && profkit_profile_root_range(p, &rs, &re, NULL) == 0)
+    if (profkit_profile_root_range(p, &rs, &re, NULL) == 0)
         fprintf(out, "],\"time_range\":{\"start\":%.17g,\"end\":%.17g}", (double)rs / 1e6,
                 (double)re / 1e6);
     else
