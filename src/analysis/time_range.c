@@ -28,8 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RANGE_OPT "profkit_filter_options.range"
-
 /* One end of a range: its text (len bytes, blanks trimmed) parsed. */
 static int parse_point(const char *s, size_t len, double *v, int *percent)
 {
@@ -72,9 +70,9 @@ int profkit_range_parse(profkit_range *out, const char *text, profkit_error *err
     const char *comma = text ? strchr(text, ',') : NULL;
     if (!comma || strchr(comma + 1, ','))
         return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
-                            RANGE_OPT ": expected START,END (seconds as in 2.7,3.1, milliseconds "
-                                      "as in 2700ms,3100ms, or percentages of the profile as in "
-                                      "10%%,20%%), got '%s'",
+                            "profkit_filter_options.range: expected START,END (seconds as in "
+                            "2.7,3.1, milliseconds as in 2700ms,3100ms, or percentages of the "
+                            "profile as in 10%%,20%%), got '%s'",
                             text ? text : "");
     const char *part[2] = { text, comma + 1 };
     size_t plen[2] = { (size_t)(comma - text), strlen(comma + 1) };
@@ -83,12 +81,12 @@ int profkit_range_parse(profkit_range *out, const char *text, profkit_error *err
     for (int k = 0; k < 2; k++)
         if (parse_point(part[k], plen[k], &v[k], &pc[k]) != 0)
             return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
-                                RANGE_OPT ": '%.*s' is not a time: expected seconds (2.7), "
-                                          "milliseconds (2700ms) or a percentage (10%%)",
+                                "profkit_filter_options.range: '%.*s' is not a time: expected "
+                                "seconds (2.7), milliseconds (2700ms) or a percentage (10%%)",
                                 (int)(plen[k] > 100 ? 100 : plen[k]), part[k]);
     if (pc[0] == pc[1] && v[1] < v[0])
         return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
-                            RANGE_OPT ": the end comes before the start in '%s'", text);
+                            "profkit_filter_options.range: the end comes before the start in '%s'", text);
     out->start = v[0];
     out->end = v[1];
     out->start_percent = pc[0];
@@ -184,8 +182,8 @@ int profkit_profile_root_range(const profkit_profile *p, int64_t *start, int64_t
     free(last);
     if (lo > hi)
         return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
-                            RANGE_OPT ": the profile has no times (its samples are aggregated "
-                                      "per stack), so it has no time range");
+                            "profkit_filter_options.range: the profile has no times (its samples "
+                            "are aggregated per stack), so it has no time range");
     *start = lo;
     *end = hi;
     return 0;
@@ -298,7 +296,7 @@ int pk_profile_filter_time(profkit_profile *p, const profkit_filter_options *o, 
         hi = resolve(r.end, r.end_percent, rs, re);
         if (hi < lo)
             return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
-                                RANGE_OPT ": the end comes before the start in '%s'", o->range);
+                                "profkit_filter_options.range: the end comes before the start in '%s'", o->range);
         if (hi == lo)
             hi++; /* an empty range holds its one instant, as in the Firefox Profiler */
     }
