@@ -752,37 +752,42 @@ uint32_t pk_select_value(const profkit_profile *p, const char *name, profkit_err
     return PROFKIT_NONE;
 }
 
-/* "I: NAME (PROCESS, pid P, tid T)" as the Firefox Profiler names a
- * thread (its name, then its process's name and the ids it knows), into
- * the error's message at *at (bounded by end). */
-static void put_thread(char **at, char *end, const profkit_profile *p, size_t t)
+size_t pk_thread_label(const profkit_profile *p, uint32_t t, char *buf, size_t n)
 {
+    if (n == 0)
+        return 0;
+    buf[0] = '\0';
+    if (t >= p->n_threads)
+        return 0;
     const profkit_thread *th = &p->threads[t];
     const char *proc = pk_str(p, th->process_name);
-    int n = snprintf(*at, (size_t)(end - *at), "%zu: %.120s", t, pk_str(p, th->name));
+    char parts[3][140];
+    int k = 0;
+    if (*proc)
+        snprintf(parts[k++], sizeof parts[0], "%.120s", proc);
+    if (th->pid >= 0)
+        snprintf(parts[k++], sizeof parts[0], "pid %" PRId64, th->pid);
+    if (th->tid >= 0)
+        snprintf(parts[k++], sizeof parts[0], "tid %" PRId64, th->tid);
+    int w = snprintf(buf, n, "%s%s%s%s%s%s%s", pk_str(p, th->name), k ? " (" : "",
+                     k > 0 ? parts[0] : "", k > 1 ? ", " : "", k > 1 ? parts[1] : "",
+                     k > 2 ? ", " : "", k > 2 ? parts[2] : "");
+    size_t len = w < 0 ? 0 : (size_t)w < n ? (size_t)w : n - 1;
+    if (k && len + 1 < n) {
+        buf[len++] = ')';
+        buf[len] = '\0';
+    }
+    return len;
+}
+
+/* "I: LABEL" into the message at *at (bounded by end). */
+static void put_thread(char **at, char *end, const profkit_profile *p, size_t t)
+{
+    char label[300];
+    pk_thread_label(p, (uint32_t)t, label, sizeof label);
+    int n = snprintf(*at, (size_t)(end - *at), "%zu: %s", t, label);
     if (n > 0)
         *at += (size_t)n < (size_t)(end - *at) ? (size_t)n : (size_t)(end - *at) - 1;
-    const char *sep = " (";
-    char part[160];
-    int any = 0;
-    for (int k = 0; k < 3; k++) {
-        part[0] = '\0';
-        if (k == 0 && *proc)
-            snprintf(part, sizeof part, "%.120s", proc);
-        else if (k == 1 && th->pid >= 0)
-            snprintf(part, sizeof part, "pid %" PRId64, th->pid);
-        else if (k == 2 && th->tid >= 0)
-            snprintf(part, sizeof part, "tid %" PRId64, th->tid);
-        if (!part[0])
-            continue;
-        n = snprintf(*at, (size_t)(end - *at), "%s%s", sep, part);
-        if (n > 0)
-            *at += (size_t)n < (size_t)(end - *at) ? (size_t)n : (size_t)(end - *at) - 1;
-        sep = ", ";
-        any = 1;
-    }
-    if (any && *at + 1 < end)
-        *(*at)++ = ')', **at = '\0';
 }
 
 /* Fails with the threads of `which` (n of them) listed: a selector that

@@ -104,8 +104,11 @@ int profkit_report_hist(FILE *out, const profkit_profile *p, const profkit_repor
         fprintf(out, "%s %s (%s) total %s", v ? ";" : "", pk_str(p, p->value_types[v].type),
                 unit, tot);
     }
-    if (th != PROFKIT_NONE)
-        fprintf(out, "; thread %s", pk_str(p, p->threads[th].name));
+    if (th != PROFKIT_NONE) {
+        char label[300];
+        pk_thread_label(p, th, label, sizeof label);
+        fprintf(out, "; thread %s", label);
+    }
     fprintf(out, "\nShowing top %zu of %zu %s, sorted by %s %s\n", limit, nonzero, pk_key_name(o->by, 1),
             pk_str(p, p->value_types[sv].type), o->sort_cum ? "cum" : "flat");
     for (size_t v = 0; v < nv; v++)

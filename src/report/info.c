@@ -55,7 +55,7 @@ int profkit_report_info(FILE *out, const profkit_profile *p, profkit_error *err)
                                    : " (timed, in time order)");
     int64_t rs, re;
     if (!(timed && same) && profkit_profile_root_range(p, &rs, &re, NULL) == 0)
-        fprintf(out, "time range:   %.6g ms (from %.6g to %.6g ms; --range counts from its start)\n",
+        fprintf(out, "duration:     %.6g ms (from %.6g to %.6g ms; --range counts from its start)\n",
                 (double)(re - rs) / 1e6, (double)rs / 1e6, (double)re / 1e6);
     fprintf(out, "stacks:       %zu distinct (%zu frames, %zu functions)\n",
             p->n_stacks ? p->n_stacks - 1 : 0, p->n_frames, p->n_functions);

@@ -322,8 +322,11 @@ int profkit_report_list(FILE *out, const profkit_profile *p, const profkit_repor
         char tot[64];
         pk_format_value(tot, sizeof(tot), l.total, unit);
         fprintf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
-        if (th != PROFKIT_NONE)
-            fprintf(out, ", thread %s", pk_str(p, p->threads[th].name));
+        if (th != PROFKIT_NONE) {
+            char label[300];
+            pk_thread_label(p, th, label, sizeof label);
+            fprintf(out, ", thread %s", label);
+        }
         fputc('\n', out);
         for (size_t i = 0; i < l.n_shown && rc == 0; i++)
             rc = put_function(out, p, o, &l, &l.funcs[i], fds ? &fds[i] : NULL, unit);

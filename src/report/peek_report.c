@@ -57,8 +57,11 @@ int profkit_report_peek(FILE *out, const profkit_profile *p, const profkit_repor
         char tot[64];
         pk_format_value(tot, sizeof(tot), k.sums.total, unit);
         fprintf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
-        if (th != PROFKIT_NONE)
-            fprintf(out, ", thread %s", pk_str(p, p->threads[th].name));
+        if (th != PROFKIT_NONE) {
+            char label[300];
+            pk_thread_label(p, th, label, sizeof label);
+            fprintf(out, ", thread %s", label);
+        }
         fprintf(out, "\nShowing %zu of %zu %s matching '%s', sorted by %s\n", shown, n,
                 pk_key_name(o->by, 1), o->pattern, o->sort_cum ? "cum" : "flat");
         fputs(sep, out);

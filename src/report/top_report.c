@@ -102,8 +102,11 @@ int pk_report_top_print(FILE *out, const profkit_profile *p, uint32_t v, uint32_
     char tot[64];
     pk_format_value(tot, sizeof(tot), t.total, unit);
     fprintf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
-    if (th != PROFKIT_NONE)
-        fprintf(out, ", thread %s", pk_str(p, p->threads[th].name));
+    if (th != PROFKIT_NONE) {
+        char label[300];
+        pk_thread_label(p, th, label, sizeof label);
+        fprintf(out, ", thread %s", label);
+    }
     fprintf(out, "\nShowing top %zu of %zu %s, sorted by %s\n", limit, nonzero, pk_key_name(o->by, 1),
             o->sort_cum ? "cum" : "flat");
     fprintf(out, "%10s %7s %7s %10s %7s", "flat", "flat%", "sum%", "cum", "cum%");

@@ -42,8 +42,11 @@ int profkit_report_traces(FILE *out, const profkit_profile *p, const profkit_rep
     char buf[64];
     pk_format_value(buf, sizeof(buf), t.total, unit);
     fprintf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, buf);
-    if (th != PROFKIT_NONE)
-        fprintf(out, ", thread %s", pk_str(p, p->threads[th].name));
+    if (th != PROFKIT_NONE) {
+        char label[300];
+        pk_thread_label(p, th, label, sizeof label);
+        fprintf(out, ", thread %s", label);
+    }
     fprintf(out, "\nShowing %zu of %zu stacks, largest first, leaf first, by %s\n", shown, t.n,
             pk_key_name(o->by, 0));
     static const char sep[] = "-------------------+-------------------------------------------------------\n";

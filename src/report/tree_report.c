@@ -39,10 +39,13 @@ static int print_thread(FILE *out, const profkit_profile *p, pk_ltree *tp, uint3
     const char *unit = pk_str(p, p->value_types[v].unit);
     char tot[64], a[64], b[64], c[64];
     pk_format_value(tot, sizeof(tot), t.grand_total, unit);
-    if (th != PROFKIT_NONE)
-        fprintf(out, "\nThread %u: %s, total %s\n", th, pk_str(p, p->threads[th].name), tot);
-    else
+    if (th != PROFKIT_NONE) {
+        char label[300];
+        pk_thread_label(p, th, label, sizeof label);
+        fprintf(out, "\nThread %u: %s, total %s\n", th, label, tot);
+    } else {
         fprintf(out, "\nAll threads, total %s\n", tot);
+    }
     fprintf(out, "%10s %7s %10s %10s  %s\n", "total", "total%", "self", "callees", "name");
     double base = t.grand_total ? (double)t.grand_total : 1.0;
     for (size_t i = 0; i < n; i++) {

@@ -49,13 +49,17 @@ for cmd in tree traces hist "peek ." "list ."; do
   expect_status "$cmd --range" 0 "$PROFKIT" $cmd -q --no-symbolize --range 25%,75% "$S"
 done
 # info shows the root range the filters count from
-expect_eq "info time range" "time range:   3273.47 ms (from 0 to 3273.47 ms; --range counts from its start)" \
-  "$("$PROFKIT" info -q --no-symbolize "$S" | grep '^time range')"
+expect_eq "info time range" "duration:     3273.47 ms (from 0 to 3273.47 ms; --range counts from its start)" \
+  "$("$PROFKIT" info -q --no-symbolize "$S" | grep '^duration')"
 # a range in info: the rows left
 expect_eq "info --range" "samples:      0 rows (aggregated per stack and thread)" \
   "$("$PROFKIT" info -q --no-symbolize --range 200%,300% "$S" | grep '^samples')"
 
-# --- threads: several of one name are listed, tid and index pick one
+# --- threads: several of one name are listed, tid and index pick one;
+# reports name a thread as the Firefox Profiler does
+expect_eq "top names the thread with its process and ids" \
+  "Value: samples (count), total 13069, thread GeckoMain (ls, pid 18693, tid 18693)" \
+  "$("$PROFKIT" top -q --no-symbolize --thread 1 "$S" | head -1)"
 expect_status "--thread matching two threads" 2 "$PROFKIT" top -q --no-symbolize --thread GeckoMain "$S"
 expect_eq "--thread matching two threads: message" \
   "profkit top: thread 'GeckoMain' matches 2 threads: 0: GeckoMain (perf-exec, pid 18693, tid 18693); 1: GeckoMain (ls, pid 18693, tid 18693) (pick one by index or tid:TID)" \
