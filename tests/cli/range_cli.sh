@@ -64,6 +64,11 @@ expect_status "--thread matching two threads" 2 "$PROFKIT" top -q --no-symbolize
 expect_eq "--thread matching two threads: message" \
   "profkit top: thread 'GeckoMain' matches 2 threads: 0: GeckoMain (perf-exec, pid 18693, tid 18693); 1: GeckoMain (ls, pid 18693, tid 18693) (pick one by index or tid:TID)" \
   "$(head -1 "$TMP/err")"
+# a Gecko thread without processName gets its processType's name, as in the Firefox Profiler
+expect_status "--thread GeckoMain on gecko-11" 2 "$PROFKIT" top -q --thread GeckoMain "$F/gecko-11.json"
+expect_eq "--thread GeckoMain on gecko-11: message" \
+  "profkit top: thread 'GeckoMain' matches 2 threads: 0: GeckoMain (Content Process); 1: GeckoMain (Parent Process) (pick one by index or tid:TID)" \
+  "$(head -1 "$TMP/err")"
 expect_eq "--thread by index and by handle" "$(total --thread 1 "$S")" "$(total --thread t-1 "$S")"
 expect_status "--thread by a tid two threads share" 2 "$PROFKIT" top --thread tid:18693 "$S"
 expect_status "--thread by an unknown tid" 2 "$PROFKIT" top --thread tid:5 "$S"
