@@ -730,7 +730,45 @@ typedef struct profkit_filter_options {
      *            the sample's values of it ("" without) above the root /
      *            below the leaf */
     const char *tagfocus, *tagignore, *tagshow, *taghide, *tagroot, *tagleaf;
+    /* Time filters of timed profiles (times on the Firefox Profiler's zero,
+     * profkit_profile_root_range), applied before the ones above:
+     *   range           "START,END" as profkit_range_parse reads it: keep
+     *                   the samples with START <= time < END and the
+     *                   markers overlapping it
+     *   during_marker   keep the samples that fall inside a marker of their
+     *                   thread whose name, category or payload string value
+     *                   holds this text (ASCII case ignored)
+     *   outside_marker  keep the samples outside every such marker
+     * Untimed (aggregated) rows are in no range and during no marker. */
+    const char *range, *during_marker, *outside_marker;
 } profkit_filter_options;
+
+/*
+ * A time range as the Firefox Profiler's command line (profiler-cli zoom
+ * push) writes it: "START,END", each end in seconds ("2.7"), milliseconds
+ * ("2700ms") or a percentage of the profile's root range ("10%"). Times
+ * count from the root range's start (profkit_profile_root_range).
+ */
+typedef struct profkit_range {
+    double start, end;               /* ms from the root range's start, or percent */
+    int start_percent, end_percent;  /* 1: that end is a percentage */
+} profkit_range;
+
+/* Parses a range. Returns 0, or PROFKIT_EINVAL (err says what is wrong,
+ * naming profkit_filter_options.range). */
+PROFKIT_API int profkit_range_parse(profkit_range *out, const char *text, profkit_error *err);
+
+/*
+ * The root range of a timed profile, in ns on its samples' time line, as
+ * the Firefox Profiler computes it: meta.profilingStartTime ..
+ * profilingEndTime when recorded; else, over every thread, its first
+ * sample's time to its last one's plus the sampling interval (metadata
+ * "interval", ms; else 1 ms), or for a thread without samples its
+ * markers' span plus the interval. Returns 0, or PROFKIT_EINVAL when the
+ * profile has no sample or marker times (an aggregated profile).
+ */
+PROFKIT_API int profkit_profile_root_range(const profkit_profile *p, int64_t *start, int64_t *end,
+                                           profkit_error *err);
 
 /* Whether any filter of o is set (o may be NULL). */
 PROFKIT_API int profkit_filter_active(const profkit_filter_options *o);

@@ -262,5 +262,11 @@ void pk_mem_free(pk_mem *m);
  */
 int pk_filter_rebuild_samples(profkit_profile *p, const uint32_t *newstack, const uint32_t *row_stack,
                               const uint32_t *row_labels);
+/* ---- time filters (src/analysis/time_range.c) ---- */
+
+/* The range, during_marker and outside_marker filters of o over p, in
+ * place (profkit_profile_filter runs them first). Returns 0,
+ * PROFKIT_EINVAL (a bad range, an untimed profile) or PROFKIT_ENOMEM. */
+int pk_profile_filter_time(profkit_profile *p, const profkit_filter_options *o, profkit_error *err);
 
 #endif

@@ -54,7 +54,7 @@ struct filter {
 int profkit_filter_active(const profkit_filter_options *o)
 {
     return o && (o->focus || o->ignore || o->hide || o->show || o->show_from || o->prune_from ||
-                 pk_tags_active(o));
+                 pk_tags_active(o) || o->range || o->during_marker || o->outside_marker);
 }
 
 static int names_active(const profkit_filter_options *o)
@@ -177,6 +177,13 @@ int profkit_profile_filter(profkit_profile *p, const profkit_filter_options *o, 
 {
     if (!profkit_filter_active(o))
         return 0;
+    /* A time range chooses the profile looked at: the whole totals the
+     * percentages are of are those inside it. */
+    if (o->range || o->during_marker || o->outside_marker) {
+        int trc = pk_profile_filter_time(p, o, err);
+        if (trc != 0 || !(names_active(o) || pk_tags_active(o)))
+            return trc;
+    }
     if (pk_note_whole_totals(p) != 0)
         return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory filtering the profile");
     struct filter f;

@@ -61,7 +61,7 @@ typedef struct cli_input {
 
 /* Option codes of the filters (above any character). */
 enum { CLI_OPT_FOCUS = 0x180, CLI_OPT_IGNORE, CLI_OPT_HIDE, CLI_OPT_SHOW, CLI_OPT_SHOW_FROM,
-       CLI_OPT_PRUNE_FROM };
+       CLI_OPT_PRUNE_FROM, CLI_OPT_RANGE, CLI_OPT_DURING_MARKER, CLI_OPT_OUTSIDE_MARKER };
 /* Option codes of the label options. */
 enum { CLI_OPT_TAGFOCUS = 0x1a0, CLI_OPT_TAGIGNORE, CLI_OPT_TAGSHOW, CLI_OPT_TAGHIDE,
        CLI_OPT_TAGROOT, CLI_OPT_TAGLEAF };
@@ -135,6 +135,9 @@ enum { CLI_OPT_DB = 0x200, CLI_OPT_WHERE, CLI_OPT_SINCE, CLI_OPT_UNTIL, CLI_OPT_
     { "tagroot", required_argument, NULL, CLI_OPT_TAGROOT }, \
     { "tagleaf", required_argument, NULL, CLI_OPT_TAGLEAF }, \
     CLI_TRANSFORM_OPTIONS, \
+    { "range", required_argument, NULL, CLI_OPT_RANGE },  \
+    { "during-marker", required_argument, NULL, CLI_OPT_DURING_MARKER }, \
+    { "outside-marker", required_argument, NULL, CLI_OPT_OUTSIDE_MARKER }, \
     { "max-string-size", required_argument, NULL, CLI_OPT_MAX_STRING }, \
     { "max-depth", required_argument, NULL, CLI_OPT_MAX_DEPTH }, \
     { "max-threads", required_argument, NULL, CLI_OPT_MAX_THREADS }, \
@@ -192,6 +195,13 @@ enum { CLI_OPT_DB = 0x200, CLI_OPT_WHERE, CLI_OPT_SINCE, CLI_OPT_UNTIL, CLI_OPT_
     "                  a frame per label key (comma-separated) named by the sample's\n" \
     "                  value, above the root / below the leaf (pprof -tagroot)\n"     \
     CLI_TRANSFORM_HELP                                                                 \
+    "  --range A,B     keep the samples (and markers) from A to B of a timed profile,\n"  \
+    "                  counted from its start as the Firefox Profiler counts them:\n"   \
+    "                  seconds (--range 2.7,3.1), milliseconds (--range 2700ms,3100ms)\n" \
+    "                  or percentages of the whole (--range 25%,75%)\n"                 \
+    "  --during-marker TEXT, --outside-marker TEXT\n"                                    \
+    "                  keep the samples inside (outside) the markers of their thread\n"   \
+    "                  whose name, category or payload holds TEXT (case ignored)\n"      \
     "  --max-string-size BYTES, --max-depth N, --max-threads N, --max-inflate R\n"  \
     "                  raise the limits on absurd inputs (256 MiB per JSON string\n" \
     "                  or number, 1 M frames per stack, 1 M threads, 1000:1\n"      \

@@ -105,6 +105,19 @@ int cli_input_option(cli_input *in, int c, const char *arg)
     case CLI_OPT_TAGHIDE: in->filter.taghide = arg; return 1;
     case CLI_OPT_TAGROOT: in->filter.tagroot = arg; return 1;
     case CLI_OPT_TAGLEAF: in->filter.tagleaf = arg; return 1;
+    case CLI_OPT_RANGE: {
+        /* checked now, so that a typo costs no read */
+        profkit_range r;
+        profkit_error err;
+        if (profkit_range_parse(&r, arg, &err) != 0) {
+            cli_fail(NULL, &err);
+            return -1;
+        }
+        in->filter.range = arg;
+        return 1;
+    }
+    case CLI_OPT_DURING_MARKER: in->filter.during_marker = arg; return 1;
+    case CLI_OPT_OUTSIDE_MARKER: in->filter.outside_marker = arg; return 1;
     case 'N':
         if (in->n_binaries == CLI_MAX_BINARIES) {
             cli_usage(NULL, "at most %d --binary options", CLI_MAX_BINARIES);
@@ -340,6 +353,23 @@ int cli_load_db(profkit_profile **out, const cli_input *in, const char *const *e
     return apply_filters(out, in);
 }
 
+/* Whether a time filter (--range, --during-marker, --outside-marker) is on. */
+static int timefilter(const cli_input *in)
+{
+    return in->filter.range || in->filter.during_marker || in->filter.outside_marker;
+}
+
+/* A time filter needs times: an untimed FILE is a usage error naming it. */
+static int need_times(const profkit_profile *p, const char *file)
+{
+    int64_t s, e;
+    profkit_error err;
+    if (profkit_profile_root_range(p, &s, &e, &err) == 0)
+        return CLI_OK;
+    cli_flag_names(err.message, sizeof(err.message));
+    return cli_usage(NULL, "%s: %s", file, err.message);
+}
+
 int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *in)
 {
     *out = NULL;
@@ -356,7 +386,7 @@ int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *
         ro.on_warning = in->quiet ? ignore_warning : on_warning;
         ro.on_progress = tty ? on_progress : NULL;
         ro.payload = &pr;
-        ro.skip_markers = in->skip_markers;
+        ro.skip_markers = in->skip_markers && !timefilter(in);
         ro.skip_inuse = in->skip_inuse;
         ro.skip_lines = in->skip_lines;
         ro.max_string_size = in->max_string_size;
@@ -371,6 +401,11 @@ int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *
         if (rc) {
             profkit_profile_free(all);
             return cli_error(&err);
+        }
+        if (timefilter(in) && (rc = need_times(p, files[i])) != CLI_OK) {
+            profkit_profile_free(p);
+            profkit_profile_free(all);
+            return rc;
         }
         if (!all) {
             all = p;

@@ -20,7 +20,7 @@ static const char help[] =
     "  -t, --to FORMAT   output format (profkit --formats lists them)\n"
     "  -o, --output OUT  output file (default: stdout)\n"
     "  --value NAME      value type for single-value formats such as folded\n"
-    "  --thread NAME     only this thread (name or index from profkit info)\n"
+    "  --thread NAME     only this thread (name, index or tid:TID; profkit info)\n"
     "  --by-line         folded: label frames NAME:LINE where lines are known\n" CLI_INPUT_HELP
     "\n"
     "Examples:\n"

@@ -22,7 +22,7 @@ static const char help[] =
     "  --value NAME         value type to compare, e.g. cpu, samples, wall\n"
     "                       (default: NEW's default); BASE must have it too,\n"
     "                       in the same unit\n"
-    "  --thread NAME        only this thread, in both (name or index)\n"
+    "  --thread NAME        only this thread, in both (name, index or tid:TID)\n"
     "  --by KEY             function (default), file, line, address or module\n"
     "  --cum                sort by the change of the cumulative value\n"
     "  --min-percent P      hide rows whose change (flat, or cum with --cum) is\n"

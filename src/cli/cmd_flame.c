@@ -35,7 +35,7 @@ static const char help[] =
     "  --value NAME         the value type shown first (the SVG draws only it),\n"
     "                       e.g. cpu, wall, samples (default: the profile's\n"
     "                       default; see profkit info)\n"
-    "  --thread NAME        only this thread (name or index from profkit info);\n"
+    "  --thread NAME        only this thread (name, index or tid:TID; profkit info);\n"
     "                       default: all threads merged, then each thread\n"
     "  --min-percent P      merge frames whose total is below P percent of\n"
     "                       their thread's total for every value type into\n"

@@ -16,7 +16,7 @@ static const char help[] =
     "Options:\n"
     "  -n, --limit N        show the top N rows (default 20; 0 = all)\n"
     "  --value NAME         the column to sort by (default: the profile's default)\n"
-    "  --thread NAME        only this thread (name or index from profkit info)\n"
+    "  --thread NAME        only this thread (name, index or tid:TID; profkit info)\n"
     "  --by KEY             function (default), file, line, address or module\n"
     "  --cum                sort by cumulative instead of flat value\n"
     "  --min-percent P      hide rows whose sort value (flat, or cum with --cum)\n"

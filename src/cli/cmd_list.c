@@ -25,7 +25,7 @@ static const char help[] =
     "                       for symbols)\n"
     "  -n, --limit N        at most N functions (default 0 = all)\n"
     "  --value NAME         value type, e.g. cpu, samples (default: the profile's)\n"
-    "  --thread NAME        only this thread (name or index from profkit info)\n" CLI_INPUT_HELP
+    "  --thread NAME        only this thread (name, index or tid:TID; profkit info)\n" CLI_INPUT_HELP
     "\n"
     "Examples:\n"
     "  profkit list 'hot|warm' cpu.prof\n"

@@ -17,7 +17,7 @@ static const char help[] =
     "\n"
     "Options:\n"
     "  -n, --limit N        show the top N call paths (default 20; 0 = all)\n"
-    "  --thread NAME        only this thread (name or index from profkit info)\n"
+    "  --thread NAME        only this thread (name, index or tid:TID; profkit info)\n"
     "  --by-line            label frames NAME:LINE where lines are known\n" CLI_JSON_HELP CLI_INPUT_HELP
     "\n"
     "Examples:\n"

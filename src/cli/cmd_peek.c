@@ -16,7 +16,7 @@ static const char help[] =
     "  -n, --limit N        show the first N matches (default 0 = all)\n"
     "  --value NAME         value type, e.g. cpu, samples, wall\n"
     "                       (default: the profile's default; see profkit info)\n"
-    "  --thread NAME        only this thread (name or index from profkit info)\n"
+    "  --thread NAME        only this thread (name, index or tid:TID; profkit info)\n"
     "  --by KEY             function (default), file, line, address or module\n"
     "  --cum                sort matches by cumulative instead of flat value\n"
     CLI_JSON_HELP CLI_INPUT_HELP

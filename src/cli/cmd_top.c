@@ -15,7 +15,7 @@ static const char help[] =
     "  -n, --limit N        show the top N rows (default 20; 0 = all)\n"
     "  --value NAME         value type to rank by, e.g. cpu, samples, wall\n"
     "                       (default: the profile's default; see profkit info)\n"
-    "  --thread NAME        only this thread (name or index from profkit info)\n"
+    "  --thread NAME        only this thread (name, index or tid:TID; profkit info)\n"
     "  --by KEY             function (default), file, line, address or module\n"
     "  --cum                sort by cumulative instead of flat value\n"
     "  --min-percent P      hide rows whose sort value (flat, or cum with --cum)\n"
@@ -27,7 +27,10 @@ static const char help[] =
     "\n"
     "Examples:\n"
     "  profkit top cpu.prof\n"
-    "  profkit top -n 50 --cum --by file cpu.prof\n";
+    "  profkit top -n 50 --cum --by file cpu.prof\n"
+    "  profkit top --range 25%,75% --thread t-2 firefox.json   (the middle half,\n"
+    "      as the Firefox Profiler's zoom push 25%,75% shows it)\n"
+    "  profkit top --during-marker Reflow firefox.json   (samples inside Reflow markers)\n";
 
 int cmd_top(int argc, char **argv)
 {

@@ -13,7 +13,7 @@ static const char help[] =
     "  -n, --limit N        show the N largest stacks (default 0 = all)\n"
     "  --value NAME         value type, e.g. cpu, samples, wall\n"
     "                       (default: the profile's default; see profkit info)\n"
-    "  --thread NAME        only this thread (name or index from profkit info)\n"
+    "  --thread NAME        only this thread (name, index or tid:TID; profkit info)\n"
     "  --by KEY             label frames by function (default), file, line, address or\n"
     "                       module\n"
     CLI_JSON_HELP CLI_INPUT_HELP

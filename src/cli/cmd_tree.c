@@ -15,7 +15,7 @@ static const char help[] =
     "Options:\n"
     "  --value NAME         value type, e.g. cpu, wall, calls, alloc_space\n"
     "                       (default: the profile's default; see profkit info)\n"
-    "  --thread NAME        only this thread (name or index from profkit info)\n"
+    "  --thread NAME        only this thread (name, index or tid:TID; profkit info)\n"
     "  --depth N            show N levels at most (0 = all, the default)\n"
     "  --min-percent P      hide nodes (and what is under them) whose total is\n"
     "                       below P percent of their thread's total\n"

@@ -63,7 +63,7 @@ static const char help[] =
     "  --no-open       only print the address, do not start a browser\n"
     "  --value NAME    value type shown first (with --firefox: the sample\n"
     "                  weight); default: the profile's default (profkit info)\n"
-    "  --thread NAME   only this thread (name or index from profkit info)\n" CLI_INPUT_HELP
+    "  --thread NAME   only this thread (name, index or tid:TID; profkit info)\n" CLI_INPUT_HELP
     "\n"
     "Output (one line each, for scripts): \"profile: URL\" (what is served: the\n"
     "page, or with --firefox the profile) and \"open: URL\" (the address to open).\n"

@@ -23,6 +23,8 @@
 #include "formats/registry/format.h"
 #include "io/json.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -590,6 +592,15 @@ static int old_samples(reader *r, int truncated, size_t *kept)
     return 0;
 }
 
+/* Metadata KEY: microseconds `us` as an exact decimal number of ms. */
+static int put_ms(profkit_profile *p, const char *key, int64_t us)
+{
+    char v[40];
+    uint64_t a = us < 0 ? 0 - (uint64_t)us : (uint64_t)us;
+    snprintf(v, sizeof v, "%s%" PRIu64 ".%03u", us < 0 ? "-" : "", a / 1000, (unsigned)(a % 1000));
+    return pk_meta_add(p, key, v);
+}
+
 /* The samples of the current form: sample i is at startTime + timeDeltas[0]
  * + ... + timeDeltas[i]; its wall time is the gap up to the next sample
  * (negative gaps count 0); the last one's runs to endTime. */
@@ -647,6 +658,14 @@ static int new_samples(reader *r, int truncated, size_t *kept)
         }
         pk_read_progress(ctx, i, n);
     }
+    /* The recording's bounds, which the Firefox Profiler takes as the
+     * profile's root range (docs/formats/firefox.md, "Time ranges"), in ms
+     * on the samples' time line as Gecko's meta writes them. */
+    if (r->have_start && r->have_end && !truncated && r->end_time >= r->start_time &&
+        (rc = put_ms(p, "profilingStartTime", to_i64(r->start_time))) == 0)
+        rc = put_ms(p, "profilingEndTime", to_i64(r->end_time));
+    if (rc)
+        return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
     *kept = n;
     return 0;
 }

@@ -284,10 +284,18 @@ void pk_profile_set_format(profkit_profile *p, const char *name);
 uint32_t pk_select_value(const profkit_profile *p, const char *name, profkit_error *err);
 /*
  * Resolves a thread selector (NULL = all) to a thread index, or PROFKIT_NONE
- * for "all threads". A name or a decimal index selects one thread; unknown
- * selectors fill err (PROFKIT_EINVAL) and return -1 through *ok = 0.
+ * for "all threads": a thread's name, its index (also "t-N", the Firefox
+ * Profiler's handle) or its tid ("tid:TID", or a number that is no index).
+ * A selector that matches no thread, or several (two threads of one name),
+ * fills err (PROFKIT_EINVAL; several are listed) and sets *ok = 0.
  */
 uint32_t pk_select_thread(const profkit_profile *p, const char *sel, int *ok, profkit_error *err);
+/*
+ * A thread as the Firefox Profiler names it: "NAME (PROCESS, pid P, tid T)",
+ * each part in parentheses only when the profile knows it ("main" alone
+ * when none). Returns the length written to buf (NUL-terminated, cut to n).
+ */
+size_t pk_thread_label(const profkit_profile *p, uint32_t t, char *buf, size_t n);
 /*
  * Both, as reports and writers take them: *value from `value` and *thread
  * from `thread` (PROFKIT_NONE = all threads). Returns 0, or PROFKIT_EINVAL

@@ -1,6 +1,7 @@
 /* profile.c: creating a profile, hash-consed tables, samples, metadata. */
 #include "model/model.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -884,21 +885,122 @@ uint32_t pk_select_value(const profkit_profile *p, const char *name, profkit_err
     return PROFKIT_NONE;
 }
 
+size_t pk_thread_label(const profkit_profile *p, uint32_t t, char *buf, size_t n)
+{
+    if (n == 0)
+        return 0;
+    buf[0] = '\0';
+    if (t >= p->n_threads)
+        return 0;
+    const profkit_thread *th = &p->threads[t];
+    const char *proc = pk_str(p, th->process_name);
+    char parts[3][140];
+    int k = 0;
+    if (*proc)
+        snprintf(parts[k++], sizeof parts[0], "%.120s", proc);
+    if (th->pid >= 0)
+        snprintf(parts[k++], sizeof parts[0], "pid %" PRId64, th->pid);
+    if (th->tid >= 0)
+        snprintf(parts[k++], sizeof parts[0], "tid %" PRId64, th->tid);
+    int w = snprintf(buf, n, "%s%s%s%s%s%s%s", pk_str(p, th->name), k ? " (" : "",
+                     k > 0 ? parts[0] : "", k > 1 ? ", " : "", k > 1 ? parts[1] : "",
+                     k > 2 ? ", " : "", k > 2 ? parts[2] : "");
+    size_t len = w < 0 ? 0 : (size_t)w < n ? (size_t)w : n - 1;
+    if (k && len + 1 < n) {
+        buf[len++] = ')';
+        buf[len] = '\0';
+    }
+    return len;
+}
+
+/* "I: LABEL" into the message at *at (bounded by end). */
+static void put_thread(char **at, char *end, const profkit_profile *p, size_t t)
+{
+    char label[300];
+    pk_thread_label(p, (uint32_t)t, label, sizeof label);
+    int n = snprintf(*at, (size_t)(end - *at), "%zu: %s", t, label);
+    if (n > 0)
+        *at += (size_t)n < (size_t)(end - *at) ? (size_t)n : (size_t)(end - *at) - 1;
+}
+
+/* Fails with the threads of `which` (n of them) listed: a selector that
+ * matches several. */
+static uint32_t ambiguous(const profkit_profile *p, const char *sel, const uint32_t *which,
+                          size_t total, int *ok, profkit_error *err)
+{
+    *ok = 0;
+    char list[400];
+    char *at = list, *end = list + sizeof list;
+    list[0] = '\0';
+    size_t n = total < 8 ? total : 8;
+    for (size_t i = 0; i < n && at + 1 < end; i++) {
+        if (i && at + 3 < end) {
+            memcpy(at, "; ", 3);
+            at += 2;
+        }
+        put_thread(&at, end, p, which[i]);
+    }
+    pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                 "thread '%.60s' matches %zu threads: %s%s (pick one by index or tid:TID)", sel, total,
+                 list, total > n ? "; ..." : "");
+    return PROFKIT_NONE;
+}
+
+/* The threads whose tid is `tid` (at most 8 listed, *n counts all). */
+static size_t find_tid(const profkit_profile *p, int64_t tid, uint32_t *which, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->n_threads; i++)
+        if (p->threads[i].tid == tid) {
+            if (n < cap)
+                which[n] = (uint32_t)i;
+            n++;
+        }
+    return n;
+}
+
 uint32_t pk_select_thread(const profkit_profile *p, const char *sel, int *ok, profkit_error *err)
 {
     *ok = 1;
     if (!sel)
         return PROFKIT_NONE;
+    uint32_t which[8];
+    size_t n = 0;
     for (size_t i = 0; i < p->n_threads; i++)
-        if (strcmp(pk_str(p, p->threads[i].name), sel) == 0)
-            return (uint32_t)i;
+        if (strcmp(pk_str(p, p->threads[i].name), sel) == 0) {
+            if (n < 8)
+                which[n] = (uint32_t)i;
+            n++;
+        }
+    if (n == 1)
+        return which[0];
+    if (n > 1)
+        return ambiguous(p, sel, which, n, ok, err);
+    /* an index ("3", or the Firefox Profiler's handle "t-3"), a tid
+     * ("tid:1234", or a number that is no index) */
+    const char *num = sel;
+    int form = 0; /* 0: index or tid, 1: index, 2: tid */
+    if (strncmp(sel, "t-", 2) == 0)
+        num = sel + 2, form = 1;
+    else if (strncmp(sel, "tid:", 4) == 0)
+        num = sel + 4, form = 2;
     char *end;
-    unsigned long idx = strtoul(sel, &end, 10);
-    if (*sel && *end == '\0' && idx < p->n_threads)
-        return (uint32_t)idx;
+    errno = 0;
+    long long v = strtoll(num, &end, 10);
+    if (*num && *end == '\0' && errno == 0 && (form == 2 || *num != '-')) {
+        if (form != 2 && v >= 0 && (unsigned long long)v < p->n_threads)
+            return (uint32_t)v;
+        if (form != 1) {
+            n = find_tid(p, v, which, 8);
+            if (n == 1)
+                return which[0];
+            if (n > 1)
+                return ambiguous(p, sel, which, n, ok, err);
+        }
+    }
     *ok = 0;
     pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
-                      "no thread '%s' (use a thread name or index 0..%zu; 'profkit info' lists them)",
+                      "no thread '%s' (use a thread name, an index 0..%zu or tid:TID; 'profkit info' lists them)",
                       sel, p->n_threads ? p->n_threads - 1 : 0);
     return PROFKIT_NONE;
 }

@@ -112,8 +112,11 @@ static int report_hist_buf(pk_buf *out, const profkit_profile *p, const profkit_
                       unit, tot);
         pk_report_kept(out, p, (uint32_t)v, th, t[v].total, unit, o);
     }
-    if (th != PROFKIT_NONE)
-        pk_buf_printf(out, "; thread %s", pk_str(p, p->threads[th].name));
+    if (th != PROFKIT_NONE) {
+        char label[300];
+        pk_thread_label(p, th, label, sizeof label);
+        pk_buf_printf(out, "; thread %s", label);
+    }
     pk_buf_printf(out, "\nShowing top %zu of %zu %s, sorted by %s %s\n", limit, nonzero, pk_key_name(o->by, 1),
                   pk_str(p, p->value_types[sv].type), o->sort_cum ? "cum" : "flat");
     for (size_t v = 0; v < nv; v++)

@@ -55,6 +55,10 @@ static int report_info_buf(pk_buf *out, const profkit_profile *p, profkit_error 
                   !timed                 ? " (aggregated per stack and thread)"
                   : same && timed > 1    ? " (in recorded order, without times)"
                                          : " (timed, in time order)");
+    int64_t rs, re;
+    if (!(timed && same) && profkit_profile_root_range(p, &rs, &re, NULL) == 0)
+        pk_buf_printf(out, "duration:     %.6g ms (from %.6g to %.6g ms; --range counts from its start)\n",
+                      (double)(re - rs) / 1e6, (double)rs / 1e6, (double)re / 1e6);
     pk_buf_printf(out, "stacks:       %zu distinct (%zu frames, %zu functions)\n",
                   p->n_stacks ? p->n_stacks - 1 : 0, p->n_frames, p->n_functions);
     size_t nv = p->n_value_types;

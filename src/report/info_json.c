@@ -45,7 +45,13 @@ static int report_info_json_buf(pk_buf *out, const profkit_profile *p, profkit_e
         pk_buf_printf(out, ",\"total\":%" PRId64 ",\"default\":%s}", tot[v],
                       v == p->default_value ? "true" : "false");
     }
-    pk_buf_puts(out, "],\"threads\":[");
+    int64_t rs, re;
+    if (profkit_profile_root_range(p, &rs, &re, NULL) == 0)
+        pk_buf_printf(out, "],\"time_range\":{\"start\":%.17g,\"end\":%.17g}", (double)rs / 1e6,
+                      (double)re / 1e6);
+    else
+        pk_buf_puts(out, "],\"time_range\":null");
+    pk_buf_puts(out, ",\"threads\":[");
     for (size_t t = 0; t < p->n_threads; t++) {
         const profkit_thread *th = &p->threads[t];
         pk_buf_printf(out, "%s{\"index\":%zu,\"name\":", t ? ",\n" : "\n", t);

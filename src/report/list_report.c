@@ -323,8 +323,11 @@ static int report_list_buf(pk_buf *out, const profkit_profile *p, const profkit_
         char tot[64];
         pk_format_value(tot, sizeof(tot), l.total, unit);
         pk_buf_printf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
-        if (th != PROFKIT_NONE)
-            pk_buf_printf(out, ", thread %s", pk_str(p, p->threads[th].name));
+        if (th != PROFKIT_NONE) {
+            char label[300];
+            pk_thread_label(p, th, label, sizeof label);
+            pk_buf_printf(out, ", thread %s", label);
+        }
         pk_buf_putc(out, '\n');
         for (size_t i = 0; i < l.n_shown && rc == 0; i++)
             rc = put_function(out, p, o, &l, &l.funcs[i], fds ? &fds[i] : NULL, unit);

@@ -59,8 +59,11 @@ static int report_peek_buf(pk_buf *out, const profkit_profile *p, const profkit_
         char tot[64];
         pk_format_value(tot, sizeof(tot), pk_percent_total(p, v, th, k.sums.total), unit);
         pk_buf_printf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
-        if (th != PROFKIT_NONE)
-            pk_buf_printf(out, ", thread %s", pk_str(p, p->threads[th].name));
+        if (th != PROFKIT_NONE) {
+            char label[300];
+            pk_thread_label(p, th, label, sizeof label);
+            pk_buf_printf(out, ", thread %s", label);
+        }
         pk_report_kept(out, p, v, th, k.sums.total, unit, o);
         pk_buf_printf(out, "\nShowing %zu of %zu %s matching '%s', sorted by %s\n", shown, n,
                       pk_key_name(o->by, 1), o->pattern, o->sort_cum ? "cum" : "flat");

@@ -123,8 +123,11 @@ int pk_report_top_print(pk_buf *out, const profkit_profile *p, uint32_t v, uint3
     char tot[64];
     pk_format_value(tot, sizeof(tot), whole, unit);
     pk_buf_printf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
-    if (th != PROFKIT_NONE)
-        pk_buf_printf(out, ", thread %s", pk_str(p, p->threads[th].name));
+    if (th != PROFKIT_NONE) {
+        char label[300];
+        pk_thread_label(p, th, label, sizeof label);
+        pk_buf_printf(out, ", thread %s", label);
+    }
     pk_report_kept(out, p, v, th, t.total, unit, o);
     pk_buf_printf(out, "\nShowing top %zu of %zu %s, sorted by %s\n", limit, nonzero, pk_key_name(o->by, 1),
                   o->sort_cum ? "cum" : "flat");

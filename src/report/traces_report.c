@@ -45,8 +45,11 @@ static int report_traces_buf(pk_buf *out, const profkit_profile *p, const profki
     int64_t whole = pk_percent_total(p, v, th, t.total); /* as top's */
     pk_format_value(buf, sizeof(buf), whole, unit);
     pk_buf_printf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, buf);
-    if (th != PROFKIT_NONE)
-        pk_buf_printf(out, ", thread %s", pk_str(p, p->threads[th].name));
+    if (th != PROFKIT_NONE) {
+        char label[300];
+        pk_thread_label(p, th, label, sizeof label);
+        pk_buf_printf(out, ", thread %s", label);
+    }
     pk_report_kept(out, p, v, th, t.total, unit, o);
     pk_buf_printf(out, "\nShowing %zu of %zu stacks, largest first, leaf first, by %s\n", shown, t.n,
                   pk_key_name(o->by, 0));

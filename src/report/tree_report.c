@@ -43,10 +43,13 @@ static int print_thread(pk_buf *out, const profkit_profile *p, pk_ltree *tp, uin
     /* percentages of the whole profile's total, as top's */
     int64_t whole = pk_percent_total(p, v, th, t.grand_total);
     pk_format_value(tot, sizeof(tot), whole, unit);
-    if (th != PROFKIT_NONE)
-        pk_buf_printf(out, "\nThread %u: %s, total %s", th, pk_str(p, p->threads[th].name), tot);
-    else
+    if (th != PROFKIT_NONE) {
+        char label[300];
+        pk_thread_label(p, th, label, sizeof label);
+        pk_buf_printf(out, "\nThread %u: %s, total %s", th, label, tot);
+    } else {
         pk_buf_printf(out, "\nAll threads, total %s", tot);
+    }
     pk_report_kept(out, p, v, th, t.grand_total, unit, o);
     pk_buf_putc(out, '\n');
     pk_buf_printf(out, "%10s %7s %10s %10s  %s\n", "total", "total%", "self", "callees", "name");

@@ -9,14 +9,14 @@ expect_status "tree" 0 "$PROFKIT" tree -q "$D/ok_lines.bsprof"
 cat > "$TMP/want" <<'OUT'
 Value: cpu (microseconds), total 1.90ms
 
-Thread 0: MainScene, total 1.35ms
+Thread 0: MainScene (tid 1), total 1.35ms
      total  total%       self    callees  name
     1.35ms 100.00%      100us     1.25ms  main
     1.25ms  92.59%      200us     1.05ms    init
     1.05ms  77.78%      300us      750us      loadData
      750us  55.56%      750us          0        parseJson
 
-Thread 1: TaskNode, total 550us
+Thread 1: TaskNode (tid 2), total 550us
      total  total%       self    callees  name
      550us 100.00%       50us      500us  loadData
      500us  90.91%      500us          0    parseJson
@@ -30,7 +30,7 @@ expect_status "tree --by-line --min-percent" 0 "$PROFKIT" tree -q --value wall -
 cat > "$TMP/want" <<'OUT'
 Value: wall (microseconds), total 2.67ms, nodes >= 20% of their thread
 
-Thread 0: MainScene, total 1.71ms
+Thread 0: MainScene (tid 1), total 1.71ms
      total  total%       self    callees  name
     1.56ms  91.23%          0     1.56ms  main:14
     1.26ms  73.68%          0     1.26ms    init:42
@@ -44,12 +44,12 @@ expect_status "tree --depth 2 --value calls" 0 "$PROFKIT" tree -q --depth 2 --va
 cat > "$TMP/want" <<'OUT'
 Value: calls (count), total 13, depth <= 2
 
-Thread 0: MainScene, total 9
+Thread 0: MainScene (tid 1), total 9
      total  total%       self    callees  name
          9 100.00%          1          8  main
          8  88.89%          1          7    init
 
-Thread 1: TaskNode, total 4
+Thread 1: TaskNode (tid 2), total 4
      total  total%       self    callees  name
          4 100.00%          1          3  loadData
          3  75.00%          3          0    parseJson

@@ -979,6 +979,26 @@ static double thread_shift(gk_reader *r, size_t depth)
     return shift;
 }
 
+/* A thread's process as the Firefox Profiler names it: its processName,
+ * else the name of its processType ("default" is the parent process, "tab"
+ * a content process, ...), else the type itself, else "". */
+static const char *process_label(const gk_thread *th)
+{
+    static const char *const names[][2] = {
+        { "default", "Parent Process" }, { "gpu", "GPU Process" },
+        { "rdd", "Remote Data Decoder" }, { "tab", "Content Process" },
+        { "plugin", "Plugin Process" }, { "socket", "Socket Process" },
+    };
+    if (th->process_name && *th->process_name)
+        return th->process_name;
+    if (!th->process_type)
+        return "";
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(th->process_type, names[i][0]) == 0)
+            return names[i][1];
+    return th->process_type;
+}
+
 /* Does b hold a's strings, the same at every index a has? */
 static int strings_prefix(const gk_strings *a, const gk_strings *b)
 {
@@ -1077,16 +1097,16 @@ static int build_thread(gk_reader *r, gk_thread *th)
             return pk_gk_oom(r);
     }
     uint32_t thread = th->model_thread;
+    const char *proc = process_label(th);
     if (thread == PROFKIT_NONE) {
-        thread = pk_thread_add(r->p, th->name ? th->name : "",
-                                    th->process_name ? th->process_name : "", th->pid, th->tid);
+        thread = pk_thread_add(r->p, th->name ? th->name : "", proc, th->pid, th->tid);
         if (thread == PROFKIT_NONE)
             return pk_gk_oom(r);
     } else {
         /* made at the first streamed row: the thread's fields may have come later */
         profkit_thread *mt = &r->p->threads[thread];
         mt->name = profkit_string_intern_cstr(r->p, th->name ? th->name : "");
-        mt->process_name = profkit_string_intern_cstr(r->p, th->process_name ? th->process_name : "");
+        mt->process_name = profkit_string_intern_cstr(r->p, proc);
         if (mt->name == PROFKIT_NONE || mt->process_name == PROFKIT_NONE)
             return pk_gk_oom(r);
         mt->pid = th->pid;
