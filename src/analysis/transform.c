@@ -374,8 +374,14 @@ static int rewrite_samples(profkit_profile *p, const uint32_t *ns)
 
 static int apply_step(profkit_profile *p, const profkit_transform *t, profkit_error *err)
 {
-    if (t->kind == PROFKIT_TRANSFORM_FILTER)
-        return profkit_profile_filter(p, t->filter, err);
+    if (t->kind == PROFKIT_TRANSFORM_FILTER) {
+        if (!t->filter)
+            return 0;
+        /* its time filters ran first (profkit_profile_transform) */
+        profkit_filter_options rest = *t->filter;
+        rest.range = rest.during_marker = rest.outside_marker = NULL;
+        return profkit_profile_filter(p, &rest, err);
+    }
     if ((unsigned)t->kind >= PROFKIT_TRANSFORM_N)
         return pk_error_set(err, PROFKIT_EINVAL, NULL, -1, "profkit_transform.kind: unknown transform %d",
                             (int)t->kind);
@@ -439,6 +445,18 @@ static int apply_step(profkit_profile *p, const profkit_transform *t, profkit_er
 int profkit_profile_transform(profkit_profile *p, const profkit_transform *steps, size_t n,
                               profkit_error *err)
 {
+    /* A time filter chooses the profile looked at, wherever its step is
+     * (no transform moves a sample in time): it runs before the whole
+     * totals, which percentages are of, are noted. */
+    for (size_t i = 0; i < n; i++) {
+        const profkit_filter_options *f = steps[i].filter;
+        if (steps[i].kind == PROFKIT_TRANSFORM_FILTER && f &&
+            (f->range || f->during_marker || f->outside_marker)) {
+            int rc = pk_profile_filter_time(p, f, err);
+            if (rc != 0)
+                return rc;
+        }
+    }
     if (n > 0 && pk_note_whole_totals(p) != 0)
         return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory transforming the profile");
     for (size_t i = 0; i < n; i++) {

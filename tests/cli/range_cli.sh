@@ -42,6 +42,12 @@ half=$(total --range 25%,75% "$S")
 all=$(total "$S")
 [ "$half" -gt 0 ] && [ "$half" -lt "$all" ] && pass || fail "25%,75% keeps $half of $all samples"
 expect_eq "a range past the end keeps nothing" 0 "$(total --range 200%,300% "$S")"
+# a range chooses the profile looked at: percentages are of the range's
+# samples (whole_total, what percentages are of, is the range's), also with
+# a filter after it
+whole() { "$PROFKIT" top -q --no-symbolize --json "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("whole_total", "none"))'; }
+expect_eq "--range alone: the whole total is the range's" "$half" "$(whole --range 25%,75% "$S")"
+expect_eq "--range with --ignore: the whole total is the range's" "$half" "$(whole --range 25%,75% --ignore '^zzz-no-such-function$' "$S")"
 # convert keeps the range: the folded output of the range sums to top's total
 got=$("$PROFKIT" convert -q --no-symbolize --range 25%,75% "$S" --to folded | awk '{s += $NF} END {print s}')
 expect_eq "convert --range" "$half" "$got"
