@@ -122,9 +122,18 @@ int cmd_flame(int argc, char **argv)
         return CLI_USAGE;
     if (diff && nfiles != 2)
         return cli_usage("flame", "--diff takes two input files, BASE and NEW, not %d", nfiles);
-    /* The page never shows markers or lines; it shows every value type. */
-    in.skip_markers = 1;
+    /* The page shows every value type and its time line's markers (the SVG
+     * none), never lines. */
+    in.skip_markers = strcmp(kind, "svg") == 0;
     in.skip_lines = 1;
+    /* --range alone: the page holds the whole profile and opens with the
+     * range selected (popped, the whole is back); with a marker filter the
+     * samples are filtered as every report does. */
+    if (strcmp(kind, "html") == 0 && !diff && in.filter.range && !in.filter.during_marker &&
+        !in.filter.outside_marker) {
+        fo.range = in.filter.range;
+        in.filter.range = NULL;
+    }
     profkit_profile *p = NULL, *base = NULL;
     int rc;
     if (diff) {

@@ -39,6 +39,11 @@ typedef struct flame_scope {
     int64_t *run_start;  /* ns since the profile's first sample */
     uint32_t *run_node;
     int64_t run_end;
+    /* every timed sample in time order (the page's time ranges,
+     * flame_runs.c): ns since the profile's first sample, node, row */
+    size_t n_samp;
+    int64_t *samp_time;
+    uint32_t *samp_node, *samp_row;
 } flame_scope;
 
 typedef struct flame_data {

@@ -108,6 +108,22 @@ int pk_flame_runs(tree1 *t, const profkit_profile *p, const uint32_t *rows, size
     double pixel = (span + (double)interval) * min_pct / 100.0;
     if (jumps_build(&j, t->parent, t->n) != 0)
         goto done;
+    /* Every sample as it is, for the page's time ranges (its totals over a
+     * range are exact) and the stack chart zoomed in (it refines the runs
+     * from the samples); samples of a stack past the table are left out,
+     * as they are of the runs. */
+    if (!(t->samp_time = malloc(n * sizeof(int64_t))) || !(t->samp_node = malloc(n * sizeof(uint32_t))) ||
+        !(t->samp_row = malloc(n * sizeof(uint32_t))))
+        goto done;
+    t->n_samp = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = order[i];
+        if (p->sample_stack[r] >= p->n_stacks)
+            continue;
+        t->samp_time[t->n_samp] = sat_sub(p->sample_time[r], time0);
+        t->samp_node[t->n_samp] = node_map[stack_node[p->sample_stack[r]]];
+        t->samp_row[t->n_samp++] = r;
+    }
     size_t cap_start = 0, cap_node = 0;
     int64_t cur_start = 0;
     uint32_t cur = PROFKIT_NONE;
