@@ -253,7 +253,8 @@ try {
     // The range is in the URL.
     await o.page.waitForFunction((r) => location.hash.includes("range=" + r), st.range, { timeout: 5000 }).catch(() => {});
     const hash = await o.page.evaluate(() => location.hash);
-    check("the range is in the URL fragment", hash.includes("range=" + st.range), hash);
+    check("the range is in the URL fragment", hash.includes("range=" + st.range),
+          hash + " " + st.range + " " + (await o.page.evaluate(() => window.profkit.encodeState(window.profkit.app.state))));
     // A second range inside the first, then pop back.
     const x2 = box.x + g + (box.width - g) * 0.4, x3 = box.x + g + (box.width - g) * 0.6;
     await o.page.mouse.move(x2, y); await o.page.mouse.down(); await o.page.mouse.move(x3, y, { steps: 5 }); await o.page.mouse.up();

@@ -156,8 +156,21 @@ static void put_timeline(pk_buf *b, const profkit_profile *p, const flame_scope 
     pk_buf_puts(b, "]}");
 }
 
+/* A thread's activity when its samples are not embedded: the default
+ * value per bin of the root range. */
+static void put_activity(pk_buf *b, const int64_t *bins)
+{
+    pk_buf_puts(b, ",\"activity\":[");
+    for (size_t i = 0; i < PK_FLAME_BINS; i++) {
+        if (i)
+            pk_buf_put(b, ",", 1);
+        pk_buf_i64(b, bins[i]);
+    }
+    pk_buf_put(b, "]", 1);
+}
+
 static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flame_scope *s,
-                      uint32_t name, uint32_t proc)
+                      uint32_t name, uint32_t proc, int embed_samples, const int64_t *activity)
 {
     const profkit_profile *p = d->p;
     size_t nv = p->n_value_types;
@@ -213,8 +226,10 @@ static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flam
         pk_buf_i64(b, s->run_end);
         pk_buf_put(b, "}", 1);
     }
-    if (s->timed && s->n_samp && !s->base_self)
+    if (s->timed && s->n_samp && !s->base_self && embed_samples)
         put_timeline(b, p, s);
+    else if (activity && s->timed && !s->merged)
+        put_activity(b, activity);
     pk_buf_put(b, "}", 1);
 }
 
@@ -229,6 +244,11 @@ typedef struct timeinfo {
     pk_shown_markers mk;
     uint32_t *mname, *mcat, *mdata; /* output string ids per marker */
     uint32_t *tname, *tproc;        /* per profile thread */
+    int embed_samples;              /* every timed sample fits the budget */
+    size_t n_samples;               /* timed samples of the page's threads */
+    int64_t *activity;              /* else PK_FLAME_BINS per scope */
+    size_t n_markers;               /* markers embedded (the first of mk) */
+    size_t payload_cut;             /* markers whose payload was left out */
 } timeinfo;
 
 static void timeinfo_free(timeinfo *ti)
@@ -239,6 +259,7 @@ static void timeinfo_free(timeinfo *ti)
     free(ti->mdata);
     free(ti->tname);
     free(ti->tproc);
+    free(ti->activity);
 }
 
 static uint32_t intern_id(remap *m, const profkit_profile *p, uint32_t id)
@@ -267,6 +288,46 @@ static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char
         return 0;
     }
     ti->timed = 1;
+    /* Every sample, or (past the budget, or a thread that alone was past
+     * it) each timed thread's activity per bin of the root range. */
+    ti->embed_samples = 1;
+    for (size_t i = 0; i < d->n_scopes; i++) {
+        const flame_scope *s = &d->scopes[i];
+        ti->n_samples += s->n_samp;
+        if (s->timed && !s->n_samp && s->n_runs)
+            ti->embed_samples = 0;
+    }
+    if (ti->n_samples > PK_FLAME_MAX_SAMPLES)
+        ti->embed_samples = 0;
+    if (!ti->embed_samples) {
+        uint32_t *scope_of = malloc((p->n_threads ? p->n_threads : 1) * sizeof(uint32_t));
+        if (!scope_of || !(ti->activity = calloc(d->n_scopes * PK_FLAME_BINS, sizeof(int64_t)))) {
+            free(scope_of);
+            return PROFKIT_ENOMEM;
+        }
+        for (size_t t = 0; t < p->n_threads; t++)
+            scope_of[t] = PROFKIT_NONE;
+        for (size_t i = 0; i < d->n_scopes; i++)
+            if (d->scopes[i].timed && !d->scopes[i].merged && d->scopes[i].thread < p->n_threads)
+                scope_of[d->scopes[i].thread] = (uint32_t)i;
+        double span = (double)ti->end - (double)ti->zero;
+        size_t n_timed = 0;
+        size_t nv = p->n_value_types;
+        for (size_t r = 0; r < p->n_samples; r++) {
+            uint32_t th = p->sample_thread[r];
+            int64_t tm = p->sample_time[r];
+            if (th >= p->n_threads || scope_of[th] == PROFKIT_NONE || tm == PROFKIT_NO_TIME || !(span > 0))
+                continue;
+            double x = ((double)tm - (double)ti->zero) / span * PK_FLAME_BINS;
+            if (!(x >= 0) || x >= PK_FLAME_BINS)
+                continue;
+            n_timed++;
+            pk_sat_addto(&ti->activity[(size_t)scope_of[th] * PK_FLAME_BINS + (size_t)x],
+                         p->sample_values[(size_t)r * nv + d->value]);
+        }
+        free(scope_of);
+        ti->n_samples = n_timed;
+    }
     if (range) {
         profkit_range r;
         int rc = profkit_range_parse(&r, range, err);
@@ -288,12 +349,20 @@ static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char
         !(ti->mdata = malloc(n * sizeof(uint32_t))) || !(ti->tname = malloc(nt * sizeof(uint32_t))) ||
         !(ti->tproc = malloc(nt * sizeof(uint32_t))))
         return PROFKIT_ENOMEM;
-    for (size_t i = 0; i < ti->mk.n; i++) {
+    ti->n_markers = ti->mk.n < PK_FLAME_MAX_MARKERS ? ti->mk.n : PK_FLAME_MAX_MARKERS;
+    size_t payload = 0;
+    for (size_t i = 0; i < ti->n_markers; i++) {
         const pk_shown_marker *mk = &ti->mk.m[i];
+        size_t plen = mk->payload ? pk_strtab_len(&p->strings, mk->payload) : 0;
+        int keep = payload + plen <= PK_FLAME_MAX_PAYLOAD;
+        if (keep)
+            payload += plen;
+        else
+            ti->payload_cut++;
         if ((ti->mname[i] = intern_id(m, p, mk->name)) == PROFKIT_NONE ||
             (ti->mcat[i] = mk->category ? intern_id(m, p, mk->category)
                                         : pk_strtab_intern(&m->str, "Other", 5)) == PROFKIT_NONE ||
-            (ti->mdata[i] = intern_id(m, p, mk->payload)) == PROFKIT_NONE)
+            (ti->mdata[i] = keep ? intern_id(m, p, mk->payload) : 0) == PROFKIT_NONE)
             return PROFKIT_ENOMEM;
     }
     for (size_t t = 0; t < p->n_threads; t++)
@@ -303,19 +372,26 @@ static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char
     return 0;
 }
 
-static void put_i64_column(pk_buf *b, const char *key, const pk_shown_markers *mk, int which,
+/* One column of the markers: digits, commas and minus signs only, so the
+ * columns go inside a JSON string as they are. Starts are differences
+ * from the marker before (the first from the zero). */
+static void put_i64_column(pk_buf *b, const pk_shown_markers *mk, size_t n, int which,
                            const uint32_t *ids)
 {
-    put_key(b, key);
+    int64_t prev = 0;
     pk_buf_put(b, "[", 1);
-    for (size_t i = 0; i < mk->n; i++) {
+    for (size_t i = 0; i < n; i++) {
         const pk_shown_marker *x = &mk->m[i];
         if (i)
             pk_buf_put(b, ",", 1);
         int64_t v = -1;
         switch (which) {
         case 0: v = x->thread; break;
-        case 1: v = x->start; break;
+        case 1:
+            if (__builtin_sub_overflow(x->start, prev, &v))
+                v = 0;
+            prev = x->start;
+            break;
         case 2:
             if (x->end != PROFKIT_NO_TIME && !__builtin_sub_overflow(x->end, x->start, &v) && v < 0)
                 v = 0;
@@ -342,6 +418,18 @@ static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
     pk_buf_i64(b, e);
     if (ti->has_range)
         pk_buf_printf(b, ",\"range\":[%.6f,%.6f]", ti->range_lo, ti->range_hi);
+    if (!ti->embed_samples) {
+        pk_buf_puts(b, ",\"samples_left_out\":");
+        pk_buf_u64(b, ti->n_samples);
+    }
+    if (ti->mk.n > ti->n_markers) {
+        pk_buf_puts(b, ",\"markers_left_out\":");
+        pk_buf_u64(b, ti->mk.n - ti->n_markers);
+    }
+    if (ti->payload_cut) {
+        pk_buf_puts(b, ",\"payloads_left_out\":");
+        pk_buf_u64(b, ti->payload_cut);
+    }
     pk_buf_puts(b, ",\"threads\":[");
     for (size_t t = 0; t < p->n_threads; t++) {
         pk_buf_puts(b, t ? ",{\"name\":" : "{\"name\":");
@@ -354,19 +442,21 @@ static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
         pk_buf_i64(b, p->threads[t].tid);
         pk_buf_put(b, "}", 1);
     }
-    pk_buf_puts(b, "],\"markers\":{");
-    put_i64_column(b, "thread", &ti->mk, 0, NULL);
+    /* the markers as the text of a JSON array of columns, which the page
+     * parses after its first view is drawn */
+    pk_buf_puts(b, "],\"markers\":\"[");
+    put_i64_column(b, &ti->mk, ti->n_markers, 0, NULL);
     pk_buf_put(b, ",", 1);
-    put_i64_column(b, "name", &ti->mk, 3, ti->mname);
+    put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mname);
     pk_buf_put(b, ",", 1);
-    put_i64_column(b, "category", &ti->mk, 3, ti->mcat);
+    put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mcat);
     pk_buf_put(b, ",", 1);
-    put_i64_column(b, "start", &ti->mk, 1, NULL);
+    put_i64_column(b, &ti->mk, ti->n_markers, 1, NULL);
     pk_buf_put(b, ",", 1);
-    put_i64_column(b, "duration", &ti->mk, 2, NULL);
+    put_i64_column(b, &ti->mk, ti->n_markers, 2, NULL);
     pk_buf_put(b, ",", 1);
-    put_i64_column(b, "data", &ti->mk, 3, ti->mdata);
-    pk_buf_puts(b, "}}");
+    put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mdata);
+    pk_buf_puts(b, "]\"}");
 }
 
 /* The data object of docs/viewer.md. */
@@ -424,7 +514,8 @@ static int put_data(pk_buf *b, const flame_data *d, const char *title, const cha
     for (size_t i = 0; i < d->n_scopes; i++) {
         if (i)
             pk_buf_put(b, ",", 1);
-        put_scope(b, d, &m, &d->scopes[i], tname[i], tproc[i]);
+        put_scope(b, d, &m, &d->scopes[i], tname[i], tproc[i], ti.embed_samples,
+                  ti.activity ? ti.activity + i * PK_FLAME_BINS : NULL);
     }
     pk_buf_put(b, "]", 1);
     put_time(b, &ti, p);

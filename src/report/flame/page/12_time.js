@@ -12,18 +12,31 @@
     if (this._time !== undefined) return this._time;
     var d = this.data.time;
     if (!d) return (this._time = null);
-    var m = d.markers || {}, names = m.name || [];
-    this._time = {
+    var T = this._time = {
       zero: d.zero || 0, end: d.end || 0,            // ns on the samples' axis
       threads: d.threads || [],
       range: d.range || null,                         // ms: the range to open with
-      markers: {
-        n: names.length, thread: Int32Array.from(m.thread || []), name: Int32Array.from(names),
-        category: Int32Array.from(m.category || []), start: Float64Array.from(m.start || []),
-        duration: Float64Array.from(m.duration || []), data: Int32Array.from(m.data || [])
-      }
+      samplesLeftOut: d.samples_left_out || 0,        // > 0: no samples, activity bins only
+      markersLeftOut: d.markers_left_out || 0,
+      payloadsLeftOut: d.payloads_left_out || 0
     };
-    return this._time;
+    // The markers: the text of an array of columns (thread, name,
+    // category, start as differences, duration, data), parsed on first
+    // use (after the first view is drawn: it is most of a page's data when
+    // there are a million markers).
+    var raw = d.markers, parsed = null;
+    T.markersReady = function () { return !!parsed; };
+    Object.defineProperty(T, "markers", { get: function () {
+      if (parsed) return parsed;
+      var c = typeof raw === "string" ? JSON.parse(raw || "[]") : raw || [];
+      var n = (c[1] || []).length, start = new Float64Array(n), acc = 0, s = c[3] || [];
+      for (var i = 0; i < n; i++) { acc += s[i]; start[i] = acc; }
+      parsed = { n: n, thread: Int32Array.from(c[0] || []), name: Int32Array.from(c[1] || []), category: Int32Array.from(c[2] || []),
+                 start: start, duration: Float64Array.from(c[4] || []), data: Int32Array.from(c[5] || []) };
+      raw = null;
+      return parsed;
+    } });
+    return T;
   };
   // ms on the Firefox Profiler's zero <-> ns on the samples' axis.
   Profile.prototype.msOf = function (ns) { var T = this.time(); return (ns - (T ? T.zero : 0)) / 1e6; };
@@ -84,8 +97,10 @@
     }
     return this._whole[t];
   };
+  // Whether a range narrows the views (the page holds every sample).
+  Profile.prototype.narrows = function () { var T = this.time(); return !!T && !T.samplesLeftOut; };
   Profile.prototype.tree = function (t) {
-    if (!this.range) return this.wholeTree(t);
+    if (!this.range || !this.narrows()) return this.wholeTree(t);
     if (this._trees[t]) return this._trees[t];
     var th = this.threads[t], ns = this.rangeNs(), tree;
     if (th.merged) {

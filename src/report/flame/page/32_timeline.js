@@ -51,7 +51,7 @@
     if (this._tracks) return this._tracks;
     var p = this.app.p, groups = [], byKey = {};
     p.threads.forEach(function (th, i) {
-      if (th.merged || !p.timeline(i)) return;
+      if (th.merged || !(p.timeline(i) || th.activity)) return;
       var key = p.str(th.process) + "\u0000" + th.pid;
       if (!byKey[key]) groups.push(byKey[key] = { process: p.str(th.process), pid: th.pid, threads: [] });
       byKey[key].threads.push(i);
@@ -72,16 +72,33 @@
   };
   // The marker rows of thread t (-1: every thread): a row per name, in
   // order of first appearance, each with its markers' indexes.
+  // Two passes over typed arrays (a million markers take milliseconds).
   Timeline.prototype.markerRows = function (t) {
     if (this._rows[t]) return this._rows[t];
-    var p = this.app.p, T = p.time(), M = T.markers, rows = [], byName = new Map();
-    for (var i = 0; i < M.n; i++) {
-      if (t >= 0 && M.thread[i] !== t) continue;
-      var r = byName.get(M.name[i]);
-      if (r === undefined) { byName.set(M.name[i], r = rows.length); rows.push({ name: p.str(M.name[i]), list: [] }); }
-      rows[r].list.push(i);
+    var self = this, p = this.app.p, T = p.time();
+    if (!T.markersReady()) {
+      // Parsed after this frame (the first view first), then drawn.
+      if (!this._parsing) this._parsing = setTimeout(function () {
+        var t0 = performance.now();
+        T.markers;
+        self.app.timings.markers = performance.now() - t0;
+        if (self.app.state) self.app.render("markers");
+      }, 0);
+      return [];
     }
-    rows.forEach(function (r) { r.list = Int32Array.from(r.list); });
+    var M = T.markers, ns = p.strings.length, row = new Int32Array(ns).fill(-1), count = [], names = [], i, r;
+    for (i = 0; i < M.n; i++) {
+      if (t >= 0 && M.thread[i] !== t) continue;
+      r = row[M.name[i]];
+      if (r < 0) { r = row[M.name[i]] = count.length; count.push(0); names.push(M.name[i]); }
+      count[r]++;
+    }
+    var rows = names.map(function (nm, k) { return { name: p.str(nm), list: new Int32Array(count[k]), fill: 0 }; });
+    for (i = 0; i < M.n; i++) {
+      if (t >= 0 && M.thread[i] !== t) continue;
+      var x = rows[row[M.name[i]]];
+      x.list[x.fill++] = i;
+    }
     return (this._rows[t] = rows);
   };
   // The time shown: the selected range, else the root range (ms).
@@ -121,7 +138,7 @@
     for (var c = 0; c <= cols; c++) bounds[c] = nsA + c * nsPer;
     var col = new Float64Array(cols);
     for (var k = 0; k < tracks.length; k++) {
-      var tr = tracks[k], y = AXIS + k * TRACK, t = tr.thread, tl = p.timeline(t), P = this.prefix(t, v);
+      var tr = tracks[k], y = AXIS + k * TRACK, t = tr.thread, tl = p.timeline(t);
       if (t === st.thread) { ctx.fillStyle = dark ? "#26324a" : "#e8f0ff"; ctx.fillRect(0, y, width, TRACK); }
       ctx.fillStyle = fg;
       var th = p.threads[t], label = p.str(th.name) + (th.tid >= 0 ? " " + th.tid : "");
@@ -135,8 +152,11 @@
       // there if it ran all the time (its mean value per sample times the
       // samples of that span at its mean interval), as the Firefox
       // Profiler's graph fills a busy thread's height.
-      var n = tl.n, interval = n > 1 ? (tl.time[n - 1] - tl.time[0]) / (n - 1) : nsPer;
-      var full = (P[n] / Math.max(1, n)) * Math.max(1, nsPer / (interval || nsPer)), max = 0;
+      var max = 0;
+      if (!tl) max = this.binColumns(p.threads[t].activity, a, span, cols, col);
+      else {
+      var P = this.prefix(t, v), n = tl.n, interval = n > 1 ? (tl.time[n - 1] - tl.time[0]) / (n - 1) : nsPer;
+      var full = (P[n] / Math.max(1, n)) * Math.max(1, nsPer / (interval || nsPer));
       // Zoomed in past the interval, a sample covers the columns until the
       // next one (no comb of single columns).
       var back = nsPer < 2 * interval ? interval : 0, lo = PK.lowerBound(tl.time, bounds[0] - back);
@@ -148,6 +168,7 @@
         lo = hi;
       }
       max = max > 0 ? 1 : 0;
+      }
       // One colour per thread: the model has no categories yet
       // (PK.activityColor is the hook for colouring by category).
       ctx.fillStyle = PK.activityColor ? PK.activityColor(t, dark) : (dark ? "#5b8def" : "#3f73d9");
@@ -196,6 +217,19 @@
     if (rows.length > nm) { ctx.fillStyle = dim; ctx.fillText("… " + (rows.length - nm) + " more marker names (Markers view)", 4, y0 + nm * MROW + 6); }
     this.drawMs = performance.now() - t0;
     return this.drawMs;
+  };
+  // The columns of a thread whose samples the page does not hold: its
+  // activity per bin of the root range (the shown value is the data's
+  // default one), each column the bins it covers. Returns the largest.
+  Timeline.prototype.binColumns = function (bins, a, span, cols, col) {
+    var T = this.app.p.time(), whole = (T.end - T.zero) / 1e6, nb = bins.length, max = 0;
+    for (var c = 0; c < cols; c++) {
+      var b0 = Math.floor((a + c * span / cols) / whole * nb), b1 = Math.max(b0 + 1, Math.floor((a + (c + 1) * span / cols) / whole * nb)), s = 0;
+      for (var b = Math.max(0, b0); b < Math.min(nb, b1); b++) s += bins[b];
+      col[c] = s / (b1 - b0);
+      if (col[c] > max) max = col[c];
+    }
+    return max;
   };
   // What is under (x, y): {kind: "track", thread, ms} / {kind: "marker", index} / null.
   Timeline.prototype.hit = function (x, y) {

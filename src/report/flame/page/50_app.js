@@ -492,8 +492,9 @@
   // it rests (browsers refuse a burst of history writes). now: at once.
   App.prototype.writeHash = function (later, now) {
     var self = this;
-    clearTimeout(this.hashTimer);
-    if (later) { this.hashTimer = setTimeout(function () { self.writeHash(false, true); }, 250); return; }
+    // (A write waiting for its frame is never cancelled here: a render
+    // between the frame and its timer would leave the URL behind.)
+    if (later) { clearTimeout(this.hashTimer); this.hashPending = false; this.hashTimer = setTimeout(function () { self.writeHash(false, true); }, 250); return; }
     if (!now) {
       if (!this.hashPending) {
         this.hashPending = true;
@@ -503,6 +504,7 @@
       }
       return;
     }
+    clearTimeout(this.hashTimer);
     this.hashPending = false;
     var enc = PK.encodeState(this.state);
     this.encoded = enc;

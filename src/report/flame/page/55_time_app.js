@@ -100,7 +100,14 @@
       b.addEventListener("click", function () { self.popRange(i + 1); });
       c.appendChild(b);
     });
-    c.appendChild(el("span", "note", this.rangeStack.length ? "every view shows this range; click a crumb to widen" : "drag in the timeline to select a range"));
+    var note = this.rangeStack.length ? "every view shows this range; click a crumb to widen" : "drag in the timeline to select a range";
+    if (T.samplesLeftOut) note = (this.rangeStack.length ? "the timeline shows this range, the views the whole profile" : "drag in the timeline to select a range (the views show the whole profile)") +
+      ": its " + PK.formatCount(T.samplesLeftOut) + " timed samples are more than the page holds; profkit flame --range A,B makes a page of a range";
+    if (T.markersLeftOut) note += " · " + PK.formatCount(T.markersLeftOut) + " markers past the page's 2,000,000 left out";
+    if (T.payloadsLeftOut) note += " · " + PK.formatCount(T.payloadsLeftOut) + " markers' data left out (past 8 MB)";
+    var n = el("span", "note pk-range-note", note);
+    n.id = "pk-range-note";
+    c.appendChild(n);
   };
   App.prototype.pushRange = function (a, b) {
     var txt = PK.msRangeText(a, b);
@@ -180,7 +187,10 @@
     var val = k === "start" ? function (i) { return M.start[i]; } : k === "duration" ? function (i) { return M.duration[i]; }
       : k === "name" ? function (i) { return p.str(M.name[i]); } : k === "category" ? function (i) { return p.str(M.category[i]); }
       : function (i) { return M.thread[i]; };
-    list.sort(function (x, y) { var a = val(x), b = val(y); return (a < b ? -1 : a > b ? 1 : x - y) * dir; });
+    // In time order already (one thread's markers are): no sort.
+    var sorted = k === "start" && dir > 0;
+    for (var j = 1; sorted && j < list.length; j++) sorted = M.start[list[j - 1]] <= M.start[list[j]];
+    if (!sorted) list.sort(function (x, y) { var a = val(x), b = val(y); return (a < b ? -1 : a > b ? 1 : x - y) * dir; });
     return list;
   };
   App.prototype.renderMarkerTable = function () {
