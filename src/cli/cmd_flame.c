@@ -12,7 +12,7 @@
  * without their markers (millions of them: the page could not hold them,
  * and reading them would double the time). */
 #define PAGE_MAX_SAMPLES 1000000
-#define PAGE_MARKER_INPUT_MAX ((long long)256 << 20)
+#define PAGE_MARKER_INPUT_MAX ((long long)64 << 20)
 
 static long long input_bytes(char *const *files, int n)
 {
@@ -157,7 +157,7 @@ int cmd_flame(int argc, char **argv)
      * none), never lines. */
     in.skip_markers = strcmp(kind, "svg") == 0 || input_bytes(argv + optind, nfiles) > PAGE_MARKER_INPUT_MAX;
     if (in.skip_markers && strcmp(kind, "html") == 0 && !in.quiet)
-        fprintf(stderr, "profkit flame: note: the inputs are over 256 MB: the page leaves their "
+        fprintf(stderr, "profkit flame: note: the inputs are over 64 MB: the page leaves their "
                         "markers out (profkit markers lists them)\n");
     in.skip_lines = 1;
     /* --range alone: the page holds the whole profile and opens with the
