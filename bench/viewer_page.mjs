@@ -100,11 +100,15 @@ const data = {
     { name: 0, process: 0, pid: 1, tid: 1, index: 0, merged: false, tree, samples: { start, node, end: t }, timeline },
   ],
   time: { zero: 0, end: t, threads: [{ name: 0, process: 0, pid: 1, tid: 1 }],
-          markers: JSON.stringify([mk.thread, mk.name, mk.category, mk.start.map((s, i) => (i ? s - mk.start[i - 1] : s)), mk.duration, mk.data]) },
+          markers: { element: "profkit-markers", count: MARKERS } },
 };
 const given = process.env.PAGE ? resolve(process.env.PAGE) : null;
 const page = given || join(OUT, "viewer_" + NODES + ".html");
-if (!given) writeFileSync(page, process.env.PAGE_DIR ? assemble(JSON.stringify(data), resolve(process.env.PAGE_DIR)) : assemble(JSON.stringify(data)));
+// The markers in an element of their own after the data, as flame_html.c writes them.
+const body = JSON.stringify(data) + "@MARKERS@";
+const markersElement = '</script>\n<script type="application/json" id="profkit-markers">' +
+  JSON.stringify([mk.thread, mk.name, mk.category, mk.start.map((s, i) => (i ? s - mk.start[i - 1] : s)), mk.duration, mk.data]);
+if (!given) writeFileSync(page, (process.env.PAGE_DIR ? assemble(body, resolve(process.env.PAGE_DIR)) : assemble(body)).replace("@MARKERS@", () => markersElement));
 console.log(`page: ${page} (${(statSync(page).size / 1048576).toFixed(1)} MB` + (given ? ")" : `; ${parent.length} nodes, ${RUNS} runs and samples, ${MARKERS} markers)`));
 
 const browser = await chromium.launch({

@@ -442,9 +442,20 @@ static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
         pk_buf_i64(b, p->threads[t].tid);
         pk_buf_put(b, "}", 1);
     }
-    /* the markers as the text of a JSON array of columns, which the page
-     * parses after its first view is drawn */
-    pk_buf_puts(b, "],\"markers\":\"[");
+    pk_buf_puts(b, "],\"markers\":{\"element\":\"profkit-markers\",\"count\":");
+    pk_buf_u64(b, ti->n_markers);
+    pk_buf_puts(b, "}}");
+}
+
+/* The markers, after the data: the JSON array of their columns in an
+ * element of its own, which the page reads after its first view is drawn
+ * (a million markers are most of a page's bytes). The data never holds a
+ * '<', so it ends here; the template's "</script>" ends this element. */
+static void put_markers(pk_buf *b, const timeinfo *ti)
+{
+    if (!ti->timed)
+        return;
+    pk_buf_puts(b, "</script>\n<script type=\"application/json\" id=\"profkit-markers\">[");
     put_i64_column(b, &ti->mk, ti->n_markers, 0, NULL);
     pk_buf_put(b, ",", 1);
     put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mname);
@@ -456,7 +467,7 @@ static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
     put_i64_column(b, &ti->mk, ti->n_markers, 2, NULL);
     pk_buf_put(b, ",", 1);
     put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mdata);
-    pk_buf_puts(b, "]\"}");
+    pk_buf_put(b, "]", 1);
 }
 
 /* The data object of docs/viewer.md. */
@@ -520,6 +531,7 @@ static int put_data(pk_buf *b, const flame_data *d, const char *title, const cha
     pk_buf_put(b, "]", 1);
     put_time(b, &ti, p);
     pk_buf_put(b, "}", 1);
+    put_markers(b, &ti);
     rc = 0;
 done:
     if (rc)
