@@ -14,6 +14,8 @@
 //   node bench/viewer_page.mjs [NODES] [RUNS] [OUT_DIR]
 //   PAGE_DIR=DIR node bench/viewer_page.mjs       the same data in the page
 //     sources of DIR (another commit's src/report/flame/page: before/after)
+//   MARKERS=N (default 1000000): markers on the timed thread
+//   PAGE_ONLY=1: write the page and stop
 //   PAGE=page.html node bench/viewer_page.mjs     a page made elsewhere
 //     (e.g. `profkit flame` of bench/flame.sh's 1 GB Gecko profile): the
 //     same load and actions on it (those it has no data for are skipped).
@@ -110,6 +112,7 @@ const markersElement = '</script>\n<script type="application/json" id="profkit-m
   JSON.stringify([mk.thread, mk.name, mk.category, mk.start.map((s, i) => (i ? s - mk.start[i - 1] : s)), mk.duration, mk.data]);
 if (!given) writeFileSync(page, (process.env.PAGE_DIR ? assemble(body, resolve(process.env.PAGE_DIR)) : assemble(body)).replace("@MARKERS@", () => markersElement));
 console.log(`page: ${page} (${(statSync(page).size / 1048576).toFixed(1)} MB` + (given ? ")" : `; ${parent.length} nodes, ${RUNS} runs and samples, ${MARKERS} markers)`));
+if (process.env.PAGE_ONLY) process.exit(0);   // the page alone (bench/viewer_page.sh times its load)
 
 const browser = await chromium.launch({
   executablePath: "/usr/bin/chromium",
@@ -183,7 +186,7 @@ const actions = [
   // The time line (issue 25): the timeline drawn, a range selected in it
   // with the call tree shown (every view narrows: the call tree redrawn for
   // the range), the range moved, widened again; the marker table.
-  ["timeline: draw", "if (!app.timeline) return 'n/a'; app.timeline.draw(app.lastWidth - 16)"],
+  ["timeline: draw", "if (!app.timeline) return 'n/a'; app.timeline._key = null; app.timeline.draw(app.lastWidth - 16)"],
   ["range: select 25%-75% (call tree of the range)", "if (!app.timeline) return 'n/a'; var T = app.p.time(), w = (T.end - T.zero) / 1e6; app.pushRange(w * 0.25, w * 0.75)"],
   ["range: move it by a tenth (call tree)", "if (!app.timeline) return 'n/a'; var T = app.p.time(), w = (T.end - T.zero) / 1e6; app.pushRange(w * 0.35, w * 0.85)"],
   ["range: pop to the whole profile", "if (!app.timeline) return 'n/a'; app.popRange(0)"],

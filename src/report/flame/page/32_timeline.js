@@ -110,6 +110,10 @@
     var t0 = performance.now(), p = this.app.p, st = this.app.state, v = this.app.v();
     var tracks = this.tracks(), mt = p.threadIndex(st.thread);
     var rows = this.markerRows(mt), nm = Math.min(rows.length, MAX_MROWS);
+    // Drawn again only when something it shows changed.
+    var key = [p.range ? p.range.join("-") : "", st.thread, v, width, this.app.dark, window.devicePixelRatio || 1, rows.length].join("|");
+    if (key === this._key) return (this.drawMs = 0);
+    this._key = key;
     var height = AXIS + tracks.length * TRACK + (nm ? 4 + nm * MROW : 0) + 2;
     var dpr = window.devicePixelRatio || 1, cv = this.canvas, ctx = this.ctx;
     if (cv.width !== Math.round(width * dpr) || cv.height !== Math.round(height * dpr)) {
@@ -181,38 +185,38 @@
         ctx.fill();
       }
     }
-    // The marker chart: per row, the covered pixel columns, drawn as runs.
-    var T = p.time(), M = T.markers, y0 = AXIS + tracks.length * TRACK + 4, occ = new Uint8Array(cols + 1);
+    // The marker chart: per row, the pixel columns its narrow markers and
+    // instants cover, each run drawn once, and the wide boxes not already
+    // covered (a million markers are a few thousand rectangles).
+    var T = p.time(), M = nm ? T.markers : null, y0 = AXIS + tracks.length * TRACK + 4;
+    var narrow = new Uint8Array(cols + 1), tick = new Uint8Array(cols + 1), wide = [];
     for (var r = 0; r < nm; r++) {
-      var row = rows[r], yr = y0 + r * MROW, list = row.list;
+      var row = rows[r], yr = y0 + r * MROW;
       ctx.fillStyle = fg;
       ctx.fillText(row.name.length > 26 ? row.name.slice(0, 25) + "…" : row.name, 4, yr + MROW / 2);
-      occ.fill(0);
-      var ticks = [];
-      for (var j = 0; j < list.length; j++) {
-        var i = list[j], s = M.start[i] / 1e6, d = M.duration[i];
-        if (d < 0) { if (s >= a && s <= b) ticks.push(Math.floor((s - a) / span * cols)); continue; }
-        var e = s + d / 1e6;
-        if (e < a || s > b) continue;
-        var x0 = Math.max(0, Math.floor((s - a) / span * cols)), x1 = Math.min(cols, Math.ceil((e - a) / span * cols));
-        if (x1 <= x0) x1 = x0 + 1;
-        if (x1 - x0 > 2 && !occ[x0]) {
-          // a wide box: drawn now, with its name inside when it fits
-          ctx.fillStyle = dark ? "#c7a23a" : "#f2c14e";
-          ctx.fillRect(GUTTER + x0, yr + 1, x1 - x0 - (x1 - x0 > 3 ? 1 : 0), MROW - 2);
-          if (x1 - x0 > 40) { ctx.fillStyle = "#222"; ctx.fillText(row.name.slice(0, Math.floor((x1 - x0) / 6)), GUTTER + x0 + 2, yr + MROW / 2); }
-        }
-        for (var q = x0; q < x1 && q < cols; q++) occ[q] = 1;
-      }
+      scanRow(row.list, M, a, b, cols, narrow, tick, wide);
       ctx.fillStyle = dark ? "#c7a23a" : "#e0a800";
       for (c = 0; c < cols; c++) {
-        if (!occ[c]) continue;
-        var c2 = c; while (c2 < cols && occ[c2]) c2++;
-        if (c2 - c <= 2) ctx.fillRect(GUTTER + c, yr + 1, c2 - c, MROW - 2);
+        if (!narrow[c]) continue;
+        var c2 = c; while (c2 < cols && narrow[c2]) c2++;
+        ctx.fillRect(GUTTER + c, yr + 1, c2 - c, MROW - 2);
         c = c2;
       }
+      for (var w = 0; w < wide.length; w += 2) {
+        var x0 = wide[w], x1 = wide[w + 1];
+        ctx.fillStyle = dark ? "#c7a23a" : "#f2c14e";
+        ctx.fillRect(GUTTER + x0, yr + 1, x1 - x0 - (x1 - x0 > 3 ? 1 : 0), MROW - 2);
+        if (x1 - x0 > 40) { ctx.fillStyle = "#222"; ctx.fillText(row.name.slice(0, Math.floor((x1 - x0) / 6)), GUTTER + x0 + 2, yr + MROW / 2); }
+      }
+      // Instants: a tick per pixel column that has one (adjacent ones one
+      // rectangle).
       ctx.fillStyle = dark ? "#e06c75" : "#c0392b";
-      for (j = 0; j < ticks.length; j++) ctx.fillRect(GUTTER + ticks[j], yr + 1, 1.5, MROW - 2);
+      for (c = 0; c <= cols; c++) {
+        if (!tick[c]) continue;
+        var c3 = c; while (c3 <= cols && tick[c3]) c3++;
+        ctx.fillRect(GUTTER + c, yr + 1, Math.max(1.5, c3 - c), MROW - 2);
+        c = c3;
+      }
     }
     if (rows.length > nm) { ctx.fillStyle = dim; ctx.fillText("… " + (rows.length - nm) + " more marker names (Markers view)", 4, y0 + nm * MROW + 6); }
     this.drawMs = performance.now() - t0;
@@ -231,6 +235,26 @@
     }
     return max;
   };
+  // One marker row over [a, b] ms in `cols` columns: narrow intervals
+  // (at most 2 columns) and instants mark their columns, wider boxes go to
+  // `wide` as x0, x1 pairs unless one drawn before covers them. Kept small
+  // and apart from draw so V8 optimizes the loop over a million markers.
+  function scanRow(list, M, a, b, cols, narrow, tick, wide) {
+    narrow.fill(0); tick.fill(0); wide.length = 0;
+    var start = M.start, dur = M.duration, k = cols / ((b - a) * 1e6), a0 = a * 1e6, b0 = b * 1e6, covered = -1;
+    for (var j = 0; j < list.length; j++) {
+      var i = list[j], s = start[i], d = dur[i];
+      if (d < 0) { if (s >= a0 && s <= b0) tick[Math.floor((s - a0) * k)] = 1; continue; }
+      var e = s + d;
+      if (e < a0 || s > b0) continue;
+      var x0 = Math.floor((s - a0) * k), x1 = Math.ceil((e - a0) * k);
+      if (x0 < 0) x0 = 0;
+      if (x1 > cols) x1 = cols;
+      if (x1 <= x0) x1 = x0 + 1;
+      if (x1 - x0 <= 2) { narrow[x0] = 1; if (x1 - x0 === 2) narrow[x0 + 1] = 1; }
+      else if (x1 > covered) { wide.push(x0, x1); covered = x1; }
+    }
+  }
   // What is under (x, y): {kind: "track", thread, ms} / {kind: "marker", index} / null.
   Timeline.prototype.hit = function (x, y) {
     var L = this.layout;
