@@ -110,23 +110,42 @@
     var th = this.threads[t], ns = this.rangeNs(), tree;
     if (th.merged) {
       // All threads merged: the threads' trees of the range, merged by
-      // call path (its "(other)" nodes are the threads' own).
-      var nv = this.values.length, b = new PK.TreeBuilder(nv, false), self = this;
-      this.threads.forEach(function (x, i) {
-        if (x.merged) return;
-        var tr = self.tree(i), map = new Int32Array(tr.n);
-        for (var k = 1; k < tr.n; k++) {
-          map[k] = b.child(map[tr.parent[k]], tr.func[k]);
-          for (var v = 0; v < nv; v++) b.self[v][map[k]] += tr.self[v][k];
-        }
-        for (var v2 = 0; v2 < nv; v2++) b.self[v2][0] += tr.self[v2][0];
-      });
-      tree = b.build();
+      // call path (its "(other)" nodes are the threads' own). The merged
+      // nodes and each thread's map onto them are made once; a range only
+      // adds its threads' self values.
+      var M = this.mergedBase(), nv = this.values.length, self = [], v, k;
+      for (v = 0; v < nv; v++) self.push(new Float64Array(M.tree.n));
+      for (var i = 0; i < M.threads.length; i++) {
+        var tr = this.tree(M.threads[i]), map = M.maps[i];
+        for (v = 0; v < nv; v++) { var to = self[v], from = tr.self[v]; for (k = 0; k < tr.n; k++) to[map[k]] += from[k]; }
+      }
+      tree = shareTree(M.tree, self);
     } else tree = rangedTree(this.wholeTree(t), this.timeline(t), ns[0], ns[1]);
     tree.range = this.range;
     this._trees[t] = tree;
     return tree;
   };
+  // The merged nodes of every thread's whole tree, and each thread's map
+  // onto them (node 0 onto 0).
+  Profile.prototype.mergedBase = function () {
+    if (this._mergedBase) return this._mergedBase;
+    var b = new PK.TreeBuilder(1, false), self = this, threads = [], maps = [];
+    this.threads.forEach(function (x, i) {
+      if (x.merged) return;
+      var tr = self.wholeTree(i), map = new Int32Array(tr.n);
+      for (var k = 1; k < tr.n; k++) map[k] = b.child(map[tr.parent[k]], tr.func[k]);
+      threads.push(i); maps.push(map);
+    });
+    return (this._mergedBase = { tree: b.build(), threads: threads, maps: maps });
+  };
+  // A tree with t's nodes and other self values.
+  function shareTree(t0, self) {
+    var t = Object.create(Tree.prototype);
+    t.n = t0.n; t.parent = t0.parent; t.func = t0.func; t.self = self; t.baseSelf = null;
+    t.kidStart = t0.kidStart; t.kids = t0.kids; t.depth = t0.depth; t.maxDepth = t0.maxDepth;
+    t._total = []; t._baseTotal = []; t._order = {};
+    return t;
+  }
   // The tree of the samples in [lo, hi): the whole tree's nodes with the
   // self values of those samples only (untimed samples are in no range).
   function rangedTree(whole, tl, lo, hi) {
@@ -140,11 +159,7 @@
         else for (i = a; i < b; i++) s[node[i]] += w[i];
       }
     }
-    var t = Object.create(Tree.prototype);
-    t.n = whole.n; t.parent = whole.parent; t.func = whole.func; t.self = self; t.baseSelf = null;
-    t.kidStart = whole.kidStart; t.kids = whole.kids; t.depth = whole.depth; t.maxDepth = whole.maxDepth;
-    t._total = []; t._baseTotal = []; t._order = {};
-    return t;
+    return shareTree(whole, self);
   }
   PK.rangedTree = rangedTree;
 
