@@ -93,10 +93,12 @@
       if (r < 0) { r = row[M.name[i]] = count.length; count.push(0); names.push(M.name[i]); }
       count[r]++;
     }
-    var rows = names.map(function (nm, k) { return { name: p.str(nm), list: new Int32Array(count[k]), fill: 0 }; });
+    var rows = names.map(function (nm, k) { return { name: p.str(nm), list: new Int32Array(count[k]), fill: 0, sorted: true, maxDur: 0 }; });
     for (i = 0; i < M.n; i++) {
       if (t >= 0 && M.thread[i] !== t) continue;
       var x = rows[row[M.name[i]]];
+      if (x.fill && M.start[x.list[x.fill - 1]] > M.start[i]) x.sorted = false;
+      if (M.duration[i] > x.maxDur) x.maxDur = M.duration[i];
       x.list[x.fill++] = i;
     }
     return (this._rows[t] = rows);
@@ -194,7 +196,7 @@
       var row = rows[r], yr = y0 + r * MROW;
       ctx.fillStyle = fg;
       ctx.fillText(row.name.length > 26 ? row.name.slice(0, 25) + "…" : row.name, 4, yr + MROW / 2);
-      scanRow(row.list, M, a, b, cols, narrow, tick, wide);
+      scanRow(row, M, a, b, cols, narrow, tick, wide);
       ctx.fillStyle = dark ? "#c7a23a" : "#e0a800";
       for (c = 0; c < cols; c++) {
         if (!narrow[c]) continue;
@@ -239,11 +241,20 @@
   // (at most 2 columns) and instants mark their columns, wider boxes go to
   // `wide` as x0, x1 pairs unless one drawn before covers them. Kept small
   // and apart from draw so V8 optimizes the loop over a million markers.
-  function scanRow(list, M, a, b, cols, narrow, tick, wide) {
+  // A row in time order (one thread's) looks only at the markers that can
+  // reach [a, b]: from the first starting after a less its longest.
+  function scanRow(row, M, a, b, cols, narrow, tick, wide) {
     narrow.fill(0); tick.fill(0); wide.length = 0;
-    var start = M.start, dur = M.duration, k = cols / ((b - a) * 1e6), a0 = a * 1e6, b0 = b * 1e6, covered = -1;
-    for (var j = 0; j < list.length; j++) {
+    var list = row.list, start = M.start, dur = M.duration, k = cols / ((b - a) * 1e6), a0 = a * 1e6, b0 = b * 1e6, covered = -1;
+    var j0 = 0, j1 = list.length;
+    if (row.sorted) {
+      var lo = 0, hi = list.length, from = a0 - row.maxDur;
+      while (lo < hi) { var mid = (lo + hi) >> 1; if (start[list[mid]] < from) lo = mid + 1; else hi = mid; }
+      j0 = lo;
+    }
+    for (var j = j0; j < j1; j++) {
       var i = list[j], s = start[i], d = dur[i];
+      if (row.sorted && s > b0) break;
       if (d < 0) { if (s >= a0 && s <= b0) tick[Math.floor((s - a0) * k)] = 1; continue; }
       var e = s + d;
       if (e < a0 || s > b0) continue;
