@@ -13,7 +13,7 @@
 // reports print.
 //
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_SHARED, PROFKIT_BUILD, PROFKIT_TOOLS.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
@@ -331,6 +331,39 @@ try {
     check("stack chart hover shows start and duration", /Start/.test(hov) && /Duration/.test(hov), hov);
     await shot(o, "stack-zoomed");
     await close(o, "stack chart");
+  }
+  // ---- past the page's budget of 1,000,000 timed samples ----
+  {
+    const big = join(TMP, "big.json"), n = 1100000, data = [];
+    for (let i = 0; i < n; i++) data.push([1 + ((i >> 6) % 3), i * 0.1, 0]);
+    writeFileSync(big, JSON.stringify({
+      meta: { version: 36, startTime: 0, interval: 0.1, product: "Firefox", categories: [{ name: "Other", color: "grey", subcategories: ["Other"] }] },
+      threads: [{ name: "Main", processType: "default", pid: "1", tid: 2,
+        samples: { schema: { stack: 0, time: 1, eventDelay: 2 }, data },
+        markers: { schema: { name: 0, startTime: 1, endTime: 2, phase: 3, category: 4, data: 5 }, data: [] },
+        stackTable: { schema: { prefix: 0, frame: 1 }, data: [[null, 0], [0, 1], [1, 2], [1, 3]] },
+        frameTable: { schema: { location: 0 }, data: [[0], [1], [2], [3]] }, stringTable: ["(root)", "main", "a", "b"] }],
+    }));
+    const out = join(TMP, "big.html");
+    pk(["flame", "-q", big, "-o", out]);
+    const html = (await import("node:fs")).readFileSync(out, "utf8");
+    const d = JSON.parse(/id="profkit-data">(.*?)<\/script>/s.exec(html)[1]);
+    check("past the budget: no samples embedded, the count said", d.time.samples_left_out === n && d.threads.every((x) => !x.timeline), JSON.stringify(d.time).slice(0, 200));
+    const bins = d.threads.find((x) => x.activity);
+    check("past the budget: the thread's activity per 4000th of the range, summing to its samples",
+          bins && bins.activity.length === 4000 && bins.activity.reduce((a, b) => a + b, 0) === n);
+    const o = await open(out, { hash: "thread=1" });
+    const note = await o.page.textContent("#pk-range-note");
+    check("past the budget: the page says its views show the whole profile", /views show the whole profile/.test(note) && /1,100,000/.test(note), note);
+    await shot(o, "past-budget");
+    await close(o, "past the budget");
+    // flame --range then makes a page of the range alone, and says so.
+    const r = spawnSync(PROFKIT, ["flame", "--range", "10000ms,20000ms", big, "-o", join(TMP, "bigr.html")], { encoding: "utf8" });
+    check("past the budget: flame --range says the page is of the range alone", r.status === 0 && /the page is of the range 10000ms,20000ms alone/.test(r.stderr), r.stderr);
+    const d2 = JSON.parse(/id="profkit-data">(.*?)<\/script>/s.exec((await import("node:fs")).readFileSync(join(TMP, "bigr.html"), "utf8"))[1]);
+    const total = d2.threads[1].tree.self[0].reduce((a, b) => a + b, 0);
+    const cli = JSON.parse(pk(["top", "--json", "--range", "10000ms,20000ms", big])).total;
+    check("past the budget: flame --range makes a page of the range alone (top --range's total)", total === cli && total === 100000, total + " vs " + cli);
   }
 } finally {
   await browser.close();
