@@ -14,6 +14,8 @@
 //   node bench/viewer_page.mjs [NODES] [RUNS] [OUT_DIR]
 //   PAGE_DIR=DIR node bench/viewer_page.mjs       the same data in the page
 //     sources of DIR (another commit's src/report/flame/page: before/after)
+//   MARKERS=N (default 1000000): markers on the timed thread
+//   PAGE_ONLY=1: write the page and stop
 //   PAGE=page.html node bench/viewer_page.mjs     a page made elsewhere
 //     (e.g. `profkit flame` of bench/flame.sh's 1 GB Gecko profile): the
 //     same load and actions on it (those it has no data for are skipped).
@@ -73,18 +75,44 @@ for (let i = 1; i < parent.length; i++) if (!hasKid[i]) leaves.push(i);
 const start = [], node = []; let t = 0;
 for (let r = 0; r < RUNS; r++) { start.push(t); node.push(leaves[Math.floor(rnd() * leaves.length)]); t += 100000 + Math.floor(rnd() * 2000000); }
 const tree = { parent, func, self: [cpu, bytes, inuse] };
+// The timed thread's samples (one per run: the page's time ranges sum
+// them) and MARKERS markers over its time (30 names, intervals and
+// instants, small payloads), in docs/viewer.md's "time".
+const MARKERS = +(process.env.MARKERS || 1000000);
+const tdelta = start.map((s, i) => (i ? s - start[i - 1] : s));
+const timeline = { time: tdelta, node, value: [node.map((x) => cpu[x] || 1), node.map((x) => bytes[x]), node.map((x) => inuse[x])] };
+const mk = { thread: [], name: [], category: [], start: [], duration: [], data: [] };
+const mnames = [];
+for (let k = 0; k < 30; k++) { strings.push("Marker" + k); mnames.push(strings.length - 1); }
+strings.push("Graphics"); const mcat = strings.length - 1;
+const payloads = [];
+for (let k = 0; k < 100; k++) { strings.push(JSON.stringify({ type: "Text", name: "payload " + k })); payloads.push(strings.length - 1); }
+const mstarts = [];
+for (let i = 0; i < MARKERS; i++) mstarts.push(Math.floor(rnd() * t));
+mstarts.sort((a, b) => a - b);
+for (let i = 0; i < MARKERS; i++) {
+  mk.thread.push(0); mk.name.push(mnames[i % 30]); mk.category.push(mcat); mk.start.push(mstarts[i]);
+  mk.duration.push(i % 3 === 0 ? -1 : Math.floor(rnd() * 5000000)); mk.data.push(payloads[i % 100]);
+}
 const data = {
   schema: 1, generator: "bench/viewer_page.mjs", title: "synthetic " + parent.length + " nodes", format: "synthetic", diff: false,
   strings, values: [{ type: "cpu", unit: "nanoseconds" }, { type: "alloc_space", unit: "bytes" }, { type: "inuse_space", unit: "bytes" }], default_value: 0, funcs,
   threads: [
     { name: 0, process: 0, pid: -1, tid: -1, merged: true, tree },
-    { name: 0, process: 0, pid: 1, tid: 1, merged: false, tree, samples: { start, node, end: t } },
+    { name: 0, process: 0, pid: 1, tid: 1, index: 0, merged: false, tree, samples: { start, node, end: t }, timeline },
   ],
+  time: { zero: 0, end: t, threads: [{ name: 0, process: 0, pid: 1, tid: 1 }],
+          markers: { element: "profkit-markers", count: MARKERS } },
 };
 const given = process.env.PAGE ? resolve(process.env.PAGE) : null;
 const page = given || join(OUT, "viewer_" + NODES + ".html");
-if (!given) writeFileSync(page, process.env.PAGE_DIR ? assemble(JSON.stringify(data), resolve(process.env.PAGE_DIR)) : assemble(JSON.stringify(data)));
-console.log(`page: ${page} (${(statSync(page).size / 1048576).toFixed(1)} MB` + (given ? ")" : `; ${parent.length} nodes, ${RUNS} runs)`));
+// The markers in an element of their own after the data, as flame_html.c writes them.
+const body = JSON.stringify(data) + "@MARKERS@";
+const markersElement = '</script>\n<script type="application/json" id="profkit-markers">' +
+  JSON.stringify([mk.thread, mk.name, mk.category, mk.start.map((s, i) => (i ? s - mk.start[i - 1] : s)), mk.duration, mk.data]);
+if (!given) writeFileSync(page, (process.env.PAGE_DIR ? assemble(body, resolve(process.env.PAGE_DIR)) : assemble(body)).replace("@MARKERS@", () => markersElement));
+console.log(`page: ${page} (${(statSync(page).size / 1048576).toFixed(1)} MB` + (given ? ")" : `; ${parent.length} nodes, ${RUNS} runs and samples, ${MARKERS} markers)`));
+if (process.env.PAGE_ONLY) process.exit(0);   // the page alone (bench/viewer_page.sh times its load)
 
 const browser = await chromium.launch({
   executablePath: "/usr/bin/chromium",
@@ -151,10 +179,18 @@ const actions = [
   ["icicle toggle", "app.change({icicle: !app.state.icicle}, 'icicle')"],
   ["switch thread (timed one)", "var t = app.p.threads.findIndex(function (th) { return th.samples && th.samples.start.length > 1; }); if (t < 0) return 'n/a'; app.change({thread: t}, 'thread')"],
   ["stack chart view", "app.change({view: 'stack'}, 'view')"],
-  ["stack chart: wheel zoom in (x2.7, at 30%)", "if (!app.stackZoomed) return 'n/a'; app.change({range: app.stackZoomed(app.stackRange(), 1 / Math.E, 0.3)}, 'wheel')"],
-  ["stack chart: pan 200 px", "if (!app.stackShifted) return 'n/a'; app.change({range: app.stackShifted(app.stackRange(), 200)}, 'pan')"],
-  ["stack chart: whole range", "app.change({range: ''}, 'zoom')"],
+  ["stack chart: wheel zoom in (x2.7, at 30%)", "if (!app.stackZoomed) return 'n/a'; app.change({span: app.stackZoomed(app.stackRange(), 1 / Math.E, 0.3)}, 'wheel')"],
+  ["stack chart: pan 200 px", "if (!app.stackShifted) return 'n/a'; app.change({span: app.stackShifted(app.stackRange(), 200)}, 'pan')"],
+  ["stack chart: whole range", "app.change({span: ''}, 'zoom')"],
   ["call tree view", "app.change({view: 'tree'}, 'view')"],
+  // The time line (issue 25): the timeline drawn, a range selected in it
+  // with the call tree shown (every view narrows: the call tree redrawn for
+  // the range), the range moved, widened again; the marker table.
+  ["timeline: draw", "if (!app.timeline) return 'n/a'; app.timeline._key = null; app.timeline.draw(app.lastWidth - 16)"],
+  ["range: select 25%-75% (call tree of the range)", "if (!app.timeline) return 'n/a'; var T = app.p.time(), w = (T.end - T.zero) / 1e6; app.pushRange(w * 0.25, w * 0.75)"],
+  ["range: move it by a tenth (call tree)", "if (!app.timeline) return 'n/a'; var T = app.p.time(), w = (T.end - T.zero) / 1e6; app.pushRange(w * 0.35, w * 0.85)"],
+  ["range: pop to the whole profile", "if (!app.timeline) return 'n/a'; app.popRange(0)"],
+  ["marker table view", "if (!app.timeline) return 'n/a'; app.change({view: 'markers'}, 'view')"],
   ["top functions view", "app.change({view: 'top'}, 'view')"],
   ["sandwich of method_7", "app.change({view: 'sandwich', func: app.p.funcLabel(7)}, 'sandwich')"],
   ["memory view (in-use bytes)", "if (!app.memTypes().length) return 'n/a'; app.change({view: 'memory', thread: 0}, 'view')"],

@@ -869,6 +869,10 @@ typedef struct profkit_flame_options {
     const char *title;   /* shown by the page and the SVG; NULL: "" */
     const profkit_profile *base; /* diff: the BASE profile (the one rendered is NEW);
                                     NULL: no diff */
+    const char *range;   /* the page: the time range selected when it opens, as
+                            profkit_filter_options.range takes it ("2.7,3.1"); the
+                            page keeps the whole profile (the range can be popped).
+                            NULL: the whole range */
 } profkit_flame_options;
 
 /* Fills *o with the defaults above. */

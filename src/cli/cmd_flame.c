@@ -4,7 +4,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+/* The page's budgets (docs/viewer.md, "time"): past this many timed
+ * samples the page holds no samples, so a --range makes a page of the
+ * range alone; inputs of more than this many bytes together are read
+ * without their markers (millions of them: the page could not hold them,
+ * and reading them would double the time). */
+#define PAGE_MAX_SAMPLES 1000000
+#define PAGE_MARKER_INPUT_MAX ((long long)64 << 20)
+
+static long long input_bytes(char *const *files, int n)
+{
+    long long sum = 0;
+    struct stat st;
+    for (int i = 0; i < n; i++)
+        if (strcmp(files[i], "-") != 0 && stat(files[i], &st) == 0)
+            sum += st.st_size;
+    return sum;
+}
+
+static size_t timed_rows(const profkit_profile *p)
+{
+    profkit_samples s;
+    profkit_profile_samples(p, &s);
+    size_t n = 0;
+    for (size_t i = 0; i < s.n; i++)
+        n += s.time[i] != PROFKIT_NO_TIME;
+    return n;
+}
 static const char help[] =
     "Usage: profkit flame [OPTIONS] FILE... [-o OUT.html|OUT.svg]\n"
     "       profkit flame --diff [OPTIONS] BASE NEW [-o OUT.html|OUT.svg]\n"
@@ -13,7 +41,10 @@ static const char help[] =
     "\n"
     "OUT.html is one self-contained page: it opens from disk with no network\n"
     "access, and holds the call tree by function of all threads merged and of\n"
-    "each thread, for every value type, with a stack chart for timed threads.\n"
+    "each thread, for every value type, with a stack chart for timed threads\n"
+    "and, for timed profiles, a timeline of the threads and markers: dragging\n"
+    "in it selects a time range that narrows every view. With --range A,B the\n"
+    "page holds the whole profile and opens with that range selected.\n"
     "OUT.svg is a static flame graph in the style of flamegraph.pl (hover a\n"
     "frame for its value, click to zoom, Ctrl-F or 'Search' to highlight\n"
     "functions) of one value type, for docs and CI artifacts. The format comes\n"
@@ -122,9 +153,21 @@ int cmd_flame(int argc, char **argv)
         return CLI_USAGE;
     if (diff && nfiles != 2)
         return cli_usage("flame", "--diff takes two input files, BASE and NEW, not %d", nfiles);
-    /* The page never shows markers or lines; it shows every value type. */
-    in.skip_markers = 1;
+    /* The page shows every value type and its time line's markers (the SVG
+     * none), never lines. */
+    in.skip_markers = strcmp(kind, "svg") == 0 || input_bytes(argv + optind, nfiles) > PAGE_MARKER_INPUT_MAX;
+    if (in.skip_markers && strcmp(kind, "html") == 0 && !in.quiet)
+        fprintf(stderr, "profkit flame: note: the inputs are over 64 MB: the page leaves their "
+                        "markers out (profkit markers lists them)\n");
     in.skip_lines = 1;
+    /* --range alone: the page holds the whole profile and opens with the
+     * range selected (popped, the whole is back); with a marker filter the
+     * samples are filtered as every report does. */
+    if (strcmp(kind, "html") == 0 && !diff && in.filter.range && !in.filter.during_marker &&
+        !in.filter.outside_marker) {
+        fo.range = in.filter.range;
+        in.filter.range = NULL;
+    }
     profkit_profile *p = NULL, *base = NULL;
     int rc;
     if (diff) {
@@ -137,6 +180,23 @@ int cmd_flame(int argc, char **argv)
         fo.base = base;
     } else if ((rc = cli_load(&p, argv + optind, nfiles, &in)) != 0) {
         return rc;
+    }
+    if (fo.range && timed_rows(p) > PAGE_MAX_SAMPLES) {
+        /* the page will hold no samples to narrow its views with: it is
+         * made of the range alone */
+        profkit_filter_options fl;
+        memset(&fl, 0, sizeof fl);
+        fl.range = fo.range;
+        profkit_error ferr;
+        if (profkit_profile_filter(p, &fl, &ferr) != 0) {
+            rc = cli_fail("flame", &ferr);
+            profkit_profile_free(p);
+            return rc;
+        }
+        if (!in.quiet)
+            fprintf(stderr, "profkit flame: note: more than %d timed samples: the page is of the range "
+                            "%s alone\n", PAGE_MAX_SAMPLES, fo.range);
+        fo.range = NULL;
     }
     char *title = NULL;
     if (!fo.title) {

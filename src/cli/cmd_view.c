@@ -273,6 +273,12 @@ int cmd_view(int argc, char **argv)
     }
     if (cli_need_part("view", "server") != CLI_OK || !cli_has_input("view", &in, argc - optind))
         return CLI_USAGE;
+    /* --range alone: the page holds the whole profile and opens with the
+     * range selected (as flame does) */
+    if (plan == &plan_page && in.filter.range && !in.filter.during_marker && !in.filter.outside_marker) {
+        page_options.range = in.filter.range;
+        in.filter.range = NULL;
+    }
     so.port = (unsigned)port;
     so.cors_origin = plan->cors_origin;
     const profkit_format_info *ff = plan->write_format ? profkit_format_find(plan->write_format) : NULL;

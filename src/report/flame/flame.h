@@ -25,6 +25,16 @@ typedef struct flame_func {
     uint32_t name_len, file_len, module_len, line;
 } flame_func;
 
+/* What the page embeds of a profile's time line (docs/viewer.md, "time"):
+ * every timed sample while the page's threads have at most this many
+ * together (past it, an activity histogram per thread and no range
+ * narrowing), markers up to this many, their payloads up to this many
+ * bytes together. */
+#define PK_FLAME_MAX_SAMPLES ((size_t)1000000)
+#define PK_FLAME_MAX_MARKERS ((size_t)2000000)
+#define PK_FLAME_MAX_PAYLOAD ((size_t)8 << 20)
+#define PK_FLAME_BINS 4000
+
 /* One scope's tree (and, for timed threads, its runs of samples). */
 typedef struct flame_scope {
     uint32_t thread;     /* thread index in NEW, or PROFKIT_NONE for all threads */
@@ -39,6 +49,11 @@ typedef struct flame_scope {
     int64_t *run_start;  /* ns since the profile's first sample */
     uint32_t *run_node;
     int64_t run_end;
+    /* every timed sample in time order (the page's time ranges,
+     * flame_runs.c): ns since the profile's first sample, node, row */
+    size_t n_samp;
+    int64_t *samp_time;
+    uint32_t *samp_node, *samp_row;
 } flame_scope;
 
 typedef struct flame_data {

@@ -16,6 +16,9 @@ void pk_flame_tree1_free(tree1 *t)
     free(t->bself);
     free(t->run_start);
     free(t->run_node);
+    free(t->samp_time);
+    free(t->samp_node);
+    free(t->samp_row);
     memset(t, 0, sizeof(*t));
 }
 
@@ -56,6 +59,10 @@ int pk_flame_shrink(flame_scope *s, tree1 *t, size_t nv, size_t cap)
         s->run_node = t->run_node;
         s->run_end = t->run_end;
         s->timed = t->timed;
+        s->n_samp = t->n_samp;
+        s->samp_time = t->samp_time;
+        s->samp_node = t->samp_node;
+        s->samp_row = t->samp_row;
         memset(t, 0, sizeof(*t));
         return 0;
     }
@@ -162,6 +169,15 @@ int pk_flame_shrink(flame_scope *s, tree1 *t, size_t nv, size_t cap)
         s->run_start[s->n_runs] = s->run_start[r];
         s->run_node[s->n_runs++] = node;
     }
+    /* samples follow their nodes too */
+    s->n_samp = t->n_samp;
+    s->samp_time = t->samp_time;
+    s->samp_node = t->samp_node;
+    s->samp_row = t->samp_row;
+    t->samp_time = NULL;
+    t->samp_node = t->samp_row = NULL;
+    for (size_t r = 0; r < s->n_samp; r++)
+        s->samp_node[r] = out[s->samp_node[r]];
     rc = 0;
 done:
     free(tot);

@@ -7,6 +7,9 @@
 
 #include <stdlib.h>
 
+#include "analysis/analysis.h"
+#include "analysis/markers.h"
+
 void profkit_flame_options_init(profkit_flame_options *o)
 {
     memset(o, 0, sizeof(*o));
@@ -107,8 +110,67 @@ static void put_values(pk_buf *b, const char *key, const int64_t *self, size_t n
     pk_buf_put(b, "]", 1);
 }
 
+/* Every timed sample of a scope (docs/viewer.md, "timeline"): times as
+ * differences from the one before, nodes, and per value type either one
+ * number (every sample's value) or the values. */
+static void put_timeline(pk_buf *b, const profkit_profile *p, const flame_scope *s)
+{
+    size_t nv = p->n_value_types;
+    pk_buf_puts(b, ",\"timeline\":{\"time\":[");
+    int64_t prev = 0;
+    for (size_t i = 0; i < s->n_samp; i++) {
+        if (i)
+            pk_buf_put(b, ",", 1);
+        int64_t d;
+        if (__builtin_sub_overflow(s->samp_time[i], prev, &d))
+            d = 0;
+        pk_buf_i64(b, d);
+        prev = s->samp_time[i];
+    }
+    pk_buf_puts(b, "],\"node\":[");
+    for (size_t i = 0; i < s->n_samp; i++) {
+        if (i)
+            pk_buf_put(b, ",", 1);
+        pk_buf_i64(b, s->samp_node[i]);
+    }
+    pk_buf_puts(b, "],\"value\":[");
+    for (size_t v = 0; v < nv; v++) {
+        if (v)
+            pk_buf_put(b, ",", 1);
+        int64_t first = p->sample_values[(size_t)s->samp_row[0] * nv + v];
+        int same = 1;
+        for (size_t i = 1; i < s->n_samp && same; i++)
+            same = p->sample_values[(size_t)s->samp_row[i] * nv + v] == first;
+        if (same) {
+            pk_buf_i64(b, first);
+            continue;
+        }
+        pk_buf_put(b, "[", 1);
+        for (size_t i = 0; i < s->n_samp; i++) {
+            if (i)
+                pk_buf_put(b, ",", 1);
+            pk_buf_i64(b, p->sample_values[(size_t)s->samp_row[i] * nv + v]);
+        }
+        pk_buf_put(b, "]", 1);
+    }
+    pk_buf_puts(b, "]}");
+}
+
+/* A thread's activity when its samples are not embedded: the default
+ * value per bin of the root range. */
+static void put_activity(pk_buf *b, const int64_t *bins)
+{
+    pk_buf_puts(b, ",\"activity\":[");
+    for (size_t i = 0; i < PK_FLAME_BINS; i++) {
+        if (i)
+            pk_buf_put(b, ",", 1);
+        pk_buf_i64(b, bins[i]);
+    }
+    pk_buf_put(b, "]", 1);
+}
+
 static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flame_scope *s,
-                      uint32_t name, uint32_t proc)
+                      uint32_t name, uint32_t proc, int embed_samples, const int64_t *activity)
 {
     const profkit_profile *p = d->p;
     size_t nv = p->n_value_types;
@@ -125,6 +187,8 @@ static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flam
     pk_buf_i64(b, pid);
     pk_buf_puts(b, ",\"tid\":");
     pk_buf_i64(b, tid);
+    pk_buf_puts(b, ",\"index\":");
+    pk_buf_i64(b, s->thread != PROFKIT_NONE && !s->merged ? (int64_t)s->thread : -1);
     pk_buf_puts(b, s->merged ? ",\"merged\":true" : ",\"merged\":false");
     pk_buf_puts(b, ",\"tree\":{\"parent\":[");
     for (size_t i = 0; i < s->n; i++) {
@@ -162,20 +226,271 @@ static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flam
         pk_buf_i64(b, s->run_end);
         pk_buf_put(b, "}", 1);
     }
+    if (s->timed && s->n_samp && !s->base_self && embed_samples)
+        put_timeline(b, p, s);
+    else if (activity && s->timed && !s->merged)
+        put_activity(b, activity);
     pk_buf_put(b, "}", 1);
 }
 
+/* The time line of a timed profile (docs/viewer.md, "time"): the root
+ * range and the markers as the Firefox Profiler shows them. */
+typedef struct timeinfo {
+    int timed;
+    int64_t time0;            /* the profile's first sample: the samples' 0 */
+    int64_t zero, end;        /* the root range, ns on the model's axis */
+    int has_range;
+    double range_lo, range_hi; /* the range to open with, ms after zero */
+    pk_shown_markers mk;
+    uint32_t *mname, *mcat, *mdata; /* output string ids per marker */
+    uint32_t *tname, *tproc;        /* per profile thread */
+    int embed_samples;              /* every timed sample fits the budget */
+    size_t n_samples;               /* timed samples of the page's threads */
+    int64_t *activity;              /* else PK_FLAME_BINS per scope */
+    size_t n_markers;               /* markers embedded (the first of mk) */
+    size_t payload_cut;             /* markers whose payload was left out */
+} timeinfo;
+
+static void timeinfo_free(timeinfo *ti)
+{
+    pk_shown_markers_free(&ti->mk);
+    free(ti->mname);
+    free(ti->mcat);
+    free(ti->mdata);
+    free(ti->tname);
+    free(ti->tproc);
+    free(ti->activity);
+}
+
+static uint32_t intern_id(remap *m, const profkit_profile *p, uint32_t id)
+{
+    return pk_strtab_intern(&m->str, pk_str(p, id), pk_strtab_len(&p->strings, id));
+}
+
+/* 0, PROFKIT_ENOMEM, or PROFKIT_EINVAL for a range it cannot use (err set). */
+static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char *range,
+                         profkit_error *err)
+{
+    const profkit_profile *p = d->p;
+    memset(ti, 0, sizeof(*ti));
+    ti->time0 = INT64_MAX;
+    for (size_t r = 0; r < p->n_samples; r++)
+        if (p->sample_time[r] != PROFKIT_NO_TIME && p->sample_time[r] < ti->time0)
+            ti->time0 = p->sample_time[r];
+    profkit_error e2;
+    memset(&e2, 0, sizeof e2);
+    if (d->base || ti->time0 == INT64_MAX || profkit_profile_root_range(p, &ti->zero, &ti->end, &e2) != 0) {
+        if (range)
+            return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                                "profkit_flame_options.range: the page has no time line to "
+                                "select '%s' on (%s)",
+                                range, d->base ? "a diff" : "the profile has no times");
+        return 0;
+    }
+    ti->timed = 1;
+    /* Every sample, or (past the budget, or a thread that alone was past
+     * it) each timed thread's activity per bin of the root range. */
+    ti->embed_samples = 1;
+    for (size_t i = 0; i < d->n_scopes; i++) {
+        const flame_scope *s = &d->scopes[i];
+        ti->n_samples += s->n_samp;
+        if (s->timed && !s->n_samp && s->n_runs)
+            ti->embed_samples = 0;
+    }
+    if (ti->n_samples > PK_FLAME_MAX_SAMPLES)
+        ti->embed_samples = 0;
+    if (!ti->embed_samples) {
+        uint32_t *scope_of = malloc((p->n_threads ? p->n_threads : 1) * sizeof(uint32_t));
+        if (!scope_of || !(ti->activity = calloc(d->n_scopes * PK_FLAME_BINS, sizeof(int64_t)))) {
+            free(scope_of);
+            return PROFKIT_ENOMEM;
+        }
+        for (size_t t = 0; t < p->n_threads; t++)
+            scope_of[t] = PROFKIT_NONE;
+        for (size_t i = 0; i < d->n_scopes; i++)
+            if (d->scopes[i].timed && !d->scopes[i].merged && d->scopes[i].thread < p->n_threads)
+                scope_of[d->scopes[i].thread] = (uint32_t)i;
+        double span = (double)ti->end - (double)ti->zero;
+        size_t n_timed = 0;
+        size_t nv = p->n_value_types;
+        for (size_t r = 0; r < p->n_samples; r++) {
+            uint32_t th = p->sample_thread[r];
+            int64_t tm = p->sample_time[r];
+            if (th >= p->n_threads || scope_of[th] == PROFKIT_NONE || tm == PROFKIT_NO_TIME || !(span > 0))
+                continue;
+            double x = ((double)tm - (double)ti->zero) / span * PK_FLAME_BINS;
+            if (!(x >= 0) || x >= PK_FLAME_BINS)
+                continue;
+            n_timed++;
+            pk_sat_addto(&ti->activity[(size_t)scope_of[th] * PK_FLAME_BINS + (size_t)x],
+                         p->sample_values[(size_t)r * nv + d->value]);
+        }
+        free(scope_of);
+        ti->n_samples = n_timed;
+    }
+    if (range) {
+        profkit_range r;
+        int rc = profkit_range_parse(&r, range, err);
+        if (rc != 0)
+            return rc;
+        double len = ((double)ti->end - (double)ti->zero) / 1e6;
+        ti->range_lo = r.start_percent ? r.start / 100.0 * len : r.start;
+        ti->range_hi = r.end_percent ? r.end / 100.0 * len : r.end;
+        if (!(ti->range_hi >= ti->range_lo))
+            return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                                "profkit_flame_options.range: the end comes before the start in '%s'",
+                                range);
+        ti->has_range = 1;
+    }
+    if (pk_markers_shown(&ti->mk, p, PROFKIT_NONE, NULL, NULL, -1) != 0)
+        return PROFKIT_ENOMEM;
+    size_t n = ti->mk.n ? ti->mk.n : 1, nt = p->n_threads ? p->n_threads : 1;
+    if (!(ti->mname = malloc(n * sizeof(uint32_t))) || !(ti->mcat = malloc(n * sizeof(uint32_t))) ||
+        !(ti->mdata = malloc(n * sizeof(uint32_t))) || !(ti->tname = malloc(nt * sizeof(uint32_t))) ||
+        !(ti->tproc = malloc(nt * sizeof(uint32_t))))
+        return PROFKIT_ENOMEM;
+    ti->n_markers = ti->mk.n < PK_FLAME_MAX_MARKERS ? ti->mk.n : PK_FLAME_MAX_MARKERS;
+    size_t payload = 0;
+    for (size_t i = 0; i < ti->n_markers; i++) {
+        const pk_shown_marker *mk = &ti->mk.m[i];
+        size_t plen = mk->payload ? pk_strtab_len(&p->strings, mk->payload) : 0;
+        int keep = payload + plen <= PK_FLAME_MAX_PAYLOAD;
+        if (keep)
+            payload += plen;
+        else
+            ti->payload_cut++;
+        if ((ti->mname[i] = intern_id(m, p, mk->name)) == PROFKIT_NONE ||
+            (ti->mcat[i] = mk->category ? intern_id(m, p, mk->category)
+                                        : pk_strtab_intern(&m->str, "Other", 5)) == PROFKIT_NONE ||
+            (ti->mdata[i] = keep ? intern_id(m, p, mk->payload) : 0) == PROFKIT_NONE)
+            return PROFKIT_ENOMEM;
+    }
+    for (size_t t = 0; t < p->n_threads; t++)
+        if ((ti->tname[t] = intern_id(m, p, p->threads[t].name)) == PROFKIT_NONE ||
+            (ti->tproc[t] = intern_id(m, p, p->threads[t].process_name)) == PROFKIT_NONE)
+            return PROFKIT_ENOMEM;
+    return 0;
+}
+
+/* One column of the markers: digits, commas and minus signs only, so the
+ * columns go inside a JSON string as they are. Starts are differences
+ * from the marker before (the first from the zero). */
+static void put_i64_column(pk_buf *b, const pk_shown_markers *mk, size_t n, int which,
+                           const uint32_t *ids)
+{
+    int64_t prev = 0;
+    pk_buf_put(b, "[", 1);
+    for (size_t i = 0; i < n; i++) {
+        const pk_shown_marker *x = &mk->m[i];
+        if (i)
+            pk_buf_put(b, ",", 1);
+        int64_t v = -1;
+        switch (which) {
+        case 0: v = x->thread; break;
+        case 1:
+            if (__builtin_sub_overflow(x->start, prev, &v))
+                v = 0;
+            prev = x->start;
+            break;
+        case 2:
+            if (x->end != PROFKIT_NO_TIME && !__builtin_sub_overflow(x->end, x->start, &v) && v < 0)
+                v = 0;
+            break;
+        default: v = ids[i]; break;
+        }
+        pk_buf_i64(b, v);
+    }
+    pk_buf_put(b, "]", 1);
+}
+
+static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
+{
+    if (!ti->timed)
+        return;
+    int64_t z, e;
+    if (__builtin_sub_overflow(ti->zero, ti->time0, &z))
+        z = 0;
+    if (__builtin_sub_overflow(ti->end, ti->time0, &e))
+        e = z;
+    pk_buf_puts(b, ",\"time\":{\"zero\":");
+    pk_buf_i64(b, z);
+    pk_buf_puts(b, ",\"end\":");
+    pk_buf_i64(b, e);
+    if (ti->has_range)
+        pk_buf_printf(b, ",\"range\":[%.6f,%.6f]", ti->range_lo, ti->range_hi);
+    if (!ti->embed_samples) {
+        pk_buf_puts(b, ",\"samples_left_out\":");
+        pk_buf_u64(b, ti->n_samples);
+    }
+    if (ti->mk.n > ti->n_markers) {
+        pk_buf_puts(b, ",\"markers_left_out\":");
+        pk_buf_u64(b, ti->mk.n - ti->n_markers);
+    }
+    if (ti->payload_cut) {
+        pk_buf_puts(b, ",\"payloads_left_out\":");
+        pk_buf_u64(b, ti->payload_cut);
+    }
+    pk_buf_puts(b, ",\"threads\":[");
+    for (size_t t = 0; t < p->n_threads; t++) {
+        pk_buf_puts(b, t ? ",{\"name\":" : "{\"name\":");
+        pk_buf_i64(b, ti->tname[t]);
+        pk_buf_puts(b, ",\"process\":");
+        pk_buf_i64(b, ti->tproc[t]);
+        pk_buf_puts(b, ",\"pid\":");
+        pk_buf_i64(b, p->threads[t].pid);
+        pk_buf_puts(b, ",\"tid\":");
+        pk_buf_i64(b, p->threads[t].tid);
+        pk_buf_put(b, "}", 1);
+    }
+    pk_buf_puts(b, "],\"markers\":{\"element\":\"profkit-markers\",\"count\":");
+    pk_buf_u64(b, ti->n_markers);
+    pk_buf_puts(b, "}}");
+}
+
+/* The markers, after the data: the JSON array of their columns in an
+ * element of its own, which the page reads after its first view is drawn
+ * (a million markers are most of a page's bytes). The data never holds a
+ * '<', so it ends here; the template's "</script>" ends this element. */
+static void put_markers(pk_buf *b, const timeinfo *ti)
+{
+    if (!ti->timed)
+        return;
+    pk_buf_puts(b, "</script>\n<script type=\"application/json\" id=\"profkit-markers\">[");
+    put_i64_column(b, &ti->mk, ti->n_markers, 0, NULL);
+    pk_buf_put(b, ",", 1);
+    put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mname);
+    pk_buf_put(b, ",", 1);
+    put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mcat);
+    pk_buf_put(b, ",", 1);
+    put_i64_column(b, &ti->mk, ti->n_markers, 1, NULL);
+    pk_buf_put(b, ",", 1);
+    put_i64_column(b, &ti->mk, ti->n_markers, 2, NULL);
+    pk_buf_put(b, ",", 1);
+    put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mdata);
+    pk_buf_put(b, "]", 1);
+}
+
 /* The data object of docs/viewer.md. */
-static int put_data(pk_buf *b, const flame_data *d, const char *title, profkit_error *err)
+static int put_data(pk_buf *b, const flame_data *d, const char *title, const char *range,
+                    profkit_error *err)
 {
     const profkit_profile *p = d->p;
     remap m;
     memset(&m, 0, sizeof(m));
+    timeinfo ti;
+    memset(&ti, 0, sizeof(ti));
     uint32_t *tname = calloc(d->n_scopes + 1, sizeof(uint32_t));
     uint32_t *tproc = calloc(d->n_scopes + 1, sizeof(uint32_t));
     int rc = PROFKIT_ENOMEM;
     if (!tname || !tproc || build_remap(&m, d, tname, tproc) != 0)
         goto done;
+    if ((rc = timeinfo_make(&ti, &m, d, range, err)) != 0) {
+        if (rc == PROFKIT_EINVAL)
+            goto out;
+        rc = PROFKIT_ENOMEM;
+        goto done;
+    }
+    rc = PROFKIT_ENOMEM;
     pk_buf_puts(b, "{\"schema\":1,\"generator\":\"profkit " PROFKIT_VERSION_STRING "\",\"title\":");
     put_cstr(b, title);
     pk_buf_puts(b, ",\"format\":");
@@ -210,11 +525,19 @@ static int put_data(pk_buf *b, const flame_data *d, const char *title, profkit_e
     for (size_t i = 0; i < d->n_scopes; i++) {
         if (i)
             pk_buf_put(b, ",", 1);
-        put_scope(b, d, &m, &d->scopes[i], tname[i], tproc[i]);
+        put_scope(b, d, &m, &d->scopes[i], tname[i], tproc[i], ti.embed_samples,
+                  ti.activity ? ti.activity + i * PK_FLAME_BINS : NULL);
     }
-    pk_buf_puts(b, "]}");
+    pk_buf_put(b, "]", 1);
+    put_time(b, &ti, p);
+    pk_buf_put(b, "}", 1);
+    put_markers(b, &ti);
     rc = 0;
 done:
+    if (rc)
+        pk_error_set(err, rc, NULL, -1, "out of memory rendering the flame graph");
+out:
+    timeinfo_free(&ti);
     free(tname);
     free(tproc);
     pk_strtab_free(&m.str);
@@ -223,8 +546,6 @@ done:
     free(m.fname);
     free(m.ffile);
     free(m.fmodule);
-    if (rc)
-        pk_error_set(err, rc, NULL, -1, "out of memory rendering the flame graph");
     return rc;
 }
 
@@ -243,7 +564,7 @@ static int render_html(flame_out *out, const profkit_profile *p, const profkit_f
     if (rc == 0) {
         pk_buf *b = pk_sink_buf(out->k);
         pk_buf_put(b, pk_flame_page_head, pk_flame_page_head_len);
-        rc = put_data(b, &d, o.title ? o.title : "", err);
+        rc = put_data(b, &d, o.title ? o.title : "", o.range, err);
         pk_buf_put(b, pk_flame_page_tail, pk_flame_page_tail_len);
     }
     pk_flame_data_free(&d);

@@ -101,6 +101,7 @@ int pk_flame_runs(tree1 *t, const profkit_profile *p, const uint32_t *rows, size
     if (!sorted && pk_sort_u32(order, n, time_cmp, p->sample_time) != 0)
         goto done;
     int64_t first = p->sample_time[order[0]], last = p->sample_time[order[n - 1]];
+    size_t n_keep = n;
     double span = (double)last - (double)first;
     /* hostile times can span more than int64: clamp before converting */
     double mean = n > 1 ? span / (double)(n - 1) : 0;
@@ -108,6 +109,26 @@ int pk_flame_runs(tree1 *t, const profkit_profile *p, const uint32_t *rows, size
     double pixel = (span + (double)interval) * min_pct / 100.0;
     if (jumps_build(&j, t->parent, t->n) != 0)
         goto done;
+    /* Every sample as it is, for the page's time ranges (its totals over a
+     * range are exact) and the stack chart zoomed in (it refines the runs
+     * from the samples); samples of a stack past the table are left out,
+     * as they are of the runs. */
+    /* A thread past the page's budget alone records none (flame_html.c
+     * draws its activity from the runs then). */
+    if (n > PK_FLAME_MAX_SAMPLES)
+        n_keep = 0;
+    else if (!(t->samp_time = malloc(n * sizeof(int64_t))) || !(t->samp_node = malloc(n * sizeof(uint32_t))) ||
+             !(t->samp_row = malloc(n * sizeof(uint32_t))))
+        goto done;
+    t->n_samp = 0;
+    for (size_t i = 0; i < n_keep; i++) {
+        uint32_t r = order[i];
+        if (p->sample_stack[r] >= p->n_stacks)
+            continue;
+        t->samp_time[t->n_samp] = sat_sub(p->sample_time[r], time0);
+        t->samp_node[t->n_samp] = node_map[stack_node[p->sample_stack[r]]];
+        t->samp_row[t->n_samp++] = r;
+    }
     size_t cap_start = 0, cap_node = 0;
     int64_t cur_start = 0;
     uint32_t cur = PROFKIT_NONE;

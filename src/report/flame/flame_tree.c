@@ -438,6 +438,9 @@ void pk_flame_data_free(flame_data *d)
         free(s->base_self);
         free(s->run_start);
         free(s->run_node);
+        free(s->samp_time);
+        free(s->samp_node);
+        free(s->samp_row);
     }
     free(d->scopes);
     free(d->funcs);

@@ -20,6 +20,11 @@ typedef struct tree1 {
     uint32_t *run_node;
     int64_t run_end;
     int timed;
+    /* every timed sample in time order (the page's time ranges): ns since
+     * time0, its node, its row of the profile */
+    size_t n_samp;
+    int64_t *samp_time;
+    uint32_t *samp_node, *samp_row;
 } tree1;
 
 void pk_flame_tree1_free(tree1 *t);

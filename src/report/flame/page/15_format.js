@@ -52,7 +52,7 @@
 
   // The view state: what the URL fragment holds. Defaults are left out.
   var DEFAULTS = { view: "flame", thread: 0, value: "", zoom: [], search: "", inverted: false,
-                   icicle: false, color: "name", sort: "width", func: "", diff: "diff", range: "" };
+                   icicle: false, color: "name", sort: "width", func: "", diff: "diff", range: "", span: "" };
   PK.defaultState = function () {
     var s = {};
     for (var k in DEFAULTS) s[k] = Array.isArray(DEFAULTS[k]) ? [] : DEFAULTS[k];

@@ -5,7 +5,7 @@
 // once per thread (PK.stackTiming); a draw finds the first visible box of
 // each depth by binary search and walks only the visible time range.
 (function (PK) {
-  var ROW = PK.ROW_HEIGHT, MIN_PX = 0.75, PAD = 3;
+  var ROW = PK.ROW_HEIGHT, MIN_PX = 0.75, PAD = 3, AXIS = 16;
 
   function StackView(canvas) {
     PK.FlameView.call(this, canvas);
@@ -15,6 +15,12 @@
   // The boxes of a thread (its tree and samples), laid out on first use and kept.
   StackView.prototype.timing = function (tree, samples) {
     if (!this._timings) this._timings = new Map();
+    // Runs refined from the samples for one zoomed range: only the last is kept.
+    if (samples.refined) {
+      if (!this._refined || this._refined.samples !== samples || this._refined.tree !== tree)
+        this._refined = { samples: samples, tree: tree, boxes: PK.stackTiming(tree, samples) };
+      return this._refined.boxes;
+    }
     var t = this._timings.get(samples);
     if (!t || t.tree !== tree) { t = { tree: tree, boxes: PK.stackTiming(tree, samples) }; this._timings.set(samples, t); }
     return t.boxes;
@@ -26,7 +32,7 @@
       return performance.now() - t0;
     var tree = m.tree, T = this.timing(tree, m.samples);
     var r0 = m.range[0], r1 = m.range[1], span = r1 - r0 || 1, scale = width / span;
-    var rows = Math.max(T.depth, 1), height = rows * ROW;
+    var rows = Math.max(T.depth, 1), height = AXIS + rows * ROW;
     var dpr = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
     var cv = this.canvas, ctx = this.ctx;
     if (cv.width !== Math.round(width * dpr) || cv.height !== Math.round(height * dpr)) {
@@ -38,9 +44,17 @@
     ctx.font = "12px system-ui, -apple-system, 'Segoe UI', sans-serif";
     ctx.textBaseline = "middle";
     var profile = m.profile, func = tree.func, colors = this.colorCache(profile, m.colorMode, m.dark);
+    // The time axis: ms on the Firefox Profiler's zero, as --range takes them.
+    ctx.fillStyle = m.dark ? "#aaa" : "#666";
+    ctx.strokeStyle = m.dark ? "#444" : "#ddd";
+    PK.timeTicks(profile.msOf(r0), profile.msOf(r1), width, 110).forEach(function (tk) {
+      var x = Math.round((profile.nsOf(tk.ms) - r0) * scale) + 0.5;
+      ctx.beginPath(); ctx.moveTo(x, AXIS - 4); ctx.lineTo(x, AXIS); ctx.stroke();
+      ctx.fillText(tk.label, x + 3, AXIS / 2);
+    });
     var bx = [], by = [], bw = [], bn = [], b0 = [], b1 = [];
     for (var d = 1; d <= T.depth; d++) {
-      var cnt = T.count[d], S = T.start[d], E = T.end[d], N = T.node[d], y = (d - 1) * ROW;
+      var cnt = T.count[d], S = T.start[d], E = T.end[d], N = T.node[d], y = AXIS + (d - 1) * ROW;
       // First box that ends after r0.
       var lo = 0, hi = cnt;
       while (lo < hi) { var mid = (lo + hi) >> 1; if (E[mid] <= r0) lo = mid + 1; else hi = mid; }
@@ -83,7 +97,7 @@
   StackView.prototype.hitBox = function (x, y) {
     var b = this.boxes;
     for (var i = b.node.length - 1; i >= 0; i--)
-      if (y >= b.y[i] && y < b.y[i] + ROW && x >= b.x[i] && x < b.x[i] + b.w[i]) return { node: b.node[i], t0: b.t0[i], t1: b.t1[i] };
+      if (y >= b.y[i] && y < b.y[i] + ROW && x >= b.x[i] && x < b.x[i] + b.w[i]) return { node: b.node[i], t0: b.t0[i], t1: b.t1[i], merged: !!this.model.samples.coarse };
     return null;
   };
   PK.StackView = StackView;

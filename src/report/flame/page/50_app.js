@@ -10,7 +10,7 @@
   // built (currentTree): the rest of an action's 50 ms is the draw's.
   var INVERT_BUDGET = 10;
   var VIEWS = [["flame", "Flame graph"], ["stack", "Stack chart"], ["tree", "Call tree"],
-               ["sandwich", "Sandwich"], ["top", "Top functions"], ["memory", "Memory"]];
+               ["sandwich", "Sandwich"], ["top", "Top functions"], ["memory", "Memory"], ["markers", "Markers"]];
 
   function App(data) {
     var t0 = performance.now();
@@ -29,6 +29,7 @@
     this.state = PK.decodeState(location.hash);
     this.state.selectedFunc = -1;
     this.dark = !!(window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches);
+    this.initTime();
     this.build();
     this.apply(this.state);
     this.render("load");
@@ -53,7 +54,7 @@
     var steps = [
       function () {
         var th = p.threads[t];
-        if (th.samples && th.samples.start && th.samples.start.length) self.stack.timing(p.tree(t), th.samples);
+        if (th.samples && th.samples.start && th.samples.start.length) self.stack.timing(p.wholeTree(t), th.samples);
         return true;
       },
       function () { p.tree(t).funcNodes(); return true; },
@@ -101,7 +102,7 @@
     // Then the stack chart's boxes of the other timed threads, one a step.
     p.threads.forEach(function (th, i) {
       if (i !== t && th.samples && th.samples.start && th.samples.start.length)
-        steps.push(function () { self.stack.timing(p.tree(i), th.samples); return true; });
+        steps.push(function () { self.stack.timing(p.wholeTree(i), th.samples); return true; });
     });
     var k = 0;
     function slice() {
@@ -148,7 +149,7 @@
       return s;
     }
     this.threadSel = select("pk-thread", "Thread", p.threads.map(function (t, i) { return [String(i), p.threadLabel(i)]; }),
-      function (v) { self.change({ thread: +v, range: "" }, "thread"); });
+      function (v) { self.change({ thread: +v, span: "" }, "thread"); });
     this.valueSel = select("pk-value", "Value", p.values.map(function (v) { return [v.type, v.type + " (" + v.unit + ")"]; }),
       function (v) { self.change({ value: v }, "value"); });
     if (p.diff) {
@@ -194,6 +195,7 @@
     this.crumbs.setAttribute("aria-label", "Zoom path");
     app.appendChild(this.crumbs);
 
+    this.buildTime(app);
     var main = this.main = el("main", "pk-main");
     this.panes = {};
     VIEWS.forEach(function (v) { var d = el("section", "pk-pane"); d.id = "pk-" + v[0]; main.appendChild(d); self.panes[v[0]] = d; });
@@ -253,7 +255,7 @@
 
     document.addEventListener("keydown", function (e) {
       if (e.key === "Escape") {
-        if (self.state.zoom.length || self.state.range) self.change({ zoom: [], range: "" }, "reset");
+        if (self.state.zoom.length || self.state.span) self.change({ zoom: [], span: "" }, "reset");
         else if (self.state.search) { self.searchBox.value = ""; self.change({ search: "" }, "search"); }
         self.hideHover();
       } else if (e.key === "/" && document.activeElement !== self.searchBox) {
@@ -307,7 +309,7 @@
     function pos(e) { var r = canvas.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; }
     var queued = null;        // [range, action] waiting for the next frame
     function later(range, action) {
-      if (!queued) requestAnimationFrame(function () { var q = queued; queued = null; self.change({ range: q[0] }, q[1]); });
+      if (!queued) requestAnimationFrame(function () { var q = queued; queued = null; self.change({ span: q[0] }, q[1]); });
       queued = [range, action];
     }
     var drag = null;          // {x, range, moved, shift}
@@ -340,7 +342,7 @@
         // Shift+drag: zoom to the dragged range.
         var r = d.range, w = self.stack.width, a = Math.min(x, d.x), b = Math.max(x, d.x);
         var t0 = r[0] + (r[1] - r[0]) * Math.max(0, a) / w, t1 = r[0] + (r[1] - r[0]) * Math.min(w, b) / w;
-        self.change({ range: self.rangeText([t0, t1]) }, "zoom");
+        self.change({ span: self.rangeText([t0, t1]) }, "zoom");
       }
       self.lastDrag = performance.now();
     });
@@ -348,7 +350,7 @@
       if (self.lastDrag && performance.now() - self.lastDrag < 300) { self.lastDrag = 0; return; }
       canvas.focus({ preventScroll: true });
       var xy = pos(e), b = self.stack.hitBox(xy[0], xy[1]);
-      if (b) self.change({ range: self.rangeText([b.t0, b.t1]), func: self.p.funcLabel(self.stack.model.tree.func[b.node]) }, "zoom");
+      if (b) self.change({ span: self.rangeText([b.t0, b.t1]), func: self.p.funcLabel(self.stack.model.tree.func[b.node]) }, "zoom");
     });
     canvas.addEventListener("wheel", function (e) {
       e.preventDefault();
@@ -365,13 +367,14 @@
       else if (k === "ArrowRight" || k === "d" || k === "D") r = self.stackShifted(cur, 0.1 * w);
       else return;
       e.preventDefault();
-      self.change({ range: r }, k === "ArrowLeft" || k === "ArrowRight" || /^[aAdD]$/.test(k) ? "pan" : "zoom");
+      self.change({ span: r }, k === "ArrowLeft" || k === "ArrowRight" || /^[aAdD]$/.test(k) ? "pan" : "zoom");
     });
   };
   // The thread's whole time range.
   // (A thread without samples has none: [0, 0].)
   App.prototype.stackFull = function () {
     var s = this.p.threads[this.state.thread].samples;
+    if (this.p.range && s && s.start && s.start.length) return this.p.rangeNs();
     return s && s.start && s.start.length ? [s.start[0] || 0, s.end] : [0, 0];
   };
   App.prototype.parseRange = function (text) {
@@ -489,8 +492,9 @@
   // it rests (browsers refuse a burst of history writes). now: at once.
   App.prototype.writeHash = function (later, now) {
     var self = this;
-    clearTimeout(this.hashTimer);
-    if (later) { this.hashTimer = setTimeout(function () { self.writeHash(false, true); }, 250); return; }
+    // (A write waiting for its frame is never cancelled here: a render
+    // between the frame and its timer would leave the URL behind.)
+    if (later) { clearTimeout(this.hashTimer); this.hashPending = false; this.hashTimer = setTimeout(function () { self.writeHash(false, true); }, 250); return; }
     if (!now) {
       if (!this.hashPending) {
         this.hashPending = true;
@@ -500,6 +504,7 @@
       }
       return;
     }
+    clearTimeout(this.hashTimer);
     this.hashPending = false;
     var enc = PK.encodeState(this.state);
     this.encoded = enc;
@@ -527,9 +532,11 @@
     var mainW = this.main.clientWidth || document.documentElement.clientWidth;
     this.lastWidth = mainW;
     this.hideHover();
+    this.renderTime(mainW);
     var hasStack = this.hasSamples(), hasMem = this.memTypes().length > 0;
     this.tabs.stack.hidden = !p.threads.some(function (t) { return t.samples && t.samples.start && t.samples.start.length; });
     this.tabs.memory.hidden = !hasMem;
+    this.tabs.markers.hidden = !p.time();
     if (st.view === "memory" && !hasMem) st.view = "flame";
     for (var name in this.tabs) {
       var on = name === st.view;
@@ -576,6 +583,8 @@
       this.renderSandwich(mainW);
     } else if (st.view === "memory") {
       this.renderMemory(base, width());
+    } else if (st.view === "markers") {
+      this.drawTime = this.renderMarkerTable();
     }
     this.writeHash(action === "pan" || action === "wheel");
     var ms = performance.now() - t0;
@@ -591,7 +600,7 @@
       view: st.view, thread: st.thread, value: st.value, inverted: st.inverted, icicle: st.icicle,
       zoom: st.zoom.slice(), zoomNode: zoom, zoomTotal: tot[zoom], total: tot[0], search: st.search,
       matchValue: share ? share.value : null, matchCount: share ? share.count : 0,
-      func: st.func, range: st.range, nodes: tree.n, drawn: 0, partial: !!tree.partial
+      func: st.func, range: st.range, span: st.span, nodes: tree.n, drawn: 0, partial: !!tree.partial
     };
     var S = window.profkitState;
     if (st.view === "memory") {
@@ -621,9 +630,9 @@
       if (!this.hasSamples()) return;
       var r = this.stackRange();
       var b0 = el("button", "pk-crumb", "Whole range");
-      b0.addEventListener("click", function () { self.change({ range: "" }, "zoom"); });
+      b0.addEventListener("click", function () { self.change({ span: "" }, "zoom"); });
       c.appendChild(b0);
-      if (this.state.range) {
+      if (this.state.span) {
         c.appendChild(el("span", "pk-sep", "›"));
         c.appendChild(el("span", "pk-crumb on", PK.formatValue(r[0], "nanoseconds") + " – " + PK.formatValue(r[1], "nanoseconds")));
       }
@@ -646,7 +655,7 @@
   };
 
   App.prototype.stackRange = function () {
-    return this.parseRange(this.state.range);
+    return this.parseRange(this.state.span);
   };
   App.prototype.renderStack = function (width) {
     var st = this.state, p = this.p;
@@ -657,10 +666,10 @@
     }
     this.stackNote.textContent = "Wheel: zoom around the pointer · drag: pan · Shift+drag: zoom to a range · click a box: zoom to it · keys + − ← → · Escape: whole range";
     this.stackCanvas.hidden = false;
-    var tree = p.tree(st.thread), v = this.v();
+    var tree = p.wholeTree(st.thread), v = this.v();
     var re = PK.searchRegex(st.search), share = re && !re.error ? this.shareOf(tree, v, re, "new") : null;
-    var th = p.threads[st.thread];
-    this.stack.set({ profile: p, tree: tree, samples: th.samples, range: this.stackRange(), colorMode: st.color,
+    var range = this.stackRange();
+    this.stack.set({ profile: p, tree: tree, samples: this.stackSamples(range), range: range, colorMode: st.color,
                      dark: this.dark, matched: share ? share.matched : null, selectedFunc: st.selectedFunc });
     this.drawTime = this.stack.draw(width);
   };
@@ -818,6 +827,7 @@
     var tot = which === "base" ? tree.baseTotal(v) : tree.total(v), self = which === "base" ? tree.baseSelf[v] : tree.self[v];
     var h = this.hover, info = p.funcInfo(tree.func[n]);
     h.textContent = "";
+    if (box && box.merged) h.appendChild(el("div", "pk-h-loc", "runs shorter than a pixel of the whole range merged here: zoom in to see them"));
     h.appendChild(el("div", "pk-h-name", n === 0 ? (model.rootLabel || "all") : info.name));
     var where = [];
     if (info.module) where.push(info.module);
@@ -825,7 +835,10 @@
     if (where.length) h.appendChild(el("div", "pk-h-loc", where.join(" — ")));
     function row(k, val) { var d = el("div", "pk-h-row"); d.appendChild(el("span", "k", k)); d.appendChild(el("span", "v", val)); h.appendChild(d); }
     var root = tot[0], z = model.zoom || 0;
-    if (box) row("Duration", PK.formatValue(box.t1 - box.t0, "nanoseconds"));
+    if (box) {
+      row("Start", PK.formatMs(p.msOf(box.t0)));
+      row("Duration", PK.formatValue(box.t1 - box.t0, "nanoseconds"));
+    }
     else {
       row(model.memory ? "In use" : "Total", PK.formatValue(tot[n], unit) + " — " + PK.formatPercent(tot[n], root) + " of all" +
           (z > 0 && !model.hideAbove ? ", " + PK.formatPercent(tot[n], tot[z]) + " of " + p.funcLabel(tree.func[z]) : ""));
@@ -856,6 +869,10 @@
       row("New", PK.formatValue(nt, unit));
       row("Change", PK.signed(PK.formatValue(d, unit), d) + " (" + PK.signed(PK.formatPercent(d, tree.baseTotal(v)[0]), d) + " of base)");
     }
+    this.placeHover(cx, cy);
+  };
+  App.prototype.placeHover = function (cx, cy) {
+    var h = this.hover;
     h.hidden = false;
     var W = document.documentElement.clientWidth, H = document.documentElement.clientHeight;
     var r = h.getBoundingClientRect();

@@ -1,0 +1,271 @@
+"use strict";
+// Time: the timeline's samples and markers (docs/viewer.md, "time" and
+// "timeline"), the selected time range that narrows every view, and the
+// page's answers to window.profkit.query. No DOM: the Node unit tests load
+// this file after 10_data.js.
+(function (PK) {
+  var Profile = PK.Profile, Tree = PK.Tree;
+  var baseTree = Profile.prototype.tree;
+
+  // The profile's time line: null for a profile without times.
+  Profile.prototype.time = function () {
+    if (this._time !== undefined) return this._time;
+    var d = this.data.time;
+    if (!d) return (this._time = null);
+    var T = this._time = {
+      zero: d.zero || 0, end: d.end || 0,            // ns on the samples' axis
+      threads: d.threads || [],
+      range: d.range || null,                         // ms: the range to open with
+      samplesLeftOut: d.samples_left_out || 0,        // > 0: no samples, activity bins only
+      markersLeftOut: d.markers_left_out || 0,
+      payloadsLeftOut: d.payloads_left_out || 0
+    };
+    // The markers: an array of columns (thread, name, category, start as
+    // differences, duration, data), in an element of their own (or, in
+    // tests, its text or the array), parsed on first use: after the first
+    // view is drawn (a million markers are most of a page's bytes).
+    var raw = d.markers, parsed = null;
+    if (raw && raw.element) {
+      var id = raw.element;
+      raw = function () { var e = typeof document !== "undefined" && document.getElementById(id); return e ? e.textContent : "[]"; };
+    }
+    T.markersReady = function () { return !!parsed; };
+    Object.defineProperty(T, "markers", { get: function () {
+      if (parsed) return parsed;
+      if (typeof raw === "function") raw = raw();
+      var c = typeof raw === "string" ? JSON.parse(raw || "[]") : raw || [];
+      var n = (c[1] || []).length, start = new Float64Array(n), acc = 0, s = c[3] || [];
+      for (var i = 0; i < n; i++) { acc += s[i]; start[i] = acc; }
+      parsed = { n: n, thread: Int32Array.from(c[0] || []), name: Int32Array.from(c[1] || []), category: Int32Array.from(c[2] || []),
+                 start: start, duration: Float64Array.from(c[4] || []), data: Int32Array.from(c[5] || []) };
+      raw = null;
+      return parsed;
+    } });
+    return T;
+  };
+  // ms on the Firefox Profiler's zero <-> ns on the samples' axis.
+  Profile.prototype.msOf = function (ns) { var T = this.time(); return (ns - (T ? T.zero : 0)) / 1e6; };
+  Profile.prototype.nsOf = function (ms) { var T = this.time(); return (T ? T.zero : 0) + ms * 1e6; };
+
+  // Thread t's every timed sample, decoded on first use: time (ns on the
+  // samples' axis), node, and per value type a number (every sample's)
+  // or the values.
+  Profile.prototype.timeline = function (t) {
+    this._tl = this._tl || [];
+    if (this._tl[t] !== undefined) return this._tl[t];
+    var th = this.threads[t], d = th && th.timeline;
+    if (!d || !d.time || !d.time.length) return (this._tl[t] = null);
+    var n = d.time.length, time = new Float64Array(n), acc = 0;
+    for (var i = 0; i < n; i++) { acc += d.time[i]; time[i] = acc; }
+    this._tl[t] = {
+      n: n, time: time, node: Int32Array.from(d.node),
+      value: (d.value || []).map(function (v) { return typeof v === "number" ? v : Float64Array.from(v); })
+    };
+    return this._tl[t];
+  };
+  // The first sample at or after time x (ns).
+  function lowerBound(a, x) {
+    var lo = 0, hi = a.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (a[mid] < x) lo = mid + 1; else hi = mid; }
+    return lo;
+  }
+  PK.lowerBound = lowerBound;
+
+  // The range that narrows every view: null, or [startMs, endMs] on the
+  // zero, as --range takes it (START <= time < END; an empty range holds
+  // its one instant). The trees of the range are made on first use.
+  Profile.prototype.setRange = function (r) {
+    var key = r ? r[0] + "-" + r[1] : "";
+    if (key === (this._rangeKey || "")) return;
+    this._rangeKey = key;
+    this.range = r;
+    this._trees = this._rangeTrees = [];
+    this._inverted = [];
+    this._inverting = [];
+    this._rangeCache = this._rangeCache || {};
+    if (this._rangeCache[key]) this._trees = this._rangeCache[key];
+    else this._rangeCache = {}, this._rangeCache[key] = this._trees;   // keep one range's trees
+  };
+  // The range in ns on the samples' axis, [lo, hi).
+  Profile.prototype.rangeNs = function () {
+    if (!this.range) return null;
+    var lo = Math.round(this.nsOf(this.range[0])), hi = Math.round(this.nsOf(this.range[1]));
+    return [lo, hi === lo ? hi + 1 : hi];
+  };
+  // The whole tree of thread t, whatever the range.
+  Profile.prototype.wholeTree = function (t) {
+    this._whole = this._whole || [];
+    if (!this._whole[t]) {
+      var keep = this._trees; this._trees = [];
+      this._whole[t] = baseTree.call(this, t);
+      this._trees = keep;
+    }
+    return this._whole[t];
+  };
+  // Whether a range narrows the views (the page holds every sample).
+  Profile.prototype.narrows = function () { var T = this.time(); return !!T && !T.samplesLeftOut; };
+  Profile.prototype.tree = function (t) {
+    if (!this.range || !this.narrows()) return this.wholeTree(t);
+    if (this._trees[t]) return this._trees[t];
+    var th = this.threads[t], ns = this.rangeNs(), tree;
+    if (th.merged) {
+      // All threads merged: the threads' trees of the range, merged by
+      // call path (its "(other)" nodes are the threads' own). The merged
+      // nodes and each thread's map onto them are made once; a range only
+      // adds its threads' self values.
+      var M = this.mergedBase(), nv = this.values.length, self = [], v, k;
+      for (v = 0; v < nv; v++) self.push(new Float64Array(M.tree.n));
+      for (var i = 0; i < M.threads.length; i++) {
+        var tr = this.tree(M.threads[i]), map = M.maps[i];
+        for (v = 0; v < nv; v++) { var to = self[v], from = tr.self[v]; for (k = 0; k < tr.n; k++) to[map[k]] += from[k]; }
+      }
+      tree = shareTree(M.tree, self);
+    } else tree = rangedTree(this.wholeTree(t), this.timeline(t), ns[0], ns[1]);
+    tree.range = this.range;
+    this._trees[t] = tree;
+    return tree;
+  };
+  // The merged nodes of every thread's whole tree, and each thread's map
+  // onto them (node 0 onto 0).
+  Profile.prototype.mergedBase = function () {
+    if (this._mergedBase) return this._mergedBase;
+    var b = new PK.TreeBuilder(1, false), self = this, threads = [], maps = [];
+    this.threads.forEach(function (x, i) {
+      if (x.merged) return;
+      var tr = self.wholeTree(i), map = new Int32Array(tr.n);
+      for (var k = 1; k < tr.n; k++) map[k] = b.child(map[tr.parent[k]], tr.func[k]);
+      threads.push(i); maps.push(map);
+    });
+    return (this._mergedBase = { tree: b.build(), threads: threads, maps: maps });
+  };
+  // A tree with t's nodes and other self values.
+  function shareTree(t0, self) {
+    var t = Object.create(Tree.prototype);
+    t.n = t0.n; t.parent = t0.parent; t.func = t0.func; t.self = self; t.baseSelf = null;
+    t.kidStart = t0.kidStart; t.kids = t0.kids; t.depth = t0.depth; t.maxDepth = t0.maxDepth;
+    t._total = []; t._baseTotal = []; t._order = {};
+    return t;
+  }
+  // The tree of the samples in [lo, hi): the whole tree's nodes with the
+  // self values of those samples only (untimed samples are in no range).
+  function rangedTree(whole, tl, lo, hi) {
+    var nv = whole.self.length, self = [], v, i;
+    for (v = 0; v < nv; v++) self.push(new Float64Array(whole.n));
+    if (tl) {
+      var a = lowerBound(tl.time, lo), b = lowerBound(tl.time, hi), node = tl.node;
+      for (v = 0; v < nv; v++) {
+        var s = self[v], w = tl.value[v];
+        if (typeof w === "number") for (i = a; i < b; i++) s[node[i]] += w;
+        else for (i = a; i < b; i++) s[node[i]] += w[i];
+      }
+    }
+    return shareTree(whole, self);
+  }
+  PK.rangedTree = rangedTree;
+
+  // ---- window.profkit.query: the reports' JSON for the view shown ----
+
+  function threadName(p, t) { var th = p.threads[t]; return th.merged ? null : p.str(th.name); }
+  function cmpBytes(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
+  function valueOf(p, v) { return { type: p.values[v].type, unit: p.values[v].unit }; }
+
+  // `profkit top --json` (by function, sorted by flat) for thread t, value
+  // v, the range shown. opts.limit: rows (default 20, as top's; 0 = all).
+  PK.queryTop = function (p, t, v, opts) {
+    opts = opts || {};
+    var limit = opts.limit === undefined ? 20 : opts.limit;
+    var tree = p.tree(t), self = tree.self[v], tot = tree.total(v), n = tree.n, func = tree.func;
+    // Rows by name (as top's labels); cum counts a name once per path.
+    var rows = new Map(), onPath = new Map(), stack = [0], state = [], i;
+    var row = function (name) { var r = rows.get(name); if (!r) rows.set(name, r = { name: name, flat: 0, cum: 0 }); return r; };
+    // Depth-first walk; a name counts in cum at its outermost occurrence.
+    var ks = tree.kidStart, kids = tree.kids;
+    var names = new Array(n);
+    for (i = 1; i < n; i++) names[i] = p.funcLabel(func[i]);
+    var it = [0], pos = [ks[0]];
+    while (it.length) {
+      var x = it[it.length - 1], j = pos[pos.length - 1];
+      if (j < ks[x + 1]) {
+        pos[pos.length - 1]++;
+        var c = kids[j];
+        if (tot[c] === 0 && self[c] === 0) continue;
+        var nm = names[c], k = onPath.get(nm) || 0;
+        var r = row(nm);
+        r.flat += self[c];
+        if (k === 0) r.cum += tot[c];
+        onPath.set(nm, k + 1);
+        it.push(c); pos.push(ks[c]);
+      } else {
+        it.pop(); pos.pop();
+        if (x > 0) onPath.set(names[x], onPath.get(names[x]) - 1);
+      }
+    }
+    var out = [];
+    rows.forEach(function (r) { if (r.flat || r.cum) out.push(r); });
+    out.sort(function (a, b) { return b.flat - a.flat || b.cum - a.cum || cmpBytes(a.name, b.name); });
+    if (limit > 0) out = out.slice(0, limit);
+    var res = { schema: 1, report: "top", value: valueOf(p, v), thread: threadName(p, t), by: "function",
+                sort: "flat", min_percent: 0, total: tot[0] };
+    // top's whole total is noted after its time filter: the range's
+    if (p.range) res.whole_total = tot[0];
+    res.rows = out;
+    return res;
+  };
+
+  // One thread's tree as `profkit tree --json` lists it: depth first,
+  // children by total (the largest first), ties by name.
+  function treeNodes(p, tree, v) {
+    var tot = tree.total(v), self = tree.self[v], ks = tree.kidStart, kids = tree.kids, func = tree.func;
+    var out = [], stack = [[0, 0]];
+    var sorted = function (x) {
+      var a = [];
+      for (var j = ks[x]; j < ks[x + 1]; j++) if (tot[kids[j]] !== 0 || self[kids[j]] !== 0) a.push(kids[j]);
+      a.sort(function (m, q) { return tot[q] - tot[m] || cmpBytes(p.funcLabel(func[m]), p.funcLabel(func[q])); });
+      return a;
+    };
+    while (stack.length) {
+      var e = stack.pop(), x = e[0], d = e[1];
+      if (x > 0) out.push({ depth: d, name: p.funcLabel(func[x]), total: tot[x], self: self[x] });
+      var ch = sorted(x);
+      for (var i = ch.length - 1; i >= 0; i--) stack.push([ch[i], d + 1]);
+    }
+    return out;
+  }
+  // `profkit tree --json` for thread t (the merged entry: each thread, as
+  // tree without --thread lists them), value v, the range shown.
+  PK.queryTree = function (p, t, v) {
+    var list = [];
+    if (p.threads[t].merged) p.threads.forEach(function (th, i) { if (!th.merged) list.push(i); });
+    else list.push(t);
+    var all = 0;
+    p.threads.forEach(function (th, i) { if (!th.merged) all += p.tree(i).total(v)[0]; });
+    var trees = list.map(function (i) {
+      var tree = p.tree(i);
+      return { thread: threadName(p, i), total: tree.total(v)[0], nodes: treeNodes(p, tree, v) };
+    }).filter(function (x) { return x.nodes.length; });
+    return { schema: 1, report: "tree", value: valueOf(p, v), thread: threadName(p, t), total: all,
+             max_depth: 0, min_percent: 0, trees: trees };
+  };
+
+  // The profile's index of the page's thread t (-1: the merged entry).
+  Profile.prototype.threadIndex = function (t) {
+    var th = this.threads[t];
+    return !th || th.merged || th.index === undefined ? -1 : th.index;
+  };
+  // The markers of the page's thread t (-1 or the merged entry: every
+  // thread) that overlap the range r [lo, hi) ms (null: all), as
+  // `profkit markers --list --json` lists them.
+  PK.markersIn = function (p, t, r) {
+    var T = p.time();
+    if (!T) return [];
+    t = t >= 0 ? p.threadIndex(t) : -1;
+    var M = T.markers, out = [];
+    for (var i = 0; i < M.n; i++) {
+      if (t >= 0 && M.thread[i] !== t) continue;
+      var s = M.start[i] / 1e6, d = M.duration[i] < 0 ? null : M.duration[i] / 1e6;
+      if (r && !(d === null ? s >= r[0] && s < r[1] : s < r[1] && s + d >= r[0])) continue;
+      out.push(i);
+    }
+    return out;
+  };
+})(typeof globalThis !== "undefined" ? (globalThis.profkit = globalThis.profkit || {}) : (this.profkit = this.profkit || {}));

@@ -1,0 +1,83 @@
+// Unit tests of the page's time line (src/report/flame/page/12_time.js):
+// a range's tree from the samples, top and tree as the reports print them,
+// the markers' text, ticks. Loaded into a bare VM context as the page
+// loads its files.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import vm from "node:vm";
+import { pageDir } from "./make_page.mjs";
+
+const ctx = vm.createContext({});
+for (const f of ["10_data.js", "12_time.js", "15_format.js"])
+  vm.runInContext(readFileSync(join(pageDir, f), "utf8"), ctx, { filename: f });
+const PK = ctx.profkit;
+const plain = (x) => JSON.parse(JSON.stringify(x));
+
+// Tree: root -> main(1) -> {a(2), b(3)}; a -> b(4) (b recursive under a).
+// Samples at 0..9 ms (ns on the samples' axis), zero at 0.
+function profile() {
+  const strings = ["", "main", "a", "b", "T", "M", "Cat"];
+  const node = [1, 2, 2, 3, 4, 4, 2, 3, 1, 4];
+  const time = node.map((_, i) => (i ? 1000000 : 0));
+  const self = [0, 0, 0, 0, 0];
+  node.forEach((n) => self[n]++);
+  return new PK.Profile({
+    schema: 1, title: "t", strings, values: [{ type: "samples", unit: "count" }], default_value: 0,
+    funcs: { name: [1, 2, 3], file: [0, 0, 0], line: [0, 0, 0], module: [0, 0, 0] },
+    threads: [{ name: 4, process: 0, pid: 1, tid: 2, index: 0, merged: false,
+                tree: { parent: [-1, 0, 1, 1, 2], func: [-1, 0, 1, 2, 2], self: [self] },
+                timeline: { time, node, value: [1] } }],
+    time: { zero: 0, end: 10000000, threads: [{ name: 4, process: 0, pid: 1, tid: 2 }],
+            markers: JSON.stringify([[0, 0], [5, 5], [6, 6], [2000000, 3000000], [1000000, -1], [0, 0]]) },
+  });
+}
+
+test("a range's tree holds the samples with START <= time < END", () => {
+  const p = profile();
+  assert.equal(p.tree(0).total(0)[0], 10);
+  p.setRange([2, 5]);                       // samples at 2, 3, 4 ms: nodes 2, 3, 4
+  const t = p.tree(0), tot = t.total(0);
+  assert.equal(tot[0], 3);
+  assert.deepEqual(plain(Array.from(t.self[0])), [0, 0, 1, 1, 1]);
+  assert.equal(tot[1], 3);
+  p.setRange(null);
+  assert.equal(p.tree(0).total(0)[0], 10);
+});
+
+test("query top: flat, cum counting recursion once, sorted as top sorts", () => {
+  const p = profile();
+  const r = PK.queryTop(p, 0, 0, { limit: 0 });
+  // b: node 3 (2) and node 4 under a (3), both outermost: cum 5.
+  assert.deepEqual(plain(r.rows), [{ name: "b", flat: 5, cum: 5 }, { name: "a", flat: 3, cum: 6 }, { name: "main", flat: 2, cum: 10 }]);
+  assert.equal(r.total, 10);
+  assert.equal(r.thread, "T");
+  assert.equal(r.whole_total, undefined);
+  p.setRange([0, 2]);
+  const q = PK.queryTop(p, 0, 0, { limit: 0 });
+  assert.equal(q.total, 2);
+  assert.equal(q.whole_total, 2);
+});
+
+test("query tree: depth first, children by total then name", () => {
+  const p = profile();
+  const r = PK.queryTree(p, 0, 0);
+  assert.deepEqual(plain(r.trees[0].nodes.map((n) => [n.depth, n.name, n.total, n.self])),
+                   [[1, "main", 10, 2], [2, "a", 6, 3], [3, "b", 3, 3], [2, "b", 2, 2]]);
+});
+
+test("markers: the text's columns, starts as differences, instants", () => {
+  const p = profile();
+  const M = p.time().markers;
+  assert.equal(M.n, 2);
+  assert.deepEqual(Array.from(M.start), [2000000, 5000000]);
+  assert.deepEqual(Array.from(M.duration), [1000000, -1]);
+  assert.deepEqual(plain(PK.markersIn(p, 0, [4, 6])), [1]);   // the instant at 5 ms
+  assert.deepEqual(plain(PK.markersIn(p, 0, [2.5, 4])), [0]); // the interval 2..3 ms overlaps
+});
+
+test("lowerBound: the first at or after", () => {
+  assert.equal(PK.lowerBound(Float64Array.from([1, 2, 2, 3]), 2), 1);
+  assert.equal(PK.lowerBound(Float64Array.from([1, 2, 2, 3]), 4), 4);
+});
