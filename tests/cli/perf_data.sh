@@ -5,7 +5,8 @@
 # to a pipe, and with -z (zstd-compressed records). For each, profkit reading the file must agree with
 # `perf script`'s output of it read by profkit's perf_script reader:
 #   - per event and thread, the same stacks with the same values (frames
-#     of the program by name; every other frame by its file and the offset
+#     of the program and of the kernel by name, the kernel's from kallsyms;
+#     every other frame by its file and the offset
 #     perf prints: tests/oracle/perf_data_compare.py says why);
 #   - the same threads (name, tid) and every sample's time;
 #   - the same mappings and build ids (perf script --show-mmap-events,

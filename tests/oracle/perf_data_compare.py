@@ -3,8 +3,9 @@
 
   perf_data_compare.py text PROG < perf-script.txt > rewritten.txt
       Rewrites `perf script` output so that only the frames of the program
-      PROG (a file base name) keep perf's symbol; every other frame (kernel,
-      libraries, unknown, PLT stubs) becomes `BASE@OFFSET`: the base name of
+      PROG (a file base name) and of the kernel ([kernel.kallsyms], named
+      from its kallsyms by both) keep perf's symbol; every other frame
+      (libraries, unknown, PLT stubs) becomes `BASE@OFFSET`: the base name of
       its DSO and the address perf prints (the offset in the file: address -
       mapping start + page offset, as profkit labels a frame FILE+0xOFFSET).
       Symbol names of other files depend on each tool's symbol choice
@@ -16,7 +17,8 @@
       sorted. SIDE `script`: frames are the function names (the perf_script
       reader's, from the rewritten text). SIDE `data`: a frame in PROG is
       the name of its real function (the last Line of its Location: calls
-      inlined into it are not frames in `perf script`), any other frame is
+      inlined into it are not frames in `perf script`), a kernel frame its
+      name from kallsyms, any other frame is
       BASE@OFFSET from its mapping, or ?@ADDRESS without one.
 
   perf_data_compare.py mappings MMAPS BUILDIDS DECODED
@@ -71,7 +73,7 @@ def rewrite_text(prog):
         if m:
             ind, ip, sym, dso = m.groups()
             base = dso.rsplit("/", 1)[-1] if dso != "[unknown]" else "?"
-            keep = base == prog and not sym.startswith("[unknown]") and "@plt" not in sym
+            keep = (base == prog and "@plt" not in sym or dso == "[kernel.kallsyms]") and not sym.startswith("[unknown]")
             if not keep:
                 line = "%s%s %s@%s (%s)\n" % (ind, ip, base, ip, dso)
         sys.stdout.write(line)
@@ -97,7 +99,7 @@ def stacks(side, prog, path):
                 label = "?@%x" % addr
             else:
                 base = s(one(m, "filename")).rsplit("/", 1)[-1]
-                if base == prog and name and not re.match(r"^0x[0-9a-f]+$", name):
+                if (base == prog or base == "[kernel.kallsyms]") and name and not re.match(r"^0x[0-9a-f]+$", name):
                     label = name
                 else:
                     label = "%s@%x" % (base, addr - one(m, "memory_start") + one(m, "file_offset"))
