@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Detection by content anywhere in a JSON profile's top object, not by the
+# keys' positions (issue 27's real files, made here in other shapes):
+#   - a Node 10 .cpuprofile (the nested "head" tree) whose "samples" and
+#     "timestamps" (megabytes) come before "head";
+#   - a Firefox DevTools export whose panel keys ("markers", "frames",
+#     "ticks": megabytes) come before "profile", "fileType" last;
+#   - a Chrome .cpuprofile whose "nodes" come last.
+# Each is detected without --format and reads every sample.
+. "$(dirname "$0")/lib.sh"
+python3 - "$TMP" << 'PY'
+import json, sys
+d = sys.argv[1]
+leaf = {"functionName": "work", "url": "file:///a.js", "lineNumber": 9, "callUID": 3,
+        "bailoutReason": "", "id": 3, "scriptId": 5, "hitCount": 5, "children": []}
+head = {"functionName": "(root)", "url": "", "lineNumber": 0, "callUID": 1, "bailoutReason": "",
+        "id": 1, "scriptId": 0, "hitCount": 0, "children": [
+            {"functionName": "main", "url": "file:///a.js", "lineNumber": 3, "callUID": 2,
+             "bailoutReason": "", "id": 2, "scriptId": 5, "hitCount": 2, "children": [leaf]}]}
+n = 300000
+node = {"startTime": 1000.0, "endTime": 1000.0 + n / 1e6, "samples": [2, 3] * (n // 2),
+        "timestamps": [1000000000 + i for i in range(n)], "head": head}
+open(d + "/node10.cpuprofile", "w").write(json.dumps(node))
+raw = {"meta": {"version": 3, "interval": 1, "stackwalk": 1, "startTime": 0, "processType": 0},
+       "libs": [], "processes": [], "threads": [{"name": "GeckoMain", "processType": "default", "tid": 1, "pid": 1,
+       "samples": {"schema": {"stack": 0, "time": 1}, "data": [[1, float(i)] for i in range(7)]},
+       "markers": {"schema": {"name": 0, "time": 1, "data": 2}, "data": []},
+       "stackTable": {"schema": {"prefix": 0, "frame": 1}, "data": [[None, 0], [0, 1]]},
+       "frameTable": {"schema": {"location": 0, "implementation": 1, "optimizations": 2, "line": 3, "category": 4},
+                      "data": [[0, None, None, None, None], [1, None, None, None, None]]},
+       "stringTable": ["main (a.js:1)", "work (a.js:5)"]}]}
+panel = {"label": "", "duration": 7.0,
+         "markers": [{"name": "Reflow", "start": i, "end": i + 1, "stack": None} for i in range(40000)],
+         "frames": [{"location": "f%d" % i, "line": i} for i in range(20000)],
+         "memory": [], "ticks": list(range(100000)), "allocations": {"sites": [], "timestamps": []},
+         "profile": raw, "configuration": {}, "systemHost": {}, "systemClient": {},
+         "fileType": "Recorded Performance Data", "version": 2}
+open(d + "/devtools.json", "w").write(json.dumps(panel))
+nodes = [{"id": 1, "callFrame": {"functionName": "(root)", "scriptId": "0", "url": "", "lineNumber": -1, "columnNumber": -1}, "children": [2]},
+         {"id": 2, "callFrame": {"functionName": "work", "scriptId": "1", "url": "a.js", "lineNumber": 1, "columnNumber": 1}}]
+chrome = {"startTime": 0, "endTime": n, "samples": [2] * n, "timeDeltas": [1] * n, "nodes": nodes}
+open(d + "/chrome.cpuprofile", "w").write(json.dumps(chrome))
+PY
+check() { # FILE FORMAT SAMPLES
+  "$PROFKIT" info "$TMP/$1" > "$TMP/info" 2> "$TMP/err" || { fail "$1: $(cat "$TMP/err")"; return; }
+  expect_eq "$1: detected" "$2" "$(awk '$1 == "format:" {print $2}' "$TMP/info")"
+  expect_eq "$1: samples" "$3" "$(awk '$1 == "samples:" {print $2}' "$TMP/info")"
+  [ "$(stat -c %s "$TMP/$1")" -gt 1000000 ] && pass || fail "$1: the keys before the telling one are not megabytes"
+}
+check node10.cpuprofile v8_cpuprofile 300000
+check devtools.json gecko 7
+check chrome.cpuprofile v8_cpuprofile 300000
+finish
