@@ -5,7 +5,10 @@
 #     "timestamps" (megabytes) come before "head";
 #   - a Firefox DevTools export whose panel keys ("markers", "frames",
 #     "ticks": megabytes) come before "profile", "fileType" last;
-#   - a Chrome .cpuprofile whose "nodes" come last.
+#   - a Chrome .cpuprofile whose "nodes" come last;
+#   - text formats whose first sample is past the first 64 KiB: `perf
+#     script --header` output with a long header, a folded file after
+#     many comment lines, a folded file whose first stack is 300 KB.
 # Each is detected without --format and reads every sample.
 . "$(dirname "$0")/lib.sh"
 python3 - "$TMP" << 'PY'
@@ -40,14 +43,29 @@ nodes = [{"id": 1, "callFrame": {"functionName": "(root)", "scriptId": "0", "url
          {"id": 2, "callFrame": {"functionName": "work", "scriptId": "1", "url": "a.js", "lineNumber": 1, "columnNumber": 1}}]
 chrome = {"startTime": 0, "endTime": n, "samples": [2] * n, "timeDeltas": [1] * n, "nodes": nodes}
 open(d + "/chrome.cpuprofile", "w").write(json.dumps(chrome))
+d = sys.argv[1]
+with open(d + "/header.perf", "w") as f:
+    f.write("".join("# cmdline : perf record -g -- a long command line, header line %d\n" % i for i in range(3000)))
+    f.write("prog 123 [000] 100.000001:     250000 cpu-clock:pppH: \n\t400a1b leaf+0x1 (/bin/prog)\n\t400b2c main+0x2 (/bin/prog)\n\n")
+    f.write("prog 123 [000] 100.000251:     250000 cpu-clock:pppH: \n\t400a1b leaf+0x1 (/bin/prog)\n\t400b2c main+0x2 (/bin/prog)\n")
+with open(d + "/comments.folded", "w") as f:
+    f.write("".join("# a comment line of a folded file, number %d\n" % i for i in range(3000)))
+    f.write("main;work 3\nmain 4\n")
+with open(d + "/tall.folded", "w") as f:
+    f.write(";".join("frame%d" % i for i in range(30000)) + " 5\nmain 1\n")
 PY
 check() { # FILE FORMAT SAMPLES
   "$PROFKIT" info "$TMP/$1" > "$TMP/info" 2> "$TMP/err" || { fail "$1: $(cat "$TMP/err")"; return; }
   expect_eq "$1: detected" "$2" "$(awk '$1 == "format:" {print $2}' "$TMP/info")"
   expect_eq "$1: samples" "$3" "$(awk '$1 == "samples:" {print $2}' "$TMP/info")"
-  [ "$(stat -c %s "$TMP/$1")" -gt 1000000 ] && pass || fail "$1: the keys before the telling one are not megabytes"
+  [ "$(stat -c %s "$TMP/$1")" -gt 131072 ] && pass || fail "$1: what comes before the telling part is not past the first head"
 }
 check node10.cpuprofile v8_cpuprofile 300000
 check devtools.json gecko 7
 check chrome.cpuprofile v8_cpuprofile 300000
+# (the text files: sample rows are distinct stacks; the samples value counts)
+check header.perf perf_script 1
+expect_eq "header.perf: samples value" 2 "$("$PROFKIT" info "$TMP/header.perf" | awk '$1 == "samples" && $2 == "count" {print $4}')"
+check comments.folded folded 2
+check tall.folded folded 2
 finish
