@@ -40,9 +40,7 @@ order=(json_string json_escapes json_number json_threads json_rows gecko_deep fi
        folded_line gperf_pcs pprof_types pprof_labels pprof_deep pprof_names bsprof_allocs
        bsprof_modules gperf_build firefox_strings gecko_nested gecko_waiting gzip_members writers
        writers_stacks sibling_loops empty_threads firefox_empty_threads wide_row long_location
-       thread_strings thread_strings_after pprof_long_name firefox_old_names)
-# pprof_long_mapping runs only when named: it still fails (the symbolizer's
-# path per mapping; docs/BENCHMARKS.md, "Reliability")
+       thread_strings thread_strings_after pprof_long_name firefox_old_names pprof_long_mapping)
 [ $# -gt 0 ] && order=("$@")
 
 # options a family needs (a folded line longer than detection's 64 KiB look)
