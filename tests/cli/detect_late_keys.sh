@@ -6,6 +6,8 @@
 #   - a Firefox DevTools export whose panel keys ("markers", "frames",
 #     "ticks": megabytes) come before "profile", "fileType" last;
 #   - a Chrome .cpuprofile whose "nodes" come last;
+#   - a raw Gecko profile written with sorted keys ("libs", 250 KB, first)
+#     and a processed one whose "shared" tables (megabytes) come first;
 #   - text formats whose first sample is past the first 64 KiB: `perf
 #     script --header` output with a long header, a folded file after
 #     many comment lines, a folded file whose first stack is 300 KB.
@@ -51,6 +53,25 @@ with open(d + "/header.perf", "w") as f:
 with open(d + "/comments.folded", "w") as f:
     f.write("".join("# a comment line of a folded file, number %d\n" % i for i in range(3000)))
     f.write("main;work 3\nmain 4\n")
+raw["libs"] = [{"name": "lib%d.so" % i, "path": "/usr/lib/lib%d.so" % i, "debugName": "lib%d.so" % i,
+                "debugPath": "/usr/lib/debug/lib%d.so" % i, "breakpadId": "0123456789ABCDEF0123456789ABCDEF0",
+                "arch": "x86_64", "start": 4096 * i, "end": 4096 * i + 4096, "offset": 0} for i in range(1000)]
+open(d + "/sorted_raw.json", "w").write(json.dumps(raw, sort_keys=True))
+m = 20000
+shared = {"stackTable": {"length": m, "prefix": [None] + list(range(m - 1)), "frame": [i % 2 for i in range(m)]},
+          "frameTable": {"length": 2, "address": [-1, -1], "func": [0, 1], "line": [None, None], "column": [None, None],
+                         "category": [0, 0], "subcategory": [0, 0], "inlineDepth": [0, 0], "nativeSymbol": [None, None],
+                         "innerWindowID": [0, 0]},
+          "funcTable": {"length": 2, "name": [0, 1], "isJS": [False, False], "relevantForJS": [False, False],
+                        "resource": [-1, -1], "source": [None, None], "lineNumber": [None, None], "columnNumber": [None, None]},
+          "resourceTable": {"length": 0, "name": [], "host": [], "type": []},
+          "stringArray": ["main", "work"] + ["pad%d" % i for i in range(20000)]}
+th = {"name": "T", "processType": "default", "pid": "1", "tid": 1,
+      "samples": {"length": 5, "stack": [m - 1] * 5, "time": list(range(5))},
+      "markers": {"length": 0, "name": [], "startTime": [], "endTime": [], "phase": [], "category": [], "data": []}}
+meta = {"version": 30, "preprocessedProfileVersion": 50, "interval": 1, "startTime": 0,
+        "categories": [{"name": "Other", "color": "grey", "subcategories": ["Other"]}]}
+open(d + "/shared_first.json", "w").write(json.dumps({"shared": shared, "meta": meta, "threads": [th]}))
 with open(d + "/tall.folded", "w") as f:
     f.write(";".join("frame%d" % i for i in range(30000)) + " 5\nmain 1\n")
 PY
@@ -63,6 +84,8 @@ check() { # FILE FORMAT SAMPLES
 check node10.cpuprofile v8_cpuprofile 300000
 check devtools.json gecko 7
 check chrome.cpuprofile v8_cpuprofile 300000
+check sorted_raw.json gecko 7
+check shared_first.json firefox 5
 # (the text files: sample rows are distinct stacks; the samples value counts)
 check header.perf perf_script 1
 expect_eq "header.perf: samples value" 2 "$("$PROFKIT" info "$TMP/header.perf" | awk '$1 == "samples" && $2 == "count" {print $4}')"

@@ -21,6 +21,16 @@
       name from kallsyms, any other frame is
       BASE@OFFSET from its mapping, or ?@ADDRESS without one.
 
+  perf_data_compare.py leaves PROG < perf-script.txt > leaves.txt
+      Each sample's leaf as `perf script` prints it (its first frame line
+      that is not an inlined call), labelled as `stacks` labels frames, one
+      line per (thread, leaf): `samples<TAB>THREAD<TAB>LEAF<TAB>COUNT`,
+      sorted. `stacks data` output cut to its leaves (`leafcut`) must equal
+      it for a recording profkit does not unwind (--call-graph dwarf).
+
+  perf_data_compare.py leafcut < stacks.txt
+      `stacks` lines of the `samples` type reduced to their leaves, summed.
+
   perf_data_compare.py mappings MMAPS BUILDIDS DECODED
       MMAPS: `perf script --show-mmap-events` lines; BUILDIDS: `perf
       buildid-list` output. Every MMAP/MMAP2 range must be a mapping of the
@@ -117,6 +127,57 @@ def stacks(side, prog, path):
                 out[k] = out.get(k, 0) + v
     for k in sorted(out):
         print("%s\t%s\t%s\t%d" % (k + (out[k],)))
+
+
+def leaves(prog):
+    hdr = re.compile(r"^(\S.*?)\s+(\d+)(?:/(\d+))?\s")
+    fr = re.compile(r"^\s+([0-9a-f]+) (.*) \((.*)\)\s*$")
+    out = {}
+    thread = first = None
+
+    def leaf(ip, sym, dso):
+        sym = re.sub(r"\+0x[0-9a-f]+$", "", sym)
+        base = dso.rsplit("/", 1)[-1] if dso != "[unknown]" else "?"
+        if (base == prog and "@plt" not in sym or dso == "[kernel.kallsyms]") and \
+                not sym.startswith("[unknown]") and ip == first:
+            return sym
+        return "%s@%s" % (base, first)
+
+    for line in sys.stdin:
+        if not line.strip():
+            thread = None
+            continue
+        if not line[0].isspace():
+            m = hdr.match(line)
+            thread = m.group(1) if m else None
+            first = None
+            continue
+        m = fr.match(line)
+        if not m or thread is None:
+            continue
+        ip, sym, dso = m.groups()
+        if first is None:
+            first = ip  # the sample's leaf address
+        if dso == "inlined":
+            continue  # a call inlined at the address: its real function follows
+        if first is not False:
+            k = (thread, leaf(ip, sym, dso))
+            out[k] = out.get(k, 0) + 1
+            first = False
+    for k in sorted(out):
+        print("samples\t%s\t%s\t%d" % (k + (out[k],)))
+
+
+def leafcut():
+    out = {}
+    for line in sys.stdin:
+        t, thread, frames, v = line.rstrip("\n").split("\t")
+        if t != "samples":
+            continue
+        k = (thread, frames.split(";")[-1])
+        out[k] = out.get(k, 0) + int(v)
+    for k in sorted(out):
+        print("samples\t%s\t%s\t%d" % (k + (out[k],)))
 
 
 def mappings(mmaps, buildids, path):
@@ -251,6 +312,10 @@ if __name__ == "__main__":
         rewrite_text(sys.argv[2])
     elif cmd == "stacks":
         stacks(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif cmd == "leaves":
+        leaves(sys.argv[2])
+    elif cmd == "leafcut":
+        leafcut()
     elif cmd == "mappings":
         sys.exit(mappings(sys.argv[2], sys.argv[3], sys.argv[4]))
     elif cmd == "times":

@@ -1021,7 +1021,14 @@ static int do_sample(replay *x, uint16_t misc, const uint8_t *rec, size_t size, 
             else if (push_ip(x, &n, ip, mode))
                 return oom(x);
         }
-    } else if (a->sample_type & PK_PERF_S_IP) {
+    }
+    if (n == 0)
+        e = NULL; /* (the stack is the IP's, not the chain's: not cached) */
+    if (n == 0 && (a->sample_type & PK_PERF_S_IP)) {
+        /* No call chain, or an empty one (`--call-graph dwarf` leaves the
+         * user part to unwinding from the copied stack, which profkit does
+         * not do): the IP alone, as perf script shows a sample it does not
+         * unwind. */
         unsigned mode = misc & MODE_MASK;
         if (push_ip(x, &n, s.ip, mode == MODE_KERNEL || mode == MODE_USER ? mode : MODE_OTHER))
             return oom(x);
