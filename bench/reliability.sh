@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# reliability.sh: every hostile shape of bench/reliability_gen.py at a size
+# reliability.sh: every hostile shape of bench/reliability_gen.py (and of
+# bench/reliability_gen2.py, the families NAME_b) at a size
 # N and at 8N; `profkit info` and `profkit top` timed (user + system CPU,
 # median of RUNS) with their peak memory on both, and the growth ratios beside
 # the input's. Fails loudly when time grows more than 2.5 times faster than
@@ -35,21 +36,26 @@ declare -A base=(
   [writers]=2500 [writers_stacks]=1000 [sibling_loops]=2000
   [empty_threads]=10000 [firefox_empty_threads]=10000 [wide_row]=2000 [long_location]=1000
   [thread_strings]=400 [thread_strings_after]=400 [pprof_long_name]=1000 [firefox_old_names]=1000 [pprof_long_mapping]=1000
+  [empty_threads_b]=8000 [firefox_empty_threads_b]=6000 [wide_row_b]=3000 [long_location_b]=800
+  [thread_strings_b]=300 [pprof_long_name_b]=600 [pprof_long_mapping_b]=600
 )
 order=(json_string json_escapes json_number json_threads json_rows gecko_deep firefox_deep
        folded_line gperf_pcs pprof_types pprof_labels pprof_deep pprof_names bsprof_allocs
        bsprof_modules gperf_build firefox_strings gecko_nested gecko_waiting gzip_members writers
        writers_stacks sibling_loops empty_threads firefox_empty_threads wide_row long_location
-       thread_strings thread_strings_after pprof_long_name firefox_old_names)
-# pprof_long_mapping runs only when named: it still fails (the symbolizer's
-# path per mapping; docs/BENCHMARKS.md, "Reliability")
+       thread_strings thread_strings_after pprof_long_name firefox_old_names pprof_long_mapping
+       empty_threads_b firefox_empty_threads_b wide_row_b long_location_b thread_strings_b
+       pprof_long_name_b pprof_long_mapping_b)
+# (NAME_b: issue 27's shapes again from bench/reliability_gen2.py, a second
+# generator written apart, other sizes and constructions)
 [ $# -gt 0 ] && order=("$@")
 
 # options a family needs (a folded line longer than detection's 64 KiB look)
 declare -A extra=([folded_line]="--format folded")
 # the error a family may stop with: a limit on what its input can make
 declare -A limit_of=([thread_strings]="makes the shared stacks anew: more than the limit"
-                     [thread_strings_after]="makes the shared stacks anew: more than the limit")
+                     [thread_strings_after]="makes the shared stacks anew: more than the limit"
+                     [thread_strings_b]="makes the shared stacks anew: more than the limit")
 # the generator of a family when not its own name, and its commands
 declare -A gen_of=([writers]=firefox_deep [writers_stacks]=firefox_deep)
 declare -A cmds_of=([writers]="convert:firefox convert:bsprof convert:callgrind convert:dcpi"
@@ -76,7 +82,7 @@ measure() {
         limited=1
       else
         echo "FAIL: $fam: profkit $cmd failed: $(head -c 300 "$dir/err.out")" >&2
-        fail=1
+        : > "$dir/failed" # (measure runs in a subshell: the verdict reads this)
       fi
     fi
     out=$(tail -1 "$dir/time.out")
@@ -88,14 +94,17 @@ measure() {
 }
 
 fail=0
+rm -f "$dir/failed"
 printf '%-21s %-4s %10s %10s %6s | %8s %8s %6s | %8s %8s %6s | %s\n' \
   family cmd "in N" "in 8N" ratio "cpu N" "cpu 8N" ratio "MB N" "MB 8N" ratio verdict
 for fam in "${order[@]}"; do
   n=$(( ${base[$fam]} * SCALE ))
   small=$dir/$fam.small big=$dir/$fam.big
   g=${gen_of[$fam]:-$fam}
-  python3 "$here/reliability_gen.py" "$g" "$n" "$small" || { echo "$fam: generator failed"; fail=1; continue; }
-  python3 "$here/reliability_gen.py" "$g" $((n * 8)) "$big" || { echo "$fam: generator failed"; fail=1; continue; }
+  gen=$here/reliability_gen.py
+  case $g in *_b) gen=$here/reliability_gen2.py ;; esac
+  python3 "$gen" "$g" "$n" "$small" || { echo "$fam: generator failed"; fail=1; continue; }
+  python3 "$gen" "$g" $((n * 8)) "$big" || { echo "$fam: generator failed"; fail=1; continue; }
   s1=$(stat -c %s "$small") s8=$(stat -c %s "$big")
   for cmd in ${cmds_of[$fam]:-info top}; do
     read -r t1 m1 o1 l1 <<< "$(measure "$small" $cmd)"
@@ -124,6 +133,7 @@ for fam in "${order[@]}"; do
   done
   rm -f "$small" "$big"
 done
+[ -e "$dir/failed" ] && fail=1
 if [ $fail -ne 0 ]; then
   echo "reliability: FAILED: a path grows faster than its input (see above)" >&2
   exit 1

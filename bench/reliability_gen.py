@@ -61,7 +61,7 @@ about N times as long. The shapes (docs/BENCHMARKS.md, "Reliability"):
                  bytes, a sample on each
   pprof_long_mapping pprof, N mappings of one file whose path is 20N
                  bytes, a location and a sample in each (symbolized by
-                 `info` and `top`: see docs/BENCHMARKS.md, still open)
+                 `info` and `top`; docs/BENCHMARKS.md)
 """
 import gzip
 import json

@@ -54,10 +54,13 @@ static size_t count_start(const uint8_t *line, size_t a, size_t e)
 static int sniff_utf8(const uint8_t *d, size_t n, int complete)
 {
     size_t pos = 0, good = 0, bad = 0;
-    for (unsigned lines = 0; pos < n && lines < 1000; lines++) {
+    int cut = 0;
+    for (unsigned lines = 0; pos < n && lines < 1000;) {
         const uint8_t *nl = memchr(d + pos, '\n', n - pos);
-        if (!nl && !complete)
+        if (!nl && !complete) {
+            cut = 1;
             break; /* a line longer than what we can see */
+        }
         size_t len = nl ? (size_t)(nl - (d + pos)) : n - pos;
         const uint8_t *line = d + pos;
         pos += len + 1;
@@ -69,12 +72,16 @@ static int sniff_utf8(const uint8_t *d, size_t n, int complete)
         while (e > a && (is_blank(line[e - 1]) || line[e - 1] == '\r'))
             e--;
         if (a == e || is_comment(line + a, e - a))
-            continue;
+            continue; /* (not counted: a file may start with many) */
+        lines++;
         if (count_start(line, a, e))
             good++;
         else
             bad++;
     }
+    /* Only comments, or a first stack longer than the head: read on. */
+    if (!good && !bad && !complete && (cut || pos >= n))
+        return PK_SNIFF_MORE;
     return good >= 1 && good >= bad ? 10 : 0;
 }
 

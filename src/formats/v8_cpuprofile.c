@@ -764,16 +764,19 @@ static int v8_read(profkit_profile *p, pk_read_ctx *ctx)
 
 /* A JSON object whose head holds "timeDeltas", or "nodes" and "callFrame"
  * (Node writes the nodes first; DevTools may write the samples first), or
- * the old form's "head" and "functionName" with "callUID" or "timestamps". */
+ * the old form's "head" and "functionName" with "callUID" or "timestamps".
+ * The keys may come in any order, after megabytes of "samples" and
+ * "timestamps": while the head ends with a profile's own keys met
+ * ("samples", "timestamps", "startTime", "endTime") and none of the
+ * above, more of it is asked for (PK_SNIFF_MORE). */
 static int v8_sniff(const uint8_t *d, size_t n, int complete)
 {
-    (void)complete;
     size_t i = 0;
     while (i < n && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t'))
         i++;
     if (i == n || d[i] != '{')
         return 0;
-    int nodes = 0, cf = 0, deltas = 0, head = 0, fname = 0, old = 0;
+    int nodes = 0, cf = 0, deltas = 0, head = 0, fname = 0, old = 0, own = 0;
     for (size_t k = i; k < n; k++) {
         if (d[k] != '"')
             continue;
@@ -789,9 +792,15 @@ static int v8_sniff(const uint8_t *d, size_t n, int complete)
             fname = 1;
         else if ((k + 10 <= n && memcmp(d + k, "\"callUID\"", 9) == 0) ||
                  (k + 13 <= n && memcmp(d + k, "\"timestamps\"", 12) == 0))
-            old = 1;
+            old = own = 1;
+        else if ((k + 10 <= n && memcmp(d + k, "\"samples\"", 9) == 0) ||
+                 (k + 12 <= n && memcmp(d + k, "\"startTime\"", 11) == 0) ||
+                 (k + 10 <= n && memcmp(d + k, "\"endTime\"", 9) == 0))
+            own = 1;
     }
-    return deltas || (nodes && cf) || (head && fname && old) ? 90 : 0;
+    if (deltas || (nodes && cf) || (head && fname && old))
+        return 90;
+    return own && !complete ? PK_SNIFF_MORE : 0;
 }
 
 const pk_format pk_format_v8_cpuprofile = {

@@ -295,6 +295,12 @@ static uint32_t search(sym_finder *f, uint32_t m)
         return PROFKIT_NONE;
     const char *mpath = m != PROFKIT_NONE ? pk_str(p, p->mappings[m].path) : "";
     const char *bid = m != PROFKIT_NONE ? pk_str(p, p->mappings[m].build_id) : "";
+    /* No file has a path this long (PATH_MAX): nothing to open, and no
+     * look at its bytes for each of the mappings that share it (a hostile
+     * shape), unless --binary names files to match by base name. */
+    if (m != PROFKIT_NONE && pk_strtab_len(&p->strings, p->mappings[m].path) >= 4096 &&
+        !o->n_binaries)
+        return PROFKIT_NONE;
     const char *name = base_name(mpath);
     uint32_t r;
     /* A mapping without a file name (a DCPI image without a `path` line)

@@ -155,8 +155,15 @@ static uint32_t unnamed_label(profkit_profile *p, const profkit_frame *fr, char 
 {
     const profkit_mapping *m = &p->mappings[fr->mapping];
     const char *path = pk_str(p, m->path);
-    const char *base = strrchr(path, '/');
-    int w = snprintf(buf, n, "%s+0x%" PRIx64, base && base[1] ? base + 1 : path,
+    /* The base name: after the last '/' of the path's last 4096 bytes
+     * (PATH_MAX), and at most n - 20 bytes of it before the offset, so a
+     * path of megabytes shared by many mappings costs each frame a bounded
+     * look (a hostile shape), and long labels keep their offsets apart. */
+    size_t len = pk_strtab_len(&p->strings, m->path), k = len;
+    while (k > 0 && len - k < 4096 && path[k - 1] != '/')
+        k--;
+    const char *shown = k > 0 && path[k - 1] == '/' && k < len ? path + k : path;
+    int w = snprintf(buf, n, "%.*s+0x%" PRIx64, (int)(n - 20), shown,
                      fr->address - m->start + m->offset);
     return w < 0 ? PROFKIT_NONE : profkit_string_intern(p, buf, (size_t)w < n ? (size_t)w : n - 1);
 }
@@ -598,14 +605,24 @@ static int summarize(symbolizer *z)
     size_t n = 0;
     for (size_t m = 0; m < p->n_mappings; m++)
         n += z->no_name[m] & 1;
+    uint8_t *listed = n > 1 ? calloc(p->strings.n, 1) : NULL; /* path ids listed */
     if (pk_sym_finder_files(z->s.finder, &sum->files, &sum->n_files) != 0 ||
-        !(sum->no_file = calloc(n ? n : 1, sizeof(char *)))) {
+        !(sum->no_file = calloc(n ? n : 1, sizeof(char *))) || (n > 1 && !listed)) {
+        free(listed);
         pk_sym_summary_free(sum);
         return PROFKIT_ENOMEM;
     }
     for (size_t m = 0; m < p->n_mappings; m++) {
         if (!(z->no_name[m] & 1))
             continue;
+        /* each path once, however many mappings name it (mappings sharing
+         * a long path must not each keep a copy) */
+        uint32_t pid = p->mappings[m].path;
+        if (pid && pid < p->strings.n && listed) {
+            if (listed[pid])
+                continue;
+            listed[pid] = 1;
+        }
         /* a mapping without a file name has nothing to look for: say which
          * one and how to name its file (the command prints the flag) */
         const char *path = pk_str(p, p->mappings[m].path);
@@ -615,11 +632,13 @@ static int summarize(symbolizer *z)
                      "the mapping at 0x%" PRIx64 " without a file name (profkit_symbolize_options.binaries names it)",
                      p->mappings[m].start);
         if (!(sum->no_file[sum->n_no_file] = strdup(path[0] ? path : what))) {
+            free(listed);
             pk_sym_summary_free(sum);
             return PROFKIT_ENOMEM;
         }
         sum->n_no_file++;
     }
+    free(listed);
     pk_sym_summary_free(p->symbols);
     p->symbols = sum;
     return 0;

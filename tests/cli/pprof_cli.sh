@@ -96,6 +96,11 @@ if [ -x "$PPROF" ]; then
   "$PROFKIT" convert --no-symbolize "$D/ok_nul_name.pb" --to speedscope -o "$TMP/nul.speedscope.json"
   cmp -s <("$PROFKIT" convert --no-symbolize --to folded "$D/ok_nul_name.pb") \
     <("$PROFKIT" convert --to folded "$TMP/nul.speedscope.json") && pass || fail "ok_nul_name: through speedscope"
+  # and through pprof (a Line for a name that starts with NUL), which Go reads
+  "$PROFKIT" convert --no-symbolize "$D/every_byte_name.pb" --to pprof -o "$TMP/every.pb"
+  "$PROFKIT" convert --no-symbolize --to folded "$TMP/every.pb" > "$TMP/got"
+  cmp -s "$TMP/want" "$TMP/got" && pass || fail "every_byte_name: through pprof: $(od -c "$TMP/got" | head -3)"
+  "$PPROF" -raw "$TMP/every.pb" 2> /dev/null | grep -q 'ABCDEFGHIJ' && pass || fail "every_byte_name: Go pprof reads no name from profkit's pprof"
 else
   fail "Go pprof missing: run scripts/tools.sh"
 fi

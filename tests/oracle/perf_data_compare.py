@@ -3,8 +3,9 @@
 
   perf_data_compare.py text PROG < perf-script.txt > rewritten.txt
       Rewrites `perf script` output so that only the frames of the program
-      PROG (a file base name) keep perf's symbol; every other frame (kernel,
-      libraries, unknown, PLT stubs) becomes `BASE@OFFSET`: the base name of
+      PROG (a file base name) and of the kernel ([kernel.kallsyms], named
+      from its kallsyms by both) keep perf's symbol; every other frame
+      (libraries, unknown, PLT stubs) becomes `BASE@OFFSET`: the base name of
       its DSO and the address perf prints (the offset in the file: address -
       mapping start + page offset, as profkit labels a frame FILE+0xOFFSET).
       Symbol names of other files depend on each tool's symbol choice
@@ -16,8 +17,19 @@
       sorted. SIDE `script`: frames are the function names (the perf_script
       reader's, from the rewritten text). SIDE `data`: a frame in PROG is
       the name of its real function (the last Line of its Location: calls
-      inlined into it are not frames in `perf script`), any other frame is
+      inlined into it are not frames in `perf script`), a kernel frame its
+      name from kallsyms, any other frame is
       BASE@OFFSET from its mapping, or ?@ADDRESS without one.
+
+  perf_data_compare.py leaves PROG < perf-script.txt > leaves.txt
+      Each sample's leaf as `perf script` prints it (its first frame line
+      that is not an inlined call), labelled as `stacks` labels frames, one
+      line per (thread, leaf): `samples<TAB>THREAD<TAB>LEAF<TAB>COUNT`,
+      sorted. `stacks data` output cut to its leaves (`leafcut`) must equal
+      it for a recording profkit does not unwind (--call-graph dwarf).
+
+  perf_data_compare.py leafcut < stacks.txt
+      `stacks` lines of the `samples` type reduced to their leaves, summed.
 
   perf_data_compare.py mappings MMAPS BUILDIDS DECODED
       MMAPS: `perf script --show-mmap-events` lines; BUILDIDS: `perf
@@ -71,7 +83,7 @@ def rewrite_text(prog):
         if m:
             ind, ip, sym, dso = m.groups()
             base = dso.rsplit("/", 1)[-1] if dso != "[unknown]" else "?"
-            keep = base == prog and not sym.startswith("[unknown]") and "@plt" not in sym
+            keep = (base == prog and "@plt" not in sym or dso == "[kernel.kallsyms]") and not sym.startswith("[unknown]")
             if not keep:
                 line = "%s%s %s@%s (%s)\n" % (ind, ip, base, ip, dso)
         sys.stdout.write(line)
@@ -97,7 +109,7 @@ def stacks(side, prog, path):
                 label = "?@%x" % addr
             else:
                 base = s(one(m, "filename")).rsplit("/", 1)[-1]
-                if base == prog and name and not re.match(r"^0x[0-9a-f]+$", name):
+                if (base == prog or base == "[kernel.kallsyms]") and name and not re.match(r"^0x[0-9a-f]+$", name):
                     label = name
                 else:
                     label = "%s@%x" % (base, addr - one(m, "memory_start") + one(m, "file_offset"))
@@ -115,6 +127,57 @@ def stacks(side, prog, path):
                 out[k] = out.get(k, 0) + v
     for k in sorted(out):
         print("%s\t%s\t%s\t%d" % (k + (out[k],)))
+
+
+def leaves(prog):
+    hdr = re.compile(r"^(\S.*?)\s+(\d+)(?:/(\d+))?\s")
+    fr = re.compile(r"^\s+([0-9a-f]+) (.*) \((.*)\)\s*$")
+    out = {}
+    thread = first = None
+
+    def leaf(ip, sym, dso):
+        sym = re.sub(r"\+0x[0-9a-f]+$", "", sym)
+        base = dso.rsplit("/", 1)[-1] if dso != "[unknown]" else "?"
+        if (base == prog and "@plt" not in sym or dso == "[kernel.kallsyms]") and \
+                not sym.startswith("[unknown]") and ip == first:
+            return sym
+        return "%s@%s" % (base, first)
+
+    for line in sys.stdin:
+        if not line.strip():
+            thread = None
+            continue
+        if not line[0].isspace():
+            m = hdr.match(line)
+            thread = m.group(1) if m else None
+            first = None
+            continue
+        m = fr.match(line)
+        if not m or thread is None:
+            continue
+        ip, sym, dso = m.groups()
+        if first is None:
+            first = ip  # the sample's leaf address
+        if dso == "inlined":
+            continue  # a call inlined at the address: its real function follows
+        if first is not False:
+            k = (thread, leaf(ip, sym, dso))
+            out[k] = out.get(k, 0) + 1
+            first = False
+    for k in sorted(out):
+        print("samples\t%s\t%s\t%d" % (k + (out[k],)))
+
+
+def leafcut():
+    out = {}
+    for line in sys.stdin:
+        t, thread, frames, v = line.rstrip("\n").split("\t")
+        if t != "samples":
+            continue
+        k = (thread, frames.split(";")[-1])
+        out[k] = out.get(k, 0) + int(v)
+    for k in sorted(out):
+        print("samples\t%s\t%s\t%d" % (k + (out[k],)))
 
 
 def mappings(mmaps, buildids, path):
@@ -249,6 +312,10 @@ if __name__ == "__main__":
         rewrite_text(sys.argv[2])
     elif cmd == "stacks":
         stacks(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif cmd == "leaves":
+        leaves(sys.argv[2])
+    elif cmd == "leafcut":
+        leafcut()
     elif cmd == "mappings":
         sys.exit(mappings(sys.argv[2], sys.argv[3], sys.argv[4]))
     elif cmd == "times":

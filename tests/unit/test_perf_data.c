@@ -15,8 +15,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
+#include "formats/perf/perf_kallsyms.h"
 #include "model/model.h"
 #include "hostile.h"
 
@@ -324,6 +326,57 @@ static void hostile(void **state)
     }
 }
 
+/* Kernel symbols as perf takes them from kallsyms: text, weak, data and
+ * bss symbols; of several at one address the last listed; each ends where
+ * the next starts, the kernel's last and a module's last at the page after
+ * it; all-zero addresses (kptr_restrict) are hidden, not symbols. */
+static void kallsyms(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "ffffffff81000000 T _stext\n"
+        "ffffffff81000000 T _text\n"
+        "ffffffff81000100 t helper\n"
+        "ffffffff81000180 r some_rodata\n"
+        "ffffffff81000200 W weak_one\n"
+        "ffffffff81000300 A absolute\n"
+        "ffffffff81001000 T last_kernel\n"
+        "ffffffffc0000000 t mod_fn\t[kvm]\n"
+        "ffffffffc0000040 T mod_last\t[kvm]\n"
+        "not a line\n";
+    pk_kallsyms k;
+    char *buf = strdup(text);
+    assert_non_null(buf);
+    assert_int_equal(pk_kallsyms_parse(&k, buf, strlen(buf)), 0);
+    assert_false(k.hidden);
+    struct { uint64_t addr; const char *name; } want[] = {
+        {0xffffffff81000000, "_text"}, {0xffffffff810000ff, "_text"},
+        {0xffffffff81000100, "helper"}, {0xffffffff810001ff, "helper"},
+        {0xffffffff81000300, "weak_one"}, {0xffffffff81001abc, "last_kernel"},
+        {0xffffffff81001fff, "last_kernel"}, {0xffffffffc0000010, "mod_fn"},
+        {0xffffffffc0001fff, "mod_last"},
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        const pk_ksym *s = pk_kallsyms_find(&k, want[i].addr);
+        assert_non_null(s);
+        char name[64];
+        snprintf(name, sizeof(name), "%.*s", (int)s->len, k.buf + s->name);
+        assert_string_equal(name, want[i].name);
+    }
+    assert_null(pk_kallsyms_find(&k, 0xffffffff80ffffff));
+    assert_null(pk_kallsyms_find(&k, 0xffffffff81002000));
+    assert_null(pk_kallsyms_find(&k, 0xffffffffc0002000));
+    pk_kallsyms_free(&k);
+
+    static const char hidden[] = "0000000000000000 T _text\n0000000000000000 t helper\n";
+    assert_non_null(buf = strdup(hidden));
+    assert_int_equal(pk_kallsyms_parse(&k, buf, strlen(buf)), 0);
+    assert_true(k.hidden);
+    assert_int_equal(k.n, 0);
+    assert_null(pk_kallsyms_find(&k, 0));
+    pk_kallsyms_free(&k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +384,7 @@ int main(void)
         cmocka_unit_test(recorded),
         cmocka_unit_test(cut),
         cmocka_unit_test(hostile),
+        cmocka_unit_test(kallsyms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1598,6 +1598,39 @@ static int devtools_keys(const uint8_t *d, size_t n, size_t i, int complete)
     return i == n && !complete ? PK_SNIFF_MORE : 0;
 }
 
+/* Whether the head is an object whose top-level keys, up to where it ends
+ * inside one's value, are all keys Gecko profiles have before "meta" and
+ * "threads" when written in another order (sorted keys put "libs" first;
+ * a processed profile may start with "shared"): more of it tells. */
+static int gecko_keys_so_far(const uint8_t *d, size_t n, size_t i)
+{
+    static const char *const keys[] = { "libs", "shared", "counters", "pages", "profilerOverhead",
+                                        "processes", "pausedRanges", "profileGatheringLog" };
+    for (i++;;) {
+        i = skip_blanks(d, n, i);
+        if (i == n || d[i] != '"')
+            return 0;
+        size_t e = skip_string(d, n, i);
+        if (e == n)
+            return 0;
+        int known = 0;
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0] && !known; k++)
+            known = e - i - 2 == strlen(keys[k]) && memcmp(d + i + 1, keys[k], e - i - 2) == 0;
+        if (!known)
+            return 0;
+        i = skip_blanks(d, n, e);
+        if (i == n || d[i] != ':')
+            return 0;
+        i = skip_json_value(d, n, skip_blanks(d, n, i + 1));
+        if (i >= n)
+            return 1; /* the head ends inside its value */
+        i = skip_blanks(d, n, i);
+        if (i == n || d[i] != ',')
+            return 0;
+        i++;
+    }
+}
+
 int pk_gecko_sniff(const uint8_t *d, size_t n, pk_gecko_flavor flavor, int complete)
 {
     size_t i = skip_blanks(d, n, 0);
@@ -1614,7 +1647,7 @@ int pk_gecko_sniff(const uint8_t *d, size_t n, pk_gecko_flavor flavor, int compl
     int raw = head_has(d, n, "\"schema\"") || head_has(d, n, "\"stringTable\"");
     int shaped = head_has(d, n, "\"meta\"") || head_has(d, n, "\"threads\"");
     if (!shaped)
-        return 0;
+        return !complete && gecko_keys_so_far(d, n, i) ? PK_SNIFF_MORE : 0;
     if (flavor == PK_GECKO_PROCESSED)
         return processed ? 90 : raw ? 0 : 20;
     return raw && !processed ? 90 : processed ? 0 : 25;

@@ -20,6 +20,7 @@
  * sample_id_all trailer (pid/tid, time, id, stream id, cpu, identifier).
  */
 #include "formats/perf/perf_data.h"
+#include "formats/perf/perf_kallsyms.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -502,6 +503,9 @@ struct replay {
     uint64_t gens;        /* the last address-space version given out */
     uint64_t prio;        /* treap priorities: hashes of a counter */
     uint64_t map_budget;  /* address-space nodes a FORK may still copy */
+    const pk_kallsyms *ks; /* kernel symbols (perf_kallsyms.c, shared) */
+    int ks_state;         /* 0 not looked for yet, 1 loaded, -1 none */
+    uint32_t ks_module;   /* "[kernel.kallsyms]" */
 };
 
 static int oom(replay *x) { return pk_read_fail(x->r->ctx, PROFKIT_ENOMEM, -1, "out of memory"); }
@@ -800,7 +804,55 @@ static uint32_t event_vt(replay *x, pk_perf_attr *a)
     return a->vt = vt;
 }
 
-static uint32_t frame_of(replay *x, uint64_t addr, uint32_t mapping)
+/* The kernel's build id: its mapping's own (MMAP2), else the one the file
+ * records for [kernel.kallsyms]; NULL when there is none. */
+static const char *kernel_build_id(replay *x, uint32_t mapping)
+{
+    profkit_profile *p = x->p;
+    const char *own = pk_str(p, p->mappings[mapping].build_id);
+    if (own[0])
+        return own;
+    for (size_t i = 0; i < x->r->n_buildids; i++)
+        if (strcmp(pk_str(p, x->r->buildids[i].path), "[kernel.kallsyms]") == 0)
+            return pk_str(p, x->r->buildids[i].build_id);
+    return NULL;
+}
+
+/* Loads the kernel's symbols at the first kernel frame, as perf finds
+ * them; says where they came from (or why none) in the metadata, and once
+ * as a warning when the kernel hides their addresses. Returns 0 or an error. */
+static int kernel_symbols(replay *x, uint32_t mapping)
+{
+    char from[4200];
+    from[0] = 0;
+    const char *bid = kernel_build_id(x, mapping);
+    int rc;
+    x->ks = pk_kallsyms_load(bid, from, sizeof(from), &rc);
+    x->ks_state = x->ks && x->ks->n ? 1 : -1;
+    if (rc < 0)
+        return oom(x);
+    char note[4400];
+    if (rc == 0)
+        snprintf(note, sizeof(note), "%s", from);
+    else if (rc == 2)
+        snprintf(note, sizeof(note), "none: %s shows no addresses (kernel.kptr_restrict)", from);
+    else if (from[0])
+        snprintf(note, sizeof(note), "none: the file's kernel (build id %s) is not the running one, and %s is missing", bid, from);
+    else
+        snprintf(note, sizeof(note), "none: the file's kernel (build id %s) is not the running one", bid);
+    if (pk_meta_add(x->p, "kernel_symbols", note))
+        return oom(x);
+    if (rc == 2)
+        return pk_read_warn(x->r->ctx, PROFKIT_EUNSUPPORTED, -1,
+                            "kernel frames are not named: %s shows no addresses "
+                            "(kernel.kptr_restrict; as root, or with kptr_restrict 0, they are named)",
+                            from);
+    if (x->ks_state > 0 && (x->ks_module = profkit_string_intern(x->p, "[kernel.kallsyms]", 17)) == PROFKIT_NONE)
+        return oom(x);
+    return 0;
+}
+
+static uint32_t frame_of(replay *x, uint64_t addr, uint32_t mapping, int kernel)
 {
     if ((x->fused + 1) * 2 > x->fcap) {
         size_t ncap = x->fcap ? x->fcap * 2 : 1024;
@@ -830,6 +882,14 @@ static uint32_t frame_of(replay *x, uint64_t addr, uint32_t mapping)
     profkit_function fn;
     memset(&fn, 0, sizeof(fn));
     fn.name = profkit_string_intern(x->p, name, (size_t)len);
+    if (kernel && mapping != PROFKIT_NONE && x->ks_state > 0) {
+        /* named from the kernel's symbols, as perf script names it */
+        const pk_ksym *k = pk_kallsyms_find(x->ks, addr);
+        if (k) {
+            fn.name = profkit_string_intern(x->p, x->ks->buf + k->name, k->len);
+            fn.module = x->ks_module;
+        }
+    }
     fn.system_name = fn.name;
     profkit_frame fr;
     memset(&fr, 0, sizeof(fr));
@@ -898,12 +958,15 @@ static int push_ip(replay *x, size_t *n, uint64_t ip, unsigned mode)
 }
 
 /* The frame of addr in its mode's address space. */
-static uint32_t frame_in(replay *x, uint64_t addr, unsigned mode, const space *user)
+static uint32_t frame_in(replay *x, uint64_t addr, unsigned mode, const space *user, int *rc)
 {
     uint32_t m = mode == MODE_KERNEL ? space_find(&x->kernel, addr)
                  : mode == MODE_USER ? space_find(user, addr)
                                      : PROFKIT_NONE;
-    return frame_of(x, addr, m);
+    if (mode == MODE_KERNEL && m != PROFKIT_NONE && x->ks_state == 0 &&
+        (*rc = kernel_symbols(x, m)) != 0)
+        return PROFKIT_NONE;
+    return frame_of(x, addr, m, mode == MODE_KERNEL);
 }
 
 static int do_sample(replay *x, uint16_t misc, const uint8_t *rec, size_t size, int64_t at)
@@ -958,7 +1021,14 @@ static int do_sample(replay *x, uint16_t misc, const uint8_t *rec, size_t size, 
             else if (push_ip(x, &n, ip, mode))
                 return oom(x);
         }
-    } else if (a->sample_type & PK_PERF_S_IP) {
+    }
+    if (n == 0)
+        e = NULL; /* (the stack is the IP's, not the chain's: not cached) */
+    if (n == 0 && (a->sample_type & PK_PERF_S_IP)) {
+        /* No call chain, or an empty one (`--call-graph dwarf` leaves the
+         * user part to unwinding from the copied stack, which profkit does
+         * not do): the IP alone, as perf script shows a sample it does not
+         * unwind. */
         unsigned mode = misc & MODE_MASK;
         if (push_ip(x, &n, s.ip, mode == MODE_KERNEL || mode == MODE_USER ? mode : MODE_OTHER))
             return oom(x);
@@ -966,9 +1036,10 @@ static int do_sample(replay *x, uint16_t misc, const uint8_t *rec, size_t size, 
     /* root first */
     stack = 0;
     while (n-- > 0) {
-        uint32_t f = frame_in(x, x->chain[n].ip, x->chain[n].mode, user);
+        int frc = 0;
+        uint32_t f = frame_in(x, x->chain[n].ip, x->chain[n].mode, user, &frc);
         if (f == PROFKIT_NONE)
-            return oom(x);
+            return frc ? frc : oom(x);
         if ((stack = stack_of(x, stack, f)) == PROFKIT_NONE) /* (the registry names a limit hit here) */
             return pk_read_fail(r->ctx, PROFKIT_ENOMEM, at, "out of memory");
     }

@@ -682,7 +682,7 @@ static int perf_script_read(profkit_profile *p, pk_read_ctx *ctx)
 static int perf_script_sniff(const uint8_t *d, size_t n, int complete)
 {
     size_t pos = 0;
-    int header = 0, frames = 0, event = 0;
+    int header = 0, frames = 0, event = 0, comments = 0;
     while (pos < n) {
         const uint8_t *nl = memchr(d + pos, '\n', n - pos);
         if (!nl && !complete)
@@ -697,6 +697,7 @@ static int perf_script_sniff(const uint8_t *d, size_t n, int complete)
         while (e > 0 && is_ws(l[e - 1]))
             e--;
         if (!header) {
+            comments |= e > 0;
             if (e == 0 || l[0] == '#')
                 continue;
             perf_header h;
@@ -719,8 +720,8 @@ static int perf_script_sniff(const uint8_t *d, size_t n, int complete)
         }
         frames++;
     }
-    if (!header)
-        return 0;
+    if (!header) /* `perf script --header`'s comments may be long: read on */
+        return comments && !complete ? PK_SNIFF_MORE : 0;
     return frames > 0 || event ? 60 : 0;
 }
 

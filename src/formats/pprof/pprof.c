@@ -628,10 +628,14 @@ static int resolve_mappings(pp_reader *r)
         if ((rc = pp_string(r, m->file, "Mapping.filename", &file)) ||
             (rc = pp_string(r, m->build_id, "Mapping.build_id", &bid)))
             return rc;
-        r->map_ids[i] = pk_mapping_add(r->p, m->start, m->limit, m->offset, pp_cstr(r, file),
-                                            pp_cstr(r, bid));
+        /* the strings are interned already: their ids, not their bytes
+         * hashed again for each mapping (a long file name shared by many
+         * mappings is a hostile shape) */
+        r->map_ids[i] = pk_mapping_add(r->p, m->start, m->limit, m->offset, "", "");
         if (r->map_ids[i] == PROFKIT_NONE)
             return oom(r);
+        r->p->mappings[r->map_ids[i]].path = file;
+        r->p->mappings[r->map_ids[i]].build_id = bid;
     }
     return 0;
 }

@@ -223,7 +223,7 @@ static int unsymbolized(const profkit_profile *p, const profkit_frame *fr)
     if (f->file != 0 || fr->line != 0)
         return 0;
     const char *name = pk_str(p, f->name);
-    if (!*name)
+    if (pk_strtab_len(&p->strings, f->name) == 0) /* (a name may start with a NUL) */
         return 1;
     char buf[24];
     snprintf(buf, sizeof(buf), "0x%" PRIx64, fr->address);
