@@ -50,7 +50,11 @@ PERF record -q -e cpu-clock -g -o "$TMP/file.data" "$TMP/perf_burn" 6000 > /dev/
   fail "perf record to a file failed"
 PERF record -q -e cpu-clock -g -o - "$TMP/perf_burn" 6000 > "$TMP/pipe.data" 2> /dev/null ||
   fail "perf record to a pipe failed"
-PERF record -q -z -e cpu-clock -g -o "$TMP/zstd.data" "$TMP/perf_burn" 6000 > /dev/null 2>&1 ||
+# -m 1: a one-page ring buffer, drained (and compressed) often, so the
+# samples spread over many COMPRESSED records; with perf's default buffer a
+# short run is often one record, and a copy cut inside it holds no whole
+# record before the cut
+PERF record -q -z -m 1 -e cpu-clock -g -o "$TMP/zstd.data" "$TMP/perf_burn" 6000 > /dev/null 2>&1 ||
   fail "perf record -z failed"
 PERF record -q -e cpu-clock --call-graph dwarf -o "$TMP/dwarf.data" "$TMP/perf_burn" 3000 > /dev/null 2>&1 ||
   fail "perf record --call-graph dwarf failed"
