@@ -1,7 +1,7 @@
 /* store_add.c: adding one profile to the store (docs/store.md): every row
  * gets its content id, shared rows (strings, functions, mappings, frames,
- * stacks: one row per sampled stack, its frames and their labels as arrays,
- * root first) are written once whatever number of profiles use them, samples
+ * stacks: one row per sampled stack, its frames as an array, root first;
+ * a frame's row has its label, the key top groups by) are written once whatever number of profiles use them, samples
  * are summed per stack, thread and value type, and the profile's own rows
  * go in one transaction (SQLite) or before its `profiles` row, which is
  * what makes it visible (ClickHouse). */
@@ -51,7 +51,7 @@ static const char *const table_name[N_TABLES] = {
     "strings", "functions", "mappings", "frames", "stacks", "labelsets", "samples", "labels",
     "meta", "profile_values", "profile_threads", "profiles",
 };
-static const size_t table_cols[N_TABLES] = { 2, 6, 6, 7, 3, 2, 6, 3, 4, 6, 7, 6 };
+static const size_t table_cols[N_TABLES] = { 2, 6, 6, 8, 2, 2, 6, 3, 4, 6, 7, 6 };
 
 struct add {
     profkit_store *s;
@@ -244,6 +244,7 @@ static void frame_row(struct add *a, size_t i)
     put_i(r, f->column, &a->bad);
     put_i(r, (int64_t)(f->mapping < p->n_mappings ? a->map_id[f->mapping] : 0), &a->bad);
     put_i(r, f->inline_depth, &a->bad);
+    put_i(r, (int64_t)a->frame_key[i], &a->bad);
     uint32_t k = a->key_str[i];
     string_row(a, pk_strtab_get(&a->keys, k), pk_strtab_len(&a->keys, k));
 }
@@ -370,8 +371,9 @@ static void array_text(struct add *a, const uint64_t *w, size_t n, size_t *at, s
     *len = a->arrays.len - *at;
 }
 
-/* A row of `stacks` per distinct stack the sample rows name: its id, its
- * frames' ids and their labels (the keys `top` groups by), root first. */
+/* A row of `stacks` per distinct stack the sample rows name: its id and
+ * its frames' ids, root first (each frame's row has the label `top`
+ * groups by, its key). */
 static void stack_rows(struct add *a)
 {
     const profkit_profile *p = a->p;
@@ -382,8 +384,8 @@ static void stack_rows(struct add *a)
     for (size_t i = 0; i < p->n_stacks; i++)
         if (a->depth[i] > max_depth)
             max_depth = a->depth[i];
-    uint64_t *fr = calloc((size_t)max_depth + 1, 8), *ke = calloc((size_t)max_depth + 1, 8);
-    if (!fr || !ke)
+    uint64_t *fr = calloc((size_t)max_depth + 1, 8);
+    if (!fr)
         a->bad = 1;
     for (size_t i = 0; i < a->n_rows && !a->bad; i++) {
         uint32_t st = a->row_stack[i];
@@ -400,14 +402,11 @@ static void stack_rows(struct add *a)
             uint32_t f = p->stacks[s].frame;
             k--;
             fr[k] = f < p->n_frames ? a->frame_id[f] : 0;
-            ke[k] = f < p->n_frames ? a->frame_key[f] : 0;
         }
         size_t at, len;
         rows *r = &a->t[T_STACKS];
         put_i(r, (int64_t)a->stack_id[st], &a->bad);
         array_text(a, fr + k, n - k, &at, &len);
-        put_a(r, at, len, &a->bad);
-        array_text(a, ke + k, n - k, &at, &len);
         put_a(r, at, len, &a->bad);
     }
     if (pk_buf_error(&a->arrays))
@@ -420,7 +419,6 @@ static void stack_rows(struct add *a)
         }
     pk_idmap_free(&done);
     free(fr);
-    free(ke);
 }
 
 /* Whether row i of labels is the pair (k, v). */

@@ -362,9 +362,9 @@ static int ch_gc(profkit_store *s, size_t *n, profkit_error *err)
     pk_buf_printf(&live_str,
                   "SELECT arrayJoin([name, system_name, file, module]) FROM functions WHERE id %s (%s)"
                   " UNION ALL SELECT arrayJoin([path, build_id]) FROM mappings WHERE id %s (%s)"
-                  " UNION ALL SELECT arrayJoin(keys) FROM stacks WHERE id %s (%s)",
+                  " UNION ALL SELECT key FROM frames WHERE id %s (%s)",
                   in, live_fn.buf ? live_fn.buf : "", in, live_map.buf ? live_map.buf : "", in,
-                  live_stacks.buf ? live_stacks.buf : "");
+                  live_frames.buf ? live_frames.buf : "");
     struct {
         const char *table;
         const pk_buf *live;
@@ -416,7 +416,7 @@ static int ch_gc(profkit_store *s, size_t *n, profkit_error *err)
         char table[64];
         snprintf(table, sizeof(table), "%s%s", levels[i].table, c->cluster[0] ? "_local" : "");
         for (size_t h = 0; h < c->n_shards && rc == 0 && dead[i].len; h++)
-            rc = wait_mutations(s, h, table, "the deletion of unused rows", err);
+            rc = wait_mutations(s, h, table, "the deletion of unused rows", "it goes on in the background", err);
     }
     for (size_t i = 0; i < N_LEVELS; i++)
         pk_buf_free(&dead[i]);
@@ -457,8 +457,8 @@ static const struct {
     { "strings", "id Int64, text String", "id", 1 },
     { "functions", "id Int64, name Int64, system_name Int64, file Int64, module Int64, start_line Int64", "id", 1 },
     { "mappings", "id Int64, memory_start Int64, memory_end Int64, file_offset Int64, path Int64, build_id Int64", "id", 1 },
-    { "frames", "id Int64, address Int64, function Int64, line Int64, col Int64, mapping Int64, inline_depth Int64", "id", 1 },
-    { "stacks", "id Int64, frames Array(Int64), keys Array(Int64)", "id", 1 },
+    { "frames", "id Int64, address Int64, function Int64, line Int64, col Int64, mapping Int64, inline_depth Int64, key Int64", "id", 1 },
+    { "stacks", "id Int64, frames Array(Int64)", "id", 1 },
     { "labelsets", "id Int64, labels Array(Int64)", "id", 1 },
     { "samples", "seq Int64, stack Int64, thread Int64, vtype Int64, value Int64, labels Int64", "(seq, vtype, stack)", 0 },
     { "removed", "seq Int64", "seq", 0 },
@@ -481,8 +481,8 @@ static int create(profkit_store *s, profkit_error *err)
             break;
         if (h == 0) { /* a store of the older schema is refused before any table is made */
             pk_buf_free(&q);
-            pk_buf_printf(&q, "SELECT 1 FROM system.columns WHERE database = '%s' AND table IN ('stacks', "
-                           "'stacks_local') AND name = 'parent'", c->db);
+            pk_buf_printf(&q, "SELECT name FROM system.columns WHERE database = '%s' AND table IN ('stacks', "
+                           "'stacks_local') AND name IN ('parent', 'keys')", c->db);
             rc = pk_buf_error(&q) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
                           : pk_store_check_stacks(s, q.buf, err);
             if (rc)

@@ -1,7 +1,7 @@
 /* store_top.c: `top` over the store as GROUP BYs in the engine: the flat
  * value per leaf function (the last element of stacks.keys) and the
- * cumulative one through each stack's distinct functions (the elements of
- * stacks.keys: json_each on SQLite, ARRAY JOIN on ClickHouse), over
+ * cumulative one through each stack's distinct functions (the keys of the
+ * frames of stacks.frames: json_each on SQLite, ARRAY JOIN on ClickHouse), over
  * per-stack sums of the selected profiles; profkit reads one row per
  * function and prints them with top's own code. */
 #include "util/buf.h"
@@ -51,30 +51,36 @@ static int row_total(void *payload, char **c, const size_t *lens, size_t n, prof
 }
 
 /* SELECT key, sum over the selected profiles' stacks of value type vt,
- * grouped by the leaf key (cum = 0) or by each distinct key of the stack
- * (cum = 1: a recursive function counts once per stack). */
+ * grouped by the leaf frame's key (cum = 0) or by each distinct key of the
+ * stack's frames (cum = 1: a recursive function counts once per stack). */
 static void grouped(pk_buf *q, const profkit_store *s, const char *sel, uint64_t vt, int cum)
 {
     char a[64];
     snprintf(a, sizeof(a), "vtype = %lld", (long long)vt);
     if (!s->clickhouse) {
         if (cum)
-            pk_buf_printf(q, "SELECT k, sum(v) FROM (SELECT DISTINCT a.stack, j.value AS k, a.v FROM "
+            pk_buf_printf(q, "SELECT k, sum(v) FROM (SELECT DISTINCT a.stack, f.key AS k, a.v FROM "
                           "(SELECT stack, sum(value) AS v FROM samples WHERE %s AND seq IN (%s) "
-                          "GROUP BY stack) AS a JOIN stacks AS x ON x.id = a.stack, json_each(x.keys) AS j) "
+                          "GROUP BY stack) AS a JOIN stacks AS x ON x.id = a.stack, "
+                          "json_each(pk_ids(x.frames)) AS j JOIN frames AS f ON f.id = j.value) "
                           "GROUP BY 1", a, sel);
         else
-            pk_buf_printf(q, "SELECT json_extract(x.keys, '$[#-1]'), sum(a.v) FROM (SELECT stack, sum(value) "
+            pk_buf_printf(q, "SELECT f.key, sum(a.v) FROM (SELECT stack, sum(value) "
                           "AS v FROM samples WHERE %s AND seq IN (%s) GROUP BY stack) AS a "
-                          "JOIN stacks AS x ON x.id = a.stack GROUP BY 1", a, sel);
+                          "JOIN stacks AS x ON x.id = a.stack JOIN frames AS f ON f.id = pk_leaf(x.frames) "
+                          "GROUP BY 1", a, sel);
         return;
     }
-    /* the copies of a stack merge in the background: one per id here */
-    pk_buf_printf(q, "SELECT %s, sum(v) FROM (SELECT v, keys FROM (SELECT stack, sum(value) AS v FROM "
-                  "samples WHERE %s AND seq %s (%s) GROUP BY stack) ALL INNER JOIN (SELECT id AS stack, "
-                  "any(keys) AS keys FROM stacks GROUP BY id) USING stack) %s GROUP BY k",
-               cum ? "k" : "keys[length(keys)] AS k", a, pk_sql_in(s), sel,
-               cum ? "ARRAY JOIN arrayDistinct(keys) AS k" : "");
+    /* the copies of a stack or frame merge in the background: one per id
+     * here; each step a subquery (ARRAY JOIN comes before a JOIN in a
+     * SELECT, and sees only the FROM's columns) */
+    pk_buf_printf(q, "SELECT k, sum(v) FROM (SELECT %s FROM (SELECT stack, v, %s FROM (SELECT stack, v, frames "
+                  "FROM (SELECT stack, sum(value) AS v FROM samples WHERE %s AND seq %s (%s) GROUP BY stack) "
+                  "ALL INNER JOIN (SELECT id AS stack, any(frames) AS frames FROM stacks GROUP BY id) USING stack) "
+                  "%s) ALL INNER JOIN (SELECT id AS f, any(key) AS k FROM frames GROUP BY id) USING f %s) "
+                  "GROUP BY k",
+                  cum ? "stack, k, any(v) AS v" : "k, v", cum ? "f" : "frames[length(frames)] AS f", a,
+                  pk_sql_in(s), sel, cum ? "ARRAY JOIN frames AS f" : "", cum ? "GROUP BY stack, k" : "");
 }
 
 struct texts {
