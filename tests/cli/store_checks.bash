@@ -142,6 +142,19 @@ store_suite() {
   "$PROFKIT" diff -n 0 --db "$db" --base-where file="$a" --new-where file="$b" > "$TMP/d1" 2>&1
   "$PROFKIT" diff -n 0 "$a" "$b" > "$TMP/d2" 2>&1
   expect_files_eq "diff --base-where/--new-where equals diff of the files" "$TMP/d2" "$TMP/d1"
+  # and so does flame's diff page and SVG of the two selections (colours aside)
+  for ext in html svg; do
+    "$PROFKIT" flame --title T --diff -o "$TMP/dfiles.$ext" "$a" "$b" 2> /dev/null
+    "$PROFKIT" flame --title T -o "$TMP/ddb.$ext" --db "$db" --base-where file="$a" --new-where file="$b" 2> /dev/null
+  done
+  sed 's/fill="rgb([0-9,]*)"//g' "$TMP/dfiles.svg" > "$TMP/dfiles.svg.x"
+  sed 's/fill="rgb([0-9,]*)"//g' "$TMP/ddb.svg" > "$TMP/ddb.svg.x"
+  if [ -s "$TMP/dfiles.svg.x" ] && cmp -s "$TMP/dfiles.svg.x" "$TMP/ddb.svg.x"; then pass; else fail "flame --base-where/--new-where .svg differs from flame --diff of the files (colours aside)"; fi
+  expr='[d["diff"], d["values"], [t["name"] for t in d["threads"]], sum(d["threads"][0]["tree"]["self"][0]), sum(d["threads"][0]["tree"]["base_self"][0])]'
+  expect_eq "flame --base-where/--new-where page: a diff, its values and totals as the files'" \
+    "$(python3 "$PROFKIT_SRC/tests/cli/flame_check.py" "$TMP/dfiles.html" --print "$expr" 2>&1)" \
+    "$(python3 "$PROFKIT_SRC/tests/cli/flame_check.py" "$TMP/ddb.html" --print "$expr" 2>&1)"
+  expect_status "flame --base-where without --new-where" 2 "$PROFKIT" flame --db "$db" --base-where file="$a" -o "$TMP/x.html"
 
   # idempotent: adding the same files again adds nothing
   local before after
