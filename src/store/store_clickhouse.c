@@ -256,6 +256,35 @@ static int ch_remove(profkit_store *s, const char *seqs, profkit_error *err)
     return rc;
 }
 
+/* Waits until no mutation of `table` is left on shard h (what a query
+ * after this sees is then without the deleted rows). 20 s at most, then
+ * an error naming what is still under way and what that means (`then`). */
+static int wait_mutations(profkit_store *s, size_t h, const char *table, const char *what,
+                          const char *then, profkit_error *err)
+{
+    struct ch *c = ch_of(s);
+    pk_buf q = PK_BUF_INIT;
+    int rc = 0;
+    int64_t pending = 1;
+    for (int tries = 0; rc == 0 && pending > 0; tries++) {
+        if (tries == 400) {
+            rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
+                              "shard %s: %s has not finished after 20 s; %s", c->base[h], what, then);
+            break;
+        }
+        if (tries)
+            nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
+        pk_buf_free(&q);
+        pk_buf_printf(&q, "SELECT count() FROM system.mutations WHERE database = '%s' AND table = '%s' "
+                       "AND is_done = 0 FORMAT TabSeparated", c->db, table);
+        rc = pk_buf_error(&q) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory") : run(s, h, q.buf, err);
+        if (rc == 0)
+            pending = c->body.buf ? strtoll(c->body.buf, NULL, 10) : 0;
+    }
+    pk_buf_free(&q);
+    return rc;
+}
+
 /* Changing labels: a mutation deletes the old rows of those keys on every
  * shard, and the call waits until every shard has done it (a mutation runs
  * in the background), so a query after it sees the new labels only. The
@@ -273,60 +302,13 @@ static int ch_unlabel(profkit_store *s, const char *seqs, const char *keys, prof
         rc = pk_buf_error(&q) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory") : run(s, h, q.buf, err);
     }
     /* 20 s at most per shard, then an error: the labels are changing */
-    for (size_t h = 0; h < c->n_shards && rc == 0; h++) {
-        int64_t pending = 1;
-        for (int tries = 0; rc == 0 && pending > 0; tries++) {
-            if (tries == 400) {
-                rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
-                                  "shard %s: the label change has not finished after 20 s; queries "
-                                  "may see the old labels until it has",
-                                  c->base[h]);
-                break;
-            }
-            if (tries)
-                nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
-            pk_buf_free(&q);
-            pk_buf_printf(&q, "SELECT count() FROM system.mutations WHERE database = '%s' AND table = '%s' "
-                           "AND is_done = 0 FORMAT TabSeparated", c->db, table);
-            rc = pk_buf_error(&q) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory") : run(s, h, q.buf, err);
-            if (rc == 0)
-                pending = c->body.buf ? strtoll(c->body.buf, NULL, 10) : 0;
-        }
-    }
+    for (size_t h = 0; h < c->n_shards && rc == 0; h++)
+        rc = wait_mutations(s, h, table, "the label change", "queries may see the old labels until it has",
+                            err);
     pk_buf_free(&q);
     return rc;
 }
 
-
-/* Waits until no mutation of `table` is left on shard h (what a query
- * after this sees is then without the deleted rows). 20 s at most, then
- * an error naming what is still under way. */
-static int wait_mutations(profkit_store *s, size_t h, const char *table, const char *what,
-                          profkit_error *err)
-{
-    struct ch *c = ch_of(s);
-    pk_buf q = PK_BUF_INIT;
-    int rc = 0;
-    int64_t pending = 1;
-    for (int tries = 0; rc == 0 && pending > 0; tries++) {
-        if (tries == 400) {
-            rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
-                              "shard %s: %s has not finished after 20 s; it goes on in the background",
-                              c->base[h], what);
-            break;
-        }
-        if (tries)
-            nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
-        pk_buf_free(&q);
-        pk_buf_printf(&q, "SELECT count() FROM system.mutations WHERE database = '%s' AND table = '%s' "
-                       "AND is_done = 0 FORMAT TabSeparated", c->db, table);
-        rc = pk_buf_error(&q) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory") : run(s, h, q.buf, err);
-        if (rc == 0)
-            pending = c->body.buf ? strtoll(c->body.buf, NULL, 10) : 0;
-    }
-    pk_buf_free(&q);
-    return rc;
-}
 
 static int row_id_list(void *payload, char **cells, const size_t *lens, size_t n, profkit_error *err)
 {
