@@ -319,23 +319,6 @@ static void sql_ids(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     pk_buf_free(&t);
 }
 
-/* pk_leaf(BLOB): the last word of an array blob (a stack's leaf frame), or
- * NULL. */
-static void sql_leaf(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-    (void)argc;
-    const unsigned char *b = sqlite3_value_blob(argv[0]);
-    int n = sqlite3_value_bytes(argv[0]);
-    if (sqlite3_value_type(argv[0]) != SQLITE_BLOB || n < 8 || n % 8 != 0) {
-        sqlite3_result_null(ctx);
-        return;
-    }
-    uint64_t v = 0;
-    for (int k = 7; k >= 0; k--)
-        v = (v << 8) | b[n - 8 + k];
-    sqlite3_result_int64(ctx, (sqlite3_int64)v);
-}
-
 static int sq_unlabel(profkit_store *s, const char *seqs, const char *keys, profkit_error *err)
 {
     pk_buf q = PK_BUF_INIT;
@@ -392,8 +375,6 @@ int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err)
     sqlite3_create_function(db, "regexp", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_regexp,
                             NULL, NULL);
     sqlite3_create_function(db, "pk_ids", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_ids, NULL, NULL);
-    sqlite3_create_function(db, "pk_leaf", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_leaf, NULL,
-                            NULL);
     int rc = pk_store_check_stacks(s, "SELECT name FROM pragma_table_info('stacks') WHERE name IN ('parent', 'keys')",
                                    err);
     if (rc == 0) /* (a store older than this schema has a stacks.keys column: refused above) */
