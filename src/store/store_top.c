@@ -61,14 +61,23 @@ static void grouped(pk_buf *q, const profkit_store *s, const char *sel, uint64_t
     snprintf(a, sizeof(a), "vtype = %lld", (long long)vt);
     /* the copies of a stack or frame merge in the background: one per id
      * here; each step a subquery (ARRAY JOIN comes before a JOIN in a
-     * SELECT, and sees only the FROM's columns) */
-    pk_buf_printf(q, "SELECT k, sum(v) FROM (SELECT %s FROM (SELECT stack, v, %s FROM (SELECT stack, v, frames "
-                  "FROM (SELECT stack, sum(value) AS v FROM samples WHERE %s AND seq %s (%s) GROUP BY stack) "
-                  "ALL INNER JOIN (SELECT id AS stack, any(frames) AS frames FROM stacks GROUP BY id) USING stack) "
-                  "%s) ALL INNER JOIN (SELECT id AS f, any(key) AS k FROM frames GROUP BY id) USING f %s) "
-                  "GROUP BY k",
-                  cum ? "stack, k, any(v) AS v" : "k, v", cum ? "f" : "frames[length(frames)] AS f", a,
-                  pk_sql_in(s), sel, cum ? "ARRAY JOIN frames AS f" : "", cum ? "GROUP BY stack, k" : "");
+     * SELECT, and sees only the FROM's columns). Flat: only the leaf frame
+     * of a stack leaves the stacks' GROUP BY; cum: each stack's distinct
+     * keys (groupUniqArray), then one row per key */
+    if (!cum)
+        pk_buf_printf(q, "SELECT k, sum(v) FROM (SELECT k, v FROM (SELECT stack, v, f FROM (SELECT stack, "
+                      "sum(value) AS v FROM samples WHERE %s AND seq %s (%s) GROUP BY stack) ALL INNER JOIN "
+                      "(SELECT id AS stack, any(frames[length(frames)]) AS f FROM stacks GROUP BY id) USING stack) "
+                      "ALL INNER JOIN (SELECT id AS f, any(key) AS k FROM frames GROUP BY id) USING f) GROUP BY k",
+                      a, pk_sql_in(s), sel);
+    else
+        pk_buf_printf(q, "SELECT k, sum(v) FROM (SELECT stack, v, groupUniqArray(k) AS ks FROM (SELECT stack, v, f "
+                      "FROM (SELECT stack, v, frames FROM (SELECT stack, sum(value) AS v FROM samples WHERE %s AND "
+                      "seq %s (%s) GROUP BY stack) ALL INNER JOIN (SELECT id AS stack, any(frames) AS frames FROM "
+                      "stacks GROUP BY id) USING stack) ARRAY JOIN frames AS f) ALL INNER JOIN (SELECT id AS f, "
+                      "any(key) AS k FROM frames GROUP BY id) USING f GROUP BY stack, v) ARRAY JOIN ks AS k "
+                      "GROUP BY k",
+                      a, pk_sql_in(s), sel);
 }
 
 /* SQLite: the selected stacks' sums with their frames (blobs of 8-byte
