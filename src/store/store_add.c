@@ -63,6 +63,7 @@ struct add {
     pk_buf arrays; /* the text of the stacks' arrays, "[1,2][3,4]..." */
     pk_strtab keys; /* frame labels (the keys top groups by) */
     uint64_t *str_id, *fn_id, *map_id, *frame_id, *frame_key, *stack_id, *thread_id, *vt_id;
+    uint32_t *thread_first; /* the first thread of each thread's identity (its id) */
     uint32_t *depth, *key_str; /* key_str: a frame's label in `keys` */
     /* samples summed per (stack, thread, label set); with labels, the rows
      * of one (stack, thread) are chained (row_next) from the map's */
@@ -321,6 +322,8 @@ static void sum_samples(struct add *a)
     }
     for (size_t r = 0; r < p->n_samples && !a->bad; r++) {
         uint32_t st = p->sample_stack[r], th = p->sample_thread[r], ls = pk_sample_labels(p, r);
+        if (th < p->n_threads) /* threads of one identity are one thread in the store */
+            th = a->thread_first[th];
         const int64_t *v = p->sample_values + r * nv;
         acc(a, st < p->n_stacks ? a->stack_id[st] : 0);
         acc(a, th < p->n_threads ? a->thread_id[th] : 0);
@@ -589,6 +592,7 @@ static void add_free(struct add *a)
     free(a->frame_key);
     free(a->stack_id);
     free(a->thread_id);
+    free(a->thread_first);
     free(a->vt_id);
     free(a->depth);
     free(a->key_str);
@@ -647,6 +651,19 @@ int profkit_store_add(profkit_store *s, const profkit_profile *p,
         a.thread_id[i] = words_id(PK_ID_THREAD, text_id(nm, strlen(nm)), text_id(pn, strlen(pn)),
                                   (uint64_t)t->pid, (uint64_t)t->tid, 0, 0);
     }
+    /* two threads that agree on name, process, pid and tid have one id:
+     * their samples are summed as one thread's (one row per stack, thread,
+     * label set and value type) */
+    pk_idmap first = { 0 };
+    if (!a.bad && !(a.thread_first = ids(p->n_threads, 4)))
+        a.bad = 1;
+    for (size_t i = 0; !a.bad && i < p->n_threads; i++) {
+        uint32_t f = pk_idmap_get(&first, a.thread_id[i]);
+        if (f == PROFKIT_NONE && pk_idmap_put(&first, a.thread_id[i], (uint32_t)i) != 0)
+            a.bad = 1;
+        a.thread_first[i] = f == PROFKIT_NONE ? (uint32_t)i : f;
+    }
+    pk_idmap_free(&first);
     for (size_t i = 0; !a.bad && i < p->n_value_types; i++) {
         const char *ty = pk_str(p, p->value_types[i].type), *un = pk_str(p, p->value_types[i].unit);
         a.vt_id[i] = pk_store_value_id(ty, un);

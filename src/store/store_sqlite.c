@@ -41,9 +41,12 @@ static const char schema[] =
     /* keyed as the queries select them (a profile's rows of a value type),
      * without a rowid or a second index: a row per (stack, thread, label
      * set) and value type of a profile, so the key is unique */
-    "CREATE TABLE IF NOT EXISTS samples (seq INTEGER NOT NULL, stack INTEGER NOT NULL,"
-    " thread INTEGER NOT NULL, vtype INTEGER NOT NULL, value INTEGER NOT NULL,"
-    " labels INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (seq, vtype, stack, thread, labels)) WITHOUT ROWID;"
+    /* (the key's columns first, in its order: SQLite 3.40's integrity_check
+     * misreads a WITHOUT ROWID table's other columns otherwise; add names
+     * the columns it inserts) */
+    "CREATE TABLE IF NOT EXISTS samples (seq INTEGER NOT NULL, vtype INTEGER NOT NULL,"
+    " stack INTEGER NOT NULL, thread INTEGER NOT NULL, labels INTEGER NOT NULL DEFAULT 0,"
+    " value INTEGER NOT NULL, PRIMARY KEY (seq, vtype, stack, thread, labels)) WITHOUT ROWID;"
     /* a sample's labels: (key, kind, value, unit) words, a blob as stacks' */
     "CREATE TABLE IF NOT EXISTS labelsets (id INTEGER PRIMARY KEY, labels BLOB NOT NULL);"
     "CREATE TABLE IF NOT EXISTS removed (seq INTEGER PRIMARY KEY);";
@@ -123,7 +126,9 @@ static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const p
     if (n_rows == 0)
         return 0;
     pk_buf q = PK_BUF_INIT;
-    pk_buf_printf(&q, "INSERT OR IGNORE INTO %s VALUES (", table);
+    /* samples' columns are in another order on SQLite (the schema above) */
+    pk_buf_printf(&q, "INSERT OR IGNORE INTO %s%s VALUES (", table,
+                  strcmp(table, "samples") == 0 ? " (seq, stack, thread, vtype, value, labels)" : "");
     for (size_t c = 0; c < n_cols; c++)
         pk_buf_printf(&q, c ? ",?" : "?");
     pk_buf_printf(&q, ")");
