@@ -26,7 +26,9 @@ echo "generating $N profiles of $STACKS stacks (50 hosts, 20 versions)..."
 python3 "$SRC/tests/store/gen_folded.py" "$OUT/gen" "$N" "$STACKS" 1
 bytes=$(du -sb "$OUT/gen" | cut -f1)
 rows=$(cat "$OUT"/gen/*.folded | wc -l)
-echo "$N files, $((bytes / 1000000)) MB, $rows stack lines"
+# what the store is measured against: each file gzipped on its own
+gz=$(python3 -c 'import glob, gzip, sys; print(sum(len(gzip.compress(open(f, "rb").read())) for f in glob.glob(sys.argv[1] + "/*.folded")))' "$OUT/gen")
+echo "$N files, $((bytes / 1000000)) MB, $rows stack lines; gzipped one by one $gz bytes"
 
 
 for engine in $ENGINES; do
@@ -56,7 +58,17 @@ for engine in $ENGINES; do
     printf "%s ingestion: %d profiles, %d sample rows: %.1f s wall (%.1f profiles/s, %.0f rows/s), profkit CPU %.1f s (%.1f profiles/s, %.0f rows/s)\n",
     e, n, r, w, n / w, r / w, c, n / c, r / c }'
   echo "$engine rows: stacks $(count stacks), frames $(count frames)"
-  [ "$engine" = sqlite ] && echo "sqlite file: $(du -sh "$DB" | cut -f1)"
+  # the store on disk against the gzipped inputs (ClickHouse: its parts
+  # after the merges, OPTIMIZE ... FINAL, as they settle in the background)
+  if [ "$engine" = sqlite ]; then
+    size=$(stat -c %s "$DB")
+  else
+    for t in $(curl -s "http://127.0.0.1:$CH_HTTP/?query=SELECT%20name%20FROM%20system.tables%20WHERE%20database%3D%27bench%27"); do
+      curl -s "http://127.0.0.1:$CH_HTTP/" --data-binary "OPTIMIZE TABLE bench.$t FINAL" > /dev/null
+    done
+    size=$(curl -s "http://127.0.0.1:$CH_HTTP/" --data-binary "SELECT sum(bytes_on_disk) FROM system.parts WHERE database = 'bench' AND active")
+  fi
+  awk -v e="$engine" -v s="$size" -v g="$gz" 'BEGIN { printf "%s on disk: %d bytes, %.2fx the gzipped inputs\n", e, s, s / g }'
   # top over one version: the engine's GROUP BY against merging the files
   mapfile -t files < <(awk -F'\t' '$3 == "version=1.7" { print $1 }' "$OUT/gen/labels.tsv")
   "$PROFKIT" top --db "$DB" --where version=1.7 > "$OUT/top_db.txt"

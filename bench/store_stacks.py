@@ -38,8 +38,16 @@ def best(f):
 
 src = sqlite3.connect(SQLITE_DB)
 # the store's rows: one per sampled stack, its frames and their labels, root first
-arrays_of = {i: (tuple(json.loads(f)), tuple(json.loads(k)))
-             for i, f, k in src.execute("SELECT id, frames, keys FROM stacks")}
+# (stacks.frames: 8-byte little-endian words; each frame's key in frames.key)
+key_of = dict(src.execute("SELECT id, key FROM frames"))
+
+
+def words(blob):
+    return tuple(int.from_bytes(blob[i:i + 8], "little", signed=True) for i in range(0, len(blob), 8))
+
+
+arrays_of = {i: (words(f), tuple(key_of[x] for x in words(f)))
+             for i, f in src.execute("SELECT id, frames FROM stacks")}
 # the pair form's node ids: a sampled stack keeps the store's id (samples
 # name it), another prefix gets a 63-bit hash of its frames, as wide as the
 # store's content ids (so the two forms' sizes compare)

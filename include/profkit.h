@@ -1022,6 +1022,27 @@ typedef struct profkit_store_list_options {
 PROFKIT_API int profkit_store_list_opts(FILE *out, profkit_store *s, const profkit_store_query *q,
                             const profkit_store_list_options *o, profkit_error *err);
 
+/* What profkit_store_trend groups and measures. */
+typedef struct profkit_store_trend_options {
+    const char *by;       /* a label key, or "day" (UTC, of the profiles' times) */
+    const char *function; /* POSIX extended regex on function names: the value
+                             of the stacks with a frame it matches (each stack
+                             once); NULL: the total */
+    const char *value;    /* the value type (NULL: the selection's default) */
+    int json;             /* one JSON document (docs/json.md, "trend") */
+} profkit_store_trend_options;
+
+/*
+ * `profkit trend`: for each value of label o->by among the selected
+ * profiles (in natural order: 1.9 before 1.10), or each day, the value of
+ * o->function's stacks (or the total) and the total, over that group's
+ * profiles merged as profkit_store_load merges them. Returns 0,
+ * PROFKIT_EINVAL (a bad key or regex), PROFKIT_ENOTFOUND (no selected
+ * profile has the label), PROFKIT_EIO or PROFKIT_ENOMEM.
+ */
+PROFKIT_API int profkit_store_trend(FILE *out, profkit_store *s, const profkit_store_query *q,
+                                    const profkit_store_trend_options *o, profkit_error *err);
+
 /*
  * Changes the labels of the selected profiles (*n: how many, may be NULL):
  * every key of `set` ("KEY=VALUE") and `unset` ("KEY") loses its values,

@@ -57,12 +57,17 @@ static const char help[] =
     "\n"
     "With --diff, BASE and NEW are read each on its own and drawn as one tree:\n"
     "frames are matched by function name, sized by NEW and coloured by the\n"
-    "change from BASE.\n"
+    "change from BASE. With --db, BASE and NEW are the store's profiles of\n"
+    "--base-where and of --new-where (--diff is then implied).\n"
     "\n"
     "Options:\n"
     "  -o, --output OUT     output file, .html or .svg (default: HTML to stdout)\n"
     "  -t, --to FORMAT      html or svg, whatever OUT's extension\n"
     "  --diff               compare two profiles, BASE then NEW\n"
+    "  --base-where K=V, --new-where K=V\n"
+    "                       with --db: BASE is the store's profiles with these\n"
+    "                       labels, NEW those with these (repeatable; K!=V,\n"
+    "                       K~RE; --where, --since and --until apply to both)\n"
     "  --value NAME         the value type shown first (the SVG draws only it),\n"
     "                       e.g. cpu, wall, samples (default: the profile's\n"
     "                       default; see profkit info)\n"
@@ -79,6 +84,7 @@ static const char help[] =
     "  profkit flame cpu.prof -o cpu.html          # open cpu.html in a browser\n"
     "  profkit flame --value wall app.bsprof -o wall.svg\n"
     "  profkit flame --diff before.prof after.prof -o change.html\n"
+    "  profkit flame --db prof.sqlite --base-where version=1.4 --new-where version=1.5 -o diff.html\n"
     "  profkit flame --thread GeckoMain firefox.json.gz > main.html\n";
 
 /* html or svg from --to or from the path's extension; NULL when neither. */
@@ -102,6 +108,8 @@ int cmd_flame(int argc, char **argv)
         { "output", required_argument, NULL, 'o' },
         { "to", required_argument, NULL, 't' },
         { "diff", no_argument, NULL, 'd' },
+        { "base-where", required_argument, NULL, CLI_OPT_BASE_WHERE },
+        { "new-where", required_argument, NULL, CLI_OPT_NEW_WHERE },
         { "value", required_argument, NULL, 'V' },
         { "thread", required_argument, NULL, 'T' },
         { "min-percent", required_argument, NULL, 'P' },
@@ -151,8 +159,14 @@ int cmd_flame(int argc, char **argv)
     int nfiles = argc - optind;
     if (!cli_has_input("flame", &in, nfiles))
         return CLI_USAGE;
-    if (diff && nfiles != 2)
-        return cli_usage("flame", "--diff takes two input files, BASE and NEW, not %d", nfiles);
+    /* two selections of a store (--db): BASE and NEW of a diff page */
+    int two = in.n_base_where || in.n_new_where;
+    if (two && (!in.n_base_where || !in.n_new_where))
+        return cli_usage("flame", "with --db, name BASE and NEW with --base-where and --new-where");
+    diff |= two;
+    if (diff && !two && nfiles != 2)
+        return cli_usage("flame", in.db ? "--diff with --db takes --base-where and --new-where"
+                                        : "--diff takes two input files, BASE and NEW, not %d", nfiles);
     /* The page shows every value type and its time line's markers (the SVG
      * none), never lines. */
     in.skip_markers = strcmp(kind, "svg") == 0 || input_bytes(argv + optind, nfiles) > PAGE_MARKER_INPUT_MAX;
@@ -171,9 +185,11 @@ int cmd_flame(int argc, char **argv)
     profkit_profile *p = NULL, *base = NULL;
     int rc;
     if (diff) {
-        if ((rc = cli_load(&base, argv + optind, 1, &in)) != 0)
+        if ((rc = two ? cli_load_db(&base, &in, in.base_where, in.n_base_where)
+                      : cli_load(&base, argv + optind, 1, &in)) != 0)
             return rc;
-        if ((rc = cli_load(&p, argv + optind + 1, 1, &in)) != 0) {
+        if ((rc = two ? cli_load_db(&p, &in, in.new_where, in.n_new_where)
+                      : cli_load(&p, argv + optind + 1, 1, &in)) != 0) {
             profkit_profile_free(base);
             return rc;
         }

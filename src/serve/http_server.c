@@ -160,20 +160,31 @@ static enum MHD_Result queue(struct MHD_Connection *c, const profkit_server *s, 
     return ret;
 }
 
-/* A short text/plain answer; `extra` is one more header name and value, or NULL. */
-static enum MHD_Result refuse(struct MHD_Connection *c, const profkit_server *s, unsigned status,
-                              const char *text, const char *extra, const char *extra_value)
+/* A short answer of `len` bytes with this Content-Type; `mode` is how
+ * libmicrohttpd holds them (PERSISTENT: static text; MUST_COPY: the
+ * caller's buffer); `extra` is one more header name and value, or NULL. */
+static enum MHD_Result respond(struct MHD_Connection *c, const profkit_server *s, unsigned status,
+                               const char *content_type, const char *body, size_t len,
+                               enum MHD_ResponseMemoryMode mode, const char *extra,
+                               const char *extra_value)
 {
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, mode);
     if (!r)
         return MHD_NO;
-    if (MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8") != MHD_YES ||
+    if (MHD_add_response_header(r, "Content-Type", content_type) != MHD_YES ||
         (extra && MHD_add_response_header(r, extra, extra_value) != MHD_YES)) {
         MHD_destroy_response(r);
         return MHD_NO;
     }
     return queue(c, s, status, r);
+}
+
+/* A short text/plain answer of static text. */
+static enum MHD_Result refuse(struct MHD_Connection *c, const profkit_server *s, unsigned status,
+                              const char *text, const char *extra, const char *extra_value)
+{
+    return respond(c, s, status, "text/plain; charset=utf-8", text, strlen(text), MHD_RESPMEM_PERSISTENT,
+                   extra, extra_value);
 }
 
 /* -------------------------------------------------------------- checks */
@@ -353,16 +364,8 @@ static enum MHD_Result queue_json(struct MHD_Connection *c, const profkit_server
                                   const char *json, size_t len, const char *extra,
                                   const char *extra_value)
 {
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(len, (void *)json, MHD_RESPMEM_MUST_COPY);
-    if (!r)
-        return MHD_NO;
-    if (MHD_add_response_header(r, "Content-Type", "application/json") != MHD_YES ||
-        (extra && MHD_add_response_header(r, extra, extra_value) != MHD_YES)) {
-        MHD_destroy_response(r);
-        return MHD_NO;
-    }
-    return queue(c, s, status, r);
+    return respond(c, s, status, "application/json", json, len, MHD_RESPMEM_MUST_COPY, extra,
+                   extra_value);
 }
 
 /* A refusal as {"error":"TEXT"}. */

@@ -14,8 +14,8 @@
 
 /* What a cell of a row to insert holds. */
 enum { PK_CELL_INT, PK_CELL_TEXT,
-       /* integers as the text "[1,2,3]": SQLite keeps the JSON text,
-        * ClickHouse reads it as an Array(Int64) */
+       /* integers as the text "[1,2,3]": SQLite keeps them as a blob of
+        * 8-byte words, ClickHouse reads the text as an Array(Int64) */
        PK_CELL_ARRAY };
 
 /* One value of a row to insert: text or an array (s, len), or an integer. */
@@ -94,9 +94,10 @@ int pk_sql_query(profkit_store *s, pk_buf *q, pk_store_row_fn fn, void *payload,
 int pk_sql_exec(profkit_store *s, pk_buf *q, profkit_error *err);
 /* A decimal int64 cell; 0 when empty. */
 int64_t pk_cell_i64(const char *c);
-/* Refuses a store written before stacks were arrays (docs/store.md): an
- * engine runs this before it creates any table, with the query, in its
- * dialect, that returns a row when `stacks` has the old `parent` column. */
+/* Refuses a store of an older schema (docs/store.md): an engine runs this
+ * before it creates any table, with the query, in its dialect, that
+ * returns the name of an old column of `stacks` (`parent`: stacks as
+ * pairs; `keys`: stacks with their frames' keys beside them). */
 int pk_store_check_stacks(profkit_store *s, const char *old_sql, profkit_error *err);
 
 /* ---- content ids (store_ids.c) ---- */

@@ -1,7 +1,7 @@
 /* store_add.c: adding one profile to the store (docs/store.md): every row
  * gets its content id, shared rows (strings, functions, mappings, frames,
- * stacks: one row per sampled stack, its frames and their labels as arrays,
- * root first) are written once whatever number of profiles use them, samples
+ * stacks: one row per sampled stack, its frames as an array, root first;
+ * a frame's row has its label, the key top groups by) are written once whatever number of profiles use them, samples
  * are summed per stack, thread and value type, and the profile's own rows
  * go in one transaction (SQLite) or before its `profiles` row, which is
  * what makes it visible (ClickHouse). */
@@ -51,7 +51,7 @@ static const char *const table_name[N_TABLES] = {
     "strings", "functions", "mappings", "frames", "stacks", "labelsets", "samples", "labels",
     "meta", "profile_values", "profile_threads", "profiles",
 };
-static const size_t table_cols[N_TABLES] = { 2, 6, 6, 7, 3, 2, 6, 3, 4, 6, 7, 6 };
+static const size_t table_cols[N_TABLES] = { 2, 6, 6, 8, 2, 2, 6, 3, 4, 6, 7, 6 };
 
 struct add {
     profkit_store *s;
@@ -63,6 +63,7 @@ struct add {
     pk_buf arrays; /* the text of the stacks' arrays, "[1,2][3,4]..." */
     pk_strtab keys; /* frame labels (the keys top groups by) */
     uint64_t *str_id, *fn_id, *map_id, *frame_id, *frame_key, *stack_id, *thread_id, *vt_id;
+    uint32_t *thread_first; /* the first thread of each thread's identity (its id) */
     uint32_t *depth, *key_str; /* key_str: a frame's label in `keys` */
     /* samples summed per (stack, thread, label set); with labels, the rows
      * of one (stack, thread) are chained (row_next) from the map's */
@@ -244,6 +245,7 @@ static void frame_row(struct add *a, size_t i)
     put_i(r, f->column, &a->bad);
     put_i(r, (int64_t)(f->mapping < p->n_mappings ? a->map_id[f->mapping] : 0), &a->bad);
     put_i(r, f->inline_depth, &a->bad);
+    put_i(r, (int64_t)a->frame_key[i], &a->bad);
     uint32_t k = a->key_str[i];
     string_row(a, pk_strtab_get(&a->keys, k), pk_strtab_len(&a->keys, k));
 }
@@ -320,6 +322,8 @@ static void sum_samples(struct add *a)
     }
     for (size_t r = 0; r < p->n_samples && !a->bad; r++) {
         uint32_t st = p->sample_stack[r], th = p->sample_thread[r], ls = pk_sample_labels(p, r);
+        if (th < p->n_threads) /* threads of one identity are one thread in the store */
+            th = a->thread_first[th];
         const int64_t *v = p->sample_values + r * nv;
         acc(a, st < p->n_stacks ? a->stack_id[st] : 0);
         acc(a, th < p->n_threads ? a->thread_id[th] : 0);
@@ -370,8 +374,9 @@ static void array_text(struct add *a, const uint64_t *w, size_t n, size_t *at, s
     *len = a->arrays.len - *at;
 }
 
-/* A row of `stacks` per distinct stack the sample rows name: its id, its
- * frames' ids and their labels (the keys `top` groups by), root first. */
+/* A row of `stacks` per distinct stack the sample rows name: its id and
+ * its frames' ids, root first (each frame's row has the label `top`
+ * groups by, its key). */
 static void stack_rows(struct add *a)
 {
     const profkit_profile *p = a->p;
@@ -382,8 +387,8 @@ static void stack_rows(struct add *a)
     for (size_t i = 0; i < p->n_stacks; i++)
         if (a->depth[i] > max_depth)
             max_depth = a->depth[i];
-    uint64_t *fr = calloc((size_t)max_depth + 1, 8), *ke = calloc((size_t)max_depth + 1, 8);
-    if (!fr || !ke)
+    uint64_t *fr = calloc((size_t)max_depth + 1, 8);
+    if (!fr)
         a->bad = 1;
     for (size_t i = 0; i < a->n_rows && !a->bad; i++) {
         uint32_t st = a->row_stack[i];
@@ -400,14 +405,11 @@ static void stack_rows(struct add *a)
             uint32_t f = p->stacks[s].frame;
             k--;
             fr[k] = f < p->n_frames ? a->frame_id[f] : 0;
-            ke[k] = f < p->n_frames ? a->frame_key[f] : 0;
         }
         size_t at, len;
         rows *r = &a->t[T_STACKS];
         put_i(r, (int64_t)a->stack_id[st], &a->bad);
         array_text(a, fr + k, n - k, &at, &len);
-        put_a(r, at, len, &a->bad);
-        array_text(a, ke + k, n - k, &at, &len);
         put_a(r, at, len, &a->bad);
     }
     if (pk_buf_error(&a->arrays))
@@ -420,7 +422,6 @@ static void stack_rows(struct add *a)
         }
     pk_idmap_free(&done);
     free(fr);
-    free(ke);
 }
 
 /* Whether row i of labels is the pair (k, v). */
@@ -591,6 +592,7 @@ static void add_free(struct add *a)
     free(a->frame_key);
     free(a->stack_id);
     free(a->thread_id);
+    free(a->thread_first);
     free(a->vt_id);
     free(a->depth);
     free(a->key_str);
@@ -649,6 +651,19 @@ int profkit_store_add(profkit_store *s, const profkit_profile *p,
         a.thread_id[i] = words_id(PK_ID_THREAD, text_id(nm, strlen(nm)), text_id(pn, strlen(pn)),
                                   (uint64_t)t->pid, (uint64_t)t->tid, 0, 0);
     }
+    /* two threads that agree on name, process, pid and tid have one id:
+     * their samples are summed as one thread's (one row per stack, thread,
+     * label set and value type) */
+    pk_idmap first = { 0 };
+    if (!a.bad && !(a.thread_first = ids(p->n_threads, 4)))
+        a.bad = 1;
+    for (size_t i = 0; !a.bad && i < p->n_threads; i++) {
+        uint32_t f = pk_idmap_get(&first, a.thread_id[i]);
+        if (f == PROFKIT_NONE && pk_idmap_put(&first, a.thread_id[i], (uint32_t)i) != 0)
+            a.bad = 1;
+        a.thread_first[i] = f == PROFKIT_NONE ? (uint32_t)i : f;
+    }
+    pk_idmap_free(&first);
     for (size_t i = 0; !a.bad && i < p->n_value_types; i++) {
         const char *ty = pk_str(p, p->value_types[i].type), *un = pk_str(p, p->value_types[i].unit);
         a.vt_id[i] = pk_store_value_id(ty, un);

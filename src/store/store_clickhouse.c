@@ -256,6 +256,35 @@ static int ch_remove(profkit_store *s, const char *seqs, profkit_error *err)
     return rc;
 }
 
+/* Waits until no mutation of `table` is left on shard h (what a query
+ * after this sees is then without the deleted rows). 20 s at most, then
+ * an error naming what is still under way and what that means (`then`). */
+static int wait_mutations(profkit_store *s, size_t h, const char *table, const char *what,
+                          const char *then, profkit_error *err)
+{
+    struct ch *c = ch_of(s);
+    pk_buf q = PK_BUF_INIT;
+    int rc = 0;
+    int64_t pending = 1;
+    for (int tries = 0; rc == 0 && pending > 0; tries++) {
+        if (tries == 400) {
+            rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
+                              "shard %s: %s has not finished after 20 s; %s", c->base[h], what, then);
+            break;
+        }
+        if (tries)
+            nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
+        pk_buf_free(&q);
+        pk_buf_printf(&q, "SELECT count() FROM system.mutations WHERE database = '%s' AND table = '%s' "
+                       "AND is_done = 0 FORMAT TabSeparated", c->db, table);
+        rc = pk_buf_error(&q) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory") : run(s, h, q.buf, err);
+        if (rc == 0)
+            pending = c->body.buf ? strtoll(c->body.buf, NULL, 10) : 0;
+    }
+    pk_buf_free(&q);
+    return rc;
+}
+
 /* Changing labels: a mutation deletes the old rows of those keys on every
  * shard, and the call waits until every shard has done it (a mutation runs
  * in the background), so a query after it sees the new labels only. The
@@ -273,60 +302,13 @@ static int ch_unlabel(profkit_store *s, const char *seqs, const char *keys, prof
         rc = pk_buf_error(&q) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory") : run(s, h, q.buf, err);
     }
     /* 20 s at most per shard, then an error: the labels are changing */
-    for (size_t h = 0; h < c->n_shards && rc == 0; h++) {
-        int64_t pending = 1;
-        for (int tries = 0; rc == 0 && pending > 0; tries++) {
-            if (tries == 400) {
-                rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
-                                  "shard %s: the label change has not finished after 20 s; queries "
-                                  "may see the old labels until it has",
-                                  c->base[h]);
-                break;
-            }
-            if (tries)
-                nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
-            pk_buf_free(&q);
-            pk_buf_printf(&q, "SELECT count() FROM system.mutations WHERE database = '%s' AND table = '%s' "
-                           "AND is_done = 0 FORMAT TabSeparated", c->db, table);
-            rc = pk_buf_error(&q) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory") : run(s, h, q.buf, err);
-            if (rc == 0)
-                pending = c->body.buf ? strtoll(c->body.buf, NULL, 10) : 0;
-        }
-    }
+    for (size_t h = 0; h < c->n_shards && rc == 0; h++)
+        rc = wait_mutations(s, h, table, "the label change", "queries may see the old labels until it has",
+                            err);
     pk_buf_free(&q);
     return rc;
 }
 
-
-/* Waits until no mutation of `table` is left on shard h (what a query
- * after this sees is then without the deleted rows). 20 s at most, then
- * an error naming what is still under way. */
-static int wait_mutations(profkit_store *s, size_t h, const char *table, const char *what,
-                          profkit_error *err)
-{
-    struct ch *c = ch_of(s);
-    pk_buf q = PK_BUF_INIT;
-    int rc = 0;
-    int64_t pending = 1;
-    for (int tries = 0; rc == 0 && pending > 0; tries++) {
-        if (tries == 400) {
-            rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
-                              "shard %s: %s has not finished after 20 s; it goes on in the background",
-                              c->base[h], what);
-            break;
-        }
-        if (tries)
-            nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
-        pk_buf_free(&q);
-        pk_buf_printf(&q, "SELECT count() FROM system.mutations WHERE database = '%s' AND table = '%s' "
-                       "AND is_done = 0 FORMAT TabSeparated", c->db, table);
-        rc = pk_buf_error(&q) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory") : run(s, h, q.buf, err);
-        if (rc == 0)
-            pending = c->body.buf ? strtoll(c->body.buf, NULL, 10) : 0;
-    }
-    pk_buf_free(&q);
-    return rc;
-}
 
 static int row_id_list(void *payload, char **cells, const size_t *lens, size_t n, profkit_error *err)
 {
@@ -362,9 +344,9 @@ static int ch_gc(profkit_store *s, size_t *n, profkit_error *err)
     pk_buf_printf(&live_str,
                   "SELECT arrayJoin([name, system_name, file, module]) FROM functions WHERE id %s (%s)"
                   " UNION ALL SELECT arrayJoin([path, build_id]) FROM mappings WHERE id %s (%s)"
-                  " UNION ALL SELECT arrayJoin(keys) FROM stacks WHERE id %s (%s)",
+                  " UNION ALL SELECT key FROM frames WHERE id %s (%s)",
                   in, live_fn.buf ? live_fn.buf : "", in, live_map.buf ? live_map.buf : "", in,
-                  live_stacks.buf ? live_stacks.buf : "");
+                  live_frames.buf ? live_frames.buf : "");
     struct {
         const char *table;
         const pk_buf *live;
@@ -416,7 +398,7 @@ static int ch_gc(profkit_store *s, size_t *n, profkit_error *err)
         char table[64];
         snprintf(table, sizeof(table), "%s%s", levels[i].table, c->cluster[0] ? "_local" : "");
         for (size_t h = 0; h < c->n_shards && rc == 0 && dead[i].len; h++)
-            rc = wait_mutations(s, h, table, "the deletion of unused rows", err);
+            rc = wait_mutations(s, h, table, "the deletion of unused rows", "it goes on in the background", err);
     }
     for (size_t i = 0; i < N_LEVELS; i++)
         pk_buf_free(&dead[i]);
@@ -457,8 +439,8 @@ static const struct {
     { "strings", "id Int64, text String", "id", 1 },
     { "functions", "id Int64, name Int64, system_name Int64, file Int64, module Int64, start_line Int64", "id", 1 },
     { "mappings", "id Int64, memory_start Int64, memory_end Int64, file_offset Int64, path Int64, build_id Int64", "id", 1 },
-    { "frames", "id Int64, address Int64, function Int64, line Int64, col Int64, mapping Int64, inline_depth Int64", "id", 1 },
-    { "stacks", "id Int64, frames Array(Int64), keys Array(Int64)", "id", 1 },
+    { "frames", "id Int64, address Int64, function Int64, line Int64, col Int64, mapping Int64, inline_depth Int64, key Int64", "id", 1 },
+    { "stacks", "id Int64, frames Array(Int64)", "id", 1 },
     { "labelsets", "id Int64, labels Array(Int64)", "id", 1 },
     { "samples", "seq Int64, stack Int64, thread Int64, vtype Int64, value Int64, labels Int64", "(seq, vtype, stack)", 0 },
     { "removed", "seq Int64", "seq", 0 },
@@ -481,8 +463,8 @@ static int create(profkit_store *s, profkit_error *err)
             break;
         if (h == 0) { /* a store of the older schema is refused before any table is made */
             pk_buf_free(&q);
-            pk_buf_printf(&q, "SELECT 1 FROM system.columns WHERE database = '%s' AND table IN ('stacks', "
-                           "'stacks_local') AND name = 'parent'", c->db);
+            pk_buf_printf(&q, "SELECT name FROM system.columns WHERE database = '%s' AND table IN ('stacks', "
+                           "'stacks_local') AND name IN ('parent', 'keys')", c->db);
             rc = pk_buf_error(&q) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
                           : pk_store_check_stacks(s, q.buf, err);
             if (rc)

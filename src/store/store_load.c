@@ -351,7 +351,8 @@ static int fetch_rows(profkit_store *s, struct load *l, profkit_error *err)
     for (size_t i = 0; i < l->sums.n && rc == 0; i++)
         rc = want(&l->stacks, l->sums.stack[i]);
     if (rc == 0)
-        rc = fetch(s, &l->stacks, "SELECT id, frames FROM stacks", err);
+        rc = fetch(s, &l->stacks, s->clickhouse ? "SELECT id, frames FROM stacks"
+                                                : "SELECT id, pk_ids(frames) FROM stacks", err);
     for (size_t i = 0; i < l->stacks.n && rc == 0; i++)
         if ((rc = parse_path(l, i, err)) == 0)
             for (size_t k = l->path_at[i]; k < l->path_at[i + 1] && rc == 0; k++)
@@ -377,7 +378,8 @@ static int fetch_rows(profkit_store *s, struct load *l, profkit_error *err)
     for (size_t i = 0; i < l->sums.n && rc == 0; i++)
         rc = want(&l->labelsets, l->sums.labels[i]);
     if (rc == 0 && l->labelsets.n_want)
-        rc = fetch(s, &l->labelsets, "SELECT id, labels FROM labelsets", err);
+        rc = fetch(s, &l->labelsets, s->clickhouse ? "SELECT id, labels FROM labelsets"
+                                                   : "SELECT id, pk_ids(labels) FROM labelsets", err);
     for (size_t i = 0; i < l->labelsets.n && rc == 0; i++)
         if ((rc = parse_labelset(l, i, err)) == 0)
             for (size_t k = l->words_at[i]; k < l->words_at[i + 1] && rc == 0; k += 4) {

@@ -266,22 +266,26 @@ int profkit_store_parse_time(const char *s, int64_t *ns)
     return 0;
 }
 
+/* The old schema's column the check found, as text. */
 static int row_found(void *payload, char **cells, const size_t *lens, size_t n, profkit_error *err)
 {
-    (void)cells, (void)lens, (void)n, (void)err;
-    *(int *)payload = 1;
+    (void)err;
+    snprintf(payload, 32, "%.*s", n && cells[0] ? (int)(lens[0] < 31 ? lens[0] : 31) : 0, n && cells[0] ? cells[0] : "");
+    if (!*(char *)payload)
+        snprintf(payload, 32, "?");
     return 0;
 }
 
 int pk_store_check_stacks(profkit_store *s, const char *old_sql, profkit_error *err)
 {
-    int old = 0;
-    int rc = s->engine->query(s, old_sql, row_found, &old, err);
-    if (rc == 0 && old)
+    char old[32] = "";
+    int rc = s->engine->query(s, old_sql, row_found, old, err);
+    if (rc == 0 && old[0])
         rc = pk_error_set(err, PROFKIT_EUNSUPPORTED, s->name, -1,
-                               "the store's stacks table has no frames and keys arrays: it was written "
-                               "by an older profkit (stacks as parent/frame pairs); add its files to a "
-                               "new store (its profiles table's source column names them)");
+                               "the store's stacks table has a '%s' column: it was written by an older "
+                               "profkit (stacks as %s); add its files to a new store (its profiles "
+                               "table's source column names them)", old,
+                          strcmp(old, "parent") == 0 ? "parent/frame pairs" : "arrays of frames and keys");
     return rc;
 }
 

@@ -31,17 +31,24 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS mappings (id INTEGER PRIMARY KEY, memory_start INTEGER NOT NULL,"
     " memory_end INTEGER NOT NULL, file_offset INTEGER NOT NULL, path INTEGER NOT NULL,"
     " build_id INTEGER NOT NULL);"
+    /* key: the string id of the frame's label, what top groups by */
     "CREATE TABLE IF NOT EXISTS frames (id INTEGER PRIMARY KEY, address INTEGER NOT NULL,"
     " function INTEGER NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,"
-    " mapping INTEGER NOT NULL, inline_depth INTEGER NOT NULL);"
-    /* frames and keys: JSON arrays of ids, root first (docs/store.md) */
-    "CREATE TABLE IF NOT EXISTS stacks (id INTEGER PRIMARY KEY, frames TEXT NOT NULL, keys TEXT NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS samples (seq INTEGER NOT NULL, stack INTEGER NOT NULL,"
-    " thread INTEGER NOT NULL, vtype INTEGER NOT NULL, value INTEGER NOT NULL,"
-    " labels INTEGER NOT NULL DEFAULT 0);"
-    /* a sample's labels: (key, kind, value, unit) words, a JSON array */
-    "CREATE TABLE IF NOT EXISTS labelsets (id INTEGER PRIMARY KEY, labels TEXT NOT NULL);"
-    "CREATE INDEX IF NOT EXISTS samples_seq ON samples (seq, vtype);"
+    " mapping INTEGER NOT NULL, inline_depth INTEGER NOT NULL, key INTEGER NOT NULL);"
+    /* frames: the frame ids, root first, as a blob of 8-byte little-endian
+     * words, which pk_ids() shows as the JSON text [1,2,3] (docs/store.md) */
+    "CREATE TABLE IF NOT EXISTS stacks (id INTEGER PRIMARY KEY, frames BLOB NOT NULL);"
+    /* keyed as the queries select them (a profile's rows of a value type),
+     * without a rowid or a second index: a row per (stack, thread, label
+     * set) and value type of a profile, so the key is unique */
+    /* (the key's columns first, in its order: SQLite 3.40's integrity_check
+     * misreads a WITHOUT ROWID table's other columns otherwise; add names
+     * the columns it inserts) */
+    "CREATE TABLE IF NOT EXISTS samples (seq INTEGER NOT NULL, vtype INTEGER NOT NULL,"
+    " stack INTEGER NOT NULL, thread INTEGER NOT NULL, labels INTEGER NOT NULL DEFAULT 0,"
+    " value INTEGER NOT NULL, PRIMARY KEY (seq, vtype, stack, thread, labels)) WITHOUT ROWID;"
+    /* a sample's labels: (key, kind, value, unit) words, a blob as stacks' */
+    "CREATE TABLE IF NOT EXISTS labelsets (id INTEGER PRIMARY KEY, labels BLOB NOT NULL);"
     "CREATE TABLE IF NOT EXISTS removed (seq INTEGER PRIMARY KEY);";
 
 static sqlite3 *db_of(profkit_store *s) { return s->impl; }
@@ -89,13 +96,39 @@ static int sq_query(profkit_store *s, const char *sql, pk_store_row_fn fn, void 
     return rc;
 }
 
+/* The text "[1,2,3]" of an array cell as 8-byte little-endian words in
+ * out (cleared first); -1 when out of memory. */
+static int array_blob(pk_buf *out, const char *t, size_t len)
+{
+    pk_buf_clear(out);
+    const char *e = t + len;
+    while (t < e) {
+        if (*t == '[' || *t == ',' || *t == ']') {
+            t++;
+            continue;
+        }
+        char *end;
+        uint64_t v = (uint64_t)strtoll(t, &end, 10);
+        if (end == t || end > e)
+            break;
+        t = end;
+        unsigned char w[8];
+        for (int i = 0; i < 8; i++)
+            w[i] = (unsigned char)(v >> (8 * i));
+        pk_buf_put(out, w, 8);
+    }
+    return pk_buf_error(out) ? -1 : 0;
+}
+
 static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const pk_cell *cells,
                      size_t n_rows, profkit_error *err)
 {
     if (n_rows == 0)
         return 0;
     pk_buf q = PK_BUF_INIT;
-    pk_buf_printf(&q, "INSERT OR IGNORE INTO %s VALUES (", table);
+    /* samples' columns are in another order on SQLite (the schema above) */
+    pk_buf_printf(&q, "INSERT OR IGNORE INTO %s%s VALUES (", table,
+                  strcmp(table, "samples") == 0 ? " (seq, stack, thread, vtype, value, labels)" : "");
     for (size_t c = 0; c < n_cols; c++)
         pk_buf_printf(&q, c ? ",?" : "?");
     pk_buf_printf(&q, ")");
@@ -109,18 +142,26 @@ static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const p
     if (!ok)
         return sqlite_error(s, table, err);
     int rc = 0;
+    pk_buf blob = PK_BUF_INIT;
     for (size_t r = 0; r < n_rows && rc == 0; r++) {
-        for (size_t c = 0; c < n_cols; c++) {
+        for (size_t c = 0; c < n_cols && rc == 0; c++) {
             const pk_cell *x = &cells[r * n_cols + c];
-            if (x->kind != PK_CELL_INT)
+            if (x->kind == PK_CELL_ARRAY) {
+                if (array_blob(&blob, x->s ? x->s : "", x->len) != 0)
+                    rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+                else
+                    sqlite3_bind_blob(st, (int)c + 1, blob.len ? blob.buf : "", (int)blob.len,
+                                      SQLITE_TRANSIENT);
+            } else if (x->kind != PK_CELL_INT)
                 sqlite3_bind_text(st, (int)c + 1, x->s ? x->s : "", (int)x->len, SQLITE_STATIC);
             else
                 sqlite3_bind_int64(st, (int)c + 1, x->i);
         }
-        if (sqlite3_step(st) != SQLITE_DONE)
+        if (rc == 0 && sqlite3_step(st) != SQLITE_DONE)
             rc = sqlite_error(s, table, err);
         sqlite3_reset(st);
     }
+    pk_buf_free(&blob);
     sqlite3_finalize(st);
     return rc;
 }
@@ -160,16 +201,15 @@ static const char gc_shared[] =
     /* label sets the same way: the dead ones, then their words as strings
      * (a number among them is no string any row keeps, or one still kept) */
     "DELETE FROM gc_labelsets WHERE id IN (SELECT labels FROM samples WHERE labels IN (SELECT id FROM gc_labelsets));"
-    "INSERT OR IGNORE INTO gc_strings SELECT j.value FROM labelsets AS x, json_each(x.labels) AS j"
+    "INSERT OR IGNORE INTO gc_strings SELECT j.value FROM labelsets AS x, json_each(pk_ids(x.labels)) AS j"
     " WHERE x.id IN (SELECT id FROM gc_labelsets);"
     "DELETE FROM labelsets WHERE id IN (SELECT id FROM gc_labelsets);"
     /* the dead stacks, then what only they listed */
-    "INSERT OR IGNORE INTO gc_frames SELECT j.value FROM stacks AS x, json_each(x.frames) AS j"
-    " WHERE x.id IN (SELECT id FROM gc_stacks);"
-    "INSERT OR IGNORE INTO gc_strings SELECT j.value FROM stacks AS x, json_each(x.keys) AS j"
+    "INSERT OR IGNORE INTO gc_frames SELECT j.value FROM stacks AS x, json_each(pk_ids(x.frames)) AS j"
     " WHERE x.id IN (SELECT id FROM gc_stacks);"
     "DELETE FROM stacks WHERE id IN (SELECT id FROM gc_stacks);"
-    "DELETE FROM gc_frames WHERE id IN (SELECT j.value FROM stacks AS x, json_each(x.frames) AS j);"
+    "DELETE FROM gc_frames WHERE id IN (SELECT j.value FROM stacks AS x, json_each(pk_ids(x.frames)) AS j);"
+    "INSERT OR IGNORE INTO gc_strings SELECT key FROM frames WHERE id IN (SELECT id FROM gc_frames);"
     "INSERT OR IGNORE INTO gc_functions SELECT function FROM frames WHERE id IN (SELECT id FROM gc_frames);"
     "INSERT OR IGNORE INTO gc_mappings SELECT mapping FROM frames WHERE id IN (SELECT id FROM gc_frames);"
     "DELETE FROM frames WHERE id IN (SELECT id FROM gc_frames);"
@@ -186,8 +226,8 @@ static const char gc_shared[] =
     "DELETE FROM gc_strings WHERE id IN (SELECT name FROM functions UNION ALL SELECT system_name FROM functions"
     " UNION ALL SELECT file FROM functions UNION ALL SELECT module FROM functions"
     " UNION ALL SELECT path FROM mappings UNION ALL SELECT build_id FROM mappings"
-    " UNION ALL SELECT j.value FROM stacks AS x, json_each(x.keys) AS j"
-    " UNION ALL SELECT j.value FROM labelsets AS x, json_each(x.labels) AS j);"
+    " UNION ALL SELECT key FROM frames"
+    " UNION ALL SELECT j.value FROM labelsets AS x, json_each(pk_ids(x.labels)) AS j);"
     "DELETE FROM strings WHERE id IN (SELECT id FROM gc_strings);"
     "DROP TABLE temp.gc_stacks; DROP TABLE temp.gc_frames; DROP TABLE temp.gc_functions;"
     "DROP TABLE temp.gc_mappings; DROP TABLE temp.gc_strings; DROP TABLE temp.gc_labelsets;";
@@ -248,6 +288,42 @@ static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_int(ctx, v && regexec(re, v, 0, NULL, 0) == 0);
 }
 
+/* pk_ids(BLOB): an array blob (8-byte little-endian words) as the JSON
+ * text "[1,2,3]" that json_each and the loader read. Anything else (text,
+ * a blob of a length no multiple of 8: a damaged store) comes back as
+ * text the loader refuses, naming the row. */
+static void sql_ids(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const unsigned char *b = sqlite3_value_blob(argv[0]);
+    int n = sqlite3_value_bytes(argv[0]);
+    if (sqlite3_value_type(argv[0]) != SQLITE_BLOB || n % 8 != 0) {
+        if (sqlite3_value_type(argv[0]) == SQLITE_BLOB) {
+            char msg[64];
+            snprintf(msg, sizeof(msg), "(a blob of %d bytes)", n);
+            sqlite3_result_text(ctx, msg, -1, SQLITE_TRANSIENT);
+        } else
+            sqlite3_result_value(ctx, argv[0]);
+        return;
+    }
+    pk_buf t = PK_BUF_INIT;
+    pk_buf_printf(&t, "[");
+    for (int i = 0; i < n; i += 8) {
+        uint64_t v = 0;
+        for (int k = 7; k >= 0; k--)
+            v = (v << 8) | b[i + k];
+        if (i)
+            pk_buf_putc(&t, ',');
+        pk_buf_i64(&t, (int64_t)v);
+    }
+    pk_buf_printf(&t, "]");
+    if (pk_buf_error(&t))
+        sqlite3_result_error_nomem(ctx);
+    else
+        sqlite3_result_text(ctx, t.buf, (int)t.len, SQLITE_TRANSIENT);
+    pk_buf_free(&t);
+}
+
 static int sq_unlabel(profkit_store *s, const char *seqs, const char *keys, profkit_error *err)
 {
     pk_buf q = PK_BUF_INIT;
@@ -262,13 +338,14 @@ static int sq_unlabel(profkit_store *s, const char *seqs, const char *keys, prof
  * leaves none behind (above); this sweeps a store written otherwise. */
 static const char gc_all[] =
     "DELETE FROM stacks WHERE id NOT IN (SELECT stack FROM samples);"
-    "DELETE FROM frames WHERE id NOT IN (SELECT j.value FROM stacks AS x, json_each(x.frames) AS j);"
+    "DELETE FROM frames WHERE id NOT IN (SELECT j.value FROM stacks AS x, json_each(pk_ids(x.frames)) AS j);"
     "DELETE FROM functions WHERE id NOT IN (SELECT function FROM frames);"
     "DELETE FROM mappings WHERE id NOT IN (SELECT mapping FROM frames);"
     "DELETE FROM strings WHERE id NOT IN (SELECT name FROM functions UNION ALL SELECT system_name FROM functions"
     " UNION ALL SELECT file FROM functions UNION ALL SELECT module FROM functions"
     " UNION ALL SELECT path FROM mappings UNION ALL SELECT build_id FROM mappings"
-    " UNION ALL SELECT j.value FROM stacks AS x, json_each(x.keys) AS j);";
+    " UNION ALL SELECT key FROM frames"
+    " UNION ALL SELECT j.value FROM labelsets AS x, json_each(pk_ids(x.labels)) AS j);";
 
 static int sq_gc(profkit_store *s, size_t *n, profkit_error *err)
 {
@@ -302,18 +379,11 @@ int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err)
     sqlite3_busy_timeout(db, 10000);
     sqlite3_create_function(db, "regexp", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_regexp,
                             NULL, NULL);
-    int rc = pk_store_check_stacks(s, "SELECT 1 FROM pragma_table_info('stacks') WHERE name = 'parent'", err);
-    if (rc == 0)
+    sqlite3_create_function(db, "pk_ids", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_ids, NULL, NULL);
+    int rc = pk_store_check_stacks(s, "SELECT name FROM pragma_table_info('stacks') WHERE name IN ('parent', 'keys')",
+                                   err);
+    if (rc == 0) /* (a store older than this schema has a stacks.keys column: refused above) */
         rc = sq_exec(s, schema, err);
-    /* a store written before samples had labels gets the column (0: none) */
-    sqlite3_stmt *st = NULL;
-    if (rc == 0 && sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('samples') WHERE name = 'labels'",
-                                      -1, &st, NULL) == SQLITE_OK) {
-        int has = sqlite3_step(st) == SQLITE_ROW;
-        sqlite3_finalize(st);
-        if (!has)
-            rc = sq_exec(s, "ALTER TABLE samples ADD COLUMN labels INTEGER NOT NULL DEFAULT 0", err);
-    }
     if (rc) {
         sqlite3_close(db);
         s->impl = NULL;

@@ -91,6 +91,7 @@ needs "store ls clickhouse://" "the store (SQLite)" store ls clickhouse://127.0.
 needs "top --db" "the store (SQLite)" top --db "$TMP/x.db"
 needs "store serve" "the store (SQLite)" store serve "$TMP/x.db"
 needs "store gc" "the store (SQLite)" store gc "$TMP/x.db"
+needs "trend --db" "the store (SQLite)" trend --db "$TMP/x.db" --by version
 needs "view" "the local web server (libmicrohttpd)" view --no-open "$D/bsprof/ok_lines.bsprof"
 needs "list --disasm" "disassembly (Capstone)" list --disasm . "$D/bsprof/ok_lines.bsprof"
 if [ -e "$TMP/x.db" ]; then fail "a store file was made"; else pass; fi

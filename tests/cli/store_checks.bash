@@ -142,6 +142,60 @@ store_suite() {
   "$PROFKIT" diff -n 0 --db "$db" --base-where file="$a" --new-where file="$b" > "$TMP/d1" 2>&1
   "$PROFKIT" diff -n 0 "$a" "$b" > "$TMP/d2" 2>&1
   expect_files_eq "diff --base-where/--new-where equals diff of the files" "$TMP/d2" "$TMP/d1"
+  # and so does flame's diff page and SVG of the two selections (colours aside)
+  for ext in html svg; do
+    "$PROFKIT" flame --title T --diff -o "$TMP/dfiles.$ext" "$a" "$b" 2> /dev/null
+    "$PROFKIT" flame --title T -o "$TMP/ddb.$ext" --db "$db" --base-where file="$a" --new-where file="$b" 2> /dev/null
+  done
+  sed 's/fill="rgb([0-9,]*)"//g' "$TMP/dfiles.svg" > "$TMP/dfiles.svg.x"
+  sed 's/fill="rgb([0-9,]*)"//g' "$TMP/ddb.svg" > "$TMP/ddb.svg.x"
+  if [ -s "$TMP/dfiles.svg.x" ] && cmp -s "$TMP/dfiles.svg.x" "$TMP/ddb.svg.x"; then pass; else fail "flame --base-where/--new-where .svg differs from flame --diff of the files (colours aside)"; fi
+  expr='[d["diff"], d["values"], [t["name"] for t in d["threads"]], sum(d["threads"][0]["tree"]["self"][0]), sum(d["threads"][0]["tree"]["base_self"][0])]'
+  expect_eq "flame --base-where/--new-where page: a diff, its values and totals as the files'" \
+    "$(python3 "$PROFKIT_SRC/tests/cli/flame_check.py" "$TMP/dfiles.html" --print "$expr" 2>&1)" \
+    "$(python3 "$PROFKIT_SRC/tests/cli/flame_check.py" "$TMP/ddb.html" --print "$expr" 2>&1)"
+  expect_status "flame --base-where without --new-where" 2 "$PROFKIT" flame --db "$db" --base-where file="$a" -o "$TMP/x.html"
+
+  # trend: each point (per version, per day; a function's cum or the
+  # total) is what top says of that group's profiles
+  local fn
+  fn=$("$PROFKIT" top --db "$db" --where set=gen --json -n 1 | python3 -c 'import json, sys; print(json.load(sys.stdin)["rows"][0]["name"])')
+  for run in "version ^$fn\$" "day"; do
+    read -r by f <<< "$run"
+    {
+      "$PROFKIT" trend --db "$db" --where set=gen --by "$by" ${f:+--function "$f"} --json > "$TMP/trend.json" 2> "$TMP/err" ||
+        fail "trend --by $by ${f:+--function $f}: $(cat "$TMP/err")"
+      expect_eq "trend --by $by ${f:+--function $f}: each point as top over its group" "ok" "$(python3 - "$PROFKIT" "$db" "$by" "$fn" "$f" "$TMP/trend.json" << 'PY'
+import datetime, json, subprocess, sys
+profkit, db, by, fn, f, path = sys.argv[1:]
+d = json.load(open(path))
+bad = []
+if d["report"] != "trend" or d["by"] != by or not d["points"]:
+    bad.append("header")
+for p in d["points"]:
+    sel = ["--where", "set=gen"]
+    if by == "day":
+        day = datetime.date.fromisoformat(p["group"])
+        sel += ["--since", str(day), "--until", str(day + datetime.timedelta(days=1))]
+    else:
+        sel += ["--where", by + "=" + p["group"]]
+    top = json.loads(subprocess.run([profkit, "top", "--db", db, "--json", "-n", "0"] + sel,
+                                    capture_output=True, text=True, check=True).stdout)
+    cum = sum(r["cum"] for r in top["rows"] if r["name"] == fn) if f else top["total"]
+    n = json.loads(subprocess.run([profkit, "store", "ls", db, "--json"] + sel, capture_output=True, text=True,
+                                  check=True).stdout)["count"]
+    if (p["value"], p["total"], p["profiles"]) != (cum, top["total"], n):
+        bad.append("%s: trend %s/%s/%s, top %s/%s/%s" % (p["group"], p["value"], p["total"], p["profiles"], cum, top["total"], n))
+print("; ".join(bad) or "ok")
+PY
+)"
+    }
+  done
+  "$PROFKIT" trend --db "$db" --where set=gen --by version --json | python3 -c 'import json, sys; [print(p["group"]) for p in json.load(sys.stdin)["points"]]' > "$TMP/groups"
+  awk -F'\t' '{ sub(/^version=/, "", $3); print $3 }' "$TMP/gen/labels.tsv" | sort -uV > "$TMP/groups.want"
+  expect_files_eq "trend --by version: every version, in natural order" "$TMP/groups.want" "$TMP/groups"
+  expect_status "trend --by a key no profile has" 1 "$PROFKIT" trend --db "$db" --by vesion
+  grep -q "no profile has a label 'vesion'; the keys in the store are: " "$TMP/err" && pass || fail "trend --by vesion: $(cat "$TMP/err")"
 
   # idempotent: adding the same files again adds nothing
   local before after

@@ -139,10 +139,19 @@ grep -q 'ClickHouse at http://127.0.0.1:1/' "$TMP/err" && pass || fail "no serve
 curl -s "http://127.0.0.1:$HTTP1/" --data-binary "CREATE DATABASE prof_old" > /dev/null
 curl -s "http://127.0.0.1:$HTTP1/" --data-binary "CREATE TABLE prof_old.stacks (id Int64, parent Int64, frame Int64, depth Int64, leaf_key Int64) ENGINE = ReplacingMergeTree ORDER BY id" > /dev/null
 expect_status "a store of stacks as pairs" 1 "$PROFKIT" store add "clickhouse://127.0.0.1:$HTTP1/prof_old" "$PROFKIT_SRC/tests/data/folded/ok_simple.folded"
-grep -q "prof_old: the store's stacks table has no frames and keys arrays: it was written by an older profkit" "$TMP/err" && pass ||
+grep -q "prof_old: the store's stacks table has a 'parent' column: it was written by an older profkit (stacks as parent/frame pairs)" "$TMP/err" && pass ||
   fail "old schema: $(cat "$TMP/err")"
 expect_eq "no table is made in a store of stacks as pairs" stacks \
   "$(curl -s "http://127.0.0.1:$HTTP1/" --data-binary "SELECT name FROM system.tables WHERE database = 'prof_old'")"
+
+# and so is one of stacks with their frames' keys beside them
+curl -s "http://127.0.0.1:$HTTP1/" --data-binary "CREATE DATABASE prof_old2" > /dev/null
+curl -s "http://127.0.0.1:$HTTP1/" --data-binary "CREATE TABLE prof_old2.stacks (id Int64, frames Array(Int64), keys Array(Int64)) ENGINE = ReplacingMergeTree ORDER BY id" > /dev/null
+expect_status "a store of stacks with keys" 1 "$PROFKIT" top --db "clickhouse://127.0.0.1:$HTTP1/prof_old2"
+grep -q "prof_old2: the store's stacks table has a 'keys' column: it was written by an older profkit (stacks as arrays of frames and keys)" "$TMP/err" && pass ||
+  fail "old schema (keys): $(cat "$TMP/err")"
+expect_eq "no table is made in a store of stacks with keys" stacks \
+  "$(curl -s "http://127.0.0.1:$HTTP1/" --data-binary "SELECT name FROM system.tables WHERE database = 'prof_old2'")"
 
 echo "== users, passwords, https, timeouts, a shard down"
 AUTH="clickhouse://pk:$PK_PASSWORD_URL@127.0.0.1:$HTTP1/prof_auth"

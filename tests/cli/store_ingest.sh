@@ -72,8 +72,8 @@ import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 db.execute("INSERT INTO strings VALUES (11, 'orphan'), (12, 'orphan.c'), (13, 'orphan key')")
 db.execute("INSERT INTO functions VALUES (21, 11, 11, 12, 0, 3)")
-db.execute("INSERT INTO frames VALUES (31, 0, 21, 4, 0, 0, 0)")
-db.execute("INSERT INTO stacks VALUES (41, '[31]', '[13]')")
+db.execute("INSERT INTO frames VALUES (31, 0, 21, 4, 0, 0, 0, 13)")
+db.execute("INSERT INTO stacks VALUES (41, ?)", ((31).to_bytes(8, "little"),))
 db.commit()
 PY
 python3 "$PROFKIT_SRC/tests/store/store_tables.py" "$GC" | head -12 > "$TMP/gc.before"

@@ -100,7 +100,7 @@ compare_reports "after the kills and a re-add" "$KDB" "--where set=kill" "${all[
 # frame that is missing, is an error that names the row, never a crash.
 BAD="$TMP/bad.sqlite"
 "$PROFKIT" store add "$BAD" -q "$PROFKIT_SRC/tests/data/folded/ok_simple.folded" || fail "bad: store add failed"
-for frames in "'[1,'" "'[]'" "'[12,,3]'" "'[99999999999999999999]'" "'nothing'"; do
+for frames in "'[1,'" "'[]'" "'[12,,3]'" "'[99999999999999999999]'" "'nothing'" "x'0102030405'" "x''"; do
   python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE stacks SET frames = " + sys.argv[2] + " WHERE rowid = (SELECT min(rowid) FROM stacks)"); db.commit()' "$BAD" "$frames"
   expect_status "stacks.frames = $frames" 1 "$PROFKIT" tree --db "$BAD"
   grep -q "bad.sqlite: stacks: row [0-9]*: expected its frames as \[ID,ID,...\]" "$TMP/err" && pass ||
@@ -109,16 +109,29 @@ done
 python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE stacks SET frames = \"[12345]\" WHERE rowid = (SELECT min(rowid) FROM stacks)"); db.commit()' "$BAD"
 expect_status "a stack names a missing frame" 1 "$PROFKIT" tree --db "$BAD"
 grep -q "FROM frames: no row with id 12345, which a sample needs" "$TMP/err" && pass || fail "missing frame: $(cat "$TMP/err")"
+# top groups the stacks in C on SQLite: the same two damages, its own messages
+for damage in "x'0102030405':a row's frames are not a list of ids (5 bytes; a damaged store?)" \
+              "x'3930000000000000':a stack names frame 12345, which is not in the store"; do
+  IFS=: read -r frames want <<< "$damage"
+  python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE stacks SET frames = " + sys.argv[2] + " WHERE rowid = (SELECT min(rowid) FROM stacks)"); db.commit()' "$BAD" "$frames"
+  expect_status "top, stacks.frames = $frames" 1 "$PROFKIT" top --db "$BAD"
+  grep -qF "bad.sqlite: stacks: $want" "$TMP/err" && pass || fail "top, stacks.frames = $frames: $(cat "$TMP/err")"
+done
 
-# A store of the older schema (stacks as parent/frame pairs) is refused on
-# opening, and left as it was.
-OLD="$TMP/old.sqlite"
-python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("CREATE TABLE stacks (id INTEGER PRIMARY KEY, parent INTEGER NOT NULL, frame INTEGER NOT NULL, depth INTEGER NOT NULL, leaf_key INTEGER NOT NULL)"); db.commit()' "$OLD"
-before=$(cksum < "$OLD")
-expect_status "a store of stacks as pairs" 1 "$PROFKIT" store add "$OLD" "$PROFKIT_SRC/tests/data/folded/ok_simple.folded"
-grep -q "old.sqlite: the store's stacks table has no frames and keys arrays: it was written by an older profkit" "$TMP/err" && pass ||
-  fail "old schema: $(cat "$TMP/err")"
-expect_status "top on a store of stacks as pairs" 1 "$PROFKIT" top --db "$OLD"
-expect_eq "a store of stacks as pairs is left as it was" "$before" "$(cksum < "$OLD")"
+# A store of an older schema (stacks as parent/frame pairs; stacks with
+# their frames' keys beside them) is refused on opening, and left as it was.
+for old in "parent INTEGER NOT NULL, frame INTEGER NOT NULL, depth INTEGER NOT NULL, leaf_key INTEGER NOT NULL:parent:parent/frame pairs" \
+           "frames TEXT NOT NULL, keys TEXT NOT NULL:keys:arrays of frames and keys"; do
+  OLD="$TMP/old.sqlite"
+  rm -f "$OLD"
+  IFS=: read -r cols col what <<< "$old"
+  python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("CREATE TABLE stacks (id INTEGER PRIMARY KEY, " + sys.argv[2] + ")"); db.commit()' "$OLD" "$cols"
+  before=$(cksum < "$OLD")
+  expect_status "a store of stacks as $what" 1 "$PROFKIT" store add "$OLD" "$PROFKIT_SRC/tests/data/folded/ok_simple.folded"
+  grep -q "old.sqlite: the store's stacks table has a '$col' column: it was written by an older profkit (stacks as $what)" "$TMP/err" && pass ||
+    fail "old schema: $(cat "$TMP/err")"
+  expect_status "top on a store of stacks as $what" 1 "$PROFKIT" top --db "$OLD"
+  expect_eq "a store of stacks as $what is left as it was" "$before" "$(cksum < "$OLD")"
+done
 
 finish
