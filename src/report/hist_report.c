@@ -91,8 +91,9 @@ static int report_hist_buf(pk_buf *out, const profkit_profile *p, const profkit_
             uint32_t k = order[i];
             if (!row_shown(p, th, t, nv, sv, k, o))
                 continue;
-            pk_buf_puts(out, shown ? ",\n{\"name\":" : "\n{\"name\":");
-            pk_rjson_str(out, pk_strtab_get(&st->keys, st->rows[k].key));
+            pk_buf_puts(out, shown ? ",\n{" : "\n{");
+            pk_rjson_key(out, p, st->key_frame, st->rows[k].key, pk_strtab_get(&st->keys, st->rows[k].key),
+                         pk_strtab_len(&st->keys, st->rows[k].key), 0);
             pk_buf_puts(out, ",\"values\":[");
             for (size_t v = 0; v < nv; v++)
                 pk_buf_printf(out, "%s%lld", v ? "," : "", (long long)t[v].rows[k].flat);

@@ -15,8 +15,10 @@ static void json_edges(pk_buf *out, const pk_peek *k, const uint32_t *ids, size_
     pk_buf_putc(out, '[');
     for (size_t i = 0; i < n; i++) {
         const pk_key_edge *e = &k->sums.edges[ids[i]];
-        pk_buf_puts(out, i ? ",{\"name\":" : "{\"name\":");
-        pk_rjson_str(out, pk_ltree_label(&k->tree, in ? e->from : e->to));
+        uint32_t key = in ? e->from : e->to;
+        pk_buf_puts(out, i ? ",{" : "{");
+        pk_rjson_key(out, k->tree.p, k->tree.key_frame, key, pk_ltree_label(&k->tree, key),
+                     pk_ltree_label_len(&k->tree, key), 0);
         pk_buf_printf(out, ",\"value\":%lld}", (long long)e->weight);
     }
     pk_buf_putc(out, ']');
@@ -84,8 +86,9 @@ static int report_peek_buf(pk_buf *out, const profkit_profile *p, const profkit_
             break;
         }
         if (o->json) {
-            pk_buf_puts(out, i ? ",\n{\"name\":" : "\n{\"name\":");
-            pk_rjson_str(out, pk_ltree_label(&k.tree, key));
+            pk_buf_puts(out, i ? ",\n{" : "\n{");
+            pk_rjson_key(out, p, k.tree.key_frame, key, pk_ltree_label(&k.tree, key),
+                         pk_ltree_label_len(&k.tree, key), 0);
             pk_buf_printf(out, ",\"flat\":%lld,\"cum\":%lld,\"callers\":", (long long)flat[key],
                           (long long)cum[key]);
             json_edges(out, &k, in, nin, 1);

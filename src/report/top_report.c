@@ -38,8 +38,9 @@ static void top_json(pk_buf *out, const profkit_profile *p, const pk_top *t,
         const pk_top_row *r = &t->rows[order[i]];
         if (!row_shown(r, whole, o))
             continue;
-        pk_buf_puts(out, shown ? ",\n{\"name\":" : "\n{\"name\":");
-        pk_rjson_strn(out, pk_strtab_get(&t->keys, r->key), pk_strtab_len(&t->keys, r->key));
+        pk_buf_puts(out, shown ? ",\n{" : "\n{");
+        pk_rjson_function(out, p, t->key_frame ? t->key_frame[r->key] : PROFKIT_NONE,
+                          pk_strtab_get(&t->keys, r->key), pk_strtab_len(&t->keys, r->key));
         pk_buf_printf(out, ",\"flat\":%lld,\"cum\":%lld", (long long)r->flat, (long long)r->cum);
         if (calls)
             pk_buf_printf(out, ",\"calls\":%lld", (long long)calls->rows[r->key].flat);

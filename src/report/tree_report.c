@@ -29,8 +29,9 @@ static int print_thread(pk_buf *out, const profkit_profile *p, pk_ltree *tp, uin
         pk_buf_printf(out, ",\"total\":%lld,\"nodes\":[", (long long)t.grand_total);
         for (size_t i = 0; i < n; i++) {
             uint32_t x = nodes[i];
-            pk_buf_printf(out, "%s{\"depth\":%u,\"name\":", i ? ",\n" : "\n", depths[i]);
-            pk_rjson_str(out, pk_strtab_get(&t.labels, t.key[x]));
+            pk_buf_printf(out, "%s{\"depth\":%u,", i ? ",\n" : "\n", depths[i]);
+            pk_rjson_key(out, p, t.key_frame, t.key[x], pk_strtab_get(&t.labels, t.key[x]),
+                         pk_strtab_len(&t.labels, t.key[x]), o->by == PROFKIT_BY_LINE);
             pk_buf_printf(out, ",\"total\":%lld,\"self\":%lld}", (long long)t.total[x], (long long)t.self[x]);
         }
         pk_buf_puts(out, "]}");
@@ -80,7 +81,7 @@ static int report_tree_buf(pk_buf *out, const profkit_profile *p, const profkit_
         return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     /* One call tree; each thread's values over it in turn. */
     pk_ltree t;
-    pk_ltree_options lo = { .by = PROFKIT_BY_FUNCTION, .by_line = o->by == PROFKIT_BY_LINE,
+    pk_ltree_options lo = { .by = PROFKIT_BY_FUNCTION, .files = 1, .by_line = o->by == PROFKIT_BY_LINE,
                             .merge = 1, .children = 1 };
     int rc = pk_ltree_build(&t, p, &lo, err);
     if (rc) {
