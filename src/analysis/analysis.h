@@ -114,6 +114,24 @@ int pk_top_sort(const pk_top *t, uint32_t *order, int by_cum);
  */
 int pk_top_sort_first(const pk_top *t, uint32_t *order, int by_cum, size_t first);
 
+/* ---- inlined functions (src/analysis/inline_marks.c) ---- */
+
+enum { PK_INLINE_ALL = 1, PK_INLINE_SOME = 2 };
+/*
+ * Per key of frame_key (n_keys keys): PK_INLINE_ALL when every call into
+ * it on the stacks of the rows with a value (of value type `value`, thread
+ * `thread`, PROFKIT_NONE = all) was inlined, PK_INLINE_SOME when some were,
+ * 0 otherwise (as Go pprof marks "(inline)" and "(partial-inline)" rows).
+ * *out is a new array, or NULL when no frame of p is inlined. Returns 0 or
+ * PROFKIT_ENOMEM.
+ */
+int pk_key_inline(const profkit_profile *p, const uint32_t *frame_key, size_t n_keys, uint32_t value,
+                  uint32_t thread, unsigned char **out);
+/* " (inline)", " (partial-inline)" or "" for key k (marks may be NULL). */
+const char *pk_inline_mark(const unsigned char *marks, uint32_t k);
+/* "all", "partial" or NULL: the JSON rows' `inline`. */
+const char *pk_inline_json(const unsigned char *marks, uint32_t k);
+
 /* ---- peek: callers and callees of the keys matching a pattern (src/analysis/peek.c) ---- */
 
 typedef struct pk_peek {

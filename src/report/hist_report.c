@@ -45,6 +45,7 @@ static int report_hist_buf(pk_buf *out, const profkit_profile *p, const profkit_
     uint32_t *values = malloc((nv ? nv : 1) * sizeof(uint32_t));
     double *run = calloc(nv ? nv : 1, sizeof(double));
     uint32_t *order = NULL;
+    unsigned char *marks = NULL;
     int rc = 0;
     size_t done = 0;
     if (!t || !run || !values) {
@@ -66,6 +67,10 @@ static int report_hist_buf(pk_buf *out, const profkit_profile *p, const profkit_
     /* Only the printed rows need their order; skipped rows may sort among them. */
     if (!(order = malloc((st->n ? st->n : 1) * sizeof(uint32_t))) ||
         pk_top_sort_first(st, order, o->sort_cum, limit + (st->n - nonzero)) != 0) {
+        rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        goto out;
+    }
+    if (pk_key_inline(p, st->frame_key, st->n, sv, th, &marks) != 0) {
         rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
         goto out;
     }
@@ -94,6 +99,9 @@ static int report_hist_buf(pk_buf *out, const profkit_profile *p, const profkit_
             pk_buf_puts(out, shown ? ",\n{" : "\n{");
             pk_rjson_key(out, p, st->key_frame, st->rows[k].key, pk_strtab_get(&st->keys, st->rows[k].key),
                          pk_strtab_len(&st->keys, st->rows[k].key), 0);
+            const char *inl = pk_inline_json(marks, st->rows[k].key);
+            if (inl)
+                pk_buf_printf(out, ",\"inline\":\"%s\"", inl);
             pk_buf_puts(out, ",\"values\":[");
             for (size_t v = 0; v < nv; v++)
                 pk_buf_printf(out, "%s%lld", v ? "," : "", (long long)t[v].rows[k].flat);
@@ -139,7 +147,8 @@ static int report_hist_buf(pk_buf *out, const profkit_profile *p, const profkit_
             pct(p2, sizeof(p2), run[v], whole);
             pk_buf_printf(out, "%s%12s %7s %7s", v ? " " : "", val, p1, p2);
         }
-        pk_buf_printf(out, "  %s\n", pk_strtab_get(&st->keys, st->rows[k].key));
+        pk_buf_printf(out, "  %s%s\n", pk_strtab_get(&st->keys, st->rows[k].key),
+                      pk_inline_mark(marks, st->rows[k].key));
         shown++;
     }
 out:
@@ -149,6 +158,7 @@ out:
     free(values);
     free(run);
     free(order);
+    free(marks);
     return rc;
 }
 

@@ -22,7 +22,7 @@ static int row_shown(const pk_top_row *r, int64_t total, const profkit_report_op
 /* The JSON form (docs/json.md): the same rows as the text, raw values. */
 static void top_json(pk_buf *out, const profkit_profile *p, const pk_top *t,
                      const uint32_t *order, size_t limit, const pk_top *calls, uint32_t v,
-                     uint32_t th, const profkit_report_options *o)
+                     uint32_t th, const profkit_report_options *o, const unsigned char *marks)
 {
     pk_rjson_open(out, "top", p, v, th);
     pk_rjson_by(out, o->by);
@@ -41,6 +41,9 @@ static void top_json(pk_buf *out, const profkit_profile *p, const pk_top *t,
         pk_buf_puts(out, shown ? ",\n{" : "\n{");
         pk_rjson_function(out, p, t->key_frame ? t->key_frame[r->key] : PROFKIT_NONE,
                           pk_strtab_get(&t->keys, r->key), pk_strtab_len(&t->keys, r->key));
+        const char *inl = pk_inline_json(marks, r->key);
+        if (inl)
+            pk_buf_printf(out, ",\"inline\":\"%s\"", inl);
         pk_buf_printf(out, ",\"flat\":%lld,\"cum\":%lld", (long long)r->flat, (long long)r->cum);
         if (calls)
             pk_buf_printf(out, ",\"calls\":%lld", (long long)calls->rows[r->key].flat);
@@ -114,9 +117,16 @@ int pk_report_top_print(pk_buf *out, const profkit_profile *p, uint32_t v, uint3
         free(order);
         return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     }
-    if (o->json) {
-        top_json(out, p, &t, order, limit, calls_p, v, th, o);
+    /* inlined functions marked as pprof marks them */
+    unsigned char *marks = NULL;
+    if (pk_key_inline(p, t.frame_key, t.n, v, th, &marks) != 0) {
         free(order);
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    }
+    if (o->json) {
+        top_json(out, p, &t, order, limit, calls_p, v, th, o, marks);
+        free(order);
+        free(marks);
         return 0;
     }
     const char *unit = pk_str(p, p->value_types[v].unit);
@@ -158,10 +168,12 @@ int pk_report_top_print(pk_buf *out, const profkit_profile *p, uint32_t v, uint3
         }
         pk_buf_puts(out, "  "); /* every byte of the name, NUL bytes too */
         pk_buf_put(out, pk_strtab_get(&t.keys, r->key), pk_strtab_len(&t.keys, r->key));
+        pk_buf_puts(out, pk_inline_mark(marks, r->key));
         pk_buf_putc(out, '\n');
         shown++;
     }
     free(order);
+    free(marks);
     return 0;
 }
 
