@@ -80,8 +80,8 @@ typedef struct pk_top {
     size_t n;
     int64_t total;         /* sum of the value over the selected samples */
     uint32_t *frame_key;   /* key of each frame */
-    /* by function: each key's first frame (its function's name, file and
-     * line), NULL otherwise; in tops[keys_in] only */
+    /* by function and by line: each key's first frame (its function's
+     * name, file and line), NULL otherwise; in tops[keys_in] only */
     uint32_t *key_frame;
 } pk_top;
 

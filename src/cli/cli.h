@@ -75,6 +75,9 @@ enum { CLI_OPT_MERGE = 0x280, CLI_OPT_MERGE_NODE, CLI_OPT_ROOT_AT, CLI_OPT_FOCUS
 enum { CLI_OPT_MAX_STRING = 0x1c0, CLI_OPT_MAX_DEPTH, CLI_OPT_MAX_THREADS, CLI_OPT_MAX_INFLATE };
 
 /* Option codes of the profile store's options. */
+/* top, tree, hist --values LIST; list --diff-base FILE */
+enum { CLI_OPT_VALUES = 0x2c0, CLI_OPT_DIFF_BASE };
+
 enum { CLI_OPT_DB = 0x200, CLI_OPT_WHERE, CLI_OPT_SINCE, CLI_OPT_UNTIL, CLI_OPT_BASE_WHERE,
        CLI_OPT_NEW_WHERE, CLI_OPT_LABEL };
 

@@ -492,6 +492,7 @@ static int report_option(const char *cmd, profkit_report_options *ro, int c, con
         if (!*arg || *end || !(ro->cutoff_pct >= 0 && ro->cutoff_pct <= 100))
             return cli_usage(cmd, "--min-percent takes a number from 0 to 100, not '%s'", arg), -1;
         return 1;
+    case CLI_OPT_VALUES: ro->values = arg; return 1;
     default: return 0;
     }
 }
@@ -505,7 +506,8 @@ static int reads_inuse(const char *cmd, const profkit_report_options *ro)
 {
     /* mem shows leaks; hist shows every value type, inuse_* among them */
     return strcmp(cmd, "mem") == 0 || strcmp(cmd, "hist") == 0 ||
-           (ro->value && strncmp(ro->value, "inuse_", 6) == 0);
+           (ro->value && strncmp(ro->value, "inuse_", 6) == 0) ||
+           (ro->values && strstr(ro->values, "inuse_"));
 }
 
 /*

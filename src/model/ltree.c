@@ -179,6 +179,9 @@ static int frame_keys(keyer *k, const profkit_profile *q, uint32_t *fk)
     char buf[4096];
     int with_files = o->files && o->keys == PK_LTREE_LABELS && o->by == PROFKIT_BY_FUNCTION &&
                      q == t->p;
+    /* by line too, each key's first frame names its function */
+    int key_frames = with_files || (o->files && o->keys == PK_LTREE_LABELS &&
+                                    o->by == PROFKIT_BY_LINE && q == t->p);
     if (o->keys == PK_LTREE_FUNCTIONS) {
         uint32_t *fn_key = malloc((q->n_functions ? q->n_functions : 1) * sizeof(uint32_t));
         if (!fn_key)
@@ -224,7 +227,7 @@ static int frame_keys(keyer *k, const profkit_profile *q, uint32_t *fk)
         }
         if ((fk[f] = pk_strtab_intern(&t->labels, label, len)) == PROFKIT_NONE)
             return PROFKIT_ENOMEM;
-        if ((o->keys == PK_LTREE_NAMES || with_files) && key_seen(k, fk[f], (uint32_t)f) != 0)
+        if ((o->keys == PK_LTREE_NAMES || key_frames) && key_seen(k, fk[f], (uint32_t)f) != 0)
             return PROFKIT_ENOMEM;
     }
     if (o->keys == PK_LTREE_LABELS)
@@ -376,7 +379,8 @@ int pk_ltree_build(pk_ltree *t, const profkit_profile *p, const pk_ltree_options
         !(t->frame_key = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint32_t))))
         goto done;
     /* key 0 is the root's (the labels' ""), no frame's */
-    if ((o->keys != PK_LTREE_LABELS || (o->files && o->by == PROFKIT_BY_FUNCTION)) &&
+    if ((o->keys != PK_LTREE_LABELS ||
+         (o->files && (o->by == PROFKIT_BY_FUNCTION || o->by == PROFKIT_BY_LINE))) &&
         key_seen(&k, 0, PROFKIT_NONE) != 0)
         goto done;
     if (frame_keys(&k, p, t->frame_key) != 0)

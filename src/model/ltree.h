@@ -46,7 +46,8 @@ typedef struct pk_ltree_options {
     /* LABELS by function: a function is its name and its file; where one
      * label stands for functions of several files, each gets a key of its
      * own, labelled "LABEL FILE" (as pprof's -filefunctions names them);
-     * and key_frame notes each key's first frame (the reports' file, line) */
+     * and key_frame notes each key's first frame (the reports' file, line;
+     * by line too: the function a line row names) */
     int files;
     int merge;         /* one node per distinct key path (else one per stack) */
     int children;      /* merged: child lists, each sorted by label bytes */

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void json_edges(pk_buf *out, const pk_peek *k, const uint32_t *ids, size_t n, int in)
+static void json_edges(pk_buf *out, const pk_peek *k, const uint32_t *ids, size_t n, int in,
+                       profkit_key by)
 {
     pk_buf_putc(out, '[');
     for (size_t i = 0; i < n; i++) {
@@ -18,7 +19,7 @@ static void json_edges(pk_buf *out, const pk_peek *k, const uint32_t *ids, size_
         uint32_t key = in ? e->from : e->to;
         pk_buf_puts(out, i ? ",{" : "{");
         pk_rjson_key(out, k->tree.p, k->tree.key_frame, key, pk_ltree_label(&k->tree, key),
-                     pk_ltree_label_len(&k->tree, key), 0);
+                     pk_ltree_label_len(&k->tree, key), by, 0);
         pk_buf_printf(out, ",\"value\":%lld}", (long long)e->weight);
     }
     pk_buf_putc(out, ']');
@@ -88,12 +89,12 @@ static int report_peek_buf(pk_buf *out, const profkit_profile *p, const profkit_
         if (o->json) {
             pk_buf_puts(out, i ? ",\n{" : "\n{");
             pk_rjson_key(out, p, k.tree.key_frame, key, pk_ltree_label(&k.tree, key),
-                         pk_ltree_label_len(&k.tree, key), 0);
+                         pk_ltree_label_len(&k.tree, key), o->by, 0);
             pk_buf_printf(out, ",\"flat\":%lld,\"cum\":%lld,\"callers\":", (long long)flat[key],
                           (long long)cum[key]);
-            json_edges(out, &k, in, nin, 1);
+            json_edges(out, &k, in, nin, 1, o->by);
             pk_buf_puts(out, ",\"callees\":");
-            json_edges(out, &k, outs, nout, 0);
+            json_edges(out, &k, outs, nout, 0, o->by);
             pk_buf_putc(out, '}');
         } else {
             pk_buf_puts(out, sep);

@@ -27,10 +27,12 @@ void pk_rjson_open(pk_buf *out, const char *report, const profkit_profile *p, ui
  * row's key label when frame is PROFKIT_NONE. */
 void pk_rjson_function(pk_buf *out, const profkit_profile *p, uint32_t frame, const char *label,
                        size_t label_len);
-/* The same for key k of a table whose keys' first frames are key_frame
- * (NULL: not by function, the label alone); by_line: NAME:LINE names. */
+/* The same for key k of a table keyed by `by` whose keys' first frames
+ * are key_frame (NULL: the label alone); by_line: NAME:LINE names (tree).
+ * By line: `"name":` the label (FILE:LINE), `"function":`, `"file":`,
+ * `"line":` the frame's line. */
 void pk_rjson_key(pk_buf *out, const profkit_profile *p, const uint32_t *key_frame, uint32_t k,
-                  const char *label, size_t label_len, int by_line);
+                  const char *label, size_t label_len, profkit_key by, int by_line);
 /* `"by":"function"` etc. */
 void pk_rjson_by(pk_buf *out, profkit_key by);
 

@@ -67,4 +67,54 @@ for r in json.load(sys.stdin)["rows"]:
 else
   fail "Go pprof missing: run scripts/tools.sh"
 fi
+# 5. --values: one column pair each, equal to top/tree of each value alone.
+"$PROFKIT" top -n 0 --values cpu,wall,calls --json "$F" > "$TMP/tv.json" || fail "top --values"
+for i in 0 1 2; do
+  v=$(echo cpu wall calls | cut -d' ' -f$((i + 1)))
+  "$PROFKIT" top -n 0 --value "$v" --json "$F" > "$TMP/t1.json"
+  expect_eq "top --values column $v = top --value $v" "" "$(python3 -c '
+import json, sys
+i = int(sys.argv[3])
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+want = {(r["name"], r.get("file")): (r["flat"], r["cum"]) for r in b["rows"]}
+got = {(r["name"], r.get("file")): (r["values"][i]["flat"], r["values"][i]["cum"]) for r in a["rows"]}
+got = {k: v for k, v in got.items() if v != (0, 0)}
+print("" if got == want and a["columns"][i]["type"] == b["value"]["type"] else "%s != %s" % (got, want))' "$TMP/tv.json" "$TMP/t1.json" $i)"
+done
+"$PROFKIT" top --values cpu,wall,calls "$F" > "$TMP/tv.txt"
+expect_eq "top --values header" "cpu flat flat% cpu cum cum% wall flat wall cum calls flat calls cum function" \
+  "$(sed -n 3p "$TMP/tv.txt" | tr -s ' ' | sed 's/^ //')"
+expect_eq "top --values row" "860us 34.13% 1.36ms 53.97% 1.20ms 1.90ms 1 3 init pkg:/components/HomeScreen.brs" \
+  "$(sed -n 4p "$TMP/tv.txt" | tr -s ' ' | sed 's/^ //')"
+"$PROFKIT" tree --values cpu,calls "$F" > "$TMP/tree.txt"
+expect_eq "tree --values: init of HomeScreen" "1.36ms 98.55% 860us 500us 3 1 init pkg:/components/HomeScreen.brs" \
+  "$(grep 'init pkg:/components/HomeScreen' "$TMP/tree.txt" | tr -s ' ' | sed 's/^ //')"
+"$PROFKIT" tree --values cpu,wall --json "$F" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert [c["type"] for c in d["columns"]] == ["cpu", "wall"], d["columns"]
+for t in d["trees"]:
+    for n in t["nodes"]:
+        assert n["values"][0] == {"total": n["total"], "self": n["self"]}, n
+print("ok")' > "$TMP/ok" 2>&1
+expect_eq "tree --values --json" ok "$(cat "$TMP/ok")"
+expect_status "--values with a value the profile lacks" 2 "$PROFKIT" top --values cpu,nope "$F"
+grep -q "no value type 'nope'" "$TMP/err" && pass || fail "--values nope: $(cat "$TMP/err")"
+
+# 6. --by line names the function; bsprof's calls are the function's.
+"$PROFKIT" top --by line "$F" > "$TMP/line.txt"
+expect_eq "top --by line row" "260us 10.32% 93.65% 760us 30.16% 1 760us init pkg:/components/HomeScreen.brs:2" \
+  "$(grep 'HomeScreen.brs:2$' "$TMP/line.txt" | tr -s ' ' | sed 's/^ //')"
+"$PROFKIT" top --by line --json "$F" | grep -c '"function":"init","file":"pkg:/components/HomeScreen.brs","line":2,' > "$TMP/n"
+expect_eq "top --by line --json: function and line" 1 "$(cat "$TMP/n")"
+
+# 7. hist on bsprof fits 100 columns, headers whole; the columns it leaves
+# out are named; --values picks them.
+"$PROFKIT" hist -q "$D/ok_lines.bsprof" > "$TMP/hist"
+expect_eq "hist lines within 100 columns" "" "$(awk 'length($0) > 100' "$TMP/hist")"
+expect_eq "hist header" "cpu % cum% wall % cum% calls % cum% function" "$(sed -n 4p "$TMP/hist" | tr -s ' ' | sed 's/^ //')"
+grep -q '^Not shown (see --values): alloc_objects, alloc_space, free_objects, inuse_objects, inuse_space$' "$TMP/hist" &&
+  pass || fail "hist: the columns left out: $(sed -n 3p "$TMP/hist")"
+"$PROFKIT" hist -q --values alloc_space,cpu "$D/ok_lines.bsprof" > "$TMP/hist2"
+expect_eq "hist --values" "alloc_space % cum% cpu % cum% function" "$(sed -n 3p "$TMP/hist2" | tr -s ' ' | sed 's/^ //')"
 finish
