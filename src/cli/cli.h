@@ -45,6 +45,7 @@ typedef struct cli_input {
     size_t n_steps, filter_at;
     int filter_at_set;
     int relative; /* --relative: percentages of the total after the transforms */
+    const char *diff_base; /* list --diff-base FILE */
     /* --max-string-size, --max-depth, --max-threads, --max-inflate (0: default) */
     uint64_t max_string_size, max_inflate;
     uint32_t max_depth, max_threads;

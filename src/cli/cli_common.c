@@ -534,6 +534,10 @@ static int parse_report_args(const char *cmd, const char *help, const struct opt
             listed |= o->val == c;
         if (!listed)
             return cli_usage(cmd, "unknown option");
+        if (c == CLI_OPT_DIFF_BASE) { /* list: loaded as the inputs are */
+            in->diff_base = optarg;
+            continue;
+        }
         int r = report_option(cmd, ro, c, optarg);
         if (r < 0)
             return CLI_USAGE;
@@ -588,9 +592,17 @@ int cli_report_main(const char *cmd, const char *help, const struct option *opts
         profkit_store_close(s);
         return rc;
     }
-    profkit_profile *p;
+    profkit_profile *p, *base = NULL;
     if ((rc = cli_load(&p, argv + optind, argc - optind, &in)) != 0)
         return rc;
+    if (in.diff_base) { /* list --diff-base: read, symbolized and filtered as NEW */
+        char *files[1] = { (char *)in.diff_base };
+        if ((rc = cli_load(&base, files, 1, &in)) != 0) {
+            profkit_profile_free(p);
+            return rc;
+        }
+        ro->base = base;
+    }
     profkit_symbolize_options so; /* list --disasm finds the binaries again */
     symbolize_options(&in, &so);
     if (!ro->symbols)
@@ -598,6 +610,7 @@ int cli_report_main(const char *cmd, const char *help, const struct option *opts
     if (report(stdout, p, ro, &err) != 0)
         rc = report_failed(cmd, &err);
     profkit_profile_free(p);
+    profkit_profile_free(base);
     return rc;
 }
 

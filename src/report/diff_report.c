@@ -101,7 +101,14 @@ static int report_diff_buf(pk_buf *out, const profkit_profile *base, const profk
     size_t nt;
     const profkit_value_type *vt = profkit_profile_value_types(p, &nt);
     const char *unit = profkit_string(p, vt[v].unit);
-    double btotal = d->base_total ? (double)d->base_total : 1.0;
+    /* percentages of BASE's whole total, as the other reports' (after
+     * filters too; --relative: of what they left; --normalize: BASE scaled) */
+    int64_t bwhole = d->base_total;
+    uint32_t bv, bth;
+    profkit_error e2;
+    if (!o->normalize && pk_select(base, profkit_string(p, vt[v].type), o->thread, &bv, &bth, &e2) == 0)
+        bwhole = pk_percent_total(base, bv, bth, d->base_total);
+    double btotal = bwhole ? (double)bwhole : 1.0;
     char a[64], b[64], ch[64], pc[32];
     pk_format_value(a, sizeof(a), d->base_total, unit);
     pk_format_value(b, sizeof(b), d->new_total, unit);

@@ -117,4 +117,56 @@ grep -q '^Not shown (see --values): alloc_objects, alloc_space, free_objects, in
   pass || fail "hist: the columns left out: $(sed -n 3p "$TMP/hist")"
 "$PROFKIT" hist -q --values alloc_space,cpu "$D/ok_lines.bsprof" > "$TMP/hist2"
 expect_eq "hist --values" "alloc_space % cum% cpu % cum% function" "$(sed -n 3p "$TMP/hist2" | tr -s ' ' | sed 's/^ //')"
+# 8. list --diff-base: every line's flat and cum are NEW's minus BASE's, the
+# functions that changed, as Go pprof's -list -diff_base on the same two
+# profiles written as pprof (the sources made here: pprof needs them).
+B="$D/ok_components_base.bsprof"
+mkdir -p "$TMP/src/pkg:/components" "$TMP/src/pkg:/source"
+for f in pkg:/components/MainScene.brs pkg:/components/HomeScreen.brs pkg:/source/main.brs; do
+  for i in $(seq 1 32); do echo "' $(basename "$f") line $i"; done > "$TMP/src/$f"
+done
+"$PROFKIT" list --source-dir "$TMP/src" --diff-base "$B" 'init|render|onKey' "$F" > "$TMP/ld" || fail "list --diff-base"
+grep -q '^Value: cpu (microseconds), base total 2.96ms, new total 2.52ms, change -440us' "$TMP/ld" && pass ||
+  fail "list --diff-base header: $(head -1 "$TMP/ld")"
+if [ -x "$PPROF" ]; then
+  "$PROFKIT" convert -q "$B" -o "$TMP/b.pb.gz" || fail "convert BASE to pprof"
+  "$PPROF" -list 'init|render|onKey' -source_path="$TMP/src" -diff_base "$TMP/b.pb.gz" "$TMP/c.pb.gz" \
+    2> /dev/null > "$TMP/pl"
+  # the routines and every line with a change, spacing aside
+  norm() { grep -E '^ROUTINE|of Total|^ *[-0-9.]+[a-z]* +[-0-9.]+[a-z]* +[0-9]+:' "$1" | grep -vE '^ +\. +\. ' | tr -s ' ' | sed 's/^ //'; }
+  # routines in one order (pprof's ties are in no order of ours)
+  blocks() { norm "$1" | awk '/^ROUTINE/ {n++} {print n "\t" $0}' | sort -t"$(printf '\t')" -k1,1n -s |
+    python3 -c '
+import sys
+b = {}
+for l in sys.stdin:
+    k, t = l.rstrip("\n").split("\t", 1)
+    b.setdefault(k, []).append(t)
+for v in sorted(b.values()):
+    print("\n".join(v))'; }
+  blocks "$TMP/pl" > "$TMP/pl.n"
+  blocks "$TMP/ld" > "$TMP/ld.n"
+  [ "$(grep -c ROUTINE "$TMP/pl.n")" -ge 3 ] && pass || fail "pprof listed fewer than 3 routines: $(cat "$TMP/pl")"
+  expect_files_eq "list --diff-base = pprof -list -diff_base" "$TMP/pl.n" "$TMP/ld.n"
+fi
+# BASE against itself: nothing changed, no routine
+"$PROFKIT" list --diff-base "$F" 'init' "$F" > "$TMP/l0"
+grep -q "^no function matches 'init'" "$TMP/l0" && pass || fail "list --diff-base of itself: $(cat "$TMP/l0")"
+
+# 9. Under a filter, list's and diff's percentages are of the whole
+# profile's total (as top's); --relative: of what the filter left.
+"$PROFKIT" list --focus HomeScreen 'init' "$F" > "$TMP/lf"
+grep -q '(flat, cum) 53.97% of Total' "$TMP/lf" && pass || fail "list --focus: $(grep 'of Total' "$TMP/lf")"
+grep -q '^Value: cpu (microseconds), total 2.52ms; 1.38ms (54.76%) after the filters' "$TMP/lf" && pass ||
+  fail "list --focus header: $(head -1 "$TMP/lf")"
+"$PROFKIT" list --relative --focus HomeScreen 'init' "$F" > "$TMP/lr"
+grep -q '(flat, cum) 98.55% of Total' "$TMP/lr" && pass || fail "list --relative: $(grep 'of Total' "$TMP/lr")"
+# main's cum grows 920us -> 1.10ms: +180us, 6.08% of BASE's whole 2.96ms
+# (19.57% of the 920us --focus main leaves of BASE, with --relative)
+"$PROFKIT" diff --focus main "$B" "$F" > "$TMP/df"
+expect_eq "diff --focus: main's change, of BASE's whole total" "+180us 6.08%" \
+  "$(awk '$NF == "main" {print $5, $6}' "$TMP/df")"
+"$PROFKIT" diff --relative --focus main "$B" "$F" > "$TMP/df"
+expect_eq "diff --relative --focus: of what the filter left" "+180us 19.57%" \
+  "$(awk '$NF == "main" {print $5, $6}' "$TMP/df")"
 finish
