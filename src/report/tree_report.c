@@ -11,7 +11,32 @@
 static int print_nodes(pk_buf *out, const profkit_profile *p, pk_ltree *tp, uint32_t v,
                        uint32_t th, const profkit_report_options *o, int *first,
                        const uint32_t *vals, size_t nv, int64_t **xs, int64_t **xt,
-                       const uint32_t *nodes, const uint32_t *depths, size_t n);
+                       const uint32_t *nodes, const uint32_t *depths, size_t n,
+                       const unsigned char *marks);
+
+/* Per node: PK_INLINE_ALL when each of its frames was inlined into its
+ * caller, PK_INLINE_SOME when some were; *out NULL when no frame of p is. */
+static int node_marks(const profkit_profile *p, const pk_ltree *t, unsigned char **out)
+{
+    *out = NULL;
+    int any = 0;
+    for (size_t f = 0; f < p->n_frames && !any; f++)
+        any = p->frames[f].inline_depth > 0;
+    if (!any)
+        return 0;
+    unsigned char *m = calloc(t->n ? t->n : 1, 1);
+    if (!m)
+        return PROFKIT_ENOMEM;
+    for (size_t s = 1; s < p->n_stacks; s++) {
+        uint32_t f = p->stacks[s].frame, u = pk_ltree_node(t, (uint32_t)s);
+        if (f < p->n_frames && u < t->n)
+            m[u] |= p->frames[f].inline_depth > 0 ? 1 : 2;
+    }
+    for (size_t u = 0; u < t->n; u++)
+        m[u] = m[u] == 1 ? PK_INLINE_ALL : m[u] == 3 ? PK_INLINE_SOME : 0;
+    *out = m;
+    return 0;
+}
 
 /* Prints one thread's tree (thread PROFKIT_NONE: every thread merged):
  * the call tree's values for that thread. */
@@ -33,7 +58,8 @@ static int extra_values(const pk_ltree *t, const uint32_t *vals, size_t nv, uint
 
 static int print_thread(pk_buf *out, const profkit_profile *p, pk_ltree *tp, uint32_t v,
                         uint32_t th, const profkit_report_options *o, int *first,
-                        const uint32_t *vals, size_t nv, profkit_error *err)
+                        const uint32_t *vals, size_t nv, const unsigned char *marks,
+                        profkit_error *err)
 {
     uint32_t *nodes, *depths;
     size_t n;
@@ -50,7 +76,7 @@ static int print_thread(pk_buf *out, const profkit_profile *p, pk_ltree *tp, uin
         free(depths);
         return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
     }
-    int rc = print_nodes(out, p, tp, v, th, o, first, vals, nv, xs, xt, nodes, depths, n);
+    int rc = print_nodes(out, p, tp, v, th, o, first, vals, nv, xs, xt, nodes, depths, n, marks);
     for (size_t c = 0; c < nv; c++) {
         free(xs[c]);
         free(xt[c]);
@@ -63,7 +89,8 @@ static int print_thread(pk_buf *out, const profkit_profile *p, pk_ltree *tp, uin
 static int print_nodes(pk_buf *out, const profkit_profile *p, pk_ltree *tp, uint32_t v,
                        uint32_t th, const profkit_report_options *o, int *first,
                        const uint32_t *vals, size_t nv, int64_t **xs, int64_t **xt,
-                       const uint32_t *nodes, const uint32_t *depths, size_t n)
+                       const uint32_t *nodes, const uint32_t *depths, size_t n,
+                       const unsigned char *marks)
 {
     const pk_ltree t = *tp;
     if (o->json) {
@@ -81,6 +108,9 @@ static int print_nodes(pk_buf *out, const profkit_profile *p, pk_ltree *tp, uint
             pk_rjson_key(out, p, t.key_frame, t.key[x], pk_strtab_get(&t.labels, t.key[x]),
                          pk_strtab_len(&t.labels, t.key[x]), PROFKIT_BY_FUNCTION,
                          o->by == PROFKIT_BY_LINE);
+            const char *inl = pk_inline_json(marks, x);
+            if (inl)
+                pk_buf_printf(out, ",\"inline\":\"%s\"", inl);
             pk_buf_printf(out, ",\"total\":%lld,\"self\":%lld", (long long)t.total[x], (long long)t.self[x]);
             if (nv > 0) {
                 pk_buf_printf(out, ",\"values\":[{\"total\":%lld,\"self\":%lld}", (long long)t.total[x],
@@ -135,7 +165,8 @@ static int print_nodes(pk_buf *out, const profkit_profile *p, pk_ltree *tp, uint
             pk_format_value(e2, sizeof(e2), xs[k][x], u);
             pk_buf_printf(out, " %*s %*s", wd, e1, wd, e2);
         }
-        pk_buf_printf(out, "  %*s%s\n", (int)(2 * (depths[i] - 1)), "", pk_strtab_get(&t.labels, t.key[x]));
+        pk_buf_printf(out, "  %*s%s%s\n", (int)(2 * (depths[i] - 1)), "", pk_strtab_get(&t.labels, t.key[x]),
+                      pk_inline_mark(marks, x));
     }
     return 0;
 }
@@ -168,6 +199,12 @@ static int report_tree_buf(pk_buf *out, const profkit_profile *p, const profkit_
         free(threads);
         return rc;
     }
+    unsigned char *marks = NULL;
+    if (node_marks(p, &t, &marks) != 0) {
+        pk_ltree_free(&t);
+        free(threads);
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    }
     char tot[64];
     const char *unit = pk_str(p, p->value_types[v].unit);
     int first = 1;
@@ -198,11 +235,12 @@ static int report_tree_buf(pk_buf *out, const profkit_profile *p, const profkit_
         pk_buf_putc(out, '\n');
     }
     for (size_t i = 0; i < nt && !rc; i++)
-        rc = print_thread(out, p, &t, v, threads[i], o, &first, vals, nv, err);
+        rc = print_thread(out, p, &t, v, threads[i], o, &first, vals, nv, marks, err);
     if (o->json && rc == 0)
         pk_buf_puts(out, "]}\n");
     pk_ltree_free(&t);
     free(threads);
+    free(marks);
     return rc;
 }
 

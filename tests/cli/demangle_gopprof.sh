@@ -76,4 +76,9 @@ expect_files_eq "top (short names, files, inline marks, flat, cum) = pprof -top 
 expect_eq "text (inline) rows" "$(grep -c ' (inline)|' "$TMP/want")" \
   "$(grep -E '  (std::|__gnu_cxx::|app::)' "$TMP/top.txt" | grep -c ' (inline)$')"
 grep -qE '  (bool|void|__gnu_cxx::__normal_iterator) ' "$TMP/top.txt" && fail "a return type is left: $(grep -E '  (bool|void) ' "$TMP/top.txt" | head -2)" || pass
+# tree marks its inlined nodes too (std::__unguarded_partition is only ever inlined)
+"$PROFKIT" tree "$TMP/sort.data" > "$TMP/tree.txt"
+grep -q ' std::__unguarded_partition (inline)$' "$TMP/tree.txt" && pass ||
+  fail "tree: no inlined std::__unguarded_partition node: $(grep -m2 unguarded_partition "$TMP/tree.txt")"
+grep -q ' std::__unguarded_partition$' "$TMP/tree.txt" && fail "tree: an unmarked std::__unguarded_partition node" || pass
 finish
