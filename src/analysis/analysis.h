@@ -178,6 +178,10 @@ void pk_traces_free(pk_traces *t);
 typedef struct pk_diff_row {
     const char *label;
     int64_t base_flat, new_flat, base_cum, new_cum;
+    /* by function: the function's first frame, of NEW or else BASE (its
+     * file and line); src NULL otherwise */
+    const profkit_profile *src;
+    uint32_t frame;
 } pk_diff_row;
 
 /* One failure of the gate: `what` ("total", "flat", "cum") of row `row`

@@ -198,7 +198,8 @@ int pk_diff_compute(pk_diff *d, const profkit_profile *base, const profkit_profi
         } else {
             bk = pk_strtab_find(&tb->keys, label, pk_strtab_len(&tn->keys, (uint32_t)k));
         }
-        pk_diff_row r = { label, 0, tn->rows[k].flat, 0, tn->rows[k].cum };
+        pk_diff_row r = { label, 0, tn->rows[k].flat, 0, tn->rows[k].cum,
+                          by_fn ? p : NULL, by_fn ? tn->key_frame[k] : PROFKIT_NONE };
         if (bk != PROFKIT_NONE && bk < tb->n) {
             r.base_flat = tb->rows[bk].flat;
             r.base_cum = tb->rows[bk].cum;
@@ -213,7 +214,8 @@ int pk_diff_compute(pk_diff *d, const profkit_profile *base, const profkit_profi
         if (matched[k] || (tb->rows[k].flat == 0 && tb->rows[k].cum == 0))
             continue;
         pk_diff_row r = { pk_strtab_get(&tb->keys, (uint32_t)k), tb->rows[k].flat, 0,
-                          tb->rows[k].cum, 0 };
+                          tb->rows[k].cum, 0, by_fn ? base : NULL,
+                          by_fn ? tb->key_frame[k] : PROFKIT_NONE };
         d->rows[d->n++] = r;
     }
     d->base_total = tb->total;

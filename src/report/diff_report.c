@@ -54,6 +54,15 @@ static void diff_json(pk_buf *out, const profkit_profile *p, const profkit_repor
         const pk_diff_row *r = &d->rows[d->order[i]];
         pk_buf_puts(out, i ? ",\n{\"name\":" : "\n{\"name\":");
         pk_rjson_str(out, r->label);
+        if (r->src && r->frame < r->src->n_frames && r->src->frames[r->frame].function < r->src->n_functions) {
+            const profkit_function *fn = &r->src->functions[r->src->frames[r->frame].function];
+            if (pk_strtab_len(&r->src->strings, fn->file)) {
+                pk_buf_puts(out, ",\"file\":");
+                pk_rjson_strn(out, pk_str(r->src, fn->file), pk_strtab_len(&r->src->strings, fn->file));
+            }
+            if (fn->start_line)
+                pk_buf_printf(out, ",\"line\":%u", fn->start_line);
+        }
         pk_buf_printf(out, ",\"base_flat\":%lld,\"new_flat\":%lld,\"flat_change\":%lld,"
                       "\"base_cum\":%lld,\"new_cum\":%lld,\"cum_change\":%lld}",
                       (long long)r->base_flat, (long long)r->new_flat,
