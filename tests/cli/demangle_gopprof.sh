@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Short demangling and inline marks against Go pprof: a C++ program with
+# Short demangling and inline marks against Go pprof (and list
+# --diff-base --disasm on two runs of the program): a C++ program with
 # std::sort over two element types and a std::map (tests/oracle/cxx_sort.cc)
 # recorded with perf; profkit writes the profile as pprof with the mangled
 # names (--demangle none), Go pprof demangles them its default way (no
@@ -81,4 +82,29 @@ grep -qE '  (bool|void|__gnu_cxx::__normal_iterator) ' "$TMP/top.txt" && fail "a
 grep -q ' std::__unguarded_partition (inline)$' "$TMP/tree.txt" && pass ||
   fail "tree: no inlined std::__unguarded_partition node: $(grep -m2 unguarded_partition "$TMP/tree.txt")"
 grep -q ' std::__unguarded_partition$' "$TMP/tree.txt" && fail "tree: an unmarked std::__unguarded_partition node" || pass
+# list --diff-base --disasm: two runs of one binary at one load address
+# (-no-pie); each instruction's change, and what fell outside them, add up
+# to the function's flat change.
+if "$PROFKIT" --version | grep -q '^  disasm  *yes'; then
+  c++ -O1 -g -fno-omit-frame-pointer -no-pie -o "$TMP/cxx_np" "$ORACLE/cxx_sort.cc" || fail "cannot build -no-pie"
+  if ! probe; then old_paranoid=$(cat "$PARANOID"); echo -1 > "$PARANOID"; fi
+  PERF record -q -e cpu-clock -F 4000 -g -o "$TMP/a.data" "$TMP/cxx_np" 4 > /dev/null 2>&1 || fail "perf record a"
+  PERF record -q -e cpu-clock -F 4000 -g -o "$TMP/b.data" "$TMP/cxx_np" 6 > /dev/null 2>&1 || fail "perf record b"
+  restore
+  "$PROFKIT" list --disasm --value samples --diff-base "$TMP/a.data" '^main$' "$TMP/b.data" > "$TMP/ld" 2>&1 ||
+    fail "list --disasm --diff-base: $(tail -2 "$TMP/ld")"
+  expect_eq "list --disasm --diff-base: instructions add up to the routine's flat change" ok "$(python3 -c '
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+head = [l for l in lines if "(flat, cum)" in l]
+if len(head) != 1:
+    print("routines: %r" % head); sys.exit()
+want = int(head[0].split()[0])
+got = 0
+for l in lines:
+    f = l.split()
+    if len(f) >= 3 and (re.match(r"0x[0-9a-f]+:", f[2]) or "(at addresses outside" in l):
+        got += 0 if f[0] == "." else int(f[0])
+print("ok" if got == want and any(re.match(r"^ +[-0-9.]+ +[-0-9.]+ +0x", l) for l in lines) else "routine %d, instructions %d" % (want, got))' "$TMP/ld")"
+fi
 finish
