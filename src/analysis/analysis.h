@@ -200,6 +200,7 @@ typedef struct pk_diff {
     uint32_t *order;       /* rows shown (--min-percent), biggest change first */
     size_t n_shown;
     int64_t base_total, new_total; /* base_total scaled with normalize */
+    pk_strtab labels;      /* rows' labels with the file a name of two files adds */
     pk_diff_fail *fails;   /* with a gate: what grew too much, in row order */
     size_t n_fails;
 } pk_diff;

@@ -115,7 +115,57 @@ void pk_diff_free(pk_diff *d)
     free(d->rows);
     free(d->order);
     free(d->fails);
+    pk_strtab_free(&d->labels);
     memset(d, 0, sizeof(*d));
+}
+
+/* Rows of one label whose functions are of different files (one in each
+ * profile, each alone in its own): "LABEL FILE", as the tops label the
+ * functions of a name that two files have. */
+static int label_by_file(pk_diff *d)
+{
+    pk_strtab seen;
+    uint32_t *count = NULL;
+    int rc = PROFKIT_ENOMEM;
+    if (pk_strtab_init(&seen) != 0)
+        return rc;
+    if (!(count = calloc(d->n + 2, sizeof(uint32_t))))
+        goto out;
+    uint32_t *id = malloc((d->n ? d->n : 1) * sizeof(uint32_t));
+    if (!id)
+        goto out;
+    for (size_t i = 0; i < d->n; i++) {
+        if ((id[i] = pk_strtab_intern(&seen, d->rows[i].label, strlen(d->rows[i].label))) == PROFKIT_NONE ||
+            id[i] >= d->n + 2) {
+            free(id);
+            goto out;
+        }
+        count[id[i]]++;
+    }
+    char buf[4096];
+    for (size_t i = 0; i < d->n; i++) {
+        pk_diff_row *r = &d->rows[i];
+        if (count[id[i]] < 2 || !r->src || r->frame >= r->src->n_frames)
+            continue;
+        uint32_t fn = r->src->frames[r->frame].function;
+        uint32_t file = fn < r->src->n_functions ? r->src->functions[fn].file : 0;
+        if (!pk_strtab_len(&r->src->strings, file))
+            continue;
+        int w = snprintf(buf, sizeof(buf), "%s %s", r->label, pk_str(r->src, file));
+        size_t len = w < 0 ? 0 : (size_t)w < sizeof(buf) ? (size_t)w : sizeof(buf) - 1;
+        uint32_t l = pk_strtab_intern(&d->labels, buf, len);
+        if (l == PROFKIT_NONE) {
+            free(id);
+            goto out;
+        }
+        r->label = pk_strtab_get(&d->labels, l);
+    }
+    free(id);
+    rc = 0;
+out:
+    free(count);
+    pk_strtab_free(&seen);
+    return rc;
 }
 
 /* What matches a key by function across two profiles: its function's
@@ -218,6 +268,8 @@ int pk_diff_compute(pk_diff *d, const profkit_profile *base, const profkit_profi
                           by_fn ? tb->key_frame[k] : PROFKIT_NONE };
         d->rows[d->n++] = r;
     }
+    if (by_fn && (pk_strtab_init(&d->labels) != 0 || label_by_file(d) != 0))
+        goto done;
     d->base_total = tb->total;
     d->new_total = tn->total;
     if (normalize && d->base_total != 0 && d->base_total != d->new_total) {

@@ -169,4 +169,9 @@ expect_eq "diff --focus: main's change, of BASE's whole total" "+180us 6.08%" \
 "$PROFKIT" diff --relative --focus main "$B" "$F" > "$TMP/df"
 expect_eq "diff --relative --focus: of what the filter left" "+180us 19.57%" \
   "$(awk '$NF == "main" {print $5, $6}' "$TMP/df")"
+# diff of two programs whose (main) are of different files: two rows, each
+# labelled with its file (neither profile alone has a second (main))
+"$PROFKIT" diff "$PROFKIT_SRC/tests/data/br/ok_gosub.brprof" "$PROFKIT_SRC/tests/data/br/ok_sampled.brprof" > "$TMP/dm"
+expect_eq "diff: (main) of each file" "-4 4 0|+3 0 3" \
+  "$(grep -E '  \(main\) ' "$TMP/dm" | awk '{print $5, $7, $8}' | paste -sd'|')"
 finish
