@@ -82,6 +82,9 @@ grep -qE '  (bool|void|__gnu_cxx::__normal_iterator) ' "$TMP/top.txt" && fail "a
 grep -q ' std::__unguarded_partition (inline)$' "$TMP/tree.txt" && pass ||
   fail "tree: no inlined std::__unguarded_partition node: $(grep -m2 unguarded_partition "$TMP/tree.txt")"
 grep -q ' std::__unguarded_partition$' "$TMP/tree.txt" && fail "tree: an unmarked std::__unguarded_partition node" || pass
+# peek marks it too
+"$PROFKIT" peek '^std::__unguarded_partition$' "$TMP/sort.data" > "$TMP/peek.txt"
+grep -q '| std::__unguarded_partition (inline)$' "$TMP/peek.txt" && pass || fail "peek: no (inline) mark: $(cat "$TMP/peek.txt")"
 # list --diff-base --disasm: two runs of one binary at one load address
 # (-no-pie); each instruction's change, and what fell outside them, add up
 # to the function's flat change.
