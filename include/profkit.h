@@ -479,6 +479,12 @@ typedef struct profkit_report_options {
     const profkit_symbolize_options *symbols; /* list --disasm: how the binaries are found
                                                  (as profkit_profile_symbolize); NULL:
                                                  only the mappings' paths */
+    /* top, tree, hist: the value types shown side by side, a comma list
+     * ("cpu,wall,calls"; rows sorted by the first); NULL: one value */
+    const char *values;
+    /* list: BASE, whose per-line (and per-instruction) values are shown
+     * with the change from them to p's (as profkit_report_diff); NULL: none */
+    const profkit_profile *base;
 } profkit_report_options;
 
 /* `profkit info`: format, threads, value types, counts, totals, metadata. */

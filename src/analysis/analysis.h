@@ -80,6 +80,9 @@ typedef struct pk_top {
     size_t n;
     int64_t total;         /* sum of the value over the selected samples */
     uint32_t *frame_key;   /* key of each frame */
+    /* by function and by line: each key's first frame (its function's
+     * name, file and line), NULL otherwise; in tops[keys_in] only */
+    uint32_t *key_frame;
 } pk_top;
 
 /*
@@ -110,6 +113,24 @@ int pk_top_sort(const pk_top *t, uint32_t *order, int by_cum);
  * Returns 0 or PROFKIT_ENOMEM.
  */
 int pk_top_sort_first(const pk_top *t, uint32_t *order, int by_cum, size_t first);
+
+/* ---- inlined functions (src/analysis/inline_marks.c) ---- */
+
+enum { PK_INLINE_ALL = 1, PK_INLINE_SOME = 2 };
+/*
+ * Per key of frame_key (n_keys keys): PK_INLINE_ALL when every call into
+ * it on the stacks of the rows with a value (of value type `value`, thread
+ * `thread`, PROFKIT_NONE = all) was inlined, PK_INLINE_SOME when some were,
+ * 0 otherwise (as Go pprof marks "(inline)" and "(partial-inline)" rows).
+ * *out is a new array, or NULL when no frame of p is inlined. Returns 0 or
+ * PROFKIT_ENOMEM.
+ */
+int pk_key_inline(const profkit_profile *p, const uint32_t *frame_key, size_t n_keys, uint32_t value,
+                  uint32_t thread, unsigned char **out);
+/* " (inline)", " (partial-inline)" or "" for key k (marks may be NULL). */
+const char *pk_inline_mark(const unsigned char *marks, uint32_t k);
+/* "all", "partial" or NULL: the JSON rows' `inline`. */
+const char *pk_inline_json(const unsigned char *marks, uint32_t k);
 
 /* ---- peek: callers and callees of the keys matching a pattern (src/analysis/peek.c) ---- */
 
@@ -157,6 +178,10 @@ void pk_traces_free(pk_traces *t);
 typedef struct pk_diff_row {
     const char *label;
     int64_t base_flat, new_flat, base_cum, new_cum;
+    /* by function: the function's first frame, of NEW or else BASE (its
+     * file and line); src NULL otherwise */
+    const profkit_profile *src;
+    uint32_t frame;
 } pk_diff_row;
 
 /* One failure of the gate: `what` ("total", "flat", "cum") of row `row`
@@ -175,6 +200,7 @@ typedef struct pk_diff {
     uint32_t *order;       /* rows shown (--min-percent), biggest change first */
     size_t n_shown;
     int64_t base_total, new_total; /* base_total scaled with normalize */
+    pk_strtab labels;      /* rows' labels with the file a name of two files adds */
     pk_diff_fail *fails;   /* with a gate: what grew too much, in row order */
     size_t n_fails;
 } pk_diff;

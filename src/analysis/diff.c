@@ -115,7 +115,71 @@ void pk_diff_free(pk_diff *d)
     free(d->rows);
     free(d->order);
     free(d->fails);
+    pk_strtab_free(&d->labels);
     memset(d, 0, sizeof(*d));
+}
+
+/* Rows of one label whose functions are of different files (one in each
+ * profile, each alone in its own): "LABEL FILE", as the tops label the
+ * functions of a name that two files have. */
+static int label_by_file(pk_diff *d)
+{
+    pk_strtab seen;
+    uint32_t *count = NULL;
+    int rc = PROFKIT_ENOMEM;
+    if (pk_strtab_init(&seen) != 0)
+        return rc;
+    if (!(count = calloc(d->n + 2, sizeof(uint32_t))))
+        goto out;
+    uint32_t *id = malloc((d->n ? d->n : 1) * sizeof(uint32_t));
+    if (!id)
+        goto out;
+    for (size_t i = 0; i < d->n; i++) {
+        if ((id[i] = pk_strtab_intern(&seen, d->rows[i].label, strlen(d->rows[i].label))) == PROFKIT_NONE ||
+            id[i] >= d->n + 2) {
+            free(id);
+            goto out;
+        }
+        count[id[i]]++;
+    }
+    char buf[4096];
+    for (size_t i = 0; i < d->n; i++) {
+        pk_diff_row *r = &d->rows[i];
+        if (count[id[i]] < 2 || !r->src || r->frame >= r->src->n_frames)
+            continue;
+        uint32_t fn = r->src->frames[r->frame].function;
+        uint32_t file = fn < r->src->n_functions ? r->src->functions[fn].file : 0;
+        if (!pk_strtab_len(&r->src->strings, file))
+            continue;
+        int w = snprintf(buf, sizeof(buf), "%s %s", r->label, pk_str(r->src, file));
+        size_t len = w < 0 ? 0 : (size_t)w < sizeof(buf) ? (size_t)w : sizeof(buf) - 1;
+        uint32_t l = pk_strtab_intern(&d->labels, buf, len);
+        if (l == PROFKIT_NONE) {
+            free(id);
+            goto out;
+        }
+        r->label = pk_strtab_get(&d->labels, l);
+    }
+    free(id);
+    rc = 0;
+out:
+    free(count);
+    pk_strtab_free(&seen);
+    return rc;
+}
+
+/* What matches a key by function across two profiles: its function's
+ * label, a NUL, and its file. */
+static size_t match_key(const profkit_profile *p, uint32_t frame, char *buf, size_t n)
+{
+    if (frame >= p->n_frames)
+        return 0;
+    size_t len = pk_frame_label(p, frame, 0, buf, n - 1);
+    buf[len++] = '\0';
+    uint32_t fn = p->frames[frame].function;
+    if (fn < p->n_functions)
+        len += pk_str_copy(p, p->functions[fn].file, buf + len, n - len);
+    return len;
 }
 
 int pk_diff_compute(pk_diff *d, const profkit_profile *base, const profkit_profile *p,
@@ -144,18 +208,54 @@ int pk_diff_compute(pk_diff *d, const profkit_profile *base, const profkit_profi
     }
     const pk_top *tn = &d->tn, *tb = &d->tb;
     rc = PROFKIT_ENOMEM;
+    pk_strtab bnames = { 0 };
+    uint32_t *bname = NULL, *bkey_of = NULL; /* base key -> bnames id, and back */
+    char buf[4096];
     uint8_t *matched = calloc(tb->n + 1, 1);
     if (!(d->rows = malloc((tn->n + tb->n + 1) * sizeof(*d->rows))) || !matched)
         goto done;
+    /* By function, a key is matched by its function's name and file (one
+     * side may add the file to a label where the other has no second
+     * function of that name: the row shows the label with the file). */
+    int by_fn = tn->key_frame && tb->key_frame;
+    if (by_fn && (pk_strtab_init(&bnames) != 0 || !(bname = malloc((tb->n ? tb->n : 1) * sizeof(uint32_t)))))
+        goto done;
+    for (size_t k = 1; by_fn && k < tb->n; k++) {
+        size_t len = match_key(base, tb->key_frame[k], buf, sizeof(buf));
+        if ((bname[k] = pk_strtab_intern(&bnames, buf, len)) == PROFKIT_NONE)
+            goto done;
+    }
+    if (by_fn) {
+        if (!(bkey_of = malloc((bnames.n ? bnames.n : 1) * sizeof(uint32_t))))
+            goto done;
+        for (size_t i = 0; i < bnames.n; i++)
+            bkey_of[i] = PROFKIT_NONE;
+        /* a label split by file keeps a key no frame has: skip the empty */
+        for (size_t k = tb->n; k-- > 1;)
+            if (tb->rows[k].flat || tb->rows[k].cum || bkey_of[bname[k]] == PROFKIT_NONE)
+                bkey_of[bname[k]] = (uint32_t)k;
+    }
     /* Key 0 of a top is "" and never a row's key. */
     for (size_t k = 1; k < tn->n; k++) {
+        if (tn->rows[k].flat == 0 && tn->rows[k].cum == 0)
+            continue; /* not a row (BASE's key, if any, stays a row of its own) */
         const char *label = pk_strtab_get(&tn->keys, (uint32_t)k);
-        uint32_t bk = pk_strtab_find(&tb->keys, label, pk_strtab_len(&tn->keys, (uint32_t)k));
-        pk_diff_row r = { label, 0, tn->rows[k].flat, 0, tn->rows[k].cum };
+        uint32_t bk;
+        if (by_fn) {
+            size_t len = match_key(p, tn->key_frame[k], buf, sizeof(buf));
+            uint32_t id = pk_strtab_find(&bnames, buf, len);
+            bk = id == PROFKIT_NONE ? PROFKIT_NONE : bkey_of[id];
+        } else {
+            bk = pk_strtab_find(&tb->keys, label, pk_strtab_len(&tn->keys, (uint32_t)k));
+        }
+        pk_diff_row r = { label, 0, tn->rows[k].flat, 0, tn->rows[k].cum,
+                          by_fn ? p : NULL, by_fn ? tn->key_frame[k] : PROFKIT_NONE };
         if (bk != PROFKIT_NONE && bk < tb->n) {
             r.base_flat = tb->rows[bk].flat;
             r.base_cum = tb->rows[bk].cum;
             matched[bk] = 1;
+            if (pk_strtab_len(&tb->keys, bk) > pk_strtab_len(&tn->keys, (uint32_t)k))
+                r.label = pk_strtab_get(&tb->keys, bk);
         }
         if (r.base_flat || r.new_flat || r.base_cum || r.new_cum)
             d->rows[d->n++] = r;
@@ -164,9 +264,12 @@ int pk_diff_compute(pk_diff *d, const profkit_profile *base, const profkit_profi
         if (matched[k] || (tb->rows[k].flat == 0 && tb->rows[k].cum == 0))
             continue;
         pk_diff_row r = { pk_strtab_get(&tb->keys, (uint32_t)k), tb->rows[k].flat, 0,
-                          tb->rows[k].cum, 0 };
+                          tb->rows[k].cum, 0, by_fn ? base : NULL,
+                          by_fn ? tb->key_frame[k] : PROFKIT_NONE };
         d->rows[d->n++] = r;
     }
+    if (by_fn && (pk_strtab_init(&d->labels) != 0 || label_by_file(d) != 0))
+        goto done;
     d->base_total = tb->total;
     d->new_total = tn->total;
     if (normalize && d->base_total != 0 && d->base_total != d->new_total) {
@@ -199,6 +302,9 @@ int pk_diff_compute(pk_diff *d, const profkit_profile *base, const profkit_profi
     rc = 0;
 done:
     free(matched);
+    free(bname);
+    free(bkey_of);
+    pk_strtab_free(&bnames);
     if (rc) {
         pk_diff_free(d);
         pk_error_set(err, rc, NULL, -1, "out of memory comparing profiles");

@@ -110,14 +110,17 @@ int pk_list_compute(pk_list *l, const profkit_profile *p, const regex_t *re, uin
     make_rows(l, p, match);
     free(match);
     add_samples(l, p, value, thread);
-    /* functions by cum, then name */
+    /* functions by |cum| (a difference of two profiles has negative
+     * values), then name */
     pk_list_func *funcs = l->funcs;
     for (size_t i = 1; i < l->n_funcs; i++)
         for (size_t j = i; j > 0; j--) {
             pk_list_func *a = &funcs[j - 1], *b = &funcs[j];
-            int sw = a->cum < b->cum ||
-                     (a->cum == b->cum && strcmp(pk_str(p, p->functions[a->function].name),
-                                                 pk_str(p, p->functions[b->function].name)) > 0);
+            uint64_t ca = a->cum < 0 ? 0 - (uint64_t)a->cum : (uint64_t)a->cum;
+            uint64_t cb = b->cum < 0 ? 0 - (uint64_t)b->cum : (uint64_t)b->cum;
+            int sw = ca < cb ||
+                     (ca == cb && strcmp(pk_str(p, p->functions[a->function].name),
+                                         pk_str(p, p->functions[b->function].name)) > 0);
             if (!sw)
                 break;
             pk_list_func t = *a;

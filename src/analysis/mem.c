@@ -94,7 +94,7 @@ int pk_mem_compute(pk_mem *m, const profkit_profile *p, uint32_t thread, int by_
         if (vt[i] == PROFKIT_NONE)
             continue;
         if (!m->tree.n) {
-            pk_ltree_options lo = { .by = PROFKIT_BY_FUNCTION, .by_line = by_line, .sanitize = 1,
+            pk_ltree_options lo = { .by = PROFKIT_BY_FUNCTION, .files = 1, .by_line = by_line, .sanitize = 1,
                                     .merge = 1 };
             if ((rc = pk_ltree_build(&m->tree, p, &lo, err)) != 0)
                 goto done;

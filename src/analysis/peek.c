@@ -62,7 +62,7 @@ int pk_peek_compute(pk_peek *k, const profkit_profile *p, uint32_t value, uint32
         return pk_error_set(err, PROFKIT_EINVAL, NULL, -1, "bad regular expression '%s': %s",
                             pattern, msg);
     }
-    pk_ltree_options lo = { .by = by };
+    pk_ltree_options lo = { .by = by, .files = 1 };
     int rc = pk_ltree_build(&k->tree, p, &lo, err);
     if (rc) {
         regfree(&re);

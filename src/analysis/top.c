@@ -8,6 +8,7 @@ void pk_top_free(pk_top *t)
     pk_strtab_free(&t->keys);
     free(t->rows);
     free(t->frame_key);
+    free(t->key_frame);
     memset(t, 0, sizeof(*t));
 }
 
@@ -368,7 +369,7 @@ int pk_top_compute_values(pk_top *tops, const profkit_profile *p, const uint32_t
 {
     memset(tops, 0, n * sizeof(*tops));
     pk_ltree tree;
-    pk_ltree_options lo = { .by = by };
+    pk_ltree_options lo = { .by = by, .files = 1 }; /* a function is its name and file */
     int rc = pk_ltree_build(&tree, p, &lo, err);
     if (rc)
         return rc;
@@ -387,8 +388,10 @@ int pk_top_compute_values(pk_top *tops, const profkit_profile *p, const uint32_t
     if (keys_in < n) {
         tops[keys_in].keys = tree.labels;
         tops[keys_in].frame_key = tree.frame_key;
+        tops[keys_in].key_frame = tree.key_frame;
         memset(&tree.labels, 0, sizeof(tree.labels));
         tree.frame_key = NULL;
+        tree.key_frame = NULL;
     }
     rc = 0;
 done:

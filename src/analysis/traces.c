@@ -41,7 +41,7 @@ int pk_traces_compute(pk_traces *t, const profkit_profile *p, uint32_t value, ui
                       profkit_key by, profkit_error *err)
 {
     memset(t, 0, sizeof(*t));
-    pk_ltree_options lo = { .by = by, .merge = 1, .values = 1, .value = value, .thread = thread };
+    pk_ltree_options lo = { .by = by, .files = 1, .merge = 1, .values = 1, .value = value, .thread = thread };
     int rc = pk_ltree_build(&t->tree, p, &lo, err);
     if (rc)
         return rc;

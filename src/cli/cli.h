@@ -45,6 +45,7 @@ typedef struct cli_input {
     size_t n_steps, filter_at;
     int filter_at_set;
     int relative; /* --relative: percentages of the total after the transforms */
+    const char *diff_base; /* list --diff-base FILE */
     /* --max-string-size, --max-depth, --max-threads, --max-inflate (0: default) */
     uint64_t max_string_size, max_inflate;
     uint32_t max_depth, max_threads;
@@ -75,6 +76,9 @@ enum { CLI_OPT_MERGE = 0x280, CLI_OPT_MERGE_NODE, CLI_OPT_ROOT_AT, CLI_OPT_FOCUS
 enum { CLI_OPT_MAX_STRING = 0x1c0, CLI_OPT_MAX_DEPTH, CLI_OPT_MAX_THREADS, CLI_OPT_MAX_INFLATE };
 
 /* Option codes of the profile store's options. */
+/* top, tree, hist --values LIST; list --diff-base FILE */
+enum { CLI_OPT_VALUES = 0x2c0, CLI_OPT_DIFF_BASE };
+
 enum { CLI_OPT_DB = 0x200, CLI_OPT_WHERE, CLI_OPT_SINCE, CLI_OPT_UNTIL, CLI_OPT_BASE_WHERE,
        CLI_OPT_NEW_WHERE, CLI_OPT_LABEL };
 

@@ -492,6 +492,7 @@ static int report_option(const char *cmd, profkit_report_options *ro, int c, con
         if (!*arg || *end || !(ro->cutoff_pct >= 0 && ro->cutoff_pct <= 100))
             return cli_usage(cmd, "--min-percent takes a number from 0 to 100, not '%s'", arg), -1;
         return 1;
+    case CLI_OPT_VALUES: ro->values = arg; return 1;
     default: return 0;
     }
 }
@@ -505,7 +506,8 @@ static int reads_inuse(const char *cmd, const profkit_report_options *ro)
 {
     /* mem shows leaks; hist shows every value type, inuse_* among them */
     return strcmp(cmd, "mem") == 0 || strcmp(cmd, "hist") == 0 ||
-           (ro->value && strncmp(ro->value, "inuse_", 6) == 0);
+           (ro->value && strncmp(ro->value, "inuse_", 6) == 0) ||
+           (ro->values && strstr(ro->values, "inuse_"));
 }
 
 /*
@@ -532,6 +534,10 @@ static int parse_report_args(const char *cmd, const char *help, const struct opt
             listed |= o->val == c;
         if (!listed)
             return cli_usage(cmd, "unknown option");
+        if (c == CLI_OPT_DIFF_BASE) { /* list: loaded as the inputs are */
+            in->diff_base = optarg;
+            continue;
+        }
         int r = report_option(cmd, ro, c, optarg);
         if (r < 0)
             return CLI_USAGE;
@@ -586,9 +592,17 @@ int cli_report_main(const char *cmd, const char *help, const struct option *opts
         profkit_store_close(s);
         return rc;
     }
-    profkit_profile *p;
+    profkit_profile *p, *base = NULL;
     if ((rc = cli_load(&p, argv + optind, argc - optind, &in)) != 0)
         return rc;
+    if (in.diff_base) { /* list --diff-base: read, symbolized and filtered as NEW */
+        char *files[1] = { (char *)in.diff_base };
+        if ((rc = cli_load(&base, files, 1, &in)) != 0) {
+            profkit_profile_free(p);
+            return rc;
+        }
+        ro->base = base;
+    }
     profkit_symbolize_options so; /* list --disasm finds the binaries again */
     symbolize_options(&in, &so);
     if (!ro->symbols)
@@ -596,6 +610,7 @@ int cli_report_main(const char *cmd, const char *help, const struct option *opts
     if (report(stdout, p, ro, &err) != 0)
         rc = report_failed(cmd, &err);
     profkit_profile_free(p);
+    profkit_profile_free(base);
     return rc;
 }
 

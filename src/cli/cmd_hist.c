@@ -20,7 +20,10 @@ static const char help[] =
     "  --by KEY             function (default), file, line, address or module\n"
     "  --cum                sort by cumulative instead of flat value\n"
     "  --min-percent P      hide rows whose sort value (flat, or cum with --cum)\n"
-    "                       is below P percent of its column's total\n" CLI_JSON_HELP CLI_INPUT_HELP
+    "                       is below P percent of its column's total\n"
+    "  --values LIST        the columns, e.g. cpu,wall,calls (sorted by the first);\n"
+    "                       default: the value types with a value, as many as fit\n"
+    "                       in 100 columns with the names (the others are named)\n" CLI_JSON_HELP CLI_INPUT_HELP
     "\n"
     "Examples:\n"
     "  profkit hist cycles.dcpi imiss.dcpi\n"
@@ -30,6 +33,7 @@ int cmd_hist(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "min-percent", required_argument, NULL, 'P' },
+        { "values", required_argument, NULL, CLI_OPT_VALUES },
         CLI_RANKED_OPTIONS,
         { NULL, 0, NULL, 0 },
     };

@@ -25,12 +25,16 @@ static const char help[] =
     "                       for symbols)\n"
     "  -n, --limit N        at most N functions (default 0 = all)\n"
     "  --value NAME         value type, e.g. cpu, samples (default: the profile's)\n"
-    "  --thread NAME        only this thread (name, index or tid:TID; profkit info)\n" CLI_INPUT_HELP
+    "  --thread NAME        only this thread (name, index or tid:TID; profkit info)\n"
+    "  --diff-base BASE     every value is FILE's minus BASE's (as pprof\n"
+    "                       -diff_base): the functions, lines and instructions\n"
+    "                       that changed, percentages of BASE's total\n" CLI_INPUT_HELP
     "\n"
     "Examples:\n"
     "  profkit list 'hot|warm' cpu.prof\n"
     "  profkit list --source-dir ~/src/app '^parse_' cpu.prof\n"
-    "  profkit list --disasm '^hot$' cpu.prof\n";
+    "  profkit list --disasm '^hot$' cpu.prof\n"
+    "  profkit list --diff-base old.prof 'hot' new.prof\n";
 
 /* Options that take an argument in the next word (for finding REGEX). */
 static int takes_arg(const char *a)
@@ -38,7 +42,12 @@ static int takes_arg(const char *a)
     static const char *const with[] = { "-n", "--limit", "--value", "--thread", "--format", "--binary",
                                         "--symbols", "--demangle", "--focus", "--ignore", "--hide",
                                         "--show", "--show-from", "--prune-from", "--source-dir", "--max-string-size",
-                                        "--max-depth", "--max-threads", "--max-inflate", NULL };
+                                        "--max-depth", "--max-threads", "--max-inflate", "--diff-base",
+                                        "--merge", "--merge-node", "--root-at", "--focus-subtree",
+                                        "--focus-category", "--collapse-recursion",
+                                        "--collapse-direct-recursion", "--collapse-module", "--tagfocus",
+                                        "--tagignore", "--tagshow", "--taghide", "--tagroot", "--tagleaf",
+                                        "--range", "--during-marker", "--outside-marker", NULL };
     if (strchr(a, '='))
         return 0;
     for (int i = 0; with[i]; i++)
@@ -53,6 +62,7 @@ int cmd_list(int argc, char **argv)
         { "limit", required_argument, NULL, 'n' },
         { "value", required_argument, NULL, 'V' },
         { "thread", required_argument, NULL, 'T' },
+        { "diff-base", required_argument, NULL, CLI_OPT_DIFF_BASE },
         CLI_INPUT_OPTIONS,
         { NULL, 0, NULL, 0 },
     };

@@ -19,11 +19,14 @@ static const char help[] =
     "  --by KEY             function (default), file, line, address or module\n"
     "  --cum                sort by cumulative instead of flat value\n"
     "  --min-percent P      hide rows whose sort value (flat, or cum with --cum)\n"
-    "                       is below P percent of the total\n" CLI_JSON_HELP CLI_INPUT_HELP
+    "                       is below P percent of the total\n"
+    "  --values LIST        value types side by side, e.g. cpu,wall,calls: each\n"
+    "                       one's flat and cum (rows sorted by the first)\n" CLI_JSON_HELP CLI_INPUT_HELP
     "\n"
     "When the value is cpu or wall time and the profile counts calls (bsprof),\n"
     "two more columns follow cum%: calls (where the row is the leaf) and\n"
-    "cum/call, the cumulative time per call.\n"
+    "cum/call, the cumulative time per call (--by line: the calls of the line's\n"
+    "function, and the line's cumulative time per call of it).\n"
     "\n"
     "Examples:\n"
     "  profkit top cpu.prof\n"
@@ -36,6 +39,7 @@ int cmd_top(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "min-percent", required_argument, NULL, 'P' },
+        { "values", required_argument, NULL, CLI_OPT_VALUES },
         CLI_RANKED_OPTIONS,
         { NULL, 0, NULL, 0 },
     };

@@ -19,7 +19,9 @@ static const char help[] =
     "  --depth N            show N levels at most (0 = all, the default)\n"
     "  --min-percent P      hide nodes (and what is under them) whose total is\n"
     "                       below P percent of their thread's total\n"
-    "  --by-line            label frames NAME:LINE where lines are known\n" CLI_JSON_HELP CLI_INPUT_HELP
+    "  --by-line            label frames NAME:LINE where lines are known\n"
+    "  --values LIST        value types side by side, e.g. cpu,wall,calls: the\n"
+    "                       tree by the first, each other's total and self beside\n" CLI_JSON_HELP CLI_INPUT_HELP
     "\n"
     "Examples:\n"
     "  profkit tree app.bsprof\n"
@@ -33,6 +35,7 @@ int cmd_tree(int argc, char **argv)
         { "depth", required_argument, NULL, 'D' },
         { "min-percent", required_argument, NULL, 'P' },
         { "by-line", no_argument, NULL, 'L' },
+        { "values", required_argument, NULL, CLI_OPT_VALUES },
         { "json", no_argument, NULL, 'J' },
         CLI_INPUT_OPTIONS,
         { NULL, 0, NULL, 0 },

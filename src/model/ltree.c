@@ -112,12 +112,76 @@ static int key_seen(keyer *k, uint32_t key, uint32_t f)
     return 0;
 }
 
+/* The file of frame f's function (a string of q), 0 without one. */
+static uint32_t frame_file(const profkit_profile *q, uint32_t f)
+{
+    uint32_t fn = q->frames[f].function;
+    return fn < q->n_functions ? q->functions[fn].file : 0;
+}
+
+/*
+ * With files: the frames of a label that stands for functions of two or
+ * more files get a key per file, "LABEL FILE" (a frame without a file
+ * keeps the label, and is not counted as another file). One pass notes each label's file; only when two differ does a
+ * second pass relabel, so a profile without such names pays one array.
+ */
+static int split_by_file(keyer *k, const profkit_profile *q, uint32_t *fk)
+{
+    pk_ltree *t = k->t;
+    size_t n = t->n_keys;
+    const uint32_t MANY = PROFKIT_NONE - 1;
+    uint32_t *file = malloc((n ? n : 1) * sizeof(uint32_t));
+    if (!file)
+        return PROFKIT_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        file[i] = PROFKIT_NONE;
+    int any = 0;
+    for (size_t f = 0; f < q->n_frames; f++) {
+        uint32_t fl = frame_file(q, (uint32_t)f), *slot = &file[fk[f]];
+        if (pk_strtab_len(&q->strings, fl) == 0)
+            continue; /* no file: no second function */
+        if (*slot == PROFKIT_NONE)
+            *slot = fl;
+        else if (*slot != fl && *slot != MANY)
+            *slot = MANY, any = 1;
+    }
+    int rc = 0;
+    char buf[4096];
+    for (size_t f = 0; any && f < q->n_frames; f++) {
+        uint32_t key = fk[f], fl = frame_file(q, (uint32_t)f);
+        /* a frame without a name (a label's pseudo-frame for samples
+         * without it) is no function: kept whole, as pprof's -top does */
+        if (key >= n || file[key] != MANY || pk_strtab_len(&q->strings, fl) == 0 ||
+            pk_strtab_len(&t->labels, key) == 0)
+            continue;
+        size_t len = pk_strtab_len(&t->labels, key);
+        if (len > sizeof(buf) - 2)
+            len = sizeof(buf) - 2;
+        memcpy(buf, pk_strtab_get(&t->labels, key), len);
+        buf[len++] = ' ';
+        len += pk_str_copy(q, fl, buf + len, sizeof(buf) - len);
+        uint32_t id = pk_strtab_intern(&t->labels, buf, len);
+        if (id == PROFKIT_NONE || key_seen(k, id, (uint32_t)f) != 0) {
+            rc = PROFKIT_ENOMEM;
+            break;
+        }
+        fk[f] = id;
+    }
+    free(file);
+    return rc;
+}
+
 /* The key of every frame of q into fk (q is p, or the base). */
 static int frame_keys(keyer *k, const profkit_profile *q, uint32_t *fk)
 {
     pk_ltree *t = k->t;
     const pk_ltree_options *o = k->o;
     char buf[4096];
+    int with_files = o->files && o->keys == PK_LTREE_LABELS && o->by == PROFKIT_BY_FUNCTION &&
+                     q == t->p;
+    /* by line too, each key's first frame names its function */
+    int key_frames = with_files || (o->files && o->keys == PK_LTREE_LABELS &&
+                                    o->by == PROFKIT_BY_LINE && q == t->p);
     if (o->keys == PK_LTREE_FUNCTIONS) {
         uint32_t *fn_key = malloc((q->n_functions ? q->n_functions : 1) * sizeof(uint32_t));
         if (!fn_key)
@@ -163,11 +227,13 @@ static int frame_keys(keyer *k, const profkit_profile *q, uint32_t *fk)
         }
         if ((fk[f] = pk_strtab_intern(&t->labels, label, len)) == PROFKIT_NONE)
             return PROFKIT_ENOMEM;
-        if (o->keys == PK_LTREE_NAMES && key_seen(k, fk[f], (uint32_t)f) != 0)
+        if ((o->keys == PK_LTREE_NAMES || key_frames) && key_seen(k, fk[f], (uint32_t)f) != 0)
             return PROFKIT_ENOMEM;
     }
     if (o->keys == PK_LTREE_LABELS)
         t->n_keys = t->labels.n;
+    if (with_files)
+        return split_by_file(k, q, fk);
     return 0;
 }
 
@@ -313,7 +379,9 @@ int pk_ltree_build(pk_ltree *t, const profkit_profile *p, const pk_ltree_options
         !(t->frame_key = malloc((p->n_frames ? p->n_frames : 1) * sizeof(uint32_t))))
         goto done;
     /* key 0 is the root's (the labels' ""), no frame's */
-    if (o->keys != PK_LTREE_LABELS && key_seen(&k, 0, PROFKIT_NONE) != 0)
+    if ((o->keys != PK_LTREE_LABELS ||
+         (o->files && (o->by == PROFKIT_BY_FUNCTION || o->by == PROFKIT_BY_LINE))) &&
+        key_seen(&k, 0, PROFKIT_NONE) != 0)
         goto done;
     if (frame_keys(&k, p, t->frame_key) != 0)
         goto done;

@@ -43,6 +43,12 @@ typedef struct pk_ltree_options {
     profkit_key by;    /* LABELS: function (default), file, line or address */
     int by_line;       /* LABELS by function: NAME:LINE where the frame has a line */
     int sanitize;      /* LABELS: ';' and line breaks in labels become '_' (folded) */
+    /* LABELS by function: a function is its name and its file; where one
+     * label stands for functions of several files, each gets a key of its
+     * own, labelled "LABEL FILE" (as pprof's -filefunctions names them);
+     * and key_frame notes each key's first frame (the reports' file, line;
+     * by line too: the function a line row names) */
+    int files;
     int merge;         /* one node per distinct key path (else one per stack) */
     int children;      /* merged: child lists, each sorted by label bytes */
     /* merged, LABELS or NAMES: this profile's stacks mapped onto the same
@@ -65,7 +71,7 @@ typedef struct pk_ltree {
     uint32_t *frame_key;  /* frame_key[f]: the key of p's frame f */
     size_t n_keys;
     pk_strtab labels;     /* LABELS, NAMES: key k's label is string k */
-    /* FUNCTIONS, NAMES: the first frame with key k, in p when k <
+    /* FUNCTIONS, NAMES (and LABELS with files): the first frame with key k, in p when k <
      * n_keys_p, else in the base */
     uint32_t *key_frame;
     size_t n_keys_p;

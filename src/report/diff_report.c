@@ -54,6 +54,15 @@ static void diff_json(pk_buf *out, const profkit_profile *p, const profkit_repor
         const pk_diff_row *r = &d->rows[d->order[i]];
         pk_buf_puts(out, i ? ",\n{\"name\":" : "\n{\"name\":");
         pk_rjson_str(out, r->label);
+        if (r->src && r->frame < r->src->n_frames && r->src->frames[r->frame].function < r->src->n_functions) {
+            const profkit_function *fn = &r->src->functions[r->src->frames[r->frame].function];
+            if (pk_strtab_len(&r->src->strings, fn->file)) {
+                pk_buf_puts(out, ",\"file\":");
+                pk_rjson_strn(out, pk_str(r->src, fn->file), pk_strtab_len(&r->src->strings, fn->file));
+            }
+            if (fn->start_line)
+                pk_buf_printf(out, ",\"line\":%u", fn->start_line);
+        }
         pk_buf_printf(out, ",\"base_flat\":%lld,\"new_flat\":%lld,\"flat_change\":%lld,"
                       "\"base_cum\":%lld,\"new_cum\":%lld,\"cum_change\":%lld}",
                       (long long)r->base_flat, (long long)r->new_flat,
@@ -101,7 +110,14 @@ static int report_diff_buf(pk_buf *out, const profkit_profile *base, const profk
     size_t nt;
     const profkit_value_type *vt = profkit_profile_value_types(p, &nt);
     const char *unit = profkit_string(p, vt[v].unit);
-    double btotal = d->base_total ? (double)d->base_total : 1.0;
+    /* percentages of BASE's whole total, as the other reports' (after
+     * filters too; --relative: of what they left; --normalize: BASE scaled) */
+    int64_t bwhole = d->base_total;
+    uint32_t bv, bth;
+    profkit_error e2;
+    if (!o->normalize && pk_select(base, profkit_string(p, vt[v].type), o->thread, &bv, &bth, &e2) == 0)
+        bwhole = pk_percent_total(base, bv, bth, d->base_total);
+    double btotal = bwhole ? (double)bwhole : 1.0;
     char a[64], b[64], ch[64], pc[32];
     pk_format_value(a, sizeof(a), d->base_total, unit);
     pk_format_value(b, sizeof(b), d->new_total, unit);

@@ -3,12 +3,22 @@
 #include "util/buf.h"
 #include "analysis/analysis.h"
 #include "analysis/list.h"
+#include "report/report_top.h"
 #include "symbols/sym_disasm.h"
 
 #include <inttypes.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* --diff-base: BASE's total (what percentages are of) and NEW's. */
+typedef struct list_diff_totals {
+    int on;
+    int64_t base, now;
+} list_diff_totals;
+
+static int list_buf(pk_buf *out, const profkit_profile *p, const profkit_report_options *o,
+                    const list_diff_totals *dt, profkit_error *err);
 
 /* --disasm: a function's instructions and their values. */
 typedef struct fdis {
@@ -257,7 +267,8 @@ static void put_source(pk_buf *out, FILE *src, const pk_list_row *lr, size_t n, 
 /* One function: its header, then its lines (fd: its instructions with
  * --disasm, else NULL). Returns 0 or PROFKIT_ENOMEM. */
 static int put_function(pk_buf *out, const profkit_profile *p, const profkit_report_options *o,
-                        const pk_list *l, const pk_list_func *lf, const fdis *fd, const char *unit)
+                        const pk_list *l, const pk_list_func *lf, const fdis *fd, const char *unit,
+                        int64_t whole)
 {
     const profkit_function *fn = &p->functions[lf->function];
     const char *file = pk_str(p, fn->file);
@@ -265,8 +276,10 @@ static int put_function(pk_buf *out, const profkit_profile *p, const profkit_rep
                   *file ? file : "(no file)");
     char pct[32];
     put_vals(out, lf->flat, lf->cum, unit, 0);
+    (void)l;
+    double cum = (double)lf->cum, w = (double)whole;
     pk_buf_printf(out, "(flat, cum) %s of Total\n",
-                  pk_format_pct(pct, sizeof(pct), (double)lf->cum, l->total ? (double)l->total : 1.0));
+                  pk_format_pct(pct, sizeof(pct), cum < 0 ? -cum : cum, w ? (w < 0 ? -w : w) : 1.0));
     const pk_list_row *lr = l->rows + lf->first;
     size_t n = lf->n;
     uint32_t lo, hi;
@@ -295,8 +308,82 @@ static int put_function(pk_buf *out, const profkit_profile *p, const profkit_rep
     return 0;
 }
 
+/*
+ * --diff-base: NEW with BASE's rows negated, as one profile (as Go pprof's
+ * -diff_base), so every line's and instruction's flat and cum are NEW's
+ * minus BASE's. Returns 0, or an error (err filled).
+ */
+static int diff_profile(profkit_profile **out, const profkit_profile *base, const profkit_profile *p,
+                        profkit_error *err)
+{
+    profkit_profile *d = profkit_profile_new(), *b = profkit_profile_new();
+    int rc = PROFKIT_ENOMEM;
+    if (!d || !b)
+        goto fail;
+    if ((rc = profkit_profile_merge(d, p, err)) != 0 || (rc = profkit_profile_merge(b, base, err)) != 0)
+        goto fail;
+    for (size_t i = 0; i < b->n_samples * b->n_value_types; i++)
+        b->sample_values[i] = b->sample_values[i] == INT64_MIN ? INT64_MAX : -b->sample_values[i];
+    if ((rc = profkit_profile_merge(d, b, err)) != 0)
+        goto fail;
+    profkit_profile_free(b);
+    *out = d;
+    return 0;
+fail:
+    profkit_profile_free(d);
+    profkit_profile_free(b);
+    if (rc == PROFKIT_ENOMEM)
+        pk_error_set(err, rc, NULL, -1, "out of memory");
+    return rc;
+}
+
+static int report_list_buf(pk_buf *out, const profkit_profile *p, const profkit_report_options *o,
+                           profkit_error *err);
+
+/* list --diff-base: the listing of NEW minus BASE, its percentages of
+ * BASE's total (as pprof's, and as diff's). */
+static int report_list_diff(pk_buf *out, const profkit_profile *p, const profkit_report_options *o,
+                            profkit_error *err)
+{
+    uint32_t v, th, bv, bth;
+    if (pk_select(p, o->value, o->thread, &v, &th, err) != 0)
+        return PROFKIT_EINVAL;
+    const char *vname = pk_str(p, p->value_types[v].type);
+    if (pk_select(o->base, vname, o->thread, &bv, &bth, err) != 0)
+        return PROFKIT_EINVAL;
+    profkit_profile *d;
+    int rc = diff_profile(&d, o->base, p, err);
+    if (rc)
+        return rc;
+    profkit_report_options od = *o;
+    od.base = NULL;
+    od.value = vname;
+    list_diff_totals dt = { 1, 0, 0 };
+    int64_t bt = 0, nt = 0;
+    size_t nv = p->n_value_types, bnv = o->base->n_value_types;
+    for (size_t r = 0; r < p->n_samples; r++)
+        if (th == PROFKIT_NONE || p->sample_thread[r] == th)
+            pk_sat_addto(&nt, p->sample_values[r * nv + v]);
+    for (size_t r = 0; r < o->base->n_samples; r++)
+        if (bth == PROFKIT_NONE || o->base->sample_thread[r] == bth)
+            pk_sat_addto(&bt, o->base->sample_values[r * bnv + bv]);
+    dt.base = pk_percent_total(o->base, bv, bth, bt);
+    dt.now = nt;
+    rc = list_buf(out, d, &od, &dt, err);
+    profkit_profile_free(d);
+    return rc;
+}
+
 static int report_list_buf(pk_buf *out, const profkit_profile *p, const profkit_report_options *o,
                            profkit_error *err)
+{
+    if (o->base)
+        return report_list_diff(out, p, o, err);
+    return list_buf(out, p, o, NULL, err);
+}
+
+static int list_buf(pk_buf *out, const profkit_profile *p, const profkit_report_options *o,
+                    const list_diff_totals *dt, profkit_error *err)
 {
     uint32_t v, th;
     if (o->disasm && pk_part_check(PK_PART_DISASM, err) != 0)
@@ -321,16 +408,30 @@ static int report_list_buf(pk_buf *out, const profkit_profile *p, const profkit_
     if (rc == 0) {
         const char *unit = pk_str(p, p->value_types[v].unit);
         char tot[64];
-        pk_format_value(tot, sizeof(tot), l.total, unit);
-        pk_buf_printf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
+        /* percentages of the whole profile's total (as top's; --relative:
+         * of what the filters left), or with --diff-base of BASE's */
+        int64_t whole = dt ? dt->base : pk_percent_total(p, v, th, l.total);
+        if (dt) {
+            char nw[64], ch[64];
+            pk_format_value(tot, sizeof(tot), dt->base, unit);
+            pk_format_value(nw, sizeof(nw), dt->now, unit);
+            pk_format_value(ch, sizeof(ch), pk_sat_add(dt->now, dt->base == INT64_MIN ? INT64_MAX : -dt->base), unit);
+            pk_buf_printf(out, "Value: %s (%s), base total %s, new total %s, change %s (new - base on every line)",
+                          pk_str(p, p->value_types[v].type), unit, tot, nw, ch);
+        } else {
+            pk_format_value(tot, sizeof(tot), whole, unit);
+            pk_buf_printf(out, "Value: %s (%s), total %s", pk_str(p, p->value_types[v].type), unit, tot);
+        }
         if (th != PROFKIT_NONE) {
             char label[300];
             pk_thread_label(p, th, label, sizeof label);
             pk_buf_printf(out, ", thread %s", label);
         }
+        if (!dt)
+            pk_report_kept(out, p, v, th, l.total, unit, o);
         pk_buf_putc(out, '\n');
         for (size_t i = 0; i < l.n_shown && rc == 0; i++)
-            rc = put_function(out, p, o, &l, &l.funcs[i], fds ? &fds[i] : NULL, unit);
+            rc = put_function(out, p, o, &l, &l.funcs[i], fds ? &fds[i] : NULL, unit, whole);
         if (l.n_shown == 0)
             pk_buf_printf(out, "no function matches '%s'\n", o->list_regex ? o->list_regex : "");
     }

@@ -10,13 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void json_edges(pk_buf *out, const pk_peek *k, const uint32_t *ids, size_t n, int in)
+static void json_edges(pk_buf *out, const pk_peek *k, const uint32_t *ids, size_t n, int in,
+                       profkit_key by)
 {
     pk_buf_putc(out, '[');
     for (size_t i = 0; i < n; i++) {
         const pk_key_edge *e = &k->sums.edges[ids[i]];
-        pk_buf_puts(out, i ? ",{\"name\":" : "{\"name\":");
-        pk_rjson_str(out, pk_ltree_label(&k->tree, in ? e->from : e->to));
+        uint32_t key = in ? e->from : e->to;
+        pk_buf_puts(out, i ? ",{" : "{");
+        pk_rjson_key(out, k->tree.p, k->tree.key_frame, key, pk_ltree_label(&k->tree, key),
+                     pk_ltree_label_len(&k->tree, key), by, 0);
         pk_buf_printf(out, ",\"value\":%lld}", (long long)e->weight);
     }
     pk_buf_putc(out, ']');
@@ -46,6 +49,11 @@ static int report_peek_buf(pk_buf *out, const profkit_profile *p, const profkit_
     if (rc)
         return rc;
     const int64_t *flat = k.sums.flat, *cum = k.sums.cum;
+    unsigned char *marks = NULL; /* inlined functions, as top marks them */
+    if (pk_key_inline(p, k.tree.frame_key, k.tree.n_keys, v, th, &marks) != 0) {
+        pk_peek_free(&k);
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+    }
     size_t n = k.n, shown = o->limit && o->limit < n ? o->limit : n;
     const char *unit = pk_str(p, p->value_types[v].unit);
     static const char sep[] = "-----------------------------------------------------------+-------------\n";
@@ -84,13 +92,17 @@ static int report_peek_buf(pk_buf *out, const profkit_profile *p, const profkit_
             break;
         }
         if (o->json) {
-            pk_buf_puts(out, i ? ",\n{\"name\":" : "\n{\"name\":");
-            pk_rjson_str(out, pk_ltree_label(&k.tree, key));
+            pk_buf_puts(out, i ? ",\n{" : "\n{");
+            pk_rjson_key(out, p, k.tree.key_frame, key, pk_ltree_label(&k.tree, key),
+                         pk_ltree_label_len(&k.tree, key), o->by, 0);
+            const char *inl = pk_inline_json(marks, key);
+            if (inl)
+                pk_buf_printf(out, ",\"inline\":\"%s\"", inl);
             pk_buf_printf(out, ",\"flat\":%lld,\"cum\":%lld,\"callers\":", (long long)flat[key],
                           (long long)cum[key]);
-            json_edges(out, &k, in, nin, 1);
+            json_edges(out, &k, in, nin, 1, o->by);
             pk_buf_puts(out, ",\"callees\":");
-            json_edges(out, &k, outs, nout, 0);
+            json_edges(out, &k, outs, nout, 0, o->by);
             pk_buf_putc(out, '}');
         } else {
             pk_buf_puts(out, sep);
@@ -99,11 +111,11 @@ static int report_peek_buf(pk_buf *out, const profkit_profile *p, const profkit_
             sum += (double)flat[key];
             pk_format_value(f, sizeof(f), flat[key], unit);
             pk_format_value(c, sizeof(c), cum[key], unit);
-            pk_buf_printf(out, "%10s %7s %7s %10s %7s %13s | %s\n", f,
+            pk_buf_printf(out, "%10s %7s %7s %10s %7s %13s | %s%s\n", f,
                           pk_format_pct(p1, sizeof(p1), (double)flat[key], total),
                           pk_format_pct(p2, sizeof(p2), sum, total), c,
                           pk_format_pct(p3, sizeof(p3), (double)cum[key], total), "",
-                          pk_ltree_label(&k.tree, key));
+                          pk_ltree_label(&k.tree, key), pk_inline_mark(marks, key));
             text_edges(out, &k, outs, nout, 0, cum[key], unit);
         }
         free(in);
@@ -112,6 +124,7 @@ static int report_peek_buf(pk_buf *out, const profkit_profile *p, const profkit_
     if (rc == 0)
         pk_buf_puts(out, o->json ? "]}\n" : sep);
     pk_peek_free(&k);
+    free(marks);
     return rc;
 }
 

@@ -30,4 +30,11 @@ uint32_t pk_report_top_calls_value(const profkit_profile *p, uint32_t v);
 void pk_report_kept(pk_buf *out, const profkit_profile *p, uint32_t v, uint32_t th, int64_t kept,
                     const char *unit, const profkit_report_options *o);
 
+/* --values: at most this many value types side by side. */
+#define PK_REPORT_MAX_VALUES 16
+/* The value types of a --values list ("cpu,wall,calls") into out[0..*n);
+ * PROFKIT_EINVAL (err filled) for a name the profile lacks or a bad list. */
+int pk_report_values(const profkit_profile *p, const char *list, uint32_t *out, size_t max,
+                     size_t *n, profkit_error *err);
+
 #endif

@@ -31,3 +31,48 @@ void pk_rjson_by(pk_buf *out, profkit_key by)
     pk_buf_puts(out, ",\"by\":");
     pk_rjson_str(out, pk_key_name(by, 0));
 }
+
+static void function_json(pk_buf *out, const profkit_profile *p, uint32_t frame,
+                          const char *label, size_t label_len, int mode)
+{
+    pk_buf_puts(out, "\"name\":");
+    if (frame >= p->n_frames) {
+        pk_rjson_strn(out, label, label_len);
+        return;
+    }
+    char buf[4096];
+    uint32_t fn = p->frames[frame].function;
+    const profkit_function *f = fn < p->n_functions ? &p->functions[fn] : NULL;
+    if (mode == 2) { /* a line: its label, the function it is in, its line */
+        pk_rjson_strn(out, label, label_len);
+        size_t len = pk_frame_label(p, frame, 0, buf, sizeof(buf));
+        pk_buf_puts(out, ",\"function\":");
+        pk_rjson_strn(out, buf, len);
+    } else {
+        size_t len = pk_frame_label(p, frame, mode, buf, sizeof(buf));
+        pk_rjson_strn(out, buf, len);
+    }
+    if (!f)
+        return;
+    if (pk_strtab_len(&p->strings, f->file)) {
+        pk_buf_puts(out, ",\"file\":");
+        pk_rjson_strn(out, pk_str(p, f->file), pk_strtab_len(&p->strings, f->file));
+    }
+    uint32_t line = mode == 2 ? p->frames[frame].line : f->start_line;
+    if (line)
+        pk_buf_printf(out, ",\"line\":%u", line);
+}
+
+void pk_rjson_function(pk_buf *out, const profkit_profile *p, uint32_t frame, const char *label,
+                       size_t label_len)
+{
+    function_json(out, p, frame, label, label_len, 0);
+}
+
+void pk_rjson_key(pk_buf *out, const profkit_profile *p, const uint32_t *key_frame, uint32_t k,
+                  const char *label, size_t label_len, profkit_key by, int by_line)
+{
+    int known = key_frame && k && (by == PROFKIT_BY_FUNCTION || by == PROFKIT_BY_LINE);
+    function_json(out, p, known ? key_frame[k] : PROFKIT_NONE, label, label_len,
+                  by == PROFKIT_BY_LINE ? 2 : by_line);
+}

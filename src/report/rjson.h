@@ -21,6 +21,18 @@ void pk_rjson_strn(pk_buf *out, const char *s, size_t n);
  * `,"thread":NAME|null`. The caller goes on with `,` members and `}`. */
 void pk_rjson_open(pk_buf *out, const char *report, const profkit_profile *p, uint32_t v,
                    uint32_t thread);
+/* A row keyed by function: `"name":` its function's label (without the
+ * file a name shared by several files adds in the text), then `,"file":`
+ * and `,"line":` (the definition line) where the profile has them. The
+ * row's key label when frame is PROFKIT_NONE. */
+void pk_rjson_function(pk_buf *out, const profkit_profile *p, uint32_t frame, const char *label,
+                       size_t label_len);
+/* The same for key k of a table keyed by `by` whose keys' first frames
+ * are key_frame (NULL: the label alone); by_line: NAME:LINE names (tree).
+ * By line: `"name":` the label (FILE:LINE), `"function":`, `"file":`,
+ * `"line":` the frame's line. */
+void pk_rjson_key(pk_buf *out, const profkit_profile *p, const uint32_t *key_frame, uint32_t k,
+                  const char *label, size_t label_len, profkit_key by, int by_line);
 /* `"by":"function"` etc. */
 void pk_rjson_by(pk_buf *out, profkit_key by);
 

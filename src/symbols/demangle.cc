@@ -1,8 +1,8 @@
 // demangle.cc: C++ (and legacy Rust, which uses the same scheme) symbol
 // demangling through the C++ runtime's own demangler (libstdc++'s
 // abi::__cxa_demangle), exposed to the C code; and the short form pprof
-// shows by default: no parameter lists, no template arguments, no clone
-// suffixes, no Rust hash.
+// shows by default: no return type, no parameter lists, no template
+// arguments, no clone suffixes, no Rust hash.
 #include <cxxabi.h>
 #include <cctype>
 #include <cstdlib>
@@ -30,6 +30,17 @@ static bool after_operator(const std::string &s)
            (e == 8 || !(std::isalnum((unsigned char)s[e - 9]) || s[e - 9] == '_'));
 }
 
+// Whether the space at i is inside an operator's name: "operator" starts
+// the name it ends ("ns::operator new", "operator unsigned int").
+static bool in_operator_name(const std::string &s, size_t i)
+{
+    size_t seg = s.rfind("::", i);
+    seg = seg == std::string::npos ? 0 : seg + 2;
+    size_t op = s.find("operator", seg);
+    return op != std::string::npos && op < i &&
+           (op == 0 || !(std::isalnum((unsigned char)s[op - 1]) || s[op - 1] == '_'));
+}
+
 // Drops what sits inside (...) and <...> at any depth, keeping
 // "(anonymous namespace)" and operator names; then " const" and
 // " [clone .xyz]" tails and a legacy Rust "::h<16 hex>" hash.
@@ -52,9 +63,22 @@ static std::string shorten(const std::string &full)
                 i++;
                 continue;
             }
-            while (i < full.size() && std::strchr("<>=-+*/%^&|~!,[]", full[i]))
-                out += full[i++];
-            i--;
+            // the longest operator token; what follows ('<' of template
+            // arguments, '(' of parameters) is not the name
+            static const char *const ops[] = { "->*", "<<=", ">>=", "<=>", "()", "[]", "->", "<<",
+                                               ">>", "<=", ">=", "==", "!=", "&&", "||", "++", "--",
+                                               "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "+",
+                                               "-", "*", "/", "%", "^", "&", "|", "~", "!", "=", "<",
+                                               ">", "," };
+            for (const char *op : ops) {
+                size_t k = std::strlen(op);
+                if (full.compare(i, k, op) == 0) {
+                    out.append(op);
+                    i += k - 1;
+                    break;
+                }
+            }
+            // "operator< <T>": the demangler's space before template arguments
             continue;
         }
         if (c == '(' || c == '<') {
@@ -79,6 +103,24 @@ static std::string shorten(const std::string &full)
         if (out.size() > k && out.compare(out.size() - k, k, t) == 0)
             out.erase(out.size() - k);
     }
+    // A template function's return type: what stands before the name's
+    // last space that is not inside "(anonymous namespace)", "{lambda...}"
+    // or an operator's name ("operator new", "operator bool").
+    size_t cut = std::string::npos;
+    int brace = 0;
+    for (size_t i = 0; i < out.size(); i++) {
+        char c = out[i];
+        if (c == '{')
+            brace++;
+        else if (c == '}' && brace > 0)
+            brace--;
+        else if (c == '(' && out.compare(i, 21, "(anonymous namespace)") == 0)
+            i += 20;
+        else if (c == ' ' && brace == 0 && !in_operator_name(out, i))
+            cut = i;
+    }
+    if (cut != std::string::npos && cut + 1 < out.size())
+        out.erase(0, cut + 1);
     size_t h = out.rfind("::h");
     if (h != std::string::npos && out.size() - h == 19) {
         bool hex = true;

@@ -15,8 +15,16 @@ import sys
 
 top = json.load(open(sys.argv[1]))
 names = sorted((r["name"] for r in top["rows"]), key=len, reverse=True)
-want_flat = {r["name"]: r["flat"] for r in top["rows"] if r["flat"]}
-want_cum = {r["name"]: r["cum"] for r in top["rows"] if r["cum"]}
+# top keeps functions of one name in two files apart (a row each, with its
+# file); the callgrind writer names functions by name alone, so one
+# function of callgrind_annotate is their sum (exact for cum while the two
+# never call each other, as in the data files here)
+want_flat, want_cum = {}, {}
+for r in top["rows"]:
+    want_flat[r["name"]] = want_flat.get(r["name"], 0) + r["flat"]
+    want_cum[r["name"]] = want_cum.get(r["name"], 0) + r["cum"]
+want_flat = {k: v for k, v in want_flat.items() if v}
+want_cum = {k: v for k, v in want_cum.items() if v}
 
 
 def read(path):

@@ -18,10 +18,9 @@ def rows(path, skip_header_word, pprof):
         if len(f) < 6:
             continue
         name = " ".join(f[5:])
-        if pprof:
-            name = name.replace(" (inline)", "")
-            if mode == "line":  # "func file:line" -> "file:line"
-                name = name.split(" ")[-1]
+        name = name.replace(" (partial-inline)", "").replace(" (inline)", "")
+        if mode == "line":  # "func file:line" -> "file:line" (both tools name the function)
+            name = name.split(" ")[-1]
         if mode == "line" and name in out:
             a = out[name]
             out[name] = (a[0] + int(f[0]), a[1] + int(f[3]))

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Text and JSON of one report give the same numbers. For `top` and `diff`
 with a count value (printed as plain integers): the total(s) in the header
-and every row's values and name, in order.
+and every row's values and name (top: with the file and inline mark the
+text adds), in order.
 Usage: text_vs_json.py top|diff TEXT JSON
 """
 import json
@@ -18,7 +19,15 @@ if kind == "top":
         bad.append("total: text %r, json %d" % (text[0], js["total"]))
     rows = [re.match(r"^\s*%s\s+%s\s+%s\s+%s\s+%s  (.*)$" % (num, pct, pct, num, pct), l) for l in text[3:]]
     got = [(r.group(3), int(r.group(1)), int(r.group(2))) for r in rows if r]
-    want = [(r["name"], r["flat"], r["cum"]) for r in js["rows"]]
+    # the text's label: the name, the file where another file's function
+    # has that name too, and the inline mark
+    mark = {"all": " (inline)", "partial": " (partial-inline)"}
+    labels = [t[0] for t in got]
+    def label(r):
+        m = mark.get(r.get("inline"), "")
+        split = r["name"] + " " + r.get("file", "") + m
+        return split if "file" in r and split in labels else r["name"] + m
+    want = [(label(r), r["flat"], r["cum"]) for r in js["rows"]]
 else:
     m = re.match(r"^Value: .*, base total (\d+), new total (\d+), change \+?(-?\d+)", text[0])
     if not m or (int(m.group(1)), int(m.group(2)), int(m.group(3))) != (js["base_total"], js["new_total"], js["total_change"]):

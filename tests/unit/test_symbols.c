@@ -386,6 +386,25 @@ static void demangles_cxx_names(void **state)
     assert_string_equal(buf, "A::operator<");
     assert_int_equal(pk_demangle_mode_into("_ZNK1A3getEv", 0, buf, sizeof(buf)), 1);
     assert_string_equal(buf, "A::get");
+    /* short: no return type (template functions print one), operator
+     * names whole and without their template arguments (as Go pprof) */
+    static const char *const shorts[][2] = {
+        { "_ZSt21__unguarded_partitionIN9__gnu_cxx17__normal_iteratorIPiSt6vectorIiSaIiEEEENS0_5__ops15_Iter_less_iterEET_S9_S9_S9_T0_",
+          "std::__unguarded_partition" },
+        { "_ZNK9__gnu_cxx5__ops15_Iter_less_iterclINS_17__normal_iteratorIPiSt6vectorIiSaIiEEEES8_EEbT_T0_",
+          "__gnu_cxx::__ops::_Iter_less_iter::operator()" },
+        { "_ZN9__gnu_cxxmiIPiSt6vectorIiSaIiEEEENS_17__normal_iteratorIT_T0_E15difference_typeERKS8_SB_",
+          "__gnu_cxx::operator-" },
+        { "_ZSt4swapIiENSt9enable_ifIXsrSt6__and_IJSt6__not_ISt15__is_tuple_likeIT_EESt21is_move_constructibleIS4_ESt18is_move_assignableIS4_EEE5valueEvE4typeERS4_SE_",
+          "std::swap" },
+        { "_ZN1AltIiEEbRKS_", "A::operator<" },
+        { "_ZN3foonwEm", "foo::operator new" },
+        { "_ZN1AcvbEv", "A::operator bool" },
+    };
+    for (size_t i = 0; i < sizeof(shorts) / sizeof(shorts[0]); i++) {
+        assert_int_equal(pk_demangle_mode_into(shorts[i][0], 0, buf, sizeof(buf)), 1);
+        assert_string_equal(buf, shorts[i][1]);
+    }
     /* legacy Rust: the trailing hash goes */
     assert_int_equal(pk_demangle_mode_into("_ZN4core3ptr13drop_in_place17h0123456789abcdefE", 0, buf,
                                                 sizeof(buf)), 1);
