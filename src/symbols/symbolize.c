@@ -18,6 +18,7 @@
  * same in every run under ASLR.
  */
 #include "symbols/sym_find.h"
+#include "util/map64.h"
 #include "symbols/symbols.h"
 
 #include <inttypes.h>
@@ -150,15 +151,52 @@ static int is_unsymbolized(const profkit_profile *p, const profkit_frame *f)
     return *end == '\0' && v == f->address;
 }
 
-/* Interns FILE+0xOFFSET for a frame with an empty name in mapping m. */
-static uint32_t unnamed_label(profkit_profile *p, const profkit_frame *fr, char *buf, size_t n)
+/* Where a path's file name starts and where it ends (its C string's end),
+ * found once per path string: frames of many mappings of one long path
+ * would otherwise each scan it whole. */
+typedef struct path_base {
+    pk_map64 of;    /* path string id -> index into at */
+    struct base_at {
+        size_t from, end;
+    } *at;
+    size_t n, cap;
+} path_base;
+
+static void path_base_free(path_base *b)
+{
+    pk_map64_free(&b->of);
+    free(b->at);
+}
+
+/* Interns FILE+0xOFFSET for a frame with an empty name in mapping m (FILE:
+ * the path's part after its last '/', the whole path when that is empty),
+ * at most n - 1 bytes. */
+static uint32_t unnamed_label(profkit_profile *p, path_base *pb, const profkit_frame *fr, char *buf,
+                              size_t n)
 {
     const profkit_mapping *m = &p->mappings[fr->mapping];
     const char *path = pk_str(p, m->path);
-    const char *base = strrchr(path, '/');
-    int w = snprintf(buf, n, "%s+0x%" PRIx64, base && base[1] ? base + 1 : path,
-                     fr->address - m->start + m->offset);
-    return w < 0 ? PROFKIT_NONE : profkit_string_intern(p, buf, (size_t)w < n ? (size_t)w : n - 1);
+    uint32_t i = pk_map64_get(&pb->of, m->path);
+    if (i == PK_MAP64_EMPTY) {
+        const char *base = strrchr(path, '/');
+        if (PK_VEC_RESERVE(pb->at, pb->n, pb->cap, 1) != 0 || pb->n >= PK_MAP64_EMPTY - 1)
+            return PROFKIT_NONE;
+        i = (uint32_t)pb->n;
+        pb->at[i].from = base && base[1] ? (size_t)(base + 1 - path) : 0;
+        pb->at[i].end = pb->at[i].from + strlen(path + pb->at[i].from);
+        if (pk_map64_put(&pb->of, m->path, i) < 0)
+            return PROFKIT_NONE;
+        pb->n++;
+    }
+    size_t len = pb->at[i].end - pb->at[i].from;
+    if (len > n - 1)
+        len = n - 1;
+    memcpy(buf, path + pb->at[i].from, len);
+    buf[len] = '\0';
+    int w = snprintf(buf + len, n - len, "+0x%" PRIx64, fr->address - m->start + m->offset);
+    if (w < 0)
+        return PROFKIT_NONE;
+    return profkit_string_intern(p, buf, len + (size_t)w < n ? len + (size_t)w : n - 1);
 }
 
 static int request_cmp(const void *a, const void *b)
@@ -215,6 +253,7 @@ typedef struct symbolizer {
     uint32_t *cstart;   /* chain of frame f used as kind k: links[cstart[2f+k] .. +clen[2f+k]) */
     uint8_t *clen;
     size_t named;       /* frames named */
+    path_base bases;    /* the file names of mappings' paths (FILE+0xOFFSET) */
 } symbolizer;
 
 static void symbolizer_free(symbolizer *z)
@@ -232,6 +271,7 @@ static void symbolizer_free(symbolizer *z)
     free(z->links);
     free(z->cstart);
     free(z->clen);
+    path_base_free(&z->bases);
 }
 
 /* 1. Which frames are used, and how: as a sample's leaf, as a caller. */
@@ -399,7 +439,7 @@ static void new_frames_free(new_frames *n)
 
 /* A frame nothing named, in a mapping with a file path: its FILE+0xOFFSET
  * frame, through an empty name. PROFKIT_NONE when out of memory. */
-static uint32_t unnamed_frame(profkit_profile *p, uint32_t f, uint32_t m)
+static uint32_t unnamed_frame(profkit_profile *p, path_base *pb, uint32_t f, uint32_t m)
 {
     profkit_function fn;
     memset(&fn, 0, sizeof(fn));
@@ -411,7 +451,7 @@ static uint32_t unnamed_frame(profkit_profile *p, uint32_t f, uint32_t m)
      * that label. */
     char label[600];
     nfr.function = PROFKIT_NONE;
-    if ((fn.system_name = unnamed_label(p, &nfr, label, sizeof(label))) == PROFKIT_NONE ||
+    if ((fn.system_name = unnamed_label(p, pb, &nfr, label, sizeof(label))) == PROFKIT_NONE ||
         (nfr.function = pk_function_add(p, &fn)) == PROFKIT_NONE)
         return PROFKIT_NONE;
     return pk_frame_add(p, &nfr);
@@ -466,7 +506,7 @@ static int make_new_frames(symbolizer *z, new_frames *nw)
                 plain = (uint32_t)f;
                 if (fmap[f] != PROFKIT_NONE && p->mappings[fmap[f]].path &&
                     is_unsymbolized(p, &p->frames[f]) &&
-                    (plain = unnamed_frame(p, (uint32_t)f, fmap[f])) == PROFKIT_NONE)
+                    (plain = unnamed_frame(p, &z->bases, (uint32_t)f, fmap[f])) == PROFKIT_NONE)
                     return PROFKIT_ENOMEM;
             }
             nw->sids[nw->n_sids++] = plain;
@@ -595,16 +635,35 @@ static int summarize(symbolizer *z)
     sum->named = z->named;
     sum->wanted = z->wanted;
     sum->chain_frames = z->n_links;
+    /* Each path once: mappings of one file (the segments of a library, or
+     * one path mapped many times) name it once (`listed`: the path string
+     * ids named so far; a list of every mapping would grow as their number
+     * times the path's length). Anonymous mappings are each their own. */
+    pk_map64 listed = { 0 };
     size_t n = 0;
-    for (size_t m = 0; m < p->n_mappings; m++)
-        n += z->no_name[m] & 1;
+    for (size_t m = 0; m < p->n_mappings; m++) {
+        if (!(z->no_name[m] & 1))
+            continue;
+        uint32_t path = p->mappings[m].path;
+        int r = path && pk_strtab_len(&p->strings, path) ? pk_map64_put(&listed, path, 1) : 0;
+        if (r < 0) {
+            pk_map64_free(&listed);
+            pk_sym_summary_free(sum);
+            return PROFKIT_ENOMEM;
+        }
+        if (r == 1)
+            z->no_name[m] |= 4; /* its path is listed by an earlier mapping */
+        else
+            n++;
+    }
+    pk_map64_free(&listed);
     if (pk_sym_finder_files(z->s.finder, &sum->files, &sum->n_files) != 0 ||
         !(sum->no_file = calloc(n ? n : 1, sizeof(char *)))) {
         pk_sym_summary_free(sum);
         return PROFKIT_ENOMEM;
     }
     for (size_t m = 0; m < p->n_mappings; m++) {
-        if (!(z->no_name[m] & 1))
+        if ((z->no_name[m] & 5) != 1)
             continue;
         /* a mapping without a file name has nothing to look for: say which
          * one and how to name its file (the command prints the flag) */
