@@ -22,6 +22,9 @@
 #include "symbols/symbols.h"
 
 #include <inttypes.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -416,6 +419,13 @@ static int look_up(symbolizer *z)
     free(z->req);
     z->req = NULL;
     z->n_req = z->cap_req = 0;
+#if defined(__GLIBC__)
+    /* The files' DWARF (libdw's inflated sections, our indexes) was freed
+     * in many small blocks that stay resident in the heap; the stack table
+     * rebuilt next is one large block elsewhere. Give those pages back, so
+     * the two do not add up in the peak (RSS). */
+    malloc_trim(0);
+#endif
     rc = 0;
 done:
     z->n_links = n_links;
@@ -549,36 +559,65 @@ static inline uint32_t extend(profkit_profile *p, uint32_t at, const uint32_t *i
 }
 
 /*
- * The new stack of each old stack st, for each of its uses: new_leaf[st]
- * (as a sample's leaf) and new_caller[st] (as a parent), PROFKIT_NONE for
- * none; parents come before their children. append: no new frame comes
- * from two old frames (frames_distinct). Returns 0 or PROFKIT_ENOMEM.
+ * The new stacks of the old ones, for each use: one id per old stack, its
+ * new stack as a parent when it is one (CALLER), else as a sample's leaf;
+ * the leaf of a stack used both ways (a sample on a stack that has
+ * children, the fewer) in a map beside. One array rather than two: it is
+ * the size of the stack table, at the symbolizer's peak.
+ */
+typedef struct new_ids {
+    uint32_t *id;   /* per old stack; PROFKIT_NONE: none */
+    pk_map64 leaf2; /* old stack used both ways -> its new stack as a leaf */
+} new_ids;
+
+static inline uint32_t new_caller_of(const new_ids *m, const uint8_t *use, uint32_t st)
+{
+    return st == 0 ? 0 : (use[st] & CALLER) ? m->id[st] : PROFKIT_NONE;
+}
+
+static inline uint32_t new_leaf_of(const new_ids *m, const uint8_t *use, uint32_t st)
+{
+    if (st == 0)
+        return 0;
+    if (!(use[st] & LEAF))
+        return PROFKIT_NONE;
+    if (!(use[st] & CALLER))
+        return m->id[st];
+    uint32_t x = pk_map64_get(&m->leaf2, st);
+    return x == PK_MAP64_EMPTY ? PROFKIT_NONE : x;
+}
+
+/*
+ * The new stack of each old stack st, for each of its uses (new_ids);
+ * parents come before their children. append: no new frame comes from two
+ * old frames (frames_distinct). Returns 0 or PROFKIT_ENOMEM.
  */
 static int new_stacks(profkit_profile *p, const profkit_stack *old, size_t n_old, const uint8_t *use,
-                      size_t nf, const new_frames *nw, int append, uint32_t *new_leaf,
-                      uint32_t *new_caller)
+                      size_t nf, const new_frames *nw, int append, new_ids *m)
 {
     const uint32_t *sids = nw->sids, *sstart = nw->sstart;
     const uint8_t *slen = nw->slen;
-    new_leaf[0] = new_caller[0] = 0;
+    m->id[0] = 0;
     for (size_t st = 1; st < n_old; st++) {
         uint32_t parent = old[st].parent, f = old[st].frame;
         uint32_t leaf = PROFKIT_NONE, caller = PROFKIT_NONE;
-        if (use[st] && parent < st && f < nf && new_caller[parent] != PROFKIT_NONE) {
+        if (use[st] && parent < st && f < nf && new_caller_of(m, use, parent) != PROFKIT_NONE) {
             const uint32_t *a = use[st] & LEAF ? sids + sstart[2 * (size_t)f] : NULL;
             const uint32_t *c = use[st] & CALLER ? sids + sstart[2 * (size_t)f + 1] : NULL;
             uint32_t na = a ? slen[2 * (size_t)f] : 0, nc = c ? slen[2 * (size_t)f + 1] : 0, cp = 0;
             /* a stack used both ways: the common prefix of its two chains once */
             while (a && c && cp < na && cp < nc && a[cp] == c[cp])
                 cp++;
-            uint32_t shared = extend(p, new_caller[parent], a, cp, append);
+            uint32_t shared = extend(p, new_caller_of(m, use, parent), a, cp, append);
             if (a && (leaf = extend(p, shared, a + cp, na - cp, append)) == PROFKIT_NONE)
                 return PROFKIT_ENOMEM;
             if (c && (caller = extend(p, shared, c + cp, nc - cp, append)) == PROFKIT_NONE)
                 return PROFKIT_ENOMEM;
         }
-        new_leaf[st] = leaf;
-        new_caller[st] = caller;
+        m->id[st] = use[st] & CALLER ? caller : leaf;
+        if ((use[st] & (LEAF | CALLER)) == (LEAF | CALLER) && leaf != PROFKIT_NONE &&
+            pk_map64_put(&m->leaf2, st, leaf) < 0)
+            return PROFKIT_ENOMEM;
     }
     return 0;
 }
@@ -594,7 +633,7 @@ static int rebuild_stacks(symbolizer *z)
     size_t nf = z->nf, ns = z->ns, n_old = 0;
     new_frames nw = { 0 };
     profkit_stack *old = NULL;
-    uint32_t *new_leaf = NULL, *new_caller = NULL;
+    new_ids m = { NULL, { 0 } };
     const uint8_t *use = z->use;
     int rc = make_new_frames(z, &nw);
     int append = rc ? rc : frames_distinct(z, &nw);
@@ -603,15 +642,15 @@ static int rebuild_stacks(symbolizer *z)
         goto done;
     }
     rc = PROFKIT_ENOMEM;
-    if (!(new_leaf = malloc(ns * sizeof(uint32_t))) || !(new_caller = malloc(ns * sizeof(uint32_t))))
+    if (!(m.id = malloc((ns ? ns : 1) * sizeof(uint32_t))))
         goto done;
-    if (pk_profile_take_stacks(p, &old, &n_old) != 0)
+    if (pk_profile_take_stacks(p, &old, &n_old) != 0 || n_old > ns)
         goto done;
-    if (new_stacks(p, old, n_old, use, nf, &nw, append, new_leaf, new_caller) != 0)
+    if (new_stacks(p, old, n_old, use, nf, &nw, append, &m) != 0)
         goto done;
     for (size_t r = 0; r < p->n_samples; r++) {
-        uint32_t st = p->sample_stack[r];
-        p->sample_stack[r] = st < n_old && new_leaf[st] != PROFKIT_NONE ? new_leaf[st] : 0;
+        uint32_t st = p->sample_stack[r], x = st < n_old ? new_leaf_of(&m, use, st) : PROFKIT_NONE;
+        p->sample_stack[r] = x != PROFKIT_NONE ? x : 0;
     }
     if (pk_profile_compact(p) != 0)
         goto done;
@@ -619,8 +658,8 @@ static int rebuild_stacks(symbolizer *z)
 done:
     new_frames_free(&nw);
     free(old);
-    free(new_leaf);
-    free(new_caller);
+    free(m.id);
+    pk_map64_free(&m.leaf2);
     return rc;
 }
 
