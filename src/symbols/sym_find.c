@@ -16,6 +16,7 @@
 #include "symbols/sym_find.h"
 
 #include "symbols/sym_debuginfod.h"
+#include "util/map64.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -37,6 +38,11 @@ struct sym_finder {
     const profkit_profile *p;
     const profkit_symbolize_options *o;
     uint32_t *map_file; /* per mapping; UNSEARCHED until asked */
+    /* (path, build id) string ids -> the first mapping asked with them:
+     * mappings of one file share its search (a profile may map one long
+     * path many times; searching each would cost their number times the
+     * path's length) */
+    pk_map64 searched;
     uint32_t no_mapping_file;
     sfile *files;
     size_t n_files, cap_files;
@@ -125,6 +131,7 @@ void pk_sym_finder_free(sym_finder *f)
     free(f->dirs);
     free(f->files);
     free(f->map_file);
+    pk_map64_free(&f->searched);
     free(f->debuginfo_path);
     free(f);
 }
@@ -344,6 +351,16 @@ uint32_t pk_sym_finder_file(sym_finder *f, uint32_t m)
                    : m < f->p->n_mappings ? &f->map_file[m] : NULL;
     if (!slot)
         return PROFKIT_NONE;
+    if (*slot == UNSEARCHED && m != PROFKIT_NONE) {
+        /* the search depends only on the mapping's path and build id */
+        const profkit_mapping *mp = &f->p->mappings[m];
+        uint64_t key = ((uint64_t)mp->path << 32) | mp->build_id;
+        uint32_t first = pk_map64_get(&f->searched, key);
+        if (first != PK_MAP64_EMPTY && f->map_file[first] != UNSEARCHED)
+            return *slot = f->map_file[first];
+        if (first == PK_MAP64_EMPTY)
+            (void)pk_map64_put(&f->searched, key, m); /* out of memory: searched again, the same */
+    }
     if (*slot == UNSEARCHED)
         *slot = search(f, m);
     return *slot;

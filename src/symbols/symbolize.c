@@ -18,9 +18,13 @@
  * same in every run under ASLR.
  */
 #include "symbols/sym_find.h"
+#include "util/map64.h"
 #include "symbols/symbols.h"
 
 #include <inttypes.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,22 +154,54 @@ static int is_unsymbolized(const profkit_profile *p, const profkit_frame *f)
     return *end == '\0' && v == f->address;
 }
 
-/* Interns FILE+0xOFFSET for a frame with an empty name in mapping m. */
-static uint32_t unnamed_label(profkit_profile *p, const profkit_frame *fr, char *buf, size_t n)
+/* Where a path's file name starts and where it ends (its C string's end),
+ * found once per path string: frames of many mappings of one long path
+ * would otherwise each scan it whole. */
+typedef struct path_base {
+    pk_map64 of;    /* path string id -> index into at */
+    struct base_at {
+        size_t from, end;
+    } *at;
+    size_t n, cap;
+} path_base;
+
+static void path_base_free(path_base *b)
+{
+    pk_map64_free(&b->of);
+    free(b->at);
+}
+
+/* Interns FILE+0xOFFSET for a frame with an empty name in mapping m (FILE:
+ * the path's part after its last '/', the whole path when that is empty),
+ * at most n - 1 bytes. */
+static uint32_t unnamed_label(profkit_profile *p, path_base *pb, const profkit_frame *fr, char *buf,
+                              size_t n)
 {
     const profkit_mapping *m = &p->mappings[fr->mapping];
     const char *path = pk_str(p, m->path);
-    /* The base name: after the last '/' of the path's last 4096 bytes
-     * (PATH_MAX), and at most n - 20 bytes of it before the offset, so a
-     * path of megabytes shared by many mappings costs each frame a bounded
-     * look (a hostile shape), and long labels keep their offsets apart. */
-    size_t len = pk_strtab_len(&p->strings, m->path), k = len;
-    while (k > 0 && len - k < 4096 && path[k - 1] != '/')
-        k--;
-    const char *shown = k > 0 && path[k - 1] == '/' && k < len ? path + k : path;
-    int w = snprintf(buf, n, "%.*s+0x%" PRIx64, (int)(n - 20), shown,
-                     fr->address - m->start + m->offset);
-    return w < 0 ? PROFKIT_NONE : profkit_string_intern(p, buf, (size_t)w < n ? (size_t)w : n - 1);
+    uint32_t i = pk_map64_get(&pb->of, m->path);
+    if (i == PK_MAP64_EMPTY) {
+        const char *base = strrchr(path, '/');
+        if (PK_VEC_RESERVE(pb->at, pb->n, pb->cap, 1) != 0 || pb->n >= PK_MAP64_EMPTY - 1)
+            return PROFKIT_NONE;
+        i = (uint32_t)pb->n;
+        pb->at[i].from = base && base[1] ? (size_t)(base + 1 - path) : 0;
+        pb->at[i].end = pb->at[i].from + strlen(path + pb->at[i].from);
+        if (pk_map64_put(&pb->of, m->path, i) < 0)
+            return PROFKIT_NONE;
+        pb->n++;
+    }
+    /* at most n - 20 bytes of the name, so a long one keeps its offset
+     * (labels of one long path at different offsets stay apart) */
+    size_t len = pb->at[i].end - pb->at[i].from;
+    if (len > n - 20)
+        len = n - 20;
+    memcpy(buf, path + pb->at[i].from, len);
+    buf[len] = '\0';
+    int w = snprintf(buf + len, n - len, "+0x%" PRIx64, fr->address - m->start + m->offset);
+    if (w < 0)
+        return PROFKIT_NONE;
+    return profkit_string_intern(p, buf, len + (size_t)w < n ? len + (size_t)w : n - 1);
 }
 
 static int request_cmp(const void *a, const void *b)
@@ -222,6 +258,7 @@ typedef struct symbolizer {
     uint32_t *cstart;   /* chain of frame f used as kind k: links[cstart[2f+k] .. +clen[2f+k]) */
     uint8_t *clen;
     size_t named;       /* frames named */
+    path_base bases;    /* the file names of mappings' paths (FILE+0xOFFSET) */
 } symbolizer;
 
 static void symbolizer_free(symbolizer *z)
@@ -239,6 +276,7 @@ static void symbolizer_free(symbolizer *z)
     free(z->links);
     free(z->cstart);
     free(z->clen);
+    path_base_free(&z->bases);
 }
 
 /* 1. Which frames are used, and how: as a sample's leaf, as a caller. */
@@ -383,6 +421,13 @@ static int look_up(symbolizer *z)
     free(z->req);
     z->req = NULL;
     z->n_req = z->cap_req = 0;
+#if defined(__GLIBC__)
+    /* The files' DWARF (libdw's inflated sections, our indexes) was freed
+     * in many small blocks that stay resident in the heap; the stack table
+     * rebuilt next is one large block elsewhere. Give those pages back, so
+     * the two do not add up in the peak (RSS). */
+    malloc_trim(0);
+#endif
     rc = 0;
 done:
     z->n_links = n_links;
@@ -406,7 +451,7 @@ static void new_frames_free(new_frames *n)
 
 /* A frame nothing named, in a mapping with a file path: its FILE+0xOFFSET
  * frame, through an empty name. PROFKIT_NONE when out of memory. */
-static uint32_t unnamed_frame(profkit_profile *p, uint32_t f, uint32_t m)
+static uint32_t unnamed_frame(profkit_profile *p, path_base *pb, uint32_t f, uint32_t m)
 {
     profkit_function fn;
     memset(&fn, 0, sizeof(fn));
@@ -418,7 +463,7 @@ static uint32_t unnamed_frame(profkit_profile *p, uint32_t f, uint32_t m)
      * that label. */
     char label[600];
     nfr.function = PROFKIT_NONE;
-    if ((fn.system_name = unnamed_label(p, &nfr, label, sizeof(label))) == PROFKIT_NONE ||
+    if ((fn.system_name = unnamed_label(p, pb, &nfr, label, sizeof(label))) == PROFKIT_NONE ||
         (nfr.function = pk_function_add(p, &fn)) == PROFKIT_NONE)
         return PROFKIT_NONE;
     return pk_frame_add(p, &nfr);
@@ -473,7 +518,7 @@ static int make_new_frames(symbolizer *z, new_frames *nw)
                 plain = (uint32_t)f;
                 if (fmap[f] != PROFKIT_NONE && p->mappings[fmap[f]].path &&
                     is_unsymbolized(p, &p->frames[f]) &&
-                    (plain = unnamed_frame(p, (uint32_t)f, fmap[f])) == PROFKIT_NONE)
+                    (plain = unnamed_frame(p, &z->bases, (uint32_t)f, fmap[f])) == PROFKIT_NONE)
                     return PROFKIT_ENOMEM;
             }
             nw->sids[nw->n_sids++] = plain;
@@ -516,36 +561,65 @@ static inline uint32_t extend(profkit_profile *p, uint32_t at, const uint32_t *i
 }
 
 /*
- * The new stack of each old stack st, for each of its uses: new_leaf[st]
- * (as a sample's leaf) and new_caller[st] (as a parent), PROFKIT_NONE for
- * none; parents come before their children. append: no new frame comes
- * from two old frames (frames_distinct). Returns 0 or PROFKIT_ENOMEM.
+ * The new stacks of the old ones, for each use: one id per old stack, its
+ * new stack as a parent when it is one (CALLER), else as a sample's leaf;
+ * the leaf of a stack used both ways (a sample on a stack that has
+ * children, the fewer) in a map beside. One array rather than two: it is
+ * the size of the stack table, at the symbolizer's peak.
+ */
+typedef struct new_ids {
+    uint32_t *id;   /* per old stack; PROFKIT_NONE: none */
+    pk_map64 leaf2; /* old stack used both ways -> its new stack as a leaf */
+} new_ids;
+
+static inline uint32_t new_caller_of(const new_ids *m, const uint8_t *use, uint32_t st)
+{
+    return st == 0 ? 0 : (use[st] & CALLER) ? m->id[st] : PROFKIT_NONE;
+}
+
+static inline uint32_t new_leaf_of(const new_ids *m, const uint8_t *use, uint32_t st)
+{
+    if (st == 0)
+        return 0;
+    if (!(use[st] & LEAF))
+        return PROFKIT_NONE;
+    if (!(use[st] & CALLER))
+        return m->id[st];
+    uint32_t x = pk_map64_get(&m->leaf2, st);
+    return x == PK_MAP64_EMPTY ? PROFKIT_NONE : x;
+}
+
+/*
+ * The new stack of each old stack st, for each of its uses (new_ids);
+ * parents come before their children. append: no new frame comes from two
+ * old frames (frames_distinct). Returns 0 or PROFKIT_ENOMEM.
  */
 static int new_stacks(profkit_profile *p, const profkit_stack *old, size_t n_old, const uint8_t *use,
-                      size_t nf, const new_frames *nw, int append, uint32_t *new_leaf,
-                      uint32_t *new_caller)
+                      size_t nf, const new_frames *nw, int append, new_ids *m)
 {
     const uint32_t *sids = nw->sids, *sstart = nw->sstart;
     const uint8_t *slen = nw->slen;
-    new_leaf[0] = new_caller[0] = 0;
+    m->id[0] = 0;
     for (size_t st = 1; st < n_old; st++) {
         uint32_t parent = old[st].parent, f = old[st].frame;
         uint32_t leaf = PROFKIT_NONE, caller = PROFKIT_NONE;
-        if (use[st] && parent < st && f < nf && new_caller[parent] != PROFKIT_NONE) {
+        if (use[st] && parent < st && f < nf && new_caller_of(m, use, parent) != PROFKIT_NONE) {
             const uint32_t *a = use[st] & LEAF ? sids + sstart[2 * (size_t)f] : NULL;
             const uint32_t *c = use[st] & CALLER ? sids + sstart[2 * (size_t)f + 1] : NULL;
             uint32_t na = a ? slen[2 * (size_t)f] : 0, nc = c ? slen[2 * (size_t)f + 1] : 0, cp = 0;
             /* a stack used both ways: the common prefix of its two chains once */
             while (a && c && cp < na && cp < nc && a[cp] == c[cp])
                 cp++;
-            uint32_t shared = extend(p, new_caller[parent], a, cp, append);
+            uint32_t shared = extend(p, new_caller_of(m, use, parent), a, cp, append);
             if (a && (leaf = extend(p, shared, a + cp, na - cp, append)) == PROFKIT_NONE)
                 return PROFKIT_ENOMEM;
             if (c && (caller = extend(p, shared, c + cp, nc - cp, append)) == PROFKIT_NONE)
                 return PROFKIT_ENOMEM;
         }
-        new_leaf[st] = leaf;
-        new_caller[st] = caller;
+        m->id[st] = use[st] & CALLER ? caller : leaf;
+        if ((use[st] & (LEAF | CALLER)) == (LEAF | CALLER) && leaf != PROFKIT_NONE &&
+            pk_map64_put(&m->leaf2, st, leaf) < 0)
+            return PROFKIT_ENOMEM;
     }
     return 0;
 }
@@ -561,7 +635,7 @@ static int rebuild_stacks(symbolizer *z)
     size_t nf = z->nf, ns = z->ns, n_old = 0;
     new_frames nw = { 0 };
     profkit_stack *old = NULL;
-    uint32_t *new_leaf = NULL, *new_caller = NULL;
+    new_ids m = { NULL, { 0 } };
     const uint8_t *use = z->use;
     int rc = make_new_frames(z, &nw);
     int append = rc ? rc : frames_distinct(z, &nw);
@@ -570,15 +644,15 @@ static int rebuild_stacks(symbolizer *z)
         goto done;
     }
     rc = PROFKIT_ENOMEM;
-    if (!(new_leaf = malloc(ns * sizeof(uint32_t))) || !(new_caller = malloc(ns * sizeof(uint32_t))))
+    if (!(m.id = malloc((ns ? ns : 1) * sizeof(uint32_t))))
         goto done;
-    if (pk_profile_take_stacks(p, &old, &n_old) != 0)
+    if (pk_profile_take_stacks(p, &old, &n_old) != 0 || n_old > ns)
         goto done;
-    if (new_stacks(p, old, n_old, use, nf, &nw, append, new_leaf, new_caller) != 0)
+    if (new_stacks(p, old, n_old, use, nf, &nw, append, &m) != 0)
         goto done;
     for (size_t r = 0; r < p->n_samples; r++) {
-        uint32_t st = p->sample_stack[r];
-        p->sample_stack[r] = st < n_old && new_leaf[st] != PROFKIT_NONE ? new_leaf[st] : 0;
+        uint32_t st = p->sample_stack[r], x = st < n_old ? new_leaf_of(&m, use, st) : PROFKIT_NONE;
+        p->sample_stack[r] = x != PROFKIT_NONE ? x : 0;
     }
     if (pk_profile_compact(p) != 0)
         goto done;
@@ -586,8 +660,8 @@ static int rebuild_stacks(symbolizer *z)
 done:
     new_frames_free(&nw);
     free(old);
-    free(new_leaf);
-    free(new_caller);
+    free(m.id);
+    pk_map64_free(&m.leaf2);
     return rc;
 }
 
@@ -602,27 +676,36 @@ static int summarize(symbolizer *z)
     sum->named = z->named;
     sum->wanted = z->wanted;
     sum->chain_frames = z->n_links;
+    /* Each path once: mappings of one file (the segments of a library, or
+     * one path mapped many times) name it once (`listed`: the path string
+     * ids named so far; a list of every mapping would grow as their number
+     * times the path's length). Anonymous mappings are each their own. */
+    pk_map64 listed = { 0 };
     size_t n = 0;
-    for (size_t m = 0; m < p->n_mappings; m++)
-        n += z->no_name[m] & 1;
-    uint8_t *listed = n > 1 ? calloc(p->strings.n, 1) : NULL; /* path ids listed */
+    for (size_t m = 0; m < p->n_mappings; m++) {
+        if (!(z->no_name[m] & 1))
+            continue;
+        uint32_t path = p->mappings[m].path;
+        int r = path && pk_strtab_len(&p->strings, path) ? pk_map64_put(&listed, path, 1) : 0;
+        if (r < 0) {
+            pk_map64_free(&listed);
+            pk_sym_summary_free(sum);
+            return PROFKIT_ENOMEM;
+        }
+        if (r == 1)
+            z->no_name[m] |= 4; /* its path is listed by an earlier mapping */
+        else
+            n++;
+    }
+    pk_map64_free(&listed);
     if (pk_sym_finder_files(z->s.finder, &sum->files, &sum->n_files) != 0 ||
-        !(sum->no_file = calloc(n ? n : 1, sizeof(char *))) || (n > 1 && !listed)) {
-        free(listed);
+        !(sum->no_file = calloc(n ? n : 1, sizeof(char *)))) {
         pk_sym_summary_free(sum);
         return PROFKIT_ENOMEM;
     }
     for (size_t m = 0; m < p->n_mappings; m++) {
-        if (!(z->no_name[m] & 1))
+        if ((z->no_name[m] & 5) != 1)
             continue;
-        /* each path once, however many mappings name it (mappings sharing
-         * a long path must not each keep a copy) */
-        uint32_t pid = p->mappings[m].path;
-        if (pid && pid < p->strings.n && listed) {
-            if (listed[pid])
-                continue;
-            listed[pid] = 1;
-        }
         /* a mapping without a file name has nothing to look for: say which
          * one and how to name its file (the command prints the flag) */
         const char *path = pk_str(p, p->mappings[m].path);
@@ -632,13 +715,11 @@ static int summarize(symbolizer *z)
                      "the mapping at 0x%" PRIx64 " without a file name (profkit_symbolize_options.binaries names it)",
                      p->mappings[m].start);
         if (!(sum->no_file[sum->n_no_file] = strdup(path[0] ? path : what))) {
-            free(listed);
             pk_sym_summary_free(sum);
             return PROFKIT_ENOMEM;
         }
         sum->n_no_file++;
     }
-    free(listed);
     pk_sym_summary_free(p->symbols);
     p->symbols = sum;
     return 0;

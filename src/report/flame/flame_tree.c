@@ -136,14 +136,29 @@ static int sort_ids(uint32_t *a, size_t n)
 }
 
 /* Arrays per local node that each scope needs, kept from one scope to the
- * next (fresh big allocations cost a page fault per page every time). */
+ * next (fresh big allocations cost a page fault per page every time); each
+ * made only when a scope needs it: a scope over every row uses the call
+ * tree's parents as its own (no lp), and map is for timed rows only. */
 typedef struct work {
     int64_t *tot, *btot;             /* kv entries */
     uint32_t *lp, *t1, *other, *map; /* k entries */
-    size_t k, kv;
+    size_t kv, k_lp, k_t1, k_map;
 } work;
 
-static int work_reserve(work *w, size_t k, size_t kv, int diff)
+/* *a holds at least k entries of uint32_t (its capacity in *have). */
+static int reserve_u32(uint32_t **a, size_t *have, size_t k)
+{
+    if (k <= *have)
+        return 0;
+    free(*a);
+    *have = 0;
+    if (!(*a = malloc(k * sizeof(uint32_t))))
+        return PROFKIT_ENOMEM;
+    *have = k;
+    return 0;
+}
+
+static int work_reserve(work *w, size_t k, size_t kv, int diff, int need_lp, int need_map)
 {
     if (kv > w->kv || (diff && !w->btot)) {
         size_t n = kv > w->kv ? kv : w->kv;
@@ -156,17 +171,17 @@ static int work_reserve(work *w, size_t k, size_t kv, int diff)
             return PROFKIT_ENOMEM;
         w->kv = n;
     }
-    if (k > w->k) {
-        free(w->lp);
-        free(w->t1);
+    if (k > w->k_t1) { /* t1 and other: always, of one size */
         free(w->other);
-        free(w->map);
-        w->k = 0;
-        if (!(w->lp = malloc(k * sizeof(uint32_t))) || !(w->t1 = malloc(k * sizeof(uint32_t))) ||
-            !(w->other = malloc(k * sizeof(uint32_t))) || !(w->map = malloc(k * sizeof(uint32_t))))
+        w->other = NULL;
+        if (reserve_u32(&w->t1, &w->k_t1, k) != 0 || !(w->other = malloc(k * sizeof(uint32_t)))) {
+            w->k_t1 = 0;
             return PROFKIT_ENOMEM;
-        w->k = k;
+        }
     }
+    if ((need_lp && reserve_u32(&w->lp, &w->k_lp, k) != 0) ||
+        (need_map && reserve_u32(&w->map, &w->k_map, k) != 0))
+        return PROFKIT_ENOMEM;
     return 0;
 }
 
@@ -186,10 +201,14 @@ typedef struct builder {
     pk_ltree tree;       /* the call tree by function (by name in a diff) */
     size_t nv;
     double min_pct;
-    uint32_t *mark;   /* union node -> local index in the scope being built, NONE */
+    /* union node -> local index in the scope being built, NONE; made
+     * with the first scope that reads only some rows (one that reads
+     * every row numbers its nodes as the call tree does) */
+    uint32_t *mark;
     uint32_t *touched;
     size_t cap_touched;
-    int64_t time0;    /* the profile's first sample time */
+    int ident;        /* the scope being built reads every row: local index = node */
+    int64_t time0;    /* the profile's first sample time (INT64_MAX: no row is timed) */
     work work;
 } builder;
 
@@ -256,7 +275,7 @@ static void sum_rows(const builder *b, const rowset *rs, int64_t *self, size_t k
         uint32_t r = row_at(rs, i), s = p->sample_stack[r];
         if (s >= p->n_stacks)
             continue;
-        size_t li = b->mark[rs->stack_node[s]];
+        size_t li = b->ident ? rs->stack_node[s] : b->mark[rs->stack_node[s]];
         const int64_t *val = p->sample_values + (size_t)r * pnv;
         for (size_t v = 0; v < nv; v++)
             if (rs->vmap[v] != PROFKIT_NONE)
@@ -273,17 +292,28 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
     size_t nv = b->nv, k = 1;
     int rc = PROFKIT_ENOMEM;
     int64_t *self = NULL, *tot = NULL, *bself = NULL, *btot = NULL;
-    uint32_t *lp = NULL, *t1 = NULL, *other = NULL, *map = NULL;
+    const uint32_t *lp = NULL;
+    uint32_t *t1 = NULL, *other = NULL, *map = NULL;
     double *thr = NULL, *bthr = NULL;
+    int ident = !rs->idx && (!brs || !brs->idx);
     memset(t, 0, sizeof(*t));
+    /* no timed row in the profile: no runs to lay out */
+    timed = timed && b->time0 != INT64_MAX;
 
-    if (!rs->idx && (!brs || !brs->idx)) {
-        /* every row: every node, in order (unreached ones add zeros) */
-        if (PK_VEC_RESERVE(b->touched, 0, b->cap_touched, b->tree.n) != 0)
-            goto done;
-        for (k = 0; k < b->tree.n; k++)
-            b->mark[k] = b->touched[k] = (uint32_t)k;
+    b->ident = ident;
+    if (ident) {
+        /* every row: every node, numbered as in the call tree (unreached
+         * ones add zeros), the call tree's parents as the local ones */
+        k = b->tree.n;
     } else {
+        if (!b->mark) {
+            if (!(b->mark = malloc(b->tree.n * sizeof(uint32_t))))
+                goto done;
+            for (size_t i = 0; i < b->tree.n; i++)
+                b->mark[i] = PROFKIT_NONE;
+        }
+        if (PK_VEC_RESERVE(b->touched, 0, b->cap_touched, 1) != 0)
+            goto done;
         b->mark[0] = 0;
         b->touched[0] = 0;
         if (mark_rows(b, rs, &k) != 0 || (brs && mark_rows(b, brs, &k) != 0) ||
@@ -293,11 +323,11 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             b->mark[b->touched[i]] = (uint32_t)i;
     }
     size_t kv;
-    if (pk_mul_size(k, nv ? nv : 1, &kv) != 0 || work_reserve(&b->work, k, kv, brs != NULL) != 0 ||
+    if (pk_mul_size(k, nv ? nv : 1, &kv) != 0 ||
+        work_reserve(&b->work, k, kv, brs != NULL, !ident, timed) != 0 ||
         !(thr = calloc(nv + 1, sizeof(double))) || !(bthr = calloc(nv + 1, sizeof(double))))
         goto done;
     tot = b->work.tot;
-    lp = b->work.lp;
     t1 = b->work.t1;
     other = b->work.other;
     map = b->work.map;
@@ -306,9 +336,15 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         btot = b->work.btot;
         memset(btot, 0, kv * sizeof(int64_t));
     }
-    lp[0] = 0;
-    for (size_t i = 1; i < k; i++)
-        lp[i] = b->mark[b->tree.parent[b->touched[i]]];
+    if (ident) {
+        lp = b->tree.parent; /* parent[0] is 0, as lp[0] */
+    } else {
+        uint32_t *w = b->work.lp;
+        w[0] = 0;
+        for (size_t i = 1; i < k; i++)
+            w[i] = b->mark[b->tree.parent[b->touched[i]]];
+        lp = w;
+    }
     /* Self values, then totals in their place: one backward pass, as
      * parents precede children. A node's self value is its total less its
      * children's, exactly while no sum saturated; when one did, the self
@@ -359,7 +395,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         if (t1[i] != PROFKIT_NONE) {
             uint32_t o = t1[i];
             t->parent[o] = i ? (int32_t)t1[lp[i]] : -1;
-            t->func[o] = i ? (int32_t)b->tree.key[b->touched[i]] - 1 : FLAME_ROOT;
+            t->func[o] = i ? (int32_t)b->tree.key[ident ? i : b->touched[i]] - 1 : FLAME_ROOT;
             for (size_t v = 0; v < nv; v++) {
                 t->self[v * n + o] = self ? self[v * k + i] : tot[v * k + i];
                 if (brs)
@@ -408,17 +444,20 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             else
                 map[i] = map[lp[i]];
         }
-        /* the marks become each node's place in tree 1 */
-        for (size_t i = 0; i < k; i++)
-            b->mark[b->touched[i]] = map[i];
-        if (pk_flame_runs(t, rs->p, rs->idx, rs->n, rs->stack_node, b->mark, b->min_pct,
-                          b->time0) != 0)
+        /* the marks become each node's place in tree 1 (map is that
+         * already when local indexes are the nodes) */
+        if (!ident)
+            for (size_t i = 0; i < k; i++)
+                b->mark[b->touched[i]] = map[i];
+        if (pk_flame_runs(t, rs->p, rs->idx, rs->n, rs->stack_node, ident ? map : b->mark,
+                          b->min_pct, b->time0) != 0)
             goto done;
     }
     rc = 0;
 done:
-    for (size_t i = 0; i < k; i++)
-        b->mark[b->touched[i]] = PROFKIT_NONE;
+    if (!ident && b->mark && b->touched)
+        for (size_t i = 0; i < k; i++)
+            b->mark[b->touched[i]] = PROFKIT_NONE;
     free(self);
     free(bself);
     free(thr);
@@ -493,12 +532,8 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
     stack_node = b.tree.stack_node;
     bstack_node = b.tree.base_node;
     if (!(vmap = malloc((b.nv + 1) * sizeof(uint32_t))) ||
-        !(bvmap = malloc((b.nv + 1) * sizeof(uint32_t))) ||
-        !(b.mark = malloc(b.tree.n * sizeof(uint32_t))) ||
-        PK_VEC_RESERVE(b.touched, 0, b.cap_touched, 1) != 0)
+        !(bvmap = malloc((b.nv + 1) * sizeof(uint32_t))))
         goto oom;
-    for (size_t i = 0; i < b.tree.n; i++)
-        b.mark[i] = PROFKIT_NONE;
     for (size_t v = 0; v < b.nv; v++) {
         vmap[v] = (uint32_t)v;
         bvmap[v] = PROFKIT_NONE;
@@ -577,7 +612,9 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
             size_t n = tstart[th + 1] - tstart[th];
             if ((thread != PROFKIT_NONE && th != thread) || (thread == PROFKIT_NONE && n == 0))
                 continue;
-            rowset rs = { p, stack_node, vmap, by_thread + tstart[th], n };
+            /* a thread with every row reads them all, in order: as the
+             * merged scope does, without marking its nodes */
+            rowset rs = { p, stack_node, vmap, n == p->n_samples ? NULL : by_thread + tstart[th], n };
             if (build_tree1(&b, &t1[nt], &rs, NULL, 1) != 0)
                 goto oom;
             d->scopes[nt].thread = (uint32_t)th;
