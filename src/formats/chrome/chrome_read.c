@@ -1217,7 +1217,7 @@ static int chrome_sniff(const uint8_t *d, size_t n, int complete)
 
 const pk_format pk_format_chrome = {
     { "chrome", "Chrome trace event format (chrome://tracing, Perfetto, DevTools Performance)",
-      ".json", 1, 1 },
+      ".trace.json", 1, 1 },
     chrome_sniff,
     chrome_read,
     pk_chrome_write,

@@ -7,6 +7,8 @@
  *   - `M` events naming each process (process_name) and thread
  *     (thread_name); a thread without a pid gets pid 1, one without a tid
  *     (or whose (pid, tid) an earlier thread has) the smallest free tid;
+ *     and a TracingStartedInBrowser metadata event at the earliest sample
+ *     or marker (the start of the Firefox Profiler's time range);
  *   - per thread with timed samples, V8's CPU profile events: one `Profile`
  *     (id 0xN, args.data.startTime = its first sample's time) and
  *     `ProfileChunk`s of up to CHUNK samples, each with the cpuProfile nodes
@@ -336,7 +338,7 @@ int pk_chrome_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
     }
     /* An aggregated thread (no timed rows) is written one sample per count
      * of a count value type (--value's, the default, or the first), 1 ms
-     * apart from time 0, so that its counts arrive; its times are not the
+     * apart from 1 ms (the Firefox Profiler drops a sample at 0), so that its counts arrive; its times are not the
      * profile's, which the warning says. */
     uint32_t cv = PROFKIT_NONE;
     if (o->value) {
@@ -425,6 +427,30 @@ int pk_chrome_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
         pk_sink_puts(k, "}}");
     }
     free(first_of_pid);
+    /* Where the recording starts: the earliest sample or marker. The
+     * Firefox Profiler takes a TracingStartedInBrowser event's time as the
+     * start of its root range (else its first sample's, which would leave
+     * out a marker before it); as a metadata event it is no marker. */
+    int64_t first = INT64_MAX;
+    for (size_t i = 0; i < n_timed; i++)
+        if (ns_to_us(p->sample_time[rows[i]]) * 1000 < first)
+            first = ns_to_us(p->sample_time[rows[i]]) * 1000;
+    if (synth && first > 1000000)
+        first = 1000000;
+    for (size_t i = 0; i < p->n_markers; i++) {
+        const profkit_marker *m = &p->markers[i];
+        if (m->thread >= nt || (only != PROFKIT_NONE && m->thread != only))
+            continue;
+        int64_t at = m->phase == PROFKIT_MARKER_END ? m->end : m->start;
+        if (at != PROFKIT_NO_TIME && at < first)
+            first = at;
+    }
+    if (first != INT64_MAX) {
+        pk_sink_puts(k, ",\n{\"name\":\"TracingStartedInBrowser\",\"ph\":\"M\",\"pid\":0,\"tid\":0,"
+                        "\"cat\":\"disabled-by-default-devtools.timeline\",\"ts\":");
+        put_us(k, first);
+        pk_sink_puts(k, ",\"args\":{}}");
+    }
     /* the last sample's end: its time plus its time value, when it has one */
     uint32_t vt = PROFKIT_NONE;
     if (p->default_value < nv && is_time_unit(pk_str(p, p->value_types[p->default_value].unit)))
@@ -454,14 +480,14 @@ int pk_chrome_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
                     continue;
                 for (int64_t c = p->sample_values[r * nv + cv]; c > 0; c--) {
                     xrows[x] = r;
-                    us[x] = (int64_t)x * 1000;
+                    us[x] = (int64_t)(x + 1) * 1000;
                     x++;
                 }
             }
             if (x == 0)
                 continue;
             synthetic += x;
-            rc = write_samples(&w, t, xrows, us, x, profile_id++, (int64_t)x * 1000);
+            rc = write_samples(&w, t, xrows, us, x, profile_id++, (int64_t)(x + 1) * 1000);
             continue;
         }
         int64_t end_us = PROFKIT_NO_TIME;
@@ -498,7 +524,7 @@ int pk_chrome_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
         pk_buf_init(&msg, 0);
         if (synthetic)
             pk_buf_printf(&msg, "the aggregated (untimed) samples are written as %zu samples, one per "
-                          "count of %s, 1 ms apart from time 0: their times are not the profile's",
+                          "count of %s, 1 ms apart from 1 ms: their times are not the profile's",
                           synthetic, pk_str(p, p->value_types[cv].type));
         if (untimed_left)
             pk_buf_printf(&msg, "%s%zu untimed sample row%s left out (%s)", msg.len ? "; " : "",
