@@ -32,7 +32,7 @@
  * and names after the events they name.
  */
 #include "formats/chrome/chrome.h"
-#include "formats/v8_callframe.h"
+#include "formats/chrome/v8_callframe.h"
 #include "io/json.h"
 
 #include <math.h>

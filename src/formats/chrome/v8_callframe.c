@@ -2,7 +2,7 @@
  * v8_callframe.c: a V8 cpuProfile node's callFrame as a model frame, shared
  * by the `.cpuprofile` and Chrome trace readers (v8_callframe.h).
  */
-#include "formats/v8_callframe.h"
+#include "formats/chrome/v8_callframe.h"
 
 #include <string.h>
 

@@ -21,7 +21,7 @@
  * docs/formats/v8_cpuprofile.md.
  */
 #include "formats/registry/format.h"
-#include "formats/v8_callframe.h"
+#include "formats/chrome/v8_callframe.h"
 #include "io/json.h"
 
 #include <inttypes.h>
