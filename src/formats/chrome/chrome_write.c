@@ -40,11 +40,11 @@
 static int64_t ns_to_us(int64_t ns)
 {
     int64_t q = ns / 1000, r = ns % 1000;
-    if (r >= 500)
+    if (r >= 500 && q < INT64_MAX / 1000)
         q++;
-    else if (r <= -500)
+    else if (r <= -500 && q > INT64_MIN / 1000 + 1)
         q--;
-    return q;
+    return q; /* q * 1000 stays within int64 */
 }
 
 /* ns as microseconds with up to three decimals, exactly. */
@@ -267,7 +267,7 @@ static void write_marker(writer *w, const profkit_marker *m, size_t t)
     put_us(k, at);
     if (interval) {
         pk_sink_puts(k, ",\"dur\":");
-        put_us(k, m->end >= m->start ? m->end - m->start : 0);
+        put_us(k, m->end >= m->start ? pk_sat_add(m->end, -m->start) : 0);
     }
     if (ph[0] == 'i')
         pk_sink_puts(k, ",\"s\":\"t\"");
