@@ -21,6 +21,7 @@
  * docs/formats/v8_cpuprofile.md.
  */
 #include "formats/registry/format.h"
+#include "formats/chrome/v8_callframe.h"
 #include "io/json.h"
 
 #include <inttypes.h>
@@ -465,7 +466,7 @@ static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
 
 static int is_root_marker(const profkit_profile *p, const node *n)
 {
-    return n->parent == PROFKIT_NONE && strcmp(pk_str(p, n->name), "(root)") == 0;
+    return n->parent == PROFKIT_NONE && pk_v8_is_root(p, n->name);
 }
 
 /* The model stack of node i: its parent's (built first, iteratively) plus its frame. */
@@ -487,18 +488,7 @@ static int build_stack(reader *r, uint32_t i, uint32_t *chain)
             n->stack = 0;
             continue;
         }
-        const char *name = pk_str(p, n->name);
-        uint32_t line = n->line >= 0 ? (uint32_t)n->line + 1 : 0;
-        uint32_t col = n->col >= 0 ? (uint32_t)n->col + 1 : 0;
-        profkit_function f = { 0, 0, n->url, 0, line };
-        f.name = name[0] ? n->name : profkit_string_intern_cstr(p, "(anonymous)");
-        if (f.name == PROFKIT_NONE)
-            return -1;
-        uint32_t fn = pk_function_add(p, &f);
-        if (fn == PROFKIT_NONE)
-            return -1;
-        profkit_frame fr = { 0, fn, line, col, PROFKIT_NONE, 0, 0 };
-        uint32_t frame = pk_frame_add(p, &fr);
+        uint32_t frame = pk_v8_callframe_frame(p, n->name, n->url, n->line, n->col);
         if (frame == PROFKIT_NONE)
             return -1;
         s = pk_stack_intern(p, s, frame);

@@ -1,0 +1,1224 @@
+/*
+ * chrome_read.c: Chrome's trace event format (the JSON that
+ * chrome://tracing, Perfetto's UI and DevTools' Performance panel read and
+ * save), and the format entry. The writer is chrome_write.c.
+ *
+ * A trace is `{"traceEvents": [EVENT...], ...}` or the bare array of
+ * events. Each event is an object: `name`, `ph` (its phase: one letter),
+ * `cat`, `pid`, `tid`, `ts` (microseconds), `dur` for complete events, `id`,
+ * `args`. What profkit reads:
+ *   - the samples of V8's CPU profiler (category
+ *     disabled-by-default-v8.cpu_profiler, what DevTools records): a
+ *     `Profile` event (its pid and tid are the sampled thread's;
+ *     args.data.startTime, microseconds on the events' clock) and the
+ *     `ProfileChunk` events with the same `id` and pid, in order, each with
+ *     args.data.cpuProfile.nodes (id, callFrame {functionName, url,
+ *     scriptId, 0-based lineNumber and columnNumber}, parent, the nodes new
+ *     in this chunk), args.data.cpuProfile.samples (node ids) and
+ *     args.data.timeDeltas (microseconds from the sample before, the first
+ *     from startTime); a chunk may carry args.data.endTime. The older
+ *     `CpuProfile` event holds a whole .cpuprofile in args.data.cpuProfile.
+ *   - complete (`X`, with `dur`), begin and end (`B`/`E`, async `b`/`e`),
+ *     and instant (`i`, `I`, `n`, `R`) events as markers: name, `cat` as the
+ *     category, `args` as the payload;
+ *   - thread and process names from `M` events (thread_name,
+ *     process_name, args.name); a thread is (pid, tid).
+ * Every other event (counters, flows, objects, metadata other than the
+ * names) is passed over. Rules and rulings: docs/formats/chrome.md.
+ *
+ * The reader streams the events and keeps what it needs (nodes, samples,
+ * markers) as they arrive; the tree is linked and the samples timed once
+ * every event is read, since chunks may come before their Profile event
+ * and names after the events they name.
+ */
+#include "formats/chrome/chrome.h"
+#include "formats/chrome/v8_callframe.h"
+#include "io/json.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { S_DOC, S_TOP, S_EVENTS, S_EVENT, S_ARGS, S_END };
+/* where inside `args` the parse is */
+enum { A_ARGS, A_DATA, A_CPU, A_NODES, A_NODE, A_CF, A_CHILDREN, A_SAMPLES, A_DELTAS, A_GEN };
+enum { K_NONE, K_NAME, K_PH, K_CAT, K_PID, K_TID, K_TS, K_DUR, K_ID, K_OTHER };
+enum { AK_NONE, AK_NAME, AK_START, AK_END, AK_ID, AK_PARENT, AK_FNAME, AK_URL, AK_LINE, AK_COL,
+       AK_OTHER };
+
+/* A node of a profile's tree (all profiles' in one array). */
+typedef struct cnode {
+    int64_t id, parent; /* parent: node id, or -1 none yet */
+    uint32_t profile;   /* profile index */
+    uint32_t name, url; /* string ids */
+    int64_t line, col;  /* 0-based, -1 = unknown */
+    uint32_t up;        /* parent node index, PROFKIT_NONE = none */
+    uint32_t stack;     /* model stack, PROFKIT_NONE until built */
+    uint32_t at_line, at_col;
+    uint32_t event;     /* the event's index in traceEvents */
+} cnode;
+
+typedef struct clink {
+    uint32_t profile;
+    int64_t parent, child; /* node ids */
+    uint32_t line, col, event;
+} clink;
+
+typedef struct csample {
+    int64_t node;
+    double delta; /* microseconds */
+    uint32_t profile;
+} csample;
+
+/* A chunk's samples: where its array starts, for messages. */
+typedef struct cchunk {
+    size_t first, n;
+    uint32_t line, col, event;
+} cchunk;
+
+typedef struct cprofile {
+    int64_t pid;
+    uint32_t id;     /* string id of the `id` field's text */
+    uint32_t thread; /* local thread index, PROFKIT_NONE until known */
+    int64_t chunk_tid; /* the chunks' tid, for a profile without its Profile event */
+    double start, end;
+    int have_profile, have_start, have_end;
+} cprofile;
+
+typedef struct cthread {
+    int64_t pid, tid;
+} cthread;
+
+typedef struct cname {
+    int64_t pid, tid; /* tid -1: a process name */
+    uint32_t name;
+} cname;
+
+typedef struct creader {
+    profkit_profile *p;
+    pk_read_ctx *ctx;
+    int state, key, bare;
+    size_t n_events;
+    /* the event being read */
+    uint32_t ev_name, ev_cat, ev_id;
+    char ph;
+    int ph_len, have_ts, have_dur, have_pid, have_tid, have_id;
+    double ts, dur;
+    int64_t pid, tid;
+    uint32_t ev_line, ev_col;
+    pk_buf args;      /* the args' text */
+    int capture;      /* keep the args' text */
+    int astate, akey, gen_depth, gen_return, list_return;
+    uint32_t arg_name; /* args.name (string id, M events) */
+    int have_arg_name;
+    size_t node_mark, link_mark, sample_mark, delta_count, chunk_samples;
+    int have_nodes, have_samples, have_deltas;
+    uint32_t samples_line, samples_col, deltas_line, deltas_col;
+    double d_start, d_end;
+    int have_d_start, have_d_end;
+    /* what is kept */
+    cnode *nodes;
+    size_t n_nodes, cap_nodes;
+    clink *links;
+    size_t n_links, cap_links;
+    csample *samples;
+    size_t n_samples, cap_samples;
+    cchunk *chunks;
+    size_t n_chunks, cap_chunks;
+    cprofile *profiles;
+    size_t n_profiles, cap_profiles;
+    cthread *threads;
+    size_t n_threads, cap_threads;
+    cname *names;
+    size_t n_names, cap_names;
+    profkit_marker *markers; /* thread = local thread index */
+    size_t n_markers, cap_markers;
+    size_t no_dur, orphan_chunks;
+    int have_trace_events;
+    pk_idset thread_set, profile_set, node_set;
+} creader;
+
+#define OOM() pk_json_fail(j, PROFKIT_ENOMEM, "out of memory")
+
+/* ---- lookups ---- */
+
+static uint64_t thread_hash(int64_t pid, int64_t tid)
+{
+    return pk_hash_u64((uint64_t)pid * 0x9e3779b97f4a7c15ull ^ (uint64_t)tid);
+}
+
+typedef struct tkey {
+    int64_t pid, tid;
+} tkey;
+
+static int thread_eq(const void *c, uint32_t id, const void *key)
+{
+    const cthread *t = &((const cthread *)c)[id];
+    const tkey *k = key;
+    return t->pid == k->pid && t->tid == k->tid;
+}
+
+/* The local thread (pid, tid), added when new; PROFKIT_NONE when out of memory. */
+static uint32_t thread_of(creader *r, int64_t pid, int64_t tid)
+{
+    tkey k = { pid, tid };
+    uint64_t h = thread_hash(pid, tid);
+    uint32_t t = pk_idset_find(&r->thread_set, h, thread_eq, r->threads, &k);
+    if (t != PROFKIT_NONE)
+        return t;
+    if (r->n_threads >= UINT32_MAX - 1 ||
+        pk_grow((void **)&r->threads, &r->cap_threads, r->n_threads + 1, sizeof(cthread)))
+        return PROFKIT_NONE;
+    t = (uint32_t)r->n_threads;
+    r->threads[t].pid = pid;
+    r->threads[t].tid = tid;
+    if (pk_idset_insert(&r->thread_set, h, t))
+        return PROFKIT_NONE;
+    r->n_threads++;
+    return t;
+}
+
+typedef struct pkey {
+    int64_t pid;
+    uint32_t id;
+} pkey;
+
+static int profile_eq(const void *c, uint32_t id, const void *key)
+{
+    const cprofile *q = &((const cprofile *)c)[id];
+    const pkey *k = key;
+    return q->pid == k->pid && q->id == k->id;
+}
+
+/* The profile (pid, id), added when new; PROFKIT_NONE when out of memory. */
+static uint32_t profile_of(creader *r, int64_t pid, uint32_t id)
+{
+    pkey k = { pid, id };
+    uint64_t h = thread_hash(pid, (int64_t)id + 1);
+    uint32_t i = pk_idset_find(&r->profile_set, h, profile_eq, r->profiles, &k);
+    if (i != PROFKIT_NONE)
+        return i;
+    if (r->n_profiles >= UINT32_MAX - 1 ||
+        pk_grow((void **)&r->profiles, &r->cap_profiles, r->n_profiles + 1, sizeof(cprofile)))
+        return PROFKIT_NONE;
+    i = (uint32_t)r->n_profiles;
+    memset(&r->profiles[i], 0, sizeof(cprofile));
+    r->profiles[i].pid = pid;
+    r->profiles[i].id = id;
+    r->profiles[i].thread = PROFKIT_NONE;
+    if (pk_idset_insert(&r->profile_set, h, i))
+        return PROFKIT_NONE;
+    r->n_profiles++;
+    return i;
+}
+
+/* A profile of its own (a CpuProfile event), never looked up. */
+static uint32_t profile_new(creader *r, int64_t pid)
+{
+    if (r->n_profiles >= UINT32_MAX - 1 ||
+        pk_grow((void **)&r->profiles, &r->cap_profiles, r->n_profiles + 1, sizeof(cprofile)))
+        return PROFKIT_NONE;
+    uint32_t i = (uint32_t)r->n_profiles++;
+    memset(&r->profiles[i], 0, sizeof(cprofile));
+    r->profiles[i].pid = pid;
+    r->profiles[i].thread = PROFKIT_NONE;
+    return i;
+}
+
+typedef struct nkey {
+    uint32_t profile;
+    int64_t id;
+} nkey;
+
+static int node_eq(const void *c, uint32_t i, const void *key)
+{
+    const cnode *n = &((const cnode *)c)[i];
+    const nkey *k = key;
+    return n->profile == k->profile && n->id == k->id;
+}
+
+static uint32_t find_node(const creader *r, uint32_t profile, int64_t id)
+{
+    nkey k = { profile, id };
+    return pk_idset_find(&r->node_set, thread_hash((int64_t)profile, id), node_eq, r->nodes, &k);
+}
+
+/* ---- values ---- */
+
+/* A pid or tid: an integer, or a string holding one; -1 otherwise. */
+static int64_t id_value(const pk_json_event *ev)
+{
+    int64_t v;
+    if (pk_json_as_int(ev, &v))
+        return v;
+    if (ev->type == PK_JSON_NUMBER) {
+        double d = pk_json_num(ev);
+        return d >= 0 && d < 9e15 ? (int64_t)d : -1;
+    }
+    if (ev->type == PK_JSON_STRING && ev->len > 0 && ev->len <= 18) {
+        v = 0;
+        for (size_t i = 0; i < ev->len; i++) {
+            if (ev->str[i] < '0' || ev->str[i] > '9')
+                return -1;
+            v = v * 10 + (ev->str[i] - '0');
+        }
+        return v;
+    }
+    return -1;
+}
+
+/* Microseconds as nanoseconds, rounded, clamped to int64 (NaN: 0). */
+static int64_t us_to_ns(double us)
+{
+    double ns = us * 1000.0;
+    if (!(ns > -9.2e18))
+        return ns != ns ? 0 : -INT64_MAX;
+    if (ns >= 9.2e18)
+        return INT64_MAX;
+    return (int64_t)llround(ns);
+}
+
+static int is_profile_name(const creader *r, uint32_t name, const char *what)
+{
+    return strcmp(pk_str(r->p, name), what) == 0;
+}
+
+/* ---- the args ---- */
+
+static int arg_key(int astate, const pk_json_event *ev)
+{
+    switch (astate) {
+    case A_ARGS: return pk_json_key_is(ev, "name") ? AK_NAME : pk_json_key_is(ev, "data") ? AK_OTHER + 1 : AK_OTHER;
+    case A_DATA:
+    case A_CPU:
+        return pk_json_key_is(ev, "cpuProfile")   ? AK_OTHER + 2
+               : pk_json_key_is(ev, "nodes")      ? AK_OTHER + 3
+               : pk_json_key_is(ev, "samples")    ? AK_OTHER + 4
+               : pk_json_key_is(ev, "timeDeltas") ? AK_OTHER + 5
+               : pk_json_key_is(ev, "startTime")  ? AK_START
+               : pk_json_key_is(ev, "endTime")    ? AK_END
+                                                  : AK_OTHER;
+    case A_NODE:
+        return pk_json_key_is(ev, "id")          ? AK_ID
+               : pk_json_key_is(ev, "parent")    ? AK_PARENT
+               : pk_json_key_is(ev, "callFrame") ? AK_OTHER + 6
+               : pk_json_key_is(ev, "children")  ? AK_OTHER + 7
+                                                 : AK_OTHER;
+    case A_CF:
+        return pk_json_key_is(ev, "functionName")   ? AK_FNAME
+               : pk_json_key_is(ev, "url")          ? AK_URL
+               : pk_json_key_is(ev, "lineNumber")   ? AK_LINE
+               : pk_json_key_is(ev, "columnNumber") ? AK_COL
+                                                    : AK_OTHER;
+    default: return AK_OTHER;
+    }
+}
+
+static int is_start(const pk_json_event *ev)
+{
+    return ev->type == PK_JSON_MAP_START || ev->type == PK_JSON_ARRAY_START;
+}
+
+static int is_end(const pk_json_event *ev)
+{
+    return ev->type == PK_JSON_MAP_END || ev->type == PK_JSON_ARRAY_END;
+}
+
+/* Enters a value nobody reads structurally (its text is still kept). */
+static void enter_generic(creader *r, int back)
+{
+    r->gen_depth = 1;
+    r->gen_return = back;
+    r->astate = A_GEN;
+}
+
+static const char *cpu_where(const creader *r)
+{
+    return r->list_return == A_CPU ? "args.data.cpuProfile" : "args.data";
+}
+
+/* An integer field of a node or callFrame. */
+static int node_int(creader *r, pk_json *j, const pk_json_event *ev, const char *field, int64_t *out)
+{
+    if (pk_json_as_int(ev, out))
+        return 0;
+    return pk_json_fail(j, PROFKIT_ECORRUPT,
+                        "traceEvents[%zu].args.data.cpuProfile.nodes[%zu].%s: expected an integer, found %s",
+                        r->n_events, r->n_nodes - r->node_mark - 1, field,
+                        ev->type == PK_JSON_NUMBER ? "a fraction or huge number" : pk_json_type_name(ev->type));
+}
+
+static int on_arg(creader *r, pk_json *j, const pk_json_event *ev)
+{
+    int64_t v = 0;
+    if (r->astate == A_GEN) {
+        if (is_start(ev))
+            r->gen_depth++;
+        else if (is_end(ev) && --r->gen_depth == 0)
+            r->astate = r->gen_return;
+        return 0;
+    }
+    if (ev->type == PK_JSON_KEY) {
+        r->akey = arg_key(r->astate, ev);
+        return 0;
+    }
+    if (ev->type == PK_JSON_MAP_END || ev->type == PK_JSON_ARRAY_END) {
+        switch (r->astate) {
+        case A_ARGS: r->state = S_EVENT; return 0; /* the args end */
+        case A_DATA: r->astate = A_ARGS; return 0;
+        case A_CPU: r->astate = A_DATA; return 0;
+        case A_NODES: r->astate = A_CPU; return 0;
+        case A_NODE: r->astate = A_NODES; return 0;
+        case A_CF: r->astate = A_NODE; return 0;
+        case A_CHILDREN: r->astate = A_NODE; return 0;
+        case A_SAMPLES:
+        case A_DELTAS: r->astate = r->list_return; return 0;
+        default: return 0;
+        }
+    }
+    int key = r->akey;
+    r->akey = AK_NONE;
+    switch (r->astate) {
+    case A_ARGS:
+        if (key == AK_NAME && ev->type == PK_JSON_STRING) {
+            uint32_t s = profkit_string_intern(r->p, ev->str, ev->len);
+            if (s == PROFKIT_NONE)
+                return OOM();
+            r->arg_name = s;
+            r->have_arg_name = 1;
+        } else if (key == AK_OTHER + 1 && ev->type == PK_JSON_MAP_START) {
+            r->astate = A_DATA;
+        } else if (is_start(ev)) {
+            enter_generic(r, A_ARGS);
+        }
+        return 0;
+    case A_DATA:
+    case A_CPU:
+        if (key == AK_START || key == AK_END) {
+            if (ev->type == PK_JSON_NUMBER) {
+                double d = pk_json_num(ev);
+                if (key == AK_START) {
+                    r->d_start = d;
+                    r->have_d_start = 1;
+                } else {
+                    r->d_end = d;
+                    r->have_d_end = 1;
+                }
+            } else if (is_start(ev)) {
+                enter_generic(r, r->astate);
+            }
+            return 0;
+        }
+        if (key == AK_OTHER + 2 && r->astate == A_DATA && ev->type == PK_JSON_MAP_START) {
+            r->astate = A_CPU;
+            return 0;
+        }
+        if (key == AK_OTHER + 3 && ev->type == PK_JSON_ARRAY_START) {
+            r->have_nodes = 1;
+            r->list_return = r->astate;
+            r->astate = A_NODES;
+            return 0;
+        }
+        if ((key == AK_OTHER + 4 || key == AK_OTHER + 5) && ev->type == PK_JSON_ARRAY_START) {
+            r->list_return = r->astate;
+            if (key == AK_OTHER + 4) {
+                r->have_samples = 1;
+                pk_json_where(j, &r->samples_line, &r->samples_col);
+                r->astate = A_SAMPLES;
+            } else {
+                r->have_deltas = 1;
+                pk_json_where(j, &r->deltas_line, &r->deltas_col);
+                r->astate = A_DELTAS;
+            }
+            return 0;
+        }
+        if (is_start(ev))
+            enter_generic(r, r->astate);
+        return 0;
+    case A_NODES:
+        if (ev->type != PK_JSON_MAP_START)
+            return pk_json_fail(j, PROFKIT_ECORRUPT,
+                                "traceEvents[%zu].%s.nodes[%zu]: expected a node (an object), found %s",
+                                r->n_events, cpu_where(r), r->n_nodes - r->node_mark,
+                                pk_json_type_name(ev->type));
+        if (r->n_nodes >= UINT32_MAX - 1 ||
+            pk_grow((void **)&r->nodes, &r->cap_nodes, r->n_nodes + 1, sizeof(cnode)))
+            return OOM();
+        {
+            cnode *n = &r->nodes[r->n_nodes++];
+            memset(n, 0, sizeof *n);
+            n->id = -1;
+            n->parent = -1;
+            n->line = n->col = -1;
+            n->up = n->stack = PROFKIT_NONE;
+            n->event = (uint32_t)(r->n_events > UINT32_MAX ? UINT32_MAX : r->n_events);
+            pk_json_where(j, &n->at_line, &n->at_col);
+        }
+        r->astate = A_NODE;
+        return 0;
+    case A_NODE: {
+        cnode *n = &r->nodes[r->n_nodes - 1];
+        if (key == AK_ID || key == AK_PARENT) {
+            if (node_int(r, j, ev, key == AK_ID ? "id" : "parent", &v))
+                return PROFKIT_ECORRUPT;
+            if (v < 0)
+                return pk_json_fail(j, PROFKIT_ECORRUPT,
+                                    "traceEvents[%zu].args.data.cpuProfile.nodes[%zu].%s: expected a node id (0 or more), found %lld",
+                                    r->n_events, r->n_nodes - r->node_mark - 1,
+                                    key == AK_ID ? "id" : "parent", (long long)v);
+            if (key == AK_ID)
+                n->id = v;
+            else
+                n->parent = v;
+            return 0;
+        }
+        if (key == AK_OTHER + 6 && ev->type == PK_JSON_MAP_START) {
+            r->astate = A_CF;
+            return 0;
+        }
+        if (key == AK_OTHER + 7 && ev->type == PK_JSON_ARRAY_START) {
+            r->astate = A_CHILDREN;
+            return 0;
+        }
+        if (is_start(ev))
+            enter_generic(r, A_NODE);
+        return 0;
+    }
+    case A_CHILDREN: {
+        if (node_int(r, j, ev, "children", &v))
+            return PROFKIT_ECORRUPT;
+        if (pk_grow((void **)&r->links, &r->cap_links, r->n_links + 1, sizeof(clink)))
+            return OOM();
+        clink *l = &r->links[r->n_links++];
+        l->profile = PROFKIT_NONE; /* set when the event ends */
+        l->parent = r->nodes[r->n_nodes - 1].id; /* the id may come after: fixed at the end */
+        l->child = v;
+        l->event = (uint32_t)(r->n_events > UINT32_MAX ? UINT32_MAX : r->n_events);
+        pk_json_where(j, &l->line, &l->col);
+        /* remember the node by its index until the event ends */
+        l->parent = -(int64_t)(r->n_nodes - 1) - 2;
+        return 0;
+    }
+    case A_CF: {
+        cnode *n = &r->nodes[r->n_nodes - 1];
+        if (key == AK_FNAME || key == AK_URL) {
+            if (ev->type != PK_JSON_STRING)
+                return pk_json_fail(j, PROFKIT_ECORRUPT,
+                                    "traceEvents[%zu].args.data.cpuProfile.nodes[%zu].callFrame.%s: expected a string, found %s",
+                                    r->n_events, r->n_nodes - r->node_mark - 1,
+                                    key == AK_FNAME ? "functionName" : "url", pk_json_type_name(ev->type));
+            uint32_t s = profkit_string_intern(r->p, ev->str, ev->len);
+            if (s == PROFKIT_NONE)
+                return OOM();
+            if (key == AK_FNAME)
+                n->name = s;
+            else
+                n->url = s;
+            return 0;
+        }
+        if (key == AK_LINE || key == AK_COL) {
+            if (!pk_json_as_int(ev, &v))
+                return pk_json_fail(j, PROFKIT_ECORRUPT,
+                                    "traceEvents[%zu].args.data.cpuProfile.nodes[%zu].callFrame.%s: expected an integer, found %s",
+                                    r->n_events, r->n_nodes - r->node_mark - 1,
+                                    key == AK_LINE ? "lineNumber" : "columnNumber",
+                                    ev->type == PK_JSON_NUMBER ? "a fraction or huge number" : pk_json_type_name(ev->type));
+            if (v < 0 || v >= UINT32_MAX - 1)
+                v = -1; /* V8 writes -1 for "no position" */
+            if (key == AK_LINE)
+                n->line = v;
+            else
+                n->col = v;
+            return 0;
+        }
+        if (is_start(ev))
+            enter_generic(r, A_CF);
+        return 0;
+    }
+    case A_SAMPLES:
+        if (!pk_json_as_int(ev, &v))
+            return pk_json_fail(j, PROFKIT_ECORRUPT,
+                                "traceEvents[%zu].%s.samples[%zu]: expected a node id (an integer), found %s",
+                                r->n_events, cpu_where(r), r->chunk_samples,
+                                ev->type == PK_JSON_NUMBER ? "a fraction or huge number" : pk_json_type_name(ev->type));
+        if (r->chunk_samples < r->n_samples - r->sample_mark) {
+            r->samples[r->sample_mark + r->chunk_samples++].node = v;
+            return 0;
+        }
+        if (pk_grow((void **)&r->samples, &r->cap_samples, r->n_samples + 1, sizeof(csample)))
+            return OOM();
+        r->samples[r->n_samples].node = v;
+        r->samples[r->n_samples].delta = 0;
+        r->n_samples++;
+        r->chunk_samples++;
+        return 0;
+    case A_DELTAS: {
+        if (ev->type != PK_JSON_NUMBER)
+            return pk_json_fail(j, PROFKIT_ECORRUPT,
+                                "traceEvents[%zu].%s.timeDeltas[%zu]: expected a number (microseconds), found %s",
+                                r->n_events, cpu_where(r), r->delta_count, pk_json_type_name(ev->type));
+        double d = pk_json_num(ev);
+        if (!isfinite(d))
+            d = 0;
+        if (r->delta_count < r->n_samples - r->sample_mark) {
+            r->samples[r->sample_mark + r->delta_count++].delta = d;
+            return 0;
+        }
+        if (pk_grow((void **)&r->samples, &r->cap_samples, r->n_samples + 1, sizeof(csample)))
+            return OOM();
+        r->samples[r->n_samples].node = -1;
+        r->samples[r->n_samples].delta = d;
+        r->n_samples++;
+        r->delta_count++;
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* ---- one event ---- */
+
+static void begin_event(creader *r, pk_json *j)
+{
+    r->ev_name = r->ev_cat = r->ev_id = 0;
+    r->ph = 0;
+    r->ph_len = 0;
+    r->have_ts = r->have_dur = r->have_pid = r->have_tid = r->have_id = 0;
+    r->pid = r->tid = -1;
+    r->have_arg_name = 0;
+    r->arg_name = 0;
+    r->node_mark = r->n_nodes;
+    r->link_mark = r->n_links;
+    r->sample_mark = r->n_samples;
+    r->delta_count = r->chunk_samples = 0;
+    r->have_nodes = r->have_samples = r->have_deltas = 0;
+    r->have_d_start = r->have_d_end = 0;
+    pk_buf_clear(&r->args);
+    pk_json_where(j, &r->ev_line, &r->ev_col);
+}
+
+/* Drops what the args held for a profile (the event is no profile event). */
+static void drop_profile_parts(creader *r)
+{
+    r->n_nodes = r->node_mark;
+    r->n_links = r->link_mark;
+    r->n_samples = r->sample_mark;
+}
+
+static int end_profile_event(creader *r, pk_json *j, int kind)
+{
+    /* kind: 0 Profile, 1 ProfileChunk, 2 CpuProfile */
+    if (kind == 1 && !r->have_id) {
+        drop_profile_parts(r);
+        return pk_json_warn(j, PROFKIT_ECORRUPT,
+                            "traceEvents[%zu]: a ProfileChunk without an \"id\": its samples are left out",
+                            r->n_events);
+    }
+    uint32_t pi = kind == 2 ? profile_new(r, r->pid) : profile_of(r, r->pid, r->ev_id);
+    if (pi == PROFKIT_NONE)
+        return OOM();
+    cprofile *q = &r->profiles[pi];
+    if (kind != 1) {
+        uint32_t t = thread_of(r, r->pid, r->tid);
+        if (t == PROFKIT_NONE)
+            return OOM();
+        q->thread = t;
+        q->have_profile = 1;
+    } else if (!q->have_profile) {
+        q->chunk_tid = r->tid; /* until its Profile event says */
+    }
+    if (r->have_d_start && (kind != 1 || !q->have_start)) {
+        q->start = r->d_start;
+        q->have_start = 1;
+    }
+    if (r->have_d_end) {
+        q->end = r->d_end;
+        q->have_end = 1;
+    }
+    size_t got = r->n_samples - r->sample_mark;
+    if (r->chunk_samples != r->delta_count)
+        return pk_read_fail_pos(r->ctx, PROFKIT_ECORRUPT, r->have_deltas ? r->deltas_line : r->samples_line,
+                                r->have_deltas ? r->deltas_col : r->samples_col,
+                                "traceEvents[%zu]: timeDeltas: expected one delta per sample (%zu), found %zu",
+                                r->n_events, r->chunk_samples, r->delta_count);
+    for (size_t i = r->sample_mark; i < r->n_samples; i++)
+        r->samples[i].profile = pi;
+    if (got) {
+        if (pk_grow((void **)&r->chunks, &r->cap_chunks, r->n_chunks + 1, sizeof(cchunk)))
+            return OOM();
+        cchunk *c = &r->chunks[r->n_chunks++];
+        c->first = r->sample_mark;
+        c->n = got;
+        c->line = r->samples_line;
+        c->col = r->samples_col;
+        c->event = (uint32_t)(r->n_events > UINT32_MAX ? UINT32_MAX : r->n_events);
+    }
+    for (size_t i = r->node_mark; i < r->n_nodes; i++) {
+        cnode *n = &r->nodes[i];
+        n->profile = pi;
+        if (n->id < 0)
+            return pk_read_fail_pos(r->ctx, PROFKIT_ECORRUPT, n->at_line, n->at_col,
+                                    "traceEvents[%u].args.data.cpuProfile.nodes[%zu]: expected an \"id\"",
+                                    n->event, i - r->node_mark);
+        if (find_node(r, pi, n->id) != PROFKIT_NONE)
+            return pk_read_fail_pos(r->ctx, PROFKIT_ECORRUPT, n->at_line, n->at_col,
+                                    "traceEvents[%u].args.data.cpuProfile.nodes[%zu]: id %lld appears twice in one profile",
+                                    n->event, i - r->node_mark, (long long)n->id);
+        if (pk_idset_insert(&r->node_set, thread_hash((int64_t)pi, n->id), (uint32_t)i))
+            return OOM();
+    }
+    for (size_t i = r->link_mark; i < r->n_links; i++) {
+        clink *l = &r->links[i];
+        l->profile = pi;
+        l->parent = r->nodes[(size_t)(-(l->parent + 2))].id;
+    }
+    return 0;
+}
+
+static int end_event(creader *r, pk_json *j)
+{
+    int rc = 0;
+    if (pk_buf_error(&r->args))
+        return OOM();
+    const char *name = pk_str(r->p, r->ev_name);
+    int kind = -1;
+    if (strcmp(name, "Profile") == 0)
+        kind = 0;
+    else if (strcmp(name, "ProfileChunk") == 0)
+        kind = 1;
+    else if (strcmp(name, "CpuProfile") == 0)
+        kind = 2;
+    if (kind >= 0) {
+        rc = end_profile_event(r, j, kind);
+    } else {
+        drop_profile_parts(r);
+        if (r->ph == 'M') {
+            int th = strcmp(name, "thread_name") == 0, pr = strcmp(name, "process_name") == 0;
+            if ((th || pr) && r->have_arg_name) {
+                if (pk_grow((void **)&r->names, &r->cap_names, r->n_names + 1, sizeof(cname)))
+                    return OOM();
+                cname *c = &r->names[r->n_names++];
+                c->pid = r->pid;
+                c->tid = th ? r->tid : INT64_MIN;
+                c->name = r->arg_name;
+            }
+        } else if (r->ph_len == 1 && strchr("XBEbeiInR", r->ph) && r->have_ts) {
+            if (r->ph == 'X' && !r->have_dur) {
+                r->no_dur++;
+                r->n_events++;
+                return 0;
+            }
+            uint32_t t = thread_of(r, r->pid, r->tid);
+            if (t == PROFKIT_NONE ||
+                pk_grow((void **)&r->markers, &r->cap_markers, r->n_markers + 1, sizeof(profkit_marker)))
+                return OOM();
+            profkit_marker m;
+            memset(&m, 0, sizeof m);
+            m.thread = t;
+            m.name = r->ev_name;
+            m.category = r->ev_cat;
+            m.start = m.end = PROFKIT_NO_TIME;
+            int64_t ts = us_to_ns(r->ts);
+            switch (r->ph) {
+            case 'X':
+                m.phase = PROFKIT_MARKER_INTERVAL;
+                m.start = ts;
+                m.end = us_to_ns(r->ts + (r->dur > 0 ? r->dur : 0));
+                break;
+            case 'B':
+            case 'b':
+                m.phase = PROFKIT_MARKER_START;
+                m.start = ts;
+                break;
+            case 'E':
+            case 'e':
+                m.phase = PROFKIT_MARKER_END;
+                m.end = ts;
+                break;
+            default:
+                m.phase = PROFKIT_MARKER_INSTANT;
+                m.start = ts;
+                break;
+            }
+            if (r->args.len > 2) { /* "{}" carries nothing */
+                m.payload = profkit_string_intern(r->p, r->args.buf, r->args.len);
+                if (m.payload == PROFKIT_NONE)
+                    return OOM();
+            }
+            r->markers[r->n_markers++] = m;
+        }
+    }
+    r->n_events++;
+    return rc;
+}
+
+static int event_key(const pk_json_event *ev)
+{
+    switch (ev->len) {
+    case 2:
+        return pk_json_key_is(ev, "ph") ? K_PH : pk_json_key_is(ev, "ts") ? K_TS : pk_json_key_is(ev, "id") ? K_ID : K_OTHER;
+    case 3:
+        return pk_json_key_is(ev, "cat")   ? K_CAT
+               : pk_json_key_is(ev, "pid") ? K_PID
+               : pk_json_key_is(ev, "tid") ? K_TID
+               : pk_json_key_is(ev, "dur") ? K_DUR
+                                           : K_OTHER;
+    case 4: return pk_json_key_is(ev, "name") ? K_NAME : pk_json_key_is(ev, "args") ? K_OTHER + 1 : K_OTHER;
+    default: return K_OTHER;
+    }
+}
+
+static int on_event(pk_json *j, void *payload, const pk_json_event *ev)
+{
+    creader *r = payload;
+    switch (r->state) {
+    case S_DOC:
+        if (ev->type == PK_JSON_MAP_START) {
+            r->state = S_TOP;
+            return 0;
+        }
+        if (ev->type == PK_JSON_ARRAY_START) {
+            r->bare = 1;
+            r->have_trace_events = 1;
+            r->state = S_EVENTS;
+            return 0;
+        }
+        return pk_json_fail(j, PROFKIT_EFORMAT,
+                            "the document: expected an object or an array of trace events, found %s",
+                            pk_json_type_name(ev->type));
+    case S_TOP:
+        if (ev->type == PK_JSON_MAP_END) {
+            r->state = S_END;
+            return 0;
+        }
+        if (ev->type == PK_JSON_KEY) {
+            r->key = pk_json_key_is(ev, "traceEvents") ? K_OTHER + 1 : K_OTHER;
+            return 0;
+        }
+        if (r->key == K_OTHER + 1) {
+            if (ev->type != PK_JSON_ARRAY_START)
+                return pk_json_fail(j, PROFKIT_ECORRUPT, "traceEvents: expected an array, found %s",
+                                    pk_json_type_name(ev->type));
+            r->state = S_EVENTS;
+            r->have_trace_events = 1;
+            return 0;
+        }
+        if (is_start(ev))
+            pk_json_skip_value(j);
+        return 0;
+    case S_EVENTS:
+        if (ev->type == PK_JSON_ARRAY_END) {
+            r->state = r->bare ? S_END : S_TOP;
+            r->key = K_NONE;
+            return 0;
+        }
+        if (ev->type != PK_JSON_MAP_START)
+            return pk_json_fail(j, PROFKIT_ECORRUPT, "traceEvents[%zu]: expected an event (an object), found %s",
+                                r->n_events, pk_json_type_name(ev->type));
+        begin_event(r, j);
+        r->state = S_EVENT;
+        r->key = K_NONE;
+        return 0;
+    case S_EVENT: {
+        if (ev->type == PK_JSON_MAP_END) {
+            r->state = S_EVENTS;
+            return end_event(r, j);
+        }
+        if (ev->type == PK_JSON_KEY) {
+            r->key = event_key(ev);
+            return 0;
+        }
+        int key = r->key;
+        r->key = K_NONE;
+        switch (key) {
+        case K_NAME:
+        case K_CAT: {
+            if (ev->type != PK_JSON_STRING) {
+                if (ev->type == PK_JSON_NULL)
+                    return 0;
+                return pk_json_fail(j, PROFKIT_ECORRUPT, "traceEvents[%zu].%s: expected a string, found %s",
+                                    r->n_events, key == K_NAME ? "name" : "cat", pk_json_type_name(ev->type));
+            }
+            uint32_t s = profkit_string_intern(r->p, ev->str, ev->len);
+            if (s == PROFKIT_NONE)
+                return OOM();
+            if (key == K_NAME)
+                r->ev_name = s;
+            else
+                r->ev_cat = s;
+            return 0;
+        }
+        case K_PH:
+            if (ev->type != PK_JSON_STRING)
+                return pk_json_fail(j, PROFKIT_ECORRUPT, "traceEvents[%zu].ph: expected a string (the phase), found %s",
+                                    r->n_events, pk_json_type_name(ev->type));
+            r->ph = ev->len ? ev->str[0] : 0;
+            r->ph_len = (int)(ev->len > 2 ? 2 : ev->len);
+            return 0;
+        case K_PID:
+        case K_TID:
+            if (is_start(ev))
+                return pk_json_fail(j, PROFKIT_ECORRUPT, "traceEvents[%zu].%s: expected a number, found %s",
+                                    r->n_events, key == K_PID ? "pid" : "tid", pk_json_type_name(ev->type));
+            if (key == K_PID)
+                r->pid = id_value(ev);
+            else
+                r->tid = id_value(ev);
+            return 0;
+        case K_TS:
+        case K_DUR:
+            if (ev->type == PK_JSON_NUMBER) {
+                double d = pk_json_num(ev);
+                if (!isfinite(d))
+                    return 0;
+                if (key == K_TS) {
+                    r->ts = d;
+                    r->have_ts = 1;
+                } else {
+                    r->dur = d;
+                    r->have_dur = 1;
+                }
+                return 0;
+            }
+            if (is_start(ev))
+                return pk_json_fail(j, PROFKIT_ECORRUPT, "traceEvents[%zu].%s: expected a number (microseconds), found %s",
+                                    r->n_events, key == K_TS ? "ts" : "dur", pk_json_type_name(ev->type));
+            return 0;
+        case K_ID:
+            if (ev->type == PK_JSON_STRING || ev->type == PK_JSON_NUMBER) {
+                uint32_t s = profkit_string_intern(r->p, ev->str, ev->len);
+                if (s == PROFKIT_NONE)
+                    return OOM();
+                r->ev_id = s;
+                r->have_id = 1;
+            } else if (is_start(ev)) {
+                pk_json_skip_value(j);
+            }
+            return 0;
+        case K_OTHER + 1: /* args */
+            r->capture = !(r->ev_name && (is_profile_name(r, r->ev_name, "ProfileChunk") ||
+                                          is_profile_name(r, r->ev_name, "Profile")));
+            if (ev->type != PK_JSON_MAP_START) {
+                if (is_start(ev))
+                    pk_json_skip_value(j);
+                return 0;
+            }
+            if (r->capture)
+                pk_json_text_event(&r->args, ev);
+            r->astate = A_ARGS;
+            r->akey = AK_NONE;
+            r->state = S_ARGS;
+            return 0;
+        default:
+            if (is_start(ev))
+                pk_json_skip_value(j);
+            return 0;
+        }
+    }
+    case S_ARGS:
+        if (r->capture)
+            pk_json_text_event(&r->args, ev);
+        return on_arg(r, j, ev);
+    case S_END:
+    default:
+        return 0;
+    }
+}
+
+/* ---- building the profile ---- */
+
+/* Links each node to its parent node (parent ids, then children lists). */
+static int link_nodes(creader *r)
+{
+    for (size_t i = 0; i < r->n_nodes; i++) {
+        cnode *n = &r->nodes[i];
+        if (n->parent < 0)
+            continue;
+        uint32_t k = find_node(r, n->profile, n->parent);
+        if (k == PROFKIT_NONE || k == i)
+            return pk_read_fail_pos(r->ctx, PROFKIT_ECORRUPT, n->at_line, n->at_col,
+                                    "traceEvents[%u]: node %lld: expected the id of its parent node, found %lld (no node of this profile has it)",
+                                    n->event, (long long)n->id, (long long)n->parent);
+        n->up = k;
+    }
+    for (size_t i = 0; i < r->n_links; i++) {
+        const clink *l = &r->links[i];
+        uint32_t c = find_node(r, l->profile, l->child);
+        uint32_t pa = find_node(r, l->profile, l->parent);
+        if (c == PROFKIT_NONE)
+            return pk_read_fail_pos(r->ctx, PROFKIT_ECORRUPT, l->line, l->col,
+                                    "traceEvents[%u]: node %lld.children: expected the id of a node, found %lld (no node of this profile has it)",
+                                    l->event, (long long)l->parent, (long long)l->child);
+        if (r->nodes[c].up == PROFKIT_NONE && c != pa)
+            r->nodes[c].up = pa;
+        else if (r->nodes[c].up != pa)
+            return pk_read_fail_pos(r->ctx, PROFKIT_ECORRUPT, l->line, l->col,
+                                    "traceEvents[%u]: node %lld.children: node %lld already has another parent: the links must form a tree",
+                                    l->event, (long long)l->parent, (long long)l->child);
+    }
+    return 0;
+}
+
+/* The model stack of node i, its ancestors built first (iteratively). */
+static int build_stack(creader *r, uint32_t i, uint32_t *chain)
+{
+    profkit_profile *p = r->p;
+    size_t depth = 0;
+    uint32_t k = i;
+    while (k != PROFKIT_NONE && r->nodes[k].stack == PROFKIT_NONE) {
+        if (depth > r->n_nodes)
+            return 1;
+        chain[depth++] = k;
+        k = r->nodes[k].up;
+    }
+    uint32_t s = k == PROFKIT_NONE ? 0 : r->nodes[k].stack;
+    while (depth > 0) {
+        cnode *n = &r->nodes[chain[--depth]];
+        if (n->up == PROFKIT_NONE && pk_v8_is_root(p, n->name)) {
+            n->stack = 0;
+            continue;
+        }
+        uint32_t frame = pk_v8_callframe_frame(p, n->name, n->url, n->line, n->col);
+        if (frame == PROFKIT_NONE || (s = pk_stack_intern(p, s, frame)) == PROFKIT_NONE)
+            return -1;
+        n->stack = s;
+    }
+    return 0;
+}
+
+static int finish(creader *r, int truncated)
+{
+    profkit_profile *p = r->p;
+    pk_read_ctx *ctx = r->ctx;
+    int rc = 0;
+    uint32_t *chain = NULL, *tmap = NULL;
+    int64_t *times = NULL, *wall = NULL;
+    double *now = NULL;
+
+    if (!r->have_trace_events)
+        return pk_read_fail(ctx, PROFKIT_EFORMAT, -1,
+                            "expected the key \"traceEvents\" of a Chrome trace (or an array of trace events)");
+    for (size_t q = 0; q < r->n_profiles; q++) {
+        cprofile *c = &r->profiles[q];
+        if (c->thread != PROFKIT_NONE)
+            continue;
+        r->orphan_chunks++;
+        if ((c->thread = thread_of(r, c->pid, c->chunk_tid)) == PROFKIT_NONE)
+            return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+    }
+    if ((rc = link_nodes(r)) != 0)
+        goto out;
+    chain = malloc((r->n_nodes + 2) * sizeof(uint32_t));
+    tmap = malloc((r->n_threads + 1) * sizeof(uint32_t));
+    times = malloc((r->n_samples + 1) * sizeof(int64_t));
+    wall = malloc((r->n_profiles + 1) * sizeof(int64_t));
+    now = malloc((r->n_profiles + 1) * sizeof(double));
+    if (!chain || !tmap || !times || !wall || !now) {
+        rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        goto out;
+    }
+    for (uint32_t i = 0; i < r->n_nodes; i++) {
+        int b = build_stack(r, i, chain);
+        if (b > 0) {
+            rc = pk_read_fail_pos(ctx, PROFKIT_ECORRUPT, r->nodes[i].at_line, r->nodes[i].at_col,
+                                  "traceEvents[%u]: node %lld: the parent links form a cycle",
+                                  r->nodes[i].event, (long long)r->nodes[i].id);
+            goto out;
+        }
+        if (b < 0) {
+            rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+            goto out;
+        }
+    }
+    /* the threads, in the order they first appear, named by the M events */
+    for (size_t t = 0; t < r->n_threads; t++) {
+        const cthread *c = &r->threads[t];
+        uint32_t name = 0, process = 0;
+        for (size_t i = 0; i < r->n_names; i++) {
+            if (r->names[i].pid != c->pid)
+                continue;
+            if (r->names[i].tid == INT64_MIN)
+                process = r->names[i].name;
+            else if (r->names[i].tid == c->tid)
+                name = r->names[i].name;
+        }
+        char fallback[48];
+        const char *nm = pk_str(p, name);
+        if (!name) {
+            snprintf(fallback, sizeof fallback, "thread %lld", (long long)c->tid);
+            nm = fallback;
+        }
+        tmap[t] = pk_thread_add(p, nm, pk_str(p, process), c->pid, c->tid);
+        if (tmap[t] == PROFKIT_NONE) {
+            rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+            goto out;
+        }
+    }
+    uint32_t vs = pk_value_type_add(p, "samples", "count");
+    uint32_t vw = pk_value_type_add(p, "wall", "microseconds");
+    if (vs == PROFKIT_NONE || vw == PROFKIT_NONE) {
+        rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        goto out;
+    }
+    p->default_value = vw;
+    /* each sample's time: its profile's start plus the deltas so far */
+    for (size_t q = 0; q < r->n_profiles; q++)
+        now[q] = r->profiles[q].have_start ? r->profiles[q].start : 0;
+    for (size_t i = 0; i < r->n_samples; i++) {
+        csample *s = &r->samples[i];
+        now[s->profile] += s->delta;
+        times[i] = us_to_ns(now[s->profile]);
+    }
+    /* the wall time of a sample: the gap to the next of its profile; the
+     * last one's runs to the profile's endTime */
+    for (size_t q = 0; q < r->n_profiles; q++)
+        wall[q] = r->profiles[q].have_end && !truncated ? us_to_ns(r->profiles[q].end) : PROFKIT_NO_TIME;
+    for (size_t i = r->n_samples; i-- > 0;) {
+        csample *s = &r->samples[i];
+        int64_t next = wall[s->profile];
+        wall[s->profile] = times[i];
+        int64_t gap = next == PROFKIT_NO_TIME ? 0 : pk_sat_add(next, -times[i]);
+        s->delta = gap > 0 ? (double)(gap / 1000) : 0; /* whole microseconds */
+    }
+    size_t chunk = 0;
+    for (size_t i = 0; i < r->n_samples; i++) {
+        csample *s = &r->samples[i];
+        while (chunk + 1 < r->n_chunks && r->chunks[chunk].first + r->chunks[chunk].n <= i)
+            chunk++;
+        uint32_t k = find_node(r, s->profile, s->node);
+        if (k == PROFKIT_NONE) {
+            const cchunk *c = &r->chunks[chunk];
+            rc = pk_read_fail_pos(ctx, PROFKIT_ECORRUPT, c->line, c->col,
+                                  "traceEvents[%u].args.data.cpuProfile.samples[%zu]: expected the id of a node, found %lld (no node of this profile has it)",
+                                  c->event, i - c->first, (long long)s->node);
+            goto out;
+        }
+        int64_t vals[2];
+        vals[vs] = 1;
+        vals[vw] = (int64_t)s->delta;
+        if (pk_sample_add_timed(p, r->nodes[k].stack, tmap[r->profiles[s->profile].thread], times[i], vals)) {
+            rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+            goto out;
+        }
+    }
+    for (size_t i = 0; i < r->n_markers; i++) {
+        profkit_marker m = r->markers[i];
+        m.thread = tmap[m.thread];
+        if (pk_marker_add(p, &m)) {
+            rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+            goto out;
+        }
+    }
+    if (truncated) {
+        profkit_error cut = *ctx->err;
+        rc = pk_read_warn_pos(ctx, PROFKIT_ETRUNCATED, cut.line, cut.column,
+                              "%s; kept the %zu events before the cut (%zu samples, %zu markers)",
+                              cut.message, r->n_events, r->n_samples, r->n_markers);
+        if (rc)
+            goto out;
+    }
+    if (r->no_dur &&
+        (rc = pk_read_warn(ctx, PROFKIT_ECORRUPT, -1,
+                           "%zu complete (\"X\") event%s without a \"dur\" left out", r->no_dur,
+                           r->no_dur == 1 ? "" : "s")) != 0)
+        goto out;
+    if (r->orphan_chunks &&
+        (rc = pk_read_warn(ctx, PROFKIT_ECORRUPT, -1,
+                           "%zu profile%s of ProfileChunk events without their Profile event: "
+                           "their samples are timed from 0 on the chunks' thread",
+                           r->orphan_chunks, r->orphan_chunks == 1 ? "" : "s")) != 0)
+        goto out;
+out:
+    free(chain);
+    free(tmap);
+    free(times);
+    free(wall);
+    free(now);
+    return rc;
+}
+
+static int chrome_read(profkit_profile *p, pk_read_ctx *ctx)
+{
+    creader r;
+    memset(&r, 0, sizeof r);
+    r.p = p;
+    r.ctx = ctx;
+    int rc = pk_json_parse_source(ctx, on_event, &r);
+    if (!rc) {
+        rc = finish(&r, 0);
+    } else if (rc == PROFKIT_ETRUNCATED && r.state != S_DOC) {
+        /* the event being read when the input ended is left out */
+        if (r.state == S_EVENT || r.state == S_ARGS)
+            drop_profile_parts(&r);
+        profkit_error cut = *ctx->err;
+        if (r.n_events == 0) {
+            *ctx->err = cut;
+        } else {
+            rc = finish(&r, 1);
+            if (rc == PROFKIT_ETRUNCATED)
+                *ctx->err = cut;
+        }
+    }
+    pk_idset_free(&r.thread_set);
+    pk_idset_free(&r.profile_set);
+    pk_idset_free(&r.node_set);
+    pk_buf_free(&r.args);
+    free(r.nodes);
+    free(r.links);
+    free(r.samples);
+    free(r.chunks);
+    free(r.profiles);
+    free(r.threads);
+    free(r.names);
+    free(r.markers);
+    return rc;
+}
+
+/*
+ * A trace: an object whose head has "traceEvents", or an array whose first
+ * element is an object with a "ph" key among its first fields (the bare
+ * form). The .cpuprofile's own sniff scores 90 on a trace of V8 samples
+ * ("timeDeltas"), so a trace scores above it.
+ */
+static int chrome_sniff(const uint8_t *d, size_t n, int complete)
+{
+    (void)complete;
+    size_t i = 0;
+    while (i < n && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t'))
+        i++;
+    if (i + 3 > n)
+        return 0;
+    if (d[i] == '{') {
+        /* "traceEvents" as a key near the start (before 4 KiB of other keys) */
+        size_t lim = n < i + 4096 ? n : i + 4096;
+        for (size_t k = i; k + 14 <= lim; k++)
+            if (d[k] == '"' && memcmp(d + k, "\"traceEvents\"", 13) == 0)
+                return 95;
+        return 0;
+    }
+    if (d[i] != '[')
+        return 0;
+    i++;
+    while (i < n && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t'))
+        i++;
+    if (i >= n || d[i] != '{')
+        return 0;
+    /* "ph": within the first event (up to its first closing brace at depth 1) */
+    size_t lim = n < i + 4096 ? n : i + 4096;
+    for (size_t k = i; k + 5 <= lim; k++) {
+        if (d[k] == '}')
+            break;
+        if (d[k] == '"' && memcmp(d + k, "\"ph\"", 4) == 0)
+            return 95;
+    }
+    return 0;
+}
+
+const pk_format pk_format_chrome = {
+    { "chrome", "Chrome trace event format (chrome://tracing, Perfetto, DevTools Performance)",
+      ".trace.json", 1, 1 },
+    chrome_sniff,
+    chrome_read,
+    pk_chrome_write,
+};

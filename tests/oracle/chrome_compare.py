@@ -1,0 +1,406 @@
+#!/usr/bin/env python3
+"""chrome_compare.py: profkit's Chrome trace reader and writer against the
+Firefox Profiler's own loader (@firefox-devtools/profiler-cli), which
+imports Chrome traces (docs/formats/chrome.md, "The Firefox Profiler").
+
+Two modes:
+  --read TRACE...    a trace (recorded by Chromium in the test): per sampled
+                     thread, profkit's per-function self and total sample
+                     counts equal the loader's.
+  --write PROFILE... profkit's Chrome output of a profile of any format
+                     (`profkit convert IN --to chrome`): loaded by the
+                     loader, it gives per thread the per-function counts of
+                     IN as profkit reads it.
+
+What the loader does that the comparison accounts for (rulings in
+docs/formats/chrome.md):
+  - it keeps a sample only when it is 0.5 ms or more after the last sample
+    it kept on its thread (its meta.interval): the comparison computes that
+    choice from the trace's own startTime and timeDeltas with the loader's
+    arithmetic (doubles, ms, in event order) and counts profkit's samples
+    at the same positions;
+  - it numbers frames by cpuProfile node id across the whole trace, so in a
+    trace whose profiles reuse node ids (Chrome's start at 1 in every
+    process) a later profile's node renames an earlier one's frames: --read
+    feeds the loader one profile at a time (the trace's metadata events and
+    that profile's Profile and ProfileChunk events, a trace of its own), as
+    profkit's writer avoids it by numbering nodes across the trace;
+  - each stack starts with the "(root)" node as a function, which profkit
+    reads as the root itself: "(root)" is not compared (nor a function of
+    that name in profkit's profile, a Gecko profile's root frame, which the
+    loader cannot tell from it);
+  - its root range ends with the last sample of the threads that have
+    samples, and it lists only the markers that overlap that range: --write
+    compares the markers of profkit's input that overlap it (per name, as
+    `profkit markers` pairs them), --read all of them per thread and name.
+profkit's samples, in order with their stacks, come from its speedscope
+output of the same input (`--value samples`: one row per sample, root
+first); the number of samples per thread is checked too.
+
+Usage: chrome_compare.py --profkit BIN --cli PROFILER_CLI_JS --work DIR
+                         (--read | --write) FILE...
+Exits 1 on any mismatch or failure.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+INTERVAL_MS = 0.5  # the loader's meta.interval for Chrome traces
+
+
+def run(cmd, timeout=300, env=None, check=True):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, env=env)
+    if check and r.returncode != 0:
+        raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd[:3]), r.returncode,
+                                                r.stderr.decode("utf-8", "replace").strip()[:400]))
+    return r
+
+
+class Loader:
+    def __init__(self, cli, work):
+        self.base = ["node", cli]
+        self.env = dict(os.environ)
+        self.env["PROFILER_CLI_SESSION_DIR"] = os.path.join(work, "sessions")
+        self.env["PROFILER_CLI_NO_SYMBOLICATE"] = "1"
+        self.env["PROFILER_CLI_LOAD_TIMEOUT_MS"] = "60000"
+        os.makedirs(self.env["PROFILER_CLI_SESSION_DIR"], exist_ok=True)
+
+    def __call__(self, *args, timeout=180):
+        return run(self.base + list(args), timeout=timeout, env=self.env).stdout.decode("utf-8", "replace")
+
+    def load(self, path):
+        """Loads path, retrying when the daemon misses its fixed 500 ms start
+        (a busy machine: at a load of 18 on two cores most starts miss it):
+        the loader then names the daemon's pid, which is ours to stop."""
+        for attempt in range(40):
+            r = run(self.base + ["load", path], timeout=240, env=self.env, check=False)
+            if r.returncode == 0:
+                return r.stdout.decode("utf-8", "replace")
+            err = r.stderr.decode("utf-8", "replace")
+            m = re.search(r"still be running as pid (\d+)", err)
+            if m:
+                try:
+                    os.kill(int(m.group(1)), 15)
+                except OSError:
+                    pass
+            if "did not become ready" not in err or attempt == 39:
+                raise RuntimeError("load %s: exit %d: %s" % (path, r.returncode, err.strip()[:400]))
+            time.sleep(min(1 + attempt, 4))
+
+    def json(self, *args):
+        return json.loads(self(*args, "--json"))
+
+    def stop_all(self):
+        run(self.base + ["stop", "--all"], timeout=60, env=self.env, check=False)
+
+
+def events_of(doc):
+    return doc["traceEvents"] if isinstance(doc, dict) else doc
+
+
+def profiles_of(events):
+    """[(pid, id, tid, Profile event index)] in the order of the Profile events."""
+    return [(e.get("pid"), e.get("id"), e.get("tid"), i) for i, e in enumerate(events)
+            if isinstance(e, dict) and e.get("name") == "Profile"]
+
+
+def loader_keeps(events, pid, pid_id, with_times=False):
+    """Which samples of profile (pid, id) the loader keeps, in order: its
+    importer's arithmetic (lastSeenTime, lastSampledTime, meta.interval)."""
+    prof = [e for e in events if e.get("name") == "Profile" and e.get("id") == pid_id and e.get("pid") == pid][0]
+    last_seen = prof["args"]["data"]["startTime"] / 1e3
+    last_sampled = 0
+    keep = []
+    kept_times = []
+    for e in events:
+        if e.get("name") != "ProfileChunk" or e.get("id") != pid_id or e.get("pid") != pid:
+            continue
+        data = (e.get("args") or {}).get("data")
+        if not data or not data.get("cpuProfile"):
+            continue
+        deltas = data.get("timeDeltas")
+        if deltas is None:
+            continue
+        for w in range(len(data["cpuProfile"].get("samples", []))):
+            last_seen += deltas[w] / 1e3
+            if last_seen - last_sampled >= INTERVAL_MS:
+                last_sampled = last_seen
+                keep.append(True)
+                kept_times.append(last_seen)
+            else:
+                keep.append(False)
+    return (keep, kept_times) if with_times else keep
+
+
+def profkit_samples(profkit, path, work, tag):
+    """profkit's samples of each thread, in order: [[names root first, ...] per
+    thread], from its speedscope output (--value samples), and whether the
+    profile is timed."""
+    out = os.path.join(work, tag + ".speedscope.json")
+    run([profkit, "convert", "--quiet", path, "--to", "speedscope", "--value", "samples", "-o", out])
+    doc = json.load(open(out, encoding="utf-8"))
+    names = [f["name"] for f in doc["shared"]["frames"]]
+    info = run([profkit, "info", "--quiet", path]).stdout.decode("utf-8", "replace")
+    timed = "(timed" in info
+    threads = []
+    for prof in doc["profiles"]:
+        rows = []
+        for stack, weight in zip(prof["samples"], prof["weights"]):
+            if timed and weight != 1:
+                raise RuntimeError("a timed row of weight %r: not one sample" % weight)
+            rows += [[names[i] for i in stack]] * (1 if timed else int(weight))
+        threads.append(rows)
+    return threads
+
+
+def counts(samples, keep):
+    """{name: [self, total]} over the kept samples."""
+    if len(samples) != len(keep):
+        raise RuntimeError("profkit has %d samples on the thread, the trace %d" % (len(samples), len(keep)))
+    res = {}
+    for stack, k in zip(samples, keep):
+        stack = [n for n in stack if n != "(root)"]
+        if not k or not stack:
+            continue
+        res.setdefault(stack[-1], [0, 0])[0] += 1
+        for n in set(stack):
+            res.setdefault(n, [0, 0])[1] += 1
+    return res
+
+
+def loader_counts(loader, handle):
+    """{name: [self, total, largest total of one function, functions]}: the
+    loader's functions summed by name (it keeps apart functions of one name
+    that profkit's speedscope frames merge, e.g. two "(anonymous)" of one
+    file at two columns, so a name's total lies between its largest
+    function's and the sum)."""
+    fun = loader.json("thread", "functions", "--thread", handle, "--include-idle", "--limit", "0")
+    res = {}
+    for f in fun["functions"]:
+        if f["name"] == "(root)":
+            continue
+        g = res.setdefault(f["name"], [0, 0, 0, 0])
+        g[0] += f["selfSamples"]
+        g[1] += f["totalSamples"]
+        g[2] = max(g[2], f["totalSamples"])
+        g[3] += 1
+    return res
+
+
+def compare(exp, got, what):
+    for k in [k for k, v in exp.items() if v == [0, 0]]:
+        del exp[k]
+    for k in [k for k, v in got.items() if v[:2] == [0, 0]]:
+        del got[k]
+    for k in sorted(set(exp) | set(got)):
+        e, g = exp.get(k, [0, 0]), got.get(k, [0, 0, 0, 1])
+        if e[0] == g[0] and (e[1] == g[1] or (g[3] > 1 and g[2] <= e[1] <= g[1])):
+            continue
+        return "%s: function %r: self/total %r in profkit, %r in the loader (%d functions of that name)" % (
+            what, k, e, g[:2], g[3])
+    return None
+
+
+def profkit_markers(profkit, path, by_thread):
+    """{(thread "pid:tid" or None, name): count} from `profkit markers --json`."""
+    out = run([profkit, "markers", "--quiet", path, "--json"]).stdout.decode("utf-8", "replace")
+    dec, i, res = json.JSONDecoder(), 0, {}
+    while i < len(out):
+        while i < len(out) and out[i].isspace():
+            i += 1
+        if i >= len(out):
+            break
+        doc, i = dec.raw_decode(out, i)
+        for g in doc.get("groups", []):
+            t = g["thread"]
+            key = ("%s:%s" % (t["pid"], t["tid"]) if by_thread else None, g["name"])
+            res[key] = res.get(key, 0) + g["count"]
+    return res
+
+
+def loader_markers(loader, by_thread):
+    res = {}
+    for t in loader.json("thread", "list")["threads"]:
+        d = loader.json("thread", "markers", "--thread", t["threadHandle"], "--limit", "0")
+        for g in d.get("byType", []):
+            key = (t["tid"] if by_thread else None, g["markerName"])
+            res[key] = res.get(key, 0) + g["count"]
+    return res
+
+
+MARKER_PHASES = set("XBEbeiInR")
+
+
+def loader_root_range(events):
+    """The loader's root range of a trace profkit wrote (ms): from its
+    TracingStartedInBrowser event to the latest thread end, a thread with
+    samples ending at its last kept sample plus the interval, one without
+    at its latest marker plus the interval (docs/formats/chrome.md)."""
+    starts = [e["ts"] / 1e3 for e in events if e.get("name") == "TracingStartedInBrowser"]
+    if not starts:
+        return float("-inf"), float("inf")  # nothing timed was written
+    start = starts[0]
+    end = float("-inf")
+    sampled = set()
+    for pid, pid_id, tid, _ in profiles_of(events):
+        sampled.add((pid, tid))
+        _, times = loader_keeps(events, pid, pid_id, True)
+        if times:
+            end = max(end, times[-1] + INTERVAL_MS)
+    for e in events:
+        if e.get("ph") in MARKER_PHASES and (e.get("pid"), e.get("tid")) not in sampled \
+                and e.get("name") not in ("Profile", "ProfileChunk", "CpuProfile"):
+            t = e["ts"] / 1e3 + (e.get("dur", 0) / 1e3 if e["ph"] == "X" else 0)
+            end = max(end, t + INTERVAL_MS)
+    return start, end
+
+
+def profkit_markers_in(profkit, path, lo, hi):
+    """{(None, name): count} of profkit's markers (as its markers report
+    pairs them) that overlap [lo, hi] ms on the samples' time axis."""
+    doc = json.loads(run([profkit, "markers", "--quiet", "--list", "--json", path]).stdout.decode("utf-8"))
+    res = {}
+    for m in doc["markers"]:
+        a = doc["zero"] + m["start"]
+        b = a + m.get("duration", 0)
+        if a <= hi and b >= lo:
+            res[(None, m["name"])] = res.get((None, m["name"]), 0) + 1
+    return res
+
+
+def compare_markers(ours, theirs):
+    for k in sorted(set(ours) | set(theirs), key=str):
+        if ours.get(k, 0) != theirs.get(k, 0):
+            return "markers %s: %d in profkit, %d in the loader" % (k, ours.get(k, 0), theirs.get(k, 0))
+    return None
+
+
+def thread_handle(loader, pid, tid):
+    for t in loader.json("thread", "list")["threads"]:
+        if t["tid"] == "%s:%s" % (pid, tid):
+            return t["threadHandle"], t
+    raise RuntimeError("the loader has no thread %s:%s" % (pid, tid))
+
+
+def check_read(profkit, loader, work, path, index):
+    doc = json.load(open(path, encoding="utf-8"))
+    events = events_of(doc)
+    meta = [e for e in events if e.get("ph") == "M"]
+    msgs = []
+    profiles = profiles_of(events)
+    if not profiles:
+        return "no Profile event in the trace"
+    # markers: per thread and name, as profkit's markers report and the
+    # loader's marker listing count them
+    ours_m = profkit_markers(profkit, path, True)
+    loader.load(path)
+    try:
+        msg = compare_markers(ours_m, loader_markers(loader, True))
+    finally:
+        loader("stop", timeout=60)
+    if msg:
+        return msg
+    ours = sum(ours_m.values())
+    checked = 0
+    for k, (pid, pid_id, tid, _) in enumerate(profiles):
+        one = os.path.join(work, "r%d-%d.trace.json" % (index, k))
+        chunks = [e for e in events if e.get("name") in ("Profile", "ProfileChunk")
+                  and e.get("pid") == pid and e.get("id") == pid_id]
+        json.dump({"traceEvents": meta + chunks}, open(one, "w"))
+        keep = loader_keeps(events, pid, pid_id)
+        threads = profkit_samples(profkit, one, work, "r%d-%d" % (index, k))
+        sampled = [t for t in threads if t]
+        if len(sampled) > 1:
+            return "profile %d: profkit has %d sampled threads in one profile" % (k, len(sampled))
+        exp = counts(sampled[0] if sampled else [], keep)
+        loader.load(one)
+        try:
+            handle, _ = thread_handle(loader, pid, tid)
+            got = loader_counts(loader, handle)
+        finally:
+            loader("stop", timeout=60)
+        msg = compare(exp, got, "profile %d (pid %s tid %s, %d samples, %d kept)" % (
+            k, pid, tid, len(keep), sum(keep)))
+        if msg:
+            return msg
+        checked += len(exp)
+        msgs.append("%d/%d" % (sum(keep), len(keep)))
+    return "ok: %d profile(s), %d function(s), samples kept/read %s, %d markers" % (
+        len(profiles), checked, " ".join(msgs), ours)
+
+
+def check_write(profkit, loader, work, path, index):
+    out = os.path.join(work, "w%d.trace.json" % index)
+    # an aggregated profile is written one sample per count of --value:
+    # the samples, as the expected side counts them
+    info = run([profkit, "info", "--quiet", path]).stdout.decode("utf-8", "replace")
+    value = ["--value", "samples"] if re.search(r"^\s+samples\s+count", info, re.M) else []
+    run([profkit, "convert", "--quiet", path, "--to", "chrome", "-o", out] + value)
+    events = events_of(json.load(open(out, encoding="utf-8")))
+    profiles = profiles_of(events)
+    threads = [t for t in profkit_samples(profkit, path, work, "w%d" % index)]
+    sampled = [t for t in threads if t]
+    if len(sampled) != len(profiles):
+        return "%d threads with samples in profkit, %d Profile events written" % (len(sampled), len(profiles))
+    # the markers the loader shows: those in its root range, which ends
+    # with the samples (of the threads that have some)
+    lo, hi = loader_root_range(events)
+    ours_m = profkit_markers_in(profkit, path, lo, hi)
+    ours = sum(ours_m.values())
+    loader.load(out)
+    try:
+        msg = compare_markers(ours_m, loader_markers(loader, False))
+        if msg:
+            return msg
+        checked = kept = total = 0
+        for k, (pid, pid_id, tid, _) in enumerate(profiles):
+            keep = loader_keeps(events, pid, pid_id)
+            exp = counts(sampled[k], keep)
+            handle, _ = thread_handle(loader, pid, tid)
+            msg = compare(exp, loader_counts(loader, handle), "thread %s:%s" % (pid, tid))
+            if msg:
+                return msg
+            checked += len(exp)
+            kept += sum(keep)
+            total += len(keep)
+    finally:
+        loader("stop", timeout=60)
+    return "ok: %d thread(s), %d function(s), %d of %d samples kept by the loader, %d markers" % (
+        len(profiles), checked, kept, total, ours)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--profkit", required=True)
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--work", required=True)
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--read", action="store_true")
+    mode.add_argument("--write", action="store_true")
+    ap.add_argument("files", nargs="+")
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    loader = Loader(a.cli, a.work)
+    failures = 0
+    try:
+        for i, path in enumerate(a.files):
+            try:
+                msg = (check_read if a.read else check_write)(a.profkit, loader, a.work, path, i)
+            except Exception as e:
+                msg = "error: %s" % e
+            ok = msg.startswith("ok")
+            failures += not ok
+            print("%s %s: %s" % ("PASS" if ok else "FAIL", path, msg))
+            sys.stdout.flush()
+    finally:
+        loader.stop_all()
+    print("%d files, %d failures" % (len(a.files), failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
