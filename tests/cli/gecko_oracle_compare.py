@@ -48,22 +48,15 @@ def load(pq, path, env):
 
 
 def pk_top(profkit, path, thread):
-    out = run([profkit, "top", "-q", "--no-symbolize", "--thread", str(thread), "--value", "samples", "-n", "0", path])
+    """profkit's rows by bare name (the JSON's `name`: the text labels
+    same-named functions of different files `NAME FILE`, the loader's
+    functions are matched by name alone)."""
+    out = run([profkit, "top", "-q", "--no-symbolize", "--thread", str(thread), "--value", "samples",
+               "-n", "0", "--json", path])
     rows = {}
-    started = False
-    for line in out.splitlines():
-        if line.lstrip().startswith("flat"):
-            started = True
-            continue
-        if not started or not line.strip():
-            continue
-        parts = line.split(None, 5)
-        if len(parts) < 6:
-            continue
-        name = parts[5]
-        flat, cum = int(parts[0]), int(parts[3])
-        s, t, n = rows.get(name, (0, 0, 0))
-        rows[name] = (s + flat, cum, n + 1)
+    for r in json.loads(out)["rows"]:
+        s, t, n = rows.get(r["name"], (0, 0, 0))
+        rows[r["name"]] = (s + int(r["flat"]), int(r["cum"]), n + 1)
     return rows
 
 
