@@ -111,7 +111,7 @@ expect_status "a stack names a missing frame" 1 "$PROFKIT" tree --db "$BAD"
 grep -q "FROM frames: no row with id 12345, which a sample needs" "$TMP/err" && pass || fail "missing frame: $(cat "$TMP/err")"
 # top loads the selection as tree does: the same two damages, the loader's messages
 for damage in "x'0102030405'|stacks: row 0: expected its frames as [ID,ID,...], got '(a blob of 5 bytes)'" \
-              "x'3930000000000000'|FROM frames: no row with id 12345, which a sample needs"; do
+              "x'3930000000000000'|SELECT id, address, function, line, col, mapping, inline_depth FROM frames: no row with id 12345, which a sample needs"; do
   IFS='|' read -r frames want <<< "$damage"
   python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE stacks SET frames = " + sys.argv[2] + " WHERE rowid = (SELECT min(rowid) FROM stacks)"); db.commit()' "$BAD" "$frames"
   expect_status "top, stacks.frames = $frames" 1 "$PROFKIT" top --db "$BAD"
