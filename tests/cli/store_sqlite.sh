@@ -109,13 +109,13 @@ done
 python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE stacks SET frames = \"[12345]\" WHERE rowid = (SELECT min(rowid) FROM stacks)"); db.commit()' "$BAD"
 expect_status "a stack names a missing frame" 1 "$PROFKIT" tree --db "$BAD"
 grep -q "FROM frames: no row with id 12345, which a sample needs" "$TMP/err" && pass || fail "missing frame: $(cat "$TMP/err")"
-# top groups the stacks in C on SQLite: the same two damages, its own messages
-for damage in "x'0102030405':a row's frames are not a list of ids (5 bytes; a damaged store?)" \
-              "x'3930000000000000':a stack names frame 12345, which is not in the store"; do
-  IFS=: read -r frames want <<< "$damage"
+# top loads the selection as tree does: the same two damages, the loader's messages
+for damage in "x'0102030405'|stacks: row 0: expected its frames as [ID,ID,...], got '(a blob of 5 bytes)'" \
+              "x'3930000000000000'|SELECT id, address, function, line, col, mapping, inline_depth FROM frames: no row with id 12345, which a sample needs"; do
+  IFS='|' read -r frames want <<< "$damage"
   python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE stacks SET frames = " + sys.argv[2] + " WHERE rowid = (SELECT min(rowid) FROM stacks)"); db.commit()' "$BAD" "$frames"
   expect_status "top, stacks.frames = $frames" 1 "$PROFKIT" top --db "$BAD"
-  grep -qF "bad.sqlite: stacks: $want" "$TMP/err" && pass || fail "top, stacks.frames = $frames: $(cat "$TMP/err")"
+  grep -qF "bad.sqlite: $want" "$TMP/err" && pass || fail "top, stacks.frames = $frames: $(cat "$TMP/err")"
 done
 
 # A store of an older schema (stacks as parent/frame pairs; stacks with
