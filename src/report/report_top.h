@@ -1,6 +1,6 @@
 /*
- * report_top.h: `profkit top`'s printing, for callers that computed the
- * rows elsewhere (the store aggregates them in its engine).
+ * report_top.h: `profkit top`'s printing and the helpers the other
+ * reports share with it (labels, values, percentages).
  */
 #ifndef PROFKIT_REPORT_TOP_H
 #define PROFKIT_REPORT_TOP_H
