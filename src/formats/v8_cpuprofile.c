@@ -497,7 +497,7 @@ static int build_stack(reader *r, uint32_t i, uint32_t *chain)
         uint32_t fn = pk_function_add(p, &f);
         if (fn == PROFKIT_NONE)
             return -1;
-        profkit_frame fr = { 0, fn, line, col, PROFKIT_NONE, 0, 0 };
+        profkit_frame fr = { 0, fn, line, col, PROFKIT_NONE, 0, 0, 0, 0 };
         uint32_t frame = pk_frame_add(p, &fr);
         if (frame == PROFKIT_NONE)
             return -1;

@@ -461,6 +461,18 @@ static void test_flags_v75(void **state)
     assert_string_equal(pk_str(p, leaf_function(p, p->sample_stack[0])->module), "libxul.so");
     assert_string_equal(pk_str(p, leaf_function(p, p->sample_stack[1])->file), "https://example.com/app.js");
     assert_int_equal(p->frames[p->stacks[p->sample_stack[1]].frame].line, 14);
+    /* categories: meta.categories in order; frame flags bit 4 guards the
+     * category; funcTable flags bit 1 is isJS */
+    assert_int_equal(p->n_categories, 2);
+    assert_string_equal(pk_str(p, p->categories[1].name), "JavaScript");
+    assert_string_equal(pk_str(p, p->categories[1].color), "yellow");
+    assert_int_equal(p->categories[1].n_subcategories, 1);
+    const profkit_frame *js = &p->frames[p->stacks[p->sample_stack[1]].frame];
+    assert_int_equal(js->category, 2);
+    assert_int_equal(js->flags, PROFKIT_FRAME_JS);
+    const profkit_frame *native = &p->frames[p->stacks[p->sample_stack[0]].frame];
+    assert_int_equal(native->category, 1);
+    assert_int_equal(native->flags, 0);
     assert_string_equal(pk_meta_get(p, "format_version"), "75");
     profkit_profile_free(p);
 }

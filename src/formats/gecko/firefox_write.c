@@ -8,8 +8,11 @@
  * newer files, newer ones upgrade it):
  *   meta      interval (ms: the median time between samples of the busiest
  *             thread, 1 ms for untimed profiles), startTime (ms),
- *             categories ("Other" first, the
- *             default; then one per marker category), product, version 75
+ *             categories (the profile's frame categories as they came,
+ *             with colours and subcategories; then "Other", grey, the
+ *             default, when none of them is grey; then one per marker
+ *             category not among them), product,
+ *             version 75
  *   libs      one per mapping of the profile (path, basename, build id)
  *   threads   one per thread: name, pid (a string), tid, a samples table
  *             (stack, time in ms, weight/weightType) and a markers table
@@ -44,6 +47,9 @@
  *     marker is always an interval, which the viewer requires) and their JSON
  *     payload when it is a well-formed JSON object (else null). Beside
  *     untimed samples, marker times count from 0 (startTime 0).
+ *   - Frames keep their category and subcategory (flags bit 4; a frame
+ *     without one takes its caller's, as in the input), functions isJS and
+ *     relevantForJS (flags bits 1 and 2) when any of their frames has it.
  * Strings are escaped and invalid UTF-8 is replaced (io/json_out.h), so the
  * output is always valid JSON.
  */
@@ -62,8 +68,11 @@
 enum {
     FRAME_INLINED = 1, /* version 71's form of inlineDepth > 0 */
     FRAME_HAS_ADDRESS = 2,
+    FRAME_HAS_CATEGORY = 4,
     FRAME_HAS_LINE = 16,
     FRAME_HAS_COLUMN = 32,
+    FUNC_IS_JS = 1,
+    FUNC_RELEVANT_FOR_JS = 2,
     FUNC_HAS_RESOURCE = 4,
     FUNC_HAS_SOURCE = 8,
     FUNC_HAS_LINE = 16
@@ -80,6 +89,7 @@ typedef struct out_func {
     uint32_t resource; /* output resource or PROFKIT_NONE */
     uint32_t source;   /* output source or PROFKIT_NONE */
     uint32_t line;     /* 0 = unknown */
+    uint32_t js;       /* FUNC_IS_JS, FUNC_RELEVANT_FOR_JS: from its frames */
 } out_func;
 
 typedef struct ffw {
@@ -119,8 +129,11 @@ typedef struct ffw {
     uint32_t *src_file;   /* output source -> output string */
     size_t n_src, cap_src;
 
-    uint32_t cat_name[FF_MAX_CATEGORIES]; /* profkit string of category i (0: "Other") */
+    uint32_t cat_name[FF_MAX_CATEGORIES]; /* profkit string of category i */
     size_t n_cats;
+    size_t n_model_cats;  /* categories 0.. n_model_cats - 1 are the profile's frame categories */
+    size_t default_cat;   /* a marker without a category: "Other" */
+    size_t grey_cat;      /* the "Other" (grey) written after them, or SIZE_MAX */
 
     uint8_t *marker_kind; /* per marker: MARKER_* bits */
     uint32_t *rows;       /* sample rows bucketed by thread: thread t's are */
@@ -552,7 +565,7 @@ static uint32_t new_func(ffw *w, uint32_t f, uint32_t name)
 {
     const profkit_profile *p = w->p;
     const profkit_frame *fr = &p->frames[f];
-    out_func of = { name, PROFKIT_NONE, PROFKIT_NONE, 0 };
+    out_func of = { name, PROFKIT_NONE, PROFKIT_NONE, 0, 0 };
     if (fr->function < p->n_functions) {
         const profkit_function *fn = &p->functions[fr->function];
         if (fn->module != 0 && fn->module < p->strings.n)
@@ -618,21 +631,53 @@ static int prepare_functions(ffw *w)
             }
         }
         w->frame_func[f] = of;
+        uint8_t fl = p->frames[f].flags;
+        w->funcs[of].js |= (fl & PROFKIT_FRAME_JS ? FUNC_IS_JS : 0) |
+                           (fl & PROFKIT_FRAME_RELEVANT_FOR_JS ? FUNC_RELEVANT_FOR_JS : 0);
     }
     return 0;
 }
 
-/* Marker category name -> index in meta.categories (0 = "Other"). */
+/*
+ * meta.categories begins with the profile's frame categories as they came
+ * (up to FF_MAX_CATEGORIES), else with "Other", the default.
+ */
+static void categories_start(ffw *w)
+{
+    const profkit_profile *p = w->p;
+    w->n_model_cats = p->n_categories < FF_MAX_CATEGORIES ? p->n_categories : FF_MAX_CATEGORIES;
+    for (size_t i = 0; i < w->n_model_cats; i++)
+        w->cat_name[i] = p->categories[i].name;
+    w->n_cats = w->n_model_cats;
+    w->grey_cat = SIZE_MAX;
+    uint32_t d = pk_default_category(p);
+    if (!d || d > w->n_cats) {
+        /* The viewer takes the first grey category as the default one, for
+         * the frames without a category; without one it fails. */
+        w->grey_cat = w->n_cats;
+        w->cat_name[w->n_cats++] = 0;
+    }
+    w->default_cat = w->grey_cat != SIZE_MAX ? w->grey_cat : d - 1;
+    for (size_t i = 0; i < w->n_model_cats; i++)
+        if (strcmp(pk_str(p, w->cat_name[i]), "Other") == 0) {
+            w->default_cat = i;
+            break;
+        }
+}
+
+/* Marker category name -> index in meta.categories ("" and "Other": the default). */
 static size_t category_for(ffw *w, uint32_t name_id)
 {
     const char *name = pk_str(w->p, name_id);
-    if (!name[0] || strcmp(name, "Other") == 0)
-        return 0;
-    for (size_t i = 1; i < w->n_cats; i++)
+    if (!name[0])
+        return w->default_cat;
+    for (size_t i = 0; i < w->n_cats; i++)
         if (w->cat_name[i] == name_id)
             return i;
+    if (strcmp(name, "Other") == 0 && w->grey_cat != SIZE_MAX)
+        return w->grey_cat;
     if (w->n_cats == FF_MAX_CATEGORIES)
-        return 0;
+        return w->default_cat;
     w->cat_name[w->n_cats] = name_id;
     return w->n_cats++;
 }
@@ -1016,13 +1061,30 @@ static void write_meta(ffw *w)
     put_u64(w, FF_GECKO_VERSION);
     put(w, ",\"preprocessedProfileVersion\":");
     put_u64(w, FF_PROCESSED_VERSION);
-    put(w, ",\"categories\":[{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]}");
-    for (size_t i = 1; i < w->n_cats; i++) {
-        put(w, ",{\"name\":");
-        put_str(w, pk_str(w->p, w->cat_name[i]));
+    put(w, ",\"categories\":[");
+    const profkit_profile *p = w->p;
+    for (size_t i = 0; i < w->n_cats; i++) {
+        const profkit_category *c = i < w->n_model_cats ? &p->categories[i] : NULL;
+        put(w, i ? ",{\"name\":" : "{\"name\":");
+        put_str(w, i == w->grey_cat ? "Other" : pk_str(p, w->cat_name[i]));
         put(w, ",\"color\":");
-        put_str(w, colors[(i - 1) % (sizeof(colors) / sizeof(colors[0]))]);
-        put(w, ",\"subcategories\":[\"Other\"]}");
+        if (c && c->color && pk_str(p, c->color)[0])
+            put_str(w, pk_str(p, c->color));
+        else if (i == w->grey_cat)
+            put_str(w, "grey");
+        else
+            put_str(w, colors[(i ? i - 1 : 0) % (sizeof(colors) / sizeof(colors[0]))]);
+        put(w, ",\"subcategories\":[");
+        if (c && c->n_subcategories) {
+            for (uint32_t k = 0; k < c->n_subcategories; k++) {
+                if (k)
+                    put(w, ",");
+                put_str(w, pk_str(p, p->subcategories[c->first_subcategory + k]));
+            }
+        } else {
+            put(w, "\"Other\"");
+        }
+        put(w, "]}");
     }
     put(w, "]}");
 }
@@ -1066,10 +1128,28 @@ static int frame_in_lib(const ffw *w, size_t i)
     const profkit_frame *fr = &w->p->frames[i];
     return fr->address != 0 && fr->mapping < w->p->n_mappings;
 }
+/* A frame's category as written: 1 + its index, 0 = none (it takes its caller's). */
+static size_t frame_cat(const ffw *w, size_t i)
+{
+    uint16_t c = w->p->frames[i].category;
+    return c <= w->n_model_cats ? c : 0;
+}
+static uint64_t frame_category(const ffw *w, size_t i)
+{
+    size_t c = frame_cat(w, i);
+    return c ? c - 1 : 0;
+}
+static uint64_t frame_subcategory(const ffw *w, size_t i)
+{
+    size_t c = frame_cat(w, i);
+    uint8_t s = w->p->frames[i].subcategory;
+    return c && s < w->p->categories[c - 1].n_subcategories ? s : 0;
+}
 static uint64_t frame_flags(const ffw *w, size_t i)
 {
     const profkit_frame *fr = &w->p->frames[i];
     return (fr->inline_depth ? FRAME_INLINED : 0) | (fr->line ? FRAME_HAS_LINE : 0) |
+           (frame_cat(w, i) ? FRAME_HAS_CATEGORY : 0) |
            (fr->column ? FRAME_HAS_COLUMN : 0) |
            (frame_in_lib(w, i) ? FRAME_HAS_ADDRESS : 0);
 }
@@ -1091,7 +1171,7 @@ static uint64_t func_name(const ffw *w, size_t i) { return w->funcs[i].name; }
 static uint64_t func_flags(const ffw *w, size_t i)
 {
     const out_func *f = &w->funcs[i];
-    return (f->resource != PROFKIT_NONE ? FUNC_HAS_RESOURCE : 0) |
+    return f->js | (f->resource != PROFKIT_NONE ? FUNC_HAS_RESOURCE : 0) |
            (f->source != PROFKIT_NONE ? FUNC_HAS_SOURCE : 0) | (f->line ? FUNC_HAS_LINE : 0);
 }
 static uint64_t func_resource(const ffw *w, size_t i)
@@ -1122,8 +1202,8 @@ static void write_shared(ffw *w)
     put_column(w, "func", nf, frame_function);
     put_column(w, "line", nf, frame_line);
     put_column(w, "column", nf, frame_column);
-    put_zeros(w, "category", nf, "0");
-    put_zeros(w, "subcategory", nf, "0");
+    put_column(w, "category", nf, frame_category);
+    put_column(w, "subcategory", nf, frame_subcategory);
     put_zeros(w, "nativeSymbol", nf, "0");
     put_zeros(w, "innerWindowID", nf, "0");
     put_zeros(w, "originalLocation", nf, "0");
@@ -1178,7 +1258,7 @@ static int write_all(ffw *w, const profkit_write_options *o)
         return rc;
     /* Marker categories and names must be known before meta and stringArray. */
     size_t no_time = 0;
-    w->n_cats = 1;
+    categories_start(w);
     if (!(w->marker_kind = calloc(p->n_markers ? p->n_markers : 1, 1)))
         return oom(w);
     for (size_t i = 0; i < p->n_markers; i++) {

@@ -94,8 +94,8 @@ static int get_num(gk_build *b, int tk, int c, size_t row, double *out)
  * hold a value with a `flags` bit (the others hold 0, not null). Returns
  * whether the column guarded by `bit` is set in row `row`; true without flags.
  */
-enum { FRAME_INLINED = 1, FRAME_ADDRESS = 2, FRAME_LINE = 16, FRAME_COLUMN = 32 };
-enum { FUNC_JS = 1, FUNC_RESOURCE = 4, FUNC_SOURCE = 8, FUNC_LINE = 16 };
+enum { FRAME_INLINED = 1, FRAME_ADDRESS = 2, FRAME_CATEGORY = 4, FRAME_LINE = 16, FRAME_COLUMN = 32 };
+enum { FUNC_JS = 1, FUNC_RELEVANT_FOR_JS = 2, FUNC_RESOURCE = 4, FUNC_SOURCE = 8, FUNC_LINE = 16 };
 static int has_flag(gk_build *b, int tk, size_t row, unsigned bit)
 {
     const gk_table *t = b->t[tk];
@@ -464,6 +464,49 @@ static int inline_frame(gk_build *b, uint32_t parent, uint32_t *frame)
     return 0;
 }
 
+/* A boolean cell (true, or a number other than 0) of row i. */
+static int cell_true(gk_build *b, int tk, int c, size_t i)
+{
+    double d = pk_gk_cell_at(b->t[tk], c, i);
+    return !cell_is_null(d) && !cell_is_text(d) && d != 0;
+}
+
+/*
+ * Frame row i's category and subcategory (a null one: none, the frame
+ * takes its caller's) and its JS flags: from the function (processed:
+ * funcTable isJS and relevantForJS, or from version 75 its flags) or
+ * (raw) a JS location and the frame's relevantForJS.
+ */
+static int frame_category(gk_build *b, size_t i, int64_t func, profkit_frame *fr)
+{
+    int64_t v = 0;
+    int rc = get_flagged(b, T_FRAMES, COL_CATEGORY, i, FRAME_CATEGORY, &v);
+    if (rc < 0)
+        return rc;
+    if (rc == 0 && v >= 0 && v < (int64_t)PK_MAX_CATEGORIES) {
+        fr->category = (uint16_t)(v + 1);
+        if ((rc = get_int(b, T_FRAMES, COL_SUBCATEGORY, i, &v)) < 0)
+            return rc;
+        fr->subcategory = rc == 0 && v > 0 && v <= 255 ? (uint8_t)v : 0;
+    }
+    if (func < 0) { /* raw */
+        const profkit_function *f = &b->r->p->functions[fr->function];
+        if (f->file && !fr->address)
+            fr->flags |= PROFKIT_FRAME_JS;
+        if (cell_true(b, T_FRAMES, COL_RELEVANT_FOR_JS, i))
+            fr->flags |= PROFKIT_FRAME_RELEVANT_FOR_JS;
+        return 0;
+    }
+    if (pk_gk_col(b->t[T_FUNCS], COL_FLAGS)->n) {
+        fr->flags |= has_flag(b, T_FUNCS, (size_t)func, FUNC_JS) ? PROFKIT_FRAME_JS : 0;
+        fr->flags |= has_flag(b, T_FUNCS, (size_t)func, FUNC_RELEVANT_FOR_JS) ? PROFKIT_FRAME_RELEVANT_FOR_JS : 0;
+    } else {
+        fr->flags |= cell_true(b, T_FUNCS, COL_IS_JS, (size_t)func) ? PROFKIT_FRAME_JS : 0;
+        fr->flags |= cell_true(b, T_FUNCS, COL_RELEVANT_FOR_JS, (size_t)func) ? PROFKIT_FRAME_RELEVANT_FOR_JS : 0;
+    }
+    return 0;
+}
+
 /* The model frame of frameTable row i. */
 static int frame_id(gk_build *b, size_t i, uint32_t *out)
 {
@@ -477,10 +520,11 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
         *out = ids[i];
         return 0;
     }
-    profkit_frame fr = { 0, 0, 0, 0, PROFKIT_NONE, 0, 0 };
+    profkit_frame fr = { 0, 0, 0, 0, PROFKIT_NONE, 0, 0, 0, 0 };
     int64_t v = 0;
     int rc;
     uint32_t loc_line = 0, loc_col = 0;
+    int64_t fi = -1;
     if (b->raw_frames) {
         if ((rc = get_int(b, T_FRAMES, COL_LOCATION, i, &v)) < 0)
             return rc;
@@ -493,7 +537,6 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
         loc_line = l->line;
         loc_col = l->column == GK_LOC_ADDRESS ? 0 : l->column;
     } else {
-        int64_t fi;
         rc = get_index(b, T_FRAMES, COL_FUNC, i, pk_gk_table_rows(b->t[T_FUNCS]), "funcTable", &fi);
         if (rc < 0)
             return rc;
@@ -522,6 +565,8 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
     if ((rc = get_flagged(b, T_FRAMES, COL_COLUMN, i, FRAME_COLUMN, &v)) < 0)
         return rc;
     fr.column = rc == 0 && v > 0 && v <= UINT32_MAX ? (uint32_t)v : loc_col;
+    if ((rc = frame_category(b, i, fi, &fr)) < 0)
+        return rc;
     uint32_t id = pk_frame_add(b->r->p, &fr);
     if (id == PROFKIT_NONE)
         return pk_gk_oom(b->r);
