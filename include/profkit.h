@@ -240,8 +240,19 @@ typedef struct profkit_marker {
     uint32_t category; /* string id of its category's name, 0 = none */
     uint32_t payload;  /* JSON text, or 0 */
     uint32_t phase;    /* profkit_marker_phase */
-    uint32_t reserved; /* 0 */
+    uint32_t cause;    /* 1 + index into profkit_profile_marker_causes, 0 = none */
 } profkit_marker;
+
+/*
+ * Where a marker was caused (a Gecko marker's `data.stack`, a processed
+ * one's `data.cause`): the stack captured and when (ns on the samples'
+ * time axis, PROFKIT_NO_TIME = unknown). Its payload keeps the rest.
+ */
+typedef struct profkit_marker_cause {
+    int64_t time;
+    uint32_t stack;    /* a stack id */
+    uint32_t reserved; /* 0 */
+} profkit_marker_cause;
 
 /*
  * Frame categories (a Gecko or Firefox profile's; empty for other formats):
@@ -249,6 +260,8 @@ typedef struct profkit_marker {
  * the flat array of subcategory names (string ids) they index.
  */
 PROFKIT_API const profkit_category *profkit_profile_categories(const profkit_profile *p, size_t *n);
+/* The markers' causes (profkit_marker.cause indexes them); *n receives how many. */
+PROFKIT_API const profkit_marker_cause *profkit_profile_marker_causes(const profkit_profile *p, size_t *n);
 PROFKIT_API const uint32_t *profkit_profile_subcategories(const profkit_profile *p, size_t *n);
 /*
  * The category of every stack as the Firefox Profiler gives it: its frame's,

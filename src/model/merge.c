@@ -194,6 +194,13 @@ int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, prof
         mk.name = m.str[mk.name];
         mk.category = m.str[mk.category];
         mk.payload = m.str[mk.payload];
+        if (mk.cause) {
+            const profkit_marker_cause *c =
+                mk.cause <= src->n_marker_causes ? &src->marker_causes[mk.cause - 1] : NULL;
+            mk.cause = c && c->stack < src->n_stacks ? pk_marker_cause_add(dst, c->time, m.stack[c->stack]) : 0;
+            if (c && !mk.cause)
+                goto done;
+        }
         if (pk_marker_add(dst, &mk) != 0)
             goto done;
     }

@@ -114,6 +114,8 @@ struct profkit_profile {
 
     profkit_marker *markers;
     size_t n_markers, cap_markers;
+    profkit_marker_cause *marker_causes; /* only markers with a cause have one */
+    size_t n_marker_causes, cap_marker_causes;
 
     /* frame categories (profkit_category) and their subcategories' names */
     profkit_category *categories;
@@ -251,6 +253,9 @@ uint32_t pk_category_add(profkit_profile *p, uint32_t name, uint32_t color, cons
 /* The default category as the Firefox Profiler takes it: 1 + the index of
  * the first grey one, 0 = none. */
 uint32_t pk_default_category(const profkit_profile *p);
+/* Appends a marker cause; returns what profkit_marker.cause takes (1 +
+ * its index), or 0 when out of memory. */
+uint32_t pk_marker_cause_add(profkit_profile *p, int64_t time, uint32_t stack);
 /* Appends a marker. 0 or PROFKIT_ENOMEM. */
 int pk_marker_add(profkit_profile *p, const profkit_marker *m);
 

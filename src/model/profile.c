@@ -51,6 +51,7 @@ void profkit_profile_free(profkit_profile *p)
     free(p->mappings);
     free(p->metadata);
     free(p->markers);
+    free(p->marker_causes);
     free(p->categories);
     free(p->subcategories);
     free(p->whole_totals);
@@ -853,6 +854,21 @@ int profkit_profile_stack_categories(const profkit_profile *p, uint16_t *out)
         out[s] = c;
     }
     return 0;
+}
+
+uint32_t pk_marker_cause_add(profkit_profile *p, int64_t time, uint32_t stack)
+{
+    if (p->n_marker_causes >= UINT32_MAX - 1 ||
+        PK_VEC_RESERVE(p->marker_causes, p->n_marker_causes, p->cap_marker_causes, 1) != 0)
+        return 0;
+    p->marker_causes[p->n_marker_causes] = (profkit_marker_cause){ time, stack, 0 };
+    return (uint32_t)++p->n_marker_causes;
+}
+
+const profkit_marker_cause *profkit_profile_marker_causes(const profkit_profile *p, size_t *n)
+{
+    *n = p ? p->n_marker_causes : 0;
+    return p ? p->marker_causes : NULL;
 }
 
 int pk_marker_add(profkit_profile *p, const profkit_marker *m)

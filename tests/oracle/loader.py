@@ -6,12 +6,14 @@ directory of the caller's own, so `stop --all` stops only its daemons; no
 symbolication; a long load timeout; Node's compile cache), `load` with a
 start-up that survives a busy machine, commands with --json, and stopping.
 
-Why the retries: `profiler-cli load` starts a daemon and gives it a fixed
+Why the waiting: `profiler-cli load` starts a daemon and gives it a fixed
 500 ms to open its socket. On a loaded 2-core machine the daemon often
-needs longer; the client then fails with "did not become ready" and
-names the daemon's pid ("may still be running as pid N"). That daemon is
-ours: it is stopped, we wait until it is gone, and the load is tried
-again after a growing pause (up to ATTEMPTS times). Before the first load
+needs longer; the client then fails with "did not become ready", naming
+the daemon's pid and its log. The daemon goes on starting and loading:
+its log is watched until it says the profile loaded (its session is then
+made the current one) or failed (an error, as the client would give). A
+daemon that dies first is started again after a growing pause, up to
+ATTEMPTS times. Before the first load
 the loader is run once (`--version`) so Node's compile cache holds its
 code, which makes every daemon after it start faster.
 """
@@ -56,19 +58,103 @@ def _start_failure(stderr):
             "ECONNREFUSED" in stderr or "Socket not found" in stderr)
 
 
+_warm = set()
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except OSError:
+        return False
+
+
+def _adopt(base, env, stderr, wait=300.0):
+    """After a start that was too slow: the daemon the client gave up on
+    usually goes on starting. Waits for its log to say the profile loaded
+    (then makes its session the current one and returns its text), or
+    failed (LoaderError), or for the daemon to die (None: start again)."""
+    m = re.search(r"(\S+/([\w.-]+)\.log)", stderr)
+    pm = re.search(r"as pid (\d+)", stderr)
+    if not m or not pm:
+        return None
+    log, session, pid = m.group(1).rstrip(".,"), m.group(2), int(pm.group(1))
+    end = time.time() + wait
+    while time.time() < end:
+        try:
+            with open(log, errors="replace") as f:
+                text = f.read()
+        except OSError:
+            text = ""
+        if "Profile loaded successfully" in text:
+            run(base + ["session", "use", session], env=env, timeout=120)
+            return text
+        if "Failed to load profile" in text:
+            raise LoaderError("Profile load failed: " + text.split("Failed to load profile", 1)[1].strip()[:400])
+        if not _alive(pid):
+            return None
+        time.sleep(0.25)
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except OSError:
+        pass
+    _gone(pid)
+    return None
+
+
+def load(base, path, env):
+    """`BASE load PATH` (base: ["node", CLI]) with env, waiting for or
+    retrying a daemon that was slow to start. Returns (stdout, retries);
+    raises LoaderError with the last error when it cannot be loaded."""
+    cache = env.get("NODE_COMPILE_CACHE")
+    if cache and cache not in _warm:
+        run(base + ["--version"], env=env, timeout=120, check=False)
+        _warm.add(cache)
+    r = None
+    retries = 0
+    for attempt in range(ATTEMPTS):
+        r = run(base + ["load", path], env=env, timeout=300, check=False)
+        if r.returncode == 0:
+            return r.stdout, retries
+        if not _start_failure(r.stderr) or attempt == ATTEMPTS - 1:
+            break
+        retries += 1
+        adopted = _adopt(base, env, r.stderr)
+        if adopted is not None:
+            return adopted, retries
+        m = re.search(r"still be running as pid (\d+)", r.stderr)
+        if m:
+            try:
+                os.kill(int(m.group(1)), signal.SIGTERM)
+            except OSError:
+                pass
+            _gone(int(m.group(1)))
+        time.sleep(min(1 + attempt, 8))
+    raise LoaderError("profiler-cli load %s failed: %s" % (path, r.stderr.strip()[:400]))
+
+
+def environment(work, base=None):
+    """The loader's environment: base (default os.environ) with a session
+    directory under work unless base names one, no symbolication, a long
+    load timeout and Node's compile cache under work."""
+    env = dict(base if base is not None else os.environ)
+    env.setdefault("PROFILER_CLI_SESSION_DIR", os.path.join(work, "sessions"))
+    env["PROFILER_CLI_NO_SYMBOLICATE"] = "1"
+    # loading a large profile may take long on a busy machine
+    env.setdefault("PROFILER_CLI_LOAD_TIMEOUT_MS", "60000")
+    env.setdefault("NODE_COMPILE_CACHE", os.path.join(work, "node-compile-cache"))
+    os.makedirs(env["PROFILER_CLI_SESSION_DIR"], exist_ok=True)
+    return env
+
+
 class Loader:
     """profiler-cli with its own session directory under `work`."""
 
     def __init__(self, cli, work, node="node"):
         self.base = [node, cli]
-        self.env = dict(os.environ)
-        self.env["PROFILER_CLI_SESSION_DIR"] = os.path.join(work, "sessions")
-        self.env["PROFILER_CLI_NO_SYMBOLICATE"] = "1"
-        # loading a large profile may take long on a busy machine
-        self.env.setdefault("PROFILER_CLI_LOAD_TIMEOUT_MS", "60000")
-        self.env["NODE_COMPILE_CACHE"] = os.path.join(work, "node-compile-cache")
-        os.makedirs(self.env["PROFILER_CLI_SESSION_DIR"], exist_ok=True)
-        self.warm = False
+        env = dict(os.environ)
+        env.pop("PROFILER_CLI_SESSION_DIR", None)  # always our own
+        self.env = environment(work, env)
         self.retries = 0  # start-up retries so far (callers may print them)
 
     def __call__(self, *args, timeout=180):
@@ -81,26 +167,9 @@ class Loader:
     def load(self, path):
         """Loads path, retrying a slow daemon start; LoaderError when it
         cannot be loaded (the last error)."""
-        if not self.warm:
-            run(self.base + ["--version"], env=self.env, timeout=120, check=False)
-            self.warm = True
-        r = None
-        for attempt in range(ATTEMPTS):
-            r = run(self.base + ["load", path], env=self.env, timeout=300, check=False)
-            if r.returncode == 0:
-                return r.stdout
-            if not _start_failure(r.stderr) or attempt == ATTEMPTS - 1:
-                break
-            self.retries += 1
-            m = re.search(r"still be running as pid (\d+)", r.stderr)
-            if m:
-                try:
-                    os.kill(int(m.group(1)), signal.SIGTERM)
-                except OSError:
-                    pass
-                _gone(int(m.group(1)))
-            time.sleep(min(1 + attempt, 8))
-        raise LoaderError("profiler-cli load %s failed: %s" % (path, r.stderr.strip()[:400]))
+        out, tries = load(self.base, path, self.env)
+        self.retries += tries
+        return out
 
     def stop_all(self):
         run(self.base + ["stop", "--all"], env=self.env, timeout=60, check=False)

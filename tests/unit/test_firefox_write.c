@@ -417,6 +417,33 @@ static void frame_categories(void **state)
     profkit_profile_free(p);
 }
 
+/* A marker's cause: its payload's cause (or raw stack object) is written as
+ * {time, stack} with the written stack; its other fields as they came. */
+static void marker_cause(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    pk_thread_add(p, "main", "", -1, -1);
+    pk_value_type_add(p, "samples", "count");
+    profkit_frame f;
+    memset(&f, 0, sizeof(f));
+    f.mapping = PROFKIT_NONE;
+    f.function = pk_function_add_named(p, "main", NULL, NULL, 0);
+    uint32_t s = pk_stack_intern(p, 0, pk_frame_add(p, &f));
+    int64_t v = 1;
+    assert_int_equal(pk_sample_add_timed(p, s, 0, 1000000, &v), 0);
+    add_marker(p, "a", "Other", 2000000, 2000000,
+               "{\"type\":\"Text\",\"stack\":{\"samples\":{\"schema\":{\"stack\":0},\"data\":[[9]]}},\"name\":\"x\"}");
+    add_marker(p, "b", "Other", 3000000, 3000000, "{\"cause\":{\"tid\":5,\"time\":1,\"stack\":9}}");
+    p->markers[0].cause = pk_marker_cause_add(p, 1500000, s);
+    p->markers[1].cause = pk_marker_cause_add(p, PROFKIT_NO_TIME, s);
+    char *t = write_ok(p, NULL);
+    assert_has(t, "{\"type\":\"Text\",\"name\":\"x\",\"cause\":{\"time\":0.5,\"stack\":0}}");
+    assert_has(t, "{\"cause\":{\"tid\":5,\"stack\":0}}");
+    free(t);
+    profkit_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -429,6 +456,7 @@ int main(void)
         cmocka_unit_test(files_become_sources),
         cmocka_unit_test(markers_payloads_and_phases),
         cmocka_unit_test(frame_categories),
+        cmocka_unit_test(marker_cause),
         cmocka_unit_test(ipc_payloads_get_times),
         cmocka_unit_test(payload_nesting_is_bounded),
         cmocka_unit_test(stacks_out_of_order_are_reordered),

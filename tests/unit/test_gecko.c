@@ -283,6 +283,40 @@ static void test_markers(void **state)
     profkit_profile_free(p);
 }
 
+/* A marker's stack (raw: data.stack, a sample table of one row; processed:
+ * data.cause) becomes a marker cause: a model stack and a time. */
+static void test_marker_causes(void **state)
+{
+    (void)state;
+    static const char raw[] =
+        "{\"meta\":{\"version\":20,\"startTime\":0,\"interval\":1},\"threads\":[{\"name\":\"T\","
+        "\"stringTable\":[\"main\",\"run\",\"M\"],"
+        "\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0],[0,1]]},"
+        "\"frameTable\":{\"schema\":{\"location\":0},\"data\":[[0],[1]]},"
+        "\"samples\":{\"schema\":{\"stack\":0,\"time\":1},\"data\":[[1,1.0]]},"
+        "\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,\"data\":4},"
+        "\"data\":[[2,2.0,null,0,{\"type\":\"Text\",\"name\":\"x\",\"stack\":{\"name\":\"SyncProfile\","
+        "\"samples\":{\"schema\":{\"time\":1,\"stack\":0},\"data\":[[1,1.5]]}}}],"
+        "[2,3.0,null,0,{\"type\":\"Text\",\"stack\":{\"samples\":{\"schema\":{\"stack\":0},\"data\":[[7]]}}}],"
+        "[2,4.0,null,0,{\"type\":\"Text\",\"cause\":{\"time\":3.5,\"stack\":0,\"tid\":5}}]]}}]}";
+    profkit_profile *p = NULL;
+    profkit_error err;
+    assert_int_equal(read_mem(&p, raw, sizeof raw - 1, "gecko", &err), 0);
+    assert_int_equal(p->n_markers, 3);
+    assert_int_equal(p->n_marker_causes, 2);
+    const profkit_marker_cause *c = &p->marker_causes[p->markers[0].cause - 1];
+    char path[512];
+    stack_path(p, c->stack, path, sizeof path);
+    assert_string_equal(path, "main;run");
+    assert_int_equal(c->time, 1500000);
+    assert_int_equal(p->markers[1].cause, 0); /* stack 7 is past the table */
+    c = &p->marker_causes[p->markers[2].cause - 1];
+    stack_path(p, c->stack, path, sizeof path);
+    assert_string_equal(path, "main");
+    assert_int_equal(c->time, 3500000);
+    profkit_profile_free(p);
+}
+
 /* skip_markers: the markers are parsed but not kept or checked (the reports
  * never show them); everything else reads the same, and a markers value
  * that is not a table is still an error. */
@@ -792,7 +826,7 @@ int main(void)
         cmocka_unit_test(test_nested_processes), cmocka_unit_test(test_short_rows),
         cmocka_unit_test(test_weights),          cmocka_unit_test(test_markers),
         cmocka_unit_test(test_embedded_v3),      cmocka_unit_test(test_processed_shared),
-        cmocka_unit_test(test_processed_v24),    cmocka_unit_test(test_flags_v75),
+        cmocka_unit_test(test_processed_v24),    cmocka_unit_test(test_flags_v75), cmocka_unit_test(test_marker_causes),
         cmocka_unit_test(test_stream_equivalence), cmocka_unit_test(test_skip_markers), cmocka_unit_test(test_fixtures_detected),
         cmocka_unit_test(test_error_positions),  cmocka_unit_test(test_gzip_truncated),
         cmocka_unit_test(test_mutations),        cmocka_unit_test(test_numbers),

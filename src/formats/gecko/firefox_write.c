@@ -54,6 +54,7 @@
  * output is always valid JSON.
  */
 #include "formats/gecko/firefox.h"
+#include "io/json_fields.h"
 #include "io/json_out.h"
 
 #include <inttypes.h>
@@ -889,6 +890,67 @@ static int write_samples(ffw *w, uint32_t t)
  * (raw Gecko keeps the times in the marker) gets the marker's start and end
  * as "startTime"/"endTime", which the viewer reads from IPC payloads.
  */
+/* `"key":value` of a field as it came, after a comma unless *first. */
+static void put_field(ffw *w, const pk_json_field *f, int *first)
+{
+    if (!*first)
+        put(w, ",");
+    *first = 0;
+    put(w, "\"");
+    pk_sink_write(w->k, f->key, f->key_len);
+    put(w, "\":");
+    pk_sink_write(w->k, f->value, f->value_len);
+}
+
+static int key_is(const pk_json_field *f, const char *key)
+{
+    return f->key_len == strlen(key) && memcmp(f->key, key, f->key_len) == 0;
+}
+
+/*
+ * A payload with a cause: its fields as they came but the cause (a raw
+ * Gecko `stack` object, a processed `cause`), then `cause` with the
+ * written stack and time (the other fields of a processed cause kept).
+ */
+static void write_caused(ffw *w, const profkit_marker *m, const profkit_marker_cause *c, const char *s,
+                         size_t n)
+{
+    size_t pos = 0;
+    pk_json_field f, old = { NULL, 0, NULL, 0 };
+    int first = 1;
+    put(w, "{");
+    if ((w->marker_kind[m - w->p->markers] & (MARKER_IPC | MARKER_HAS_START)) == MARKER_IPC) {
+        put(w, "\"startTime\":");
+        put_time(w, m->start);
+        put(w, ",\"endTime\":");
+        put_time(w, m->end == PROFKIT_NO_TIME ? m->start : m->end);
+        first = 0;
+    }
+    while (pk_json_next_field(s, n, &pos, &f)) {
+        int object = f.value_len && f.value[0] == '{';
+        if (key_is(&f, "cause") && object)
+            old = f;
+        if ((key_is(&f, "cause") || key_is(&f, "stack")) && object)
+            continue;
+        put_field(w, &f, &first);
+    }
+    if (!first)
+        put(w, ",");
+    put(w, "\"cause\":{");
+    first = 1;
+    for (pos = 0; old.value && pk_json_next_field(old.value, old.value_len, &pos, &f);)
+        if (!key_is(&f, "time") && !key_is(&f, "stack"))
+            put_field(w, &f, &first);
+    if (c->time != PROFKIT_NO_TIME) {
+        put(w, first ? "\"time\":" : ",\"time\":");
+        put_time(w, c->time);
+        first = 0;
+    }
+    put(w, first ? "\"stack\":" : ",\"stack\":");
+    put_u64(w, w->stack_out[c->stack]);
+    put(w, "}}");
+}
+
 static void write_payload(ffw *w, size_t i)
 {
     const profkit_marker *m = &w->p->markers[i];
@@ -899,6 +961,14 @@ static void write_payload(ffw *w, size_t i)
     }
     const uint8_t *s = (const uint8_t *)pk_str(w->p, m->payload);
     size_t n = w->p->strings.len[m->payload];
+    const profkit_profile *p = w->p;
+    if (m->cause && m->cause <= p->n_marker_causes) {
+        const profkit_marker_cause *c = &p->marker_causes[m->cause - 1];
+        if (c->stack != 0 && c->stack < p->n_stacks) {
+            write_caused(w, m, c, (const char *)s, n);
+            return;
+        }
+    }
     if (!(kind & MARKER_IPC) || (kind & MARKER_HAS_START)) {
         pk_sink_write(w->k, s, n);
         return;

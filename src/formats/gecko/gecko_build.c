@@ -8,6 +8,7 @@
  * column where that table starts. The reader's state is in gecko_reader.h.
  */
 #include "formats/gecko/gecko_reader.h"
+#include "io/json_fields.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -845,6 +846,106 @@ static int fix_samples(gk_build *b, gk_table *st, double shift)
 
 /* Keeps the times of marker m's phase (pk_gk_marker_complete) and
  * shifts them by sh ns (a sub-process's). */
+/* A JSON object field's value as an object (1 and *f), or 0. */
+static int object_field(const char *s, size_t n, const char *key, pk_json_field *f)
+{
+    return pk_json_find_field(s, n, key, f) && f->value_len && f->value[0] == '{';
+}
+
+/* Cell k of the first row of `data` array text s[0..n) ("[[a, b, ...], ...]")
+ * when it is a number: 1 and *out, else 0. */
+static int first_row_cell(const char *s, size_t n, double k, double *out)
+{
+    size_t i = 0, depth = 0;
+    while (i < n && depth < 2) {
+        char c = s[i++];
+        if (c == '[')
+            depth++;
+        else if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+            return 0;
+    }
+    if (depth < 2 || !(k >= 0 && k < 4096) || k != floor(k))
+        return 0;
+    for (size_t cell = 0; i < n; cell++) {
+        while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+            i++;
+        size_t start = i;
+        while (i < n && s[i] != ',' && s[i] != ']' && s[i] != '[' && s[i] != '{' && s[i] != '"')
+            i++;
+        if (i == n || s[i] == '[' || s[i] == '{' || s[i] == '"')
+            return 0; /* only numbers and null come before the cell wanted */
+        if (cell == (size_t)k) {
+            pk_json_field f = { NULL, 0, s + start, i - start };
+            while (f.value_len && (f.value[f.value_len - 1] == ' ' || f.value[f.value_len - 1] == '\n'))
+                f.value_len--;
+            return pk_json_field_number(&f, out);
+        }
+        if (s[i] == ']')
+            return 0;
+        i++;
+    }
+    return 0;
+}
+
+static int stack_id(gk_build *b, size_t i, uint32_t *out);
+
+/*
+ * The cause of marker m from its payload: a processed marker's `cause`
+ * ({time, stack}: a stackTable index), a raw one's `stack` (a sample table
+ * of one row: stack and time by its schema). Its stack becomes a model
+ * stack and its time ns on the model's axis (shifted by sh); a stack
+ * index out of range gives no cause (the payload keeps it as it came).
+ */
+static int marker_cause(gk_build *b, profkit_marker *m, size_t row, int64_t sh)
+{
+    profkit_profile *p = b->r->p;
+    if (!m->payload || m->payload >= p->strings.n)
+        return 0;
+    const char *s = pk_str(p, m->payload);
+    size_t n = p->strings.len[m->payload];
+    pk_json_field c, f;
+    double idx = -1, t = NAN;
+    if (object_field(s, n, "cause", &c)) {
+        if (pk_json_find_field(c.value, c.value_len, "stack", &f))
+            pk_json_field_number(&f, &idx);
+        if (pk_json_find_field(c.value, c.value_len, "time", &f) && !pk_json_field_number(&f, &t))
+            t = NAN;
+    } else if (object_field(s, n, "stack", &c) && object_field(c.value, c.value_len, "samples", &c)) {
+        pk_json_field schema, data;
+        double ks = -1, kt = -1;
+        if (!object_field(c.value, c.value_len, "schema", &schema) ||
+            !pk_json_find_field(c.value, c.value_len, "data", &data))
+            return 0;
+        if (pk_json_find_field(schema.value, schema.value_len, "stack", &f))
+            pk_json_field_number(&f, &ks);
+        if (pk_json_find_field(schema.value, schema.value_len, "time", &f))
+            pk_json_field_number(&f, &kt);
+        if (!first_row_cell(data.value, data.value_len, ks, &idx))
+            return 0;
+        if (!first_row_cell(data.value, data.value_len, kt, &t))
+            t = NAN;
+    } else {
+        return 0;
+    }
+    size_t rows = pk_gk_table_rows(b->t[T_STACKS]);
+    if (!(idx >= 0 && idx < (double)rows) || idx != floor(idx))
+        return 0;
+    uint32_t st;
+    int rc = stack_id(b, (size_t)idx, &st);
+    if (rc < 0)
+        return rc;
+    int64_t time = PROFKIT_NO_TIME;
+    if (!isnan(t)) {
+        if ((rc = ms_to_ns(b, T_MARKERS, row, t, &time)) < 0)
+            return rc;
+        if (__builtin_add_overflow(time, sh, &time))
+            time = PROFKIT_NO_TIME;
+    }
+    if (!(m->cause = pk_marker_cause_add(p, time, st)))
+        return pk_gk_oom(b->r);
+    return 0;
+}
+
 static int complete_marker(gk_build *b, profkit_marker *m, size_t row, int64_t sh)
 {
     int rc = pk_gk_marker_complete(b->r->p, m);
@@ -856,7 +957,7 @@ static int complete_marker(gk_build *b, profkit_marker *m, size_t row, int64_t s
     if ((m->start != PROFKIT_NO_TIME && __builtin_add_overflow(m->start, sh, &m->start)) ||
         (m->end != PROFKIT_NO_TIME && __builtin_add_overflow(m->end, sh, &m->end)))
         return table_fail(b, T_MARKERS, row, "time out of range after the process shift");
-    return 0;
+    return marker_cause(b, m, row, sh);
 }
 
 static int fix_markers(gk_build *b, gk_table *mt, double shift)
