@@ -58,6 +58,7 @@
 #include "io/json_out.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,6 +112,9 @@ typedef struct ffw {
      * came (NULL: absent or no number); with start_text, times are written
      * as the model has them (ms after that startTime, origin_ns 0). */
     const char *start_text, *interval_text, *prof_start_text, *prof_end_text;
+    /* An untimed profile's wall-clock start (ms since the epoch: a bsprof's
+     * start_timestamp_ms), written as meta.startTime; NULL: none. */
+    const char *wall_text;
 
     uint32_t *stack_out; /* profkit stack -> output stack (NONE: root) */
     uint32_t *stack_in;  /* output stack -> profkit stack */
@@ -789,6 +793,8 @@ static int prepare_samples(ffw *w, size_t n_threads)
         w->prof_end_text = meta_number(p, "profilingEndTime");
     } else if (t0 == INT64_MAX || (!w->timed && p->n_samples > 0)) {
         w->origin_ns = (t0 == INT64_MAX || t0 > 0) ? 0 : t0;
+        if (!w->timed && w->origin_ns == 0)
+            w->wall_text = meta_number(p, "start_timestamp_ms");
     } else {
         int64_t mod = ((t0 % 1000000) + 1000000) % 1000000;
         w->origin_ns = t0 >= INT64_MIN + mod ? t0 - mod : t0;
@@ -1115,6 +1121,8 @@ static void write_meta(ffw *w)
     put(w, ",\"startTime\":");
     if (w->start_text)
         put(w, w->start_text);
+    else if (w->wall_text)
+        put(w, w->wall_text);
     else
         put_scaled(w, w->origin_ns, 6);
     if (w->start_text && w->prof_start_text && w->prof_end_text) {
@@ -1123,8 +1131,32 @@ static void write_meta(ffw *w)
         put(w, ",\"profilingEndTime\":");
         put(w, w->prof_end_text);
     }
+    /* What made the profile: the input's product (Gecko), else an app's
+     * name, version and device (bsprof's header), else the format. */
+    const char *product = pk_meta_get(w->p, "product");
+    if (!product || !*product)
+        product = pk_meta_get(w->p, "target_name");
     put(w, ",\"processType\":0,\"product\":");
-    put_str(w, fmt[0] ? fmt : "profkit");
+    put_str(w, product && *product ? product : fmt[0] ? fmt : "profkit");
+    static const char *const app_meta[][2] = { { "appBuildID", "target_version" },
+                                               { "oscpu", "device_firmware" } };
+    for (size_t i = 0; i < sizeof app_meta / sizeof app_meta[0]; i++) {
+        const char *v = pk_meta_get(w->p, app_meta[i][1]);
+        if (v && *v) {
+            put(w, ",\"");
+            put(w, app_meta[i][0]);
+            put(w, "\":");
+            put_str(w, v);
+        }
+    }
+    const char *vendor = pk_meta_get(w->p, "device_vendor"), *model = pk_meta_get(w->p, "device_model");
+    if ((vendor && *vendor) || (model && *model)) {
+        char dev[512];
+        snprintf(dev, sizeof dev, "%s%s%s", vendor ? vendor : "", vendor && *vendor && model && *model ? " " : "",
+                 model ? model : "");
+        put(w, ",\"device\":");
+        put_str(w, dev);
+    }
     put(w, ",\"importedFrom\":\"profkit\",\"stackwalk\":1,\"symbolicated\":true,"
            "\"usesOnlyOneStackType\":true,\"keepProfileThreadOrder\":true,\"markerSchema\":[],"
            "\"version\":");
