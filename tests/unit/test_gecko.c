@@ -317,6 +317,61 @@ static void test_marker_causes(void **state)
     profkit_profile_free(p);
 }
 
+/* An old processed profile's cause times as the loader's upgrade leaves
+ * them: a `stack` (before version 21) becomes a cause moved by a
+ * non-default process's processStartupTime; before version 34 a cause of
+ * a payload other than tracing/Styles is moved by it as well; from 21 on
+ * a `stack` is no cause. */
+static void test_old_processed_causes(void **state)
+{
+    (void)state;
+    static const char fmt[] =
+        "{\"meta\":{\"version\":4,\"preprocessedProfileVersion\":%d,\"startTime\":0,\"interval\":1},"
+        "\"threads\":[{\"name\":\"GeckoMain\",\"processType\":\"%s\",\"processStartupTime\":1000,"
+        "\"stringArray\":[\"main\",\"M\"],"
+        "\"frameTable\":{\"length\":1,\"func\":[0],\"line\":[null],\"category\":[null],\"implementation\":[null],"
+        "\"address\":[-1]},"
+        "\"funcTable\":{\"length\":1,\"name\":[0],\"resource\":[-1],\"address\":[-1],\"isJS\":[false],"
+        "\"fileName\":[null],\"lineNumber\":[null]},"
+        "\"resourceTable\":{\"length\":0,\"type\":[],\"name\":[],\"lib\":[],\"icon\":[],\"addonId\":[],\"host\":[]},"
+        "\"stackTable\":{\"length\":1,\"prefix\":[null],\"frame\":[0]},"
+        "\"samples\":{\"length\":1,\"stack\":[0],\"time\":[1000]},"
+        "\"markers\":{\"length\":3,\"name\":[1,1,1],\"time\":[1002,1014,1015],\"data\":["
+        "{\"type\":\"tracing\",\"category\":\"Paint\",\"interval\":\"start\",\"stack\":{\"name\":\"SyncProfile\","
+        "\"samples\":{\"schema\":{\"stack\":0,\"time\":1},\"data\":[[0,1]]}}},"
+        "{\"type\":\"DiskIO\",\"startTime\":13.5,\"endTime\":14,\"cause\":{\"time\":13.5,\"stack\":0}},"
+        "{\"type\":\"Styles\",\"startTime\":14,\"endTime\":15,\"cause\":{\"time\":14.5,\"stack\":0}}]}}]}";
+    static const struct {
+        int version;
+        const char *type;
+        int64_t t0, t1, t2; /* -1: no cause */
+    } cases[] = {
+        { 7, "tab", 1001000000, 1013500000, 14500000 },
+        { 7, "default", 1000000, 1013500000, 14500000 },
+        { 21, "tab", -1, 1013500000, 14500000 },
+        { 34, "tab", -1, 13500000, 14500000 },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char buf[2048];
+        int len = snprintf(buf, sizeof buf, fmt, cases[k].version, cases[k].type);
+        assert_true(len > 0 && (size_t)len < sizeof buf);
+        profkit_profile *p = NULL;
+        profkit_error err;
+        assert_int_equal(read_mem(&p, buf, (size_t)len, "firefox", &err), 0);
+        assert_int_equal(p->n_markers, 3);
+        const int64_t want[3] = { cases[k].t0, cases[k].t1, cases[k].t2 };
+        for (size_t i = 0; i < 3; i++) {
+            if (want[i] < 0) {
+                assert_int_equal(p->markers[i].cause, 0);
+                continue;
+            }
+            assert_true(p->markers[i].cause != 0);
+            assert_int_equal(p->marker_causes[p->markers[i].cause - 1].time, want[i]);
+        }
+        profkit_profile_free(p);
+    }
+}
+
 /* skip_markers: the markers are parsed but not kept or checked (the reports
  * never show them); everything else reads the same, and a markers value
  * that is not a table is still an error. */
@@ -827,6 +882,7 @@ int main(void)
         cmocka_unit_test(test_weights),          cmocka_unit_test(test_markers),
         cmocka_unit_test(test_embedded_v3),      cmocka_unit_test(test_processed_shared),
         cmocka_unit_test(test_processed_v24),    cmocka_unit_test(test_flags_v75), cmocka_unit_test(test_marker_causes),
+        cmocka_unit_test(test_old_processed_causes),
         cmocka_unit_test(test_stream_equivalence), cmocka_unit_test(test_skip_markers), cmocka_unit_test(test_fixtures_detected),
         cmocka_unit_test(test_error_positions),  cmocka_unit_test(test_gzip_truncated),
         cmocka_unit_test(test_mutations),        cmocka_unit_test(test_numbers),

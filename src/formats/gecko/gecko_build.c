@@ -896,6 +896,42 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out);
  * stack and its time ns on the model's axis (shifted by sh); a stack
  * index out of range gives no cause (the payload keeps it as it came).
  */
+/* Payload field `key` is the JSON string `want`. */
+static int payload_string_is(const char *s, size_t n, const char *key, const char *want)
+{
+    pk_json_field f;
+    const char *v;
+    size_t len;
+    return pk_json_find_field(s, n, key, &f) && pk_json_field_string(&f, &v, &len) &&
+           len == strlen(want) && memcmp(v, want, len) == 0;
+}
+
+/*
+ * The ms a processed profile's old cause time gains on the loader's
+ * upgrade (none for raw Gecko, whose times are shifted by sh): before
+ * version 21 a payload's `stack` becomes a cause, its time moved by the
+ * thread's processStartupTime unless the thread's processType is
+ * "default"; before version 34 every cause but those of "tracing" and
+ * "Styles" payloads (a tracing DOMEvent is a DOMEvent from version 32 on)
+ * is moved by processStartupTime as well.
+ */
+static double old_cause_shift(const gk_build *b, const char *s, size_t n, int from_stack)
+{
+    if (b->version < 0)
+        return 0;
+    double ps = b->th->have_process_start ? b->th->process_start : 0, add = 0;
+    if (from_stack && !(b->th->process_type && strcmp(b->th->process_type, "default") == 0))
+        add += ps;
+    if (b->version < 34) {
+        int tracing = payload_string_is(s, n, "type", "tracing");
+        if (tracing && b->version < 32 && payload_string_is(s, n, "category", "DOMEvent"))
+            tracing = 0;
+        if (!tracing && !payload_string_is(s, n, "type", "Styles"))
+            add += ps;
+    }
+    return add;
+}
+
 static int marker_cause(gk_build *b, profkit_marker *m, size_t row, int64_t sh)
 {
     profkit_profile *p = b->r->p;
@@ -905,12 +941,22 @@ static int marker_cause(gk_build *b, profkit_marker *m, size_t row, int64_t sh)
     size_t n = p->strings.len[m->payload];
     pk_json_field c, f;
     double idx = -1, t = NAN;
+    int from_stack = 0;
+    /* a processed DOMEvent before version 11 is rebuilt by the loader's
+     * upgrade without its stack or cause */
+    if (b->version >= 0 && b->version < 11 && m->name < p->strings.n &&
+        p->strings.len[m->name] == 8 && memcmp(pk_str(p, m->name), "DOMEvent", 8) == 0)
+        return 0;
     if (object_field(s, n, "cause", &c)) {
         if (pk_json_find_field(c.value, c.value_len, "stack", &f))
             pk_json_field_number(&f, &idx);
         if (pk_json_find_field(c.value, c.value_len, "time", &f) && !pk_json_field_number(&f, &t))
             t = NAN;
-    } else if (object_field(s, n, "stack", &c) && object_field(c.value, c.value_len, "samples", &c)) {
+    } else if (b->version < 21 && object_field(s, n, "stack", &c) &&
+               object_field(c.value, c.value_len, "samples", &c)) {
+        /* (a processed profile's `stack` is upgraded to a cause only before
+         * version 21; later ones keep none) */
+        from_stack = 1;
         pk_json_field schema, data;
         double ks = -1, kt = -1;
         if (!object_field(c.value, c.value_len, "schema", &schema) ||
@@ -936,6 +982,7 @@ static int marker_cause(gk_build *b, profkit_marker *m, size_t row, int64_t sh)
         return rc;
     int64_t time = PROFKIT_NO_TIME;
     if (!isnan(t)) {
+        t += old_cause_shift(b, s, n, from_stack);
         if ((rc = ms_to_ns(b, T_MARKERS, row, t, &time)) < 0)
             return rc;
         if (__builtin_add_overflow(time, sh, &time))
