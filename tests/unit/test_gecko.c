@@ -317,6 +317,34 @@ static void test_marker_causes(void **state)
     profkit_profile_free(p);
 }
 
+/* Frame rows that differ only in a category past meta.categories (none)
+ * are one model frame, with no category; a known category stays apart. */
+static void test_unknown_category_one_frame(void **state)
+{
+    (void)state;
+    static const char raw[] =
+        "{\"meta\":{\"version\":20,\"startTime\":0,\"interval\":1,\"categories\":["
+        "{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]},"
+        "{\"name\":\"JavaScript\",\"color\":\"yellow\",\"subcategories\":[\"Other\"]}]},"
+        "\"threads\":[{\"name\":\"T\",\"stringTable\":[\"main\"],"
+        "\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0],[null,1],[null,2],[null,3]]},"
+        "\"frameTable\":{\"schema\":{\"location\":0,\"category\":1},\"data\":[[0,5],[0,7],[0,null],[0,1]]},"
+        "\"samples\":{\"schema\":{\"stack\":0,\"time\":1},\"data\":[[0,1.0],[1,2.0],[2,3.0],[3,4.0]]},"
+        "\"markers\":{\"schema\":{\"name\":0,\"time\":1,\"data\":2},\"data\":[]}}]}";
+    profkit_profile *p = NULL;
+    profkit_error err;
+    assert_int_equal(read_mem(&p, raw, sizeof raw - 1, "gecko", &err), 0);
+    assert_int_equal(p->n_samples, 4);
+    uint32_t f0 = p->stacks[p->sample_stack[0]].frame;
+    assert_int_equal(p->stacks[p->sample_stack[1]].frame, f0);
+    assert_int_equal(p->stacks[p->sample_stack[2]].frame, f0);
+    assert_int_equal(p->frames[f0].category, 0);
+    uint32_t f3 = p->stacks[p->sample_stack[3]].frame;
+    assert_true(f3 != f0);
+    assert_int_equal(p->frames[f3].category, 2);
+    profkit_profile_free(p);
+}
+
 /* An old processed profile's cause times as the loader's upgrade leaves
  * them: a `stack` (before version 21) becomes a cause moved by a
  * non-default process's processStartupTime; before version 34 a cause of
@@ -883,6 +911,7 @@ int main(void)
         cmocka_unit_test(test_embedded_v3),      cmocka_unit_test(test_processed_shared),
         cmocka_unit_test(test_processed_v24),    cmocka_unit_test(test_flags_v75), cmocka_unit_test(test_marker_causes),
         cmocka_unit_test(test_old_processed_causes),
+        cmocka_unit_test(test_unknown_category_one_frame),
         cmocka_unit_test(test_stream_equivalence), cmocka_unit_test(test_skip_markers), cmocka_unit_test(test_fixtures_detected),
         cmocka_unit_test(test_error_positions),  cmocka_unit_test(test_gzip_truncated),
         cmocka_unit_test(test_mutations),        cmocka_unit_test(test_numbers),

@@ -484,7 +484,11 @@ static int frame_category(gk_build *b, size_t i, int64_t func, profkit_frame *fr
     int rc = get_flagged(b, T_FRAMES, COL_CATEGORY, i, FRAME_CATEGORY, &v);
     if (rc < 0)
         return rc;
-    if (rc == 0 && v >= 0 && v < (int64_t)PK_MAX_CATEGORIES) {
+    /* a category past meta.categories is none (model_categories): known
+     * here when meta came first, as it does in Firefox's files, so such a
+     * frame is the same model frame as one without a category */
+    size_t known = b->r->categories.n;
+    if (rc == 0 && v >= 0 && v < (int64_t)PK_MAX_CATEGORIES && (known == 0 || (uint64_t)v < known)) {
         fr->category = (uint16_t)(v + 1);
         if ((rc = get_int(b, T_FRAMES, COL_SUBCATEGORY, i, &v)) < 0)
             return rc;
