@@ -155,8 +155,29 @@ typedef struct profkit_frame {
     uint32_t column;       /* 0 = unknown; format detail (BR clause) otherwise */
     uint32_t mapping;      /* index into mappings, or PROFKIT_NONE */
     uint32_t inline_depth; /* 0 = a real call; n > 0 = inlined into the frame above it */
-    uint32_t reserved;     /* 0 (frames are compared bytewise: no padding) */
+    /* Frames are compared bytewise: these fill what was padding, 0 = none. */
+    uint16_t category;     /* 1 + index into profkit_profile_categories; 0 = none (the
+                              frame takes its caller's, as the Firefox Profiler's do) */
+    uint8_t subcategory;   /* index into its category's subcategories */
+    uint8_t flags;         /* PROFKIT_FRAME_JS, PROFKIT_FRAME_RELEVANT_FOR_JS */
 } profkit_frame;
+
+/* profkit_frame.flags: a JavaScript frame (the Firefox Profiler's isJS), a
+ * native frame shown in the JS-only call tree (relevantForJS). */
+#define PROFKIT_FRAME_JS 1u
+#define PROFKIT_FRAME_RELEVANT_FOR_JS 2u
+
+/*
+ * A frame category (Gecko's meta.categories): name, colour (string ids,
+ * colour "" = none) and its subcategories' names, the string ids
+ * profkit_profile_subcategories(p)[first_subcategory .. + n_subcategories).
+ */
+typedef struct profkit_category {
+    uint32_t name;
+    uint32_t color;
+    uint32_t first_subcategory;
+    uint32_t n_subcategories;
+} profkit_category;
 
 /*
  * A node of the call tree: stack id s is the stack (parent, frame).
@@ -219,8 +240,38 @@ typedef struct profkit_marker {
     uint32_t category; /* string id of its category's name, 0 = none */
     uint32_t payload;  /* JSON text, or 0 */
     uint32_t phase;    /* profkit_marker_phase */
-    uint32_t reserved; /* 0 */
+    uint32_t cause;    /* 1 + index into profkit_profile_marker_causes, 0 = none */
 } profkit_marker;
+
+/*
+ * Where a marker was caused (a Gecko marker's `data.stack`, a processed
+ * one's `data.cause`): the stack captured and when (ns on the samples'
+ * time axis, PROFKIT_NO_TIME = unknown). Its payload keeps the rest.
+ */
+typedef struct profkit_marker_cause {
+    int64_t time;
+    uint32_t stack;    /* a stack id */
+    uint32_t reserved; /* 0 */
+} profkit_marker_cause;
+
+/*
+ * Frame categories (a Gecko or Firefox profile's; empty for other formats):
+ * *n receives the number of categories; profkit_profile_subcategories gives
+ * the flat array of subcategory names (string ids) they index.
+ */
+PROFKIT_API const profkit_category *profkit_profile_categories(const profkit_profile *p, size_t *n);
+/* The markers' causes (profkit_marker.cause indexes them); *n receives how many. */
+PROFKIT_API const profkit_marker_cause *profkit_profile_marker_causes(const profkit_profile *p, size_t *n);
+PROFKIT_API const uint32_t *profkit_profile_subcategories(const profkit_profile *p, size_t *n);
+/*
+ * The category of every stack as the Firefox Profiler gives it: its frame's,
+ * or when the frame has none its parent's, or at the root the default
+ * category (the first grey one). out[s] for s < number of stacks: 1 + the
+ * category index, 0 = none. Returns 0, or PROFKIT_EINVAL when out is NULL.
+ */
+PROFKIT_API int profkit_profile_stack_categories(const profkit_profile *p, uint16_t *out);
+/* Index of the category named `name`, or PROFKIT_NONE. */
+PROFKIT_API uint32_t profkit_profile_category_find(const profkit_profile *p, const char *name);
 
 /* Sample time for rows of aggregated (untimed) profiles. */
 #define PROFKIT_NO_TIME INT64_MIN

@@ -10,7 +10,10 @@
  *   root-at RE           samples through a matching frame, each stack cut
  *                        above its outermost match (all call sites combined)
  *   focus-subtree PATH   samples through the call node PATH, re-rooted at it
- *   focus-category NAME  needs frame categories, which no reader keeps yet
+ *   focus-category NAME  only the frames of the category NAME stay (a
+ *                        stack's category is its frame's, else its
+ *                        caller's, as the Firefox Profiler's); samples
+ *                        with none of them go
  *   collapse-recursion RE       a matching function called from within
  *                        itself (directly or through others) becomes its
  *                        outermost call: the frames between leave
@@ -31,6 +34,7 @@
 #include "analysis/analysis.h"
 
 #include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +83,8 @@ struct step {
     uint8_t *fbits;    /* per frame: 0x80 computed, 1 matches RE */
     uint32_t *fextra;  /* per frame: path component + 1 (0 = not computed), or the
                           frame a module collapses into (fbits says computed) */
+    uint16_t *cat;     /* focus-category: each stack's category (1 + index) */
+    uint16_t want_cat; /* ... and the one kept */
     char **comp;       /* PATH's components */
     uint32_t *first;   /* first[j]: the first component equal to comp[j] */
     size_t k;          /* components */
@@ -250,6 +256,9 @@ static int map_stacks(struct step *s, const uint8_t *need, uint32_t *ns)
         case PROFKIT_TRANSFORM_MERGE:
             out = np == DROP ? DROP : frame_matches(s, fr) ? np : child(p, i, np, fr, &rc);
             break;
+        case PROFKIT_TRANSFORM_FOCUS_CATEGORY:
+            out = s->cat[i] != s->want_cat ? np : child(p, i, np, fr, &rc);
+            break;
         case PROFKIT_TRANSFORM_MERGE_NODE: {
             int32_t mp = m[par];
             m[i] = (mp >= 0 && (size_t)mp < s->k && frame_component(s, fr) == s->first[mp]) ? mp + 1 : -1;
@@ -329,9 +338,14 @@ static int map_stacks(struct step *s, const uint8_t *need, uint32_t *ns)
         }
         ns[i] = out;
     }
-    /* root-at and focus-subtree drop what did not go through the focus */
-    if (in)
+    /* root-at and focus-subtree drop what did not go through the focus;
+     * focus-category the samples left with no frame */
+    if (in || kind == PROFKIT_TRANSFORM_FOCUS_CATEGORY)
         ns[0] = DROP;
+    if (kind == PROFKIT_TRANSFORM_FOCUS_CATEGORY)
+        for (size_t i = 1; i < n0; i++)
+            if (need[i] && ns[i] == 0)
+                ns[i] = DROP;
     for (size_t i = 0; i < n0; i++)
         if (need[i] && (ns[i] == DROP || (in && !in[i])))
             ns[i] = PROFKIT_NONE;
@@ -372,6 +386,30 @@ static int rewrite_samples(profkit_profile *p, const uint32_t *ns)
     return 0;
 }
 
+/* focus-category of a name no category has: the error lists the profile's. */
+static int category_error(const profkit_profile *p, const char *name, profkit_error *err)
+{
+    if (p->n_categories == 0)
+        return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                            "profkit_transform.focus-category: no frame categories in this profile "
+                            "(only Gecko and Firefox profiles have them)");
+    char list[512];
+    size_t len = 0;
+    list[0] = 0;
+    for (size_t i = 0; i < p->n_categories && len + 8 < sizeof list; i++) {
+        int k = snprintf(list + len, sizeof list - len, "%s'%s'", i ? ", " : "",
+                         pk_str(p, p->categories[i].name));
+        if (k < 0 || (size_t)k >= sizeof list - len) {
+            list[len] = 0;
+            break;
+        }
+        len += (size_t)k;
+    }
+    return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
+                        "profkit_transform.focus-category: no category named '%s' (the profile's: %s)",
+                        name, list);
+}
+
 static int apply_step(profkit_profile *p, const profkit_transform *t, profkit_error *err)
 {
     if (t->kind == PROFKIT_TRANSFORM_FILTER) {
@@ -388,10 +426,6 @@ static int apply_step(profkit_profile *p, const profkit_transform *t, profkit_er
     if (!t->arg)
         return pk_error_set(err, PROFKIT_EINVAL, NULL, -1, "profkit_transform.%s: no argument",
                             kind_names[t->kind]);
-    if (t->kind == PROFKIT_TRANSFORM_FOCUS_CATEGORY)
-        return pk_error_set(err, PROFKIT_EINVAL, NULL, -1,
-                            "profkit_transform.focus-category: no categories in this profile "
-                            "(profkit does not keep frame categories yet)");
     struct step s;
     memset(&s, 0, sizeof(s));
     s.p = p;
@@ -399,7 +433,16 @@ static int apply_step(profkit_profile *p, const profkit_transform *t, profkit_er
     s.n0 = p->n_stacks;
     s.nf0 = p->n_frames;
     int rc = 0;
-    if (t->kind == PROFKIT_TRANSFORM_MERGE_NODE || t->kind == PROFKIT_TRANSFORM_FOCUS_SUBTREE) {
+    if (t->kind == PROFKIT_TRANSFORM_FOCUS_CATEGORY) {
+        uint32_t c = profkit_profile_category_find(p, t->arg);
+        if (c == PROFKIT_NONE)
+            return category_error(p, t->arg, err);
+        s.want_cat = (uint16_t)(c + 1);
+        if (!(s.cat = malloc((s.n0 ? s.n0 : 1) * sizeof *s.cat)))
+            rc = PROFKIT_ENOMEM;
+        else
+            profkit_profile_stack_categories(p, s.cat);
+    } else if (t->kind == PROFKIT_TRANSFORM_MERGE_NODE || t->kind == PROFKIT_TRANSFORM_FOCUS_SUBTREE) {
         rc = split_path(&s, err);
     } else {
         int e = regcomp(&s.re, t->arg, REG_EXTENDED | REG_NOSUB);
@@ -435,6 +478,7 @@ static int apply_step(profkit_profile *p, const profkit_transform *t, profkit_er
     free(s.fbits);
     free(s.fextra);
     free(s.comp);
+    free(s.cat);
     free(s.first);
     free(s.pathbuf);
     free(need);

@@ -106,8 +106,8 @@ enum { CLI_OPT_DB = 0x200, CLI_OPT_WHERE, CLI_OPT_SINCE, CLI_OPT_UNTIL, CLI_OPT_
     "  --root-at RE    keep the samples through a matching function, each stack\n"      \
     "                  starting at its outermost call (all call sites combined)\n"      \
     "  --focus-subtree PATH  keep the samples through call node PATH, rooted there\n"   \
-    "  --focus-category NAME  by frame category (no format profkit reads keeps\n"      \
-    "                  categories yet: an error)\n"                                      \
+    "  --focus-category NAME  only the frames of the frame category NAME (Gecko\n"  \
+    "                  and Firefox profiles); samples with none of them go\n"           \
     "  --collapse-recursion RE  a matching function called from within itself,\n"     \
     "                  directly or not, becomes its outermost call (one frame)\n"       \
     "  --collapse-direct-recursion RE  only calls straight from itself\n"             \

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 struct remap {
-    uint32_t *str, *func, *frame, *stack, *thread, *value, *mapping, *labelset;
+    uint32_t *str, *func, *frame, *stack, *thread, *value, *mapping, *labelset, *category;
 };
 
 static void remap_free(struct remap *m)
@@ -21,6 +21,7 @@ static void remap_free(struct remap *m)
     free(m->value);
     free(m->mapping);
     free(m->labelset);
+    free(m->category);
 }
 
 /* Each of src's label sets as a set of dst (m->str already made). */
@@ -103,9 +104,32 @@ int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, prof
     }
     if (!src->mappings_settled && src->n_mappings && !(src_maps = pk_mappings_by_start(src)))
         goto done;
+    /* Frame categories: by name; one dst lacks is added with its subcategories. */
+    if (src->n_categories && !(m.category = alloc_ids(src->n_categories)))
+        goto done;
+    for (size_t i = 0; i < src->n_categories; i++) {
+        const profkit_category *c = &src->categories[i];
+        uint32_t k = profkit_profile_category_find(dst, pk_str(src, c->name));
+        if (k == PROFKIT_NONE) {
+            uint32_t *subs = alloc_ids(c->n_subcategories);
+            if (!subs)
+                goto done;
+            for (uint32_t j = 0; j < c->n_subcategories; j++)
+                subs[j] = m.str[src->subcategories[c->first_subcategory + j]];
+            k = pk_category_add(dst, m.str[c->name], m.str[c->color], subs, c->n_subcategories);
+            free(subs);
+        }
+        m.category[i] = k;
+    }
     for (size_t i = 0; i < src->n_frames; i++) {
         profkit_frame f = src->frames[i];
         f.function = m.func[f.function];
+        if (f.category) {
+            uint32_t k = f.category <= src->n_categories ? m.category[f.category - 1] : PROFKIT_NONE;
+            f.category = k == PROFKIT_NONE ? 0 : (uint16_t)(k + 1);
+            if (!f.category)
+                f.subcategory = 0;
+        }
         if (src_maps && f.address && f.mapping >= src->n_mappings)
             f.mapping = pk_mapping_at(src, src_maps, f.address);
         if (f.mapping < src->n_mappings)
@@ -170,6 +194,13 @@ int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, prof
         mk.name = m.str[mk.name];
         mk.category = m.str[mk.category];
         mk.payload = m.str[mk.payload];
+        if (mk.cause) {
+            const profkit_marker_cause *c =
+                mk.cause <= src->n_marker_causes ? &src->marker_causes[mk.cause - 1] : NULL;
+            mk.cause = c && c->stack < src->n_stacks ? pk_marker_cause_add(dst, c->time, m.stack[c->stack]) : 0;
+            if (c && !mk.cause)
+                goto done;
+        }
         if (pk_marker_add(dst, &mk) != 0)
             goto done;
     }

@@ -114,6 +114,14 @@ struct profkit_profile {
 
     profkit_marker *markers;
     size_t n_markers, cap_markers;
+    profkit_marker_cause *marker_causes; /* only markers with a cause have one */
+    size_t n_marker_causes, cap_marker_causes;
+
+    /* frame categories (profkit_category) and their subcategories' names */
+    profkit_category *categories;
+    size_t n_categories, cap_categories;
+    uint32_t *subcategories;
+    size_t n_subcategories, cap_subcategories;
 
     char format[32]; /* name of the format read */
 
@@ -234,6 +242,20 @@ int pk_meta_add(profkit_profile *p, const char *key, const char *value);
 int pk_meta_add_len(profkit_profile *p, const char *key, const char *value, size_t len);
 /* The last value of metadata key, or NULL. */
 const char *pk_meta_get(const profkit_profile *p, const char *key);
+/*
+ * Appends a frame category with its subcategories' names (string ids) and
+ * returns its index, or PROFKIT_NONE when out of memory or when the
+ * profile has PK_MAX_CATEGORIES already (a frame's category is 16 bits).
+ */
+#define PK_MAX_CATEGORIES 65535u
+uint32_t pk_category_add(profkit_profile *p, uint32_t name, uint32_t color, const uint32_t *subs,
+                         size_t n_subs);
+/* The default category as the Firefox Profiler takes it: 1 + the index of
+ * the first grey one, 0 = none. */
+uint32_t pk_default_category(const profkit_profile *p);
+/* Appends a marker cause; returns what profkit_marker.cause takes (1 +
+ * its index), or 0 when out of memory. */
+uint32_t pk_marker_cause_add(profkit_profile *p, int64_t time, uint32_t stack);
 /* Appends a marker. 0 or PROFKIT_ENOMEM. */
 int pk_marker_add(profkit_profile *p, const profkit_marker *m);
 

@@ -51,6 +51,9 @@ void profkit_profile_free(profkit_profile *p)
     free(p->mappings);
     free(p->metadata);
     free(p->markers);
+    free(p->marker_causes);
+    free(p->categories);
+    free(p->subcategories);
     free(p->whole_totals);
     pk_sym_summary_free(p->symbols);
     free(p);
@@ -787,6 +790,85 @@ const char *pk_meta_get(const profkit_profile *p, const char *key)
         if (p->metadata[i].key == k)
             return pk_str(p, p->metadata[i].value);
     return NULL;
+}
+
+uint32_t pk_category_add(profkit_profile *p, uint32_t name, uint32_t color, const uint32_t *subs,
+                         size_t n_subs)
+{
+    if (p->n_categories >= PK_MAX_CATEGORIES || n_subs > UINT32_MAX - p->n_subcategories ||
+        PK_VEC_RESERVE(p->categories, p->n_categories, p->cap_categories, 1) != 0 ||
+        PK_VEC_RESERVE(p->subcategories, p->n_subcategories, p->cap_subcategories, n_subs) != 0)
+        return PROFKIT_NONE;
+    profkit_category *c = &p->categories[p->n_categories];
+    c->name = name;
+    c->color = color;
+    c->first_subcategory = (uint32_t)p->n_subcategories;
+    c->n_subcategories = (uint32_t)n_subs;
+    if (n_subs)
+        memcpy(p->subcategories + p->n_subcategories, subs, n_subs * sizeof *subs);
+    p->n_subcategories += n_subs;
+    return (uint32_t)p->n_categories++;
+}
+
+uint32_t pk_default_category(const profkit_profile *p)
+{
+    for (size_t i = 0; i < p->n_categories; i++)
+        if (strcmp(pk_str(p, p->categories[i].color), "grey") == 0)
+            return (uint32_t)i + 1;
+    return 0;
+}
+
+const profkit_category *profkit_profile_categories(const profkit_profile *p, size_t *n)
+{
+    *n = p ? p->n_categories : 0;
+    return p ? p->categories : NULL;
+}
+
+const uint32_t *profkit_profile_subcategories(const profkit_profile *p, size_t *n)
+{
+    *n = p ? p->n_subcategories : 0;
+    return p ? p->subcategories : NULL;
+}
+
+uint32_t profkit_profile_category_find(const profkit_profile *p, const char *name)
+{
+    for (size_t i = 0; p && name && i < p->n_categories; i++)
+        if (strcmp(pk_str(p, p->categories[i].name), name) == 0)
+            return (uint32_t)i;
+    return PROFKIT_NONE;
+}
+
+int profkit_profile_stack_categories(const profkit_profile *p, uint16_t *out)
+{
+    if (!p || !out)
+        return PROFKIT_EINVAL;
+    uint16_t def = (uint16_t)pk_default_category(p);
+    /* parents precede children: one pass */
+    for (size_t s = 0; s < p->n_stacks; s++) {
+        const profkit_stack *st = &p->stacks[s];
+        uint16_t c = s && st->frame < p->n_frames ? p->frames[st->frame].category : 0;
+        if (c > p->n_categories)
+            c = 0;
+        if (!c)
+            c = s && st->parent && st->parent < s ? out[st->parent] : def;
+        out[s] = c;
+    }
+    return 0;
+}
+
+uint32_t pk_marker_cause_add(profkit_profile *p, int64_t time, uint32_t stack)
+{
+    if (p->n_marker_causes >= UINT32_MAX - 1 ||
+        PK_VEC_RESERVE(p->marker_causes, p->n_marker_causes, p->cap_marker_causes, 1) != 0)
+        return 0;
+    p->marker_causes[p->n_marker_causes] = (profkit_marker_cause){ time, stack, 0 };
+    return (uint32_t)++p->n_marker_causes;
+}
+
+const profkit_marker_cause *profkit_profile_marker_causes(const profkit_profile *p, size_t *n)
+{
+    *n = p ? p->n_marker_causes : 0;
+    return p ? p->marker_causes : NULL;
 }
 
 int pk_marker_add(profkit_profile *p, const profkit_marker *m)

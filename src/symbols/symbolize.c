@@ -296,6 +296,9 @@ static int collect_uses(symbolizer *z)
     for (size_t r = 0; r < n_samples; r++)
         if (sample_stack[r] != 0 && sample_stack[r] < ns)
             use[sample_stack[r]] |= LEAF;
+    for (size_t c = 0; c < p->n_marker_causes; c++) /* a marker's stack is one too */
+        if (p->marker_causes[c].stack != 0 && p->marker_causes[c].stack < ns)
+            use[p->marker_causes[c].stack] |= LEAF;
     for (size_t st = 1; st < ns; st++)
         if (stacks[st].frame < nf)
             role[stacks[st].frame] |= use[st];
@@ -653,6 +656,10 @@ static int rebuild_stacks(symbolizer *z)
     for (size_t r = 0; r < p->n_samples; r++) {
         uint32_t st = p->sample_stack[r], x = st < n_old ? new_leaf_of(&m, use, st) : PROFKIT_NONE;
         p->sample_stack[r] = x != PROFKIT_NONE ? x : 0;
+    }
+    for (size_t c = 0; c < p->n_marker_causes; c++) {
+        uint32_t st = p->marker_causes[c].stack;
+        p->marker_causes[c].stack = st < n_old && new_leaf[st] != PROFKIT_NONE ? new_leaf[st] : 0;
     }
     if (pk_profile_compact(p) != 0)
         goto done;

@@ -52,7 +52,10 @@ for t in d["threads"]:
            or (m["phase"][i] in (0, 2)) != (m["endTime"][i] is None) or (m["phase"][i] == 3) != (m["startTime"][i] is None) \
            or not 0 <= m["category"][i] < len(d["meta"]["categories"]) or not (m["data"][i] is None or isinstance(m["data"][i], dict)):
             sys.exit("thread %s: marker %d inconsistent" % (t["name"], i))
-if d["meta"]["preprocessedProfileVersion"] != 75 or d["meta"]["categories"][0]["name"] != "Other":
+# the input's frame categories first, as they came; a grey one (the default) among them
+if d["meta"]["preprocessedProfileVersion"] != 75 or \
+        not any(c["color"] == "grey" for c in d["meta"]["categories"]) or \
+        any(not 0 <= c < len(d["meta"]["categories"]) for c in sh["frameTable"]["category"]):
     sys.exit("meta: version or categories")
 print("ok")
 PY

@@ -13,12 +13,12 @@ Prints one line per thread and every difference; exits 1 on any difference.
 """
 import json
 import os
-import re
-import signal
 import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "oracle"))
+from loader import load as loader_load  # noqa: E402
 
 
 def run(cmd, env=None):
@@ -29,23 +29,8 @@ def run(cmd, env=None):
 
 
 def load(pq, path, env):
-    """`load`, retried: the loader gives its daemon only 500 ms to start,
-    which a busy machine can miss; the daemon it gave up on is stopped."""
-    for attempt in range(10):
-        r = subprocess.run(pq + ["load", path], capture_output=True, text=True, env=env)
-        if r.returncode == 0:
-            return
-        m = re.search(r"still be running as pid (\d+)", r.stderr)
-        if "did not become ready" not in r.stderr:
-            break
-        if m:
-            try:
-                os.kill(int(m.group(1)), signal.SIGTERM)
-            except OSError:
-                pass
-        time.sleep(1 + attempt)
-    raise RuntimeError("profiler-cli load %s failed: %s" % (path, r.stderr.strip()[:400]))
-
+    """`load` through tests/oracle/loader.py (its start-up retries)."""
+    loader_load(pq, path, env)
 
 def pk_top(profkit, path, thread):
     """profkit's rows by bare name (the JSON's `name`: the text labels

@@ -9,7 +9,8 @@ For every FILE (a raw Gecko or processed Firefox profile):
      (name, category, start and duration in ms on the loader's zero, no
      duration for an instant; times to 1e-5 ms, profkit keeping ns).
   2. `profkit convert FILE --to firefox` loaded by the loader must give the
-     same markers per thread as FILE itself, the same threads (name, tid),
+     same markers per thread as FILE itself (and the same stack, function
+     names and capture time, for a marker with one: `marker stack`), the same threads (name, tid),
      processes (pid, name, start time) and root range, and the output's
      meta.startTime must be the input's.
 The loader cannot load a raw Gecko file whose libs have no offset (it
@@ -21,14 +22,14 @@ N", a pid no file has); process start times to 1e-5 ms (profkit keeps ns).
 Threads are matched by name, one to one, in order. Prints a line per check
 and every difference; exits 1 on any.
 """
-import gzip
 import json
 import os
-import re
-import signal
 import subprocess
 import sys
-import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "oracle"))
+from loader import environment, loadable, read_json  # noqa: E402
+from loader import load as loader_load  # noqa: E402
 
 TOL = 1e-5
 
@@ -41,67 +42,22 @@ def run(cmd, env=None):
 
 
 def load(pq, path, env):
-    """`load`, retried: the loader gives its daemon only 500 ms to start."""
-    for attempt in range(10):
-        r = subprocess.run(pq + ["load", path], capture_output=True, text=True, env=env)
-        if r.returncode == 0:
-            return
-        m = re.search(r"still be running as pid (\d+)", r.stderr)
-        if "did not become ready" not in r.stderr:
-            break
-        if m:
-            try:
-                os.kill(int(m.group(1)), signal.SIGTERM)
-            except OSError:
-                pass
-        time.sleep(1 + attempt)
-    raise RuntimeError("profiler-cli load %s failed: %s" % (path, r.stderr.strip()[:400]))
+    """`load` through tests/oracle/loader.py (its start-up retries)."""
+    loader_load(pq, path, env)
+
+def marker_stack(pq, env, m):
+    """A marker's stack as the loader shows it: (its function names, leaf
+    first, and when it was captured), or None."""
+    if not m.get("hasStack"):
+        return None
+    d = json.loads(run(pq + ["marker", "stack", "--marker", m["handle"], "--json"], env))
+    return (tuple(f["name"] for f in d["stack"]["frames"]), d["stack"].get("capturedAt"))
 
 
-def read_json(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    return json.loads(data)
-
-
-def loadable(path, work):
-    """path, or a copy the loader can load (codeId added to raw Gecko libs)."""
-    d = read_json(path)
-    changed = [False]
-
-    def fix_libs(libs):
-        for lib in libs if isinstance(libs, list) else []:
-            if isinstance(lib, dict) and "offset" not in lib:
-                lib["offset"] = 0
-                changed[0] = True
-        return libs
-
-    def fix(prof):
-        if isinstance(prof, str):  # a sub-process as JSON text
-            return json.dumps(fix(json.loads(prof)))
-        if not isinstance(prof, dict):
-            return prof
-        libs = prof.get("libs")
-        if isinstance(libs, str):  # old profiles: the libs as JSON text
-            prof["libs"] = json.dumps(fix_libs(json.loads(libs)))
-        else:
-            fix_libs(libs)
-        for i, t in enumerate(prof.get("threads", []) or []):
-            if isinstance(t, dict) and "libs" in t:
-                fix_libs(t["libs"])
-        prof["processes"] = [fix(sub) for sub in prof.get("processes", []) or []]
-        return prof
-
-    if isinstance(d, dict) and "meta" in d and "shared" not in d:
-        fix(d)
-    if not changed[0]:
-        return path
-    out = os.path.join(work, "loadable-" + os.path.basename(path).replace(".gz", ""))
-    with open(out, "w") as f:
-        json.dump(d, f)
-    return out
+def same_stack(a, b):
+    if a is None or b is None:
+        return a is b
+    return a[0] == b[0] and (a[1] is None) == (b[1] is None) and (a[1] is None or abs(a[1] - b[1]) <= TOL)
 
 
 def loader_view(pq, path, env):
@@ -120,7 +76,8 @@ def loader_view(pq, path, env):
             d = json.loads(run(pq + ["thread", "markers", "--thread", t["threadHandle"], "--list", "--json",
                                      "--limit", "0"], env))
             root = d["context"]["rootRange"]
-            ms = [(m["name"], m["category"], m["start"], m.get("duration")) for m in d["flatMarkers"]]
+            ms = [(m["name"], m["category"], m["start"], m.get("duration"), marker_stack(pq, env, m))
+                  for m in d["flatMarkers"]]
             out.append((t["name"], t.get("tid"), ms))
         return {"threads": out, "processes": procs, "root": root}
     finally:
@@ -147,7 +104,8 @@ def same_list(a, b):
         return "%d markers, expected %d" % (len(a), len(b))
     for x, y in zip(sorted(a, key=key), sorted(b, key=key)):
         if x[0] != y[0] or x[1] != y[1] or abs(x[2] - y[2]) > TOL or (x[3] is None) != (y[3] is None) or \
-                (x[3] is not None and abs(x[3] - y[3]) > TOL):
+                (x[3] is not None and abs(x[3] - y[3]) > TOL) or \
+                (len(x) > 4 and len(y) > 4 and not same_stack(x[4], y[4])):
             return "marker %r, expected %r" % (x, y)
     return None
 
@@ -192,9 +150,7 @@ def match_threads(got, want, what):
 def main():
     profkit, cli, work = sys.argv[1:4]
     files = sys.argv[4:]
-    env = dict(os.environ)
-    env.setdefault("PROFILER_CLI_SESSION_DIR", os.path.join(work, "sessions"))
-    os.makedirs(env["PROFILER_CLI_SESSION_DIR"], exist_ok=True)
+    env = environment(work)
     pq = ["node", cli]
     bad = 0
     for f in files:

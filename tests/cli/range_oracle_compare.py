@@ -20,12 +20,13 @@ loader cannot read FILE (the caller decides whether that is a failure).
 """
 import json
 import os
-import re
-import signal
 import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "oracle"))
+from loader import LoaderError  # noqa: E402
+from loader import load as loader_load  # noqa: E402
 
 
 def run(cmd, env=None):
@@ -36,23 +37,15 @@ def run(cmd, env=None):
 
 
 def load(pq, path, env):
-    """`load`, retried: the loader gives its daemon only 500 ms to start,
-    which a busy machine can miss; the daemon it gave up on is stopped."""
-    for attempt in range(10):
-        r = subprocess.run(pq + ["load", path], capture_output=True, text=True, env=env)
-        if r.returncode == 0:
-            return True
-        m = re.search(r"still be running as pid (\d+)", r.stderr)
-        if "did not become ready" not in r.stderr:
-            return False
-        if m:
-            try:
-                os.kill(int(m.group(1)), signal.SIGTERM)
-            except OSError:
-                pass
-        time.sleep(1 + attempt)
-    return False
-
+    """`load` through tests/oracle/loader.py (its start-up retries); False
+    when the loader cannot read the file."""
+    try:
+        loader_load(pq, path, env)
+        return True
+    except LoaderError as e:
+        if "did not become ready" in str(e):
+            raise
+        return False
 
 def pk_counts(profkit, path, rng, thread, value):
     if rng.startswith(("during:", "outside:")):

@@ -128,7 +128,7 @@ expect_status "bad --merge-node" 2 "$PROFKIT" top --merge-node 'a;;b' "$PROF"
 grep -q -- "--merge-node: empty function name in call path 'a;;b'" "$TMP/err" && pass ||
   fail "bad --merge-node message: $(cat "$TMP/err")"
 expect_status "--focus-category" 2 "$PROFKIT" top --focus-category JavaScript "$PROF"
-grep -q -- "--focus-category: no categories in this profile" "$TMP/err" && pass ||
+grep -q -- "--focus-category: no frame categories in this profile" "$TMP/err" && pass ||
   fail "--focus-category message: $(cat "$TMP/err")"
 
 # --help teaches them, in every reading command.

@@ -27,7 +27,9 @@ import os
 import re
 import subprocess
 import sys
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from loader import Loader  # noqa: E402,F401 (ff_transform_compare.py takes it from here)
 
 TIME_UNITS = {"nanoseconds": 1e-6, "microseconds": 1e-3, "milliseconds": 1.0, "seconds": 1e3}
 
@@ -92,50 +94,6 @@ def sanitize(name):
     if len(b) > 4095:
         name = b[:4095].decode("utf-8", "replace")
     return name
-
-
-class Loader:
-    def __init__(self, cli, work):
-        self.base = ["node", cli]
-        self.env = dict(os.environ)
-        self.env["PROFILER_CLI_SESSION_DIR"] = os.path.join(work, "sessions")
-        self.env["PROFILER_CLI_NO_SYMBOLICATE"] = "1"
-        # loading a profile may take long on a busy machine
-        self.env["PROFILER_CLI_LOAD_TIMEOUT_MS"] = "60000"
-        # Node keeps the loader's compiled code here, so each daemon after the
-        # first starts faster, within the loader's fixed 500 ms more often.
-        self.env["NODE_COMPILE_CACHE"] = os.path.join(work, "node-compile-cache")
-        os.makedirs(self.env["PROFILER_CLI_SESSION_DIR"], exist_ok=True)
-
-    def __call__(self, *args, timeout=120):
-        r = run(self.base + list(args), timeout=timeout, env=self.env)
-        return r.stdout.decode("utf-8", "replace")
-
-    def load(self, path):
-        """Loads path; retries (up to 10 times) when the daemon is slow to start.
-
-        The loader gives its daemon a fixed 500 ms to start, which a busy
-        machine misses; it then names the daemon's pid, which we stop before
-        trying again (it is our own process).
-        """
-        for attempt in range(10):
-            try:
-                return self("load", path, timeout=180)
-            except RuntimeError as e:
-                m = re.search(r"still be running as pid (\d+)", str(e))
-                if not m or attempt == 9:
-                    raise
-                try:
-                    os.kill(int(m.group(1)), 15)
-                except OSError:
-                    pass
-                time.sleep(1 + attempt)
-
-    def json(self, *args):
-        return json.loads(self(*args, "--json"))
-
-    def stop_all(self):
-        run(self.base + ["stop", "--all"], timeout=60, env=self.env, check=False)
 
 
 def check_file(profkit, loader, work, path, fmt, index, value, unit, thread_names, gz):

@@ -380,6 +380,70 @@ static void thread_selection_and_no_threads(void **state)
     profkit_profile_free(p);
 }
 
+/* Frame categories go out as they came (colours, subcategories), with
+ * "Other" (grey) after them when none is grey; a frame without one has no
+ * flag 4; JS flags become the function's flags 1 and 2. */
+static void frame_categories(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    uint32_t t = pk_thread_add(p, "main", "", -1, -1);
+    pk_value_type_add(p, "samples", "count");
+    uint32_t subs[2] = { profkit_string_intern_cstr(p, "Other"), profkit_string_intern_cstr(p, "Baseline") };
+    pk_category_add(p, profkit_string_intern_cstr(p, "Idle"), profkit_string_intern_cstr(p, "transparent"), subs, 1);
+    pk_category_add(p, profkit_string_intern_cstr(p, "JavaScript"), profkit_string_intern_cstr(p, "yellow"), subs, 2);
+    profkit_frame f;
+    memset(&f, 0, sizeof(f));
+    f.mapping = PROFKIT_NONE;
+    f.function = pk_function_add_named(p, "main", NULL, NULL, 0);
+    uint32_t a = pk_frame_add(p, &f);
+    f.function = pk_function_add_named(p, "run", NULL, NULL, 0);
+    f.category = 2;
+    f.subcategory = 1;
+    f.flags = PROFKIT_FRAME_JS | PROFKIT_FRAME_RELEVANT_FOR_JS;
+    uint32_t b = pk_frame_add(p, &f);
+    uint32_t s = pk_stack_intern(p, pk_stack_intern(p, 0, a), b);
+    int64_t v = 1;
+    assert_int_equal(pk_sample_add(p, s, t, &v), 0);
+    char *out = write_ok(p, NULL);
+    assert_has(out, "\"categories\":[{\"name\":\"Idle\",\"color\":\"transparent\",\"subcategories\":[\"Other\"]},"
+                    "{\"name\":\"JavaScript\",\"color\":\"yellow\",\"subcategories\":[\"Other\",\"Baseline\"]},"
+                    "{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]}]");
+    assert_has(out, "\"category\":[0,1],\"subcategory\":[0,1]");
+    assert_has(out, "\"frameTable\":{\"length\":2,\"flags\":[0,4]");
+    assert_has(out, "\"funcTable\":{\"length\":2,\"name\":[");
+    assert_has(out, "\"flags\":[0,3]");
+    free(out);
+    profkit_profile_free(p);
+}
+
+/* A marker's cause: its payload's cause (or raw stack object) is written as
+ * {time, stack} with the written stack; its other fields as they came. */
+static void marker_cause(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    pk_thread_add(p, "main", "", -1, -1);
+    pk_value_type_add(p, "samples", "count");
+    profkit_frame f;
+    memset(&f, 0, sizeof(f));
+    f.mapping = PROFKIT_NONE;
+    f.function = pk_function_add_named(p, "main", NULL, NULL, 0);
+    uint32_t s = pk_stack_intern(p, 0, pk_frame_add(p, &f));
+    int64_t v = 1;
+    assert_int_equal(pk_sample_add_timed(p, s, 0, 1000000, &v), 0);
+    add_marker(p, "a", "Other", 2000000, 2000000,
+               "{\"type\":\"Text\",\"stack\":{\"samples\":{\"schema\":{\"stack\":0},\"data\":[[9]]}},\"name\":\"x\"}");
+    add_marker(p, "b", "Other", 3000000, 3000000, "{\"cause\":{\"tid\":5,\"time\":1,\"stack\":9}}");
+    p->markers[0].cause = pk_marker_cause_add(p, 1500000, s);
+    p->markers[1].cause = pk_marker_cause_add(p, PROFKIT_NO_TIME, s);
+    char *t = write_ok(p, NULL);
+    assert_has(t, "{\"type\":\"Text\",\"name\":\"x\",\"cause\":{\"time\":0.5,\"stack\":0}}");
+    assert_has(t, "{\"cause\":{\"tid\":5,\"stack\":0}}");
+    free(t);
+    profkit_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -391,6 +455,8 @@ int main(void)
         cmocka_unit_test(nameless_functions_split_by_address),
         cmocka_unit_test(files_become_sources),
         cmocka_unit_test(markers_payloads_and_phases),
+        cmocka_unit_test(frame_categories),
+        cmocka_unit_test(marker_cause),
         cmocka_unit_test(ipc_payloads_get_times),
         cmocka_unit_test(payload_nesting_is_bounded),
         cmocka_unit_test(stacks_out_of_order_are_reordered),

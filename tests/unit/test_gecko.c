@@ -283,6 +283,123 @@ static void test_markers(void **state)
     profkit_profile_free(p);
 }
 
+/* A marker's stack (raw: data.stack, a sample table of one row; processed:
+ * data.cause) becomes a marker cause: a model stack and a time. */
+static void test_marker_causes(void **state)
+{
+    (void)state;
+    static const char raw[] =
+        "{\"meta\":{\"version\":20,\"startTime\":0,\"interval\":1},\"threads\":[{\"name\":\"T\","
+        "\"stringTable\":[\"main\",\"run\",\"M\"],"
+        "\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0],[0,1]]},"
+        "\"frameTable\":{\"schema\":{\"location\":0},\"data\":[[0],[1]]},"
+        "\"samples\":{\"schema\":{\"stack\":0,\"time\":1},\"data\":[[1,1.0]]},"
+        "\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,\"data\":4},"
+        "\"data\":[[2,2.0,null,0,{\"type\":\"Text\",\"name\":\"x\",\"stack\":{\"name\":\"SyncProfile\","
+        "\"samples\":{\"schema\":{\"time\":1,\"stack\":0},\"data\":[[1,1.5]]}}}],"
+        "[2,3.0,null,0,{\"type\":\"Text\",\"stack\":{\"samples\":{\"schema\":{\"stack\":0},\"data\":[[7]]}}}],"
+        "[2,4.0,null,0,{\"type\":\"Text\",\"cause\":{\"time\":3.5,\"stack\":0,\"tid\":5}}]]}}]}";
+    profkit_profile *p = NULL;
+    profkit_error err;
+    assert_int_equal(read_mem(&p, raw, sizeof raw - 1, "gecko", &err), 0);
+    assert_int_equal(p->n_markers, 3);
+    assert_int_equal(p->n_marker_causes, 2);
+    const profkit_marker_cause *c = &p->marker_causes[p->markers[0].cause - 1];
+    char path[512];
+    stack_path(p, c->stack, path, sizeof path);
+    assert_string_equal(path, "main;run");
+    assert_int_equal(c->time, 1500000);
+    assert_int_equal(p->markers[1].cause, 0); /* stack 7 is past the table */
+    c = &p->marker_causes[p->markers[2].cause - 1];
+    stack_path(p, c->stack, path, sizeof path);
+    assert_string_equal(path, "main");
+    assert_int_equal(c->time, 3500000);
+    profkit_profile_free(p);
+}
+
+/* Frame rows that differ only in a category past meta.categories (none)
+ * are one model frame, with no category; a known category stays apart. */
+static void test_unknown_category_one_frame(void **state)
+{
+    (void)state;
+    static const char raw[] =
+        "{\"meta\":{\"version\":20,\"startTime\":0,\"interval\":1,\"categories\":["
+        "{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]},"
+        "{\"name\":\"JavaScript\",\"color\":\"yellow\",\"subcategories\":[\"Other\"]}]},"
+        "\"threads\":[{\"name\":\"T\",\"stringTable\":[\"main\"],"
+        "\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0],[null,1],[null,2],[null,3]]},"
+        "\"frameTable\":{\"schema\":{\"location\":0,\"category\":1},\"data\":[[0,5],[0,7],[0,null],[0,1]]},"
+        "\"samples\":{\"schema\":{\"stack\":0,\"time\":1},\"data\":[[0,1.0],[1,2.0],[2,3.0],[3,4.0]]},"
+        "\"markers\":{\"schema\":{\"name\":0,\"time\":1,\"data\":2},\"data\":[]}}]}";
+    profkit_profile *p = NULL;
+    profkit_error err;
+    assert_int_equal(read_mem(&p, raw, sizeof raw - 1, "gecko", &err), 0);
+    assert_int_equal(p->n_samples, 4);
+    uint32_t f0 = p->stacks[p->sample_stack[0]].frame;
+    assert_int_equal(p->stacks[p->sample_stack[1]].frame, f0);
+    assert_int_equal(p->stacks[p->sample_stack[2]].frame, f0);
+    assert_int_equal(p->frames[f0].category, 0);
+    uint32_t f3 = p->stacks[p->sample_stack[3]].frame;
+    assert_true(f3 != f0);
+    assert_int_equal(p->frames[f3].category, 2);
+    profkit_profile_free(p);
+}
+
+/* An old processed profile's cause times as the loader's upgrade leaves
+ * them: a `stack` (before version 21) becomes a cause moved by a
+ * non-default process's processStartupTime; before version 34 a cause of
+ * a payload other than tracing/Styles is moved by it as well; from 21 on
+ * a `stack` is no cause. */
+static void test_old_processed_causes(void **state)
+{
+    (void)state;
+    static const char fmt[] =
+        "{\"meta\":{\"version\":4,\"preprocessedProfileVersion\":%d,\"startTime\":0,\"interval\":1},"
+        "\"threads\":[{\"name\":\"GeckoMain\",\"processType\":\"%s\",\"processStartupTime\":1000,"
+        "\"stringArray\":[\"main\",\"M\"],"
+        "\"frameTable\":{\"length\":1,\"func\":[0],\"line\":[null],\"category\":[null],\"implementation\":[null],"
+        "\"address\":[-1]},"
+        "\"funcTable\":{\"length\":1,\"name\":[0],\"resource\":[-1],\"address\":[-1],\"isJS\":[false],"
+        "\"fileName\":[null],\"lineNumber\":[null]},"
+        "\"resourceTable\":{\"length\":0,\"type\":[],\"name\":[],\"lib\":[],\"icon\":[],\"addonId\":[],\"host\":[]},"
+        "\"stackTable\":{\"length\":1,\"prefix\":[null],\"frame\":[0]},"
+        "\"samples\":{\"length\":1,\"stack\":[0],\"time\":[1000]},"
+        "\"markers\":{\"length\":3,\"name\":[1,1,1],\"time\":[1002,1014,1015],\"data\":["
+        "{\"type\":\"tracing\",\"category\":\"Paint\",\"interval\":\"start\",\"stack\":{\"name\":\"SyncProfile\","
+        "\"samples\":{\"schema\":{\"stack\":0,\"time\":1},\"data\":[[0,1]]}}},"
+        "{\"type\":\"DiskIO\",\"startTime\":13.5,\"endTime\":14,\"cause\":{\"time\":13.5,\"stack\":0}},"
+        "{\"type\":\"Styles\",\"startTime\":14,\"endTime\":15,\"cause\":{\"time\":14.5,\"stack\":0}}]}}]}";
+    static const struct {
+        int version;
+        const char *type;
+        int64_t t0, t1, t2; /* -1: no cause */
+    } cases[] = {
+        { 7, "tab", 1001000000, 1013500000, 14500000 },
+        { 7, "default", 1000000, 1013500000, 14500000 },
+        { 21, "tab", -1, 1013500000, 14500000 },
+        { 34, "tab", -1, 13500000, 14500000 },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char buf[2048];
+        int len = snprintf(buf, sizeof buf, fmt, cases[k].version, cases[k].type);
+        assert_true(len > 0 && (size_t)len < sizeof buf);
+        profkit_profile *p = NULL;
+        profkit_error err;
+        assert_int_equal(read_mem(&p, buf, (size_t)len, "firefox", &err), 0);
+        assert_int_equal(p->n_markers, 3);
+        const int64_t want[3] = { cases[k].t0, cases[k].t1, cases[k].t2 };
+        for (size_t i = 0; i < 3; i++) {
+            if (want[i] < 0) {
+                assert_int_equal(p->markers[i].cause, 0);
+                continue;
+            }
+            assert_true(p->markers[i].cause != 0);
+            assert_int_equal(p->marker_causes[p->markers[i].cause - 1].time, want[i]);
+        }
+        profkit_profile_free(p);
+    }
+}
+
 /* skip_markers: the markers are parsed but not kept or checked (the reports
  * never show them); everything else reads the same, and a markers value
  * that is not a table is still an error. */
@@ -461,6 +578,18 @@ static void test_flags_v75(void **state)
     assert_string_equal(pk_str(p, leaf_function(p, p->sample_stack[0])->module), "libxul.so");
     assert_string_equal(pk_str(p, leaf_function(p, p->sample_stack[1])->file), "https://example.com/app.js");
     assert_int_equal(p->frames[p->stacks[p->sample_stack[1]].frame].line, 14);
+    /* categories: meta.categories in order; frame flags bit 4 guards the
+     * category; funcTable flags bit 1 is isJS */
+    assert_int_equal(p->n_categories, 2);
+    assert_string_equal(pk_str(p, p->categories[1].name), "JavaScript");
+    assert_string_equal(pk_str(p, p->categories[1].color), "yellow");
+    assert_int_equal(p->categories[1].n_subcategories, 1);
+    const profkit_frame *js = &p->frames[p->stacks[p->sample_stack[1]].frame];
+    assert_int_equal(js->category, 2);
+    assert_int_equal(js->flags, PROFKIT_FRAME_JS);
+    const profkit_frame *native = &p->frames[p->stacks[p->sample_stack[0]].frame];
+    assert_int_equal(native->category, 1);
+    assert_int_equal(native->flags, 0);
     assert_string_equal(pk_meta_get(p, "format_version"), "75");
     profkit_profile_free(p);
 }
@@ -780,7 +909,9 @@ int main(void)
         cmocka_unit_test(test_nested_processes), cmocka_unit_test(test_short_rows),
         cmocka_unit_test(test_weights),          cmocka_unit_test(test_markers),
         cmocka_unit_test(test_embedded_v3),      cmocka_unit_test(test_processed_shared),
-        cmocka_unit_test(test_processed_v24),    cmocka_unit_test(test_flags_v75),
+        cmocka_unit_test(test_processed_v24),    cmocka_unit_test(test_flags_v75), cmocka_unit_test(test_marker_causes),
+        cmocka_unit_test(test_old_processed_causes),
+        cmocka_unit_test(test_unknown_category_one_frame),
         cmocka_unit_test(test_stream_equivalence), cmocka_unit_test(test_skip_markers), cmocka_unit_test(test_fixtures_detected),
         cmocka_unit_test(test_error_positions),  cmocka_unit_test(test_gzip_truncated),
         cmocka_unit_test(test_mutations),        cmocka_unit_test(test_numbers),

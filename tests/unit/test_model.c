@@ -326,6 +326,81 @@ static void labels_and_units(void **state)
     profkit_profile_free(p);
 }
 
+/* Frame categories: a stack's category is its frame's, else its caller's,
+ * else the default (first grey) one; a merge maps them by name. */
+static void categories_of_stacks_and_merge(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    assert_non_null(p);
+    uint32_t subs[2] = { profkit_string_intern_cstr(p, "Other"), profkit_string_intern_cstr(p, "GC") };
+    assert_int_equal(pk_category_add(p, profkit_string_intern_cstr(p, "Idle"),
+                                     profkit_string_intern_cstr(p, "transparent"), subs, 1), 0);
+    assert_int_equal(pk_category_add(p, profkit_string_intern_cstr(p, "Other"),
+                                     profkit_string_intern_cstr(p, "grey"), subs, 1), 1);
+    assert_int_equal(pk_category_add(p, profkit_string_intern_cstr(p, "JavaScript"),
+                                     profkit_string_intern_cstr(p, "yellow"), subs, 2), 2);
+    assert_int_equal(pk_default_category(p), 2);
+    profkit_frame f;
+    memset(&f, 0, sizeof(f));
+    f.mapping = PROFKIT_NONE;
+    f.function = pk_function_add_named(p, "main", "", "", 0);
+    uint32_t plain = pk_frame_add(p, &f);
+    f.function = pk_function_add_named(p, "js", "", "", 0);
+    f.category = 3;
+    f.subcategory = 1;
+    f.flags = PROFKIT_FRAME_JS;
+    uint32_t js = pk_frame_add(p, &f);
+    /* the same function in another category is another frame */
+    f.category = 1;
+    f.subcategory = 0;
+    f.flags = 0;
+    assert_int_not_equal(pk_frame_add(p, &f), js);
+    uint32_t s1 = pk_stack_intern(p, 0, plain);
+    uint32_t s2 = pk_stack_intern(p, s1, js);
+    uint32_t s3 = pk_stack_intern(p, s2, plain);
+    uint16_t cat[8];
+    assert_int_equal(profkit_profile_stack_categories(p, cat), 0);
+    assert_int_equal(cat[0], 2);
+    assert_int_equal(cat[s1], 2);
+    assert_int_equal(cat[s2], 3);
+    assert_int_equal(cat[s3], 3);
+    assert_int_equal(profkit_profile_category_find(p, "JavaScript"), 2);
+    assert_int_equal(profkit_profile_category_find(p, "Paint"), PROFKIT_NONE);
+
+    /* dst has "JavaScript" at another index and no "Idle" */
+    profkit_profile *d = profkit_profile_new();
+    assert_int_equal(pk_category_add(d, profkit_string_intern_cstr(d, "JavaScript"),
+                                     profkit_string_intern_cstr(d, "yellow"), NULL, 0), 0);
+    profkit_error err;
+    assert_int_equal(profkit_profile_merge(d, p, &err), 0);
+    size_t n = 0, ns = 0;
+    const profkit_category *c = profkit_profile_categories(d, &n);
+    const uint32_t *sc = profkit_profile_subcategories(d, &ns);
+    assert_int_equal(n, 3);
+    assert_string_equal(profkit_string(d, c[1].name), "Idle");
+    assert_string_equal(profkit_string(d, c[2].name), "Other");
+    assert_string_equal(profkit_string(d, c[2].color), "grey");
+    assert_int_equal(c[2].n_subcategories, 1);
+    assert_string_equal(profkit_string(d, sc[c[2].first_subcategory]), "Other");
+    size_t nf = 0;
+    const profkit_frame *fr = profkit_profile_frames(d, &nf);
+    int seen_js = 0, seen_idle = 0;
+    for (size_t i = 0; i < nf; i++) {
+        const char *name = profkit_string(d, profkit_profile_functions(d, &n)[fr[i].function].name);
+        if (strcmp(name, "js") == 0 && fr[i].category == 1) {
+            seen_js = 1;
+            assert_int_equal(fr[i].subcategory, 1);
+            assert_int_equal(fr[i].flags, PROFKIT_FRAME_JS);
+        }
+        if (strcmp(name, "js") == 0 && fr[i].category == 2)
+            seen_idle = 1;
+    }
+    assert_true(seen_js && seen_idle);
+    profkit_profile_free(d);
+    profkit_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -336,6 +411,7 @@ int main(void)
         cmocka_unit_test(top_counts_recursion_once),
         cmocka_unit_test(top_sort_first_matches_full_sort),
         cmocka_unit_test(labels_and_units),
+        cmocka_unit_test(categories_of_stacks_and_merge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

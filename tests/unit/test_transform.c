@@ -286,7 +286,7 @@ static void errors(void **state)
     assert_non_null(strstr(err.message, "empty function name in call path 'main;;a'"));
     profkit_transform cat = { PROFKIT_TRANSFORM_FOCUS_CATEGORY, "JavaScript", NULL };
     assert_int_equal(profkit_profile_transform(p, &cat, 1, &err), PROFKIT_EINVAL);
-    assert_non_null(strstr(err.message, "no categories in this profile"));
+    assert_non_null(strstr(err.message, "no frame categories in this profile"));
     /* the profile is as it was */
     char *got = folded(p);
     assert_string_equal(got, "main;a 1");

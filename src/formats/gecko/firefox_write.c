@@ -8,8 +8,11 @@
  * newer files, newer ones upgrade it):
  *   meta      interval (ms: the median time between samples of the busiest
  *             thread, 1 ms for untimed profiles), startTime (ms),
- *             categories ("Other" first, the
- *             default; then one per marker category), product, version 75
+ *             categories (the profile's frame categories as they came,
+ *             with colours and subcategories; then "Other", grey, the
+ *             default, when none of them is grey; then one per marker
+ *             category not among them), product,
+ *             version 75
  *   libs      one per mapping of the profile (path, basename, build id)
  *   threads   one per thread: name, pid (a string), tid, a samples table
  *             (stack, time in ms, weight/weightType) and a markers table
@@ -44,13 +47,18 @@
  *     marker is always an interval, which the viewer requires) and their JSON
  *     payload when it is a well-formed JSON object (else null). Beside
  *     untimed samples, marker times count from 0 (startTime 0).
+ *   - Frames keep their category and subcategory (flags bit 4; a frame
+ *     without one takes its caller's, as in the input), functions isJS and
+ *     relevantForJS (flags bits 1 and 2) when any of their frames has it.
  * Strings are escaped and invalid UTF-8 is replaced (io/json_out.h), so the
  * output is always valid JSON.
  */
 #include "formats/gecko/firefox.h"
+#include "io/json_fields.h"
 #include "io/json_out.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,8 +70,11 @@
 enum {
     FRAME_INLINED = 1, /* version 71's form of inlineDepth > 0 */
     FRAME_HAS_ADDRESS = 2,
+    FRAME_HAS_CATEGORY = 4,
     FRAME_HAS_LINE = 16,
     FRAME_HAS_COLUMN = 32,
+    FUNC_IS_JS = 1,
+    FUNC_RELEVANT_FOR_JS = 2,
     FUNC_HAS_RESOURCE = 4,
     FUNC_HAS_SOURCE = 8,
     FUNC_HAS_LINE = 16
@@ -80,6 +91,7 @@ typedef struct out_func {
     uint32_t resource; /* output resource or PROFKIT_NONE */
     uint32_t source;   /* output source or PROFKIT_NONE */
     uint32_t line;     /* 0 = unknown */
+    uint32_t js;       /* FUNC_IS_JS, FUNC_RELEVANT_FOR_JS: from its frames */
 } out_func;
 
 typedef struct ffw {
@@ -100,6 +112,9 @@ typedef struct ffw {
      * came (NULL: absent or no number); with start_text, times are written
      * as the model has them (ms after that startTime, origin_ns 0). */
     const char *start_text, *interval_text, *prof_start_text, *prof_end_text;
+    /* An untimed profile's wall-clock start (ms since the epoch: a bsprof's
+     * start_timestamp_ms), written as meta.startTime; NULL: none. */
+    const char *wall_text;
 
     uint32_t *stack_out; /* profkit stack -> output stack (NONE: root) */
     uint32_t *stack_in;  /* output stack -> profkit stack */
@@ -119,8 +134,11 @@ typedef struct ffw {
     uint32_t *src_file;   /* output source -> output string */
     size_t n_src, cap_src;
 
-    uint32_t cat_name[FF_MAX_CATEGORIES]; /* profkit string of category i (0: "Other") */
+    uint32_t cat_name[FF_MAX_CATEGORIES]; /* profkit string of category i */
     size_t n_cats;
+    size_t n_model_cats;  /* categories 0.. n_model_cats - 1 are the profile's frame categories */
+    size_t default_cat;   /* a marker without a category: "Other" */
+    size_t grey_cat;      /* the "Other" (grey) written after them, or SIZE_MAX */
 
     uint8_t *marker_kind; /* per marker: MARKER_* bits */
     uint32_t *rows;       /* sample rows bucketed by thread: thread t's are */
@@ -552,7 +570,7 @@ static uint32_t new_func(ffw *w, uint32_t f, uint32_t name)
 {
     const profkit_profile *p = w->p;
     const profkit_frame *fr = &p->frames[f];
-    out_func of = { name, PROFKIT_NONE, PROFKIT_NONE, 0 };
+    out_func of = { name, PROFKIT_NONE, PROFKIT_NONE, 0, 0 };
     if (fr->function < p->n_functions) {
         const profkit_function *fn = &p->functions[fr->function];
         if (fn->module != 0 && fn->module < p->strings.n)
@@ -618,21 +636,53 @@ static int prepare_functions(ffw *w)
             }
         }
         w->frame_func[f] = of;
+        uint8_t fl = p->frames[f].flags;
+        w->funcs[of].js |= (fl & PROFKIT_FRAME_JS ? FUNC_IS_JS : 0) |
+                           (fl & PROFKIT_FRAME_RELEVANT_FOR_JS ? FUNC_RELEVANT_FOR_JS : 0);
     }
     return 0;
 }
 
-/* Marker category name -> index in meta.categories (0 = "Other"). */
+/*
+ * meta.categories begins with the profile's frame categories as they came
+ * (up to FF_MAX_CATEGORIES), else with "Other", the default.
+ */
+static void categories_start(ffw *w)
+{
+    const profkit_profile *p = w->p;
+    w->n_model_cats = p->n_categories < FF_MAX_CATEGORIES ? p->n_categories : FF_MAX_CATEGORIES;
+    for (size_t i = 0; i < w->n_model_cats; i++)
+        w->cat_name[i] = p->categories[i].name;
+    w->n_cats = w->n_model_cats;
+    w->grey_cat = SIZE_MAX;
+    uint32_t d = pk_default_category(p);
+    if (!d || d > w->n_cats) {
+        /* The viewer takes the first grey category as the default one, for
+         * the frames without a category; without one it fails. */
+        w->grey_cat = w->n_cats;
+        w->cat_name[w->n_cats++] = 0;
+    }
+    w->default_cat = w->grey_cat != SIZE_MAX ? w->grey_cat : d - 1;
+    for (size_t i = 0; i < w->n_model_cats; i++)
+        if (strcmp(pk_str(p, w->cat_name[i]), "Other") == 0) {
+            w->default_cat = i;
+            break;
+        }
+}
+
+/* Marker category name -> index in meta.categories ("" and "Other": the default). */
 static size_t category_for(ffw *w, uint32_t name_id)
 {
     const char *name = pk_str(w->p, name_id);
-    if (!name[0] || strcmp(name, "Other") == 0)
-        return 0;
-    for (size_t i = 1; i < w->n_cats; i++)
+    if (!name[0])
+        return w->default_cat;
+    for (size_t i = 0; i < w->n_cats; i++)
         if (w->cat_name[i] == name_id)
             return i;
+    if (strcmp(name, "Other") == 0 && w->grey_cat != SIZE_MAX)
+        return w->grey_cat;
     if (w->n_cats == FF_MAX_CATEGORIES)
-        return 0;
+        return w->default_cat;
     w->cat_name[w->n_cats] = name_id;
     return w->n_cats++;
 }
@@ -743,6 +793,8 @@ static int prepare_samples(ffw *w, size_t n_threads)
         w->prof_end_text = meta_number(p, "profilingEndTime");
     } else if (t0 == INT64_MAX || (!w->timed && p->n_samples > 0)) {
         w->origin_ns = (t0 == INT64_MAX || t0 > 0) ? 0 : t0;
+        if (!w->timed && w->origin_ns == 0)
+            w->wall_text = meta_number(p, "start_timestamp_ms");
     } else {
         int64_t mod = ((t0 % 1000000) + 1000000) % 1000000;
         w->origin_ns = t0 >= INT64_MIN + mod ? t0 - mod : t0;
@@ -844,6 +896,67 @@ static int write_samples(ffw *w, uint32_t t)
  * (raw Gecko keeps the times in the marker) gets the marker's start and end
  * as "startTime"/"endTime", which the viewer reads from IPC payloads.
  */
+/* `"key":value` of a field as it came, after a comma unless *first. */
+static void put_field(ffw *w, const pk_json_field *f, int *first)
+{
+    if (!*first)
+        put(w, ",");
+    *first = 0;
+    put(w, "\"");
+    pk_sink_write(w->k, f->key, f->key_len);
+    put(w, "\":");
+    pk_sink_write(w->k, f->value, f->value_len);
+}
+
+static int key_is(const pk_json_field *f, const char *key)
+{
+    return f->key_len == strlen(key) && memcmp(f->key, key, f->key_len) == 0;
+}
+
+/*
+ * A payload with a cause: its fields as they came but the cause (a raw
+ * Gecko `stack` object, a processed `cause`), then `cause` with the
+ * written stack and time (the other fields of a processed cause kept).
+ */
+static void write_caused(ffw *w, const profkit_marker *m, const profkit_marker_cause *c, const char *s,
+                         size_t n)
+{
+    size_t pos = 0;
+    pk_json_field f, old = { NULL, 0, NULL, 0 };
+    int first = 1;
+    put(w, "{");
+    if ((w->marker_kind[m - w->p->markers] & (MARKER_IPC | MARKER_HAS_START)) == MARKER_IPC) {
+        put(w, "\"startTime\":");
+        put_time(w, m->start);
+        put(w, ",\"endTime\":");
+        put_time(w, m->end == PROFKIT_NO_TIME ? m->start : m->end);
+        first = 0;
+    }
+    while (pk_json_next_field(s, n, &pos, &f)) {
+        int object = f.value_len && f.value[0] == '{';
+        if (key_is(&f, "cause") && object)
+            old = f;
+        if ((key_is(&f, "cause") || key_is(&f, "stack")) && object)
+            continue;
+        put_field(w, &f, &first);
+    }
+    if (!first)
+        put(w, ",");
+    put(w, "\"cause\":{");
+    first = 1;
+    for (pos = 0; old.value && pk_json_next_field(old.value, old.value_len, &pos, &f);)
+        if (!key_is(&f, "time") && !key_is(&f, "stack"))
+            put_field(w, &f, &first);
+    if (c->time != PROFKIT_NO_TIME) {
+        put(w, first ? "\"time\":" : ",\"time\":");
+        put_time(w, c->time);
+        first = 0;
+    }
+    put(w, first ? "\"stack\":" : ",\"stack\":");
+    put_u64(w, w->stack_out[c->stack]);
+    put(w, "}}");
+}
+
 static void write_payload(ffw *w, size_t i)
 {
     const profkit_marker *m = &w->p->markers[i];
@@ -854,6 +967,14 @@ static void write_payload(ffw *w, size_t i)
     }
     const uint8_t *s = (const uint8_t *)pk_str(w->p, m->payload);
     size_t n = w->p->strings.len[m->payload];
+    const profkit_profile *p = w->p;
+    if (m->cause && m->cause <= p->n_marker_causes) {
+        const profkit_marker_cause *c = &p->marker_causes[m->cause - 1];
+        if (c->stack != 0 && c->stack < p->n_stacks) {
+            write_caused(w, m, c, (const char *)s, n);
+            return;
+        }
+    }
     if (!(kind & MARKER_IPC) || (kind & MARKER_HAS_START)) {
         pk_sink_write(w->k, s, n);
         return;
@@ -1000,6 +1121,8 @@ static void write_meta(ffw *w)
     put(w, ",\"startTime\":");
     if (w->start_text)
         put(w, w->start_text);
+    else if (w->wall_text)
+        put(w, w->wall_text);
     else
         put_scaled(w, w->origin_ns, 6);
     if (w->start_text && w->prof_start_text && w->prof_end_text) {
@@ -1008,21 +1131,62 @@ static void write_meta(ffw *w)
         put(w, ",\"profilingEndTime\":");
         put(w, w->prof_end_text);
     }
+    /* What made the profile: the input's product (Gecko), else an app's
+     * name, version and device (bsprof's header), else the format. */
+    const char *product = pk_meta_get(w->p, "product");
+    if (!product || !*product)
+        product = pk_meta_get(w->p, "target_name");
     put(w, ",\"processType\":0,\"product\":");
-    put_str(w, fmt[0] ? fmt : "profkit");
+    put_str(w, product && *product ? product : fmt[0] ? fmt : "profkit");
+    static const char *const app_meta[][2] = { { "appBuildID", "target_version" },
+                                               { "oscpu", "device_firmware" } };
+    for (size_t i = 0; i < sizeof app_meta / sizeof app_meta[0]; i++) {
+        const char *v = pk_meta_get(w->p, app_meta[i][1]);
+        if (v && *v) {
+            put(w, ",\"");
+            put(w, app_meta[i][0]);
+            put(w, "\":");
+            put_str(w, v);
+        }
+    }
+    const char *vendor = pk_meta_get(w->p, "device_vendor"), *model = pk_meta_get(w->p, "device_model");
+    if ((vendor && *vendor) || (model && *model)) {
+        char dev[512];
+        snprintf(dev, sizeof dev, "%s%s%s", vendor ? vendor : "", vendor && *vendor && model && *model ? " " : "",
+                 model ? model : "");
+        put(w, ",\"device\":");
+        put_str(w, dev);
+    }
     put(w, ",\"importedFrom\":\"profkit\",\"stackwalk\":1,\"symbolicated\":true,"
            "\"usesOnlyOneStackType\":true,\"keepProfileThreadOrder\":true,\"markerSchema\":[],"
            "\"version\":");
     put_u64(w, FF_GECKO_VERSION);
     put(w, ",\"preprocessedProfileVersion\":");
     put_u64(w, FF_PROCESSED_VERSION);
-    put(w, ",\"categories\":[{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]}");
-    for (size_t i = 1; i < w->n_cats; i++) {
-        put(w, ",{\"name\":");
-        put_str(w, pk_str(w->p, w->cat_name[i]));
+    put(w, ",\"categories\":[");
+    const profkit_profile *p = w->p;
+    for (size_t i = 0; i < w->n_cats; i++) {
+        const profkit_category *c = i < w->n_model_cats ? &p->categories[i] : NULL;
+        put(w, i ? ",{\"name\":" : "{\"name\":");
+        put_str(w, i == w->grey_cat ? "Other" : pk_str(p, w->cat_name[i]));
         put(w, ",\"color\":");
-        put_str(w, colors[(i - 1) % (sizeof(colors) / sizeof(colors[0]))]);
-        put(w, ",\"subcategories\":[\"Other\"]}");
+        if (c && c->color && pk_str(p, c->color)[0])
+            put_str(w, pk_str(p, c->color));
+        else if (i == w->grey_cat)
+            put_str(w, "grey");
+        else
+            put_str(w, colors[(i ? i - 1 : 0) % (sizeof(colors) / sizeof(colors[0]))]);
+        put(w, ",\"subcategories\":[");
+        if (c && c->n_subcategories) {
+            for (uint32_t k = 0; k < c->n_subcategories; k++) {
+                if (k)
+                    put(w, ",");
+                put_str(w, pk_str(p, p->subcategories[c->first_subcategory + k]));
+            }
+        } else {
+            put(w, "\"Other\"");
+        }
+        put(w, "]}");
     }
     put(w, "]}");
 }
@@ -1066,10 +1230,28 @@ static int frame_in_lib(const ffw *w, size_t i)
     const profkit_frame *fr = &w->p->frames[i];
     return fr->address != 0 && fr->mapping < w->p->n_mappings;
 }
+/* A frame's category as written: 1 + its index, 0 = none (it takes its caller's). */
+static size_t frame_cat(const ffw *w, size_t i)
+{
+    uint16_t c = w->p->frames[i].category;
+    return c <= w->n_model_cats ? c : 0;
+}
+static uint64_t frame_category(const ffw *w, size_t i)
+{
+    size_t c = frame_cat(w, i);
+    return c ? c - 1 : 0;
+}
+static uint64_t frame_subcategory(const ffw *w, size_t i)
+{
+    size_t c = frame_cat(w, i);
+    uint8_t s = w->p->frames[i].subcategory;
+    return c && s < w->p->categories[c - 1].n_subcategories ? s : 0;
+}
 static uint64_t frame_flags(const ffw *w, size_t i)
 {
     const profkit_frame *fr = &w->p->frames[i];
     return (fr->inline_depth ? FRAME_INLINED : 0) | (fr->line ? FRAME_HAS_LINE : 0) |
+           (frame_cat(w, i) ? FRAME_HAS_CATEGORY : 0) |
            (fr->column ? FRAME_HAS_COLUMN : 0) |
            (frame_in_lib(w, i) ? FRAME_HAS_ADDRESS : 0);
 }
@@ -1091,7 +1273,7 @@ static uint64_t func_name(const ffw *w, size_t i) { return w->funcs[i].name; }
 static uint64_t func_flags(const ffw *w, size_t i)
 {
     const out_func *f = &w->funcs[i];
-    return (f->resource != PROFKIT_NONE ? FUNC_HAS_RESOURCE : 0) |
+    return f->js | (f->resource != PROFKIT_NONE ? FUNC_HAS_RESOURCE : 0) |
            (f->source != PROFKIT_NONE ? FUNC_HAS_SOURCE : 0) | (f->line ? FUNC_HAS_LINE : 0);
 }
 static uint64_t func_resource(const ffw *w, size_t i)
@@ -1122,8 +1304,8 @@ static void write_shared(ffw *w)
     put_column(w, "func", nf, frame_function);
     put_column(w, "line", nf, frame_line);
     put_column(w, "column", nf, frame_column);
-    put_zeros(w, "category", nf, "0");
-    put_zeros(w, "subcategory", nf, "0");
+    put_column(w, "category", nf, frame_category);
+    put_column(w, "subcategory", nf, frame_subcategory);
     put_zeros(w, "nativeSymbol", nf, "0");
     put_zeros(w, "innerWindowID", nf, "0");
     put_zeros(w, "originalLocation", nf, "0");
@@ -1178,7 +1360,7 @@ static int write_all(ffw *w, const profkit_write_options *o)
         return rc;
     /* Marker categories and names must be known before meta and stringArray. */
     size_t no_time = 0;
-    w->n_cats = 1;
+    categories_start(w);
     if (!(w->marker_kind = calloc(p->n_markers ? p->n_markers : 1, 1)))
         return oom(w);
     for (size_t i = 0; i < p->n_markers; i++) {

@@ -8,6 +8,7 @@
  * column where that table starts. The reader's state is in gecko_reader.h.
  */
 #include "formats/gecko/gecko_reader.h"
+#include "io/json_fields.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -94,8 +95,8 @@ static int get_num(gk_build *b, int tk, int c, size_t row, double *out)
  * hold a value with a `flags` bit (the others hold 0, not null). Returns
  * whether the column guarded by `bit` is set in row `row`; true without flags.
  */
-enum { FRAME_INLINED = 1, FRAME_ADDRESS = 2, FRAME_LINE = 16, FRAME_COLUMN = 32 };
-enum { FUNC_JS = 1, FUNC_RESOURCE = 4, FUNC_SOURCE = 8, FUNC_LINE = 16 };
+enum { FRAME_INLINED = 1, FRAME_ADDRESS = 2, FRAME_CATEGORY = 4, FRAME_LINE = 16, FRAME_COLUMN = 32 };
+enum { FUNC_JS = 1, FUNC_RELEVANT_FOR_JS = 2, FUNC_RESOURCE = 4, FUNC_SOURCE = 8, FUNC_LINE = 16 };
 static int has_flag(gk_build *b, int tk, size_t row, unsigned bit)
 {
     const gk_table *t = b->t[tk];
@@ -464,6 +465,53 @@ static int inline_frame(gk_build *b, uint32_t parent, uint32_t *frame)
     return 0;
 }
 
+/* A boolean cell (true, or a number other than 0) of row i. */
+static int cell_true(gk_build *b, int tk, int c, size_t i)
+{
+    double d = pk_gk_cell_at(b->t[tk], c, i);
+    return !cell_is_null(d) && !cell_is_text(d) && d != 0;
+}
+
+/*
+ * Frame row i's category and subcategory (a null one: none, the frame
+ * takes its caller's) and its JS flags: from the function (processed:
+ * funcTable isJS and relevantForJS, or from version 75 its flags) or
+ * (raw) a JS location and the frame's relevantForJS.
+ */
+static int frame_category(gk_build *b, size_t i, int64_t func, profkit_frame *fr)
+{
+    int64_t v = 0;
+    int rc = get_flagged(b, T_FRAMES, COL_CATEGORY, i, FRAME_CATEGORY, &v);
+    if (rc < 0)
+        return rc;
+    /* a category past meta.categories is none (model_categories): known
+     * here when meta came first, as it does in Firefox's files, so such a
+     * frame is the same model frame as one without a category */
+    size_t known = b->r->categories.n;
+    if (rc == 0 && v >= 0 && v < (int64_t)PK_MAX_CATEGORIES && (known == 0 || (uint64_t)v < known)) {
+        fr->category = (uint16_t)(v + 1);
+        if ((rc = get_int(b, T_FRAMES, COL_SUBCATEGORY, i, &v)) < 0)
+            return rc;
+        fr->subcategory = rc == 0 && v > 0 && v <= 255 ? (uint8_t)v : 0;
+    }
+    if (func < 0) { /* raw */
+        const profkit_function *f = &b->r->p->functions[fr->function];
+        if (f->file && !fr->address)
+            fr->flags |= PROFKIT_FRAME_JS;
+        if (cell_true(b, T_FRAMES, COL_RELEVANT_FOR_JS, i))
+            fr->flags |= PROFKIT_FRAME_RELEVANT_FOR_JS;
+        return 0;
+    }
+    if (pk_gk_col(b->t[T_FUNCS], COL_FLAGS)->n) {
+        fr->flags |= has_flag(b, T_FUNCS, (size_t)func, FUNC_JS) ? PROFKIT_FRAME_JS : 0;
+        fr->flags |= has_flag(b, T_FUNCS, (size_t)func, FUNC_RELEVANT_FOR_JS) ? PROFKIT_FRAME_RELEVANT_FOR_JS : 0;
+    } else {
+        fr->flags |= cell_true(b, T_FUNCS, COL_IS_JS, (size_t)func) ? PROFKIT_FRAME_JS : 0;
+        fr->flags |= cell_true(b, T_FUNCS, COL_RELEVANT_FOR_JS, (size_t)func) ? PROFKIT_FRAME_RELEVANT_FOR_JS : 0;
+    }
+    return 0;
+}
+
 /* The model frame of frameTable row i. */
 static int frame_id(gk_build *b, size_t i, uint32_t *out)
 {
@@ -477,10 +525,11 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
         *out = ids[i];
         return 0;
     }
-    profkit_frame fr = { 0, 0, 0, 0, PROFKIT_NONE, 0, 0 };
+    profkit_frame fr = { 0, 0, 0, 0, PROFKIT_NONE, 0, 0, 0, 0 };
     int64_t v = 0;
     int rc;
     uint32_t loc_line = 0, loc_col = 0;
+    int64_t fi = -1;
     if (b->raw_frames) {
         if ((rc = get_int(b, T_FRAMES, COL_LOCATION, i, &v)) < 0)
             return rc;
@@ -493,7 +542,6 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
         loc_line = l->line;
         loc_col = l->column == GK_LOC_ADDRESS ? 0 : l->column;
     } else {
-        int64_t fi;
         rc = get_index(b, T_FRAMES, COL_FUNC, i, pk_gk_table_rows(b->t[T_FUNCS]), "funcTable", &fi);
         if (rc < 0)
             return rc;
@@ -522,6 +570,8 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
     if ((rc = get_flagged(b, T_FRAMES, COL_COLUMN, i, FRAME_COLUMN, &v)) < 0)
         return rc;
     fr.column = rc == 0 && v > 0 && v <= UINT32_MAX ? (uint32_t)v : loc_col;
+    if ((rc = frame_category(b, i, fi, &fr)) < 0)
+        return rc;
     uint32_t id = pk_frame_add(b->r->p, &fr);
     if (id == PROFKIT_NONE)
         return pk_gk_oom(b->r);
@@ -800,6 +850,153 @@ static int fix_samples(gk_build *b, gk_table *st, double shift)
 
 /* Keeps the times of marker m's phase (pk_gk_marker_complete) and
  * shifts them by sh ns (a sub-process's). */
+/* A JSON object field's value as an object (1 and *f), or 0. */
+static int object_field(const char *s, size_t n, const char *key, pk_json_field *f)
+{
+    return pk_json_find_field(s, n, key, f) && f->value_len && f->value[0] == '{';
+}
+
+/* Cell k of the first row of `data` array text s[0..n) ("[[a, b, ...], ...]")
+ * when it is a number: 1 and *out, else 0. */
+static int first_row_cell(const char *s, size_t n, double k, double *out)
+{
+    size_t i = 0, depth = 0;
+    while (i < n && depth < 2) {
+        char c = s[i++];
+        if (c == '[')
+            depth++;
+        else if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+            return 0;
+    }
+    if (depth < 2 || !(k >= 0 && k < 4096) || k != floor(k))
+        return 0;
+    for (size_t cell = 0; i < n; cell++) {
+        while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+            i++;
+        size_t start = i;
+        while (i < n && s[i] != ',' && s[i] != ']' && s[i] != '[' && s[i] != '{' && s[i] != '"')
+            i++;
+        if (i == n || s[i] == '[' || s[i] == '{' || s[i] == '"')
+            return 0; /* only numbers and null come before the cell wanted */
+        if (cell == (size_t)k) {
+            pk_json_field f = { NULL, 0, s + start, i - start };
+            while (f.value_len && (f.value[f.value_len - 1] == ' ' || f.value[f.value_len - 1] == '\n'))
+                f.value_len--;
+            return pk_json_field_number(&f, out);
+        }
+        if (s[i] == ']')
+            return 0;
+        i++;
+    }
+    return 0;
+}
+
+static int stack_id(gk_build *b, size_t i, uint32_t *out);
+
+/*
+ * The cause of marker m from its payload: a processed marker's `cause`
+ * ({time, stack}: a stackTable index), a raw one's `stack` (a sample table
+ * of one row: stack and time by its schema). Its stack becomes a model
+ * stack and its time ns on the model's axis (shifted by sh); a stack
+ * index out of range gives no cause (the payload keeps it as it came).
+ */
+/* Payload field `key` is the JSON string `want`. */
+static int payload_string_is(const char *s, size_t n, const char *key, const char *want)
+{
+    pk_json_field f;
+    const char *v;
+    size_t len;
+    return pk_json_find_field(s, n, key, &f) && pk_json_field_string(&f, &v, &len) &&
+           len == strlen(want) && memcmp(v, want, len) == 0;
+}
+
+/*
+ * The ms a processed profile's old cause time gains on the loader's
+ * upgrade (none for raw Gecko, whose times are shifted by sh): before
+ * version 21 a payload's `stack` becomes a cause, its time moved by the
+ * thread's processStartupTime unless the thread's processType is
+ * "default"; before version 34 every cause but those of "tracing" and
+ * "Styles" payloads (a tracing DOMEvent is a DOMEvent from version 32 on)
+ * is moved by processStartupTime as well.
+ */
+static double old_cause_shift(const gk_build *b, const char *s, size_t n, int from_stack)
+{
+    if (b->version < 0)
+        return 0;
+    double ps = b->th->have_process_start ? b->th->process_start : 0, add = 0;
+    if (from_stack && !(b->th->process_type && strcmp(b->th->process_type, "default") == 0))
+        add += ps;
+    if (b->version < 34) {
+        int tracing = payload_string_is(s, n, "type", "tracing");
+        if (tracing && b->version < 32 && payload_string_is(s, n, "category", "DOMEvent"))
+            tracing = 0;
+        if (!tracing && !payload_string_is(s, n, "type", "Styles"))
+            add += ps;
+    }
+    return add;
+}
+
+static int marker_cause(gk_build *b, profkit_marker *m, size_t row, int64_t sh)
+{
+    profkit_profile *p = b->r->p;
+    if (!m->payload || m->payload >= p->strings.n)
+        return 0;
+    const char *s = pk_str(p, m->payload);
+    size_t n = p->strings.len[m->payload];
+    pk_json_field c, f;
+    double idx = -1, t = NAN;
+    int from_stack = 0;
+    /* a processed DOMEvent before version 11 is rebuilt by the loader's
+     * upgrade without its stack or cause */
+    if (b->version >= 0 && b->version < 11 && m->name < p->strings.n &&
+        p->strings.len[m->name] == 8 && memcmp(pk_str(p, m->name), "DOMEvent", 8) == 0)
+        return 0;
+    if (object_field(s, n, "cause", &c)) {
+        if (pk_json_find_field(c.value, c.value_len, "stack", &f))
+            pk_json_field_number(&f, &idx);
+        if (pk_json_find_field(c.value, c.value_len, "time", &f) && !pk_json_field_number(&f, &t))
+            t = NAN;
+    } else if (b->version < 21 && object_field(s, n, "stack", &c) &&
+               object_field(c.value, c.value_len, "samples", &c)) {
+        /* (a processed profile's `stack` is upgraded to a cause only before
+         * version 21; later ones keep none) */
+        from_stack = 1;
+        pk_json_field schema, data;
+        double ks = -1, kt = -1;
+        if (!object_field(c.value, c.value_len, "schema", &schema) ||
+            !pk_json_find_field(c.value, c.value_len, "data", &data))
+            return 0;
+        if (pk_json_find_field(schema.value, schema.value_len, "stack", &f))
+            pk_json_field_number(&f, &ks);
+        if (pk_json_find_field(schema.value, schema.value_len, "time", &f))
+            pk_json_field_number(&f, &kt);
+        if (!first_row_cell(data.value, data.value_len, ks, &idx))
+            return 0;
+        if (!first_row_cell(data.value, data.value_len, kt, &t))
+            t = NAN;
+    } else {
+        return 0;
+    }
+    size_t rows = pk_gk_table_rows(b->t[T_STACKS]);
+    if (!(idx >= 0 && idx < (double)rows) || idx != floor(idx))
+        return 0;
+    uint32_t st;
+    int rc = stack_id(b, (size_t)idx, &st);
+    if (rc < 0)
+        return rc;
+    int64_t time = PROFKIT_NO_TIME;
+    if (!isnan(t)) {
+        t += old_cause_shift(b, s, n, from_stack);
+        if ((rc = ms_to_ns(b, T_MARKERS, row, t, &time)) < 0)
+            return rc;
+        if (__builtin_add_overflow(time, sh, &time))
+            time = PROFKIT_NO_TIME;
+    }
+    if (!(m->cause = pk_marker_cause_add(p, time, st)))
+        return pk_gk_oom(b->r);
+    return 0;
+}
+
 static int complete_marker(gk_build *b, profkit_marker *m, size_t row, int64_t sh)
 {
     int rc = pk_gk_marker_complete(b->r->p, m);
@@ -811,7 +1008,7 @@ static int complete_marker(gk_build *b, profkit_marker *m, size_t row, int64_t s
     if ((m->start != PROFKIT_NO_TIME && __builtin_add_overflow(m->start, sh, &m->start)) ||
         (m->end != PROFKIT_NO_TIME && __builtin_add_overflow(m->end, sh, &m->end)))
         return table_fail(b, T_MARKERS, row, "time out of range after the process shift");
-    return 0;
+    return marker_cause(b, m, row, sh);
 }
 
 static int fix_markers(gk_build *b, gk_table *mt, double shift)

@@ -750,6 +750,8 @@ static int meta_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event
         if (ev->type != PK_JSON_ARRAY_START)
             return skip_value(r, ev);
         pk_gk_strings_free(&r->categories);
+        pk_gk_strings_free(&r->cat_colors);
+        pk_gk_strings_free(&r->cat_subs);
         r->n_category_ids = (size_t)-1;
         return push_frame(r, C_CATEGORIES);
     }
@@ -1123,26 +1125,34 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
         }
     case C_META: return meta_value(r, j, f, ev);
     case C_CATEGORIES:
-        if (ev->type != PK_JSON_MAP_START) {
-            /* keep indexes aligned: a non-object category has no name */
-            if (strings_push(&r->categories, "", 0) != 0)
-                return pk_gk_oom(r);
-            return skip_value(r, ev);
-        }
-        if (strings_push(&r->categories, "", 0) != 0)
+        /* keep indexes aligned: a non-object category has no name */
+        if (strings_push(&r->categories, "", 0) != 0 || strings_push(&r->cat_colors, "", 0) != 0 ||
+            PK_VEC_RESERVE(r->cat_n_subs, r->categories.n - 1, r->cap_cat_n_subs, 1) != 0)
             return pk_gk_oom(r);
+        r->cat_n_subs[r->categories.n - 1] = 0;
+        if (ev->type != PK_JSON_MAP_START)
+            return skip_value(r, ev);
         return push_frame(r, C_CATEGORY);
     case C_CATEGORY:
-        if (f->key == 1 && ev->type == PK_JSON_STRING) {
+        if ((f->key == 1 || f->key == 2) && ev->type == PK_JSON_STRING) {
             /* replace the placeholder pushed at the object's start */
-            gk_strings *c = &r->categories;
+            gk_strings *c = f->key == 1 ? &r->categories : &r->cat_colors;
             c->n--;
             c->len = c->off[c->n];
             if (strings_push(c, ev->str, ev->len) != 0)
                 return pk_gk_oom(r);
             return 0;
         }
+        if (f->key == 3 && ev->type == PK_JSON_ARRAY_START)
+            return push_frame(r, C_SUBCATS);
         return skip_value(r, ev);
+    case C_SUBCATS:
+        /* a subcategory that is no string keeps its index, named "" */
+        if (strings_push(&r->cat_subs, ev->type == PK_JSON_STRING ? ev->str : "",
+                         ev->type == PK_JSON_STRING ? ev->len : 0) != 0)
+            return pk_gk_oom(r);
+        r->cat_n_subs[r->categories.n - 1]++;
+        return ev->type == PK_JSON_STRING ? 0 : skip_value(r, ev);
     case C_NESTED:
         if (f->index++ > 0)
             return skip_value(r, ev);
@@ -1270,7 +1280,9 @@ static int on_key(gk_reader *r, const pk_json_event *ev)
             r->meta_key[n] = 0;
         }
         break;
-    case C_CATEGORY: f->key = key_is(ev, "name") ? 1 : 0; break;
+    case C_CATEGORY:
+        f->key = key_is(ev, "name") ? 1 : key_is(ev, "color") ? 2 : key_is(ev, "subcategories") ? 3 : 0;
+        break;
     case C_LIB: f->key = lib_key(ev); break;
     case C_THREAD: f->key = thread_key(ev); break;
     case C_SHARED:
@@ -1385,6 +1397,9 @@ static void reader_free(gk_reader *r)
     free(r->pending);
     pk_gk_tables_free(&r->shared);
     pk_gk_strings_free(&r->categories);
+    pk_gk_strings_free(&r->cat_colors);
+    pk_gk_strings_free(&r->cat_subs);
+    free(r->cat_n_subs);
     free(r->category_ids);
     pk_buf_free(&r->cap_text);
     free(r->lib.name);
@@ -1395,6 +1410,53 @@ static void reader_free(gk_reader *r)
     free(r->prof);
     free(r->chain);
     free(r->values);
+}
+
+/*
+ * The root's meta.categories become the model's frame categories, in
+ * order (frames hold their index). A frame whose category is past them
+ * (the file names none such) has none, as one without.
+ */
+static int model_categories(gk_reader *r)
+{
+    profkit_profile *p = r->p;
+    const gk_strings *c = &r->categories;
+    size_t sub = 0;
+    uint32_t *ids = NULL;
+    size_t cap = 0;
+    for (size_t i = 0; i < c->n && i < PK_MAX_CATEGORIES; i++) {
+        size_t ns = r->cat_n_subs[i];
+        if (PK_VEC_RESERVE(ids, 0, cap, ns ? ns : 1) != 0)
+            goto oom;
+        for (size_t k = 0; k < ns; k++, sub++) {
+            const gk_strings *s = &r->cat_subs;
+            ids[k] = profkit_string_intern(p, s->buf + s->off[sub], s->off[sub + 1] - s->off[sub]);
+            if (ids[k] == PROFKIT_NONE)
+                goto oom;
+        }
+        uint32_t name = profkit_string_intern(p, c->buf + c->off[i], c->off[i + 1] - c->off[i]);
+        const gk_strings *cl = &r->cat_colors;
+        uint32_t color = profkit_string_intern(p, cl->buf + cl->off[i], cl->off[i + 1] - cl->off[i]);
+        if (name == PROFKIT_NONE || color == PROFKIT_NONE ||
+            pk_category_add(p, name, color, ids, ns) == PROFKIT_NONE)
+            goto oom;
+    }
+    free(ids);
+    int changed = 0;
+    for (size_t i = 0; i < p->n_frames; i++) {
+        profkit_frame *f = &p->frames[i];
+        if (f->category > p->n_categories) {
+            f->category = 0;
+            f->subcategory = 0;
+            changed = 1;
+        }
+    }
+    if (changed && pk_profile_reindex_frames(p) != 0)
+        return pk_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory");
+    return 0;
+oom:
+    free(ids);
+    return pk_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory");
 }
 
 int pk_gecko_read(profkit_profile *p, pk_read_ctx *ctx, pk_gecko_flavor flavor)
@@ -1444,6 +1506,8 @@ int pk_gecko_read(profkit_profile *p, pk_read_ctx *ctx, pk_gecko_flavor flavor)
                                            cut.message, complete, complete == 1 ? "" : "s");
         }
     }
+    if (!rc)
+        rc = model_categories(&r);
     if (!rc && p->n_value_types == 0 && pk_value_type_add(p, "samples", "count") == PROFKIT_NONE)
         rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
     if (!rc) {

@@ -43,13 +43,13 @@ enum {
     COL_FRAME, COL_LOCATION, COL_LINE, COL_COLUMN, COL_FUNC, COL_ADDRESS, COL_NAME,
     COL_FILE_NAME, COL_SOURCE, COL_LINE_NUMBER, COL_RESOURCE, COL_TYPE, COL_START_TIME,
     COL_END_TIME, COL_PHASE, COL_CATEGORY, COL_DATA, COL_FILENAME, COL_IS_JS, COL_FLAGS, COL_LIB,
-    COL_INLINE_DEPTH, N_COLS
+    COL_INLINE_DEPTH, COL_SUBCATEGORY, COL_RELEVANT_FOR_JS, N_COLS
 };
 static const char *const col_names[N_COLS] = {
     "stack", "time", "timeDeltas", "weight", "prefix", "prefixOffset", "frame", "location",
     "line", "column", "func", "address", "name", "fileName", "source", "lineNumber",
     "resource", "type", "startTime", "endTime", "phase", "category", "data", "filename", "isJS", "flags",
-    "lib", "inlineDepth"
+    "lib", "inlineDepth", "subcategory", "relevantForJS"
 };
 
 enum { T_SAMPLES, T_MARKERS, T_STACKS, T_FRAMES, T_FUNCS, T_RESOURCES, T_SOURCES, T_COUNT };
@@ -63,9 +63,10 @@ static const uint32_t table_wants[T_COUNT] = {
         B(COL_CATEGORY) | B(COL_DATA),
     B(COL_PREFIX) | B(COL_PREFIX_OFFSET) | B(COL_FRAME),
     B(COL_LOCATION) | B(COL_LINE) | B(COL_COLUMN) | B(COL_FUNC) | B(COL_ADDRESS) | B(COL_FLAGS) |
-        B(COL_LIB) | B(COL_INLINE_DEPTH),
+        B(COL_LIB) | B(COL_INLINE_DEPTH) | B(COL_CATEGORY) | B(COL_SUBCATEGORY) |
+        B(COL_RELEVANT_FOR_JS),
     B(COL_NAME) | B(COL_FILE_NAME) | B(COL_SOURCE) | B(COL_LINE_NUMBER) | B(COL_RESOURCE) |
-        B(COL_IS_JS) | B(COL_FLAGS),
+        B(COL_IS_JS) | B(COL_FLAGS) | B(COL_RELEVANT_FOR_JS),
     B(COL_NAME) | B(COL_TYPE) | B(COL_LIB),
     B(COL_FILENAME),
 };
@@ -83,8 +84,8 @@ typedef enum { WT_SAMPLES, WT_TRACING_MS, WT_BYTES } gk_weight_type;
 static const char *const vt_names[][2] = { { "samples", "count" }, { "wall", "milliseconds" },
                                            { "bytes", "bytes" } };
 
-/* The most columns one table kind wants (the frameTable's eight). */
-#define GK_SLOTS 8
+/* The most columns one table kind wants (the frameTable's eleven). */
+#define GK_SLOTS 11
 
 /*
  * A table's columns are kept by slot, one for each column its kind wants
@@ -231,7 +232,7 @@ typedef struct gk_profile_ctx {
 typedef enum {
     C_DOC, C_PROFILE, C_META, C_CATEGORIES, C_CATEGORY, C_NESTED, C_LIBS, C_LIB,
     C_THREADS, C_THREAD, C_PROCESSES, C_PAUSED, C_SHARED, C_TABLE, C_SCHEMA, C_DATA, C_ROW,
-    C_COLUMN, C_STRINGS
+    C_COLUMN, C_STRINGS, C_SUBCATS
 } gk_kind;
 
 typedef struct gk_frame {
@@ -283,7 +284,11 @@ typedef struct gk_reader {
     gk_lib lib;
     size_t libs_base;       /* the model mapping of the libs list's first lib */
     size_t n_libs_lists;    /* processed frames' lib indexes are used when there is one */
-    gk_strings categories;
+    gk_strings categories;  /* the root's meta.categories: names, */
+    gk_strings cat_colors;  /* colours (aligned with the names), */
+    gk_strings cat_subs;    /* and subcategories, one after another: */
+    size_t *cat_n_subs;     /* how many each category has */
+    size_t cap_cat_n_subs;
     uint32_t *category_ids; /* model string id per category, PROFKIT_NONE until made */
     size_t n_category_ids;
     char meta_key[64];

@@ -452,7 +452,7 @@ static uint32_t model_frame(reader *r, int64_t i)
     uint32_t id = pk_function_add(r->p, &fn);
     if (id == PROFKIT_NONE)
         return PROFKIT_NONE;
-    profkit_frame fr = { 0, id, (uint32_t)f->line, (uint32_t)f->col, PROFKIT_NONE, 0, 0 };
+    profkit_frame fr = { 0, id, (uint32_t)f->line, (uint32_t)f->col, PROFKIT_NONE, 0, 0, 0, 0 };
     f->model = pk_frame_add(r->p, &fr);
     return f->model;
 }
