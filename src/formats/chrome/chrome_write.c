@@ -331,10 +331,11 @@ int pk_chrome_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
         if ((only == PROFKIT_NONE || t == only) && p->sample_time[r] != PROFKIT_NO_TIME)
             rows[start[t] + count[t]++] = r;
     }
-    for (size_t r = 0, u = n_timed; r < p->n_samples; r++) {
+    size_t n_rows = n_timed; /* rows[n_timed..n_rows): the untimed rows written */
+    for (size_t r = 0; r < p->n_samples; r++) {
         uint32_t t = p->sample_thread[r];
         if ((only == PROFKIT_NONE || t == only) && p->sample_time[r] == PROFKIT_NO_TIME)
-            rows[u++] = r; /* in row order; each thread's picked below */
+            rows[n_rows++] = r; /* in row order; each thread's picked below */
     }
     /* An aggregated thread (no timed rows) is written one sample per count
      * of a count value type (--value's, the default, or the first), 1 ms
@@ -358,7 +359,7 @@ int pk_chrome_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
     }
     size_t untimed_left = 0, synthetic = 0;
     uint64_t synth_total = 0;
-    for (size_t i = n_timed; i < p->n_samples; i++) {
+    for (size_t i = n_timed; i < n_rows; i++) {
         size_t r = rows[i];
         uint32_t t = p->sample_thread[r];
         if (only != PROFKIT_NONE && t != only)
@@ -373,7 +374,7 @@ int pk_chrome_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
     }
     int synth = cv != PROFKIT_NONE && synth_total > 0 && synth_total <= SYNTH_MAX;
     if (!synth)
-        for (size_t i = n_timed; i < p->n_samples; i++)
+        for (size_t i = n_timed; i < n_rows; i++)
             if (!count[p->sample_thread[rows[i]]] && cv != PROFKIT_NONE)
                 untimed_left++;
     /* pid and tid of each thread, unique pairs; the first thread of each pid */
@@ -474,7 +475,7 @@ int pk_chrome_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
                 continue;
             /* the thread's untimed rows, one sample per count, 1 ms apart */
             size_t x = 0;
-            for (size_t i = n_timed; i < p->n_samples; i++) {
+            for (size_t i = n_timed; i < n_rows; i++) {
                 size_t r = rows[i];
                 if (p->sample_thread[r] != t)
                     continue;
