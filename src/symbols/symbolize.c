@@ -659,7 +659,8 @@ static int rebuild_stacks(symbolizer *z)
     }
     for (size_t c = 0; c < p->n_marker_causes; c++) {
         uint32_t st = p->marker_causes[c].stack;
-        p->marker_causes[c].stack = st < n_old && new_leaf[st] != PROFKIT_NONE ? new_leaf[st] : 0;
+        uint32_t x = st < n_old ? new_leaf_of(&m, use, st) : PROFKIT_NONE;
+        p->marker_causes[c].stack = x != PROFKIT_NONE ? x : 0;
     }
     if (pk_profile_compact(p) != 0)
         goto done;

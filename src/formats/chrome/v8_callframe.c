@@ -23,6 +23,6 @@ uint32_t pk_v8_callframe_frame(profkit_profile *p, uint32_t name, uint32_t url, 
     uint32_t fn = pk_function_add(p, &f);
     if (fn == PROFKIT_NONE)
         return PROFKIT_NONE;
-    profkit_frame fr = { 0, fn, l, c, PROFKIT_NONE, 0, 0 };
+    profkit_frame fr = { 0, fn, l, c, PROFKIT_NONE, 0, 0, 0, 0 };
     return pk_frame_add(p, &fr);
 }
