@@ -300,6 +300,27 @@ static int emit(pk_json *j, pk_json_event *ev)
         }                                        \
     } while (0)
 
+/* One token past the limit, at (line, col): its start. */
+static int token_too_long(pk_json *j, uint32_t line, uint32_t col)
+{
+    return pk_read_fail_pos(j->ctx, PROFKIT_EUNSUPPORTED, line, col,
+                            "JSON: a string or number longer than the limit of %llu bytes "
+                            "(profkit_read_options.max_string_size raises it)",
+                            (unsigned long long)j->max_token);
+}
+
+/* A token yajl gives whole: the limit holds wherever the chunks fall
+ * (pend_add holds it for a token cut by a chunk). 1: past it, j->rc set. */
+static int long_token(pk_json *j, size_t len)
+{
+    if (!j->max_token || len <= j->max_token)
+        return 0;
+    uint32_t line, col;
+    pk_json_where(j, &line, &col);
+    j->rc = token_too_long(j, line, col);
+    return 1;
+}
+
 static int cb_null(void *c)
 {
     SKIPPED(c, PK_JSON_NULL, 0);
@@ -314,18 +335,24 @@ static int cb_bool(void *c, int b)
 }
 static int cb_number(void *c, const char *s, size_t len)
 {
+    if (long_token(c, len))
+        return 0;
     SKIPPED(c, PK_JSON_NUMBER, 0);
     pk_json_event ev = { PK_JSON_NUMBER, s, len, 0 };
     return emit(c, &ev);
 }
 static int cb_string(void *c, const unsigned char *s, size_t len)
 {
+    if (long_token(c, len))
+        return 0;
     SKIPPED(c, PK_JSON_STRING, 0);
     pk_json_event ev = { PK_JSON_STRING, (const char *)s, len, 0 };
     return emit(c, &ev);
 }
 static int cb_key(void *c, const unsigned char *s, size_t len)
 {
+    if (long_token(c, len))
+        return 0;
     SKIPPED(c, PK_JSON_KEY, 0);
     pk_json_event ev = { PK_JSON_KEY, (const char *)s, len, 0 };
     return emit(c, &ev);
@@ -544,11 +571,7 @@ static int pend_add(pk_json *j, const uint8_t *d, size_t n)
         /* the token starts at the chunk base: the bytes given to yajl so far */
         j->chunk = NULL;
         j->chunk_len = 0;
-        uint32_t line = j->line0, col = j->col0;
-        return pk_read_fail_pos(j->ctx, PROFKIT_EUNSUPPORTED, line, col,
-                                     "JSON: a string or number longer than the limit of %llu bytes "
-                                     "(profkit_read_options.max_string_size raises it)",
-                                     (unsigned long long)j->max_token);
+        return token_too_long(j, j->line0, j->col0);
     }
     if (pk_grow((void **)&j->pend, &j->pend_cap, j->pend_len + n, 1) != 0)
         return pk_read_fail(j->ctx, PROFKIT_ENOMEM, -1,
