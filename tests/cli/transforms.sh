@@ -83,7 +83,10 @@ expect_eq "order: merge-node after a merge sees the merged tree" "$(folded --mer
 before=$(folded --merge '^stage_sort$' --root-at '^sort_numbers$' | sum)
 after=$(folded --root-at '^stage_sort$' --merge '^stage_sort$' | sum)
 expect_eq "order: merge then root-at keeps sort_numbers' time" "$(cum sort_numbers)" "$before"
-expect_eq "order: root-at then merge of the root keeps stage_sort's" "$(cum stage_sort)" "$after"
+# (a sample in stage_sort's own code has no frame left once its root is
+# merged, and goes, as in the Firefox Profiler: the rest of its cum stays)
+expect_eq "order: root-at then merge of the root keeps stage_sort's callees'" \
+  "$(( $(cum stage_sort) - $(flat stage_sort) ))" "$after"
 # the filters act as one step where the first of them is: --focus after a
 # merge of its function matches nothing
 expect_eq "order: --focus after --merge of its function" 0 "$(folded --merge '^compare$' --focus '^compare$' | sum)"
