@@ -32,7 +32,7 @@ const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 
 // Where pages come from (see the header).
 let flameHelp = null;
 try { flameHelp = pk(["flame", "--help"]); } catch (e) { flameHelp = null; }
-const diffFlag = flameHelp && (/--base\b/.test(flameHelp) ? "--base" : /--diff\b/.test(flameHelp) ? "--diff" : null);
+const diffFlag = flameHelp && (/--base(?![-\w])/.test(flameHelp) ? "--base" : /--diff\b/.test(flameHelp) ? "--diff" : null);
 console.log("pages from: " + (flameHelp ? "profkit flame" : "tests/js/make_page.mjs (profkit has no flame command)"));
 function makePage(files, name, opts = {}) {
   const out = join(TMP, name + ".html");
