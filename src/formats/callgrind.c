@@ -16,6 +16,8 @@
  * incoming calls, so when a function that something calls is also the
  * outermost frame of another stack, the outermost frames get a caller,
  * "(root)". Names and files are compressed ("(id) name", then "(id)").
+ * Functions of one name in two files are two functions (fl= tells them
+ * apart), as `profkit top` keeps them.
  */
 #include "formats/registry/format.h"
 #include "model/ltree.h"
@@ -295,6 +297,17 @@ static void put_event(pk_sink *k, const char *s)
     }
 }
 
+/* Key k's function name: its first frame's label (a key split by file is
+ * labelled "NAME FILE" in the tree; callgrind names the file apart). */
+static const char *key_name(const cg *c, const profkit_profile *p, uint32_t k, char *buf,
+                            size_t n)
+{
+    if (k == c->root || k == 0 || k >= c->tree.n_keys || !c->tree.key_frame)
+        return pk_strtab_get(&c->tree.labels, k);
+    pk_frame_label(p, c->tree.key_frame[k], 0, buf, n);
+    return buf;
+}
+
 static void cg_free(cg *c)
 {
     pk_ltree_free(&c->tree);
@@ -321,8 +334,10 @@ static int cg_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
     if (c.nv == 0)
         return pk_error_set(err, PROFKIT_EINVAL, NULL, -1, "the profile has no value types");
     /* One node per stack (the lines of its frames matter); keys are the
-     * frames' labels, as `profkit top` keys functions. */
-    pk_ltree_options lo = { .by = PROFKIT_BY_FUNCTION };
+     * frames' labels, as `profkit top` keys functions: a function is its
+     * name and its file, so same-named functions of two files stay apart
+     * (each key is written with its plain name and its own file). */
+    pk_ltree_options lo = { .by = PROFKIT_BY_FUNCTION, .files = 1 };
     int rc = pk_ltree_build(&c.tree, p, &lo, err);
     if (rc)
         return rc;
@@ -407,6 +422,7 @@ static int cg_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
     uint32_t *file_ids = ids, *fn_ids = ids + p->strings.n + 1;
     uint32_t next_file = 0, next_fn = 0;
     uint32_t cur = NO_KEY;
+    char name[4096];
     for (size_t i = 0; i < no; i++) {
         const cg_entry *x = &c.e[order[i]];
         if (x->a != cur) {
@@ -414,12 +430,12 @@ static int cg_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
             uint32_t fl = c.key_file[cur] == PROFKIT_NONE || cur == c.root ? 0 : c.key_file[cur];
             pk_sink_write(k, "\n", 1);
             put_compressed(k, "fl", file_ids, &next_file, fl, fl ? pk_str(p, fl) : "???");
-            put_compressed(k, "fn", fn_ids, &next_fn, cur, pk_strtab_get(&c.tree.labels, cur));
+            put_compressed(k, "fn", fn_ids, &next_fn, cur, key_name(&c, p, cur, name, sizeof(name)));
         }
         if (x->b != NO_KEY) {
             uint32_t fl = c.key_file[x->b] == PROFKIT_NONE ? 0 : c.key_file[x->b];
             put_compressed(k, "cfl", file_ids, &next_file, fl, fl ? pk_str(p, fl) : "???");
-            put_compressed(k, "cfn", fn_ids, &next_fn, x->b, pk_strtab_get(&c.tree.labels, x->b));
+            put_compressed(k, "cfn", fn_ids, &next_fn, x->b, key_name(&c, p, x->b, name, sizeof(name)));
             pk_sink_printf(k, "calls=%lld %u\n", (long long)x->calls, c.key_line[x->b]);
         }
         pk_sink_printf(k, "%u", x->line);

@@ -33,7 +33,8 @@ check() {
 }
 
 for f in folded/ok_simple.folded pprof/ok_full.pb gperftools/ok_le32.prof bsprof/ok_lines.bsprof \
-         dcpi/ok_canonical.dcpi br/ok_timed.brprof br/ok_sampled.brprof; do
+         dcpi/ok_canonical.dcpi br/ok_timed.brprof br/ok_sampled.brprof \
+         bsprof/ok_components.bsprof; do
   check "$D/$f"
 done
 printf 'a;b 1\nb 2\nmain;f;f;f;g 4\nmain;g 1\n' > "$TMP/root.folded"

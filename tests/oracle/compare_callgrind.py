@@ -14,15 +14,25 @@ import re
 import sys
 
 top = json.load(open(sys.argv[1]))
-names = sorted((r["name"] for r in top["rows"]), key=len, reverse=True)
+names = sorted({r["name"] for r in top["rows"]}, key=len, reverse=True)
 # top keeps functions of one name in two files apart (a row each, with its
-# file); the callgrind writer names functions by name alone, so one
-# function of callgrind_annotate is their sum (exact for cum while the two
-# never call each other, as in the data files here)
+# file), and so does the callgrind writer (fl= tells them apart); where a
+# name has several files, a function is "FILE:NAME", as callgrind_annotate
+# names it, else its name alone
+files = {}
+for r in top["rows"]:
+    files.setdefault(r["name"], set()).add(r.get("file", ""))
+split = {n for n, f in files.items() if len(f) > 1}
+
+
+def key_of(r):
+    return "%s:%s" % (r.get("file", ""), r["name"]) if r["name"] in split else r["name"]
+
+
 want_flat, want_cum = {}, {}
 for r in top["rows"]:
-    want_flat[r["name"]] = want_flat.get(r["name"], 0) + r["flat"]
-    want_cum[r["name"]] = want_cum.get(r["name"], 0) + r["cum"]
+    want_flat[key_of(r)] = want_flat.get(key_of(r), 0) + r["flat"]
+    want_cum[key_of(r)] = want_cum.get(key_of(r), 0) + r["cum"]
 want_flat = {k: v for k, v in want_flat.items() if v}
 want_cum = {k: v for k, v in want_cum.items() if v}
 
@@ -49,6 +59,8 @@ def read(path):
             print("callgrind_annotate names a function top does not: %r" % rest)
             out["?" + rest] = value
             continue
+        if name in split:
+            name = rest  # FILE:NAME
         out[name] = out.get(name, 0) + value
     return out
 
