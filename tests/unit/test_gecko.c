@@ -15,23 +15,12 @@
 #include "formats/gecko/gecko_reader.h"
 #include "io/json.h"
 #include "model/model.h"
+#include "test_files.h"
 
 static char *slurp(const char *rel, size_t *n)
 {
-    const char *src = getenv("PROFKIT_SRC");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", src ? src : ".", rel);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *d = malloc((size_t)len + 1);
+    char *d = pk_test_slurp_src(rel, n);
     assert_non_null(d);
-    assert_int_equal(fread(d, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    d[len] = 0;
-    *n = (size_t)len;
     return d;
 }
 

@@ -21,33 +21,13 @@
 #include "formats/perf/perf_kallsyms.h"
 #include "model/model.h"
 #include "hostile.h"
+#include "test_files.h"
 
 static uint8_t *load(const char *name, size_t *n)
 {
-    const char *src = getenv("PROFKIT_SRC");
-    char path[1024];
-    snprintf(path, sizeof(path), "%s/tests/data/perf_data/%s", src ? src : ".", name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    uint8_t *d = NULL;
-    size_t cap = 0;
-    *n = 0;
-    for (;;) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 65536;
-            uint8_t *nd = realloc(d, cap);
-            if (!nd)
-                break;
-            d = nd;
-        }
-        size_t got = fread(d + *n, 1, cap - *n, f);
-        if (got == 0)
-            break;
-        *n += got;
-    }
-    fclose(f);
-    return d;
+    char rel[512];
+    snprintf(rel, sizeof(rel), "tests/data/perf_data/%s", name);
+    return (uint8_t *)pk_test_slurp_src(rel, n);
 }
 
 static profkit_profile *read_file(const char *name)

@@ -17,18 +17,12 @@
 #include <unistd.h>
 
 #include "profkit.h"
+#include "test_files.h"
 
 static char *slurp(const char *path, size_t *n)
 {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    struct stat st;
-    assert_int_equal(fstat(fileno(f), &st), 0);
-    char *d = malloc((size_t)st.st_size + 1);
+    char *d = pk_test_slurp(path, n);
     assert_non_null(d);
-    assert_int_equal(fread(d, 1, (size_t)st.st_size, f), (size_t)st.st_size);
-    fclose(f);
-    *n = (size_t)st.st_size;
     return d;
 }
 
