@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Second generators of issue 27's hostile shapes, written apart from
-bench/reliability_gen.py (its own JSON and protobuf writing, other sizes and
-constructions), so that a fix fitted to one generator's files does not pass
+bench/reliability_gen.py (its own JSON writing, other sizes and
+constructions; only the protobuf encoding is shared), so that a fix fitted to one generator's files does not pass
 for the shape: bench/reliability.sh runs them as the families NAME_b.
 
   reliability_gen2.py FAMILY N OUT
@@ -27,7 +27,11 @@ for the shape: bench/reliability.sh runs them as the families NAME_b.
                        locations in each, samples of both
 """
 import gzip
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reliability_gen  # noqa: E402
 
 
 def jstr(s):
@@ -119,25 +123,8 @@ def thread_strings_b(n, out):
     out.write(('{"shared":%s,"meta":%s,"threads":[%s]}' % (shared, meta, ",".join(threads))).encode())
 
 
-# protobuf, written here again
-def uv(v):
-    b = bytearray()
-    while True:
-        x = v & 0x7F
-        v >>= 7
-        if v:
-            b.append(x | 0x80)
-        else:
-            b.append(x)
-            return bytes(b)
-
-
-def ld(num, payload):
-    return uv(num << 3 | 2) + uv(len(payload)) + payload
-
-
-def vi(num, v):
-    return uv(num << 3) + uv(v)
+# protobuf: the encoding is reliability_gen.py's (the shapes are this file's)
+uv, ld, vi = reliability_gen.varint, reliability_gen.field, reliability_gen.vfield
 
 
 def pprof_long_name_b(n, out):
