@@ -47,7 +47,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 INTERVAL_MS = 0.5  # the loader's meta.interval for Chrome traces
 
@@ -60,36 +59,26 @@ def run(cmd, timeout=300, env=None, check=True):
     return r
 
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from loader import environment  # noqa: E402
+from loader import load as loader_load  # noqa: E402
+
+
 class Loader:
+    """profiler-cli with a session directory under `work`; `load` is
+    loader.py's (a daemon that misses its 500 ms start is waited for)."""
+
     def __init__(self, cli, work):
         self.base = ["node", cli]
-        self.env = dict(os.environ)
-        self.env["PROFILER_CLI_SESSION_DIR"] = os.path.join(work, "sessions")
-        self.env["PROFILER_CLI_NO_SYMBOLICATE"] = "1"
-        self.env["PROFILER_CLI_LOAD_TIMEOUT_MS"] = "60000"
-        os.makedirs(self.env["PROFILER_CLI_SESSION_DIR"], exist_ok=True)
+        env = dict(os.environ)
+        env.pop("PROFILER_CLI_SESSION_DIR", None)  # always our own
+        self.env = environment(work, env)
 
     def __call__(self, *args, timeout=180):
         return run(self.base + list(args), timeout=timeout, env=self.env).stdout.decode("utf-8", "replace")
 
     def load(self, path):
-        """Loads path, retrying when the daemon misses its fixed 500 ms start
-        (a busy machine: at a load of 18 on two cores most starts miss it):
-        the loader then names the daemon's pid, which is ours to stop."""
-        for attempt in range(40):
-            r = run(self.base + ["load", path], timeout=240, env=self.env, check=False)
-            if r.returncode == 0:
-                return r.stdout.decode("utf-8", "replace")
-            err = r.stderr.decode("utf-8", "replace")
-            m = re.search(r"still be running as pid (\d+)", err)
-            if m:
-                try:
-                    os.kill(int(m.group(1)), 15)
-                except OSError:
-                    pass
-            if "did not become ready" not in err or attempt == 39:
-                raise RuntimeError("load %s: exit %d: %s" % (path, r.returncode, err.strip()[:400]))
-            time.sleep(min(1 + attempt, 4))
+        return loader_load(self.base, path, self.env)[0]
 
     def json(self, *args):
         return json.loads(self(*args, "--json"))
