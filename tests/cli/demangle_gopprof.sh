@@ -12,33 +12,13 @@
 ORACLE="$PROFKIT_SRC/tests/oracle"
 PPROF="$PROFKIT_TOOLS/pprof"
 [ -x "$PPROF" ] || { fail "Go pprof missing: run scripts/tools.sh"; finish; }
-command -v perf > /dev/null || { fail "perf is missing: scripts/deps.sh --test installs linux-perf"; finish; }
 command -v c++ > /dev/null || { fail "c++ is missing"; finish; }
 c++ -O1 -g -fno-omit-frame-pointer -o "$TMP/cxx_sort" "$ORACLE/cxx_sort.cc" ||
   { fail "cannot build cxx_sort.cc"; finish; }
-PERF() { HOME="$TMP" perf "$@"; }
-PARANOID=/proc/sys/kernel/perf_event_paranoid
-old_paranoid=
-restore() {
-  if [ -n "$old_paranoid" ]; then
-    echo "$old_paranoid" > "$PARANOID" && old_paranoid=
-  fi
-}
-trap 'restore; rm -rf "$TMP"' EXIT
-probe() { PERF record -q -e cpu-clock -g -o "$TMP/probe.data" -- true > "$TMP/probe.log" 2>&1; }
-if ! probe; then
-  level=$(cat "$PARANOID" 2> /dev/null || echo unknown)
-  if [ "$(id -u)" = 0 ] && [ -w "$PARANOID" ] && old_paranoid=$level && echo -1 > "$PARANOID" && probe; then
-    echo "note: perf_event_paranoid was $level; -1 while recording"
-  else
-    restore
-    echo "SKIP: the kernel refuses perf events here (perf_event_paranoid $level): $(tail -1 "$TMP/probe.log")"
-    exit 77
-  fi
-fi
+need_perf
 PERF record -q -e cpu-clock -F 4000 -g -o "$TMP/sort.data" "$TMP/cxx_sort" 8 > /dev/null 2>&1 ||
   fail "perf record failed"
-restore
+perf_restore
 
 "$PROFKIT" convert -q --demangle none "$TMP/sort.data" -o "$TMP/raw.pb.gz" || fail "convert --demangle none"
 # Rows keyed by function and file on both sides (pprof -filefunctions: a
@@ -93,7 +73,7 @@ if "$PROFKIT" --version | grep -q '^  disasm  *yes'; then
   if ! probe; then old_paranoid=$(cat "$PARANOID"); echo -1 > "$PARANOID"; fi
   PERF record -q -e cpu-clock -F 4000 -g -o "$TMP/a.data" "$TMP/cxx_np" 4 > /dev/null 2>&1 || fail "perf record a"
   PERF record -q -e cpu-clock -F 4000 -g -o "$TMP/b.data" "$TMP/cxx_np" 6 > /dev/null 2>&1 || fail "perf record b"
-  restore
+  perf_restore
   "$PROFKIT" list --disasm --value samples --diff-base "$TMP/a.data" '^main$' "$TMP/b.data" > "$TMP/ld" 2>&1 ||
     fail "list --disasm --diff-base: $(tail -2 "$TMP/ld")"
   expect_eq "list --disasm --diff-base: instructions add up to the routine's flat change" ok "$(python3 -c '

@@ -67,6 +67,36 @@ stop_loaders() {
   done < <(find "$TMP" -maxdepth 4 -type d -name sessions 2> /dev/null)
 }
 
+# need_perf: perf record works here, or the test skips (exit 77) naming
+# the reason. Defines PERF (perf with a scratch HOME: perf keeps a copy of
+# every DSO it sees under $HOME/.debug). Where the kernel refuses events it
+# lowers perf_event_paranoid to -1, only as root, and puts it back at exit
+# or when the test calls perf_restore (once its recordings are made).
+PERF() { HOME="$TMP" perf "$@"; }
+PARANOID=/proc/sys/kernel/perf_event_paranoid
+old_paranoid=
+perf_restore() {
+  if [ -n "$old_paranoid" ]; then
+    echo "$old_paranoid" > "$PARANOID" && old_paranoid=
+  fi
+}
+need_perf() {
+  command -v perf > /dev/null || { fail "perf is missing: scripts/deps.sh --test installs linux-perf"; finish; }
+  trap 'perf_restore; rm -rf "$TMP"' EXIT
+  local probe=(record -q -e cpu-clock -g -o "$TMP/probe.data" -- true) level
+  if ! PERF "${probe[@]}" > "$TMP/probe.log" 2>&1; then
+    level=$(cat "$PARANOID" 2> /dev/null || echo unknown)
+    if [ "$(id -u)" = 0 ] && [ -w "$PARANOID" ] && old_paranoid=$level && echo -1 > "$PARANOID" &&
+       PERF "${probe[@]}" > "$TMP/probe.log" 2>&1; then
+      echo "note: perf_event_paranoid was $level; -1 while recording"
+    else
+      perf_restore
+      echo "SKIP: the kernel refuses perf events here (perf_event_paranoid $level, not root, or a container without perf): $(grep -m1 -i -e error -e denied -e permission "$TMP/probe.log" || tail -1 "$TMP/probe.log")"
+      exit 77
+    fi
+  fi
+}
+
 # Ends the test: prints a summary line and exits non-zero on any failure.
 finish() {
   echo "$checks checks passed, $failures failed"

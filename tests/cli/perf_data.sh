@@ -18,34 +18,12 @@
 . "$(dirname "$0")/lib.sh"
 ORACLE="$PROFKIT_SRC/tests/oracle"
 CMP="$ORACLE/perf_data_compare.py"
-command -v perf > /dev/null || { fail "perf is missing: scripts/deps.sh --test installs linux-perf"; finish; }
 command -v protoc > /dev/null || { fail "protoc is missing: scripts/deps.sh --test installs protobuf-compiler"; finish; }
 
 cc -O1 -g -fno-omit-frame-pointer -pthread -o "$TMP/perf_burn" "$ORACLE/perf_burn.c" ||
   { fail "cannot build perf_burn.c"; finish; }
 
-# perf keeps a copy of every DSO it sees under $HOME/.debug: a scratch one.
-PERF() { HOME="$TMP" perf "$@"; }
-
-PARANOID=/proc/sys/kernel/perf_event_paranoid
-old_paranoid=
-restore() {
-  if [ -n "$old_paranoid" ]; then
-    echo "$old_paranoid" > "$PARANOID" && old_paranoid=
-  fi
-}
-trap 'restore; rm -rf "$TMP"' EXIT
-probe() { PERF record -q -e cpu-clock -g -o "$TMP/probe.data" -- true > "$TMP/probe.log" 2>&1; }
-if ! probe; then
-  level=$(cat "$PARANOID" 2> /dev/null || echo unknown)
-  if [ "$(id -u)" = 0 ] && [ -w "$PARANOID" ] && old_paranoid=$level && echo -1 > "$PARANOID" && probe; then
-    echo "note: perf_event_paranoid was $level; -1 while recording"
-  else
-    restore
-    echo "SKIP: the kernel refuses perf events here (perf_event_paranoid $level, not root, or a container without perf): $(grep -m1 -i -e error -e denied -e permission "$TMP/probe.log" || tail -1 "$TMP/probe.log")"
-    exit 77
-  fi
-fi
+need_perf
 PERF record -q -e cpu-clock -g -o "$TMP/file.data" "$TMP/perf_burn" 6000 > /dev/null 2>&1 ||
   fail "perf record to a file failed"
 PERF record -q -e cpu-clock -g -o - "$TMP/perf_burn" 6000 > "$TMP/pipe.data" 2> /dev/null ||
@@ -62,7 +40,7 @@ PERF record -q -e cpu-clock --call-graph dwarf -o "$TMP/dwarf.data" "$TMP/perf_b
 # or VM; recorded and read when the kernel allows it.
 lbr=yes
 PERF record -q -e cycles:u --call-graph lbr -o "$TMP/lbr.data" "$TMP/perf_burn" 3000 > "$TMP/lbr.log" 2>&1 || lbr=
-restore
+perf_restore
 
 decode() { protoc --decode=perftools.profiles.Profile -I "$ORACLE" "$ORACLE/profile.proto" < "$1" > "$2"; }
 
