@@ -308,10 +308,68 @@ static int put_function(pk_buf *out, const profkit_profile *p, const profkit_rep
     return 0;
 }
 
+/* The same file mapped in both: one build id, or (neither has one) one path. */
+static int same_file(const profkit_profile *b, const profkit_mapping *mb, const profkit_profile *p,
+                     const profkit_mapping *mn)
+{
+    const char *ib = pk_str(b, mb->build_id), *in = pk_str(p, mn->build_id);
+    if (*ib || *in)
+        return strcmp(ib, in) == 0;
+    return *pk_str(b, mb->path) && strcmp(pk_str(b, mb->path), pk_str(p, mn->path)) == 0;
+}
+
+/*
+ * BASE's copy b with each binary that NEW maps too moved to NEW's load
+ * address, its frames' addresses with it: two runs of one PIE binary (or
+ * library) are loaded at other addresses under ASLR, and without this no
+ * instruction of BASE would be NEW's. The file offset is what stays: an
+ * address a of mapping mb is at offset a - mb.start + mb.offset, which NEW's
+ * mapping of that offset places at mn.start + (that - mn.offset). Returns 0
+ * or PROFKIT_ENOMEM.
+ */
+static int rebase_mappings(profkit_profile *b, const profkit_profile *p)
+{
+    size_t n = b->n_mappings;
+    if (!n || !p->n_mappings)
+        return 0;
+    uint64_t *delta = calloc(n, sizeof(uint64_t));
+    if (!delta)
+        return PROFKIT_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const profkit_mapping *mb = &b->mappings[i];
+        for (size_t j = 0; j < p->n_mappings; j++) {
+            const profkit_mapping *mn = &p->mappings[j];
+            if (mn->end > mn->start && mb->offset >= mn->offset &&
+                mb->offset - mn->offset < mn->end - mn->start && same_file(b, mb, p, mn)) {
+                delta[i] = (mn->start - mn->offset) - (mb->start - mb->offset); /* mod 2^64 */
+                break;
+            }
+        }
+    }
+    for (size_t f = 0; f < b->n_frames; f++) {
+        profkit_frame *fr = &b->frames[f];
+        uint32_t m = fr->mapping;
+        if (m >= n && fr->address) /* not resolved yet: the mapping that holds it */
+            for (size_t i = 0; i < n && m >= n; i++)
+                if (fr->address >= b->mappings[i].start && fr->address < b->mappings[i].end)
+                    m = fr->mapping = (uint32_t)i;
+        if (m < n && delta[m] && fr->address >= b->mappings[m].start &&
+            fr->address < b->mappings[m].end)
+            fr->address += delta[m];
+    }
+    for (size_t i = 0; i < n; i++) {
+        b->mappings[i].start += delta[i];
+        b->mappings[i].end += delta[i];
+    }
+    free(delta);
+    return 0;
+}
+
 /*
  * --diff-base: NEW with BASE's rows negated, as one profile (as Go pprof's
  * -diff_base), so every line's and instruction's flat and cum are NEW's
- * minus BASE's. Returns 0, or an error (err filled).
+ * minus BASE's; BASE's binaries at NEW's load addresses (rebase_mappings).
+ * Returns 0, or an error (err filled).
  */
 static int diff_profile(profkit_profile **out, const profkit_profile *base, const profkit_profile *p,
                         profkit_error *err)
@@ -321,6 +379,8 @@ static int diff_profile(profkit_profile **out, const profkit_profile *base, cons
     if (!d || !b)
         goto fail;
     if ((rc = profkit_profile_merge(d, p, err)) != 0 || (rc = profkit_profile_merge(b, base, err)) != 0)
+        goto fail;
+    if ((rc = rebase_mappings(b, p)) != 0)
         goto fail;
     for (size_t i = 0; i < b->n_samples * b->n_value_types; i++)
         b->sample_values[i] = b->sample_values[i] == INT64_MIN ? INT64_MAX : -b->sample_values[i];

@@ -80,14 +80,22 @@ perf_restore() {
     echo "$old_paranoid" > "$PARANOID" && old_paranoid=
   fi
 }
+# perf_probe: whether perf may record here now (its output in $TMP/probe.log).
+perf_probe() { PERF record -q -e cpu-clock -g -o "$TMP/probe.data" -- true > "$TMP/probe.log" 2>&1; }
+# perf_allow: after perf_restore, lowers perf_event_paranoid again for more
+# recordings, if need_perf had to.
+perf_allow() {
+  if ! perf_probe && [ "$(id -u)" = 0 ] && [ -w "$PARANOID" ]; then
+    old_paranoid=$(cat "$PARANOID") && echo -1 > "$PARANOID"
+  fi
+}
 need_perf() {
   command -v perf > /dev/null || { fail "perf is missing: scripts/deps.sh --test installs linux-perf"; finish; }
   trap 'perf_restore; rm -rf "$TMP"' EXIT
-  local probe=(record -q -e cpu-clock -g -o "$TMP/probe.data" -- true) level
-  if ! PERF "${probe[@]}" > "$TMP/probe.log" 2>&1; then
+  local level
+  if ! perf_probe; then
     level=$(cat "$PARANOID" 2> /dev/null || echo unknown)
-    if [ "$(id -u)" = 0 ] && [ -w "$PARANOID" ] && old_paranoid=$level && echo -1 > "$PARANOID" &&
-       PERF "${probe[@]}" > "$TMP/probe.log" 2>&1; then
+    if [ "$(id -u)" = 0 ] && [ -w "$PARANOID" ] && old_paranoid=$level && echo -1 > "$PARANOID" && perf_probe; then
       echo "note: perf_event_paranoid was $level; -1 while recording"
     else
       perf_restore
