@@ -28,8 +28,9 @@
 /*
  * The page's functions are the call tree's keys (key k is function k - 1),
  * each from the first frame with that key: its function's name, file,
- * module and line. A frame of a function without a name is named by its
- * address, as every report labels it. In a diff the names are copied into
+ * module and line. A frame of a function without a name is named as every
+ * report labels it (pk_frame_label: the module's base name + offset, else
+ * the address), so the page's names are `profkit top`'s. In a diff the names are copied into
  * d->strings, which outlive the profiles' string tables.
  */
 static int make_funcs(flame_data *d, const pk_ltree *t, const profkit_profile *p,
@@ -47,11 +48,10 @@ static int make_funcs(flame_data *d, const pk_ltree *t, const profkit_profile *p
         f->name = pk_str(q, name);
         f->name_len = pk_strtab_len(&q->strings, name);
         if (base || !f->name_len) {
-            char buf[32];
-            if (!f->name_len) { /* no name: the address, as every report labels it */
-                int w = snprintf(buf, sizeof(buf), "0x%" PRIx64, fr->address);
+            char buf[320];
+            if (!f->name_len) { /* no name: module+offset or the address, as every report labels it */
+                f->name_len = (uint32_t)pk_frame_label(q, t->key_frame[k], 0, buf, sizeof(buf));
                 f->name = buf;
-                f->name_len = (uint32_t)w;
             }
             uint32_t id = pk_strtab_intern(&d->strings, f->name, f->name_len);
             if (id == PROFKIT_NONE)

@@ -155,6 +155,8 @@
     if (p.diff) {
       this.diffSel = select("pk-diff", "Show", [["diff", "Difference"], ["new", "New profile"], ["base", "Base profile"]],
         function (v) { self.change({ diff: v }, "diff"); });
+      // pagediff: the diff's colour legend (slower, faster, new, removed)
+      if (PK.diffLegend) bar.appendChild(PK.diffLegend(this.dark));
     }
     var search = el("span", "pk-search");
     this.searchBox = el("input");
