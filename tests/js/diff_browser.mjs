@@ -125,6 +125,93 @@ pk(["flame", "-q", "--diff", base, neu, "-o", dpage]);
   await close(o, "diff page");
 }
 
+// ---- 2. One row per function; labels -------------------------------------
+// A pprof profile with two function entries of one name and file (work,
+// w.c:10; as a store selection gives them) and a string label `kind`.
+function pprof({ functions, locations, samples, type = ["cpu", "nanoseconds"] }) {
+  const S = [""], sid = (s) => { let i = S.indexOf(s); if (i < 0) { S.push(s); i = S.length - 1; } return i; };
+  const out = [];
+  const varint = (a, v) => { v = BigInt(v); while (v >= 0x80n) { a.push(Number(v & 0x7fn) | 0x80); v >>= 7n; } a.push(Number(v)); };
+  const vf = (a, n, v) => { varint(a, (n << 3) | 0); varint(a, v); };
+  const lf = (a, n, b) => { varint(a, (n << 3) | 2); varint(a, b.length); for (const x of b) a.push(x); };
+  const msg = (fill) => { const a = []; fill(a); return a; };
+  lf(out, 1, msg((a) => { vf(a, 1, sid(type[0])); vf(a, 2, sid(type[1])); }));
+  for (const s of samples) lf(out, 2, msg((a) => {
+    for (const l of s.locs) vf(a, 1, l);
+    vf(a, 2, s.value);
+    for (const [k, v] of Object.entries(s.labels || {})) lf(a, 3, msg((b) => { vf(b, 1, sid(k)); vf(b, 2, sid(v)); }));
+  }));
+  for (const l of locations) lf(out, 4, msg((a) => { vf(a, 1, l.id); vf(a, 3, l.address); lf(a, 4, msg((b) => { vf(b, 1, l.func); vf(b, 2, l.line); })); }));
+  for (const f of functions) lf(out, 5, msg((a) => { vf(a, 1, f.id); vf(a, 2, sid(f.name)); vf(a, 3, sid(f.system || f.name)); vf(a, 4, sid(f.file)); vf(a, 5, f.line); }));
+  for (const s of S) lf(out, 6, [...Buffer.from(s)]);
+  return Buffer.from(out);
+}
+const dup = join(TMP, "dup.pb");
+writeFileSync(dup, pprof({
+  functions: [{ id: 1, name: "main", file: "m.c", line: 1 }, { id: 2, name: "work", file: "w.c", line: 10 },
+              { id: 3, name: "work", system: "work.cold", file: "w.c", line: 10 }, { id: 4, name: "helper", file: "h.c", line: 5 }],
+  locations: [{ id: 1, func: 1, line: 2, address: 0x100 }, { id: 2, func: 2, line: 11, address: 0x200 },
+              { id: 3, func: 3, line: 12, address: 0x300 }, { id: 4, func: 4, line: 6, address: 0x400 }],
+  samples: [{ locs: [2, 1], value: 260, labels: { kind: "slow" } }, { locs: [4, 3, 1], value: 130, labels: { kind: "fast" } },
+            { locs: [3, 1], value: 40, labels: { kind: "slow" } }, { locs: [4, 1], value: 7 }],
+}));
+const dpage2 = join(TMP, "dup.html");
+pk(["flame", "-q", "--min-percent", "0", dup, "-o", dpage2]);
+const plain = join(TMP, "plain.html");
+pk(["flame", "-q", "--min-percent", "0", neu, "-o", plain]);
+const query = (o) => o.page.evaluate(() => window.profkit.query("top", { limit: 0 }));
+const sameJSON = (a, b) => JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
+function sortKeys(x) { if (Array.isArray(x)) return x.map(sortKeys); if (x && typeof x === "object") return Object.fromEntries(Object.keys(x).sort().map((k) => [k, sortKeys(x[k])])); return x; }
+{
+  const o = await open(dpage2);
+  await view(o, "top");
+  const rows = await o.page.evaluate(() => { const p = window.profkit.app.p; return window.profkit.app.topTable.rowsAll.map((r) => { const i = p.funcInfo(r.func); return [i.name, i.file, i.line, r.self, r.total]; }); });
+  const keys = rows.map((r) => r.slice(0, 3).join(":"));
+  check("one row per function: no (name, file, line) twice in Top functions", new Set(keys).size === keys.length, keys.join(" "));
+  check("Top functions has no (other) row", !rows.some((r) => r[0] === "(other)"), keys.join(" "));
+  const work = rows.find((r) => r[0] === "work");
+  check("work is one row of 300 self, 430 total (as profkit top)", work && work[3] === 300 && work[4] === 430, JSON.stringify(work));
+  const cli = JSON.parse(pk(["top", "--json", "-n", "0", dup]));
+  const got = await query(o);
+  check("query('top') equals profkit top --json -n 0", sameJSON(got, cli), JSON.stringify(got) + " vs " + JSON.stringify(cli));
+  const cliTree = JSON.parse(pk(["tree", "--json", dup]));
+  const gotTree = await o.page.evaluate(() => window.profkit.query("tree"));
+  check("query('tree') equals profkit tree --json", sameJSON(gotTree, cliTree), JSON.stringify(gotTree).slice(0, 400) + " vs " + JSON.stringify(cliTree).slice(0, 400));
+  await shot(o, "top-one-row");
+
+  // the label picker
+  const opts = await o.page.$$eval("#pk-label option", (os) => os.map((x) => x.textContent));
+  check("label picker lists kind's values and groupings", ["kind = slow", "kind = fast", "kind = (none)", "group by kind at the root", "group by kind at the leaf"].every((x) => opts.includes(x)), opts.join(" | "));
+  for (const [pick, args, name] of [[{ mode: "focus", key: "kind", value: "slow" }, ["--tagfocus", "kind=slow"], "focus-slow"],
+                                    [{ mode: "focus", key: "kind", value: "fast" }, ["--tagfocus", "kind=fast"], "focus-fast"],
+                                    [{ mode: "root", key: "kind" }, ["--tagroot", "kind"], "tagroot"],
+                                    [{ mode: "leaf", key: "kind" }, ["--tagleaf", "kind"], "tagleaf"]]) {
+    await o.page.selectOption("#pk-label", JSON.stringify(pick));
+    await nextFrame(o);
+    const c = JSON.parse(pk(["top", "--json", "-n", "0", ...args, dup]));
+    const g = await query(o);
+    check("label " + args.join(" ") + ": query('top') equals profkit top --json " + args.join(" "), sameJSON(g, c), JSON.stringify(g) + " vs " + JSON.stringify(c));
+    await view(o, "flame");
+    await shot(o, "label-" + name);
+    await view(o, "top");
+  }
+  await o.page.selectOption("#pk-label", "");
+  await nextFrame(o);
+  check("label picker: all samples again", sameJSON(await query(o), cli));
+  await close(o, "labels page");
+
+  // a page of a profile without labels has no picker, and its data no label scope
+  const o2 = await open(plain);
+  check("no labels: no picker", !(await o2.page.$("#pk-label")));
+  await close(o2, "plain page");
+}
+const withLabels = pk(["flame", "-q", "--min-percent", "0", dup]).length, withoutLabels = (() => {
+  const nl = join(TMP, "nolabels.pb");
+  writeFileSync(nl, pprof({ functions: [{ id: 1, name: "main", file: "m.c", line: 1 }], locations: [{ id: 1, func: 1, line: 2, address: 0x100 }], samples: [{ locs: [1], value: 1 }] }));
+  return pk(["flame", "-q", nl]).length;
+})();
+console.log("page bytes: labelled " + withLabels + ", a one-function page " + withoutLabels);
+
 await browser.close();
 rmSync(TMP, { recursive: true, force: true });
 if (failed) { console.log(failed + " check(s) failed"); process.exit(1); }

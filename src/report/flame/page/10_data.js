@@ -144,7 +144,10 @@
     this.funcFile = f.file || [];
     this.funcLine = f.line || [];
     this.funcModule = f.module || [];
-    this.threads = data.threads || [];
+    // The data's label scopes (docs/viewer.md, "Labels") are no threads:
+    // the label picker's (46_labels.js), kept apart.
+    this.threads = (data.threads || []).filter(function (th) { return !th.label; });
+    this.labelScopes = (data.threads || []).filter(function (th) { return !!th.label; });
     this._trees = [];
     this._inverted = [];
     this._inverting = [];

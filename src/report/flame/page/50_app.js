@@ -191,6 +191,8 @@
       function (v) { self.change({ color: v }, "color"); });
     this.sortSel = select("pk-sort", "Order", [["width", "widest first"], ["name", "by name"]],
       function (v) { self.change({ sort: v }, "sort"); });
+    // pagediff: the label picker (46_labels.js), when the data has labels
+    if (PK.labelPicker) { var lp = PK.labelPicker(this); if (lp) bar.appendChild(lp); }
     app.appendChild(bar);
 
     this.crumbs = el("nav", "pk-crumbs"); this.crumbs.id = "pk-crumbs";
