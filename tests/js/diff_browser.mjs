@@ -116,6 +116,14 @@ pk(["flame", "-q", "--diff", base, neu, "-o", dpage]);
   const first = await o.page.$eval("#pk-top tbody tr[data-func] td.name", (t) => t.textContent);
   check("diff top: Change sorted the other way puts the smallest change first", !/is_prime/.test(first), first);
 
+  // NEW alone after a sort by change: the plain columns, sorted by self
+  await o.page.selectOption("#pk-diff", "new");
+  await nextFrame(o);
+  const plainHead = await o.page.$$eval("#pk-top thead th", (t) => t.map((x) => x.textContent));
+  const plainRows = await o.page.$$eval("#pk-top tbody tr[data-func] td.name", (t) => t.map((x) => x.textContent));
+  check("NEW alone: Self/Total columns, sum first (NEW's biggest self)", plainHead[0].startsWith("Self") && /^sum/.test(plainRows[0] || ""), plainHead.join("|") + " " + plainRows.join(","));
+  await o.page.selectOption("#pk-diff", "diff");
+  await nextFrame(o);
   await view(o, "tree");
   const thead = await o.page.$$eval("#pk-tree thead th", (t) => t.map((x) => x.textContent));
   check("diff tree: columns Base, New, Change", ["Base", "New", "Change"].every((h) => thead.some((x) => x.startsWith(h))), thead.join("|"));

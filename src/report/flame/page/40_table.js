@@ -379,6 +379,7 @@
     // A diff sorts by the size of the change (the biggest first), as
     // `profkit diff` does, unless a column was picked.
     if (diff && this.sort.key === "self" && !this.sortPicked) this.sort = { key: "change", dir: -1 };
+    else if (!diff && !/^(self|total|name)$/.test(this.sort.key)) { this.sort = { key: "self", dir: -1 }; this.sortPicked = false; }
     var key = this.sort.key, dir = this.sort.dir;
     rows.sort(function (a, b) {
       if (key === "name") { var x = p.funcLabel(a.func), y = p.funcLabel(b.func); return (x < y ? -1 : x > y ? 1 : 0) * dir; }
