@@ -213,6 +213,23 @@ function sortKeys(x) { if (Array.isArray(x)) return x.map(sortKeys); if (x && ty
   check("no labels: no picker", !(await o2.page.$("#pk-label")));
   await close(o2, "plain page");
 }
+// A Go CPU profile recorded with pprof.Do labels (function=slow|fast)
+{
+  const go = join(SRC, "tests", "data", "pprof", "labels", "cpu.pb.gz"), page = join(TMP, "go.html");
+  pk(["flame", "-q", "--min-percent", "0", go, "-o", page]);
+  const o = await open(page);
+  for (const [pick, args, name] of [[{ mode: "focus", key: "function", value: "slow" }, ["--tagfocus", "function=slow"], "go-slow"],
+                                    [{ mode: "root", key: "function" }, ["--tagroot", "function"], "go-tagroot"],
+                                    [{ mode: "leaf", key: "function" }, ["--tagleaf", "function"], "go-tagleaf"]]) {
+    await o.page.selectOption("#pk-label", JSON.stringify(pick));
+    await nextFrame(o);
+    const c = JSON.parse(pk(["top", "--json", "-n", "0", ...args, go]));
+    const g = await query(o);
+    check("Go labels " + args.join(" ") + ": query('top') equals profkit top --json", sameJSON(g, c), JSON.stringify(g).slice(0, 300) + " vs " + JSON.stringify(c).slice(0, 300));
+    await shot(o, "label-" + name);
+  }
+  await close(o, "Go labels page");
+}
 const withLabels = pk(["flame", "-q", "--min-percent", "0", dup]).length, withoutLabels = (() => {
   const nl = join(TMP, "nolabels.pb");
   writeFileSync(nl, pprof({ functions: [{ id: 1, name: "main", file: "m.c", line: 1 }], locations: [{ id: 1, func: 1, line: 2, address: 0x100 }], samples: [{ locs: [1], value: 1 }] }));
