@@ -171,6 +171,43 @@ static int split_by_file(keyer *k, const profkit_profile *q, uint32_t *fk)
     return rc;
 }
 
+/*
+ * FUNCTIONS: each named function's first function of the same name and
+ * file (as the reports key a function: the page's rows are top's), into
+ * canon; a function without a name is its own. Names and files are string
+ * ids of q's interned table, so equal ids are equal strings.
+ */
+static int same_functions(const profkit_profile *q, uint32_t *canon)
+{
+    size_t cap = 16;
+    while (cap < 2 * (q->n_functions + 1))
+        cap *= 2;
+    uint32_t *slot = malloc(cap * sizeof(uint32_t));
+    if (!slot)
+        return PROFKIT_ENOMEM;
+    for (size_t i = 0; i < cap; i++)
+        slot[i] = PROFKIT_NONE;
+    for (size_t fn = 0; fn < q->n_functions; fn++) {
+        const profkit_function *f = &q->functions[fn];
+        canon[fn] = (uint32_t)fn;
+        if (!pk_strtab_len(&q->strings, f->name))
+            continue;
+        uint64_t h = ((uint64_t)f->name * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)f->file * 0xc2b2ae3d27d4eb4full);
+        size_t at = (size_t)(h ^ (h >> 29)) & (cap - 1);
+        for (; slot[at] != PROFKIT_NONE; at = (at + 1) & (cap - 1)) {
+            const profkit_function *g = &q->functions[slot[at]];
+            if (g->name == f->name && g->file == f->file) {
+                canon[fn] = slot[at];
+                break;
+            }
+        }
+        if (slot[at] == PROFKIT_NONE)
+            slot[at] = (uint32_t)fn;
+    }
+    free(slot);
+    return 0;
+}
+
 /* The key of every frame of q into fk (q is p, or the base). */
 static int frame_keys(keyer *k, const profkit_profile *q, uint32_t *fk)
 {
@@ -184,17 +221,24 @@ static int frame_keys(keyer *k, const profkit_profile *q, uint32_t *fk)
                                     o->by == PROFKIT_BY_LINE && q == t->p);
     if (o->keys == PK_LTREE_FUNCTIONS) {
         uint32_t *fn_key = malloc((q->n_functions ? q->n_functions : 1) * sizeof(uint32_t));
-        if (!fn_key)
+        uint32_t *canon = malloc((q->n_functions ? q->n_functions : 1) * sizeof(uint32_t));
+        if (!fn_key || !canon || same_functions(q, canon) != 0) {
+            free(fn_key);
+            free(canon);
             return PROFKIT_ENOMEM;
+        }
         for (size_t i = 0; i < q->n_functions; i++)
             fn_key[i] = PROFKIT_NONE;
         for (size_t f = 0; f < q->n_frames; f++) {
             uint32_t fn = q->frames[f].function;
+            if (fn < q->n_functions)
+                fn = canon[fn]; /* one key per name and file */
             int named = fn < q->n_functions && pk_strtab_len(&q->strings, q->functions[fn].name) > 0;
             /* one key per named function; a frame without a name is its own */
             uint32_t key = named && fn_key[fn] != PROFKIT_NONE ? fn_key[fn] : (uint32_t)t->n_keys;
             if (t->n_keys >= PROFKIT_NONE - 1 || key_seen(k, key, (uint32_t)f) != 0) {
                 free(fn_key);
+                free(canon);
                 return PROFKIT_ENOMEM;
             }
             if (named)
@@ -202,6 +246,7 @@ static int frame_keys(keyer *k, const profkit_profile *q, uint32_t *fk)
             fk[f] = key;
         }
         free(fn_key);
+        free(canon);
         return 0;
     }
     for (size_t f = 0; f < q->n_frames; f++) {

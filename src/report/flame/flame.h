@@ -54,7 +54,18 @@ typedef struct flame_scope {
     size_t n_samp;
     int64_t *samp_time;
     uint32_t *samp_node, *samp_row;
+    /* a label's scope (the page's label picker): every thread's rows whose
+     * values of label key lkey join to lvalue ("," between several; ""
+     * for rows without the key), as --tagfocus and --tagroot group them */
+    int label;
+    const char *lkey, *lvalue;
+    uint32_t lkey_len, lvalue_len;
 } flame_scope;
+
+/* The page's label scopes: string label keys of at most this many values
+ * each, at most this many keys. */
+#define PK_FLAME_LABEL_KEYS 8
+#define PK_FLAME_LABEL_VALUES 32
 
 typedef struct flame_data {
     const profkit_profile *p;    /* NEW */

@@ -46,6 +46,10 @@ static int build_remap(remap *m, const flame_data *d, uint32_t *thread_name, uin
             proc = pk_str(p, th->process_name);
             plen = pk_strtab_len(&p->strings, th->process_name);
         }
+        if (s->label) { /* pagediff: a label scope's key and value */
+            name = s->lkey, nlen = s->lkey_len;
+            proc = s->lvalue, plen = s->lvalue_len;
+        }
         if ((thread_name[i] = pk_strtab_intern(&m->str, name, nlen)) == PROFKIT_NONE ||
             (thread_proc[i] = pk_strtab_intern(&m->str, proc, plen)) == PROFKIT_NONE)
             return PROFKIT_ENOMEM;
@@ -190,6 +194,8 @@ static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flam
     pk_buf_puts(b, ",\"index\":");
     pk_buf_i64(b, s->thread != PROFKIT_NONE && !s->merged ? (int64_t)s->thread : -1);
     pk_buf_puts(b, s->merged ? ",\"merged\":true" : ",\"merged\":false");
+    if (s->label) /* pagediff: name is the label's key, process its value */
+        pk_buf_puts(b, ",\"label\":true");
     pk_buf_puts(b, ",\"tree\":{\"parent\":[");
     for (size_t i = 0; i < s->n; i++) {
         if (i)

@@ -28,8 +28,9 @@
 /*
  * The page's functions are the call tree's keys (key k is function k - 1),
  * each from the first frame with that key: its function's name, file,
- * module and line. A frame of a function without a name is named by its
- * address, as every report labels it. In a diff the names are copied into
+ * module and line. A frame of a function without a name is named as every
+ * report labels it (pk_frame_label: the module's base name + offset, else
+ * the address), so the page's names are `profkit top`'s. In a diff the names are copied into
  * d->strings, which outlive the profiles' string tables.
  */
 static int make_funcs(flame_data *d, const pk_ltree *t, const profkit_profile *p,
@@ -47,11 +48,10 @@ static int make_funcs(flame_data *d, const pk_ltree *t, const profkit_profile *p
         f->name = pk_str(q, name);
         f->name_len = pk_strtab_len(&q->strings, name);
         if (base || !f->name_len) {
-            char buf[32];
-            if (!f->name_len) { /* no name: the address, as every report labels it */
-                int w = snprintf(buf, sizeof(buf), "0x%" PRIx64, fr->address);
+            char buf[320];
+            if (!f->name_len) { /* no name: module+offset or the address, as every report labels it */
+                f->name_len = (uint32_t)pk_frame_label(q, t->key_frame[k], 0, buf, sizeof(buf));
                 f->name = buf;
-                f->name_len = (uint32_t)w;
             }
             uint32_t id = pk_strtab_intern(&d->strings, f->name, f->name_len);
             if (id == PROFKIT_NONE)
@@ -465,6 +465,114 @@ done:
     return rc;
 }
 
+/* ------------------------------------------------------------ label scopes */
+
+/* One label value's rows (all threads), for a scope of its own. */
+typedef struct label_group {
+    uint32_t key;      /* p's string id */
+    uint32_t value;    /* d->strings id of the joined values ("" without) */
+    uint32_t *rows;
+    size_t n, cap;
+} label_group;
+
+static void label_groups_free(label_group *g, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(g[i].rows);
+    free(g);
+}
+
+/*
+ * The rows of every string label key, grouped by the key's values joined
+ * by "," (as --tagroot names its frame; "" for rows without the key), for
+ * keys of at most PK_FLAME_LABEL_VALUES values (a key of more, or with a
+ * numeric value, is left out: its values would make too many trees), at
+ * most PK_FLAME_LABEL_KEYS keys. Returns 0 or PROFKIT_ENOMEM; *out NULL
+ * and *n_out 0 when there is nothing to group.
+ */
+static int label_groups(flame_data *d, const profkit_profile *p, label_group **out, size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    if (!p->sample_labels || p->n_labelsets < 2)
+        return 0;
+    uint32_t keys[PK_FLAME_LABEL_KEYS];
+    size_t nk = 0;
+    for (size_t i = 0; i < p->n_labels && nk < PK_FLAME_LABEL_KEYS; i++) {
+        uint32_t k = p->labels[i].key;
+        size_t j = 0;
+        while (j < nk && keys[j] != k)
+            j++;
+        if (j == nk)
+            keys[nk++] = k;
+    }
+    label_group *g = NULL;
+    size_t ng = 0, cap = 0;
+    uint32_t *set_value = malloc(p->n_labelsets * sizeof(uint32_t));
+    if (!set_value)
+        return PROFKIT_ENOMEM;
+    char buf[1024];
+    for (size_t ki = 0; ki < nk; ki++) {
+        uint32_t key = keys[ki];
+        size_t first = ng;
+        int usable = 1;
+        /* each label set's joined value of this key, as a d->strings id */
+        for (size_t s = 0; s < p->n_labelsets && usable; s++) {
+            size_t len = 0;
+            const struct pk_labelset *ls = &p->labelsets[s];
+            for (uint32_t i = ls->first; i < ls->first + ls->n && i < p->n_labels; i++) {
+                const profkit_label *l = &p->labels[i];
+                if (l->key != key)
+                    continue;
+                if (l->is_num) {
+                    usable = 0;
+                    break;
+                }
+                if (len && len < sizeof(buf))
+                    buf[len++] = ',';
+                len += pk_str_copy(p, l->str, buf + len, sizeof(buf) - len);
+            }
+            if ((set_value[s] = pk_strtab_intern(&d->strings, buf, len)) == PROFKIT_NONE)
+                goto oom;
+        }
+        for (size_t r = 0; r < p->n_samples && usable; r++) {
+            uint32_t s = p->sample_labels[r];
+            uint32_t v = s < p->n_labelsets ? set_value[s] : set_value[0];
+            size_t gi = first;
+            while (gi < ng && g[gi].value != v)
+                gi++;
+            if (gi == ng) {
+                if (ng - first >= PK_FLAME_LABEL_VALUES) {
+                    usable = 0;
+                    break;
+                }
+                if (PK_VEC_RESERVE(g, ng, cap, 1) != 0)
+                    goto oom;
+                memset(&g[ng], 0, sizeof(g[ng]));
+                g[ng].key = key;
+                g[ng].value = v;
+                ng++;
+            }
+            if (PK_VEC_RESERVE(g[gi].rows, g[gi].n, g[gi].cap, 1) != 0)
+                goto oom;
+            g[gi].rows[g[gi].n++] = (uint32_t)r;
+        }
+        if (!usable) { /* not this key: its groups go */
+            for (size_t i = first; i < ng; i++)
+                free(g[i].rows);
+            ng = first;
+        }
+    }
+    free(set_value);
+    *out = g;
+    *n_out = ng;
+    return 0;
+oom:
+    free(set_value);
+    label_groups_free(g, ng);
+    return PROFKIT_ENOMEM;
+}
+
 /* ------------------------------------------------------------ the whole */
 
 void pk_flame_data_free(flame_data *d)
@@ -516,13 +624,19 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
         if (!ok)
             return PROFKIT_EINVAL;
     }
-    size_t max_scopes = 1 + p->n_threads;
+    /* the label picker's scopes: a page of all threads, not a diff */
+    label_group *lg = NULL;
+    size_t n_lg = 0;
+    if (!o->base && !one_tree && thread == PROFKIT_NONE && pk_strtab_init(&d->strings) == 0 &&
+        label_groups(d, p, &lg, &n_lg) != 0)
+        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory building the flame graph");
+    size_t max_scopes = 1 + p->n_threads + n_lg;
     rc = PROFKIT_ENOMEM;
     /* The call tree by function (by name in a diff, BASE's stacks on the
      * same nodes); its keys are the page's functions. */
     pk_ltree_options lo = { .keys = o->base ? PK_LTREE_NAMES : PK_LTREE_FUNCTIONS, .merge = 1,
                             .base = o->base };
-    if (pk_strtab_init(&d->strings) != 0)
+    if (!d->strings.n && pk_strtab_init(&d->strings) != 0)
         goto oom;
     if ((rc = pk_ltree_build(&b.tree, p, &lo, err)) != 0)
         goto done;
@@ -599,6 +713,7 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
             size_t trees = 1;
             for (size_t th = 0; th < p->n_threads && !one_tree; th++)
                 trees += tstart[th + 1] > tstart[th];
+            trees += n_lg;
             size_t n0 = t1[0].n;
             d->n_scopes = 1;
             if (pk_flame_shrink(&d->scopes[0], &t1[0], b.nv,
@@ -619,6 +734,19 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
                 goto oom;
             d->scopes[nt].thread = (uint32_t)th;
             nt++;
+        }
+        /* each label value's rows, over every thread */
+        for (size_t i = 0; i < n_lg; i++) {
+            rowset rs = { p, stack_node, vmap, lg[i].rows, lg[i].n };
+            if (build_tree1(&b, &t1[nt], &rs, NULL, 0) != 0)
+                goto oom;
+            flame_scope *sc = &d->scopes[nt++];
+            sc->thread = PROFKIT_NONE;
+            sc->label = 1;
+            sc->lkey = pk_str(p, lg[i].key);
+            sc->lkey_len = pk_strtab_len(&p->strings, lg[i].key);
+            sc->lvalue = pk_strtab_get(&d->strings, lg[i].value);
+            sc->lvalue_len = pk_strtab_len(&d->strings, lg[i].value);
         }
     }
     if (pk_flame_share_caps(caps, t1, nt, merged, o->max_nodes) != 0)
@@ -644,6 +772,7 @@ done:
     free(tstart);
     free(b.mark);
     free(b.touched);
+    label_groups_free(lg, n_lg);
     work_free(&b.work);
     pk_ltree_free(&b.tree);
     return rc;

@@ -51,6 +51,19 @@
     this._baseTotal[v] = totals(this.parent, this.baseSelf[v]);
     return this._baseTotal[v];
   };
+  // A diff's sizes: every node as wide as the larger of BASE and NEW. Each
+  // node's own part is the larger of its two self values, and its width is
+  // that summed bottom-up, so a node is at least as wide as each side's
+  // total and its children fit inside it; a frame only in BASE keeps its
+  // BASE size. Without a base: the totals.
+  Tree.prototype.maxTotal = function (v) {
+    if (!this.baseSelf) return this.total(v);
+    this._maxTotal = this._maxTotal || [];
+    if (this._maxTotal[v]) return this._maxTotal[v];
+    var s = this.self[v], b = this.baseSelf[v], n = this.n, m = new Float64Array(n);
+    for (var i = 0; i < n; i++) m[i] = s[i] > b[i] ? s[i] : b[i];
+    return (this._maxTotal[v] = totals(this.parent, m));
+  };
   // Children of every node, ordered by `key` ("width": widest first, ties by
   // name; "name": by name), for value type v (and "base" widths in diff).
   // Lazy: a node's children are sorted the first time a view asks for them
@@ -62,6 +75,7 @@
     this.out = tree.kids.slice();
     this.done = new Uint8Array(tree.n);
     var nameOf = function (i) { return names(func[i]); };
+    this.key = key;
     this.cmp = key === "name" ? function (x, y) { return cmpStr(nameOf(x), nameOf(y)) || tot[y] - tot[x]; }
                               : function (x, y) { return tot[y] - tot[x] || cmpStr(nameOf(x), nameOf(y)); };
   }
@@ -87,7 +101,7 @@
   };
   Tree.prototype.lazyOrder = function (key, v, names, which) {
     var k = key + ":" + v + ":" + (which || "");
-    if (!this._order[k]) this._order[k] = new Order(this, key, which === "base" ? this.baseTotal(v) : this.total(v), names);
+    if (!this._order[k]) this._order[k] = new Order(this, key, which === "base" ? this.baseTotal(v) : which === "max" ? this.maxTotal(v) : this.total(v), names);
     return this._order[k];
   };
   // The same, every node sorted: an Int32Array laid out like kids.
@@ -130,7 +144,10 @@
     this.funcFile = f.file || [];
     this.funcLine = f.line || [];
     this.funcModule = f.module || [];
-    this.threads = data.threads || [];
+    // The data's label scopes (docs/viewer.md, "Labels") are no threads:
+    // the label picker's (46_labels.js), kept apart.
+    this.threads = (data.threads || []).filter(function (th) { return !th.label; });
+    this.labelScopes = (data.threads || []).filter(function (th) { return !!th.label; });
     this._trees = [];
     this._inverted = [];
     this._inverting = [];
@@ -521,25 +538,41 @@
 
   // Top functions: per function, self (summed) and total (outermost
   // occurrences only: recursion counts once, as `profkit top` does).
+  // "(other)" (frames merged for size) is no function: never a row. In a
+  // diff each row has base and new values (which "diff": self/total are
+  // NEW's, baseSelf/baseTotal BASE's, change the totals' difference).
   // Cached per tree, value type and which; callers sort copies.
   function topFunctions(tree, v, which) {
     var key = v + ":" + (which || "");
     tree._top = tree._top || {};
-    if (tree._top[key]) return tree._top[key].slice();
-    var self = which === "base" ? tree.baseSelf[v] : tree.self[v];
-    var tot = which === "base" ? tree.baseTotal(v) : tree.total(v);
-    var outer = tree.outer(), nf = tree._nf, func = tree.func, n = tree.n, i;
-    // Indexed by func + 2 ("(other)" is -2).
-    var selfBy = new Float64Array(nf), totBy = new Float64Array(nf), seen = new Uint8Array(nf);
-    for (i = 1; i < n; i++) {
-      var f = func[i] + 2;
-      selfBy[f] += self[i]; seen[f] = 1;
-      if (outer[i]) totBy[f] += tot[i];
+    if (tree._top[key]) return tree._top[key].map(function (r) { return Object.assign({}, r); });
+    var rows;
+    if (which === "diff" && tree.baseSelf) {
+      var nw = topFunctions(tree, v, "new"), bs = topFunctions(tree, v, "base"), by = new Map();
+      rows = [];
+      nw.forEach(function (r) { var x = { func: r.func, self: r.self, total: r.total, baseSelf: 0, baseTotal: 0 }; by.set(r.func, x); rows.push(x); });
+      bs.forEach(function (r) {
+        var x = by.get(r.func);
+        if (!x) { x = { func: r.func, self: 0, total: 0, baseSelf: 0, baseTotal: 0 }; by.set(r.func, x); rows.push(x); }
+        x.baseSelf = r.self; x.baseTotal = r.total;
+      });
+      rows.forEach(function (r) { r.change = r.total - r.baseTotal; r.selfChange = r.self - r.baseSelf; });
+    } else {
+      var self = which === "base" ? tree.baseSelf[v] : tree.self[v];
+      var tot = which === "base" ? tree.baseTotal(v) : tree.total(v);
+      var outer = tree.outer(), nf = tree._nf, func = tree.func, n = tree.n, i;
+      // Indexed by func + 2 ("(other)" is -2).
+      var selfBy = new Float64Array(nf), totBy = new Float64Array(nf), seen = new Uint8Array(nf);
+      for (i = 1; i < n; i++) {
+        var f = func[i] + 2;
+        selfBy[f] += self[i]; seen[f] = 1;
+        if (outer[i]) totBy[f] += tot[i];
+      }
+      rows = [];
+      for (var k = 2; k < nf; k++) if (seen[k] && (selfBy[k] || totBy[k])) rows.push({ func: k - 2, self: selfBy[k], total: totBy[k] });
     }
-    var rows = [];
-    for (var k = 0; k < nf; k++) if (seen[k] && (selfBy[k] || totBy[k])) rows.push({ func: k - 2, self: selfBy[k], total: totBy[k] });
     tree._top[key] = rows;
-    return rows.slice();
+    return rows.map(function (r) { return Object.assign({}, r); });
   }
   PK.topFunctions = topFunctions;
 

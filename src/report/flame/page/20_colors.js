@@ -37,4 +37,42 @@
     var light = dark ? 22 + 26 * t : 92 - 40 * t;
     return { fill: hsl(hue, 80, light), text: dark ? "#fff" : "#111" };
   };
+  // Diff: a function only in NEW, the strongest growth with a darker hue;
+  // one only in BASE (gone), hatched (a canvas pattern: fill may be one).
+  PK.addedColor = function (dark) { return { fill: dark ? "hsl(340,85%,42%)" : "hsl(340,85%,50%)", text: "#fff", key: "new" }; };
+  var hatch = {};
+  PK.removedColor = function (dark, ctx) {
+    var k = dark ? "dark" : "light";
+    if (!hatch[k] && typeof document !== "undefined") {
+      var c = document.createElement("canvas"), g;
+      c.width = c.height = 8;
+      g = c.getContext("2d");
+      g.fillStyle = dark ? "#2f3f5a" : "#dbe6f7"; g.fillRect(0, 0, 8, 8);
+      g.strokeStyle = dark ? "#7fa4e0" : "#4a78c2"; g.lineWidth = 1.5;
+      g.beginPath(); g.moveTo(-2, 10); g.lineTo(10, -2); g.moveTo(-2, 2); g.lineTo(2, -2); g.moveTo(6, 10); g.lineTo(10, 6); g.stroke();
+      hatch[k] = { canvas: c, pattern: null };
+    }
+    var h = hatch[k];
+    if (h && ctx && !h.pattern) h.pattern = ctx.createPattern(h.canvas, "repeat");
+    return { fill: h && h.pattern ? h.pattern : (dark ? "#2f3f5a" : "#dbe6f7"), text: dark ? "#f2f2f2" : "#111", key: "removed" };
+  };
+  // The diff's colour legend (a DOM element): slower, faster, new, removed.
+  PK.diffLegend = function (dark) {
+    var box = document.createElement("span");
+    box.className = "pk-legend";
+    box.id = "pk-legend";
+    var items = [["slower (grew)", PK.diffColor(1, 1, dark).fill], ["faster (shrank)", PK.diffColor(-1, 1, dark).fill],
+                 ["new (only in NEW)", PK.addedColor(dark).fill], ["removed (only in BASE, at its BASE size)", null]];
+    items.forEach(function (it) {
+      var sw = document.createElement("span");
+      sw.className = "pk-swatch" + (it[1] ? "" : " pk-hatch");
+      if (it[1]) sw.style.background = it[1];
+      var l = document.createElement("span");
+      l.className = "pk-legend-item";
+      l.appendChild(sw);
+      l.appendChild(document.createTextNode(it[0]));
+      box.appendChild(l);
+    });
+    return box;
+  };
 })(typeof globalThis !== "undefined" ? (globalThis.profkit = globalThis.profkit || {}) : (this.profkit = this.profkit || {}));

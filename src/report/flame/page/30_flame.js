@@ -80,6 +80,13 @@
     var tree = m.tree, tot = m.which === "base" ? tree.baseTotal(m.v) : tree.total(m.v);
     // m.order: an Order (sorted as drawn, Tree.lazyOrder) or a sorted array.
     var ks = tree.kidStart, lazy = m.order && m.order.kids ? m.order : null, depthOf = tree.depth;
+    // A diff's difference: frames as wide as the larger of BASE and NEW (so
+    // what went away keeps its BASE size), in that order.
+    var sized = m.diff && tree.baseSelf;
+    if (sized) {
+      tot = tree.maxTotal(m.v);
+      lazy = tree.lazyOrder(lazy ? lazy.key : "width", m.v, m.profile.nameOf, "max");
+    }
     var z = m.zoom || 0, zdepth = depthOf[z], ztot = tot[z];
     var scale = ztot > 0 ? width / ztot : 0;
     // First pass: which nodes are visible, and how deep it goes.
@@ -139,7 +146,9 @@
       if (n === 0) col = PK.rootColor(m.dark);
       else if (m.matched && m.matched[n]) col = PK.matchColor(m.dark);
       else if (m.matched || ancestorOfZoom) col = PK.dimColor(m.dark);
-      else if (ntot) col = PK.diffColor(ntot[n] - btot[n], diffScale, m.dark);
+      else if (ntot) col = ntot[n] === 0 && btot[n] !== 0 ? PK.removedColor(m.dark, ctx)
+                         : btot[n] === 0 && ntot[n] !== 0 && n > 0 ? PK.addedColor(m.dark)
+                         : PK.diffColor(ntot[n] - btot[n], diffScale, m.dark);
       else if (f === PK.OTHER_FUNC) col = PK.otherColor(m.dark);
       else col = colorOf(f);
       if (col.fill !== lastFill) { ctx.fillStyle = col.fill; lastFill = col.fill; }

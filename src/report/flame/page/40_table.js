@@ -142,6 +142,11 @@
       node = best;
     }
   };
+  // A diff shown as the difference: base, new and change columns.
+  TreeTable.prototype.isDiff = function () {
+    var m = this.model;
+    return !!(m && m.tree.baseSelf && !m.extra && m.profile.diff && this.app && this.app.state && this.app.state.diff === "diff");
+  };
   TreeTable.prototype.totals = function (v) {
     var t = this.model.tree;
     return this.model.which === "base" ? t.baseTotal(v) : t.total(v);
@@ -155,13 +160,14 @@
   // until the sort or the model changes.
   TreeTable.prototype.kids = function (node) {
     var m = this.model, tree = m.tree, key = this.sort.key, dir = this.sort.dir, p = m.profile;
+    var diff = this.isDiff();
     if (key === "total" && dir < 0) {
-      var ord = tree.lazyOrder("width", m.v, p.nameOf, m.which === "base" ? "base" : "").kids(node);
+      var ord = tree.lazyOrder("width", m.v, p.nameOf, diff ? "max" : m.which === "base" ? "base" : "").kids(node);
       var out0 = Array.prototype.slice.call(ord, tree.kidStart[node], tree.kidStart[node + 1]);
       if (m.hideZero) { var zt = this.totals(m.v); out0 = out0.filter(function (c) { return zt[c] !== 0; }); }
       return out0;
     }
-    var ck = key + dir + ":" + m.v + ":" + m.which;
+    var ck = key + dir + ":" + m.v + ":" + m.which + (diff ? ":diff" : "");
     if (this._kidsKey !== ck || this._kidsTree !== tree) { this._kids = new Map(); this._kidsKey = ck; this._kidsTree = tree; }
     var hit = this._kids.get(node);
     if (hit) return hit;
@@ -172,6 +178,11 @@
       if (key === "name") {
         var x = p.funcLabel(tree.func[a]), y = p.funcLabel(tree.func[b]);
         return (x < y ? -1 : x > y ? 1 : 0) * dir || tot[b] - tot[a];
+      }
+      if (diff && (key === "change" || key === "base")) {
+        var bt = tree.baseTotal(m.v);
+        if (key === "base") return (bt[a] - bt[b]) * dir || tot[b] - tot[a];
+        return (Math.abs(tot[a] - bt[a]) - Math.abs(tot[b] - bt[b])) * dir || tot[b] - tot[a];
       }
       var arr = key === "self" ? self : tot;
       return (arr[a] - arr[b]) * dir || tot[b] - tot[a];
@@ -210,9 +221,11 @@
     table.setAttribute("data-rows", rows.length);
     var head = el("tr");
     var tl = m.extra ? p.values[v].type : "Total";   // the memory view names its value
-    var cols = [["name", "Function"], ["total", tl], ["total", "%"], ["self", "Self"], ["self", "Self %"]];
+    var diff = this.isDiff(), btot = diff ? tree.baseTotal(v) : null, bself = diff ? tree.baseSelf[v] : null;
+    var cols = diff ? [["name", "Function"], ["base", "Base"], ["total", "New"], ["change", "Change"], ["change", "Change %"], ["self", "Self change"]]
+                    : [["name", "Function"], ["total", tl], ["total", "%"], ["self", "Self"], ["self", "Self %"]];
     cols.forEach(function (c, i) {
-      var th = el("th", i ? (i % 2 ? "num" : "num pct") : "", c[1]);
+      var th = el("th", i ? (diff ? "num" : i % 2 ? "num" : "num pct") : "", c[1]);
       th.setAttribute("data-sort", c[0]);
       head.appendChild(th);
     });
@@ -224,7 +237,7 @@
     var arrow = this.sort.dir < 0 ? " ▾" : " ▴";
     for (var h = 0; h < head.children.length; h++) {
       var thh = head.children[h];
-      if (thh.getAttribute("data-sort") === this.sort.key && (h === 0 || h === 1 || h === 3)) thh.textContent += arrow;
+      if (thh.getAttribute("data-sort") === this.sort.key && (h === 0 || h === 1 || h === 3 || (diff && h === 2))) thh.textContent += arrow;
     }
     var thead = el("thead"); thead.appendChild(head);
     var extraTot = extra.map(function (ev) { return m.which === "base" ? tree.baseTotal(ev) : tree.total(ev); });
@@ -246,6 +259,15 @@
       if (info.file && n) name.appendChild(el("span", "loc", " " + info.file + (info.line ? ":" + info.line : "")));
       name.title = info.name;
       tr.appendChild(name);
+      if (diff) {
+        tr.appendChild(el("td", "num", PK.formatValue(btot[n], unit)));
+        tr.appendChild(el("td", "num", PK.formatValue(tot[n], unit)));
+        PK.changeCells(tr, tot[n] - btot[n], btot[0], unit);
+        var sc = self[n] - bself[n];
+        tr.appendChild(el("td", "num" + (sc > 0 ? " up" : sc < 0 ? " down" : ""), PK.signed(PK.formatValue(sc, unit), sc)));
+        if (tot[n] === 0 && btot[n] !== 0) tr.classList.add("pk-removed");
+        return tr;
+      }
       tr.appendChild(el("td", "num", PK.formatValue(tot[n], unit)));
       tr.appendChild(el("td", "num pct", PK.formatPercent(tot[n], rootTot)));
       tr.appendChild(el("td", "num", PK.formatValue(self[n], unit)));
@@ -324,6 +346,7 @@
       if (th) {
         var k = th.getAttribute("data-sort");
         if (self.sort.key === k) self.sort.dir = -self.sort.dir; else self.sort = { key: k, dir: k === "name" ? 1 : -1 };
+        self.sortPicked = true;
         self.render();
         return;
       }
@@ -340,7 +363,8 @@
   };
   TopTable.prototype.render = function () {
     var m = this.model, t0 = performance.now(), p = m.profile, unit = p.values[m.v].unit, me = this;
-    var sig = { tree: m.tree, v: m.v, which: m.which, key: this.sort.key + this.sort.dir, filter: String(m.filter || "") };
+    var diff = !!(m.tree.baseSelf && p.diff && this.app.state && this.app.state.diff === "diff");
+    var sig = { tree: m.tree, v: m.v, which: m.which + (diff ? ":diff" : ""), key: this.sort.key + this.sort.dir, filter: String(m.filter || "") };
     var o = this._shown;
     // Same rows as last time: only the selection moves (the rows stay, so a
     // double click lands on the row it started on).
@@ -350,11 +374,16 @@
       return performance.now() - t0;
     }
     this._shown = sig;
-    var rows = PK.topFunctions(m.tree, m.v, m.which);
+    var rows = PK.topFunctions(m.tree, m.v, diff ? "diff" : m.which);
     if (m.filter) rows = rows.filter(function (r) { m.filter.lastIndex = 0; return m.filter.test(p.funcLabel(r.func)); });
+    // A diff sorts by the size of the change (the biggest first), as
+    // `profkit diff` does, unless a column was picked.
+    if (diff && this.sort.key === "self" && !this.sortPicked) this.sort = { key: "change", dir: -1 };
+    else if (!diff && !/^(self|total|name)$/.test(this.sort.key)) { this.sort = { key: "self", dir: -1 }; this.sortPicked = false; }
     var key = this.sort.key, dir = this.sort.dir;
     rows.sort(function (a, b) {
       if (key === "name") { var x = p.funcLabel(a.func), y = p.funcLabel(b.func); return (x < y ? -1 : x > y ? 1 : 0) * dir; }
+      if (key === "change" || key === "selfChange") return (Math.abs(a[key]) - Math.abs(b[key])) * dir || b.total - a.total;
       return (a[key] - b[key]) * dir || b.total - a.total;
     });
     this.rowsAll = rows;
@@ -362,8 +391,11 @@
     var table = el("table", "pk-table pk-fixed");
     table.setAttribute("data-rows", rows.length);
     var head = el("tr"), arrow = this.sort.dir < 0 ? " ▾" : " ▴", sortKey = this.sort.key, seen = false;
-    [["self", "Self"], ["self", "Self %"], ["total", "Total"], ["total", "Total %"], ["name", "Function"]].forEach(function (c, i) {
-      var th = el("th", i < 4 ? (i % 2 ? "num pct" : "num") : "", c[1] + (c[0] === sortKey && !seen ? arrow : ""));
+    var cols = diff ? [["baseTotal", "Base"], ["total", "New"], ["change", "Change"], ["change", "Change %"], ["selfChange", "Self change"], ["name", "Function"]]
+                    : [["self", "Self"], ["self", "Self %"], ["total", "Total"], ["total", "Total %"], ["name", "Function"]];
+    var baseRoot = diff ? m.tree.baseTotal(m.v)[0] : 0;
+    cols.forEach(function (c, i) {
+      var th = el("th", i < cols.length - 1 ? (c[1].slice(-1) === "%" ? "num pct" : "num") : "", c[1] + (c[0] === sortKey && !seen ? arrow : ""));
       if (c[0] === sortKey) seen = true;
       th.setAttribute("data-sort", c[0]);
       head.appendChild(th);
@@ -373,10 +405,18 @@
       var r = rows[i], tr = el("tr");
       tr.setAttribute("data-func", r.func);
       if (r.func === me.app.state.selectedFunc) tr.className = "sel";
+      if (diff) {
+        tr.appendChild(el("td", "num", PK.formatValue(r.baseTotal, unit)));
+        tr.appendChild(el("td", "num", PK.formatValue(r.total, unit)));
+        PK.changeCells(tr, r.change, baseRoot, unit);
+        tr.appendChild(el("td", "num" + (r.selfChange > 0 ? " up" : r.selfChange < 0 ? " down" : ""), PK.signed(PK.formatValue(r.selfChange, unit), r.selfChange)));
+        if (r.total === 0 && r.baseTotal !== 0) tr.classList.add("pk-removed");
+      } else {
       tr.appendChild(el("td", "num", PK.formatValue(r.self, unit)));
       tr.appendChild(el("td", "num pct", PK.formatPercent(r.self, rootTot)));
       tr.appendChild(el("td", "num", PK.formatValue(r.total, unit)));
       tr.appendChild(el("td", "num pct", PK.formatPercent(r.total, rootTot)));
+      }
       var info = p.funcInfo(r.func), td = el("td", "name");
       td.appendChild(el("span", "fn", info.name));
       if (info.file) td.appendChild(el("span", "loc", " " + info.file + (info.line ? ":" + info.line : "")));
@@ -392,4 +432,11 @@
     return performance.now() - t0;
   };
   PK.TopTable = TopTable;
+
+  // A diff's change and change % cells (of BASE's total, as `profkit diff`).
+  PK.changeCells = function (tr, d, baseRoot, unit) {
+    var cls = "num" + (d > 0 ? " up" : d < 0 ? " down" : "");
+    tr.appendChild(el("td", cls, PK.signed(PK.formatValue(d, unit), d)));
+    tr.appendChild(el("td", cls + " pct", baseRoot ? PK.signed(PK.formatPercent(d, baseRoot), d) : ""));
+  };
 })(typeof globalThis !== "undefined" ? (globalThis.profkit = globalThis.profkit || {}) : (this.profkit = this.profkit || {}));

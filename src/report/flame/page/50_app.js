@@ -155,6 +155,8 @@
     if (p.diff) {
       this.diffSel = select("pk-diff", "Show", [["diff", "Difference"], ["new", "New profile"], ["base", "Base profile"]],
         function (v) { self.change({ diff: v }, "diff"); });
+      // pagediff: the diff's colour legend (slower, faster, new, removed)
+      if (PK.diffLegend) bar.appendChild(PK.diffLegend(this.dark));
     }
     var search = el("span", "pk-search");
     this.searchBox = el("input");
@@ -189,6 +191,8 @@
       function (v) { self.change({ color: v }, "color"); });
     this.sortSel = select("pk-sort", "Order", [["width", "widest first"], ["name", "by name"]],
       function (v) { self.change({ sort: v }, "sort"); });
+    // pagediff: the label picker (46_labels.js), when the data has labels
+    if (PK.labelPicker) { var lp = PK.labelPicker(this); if (lp) bar.appendChild(lp); }
     app.appendChild(bar);
 
     this.crumbs = el("nav", "pk-crumbs"); this.crumbs.id = "pk-crumbs";
