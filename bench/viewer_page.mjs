@@ -106,11 +106,18 @@ const data = {
 };
 const given = process.env.PAGE ? resolve(process.env.PAGE) : null;
 const page = given || join(OUT, "viewer_" + NODES + ".html");
-// The markers in an element of their own after the data, as flame_html.c writes them.
-const body = JSON.stringify(data) + "@MARKERS@";
-const markersElement = '</script>\n<script type="application/json" id="profkit-markers">' +
-  JSON.stringify([mk.thread, mk.name, mk.category, mk.start.map((s, i) => (i ? s - mk.start[i - 1] : s)), mk.duration, mk.data]);
-if (!given) writeFileSync(page, (process.env.PAGE_DIR ? assemble(body, resolve(process.env.PAGE_DIR)) : assemble(body)).replace("@MARKERS@", () => markersElement));
+// The markers in an element of their own after the page's script, as
+// flame_html.c writes them (MARKERS_BEFORE=1: after the data, as pages
+// before the change wrote them; for PAGE_DIR of such a commit).
+const markersText = JSON.stringify([mk.thread, mk.name, mk.category, mk.start.map((s, i) => (i ? s - mk.start[i - 1] : s)), mk.duration, mk.data]);
+const before = !!process.env.MARKERS_BEFORE;
+const body = JSON.stringify(data) + (before ? "@MARKERS@" : "");
+if (!given) {
+  let html = process.env.PAGE_DIR ? assemble(body, resolve(process.env.PAGE_DIR)) : assemble(body);
+  if (before) html = html.replace("@MARKERS@", () => '</script>\n<script type="application/json" id="profkit-markers">' + markersText);
+  else { const at = html.lastIndexOf("</body>"); html = html.slice(0, at) + '<script type="application/json" id="profkit-markers">' + markersText + "</script>\n" + html.slice(at); }
+  writeFileSync(page, html);
+}
 console.log(`page: ${page} (${(statSync(page).size / 1048576).toFixed(1)} MB` + (given ? ")" : `; ${parent.length} nodes, ${RUNS} runs and samples, ${MARKERS} markers)`));
 if (process.env.PAGE_ONLY) process.exit(0);   // the page alone (bench/viewer_page.sh times its load)
 

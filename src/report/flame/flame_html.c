@@ -447,27 +447,37 @@ static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
     pk_buf_puts(b, "}}");
 }
 
-/* The markers, after the data: the JSON array of their columns in an
- * element of its own, which the page reads after its first view is drawn
- * (a million markers are most of a page's bytes). The data never holds a
- * '<', so it ends here; the template's "</script>" ends this element. */
-static void put_markers(pk_buf *b, const timeinfo *ti)
+/* The template's tail with the markers before its "</body>": the JSON
+ * array of their columns in an element of its own after the page's
+ * script, so the page starts and draws its first view while the browser
+ * still reads them, and reads them after (a million markers are most of a
+ * page's bytes). Its text never holds a '<'. */
+static void put_tail(pk_buf *b, const timeinfo *ti)
 {
-    if (!ti->timed)
-        return;
-    pk_buf_puts(b, "</script>\n<script type=\"application/json\" id=\"profkit-markers\">[");
-    put_i64_column(b, &ti->mk, ti->n_markers, 0, NULL);
-    pk_buf_put(b, ",", 1);
-    put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mname);
-    pk_buf_put(b, ",", 1);
-    put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mcat);
-    pk_buf_put(b, ",", 1);
-    put_i64_column(b, &ti->mk, ti->n_markers, 1, NULL);
-    pk_buf_put(b, ",", 1);
-    put_i64_column(b, &ti->mk, ti->n_markers, 2, NULL);
-    pk_buf_put(b, ",", 1);
-    put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mdata);
-    pk_buf_put(b, "]", 1);
+    const char *t = (const char *)pk_flame_page_tail;
+    size_t at = pk_flame_page_tail_len;
+    for (size_t i = pk_flame_page_tail_len; ti->timed && i >= 7; i--)
+        if (memcmp(t + i - 7, "</body>", 7) == 0) {
+            at = i - 7;
+            break;
+        }
+    pk_buf_put(b, t, at);
+    if (at < pk_flame_page_tail_len) {
+        pk_buf_puts(b, "<script type=\"application/json\" id=\"profkit-markers\">[");
+        put_i64_column(b, &ti->mk, ti->n_markers, 0, NULL);
+        pk_buf_put(b, ",", 1);
+        put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mname);
+        pk_buf_put(b, ",", 1);
+        put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mcat);
+        pk_buf_put(b, ",", 1);
+        put_i64_column(b, &ti->mk, ti->n_markers, 1, NULL);
+        pk_buf_put(b, ",", 1);
+        put_i64_column(b, &ti->mk, ti->n_markers, 2, NULL);
+        pk_buf_put(b, ",", 1);
+        put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mdata);
+        pk_buf_puts(b, "]</script>\n");
+    }
+    pk_buf_put(b, t + at, pk_flame_page_tail_len - at);
 }
 
 /* The data object of docs/viewer.md. */
@@ -531,7 +541,7 @@ static int put_data(pk_buf *b, const flame_data *d, const char *title, const cha
     pk_buf_put(b, "]", 1);
     put_time(b, &ti, p);
     pk_buf_put(b, "}", 1);
-    put_markers(b, &ti);
+    put_tail(b, &ti);
     rc = 0;
 done:
     if (rc)
@@ -564,8 +574,7 @@ static int render_html(flame_out *out, const profkit_profile *p, const profkit_f
     if (rc == 0) {
         pk_buf *b = pk_sink_buf(out->k);
         pk_buf_put(b, pk_flame_page_head, pk_flame_page_head_len);
-        rc = put_data(b, &d, o.title ? o.title : "", o.range, err);
-        pk_buf_put(b, pk_flame_page_tail, pk_flame_page_tail_len);
+        rc = put_data(b, &d, o.title ? o.title : "", o.range, err); /* and the tail */
     }
     pk_flame_data_free(&d);
     return pk_flame_out_close(out, rc, err);
