@@ -110,6 +110,52 @@ static void put_values(pk_buf *b, const char *key, const int64_t *self, size_t n
     pk_buf_put(b, "]", 1);
 }
 
+/* A timed scope's frame categories (docs/viewer.md, "timeline"), when the
+ * profile has categories: each sample's (its stack's, as the Firefox
+ * Profiler gives it: 1 + index into time.categories, 0 = none) and each
+ * node's, from the stacks of the samples through it (a node and its
+ * ancestors take the categories of a sample's stack and its callers,
+ * level by level). Left out when memory runs short (the page then draws
+ * one colour). */
+static void put_sample_categories(pk_buf *b, const profkit_profile *p, const flame_scope *s)
+{
+    size_t ncat = 0;
+    profkit_profile_categories(p, &ncat);
+    if (!ncat || !s->n_samp || !p->n_stacks)
+        return;
+    uint16_t *sc = malloc(p->n_stacks * sizeof(uint16_t));
+    uint16_t *nc = malloc((s->n ? s->n : 1) * sizeof(uint16_t));
+    if (!sc || !nc || profkit_profile_stack_categories(p, sc) != 0) {
+        free(sc);
+        free(nc);
+        return;
+    }
+    memset(nc, 0xff, (s->n ? s->n : 1) * sizeof(uint16_t));
+    pk_buf_puts(b, ",\"category\":[");
+    for (size_t i = 0; i < s->n_samp; i++) {
+        uint32_t st = p->sample_stack[s->samp_row[i]];
+        uint16_t c = st < p->n_stacks ? sc[st] : 0;
+        if (i)
+            pk_buf_put(b, ",", 1);
+        pk_buf_i64(b, c);
+        for (uint32_t x = s->samp_node[i]; x > 0 && x < s->n && st > 0 && st < p->n_stacks &&
+                                           nc[x] == 0xffff;) {
+            nc[x] = sc[st];
+            x = (uint32_t)s->parent[x];
+            st = p->stacks[st].parent;
+        }
+    }
+    pk_buf_puts(b, "],\"node_category\":[");
+    for (size_t i = 0; i < s->n; i++) {
+        if (i)
+            pk_buf_put(b, ",", 1);
+        pk_buf_i64(b, nc[i] == 0xffff ? 0 : nc[i]);
+    }
+    pk_buf_put(b, "]", 1);
+    free(sc);
+    free(nc);
+}
+
 /* Every timed sample of a scope (docs/viewer.md, "timeline"): times as
  * differences from the one before, nodes, and per value type either one
  * number (every sample's value) or the values. */
@@ -153,7 +199,9 @@ static void put_timeline(pk_buf *b, const profkit_profile *p, const flame_scope 
         }
         pk_buf_put(b, "]", 1);
     }
-    pk_buf_puts(b, "]}");
+    pk_buf_puts(b, "]");
+    put_sample_categories(b, p, s);
+    pk_buf_puts(b, "}");
 }
 
 /* A thread's activity when its samples are not embedded: the default
@@ -403,6 +451,25 @@ static void put_i64_column(pk_buf *b, const pk_shown_markers *mk, size_t n, int 
     pk_buf_put(b, "]", 1);
 }
 
+/* The frame categories (docs/viewer.md, "time"): name and colour as the
+ * profile names them, followed by a comma; nothing when it has none. */
+static void put_category_table(pk_buf *b, const profkit_profile *p)
+{
+    size_t ncat = 0;
+    const profkit_category *c = profkit_profile_categories(p, &ncat);
+    if (!ncat)
+        return;
+    pk_buf_puts(b, "\"categories\":[");
+    for (size_t i = 0; i < ncat; i++) {
+        pk_buf_puts(b, i ? ",{\"name\":" : "{\"name\":");
+        put_cstr(b, pk_str(p, c[i].name));
+        pk_buf_puts(b, ",\"color\":");
+        put_cstr(b, pk_str(p, c[i].color));
+        pk_buf_put(b, "}", 1);
+    }
+    pk_buf_puts(b, "],");
+}
+
 static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
 {
     if (!ti->timed)
@@ -412,7 +479,9 @@ static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
         z = 0;
     if (__builtin_sub_overflow(ti->end, ti->time0, &e))
         e = z;
-    pk_buf_puts(b, ",\"time\":{\"zero\":");
+    pk_buf_puts(b, ",\"time\":{");
+    put_category_table(b, p);
+    pk_buf_puts(b, "\"zero\":");
     pk_buf_i64(b, z);
     pk_buf_puts(b, ",\"end\":");
     pk_buf_i64(b, e);

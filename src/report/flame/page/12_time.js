@@ -16,6 +16,8 @@
       zero: d.zero || 0, end: d.end || 0,            // ns on the samples' axis
       threads: d.threads || [],
       range: d.range || null,                         // ms: the range to open with
+      // Frame categories (Gecko's): [{name, color}], and their fills.
+      categories: (d.categories || []).map(function (c) { return { name: c.name, color: c.color, fill: PK.categoryFill(c.color, false), dark: PK.categoryFill(c.color, true) }; }),
       samplesLeftOut: d.samples_left_out || 0,        // > 0: no samples, activity bins only
       markersLeftOut: d.markers_left_out || 0,
       payloadsLeftOut: d.payloads_left_out || 0
@@ -115,6 +117,20 @@
     } });
     return T;
   };
+  // A category's fill for the colour name Gecko gives it (as the Firefox
+  // Profiler's palette names them); null for "transparent" (Idle: not
+  // drawn). Unknown names are grey.
+  var CATEGORY_FILLS = {
+    grey: ["#b8b8bd", "#6e6e73"], gray: ["#b8b8bd", "#6e6e73"], yellow: ["#ffd60a", "#b89a00"],
+    orange: ["#ff9f1a", "#c26f00"], red: ["#ff4f5e", "#c4313d"], green: ["#3fcf5c", "#2a9640"],
+    blue: ["#3d8bff", "#2f64bd"], lightblue: ["#8cc8ff", "#4f86b8"], purple: ["#9a6bff", "#6f47c2"],
+    magenta: ["#ff4fd8", "#b8359c"], brown: ["#b08850", "#7d5f35"], darkgray: ["#7d7d82", "#55555a"]
+  };
+  PK.categoryFill = function (color, dark) {
+    if (color === "transparent") return null;
+    var f = CATEGORY_FILLS[color] || CATEGORY_FILLS.grey;
+    return f[dark ? 1 : 0];
+  };
   // ms on the Firefox Profiler's zero <-> ns on the samples' axis.
   Profile.prototype.msOf = function (ns) { var T = this.time(); return (ns - (T ? T.zero : 0)) / 1e6; };
   Profile.prototype.nsOf = function (ms) { var T = this.time(); return (T ? T.zero : 0) + ms * 1e6; };
@@ -131,6 +147,9 @@
     for (var i = 0; i < n; i++) { acc += d.time[i]; time[i] = acc; }
     this._tl[t] = {
       n: n, time: time, node: Int32Array.from(d.node),
+      // Per sample and per node: 1 + index into time().categories, 0 = none.
+      category: d.category && d.category.length === n ? Uint16Array.from(d.category) : null,
+      nodeCategory: d.node_category ? Uint16Array.from(d.node_category) : null,
       value: (d.value || []).map(function (v) { return typeof v === "number" ? v : Float64Array.from(v); })
     };
     return this._tl[t];

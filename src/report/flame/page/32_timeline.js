@@ -157,7 +157,7 @@
     return p.range ? p.range.slice() : [0, (T.end - T.zero) / 1e6];
   };
   Timeline.prototype.draw = function (width) {
-    var t0 = performance.now(), p = this.app.p, st = this.app.state, v = this.app.v();
+    var t0 = performance.now(), p = this.app.p, st = this.app.state, v = this.app.v(), T = p.time();
     var tracks = this.tracks(), mt = p.threadIndex(st.thread);
     var rows = this.markerRows(mt), nm = Math.min(rows.length, MAX_MROWS);
     // Drawn again only when something it shows changed.
@@ -214,17 +214,22 @@
       // Zoomed in past the interval, a sample covers the columns until the
       // next one (no comb of single columns).
       var back = nsPer < 2 * interval ? interval : 0, lo = PK.lowerBound(tl.time, bounds[0] - back);
+      // By category: each column's value per category (cats[c * nc + k]).
+      var cat = T.categories.length && tl.category, nc = T.categories.length + 1, wv = tl.value[v];
+      var cats = cat ? new Float64Array(cols * nc) : null;
       for (c = 0; c < cols; c++) {
         var hi = PK.lowerBound(tl.time, bounds[c + 1]);
         if (back) lo = PK.lowerBound(tl.time, bounds[c] - back);
         col[c] = Math.min(1, (P[hi] - P[lo]) / (full || 1));
         if (col[c] > max) max = col[c];
+        if (cats) for (var q = lo; q < hi; q++) cats[c * nc + cat[q]] += typeof wv === "number" ? wv : wv[q];
         lo = hi;
       }
       max = max > 0 ? 1 : 0;
+      if (cats && max > 0) { this.drawCategories(ctx, cats, nc, col, cols, y, dark); continue; }
       }
-      // One colour per thread: the model has no categories yet
-      // (PK.activityColor is the hook for colouring by category).
+      // One colour per thread without categories (PK.activityColor: a
+      // hook for another colour).
       ctx.fillStyle = PK.activityColor ? PK.activityColor(t, dark) : (dark ? "#5b8def" : "#3f73d9");
       if (max > 0) {
         ctx.beginPath();
@@ -238,7 +243,7 @@
     // The marker chart: per row, the pixel columns its narrow markers and
     // instants cover, each run drawn once, and the wide boxes not already
     // covered (a million markers are a few thousand rectangles).
-    var T = p.time(), M = nm ? T.markers : null, y0 = AXIS + tracks.length * TRACK + 4;
+    var M = nm ? T.markers : null, y0 = AXIS + tracks.length * TRACK + 4;
     var narrow = new Uint8Array(cols + 1), tick = new Uint8Array(cols + 1), wide = [], whole = T.end - T.zero;
     for (var r = 0; r < nm; r++) {
       var row = rows[r], yr = y0 + r * MROW;
@@ -275,6 +280,32 @@
     if (rows.length > nm) { ctx.fillStyle = dim; ctx.fillText("… " + (rows.length - nm) + " more marker names (Markers view)", 4, y0 + nm * MROW + 6); }
     this.drawMs = performance.now() - t0;
     return this.drawMs;
+  };
+  // A track's activity by category: per column its height (col, 0..1)
+  // split by each category's share of the column's value, stacked from
+  // the bottom in the categories' order, a filled outline per category;
+  // Idle ("transparent") is left undrawn, as the Firefox Profiler does.
+  Timeline.prototype.drawCategories = function (ctx, cats, nc, col, cols, y, dark) {
+    var C = this.app.p.time().categories, base = new Float64Array(cols), top = new Float64Array(cols), H = TRACK - 4, y0 = y + TRACK - 1, c, k;
+    var sum = new Float64Array(cols);
+    for (c = 0; c < cols; c++) for (k = 0; k < nc; k++) sum[c] += cats[c * nc + k];
+    for (k = 1; k < nc; k++) {
+      var fill = dark ? C[k - 1].dark : C[k - 1].fill, any = false;
+      for (c = 0; c < cols; c++) {
+        top[c] = base[c] + (sum[c] > 0 ? col[c] * H * cats[c * nc + k] / sum[c] : 0);
+        if (top[c] > base[c]) any = true;
+      }
+      if (any && fill) {
+        ctx.fillStyle = fill;
+        ctx.beginPath();
+        ctx.moveTo(GUTTER, y0 - base[0]);
+        for (c = 0; c < cols; c++) { ctx.lineTo(GUTTER + c, y0 - top[c]); ctx.lineTo(GUTTER + c + 1, y0 - top[c]); }
+        for (c = cols - 1; c >= 0; c--) { ctx.lineTo(GUTTER + c + 1, y0 - base[c]); ctx.lineTo(GUTTER + c, y0 - base[c]); }
+        ctx.closePath();
+        ctx.fill();
+      }
+      var sw = base; base = top; top = sw;
+    }
   };
   // The columns of a thread whose samples the page does not hold: its
   // activity per bin of the root range (the shown value is the data's

@@ -171,6 +171,15 @@
     return runs;
   };
 
+  // The stack chart coloured by the frames' categories: the shown
+  // thread's node categories (its whole tree's nodes), when it has them.
+  var renderStack = App.prototype.renderStack;
+  App.prototype.renderStack = function (width) {
+    var p = this.p, T = p.time(), tl = T && T.categories.length ? p.timeline(this.state.thread) : null;
+    this.stack.categories = tl && tl.nodeCategory ? { node: tl.nodeCategory, list: T.categories } : null;
+    return renderStack.call(this, width);
+  };
+
   // The Markers view: the shown thread's markers in the range, sortable
   // by a click on a header, searchable; a click selects a marker's range.
   // At most ROWS rows are made (the count says how many match).
