@@ -204,11 +204,19 @@
       // call path (its "(other)" nodes are the threads' own). The merged
       // nodes and each thread's map onto them are made once; a range only
       // adds its threads' self values.
+      // Each thread's samples of the range go straight to the merged
+      // nodes (no thread's tree of the range is made).
       var M = this.mergedBase(), nv = this.values.length, self = [], v, k;
       for (v = 0; v < nv; v++) self.push(new Float64Array(M.tree.n));
       for (var i = 0; i < M.threads.length; i++) {
-        var tr = this.tree(M.threads[i]), map = M.maps[i];
-        for (v = 0; v < nv; v++) { var to = self[v], from = tr.self[v]; for (k = 0; k < tr.n; k++) to[map[k]] += from[k]; }
+        var tl = this.timeline(M.threads[i]), map = M.maps[i];
+        if (!tl) continue;
+        var a = lowerBound(tl.time, ns[0]), b = lowerBound(tl.time, ns[1]), node = tl.node;
+        for (v = 0; v < nv; v++) {
+          var to = self[v], w = tl.value[v];
+          if (typeof w === "number") for (k = a; k < b; k++) to[map[node[k]]] += w;
+          else for (k = a; k < b; k++) to[map[node[k]]] += w[k];
+        }
       }
       tree = shareTree(M.tree, self);
     } else tree = rangedTree(this.wholeTree(t), this.timeline(t), ns[0], ns[1]);

@@ -356,7 +356,7 @@
   // column is any of the bins it touches: one subtraction), and the
   // markers long enough to be a box wider than 2 columns when a column
   // spans GRID_MIN bins or more, by length (bucket L: longer than
-  // GRID_MIN bins times 2^L), each bucket in the row's order. A draw over
+  // GRID_MIN bins times 2^(L/4)), each bucket in the row's order. A draw over
   // such a range reads the row's counts and the buckets that can hold a
   // box wider than a column: a million markers, a few thousand boxes.
   var GRID = 65535, GRID_MIN = 3;
@@ -368,7 +368,7 @@
       var i = list[j], s = start[i], d = dur[i];
       if (d < 0) { if (s >= 0 && s <= whole) tk[Math.min(G - 1, Math.floor(s / binW))] = 1; continue; }
       if (d > longMin) {
-        var L = Math.min(60, Math.floor(Math.log2(d / longMin)));
+        var L = Math.min(240, Math.floor(4 * Math.log2(d / longMin)));
         level[j] = L;
         while (nl.length <= L) nl.push(0);
         nl[L]++;
@@ -384,7 +384,7 @@
       cover[k + 1] = cover[k] + (run > 0 ? 1 : 0);
       tick[k + 1] = tick[k] + tk[k];
     }
-    var buckets = nl.map(function (n, L) { return { list: new Int32Array(n), fill: 0, sorted: row.sorted, maxDur: 0, upper: longMin * Math.pow(2, L + 1) }; });
+    var buckets = nl.map(function (n, L) { return { list: new Int32Array(n), fill: 0, sorted: row.sorted, maxDur: 0, upper: longMin * Math.pow(2, (L + 1) / 4) }; });
     for (j = 0; j < list.length; j++) {
       if (level[j] < 0) continue;
       var bk = buckets[level[j]], x = list[j];
