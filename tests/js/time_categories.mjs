@@ -30,7 +30,7 @@ const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 
 const CATS = [{ name: "Idle", color: "transparent", subcategories: ["Other"] }, { name: "Other", color: "grey", subcategories: ["Other"] },
               { name: "Layout", color: "purple", subcategories: ["Other"] }, { name: "JavaScript", color: "yellow", subcategories: ["Other"] },
               { name: "Graphics", color: "green", subcategories: ["Other"] }];
-const IDLE = 0, LAYOUT = 2, JS = 3, GFX = 4;
+const IDLE = 0, OTHER = 1, LAYOUT = 2, JS = 3, GFX = 4;
 // A thread of n samples, 1 ms apart, over stacks root > f1 > f2 (a few
 // leaves); catOf(i) gives sample i's frames' category.
 function thread(name, tid, n, catOf) {
@@ -51,6 +51,10 @@ function thread(name, tid, n, catOf) {
     const c = catOf(i);
     samples.push([stackOf(c === IDLE ? [0, 4] : [0, 1, 2 + (i % 2)], c), 10 + i, 0]);
   }
+  // "main" (the root frame) is always "Other": its box is grey.
+  for (const f of frames) if (f[0] === 0) f[6] = OTHER;
+  {
+  }
   return {
     name, processType: "default", processName: "App", pid: "10", tid,
     samples: { schema: { stack: 0, time: 1, eventDelay: 2 }, data: samples },
@@ -68,6 +72,8 @@ const profile = {
     thread("Scripter", 12, N, () => JS),
     // Layout in the first half, Idle in the second.
     thread("Layouter", 13, N, (i) => (i < N / 2 ? LAYOUT : IDLE)),
+    // Every frame "Other": one category, so its stack chart is by name.
+    thread("Plain", 14, N, () => OTHER),
   ],
 };
 const PROF = join(TMP, "cats.json");
@@ -97,7 +103,7 @@ try {
              threads: p.threads.map((th, i) => (th.merged ? null : { name: p.str(th.name), cats: Array.from(new Set(p.timeline(i).category)) })) };
   });
   check("the page has the profile's categories", JSON.stringify(data.cats) === JSON.stringify(CATS.map((c) => [c.name, c.color])), JSON.stringify(data.cats));
-  const want = { Painter: [GFX + 1], Scripter: [JS + 1], Layouter: [LAYOUT + 1, IDLE + 1] };
+  const want = { Painter: [GFX + 1], Scripter: [JS + 1], Layouter: [LAYOUT + 1, IDLE + 1], Plain: [OTHER + 1] };
   for (const th of data.threads.filter(Boolean))
     check(`samples of ${th.name}: their frames' category`, JSON.stringify(th.cats) === JSON.stringify(want[th.name]), JSON.stringify(th.cats));
 
@@ -131,6 +137,9 @@ try {
         const [col, n] = top(t.count[part]);
         check(`activity of ${t.name} (${part} half): its pixels take its category's colour ${fill}`, col === fill && n > t.area * 0.5, col + " x" + n + " of " + t.area);
       }
+    } else if (t.name === "Plain") {
+      const [col, n] = top(t.count.left);
+      check("activity of Plain: Other's grey", col === tracks.fills.Other && n > t.area * 0.5, col + " x" + n);
     } else {
       const purple = tracks.fills.Layout;
       check(`activity of Layouter, Layout half: purple ${purple}`, top(t.count.left)[0] === purple && top(t.count.left)[1] > t.area * 0.5, JSON.stringify(top(t.count.left)));
@@ -140,10 +149,13 @@ try {
   }
   await pg.screenshot({ path: join(SHOTS, "time-categories-timeline.png") });
 
-  // The stack chart of the Painter: its boxes green, of the Scripter yellow.
-  for (const [name, cat] of [["Painter", "Graphics"], ["Scripter", "JavaScript"]]) {
+  // The stack chart of the Painter: its boxes green (main's grey), of the
+  // Scripter yellow; of the Plain thread (one category) coloured by name.
+  for (const [name, cat] of [["Painter", "Graphics"], ["Scripter", "JavaScript"], ["Plain", null]]) {
     const t = await pg.evaluate((nm) => { const p = window.profkit.app.p; return p.threads.findIndex((th) => !th.merged && p.str(th.name) === nm); }, name);
     await pg.evaluate((t) => window.profkit.app.change({ view: "stack", thread: t, span: "" }, "view"), t);
+    // Zoomed in (x20, at the middle): the leaves' 1 ms runs wide enough to read.
+    await pg.evaluate(() => { const app = window.profkit.app; app.change({ span: app.stackZoomed(app.stackRange(), 1 / 20, 0.5) }, "wheel"); });
     await pg.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50))));
     const boxes = await pg.evaluate(() => {
       const v = window.profkit.app.stack, b = v.boxes, cv = v.canvas, ctx = cv.getContext("2d"), dpr = cv.width / parseFloat(cv.style.width);
@@ -153,13 +165,20 @@ try {
         if (b.w[i] < 6) continue;
         // A pixel inside the box, off its label (the box's last pixels).
         const x = Math.floor((b.x[i] + b.w[i] - 3) * dpr), y = Math.floor((b.y[i] + 2) * dpr);
-        const c = hex(ctx.getImageData(x, y, 1, 1).data);
-        out[c] = (out[c] || 0) + 1;
+        const c = hex(ctx.getImageData(x, y, 1, 1).data), f = window.profkit.app.p.funcLabel(v.model.tree.func[b.node[i]]);
+        out[f] = out[f] || {};
+        out[f][c] = (out[f][c] || 0) + 1;
       }
       return out;
     });
-    const fill = tracks.fills[cat], n = Object.values(boxes).reduce((a, b) => a + b, 0);
-    check(`stack chart of ${name}: every box ${cat}'s colour ${fill}`, n > 0 && boxes[fill] === n, JSON.stringify(boxes));
+    if (cat) {
+      const fill = tracks.fills[cat], grey = tracks.fills.Other;
+      const bad = Object.entries(boxes).filter(([f, cs]) => Object.keys(cs).length !== 1 || Object.keys(cs)[0] !== (f === "main" ? grey : fill));
+      check(`stack chart of ${name}: main's box grey ${grey}, every other box ${cat}'s colour ${fill}`, Object.keys(boxes).length >= 3 && bad.length === 0, JSON.stringify(boxes));
+    } else {
+      const colours = new Set(Object.values(boxes).flatMap((cs) => Object.keys(cs)));
+      check(`stack chart of ${name} (one category): coloured by name, not all grey`, colours.size >= 3 && !colours.has(tracks.fills.Other), JSON.stringify(boxes));
+    }
     await pg.screenshot({ path: join(SHOTS, "time-categories-stack-" + name + ".png") });
   }
   // Colour by module: the stack chart leaves the categories.
