@@ -146,7 +146,8 @@
         if (i >= M.n) { this.phase = 2; this.i = 0; this.row = null; }
       } else {
         if (this.i >= Math.min(this.rows.length, MAX_MROWS) || this.whole <= 0) return true;
-        rowGrid(this.rows[this.i++], M, this.whole);
+        var rw0 = this.rows[this.i++];
+        if (rw0.list.length > GRID_ROW_MIN) rowGrid(rw0, M, this.whole);
       }
     }
     return false;
@@ -251,7 +252,7 @@
       ctx.fillText(row.name.length > 26 ? row.name.slice(0, 25) + "…" : row.name, 4, yr + MROW / 2);
       // Wide ranges from the row's bins (its narrow markers never looked
       // at again), narrow ones from its markers.
-      var g = a >= 0 && b * 1e6 <= whole ? rowGrid(row, M, whole) : null;
+      var g = row.list.length > GRID_ROW_MIN && a >= 0 && b * 1e6 <= whole ? rowGrid(row, M, whole) : null;
       if (g && (b - a) * 1e6 / cols >= GRID_MIN * g.binW) gridRow(g, M, a, b, cols, narrow, tick, wide);
       else scanRow(row, M, a, b, cols, narrow, tick, wide, true);
       ctx.fillStyle = dark ? "#c7a23a" : "#e0a800";
@@ -359,7 +360,8 @@
   // GRID_MIN bins times 2^(L/4)), each bucket in the row's order. A draw over
   // such a range reads the row's counts and the buckets that can hold a
   // box wider than a column: a million markers, a few thousand boxes.
-  var GRID = 65535, GRID_MIN = 3;
+  // Rows of at most GRID_ROW_MIN markers are scanned (bins would cost more).
+  var GRID = 65535, GRID_MIN = 3, GRID_ROW_MIN = 4096;
   function rowGrid(row, M, whole) {
     if (row.grid) return row.grid;
     var G = GRID, binW = Math.max(1, whole) / G, diff = new Int32Array(G + 1), tk = new Uint8Array(G);
