@@ -106,11 +106,18 @@ const data = {
 };
 const given = process.env.PAGE ? resolve(process.env.PAGE) : null;
 const page = given || join(OUT, "viewer_" + NODES + ".html");
-// The markers in an element of their own after the data, as flame_html.c writes them.
-const body = JSON.stringify(data) + "@MARKERS@";
-const markersElement = '</script>\n<script type="application/json" id="profkit-markers">' +
-  JSON.stringify([mk.thread, mk.name, mk.category, mk.start.map((s, i) => (i ? s - mk.start[i - 1] : s)), mk.duration, mk.data]);
-if (!given) writeFileSync(page, (process.env.PAGE_DIR ? assemble(body, resolve(process.env.PAGE_DIR)) : assemble(body)).replace("@MARKERS@", () => markersElement));
+// The markers in an element of their own after the page's script, as
+// flame_html.c writes them (MARKERS_BEFORE=1: after the data, as pages
+// before the change wrote them; for PAGE_DIR of such a commit).
+const markersText = JSON.stringify([mk.thread, mk.name, mk.category, mk.start.map((s, i) => (i ? s - mk.start[i - 1] : s)), mk.duration, mk.data]);
+const before = !!process.env.MARKERS_BEFORE;
+const body = JSON.stringify(data) + (before ? "@MARKERS@" : "");
+if (!given) {
+  let html = process.env.PAGE_DIR ? assemble(body, resolve(process.env.PAGE_DIR)) : assemble(body);
+  if (before) html = html.replace("@MARKERS@", () => '</script>\n<script type="application/json" id="profkit-markers">' + markersText);
+  else { const at = html.lastIndexOf("</body>"); html = html.slice(0, at) + '<script type="application/json" id="profkit-markers">' + markersText + "</script>\n" + html.slice(at); }
+  writeFileSync(page, html);
+}
 console.log(`page: ${page} (${(statSync(page).size / 1048576).toFixed(1)} MB` + (given ? ")" : `; ${parent.length} nodes, ${RUNS} runs and samples, ${MARKERS} markers)`));
 if (process.env.PAGE_ONLY) process.exit(0);   // the page alone (bench/viewer_page.sh times its load)
 
@@ -126,22 +133,33 @@ async function load(noIdle, early = false) {
   const ctx = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
   const pg = await ctx.newPage();
   if (noIdle && !early) await pg.addInitScript(() => { window.profkitNoIdle = true; });
+  // Long tasks (over 50 ms, the browser's measure): the page answers no
+  // input during one.
+  await pg.addInitScript(() => {
+    window.profkitLongTasks = [];
+    try { new PerformanceObserver((l) => l.getEntries().forEach((e) => window.profkitLongTasks.push([e.startTime, e.duration]))).observe({ type: "longtask", buffered: true }); } catch (e) { /* no observer */ }
+  });
   await pg.goto("file://" + page);
   await pg.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0);
   // The idle preparation's end (pages without one: at once).
   if (!noIdle) await pg.waitForFunction(() => window.profkitTimings.prepared > 0 || !window.profkit.app.prepare, null, { timeout: 60000 });
+  // And the markers read and drawn (pages with markers).
+  if (!noIdle) await pg.waitForFunction(() => { const a = window.profkit.app, T = a.p.time && a.p.time();
+    return !T || !T.markers || !a.timeline || (a.timeline._rows && Object.keys(a.timeline._rows).length > 0) || (T.markersReady && T.markersReady() && !a.timeline._job); }, null, { timeout: 60000 });
   return { ctx, pg };
 }
 for (let i = 0; i < 5; i++) {
   const { ctx, pg } = await load(false);
   p = pg;
   loads.push(await p.evaluate(() => ({ parse: window.profkitTimings.parse, interactive: window.profkitTimings.interactive,
-                                        draw: window.profkitTimings.actions[0].ms, prepared: window.profkitTimings.prepared || 0 })));
+                                        draw: window.profkitTimings.actions[0].ms, prepared: window.profkitTimings.prepared || 0,
+                                        longest: Math.max(0, ...window.profkitLongTasks.filter((x) => x[0] >= window.profkitTimings.interactive).map((x) => x[1])) })));
   if (i < 4) await ctx.close();
 }
 console.log(`load to interactive (navigation start to first flame graph drawn), median of 5: ${median(loads.map((l) => l.interactive)).toFixed(0)} ms, fastest ${Math.min(...loads.map((l) => l.interactive)).toFixed(0)} ms` +
             ` (first draw with totals and order ${median(loads.map((l) => l.draw)).toFixed(0)} ms)` +
-            `; idle preparation done ${median(loads.map((l) => l.prepared)).toFixed(0)} ms after navigation start (median)`);
+            `; idle preparation done ${median(loads.map((l) => l.prepared)).toFixed(0)} ms after navigation start (median)` +
+            `; longest task after interactive until prepared and the markers drawn, median of 5: ${median(loads.map((l) => l.longest)).toFixed(0)} ms (fastest ${Math.min(...loads.map((l) => l.longest)).toFixed(0)} ms)`);
 
 // Each action: the page's own time for it (state change + layout + canvas
 // draw, or table DOM) and the time to the next animation frame.

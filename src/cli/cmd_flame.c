@@ -80,7 +80,10 @@ static const char help[] =
     "                       \"(other)\" (default 0.025: one pixel of 4000;\n"
     "                       0 keeps every frame)\n"
     "  --max-nodes N        at most N frames in all (default 100000; 0: no cap)\n"
-    "  --title TEXT         the title (default: the input file names)\n" CLI_INPUT_HELP
+    "  --title TEXT         the title (default: the input file names)\n"
+    "  --markers            keep the markers of inputs over 64 MB together (the\n"
+    "                       page holds at most 2,000,000; see docs/BENCHMARKS.md\n"
+    "                       for what it costs)\n" CLI_INPUT_HELP
     "\n"
     "Examples:\n"
     "  profkit flame cpu.prof -o cpu.html          # open cpu.html in a browser\n"
@@ -117,6 +120,7 @@ int cmd_flame(int argc, char **argv)
         { "min-percent", required_argument, NULL, 'P' },
         { "max-nodes", required_argument, NULL, 'M' },
         { "title", required_argument, NULL, 'I' },
+        { "markers", no_argument, NULL, 'K' },
         CLI_INPUT_OPTIONS,
         { NULL, 0, NULL, 0 },
     };
@@ -124,7 +128,7 @@ int cmd_flame(int argc, char **argv)
     profkit_flame_options fo;
     profkit_flame_options_init(&fo);
     const char *out = NULL, *to = NULL;
-    int diff = 0, c;
+    int diff = 0, c, keep_markers = 0;
     char *end;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:t:qh", opts, NULL)) != -1) {
@@ -136,6 +140,7 @@ int cmd_flame(int argc, char **argv)
         case 'V': fo.value = optarg; break;
         case 'T': fo.thread = optarg; break;
         case 'I': fo.title = optarg; break;
+        case 'K': keep_markers = 1; break;
         case 'P':
             fo.min_percent = strtod(optarg, &end);
             if (!*optarg || *end || !(fo.min_percent >= 0 && fo.min_percent <= 100))
@@ -171,10 +176,11 @@ int cmd_flame(int argc, char **argv)
                                         : "--diff takes two input files, BASE and NEW, not %d", nfiles);
     /* The page shows every value type and its time line's markers (the SVG
      * none), never lines. */
-    in.skip_markers = strcmp(kind, "svg") == 0 || input_bytes(argv + optind, nfiles) > PAGE_MARKER_INPUT_MAX;
+    in.skip_markers = strcmp(kind, "svg") == 0 ||
+                      (!keep_markers && input_bytes(argv + optind, nfiles) > PAGE_MARKER_INPUT_MAX);
     if (in.skip_markers && strcmp(kind, "html") == 0 && !in.quiet)
         fprintf(stderr, "profkit flame: note: the inputs are over 64 MB: the page leaves their "
-                        "markers out (profkit markers lists them)\n");
+                        "markers out (profkit markers lists them; --markers keeps them)\n");
     in.skip_lines = 1;
     /* --range alone: the page holds the whole profile and opens with the
      * range selected (popped, the whole is back); with a marker filter the

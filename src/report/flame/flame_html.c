@@ -114,6 +114,52 @@ static void put_values(pk_buf *b, const char *key, const int64_t *self, size_t n
     pk_buf_put(b, "]", 1);
 }
 
+/* A timed scope's frame categories (docs/viewer.md, "timeline"), when the
+ * profile has categories: each sample's (its stack's, as the Firefox
+ * Profiler gives it: 1 + index into time.categories, 0 = none) and each
+ * node's, from the stacks of the samples through it (a node and its
+ * ancestors take the categories of a sample's stack and its callers,
+ * level by level). Left out when memory runs short (the page then draws
+ * one colour). */
+static void put_sample_categories(pk_buf *b, const profkit_profile *p, const flame_scope *s)
+{
+    size_t ncat = 0;
+    profkit_profile_categories(p, &ncat);
+    if (!ncat || !s->n_samp || !p->n_stacks)
+        return;
+    uint16_t *sc = malloc(p->n_stacks * sizeof(uint16_t));
+    uint16_t *nc = malloc((s->n ? s->n : 1) * sizeof(uint16_t));
+    if (!sc || !nc || profkit_profile_stack_categories(p, sc) != 0) {
+        free(sc);
+        free(nc);
+        return;
+    }
+    memset(nc, 0xff, (s->n ? s->n : 1) * sizeof(uint16_t));
+    pk_buf_puts(b, ",\"category\":[");
+    for (size_t i = 0; i < s->n_samp; i++) {
+        uint32_t st = p->sample_stack[s->samp_row[i]];
+        uint16_t c = st < p->n_stacks ? sc[st] : 0;
+        if (i)
+            pk_buf_put(b, ",", 1);
+        pk_buf_i64(b, c);
+        for (uint32_t x = s->samp_node[i]; x > 0 && x < s->n && st > 0 && st < p->n_stacks &&
+                                           nc[x] == 0xffff;) {
+            nc[x] = sc[st];
+            x = (uint32_t)s->parent[x];
+            st = p->stacks[st].parent;
+        }
+    }
+    pk_buf_puts(b, "],\"node_category\":[");
+    for (size_t i = 0; i < s->n; i++) {
+        if (i)
+            pk_buf_put(b, ",", 1);
+        pk_buf_i64(b, nc[i] == 0xffff ? 0 : nc[i]);
+    }
+    pk_buf_put(b, "]", 1);
+    free(sc);
+    free(nc);
+}
+
 /* Every timed sample of a scope (docs/viewer.md, "timeline"): times as
  * differences from the one before, nodes, and per value type either one
  * number (every sample's value) or the values. */
@@ -157,7 +203,9 @@ static void put_timeline(pk_buf *b, const profkit_profile *p, const flame_scope 
         }
         pk_buf_put(b, "]", 1);
     }
-    pk_buf_puts(b, "]}");
+    pk_buf_puts(b, "]");
+    put_sample_categories(b, p, s);
+    pk_buf_puts(b, "}");
 }
 
 /* A thread's activity when its samples are not embedded: the default
@@ -409,6 +457,25 @@ static void put_i64_column(pk_buf *b, const pk_shown_markers *mk, size_t n, int 
     pk_buf_put(b, "]", 1);
 }
 
+/* The frame categories (docs/viewer.md, "time"): name and colour as the
+ * profile names them, followed by a comma; nothing when it has none. */
+static void put_category_table(pk_buf *b, const profkit_profile *p)
+{
+    size_t ncat = 0;
+    const profkit_category *c = profkit_profile_categories(p, &ncat);
+    if (!ncat)
+        return;
+    pk_buf_puts(b, "\"categories\":[");
+    for (size_t i = 0; i < ncat; i++) {
+        pk_buf_puts(b, i ? ",{\"name\":" : "{\"name\":");
+        put_cstr(b, pk_str(p, c[i].name));
+        pk_buf_puts(b, ",\"color\":");
+        put_cstr(b, pk_str(p, c[i].color));
+        pk_buf_put(b, "}", 1);
+    }
+    pk_buf_puts(b, "],");
+}
+
 static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
 {
     if (!ti->timed)
@@ -418,7 +485,9 @@ static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
         z = 0;
     if (__builtin_sub_overflow(ti->end, ti->time0, &e))
         e = z;
-    pk_buf_puts(b, ",\"time\":{\"zero\":");
+    pk_buf_puts(b, ",\"time\":{");
+    put_category_table(b, p);
+    pk_buf_puts(b, "\"zero\":");
     pk_buf_i64(b, z);
     pk_buf_puts(b, ",\"end\":");
     pk_buf_i64(b, e);
@@ -453,27 +522,37 @@ static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
     pk_buf_puts(b, "}}");
 }
 
-/* The markers, after the data: the JSON array of their columns in an
- * element of its own, which the page reads after its first view is drawn
- * (a million markers are most of a page's bytes). The data never holds a
- * '<', so it ends here; the template's "</script>" ends this element. */
-static void put_markers(pk_buf *b, const timeinfo *ti)
+/* The template's tail with the markers before its "</body>": the JSON
+ * array of their columns in an element of its own after the page's
+ * script, so the page starts and draws its first view while the browser
+ * still reads them, and reads them after (a million markers are most of a
+ * page's bytes). Its text never holds a '<'. */
+static void put_tail(pk_buf *b, const timeinfo *ti)
 {
-    if (!ti->timed)
-        return;
-    pk_buf_puts(b, "</script>\n<script type=\"application/json\" id=\"profkit-markers\">[");
-    put_i64_column(b, &ti->mk, ti->n_markers, 0, NULL);
-    pk_buf_put(b, ",", 1);
-    put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mname);
-    pk_buf_put(b, ",", 1);
-    put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mcat);
-    pk_buf_put(b, ",", 1);
-    put_i64_column(b, &ti->mk, ti->n_markers, 1, NULL);
-    pk_buf_put(b, ",", 1);
-    put_i64_column(b, &ti->mk, ti->n_markers, 2, NULL);
-    pk_buf_put(b, ",", 1);
-    put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mdata);
-    pk_buf_put(b, "]", 1);
+    const char *t = (const char *)pk_flame_page_tail;
+    size_t at = pk_flame_page_tail_len;
+    for (size_t i = pk_flame_page_tail_len; ti->timed && i >= 7; i--)
+        if (memcmp(t + i - 7, "</body>", 7) == 0) {
+            at = i - 7;
+            break;
+        }
+    pk_buf_put(b, t, at);
+    if (at < pk_flame_page_tail_len) {
+        pk_buf_puts(b, "<script type=\"application/json\" id=\"profkit-markers\">[");
+        put_i64_column(b, &ti->mk, ti->n_markers, 0, NULL);
+        pk_buf_put(b, ",", 1);
+        put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mname);
+        pk_buf_put(b, ",", 1);
+        put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mcat);
+        pk_buf_put(b, ",", 1);
+        put_i64_column(b, &ti->mk, ti->n_markers, 1, NULL);
+        pk_buf_put(b, ",", 1);
+        put_i64_column(b, &ti->mk, ti->n_markers, 2, NULL);
+        pk_buf_put(b, ",", 1);
+        put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mdata);
+        pk_buf_puts(b, "]</script>\n");
+    }
+    pk_buf_put(b, t + at, pk_flame_page_tail_len - at);
 }
 
 /* The data object of docs/viewer.md. */
@@ -537,7 +616,7 @@ static int put_data(pk_buf *b, const flame_data *d, const char *title, const cha
     pk_buf_put(b, "]", 1);
     put_time(b, &ti, p);
     pk_buf_put(b, "}", 1);
-    put_markers(b, &ti);
+    put_tail(b, &ti);
     rc = 0;
 done:
     if (rc)
@@ -570,8 +649,7 @@ static int render_html(flame_out *out, const profkit_profile *p, const profkit_f
     if (rc == 0) {
         pk_buf *b = pk_sink_buf(out->k);
         pk_buf_put(b, pk_flame_page_head, pk_flame_page_head_len);
-        rc = put_data(b, &d, o.title ? o.title : "", o.range, err);
-        pk_buf_put(b, pk_flame_page_tail, pk_flame_page_tail_len);
+        rc = put_data(b, &d, o.title ? o.title : "", o.range, err); /* and the tail */
     }
     pk_flame_data_free(&d);
     return pk_flame_out_close(out, rc, err);

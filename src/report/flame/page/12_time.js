@@ -16,32 +16,120 @@
       zero: d.zero || 0, end: d.end || 0,            // ns on the samples' axis
       threads: d.threads || [],
       range: d.range || null,                         // ms: the range to open with
+      // Frame categories (Gecko's): [{name, color}], and their fills.
+      categories: (d.categories || []).map(function (c) { return { name: c.name, color: c.color, fill: PK.categoryFill(c.color, false), dark: PK.categoryFill(c.color, true) }; }),
       samplesLeftOut: d.samples_left_out || 0,        // > 0: no samples, activity bins only
       markersLeftOut: d.markers_left_out || 0,
       payloadsLeftOut: d.payloads_left_out || 0
     };
     // The markers: an array of columns (thread, name, category, start as
-    // differences, duration, data), in an element of their own (or, in
-    // tests, its text or the array), parsed on first use: after the first
-    // view is drawn (a million markers are most of a page's bytes).
-    var raw = d.markers, parsed = null;
+    // differences, duration, data), in an element of their own after the
+    // page's script (or, in tests, its text or the array). Read after the
+    // first view is drawn and the document is parsed (a million markers
+    // are most of a page's bytes), a piece per task (T.loadMarkers), so
+    // the page answers input while it reads them; T.markers reads what is
+    // left at once.
+    var raw = d.markers, parsed = null, cols = null, waiting = [], loading = false;
     if (raw && raw.element) {
       var id = raw.element;
       raw = function () { var e = typeof document !== "undefined" && document.getElementById(id); return e ? e.textContent : "[]"; };
     }
     T.markersReady = function () { return !!parsed; };
+    // The columns' texts ("[[...],[...],...]" holds no nested brackets),
+    // each cut at commas into pieces of about PIECE characters: a task
+    // parses one piece.
+    var PIECE = 1 << 20;
+    function split() {
+      if (typeof raw === "function") raw = raw();
+      cols = [];
+      for (var k = 0; k < 6; k++) cols.push({ pieces: [], parts: [] });
+      if (typeof raw !== "string") {
+        (raw || []).forEach(function (c, k) { if (k < 6) cols[k].parts.push(c); });
+        raw = null;
+        return;
+      }
+      for (var i = raw.indexOf("[") + 1, c = 0; c < 6 && i > 0; c++) {
+        var e = raw.indexOf("]", i);
+        if (raw.charCodeAt(i) !== 91 || e < 0) break;
+        for (var j = i + 1; j < e;) {
+          var f = j + PIECE >= e ? e : raw.indexOf(",", j + PIECE);
+          if (f < 0 || f > e) f = e;
+          cols[c].pieces.push([j, f]);
+          j = f + 1;
+        }
+        i = e + 2;
+      }
+    }
+    function piece(c) {
+      var x = cols[c].pieces.shift();
+      cols[c].parts.push(JSON.parse("[" + raw0.slice(x[0], x[1]) + "]"));
+    }
+    var raw0 = null;
+    function column(k) {
+      var parts = cols[k].parts, n = 0, i, j, o = 0;
+      for (i = 0; i < parts.length; i++) n += parts[i].length;
+      var out = k === 3 || k === 4 ? new Float64Array(n) : new Int32Array(n), acc = 0;
+      for (i = 0; i < parts.length; i++)
+        for (j = 0; j < parts[i].length; j++) out[o++] = k === 3 ? (acc += parts[i][j]) : parts[i][j];
+      return out;
+    }
+    function finish() {
+      for (var c = 0; c < 6; c++) while (cols[c].pieces.length) piece(c);
+      var C = [];
+      for (c = 0; c < 6; c++) C.push(cols[c].out || column(c));
+      parsed = { n: C[1].length, thread: C[0], name: C[1], category: C[2], start: C[3], duration: C[4], data: C[5] };
+      cols = null; raw0 = null;
+      var w = waiting; waiting = [];
+      w.forEach(function (f) { f(parsed); });
+      return parsed;
+    }
+    function begin() { var r = typeof raw === "function" ? raw() : raw; raw = r; split(); raw0 = typeof r === "string" ? r : null; raw = null; }
+    // Reads the markers a piece per task (after the document is parsed),
+    // then calls done(markers).
+    T.loadMarkers = function (done) {
+      if (parsed) { done(parsed); return; }
+      waiting.push(done);
+      if (loading) return;
+      loading = true;
+      function step() {
+        if (parsed) return;
+        if (!cols) begin();
+        else {
+          var c = 0;
+          while (c < 6 && !cols[c].pieces.length && cols[c].out) c++;
+          if (c === 6) { finish(); return; }
+          if (cols[c].pieces.length) piece(c); else cols[c].out = column(c), cols[c].parts = null;
+        }
+        setTimeout(step, 0);
+      }
+      if (typeof document !== "undefined" && document.readyState === "loading")
+        document.addEventListener("DOMContentLoaded", function () { setTimeout(step, 0); });
+      else setTimeout(step, 0);
+    };
     Object.defineProperty(T, "markers", { get: function () {
       if (parsed) return parsed;
-      if (typeof raw === "function") raw = raw();
-      var c = typeof raw === "string" ? JSON.parse(raw || "[]") : raw || [];
-      var n = (c[1] || []).length, start = new Float64Array(n), acc = 0, s = c[3] || [];
-      for (var i = 0; i < n; i++) { acc += s[i]; start[i] = acc; }
-      parsed = { n: n, thread: Int32Array.from(c[0] || []), name: Int32Array.from(c[1] || []), category: Int32Array.from(c[2] || []),
-                 start: start, duration: Float64Array.from(c[4] || []), data: Int32Array.from(c[5] || []) };
-      raw = null;
-      return parsed;
+      // Not in the document yet: none for now (loadMarkers reads them later).
+      if (!cols && typeof raw === "function" && typeof document !== "undefined" && document.readyState === "loading")
+        return { n: 0, thread: new Int32Array(0), name: new Int32Array(0), category: new Int32Array(0),
+                 start: new Float64Array(0), duration: new Float64Array(0), data: new Int32Array(0) };
+      if (!cols) begin();
+      return finish();
     } });
     return T;
+  };
+  // A category's fill for the colour name Gecko gives it (as the Firefox
+  // Profiler's palette names them); null for "transparent" (Idle: not
+  // drawn). Unknown names are grey.
+  var CATEGORY_FILLS = {
+    grey: ["#b8b8bd", "#6e6e73"], gray: ["#b8b8bd", "#6e6e73"], yellow: ["#ffd60a", "#b89a00"],
+    orange: ["#ff9f1a", "#c26f00"], red: ["#ff4f5e", "#c4313d"], green: ["#3fcf5c", "#2a9640"],
+    blue: ["#3d8bff", "#2f64bd"], lightblue: ["#8cc8ff", "#4f86b8"], purple: ["#9a6bff", "#6f47c2"],
+    magenta: ["#ff4fd8", "#b8359c"], brown: ["#b08850", "#7d5f35"], darkgray: ["#7d7d82", "#55555a"]
+  };
+  PK.categoryFill = function (color, dark) {
+    if (color === "transparent") return null;
+    var f = CATEGORY_FILLS[color] || CATEGORY_FILLS.grey;
+    return f[dark ? 1 : 0];
   };
   // ms on the Firefox Profiler's zero <-> ns on the samples' axis.
   Profile.prototype.msOf = function (ns) { var T = this.time(); return (ns - (T ? T.zero : 0)) / 1e6; };
@@ -59,6 +147,9 @@
     for (var i = 0; i < n; i++) { acc += d.time[i]; time[i] = acc; }
     this._tl[t] = {
       n: n, time: time, node: Int32Array.from(d.node),
+      // Per sample and per node: 1 + index into time().categories, 0 = none.
+      category: d.category && d.category.length === n ? Uint16Array.from(d.category) : null,
+      nodeCategory: d.node_category ? Uint16Array.from(d.node_category) : null,
       value: (d.value || []).map(function (v) { return typeof v === "number" ? v : Float64Array.from(v); })
     };
     return this._tl[t];
@@ -113,11 +204,19 @@
       // call path (its "(other)" nodes are the threads' own). The merged
       // nodes and each thread's map onto them are made once; a range only
       // adds its threads' self values.
+      // Each thread's samples of the range go straight to the merged
+      // nodes (no thread's tree of the range is made).
       var M = this.mergedBase(), nv = this.values.length, self = [], v, k;
       for (v = 0; v < nv; v++) self.push(new Float64Array(M.tree.n));
       for (var i = 0; i < M.threads.length; i++) {
-        var tr = this.tree(M.threads[i]), map = M.maps[i];
-        for (v = 0; v < nv; v++) { var to = self[v], from = tr.self[v]; for (k = 0; k < tr.n; k++) to[map[k]] += from[k]; }
+        var tl = this.timeline(M.threads[i]), map = M.maps[i];
+        if (!tl) continue;
+        var a = lowerBound(tl.time, ns[0]), b = lowerBound(tl.time, ns[1]), node = tl.node;
+        for (v = 0; v < nv; v++) {
+          var to = self[v], w = tl.value[v];
+          if (typeof w === "number") for (k = a; k < b; k++) to[map[node[k]]] += w;
+          else for (k = a; k < b; k++) to[map[node[k]]] += w[k];
+        }
       }
       tree = shareTree(M.tree, self);
     } else tree = rangedTree(this.wholeTree(t), this.timeline(t), ns[0], ns[1]);

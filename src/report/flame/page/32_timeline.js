@@ -72,36 +72,85 @@
   };
   // The marker rows of thread t (-1: every thread): a row per name, in
   // order of first appearance, each with its markers' indexes.
-  // Two passes over typed arrays (a million markers take milliseconds).
+  // Two passes over typed arrays, then each drawn row's bins (rowGrid).
   Timeline.prototype.markerRows = function (t) {
     if (this._rows[t]) return this._rows[t];
     var self = this, p = this.app.p, T = p.time();
     if (!T.markersReady()) {
-      // Parsed after this frame (the first view first), then drawn.
-      if (!this._parsing) this._parsing = setTimeout(function () {
+      // Read after this frame (the first view first), a column per task,
+      // then drawn.
+      if (!this._parsing) {
+        this._parsing = true;
         var t0 = performance.now();
-        T.markers;
-        self.app.timings.markers = performance.now() - t0;
-        if (self.app.state) self.app.render("markers");
-      }, 0);
+        T.loadMarkers(function () {
+          self.app.timings.markers = performance.now() - t0;
+          if (self.app.state) self.app.render("markers");
+        });
+      }
       return [];
     }
-    var M = T.markers, ns = p.strings.length, row = new Int32Array(ns).fill(-1), count = [], names = [], i, r;
-    for (i = 0; i < M.n; i++) {
-      if (t >= 0 && M.thread[i] !== t) continue;
-      r = row[M.name[i]];
-      if (r < 0) { r = row[M.name[i]] = count.length; count.push(0); names.push(M.name[i]); }
-      count[r]++;
+    var M = T.markers, job = new RowsJob(p, M, t, T.end - T.zero);
+    if (M.n <= SYNC_ROWS) { while (!job.step(Infinity)); return (this._rows[t] = job.rows); }
+    // Many markers: the rows made in slices of a few ms (the page answers
+    // input meanwhile), then drawn.
+    if (!this._job || this._job.t !== t) {
+      var gen = this._job = job;
+      var slice = function () {
+        if (self._job !== gen) return;
+        if (!gen.step(performance.now() + 8)) { setTimeout(slice, 0); return; }
+        self._rows[t] = gen.rows;
+        self._job = null;
+        if (self.app.state) self.app.render("markers");
+      };
+      setTimeout(slice, 0);
     }
-    var rows = names.map(function (nm, k) { return { name: p.str(nm), list: new Int32Array(count[k]), fill: 0, sorted: true, maxDur: 0 }; });
-    for (i = 0; i < M.n; i++) {
-      if (t >= 0 && M.thread[i] !== t) continue;
-      var x = rows[row[M.name[i]]];
-      if (x.fill && M.start[x.list[x.fill - 1]] > M.start[i]) x.sorted = false;
-      if (M.duration[i] > x.maxDur) x.maxDur = M.duration[i];
-      x.list[x.fill++] = i;
+    return [];
+  };
+  // Markers past this many: a thread's rows are made in slices.
+  var SYNC_ROWS = 200000;
+  // The rows of thread t in steps: a pass counting each name's markers,
+  // one filling the rows, then the bins of each row the chart draws.
+  // step(until) works until the time `until` and says whether it is done.
+  function RowsJob(p, M, t, whole) {
+    this.p = p; this.M = M; this.t = t; this.whole = whole;
+    this.phase = 0; this.i = 0; this.rows = null;
+    this.row = new Int32Array(p.strings.length).fill(-1); this.count = []; this.names = [];
+  }
+  RowsJob.prototype.step = function (until) {
+    var M = this.M, t = this.t, i, r, CH = 65536;
+    while (performance.now() < until || until === Infinity) {
+      if (this.phase === 0) {
+        var row = this.row, count = this.count, names = this.names;
+        for (i = this.i; i < M.n && i < this.i + CH; i++) {
+          if (t >= 0 && M.thread[i] !== t) continue;
+          r = row[M.name[i]];
+          if (r < 0) { r = row[M.name[i]] = count.length; count.push(0); names.push(M.name[i]); }
+          count[r]++;
+        }
+        this.i = i;
+        if (i >= M.n) {
+          var p = this.p;
+          this.rows = names.map(function (nm, k) { return { name: p.str(nm), list: new Int32Array(count[k]), fill: 0, sorted: true, maxDur: 0 }; });
+          this.phase = 1; this.i = 0;
+        }
+      } else if (this.phase === 1) {
+        var rows = this.rows, rw = this.row;
+        for (i = this.i; i < M.n && i < this.i + CH; i++) {
+          if (t >= 0 && M.thread[i] !== t) continue;
+          var x = rows[rw[M.name[i]]];
+          if (x.fill && M.start[x.list[x.fill - 1]] > M.start[i]) x.sorted = false;
+          if (M.duration[i] > x.maxDur) x.maxDur = M.duration[i];
+          x.list[x.fill++] = i;
+        }
+        this.i = i;
+        if (i >= M.n) { this.phase = 2; this.i = 0; this.row = null; }
+      } else {
+        if (this.i >= Math.min(this.rows.length, MAX_MROWS) || this.whole <= 0) return true;
+        var rw0 = this.rows[this.i++];
+        if (rw0.list.length > GRID_ROW_MIN) rowGrid(rw0, M, this.whole);
+      }
     }
-    return (this._rows[t] = rows);
+    return false;
   };
   // The time shown: the selected range, else the root range (ms).
   Timeline.prototype.extent = function () {
@@ -109,7 +158,7 @@
     return p.range ? p.range.slice() : [0, (T.end - T.zero) / 1e6];
   };
   Timeline.prototype.draw = function (width) {
-    var t0 = performance.now(), p = this.app.p, st = this.app.state, v = this.app.v();
+    var t0 = performance.now(), p = this.app.p, st = this.app.state, v = this.app.v(), T = p.time();
     var tracks = this.tracks(), mt = p.threadIndex(st.thread);
     var rows = this.markerRows(mt), nm = Math.min(rows.length, MAX_MROWS);
     // Drawn again only when something it shows changed.
@@ -166,17 +215,22 @@
       // Zoomed in past the interval, a sample covers the columns until the
       // next one (no comb of single columns).
       var back = nsPer < 2 * interval ? interval : 0, lo = PK.lowerBound(tl.time, bounds[0] - back);
+      // By category: each column's value per category (cats[c * nc + k]).
+      var cat = T.categories.length && tl.category, nc = T.categories.length + 1, wv = tl.value[v];
+      var cats = cat ? new Float64Array(cols * nc) : null;
       for (c = 0; c < cols; c++) {
         var hi = PK.lowerBound(tl.time, bounds[c + 1]);
         if (back) lo = PK.lowerBound(tl.time, bounds[c] - back);
         col[c] = Math.min(1, (P[hi] - P[lo]) / (full || 1));
         if (col[c] > max) max = col[c];
+        if (cats) for (var q = lo; q < hi; q++) cats[c * nc + cat[q]] += typeof wv === "number" ? wv : wv[q];
         lo = hi;
       }
       max = max > 0 ? 1 : 0;
+      if (cats && max > 0) { this.drawCategories(ctx, cats, nc, col, cols, y, dark); continue; }
       }
-      // One colour per thread: the model has no categories yet
-      // (PK.activityColor is the hook for colouring by category).
+      // One colour per thread without categories (PK.activityColor: a
+      // hook for another colour).
       ctx.fillStyle = PK.activityColor ? PK.activityColor(t, dark) : (dark ? "#5b8def" : "#3f73d9");
       if (max > 0) {
         ctx.beginPath();
@@ -190,13 +244,17 @@
     // The marker chart: per row, the pixel columns its narrow markers and
     // instants cover, each run drawn once, and the wide boxes not already
     // covered (a million markers are a few thousand rectangles).
-    var T = p.time(), M = nm ? T.markers : null, y0 = AXIS + tracks.length * TRACK + 4;
-    var narrow = new Uint8Array(cols + 1), tick = new Uint8Array(cols + 1), wide = [];
+    var M = nm ? T.markers : null, y0 = AXIS + tracks.length * TRACK + 4;
+    var narrow = new Uint8Array(cols + 1), tick = new Uint8Array(cols + 1), wide = [], whole = T.end - T.zero;
     for (var r = 0; r < nm; r++) {
       var row = rows[r], yr = y0 + r * MROW;
       ctx.fillStyle = fg;
       ctx.fillText(row.name.length > 26 ? row.name.slice(0, 25) + "…" : row.name, 4, yr + MROW / 2);
-      scanRow(row, M, a, b, cols, narrow, tick, wide);
+      // Wide ranges from the row's bins (its narrow markers never looked
+      // at again), narrow ones from its markers.
+      var g = row.list.length > GRID_ROW_MIN && a >= 0 && b * 1e6 <= whole ? rowGrid(row, M, whole) : null;
+      if (g && (b - a) * 1e6 / cols >= GRID_MIN * g.binW) gridRow(g, M, a, b, cols, narrow, tick, wide);
+      else scanRow(row, M, a, b, cols, narrow, tick, wide, true);
       ctx.fillStyle = dark ? "#c7a23a" : "#e0a800";
       for (c = 0; c < cols; c++) {
         if (!narrow[c]) continue;
@@ -224,6 +282,32 @@
     this.drawMs = performance.now() - t0;
     return this.drawMs;
   };
+  // A track's activity by category: per column its height (col, 0..1)
+  // split by each category's share of the column's value, stacked from
+  // the bottom in the categories' order, a filled outline per category;
+  // Idle ("transparent") is left undrawn, as the Firefox Profiler does.
+  Timeline.prototype.drawCategories = function (ctx, cats, nc, col, cols, y, dark) {
+    var C = this.app.p.time().categories, base = new Float64Array(cols), top = new Float64Array(cols), H = TRACK - 4, y0 = y + TRACK - 1, c, k;
+    var sum = new Float64Array(cols);
+    for (c = 0; c < cols; c++) for (k = 0; k < nc; k++) sum[c] += cats[c * nc + k];
+    for (k = 1; k < nc; k++) {
+      var fill = dark ? C[k - 1].dark : C[k - 1].fill, any = false;
+      for (c = 0; c < cols; c++) {
+        top[c] = base[c] + (sum[c] > 0 ? col[c] * H * cats[c * nc + k] / sum[c] : 0);
+        if (top[c] > base[c]) any = true;
+      }
+      if (any && fill) {
+        ctx.fillStyle = fill;
+        ctx.beginPath();
+        ctx.moveTo(GUTTER, y0 - base[0]);
+        for (c = 0; c < cols; c++) { ctx.lineTo(GUTTER + c, y0 - top[c]); ctx.lineTo(GUTTER + c + 1, y0 - top[c]); }
+        for (c = cols - 1; c >= 0; c--) { ctx.lineTo(GUTTER + c + 1, y0 - base[c]); ctx.lineTo(GUTTER + c, y0 - base[c]); }
+        ctx.closePath();
+        ctx.fill();
+      }
+      var sw = base; base = top; top = sw;
+    }
+  };
   // The columns of a thread whose samples the page does not hold: its
   // activity per bin of the root range (the shown value is the data's
   // default one), each column the bins it covers. Returns the largest.
@@ -243,8 +327,10 @@
   // and apart from draw so V8 optimizes the loop over a million markers.
   // A row in time order (one thread's) looks only at the markers that can
   // reach [a, b]: from the first starting after a less its longest.
-  function scanRow(row, M, a, b, cols, narrow, tick, wide) {
-    narrow.fill(0); tick.fill(0); wide.length = 0;
+  // clear: start from empty columns (else add to what gridRow marked).
+  function scanRow(row, M, a, b, cols, narrow, tick, wide, clear) {
+    if (clear) narrow.fill(0), tick.fill(0);
+    wide.length = 0;
     var list = row.list, start = M.start, dur = M.duration, k = cols / ((b - a) * 1e6), a0 = a * 1e6, b0 = b * 1e6, covered = -1;
     var j0 = 0, j1 = list.length;
     if (row.sorted) {
@@ -266,6 +352,69 @@
       else if (x1 > covered) { wide.push(x0, x1); covered = x1; }
     }
   }
+  // A marker row's bins over the root range, made once: per bin whether
+  // an interval covers it or an instant is in it, as prefix counts (a
+  // column is any of the bins it touches: one subtraction), and the
+  // markers long enough to be a box wider than 2 columns when a column
+  // spans GRID_MIN bins or more, by length (bucket L: longer than
+  // GRID_MIN bins times 2^(L/4)), each bucket in the row's order. A draw over
+  // such a range reads the row's counts and the buckets that can hold a
+  // box wider than a column: a million markers, a few thousand boxes.
+  // Rows of at most GRID_ROW_MIN markers are scanned (bins would cost more).
+  var GRID = 65535, GRID_MIN = 3, GRID_ROW_MIN = 4096;
+  function rowGrid(row, M, whole) {
+    if (row.grid) return row.grid;
+    var G = GRID, binW = Math.max(1, whole) / G, diff = new Int32Array(G + 1), tk = new Uint8Array(G);
+    var list = row.list, start = M.start, dur = M.duration, longMin = GRID_MIN * binW, level = new Int8Array(list.length).fill(-1), nl = [];
+    for (var j = 0; j < list.length; j++) {
+      var i = list[j], s = start[i], d = dur[i];
+      if (d < 0) { if (s >= 0 && s <= whole) tk[Math.min(G - 1, Math.floor(s / binW))] = 1; continue; }
+      if (d > longMin) {
+        var L = Math.min(240, Math.floor(4 * Math.log2(d / longMin)));
+        level[j] = L;
+        while (nl.length <= L) nl.push(0);
+        nl[L]++;
+      }
+      var e = s + d;
+      if (e < 0 || s > whole) continue;
+      var b0 = s <= 0 ? 0 : Math.min(G - 1, Math.floor(s / binW)), b1 = e >= whole ? G - 1 : Math.floor(e / binW);
+      diff[b0]++; diff[b1 + 1]--;
+    }
+    var cover = new Uint16Array(G + 1), tick = new Uint16Array(G + 1);
+    for (var k = 0, run = 0; k < G; k++) {
+      run += diff[k];
+      cover[k + 1] = cover[k] + (run > 0 ? 1 : 0);
+      tick[k + 1] = tick[k] + tk[k];
+    }
+    var buckets = nl.map(function (n, L) { return { list: new Int32Array(n), fill: 0, sorted: row.sorted, maxDur: 0, upper: longMin * Math.pow(2, (L + 1) / 4) }; });
+    for (j = 0; j < list.length; j++) {
+      if (level[j] < 0) continue;
+      var bk = buckets[level[j]], x = list[j];
+      bk.list[bk.fill++] = x;
+      if (dur[x] > bk.maxDur) bk.maxDur = dur[x];
+    }
+    return (row.grid = { cover: cover, tick: tick, binW: binW, G: G, buckets: buckets });
+  }
+  // The columns of [a, b] ms that a row's bins mark, and its boxes wider
+  // than a column.
+  function gridRow(g, M, a, b, cols, narrow, tick, wide) {
+    narrow.fill(0); tick.fill(0); wide.length = 0;
+    var cover = g.cover, tk = g.tick, per = (b - a) * 1e6 / cols / g.binW, b0 = a * 1e6 / g.binW, G = g.G;
+    var lo = Math.min(G, Math.floor(b0));
+    for (var c = 0; c < cols; c++) {
+      var hi = Math.min(G, Math.max(lo + 1, Math.floor(b0 + (c + 1) * per)));
+      narrow[c] = cover[hi] - cover[lo] > 0 ? 1 : 0;
+      tick[c] = tk[hi] - tk[lo] > 0 ? 1 : 0;
+      lo = hi;
+    }
+    var colNs = (b - a) * 1e6 / cols, more = [];
+    for (var L = 0; L < g.buckets.length; L++) {
+      var bk = g.buckets[L];
+      if (!bk.fill || bk.upper <= colNs) continue;
+      scanRow(bk, M, a, b, cols, narrow, tick, more, false);
+      for (var w = 0; w < more.length; w++) wide.push(more[w]);
+    }
+  }
   // What is under (x, y): {kind: "track", thread, ms} / {kind: "marker", index} / null.
   Timeline.prototype.hit = function (x, y) {
     var L = this.layout;
@@ -275,9 +424,16 @@
     if (y >= AXIS && k < L.tracks.length) return { kind: "track", thread: L.tracks[k].thread, ms: ms, x: x };
     var y0 = AXIS + L.tracks.length * TRACK + 4, r = Math.floor((y - y0) / MROW);
     if (y < y0 || r >= L.nm || x < GUTTER) return null;
-    var M = this.app.p.time().markers, list = L.rows[r].list, tol = 2 / L.W * (L.b - L.a), best = -1;
-    for (var j = 0; j < list.length; j++) {
+    var M = this.app.p.time().markers, row = L.rows[r], list = row.list, tol = 2 / L.W * (L.b - L.a), best = -1, j = 0;
+    // A row in time order: from the first marker that can reach ms.
+    if (row.sorted) {
+      var lo = 0, hi = list.length, from = (ms - tol) * 1e6 - row.maxDur;
+      while (lo < hi) { var mid = (lo + hi) >> 1; if (M.start[list[mid]] < from) lo = mid + 1; else hi = mid; }
+      j = lo;
+    }
+    for (; j < list.length; j++) {
       var i = list[j], s = M.start[i] / 1e6, e = M.duration[i] < 0 ? s : s + M.duration[i] / 1e6;
+      if (row.sorted && s > ms + tol) break;
       if (ms >= s - tol && ms <= e + tol) { best = i; if (M.duration[i] >= 0 && ms >= s && ms <= e) break; }
     }
     return best >= 0 ? { kind: "marker", index: best } : null;

@@ -28,7 +28,16 @@
   StackView.prototype.draw = function (width) {
     var m = this.model, t0 = performance.now();
     var dpr0 = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
-    if (this.unchanged([m.tree, m.samples, m.range[0], m.range[1], m.colorMode, m.dark, m.matched, m.selectedFunc, width, dpr0]))
+    // By the frames' categories (as the Firefox Profiler's stack chart)
+    // when the thread has them (this.categories: {node, list}, set by the
+    // app), unless colours by file or module are asked.
+    var cats = this.categories, byCat = cats && m.colorMode !== "file" && m.colorMode !== "module" ? cats.node : null;
+    var catCache = [], catColor = function (k) {
+      if (catCache[k]) return catCache[k];
+      var C = cats.list[k - 1];
+      return (catCache[k] = { fill: (C && (m.dark ? C.dark : C.fill)) || (m.dark ? "#3a3a40" : "#e8e8ea"), text: m.dark ? "#f2f2f2" : "#111" });
+    };
+    if (this.unchanged([m.tree, m.samples, m.range[0], m.range[1], m.colorMode, m.dark, m.matched, m.selectedFunc, width, dpr0, byCat]))
       return performance.now() - t0;
     var tree = m.tree, T = this.timing(tree, m.samples);
     var r0 = m.range[0], r1 = m.range[1], span = r1 - r0 || 1, scale = width / span;
@@ -73,6 +82,7 @@
         if (m.matched && m.matched[node]) col = PK.matchColor(m.dark);
         else if (m.matched) col = PK.dimColor(m.dark);
         else if (f === PK.OTHER_FUNC) col = PK.otherColor(m.dark);
+        else if (byCat && byCat[node]) col = catColor(byCat[node]);
         else col = colors(f);
         ctx.fillStyle = col.fill;
         ctx.fillRect(x, y, Math.max(w - (w > 3 ? 1 : 0), 0.5), ROW - 1);

@@ -900,5 +900,9 @@
     }
     PK.app = app;
   }
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
+  // The data precedes this script: start as soon as the script has run
+  // (every file of it), while the parser reads what follows it (the
+  // markers' element, docs/viewer.md).
+  if (document.readyState !== "loading" || document.getElementById("profkit-data")) Promise.resolve().then(start);
+  else document.addEventListener("DOMContentLoaded", start);
 })(typeof globalThis !== "undefined" ? (globalThis.profkit = globalThis.profkit || {}) : (this.profkit = this.profkit || {}));

@@ -171,6 +171,22 @@
     return runs;
   };
 
+  // The stack chart coloured by the frames' categories: the shown
+  // thread's node categories (its whole tree's nodes), when it has two or
+  // more (one category, "Other" say, would make every box one colour:
+  // then by name).
+  var renderStack = App.prototype.renderStack;
+  App.prototype.renderStack = function (width) {
+    var p = this.p, T = p.time(), tl = T && T.categories.length ? p.timeline(this.state.thread) : null;
+    if (tl && tl.nodeCategory && tl.categoryKinds === undefined) {
+      var seen = {}, kinds = 0, nc = tl.nodeCategory;
+      for (var i = 1; i < nc.length && kinds < 2; i++) if (nc[i] && !seen[nc[i]]) { seen[nc[i]] = 1; kinds++; }
+      tl.categoryKinds = kinds;
+    }
+    this.stack.categories = tl && tl.nodeCategory && tl.categoryKinds > 1 ? { node: tl.nodeCategory, list: T.categories } : null;
+    return renderStack.call(this, width);
+  };
+
   // The Markers view: the shown thread's markers in the range, sortable
   // by a click on a header, searchable; a click selects a marker's range.
   // At most ROWS rows are made (the count says how many match).
