@@ -140,9 +140,10 @@ static int sort_ids(uint32_t *a, size_t n)
  * made only when a scope needs it: a scope over every row uses the call
  * tree's parents as its own (no lp), and map is for timed rows only. */
 typedef struct work {
-    int64_t *tot, *btot;             /* kv entries */
-    uint32_t *lp, *t1, *other, *map; /* k entries */
-    size_t kv, k_lp, k_t1, k_map;
+    int64_t *tot, *btot;      /* kv entries */
+    uint32_t *lp, *t1, *map;  /* k entries */
+    uint32_t *other;          /* an entry per kept node */
+    size_t kv, k_lp, k_t1, k_map, k_other;
 } work;
 
 /* *a holds at least k entries of uint32_t (its capacity in *have). */
@@ -171,15 +172,8 @@ static int work_reserve(work *w, size_t k, size_t kv, int diff, int need_lp, int
             return PROFKIT_ENOMEM;
         w->kv = n;
     }
-    if (k > w->k_t1) { /* t1 and other: always, of one size */
-        free(w->other);
-        w->other = NULL;
-        if (reserve_u32(&w->t1, &w->k_t1, k) != 0 || !(w->other = malloc(k * sizeof(uint32_t)))) {
-            w->k_t1 = 0;
-            return PROFKIT_ENOMEM;
-        }
-    }
-    if ((need_lp && reserve_u32(&w->lp, &w->k_lp, k) != 0) ||
+    if ((reserve_u32(&w->t1, &w->k_t1, k) != 0) ||
+        (need_lp && reserve_u32(&w->lp, &w->k_lp, k) != 0) ||
         (need_map && reserve_u32(&w->map, &w->k_map, k) != 0))
         return PROFKIT_ENOMEM;
     return 0;
@@ -329,7 +323,6 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         goto done;
     tot = b->work.tot;
     t1 = b->work.t1;
-    other = b->work.other;
     map = b->work.map;
     memset(tot, 0, kv * sizeof(int64_t));
     if (brs) {
@@ -372,18 +365,24 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             bthr[v] = fabs((double)btot[v * k]) * b->min_pct / 100.0;
     }
     /* Keep a node when its parent is kept and it is big enough; kept nodes
-     * are numbered in order, "(other)" nodes after them. */
+     * are numbered in order, "(other)" nodes after them. A kept node's
+     * "(other)" is other[its number] (kept nodes are few beside every
+     * node: an array per node would cost as much as t1). */
     size_t n1 = 0, n_other = 0;
     for (size_t i = 0; i < k; i++) {
-        other[i] = PROFKIT_NONE;
         t1[i] = PROFKIT_NONE;
         if (i == 0 || (t1[lp[i]] != PROFKIT_NONE && significant(tot, btot, k, nv, i, thr, bthr)))
             t1[i] = (uint32_t)n1++;
     }
+    if (reserve_u32(&b->work.other, &b->work.k_other, n1) != 0)
+        goto done;
+    other = b->work.other;
+    for (size_t o = 0; o < n1; o++)
+        other[o] = PROFKIT_NONE;
     for (size_t i = 1; i < k; i++)
-        if (t1[i] == PROFKIT_NONE && t1[lp[i]] != PROFKIT_NONE && other[lp[i]] == PROFKIT_NONE &&
+        if (t1[i] == PROFKIT_NONE && t1[lp[i]] != PROFKIT_NONE && other[t1[lp[i]]] == PROFKIT_NONE &&
             nonzero(tot, btot, k, nv, i))
-            other[lp[i]] = (uint32_t)(n1 + n_other++);
+            other[t1[lp[i]]] = (uint32_t)(n1 + n_other++);
     size_t n = n1 + n_other, nvn;
     t->n = n;
     if (pk_mul_size(n, nv ? nv : 1, &nvn) != 0 ||
@@ -401,12 +400,12 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
                 if (brs)
                     t->bself[v * n + o] = bself ? bself[v * k + i] : btot[v * k + i];
             }
-            if (other[i] != PROFKIT_NONE) {
-                t->parent[other[i]] = (int32_t)o;
-                t->func[other[i]] = FLAME_OTHER;
+            if (other[o] != PROFKIT_NONE) {
+                t->parent[other[o]] = (int32_t)o;
+                t->func[other[o]] = FLAME_OTHER;
             }
-        } else if (t1[lp[i]] != PROFKIT_NONE && other[lp[i]] != PROFKIT_NONE) {
-            uint32_t o = other[lp[i]];
+        } else if (t1[lp[i]] != PROFKIT_NONE && other[t1[lp[i]]] != PROFKIT_NONE) {
+            uint32_t o = other[t1[lp[i]]];
             for (size_t v = 0; v < nv; v++) {
                 pk_sat_addto(&t->self[v * n + o], tot[v * k + i]);
                 if (btot)
@@ -440,7 +439,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             if (t1[i] != PROFKIT_NONE)
                 map[i] = t1[i];
             else if (t1[lp[i]] != PROFKIT_NONE)
-                map[i] = other[lp[i]] != PROFKIT_NONE ? other[lp[i]] : t1[lp[i]];
+                map[i] = other[t1[lp[i]]] != PROFKIT_NONE ? other[t1[lp[i]]] : t1[lp[i]];
             else
                 map[i] = map[lp[i]];
         }
