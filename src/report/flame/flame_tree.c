@@ -428,6 +428,25 @@ done:
 
 /* ------------------------------------------------------------ the whole */
 
+/* *to = a copy of untimed tree 1 `from` (no runs, no BASE); 0 or ENOMEM. */
+static int tree1_copy(tree1 *to, const tree1 *from, size_t nv)
+{
+    size_t n = from->n, nvn;
+    memset(to, 0, sizeof(*to));
+    if (pk_mul_size(n ? n : 1, nv ? nv : 1, &nvn) != 0 ||
+        !(to->parent = malloc((n ? n : 1) * sizeof(int32_t))) ||
+        !(to->func = malloc((n ? n : 1) * sizeof(int32_t))) ||
+        !(to->self = malloc(nvn * sizeof(int64_t)))) {
+        pk_flame_tree1_free(to);
+        return PROFKIT_ENOMEM;
+    }
+    to->n = n;
+    memcpy(to->parent, from->parent, n * sizeof(int32_t));
+    memcpy(to->func, from->func, n * sizeof(int32_t));
+    memcpy(to->self, from->self, n * (nv ? nv : 1) * sizeof(int64_t));
+    return 0;
+}
+
 void pk_flame_data_free(flame_data *d)
 {
     for (size_t i = 0; i < d->n_scopes; i++) {
@@ -467,6 +486,11 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
     size_t *caps = NULL;
     size_t nt = 0;
     int rc;
+    /* A thread with every row, when no row is timed (no runs), has the
+     * merged scope's tree: a copy of it, not a second build. */
+    tree1 same;
+    int have_same = 0;
+    memset(&same, 0, sizeof(same));
 
     uint32_t thread = PROFKIT_NONE, bthread = PROFKIT_NONE;
     if ((rc = pk_select(p, o->value, o->thread, &d->value, &thread, err)) != 0)
@@ -522,6 +546,7 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
         goto oom;
     int merged = 0;
     size_t shrunk0 = 0;
+
     if (o->base) {
         uint32_t *bby = NULL;
         size_t *bst = NULL;
@@ -561,6 +586,12 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
             for (size_t th = 0; th < p->n_threads && !one_tree; th++)
                 trees += tstart[th + 1] > tstart[th];
             size_t n0 = t1[0].n;
+            for (size_t th = 0; th < p->n_threads && !one_tree && b.time0 == INT64_MAX; th++)
+                if (p->n_samples && tstart[th + 1] - tstart[th] == p->n_samples) {
+                    if (tree1_copy(&same, &t1[0], b.nv) != 0)
+                        goto oom;
+                    have_same = 1;
+                }
             d->n_scopes = 1;
             if (pk_flame_shrink(&d->scopes[0], &t1[0], b.nv,
                                 pk_flame_merged_cap(n0, trees, o->max_nodes)) != 0)
@@ -576,8 +607,12 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
             /* a thread with every row reads them all, in order: as the
              * merged scope does, without marking its nodes */
             rowset rs = { p, stack_node, vmap, n == p->n_samples ? NULL : by_thread + tstart[th], n };
-            if (build_tree1(&b, &t1[nt], &rs, NULL, 1) != 0)
+            if (have_same && n == p->n_samples) {
+                t1[nt] = same;
+                have_same = 0;
+            } else if (build_tree1(&b, &t1[nt], &rs, NULL, 1) != 0) {
                 goto oom;
+            }
             d->scopes[nt].thread = (uint32_t)th;
             nt++;
         }
@@ -597,6 +632,8 @@ done:
     if (t1)
         for (size_t i = 0; i < max_scopes; i++)
             pk_flame_tree1_free(&t1[i]);
+    if (have_same)
+        pk_flame_tree1_free(&same);
     free(t1);
     free(caps);
     free(vmap);
