@@ -75,7 +75,7 @@ done
 }
 
 # Medians per name, then the ratios.
-awk -F'\t' -v gp="$(stat -c %s "$GP")" -v bs="$(stat -c %s "$BS")" -v gk="$(stat -c %s "$GK")" '
+awk -F'\t' -v gp="$(stat -L -c %s "$GP")" -v bs="$(stat -L -c %s "$BS")" -v gk="$(stat -L -c %s "$GK")" '
 function med(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
   return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
 NR == 1 { next }

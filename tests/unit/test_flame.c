@@ -405,6 +405,60 @@ static void saturated_sums_keep_self(void **state)
     profkit_profile_free(p);
 }
 
+/* One thread with every row and no times: its scope is a copy of the
+ * merged one (not built twice), equal node for node, in arrays of its
+ * own (each freed once), and still cut to its own share of --max-nodes. */
+static void one_thread_copies_merged(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    assert_non_null(p);
+    pk_value_type_add(p, "samples", "count");
+    pk_value_type_add(p, "cpu", "nanoseconds");
+    uint32_t th = pk_thread_add(p, "main", "", 1, 1);
+    for (int r = 0; r < 2000; r++) {
+        uint32_t s = 0, depth = 1 + rnd(10);
+        for (uint32_t d = 0; d < depth; d++) {
+            char name[16];
+            snprintf(name, sizeof(name), "g%u", rnd(30));
+            s = pk_stack_intern(p, s, frame_named(p, name));
+        }
+        int64_t v[2] = { 1, rnd(5000) };
+        assert_int_equal(pk_sample_add(p, s, th, v), 0);
+    }
+    size_t caps[] = { 0, 40 };
+    for (size_t c = 0; c < 2; c++) {
+        profkit_flame_options o;
+        profkit_flame_options_init(&o);
+        o.max_nodes = caps[c];
+        o.min_percent = 0.5;
+        flame_data d;
+        profkit_error err;
+        assert_int_equal(pk_flame_build(&d, p, &o, 0, &err), 0);
+        assert_int_equal(d.n_scopes, 2);
+        const flame_scope *m = &d.scopes[0], *t = &d.scopes[1];
+        assert_true(m->merged);
+        assert_int_equal(t->thread, th);
+        assert_true(m->parent != t->parent && m->self != t->self);
+        if (caps[c]) {
+            assert_true(m->n + t->n <= caps[c]);
+        } else {
+            assert_int_equal(m->n, t->n);
+            assert_true(m->n > 10);
+            for (size_t i = 0; i < m->n; i++) {
+                assert_int_equal(m->parent[i], t->parent[i]);
+                assert_int_equal(m->func[i], t->func[i]);
+                for (size_t v = 0; v < 2; v++)
+                    assert_int_equal(m->self[v * m->n + i], t->self[v * t->n + i]);
+            }
+        }
+        for (size_t v = 0; v < 2; v++)
+            assert_int_equal(scope_sum(m, v, 0), scope_sum(t, v, 0));
+        pk_flame_data_free(&d);
+    }
+    profkit_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -412,6 +466,7 @@ int main(void)
         cmocka_unit_test(deep_stack_and_runs),
         cmocka_unit_test(extreme_times),
         cmocka_unit_test(saturated_sums_keep_self),
+        cmocka_unit_test(one_thread_copies_merged),
         cmocka_unit_test(diff_columns),
         cmocka_unit_test(stack_table_out_of_order_is_refused),
         cmocka_unit_test(escapes),

@@ -140,9 +140,10 @@ static int sort_ids(uint32_t *a, size_t n)
  * made only when a scope needs it: a scope over every row uses the call
  * tree's parents as its own (no lp), and map is for timed rows only. */
 typedef struct work {
-    int64_t *tot, *btot;             /* kv entries */
-    uint32_t *lp, *t1, *other, *map; /* k entries */
-    size_t kv, k_lp, k_t1, k_map;
+    int64_t *plane;           /* k entries: one value type's sums */
+    uint32_t *lp, *t1, *map;  /* k entries */
+    uint32_t *other;          /* an entry per kept node */
+    size_t k_plane, k_lp, k_t1, k_map, k_other;
 } work;
 
 /* *a holds at least k entries of uint32_t (its capacity in *have). */
@@ -158,28 +159,18 @@ static int reserve_u32(uint32_t **a, size_t *have, size_t k)
     return 0;
 }
 
-static int work_reserve(work *w, size_t k, size_t kv, int diff, int need_lp, int need_map)
+static int work_reserve(work *w, size_t k, int need_lp, int need_map)
 {
-    if (kv > w->kv || (diff && !w->btot)) {
-        size_t n = kv > w->kv ? kv : w->kv;
-        free(w->tot);
-        free(w->btot);
-        w->btot = NULL;
-        w->kv = 0;
-        if (!(w->tot = malloc(n * sizeof(int64_t))) ||
-            (diff && !(w->btot = malloc(n * sizeof(int64_t)))))
+    if (k > w->k_plane) {
+        size_t bytes;
+        free(w->plane);
+        w->k_plane = 0;
+        if (pk_mul_size(k, sizeof(int64_t), &bytes) != 0 || !(w->plane = malloc(bytes)))
             return PROFKIT_ENOMEM;
-        w->kv = n;
+        w->k_plane = k;
     }
-    if (k > w->k_t1) { /* t1 and other: always, of one size */
-        free(w->other);
-        w->other = NULL;
-        if (reserve_u32(&w->t1, &w->k_t1, k) != 0 || !(w->other = malloc(k * sizeof(uint32_t)))) {
-            w->k_t1 = 0;
-            return PROFKIT_ENOMEM;
-        }
-    }
-    if ((need_lp && reserve_u32(&w->lp, &w->k_lp, k) != 0) ||
+    if (reserve_u32(&w->t1, &w->k_t1, k) != 0 ||
+        (need_lp && reserve_u32(&w->lp, &w->k_lp, k) != 0) ||
         (need_map && reserve_u32(&w->map, &w->k_map, k) != 0))
         return PROFKIT_ENOMEM;
     return 0;
@@ -187,8 +178,7 @@ static int work_reserve(work *w, size_t k, size_t kv, int diff, int need_lp, int
 
 static void work_free(work *w)
 {
-    free(w->tot);
-    free(w->btot);
+    free(w->plane);
     free(w->lp);
     free(w->t1);
     free(w->other);
@@ -212,28 +202,12 @@ typedef struct builder {
     work work;
 } builder;
 
-/* Whether local node i's totals count: non-zero and at least thr for some
- * value type (of NEW or, in a diff, of BASE). */
-static int significant(const int64_t *tot, const int64_t *btot, size_t k, size_t nv, size_t i,
-                       const double *thr, const double *bthr)
-{
-    for (size_t v = 0; v < nv; v++) {
-        int64_t x = tot[v * k + i];
-        if (x && fabs((double)x) >= thr[v])
-            return 1;
-        if (btot && (x = btot[v * k + i]) && fabs((double)x) >= bthr[v])
-            return 1;
-    }
-    return 0;
-}
-
-static int nonzero(const int64_t *tot, const int64_t *btot, size_t k, size_t nv, size_t i)
-{
-    for (size_t v = 0; v < nv; v++)
-        if (tot[v * k + i] || (btot && btot[v * k + i]))
-            return 1;
-    return 0;
-}
+/* While a scope is built, t1[i] first holds flags: node i's total is
+ * non-zero (NZ) and big enough to count (SIG) in some plane; then its
+ * number, DROPPED_NZ (dropped, non-zero, under a kept node) or NONE. */
+#define NZ 1u
+#define SIG 2u
+#define DROPPED_NZ (PROFKIT_NONE - 1)
 
 /* Marks the nodes of the stacks rs's rows reach (and their ancestors)
  * into b->touched. */
@@ -254,33 +228,41 @@ static int mark_rows(builder *b, const rowset *rs, size_t *k)
     return 0;
 }
 
-/* a += x, saturating; *wrapped set when it saturated. */
-static inline void add_flag(int64_t *a, int64_t x, int *wrapped)
+/* a += x, saturating (at INT64_MAX or INT64_MIN). */
+static inline void add_sat(int64_t *a, int64_t x)
 {
     int64_t r;
-    if (__builtin_add_overflow(*a, x, &r)) {
-        *wrapped = 1;
+    if (__builtin_add_overflow(*a, x, &r))
         r = x > 0 ? INT64_MAX : INT64_MIN;
-    }
     *a = r;
 }
 
-/* Adds rs's rows into self by local node; *wrapped set when a sum
- * saturated. */
-static void sum_rows(const builder *b, const rowset *rs, int64_t *self, size_t k, int *wrapped)
+/* plane[local node] = the sum of value v (of the scope's values) of rs's
+ * rows at that node; 0, plane untouched, when rs's profile has no value v
+ * (a diff's BASE without that value type: all zeros). */
+static int sum_plane(const builder *b, const rowset *rs, size_t v, int64_t *plane, size_t k)
 {
+    uint32_t pv = rs->vmap[v];
+    if (pv == PROFKIT_NONE)
+        return 0;
     const profkit_profile *p = rs->p;
-    size_t nv = b->nv, pnv = p->n_value_types;
+    size_t pnv = p->n_value_types;
+    memset(plane, 0, k * sizeof(int64_t));
     for (size_t i = 0; i < rs->n; i++) {
         uint32_t r = row_at(rs, i), s = p->sample_stack[r];
         if (s >= p->n_stacks)
             continue;
         size_t li = b->ident ? rs->stack_node[s] : b->mark[rs->stack_node[s]];
-        const int64_t *val = p->sample_values + (size_t)r * pnv;
-        for (size_t v = 0; v < nv; v++)
-            if (rs->vmap[v] != PROFKIT_NONE)
-                add_flag(&self[v * k + li], val[rs->vmap[v]], wrapped);
+        add_sat(&plane[li], p->sample_values[(size_t)r * pnv + pv]);
     }
+    return 1;
+}
+
+/* Self sums into totals: one backward pass, as parents precede children. */
+static void total_plane(int64_t *plane, const uint32_t *lp, size_t k)
+{
+    for (size_t i = k; i-- > 1;)
+        add_sat(&plane[lp[i]], plane[i]);
 }
 
 /*
@@ -291,10 +273,9 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
 {
     size_t nv = b->nv, k = 1;
     int rc = PROFKIT_ENOMEM;
-    int64_t *self = NULL, *tot = NULL, *bself = NULL, *btot = NULL;
+    int64_t *plane = NULL;
     const uint32_t *lp = NULL;
     uint32_t *t1 = NULL, *other = NULL, *map = NULL;
-    double *thr = NULL, *bthr = NULL;
     int ident = !rs->idx && (!brs || !brs->idx);
     memset(t, 0, sizeof(*t));
     /* no timed row in the profile: no runs to lay out */
@@ -322,20 +303,11 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         for (size_t i = 0; i < k; i++)
             b->mark[b->touched[i]] = (uint32_t)i;
     }
-    size_t kv;
-    if (pk_mul_size(k, nv ? nv : 1, &kv) != 0 ||
-        work_reserve(&b->work, k, kv, brs != NULL, !ident, timed) != 0 ||
-        !(thr = calloc(nv + 1, sizeof(double))) || !(bthr = calloc(nv + 1, sizeof(double))))
+    if (work_reserve(&b->work, k, !ident, timed) != 0)
         goto done;
-    tot = b->work.tot;
+    plane = b->work.plane;
     t1 = b->work.t1;
-    other = b->work.other;
     map = b->work.map;
-    memset(tot, 0, kv * sizeof(int64_t));
-    if (brs) {
-        btot = b->work.btot;
-        memset(btot, 0, kv * sizeof(int64_t));
-    }
     if (ident) {
         lp = b->tree.parent; /* parent[0] is 0, as lp[0] */
     } else {
@@ -345,45 +317,53 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             w[i] = b->mark[b->tree.parent[b->touched[i]]];
         lp = w;
     }
-    /* Self values, then totals in their place: one backward pass, as
-     * parents precede children. A node's self value is its total less its
-     * children's, exactly while no sum saturated; when one did, the self
-     * values are summed again into arrays of their own. */
-    int wrapped = 0;
-    sum_rows(b, rs, tot, k, &wrapped);
-    if (brs)
-        sum_rows(b, brs, btot, k, &wrapped);
-    for (size_t v = 0; v < nv; v++)
-        for (size_t i = k; i-- > 1;) {
-            add_flag(&tot[v * k + lp[i]], tot[v * k + i], &wrapped);
-            if (btot)
-                add_flag(&btot[v * k + lp[i]], btot[v * k + i], &wrapped);
+    /*
+     * One value type at a time (a "plane": NEW's value v, then BASE's),
+     * so the scope holds one array of sums per node, not one per value
+     * type. First each plane's totals say which nodes count (the flags go
+     * into t1, then t1 numbers the kept nodes); then each plane is summed
+     * again: kept nodes take their self sums, and each "(other)" the totals
+     * of the children it merges. A node's self value is its own sum (equal
+     * to its total less its children's while no sum saturates).
+     */
+    size_t planes = brs ? 2 * nv : nv;
+    memset(t1, 0, k * sizeof(uint32_t));
+    for (size_t pl = 0; pl < planes; pl++) {
+        if (!sum_plane(b, pl < nv ? rs : brs, pl % nv, plane, k))
+            continue; /* all zeros: no node counts by this plane */
+        total_plane(plane, lp, k);
+        double thr = fabs((double)plane[0]) * b->min_pct / 100.0;
+        for (size_t i = 1; i < k; i++) {
+            int64_t x = plane[i];
+            if (x)
+                t1[i] |= fabs((double)x) >= thr ? SIG | NZ : NZ;
         }
-    if (wrapped) {
-        if (!(self = calloc(kv, sizeof(int64_t))) || (brs && !(bself = calloc(kv, sizeof(int64_t)))))
-            goto done;
-        sum_rows(b, rs, self, k, &wrapped);
-        if (brs)
-            sum_rows(b, brs, bself, k, &wrapped);
-    }
-    for (size_t v = 0; v < nv; v++) {
-        thr[v] = fabs((double)tot[v * k]) * b->min_pct / 100.0;
-        if (btot)
-            bthr[v] = fabs((double)btot[v * k]) * b->min_pct / 100.0;
     }
     /* Keep a node when its parent is kept and it is big enough; kept nodes
-     * are numbered in order, "(other)" nodes after them. */
-    size_t n1 = 0, n_other = 0;
-    for (size_t i = 0; i < k; i++) {
-        other[i] = PROFKIT_NONE;
-        t1[i] = PROFKIT_NONE;
-        if (i == 0 || (t1[lp[i]] != PROFKIT_NONE && significant(tot, btot, k, nv, i, thr, bthr)))
-            t1[i] = (uint32_t)n1++;
+     * are numbered in order (parents precede children), "(other)" nodes
+     * after them: one per kept node that has a dropped child with a
+     * non-zero total. A kept node's "(other)" is other[its number] (kept
+     * nodes are few beside every node). */
+    size_t n1 = 1, n_other = 0;
+    t1[0] = 0;
+    for (size_t i = 1; i < k; i++) {
+        uint32_t f = t1[i];
+        if (t1[lp[i]] >= DROPPED_NZ)
+            t1[i] = PROFKIT_NONE;
+        else
+            t1[i] = f & SIG ? (uint32_t)n1++ : f & NZ ? DROPPED_NZ : PROFKIT_NONE;
     }
+    if (reserve_u32(&b->work.other, &b->work.k_other, n1) != 0)
+        goto done;
+    other = b->work.other;
+    for (size_t o = 0; o < n1; o++)
+        other[o] = PROFKIT_NONE;
     for (size_t i = 1; i < k; i++)
-        if (t1[i] == PROFKIT_NONE && t1[lp[i]] != PROFKIT_NONE && other[lp[i]] == PROFKIT_NONE &&
-            nonzero(tot, btot, k, nv, i))
-            other[lp[i]] = (uint32_t)(n1 + n_other++);
+        if (t1[i] == DROPPED_NZ) {
+            t1[i] = PROFKIT_NONE;
+            if (other[t1[lp[i]]] == PROFKIT_NONE)
+                other[t1[lp[i]]] = (uint32_t)(n1 + n_other++);
+        }
     size_t n = n1 + n_other, nvn;
     t->n = n;
     if (pk_mul_size(n, nv ? nv : 1, &nvn) != 0 ||
@@ -392,43 +372,28 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         (brs && !(t->bself = calloc(nvn, sizeof(int64_t)))))
         goto done;
     for (size_t i = 0; i < k; i++) {
-        if (t1[i] != PROFKIT_NONE) {
-            uint32_t o = t1[i];
-            t->parent[o] = i ? (int32_t)t1[lp[i]] : -1;
-            t->func[o] = i ? (int32_t)b->tree.key[ident ? i : b->touched[i]] - 1 : FLAME_ROOT;
-            for (size_t v = 0; v < nv; v++) {
-                t->self[v * n + o] = self ? self[v * k + i] : tot[v * k + i];
-                if (brs)
-                    t->bself[v * n + o] = bself ? bself[v * k + i] : btot[v * k + i];
-            }
-            if (other[i] != PROFKIT_NONE) {
-                t->parent[other[i]] = (int32_t)o;
-                t->func[other[i]] = FLAME_OTHER;
-            }
-        } else if (t1[lp[i]] != PROFKIT_NONE && other[lp[i]] != PROFKIT_NONE) {
-            uint32_t o = other[lp[i]];
-            for (size_t v = 0; v < nv; v++) {
-                pk_sat_addto(&t->self[v * n + o], tot[v * k + i]);
-                if (btot)
-                    pk_sat_addto(&t->bself[v * n + o], btot[v * k + i]);
-            }
+        if (t1[i] == PROFKIT_NONE)
+            continue;
+        uint32_t o = t1[i];
+        t->parent[o] = i ? (int32_t)t1[lp[i]] : -1;
+        t->func[o] = i ? (int32_t)b->tree.key[ident ? i : b->touched[i]] - 1 : FLAME_ROOT;
+        if (other[o] != PROFKIT_NONE) {
+            t->parent[other[o]] = (int32_t)o;
+            t->func[other[o]] = FLAME_OTHER;
         }
     }
-    if (!self) {
-        /* each kept node's total less its children's totals: its self
-         * value (the sums are exact, so the differences are) */
+    for (size_t pl = 0; pl < planes; pl++) {
+        int64_t *out = (pl < nv ? t->self : t->bself) + (pl % nv) * n;
+        if (!sum_plane(b, pl < nv ? rs : brs, pl % nv, plane, k))
+            continue;
+        for (size_t i = 0; i < k; i++)
+            if (t1[i] != PROFKIT_NONE)
+                out[t1[i]] = plane[i];
+        total_plane(plane, lp, k);
         for (size_t i = 1; i < k; i++) {
-            if (t1[lp[i]] == PROFKIT_NONE)
-                continue;
-            uint32_t o = t1[lp[i]];
-            for (size_t v = 0; v < nv; v++) {
-                int64_t *x = &t->self[v * n + o];
-                *x = (int64_t)((uint64_t)*x - (uint64_t)tot[v * k + i]);
-                if (btot) {
-                    x = &t->bself[v * n + o];
-                    *x = (int64_t)((uint64_t)*x - (uint64_t)btot[v * k + i]);
-                }
-            }
+            uint32_t up = t1[lp[i]];
+            if (t1[i] == PROFKIT_NONE && up != PROFKIT_NONE && other[up] != PROFKIT_NONE)
+                pk_sat_addto(&out[other[up]], plane[i]);
         }
     }
     if (timed) {
@@ -440,7 +405,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             if (t1[i] != PROFKIT_NONE)
                 map[i] = t1[i];
             else if (t1[lp[i]] != PROFKIT_NONE)
-                map[i] = other[lp[i]] != PROFKIT_NONE ? other[lp[i]] : t1[lp[i]];
+                map[i] = other[t1[lp[i]]] != PROFKIT_NONE ? other[t1[lp[i]]] : t1[lp[i]];
             else
                 map[i] = map[lp[i]];
         }
@@ -458,10 +423,6 @@ done:
     if (!ident && b->mark && b->touched)
         for (size_t i = 0; i < k; i++)
             b->mark[b->touched[i]] = PROFKIT_NONE;
-    free(self);
-    free(bself);
-    free(thr);
-    free(bthr);
     return rc;
 }
 
@@ -575,6 +536,25 @@ oom:
 
 /* ------------------------------------------------------------ the whole */
 
+/* *to = a copy of untimed tree 1 `from` (no runs, no BASE); 0 or ENOMEM. */
+static int tree1_copy(tree1 *to, const tree1 *from, size_t nv)
+{
+    size_t n = from->n, nvn;
+    memset(to, 0, sizeof(*to));
+    if (pk_mul_size(n ? n : 1, nv ? nv : 1, &nvn) != 0 ||
+        !(to->parent = malloc((n ? n : 1) * sizeof(int32_t))) ||
+        !(to->func = malloc((n ? n : 1) * sizeof(int32_t))) ||
+        !(to->self = malloc(nvn * sizeof(int64_t)))) {
+        pk_flame_tree1_free(to);
+        return PROFKIT_ENOMEM;
+    }
+    to->n = n;
+    memcpy(to->parent, from->parent, n * sizeof(int32_t));
+    memcpy(to->func, from->func, n * sizeof(int32_t));
+    memcpy(to->self, from->self, n * (nv ? nv : 1) * sizeof(int64_t));
+    return 0;
+}
+
 void pk_flame_data_free(flame_data *d)
 {
     for (size_t i = 0; i < d->n_scopes; i++) {
@@ -614,6 +594,11 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
     size_t *caps = NULL;
     size_t nt = 0;
     int rc;
+    /* A thread with every row, when no row is timed (no runs), has the
+     * merged scope's tree: a copy of it, not a second build. */
+    tree1 same;
+    int have_same = 0;
+    memset(&same, 0, sizeof(same));
 
     uint32_t thread = PROFKIT_NONE, bthread = PROFKIT_NONE;
     if ((rc = pk_select(p, o->value, o->thread, &d->value, &thread, err)) != 0)
@@ -675,6 +660,7 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
         goto oom;
     int merged = 0;
     size_t shrunk0 = 0;
+
     if (o->base) {
         uint32_t *bby = NULL;
         size_t *bst = NULL;
@@ -715,6 +701,12 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
                 trees += tstart[th + 1] > tstart[th];
             trees += n_lg;
             size_t n0 = t1[0].n;
+            for (size_t th = 0; th < p->n_threads && !one_tree && b.time0 == INT64_MAX; th++)
+                if (p->n_samples && tstart[th + 1] - tstart[th] == p->n_samples) {
+                    if (tree1_copy(&same, &t1[0], b.nv) != 0)
+                        goto oom;
+                    have_same = 1;
+                }
             d->n_scopes = 1;
             if (pk_flame_shrink(&d->scopes[0], &t1[0], b.nv,
                                 pk_flame_merged_cap(n0, trees, o->max_nodes)) != 0)
@@ -730,8 +722,12 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
             /* a thread with every row reads them all, in order: as the
              * merged scope does, without marking its nodes */
             rowset rs = { p, stack_node, vmap, n == p->n_samples ? NULL : by_thread + tstart[th], n };
-            if (build_tree1(&b, &t1[nt], &rs, NULL, 1) != 0)
+            if (have_same && n == p->n_samples) {
+                t1[nt] = same;
+                have_same = 0;
+            } else if (build_tree1(&b, &t1[nt], &rs, NULL, 1) != 0) {
                 goto oom;
+            }
             d->scopes[nt].thread = (uint32_t)th;
             nt++;
         }
@@ -764,6 +760,8 @@ done:
     if (t1)
         for (size_t i = 0; i < max_scopes; i++)
             pk_flame_tree1_free(&t1[i]);
+    if (have_same)
+        pk_flame_tree1_free(&same);
     free(t1);
     free(caps);
     free(vmap);
