@@ -47,6 +47,8 @@ start_clickhouse() {
   <path>$dir/data/</path><tmp_path>$dir/tmp/</tmp_path><users_config>$dir/users.xml</users_config>
   <default_profile>default</default_profile><default_database>default</default_database>
   <mark_cache_size>536870912</mark_cache_size>
+  <!-- every part zstd-compressed (the default is LZ4): the store's size (docs/store.md) -->
+  <compression><case><min_part_size>0</min_part_size><min_part_size_ratio>0</min_part_size_ratio><method>zstd</method></case></compression>
 </yandex>
 XML
   /usr/sbin/clickhouse-server --config-file="$dir/config.xml" > "$dir/stdout" 2>&1 &

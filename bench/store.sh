@@ -88,6 +88,11 @@ for engine in $ENGINES; do
   done
   t0=$(now); "$PROFKIT" tree --db "$DB" --where version=1.7 > /dev/null; t1=$(now)
   awk -v a="$t0" -v b="$t1" -v e="$engine" 'BEGIN { printf "%s: tree --where version=1.7 (aggregated stacks) %.3f s\n", e, b - a }'
+  # the other reports over a selection: diff of two versions, trend by version
+  t0=$(now); "$PROFKIT" diff --db "$DB" --base-where version=1.6 --new-where version=1.7 > /dev/null; t1=$(now)
+  awk -v a="$t0" -v b="$t1" -v e="$engine" 'BEGIN { printf "%s: diff --base-where version=1.6 --new-where version=1.7 %.3f s\n", e, b - a }'
+  t0=$(now); "$PROFKIT" trend --db "$DB" --by version > /dev/null; t1=$(now)
+  awk -v a="$t0" -v b="$t1" -v e="$engine" -v n="$N" 'BEGIN { printf "%s: trend --by version (%d profiles) %.3f s\n", e, n, b - a }'
   # rm: one profile, then every profile of one version (on ClickHouse the
   # tombstones and the mutations' start; the rows leave in the background)
   for sel in 'file~p00007\.folded$' version=1.3; do

@@ -99,6 +99,9 @@ int64_t pk_cell_i64(const char *c);
  * returns the name of an old column of `stacks` (`parent`: stacks as
  * pairs; `keys`: stacks with their frames' keys beside them). */
 int pk_store_check_stacks(profkit_store *s, const char *old_sql, profkit_error *err);
+/* Refuses a SQLite store whose shared rows are named by their content ids
+ * (written before the small ids): old_sql returns a row for one. */
+int pk_store_check_small_ids(profkit_store *s, const char *old_sql, profkit_error *err);
 
 /* ---- content ids (store_ids.c) ---- */
 

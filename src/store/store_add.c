@@ -1,7 +1,7 @@
 /* store_add.c: adding one profile to the store (docs/store.md): every row
  * gets its content id, shared rows (strings, functions, mappings, frames,
- * stacks: one row per sampled stack, its frames as an array, root first;
- * a frame's row has its label, the key top groups by) are written once whatever number of profiles use them, samples
+ * stacks: one row per sampled stack, its frames as an array, root first)
+ * are written once whatever number of profiles use them, samples
  * are summed per stack, thread and value type, and the profile's own rows
  * go in one transaction (SQLite) or before its `profiles` row, which is
  * what makes it visible (ClickHouse). */
@@ -61,10 +61,9 @@ struct add {
     pk_idmap seen; /* string ids written in this add */
     pk_idmap label_seen; /* a hash of each label pair -> its row */
     pk_buf arrays; /* the text of the stacks' arrays, "[1,2][3,4]..." */
-    pk_strtab keys; /* frame labels (the keys top groups by) */
-    uint64_t *str_id, *fn_id, *map_id, *frame_id, *frame_key, *stack_id, *thread_id, *vt_id;
+    uint64_t *str_id, *fn_id, *map_id, *frame_id, *stack_id, *thread_id, *vt_id;
     uint32_t *thread_first; /* the first thread of each thread's identity (its id) */
-    uint32_t *depth, *key_str; /* key_str: a frame's label in `keys` */
+    uint32_t *depth;
     /* samples summed per (stack, thread, label set); with labels, the rows
      * of one (stack, thread) are chained (row_next) from the map's */
     pk_idmap rowmap;
@@ -131,12 +130,11 @@ static uint64_t words_id(uint64_t tag, uint64_t a0, uint64_t a1, uint64_t a2, ui
     return pk_store_hash_words(w, 6, tag);
 }
 
-/* The ids of the profile's functions, mappings, frames (and the labels
- * `top` groups them by) and stacks; no row is written yet. */
+/* The ids of the profile's functions, mappings, frames and stacks; no row
+ * is written yet. */
 static void dictionary_ids(struct add *a)
 {
     const profkit_profile *p = a->p;
-    char buf[4096];
     for (size_t i = 0; i < p->n_functions; i++) {
         const profkit_function *f = &p->functions[i];
         a->fn_id[i] = words_id(PK_ID_FUNCTION, pstr(a, f->name), pstr(a, f->system_name),
@@ -153,15 +151,6 @@ static void dictionary_ids(struct add *a)
         uint64_t mp = f->mapping < p->n_mappings ? a->map_id[f->mapping] : 0;
         a->frame_id[i] = words_id(PK_ID_FRAME, f->address, fn, ((uint64_t)f->line << 32) | f->column,
                                   mp, f->inline_depth, 0);
-        /* the key `top` groups by: the frame's label by function */
-        size_t len = pk_frame_label(p, (uint32_t)i, 0, buf, sizeof(buf));
-        uint32_t k = pk_strtab_intern(&a->keys, buf, len);
-        if (k == PROFKIT_NONE) {
-            a->bad = 1;
-            return;
-        }
-        a->key_str[i] = k;
-        a->frame_key[i] = text_id(pk_strtab_get(&a->keys, k), len);
     }
     /* parents precede children in the model's stack table */
     a->stack_id[0] = 0;
@@ -245,9 +234,10 @@ static void frame_row(struct add *a, size_t i)
     put_i(r, f->column, &a->bad);
     put_i(r, (int64_t)(f->mapping < p->n_mappings ? a->map_id[f->mapping] : 0), &a->bad);
     put_i(r, f->inline_depth, &a->bad);
-    put_i(r, (int64_t)a->frame_key[i], &a->bad);
-    uint32_t k = a->key_str[i];
-    string_row(a, pk_strtab_get(&a->keys, k), pk_strtab_len(&a->keys, k));
+    /* key: 0. It was the frame's label by function name, what top grouped
+     * by in the engine; no report reads it (docs/store.md, "Aggregation"),
+     * and its ids and strings took room */
+    put_i(r, 0, &a->bad);
 }
 
 /* The shared rows the samples use (mark_used), and their strings. */
@@ -584,18 +574,15 @@ static void add_free(struct add *a)
     pk_idmap_free(&a->label_seen);
     pk_buf_free(&a->arrays);
     pk_idmap_free(&a->rowmap);
-    pk_strtab_free(&a->keys);
     free(a->str_id);
     free(a->fn_id);
     free(a->map_id);
     free(a->frame_id);
-    free(a->frame_key);
     free(a->stack_id);
     free(a->thread_id);
     free(a->thread_first);
     free(a->vt_id);
     free(a->depth);
-    free(a->key_str);
     free(a->row_stack);
     free(a->row_thread);
     free(a->row_labels);
@@ -635,10 +622,9 @@ int profkit_store_add(profkit_store *s, const profkit_profile *p,
     memset(&a, 0, sizeof(a));
     a.s = s;
     a.p = p;
-    if (pk_strtab_init(&a.keys) != 0 || !(a.str_id = ids(p->strings.n, 8)) ||
+    if (!(a.str_id = ids(p->strings.n, 8)) ||
         !(a.fn_id = ids(p->n_functions, 8)) || !(a.map_id = ids(p->n_mappings, 8)) ||
-        !(a.frame_id = ids(p->n_frames, 8)) || !(a.frame_key = ids(p->n_frames, 8)) ||
-        !(a.key_str = ids(p->n_frames, 4)) ||
+        !(a.frame_id = ids(p->n_frames, 8)) ||
         !(a.stack_id = ids(p->n_stacks, 8)) || !(a.depth = ids(p->n_stacks, 4)) ||
         !(a.thread_id = ids(p->n_threads, 8)) || !(a.vt_id = ids(p->n_value_types, 8)))
         a.bad = 1;

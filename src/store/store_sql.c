@@ -289,5 +289,17 @@ int pk_store_check_stacks(profkit_store *s, const char *old_sql, profkit_error *
     return rc;
 }
 
+int pk_store_check_small_ids(profkit_store *s, const char *old_sql, profkit_error *err)
+{
+    char old[32] = "";
+    int rc = s->engine->query(s, old_sql, row_found, old, err);
+    if (rc == 0 && old[0])
+        rc = pk_error_set(err, PROFKIT_EUNSUPPORTED, s->name, -1,
+                          "the store's stacks table has no 'h' column: it was written by an older "
+                          "profkit (rows named by their content ids); add its files to a new store "
+                          "(its profiles table's source column names them)");
+    return rc;
+}
+
 const char *const pk_store_own_tables[PK_STORE_N_OWN] = { "samples", "labels", "meta", "profile_values",
                                                           "profile_threads", "profiles" };

@@ -24,20 +24,30 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS profile_threads (seq INTEGER NOT NULL, pos INTEGER NOT NULL,"
     " thread INTEGER NOT NULL, name TEXT NOT NULL, process_name TEXT NOT NULL, pid INTEGER NOT NULL,"
     " tid INTEGER NOT NULL, PRIMARY KEY (seq, pos)) WITHOUT ROWID;"
-    "CREATE TABLE IF NOT EXISTS strings (id INTEGER PRIMARY KEY, text TEXT NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS functions (id INTEGER PRIMARY KEY, name INTEGER NOT NULL,"
+    /* The shared tables: a row's id is a small number of this store (its
+     * rowid, in the order rows were added), h its content id (the hash
+     * store_ids.c computes, the same in every store), which add looks rows
+     * up by; every column that names another row holds that row's small
+     * id (docs/store.md, "Size") */
+    "CREATE TABLE IF NOT EXISTS strings (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, text TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS functions (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, name INTEGER NOT NULL,"
     " system_name INTEGER NOT NULL, file INTEGER NOT NULL, module INTEGER NOT NULL,"
     " start_line INTEGER NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS mappings (id INTEGER PRIMARY KEY, memory_start INTEGER NOT NULL,"
+    "CREATE TABLE IF NOT EXISTS mappings (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, memory_start INTEGER NOT NULL,"
     " memory_end INTEGER NOT NULL, file_offset INTEGER NOT NULL, path INTEGER NOT NULL,"
     " build_id INTEGER NOT NULL);"
-    /* key: the string id of the frame's label, what top groups by */
-    "CREATE TABLE IF NOT EXISTS frames (id INTEGER PRIMARY KEY, address INTEGER NOT NULL,"
+    /* key: 0 (it was the string id of the frame's label, what top grouped by) */
+    "CREATE TABLE IF NOT EXISTS frames (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, address INTEGER NOT NULL,"
     " function INTEGER NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,"
     " mapping INTEGER NOT NULL, inline_depth INTEGER NOT NULL, key INTEGER NOT NULL);"
-    /* frames: the frame ids, root first, as a blob of 8-byte little-endian
-     * words, which pk_ids() shows as the JSON text [1,2,3] (docs/store.md) */
-    "CREATE TABLE IF NOT EXISTS stacks (id INTEGER PRIMARY KEY, frames BLOB NOT NULL);"
+    /* frames: the frames' ids, root first, as a blob of varints (7 bits a
+     * byte, low first), which pk_ids() shows as the JSON text [1,2,3] */
+    "CREATE TABLE IF NOT EXISTS stacks (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, frames BLOB NOT NULL);"
+    /* a sample's labels: (key, kind, value, unit) words, a blob as stacks' */
+    "CREATE TABLE IF NOT EXISTS labelsets (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, labels BLOB NOT NULL);"
+    /* the threads' and value types' ids (profile_threads.thread,
+     * profile_values.vtype, samples.thread and .vtype name these) */
+    "CREATE TABLE IF NOT EXISTS idents (id INTEGER PRIMARY KEY, h INTEGER NOT NULL);"
     /* keyed as the queries select them (a profile's rows of a value type),
      * without a rowid or a second index: a row per (stack, thread, label
      * set) and value type of a profile, so the key is unique */
@@ -47,11 +57,42 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS samples (seq INTEGER NOT NULL, vtype INTEGER NOT NULL,"
     " stack INTEGER NOT NULL, thread INTEGER NOT NULL, labels INTEGER NOT NULL DEFAULT 0,"
     " value INTEGER NOT NULL, PRIMARY KEY (seq, vtype, stack, thread, labels)) WITHOUT ROWID;"
-    /* a sample's labels: (key, kind, value, unit) words, a blob as stacks' */
-    "CREATE TABLE IF NOT EXISTS labelsets (id INTEGER PRIMARY KEY, labels BLOB NOT NULL);"
     "CREATE TABLE IF NOT EXISTS removed (seq INTEGER PRIMARY KEY);";
 
-static sqlite3 *db_of(profkit_store *s) { return s->impl; }
+/* The shared tables, in the order add writes them (a row names only rows
+ * of the tables before its own). */
+enum { SH_STRINGS, SH_FUNCTIONS, SH_MAPPINGS, SH_FRAMES, SH_STACKS, SH_LABELSETS, SH_IDENTS, N_SHARED };
+static const char *const shared_name[N_SHARED] = { "strings", "functions", "mappings", "frames",
+                                                   "stacks",  "labelsets", "idents" };
+/* The columns add's cells fill, after the content id (h) */
+static const char *const shared_cols[N_SHARED] = {
+    "text", "name, system_name, file, module, start_line",
+    "memory_start, memory_end, file_offset, path, build_id",
+    "address, function, line, col, mapping, inline_depth, key", "frames", "labels", "",
+};
+
+typedef struct sq_store {
+    sqlite3 *db;
+    /* the small id (less one) of the content id of every row of each
+     * shared table, read once (loaded) and kept while no other connection
+     * writes (data_version): h has no index, whose entries would take as
+     * much room as a row of strings or frames (docs/store.md, "Size") */
+    pk_idmap ids[N_SHARED];
+    int loaded;
+    int64_t data_version;
+} sq_store;
+
+static sqlite3 *db_of(profkit_store *s) { return ((sq_store *)s->impl)->db; }
+
+static void forget_ids(profkit_store *s)
+{
+    sq_store *q = s->impl;
+    for (int t = 0; t < N_SHARED; t++) {
+        pk_idmap_free(&q->ids[t]);
+        memset(&q->ids[t], 0, sizeof(q->ids[t]));
+    }
+    q->loaded = 0;
+}
 
 /* An engine error: the DB's file, what was being done, SQLite's message. */
 static int sqlite_error(profkit_store *s, const char *what, profkit_error *err)
@@ -96,67 +137,269 @@ static int sq_query(profkit_store *s, const char *sql, pk_store_row_fn fn, void 
     return rc;
 }
 
-/* The text "[1,2,3]" of an array cell as 8-byte little-endian words in
- * out (cleared first); -1 when out of memory. */
-static int array_blob(pk_buf *out, const char *t, size_t len)
+/* Appends v to out as a varint: 7 bits a byte, low bits first, the high
+ * bit set on every byte but the last (at most 10 bytes). */
+static void put_varint(pk_buf *out, uint64_t v)
+{
+    unsigned char b[10];
+    size_t n = 0;
+    do {
+        b[n] = (unsigned char)(v & 0x7f);
+        v >>= 7;
+        if (v)
+            b[n] |= 0x80;
+        n++;
+    } while (v);
+    pk_buf_put(out, b, n);
+}
+
+/* The next varint of b[*at..n) into *v; -1 when it is cut or too long. */
+static int get_varint(const unsigned char *b, size_t n, size_t *at, uint64_t *v)
+{
+    uint64_t r = 0;
+    for (unsigned shift = 0; *at < n && shift < 70; shift += 7) {
+        unsigned char c = b[(*at)++];
+        if (shift == 63 && (c & 0x7e))
+            return -1; /* more than 64 bits */
+        r |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80)) {
+            *v = r;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Reads the content ids of every shared row into the maps, once, inside
+ * the add's transaction (the write lock is held: nothing changes them but
+ * this connection, which keeps them up to date). */
+static int load_ids(profkit_store *s, profkit_error *err)
+{
+    sq_store *q = s->impl;
+    if (q->loaded)
+        return 0;
+    forget_ids(s);
+    int rc = 0;
+    for (int t = 0; t < N_SHARED && rc == 0; t++) {
+        char sql[64];
+        snprintf(sql, sizeof(sql), "SELECT h, id FROM %s", shared_name[t]);
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+            return sqlite_error(s, shared_name[t], err);
+        int step;
+        while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+            int64_t id = sqlite3_column_int64(st, 1);
+            if (id < 1 || id > (int64_t)UINT32_MAX - 1)
+                rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
+                                  "SQLite: %s: row id %lld out of range (a damaged store?)", shared_name[t],
+                                  (long long)id);
+            else if (pk_idmap_put(&q->ids[t], (uint64_t)sqlite3_column_int64(st, 0), (uint32_t)(id - 1)) != 0)
+                rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+        }
+        if (rc == 0 && step != SQLITE_DONE)
+            rc = sqlite_error(s, shared_name[t], err);
+        sqlite3_finalize(st);
+    }
+    if (rc)
+        forget_ids(s);
+    else
+        q->loaded = 1;
+    return rc;
+}
+
+/* The small id of content id h in shared table t (*found 0: none). */
+static int small_id(profkit_store *s, int t, uint64_t h, int64_t *id, int *found)
+{
+    sq_store *q = s->impl;
+    uint32_t v = pk_idmap_get(&q->ids[t], h);
+    *found = v != PROFKIT_NONE;
+    *id = *found ? (int64_t)v + 1 : 0;
+    return 0;
+}
+
+/* The small id a column naming a row of shared table t holds for content
+ * id h (0: names no row). The row was sent before (add writes what a row
+ * names first) or is in the store. */
+static int ref_id(profkit_store *s, int t, uint64_t h, int64_t *id,
+                  profkit_error *err)
+{
+    int found;
+    *id = 0;
+    if (h == 0)
+        return 0;
+    int rc = small_id(s, t, h, id, &found);
+    if (rc == 0 && !found && t == SH_IDENTS) {
+        /* a thread or value type met first: its row is made here */
+        sq_store *q = s->impl;
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(q->db, "INSERT INTO idents (h) VALUES (?)", -1, &st, NULL) != SQLITE_OK)
+            return sqlite_error(s, "idents", err);
+        sqlite3_bind_int64(st, 1, (int64_t)h);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = sqlite_error(s, "idents", err);
+        sqlite3_finalize(st);
+        *id = sqlite3_last_insert_rowid(q->db);
+        if (rc == 0 && (*id < 1 || *id > (int64_t)UINT32_MAX - 1))
+            rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
+                              "SQLite: %s: row id %lld out of range (a damaged store?)", "idents",
+                              (long long)*id);
+        if (rc == 0 && pk_idmap_put(&q->ids[t], h, (uint32_t)(*id - 1)) != 0)
+            rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+        return rc;
+    }
+    if (rc == 0 && !found)
+        rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
+                          "SQLite: a row names %s row %lld, which is not in the store", shared_name[t],
+                          (long long)h);
+    return rc;
+}
+
+/* The words of an array cell "[1,2,3]" as the varint blob the table
+ * keeps, each translated to its small id: stacks' words are frames;
+ * labelsets' are (key, kind, value, unit): the key a string, the value a
+ * string (kind 0) or a number, the unit a string (kind 1) or 0. */
+static int array_blob(profkit_store *s, int t, const char *text, size_t len, pk_buf *out,
+                      profkit_error *err)
 {
     pk_buf_clear(out);
-    const char *e = t + len;
-    while (t < e) {
-        if (*t == '[' || *t == ',' || *t == ']') {
-            t++;
+    const char *e = text + len;
+    uint64_t kind = 0;
+    size_t i = 0;
+    while (text < e) {
+        if (*text == '[' || *text == ',' || *text == ']') {
+            text++;
             continue;
         }
         char *end;
-        uint64_t v = (uint64_t)strtoll(t, &end, 10);
-        if (end == t || end > e)
+        uint64_t v = (uint64_t)strtoll(text, &end, 10);
+        if (end == text || end > e)
             break;
-        t = end;
-        unsigned char w[8];
-        for (int i = 0; i < 8; i++)
-            w[i] = (unsigned char)(v >> (8 * i));
-        pk_buf_put(out, w, 8);
+        text = end;
+        int64_t id = (int64_t)v;
+        int rc = 0;
+        if (t == SH_STACKS)
+            rc = ref_id(s, SH_FRAMES, v, &id, err);
+        else if (i % 4 == 0 || (i % 4 == 2 && kind == 0) || (i % 4 == 3 && kind == 1))
+            rc = ref_id(s, SH_STRINGS, v, &id, err);
+        else if (i % 4 == 1)
+            kind = v;
+        if (rc)
+            return rc;
+        put_varint(out, (uint64_t)id);
+        i++;
     }
-    return pk_buf_error(out) ? -1 : 0;
+    return pk_buf_error(out) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory") : 0;
 }
+
+static int shared_index(const char *table)
+{
+    for (int t = 0; t < N_SHARED; t++)
+        if (strcmp(table, shared_name[t]) == 0)
+            return t;
+    return -1;
+}
+
+/* Binds the cells of one row; the columns that name shared rows get their
+ * small ids (refs[c]: the table column c names, or -1). */
+static int bind_row(profkit_store *s, sqlite3_stmt *st, int first, const pk_cell *x, size_t n_cols,
+                    const int *refs, int t, pk_buf *blob, profkit_error *err)
+{
+    for (size_t c = 0; c < n_cols; c++) {
+        int at = first + (int)c, rc = 0;
+        if (x[c].kind == PK_CELL_ARRAY) {
+            if ((rc = array_blob(s, t, x[c].s ? x[c].s : "", x[c].len, blob, err)) != 0)
+                return rc;
+            sqlite3_bind_blob(st, at, blob->len ? blob->buf : "", (int)blob->len, SQLITE_TRANSIENT);
+        } else if (x[c].kind != PK_CELL_INT) {
+            sqlite3_bind_text(st, at, x[c].s ? x[c].s : "", (int)x[c].len, SQLITE_STATIC);
+        } else if (refs && refs[c] >= 0) {
+            int64_t id;
+            if ((rc = ref_id(s, refs[c], (uint64_t)x[c].i, &id, err)) != 0)
+                return rc;
+            sqlite3_bind_int64(st, at, id);
+        } else
+            sqlite3_bind_int64(st, at, x[c].i);
+    }
+    return 0;
+}
+
+/* The shared table each column of add's rows names (-1: none), for the
+ * columns after the content id of a shared table's rows, and samples'
+ * (seq, stack, thread, vtype, value, labels). */
+static const int refs_functions[] = { SH_STRINGS, SH_STRINGS, SH_STRINGS, SH_STRINGS, -1 };
+static const int refs_mappings[] = { -1, -1, -1, SH_STRINGS, SH_STRINGS };
+static const int refs_frames[] = { -1, SH_FUNCTIONS, -1, -1, SH_MAPPINGS, -1, SH_STRINGS };
+static const int refs_samples[] = { -1, SH_STACKS, SH_IDENTS, SH_IDENTS, -1, SH_LABELSETS };
+static const int refs_values[] = { -1, -1, SH_IDENTS, -1, -1, -1 };
+static const int refs_threads[] = { -1, -1, SH_IDENTS, -1, -1, -1, -1 };
 
 static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const pk_cell *cells,
                      size_t n_rows, profkit_error *err)
 {
     if (n_rows == 0)
         return 0;
+    sq_store *sq = s->impl;
+    int t = shared_index(table), rc = 0;
+    const int *refs = NULL;
+    if (t == SH_FUNCTIONS)
+        refs = refs_functions;
+    else if (t == SH_MAPPINGS)
+        refs = refs_mappings;
+    else if (t == SH_FRAMES)
+        refs = refs_frames;
+    else if (strcmp(table, "samples") == 0)
+        refs = refs_samples;
+    else if (strcmp(table, "profile_values") == 0)
+        refs = refs_values;
+    else if (strcmp(table, "profile_threads") == 0)
+        refs = refs_threads;
+    sqlite3_stmt *st = NULL;
     pk_buf q = PK_BUF_INIT;
-    /* samples' columns are in another order on SQLite (the schema above) */
-    pk_buf_printf(&q, "INSERT OR IGNORE INTO %s%s VALUES (", table,
-                  strcmp(table, "samples") == 0 ? " (seq, stack, thread, vtype, value, labels)" : "");
-    for (size_t c = 0; c < n_cols; c++)
-        pk_buf_printf(&q, c ? ",?" : "?");
-    pk_buf_printf(&q, ")");
-    if (pk_buf_error(&q)) {
-        pk_buf_free(&q);
-        return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    if (refs || t >= 0)
+        rc = load_ids(s, err);
+    if (t >= 0) {
+        pk_buf_printf(&q, "INSERT INTO %s (h, %s) VALUES (?", table, shared_cols[t]);
+        for (size_t c = 1; c < n_cols; c++)
+            pk_buf_printf(&q, ",?");
+    } else {
+        /* samples' columns are in another order on SQLite (the schema above) */
+        pk_buf_printf(&q, "INSERT OR IGNORE INTO %s%s VALUES (", table,
+                      strcmp(table, "samples") == 0 ? " (seq, stack, thread, vtype, value, labels)" : "");
+        for (size_t c = 0; c < n_cols; c++)
+            pk_buf_printf(&q, c ? ",?" : "?");
     }
-    sqlite3_stmt *st;
-    int ok = sqlite3_prepare_v2(db_of(s), q.buf, -1, &st, NULL) == SQLITE_OK;
+    pk_buf_printf(&q, ")");
+    if (rc == 0 && pk_buf_error(&q))
+        rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    if (rc == 0 && sqlite3_prepare_v2(sq->db, q.buf, -1, &st, NULL) != SQLITE_OK)
+        rc = sqlite_error(s, table, err);
     pk_buf_free(&q);
-    if (!ok)
-        return sqlite_error(s, table, err);
-    int rc = 0;
     pk_buf blob = PK_BUF_INIT;
     for (size_t r = 0; r < n_rows && rc == 0; r++) {
-        for (size_t c = 0; c < n_cols && rc == 0; c++) {
-            const pk_cell *x = &cells[r * n_cols + c];
-            if (x->kind == PK_CELL_ARRAY) {
-                if (array_blob(&blob, x->s ? x->s : "", x->len) != 0)
-                    rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
-                else
-                    sqlite3_bind_blob(st, (int)c + 1, blob.len ? blob.buf : "", (int)blob.len,
-                                      SQLITE_TRANSIENT);
-            } else if (x->kind != PK_CELL_INT)
-                sqlite3_bind_text(st, (int)c + 1, x->s ? x->s : "", (int)x->len, SQLITE_STATIC);
-            else
-                sqlite3_bind_int64(st, (int)c + 1, x->i);
+        const pk_cell *x = &cells[r * n_cols];
+        if (t >= 0) {
+            /* a shared row: written once, its small id kept for the rows
+             * that name it */
+            int64_t id;
+            int found;
+            uint64_t h = (uint64_t)x[0].i;
+            if ((rc = small_id(s, t, h, &id, &found)) != 0 || found)
+                continue;
+            sqlite3_bind_int64(st, 1, (int64_t)h);
+            rc = bind_row(s, st, 2, x + 1, n_cols - 1, refs, t, &blob, err);
+            if (rc == 0 && sqlite3_step(st) != SQLITE_DONE)
+                rc = sqlite_error(s, table, err);
+            sqlite3_reset(st);
+            id = sqlite3_last_insert_rowid(sq->db);
+            if (rc == 0 && (id < 1 || id > (int64_t)UINT32_MAX - 1))
+                rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
+                                  "SQLite: %s: row id %lld out of range (a damaged store?)", table,
+                                  (long long)id);
+            if (rc == 0 && pk_idmap_put(&sq->ids[t], h, (uint32_t)(id - 1)) != 0)
+                rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+            continue;
         }
+        rc = bind_row(s, st, 1, x, n_cols, refs, -1, &blob, err);
         if (rc == 0 && sqlite3_step(st) != SQLITE_DONE)
             rc = sqlite_error(s, table, err);
         sqlite3_reset(st);
@@ -168,11 +411,36 @@ static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const p
 
 static int sq_begin(profkit_store *s, profkit_error *err)
 {
-    return sq_exec(s, "BEGIN IMMEDIATE", err);
+    int rc = sq_exec(s, "BEGIN IMMEDIATE", err);
+    if (rc)
+        return rc;
+    /* another connection's commit since the ids were read: read them again */
+    sq_store *q = s->impl;
+    sqlite3_stmt *st;
+    int64_t v = -1;
+    if (sqlite3_prepare_v2(q->db, "PRAGMA data_version", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    if (v < 0 || v != q->data_version)
+        forget_ids(s);
+    q->data_version = v;
+    return 0;
 }
 static int sq_commit(profkit_store *s, profkit_error *err) { return sq_exec(s, "COMMIT", err); }
-static void sq_rollback(profkit_store *s) { sqlite3_exec(db_of(s), "ROLLBACK", NULL, NULL, NULL); }
-static void sq_close(profkit_store *s) { sqlite3_close(db_of(s)); }
+static void sq_rollback(profkit_store *s)
+{
+    forget_ids(s); /* the rows they name are gone */
+    sqlite3_exec(db_of(s), "ROLLBACK", NULL, NULL, NULL);
+}
+static void sq_close(profkit_store *s)
+{
+    forget_ids(s);
+    sqlite3_close(db_of(s));
+    free(s->impl);
+    s->impl = NULL;
+}
 
 /* Removing profiles (their seqs, "1,2,3"), in one transaction: their own
  * rows, then every shared row no remaining profile uses, so the store is
@@ -201,7 +469,7 @@ static const char gc_shared[] =
     /* label sets the same way: the dead ones, then their words as strings
      * (a number among them is no string any row keeps, or one still kept) */
     "DELETE FROM gc_labelsets WHERE id IN (SELECT labels FROM samples WHERE labels IN (SELECT id FROM gc_labelsets));"
-    "INSERT OR IGNORE INTO gc_strings SELECT j.value FROM labelsets AS x, json_each(pk_ids(x.labels)) AS j"
+    "INSERT OR IGNORE INTO gc_strings SELECT j.value FROM labelsets AS x, json_each(pk_ids(x.labels, 1)) AS j"
     " WHERE x.id IN (SELECT id FROM gc_labelsets);"
     "DELETE FROM labelsets WHERE id IN (SELECT id FROM gc_labelsets);"
     /* the dead stacks, then what only they listed */
@@ -227,8 +495,10 @@ static const char gc_shared[] =
     " UNION ALL SELECT file FROM functions UNION ALL SELECT module FROM functions"
     " UNION ALL SELECT path FROM mappings UNION ALL SELECT build_id FROM mappings"
     " UNION ALL SELECT key FROM frames"
-    " UNION ALL SELECT j.value FROM labelsets AS x, json_each(pk_ids(x.labels)) AS j);"
+    " UNION ALL SELECT j.value FROM labelsets AS x, json_each(pk_ids(x.labels, 1)) AS j);"
     "DELETE FROM strings WHERE id IN (SELECT id FROM gc_strings);"
+    /* the threads and value types no remaining profile has */
+    "DELETE FROM idents WHERE id NOT IN (SELECT vtype FROM profile_values UNION ALL SELECT thread FROM profile_threads);"
     "DROP TABLE temp.gc_stacks; DROP TABLE temp.gc_frames; DROP TABLE temp.gc_functions;"
     "DROP TABLE temp.gc_mappings; DROP TABLE temp.gc_strings; DROP TABLE temp.gc_labelsets;";
 
@@ -251,6 +521,7 @@ static int sq_remove(profkit_store *s, const char *seqs, profkit_error *err)
     int rc = sq_begin(s, err);
     if (rc)
         return rc;
+    forget_ids(s); /* shared rows go */
     if ((rc = sq_remove_rows(s, seqs, err)) == 0 && (rc = sq_commit(s, err)) == 0)
         return 0;
     sq_rollback(s);
@@ -288,33 +559,41 @@ static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_int(ctx, v && regexec(re, v, 0, NULL, 0) == 0);
 }
 
-/* pk_ids(BLOB): an array blob (8-byte little-endian words) as the JSON
- * text "[1,2,3]" that json_each and the loader read. Anything else (text,
- * a blob of a length no multiple of 8: a damaged store) comes back as
- * text the loader refuses, naming the row. */
+/* pk_ids(BLOB): an array blob (varints) as the JSON text "[1,2,3]" that
+ * json_each and the loader read; pk_ids(BLOB, 1): a label set's blob as
+ * the ids of the strings among its words (keys, string values, units:
+ * what the rows name, without the numbers). Anything else (text, a blob
+ * cut inside a varint: a damaged store) comes back as text the loader
+ * refuses, naming the row. */
 static void sql_ids(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-    (void)argc;
     const unsigned char *b = sqlite3_value_blob(argv[0]);
     int n = sqlite3_value_bytes(argv[0]);
-    if (sqlite3_value_type(argv[0]) != SQLITE_BLOB || n % 8 != 0) {
-        if (sqlite3_value_type(argv[0]) == SQLITE_BLOB) {
-            char msg[64];
-            snprintf(msg, sizeof(msg), "(a blob of %d bytes)", n);
-            sqlite3_result_text(ctx, msg, -1, SQLITE_TRANSIENT);
-        } else
-            sqlite3_result_value(ctx, argv[0]);
+    int strings = argc > 1 && sqlite3_value_int(argv[1]) == 1;
+    if (sqlite3_value_type(argv[0]) != SQLITE_BLOB) {
+        sqlite3_result_value(ctx, argv[0]);
         return;
     }
     pk_buf t = PK_BUF_INIT;
     pk_buf_printf(&t, "[");
-    for (int i = 0; i < n; i += 8) {
-        uint64_t v = 0;
-        for (int k = 7; k >= 0; k--)
-            v = (v << 8) | b[i + k];
-        if (i)
-            pk_buf_putc(&t, ',');
-        pk_buf_i64(&t, (int64_t)v);
+    size_t at = 0, i = 0, put = 0;
+    uint64_t v, kind = 0;
+    while (at < (size_t)n) {
+        if (get_varint(b, (size_t)n, &at, &v) != 0) {
+            pk_buf_free(&t);
+            char msg[64];
+            snprintf(msg, sizeof(msg), "(a blob of %d bytes)", n);
+            sqlite3_result_text(ctx, msg, -1, SQLITE_TRANSIENT);
+            return;
+        }
+        if (i % 4 == 1)
+            kind = v;
+        if (!strings || (v != 0 && (i % 4 == 0 || (i % 4 == 2 && kind == 0) || (i % 4 == 3 && kind == 1)))) {
+            if (put++)
+                pk_buf_putc(&t, ',');
+            pk_buf_i64(&t, (int64_t)v);
+        }
+        i++;
     }
     pk_buf_printf(&t, "]");
     if (pk_buf_error(&t))
@@ -338,6 +617,7 @@ static int sq_unlabel(profkit_store *s, const char *seqs, const char *keys, prof
  * leaves none behind (above); this sweeps a store written otherwise. */
 static const char gc_all[] =
     "DELETE FROM stacks WHERE id NOT IN (SELECT stack FROM samples);"
+    "DELETE FROM idents WHERE id NOT IN (SELECT vtype FROM profile_values UNION ALL SELECT thread FROM profile_threads);"
     "DELETE FROM frames WHERE id NOT IN (SELECT j.value FROM stacks AS x, json_each(pk_ids(x.frames)) AS j);"
     "DELETE FROM functions WHERE id NOT IN (SELECT function FROM frames);"
     "DELETE FROM mappings WHERE id NOT IN (SELECT mapping FROM frames);"
@@ -345,13 +625,14 @@ static const char gc_all[] =
     " UNION ALL SELECT file FROM functions UNION ALL SELECT module FROM functions"
     " UNION ALL SELECT path FROM mappings UNION ALL SELECT build_id FROM mappings"
     " UNION ALL SELECT key FROM frames"
-    " UNION ALL SELECT j.value FROM labelsets AS x, json_each(pk_ids(x.labels)) AS j);";
+    " UNION ALL SELECT j.value FROM labelsets AS x, json_each(pk_ids(x.labels, 1)) AS j);";
 
 static int sq_gc(profkit_store *s, size_t *n, profkit_error *err)
 {
     int rc = sq_begin(s, err);
     if (rc)
         return rc;
+    forget_ids(s); /* shared rows go */
     sqlite3_int64 before = sqlite3_total_changes64(db_of(s));
     if ((rc = sq_exec(s, gc_all, err)) == 0 && (rc = sq_commit(s, err)) == 0) {
         *n = (size_t)(sqlite3_total_changes64(db_of(s)) - before);
@@ -374,18 +655,30 @@ int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err)
         sqlite3_close(db);
         return PROFKIT_EIO;
     }
-    s->impl = db;
+    sq_store *sq = calloc(1, sizeof(*sq));
+    if (!sq) {
+        sqlite3_close(db);
+        return pk_error_set(err, PROFKIT_ENOMEM, path, -1, "out of memory");
+    }
+    sq->db = db;
+    s->impl = sq;
     s->engine = &sqlite_engine;
     sqlite3_busy_timeout(db, 10000);
     sqlite3_create_function(db, "regexp", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_regexp,
                             NULL, NULL);
     sqlite3_create_function(db, "pk_ids", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_ids, NULL, NULL);
+    sqlite3_create_function(db, "pk_ids", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_ids, NULL, NULL);
     int rc = pk_store_check_stacks(s, "SELECT name FROM pragma_table_info('stacks') WHERE name IN ('parent', 'keys')",
                                    err);
-    if (rc == 0) /* (a store older than this schema has a stacks.keys column: refused above) */
+    if (rc == 0) /* stacks without their content ids: shared rows named by content ids */
+        rc = pk_store_check_small_ids(s, "SELECT 1 FROM sqlite_master WHERE name = 'stacks' AND type = 'table'"
+                                         " AND NOT EXISTS (SELECT 1 FROM pragma_table_info('stacks') WHERE name = 'h')",
+                                      err);
+    if (rc == 0)
         rc = sq_exec(s, schema, err);
     if (rc) {
         sqlite3_close(db);
+        free(sq);
         s->impl = NULL;
         return rc;
     }

@@ -74,6 +74,8 @@ XML
   <default_database>default</default_database>
   <mark_cache_size>104857600</mark_cache_size>
   <max_concurrent_queries>20</max_concurrent_queries>
+  <!-- every part zstd-compressed (the default is LZ4): the store's size (docs/store.md) -->
+  <compression><case><min_part_size>0</min_part_size><min_part_size_ratio>0</min_part_size_ratio><method>zstd</method></case></compression>
   <remote_servers>
     <pk>
       <shard><replica><host>127.0.0.1</host><port>$TCP1</port></replica></shard>

@@ -70,10 +70,18 @@ expect_eq "gc after rm finds nothing left (rm removed it)" "removed 0 unused sha
 python3 - "$GC" << 'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-db.execute("INSERT INTO strings VALUES (11, 'orphan'), (12, 'orphan.c'), (13, 'orphan key')")
-db.execute("INSERT INTO functions VALUES (21, 11, 11, 12, 0, 3)")
-db.execute("INSERT INTO frames VALUES (31, 0, 21, 4, 0, 0, 0, 13)")
-db.execute("INSERT INTO stacks VALUES (41, ?)", ((31).to_bytes(8, "little"),))
+# (id, h: a row's small id and its content id; a stack's frames: varints)
+def varint(v):
+    out = bytearray()
+    while True:
+        out.append((v & 0x7f) | (0x80 if v >> 7 else 0))
+        v >>= 7
+        if not v:
+            return bytes(out)
+db.execute("INSERT INTO strings VALUES (1000011, -11, 'orphan'), (1000012, -12, 'orphan.c'), (1000013, -13, 'orphan key')")
+db.execute("INSERT INTO functions VALUES (1000021, -21, 1000011, 1000011, 1000012, 0, 3)")
+db.execute("INSERT INTO frames VALUES (1000031, -31, 0, 1000021, 4, 0, 0, 0, 1000013)")
+db.execute("INSERT INTO stacks VALUES (1000041, -41, ?)", (varint(1000031),))
 db.commit()
 PY
 python3 "$PROFKIT_SRC/tests/store/store_tables.py" "$GC" | head -12 > "$TMP/gc.before"
