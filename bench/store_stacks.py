@@ -10,7 +10,13 @@ again, one transaction / one INSERT per table per profile, as `add` does),
 `top`'s GROUP BYs and reading the aggregated stacks a tree or flame graph
 is built from.
 
-store_stacks.py SQLITE_DB OUTDIR [CLICKHOUSE_HTTP_URL DATABASE]"""
+store_stacks.py SQLITE_DB OUTDIR [CLICKHOUSE_HTTP_URL DATABASE]
+
+It reads the layout that decision was made on (stacks.frames as 8-byte
+content ids, each frame's label in frames.key), which the store had up to
+4b0028f; since then rows are named by small ids in varint blobs and
+frames.key is not kept (docs/store.md, "Size"). To run it again, build and
+fill the store from that commit (git worktree add DIR 4b0028f)."""
 import hashlib
 import json
 import os
@@ -37,6 +43,9 @@ def best(f):
 
 
 src = sqlite3.connect(SQLITE_DB)
+if "h" in [r[1] for r in src.execute("PRAGMA table_info(stacks)")]:
+    sys.exit("store_stacks.py: %s has the store's later layout (small ids, no frames.key); "
+             "fill it with a profkit built from 4b0028f (see this script's docstring)" % SQLITE_DB)
 # the store's rows: one per sampled stack, its frames and their labels, root first
 # (stacks.frames: 8-byte little-endian words; each frame's key in frames.key)
 key_of = dict(src.execute("SELECT id, key FROM frames"))
