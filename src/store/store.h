@@ -140,4 +140,11 @@ int pk_store_multipart_part(const char *ctype, const char *body, size_t len, con
  * PROFKIT_EINVAL with err set. */
 int pk_store_name_labels(const char *name, size_t *n, profkit_error *err);
 
+/* ---- the store browser (store_web.c) ---- */
+
+/* Every label key of the profiles q selects, with its values and how many
+ * profiles have each, as JSON (docs/json.md, "store labels") into out
+ * (store_list.c). Returns 0 or a negative code. */
+int pk_store_label_index(pk_buf *out, profkit_store *s, const profkit_store_query *q, profkit_error *err);
+
 #endif
