@@ -396,8 +396,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return queue(c, s, MHD_HTTP_NO_CONTENT, r);
     }
     if (!is_get && !is_head)
-        return deny(c, s, api, MHD_HTTP_METHOD_NOT_ALLOWED, "profkit: only GET and HEAD\n",
-                    "Allow", "GET, HEAD");
+        return deny(c, s, api, MHD_HTTP_METHOD_NOT_ALLOWED,
+                    api ? "profkit: the API answers only GET\n" : "profkit: only GET and HEAD\n", "Allow",
+                    api ? "GET" : "GET, HEAD");
 
     size_t skip = token_prefix(s, url);
     if (skip == 0)
@@ -406,7 +407,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                         : "profkit: not found\n", NULL, NULL);
     if (api && strncmp(url + skip, "/api/", 5) == 0) { /* the handler answers GET /TOKEN/api/NAME */
         if (!is_get)
-            return deny(c, s, api, MHD_HTTP_METHOD_NOT_ALLOWED, "profkit: the API answers GET only\n",
+            return deny(c, s, api, MHD_HTTP_METHOD_NOT_ALLOWED, "profkit: the API answers only GET\n",
                         "Allow", "GET");
         return page_api_request(c, s, method, url + skip + 4);
     }

@@ -63,7 +63,12 @@ static unsigned fail_text(pk_buf *a, unsigned status, const char *text)
 static unsigned fail_err(pk_buf *a, int rc, const profkit_error *err)
 {
     unsigned status = rc == PROFKIT_EINVAL ? 400 : rc == PROFKIT_ENOTFOUND ? 404 : 500;
-    return fail_text(a, status, err->message[0] ? err->message : "failed");
+    /* "profkit_X_options.NAME ..." (which the command line renames --NAME)
+     * is the API's argument NAME */
+    const char *m = err->message[0] ? err->message : "failed", *dot = strstr(m, "_options.");
+    if (strncmp(m, "profkit_", 8) == 0 && dot && !memchr(m, ' ', (size_t)(dot - m)))
+        m = dot + 9;
+    return fail_text(a, status, m);
 }
 
 /* ------------------------------------------------------------- selection */
@@ -278,7 +283,7 @@ static unsigned handle(void *payload, const pk_http_request *rq, pk_buf *a)
     profkit_store_browser *b = payload;
     const char *path = rq->path;
     if (strcmp(rq->method, "GET") != 0)
-        return fail_text(a, 405, "the API answers GET only");
+        return fail_text(a, 405, "the API answers only GET");
     selection sel, base;
     unsigned st;
     if (strcmp(path, "/diff") == 0) {

@@ -89,6 +89,8 @@
   function renderPickers() {
     const box = document.getElementById("pk-pickers");
     box.replaceChildren();
+    const natural = (a, b) => a.value.localeCompare(b.value, "en", { numeric: true });
+    for (const k of state.labels) k.values.sort(natural);
     for (const k of state.labels) {
       const s = el("select", { class: "pk-label", "data-key": k.key, "aria-label": "label " + k.key },
         el("option", { value: "", text: "any" }),
@@ -98,10 +100,15 @@
     const by = document.getElementById("pk-trend-by");
     const keep = by.value;
     by.replaceChildren(...state.labels.map((k) => el("option", { value: k.key, text: k.key })), el("option", { value: "day", text: "day" }));
+    // the first key of the user's own (not one profkit adds) with two values or more
+    const own = state.labels.find((k) => !AUTO.has(k.key) && k.values.length > 1);
     if ([...by.options].some((o) => o.value === keep)) by.value = keep;
+    else by.value = own ? own.key : "day";
   }
 
   // ------------------------------------------------------------ table
+  // labels profkit adds itself; file and format have their own columns
+  const AUTO = new Set(["file", "format", "thread", "value"]);
   function updateActions() {
     const sel = currentSelection();
     document.getElementById("pk-sel-text").textContent = "Selection: " + describe(sel) +
@@ -125,7 +132,7 @@
         el("td", { class: "pk-id" }, el("a", { href: "api/view?ids=" + p.id, target: "_blank", title: "open this profile in the viewer" }, p.id)),
         el("td", {}, p.utc),
         el("td", {}, p.format),
-        el("td", { class: "pk-labels" }, ...Object.entries(p.labels).flatMap(([k, vs]) => vs.map((v) => el("span", {}, k + "=" + v)))),
+        el("td", { class: "pk-labels" }, ...Object.entries(p.labels).filter(([k]) => k !== "file" && k !== "format").flatMap(([k, vs]) => vs.map((v) => el("span", {}, k + "=" + v)))),
         el("td", {}, p.totals.map((t) => t.type + " " + fmtValue(t.value, t.unit)).join(", ")),
         el("td", { class: "pk-file", title: p.file }, p.file.length > 40 ? "…" + p.file.slice(-39) : p.file));
       box.addEventListener("change", () => {
