@@ -123,6 +123,12 @@ v = await opened("#pk-open");
 check("checked rows merged: top = top --db --where version~^1\\.[34]$", same(await v.evaluate(() => window.profkit.query("top", { limit: 0 })), cliTop("--where", "version~^1\\.[34]$")));
 await v.close();
 for (const id of picked) await page.uncheck(`#pk-rows tr[data-id="${id}"] input`);
+// every row checked: the listed selection itself
+await page.check("#pk-all");
+check("all rows checked: the selection is the list's", (await page.textContent("#pk-sel-text")).startsWith("Selection: all profiles"),
+      await page.textContent("#pk-sel-text"));
+await page.uncheck("#pk-all");
+check("none checked again", (await page.$$eval("#pk-rows input:checked", (x) => x.length)) === 0);
 
 // one profile: its id's link
 const one = ls("--where", "host=h05")[0];

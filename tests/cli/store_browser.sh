@@ -62,6 +62,8 @@ refused "a foreign Host on our port" 421 "Host" -H "Host: 127.0.0.2:$port" "$api
 refused "our Host on another port" 421 "Host" -H "Host: 127.0.0.1:1$port" "$api/profiles"
 refused "a foreign Origin" 403 "origin are refused" -H "Origin: http://evil.example" "$api/profiles"
 refused "a null Origin" 403 "origin are refused" -H "Origin: null" "$api/profiles"
+refused "localhost without the port" 421 "Host" -H "Host: localhost" "$api/profiles"
+get "HEAD (no body to say why)" 405 -I "$api/profiles"
 refused "POST" 405 "only GET" -X POST --data x "$api/profiles"
 refused "an unknown path" 404 "one of profiles, labels, top, view, diff, trend" "$api/nothing"
 refused "a bad time" 400 "since 'yesterday': expected YYYY-MM-DD" "$api/profiles?since=yesterday"

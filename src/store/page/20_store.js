@@ -82,7 +82,8 @@
   }
   // The checked rows, else the filters' selection.
   function currentSelection() {
-    if (state.checked.size) return { ids: state.profiles.filter((p) => state.checked.has(p.id)).map((p) => p.id) };
+    // every row checked is the listed selection itself (and a short address)
+    if (state.checked.size && state.checked.size < state.profiles.length) return { ids: state.profiles.filter((p) => state.checked.has(p.id)).map((p) => p.id) };
     return state.filters || filterSelection();
   }
 
