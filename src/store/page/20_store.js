@@ -215,9 +215,9 @@
     if (t.function && pts.length) svg.append(el("polyline", { class: "pk-total", points: pts.map((q, i) => x(i) + "," + y(q.total)).join(" ") }));
     const table = el("table", { id: "pk-trend-table" },
       el("thead", {}, el("tr", {}, el("th", {}, t.by), el("th", { class: "pk-num" }, "profiles"),
-        el("th", { class: "pk-num" }, t.function ? "value of /" + t.function + "/" : "total"), el("th", { class: "pk-num" }, "total"))),
+        el("th", { class: "pk-num" }, t.function ? "value of /" + t.function + "/" : "total"), t.function ? el("th", { class: "pk-num" }, "total") : null)),
       el("tbody", {}, ...pts.map((q) => el("tr", { "data-group": q.group }, el("td", {}, q.group), el("td", { class: "pk-num" }, q.profiles),
-        el("td", { class: "pk-num" }, fmtValue(q.value, t.value_type.unit)), el("td", { class: "pk-num" }, fmtValue(q.total, t.value_type.unit))))));
+        el("td", { class: "pk-num" }, fmtValue(q.value, t.value_type.unit)), t.function ? el("td", { class: "pk-num" }, fmtValue(q.total, t.value_type.unit)) : null))));
     chart.replaceChildren(el("div", {}, (t.function ? "value of the stacks through /" + t.function + "/" : "total") + " (" + t.value_type.type + ")" +
       (t.function ? "; the line: the total" : "")), svg, table);
   }
