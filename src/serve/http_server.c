@@ -70,6 +70,7 @@
 #define API_DEFAULT_TIMEOUT_S 30
 #define API_DEFAULT_MAX_CONNECTIONS 64
 #define MAX_HOSTS 16
+#define PAGE_API_MAX_BODY ((size_t)4 << 20) /* a POSTed selection: 4 MiB */
 
 /* One version of a resource's bytes; responses hold references to it. */
 typedef struct blob {
@@ -332,20 +333,21 @@ static int api_path(const profkit_server *s, const char *url)
 /* Answers a request of the page's JSON API (GET /TOKEN/api/NAME) with the
  * handler: JSON, or the content type the handler set. */
 static enum MHD_Result page_api_request(struct MHD_Connection *c, profkit_server *s,
-                                        const char *method, const char *path)
+                                        const char *method, const char *path, const char *body,
+                                        size_t len)
 {
     const char *ctype = NULL;
-    pk_http_request hr = { method, path, "", 0, c, &ctype };
+    pk_http_request hr = { method, path, body, len, c, &ctype };
     pk_buf answer = PK_BUF_INIT;
     unsigned status = s->handler(s->payload, &hr, &answer);
     if (pk_buf_error(&answer)) {
         pk_buf_free(&answer);
         return refuse_json(c, s, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory", NULL, NULL);
     }
-    const char *body = answer.buf ? answer.buf : "{}";
-    size_t len = answer.buf ? answer.len : 2;
-    enum MHD_Result ret = ctype ? respond(c, s, status, ctype, body, len, MHD_RESPMEM_MUST_COPY, NULL, NULL)
-                                : queue_json(c, s, status, body, len, NULL, NULL);
+    const char *out = answer.buf ? answer.buf : "{}";
+    size_t out_len = answer.buf ? answer.len : 2;
+    enum MHD_Result ret = ctype ? respond(c, s, status, ctype, out, out_len, MHD_RESPMEM_MUST_COPY, NULL, NULL)
+                                : queue_json(c, s, status, out, out_len, NULL, NULL);
     pk_buf_free(&answer);
     return ret;
 }
@@ -357,11 +359,30 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
     profkit_server *s = cls;
     (void)version;
-    (void)upload_data;
-    (void)req_cls;
     /* Called first once the request head is complete: every answer is
      * decided from the head, and a body (which no allowed request has) is
-     * never looked at. */
+     * never looked at; but for a POST to the page's API, whose body (at
+     * most PAGE_API_MAX_BODY) is read here and handed to its handler. */
+    api_req *rq = *req_cls;
+    if (rq) {
+        size_t n = *upload_data_size;
+        *upload_data_size = 0;
+        if (n) {
+            rq->seen += n;
+            if (rq->seen > PAGE_API_MAX_BODY) {
+                pk_buf_free(&rq->body);
+                rq->refused = 1;
+                return rq->seen / 4 > PAGE_API_MAX_BODY ? MHD_NO : MHD_YES;
+            }
+            pk_buf_put(&rq->body, upload_data, n);
+            return pk_buf_error(&rq->body) ? MHD_NO : MHD_YES;
+        }
+        if (rq->refused)
+            return refuse_json(c, s, MHD_HTTP_CONTENT_TOO_LARGE, "the body is larger than the API takes",
+                               NULL, NULL);
+        return page_api_request(c, s, method, url + 1 + s->token_len + 4,
+                                rq->body.buf ? rq->body.buf : "", rq->body.len);
+    }
     *upload_data_size = 0;
 
     int dup, api = api_path(s, url);
@@ -395,21 +416,37 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         }
         return queue(c, s, MHD_HTTP_NO_CONTENT, r);
     }
-    if (!is_get && !is_head)
+    int is_post = api && strcmp(method, MHD_HTTP_METHOD_POST) == 0;
+    if (!is_get && !is_head && !is_post)
         return deny(c, s, api, MHD_HTTP_METHOD_NOT_ALLOWED,
-                    api ? "profkit: the API answers only GET\n" : "profkit: only GET and HEAD\n", "Allow",
-                    api ? "GET" : "GET, HEAD");
+                    api ? "profkit: the API answers only GET and POST\n" : "profkit: only GET and HEAD\n",
+                    "Allow", api ? "GET, POST" : "GET, HEAD");
 
     size_t skip = token_prefix(s, url);
     if (skip == 0)
         return deny(c, s, api, MHD_HTTP_NOT_FOUND,
                     api ? "profkit: not found (the API's paths are /TOKEN/api/NAME)\n"
                         : "profkit: not found\n", NULL, NULL);
-    if (api && strncmp(url + skip, "/api/", 5) == 0) { /* the handler answers GET /TOKEN/api/NAME */
-        if (!is_get)
-            return deny(c, s, api, MHD_HTTP_METHOD_NOT_ALLOWED, "profkit: the API answers only GET\n",
-                        "Allow", "GET");
-        return page_api_request(c, s, method, url + skip + 4);
+    if (api && strncmp(url + skip, "/api/", 5) == 0) { /* the handler answers /TOKEN/api/NAME */
+        if (is_get)
+            return page_api_request(c, s, method, url + skip + 4, "", 0);
+        if (!is_post)
+            return deny(c, s, api, MHD_HTTP_METHOD_NOT_ALLOWED,
+                        "profkit: the API answers only GET and POST\n", "Allow", "GET, POST");
+        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+        if (cl) {
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(cl, &end, 10);
+            if (errno || end == cl || *end || v > PAGE_API_MAX_BODY)
+                return refuse_json(c, s, MHD_HTTP_CONTENT_TOO_LARGE, "the body is larger than the API takes",
+                                   NULL, NULL);
+        }
+        if (!(rq = calloc(1, sizeof(*rq))))
+            return MHD_NO;
+        pk_buf_init(&rq->body, PAGE_API_MAX_BODY + 1);
+        *req_cls = rq; /* the body comes in the next calls */
+        return MHD_YES;
     }
     if (url[skip] == 0) { /* /TOKEN: relative links need the slash */
         char loc[TOKEN_MAX + 3];
@@ -819,13 +856,15 @@ static int viewer_start(profkit_server **out, const profkit_server_options *o, p
     snprintf(s->url, sizeof(s->url), "http://127.0.0.1:%u/%s/", s->port, s->token);
     unsigned timeout = o->timeout_s ? o->timeout_s : DEFAULT_TIMEOUT_S;
     unsigned limit = o->max_connections ? o->max_connections : DEFAULT_MAX_CONNECTIONS;
-    /* with an API, a thread per connection: a slow query holds up no other request */
+    /* with an API, a thread per connection: a slow query holds up no other
+     * request; api_completed frees a POST's body */
     s->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
                                      (handler ? MHD_USE_THREAD_PER_CONNECTION : 0), 0, NULL, NULL,
                                  on_request, s, MHD_OPTION_LISTEN_SOCKET, fd,
                                  MHD_OPTION_CONNECTION_TIMEOUT, timeout,
                                  MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_STRICT_FOR_CLIENT,
-                                 (int)1, MHD_OPTION_EXTERNAL_LOGGER, on_log, s, MHD_OPTION_END);
+                                 (int)1, MHD_OPTION_NOTIFY_COMPLETED, api_completed, s,
+                                 MHD_OPTION_EXTERNAL_LOGGER, on_log, s, MHD_OPTION_END);
     if (!s->daemon) {
         close(fd);
         rc = pk_error_set(err, PROFKIT_EIO, NULL, -1, "cannot serve on 127.0.0.1:%u: %s",

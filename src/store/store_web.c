@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MAX_TERMS 32
 #define MAX_IDS 100000
@@ -71,6 +72,113 @@ static unsigned fail_err(pk_buf *a, int rc, const profkit_error *err)
     return fail_text(a, status, m);
 }
 
+/* ------------------------------------------------------------- arguments */
+
+#define MAX_FORM 256
+
+/* A request's arguments: its query's, or a POST's form body's
+ * (application/x-www-form-urlencoded, as a page's <form> sends). */
+typedef struct args {
+    const pk_http_request *rq;
+    int post;
+    char *copy; /* the body, decoded in place */
+    const char *k[MAX_FORM], *v[MAX_FORM];
+    size_t n;
+} args;
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Decodes %XX and '+' in place; -1 for a bad escape or a NUL. */
+static int form_decode(char *t)
+{
+    char *o = t;
+    for (const char *i = t; *i; i++) {
+        if (*i == '+') {
+            *o++ = ' ';
+        } else if (*i == '%') {
+            int h = hexval(i[1]), l = h < 0 ? -1 : hexval(i[2]);
+            if (l < 0 || (h == 0 && l == 0))
+                return -1;
+            *o++ = (char)(h * 16 + l);
+            i += 2;
+        } else {
+            *o++ = *i;
+        }
+    }
+    *o = 0;
+    return 0;
+}
+
+/* Reads rq's arguments. Returns 0, or a status with the answer written. */
+static unsigned args_read(args *ar, const pk_http_request *rq, pk_buf *a)
+{
+    memset(ar, 0, sizeof(*ar));
+    ar->rq = rq;
+    if (strcmp(rq->method, "POST") != 0)
+        return 0;
+    ar->post = 1;
+    const char *ct = pk_http_header(rq, "Content-Type");
+    if (!ct || strncasecmp(ct, "application/x-www-form-urlencoded", 33) != 0 || (ct[33] && ct[33] != ';'))
+        return fail_text(a, 415, "a POST's body: expected a form (Content-Type: application/x-www-form-urlencoded)");
+    if (memchr(rq->body, 0, rq->len))
+        return fail_text(a, 400, "a POST's body: expected a form, not a NUL byte");
+    if (!(ar->copy = malloc(rq->len + 1)))
+        return fail_text(a, 500, "out of memory");
+    memcpy(ar->copy, rq->body, rq->len);
+    ar->copy[rq->len] = 0;
+    for (char *p = ar->copy; *p;) {
+        char *amp = strchr(p, '&');
+        if (amp)
+            *amp = 0;
+        if (*p) {
+            if (ar->n == MAX_FORM)
+                return fail_text(a, 400, "a POST's body: more than 256 arguments");
+            char *eq = strchr(p, '=');
+            if (eq)
+                *eq = 0;
+            if (form_decode(p) != 0 || (eq && form_decode(eq + 1) != 0))
+                return fail_text(a, 400, "a POST's body: a bad %-escape (or %00) in the form");
+            ar->k[ar->n] = p;
+            ar->v[ar->n++] = eq ? eq + 1 : "";
+        }
+        if (!amp)
+            break;
+        p = amp + 1;
+    }
+    return 0;
+}
+
+static void args_free(args *ar)
+{
+    free(ar->copy);
+    ar->copy = NULL;
+}
+
+/* Every value of key: up to max in out; returns how many there are. */
+static size_t argn(const args *ar, const char *key, const char **out, size_t max)
+{
+    if (!ar->post)
+        return pk_http_args(ar->rq, key, out, max);
+    size_t n = 0;
+    for (size_t i = 0; i < ar->n; i++)
+        if (strcmp(ar->k[i], key) == 0) {
+            if (n < max)
+                out[n] = ar->v[i];
+            n++;
+        }
+    return n;
+}
+
+/* The first value of key, or NULL. */
+static const char *arg1(const args *ar, const char *key)
+{
+    const char *v = NULL;
+    return argn(ar, key, &v, 1) ? v : NULL;
+}
+
 /* ------------------------------------------------------------- selection */
 
 typedef struct selection {
@@ -95,12 +203,12 @@ static const char *arg_name(char *buf, size_t n, const char *prefix, const char 
 
 /* Reads a selection from the arguments with this prefix ("", "base_",
  * "new_"). Returns 0, or a status with the answer written. */
-static unsigned selection_read(selection *sel, const pk_http_request *rq, const char *prefix, pk_buf *a)
+static unsigned selection_read(selection *sel, const args *rq, const char *prefix, pk_buf *a)
 {
     char key[32], msg[300];
     memset(sel, 0, sizeof(*sel));
     sel->q.since = sel->q.until = PROFKIT_NO_TIME;
-    size_t n = pk_http_args(rq, arg_name(key, sizeof(key), prefix, "where"), sel->where, MAX_TERMS);
+    size_t n = argn(rq, arg_name(key, sizeof(key), prefix, "where"), sel->where, MAX_TERMS);
     if (n > MAX_TERMS) {
         snprintf(msg, sizeof(msg), "%s: at most %d terms", key, MAX_TERMS);
         return fail_text(a, 400, msg);
@@ -113,7 +221,7 @@ static unsigned selection_read(selection *sel, const pk_http_request *rq, const 
                                  sel->where[i]);
     static const char *const bounds[2] = { "since", "until" };
     for (int b = 0; b < 2; b++) {
-        const char *t = pk_http_arg(rq, arg_name(key, sizeof(key), prefix, bounds[b]));
+        const char *t = arg1(rq, arg_name(key, sizeof(key), prefix, bounds[b]));
         if (!t || !*t)
             continue;
         int64_t ns;
@@ -128,7 +236,7 @@ static unsigned selection_read(selection *sel, const pk_http_request *rq, const 
             used += (size_t)snprintf(sel->text + used, sizeof(sel->text) - used, "%s%s %s",
                                      used ? " " : "", bounds[b], t);
     }
-    const char *ids = pk_http_arg(rq, arg_name(key, sizeof(key), prefix, "ids"));
+    const char *ids = arg1(rq, arg_name(key, sizeof(key), prefix, "ids"));
     if (ids && *ids) {
         size_t cap = 1;
         for (const char *p = ids; *p; p++)
@@ -169,9 +277,9 @@ static unsigned selection_read(selection *sel, const pk_http_request *rq, const 
 
 /* Runs a report of the library that writes to a FILE into the answer. */
 typedef int (*file_report)(FILE *f, profkit_store_browser *b, const selection *sel,
-                           const pk_http_request *rq, profkit_error *err);
+                           const args *rq, profkit_error *err);
 
-static unsigned via_file(profkit_store_browser *b, const selection *sel, const pk_http_request *rq,
+static unsigned via_file(profkit_store_browser *b, const selection *sel, const args *rq,
                          file_report fn, pk_buf *a)
 {
     char *text = NULL;
@@ -196,7 +304,7 @@ static unsigned via_file(profkit_store_browser *b, const selection *sel, const p
     return status;
 }
 
-static int do_profiles(FILE *f, profkit_store_browser *b, const selection *sel, const pk_http_request *rq,
+static int do_profiles(FILE *f, profkit_store_browser *b, const selection *sel, const args *rq,
                        profkit_error *err)
 {
     (void)rq;
@@ -204,25 +312,25 @@ static int do_profiles(FILE *f, profkit_store_browser *b, const selection *sel, 
     return profkit_store_list_opts(f, b->store, &sel->q, &o, err);
 }
 
-static int do_top(FILE *f, profkit_store_browser *b, const selection *sel, const pk_http_request *rq,
+static int do_top(FILE *f, profkit_store_browser *b, const selection *sel, const args *rq,
                   profkit_error *err)
 {
     profkit_report_options o;
     memset(&o, 0, sizeof(o));
     o.json = 1;
     o.limit = 0;
-    o.value = pk_http_arg(rq, "value");
+    o.value = arg1(rq, "value");
     return profkit_store_report_top(f, b->store, &sel->q, &o, err);
 }
 
-static int do_trend(FILE *f, profkit_store_browser *b, const selection *sel, const pk_http_request *rq,
+static int do_trend(FILE *f, profkit_store_browser *b, const selection *sel, const args *rq,
                     profkit_error *err)
 {
     profkit_store_trend_options o;
     memset(&o, 0, sizeof(o));
-    o.by = pk_http_arg(rq, "by");
-    o.function = pk_http_arg(rq, "function");
-    o.value = pk_http_arg(rq, "value");
+    o.by = arg1(rq, "by");
+    o.function = arg1(rq, "function");
+    o.value = arg1(rq, "value");
     o.json = 1;
     if (o.value && !*o.value)
         o.value = NULL;
@@ -233,7 +341,7 @@ static int do_trend(FILE *f, profkit_store_browser *b, const selection *sel, con
 
 /* The viewer page of one selection, or with base the diff page. */
 static unsigned page(profkit_store_browser *b, const selection *sel, const selection *base,
-                     const pk_http_request *rq, pk_buf *a)
+                     const args *rq, pk_buf *a)
 {
     profkit_profile *p = NULL, *bp = NULL;
     profkit_error err;
@@ -263,7 +371,7 @@ static unsigned page(profkit_store_browser *b, const selection *sel, const selec
     o.max_nodes = b->max_nodes;
     o.title = title;
     o.base = bp;
-    const char *v = pk_http_arg(rq, "value");
+    const char *v = arg1(rq, "value");
     o.value = v && *v ? v : NULL;
     char *html = NULL;
     size_t len = 0;
@@ -274,16 +382,25 @@ static unsigned page(profkit_store_browser *b, const selection *sel, const selec
         return fail_err(a, rc, &err);
     pk_buf_put(a, html, len);
     free(html);
-    *rq->content_type = "text/html; charset=utf-8";
+    *rq->rq->content_type = "text/html; charset=utf-8";
     return 200;
 }
 
-static unsigned handle(void *payload, const pk_http_request *rq, pk_buf *a)
+static unsigned answer(profkit_store_browser *b, const args *rq, pk_buf *a);
+
+static unsigned handle(void *payload, const pk_http_request *hr, pk_buf *a)
 {
-    profkit_store_browser *b = payload;
-    const char *path = rq->path;
-    if (strcmp(rq->method, "GET") != 0)
-        return fail_text(a, 405, "the API answers only GET");
+    args ar;
+    unsigned st = args_read(&ar, hr, a);
+    if (st == 0)
+        st = answer(payload, &ar, a);
+    args_free(&ar);
+    return st;
+}
+
+static unsigned answer(profkit_store_browser *b, const args *rq, pk_buf *a)
+{
+    const char *path = rq->rq->path;
     selection sel, base;
     unsigned st;
     if (strcmp(path, "/diff") == 0) {

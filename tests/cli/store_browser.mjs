@@ -122,6 +122,15 @@ await shot(page, "checked");
 v = await opened("#pk-open");
 check("checked rows merged: top = top --db --where version~^1\\.[34]$", same(await v.evaluate(() => window.profkit.query("top", { limit: 0 })), cliTop("--where", "version~^1\\.[34]$")));
 await v.close();
+// the same by a POST (the page posts a form when the address would be long)
+await page.evaluate(() => { window.profkitStore.maxGet = 0; });
+const posts = [];
+ctx.on("request", (r) => { if (r.method() === "POST") posts.push(r.url()); });
+v = await opened("#pk-open");
+check("checked rows merged by a POST: top = top --db --where version~^1\\.[34]$", same(await v.evaluate(() => window.profkit.query("top", { limit: 0 })), cliTop("--where", "version~^1\\.[34]$")));
+check("that page came from a POST", posts.length === 1 && posts[0] === URL0 + "api/view", posts.join(" "));
+await v.close();
+await page.evaluate(() => { window.profkitStore.maxGet = 4000; });
 for (const id of picked) await page.uncheck(`#pk-rows tr[data-id="${id}"] input`);
 // every row checked: the listed selection itself
 await page.check("#pk-all");

@@ -83,7 +83,13 @@ refused "a foreign Origin" 403 "origin are refused" -H "Origin: http://evil.exam
 refused "a null Origin" 403 "origin are refused" -H "Origin: null" "$api/profiles"
 refused "localhost without the port" 421 "Host" -H "Host: localhost" "$api/profiles"
 get "HEAD (no body to say why)" 405 -I "$api/profiles"
-refused "POST" 405 "only GET" -X POST --data x "$api/profiles"
+refused "PUT" 405 "only GET and POST" -X PUT "$api/profiles"
+refused "a POST that is not a form" 415 "expected a form" -H "Content-Type: application/json" --data '{}' "$api/top"
+refused "a POST with a bad escape" 400 "bad %-escape" --data "where=%zz" "$api/top"
+refused "a POST from a foreign Origin" 403 "origin are refused" -H "Origin: http://evil.example" --data "where=version%3D1.3" "$api/top"
+head -c 5000000 /dev/zero > "$TMP/big"
+refused "a POST over 4 MiB" 413 "larger than the API takes" --data-binary @"$TMP/big" "$api/top"
+get "a POST to the page (not the API)" 405 --data x "$url"
 refused "an unknown path" 404 "one of profiles, labels, top, view, diff, trend" "$api/nothing"
 refused "a bad time" 400 "since 'yesterday': expected YYYY-MM-DD" "$api/profiles?since=yesterday"
 refused "a bad id" 400 "ids 'zz': expected profile ids" "$api/profiles?ids=zz"
@@ -118,13 +124,15 @@ d = json.load(open(sys.argv[1]))
 print(" ".join(k["key"] + "=" + ",".join(v["value"] for v in k["values"])
                for k in d["keys"] if k["key"] in ("host", "set", "version")))' "$TMP/body")"
   ids=$("$PROFKIT" store ls "$1" --where version=1.3 --json | python3 -c 'import json,sys; print(",".join(p["id"] for p in json.load(sys.stdin)["profiles"]))')
+  get "top of ids by a POST" 200 --data "ids=$ids" "$api/top" &&
+    same_json "top of ids by a POST = top --where version=1.3" top --db "$1" --where version=1.3 --json -n 0
   get "top of ids" 200 "$api/top?ids=$ids" && same_json "top of ids = top --where version=1.3" top --db "$1" --where version=1.3 --json -n 0
   get "view" 200 "$api/view?where=version=1.3" && expect_eq "view: a page" "text/html; charset=utf-8" "$ctype"
   grep -q 'id="profkit-data"' "$TMP/body" && pass || fail "view: not the viewer page"
   get "diff" 200 "$api/diff?base_where=version=1.3&new_where=version=1.4" && expect_eq "diff: a page" "text/html; charset=utf-8" "$ctype"
   "$PROFKIT" flame -q --db "$1" --base-where version=1.3 --new-where version=1.4 -o "$TMP/diff.html" || fail "flame --db diff failed"
   data() { python3 -c 'import json,re,sys; d=json.loads(re.search(r"id=\"profkit-data\">(.*?)</script>", open(sys.argv[1]).read(), re.S).group(1)); d.pop("title", None); print(json.dumps(d, sort_keys=True))' "$1"; }
-  expect_eq "diff: the data of flame --db --base-where --new-where" "$(data "$TMP/diff.html")" "$(data "$TMP/body")"
+  expect_eq "$1: diff: the data of flame --db --base-where --new-where" "$(data "$TMP/diff.html")" "$(data "$TMP/body")"
 }
 answers "$DB"
 get "the page" 200 "$url" && expect_eq "the page: HTML" "text/html; charset=utf-8" "$ctype"

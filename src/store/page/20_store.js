@@ -163,12 +163,24 @@
 
   // ------------------------------------------------------------ pages
   function viewUrl(sel) { return "api/view?" + params(sel); }
-  function diffUrl(base, sel) {
+  function diffParams(base, sel) {
     const p = params(base, "base_");
     for (const [k, v] of params(sel, "new_")) p.append(k, v);
-    return "api/diff?" + p;
+    return p;
   }
-  function openPage(url) { window.open(url, "_blank"); }
+  function diffUrl(base, sel) { return "api/diff?" + diffParams(base, sel); }
+  // Opens api/NAME with these arguments in a new tab: a GET, or (a long
+  // list of ids) a POST of a form, which has no length limit but the server's.
+  function openPage(name, p) {
+    const url = "api/" + name + "?" + p;
+    if (url.length <= window.profkitStore.maxGet) { window.open(url, "_blank"); return; }
+    // one form, kept in the page: a form removed right after submit() is not sent
+    let form = document.getElementById("pk-post");
+    if (!form) document.body.append(form = el("form", { id: "pk-post", method: "post", target: "_blank", style: "display:none" }));
+    form.setAttribute("action", "api/" + name);
+    form.replaceChildren(...[...p].map(([k, v]) => el("input", { type: "hidden", name: k, value: v })));
+    form.submit();
+  }
 
   // ------------------------------------------------------------ trend
   async function drawTrend() {
@@ -236,9 +248,9 @@
       el("section", { id: "pk-actions" },
         el("div", { class: "pk-row" },
           el("span", { id: "pk-sel-text" }),
-          el("button", { id: "pk-open", onclick: () => openPage(viewUrl(currentSelection())), title: "the checked profiles (or the selection) merged, in the viewer" }, "Open in viewer"),
+          el("button", { id: "pk-open", onclick: () => openPage("view", params(currentSelection())), title: "the checked profiles (or the selection) merged, in the viewer" }, "Open in viewer"),
           el("button", { id: "pk-set-base", onclick: () => { state.base = currentSelection(); updateActions(); }, title: "keep this selection as the base of a diff" }, "Use as base"),
-          el("button", { id: "pk-diff", onclick: () => openPage(diffUrl(state.base, currentSelection())), title: "the diff page: the base against this selection" }, "Diff against base"),
+          el("button", { id: "pk-diff", onclick: () => openPage("diff", diffParams(state.base, currentSelection())), title: "the diff page: the base against this selection" }, "Diff against base"),
           el("span", { id: "pk-base-text" }))),
       el("section", { id: "pk-list" }, el("div", { class: "pk-table-wrap" },
         el("table", { id: "pk-profiles" },
@@ -276,6 +288,7 @@
   }
 
   // For scripts and tests: the state, the selection, the pages' addresses.
-  window.profkitStore = { ready: false, state, currentSelection, viewUrl, diffUrl, params, api };
+  // maxGet: the longest address opened with a GET (longer: a POST)
+  window.profkitStore = { ready: false, maxGet: 4000, state, currentSelection, viewUrl, diffUrl, params, api };
   start();
 })();
