@@ -69,8 +69,8 @@ int pk_server_start_api(profkit_server **out, const pk_server_api *o, profkit_er
 /*
  * A viewer's server (profkit_server_start: 127.0.0.1, the token in every
  * path, Host and Origin as there) whose paths /TOKEN/api/NAME go to
- * `handler` (GET only; rq->path is "/NAME"), in a thread per connection;
- * its refusals on such paths are JSON. Resources are served as by
+ * `handler` (GET, or POST with a body of at most 4 MiB; rq->path is
+ * "/NAME"), in a thread per connection; its refusals on such paths are JSON. Resources are served as by
  * profkit_server_set. Returns as profkit_server_start.
  */
 int pk_server_start_page_api(profkit_server **out, const profkit_server_options *o,

@@ -4,7 +4,8 @@
  * pk_server_start_page_api: 127.0.0.1, the token in every path, Host and
  * Origin as for the viewer page); it serves the browser page
  * (src/store/page/, embedded by cmake/embed_page.cmake) at /TOKEN/ and
- * answers its JSON API here, GET /TOKEN/api/NAME:
+ * answers its JSON API here, GET /TOKEN/api/NAME (or POST with the
+ * arguments as a form body, for a selection too long for an address):
  *
  *   profiles  the selected profiles as `store ls --json`
  *   labels    their label keys, each key's values and how many profiles
