@@ -113,6 +113,31 @@ static int form_decode(char *t)
     return 0;
 }
 
+int pk_store_form_parse(char *text, const char **k, const char **v, size_t max, size_t *n)
+{
+    *n = 0;
+    for (char *p = text; *p;) {
+        char *amp = strchr(p, '&');
+        if (amp)
+            *amp = 0;
+        if (*p) {
+            if (*n == max)
+                return -2;
+            char *eq = strchr(p, '=');
+            if (eq)
+                *eq = 0;
+            if (form_decode(p) != 0 || (eq && form_decode(eq + 1) != 0))
+                return -1;
+            k[*n] = p;
+            v[(*n)++] = eq ? eq + 1 : "";
+        }
+        if (!amp)
+            break;
+        p = amp + 1;
+    }
+    return 0;
+}
+
 /* Reads rq's arguments. Returns 0, or a status with the answer written. */
 static unsigned args_read(args *ar, const pk_http_request *rq, pk_buf *a)
 {
@@ -130,25 +155,11 @@ static unsigned args_read(args *ar, const pk_http_request *rq, pk_buf *a)
         return fail_text(a, 500, "out of memory");
     memcpy(ar->copy, rq->body, rq->len);
     ar->copy[rq->len] = 0;
-    for (char *p = ar->copy; *p;) {
-        char *amp = strchr(p, '&');
-        if (amp)
-            *amp = 0;
-        if (*p) {
-            if (ar->n == MAX_FORM)
-                return fail_text(a, 400, "a POST's body: more than 256 arguments");
-            char *eq = strchr(p, '=');
-            if (eq)
-                *eq = 0;
-            if (form_decode(p) != 0 || (eq && form_decode(eq + 1) != 0))
-                return fail_text(a, 400, "a POST's body: a bad %-escape (or %00) in the form");
-            ar->k[ar->n] = p;
-            ar->v[ar->n++] = eq ? eq + 1 : "";
-        }
-        if (!amp)
-            break;
-        p = amp + 1;
-    }
+    int rc = pk_store_form_parse(ar->copy, ar->k, ar->v, MAX_FORM, &ar->n);
+    if (rc == -2)
+        return fail_text(a, 400, "a POST's body: more than 256 arguments");
+    if (rc)
+        return fail_text(a, 400, "a POST's body: a bad %-escape (or %00) in the form");
     return 0;
 }
 
