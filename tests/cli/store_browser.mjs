@@ -42,6 +42,8 @@ let out = "", err = "";
 server.stdout.on("data", (d) => { out += d; });
 server.stderr.on("data", (d) => { err += d; });
 const exited = new Promise((res) => server.on("exit", (code, sig) => res({ code, sig })));
+// a check that throws (a timeout) must not leave the server running
+process.on("exit", () => { if (server.exitCode === null && server.signalCode === null) server.kill("SIGTERM"); });
 for (let i = 0; i < 300 && !/Serving until/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
 const m = /^store: (http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}\/)$/m.exec(out);
 check("view --db prints the store browser's address", !!m, out + err);
