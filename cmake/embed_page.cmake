@@ -5,9 +5,14 @@
 # /*@PROFKIT_CSS@*/ and every *.js file replaces /*@PROFKIT_JS@*/. The result
 # is split at @PROFKIT_DATA@ into pk_flame_page_head and _tail, which
 # src/report/flame/flame_html.c writes around the profile's data.
+# -DNAME=store_page names them pk_store_page_head and _tail instead (the
+# store browser's page, src/store/page/, written by src/store/store_web.c).
 cmake_minimum_required(VERSION 3.20)
 if(NOT PAGE_DIR OR NOT OUT)
   message(FATAL_ERROR "embed_page.cmake: set PAGE_DIR and OUT")
+endif()
+if(NOT NAME)
+  set(NAME flame_page)
 endif()
 
 # Concatenates the files matching GLOB in PAGE_DIR, in file-name order.
@@ -68,7 +73,7 @@ foreach(part head tail)
   math(EXPR len "${hexlen} / 2")
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
   string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)" "\\1\n" bytes "${bytes}")
-  string(APPEND c "const unsigned char pk_flame_page_${part}[] = {\n${bytes}0x00\n};\n")
-  string(APPEND c "const size_t pk_flame_page_${part}_len = ${len};\n")
+  string(APPEND c "const unsigned char pk_${NAME}_${part}[] = {\n${bytes}0x00\n};\n")
+  string(APPEND c "const size_t pk_${NAME}_${part}_len = ${len};\n")
 endforeach()
 file(WRITE "${OUT}" "${c}")

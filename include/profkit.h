@@ -1162,6 +1162,42 @@ PROFKIT_API unsigned profkit_store_serve_port(const profkit_store_server *sv);
  * sv. NULL is a no-op. */
 PROFKIT_API void profkit_store_serve_stop(profkit_store_server *sv);
 
+/*
+ * The store browser (docs/store.md, "Browsing a store"): a viewer's server
+ * (as profkit_server_start: 127.0.0.1 only, TOKEN in every path, Host and
+ * Origin checked) whose page at /TOKEN/ lists the store's profiles with
+ * label pickers and a time range, opens one profile or a merged selection
+ * in the viewer page, the diff page of two selections, and a trend chart.
+ * The page uses a JSON API under /TOKEN/api/ (profiles, labels, top, view,
+ * diff, trend; docs/store.md), answered from threads of the server's own
+ * until profkit_store_browse_stop; the store is used by one request at a
+ * time.
+ */
+typedef struct profkit_store_browser profkit_store_browser;
+
+typedef struct profkit_store_browse_options {
+    unsigned port;               /* 0: any free port */
+    const char *token;           /* NULL: 128 random bits; else as profkit_server_options */
+    const char *title;           /* the pages' title; NULL: the DB */
+    const char *user, *password; /* a ClickHouse store's credentials, as
+                                    profkit_store_options */
+    double min_percent;          /* the viewer pages' bounds, as profkit_flame_options */
+    size_t max_nodes;            /* (set both by profkit_store_browse_options_init) */
+} profkit_store_browse_options;
+
+/* Fills *o with the defaults. */
+PROFKIT_API void profkit_store_browse_options_init(profkit_store_browse_options *o);
+/* Opens the store `db` and starts serving its browser (o may be NULL).
+ * Returns 0, PROFKIT_EINVAL for a bad option, PROFKIT_EIO, PROFKIT_ENOMEM,
+ * or PROFKIT_EUNSUPPORTED without the part "store" (or "clickhouse") or
+ * "server". */
+PROFKIT_API int profkit_store_browse_start(profkit_store_browser **out, const char *db,
+                                           const profkit_store_browse_options *o, profkit_error *err);
+/* "http://127.0.0.1:PORT/TOKEN/": the browser page. Owned by the browser. */
+PROFKIT_API const char *profkit_store_browse_url(const profkit_store_browser *b);
+/* Stops the server, closes the store and frees b. NULL is a no-op. */
+PROFKIT_API void profkit_store_browse_stop(profkit_store_browser *b);
+
 /* Removes the shared rows (strings, functions, mappings, frames, stacks)
  * no profile of the store uses any longer (*n: how many, may be NULL).
  * Safe while nothing adds to the store (docs/store.md, "gc"). Returns 0

@@ -72,6 +72,7 @@ static const char help[] =
     "  profkit view cpu.prof\n"
     "  profkit view --no-open --port 8123 app.bsprof --value wall\n"
     "  profkit view --firefox gecko-profile.json.gz\n"
+    "  profkit view --db prof.sqlite     # the store browser: pick, merge, diff, trend\n"
     "  profkit flame cpu.prof -o cpu.html                     # the page as a file\n"
     "  profkit convert cpu.prof --to firefox -o cpu.json.gz   # to keep the file\n";
 
@@ -217,6 +218,52 @@ static int publish(profkit_server *srv, const view_plan *plan, char **body, size
     return CLI_OK;
 }
 
+/* ---- view --db DB (no --where, --since, --until): the store browser
+ * (docs/store.md, "Browsing a store"), served until SIGINT or SIGTERM. */
+static int view_store(const cli_input *in, const profkit_server_options *so, int no_open)
+{
+    profkit_store_browse_options bo;
+    profkit_store_browse_options_init(&bo);
+    bo.port = so->port;
+    bo.token = so->token;
+    bo.user = getenv("PROFKIT_CLICKHOUSE_USER");
+    bo.password = getenv("PROFKIT_CLICKHOUSE_PASSWORD");
+    bo.min_percent = page_options.min_percent;
+    bo.max_nodes = page_options.max_nodes;
+    char *const db[1] = { (char *)in->db };
+    char *title = cli_title(db, 1, " ");
+    bo.title = title;
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGCHLD, SIG_IGN); /* xdg-open is not waited for */
+    pthread_sigmask(SIG_BLOCK, &stop, NULL); /* the server's threads inherit the mask */
+    profkit_store_browser *b;
+    profkit_error err;
+    int rc = profkit_store_browse_start(&b, in->db, &bo, &err);
+    free(title);
+    if (rc != 0) {
+        pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
+        cli_flag_names(err.message, sizeof(err.message));
+        if (rc == PROFKIT_EINVAL && !err.file[0])
+            return cli_usage("view", "%s", err.message);
+        return cli_error(&err);
+    }
+    const char *url = profkit_store_browse_url(b);
+    printf("store: %s\nopen:  %s\nServing until Ctrl-C.\n", url, url);
+    fflush(stdout);
+    if (!no_open && isatty(STDOUT_FILENO))
+        open_browser(url);
+    int sig;
+    while (sigwait(&stop, &sig) != 0)
+        ;
+    fprintf(stderr, "profkit view: stopped\n");
+    profkit_store_browse_stop(b);
+    return CLI_OK;
+}
+
 int cmd_view(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -273,6 +320,10 @@ int cmd_view(int argc, char **argv)
     }
     if (cli_need_part("view", "server") != CLI_OK || !cli_has_input("view", &in, argc - optind))
         return CLI_USAGE;
+    if (in.db && !in.n_where && !in.has_since && !in.has_until && plan == &plan_page) {
+        so.port = (unsigned)port;
+        return view_store(&in, &so, no_open);
+    }
     /* --range alone: the page holds the whole profile and opens with the
      * range selected (as flame does) */
     if (plan == &plan_page && in.filter.range && !in.filter.during_marker && !in.filter.outside_marker) {

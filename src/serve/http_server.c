@@ -70,6 +70,7 @@
 #define API_DEFAULT_TIMEOUT_S 30
 #define API_DEFAULT_MAX_CONNECTIONS 64
 #define MAX_HOSTS 16
+#define PAGE_API_MAX_BODY ((size_t)4 << 20) /* a POSTed selection: 4 MiB */
 
 /* One version of a resource's bytes; responses hold references to it. */
 typedef struct blob {
@@ -102,6 +103,7 @@ struct profkit_server {
     size_t max_body;
     char *hosts[MAX_HOSTS];
     size_t n_hosts;
+    int page_api; /* a viewer's server whose /TOKEN/api/ paths go to handler */
 };
 
 /* A request of an api server while its body comes in. */
@@ -215,24 +217,39 @@ static const char *single_header(struct MHD_Connection *c, const char *name, int
     return hc.n == 1 ? MHD_lookup_connection_value(c, MHD_HEADER_KIND, name) : NULL;
 }
 
-/* Host: exactly 127.0.0.1:PORT or localhost:PORT (PORT may be left out
- * only when it is 80, as browsers do). */
-static int host_ok(const profkit_server *s, const char *host)
+/* The one parser of a Host header, for both kinds of server: HOST[:PORT],
+ * where HOST may be a bracketed IPv6 address ("[::1]", whose colons are not
+ * the port's). Returns the length of HOST when PORT is this server's port
+ * (left out only when it is 80, as browsers do), else 0. */
+static size_t host_name_len(const profkit_server *s, const char *host)
 {
-    if (!host)
+    if (!host || !*host)
         return 0;
     const char *colon = strrchr(host, ':');
-    size_t hlen = colon ? (size_t)(colon - host) : strlen(host);
+    if (colon && strchr(colon, ']')) /* "[::1]" without a port */
+        colon = NULL;
     if (colon) {
         char port[16];
         snprintf(port, sizeof(port), "%u", s->port);
         if (strcmp(colon + 1, port) != 0)
             return 0;
-    } else if (s->port != 80) {
-        return 0;
+        return (size_t)(colon - host);
     }
-    return (hlen == 9 && strncmp(host, "127.0.0.1", 9) == 0) ||
-           (hlen == 9 && strncasecmp(host, "localhost", 9) == 0);
+    return s->port == 80 ? strlen(host) : 0;
+}
+
+/* HOST (hlen bytes) is name, ignoring case. */
+static int host_is(const char *host, size_t hlen, const char *name)
+{
+    return hlen == strlen(name) && strncasecmp(host, name, hlen) == 0;
+}
+
+/* Host: exactly 127.0.0.1:PORT or localhost:PORT (PORT may be left out
+ * only when it is 80, as browsers do). */
+static int host_ok(const profkit_server *s, const char *host)
+{
+    size_t hlen = host_name_len(s, host);
+    return hlen && (host_is(host, hlen, "127.0.0.1") || host_is(host, hlen, "localhost"));
 }
 
 /* 1: this server's own origin; 2: the allowed cross-origin reader; 0: neither. */
@@ -279,6 +296,62 @@ static blob *find_blob(profkit_server *s, const char *name)
 
 /* -------------------------------------------------------------- requests */
 
+static enum MHD_Result refuse_json(struct MHD_Connection *c, const profkit_server *s, unsigned status,
+                                   const char *text, const char *extra, const char *extra_value);
+static enum MHD_Result queue_json(struct MHD_Connection *c, const profkit_server *s, unsigned status,
+                                  const char *json, size_t len, const char *extra,
+                                  const char *extra_value);
+
+/* A refusal of the viewer's server: text, or {"error":...} on a path of its
+ * JSON API ("/TOKEN/api/...", whatever the token); `text` is
+ * "profkit: WHAT\n", and the JSON has WHAT. */
+static enum MHD_Result deny(struct MHD_Connection *c, const profkit_server *s, int api,
+                            unsigned status, const char *text, const char *extra,
+                            const char *extra_value)
+{
+    if (!api)
+        return refuse(c, s, status, text, extra, extra_value);
+    char what[256];
+    snprintf(what, sizeof(what), "%s", text + (strncmp(text, "profkit: ", 9) == 0 ? 9 : 0));
+    size_t n = strlen(what);
+    if (n && what[n - 1] == '\n')
+        what[n - 1] = 0;
+    return refuse_json(c, s, status, what, extra, extra_value);
+}
+
+/* Whether url is a path of the page's JSON API: /SEGMENT/api/... */
+static int api_path(const profkit_server *s, const char *url)
+{
+    if (!s->page_api || url[0] != '/')
+        return 0;
+    if (strncmp(url, "/api/", 5) == 0) /* no token at all */
+        return 1;
+    const char *slash = strchr(url + 1, '/');
+    return slash && strncmp(slash, "/api/", 5) == 0;
+}
+
+/* Answers a request of the page's JSON API (GET /TOKEN/api/NAME) with the
+ * handler: JSON, or the content type the handler set. */
+static enum MHD_Result page_api_request(struct MHD_Connection *c, profkit_server *s,
+                                        const char *method, const char *path, const char *body,
+                                        size_t len)
+{
+    const char *ctype = NULL;
+    pk_http_request hr = { method, path, body, len, c, &ctype };
+    pk_buf answer = PK_BUF_INIT;
+    unsigned status = s->handler(s->payload, &hr, &answer);
+    if (pk_buf_error(&answer)) {
+        pk_buf_free(&answer);
+        return refuse_json(c, s, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory", NULL, NULL);
+    }
+    const char *out = answer.buf ? answer.buf : "{}";
+    size_t out_len = answer.buf ? answer.len : 2;
+    enum MHD_Result ret = ctype ? respond(c, s, status, ctype, out, out_len, MHD_RESPMEM_MUST_COPY, NULL, NULL)
+                                : queue_json(c, s, status, out, out_len, NULL, NULL);
+    pk_buf_free(&answer);
+    return ret;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version,
                                   const char *upload_data, size_t *upload_data_size,
@@ -286,25 +359,44 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
     profkit_server *s = cls;
     (void)version;
-    (void)upload_data;
-    (void)req_cls;
     /* Called first once the request head is complete: every answer is
      * decided from the head, and a body (which no allowed request has) is
-     * never looked at. */
+     * never looked at; but for a POST to the page's API, whose body (at
+     * most PAGE_API_MAX_BODY) is read here and handed to its handler. */
+    api_req *rq = *req_cls;
+    if (rq) {
+        size_t n = *upload_data_size;
+        *upload_data_size = 0;
+        if (n) {
+            rq->seen += n;
+            if (rq->seen > PAGE_API_MAX_BODY) {
+                pk_buf_free(&rq->body);
+                rq->refused = 1;
+                return rq->seen / 4 > PAGE_API_MAX_BODY ? MHD_NO : MHD_YES;
+            }
+            pk_buf_put(&rq->body, upload_data, n);
+            return pk_buf_error(&rq->body) ? MHD_NO : MHD_YES;
+        }
+        if (rq->refused)
+            return refuse_json(c, s, MHD_HTTP_CONTENT_TOO_LARGE, "the body is larger than the API takes",
+                               NULL, NULL);
+        return page_api_request(c, s, method, url + 1 + s->token_len + 4,
+                                rq->body.buf ? rq->body.buf : "", rq->body.len);
+    }
     *upload_data_size = 0;
 
-    int dup;
+    int dup, api = api_path(s, url);
     const char *host = single_header(c, "Host", &dup);
     if (dup || !host_ok(s, host))
-        return refuse(c, s, MHD_HTTP_MISDIRECTED_REQUEST,
+        return deny(c, s, api, MHD_HTTP_MISDIRECTED_REQUEST,
                       "profkit: this server answers only requests for Host 127.0.0.1:PORT or "
                       "localhost:PORT\n",
                       NULL, NULL);
     const char *origin = single_header(c, "Origin", &dup);
     int okind = origin ? origin_kind(s, origin) : 1;
     if (dup || okind == 0)
-        return refuse(c, s, MHD_HTTP_FORBIDDEN,
-                      "profkit: requests from this origin are refused\n", NULL, NULL);
+        return deny(c, s, api, MHD_HTTP_FORBIDDEN,
+                    "profkit: requests from this origin are refused\n", NULL, NULL);
 
     int is_get = strcmp(method, MHD_HTTP_METHOD_GET) == 0;
     int is_head = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
@@ -324,13 +416,38 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         }
         return queue(c, s, MHD_HTTP_NO_CONTENT, r);
     }
-    if (!is_get && !is_head)
-        return refuse(c, s, MHD_HTTP_METHOD_NOT_ALLOWED, "profkit: only GET and HEAD\n",
-                      "Allow", "GET, HEAD");
+    int is_post = api && strcmp(method, MHD_HTTP_METHOD_POST) == 0;
+    if (!is_get && !is_head && !is_post)
+        return deny(c, s, api, MHD_HTTP_METHOD_NOT_ALLOWED,
+                    api ? "profkit: the API answers only GET and POST\n" : "profkit: only GET and HEAD\n",
+                    "Allow", api ? "GET, POST" : "GET, HEAD");
 
     size_t skip = token_prefix(s, url);
     if (skip == 0)
-        return refuse(c, s, MHD_HTTP_NOT_FOUND, "profkit: not found\n", NULL, NULL);
+        return deny(c, s, api, MHD_HTTP_NOT_FOUND,
+                    api ? "profkit: not found (the API's paths are /TOKEN/api/NAME)\n"
+                        : "profkit: not found\n", NULL, NULL);
+    if (api && strncmp(url + skip, "/api/", 5) == 0) { /* the handler answers /TOKEN/api/NAME */
+        if (is_get)
+            return page_api_request(c, s, method, url + skip + 4, "", 0);
+        if (!is_post)
+            return deny(c, s, api, MHD_HTTP_METHOD_NOT_ALLOWED,
+                        "profkit: the API answers only GET and POST\n", "Allow", "GET, POST");
+        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+        if (cl) {
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(cl, &end, 10);
+            if (errno || end == cl || *end || v > PAGE_API_MAX_BODY)
+                return refuse_json(c, s, MHD_HTTP_CONTENT_TOO_LARGE, "the body is larger than the API takes",
+                                   NULL, NULL);
+        }
+        if (!(rq = calloc(1, sizeof(*rq))))
+            return MHD_NO;
+        pk_buf_init(&rq->body, PAGE_API_MAX_BODY + 1);
+        *req_cls = rq; /* the body comes in the next calls */
+        return MHD_YES;
+    }
     if (url[skip] == 0) { /* /TOKEN: relative links need the slash */
         char loc[TOKEN_MAX + 3];
         snprintf(loc, sizeof(loc), "/%s/", s->token);
@@ -418,30 +535,17 @@ static int local_host(struct MHD_Connection *c, char *out, size_t n, int *loopba
  * localhost (on loopback), or a name the caller allowed. */
 static int api_host_ok(const profkit_server *s, struct MHD_Connection *c, const char *host)
 {
-    if (!host)
+    size_t hlen = host_name_len(s, host);
+    if (!hlen)
         return 0;
-    const char *colon = strrchr(host, ':');
-    if (colon && strchr(colon, ']')) /* "[::1]" without a port */
-        colon = NULL;
-    size_t hlen = colon ? (size_t)(colon - host) : strlen(host);
-    if (colon) {
-        char port[16];
-        snprintf(port, sizeof(port), "%u", s->port);
-        if (strcmp(colon + 1, port) != 0)
-            return 0;
-    } else if (s->port != 80) {
-        return 0;
-    }
     char local[INET6_ADDRSTRLEN + 2];
     int loopback = 0;
-    if (local_host(c, local, sizeof(local), &loopback) == 0 &&
-        hlen == strlen(local) && strncasecmp(host, local, hlen) == 0)
+    if (local_host(c, local, sizeof(local), &loopback) == 0 && host_is(host, hlen, local))
         return 1;
-    if (loopback && ((hlen == 9 && strncasecmp(host, "localhost", 9) == 0) ||
-                     (hlen == 9 && strncmp(host, "127.0.0.1", 9) == 0)))
+    if (loopback && (host_is(host, hlen, "localhost") || host_is(host, hlen, "127.0.0.1")))
         return 1;
     for (size_t i = 0; i < s->n_hosts; i++)
-        if (hlen == strlen(s->hosts[i]) && strncasecmp(host, s->hosts[i], hlen) == 0)
+        if (host_is(host, hlen, s->hosts[i]))
             return 1;
     return 0;
 }
@@ -531,7 +635,8 @@ static enum MHD_Result api_request(void *cls, struct MHD_Connection *c, const ch
         return refuse_json(c, s, MHD_HTTP_CONTENT_TOO_LARGE, "the body is larger than the "
                            "server takes (--max-body)", NULL, NULL);
     /* the whole body is here */
-    pk_http_request hr = { method, url, rq->body.buf ? rq->body.buf : "", rq->body.len, c };
+    const char *ctype = NULL; /* an ingest answers JSON only */
+    pk_http_request hr = { method, url, rq->body.buf ? rq->body.buf : "", rq->body.len, c, &ctype };
     pk_buf answer = PK_BUF_INIT;
     unsigned status = s->handler(s->payload, &hr, &answer);
     pk_buf_free(&rq->body);
@@ -560,6 +665,32 @@ static void api_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 const char *pk_http_arg(const pk_http_request *rq, const char *key)
 {
     return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+typedef struct arg_list {
+    const char *key;
+    const char **out;
+    size_t n, max;
+} arg_list;
+
+static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+    arg_list *l = cls;
+    (void)kind;
+    if (key && strcmp(key, l->key) == 0) {
+        if (l->n < l->max)
+            l->out[l->n] = value ? value : "";
+        l->n++;
+    }
+    return MHD_YES;
+}
+
+size_t pk_http_args(const pk_http_request *rq, const char *key, const char **out, size_t max)
+{
+    arg_list l = { key, out, 0, max };
+    MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, collect_arg, &l);
+    return l.n;
 }
 
 const char *pk_http_header(const pk_http_request *rq, const char *name)
@@ -658,7 +789,22 @@ static void server_free(profkit_server *s)
     free(s);
 }
 
+static int viewer_start(profkit_server **out, const profkit_server_options *o, pk_http_handler handler,
+                        void *payload, profkit_error *err);
+
 int profkit_server_start(profkit_server **out, const profkit_server_options *o, profkit_error *err)
+{
+    return viewer_start(out, o, NULL, NULL, err);
+}
+
+int pk_server_start_page_api(profkit_server **out, const profkit_server_options *o,
+                             pk_http_handler handler, void *payload, profkit_error *err)
+{
+    return viewer_start(out, o, handler, payload, err);
+}
+
+static int viewer_start(profkit_server **out, const profkit_server_options *o, pk_http_handler handler,
+                        void *payload, profkit_error *err)
 {
     *out = NULL;
     profkit_server_options def;
@@ -690,6 +836,9 @@ int profkit_server_start(profkit_server **out, const profkit_server_options *o, 
     else if ((rc = random_token(s->token, err)) != 0)
         goto fail;
     s->token_len = strlen(s->token);
+    s->handler = handler;
+    s->payload = payload;
+    s->page_api = handler != NULL;
     if (o->cors_origin && !(s->cors_origin = strdup(o->cors_origin))) {
         rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
         goto fail;
@@ -707,11 +856,15 @@ int profkit_server_start(profkit_server **out, const profkit_server_options *o, 
     snprintf(s->url, sizeof(s->url), "http://127.0.0.1:%u/%s/", s->port, s->token);
     unsigned timeout = o->timeout_s ? o->timeout_s : DEFAULT_TIMEOUT_S;
     unsigned limit = o->max_connections ? o->max_connections : DEFAULT_MAX_CONNECTIONS;
-    s->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+    /* with an API, a thread per connection: a slow query holds up no other
+     * request; api_completed frees a POST's body */
+    s->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
+                                     (handler ? MHD_USE_THREAD_PER_CONNECTION : 0), 0, NULL, NULL,
                                  on_request, s, MHD_OPTION_LISTEN_SOCKET, fd,
                                  MHD_OPTION_CONNECTION_TIMEOUT, timeout,
                                  MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_STRICT_FOR_CLIENT,
-                                 (int)1, MHD_OPTION_EXTERNAL_LOGGER, on_log, s, MHD_OPTION_END);
+                                 (int)1, MHD_OPTION_NOTIFY_COMPLETED, api_completed, s,
+                                 MHD_OPTION_EXTERNAL_LOGGER, on_log, s, MHD_OPTION_END);
     if (!s->daemon) {
         close(fd);
         rc = pk_error_set(err, PROFKIT_EIO, NULL, -1, "cannot serve on 127.0.0.1:%u: %s",

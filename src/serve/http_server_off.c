@@ -41,3 +41,17 @@ int pk_server_start_api(profkit_server **out, const pk_server_api *o, profkit_er
 const char *pk_http_arg(const pk_http_request *rq, const char *key) { return NULL; }
 
 const char *pk_http_header(const pk_http_request *rq, const char *name) { return NULL; }
+
+int pk_server_start_page_api(profkit_server **out, const profkit_server_options *o,
+                             pk_http_handler handler, void *payload, profkit_error *err)
+{
+    (void)o, (void)handler, (void)payload;
+    *out = NULL;
+    return pk_part_check(PK_PART_SERVER, err);
+}
+
+size_t pk_http_args(const pk_http_request *rq, const char *key, const char **out, size_t max)
+{
+    (void)rq, (void)key, (void)out, (void)max;
+    return 0;
+}

@@ -33,10 +33,15 @@ typedef struct pk_http_request {
     const char *body; /* the whole body (NUL after it), len bytes */
     size_t len;
     void *conn;       /* for pk_http_arg and pk_http_header */
+    const char **content_type; /* the handler may set *content_type (static text);
+                                  left NULL the answer is JSON */
 } pk_http_request;
 
 /* A query argument (decoded; "" for a key without '='), or NULL. */
 const char *pk_http_arg(const pk_http_request *rq, const char *key);
+/* Every value of query argument `key`, in order: up to max in out; returns
+ * how many there are. */
+size_t pk_http_args(const pk_http_request *rq, const char *key, const char **out, size_t max);
 /* A request header, or NULL. */
 const char *pk_http_header(const pk_http_request *rq, const char *name);
 
@@ -60,5 +65,15 @@ typedef struct pk_server_api {
  * PROFKIT_EINVAL (a bad address or token), PROFKIT_EIO, PROFKIT_ENOMEM, or
  * PROFKIT_EUNSUPPORTED without the part "server". */
 int pk_server_start_api(profkit_server **out, const pk_server_api *o, profkit_error *err);
+
+/*
+ * A viewer's server (profkit_server_start: 127.0.0.1, the token in every
+ * path, Host and Origin as there) whose paths /TOKEN/api/NAME go to
+ * `handler` (GET, or POST with a body of at most 4 MiB; rq->path is
+ * "/NAME"), in a thread per connection; its refusals on such paths are JSON. Resources are served as by
+ * profkit_server_set. Returns as profkit_server_start.
+ */
+int pk_server_start_page_api(profkit_server **out, const profkit_server_options *o,
+                             pk_http_handler handler, void *payload, profkit_error *err);
 
 #endif

@@ -143,4 +143,16 @@ int pk_store_multipart_part(const char *ctype, const char *body, size_t len, con
  * PROFKIT_EINVAL with err set. */
 int pk_store_name_labels(const char *name, size_t *n, profkit_error *err);
 
+/* ---- the store browser (store_web.c) ---- */
+
+/* Every label key of the profiles q selects, with its values and how many
+ * profiles have each, as JSON (docs/json.md, "store labels") into out
+ * (store_list.c). Returns 0 or a negative code. */
+int pk_store_label_index(pk_buf *out, profkit_store *s, const profkit_store_query *q, profkit_error *err);
+/* Splits an application/x-www-form-urlencoded body (NUL-terminated, changed
+ * in place) into up to max pairs: k[i], v[i] point into text, decoded (a key
+ * without '=' has the value ""). Returns 0, -1 for a bad %-escape or %00, -2
+ * for more than max pairs (store_web.c; fuzz/web_form_fuzzer.c). */
+int pk_store_form_parse(char *text, const char **k, const char **v, size_t max, size_t *n);
+
 #endif

@@ -322,3 +322,65 @@ int profkit_store_list(FILE *file, profkit_store *s, const profkit_store_query *
     pk_buf_flush(&out);
     return rc;
 }
+
+/* ---- the store browser's label pickers (store_web.c) ---- */
+
+static int pair_cmp(const void *x, const void *y)
+{
+    const struct pair *a = *(const struct pair *const *)x, *b = *(const struct pair *const *)y;
+    int c = strcmp(a->a, b->a);
+    return c ? c : strcmp(a->b, b->b);
+}
+
+/* {"schema":..,"report":"store_labels","keys":[{"key":K,"values":[{"value":V,
+ * "profiles":N},...]},...],"count":PROFILES}: every label key of the
+ * selected profiles with its values and how many profiles have each. */
+int pk_store_label_index(pk_buf *out, profkit_store *s, const profkit_store_query *q, profkit_error *err)
+{
+    pk_buf sel = PK_BUF_INIT;
+    struct listing l;
+    memset(&l, 0, sizeof(l));
+    const struct pair **all = NULL;
+    int rc = pk_sql_select_profiles(&sel, s, q, err);
+    if (rc == 0)
+        rc = collect(&l, s, sel.buf, 1, err);
+    size_t n = 0;
+    for (size_t i = 0; rc == 0 && i < l.n; i++)
+        n += l.e[i].n_labels;
+    if (rc == 0 && n && !(all = malloc(n * sizeof(*all))))
+        rc = nomem(err);
+    if (rc == 0) {
+        size_t k = 0;
+        for (size_t i = 0; i < l.n; i++)
+            for (size_t j = 0; j < l.e[i].n_labels; j++)
+                all[k++] = &l.e[i].labels[j];
+        if (n)
+            qsort(all, n, sizeof(*all), pair_cmp);
+        pk_buf_printf(out, "{\"schema\":%d,\"report\":\"store_labels\",\"keys\":[", PK_RJSON_SCHEMA);
+        for (size_t i = 0; i < n;) {
+            size_t j = i;
+            if (i)
+                pk_buf_puts(out, "]},");
+            pk_buf_puts(out, "{\"key\":");
+            pk_rjson_str(out, all[i]->a);
+            pk_buf_puts(out, ",\"values\":[");
+            for (; j < n && strcmp(all[j]->a, all[i]->a) == 0;) {
+                size_t m = j;
+                while (m < n && pair_cmp(&all[m], &all[j]) == 0)
+                    m++;
+                pk_buf_puts(out, j > i ? ",{\"value\":" : "{\"value\":");
+                pk_rjson_str(out, all[j]->b);
+                pk_buf_printf(out, ",\"profiles\":%zu}", m - j);
+                j = m;
+            }
+            i = j;
+        }
+        pk_buf_printf(out, "%s],\"count\":%zu}\n", n ? "]}" : "", l.n);
+    }
+    if (rc && err->file[0] == '\0')
+        snprintf(err->file, sizeof(err->file), "%s", s->name);
+    free(all);
+    listing_free(&l);
+    pk_buf_free(&sel);
+    return rc;
+}

@@ -1,0 +1,215 @@
+// The store browser (`profkit view --db DB`) in Debian's chromium through
+// playwright-core, used as a person uses it, each answer checked against
+// the command line's: the table against `store ls --json` (all, a label
+// picked, a time range), one profile and a merged selection opened in the
+// viewer (window.profkit.query("top") against `top --db --where --json -n
+// 0`), the diff page of two selections against the page `flame --db
+// --base-where --new-where` writes, and the trend chart against `trend
+// --json`. Screenshots: $PROFKIT_BUILD/screenshots/store_*.png.
+//
+// The server is started here (on 127.0.0.1, port 0) and stopped with
+// SIGTERM; it must exit 0 with nothing on standard error but its "stopped".
+//
+// Environment: PROFKIT, PROFKIT_BUILD, PROFKIT_TOOLS, STORE_DB (made by
+// store_browser.sh).
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, readFileSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+
+const PROFKIT = process.env.PROFKIT;
+const DB = process.env.STORE_DB;
+const SHOTS = join(process.env.PROFKIT_BUILD, "screenshots");
+mkdirSync(SHOTS, { recursive: true });
+const TMP = mkdtempSync(join(tmpdir(), "profkit-store-browser-"));
+const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
+
+let passed = 0, failed = 0;
+function check(what, ok, detail) {
+  if (ok) passed++;
+  else { failed++; console.log("FAIL: " + what + (detail !== undefined ? ": " + detail : "")); }
+}
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
+const ls = (...sel) => JSON.parse(pk(["store", "ls", DB, "--json", ...sel])).profiles.map((p) => p.id);
+const cliTop = (...sel) => JSON.parse(pk(["top", "--db", DB, ...sel, "--json", "-n", "0"]));
+
+// ---- the server ----
+// --min-percent 0: the viewer pages keep every node (no "(other)"), so that
+// their top is the command line's to the unit
+const server = spawn(PROFKIT, ["view", "--db", DB, "--no-open", "--min-percent", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+let out = "", err = "";
+server.stdout.on("data", (d) => { out += d; });
+server.stderr.on("data", (d) => { err += d; });
+const exited = new Promise((res) => server.on("exit", (code, sig) => res({ code, sig })));
+// a check that throws (a timeout) must not leave the server running
+process.on("exit", () => { if (server.exitCode === null && server.signalCode === null) server.kill("SIGTERM"); });
+for (let i = 0; i < 300 && !/Serving until/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+const m = /^store: (http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}\/)$/m.exec(out);
+check("view --db prints the store browser's address", !!m, out + err);
+if (!m) { server.kill("SIGTERM"); process.exit(1); }
+const URL0 = m[1];
+
+const browser = await chromium.launch({
+  executablePath: "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"],
+});
+const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+const errors = [], foreign = [];
+ctx.on("page", (pg) => {
+  // (the one 400 the bad regex below asks for is logged by chromium itself)
+  pg.on("console", (msg) => {
+    if ((msg.type() === "error" || msg.type() === "warning") && !/status of 400/.test(msg.text())) errors.push(msg.text());
+  });
+  pg.on("pageerror", (e) => errors.push("pageerror: " + e.message));
+  pg.on("request", (r) => { if (!r.url().startsWith(URL0)) foreign.push(r.url()); });
+});
+const page = await ctx.newPage();
+await page.goto(URL0);
+await page.waitForFunction(() => window.profkitStore && window.profkitStore.ready, null, { timeout: 20000 });
+const shot = (pg, name) => pg.screenshot({ path: join(SHOTS, "store_" + name + ".png"), fullPage: true });
+const rowIds = () => page.$$eval("#pk-rows tr", (rs) => rs.map((r) => r.dataset.id));
+const status = () => page.textContent("#pk-status");
+
+// ---- the table ----
+check("the table lists every profile (store ls --json)", same(await rowIds(), ls()), (await rowIds()).length);
+check("the status counts them", (await status()) === ls().length + " profiles", await status());
+const keys = await page.$$eval("select.pk-label", (s) => s.map((x) => x.dataset.key));
+check("a picker per label key", ["host", "set", "version"].every((k) => keys.includes(k)), keys.join(","));
+await shot(page, "list");
+
+// a label picked
+await page.selectOption('select.pk-label[data-key="version"]', "1.3");
+await page.click("#pk-apply");
+await page.waitForFunction(() => document.getElementById("pk-status").textContent.endsWith("profiles"));
+check("version=1.3 picked: the rows of store ls --where version=1.3", same(await rowIds(), ls("--where", "version=1.3")),
+      (await rowIds()).join(" "));
+await shot(page, "picked");
+
+// the merged selection (no row checked: the pickers' selection) in the viewer
+async function opened(click) {
+  const [pg] = await Promise.all([ctx.waitForEvent("page"), page.click(click)]);
+  await pg.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0, null, { timeout: 30000 });
+  return pg;
+}
+let v = await opened("#pk-open");
+check("merge: the viewer's top = top --db --where version=1.3", same(await v.evaluate(() => window.profkit.query("top", { limit: 0 })), cliTop("--where", "version=1.3")));
+check("merge: the page's title names the selection", (await v.title()).includes("version=1.3"), await v.title());
+await shot(v, "merged");
+await v.close();
+
+// a time range
+await page.selectOption('select.pk-label[data-key="version"]', "");
+await page.fill("#pk-since", "2026-11-03");
+await page.fill("#pk-until", "2026-11-05");
+await page.click("#pk-apply");
+await page.waitForFunction(() => document.getElementById("pk-status").textContent.endsWith("profiles"));
+const ranged = ls("--since", "2026-11-03", "--until", "2026-11-05");
+check("a time range: the rows of store ls --since --until", ranged.length > 0 && same(await rowIds(), ranged), (await rowIds()).join(" "));
+v = await opened("#pk-open");
+check("a time range merged: top = top --db --since --until", same(await v.evaluate(() => window.profkit.query("top", { limit: 0 })), cliTop("--since", "2026-11-03", "--until", "2026-11-05")));
+await v.close();
+await shot(page, "range");
+
+// rows checked by hand, merged
+await page.fill("#pk-since", "");
+await page.fill("#pk-until", "");
+await page.click("#pk-apply");
+await page.waitForFunction((n) => document.querySelectorAll("#pk-rows tr").length === n, ls().length);
+const picked = ls("--where", "version~^1\\.[34]$");
+for (const id of picked) await page.check(`#pk-rows tr[data-id="${id}"] input`);
+check("the selection line counts the checked rows", (await page.textContent("#pk-sel-text")).includes(picked.length + " profiles"), await page.textContent("#pk-sel-text"));
+await shot(page, "checked");
+v = await opened("#pk-open");
+check("checked rows merged: top = top --db --where version~^1\\.[34]$", same(await v.evaluate(() => window.profkit.query("top", { limit: 0 })), cliTop("--where", "version~^1\\.[34]$")));
+await v.close();
+// the same by a POST (the page posts a form when the address would be long)
+await page.evaluate(() => { window.profkitStore.maxGet = 0; });
+const posts = [];
+ctx.on("request", (r) => { if (r.method() === "POST") posts.push(r.url()); });
+v = await opened("#pk-open");
+check("checked rows merged by a POST: top = top --db --where version~^1\\.[34]$", same(await v.evaluate(() => window.profkit.query("top", { limit: 0 })), cliTop("--where", "version~^1\\.[34]$")));
+check("that page came from a POST", posts.length === 1 && posts[0] === URL0 + "api/view", posts.join(" "));
+await v.close();
+await page.evaluate(() => { window.profkitStore.maxGet = 4000; });
+for (const id of picked) await page.uncheck(`#pk-rows tr[data-id="${id}"] input`);
+// every row checked: the listed selection itself
+await page.check("#pk-all");
+check("all rows checked: the selection is the list's", (await page.textContent("#pk-sel-text")).startsWith("Selection: all profiles"),
+      await page.textContent("#pk-sel-text"));
+await page.uncheck("#pk-all");
+check("none checked again", (await page.$$eval("#pk-rows input:checked", (x) => x.length)) === 0);
+
+// one profile: its id's link
+const one = ls("--where", "host=h05")[0];
+v = await opened(`#pk-rows tr[data-id="${one}"] a`);
+check("one profile: top = top --db --where host=h05", same(await v.evaluate(() => window.profkit.query("top", { limit: 0 })), cliTop("--where", "host=h05")));
+await v.close();
+
+// ---- the diff of two selections ----
+await page.selectOption('select.pk-label[data-key="version"]', "1.3");
+await page.click("#pk-apply");
+await page.waitForFunction(() => document.getElementById("pk-status").textContent.endsWith("profiles"));
+await page.click("#pk-set-base");
+check("the base is kept", (await page.textContent("#pk-base-text")) === "Base: version=1.3", await page.textContent("#pk-base-text"));
+await page.selectOption('select.pk-label[data-key="version"]', "1.4");
+await page.click("#pk-apply");
+await page.waitForFunction(() => document.getElementById("pk-sel-text").textContent.includes("version=1.4"));
+await shot(page, "base");
+v = await opened("#pk-diff");
+const data = (html) => {
+  const d = JSON.parse(/<script type="application\/json" id="profkit-data">([\s\S]*?)<\/script>/.exec(html)[1]);
+  delete d.title;
+  return d;
+};
+const cliDiff = join(TMP, "diff.html");
+pk(["flame", "-q", "--min-percent", "0", "--db", DB, "--base-where", "version=1.3", "--new-where", "version=1.4", "-o", cliDiff]);
+const pageData = data(await v.content());
+check("diff: the page's data = flame --min-percent 0 --db --base-where version=1.3 --new-where version=1.4",
+      same(pageData, data(readFileSync(cliDiff, "utf8"))), JSON.stringify(pageData).slice(0, 200));
+check("diff: it is a diff page", JSON.stringify(pageData).includes("base"), Object.keys(pageData).join(","));
+check("diff: the title names both", (await v.title()).includes("version=1.3 vs version=1.4"), await v.title());
+await shot(v, "diff");
+await v.close();
+
+// ---- the trend ----
+await page.selectOption('select.pk-label[data-key="version"]', "");
+await page.click("#pk-apply");
+await page.waitForFunction((n) => document.querySelectorAll("#pk-rows tr").length === n, ls().length);
+async function trend(by, fn) {
+  await page.selectOption("#pk-trend-by", by);
+  await page.fill("#pk-trend-fn", fn);
+  await page.click("#pk-trend-draw");
+  await page.waitForFunction(() => /^Trend of|^[^C]/.test(document.getElementById("pk-status").textContent) &&
+                                   !document.getElementById("pk-status").textContent.startsWith("Computing"));
+  const bars = await page.$$eval("#pk-chart rect.pk-bar", (rs) => rs.map((r) => [r.dataset.group, Number(r.dataset.value)]));
+  const rows = await page.$$eval("#pk-trend-table tbody tr", (rs) => rs.map((r) => [r.dataset.group, Number(r.children[1].textContent)]));
+  const cli = JSON.parse(pk(["trend", "--db", DB, "--by", by, ...(fn ? ["--function", fn] : []), "--json"]));
+  check(`trend per ${by}${fn ? " of " + fn : ""}: the bars = trend --json`, cli.points.length > 1 &&
+        same(bars, cli.points.map((p) => [p.group, p.value])), JSON.stringify(bars).slice(0, 200));
+  check(`trend per ${by}${fn ? " of " + fn : ""}: the table's profiles = trend --json`, same(rows, cli.points.map((p) => [p.group, p.profiles])));
+  return cli;
+}
+await trend("version", "fn_02");
+await shot(page, "trend_version");
+await trend("day", "");
+await shot(page, "trend_day");
+// an error is shown, not thrown
+await page.fill("#pk-trend-fn", "(");
+await page.click("#pk-trend-draw");
+await page.waitForFunction(() => document.getElementById("pk-status").className === "pk-err");
+check("a bad regex: the page shows the server's error", /regex|parenthes|\(/i.test(await status()), await status());
+await shot(page, "trend_error");
+
+check("no console or page error", errors.length === 0, errors.slice(0, 3).join(" | "));
+check("no request leaves the server", foreign.length === 0, foreign.slice(0, 3).join(" "));
+await browser.close();
+
+server.kill("SIGTERM");
+const end = await exited;
+check("the server stops on SIGTERM with status 0", end.code === 0, JSON.stringify(end));
+check("the server said nothing but stopped", err.trim() === "profkit view: stopped", err.slice(0, 2000));
+rmSync(TMP, { recursive: true, force: true });
+console.log(`store browser: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
