@@ -930,6 +930,11 @@ typedef struct profkit_flame_options {
                             profkit_filter_options.range takes it ("2.7,3.1"); the
                             page keeps the whole profile (the range can be popped).
                             NULL: the whole range */
+    const profkit_transform *transforms; /* the page: the transform stack it opens
+                            with (applied by the page, each step poppable; the
+                            profile given is untransformed); a FILTER step carries
+                            its focus and ignore only. NULL: none */
+    size_t n_transforms;
 } profkit_flame_options;
 
 /* Fills *o with the defaults above. */

