@@ -15,7 +15,7 @@
 //
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_SHARED, PROFKIT_BUILD,
 // PROFKIT_TOOLS, PROFKIT_XF_DEMO.
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, symlinkSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
@@ -103,9 +103,11 @@ async function menuFlame(o, name, kind) {
   await o.page.mouse.click(b.x, b.y, { button: "right" });
   const item = o.page.locator(`#pk-menu:not([hidden]) .pk-menu-item[data-kind="${kind}"]`);
   if (!(await item.count())) return "no menu item " + kind;
+  if (menuShot) { await shot(o, menuShot); menuShot = ""; }
   await item.click();
   return "";
 }
+let menuShot = "";
 // The key on `name`'s box under the pointer.
 async function keyFlame(o, name, key) {
   await view(o, "flame");
@@ -186,6 +188,7 @@ try {
   const plainTotal = r.mine.total;
 
   // 1. collapse recursion: the flame graph's context menu
+  menuShot = "1-menu";
   check("collapse recursion: menu", (await menuFlame(o, MS, "collapse-recursion")) === "");
   await view(o, "flame");
   await shot(o, "1-collapse-recursion");
@@ -273,6 +276,29 @@ try {
   await o.page.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0);
   check("flame with flags, popped and reloaded: stays popped", (await state(o)).transforms.length === 0);
   await close(o, "flame with flags");
+
+  // ---- view given transform flags: the page it serves opens with them ----
+  {
+    const v = spawn(PROFKIT, ["view", "--no-open", "--merge", "^compare$", "--ignore", "^math_kernel$", DEMO], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    v.stdout.on("data", (d) => { out += d; });
+    const t0 = Date.now();
+    while (!/http:\/\/127\.0\.0\.1:\d+\/\w+\//.test(out) && Date.now() - t0 < 20000) await new Promise((r) => setTimeout(r, 100));
+    const addr = (/http:\/\/127\.0\.0\.1:\d+\/\w+\//.exec(out) || [""])[0];
+    check("view: serves the page", !!addr, out);
+    if (addr) {
+      const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+      const pg = await ctx.newPage();
+      await pg.goto(addr);
+      await pg.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0, null, { timeout: 30000 });
+      const vo = { ctx, page: pg, log: { errors: [], requests: [] } };
+      await agrees(vo, "view with flags", 2);
+      const cliV = JSON.parse(pk(["top", "-q", "--json", "-n", "0", "--merge", "^compare$", "--ignore", "^math_kernel$", DEMO]));
+      check("view with flags: query(top) = top with the same flags", proj(await query(vo, "top")) === proj(cliV));
+      await ctx.close();
+    }
+    v.kill("SIGTERM");
+  }
 
   // ---- a Firefox Profiler profile: collapse a library, focus, drop ----
   const SAMPLY = join(process.env.PROFKIT_SHARED, "fixtures", "firefox", "samply-ls-profile-v41.json");
