@@ -487,7 +487,8 @@
     // the transforms in order, the thread, the value, the range.
     App.prototype.commandArgs = function () {
       var p = this.p, st = this.state, view = st.view;
-      var args = [view === "top" || view === "sandwich" ? "top" : view === "tree" ? "tree" : "flame"];
+      // (a diff: diff BASE NEW for the tables, flame --diff else)
+      var args = [view === "top" || view === "sandwich" ? (p.diff ? "diff" : "top") : view === "tree" && !p.diff ? "tree" : "flame"];
       var files = p.data.inputs || (p.title ? p.title.split(p.diff ? " vs " : " ") : []);
       if (p.diff && args[0] === "flame") args.push("--diff");
       args = args.concat(files, PK.transformArgs(this.transformSteps()));
