@@ -75,16 +75,13 @@ int cli_apply_transforms(profkit_profile **p, const cli_input *in)
  * cli_apply_transforms gives them; *filter holds the patterns), so the
  * profile loads untransformed and the page opens with every step poppable.
  * 0, with in unchanged, when there is none or the page cannot apply one
- * (--hide, --show, --show-from, --prune-from, --focus-category): the
+ * (--hide, --show, --show-from, --prune-from): the
  * profile is then transformed as it loads, as before. */
 size_t cli_page_transforms(cli_input *in, profkit_transform *steps, profkit_filter_options *filter)
 {
     profkit_filter_options *f = &in->filter;
     if (f->hide || f->show || f->show_from || f->prune_from || (!in->n_steps && !f->focus && !f->ignore))
         return 0;
-    for (size_t i = 0; i < in->n_steps; i++)
-        if (in->steps[i].kind == PROFKIT_TRANSFORM_FOCUS_CATEGORY)
-            return 0;
     memset(filter, 0, sizeof(*filter));
     filter->focus = f->focus;
     filter->ignore = f->ignore;

@@ -94,6 +94,21 @@ test("the stack's URL form round-trips, names with ; and \\ escaped", () => {
   assert.deepEqual(plain(PK.decodeSteps(st.xf)), steps);
   assert.match(PK.encodeState(st), /(^|&)xf=/);
 });
+test("focus-category: a frame's category is its function's, else its caller's, at the root the default", () => {
+  const p = profile(["main;a;b 1", "main;a;c 2", "k;c 4"]);
+  // categories: Other (the default), User, Kernel; main none, a User, b none, c Kernel, k Kernel
+  const fi = (nm) => { for (let f = 0; f < p.funcName.length; f++) if (p.funcLabel(f) === nm) return f; };
+  const func = [];
+  func[fi("a")] = 2; func[fi("c")] = 3; func[fi("k")] = 3; func[fi("main")] = 0; func[fi("b")] = 0;
+  p.data.categories = { names: ["Other", "User", "Kernel"], default: 0, func };
+  const only = (name) => { p.setTransforms(PK.encodeSteps([{ kind: "focus-category", arg: name }])); return folded(p, p.tree(0)); };
+  assert.deepEqual(only("User"), ["a 2", "a;b 1"]);          // b inherits User; c is Kernel
+  assert.deepEqual(only("Kernel"), ["c 2", "k;c 4"].sort());
+  assert.deepEqual(only("Other"), ["main 3"]);                // main: the default, at the root
+  p.setTransforms(PK.encodeSteps([{ kind: "focus-category", arg: "GPU" }]));
+  p.tree(0);
+  assert.match(p.xfError, /no category named 'GPU'/);
+});
 test("values of no sample make no node", () => {
   const p = profile(["main;a 0", "main;b 2"]);
   p.setTransforms(PK.encodeSteps([{ kind: "merge", arg: "^zzz$" }]));

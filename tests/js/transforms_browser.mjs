@@ -316,11 +316,19 @@ try {
   }, re.source);
   const libc = await funcOf(/libc\.so/), kern = await funcOf(/kallsyms/);
   check("samply: functions of libc and the kernel", libc && kern, libc + " " + kern);
+  // focus on a category: the kernel frame's, from the flame graph's menu
+  check("samply: focus category: menu", (await menuFlame(o, kern, "focus-category")) === "");
+  r = await agrees(o, "samply: focus on category Kernel", 1);
+  check("samply: focus category: the command has --focus-category Kernel", / --focus-category Kernel( |$)/.test(r.cmd), r.cmd);
+  check("samply: focus category: only the kernel's samples are left", r.mine.total > 0 && r.mine.total < 1000, r.mine.total);
+  await view(o, "flame");
+  await shot(o, "10-samply-focus-category");
+  await o.page.click('#pk-xf-crumbs .pk-crumb[data-depth="0"]');
   check("samply: collapse module: menu", (await menuTop(o, libc, "collapse-module")) === "");
   r = await agrees(o, "samply: collapse libc", 1);
   check("samply: libc is one function", r.mine.rows.some((x) => x.name === "libc.so.6") && !r.cli.rows.some((x) => /^libc\.so\.6\+/.test(x.name)));
   await view(o, "flame");
-  await shot(o, "10-samply-collapse-module");
+  await shot(o, "11-samply-collapse-module");
   check("samply: collapse the kernel: key C", (await keyFlame(o, kern, "C")) === "");
   r = await agrees(o, "samply: collapse the kernel", 2);
   check("samply: drop [kernel.kallsyms]: menu", (await menuTop(o, "[kernel.kallsyms]", "ignore")) === "");
@@ -328,7 +336,7 @@ try {
   check("samply: focus function: menu", (await menuTop(o, "libc.so.6", "root-at")) === "");
   r = await agrees(o, "samply: focus on libc", 4);
   await view(o, "tree");
-  await shot(o, "11-samply-tree");
+  await shot(o, "12-samply-tree");
   await close(o, "samply");
 
   // the page's size: the untransformed data and the stack

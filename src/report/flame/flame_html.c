@@ -500,6 +500,31 @@ static void put_transforms(pk_buf *b, const profkit_transform *xf, size_t n)
         pk_buf_put(b, "]", 1);
 }
 
+/* The frame categories (not in a diff): "categories":{"names":[...],
+ * "default":I,"func":[1 + index per function, 0 = none]}; nothing when the
+ * profile has none. */
+static void put_categories(pk_buf *b, const flame_data *d, const remap *m)
+{
+    const profkit_profile *p = d->p;
+    if (d->base || !p->n_categories)
+        return;
+    pk_buf_puts(b, ",\"categories\":{\"names\":[");
+    for (size_t i = 0; i < p->n_categories; i++) {
+        if (i)
+            pk_buf_put(b, ",", 1);
+        put_cstr(b, pk_str(p, p->categories[i].name));
+    }
+    pk_buf_puts(b, "],\"default\":");
+    pk_buf_i64(b, (int64_t)pk_default_category(p) - 1);
+    pk_buf_puts(b, ",\"func\":[");
+    for (size_t i = 0; i < m->n_func; i++) {
+        if (i)
+            pk_buf_put(b, ",", 1);
+        pk_buf_i64(b, d->funcs[m->func_list[i]].category);
+    }
+    pk_buf_puts(b, "]}");
+}
+
 static int put_data(pk_buf *b, const flame_data *d, const char *title, const char *range,
                     const profkit_transform *xf, size_t n_xf, profkit_error *err)
 {
@@ -559,6 +584,7 @@ static int put_data(pk_buf *b, const flame_data *d, const char *title, const cha
     }
     pk_buf_put(b, "]", 1);
     put_transforms(b, xf, n_xf);
+    put_categories(b, d, &m);
     put_time(b, &ti, p);
     pk_buf_put(b, "}", 1);
     put_markers(b, &ti);

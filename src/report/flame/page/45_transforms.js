@@ -99,6 +99,19 @@
     return this.str(this.funcModule[fi]) || this.str(this.funcFile[fi]);
   };
 
+  // Per node of tree t, its category (1 + index into data.categories.names,
+  // 0 = none): its function's, else its caller's, at the root the default.
+  Profile.prototype.nodeCategories = function (t) {
+    var C = this.data.categories, n = t.n, out = new Uint16Array(n);
+    if (!C) return out;
+    var fc = C.func || [], def = (C["default"] | 0) + 1;
+    for (var i = 1; i < n; i++) {
+      var f = t.func[i], c = f >= 0 && f < fc.length ? fc[f] | 0 : 0;
+      out[i] = c || (t.parent[i] > 0 ? out[t.parent[i]] : def);
+    }
+    return out;
+  };
+
   function regex(text) {
     try { return new RegExp(text); } catch (e) { throw new Error("transform: bad regular expression '" + text + "': " + e.message); }
   }
@@ -147,7 +160,21 @@
       for (i = 1; i < n; i++) nm[i] = keep[i] && nm[par[i]] !== DROP ? b.child(nm[par[i]], func[i]) : DROP;
       return finish(b, t, nm, own);
     }
-    if (k === "focus-category") throw new Error("transform: focus-category needs the frames' categories, which this page does not hold");
+    if (k === "focus-category") {
+      // Each node's category: its function's, else its caller's, at the
+      // root the default one; only the frames of the wanted one stay, and
+      // the samples left with none go (transform.c, the Firefox Profiler's).
+      var C = p.data.categories, want = C ? C.names.indexOf(s.arg) + 1 : 0;
+      if (!want) throw new Error("focus-category: no category named '" + s.arg + "'" + (C ? " (the profile's: " + C.names.join(", ") + ")" : " (this profile has none)"));
+      var cat = p.nodeCategories(t);
+      for (i = 1; i < n; i++) {
+        var q = nm[par[i]];
+        nm[i] = !live[i] || q === DROP ? DROP : cat[i] !== want ? q : b.child(q, func[i]);
+      }
+      for (i = 1; i < n; i++) if (nm[i] === 0) nm[i] = DROP;
+      nm[0] = DROP;
+      return finish(b, t, nm, null);
+    }
     if (k === "merge-node" || k === "focus-subtree") { comp = splitCallPath(s.arg); m = new Int32Array(n); }
     else match = matcher(p, regex(s.arg));
     if (k === "root-at" || k === "focus-subtree") { inF = new Uint8Array(n); dropRoot = true; }
@@ -434,7 +461,13 @@
         var mod = p.funcModuleName(f);
         return mod ? { kind: k, arg: PK.exactRe(mod) } : null;
       }
-      if (k === "focus-category" || k === "focus") return null;
+      if (k === "focus-category") {
+        var C = p.data.categories;
+        if (!C || !t.path || t.node === undefined) return null;
+        var c = p.nodeCategories(t.tree)[t.node];
+        return c ? { kind: k, arg: C.names[c - 1] } : null;
+      }
+      if (k === "focus") return null;
       return { kind: k, arg: PK.exactRe(p.funcLabel(f)) };
     };
     var MENU = [["merge", "Merge function", "its time goes to its caller"],
@@ -444,6 +477,7 @@
                 ["collapse-recursion", "Collapse recursion", "calls of it from within itself become one"],
                 ["collapse-direct-recursion", "Collapse direct recursion only", "calls straight from itself only"],
                 ["collapse-module", "Collapse module", "its module's frames become one frame"],
+                ["focus-category", "Focus on category", "only the frames of its category stay"],
                 ["ignore", "Drop samples with this function", "profkit --ignore"]];
     App.prototype.openMenu = function (t, x, y) {
       var self = this, m = this.menu, p = this.p, f = this.targetFunc(t);
@@ -452,7 +486,7 @@
       MENU.forEach(function (it) {
         var step = self.stepFor(it[0], t);
         if (!step) return;
-        var label = it[1] + (it[0] === "collapse-module" ? " " + p.funcModuleName(f).replace(/^.*\//, "") : "");
+        var label = it[1] + (it[0] === "collapse-module" ? " " + p.funcModuleName(f).replace(/^.*\//, "") : it[0] === "focus-category" ? " " + step.arg : "");
         var b = el("button", "pk-menu-item", "");
         b.setAttribute("role", "menuitem");
         b.setAttribute("data-kind", it[0]);
@@ -534,7 +568,7 @@
         c.appendChild(b);
       });
       var note = this.p.xfError ? "cannot apply: " + this.p.xfError
-        : steps.length ? "click a step to go back to it" : "right-click a frame (or keys m M F f r R C d on the one under the pointer) to transform";
+        : steps.length ? "click a step to go back to it" : "right-click a frame (or keys m M F f r R C c d on the one under the pointer) to transform";
       var nt = el("span", "note pk-xf-note" + (this.p.xfError ? " bad" : ""), note);
       nt.id = "pk-xf-note";
       c.appendChild(nt);
