@@ -208,6 +208,15 @@ int cmd_flame(int argc, char **argv)
     } else if ((rc = cli_load(&p, argv + optind, nfiles, &in)) != 0) {
         return rc;
     }
+    if (fo.n_transforms) { /* the page's steps: their arguments' errors now, as a report gives them */
+        profkit_error terr;
+        if (profkit_transform_check(p, fo.transforms, fo.n_transforms, &terr) != 0) {
+            rc = cli_fail("flame", &terr);
+            profkit_profile_free(p);
+            profkit_profile_free(base);
+            return rc;
+        }
+    }
     if (fo.range && timed_rows(p) > PAGE_MAX_SAMPLES) {
         /* the page will hold no samples to narrow its views with: it is
          * made of the range alone */

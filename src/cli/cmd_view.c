@@ -328,6 +328,13 @@ int cmd_view(int argc, char **argv)
         rc = cli_load(&p, argv + optind, argc - optind, &in);
     char *body = NULL;
     size_t n = 0;
+    if (rc == 0 && page_options.n_transforms) { /* the page's steps: their arguments' errors now */
+        profkit_error terr;
+        if (profkit_transform_check(p, page_options.transforms, page_options.n_transforms, &terr) != 0) {
+            rc = cli_fail("view", &terr);
+            profkit_profile_free(p);
+        }
+    }
     if (rc == 0) {
         rc = plan->render(p, &wo, &body, &n);
         profkit_profile_free(p);

@@ -20,6 +20,13 @@ mkdir -p "$D"
   { fail "cannot build examples/burn.c against libprofiler (libgoogle-perftools-dev)"; finish; }
 CPUPROFILE="$D/burn.prof" CPUPROFILE_FREQUENCY=1000 "$D/burn" 25 > /dev/null 2>&1
 [ -s "$D/burn.prof" ] || { fail "no profile written"; finish; }
+# The page's steps are checked as a report checks them: bad arguments are
+# usage errors naming the flag, before any page is written.
+expect_status "flame: bad --merge" 2 "$PROFKIT" flame -q --merge '(' "$D/burn.prof" -o "$TMP/x.html"
+grep -q -- "--merge: bad regular expression '('" "$TMP/err" && pass || fail "flame's bad --merge message: $(cat "$TMP/err")"
+expect_status "flame: --focus-category without categories" 2 "$PROFKIT" flame -q --focus-category JavaScript "$D/burn.prof" -o "$TMP/x.html"
+grep -q -- "--focus-category: no frame categories in this profile" "$TMP/err" && pass || fail "flame's --focus-category message: $(cat "$TMP/err")"
+[ ! -e "$TMP/x.html" ] && pass || fail "flame wrote a page despite a bad transform"
 export PROFKIT PROFKIT_SRC PROFKIT_SHARED PROFKIT_TOOLS PROFKIT_XF_DEMO="$D/burn.prof"
 export PROFKIT_BUILD="${PROFKIT_BUILD:-$PROFKIT_SRC/build}"
 if "$NODE" "$PROFKIT_SRC/tests/js/transforms_browser.mjs"; then pass; else fail "transform browser checks failed (see above)"; fi
