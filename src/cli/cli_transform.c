@@ -5,6 +5,7 @@
  */
 #include "cli/cli.h"
 
+#include <regex.h>
 #include <string.h>
 
 static int is_filter_option(int c)
@@ -82,6 +83,15 @@ size_t cli_page_transforms(cli_input *in, profkit_transform *steps, profkit_filt
     profkit_filter_options *f = &in->filter;
     if (f->hide || f->show || f->show_from || f->prune_from || (!in->n_steps && !f->focus && !f->ignore))
         return 0;
+    /* a bad --focus or --ignore: the load reports it, as every report's */
+    const char *pat[2] = { f->focus, f->ignore };
+    for (int k = 0; k < 2; k++) {
+        regex_t re;
+        if (pat[k] && regcomp(&re, pat[k], REG_EXTENDED | REG_NOSUB) != 0)
+            return 0;
+        if (pat[k])
+            regfree(&re);
+    }
     memset(filter, 0, sizeof(*filter));
     filter->focus = f->focus;
     filter->ignore = f->ignore;

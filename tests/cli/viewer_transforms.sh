@@ -26,6 +26,8 @@ expect_status "flame: bad --merge" 2 "$PROFKIT" flame -q --merge '(' "$D/burn.pr
 grep -q -- "--merge: bad regular expression '('" "$TMP/err" && pass || fail "flame's bad --merge message: $(cat "$TMP/err")"
 expect_status "flame: --focus-category without categories" 2 "$PROFKIT" flame -q --focus-category JavaScript "$D/burn.prof" -o "$TMP/x.html"
 grep -q -- "--focus-category: no frame categories in this profile" "$TMP/err" && pass || fail "flame's --focus-category message: $(cat "$TMP/err")"
+expect_status "flame: bad --ignore" 2 "$PROFKIT" flame -q --merge '^a$' --ignore '(' "$D/burn.prof" -o "$TMP/x.html"
+grep -q -- "--ignore: bad regular expression '('" "$TMP/err" && pass || fail "flame's bad --ignore message: $(cat "$TMP/err")"
 [ ! -e "$TMP/x.html" ] && pass || fail "flame wrote a page despite a bad transform"
 export PROFKIT PROFKIT_SRC PROFKIT_SHARED PROFKIT_TOOLS PROFKIT_XF_DEMO="$D/burn.prof"
 export PROFKIT_BUILD="${PROFKIT_BUILD:-$PROFKIT_SRC/build}"
