@@ -891,6 +891,11 @@ PROFKIT_API int profkit_transform_kind_of(const char *name);
  */
 PROFKIT_API int profkit_profile_transform(profkit_profile *p, const profkit_transform *steps,
                                           size_t n, profkit_error *err);
+/* The errors profkit_profile_transform would give for the steps' arguments
+ * (regular expressions, call paths, category names; not a FILTER step's),
+ * with p unchanged: 0 or PROFKIT_EINVAL (the page's transforms: flame). */
+PROFKIT_API int profkit_transform_check(const profkit_profile *p, const profkit_transform *steps,
+                                        size_t n, profkit_error *err);
 /*
  * The total of value type `value` over thread `thread` (PROFKIT_NONE: all)
  * as it was before p's first filter or transform, which the reports'
@@ -930,6 +935,11 @@ typedef struct profkit_flame_options {
                             profkit_filter_options.range takes it ("2.7,3.1"); the
                             page keeps the whole profile (the range can be popped).
                             NULL: the whole range */
+    const profkit_transform *transforms; /* the page: the transform stack it opens
+                            with (applied by the page, each step poppable; the
+                            profile given is untransformed); a FILTER step carries
+                            its focus and ignore only. NULL: none */
+    size_t n_transforms;
 } profkit_flame_options;
 
 /* Fills *o with the defaults above. */

@@ -410,10 +410,11 @@ static int category_error(const profkit_profile *p, const char *name, profkit_er
                         name, list);
 }
 
-static int apply_step(profkit_profile *p, const profkit_transform *t, profkit_error *err)
+/* check: only the set-up (the argument's errors), the profile unchanged */
+static int apply_step(profkit_profile *p, const profkit_transform *t, int check, profkit_error *err)
 {
     if (t->kind == PROFKIT_TRANSFORM_FILTER) {
-        if (!t->filter)
+        if (!t->filter || check)
             return 0;
         /* its time filters ran first (profkit_profile_transform) */
         profkit_filter_options rest = *t->filter;
@@ -457,7 +458,7 @@ static int apply_step(profkit_profile *p, const profkit_transform *t, profkit_er
     }
     uint8_t *need = NULL;
     uint32_t *ns = NULL;
-    if (rc == 0) {
+    if (rc == 0 && !check) {
         s.fbits = calloc(s.nf0 ? s.nf0 : 1, 1);
         s.fextra = calloc(s.nf0 ? s.nf0 : 1, sizeof(uint32_t));
         need = calloc(s.n0 ? s.n0 : 1, 1);
@@ -465,11 +466,11 @@ static int apply_step(profkit_profile *p, const profkit_transform *t, profkit_er
         if (!s.fbits || !s.fextra || !need || !ns)
             rc = PROFKIT_ENOMEM;
     }
-    if (rc == 0) {
+    if (rc == 0 && !check) {
         mark_needed(p, need);
         rc = map_stacks(&s, need, ns);
     }
-    if (rc == 0)
+    if (rc == 0 && !check)
         rc = rewrite_samples(p, ns);
     if (rc == PROFKIT_ENOMEM)
         pk_error_set(err, rc, NULL, -1, "out of memory transforming the profile");
@@ -504,7 +505,18 @@ int profkit_profile_transform(profkit_profile *p, const profkit_transform *steps
     if (n > 0 && pk_note_whole_totals(p) != 0)
         return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory transforming the profile");
     for (size_t i = 0; i < n; i++) {
-        int rc = apply_step(p, &steps[i], err);
+        int rc = apply_step(p, &steps[i], 0, err);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+int profkit_transform_check(const profkit_profile *p, const profkit_transform *steps, size_t n,
+                            profkit_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        int rc = apply_step((profkit_profile *)p, &steps[i], 1, err); /* check: p is only read */
         if (rc != 0)
             return rc;
     }

@@ -227,6 +227,8 @@ int cli_transform_option(cli_input *in, int c, const char *arg);
 int cli_apply_transforms(profkit_profile **p, const cli_input *in);
 /* Whether in has any filter or transform. */
 int cli_transforms_active(const cli_input *in);
+/* The transforms moved to the page (cli_transform.c); their count. */
+size_t cli_page_transforms(cli_input *in, profkit_transform *steps, profkit_filter_options *filter);
 
 /* Handles a cli_input option; returns 1 when `c` was one, -1 when its
  * argument is bad (a message was printed). */

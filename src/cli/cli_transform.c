@@ -5,6 +5,7 @@
  */
 #include "cli/cli.h"
 
+#include <regex.h>
 #include <string.h>
 
 static int is_filter_option(int c)
@@ -68,4 +69,44 @@ int cli_apply_transforms(profkit_profile **p, const cli_input *in)
     if (in->relative) /* percentages of what is left */
         profkit_profile_drop_whole_total(*p);
     return CLI_OK;
+}
+
+/* The page applies the transform stack itself (flame, view): the steps and
+ * the filter's --focus and --ignore move from in to steps[] (in the order
+ * cli_apply_transforms gives them; *filter holds the patterns), so the
+ * profile loads untransformed and the page opens with every step poppable.
+ * 0, with in unchanged, when there is none or the page cannot apply one
+ * (--hide, --show, --show-from, --prune-from): the
+ * profile is then transformed as it loads, as before. */
+size_t cli_page_transforms(cli_input *in, profkit_transform *steps, profkit_filter_options *filter)
+{
+    profkit_filter_options *f = &in->filter;
+    if (f->hide || f->show || f->show_from || f->prune_from || (!in->n_steps && !f->focus && !f->ignore))
+        return 0;
+    /* a bad --focus or --ignore: the load reports it, as every report's */
+    const char *pat[2] = { f->focus, f->ignore };
+    for (int k = 0; k < 2; k++) {
+        regex_t re;
+        if (pat[k] && regcomp(&re, pat[k], REG_EXTENDED | REG_NOSUB) != 0)
+            return 0;
+        if (pat[k])
+            regfree(&re);
+    }
+    memset(filter, 0, sizeof(*filter));
+    filter->focus = f->focus;
+    filter->ignore = f->ignore;
+    size_t n = 0, at = in->filter_at_set ? in->filter_at : 0;
+    for (size_t i = 0; i <= in->n_steps; i++) {
+        if (i == at && (filter->focus || filter->ignore)) {
+            memset(&steps[n], 0, sizeof(steps[n]));
+            steps[n].kind = PROFKIT_TRANSFORM_FILTER;
+            steps[n++].filter = filter;
+        }
+        if (i < in->n_steps)
+            steps[n++] = in->steps[i];
+    }
+    in->n_steps = 0;
+    in->filter_at_set = 0;
+    f->focus = f->ignore = NULL;
+    return n;
 }

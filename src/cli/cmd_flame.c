@@ -44,7 +44,11 @@ static const char help[] =
     "each thread, for every value type, with a stack chart for timed threads\n"
     "and, for timed profiles, a timeline of the threads and markers: dragging\n"
     "in it selects a time range that narrows every view. With --range A,B the\n"
-    "page holds the whole profile and opens with that range selected.\n"
+    "page holds the whole profile and opens with that range selected; with\n"
+    "transform flags (--merge, --root-at, ..., --focus, --ignore) it holds the\n"
+    "untransformed profile and opens with them on its stack of transforms\n"
+    "(each can be popped; --hide, --show, --show-from and --prune-from are\n"
+    "applied before, as by every report).\n"
     "OUT.svg is a static flame graph in the style of flamegraph.pl (hover a\n"
     "frame for its value, click to zoom, Ctrl-F or 'Search' to highlight\n"
     "functions) of one value type, for docs and CI artifacts. The format comes\n"
@@ -190,6 +194,13 @@ int cmd_flame(int argc, char **argv)
         fo.range = in.filter.range;
         in.filter.range = NULL;
     }
+    /* the page applies the transforms itself, each step poppable */
+    profkit_transform page_steps[CLI_MAX_TRANSFORMS + 1];
+    profkit_filter_options page_filter;
+    if (strcmp(kind, "html") == 0) {
+        fo.n_transforms = cli_page_transforms(&in, page_steps, &page_filter);
+        fo.transforms = fo.n_transforms ? page_steps : NULL;
+    }
     profkit_profile *p = NULL, *base = NULL;
     int rc;
     if (diff) {
@@ -204,6 +215,15 @@ int cmd_flame(int argc, char **argv)
         fo.base = base;
     } else if ((rc = cli_load(&p, argv + optind, nfiles, &in)) != 0) {
         return rc;
+    }
+    if (fo.n_transforms) { /* the page's steps: their arguments' errors now, as a report gives them */
+        profkit_error terr;
+        if (profkit_transform_check(p, fo.transforms, fo.n_transforms, &terr) != 0) {
+            rc = cli_fail("flame", &terr);
+            profkit_profile_free(p);
+            profkit_profile_free(base);
+            return rc;
+        }
     }
     if (fo.range && timed_rows(p) > PAGE_MAX_SAMPLES) {
         /* the page will hold no samples to narrow its views with: it is

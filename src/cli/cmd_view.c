@@ -330,6 +330,13 @@ int cmd_view(int argc, char **argv)
         page_options.range = in.filter.range;
         in.filter.range = NULL;
     }
+    /* the page applies the transforms itself, each step poppable */
+    static profkit_transform page_steps[CLI_MAX_TRANSFORMS + 1];
+    static profkit_filter_options page_filter;
+    if (plan == &plan_page) {
+        page_options.n_transforms = cli_page_transforms(&in, page_steps, &page_filter);
+        page_options.transforms = page_options.n_transforms ? page_steps : NULL;
+    }
     so.port = (unsigned)port;
     so.cors_origin = plan->cors_origin;
     const profkit_format_info *ff = plan->write_format ? profkit_format_find(plan->write_format) : NULL;
@@ -372,6 +379,13 @@ int cmd_view(int argc, char **argv)
         rc = cli_load(&p, argv + optind, argc - optind, &in);
     char *body = NULL;
     size_t n = 0;
+    if (rc == 0 && page_options.n_transforms) { /* the page's steps: their arguments' errors now */
+        profkit_error terr;
+        if (profkit_transform_check(p, page_options.transforms, page_options.n_transforms, &terr) != 0) {
+            rc = cli_fail("view", &terr);
+            profkit_profile_free(p);
+        }
+    }
     if (rc == 0) {
         rc = plan->render(p, &wo, &body, &n);
         profkit_profile_free(p);

@@ -23,6 +23,7 @@
 typedef struct flame_func {
     const char *name, *file, *module;
     uint32_t name_len, file_len, module_len, line;
+    uint16_t category; /* its first frame's: 1 + category index, 0 = none */
 } flame_func;
 
 /* What the page embeds of a profile's time line (docs/viewer.md, "time"):

@@ -556,8 +556,62 @@ static void put_tail(pk_buf *b, const timeinfo *ti)
 }
 
 /* The data object of docs/viewer.md. */
+/* The transform stack the page opens with: "transforms":[[KIND, ARG], ...]
+ * (a FILTER step as its "focus" and "ignore" steps); nothing when none. */
+static void put_transforms(pk_buf *b, const profkit_transform *xf, size_t n)
+{
+    int any = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *kind[2] = { profkit_transform_name(xf[i].kind), NULL }, *arg[2] = { xf[i].arg, NULL };
+        if (xf[i].kind == PROFKIT_TRANSFORM_FILTER) {
+            const profkit_filter_options *f = xf[i].filter;
+            kind[0] = f && f->focus ? "focus" : NULL;
+            arg[0] = f ? f->focus : NULL;
+            kind[1] = f && f->ignore ? "ignore" : NULL;
+            arg[1] = f ? f->ignore : NULL;
+        }
+        for (int k = 0; k < 2; k++) {
+            if (!kind[k] || !arg[k])
+                continue;
+            pk_buf_puts(b, any ? ",[" : ",\"transforms\":[[");
+            put_cstr(b, kind[k]);
+            pk_buf_put(b, ",", 1);
+            put_cstr(b, arg[k]);
+            pk_buf_put(b, "]", 1);
+            any = 1;
+        }
+    }
+    if (any)
+        pk_buf_put(b, "]", 1);
+}
+
+/* The frame categories (not in a diff): "categories":{"names":[...],
+ * "default":I,"func":[1 + index per function, 0 = none]}; nothing when the
+ * profile has none. */
+static void put_categories(pk_buf *b, const flame_data *d, const remap *m)
+{
+    const profkit_profile *p = d->p;
+    if (d->base || !p->n_categories)
+        return;
+    pk_buf_puts(b, ",\"categories\":{\"names\":[");
+    for (size_t i = 0; i < p->n_categories; i++) {
+        if (i)
+            pk_buf_put(b, ",", 1);
+        put_cstr(b, pk_str(p, p->categories[i].name));
+    }
+    pk_buf_puts(b, "],\"default\":");
+    pk_buf_i64(b, (int64_t)pk_default_category(p) - 1);
+    pk_buf_puts(b, ",\"func\":[");
+    for (size_t i = 0; i < m->n_func; i++) {
+        if (i)
+            pk_buf_put(b, ",", 1);
+        pk_buf_i64(b, d->funcs[m->func_list[i]].category);
+    }
+    pk_buf_puts(b, "]}");
+}
+
 static int put_data(pk_buf *b, const flame_data *d, const char *title, const char *range,
-                    profkit_error *err)
+                    const profkit_transform *xf, size_t n_xf, profkit_error *err)
 {
     const profkit_profile *p = d->p;
     remap m;
@@ -614,6 +668,8 @@ static int put_data(pk_buf *b, const flame_data *d, const char *title, const cha
                   ti.activity ? ti.activity + i * PK_FLAME_BINS : NULL);
     }
     pk_buf_put(b, "]", 1);
+    put_transforms(b, xf, n_xf);
+    put_categories(b, d, &m);
     put_time(b, &ti, p);
     pk_buf_put(b, "}", 1);
     put_tail(b, &ti);
@@ -649,7 +705,8 @@ static int render_html(flame_out *out, const profkit_profile *p, const profkit_f
     if (rc == 0) {
         pk_buf *b = pk_sink_buf(out->k);
         pk_buf_put(b, pk_flame_page_head, pk_flame_page_head_len);
-        rc = put_data(b, &d, o.title ? o.title : "", o.range, err); /* and the tail */
+        rc = put_data(b, &d, o.title ? o.title : "", o.range, o.transforms, o.n_transforms,
+                      err); /* and the tail */
     }
     pk_flame_data_free(&d);
     return pk_flame_out_close(out, rc, err);

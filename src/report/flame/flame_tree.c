@@ -67,6 +67,9 @@ static int make_funcs(flame_data *d, const pk_ltree *t, const profkit_profile *p
             f->module_len = pk_strtab_len(&q->strings, pf->module);
             f->line = pf->start_line;
         }
+        if (!f->module_len && fr->mapping < q->n_mappings && q->mappings[fr->mapping].path) /* as transform.c's module */
+            f->module = pk_str(q, q->mappings[fr->mapping].path), f->module_len = pk_strtab_len(&q->strings, q->mappings[fr->mapping].path);
+        f->category = q == p && fr->category <= p->n_categories ? fr->category : 0; /* the page's focus-category */
     }
     d->n_funcs = n;
     return 0;

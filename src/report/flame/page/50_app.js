@@ -889,6 +889,7 @@
   App.prototype.hideHover = function () { if (this.hover) this.hover.hidden = true; };
 
   PK.App = App;
+  (PK.appHooks || []).forEach(function (hook) { hook(App); });   // 45_transforms.js
   function start() {
     var node = document.getElementById("profkit-data");
     var app;

@@ -1,0 +1,353 @@
+// The page's transforms in a real browser (Debian chromium through
+// playwright-core): each transform applied through the page's own UI (a
+// frame's context menu in the flame graph and the tables, and the keys on
+// the frame under the pointer), then window.profkit.query("top") compared
+// with `profkit top --json -n 0` run with the command line the page shows
+// (that text, run by the shell); a breadcrumb popped and checked again; the
+// page reloaded from its URL and checked again; `profkit flame` given
+// transform flags opening with them on the stack (poppable). Screenshots
+// of every state go to $PROFKIT_BUILD/screenshots/xf-*.png.
+//
+// Profiles: the demo's program (examples/burn.c under libprofiler, built
+// and run by viewer_transforms.sh: $PROFKIT_XF_DEMO) for its merge sort's
+// recursion, and a Firefox Profiler profile from ../shared (samply
+// recording `ls`) for its libraries (collapse a module).
+//
+// Environment: PROFKIT, PROFKIT_SRC, PROFKIT_SHARED, PROFKIT_BUILD,
+// PROFKIT_TOOLS, PROFKIT_XF_DEMO.
+import { execFileSync, spawnSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, symlinkSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+
+const PROFKIT = process.env.PROFKIT;
+const SRC = process.env.PROFKIT_SRC;
+const SHOTS = join(process.env.PROFKIT_BUILD || join(SRC, "build"), "screenshots");
+const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
+mkdirSync(SHOTS, { recursive: true });
+const TMP = mkdtempSync(join(tmpdir(), "profkit-xf-"));
+// `profkit` on PATH is the build's, so the page's command line runs as shown.
+const BIN = join(TMP, "bin");
+mkdirSync(BIN);
+symlinkSync(PROFKIT, join(BIN, "profkit"));
+
+let passed = 0, failed = 0;
+function check(what, ok, detail) {
+  if (ok) passed++;
+  else { failed++; console.log("FAIL: " + what + (detail !== undefined ? ": " + String(detail).slice(0, 900) : "")); }
+}
+const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
+// The page's command line, run by the shell as shown, with --json -n 0.
+function runShown(cmd) {
+  const r = spawnSync("bash", ["-c", cmd + " -q --json -n 0"], { encoding: "utf8", maxBuffer: 1 << 28,
+    env: Object.assign({}, process.env, { PATH: BIN + ":" + process.env.PATH }) });
+  if (r.status !== 0) return { error: "exit " + r.status + ": " + r.stderr.slice(0, 400) };
+  return JSON.parse(r.stdout);
+}
+// What the page and top both say: the totals and every row's name, flat
+// and cum in top's order (the page's rows carry no file and line yet).
+// A frame without a name is labelled by its address in the page and by its
+// module and offset by top: both are "(address)" here, the rows then in
+// one order.
+const unnamed = (n) => /^(.*\+)?0x[0-9a-f]+$/.test(n) ? "(address)" : n;
+const cmpRow = (a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0) || a[1] - b[1] || a[2] - b[2];
+const proj = (t) => t && t.rows ? JSON.stringify({ total: t.total, whole_total: t.whole_total, value: t.value, thread: t.thread,
+                                                   rows: t.rows.map((r) => [unnamed(r.name), r.flat, r.cum]).sort(cmpRow) }) : JSON.stringify(t);
+
+const browser = await chromium.launch({
+  executablePath: "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"],
+});
+async function open(file, { hash = "", width = 1400, height = 900 } = {}) {
+  const ctx = await browser.newContext({ viewport: { width, height } });
+  const page = await ctx.newPage();
+  const url = "file://" + file;
+  const log = { errors: [], requests: [] };
+  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") log.errors.push(m.type() + ": " + m.text()); });
+  page.on("pageerror", (e) => log.errors.push("pageerror: " + e.message));
+  page.on("request", (r) => { if (r.url().split("#")[0] !== url) log.requests.push(r.url()); });
+  await page.addInitScript(() => { window.profkitNoIdle = true; });
+  await page.goto(url + (hash ? "#" + hash : ""));
+  await page.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0, null, { timeout: 30000 })
+    .catch(() => log.errors.push("never interactive"));
+  return { ctx, page, log, url };
+}
+async function close(o, what) {
+  check(what + ": no console or page error", o.log.errors.length === 0, o.log.errors.slice(0, 3).join(" | "));
+  check(what + ": no request leaves the page", o.log.requests.length === 0, o.log.requests.join(" "));
+  await o.ctx.close();
+}
+const shot = (o, name) => o.page.screenshot({ path: join(SHOTS, "xf-" + name + ".png") });
+const state = (o) => o.page.evaluate(() => window.profkitState);
+const query = (o, kind) => o.page.evaluate((k) => window.profkit.query(k, { limit: 0 }), kind);
+const view = async (o, v) => { await o.page.click(`.pk-tab[data-view="${v}"]`); };
+
+// The widest box of function `name` in the flame graph: page coordinates.
+async function flameBox(o, name) {
+  return o.page.evaluate((nm) => {
+    const a = window.profkit.app, f = a.flame, b = f.boxes, tree = f.model.tree, p = a.p;
+    let best = -1;
+    for (let i = 0; i < b.node.length; i++)
+      if (b.node[i] > 0 && p.funcLabel(tree.func[b.node[i]]) === nm && (best < 0 || b.w[i] > b.w[best])) best = i;
+    if (best < 0) return null;
+    const r = a.flameCanvas.getBoundingClientRect();
+    return { x: r.left + b.x[best] + Math.min(b.w[best] / 2, 20), y: r.top + b.y[best] + 8, node: b.node[best] };
+  }, name);
+}
+// Right-click `name` in the flame graph and pick the menu's `kind`.
+async function menuFlame(o, name, kind) {
+  await view(o, "flame");
+  const b = await flameBox(o, name);
+  if (!b) return "no box of " + name;
+  await o.page.mouse.click(b.x, b.y, { button: "right" });
+  const item = o.page.locator(`#pk-menu:not([hidden]) .pk-menu-item[data-kind="${kind}"]`);
+  if (!(await item.count())) return "no menu item " + kind;
+  if (menuShot) { await shot(o, menuShot); menuShot = ""; }
+  await item.click();
+  return "";
+}
+let menuShot = "";
+// The key on `name`'s box under the pointer.
+async function keyFlame(o, name, key) {
+  await view(o, "flame");
+  const b = await flameBox(o, name);
+  if (!b) return "no box of " + name;
+  await o.page.mouse.move(b.x, b.y);
+  await o.page.keyboard.press(key);
+  return "";
+}
+// Right-click the top functions' row of `name` and pick `kind`.
+async function menuTop(o, name, kind) {
+  await view(o, "top");
+  const f = await o.page.evaluate((nm) => { const p = window.profkit.app.p; for (let i = 0; i < p.funcName.length; i++) if (p.funcLabel(i) === nm) return i; return -1; }, name);
+  const row = o.page.locator(`#pk-top tr[data-func="${f}"]`);
+  if (!(await row.count())) return "no row of " + name;
+  await row.first().click({ button: "right" });
+  const item = o.page.locator(`#pk-menu:not([hidden]) .pk-menu-item[data-kind="${kind}"]`);
+  if (!(await item.count())) return "no menu item " + kind;
+  await item.click();
+  return "";
+}
+// Right-click the call tree's row of the node at `names` (expanding the
+// path) and pick `kind`.
+async function menuTree(o, names, kind) {
+  await view(o, "tree");
+  const n = await o.page.evaluate((path) => {
+    const a = window.profkit.app, t = a.treeTable, tree = t.model.tree, node = window.profkit.findPath(a.p, tree, path);
+    if (window.profkit.pathNames(a.p, tree, node).join(";") !== path.join(";")) return -1;
+    for (let x = tree.parent[node]; x >= 0; x = tree.parent[x]) t.expanded.add(x);
+    t.render();
+    return node;
+  }, names);
+  if (n < 0) return "no node " + names.join(";");
+  const row = o.page.locator(`#pk-tree tr[data-node="${n}"]`);
+  if (!(await row.count())) return "no row of node " + n;
+  await row.first().scrollIntoViewIfNeeded();
+  await row.first().click({ button: "right" });
+  const item = o.page.locator(`#pk-menu:not([hidden]) .pk-menu-item[data-kind="${kind}"]`);
+  if (!(await item.count())) return "no menu item " + kind;
+  await item.click();
+  return "";
+}
+// The page's query("top") equals the shown command's top --json; the
+// command is read in the top functions view (its report is top).
+async function agrees(o, what, expectSteps) {
+  await view(o, "top");
+  const st = await state(o);
+  check(what + ": the stack has " + expectSteps + " step(s)", st.transforms && st.transforms.length === expectSteps,
+        JSON.stringify(st.transforms));
+  const cmd = await o.page.locator("#pk-cmd").textContent();
+  check(what + ": the command line is a profkit top command", /^profkit top /.test(cmd), cmd);
+  const cli = runShown(cmd), mine = await query(o, "top");
+  check(what + ": query(top) = `" + cmd + "` --json", proj(mine) === proj(cli), proj(mine).slice(0, 400) + "\n  vs " + proj(cli).slice(0, 400));
+  return { cmd, cli, mine };
+}
+const treeNames = (t) => t.trees.flatMap((x) => x.nodes.map((n) => n.name));
+// The deepest count of `name` on one path of query("tree").
+function maxOnPath(t, name) {
+  let most = 0;
+  for (const tr of t.trees) {
+    const path = [];
+    for (const n of tr.nodes) { path.length = n.depth - 1; path.push(n.name); most = Math.max(most, path.filter((x) => x === name).length); }
+  }
+  return most;
+}
+
+try {
+  // ---- the demo's merge sort: every transform through the UI ----
+  const DEMO = process.env.PROFKIT_XF_DEMO;
+  const page = join(TMP, "burn.html");
+  pk(["flame", "-q", "--min-percent", "0", DEMO, "-o", page]);
+  let o = await open(page);
+  const MS = "msort_with_tmp";
+  check("the demo's merge sort recurses", maxOnPath(await query(o, "tree"), MS) >= 5);
+  await shot(o, "0-plain");
+  let r = await agrees(o, "no transform", 0);
+  check("no transform: the command has no transform flag", !/--(merge|root|focus|collapse|ignore)/.test(r.cmd), r.cmd);
+  const plainTotal = r.mine.total;
+
+  // 1. collapse recursion: the flame graph's context menu
+  menuShot = "1-menu";
+  check("collapse recursion: menu", (await menuFlame(o, MS, "collapse-recursion")) === "");
+  await view(o, "flame");
+  await shot(o, "1-collapse-recursion");
+  r = await agrees(o, "collapse recursion", 1);
+  check("collapse recursion: merge sort is one frame on every path", maxOnPath(await query(o, "tree"), MS) === 1);
+  check("collapse recursion: total unchanged", r.mine.total === plainTotal, r.mine.total + " vs " + plainTotal);
+
+  // 2. merge function: key m on the frame under the pointer
+  check("merge: key m", (await keyFlame(o, "compare", "m")) === "");
+  await shot(o, "2-merge");
+  r = await agrees(o, "merge compare", 2);
+  check("merge: compare is gone", !treeNames(await query(o, "tree")).includes("compare"));
+
+  // 3. merge call node: the call tree's context menu
+  const tree0 = await query(o, "tree");
+  const hb = tree0.trees[0].nodes, pathTo = (name) => {
+    const path = [];
+    for (const n of hb) { path.length = n.depth - 1; path.push(n.name); if (n.name === name) return path.slice(); }
+    return null;
+  };
+  const hpath = pathTo("hash_block");
+  check("merge node: a call path to hash_block", !!hpath);
+  check("merge node: menu in the call tree", (await menuTree(o, hpath, "merge-node")) === "");
+  await shot(o, "3-merge-node");
+  r = await agrees(o, "merge node", 3);
+
+  // 4. drop samples with a function: the top table's context menu
+  check("drop: menu in the top table", (await menuTop(o, "math_kernel", "ignore")) === "");
+  await shot(o, "4-drop");
+  r = await agrees(o, "drop math_kernel", 4);
+  check("drop: math_kernel's samples are gone (total smaller)", r.mine.total < plainTotal && !treeNames(await query(o, "tree")).includes("math_kernel"));
+
+  // pop back to the first step (the breadcrumb), then the URL
+  await o.page.click('#pk-xf-crumbs .pk-crumb[data-depth="1"]');
+  await shot(o, "5-popped");
+  r = await agrees(o, "popped to collapse recursion", 1);
+  check("popped: compare is back", treeNames(await query(o, "tree")).includes("compare"));
+
+  // 5. focus on function (root-at) by key F, collapse direct recursion by key R
+  check("focus function: key F", (await keyFlame(o, "stage_sort", "F")) === "");
+  r = await agrees(o, "focus on stage_sort", 2);
+  const rootAt = await query(o, "tree");
+  check("focus function: every root is stage_sort", rootAt.trees.every((t) => t.nodes.filter((n) => n.depth === 1).every((n) => n.name === "stage_sort")),
+        JSON.stringify(rootAt.trees.map((t) => t.nodes.filter((n) => n.depth === 1).map((n) => n.name))));
+  await shot(o, "6-root-at");
+  await o.page.click('#pk-xf-crumbs .pk-crumb[data-depth="0"]');
+  r = await agrees(o, "popped to the complete profile", 0);
+  check("collapse direct recursion: key R", (await keyFlame(o, MS, "R")) === "");
+  r = await agrees(o, "collapse direct recursion", 1);
+  check("collapse direct recursion: merge sort is one frame", maxOnPath(await query(o, "tree"), MS) === 1);
+  // 6. focus on subtree: the flame graph's menu, on stage_sort's node
+  check("focus subtree: menu", (await menuFlame(o, "stage_sort", "focus-subtree")) === "");
+  r = await agrees(o, "focus subtree", 2);
+  await view(o, "flame");
+  await shot(o, "7-focus-subtree");
+  // reload from the URL: the stack is restored
+  await o.page.waitForTimeout(400);
+  const url = o.page.url();
+  check("the URL holds the stack", /[#&]xf=/.test(url), url);
+  const before = proj(await query(o, "top"));
+  await close(o, "demo");
+  o = await open(page, { hash: url.split("#")[1] });
+  const st = await state(o);
+  check("reload: the stack is restored", st.transforms && st.transforms.length === 2 && st.transforms[1].kind === "focus-subtree", JSON.stringify(st.transforms));
+  check("reload: query(top) as before", proj(await query(o, "top")) === before);
+  await shot(o, "8-reloaded");
+  await close(o, "demo reloaded");
+
+  // ---- flame given transform flags: the page opens with them (poppable) ----
+  const flagged = join(TMP, "flagged.html");
+  const flags = ["--collapse-recursion", "^" + MS + "$", "--ignore", "^math_kernel$", "--merge", "^compare$"];
+  pk(["flame", "-q", "--min-percent", "0", DEMO, ...flags, "-o", flagged]);
+  o = await open(flagged);
+  r = await agrees(o, "flame with flags", 3);
+  const cliFlags = JSON.parse(pk(["top", "-q", "--json", "-n", "0", DEMO, ...flags]));
+  check("flame with flags: query(top) = top with the same flags", proj(r.mine) === proj(cliFlags), proj(r.mine).slice(0, 300) + " vs " + proj(cliFlags).slice(0, 300));
+  check("flame with flags: the command line carries them in order", r.cmd.includes("--collapse-recursion '^msort_with_tmp$' --ignore '^math_kernel$' --merge '^compare$'"), r.cmd);
+  await view(o, "flame");
+  await shot(o, "9-flame-flags");
+  await o.page.click('#pk-xf-crumbs .pk-crumb[data-depth="0"]');
+  r = await agrees(o, "flame with flags, popped", 0);
+  check("flame with flags, popped: the whole profile", r.mine.total === plainTotal);
+  await o.page.waitForTimeout(400);
+  await o.page.reload();
+  await o.page.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0);
+  check("flame with flags, popped and reloaded: stays popped", (await state(o)).transforms.length === 0);
+  await close(o, "flame with flags");
+
+  // ---- view given transform flags: the page it serves opens with them ----
+  {
+    const v = spawn(PROFKIT, ["view", "--no-open", "--merge", "^compare$", "--ignore", "^math_kernel$", DEMO], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    v.stdout.on("data", (d) => { out += d; });
+    const t0 = Date.now();
+    while (!/http:\/\/127\.0\.0\.1:\d+\/\w+\//.test(out) && Date.now() - t0 < 20000) await new Promise((r) => setTimeout(r, 100));
+    const addr = (/http:\/\/127\.0\.0\.1:\d+\/\w+\//.exec(out) || [""])[0];
+    check("view: serves the page", !!addr, out);
+    if (addr) {
+      const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+      const pg = await ctx.newPage();
+      await pg.goto(addr);
+      await pg.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0, null, { timeout: 30000 });
+      const vo = { ctx, page: pg, log: { errors: [], requests: [] } };
+      await agrees(vo, "view with flags", 2);
+      const cliV = JSON.parse(pk(["top", "-q", "--json", "-n", "0", "--merge", "^compare$", "--ignore", "^math_kernel$", DEMO]));
+      check("view with flags: query(top) = top with the same flags", proj(await query(vo, "top")) === proj(cliV));
+      await ctx.close();
+    }
+    v.kill("SIGTERM");
+  }
+
+  // ---- a Firefox Profiler profile: collapse a library, focus, drop ----
+  const SAMPLY = join(process.env.PROFKIT_SHARED, "fixtures", "firefox", "samply-ls-profile-v41.json");
+  const sp = join(TMP, "samply.html");
+  pk(["flame", "-q", "--min-percent", "0", SAMPLY, "-o", sp]);
+  o = await open(sp);
+  await o.page.selectOption("#pk-thread", { label: await o.page.evaluate(() => { const p = window.profkit.app.p; for (let t = 0; t < p.threads.length; t++) if (/ls: GeckoMain/.test(p.threadLabel(t))) return p.threadLabel(t); return p.threadLabel(0); }) });
+  r = await agrees(o, "samply: no transform", 0);
+  check("samply: the thread is on the command line", / --thread \d/.test(r.cmd), r.cmd);
+  // a function of libc (the page's label of the widest one) and of the kernel
+  const funcOf = (re) => o.page.evaluate((src) => {
+    const a = window.profkit.app, p = a.p, rows = window.profkit.query("top", { limit: 0 }).rows, m = new RegExp(src);
+    for (const row of rows) for (let f = 0; f < p.funcName.length; f++) if (p.funcLabel(f) === row.name && m.test(p.funcModuleName(f))) return row.name;
+    return null;
+  }, re.source);
+  const libc = await funcOf(/libc\.so/), kern = await funcOf(/kallsyms/);
+  check("samply: functions of libc and the kernel", libc && kern, libc + " " + kern);
+  // focus on a category: the kernel frame's, from the flame graph's menu
+  check("samply: focus category: menu", (await menuFlame(o, kern, "focus-category")) === "");
+  r = await agrees(o, "samply: focus on category Kernel", 1);
+  check("samply: focus category: the command has --focus-category Kernel", / --focus-category Kernel( |$)/.test(r.cmd), r.cmd);
+  check("samply: focus category: only the kernel's samples are left", r.mine.total > 0 && r.mine.total < 1000, r.mine.total);
+  await view(o, "flame");
+  await shot(o, "10-samply-focus-category");
+  await o.page.click('#pk-xf-crumbs .pk-crumb[data-depth="0"]');
+  check("samply: collapse module: menu", (await menuTop(o, libc, "collapse-module")) === "");
+  r = await agrees(o, "samply: collapse libc", 1);
+  check("samply: libc is one function", r.mine.rows.some((x) => x.name === "libc.so.6") && !r.cli.rows.some((x) => /^libc\.so\.6\+/.test(x.name)));
+  await view(o, "flame");
+  await shot(o, "11-samply-collapse-module");
+  check("samply: collapse the kernel: key C", (await keyFlame(o, kern, "C")) === "");
+  r = await agrees(o, "samply: collapse the kernel", 2);
+  check("samply: drop [kernel.kallsyms]: menu", (await menuTop(o, "[kernel.kallsyms]", "ignore")) === "");
+  r = await agrees(o, "samply: drop the kernel", 3);
+  check("samply: focus function: menu", (await menuTop(o, "libc.so.6", "root-at")) === "");
+  r = await agrees(o, "samply: focus on libc", 4);
+  await view(o, "tree");
+  await shot(o, "12-samply-tree");
+  await close(o, "samply");
+
+  // the page's size: the untransformed data and the stack
+  const s1 = statSync(page).size, s2 = statSync(flagged).size;
+  check("the page with a stack is the page without it and a few bytes", s2 - s1 < 400 && s2 > s1, s1 + " vs " + s2);
+} catch (e) {
+  failed++;
+  console.log("FAIL: " + (e && e.stack || e));
+} finally {
+  await browser.close();
+  rmSync(TMP, { recursive: true, force: true });
+}
+console.log(`transforms browser: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
