@@ -204,6 +204,20 @@ int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, prof
         if (pk_marker_add(dst, &mk) != 0)
             goto done;
     }
+    for (size_t i = 0; i < src->n_counters; i++) { /* counters, with their samples */
+        profkit_counter c = src->counters[i];
+        c.name = m.str[c.name];
+        c.category = m.str[c.category];
+        c.description = m.str[c.description];
+        c.thread = c.thread < src->n_threads ? m.thread[c.thread] : PROFKIT_NONE;
+        if (profkit_counter_add(dst, &c) == PROFKIT_NONE)
+            goto done;
+        for (size_t k = c.first; k < c.first + c.n && k < src->n_counter_samples; k++) {
+            const profkit_counter_sample *cs = &src->counter_samples[k];
+            if (profkit_counter_sample_add(dst, cs->time, cs->count, cs->number) != 0)
+                goto done;
+        }
+    }
     if (dst->format[0] == '\0')
         pk_profile_set_format(dst, src->format);
     dst->mappings_settled = 1;

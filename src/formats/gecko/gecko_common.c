@@ -732,6 +732,7 @@ static int open_profile(gk_reader *r, pk_json *j, const pk_json_event *ev)
         return pk_gk_oom(r);
     r->prof[r->n_prof].have_start = 0;
     r->prof[r->n_prof].start = 0;
+    r->prof[r->n_prof].first_pid = -1;
     r->n_prof++;
     return push_frame(r, C_PROFILE);
 }
@@ -795,7 +796,12 @@ static int thread_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_eve
     case 100: return set_string_field(r, j, &th->name, ev, "thread name");
     case 101: return set_string_field(r, j, &th->process_name, ev, "processName");
     case 102: return set_string_field(r, j, &th->process_type, ev, "processType");
-    case 103: return set_id_field(j, &th->pid, ev, "pid");
+    case 103: {
+        int rc = set_id_field(j, &th->pid, ev, "pid");
+        if (!rc && th->pid >= 0 && r->n_prof && r->prof[r->n_prof - 1].first_pid < 0)
+            r->prof[r->n_prof - 1].first_pid = th->pid; /* for its process's counters */
+        return rc;
+    }
     case 104: return set_id_field(j, &th->tid, ev, "tid");
     case 105: return thread_tables(r, th) ? open_strings(r, j, ev, th->tab, key) : pk_gk_oom(r);
     case 106: return on_libs_value(r, j, ev, "libs");
@@ -854,6 +860,8 @@ static int profile_key(const pk_json_event *ev)
     for (int i = 0; i < 7; i++)
         if (key_is(ev, keys[i]))
             return i;
+    if (key_is(ev, "counters"))
+        return 7;
     return -1;
 }
 
@@ -1110,6 +1118,7 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
                 return rc;
             return push_frame(r, C_SHARED);
         }
+        case 7: return pk_gk_counters_begin(r, j, ev);
         case 6: /* profile: Firefox DevTools' wrapper {fileType, version, profile} */
             if (r->flavor != PK_GECKO_RAW || r->n_prof != 1 || r->root_used ||
                 ev->type != PK_JSON_MAP_START)
@@ -1323,6 +1332,8 @@ static int on_close(gk_reader *r, pk_json *j)
     case C_PROFILE:
         if (pk_json_offset(j) > r->input_bytes) /* the last flush comes after the parser */
             r->input_bytes = pk_json_offset(j);
+        if (r->prof[r->n_prof - 1].first_pid >= 0)
+            pk_gk_counters_level_pid(r, r->n_prof - 1, r->prof[r->n_prof - 1].first_pid);
         rc = pk_gk_flush_pending(r, r->n_prof == 1, r->n_prof - 1, r->n_prof - 1);
         if (!rc && r->n_prof > 1) {
             /* force what still waits for this level's start time */
@@ -1371,6 +1382,8 @@ int pk_gecko_on_event(pk_json *j, void *payload, const pk_json_event *ev)
             r->capture--;
         return r->capture ? 0 : end_capture(r);
     }
+    if (r->cn.active)
+        return pk_gk_counters_event(r, j, ev);
     /* the common case first: a number in a table row (no skip to ask for) */
     gk_frame *top = &r->fs[r->n_fs - 1];
     if (top->kind == C_ROW && ev->type == PK_JSON_NUMBER)
@@ -1396,6 +1409,7 @@ static void reader_free(gk_reader *r)
         pk_gk_thread_free(r->pending[i]);
     free(r->pending);
     pk_gk_tables_free(&r->shared);
+    pk_gk_counters_free(&r->cn);
     pk_gk_strings_free(&r->categories);
     pk_gk_strings_free(&r->cat_colors);
     pk_gk_strings_free(&r->cat_subs);
@@ -1506,6 +1520,7 @@ int pk_gecko_read(profkit_profile *p, pk_read_ctx *ctx, pk_gecko_flavor flavor)
                                            cut.message, complete, complete == 1 ? "" : "s");
         }
     }
+    pk_gk_counters_resolve(&r);
     if (!rc)
         rc = model_categories(&r);
     if (!rc && p->n_value_types == 0 && pk_value_type_add(p, "samples", "count") == PROFKIT_NONE)

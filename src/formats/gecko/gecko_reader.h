@@ -227,6 +227,7 @@ typedef struct gk_thread {
 typedef struct gk_profile_ctx {
     double start;    /* meta.startTime, ms */
     int have_start;
+    int64_t first_pid; /* the pid of its first thread that has one, -1 = none yet */
 } gk_profile_ctx;
 
 typedef enum {
@@ -249,6 +250,37 @@ typedef struct gk_lib {
     double start, end, offset;
     char *name, *path, *debug_name, *build_id;
 } gk_lib;
+
+/* The `counters` array being read (gecko_counters.c). */
+enum { CN_TIME, CN_DELTAS, CN_COUNT, CN_NUMBER, GK_CN_COLS };
+#define GK_CN_CELLS 8 /* cells kept of a raw counter row: a schema position is under this */
+#define GK_CN_DEPTH 8
+typedef struct gk_cn_added {
+    uint32_t id;        /* model counter */
+    size_t level;       /* profile level it came in */
+    double main_thread; /* processed mainThreadIndex, -1 = none */
+} gk_cn_added;
+typedef struct gk_counters {
+    int active;
+    size_t depth, level;
+    uint8_t kind[GK_CN_DEPTH];
+    int8_t key[GK_CN_DEPTH];
+    size_t elems[GK_CN_DEPTH];
+    /* the counter being read */
+    pk_buf name, category, description;
+    int64_t pid;
+    double main_thread;
+    int have_samples, have_length;
+    double length;
+    size_t group;
+    double *col[GK_CN_COLS];  /* processed columns */
+    size_t n_col[GK_CN_COLS], cap_col[GK_CN_COLS];
+    int schema[GK_CN_COLS];   /* raw: position of each column, -1 = none */
+    double *cells;            /* raw rows, GK_CN_CELLS each (NaN = absent) */
+    size_t n_cells, cap_cells, n_rows;
+    gk_cn_added *added;       /* the counters this read made */
+    size_t n_added, cap_added;
+} gk_counters;
 
 typedef struct gk_reader {
     profkit_profile *p;
@@ -296,6 +328,7 @@ typedef struct gk_reader {
     size_t cap_chain;
     char version[2][24]; /* meta.version, meta.preprocessedProfileVersion */
     int root_used;       /* the root object had a profile key: not a DevTools wrapper */
+    gk_counters cn;      /* counters (gecko_counters.c) */
 } gk_reader;
 
 /* ---- in gecko_tables.c (used by both; calls neither) ---- */
@@ -368,6 +401,19 @@ static inline double pk_gk_cell_at(const gk_table *t, int c, size_t i)
  * phase that is none of 0..3, or PROFKIT_ENOMEM.
  */
 int pk_gk_marker_complete(profkit_profile *p, profkit_marker *m);
+
+/* ---- in gecko_counters.c (called by gecko_common.c) ---- */
+
+/* `counters` (ev: its value) begins: an array (read through
+ * pk_gk_counters_event while r->cn.active) or null. */
+int pk_gk_counters_begin(gk_reader *r, pk_json *j, const pk_json_event *ev);
+int pk_gk_counters_event(gk_reader *r, pk_json *j, const pk_json_event *ev);
+/* Profile level `level` closes: its counters without a pid take the pid
+ * of its first thread. */
+void pk_gk_counters_level_pid(gk_reader *r, size_t level, int64_t pid);
+/* Every thread is read: each counter gets its process's main thread. */
+void pk_gk_counters_resolve(gk_reader *r);
+void pk_gk_counters_free(gk_counters *c);
 
 /* ---- in gecko_build.c (called by gecko_common.c; never calls it) ---- */
 
