@@ -203,6 +203,11 @@ typedef struct profkit_thread {
      * PROFKIT_NO_TIME = unknown. Not part of a thread's identity. */
     int64_t process_start;
     int64_t register_time;
+    /* Its process's type as Gecko names it ("default" the parent process,
+     * "tab" a content process, "gpu", ...): a string id, 0 = unknown. Not
+     * part of a thread's identity. */
+    uint32_t process_type;
+    uint32_t reserved; /* 0 */
 } profkit_thread;
 
 typedef struct profkit_mapping {
@@ -288,7 +293,8 @@ typedef struct profkit_counter {
     uint32_t thread;  /* the thread it belongs to (a process's main thread), or PROFKIT_NONE */
     int64_t pid;      /* its process, -1 = unknown */
     uint32_t by_order; /* 1: times are operation indexes, not ns */
-    uint32_t reserved; /* 0 */
+    uint32_t display;  /* JSON text: how the Firefox Profiler draws it (its
+                          `display`), as the input had it; 0 = none */
     size_t first, n;  /* its rows in profkit_profile_counter_samples */
 } profkit_counter;
 
@@ -683,6 +689,28 @@ PROFKIT_API int profkit_report_hist(FILE *out, const profkit_profile *p,
 PROFKIT_API int profkit_report_diff(FILE *out, const profkit_profile *base,
                                     const profkit_profile *p, const profkit_report_options *o,
                                     profkit_error *err);
+
+/* ------------------------------------------------- reports: counters */
+
+typedef struct profkit_counters_options {
+    const char *thread; /* only the counters of this thread (NULL: all) */
+    const char *range;  /* "START,END" as profkit_range_parse reads it (NULL: all) */
+    int json;           /* one JSON document, with each counter's series */
+} profkit_counters_options;
+
+/*
+ * `profkit counters`: per counter its name, category, description, thread
+ * and process, and of its samples in the range: how many, the counts'
+ * min, max, mean and sum, and the running sum's lowest and highest (what
+ * the Firefox Profiler draws for a memory counter) and their difference.
+ * Times are ms from the root range's start (profkit_profile_root_range;
+ * the first counter sample's time when the profile has none); a counter
+ * by operation order (bsprof) counts operations instead. With o->json
+ * each counter's series too (docs/json.md). Returns 0, PROFKIT_EINVAL for
+ * an unknown thread or a bad range, or PROFKIT_ENOMEM.
+ */
+PROFKIT_API int profkit_report_counters(FILE *out, const profkit_profile *p,
+                                        const profkit_counters_options *o, profkit_error *err);
 
 /* ------------------------------------------------- reports: markers */
 

@@ -890,7 +890,6 @@ uint32_t profkit_counter_add(profkit_profile *p, const profkit_counter *c)
     *n = *c;
     n->first = p->n_counter_samples;
     n->n = 0;
-    n->reserved = 0;
     return (uint32_t)p->n_counters++;
 }
 

@@ -1309,6 +1309,8 @@ static int build_thread(gk_reader *r, gk_thread *th)
         mt->pid = th->pid;
         mt->tid = th->tid;
     }
+    if (pk_gk_counters_thread_built(r, th, thread) != 0)
+        return pk_gk_oom(r);
     double shift = thread_shift(r, th->depth);
     {
         /* its process's start (raw Gecko: the process profile's own
@@ -1319,6 +1321,9 @@ static int build_thread(gk_reader *r, gk_thread *th)
             mt->process_start = (int64_t)llround((ps + shift) * 1e6);
         if (th->have_register_time && isfinite(th->register_time + shift))
             mt->register_time = (int64_t)llround((th->register_time + shift) * 1e6);
+        if (th->process_type && *th->process_type &&
+            (mt->process_type = profkit_string_intern_cstr(r->p, th->process_type)) == PROFKIT_NONE)
+            return pk_gk_oom(r);
     }
     int rc = build_samples(&b, thread, shift);
     if (!rc)

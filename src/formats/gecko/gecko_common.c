@@ -732,7 +732,7 @@ static int open_profile(gk_reader *r, pk_json *j, const pk_json_event *ev)
         return pk_gk_oom(r);
     r->prof[r->n_prof].have_start = 0;
     r->prof[r->n_prof].start = 0;
-    r->prof[r->n_prof].first_pid = -1;
+    r->prof[r->n_prof].serial = ++r->cn.next_serial;
     r->n_prof++;
     return push_frame(r, C_PROFILE);
 }
@@ -796,12 +796,7 @@ static int thread_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_eve
     case 100: return set_string_field(r, j, &th->name, ev, "thread name");
     case 101: return set_string_field(r, j, &th->process_name, ev, "processName");
     case 102: return set_string_field(r, j, &th->process_type, ev, "processType");
-    case 103: {
-        int rc = set_id_field(j, &th->pid, ev, "pid");
-        if (!rc && th->pid >= 0 && r->n_prof && r->prof[r->n_prof - 1].first_pid < 0)
-            r->prof[r->n_prof - 1].first_pid = th->pid; /* for its process's counters */
-        return rc;
-    }
+    case 103: return set_id_field(j, &th->pid, ev, "pid");
     case 104: return set_id_field(j, &th->tid, ev, "tid");
     case 105: return thread_tables(r, th) ? open_strings(r, j, ev, th->tab, key) : pk_gk_oom(r);
     case 106: return on_libs_value(r, j, ev, "libs");
@@ -1192,6 +1187,7 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
         th->pid = th->tid = -1;
         th->model_thread = PROFKIT_NONE;
         th->depth = r->n_prof - 1;
+        th->serial = r->n_prof ? r->prof[r->n_prof - 1].serial : 0;
         th->index = r->n_threads++;
         pk_json_where(j, &th->line, &th->column);
         r->cur = th;
@@ -1332,8 +1328,6 @@ static int on_close(gk_reader *r, pk_json *j)
     case C_PROFILE:
         if (pk_json_offset(j) > r->input_bytes) /* the last flush comes after the parser */
             r->input_bytes = pk_json_offset(j);
-        if (r->prof[r->n_prof - 1].first_pid >= 0)
-            pk_gk_counters_level_pid(r, r->n_prof - 1, r->prof[r->n_prof - 1].first_pid);
         rc = pk_gk_flush_pending(r, r->n_prof == 1, r->n_prof - 1, r->n_prof - 1);
         if (!rc && r->n_prof > 1) {
             /* force what still waits for this level's start time */

@@ -24,9 +24,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-enum { K_LIST, K_COUNTER, K_GROUPS, K_GROUP, K_SAMPLES, K_SCHEMA, K_DATA, K_ROW, K_COLUMN };
+enum { K_CAPTURE, K_LIST, K_COUNTER, K_GROUPS, K_GROUP, K_SAMPLES, K_SCHEMA, K_DATA, K_ROW, K_COLUMN };
 enum { KEY_OTHER = -1, KEY_NAME, KEY_CATEGORY, KEY_DESCRIPTION, KEY_PID, KEY_MAIN, KEY_SAMPLES,
-       KEY_GROUPS, KEY_SCHEMA, KEY_DATA, KEY_LENGTH, KEY_COL /* + CN_* */ };
+       KEY_GROUPS, KEY_DISPLAY, KEY_SCHEMA, KEY_DATA, KEY_LENGTH, KEY_COL /* + CN_* */ };
 static const char *const cn_col_names[GK_CN_COLS] = { "time", "timeDeltas", "count", "number" };
 
 static int cn_grow(double **v, size_t *n, size_t *cap, double x)
@@ -42,6 +42,7 @@ static void counter_reset(gk_counters *c)
     pk_buf_clear(&c->name);
     pk_buf_clear(&c->category);
     pk_buf_clear(&c->description);
+    pk_buf_clear(&c->display);
     c->pid = -1;
     c->main_thread = -1;
     for (int k = 0; k < GK_CN_COLS; k++) {
@@ -61,18 +62,21 @@ void pk_gk_counters_free(gk_counters *c)
     pk_buf_free(&c->name);
     pk_buf_free(&c->category);
     pk_buf_free(&c->description);
+    pk_buf_free(&c->display);
     for (int k = 0; k < GK_CN_COLS; k++)
         free(c->col[k]);
     free(c->cells);
     free(c->added);
+    free(c->mains);
     memset(c, 0, sizeof *c);
 }
 
 static int push(gk_reader *r, pk_json *j, int kind)
 {
     gk_counters *c = &r->cn;
-    if (c->depth >= GK_CN_DEPTH) /* cannot happen: rows and columns hold no containers */
-        return pk_json_fail(j, PROFKIT_ECORRUPT, "counters nested too deep");
+    if (c->depth >= GK_CN_DEPTH)
+        return pk_json_fail(j, PROFKIT_ECORRUPT, "counters[%zu]: nested deeper than %d levels",
+                            c->elems[0] ? c->elems[0] - 1 : 0, GK_CN_DEPTH);
     c->kind[c->depth] = (uint8_t)kind;
     c->key[c->depth] = KEY_OTHER;
     c->elems[c->depth] = 0;
@@ -147,9 +151,13 @@ static int counter_done(gk_reader *r, pk_json *j)
     pc.name = intern_buf(p, &c->name);
     pc.category = intern_buf(p, &c->category);
     pc.description = intern_buf(p, &c->description);
+    if (pk_buf_error(&c->display))
+        return pk_gk_oom(r);
+    pc.display = intern_buf(p, &c->display);
     pc.thread = PROFKIT_NONE;
     pc.pid = c->pid;
-    if (pc.name == PROFKIT_NONE || pc.category == PROFKIT_NONE || pc.description == PROFKIT_NONE)
+    if (pc.name == PROFKIT_NONE || pc.category == PROFKIT_NONE || pc.description == PROFKIT_NONE ||
+        pc.display == PROFKIT_NONE)
         return pk_gk_oom(r);
     uint32_t id = profkit_counter_add(p, &pc);
     if (id == PROFKIT_NONE)
@@ -157,7 +165,8 @@ static int counter_done(gk_reader *r, pk_json *j)
     /* what resolves its thread once every thread is read */
     if (PK_VEC_RESERVE(c->added, c->n_added, c->cap_added, 1) != 0)
         return pk_gk_oom(r);
-    c->added[c->n_added++] = (gk_cn_added){ id, c->level, c->main_thread };
+    c->added[c->n_added++] =
+        (gk_cn_added){ id, c->level, r->n_prof ? r->prof[c->level].serial : 0, c->main_thread };
     double shift = level_shift(r, c->level), t = 0;
     for (size_t i = 0; i < n; i++) {
         double tm, cnt, num;
@@ -193,10 +202,10 @@ static int counter_done(gk_reader *r, pk_json *j)
 static int counter_key(const pk_json_event *ev)
 {
     static const char *const keys[] = { "name", "category", "description", "pid", "mainThreadIndex",
-                                        "samples", "sample_groups", "sampleGroups" };
-    for (int i = 0; i < 8; i++)
+                                        "samples", "sample_groups", "sampleGroups", "display" };
+    for (int i = 0; i < 9; i++)
         if (pk_json_key_is(ev, keys[i]))
-            return i == 7 ? KEY_GROUPS : i;
+            return i == 7 ? KEY_GROUPS : i == 8 ? KEY_DISPLAY : i;
     return KEY_OTHER;
 }
 
@@ -271,6 +280,12 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
                 return push(r, j, K_SAMPLES);
             }
             return skip(j, ev);
+        case KEY_DISPLAY: /* kept as JSON text (an object only) */
+            if (ev->type != PK_JSON_MAP_START)
+                return 0;
+            pk_buf_clear(&c->display);
+            pk_json_text_event(&c->display, ev);
+            return push(r, j, K_CAPTURE);
         case KEY_GROUPS:
             if (c->have_samples)
                 return skip(j, ev);
@@ -361,6 +376,14 @@ int pk_gk_counters_event(gk_reader *r, pk_json *j, const pk_json_event *ev)
 {
     gk_counters *c = &r->cn;
     size_t d = c->depth - 1;
+    if (c->kind[d] == K_CAPTURE) { /* a display object, as text */
+        pk_json_text_event(&c->display, ev);
+        if (ev->type == PK_JSON_MAP_START || ev->type == PK_JSON_ARRAY_START)
+            return push(r, j, K_CAPTURE);
+        if (ev->type == PK_JSON_MAP_END || ev->type == PK_JSON_ARRAY_END)
+            c->depth--;
+        return 0;
+    }
     if (ev->type == PK_JSON_KEY) {
         switch (c->kind[d]) {
         case K_COUNTER: c->key[d] = (int8_t)counter_key(ev); break;
@@ -383,16 +406,27 @@ int pk_gk_counters_event(gk_reader *r, pk_json *j, const pk_json_event *ev)
     return on_value(r, j, ev);
 }
 
-void pk_gk_counters_level_pid(gk_reader *r, size_t level, int64_t pid)
+int pk_gk_counters_thread_built(gk_reader *r, const gk_thread *th, uint32_t thread)
 {
     gk_counters *c = &r->cn;
-    for (size_t i = 0; i < c->n_added; i++) {
-        profkit_counter *pc = &r->p->counters[c->added[i].id];
-        if (c->added[i].level == level && pc->pid < 0 && c->added[i].main_thread < 0)
-            pc->pid = pid;
-    }
+    if (!th->name || strcmp(th->name, "GeckoMain") != 0)
+        return 0;
+    for (size_t i = 0; i < c->n_mains; i++)
+        if (c->mains[i].serial == th->serial)
+            return 0; /* the first is the main thread */
+    if (PK_VEC_RESERVE(c->mains, c->n_mains, c->cap_mains, 1) != 0)
+        return PROFKIT_ENOMEM;
+    c->mains[c->n_mains++] = (struct gk_cn_main){ th->serial, thread };
+    return 0;
 }
 
+/*
+ * A processed counter's thread is its mainThreadIndex (when that thread's
+ * pid is the counter's or unknown), else its pid's GeckoMain (else the
+ * pid's first thread); a raw counter's is the GeckoMain of the profile it
+ * came in, and its pid that thread's (the Firefox Profiler drops a raw
+ * counter whose process has no GeckoMain: it keeps no thread here).
+ */
 void pk_gk_counters_resolve(gk_reader *r)
 {
     gk_counters *c = &r->cn;
@@ -400,17 +434,24 @@ void pk_gk_counters_resolve(gk_reader *r)
     for (size_t i = 0; i < c->n_added; i++) {
         profkit_counter *pc = &p->counters[c->added[i].id];
         double mt = c->added[i].main_thread;
+        if (r->flavor == PK_GECKO_RAW) {
+            for (size_t k = 0; k < c->n_mains; k++)
+                if (c->mains[k].serial == c->added[i].serial && c->mains[k].thread < p->n_threads) {
+                    pc->thread = c->mains[k].thread;
+                    if (pc->pid < 0)
+                        pc->pid = p->threads[pc->thread].pid;
+                }
+            continue;
+        }
         if (mt >= 0 && mt < (double)p->n_threads &&
             (pc->pid < 0 || p->threads[(size_t)mt].pid < 0 || p->threads[(size_t)mt].pid == pc->pid)) {
             pc->thread = (uint32_t)mt;
             continue;
         }
-        if (pc->pid < 0 && c->added[i].level > 0)
+        if (pc->pid < 0)
             continue;
-        /* the process's main thread: GeckoMain, else its first thread (a
-         * root process's counter without a pid: the root's) */
         for (size_t t = 0; t < p->n_threads; t++) {
-            if (pc->pid >= 0 && p->threads[t].pid != pc->pid)
+            if (p->threads[t].pid != pc->pid)
                 continue;
             if (pc->thread == PROFKIT_NONE || strcmp(pk_str(p, p->threads[t].name), "GeckoMain") == 0)
                 pc->thread = (uint32_t)t;

@@ -220,6 +220,7 @@ typedef struct gk_thread {
     size_t index;    /* in file order, for messages */
     uint32_t line, column;
     uint32_t model_thread; /* made at the first streamed row, else when built */
+    uint32_t serial;       /* its (sub-)profile's gk_profile_ctx.serial */
     double process_start, register_time; /* processStartupTime, registerTime (ms) */
     uint8_t have_process_start, have_register_time;
 } gk_thread;
@@ -227,7 +228,7 @@ typedef struct gk_thread {
 typedef struct gk_profile_ctx {
     double start;    /* meta.startTime, ms */
     int have_start;
-    int64_t first_pid; /* the pid of its first thread that has one, -1 = none yet */
+    uint32_t serial;   /* which (sub-)profile: its counters go to its GeckoMain */
 } gk_profile_ctx;
 
 typedef enum {
@@ -254,10 +255,11 @@ typedef struct gk_lib {
 /* The `counters` array being read (gecko_counters.c). */
 enum { CN_TIME, CN_DELTAS, CN_COUNT, CN_NUMBER, GK_CN_COLS };
 #define GK_CN_CELLS 8 /* cells kept of a raw counter row: a schema position is under this */
-#define GK_CN_DEPTH 8
+#define GK_CN_DEPTH 16
 typedef struct gk_cn_added {
     uint32_t id;        /* model counter */
     size_t level;       /* profile level it came in */
+    uint32_t serial;    /* the (sub-)profile it came in (gk_profile_ctx.serial) */
     double main_thread; /* processed mainThreadIndex, -1 = none */
 } gk_cn_added;
 typedef struct gk_counters {
@@ -267,7 +269,7 @@ typedef struct gk_counters {
     int8_t key[GK_CN_DEPTH];
     size_t elems[GK_CN_DEPTH];
     /* the counter being read */
-    pk_buf name, category, description;
+    pk_buf name, category, description, display;
     int64_t pid;
     double main_thread;
     int have_samples, have_length;
@@ -280,6 +282,9 @@ typedef struct gk_counters {
     size_t n_cells, cap_cells, n_rows;
     gk_cn_added *added;       /* the counters this read made */
     size_t n_added, cap_added;
+    uint32_t next_serial;
+    struct gk_cn_main { uint32_t serial, thread; } *mains; /* each profile's GeckoMain */
+    size_t n_mains, cap_mains;
 } gk_counters;
 
 typedef struct gk_reader {
@@ -408,9 +413,9 @@ int pk_gk_marker_complete(profkit_profile *p, profkit_marker *m);
  * pk_gk_counters_event while r->cn.active) or null. */
 int pk_gk_counters_begin(gk_reader *r, pk_json *j, const pk_json_event *ev);
 int pk_gk_counters_event(gk_reader *r, pk_json *j, const pk_json_event *ev);
-/* Profile level `level` closes: its counters without a pid take the pid
- * of its first thread. */
-void pk_gk_counters_level_pid(gk_reader *r, size_t level, int64_t pid);
+/* Thread th was built as model thread `thread`: a GeckoMain is its
+ * profile's main thread, the thread of the profile's counters. */
+int pk_gk_counters_thread_built(gk_reader *r, const gk_thread *th, uint32_t thread);
 /* Every thread is read: each counter gets its process's main thread. */
 void pk_gk_counters_resolve(gk_reader *r);
 void pk_gk_counters_free(gk_counters *c);
