@@ -117,8 +117,16 @@ static int report_counters_buf(pk_buf *out, const profkit_profile *p, const prof
         to = resolve(r.end, r.end_percent, zero, root_end);
     }
     size_t shown = 0;
-    if (o->json)
-        pk_buf_puts(out, "{\"report\":\"counters\",\"counters\":[");
+    if (o->json) {
+        pk_buf_puts(out, "{\"schema\":1,\"report\":\"counters\",\"thread\":");
+        if (only != PROFKIT_NONE)
+            pk_rjson_str(out, pk_str(p, p->threads[only].name));
+        else
+            pk_buf_puts(out, "null");
+        pk_buf_puts(out, ",\"zero\":");
+        put_ms(out, zero);
+        pk_buf_puts(out, ",\"counters\":[");
+    }
     for (uint32_t i = 0; i < p->n_counters; i++) {
         const profkit_counter *c = &p->counters[i];
         if (only != PROFKIT_NONE && c->thread != only)

@@ -22,6 +22,7 @@
 #include "formats/gecko/gecko_reader.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 enum { K_CAPTURE, K_LIST, K_COUNTER, K_GROUPS, K_GROUP, K_SAMPLES, K_SCHEMA, K_DATA, K_ROW, K_COLUMN };
@@ -184,12 +185,19 @@ static int counter_done(gk_reader *r, pk_json *j)
             num = c->n_col[CN_NUMBER] ? c->col[CN_NUMBER][i] : 0;
         }
         double ns = (tm + shift) * 1e6;
-        if (!(ns > -9.2e18 && ns < 9.2e18))
-            return pk_json_fail(j, PROFKIT_ECORRUPT, "counters[%zu].samples row %zu: time: expected a number of ms, found %g",
-                                idx, i, tm);
-        if (!(cnt > -9.2e18 && cnt < 9.2e18))
-            return pk_json_fail(j, PROFKIT_ECORRUPT, "counters[%zu].samples row %zu: count: expected a number, found %g",
-                                idx, i, cnt);
+        /* a null cell (NaN) or one out of range: the time in ms must fit
+         * in ns, the count in 64 bits */
+        if (!(ns > -9.2e18 && ns < 9.2e18) || !(cnt > -9.2e18 && cnt < 9.2e18)) {
+            int time_bad = !(ns > -9.2e18 && ns < 9.2e18);
+            double v = time_bad ? tm : cnt;
+            char found[32];
+            if (isnan(v))
+                snprintf(found, sizeof found, "null");
+            else
+                snprintf(found, sizeof found, "%g", v);
+            return pk_json_fail(j, PROFKIT_ECORRUPT, "counters[%zu].samples row %zu: %s: expected a number in range, found %s",
+                                idx, i, time_bad ? "time" : "count", found);
+        }
         if (!(num > -9.2e18 && num < 9.2e18))
             num = 0;
         if (profkit_counter_sample_add(p, (int64_t)llround(ns), (int64_t)llround(cnt),
@@ -352,8 +360,8 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
     case K_ROW: {
         size_t pos = c->elems[d]++;
         if (ev->type != PK_JSON_NUMBER && ev->type != PK_JSON_NULL)
-            return pk_json_fail(j, PROFKIT_ECORRUPT, "counters[%zu].samples.data row %zu: expected a number, found %s",
-                                idx, c->n_rows - 1, pk_json_type_name(ev->type));
+            return pk_json_fail(j, PROFKIT_ECORRUPT, "counters[%zu].samples.%s row %zu: expected a number, found %s",
+                                idx, "data", c->n_rows - 1, pk_json_type_name(ev->type));
         if (pos < GK_CN_CELLS && ev->type == PK_JSON_NUMBER)
             c->cells[(c->n_rows - 1) * GK_CN_CELLS + pos] = pk_json_num(ev);
         return 0;
@@ -361,8 +369,8 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
     case K_COLUMN: {
         int k = key - KEY_COL;
         if (ev->type != PK_JSON_NUMBER && !(ev->type == PK_JSON_NULL && k == CN_NUMBER))
-            return pk_json_fail(j, PROFKIT_ECORRUPT, "counters[%zu].samples.%s: expected a number, found %s",
-                                idx, cn_col_names[k], pk_json_type_name(ev->type));
+            return pk_json_fail(j, PROFKIT_ECORRUPT, "counters[%zu].samples.%s row %zu: expected a number, found %s",
+                                idx, cn_col_names[k], c->n_col[k], pk_json_type_name(ev->type));
         if (cn_grow(&c->col[k], &c->n_col[k], &c->cap_col[k],
                     ev->type == PK_JSON_NUMBER ? pk_json_num(ev) : 0) != 0)
             return pk_gk_oom(r);
