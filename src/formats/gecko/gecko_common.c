@@ -397,6 +397,10 @@ static int emit_sample(gk_reader *r, pk_json *j, gk_table *t)
     if (cell_is_null(ms))
         ms = t->last_time;
     t->last_time = ms;
+    /* jank, from every sample (one without a stack too), as the Firefox Profiler */
+    if (pk_gk_jank_sample(r->cur, ms, r->row[pk_gk_schema(t, COL_EVENT_DELAY) >= 0 ? COL_EVENT_DELAY
+                                                                              : COL_RESPONSIVENESS]) != 0)
+        return pk_gk_oom(r);
     int64_t stack = 0;
     int rc = row_int(r, j, t, T_SAMPLES, COL_STACK, &stack);
     if (rc)

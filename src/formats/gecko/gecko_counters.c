@@ -468,3 +468,74 @@ void pk_gk_counters_resolve(gk_reader *r)
         }
     }
 }
+
+/* ---------------------------------------------------------------- jank */
+
+/*
+ * Jank as the Firefox Profiler derives it from the samples' event delay
+ * (or, in older profiles, responsiveness): the delay grows while the event
+ * loop is blocked and falls when it runs again; when it falls from at least
+ * GK_JANK_MS, the blocked span (the last time minus its delay, to that
+ * time) is a jank; a thread whose last delay is that high ends in one.
+ */
+#define GK_JANK_MS 50.0
+
+static int jank_add(gk_thread *th)
+{
+    if (PK_VEC_RESERVE(th->janks, th->n_janks, th->cap_janks, 2) != 0)
+        return PROFKIT_ENOMEM;
+    th->janks[th->n_janks++] = th->jank_time - th->jank_last;
+    th->janks[th->n_janks++] = th->jank_time;
+    return 0;
+}
+
+int pk_gk_jank_sample(gk_thread *th, double time_ms, double delay)
+{
+    if (!th || isnan(delay) || !(delay > -1e300 && delay < 1e300))
+        return 0; /* no delay in this sample: skipped */
+    int rc = 0;
+    if (delay < th->jank_last && th->jank_last >= GK_JANK_MS)
+        rc = jank_add(th);
+    th->jank_last = delay;
+    th->jank_time = time_ms;
+    return rc;
+}
+
+int pk_gk_jank_end(gk_thread *th)
+{
+    int rc = th && th->jank_last >= GK_JANK_MS ? jank_add(th) : 0;
+    if (th)
+        th->jank_last = 0;
+    return rc;
+}
+
+int pk_gk_jank_markers(gk_reader *r, gk_thread *th, uint32_t thread, double shift)
+{
+    if (pk_gk_jank_end(th) != 0)
+        return pk_gk_oom(r);
+    if (th->n_janks == 0 || r->ctx->opts->skip_markers)
+        return 0;
+    profkit_profile *p = r->p;
+    uint32_t name = profkit_string_intern_cstr(p, "Jank");
+    uint32_t cat = profkit_string_intern_cstr(p, "Other");
+    uint32_t data = profkit_string_intern_cstr(p, "{\"type\":\"Jank\"}");
+    if (name == PROFKIT_NONE || cat == PROFKIT_NONE || data == PROFKIT_NONE)
+        return pk_gk_oom(r);
+    for (size_t i = 0; i + 1 < th->n_janks; i += 2) {
+        double a = (th->janks[i] + shift) * 1e6, b = (th->janks[i + 1] + shift) * 1e6;
+        if (!(a > -9.2e18 && a < 9.2e18 && b > -9.2e18 && b < 9.2e18))
+            continue; /* the sample's time was checked: only a huge delay is out of range */
+        profkit_marker m;
+        memset(&m, 0, sizeof m);
+        m.start = (int64_t)llround(a);
+        m.end = (int64_t)llround(b);
+        m.thread = thread;
+        m.name = name;
+        m.category = cat;
+        m.payload = data;
+        m.phase = PROFKIT_MARKER_INTERVAL;
+        if (pk_marker_add(p, &m) != 0)
+            return pk_gk_oom(r);
+    }
+    return 0;
+}

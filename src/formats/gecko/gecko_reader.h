@@ -43,13 +43,13 @@ enum {
     COL_FRAME, COL_LOCATION, COL_LINE, COL_COLUMN, COL_FUNC, COL_ADDRESS, COL_NAME,
     COL_FILE_NAME, COL_SOURCE, COL_LINE_NUMBER, COL_RESOURCE, COL_TYPE, COL_START_TIME,
     COL_END_TIME, COL_PHASE, COL_CATEGORY, COL_DATA, COL_FILENAME, COL_IS_JS, COL_FLAGS, COL_LIB,
-    COL_INLINE_DEPTH, COL_SUBCATEGORY, COL_RELEVANT_FOR_JS, N_COLS
+    COL_INLINE_DEPTH, COL_SUBCATEGORY, COL_RELEVANT_FOR_JS, COL_EVENT_DELAY, COL_RESPONSIVENESS, N_COLS
 };
 static const char *const col_names[N_COLS] = {
     "stack", "time", "timeDeltas", "weight", "prefix", "prefixOffset", "frame", "location",
     "line", "column", "func", "address", "name", "fileName", "source", "lineNumber",
     "resource", "type", "startTime", "endTime", "phase", "category", "data", "filename", "isJS", "flags",
-    "lib", "inlineDepth", "subcategory", "relevantForJS"
+    "lib", "inlineDepth", "subcategory", "relevantForJS", "eventDelay", "responsiveness"
 };
 
 enum { T_SAMPLES, T_MARKERS, T_STACKS, T_FRAMES, T_FUNCS, T_RESOURCES, T_SOURCES, T_COUNT };
@@ -58,7 +58,8 @@ static const char *const table_names[T_COUNT] = {
 };
 #define B(c) (1u << (c))
 static const uint32_t table_wants[T_COUNT] = {
-    B(COL_STACK) | B(COL_TIME) | B(COL_TIME_DELTAS) | B(COL_WEIGHT),
+    B(COL_STACK) | B(COL_TIME) | B(COL_TIME_DELTAS) | B(COL_WEIGHT) | B(COL_EVENT_DELAY) |
+        B(COL_RESPONSIVENESS),
     B(COL_NAME) | B(COL_TIME) | B(COL_START_TIME) | B(COL_END_TIME) | B(COL_PHASE) |
         B(COL_CATEGORY) | B(COL_DATA),
     B(COL_PREFIX) | B(COL_PREFIX_OFFSET) | B(COL_FRAME),
@@ -222,6 +223,11 @@ typedef struct gk_thread {
     uint32_t model_thread; /* made at the first streamed row, else when built */
     uint32_t serial;       /* its (sub-)profile's gk_profile_ctx.serial */
     double process_start, register_time; /* processStartupTime, registerTime (ms) */
+    /* jank (gecko_counters.c): the last sample's event delay and time (ms),
+     * and the jank intervals found, start and end (ms, before the shift) */
+    double jank_last, jank_time;
+    double *janks;
+    size_t n_janks, cap_janks;
     uint8_t have_process_start, have_register_time;
 } gk_thread;
 
@@ -419,6 +425,14 @@ int pk_gk_counters_thread_built(gk_reader *r, const gk_thread *th, uint32_t thre
 /* Every thread is read: each counter gets its process's main thread. */
 void pk_gk_counters_resolve(gk_reader *r);
 void pk_gk_counters_free(gk_counters *c);
+/* A sample of thread th at time_ms with event delay `delay` (ms; NaN: none)
+ * for its jank as the Firefox Profiler finds it; `last`: th has no sample
+ * after it (ends an open jank). 0 or PROFKIT_ENOMEM. */
+int pk_gk_jank_sample(gk_thread *th, double time_ms, double delay);
+int pk_gk_jank_end(gk_thread *th);
+/* Adds th's jank as "Jank" interval markers of model thread `thread`,
+ * shifted by shift ms. 0 or PROFKIT_ENOMEM. */
+int pk_gk_jank_markers(gk_reader *r, gk_thread *th, uint32_t thread, double shift);
 
 /* ---- in gecko_build.c (called by gecko_common.c; never calls it) ---- */
 
