@@ -32,4 +32,9 @@ expect_eq "--db is a usage error" 2 "$st"
 grep -q "the store keeps no counters" "$TMP/err" && pass || fail "--db message: $(cat "$TMP/err")"
 n=$("$PROFKIT" counters "$PROFKIT_SRC/tests/data/gecko/ok_markers.json")
 expect_eq "a profile without counters" "no counters" "$n"
+# the Firefox writer: counters, process types and the paused range kept
+"$PROFKIT" convert -q --to firefox "$F" -o "$TMP/rt.json"
+expect_eq "round trip: counters, process types, paused range" \
+  "3 ['default', 'default', 'tab'] [{'startTime': 25.0, 'endTime': 27.0, 'reason': 'profiler-paused'}]" \
+  "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["counters"]), [t["processType"] for t in d["threads"]], d["threads"][0]["pausedRanges"])' "$TMP/rt.json")"
 finish
