@@ -203,6 +203,11 @@ typedef struct profkit_thread {
      * PROFKIT_NO_TIME = unknown. Not part of a thread's identity. */
     int64_t process_start;
     int64_t register_time;
+    /* Its process's type as Gecko names it ("default" the parent process,
+     * "tab" a content process, "gpu", ...): a string id, 0 = unknown. Not
+     * part of a thread's identity. */
+    uint32_t process_type;
+    uint32_t reserved; /* 0 */
 } profkit_thread;
 
 typedef struct profkit_mapping {
@@ -272,6 +277,43 @@ PROFKIT_API const uint32_t *profkit_profile_subcategories(const profkit_profile 
 PROFKIT_API int profkit_profile_stack_categories(const profkit_profile *p, uint16_t *out);
 /* Index of the category named `name`, or PROFKIT_NONE. */
 PROFKIT_API uint32_t profkit_profile_category_find(const profkit_profile *p, const char *name);
+
+/*
+ * Counters (a Gecko or processed Firefox profile's memory and power
+ * counters; bsprof's bytes in use per thread): a counter is a series of
+ * samples, each a time (ns on the samples' time axis; for bsprof the
+ * operation's index, as the operations have no time) and the amount
+ * counted since the previous sample (`count`: bytes allocated minus bytes
+ * freed, picowatt-hours, ...) and the number of events in it (`number`,
+ * 0 = unknown). The running sum of the counts is what the Firefox
+ * Profiler draws for a memory counter.
+ */
+typedef struct profkit_counter {
+    uint32_t name, category, description; /* string ids ("" = none) */
+    uint32_t thread;  /* the thread it belongs to (a process's main thread), or PROFKIT_NONE */
+    int64_t pid;      /* its process, -1 = unknown */
+    uint32_t by_order; /* 1: times are operation indexes, not ns */
+    uint32_t display;  /* JSON text: how the Firefox Profiler draws it (its
+                          `display`), as the input had it; 0 = none */
+    size_t first, n;  /* its rows in profkit_profile_counter_samples */
+} profkit_counter;
+
+typedef struct profkit_counter_sample {
+    int64_t time;
+    int64_t count;
+    int64_t number;
+} profkit_counter_sample;
+
+/* The counters and their samples; *n receives how many. */
+PROFKIT_API const profkit_counter *profkit_profile_counters(const profkit_profile *p, size_t *n);
+PROFKIT_API const profkit_counter_sample *profkit_profile_counter_samples(const profkit_profile *p,
+                                                                         size_t *n);
+/* Adds a counter (its first/n are set: it has no sample yet) and returns its
+ * index, or PROFKIT_NONE when out of memory. */
+PROFKIT_API uint32_t profkit_counter_add(profkit_profile *p, const profkit_counter *c);
+/* Appends a sample to the last counter added. 0 or PROFKIT_ENOMEM. */
+PROFKIT_API int profkit_counter_sample_add(profkit_profile *p, int64_t time, int64_t count,
+                                           int64_t number);
 
 /* Sample time for rows of aggregated (untimed) profiles. */
 #define PROFKIT_NO_TIME INT64_MIN
@@ -647,6 +689,28 @@ PROFKIT_API int profkit_report_hist(FILE *out, const profkit_profile *p,
 PROFKIT_API int profkit_report_diff(FILE *out, const profkit_profile *base,
                                     const profkit_profile *p, const profkit_report_options *o,
                                     profkit_error *err);
+
+/* ------------------------------------------------- reports: counters */
+
+typedef struct profkit_counters_options {
+    const char *thread; /* only the counters of this thread (NULL: all) */
+    const char *range;  /* "START,END" as profkit_range_parse reads it (NULL: all) */
+    int json;           /* one JSON document, with each counter's series */
+} profkit_counters_options;
+
+/*
+ * `profkit counters`: per counter its name, category, description, thread
+ * and process, and of its samples in the range: how many, the counts'
+ * min, max, mean and sum, and the running sum's lowest and highest (what
+ * the Firefox Profiler draws for a memory counter) and their difference.
+ * Times are ms from the root range's start (profkit_profile_root_range;
+ * the first counter sample's time when the profile has none); a counter
+ * by operation order (bsprof) counts operations instead. With o->json
+ * each counter's series too (docs/json.md). Returns 0, PROFKIT_EINVAL for
+ * an unknown thread or a bad range, or PROFKIT_ENOMEM.
+ */
+PROFKIT_API int profkit_report_counters(FILE *out, const profkit_profile *p,
+                                        const profkit_counters_options *o, profkit_error *err);
 
 /* ------------------------------------------------- reports: markers */
 

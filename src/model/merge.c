@@ -156,6 +156,9 @@ int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, prof
             d->process_start = t->process_start;
         if (d->register_time == PROFKIT_NO_TIME)
             d->register_time = t->register_time;
+        if (d->process_type == 0 && t->process_type != 0 &&
+            (d->process_type = m.str[t->process_type]) == PROFKIT_NONE)
+            goto done;
     }
     int dst_had_values = dst->n_value_types > 0;
     for (size_t i = 0; i < src->n_value_types; i++) {
@@ -203,6 +206,21 @@ int profkit_profile_merge(profkit_profile *dst, const profkit_profile *src, prof
         }
         if (pk_marker_add(dst, &mk) != 0)
             goto done;
+    }
+    for (size_t i = 0; i < src->n_counters; i++) { /* counters, with their samples */
+        profkit_counter c = src->counters[i];
+        c.name = m.str[c.name];
+        c.category = m.str[c.category];
+        c.description = m.str[c.description];
+        c.display = m.str[c.display];
+        c.thread = c.thread < src->n_threads ? m.thread[c.thread] : PROFKIT_NONE;
+        if (profkit_counter_add(dst, &c) == PROFKIT_NONE)
+            goto done;
+        for (size_t k = c.first; k < c.first + c.n && k < src->n_counter_samples; k++) {
+            const profkit_counter_sample *cs = &src->counter_samples[k];
+            if (profkit_counter_sample_add(dst, cs->time, cs->count, cs->number) != 0)
+                goto done;
+        }
     }
     if (dst->format[0] == '\0')
         pk_profile_set_format(dst, src->format);

@@ -123,6 +123,13 @@ struct profkit_profile {
     uint32_t *subcategories;
     size_t n_subcategories, cap_subcategories;
 
+    /* counters (profkit_counter) and their samples, each counter's rows
+     * one run in counter_samples */
+    profkit_counter *counters;
+    size_t n_counters, cap_counters;
+    profkit_counter_sample *counter_samples;
+    size_t n_counter_samples, cap_counter_samples;
+
     char format[32]; /* name of the format read */
 
     pk_sym_summary *symbols; /* what symbolization did (profkit_report_info

@@ -52,6 +52,8 @@ void profkit_profile_free(profkit_profile *p)
     free(p->metadata);
     free(p->markers);
     free(p->marker_causes);
+    free(p->counters);
+    free(p->counter_samples);
     free(p->categories);
     free(p->subcategories);
     free(p->whole_totals);
@@ -879,6 +881,29 @@ int pk_marker_add(profkit_profile *p, const profkit_marker *m)
     return 0;
 }
 
+uint32_t profkit_counter_add(profkit_profile *p, const profkit_counter *c)
+{
+    if (!p || !c || p->n_counters >= UINT32_MAX - 1 ||
+        PK_VEC_RESERVE(p->counters, p->n_counters, p->cap_counters, 1) != 0)
+        return PROFKIT_NONE;
+    profkit_counter *n = &p->counters[p->n_counters];
+    *n = *c;
+    n->first = p->n_counter_samples;
+    n->n = 0;
+    return (uint32_t)p->n_counters++;
+}
+
+int profkit_counter_sample_add(profkit_profile *p, int64_t time, int64_t count, int64_t number)
+{
+    if (!p || p->n_counters == 0)
+        return PROFKIT_EINVAL;
+    if (PK_VEC_RESERVE(p->counter_samples, p->n_counter_samples, p->cap_counter_samples, 1) != 0)
+        return PROFKIT_ENOMEM;
+    p->counter_samples[p->n_counter_samples++] = (profkit_counter_sample){ time, count, number };
+    p->counters[p->n_counters - 1].n++;
+    return 0;
+}
+
 void pk_profile_set_format(profkit_profile *p, const char *name)
 {
     snprintf(p->format, sizeof(p->format), "%s", name ? name : "");
@@ -900,6 +925,8 @@ VIEW(profkit_profile_threads, profkit_thread, threads)
 VIEW(profkit_profile_mappings, profkit_mapping, mappings)
 VIEW(profkit_profile_metadata, profkit_meta, metadata)
 VIEW(profkit_profile_markers, profkit_marker, markers)
+VIEW(profkit_profile_counters, profkit_counter, counters)
+VIEW(profkit_profile_counter_samples, profkit_counter_sample, counter_samples)
 #undef VIEW
 
 void profkit_profile_samples(const profkit_profile *p, profkit_samples *out)

@@ -781,6 +781,12 @@ static int prepare_samples(ffw *w, size_t n_threads)
         if (m->end != PROFKIT_NO_TIME && m->end < t0)
             t0 = m->end;
     }
+    for (size_t i = 0; i < p->n_counters; i++) { /* counter samples too */
+        const profkit_counter *c = &p->counters[i];
+        for (size_t k = c->first; !c->by_order && k < c->first + c->n && k < p->n_counter_samples; k++)
+            if (p->counter_samples[k].time < t0)
+                t0 = p->counter_samples[k].time;
+    }
     /* The input's startTime is kept (its times are relative to it) when
      * samples are timed or absent. Else round down to a whole millisecond
      * unless that would overflow. Untimed samples get synthetic times from
@@ -1045,11 +1051,40 @@ static void write_markers(ffw *w, uint32_t t)
     put(w, "}");
 }
 
+/* The input's paused ranges (JSON objects as they came, each once) when
+ * its times are kept (the input's startTime), else none. */
+static void write_paused(ffw *w)
+{
+    const profkit_profile *p = w->p;
+    int first = 1;
+    put(w, "[");
+    for (size_t i = 0; w->start_text && i < p->n_metadata; i++) {
+        const profkit_meta *m = &p->metadata[i];
+        unsigned kind = 0;
+        if (strcmp(pk_str(p, m->key), "pausedRange") != 0 ||
+            !json_is_object((const uint8_t *)pk_str(p, m->value), p->strings.len[m->value], &kind))
+            continue;
+        int seen = 0;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = p->metadata[k].key == m->key && p->metadata[k].value == m->value;
+        if (seen)
+            continue;
+        if (!first)
+            put(w, ",");
+        first = 0;
+        put(w, pk_str(p, m->value));
+    }
+    put(w, "]");
+}
+
 static int write_thread(ffw *w, uint32_t t, int main_thread)
 {
     const profkit_profile *p = w->p;
     const profkit_thread *th = t < p->n_threads ? &p->threads[t] : NULL;
-    put(w, "{\"processType\":\"default\",\"processStartupTime\":");
+    put(w, "{\"processType\":");
+    put_str(w, th && th->process_type && pk_str(p, th->process_type)[0] ? pk_str(p, th->process_type)
+                                                                      : "default");
+    put(w, ",\"processStartupTime\":");
     if (th && th->process_start != PROFKIT_NO_TIME)
         put_time(w, th->process_start);
     else
@@ -1059,7 +1094,9 @@ static int write_thread(ffw *w, uint32_t t, int main_thread)
         put_time(w, th->register_time);
     else
         put(w, "0");
-    put(w, ",\"unregisterTime\":null,\"pausedRanges\":[],\"name\":");
+    put(w, ",\"unregisterTime\":null,\"pausedRanges\":");
+    write_paused(w);
+    put(w, ",\"name\":");
     put_str(w, th && pk_str(p, th->name)[0] ? pk_str(p, th->name) : "main");
     put(w, main_thread ? ",\"isMainThread\":true" : ",\"isMainThread\":false");
     if (th && pk_str(p, th->process_name)[0]) {
@@ -1347,6 +1384,126 @@ static void write_shared(ffw *w)
     put(w, "]}");
 }
 
+/*
+ * How the viewer draws a counter that came without its own `display`
+ * (raw Gecko, older processed files): what the viewer gives such a counter
+ * when it processes or upgrades the file, by category: a memory graph
+ * (the running sum of the counts, in bytes), a power graph (picowatt-
+ * hours per sample), else a plain rate graph named after the counter.
+ */
+static void put_counter_display(ffw *w, const char *category, const char *name)
+{
+    if (strcmp(category, "Memory") == 0) {
+        put(w, "{\"graphType\":\"line-accumulated\",\"unit\":\"bytes\",\"color\":\"orange\","
+               "\"markerSchemaLocation\":\"timeline-memory\",\"sortWeight\":20,\"label\":\"Memory\","
+               "\"tooltipRows\":[{\"type\":\"value\",\"source\":\"accumulated\",\"format\":{\"unit\":\"bytes\"},"
+               "\"label\":\"relative memory at this time\",\"labelKey\":\"memory-relative\"},"
+               "{\"type\":\"value\",\"source\":\"count-range\",\"format\":{\"unit\":\"bytes\"},"
+               "\"label\":\"memory range in graph\",\"labelKey\":\"memory-range\"},"
+               "{\"type\":\"value\",\"source\":\"sample-number\",\"format\":{\"unit\":\"number\"},"
+               "\"label\":\"allocations and deallocations since the previous sample\","
+               "\"labelKey\":\"memory-operations\"}]}");
+        return;
+    }
+    int power = strcmp(category, "power") == 0;
+    put(w, power ? "{\"graphType\":\"line-rate\",\"unit\":\"pWh\",\"color\":\"grey\","
+                   "\"markerSchemaLocation\":null,\"sortWeight\":30,\"label\":"
+                 : "{\"graphType\":\"line-rate\",\"unit\":\"\",\"color\":\"grey\","
+                   "\"markerSchemaLocation\":null,\"sortWeight\":50,\"label\":");
+    put_str(w, name);
+    if (power) {
+        put(w, ",\"tooltipRows\":[{\"type\":\"value\",\"source\":\"count\",\"format\":{\"unit\":\"number\","
+               "\"co2\":\"per-watthour\",\"scale\":\"power\"},\"label\":\"Power\",\"labelKey\":\"power\"},"
+               "{\"type\":\"value\",\"source\":\"selection-total\",\"format\":{\"unit\":\"number\","
+               "\"co2\":\"per-watthour\",\"scale\":\"energy\"},\"label\":\"Energy used in the current selection\","
+               "\"labelKey\":\"power-energy-preview\",\"requiresPreviewSelection\":true},"
+               "{\"type\":\"value\",\"source\":\"selection-rate\",\"format\":{\"unit\":\"number\","
+               "\"co2\":\"per-watthour\",\"scale\":\"power\"},\"label\":\"Average power in the current selection\","
+               "\"labelKey\":\"power-average-preview\",\"requiresPreviewSelection\":true},"
+               "{\"type\":\"value\",\"source\":\"committed-range-total\",\"format\":{\"unit\":\"number\","
+               "\"co2\":\"per-watthour\",\"scale\":\"energy\"},\"label\":\"Energy used in the visible range\","
+               "\"labelKey\":\"power-energy-range\"}]}");
+        return;
+    }
+    put(w, ",\"tooltipRows\":[{\"type\":\"value\",\"source\":\"count\",\"format\":{\"unit\":\"number\"},"
+           "\"label\":");
+    put_str(w, name);
+    put(w, "}]}");
+}
+
+/*
+ * The counters (processed form: samples with time, count and number
+ * columns), each on its thread's output index (mainThreadIndex); a
+ * counter of a thread left out (--thread) is left out. A counter by
+ * operation order (bsprof) gets a time of 1 ms per operation, as untimed
+ * samples do.
+ */
+static void write_counters(ffw *w, uint32_t only)
+{
+    const profkit_profile *p = w->p;
+    put(w, "\"counters\":[");
+    int first = 1;
+    for (size_t i = 0; i < p->n_counters; i++) {
+        const profkit_counter *c = &p->counters[i];
+        if (c->thread >= p->n_threads || (only != PROFKIT_NONE && c->thread != only))
+            continue; /* a counter belongs to a thread's process in the viewer */
+        size_t out_thread = 0;
+        for (uint32_t t = 0; c->thread != PROFKIT_NONE && t < c->thread && t < p->n_threads; t++)
+            out_thread += only == PROFKIT_NONE || t == only;
+        put(w, first ? "{\"name\":" : ",{\"name\":");
+        first = 0;
+        put_str(w, pk_str(p, c->name));
+        put_key(w, "category", 0);
+        put_str(w, pk_str(p, c->category));
+        put_key(w, "description", 0);
+        put_str(w, pk_str(p, c->description));
+        /* the pid of its thread as written (none when the thread has none:
+         * the viewer matches the two) */
+        int64_t pid = p->threads[c->thread].pid;
+        if (pid >= 0) {
+            put_key(w, "pid", 0);
+            put(w, "\"");
+            put_i64(w, pid);
+            put(w, "\"");
+        }
+        put_key(w, "display", 0);
+        unsigned kind = 0;
+        if (c->display && c->display < p->strings.n &&
+            json_is_object((const uint8_t *)pk_str(p, c->display), p->strings.len[c->display], &kind))
+            put(w, pk_str(p, c->display));
+        else
+            put_counter_display(w, pk_str(p, c->category), pk_str(p, c->name));
+        put_key(w, "mainThreadIndex", 0);
+        put_u64(w, out_thread);
+        put(w, ",\"samples\":{\"time\":[");
+        size_t end = c->first + c->n <= p->n_counter_samples ? c->first + c->n : c->first;
+        for (size_t k = c->first; k < end; k++) {
+            if (k > c->first)
+                put(w, ",");
+            if (c->by_order)
+                put_scaled(w, (int64_t)(k - c->first) * 1000000, 6);
+            else
+                put_time(w, p->counter_samples[k].time);
+        }
+        put(w, "],\"count\":[");
+        for (size_t k = c->first; k < end; k++) {
+            if (k > c->first)
+                put(w, ",");
+            put_i64(w, p->counter_samples[k].count);
+        }
+        put(w, "],\"number\":[");
+        for (size_t k = c->first; k < end; k++) {
+            if (k > c->first)
+                put(w, ",");
+            put_i64(w, p->counter_samples[k].number);
+        }
+        put(w, "],\"length\":");
+        put_u64(w, end - c->first);
+        put(w, "}}");
+    }
+    put(w, "],");
+}
+
 static int write_all(ffw *w, const profkit_write_options *o)
 {
     const profkit_profile *p = w->p;
@@ -1411,6 +1568,7 @@ static int write_all(ffw *w, const profkit_write_options *o)
             return rc;
     }
     put(w, "],");
+    write_counters(w, only);
     if (w->str.n == 0 || w->str.n > (size_t)UINT32_MAX - 1)
         return oom(w);
     write_shared(w);

@@ -1057,6 +1057,7 @@ static int build_samples(gk_build *b, uint32_t thread, double shift)
     int deltas = pk_gk_col(st, COL_TIME)->n == 0 && pk_gk_col(st, COL_TIME_DELTAS)->n > 0;
     double t_acc = 0;
     int rc = 0;
+    int delay_col = pk_gk_col(st, COL_EVENT_DELAY)->n > 0 ? COL_EVENT_DELAY : COL_RESPONSIVENESS;
     for (size_t i = 0; i < n; i++) {
         double t = 0, d = 0;
         if (deltas) {
@@ -1070,6 +1071,11 @@ static int build_samples(gk_build *b, uint32_t thread, double shift)
             if (rc == 1)
                 t = t_acc; /* a null time repeats the previous one */
             t_acc = t;
+        }
+        /* jank, from every sample (one without a stack too) */
+        if (timed && pk_gk_jank_sample(b->th, t, pk_gk_cell_at(st, delay_col, i)) != 0) {
+            rc = pk_gk_oom(r);
+            break;
         }
         int64_t si;
         rc = get_index(b, T_SAMPLES, COL_STACK, i, n_stacks, "stackTable", &si);
@@ -1309,6 +1315,8 @@ static int build_thread(gk_reader *r, gk_thread *th)
         mt->pid = th->pid;
         mt->tid = th->tid;
     }
+    if (pk_gk_counters_thread_built(r, th, thread) != 0)
+        return pk_gk_oom(r);
     double shift = thread_shift(r, th->depth);
     {
         /* its process's start (raw Gecko: the process profile's own
@@ -1319,10 +1327,15 @@ static int build_thread(gk_reader *r, gk_thread *th)
             mt->process_start = (int64_t)llround((ps + shift) * 1e6);
         if (th->have_register_time && isfinite(th->register_time + shift))
             mt->register_time = (int64_t)llround((th->register_time + shift) * 1e6);
+        if (th->process_type && *th->process_type &&
+            (mt->process_type = profkit_string_intern_cstr(r->p, th->process_type)) == PROFKIT_NONE)
+            return pk_gk_oom(r);
     }
     int rc = build_samples(&b, thread, shift);
     if (!rc)
         rc = build_markers(&b, thread, shift);
+    if (!rc)
+        rc = pk_gk_jank_markers(r, th, thread, shift);
     r->n_built++;
     return rc;
 }

@@ -397,6 +397,10 @@ static int emit_sample(gk_reader *r, pk_json *j, gk_table *t)
     if (cell_is_null(ms))
         ms = t->last_time;
     t->last_time = ms;
+    /* jank, from every sample (one without a stack too), as the Firefox Profiler */
+    if (pk_gk_jank_sample(r->cur, ms, r->row[pk_gk_schema(t, COL_EVENT_DELAY) >= 0 ? COL_EVENT_DELAY
+                                                                              : COL_RESPONSIVENESS]) != 0)
+        return pk_gk_oom(r);
     int64_t stack = 0;
     int rc = row_int(r, j, t, T_SAMPLES, COL_STACK, &stack);
     if (rc)
@@ -732,6 +736,7 @@ static int open_profile(gk_reader *r, pk_json *j, const pk_json_event *ev)
         return pk_gk_oom(r);
     r->prof[r->n_prof].have_start = 0;
     r->prof[r->n_prof].start = 0;
+    r->prof[r->n_prof].serial = ++r->cn.next_serial;
     r->n_prof++;
     return push_frame(r, C_PROFILE);
 }
@@ -854,6 +859,8 @@ static int profile_key(const pk_json_event *ev)
     for (int i = 0; i < 7; i++)
         if (key_is(ev, keys[i]))
             return i;
+    if (key_is(ev, "counters"))
+        return 7;
     return -1;
 }
 
@@ -1110,6 +1117,7 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
                 return rc;
             return push_frame(r, C_SHARED);
         }
+        case 7: return pk_gk_counters_begin(r, j, ev);
         case 6: /* profile: Firefox DevTools' wrapper {fileType, version, profile} */
             if (r->flavor != PK_GECKO_RAW || r->n_prof != 1 || r->root_used ||
                 ev->type != PK_JSON_MAP_START)
@@ -1183,6 +1191,7 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
         th->pid = th->tid = -1;
         th->model_thread = PROFKIT_NONE;
         th->depth = r->n_prof - 1;
+        th->serial = r->n_prof ? r->prof[r->n_prof - 1].serial : 0;
         th->index = r->n_threads++;
         pk_json_where(j, &th->line, &th->column);
         r->cur = th;
@@ -1371,6 +1380,8 @@ int pk_gecko_on_event(pk_json *j, void *payload, const pk_json_event *ev)
             r->capture--;
         return r->capture ? 0 : end_capture(r);
     }
+    if (r->cn.active)
+        return pk_gk_counters_event(r, j, ev);
     /* the common case first: a number in a table row (no skip to ask for) */
     gk_frame *top = &r->fs[r->n_fs - 1];
     if (top->kind == C_ROW && ev->type == PK_JSON_NUMBER)
@@ -1396,6 +1407,7 @@ static void reader_free(gk_reader *r)
         pk_gk_thread_free(r->pending[i]);
     free(r->pending);
     pk_gk_tables_free(&r->shared);
+    pk_gk_counters_free(&r->cn);
     pk_gk_strings_free(&r->categories);
     pk_gk_strings_free(&r->cat_colors);
     pk_gk_strings_free(&r->cat_subs);
@@ -1506,6 +1518,7 @@ int pk_gecko_read(profkit_profile *p, pk_read_ctx *ctx, pk_gecko_flavor flavor)
                                            cut.message, complete, complete == 1 ? "" : "s");
         }
     }
+    pk_gk_counters_resolve(&r);
     if (!rc)
         rc = model_categories(&r);
     if (!rc && p->n_value_types == 0 && pk_value_type_add(p, "samples", "count") == PROFKIT_NONE)

@@ -43,13 +43,13 @@ enum {
     COL_FRAME, COL_LOCATION, COL_LINE, COL_COLUMN, COL_FUNC, COL_ADDRESS, COL_NAME,
     COL_FILE_NAME, COL_SOURCE, COL_LINE_NUMBER, COL_RESOURCE, COL_TYPE, COL_START_TIME,
     COL_END_TIME, COL_PHASE, COL_CATEGORY, COL_DATA, COL_FILENAME, COL_IS_JS, COL_FLAGS, COL_LIB,
-    COL_INLINE_DEPTH, COL_SUBCATEGORY, COL_RELEVANT_FOR_JS, N_COLS
+    COL_INLINE_DEPTH, COL_SUBCATEGORY, COL_RELEVANT_FOR_JS, COL_EVENT_DELAY, COL_RESPONSIVENESS, N_COLS
 };
 static const char *const col_names[N_COLS] = {
     "stack", "time", "timeDeltas", "weight", "prefix", "prefixOffset", "frame", "location",
     "line", "column", "func", "address", "name", "fileName", "source", "lineNumber",
     "resource", "type", "startTime", "endTime", "phase", "category", "data", "filename", "isJS", "flags",
-    "lib", "inlineDepth", "subcategory", "relevantForJS"
+    "lib", "inlineDepth", "subcategory", "relevantForJS", "eventDelay", "responsiveness"
 };
 
 enum { T_SAMPLES, T_MARKERS, T_STACKS, T_FRAMES, T_FUNCS, T_RESOURCES, T_SOURCES, T_COUNT };
@@ -58,7 +58,8 @@ static const char *const table_names[T_COUNT] = {
 };
 #define B(c) (1u << (c))
 static const uint32_t table_wants[T_COUNT] = {
-    B(COL_STACK) | B(COL_TIME) | B(COL_TIME_DELTAS) | B(COL_WEIGHT),
+    B(COL_STACK) | B(COL_TIME) | B(COL_TIME_DELTAS) | B(COL_WEIGHT) | B(COL_EVENT_DELAY) |
+        B(COL_RESPONSIVENESS),
     B(COL_NAME) | B(COL_TIME) | B(COL_START_TIME) | B(COL_END_TIME) | B(COL_PHASE) |
         B(COL_CATEGORY) | B(COL_DATA),
     B(COL_PREFIX) | B(COL_PREFIX_OFFSET) | B(COL_FRAME),
@@ -220,13 +221,20 @@ typedef struct gk_thread {
     size_t index;    /* in file order, for messages */
     uint32_t line, column;
     uint32_t model_thread; /* made at the first streamed row, else when built */
+    uint32_t serial;       /* its (sub-)profile's gk_profile_ctx.serial */
     double process_start, register_time; /* processStartupTime, registerTime (ms) */
+    /* jank (gecko_counters.c): the last sample's event delay and time (ms),
+     * and the jank intervals found, start and end (ms, before the shift) */
+    double jank_last, jank_time;
+    double *janks;
+    size_t n_janks, cap_janks;
     uint8_t have_process_start, have_register_time;
 } gk_thread;
 
 typedef struct gk_profile_ctx {
     double start;    /* meta.startTime, ms */
     int have_start;
+    uint32_t serial;   /* which (sub-)profile: its counters go to its GeckoMain */
 } gk_profile_ctx;
 
 typedef enum {
@@ -249,6 +257,41 @@ typedef struct gk_lib {
     double start, end, offset;
     char *name, *path, *debug_name, *build_id;
 } gk_lib;
+
+/* The `counters` array being read (gecko_counters.c). */
+enum { CN_TIME, CN_DELTAS, CN_COUNT, CN_NUMBER, GK_CN_COLS };
+#define GK_CN_CELLS 8 /* cells kept of a raw counter row: a schema position is under this */
+#define GK_CN_DEPTH 16
+typedef struct gk_cn_added {
+    uint32_t id;        /* model counter */
+    size_t level;       /* profile level it came in */
+    uint32_t serial;    /* the (sub-)profile it came in (gk_profile_ctx.serial) */
+    double main_thread; /* processed mainThreadIndex, -1 = none */
+} gk_cn_added;
+typedef struct gk_counters {
+    int active;
+    size_t depth, level;
+    uint8_t kind[GK_CN_DEPTH];
+    int8_t key[GK_CN_DEPTH];
+    size_t elems[GK_CN_DEPTH];
+    /* the counter being read */
+    pk_buf name, category, description, display;
+    int64_t pid;
+    double main_thread;
+    int have_samples, have_length;
+    double length;
+    size_t group;
+    double *col[GK_CN_COLS];  /* processed columns */
+    size_t n_col[GK_CN_COLS], cap_col[GK_CN_COLS];
+    int schema[GK_CN_COLS];   /* raw: position of each column, -1 = none */
+    double *cells;            /* raw rows, GK_CN_CELLS each (NaN = absent) */
+    size_t n_cells, cap_cells, n_rows;
+    gk_cn_added *added;       /* the counters this read made */
+    size_t n_added, cap_added;
+    uint32_t next_serial;
+    struct gk_cn_main { uint32_t serial, thread; } *mains; /* each profile's GeckoMain */
+    size_t n_mains, cap_mains;
+} gk_counters;
 
 typedef struct gk_reader {
     profkit_profile *p;
@@ -296,6 +339,7 @@ typedef struct gk_reader {
     size_t cap_chain;
     char version[2][24]; /* meta.version, meta.preprocessedProfileVersion */
     int root_used;       /* the root object had a profile key: not a DevTools wrapper */
+    gk_counters cn;      /* counters (gecko_counters.c) */
 } gk_reader;
 
 /* ---- in gecko_tables.c (used by both; calls neither) ---- */
@@ -368,6 +412,27 @@ static inline double pk_gk_cell_at(const gk_table *t, int c, size_t i)
  * phase that is none of 0..3, or PROFKIT_ENOMEM.
  */
 int pk_gk_marker_complete(profkit_profile *p, profkit_marker *m);
+
+/* ---- in gecko_counters.c (called by gecko_common.c) ---- */
+
+/* `counters` (ev: its value) begins: an array (read through
+ * pk_gk_counters_event while r->cn.active) or null. */
+int pk_gk_counters_begin(gk_reader *r, pk_json *j, const pk_json_event *ev);
+int pk_gk_counters_event(gk_reader *r, pk_json *j, const pk_json_event *ev);
+/* Thread th was built as model thread `thread`: a GeckoMain is its
+ * profile's main thread, the thread of the profile's counters. */
+int pk_gk_counters_thread_built(gk_reader *r, const gk_thread *th, uint32_t thread);
+/* Every thread is read: each counter gets its process's main thread. */
+void pk_gk_counters_resolve(gk_reader *r);
+void pk_gk_counters_free(gk_counters *c);
+/* A sample of thread th at time_ms with event delay `delay` (ms; NaN: none)
+ * for its jank as the Firefox Profiler finds it; `last`: th has no sample
+ * after it (ends an open jank). 0 or PROFKIT_ENOMEM. */
+int pk_gk_jank_sample(gk_thread *th, double time_ms, double delay);
+int pk_gk_jank_end(gk_thread *th);
+/* Adds th's jank as "Jank" interval markers of model thread `thread`,
+ * shifted by shift ms. 0 or PROFKIT_ENOMEM. */
+int pk_gk_jank_markers(gk_reader *r, gk_thread *th, uint32_t thread, double shift);
 
 /* ---- in gecko_build.c (called by gecko_common.c; never calls it) ---- */
 

@@ -84,6 +84,7 @@ void pk_gk_thread_free(gk_thread *th)
     free(th->name);
     free(th->process_name);
     free(th->process_type);
+    free(th->janks);
     free(th);
 }
 

@@ -476,6 +476,55 @@ static void put_category_table(pk_buf *b, const profkit_profile *p)
     pk_buf_puts(b, "],");
 }
 
+/*
+ * The counters for the page's counter tracks (33_counters.js), timed
+ * ones only: per counter its name, category, thread, and per sample its
+ * time (ns on the samples' axis, as the markers'), the running sum of the
+ * counts (what the track draws), the count and the number of events. At
+ * most PK_FLAME_MAX_COUNTER_SAMPLES samples in all (the first ones); a
+ * counter past them is left out.
+ */
+#define PK_FLAME_MAX_COUNTER_SAMPLES 1000000
+static void put_counters(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
+{
+    size_t budget = PK_FLAME_MAX_COUNTER_SAMPLES, shown = 0;
+    pk_buf_puts(b, ",\"counters\":[");
+    for (size_t i = 0; i < p->n_counters; i++) {
+        const profkit_counter *c = &p->counters[i];
+        size_t end = c->first + c->n <= p->n_counter_samples ? c->first + c->n : c->first;
+        if (c->by_order || end - c->first > budget)
+            continue;
+        budget -= end - c->first;
+        pk_buf_puts(b, shown++ ? ",{\"name\":" : "{\"name\":");
+        put_cstr(b, pk_str(p, c->name));
+        pk_buf_puts(b, ",\"category\":");
+        put_cstr(b, pk_str(p, c->category));
+        pk_buf_puts(b, ",\"thread\":");
+        pk_buf_i64(b, c->thread < p->n_threads ? (int64_t)c->thread : -1);
+        static const char *const cols[] = { "t", "total", "count", "number" };
+        for (int k = 0; k < 4; k++) {
+            pk_buf_puts(b, ",\"");
+            pk_buf_puts(b, cols[k]);
+            pk_buf_puts(b, "\":[");
+            int64_t total = 0;
+            for (size_t r = c->first; r < end; r++) {
+                const profkit_counter_sample *s = &p->counter_samples[r];
+                if (__builtin_add_overflow(total, s->count, &total))
+                    total = s->count < 0 ? INT64_MIN : INT64_MAX;
+                int64_t v = k == 1 ? total : k == 2 ? s->count : s->number;
+                if (k == 0 && __builtin_sub_overflow(s->time, ti->time0, &v))
+                    v = 0;
+                if (r > c->first)
+                    pk_buf_put(b, ",", 1);
+                pk_buf_i64(b, v);
+            }
+            pk_buf_puts(b, "]");
+        }
+        pk_buf_puts(b, "}");
+    }
+    pk_buf_puts(b, "]");
+}
+
 static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
 {
     if (!ti->timed)
@@ -519,7 +568,9 @@ static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
     }
     pk_buf_puts(b, "],\"markers\":{\"element\":\"profkit-markers\",\"count\":");
     pk_buf_u64(b, ti->n_markers);
-    pk_buf_puts(b, "}}");
+    pk_buf_puts(b, "}");
+    put_counters(b, ti, p);
+    pk_buf_puts(b, "}");
 }
 
 /* The template's tail with the markers before its "</body>": the JSON

@@ -84,6 +84,7 @@
     this.renderRangeCrumbs();
     var t0 = performance.now();
     this.timeline.draw(Math.max(300, mainW - 16));
+    if (PK.counterTrack) PK.counterTrack(this); // 33_counters.js
     this.timings.timeline = performance.now() - t0;
   };
   App.prototype.renderRangeCrumbs = function () {

@@ -1,0 +1,205 @@
+/*
+ * counters_report.c: `profkit counters`, each counter of a profile (Gecko
+ * memory and power counters) with its statistics in a range and, in JSON,
+ * its series; computed by pk_counter_stats_compute (analysis/counters.c).
+ */
+#include "analysis/counters.h"
+#include "report/rjson.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ns as ms, exactly: up to six decimals, trailing zeros cut. */
+static void put_ms(pk_buf *out, int64_t ns)
+{
+    uint64_t m = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    char frac[8];
+    snprintf(frac, sizeof frac, "%06" PRIu64, m % 1000000);
+    size_t n = 6;
+    while (n && frac[n - 1] == '0')
+        n--;
+    frac[n] = 0;
+    pk_buf_printf(out, "%s%" PRIu64 "%s%s", ns < 0 ? "-" : "", m / 1000000, n ? "." : "", frac);
+}
+
+static int64_t resolve(double v, int percent, int64_t start, int64_t end)
+{
+    double ns = percent ? (double)start + v / 100.0 * (double)(end - start) : (double)start + v * 1e6;
+    if (ns >= 9.2e18)
+        return INT64_MAX;
+    if (ns <= -9.2e18)
+        return INT64_MIN + 1;
+    return (int64_t)llround(ns);
+}
+
+static void json_thread(pk_buf *out, const profkit_profile *p, uint32_t t)
+{
+    if (t >= p->n_threads) {
+        pk_buf_puts(out, "null");
+        return;
+    }
+    const profkit_thread *th = &p->threads[t];
+    pk_buf_printf(out, "{\"index\":%u,\"name\":", t);
+    pk_rjson_str(out, pk_str(p, th->name));
+    pk_buf_puts(out, ",\"process\":");
+    pk_rjson_str(out, pk_str(p, th->process_name));
+    if (th->pid >= 0)
+        pk_buf_printf(out, ",\"pid\":%" PRId64, th->pid);
+    else
+        pk_buf_puts(out, ",\"pid\":null");
+    if (th->tid >= 0)
+        pk_buf_printf(out, ",\"tid\":%" PRId64 "}", th->tid);
+    else
+        pk_buf_puts(out, ",\"tid\":null}");
+}
+
+/* One counter's series: [time, count, number, running sum] per sample in
+ * the range (time: ms from zero, or the operation index). */
+static void json_series(pk_buf *out, const profkit_profile *p, uint32_t i, int64_t from, int64_t to,
+                        int64_t zero)
+{
+    const profkit_counter *c = &p->counters[i];
+    size_t end = c->first + c->n <= p->n_counter_samples ? c->first + c->n : c->first;
+    int64_t total = 0;
+    int first = 1;
+    pk_buf_puts(out, "[");
+    for (size_t k = c->first; k < end; k++) {
+        const profkit_counter_sample *s = &p->counter_samples[k];
+        if (__builtin_add_overflow(total, s->count, &total))
+            total = s->count < 0 ? INT64_MIN : INT64_MAX;
+        int64_t t = c->by_order ? (int64_t)(k - c->first) : s->time;
+        if (t < from || t >= to)
+            continue;
+        pk_buf_puts(out, first ? "[" : ",[");
+        first = 0;
+        if (c->by_order)
+            pk_buf_printf(out, "%" PRId64, t);
+        else
+            put_ms(out, t - zero);
+        pk_buf_printf(out, ",%" PRId64 ",%" PRId64 ",%" PRId64 "]", s->count, s->number, total);
+    }
+    pk_buf_puts(out, "]");
+}
+
+static int report_counters_buf(pk_buf *out, const profkit_profile *p, const profkit_counters_options *o,
+                               profkit_error *err)
+{
+    int ok = 1;
+    uint32_t only = pk_select_thread(p, o->thread, &ok, err);
+    if (!ok)
+        return PROFKIT_EINVAL;
+    /* zero and the range: the root range's start, else the first counter time */
+    int64_t zero = INT64_MAX, root_end = INT64_MIN;
+    profkit_error ignore;
+    if (profkit_profile_root_range(p, &zero, &root_end, &ignore) != 0) {
+        zero = INT64_MAX;
+        for (size_t i = 0; i < p->n_counters; i++) {
+            const profkit_counter *c = &p->counters[i];
+            for (size_t k = c->first; !c->by_order && k < c->first + c->n && k < p->n_counter_samples; k++) {
+                int64_t t = p->counter_samples[k].time;
+                if (t < zero)
+                    zero = t;
+                if (t >= root_end)
+                    root_end = t + 1;
+            }
+        }
+        if (zero == INT64_MAX)
+            zero = 0, root_end = 0;
+    }
+    int64_t from = INT64_MIN, to = INT64_MAX;
+    profkit_range r;
+    if (o->range) {
+        if (profkit_range_parse(&r, o->range, err) != 0)
+            return PROFKIT_EINVAL;
+        from = resolve(r.start, r.start_percent, zero, root_end);
+        to = resolve(r.end, r.end_percent, zero, root_end);
+    }
+    size_t shown = 0;
+    if (o->json) {
+        pk_buf_puts(out, "{\"schema\":1,\"report\":\"counters\",\"thread\":");
+        if (only != PROFKIT_NONE)
+            pk_rjson_str(out, pk_str(p, p->threads[only].name));
+        else
+            pk_buf_puts(out, "null");
+        pk_buf_puts(out, ",\"zero\":");
+        put_ms(out, zero);
+        pk_buf_puts(out, ",\"counters\":[");
+    }
+    for (uint32_t i = 0; i < p->n_counters; i++) {
+        const profkit_counter *c = &p->counters[i];
+        if (only != PROFKIT_NONE && c->thread != only)
+            continue;
+        int64_t f = from, t = to;
+        if (c->by_order && o->range) { /* a range of operations: the same units, no zero */
+            f = (int64_t)(r.start_percent ? r.start / 100.0 * (double)c->n : r.start * 1e3);
+            t = (int64_t)(r.end_percent ? r.end / 100.0 * (double)c->n : r.end * 1e3);
+        }
+        pk_counter_stats st;
+        pk_counter_stats_compute(p, i, f, t, &st);
+        int64_t pid = c->pid >= 0 ? c->pid : c->thread < p->n_threads ? p->threads[c->thread].pid : -1;
+        if (o->json) {
+            pk_buf_puts(out, shown ? ",{\"index\":" : "{\"index\":");
+            pk_buf_printf(out, "%u,\"name\":", i);
+            pk_rjson_str(out, pk_str(p, c->name));
+            pk_buf_puts(out, ",\"category\":");
+            pk_rjson_str(out, pk_str(p, c->category));
+            pk_buf_puts(out, ",\"description\":");
+            pk_rjson_str(out, pk_str(p, c->description));
+            pk_buf_puts(out, ",\"thread\":");
+            json_thread(out, p, c->thread);
+            if (pid >= 0)
+                pk_buf_printf(out, ",\"pid\":%" PRId64, pid);
+            else
+                pk_buf_puts(out, ",\"pid\":null");
+            pk_buf_printf(out, ",\"by_order\":%s,\"samples\":%zu", c->by_order ? "true" : "false", st.n);
+            pk_buf_printf(out, ",\"count\":{\"min\":%" PRId64 ",\"max\":%" PRId64 ",\"mean\":%.9g,\"sum\":%" PRId64 "}",
+                          st.count_min, st.count_max, st.count_mean, st.count_sum);
+            pk_buf_printf(out, ",\"total\":{\"min\":%" PRId64 ",\"max\":%" PRId64 ",\"range\":%" PRId64 "}",
+                          st.total_min, st.total_max, st.range);
+            pk_buf_puts(out, ",\"series\":");
+            json_series(out, p, i, f, t, zero);
+            pk_buf_puts(out, "}");
+        } else {
+            pk_buf_printf(out, "%scounter %u: %s (%s)", shown ? "\n" : "", i, pk_str(p, c->name),
+                          c->category ? pk_str(p, c->category) : "no category");
+            if (c->description && pk_str(p, c->description)[0])
+                pk_buf_printf(out, ": %s", pk_str(p, c->description));
+            pk_buf_puts(out, "\n  thread: ");
+            if (c->thread < p->n_threads) {
+                char label[512];
+                pk_thread_label(p, c->thread, label, sizeof label);
+                pk_buf_printf(out, "%u %s\n", c->thread, label);
+            } else if (pid >= 0) {
+                pk_buf_printf(out, "none (pid %" PRId64 ")\n", pid);
+            } else {
+                pk_buf_puts(out, "none\n");
+            }
+            pk_buf_printf(out, "  samples: %zu%s\n", st.n, c->by_order ? " (by operation order)" : "");
+            if (st.n) {
+                pk_buf_printf(out, "  count:   min %" PRId64 "  max %" PRId64 "  mean %.6g  sum %" PRId64 "\n",
+                              st.count_min, st.count_max, st.count_mean, st.count_sum);
+                pk_buf_printf(out, "  total:   min %" PRId64 "  max %" PRId64 "  range %" PRId64 "\n",
+                              st.total_min, st.total_max, st.range);
+            }
+        }
+        shown++;
+    }
+    if (o->json)
+        pk_buf_puts(out, "]}\n");
+    else if (!shown)
+        pk_buf_puts(out, p->n_counters ? "no counter on this thread\n" : "no counters\n");
+    return pk_buf_error(out) ? PROFKIT_ENOMEM : 0;
+}
+
+int profkit_report_counters(FILE *file, const profkit_profile *p, const profkit_counters_options *o,
+                            profkit_error *err)
+{
+    char storage[PK_BUF_STREAM_STORAGE];
+    pk_buf out;
+    pk_buf_init_stream(&out, storage, sizeof(storage), file);
+    int rc = report_counters_buf(&out, p, o, err);
+    pk_buf_flush(&out);
+    return rc;
+}

