@@ -34,27 +34,6 @@ static int64_t resolve(double v, int percent, int64_t start, int64_t end)
     return (int64_t)llround(ns);
 }
 
-static void json_thread(pk_buf *out, const profkit_profile *p, uint32_t t)
-{
-    if (t >= p->n_threads) {
-        pk_buf_puts(out, "null");
-        return;
-    }
-    const profkit_thread *th = &p->threads[t];
-    pk_buf_printf(out, "{\"index\":%u,\"name\":", t);
-    pk_rjson_str(out, pk_str(p, th->name));
-    pk_buf_puts(out, ",\"process\":");
-    pk_rjson_str(out, pk_str(p, th->process_name));
-    if (th->pid >= 0)
-        pk_buf_printf(out, ",\"pid\":%" PRId64, th->pid);
-    else
-        pk_buf_puts(out, ",\"pid\":null");
-    if (th->tid >= 0)
-        pk_buf_printf(out, ",\"tid\":%" PRId64 "}", th->tid);
-    else
-        pk_buf_puts(out, ",\"tid\":null}");
-}
-
 /* One counter's series: [time, count, number, running sum] per sample in
  * the range (time: ms from zero, or the operation index). */
 static void json_series(pk_buf *out, const profkit_profile *p, uint32_t i, int64_t from, int64_t to,
@@ -148,7 +127,7 @@ static int report_counters_buf(pk_buf *out, const profkit_profile *p, const prof
             pk_buf_puts(out, ",\"description\":");
             pk_rjson_str(out, pk_str(p, c->description));
             pk_buf_puts(out, ",\"thread\":");
-            json_thread(out, p, c->thread);
+            pk_rjson_thread(out, p, c->thread);
             if (pid >= 0)
                 pk_buf_printf(out, ",\"pid\":%" PRId64, pid);
             else

@@ -51,23 +51,6 @@ static int payload_type(const profkit_profile *p, uint32_t payload, const char *
     return pk_json_find_field(t, strlen(t), "type", &f) && pk_json_field_string(&f, s, n);
 }
 
-static void json_thread(pk_buf *out, const profkit_profile *p, uint32_t t)
-{
-    const profkit_thread *th = &p->threads[t];
-    pk_buf_printf(out, "{\"index\":%u,\"name\":", t);
-    pk_rjson_str(out, pk_str(p, th->name));
-    pk_buf_puts(out, ",\"process\":");
-    pk_rjson_str(out, pk_str(p, th->process_name));
-    if (th->pid >= 0)
-        pk_buf_printf(out, ",\"pid\":%" PRId64, th->pid);
-    else
-        pk_buf_puts(out, ",\"pid\":null");
-    if (th->tid >= 0)
-        pk_buf_printf(out, ",\"tid\":%" PRId64 "}", th->tid);
-    else
-        pk_buf_puts(out, ",\"tid\":null}");
-}
-
 static void text_thread(pk_buf *out, const profkit_profile *p, uint32_t t, size_t n)
 {
     const profkit_thread *th = &p->threads[t];
@@ -94,7 +77,7 @@ static int report_list(pk_buf *out, const profkit_profile *p, const pk_shown_mar
         for (size_t i = 0; i < s->n; i++) {
             const pk_shown_marker *m = &s->m[i];
             pk_buf_puts(out, i ? ",\n{\"thread\":" : "\n{\"thread\":");
-            json_thread(out, p, m->thread);
+            pk_rjson_thread(out, p, m->thread);
             pk_buf_puts(out, ",\"name\":");
             pk_rjson_str(out, pk_str(p, m->name));
             pk_buf_puts(out, ",\"category\":");
@@ -164,7 +147,7 @@ static int report_groups(pk_buf *out, const profkit_profile *p, const pk_shown_m
         for (size_t i = 0; i < ng; i++) {
             const pk_marker_group *x = &g[i];
             pk_buf_puts(out, i ? ",\n{\"thread\":" : "\n{\"thread\":");
-            json_thread(out, p, x->thread);
+            pk_rjson_thread(out, p, x->thread);
             pk_buf_puts(out, ",\"name\":");
             pk_rjson_str(out, x->label);
             pk_buf_printf(out, ",\"count\":%zu,\"intervals\":%zu", x->count, x->intervals);

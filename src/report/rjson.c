@@ -3,6 +3,8 @@
 
 #include "util/buf.h"
 
+#include <inttypes.h>
+
 void pk_rjson_str(pk_buf *out, const char *s) { pk_rjson_strn(out, s, strlen(s)); }
 
 void pk_rjson_strn(pk_buf *out, const char *s, size_t n) { pk_buf_json(out, s, n, PK_JSON_REPORT); }
@@ -75,4 +77,25 @@ void pk_rjson_key(pk_buf *out, const profkit_profile *p, const uint32_t *key_fra
     int known = key_frame && k && (by == PROFKIT_BY_FUNCTION || by == PROFKIT_BY_LINE);
     function_json(out, p, known ? key_frame[k] : PROFKIT_NONE, label, label_len,
                   by == PROFKIT_BY_LINE ? 2 : by_line);
+}
+
+void pk_rjson_thread(pk_buf *out, const profkit_profile *p, uint32_t t)
+{
+    if (t >= p->n_threads) {
+        pk_buf_puts(out, "null");
+        return;
+    }
+    const profkit_thread *th = &p->threads[t];
+    pk_buf_printf(out, "{\"index\":%u,\"name\":", t);
+    pk_rjson_str(out, pk_str(p, th->name));
+    pk_buf_puts(out, ",\"process\":");
+    pk_rjson_str(out, pk_str(p, th->process_name));
+    if (th->pid >= 0)
+        pk_buf_printf(out, ",\"pid\":%" PRId64, th->pid);
+    else
+        pk_buf_puts(out, ",\"pid\":null");
+    if (th->tid >= 0)
+        pk_buf_printf(out, ",\"tid\":%" PRId64 "}", th->tid);
+    else
+        pk_buf_puts(out, ",\"tid\":null}");
 }
