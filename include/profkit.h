@@ -1004,6 +1004,11 @@ typedef struct profkit_flame_options {
                             profile given is untransformed); a FILTER step carries
                             its focus and ignore only. NULL: none */
     size_t n_transforms;
+    const char *const *inputs; /* the page: the command-line arguments that name the
+                            input (files; or --db DB and its --where, --since,
+                            --until, --base-where, --new-where), which its "command
+                            line" box repeats. NULL: it splits the title */
+    size_t n_inputs;
 } profkit_flame_options;
 
 /* Fills *o with the defaults above. */

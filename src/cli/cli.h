@@ -57,6 +57,7 @@ typedef struct cli_input {
     const char *base_where[CLI_MAX_WHERE], *new_where[CLI_MAX_WHERE];
     size_t n_base_where, n_new_where;
     int64_t since, until; /* ns; 0: no bound (set when given) */
+    const char *since_arg, *until_arg; /* as given */
     int has_since, has_until;
 } cli_input;
 
@@ -312,6 +313,12 @@ int cli_report2_main(const char *cmd, const char *help, const struct option *opt
 /* The FILEs joined by sep, the default title of a page (flame, view); a
  * new string the caller frees, or NULL when out of memory. */
 char *cli_title(char *const *files, int n, const char *sep);
+/* The arguments that name the input, for a page's command line box
+ * (profkit_flame_options.inputs): the files, or --db DB with its --where,
+ * --since, --until, --base-where and --new-where as given. A new array of
+ * pointers into files and in (free it; its strings are not copied), or
+ * NULL when out of memory. */
+const char **cli_input_args(const cli_input *in, char *const *files, int nfiles, size_t *n);
 
 /* Parses --by; returns 0 or -1. */
 int cli_parse_by(const char *s, profkit_key *out);

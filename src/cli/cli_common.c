@@ -59,8 +59,8 @@ int cli_input_option(cli_input *in, int c, const char *arg)
     case CLI_OPT_WHERE: return add_where("where", in->where, &in->n_where, arg);
     case CLI_OPT_BASE_WHERE: return add_where("base-where", in->base_where, &in->n_base_where, arg);
     case CLI_OPT_NEW_WHERE: return add_where("new-where", in->new_where, &in->n_new_where, arg);
-    case CLI_OPT_SINCE: return time_arg("since", arg, &in->since, &in->has_since);
-    case CLI_OPT_UNTIL: return time_arg("until", arg, &in->until, &in->has_until);
+    case CLI_OPT_SINCE: in->since_arg = arg; return time_arg("since", arg, &in->since, &in->has_since);
+    case CLI_OPT_UNTIL: in->until_arg = arg; return time_arg("until", arg, &in->until, &in->has_until);
     case CLI_OPT_MAX_STRING:
         return (in->max_string_size = limit_arg("max-string-size", arg, UINT64_MAX)) ? 1 : -1;
     case CLI_OPT_MAX_INFLATE:
@@ -672,4 +672,33 @@ char *cli_title(char *const *files, int n, const char *sep)
         strcat(t, files[i]);
     }
     return t;
+}
+
+const char **cli_input_args(const cli_input *in, char *const *files, int nfiles, size_t *n)
+{
+    size_t cap = (size_t)(nfiles > 0 ? nfiles : 0) + 6 +
+                 2 * (in->n_where + in->n_base_where + in->n_new_where);
+    const char **a = malloc(cap * sizeof(*a));
+    if (!a)
+        return NULL;
+    size_t k = 0;
+    if (in->db) {
+        a[k++] = "--db";
+        a[k++] = in->db;
+        for (size_t i = 0; i < in->n_where; i++)
+            a[k++] = "--where", a[k++] = in->where[i];
+        if (in->has_since && in->since_arg)
+            a[k++] = "--since", a[k++] = in->since_arg;
+        if (in->has_until && in->until_arg)
+            a[k++] = "--until", a[k++] = in->until_arg;
+        for (size_t i = 0; i < in->n_base_where; i++)
+            a[k++] = "--base-where", a[k++] = in->base_where[i];
+        for (size_t i = 0; i < in->n_new_where; i++)
+            a[k++] = "--new-where", a[k++] = in->new_where[i];
+    } else {
+        for (int i = 0; i < nfiles; i++)
+            a[k++] = files[i];
+    }
+    *n = k;
+    return a;
 }

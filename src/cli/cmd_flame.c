@@ -253,12 +253,15 @@ int cmd_flame(int argc, char **argv)
         }
         fo.title = title;
     }
+    const char **inputs = cli_input_args(&in, argv + optind, nfiles, &fo.n_inputs);
+    fo.inputs = inputs; /* (out of memory: the page splits its title) */
     profkit_error err;
     int wr = strcmp(kind, "svg") == 0 ? profkit_flame_write_svg(p, out, &fo, &err)
                                       : profkit_flame_write_html(p, out, &fo, &err);
     if (wr != 0)
         rc = cli_fail("flame", &err);
     free(title);
+    free(inputs);
     profkit_profile_free(p);
     profkit_profile_free(base);
     return rc;

@@ -371,6 +371,8 @@ int cmd_view(int argc, char **argv)
     char *const db[1] = { (char *)in.db };
     char *title = in.db ? cli_title(db, 1, " ") : cli_title(argv + optind, argc - optind, " ");
     page_options.title = title;
+    const char **inputs = cli_input_args(&in, argv + optind, argc - optind, &page_options.n_inputs);
+    page_options.inputs = inputs; /* (out of memory: the page splits its title) */
     profkit_profile *p;
     int rc = CLI_BAD_INPUT;
     if (!title)
@@ -397,5 +399,6 @@ int cmd_view(int argc, char **argv)
     profkit_server_stop(srv);
     free(body);
     free(title);
+    free(inputs);
     return rc;
 }

@@ -16,7 +16,7 @@
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_SHARED, PROFKIT_BUILD,
 // PROFKIT_TOOLS, PROFKIT_XF_DEMO.
 import { execFileSync, spawnSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, symlinkSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, symlinkSync, rmSync, statSync, copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 
@@ -256,6 +256,17 @@ try {
   check("reload: query(top) as before", proj(await query(o, "top")) === before);
   await shot(o, "8-reloaded");
   await close(o, "demo reloaded");
+
+  // ---- --title and a path with a space: the command names the input as given ----
+  {
+    const spaced = join(TMP, "a run.prof"), titled = join(TMP, "titled.html");
+    copyFileSync(DEMO, spaced);
+    pk(["flame", "-q", "--min-percent", "0", "--title", "My run", spaced, "-o", titled]);
+    o = await open(titled);
+    r = await agrees(o, "--title and a spaced path", 0);
+    check("--title: the command names the input file, not the title", r.cmd.includes(" '" + spaced + "'"), r.cmd);
+    await close(o, "titled");
+  }
 
   // ---- flame given transform flags: the page opens with them (poppable) ----
   const flagged = join(TMP, "flagged.html");

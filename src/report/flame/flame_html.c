@@ -607,6 +607,21 @@ static void put_tail(pk_buf *b, const timeinfo *ti)
 }
 
 /* The data object of docs/viewer.md. */
+/* The arguments that name the input, for the page's command line:
+ * ,"inputs":[...]; nothing when not given. */
+static void put_inputs(pk_buf *b, const char *const *in, size_t n)
+{
+    if (!in || !n)
+        return;
+    pk_buf_puts(b, ",\"inputs\":[");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            pk_buf_put(b, ",", 1);
+        put_cstr(b, in[i] ? in[i] : "");
+    }
+    pk_buf_put(b, "]", 1);
+}
+
 /* The transform stack the page opens with: "transforms":[[KIND, ARG], ...]
  * (a FILTER step as its "focus" and "ignore" steps); nothing when none. */
 static void put_transforms(pk_buf *b, const profkit_transform *xf, size_t n)
@@ -662,7 +677,8 @@ static void put_categories(pk_buf *b, const flame_data *d, const remap *m)
 }
 
 static int put_data(pk_buf *b, const flame_data *d, const char *title, const char *range,
-                    const profkit_transform *xf, size_t n_xf, profkit_error *err)
+                    const profkit_transform *xf, size_t n_xf, const char *const *inputs,
+                    size_t n_inputs, profkit_error *err)
 {
     const profkit_profile *p = d->p;
     remap m;
@@ -720,6 +736,7 @@ static int put_data(pk_buf *b, const flame_data *d, const char *title, const cha
     }
     pk_buf_put(b, "]", 1);
     put_transforms(b, xf, n_xf);
+    put_inputs(b, inputs, n_inputs);
     put_categories(b, d, &m);
     put_time(b, &ti, p);
     pk_buf_put(b, "}", 1);
@@ -756,7 +773,8 @@ static int render_html(flame_out *out, const profkit_profile *p, const profkit_f
     if (rc == 0) {
         pk_buf *b = pk_sink_buf(out->k);
         pk_buf_put(b, pk_flame_page_head, pk_flame_page_head_len);
-        rc = put_data(b, &d, o.title ? o.title : "", o.range, o.transforms, o.n_transforms,
+        rc = put_data(b, &d, o.title ? o.title : "", o.range, o.transforms, o.n_transforms, o.inputs,
+                      o.n_inputs,
                       err); /* and the tail */
     }
     pk_flame_data_free(&d);
