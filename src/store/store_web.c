@@ -47,6 +47,7 @@ struct profkit_store_browser {
     pthread_mutex_t lock; /* guards store */
     profkit_store *store;
     char *title;
+    char *db; /* as given: the pages' command lines name it */
     double min_percent;
     size_t max_nodes;
 };
@@ -195,6 +196,7 @@ static const char *arg1(const args *ar, const char *key)
 
 typedef struct selection {
     const char *where[MAX_TERMS];
+    const char *bound[2]; /* since, until as given (NULL: none) */
     uint64_t *ids;
     profkit_store_query q;
     char text[512]; /* what it is, for a page's title */
@@ -244,6 +246,7 @@ static unsigned selection_read(selection *sel, const args *rq, const char *prefi
             return fail_text(a, 400, msg);
         }
         *(b ? &sel->q.until : &sel->q.since) = ns;
+        sel->bound[b] = t;
         if (used + 2 < sizeof(sel->text))
             used += (size_t)snprintf(sel->text + used, sizeof(sel->text) - used, "%s%s %s",
                                      used ? " " : "", bounds[b], t);
@@ -351,6 +354,34 @@ static int do_trend(FILE *f, profkit_store_browser *b, const selection *sel, con
     return profkit_store_trend(f, b->store, &sel->q, &o, err);
 }
 
+/*
+ * The arguments that name this page's input on the command line (a page's
+ * "command line" box): --db DB and the selection's --where, --since and
+ * --until, or a diff's --base-where and --new-where. 0 when the command
+ * line cannot say it (profile ids, or a diff with time bounds): the page
+ * then names its title.
+ */
+static size_t page_inputs(const profkit_store_browser *b, const selection *sel, const selection *base,
+                          const char **in, size_t cap)
+{
+    size_t k = 0;
+    if (sel->ids || (base && (base->ids || base->bound[0] || base->bound[1] || sel->bound[0] ||
+                              sel->bound[1])) ||
+        cap < 2 + 2 * (sel->q.n_where + (base ? base->q.n_where : 0)) + 4)
+        return 0;
+    in[k++] = "--db";
+    in[k++] = b->db;
+    if (base)
+        for (size_t i = 0; i < base->q.n_where; i++)
+            in[k++] = "--base-where", in[k++] = base->where[i];
+    for (size_t i = 0; i < sel->q.n_where; i++)
+        in[k++] = base ? "--new-where" : "--where", in[k++] = sel->where[i];
+    for (int t = 0; t < 2 && !base; t++)
+        if (sel->bound[t])
+            in[k++] = t ? "--until" : "--since", in[k++] = sel->bound[t];
+    return k;
+}
+
 /* The viewer page of one selection, or with base the diff page. */
 static unsigned page(profkit_store_browser *b, const selection *sel, const selection *base,
                      const args *rq, pk_buf *a)
@@ -383,6 +414,9 @@ static unsigned page(profkit_store_browser *b, const selection *sel, const selec
     o.max_nodes = b->max_nodes;
     o.title = title;
     o.base = bp;
+    const char *inputs[4 + 4 * MAX_TERMS];
+    o.n_inputs = page_inputs(b, sel, base, inputs, sizeof(inputs) / sizeof(inputs[0]));
+    o.inputs = o.n_inputs ? inputs : NULL;
     const char *v = arg1(rq, "value");
     o.value = v && *v ? v : NULL;
     char *html = NULL;
@@ -469,6 +503,7 @@ static void browser_free(profkit_store_browser *b)
     profkit_store_close(b->store);
     pthread_mutex_destroy(&b->lock);
     free(b->title);
+    free(b->db);
     free(b);
 }
 
@@ -501,7 +536,7 @@ int profkit_store_browse_start(profkit_store_browser **out, const char *db,
     }
     b->min_percent = o->min_percent;
     b->max_nodes = o->max_nodes;
-    if (!(b->title = strdup(o->title ? o->title : db))) {
+    if (!(b->title = strdup(o->title ? o->title : db)) || !(b->db = strdup(db))) {
         browser_free(b);
         return pk_error_set(err, PROFKIT_ENOMEM, db, -1, "out of memory");
     }
