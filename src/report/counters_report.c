@@ -11,19 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ns as ms, exactly: up to six decimals, trailing zeros cut. */
-static void put_ms(pk_buf *out, int64_t ns)
-{
-    uint64_t m = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    char frac[8];
-    snprintf(frac, sizeof frac, "%06" PRIu64, m % 1000000);
-    size_t n = 6;
-    while (n && frac[n - 1] == '0')
-        n--;
-    frac[n] = 0;
-    pk_buf_printf(out, "%s%" PRIu64 "%s%s", ns < 0 ? "-" : "", m / 1000000, n ? "." : "", frac);
-}
-
 static int64_t resolve(double v, int percent, int64_t start, int64_t end)
 {
     double ns = percent ? (double)start + v / 100.0 * (double)(end - start) : (double)start + v * 1e6;
@@ -56,7 +43,7 @@ static void json_series(pk_buf *out, const profkit_profile *p, uint32_t i, int64
         if (c->by_order)
             pk_buf_printf(out, "%" PRId64, t);
         else
-            put_ms(out, t - zero);
+            pk_rjson_ms(out, t - zero);
         pk_buf_printf(out, ",%" PRId64 ",%" PRId64 ",%" PRId64 "]", s->count, s->number, total);
     }
     pk_buf_puts(out, "]");
@@ -103,7 +90,7 @@ static int report_counters_buf(pk_buf *out, const profkit_profile *p, const prof
         else
             pk_buf_puts(out, "null");
         pk_buf_puts(out, ",\"zero\":");
-        put_ms(out, zero);
+        pk_rjson_ms(out, zero);
         pk_buf_puts(out, ",\"counters\":[");
     }
     for (uint32_t i = 0; i < p->n_counters; i++) {

@@ -12,19 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ns as ms, exactly: up to six decimals, trailing zeros cut. */
-static void put_ms(pk_buf *out, int64_t ns)
-{
-    uint64_t m = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    char frac[8];
-    snprintf(frac, sizeof frac, "%06" PRIu64, m % 1000000);
-    size_t n = 6;
-    while (n && frac[n - 1] == '0')
-        n--;
-    frac[n] = 0;
-    pk_buf_printf(out, "%s%" PRIu64 "%s%s", ns < 0 ? "-" : "", m / 1000000, n ? "." : "", frac);
-}
-
 /* The same with three decimals, for the text. */
 static void text_ms(pk_buf *out, int64_t ns, int width)
 {
@@ -83,10 +70,10 @@ static int report_list(pk_buf *out, const profkit_profile *p, const pk_shown_mar
             pk_buf_puts(out, ",\"category\":");
             pk_rjson_str(out, category_name(p, m->category));
             pk_buf_puts(out, ",\"start\":");
-            put_ms(out, m->start);
+            pk_rjson_ms(out, m->start);
             if (m->end != PROFKIT_NO_TIME) {
                 pk_buf_puts(out, ",\"duration\":");
-                put_ms(out, m->end - m->start);
+                pk_rjson_ms(out, m->end - m->start);
             }
             const char *ty;
             size_t tn;
@@ -153,15 +140,15 @@ static int report_groups(pk_buf *out, const profkit_profile *p, const pk_shown_m
             pk_buf_printf(out, ",\"count\":%zu,\"intervals\":%zu", x->count, x->intervals);
             if (x->intervals) {
                 pk_buf_puts(out, ",\"duration\":{\"min\":");
-                put_ms(out, x->stats.min);
+                pk_rjson_ms(out, x->stats.min);
                 pk_buf_puts(out, ",\"max\":");
-                put_ms(out, x->stats.max);
+                pk_rjson_ms(out, x->stats.max);
                 pk_buf_puts(out, ",\"mean\":");
                 put_mean_ms(out, x->stats.mean);
                 pk_buf_puts(out, ",\"median\":");
-                put_ms(out, x->stats.median);
+                pk_rjson_ms(out, x->stats.median);
                 pk_buf_puts(out, ",\"p95\":");
-                put_ms(out, x->stats.p95);
+                pk_rjson_ms(out, x->stats.p95);
                 pk_buf_putc(out, '}');
             }
             pk_buf_putc(out, '}');
@@ -223,7 +210,7 @@ static int report_markers_buf(pk_buf *out, const profkit_profile *p,
     if (o->json) {
         pk_rjson_open(out, "markers", p, PROFKIT_NONE, th);
         pk_buf_puts(out, ",\"zero\":");
-        put_ms(out, s.zero);
+        pk_rjson_ms(out, s.zero);
         pk_buf_printf(out, ",\"count\":%zu", s.n);
     } else if (s.n == 0) {
         pk_buf_printf(out, "no markers%s\n", p->n_markers ? " match" : "");

@@ -99,3 +99,16 @@ void pk_rjson_thread(pk_buf *out, const profkit_profile *p, uint32_t t)
     else
         pk_buf_puts(out, ",\"tid\":null}");
 }
+
+void pk_rjson_ms(pk_buf *out, int64_t ns)
+{
+    uint64_t m = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    char frac[8];
+    snprintf(frac, sizeof frac, "%06" PRIu64, m % 1000000);
+    size_t n = 6;
+    while (n && frac[n - 1] == '0')
+        n--;
+    frac[n] = 0;
+    pk_buf_printf(out, "%s%" PRIu64 "%s%s", ns < 0 ? "-" : "", m / 1000000, n ? "." : "", frac);
+}
+

@@ -33,6 +33,9 @@ void pk_rjson_function(pk_buf *out, const profkit_profile *p, uint32_t frame, co
  * `"line":` the frame's line. */
 void pk_rjson_key(pk_buf *out, const profkit_profile *p, const uint32_t *key_frame, uint32_t k,
                   const char *label, size_t label_len, profkit_key by, int by_line);
+/* ns as ms, exactly: up to six decimals, trailing zeros cut (markers,
+ * counters). */
+void pk_rjson_ms(pk_buf *out, int64_t ns);
 /* Thread t as {"index","name","process","pid","tid"} (pid, tid null when
  * unknown); `null` when t is not a thread of p (markers, counters). */
 void pk_rjson_thread(pk_buf *out, const profkit_profile *p, uint32_t t);
