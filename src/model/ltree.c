@@ -122,7 +122,8 @@ static uint32_t frame_file(const profkit_profile *q, uint32_t f)
 /*
  * With files: the frames of a label that stands for functions of two or
  * more files get a key per file, "LABEL FILE" (a frame without a file
- * keeps the label, and is not counted as another file). One pass notes each label's file; only when two differ does a
+ * keeps the label, and is not counted as another file; a label of one file
+ * is named by a frame of that file). One pass notes each label's file; only when two differ does a
  * second pass relabel, so a profile without such names pays one array.
  */
 static int split_by_file(keyer *k, const profkit_profile *q, uint32_t *fk)
@@ -140,9 +141,15 @@ static int split_by_file(keyer *k, const profkit_profile *q, uint32_t *fk)
         uint32_t fl = frame_file(q, (uint32_t)f), *slot = &file[fk[f]];
         if (pk_strtab_len(&q->strings, fl) == 0)
             continue; /* no file: no second function */
-        if (*slot == PROFKIT_NONE)
+        if (*slot == PROFKIT_NONE) {
             *slot = fl;
-        else if (*slot != fl && *slot != MANY)
+            /* the key's row names its file: a frame with one names it
+             * rather than the first frame seen, which may have none (a
+             * folded "main" merged with a speedscope "main" of app.py) */
+            uint32_t kf = t->key_frame[fk[f]];
+            if (pk_strtab_len(&q->strings, frame_file(q, kf)) == 0)
+                t->key_frame[fk[f]] = (uint32_t)f;
+        } else if (*slot != fl && *slot != MANY)
             *slot = MANY, any = 1;
     }
     int rc = 0;

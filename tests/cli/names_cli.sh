@@ -174,4 +174,17 @@ expect_eq "diff --relative --focus: of what the filter left" "+180us 19.57%" \
 "$PROFKIT" diff "$PROFKIT_SRC/tests/data/br/ok_gosub.brprof" "$PROFKIT_SRC/tests/data/br/ok_sampled.brprof" > "$TMP/dm"
 expect_eq "diff: (main) of each file" "-4 4 0|+3 0 3" \
   "$(grep -E '  \(main\) ' "$TMP/dm" | awk '{print $5, $7, $8}' | paste -sd'|')"
+
+# 10. A name of one file merged with frames that carry none (a folded main
+# and a speedscope main of app.py): one row, named by its file and line,
+# whichever input came first, for every thread.
+S="$PROFKIT_SRC/tests/data/speedscope/ok_sampled.speedscope.json"
+printf 'main;work;hot 5\nmain;io 3\n' > "$TMP/nofile.folded"
+for th in "" "--thread Worker"; do
+  # shellcheck disable=SC2086
+  "$PROFKIT" top -n 0 --json $th "$TMP/nofile.folded" "$S" | python3 -c '
+import json, sys
+print(" ".join("%s|%s|%s" % (r["name"], r.get("file", ""), r.get("line", "")) for r in json.load(sys.stdin)["rows"] if r["name"] == "main"))' > "$TMP/m"
+  expect_eq "top ${th:-all threads}: main named by its file" "main|app.py|1" "$(cat "$TMP/m")"
+done
 finish
