@@ -268,6 +268,36 @@
   function cmpBytes(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
   function valueOf(p, v) { return { type: p.values[v].type, unit: p.values[v].unit }; }
 
+  // top's rows: a function is its name, apart by file where functions of
+  // two or more files share the name (one without a file is the name's);
+  // a row names a function of its file where one has it.
+  function topKeys(p) {
+    if (p._topKeys) return p._topKeys;
+    var n = p.funcName.length, files = new Map(), key = new Array(n), rep = new Map(), f;
+    for (f = 0; f < n; f++) {
+      var nm = p.funcLabel(f), fl = p.str(p.funcFile[f]);
+      if (!fl) continue;
+      var had = files.get(nm);
+      if (had === undefined) files.set(nm, fl);
+      else if (had !== fl) files.set(nm, true);
+    }
+    for (f = 0; f < n; f++) {
+      var name = p.funcLabel(f), file = p.str(p.funcFile[f]);
+      var k = files.get(name) === true && file ? name + "\u0000" + file : name;
+      key[f] = k;
+      var r = rep.get(k);
+      if (r === undefined || (!p.str(p.funcFile[r]) && file)) rep.set(k, f);
+    }
+    return (p._topKeys = { key: key, rep: rep });
+  }
+  // top's calls column: the calls value beside a cpu or wall value (bsprof)
+  function callsValue(p, v) {
+    var t = p.values[v].type;
+    if (t !== "cpu" && t !== "wall") return -1;
+    for (var w = 0; w < p.values.length; w++) if (w !== v && p.values[w].type === "calls") return w;
+    return -1;
+  }
+
   // `profkit top --json` (by function, sorted by flat) for thread t, value
   // v, the range shown. opts.limit: rows (default 20, as top's; 0 = all).
   PK.queryTop = function (p, t, v, opts) {
@@ -275,22 +305,40 @@
     var limit = opts.limit === undefined ? 20 : opts.limit;
     var tree = p.tree(t), self = tree.self[v], tot = tree.total(v), n = tree.n, func = tree.func;
     // Rows by name (as top's labels); cum counts a name once per path.
+    var keys = topKeys(p), cv = callsValue(p, v), cself = cv >= 0 ? tree.self[cv] : null;
     var rows = new Map(), onPath = new Map(), stack = [0], state = [], i;
-    var row = function (name) { var r = rows.get(name); if (!r) rows.set(name, r = { name: name, flat: 0, cum: 0 }); return r; };
+    var row = function (name, f) {
+      var r = rows.get(name);
+      if (!r) {
+        var nm = f >= 0 ? p.funcLabel(f) : name, rf = f >= 0 ? keys.rep.get(name) : -1;
+        r = { name: nm };
+        if (rf >= 0 && p.str(p.funcFile[rf])) r.file = p.str(p.funcFile[rf]);
+        if (rf >= 0 && (p.funcLine[rf] | 0)) r.line = p.funcLine[rf] | 0;
+        r.flat = 0; r.cum = 0;
+        if (cself) r.calls = 0;
+        rows.set(name, r);
+      }
+      return r;
+    };
     // Depth-first walk; a name counts in cum at its outermost occurrence.
     var ks = tree.kidStart, kids = tree.kids;
     var names = new Array(n);
-    for (i = 1; i < n; i++) names[i] = p.funcLabel(func[i]);
+    for (i = 1; i < n; i++) names[i] = func[i] >= 0 ? keys.key[func[i]] : p.funcLabel(func[i]);
+    // a subtree is walked when a value is in it (a delta profile's
+    // +x and -x under one node total 0 and are still rows)
+    var live = new Uint8Array(n), par = tree.parent;
+    for (i = n - 1; i > 0; i--) if (live[i] || self[i] !== 0) { live[i] = 1; live[par[i]] = 1; }
     var it = [0], pos = [ks[0]];
     while (it.length) {
       var x = it[it.length - 1], j = pos[pos.length - 1];
       if (j < ks[x + 1]) {
         pos[pos.length - 1]++;
         var c = kids[j];
-        if (tot[c] === 0 && self[c] === 0) continue;
+        if (!live[c]) continue;
         var nm = names[c], k = onPath.get(nm) || 0;
-        var r = row(nm);
+        var r = row(nm, func[c]);
         r.flat += self[c];
+        if (cself) r.calls += cself[c];
         if (k === 0) r.cum += tot[c];
         onPath.set(nm, k + 1);
         it.push(c); pos.push(ks[c]);
@@ -301,7 +349,7 @@
     }
     var out = [];
     rows.forEach(function (r) { if (r.flat || r.cum) out.push(r); });
-    out.sort(function (a, b) { return b.flat - a.flat || b.cum - a.cum || cmpBytes(a.name, b.name); });
+    out.sort(function (a, b) { return b.flat - a.flat || b.cum - a.cum || cmpBytes(a.name, b.name) || cmpBytes(a.file || "", b.file || ""); });
     if (limit > 0) out = out.slice(0, limit);
     var res = { schema: 1, report: "top", value: valueOf(p, v), thread: threadName(p, t), by: "function",
                 sort: "flat", min_percent: 0, total: tot[0] };
@@ -315,7 +363,7 @@
   // children by total (the largest first), ties by name.
   function treeNodes(p, tree, v) {
     var tot = tree.total(v), self = tree.self[v], ks = tree.kidStart, kids = tree.kids, func = tree.func;
-    var out = [], stack = [[0, 0]];
+    var out = [], stack = [[0, 0]], keys = topKeys(p);
     var sorted = function (x) {
       var a = [];
       for (var j = ks[x]; j < ks[x + 1]; j++) if (tot[kids[j]] !== 0 || self[kids[j]] !== 0) a.push(kids[j]);
@@ -324,7 +372,14 @@
     };
     while (stack.length) {
       var e = stack.pop(), x = e[0], d = e[1];
-      if (x > 0) out.push({ depth: d, name: p.funcLabel(func[x]), total: tot[x], self: self[x] });
+      if (x > 0) {
+        // named as top names the function (a frame of its file)
+        var fx = func[x] >= 0 ? keys.rep.get(keys.key[func[x]]) : func[x], nd = { depth: d, name: p.funcLabel(func[x]) };
+        if (fx >= 0 && p.str(p.funcFile[fx])) nd.file = p.str(p.funcFile[fx]);
+        if (fx >= 0 && (p.funcLine[fx] | 0)) nd.line = p.funcLine[fx] | 0;
+        nd.total = tot[x]; nd.self = self[x];
+        out.push(nd);
+      }
       var ch = sorted(x);
       for (var i = ch.length - 1; i >= 0; i--) stack.push([ch[i], d + 1]);
     }

