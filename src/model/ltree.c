@@ -146,8 +146,8 @@ static int split_by_file(keyer *k, const profkit_profile *q, uint32_t *fk)
             /* the key's row names its file: a frame with one names it
              * rather than the first frame seen, which may have none (a
              * folded "main" merged with a speedscope "main" of app.py) */
-            uint32_t kf = t->key_frame[fk[f]];
-            if (pk_strtab_len(&q->strings, frame_file(q, kf)) == 0)
+            uint32_t kf = fk[f] < t->n_keys ? t->key_frame[fk[f]] : PROFKIT_NONE;
+            if (fk[f] != 0 && kf < q->n_frames && pk_strtab_len(&q->strings, frame_file(q, kf)) == 0)
                 t->key_frame[fk[f]] = (uint32_t)f;
         } else if (*slot != fl && *slot != MANY)
             *slot = MANY, any = 1;

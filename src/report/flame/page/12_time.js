@@ -288,7 +288,11 @@
       var r = rep.get(k);
       if (r === undefined || (!p.str(p.funcFile[r]) && file)) rep.set(k, f);
     }
-    return (p._topKeys = { key: key, rep: rep });
+    // functions the page adds later (a label's pseudo-frames) and the
+    // root and "(other)" are keyed by their label, named by themselves
+    var of = function (f) { return f >= 0 && f < n ? key[f] : "\u0001" + p.funcLabel(f); };
+    var repOf = function (f) { return f >= 0 && f < n ? rep.get(key[f]) : f; };
+    return (p._topKeys = { key: key, rep: rep, of: of, repOf: repOf });
   }
   // top's calls column: the calls value beside a cpu or wall value (bsprof)
   function callsValue(p, v) {
@@ -310,7 +314,7 @@
     var row = function (name, f) {
       var r = rows.get(name);
       if (!r) {
-        var nm = f >= 0 ? p.funcLabel(f) : name, rf = f >= 0 ? keys.rep.get(name) : -1;
+        var nm = p.funcLabel(f), rf = keys.repOf(f);
         r = { name: nm };
         if (rf >= 0 && p.str(p.funcFile[rf])) r.file = p.str(p.funcFile[rf]);
         if (rf >= 0 && (p.funcLine[rf] | 0)) r.line = p.funcLine[rf] | 0;
@@ -323,7 +327,7 @@
     // Depth-first walk; a name counts in cum at its outermost occurrence.
     var ks = tree.kidStart, kids = tree.kids;
     var names = new Array(n);
-    for (i = 1; i < n; i++) names[i] = func[i] >= 0 ? keys.key[func[i]] : p.funcLabel(func[i]);
+    for (i = 1; i < n; i++) names[i] = keys.of(func[i]);
     // a subtree is walked when a value is in it (a delta profile's
     // +x and -x under one node total 0 and are still rows)
     var live = new Uint8Array(n), par = tree.parent;
@@ -374,7 +378,7 @@
       var e = stack.pop(), x = e[0], d = e[1];
       if (x > 0) {
         // named as top names the function (a frame of its file)
-        var fx = func[x] >= 0 ? keys.rep.get(keys.key[func[x]]) : func[x], nd = { depth: d, name: p.funcLabel(func[x]) };
+        var fx = keys.repOf(func[x]), nd = { depth: d, name: p.funcLabel(func[x]) };
         if (fx >= 0 && p.str(p.funcFile[fx])) nd.file = p.str(p.funcFile[fx]);
         if (fx >= 0 && (p.funcLine[fx] | 0)) nd.line = p.funcLine[fx] | 0;
         nd.total = tot[x]; nd.self = self[x];
