@@ -288,6 +288,43 @@ try {
   check("flame with flags, popped and reloaded: stays popped", (await state(o)).transforms.length === 0);
   await close(o, "flame with flags");
 
+  // ---- pprof's name filters as the page's steps: hide, show from, prune from ----
+  o = await open(page);
+  check("hide: menu", (await menuFlame(o, "compare", "hide")) === "");
+  r = await agrees(o, "hide compare", 1);
+  check("hide: the command has --hide", r.cmd.includes(" --hide '^compare$'"), r.cmd);
+  check("hide: compare is gone, the total kept", !treeNames(await query(o, "tree")).includes("compare") && r.mine.total === plainTotal);
+  check("show from: key s", (await keyFlame(o, "stage_sort", "s")) === "");
+  r = await agrees(o, "show from stage_sort", 2);
+  const sf = await query(o, "tree");
+  check("show from: every root is stage_sort", sf.trees.every((t) => t.nodes.filter((n) => n.depth === 1).every((n) => n.name === "stage_sort")));
+  check("prune from: menu in the top table", (await menuTop(o, MS, "prune-from")) === "");
+  r = await agrees(o, "prune from the merge sort", 3);
+  // (the innermost match: a recursion's outer calls keep their inner ones)
+  check("prune from: the merge sort calls nothing but itself",
+        (await query(o, "tree")).trees.every((t) => t.nodes.every((n, i, a) => n.name !== MS || !a[i + 1] || a[i + 1].depth <= n.depth || a[i + 1].name === MS)));
+  check("prune from: the breadcrumb names the three steps", (await o.page.locator("#pk-xf-crumbs .pk-crumb").allTextContents()).join("|") ===
+        "Complete profile|Hide: compare|Show from: stage_sort|Prune from: " + MS, (await o.page.locator("#pk-xf-crumbs .pk-crumb").allTextContents()).join("|"));
+  await view(o, "flame");
+  await shot(o, "13-hide-show-from-prune-from");
+  await o.page.click('#pk-xf-crumbs .pk-crumb[data-depth="1"]');
+  r = await agrees(o, "popped to hide", 1);
+  await close(o, "name filters");
+  {
+    const nf = join(TMP, "filters.html");
+    const fl = ["--hide", "^compare$", "--show-from", "^stage_sort$", "--merge", "^hash_block$", "--prune-from", "^" + MS + "$"];
+    pk(["flame", "-q", "--min-percent", "0", DEMO, ...fl, "-o", nf]);
+    o = await open(nf);
+    r = await agrees(o, "flame with --hide --show-from --prune-from", 4);
+    const cliNf = JSON.parse(pk(["top", "-q", "--json", "-n", "0", DEMO, ...fl]));
+    check("flame with name filters: query(top) = top with the same flags", proj(r.mine) === proj(cliNf), proj(r.mine).slice(0, 300) + " vs " + proj(cliNf).slice(0, 300));
+    check("flame with name filters: the command line carries them", r.cmd.includes("--hide '^compare$' --show-from '^stage_sort$' --prune-from '^msort_with_tmp$' --merge '^hash_block$'"), r.cmd);
+    await o.page.click('#pk-xf-crumbs .pk-crumb[data-depth="0"]');
+    r = await agrees(o, "flame with name filters, popped", 0);
+    check("flame with name filters, popped: the whole profile", r.mine.total === plainTotal);
+    await close(o, "flame with name filters");
+  }
+
   // ---- view given transform flags: the page it serves opens with them ----
   {
     const v = spawn(PROFKIT, ["view", "--no-open", "--merge", "^compare$", "--ignore", "^math_kernel$", DEMO], { stdio: ["ignore", "pipe", "pipe"] });
@@ -348,6 +385,23 @@ try {
   r = await agrees(o, "samply: focus on libc", 4);
   await view(o, "tree");
   await shot(o, "12-samply-tree");
+  // the stack chart draws the transformed stacks: every top box is libc's
+  // one frame, no kernel frame and no libc function of its own
+  const stackBoxes = async () => { await view(o, "stack"); await o.page.waitForTimeout(150); return o.page.evaluate(() => {
+    const a = window.profkit.app, b = a.stack.boxes, tree = a.stack.model.tree, p = a.p, out = [];
+    for (let i = 0; i < b.node.length; i++) out.push([Math.round(b.y[i]), p.funcLabel(tree.func[b.node[i]])]);
+    return { boxes: out, same: tree === p.stackTree(a.state.thread) };
+  }); };
+  let sb = await stackBoxes();
+  await shot(o, "14-samply-stack-transformed");
+  const topY = Math.min(...sb.boxes.map((x) => x[0]));
+  check("stack chart: transformed boxes drawn", sb.same && sb.boxes.length > 0, sb.boxes.length);
+  check("stack chart: every top box is libc.so.6 (focus on it)", sb.boxes.filter((x) => x[0] === topY).every((x) => x[1] === "libc.so.6"),
+        JSON.stringify(sb.boxes.filter((x) => x[0] === topY).slice(0, 5)));
+  check("stack chart: no kernel or libc frame of its own", !sb.boxes.some((x) => x[1] === "[kernel.kallsyms]" || /^libc\.so\.6\+/.test(x[1])));
+  await o.page.click('#pk-xf-crumbs .pk-crumb[data-depth="0"]');
+  sb = await stackBoxes();
+  check("stack chart popped: the recorded stacks again", sb.boxes.some((x) => x[0] === topY && x[1] !== "libc.so.6"));
   await close(o, "samply");
 
   // the page's size: the untransformed data and the stack

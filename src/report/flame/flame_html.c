@@ -623,20 +623,24 @@ static void put_inputs(pk_buf *b, const char *const *in, size_t n)
 }
 
 /* The transform stack the page opens with: "transforms":[[KIND, ARG], ...]
- * (a FILTER step as its "focus" and "ignore" steps); nothing when none. */
+ * (a FILTER step as its "focus", "ignore", "hide", "show", "show-from" and
+ * "prune-from" steps); nothing when none. */
 static void put_transforms(pk_buf *b, const profkit_transform *xf, size_t n)
 {
     int any = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *kind[2] = { profkit_transform_name(xf[i].kind), NULL }, *arg[2] = { xf[i].arg, NULL };
+        const char *kind[6] = { profkit_transform_name(xf[i].kind) }, *arg[6] = { xf[i].arg };
         if (xf[i].kind == PROFKIT_TRANSFORM_FILTER) {
+            static const char *const names[6] = { "focus", "ignore", "hide", "show", "show-from", "prune-from" };
             const profkit_filter_options *f = xf[i].filter;
-            kind[0] = f && f->focus ? "focus" : NULL;
-            arg[0] = f ? f->focus : NULL;
-            kind[1] = f && f->ignore ? "ignore" : NULL;
-            arg[1] = f ? f->ignore : NULL;
+            const char *pat[6] = { f ? f->focus : NULL, f ? f->ignore : NULL, f ? f->hide : NULL,
+                                   f ? f->show : NULL, f ? f->show_from : NULL, f ? f->prune_from : NULL };
+            for (int k = 0; k < 6; k++) {
+                kind[k] = pat[k] ? names[k] : NULL;
+                arg[k] = pat[k];
+            }
         }
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < 6; k++) {
             if (!kind[k] || !arg[k])
                 continue;
             pk_buf_puts(b, any ? ",[" : ",\"transforms\":[[");
