@@ -316,15 +316,18 @@
   // the command line filters by time before it transforms); the stack
   // chart's is the whole tree transformed (stackTree: its nodeMap takes
   // the samples' nodes to the new ones).
-  var plainTree = Profile.prototype.tree;
+  // baseTree: the tree the steps apply to (the range's, 12_time.js; under
+  // a label pick its label view, 46_labels.js), as the command line applies
+  // its label options before the transforms.
+  Profile.prototype.baseTree = Profile.prototype.tree;
   Profile.prototype.tree = function (t) {
-    if (!this.xfSteps || !this.xfSteps.length || this._xfOff) return plainTree.call(this, t);
-    var key = (this._rangeKey || "") + "|" + this.xfKey;
+    if (!this.xfSteps || !this.xfSteps.length || this._xfOff) return this.baseTree(t);
+    var key = (this._rangeKey || "") + "|" + (this.labelKey || "") + "|" + this.xfKey;
     if (this._xfKey !== key) { this._xfKey = key; this._xfTrees = []; }
     if (this._xfTrees[t]) return this._xfTrees[t];
     this._xfOff = true;
     var base;
-    try { base = plainTree.call(this, t); } finally { this._xfOff = false; }
+    try { base = this.baseTree(t); } finally { this._xfOff = false; }
     var out;
     try { out = PK.applyTransforms(this, base, this.xfSteps); }
     catch (e) { this.xfError = e.message; out = base; }
