@@ -16,7 +16,7 @@
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_SHARED, PROFKIT_BUILD,
 // PROFKIT_TOOLS, PROFKIT_XF_DEMO.
 import { execFileSync, spawnSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, symlinkSync, rmSync, statSync, copyFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, symlinkSync, rmSync, statSync, copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 
@@ -403,6 +403,81 @@ try {
   sb = await stackBoxes();
   check("stack chart popped: the recorded stacks again", sb.boxes.some((x) => x[0] === topY && x[1] !== "libc.so.6"));
   await close(o, "samply");
+
+  // ---- focus on category on every Firefox fixture with categories: the
+  // page's call-node categories (the Firefox Profiler's rule) give top's
+  // answer for each thread and category ----
+  {
+    const FX = join(process.env.PROFKIT_SHARED, "fixtures", "firefox");
+    let tried = 0;
+    for (const f of ["gecko-2.json", "processed-3.json", "samply-profile_with_js-v66.json"]) {
+      const fp = join(TMP, "cat.html");
+      try { pk(["flame", "-q", "--min-percent", "0", join(FX, f), "-o", fp]); } catch (e) { continue; }
+      o = await open(fp);
+      const info = await o.page.evaluate(() => {
+        const a = window.profkit.app, p = a.p, C = p.data.categories;
+        return C ? { names: C.names, threads: p.threads.map((t, i) => [i, p.threadIndex(i), !!t.merged]) } : null;
+      });
+      if (info) for (const [t, ti, merged] of info.threads) {
+        for (const name of info.names) {
+          const got = await o.page.evaluate(([t, name]) => {
+            const a = window.profkit.app, PK = window.profkit;
+            a.change({ thread: t, xf: PK.encodeSteps([{ kind: "focus-category", arg: name }]), zoom: [] }, "transform");
+            return PK.query("top", { limit: 0 });
+          }, [t, name]);
+          const args = ["top", "-q", "--json", "-n", "0", "--focus-category", name, join(FX, f)];
+          if (!merged) args.push("--thread", String(ti));
+          const cli = JSON.parse(pk(args));
+          tried++;
+          check(f + " thread " + (merged ? "all" : ti) + ": focus category " + name + ": query(top) = top", proj(got) === proj(cli),
+                proj(got).slice(0, 300) + " vs " + proj(cli).slice(0, 300));
+        }
+      }
+      await close(o, f);
+    }
+    check("focus category: fixtures with categories tried", tried >= 6, tried);
+  }
+
+  // ---- a call node's category, the Firefox Profiler's rule: the category
+  // of the stacks reaching it, the default one where they disagree. A Gecko
+  // profile made here: main (Other) > work > leaf, work and leaf of sample
+  // i JavaScript for even i, Layout for odd i (leafA and leafB) ----
+  {
+    const CATS = [{ name: "Other", color: "grey", subcategories: ["Other"] }, { name: "JavaScript", color: "yellow", subcategories: ["Other"] },
+                  { name: "Layout", color: "purple", subcategories: ["Other"] }];
+    const frames = [[0, false, null, null, null, null, 0, 0], [1, false, null, null, null, null, 1, 0], [2, false, null, null, null, null, 1, 0],
+                    [1, false, null, null, null, null, 2, 0], [3, false, null, null, null, null, 2, 0]];
+    const stacks = [[null, 0], [0, 1], [1, 2], [0, 3], [3, 4]];
+    const samples = [];
+    for (let i = 0; i < 40; i++) samples.push([i % 2 ? 4 : 2, 10 + i, 0]);
+    const prof = { meta: { version: 36, startTime: 1700000000000.0, interval: 1, product: "Firefox", categories: CATS },
+      threads: [{ name: "Mixed", processType: "default", processName: "App", pid: "10", tid: 11,
+        samples: { schema: { stack: 0, time: 1, eventDelay: 2 }, data: samples },
+        markers: { schema: { name: 0, startTime: 1, endTime: 2, phase: 3, category: 4, data: 5 }, data: [] },
+        stackTable: { schema: { prefix: 0, frame: 1 }, data: stacks },
+        frameTable: { schema: { location: 0, relevantForJS: 1, innerWindowID: 2, implementation: 3, line: 4, column: 5, category: 6, subcategory: 7 }, data: frames },
+        stringTable: ["main", "work", "leafA", "leafB"] }] };
+    const gp = join(TMP, "mixed.json"), gh = join(TMP, "mixed.html");
+    writeFileSync(gp, JSON.stringify(prof));
+    pk(["flame", "-q", "--min-percent", "0", gp, "-o", gh]);
+    o = await open(gh);
+    const cats = await o.page.evaluate(() => {
+      const a = window.profkit.app, p = a.p, PK = window.profkit, C = p.data.categories;
+      let t = 0;
+      for (let i = 0; i < p.threads.length; i++) if (!p.threads[i].merged) t = i;
+      const tree = p.tree(t), nc = p.nodeCategories(tree), tl = p.timeline(t), out = {};
+      for (const path of [["main"], ["main", "work"], ["main", "work", "leafA"], ["main", "work", "leafB"]]) {
+        const n = PK.findPath(p, tree, path);
+        out[path.join(";")] = [C.names[nc[n] - 1], tl.nodeCategory ? tl.nodeCategory[n] : -1, nc[n]];
+      }
+      return out;
+    });
+    check("call-node category: main is Other", cats["main"][0] === "Other", JSON.stringify(cats));
+    check("call-node category: work (JavaScript and Layout stacks) is the default, Other", cats["main;work"][0] === "Other", JSON.stringify(cats));
+    check("call-node category: leafA is JavaScript, leafB Layout", cats["main;work;leafA"][0] === "JavaScript" && cats["main;work;leafB"][0] === "Layout", JSON.stringify(cats));
+    check("call-node category: the data's node_category gives them", Object.values(cats).every((x) => x[1] === x[2]), JSON.stringify(cats));
+    await close(o, "mixed categories");
+  }
 
   // the page's size: the untransformed data and the stack
   const s1 = statSync(page).size, s2 = statSync(flagged).size;

@@ -131,6 +131,7 @@
   StackView.prototype.mappedCategories = function (tree, cat) {
     var map = tree.nodeMap;
     if (!map || !tree.source) return cat;
+    if (tree._cats) return tree._cats;   // the call-node rule through the steps (45_transforms.js)
     if (this._catTree === tree && this._catSrc === cat) return this._catOut;
     var out = new Uint16Array(tree.n), seen = new Uint8Array(tree.n);
     for (var i = 0; i < map.length && i < cat.length; i++) {

@@ -107,16 +107,45 @@
   };
 
   // Per node of tree t, its category (1 + index into data.categories.names,
-  // 0 = none): its function's, else its caller's, at the root the default.
+  // 0 = none), by the Firefox Profiler's call-node rule: the category of
+  // the stacks that reach the node (a stack's is its frame's, else its
+  // caller's, at the root the default one), the default one where they
+  // disagree. A timed thread's tree (whole or of a range) has it from its
+  // samples (timeline.node_category); a transformed tree from the tree it
+  // was made of (a new node: its old nodes of the same function, else all
+  // its old nodes, by the same rule). Else, with no stacks to look at (the
+  // merged tree, untimed threads): each function's category (its first
+  // frame's), else its caller's.
   Profile.prototype.nodeCategories = function (t) {
-    var C = this.data.categories, n = t.n, out = new Uint16Array(n);
+    if (t._cats) return t._cats;
+    var C = this.data.categories, n = t.n, out = new Uint16Array(n), i;
     if (!C) return out;
-    var fc = C.func || [], def = (C["default"] | 0) + 1;
-    for (var i = 1; i < n; i++) {
+    var def = (C["default"] | 0) + 1;
+    if (t.xfFrom) {
+      var src = this.nodeCategories(t.xfFrom), map = t.nodeMap, sf = t.xfFrom.func, set = new Uint8Array(n);
+      for (var pass = 0; pass < 2; pass++)
+        for (i = 1; i < map.length; i++) {
+          var x = map[i];
+          if (x <= 0 || (pass === 0 ? sf[i] !== t.func[x] : set[x] !== 0) || !src[i]) continue;
+          if (set[x] === 0) { set[x] = pass + 1; out[x] = src[i]; } else if (out[x] !== src[i]) out[x] = def;
+        }
+      for (i = 1; i < n; i++) if (!out[i]) out[i] = t.parent[i] > 0 ? out[t.parent[i]] : def;
+      return (t._cats = out);
+    }
+    for (var th = 0; th < this.threads.length; th++) {
+      if (this.threads[th].merged || !this.timeline) continue;
+      var tl = this.timeline(th);
+      if (tl && tl.nodeCategory && tl.nodeCategory.length === n && this.wholeTree(th).parent === t.parent) {
+        for (i = 1; i < n; i++) out[i] = tl.nodeCategory[i] || (t.parent[i] > 0 ? out[t.parent[i]] : def);
+        return (t._cats = out);
+      }
+    }
+    var fc = C.func || [];
+    for (i = 1; i < n; i++) {
       var f = t.func[i], c = f >= 0 && f < fc.length ? fc[f] | 0 : 0;
       out[i] = c || (t.parent[i] > 0 ? out[t.parent[i]] : def);
     }
-    return out;
+    return (t._cats = out);
   };
 
   function regex(text) {
@@ -296,19 +325,20 @@
     }
     var out = b.build();
     out.nodeMap = map;
+    out.xfFrom = t;
     return out;
   }
   // The stack's steps applied to tree t, in the command line's order.
   // The result's nodeMap: per node of t, its node in the result (DROP: its
   // samples are dropped).
   PK.applyTransforms = function (p, t, steps) {
-    var map = null;
+    var map = null, t0 = t;
     PK.effectiveSteps(steps).forEach(function (s) {
       t = applyStep(p, t, s);
-      if (!map) map = t.nodeMap;
+      if (!map) map = Int32Array.from(t.nodeMap);
       else for (var i = 0; i < map.length; i++) if (map[i] !== DROP) map[i] = t.nodeMap[map[i]];
     });
-    if (map) t.nodeMap = map;
+    if (map) { t._cats = p.nodeCategories(t); t.nodeMap = map; t.xfFrom = t0; }
     return t;
   };
 
