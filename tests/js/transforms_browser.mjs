@@ -220,6 +220,29 @@ try {
   await shot(o, "4-drop");
   r = await agrees(o, "drop math_kernel", 4);
   check("drop: math_kernel's samples are gone (total smaller)", r.mine.total < plainTotal && !treeNames(await query(o, "tree")).includes("math_kernel"));
+  // the top table's percentages: of the whole profile's total, as top's
+  // text (cum%); with "relative %" of what is left, as top --relative
+  for (const rel of [false, true]) {
+    if (rel) { await o.page.check("#pk-rel"); await view(o, "top"); }
+    const cmd = await o.page.locator("#pk-cmd").textContent();
+    check("percentages" + (rel ? " (relative)" : "") + ": the command line " + (rel ? "has" : "has no") + " --relative", / --relative( |$)/.test(cmd) === rel, cmd);
+    const pageRows = await o.page.evaluate(() => Array.from(document.querySelectorAll("#pk-top tr[data-func]")).slice(0, 8).map((tr) => {
+      const td = tr.querySelectorAll("td");
+      return [window.profkit.app.p.funcLabel(+tr.getAttribute("data-func")), parseFloat(td[3].textContent)];
+    }));
+    const txt = spawnSync("bash", ["-c", cmd + " -q -n 0"], { encoding: "utf8", env: Object.assign({}, process.env, { PATH: BIN + ":" + process.env.PATH }) }).stdout;
+    const cliPct = new Map();
+    for (const line of txt.split("\n")) {
+      const m = /^\s*\S+\s+[\d.]+%\s+[\d.]+%\s+\S+\s+([\d.]+)%\s+(.*)$/.exec(line);
+      if (m) cliPct.set(m[2].trim(), parseFloat(m[1]));
+    }
+    // (the page shows three digits; a name the text marks, "(inline)" say, is left out)
+    const found = pageRows.filter(([name]) => cliPct.has(name));
+    const bad = found.filter(([name, pc]) => Math.abs(cliPct.get(name) - pc) > Math.max(0.051, pc * 0.005));
+    check("percentages" + (rel ? " (relative)" : "") + ": the top table's Total % = the shown command's cum%", found.length >= 5 && bad.length === 0,
+          JSON.stringify(bad.slice(0, 3).map(([n, pc]) => [n, pc, cliPct.get(n)])) + " rows " + pageRows.length);
+    if (rel) { await shot(o, "4b-relative"); await o.page.uncheck("#pk-rel"); await view(o, "top"); }
+  }
 
   // pop back to the first step (the breadcrumb), then the URL
   await o.page.click('#pk-xf-crumbs .pk-crumb[data-depth="1"]');

@@ -350,6 +350,7 @@
   // a label pick its label view, 46_labels.js), as the command line applies
   // its label options before the transforms.
   Profile.prototype.baseTree = Profile.prototype.tree;
+  Profile.prototype.rangeTree = Profile.prototype.tree;   // before labels and transforms
   Profile.prototype.tree = function (t) {
     if (!this.xfSteps || !this.xfSteps.length || this._xfOff) return this.baseTree(t);
     var key = (this._rangeKey || "") + "|" + (this.labelKey || "") + "|" + this.xfKey;
@@ -408,17 +409,33 @@
     return out;
   };
 
+  // The total a table's percentages are of (model m of the thread shown,
+  // own: its tree's total): as the command line's, the whole profile's
+  // (of the range shown: before the label pick and the transforms), or with
+  // "relative" (--relative) what is left. A table of another tree (the
+  // memory table, a sandwich's callers) keeps its own.
+  PK.percentBase = function (m, own) {
+    var app = PK.app, p = m.profile;
+    if (!app || !app.state || app.p !== p || p.diff || app.state.rel) return own;
+    var t = app.state.thread;
+    if (!(p.xfSteps && p.xfSteps.length) && !p.labelPick) return own;
+    if (!p.threads[t] || m.tree.total(m.v)[0] !== p.tree(t).total(m.v)[0]) return own;
+    return p.rangeTree(t).total(m.v)[0];
+  };
+
   // ---- the URL: the stack as xf=... beside the other state ----
   var encodeState = PK.encodeState, decodeState = PK.decodeState;
   PK.encodeState = function (st) {
     var s = encodeState(st);
     if (st.xf !== undefined && st.xf !== PK.initialTransforms) s += (s ? "&" : "") + "xf=" + encodeURIComponent(st.xf);
+    if (st.rel) s += (s ? "&" : "") + "rel=1";
     return s;
   };
   PK.decodeState = function (hash) {
     var st = decodeState(hash), m = /(?:^#?|&)xf=([^&]*)/.exec(hash || "");
     st.xf = PK.initialTransforms || "";
     if (m) { try { st.xf = decodeURIComponent(m[1]); } catch (e) { /* kept: the initial stack */ } }
+    st.rel = /(?:^#?|&)rel=1(&|$)/.test(hash || "");
     return st;
   };
 
@@ -453,6 +470,16 @@
       copy.id = "pk-cmd-copy";
       copy.addEventListener("click", function () { self.copyCommand(copy); });
       cmd.appendChild(copy);
+      // percentages of what the filters left (--relative), else of the whole
+      var rl = el("label", "pk-rel");
+      this.relBox = el("input");
+      this.relBox.type = "checkbox";
+      this.relBox.id = "pk-rel";
+      rl.title = "Percentages of what the transforms and the label pick leave (--relative), else of the whole profile's total (as pprof)";
+      this.relBox.addEventListener("change", function () { self.change({ rel: self.relBox.checked }, "relative"); });
+      rl.appendChild(this.relBox);
+      rl.appendChild(el("span", "", "relative %"));
+      cmd.appendChild(rl);
       box.appendChild(cmd);
       app.insertBefore(box, this.crumbs);
       this.menu = el("div", "pk-menu");
@@ -626,6 +653,7 @@
       if (p.values.length > 1 || p.valueIndex(st.value) !== p.defaultValue) args.push("--value", st.value);
       var r = PK.parseMsRange && PK.parseMsRange(st.range);
       if (r) args.push("--range", String(r[0]) + "ms," + String(r[1]) + "ms");
+      if (st.rel && args[0] !== "flame" && (this.transformSteps().length || p.labelPick)) args.push("--relative");
       if (args[0] === "flame") args.push("-o", "view.html");
       return args;
     };
@@ -646,6 +674,7 @@
 
     App.prototype.renderTransforms = function () {
       if (!this.xfCrumbs) return;
+      if (this.relBox) this.relBox.checked = !!this.state.rel;
       var self = this, c = this.xfCrumbs, steps = this.transformSteps();
       c.textContent = "";
       var b0 = el("button", "pk-crumb" + (steps.length ? "" : " on"), "Complete profile");
