@@ -72,32 +72,38 @@ int cli_apply_transforms(profkit_profile **p, const cli_input *in)
 }
 
 /* The page applies the transform stack itself (flame, view): the steps and
- * the filter's --focus and --ignore move from in to steps[] (in the order
+ * the filter's name patterns (--focus, --ignore, --hide, --show,
+ * --show-from, --prune-from) move from in to steps[] (in the order
  * cli_apply_transforms gives them; *filter holds the patterns), so the
  * profile loads untransformed and the page opens with every step poppable.
- * 0, with in unchanged, when there is none or the page cannot apply one
- * (--hide, --show, --show-from, --prune-from): the
- * profile is then transformed as it loads, as before. */
+ * 0, with in unchanged, when there is none or a pattern is bad (the load
+ * then reports it, as every report's). */
 size_t cli_page_transforms(cli_input *in, profkit_transform *steps, profkit_filter_options *filter)
 {
     profkit_filter_options *f = &in->filter;
-    if (f->hide || f->show || f->show_from || f->prune_from || (!in->n_steps && !f->focus && !f->ignore))
-        return 0;
-    /* a bad --focus or --ignore: the load reports it, as every report's */
-    const char *pat[2] = { f->focus, f->ignore };
-    for (int k = 0; k < 2; k++) {
+    const char *pat[6] = { f->focus, f->ignore, f->hide, f->show, f->show_from, f->prune_from };
+    int any = 0;
+    for (int k = 0; k < 6; k++) {
         regex_t re;
-        if (pat[k] && regcomp(&re, pat[k], REG_EXTENDED | REG_NOSUB) != 0)
+        if (!pat[k])
+            continue;
+        if (regcomp(&re, pat[k], REG_EXTENDED | REG_NOSUB) != 0)
             return 0;
-        if (pat[k])
-            regfree(&re);
+        regfree(&re);
+        any = 1;
     }
+    if (!in->n_steps && !any)
+        return 0;
     memset(filter, 0, sizeof(*filter));
     filter->focus = f->focus;
     filter->ignore = f->ignore;
+    filter->hide = f->hide;
+    filter->show = f->show;
+    filter->show_from = f->show_from;
+    filter->prune_from = f->prune_from;
     size_t n = 0, at = in->filter_at_set ? in->filter_at : 0;
     for (size_t i = 0; i <= in->n_steps; i++) {
-        if (i == at && (filter->focus || filter->ignore)) {
+        if (i == at && any) {
             memset(&steps[n], 0, sizeof(steps[n]));
             steps[n].kind = PROFKIT_TRANSFORM_FILTER;
             steps[n++].filter = filter;
@@ -107,6 +113,6 @@ size_t cli_page_transforms(cli_input *in, profkit_transform *steps, profkit_filt
     }
     in->n_steps = 0;
     in->filter_at_set = 0;
-    f->focus = f->ignore = NULL;
+    f->focus = f->ignore = f->hide = f->show = f->show_from = f->prune_from = NULL;
     return n;
 }

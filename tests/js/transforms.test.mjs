@@ -114,3 +114,30 @@ test("values of no sample make no node", () => {
   p.setTransforms(PK.encodeSteps([{ kind: "merge", arg: "^zzz$" }]));
   assert.equal(p.tree(0).n, 3);
 });
+test("hide: pprof's -hide takes the frames out; a sample left with none goes", () => {
+  assert.deepEqual(run([{ kind: "hide", arg: "^a$" }]), ["main 8", "main;b 1", "main;c;b 2", "main;d 4"].sort());
+});
+test("show: only the matching frames stay; samples left with none go", () => {
+  assert.deepEqual(run([{ kind: "show", arg: "^(a|b)$" }]), ["a;a;b 3"]);
+});
+test("show-from: the callers above the outermost match go, and the samples without one", () => {
+  assert.deepEqual(run([{ kind: "show-from", arg: "^a$" }]), ["a;a;b 1", "a;c;a;b 2"]);
+});
+test("prune-from: the callees below the innermost match go; samples without one stay", () => {
+  assert.deepEqual(run([{ kind: "prune-from", arg: "^a$" }]), [" 16", "main 8", "main;a;a 1", "main;a;c;a 2", "main;d 4"].sort());
+});
+test("the name filters as one step in filter.c's order: hide before prune-from", () => {
+  assert.deepEqual(run([{ kind: "prune-from", arg: "^a$" }, { kind: "hide", arg: "^c$" }]), ["main 8", "main;a;a 3", "main;d 4"].sort());
+  const steps = [{ kind: "hide", arg: "^c$" }, { kind: "merge", arg: "^a$" }, { kind: "prune-from", arg: "^a$" },
+                 { kind: "show-from", arg: "^x$" }, { kind: "hide", arg: "^d$" }];
+  assert.deepEqual(plain(PK.transformArgs(steps)), ["--hide", "(^c$)|(^d$)", "--show-from", "^x$", "--prune-from", "^a$", "--merge", "^a$"]);
+});
+test("nodeMap: each node of the tree before the steps to its node after (the stack chart's samples)", () => {
+  const p = profile(LINES);
+  const whole = p.tree(0);
+  p.setTransforms(PK.encodeSteps([{ kind: "merge", arg: "^c$" }, { kind: "ignore", arg: "^d$" }]));
+  const t = p.tree(0), names = (tr, n) => PK.pathNames(p, tr, n).join(";");
+  for (const [from, to] of [["main;a;c;a;b", "main;a;a;b"], ["main;a;c", "main;a"], ["main;a;a;b", "main;a;a;b"]])
+    assert.equal(names(t, t.nodeMap[PK.findPath(p, whole, from.split(";"))]), to);
+  assert.equal(t.nodeMap[PK.findPath(p, whole, ["main", "d"])], -1);
+});

@@ -16,7 +16,7 @@
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_SHARED, PROFKIT_BUILD,
 // PROFKIT_TOOLS, PROFKIT_XF_DEMO.
 import { execFileSync, spawnSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, symlinkSync, rmSync, statSync, copyFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, symlinkSync, rmSync, statSync, copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 
@@ -220,6 +220,29 @@ try {
   await shot(o, "4-drop");
   r = await agrees(o, "drop math_kernel", 4);
   check("drop: math_kernel's samples are gone (total smaller)", r.mine.total < plainTotal && !treeNames(await query(o, "tree")).includes("math_kernel"));
+  // the top table's percentages: of the whole profile's total, as top's
+  // text (cum%); with "relative %" of what is left, as top --relative
+  for (const rel of [false, true]) {
+    if (rel) { await o.page.check("#pk-rel"); await view(o, "top"); }
+    const cmd = await o.page.locator("#pk-cmd").textContent();
+    check("percentages" + (rel ? " (relative)" : "") + ": the command line " + (rel ? "has" : "has no") + " --relative", / --relative( |$)/.test(cmd) === rel, cmd);
+    const pageRows = await o.page.evaluate(() => Array.from(document.querySelectorAll("#pk-top tr[data-func]")).slice(0, 8).map((tr) => {
+      const td = tr.querySelectorAll("td");
+      return [window.profkit.app.p.funcLabel(+tr.getAttribute("data-func")), parseFloat(td[3].textContent)];
+    }));
+    const txt = spawnSync("bash", ["-c", cmd + " -q -n 0"], { encoding: "utf8", env: Object.assign({}, process.env, { PATH: BIN + ":" + process.env.PATH }) }).stdout;
+    const cliPct = new Map();
+    for (const line of txt.split("\n")) {
+      const m = /^\s*\S+\s+[\d.]+%\s+[\d.]+%\s+\S+\s+([\d.]+)%\s+(.*)$/.exec(line);
+      if (m) cliPct.set(m[2].trim(), parseFloat(m[1]));
+    }
+    // (the page shows three digits; a name the text marks, "(inline)" say, is left out)
+    const found = pageRows.filter(([name]) => cliPct.has(name));
+    const bad = found.filter(([name, pc]) => Math.abs(cliPct.get(name) - pc) > Math.max(0.051, pc * 0.005));
+    check("percentages" + (rel ? " (relative)" : "") + ": the top table's Total % = the shown command's cum%", found.length >= 5 && bad.length === 0,
+          JSON.stringify(bad.slice(0, 3).map(([n, pc]) => [n, pc, cliPct.get(n)])) + " rows " + pageRows.length);
+    if (rel) { await shot(o, "4b-relative"); await o.page.uncheck("#pk-rel"); await view(o, "top"); }
+  }
 
   // pop back to the first step (the breadcrumb), then the URL
   await o.page.click('#pk-xf-crumbs .pk-crumb[data-depth="1"]');
@@ -288,6 +311,43 @@ try {
   check("flame with flags, popped and reloaded: stays popped", (await state(o)).transforms.length === 0);
   await close(o, "flame with flags");
 
+  // ---- pprof's name filters as the page's steps: hide, show from, prune from ----
+  o = await open(page);
+  check("hide: menu", (await menuFlame(o, "compare", "hide")) === "");
+  r = await agrees(o, "hide compare", 1);
+  check("hide: the command has --hide", r.cmd.includes(" --hide '^compare$'"), r.cmd);
+  check("hide: compare is gone, the total kept", !treeNames(await query(o, "tree")).includes("compare") && r.mine.total === plainTotal);
+  check("show from: key s", (await keyFlame(o, "stage_sort", "s")) === "");
+  r = await agrees(o, "show from stage_sort", 2);
+  const sf = await query(o, "tree");
+  check("show from: every root is stage_sort", sf.trees.every((t) => t.nodes.filter((n) => n.depth === 1).every((n) => n.name === "stage_sort")));
+  check("prune from: menu in the top table", (await menuTop(o, MS, "prune-from")) === "");
+  r = await agrees(o, "prune from the merge sort", 3);
+  // (the innermost match: a recursion's outer calls keep their inner ones)
+  check("prune from: the merge sort calls nothing but itself",
+        (await query(o, "tree")).trees.every((t) => t.nodes.every((n, i, a) => n.name !== MS || !a[i + 1] || a[i + 1].depth <= n.depth || a[i + 1].name === MS)));
+  check("prune from: the breadcrumb names the three steps", (await o.page.locator("#pk-xf-crumbs .pk-crumb").allTextContents()).join("|") ===
+        "Complete profile|Hide: compare|Show from: stage_sort|Prune from: " + MS, (await o.page.locator("#pk-xf-crumbs .pk-crumb").allTextContents()).join("|"));
+  await view(o, "flame");
+  await shot(o, "13-hide-show-from-prune-from");
+  await o.page.click('#pk-xf-crumbs .pk-crumb[data-depth="1"]');
+  r = await agrees(o, "popped to hide", 1);
+  await close(o, "name filters");
+  {
+    const nf = join(TMP, "filters.html");
+    const fl = ["--hide", "^compare$", "--show-from", "^stage_sort$", "--merge", "^hash_block$", "--prune-from", "^" + MS + "$"];
+    pk(["flame", "-q", "--min-percent", "0", DEMO, ...fl, "-o", nf]);
+    o = await open(nf);
+    r = await agrees(o, "flame with --hide --show-from --prune-from", 4);
+    const cliNf = JSON.parse(pk(["top", "-q", "--json", "-n", "0", DEMO, ...fl]));
+    check("flame with name filters: query(top) = top with the same flags", proj(r.mine) === proj(cliNf), proj(r.mine).slice(0, 300) + " vs " + proj(cliNf).slice(0, 300));
+    check("flame with name filters: the command line carries them", r.cmd.includes("--hide '^compare$' --show-from '^stage_sort$' --prune-from '^msort_with_tmp$' --merge '^hash_block$'"), r.cmd);
+    await o.page.click('#pk-xf-crumbs .pk-crumb[data-depth="0"]');
+    r = await agrees(o, "flame with name filters, popped", 0);
+    check("flame with name filters, popped: the whole profile", r.mine.total === plainTotal);
+    await close(o, "flame with name filters");
+  }
+
   // ---- view given transform flags: the page it serves opens with them ----
   {
     const v = spawn(PROFKIT, ["view", "--no-open", "--merge", "^compare$", "--ignore", "^math_kernel$", DEMO], { stdio: ["ignore", "pipe", "pipe"] });
@@ -348,7 +408,99 @@ try {
   r = await agrees(o, "samply: focus on libc", 4);
   await view(o, "tree");
   await shot(o, "12-samply-tree");
+  // the stack chart draws the transformed stacks: every top box is libc's
+  // one frame, no kernel frame and no libc function of its own
+  const stackBoxes = async () => { await view(o, "stack"); await o.page.waitForTimeout(150); return o.page.evaluate(() => {
+    const a = window.profkit.app, b = a.stack.boxes, tree = a.stack.model.tree, p = a.p, out = [];
+    for (let i = 0; i < b.node.length; i++) out.push([Math.round(b.y[i]), p.funcLabel(tree.func[b.node[i]])]);
+    return { boxes: out, same: tree === p.stackTree(a.state.thread) };
+  }); };
+  let sb = await stackBoxes();
+  await shot(o, "14-samply-stack-transformed");
+  const topY = Math.min(...sb.boxes.map((x) => x[0]));
+  check("stack chart: transformed boxes drawn", sb.same && sb.boxes.length > 0, sb.boxes.length);
+  check("stack chart: every top box is libc.so.6 (focus on it)", sb.boxes.filter((x) => x[0] === topY).every((x) => x[1] === "libc.so.6"),
+        JSON.stringify(sb.boxes.filter((x) => x[0] === topY).slice(0, 5)));
+  check("stack chart: no kernel or libc frame of its own", !sb.boxes.some((x) => x[1] === "[kernel.kallsyms]" || /^libc\.so\.6\+/.test(x[1])));
+  await o.page.click('#pk-xf-crumbs .pk-crumb[data-depth="0"]');
+  sb = await stackBoxes();
+  check("stack chart popped: the recorded stacks again", sb.boxes.some((x) => x[0] === topY && x[1] !== "libc.so.6"));
   await close(o, "samply");
+
+  // ---- focus on category on every Firefox fixture with categories: the
+  // page's call-node categories (the Firefox Profiler's rule) give top's
+  // answer for each thread and category ----
+  {
+    const FX = join(process.env.PROFKIT_SHARED, "fixtures", "firefox");
+    let tried = 0;
+    for (const f of ["gecko-2.json", "processed-3.json", "samply-profile_with_js-v66.json"]) {
+      const fp = join(TMP, "cat.html");
+      try { pk(["flame", "-q", "--min-percent", "0", join(FX, f), "-o", fp]); } catch (e) { continue; }
+      o = await open(fp);
+      const info = await o.page.evaluate(() => {
+        const a = window.profkit.app, p = a.p, C = p.data.categories;
+        return C ? { names: C.names, threads: p.threads.map((t, i) => [i, p.threadIndex(i), !!t.merged]) } : null;
+      });
+      if (info) for (const [t, ti, merged] of info.threads) {
+        for (const name of info.names) {
+          const got = await o.page.evaluate(([t, name]) => {
+            const a = window.profkit.app, PK = window.profkit;
+            a.change({ thread: t, xf: PK.encodeSteps([{ kind: "focus-category", arg: name }]), zoom: [] }, "transform");
+            return PK.query("top", { limit: 0 });
+          }, [t, name]);
+          const args = ["top", "-q", "--json", "-n", "0", "--focus-category", name, join(FX, f)];
+          if (!merged) args.push("--thread", String(ti));
+          const cli = JSON.parse(pk(args));
+          tried++;
+          check(f + " thread " + (merged ? "all" : ti) + ": focus category " + name + ": query(top) = top", proj(got) === proj(cli),
+                proj(got).slice(0, 300) + " vs " + proj(cli).slice(0, 300));
+        }
+      }
+      await close(o, f);
+    }
+    check("focus category: fixtures with categories tried", tried >= 6, tried);
+  }
+
+  // ---- a call node's category, the Firefox Profiler's rule: the category
+  // of the stacks reaching it, the default one where they disagree. A Gecko
+  // profile made here: main (Other) > work > leaf, work and leaf of sample
+  // i JavaScript for even i, Layout for odd i (leafA and leafB) ----
+  {
+    const CATS = [{ name: "Other", color: "grey", subcategories: ["Other"] }, { name: "JavaScript", color: "yellow", subcategories: ["Other"] },
+                  { name: "Layout", color: "purple", subcategories: ["Other"] }];
+    const frames = [[0, false, null, null, null, null, 0, 0], [1, false, null, null, null, null, 1, 0], [2, false, null, null, null, null, 1, 0],
+                    [1, false, null, null, null, null, 2, 0], [3, false, null, null, null, null, 2, 0]];
+    const stacks = [[null, 0], [0, 1], [1, 2], [0, 3], [3, 4]];
+    const samples = [];
+    for (let i = 0; i < 40; i++) samples.push([i % 2 ? 4 : 2, 10 + i, 0]);
+    const prof = { meta: { version: 36, startTime: 1700000000000.0, interval: 1, product: "Firefox", categories: CATS },
+      threads: [{ name: "Mixed", processType: "default", processName: "App", pid: "10", tid: 11,
+        samples: { schema: { stack: 0, time: 1, eventDelay: 2 }, data: samples },
+        markers: { schema: { name: 0, startTime: 1, endTime: 2, phase: 3, category: 4, data: 5 }, data: [] },
+        stackTable: { schema: { prefix: 0, frame: 1 }, data: stacks },
+        frameTable: { schema: { location: 0, relevantForJS: 1, innerWindowID: 2, implementation: 3, line: 4, column: 5, category: 6, subcategory: 7 }, data: frames },
+        stringTable: ["main", "work", "leafA", "leafB"] }] };
+    const gp = join(TMP, "mixed.json"), gh = join(TMP, "mixed.html");
+    writeFileSync(gp, JSON.stringify(prof));
+    pk(["flame", "-q", "--min-percent", "0", gp, "-o", gh]);
+    o = await open(gh);
+    const cats = await o.page.evaluate(() => {
+      const a = window.profkit.app, p = a.p, PK = window.profkit, C = p.data.categories;
+      let t = 0;
+      for (let i = 0; i < p.threads.length; i++) if (!p.threads[i].merged) t = i;
+      const tree = p.tree(t), nc = p.nodeCategories(tree), tl = p.timeline(t), out = {};
+      for (const path of [["main"], ["main", "work"], ["main", "work", "leafA"], ["main", "work", "leafB"]]) {
+        const n = PK.findPath(p, tree, path);
+        out[path.join(";")] = [C.names[nc[n] - 1], tl.nodeCategory ? tl.nodeCategory[n] : -1, nc[n]];
+      }
+      return out;
+    });
+    check("call-node category: main is Other", cats["main"][0] === "Other", JSON.stringify(cats));
+    check("call-node category: work (JavaScript and Layout stacks) is the default, Other", cats["main;work"][0] === "Other", JSON.stringify(cats));
+    check("call-node category: leafA is JavaScript, leafB Layout", cats["main;work;leafA"][0] === "JavaScript" && cats["main;work;leafB"][0] === "Layout", JSON.stringify(cats));
+    check("call-node category: the data's node_category gives them", Object.values(cats).every((x) => x[1] === x[2]), JSON.stringify(cats));
+    await close(o, "mixed categories");
+  }
 
   // the page's size: the untransformed data and the stack
   const s1 = statSync(page).size, s2 = statSync(flagged).size;

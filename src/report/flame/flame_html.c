@@ -117,9 +117,11 @@ static void put_values(pk_buf *b, const char *key, const int64_t *self, size_t n
 /* A timed scope's frame categories (docs/viewer.md, "timeline"), when the
  * profile has categories: each sample's (its stack's, as the Firefox
  * Profiler gives it: 1 + index into time.categories, 0 = none) and each
- * node's, from the stacks of the samples through it (a node and its
- * ancestors take the categories of a sample's stack and its callers,
- * level by level). Left out when memory runs short (the page then draws
+ * node's by the Firefox Profiler's call-node rule: the category of the
+ * stacks that reach it (a sample's stack and its callers, level by level),
+ * the profile's default one where those stacks disagree. A sample merged
+ * into an "(other)" node gives none (its stack and the node's path no
+ * longer line up). Left out when memory runs short (the page then draws
  * one colour). */
 static void put_sample_categories(pk_buf *b, const profkit_profile *p, const flame_scope *s)
 {
@@ -129,11 +131,14 @@ static void put_sample_categories(pk_buf *b, const profkit_profile *p, const fla
         return;
     uint16_t *sc = malloc(p->n_stacks * sizeof(uint16_t));
     uint16_t *nc = malloc((s->n ? s->n : 1) * sizeof(uint16_t));
-    if (!sc || !nc || profkit_profile_stack_categories(p, sc) != 0) {
+    uint8_t *seen = calloc(p->n_stacks, 1);
+    if (!sc || !nc || !seen || profkit_profile_stack_categories(p, sc) != 0) {
         free(sc);
         free(nc);
+        free(seen);
         return;
     }
+    uint16_t def = (uint16_t)pk_default_category(p);
     memset(nc, 0xff, (s->n ? s->n : 1) * sizeof(uint16_t));
     pk_buf_puts(b, ",\"category\":[");
     for (size_t i = 0; i < s->n_samp; i++) {
@@ -142,10 +147,13 @@ static void put_sample_categories(pk_buf *b, const profkit_profile *p, const fla
         if (i)
             pk_buf_put(b, ",", 1);
         pk_buf_i64(b, c);
-        for (uint32_t x = s->samp_node[i]; x > 0 && x < s->n && st > 0 && st < p->n_stacks &&
-                                           nc[x] == 0xffff;) {
-            nc[x] = sc[st];
-            x = (uint32_t)s->parent[x];
+        uint32_t x = s->samp_node[i];
+        if (x >= s->n || s->func[x] == FLAME_OTHER)
+            continue;
+        /* each stack once: a stack's node path is always the same */
+        for (; x > 0 && x < s->n && st > 0 && st < p->n_stacks && !seen[st]; x = (uint32_t)s->parent[x]) {
+            seen[st] = 1;
+            nc[x] = nc[x] == 0xffff || nc[x] == sc[st] ? sc[st] : def;
             st = p->stacks[st].parent;
         }
     }
@@ -158,6 +166,7 @@ static void put_sample_categories(pk_buf *b, const profkit_profile *p, const fla
     pk_buf_put(b, "]", 1);
     free(sc);
     free(nc);
+    free(seen);
 }
 
 /* Every timed sample of a scope (docs/viewer.md, "timeline"): times as
@@ -623,20 +632,24 @@ static void put_inputs(pk_buf *b, const char *const *in, size_t n)
 }
 
 /* The transform stack the page opens with: "transforms":[[KIND, ARG], ...]
- * (a FILTER step as its "focus" and "ignore" steps); nothing when none. */
+ * (a FILTER step as its "focus", "ignore", "hide", "show", "show-from" and
+ * "prune-from" steps); nothing when none. */
 static void put_transforms(pk_buf *b, const profkit_transform *xf, size_t n)
 {
     int any = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *kind[2] = { profkit_transform_name(xf[i].kind), NULL }, *arg[2] = { xf[i].arg, NULL };
+        const char *kind[6] = { profkit_transform_name(xf[i].kind) }, *arg[6] = { xf[i].arg };
         if (xf[i].kind == PROFKIT_TRANSFORM_FILTER) {
+            static const char *const names[6] = { "focus", "ignore", "hide", "show", "show-from", "prune-from" };
             const profkit_filter_options *f = xf[i].filter;
-            kind[0] = f && f->focus ? "focus" : NULL;
-            arg[0] = f ? f->focus : NULL;
-            kind[1] = f && f->ignore ? "ignore" : NULL;
-            arg[1] = f ? f->ignore : NULL;
+            const char *pat[6] = { f ? f->focus : NULL, f ? f->ignore : NULL, f ? f->hide : NULL,
+                                   f ? f->show : NULL, f ? f->show_from : NULL, f ? f->prune_from : NULL };
+            for (int k = 0; k < 6; k++) {
+                kind[k] = pat[k] ? names[k] : NULL;
+                arg[k] = pat[k];
+            }
         }
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < 6; k++) {
             if (!kind[k] || !arg[k])
                 continue;
             pk_buf_puts(b, any ? ",[" : ",\"transforms\":[[");

@@ -31,7 +31,7 @@
     // By the frames' categories (as the Firefox Profiler's stack chart)
     // when the thread has them (this.categories: {node, list}, set by the
     // app), unless colours by file or module are asked.
-    var cats = this.categories, byCat = cats && m.colorMode !== "file" && m.colorMode !== "module" ? cats.node : null;
+    var cats = this.categories, byCat = cats && m.colorMode !== "file" && m.colorMode !== "module" ? this.mappedCategories(m.tree, cats.node) : null;
     var catCache = [], catColor = function (k) {
       if (catCache[k]) return catCache[k];
       var C = cats.list[k - 1];
@@ -39,7 +39,7 @@
     };
     if (this.unchanged([m.tree, m.samples, m.range[0], m.range[1], m.colorMode, m.dark, m.matched, m.selectedFunc, width, dpr0, byCat]))
       return performance.now() - t0;
-    var tree = m.tree, T = this.timing(tree, m.samples);
+    var tree = m.tree, T = this.timing(tree, this.mapped(tree, m.samples));
     var r0 = m.range[0], r1 = m.range[1], span = r1 - r0 || 1, scale = width / span;
     var rows = Math.max(T.depth, 1), height = AXIS + rows * ROW;
     var dpr = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
@@ -102,6 +102,45 @@
     this.rows = rows;
     this.width = width;
     return performance.now() - t0;
+  };
+  // A transformed tree's runs (tree.nodeMap from tree.source's nodes,
+  // 45_transforms.js): each run's node mapped, a dropped sample's run on
+  // the root (a gap, as the Firefox Profiler's stack chart leaves),
+  // consecutive runs on one node joined. Made once per tree and runs.
+  StackView.prototype.mapped = function (tree, samples) {
+    var map = tree.nodeMap;
+    if (!map || !tree.source) return samples;
+    this._mapped = this._mapped || new WeakMap();
+    var per = this._mapped.get(tree);
+    if (!per) this._mapped.set(tree, per = new WeakMap());
+    var out = per.get(samples);
+    if (out) return out;
+    var start = [], node = [], S = samples.start, N = samples.node;
+    for (var i = 0; i < S.length; i++) {
+      var x = N[i] >= 0 && N[i] < map.length ? map[N[i]] : -1;
+      if (x < 0) x = 0;
+      if (!node.length || node[node.length - 1] !== x) { start.push(S[i]); node.push(x); }
+    }
+    out = { start: Float64Array.from(start), node: Int32Array.from(node), end: samples.end };
+    for (var k in samples) if (!(k in out)) out[k] = samples[k];
+    per.set(samples, out);
+    return out;
+  };
+  // The whole tree's node categories on a transformed tree's nodes: a node
+  // keeps the one category its old nodes share, else none (by name then).
+  StackView.prototype.mappedCategories = function (tree, cat) {
+    var map = tree.nodeMap;
+    if (!map || !tree.source) return cat;
+    if (tree._cats) return tree._cats;   // the call-node rule through the steps (45_transforms.js)
+    if (this._catTree === tree && this._catSrc === cat) return this._catOut;
+    var out = new Uint16Array(tree.n), seen = new Uint8Array(tree.n);
+    for (var i = 0; i < map.length && i < cat.length; i++) {
+      var x = map[i];
+      if (x <= 0 || !cat[i]) continue;
+      if (!seen[x]) { seen[x] = 1; out[x] = cat[i]; } else if (out[x] !== cat[i]) out[x] = 0;
+    }
+    this._catTree = tree; this._catSrc = cat; this._catOut = out;
+    return out;
   };
   // The box under (x, y): {node, t0, t1} or null.
   StackView.prototype.hitBox = function (x, y) {

@@ -121,6 +121,9 @@
     // What the rows show changed: show() renders again.
     if (!old || old.tree !== model.tree || old.v !== model.v || old.which !== model.which ||
         String(old.extra) !== String(model.extra) || old.rootLabel !== model.rootLabel || !old.hideZero !== !model.hideZero) this.stale = true;
+    // (the total the percentages are of: 45_transforms.js)
+    model.pct = PK.percentBase ? PK.percentBase(model, -1) : -1;
+    if (old && old.pct !== model.pct) this.stale = true;
     if (reset || !old || old.tree !== model.tree) {
       this.expanded = new Set([0]);
       this.selected = 0;
@@ -214,7 +217,7 @@
     if (!m) return 0;
     this.stale = false;
     var tree = m.tree, p = m.profile, v = m.v, unit = p.values[v].unit;
-    var tot = this.totals(v), self = this.selfs(v), rootTot = tot[0];
+    var tot = this.totals(v), self = this.selfs(v), rootTot = PK.percentBase ? PK.percentBase(m, tot[0]) : tot[0];
     var rows = this.flatten();
     this.rows = rows;
     var table = el("table", "pk-table pk-fixed");
@@ -364,7 +367,8 @@
   TopTable.prototype.render = function () {
     var m = this.model, t0 = performance.now(), p = m.profile, unit = p.values[m.v].unit, me = this;
     var diff = !!(m.tree.baseSelf && p.diff && this.app.state && this.app.state.diff === "diff");
-    var sig = { tree: m.tree, v: m.v, which: m.which + (diff ? ":diff" : ""), key: this.sort.key + this.sort.dir, filter: String(m.filter || "") };
+    var sig = { tree: m.tree, v: m.v, which: m.which + (diff ? ":diff" : "") + ":" + (PK.percentBase ? PK.percentBase(m, -1) : -1),
+                key: this.sort.key + this.sort.dir, filter: String(m.filter || "") };
     var o = this._shown;
     // Same rows as last time: only the selection moves (the rows stay, so a
     // double click lands on the row it started on).
@@ -388,6 +392,7 @@
     });
     this.rowsAll = rows;
     var rootTot = (m.which === "base" ? m.tree.baseTotal(m.v) : m.tree.total(m.v))[0];
+    if (PK.percentBase && m.which !== "base") rootTot = PK.percentBase(m, rootTot);
     var table = el("table", "pk-table pk-fixed");
     table.setAttribute("data-rows", rows.length);
     var head = el("tr"), arrow = this.sort.dir < 0 ? " ▾" : " ▴", sortKey = this.sort.key, seen = false;

@@ -3,11 +3,14 @@
 // stack of steps that reshape every view's tree, with the meaning of the
 // command line's flags of the same names (src/analysis/transform.c):
 // merge, merge-node, root-at, focus-subtree, collapse-recursion,
-// collapse-direct-recursion, collapse-module, and pprof's --focus and
-// --ignore. The command line applies pprof's filters as one step at the
+// collapse-direct-recursion, collapse-module, and pprof's filters --focus,
+// --ignore, --hide, --show, --show-from and --prune-from (src/analysis/
+// filter.c). The command line applies pprof's filters as one step at the
 // place of the first filter flag, each flag's last pattern winning; the
-// page applies its stack the same way (effective()), so the command it
-// shows gives the view it shows.
+// page applies its stack the same way (effectiveSteps()), so the command
+// it shows gives the view it shows. Its "drop" and "hide" steps join into
+// one pattern each (dropping or hiding a then b is dropping or hiding
+// a|b).
 //
 // Each step maps the nodes of a tree (parents before children) onto the
 // nodes of a new one, as transform.c maps stacks: a node's new node is
@@ -32,10 +35,15 @@
     "collapse-direct-recursion": ["--collapse-direct-recursion", "Collapse direct recursion", "R", false],
     "collapse-module": ["--collapse-module", "Collapse", "C", false],
     "focus": ["--focus", "Focus (pprof)", "", false],
-    "ignore": ["--ignore", "Drop", "d", false]
+    "ignore": ["--ignore", "Drop", "d", false],
+    "hide": ["--hide", "Hide", "h", false],
+    "show": ["--show", "Show only", "", false],
+    "show-from": ["--show-from", "Show from", "s", false],
+    "prune-from": ["--prune-from", "Prune from", "p", false]
   };
   PK.TRANSFORM_KINDS = KINDS;
-  var FILTERS = { focus: 1, ignore: 1 };
+  var FILTERS = { focus: 1, ignore: 1, hide: 1, show: 1, "show-from": 1, "prune-from": 1 };
+  var FILTER_ORDER = ["focus", "ignore", "hide", "show", "show-from", "prune-from"];
 
   // A name as a regular expression matching it whole (POSIX ERE and
   // JavaScript read it the same).
@@ -49,7 +57,7 @@
     steps.forEach(function (s) {
       if (!FILTERS[s.kind]) { out.push(s); return; }
       if (!filt) { filt = { kind: "filter" }; out.push(filt); }
-      if (s.kind === "ignore" && filt.ignore !== undefined) filt.ignore = "(" + filt.ignore + ")|(" + s.arg + ")";
+      if ((s.kind === "ignore" || s.kind === "hide") && filt[s.kind] !== undefined) filt[s.kind] = "(" + filt[s.kind] + ")|(" + s.arg + ")";
       else filt[s.kind] = s.arg;
     });
     return out;
@@ -59,8 +67,7 @@
     var args = [];
     PK.effectiveSteps(steps).forEach(function (s) {
       if (s.kind === "filter") {
-        if (s.focus !== undefined) args.push("--focus", s.focus);
-        if (s.ignore !== undefined) args.push("--ignore", s.ignore);
+        FILTER_ORDER.forEach(function (k) { if (s[k] !== undefined) args.push(KINDS[k][0], s[k]); });
       } else args.push(KINDS[s.kind][0], s.arg);
     });
     return args;
@@ -100,16 +107,45 @@
   };
 
   // Per node of tree t, its category (1 + index into data.categories.names,
-  // 0 = none): its function's, else its caller's, at the root the default.
+  // 0 = none), by the Firefox Profiler's call-node rule: the category of
+  // the stacks that reach the node (a stack's is its frame's, else its
+  // caller's, at the root the default one), the default one where they
+  // disagree. A timed thread's tree (whole or of a range) has it from its
+  // samples (timeline.node_category); a transformed tree from the tree it
+  // was made of (a new node: its old nodes of the same function, else all
+  // its old nodes, by the same rule). Else, with no stacks to look at (the
+  // merged tree, untimed threads): each function's category (its first
+  // frame's), else its caller's.
   Profile.prototype.nodeCategories = function (t) {
-    var C = this.data.categories, n = t.n, out = new Uint16Array(n);
+    if (t._cats) return t._cats;
+    var C = this.data.categories, n = t.n, out = new Uint16Array(n), i;
     if (!C) return out;
-    var fc = C.func || [], def = (C["default"] | 0) + 1;
-    for (var i = 1; i < n; i++) {
+    var def = (C["default"] | 0) + 1;
+    if (t.xfFrom) {
+      var src = this.nodeCategories(t.xfFrom), map = t.nodeMap, sf = t.xfFrom.func, set = new Uint8Array(n);
+      for (var pass = 0; pass < 2; pass++)
+        for (i = 1; i < map.length; i++) {
+          var x = map[i];
+          if (x <= 0 || (pass === 0 ? sf[i] !== t.func[x] : set[x] !== 0) || !src[i]) continue;
+          if (set[x] === 0) { set[x] = pass + 1; out[x] = src[i]; } else if (out[x] !== src[i]) out[x] = def;
+        }
+      for (i = 1; i < n; i++) if (!out[i]) out[i] = t.parent[i] > 0 ? out[t.parent[i]] : def;
+      return (t._cats = out);
+    }
+    for (var th = 0; th < this.threads.length; th++) {
+      if (this.threads[th].merged || !this.timeline) continue;
+      var tl = this.timeline(th);
+      if (tl && tl.nodeCategory && tl.nodeCategory.length === n && this.wholeTree(th).parent === t.parent) {
+        for (i = 1; i < n; i++) out[i] = tl.nodeCategory[i] || (t.parent[i] > 0 ? out[t.parent[i]] : def);
+        return (t._cats = out);
+      }
+    }
+    var fc = C.func || [];
+    for (i = 1; i < n; i++) {
       var f = t.func[i], c = f >= 0 && f < fc.length ? fc[f] | 0 : 0;
       out[i] = c || (t.parent[i] > 0 ? out[t.parent[i]] : def);
     }
-    return out;
+    return (t._cats = out);
   };
 
   function regex(text) {
@@ -144,22 +180,7 @@
     var label = function (i) { return p.funcLabel(func[i]); };
     nm[0] = 0;
     var k = s.kind, match = null, comp = null, m = null, inF = null, dropRoot = false;
-    if (k === "filter") {
-      var fm = s.focus !== undefined ? matcher(p, regex(s.focus)) : null, im = s.ignore !== undefined ? matcher(p, regex(s.ignore)) : null;
-      // hasF/hasI: the path to the node has a frame matching focus / ignore;
-      // a node's own value is kept when focus matched (or none is given) and
-      // ignore did not. keep: the node's subtree keeps some value.
-      var hasF = new Uint8Array(n), hasI = new Uint8Array(n), own = new Uint8Array(n), keep = new Uint8Array(n);
-      for (i = 1; i < n; i++) {
-        hasF[i] = hasF[par[i]] || (fm && fm(func[i])) ? 1 : 0;
-        hasI[i] = hasI[par[i]] || (im && im(func[i])) ? 1 : 0;
-        own[i] = (!fm || hasF[i]) && !hasI[i] ? 1 : 0;
-      }
-      own[0] = fm ? 0 : 1;
-      for (i = n - 1; i >= 0; i--) if (own[i] && live[i]) { for (var x = i; x >= 0 && !keep[x]; x = par[x]) keep[x] = 1; }
-      for (i = 1; i < n; i++) nm[i] = keep[i] && nm[par[i]] !== DROP ? b.child(nm[par[i]], func[i]) : DROP;
-      return finish(b, t, nm, own);
-    }
+    if (k === "filter") return filterStep(p, t, s, b, live);
     if (k === "focus-category") {
       // Each node's category: its function's, else its caller's, at the
       // root the default one; only the frames of the wanted one stay, and
@@ -228,6 +249,43 @@
     if (dropRoot) nm[0] = DROP;
     return finish(b, t, nm, null);
   }
+  // pprof's filters as one step, in filter.c's order on each sample's
+  // stack: focus/ignore keep or drop the sample; hide/show take frames out
+  // (a sample left with none goes); show-from cuts the callers above the
+  // outermost match (a sample without one goes); prune-from cuts the
+  // callees below the innermost match. Per old node: rep, the old node
+  // whose new node its frame's path ends at (0: none); at, where its own
+  // value goes (-1: dropped). Only the new nodes some value reaches are made.
+  function filterStep(p, t, s, b, live) {
+    var n = t.n, par = t.parent, func = t.func, nv = t.self.length, i, v;
+    var M = function (x) { return s[x] !== undefined ? matcher(p, regex(s[x])) : null; };
+    var fm = M("focus"), im = M("ignore"), hm = M("hide"), sm = M("show"), sfm = M("show-from"), pfm = M("prune-from");
+    var hasF = new Uint8Array(n), hasI = new Uint8Array(n), started = new Uint8Array(n), made = new Uint8Array(n);
+    var rep = new Int32Array(n), pf = new Int32Array(n), at = new Int32Array(n), need = new Uint8Array(n);
+    started[0] = sfm ? 0 : 1; pf[0] = -1;
+    for (i = 1; i < n; i++) {
+      var pa = par[i], f = func[i];
+      hasF[i] = hasF[pa] || (fm && fm(f)) ? 1 : 0;
+      hasI[i] = hasI[pa] || (im && im(f)) ? 1 : 0;
+      var kept = !(hm && hm(f)) && !(sm && !sm(f));
+      started[i] = started[pa] || (kept && sfm && sfm(f)) ? 1 : 0;
+      made[i] = kept && started[i] ? 1 : 0;
+      rep[i] = made[i] ? i : rep[pa];
+      pf[i] = made[i] && pfm && pfm(f) ? i : pf[pa];
+    }
+    for (i = 0; i < n; i++) {
+      var own = false;
+      for (v = 0; v < nv && !own; v++) if (t.self[v][i] !== 0 || (t.baseSelf && t.baseSelf[v][i] !== 0)) own = true;
+      var ok = live[i] && (!fm || hasF[i]) && !hasI[i] && started[i], to = pf[i] >= 0 ? pf[i] : rep[i];
+      if (ok && (hm || sm) && to === 0) ok = false;
+      at[i] = ok ? to : -1;
+      if (ok && own) for (var x = to; x > 0 && !need[x]; x = rep[par[x]]) need[x] = 1;
+    }
+    var nm = new Int32Array(n);
+    for (i = 1; i < n; i++) nm[i] = made[i] && need[i] ? b.child(nm[rep[par[i]]], func[i]) : DROP;
+    for (i = 0; i < n; i++) at[i] = at[i] < 0 ? DROP : nm[at[i]];
+    return finish(b, t, at, null);
+  }
   // collapse-recursion: per node, the outermost ancestor of the same
   // function when the node's function matches (-1: none, or no match).
   function outerSame(t, match) {
@@ -251,41 +309,76 @@
   }
   // The new tree: each old node's self values go to its new node (own:
   // only the nodes it marks, for the filter step).
+  // The new tree's nodeMap: per old node, the new node its own value went
+  // to (DROP: none), for the stack chart's samples.
   function finish(b, t, nm, own) {
-    var nv = t.self.length;
+    var nv = t.self.length, map = new Int32Array(t.n);
     for (var i = 0; i < t.n; i++) {
       var to = nm[i];
-      if (to === DROP || (own && !own[i])) continue;
+      if (own && !own[i]) to = DROP;
+      map[i] = to;
+      if (to === DROP) continue;
       for (var v = 0; v < nv; v++) {
         b.self[v][to] += t.self[v][i];
         if (b.base) b.base[v][to] += t.baseSelf[v][i];
       }
     }
-    return b.build();
+    var out = b.build();
+    out.nodeMap = map;
+    out.xfFrom = t;
+    return out;
   }
   // The stack's steps applied to tree t, in the command line's order.
+  // The result's nodeMap: per node of t, its node in the result (DROP: its
+  // samples are dropped).
   PK.applyTransforms = function (p, t, steps) {
-    PK.effectiveSteps(steps).forEach(function (s) { t = applyStep(p, t, s); });
+    var map = null, t0 = t;
+    PK.effectiveSteps(steps).forEach(function (s) {
+      t = applyStep(p, t, s);
+      if (!map) map = Int32Array.from(t.nodeMap);
+      else for (var i = 0; i < map.length; i++) if (map[i] !== DROP) map[i] = t.nodeMap[map[i]];
+    });
+    if (map) { t._cats = p.nodeCategories(t); t.nodeMap = map; t.xfFrom = t0; }
     return t;
   };
 
   // Every view's tree is the transformed one (the range's tree first, as
   // the command line filters by time before it transforms); the stack
-  // chart keeps the whole tree (p.wholeTree).
-  var plainTree = Profile.prototype.tree;
+  // chart's is the whole tree transformed (stackTree: its nodeMap takes
+  // the samples' nodes to the new ones).
+  // baseTree: the tree the steps apply to (the range's, 12_time.js; under
+  // a label pick its label view, 46_labels.js), as the command line applies
+  // its label options before the transforms.
+  Profile.prototype.baseTree = Profile.prototype.tree;
+  Profile.prototype.rangeTree = Profile.prototype.tree;   // before labels and transforms
   Profile.prototype.tree = function (t) {
-    if (!this.xfSteps || !this.xfSteps.length || this._xfOff) return plainTree.call(this, t);
-    var key = (this._rangeKey || "") + "|" + this.xfKey;
+    if (!this.xfSteps || !this.xfSteps.length || this._xfOff) return this.baseTree(t);
+    var key = (this._rangeKey || "") + "|" + (this.labelKey || "") + "|" + this.xfKey;
     if (this._xfKey !== key) { this._xfKey = key; this._xfTrees = []; }
     if (this._xfTrees[t]) return this._xfTrees[t];
     this._xfOff = true;
     var base;
-    try { base = plainTree.call(this, t); } finally { this._xfOff = false; }
+    try { base = this.baseTree(t); } finally { this._xfOff = false; }
     var out;
     try { out = PK.applyTransforms(this, base, this.xfSteps); }
     catch (e) { this.xfError = e.message; out = base; }
     if (base.range) out.range = base.range;
     this._xfTrees[t] = out;
+    return out;
+  };
+  // The stack chart's tree of thread t: its whole tree transformed, with
+  // nodeMap (per whole-tree node, its node here or -1: dropped).
+  Profile.prototype.stackTree = function (t) {
+    var whole = this.wholeTree(t);
+    if (!this.xfSteps || !this.xfSteps.length) return whole;
+    this._xfStack = this._xfStack && this._xfStack.key === this.xfKey ? this._xfStack : { key: this.xfKey, trees: [] };
+    var c = this._xfStack.trees[t];
+    if (c && c.whole === whole) return c.tree;
+    var out;
+    try { out = PK.applyTransforms(this, whole, this.xfSteps); }
+    catch (e) { this.xfError = e.message; out = whole; }
+    if (out !== whole) out.source = whole;
+    this._xfStack.trees[t] = { whole: whole, tree: out };
     return out;
   };
   // Sets the stack (its URL text); the trees made from another one go.
@@ -316,17 +409,33 @@
     return out;
   };
 
+  // The total a table's percentages are of (model m of the thread shown,
+  // own: its tree's total): as the command line's, the whole profile's
+  // (of the range shown: before the label pick and the transforms), or with
+  // "relative" (--relative) what is left. A table of another tree (the
+  // memory table, a sandwich's callers) keeps its own.
+  PK.percentBase = function (m, own) {
+    var app = PK.app, p = m.profile;
+    if (!app || !app.state || app.p !== p || p.diff || app.state.rel) return own;
+    var t = app.state.thread;
+    if (!(p.xfSteps && p.xfSteps.length) && !p.labelPick) return own;
+    if (!p.threads[t] || m.tree.total(m.v)[0] !== p.tree(t).total(m.v)[0]) return own;
+    return p.rangeTree(t).total(m.v)[0];
+  };
+
   // ---- the URL: the stack as xf=... beside the other state ----
   var encodeState = PK.encodeState, decodeState = PK.decodeState;
   PK.encodeState = function (st) {
     var s = encodeState(st);
     if (st.xf !== undefined && st.xf !== PK.initialTransforms) s += (s ? "&" : "") + "xf=" + encodeURIComponent(st.xf);
+    if (st.rel) s += (s ? "&" : "") + "rel=1";
     return s;
   };
   PK.decodeState = function (hash) {
     var st = decodeState(hash), m = /(?:^#?|&)xf=([^&]*)/.exec(hash || "");
     st.xf = PK.initialTransforms || "";
     if (m) { try { st.xf = decodeURIComponent(m[1]); } catch (e) { /* kept: the initial stack */ } }
+    st.rel = /(?:^#?|&)rel=1(&|$)/.test(hash || "");
     return st;
   };
 
@@ -361,6 +470,16 @@
       copy.id = "pk-cmd-copy";
       copy.addEventListener("click", function () { self.copyCommand(copy); });
       cmd.appendChild(copy);
+      // percentages of what the filters left (--relative), else of the whole
+      var rl = el("label", "pk-rel");
+      this.relBox = el("input");
+      this.relBox.type = "checkbox";
+      this.relBox.id = "pk-rel";
+      rl.title = "Percentages of what the transforms and the label pick leave (--relative), else of the whole profile's total (as pprof)";
+      this.relBox.addEventListener("change", function () { self.change({ rel: self.relBox.checked }, "relative"); });
+      rl.appendChild(this.relBox);
+      rl.appendChild(el("span", "", "relative %"));
+      cmd.appendChild(rl);
       box.appendChild(cmd);
       app.insertBefore(box, this.crumbs);
       this.menu = el("div", "pk-menu");
@@ -471,6 +590,9 @@
       return { kind: k, arg: PK.exactRe(p.funcLabel(f)) };
     };
     var MENU = [["merge", "Merge function", "its time goes to its caller"],
+                ["hide", "Hide function", "profkit --hide: its frames leave the stacks (as pprof's -hide)"],
+                ["show-from", "Show from function", "profkit --show-from: the callers above it go, samples without it too"],
+                ["prune-from", "Prune below function", "profkit --prune-from: its callees go"],
                 ["merge-node", "Merge node only", "this call node only"],
                 ["root-at", "Focus on function", "every call of it combined, as the root"],
                 ["focus-subtree", "Focus on subtree only", "this call node as the root"],
@@ -531,6 +653,7 @@
       if (p.values.length > 1 || p.valueIndex(st.value) !== p.defaultValue) args.push("--value", st.value);
       var r = PK.parseMsRange && PK.parseMsRange(st.range);
       if (r) args.push("--range", String(r[0]) + "ms," + String(r[1]) + "ms");
+      if (st.rel && args[0] !== "flame" && (this.transformSteps().length || p.labelPick)) args.push("--relative");
       if (args[0] === "flame") args.push("-o", "view.html");
       return args;
     };
@@ -551,6 +674,7 @@
 
     App.prototype.renderTransforms = function () {
       if (!this.xfCrumbs) return;
+      if (this.relBox) this.relBox.checked = !!this.state.rel;
       var self = this, c = this.xfCrumbs, steps = this.transformSteps();
       c.textContent = "";
       var b0 = el("button", "pk-crumb" + (steps.length ? "" : " on"), "Complete profile");
@@ -568,7 +692,7 @@
         c.appendChild(b);
       });
       var note = this.p.xfError ? "cannot apply: " + this.p.xfError
-        : steps.length ? "click a step to go back to it" : "right-click a frame (or keys m M F f r R C c d on the one under the pointer) to transform";
+        : steps.length ? "click a step to go back to it" : "right-click a frame (or keys m M F f r R C c d h s p on the one under the pointer) to transform";
       var nt = el("span", "note pk-xf-note" + (this.p.xfError ? " bad" : ""), note);
       nt.id = "pk-xf-note";
       c.appendChild(nt);

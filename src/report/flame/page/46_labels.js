@@ -2,7 +2,8 @@
 // The label picker: pprof sample labels (docs/viewer.md, "Labels"). The
 // data holds, per string label key, a tree of every thread's samples for
 // each of its values (a label scope; the value "" is the samples without
-// the key). Picked, the view of all threads is:
+// the key). Picked, the view of all threads (and of the one thread of a
+// profile that has one, as a Go profile: the scopes are its samples) is:
 //   - "key = value": that value's tree (as `profkit top --tagfocus key=value`;
 //     its total is the filtered one);
 //   - "group by key at the root": a frame per value above the root's
@@ -10,8 +11,13 @@
 //   - "group by key at the leaf": a frame per value under every frame with
 //     a self value (as --tagleaf key).
 // A label frame is named by the value and its file is the key, as the
-// command line's. Also here: query('top') as `profkit top --json` names its
-// rows (no "(other)", file and line where the function has them).
+// command line's. The pick is in the URL as tag=focus:KEY=VALUE, tag=root:KEY
+// or tag=leaf:KEY, and on the command line shown as --tagfocus, --tagignore
+// (the samples without the key), --tagroot or --tagleaf; the transforms
+// apply to the label view (the tree under them, 45_transforms.js), as the
+// command line applies its label options first. Also here: query('top') as
+// `profkit top --json` names its rows (no "(other)", file and line where
+// the function has them).
 (function (PK) {
   var Profile = PK.Profile;
 
@@ -91,18 +97,53 @@
     this._labelView = { key: key, tree: tree };
     return tree;
   };
-  // The tree of thread t: the pick's view for all threads.
-  var tree = Profile.prototype.tree;
-  Profile.prototype.tree = function (t) {
-    if (this.labelPick && this.threads[t] && this.threads[t].merged) return this.labelView();
+  // Whether the pick applies to thread t: "All threads", or the one
+  // thread of a profile of one (the label scopes hold every thread's
+  // samples, not one thread's of several).
+  Profile.prototype.labelApplies = function (t) {
+    var th = this.threads[t];
+    if (!th) return false;
+    if (th.merged) return true;
+    var real = 0;
+    this.threads.forEach(function (x) { if (!x.merged) real++; });
+    return real === 1;
+  };
+  // The tree of thread t before the transforms: the pick's view where it
+  // applies.
+  var tree = Profile.prototype.baseTree || Profile.prototype.tree;
+  Profile.prototype[Profile.prototype.baseTree ? "baseTree" : "tree"] = function (t) {
+    if (this.labelPick && this.labelApplies(t)) return this.labelView();
     return tree.call(this, t);
   };
-  // Picks (null: none). The inverted trees of all threads are made again.
+  // A pick as the URL's text and back ("" / null: none).
+  PK.encodeTag = function (pick) {
+    if (!pick || !pick.key) return "";
+    return pick.mode === "focus" ? "focus:" + pick.key + "=" + (pick.value || "") : pick.mode + ":" + pick.key;
+  };
+  PK.decodeTag = function (text) {
+    var m = /^(focus|root|leaf):(.*)$/.exec(text || "");
+    if (!m) return null;
+    if (m[1] !== "focus") return m[2] ? { mode: m[1], key: m[2] } : null;
+    var eq = m[2].indexOf("=");
+    return eq > 0 ? { mode: "focus", key: m[2].slice(0, eq), value: m[2].slice(eq + 1) } : null;
+  };
+  // The command-line flags of a pick.
+  PK.tagArgs = function (pick) {
+    if (!pick || !pick.key) return [];
+    if (pick.mode === "root") return ["--tagroot", pick.key];
+    if (pick.mode === "leaf") return ["--tagleaf", pick.key];
+    // "(none)": the samples without the key (an empty pattern matches any value)
+    return pick.value === "" ? ["--tagignore", pick.key + "="] : ["--tagfocus", pick.key + "=" + PK.exactRe(pick.value)];
+  };
+  // Picks (null: none). The inverted trees it applies to are made again.
   Profile.prototype.pickLabel = function (pick) {
-    this.labelPick = pick && pick.key ? pick : null;
+    pick = pick && pick.key && this.labelKeys().has(pick.key) ? pick : null;
+    if (PK.encodeTag(pick) === (this.labelKey || "")) return;
+    this.labelPick = pick;
+    this.labelKey = PK.encodeTag(pick);
     this._labelView = null;
     var self = this;
-    this.threads.forEach(function (th, t) { if (th.merged) { self._inverted[t] = null; self._inverting[t] = null; } });
+    this.threads.forEach(function (th, t) { if (self.labelApplies(t)) { self._inverted[t] = null; self._inverting[t] = null; } });
   };
 
   // The picker: one select, "no label filter", then per key its values and
@@ -117,7 +158,7 @@
     l.appendChild(span);
     var s = document.createElement("select");
     s.id = "pk-label";
-    s.title = "pprof sample labels, over all threads and the whole profile: keep one value's samples (as --tagfocus), or group by a key at the root or the leaf (as --tagroot, --tagleaf)";
+    s.title = "pprof sample labels (all threads, or a profile's one thread; the whole profile): keep one value's samples (as --tagfocus), or group by a key at the root or the leaf (as --tagroot, --tagleaf)";
     var add = function (parent, value, text) { var o = document.createElement("option"); o.value = value; o.textContent = text; parent.appendChild(o); };
     add(s, "", "all samples");
     keys.forEach(function (vals, k) {
@@ -133,14 +174,51 @@
     app.labelSel = s;
     return l;
   };
-  // Picks a label view and shows all threads under it.
+  // Picks a label view and shows it (all threads when the thread shown is
+  // one of several).
   PK.setLabel = function (app, pick) {
     var p = app.p, merged = 0;
     p.threads.forEach(function (th, i) { if (th.merged) merged = i; });
-    p.pickLabel(pick);
-    if (app.labelSel) app.labelSel.value = pick ? JSON.stringify(pick.mode === "focus" ? { mode: "focus", key: pick.key, value: pick.value } : { mode: pick.mode, key: pick.key }) : "";
-    app.change({ thread: pick ? merged : app.state.thread, zoom: [], label: pick ? JSON.stringify(pick) : "" }, "label");
+    app.change({ thread: pick && !p.labelApplies(app.state.thread) ? merged : app.state.thread, zoom: [], tag: PK.encodeTag(pick) }, "label");
   };
+  function selValue(pick) {
+    return pick ? JSON.stringify(pick.mode === "focus" ? { mode: "focus", key: pick.key, value: pick.value } : { mode: pick.mode, key: pick.key }) : "";
+  }
+
+  // ---- the URL: tag=... beside the other state; the page follows it ----
+  var encodeState = PK.encodeState, decodeState = PK.decodeState;
+  PK.encodeState = function (st) {
+    var s = encodeState(st);
+    if (st.tag) s += (s ? "&" : "") + "tag=" + encodeURIComponent(st.tag);
+    return s;
+  };
+  PK.decodeState = function (hash) {
+    var st = decodeState(hash), m = /(?:^#?|&)tag=([^&]*)/.exec(hash || "");
+    st.tag = "";
+    if (m) { try { st.tag = decodeURIComponent(m[1]); } catch (e) { /* none */ } }
+    return st;
+  };
+  PK.appHooks = PK.appHooks || [];
+  PK.appHooks.push(function (App) {
+    var render = App.prototype.render, commandArgs = App.prototype.commandArgs;
+    App.prototype.render = function (action, t0) {
+      if (this.state && this.p.pickLabel) {
+        this.p.pickLabel(PK.decodeTag(this.state.tag));
+        this.state.tag = this.p.labelKey || "";
+        if (this.labelSel) this.labelSel.value = selValue(this.p.labelPick);
+      }
+      render.call(this, action, t0);
+    };
+    // The command line shown names the pick's flag (after the inputs).
+    if (commandArgs) App.prototype.commandArgs = function () {
+      var args = commandArgs.call(this), tag = this.p.labelPick && this.p.labelApplies(this.state.thread) ? PK.tagArgs(this.p.labelPick) : [];
+      if (!tag.length) return args;
+      var files = this.p.data.inputs || [], at = 1;
+      while (at < args.length && files.indexOf(args[at]) >= 0) at++;
+      if (args[at] === "--diff") at++;
+      return args.slice(0, at).concat(tag, args.slice(at));
+    };
+  });
 
   // query('top') as `profkit top --json`: "(other)" (frames merged for
   // size) is no function, and rows carry file and line as top's do
@@ -186,12 +264,14 @@
     });
     if (limit > 0) rows = rows.slice(0, limit);
     res.rows = rows;
-    if (p.labelPick && p.threads[t] && p.threads[t].merged) {
+    if (p.labelPick && p.labelApplies(t)) {
       // with a label option top notes every sample's total (--tagfocus:
       // its total is the kept samples')
-      var whole = 0;
-      p.threads.forEach(function (th, i) { if (th.merged) whole = tree.call(p, i).total(v)[0]; });
-      res.whole_total = whole;
+      var out = {};
+      for (var k in res) if (k !== "whole_total" && k !== "rows") out[k] = res[k];
+      out.whole_total = tree.call(p, t).total(v)[0];   // (top's order: before the rows)
+      out.rows = res.rows;
+      res = out;
     }
     return res;
   };

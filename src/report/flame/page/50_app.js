@@ -670,7 +670,7 @@
     }
     this.stackNote.textContent = "Wheel: zoom around the pointer · drag: pan · Shift+drag: zoom to a range · click a box: zoom to it · keys + − ← → · Escape: whole range";
     this.stackCanvas.hidden = false;
-    var tree = p.wholeTree(st.thread), v = this.v();
+    var tree = p.stackTree ? p.stackTree(st.thread) : p.wholeTree(st.thread), v = this.v();   // (transformed: 45_transforms.js)
     var re = PK.searchRegex(st.search), share = re && !re.error ? this.shareOf(tree, v, re, "new") : null;
     var range = this.stackRange();
     this.stack.set({ profile: p, tree: tree, samples: this.stackSamples(range), range: range, colorMode: st.color,
