@@ -1,6 +1,10 @@
 /* ltree.c: the call tree; see ltree.h. */
 #include "model/ltree.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -537,6 +541,15 @@ int pk_ltree_build(pk_ltree *t, const profkit_profile *p, const pk_ltree_options
             t->parent = x;
         if (t->n < max && (x = realloc(t->key, t->n * sizeof(uint32_t))))
             t->key = x;
+#if defined(__GLIBC__)
+        /* The table and the child array were freed last: give their pages
+         * back now, not when the heap's top is free again (glibc keeps
+         * freed blocks below its dynamic mmap threshold in the heap, and
+         * the page's arrays come next). Only after a large tree: the
+         * trim walks the heap. */
+        if (max >= (1u << 18))
+            malloc_trim(0);
+#endif
         if (o->children && o->keys != PK_LTREE_FUNCTIONS && build_children(t) != 0)
             goto done;
     }
