@@ -181,7 +181,7 @@ static int make_dirs(char *dir)
 /* Reads path whole (at most SYM_CACHE_MAX_BYTES); NULL when it cannot. */
 static uint8_t *read_whole(const char *path, size_t *size)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block */
     if (fd < 0)
         return NULL;
     struct stat st;

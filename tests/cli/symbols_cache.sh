@@ -8,7 +8,7 @@
 #   - a changed binary (its time), PROFKIT_SYMBOL_CACHE=0 and a cache file
 #     that does not check out (cut short at every few bytes, a flipped
 #     byte, another version, counts past the file, an offset past the
-#     strings, a directory, an empty file) each give the output of a run
+#     strings, a directory, a FIFO, an empty file) each give the output of a run
 #     without cache, with no message, and a bad file is written again;
 #   - runs at the same time, and a cache directory that cannot be made,
 #     change nothing in the output.
@@ -139,6 +139,10 @@ mkdir "$C/$bid"
 run dir
 same_as_fresh dir
 rmdir "$C/$bid"
+mkfifo "$C/$bid"
+run fifo
+same_as_fresh fifo
+rm -f "$C/$bid"
 : > "$C/$bid"
 bad_case empty
 
