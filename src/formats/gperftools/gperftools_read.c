@@ -463,12 +463,19 @@ static int sort_records(const gp_reader *r, uint32_t *order, size_t n)
     uint32_t *rank = malloc((r->n_pcs ? r->n_pcs : 1) * sizeof(uint32_t));
     uint32_t *by_value = malloc((r->n_pcs ? r->n_pcs : 1) * sizeof(uint32_t));
     size_t *count = calloc(r->n_pcs + 2, sizeof(size_t));
-    uint32_t *tmp = malloc((n ? n : 1) * sizeof(uint32_t));
-    uint32_t *digit = malloc((n ? n : 1) * sizeof(uint32_t));
+    uint32_t *tmp = malloc((n ? n : 1) * 2 * sizeof(uint32_t)); /* tmp, then digit */
+    uint32_t *digit = tmp ? tmp + (n ? n : 1) : NULL;
     size_t small = r->n_pcs / 4 > 64 ? r->n_pcs / 4 : 64;
-    uint64_t *pairs = malloc(2 * small * sizeof(uint64_t));
+    /* a small range's pairs and their merge buffer: 2 * small words, in
+     * tmp and digit when they are that big (no radix pass runs meanwhile) */
+    size_t room = (n ? n : 1) * 2 * sizeof(uint32_t);
+    uint64_t *pairs = NULL, *pairs_own = NULL;
     int rc = PROFKIT_ENOMEM;
-    if (!rank || !by_value || !count || !tmp || !digit || !pairs)
+    if (!rank || !by_value || !count || !tmp || !digit)
+        goto done;
+    if (room / sizeof(uint64_t) >= 2 * small)
+        pairs = (uint64_t *)(void *)tmp;
+    else if (!(pairs = pairs_own = malloc(2 * small * sizeof(uint64_t))))
         goto done;
     for (size_t i = 0; i < r->n_pcs; i++)
         by_value[i] = (uint32_t)i;
@@ -502,8 +509,14 @@ static int sort_records(const gp_reader *r, uint32_t *order, size_t n)
                 if (i < m)
                     order[t.lo + i] = (uint32_t)pairs[i];
                 if (i == m || (pairs[i] >> 32) != (pairs[start] >> 32)) {
-                    /* records [start, i) share a digit; those that ended are equal */
-                    if (i - start > 1 && (pairs[start] >> 32) != 0) {
+                    /* records [start, i) share a digit (those that ended
+                     * are equal); a few are sorted now, not left on the
+                     * task list, which then stays short */
+                    if (i - start > 1 && (pairs[start] >> 32) != 0 && i - start < 24) {
+                        rec_sort c = { r, t.level + 1 };
+                        if (pk_sort_u32(order + t.lo + start, i - start, rec_cmp, &c) != 0)
+                            goto done;
+                    } else if (i - start > 1 && (pairs[start] >> 32) != 0) {
                         if (PK_VEC_RESERVE(tasks, n_tasks, cap_tasks, 1) != 0)
                             goto done;
                         tasks[n_tasks++] = (struct task){ t.lo + start, t.lo + i, t.level + 1 };
@@ -547,8 +560,7 @@ done:
     free(by_value);
     free(count);
     free(tmp);
-    free(digit);
-    free(pairs);
+    free(pairs_own);
     return rc;
 }
 
