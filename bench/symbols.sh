@@ -14,6 +14,9 @@
 #      against eu-addr2line -i -f fed the same addresses, one process per file.
 # Usage: PROFKIT=path/to/profkit bash bench/symbols.sh   (RECORDS=N, DISTINCT=N,
 # RUNS=N runs of each tool, default 1, medians reported; KEEP=1 keeps the input)
+# The lookups are what is measured: the symbol cache is off
+# (PROFKIT_SYMBOL_CACHE=0) unless the environment sets it; bench/targets.sh
+# measures `top` with and without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PROFKIT=${PROFKIT:-build/release/profkit}
@@ -26,6 +29,7 @@ cc -O2 -o build/bench/gen_gperftools bench/gen_gperftools.c
 RECORDS=${RECORDS:-1000000}
 DISTINCT=${DISTINCT:-20000}
 RUNS=${RUNS:-1}
+export PROFKIT_SYMBOL_CACHE=${PROFKIT_SYMBOL_CACHE:-0}
 
 measure() { # NAME CMD...: prints "wall_s cpu_s max_rss_kb"
   local name=$1; shift

@@ -1,6 +1,10 @@
 /* ltree.c: the call tree; see ltree.h. */
 #include "model/ltree.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,21 +296,28 @@ static int frame_keys(keyer *k, const profkit_profile *q, uint32_t *fk)
 /* ----------------------------------------------------------------- nodes */
 
 /*
- * Nodes are found by (parent node, key) in a table sized once for every
- * stack (a node per stack at most), so nothing is ever rehashed. A slot is
- * the key and the id, 8 bytes: a miss (a new node, the common case where
- * stacks are distinct paths of functions) reads one slot's line; a hit
- * reads the node's parent too. (With the parent in the slot, 12 bytes, the
- * table was the build's largest array: 18 bytes per stack at 2/3 full.)
+ * A node's children are found in two ways. While a node has one child,
+ * that child's id is kept beside the node (`child`): its first child is
+ * made and its only child found without a lookup, reading memory the
+ * build has just written (a stack's parent is usually a stack made just
+ * before it). Once a second key comes, the node "spills": its children
+ * go into a table by (parent node, key), and its later children are
+ * looked up there. Most nodes of a call tree have one child, so the table
+ * (one random slot per lookup, a cache miss each) holds a fraction of the
+ * nodes; it grows by doubling. A slot is the key and the id, 8 bytes; a
+ * hit reads the node's parent from its array.
  */
 typedef struct node_slot {
     uint32_t key, id; /* id 0: empty (the root is never looked up) */
 } node_slot;
 
+#define SPILLED UINT32_MAX /* child[n]: n's children are in the table */
+
 typedef struct nodes {
     pk_ltree *t;
     node_slot *slots;
-    size_t n_slots;
+    size_t n_slots, n_used;
+    uint32_t *child; /* per node: its only child (0: none yet), or SPILLED */
 } nodes;
 
 static inline size_t node_home(const nodes *u, uint32_t parent, uint32_t key)
@@ -325,24 +336,79 @@ static inline void node_prefetch(const nodes *u, uint32_t parent, uint32_t key)
 #endif
 }
 
-/* The node (parent, key), made when new; the arrays hold a node per stack. */
+/* Puts node id (its parent and key) in a slot of the table, which has room. */
+static inline void node_place(nodes *u, uint32_t parent, uint32_t key, uint32_t id)
+{
+    size_t i = node_home(u, parent, key);
+    while (u->slots[i].id != 0)
+        i = i + 1 == u->n_slots ? 0 : i + 1;
+    u->slots[i].key = key;
+    u->slots[i].id = id;
+    u->n_used++;
+}
+
+/* Room for one more entry in the table (at most 2/3 full). Returns 0 or -1. */
+static int nodes_room(nodes *u)
+{
+    if ((u->n_used + 1) * 3 <= u->n_slots * 2)
+        return 0;
+    size_t cap = u->n_slots ? u->n_slots * 2 : 4096;
+    node_slot *old = u->slots;
+    size_t n_old = u->n_slots;
+    if (!(u->slots = calloc(cap, sizeof(node_slot)))) {
+        u->slots = old;
+        return -1;
+    }
+    u->n_slots = cap;
+    u->n_used = 0;
+    for (size_t i = 0; i < n_old; i++)
+        if (old[i].id)
+            node_place(u, u->t->parent[old[i].id], old[i].key, old[i].id);
+    free(old);
+    return 0;
+}
+
+static inline uint32_t node_new(nodes *u, uint32_t parent, uint32_t key)
+{
+    pk_ltree *t = u->t;
+    uint32_t id = (uint32_t)t->n++;
+    t->parent[id] = parent;
+    t->key[id] = key;
+    u->child[id] = 0;
+    return id;
+}
+
+/* The node (parent, key), made when new (the arrays hold a node per stack);
+ * PROFKIT_NONE when out of memory. */
 static inline uint32_t node_intern(nodes *u, uint32_t parent, uint32_t key)
 {
+    uint32_t c = u->child[parent];
+    if (c == 0) {
+        uint32_t id = node_new(u, parent, key);
+        u->child[parent] = id;
+        return id;
+    }
+    if (c != SPILLED) {
+        if (u->t->key[c] == key)
+            return c;
+        if (nodes_room(u) != 0)
+            return PROFKIT_NONE;
+        node_place(u, parent, u->t->key[c], c);
+        u->child[parent] = SPILLED;
+    }
     size_t i = node_home(u, parent, key);
     for (;; i = i + 1 == u->n_slots ? 0 : i + 1) {
         node_slot *sl = &u->slots[i];
-        if (sl->id == 0) {
-            pk_ltree *t = u->t;
-            uint32_t id = (uint32_t)t->n++;
-            sl->key = key;
-            sl->id = id;
-            t->parent[id] = parent;
-            t->key[id] = key;
-            return id;
-        }
+        if (sl->id == 0)
+            break;
         if (sl->key == key && u->t->parent[sl->id] == parent)
             return sl->id;
     }
+    if (nodes_room(u) != 0)
+        return PROFKIT_NONE;
+    uint32_t id = node_new(u, parent, key);
+    node_place(u, parent, key, id);
+    return id;
 }
 
 /*
@@ -367,13 +433,19 @@ static int map_stacks(nodes *u, const profkit_profile *q, const uint32_t *fk, ui
                                 st->parent, st->frame);
         }
         /* The slot of a stack further on is a cache miss: ask for it
-         * now when its parent's node is known. */
+         * now when its parent's node is known and looks in the table. */
         if (s + 16 < q->n_stacks) {
             const profkit_stack *ahead = &q->stacks[s + 16];
-            if (ahead->parent < s && ahead->frame < q->n_frames)
+            if (ahead->parent < s && ahead->frame < q->n_frames &&
+                u->child[stack_node[ahead->parent]] == SPILLED)
                 node_prefetch(u, stack_node[ahead->parent], fk[ahead->frame]);
         }
-        stack_node[s] = node_intern(u, stack_node[st->parent], fk[st->frame]);
+        uint32_t n = node_intern(u, stack_node[st->parent], fk[st->frame]);
+        if (n == PROFKIT_NONE) {
+            free(stack_node);
+            return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory building the call tree");
+        }
+        stack_node[s] = n;
     }
     *out = stack_node;
     return 0;
@@ -423,7 +495,7 @@ int pk_ltree_build(pk_ltree *t, const profkit_profile *p, const pk_ltree_options
     t->p = p;
     const profkit_profile *base = o->base;
     keyer k = { t, o, 0 };
-    nodes u = { t, NULL, 0 };
+    nodes u = { t, NULL, 0, 0, NULL };
     uint32_t *base_fk = NULL;
     int rc = PROFKIT_ENOMEM;
     /* a base and children need merged nodes; children need labels */
@@ -450,14 +522,17 @@ int pk_ltree_build(pk_ltree *t, const profkit_profile *p, const pk_ltree_options
     } else {
         /* a node per stack at most, the root shared */
         size_t max = (p->n_stacks ? p->n_stacks : 1) + (base ? base->n_stacks : 0);
-        size_t cap = max + max / 2 + 16; /* at most 2/3 full; no power of two, no rounding up */
-        if (max >= PROFKIT_NONE || !(u.slots = calloc(cap, sizeof(node_slot))) ||
+        /* a fifth to a third of the nodes spill into the table in the
+         * benchmarks' call trees: room for a third without growing */
+        u.n_slots = max / 2 + 4096;
+        if (max >= PROFKIT_NONE || !(u.slots = calloc(u.n_slots, sizeof(node_slot))) ||
+            !(u.child = malloc(max * sizeof(uint32_t))) ||
             !(t->parent = malloc(max * sizeof(uint32_t))) ||
             !(t->key = malloc(max * sizeof(uint32_t))))
             goto done;
-        u.n_slots = cap;
         t->parent[0] = 0;
         t->key[0] = 0;
+        u.child[0] = 0;
         t->n = 1;
         if ((rc = map_stacks(&u, p, t->frame_key, &t->stack_node, err)) != 0 ||
             (base && (rc = map_stacks(&u, base, base_fk, &t->base_node, err)) != 0))
@@ -465,12 +540,23 @@ int pk_ltree_build(pk_ltree *t, const profkit_profile *p, const pk_ltree_options
         rc = PROFKIT_ENOMEM;
         free(u.slots);
         u.slots = NULL;
+        free(u.child);
+        u.child = NULL;
         /* give back the arrays' unused part (nodes are often far fewer than stacks) */
         uint32_t *x;
         if (t->n < max && (x = realloc(t->parent, t->n * sizeof(uint32_t))))
             t->parent = x;
         if (t->n < max && (x = realloc(t->key, t->n * sizeof(uint32_t))))
             t->key = x;
+#if defined(__GLIBC__)
+        /* The table and the child array were freed last: give their pages
+         * back now, not when the heap's top is free again (glibc keeps
+         * freed blocks below its dynamic mmap threshold in the heap, and
+         * the page's arrays come next). Only after a large tree: the
+         * trim walks the heap. */
+        if (max >= (1u << 18))
+            malloc_trim(0);
+#endif
         if (o->children && o->keys != PK_LTREE_FUNCTIONS && build_children(t) != 0)
             goto done;
     }
@@ -482,6 +568,7 @@ done:
     pk_error_set(err, rc, NULL, -1, "out of memory building the call tree");
 fail:
     free(u.slots);
+    free(u.child);
     free(base_fk);
     if (rc)
         pk_ltree_free(t);

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "model/model.h"
 #include "util/util.h"
@@ -187,7 +188,39 @@ void pk_sym_binary_close(sym_binary *b)
     free(o);
 }
 
+static void open_dwarf(sym_binary *b);
+
 const char *pk_sym_binary_build_id(const sym_binary *b) { return b->build_id; }
+
+/* The file's path, size and change time, and the debug file search path:
+ * what makes another run's lookups of this build id the same as ours. */
+char *pk_sym_binary_cache_context(const sym_binary *b)
+{
+    const opened *o = (const opened *)(const void *)((const char *)b - offsetof(opened, b));
+    const char *main = NULL;
+    dwfl_module_info(b->mod, NULL, NULL, NULL, NULL, NULL, &main, NULL);
+    struct stat st;
+    if (!main || stat(main, &st) != 0)
+        return NULL;
+    const char *urls = getenv("DEBUGINFOD_URLS");
+    size_t n = strlen(main) + (o->debuginfo_path ? strlen(o->debuginfo_path) : 0) +
+               (urls ? strlen(urls) : 0) + 3 * 24 + 8;
+    char *c = malloc(n);
+    if (c)
+        snprintf(c, n, "%s\n%lld\n%lld.%09ld\n%s\n%s", main, (long long)st.st_size,
+                 (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
+                 o->debuginfo_path ? o->debuginfo_path : "", urls ? urls : "");
+    return c;
+}
+
+const char *pk_sym_binary_debug_file(sym_binary *b)
+{
+    if (!b->dwarf_tried)
+        open_dwarf(b);
+    const char *debug = NULL;
+    dwfl_module_info(b->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debug);
+    return debug ? debug : "";
+}
 
 int pk_sym_binary_vaddr(const sym_binary *b, uint64_t off, uint64_t *vaddr)
 {

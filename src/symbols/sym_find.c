@@ -31,6 +31,8 @@ typedef struct sfile {
     int found_by;    /* PK_SYM_FOUND_*: how it was found */
     size_t named;
     int source;           /* kept by pk_sym_finder_release for the summary */
+    int cached_source;    /* PK_SYM_SRC_* of the symbol cache that answered every
+                             lookup (the DWARF is then never read), else -1 */
     char build_id[2 * 64 + 1];
 } sfile;
 
@@ -144,7 +146,7 @@ void pk_sym_finder_release(sym_finder *f)
         sfile *sf = &f->files[i];
         if (!sf->bin)
             continue;
-        sf->source = pk_sym_binary_source(sf->bin);
+        sf->source = sf->cached_source >= 0 ? sf->cached_source : pk_sym_binary_source(sf->bin);
         snprintf(sf->build_id, sizeof(sf->build_id), "%s", pk_sym_binary_build_id(sf->bin));
         pk_sym_binary_close(sf->bin);
         sf->bin = NULL;
@@ -152,6 +154,10 @@ void pk_sym_finder_release(sym_finder *f)
 }
 const char *pk_sym_finder_path(sym_finder *f, uint32_t file) { return f->files[file].path; }
 void pk_sym_finder_count(sym_finder *f, uint32_t file, size_t n) { f->files[file].named += n; }
+void pk_sym_finder_set_source(sym_finder *f, uint32_t file, int source)
+{
+    f->files[file].cached_source = source;
+}
 
 static const char *base_name(const char *path)
 {
@@ -258,6 +264,7 @@ static uint32_t try_path(sym_finder *f, const char *path, const char *bid, const
     sf->bin = b;
     sf->found_by = found_by;
     sf->named = 0;
+    sf->cached_source = -1;
     return (uint32_t)f->n_files++;
 }
 
@@ -375,7 +382,8 @@ int pk_sym_finder_files(sym_finder *f, pk_sym_file **out, size_t *n)
         const sfile *sf = &f->files[i];
         pk_sym_file *d = &files[i];
         d->named = sf->named;
-        d->source = sf->bin ? pk_sym_binary_source(sf->bin) : sf->source;
+        d->source = !sf->bin ? sf->source
+                    : sf->cached_source >= 0 ? sf->cached_source : pk_sym_binary_source(sf->bin);
         d->found_by = sf->found_by;
         snprintf(d->build_id, sizeof(d->build_id), "%s",
                  sf->bin ? pk_sym_binary_build_id(sf->bin) : sf->build_id);

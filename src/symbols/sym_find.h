@@ -31,6 +31,9 @@ void pk_sym_finder_release(sym_finder *f);
 const char *pk_sym_finder_path(sym_finder *f, uint32_t file);
 /* Counts n addresses named from file (for the summary). */
 void pk_sym_finder_count(sym_finder *f, uint32_t file, size_t n);
+/* Where file's names came from, when the symbol cache answered every
+ * lookup (pk_sym_finder_release then does not read its DWARF to say). */
+void pk_sym_finder_set_source(sym_finder *f, uint32_t file, int source);
 /* The files used, for the summary (pk_sym_summary.files): *out (n of them,
  * malloc'd, each path too). Returns 0 or PROFKIT_ENOMEM. */
 int pk_sym_finder_files(sym_finder *f, pk_sym_file **out, size_t *n);

@@ -17,6 +17,7 @@
  * mapping's file as module: reports label it FILE+0xOFFSET, which is the
  * same in every run under ASLR.
  */
+#include "symbols/sym_cache.h"
 #include "symbols/sym_find.h"
 #include "util/map64.h"
 #include "symbols/symbols.h"
@@ -362,6 +363,26 @@ done:
 }
 
 /*
+ * A file's lookups are over: when the symbol cache answered them all, it
+ * says where its names came from (the file's DWARF is never read); else
+ * the new lookups are written to it, when the file has DWARF (a file named
+ * from its symbol table alone may get a debug file later).
+ */
+static void cache_done(symbolizer *z, uint32_t file, sym_cache *c, size_t misses)
+{
+    if (!c || file == PROFKIT_NONE)
+        return;
+    if (misses == 0) {
+        pk_sym_finder_set_source(z->s.finder, file, pk_sym_cache_source(c));
+        return;
+    }
+    sym_binary *b = pk_sym_finder_binary(z->s.finder, file);
+    int source = pk_sym_binary_source(b);
+    if (source == PK_SYM_SRC_DWARF)
+        pk_sym_cache_save(c, source, pk_sym_binary_debug_file(b));
+}
+
+/*
  * 3. Each distinct (file, address) looked up once, in order, into a chain
  * of links. Names are interned in the profile then: the files' DWARF and
  * symbol tables go before the stacks are rebuilt, so both are not held at
@@ -379,17 +400,43 @@ static int look_up(symbolizer *z)
     uint8_t *clen = z->clen = calloc(2 * nf + 1, 1);
     size_t n_links = 0;
     int rc = PROFKIT_ENOMEM;
+    /* The symbol cache (sym_cache.h): a file's lookups from an earlier run,
+     * by build id; one cache per file, kept until the names are interned
+     * (its strings are the names' keys). */
+    char *cache_dir = NULL;
+    sym_cache **caches = NULL, *cache = NULL;
+    size_t n_caches = 0, cap_caches = 0, misses = 0;
+    uint32_t cache_file = PROFKIT_NONE;
     if (!was_named || !cstart || !clen)
         goto done;
     if (n_req)
         qsort(req, n_req, sizeof(request), request_cmp);
+    if (n_req && z->s.o && z->s.o->use_environment)
+        cache_dir = pk_sym_cache_dir();
     for (size_t i = 0; i < n_req;) {
         size_t j = i;
         while (j < n_req && req[j].file == req[i].file && req[j].vaddr == req[i].vaddr)
             j++;
         sym_frame sf[MAX_CHAIN];
         sym_binary *b = pk_sym_finder_binary(z->s.finder, req[i].file);
-        size_t n = pk_sym_binary_lookup(b, req[i].vaddr, sf, MAX_CHAIN);
+        if (cache_dir && req[i].file != cache_file) {
+            cache_done(z, cache_file, cache, misses);
+            cache_file = req[i].file;
+            misses = 0;
+            char *context = pk_sym_binary_cache_context(b);
+            cache = PK_VEC_RESERVE(caches, n_caches, cap_caches, 1) == 0
+                        ? pk_sym_cache_open(cache_dir, pk_sym_binary_build_id(b), context) : NULL;
+            free(context);
+            if (cache)
+                caches[n_caches++] = cache;
+        }
+        size_t n = 0;
+        if (!cache || !pk_sym_cache_get(cache, req[i].vaddr, sf, MAX_CHAIN, &n)) {
+            n = pk_sym_binary_lookup(b, req[i].vaddr, sf, MAX_CHAIN);
+            misses++;
+            if (cache)
+                pk_sym_cache_add(cache, req[i].vaddr, sf, n);
+        }
         if (n) {
             uint32_t m = fmap[req[i].frame];
             uint32_t module = m != PROFKIT_NONE && p->mappings[m].path ? p->mappings[m].path
@@ -415,7 +462,9 @@ static int look_up(symbolizer *z)
             z->no_name[fmap[f]] |= 2;
     }
     z->named = named;
-    /* The name cache's keys point into the files: it goes with them. */
+    cache_done(z, cache_file, cache, misses);
+    /* The name cache's keys point into the files and the symbol caches: it
+     * goes with them. */
     pk_sym_finder_release(z->s.finder);
     free(z->s.names.keys);
     free(z->s.names.name);
@@ -435,6 +484,10 @@ static int look_up(symbolizer *z)
 done:
     z->n_links = n_links;
     free(was_named);
+    for (size_t c = 0; c < n_caches; c++)
+        pk_sym_cache_free(caches[c]);
+    free(caches);
+    free(cache_dir);
     return rc;
 }
 

@@ -32,6 +32,12 @@ void pk_sym_binary_close(sym_binary *b);
 
 /* The file's GNU build id in lowercase hex ("" when it has none). */
 const char *pk_sym_binary_build_id(const sym_binary *b);
+/* For the symbol cache (sym_cache.h): what must be the same for another
+ * run's lookups to be ours (the file's path, size and change time, the
+ * debug file search path; malloc'd, NULL when the file is gone), and the
+ * detached debug file the DWARF came from ("" for none; reads the DWARF). */
+char *pk_sym_binary_cache_context(const sym_binary *b);
+const char *pk_sym_binary_debug_file(sym_binary *b);
 /* PK_SYM_SRC_DWARF (model.h) when it has DWARF, else where its symbols
  * come from. */
 int pk_sym_binary_source(sym_binary *b);

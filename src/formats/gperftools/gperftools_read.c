@@ -409,14 +409,50 @@ static int pc_by_value(const void *ctx, uint32_t a, uint32_t b)
     return r->pc_val[a] < r->pc_val[b] ? -1 : r->pc_val[a] > r->pc_val[b];
 }
 
+/* Sorts a[0..n) (tmp: room for n more): runs of 16 by insertion, then
+ * merged bottom-up. */
+static void sort_u64(uint64_t *a, uint64_t *tmp, size_t n)
+{
+    for (size_t lo = 0; lo < n; lo += 16) {
+        size_t hi = lo + 16 < n ? lo + 16 : n;
+        for (size_t i = lo + 1; i < hi; i++) {
+            uint64_t x = a[i];
+            size_t j = i;
+            for (; j > lo && a[j - 1] > x; j--)
+                a[j] = a[j - 1];
+            a[j] = x;
+        }
+    }
+    uint64_t *from = a, *to = tmp;
+    for (size_t w = 16; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                to[k++] = from[j] < from[i] ? from[j++] : from[i++];
+            while (i < mid)
+                to[k++] = from[i++];
+            while (j < hi)
+                to[k++] = from[j++];
+        }
+        uint64_t *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != a)
+        memcpy(a, from, n * sizeof(uint64_t));
+}
+
 /*
  * Sorts order[0..n) like rec_cmp, by most-significant-digit radix sort: a
  * range of records equal up to `level` is bucketed by its PC at that level
  * (records that end there first), and each bucket is sorted at level + 1.
  * Each record's key is then read about once per shared level, instead of
- * once per shared level per comparison; small ranges go to a merge sort.
- * Iterative (an explicit task list), so a hostile depth cannot overflow
- * the C stack.
+ * once per shared level per comparison. A range too small for a pass over
+ * every PC's bucket is sorted by its digits, each read once into an array
+ * of (digit, record) pairs, and split the same way; a tiny one goes to a
+ * merge sort. Iterative (an explicit task list), so a hostile depth cannot
+ * overflow the C stack.
  */
 static int sort_records(const gp_reader *r, uint32_t *order, size_t n)
 {
@@ -427,10 +463,19 @@ static int sort_records(const gp_reader *r, uint32_t *order, size_t n)
     uint32_t *rank = malloc((r->n_pcs ? r->n_pcs : 1) * sizeof(uint32_t));
     uint32_t *by_value = malloc((r->n_pcs ? r->n_pcs : 1) * sizeof(uint32_t));
     size_t *count = calloc(r->n_pcs + 2, sizeof(size_t));
-    uint32_t *tmp = malloc((n ? n : 1) * sizeof(uint32_t));
-    uint32_t *digit = malloc((n ? n : 1) * sizeof(uint32_t));
+    uint32_t *tmp = malloc((n ? n : 1) * 2 * sizeof(uint32_t)); /* tmp, then digit */
+    uint32_t *digit = tmp ? tmp + (n ? n : 1) : NULL;
+    size_t small = r->n_pcs / 4 > 64 ? r->n_pcs / 4 : 64;
+    /* a small range's pairs and their merge buffer: 2 * small words, in
+     * tmp and digit when they are that big (no radix pass runs meanwhile) */
+    size_t room = (n ? n : 1) * 2 * sizeof(uint32_t);
+    uint64_t *pairs = NULL, *pairs_own = NULL;
     int rc = PROFKIT_ENOMEM;
     if (!rank || !by_value || !count || !tmp || !digit)
+        goto done;
+    if (room / sizeof(uint64_t) >= 2 * small)
+        pairs = (uint64_t *)(void *)tmp;
+    else if (!(pairs = pairs_own = malloc(2 * small * sizeof(uint64_t))))
         goto done;
     for (size_t i = 0; i < r->n_pcs; i++)
         by_value[i] = (uint32_t)i;
@@ -438,7 +483,6 @@ static int sort_records(const gp_reader *r, uint32_t *order, size_t n)
         goto done;
     for (size_t i = 0; i < r->n_pcs; i++)
         rank[by_value[i]] = (uint32_t)i;
-    size_t small = r->n_pcs / 4 > 64 ? r->n_pcs / 4 : 64;
     if (PK_VEC_RESERVE(tasks, 0, cap_tasks, 1) != 0)
         goto done;
     tasks[n_tasks++] = (struct task){ 0, n, 0 };
@@ -446,10 +490,40 @@ static int sort_records(const gp_reader *r, uint32_t *order, size_t n)
         struct task t = tasks[--n_tasks];
         if (t.hi - t.lo < 2)
             continue;
-        if (t.hi - t.lo < small) {
+        if (t.hi - t.lo < 24) {
             rec_sort c = { r, t.level };
             if (pk_sort_u32(order + t.lo, t.hi - t.lo, rec_cmp, &c) != 0)
                 goto done;
+            continue;
+        }
+        if (t.hi - t.lo < small) {
+            size_t m = t.hi - t.lo;
+            for (size_t i = t.lo; i < t.hi; i++) {
+                prefetch_key(r, order, i, t.hi, t.level);
+                const struct rec_entry *x = &r->recs[order[i]];
+                uint64_t d = x->depth > t.level ? rank[key_at(r, x, x->depth - 1 - t.level)] + 1ull : 0;
+                pairs[i - t.lo] = d << 32 | order[i];
+            }
+            sort_u64(pairs, pairs + small, m);
+            for (size_t i = 0, start = 0; i <= m; i++) {
+                if (i < m)
+                    order[t.lo + i] = (uint32_t)pairs[i];
+                if (i == m || (pairs[i] >> 32) != (pairs[start] >> 32)) {
+                    /* records [start, i) share a digit (those that ended
+                     * are equal); a few are sorted now, not left on the
+                     * task list, which then stays short */
+                    if (i - start > 1 && (pairs[start] >> 32) != 0 && i - start < 24) {
+                        rec_sort c = { r, t.level + 1 };
+                        if (pk_sort_u32(order + t.lo + start, i - start, rec_cmp, &c) != 0)
+                            goto done;
+                    } else if (i - start > 1 && (pairs[start] >> 32) != 0) {
+                        if (PK_VEC_RESERVE(tasks, n_tasks, cap_tasks, 1) != 0)
+                            goto done;
+                        tasks[n_tasks++] = (struct task){ t.lo + start, t.lo + i, t.level + 1 };
+                    }
+                    start = i;
+                }
+            }
             continue;
         }
         /* digit: 0 = the record ends before `level`, else rank + 1 */
@@ -486,7 +560,7 @@ done:
     free(by_value);
     free(count);
     free(tmp);
-    free(digit);
+    free(pairs_own);
     return rc;
 }
 

@@ -261,6 +261,23 @@ static int sum_plane(const builder *b, const rowset *rs, size_t v, int64_t *plan
     return 1;
 }
 
+/* out[t1[local node]] = the sum of value v of rs's rows at each kept node
+ * (t1 not NONE), summed as sum_plane sums them; out starts at zeros. */
+static void kept_self(const builder *b, const rowset *rs, size_t v, const uint32_t *t1, int64_t *out)
+{
+    uint32_t pv = rs->vmap[v];
+    const profkit_profile *p = rs->p;
+    size_t pnv = p->n_value_types;
+    for (size_t i = 0; i < rs->n; i++) {
+        uint32_t r = row_at(rs, i), s = p->sample_stack[r];
+        if (s >= p->n_stacks)
+            continue;
+        uint32_t o = t1[b->ident ? rs->stack_node[s] : b->mark[rs->stack_node[s]]];
+        if (o != PROFKIT_NONE)
+            add_sat(&out[o], p->sample_values[(size_t)r * pnv + pv]);
+    }
+}
+
 /* Self sums into totals: one backward pass, as parents precede children. */
 static void total_plane(int64_t *plane, const uint32_t *lp, size_t k)
 {
@@ -329,12 +346,13 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
      * of the children it merges. A node's self value is its own sum (equal
      * to its total less its children's while no sum saturates).
      */
-    size_t planes = brs ? 2 * nv : nv;
+    size_t planes = brs ? 2 * nv : nv, held = SIZE_MAX; /* the plane whose totals are in plane */
     memset(t1, 0, k * sizeof(uint32_t));
     for (size_t pl = 0; pl < planes; pl++) {
         if (!sum_plane(b, pl < nv ? rs : brs, pl % nv, plane, k))
             continue; /* all zeros: no node counts by this plane */
         total_plane(plane, lp, k);
+        held = pl;
         double thr = fabs((double)plane[0]) * b->min_pct / 100.0;
         for (size_t i = 1; i < k; i++) {
             int64_t x = plane[i];
@@ -385,14 +403,22 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             t->func[other[o]] = FLAME_OTHER;
         }
     }
-    for (size_t pl = 0; pl < planes; pl++) {
+    /* The plane summed last above still holds its totals: it goes first,
+     * its kept nodes' self sums taken from the rows (kept nodes are few),
+     * not summed and totalled over every node again. */
+    for (size_t step = 0; step < planes; step++) {
+        size_t pl = held == SIZE_MAX ? step : step == 0 ? held : step <= held ? step - 1 : step;
         int64_t *out = (pl < nv ? t->self : t->bself) + (pl % nv) * n;
-        if (!sum_plane(b, pl < nv ? rs : brs, pl % nv, plane, k))
-            continue;
-        for (size_t i = 0; i < k; i++)
-            if (t1[i] != PROFKIT_NONE)
-                out[t1[i]] = plane[i];
-        total_plane(plane, lp, k);
+        if (pl == held) {
+            kept_self(b, pl < nv ? rs : brs, pl % nv, t1, out);
+        } else {
+            if (!sum_plane(b, pl < nv ? rs : brs, pl % nv, plane, k))
+                continue;
+            for (size_t i = 0; i < k; i++)
+                if (t1[i] != PROFKIT_NONE)
+                    out[t1[i]] = plane[i];
+            total_plane(plane, lp, k);
+        }
         for (size_t i = 1; i < k; i++) {
             uint32_t up = t1[lp[i]];
             if (t1[i] == PROFKIT_NONE && up != PROFKIT_NONE && other[up] != PROFKIT_NONE)
