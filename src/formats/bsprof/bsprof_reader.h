@@ -96,6 +96,30 @@ typedef struct entry_shape {
     uint8_t keep_off;    /* 0: the offset is checked, then read as 0 (no lines) */
 } entry_shape;
 
+/*
+ * Bytes in use per thread by operation order (the thread's memory counter):
+ * a run of operations is a bucket keeping the lowest, the highest and the
+ * last total in it and the operations at which they were reached. A
+ * bucket is one operation until a thread has MEM_BUCKETS of them; then
+ * neighbours merge in pairs and a bucket covers twice as many, so the
+ * series stays within 3 * MEM_BUCKETS samples per thread while its peak,
+ * its lowest point and its final value stay exact.
+ */
+typedef struct mem_bucket {
+    uint64_t min_at, max_at, last_at; /* operation indexes */
+    int64_t min, max, last;           /* totals after those operations */
+} mem_bucket;
+
+#define MEM_BUCKETS 8192
+
+typedef struct mem_series {
+    int64_t total;  /* bytes in use now */
+    uint64_t ops;   /* operations so far */
+    unsigned shift; /* a bucket covers 2^shift operations */
+    mem_bucket *b;  /* b[n - 1] is the open one */
+    size_t n, cap;
+} mem_series;
+
 /* Data entries decoded before they are applied. */
 #define BATCH 64
 
@@ -134,6 +158,8 @@ typedef struct reader {
     size_t n_rows, cap_rows;
 
     pk_live_table live;
+    mem_series *mem; /* by model thread, n_mem of them */
+    size_t n_mem;
     int match_frees; /* 0 with skip_inuse: no live table, inuse_* stay 0 */
     uint64_t n_entries, n_mem_ops, unmatched_frees, first_unmatched;
 

@@ -1480,8 +1480,8 @@ static void write_counters(ffw *w, uint32_t only)
         for (size_t k = c->first; k < end; k++) {
             if (k > c->first)
                 put(w, ",");
-            if (c->by_order)
-                put_scaled(w, (int64_t)(k - c->first) * 1000000, 6);
+            if (c->by_order) /* its operation index, as 1 ms each */
+                put_scaled(w, p->counter_samples[k].time < INT64_MAX / 1000000 ? p->counter_samples[k].time * 1000000 : INT64_MAX, 6);
             else
                 put_time(w, p->counter_samples[k].time);
         }
