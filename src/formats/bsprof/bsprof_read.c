@@ -310,6 +310,10 @@ static int rows_reserve(reader *r)
     if (!t)
         return PROFKIT_ENOMEM;
     r->row_thread = t;
+    uint8_t *t8 = realloc(r->row_th8, ncap);
+    if (!t8)
+        return PROFKIT_ENOMEM;
+    r->row_th8 = t8;
     /* Rows are 64 bytes, so an aligned array keeps each in one cache line. */
     int64_t *a = table_alloc(cells);
     if (!a)
@@ -334,6 +338,9 @@ static uint32_t new_row(reader *r, uint32_t stack, uint32_t thread)
     r->n_rows++;
     r->row_stack[row] = stack;
     r->row_thread[row] = thread;
+    r->row_th8[row] = (uint8_t)thread;
+    if (thread > UINT8_MAX)
+        r->row_th8_ok = 0;
     memset(r->acc + (size_t)row * N_VALUES, 0, N_VALUES * sizeof(int64_t));
     return row;
 }
@@ -566,10 +573,16 @@ static PK_NOINLINE int mem_grow(reader *r, uint32_t th)
     return 0;
 }
 
-/* Opens a bucket for operation `at` of s, the first after the last bucket:
- * grows the array, or first merges neighbours in pairs when it is full. */
-static PK_NOINLINE int mem_open(mem_series *s, uint64_t at)
+/* Opens a bucket for operation `at` of s, the first after the last bucket
+ * (which ends at `before`, the total before it): grows the array, or first
+ * merges neighbours in pairs when it is full. A bucket's last point is set
+ * when it ends (here, or in mem_counters for the open one). */
+static PK_NOINLINE int mem_open(mem_series *s, uint64_t at, int64_t before)
 {
+    if (s->n) { /* the last bucket ends with the operation before this one */
+        s->b[s->n - 1].last = before;
+        s->b[s->n - 1].last_at = at - 1;
+    }
     if (s->n == MEM_BUCKETS) {
         for (size_t i = 0; i < s->n / 2; i++) {
             mem_bucket a = s->b[2 * i], b = s->b[2 * i + 1];
@@ -602,20 +615,21 @@ static inline int mem_op(reader *r, uint32_t th, int64_t delta)
     if (PK_UNLIKELY(th >= r->n_mem) && mem_grow(r, th) != 0)
         return PROFKIT_ENOMEM;
     mem_series *s = &r->mem[th];
-    if (__builtin_add_overflow(s->total, delta, &s->total))
-        s->total = delta < 0 ? INT64_MIN : INT64_MAX;
+    int64_t before = s->total, v;
+    if (PK_UNLIKELY(__builtin_add_overflow(before, delta, &v)))
+        v = delta < 0 ? INT64_MIN : INT64_MAX;
+    s->total = v;
     uint64_t at = s->ops++;
     if (PK_LIKELY((at >> s->shift) < s->n)) {
+        /* a new low or high is rare once a bucket has a few operations */
         mem_bucket *b = &s->b[s->n - 1];
-        if (s->total < b->min)
-            b->min = s->total, b->min_at = at;
-        if (s->total > b->max)
-            b->max = s->total, b->max_at = at;
-        b->last = s->total;
-        b->last_at = at;
+        if (PK_UNLIKELY(v < b->min))
+            b->min = v, b->min_at = at;
+        if (PK_UNLIKELY(v > b->max))
+            b->max = v, b->max_at = at;
         return 0;
     }
-    return mem_open(s, at) != 0 ? PROFKIT_ENOMEM : 0;
+    return mem_open(s, at, before) != 0 ? PROFKIT_ENOMEM : 0;
 }
 
 /*
@@ -638,6 +652,8 @@ static int mem_counters(reader *r)
         mem_series *s = &r->mem[th];
         if (!s->ops)
             continue;
+        s->b[s->n - 1].last = s->total; /* the open bucket ends here */
+        s->b[s->n - 1].last_at = s->ops - 1;
         profkit_counter c;
         memset(&c, 0, sizeof c);
         c.name = name;
@@ -675,6 +691,12 @@ static int mem_counters(reader *r)
         }
     }
     return 0;
+}
+
+/* The thread of value row `row`. */
+static inline uint32_t row_thread(const reader *r, uint32_t row)
+{
+    return PK_LIKELY(r->row_th8_ok) ? r->row_th8[row] : r->row_thread[row];
 }
 
 /* Applies the batch in order and empties it. */
@@ -723,8 +745,11 @@ static int batch_apply(reader *r)
         if (PK_UNLIKELY(row == EMPTY))
             return out_of_memory(r);
         d[k].row = row;
-        if (PK_LIKELY(d[k].kind <= D_FREE))
+        if (PK_LIKELY(d[k].kind <= D_FREE)) {
             count_memory_op(r, &d[k], counts, capped);
+            if (r->counters)
+                PREFETCH(r->row_th8 + row); /* for its memory counter */
+        }
         else
             PREFETCH(r->acc + (size_t)row * N_VALUES);
         /* Without a branch on the kind (it is random), CPU entries too
@@ -740,7 +765,16 @@ static int batch_apply(reader *r)
             r->n_mem_ops++;
             if (!r->match_frees)
                 continue;
-            uint32_t orow = PK_LIVE_ROWS, th = r->row_thread[e->row];
+            if (!r->counters) {
+                if (e->kind == D_ALLOC) {
+                    if (PK_UNLIKELY(pk_live_put(&r->live, e->a, e->b, e->row) != 0))
+                        return out_of_memory(r);
+                } else if (!pk_live_take(&r->live, e->a) && r->unmatched_frees++ == 0) {
+                    r->first_unmatched = e->at;
+                }
+                continue;
+            }
+            uint32_t orow = PK_LIVE_ROWS, th = row_thread(r, e->row);
             uint64_t osize = 0;
             int64_t delta;
             if (e->kind == D_ALLOC) {
@@ -750,7 +784,7 @@ static int batch_apply(reader *r)
                 /* an allocation already live at this address was freed
                  * unseen: out of its own thread's bytes */
                 if (PK_UNLIKELY(orow != PK_LIVE_ROWS)) {
-                    uint32_t oth = r->row_thread[orow];
+                    uint32_t oth = row_thread(r, orow);
                     if (oth == th)
                         delta = mem_sub(delta, mem_bytes(osize));
                     else if (mem_op(r, oth, -mem_bytes(osize)) != 0)
@@ -758,7 +792,7 @@ static int batch_apply(reader *r)
                 }
             } else if (pk_live_take_old(&r->live, e->a, &orow, &osize)) {
                 /* out of the bytes of the thread that allocated it */
-                th = r->row_thread[orow];
+                th = row_thread(r, orow);
                 delta = -mem_bytes(osize);
             } else {
                 delta = 0; /* allocated before profiling: its size is unknown */
@@ -1325,6 +1359,7 @@ static void reader_free(reader *r)
     free(r->pe_flat);
     free(r->row_stack);
     free(r->row_thread);
+    free(r->row_th8);
     free(r->acc);
     pk_live_free(&r->live);
     for (size_t i = 0; i < r->n_mem; i++)
@@ -1340,7 +1375,9 @@ static int bsprof_read(profkit_profile *p, pk_read_ctx *ctx)
     r.ctx = ctx;
     r.in.src = ctx->src;
     r.pe_in_order = 1;
+    r.row_th8_ok = 1;
     r.match_frees = !ctx->opts->skip_inuse;
+    r.counters = r.match_frees && !ctx->opts->skip_counters;
     int rc = 0, end = 0;
     for (int v = 0; v < N_VALUES && !rc; v++)
         if (pk_value_type_add(p, value_names[v][0], value_names[v][1]) != (uint32_t)v)

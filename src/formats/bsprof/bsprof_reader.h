@@ -154,13 +154,19 @@ typedef struct reader {
     pk_map64 line_rows; /* (pe index << 32 | line offset) -> row, for rows a row cache let go */
     pk_map64 row_ids;   /* (stack << 32 | thread) -> row */
     uint32_t *row_stack, *row_thread;
+    /* The thread of each row in a byte while every thread's index fits
+     * one (row_th8_ok): the memory counters look it up for every memory
+     * operation, at random, and a byte a row keeps that table in cache. */
+    uint8_t *row_th8;
+    int row_th8_ok;
     int64_t *acc; /* N_VALUES per row */
     size_t n_rows, cap_rows;
 
     pk_live_table live;
     mem_series *mem; /* by model thread, n_mem of them */
     size_t n_mem;
-    int match_frees; /* 0 with skip_inuse: no live table, inuse_* stay 0 */
+    int match_frees;
+    int counters; /* the memory counters are built (match_frees, no skip_counters) */ /* 0 with skip_inuse: no live table, inuse_* stay 0 */
     uint64_t n_entries, n_mem_ops, unmatched_frees, first_unmatched;
 
     data_entry batch[BATCH]; /* decoded data entries waiting to be applied */
