@@ -25,7 +25,10 @@
  *       pick_element), live=100000 (the live set the allocations and frees
  *       hover around, leaks apart). With expect=FILE it also writes, per (leaf path,
  *       value), what a reader must find: lines "VALUE LABEL;LABEL;... N",
- *       labels NAME:LINE when lines=1, plus "unmatched_frees N".
+ *       labels NAME:LINE when lines=1, plus "unmatched_frees N" and per
+ *       module with memory operations "memory NAME FINAL PEAK OPS": its bytes
+ *       in use at the end and at their highest (an allocation counts for
+ *       the module that made it until freed) and its memory operations.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -332,16 +335,23 @@ static int random_profile(const char *path, int argc, char **argv)
     /* Path elements: the first `modules` are roots, one per module; each
      * later one calls a random earlier one. */
     struct elem *el = calloc(elements + 1, sizeof(*el));
+    /* each element's module, and per module its bytes in use by operation
+     * order (the allocating module's), their peak and its operations */
+    uint32_t *mod = calloc(elements + 1, sizeof(uint32_t));
+    int64_t *m_total = calloc(modules + 1, sizeof(int64_t)), *m_peak = calloc(modules + 1, sizeof(int64_t));
+    uint64_t *m_ops = calloc(modules + 1, sizeof(uint64_t));
     for (uint64_t e = 1; e <= elements; e++) {
         struct elem *x = &el[e];
         x->fn = (uint32_t)below(n_fn);
         x->line = 10 + (uint32_t)(x->fn % 500) * 20;
         varint((e << 3) | 2);
         if (e <= modules) {
+            mod[e] = (uint32_t)e;
             varint(0);
             varint(e);
         } else {
             x->caller = (uint32_t)(1 + below(e - 1));
+            mod[e] = mod[x->caller];
             x->call_off = 1 + (uint32_t)below(9);
             varint(x->caller);
             if (lines)
@@ -405,6 +415,9 @@ static int random_profile(const char *path, int argc, char **argv)
             varint(size);
             v[AOBJ]++;
             v[ASPACE] += (int64_t)size;
+            m_ops[mod[e]]++;
+            if ((m_total[mod[e]] += (int64_t)size) > m_peak[mod[e]])
+                m_peak[mod[e]] = m_total[mod[e]];
             if (below(100) < leak) {
                 in_obj[slot]++; /* leaked: never offered to a free */
                 in_space[slot] += (int64_t)size;
@@ -421,11 +434,15 @@ static int random_profile(const char *path, int argc, char **argv)
             if (below(100) < unknown) {
                 addr = 0x10 + 16 * below(0x1000); /* below every real address */
                 unmatched++;
+                m_ops[mod[e]]++;
             } else {
                 /* Most objects die young: usually one of the newest. */
                 size_t k = uniform || n_live < 64 || below(5) == 0 ? (size_t)below(n_live)
                                                                    : n_live - 1 - (size_t)below(64);
                 addr = live[k].addr;
+                uint32_t am = mod[live[k].slot / N_OFF];
+                m_ops[am]++;
+                m_total[am] -= (int64_t)live[k].size;
                 live[k] = live[--n_live];
                 if (n_freed == cap_freed)
                     freed = realloc(freed, (cap_freed *= 2) * sizeof(uint64_t));
@@ -462,6 +479,10 @@ static int random_profile(const char *path, int argc, char **argv)
         return 1;
     }
     fprintf(x, "unmatched_frees %" PRIu64 "\n", unmatched);
+    for (uint64_t m = 1; m <= modules; m++)
+        if (m_ops[m])
+            fprintf(x, "memory Component%" PRIu64 " %" PRId64 " %" PRId64 " %" PRIu64 "\n", m - 1, m_total[m],
+                    m_peak[m], m_ops[m]);
     for (uint64_t s = N_OFF; s < n_slots; s++) {
         const int64_t *v = val + s * NV;
         uint64_t e = s / N_OFF;

@@ -429,6 +429,9 @@ typedef struct profkit_read_options {
     uint32_t max_depth;       /* frames in one stack: 1 M (1048576) */
     uint32_t max_threads;     /* threads in one profile: 1 M (1048576) */
     uint64_t max_inflate;     /* decompressed bytes per compressed byte, past 1 GiB: 1000 */
+    int skip_counters;        /* the caller never shows counters: a reader that
+                                 builds them itself (bsprof's memory counters,
+                                 a cost on every memory operation) may skip them */
 } profkit_read_options;
 
 /*

@@ -20,7 +20,7 @@ void pk_counter_stats_compute(const profkit_profile *p, uint32_t counter, int64_
         /* the running sum saturates rather than overflow */
         if (__builtin_add_overflow(total, s->count, &total))
             total = s->count < 0 ? INT64_MIN : INT64_MAX;
-        int64_t t = c->by_order ? (int64_t)(k - c->first) : s->time;
+        int64_t t = s->time; /* by_order: the operation index */
         if (t < from || t >= to)
             continue;
         if (out->n == 0) {

@@ -38,6 +38,7 @@ typedef struct cli_input {
     int skip_markers;   /* the command never shows markers: do not keep them */
     int skip_inuse;     /* nor what is still allocated at the end */
     int skip_lines;     /* nor lines */
+    int skip_counters;  /* nor counters */
     profkit_filter_options filter; /* --focus, --ignore, ... (applied after merging) */
     /* --merge, --root-at, ... in command-line order (cli_transform.c); the
      * filters above are one step among them, before steps[filter_at] */

@@ -389,6 +389,7 @@ int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *
         ro.skip_markers = in->skip_markers && !timefilter(in);
         ro.skip_inuse = in->skip_inuse;
         ro.skip_lines = in->skip_lines;
+        ro.skip_counters = in->skip_counters;
         ro.max_string_size = in->max_string_size;
         ro.max_depth = in->max_depth;
         ro.max_threads = in->max_threads;
@@ -552,6 +553,7 @@ static int parse_report_args(const char *cmd, const char *help, const struct opt
     in->skip_markers = 1;
     in->skip_inuse = !reads_inuse(cmd, ro);
     in->skip_lines = ro->by != PROFKIT_BY_LINE;
+    in->skip_counters = 1; /* no report of these shows counters */
     in->filter.by_line = ro->by == PROFKIT_BY_LINE;
     return -1;
 }

@@ -78,7 +78,7 @@ int cmd_counters(int argc, char **argv)
         return cli_usage("counters", "the store keeps no counters: give FILEs, not --db");
     if (!cli_has_input("counters", &in, argc - optind))
         return CLI_USAGE;
-    in.skip_inuse = 1;
+    /* no skip_inuse: a bsprof's memory counters need its frees matched */
     in.skip_lines = 1;
     profkit_profile *p;
     int rc = cli_load(&p, argv + optind, argc - optind, &in);

@@ -35,7 +35,7 @@ static void json_series(pk_buf *out, const profkit_profile *p, uint32_t i, int64
         const profkit_counter_sample *s = &p->counter_samples[k];
         if (__builtin_add_overflow(total, s->count, &total))
             total = s->count < 0 ? INT64_MIN : INT64_MAX;
-        int64_t t = c->by_order ? (int64_t)(k - c->first) : s->time;
+        int64_t t = s->time; /* by_order: the operation index */
         if (t < from || t >= to)
             continue;
         pk_buf_puts(out, first ? "[" : ",[");

@@ -127,7 +127,11 @@ print(s["weightType"], sum(s["weight"]))' "$TMP/ns.json")"
 
 # Selection and usage errors.
 "$PROFKIT" convert -q "$D/bsprof/ok_lines.bsprof" --to firefox --thread 1 -o "$TMP/one.json"
-expect_eq "--thread keeps one thread" "1 TaskNode" \
+expect_eq "--thread keeps one thread (and a thread per other value type it has)" \
+  "TaskNode,TaskNode (wall),TaskNode (calls),TaskNode (alloc_objects),TaskNode (alloc_space),TaskNode (free_objects),TaskNode (inuse_objects),TaskNode (inuse_space)" \
+  "$(python3 -c 'import json, sys; print(",".join(t["name"] for t in json.load(open(sys.argv[1]))["threads"]))' "$TMP/one.json")"
+"$PROFKIT" convert -q "$D/bsprof/ok_lines.bsprof" --to firefox --thread 1 --value cpu -o "$TMP/one.json"
+expect_eq "--thread --value keeps one thread" "1 TaskNode" \
   "$(python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["threads"]; print(len(t), t[0]["name"])' "$TMP/one.json")"
 expect_status "unknown --value" 2 "$PROFKIT" convert "$D/bsprof/ok_lines.bsprof" --to firefox --value nosuch -o "$TMP/x.json"
 expect_status "unknown --thread" 2 "$PROFKIT" convert "$D/bsprof/ok_lines.bsprof" --to firefox --thread nosuch -o "$TMP/x.json"

@@ -310,6 +310,10 @@ static int rows_reserve(reader *r)
     if (!t)
         return PROFKIT_ENOMEM;
     r->row_thread = t;
+    uint8_t *t8 = realloc(r->row_th8, ncap);
+    if (!t8)
+        return PROFKIT_ENOMEM;
+    r->row_th8 = t8;
     /* Rows are 64 bytes, so an aligned array keeps each in one cache line. */
     int64_t *a = table_alloc(cells);
     if (!a)
@@ -334,6 +338,9 @@ static uint32_t new_row(reader *r, uint32_t stack, uint32_t thread)
     r->n_rows++;
     r->row_stack[row] = stack;
     r->row_thread[row] = thread;
+    r->row_th8[row] = (uint8_t)thread;
+    if (thread > UINT8_MAX)
+        r->row_th8_ok = 0;
     memset(r->acc + (size_t)row * N_VALUES, 0, N_VALUES * sizeof(int64_t));
     return row;
 }
@@ -536,6 +543,162 @@ static inline void count_memory_op(reader *r, const data_entry *e, pe_counts *n,
     }
 }
 
+/* ------------------------------------------- bytes in use by operation order */
+
+/* A size as a change of bytes in use (sizes of 2^63 or more are capped). */
+static inline int64_t mem_bytes(uint64_t size)
+{
+    return size > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)size;
+}
+
+/* a - b, saturating. */
+static inline int64_t mem_sub(int64_t a, int64_t b)
+{
+    int64_t d;
+    return __builtin_sub_overflow(a, b, &d) ? (b > 0 ? INT64_MIN : INT64_MAX) : d;
+}
+
+/* Room for the series of model thread th. */
+static PK_NOINLINE int mem_grow(reader *r, uint32_t th)
+{
+    size_t n = r->n_mem ? r->n_mem : 16;
+    while (n <= th)
+        n *= 2;
+    mem_series *m = realloc(r->mem, n * sizeof(*m));
+    if (!m)
+        return PROFKIT_ENOMEM;
+    memset(m + r->n_mem, 0, (n - r->n_mem) * sizeof(*m));
+    r->mem = m;
+    r->n_mem = n;
+    return 0;
+}
+
+/* Opens a bucket for operation `at` of s, the first after the last bucket
+ * (which ends at `before`, the total before it): grows the array, or first
+ * merges neighbours in pairs when it is full. A bucket's last point is set
+ * when it ends (here, or in mem_counters for the open one). */
+static PK_NOINLINE int mem_open(mem_series *s, uint64_t at, int64_t before)
+{
+    if (s->n) { /* the last bucket ends with the operation before this one */
+        s->b[s->n - 1].last = before;
+        s->b[s->n - 1].last_at = at - 1;
+    }
+    if (s->n == MEM_BUCKETS) {
+        for (size_t i = 0; i < s->n / 2; i++) {
+            mem_bucket a = s->b[2 * i], b = s->b[2 * i + 1];
+            if (b.min < a.min)
+                a.min = b.min, a.min_at = b.min_at;
+            if (b.max > a.max)
+                a.max = b.max, a.max_at = b.max_at;
+            a.last = b.last;
+            a.last_at = b.last_at;
+            s->b[i] = a;
+        }
+        s->n /= 2;
+        s->shift++; /* at, the first operation after them, opens bucket n */
+    }
+    if (s->n == s->cap) {
+        size_t ncap = s->cap ? s->cap * 2 : 64;
+        mem_bucket *b = realloc(s->b, ncap * sizeof(*b));
+        if (!b)
+            return -1;
+        s->b = b;
+        s->cap = ncap;
+    }
+    s->b[s->n++] = (mem_bucket){ at, at, at, s->total, s->total, s->total };
+    return 0;
+}
+
+/* One memory operation of thread th, changing its bytes in use by delta. */
+static inline int mem_op(reader *r, uint32_t th, int64_t delta)
+{
+    if (PK_UNLIKELY(th >= r->n_mem) && mem_grow(r, th) != 0)
+        return PROFKIT_ENOMEM;
+    mem_series *s = &r->mem[th];
+    int64_t before = s->total, v;
+    if (PK_UNLIKELY(__builtin_add_overflow(before, delta, &v)))
+        v = delta < 0 ? INT64_MIN : INT64_MAX;
+    s->total = v;
+    uint64_t at = s->ops++;
+    if (PK_LIKELY((at >> s->shift) < s->n)) {
+        /* a new low or high is rare once a bucket has a few operations */
+        mem_bucket *b = &s->b[s->n - 1];
+        if (PK_UNLIKELY(v < b->min))
+            b->min = v, b->min_at = at;
+        if (PK_UNLIKELY(v > b->max))
+            b->max = v, b->max_at = at;
+        return 0;
+    }
+    return mem_open(s, at, before) != 0 ? PROFKIT_ENOMEM : 0;
+}
+
+/*
+ * The memory counters: per thread with memory operations, its series of
+ * bytes in use, each sample at an operation index (time) with the change
+ * since the previous sample (count) and the operations since it (number).
+ */
+static int mem_counters(reader *r)
+{
+    profkit_profile *p = r->p;
+    uint32_t name = profkit_string_intern(p, "Memory", 6);
+    uint32_t cat = name;
+    const char *d = "bytes in use by the thread's allocations, by operation order: an allocation adds its "
+                    "size, a free subtracts the size of what it frees (0 for a free of memory "
+                    "allocated before profiling)";
+    uint32_t desc = profkit_string_intern(p, d, strlen(d));
+    if (name == PROFKIT_NONE || desc == PROFKIT_NONE)
+        return PROFKIT_ENOMEM;
+    for (size_t th = 0; th < r->n_mem; th++) {
+        mem_series *s = &r->mem[th];
+        if (!s->ops)
+            continue;
+        s->b[s->n - 1].last = s->total; /* the open bucket ends here */
+        s->b[s->n - 1].last_at = s->ops - 1;
+        profkit_counter c;
+        memset(&c, 0, sizeof c);
+        c.name = name;
+        c.category = cat;
+        c.description = desc;
+        c.thread = (uint32_t)th;
+        c.pid = -1;
+        c.by_order = 1;
+        if (profkit_counter_add(p, &c) == PROFKIT_NONE)
+            return PROFKIT_ENOMEM;
+        int64_t prev = 0;
+        uint64_t prev_at = 0; /* operations before the next sample's */
+        for (size_t i = 0; i < s->n; i++) {
+            const mem_bucket *b = &s->b[i];
+            /* its lowest, highest and last points, in order, once each */
+            uint64_t at[3] = { b->min_at, b->max_at, b->last_at };
+            int64_t v[3] = { b->min, b->max, b->last };
+            if (at[1] < at[0]) {
+                uint64_t ta = at[0]; at[0] = at[1]; at[1] = ta;
+                int64_t tv = v[0]; v[0] = v[1]; v[1] = tv;
+            }
+            for (int k = 0; k < 3; k++) {
+                if (k < 2 && at[k] >= b->last_at)
+                    continue; /* the last point comes last */
+                if (k == 1 && at[1] == at[0])
+                    continue;
+                int64_t count;
+                if (__builtin_sub_overflow(v[k], prev, &count))
+                    count = v[k] < prev ? INT64_MIN : INT64_MAX;
+                if (profkit_counter_sample_add(p, (int64_t)at[k], count, (int64_t)(at[k] + 1 - prev_at)) != 0)
+                    return PROFKIT_ENOMEM;
+                prev = v[k];
+                prev_at = at[k] + 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The thread of value row `row`. */
+static inline uint32_t row_thread(const reader *r, uint32_t row)
+{
+    return PK_LIKELY(r->row_th8_ok) ? r->row_th8[row] : r->row_thread[row];
+}
+
 /* Applies the batch in order and empties it. */
 static int batch_apply(reader *r)
 {
@@ -582,8 +745,11 @@ static int batch_apply(reader *r)
         if (PK_UNLIKELY(row == EMPTY))
             return out_of_memory(r);
         d[k].row = row;
-        if (PK_LIKELY(d[k].kind <= D_FREE))
+        if (PK_LIKELY(d[k].kind <= D_FREE)) {
             count_memory_op(r, &d[k], counts, capped);
+            if (r->counters)
+                PREFETCH(r->row_th8 + row); /* for its memory counter */
+        }
         else
             PREFETCH(r->acc + (size_t)row * N_VALUES);
         /* Without a branch on the kind (it is random), CPU entries too
@@ -599,12 +765,42 @@ static int batch_apply(reader *r)
             r->n_mem_ops++;
             if (!r->match_frees)
                 continue;
-            if (e->kind == D_ALLOC) {
-                if (PK_UNLIKELY(pk_live_put(&r->live, e->a, e->b, e->row) != 0))
-                    return out_of_memory(r);
-            } else if (!pk_live_take(&r->live, e->a) && r->unmatched_frees++ == 0) {
-                r->first_unmatched = e->at;
+            if (!r->counters) {
+                if (e->kind == D_ALLOC) {
+                    if (PK_UNLIKELY(pk_live_put(&r->live, e->a, e->b, e->row) != 0))
+                        return out_of_memory(r);
+                } else if (!pk_live_take(&r->live, e->a) && r->unmatched_frees++ == 0) {
+                    r->first_unmatched = e->at;
+                }
+                continue;
             }
+            uint32_t orow = PK_LIVE_ROWS, th = row_thread(r, e->row);
+            uint64_t osize = 0;
+            int64_t delta;
+            if (e->kind == D_ALLOC) {
+                if (PK_UNLIKELY(pk_live_put_old(&r->live, e->a, e->b, e->row, &orow, &osize) != 0))
+                    return out_of_memory(r);
+                delta = mem_bytes(e->b);
+                /* an allocation already live at this address was freed
+                 * unseen: out of its own thread's bytes */
+                if (PK_UNLIKELY(orow != PK_LIVE_ROWS)) {
+                    uint32_t oth = row_thread(r, orow);
+                    if (oth == th)
+                        delta = mem_sub(delta, mem_bytes(osize));
+                    else if (mem_op(r, oth, -mem_bytes(osize)) != 0)
+                        return out_of_memory(r);
+                }
+            } else if (pk_live_take_old(&r->live, e->a, &orow, &osize)) {
+                /* out of the bytes of the thread that allocated it */
+                th = row_thread(r, orow);
+                delta = -mem_bytes(osize);
+            } else {
+                delta = 0; /* allocated before profiling: its size is unknown */
+                if (r->unmatched_frees++ == 0)
+                    r->first_unmatched = e->at;
+            }
+            if (PK_UNLIKELY(mem_op(r, th, delta) != 0))
+                return out_of_memory(r);
         } else {
             /* a call count's b is 0: adding it changes nothing */
             int64_t *a = r->acc + (size_t)e->row * N_VALUES;
@@ -1128,6 +1324,8 @@ static int finish(reader *r)
         }
     }
     pk_live_free(&r->live);
+    if (mem_counters(r) != 0)
+        return out_of_memory(r);
     if (r->match_frees && r->n_mem_ops && meta_u64(p, "unmatched_frees", r->unmatched_frees) != 0)
         return out_of_memory(r);
     if (r->unmatched_frees &&
@@ -1161,8 +1359,12 @@ static void reader_free(reader *r)
     free(r->pe_flat);
     free(r->row_stack);
     free(r->row_thread);
+    free(r->row_th8);
     free(r->acc);
     pk_live_free(&r->live);
+    for (size_t i = 0; i < r->n_mem; i++)
+        free(r->mem[i].b);
+    free(r->mem);
 }
 
 static int bsprof_read(profkit_profile *p, pk_read_ctx *ctx)
@@ -1173,7 +1375,9 @@ static int bsprof_read(profkit_profile *p, pk_read_ctx *ctx)
     r.ctx = ctx;
     r.in.src = ctx->src;
     r.pe_in_order = 1;
+    r.row_th8_ok = 1;
     r.match_frees = !ctx->opts->skip_inuse;
+    r.counters = r.match_frees && !ctx->opts->skip_counters;
     int rc = 0, end = 0;
     for (int v = 0; v < N_VALUES && !rc; v++)
         if (pk_value_type_add(p, value_names[v][0], value_names[v][1]) != (uint32_t)v)

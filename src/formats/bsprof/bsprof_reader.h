@@ -96,6 +96,30 @@ typedef struct entry_shape {
     uint8_t keep_off;    /* 0: the offset is checked, then read as 0 (no lines) */
 } entry_shape;
 
+/*
+ * Bytes in use per thread by operation order (the thread's memory counter):
+ * a run of operations is a bucket keeping the lowest, the highest and the
+ * last total in it and the operations at which they were reached. A
+ * bucket is one operation until a thread has MEM_BUCKETS of them; then
+ * neighbours merge in pairs and a bucket covers twice as many, so the
+ * series stays within 3 * MEM_BUCKETS samples per thread while its peak,
+ * its lowest point and its final value stay exact.
+ */
+typedef struct mem_bucket {
+    uint64_t min_at, max_at, last_at; /* operation indexes */
+    int64_t min, max, last;           /* totals after those operations */
+} mem_bucket;
+
+#define MEM_BUCKETS 8192
+
+typedef struct mem_series {
+    int64_t total;  /* bytes in use now */
+    uint64_t ops;   /* operations so far */
+    unsigned shift; /* a bucket covers 2^shift operations */
+    mem_bucket *b;  /* b[n - 1] is the open one */
+    size_t n, cap;
+} mem_series;
+
 /* Data entries decoded before they are applied. */
 #define BATCH 64
 
@@ -130,11 +154,19 @@ typedef struct reader {
     pk_map64 line_rows; /* (pe index << 32 | line offset) -> row, for rows a row cache let go */
     pk_map64 row_ids;   /* (stack << 32 | thread) -> row */
     uint32_t *row_stack, *row_thread;
+    /* The thread of each row in a byte while every thread's index fits
+     * one (row_th8_ok): the memory counters look it up for every memory
+     * operation, at random, and a byte a row keeps that table in cache. */
+    uint8_t *row_th8;
+    int row_th8_ok;
     int64_t *acc; /* N_VALUES per row */
     size_t n_rows, cap_rows;
 
     pk_live_table live;
-    int match_frees; /* 0 with skip_inuse: no live table, inuse_* stay 0 */
+    mem_series *mem; /* by model thread, n_mem of them */
+    size_t n_mem;
+    int match_frees;
+    int counters; /* the memory counters are built (match_frees, no skip_counters) */ /* 0 with skip_inuse: no live table, inuse_* stay 0 */
     uint64_t n_entries, n_mem_ops, unmatched_frees, first_unmatched;
 
     data_entry batch[BATCH]; /* decoded data entries waiting to be applied */

@@ -167,12 +167,30 @@ static pk_live_bucket *find(const pk_live_table *t, uint64_t addr, unsigned *slo
 
 int pk_live_put_slow(pk_live_table *t, uint64_t addr, uint64_t size, uint32_t row)
 {
+    uint32_t r;
+    uint64_t s;
+    return pk_live_put_slow_old(t, addr, size, row, &r, &s);
+}
+
+int pk_live_take_far(pk_live_table *t, uint64_t addr)
+{
+    uint32_t r;
+    uint64_t s;
+    return pk_live_take_far_old(t, addr, &r, &s);
+}
+
+int pk_live_put_slow_old(pk_live_table *t, uint64_t addr, uint64_t size, uint32_t row,
+                         uint32_t *old_row, uint64_t *old_size)
+{
     unsigned k;
     pk_live_bucket *b = find(t, addr, &k);
+    *old_row = PK_LIVE_ROWS;
     if (b) {
         uint32_t sz = encode_size(t, size);
         if (sz == PK_LIVE_NONE)
             return PROFKIT_ENOMEM;
+        *old_row = pk_live_row(b, k);
+        *old_size = pk_live_size(t, b->size[k]);
         if (b->size[k] & PK_LIVE_BIG)
             pk_live_release_big(t, b->size[k]);
         pk_live_set_row(b, k, row);
@@ -188,12 +206,14 @@ int pk_live_put_slow(pk_live_table *t, uint64_t addr, uint64_t size, uint32_t ro
     return 0;
 }
 
-int pk_live_take_far(pk_live_table *t, uint64_t addr)
+int pk_live_take_far_old(pk_live_table *t, uint64_t addr, uint32_t *old_row, uint64_t *old_size)
 {
     unsigned k;
     pk_live_bucket *b = find(t, addr, &k);
     if (!b)
         return 0;
+    *old_row = pk_live_row(b, k);
+    *old_size = pk_live_size(t, b->size[k]);
     if (b->size[k] & PK_LIVE_BIG)
         pk_live_release_big(t, b->size[k]);
     pk_live_set_row(b, k, PK_LIVE_ROWS);

@@ -63,6 +63,11 @@ void pk_live_free(pk_live_table *t);
 /* The slow paths of pk_live_put() and pk_live_take(). */
 int pk_live_put_slow(pk_live_table *t, uint64_t addr, uint64_t size, uint32_t row);
 int pk_live_take_far(pk_live_table *t, uint64_t addr);
+/* The same, giving the row and size of the allocation replaced or taken
+ * (*old_row PK_LIVE_ROWS when the put replaced none). */
+int pk_live_put_slow_old(pk_live_table *t, uint64_t addr, uint64_t size, uint32_t row,
+                         uint32_t *old_row, uint64_t *old_size);
+int pk_live_take_far_old(pk_live_table *t, uint64_t addr, uint32_t *old_row, uint64_t *old_size);
 void pk_live_release_big(pk_live_table *t, uint32_t size);
 
 static inline pk_live_bucket *pk_live_home(const pk_live_table *t, uint64_t addr)
@@ -146,8 +151,10 @@ static inline uint64_t pk_live_size(const pk_live_table *t, uint32_t size)
 }
 
 /* Records an allocation (row < PK_LIVE_ROWS); one at the same address is
- * replaced. 0 or PROFKIT_ENOMEM. */
-static inline int pk_live_put(pk_live_table *t, uint64_t addr, uint64_t size, uint32_t row)
+ * replaced, and its row and size go to *old_row and *old_size (*old_row
+ * PK_LIVE_ROWS when there was none). 0 or PROFKIT_ENOMEM. */
+static inline int pk_live_put_old(pk_live_table *t, uint64_t addr, uint64_t size, uint32_t row,
+                                  uint32_t *old_row, uint64_t *old_size)
 {
     pk_live_bucket *b = pk_live_home(t, addr);
     unsigned e, passed, m = pk_live_scan(b, addr, &e, &passed);
@@ -155,10 +162,15 @@ static inline int pk_live_put(pk_live_table *t, uint64_t addr, uint64_t size, ui
      * nothing on (so addr is nowhere else). */
     if (PK_UNLIKELY((m == 0 && (e == 0 || passed || t->count >= t->limit)) ||
                     size >= PK_LIVE_BIG))
-        return pk_live_put_slow(t, addr, size, row);
+        return pk_live_put_slow_old(t, addr, size, row, old_row, old_size);
     unsigned k = pk_lowest_bit(m ? m : e);
-    if (PK_UNLIKELY(m != 0 && (b->size[k] & PK_LIVE_BIG)))
-        pk_live_release_big(t, b->size[k]);
+    *old_row = PK_LIVE_ROWS;
+    if (PK_UNLIKELY(m != 0)) {
+        *old_row = pk_live_row(b, k);
+        *old_size = pk_live_size(t, b->size[k]);
+        if (b->size[k] & PK_LIVE_BIG)
+            pk_live_release_big(t, b->size[k]);
+    }
     t->count += m == 0;
     b->addr[k] = addr;
     pk_live_set_row(b, k, row);
@@ -166,19 +178,39 @@ static inline int pk_live_put(pk_live_table *t, uint64_t addr, uint64_t size, ui
     return 0;
 }
 
-/* Removes the allocation at addr; 1 when there was one, else 0. */
-static inline int pk_live_take(pk_live_table *t, uint64_t addr)
+/* Records an allocation (row < PK_LIVE_ROWS); one at the same address is
+ * replaced. 0 or PROFKIT_ENOMEM. */
+static inline int pk_live_put(pk_live_table *t, uint64_t addr, uint64_t size, uint32_t row)
+{
+    uint32_t r;
+    uint64_t s;
+    return pk_live_put_old(t, addr, size, row, &r, &s);
+}
+
+/* Removes the allocation at addr; 1 when there was one (its row and size
+ * in *old_row and *old_size), else 0. */
+static inline int pk_live_take_old(pk_live_table *t, uint64_t addr, uint32_t *old_row, uint64_t *old_size)
 {
     pk_live_bucket *b = pk_live_home(t, addr);
     unsigned e, passed, m = pk_live_scan(b, addr, &e, &passed);
     if (PK_UNLIKELY(m == 0))
-        return passed ? pk_live_take_far(t, addr) : 0;
+        return passed ? pk_live_take_far_old(t, addr, old_row, old_size) : 0;
     unsigned k = pk_lowest_bit(m);
+    *old_row = pk_live_row(b, k);
+    *old_size = pk_live_size(t, b->size[k]);
     if (PK_UNLIKELY(b->size[k] & PK_LIVE_BIG))
         pk_live_release_big(t, b->size[k]);
     pk_live_set_row(b, k, PK_LIVE_ROWS);
     t->count--;
     return 1;
+}
+
+/* Removes the allocation at addr; 1 when there was one, else 0. */
+static inline int pk_live_take(pk_live_table *t, uint64_t addr)
+{
+    uint32_t r;
+    uint64_t s;
+    return pk_live_take_old(t, addr, &r, &s);
 }
 
 #endif

@@ -101,6 +101,9 @@ typedef struct ffw {
     pk_strtab str; /* the output's stringArray */
 
     uint32_t value; /* weight value type, or PROFKIT_NONE */
+    int value_given; /* --value chose it: no thread per other value type */
+    const char *value_thread; /* a thread of another value type: its name, else NULL */
+    uint32_t *rows_saved;     /* rows as bucketed (write_samples drops some): for those threads */
     weight_kind wkind;
     int ms_digits;  /* tracing-ms: weight = value / 10^ms_digits ms */
     int ms_seconds; /* tracing-ms from seconds: weight = value * 1000 */
@@ -445,17 +448,13 @@ static const char *base_name(const char *path)
     return slash && slash[1] ? slash + 1 : path;
 }
 
-/* Chooses the weight column and how its unit is written. */
-static int choose_value(ffw *w, const profkit_write_options *o)
+/* How the weight column of value type w->value is written (its unit). */
+static void value_kind(ffw *w)
 {
     const profkit_profile *p = w->p;
-    w->value = PROFKIT_NONE;
     w->wkind = W_SAMPLES;
-    if (p->n_value_types == 0 && !o->value)
-        return 0;
-    w->value = pk_select_value(p, o->value, w->err);
-    if (w->value == PROFKIT_NONE)
-        return PROFKIT_EINVAL;
+    w->ms_digits = 0;
+    w->ms_seconds = 0;
     const char *unit = pk_str(p, p->value_types[w->value].unit);
     static const struct {
         const char *unit;
@@ -470,6 +469,21 @@ static int choose_value(ffw *w, const profkit_write_options *o)
     }
     if (strcmp(unit, "bytes") == 0)
         w->wkind = W_BYTES;
+}
+
+/* Chooses the weight column and how its unit is written. */
+static int choose_value(ffw *w, const profkit_write_options *o)
+{
+    const profkit_profile *p = w->p;
+    w->value = PROFKIT_NONE;
+    w->wkind = W_SAMPLES;
+    if (p->n_value_types == 0 && !o->value)
+        return 0;
+    w->value = pk_select_value(p, o->value, w->err);
+    if (w->value == PROFKIT_NONE)
+        return PROFKIT_EINVAL;
+    w->value_given = o->value != NULL;
+    value_kind(w);
     return 0;
 }
 
@@ -1077,6 +1091,27 @@ static void write_paused(ffw *w)
     put(w, "]");
 }
 
+/* A thread's name; a thread of another value type is "NAME (VALUE)". */
+static void put_thread_name(ffw *w, const char *name)
+{
+    if (!w->value_thread) {
+        put_str(w, name);
+        return;
+    }
+    size_t n = strlen(name), m = strlen(w->value_thread);
+    char *s = malloc(n + m + 4);
+    if (!s) { /* the name alone: still a valid profile */
+        put_str(w, name);
+        return;
+    }
+    memcpy(s, name, n);
+    memcpy(s + n, " (", 2);
+    memcpy(s + n + 2, w->value_thread, m);
+    memcpy(s + n + 2 + m, ")", 2);
+    put_str(w, s);
+    free(s);
+}
+
 static int write_thread(ffw *w, uint32_t t, int main_thread)
 {
     const profkit_profile *p = w->p;
@@ -1097,7 +1132,7 @@ static int write_thread(ffw *w, uint32_t t, int main_thread)
     put(w, ",\"unregisterTime\":null,\"pausedRanges\":");
     write_paused(w);
     put(w, ",\"name\":");
-    put_str(w, th && pk_str(p, th->name)[0] ? pk_str(p, th->name) : "main");
+    put_thread_name(w, th && pk_str(p, th->name)[0] ? pk_str(p, th->name) : "main");
     put(w, main_thread ? ",\"isMainThread\":true" : ",\"isMainThread\":false");
     if (th && pk_str(p, th->process_name)[0]) {
         put_key(w, "processName", 0);
@@ -1145,6 +1180,39 @@ static void write_libs(ffw *w)
     put(w, "]");
 }
 
+/*
+ * Untimed samples are 1 ms apart from 0, and a counter by operation order
+ * (a bsprof's memory) has its operations 1 ms apart from 0 too: with such
+ * a counter the profile's range (profilingStartTime/EndTime, the viewer's
+ * root range) covers the samples and every operation, so the whole
+ * counter is in view even where it has more operations than the threads
+ * have samples.
+ */
+static void write_order_range(ffw *w)
+{
+    const profkit_profile *p = w->p;
+    if (w->timed || w->start_text)
+        return;
+    int64_t end = -1;
+    for (size_t i = 0; i < p->n_counters; i++) {
+        const profkit_counter *c = &p->counters[i];
+        if (c->by_order && c->n && c->first + c->n <= p->n_counter_samples &&
+            p->counter_samples[c->first + c->n - 1].time >= end)
+            end = p->counter_samples[c->first + c->n - 1].time + 1;
+    }
+    if (end < 0)
+        return;
+    for (size_t t = 0; t < (p->n_threads ? p->n_threads : 1); t++) {
+        int64_t n = 0; /* the rows write_samples keeps: those with a value */
+        for (size_t i = w->row_start[t]; i < w->row_start[t + 1]; i++)
+            n += row_value(w, w->rows[i]) != 0;
+        if (n > end)
+            end = n;
+    }
+    put(w, ",\"profilingStartTime\":0,\"profilingEndTime\":");
+    put_i64(w, end);
+}
+
 static void write_meta(ffw *w)
 {
     static const char *const colors[] = { "blue", "green", "orange", "purple", "yellow",
@@ -1168,6 +1236,7 @@ static void write_meta(ffw *w)
         put(w, ",\"profilingEndTime\":");
         put(w, w->prof_end_text);
     }
+    write_order_range(w);
     /* What made the profile: the input's product (Gecko), else an app's
      * name, version and device (bsprof's header), else the format. */
     const char *product = pk_meta_get(w->p, "product");
@@ -1480,8 +1549,8 @@ static void write_counters(ffw *w, uint32_t only)
         for (size_t k = c->first; k < end; k++) {
             if (k > c->first)
                 put(w, ",");
-            if (c->by_order)
-                put_scaled(w, (int64_t)(k - c->first) * 1000000, 6);
+            if (c->by_order) /* its operation index, as 1 ms each */
+                put_scaled(w, p->counter_samples[k].time < INT64_MAX / 1000000 ? p->counter_samples[k].time * 1000000 : INT64_MAX, 6);
             else
                 put_time(w, p->counter_samples[k].time);
         }
@@ -1502,6 +1571,74 @@ static void write_counters(ffw *w, uint32_t only)
         put(w, "}}");
     }
     put(w, "],");
+}
+
+/* Whether thread t has a row with a non-zero value v. */
+static int thread_has_value(const ffw *w, uint32_t t, uint32_t v)
+{
+    const profkit_profile *p = w->p;
+    for (size_t i = w->row_start[t]; i < w->row_start[t + 1]; i++)
+        if (p->sample_values[(size_t)w->rows_saved[i] * p->n_value_types + v] != 0)
+            return 1;
+    return 0;
+}
+
+/* Whether threads of other value types are written (write_value_threads). */
+static int value_threads_wanted(const ffw *w)
+{
+    return !w->timed && !w->value_given && w->value != PROFKIT_NONE && w->p->n_value_types >= 2;
+}
+
+/* Keeps the rows as bucketed for write_value_threads. */
+static int save_rows(ffw *w)
+{
+    if (!value_threads_wanted(w) || w->p->n_samples == 0)
+        return 0;
+    if (!(w->rows_saved = malloc(w->p->n_samples * sizeof(uint32_t))))
+        return oom(w);
+    memcpy(w->rows_saved, w->rows, w->p->n_samples * sizeof(uint32_t));
+    return 0;
+}
+
+/*
+ * Every other value type of an untimed profile (a bsprof's wall, calls and
+ * memory values, a pprof's several sample types): a Firefox thread's
+ * samples have one weight, so each (thread, value type) with a value
+ * other than 0 becomes one more thread, "NAME (VALUE)", with that value as
+ * its weight, after every thread of the default value type (so their
+ * indexes, and the counters' mainThreadIndex, stay as they were), as the
+ * Firefox Profiler's own importers do for DHAT's several measures. Not
+ * when --value chose one value type, for timed samples (a sample is one
+ * event in time) or for a thread with markers (they are written once).
+ */
+static int write_value_threads(ffw *w, uint32_t only, int *first)
+{
+    const profkit_profile *p = w->p;
+    uint32_t def = w->value;
+    if (!value_threads_wanted(w) || !w->rows_saved)
+        return 0;
+    int rc = 0;
+    for (uint32_t t = 0; t < p->n_threads && !rc; t++) {
+        if ((only != PROFKIT_NONE && t != only) || w->marker_start[t + 1] != w->marker_start[t])
+            continue;
+        for (uint32_t v = 0; v < p->n_value_types && !rc; v++) {
+            if (v == def || !thread_has_value(w, t, v))
+                continue;
+            memcpy(w->rows + w->row_start[t], w->rows_saved + w->row_start[t],
+                   (w->row_start[t + 1] - w->row_start[t]) * sizeof(uint32_t));
+            w->value = v;
+            value_kind(w);
+            w->value_thread = pk_str(p, p->value_types[v].type);
+            if (!*first)
+                put(w, ",");
+            *first = 0;
+            rc = write_thread(w, t, 0);
+        }
+    }
+    w->value = def;
+    value_kind(w);
+    w->value_thread = NULL;
+    return rc;
 }
 
 static int write_all(ffw *w, const profkit_write_options *o)
@@ -1553,6 +1690,8 @@ static int write_all(ffw *w, const profkit_write_options *o)
         if ((rc = write_thread(w, 0, 1)) != 0)
             return rc;
     }
+    if ((rc = save_rows(w)) != 0)
+        return rc;
     int first = 1;
     for (uint32_t t = 0; t < p->n_threads; t++) {
         if (only != PROFKIT_NONE && t != only)
@@ -1567,6 +1706,8 @@ static int write_all(ffw *w, const profkit_write_options *o)
         if ((rc = write_thread(w, t, main_thread)) != 0)
             return rc;
     }
+    if ((rc = write_value_threads(w, only, &first)) != 0)
+        return rc;
     put(w, "],");
     write_counters(w, only);
     if (w->str.n == 0 || w->str.n > (size_t)UINT32_MAX - 1)
@@ -1588,6 +1729,7 @@ int pk_firefox_write(const profkit_profile *p, pk_sink *sink, const profkit_writ
         return oom(&w);
     int rc = write_all(&w, o);
     pk_strtab_free(&w.str);
+    free(w.rows_saved);
     free(w.stack_out);
     free(w.stack_in);
     free(w.frame_func);
