@@ -60,6 +60,10 @@ struct profkit_profile {
     size_t n_stacks, cap_stacks;
     pk_idset stack_set;
     size_t stacks_indexed; /* rows [1, stacks_indexed) are in stack_set */
+    /* The row pk_stack_intern made last, while it has no child (else
+     * PROFKIT_NONE): a child of it cannot be in the table yet, so it is
+     * appended without a lookup and indexed with the next lookup's catch-up. */
+    uint32_t stack_childless;
 
     /* The limits of a read (pk_profile_limit): a new stack deeper than
      * limit_depth frames or a thread past limit_threads is refused

@@ -246,16 +246,37 @@ uint32_t pk_stack_intern(profkit_profile *p, uint32_t parent, uint32_t frame)
 
 static uint32_t stack_intern_row(profkit_profile *p, uint32_t parent, uint32_t frame)
 {
-    /* Index the rows pk_stack_append added since the last lookup. */
-    for (; p->stacks_indexed < p->n_stacks; p->stacks_indexed++)
-        if (pk_idset_insert(&p->stack_set, stack_hash(&p->stacks[p->stacks_indexed]),
-                                 (uint32_t)p->stacks_indexed) != 0)
+    /* A child of the row made last, which has none yet, is new: no lookup
+     * (on a big table each is a cache miss, one after the other down a
+     * chain of new stacks); its index entry is made with the next lookup's. */
+    if (parent != 0 && parent == p->stack_childless && (size_t)parent + 1 == p->n_stacks) {
+        if (p->n_stacks >= PROFKIT_NONE - 1 ||
+            PK_VEC_RESERVE(p->stacks, p->n_stacks, p->cap_stacks, 1) != 0)
             return PROFKIT_NONE;
+        p->stacks[p->n_stacks].parent = parent;
+        p->stacks[p->n_stacks].frame = frame;
+        p->stack_childless = (uint32_t)p->n_stacks;
+        return (uint32_t)p->n_stacks++;
+    }
+    /* Index the rows added without a lookup since the last one; the slot
+     * of a row a few ahead is asked for early, so the misses overlap. */
+    enum { AHEAD = 8 };
+    size_t n = p->n_stacks;
+    for (; p->stacks_indexed < n; p->stacks_indexed++) {
+        size_t k = p->stacks_indexed;
+        if (k + AHEAD < n)
+            pk_idset_prefetch(&p->stack_set, stack_hash(&p->stacks[k + AHEAD]));
+        if (pk_idset_insert(&p->stack_set, stack_hash(&p->stacks[k]), (uint32_t)k) != 0)
+            return PROFKIT_NONE;
+    }
     profkit_stack s = { parent, frame };
     uint32_t id = intern_row((void **)&p->stacks, &p->n_stacks, &p->cap_stacks, &p->stack_set,
                              &s, sizeof(s));
-    if (id != PROFKIT_NONE)
+    if (id != PROFKIT_NONE) {
+        if (p->n_stacks > n)
+            p->stack_childless = id;
         p->stacks_indexed = p->n_stacks;
+    }
     return id;
 }
 
@@ -269,6 +290,7 @@ uint32_t pk_stack_append(profkit_profile *p, uint32_t parent, uint32_t frame)
     if (p->n_stacks >= PROFKIT_NONE - 1 ||
         PK_VEC_RESERVE(p->stacks, p->n_stacks, p->cap_stacks, 1) != 0)
         return PROFKIT_NONE;
+    p->stack_childless = PROFKIT_NONE; /* it may be anyone's child */
     p->stacks[p->n_stacks].parent = parent;
     p->stacks[p->n_stacks].frame = frame;
     return (uint32_t)p->n_stacks++;
@@ -294,6 +316,7 @@ int pk_profile_take_stacks(profkit_profile *p, profkit_stack **old, size_t *n_ol
     p->stacks = fresh;
     p->n_stacks = p->cap_stacks = 1;
     p->stacks_indexed = 1;
+    p->stack_childless = PROFKIT_NONE;
     pk_idset_free(&p->stack_set);
     /* Rows are found by (stack, thread): index them again on the next lookup. */
     pk_idset_free(&p->sample_set);
