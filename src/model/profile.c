@@ -41,6 +41,7 @@ void profkit_profile_free(profkit_profile *p)
     free(p->sample_time);
     free(p->sample_values);
     free(p->sample_labels);
+    free(p->sample_cpu);
     free(p->labels);
     free(p->labelsets);
     pk_idset_free(&p->labelset_set);
@@ -447,6 +448,8 @@ uint32_t pk_value_type_add(profkit_profile *p, const char *type, const char *uni
         free(p->sample_thread);
         free(p->sample_time);
         free(p->sample_labels);
+        free(p->sample_cpu);
+        p->sample_cpu = NULL;
         p->sample_stack = p->sample_thread = p->sample_labels = NULL;
         p->sample_time = NULL;
     }
@@ -493,7 +496,30 @@ static int samples_reserve(profkit_profile *p, size_t extra)
             return PROFKIT_ENOMEM;
         p->sample_labels = a;
     }
+    if (p->sample_cpu) {
+        a = realloc(p->sample_cpu, ncap * sizeof(int64_t));
+        if (!a)
+            return PROFKIT_ENOMEM;
+        p->sample_cpu = a;
+    }
     p->cap_samples = ncap;
+    return 0;
+}
+
+int pk_sample_set_cpu(profkit_profile *p, size_t r, int64_t delta)
+{
+    if (r >= p->n_samples)
+        return 0;
+    if (!p->sample_cpu) {
+        /* made when the first row has one: until then no row pays */
+        size_t cap = p->cap_samples ? p->cap_samples : 1;
+        p->sample_cpu = malloc(cap * sizeof(int64_t));
+        if (!p->sample_cpu)
+            return PROFKIT_ENOMEM;
+        for (size_t k = 0; k < p->n_samples; k++)
+            p->sample_cpu[k] = PK_NO_CPU;
+    }
+    p->sample_cpu[r] = delta;
     return 0;
 }
 
@@ -531,6 +557,8 @@ static int append_row(profkit_profile *p, uint32_t stack, uint32_t thread, int64
     p->sample_time[r] = time;
     if (p->sample_labels)
         p->sample_labels[r] = labels;
+    if (p->sample_cpu)
+        p->sample_cpu[r] = PK_NO_CPU;
     size_t nv = p->n_value_types;
     for (size_t v = 0; v < nv; v++)
         p->sample_values[r * nv + v] = values ? values[v] : 0;

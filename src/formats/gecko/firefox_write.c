@@ -828,6 +828,41 @@ static int64_t row_value(const ffw *w, uint32_t row)
     return w->p->sample_values[(size_t)row * w->p->n_value_types + w->value];
 }
 
+/* The samples' threadCPUDelta column (null for a row without), when a row
+ * of the thread has one. */
+static void put_cpu_deltas(ffw *w, const uint32_t *rows, size_t n)
+{
+    const profkit_profile *p = w->p;
+    size_t i = 0;
+    while (i < n && pk_sample_cpu(p, rows[i]) == PK_NO_CPU)
+        i++;
+    if (i == n)
+        return;
+    put_key(w, "threadCPUDelta", 0);
+    put(w, "[");
+    for (i = 0; i < n; i++) {
+        if (i)
+            put(w, ",");
+        int64_t d = pk_sample_cpu(p, rows[i]);
+        if (d == PK_NO_CPU)
+            put(w, "null");
+        else
+            put_i64(w, d);
+    }
+    put(w, "]");
+}
+
+/* meta.sampleUnits when the samples have CPU deltas in a known unit. */
+static void put_sample_units(ffw *w)
+{
+    const profkit_profile *p = w->p;
+    if (!p->sample_cpu || !p->sample_cpu_unit)
+        return;
+    put(w, ",\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":\"ms\",\"threadCPUDelta\":");
+    put_str(w, pk_str(p, p->sample_cpu_unit));
+    put(w, "}");
+}
+
 static int write_samples(ffw *w, uint32_t t)
 {
     const profkit_profile *p = w->p;
@@ -891,6 +926,7 @@ static int write_samples(ffw *w, uint32_t t)
             put_u64(w, i);
     }
     put(w, "]");
+    put_cpu_deltas(w, rows, n);
     put_key(w, "length", 0);
     put_u64(w, n);
     put(w, "}");
@@ -1200,6 +1236,7 @@ static void write_meta(ffw *w)
     put_u64(w, FF_GECKO_VERSION);
     put(w, ",\"preprocessedProfileVersion\":");
     put_u64(w, FF_PROCESSED_VERSION);
+    put_sample_units(w);
     put(w, ",\"categories\":[");
     const profkit_profile *p = w->p;
     for (size_t i = 0; i < w->n_cats; i++) {

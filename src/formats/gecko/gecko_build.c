@@ -1104,6 +1104,9 @@ static int build_samples(gk_build *b, uint32_t thread, double shift)
             if ((rc = ms_to_ns(b, T_SAMPLES, i, t + shift, &ns)) < 0)
                 break;
             rc = pk_sample_add_timed(r->p, stack, thread, ns, values);
+            if (rc == 0 && (rc = pk_gk_cpu_cell(r, r->p->n_samples - 1,
+                                                pk_gk_cell_at(st, COL_THREAD_CPU_DELTA, i))) < 0)
+                break;
         } else {
             rc = pk_sample_add(r->p, stack, thread, values);
         }

@@ -211,7 +211,7 @@ static int put_cell(gk_reader *r, gk_col *c, gk_tables *o, const pk_json_event *
 /* ---------------------------------------------------------------- tables */
 
 /* Names the columns of rows read before the schema, once it is known. */
-static int apply_schema(gk_reader *r, gk_table *t, uint32_t wants, int tk, gk_tables *owner)
+static int apply_schema(gk_reader *r, gk_table *t, uint64_t wants, int tk, gk_tables *owner)
 {
     /* rows of a thread's samples (with times) or markers can go straight
      * into the model when the schema comes before them, as Gecko writes it */
@@ -428,7 +428,15 @@ static int emit_sample(gk_reader *r, pk_json *j, gk_table *t)
     if (pk_sample_add_timed(r->p, (uint32_t)stack, thread, ns, r->values) != 0)
         return pk_gk_oom(r);
     t->count++;
-    return 0;
+    return pk_gk_cpu_cell(r, r->p->n_samples - 1, r->row[COL_THREAD_CPU_DELTA]);
+}
+
+int pk_gk_cpu_cell(gk_reader *r, size_t row, double d)
+{
+    /* a number; null (the first sample's) or another cell: none */
+    if (cell_is_null(d) || cell_is_text(d) || !(d > -9.2e18 && d < 9.2e18))
+        return 0;
+    return pk_sample_set_cpu(r->p, row, (int64_t)llround(d)) != 0 ? pk_gk_oom(r) : 0;
 }
 
 /* A phase cell as the model keeps it while reading (PK_GK_NO_PHASE: null). */
@@ -572,6 +580,7 @@ static int stream_column_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_j
         p->sample_values[row * nv + t->stream_vt] = (int64_t)llround(w);
         return 0;
     }
+    case COL_THREAD_CPU_DELTA: return null ? 0 : pk_gk_cpu_cell(r, row, v);
     default: return 0;
     }
 }
@@ -760,6 +769,8 @@ static int meta_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event
         r->n_category_ids = (size_t)-1;
         return push_frame(r, C_CATEGORIES);
     }
+    if (f->key == 5 /* sampleUnits */ && root && ev->type == PK_JSON_MAP_START)
+        return push_frame(r, C_SAMPLE_UNITS);
     if (is_start(ev) || !root)
         return skip_value(r, ev);
     if (f->key == 2 || f->key == 3) { /* version, preprocessedProfileVersion */
@@ -870,6 +881,7 @@ static int meta_key(const pk_json_event *ev)
     if (key_is(ev, "version")) return 2;
     if (key_is(ev, "preprocessedProfileVersion")) return 3;
     if (key_is(ev, "categories")) return 4;
+    if (key_is(ev, "sampleUnits")) return 5;
     return 0;
 }
 
@@ -956,7 +968,7 @@ static int lib_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event 
 static int table_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event *ev)
 {
     gk_table *t = f->table;
-    uint32_t wants = table_wants[f->table_kind];
+    uint64_t wants = table_wants[f->table_kind];
     int k = f->key;
     if (k == -2) { /* schema */
         if (t->rows_layout && t->have_schema)
@@ -1132,6 +1144,15 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
         default: return skip_value(r, ev);
         }
     case C_META: return meta_value(r, j, f, ev);
+    case C_SAMPLE_UNITS:
+        /* the unit of the samples' threadCPUDelta: "µs", "ns" or "variable CPU cycles" */
+        if (f->key == 1 && ev->type == PK_JSON_STRING) {
+            r->p->sample_cpu_unit = profkit_string_intern(r->p, ev->str, ev->len);
+            if (r->p->sample_cpu_unit == PROFKIT_NONE)
+                return pk_gk_oom(r);
+            return 0;
+        }
+        return skip_value(r, ev);
     case C_CATEGORIES:
         /* keep indexes aligned: a non-object category has no name */
         if (strings_push(&r->categories, "", 0) != 0 || strings_push(&r->cat_colors, "", 0) != 0 ||
@@ -1292,6 +1313,7 @@ static int on_key(gk_reader *r, const pk_json_event *ev)
     case C_CATEGORY:
         f->key = key_is(ev, "name") ? 1 : key_is(ev, "color") ? 2 : key_is(ev, "subcategories") ? 3 : 0;
         break;
+    case C_SAMPLE_UNITS: f->key = key_is(ev, "threadCPUDelta") ? 1 : 0; break;
     case C_LIB: f->key = lib_key(ev); break;
     case C_THREAD: f->key = thread_key(ev); break;
     case C_SHARED:

@@ -43,23 +43,24 @@ enum {
     COL_FRAME, COL_LOCATION, COL_LINE, COL_COLUMN, COL_FUNC, COL_ADDRESS, COL_NAME,
     COL_FILE_NAME, COL_SOURCE, COL_LINE_NUMBER, COL_RESOURCE, COL_TYPE, COL_START_TIME,
     COL_END_TIME, COL_PHASE, COL_CATEGORY, COL_DATA, COL_FILENAME, COL_IS_JS, COL_FLAGS, COL_LIB,
-    COL_INLINE_DEPTH, COL_SUBCATEGORY, COL_RELEVANT_FOR_JS, COL_EVENT_DELAY, COL_RESPONSIVENESS, N_COLS
+    COL_INLINE_DEPTH, COL_SUBCATEGORY, COL_RELEVANT_FOR_JS, COL_EVENT_DELAY, COL_RESPONSIVENESS,
+    COL_THREAD_CPU_DELTA, N_COLS
 };
 static const char *const col_names[N_COLS] = {
     "stack", "time", "timeDeltas", "weight", "prefix", "prefixOffset", "frame", "location",
     "line", "column", "func", "address", "name", "fileName", "source", "lineNumber",
     "resource", "type", "startTime", "endTime", "phase", "category", "data", "filename", "isJS", "flags",
-    "lib", "inlineDepth", "subcategory", "relevantForJS", "eventDelay", "responsiveness"
+    "lib", "inlineDepth", "subcategory", "relevantForJS", "eventDelay", "responsiveness", "threadCPUDelta"
 };
 
 enum { T_SAMPLES, T_MARKERS, T_STACKS, T_FRAMES, T_FUNCS, T_RESOURCES, T_SOURCES, T_COUNT };
 static const char *const table_names[T_COUNT] = {
     "samples", "markers", "stackTable", "frameTable", "funcTable", "resourceTable", "sources"
 };
-#define B(c) (1u << (c))
-static const uint32_t table_wants[T_COUNT] = {
+#define B(c) (1ull << (c))
+static const uint64_t table_wants[T_COUNT] = {
     B(COL_STACK) | B(COL_TIME) | B(COL_TIME_DELTAS) | B(COL_WEIGHT) | B(COL_EVENT_DELAY) |
-        B(COL_RESPONSIVENESS),
+        B(COL_RESPONSIVENESS) | B(COL_THREAD_CPU_DELTA),
     B(COL_NAME) | B(COL_TIME) | B(COL_START_TIME) | B(COL_END_TIME) | B(COL_PHASE) |
         B(COL_CATEGORY) | B(COL_DATA),
     B(COL_PREFIX) | B(COL_PREFIX_OFFSET) | B(COL_FRAME),
@@ -240,7 +241,7 @@ typedef struct gk_profile_ctx {
 typedef enum {
     C_DOC, C_PROFILE, C_META, C_CATEGORIES, C_CATEGORY, C_NESTED, C_LIBS, C_LIB,
     C_THREADS, C_THREAD, C_PROCESSES, C_PAUSED, C_SHARED, C_TABLE, C_SCHEMA, C_DATA, C_ROW,
-    C_COLUMN, C_STRINGS, C_SUBCATS
+    C_COLUMN, C_STRINGS, C_SUBCATS, C_SAMPLE_UNITS
 } gk_kind;
 
 typedef struct gk_frame {
@@ -429,6 +430,9 @@ void pk_gk_counters_free(gk_counters *c);
  * for its jank as the Firefox Profiler finds it; `last`: th has no sample
  * after it (ends an open jank). 0 or PROFKIT_ENOMEM. */
 int pk_gk_jank_sample(gk_thread *th, double time_ms, double delay);
+/* Sample row `row`'s threadCPUDelta from its cell d (a number; else none).
+ * 0, or the out-of-memory error. */
+int pk_gk_cpu_cell(gk_reader *r, size_t row, double d);
 int pk_gk_jank_end(gk_thread *th);
 /* Adds th's jank as "Jank" interval markers of model thread `thread`,
  * shifted by shift ms. 0 or PROFKIT_ENOMEM. */

@@ -123,6 +123,8 @@ void pk_gk_compact_streamed(gk_reader *r, gk_table *t)
             p->sample_stack[w] = p->sample_stack[k];
             p->sample_thread[w] = p->sample_thread[k];
             p->sample_time[w] = p->sample_time[k];
+            if (p->sample_cpu)
+                p->sample_cpu[w] = p->sample_cpu[k];
             memmove(p->sample_values + w * nv, p->sample_values + k * nv, nv * sizeof(int64_t));
         }
         w++;
