@@ -94,6 +94,11 @@ struct profkit_profile {
      * has one; PK_NO_CPU for a row without. */
     int64_t *sample_cpu;
     uint32_t sample_cpu_unit;
+    /* Paused ranges (Gecko pausedRanges): each the JSON object as it came
+     * (a string id) and the pid of the process it belongs to (-1: unknown,
+     * every thread's). */
+    struct pk_paused_range { uint32_t range; int64_t pid; } *paused;
+    size_t n_paused, cap_paused;
     size_t samples_indexed;   /* rows [0, samples_indexed) went through sample_set */
 
     /* label sets: set i is labels[sets[i].first .. + sets[i].n), hash-consed
@@ -314,6 +319,8 @@ static inline int64_t pk_sample_cpu(const profkit_profile *p, size_t r)
 {
     return p->sample_cpu && r < p->n_samples ? p->sample_cpu[r] : PK_NO_CPU;
 }
+/* Adds a paused range (profkit_profile.paused). 0 or PROFKIT_ENOMEM. */
+int pk_paused_add(profkit_profile *p, uint32_t range, int64_t pid);
 /* Sets row r's CPU delta, making the column on the first. 0 or PROFKIT_ENOMEM. */
 int pk_sample_set_cpu(profkit_profile *p, size_t r, int64_t delta);
 /* True when any sample row carries a time. */

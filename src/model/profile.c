@@ -42,6 +42,7 @@ void profkit_profile_free(profkit_profile *p)
     free(p->sample_values);
     free(p->sample_labels);
     free(p->sample_cpu);
+    free(p->paused);
     free(p->labels);
     free(p->labelsets);
     pk_idset_free(&p->labelset_set);
@@ -503,6 +504,16 @@ static int samples_reserve(profkit_profile *p, size_t extra)
         p->sample_cpu = a;
     }
     p->cap_samples = ncap;
+    return 0;
+}
+
+int pk_paused_add(profkit_profile *p, uint32_t range, int64_t pid)
+{
+    if (PK_VEC_RESERVE(p->paused, p->n_paused, p->cap_paused, 1) != 0)
+        return PROFKIT_ENOMEM;
+    p->paused[p->n_paused].range = range;
+    p->paused[p->n_paused].pid = pid;
+    p->n_paused++;
     return 0;
 }
 

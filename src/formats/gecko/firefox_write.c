@@ -1087,6 +1087,33 @@ static void write_markers(ffw *w, uint32_t t)
     put(w, "}");
 }
 
+/* Thread th's process's own paused ranges (profkit_profile.paused: those
+ * of its pid, and those of no known process), each once; else none. */
+static void write_paused_of(ffw *w, const profkit_thread *th)
+{
+    const profkit_profile *p = w->p;
+    int first = 1;
+    put(w, "[");
+    for (size_t i = 0; w->start_text && i < p->n_paused; i++) {
+        const struct pk_paused_range *r = &p->paused[i];
+        unsigned kind = 0;
+        if ((th && r->pid >= 0 && r->pid != th->pid) ||
+            !json_is_object((const uint8_t *)pk_str(p, r->range), p->strings.len[r->range], &kind))
+            continue;
+        int seen = 0;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = p->paused[k].range == r->range &&
+                   (!th || p->paused[k].pid < 0 || p->paused[k].pid == th->pid);
+        if (seen)
+            continue;
+        if (!first)
+            put(w, ",");
+        first = 0;
+        put(w, pk_str(p, r->range));
+    }
+    put(w, "]");
+}
+
 /* The input's paused ranges (JSON objects as they came, each once) when
  * its times are kept (the input's startTime), else none. */
 static void write_paused(ffw *w)
@@ -1131,7 +1158,10 @@ static int write_thread(ffw *w, uint32_t t, int main_thread)
     else
         put(w, "0");
     put(w, ",\"unregisterTime\":null,\"pausedRanges\":");
-    write_paused(w);
+    if (p->n_paused)
+        write_paused_of(w, th);
+    else
+        write_paused(w);
     put(w, ",\"name\":");
     put_str(w, th && pk_str(p, th->name)[0] ? pk_str(p, th->name) : "main");
     put(w, main_thread ? ",\"isMainThread\":true" : ",\"isMainThread\":false");

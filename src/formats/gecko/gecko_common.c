@@ -174,6 +174,20 @@ static int end_capture(gk_reader *r)
     if (r->cap_paused) {
         if (pk_meta_add_len(r->p, "pausedRange", s, r->cap_text.len) != 0)
             return pk_gk_oom(r);
+        /* whose: a thread's own (processed), else its (sub-)profile's (raw) */
+        uint32_t id = profkit_string_intern(r->p, s, r->cap_text.len);
+        if (id == PROFKIT_NONE)
+            return pk_gk_oom(r);
+        if (r->cap_paused == 2 && r->cur) {
+            gk_thread *th = r->cur;
+            if (PK_VEC_RESERVE(th->paused, th->n_paused, th->cap_paused, 1) != 0)
+                return pk_gk_oom(r);
+            th->paused[th->n_paused++] = id;
+            return 0;
+        }
+        if (PK_VEC_RESERVE(r->paused_ranges, r->n_paused_ranges, r->cap_paused_ranges, 1) != 0)
+            return pk_gk_oom(r);
+        r->paused_ranges[r->n_paused_ranges++] = (struct gk_paused){ id, r->n_prof ? r->prof[r->n_prof - 1].serial : 0 };
         return 0;
     }
     if (r->cap_marker) {
@@ -431,13 +445,6 @@ static int emit_sample(gk_reader *r, pk_json *j, gk_table *t)
     return pk_gk_cpu_cell(r, r->p->n_samples - 1, r->row[COL_THREAD_CPU_DELTA]);
 }
 
-int pk_gk_cpu_cell(gk_reader *r, size_t row, double d)
-{
-    /* a number; null (the first sample's) or another cell: none */
-    if (cell_is_null(d) || cell_is_text(d) || !(d > -9.2e18 && d < 9.2e18))
-        return 0;
-    return pk_sample_set_cpu(r->p, row, (int64_t)llround(d)) != 0 ? pk_gk_oom(r) : 0;
-}
 
 /* A phase cell as the model keeps it while reading (PK_GK_NO_PHASE: null). */
 static uint32_t phase_of(double v)
@@ -1221,7 +1228,8 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
     case C_THREAD: return thread_value(r, j, f, ev, "stringTable", 0);
     case C_PROCESSES: return open_profile(r, j, ev);
     case C_PAUSED:
-        begin_capture(r, ev, NULL, NULL, 1);
+        begin_capture(r, ev, NULL, NULL,
+                      r->n_fs > 1 && r->fs[r->n_fs - 2].kind == C_THREAD ? 2 : 1);
         return r->capture ? 0 : end_capture(r);
     case C_SHARED:
         if (f->key == 105)
@@ -1443,6 +1451,8 @@ static void reader_free(gk_reader *r)
     free(r->fs);
     free(r->prof);
     free(r->chain);
+    free(r->paused_ranges);
+    free(r->serial_pids);
     free(r->values);
 }
 
@@ -1541,6 +1551,8 @@ int pk_gecko_read(profkit_profile *p, pk_read_ctx *ctx, pk_gecko_flavor flavor)
         }
     }
     pk_gk_counters_resolve(&r);
+    if (!rc)
+        rc = pk_gk_paused_resolve(&r);
     if (!rc)
         rc = model_categories(&r);
     if (!rc && p->n_value_types == 0 && pk_value_type_add(p, "samples", "count") == PROFKIT_NONE)

@@ -230,6 +230,8 @@ typedef struct gk_thread {
     double *janks;
     size_t n_janks, cap_janks;
     uint8_t have_process_start, have_register_time;
+    uint32_t *paused; /* its own pausedRanges (string ids), kept with its pid when built */
+    size_t n_paused, cap_paused;
 } gk_thread;
 
 typedef struct gk_profile_ctx {
@@ -308,7 +310,12 @@ typedef struct gk_reader {
     pk_buf cap_text;
     gk_col *cap_target;     /* capture into this column's owner text */
     gk_tables *cap_owner;
-    int cap_paused;         /* capture is a pausedRanges element */
+    int cap_paused;         /* capture is a pausedRanges element (2: a thread's) */
+    /* a (sub-)profile's pausedRanges, until one of its threads gives its pid */
+    struct gk_paused { uint32_t range, serial; } *paused_ranges;
+    size_t n_paused_ranges, cap_paused_ranges;
+    struct gk_serial_pid { uint32_t serial; int64_t pid; } *serial_pids;
+    size_t n_serial_pids, cap_serial_pids;
     gk_table *cap_stream;   /* capture is the payload of a streamed marker row */
     size_t cap_marker;      /* capture is the payload of model marker cap_marker - 1 */
     double row[N_COLS];     /* the streamed row being read (one at a time) */
@@ -425,6 +432,8 @@ int pk_gk_counters_event(gk_reader *r, pk_json *j, const pk_json_event *ev);
 int pk_gk_counters_thread_built(gk_reader *r, const gk_thread *th, uint32_t thread);
 /* Every thread is read: each counter gets its process's main thread. */
 void pk_gk_counters_resolve(gk_reader *r);
+/* Gives each (sub-)profile's pausedRanges its process's pid. 0 or an error. */
+int pk_gk_paused_resolve(gk_reader *r);
 void pk_gk_counters_free(gk_counters *c);
 /* A sample of thread th at time_ms with event delay `delay` (ms; NaN: none)
  * for its jank as the Firefox Profiler finds it; `last`: th has no sample
