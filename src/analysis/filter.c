@@ -148,8 +148,9 @@ int pk_filter_rebuild_samples(profkit_profile *p, const uint32_t *newstack, cons
                               const uint32_t *row_labels)
 {
     uint32_t *stack = p->sample_stack, *thread = p->sample_thread, *labels = p->sample_labels;
-    int64_t *time = p->sample_time, *values = p->sample_values;
+    int64_t *time = p->sample_time, *values = p->sample_values, *cpu = p->sample_cpu;
     size_t n = p->n_samples, nv = p->n_value_types;
+    p->sample_cpu = NULL;
     p->sample_stack = p->sample_thread = p->sample_labels = NULL;
     p->sample_time = p->sample_values = NULL;
     p->n_samples = p->cap_samples = p->samples_indexed = 0;
@@ -164,7 +165,11 @@ int pk_filter_rebuild_samples(profkit_profile *p, const uint32_t *newstack, cons
         rc = time[r] == PROFKIT_NO_TIME
                  ? pk_sample_add_labeled(p, s, thread[r], ls, values + r * nv)
                  : pk_sample_add_timed_labeled(p, s, thread[r], time[r], ls, values + r * nv);
+        /* a timed row is a row of its own: its CPU delta goes with it */
+        if (rc == 0 && cpu && time[r] != PROFKIT_NO_TIME && cpu[r] != PK_NO_CPU)
+            rc = pk_sample_set_cpu(p, p->n_samples - 1, cpu[r]);
     }
+    free(cpu);
     free(labels);
     free(stack);
     free(thread);

@@ -345,6 +345,8 @@ int pk_profile_filter_time(profkit_profile *p, const profkit_filter_options *o, 
             p->sample_stack[w] = p->sample_stack[r];
             p->sample_thread[w] = p->sample_thread[r];
             p->sample_time[w] = t;
+            if (p->sample_cpu)
+                p->sample_cpu[w] = p->sample_cpu[r];
             memmove(p->sample_values + w * nv, p->sample_values + r * nv, nv * sizeof(int64_t));
         }
         w++;

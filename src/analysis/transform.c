@@ -376,6 +376,8 @@ static int rewrite_samples(profkit_profile *p, const uint32_t *ns)
         p->sample_stack[w] = st;
         p->sample_thread[w] = p->sample_thread[r];
         p->sample_time[w] = p->sample_time[r];
+        if (p->sample_cpu)
+            p->sample_cpu[w] = p->sample_cpu[r];
         if (w != r)
             memmove(p->sample_values + w * nv, p->sample_values + r * nv, nv * sizeof(int64_t));
         w++;

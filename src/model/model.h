@@ -60,6 +60,10 @@ struct profkit_profile {
     size_t n_stacks, cap_stacks;
     pk_idset stack_set;
     size_t stacks_indexed; /* rows [1, stacks_indexed) are in stack_set */
+    /* The row pk_stack_intern made last, while it has no child (else
+     * PROFKIT_NONE): a child of it cannot be in the table yet, so it is
+     * appended without a lookup and indexed with the next lookup's catch-up. */
+    uint32_t stack_childless;
 
     /* The limits of a read (pk_profile_limit): a new stack deeper than
      * limit_depth frames or a thread past limit_threads is refused
@@ -84,6 +88,17 @@ struct profkit_profile {
     size_t n_samples, cap_samples;
     uint32_t *sample_labels; /* each row's label set; NULL while every row's is 0 */
     pk_idset sample_set; /* untimed rows by (stack, thread, label set) */
+    /* A timed row's CPU use since its thread's previous sample (Gecko's
+     * threadCPUDelta), in sample_cpu_unit (a string: "µs", "ns" or
+     * "variable CPU cycles"; 0 when the file named none). NULL while no row
+     * has one; PK_NO_CPU for a row without. */
+    int64_t *sample_cpu;
+    uint32_t sample_cpu_unit;
+    /* Paused ranges (Gecko pausedRanges): each the JSON object as it came
+     * (a string id) and the pid of the process it belongs to (-1: unknown,
+     * every thread's). */
+    struct pk_paused_range { uint32_t range; int64_t pid; } *paused;
+    size_t n_paused, cap_paused;
     size_t samples_indexed;   /* rows [0, samples_indexed) went through sample_set */
 
     /* label sets: set i is labels[sets[i].first .. + sets[i].n), hash-consed
@@ -298,6 +313,16 @@ static inline uint32_t pk_sample_labels(const profkit_profile *p, size_t r)
 {
     return p->sample_labels ? p->sample_labels[r] : 0;
 }
+/* Row r's CPU delta (profkit_profile.sample_cpu) or PK_NO_CPU. */
+#define PK_NO_CPU INT64_MIN
+static inline int64_t pk_sample_cpu(const profkit_profile *p, size_t r)
+{
+    return p->sample_cpu && r < p->n_samples ? p->sample_cpu[r] : PK_NO_CPU;
+}
+/* Adds a paused range (profkit_profile.paused). 0 or PROFKIT_ENOMEM. */
+int pk_paused_add(profkit_profile *p, uint32_t range, int64_t pid);
+/* Sets row r's CPU delta, making the column on the first. 0 or PROFKIT_ENOMEM. */
+int pk_sample_set_cpu(profkit_profile *p, size_t r, int64_t delta);
 /* True when any sample row carries a time. */
 int pk_profile_is_timed(const profkit_profile *p);
 

@@ -41,6 +41,8 @@ void profkit_profile_free(profkit_profile *p)
     free(p->sample_time);
     free(p->sample_values);
     free(p->sample_labels);
+    free(p->sample_cpu);
+    free(p->paused);
     free(p->labels);
     free(p->labelsets);
     pk_idset_free(&p->labelset_set);
@@ -246,16 +248,37 @@ uint32_t pk_stack_intern(profkit_profile *p, uint32_t parent, uint32_t frame)
 
 static uint32_t stack_intern_row(profkit_profile *p, uint32_t parent, uint32_t frame)
 {
-    /* Index the rows pk_stack_append added since the last lookup. */
-    for (; p->stacks_indexed < p->n_stacks; p->stacks_indexed++)
-        if (pk_idset_insert(&p->stack_set, stack_hash(&p->stacks[p->stacks_indexed]),
-                                 (uint32_t)p->stacks_indexed) != 0)
+    /* A child of the row made last, which has none yet, is new: no lookup
+     * (on a big table each is a cache miss, one after the other down a
+     * chain of new stacks); its index entry is made with the next lookup's. */
+    if (parent != 0 && parent == p->stack_childless && (size_t)parent + 1 == p->n_stacks) {
+        if (p->n_stacks >= PROFKIT_NONE - 1 ||
+            PK_VEC_RESERVE(p->stacks, p->n_stacks, p->cap_stacks, 1) != 0)
             return PROFKIT_NONE;
+        p->stacks[p->n_stacks].parent = parent;
+        p->stacks[p->n_stacks].frame = frame;
+        p->stack_childless = (uint32_t)p->n_stacks;
+        return (uint32_t)p->n_stacks++;
+    }
+    /* Index the rows added without a lookup since the last one; the slot
+     * of a row a few ahead is asked for early, so the misses overlap. */
+    enum { AHEAD = 8 };
+    size_t n = p->n_stacks;
+    for (; p->stacks_indexed < n; p->stacks_indexed++) {
+        size_t k = p->stacks_indexed;
+        if (k + AHEAD < n)
+            pk_idset_prefetch(&p->stack_set, stack_hash(&p->stacks[k + AHEAD]));
+        if (pk_idset_insert(&p->stack_set, stack_hash(&p->stacks[k]), (uint32_t)k) != 0)
+            return PROFKIT_NONE;
+    }
     profkit_stack s = { parent, frame };
     uint32_t id = intern_row((void **)&p->stacks, &p->n_stacks, &p->cap_stacks, &p->stack_set,
                              &s, sizeof(s));
-    if (id != PROFKIT_NONE)
+    if (id != PROFKIT_NONE) {
+        if (p->n_stacks > n)
+            p->stack_childless = id;
         p->stacks_indexed = p->n_stacks;
+    }
     return id;
 }
 
@@ -269,6 +292,7 @@ uint32_t pk_stack_append(profkit_profile *p, uint32_t parent, uint32_t frame)
     if (p->n_stacks >= PROFKIT_NONE - 1 ||
         PK_VEC_RESERVE(p->stacks, p->n_stacks, p->cap_stacks, 1) != 0)
         return PROFKIT_NONE;
+    p->stack_childless = PROFKIT_NONE; /* it may be anyone's child */
     p->stacks[p->n_stacks].parent = parent;
     p->stacks[p->n_stacks].frame = frame;
     return (uint32_t)p->n_stacks++;
@@ -294,6 +318,7 @@ int pk_profile_take_stacks(profkit_profile *p, profkit_stack **old, size_t *n_ol
     p->stacks = fresh;
     p->n_stacks = p->cap_stacks = 1;
     p->stacks_indexed = 1;
+    p->stack_childless = PROFKIT_NONE;
     pk_idset_free(&p->stack_set);
     /* Rows are found by (stack, thread): index them again on the next lookup. */
     pk_idset_free(&p->sample_set);
@@ -424,6 +449,8 @@ uint32_t pk_value_type_add(profkit_profile *p, const char *type, const char *uni
         free(p->sample_thread);
         free(p->sample_time);
         free(p->sample_labels);
+        free(p->sample_cpu);
+        p->sample_cpu = NULL;
         p->sample_stack = p->sample_thread = p->sample_labels = NULL;
         p->sample_time = NULL;
     }
@@ -470,7 +497,40 @@ static int samples_reserve(profkit_profile *p, size_t extra)
             return PROFKIT_ENOMEM;
         p->sample_labels = a;
     }
+    if (p->sample_cpu) {
+        a = realloc(p->sample_cpu, ncap * sizeof(int64_t));
+        if (!a)
+            return PROFKIT_ENOMEM;
+        p->sample_cpu = a;
+    }
     p->cap_samples = ncap;
+    return 0;
+}
+
+int pk_paused_add(profkit_profile *p, uint32_t range, int64_t pid)
+{
+    if (PK_VEC_RESERVE(p->paused, p->n_paused, p->cap_paused, 1) != 0)
+        return PROFKIT_ENOMEM;
+    p->paused[p->n_paused].range = range;
+    p->paused[p->n_paused].pid = pid;
+    p->n_paused++;
+    return 0;
+}
+
+int pk_sample_set_cpu(profkit_profile *p, size_t r, int64_t delta)
+{
+    if (r >= p->n_samples)
+        return 0;
+    if (!p->sample_cpu) {
+        /* made when the first row has one: until then no row pays */
+        size_t cap = p->cap_samples ? p->cap_samples : 1;
+        p->sample_cpu = malloc(cap * sizeof(int64_t));
+        if (!p->sample_cpu)
+            return PROFKIT_ENOMEM;
+        for (size_t k = 0; k < p->n_samples; k++)
+            p->sample_cpu[k] = PK_NO_CPU;
+    }
+    p->sample_cpu[r] = delta;
     return 0;
 }
 
@@ -508,6 +568,8 @@ static int append_row(profkit_profile *p, uint32_t stack, uint32_t thread, int64
     p->sample_time[r] = time;
     if (p->sample_labels)
         p->sample_labels[r] = labels;
+    if (p->sample_cpu)
+        p->sample_cpu[r] = PK_NO_CPU;
     size_t nv = p->n_value_types;
     for (size_t v = 0; v < nv; v++)
         p->sample_values[r * nv + v] = values ? values[v] : 0;

@@ -131,6 +131,13 @@ uint32_t pk_idset_find(const pk_idset *s, uint64_t hash, pk_idset_eq_fn eq,
                             const void *ctx, const void *key);
 /* Inserts id (not present yet) under hash. Returns 0 or PROFKIT_ENOMEM. */
 int pk_idset_insert(pk_idset *s, uint64_t hash, uint32_t id);
+/* Asks the cache for the first slot a find or insert of hash reads (no
+ * effect on the set): called some keys ahead, the misses overlap. */
+static inline void pk_idset_prefetch(const pk_idset *s, uint64_t hash)
+{
+    if (s->cap)
+        __builtin_prefetch(&s->slots[(size_t)pk_hash_u64(hash >> 32) & (s->cap - 1)]);
+}
 
 /*
  * Stable sort of ids with a comparator that gets a context (qsort has none,

@@ -842,6 +842,41 @@ static int64_t row_value(const ffw *w, uint32_t row)
     return w->p->sample_values[(size_t)row * w->p->n_value_types + w->value];
 }
 
+/* The samples' threadCPUDelta column (null for a row without), when a row
+ * of the thread has one. */
+static void put_cpu_deltas(ffw *w, const uint32_t *rows, size_t n)
+{
+    const profkit_profile *p = w->p;
+    size_t i = 0;
+    while (i < n && pk_sample_cpu(p, rows[i]) == PK_NO_CPU)
+        i++;
+    if (i == n)
+        return;
+    put_key(w, "threadCPUDelta", 0);
+    put(w, "[");
+    for (i = 0; i < n; i++) {
+        if (i)
+            put(w, ",");
+        int64_t d = pk_sample_cpu(p, rows[i]);
+        if (d == PK_NO_CPU)
+            put(w, "null");
+        else
+            put_i64(w, d);
+    }
+    put(w, "]");
+}
+
+/* meta.sampleUnits when the samples have CPU deltas in a known unit. */
+static void put_sample_units(ffw *w)
+{
+    const profkit_profile *p = w->p;
+    if (!p->sample_cpu || !p->sample_cpu_unit)
+        return;
+    put(w, ",\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":\"ms\",\"threadCPUDelta\":");
+    put_str(w, pk_str(p, p->sample_cpu_unit));
+    put(w, "}");
+}
+
 static int write_samples(ffw *w, uint32_t t)
 {
     const profkit_profile *p = w->p;
@@ -905,6 +940,7 @@ static int write_samples(ffw *w, uint32_t t)
             put_u64(w, i);
     }
     put(w, "]");
+    put_cpu_deltas(w, rows, n);
     put_key(w, "length", 0);
     put_u64(w, n);
     put(w, "}");
@@ -1065,6 +1101,33 @@ static void write_markers(ffw *w, uint32_t t)
     put(w, "}");
 }
 
+/* Thread th's process's own paused ranges (profkit_profile.paused: those
+ * of its pid, and those of no known process), each once; else none. */
+static void write_paused_of(ffw *w, const profkit_thread *th)
+{
+    const profkit_profile *p = w->p;
+    int first = 1;
+    put(w, "[");
+    for (size_t i = 0; w->start_text && i < p->n_paused; i++) {
+        const struct pk_paused_range *r = &p->paused[i];
+        unsigned kind = 0;
+        if ((th && r->pid >= 0 && r->pid != th->pid) ||
+            !json_is_object((const uint8_t *)pk_str(p, r->range), p->strings.len[r->range], &kind))
+            continue;
+        int seen = 0;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = p->paused[k].range == r->range &&
+                   (!th || p->paused[k].pid < 0 || p->paused[k].pid == th->pid);
+        if (seen)
+            continue;
+        if (!first)
+            put(w, ",");
+        first = 0;
+        put(w, pk_str(p, r->range));
+    }
+    put(w, "]");
+}
+
 /* The input's paused ranges (JSON objects as they came, each once) when
  * its times are kept (the input's startTime), else none. */
 static void write_paused(ffw *w)
@@ -1130,7 +1193,10 @@ static int write_thread(ffw *w, uint32_t t, int main_thread)
     else
         put(w, "0");
     put(w, ",\"unregisterTime\":null,\"pausedRanges\":");
-    write_paused(w);
+    if (p->n_paused)
+        write_paused_of(w, th);
+    else
+        write_paused(w);
     put(w, ",\"name\":");
     put_thread_name(w, th && pk_str(p, th->name)[0] ? pk_str(p, th->name) : "main");
     put(w, main_thread ? ",\"isMainThread\":true" : ",\"isMainThread\":false");
@@ -1269,6 +1335,7 @@ static void write_meta(ffw *w)
     put_u64(w, FF_GECKO_VERSION);
     put(w, ",\"preprocessedProfileVersion\":");
     put_u64(w, FF_PROCESSED_VERSION);
+    put_sample_units(w);
     put(w, ",\"categories\":[");
     const profkit_profile *p = w->p;
     for (size_t i = 0; i < w->n_cats; i++) {

@@ -1104,6 +1104,9 @@ static int build_samples(gk_build *b, uint32_t thread, double shift)
             if ((rc = ms_to_ns(b, T_SAMPLES, i, t + shift, &ns)) < 0)
                 break;
             rc = pk_sample_add_timed(r->p, stack, thread, ns, values);
+            if (rc == 0 && (rc = pk_gk_cpu_cell(r, r->p->n_samples - 1,
+                                                pk_gk_cell_at(st, COL_THREAD_CPU_DELTA, i))) < 0)
+                break;
         } else {
             rc = pk_sample_add(r->p, stack, thread, values);
         }
@@ -1168,6 +1171,35 @@ static int build_markers(gk_build *b, uint32_t thread, double shift)
             return rc;
         if (pk_marker_add(r->p, &m) != 0)
             return pk_gk_oom(r);
+    }
+    return 0;
+}
+
+/* A thread's own paused ranges go to the model with its pid; the first
+ * thread of a (sub-)profile names the pid of that profile's ranges. */
+static int paused_thread_built(gk_reader *r, const gk_thread *th)
+{
+    for (size_t i = 0; i < th->n_paused; i++)
+        if (pk_paused_add(r->p, th->paused[i], th->pid) != 0)
+            return PROFKIT_ENOMEM;
+    for (size_t i = 0; i < r->n_serial_pids; i++)
+        if (r->serial_pids[i].serial == th->serial)
+            return 0;
+    if (PK_VEC_RESERVE(r->serial_pids, r->n_serial_pids, r->cap_serial_pids, 1) != 0)
+        return PROFKIT_ENOMEM;
+    r->serial_pids[r->n_serial_pids++] = (struct gk_serial_pid){ th->serial, th->pid };
+    return 0;
+}
+
+int pk_gk_paused_resolve(gk_reader *r)
+{
+    for (size_t i = 0; i < r->n_paused_ranges; i++) {
+        int64_t pid = -1;
+        for (size_t k = 0; k < r->n_serial_pids && pid < 0; k++)
+            if (r->serial_pids[k].serial == r->paused_ranges[i].serial)
+                pid = r->serial_pids[k].pid;
+        if (pk_paused_add(r->p, r->paused_ranges[i].range, pid) != 0)
+            return pk_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory");
     }
     return 0;
 }
@@ -1316,6 +1348,8 @@ static int build_thread(gk_reader *r, gk_thread *th)
         mt->tid = th->tid;
     }
     if (pk_gk_counters_thread_built(r, th, thread) != 0)
+        return pk_gk_oom(r);
+    if (paused_thread_built(r, th) != 0)
         return pk_gk_oom(r);
     double shift = thread_shift(r, th->depth);
     {

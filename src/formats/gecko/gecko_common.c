@@ -174,6 +174,20 @@ static int end_capture(gk_reader *r)
     if (r->cap_paused) {
         if (pk_meta_add_len(r->p, "pausedRange", s, r->cap_text.len) != 0)
             return pk_gk_oom(r);
+        /* whose: a thread's own (processed), else its (sub-)profile's (raw) */
+        uint32_t id = profkit_string_intern(r->p, s, r->cap_text.len);
+        if (id == PROFKIT_NONE)
+            return pk_gk_oom(r);
+        if (r->cap_paused == 2 && r->cur) {
+            gk_thread *th = r->cur;
+            if (PK_VEC_RESERVE(th->paused, th->n_paused, th->cap_paused, 1) != 0)
+                return pk_gk_oom(r);
+            th->paused[th->n_paused++] = id;
+            return 0;
+        }
+        if (PK_VEC_RESERVE(r->paused_ranges, r->n_paused_ranges, r->cap_paused_ranges, 1) != 0)
+            return pk_gk_oom(r);
+        r->paused_ranges[r->n_paused_ranges++] = (struct gk_paused){ id, r->n_prof ? r->prof[r->n_prof - 1].serial : 0 };
         return 0;
     }
     if (r->cap_marker) {
@@ -211,7 +225,7 @@ static int put_cell(gk_reader *r, gk_col *c, gk_tables *o, const pk_json_event *
 /* ---------------------------------------------------------------- tables */
 
 /* Names the columns of rows read before the schema, once it is known. */
-static int apply_schema(gk_reader *r, gk_table *t, uint32_t wants, int tk, gk_tables *owner)
+static int apply_schema(gk_reader *r, gk_table *t, uint64_t wants, int tk, gk_tables *owner)
 {
     /* rows of a thread's samples (with times) or markers can go straight
      * into the model when the schema comes before them, as Gecko writes it */
@@ -428,8 +442,9 @@ static int emit_sample(gk_reader *r, pk_json *j, gk_table *t)
     if (pk_sample_add_timed(r->p, (uint32_t)stack, thread, ns, r->values) != 0)
         return pk_gk_oom(r);
     t->count++;
-    return 0;
+    return pk_gk_cpu_cell(r, r->p->n_samples - 1, r->row[COL_THREAD_CPU_DELTA]);
 }
+
 
 /* A phase cell as the model keeps it while reading (PK_GK_NO_PHASE: null). */
 static uint32_t phase_of(double v)
@@ -572,6 +587,7 @@ static int stream_column_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_j
         p->sample_values[row * nv + t->stream_vt] = (int64_t)llround(w);
         return 0;
     }
+    case COL_THREAD_CPU_DELTA: return null ? 0 : pk_gk_cpu_cell(r, row, v);
     default: return 0;
     }
 }
@@ -760,6 +776,8 @@ static int meta_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event
         r->n_category_ids = (size_t)-1;
         return push_frame(r, C_CATEGORIES);
     }
+    if (f->key == 5 /* sampleUnits */ && root && ev->type == PK_JSON_MAP_START)
+        return push_frame(r, C_SAMPLE_UNITS);
     if (is_start(ev) || !root)
         return skip_value(r, ev);
     if (f->key == 2 || f->key == 3) { /* version, preprocessedProfileVersion */
@@ -870,6 +888,7 @@ static int meta_key(const pk_json_event *ev)
     if (key_is(ev, "version")) return 2;
     if (key_is(ev, "preprocessedProfileVersion")) return 3;
     if (key_is(ev, "categories")) return 4;
+    if (key_is(ev, "sampleUnits")) return 5;
     return 0;
 }
 
@@ -956,7 +975,7 @@ static int lib_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event 
 static int table_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event *ev)
 {
     gk_table *t = f->table;
-    uint32_t wants = table_wants[f->table_kind];
+    uint64_t wants = table_wants[f->table_kind];
     int k = f->key;
     if (k == -2) { /* schema */
         if (t->rows_layout && t->have_schema)
@@ -1132,6 +1151,15 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
         default: return skip_value(r, ev);
         }
     case C_META: return meta_value(r, j, f, ev);
+    case C_SAMPLE_UNITS:
+        /* the unit of the samples' threadCPUDelta: "µs", "ns" or "variable CPU cycles" */
+        if (f->key == 1 && ev->type == PK_JSON_STRING) {
+            r->p->sample_cpu_unit = profkit_string_intern(r->p, ev->str, ev->len);
+            if (r->p->sample_cpu_unit == PROFKIT_NONE)
+                return pk_gk_oom(r);
+            return 0;
+        }
+        return skip_value(r, ev);
     case C_CATEGORIES:
         /* keep indexes aligned: a non-object category has no name */
         if (strings_push(&r->categories, "", 0) != 0 || strings_push(&r->cat_colors, "", 0) != 0 ||
@@ -1200,7 +1228,8 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
     case C_THREAD: return thread_value(r, j, f, ev, "stringTable", 0);
     case C_PROCESSES: return open_profile(r, j, ev);
     case C_PAUSED:
-        begin_capture(r, ev, NULL, NULL, 1);
+        begin_capture(r, ev, NULL, NULL,
+                      r->n_fs > 1 && r->fs[r->n_fs - 2].kind == C_THREAD ? 2 : 1);
         return r->capture ? 0 : end_capture(r);
     case C_SHARED:
         if (f->key == 105)
@@ -1292,6 +1321,7 @@ static int on_key(gk_reader *r, const pk_json_event *ev)
     case C_CATEGORY:
         f->key = key_is(ev, "name") ? 1 : key_is(ev, "color") ? 2 : key_is(ev, "subcategories") ? 3 : 0;
         break;
+    case C_SAMPLE_UNITS: f->key = key_is(ev, "threadCPUDelta") ? 1 : 0; break;
     case C_LIB: f->key = lib_key(ev); break;
     case C_THREAD: f->key = thread_key(ev); break;
     case C_SHARED:
@@ -1421,6 +1451,8 @@ static void reader_free(gk_reader *r)
     free(r->fs);
     free(r->prof);
     free(r->chain);
+    free(r->paused_ranges);
+    free(r->serial_pids);
     free(r->values);
 }
 
@@ -1519,6 +1551,8 @@ int pk_gecko_read(profkit_profile *p, pk_read_ctx *ctx, pk_gecko_flavor flavor)
         }
     }
     pk_gk_counters_resolve(&r);
+    if (!rc)
+        rc = pk_gk_paused_resolve(&r);
     if (!rc)
         rc = model_categories(&r);
     if (!rc && p->n_value_types == 0 && pk_value_type_add(p, "samples", "count") == PROFKIT_NONE)

@@ -43,23 +43,24 @@ enum {
     COL_FRAME, COL_LOCATION, COL_LINE, COL_COLUMN, COL_FUNC, COL_ADDRESS, COL_NAME,
     COL_FILE_NAME, COL_SOURCE, COL_LINE_NUMBER, COL_RESOURCE, COL_TYPE, COL_START_TIME,
     COL_END_TIME, COL_PHASE, COL_CATEGORY, COL_DATA, COL_FILENAME, COL_IS_JS, COL_FLAGS, COL_LIB,
-    COL_INLINE_DEPTH, COL_SUBCATEGORY, COL_RELEVANT_FOR_JS, COL_EVENT_DELAY, COL_RESPONSIVENESS, N_COLS
+    COL_INLINE_DEPTH, COL_SUBCATEGORY, COL_RELEVANT_FOR_JS, COL_EVENT_DELAY, COL_RESPONSIVENESS,
+    COL_THREAD_CPU_DELTA, N_COLS
 };
 static const char *const col_names[N_COLS] = {
     "stack", "time", "timeDeltas", "weight", "prefix", "prefixOffset", "frame", "location",
     "line", "column", "func", "address", "name", "fileName", "source", "lineNumber",
     "resource", "type", "startTime", "endTime", "phase", "category", "data", "filename", "isJS", "flags",
-    "lib", "inlineDepth", "subcategory", "relevantForJS", "eventDelay", "responsiveness"
+    "lib", "inlineDepth", "subcategory", "relevantForJS", "eventDelay", "responsiveness", "threadCPUDelta"
 };
 
 enum { T_SAMPLES, T_MARKERS, T_STACKS, T_FRAMES, T_FUNCS, T_RESOURCES, T_SOURCES, T_COUNT };
 static const char *const table_names[T_COUNT] = {
     "samples", "markers", "stackTable", "frameTable", "funcTable", "resourceTable", "sources"
 };
-#define B(c) (1u << (c))
-static const uint32_t table_wants[T_COUNT] = {
+#define B(c) (1ull << (c))
+static const uint64_t table_wants[T_COUNT] = {
     B(COL_STACK) | B(COL_TIME) | B(COL_TIME_DELTAS) | B(COL_WEIGHT) | B(COL_EVENT_DELAY) |
-        B(COL_RESPONSIVENESS),
+        B(COL_RESPONSIVENESS) | B(COL_THREAD_CPU_DELTA),
     B(COL_NAME) | B(COL_TIME) | B(COL_START_TIME) | B(COL_END_TIME) | B(COL_PHASE) |
         B(COL_CATEGORY) | B(COL_DATA),
     B(COL_PREFIX) | B(COL_PREFIX_OFFSET) | B(COL_FRAME),
@@ -229,6 +230,8 @@ typedef struct gk_thread {
     double *janks;
     size_t n_janks, cap_janks;
     uint8_t have_process_start, have_register_time;
+    uint32_t *paused; /* its own pausedRanges (string ids), kept with its pid when built */
+    size_t n_paused, cap_paused;
 } gk_thread;
 
 typedef struct gk_profile_ctx {
@@ -240,7 +243,7 @@ typedef struct gk_profile_ctx {
 typedef enum {
     C_DOC, C_PROFILE, C_META, C_CATEGORIES, C_CATEGORY, C_NESTED, C_LIBS, C_LIB,
     C_THREADS, C_THREAD, C_PROCESSES, C_PAUSED, C_SHARED, C_TABLE, C_SCHEMA, C_DATA, C_ROW,
-    C_COLUMN, C_STRINGS, C_SUBCATS
+    C_COLUMN, C_STRINGS, C_SUBCATS, C_SAMPLE_UNITS
 } gk_kind;
 
 typedef struct gk_frame {
@@ -307,7 +310,12 @@ typedef struct gk_reader {
     pk_buf cap_text;
     gk_col *cap_target;     /* capture into this column's owner text */
     gk_tables *cap_owner;
-    int cap_paused;         /* capture is a pausedRanges element */
+    int cap_paused;         /* capture is a pausedRanges element (2: a thread's) */
+    /* a (sub-)profile's pausedRanges, until one of its threads gives its pid */
+    struct gk_paused { uint32_t range, serial; } *paused_ranges;
+    size_t n_paused_ranges, cap_paused_ranges;
+    struct gk_serial_pid { uint32_t serial; int64_t pid; } *serial_pids;
+    size_t n_serial_pids, cap_serial_pids;
     gk_table *cap_stream;   /* capture is the payload of a streamed marker row */
     size_t cap_marker;      /* capture is the payload of model marker cap_marker - 1 */
     double row[N_COLS];     /* the streamed row being read (one at a time) */
@@ -424,11 +432,16 @@ int pk_gk_counters_event(gk_reader *r, pk_json *j, const pk_json_event *ev);
 int pk_gk_counters_thread_built(gk_reader *r, const gk_thread *th, uint32_t thread);
 /* Every thread is read: each counter gets its process's main thread. */
 void pk_gk_counters_resolve(gk_reader *r);
+/* Gives each (sub-)profile's pausedRanges its process's pid. 0 or an error. */
+int pk_gk_paused_resolve(gk_reader *r);
 void pk_gk_counters_free(gk_counters *c);
 /* A sample of thread th at time_ms with event delay `delay` (ms; NaN: none)
  * for its jank as the Firefox Profiler finds it; `last`: th has no sample
  * after it (ends an open jank). 0 or PROFKIT_ENOMEM. */
 int pk_gk_jank_sample(gk_thread *th, double time_ms, double delay);
+/* Sample row `row`'s threadCPUDelta from its cell d (a number; else none).
+ * 0, or the out-of-memory error. */
+int pk_gk_cpu_cell(gk_reader *r, size_t row, double d);
 int pk_gk_jank_end(gk_thread *th);
 /* Adds th's jank as "Jank" interval markers of model thread `thread`,
  * shifted by shift ms. 0 or PROFKIT_ENOMEM. */

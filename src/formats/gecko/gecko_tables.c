@@ -84,6 +84,7 @@ void pk_gk_thread_free(gk_thread *th)
     free(th->name);
     free(th->process_name);
     free(th->process_type);
+    free(th->paused);
     free(th->janks);
     free(th);
 }
@@ -109,6 +110,14 @@ const char *pk_gk_cell_text(const gk_tables *o, double d, size_t *n)
     return o->text.buf + off + 4;
 }
 
+int pk_gk_cpu_cell(gk_reader *r, size_t row, double d)
+{
+    /* a number; null (the first sample's) or another cell: none */
+    if (cell_is_null(d) || cell_is_text(d) || !(d > -9.2e18 && d < 9.2e18))
+        return 0;
+    return pk_sample_set_cpu(r->p, row, (int64_t)llround(d)) != 0 ? pk_gk_oom(r) : 0;
+}
+
 /* Drops streamed rows without a stack; they are the newest rows. */
 void pk_gk_compact_streamed(gk_reader *r, gk_table *t)
 {
@@ -123,6 +132,8 @@ void pk_gk_compact_streamed(gk_reader *r, gk_table *t)
             p->sample_stack[w] = p->sample_stack[k];
             p->sample_thread[w] = p->sample_thread[k];
             p->sample_time[w] = p->sample_time[k];
+            if (p->sample_cpu)
+                p->sample_cpu[w] = p->sample_cpu[k];
             memmove(p->sample_values + w * nv, p->sample_values + k * nv, nv * sizeof(int64_t));
         }
         w++;

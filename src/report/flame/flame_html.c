@@ -169,6 +169,30 @@ static void put_sample_categories(pk_buf *b, const profkit_profile *p, const fla
     free(seen);
 }
 
+/* The samples' CPU deltas (Gecko's threadCPUDelta; null for a sample
+ * without) and their unit, when a sample of the scope has one: the
+ * activity graph draws the CPU share from them (32_timeline.js). */
+static void put_sample_cpu(pk_buf *b, const profkit_profile *p, const flame_scope *s)
+{
+    size_t i = 0;
+    while (i < s->n_samp && pk_sample_cpu(p, s->samp_row[i]) == PK_NO_CPU)
+        i++;
+    if (i == s->n_samp)
+        return;
+    pk_buf_puts(b, ",\"cpu\":[");
+    for (i = 0; i < s->n_samp; i++) {
+        if (i)
+            pk_buf_put(b, ",", 1);
+        int64_t d = pk_sample_cpu(p, s->samp_row[i]);
+        if (d == PK_NO_CPU)
+            pk_buf_puts(b, "null");
+        else
+            pk_buf_i64(b, d);
+    }
+    pk_buf_puts(b, "],\"cpu_unit\":");
+    put_cstr(b, p->sample_cpu_unit ? pk_str(p, p->sample_cpu_unit) : "");
+}
+
 /* Every timed sample of a scope (docs/viewer.md, "timeline"): times as
  * differences from the one before, nodes, and per value type either one
  * number (every sample's value) or the values. */
@@ -213,6 +237,7 @@ static void put_timeline(pk_buf *b, const profkit_profile *p, const flame_scope 
         pk_buf_put(b, "]", 1);
     }
     pk_buf_puts(b, "]");
+    put_sample_cpu(b, p, s);
     put_sample_categories(b, p, s);
     pk_buf_puts(b, "}");
 }

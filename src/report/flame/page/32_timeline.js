@@ -70,6 +70,33 @@
     else for (var j = 0; j < n; j++) P[j + 1] = P[j] + w[j];
     return (this._prefix[k] = P);
   };
+  // CPU share (Gecko's threadCPUDelta, as the Firefox Profiler draws it):
+  // per sample its CPU use over the time since the sample before (time: ns),
+  // relative to the most the thread could use then: all of a core for "µs"
+  // and "ns", else (CPU cycles) the highest rate of its samples; 0..1, 0
+  // for a sample without a delta.
+  PK.cpuRatios = function (time, cpu, unit) {
+    var n = time.length, r = new Float64Array(n), rate = new Float64Array(n), max = 0;
+    for (var i = 0; i < n; i++) {
+      var dt = i > 0 ? time[i] - time[i - 1] : n > 1 ? time[1] - time[0] : 0, d = cpu[i];
+      rate[i] = d > 0 && dt > 0 ? d / dt : 0;
+      if (rate[i] > max) max = rate[i];
+    }
+    if (unit === "\u00b5s" || unit === "\u03bcs" || unit === "us") max = 1e-3;
+    else if (unit === "ns") max = 1;
+    for (var j = 0; j < n; j++) r[j] = max > 0 ? Math.min(1, rate[j] / max) : 0;
+    return r;
+  };
+  // Prefix sums of thread t's CPU shares, or null when it has no deltas.
+  Timeline.prototype.cpuPrefix = function (t) {
+    var k = t + ":cpu";
+    if (this._prefix[k] !== undefined) return this._prefix[k];
+    var d = this.app.p.threads[t].timeline, tl = this.app.p.timeline(t);
+    if (!tl || !d || !d.cpu || d.cpu.length !== tl.n) return (this._prefix[k] = null);
+    var r = PK.cpuRatios(tl.time, d.cpu, d.cpu_unit), P = new Float64Array(tl.n + 1);
+    for (var i = 0; i < tl.n; i++) P[i + 1] = P[i] + r[i];
+    return (this._prefix[k] = P);
+  };
   // The marker rows of thread t (-1: every thread): a row per name, in
   // order of first appearance, each with its markers' indexes.
   // Two passes over typed arrays, then each drawn row's bins (rowGrid).
@@ -211,6 +238,9 @@
       if (!tl) max = this.binColumns(p.threads[t].activity, a, span, cols, col);
       else {
       var P = this.prefix(t, v), n = tl.n, interval = n > 1 ? (tl.time[n - 1] - tl.time[0]) / (n - 1) : nsPer;
+      // With CPU deltas the height is the CPU share: the column's samples'
+      // shares over the samples it can hold at the mean interval.
+      var R = this.cpuPrefix(t), slots = Math.max(1, nsPer / (interval || nsPer));
       var full = (P[n] / Math.max(1, n)) * Math.max(1, nsPer / (interval || nsPer));
       // Zoomed in past the interval, a sample covers the columns until the
       // next one (no comb of single columns).
@@ -221,7 +251,7 @@
       for (c = 0; c < cols; c++) {
         var hi = PK.lowerBound(tl.time, bounds[c + 1]);
         if (back) lo = PK.lowerBound(tl.time, bounds[c] - back);
-        col[c] = Math.min(1, (P[hi] - P[lo]) / (full || 1));
+        col[c] = R ? Math.min(1, (R[hi] - R[lo]) / slots) : Math.min(1, (P[hi] - P[lo]) / (full || 1));
         if (col[c] > max) max = col[c];
         if (cats) for (var q = lo; q < hi; q++) cats[c * nc + cat[q]] += typeof wv === "number" ? wv : wv[q];
         lo = hi;
