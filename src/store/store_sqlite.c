@@ -197,6 +197,34 @@ static uint64_t row_key(int t, const int64_t *v, size_t n, const void *bytes, si
     return pk_store_hash_words((const uint64_t *)(const void *)v, n, (uint64_t)PK_ID_STRING + (uint64_t)t);
 }
 
+/* pk_rowkey(T, CELL...): row_key of a row of shared table T from its
+ * cells (load_table reads the keys so: one value a row out of SQLite). */
+static void sql_rowkey(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    int t = sqlite3_value_int(argv[0]);
+    int64_t v[16];
+    int n = argc - 1 < 16 ? argc - 1 : 16;
+    if (t < 0 || t >= N_SHARED || n < 1) {
+        sqlite3_result_int64(ctx, 0);
+        return;
+    }
+    if (t == SH_STRINGS || t == SH_STACKS || t == SH_LABELSETS) {
+        const void *b = t == SH_STRINGS ? (const void *)sqlite3_value_text(argv[1]) : sqlite3_value_blob(argv[1]);
+        sqlite3_result_int64(ctx, (int64_t)row_key(t, NULL, 0, b, (size_t)sqlite3_value_bytes(argv[1])));
+        return;
+    }
+    for (int c = 0; c < n; c++)
+        v[c] = sqlite3_value_int64(argv[c + 1]);
+    sqlite3_result_int64(ctx, (int64_t)row_key(t, v, (size_t)n, NULL, 0));
+}
+
+/* The map of table t's rows by key: strings' and idents' keys are their
+ * content ids, so their rows are in `ids`, once. */
+static pk_idmap *key_map(sq_store *q, int t)
+{
+    return t == SH_STRINGS || t == SH_IDENTS ? &q->ids[t] : &q->rows[t];
+}
+
 /* The key of every row of shared table t, read once (have) and kept while
  * no other connection writes (data_version), inside the add's transaction
  * (the write lock is held: nothing changes them but this connection, which
@@ -208,34 +236,23 @@ static int load_table(profkit_store *s, int t, profkit_error *err)
     if (q->have[t])
         return 0;
     int rc = 0;
-    char sql[160];
-    snprintf(sql, sizeof(sql), "SELECT id, %s FROM %s", t == SH_IDENTS ? "h" : shared_cols[t], shared_name[t]);
+    char sql[200];
+    if (t == SH_IDENTS)
+        snprintf(sql, sizeof(sql), "SELECT id, h FROM idents");
+    else
+        snprintf(sql, sizeof(sql), "SELECT id, pk_rowkey(%d, %s) FROM %s", t, shared_cols[t], shared_name[t]);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
         return sqlite_error(s, shared_name[t], err);
-    int n = sqlite3_column_count(st) - 1, step;
-    if (n < 1 || n > 16)
-        n = 1;
+    int step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0), v[16];
-        uint64_t key;
-        if (t == SH_IDENTS)
-            key = (uint64_t)sqlite3_column_int64(st, 1);
-        else if (t == SH_STRINGS || t == SH_STACKS || t == SH_LABELSETS)
-            key = row_key(t, NULL, 0, t == SH_STRINGS ? (const void *)sqlite3_column_text(st, 1)
-                                                      : sqlite3_column_blob(st, 1),
-                          (size_t)sqlite3_column_bytes(st, 1));
-        else {
-            for (int c = 0; c < n; c++)
-                v[c] = sqlite3_column_int64(st, c + 1);
-            key = row_key(t, v, (size_t)n, NULL, 0);
-        }
+        int64_t id = sqlite3_column_int64(st, 0);
+        uint64_t key = (uint64_t)sqlite3_column_int64(st, 1);
         if (id < 1 || id > (int64_t)UINT32_MAX - 1)
             rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
                               "SQLite: %s: row id %lld out of range (a damaged store?)", shared_name[t],
                               (long long)id);
-        else if (pk_idmap_put(&q->rows[t], key, (uint32_t)(id - 1)) != 0 ||
-                 ((t == SH_STRINGS || t == SH_IDENTS) && pk_idmap_put(&q->ids[t], key, (uint32_t)(id - 1)) != 0))
+        else if (pk_idmap_put(key_map(q, t), key, (uint32_t)(id - 1)) != 0)
             rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
     }
     if (rc == 0 && step != SQLITE_DONE)
@@ -477,7 +494,7 @@ static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const p
             uint64_t key = t == SH_STRINGS || wide ? h
                            : row_key(t, v, n_cols - 1, t == SH_STACKS || t == SH_LABELSETS ? blob.buf : NULL,
                                      blob.len);
-            uint32_t old = pk_idmap_get(&sq->rows[t], key);
+            uint32_t old = pk_idmap_get(key_map(sq, t), key);
             if (old != PROFKIT_NONE) {
                 sqlite3_reset(st);
                 if (pk_idmap_put(&sq->ids[t], h, old) != 0)
@@ -489,7 +506,7 @@ static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const p
             sqlite3_reset(st);
             id = sqlite3_last_insert_rowid(sq->db);
             if (rc == 0 && (id >= 1 && id <= (int64_t)UINT32_MAX - 1) &&
-                pk_idmap_put(&sq->rows[t], key, (uint32_t)(id - 1)) != 0)
+                pk_idmap_put(key_map(sq, t), key, (uint32_t)(id - 1)) != 0)
                 rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
             if (rc == 0 && (id < 1 || id > (int64_t)UINT32_MAX - 1))
                 rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
@@ -768,6 +785,7 @@ int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err)
                             NULL, NULL);
     sqlite3_create_function(db, "pk_ids", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_ids, NULL, NULL);
     sqlite3_create_function(db, "pk_ids", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_ids, NULL, NULL);
+    sqlite3_create_function(db, "pk_rowkey", -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_rowkey, NULL, NULL);
     /* stacks as pairs, arrays with keys, or rows with their content ids */
     int rc = pk_store_check_stacks(
         s, "SELECT name FROM pragma_table_info('stacks') WHERE name IN ('parent', 'keys', 'h')", err);
