@@ -43,7 +43,7 @@ def best(f):
 
 
 src = sqlite3.connect(SQLITE_DB)
-if "h" in [r[1] for r in src.execute("PRAGMA table_info(stacks)")]:
+if src.execute("SELECT count(*) FROM sqlite_master WHERE name = 'idents'").fetchone()[0]:
     sys.exit("store_stacks.py: %s has the store's later layout (small ids, no frames.key); "
              "fill it with a profkit built from 4b0028f (see this script's docstring)" % SQLITE_DB)
 # the store's rows: one per sampled stack, its frames and their labels, root first

@@ -176,7 +176,8 @@ static int row_table(void *payload, char **c, const size_t *lens, size_t n, prof
     return 0;
 }
 
-/* Fetches the wanted rows: "SELECT id, COLS FROM NAME WHERE id IN (...)". */
+/* Fetches the wanted rows: "SELECT id, COLS FROM NAME WHERE id IN (...)
+ * ORDER BY id". */
 static int fetch(profkit_store *s, table *t, const char *select, profkit_error *err)
 {
     int rc = 0;
@@ -187,7 +188,11 @@ static int fetch(profkit_store *s, table *t, const char *select, profkit_error *
         size_t end = done + 2000 < t->n_want ? done + 2000 : t->n_want;
         for (size_t i = done; i < end; i++)
             pk_buf_printf(&q, i > done ? ",%lld" : "%lld", (long long)t->want[i]);
-        pk_buf_printf(&q, ")");
+        /* in the order of the ids: ClickHouse sends rows in no fixed order,
+         * and the model numbers its rows (functions, frames...) in the
+         * order they come, which the page shows: the same selection loads
+         * the same profile, byte for byte, in every run */
+        pk_buf_printf(&q, ") ORDER BY id");
         rc = pk_sql_query(s, &q, row_table, t, err);
         pk_buf_free(&q);
         done = end;
@@ -548,7 +553,7 @@ int profkit_store_load(profkit_profile **out, profkit_store *s, const profkit_st
         rc = header_load(&h, s, sel.buf, err);
     if (rc == 0) {
         pk_buf_printf(&qs, "SELECT stack, thread, vtype, sum(value), labels FROM samples WHERE seq %s (%s) "
-                        "GROUP BY stack, thread, vtype, labels", pk_sql_in(s), sel.buf);
+                        "GROUP BY stack, thread, vtype, labels ORDER BY stack, thread, vtype, labels", pk_sql_in(s), sel.buf);
         rc = pk_sql_query(s, &qs, row_sum, &l.sums, err);
     }
     if (rc == 0)

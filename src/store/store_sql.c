@@ -285,7 +285,9 @@ int pk_store_check_stacks(profkit_store *s, const char *old_sql, profkit_error *
                                "the store's stacks table has a '%s' column: it was written by an older "
                                "profkit (stacks as %s); add its files to a new store (its profiles "
                                "table's source column names them)", old,
-                          strcmp(old, "parent") == 0 ? "parent/frame pairs" : "arrays of frames and keys");
+                          strcmp(old, "parent") == 0 ? "parent/frame pairs"
+                          : strcmp(old, "h") == 0    ? "rows beside their content ids"
+                                                     : "arrays of frames and keys");
     return rc;
 }
 
@@ -295,7 +297,7 @@ int pk_store_check_small_ids(profkit_store *s, const char *old_sql, profkit_erro
     int rc = s->engine->query(s, old_sql, row_found, old, err);
     if (rc == 0 && old[0])
         rc = pk_error_set(err, PROFKIT_EUNSUPPORTED, s->name, -1,
-                          "the store's stacks table has no 'h' column: it was written by an older "
+                          "the store has no 'idents' table: it was written by an older "
                           "profkit (rows named by their content ids); add its files to a new store "
                           "(its profiles table's source column names them)");
     return rc;

@@ -25,26 +25,28 @@ static const char schema[] =
     " thread INTEGER NOT NULL, name TEXT NOT NULL, process_name TEXT NOT NULL, pid INTEGER NOT NULL,"
     " tid INTEGER NOT NULL, PRIMARY KEY (seq, pos)) WITHOUT ROWID;"
     /* The shared tables: a row's id is a small number of this store (its
-     * rowid, in the order rows were added), h its content id (the hash
+     * rowid, in the order rows were added); every column that names
+     * another row holds that row's small id. A row's content id (the hash
      * store_ids.c computes, the same in every store), which add looks rows
-     * up by; every column that names another row holds that row's small
-     * id (docs/store.md, "Size") */
-    "CREATE TABLE IF NOT EXISTS strings (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, text TEXT NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS functions (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, name INTEGER NOT NULL,"
+     * up by, is not kept: add computes it from the row's content
+     * (load_ids; docs/store.md, "Size"). idents have no other content:
+     * their h is the thread's or value type's content id. */
+    "CREATE TABLE IF NOT EXISTS strings (id INTEGER PRIMARY KEY, text TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS functions (id INTEGER PRIMARY KEY, name INTEGER NOT NULL,"
     " system_name INTEGER NOT NULL, file INTEGER NOT NULL, module INTEGER NOT NULL,"
     " start_line INTEGER NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS mappings (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, memory_start INTEGER NOT NULL,"
+    "CREATE TABLE IF NOT EXISTS mappings (id INTEGER PRIMARY KEY, memory_start INTEGER NOT NULL,"
     " memory_end INTEGER NOT NULL, file_offset INTEGER NOT NULL, path INTEGER NOT NULL,"
     " build_id INTEGER NOT NULL);"
     /* key: 0 (it was the string id of the frame's label, what top grouped by) */
-    "CREATE TABLE IF NOT EXISTS frames (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, address INTEGER NOT NULL,"
+    "CREATE TABLE IF NOT EXISTS frames (id INTEGER PRIMARY KEY, address INTEGER NOT NULL,"
     " function INTEGER NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,"
     " mapping INTEGER NOT NULL, inline_depth INTEGER NOT NULL, key INTEGER NOT NULL);"
     /* frames: the frames' ids, root first, as a blob of varints (7 bits a
      * byte, low first), which pk_ids() shows as the JSON text [1,2,3] */
-    "CREATE TABLE IF NOT EXISTS stacks (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, frames BLOB NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS stacks (id INTEGER PRIMARY KEY, frames BLOB NOT NULL);"
     /* a sample's labels: (key, kind, value, unit) words, a blob as stacks' */
-    "CREATE TABLE IF NOT EXISTS labelsets (id INTEGER PRIMARY KEY, h INTEGER NOT NULL, labels BLOB NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS labelsets (id INTEGER PRIMARY KEY, labels BLOB NOT NULL);"
     /* the threads' and value types' ids (profile_threads.thread,
      * profile_values.vtype, samples.thread and .vtype name these) */
     "CREATE TABLE IF NOT EXISTS idents (id INTEGER PRIMARY KEY, h INTEGER NOT NULL);"
@@ -64,7 +66,7 @@ static const char schema[] =
 enum { SH_STRINGS, SH_FUNCTIONS, SH_MAPPINGS, SH_FRAMES, SH_STACKS, SH_LABELSETS, SH_IDENTS, N_SHARED };
 static const char *const shared_name[N_SHARED] = { "strings", "functions", "mappings", "frames",
                                                    "stacks",  "labelsets", "idents" };
-/* The columns add's cells fill, after the content id (h) */
+/* The columns add's cells fill, after the content id (not kept) */
 static const char *const shared_cols[N_SHARED] = {
     "text", "name, system_name, file, module, start_line",
     "memory_start, memory_end, file_offset, path, build_id",
@@ -73,11 +75,20 @@ static const char *const shared_cols[N_SHARED] = {
 
 typedef struct sq_store {
     sqlite3 *db;
-    /* the small id (less one) of the content id of every row of each
-     * shared table, read once (loaded) and kept while no other connection
-     * writes (data_version): h has no index, whose entries would take as
-     * much room as a row of strings or frames (docs/store.md, "Size") */
-    pk_idmap ids[N_SHARED];
+    /* ids: the small id (less one) of each content id met (strings and
+     * idents: of every row); rows: of each row's key (row_key, every row),
+     * which a row add sends is looked up by, its cells translated to small
+     * ids. No content id is kept in the file (docs/store.md, "Size"). */
+    pk_idmap ids[N_SHARED], rows[N_SHARED];
+    /* floor: the table's first small id after the rows there when the
+     * maps began (loaded); the rows from floor on were added by this
+     * connection, and are in `rows` as they are made. A row naming one of
+     * them is new unless this connection made it, so its table's rows need
+     * not be read (have) to look it up: adding a small profile to a large
+     * store reads only the tables its rows may already be in. */
+    int64_t floor[N_SHARED];
+    unsigned char have[N_SHARED];
+    int names_new; /* a row being bound names a row from its table's floor on */
     int loaded;
     int64_t data_version;
 } sq_store;
@@ -90,6 +101,10 @@ static void forget_ids(profkit_store *s)
     for (int t = 0; t < N_SHARED; t++) {
         pk_idmap_free(&q->ids[t]);
         memset(&q->ids[t], 0, sizeof(q->ids[t]));
+        pk_idmap_free(&q->rows[t]);
+        memset(&q->rows[t], 0, sizeof(q->rows[t]));
+        q->have[t] = 0;
+        q->floor[t] = 0;
     }
     q->loaded = 0;
 }
@@ -170,41 +185,110 @@ static int get_varint(const unsigned char *b, size_t n, size_t *at, uint64_t *v)
     return -1;
 }
 
-/* Reads the content ids of every shared row into the maps, once, inside
- * the add's transaction (the write lock is held: nothing changes them but
- * this connection, which keeps them up to date). */
+/* A row's key in `rows` (sq_store): a hash of the row as the table keeps
+ * it (its small ids, its text or blob), tagged by its table. Two rows of
+ * one table have one key when they hold the same cells, which is when
+ * they have the same content, as their content ids do (strings: the key
+ * is the content id). */
+static uint64_t row_key(int t, const int64_t *v, size_t n, const void *bytes, size_t len)
+{
+    if (t == SH_STRINGS || t == SH_STACKS || t == SH_LABELSETS)
+        return pk_store_hash(bytes ? bytes : "", len, (uint64_t)PK_ID_STRING + (uint64_t)t);
+    return pk_store_hash_words((const uint64_t *)(const void *)v, n, (uint64_t)PK_ID_STRING + (uint64_t)t);
+}
+
+/* pk_rowkey(T, CELL...): row_key of a row of shared table T from its
+ * cells (load_table reads the keys so: one value a row out of SQLite). */
+static void sql_rowkey(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    int t = sqlite3_value_int(argv[0]);
+    int64_t v[16];
+    int n = argc - 1 < 16 ? argc - 1 : 16;
+    if (t < 0 || t >= N_SHARED || n < 1) {
+        sqlite3_result_int64(ctx, 0);
+        return;
+    }
+    if (t == SH_STRINGS || t == SH_STACKS || t == SH_LABELSETS) {
+        const void *b = t == SH_STRINGS ? (const void *)sqlite3_value_text(argv[1]) : sqlite3_value_blob(argv[1]);
+        sqlite3_result_int64(ctx, (int64_t)row_key(t, NULL, 0, b, (size_t)sqlite3_value_bytes(argv[1])));
+        return;
+    }
+    for (int c = 0; c < n; c++)
+        v[c] = sqlite3_value_int64(argv[c + 1]);
+    sqlite3_result_int64(ctx, (int64_t)row_key(t, v, (size_t)n, NULL, 0));
+}
+
+/* The map of table t's rows by key: strings' and idents' keys are their
+ * content ids, so their rows are in `ids`, once. */
+static pk_idmap *key_map(sq_store *q, int t)
+{
+    return t == SH_STRINGS || t == SH_IDENTS ? &q->ids[t] : &q->rows[t];
+}
+
+/* The key of every row of shared table t, read once (have) and kept while
+ * no other connection writes (data_version), inside the add's transaction
+ * (the write lock is held: nothing changes them but this connection, which
+ * keeps them up to date). Strings' keys are their content ids, and idents
+ * keep theirs: both go to `ids` as well. */
+static int load_table(profkit_store *s, int t, profkit_error *err)
+{
+    sq_store *q = s->impl;
+    if (q->have[t])
+        return 0;
+    int rc = 0;
+    char sql[200];
+    if (t == SH_IDENTS)
+        snprintf(sql, sizeof(sql), "SELECT id, h FROM idents");
+    else
+        snprintf(sql, sizeof(sql), "SELECT id, pk_rowkey(%d, %s) FROM %s", t, shared_cols[t], shared_name[t]);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return sqlite_error(s, shared_name[t], err);
+    int step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        uint64_t key = (uint64_t)sqlite3_column_int64(st, 1);
+        if (id < 1 || id > (int64_t)UINT32_MAX - 1)
+            rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
+                              "SQLite: %s: row id %lld out of range (a damaged store?)", shared_name[t],
+                              (long long)id);
+        else if (pk_idmap_put(key_map(q, t), key, (uint32_t)(id - 1)) != 0)
+            rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = sqlite_error(s, shared_name[t], err);
+    sqlite3_finalize(st);
+    if (rc)
+        forget_ids(s);
+    else
+        q->have[t] = 1;
+    return rc;
+}
+
+/* The maps begin: each shared table's floor (its largest small id, plus
+ * one); the tables' rows are read when a row is looked up (load_table). */
 static int load_ids(profkit_store *s, profkit_error *err)
 {
     sq_store *q = s->impl;
     if (q->loaded)
         return 0;
     forget_ids(s);
-    int rc = 0;
-    for (int t = 0; t < N_SHARED && rc == 0; t++) {
+    for (int t = 0; t < N_SHARED; t++) {
         char sql[64];
-        snprintf(sql, sizeof(sql), "SELECT h, id FROM %s", shared_name[t]);
+        snprintf(sql, sizeof(sql), "SELECT max(id) FROM %s", shared_name[t]);
         sqlite3_stmt *st;
         if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
             return sqlite_error(s, shared_name[t], err);
-        int step;
-        while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-            int64_t id = sqlite3_column_int64(st, 1);
-            if (id < 1 || id > (int64_t)UINT32_MAX - 1)
-                rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
-                                  "SQLite: %s: row id %lld out of range (a damaged store?)", shared_name[t],
-                                  (long long)id);
-            else if (pk_idmap_put(&q->ids[t], (uint64_t)sqlite3_column_int64(st, 0), (uint32_t)(id - 1)) != 0)
-                rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
-        }
-        if (rc == 0 && step != SQLITE_DONE)
-            rc = sqlite_error(s, shared_name[t], err);
+        int step = sqlite3_step(st);
+        q->floor[t] = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) + 1 : 0;
         sqlite3_finalize(st);
+        if (step != SQLITE_ROW) {
+            forget_ids(s);
+            return sqlite_error(s, shared_name[t], err);
+        }
     }
-    if (rc)
-        forget_ids(s);
-    else
-        q->loaded = 1;
-    return rc;
+    q->loaded = 1;
+    return 0;
 }
 
 /* The small id of content id h in shared table t (*found 0: none). */
@@ -227,7 +311,11 @@ static int ref_id(profkit_store *s, int t, uint64_t h, int64_t *id,
     *id = 0;
     if (h == 0)
         return 0;
-    int rc = small_id(s, t, h, id, &found);
+    int rc = t == SH_IDENTS ? load_table(s, t, err) : 0;
+    if (rc == 0)
+        rc = small_id(s, t, h, id, &found);
+    if (rc == 0 && found && *id >= ((sq_store *)s->impl)->floor[t])
+        ((sq_store *)s->impl)->names_new = 1;
     if (rc == 0 && !found && t == SH_IDENTS) {
         /* a thread or value type met first: its row is made here */
         sq_store *q = s->impl;
@@ -302,10 +390,12 @@ static int shared_index(const char *table)
 /* Binds the cells of one row; the columns that name shared rows get their
  * small ids (refs[c]: the table column c names, or -1). */
 static int bind_row(profkit_store *s, sqlite3_stmt *st, int first, const pk_cell *x, size_t n_cols,
-                    const int *refs, int t, pk_buf *blob, profkit_error *err)
+                    const int *refs, int t, pk_buf *blob, int64_t *v, profkit_error *err)
 {
     for (size_t c = 0; c < n_cols; c++) {
         int at = first + (int)c, rc = 0;
+        if (v) /* the integers as bound (row_key) */
+            v[c] = x[c].i;
         if (x[c].kind == PK_CELL_ARRAY) {
             if ((rc = array_blob(s, t, x[c].s ? x[c].s : "", x[c].len, blob, err)) != 0)
                 return rc;
@@ -317,6 +407,8 @@ static int bind_row(profkit_store *s, sqlite3_stmt *st, int first, const pk_cell
             if ((rc = ref_id(s, refs[c], (uint64_t)x[c].i, &id, err)) != 0)
                 return rc;
             sqlite3_bind_int64(st, at, id);
+            if (v)
+                v[c] = id;
         } else
             sqlite3_bind_int64(st, at, x[c].i);
     }
@@ -358,8 +450,10 @@ static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const p
     if (refs || t >= 0)
         rc = load_ids(s, err);
     if (t >= 0) {
-        pk_buf_printf(&q, "INSERT INTO %s (h, %s) VALUES (?", table, shared_cols[t]);
-        for (size_t c = 1; c < n_cols; c++)
+        /* the content id (the first cell) is not kept: a row is looked up by
+         * its cells (row_key) */
+        pk_buf_printf(&q, "INSERT INTO %s (%s) VALUES (?", table, shared_cols[t]);
+        for (size_t c = 2; c < n_cols; c++)
             pk_buf_printf(&q, ",?");
     } else {
         /* samples' columns are in another order on SQLite (the schema above) */
@@ -380,17 +474,40 @@ static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const p
         if (t >= 0) {
             /* a shared row: written once, its small id kept for the rows
              * that name it */
-            int64_t id;
+            int64_t id, v[16]; /* add's widest shared row has 7 columns after its id */
             int found;
             uint64_t h = (uint64_t)x[0].i;
             if ((rc = small_id(s, t, h, &id, &found)) != 0 || found)
                 continue;
-            sqlite3_bind_int64(st, 1, (int64_t)h);
-            rc = bind_row(s, st, 2, x + 1, n_cols - 1, refs, t, &blob, err);
-            if (rc == 0 && sqlite3_step(st) != SQLITE_DONE)
+            /* the row as the table would keep it: there already under
+             * another content id's name (a row met first in an earlier
+             * add, whose content id this connection has not seen)? */
+            int wide = n_cols - 1 > 16;
+            sq->names_new = 0;
+            rc = bind_row(s, st, 1, x + 1, n_cols - 1, refs, t, &blob, wide ? NULL : v, err);
+            /* a row naming none of this connection's new rows may be in the
+             * table: its rows are read */
+            if (rc == 0 && !sq->names_new)
+                rc = load_table(s, t, err);
+            if (rc)
+                break;
+            uint64_t key = t == SH_STRINGS || wide ? h
+                           : row_key(t, v, n_cols - 1, t == SH_STACKS || t == SH_LABELSETS ? blob.buf : NULL,
+                                     blob.len);
+            uint32_t old = pk_idmap_get(key_map(sq, t), key);
+            if (old != PROFKIT_NONE) {
+                sqlite3_reset(st);
+                if (pk_idmap_put(&sq->ids[t], h, old) != 0)
+                    rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+                continue;
+            }
+            if (sqlite3_step(st) != SQLITE_DONE)
                 rc = sqlite_error(s, table, err);
             sqlite3_reset(st);
             id = sqlite3_last_insert_rowid(sq->db);
+            if (rc == 0 && (id >= 1 && id <= (int64_t)UINT32_MAX - 1) &&
+                pk_idmap_put(key_map(sq, t), key, (uint32_t)(id - 1)) != 0)
+                rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
             if (rc == 0 && (id < 1 || id > (int64_t)UINT32_MAX - 1))
                 rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
                                   "SQLite: %s: row id %lld out of range (a damaged store?)", table,
@@ -399,7 +516,7 @@ static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const p
                 rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
             continue;
         }
-        rc = bind_row(s, st, 1, x, n_cols, refs, -1, &blob, err);
+        rc = bind_row(s, st, 1, x, n_cols, refs, -1, &blob, NULL, err);
         if (rc == 0 && sqlite3_step(st) != SQLITE_DONE)
             rc = sqlite_error(s, table, err);
         sqlite3_reset(st);
@@ -668,11 +785,13 @@ int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err)
                             NULL, NULL);
     sqlite3_create_function(db, "pk_ids", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_ids, NULL, NULL);
     sqlite3_create_function(db, "pk_ids", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_ids, NULL, NULL);
-    int rc = pk_store_check_stacks(s, "SELECT name FROM pragma_table_info('stacks') WHERE name IN ('parent', 'keys')",
-                                   err);
-    if (rc == 0) /* stacks without their content ids: shared rows named by content ids */
+    sqlite3_create_function(db, "pk_rowkey", -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_rowkey, NULL, NULL);
+    /* stacks as pairs, arrays with keys, or rows with their content ids */
+    int rc = pk_store_check_stacks(
+        s, "SELECT name FROM pragma_table_info('stacks') WHERE name IN ('parent', 'keys', 'h')", err);
+    if (rc == 0) /* no small ids of threads and value types: shared rows named by content ids */
         rc = pk_store_check_small_ids(s, "SELECT 1 FROM sqlite_master WHERE name = 'stacks' AND type = 'table'"
-                                         " AND NOT EXISTS (SELECT 1 FROM pragma_table_info('stacks') WHERE name = 'h')",
+                                         " AND NOT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'idents')",
                                       err);
     if (rc == 0)
         rc = sq_exec(s, schema, err);

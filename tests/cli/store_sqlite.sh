@@ -122,7 +122,8 @@ done
 # A store of an older schema (stacks as parent/frame pairs; stacks with
 # their frames' keys beside them) is refused on opening, and left as it was.
 for old in "parent INTEGER NOT NULL, frame INTEGER NOT NULL, depth INTEGER NOT NULL, leaf_key INTEGER NOT NULL:parent:parent/frame pairs" \
-           "frames TEXT NOT NULL, keys TEXT NOT NULL:keys:arrays of frames and keys"; do
+           "frames TEXT NOT NULL, keys TEXT NOT NULL:keys:arrays of frames and keys" \
+           "h INTEGER NOT NULL, frames BLOB NOT NULL:h:rows beside their content ids"; do
   OLD="$TMP/old.sqlite"
   rm -f "$OLD"
   IFS=: read -r cols col what <<< "$old"
@@ -134,14 +135,14 @@ for old in "parent INTEGER NOT NULL, frame INTEGER NOT NULL, depth INTEGER NOT N
   expect_status "top on a store of stacks as $what" 1 "$PROFKIT" top --db "$OLD"
   expect_eq "a store of stacks as $what is left as it was" "$before" "$(cksum < "$OLD")"
 done
-# the previous layout: shared rows named by their content ids (no 'h'
-# column of content ids beside small row ids)
+# an older layout: shared rows named by their content ids (no small ids,
+# so no 'idents' table of threads and value types)
 OLD="$TMP/old.sqlite"
 rm -f "$OLD"
 python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("CREATE TABLE stacks (id INTEGER PRIMARY KEY, frames BLOB NOT NULL)"); db.commit()' "$OLD"
 before=$(cksum < "$OLD")
 expect_status "a store of content-id rows" 1 "$PROFKIT" store add "$OLD" "$PROFKIT_SRC/tests/data/folded/ok_simple.folded"
-grep -q "old.sqlite: the store's stacks table has no 'h' column: it was written by an older profkit (rows named by their content ids); add its files to a new store" "$TMP/err" && pass ||
+grep -q "old.sqlite: the store has no 'idents' table: it was written by an older profkit (rows named by their content ids); add its files to a new store" "$TMP/err" && pass ||
   fail "old layout: $(cat "$TMP/err")"
 expect_status "top on a store of content-id rows" 1 "$PROFKIT" top --db "$OLD"
 expect_eq "a store of content-id rows is left as it was" "$before" "$(cksum < "$OLD")"

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Prints what a SQLite store holds, for comparing two stores: the row
-count of every table, and the content ids (h) of the shared tables' rows
-(a row's id is a small number of its store, given in the order rows were
-added; its content id is a hash of its content, the same in every store,
-so two stores of the same profiles hold the same content ids).
+count of every table, and the content of each shared table's rows with
+every row it names resolved to that row's content (a row's id is a small
+number of its store, given in the order rows were added, so two stores of
+the same profiles hold the same contents under other ids). idents have no
+content but their content id (h), the same in every store.
 
 store_tables.py DB"""
 import sqlite3
@@ -11,9 +12,54 @@ import sys
 
 OWN = ["profiles", "labels", "meta", "profile_values", "profile_threads", "samples", "removed"]
 SHARED = ["strings", "functions", "mappings", "frames", "stacks", "labelsets", "idents"]
+
+
+def varints(blob):
+    """The words of an array blob: 7 bits a byte, low first."""
+    out, v, shift = [], 0, 0
+    for b in blob:
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            out.append(v)
+            v, shift = 0, 0
+    if shift:
+        raise SystemExit("a blob cut inside a varint")
+    return out
+
+
 db = sqlite3.connect(sys.argv[1])
+db.text_factory = bytes
 for t in OWN + SHARED:
     print(t, db.execute("SELECT count(*) FROM " + t).fetchone()[0])
+rows = {}
+strings = rows["strings"] = {i: text for i, text in db.execute("SELECT id, text FROM strings")}
+
+
+def s(i):
+    return None if i == 0 else strings[i]
+
+
+rows["functions"] = {r[0]: (s(r[1]), s(r[2]), s(r[3]), s(r[4]), r[5]) for r in db.execute(
+    "SELECT id, name, system_name, file, module, start_line FROM functions")}
+rows["mappings"] = {r[0]: (r[1], r[2], r[3], s(r[4]), s(r[5])) for r in db.execute(
+    "SELECT id, memory_start, memory_end, file_offset, path, build_id FROM mappings")}
+rows["frames"] = {r[0]: (r[1], rows["functions"].get(r[2]), r[3], r[4], rows["mappings"].get(r[5]), r[6], r[7])
+                  for r in db.execute("SELECT id, address, function, line, col, mapping, inline_depth, key FROM frames")}
+rows["stacks"] = {i: tuple(rows["frames"].get(f) for f in varints(b))
+                  for i, b in db.execute("SELECT id, frames FROM stacks")}
+
+
+def labelset(words):
+    out = []
+    for k in range(0, len(words) - 3, 4):
+        key, kind, value, unit = words[k:k + 4]
+        out.append((s(key), kind, s(value) if kind == 0 else value, s(unit) if kind == 1 else unit))
+    return tuple(out)
+
+
+rows["labelsets"] = {i: labelset(varints(b)) for i, b in db.execute("SELECT id, labels FROM labelsets")}
+rows["idents"] = {i: h for i, h in db.execute("SELECT id, h FROM idents")}
 for t in SHARED:
-    for row in db.execute("SELECT h FROM %s ORDER BY 1" % t):
-        print(t, *row)
+    for line in sorted(repr(v) for v in rows[t].values()):
+        print(t, line)
