@@ -26,25 +26,20 @@ static int64_t resolve(double v, int percent, int64_t start, int64_t end)
 static void json_series(pk_buf *out, const profkit_profile *p, uint32_t i, int64_t from, int64_t to,
                         int64_t zero)
 {
-    const profkit_counter *c = &p->counters[i];
-    size_t end = c->first + c->n <= p->n_counter_samples ? c->first + c->n : c->first;
-    int64_t total = 0;
+    pk_counter_iter it;
+    pk_counter_iter_init(&it, p, i);
     int first = 1;
     pk_buf_puts(out, "[");
-    for (size_t k = c->first; k < end; k++) {
-        const profkit_counter_sample *s = &p->counter_samples[k];
-        if (__builtin_add_overflow(total, s->count, &total))
-            total = s->count < 0 ? INT64_MIN : INT64_MAX;
-        int64_t t = c->by_order ? (int64_t)(k - c->first) : s->time;
-        if (t < from || t >= to)
+    while (pk_counter_next(&it)) {
+        if (it.t < from || it.t >= to)
             continue;
         pk_buf_puts(out, first ? "[" : ",[");
         first = 0;
-        if (c->by_order)
-            pk_buf_printf(out, "%" PRId64, t);
+        if (it.by_order)
+            pk_buf_printf(out, "%" PRId64, it.t);
         else
-            pk_rjson_ms(out, t - zero);
-        pk_buf_printf(out, ",%" PRId64 ",%" PRId64 ",%" PRId64 "]", s->count, s->number, total);
+            pk_rjson_ms(out, it.t - zero);
+        pk_buf_printf(out, ",%" PRId64 ",%" PRId64 ",%" PRId64 "]", it.s->count, it.s->number, it.total);
     }
     pk_buf_puts(out, "]");
 }
