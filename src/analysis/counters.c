@@ -1,47 +1,91 @@
 /*
- * counters.c: the statistics of a counter's samples in a time range
- * (analysis/counters.h).
+ * counters.c: a counter's samples with their running sum, and their
+ * statistics in a time range (analysis/counters.h).
  */
 #include "analysis/counters.h"
 
 #include <string.h>
 
+void pk_counter_iter_init(pk_counter_iter *it, const profkit_profile *p, uint32_t counter)
+{
+    memset(it, 0, sizeof *it);
+    if (counter >= p->n_counters)
+        return;
+    const profkit_counter *c = &p->counters[counter];
+    it->rows = p->counter_samples;
+    it->first = it->k = c->first;
+    it->end = c->first <= p->n_counter_samples && c->n <= p->n_counter_samples - c->first ? c->first + c->n
+                                                                                             : c->first;
+    it->by_order = c->by_order;
+}
+
+int pk_counter_next(pk_counter_iter *it)
+{
+    if (it->k >= it->end)
+        return 0;
+    const profkit_counter_sample *s = &it->rows[it->k];
+    /* the running sum saturates rather than overflow */
+    if (__builtin_add_overflow(it->total, s->count, &it->total))
+        it->total = s->count < 0 ? INT64_MIN : INT64_MAX;
+    it->s = s;
+    it->index = it->k - it->first;
+    it->t = s->time; /* by_order: the operation index (profkit.h) */
+    it->k++;
+    return 1;
+}
+
+static void extend(pk_counter_stats *out, int64_t v)
+{
+    if (!out->has_total) {
+        out->has_total = 1;
+        out->total_min = out->total_max = v;
+    } else if (v < out->total_min) {
+        out->total_min = v;
+    } else if (v > out->total_max) {
+        out->total_max = v;
+    }
+}
+
 void pk_counter_stats_compute(const profkit_profile *p, uint32_t counter, int64_t from, int64_t to,
                               pk_counter_stats *out)
 {
     memset(out, 0, sizeof *out);
-    if (counter >= p->n_counters)
-        return;
-    const profkit_counter *c = &p->counters[counter];
-    size_t end = c->first + c->n <= p->n_counter_samples ? c->first + c->n : c->first;
-    int64_t total = 0;
-    for (size_t k = c->first; k < end; k++) {
-        const profkit_counter_sample *s = &p->counter_samples[k];
-        /* the running sum saturates rather than overflow */
-        if (__builtin_add_overflow(total, s->count, &total))
-            total = s->count < 0 ? INT64_MIN : INT64_MAX;
-        int64_t t = s->time; /* by_order: the operation index */
-        if (t < from || t >= to)
-            continue;
-        if (out->n == 0) {
-            out->count_min = out->count_max = s->count;
-            out->total_min = out->total_max = total;
+    pk_counter_iter it;
+    pk_counter_iter_init(&it, p, counter);
+    /* the last sample before the range, its running sum and the one
+     * before it (the first sample has none: the Firefox Profiler counts
+     * from it, its count a baseline) */
+    int before = 0, after = 0, has_base = 0, has_prev = 0;
+    int64_t before_total = 0, base = 0, prev = 0;
+    while (pk_counter_next(&it)) {
+        const profkit_counter_sample *s = it.s;
+        if (it.t < from) {
+            before = 1, before_total = it.total, has_base = has_prev, base = prev;
+        } else if (it.t < to) {
+            if (out->n == 0)
+                out->count_min = out->count_max = s->count;
+            if (s->count < out->count_min)
+                out->count_min = s->count;
+            if (s->count > out->count_max)
+                out->count_max = s->count;
+            if (__builtin_add_overflow(out->count_sum, s->count, &out->count_sum))
+                out->count_sum = s->count < 0 ? INT64_MIN : INT64_MAX;
+            extend(out, it.total);
+            out->n++;
+        } else if (!after) {
+            after = 1;
+            extend(out, it.total);
         }
-        if (s->count < out->count_min)
-            out->count_min = s->count;
-        if (s->count > out->count_max)
-            out->count_max = s->count;
-        if (total < out->total_min)
-            out->total_min = total;
-        if (total > out->total_max)
-            out->total_max = total;
-        if (__builtin_add_overflow(out->count_sum, s->count, &out->count_sum))
-            out->count_sum = s->count < 0 ? INT64_MIN : INT64_MAX;
-        out->n++;
+        prev = it.total, has_prev = 1;
     }
-    if (out->n) {
+    if (before) {
+        out->start = before_total;
+        extend(out, before_total);
+    }
+    if (has_base)
+        extend(out, base);
+    if (out->n)
         out->count_mean = (double)out->count_sum / (double)out->n;
-        if (__builtin_sub_overflow(out->total_max, out->total_min, &out->range))
-            out->range = INT64_MAX;
-    }
+    if (out->has_total && __builtin_sub_overflow(out->total_max, out->total_min, &out->range))
+        out->range = INT64_MAX;
 }

@@ -1,6 +1,7 @@
 /*
- * counters.h: the statistics of a counter's samples in a time range, for
- * `profkit counters` and the page (src/analysis/counters.c).
+ * counters.h: a counter's samples with their running sum, and their
+ * statistics in a time range, for `profkit counters`, the page's counter
+ * tracks and the writers (src/analysis/counters.c).
  */
 #ifndef PROFKIT_ANALYSIS_COUNTERS_H
 #define PROFKIT_ANALYSIS_COUNTERS_H
@@ -8,20 +9,58 @@
 #include "model/model.h"
 
 /*
+ * One counter's samples in their order, each with its position (time, or
+ * operation index for a counter by operation order) and the running sum
+ * of the counts from the counter's first sample up to it (what the
+ * Firefox Profiler draws for a memory counter). The sum saturates at
+ * INT64_MIN / INT64_MAX rather than overflow. The one place that sum is
+ * computed:
+ *
+ *     pk_counter_iter it;
+ *     pk_counter_iter_init(&it, p, counter);
+ *     while (pk_counter_next(&it))
+ *         use(it.s, it.t, it.total);
+ *
+ * A counter index past the profile's counters, or rows past its samples,
+ * give no sample.
+ */
+typedef struct pk_counter_iter {
+    const profkit_counter_sample *rows;
+    size_t first, end, k;
+    int by_order;
+    const profkit_counter_sample *s; /* the current sample */
+    size_t index;                    /* its index in the counter (0: the first) */
+    int64_t t;                       /* its time: ns, or the operation index by order */
+    int64_t total;                   /* the running sum of the counts up to and with it */
+} pk_counter_iter;
+
+void pk_counter_iter_init(pk_counter_iter *it, const profkit_profile *p, uint32_t counter);
+int pk_counter_next(pk_counter_iter *it);
+
+/*
  * Counter `counter`'s samples with from <= time < to (ns on the model's
- * axis; a counter by operation order compares its operation indexes):
- * rows [first, end) of the profile's counter samples (they are in time
- * order as the formats give them; a row out of order is compared alone),
- * how many, the counts' min, max, sum and mean, and the running sum of
- * the counts from the counter's first sample (what the Firefox Profiler
- * draws for a memory counter) at its lowest and highest in the range;
- * `range` is highest - lowest (its "memory range in graph"). n == 0:
- * every figure is 0.
+ * axis; a counter by operation order compares its operation indexes;
+ * rows are in time order as the formats give them, a row out of order is
+ * compared alone): how many (n), the counts' min, max, sum and mean (0
+ * when n == 0).
+ *
+ * The running sum as the Firefox Profiler scales a counter's track in a
+ * range (its "memory range in graph", profiler-cli's count-range under a
+ * zoom): `start` is the running sum carried into the range (at the last
+ * sample before `from`; 0 when there is none), the value the track starts
+ * at. total_min / total_max are the lowest and highest running sum over
+ * the samples in the range, the last one before it, the one before that
+ * and the first one after it (the Firefox Profiler takes a counter's
+ * first count as its baseline and accumulates from one sample before and
+ * to one after the range); range = total_max - total_min. has_total: that
+ * set is not empty (the counter has samples), else those figures are 0.
  */
 typedef struct pk_counter_stats {
     size_t n;
     int64_t count_min, count_max, count_sum;
     double count_mean;
+    int has_total;
+    int64_t start;
     int64_t total_min, total_max, range;
 } pk_counter_stats;
 

@@ -26,25 +26,20 @@ static int64_t resolve(double v, int percent, int64_t start, int64_t end)
 static void json_series(pk_buf *out, const profkit_profile *p, uint32_t i, int64_t from, int64_t to,
                         int64_t zero)
 {
-    const profkit_counter *c = &p->counters[i];
-    size_t end = c->first + c->n <= p->n_counter_samples ? c->first + c->n : c->first;
-    int64_t total = 0;
+    pk_counter_iter it;
+    pk_counter_iter_init(&it, p, i);
     int first = 1;
     pk_buf_puts(out, "[");
-    for (size_t k = c->first; k < end; k++) {
-        const profkit_counter_sample *s = &p->counter_samples[k];
-        if (__builtin_add_overflow(total, s->count, &total))
-            total = s->count < 0 ? INT64_MIN : INT64_MAX;
-        int64_t t = s->time; /* by_order: the operation index */
-        if (t < from || t >= to)
+    while (pk_counter_next(&it)) {
+        if (it.t < from || it.t >= to)
             continue;
         pk_buf_puts(out, first ? "[" : ",[");
         first = 0;
-        if (c->by_order)
-            pk_buf_printf(out, "%" PRId64, t);
+        if (it.by_order)
+            pk_buf_printf(out, "%" PRId64, it.t);
         else
-            pk_rjson_ms(out, t - zero);
-        pk_buf_printf(out, ",%" PRId64 ",%" PRId64 ",%" PRId64 "]", s->count, s->number, total);
+            pk_rjson_ms(out, it.t - zero);
+        pk_buf_printf(out, ",%" PRId64 ",%" PRId64 ",%" PRId64 "]", it.s->count, it.s->number, it.total);
     }
     pk_buf_puts(out, "]");
 }
@@ -56,23 +51,35 @@ static int report_counters_buf(pk_buf *out, const profkit_profile *p, const prof
     uint32_t only = pk_select_thread(p, o->thread, &ok, err);
     if (!ok)
         return PROFKIT_EINVAL;
-    /* zero and the range: the root range's start, else the first counter time */
+    /* zero and the range: the root range, else (no sample has a time: a
+     * profile whose samples all lack a stack, which the model drops) the
+     * counters' first and last times, the last widened by the sampling
+     * interval as the Firefox Profiler widens a thread's last sample: its
+     * root range where the counters are sampled with the samples */
     int64_t zero = INT64_MAX, root_end = INT64_MIN;
     profkit_error ignore;
     if (profkit_profile_root_range(p, &zero, &root_end, &ignore) != 0) {
-        zero = INT64_MAX;
-        for (size_t i = 0; i < p->n_counters; i++) {
-            const profkit_counter *c = &p->counters[i];
-            for (size_t k = c->first; !c->by_order && k < c->first + c->n && k < p->n_counter_samples; k++) {
-                int64_t t = p->counter_samples[k].time;
-                if (t < zero)
-                    zero = t;
-                if (t >= root_end)
-                    root_end = t + 1;
+        zero = INT64_MAX, root_end = INT64_MIN;
+        int64_t iv = 1000000;
+        const char *ms = pk_meta_get(p, "interval");
+        char *e;
+        double v = ms ? strtod(ms, &e) : 0;
+        if (ms && e != ms && !*e && v > 0 && v < 1e9)
+            iv = (int64_t)llround(v * 1e6);
+        for (uint32_t i = 0; i < p->n_counters; i++) {
+            pk_counter_iter it;
+            pk_counter_iter_init(&it, p, i);
+            while (!it.by_order && pk_counter_next(&it)) {
+                if (it.t < zero)
+                    zero = it.t;
+                if (it.t > root_end)
+                    root_end = it.t;
             }
         }
         if (zero == INT64_MAX)
             zero = 0, root_end = 0;
+        else if (__builtin_add_overflow(root_end, iv, &root_end))
+            root_end = INT64_MAX;
     }
     int64_t from = INT64_MIN, to = INT64_MAX;
     profkit_range r;
@@ -122,8 +129,9 @@ static int report_counters_buf(pk_buf *out, const profkit_profile *p, const prof
             pk_buf_printf(out, ",\"by_order\":%s,\"samples\":%zu", c->by_order ? "true" : "false", st.n);
             pk_buf_printf(out, ",\"count\":{\"min\":%" PRId64 ",\"max\":%" PRId64 ",\"mean\":%.9g,\"sum\":%" PRId64 "}",
                           st.count_min, st.count_max, st.count_mean, st.count_sum);
-            pk_buf_printf(out, ",\"total\":{\"min\":%" PRId64 ",\"max\":%" PRId64 ",\"range\":%" PRId64 "}",
-                          st.total_min, st.total_max, st.range);
+            pk_buf_printf(out, ",\"total\":{\"start\":%" PRId64 ",\"min\":%" PRId64 ",\"max\":%" PRId64
+                          ",\"range\":%" PRId64 "}",
+                          st.start, st.total_min, st.total_max, st.range);
             pk_buf_puts(out, ",\"series\":");
             json_series(out, p, i, f, t, zero);
             pk_buf_puts(out, "}");
@@ -143,12 +151,12 @@ static int report_counters_buf(pk_buf *out, const profkit_profile *p, const prof
                 pk_buf_puts(out, "none\n");
             }
             pk_buf_printf(out, "  samples: %zu%s\n", st.n, c->by_order ? " (by operation order)" : "");
-            if (st.n) {
+            if (st.n)
                 pk_buf_printf(out, "  count:   min %" PRId64 "  max %" PRId64 "  mean %.6g  sum %" PRId64 "\n",
                               st.count_min, st.count_max, st.count_mean, st.count_sum);
-                pk_buf_printf(out, "  total:   min %" PRId64 "  max %" PRId64 "  range %" PRId64 "\n",
-                              st.total_min, st.total_max, st.range);
-            }
+            if (st.has_total)
+                pk_buf_printf(out, "  total:   start %" PRId64 "  min %" PRId64 "  max %" PRId64 "  range %" PRId64 "\n",
+                              st.start, st.total_min, st.total_max, st.range);
         }
         shown++;
     }

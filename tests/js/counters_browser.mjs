@@ -3,8 +3,9 @@
 // power counters in two processes) the track canvas exists below the
 // timeline, holds a track per counter, and each track's highest running
 // sum (its data-max) equals `profkit counters --json`'s total.max, at the
-// whole range and after a range in the URL (`--range`'s); the hover names
-// the counter and its bytes in use. Screenshots:
+// whole range and after a range in the URL (`--range`'s), where each track
+// starts at the running sum carried in from before the range (data-start,
+// --range's total.start); the hover names the counter and its bytes in use. Screenshots:
 // $PROFKIT_BUILD/screenshots/counters-*.png.
 //
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_BUILD, PROFKIT_TOOLS.
@@ -52,8 +53,10 @@ const maxes = (o) => o.page.evaluate(() => {
 try {
   const file = join(TMP, "counters.html");
   pk(["flame", "-q", PROF, "-o", file]);
-  const want = (range) => JSON.parse(pk(["counters", "--json", "-q", ...(range ? ["--range", range] : []), PROF]))
-    .counters.map((c) => (c.samples ? c.total.max : null));
+  const report = (range) => JSON.parse(pk(["counters", "--json", "-q", ...(range ? ["--range", range] : []), PROF])).counters;
+  const whole = report(null);
+  const want = (range) => report(range).map((c, k) => (whole[k].samples ? c.total.max : null));
+  const starts = (o) => o.page.evaluate(() => JSON.parse(document.getElementById("pk-counters-canvas").getAttribute("data-start") || "null"));
 
   // the whole range
   {
@@ -80,6 +83,10 @@ try {
     const w = want("4ms,15ms");
     check("range 4-15 ms: each track's highest sum is profkit counters --range's",
           JSON.stringify(got) === JSON.stringify(w), JSON.stringify(got) + " vs " + JSON.stringify(w));
+    // the parent's malloc carries 4096 bytes in from its sample at 1 ms
+    const s = await starts(o), ws = report("4ms,15ms").map((c) => c.total.start);
+    check("range 4-15 ms: each track starts at the sum carried in, profkit counters --range's total.start",
+          JSON.stringify(s) === JSON.stringify(ws) && ws[0] === 4096, JSON.stringify(s) + " vs " + JSON.stringify(ws));
     await o.page.screenshot({ path: join(SHOTS, "counters-range.png") });
     check("range: no console or page error", o.errors.length === 0, o.errors.join(" | "));
     await o.ctx.close();

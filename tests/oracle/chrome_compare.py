@@ -32,7 +32,10 @@ docs/formats/chrome.md):
   - its root range ends with the last sample of the threads that have
     samples, and it lists only the markers that overlap that range: --write
     compares the markers of profkit's input that overlap it (per name, as
-    `profkit markers` pairs them), --read all of them per thread and name.
+    `profkit markers` pairs them), --read all of them per thread and name;
+    a trace without samples has an empty root range (no marker shown);
+  - a timed row is one sample in the trace whatever its weight (the writer
+    leaves weights out, with a warning): the expected side counts it once.
 profkit's samples, in order with their stacks, come from its speedscope
 output of the same input (`--value samples`: one row per sample, root
 first); the number of samples per thread is checked too.
@@ -139,8 +142,8 @@ def profkit_samples(profkit, path, work, tag):
     for prof in doc["profiles"]:
         rows = []
         for stack, weight in zip(prof["samples"], prof["weights"]):
-            if timed and weight != 1:
-                raise RuntimeError("a timed row of weight %r: not one sample" % weight)
+            # a timed row is one sample in the trace whatever its weight
+            # (the writer leaves weights out and says so)
             rows += [[names[i] for i in stack]] * (1 if timed else int(weight))
         threads.append(rows)
     return threads
@@ -228,7 +231,9 @@ def loader_root_range(events):
     """The loader's root range of a trace profkit wrote (ms): from its
     TracingStartedInBrowser event to the latest thread end, a thread with
     samples ending at its last kept sample plus the interval, one without
-    at its latest marker plus the interval (docs/formats/chrome.md)."""
+    at its latest marker plus the interval (docs/formats/chrome.md); but a
+    trace with no sample at all has an empty root range (the loader gives
+    its end as null: -Infinity), so none of its markers is shown."""
     starts = [e["ts"] / 1e3 for e in events if e.get("name") == "TracingStartedInBrowser"]
     if not starts:
         return float("-inf"), float("inf")  # nothing timed was written
@@ -240,6 +245,8 @@ def loader_root_range(events):
         _, times = loader_keeps(events, pid, pid_id, True)
         if times:
             end = max(end, times[-1] + INTERVAL_MS)
+    if end == float("-inf"):
+        return start, end
     for e in events:
         if e.get("ph") in MARKER_PHASES and (e.get("pid"), e.get("tid")) not in sampled \
                 and e.get("name") not in ("Profile", "ProfileChunk", "CpuProfile"):

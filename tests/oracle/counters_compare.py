@@ -10,7 +10,10 @@ For every FILE (a raw Gecko or processed Firefox profile with counters):
      (line-accumulated) its range in the graph;
   2. `profkit counters --json` must give the same counters, and with
      `--range 0%,100%` (the root range) the same samples in range and the
-     same memory range (its total.range);
+     same memory range (its total.range); and under each zoom of ZOOMS
+     (`zoom push`) `--range` with the same zoom gives the loader's samples
+     in range and memory range (which carries the running sum from before
+     the range);
   3. `profkit convert FILE --to firefox` loaded by the loader must give
      the same view of every counter as the input: the fields above and
      label, unit, graph type, colour, process name, pid (where the input's
@@ -28,10 +31,39 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from loader import Loader, LoaderError, loadable  # noqa: E402
 
 
-def loader_view(loader, path):
-    """The loader's counters: a list of dicts, sorted."""
+# the zooms profkit counters --range is compared under (profiler-cli's
+# `zoom push`, percentages of the root range)
+ZOOMS = ("25%,75%", "10%,40%", "60%,95%")
+
+
+def zoomed_view(loader):
+    """Per zoom of ZOOMS: the loader's counters (sorted as loader_view's)
+    with their samples in the range and memory range in the graph."""
+    out = {}
+    for z in ZOOMS:
+        loader("zoom", "push", z)
+        try:
+            lst = loader.json("counter", "list")["counters"]
+            rows = []
+            for c in lst:
+                info = loader.json("counter", "info", c["counterHandle"])
+                rows.append({"name": c["name"], "category": c["category"], "description": info.get("description"),
+                             "thread": c.get("mainThreadName"), "samples": info.get("sampleCount"),
+                             "in_range": c.get("rangeSampleCount"), "graphType": c.get("graphType"),
+                             "stats": {s["source"]: s["value"] for s in c.get("stats", [])}})
+            out[z] = sorted(rows, key=key)
+        finally:
+            loader("zoom", "pop")
+    return out
+
+
+def loader_view(loader, path, zooms=None):
+    """The loader's counters: a list of dicts, sorted. zooms: a dict that
+    gets zoomed_view's."""
     loader.load(path)
     try:
+        if zooms is not None:
+            zooms.update(zoomed_view(loader))
         doc = loader.json("counter", "list")
         lst = doc["counters"]
         root = doc.get("context", {}).get("rootRange")
@@ -56,10 +88,10 @@ def key(c):
     return (c["name"], c["category"], c["description"] or "", c["thread"] or "", c["samples"] or 0)
 
 
-def profkit_view(profkit, path, whole):
+def profkit_view(profkit, path, whole, rng="0%,100%"):
     args = [profkit, "counters", "--json", "-q", path]
     if not whole:
-        args[2:2] = ["--range", "0%,100%"]
+        args[2:2] = ["--range", rng]
     r = subprocess.run(args, capture_output=True, text=True, timeout=600)
     if r.returncode != 0:
         raise RuntimeError("profkit counters %s failed: %s" % (path, r.stderr.strip()[:300]))
@@ -72,8 +104,9 @@ def main():
     bad = 0
     for n, path in enumerate(sys.argv[4:]):
         name = os.path.basename(path)
+        zooms = {}
         try:
-            want = loader_view(loader, loadable(path, work))
+            want = loader_view(loader, loadable(path, work), zooms)
         except LoaderError as e:
             print("skip %s: the loader cannot load its counters: %s" % (name, str(e)[:200]))
             continue
@@ -101,6 +134,25 @@ def main():
             if w["graphType"] == "line-accumulated" and "count-range" in w["stats"] and \
                     m["range"] != w["stats"]["count-range"]:
                 diffs.append("%s: memory range %s, the loader %s" % (w["name"], m["range"], w["stats"]["count-range"]))
+        # 2b. profkit counters --range against the loader under the same zoom:
+        # samples in the range and the memory range (the running sum carried
+        # in from before the range, as the loader scales the track)
+        for z, zw in zooms.items():
+            zm = []
+            for w, r in zip(whole, profkit_view(profkit, path, False, z)):
+                if w["thread"] is not None:
+                    zm.append({"name": w["name"], "category": w["category"], "description": w["description"],
+                               "thread": w["thread"]["name"], "samples": w["samples"], "in_range": r["samples"],
+                               "range": r["total"]["range"]})
+            zm.sort(key=key)
+            for m, w in zip(zm, zw):
+                if m["in_range"] != w["in_range"]:
+                    diffs.append("zoom %s %s: profkit counters --range: %s samples, the loader %s" %
+                                 (z, w["name"], m["in_range"], w["in_range"]))
+                if w["graphType"] == "line-accumulated" and "count-range" in w["stats"] and \
+                        m["range"] != w["stats"]["count-range"]:
+                    diffs.append("zoom %s %s: memory range %s, the loader %s" %
+                                 (z, w["name"], m["range"], w["stats"]["count-range"]))
         # 3. the round trip
         out = os.path.join(work, "rt-%d.json" % n)
         r = subprocess.run([profkit, "convert", "-q", path, "--to", "firefox", "-o", out],
@@ -140,8 +192,8 @@ def main():
             for d in diffs:
                 print("  " + d)
         else:
-            print("ok %s: %d counters; profkit counters and the round trip give the loader's view" %
-                  (name, len(want)))
+            print("ok %s: %d counters; profkit counters (also under %d zooms) and the round trip give "
+                  "the loader's view" % (name, len(want), len(zooms)))
     if loader.retries:
         print("(the loader's daemon needed %d start-up retries)" % loader.retries)
     return 1 if bad else 0

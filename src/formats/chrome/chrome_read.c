@@ -22,9 +22,12 @@
  *     and instant (`i`, `I`, `n`, `R`) events as markers: name, `cat` as the
  *     category, `args` as the payload;
  *   - thread and process names from `M` events (thread_name,
- *     process_name, args.name); a thread is (pid, tid).
- * Every other event (counters, flows, objects, metadata other than the
- * names) is passed over. Rules and rulings: docs/formats/chrome.md.
+ *     process_name, args.name); a thread is (pid, tid);
+ *   - counter (`C`) events as counters (build_counters): each numeric
+ *     top-level arg a value of the counter (pid, name, id), whose running
+ *     sum the value is.
+ * Every other event (flows, objects, metadata other than the names) is
+ * passed over. Rules and rulings: docs/formats/chrome.md.
  *
  * The reader streams the events and keeps what it needs (nodes, samples,
  * markers) as they arrive; the tree is linked and the samples timed once
@@ -89,6 +92,15 @@ typedef struct cthread {
     int64_t pid, tid;
 } cthread;
 
+/* A value of a counter (`C`) event: one per numeric arg. */
+typedef struct cpoint {
+    int64_t pid, tid;       /* tid -1: the event has none */
+    uint32_t name, cat, id; /* string ids: the series' name, the event's cat and id */
+    uint32_t group;         /* its counter, in the order counters first appear */
+    size_t seq;             /* its place in the trace */
+    double ts, value;
+} cpoint;
+
 typedef struct cname {
     int64_t pid, tid; /* tid -1: a process name */
     uint32_t name;
@@ -133,6 +145,10 @@ typedef struct creader {
     size_t n_names, cap_names;
     profkit_marker *markers; /* thread = local thread index */
     size_t n_markers, cap_markers;
+    pk_buf ckey;   /* the top-level args key being read */
+    pk_buf cstage; /* the event's numeric top-level args: [u32 key length][key][double] each */
+    cpoint *cpoints;
+    size_t n_cpoints, cap_cpoints;
     size_t no_dur, orphan_chunks;
     int have_trace_events;
     pk_idset thread_set, profile_set, node_set;
@@ -360,6 +376,10 @@ static int on_arg(creader *r, pk_json *j, const pk_json_event *ev)
     }
     if (ev->type == PK_JSON_KEY) {
         r->akey = arg_key(r->astate, ev);
+        if (r->astate == A_ARGS) {
+            pk_buf_clear(&r->ckey);
+            pk_buf_put(&r->ckey, ev->str, ev->len);
+        }
         return 0;
     }
     if (ev->type == PK_JSON_MAP_END || ev->type == PK_JSON_ARRAY_END) {
@@ -380,6 +400,16 @@ static int on_arg(creader *r, pk_json *j, const pk_json_event *ev)
     r->akey = AK_NONE;
     switch (r->astate) {
     case A_ARGS:
+        if (ev->type == PK_JSON_NUMBER) { /* a counter event's value, maybe */
+            uint32_t n = (uint32_t)r->ckey.len;
+            double d = pk_json_num(ev);
+            pk_buf_put(&r->cstage, &n, sizeof n);
+            pk_buf_put(&r->cstage, r->ckey.buf, n);
+            pk_buf_put(&r->cstage, &d, sizeof d);
+            if (pk_buf_error(&r->cstage) || pk_buf_error(&r->ckey))
+                return OOM();
+            return 0;
+        }
         if (key == AK_NAME && ev->type == PK_JSON_STRING) {
             uint32_t s = profkit_string_intern(r->p, ev->str, ev->len);
             if (s == PROFKIT_NONE)
@@ -595,6 +625,7 @@ static void begin_event(creader *r, pk_json *j)
     r->have_nodes = r->have_samples = r->have_deltas = 0;
     r->have_d_start = r->have_d_end = 0;
     pk_buf_clear(&r->args);
+    pk_buf_clear(&r->cstage);
     pk_json_where(j, &r->ev_line, &r->ev_col);
 }
 
@@ -676,6 +707,49 @@ static int end_profile_event(creader *r, pk_json *j, int kind)
     return 0;
 }
 
+/* A counter (`C`) event: a cpoint per numeric arg, the series named by
+ * the event's name, and by "NAME KEY" where the key is neither the name
+ * nor "value" (Chrome draws one track per name and id, a series per key). */
+static int counter_event(creader *r, pk_json *j)
+{
+    const char *name = pk_str(r->p, r->ev_name);
+    size_t name_len = strlen(name);
+    for (size_t at = 0; at + sizeof(uint32_t) <= r->cstage.len;) {
+        uint32_t n;
+        double v;
+        memcpy(&n, r->cstage.buf + at, sizeof n);
+        const char *key = r->cstage.buf + at + sizeof n;
+        memcpy(&v, key + n, sizeof v);
+        at += sizeof n + n + sizeof v;
+        uint32_t series = r->ev_name;
+        if (!(n == name_len && memcmp(key, name, n) == 0) && !(n == 5 && memcmp(key, "value", 5) == 0)) {
+            pk_buf full;
+            pk_buf_init(&full, 0);
+            pk_buf_put(&full, name, name_len);
+            pk_buf_putc(&full, ' ');
+            pk_buf_put(&full, key, n);
+            series = pk_buf_error(&full) ? PROFKIT_NONE : profkit_string_intern(r->p, full.buf, full.len);
+            pk_buf_free(&full);
+            if (series == PROFKIT_NONE)
+                return OOM();
+        }
+        if (!isfinite(v))
+            continue;
+        if (pk_grow((void **)&r->cpoints, &r->cap_cpoints, r->n_cpoints + 1, sizeof(cpoint)))
+            return OOM();
+        cpoint *c = &r->cpoints[r->n_cpoints];
+        c->pid = r->pid;
+        c->tid = r->tid;
+        c->name = series;
+        c->cat = r->ev_cat;
+        c->id = r->have_id ? r->ev_id : 0;
+        c->seq = r->n_cpoints++;
+        c->ts = r->ts;
+        c->value = v;
+    }
+    return 0;
+}
+
 static int end_event(creader *r, pk_json *j)
 {
     int rc = 0;
@@ -703,6 +777,9 @@ static int end_event(creader *r, pk_json *j)
                 c->tid = th ? r->tid : INT64_MIN;
                 c->name = r->arg_name;
             }
+        } else if (r->ph == 'C' && r->ph_len == 1 && r->have_ts) {
+            if ((rc = counter_event(r, j)) != 0)
+                return rc;
         } else if (r->ph_len == 1 && strchr("XBEbeiInR", r->ph) && r->have_ts) {
             if (r->ph == 'X' && !r->have_dur) {
                 r->no_dur++;
@@ -987,6 +1064,117 @@ static int build_stack(creader *r, uint32_t i, uint32_t *chain)
     return 0;
 }
 
+typedef struct gkey {
+    int64_t pid;
+    uint32_t name, id;
+} gkey;
+
+typedef struct gctx {
+    const cpoint *points;
+    const size_t *firsts; /* per group: its first point */
+} gctx;
+
+static int group_eq(const void *c, uint32_t g, const void *key)
+{
+    const gctx *x = c;
+    const cpoint *first = &x->points[x->firsts[g]];
+    const gkey *k = key;
+    return first->pid == k->pid && first->name == k->name && first->id == k->id;
+}
+
+static int cpoint_cmp(const void *a, const void *b)
+{
+    const cpoint *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* A value as an integer count, rounded and clamped. */
+static int64_t value_int(double v)
+{
+    if (v >= 9.2e18)
+        return INT64_MAX;
+    if (v <= -9.2e18)
+        return -INT64_MAX;
+    return (int64_t)llround(v);
+}
+
+/* The counters of the `C` events: one per (pid, series name, id) in the
+ * order they first appear, of the thread of its first event's pid and tid
+ * where samples or markers made that thread (a counter makes no thread);
+ * its samples in time order, each count the value less the
+ * one before (the first: the value), so the running sum is the value. */
+static int build_counters(creader *r, const uint32_t *tmap)
+{
+    if (!r->n_cpoints)
+        return 0;
+    pk_read_ctx *ctx = r->ctx;
+    size_t *firsts = malloc(r->n_cpoints * sizeof(size_t));
+    if (!firsts)
+        return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+    pk_idset groups;
+    memset(&groups, 0, sizeof groups);
+    gctx gc = { r->cpoints, firsts };
+    size_t n_groups = 0;
+    int rc = 0;
+    for (size_t i = 0; i < r->n_cpoints && rc == 0; i++) {
+        cpoint *c = &r->cpoints[i];
+        gkey k = { c->pid, c->name, c->id };
+        uint64_t h = pk_hash_u64((uint64_t)c->pid * 0x9e3779b97f4a7c15ull ^ ((uint64_t)c->name << 32 | c->id));
+        uint32_t g = pk_idset_find(&groups, h, group_eq, &gc, &k);
+        if (g == PROFKIT_NONE) {
+            g = (uint32_t)n_groups;
+            firsts[n_groups++] = i;
+            if (pk_idset_insert(&groups, h, g))
+                rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        }
+        c->group = g;
+    }
+    pk_idset_free(&groups);
+    if (rc == 0) {
+        uint32_t *thread = malloc((n_groups + 1) * sizeof(uint32_t));
+        if (!thread) {
+            free(firsts);
+            return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        }
+        for (size_t g = 0; g < n_groups; g++) {
+            const cpoint *c = &r->cpoints[firsts[g]];
+            tkey k = { c->pid, c->tid };
+            thread[g] = pk_idset_find(&r->thread_set, thread_hash(c->pid, c->tid), thread_eq, r->threads, &k);
+        }
+        qsort(r->cpoints, r->n_cpoints, sizeof(cpoint), cpoint_cmp);
+        int64_t prev = 0;
+        for (size_t i = 0; i < r->n_cpoints && rc == 0; i++) {
+            const cpoint *c = &r->cpoints[i];
+            if (i == 0 || c->group != r->cpoints[i - 1].group) {
+                profkit_counter pc;
+                memset(&pc, 0, sizeof pc);
+                pc.name = c->name;
+                pc.category = c->cat;
+                pc.thread = thread[c->group] == PROFKIT_NONE ? PROFKIT_NONE : tmap[thread[c->group]];
+                pc.pid = c->pid;
+                if (profkit_counter_add(r->p, &pc) == PROFKIT_NONE) {
+                    rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+                    break;
+                }
+                prev = 0;
+            }
+            int64_t v = value_int(c->value), count;
+            if (__builtin_sub_overflow(v, prev, &count))
+                count = v < prev ? -INT64_MAX : INT64_MAX;
+            prev = v;
+            if (profkit_counter_sample_add(r->p, us_to_ns(c->ts), count, 0))
+                rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        }
+        free(thread);
+    }
+    free(firsts);
+    return rc;
+}
+
 static int finish(creader *r, int truncated)
 {
     profkit_profile *p = r->p;
@@ -1110,6 +1298,8 @@ static int finish(creader *r, int truncated)
             goto out;
         }
     }
+    if ((rc = build_counters(r, tmap)) != 0)
+        goto out;
     if (truncated) {
         profkit_error cut = *ctx->err;
         rc = pk_read_warn_pos(ctx, PROFKIT_ETRUNCATED, cut.line, cut.column,
@@ -1164,6 +1354,9 @@ static int chrome_read(profkit_profile *p, pk_read_ctx *ctx)
     pk_idset_free(&r.profile_set);
     pk_idset_free(&r.node_set);
     pk_buf_free(&r.args);
+    pk_buf_free(&r.ckey);
+    pk_buf_free(&r.cstage);
+    free(r.cpoints);
     free(r.nodes);
     free(r.links);
     free(r.samples);

@@ -21,11 +21,14 @@
  *     function's definition line; -1 unknown).
  *   - the markers: intervals as complete `X` events (ts, dur), instants as
  *     `i` (thread scope), interval starts and ends as `B` and `E`; the
- *     category as `cat`, the payload as `args`.
+ *     category as `cat`, the payload as `args`;
+ *   - the counters (timed ones) as `C` events, one per counter sample with
+ *     the running sum of its counts (write_counters).
  * Times are microseconds; sample times are rounded to whole microseconds
  * (timeDeltas are integers, as V8 writes them), marker times keep their
  * nanoseconds as three decimals. What a trace cannot hold (untimed rows,
- * weights) is left out and said once. Rulings: docs/formats/chrome.md.
+ * weights, counters by operation order, counters' descriptions and event
+ * numbers) is left out and said once. Rulings: docs/formats/chrome.md.
  */
 #include "formats/chrome/chrome.h"
 #include "io/json_out.h"
@@ -289,6 +292,103 @@ static void write_marker(writer *w, const profkit_marker *m, size_t t)
     pk_sink_puts(k, "}");
 }
 
+/* (pid, name) of counter c as written, for telling apart counters a
+ * trace would merge */
+typedef struct ckey {
+    const profkit_profile *p;
+    const int64_t *pid;
+} ckey;
+
+static int counter_eq(const void *ctx, uint32_t i, const void *key)
+{
+    const ckey *c = ctx;
+    uint32_t j = *(const uint32_t *)key;
+    return c->pid[i] == c->pid[j] && c->p->counters[i].name == c->p->counters[j].name;
+}
+
+/*
+ * The counters as `C` events, one per counter sample: args {NAME: the
+ * running sum of the counts} (what Perfetto and chrome://tracing draw as
+ * the counter's track: for memory the bytes in use relative to the first
+ * sample), `cat` its category, pid and tid its thread's (a counter of no
+ * thread: its pid, tid 0); a counter whose (pid, name) an earlier one has
+ * gets an `id` (its index) so the viewers keep them apart. A counter by
+ * operation order has no times: left out, counted in *by_order. *lost:
+ * counters whose description or event numbers the trace cannot hold.
+ */
+static int write_counters(writer *w, uint32_t only, size_t *by_order, size_t *lost)
+{
+    const profkit_profile *p = w->p;
+    pk_sink *k = w->k;
+    size_t nc = p->n_counters;
+    int64_t *pid = malloc((nc + 1) * sizeof(int64_t));
+    if (!pid)
+        return PROFKIT_ENOMEM;
+    pk_idset seen;
+    memset(&seen, 0, sizeof seen);
+    ckey ck = { p, pid };
+    int rc = 0;
+    for (uint32_t i = 0; i < nc && rc == 0; i++) {
+        const profkit_counter *c = &p->counters[i];
+        int has_thread = c->thread < p->n_threads;
+        pid[i] = has_thread ? w->pid[c->thread] : c->pid >= 0 ? c->pid : 1;
+        if (only != PROFKIT_NONE && c->thread != only)
+            continue;
+        if (c->by_order) {
+            (*by_order)++;
+            continue;
+        }
+        size_t end = c->first <= p->n_counter_samples && c->n <= p->n_counter_samples - c->first ? c->first + c->n
+                                                                                              : c->first;
+        uint64_t h = ((uint64_t)pid[i] * 0x9E3779B97F4A7C15ull) ^ c->name;
+        int dup = pk_idset_find(&seen, h, counter_eq, &ck, &i) != PROFKIT_NONE;
+        if (!dup && pk_idset_insert(&seen, h, i)) {
+            rc = PROFKIT_ENOMEM;
+            break;
+        }
+        int lost_here = c->description && pk_str(p, c->description)[0];
+        const char *name = pk_str(p, c->name);
+        size_t name_len = pk_strtab_len(&p->strings, c->name);
+        int64_t total = 0;
+        for (size_t r = c->first; r < end; r++) {
+            const profkit_counter_sample *cs = &p->counter_samples[r];
+            /* the running sum saturates rather than overflow, as
+             * analysis/counters.c's (formats cannot use analysis) */
+            if (__builtin_add_overflow(total, cs->count, &total))
+                total = cs->count < 0 ? INT64_MIN : INT64_MAX;
+            if (cs->number)
+                lost_here = 1;
+            if (has_thread) {
+                event_head(w, name, name_len, "C", c->category, NULL, c->thread);
+            } else {
+                pk_sink_puts(k, ",\n{\"name\":");
+                pk_json_string(k, name, name_len);
+                pk_sink_puts(k, ",\"ph\":\"C\"");
+                if (c->category) {
+                    pk_sink_puts(k, ",\"cat\":");
+                    pk_json_string(k, pk_str(p, c->category), pk_strtab_len(&p->strings, c->category));
+                }
+                put_int_field(k, ",\"pid\":", pid[i]);
+                pk_sink_puts(k, ",\"tid\":0");
+            }
+            if (dup)
+                pk_sink_printf(k, ",\"id\":\"%u\"", i);
+            pk_sink_puts(k, ",\"ts\":");
+            put_us(k, cs->time);
+            pk_sink_puts(k, ",\"args\":{");
+            pk_json_string(k, name, name_len);
+            pk_sink_puts(k, ":");
+            pk_json_int(k, total);
+            pk_sink_puts(k, "}}");
+        }
+        if (lost_here)
+            (*lost)++;
+    }
+    pk_idset_free(&seen);
+    free(pid);
+    return rc;
+}
+
 int pk_chrome_write(const profkit_profile *p, pk_sink *k, const profkit_write_options *o,
                     profkit_error *err)
 {
@@ -516,6 +616,9 @@ int pk_chrome_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
         }
         write_marker(&w, m, m->thread);
     }
+    size_t counters_by_order = 0, counters_lost = 0;
+    if (rc == 0)
+        rc = write_counters(&w, only, &counters_by_order, &counters_lost);
     pk_sink_puts(k, "\n],\"displayTimeUnit\":\"ms\"}\n");
     if (rc)
         goto out;
@@ -555,6 +658,12 @@ int pk_chrome_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
         if (no_time)
             pk_buf_printf(&msg, "%s%zu marker%s without a time left out", msg.len ? "; " : "", no_time,
                           no_time == 1 ? "" : "s");
+        if (counters_by_order)
+            pk_buf_printf(&msg, "%s%zu counter%s by operation order (no times) left out", msg.len ? "; " : "",
+                          counters_by_order, counters_by_order == 1 ? "" : "s");
+        if (counters_lost)
+            pk_buf_printf(&msg, "%sthe descriptions and event numbers of %zu counter%s left out (a `C` event "
+                          "holds a value)", msg.len ? "; " : "", counters_lost, counters_lost == 1 ? "" : "s");
         if (pk_buf_error(&msg)) {
             pk_buf_free(&msg);
             rc = PROFKIT_ENOMEM;

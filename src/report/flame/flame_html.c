@@ -9,6 +9,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/markers.h"
+#include "analysis/counters.h"
 
 void profkit_flame_options_init(profkit_flame_options *o)
 {
@@ -540,15 +541,13 @@ static void put_counters(pk_buf *b, const timeinfo *ti, const profkit_profile *p
             pk_buf_puts(b, ",\"");
             pk_buf_puts(b, cols[k]);
             pk_buf_puts(b, "\":[");
-            int64_t total = 0;
-            for (size_t r = c->first; r < end; r++) {
-                const profkit_counter_sample *s = &p->counter_samples[r];
-                if (__builtin_add_overflow(total, s->count, &total))
-                    total = s->count < 0 ? INT64_MIN : INT64_MAX;
-                int64_t v = k == 1 ? total : k == 2 ? s->count : s->number;
-                if (k == 0 && __builtin_sub_overflow(s->time, ti->time0, &v))
+            pk_counter_iter it;
+            pk_counter_iter_init(&it, p, (uint32_t)i);
+            while (pk_counter_next(&it)) {
+                int64_t v = k == 1 ? it.total : k == 2 ? it.s->count : it.s->number;
+                if (k == 0 && __builtin_sub_overflow(it.s->time, ti->time0, &v))
                     v = 0;
-                if (r > c->first)
+                if (it.index)
                     pk_buf_put(b, ",", 1);
                 pk_buf_i64(b, v);
             }
