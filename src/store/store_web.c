@@ -510,21 +510,23 @@ static unsigned page(profkit_store_browser *b, selection *sel, selection *base, 
         profkit_profile_free(bp);
         return fail_err(a, rc, &err);
     }
-    char title[1400];
+    const char *v = arg1(rq, "value"), *t = arg1(rq, "thread");
+    t = t && *t ? t : NULL;
+    char title[1600];
     if (base)
-        snprintf(title, sizeof(title), "%.300s: %s vs %s", b->title, base->text[0] ? base->text : "all",
-                 sel->text[0] ? sel->text : "all");
+        snprintf(title, sizeof(title), "%.300s: %s vs %s%s%.100s%s", b->title, base->text[0] ? base->text : "all",
+                 sel->text[0] ? sel->text : "all", t ? " (thread " : "", t ? t : "", t ? ")" : "");
     else
-        snprintf(title, sizeof(title), "%.300s%s%s", b->title, sel->text[0] ? ": " : "", sel->text);
+        snprintf(title, sizeof(title), "%.300s%s%s%s%.100s%s", b->title, sel->text[0] ? ": " : "", sel->text,
+                 t ? " (thread " : "", t ? t : "", t ? ")" : "");
     profkit_flame_options o;
     profkit_flame_options_init(&o);
     o.min_percent = b->min_percent;
     o.max_nodes = b->max_nodes;
     o.title = title;
     o.base = bp;
-    const char *v = arg1(rq, "value"), *t = arg1(rq, "thread");
     o.value = v && *v ? v : NULL;
-    o.thread = t && *t ? t : NULL;
+    o.thread = t;
     const char *inputs[12 + 4 * MAX_TERMS];
     o.n_inputs = page_inputs(b, sel, base, inputs);
     o.inputs = inputs;

@@ -229,6 +229,8 @@ async function pickCase(what, picks, terms, want) {
   return sel;
 }
 let sel = await pickCase("two versions (any of them)", [["version", "=", ["1.3", "1.4"]]], [], ["version~^(1\\.3|1\\.4)$"]);
+check("the picker says how many values are picked", (await page.textContent('.pk-pick[data-key="version"] .pk-npicked')) === "2 of 21",
+      await page.textContent('.pk-pick[data-key="version"] .pk-npicked'));
 await shot(page, "multi");
 v = await opened("#pk-open");
 check("two versions merged: top = top --where version~^(1\\.3|1\\.4)$", same(await v.evaluate(() => window.profkit.query("top", { limit: 0 })), cliTop(...sel)));
@@ -259,11 +261,19 @@ v = await opened("#pk-open");
 check("value time, thread Worker: top = top --db --value time --thread Worker",
       same(await v.evaluate(() => window.profkit.query("top", { limit: 0 })), cliTop("--value", "time", "--thread", "Worker")));
 await commandGives(v, "value time, thread Worker", ["--value", "time", "--thread"]);
+check("the page's title names the thread", (await v.title()).includes("(thread Worker)"), await v.title());
 await shot(v, "thread");
 await v.close();
 // the API's top takes them too
 const apiTop = await page.evaluate(() => window.profkitStore.api("top", new URLSearchParams("value=time&thread=MainThread")));
 check("api/top?value=time&thread=MainThread = top --value time --thread MainThread", same(apiTop, cliTop("--value", "time", "--thread", "MainThread")));
+// an id's link opens that profile with the pickers' value type and thread
+const ss = ls("--where", "format=speedscope")[0];
+v = await opened(`#pk-rows tr[data-id="${ss}"] a`);
+check("one profile's link, value time, thread Worker: top = top --ids ID --value time --thread Worker",
+      same(await v.evaluate(() => window.profkit.query("top", { limit: 0 })), cliTop("--ids", ss, "--value", "time", "--thread", "Worker")));
+await commandGives(v, "one profile, thread Worker", ["--ids", ss, "--value", "time"]);
+await v.close();
 await page.selectOption("#pk-value", "samples");
 await page.selectOption("#pk-thread", "");
 

@@ -125,9 +125,13 @@
       const op = el("select", { class: "pk-op", "aria-label": "operator of " + k.key },
         el("option", { value: "=", text: "=" }), el("option", { value: "!=", text: "≠" }), el("option", { value: "~", text: "~" }));
       const re = el("input", { class: "pk-re", size: 10, placeholder: "regex", "aria-label": "regex of " + k.key, hidden: "" });
-      op.addEventListener("change", () => { s.hidden = op.value === "~"; re.hidden = op.value !== "~"; });
+      // how many values are picked (a list of four rows hides the others)
+      const n = el("span", { class: "pk-npicked" });
+      const count = () => { const c = s.selectedOptions.length; n.textContent = op.value === "~" || !c ? "" : c + " of " + k.values.length; };
+      s.addEventListener("change", count);
+      op.addEventListener("change", () => { s.hidden = op.value === "~"; re.hidden = op.value !== "~"; count(); });
       re.addEventListener("keydown", (e) => { if (e.key === "Enter") applyFilters(); });
-      box.append(el("div", { class: "pk-pick", "data-key": k.key }, el("span", { class: "pk-key" }, k.key), op, s, re));
+      box.append(el("div", { class: "pk-pick", "data-key": k.key }, el("span", { class: "pk-key" }, k.key, el("br"), n), op, s, re));
     }
     // what is opened: a value type, a thread (the labels profkit adds)
     for (const [id, key, none] of [["pk-value", "value", "default"], ["pk-thread", "thread", "all"]]) {
@@ -168,7 +172,8 @@
       box.checked = state.checked.has(p.id);
       const tr = el("tr", { "data-id": p.id, class: box.checked ? "pk-checked" : null },
         el("td", {}, box),
-        el("td", { class: "pk-id" }, el("a", { href: "api/view?ids=" + p.id, target: "_blank", title: "open this profile in the viewer" }, p.id)),
+        el("td", { class: "pk-id" }, el("a", { href: "api/view?ids=" + p.id, target: "_blank", title: "open this profile in the viewer",
+          onclick: (e) => { e.preventDefault(); openPage("view", viewParams({ ids: [p.id] })); } }, p.id)),
         el("td", {}, p.utc),
         el("td", {}, p.format),
         el("td", { class: "pk-labels" }, ...Object.entries(p.labels).filter(([k]) => k !== "file" && k !== "format").flatMap(([k, vs]) => vs.map((v) => el("span", {}, k + "=" + v)))),
@@ -317,7 +322,7 @@
       el("section", { id: "pk-filters" }, el("h2", {}, "Select"),
         el("div", { class: "pk-row" },
           el("span", { id: "pk-pickers", class: "pk-row" }),
-          el("label", {}, "more --where terms", el("textarea", { id: "pk-terms", rows: 1, cols: 22, placeholder: "K=V, K!=V or K~RE, one a line",
+          el("label", {}, "more --where terms", el("textarea", { id: "pk-terms", rows: 2, cols: 22, placeholder: "K=V, K!=V or K~RE, one a line",
                                                           "aria-label": "more --where terms, one a line" })),
           el("label", {}, "since", el("input", { id: "pk-since", size: 19, placeholder: "YYYY-MM-DD[THH:MM]" })),
           el("label", {}, "until", el("input", { id: "pk-until", size: 19, placeholder: "YYYY-MM-DD[THH:MM]" })),
