@@ -60,6 +60,12 @@ typedef struct cli_input {
     int64_t since, until; /* ns; 0: no bound (set when given) */
     const char *since_arg, *until_arg; /* as given */
     int has_since, has_until;
+    /* --ids, --base-ids, --new-ids ID,ID,...: only these profiles (their ids
+     * as store ls prints them; the base's, the new's of a diff); as given and
+     * parsed (NULL: no such bound) */
+    const char *ids_arg, *base_ids_arg, *new_ids_arg;
+    const uint64_t *ids, *base_ids, *new_ids;
+    size_t n_ids, n_base_ids, n_new_ids;
 } cli_input;
 
 /* Option codes of the filters (above any character). */
@@ -83,6 +89,11 @@ enum { CLI_OPT_VALUES = 0x2c0, CLI_OPT_DIFF_BASE };
 
 enum { CLI_OPT_DB = 0x200, CLI_OPT_WHERE, CLI_OPT_SINCE, CLI_OPT_UNTIL, CLI_OPT_BASE_WHERE,
        CLI_OPT_NEW_WHERE, CLI_OPT_LABEL };
+/* --ids (CLI_INPUT_OPTIONS), diff's and flame's --base-ids and --new-ids */
+enum { CLI_OPT_IDS = 0x2f0, CLI_OPT_BASE_IDS, CLI_OPT_NEW_IDS };
+/* Whether in names a diff's BASE (NEW) in the store: --base-where or --base-ids. */
+#define CLI_HAS_BASE(in) ((in)->n_base_where || (in)->base_ids_arg)
+#define CLI_HAS_NEW(in) ((in)->n_new_where || (in)->new_ids_arg)
 
 /* Long options of the transforms (in CLI_INPUT_OPTIONS). */
 #define CLI_TRANSFORM_OPTIONS                                                  \
@@ -152,6 +163,7 @@ enum { CLI_OPT_DB = 0x200, CLI_OPT_WHERE, CLI_OPT_SINCE, CLI_OPT_UNTIL, CLI_OPT_
     { "where", required_argument, NULL, CLI_OPT_WHERE },  \
     { "since", required_argument, NULL, CLI_OPT_SINCE },  \
     { "until", required_argument, NULL, CLI_OPT_UNTIL },  \
+    { "ids", required_argument, NULL, CLI_OPT_IDS },      \
     { "help", no_argument, NULL, 'h' }
 
 /* The options of the ranked reports (top, hist, diff), CLI_INPUT_OPTIONS
@@ -219,6 +231,7 @@ enum { CLI_OPT_DB = 0x200, CLI_OPT_WHERE, CLI_OPT_SINCE, CLI_OPT_UNTIL, CLI_OPT_
     "  --since T, --until T\n"                                                        \
     "                  only profiles from T on / before T (YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS],\n" \
     "                  UTC, or seconds since 1970)\n"                                  \
+    "  --ids ID,ID...  only these profiles (their ids as store ls prints them)\n"   \
     "  -h, --help      show this help\n"
 
 /* A transform's option (or a filter's, whose place it notes: then 0);
@@ -246,10 +259,15 @@ int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *
  * error and returns 0 when there is none, or both. */
 int cli_has_input(const char *cmd, const cli_input *in, int n);
 
+/* Sets q's ids: --ids, or with extra == in->base_where (new_where) the
+ * diff side's --base-ids (--new-ids). */
+void cli_query_ids(profkit_store_query *q, const cli_input *in, const char *const *extra);
 /*
- * The profiles of --db selected by --where/--since/--until and the extra
+ * The profiles of --db selected by --where/--since/--until/--ids and the extra
  * terms (diff's --base-where or --new-where), merged, with the filters
- * applied. Returns CLI_OK or CLI_BAD_INPUT (or CLI_USAGE).
+ * applied. extra == in->base_where (in->new_where) names the diff's BASE
+ * (NEW): its --base-ids (--new-ids) apply too. Returns CLI_OK or
+ * CLI_BAD_INPUT (or CLI_USAGE).
  */
 int cli_load_db(profkit_profile **out, const cli_input *in, const char *const *extra, size_t n_extra);
 

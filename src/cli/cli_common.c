@@ -45,6 +45,46 @@ static int time_arg(const char *opt, const char *arg, int64_t *ns, int *has)
     return 1;
 }
 
+/* --ids, --base-ids, --new-ids: ID,ID,... (16 hex digits each, as store ls
+ * prints them). The arrays stay reachable (a process parses a few) until
+ * exit. */
+static int ids_arg(const char *opt, const char *arg, const char **as_given, const uint64_t **ids,
+                   size_t *n)
+{
+    static uint64_t *kept[8];
+    static size_t n_kept;
+    size_t cap = 1;
+    for (const char *p = arg; *p; p++)
+        cap += *p == ',';
+    uint64_t *v = n_kept < sizeof(kept) / sizeof(kept[0]) ? malloc(cap * sizeof(*v)) : NULL;
+    if (!v) {
+        cli_usage(NULL, "--%s: out of memory (or given too often)", opt);
+        return -1;
+    }
+    size_t k = 0;
+    for (const char *p = arg;; p++) {
+        size_t len = strspn(p, "0123456789abcdefABCDEF");
+        uint64_t x = 0;
+        for (size_t i = 0; i < len && len == 16; i++)
+            x = x * 16 + (uint64_t)(p[i] <= '9' ? p[i] - '0' : (p[i] | 0x20) - 'a' + 10);
+        if (len != 16 || x == 0 || x > INT64_MAX || (p[len] && p[len] != ',')) {
+            free(v);
+            cli_usage(NULL, "--%s: expected profile ids (16 hex digits, as store ls prints them) "
+                      "separated by commas, got '%s'", opt, arg);
+            return -1;
+        }
+        v[k++] = x;
+        p += len;
+        if (!*p)
+            break;
+    }
+    kept[n_kept++] = v;
+    *as_given = arg;
+    *ids = v;
+    *n = k;
+    return 1;
+}
+
 int cli_input_option(cli_input *in, int c, const char *arg)
 {
     int t = cli_transform_option(in, c, arg);
@@ -61,6 +101,9 @@ int cli_input_option(cli_input *in, int c, const char *arg)
     case CLI_OPT_NEW_WHERE: return add_where("new-where", in->new_where, &in->n_new_where, arg);
     case CLI_OPT_SINCE: in->since_arg = arg; return time_arg("since", arg, &in->since, &in->has_since);
     case CLI_OPT_UNTIL: in->until_arg = arg; return time_arg("until", arg, &in->until, &in->has_until);
+    case CLI_OPT_IDS: return ids_arg("ids", arg, &in->ids_arg, &in->ids, &in->n_ids);
+    case CLI_OPT_BASE_IDS: return ids_arg("base-ids", arg, &in->base_ids_arg, &in->base_ids, &in->n_base_ids);
+    case CLI_OPT_NEW_IDS: return ids_arg("new-ids", arg, &in->new_ids_arg, &in->new_ids, &in->n_new_ids);
     case CLI_OPT_MAX_STRING:
         return (in->max_string_size = limit_arg("max-string-size", arg, UINT64_MAX)) ? 1 : -1;
     case CLI_OPT_MAX_INFLATE:
@@ -298,6 +341,14 @@ int cli_has_input(const char *cmd, const cli_input *in, int n)
         cli_usage(cmd, "--where, --since and --until select profiles of a store: add --db DB");
         return 0;
     }
+    if (!in->db && (in->ids_arg || in->base_ids_arg || in->new_ids_arg)) {
+        cli_usage(cmd, "--ids, --base-ids and --new-ids select profiles of a store: add --db DB");
+        return 0;
+    }
+    if (in->ids_arg && (in->base_ids_arg || in->new_ids_arg)) {
+        cli_usage(cmd, "--ids applies to both sides: give each its own --base-ids and --new-ids instead");
+        return 0;
+    }
     if (!in->db && n < 1) {
         cli_usage(cmd, "no input file");
         return 0;
@@ -319,6 +370,17 @@ int cli_store_open(profkit_store **s, const char *db, profkit_error *err)
     return profkit_store_open_opts(s, db, &o, err);
 }
 
+void cli_query_ids(profkit_store_query *q, const cli_input *in, const char *const *extra)
+{
+    /* (cli_has_input refuses --ids beside --base-ids or --new-ids) */
+    if (in->base_ids && extra == in->base_where)
+        q->ids = in->base_ids, q->n_ids = in->n_base_ids;
+    else if (in->new_ids && extra == in->new_where)
+        q->ids = in->new_ids, q->n_ids = in->n_new_ids;
+    else
+        q->ids = in->ids, q->n_ids = in->n_ids;
+}
+
 /* The store query of in's --where/--since/--until and `extra`; `terms`
  * holds the where terms (CLI_MAX_WHERE * 2). */
 static void db_query(profkit_store_query *q, const char **terms, const cli_input *in,
@@ -334,6 +396,7 @@ static void db_query(profkit_store_query *q, const char **terms, const cli_input
     q->n_where = n;
     q->since = in->has_since ? in->since : PROFKIT_NO_TIME;
     q->until = in->has_until ? in->until : PROFKIT_NO_TIME;
+    cli_query_ids(q, in, extra);
 }
 
 int cli_load_db(profkit_profile **out, const cli_input *in, const char *const *extra, size_t n_extra)
@@ -628,7 +691,9 @@ int cli_report2_main(const char *cmd, const char *help, const struct option *opt
         /* BASE and NEW: the profiles of --base-where and of --new-where */
         if (argc > optind)
             return cli_usage(cmd, "takes BASE and NEW FILEs or --db, not both");
-        if (!in.n_base_where || !in.n_new_where)
+        if (!cli_has_input(cmd, &in, 0))
+            return CLI_USAGE;
+        if (!CLI_HAS_BASE(&in) || !CLI_HAS_NEW(&in))
             return cli_usage(cmd, "with --db, name BASE and NEW with --base-where and --new-where");
         if ((rc = cli_load_db(&a, &in, in.base_where, in.n_base_where)) != 0 ||
             (rc = cli_load_db(&b, &in, in.new_where, in.n_new_where)) != 0) {
@@ -636,6 +701,8 @@ int cli_report2_main(const char *cmd, const char *help, const struct option *opt
             return rc;
         }
     } else {
+        if (in.ids_arg || in.base_ids_arg || in.new_ids_arg)
+            return cli_usage(cmd, "--ids, --base-ids and --new-ids select profiles of a store: add --db DB");
         if (in.n_base_where || in.n_new_where || in.n_where || in.has_since || in.has_until)
             return cli_usage(cmd, "--where, --base-where and --new-where select profiles of a store: add --db DB");
         if (argc - optind != 2)
@@ -679,7 +746,7 @@ char *cli_title(char *const *files, int n, const char *sep)
 const char **cli_input_args(const cli_input *in, char *const *files, int nfiles, size_t *n)
 {
     size_t cap = (size_t)(nfiles > 0 ? nfiles : 0) + 6 +
-                 2 * (in->n_where + in->n_base_where + in->n_new_where);
+                 2 * (in->n_where + in->n_base_where + in->n_new_where) + 6;
     const char **a = malloc(cap * sizeof(*a));
     if (!a)
         return NULL;
@@ -693,10 +760,16 @@ const char **cli_input_args(const cli_input *in, char *const *files, int nfiles,
             a[k++] = "--since", a[k++] = in->since_arg;
         if (in->has_until && in->until_arg)
             a[k++] = "--until", a[k++] = in->until_arg;
+        if (in->ids_arg)
+            a[k++] = "--ids", a[k++] = in->ids_arg;
         for (size_t i = 0; i < in->n_base_where; i++)
             a[k++] = "--base-where", a[k++] = in->base_where[i];
+        if (in->base_ids_arg)
+            a[k++] = "--base-ids", a[k++] = in->base_ids_arg;
         for (size_t i = 0; i < in->n_new_where; i++)
             a[k++] = "--new-where", a[k++] = in->new_where[i];
+        if (in->new_ids_arg)
+            a[k++] = "--new-ids", a[k++] = in->new_ids_arg;
     } else {
         for (int i = 0; i < nfiles; i++)
             a[k++] = files[i];

@@ -36,7 +36,9 @@ static const char help[] =
     "  --base-where K=V, --new-where K=V\n"
     "                       with --db: BASE is the profiles of the store with these\n"
     "                       labels, NEW those with these (repeatable; K!=V, K~RE;\n"
-    "                       --where, --since and --until apply to both)\n" CLI_JSON_HELP CLI_INPUT_HELP
+    "                       --where, --since and --until apply to both)\n"
+    "  --base-ids ID,..., --new-ids ID,...\n"
+    "                       with --db: BASE (NEW) is (also) only these profiles\n" CLI_JSON_HELP CLI_INPUT_HELP
     "\n"
     "Examples:\n"
     "  profkit diff before.prof after.prof\n"
@@ -52,6 +54,8 @@ int cmd_diff(int argc, char **argv)
         { "min-percent", required_argument, NULL, 'P' },
         { "base-where", required_argument, NULL, CLI_OPT_BASE_WHERE },
         { "new-where", required_argument, NULL, CLI_OPT_NEW_WHERE },
+        { "base-ids", required_argument, NULL, CLI_OPT_BASE_IDS },
+        { "new-ids", required_argument, NULL, CLI_OPT_NEW_IDS },
         CLI_RANKED_OPTIONS,
         { NULL, 0, NULL, 0 },
     };

@@ -73,6 +73,8 @@ static const char help[] =
     "                       with --db: BASE is the store's profiles with these\n"
     "                       labels, NEW those with these (repeatable; K!=V,\n"
     "                       K~RE; --where, --since and --until apply to both)\n"
+    "  --base-ids ID,..., --new-ids ID,...\n"
+    "                       with --db: BASE (NEW) is (also) only these profiles\n"
     "  --value NAME         the value type shown first (the SVG draws only it),\n"
     "                       e.g. cpu, wall, samples (default: the profile's\n"
     "                       default; see profkit info)\n"
@@ -118,6 +120,8 @@ int cmd_flame(int argc, char **argv)
         { "diff", no_argument, NULL, 'd' },
         { "base-where", required_argument, NULL, CLI_OPT_BASE_WHERE },
         { "new-where", required_argument, NULL, CLI_OPT_NEW_WHERE },
+        { "base-ids", required_argument, NULL, CLI_OPT_BASE_IDS },
+        { "new-ids", required_argument, NULL, CLI_OPT_NEW_IDS },
         { "value", required_argument, NULL, 'V' },
         { "thread", required_argument, NULL, 'T' },
         { "min-percent", required_argument, NULL, 'P' },
@@ -170,8 +174,8 @@ int cmd_flame(int argc, char **argv)
     if (!cli_has_input("flame", &in, nfiles))
         return CLI_USAGE;
     /* two selections of a store (--db): BASE and NEW of a diff page */
-    int two = in.n_base_where || in.n_new_where;
-    if (two && (!in.n_base_where || !in.n_new_where))
+    int two = CLI_HAS_BASE(&in) || CLI_HAS_NEW(&in);
+    if (two && (!CLI_HAS_BASE(&in) || !CLI_HAS_NEW(&in)))
         return cli_usage("flame", "with --db, name BASE and NEW with --base-where and --new-where");
     diff |= two;
     if (diff && !two && nfiles != 2)

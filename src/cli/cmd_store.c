@@ -124,6 +124,8 @@ static void query_of(profkit_store_query *q, const cli_input *in, const uint64_t
     q->until = in->has_until ? in->until : PROFKIT_NO_TIME;
     q->ids = ids;
     q->n_ids = n_ids;
+    if (!ids) /* --ids (label's ID arguments are its own) */
+        cli_query_ids(q, in, NULL);
 }
 
 static int add(struct store_args *a, char **files, int n)
@@ -237,7 +239,7 @@ static int ls_rm_label(struct store_args *a, const char *verb, char **rest, int 
     if (cli_store_open(&s, in->db, &err) != 0)
         return cli_error(&err);
     profkit_store_query q;
-    query_of(&q, in, ids, (size_t)n_rest);
+    query_of(&q, in, n_rest ? ids : NULL, (size_t)n_rest);
     profkit_store_list_options lo = { a->json, 0 };
     size_t n = 0;
     int r = rm      ? profkit_store_remove(s, &q, &n, &err)

@@ -23,7 +23,7 @@ static const char help[] =
     "  --function RE        functions matching RE (POSIX extended, as top\n"
     "                       prints their names); default: the total\n"
     "  --value NAME         the value type (default: the selection's default)\n"
-    "  --where K=V, --since T, --until T\n"
+    "  --where K=V, --since T, --until T, --ids ID,...\n"
     "                       only these profiles (as every --db command)\n"
     "  --json               one JSON document (docs/json.md, \"trend\")\n"
     "  -h, --help           this help\n"
@@ -44,6 +44,7 @@ int cmd_trend(int argc, char **argv)
         { "where", required_argument, NULL, CLI_OPT_WHERE },
         { "since", required_argument, NULL, CLI_OPT_SINCE },
         { "until", required_argument, NULL, CLI_OPT_UNTIL },
+        { "ids", required_argument, NULL, CLI_OPT_IDS },
         { NULL, 0, NULL, 0 },
     };
     cli_input in = { 0 };
@@ -81,6 +82,7 @@ int cmd_trend(int argc, char **argv)
     q.n_where = in.n_where;
     q.since = in.has_since ? in.since : PROFKIT_NO_TIME;
     q.until = in.has_until ? in.until : PROFKIT_NO_TIME;
+    cli_query_ids(&q, &in, NULL);
     int rc = profkit_store_trend(stdout, s, &q, &o, &err);
     profkit_store_close(s);
     if (rc != 0)

@@ -10,9 +10,12 @@
  *   profiles  the selected profiles as `store ls --json`
  *   labels    their label keys, each key's values and how many profiles
  *             have each (docs/json.md, "store labels")
- *   top       `top --json -n 0` of the selection merged (value=TYPE)
- *   view      the viewer page of the selection merged (text/html)
+ *   top       `top --json -n 0` of the selection merged (value=TYPE,
+ *             thread=NAME)
+ *   view      the viewer page of the selection merged (text/html; value=TYPE
+ *             opens with it, thread=NAME has that thread alone)
  *   diff      the diff page of two selections, base_* against new_*
+ *             (value=, thread= as view's)
  *   trend     `trend --json` (by=KEY|day, function=RE, value=TYPE)
  *
  * A selection is the query arguments where=TERM (repeatable: KEY=VALUE,
@@ -47,7 +50,8 @@ struct profkit_store_browser {
     pthread_mutex_t lock; /* guards store */
     profkit_store *store;
     char *title;
-    char *db; /* as given: the pages' command lines name it */
+    char *db; /* as given but a URL's user and password: the pages' command
+                 lines name it */
     double min_percent;
     size_t max_nodes;
 };
@@ -198,6 +202,8 @@ typedef struct selection {
     const char *where[MAX_TERMS];
     const char *bound[2]; /* since, until as given (NULL: none) */
     uint64_t *ids;
+    char *ids_text; /* the ids as --ids takes them (16 hex digits each) */
+    int resolved;   /* ids_text is the whole selection (resolve_ids) */
     profkit_store_query q;
     char text[512]; /* what it is, for a page's title */
 } selection;
@@ -205,7 +211,22 @@ typedef struct selection {
 static void selection_free(selection *sel)
 {
     free(sel->ids);
+    free(sel->ids_text);
     sel->ids = NULL;
+    sel->ids_text = NULL;
+}
+
+/* "ID,ID,..." of n ids, 16 hex digits each (as --ids takes them); NULL
+ * when out of memory. */
+static char *ids_join(const uint64_t *ids, size_t n)
+{
+    char *t = malloc(n * 17 + 1), *o = t;
+    if (!t)
+        return NULL;
+    *o = 0;
+    for (size_t i = 0; i < n; i++)
+        o += sprintf(o, "%s%016llx", i ? "," : "", (unsigned long long)ids[i]);
+    return t;
 }
 
 /* The query argument PREFIX+NAME. */
@@ -281,6 +302,10 @@ static unsigned selection_read(selection *sel, const args *rq, const char *prefi
         }
         sel->q.ids = sel->ids;
         sel->q.n_ids = k;
+        if (!(sel->ids_text = ids_join(sel->ids, k))) {
+            selection_free(sel);
+            return fail_text(a, 500, "out of memory");
+        }
         if (used + 2 < sizeof(sel->text))
             snprintf(sel->text + used, sizeof(sel->text) - used, "%s%zu profile%s", used ? " " : "", k,
                      k == 1 ? "" : "s");
@@ -335,6 +360,11 @@ static int do_top(FILE *f, profkit_store_browser *b, const selection *sel, const
     o.json = 1;
     o.limit = 0;
     o.value = arg1(rq, "value");
+    o.thread = arg1(rq, "thread");
+    if (o.value && !*o.value)
+        o.value = NULL;
+    if (o.thread && !*o.thread)
+        o.thread = NULL;
     return profkit_store_report_top(f, b->store, &sel->q, &o, err);
 }
 
@@ -355,36 +385,107 @@ static int do_trend(FILE *f, profkit_store_browser *b, const selection *sel, con
 }
 
 /*
+ * The ids of every profile sel selects, as --ids takes them, in
+ * sel->ids_text (a diff's side whose time bounds the other side does not
+ * share: the command line's --since and --until hold for both sides).
+ * Under b->lock. Returns 0 or an error of the store.
+ */
+static int resolve_ids(profkit_store_browser *b, selection *sel, profkit_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return pk_error_set(err, PROFKIT_ENOMEM, b->db, -1, "out of memory");
+    profkit_store_list_options o = { 1, 0 };
+    int rc = profkit_store_list_opts(f, b->store, &sel->q, &o, err);
+    if (fclose(f) != 0 && rc == 0)
+        rc = pk_error_set(err, PROFKIT_ENOMEM, b->db, -1, "out of memory");
+    /* each profile of store ls --json opens {"id":"HEX" (a '"' inside a
+     * string is escaped, so the text cannot occur in one) */
+    pk_buf ids = PK_BUF_INIT;
+    static const char mark[] = "{\"id\":\"";
+    for (const char *p = text; rc == 0 && (p = strstr(p, mark)) != NULL;) {
+        p += sizeof(mark) - 1;
+        size_t n = strspn(p, "0123456789abcdef");
+        if (n == 16 && p[16] == '"') {
+            if (ids.len)
+                pk_buf_puts(&ids, ",");
+            pk_buf_put(&ids, p, 16);
+        }
+        p += n;
+    }
+    free(text);
+    if (rc == 0 && (pk_buf_error(&ids) || !ids.len))
+        rc = pk_error_set(err, ids.len ? PROFKIT_ENOMEM : PROFKIT_ENOTFOUND, b->db, -1,
+                          ids.len ? "out of memory" : "the selection lists no profile");
+    if (rc == 0) {
+        free(sel->ids_text);
+        const char *t = pk_buf_cstr(&ids);
+        if (!t || !(sel->ids_text = strdup(t)))
+            rc = pk_error_set(err, PROFKIT_ENOMEM, b->db, -1, "out of memory");
+        sel->resolved = 1;
+    }
+    pk_buf_free(&ids);
+    return rc;
+}
+
+/* Whether two selections have the same time bounds. */
+static int same_bounds(const selection *x, const selection *y)
+{
+    return x->q.since == y->q.since && x->q.until == y->q.until;
+}
+
+/* A side of a diff on the command line: --base-* or --new-* (prefix). */
+static size_t side_inputs(const selection *sel, const char *where_flag, const char *ids_flag,
+                          const char **in, size_t k)
+{
+    if (!sel->resolved)
+        for (size_t i = 0; i < sel->q.n_where; i++)
+            in[k++] = where_flag, in[k++] = sel->where[i];
+    if (sel->ids_text)
+        in[k++] = ids_flag, in[k++] = sel->ids_text;
+    else if (!sel->q.n_where) /* every profile: each has a format */
+        in[k++] = where_flag, in[k++] = "format~.";
+    return k;
+}
+
+/*
  * The arguments that name this page's input on the command line (a page's
- * "command line" box): --db DB and the selection's --where, --since and
- * --until, or a diff's --base-where and --new-where. 0 when the command
- * line cannot say it (profile ids, or a diff with time bounds): the page
- * then names its title.
+ * "command line" box): --db DB and the selection's --where, --since,
+ * --until and --ids, or a diff's --base-where, --base-ids, --new-where and
+ * --new-ids (with --since and --until where both sides share them; a side
+ * bounded on its own is named by its profiles' ids, resolve_ids). The page
+ * adds --value and --thread (by the thread's index in the profile loaded,
+ * which the command line loads alike) itself. in: at least 12 + 4 *
+ * MAX_TERMS.
  */
 static size_t page_inputs(const profkit_store_browser *b, const selection *sel, const selection *base,
-                          const char **in, size_t cap)
+                          const char **in)
 {
     size_t k = 0;
-    if (sel->ids || (base && (base->ids || base->bound[0] || base->bound[1] || sel->bound[0] ||
-                              sel->bound[1])) ||
-        cap < 2 + 2 * (sel->q.n_where + (base ? base->q.n_where : 0)) + 4)
-        return 0;
     in[k++] = "--db";
     in[k++] = b->db;
-    if (base)
-        for (size_t i = 0; i < base->q.n_where; i++)
-            in[k++] = "--base-where", in[k++] = base->where[i];
-    for (size_t i = 0; i < sel->q.n_where; i++)
-        in[k++] = base ? "--new-where" : "--where", in[k++] = sel->where[i];
-    for (int t = 0; t < 2 && !base; t++)
-        if (sel->bound[t])
-            in[k++] = t ? "--until" : "--since", in[k++] = sel->bound[t];
+    if (!base)
+        for (size_t i = 0; i < sel->q.n_where; i++)
+            in[k++] = "--where", in[k++] = sel->where[i];
+    if (!base || same_bounds(base, sel))
+        for (int t = 0; t < 2; t++)
+            if (sel->bound[t])
+                in[k++] = t ? "--until" : "--since", in[k++] = sel->bound[t];
+    if (!base) {
+        if (sel->ids_text)
+            in[k++] = "--ids", in[k++] = sel->ids_text;
+    } else {
+        k = side_inputs(base, "--base-where", "--base-ids", in, k);
+        k = side_inputs(sel, "--new-where", "--new-ids", in, k);
+    }
     return k;
 }
 
 /* The viewer page of one selection, or with base the diff page. */
-static unsigned page(profkit_store_browser *b, const selection *sel, const selection *base,
-                     const args *rq, pk_buf *a)
+static unsigned page(profkit_store_browser *b, selection *sel, selection *base, const args *rq,
+                     pk_buf *a)
 {
     profkit_profile *p = NULL, *bp = NULL;
     profkit_error err;
@@ -397,28 +498,38 @@ static unsigned page(profkit_store_browser *b, const selection *sel, const selec
         m[sizeof(m) - 1] = 0;
         snprintf(err.message, sizeof(err.message), "the base: %.*s", (int)(sizeof(m) - 11), m);
     }
+    /* a side bounded in time on its own: named by its ids */
+    for (int side = 0; rc == 0 && base && !same_bounds(base, sel) && side < 2; side++) {
+        selection *x = side ? sel : base;
+        if (x->bound[0] || x->bound[1])
+            rc = resolve_ids(b, x, &err);
+    }
     pthread_mutex_unlock(&b->lock);
     if (rc) {
         profkit_profile_free(p);
+        profkit_profile_free(bp);
         return fail_err(a, rc, &err);
     }
-    char title[1400];
+    const char *v = arg1(rq, "value"), *t = arg1(rq, "thread");
+    t = t && *t ? t : NULL;
+    char title[1600];
     if (base)
-        snprintf(title, sizeof(title), "%.300s: %s vs %s", b->title, base->text[0] ? base->text : "all",
-                 sel->text[0] ? sel->text : "all");
+        snprintf(title, sizeof(title), "%.300s: %s vs %s%s%.100s%s", b->title, base->text[0] ? base->text : "all",
+                 sel->text[0] ? sel->text : "all", t ? " (thread " : "", t ? t : "", t ? ")" : "");
     else
-        snprintf(title, sizeof(title), "%.300s%s%s", b->title, sel->text[0] ? ": " : "", sel->text);
+        snprintf(title, sizeof(title), "%.300s%s%s%s%.100s%s", b->title, sel->text[0] ? ": " : "", sel->text,
+                 t ? " (thread " : "", t ? t : "", t ? ")" : "");
     profkit_flame_options o;
     profkit_flame_options_init(&o);
     o.min_percent = b->min_percent;
     o.max_nodes = b->max_nodes;
     o.title = title;
     o.base = bp;
-    const char *inputs[4 + 4 * MAX_TERMS];
-    o.n_inputs = page_inputs(b, sel, base, inputs, sizeof(inputs) / sizeof(inputs[0]));
-    o.inputs = o.n_inputs ? inputs : NULL;
-    const char *v = arg1(rq, "value");
     o.value = v && *v ? v : NULL;
+    o.thread = t;
+    const char *inputs[12 + 4 * MAX_TERMS];
+    o.n_inputs = page_inputs(b, sel, base, inputs);
+    o.inputs = inputs;
     char *html = NULL;
     size_t len = 0;
     rc = profkit_flame_render_html(&html, &len, p, &o, &err);
@@ -507,15 +618,41 @@ static void browser_free(profkit_store_browser *b)
     free(b);
 }
 
-/* The browser page: the template around {"title":...} (the data marker). */
-static int render(pk_buf *out, const char *title)
+/* The browser page: the template around {"title":...,"db":...} (the data
+ * marker; db as given, for the command lines the page shows). */
+static int render(pk_buf *out, const char *title, const char *db)
 {
     pk_buf_put(out, pk_store_page_head, pk_store_page_head_len);
     pk_buf_puts(out, "{\"title\":");
     pk_buf_json(out, title, strlen(title), PK_JSON_PAGE);
+    pk_buf_puts(out, ",\"db\":");
+    pk_buf_json(out, db, strlen(db), PK_JSON_PAGE);
     pk_buf_puts(out, "}");
     pk_buf_put(out, pk_store_page_tail, pk_store_page_tail_len);
     return pk_buf_error(out) ? PROFKIT_ENOMEM : 0;
+}
+
+/* db without a URL's USER[:PASSWORD]@ (the pages show db: the command
+ * line takes the credentials from the environment); NULL: out of memory. */
+static char *db_shown(const char *db)
+{
+    const char *p = strstr(db, "://");
+    if (!p || strncmp(db, "clickhouse", 10) != 0)
+        return strdup(db);
+    p += 3;
+    const char *end = p + strcspn(p, "/?#"), *at = NULL;
+    for (const char *q = p; q < end; q++)
+        if (*q == '@')
+            at = q;
+    if (!at)
+        return strdup(db);
+    size_t head = (size_t)(p - db), tail = strlen(at + 1);
+    char *t = malloc(head + tail + 1);
+    if (t) {
+        memcpy(t, db, head);
+        memcpy(t + head, at + 1, tail + 1);
+    }
+    return t;
 }
 
 int profkit_store_browse_start(profkit_store_browser **out, const char *db,
@@ -536,7 +673,7 @@ int profkit_store_browse_start(profkit_store_browser **out, const char *db,
     }
     b->min_percent = o->min_percent;
     b->max_nodes = o->max_nodes;
-    if (!(b->title = strdup(o->title ? o->title : db)) || !(b->db = strdup(db))) {
+    if (!(b->db = db_shown(db)) || !(b->title = strdup(o->title ? o->title : b->db))) {
         browser_free(b);
         return pk_error_set(err, PROFKIT_ENOMEM, db, -1, "out of memory");
     }
@@ -555,7 +692,7 @@ int profkit_store_browse_start(profkit_store_browser **out, const char *db,
         return rc;
     }
     pk_buf html = PK_BUF_INIT;
-    if ((rc = render(&html, b->title)) != 0)
+    if ((rc = render(&html, b->title, b->db)) != 0)
         pk_error_set(err, rc, db, -1, "out of memory");
     else
         rc = profkit_server_set(b->http, "", "text/html; charset=utf-8", html.buf, html.len, err);

