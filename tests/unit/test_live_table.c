@@ -3,7 +3,8 @@
  * (src/formats/bsprof/live_table.h), against a plain array that does the same
  * thing slowly: random allocations, frees and replacements, addresses made
  * to share a home bucket (long overflow runs, the counts that stop a
- * lookup), sizes of 2^31 and more, growth.
+ * lookup), sizes of 2^31 and more, growth (past the tables mapped from the
+ * system, whose pages growth gives back as it goes).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -201,12 +202,42 @@ static void grows_and_keeps_everything(void **state)
     free(r.e);
 }
 
+/* Past the size at which the buckets are mapped from the system (4 MiB,
+ * 65536 buckets, full at 98304 entries) and one growth more, so a mapped
+ * table's pages are given back while its entries move: every entry is
+ * still there with its row and size, and nothing else. */
+static void grows_past_mapped_tables(void **state)
+{
+    (void)state;
+    pk_live_table t;
+    assert_int_equal(pk_live_init(&t), 0);
+    const uint32_t n = 300000;
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(pk_live_put(&t, 0x5500000000 + 32 * (uint64_t)i, 16 + i % 5000, i % 100003), 0);
+    assert_true(t.n_buckets >= 262144);
+    assert_int_equal(t.count, n);
+#if defined(__linux__)
+    assert_true(t.mapped != 0);
+#endif
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t row = 0;
+        uint64_t size = 0;
+        assert_int_equal(pk_live_take_old(&t, 0x5500000000 + 32 * (uint64_t)i, &row, &size), 1);
+        assert_int_equal(row, i % 100003);
+        assert_int_equal(size, 16 + i % 5000);
+    }
+    assert_int_equal(t.count, 0);
+    assert_int_equal(pk_live_take(&t, 0x5500000000), 0);
+    pk_live_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(matches_a_plain_array),
         cmocka_unit_test(shared_home_buckets),
         cmocka_unit_test(grows_and_keeps_everything),
+        cmocka_unit_test(grows_past_mapped_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

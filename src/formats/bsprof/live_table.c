@@ -12,30 +12,54 @@
 
 /*
  * The table is probed at random, so a big one costs a TLB miss per probe on
- * 4 KiB pages; on Linux it asks for transparent huge pages.
+ * 4 KiB pages; on Linux it asks for transparent huge pages. A big table is
+ * mapped from the system, zero pages that cost memory only once touched
+ * (*mapped = its bytes); a small one is allocated and zeroed.
  */
-static pk_live_bucket *buckets_alloc(size_t n)
+#define MAP_MIN ((size_t)4 << 20)
+#define LIVE_HUGE ((size_t)2 << 20)
+
+static pk_live_bucket *buckets_alloc(size_t n, size_t *mapped)
 {
     size_t bytes = n * sizeof(pk_live_bucket);
     void *p;
-    size_t align = 64;
+    *mapped = 0;
+#if defined(__linux__) && defined(MAP_ANONYMOUS)
+    if (bytes >= MAP_MIN) {
+        /* LIVE_HUGE more than asked, then the ends cut so that it starts on a
+         * huge-page boundary */
+        size_t len = bytes + LIVE_HUGE;
+        uint8_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return NULL;
+        uint8_t *start = m + ((LIVE_HUGE - (uintptr_t)m % LIVE_HUGE) % LIVE_HUGE);
+        if (start > m)
+            munmap(m, (size_t)(start - m));
+        if (m + len > start + bytes)
+            munmap(start + bytes, (size_t)(m + len - (start + bytes)));
 #if defined(MADV_HUGEPAGE)
-    if (bytes >= ((size_t)4 << 20))
-        align = (size_t)2 << 20;
+        madvise(start, bytes, MADV_HUGEPAGE); /* advice only: failure is fine */
 #endif
-    if (posix_memalign(&p, align, bytes) != 0)
-        return NULL;
-#if defined(MADV_HUGEPAGE)
-    if (align > 64)
-        madvise(p, bytes, MADV_HUGEPAGE); /* advice only: failure is fine */
-#endif
-    pk_live_bucket *b = p;
-    for (size_t i = 0; i < n; i++) {
-        memset(&b[i], 0, sizeof(b[i]));
-        for (unsigned k = 0; k < PK_LIVE_WAYS; k++)
-            b[i].row[k] = PK_LIVE_ROWS;
+        *mapped = bytes;
+        return (pk_live_bucket *)(void *)start;
     }
-    return b;
+#endif
+    if (posix_memalign(&p, 64, bytes) != 0)
+        return NULL;
+    memset(p, 0, bytes); /* every slot free, every count 0 */
+    return p;
+}
+
+static void buckets_free(pk_live_bucket *b, size_t mapped)
+{
+#if defined(__linux__) && defined(MAP_ANONYMOUS)
+    if (mapped) {
+        munmap(b, mapped);
+        return;
+    }
+#endif
+    (void)mapped;
+    free(b);
 }
 
 static void set_size(pk_live_table *t, size_t n_buckets, unsigned log2n)
@@ -49,7 +73,7 @@ int pk_live_init(pk_live_table *t)
 {
     memset(t, 0, sizeof(*t));
     t->big_free = PK_LIVE_NONE;
-    if (!(t->b = buckets_alloc(256)))
+    if (!(t->b = buckets_alloc(256, &t->mapped)))
         return PROFKIT_ENOMEM;
     set_size(t, 256, 8);
     return 0;
@@ -57,7 +81,7 @@ int pk_live_init(pk_live_table *t)
 
 void pk_live_free(pk_live_table *t)
 {
-    free(t->b);
+    buckets_free(t->b, t->mapped);
     free(t->big);
     memset(t, 0, sizeof(*t));
 }
@@ -109,18 +133,33 @@ static int grow(pk_live_table *t)
     unsigned log2n = 64 - t->shift + 1;
     if (n < t->n_buckets || n > SIZE_MAX / sizeof(pk_live_bucket) || log2n > 63)
         return PROFKIT_ENOMEM;
-    pk_live_bucket *nb = buckets_alloc(n);
+    size_t mapped;
+    pk_live_bucket *nb = buckets_alloc(n, &mapped);
     if (!nb)
         return PROFKIT_ENOMEM;
     pk_live_table old = *t;
     t->b = nb;
+    t->mapped = mapped;
     t->count = 0;
     set_size(t, n, log2n);
-    for (size_t i = 0; i < old.n_buckets; i++)
+    /* Bucket i's entries go home to buckets 2i and 2i + 1 (or just after):
+     * the new table is written in order, and the old one's pages behind
+     * are given back as the moving goes, LIVE_HUGE bytes at a time. */
+    size_t per = LIVE_HUGE / sizeof(pk_live_bucket), done = 0;
+    for (size_t i = 0; i < old.n_buckets; i++) {
         for (unsigned k = 0; k < PK_LIVE_WAYS; k++)
             if (pk_live_row(&old.b[i], k) != PK_LIVE_ROWS)
                 insert_new(t, old.b[i].addr[k], old.b[i].size[k], pk_live_row(&old.b[i], k));
-    free(old.b);
+#if defined(__linux__) && defined(MADV_DONTNEED)
+        if (old.mapped && (i + 1) % per == 0) {
+            madvise(old.b + done, (i + 1 - done) * sizeof(pk_live_bucket), MADV_DONTNEED);
+            done = i + 1;
+        }
+#endif
+    }
+    (void)per;
+    (void)done;
+    buckets_free(old.b, old.mapped);
     return 0;
 }
 

@@ -14,6 +14,12 @@
  * full measured slower on the bsprof benchmark: a full home bucket sends
  * the operation to a line not prefetched).
  *
+ * A free slot is all zeros (a row is kept XOR PK_LIVE_ROWS), so a new
+ * table is pages the system zeroes as they are first touched: growing
+ * moves the entries in bucket order, which writes the new table in order,
+ * and gives the old one's pages back behind it, so the two are never both
+ * whole in memory.
+ *
  * The count lives in the rows' top four bits (four nibbles make 16 bits;
  * it sticks at 0xffff, which only costs longer probes), so rows are below
  * PK_LIVE_ROWS. A size of 2^31 or more goes to a side array (`big`, with a
@@ -41,7 +47,7 @@
 
 typedef struct pk_live_bucket {
     uint64_t addr[PK_LIVE_WAYS];
-    uint32_t row[PK_LIVE_WAYS];  /* low 28 bits: the row, PK_LIVE_ROWS = free; top 4: the count */
+    uint32_t row[PK_LIVE_WAYS];  /* low 28 bits: the row XOR PK_LIVE_ROWS (0 = free); top 4: the count */
     uint32_t size[PK_LIVE_WAYS]; /* the size, or PK_LIVE_BIG | index into big[] */
 } pk_live_bucket;
 
@@ -52,6 +58,7 @@ typedef struct pk_live_table {
     uint64_t *big; /* sizes of 2^31 and more; a free entry holds the next free index */
     size_t n_big, cap_big;
     uint32_t big_free; /* first free index in big, PK_LIVE_NONE = none */
+    size_t mapped; /* bytes of b when it is mapped from the system (else 0) */
 } pk_live_table;
 
 #define PK_LIVE_NONE UINT32_MAX
@@ -84,7 +91,7 @@ static inline int pk_live_passed_on(const pk_live_bucket *b)
 /* The row slot k holds, PK_LIVE_ROWS when it is free. */
 static inline uint32_t pk_live_row(const pk_live_bucket *b, unsigned k)
 {
-    return b->row[k] & PK_LIVE_ROWS;
+    return (b->row[k] & PK_LIVE_ROWS) ^ PK_LIVE_ROWS;
 }
 
 /* Bit k set when slot k holds addr. */
@@ -108,7 +115,7 @@ static inline unsigned pk_live_free_slots(const pk_live_bucket *b)
 /* Sets slot k's row (PK_LIVE_ROWS frees it), keeping the count's nibble. */
 static inline void pk_live_set_row(pk_live_bucket *b, unsigned k, uint32_t row)
 {
-    b->row[k] = (b->row[k] & ~PK_LIVE_ROWS) | row;
+    b->row[k] = (b->row[k] & ~PK_LIVE_ROWS) | (row ^ PK_LIVE_ROWS);
 }
 
 /*
@@ -132,7 +139,7 @@ static inline unsigned pk_live_scan(const pk_live_bucket *b, uint64_t addr, unsi
     __m128i rows = _mm_load_si128((const __m128i *)(const void *)b->row);
     __m128i none = _mm_set1_epi32((int)PK_LIVE_ROWS);
     unsigned fr = (unsigned)_mm_movemask_ps(
-        _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(rows, none), none)));
+        _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(rows, none), _mm_setzero_si128())));
     *free_slots = fr;
     *passed = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_andnot_si128(none, rows),
                                                           _mm_setzero_si128())) ^ 0xffffu;
