@@ -516,49 +516,98 @@ static void put_category_table(pk_buf *b, const profkit_profile *p)
  * ones only: per counter its name, category, thread, and per sample its
  * time (ns on the samples' axis, as the markers'), the running sum of the
  * counts (what the track draws), the count and the number of events. At
- * most PK_FLAME_MAX_COUNTER_SAMPLES samples in all (the first ones); a
- * counter past them is left out.
+ * most PK_FLAME_MAX_COUNTER_SAMPLES samples in all (the first ones, with
+ * put_order_counters' after them); a counter past them is left out.
  */
 #define PK_FLAME_MAX_COUNTER_SAMPLES 1000000
-static void put_counters(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
+
+/* One counter's object: name, category, thread (the profile's index, -1
+ * for none) and its columns, the first (`first`) being the time less
+ * time0, or the operation index for a counter by operation order. */
+static void put_counter(pk_buf *b, const profkit_profile *p, size_t i, int shown,
+                        const char *first, int64_t time0)
 {
-    size_t budget = PK_FLAME_MAX_COUNTER_SAMPLES, shown = 0;
+    const profkit_counter *c = &p->counters[i];
+    pk_buf_puts(b, shown ? ",{\"name\":" : "{\"name\":");
+    put_cstr(b, pk_str(p, c->name));
+    pk_buf_puts(b, ",\"category\":");
+    put_cstr(b, pk_str(p, c->category));
+    pk_buf_puts(b, ",\"thread\":");
+    pk_buf_i64(b, c->thread < p->n_threads ? (int64_t)c->thread : -1);
+    const char *const cols[] = { first, "total", "count", "number" };
+    for (int k = 0; k < 4; k++) {
+        pk_buf_puts(b, ",\"");
+        pk_buf_puts(b, cols[k]);
+        pk_buf_puts(b, "\":[");
+        pk_counter_iter it;
+        pk_counter_iter_init(&it, p, (uint32_t)i);
+        while (pk_counter_next(&it)) {
+            int64_t v = k == 1 ? it.total : k == 2 ? it.s->count : it.s->number;
+            if (k == 0 && __builtin_sub_overflow(it.t, time0, &v))
+                v = 0;
+            if (it.index)
+                pk_buf_put(b, ",", 1);
+            pk_buf_i64(b, v);
+        }
+        pk_buf_puts(b, "]");
+    }
+    pk_buf_puts(b, "}");
+}
+
+static size_t counter_rows(const profkit_profile *p, const profkit_counter *c)
+{
+    return c->first + c->n <= p->n_counter_samples ? c->n : 0;
+}
+
+static void put_counters(pk_buf *b, const timeinfo *ti, const profkit_profile *p, size_t *budget)
+{
+    size_t shown = 0;
     pk_buf_puts(b, ",\"counters\":[");
     for (size_t i = 0; i < p->n_counters; i++) {
         const profkit_counter *c = &p->counters[i];
-        size_t end = c->first + c->n <= p->n_counter_samples ? c->first + c->n : c->first;
-        if (c->by_order || end - c->first > budget)
+        size_t n = counter_rows(p, c);
+        if (c->by_order || n > *budget)
             continue;
-        budget -= end - c->first;
-        pk_buf_puts(b, shown++ ? ",{\"name\":" : "{\"name\":");
-        put_cstr(b, pk_str(p, c->name));
-        pk_buf_puts(b, ",\"category\":");
-        put_cstr(b, pk_str(p, c->category));
-        pk_buf_puts(b, ",\"thread\":");
-        pk_buf_i64(b, c->thread < p->n_threads ? (int64_t)c->thread : -1);
-        static const char *const cols[] = { "t", "total", "count", "number" };
-        for (int k = 0; k < 4; k++) {
-            pk_buf_puts(b, ",\"");
-            pk_buf_puts(b, cols[k]);
-            pk_buf_puts(b, "\":[");
-            pk_counter_iter it;
-            pk_counter_iter_init(&it, p, (uint32_t)i);
-            while (pk_counter_next(&it)) {
-                int64_t v = k == 1 ? it.total : k == 2 ? it.s->count : it.s->number;
-                if (k == 0 && __builtin_sub_overflow(it.s->time, ti->time0, &v))
-                    v = 0;
-                if (it.index)
-                    pk_buf_put(b, ",", 1);
-                pk_buf_i64(b, v);
-            }
-            pk_buf_puts(b, "]");
-        }
-        pk_buf_puts(b, "}");
+        *budget -= n;
+        put_counter(b, p, i, shown++ != 0, "t", ti->time0);
     }
     pk_buf_puts(b, "]");
 }
 
-static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
+/*
+ * The counters by operation order (a bsprof file's bytes in use per
+ * thread) for the Memory view's graphs (34_memgraph.js), timed profile or
+ * not: "order_counters", as the counters above with "op" (the operation
+ * index, from 0) for "t"; within what is left of the same budget, and
+ * "order_counters_left_out" the number of counters past it. Nothing when
+ * the profile has none.
+ */
+static void put_order_counters(pk_buf *b, const profkit_profile *p, size_t *budget)
+{
+    size_t shown = 0, left = 0;
+    for (size_t i = 0; i < p->n_counters; i++) {
+        const profkit_counter *c = &p->counters[i];
+        if (!c->by_order)
+            continue;
+        size_t n = counter_rows(p, c);
+        if (n > *budget) {
+            left++;
+            continue;
+        }
+        *budget -= n;
+        if (!shown)
+            pk_buf_puts(b, ",\"order_counters\":[");
+        put_counter(b, p, i, shown++ != 0, "op", 0);
+    }
+    if (shown)
+        pk_buf_puts(b, "]");
+    if (left) {
+        pk_buf_puts(b, ",\"order_counters_left_out\":");
+        pk_buf_u64(b, left);
+    }
+}
+
+static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p, size_t *budget)
 {
     if (!ti->timed)
         return;
@@ -602,7 +651,7 @@ static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
     pk_buf_puts(b, "],\"markers\":{\"element\":\"profkit-markers\",\"count\":");
     pk_buf_u64(b, ti->n_markers);
     pk_buf_puts(b, "}");
-    put_counters(b, ti, p);
+    put_counters(b, ti, p, budget);
     pk_buf_puts(b, "}");
 }
 
@@ -775,7 +824,9 @@ static int put_data(pk_buf *b, const flame_data *d, const char *title, const cha
     put_transforms(b, xf, n_xf);
     put_inputs(b, inputs, n_inputs);
     put_categories(b, d, &m);
-    put_time(b, &ti, p);
+    size_t budget = PK_FLAME_MAX_COUNTER_SAMPLES;
+    put_time(b, &ti, p, &budget);
+    put_order_counters(b, p, &budget);
     pk_buf_put(b, "}", 1);
     put_tail(b, &ti);
     rc = 0;
