@@ -577,27 +577,135 @@ static void put_counters(pk_buf *b, const timeinfo *ti, const profkit_profile *p
 /*
  * The counters by operation order (a bsprof file's bytes in use per
  * thread) for the Memory view's graphs (34_memgraph.js), timed profile or
- * not: "order_counters", as the counters above with "op" (the operation
- * index, from 0) for "t"; within what is left of the same budget, and
- * "order_counters_left_out" the number of counters past it. Nothing when
- * the profile has none.
+ * not: "order_counters", per counter its name, category, thread and three
+ * columns: "op" the operation index as steps (the first sample's index,
+ * then each one's distance from the one before), "count" the change of
+ * the running sum since the sample before (the first: the sum itself) and
+ * "number" the operations since it; the page adds them up. A counter of
+ * more than 3 x PK_FLAME_ORDER_COLUMNS samples is thinned for the page as
+ * the reader thins (docs/formats/bsprof.md): its operations fall in
+ * PK_FLAME_ORDER_COLUMNS equal runs, each keeping the samples of its
+ * lowest, highest and last running sum, so the peak, the lowest point,
+ * the final value and the envelope at any width up to that many pixels
+ * stay exact, and the numbers still add up to the operations. Within what
+ * is left of the counter samples' budget; "order_counters_left_out" the
+ * number of counters past it. Nothing when the profile has none.
  */
-static void put_order_counters(pk_buf *b, const profkit_profile *p, size_t *budget)
+#define PK_FLAME_ORDER_COLUMNS 2048
+typedef struct order_sample {
+    int64_t op, total, cum; /* cum: the numbers up to and with it */
+    size_t at;              /* its index in the counter */
+} order_sample;
+
+/* A run's samples of the lowest, highest and last running sum, in their
+ * order, once each, after out's k: the new k. */
+static size_t order_keep(order_sample *out, size_t k, order_sample lo, order_sample hi,
+                         order_sample last)
 {
-    size_t shown = 0, left = 0;
+    order_sample keep[3] = { lo, hi, last };
+    for (int a = 0; a < 3; a++)
+        for (int c = a + 1; c < 3; c++)
+            if (keep[c].at < keep[a].at) {
+                order_sample t = keep[a];
+                keep[a] = keep[c];
+                keep[c] = t;
+            }
+    for (int a = 0; a < 3; a++)
+        if (!a || keep[a].at != keep[a - 1].at)
+            out[k++] = keep[a];
+    return k;
+}
+
+/* Counter i's samples for the page into out (room for all of them): how many. */
+static size_t order_thin(const profkit_profile *p, size_t i, size_t n, order_sample *out)
+{
+    pk_counter_iter it;
+    size_t k = 0;
+    int64_t cum = 0, last_op = 0;
+    if (n > 3 * (size_t)PK_FLAME_ORDER_COLUMNS) {
+        pk_counter_iter_init(&it, p, (uint32_t)i);
+        while (pk_counter_next(&it))
+            last_op = it.t > last_op ? it.t : last_op;
+    }
+    uint64_t width = n > 3 * (size_t)PK_FLAME_ORDER_COLUMNS
+                         ? (uint64_t)last_op / PK_FLAME_ORDER_COLUMNS + 1 : 0;
+    order_sample lo = { 0, 0, 0, 0 }, hi = lo, last = lo;
+    uint64_t run = 0;
+    int open = 0;
+    pk_counter_iter_init(&it, p, (uint32_t)i);
+    while (pk_counter_next(&it)) {
+        if (__builtin_add_overflow(cum, it.s->number, &cum))
+            cum = INT64_MAX;
+        order_sample x = { it.t, it.total, cum, it.index };
+        if (!width) {
+            out[k++] = x;
+            continue;
+        }
+        uint64_t r = it.t > 0 ? (uint64_t)it.t / width : 0;
+        if (open && r != run) {
+            k = order_keep(out, k, lo, hi, last);
+            open = 0;
+        }
+        if (!open) {
+            lo = hi = x;
+            open = 1;
+            run = r;
+        }
+        if (x.total < lo.total)
+            lo = x;
+        if (x.total > hi.total)
+            hi = x;
+        last = x;
+    }
+    if (open)
+        k = order_keep(out, k, lo, hi, last);
+    return k;
+}
+
+static int put_order_counters(pk_buf *b, const profkit_profile *p, size_t *budget)
+{
+    size_t shown = 0, left = 0, cap = 0;
+    for (size_t i = 0; i < p->n_counters; i++)
+        if (p->counters[i].by_order && counter_rows(p, &p->counters[i]) > cap)
+            cap = counter_rows(p, &p->counters[i]);
+    order_sample *o = cap ? malloc(cap * sizeof(*o)) : NULL;
+    if (cap && !o)
+        return -1;
     for (size_t i = 0; i < p->n_counters; i++) {
         const profkit_counter *c = &p->counters[i];
         if (!c->by_order)
             continue;
-        size_t n = counter_rows(p, c);
+        size_t n = order_thin(p, i, counter_rows(p, c), o);
         if (n > *budget) {
             left++;
             continue;
         }
         *budget -= n;
-        if (!shown)
-            pk_buf_puts(b, ",\"order_counters\":[");
-        put_counter(b, p, i, shown++ != 0, "op", 0);
+        pk_buf_puts(b, shown++ ? ",{\"name\":" : ",\"order_counters\":[{\"name\":");
+        put_cstr(b, pk_str(p, c->name));
+        pk_buf_puts(b, ",\"category\":");
+        put_cstr(b, pk_str(p, c->category));
+        pk_buf_puts(b, ",\"thread\":");
+        pk_buf_i64(b, c->thread < p->n_threads ? (int64_t)c->thread : -1);
+        static const char *const cols[] = { "op", "count", "number" };
+        for (int k = 0; k < 3; k++) {
+            pk_buf_puts(b, ",\"");
+            pk_buf_puts(b, cols[k]);
+            pk_buf_puts(b, "\":[");
+            for (size_t r = 0; r < n; r++) {
+                const order_sample *x = &o[r], *prev = r ? &o[r - 1] : NULL;
+                int64_t v = k == 0 ? x->op : k == 1 ? x->total : x->cum, w = 0;
+                if (prev)
+                    w = k == 0 ? prev->op : k == 1 ? prev->total : prev->cum;
+                if (__builtin_sub_overflow(v, w, &v))
+                    v = 0;
+                if (r)
+                    pk_buf_put(b, ",", 1);
+                pk_buf_i64(b, v);
+            }
+            pk_buf_puts(b, "]");
+        }
+        pk_buf_puts(b, "}");
     }
     if (shown)
         pk_buf_puts(b, "]");
@@ -605,6 +713,8 @@ static void put_order_counters(pk_buf *b, const profkit_profile *p, size_t *budg
         pk_buf_puts(b, ",\"order_counters_left_out\":");
         pk_buf_u64(b, left);
     }
+    free(o);
+    return 0;
 }
 
 static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p, size_t *budget)
@@ -826,7 +936,8 @@ static int put_data(pk_buf *b, const flame_data *d, const char *title, const cha
     put_categories(b, d, &m);
     size_t budget = PK_FLAME_MAX_COUNTER_SAMPLES;
     put_time(b, &ti, p, &budget);
-    put_order_counters(b, p, &budget);
+    if (put_order_counters(b, p, &budget) != 0)
+        goto done;
     pk_buf_put(b, "}", 1);
     put_tail(b, &ti);
     rc = 0;

@@ -8,8 +8,9 @@
 // The thread shown: its graph; "All threads": every thread's. Hover: the
 // operation index, the bytes in use after it and the allocation (+) or
 // free (-); where the series was thinned (past 8,192 operations per
-// thread) a sample stands for several operations and the hover says so,
-// with their net change. The canvas's data-max and data-final hold, per
+// thread by the reader, past 6,144 samples for the page: flame_html.c) a
+// sample stands for several operations and the hover says so, with their
+// net change. The canvas's data-max and data-final hold, per
 // graph drawn, the highest and the last bytes in use (what `profkit
 // counters --json` gives as total.max and as its series' last total);
 // query("counters") gives every counter of the page.
@@ -18,6 +19,19 @@
 
   function bytes(v) { return PK.formatValue(v, "bytes"); }
   function exact(v) { return PK.formatCount(v) + " B"; }
+
+  // The page's counters by operation order, their columns added up once:
+  // op (the operation index) and total (the running sum: the bytes in
+  // use) from the data's steps and counts (flame_html.c).
+  function orderCounters(p) {
+    if (p._orderCounters) return p._orderCounters;
+    p._orderCounters = (p.data.order_counters || []).map(function (c) {
+      var n = c.count.length, op = new Float64Array(n), total = new Float64Array(n), a = 0, t = 0;
+      for (var r = 0; r < n; r++) { a += c.op[r]; t += c.count[r]; op[r] = a; total[r] = t; }
+      return { name: c.name, category: c.category, thread: c.thread, op: op, total: total, count: c.count, number: c.number };
+    });
+    return p._orderCounters;
+  }
 
   // Per counter by operation order: its highest, lowest and last total.
   function summary(c) {
@@ -57,7 +71,7 @@
   // The counters to draw for page thread t: its own, or every one for
   // "All threads" (and for a thread of none, none).
   Graph.prototype.pick = function (t) {
-    var p = this.app.p, th = p.threads[t], list = p.data.order_counters || [];
+    var p = this.app.p, th = p.threads[t], list = orderCounters(p);
     if (!th || th.merged) return list.slice();
     return list.filter(function (c) { return c.thread === th.index; });
   };
@@ -71,7 +85,7 @@
 
   Graph.prototype.draw = function (width) {
     var app = this.app, list = this.pick(app.state.thread), dark = app.dark;
-    var all = app.p.data.order_counters || [], left = app.p.data.order_counters_left_out || 0;
+    var all = orderCounters(app.p), left = app.p.data.order_counters_left_out || 0;
     var ROW = list.length > 1 ? 56 : 120, GAP = 6;
     this.title.textContent = "Bytes in use over the run, by operation order" +
       (list.length > 1 ? " (a graph per thread)" : "");
@@ -169,7 +183,7 @@
     add("In use after it", bytes(c.total[r]) + (Math.abs(c.total[r]) >= 1024 ? " (" + exact(c.total[r]) + ")" : ""));
     if (num > 1) {
       add("Allocated - freed", (d > 0 ? "+" : "") + exact(d));
-      add("Merged", PK.formatCount(num) + " operations in this sample: past 8,192 operations a thread's series keeps each run's lowest, highest and last");
+      add("Merged", PK.formatCount(num) + " operations in this sample: a long series keeps each run's lowest, highest and last (past 8,192 operations per thread, and past 6,144 samples on the page)");
     } else if (d > 0) add("Allocation", "+" + exact(d));
     else if (d < 0) add("Free", exact(d));
     else add("Free", "0 B (of no live allocation: allocated before profiling)");
@@ -182,7 +196,7 @@
   // --json` names them: name, category, by_order, thread {index, name, tid,
   // pid}, samples, and total {min, max, final} of the running sum.
   PK.queryCounters = function (app) {
-    var p = app.p, out = [], T = p.data.time, lists = [[p.data.order_counters || [], true], [(T && T.counters) || [], false]];
+    var p = app.p, out = [], T = p.data.time, lists = [[orderCounters(p), true], [(T && T.counters) || [], false]];
     lists.forEach(function (l) {
       l[0].forEach(function (c) {
         var s = summary(c), th = null;
