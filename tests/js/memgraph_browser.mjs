@@ -134,6 +134,23 @@ try {
   for (const f of ["ok_components.bsprof", "ok_components_base.bsprof", "ok_nolines.bsprof"]) {
     if (want(join(DATA, f)).length) await checkFile(f.replace(".bsprof", ""), join(DATA, f));
   }
+  // 2b. --thread: that thread's counter only; a diff: none (one profile's)
+  {
+    const one = join(TMP, "one.html"), diff = join(TMP, "diff.html"), prof = join(DATA, "ok_lines.bsprof");
+    pk(["flame", "-q", "--thread", "TaskNode", prof, "-o", one]);
+    pk(["flame", "-q", "--diff", prof, prof, "-o", diff]);
+    let o = await open(one, "view=memory");
+    let q = await o.page.evaluate(() => window.profkit.query("counters"));
+    let g = await graph(o);
+    check("--thread TaskNode: its counter only, its graph shown",
+          J(q.map((c) => [c.thread.name, c.total.max, c.total.final])) === J([["TaskNode", 1024, 1024]]) && g && g.shown && J(g.max) === "[1024]", J(q) + " " + J(g));
+    check("--thread: no console or page error", o.errors.length === 0, o.errors.join(" | "));
+    await o.ctx.close();
+    o = await open(diff, "");
+    q = await o.page.evaluate(() => window.profkit.query("counters"));
+    check("a diff page: no counter", q.length === 0, J(q));
+    await o.ctx.close();
+  }
   // 3. no memory operations: no graph, no counter
   {
     const file = join(TMP, "nomem.html");

@@ -577,7 +577,8 @@ static void put_counters(pk_buf *b, const timeinfo *ti, const profkit_profile *p
 /*
  * The counters by operation order (a bsprof file's bytes in use per
  * thread) for the Memory view's graphs (34_memgraph.js), timed profile or
- * not: "order_counters", per counter its name, category, thread and three
+ * not, of the threads the page shows (none in a diff): "order_counters",
+ * per counter its name, category, thread and three
  * columns: "op" the operation index as steps (the first sample's index,
  * then each one's distance from the one before), "count" the change of
  * the running sum since the sample before (the first: the sum itself) and
@@ -662,8 +663,20 @@ static size_t order_thin(const profkit_profile *p, size_t i, size_t n, order_sam
     return k;
 }
 
-static int put_order_counters(pk_buf *b, const profkit_profile *p, size_t *budget)
+/* Whether the page shows profile thread t (a scope of its own). */
+static int shows_thread(const flame_data *d, uint32_t t)
 {
+    for (size_t i = 0; i < d->n_scopes; i++)
+        if (d->scopes[i].thread == t && !d->scopes[i].merged && !d->scopes[i].label)
+            return 1;
+    return 0;
+}
+
+static int put_order_counters(pk_buf *b, const flame_data *d, size_t *budget)
+{
+    const profkit_profile *p = d->p;
+    if (d->base) /* a diff: no counters (they are one profile's) */
+        return 0;
     size_t shown = 0, left = 0, cap = 0;
     for (size_t i = 0; i < p->n_counters; i++)
         if (p->counters[i].by_order && counter_rows(p, &p->counters[i]) > cap)
@@ -673,7 +686,7 @@ static int put_order_counters(pk_buf *b, const profkit_profile *p, size_t *budge
         return -1;
     for (size_t i = 0; i < p->n_counters; i++) {
         const profkit_counter *c = &p->counters[i];
-        if (!c->by_order)
+        if (!c->by_order || !shows_thread(d, c->thread))
             continue;
         size_t n = order_thin(p, i, counter_rows(p, c), o);
         if (n > *budget) {
@@ -936,7 +949,7 @@ static int put_data(pk_buf *b, const flame_data *d, const char *title, const cha
     put_categories(b, d, &m);
     size_t budget = PK_FLAME_MAX_COUNTER_SAMPLES;
     put_time(b, &ti, p, &budget);
-    if (put_order_counters(b, p, &budget) != 0)
+    if (put_order_counters(b, d, &budget) != 0)
         goto done;
     pk_buf_put(b, "}", 1);
     put_tail(b, &ti);
