@@ -142,20 +142,26 @@
     var xOf = function (op) { return x0 + op / ops * W; };
     ctx.beginPath();
     ctx.moveTo(x0, yOf(0));
-    var col = -Infinity, prev = 0, cmin = 0, cmax = 0;
+    var col = -Infinity, prev = 0, cmin = 0, cmax = 0, entry = 0;
+    // a column's points after the one it enters with, those that differ
+    var flush = function () {
+      if (cmin !== entry) ctx.lineTo(col, yOf(cmin));
+      if (cmax !== cmin) ctx.lineTo(col, yOf(cmax));
+      if (prev !== cmax) ctx.lineTo(col, yOf(prev));
+    };
     for (var r = 0; r < n; r++) {
       var px = Math.floor(xOf(c.op[r])) + 0.5;
       if (px !== col) {
-        if (col !== -Infinity) { ctx.lineTo(col, yOf(cmin)); ctx.lineTo(col, yOf(cmax)); ctx.lineTo(col, yOf(prev)); }
+        if (col !== -Infinity) flush();
         ctx.lineTo(px, yOf(prev));   // a step: the value holds until this operation
-        col = px; cmin = cmax = prev;
+        col = px; cmin = cmax = entry = prev;
       }
       var v = c.total[r];
       if (v < cmin) cmin = v;
       if (v > cmax) cmax = v;
       prev = v;
     }
-    ctx.lineTo(col, yOf(cmin)); ctx.lineTo(col, yOf(cmax)); ctx.lineTo(col, yOf(prev));
+    flush();
     ctx.lineTo(x0 + W, yOf(prev));
     var color = "#e8890c";
     ctx.strokeStyle = color; ctx.lineWidth = 1; ctx.stroke();
