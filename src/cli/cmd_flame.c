@@ -189,9 +189,9 @@ int cmd_flame(int argc, char **argv)
         fprintf(stderr, "profkit flame: note: the inputs are over 64 MB: the page leaves their "
                         "markers out (profkit markers lists them; --markers keeps them)\n");
     in.skip_lines = 1;
-    /* the page draws counters over time; one by operation order (bsprof's
-     * memory) it cannot show yet, so it is not built */
-    in.skip_counters = 1;
+    /* the page shows counters (over time, and by operation order in the
+     * Memory view); an SVG none */
+    in.skip_counters = strcmp(kind, "html") != 0;
     /* --range alone: the page holds the whole profile and opens with the
      * range selected (popped, the whole is back); with a marker filter the
      * samples are filtered as every report does. */

@@ -368,7 +368,6 @@ int cmd_view(int argc, char **argv)
     }
     pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
 
-    in.skip_counters = 1; /* as flame: no counter by operation order on the page */
     char *const db[1] = { (char *)in.db };
     char *title = in.db ? cli_title(db, 1, " ") : cli_title(argv + optind, argc - optind, " ");
     page_options.title = title;

@@ -516,38 +516,203 @@ static void put_category_table(pk_buf *b, const profkit_profile *p)
  * ones only: per counter its name, category, thread, and per sample its
  * time (ns on the samples' axis, as the markers'), the running sum of the
  * counts (what the track draws), the count and the number of events. At
- * most PK_FLAME_MAX_COUNTER_SAMPLES samples in all (the first ones); a
- * counter past them is left out.
+ * most PK_FLAME_MAX_COUNTER_SAMPLES samples in all (the first ones, with
+ * put_order_counters' after them); a counter past them is left out.
  */
 #define PK_FLAME_MAX_COUNTER_SAMPLES 1000000
-static void put_counters(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
+
+/* One counter's object: name, category, thread (the profile's index, -1
+ * for none) and its columns, the first (`first`) being the time less
+ * time0, or the operation index for a counter by operation order. */
+static void put_counter(pk_buf *b, const profkit_profile *p, size_t i, int shown,
+                        const char *first, int64_t time0)
 {
-    size_t budget = PK_FLAME_MAX_COUNTER_SAMPLES, shown = 0;
+    const profkit_counter *c = &p->counters[i];
+    pk_buf_puts(b, shown ? ",{\"name\":" : "{\"name\":");
+    put_cstr(b, pk_str(p, c->name));
+    pk_buf_puts(b, ",\"category\":");
+    put_cstr(b, pk_str(p, c->category));
+    pk_buf_puts(b, ",\"thread\":");
+    pk_buf_i64(b, c->thread < p->n_threads ? (int64_t)c->thread : -1);
+    const char *const cols[] = { first, "total", "count", "number" };
+    for (int k = 0; k < 4; k++) {
+        pk_buf_puts(b, ",\"");
+        pk_buf_puts(b, cols[k]);
+        pk_buf_puts(b, "\":[");
+        pk_counter_iter it;
+        pk_counter_iter_init(&it, p, (uint32_t)i);
+        while (pk_counter_next(&it)) {
+            int64_t v = k == 1 ? it.total : k == 2 ? it.s->count : it.s->number;
+            if (k == 0 && __builtin_sub_overflow(it.t, time0, &v))
+                v = 0;
+            if (it.index)
+                pk_buf_put(b, ",", 1);
+            pk_buf_i64(b, v);
+        }
+        pk_buf_puts(b, "]");
+    }
+    pk_buf_puts(b, "}");
+}
+
+static size_t counter_rows(const profkit_profile *p, const profkit_counter *c)
+{
+    return c->first + c->n <= p->n_counter_samples ? c->n : 0;
+}
+
+static void put_counters(pk_buf *b, const timeinfo *ti, const profkit_profile *p, size_t *budget)
+{
+    size_t shown = 0;
     pk_buf_puts(b, ",\"counters\":[");
     for (size_t i = 0; i < p->n_counters; i++) {
         const profkit_counter *c = &p->counters[i];
-        size_t end = c->first + c->n <= p->n_counter_samples ? c->first + c->n : c->first;
-        if (c->by_order || end - c->first > budget)
+        size_t n = counter_rows(p, c);
+        if (c->by_order || n > *budget)
             continue;
-        budget -= end - c->first;
-        pk_buf_puts(b, shown++ ? ",{\"name\":" : "{\"name\":");
+        *budget -= n;
+        put_counter(b, p, i, shown++ != 0, "t", ti->time0);
+    }
+    pk_buf_puts(b, "]");
+}
+
+/*
+ * The counters by operation order (a bsprof file's bytes in use per
+ * thread) for the Memory view's graphs (34_memgraph.js), timed profile or
+ * not, of the threads the page shows (none in a diff): "order_counters",
+ * per counter its name, category, thread and three
+ * columns: "op" the operation index as steps (the first sample's index,
+ * then each one's distance from the one before), "count" the change of
+ * the running sum since the sample before (the first: the sum itself) and
+ * "number" the operations since it; the page adds them up. A counter of
+ * more than 3 x PK_FLAME_ORDER_COLUMNS samples is thinned for the page as
+ * the reader thins (docs/formats/bsprof.md): its operations fall in
+ * PK_FLAME_ORDER_COLUMNS equal runs, each keeping the samples of its
+ * lowest, highest and last running sum, so the peak, the lowest point,
+ * the final value and the envelope at any width up to that many pixels
+ * stay exact, and the numbers still add up to the operations. Within what
+ * is left of the counter samples' budget; "order_counters_left_out" the
+ * number of counters past it. Nothing when the profile has none.
+ */
+#define PK_FLAME_ORDER_COLUMNS 2048
+typedef struct order_sample {
+    int64_t op, total, cum; /* cum: the numbers up to and with it */
+    size_t at;              /* its index in the counter */
+} order_sample;
+
+/* A run's samples of the lowest, highest and last running sum, in their
+ * order, once each, after out's k: the new k. */
+static size_t order_keep(order_sample *out, size_t k, order_sample lo, order_sample hi,
+                         order_sample last)
+{
+    order_sample keep[3] = { lo, hi, last };
+    for (int a = 0; a < 3; a++)
+        for (int c = a + 1; c < 3; c++)
+            if (keep[c].at < keep[a].at) {
+                order_sample t = keep[a];
+                keep[a] = keep[c];
+                keep[c] = t;
+            }
+    for (int a = 0; a < 3; a++)
+        if (!a || keep[a].at != keep[a - 1].at)
+            out[k++] = keep[a];
+    return k;
+}
+
+/* Counter i's samples for the page into out (room for all of them): how many. */
+static size_t order_thin(const profkit_profile *p, size_t i, size_t n, order_sample *out)
+{
+    pk_counter_iter it;
+    size_t k = 0;
+    int64_t cum = 0, last_op = 0;
+    if (n > 3 * (size_t)PK_FLAME_ORDER_COLUMNS) {
+        pk_counter_iter_init(&it, p, (uint32_t)i);
+        while (pk_counter_next(&it))
+            last_op = it.t > last_op ? it.t : last_op;
+    }
+    uint64_t width = n > 3 * (size_t)PK_FLAME_ORDER_COLUMNS
+                         ? (uint64_t)last_op / PK_FLAME_ORDER_COLUMNS + 1 : 0;
+    order_sample lo = { 0, 0, 0, 0 }, hi = lo, last = lo;
+    uint64_t run = 0;
+    int open = 0;
+    pk_counter_iter_init(&it, p, (uint32_t)i);
+    while (pk_counter_next(&it)) {
+        if (__builtin_add_overflow(cum, it.s->number, &cum))
+            cum = INT64_MAX;
+        order_sample x = { it.t, it.total, cum, it.index };
+        if (!width) {
+            out[k++] = x;
+            continue;
+        }
+        uint64_t r = it.t > 0 ? (uint64_t)it.t / width : 0;
+        if (open && r != run) {
+            k = order_keep(out, k, lo, hi, last);
+            open = 0;
+        }
+        if (!open) {
+            lo = hi = x;
+            open = 1;
+            run = r;
+        }
+        if (x.total < lo.total)
+            lo = x;
+        if (x.total > hi.total)
+            hi = x;
+        last = x;
+    }
+    if (open)
+        k = order_keep(out, k, lo, hi, last);
+    return k;
+}
+
+/* Whether the page shows profile thread t (a scope of its own). */
+static int shows_thread(const flame_data *d, uint32_t t)
+{
+    for (size_t i = 0; i < d->n_scopes; i++)
+        if (d->scopes[i].thread == t && !d->scopes[i].merged && !d->scopes[i].label)
+            return 1;
+    return 0;
+}
+
+static int put_order_counters(pk_buf *b, const flame_data *d, size_t *budget)
+{
+    const profkit_profile *p = d->p;
+    if (d->base) /* a diff: no counters (they are one profile's) */
+        return 0;
+    size_t shown = 0, left = 0, cap = 0;
+    for (size_t i = 0; i < p->n_counters; i++)
+        if (p->counters[i].by_order && counter_rows(p, &p->counters[i]) > cap)
+            cap = counter_rows(p, &p->counters[i]);
+    order_sample *o = cap ? malloc(cap * sizeof(*o)) : NULL;
+    if (cap && !o)
+        return -1;
+    for (size_t i = 0; i < p->n_counters; i++) {
+        const profkit_counter *c = &p->counters[i];
+        if (!c->by_order || !shows_thread(d, c->thread))
+            continue;
+        size_t n = order_thin(p, i, counter_rows(p, c), o);
+        if (n > *budget) {
+            left++;
+            continue;
+        }
+        *budget -= n;
+        pk_buf_puts(b, shown++ ? ",{\"name\":" : ",\"order_counters\":[{\"name\":");
         put_cstr(b, pk_str(p, c->name));
         pk_buf_puts(b, ",\"category\":");
         put_cstr(b, pk_str(p, c->category));
         pk_buf_puts(b, ",\"thread\":");
         pk_buf_i64(b, c->thread < p->n_threads ? (int64_t)c->thread : -1);
-        static const char *const cols[] = { "t", "total", "count", "number" };
-        for (int k = 0; k < 4; k++) {
+        static const char *const cols[] = { "op", "count", "number" };
+        for (int k = 0; k < 3; k++) {
             pk_buf_puts(b, ",\"");
             pk_buf_puts(b, cols[k]);
             pk_buf_puts(b, "\":[");
-            pk_counter_iter it;
-            pk_counter_iter_init(&it, p, (uint32_t)i);
-            while (pk_counter_next(&it)) {
-                int64_t v = k == 1 ? it.total : k == 2 ? it.s->count : it.s->number;
-                if (k == 0 && __builtin_sub_overflow(it.s->time, ti->time0, &v))
+            for (size_t r = 0; r < n; r++) {
+                const order_sample *x = &o[r], *prev = r ? &o[r - 1] : NULL;
+                int64_t v = k == 0 ? x->op : k == 1 ? x->total : x->cum, w = 0;
+                if (prev)
+                    w = k == 0 ? prev->op : k == 1 ? prev->total : prev->cum;
+                if (__builtin_sub_overflow(v, w, &v))
                     v = 0;
-                if (it.index)
+                if (r)
                     pk_buf_put(b, ",", 1);
                 pk_buf_i64(b, v);
             }
@@ -555,10 +720,17 @@ static void put_counters(pk_buf *b, const timeinfo *ti, const profkit_profile *p
         }
         pk_buf_puts(b, "}");
     }
-    pk_buf_puts(b, "]");
+    if (shown)
+        pk_buf_puts(b, "]");
+    if (left) {
+        pk_buf_puts(b, ",\"order_counters_left_out\":");
+        pk_buf_u64(b, left);
+    }
+    free(o);
+    return 0;
 }
 
-static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
+static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p, size_t *budget)
 {
     if (!ti->timed)
         return;
@@ -602,7 +774,7 @@ static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p)
     pk_buf_puts(b, "],\"markers\":{\"element\":\"profkit-markers\",\"count\":");
     pk_buf_u64(b, ti->n_markers);
     pk_buf_puts(b, "}");
-    put_counters(b, ti, p);
+    put_counters(b, ti, p, budget);
     pk_buf_puts(b, "}");
 }
 
@@ -775,7 +947,10 @@ static int put_data(pk_buf *b, const flame_data *d, const char *title, const cha
     put_transforms(b, xf, n_xf);
     put_inputs(b, inputs, n_inputs);
     put_categories(b, d, &m);
-    put_time(b, &ti, p);
+    size_t budget = PK_FLAME_MAX_COUNTER_SAMPLES;
+    put_time(b, &ti, p, &budget);
+    if (put_order_counters(b, d, &budget) != 0)
+        goto done;
     pk_buf_put(b, "}", 1);
     put_tail(b, &ti);
     rc = 0;

@@ -254,13 +254,15 @@
   // For tests and scripts: the reports' JSON for the view shown (thread,
   // value, range): query("top") as `profkit top --json` (opts.limit: rows,
   // default 20, 0 = all), query("tree") as `profkit tree --json`,
-  // query("markers") as `profkit markers --list --json`'s markers.
+  // query("markers") as `profkit markers --list --json`'s markers,
+  // query("counters"): every counter of the page (34_memgraph.js).
   PK.query = function (kind, opts) {
     var app = PK.app;
     if (!app || !app.state) return null;
     var p = app.p, t = app.state.thread, v = app.v();
     if (kind === "top") return PK.queryTop(p, t, v, opts);
     if (kind === "tree") return PK.queryTree(p, t, v);
+    if (kind === "counters") return PK.queryCounters(app);
     if (kind === "markers") {
       var M = p.time() ? p.time().markers : null, T = p.time();
       if (!M) return [];
@@ -271,6 +273,6 @@
         return o;
       });
     }
-    throw new Error("profkit.query: 'top', 'tree' or 'markers', not '" + kind + "'");
+    throw new Error("profkit.query: 'top', 'tree', 'markers' or 'counters', not '" + kind + "'");
   };
 })(typeof globalThis !== "undefined" ? (globalThis.profkit = globalThis.profkit || {}) : (this.profkit = this.profkit || {}));
