@@ -86,9 +86,9 @@ static const char help[] =
     "                       0 keeps every frame)\n"
     "  --max-nodes N        at most N frames in all (default 100000; 0: no cap)\n"
     "  --title TEXT         the title (default: the input file names)\n"
-    "  --markers            keep the markers of inputs over 64 MB together (the\n"
-    "                       page holds at most 2,000,000; see docs/BENCHMARKS.md\n"
-    "                       for what it costs)\n" CLI_INPUT_HELP
+    "  --markers            keep the markers (the page holds at most 2,000,000)\n"
+    "                       and memory graphs of inputs over 64 MB together\n"
+    "                       (see docs/BENCHMARKS.md for what it costs)\n" CLI_INPUT_HELP
     "\n"
     "Examples:\n"
     "  profkit flame cpu.prof -o cpu.html          # open cpu.html in a browser\n"
@@ -187,11 +187,14 @@ int cmd_flame(int argc, char **argv)
                       (!keep_markers && input_bytes(argv + optind, nfiles) > PAGE_MARKER_INPUT_MAX);
     if (in.skip_markers && strcmp(kind, "html") == 0 && !in.quiet)
         fprintf(stderr, "profkit flame: note: the inputs are over 64 MB: the page leaves their "
-                        "markers out (profkit markers lists them; --markers keeps them)\n");
+                        "markers and memory graphs out (profkit markers and profkit counters list "
+                        "them; --markers keeps them)\n");
     in.skip_lines = 1;
     /* the page shows counters (over time, and by operation order in the
-     * Memory view); an SVG none */
-    in.skip_counters = strcmp(kind, "html") != 0;
+     * Memory view); an SVG none; over 64 MB of input, as the markers, not
+     * the memory graphs (bsprof's counters by operation order cost flame
+     * a third more CPU on the 200 MB benchmark: docs/BENCHMARKS.md) */
+    in.skip_counters = strcmp(kind, "html") != 0 || in.skip_markers;
     /* --range alone: the page holds the whole profile and opens with the
      * range selected (popped, the whole is back); with a marker filter the
      * samples are filtered as every report does. */
