@@ -1640,13 +1640,32 @@ static void write_counters(ffw *w, uint32_t only)
     put(w, "],");
 }
 
-/* Whether thread t has a row with a non-zero value v. */
-static int thread_has_value(const ffw *w, uint32_t t, uint32_t v)
+/*
+ * Whether value v of thread t says more than the default value def: a row
+ * with v other than 0, and v not the same multiple of def on every row (a
+ * pprof CPU profile's cpu is its samples times the period: a thread of it
+ * would be the same samples again).
+ */
+static int thread_has_value(const ffw *w, uint32_t t, uint32_t v, uint32_t def)
 {
     const profkit_profile *p = w->p;
-    for (size_t i = w->row_start[t]; i < w->row_start[t + 1]; i++)
-        if (p->sample_values[(size_t)w->rows_saved[i] * p->n_value_types + v] != 0)
+    size_t nv = p->n_value_types;
+    int ref = 0;
+    __int128 rv = 0, rd = 0; /* a row's (v, def), def != 0: the ratio */
+    for (size_t i = w->row_start[t]; i < w->row_start[t + 1]; i++) {
+        const int64_t *x = &p->sample_values[(size_t)w->rows_saved[i] * nv];
+        if (x[def] == 0) {
+            if (x[v] != 0)
+                return 1; /* a value where the default has none */
+            continue;
+        }
+        if (!ref) {
+            ref = 1, rv = x[v], rd = x[def];
+            continue;
+        }
+        if ((__int128)x[v] * rd != rv * (__int128)x[def])
             return 1;
+    }
     return 0;
 }
 
@@ -1671,7 +1690,7 @@ static int save_rows(ffw *w)
  * Every other value type of an untimed profile (a bsprof's wall, calls and
  * memory values, a pprof's several sample types): a Firefox thread's
  * samples have one weight, so each (thread, value type) with a value
- * other than 0 becomes one more thread, "NAME (VALUE)", with that value as
+ * that is not the default one's times a constant becomes one more thread, "NAME (VALUE)", with that value as
  * its weight, after every thread of the default value type (so their
  * indexes, and the counters' mainThreadIndex, stay as they were), as the
  * Firefox Profiler's own importers do for DHAT's several measures. Not
@@ -1689,7 +1708,7 @@ static int write_value_threads(ffw *w, uint32_t only, int *first)
         if ((only != PROFKIT_NONE && t != only) || w->marker_start[t + 1] != w->marker_start[t])
             continue;
         for (uint32_t v = 0; v < p->n_value_types && !rc; v++) {
-            if (v == def || !thread_has_value(w, t, v))
+            if (v == def || !thread_has_value(w, t, v, def))
                 continue;
             memcpy(w->rows + w->row_start[t], w->rows_saved + w->row_start[t],
                    (w->row_start[t + 1] - w->row_start[t]) * sizeof(uint32_t));
