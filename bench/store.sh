@@ -11,6 +11,10 @@
 # one call tree of 400 functions, so profiles share most stacks);
 # STORE_ENGINES "sqlite clickhouse". ClickHouse is Debian's, started here on
 # free 127.0.0.1 ports with a temporary data directory, stopped at the end.
+# The inputs are made once by bench/store_inputs.py and kept under
+# STORE_CACHE (build/bench-store, ~61 MB per 1,000 profiles), with their
+# sizes gzipped at level 6 and at level 9 (the first 1,000 files); delete
+# that directory to make them again.
 set -euo pipefail
 : "${PROFKIT:=build/release/profkit}"
 N=${STORE_N:-10000}
