@@ -706,7 +706,9 @@ typedef struct profkit_counters_options {
  * and process, and of its samples in the range: how many, the counts'
  * min, max, mean and sum, and the running sum's lowest and highest (what
  * the Firefox Profiler draws for a memory counter) and their difference.
- * Times are ms from the root range's start (profkit_profile_root_range;
+ * In a range the running sum starts from the value carried in from before
+ * it (total.start in the JSON), as the Firefox Profiler draws a zoomed
+ * counter. Times are ms from the root range's start (profkit_profile_root_range;
  * the first counter sample's time when the profile has none); a counter
  * by operation order (bsprof) counts operations instead. With o->json
  * each counter's series too (docs/json.md). Returns 0, PROFKIT_EINVAL for
