@@ -35,12 +35,14 @@
  */
 #include "symbols/sym_cache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "model/model.h"
@@ -55,6 +57,10 @@
 #define MAX_CONTEXT (64u << 10)
 #define MAX_DEBUG_PATH 4096u
 #define NO_FILE 0xffffffffu
+#define DAY 86400
+#define KEEP_UNUSED_DAYS 30        /* an entry not used for this long goes */
+#define KEEP_TOTAL (512ull << 20)  /* and the oldest go past this in all */
+#define TMP_STALE 3600             /* a temporary file left by a killed run */
 
 static const char magic[8] = { 'P', 'K', 'S', 'Y', 'M', 'C', 'A', 0 };
 
@@ -275,10 +281,16 @@ sym_cache *pk_sym_cache_open(const char *dir, const char *build_id, const char *
     snprintf(c->path, n, "%s/%s", dir, build_id);
     size_t size = 0;
     uint8_t *d = read_whole(c->path, &size);
-    if (d && check(c, d, size, build_id) == 0)
+    if (d && check(c, d, size, build_id) == 0) {
         c->data = d;
-    else
+        /* Its time says when it was last used, for pruning; set at most
+         * once a day, so most runs write nothing. */
+        struct stat st;
+        if (stat(c->path, &st) == 0 && st.st_mtime < time(NULL) - DAY)
+            (void)utimensat(AT_FDCWD, c->path, NULL, 0);
+    } else {
         free(d);
+    }
     return c;
 }
 
@@ -368,6 +380,124 @@ fail:
     return -1;
 }
 
+typedef struct {
+    char *name;
+    uint64_t size;
+    time_t mtime;
+} cache_entry;
+
+static int older_first(const void *a, const void *b)
+{
+    const cache_entry *x = a, *y = b;
+    if (x->mtime != y->mtime)
+        return x->mtime < y->mtime ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static void remove_entry(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p) {
+        snprintf(p, n, "%s/%s", dir, name);
+        (void)unlink(p);
+    }
+    free(p);
+}
+
+/* A temporary file of save(): BUILD_ID.XXXXXX. */
+static int is_tmp_name(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    if (!dot || strlen(dot + 1) != 6)
+        return 0;
+    char id[256];
+    size_t n = (size_t)(dot - name);
+    if (n >= sizeof(id))
+        return 0;
+    memcpy(id, name, n);
+    id[n] = '\0';
+    return is_hex_id(id);
+}
+
+/*
+ * Keeps the cache directory bounded: entries not used for
+ * KEEP_UNUSED_DAYS go (a read sets an entry's time, once a day), then the
+ * least recently used go until the rest hold at most the total's limit;
+ * temporary files older than TMP_STALE (a run killed while saving) go too.
+ * Only names the cache writes are touched; keep (the entry just written)
+ * stays whatever its size. PROFKIT_SYMBOL_CACHE_MAX_MB sets the limit.
+ */
+static void prune(const char *dir, const char *keep)
+{
+    uint64_t limit = KEEP_TOTAL;
+    const char *env = getenv("PROFKIT_SYMBOL_CACHE_MAX_MB");
+    if (env && *env) {
+        char *end;
+        unsigned long long mb = strtoull(env, &end, 10);
+        if (*end == '\0' && mb < (1ull << 40))
+            limit = (uint64_t)mb << 20;
+    }
+    DIR *dh = opendir(dir);
+    if (!dh)
+        return;
+    cache_entry *e = NULL;
+    size_t n = 0, cap = 0;
+    uint64_t total = 0;
+    time_t now = time(NULL);
+    struct dirent *de;
+    while ((de = readdir(dh)) != NULL) {
+        const char *name = de->d_name;
+        int tmp = is_tmp_name(name);
+        if (!tmp && !is_hex_id(name))
+            continue;
+        size_t pn = strlen(dir) + strlen(name) + 2;
+        char *p = malloc(pn);
+        struct stat st;
+        int ok = p && (snprintf(p, pn, "%s/%s", dir, name), lstat(p, &st) == 0) && S_ISREG(st.st_mode);
+        free(p);
+        if (!ok)
+            continue;
+        if (tmp) {
+            if (st.st_mtime < now - TMP_STALE)
+                remove_entry(dir, name);
+            continue;
+        }
+        if (strcmp(name, keep) == 0) {
+            total += (uint64_t)st.st_size;
+            continue;
+        }
+        if (st.st_mtime < now - (time_t)KEEP_UNUSED_DAYS * DAY) {
+            remove_entry(dir, name);
+            continue;
+        }
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            cache_entry *ne = realloc(e, nc * sizeof(*e));
+            if (!ne)
+                break;
+            e = ne;
+            cap = nc;
+        }
+        if (!(e[n].name = strdup(name)))
+            break;
+        e[n].size = (uint64_t)st.st_size;
+        e[n].mtime = st.st_mtime;
+        total += e[n].size;
+        n++;
+    }
+    closedir(dh);
+    if (n > 1)
+        qsort(e, n, sizeof(*e), older_first);
+    for (size_t i = 0; i < n && total > limit; i++) {
+        remove_entry(dir, e[i].name);
+        total -= e[i].size;
+    }
+    for (size_t i = 0; i < n; i++)
+        free(e[i].name);
+    free(e);
+}
+
 void pk_sym_cache_save(sym_cache *c, int source, const char *debug_file)
 {
     if (!c->path || c->failed || c->n_aa == 0 || source < 0 || source > PK_SYM_SRC_DYNSYM)
@@ -455,6 +585,8 @@ void pk_sym_cache_save(sym_cache *c, int source, const char *debug_file)
             }
             if (close(fd) != 0 || put != size || rename(tmp, c->path) != 0)
                 unlink(tmp);
+            else
+                prune(dir, id);
         }
     }
     free(dir);

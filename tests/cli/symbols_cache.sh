@@ -11,7 +11,9 @@
 #     strings, a directory, a FIFO, an empty file) each give the output of a run
 #     without cache, with no message, and a bad file is written again;
 #   - runs at the same time, and a cache directory that cannot be made,
-#     change nothing in the output.
+#     change nothing in the output;
+#   - pruning: entries unused for 30 days, then the least recently used past
+#     the limit, and stale temporary files go; a read marks an entry used.
 . "$(dirname "$0")/lib.sh"
 ORACLE="$PROFKIT_SRC/tests/oracle"
 LIBPROFILER=$(ls /usr/lib/*/libprofiler.so.0 2>/dev/null | head -1)
@@ -158,6 +160,32 @@ done
 ls "$C" | grep -q '\.' && fail "temporary files left: $(ls "$C")" || pass
 run after_parallel
 same_as_fresh after_parallel
+made=$(ls "$C")   # the entries a run writes from an empty cache
+
+# Pruning: an entry unused for 30 days goes, then the least recently used
+# past PROFKIT_SYMBOL_CACHE_MAX_MB, and a temporary file a killed run left
+# an hour ago; names the cache does not write and the newest stay.
+rm -rf "$XDG_CACHE_HOME"; mkdir -p "$C"
+head -c 1024 /dev/zero > "$C/aa11"; touch -d '40 days ago' "$C/aa11"
+head -c 1024 /dev/zero > "$C/bb22"
+head -c 3145728 /dev/zero > "$C/ee55"; touch -d '1 day ago' "$C/ee55"
+head -c 3145728 /dev/zero > "$C/ff66"; touch -d '2 hours ago' "$C/ff66"
+: > "$C/cc33.abcdef"; touch -d '2 hours ago' "$C/cc33.abcdef"
+: > "$C/dd44.abcdef"
+: > "$C/README"; touch -d '40 days ago' "$C/README"
+run pruned PROFKIT_SYMBOL_CACHE_MAX_MB=4
+same_as_fresh pruned
+left=$(cd "$C" && ls | sort | tr '\n' ' ')
+want=$(printf '%s\n' README bb22 dd44.abcdef ff66 $made | sort | tr '\n' ' ')
+[ "$left" = "$want" ] && pass || fail "after pruning: $left, expected $want"
+# A read marks an entry used (its time), at most once a day.
+touch -d '3 days ago' "$C/$bid"
+run used
+same_as_fresh used
+[ "$(stat -c %Y "$C/$bid")" -gt "$(( $(date +%s) - 3600 ))" ] && pass || fail "a read did not mark $bid used"
+touch -d '3 hours ago' "$C/$bid"; before=$(stat -c %Y "$C/$bid")
+run used_again
+[ "$(stat -c %Y "$C/$bid")" = "$before" ] && pass || fail "a read marked an entry used twice in a day"
 
 # A cache directory that cannot be made.
 : > "$TMP/afile"
