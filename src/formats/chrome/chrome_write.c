@@ -32,6 +32,7 @@
  */
 #include "formats/chrome/chrome.h"
 #include "io/json_out.h"
+#include "model/counter_iter.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -338,8 +339,6 @@ static int write_counters(writer *w, uint32_t only, size_t *by_order, size_t *lo
             (*by_order)++;
             continue;
         }
-        size_t end = c->first <= p->n_counter_samples && c->n <= p->n_counter_samples - c->first ? c->first + c->n
-                                                                                              : c->first;
         uint64_t h = ((uint64_t)pid[i] * 0x9E3779B97F4A7C15ull) ^ c->name;
         int dup = pk_idset_find(&seen, h, counter_eq, &ck, &i) != PROFKIT_NONE;
         if (!dup && pk_idset_insert(&seen, h, i)) {
@@ -349,13 +348,10 @@ static int write_counters(writer *w, uint32_t only, size_t *by_order, size_t *lo
         int lost_here = c->description && pk_str(p, c->description)[0];
         const char *name = pk_str(p, c->name);
         size_t name_len = pk_strtab_len(&p->strings, c->name);
-        int64_t total = 0;
-        for (size_t r = c->first; r < end; r++) {
-            const profkit_counter_sample *cs = &p->counter_samples[r];
-            /* the running sum saturates rather than overflow, as
-             * analysis/counters.c's (formats cannot use analysis) */
-            if (__builtin_add_overflow(total, cs->count, &total))
-                total = cs->count < 0 ? INT64_MIN : INT64_MAX;
+        pk_counter_iter it;
+        pk_counter_iter_init(&it, p, i);
+        while (pk_counter_next(&it)) {
+            const profkit_counter_sample *cs = it.s;
             if (cs->number)
                 lost_here = 1;
             if (has_thread) {
@@ -378,7 +374,7 @@ static int write_counters(writer *w, uint32_t only, size_t *by_order, size_t *lo
             pk_sink_puts(k, ",\"args\":{");
             pk_json_string(k, name, name_len);
             pk_sink_puts(k, ":");
-            pk_json_int(k, total);
+            pk_json_int(k, it.total);
             pk_sink_puts(k, "}}");
         }
         if (lost_here)
