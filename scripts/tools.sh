@@ -4,6 +4,7 @@
 #   build/tools/node_modules/...         Node 24 and the Firefox Profiler's loader
 #   build/tools/node_modules/playwright-core   drives Debian's chromium in the viewer's browser tests
 #   build/tools/node_modules/speedscope        speedscope's own app, whose exports profkit must read
+#   build/tools/node_modules/@paulirish/trace_engine   Chrome DevTools' trace engine, which must open profkit's Chrome traces
 # Each step is skipped when its result exists. Network: Debian and npm only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,5 +31,10 @@ if [ ! -e build/tools/node_modules/speedscope/package.json ] && command -v npm >
   echo "tools: installing speedscope" >&2
   npm install --silent --no-audit --no-fund --prefix build/tools speedscope@1.25.0 >/dev/null || \
     echo "tools: npm install failed; the speedscope export test will fail" >&2
+fi
+if [ ! -e build/tools/node_modules/@paulirish/trace_engine/package.json ] && command -v npm >/dev/null; then
+  echo "tools: installing Chrome DevTools' trace engine" >&2
+  npm install --silent --no-audit --no-fund --prefix build/tools @paulirish/trace_engine@0.0.65 >/dev/null || \
+    echo "tools: npm install failed; the DevTools trace engine test will fail" >&2
 fi
 exit 0

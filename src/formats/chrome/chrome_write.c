@@ -34,6 +34,8 @@
 #include "io/json_out.h"
 #include "model/counter_iter.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -259,12 +261,12 @@ static void write_marker(writer *w, const profkit_marker *m, size_t t)
     switch (m->phase) {
     case PROFKIT_MARKER_INTERVAL:
         interval = m->end != PROFKIT_NO_TIME;
-        ph = interval ? "X" : "i";
+        ph = interval ? "X" : "I";
         at = m->start;
         break;
     case PROFKIT_MARKER_START: ph = "B"; at = m->start; break;
     case PROFKIT_MARKER_END: ph = "E"; at = m->end; break;
-    default: ph = "i"; at = m->start; break;
+    default: ph = "I"; at = m->start; break;
     }
     event_head(w, pk_str(p, m->name), pk_strtab_len(&p->strings, m->name), ph, m->category, NULL, t);
     pk_sink_puts(k, ",\"ts\":");
@@ -523,7 +525,6 @@ int pk_chrome_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
         pk_json_string(k, pk_str(p, th->name), pk_strtab_len(&p->strings, th->name));
         pk_sink_puts(k, "}}");
     }
-    free(first_of_pid);
     /* Where the recording starts: the earliest sample or marker. The
      * Firefox Profiler takes a TracingStartedInBrowser event's time as the
      * start of its root range (else its first sample's, which would leave
@@ -546,8 +547,23 @@ int pk_chrome_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
         pk_sink_puts(k, ",\n{\"name\":\"TracingStartedInBrowser\",\"ph\":\"M\",\"pid\":0,\"tid\":0,"
                         "\"cat\":\"disabled-by-default-devtools.timeline\",\"ts\":");
         put_us(k, first);
-        pk_sink_puts(k, ",\"args\":{}}");
+        /* DevTools' trace engine needs args.data (it throws without it)
+         * and, once this event marks the trace as Chrome's, keeps only the
+         * processes a frame with a URL names: one frame per process. */
+        pk_sink_puts(k, ",\"args\":{\"data\":{\"frames\":[");
+        int sep = 0;
+        for (size_t t = 0; t < nt; t++) {
+            if (!first_of_pid[t])
+                continue;
+            char buf[96];
+            snprintf(buf, sizeof buf, "%s{\"frame\":\"%" PRId64 "\",\"processId\":%" PRId64 ",\"url\":\"about:blank\"}",
+                     sep ? "," : "", w.pid[t], w.pid[t]);
+            pk_sink_puts(k, buf);
+            sep = 1;
+        }
+        pk_sink_puts(k, "]}}}");
     }
+    free(first_of_pid);
     /* the last sample's end: its time plus its time value, when it has one */
     uint32_t vt = PROFKIT_NONE;
     if (p->default_value < nv && is_time_unit(pk_str(p, p->value_types[p->default_value].unit)))
