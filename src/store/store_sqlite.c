@@ -425,11 +425,17 @@ static int array_blob(profkit_store *s, int t, const char *text, size_t len, pk_
             text++;
             continue;
         }
-        char *end;
-        uint64_t v = (uint64_t)strtoll(text, &end, 10);
-        if (end == text || end > e)
+        /* a decimal integer, as add writes it (strtoll's cost, on every
+         * frame of every stack, was a tenth of an add of a large profile) */
+        const char *d = text + (*text == '-');
+        uint64_t v = 0;
+        while (d < e && *d >= '0' && *d <= '9' && v <= UINT64_MAX / 10)
+            v = v * 10 + (uint64_t)(*d++ - '0');
+        if (d == text + (*text == '-'))
             break;
-        text = end;
+        if (*text == '-')
+            v = 0 - v;
+        text = d;
         int64_t id = (int64_t)v;
         int rc = 0;
         if (t == SH_STACKS)
