@@ -100,6 +100,7 @@ typedef struct sq_store {
      * without its bit set is not wanted, and is not hashed */
     uint64_t maybe[1024];
     int want_t, want_rc;
+    int64_t want_bad; /* the row id out of range pk_rowfind met */
     int loaded;
     int64_t data_version;
 } sq_store;
@@ -275,8 +276,10 @@ static void sql_rowfind(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     if (pk_idmap_get(q->want, key) == PROFKIT_NONE)
         return;
     int64_t id = sqlite3_value_int64(argv[1]);
-    if (id < 1 || id > (int64_t)UINT32_MAX - 1)
+    if (id < 1 || id > (int64_t)UINT32_MAX - 1) {
         q->want_rc = PROFKIT_EIO;
+        q->want_bad = id;
+    }
     else if (pk_idmap_put(key_map(q, t), key, (uint32_t)(id - 1)) < 0)
         q->want_rc = PROFKIT_ENOMEM;
 }
@@ -528,7 +531,8 @@ static int find_rows(profkit_store *s, int t, const pk_idmap *want, profkit_erro
         rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
     else if (q->want_rc)
         rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
-                          "SQLite: %s: row id out of range (a damaged store?)", shared_name[t]);
+                          "SQLite: %s: row id %lld out of range (a damaged store?)", shared_name[t],
+                          (long long)q->want_bad);
     else if (step != SQLITE_ROW)
         rc = sqlite_error(s, shared_name[t], err);
     sqlite3_finalize(st);
