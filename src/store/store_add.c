@@ -357,10 +357,13 @@ static void sum_samples(struct add *a)
 static void array_text(struct add *a, const uint64_t *w, size_t n, size_t *at, size_t *len)
 {
     *at = a->arrays.len;
-    pk_buf_printf(&a->arrays, "[");
-    for (size_t i = 0; i < n; i++)
-        pk_buf_printf(&a->arrays, i ? ",%lld" : "%lld", (long long)w[i]);
-    pk_buf_printf(&a->arrays, "]");
+    pk_buf_putc(&a->arrays, '[');
+    for (size_t i = 0; i < n; i++) { /* as %lld, without printf's cost on 500,000 words */
+        if (i)
+            pk_buf_putc(&a->arrays, ',');
+        pk_buf_i64(&a->arrays, (int64_t)w[i]);
+    }
+    pk_buf_putc(&a->arrays, ']');
     *len = a->arrays.len - *at;
 }
 

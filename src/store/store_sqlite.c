@@ -89,6 +89,18 @@ typedef struct sq_store {
     int64_t floor[N_SHARED];
     unsigned char have[N_SHARED];
     int names_new; /* a row being bound names a row from its table's floor on */
+    /* A table's first lookup on this connection does not read its rows
+     * into `rows`: the keys of the rows add looks up (want) are found in
+     * one pass inside SQLite (pk_rowfind), which keeps only those. The
+     * second lookup of the table reads it whole (load_table), so adding
+     * many files in one command reads each table once more at most. */
+    unsigned char scanned[N_SHARED];
+    const pk_idmap *want; /* the keys pk_rowfind keeps, of table want_t */
+    /* a bit per value of one cell of the wanted rows (want_cell): a row
+     * without its bit set is not wanted, and is not hashed */
+    uint64_t maybe[1024];
+    int want_t, want_rc;
+    int64_t want_bad; /* the row id out of range pk_rowfind met */
     int loaded;
     int64_t data_version;
 } sq_store;
@@ -105,6 +117,7 @@ static void forget_ids(profkit_store *s)
         memset(&q->rows[t], 0, sizeof(q->rows[t]));
         q->have[t] = 0;
         q->floor[t] = 0;
+        q->scanned[t] = 0;
     }
     q->loaded = 0;
 }
@@ -197,25 +210,78 @@ static uint64_t row_key(int t, const int64_t *v, size_t n, const void *bytes, si
     return pk_store_hash_words((const uint64_t *)(const void *)v, n, (uint64_t)PK_ID_STRING + (uint64_t)t);
 }
 
+/* The cell of a row of shared table t that find_rows tests first (the
+ * bytes of a text or blob; for the others, a column after the content
+ * id: a function's name, a mapping's start, a frame's function), and its
+ * bit in maybe. */
+static const int want_cell[N_SHARED] = { 0, 0, 0, 1, 0, 0, 0 };
+static unsigned maybe_bit(uint64_t v) { return (unsigned)((v * 0x9E3779B97F4A7C15ull) >> 48); }
+static int maybe_has(const sq_store *q, uint64_t v)
+{
+    unsigned b = maybe_bit(v);
+    return (int)((q->maybe[b >> 6] >> (b & 63)) & 1);
+}
+
+/* row_key of a row of shared table t from its cells as SQLite gives
+ * them (n of them). */
+static uint64_t cells_key(int t, int n, sqlite3_value **argv)
+{
+    int64_t v[16];
+    if (n > 16)
+        n = 16;
+    if (t < 0 || t >= N_SHARED || n < 1)
+        return 0;
+    if (t == SH_STRINGS || t == SH_STACKS || t == SH_LABELSETS) {
+        const void *b = t == SH_STRINGS ? (const void *)sqlite3_value_text(argv[0]) : sqlite3_value_blob(argv[0]);
+        return row_key(t, NULL, 0, b, (size_t)sqlite3_value_bytes(argv[0]));
+    }
+    for (int c = 0; c < n; c++)
+        v[c] = sqlite3_value_int64(argv[c]);
+    return row_key(t, v, (size_t)n, NULL, 0);
+}
+
 /* pk_rowkey(T, CELL...): row_key of a row of shared table T from its
  * cells (load_table reads the keys so: one value a row out of SQLite). */
 static void sql_rowkey(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
+    sqlite3_result_int64(ctx, (int64_t)cells_key(sqlite3_value_int(argv[0]), argc - 1, argv + 1));
+}
+
+static pk_idmap *key_map(sq_store *q, int t);
+
+/* pk_rowmaybe(CELL): whether a row whose want_cell is CELL may be wanted
+ * (find_rows tests it before pk_rowfind reads the row's other cells). */
+static void sql_rowmaybe(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    sq_store *q = sqlite3_user_data(ctx);
+    sqlite3_result_int(ctx, q->want && maybe_has(q, (uint64_t)sqlite3_value_int64(argv[0])));
+}
+
+/* pk_rowfind(T, ID, CELL...): while find_rows looks rows of table T up,
+ * keeps ID (the row's small id) in the table's key map when the row's
+ * key is one of those wanted; 0 always (nothing leaves SQLite). Outside
+ * find_rows it does nothing. */
+static void sql_rowfind(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    sq_store *q = sqlite3_user_data(ctx);
     int t = sqlite3_value_int(argv[0]);
-    int64_t v[16];
-    int n = argc - 1 < 16 ? argc - 1 : 16;
-    if (t < 0 || t >= N_SHARED || n < 1) {
-        sqlite3_result_int64(ctx, 0);
+    sqlite3_result_int(ctx, 0);
+    if (!q->want || t != q->want_t || argc < 3 || q->want_rc)
         return;
-    }
-    if (t == SH_STRINGS || t == SH_STACKS || t == SH_LABELSETS) {
-        const void *b = t == SH_STRINGS ? (const void *)sqlite3_value_text(argv[1]) : sqlite3_value_blob(argv[1]);
-        sqlite3_result_int64(ctx, (int64_t)row_key(t, NULL, 0, b, (size_t)sqlite3_value_bytes(argv[1])));
+    if ((t == SH_STRINGS || t == SH_STACKS || t == SH_LABELSETS) &&
+        !maybe_has(q, (uint64_t)sqlite3_value_bytes(argv[2])))
         return;
+    uint64_t key = cells_key(t, argc - 2, argv + 2);
+    if (pk_idmap_get(q->want, key) == PROFKIT_NONE)
+        return;
+    int64_t id = sqlite3_value_int64(argv[1]);
+    if (id < 1 || id > (int64_t)UINT32_MAX - 1) {
+        q->want_rc = PROFKIT_EIO;
+        q->want_bad = id;
     }
-    for (int c = 0; c < n; c++)
-        v[c] = sqlite3_value_int64(argv[c + 1]);
-    sqlite3_result_int64(ctx, (int64_t)row_key(t, v, (size_t)n, NULL, 0));
+    else if (pk_idmap_put(key_map(q, t), key, (uint32_t)(id - 1)) < 0)
+        q->want_rc = PROFKIT_ENOMEM;
 }
 
 /* The map of table t's rows by key: strings' and idents' keys are their
@@ -282,6 +348,10 @@ static int load_ids(profkit_store *s, profkit_error *err)
         int step = sqlite3_step(st);
         q->floor[t] = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) + 1 : 0;
         sqlite3_finalize(st);
+        /* an empty table: every row it will hold is this connection's, in
+         * the maps as it is made */
+        if (step == SQLITE_ROW && q->floor[t] == 1)
+            q->have[t] = 1;
         if (step != SQLITE_ROW) {
             forget_ids(s);
             return sqlite_error(s, shared_name[t], err);
@@ -358,11 +428,17 @@ static int array_blob(profkit_store *s, int t, const char *text, size_t len, pk_
             text++;
             continue;
         }
-        char *end;
-        uint64_t v = (uint64_t)strtoll(text, &end, 10);
-        if (end == text || end > e)
+        /* a decimal integer, as add writes it (strtoll's cost, on every
+         * frame of every stack, was a tenth of an add of a large profile) */
+        const char *d = text + (*text == '-');
+        uint64_t v = 0;
+        while (d < e && *d >= '0' && *d <= '9' && v <= UINT64_MAX / 10)
+            v = v * 10 + (uint64_t)(*d++ - '0');
+        if (d == text + (*text == '-'))
             break;
-        text = end;
+        if (*text == '-')
+            v = 0 - v;
+        text = d;
         int64_t id = (int64_t)v;
         int rc = 0;
         if (t == SH_STACKS)
@@ -425,6 +501,104 @@ static const int refs_samples[] = { -1, SH_STACKS, SH_IDENTS, SH_IDENTS, -1, SH_
 static const int refs_values[] = { -1, -1, SH_IDENTS, -1, -1, -1 };
 static const int refs_threads[] = { -1, -1, SH_IDENTS, -1, -1, -1, -1 };
 
+/* Finds the rows of shared table t whose keys are in want (rows not
+ * found are not in the table): the first time on this connection in one
+ * pass of pk_rowfind over the table, which keeps only those; after that
+ * by reading the whole table into its map (load_table). */
+static int find_rows(profkit_store *s, int t, const pk_idmap *want, profkit_error *err)
+{
+    sq_store *q = s->impl;
+    if (q->have[t])
+        return 0;
+    if (q->scanned[t])
+        return load_table(s, t, err);
+    char sql[200];
+    /* texts and blobs: their length is tested in pk_rowfind; the others'
+     * want_cell before their other cells are read */
+    static const char *const first[N_SHARED] = { "", "pk_rowmaybe(name) AND ", "pk_rowmaybe(memory_start) AND ",
+                                                 "pk_rowmaybe(function) AND ", "", "", "" };
+    snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s WHERE %spk_rowfind(%d, id, %s)", shared_name[t],
+             first[t], t, shared_cols[t]);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return sqlite_error(s, shared_name[t], err);
+    q->want = want;
+    q->want_t = t;
+    q->want_rc = 0;
+    int step = sqlite3_step(st), rc = 0;
+    q->want = NULL;
+    if (q->want_rc == PROFKIT_ENOMEM)
+        rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    else if (q->want_rc)
+        rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
+                          "SQLite: %s: row id %lld out of range (a damaged store?)", shared_name[t],
+                          (long long)q->want_bad);
+    else if (step != SQLITE_ROW)
+        rc = sqlite_error(s, shared_name[t], err);
+    sqlite3_finalize(st);
+    if (rc)
+        forget_ids(s);
+    else
+        q->scanned[t] = 1;
+    return rc;
+}
+
+/* One row x of shared table t (its content id, then its cells), bound to
+ * st: nothing when its content id or its key (its cells as the table
+ * keeps them) is known to this connection, else written, unless it may be
+ * in the table unread (it names none of the rows this connection added,
+ * and the table was not read whole): then, with want, its key goes to
+ * want and 1 is returned (find_rows, then this again without want). */
+static int shared_row(profkit_store *s, sqlite3_stmt *st, int t, const pk_cell *x, size_t n_cols,
+                      const int *refs, pk_buf *blob, pk_idmap *want, profkit_error *err)
+{
+    sq_store *sq = s->impl;
+    int64_t id, v[16]; /* add's widest shared row has 7 columns after its id */
+    int found, rc;
+    uint64_t h = (uint64_t)x[0].i;
+    if ((rc = small_id(s, t, h, &id, &found)) != 0 || found)
+        return rc;
+    int wide = n_cols - 1 > 16;
+    sq->names_new = 0;
+    if ((rc = bind_row(s, st, 1, x + 1, n_cols - 1, refs, t, blob, wide ? NULL : v, err)) != 0)
+        return rc;
+    uint64_t key = t == SH_STRINGS || wide ? h
+                   : row_key(t, v, n_cols - 1, t == SH_STACKS || t == SH_LABELSETS ? blob->buf : NULL,
+                             blob->len);
+    uint32_t old = pk_idmap_get(key_map(sq, t), key);
+    if (old != PROFKIT_NONE) {
+        sqlite3_reset(st);
+        return pk_idmap_put(&sq->ids[t], h, old) != 0
+                   ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+                   : 0;
+    }
+    /* the row as the table would keep it may be there already under
+     * another content id's name (a row met first in an earlier add, whose
+     * content id this connection has not seen), unless it names a row
+     * this connection has just added */
+    if (want && !sq->names_new && !sq->have[t]) {
+        sqlite3_reset(st);
+        unsigned bit = maybe_bit(t == SH_STRINGS ? x[1].len
+                                 : t == SH_STACKS || t == SH_LABELSETS ? blob->len
+                                 : (uint64_t)v[want_cell[t]]);
+        sq->maybe[bit >> 6] |= 1ull << (bit & 63);
+        return pk_idmap_put(want, key, 0) != 0 ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+                                               : 1;
+    }
+    if (sqlite3_step(st) != SQLITE_DONE)
+        rc = sqlite_error(s, shared_name[t], err);
+    sqlite3_reset(st);
+    id = sqlite3_last_insert_rowid(sq->db);
+    if (rc == 0 && (id < 1 || id > (int64_t)UINT32_MAX - 1))
+        rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
+                          "SQLite: %s: row id %lld out of range (a damaged store?)", shared_name[t],
+                          (long long)id);
+    if (rc == 0 && (pk_idmap_put(key_map(sq, t), key, (uint32_t)(id - 1)) != 0 ||
+                    pk_idmap_put(&sq->ids[t], h, (uint32_t)(id - 1)) != 0))
+        rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    return rc;
+}
+
 static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const pk_cell *cells,
                      size_t n_rows, profkit_error *err)
 {
@@ -469,51 +643,22 @@ static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const p
         rc = sqlite_error(s, table, err);
     pk_buf_free(&q);
     pk_buf blob = PK_BUF_INIT;
+    pk_idmap want = { 0 };
+    size_t *later = NULL, n_later = 0, cap_later = 0;
+    memset(sq->maybe, 0, sizeof(sq->maybe));
     for (size_t r = 0; r < n_rows && rc == 0; r++) {
         const pk_cell *x = &cells[r * n_cols];
         if (t >= 0) {
             /* a shared row: written once, its small id kept for the rows
-             * that name it */
-            int64_t id, v[16]; /* add's widest shared row has 7 columns after its id */
-            int found;
-            uint64_t h = (uint64_t)x[0].i;
-            if ((rc = small_id(s, t, h, &id, &found)) != 0 || found)
-                continue;
-            /* the row as the table would keep it: there already under
-             * another content id's name (a row met first in an earlier
-             * add, whose content id this connection has not seen)? */
-            int wide = n_cols - 1 > 16;
-            sq->names_new = 0;
-            rc = bind_row(s, st, 1, x + 1, n_cols - 1, refs, t, &blob, wide ? NULL : v, err);
-            /* a row naming none of this connection's new rows may be in the
-             * table: its rows are read */
-            if (rc == 0 && !sq->names_new)
-                rc = load_table(s, t, err);
-            if (rc)
-                break;
-            uint64_t key = t == SH_STRINGS || wide ? h
-                           : row_key(t, v, n_cols - 1, t == SH_STACKS || t == SH_LABELSETS ? blob.buf : NULL,
-                                     blob.len);
-            uint32_t old = pk_idmap_get(key_map(sq, t), key);
-            if (old != PROFKIT_NONE) {
-                sqlite3_reset(st);
-                if (pk_idmap_put(&sq->ids[t], h, old) != 0)
+             * that name it; one that may be in the table waits (want) */
+            rc = shared_row(s, st, t, x, n_cols, refs, &blob, &want, err);
+            if (rc == 1) {
+                rc = 0;
+                if (PK_VEC_RESERVE(later, n_later, cap_later, 1) != 0)
                     rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
-                continue;
+                else
+                    later[n_later++] = r;
             }
-            if (sqlite3_step(st) != SQLITE_DONE)
-                rc = sqlite_error(s, table, err);
-            sqlite3_reset(st);
-            id = sqlite3_last_insert_rowid(sq->db);
-            if (rc == 0 && (id >= 1 && id <= (int64_t)UINT32_MAX - 1) &&
-                pk_idmap_put(key_map(sq, t), key, (uint32_t)(id - 1)) != 0)
-                rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
-            if (rc == 0 && (id < 1 || id > (int64_t)UINT32_MAX - 1))
-                rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
-                                  "SQLite: %s: row id %lld out of range (a damaged store?)", table,
-                                  (long long)id);
-            if (rc == 0 && pk_idmap_put(&sq->ids[t], h, (uint32_t)(id - 1)) != 0)
-                rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
             continue;
         }
         rc = bind_row(s, st, 1, x, n_cols, refs, -1, &blob, NULL, err);
@@ -521,6 +666,14 @@ static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const p
             rc = sqlite_error(s, table, err);
         sqlite3_reset(st);
     }
+    /* the rows that may be in the table: looked up together, then each
+     * one not found is written */
+    if (rc == 0 && n_later)
+        rc = find_rows(s, t, &want, err);
+    for (size_t i = 0; i < n_later && rc == 0; i++)
+        rc = shared_row(s, st, t, &cells[later[i] * n_cols], n_cols, refs, &blob, NULL, err);
+    free(later);
+    pk_idmap_free(&want);
     pk_buf_free(&blob);
     sqlite3_finalize(st);
     return rc;
@@ -786,6 +939,9 @@ int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err)
     sqlite3_create_function(db, "pk_ids", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_ids, NULL, NULL);
     sqlite3_create_function(db, "pk_ids", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_ids, NULL, NULL);
     sqlite3_create_function(db, "pk_rowkey", -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_rowkey, NULL, NULL);
+    /* with side effects on this connection's maps: not for views or triggers */
+    sqlite3_create_function(db, "pk_rowfind", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, sq, sql_rowfind, NULL, NULL);
+    sqlite3_create_function(db, "pk_rowmaybe", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, sq, sql_rowmaybe, NULL, NULL);
     /* stacks as pairs, arrays with keys, or rows with their content ids */
     int rc = pk_store_check_stacks(
         s, "SELECT name FROM pragma_table_info('stacks') WHERE name IN ('parent', 'keys', 'h')", err);
