@@ -360,6 +360,10 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
                 t1[i] |= fabs((double)x) >= thr ? SIG | NZ : NZ;
         }
     }
+    /* A node whose total is zero keeps its descendants' flags (a delta
+     * profile's +x and -x under one node: `top` lists them both). */
+    for (size_t i = k; i-- > 1;)
+        t1[lp[i]] |= t1[i];
     /* Keep a node when its parent is kept and it is big enough; kept nodes
      * are numbered in order (parents precede children), "(other)" nodes
      * after them: one per kept node that has a dropped child with a
