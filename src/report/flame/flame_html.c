@@ -256,6 +256,19 @@ static void put_activity(pk_buf *b, const int64_t *bins)
     pk_buf_put(b, "]", 1);
 }
 
+/* The tree's inline flags (docs/viewer.md, "The data"), when a frame of
+ * the profile is inlined: one digit per node, "0" none, "1" every frame
+ * of the node inlined into its caller, "2" none inlined, "3" some. */
+static void put_inline(pk_buf *b, const flame_scope *s)
+{
+    if (!s->inl)
+        return;
+    pk_buf_puts(b, ",\"inline\":\"");
+    for (size_t i = 0; i < s->n; i++)
+        pk_buf_putc(b, (char)('0' + (s->inl[i] & 3)));
+    pk_buf_putc(b, '"');
+}
+
 static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flame_scope *s,
                       uint32_t name, uint32_t proc, int embed_samples, const int64_t *activity)
 {
@@ -291,7 +304,9 @@ static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flam
             pk_buf_put(b, ",", 1);
         pk_buf_i64(b, s->func[i] >= 0 ? (int64_t)m->func[s->func[i]] : s->func[i]);
     }
-    pk_buf_puts(b, "],");
+    pk_buf_puts(b, "]");
+    put_inline(b, s);
+    pk_buf_put(b, ",", 1);
     put_values(b, "self", s->self, s->n, nv);
     if (s->base_self) {
         pk_buf_put(b, ",", 1);
