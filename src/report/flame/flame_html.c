@@ -257,16 +257,26 @@ static void put_activity(pk_buf *b, const int64_t *bins)
 }
 
 /* The tree's inline flags (docs/viewer.md, "The data"), when a frame of
- * the profile is inlined: one digit per node, "0" none, "1" every frame
- * of the node inlined into its caller, "2" none inlined, "3" some. */
+ * the profile is inlined: the nodes some of whose frames were inlined into
+ * their caller, as pairs (gap from the node listed before, 1 every frame
+ * inlined or 3 some); a function's node not listed was a real call. Few
+ * nodes are inlined in most profiles: a pair each, not a digit per node. */
 static void put_inline(pk_buf *b, const flame_scope *s)
 {
     if (!s->inl)
         return;
-    pk_buf_puts(b, ",\"inline\":\"");
-    for (size_t i = 0; i < s->n; i++)
-        pk_buf_putc(b, (char)('0' + (s->inl[i] & 3)));
-    pk_buf_putc(b, '"');
+    pk_buf_puts(b, ",\"inline\":[");
+    size_t prev = 0, first = 1;
+    for (size_t i = 1; i < s->n; i++) {
+        if (!(s->inl[i] & 1))
+            continue;
+        pk_buf_puts(b, first ? "" : ",");
+        pk_buf_i64(b, (int64_t)(i - prev));
+        pk_buf_puts(b, s->inl[i] & 2 ? ",3" : ",1");
+        prev = i;
+        first = 0;
+    }
+    pk_buf_putc(b, ']');
 }
 
 static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flame_scope *s,

@@ -294,26 +294,33 @@
     var repOf = function (f) { return f >= 0 && f < n ? rep.get(key[f]) : f; };
     return (p._topKeys = { key: key, rep: rep, of: of, repOf: repOf });
   }
-  // ---- inlined functions (docs/viewer.md: a tree's "inline" digits) ----
+  // ---- inlined functions (docs/viewer.md: a tree's "inline" pairs) ----
   // Per node of `tree` (a tree of the page's thread t: whole, of a range,
   // transformed), the data's flags of the node with its call path: 1 every
   // frame inlined into its caller, 2 none, 3 some, 0 unknown ("(other)", a
   // path the data has not). null when no frame of the profile is inlined.
   PK.nodeInline = function (p, t, tree) {
-    var th = p.threads[t], s = th && th.tree && th.tree.inline;
-    if (!s || !tree) return null;
+    var th = p.threads[t], pairs = th && th.tree && th.tree.inline;
+    if (!pairs || !tree) return null;
     if (tree._inl && tree._inlOf === th) return tree._inl;
     var dp = th.tree.parent, df = th.tree.func, n = tree.n, out = new Uint8Array(n), i;
+    // the data's pairs (gap, flag): a function's node not listed is 2
+    var s = th._inlFlags;
+    if (!s) {
+      s = th._inlFlags = new Uint8Array(dp.length);
+      for (i = 1; i < dp.length; i++) s[i] = df[i] >= 0 ? 2 : 0;
+      for (var j = 0, at0 = 0; j + 1 < pairs.length; j += 2) { at0 += pairs[j]; if (at0 < dp.length) s[at0] = pairs[j + 1]; }
+    }
     var same = n === dp.length;
     for (i = 1; same && i < n; i++) same = tree.parent[i] === dp[i] && tree.func[i] === df[i];
-    if (same) for (i = 1; i < n; i++) out[i] = s.charCodeAt(i) - 48;
+    if (same) out.set(s);
     else {
       var idx = new Map(), at = new Int32Array(n);
       for (i = 1; i < dp.length; i++) idx.set(dp[i] + ":" + df[i], i);
       for (i = 1; i < n; i++) {
         var up = at[tree.parent[i]], k = up >= 0 ? idx.get(up + ":" + tree.func[i]) : undefined;
         at[i] = k === undefined ? -1 : k;
-        if (k !== undefined) out[i] = s.charCodeAt(k) - 48;
+        if (k !== undefined) out[i] = s[k];
       }
     }
     tree._inl = out; tree._inlOf = th;
