@@ -55,6 +55,9 @@ typedef struct flame_scope {
     size_t n_samp;
     int64_t *samp_time;
     uint32_t *samp_node, *samp_row;
+    /* per node: 1 inlined, 2 a real call, 3 both (as tree1's); NULL when
+     * no frame of the profile is inlined */
+    uint8_t *inl;
     /* a label's scope (the page's label picker): every thread's rows whose
      * values of label key lkey join to lvalue ("," between several; ""
      * for rows without the key), as --tagfocus and --tagroot group them */

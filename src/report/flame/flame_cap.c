@@ -19,6 +19,7 @@ void pk_flame_tree1_free(tree1 *t)
     free(t->samp_time);
     free(t->samp_node);
     free(t->samp_row);
+    free(t->inl);
     memset(t, 0, sizeof(*t));
 }
 
@@ -63,6 +64,7 @@ int pk_flame_shrink(flame_scope *s, tree1 *t, size_t nv, size_t cap)
         s->samp_time = t->samp_time;
         s->samp_node = t->samp_node;
         s->samp_row = t->samp_row;
+        s->inl = t->inl;
         memset(t, 0, sizeof(*t));
         return 0;
     }
@@ -124,13 +126,16 @@ int pk_flame_shrink(flame_scope *s, tree1 *t, size_t nv, size_t cap)
     s->n = m;
     if (!(s->parent = malloc(m * sizeof(int32_t))) || !(s->func = malloc(m * sizeof(int32_t))) ||
         !(s->self = calloc(m * (nv ? nv : 1), sizeof(int64_t))) ||
-        (btot && !(s->base_self = calloc(m * (nv ? nv : 1), sizeof(int64_t)))))
+        (btot && !(s->base_self = calloc(m * (nv ? nv : 1), sizeof(int64_t)))) ||
+        (t->inl && !(s->inl = calloc(m, 1))))
         goto done;
     for (size_t i = 0; i < n; i++) {
         if (sel[i]) {
             uint32_t o = out[i];
             s->parent[o] = i ? (int32_t)out[t->parent[i]] : -1;
             s->func[o] = t->func[i];
+            if (t->inl)
+                s->inl[o] = t->inl[i];
             for (size_t v = 0; v < nv; v++) {
                 s->self[v * m + o] = t->self[v * n + i];
                 if (btot)

@@ -256,6 +256,29 @@ static void put_activity(pk_buf *b, const int64_t *bins)
     pk_buf_put(b, "]", 1);
 }
 
+/* The tree's inline flags (docs/viewer.md, "The data"), when a frame of
+ * the profile is inlined: the nodes some of whose frames were inlined into
+ * their caller, as pairs (gap from the node listed before, 1 every frame
+ * inlined or 3 some); a function's node not listed was a real call. Few
+ * nodes are inlined in most profiles: a pair each, not a digit per node. */
+static void put_inline(pk_buf *b, const flame_scope *s)
+{
+    if (!s->inl)
+        return;
+    pk_buf_puts(b, ",\"inline\":[");
+    size_t prev = 0, first = 1;
+    for (size_t i = 1; i < s->n; i++) {
+        if (!(s->inl[i] & 1))
+            continue;
+        pk_buf_puts(b, first ? "" : ",");
+        pk_buf_i64(b, (int64_t)(i - prev));
+        pk_buf_puts(b, s->inl[i] & 2 ? ",3" : ",1");
+        prev = i;
+        first = 0;
+    }
+    pk_buf_putc(b, ']');
+}
+
 static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flame_scope *s,
                       uint32_t name, uint32_t proc, int embed_samples, const int64_t *activity)
 {
@@ -291,7 +314,9 @@ static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flam
             pk_buf_put(b, ",", 1);
         pk_buf_i64(b, s->func[i] >= 0 ? (int64_t)m->func[s->func[i]] : s->func[i]);
     }
-    pk_buf_puts(b, "],");
+    pk_buf_puts(b, "]");
+    put_inline(b, s);
+    pk_buf_put(b, ",", 1);
     put_values(b, "self", s->self, s->n, nv);
     if (s->base_self) {
         pk_buf_put(b, ",", 1);

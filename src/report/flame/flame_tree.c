@@ -202,6 +202,7 @@ typedef struct builder {
     size_t cap_touched;
     int ident;        /* the scope being built reads every row: local index = node */
     int64_t time0;    /* the profile's first sample time (INT64_MAX: no row is timed) */
+    uint8_t *node_inl; /* per call tree node, as tree1's inl; NULL: no frame is inlined */
     work work;
 } builder;
 
@@ -285,6 +286,38 @@ static void total_plane(int64_t *plane, const uint32_t *lp, size_t k)
         add_sat(&plane[lp[i]], plane[i]);
 }
 
+/* Each call tree node's inline flags (b->node_inl): from every stack of p
+ * that reaches it, as `profkit tree` marks its nodes; b->node_inl stays
+ * NULL when no frame of p is inlined. 0 or PROFKIT_ENOMEM. */
+static int node_inline(builder *b, const profkit_profile *p)
+{
+    int any = 0;
+    for (size_t f = 0; f < p->n_frames && !any; f++)
+        any = p->frames[f].inline_depth > 0;
+    if (!any)
+        return 0;
+    if (!(b->node_inl = calloc(b->tree.n ? b->tree.n : 1, 1)))
+        return PROFKIT_ENOMEM;
+    for (size_t s = 1; s < p->n_stacks; s++) {
+        uint32_t f = p->stacks[s].frame, u = pk_ltree_node(&b->tree, (uint32_t)s);
+        if (f < p->n_frames && u < b->tree.n)
+            b->node_inl[u] |= p->frames[f].inline_depth > 0 ? 1 : 2;
+    }
+    return 0;
+}
+
+/* t->inl: the inline flags of tree 1's kept nodes (t1: local node -> its
+ * number in tree 1, or NONE); "(other)" nodes have none. */
+static int copy_inline(const builder *b, tree1 *t, const uint32_t *t1, size_t k)
+{
+    if (!(t->inl = calloc(t->n ? t->n : 1, 1)))
+        return PROFKIT_ENOMEM;
+    for (size_t i = 1; i < k; i++)
+        if (t1[i] != PROFKIT_NONE)
+            t->inl[t1[i]] = b->node_inl[b->ident ? i : b->touched[i]];
+    return 0;
+}
+
 /*
  * Tree 1 of a scope: rows of NEW (rs) and of BASE (brs, or NULL).
  * timed: build the runs of rs's timed rows.
@@ -360,6 +393,10 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
                 t1[i] |= fabs((double)x) >= thr ? SIG | NZ : NZ;
         }
     }
+    /* A node whose total is zero keeps its descendants' flags (a delta
+     * profile's +x and -x under one node: `top` lists them both). */
+    for (size_t i = k; i-- > 1;)
+        t1[lp[i]] |= t1[i];
     /* Keep a node when its parent is kept and it is big enough; kept nodes
      * are numbered in order (parents precede children), "(other)" nodes
      * after them: one per kept node that has a dropped child with a
@@ -403,6 +440,8 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             t->func[other[o]] = FLAME_OTHER;
         }
     }
+    if (b->node_inl && copy_inline(b, t, t1, k) != 0)
+        goto done;
     /* The plane summed last above still holds its totals: it goes first,
      * its kept nodes' self sums taken from the rows (kept nodes are few),
      * not summed and totalled over every node again. */
@@ -581,6 +620,13 @@ static int tree1_copy(tree1 *to, const tree1 *from, size_t nv)
     memcpy(to->parent, from->parent, n * sizeof(int32_t));
     memcpy(to->func, from->func, n * sizeof(int32_t));
     memcpy(to->self, from->self, n * (nv ? nv : 1) * sizeof(int64_t));
+    if (from->inl) {
+        if (!(to->inl = malloc(n ? n : 1))) {
+            pk_flame_tree1_free(to);
+            return PROFKIT_ENOMEM;
+        }
+        memcpy(to->inl, from->inl, n);
+    }
     return 0;
 }
 
@@ -597,6 +643,7 @@ void pk_flame_data_free(flame_data *d)
         free(s->samp_time);
         free(s->samp_node);
         free(s->samp_row);
+        free(s->inl);
     }
     free(d->scopes);
     free(d->funcs);
@@ -655,7 +702,7 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
     if ((rc = pk_ltree_build(&b.tree, p, &lo, err)) != 0)
         goto done;
     rc = PROFKIT_ENOMEM;
-    if (make_funcs(d, &b.tree, p, o->base) != 0)
+    if (make_funcs(d, &b.tree, p, o->base) != 0 || node_inline(&b, p) != 0)
         goto oom;
     stack_node = b.tree.stack_node;
     bstack_node = b.tree.base_node;
@@ -799,6 +846,7 @@ done:
     free(tstart);
     free(b.mark);
     free(b.touched);
+    free(b.node_inl);
     label_groups_free(lg, n_lg);
     work_free(&b.work);
     pk_ltree_free(&b.tree);

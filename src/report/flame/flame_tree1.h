@@ -25,6 +25,10 @@ typedef struct tree1 {
     size_t n_samp;
     int64_t *samp_time;
     uint32_t *samp_node, *samp_row;
+    /* per node: 1 when a frame of it was inlined into its caller, 2 when
+     * one was a real call (3: both); NULL when no frame of the profile is
+     * inlined */
+    uint8_t *inl;
 } tree1;
 
 void pk_flame_tree1_free(tree1 *t);

@@ -294,6 +294,68 @@
     var repOf = function (f) { return f >= 0 && f < n ? rep.get(key[f]) : f; };
     return (p._topKeys = { key: key, rep: rep, of: of, repOf: repOf });
   }
+  // ---- inlined functions (docs/viewer.md: a tree's "inline" pairs) ----
+  // Per node of `tree` (a tree of the page's thread t: whole, of a range,
+  // transformed), the data's flags of the node with its call path: 1 every
+  // frame inlined into its caller, 2 none, 3 some, 0 unknown ("(other)", a
+  // path the data has not). null when no frame of the profile is inlined.
+  PK.nodeInline = function (p, t, tree) {
+    var th = p.threads[t], pairs = th && th.tree && th.tree.inline;
+    if (!pairs || !tree) return null;
+    if (tree._inl && tree._inlOf === th) return tree._inl;
+    var dp = th.tree.parent, df = th.tree.func, n = tree.n, out = new Uint8Array(n), i;
+    // the data's pairs (gap, flag): a function's node not listed is 2
+    var s = th._inlFlags;
+    if (!s) {
+      s = th._inlFlags = new Uint8Array(dp.length);
+      for (i = 1; i < dp.length; i++) s[i] = df[i] >= 0 ? 2 : 0;
+      for (var j = 0, at0 = 0; j + 1 < pairs.length; j += 2) { at0 += pairs[j]; if (at0 < dp.length) s[at0] = pairs[j + 1]; }
+    }
+    var same = n === dp.length;
+    for (i = 1; same && i < n; i++) same = tree.parent[i] === dp[i] && tree.func[i] === df[i];
+    if (same) out.set(s);
+    else {
+      var idx = new Map(), at = new Int32Array(n);
+      for (i = 1; i < dp.length; i++) idx.set(dp[i] + ":" + df[i], i);
+      for (i = 1; i < n; i++) {
+        var up = at[tree.parent[i]], k = up >= 0 ? idx.get(up + ":" + tree.func[i]) : undefined;
+        at[i] = k === undefined ? -1 : k;
+        if (k !== undefined) out[i] = s[k];
+      }
+    }
+    tree._inl = out; tree._inlOf = th;
+    return out;
+  };
+  // Per function (top's key) of thread t's tree for value v, as `profkit
+  // top` marks its rows: the flags of its nodes under a caller (not at the
+  // root) with a value in them. null when no frame is inlined.
+  PK.topInline = function (p, t, v, tree) {
+    var inl = PK.nodeInline(p, t, tree);
+    if (!inl) return null;
+    var n = tree.n, self = tree.self[v], par = tree.parent, depth = tree.depth, func = tree.func;
+    var keys = topKeys(p), live = new Uint8Array(n), out = new Map(), i;
+    for (i = n - 1; i > 0; i--) if (live[i] || self[i] !== 0) { live[i] = 1; live[par[i]] = 1; }
+    for (i = 1; i < n; i++) {
+      if (!live[i] || depth[i] < 2 || !inl[i]) continue;
+      var k = keys.of(func[i]);
+      out.set(k, (out.get(k) | 0) | inl[i]);
+    }
+    return out;
+  };
+  // The JSON rows' "inline" ("all", "partial") and the text's mark.
+  PK.inlineWord = function (b) { return b === 1 ? "all" : b === 3 ? "partial" : null; };
+  PK.inlineMark = function (b) { return b === 1 ? " (inline)" : b === 3 ? " (partial-inline)" : ""; };
+  PK.topKeyOf = function (p, f) { return topKeys(p).of(f); };
+  // The hover's mark for node n of `tree` (the page's thread t, value v):
+  // the node's own when tree is the thread's, else its function's.
+  PK.hoverInline = function (p, t, v, tree, n) {
+    if (n <= 0 || !p.threads[t] || !(p.threads[t].tree || {}).inline) return "";
+    var shown = p.tree(t);
+    if (tree === shown) return PK.inlineMark(PK.nodeInline(p, t, tree)[n]);
+    var f = tree.func[n], m = f >= 0 ? PK.topInline(p, t, v, shown) : null;
+    return m ? PK.inlineMark(m.get(topKeys(p).of(f))) : "";
+  };
+
   // top's calls column: the calls value beside a cpu or wall value (bsprof)
   function callsValue(p, v) {
     var t = p.values[v].type;
@@ -310,6 +372,7 @@
     var tree = p.tree(t), self = tree.self[v], tot = tree.total(v), n = tree.n, func = tree.func;
     // Rows by name (as top's labels); cum counts a name once per path.
     var keys = topKeys(p), cv = callsValue(p, v), cself = cv >= 0 ? tree.self[cv] : null;
+    var marks = PK.topInline(p, t, v, tree);
     var rows = new Map(), onPath = new Map(), stack = [0], state = [], i;
     var row = function (name, f) {
       var r = rows.get(name);
@@ -318,6 +381,8 @@
         r = { name: nm };
         if (rf >= 0 && p.str(p.funcFile[rf])) r.file = p.str(p.funcFile[rf]);
         if (rf >= 0 && (p.funcLine[rf] | 0)) r.line = p.funcLine[rf] | 0;
+        var iw = marks && PK.inlineWord(marks.get(name));
+        if (iw) r.inline = iw;
         r.flat = 0; r.cum = 0;
         if (cself) r.calls = 0;
         rows.set(name, r);
@@ -365,8 +430,9 @@
 
   // One thread's tree as `profkit tree --json` lists it: depth first,
   // children by total (the largest first), ties by name.
-  function treeNodes(p, tree, v) {
+  function treeNodes(p, tree, v, t) {
     var tot = tree.total(v), self = tree.self[v], ks = tree.kidStart, kids = tree.kids, func = tree.func;
+    var inl = PK.nodeInline(p, t, tree);
     var out = [], stack = [[0, 0]], keys = topKeys(p);
     var sorted = function (x) {
       var a = [];
@@ -381,6 +447,8 @@
         var fx = keys.repOf(func[x]), nd = { depth: d, name: p.funcLabel(func[x]) };
         if (fx >= 0 && p.str(p.funcFile[fx])) nd.file = p.str(p.funcFile[fx]);
         if (fx >= 0 && (p.funcLine[fx] | 0)) nd.line = p.funcLine[fx] | 0;
+        var iw = inl && PK.inlineWord(inl[x]);
+        if (iw) nd.inline = iw;
         nd.total = tot[x]; nd.self = self[x];
         out.push(nd);
       }
@@ -399,7 +467,7 @@
     p.threads.forEach(function (th, i) { if (!th.merged) all += p.tree(i).total(v)[0]; });
     var trees = list.map(function (i) {
       var tree = p.tree(i);
-      return { thread: threadName(p, i), total: tree.total(v)[0], nodes: treeNodes(p, tree, v) };
+      return { thread: threadName(p, i), total: tree.total(v)[0], nodes: treeNodes(p, tree, v, i) };
     }).filter(function (x) { return x.nodes.length; });
     return { schema: 1, report: "tree", value: valueOf(p, v), thread: threadName(p, t), total: all,
              max_depth: 0, min_percent: 0, trees: trees };

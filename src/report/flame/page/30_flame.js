@@ -98,7 +98,7 @@
     if (!m.hideAbove) anc.unshift(0);
     for (var a = 0; a < anc.length - 1; a++) { nodes.push(anc[a]); xs.push(0); ws.push(width); }
     var stack = [z], sx = [0];
-    var maxRow = zdepth;
+    var maxRow = zdepth, undrawn = 0, live = null;
     while (stack.length) {
       var node = stack.pop(), x = sx.pop(), w = tot[node] * scale;
       nodes.push(node); xs.push(x); ws.push(w);
@@ -107,6 +107,11 @@
       for (var j = ks[node]; j < ks[node + 1]; j++) {
         var c = order[j], cw = tot[c] * scale;
         if (cw >= MIN_PX) { stack.push(c); sx.push(cx); }
+        else if (tot[c] <= 0 && !sized) {
+          // no width to draw, yet values below (a delta profile's +x and -x)
+          if (!live) live = liveNodes(tree, m.which === "base" ? tree.baseSelf[m.v] : tree.self[m.v]);
+          if (live[c]) undrawn++;
+        }
         cx += cw;
       }
     }
@@ -170,7 +175,32 @@
     this.boxes = boxes;
     this.rows = rows;
     this.width = width;
+    this.sayUndrawn(undrawn);
     return performance.now() - t0;
+  };
+
+  // Per node: whether a value (self, not 0) is in its subtree.
+  function liveNodes(tree, self) {
+    var n = tree.n, par = tree.parent, live = new Uint8Array(n);
+    for (var i = n - 1; i > 0; i--) if (live[i] || self[i] !== 0) { live[i] = 1; live[par[i]] = 1; }
+    return live;
+  }
+  // Under the canvas, what the graph does not draw: subtrees of a total of
+  // zero or less that hold values (the tables and query() list them).
+  FlameView.prototype.sayUndrawn = function (k) {
+    this.undrawn = k;
+    var cv = this.canvas;
+    if (!k && !this.note) return;
+    if (!this.note && cv.parentNode && typeof document !== "undefined") {
+      this.note = document.createElement("p");
+      this.note.className = "note pk-undrawn";
+      cv.parentNode.insertBefore(this.note, cv.nextSibling);
+    }
+    if (!this.note) return;
+    this.note.hidden = !k;
+    this.note.textContent = k ? k + (k === 1 ? " call path has" : " call paths have") +
+      " values that add up to zero or less (e.g. a delta profile's gains and losses under one caller): not drawn here;" +
+      " the call tree and top functions list them." : "";
   };
 
   // The node under canvas coordinates (CSS pixels), or -1.

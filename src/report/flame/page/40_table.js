@@ -220,6 +220,7 @@
     var tot = this.totals(v), self = this.selfs(v), rootTot = PK.percentBase ? PK.percentBase(m, tot[0]) : tot[0];
     var rows = this.flatten();
     this.rows = rows;
+    var inl = inlineOf(this.app, m, false);
     var table = el("table", "pk-table pk-fixed");
     table.setAttribute("data-rows", rows.length);
     var head = el("tr");
@@ -259,6 +260,7 @@
       name.appendChild(tw);
       var info = p.funcInfo(tree.func[n]);
       name.appendChild(el("span", "fn", n === 0 ? (m.rootLabel || "all") : info.name));
+      if (inl) markCell(name, PK.inlineMark(inl[n]));
       if (info.file && n) name.appendChild(el("span", "loc", " " + info.file + (info.line ? ":" + info.line : "")));
       name.title = info.name;
       tr.appendChild(name);
@@ -332,6 +334,16 @@
   };
   PK.TreeTable = TreeTable;
 
+  // The inline marks (12_time.js) of a table's tree when it is the shown
+  // thread's tree: per node, or per function (top's key, byFunc); null for
+  // another tree (the memory view's inverted one) or without inlined frames.
+  function inlineOf(app, m, byFunc) {
+    var p = m.profile, t = app && app.state ? app.state.thread : -1;
+    if (!PK.nodeInline || m.which === "base" || !p.threads[t] || p.tree(t) !== m.tree) return null;
+    return byFunc ? PK.topInline(p, t, m.v, m.tree) : PK.nodeInline(p, t, m.tree);
+  }
+  function markCell(td, mark) { if (mark) td.appendChild(el("span", "loc pk-inline", mark)); }
+
   // Top functions: self and total (recursion once) per function, sortable;
   // a click selects the function everywhere, a double click opens its
   // sandwich. Every function is a row, but only the rows in view (and a
@@ -378,7 +390,7 @@
       return performance.now() - t0;
     }
     this._shown = sig;
-    var rows = PK.topFunctions(m.tree, m.v, diff ? "diff" : m.which);
+    var rows = PK.topFunctions(m.tree, m.v, diff ? "diff" : m.which), inl = inlineOf(this.app, m, true);
     if (m.filter) rows = rows.filter(function (r) { m.filter.lastIndex = 0; return m.filter.test(p.funcLabel(r.func)); });
     // A diff sorts by the size of the change (the biggest first), as
     // `profkit diff` does, unless a column was picked.
@@ -424,6 +436,7 @@
       }
       var info = p.funcInfo(r.func), td = el("td", "name");
       td.appendChild(el("span", "fn", info.name));
+      if (inl) markCell(td, PK.inlineMark(inl.get(PK.topKeyOf(p, r.func))));
       if (info.file) td.appendChild(el("span", "loc", " " + info.file + (info.line ? ":" + info.line : "")));
       td.title = info.name;
       tr.appendChild(td);

@@ -241,6 +241,7 @@
       if (file) x.file = file;
       if (line) x.line = line;
     }
+    if (r.inline) x.inline = r.inline;   // as top's and tree's rows
     rest.forEach(function (k) { x[k] = r[k]; });
     return x;
   }

@@ -766,6 +766,8 @@
     if (!this._sw || this._sw.tree !== tree || this._sw.f !== f) this._sw = { tree: tree, f: f, sw: PK.sandwich(tree, f) };
     var sw = this._sw.sw;
     var tot = which === "base" ? sw.callers.baseTotal(v) : sw.callers.total(v), all = this.totalsOf(tree)[0];
+    // of the whole profile, as the tables' percentages (45_transforms.js)
+    if (PK.percentBase && which !== "base") all = PK.percentBase({ profile: p, tree: tree, v: v }, all);
     this.swTitle.textContent = p.funcLabel(f) + " — " + PK.formatValue(tot[1], p.values[v].unit) + " (" + PK.formatPercent(tot[1], all) + ")";
     // The flames' column: the page's width less the list's (38%, at least
     // 20em) and the gaps, without laying out the list.
@@ -832,13 +834,16 @@
     var h = this.hover, info = p.funcInfo(tree.func[n]);
     h.textContent = "";
     if (box && box.merged) h.appendChild(el("div", "pk-h-loc", "runs shorter than a pixel of the whole range merged here: zoom in to see them"));
-    h.appendChild(el("div", "pk-h-name", n === 0 ? (model.rootLabel || "all") : info.name));
+    h.appendChild(el("div", "pk-h-name", n === 0 ? (model.rootLabel || "all") : info.name +
+                     (PK.hoverInline && which !== "base" ? PK.hoverInline(p, this.state.thread, v, tree, n) : "")));
     var where = [];
     if (info.module) where.push(info.module);
     if (info.file) where.push(info.file + (info.line ? ":" + info.line : ""));
     if (where.length) h.appendChild(el("div", "pk-h-loc", where.join(" — ")));
     function row(k, val) { var d = el("div", "pk-h-row"); d.appendChild(el("span", "k", k)); d.appendChild(el("span", "v", val)); h.appendChild(d); }
     var root = tot[0], z = model.zoom || 0;
+    // "of all": the whole profile's, as the tables' percentages (45_transforms.js)
+    if (PK.percentBase && which !== "base" && !model.memory) root = PK.percentBase(model, root);
     if (box) {
       row("Start", PK.formatMs(p.msOf(box.t0)));
       row("Duration", PK.formatValue(box.t1 - box.t0, "nanoseconds"));

@@ -1,0 +1,190 @@
+// What the page marks and how it counts, in Debian's chromium through
+// playwright-core, against the command line on the same files:
+//   1. inlined functions: on tests/data/pprof/ok_full.pb and each profile
+//      named on the command line (tests/cli/viewer_query_inline.sh gives
+//      one of a program built with inlined calls), query("top") and
+//      ("tree") equal top --json and tree --json with their "inline"
+//      field; the top functions table marks "(inline)" / "(partial-inline)"
+//      the rows top marks and no other; the call tree table marks rows of
+//      functions tree marks; the hover over an inlined frame says so;
+//   2. a delta profile (tests/data/pprof/ok_delta.pb) whose +x and -x
+//      cancel under one node: the top table and the call tree list them,
+//      and the flame graph says what it does not draw;
+//   3. under a transform, the hover's "of all" and the sandwich title's
+//      percentage are of the whole profile's total (top --json cum /
+//      whole_total), and with "relative %" of what is left (top
+//      --relative: cum / total).
+// Screenshots: $PROFKIT_BUILD/screenshots/marks-*.png (or $PROFKIT_SHOTS).
+//
+// Environment: PROFKIT, PROFKIT_SRC, PROFKIT_TOOLS (PROFKIT_BUILD, PROFKIT_CHROMIUM, PROFKIT_SHOTS).
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { pathToFileURL } from "node:url";
+
+const PROFKIT = process.env.PROFKIT;
+const SRC = process.env.PROFKIT_SRC;
+const SHOTS = process.env.PROFKIT_SHOTS || join(process.env.PROFKIT_BUILD || join(SRC, "build"), "screenshots");
+const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
+const TMP = mkdtempSync(join(tmpdir(), "profkit-marks-"));
+mkdirSync(SHOTS, { recursive: true });
+
+let passed = 0, failed = 0;
+function check(what, ok, detail) {
+  if (ok) passed++;
+  else { failed++; console.log("FAIL: " + what + (detail !== undefined ? ": " + String(detail).slice(0, 600) : "")); }
+}
+const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const MARK = { all: " (inline)", partial: " (partial-inline)" };
+
+const browser = await chromium.launch({ executablePath: process.env.PROFKIT_CHROMIUM || "/usr/bin/chromium",
+                                        args: ["--no-sandbox"] });
+let n = 0;
+async function open(files, hash = "", height = 2400) {
+  const out = join(TMP, "p" + n++ + ".html");
+  pk(["flame", "-q", ...files, "-o", out]);
+  const ctx = await browser.newContext({ viewport: { width: 1400, height } });
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.addInitScript(() => { window.profkitNoIdle = true; });
+  await page.goto(pathToFileURL(out).href + (hash ? "#" + hash : ""));
+  await page.waitForFunction(() => window.profkit && window.profkit.query && window.profkit.app);
+  return { ctx, page, errors };
+}
+const shot = (o, name) => o.page.screenshot({ path: join(SHOTS, "marks-" + name + ".png") });
+const view = async (o, v) => { await o.page.click(`.pk-tab[data-view="${v}"]`); await o.page.waitForTimeout(50); };
+const hoverText = (o) => o.page.$eval("#pk-hover", (h) => (h.hidden ? "" : h.innerText));
+// The centre of the flame graph's frame of node path `names`, or null.
+const frameAt = (o, names) => o.page.evaluate((names) => {
+  const app = window.profkit.app, v = app.flame, nd = window.profkit.findPath(app.p, v.model.tree, names);
+  const b = nd >= 0 ? v.boxOf(nd) : null;
+  if (!b) return null;
+  const r = v.canvas.getBoundingClientRect();
+  return { x: r.left + b.x + Math.min(b.w / 2, 40), y: r.top + b.y + b.h / 2 };
+}, names);
+// The rows a table shows: [name, file, mark].
+const tableRows = (o, pane) => o.page.$$eval(`#pk-${pane} tr[data-${pane === "top" ? "func" : "node"}]`, (trs) => trs.map((tr) => {
+  const fn = tr.querySelector(".fn"), loc = tr.querySelector(".loc:not(.pk-inline)"), mk = tr.querySelector(".pk-inline");
+  return [fn ? fn.textContent : "", loc ? loc.textContent.trim().replace(/:\d+$/, "") : "", mk ? mk.textContent : ""];
+}));
+
+try {
+  // ---- 1. inlined functions ----
+  const inlineFiles = [join(SRC, "tests", "data", "pprof", "ok_full.pb"), ...process.argv.slice(2)];
+  for (const file of inlineFiles) {
+    const name = file.slice(file.lastIndexOf("/") + 1);
+    const top = JSON.parse(pk(["top", "--json", "-n", "0", "-q", file]));
+    const tree = JSON.parse(pk(["tree", "--json", "-q", file]));
+    const marked = top.rows.filter((r) => r.inline);
+    check(`${name}: top marks inlined functions`, marked.length > 0, JSON.stringify(top.rows).slice(0, 300));
+    const o = await open([file]);
+    const qtop = await o.page.evaluate(() => window.profkit.query("top", { limit: 0 }));
+    check(`${name}: query("top") = top --json, "inline" too`, same(qtop.rows, top.rows),
+          JSON.stringify(qtop.rows).slice(0, 400) + " vs " + JSON.stringify(top.rows).slice(0, 400));
+    const qtree = await o.page.evaluate(() => window.profkit.query("tree"));
+    check(`${name}: query("tree") = tree --json, "inline" too`, same(qtree.trees, tree.trees),
+          JSON.stringify(qtree.trees).slice(0, 400) + " vs " + JSON.stringify(tree.trees).slice(0, 400));
+    // the top table: the marks top's rows have, on the rows the table shows
+    await view(o, "top");
+    const want = new Map(top.rows.map((r) => [r.name + "\u0000" + (r.file || ""), r.inline ? MARK[r.inline] : ""]));
+    const rows = await tableRows(o, "top");
+    const bad = rows.filter(([nm, fl, mk]) => want.has(nm + "\u0000" + fl) && want.get(nm + "\u0000" + fl) !== mk);
+    const shownMarks = rows.filter((r) => r[2]).length;
+    check(`${name}: the top table marks what top marks`, rows.length > 0 && bad.length === 0 && shownMarks > 0,
+          JSON.stringify(bad.slice(0, 4)) + " marked " + shownMarks + " of " + rows.length);
+    await shot(o, "inline-top-" + name);
+    // the call tree table, every row open: marked rows are of functions tree marks
+    await view(o, "tree");
+    await o.page.evaluate(() => { const t = window.profkit.app.treeTable; for (let i = 0; i < t.model.tree.n; i++) t.expanded.add(i); t.render(); });
+    const treeMarks = new Map();
+    for (const t of tree.trees) for (const nd of t.nodes) if (nd.inline) treeMarks.set(nd.name, MARK[nd.inline]);
+    const trows = await tableRows(o, "tree");
+    const tbad = trows.filter(([nm, , mk]) => mk && !treeMarks.has(nm));
+    check(`${name}: the call tree table marks inlined nodes`, trows.some((r) => r[2]) && tbad.length === 0,
+          JSON.stringify(tbad.slice(0, 4)) + " rows " + trows.length);
+    await shot(o, "inline-tree-" + name);
+    // the hover over a frame tree marks "all"
+    await view(o, "flame");
+    let path = null;
+    for (const t of tree.trees) {  // (a thread's path is one of the merged tree the page opens on)
+      const stack = [];
+      for (const nd of t.nodes) {
+        stack.length = nd.depth - 1;
+        stack.push(nd.name);
+        if (nd.inline === "all" && !path) path = stack.slice();
+      }
+    }
+    const at = path ? await frameAt(o, path) : null;
+    check(`${name}: an inlined frame is drawn`, !!at, JSON.stringify(path));
+    if (at) {
+      await o.page.mouse.move(at.x, at.y);
+      const hov = await hoverText(o);
+      check(`${name}: the hover marks the inlined frame`, hov.split("\n")[0] === path[path.length - 1] + " (inline)", hov);
+      await shot(o, "inline-hover-" + name);
+    }
+    check(`${name}: no page error`, o.errors.length === 0, o.errors.join(" | "));
+    await o.ctx.close();
+  }
+
+  // ---- 2. a subtree of total 0 ----
+  {
+    const file = join(SRC, "tests", "data", "pprof", "ok_delta.pb");
+    const top = JSON.parse(pk(["top", "--json", "-n", "0", "-q", file]));
+    const o = await open([file], "", 900);
+    const note = await o.page.$eval(".pk-undrawn", (e) => (e.hidden ? "" : e.textContent)).catch(() => "");
+    check("delta: the flame graph says what it does not draw", /^1 call path has values that add up to zero/.test(note), note);
+    await shot(o, "delta-flame");
+    await view(o, "top");
+    const rows = (await tableRows(o, "top")).map((r) => r[0]);
+    check("delta: the top table lists top's rows", same(rows.slice().sort(), top.rows.map((r) => r.name).sort()), rows + " vs " + top.rows.map((r) => r.name));
+    await shot(o, "delta-top");
+    await view(o, "tree");
+    await o.page.evaluate(() => { const t = window.profkit.app.treeTable; for (let i = 0; i < t.model.tree.n; i++) t.expanded.add(i); t.render(); });
+    const trows = (await tableRows(o, "tree")).map((r) => r[0]);
+    check("delta: the call tree lists main (total 0) and its +x and -x", ["main", "new", "old"].every((x) => trows.includes(x)), trows);
+    await shot(o, "delta-tree");
+    check("delta: no page error", o.errors.length === 0, o.errors.join(" | "));
+    await o.ctx.close();
+  }
+
+  // ---- 3. the hover's and the sandwich's totals under a transform ----
+  {
+    const file = join(TMP, "four.folded");
+    writeFileSync(file, "main;a;x 30\nmain;a;y 10\nmain;b;x 20\nmain;c 40\n");
+    const o = await open([file], "xf=" + encodeURIComponent("ignore:c"), 900);
+    for (const rel of [false, true]) {
+      const top = JSON.parse(pk(["top", "--json", "-n", "0", "-q", "--ignore", "c", ...(rel ? ["--relative"] : []), file]));
+      const of = rel ? top.total : (top.whole_total || top.total);
+      check("totals: --ignore leaves less than the whole" + (rel ? " (relative)" : ""), top.total === 60 && (rel || top.whole_total === 100), JSON.stringify(top).slice(0, 200));
+      const cum = (nm) => top.rows.find((r) => r.name === nm).cum;
+      if (rel) { await o.page.check("#pk-rel"); await o.page.waitForTimeout(50); }
+      await view(o, "flame");
+      const at = await frameAt(o, ["main", "a"]);
+      check("totals: frame a is drawn", !!at);
+      if (at) {
+        await o.page.mouse.move(at.x, at.y);
+        const hov = await hoverText(o), m = /([\d.]+)% of all/.exec(hov);
+        const want = 100 * cum("a") / of;
+        check(`totals: hover "of all" = top${rel ? " --relative" : ""} cum% (${want.toFixed(1)}%)`, m && Math.abs(+m[1] - want) < 0.051, hov);
+        await shot(o, "totals-hover" + (rel ? "-relative" : ""));
+      }
+      await o.page.mouse.move(1, 1);
+      await o.page.evaluate(() => { const a = window.profkit.app, p = a.p; for (let f = 0; f < p.funcName.length; f++) if (p.funcLabel(f) === "x") a.openSandwich(f); });
+      await o.page.waitForTimeout(100);
+      const title = await o.page.$eval("#pk-sw-title", (e) => e.textContent), m = /\(([\d.]+)%\)/.exec(title);
+      const want = 100 * cum("x") / of;
+      check(`totals: sandwich title % = top${rel ? " --relative" : ""} cum% of x (${want.toFixed(1)}%)`, m && Math.abs(+m[1] - want) < 0.051, title);
+      await shot(o, "totals-sandwich" + (rel ? "-relative" : ""));
+    }
+    check("totals: no page error", o.errors.length === 0, o.errors.join(" | "));
+    await o.ctx.close();
+  }
+} finally {
+  await browser.close();
+  rmSync(TMP, { recursive: true, force: true });
+}
+console.log(`mark checks: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
