@@ -420,7 +420,7 @@
     var t = app.state.thread;
     if (!(p.xfSteps && p.xfSteps.length) && !p.labelPick) return own;
     if (!p.threads[t] || m.tree.total(m.v)[0] !== p.tree(t).total(m.v)[0]) return own;
-    return p.rangeTree(t).total(m.v)[0];
+    return (p.labelIgnoresRange && p.labelIgnoresRange(t) ? p.wholeTree(t) : p.rangeTree(t)).total(m.v)[0];
   };
 
   // ---- the URL: the stack as xf=... beside the other state ----
