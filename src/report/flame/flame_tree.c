@@ -817,7 +817,7 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
     label_group *lg = NULL;
     size_t n_lg = 0;
     int several = 0; /* label scopes per thread too: the page shows several threads */
-    for (size_t r = 1; r < p->n_samples && !several; r++)
+    for (size_t r = 1; p->sample_labels && r < p->n_samples && !several; r++)
         several = p->sample_thread[r] != p->sample_thread[0];
     if (!o->base && !one_tree && thread == PROFKIT_NONE && pk_strtab_init(&d->strings) == 0 &&
         label_groups(d, p, several, &lg, &n_lg) != 0)
