@@ -1,23 +1,27 @@
 "use strict";
-// The label picker: pprof sample labels (docs/viewer.md, "Labels"). The
-// data holds, per string label key, a tree of every thread's samples for
+// The label picker: pprof sample labels (docs/viewer.md, "Labels";
+// docs/viewer_page.md, "Label"). The data holds, per label key, a tree for
 // each of its values (a label scope; the value "" is the samples without
-// the key). Picked, the view of all threads (and of the one thread of a
-// profile that has one, as a Go profile: the scopes are its samples) is:
-//   - "key = value": that value's tree (as `profkit top --tagfocus key=value`;
-//     its total is the filtered one);
+// the key; a numeric key's values are numbers, or buckets of them), of
+// every thread's samples, and when the page shows several threads, of each
+// thread's. Picked, the view of the thread shown is:
+//   - "key = value": that value's tree (as `profkit top --tagfocus key=value`,
+//     a number's as a range; its total is the filtered one);
 //   - "group by key at the root": a frame per value above the root's
 //     children, each over its value's tree (as --tagroot key);
 //   - "group by key at the leaf": a frame per value under every frame with
 //     a self value (as --tagleaf key).
-// A label frame is named by the value and its file is the key, as the
-// command line's. The pick is in the URL as tag=focus:KEY=VALUE, tag=root:KEY
-// or tag=leaf:KEY, and on the command line shown as --tagfocus, --tagignore
-// (the samples without the key), --tagroot or --tagleaf; the transforms
-// apply to the label view (the tree under them, 45_transforms.js), as the
-// command line applies its label options first. Also here: query('top') as
-// `profkit top --json` names its rows (no "(other)", file and line where
-// the function has them).
+// A label frame is named as --tagroot names it ("<unknown>" without a
+// value) and its file is the key, as the command line's. The pick is in the
+// URL as tag=focus:KEY=VALUE, tag=root:KEY or tag=leaf:KEY, and on the
+// command line shown as --tagfocus, --tagignore (the samples without the
+// key), --tagroot or --tagleaf. The label options apply where the command
+// line applies them among the transforms (45_transforms.js): at the first
+// filter step's place, else first (labelSplit). The label trees have no
+// time line: a range does not narrow them, which the picker says
+// (labelIgnoresRange) and the command line shown follows (no --range).
+// Also here: query('top') as `profkit top --json` names its rows (no
+// "(other)", file and line where the function has them).
 (function (PK) {
   var Profile = PK.Profile;
   var NO_VALUE = "<unknown>";   // the name --tagroot gives a sample without a value (as pprof prints it)
