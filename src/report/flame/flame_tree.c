@@ -663,9 +663,10 @@ static int label_groups(flame_data *d, const profkit_profile *p, int per_thread,
                     const profkit_label *l = &p->labels[i];
                     if (l->key != key)
                         continue;
-                    if (len && len < sizeof(buf))
+                    if (len && len < sizeof(buf) - 1)
                         buf[len++] = ',';
-                    len += pk_str_copy(p, l->str, buf + len, sizeof(buf) - len);
+                    if (len < sizeof(buf) - 1) /* (a value past 1 KB is cut) */
+                        len += pk_str_copy(p, l->str, buf + len, sizeof(buf) - len);
                 }
                 uint32_t id = pk_strtab_intern(&d->strings, buf, len);
                 if (id == PROFKIT_NONE)
