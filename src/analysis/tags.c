@@ -20,7 +20,9 @@
  *   - tagroot/tagleaf (comma-separated keys) add a frame per key above the
  *     root / below the leaf, first key outermost, named by the sample's
  *     values of that key joined by "," (its numbers scaled, when they have
- *     units), "" when it has none; the frame's file is the key.
+ *     units); the frame's file is the key. A sample without a value gets
+ *     a frame "<unknown>" without a file (pprof's frame has an empty name,
+ *     which pprof's reports print so, one row for every key).
  * In pprof's order: tagroot and tagleaf first, then the samples by
  * tagfocus and tagignore, then the labels by tagshow and taghide.
  */
@@ -471,11 +473,14 @@ static int add_label_frames(profkit_profile *p, const uint32_t *roots, size_t n_
             size_t slot = k < n_roots ? k : n_roots + depth + (k - n_roots);
             if ((rc = label_frame_name(p, key, l, nl, &name)) != 0)
                 break;
+            int none = !name.len;
+            if (none) /* no value (or numbers without a unit): pprof's name for it */
+                pk_buf_puts(&name, PK_TAG_NO_VALUE);
             profkit_function f;
             memset(&f, 0, sizeof(f));
             f.name = profkit_string_intern(p, pk_buf_cstr(&name), name.len);
             f.system_name = f.name;
-            f.file = key;
+            f.file = none ? 0 : key; /* one <unknown> of every key, as pprof's reports show it */
             if (f.name == PROFKIT_NONE) {
                 rc = PROFKIT_ENOMEM;
                 break;

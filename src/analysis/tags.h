@@ -40,6 +40,11 @@ int pk_tag_range_parse(const char *s, pk_tag_range *r);
 /* Whether v in unit `unit` is inside r (a unit of another kind never is). */
 int pk_tag_range_match(const pk_tag_range *r, int64_t v, const char *unit);
 
+/* The name of a --tagroot/--tagleaf frame of a sample without a value of
+ * the key (or whose numbers have no unit): pprof's frame has no name, and
+ * pprof prints a frame without a name as this. */
+#define PK_TAG_NO_VALUE "<unknown>"
+
 /* Whether any label option of o is set. */
 int pk_tags_active(const profkit_filter_options *o);
 /*

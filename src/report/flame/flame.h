@@ -64,12 +64,23 @@ typedef struct flame_scope {
     int label;
     const char *lkey, *lvalue;
     uint32_t lkey_len, lvalue_len;
+    /* a numeric key's: the rows whose number is in [llo, lhi] (lnum), the
+     * key's unit, and the name --tagroot gives the number llo ("" for a
+     * string key's scope); thread: the one thread whose rows these are,
+     * PROFKIT_NONE for every thread's */
+    int lnum;
+    int64_t llo, lhi;
+    const char *lunit, *lframe;
+    uint32_t lframe_len;
 } flame_scope;
 
-/* The page's label scopes: string label keys of at most this many values
- * each, at most this many keys. */
+/* The page's label scopes: label keys of at most this many values each (a
+ * numeric key's bucketed into as many), at most this many keys, at most
+ * PK_FLAME_LABEL_SCOPES scopes with those of each thread (else every
+ * thread's only). */
 #define PK_FLAME_LABEL_KEYS 8
 #define PK_FLAME_LABEL_VALUES 32
+#define PK_FLAME_LABEL_SCOPES 512
 
 typedef struct flame_data {
     const profkit_profile *p;    /* NEW */

@@ -300,8 +300,21 @@ static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flam
     pk_buf_puts(b, ",\"index\":");
     pk_buf_i64(b, s->thread != PROFKIT_NONE && !s->merged ? (int64_t)s->thread : -1);
     pk_buf_puts(b, s->merged ? ",\"merged\":true" : ",\"merged\":false");
-    if (s->label) /* pagediff: name is the label's key, process its value */
+    if (s->label) { /* pagediff: name is the label's key, process its value */
         pk_buf_puts(b, ",\"label\":true");
+        if (s->lnum) { /* pagetags: a numeric key's range, unit and --tagroot name */
+            pk_buf_puts(b, ",\"num\":[");
+            pk_buf_i64(b, s->llo);
+            pk_buf_put(b, ",", 1);
+            pk_buf_i64(b, s->lhi);
+            pk_buf_puts(b, "],\"unit\":");
+            put_cstr(b, s->lunit ? s->lunit : "");
+        }
+        if (s->lframe_len) {
+            pk_buf_puts(b, ",\"frame\":");
+            pk_buf_json(b, s->lframe, s->lframe_len, PK_JSON_PAGE);
+        }
+    }
     pk_buf_puts(b, ",\"tree\":{\"parent\":[");
     for (size_t i = 0; i < s->n; i++) {
         if (i)

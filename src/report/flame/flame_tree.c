@@ -15,6 +15,7 @@
  * 3. When the trees together exceed --max-nodes, each is cut to its share
  *    (flame_cap.c).
  */
+#include "analysis/tags.h"
 #include "model/ltree.h"
 #include "report/flame/flame_tree1.h"
 
@@ -496,10 +497,16 @@ done:
 
 /* ------------------------------------------------------------ label scopes */
 
-/* One label value's rows (all threads), for a scope of its own. */
+/* One label value's rows (all threads, or one thread's), for a scope of
+ * its own. */
 typedef struct label_group {
     uint32_t key;      /* p's string id */
-    uint32_t value;    /* d->strings id of the joined values ("" without) */
+    uint32_t thread;   /* the thread whose rows these are; PROFKIT_NONE: every thread's */
+    uint32_t value;    /* d->strings id: the joined values ("" without), or a number's text */
+    int is_num;        /* a numeric key's value or bucket: the rows whose number is in [lo, hi] */
+    int64_t lo, hi;
+    uint32_t unit;     /* d->strings id: the key's unit, as `tags` scales its numbers */
+    uint32_t frame;    /* d->strings id: --tagroot's frame name for the number lo (lo == hi) */
     uint32_t *rows;
     size_t n, cap;
 } label_group;
@@ -511,15 +518,111 @@ static void label_groups_free(label_group *g, size_t n)
     free(g);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Per label set, key `key`'s value index (0..PK_FLAME_LABEL_VALUES), for a
+ * numeric key: its distinct numbers sorted, each its own value when they
+ * are few enough, else cut into PK_FLAME_LABEL_VALUES - 1 runs of about
+ * as many numbers each (a bucket: its smallest and largest); the rows
+ * without the key are the last value. Fills vals[0..*nv) (lo, hi) and
+ * set_vi. Returns 0, 1 when the key is not usable (a set with two numbers
+ * of it or a string), or ENOMEM. */
+static int numeric_values(const profkit_profile *p, uint32_t key, uint32_t *set_vi, int64_t (*vals)[2],
+                          size_t *nv)
+{
+    int64_t *num = malloc(p->n_labelsets * sizeof(int64_t));
+    int64_t *set_num = malloc(p->n_labelsets * sizeof(int64_t));
+    uint8_t *has = calloc(p->n_labelsets, 1);
+    size_t cnt = 0;
+    int rc = 0;
+    if (!num || !set_num || !has) {
+        rc = PROFKIT_ENOMEM;
+        goto done;
+    }
+    for (size_t s = 0; s < p->n_labelsets && rc == 0; s++) {
+        const struct pk_labelset *ls = &p->labelsets[s];
+        for (uint32_t i = ls->first; i < ls->first + ls->n && i < p->n_labels; i++) {
+            const profkit_label *l = &p->labels[i];
+            if (l->key != key)
+                continue;
+            if (!l->is_num || has[s]) {
+                rc = 1;
+                break;
+            }
+            has[s] = 1;
+            set_num[s] = l->num;
+            num[cnt++] = l->num;
+        }
+    }
+    if (rc)
+        goto done;
+    qsort(num, cnt, sizeof(int64_t), cmp_i64);
+    size_t u = 0;
+    for (size_t i = 0; i < cnt; i++)
+        if (!u || num[u - 1] != num[i])
+            num[u++] = num[i];
+    size_t nb = u < PK_FLAME_LABEL_VALUES ? u : PK_FLAME_LABEL_VALUES - 1;
+    for (size_t b = 0; b < nb; b++) {
+        vals[b][0] = num[b * u / nb];
+        vals[b][1] = num[(b + 1) * u / nb - 1];
+    }
+    for (size_t s = 0; s < p->n_labelsets; s++) {
+        if (!has[s]) {
+            set_vi[s] = (uint32_t)nb;
+            continue;
+        }
+        size_t lo = 0, hi = nb; /* the bucket whose [lo, hi] holds it */
+        while (hi - lo > 1) {
+            size_t mid = (lo + hi) / 2;
+            if (vals[mid][0] <= set_num[s])
+                lo = mid;
+            else
+                hi = mid;
+        }
+        set_vi[s] = (uint32_t)lo;
+    }
+    *nv = nb + 1;
+done:
+    free(num);
+    free(set_num);
+    free(has);
+    return rc;
+}
+
+/* The group of value vi of the key being grouped, for slot `slot` (0: all
+ * threads, t + 1: thread t), made on first use: index into *g. */
+static int group_at(label_group **g, size_t *ng, size_t *cap, size_t *gidx, size_t slot, uint32_t vi,
+                    const label_group *proto, size_t *out)
+{
+    size_t *at = &gidx[slot * (PK_FLAME_LABEL_VALUES + 1) + vi];
+    if (*at == SIZE_MAX) {
+        if (PK_VEC_RESERVE(*g, *ng, *cap, 1) != 0)
+            return PROFKIT_ENOMEM;
+        (*g)[*ng] = proto[vi];
+        (*g)[*ng].thread = slot ? (uint32_t)(slot - 1) : PROFKIT_NONE;
+        *at = (*ng)++;
+    }
+    *out = *at;
+    return 0;
+}
+
 /*
- * The rows of every string label key, grouped by the key's values joined
- * by "," (as --tagroot names its frame; "" for rows without the key), for
- * keys of at most PK_FLAME_LABEL_VALUES values (a key of more, or with a
- * numeric value, is left out: its values would make too many trees), at
- * most PK_FLAME_LABEL_KEYS keys. Returns 0 or PROFKIT_ENOMEM; *out NULL
- * and *n_out 0 when there is nothing to group.
+ * The rows of every label key (at most PK_FLAME_LABEL_KEYS keys), grouped
+ * by the key's value: a string key's values joined by "," (as --tagroot
+ * names its frame; "" for rows without the key), at most
+ * PK_FLAME_LABEL_VALUES of them (a key of more is left out); a numeric
+ * key's numbers, or buckets of them when there are more (numeric_values).
+ * Per value the rows of every thread, and, when the page shows several
+ * threads (`per_thread`), each thread's own, unless that would make more
+ * than PK_FLAME_LABEL_SCOPES groups. Returns 0 or PROFKIT_ENOMEM; *out
+ * NULL and *n_out 0 when there is nothing to group.
  */
-static int label_groups(flame_data *d, const profkit_profile *p, label_group **out, size_t *n_out)
+static int label_groups(flame_data *d, const profkit_profile *p, int per_thread, label_group **out,
+                        size_t *n_out)
 {
     *out = NULL;
     *n_out = 0;
@@ -535,69 +638,142 @@ static int label_groups(flame_data *d, const profkit_profile *p, label_group **o
         if (j == nk)
             keys[nk++] = k;
     }
-    label_group *g = NULL;
-    size_t ng = 0, cap = 0;
-    uint32_t *set_value = malloc(p->n_labelsets * sizeof(uint32_t));
-    if (!set_value)
-        return PROFKIT_ENOMEM;
+    label_group *g = NULL, proto[PK_FLAME_LABEL_VALUES + 1];
+    size_t ng = 0, cap = 0, slots = 1 + (per_thread ? p->n_threads : 0);
+    uint32_t *set_vi = malloc(p->n_labelsets * sizeof(uint32_t));
+    size_t *gidx = malloc(slots * (PK_FLAME_LABEL_VALUES + 1) * sizeof(size_t));
+    if (!set_vi || !gidx)
+        goto oom;
     char buf[1024];
     for (size_t ki = 0; ki < nk; ki++) {
         uint32_t key = keys[ki];
-        size_t first = ng;
-        int usable = 1;
-        /* each label set's joined value of this key, as a d->strings id */
-        for (size_t s = 0; s < p->n_labelsets && usable; s++) {
-            size_t len = 0;
-            const struct pk_labelset *ls = &p->labelsets[s];
-            for (uint32_t i = ls->first; i < ls->first + ls->n && i < p->n_labels; i++) {
-                const profkit_label *l = &p->labels[i];
-                if (l->key != key)
+        size_t nv = 0;
+        int is_num = 0, usable = 1;
+        for (size_t i = 0; i < p->n_labels; i++)
+            if (p->labels[i].key == key && p->labels[i].is_num) {
+                is_num = 1;
+                break;
+            }
+        memset(proto, 0, sizeof(proto));
+        if (is_num) {
+            int64_t vals[PK_FLAME_LABEL_VALUES][2];
+            int r = numeric_values(p, key, set_vi, vals, &nv);
+            if (r == PROFKIT_ENOMEM)
+                goto oom;
+            usable = r == 0;
+            const char *unit = pk_label_key_unit(p, key);
+            uint32_t uid = pk_strtab_intern(&d->strings, unit, strlen(unit));
+            for (size_t v = 0; v < nv && usable; v++) {
+                label_group *x = &proto[v];
+                x->key = key;
+                x->unit = uid;
+                if (v + 1 == nv) { /* the rows without the key */
+                    x->value = pk_strtab_intern(&d->strings, "", 0);
+                    x->frame = pk_strtab_intern(&d->strings, PK_TAG_NO_VALUE, strlen(PK_TAG_NO_VALUE));
                     continue;
-                if (l->is_num) {
-                    usable = 0;
-                    break;
                 }
-                if (len && len < sizeof(buf))
-                    buf[len++] = ',';
-                len += pk_str_copy(p, l->str, buf + len, sizeof(buf) - len);
+                x->is_num = 1;
+                x->lo = vals[v][0];
+                x->hi = vals[v][1];
+                size_t w = pk_pprof_label(buf, sizeof(buf), x->lo, unit, "minimum");
+                if (x->hi != x->lo) {
+                    buf[w++] = ':';
+                    w += pk_pprof_label(buf + w, sizeof(buf) - w, x->hi, unit, "minimum");
+                }
+                x->value = pk_strtab_intern(&d->strings, buf, w);
+                /* --tagroot's name: scaled in the labels' own unit, none without */
+                uint32_t lunit = 0;
+                for (size_t i = 0; i < p->n_labels; i++)
+                    if (p->labels[i].key == key && p->labels[i].is_num && p->labels[i].num == x->lo) {
+                        lunit = p->labels[i].unit;
+                        break;
+                    }
+                w = lunit ? pk_pprof_label(buf, sizeof(buf), x->lo, pk_str(p, lunit), "minimum")
+                          : (size_t)snprintf(buf, sizeof(buf), "%s", PK_TAG_NO_VALUE);
+                x->frame = pk_strtab_intern(&d->strings, buf, w);
             }
-            if ((set_value[s] = pk_strtab_intern(&d->strings, buf, len)) == PROFKIT_NONE)
-                goto oom;
-        }
-        for (size_t r = 0; r < p->n_samples && usable; r++) {
-            uint32_t s = p->sample_labels[r];
-            uint32_t v = s < p->n_labelsets ? set_value[s] : set_value[0];
-            size_t gi = first;
-            while (gi < ng && g[gi].value != v)
-                gi++;
-            if (gi == ng) {
-                if (ng - first >= PK_FLAME_LABEL_VALUES) {
-                    usable = 0;
-                    break;
+        } else {
+            /* each label set's joined value of this key, as a value index */
+            uint32_t ids[PK_FLAME_LABEL_VALUES + 1];
+            for (size_t s = 0; s < p->n_labelsets && usable; s++) {
+                size_t len = 0;
+                const struct pk_labelset *ls = &p->labelsets[s];
+                for (uint32_t i = ls->first; i < ls->first + ls->n && i < p->n_labels; i++) {
+                    const profkit_label *l = &p->labels[i];
+                    if (l->key != key)
+                        continue;
+                    if (len && len < sizeof(buf) - 1)
+                        buf[len++] = ',';
+                    if (len < sizeof(buf) - 1) /* (a value past 1 KB is cut) */
+                        len += pk_str_copy(p, l->str, buf + len, sizeof(buf) - len);
                 }
-                if (PK_VEC_RESERVE(g, ng, cap, 1) != 0)
+                uint32_t id = pk_strtab_intern(&d->strings, buf, len);
+                if (id == PROFKIT_NONE)
                     goto oom;
-                memset(&g[ng], 0, sizeof(g[ng]));
-                g[ng].key = key;
-                g[ng].value = v;
-                ng++;
+                size_t v = 0;
+                while (v < nv && ids[v] != id)
+                    v++;
+                if (v == nv) {
+                    if (nv == PK_FLAME_LABEL_VALUES) {
+                        usable = 0;
+                        break;
+                    }
+                    ids[nv++] = id;
+                    proto[v].key = key;
+                    proto[v].value = id;
+                }
+                set_vi[s] = (uint32_t)v;
             }
-            if (PK_VEC_RESERVE(g[gi].rows, g[gi].n, g[gi].cap, 1) != 0)
-                goto oom;
-            g[gi].rows[g[gi].n++] = (uint32_t)r;
         }
-        if (!usable) { /* not this key: its groups go */
-            for (size_t i = first; i < ng; i++)
-                free(g[i].rows);
-            ng = first;
+        if (!usable)
+            continue;
+        for (size_t v = 0; v < nv; v++)
+            if (proto[v].value == PROFKIT_NONE || proto[v].frame == PROFKIT_NONE ||
+                (is_num && proto[v].unit == PROFKIT_NONE))
+                goto oom;
+        memset(gidx, 0xff, slots * (PK_FLAME_LABEL_VALUES + 1) * sizeof(size_t));
+        /* every thread's groups first, in value order, then each thread's */
+        uint8_t seen[PK_FLAME_LABEL_VALUES + 1] = { 0 };
+        for (size_t r = 0; r < p->n_samples; r++) {
+            uint32_t s = p->sample_labels[r];
+            seen[s < p->n_labelsets ? set_vi[s] : set_vi[0]] = 1;
+        }
+        for (size_t v = 0; v < nv; v++) {
+            size_t gi;
+            if (seen[v] && group_at(&g, &ng, &cap, gidx, 0, (uint32_t)v, proto, &gi) != 0)
+                goto oom;
+        }
+        for (size_t r = 0; r < p->n_samples; r++) {
+            uint32_t s = p->sample_labels[r], th = p->sample_thread[r];
+            uint32_t v = s < p->n_labelsets ? set_vi[s] : set_vi[0];
+            for (size_t slot = 0; slot < (per_thread && th < p->n_threads ? 2 : 1); slot++) {
+                size_t gi;
+                if (group_at(&g, &ng, &cap, gidx, slot ? th + 1 : 0, v, proto, &gi) != 0)
+                    goto oom;
+                if (PK_VEC_RESERVE(g[gi].rows, g[gi].n, g[gi].cap, 1) != 0)
+                    goto oom;
+                g[gi].rows[g[gi].n++] = (uint32_t)r;
+            }
         }
     }
-    free(set_value);
+    if (per_thread && ng > PK_FLAME_LABEL_SCOPES) { /* too many: every thread's groups only */
+        size_t k = 0;
+        for (size_t i = 0; i < ng; i++) {
+            if (g[i].thread == PROFKIT_NONE)
+                g[k++] = g[i];
+            else
+                free(g[i].rows);
+        }
+        ng = k;
+    }
+    free(set_vi);
+    free(gidx);
     *out = g;
     *n_out = ng;
     return 0;
 oom:
-    free(set_value);
+    free(set_vi);
+    free(gidx);
     label_groups_free(g, ng);
     return PROFKIT_ENOMEM;
 }
@@ -688,8 +864,11 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
     /* the label picker's scopes: a page of all threads, not a diff */
     label_group *lg = NULL;
     size_t n_lg = 0;
+    int several = 0; /* label scopes per thread too: the page shows several threads */
+    for (size_t r = 1; p->sample_labels && r < p->n_samples && !several; r++)
+        several = p->sample_thread[r] != p->sample_thread[0];
     if (!o->base && !one_tree && thread == PROFKIT_NONE && pk_strtab_init(&d->strings) == 0 &&
-        label_groups(d, p, &lg, &n_lg) != 0)
+        label_groups(d, p, several, &lg, &n_lg) != 0)
         return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory building the flame graph");
     size_t max_scopes = 1 + p->n_threads + n_lg;
     rc = PROFKIT_ENOMEM;
@@ -813,8 +992,14 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
             if (build_tree1(&b, &t1[nt], &rs, NULL, 0) != 0)
                 goto oom;
             flame_scope *sc = &d->scopes[nt++];
-            sc->thread = PROFKIT_NONE;
+            sc->thread = lg[i].thread;
             sc->label = 1;
+            sc->lnum = lg[i].is_num;
+            sc->llo = lg[i].lo;
+            sc->lhi = lg[i].hi;
+            sc->lunit = pk_strtab_get(&d->strings, lg[i].unit);
+            sc->lframe = pk_strtab_get(&d->strings, lg[i].frame);
+            sc->lframe_len = pk_strtab_len(&d->strings, lg[i].frame);
             sc->lkey = pk_str(p, lg[i].key);
             sc->lkey_len = pk_strtab_len(&p->strings, lg[i].key);
             sc->lvalue = pk_strtab_get(&d->strings, lg[i].value);

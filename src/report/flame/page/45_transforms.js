@@ -347,8 +347,9 @@
   // chart's is the whole tree transformed (stackTree: its nodeMap takes
   // the samples' nodes to the new ones).
   // baseTree: the tree the steps apply to (the range's, 12_time.js; under
-  // a label pick its label view, 46_labels.js), as the command line applies
-  // its label options before the transforms.
+  // a label pick its label view, 46_labels.js, which applies the steps
+  // before the label options' place itself, as the command line orders
+  // them).
   Profile.prototype.baseTree = Profile.prototype.tree;
   Profile.prototype.rangeTree = Profile.prototype.tree;   // before labels and transforms
   Profile.prototype.tree = function (t) {
@@ -420,7 +421,7 @@
     var t = app.state.thread;
     if (!(p.xfSteps && p.xfSteps.length) && !p.labelPick) return own;
     if (!p.threads[t] || m.tree.total(m.v)[0] !== p.tree(t).total(m.v)[0]) return own;
-    return p.rangeTree(t).total(m.v)[0];
+    return (p.labelIgnoresRange && p.labelIgnoresRange(t) ? p.wholeTree(t) : p.rangeTree(t)).total(m.v)[0];
   };
 
   // ---- the URL: the stack as xf=... beside the other state ----

@@ -1,74 +1,118 @@
 "use strict";
-// The label picker: pprof sample labels (docs/viewer.md, "Labels"). The
-// data holds, per string label key, a tree of every thread's samples for
+// The label picker: pprof sample labels (docs/viewer.md, "Labels";
+// docs/viewer_page.md, "Label"). The data holds, per label key, a tree for
 // each of its values (a label scope; the value "" is the samples without
-// the key). Picked, the view of all threads (and of the one thread of a
-// profile that has one, as a Go profile: the scopes are its samples) is:
-//   - "key = value": that value's tree (as `profkit top --tagfocus key=value`;
-//     its total is the filtered one);
+// the key; a numeric key's values are numbers, or buckets of them), of
+// every thread's samples, and when the page shows several threads, of each
+// thread's. Picked, the view of the thread shown is:
+//   - "key = value": that value's tree (as `profkit top --tagfocus key=value`,
+//     a number's as a range; its total is the filtered one);
 //   - "group by key at the root": a frame per value above the root's
 //     children, each over its value's tree (as --tagroot key);
 //   - "group by key at the leaf": a frame per value under every frame with
 //     a self value (as --tagleaf key).
-// A label frame is named by the value and its file is the key, as the
-// command line's. The pick is in the URL as tag=focus:KEY=VALUE, tag=root:KEY
-// or tag=leaf:KEY, and on the command line shown as --tagfocus, --tagignore
-// (the samples without the key), --tagroot or --tagleaf; the transforms
-// apply to the label view (the tree under them, 45_transforms.js), as the
-// command line applies its label options first. Also here: query('top') as
-// `profkit top --json` names its rows (no "(other)", file and line where
-// the function has them).
+// A label frame is named as --tagroot names it ("<unknown>" without a
+// value) and its file is the key, as the command line's. The pick is in the
+// URL as tag=focus:KEY=VALUE, tag=root:KEY or tag=leaf:KEY, and on the
+// command line shown as --tagfocus, --tagignore (the samples without the
+// key), --tagroot or --tagleaf. The label options apply where the command
+// line applies them among the transforms (45_transforms.js): at the first
+// filter step's place, else first (labelSplit). The label trees have no
+// time line: a range does not narrow them, which the picker says
+// (labelIgnoresRange) and the command line shown follows (no --range).
+// Also here: query('top') as `profkit top --json` names its rows (no
+// "(other)", file and line where the function has them).
 (function (PK) {
   var Profile = PK.Profile;
+  var NO_VALUE = "<unknown>";   // the name --tagroot gives a sample without a value (as pprof prints it)
 
-  // key -> [{value, scope}] in the data's order.
-  Profile.prototype.labelKeys = function () {
-    if (this._labelKeys) return this._labelKeys;
+  // The profile thread index (data "index") whose label scopes thread t's
+  // pick uses: t's own (a page of several threads has scopes per thread),
+  // -1 (every thread's) for "All threads" or the one thread of a profile
+  // of one, else null (the data has no scopes for t: too many threads).
+  Profile.prototype.labelScopeIndex = function (t) {
+    var th = this.threads[t];
+    if (!th || !(this.labelScopes || []).length) return null;
+    var idx = th.merged ? -1 : th.index;
+    if ((this.labelScopes || []).some(function (sc) { return sc.index === idx; })) return idx;
+    var real = 0;
+    this.threads.forEach(function (x) { if (!x.merged) real++; });
+    return real === 1 ? -1 : null;
+  };
+  // key -> [{value, scope, num, unit, frame}] of thread t's scopes in the
+  // data's order (t undefined: every thread's).
+  Profile.prototype.labelKeys = function (t) {
+    var idx = t === undefined ? -1 : this.labelScopeIndex(t);
+    this._labelKeys = this._labelKeys || {};
+    if (this._labelKeys[idx]) return this._labelKeys[idx];
     var keys = new Map(), self = this;
     (this.labelScopes || []).forEach(function (sc, i) {
+      if (sc.index !== idx) return;
       var k = self.str(sc.name), list = keys.get(k);
       if (!list) keys.set(k, list = []);
-      list.push({ value: self.str(sc.process), scope: i });
+      list.push({ value: self.str(sc.process), scope: i, num: sc.num || null, unit: sc.unit || "", frame: sc.frame });
     });
-    return (this._labelKeys = keys);
+    return (this._labelKeys[idx] = keys);
   };
+  // Whether key's values are bucketed numbers (no --tagroot/--tagleaf
+  // grouping from them: their frames are the single numbers).
+  function bucketed(list) { return list.some(function (x) { return x.num && x.num[0] !== x.num[1]; }); }
   Profile.prototype.labelScopeTree = function (i) {
     this._labelTrees = this._labelTrees || [];
     if (!this._labelTrees[i]) { var tr = this.labelScopes[i].tree; this._labelTrees[i] = new PK.Tree(tr.parent, tr.func, tr.self, null); }
     return this._labelTrees[i];
   };
-  // A function of the page's own: a label frame named `value`, its file `key`.
-  Profile.prototype.labelFunc = function (key, value) {
+  // A function of the page's own: a label frame named `name` (the value,
+  // as --tagroot names it), its file `key`; a sample without a value gets
+  // "<unknown>" without a file (the command line's one such function).
+  Profile.prototype.labelFunc = function (key, name) {
     this._labelFuncs = this._labelFuncs || new Map();
-    var k = key + "\u0000" + value, f = this._labelFuncs.get(k);
+    var none = name === "" || name === NO_VALUE;
+    var k = none ? "\u0000" : key + "\u0000" + name, f = this._labelFuncs.get(k);
     if (f !== undefined) return f;
     var sid = function (p, s) { p.strings.push(s); return p.strings.length - 1; };
     f = this.funcName.length;
-    this.funcName.push(sid(this, value));
-    this.funcFile.push(value === "" ? 0 : sid(this, key));   // (the CLI's frame for samples without the key has no file)
+    this.funcName.push(sid(this, none ? NO_VALUE : name));
+    this.funcFile.push(none ? 0 : sid(this, key));
     this.funcLine.push(0);
     this.funcModule.push(0);
-    if (value === "") { this._emptyLabel = this._emptyLabel || new Set(); this._emptyLabel.add(f); }
     this._labelFuncs.set(k, f);
     return f;
   };
-  var funcLabel = Profile.prototype.funcLabel;
-  Profile.prototype.funcLabel = function (fi) {
-    if (this._emptyLabel && this._emptyLabel.has(fi)) return "";   // samples without the label (as the CLI's frame)
-    return funcLabel.call(this, fi);
+  // A pick's value name for --tagroot: the scope's frame (numbers), else
+  // the value itself.
+  function frameName(x) { return x.frame !== undefined ? x.frame : x.value === "" ? NO_VALUE : x.value; }
+
+  // Where the command line applies its label options among the steps it
+  // runs (PK.effectiveSteps): with pprof's filters, as one step at the
+  // first filter flag's place, else first (src/cli/cli_transform.c). The
+  // steps before it are applied to each label scope's tree, the label view
+  // is made of those, and the rest apply to it.
+  Profile.prototype.labelSplit = function () {
+    var eff = PK.effectiveSteps ? PK.effectiveSteps(this.xfSteps || []) : [], at = 0;
+    for (var i = 0; i < eff.length; i++) if (eff[i].kind === "filter") { at = i; break; }
+    return { before: eff.slice(0, at), after: eff.slice(at), key: PK.encodeSteps ? PK.encodeSteps(this.xfSteps || []) + "#" + at : "" };
   };
 
-  // The view of all threads under the pick (null: none).
-  Profile.prototype.labelView = function () {
+  // Thread t's view under the pick (null: none), with the steps `before`
+  // (effective steps) applied to each scope first.
+  Profile.prototype.labelView = function (t, before, beforeKey) {
     var pick = this.labelPick;
     if (!pick) return null;
-    var key = pick.key + "\u0000" + pick.mode + "\u0000" + (pick.value || "");
-    if (this._labelView && this._labelView.key === key) return this._labelView.tree;
-    var list = this.labelKeys().get(pick.key) || [], self = this, tree;
+    before = before || [];
+    var idx = this.labelScopeIndex(t);
+    var key = idx + "\u0000" + pick.key + "\u0000" + pick.mode + "\u0000" + (pick.value || "") + "\u0000" + (before.length ? beforeKey : "");
+    this._labelViews = this._labelViews || new Map();
+    if (this._labelViews.has(key)) return this._labelViews.get(key);
+    var list = this.labelKeys(t).get(pick.key) || [], self = this, tree;
     var nv = this.values.length;
+    var scopeTree = function (x) {
+      var tr = self.labelScopeTree(x.scope);
+      return before.length ? PK.applyTransforms(self, tr, before) : tr;
+    };
     if (pick.mode === "focus") {
       var hit = list.filter(function (x) { return x.value === pick.value; })[0];
-      if (hit) tree = this.labelScopeTree(hit.scope);
+      if (hit) tree = scopeTree(hit);
       else {
         var zero = []; for (var v = 0; v < nv; v++) zero.push(new Float64Array(1));
         tree = new PK.Tree(new Int32Array([-1]), new Int32Array([PK.ROOT_FUNC]), zero, null);
@@ -76,7 +120,7 @@
     } else {
       var b = new PK.TreeBuilder(nv, false);
       list.forEach(function (x) {
-        var src = self.labelScopeTree(x.scope), lf = self.labelFunc(pick.key, x.value);
+        var src = scopeTree(x), lf = self.labelFunc(pick.key, frameName(x));
         var map = new Int32Array(src.n), v;
         map[0] = pick.mode === "root" ? b.child(0, lf) : 0;
         for (var i = 1; i < src.n; i++) map[i] = b.child(map[src.parent[i]], src.func[i]);
@@ -94,26 +138,48 @@
       tree = b.build();
     }
     tree.label = pick;
-    this._labelView = { key: key, tree: tree };
+    if (this._labelViews.size > 16) this._labelViews.clear();
+    this._labelViews.set(key, tree);
     return tree;
   };
-  // Whether the pick applies to thread t: "All threads", or the one
-  // thread of a profile of one (the label scopes hold every thread's
-  // samples, not one thread's of several).
+  // Whether the pick applies to thread t: the data has label scopes for it
+  // ("All threads", each thread of a page of several, the one thread of a
+  // profile of one) and the key (and value) there.
   Profile.prototype.labelApplies = function (t) {
-    var th = this.threads[t];
-    if (!th) return false;
-    if (th.merged) return true;
-    var real = 0;
-    this.threads.forEach(function (x) { if (!x.merged) real++; });
-    return real === 1;
+    return !!this.labelPick && this.labelScopeIndex(t) !== null && this.labelKeys(t).has(this.labelPick.key);
+  };
+  // Whether the view of thread t ignores the time range: a pick applies
+  // and a range narrows the views (the label scopes have no time line).
+  Profile.prototype.labelIgnoresRange = function (t) {
+    return this.labelApplies(t) && !!this.range && !!this.narrows && this.narrows();
   };
   // The tree of thread t before the transforms: the pick's view where it
-  // applies.
+  // applies (with no step before its place), else the range's.
   var tree = Profile.prototype.baseTree || Profile.prototype.tree;
   Profile.prototype[Profile.prototype.baseTree ? "baseTree" : "tree"] = function (t) {
-    if (this.labelPick && this.labelApplies(t)) return this.labelView();
+    if (this.labelPick && this.labelApplies(t)) {
+      var sp = this.labelSplit();
+      return this.labelView(t, sp.before, sp.key);
+    }
     return tree.call(this, t);
+  };
+  // Under a pick with steps before the label options' place, the view is
+  // those steps on each scope, the pick, then the rest (the command line's
+  // order).
+  var xfTree = Profile.prototype.tree;
+  if (Profile.prototype.baseTree) Profile.prototype.tree = function (t) {
+    if (this._xfOff || !this.labelPick || !this.labelApplies(t)) return xfTree.call(this, t);
+    var sp = this.labelSplit();
+    if (!sp.before.length) return xfTree.call(this, t);
+    var key = "L|" + this.labelKey + "|" + sp.key + "|" + t;
+    if (this._labelXf && this._labelXf.key === key) return this._labelXf.tree;
+    var base, out;
+    try {
+      base = this.labelView(t, sp.before, sp.key);
+      out = sp.after.length ? PK.applyTransforms(this, base, sp.after) : base;
+    } catch (e) { this.xfError = e.message; out = base || tree.call(this, t); }
+    this._labelXf = { key: key, tree: out };
+    return out;
   };
   // A pick as the URL's text and back ("" / null: none).
   PK.encodeTag = function (pick) {
@@ -127,11 +193,17 @@
     var eq = m[2].indexOf("=");
     return eq > 0 ? { mode: "focus", key: m[2].slice(0, eq), value: m[2].slice(eq + 1) } : null;
   };
-  // The command-line flags of a pick.
-  PK.tagArgs = function (pick) {
+  // The command-line flags of a pick (x: its value's entry of labelKeys,
+  // for a number's range).
+  PK.tagArgs = function (pick, x) {
     if (!pick || !pick.key) return [];
     if (pick.mode === "root") return ["--tagroot", pick.key];
     if (pick.mode === "leaf") return ["--tagleaf", pick.key];
+    if (x && x.num) {
+      // a number (or a bucket's numbers, both ends kept) in the key's unit
+      var u = x.unit || "";
+      return ["--tagfocus", pick.key + "=" + (x.num[0] === x.num[1] ? x.num[0] + u : x.num[0] + u + ":" + x.num[1] + u)];
+    }
     // "(none)": the samples without the key (an empty pattern matches any value)
     return pick.value === "" ? ["--tagignore", pick.key + "="] : ["--tagfocus", pick.key + "=" + PK.exactRe(pick.value)];
   };
@@ -141,9 +213,10 @@
     if (PK.encodeTag(pick) === (this.labelKey || "")) return;
     this.labelPick = pick;
     this.labelKey = PK.encodeTag(pick);
-    this._labelView = null;
-    var self = this;
-    this.threads.forEach(function (th, t) { if (self.labelApplies(t)) { self._inverted[t] = null; self._inverting[t] = null; } });
+    this._labelViews = null;
+    this._labelXf = null;
+    this._inverted = [];
+    this._inverting = [];
   };
 
   // The picker: one select, "no label filter", then per key its values and
@@ -158,28 +231,41 @@
     l.appendChild(span);
     var s = document.createElement("select");
     s.id = "pk-label";
-    s.title = "pprof sample labels (all threads, or a profile's one thread; the whole profile): keep one value's samples (as --tagfocus), or group by a key at the root or the leaf (as --tagroot, --tagleaf)";
+    s.title = "pprof sample labels of the thread shown: keep one value's samples (as --tagfocus; a number, or a range of numbers when a key has many), or group by a key at the root or the leaf (as --tagroot, --tagleaf)";
     var add = function (parent, value, text) { var o = document.createElement("option"); o.value = value; o.textContent = text; parent.appendChild(o); };
     add(s, "", "all samples");
     keys.forEach(function (vals, k) {
       var g = document.createElement("optgroup");
       g.label = k;
-      vals.forEach(function (x) { add(g, JSON.stringify({ mode: "focus", key: k, value: x.value }), k + " = " + (x.value === "" ? "(none)" : x.value)); });
-      add(g, JSON.stringify({ mode: "root", key: k }), "group by " + k + " at the root");
-      add(g, JSON.stringify({ mode: "leaf", key: k }), "group by " + k + " at the leaf");
+      vals.forEach(function (x) {
+        if (x.num === null && x.value === "" && vals.some(function (y) { return y.num; })) return;   // (a numeric key's "none": no --tagignore names it)
+        add(g, JSON.stringify({ mode: "focus", key: k, value: x.value }), k + " = " + (x.value === "" ? "(none)" : x.num && x.num[0] !== x.num[1] ? x.value.replace(":", " to ") : x.value));
+      });
+      if (!bucketed(vals)) {
+        add(g, JSON.stringify({ mode: "root", key: k }), "group by " + k + " at the root");
+        add(g, JSON.stringify({ mode: "leaf", key: k }), "group by " + k + " at the leaf");
+      }
       s.appendChild(g);
     });
     s.addEventListener("change", function () { PK.setLabel(app, s.value ? JSON.parse(s.value) : null); });
     l.appendChild(s);
+    // the label scopes have no time line: said plainly when a range is set
+    var note = document.createElement("span");
+    note.className = "pk-label-note";
+    note.id = "pk-label-note";
+    note.textContent = "label view: whole profile, the time range does not narrow it";
+    note.hidden = true;
+    l.appendChild(note);
     app.labelSel = s;
+    app.labelNote = note;
     return l;
   };
-  // Picks a label view and shows it (all threads when the thread shown is
-  // one of several).
+  // Picks a label view and shows it on the thread shown (all threads when
+  // the data has no label scopes for it: a page of too many threads).
   PK.setLabel = function (app, pick) {
     var p = app.p, merged = 0;
     p.threads.forEach(function (th, i) { if (th.merged) merged = i; });
-    app.change({ thread: pick && !p.labelApplies(app.state.thread) ? merged : app.state.thread, zoom: [], tag: PK.encodeTag(pick) }, "label");
+    app.change({ thread: pick && p.labelScopeIndex(app.state.thread) === null ? merged : app.state.thread, zoom: [], tag: PK.encodeTag(pick) }, "label");
   };
   function selValue(pick) {
     return pick ? JSON.stringify(pick.mode === "focus" ? { mode: "focus", key: pick.key, value: pick.value } : { mode: pick.mode, key: pick.key }) : "";
@@ -206,13 +292,21 @@
         this.p.pickLabel(PK.decodeTag(this.state.tag));
         this.state.tag = this.p.labelKey || "";
         if (this.labelSel) this.labelSel.value = selValue(this.p.labelPick);
+        if (this.labelNote) this.labelNote.hidden = !this.p.labelIgnoresRange(this.state.thread);
       }
       render.call(this, action, t0);
     };
-    // The command line shown names the pick's flag (after the inputs).
+    // The command line shown names the pick's flag (after the inputs: the
+    // command line applies label options at the first filter flag's place
+    // wherever they are, as the page does), and no --range when the label
+    // view ignores it.
     if (commandArgs) App.prototype.commandArgs = function () {
-      var args = commandArgs.call(this), tag = this.p.labelPick && this.p.labelApplies(this.state.thread) ? PK.tagArgs(this.p.labelPick) : [];
-      if (!tag.length) return args;
+      var p = this.p, t = this.state.thread, pick = p.labelPick, args = commandArgs.call(this);
+      if (!pick || !p.labelApplies(t)) return args;
+      var x = (p.labelKeys(t).get(pick.key) || []).filter(function (y) { return y.value === pick.value; })[0];
+      var tag = PK.tagArgs(pick, pick.mode === "focus" ? x : null);
+      var ri = args.indexOf("--range");
+      if (ri > 0 && p.labelIgnoresRange(t)) args.splice(ri, 2);
       var files = this.p.data.inputs || [], at = 1;
       while (at < args.length && files.indexOf(args[at]) >= 0) at++;
       if (args[at] === "--diff") at++;
@@ -270,7 +364,7 @@
       // its total is the kept samples')
       var out = {};
       for (var k in res) if (k !== "whole_total" && k !== "rows") out[k] = res[k];
-      out.whole_total = tree.call(p, t).total(v)[0];   // (top's order: before the rows)
+      out.whole_total = (p.labelIgnoresRange(t) ? p.wholeTree(t) : tree.call(p, t)).total(v)[0];   // (top's order: before the rows)
       out.rows = res.rows;
       res = out;
     }
