@@ -285,7 +285,7 @@
       if (compact) {
         ctx.fillText(this.label(c).slice(0, 18), 4, y + ROW / 2);
         ctx.fillStyle = dark ? "#999" : "#666";
-        if (s.n) { ctx.textAlign = "right"; ctx.fillText(range ? bytes(q.max) : "peak " + bytes(s.max), GUTTER - 6, y + ROW / 2); ctx.textAlign = "left"; }
+        if (s.n) { ctx.textAlign = "right"; ctx.fillText(range ? (q.n ? "high " + bytes(q.max) : "none in range") : "peak " + bytes(s.max), GUTTER - 6, y + ROW / 2); ctx.textAlign = "left"; }
       } else {
         ctx.fillText(this.label(c).slice(0, 30), 4, y + 9);
         ctx.fillStyle = dark ? "#999" : "#666";
@@ -346,13 +346,24 @@
       prev = v;
     }
     if (col !== -Infinity) flush();
-    ctx.lineTo(x0 + W, yOf(prev));
+    // a zoomed axis past the thread's last operation: the line ends there
+    // and the rest is shaded ("ended")
+    var end = Math.min(x0 + W, Math.max(x0, xOf(row.s.ops)));
+    ctx.lineTo(end, yOf(prev));
     var color = "#e8890c", base = yOf(Math.max(row.lo, 0));
     ctx.strokeStyle = color; ctx.lineWidth = 1; ctx.stroke();
-    ctx.lineTo(x0 + W, base);
+    ctx.lineTo(end, base);
     ctx.lineTo(x0, base);
     ctx.closePath();
     ctx.globalAlpha = 0.3; ctx.fillStyle = color; ctx.fill(); ctx.globalAlpha = 1;
+    if (end < x0 + W - 1) {
+      ctx.fillStyle = dark ? "rgba(255,255,255,0.06)" : "rgba(0,0,0,0.05)";
+      ctx.fillRect(end, row.y + 1, x0 + W - end - 1, row.h - 2);
+      if (x0 + W - end > 150) {
+        ctx.fillStyle = dark ? "#888" : "#888";
+        ctx.fillText("the thread's operations end at " + PK.formatCount(row.s.ops - 1), end + 6, row.y + row.h / 2);
+      }
+    }
     ctx.fillStyle = dark ? "#aaa" : "#555";
     ctx.textAlign = "right";
     if (row.h > ROW_C) {
