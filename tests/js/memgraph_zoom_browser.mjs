@@ -206,6 +206,26 @@ try {
     check("20 threads: no console or page error", o.errors.length === 0, o.errors.join(" | "));
     await o.ctx.close();
   }
+  // 4. a thinned file (bench/bsprof_gen.c, 3 modules, two of them past
+  // 6,144 samples on the page): a range whose edges fall inside merged runs
+  // says so; the thread that was not thinned is exact
+  {
+    const gen = join(TMP, "gen"), thin = join(TMP, "thin.bsprof"), tfile = join(TMP, "thin.html");
+    execFileSync(gen, ["random", thin, "modules=3", "elements=300", "cpu=2000", "memops=60000", "live=2000", "seed=7"],
+                 { stdio: ["ignore", "ignore", "ignore"] });
+    pk(["flame", "-q", thin, "-o", tfile]);
+    o = await open(tfile, "view=memory&ops=3239-6479");
+    g = await graph(o);
+    const z = cli(thin, 3239, 6479);
+    const exact = g.threads.map((n, k) => [n.replace(/ \(.*$/, ""), k]).filter(([n, k]) => J(row(g, k)) === J(want(z[n])));
+    check("thinned: the page says where a range edge falls inside merged operations",
+          /start or end inside a run of operations merged/.test(g.note) && J(g.ops) === "[3239,6479]", g.note);
+    check("thinned: the thread of every sample is exact (as counters --range 3239ms,6479ms)",
+          exact.some(([n]) => z[n].series.every((r) => r[2] === 1)), J(exact) + " " + J(g));
+    await o.page.screenshot({ path: join(SHOTS, "memzoom-thinned-zoomed.png") });
+    check("thinned: no console or page error", o.errors.length === 0, o.errors.join(" | "));
+    await o.ctx.close();
+  }
 } catch (e) {
   check("no exception", false, e && e.stack);
 } finally {

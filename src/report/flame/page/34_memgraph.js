@@ -254,6 +254,15 @@
     var notes = [];
     if (!list.length) notes.push("This thread made no memory operation: its graph is none (All threads shows every thread's).");
     if (left) notes.push(left + " thread" + (left === 1 ? "'s graph is" : "s' graphs are") + " left out (the page keeps at most a million samples of counters).");
+    if (range) {
+      // a thinned series: a range edge inside a run of merged operations
+      var merged = list.filter(function (c) {
+        var q = inRange(c, range[0], range[1]), n = c.number.length;
+        return (q.i < n && c.number[q.i] > 1) || (q.j < n && c.number[q.j] > 1);
+      }).length;
+      if (merged) notes.push(merged + " of the graphs start or end inside a run of operations merged in one sample (a long series is thinned): " +
+        "there the graph starts at the run before, and profkit counters --range, which keeps more samples, can differ by that run.");
+    }
     if (range) notes.push("The range narrows this graph only: the flame graph and the table below are still of the whole run (the page has each allocation site's bytes at the end, not each operation).");
     this.note.textContent = notes.join(" ");
     this.note.hidden = !notes.length;
