@@ -194,6 +194,11 @@ try {
     check("All threads zoomed: every thread's start, min, max, last and samples as counters --range " + a + "ms," + b + "ms",
           ops0 === 20 && b > a && g.threads.length === 20 && bad.length === 0,
           J(g.ops) + " " + J(bad.slice(0, 3).map(([n, k]) => [n, row(g, k), want(zoomed[n] || {})])));
+      const qz = await o.page.evaluate(() => window.profkit.query("counters"));
+    const qbad = qz.filter((c) => J(c.ops) !== J([a, b]) || J({ start: c.total.start, min: c.total.min, max: c.total.max, final: c.total.final, samples: c.samples }) !==
+                                  J(want(zoomed[c.thread.name])));
+    check("All threads zoomed: query('counters') gives the range's figures as counters --range", qz.length === 20 && qbad.length === 0,
+          J(qbad.slice(0, 2)));
     check("All threads zoomed: some thread carries bytes in use in", g.start.some((v) => v !== 0), J(g.start));
     await o.page.screenshot({ path: join(SHOTS, "memzoom-20threads-zoomed.png"), fullPage: true });
     // a click on a thread's name shows that thread, its graph zoomed the same

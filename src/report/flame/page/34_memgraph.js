@@ -419,17 +419,28 @@
   // query("counters"): every counter of the page, by operation order
   // (order_counters) and over time (time.counters), as `profkit counters
   // --json` names them: name, category, by_order, thread {index, name, tid,
-  // pid}, samples, and total {min, max, final} of the running sum.
+  // pid}, samples, and total {min, max, final} of the running sum; with
+  // the memory graph's range (ops=A-B) a counter by operation order gives
+  // those of operations A..B-1 (ops: [A, B], total.start: the bytes in use
+  // carried in), as `profkit counters --range Ams,Bms --json`.
   PK.queryCounters = function (app) {
-    var p = app.p, out = [], T = p.data.time, lists = [[orderCounters(p), true], [(T && T.counters) || [], false]];
+    var p = app.p, out = [], T = p.data.time, ops = PK.parseOps(app.state.ops), lists = [[orderCounters(p), true], [(T && T.counters) || [], false]];
     lists.forEach(function (l) {
       l[0].forEach(function (c) {
         var s = summary(c), th = null;
         for (var t = 0; t < p.threads.length; t++)
           if (!p.threads[t].merged && p.threads[t].index === c.thread) th = p.threads[t];
-        out.push({ name: c.name, category: c.category, by_order: l[1],
-                   thread: th ? { index: th.index, name: p.str(th.name), tid: th.tid, pid: th.pid } : null,
-                   samples: s.n, total: { min: s.min, max: s.max, final: s.final } });
+        var o = { name: c.name, category: c.category, by_order: l[1],
+                  thread: th ? { index: th.index, name: p.str(th.name), tid: th.tid, pid: th.pid } : null,
+                  samples: s.n, total: { min: s.min, max: s.max, final: s.final } };
+        if (l[1] && ops) {
+          // the memory graph's range: as counters --range Ams,Bms
+          var q = inRange(c, ops[0], ops[1]);
+          o.ops = ops.slice();
+          o.samples = q.n;
+          o.total = { start: q.start, min: q.min, max: q.max, final: q.final };
+        }
+        out.push(o);
       });
     });
     return out;
