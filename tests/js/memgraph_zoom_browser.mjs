@@ -50,7 +50,8 @@ async function open(file, hash) {
     .catch(() => errors.push("never interactive"));
   return { ctx, page, errors };
 }
-const graph = (o) => o.page.evaluate(() => {
+// (the page writes the URL a frame after a change: waited for)
+const graph = async (o) => (await o.page.waitForFunction(() => !window.profkit.app.hashPending, null, { timeout: 5000 }).catch(() => null), o.page.evaluate(() => {
   const c = document.getElementById("pk-memgraph-canvas");
   if (!c) return null;
   const r = c.getBoundingClientRect(), a = (k) => JSON.parse(c.getAttribute("data-" + k) || "null");
@@ -59,7 +60,7 @@ const graph = (o) => o.page.evaluate(() => {
            threads: a("threads"), box: [r.left, r.top, r.width, r.height], crumbs,
            note: document.getElementById("pk-mem-note").hidden ? "" : document.getElementById("pk-mem-note").textContent,
            hash: location.hash };
-});
+}));
 const hoverAt = async (o, x, y) => {
   await o.page.mouse.move(x, y);
   return o.page.evaluate(() => { const h = document.getElementById("pk-hover"); return h && !h.hidden ? h.innerText : ""; });

@@ -292,9 +292,13 @@
       maxes.push(q.max); mins.push(q.min); finals.push(q.final); starts.push(q.start); ns.push(q.n); names.push(this.label(c));
       ctx.fillStyle = dark ? "#ddd" : "#222";
       if (compact) {
-        ctx.fillText(this.label(c).slice(0, 18), 4, y + ROW / 2);
+        // the name, cut to leave room for the figure at the right
+        var fig = s.n ? (range ? (q.n ? "high " + bytes(q.max) : "none in range") : "peak " + bytes(s.max)) : "";
+        var room = GUTTER - 16 - ctx.measureText(fig).width, name = this.label(c);
+        while (name.length > 1 && ctx.measureText(name).width > room) name = name.slice(0, -2) + "…";
+        ctx.fillText(name, 4, y + ROW / 2);
         ctx.fillStyle = dark ? "#999" : "#666";
-        if (s.n) { ctx.textAlign = "right"; ctx.fillText(range ? (q.n ? "high " + bytes(q.max) : "none in range") : "peak " + bytes(s.max), GUTTER - 6, y + ROW / 2); ctx.textAlign = "left"; }
+        ctx.textAlign = "right"; ctx.fillText(fig, GUTTER - 6, y + ROW / 2); ctx.textAlign = "left";
       } else {
         ctx.fillText(this.label(c).slice(0, 30), 4, y + 9);
         ctx.fillStyle = dark ? "#999" : "#666";
