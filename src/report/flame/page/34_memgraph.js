@@ -249,7 +249,7 @@
     this.more.textContent = this.showAll ? "Show the " + FEW + " highest peaks only" : "Show all " + count + " threads";
     var ROW = compact ? ROW_C : list.length > 1 ? 56 : 120, GAP = compact ? 2 : 6;
     this.title.textContent = "Bytes in use over the run, by operation order" +
-      (compact ? " (" + count + " threads, highest peak first" + (list.length < count ? ": the " + list.length + " highest" : "") + "; click a name to show that thread)"
+      (compact ? " (" + count + " threads, highest peak first, each with its " + (range ? "highest in the range" : "peak") + (list.length < count ? ": the " + list.length + " highest" : "") + "; click a name to show that thread)"
                : list.length > 1 ? " (a graph per thread)" : "");
     var notes = [];
     if (!list.length) notes.push("This thread made no memory operation: its graph is none (All threads shows every thread's).");
@@ -293,7 +293,7 @@
       ctx.fillStyle = dark ? "#ddd" : "#222";
       if (compact) {
         // the name, cut to leave room for the figure at the right
-        var fig = s.n ? (range ? (q.n ? "high " + bytes(q.max) : "none in range") : "peak " + bytes(s.max)) : "";
+        var fig = s.n ? (range ? (q.n ? bytes(q.max) : "none in range") : bytes(s.max)) : "";
         var room = GUTTER - 16 - ctx.measureText(fig).width, name = this.label(c);
         while (name.length > 1 && ctx.measureText(name).width > room) name = name.slice(0, -2) + "…";
         ctx.fillText(name, 4, y + ROW / 2);
