@@ -21,6 +21,8 @@ static const char help[] =
     "  --range A,B     only the samples from A to B: seconds (2.7,3.1),\n"
     "                  milliseconds (2700ms,3100ms) or percentages (10%,20%),\n"
     "                  from the start of the profile's range as profiler-cli\n"
+    "                  (a counter by operation order, bsprof's: 1000ms is its\n"
+    "                  operation 1,000, a percentage of its operations)\n"
     "  --thread NAME   only the counters of this thread (name or index from\n"
     "                  profkit info)\n"
     "  --json          one JSON document (docs/json.md) with each counter's\n"

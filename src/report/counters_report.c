@@ -21,6 +21,29 @@ static int64_t resolve(double v, int percent, int64_t start, int64_t end)
     return (int64_t)llround(ns);
 }
 
+/* A range's end for a counter by operation order (the page's memory
+ * graph zooms to the same operations): a time in ms is the operation's
+ * index (1000ms: operation 1,000), a percentage is of the thread's
+ * operations (its last sample's index + 1; a thinned series has fewer
+ * samples than operations), both rounded to the nearest index. */
+static int64_t resolve_ops(const profkit_profile *p, uint32_t counter, double v, int percent)
+{
+    double ops = v;
+    if (percent) {
+        pk_counter_iter it;
+        pk_counter_iter_init(&it, p, counter);
+        int64_t last = -1;
+        while (pk_counter_next(&it))
+            last = it.t;
+        ops = v / 100.0 * (double)(last + 1);
+    }
+    if (ops >= 9.2e18)
+        return INT64_MAX;
+    if (ops <= -9.2e18)
+        return INT64_MIN + 1;
+    return (int64_t)llround(ops);
+}
+
 /* One counter's series: [time, count, number, running sum] per sample in
  * the range (time: ms from zero, or the operation index). */
 static void json_series(pk_buf *out, const profkit_profile *p, uint32_t i, int64_t from, int64_t to,
@@ -105,9 +128,9 @@ static int report_counters_buf(pk_buf *out, const profkit_profile *p, const prof
         if (only != PROFKIT_NONE && c->thread != only)
             continue;
         int64_t f = from, t = to;
-        if (c->by_order && o->range) { /* a range of operations: the same units, no zero */
-            f = (int64_t)(r.start_percent ? r.start / 100.0 * (double)c->n : r.start * 1e3);
-            t = (int64_t)(r.end_percent ? r.end / 100.0 * (double)c->n : r.end * 1e3);
+        if (c->by_order && o->range) { /* a range of operations: no zero */
+            f = resolve_ops(p, i, r.start, r.start_percent);
+            t = resolve_ops(p, i, r.end, r.end_percent);
         }
         pk_counter_stats st;
         pk_counter_stats_compute(p, i, f, t, &st);

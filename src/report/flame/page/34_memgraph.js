@@ -5,20 +5,51 @@
 // of its bytes in use over the run, as Roku's own viewer draws it: a step
 // line, x the operation index (the format gives memory operations no
 // time), each row scaled from 0 (or its lowest, when below) to its peak.
-// The thread shown: its graph; "All threads": every thread's. Hover: the
+// The thread shown: its graph; "All threads": every thread's, or past 4
+// threads a compact row each, highest peak first (the 8 highest, a button
+// shows all). A drag across a graph zooms to those operations: every
+// graph then shows operations A..B-1 of its thread (ops=A-B in the URL, a
+// breadcrumb to widen again), starting at the bytes in use carried in and
+// scaled as `profkit counters --range Ams,Bms` scales it. Hover: the
 // operation index, the bytes in use after it and the allocation (+) or
 // free (-); where the series was thinned (past 8,192 operations per
 // thread by the reader, past 6,144 samples for the page: flame_html.c) a
 // sample stands for several operations and the hover says so, with their
-// net change. The canvas's data-max and data-final hold, per
-// graph drawn, the highest and the last bytes in use (what `profkit
-// counters --json` gives as total.max and as its series' last total);
-// query("counters") gives every counter of the page.
+// net change. The canvas's data-max, data-min, data-start and data-final
+// hold, per graph drawn, what `profkit counters --json` (--range when
+// zoomed) gives as total.max, total.min, total.start and its series' last
+// total; query("counters") gives every counter of the page.
 (function (PK) {
   var GUTTER = 190, PAD = 4;
+  // "All threads" of more than COMPACT threads: a row each of ROW_C
+  // pixels, highest peak first, the FEW highest unless all are asked for.
+  var COMPACT = 4, FEW = 8, ROW_C = 22;
 
   function bytes(v) { return PK.formatValue(v, "bytes"); }
   function exact(v) { return PK.formatCount(v) + " B"; }
+
+  // "A-B" (operation indexes, A shown, B the first not shown) -> [A, B], or null.
+  PK.parseOps = function (text) {
+    var m = /^(\d{1,15})-(\d{1,15})$/.exec(text || "");
+    if (!m) return null;
+    var a = Number(m[1]), b = Number(m[2]);
+    return b > a ? [a, b] : null;
+  };
+  // The graph's range in the URL as ops=A-B, beside the other state.
+  var encodeState = PK.encodeState, decodeState = PK.decodeState;
+  PK.encodeState = function (st) {
+    var s = encodeState(st);
+    if (st.ops) s += (s ? "&" : "") + "ops=" + st.ops;
+    return s;
+  };
+  PK.decodeState = function (hash) {
+    var st = decodeState(hash), m = /(?:^#?|&)ops=([^&]*)/.exec(hash || "");
+    st.ops = m && PK.parseOps(m[1]) ? m[1] : "";
+    return st;
+  };
+  // The command giving the numbers of operations [a, b): ms read as an
+  // operation's index for a counter by operation order (docs/json.md).
+  PK.opsCommand = function (a, b) { return "profkit counters --range " + a + "ms," + b + "ms --json"; };
 
   // The page's counters by operation order, their columns added up once:
   // op (the operation index) and total (the running sum: the bytes in
@@ -41,32 +72,150 @@
              ops: n && c.op ? c.op[n - 1] + 1 : 0 };
   }
 
+  // The first sample of c at operation x or later.
+  function lowerBound(op, x) {
+    var lo = 0, hi = op.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (op[mid] < x) lo = mid + 1; else hi = mid; }
+    return lo;
+  }
+  // Counter c over operations [a, b), as `profkit counters --range`
+  // computes it (analysis/counters.h): its samples i..j (j exclusive), the
+  // bytes in use carried in (start: at the last sample before a, else 0),
+  // the last in the range (final: start when none), and the lowest and
+  // highest over the samples in it, the last one before it, the one
+  // before that and the first one after it (the Firefox Profiler's scale).
+  function inRange(c, a, b) {
+    var n = c.total.length, i = lowerBound(c.op, a), j = lowerBound(c.op, b), lo = Infinity, hi = -Infinity;
+    for (var r = Math.max(0, i - 2); r <= j && r < n; r++) { var v = c.total[r]; if (v < lo) lo = v; if (v > hi) hi = v; }
+    return { i: i, j: j, n: j - i, start: i > 0 ? c.total[i - 1] : 0, final: j > i ? c.total[j - 1] : (i > 0 ? c.total[i - 1] : 0),
+             min: n ? lo : 0, max: n ? hi : 0 };
+  }
+  PK.counterOpsRange = inRange;
+
   function Graph(app) {
     this.app = app;
-    var host = this.host = document.createElement("div");
-    host.className = "pk-memgraph";
+    this.stack = [];        // the breadcrumb: "A-B" texts, the last the shown range
+    this.showAll = false;   // compact list: every thread, not only the FEW highest
+    var el = PK.el, self = this;
+    var host = this.host = el("div", "pk-memgraph");
     host.id = "pk-memgraph";
-    var title = this.title = document.createElement("h3");
-    title.className = "pk-mem-title";
+    var title = this.title = el("h3", "pk-mem-title");
     host.appendChild(title);
-    var cv = this.canvas = document.createElement("canvas");
-    cv.className = "pk-memgraph-canvas";
+    var crumbs = this.crumbs = el("nav", "pk-crumbs pk-mem-crumbs");
+    crumbs.id = "pk-mem-crumbs";
+    crumbs.setAttribute("aria-label", "Range of operations");
+    crumbs.style.cssText = "display:flex;flex-wrap:wrap;align-items:center;gap:4px;font-size:12px;min-height:22px";
+    host.appendChild(crumbs);
+    var wrap = el("div", "pk-memgraph-wrap");
+    wrap.style.position = "relative";
+    host.appendChild(wrap);
+    var cv = this.canvas = el("canvas", "pk-memgraph-canvas");
     cv.id = "pk-memgraph-canvas";
     cv.style.display = "block";
-    host.appendChild(cv);
-    this.note = document.createElement("p");
-    this.note.className = "note";
+    cv.style.cursor = "crosshair";
+    cv.setAttribute("aria-label", "Memory graph: drag across it to zoom to a range of operations");
+    wrap.appendChild(cv);
+    var sel = this.selBox = el("div", "pk-memgraph-sel");
+    sel.style.cssText = "position:absolute;top:0;pointer-events:none;background:rgba(66,133,244,0.18);border:1px solid rgba(66,133,244,0.7);display:none";
+    wrap.appendChild(sel);
+    this.more = el("button", "pk-btn pk-mem-more");
+    this.more.id = "pk-mem-more";
+    this.more.hidden = true;
+    this.more.addEventListener("click", function () { self.showAll = !self.showAll; self._key = ""; app.render("memory graph threads"); });
+    host.appendChild(this.more);
+    this.note = el("p", "note");
+    this.note.id = "pk-mem-note";
     host.appendChild(this.note);
     var pane = app.panes.memory;
     pane.insertBefore(host, pane.firstChild);
     this.ctx = cv.getContext("2d");
-    var self = this;
+    var drag = null;
+    var at = function (e) { var r = cv.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; };
+    cv.addEventListener("mousedown", function (e) {
+      var xy = at(e), row = self.rowAt(xy[1]);
+      if (e.button !== 0 || !row || xy[0] < GUTTER) return;
+      drag = { x: xy[0], row: row, moved: false };
+      e.preventDefault();
+    });
+    window.addEventListener("mousemove", function (e) {
+      if (!drag) return;
+      var x = Math.max(GUTTER, Math.min(GUTTER + self.W, at(e)[0]));
+      if (Math.abs(x - drag.x) >= 3) drag.moved = true;
+      if (!drag.moved) return;
+      sel.style.display = "block";
+      sel.style.left = Math.min(x, drag.x) + "px";
+      sel.style.width = Math.abs(x - drag.x) + "px";
+      sel.style.height = cv.style.height;
+    });
+    window.addEventListener("mouseup", function (e) {
+      if (!drag) return;
+      var d = drag, x = Math.max(GUTTER, Math.min(GUTTER + self.W, at(e)[0]));
+      drag = null;
+      sel.style.display = "none";
+      if (!d.moved) return;
+      var r = d.row, f0 = (Math.min(x, d.x) - GUTTER) / self.W, f1 = (Math.max(x, d.x) - GUTTER) / self.W;
+      var a = r.a + Math.floor(f0 * (r.b - r.a)), b = r.a + Math.ceil(f1 * (r.b - r.a));
+      if (b <= a) b = a + 1;
+      self.push(a, b);
+    });
     cv.addEventListener("mousemove", function (e) {
-      var r = cv.getBoundingClientRect();
-      self.hover(e.clientX - r.left, e.clientY - r.top, e.clientX, e.clientY);
+      if (drag) { app.hideHover(); return; }
+      var xy = at(e);
+      self.hover(xy[0], xy[1], e.clientX, e.clientY);
     });
     cv.addEventListener("mouseleave", function () { app.hideHover(); });
+    cv.addEventListener("click", function (e) {
+      // compact list: a click on a thread's name shows that thread
+      var xy = at(e), row = self.rowAt(xy[1]);
+      if (!row || xy[0] >= GUTTER || !self.compact) return;
+      var p = app.p;
+      for (var t = 0; t < p.threads.length; t++)
+        if (!p.threads[t].merged && p.threads[t].index === row.c.thread) {
+          app.state.thread = t; app.apply(app.state); app.render("thread"); return;
+        }
+    });
   }
+
+  Graph.prototype.rowAt = function (y) {
+    for (var k = 0; this.rows && k < this.rows.length; k++)
+      if (y >= this.rows[k].y && y < this.rows[k].y + this.rows[k].h) return this.rows[k];
+    return null;
+  };
+  Graph.prototype.push = function (a, b) {
+    var txt = a + "-" + b;
+    if (txt === this.app.state.ops) return;
+    this.stack.push(txt);
+    this.app.change({ ops: txt }, "memory range");
+  };
+  Graph.prototype.pop = function (depth) {
+    this.stack = this.stack.slice(0, depth);
+    this.app.change({ ops: depth ? this.stack[depth - 1] : "" }, "memory range");
+  };
+  // The breadcrumb: the whole run, then each range zoomed to (a click
+  // pops back to it); the state's range (from the URL) when it is not
+  // the last one.
+  Graph.prototype.renderCrumbs = function (r) {
+    var self = this, el = PK.el, c = this.crumbs, st = this.app.state;
+    if (st.ops && this.stack[this.stack.length - 1] !== st.ops) this.stack = [st.ops];
+    if (!st.ops) this.stack = [];
+    c.textContent = "";
+    var full = el("button", "pk-crumb" + (this.stack.length ? "" : " on"), "Whole run");
+    full.addEventListener("click", function () { self.pop(0); });
+    c.appendChild(full);
+    this.stack.forEach(function (txt, i) {
+      var q = PK.parseOps(txt);
+      c.appendChild(el("span", "pk-sep", "›"));
+      var b = el("button", "pk-crumb" + (i === self.stack.length - 1 ? " on" : ""),
+                 "operations " + PK.formatCount(q[0]) + " – " + PK.formatCount(q[1] - 1));
+      b.title = "ops=" + txt;
+      b.addEventListener("click", function () { self.pop(i + 1); });
+      c.appendChild(b);
+    });
+    var n = el("span", "note pk-mem-range-note", r ? "the graph shows these operations of each thread (" + PK.opsCommand(r[0], r[1]) +
+      " gives its numbers); click a crumb to widen" : "drag across the graph to zoom to a range of operations");
+    n.style.marginLeft = "8px";
+    c.appendChild(n);
+  };
 
   // The counters to draw for page thread t: its own, or every one for
   // "All threads" (and for a thread of none, none).
@@ -86,17 +235,40 @@
   Graph.prototype.draw = function (width) {
     var app = this.app, list = this.pick(app.state.thread), dark = app.dark;
     var all = orderCounters(app.p), left = app.p.data.order_counters_left_out || 0;
-    var ROW = list.length > 1 ? 56 : 120, GAP = 6;
+    var range = PK.parseOps(app.state.ops);
+    if (!range) app.state.ops = "";
+    this.renderCrumbs(range);
+    var count = list.length, compact = this.compact = count > COMPACT;
+    if (compact) {
+      // highest peak first; the FEW highest unless every one is asked for
+      list = list.map(function (c) { return [c, summary(c).max]; })
+        .sort(function (x, y) { return y[1] - x[1]; }).map(function (x) { return x[0]; });
+      if (!this.showAll) list = list.slice(0, FEW);
+    }
+    this.more.hidden = !compact || count <= FEW;
+    this.more.textContent = this.showAll ? "Show the " + FEW + " highest peaks only" : "Show all " + count + " threads";
+    var ROW = compact ? ROW_C : list.length > 1 ? 56 : 120, GAP = compact ? 2 : 6;
     this.title.textContent = "Bytes in use over the run, by operation order" +
-      (list.length > 1 ? " (a graph per thread)" : "");
+      (compact ? " (" + count + " threads, highest peak first, each with its " + (range ? "highest in the range" : "peak") + (list.length < count ? ": the " + list.length + " highest" : "") + "; click a name to show that thread)"
+               : list.length > 1 ? " (a graph per thread)" : "");
     var notes = [];
     if (!list.length) notes.push("This thread made no memory operation: its graph is none (All threads shows every thread's).");
     if (left) notes.push(left + " thread" + (left === 1 ? "'s graph is" : "s' graphs are") + " left out (the page keeps at most a million samples of counters).");
+    if (range) {
+      // a thinned series: a range edge inside a run of merged operations
+      var merged = list.filter(function (c) {
+        var q = inRange(c, range[0], range[1]), n = c.number.length;
+        return (q.i < n && c.number[q.i] > 1) || (q.j < n && c.number[q.j] > 1);
+      }).length;
+      if (merged) notes.push(merged + " of the graphs start or end inside a run of operations merged in one sample (a long series is thinned): " +
+        "there the graph starts at the run before, and profkit counters --range, which keeps more samples, can differ by that run.");
+    }
+    if (range) notes.push("The range narrows this graph only: the flame graph and the table below are still of the whole run (the page has each allocation site's bytes at the end, not each operation).");
     this.note.textContent = notes.join(" ");
     this.note.hidden = !notes.length;
     var height = list.length * (ROW + GAP) + 2, dpr = window.devicePixelRatio || 1, cv = this.canvas, ctx = this.ctx;
     var W = Math.max(100, width - GUTTER - PAD);
-    var key = [app.state.thread, width, dark, dpr].join("|");
+    var key = [app.state.thread, width, dark, dpr, app.state.ops, this.showAll].join("|");
     this.host.hidden = !all.length;
     if (key === this._key) return;
     this._key = key;
@@ -106,50 +278,75 @@
     ctx.clearRect(0, 0, width, height);
     ctx.font = "11px system-ui, -apple-system, 'Segoe UI', sans-serif";
     ctx.textBaseline = "middle";
-    var maxes = [], finals = [], names = [];
+    var maxes = [], mins = [], finals = [], starts = [], names = [], ns = [];
     this.rows = [];
     this.W = W;
     for (var k = 0; k < list.length; k++) {
       var c = list[k], s = summary(c), y = k * (ROW + GAP);
-      var lo = Math.min(0, s.min === null ? 0 : s.min), hi = Math.max(s.max === null ? 0 : s.max, lo + 1);
-      var row = { c: c, s: s, y: y, h: ROW, lo: lo, hi: hi };
+      var a = range ? range[0] : 0, b = range ? range[1] : Math.max(1, s.ops), q = inRange(c, a, b);
+      var lo, hi;
+      if (range) { lo = Math.min(q.min, q.start); hi = Math.max(q.max, q.start, lo + 1); }
+      else { lo = Math.min(0, s.min === null ? 0 : s.min); hi = Math.max(s.max === null ? 0 : s.max, lo + 1); }
+      var row = { c: c, s: s, q: q, a: a, b: b, y: y, h: ROW, lo: lo, hi: hi };
       this.rows.push(row);
-      maxes.push(s.max); finals.push(s.final); names.push(this.label(c));
+      maxes.push(q.max); mins.push(q.min); finals.push(q.final); starts.push(q.start); ns.push(q.n); names.push(this.label(c));
       ctx.fillStyle = dark ? "#ddd" : "#222";
-      ctx.fillText(this.label(c).slice(0, 30), 4, y + 9);
-      ctx.fillStyle = dark ? "#999" : "#666";
-      if (s.n) {
-        ctx.fillText("peak " + bytes(s.max) + ", end " + bytes(s.final), 4, y + 23);
-        ctx.fillText(PK.formatCount(s.ops) + " operation" + (s.ops === 1 ? "" : "s"), 4, y + 37);
+      if (compact) {
+        // the name, cut to leave room for the figure at the right
+        var fig = s.n ? (range ? (q.n ? bytes(q.max) : "none in range") : bytes(s.max)) : "";
+        var room = GUTTER - 16 - ctx.measureText(fig).width, name = this.label(c);
+        while (name.length > 1 && ctx.measureText(name).width > room) name = name.slice(0, -2) + "…";
+        ctx.fillText(name, 4, y + ROW / 2);
+        ctx.fillStyle = dark ? "#999" : "#666";
+        ctx.textAlign = "right"; ctx.fillText(fig, GUTTER - 6, y + ROW / 2); ctx.textAlign = "left";
+      } else {
+        ctx.fillText(this.label(c).slice(0, 30), 4, y + 9);
+        ctx.fillStyle = dark ? "#999" : "#666";
+        if (s.n && range) {
+          ctx.fillText("from " + bytes(q.start) + " to " + bytes(q.final), 4, y + 23);
+          ctx.fillText("high " + bytes(q.max) + ", low " + bytes(q.min), 4, y + 37);
+        } else if (s.n) {
+          ctx.fillText("peak " + bytes(s.max) + ", end " + bytes(s.final), 4, y + 23);
+          ctx.fillText(PK.formatCount(s.ops) + " operation" + (s.ops === 1 ? "" : "s"), 4, y + 37);
+        }
       }
       ctx.strokeStyle = dark ? "#333" : "#ddd";
       ctx.strokeRect(GUTTER + 0.5, y + 0.5, W - 1, ROW - 1);
       if (!s.n) continue;
       this.plot(row, dark);
     }
+    // what the graphs show, per graph drawn in order: as `profkit counters
+    // --json` (with --range A ms,B ms when zoomed: data-ops) gives them,
+    // total.max / total.min / total.start, the last bytes in use and the
+    // samples in the range
     cv.setAttribute("data-max", JSON.stringify(maxes));
+    cv.setAttribute("data-min", JSON.stringify(mins));
+    cv.setAttribute("data-start", JSON.stringify(starts));
     cv.setAttribute("data-final", JSON.stringify(finals));
+    cv.setAttribute("data-samples", JSON.stringify(ns));
+    cv.setAttribute("data-ops", range ? JSON.stringify(range) : "null");
     cv.setAttribute("data-threads", JSON.stringify(names));
   };
 
-  // One row's step line, at most four points per pixel column (the value
-  // it enters with, its lowest, highest and last), so a thread of any
-  // number of samples draws in time proportional to the width.
+  // One row's step line over operations [row.a, row.b), at most four
+  // points per pixel column (the value it enters with, its lowest,
+  // highest and last), so a thread of any number of samples draws in time
+  // proportional to the width; it starts at the bytes in use carried in.
   Graph.prototype.plot = function (row, dark) {
-    var ctx = this.ctx, c = row.c, n = c.op.length, W = this.W, ops = row.s.ops || 1;
+    var ctx = this.ctx, c = row.c, q = row.q, W = this.W, a = row.a, span = row.b - row.a;
     var x0 = GUTTER, top = row.y + 3, bot = row.y + row.h - 3, range = row.hi - row.lo;
     var yOf = function (v) { return bot - (v - row.lo) / range * (bot - top); };
-    var xOf = function (op) { return x0 + op / ops * W; };
+    var xOf = function (op) { return x0 + (op - a) / span * W; };
     ctx.beginPath();
-    ctx.moveTo(x0, yOf(0));
-    var col = -Infinity, prev = 0, cmin = 0, cmax = 0, entry = 0;
+    ctx.moveTo(x0, yOf(q.start));
+    var col = -Infinity, prev = q.start, cmin = 0, cmax = 0, entry = 0;
     // a column's points after the one it enters with, those that differ
     var flush = function () {
       if (cmin !== entry) ctx.lineTo(col, yOf(cmin));
       if (cmax !== cmin) ctx.lineTo(col, yOf(cmax));
       if (prev !== cmax) ctx.lineTo(col, yOf(prev));
     };
-    for (var r = 0; r < n; r++) {
+    for (var r = q.i; r < q.j; r++) {
       var px = Math.floor(xOf(c.op[r])) + 0.5;
       if (px !== col) {
         if (col !== -Infinity) flush();
@@ -161,27 +358,52 @@
       if (v > cmax) cmax = v;
       prev = v;
     }
-    flush();
-    ctx.lineTo(x0 + W, yOf(prev));
-    var color = "#e8890c";
+    if (col !== -Infinity) flush();
+    // a zoomed axis past the thread's last operation: the line ends there
+    // and the rest is shaded ("ended")
+    var end = Math.min(x0 + W, Math.max(x0, xOf(row.s.ops)));
+    ctx.lineTo(end, yOf(prev));
+    var color = "#e8890c", base = yOf(Math.max(row.lo, 0));
     ctx.strokeStyle = color; ctx.lineWidth = 1; ctx.stroke();
-    ctx.lineTo(x0 + W, yOf(Math.max(row.lo, 0)));
-    ctx.lineTo(x0, yOf(Math.max(row.lo, 0)));
+    ctx.lineTo(end, base);
+    ctx.lineTo(x0, base);
     ctx.closePath();
     ctx.globalAlpha = 0.3; ctx.fillStyle = color; ctx.fill(); ctx.globalAlpha = 1;
+    if (end < x0 + W - 1) {
+      ctx.fillStyle = dark ? "rgba(255,255,255,0.06)" : "rgba(0,0,0,0.05)";
+      ctx.fillRect(end, row.y + 1, x0 + W - end - 1, row.h - 2);
+      if (x0 + W - end > 150) {
+        ctx.fillStyle = dark ? "#888" : "#888";
+        ctx.fillText("the thread's operations end at " + PK.formatCount(row.s.ops - 1), end + 6, row.y + row.h / 2);
+      }
+    }
     ctx.fillStyle = dark ? "#aaa" : "#555";
     ctx.textAlign = "right";
-    ctx.fillText(bytes(row.hi), x0 + W - 4, top + 7);
+    if (row.h > ROW_C) {
+      ctx.fillText(bytes(row.hi), x0 + W - 4, top + 7);
+      if (row.lo !== 0) ctx.fillText(bytes(row.lo), x0 + W - 4, bot - 7);
+      if (span !== row.s.ops) {
+        // a zoomed axis: its first and last operation
+        ctx.textAlign = "left";
+        ctx.fillText("op " + PK.formatCount(row.a), x0 + 4, bot - 7);
+        ctx.textAlign = "right";
+        ctx.fillText("op " + PK.formatCount(row.b - 1), x0 + W - 70, bot - 7);
+      }
+    }
     ctx.textAlign = "left";
   };
 
   Graph.prototype.hover = function (x, y, cx, cy) {
-    var app = this.app, row = null;
-    for (var k = 0; this.rows && k < this.rows.length; k++)
-      if (y >= this.rows[k].y && y < this.rows[k].y + this.rows[k].h) row = this.rows[k];
+    var app = this.app, row = this.rowAt(y);
     if (!row || !row.s.n || x < GUTTER) { app.hideHover(); return; }
-    var c = row.c, op = Math.floor((x - GUTTER) / this.W * row.s.ops), lo = 0, hi = c.op.length - 1;
-    if (op < c.op[0]) { app.hideHover(); return; }
+    var c = row.c, op = row.a + Math.floor((x - GUTTER) / this.W * (row.b - row.a)), lo = 0, hi = c.op.length - 1;
+    if (op < c.op[0] || op > c.op[hi]) {
+      var add0 = app.hoverRows(this.label(c) + " — " + c.name);
+      add0("Operation", PK.formatCount(op));
+      add0("In use", op < c.op[0] ? "0 B (before the thread's first operation)" : bytes(c.total[hi]) + " (after the thread's last operation, " + PK.formatCount(c.op[hi]) + ")");
+      app.placeHover(cx, cy);
+      return;
+    }
     while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (c.op[mid] <= op) lo = mid; else hi = mid - 1; }
     var r = lo, num = c.number[r], d = c.count[r];
     var add = app.hoverRows(this.label(c) + " — " + c.name);
@@ -194,23 +416,35 @@
     else if (d < 0) add("Free", exact(d));
     else add("Free", "0 B (of no live allocation: allocated before profiling)");
     add("Peak of the thread", bytes(row.s.max));
+    if (row.b - row.a !== row.s.ops) add("Highest in the range", bytes(row.q.max));
     app.placeHover(cx, cy);
   };
 
   // query("counters"): every counter of the page, by operation order
   // (order_counters) and over time (time.counters), as `profkit counters
   // --json` names them: name, category, by_order, thread {index, name, tid,
-  // pid}, samples, and total {min, max, final} of the running sum.
+  // pid}, samples, and total {min, max, final} of the running sum; with
+  // the memory graph's range (ops=A-B) a counter by operation order gives
+  // those of operations A..B-1 (ops: [A, B], total.start: the bytes in use
+  // carried in), as `profkit counters --range Ams,Bms --json`.
   PK.queryCounters = function (app) {
-    var p = app.p, out = [], T = p.data.time, lists = [[orderCounters(p), true], [(T && T.counters) || [], false]];
+    var p = app.p, out = [], T = p.data.time, ops = PK.parseOps(app.state.ops), lists = [[orderCounters(p), true], [(T && T.counters) || [], false]];
     lists.forEach(function (l) {
       l[0].forEach(function (c) {
         var s = summary(c), th = null;
         for (var t = 0; t < p.threads.length; t++)
           if (!p.threads[t].merged && p.threads[t].index === c.thread) th = p.threads[t];
-        out.push({ name: c.name, category: c.category, by_order: l[1],
-                   thread: th ? { index: th.index, name: p.str(th.name), tid: th.tid, pid: th.pid } : null,
-                   samples: s.n, total: { min: s.min, max: s.max, final: s.final } });
+        var o = { name: c.name, category: c.category, by_order: l[1],
+                  thread: th ? { index: th.index, name: p.str(th.name), tid: th.tid, pid: th.pid } : null,
+                  samples: s.n, total: { min: s.min, max: s.max, final: s.final } };
+        if (l[1] && ops) {
+          // the memory graph's range: as counters --range Ams,Bms
+          var q = inRange(c, ops[0], ops[1]);
+          o.ops = ops.slice();
+          o.samples = q.n;
+          o.total = { start: q.start, min: q.min, max: q.max, final: q.final };
+        }
+        out.push(o);
       });
     });
     return out;
