@@ -20,7 +20,9 @@
  *     `CpuProfile` event holds a whole .cpuprofile in args.data.cpuProfile.
  *   - complete (`X`, with `dur`), begin and end (`B`/`E`, async `b`/`e`),
  *     and instant (`i`, `I`, `n`, `R`) events as markers: name, `cat` as the
- *     category, `args` as the payload;
+ *     category, `args` as the payload (args.data when it is args' only
+ *     key: marker_payload); a `ProfileChunk` of any phase is a chunk
+ *     (profkit's writer adds an `X` one without samples: its track span);
  *   - thread and process names from `M` events (thread_name,
  *     process_name, args.name); a thread is (pid, tid);
  *   - counter (`C`) events as counters (build_counters): each numeric
@@ -756,9 +758,9 @@ static int counter_event(creader *r, pk_json *j)
     return 0;
 }
 
-/* A marker's payload: args.data when it is args' only key (as Chrome's
- * own events and profkit's writer carry it; the Firefox Profiler reads
- * the same), else the whole args; "{}", and an args.data "{}" or null,
+/* A marker's payload: args.data when it is args' only key and an object
+ * (as Chrome's own events and profkit's writer carry it; the Firefox
+ * Profiler reads the same), else the whole args; "{}", and an args.data "{}" or null,
  * carry nothing (the writer writes `{"data":{}}` for no payload). The args' text is compact JSON, so args.data's text is
  * args' between `{"data":` and the closing brace. */
 static int marker_payload(creader *r, pk_json *j, profkit_marker *m)
@@ -767,7 +769,7 @@ static int marker_payload(creader *r, pk_json *j, profkit_marker *m)
     size_t len = r->args.len;
     static const char head[] = "{\"data\":";
     if (r->arg_keys == 1 && r->arg_data && len > sizeof head && memcmp(s, head, sizeof head - 1) == 0 &&
-        s[len - 1] == '}') {
+        s[len - 1] == '}' && (s[sizeof head - 1] == '{' || s[sizeof head - 1] == 'n')) {
         s += sizeof head - 1;
         len -= sizeof head; /* the head and the closing brace */
         if ((len == 4 && memcmp(s, "null", 4) == 0) || (len == 2 && memcmp(s, "{}", 2) == 0))
