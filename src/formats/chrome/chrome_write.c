@@ -19,9 +19,11 @@
  *     functionName (an unnamed function's label), url (the function's
  *     file), 0-based lineNumber and columnNumber of the frame (or of the
  *     function's definition line; -1 unknown).
+ *     A sampled thread without an X or I marker gets a track span after its
+ *     chunks (track_span), so DevTools draws its calls.
  *   - the markers: intervals as complete `X` events (ts, dur), instants as
- *     `i` (thread scope), interval starts and ends as `B` and `E`; the
- *     category as `cat`, the payload as `args`;
+ *     `I` (thread scope), interval starts and ends as `B` and `E`; the
+ *     category as `cat`, the payload as `args.data` (`{}` without one);
  *   - the counters (timed ones) as `C` events, one per counter sample with
  *     the running sum of its counts (write_counters).
  * Times are microseconds; sample times are rounded to whole microseconds
