@@ -19,8 +19,13 @@
 #     profkit's markers (`profkit markers --list --json`): name, start and
 #     duration to the microsecond; rules: a begin or end that the engine
 #     cannot pair (it pairs B/E events across the trace in file order, by
-#     name and category) is left out on both sides, and the panel draws no
-#     thread without a trace event (samples alone make no track);
+#     name and category) is left out on both sides; the writer's track
+#     span (a `ProfileChunk` complete event on a sampled thread without an
+#     X or I marker) is no marker, and must span that thread's samples;
+#   - the panel draws every sampled thread, with JS calls (the engine's
+#     profile calls) where its samples have a function;
+#   - profkit reads the output back with the input's markers: thread, name,
+#     category, type and payload (`data`), in order;
 #   - it makes nothing of `C` (counter) events.
 # Also Chrome traces profkit reads (tests/data/chrome and one Debian's
 # chromium records in the test): the engine's parsed profiles and thread
@@ -44,6 +49,9 @@ compare() {
   mkdir -p "$d"
   "$PROFKIT" info --json -q "$in" > "$d/info.json" || { fail "$name: profkit info failed"; return; }
   "$PROFKIT" markers --list --json -q "$in" > "$d/markers.json" || { fail "$name: profkit markers failed"; return; }
+  if [ "$mode" = writer ]; then
+    "$PROFKIT" markers --list --json -q "$trace" > "$d/back.json" || { fail "$name: profkit markers of the output failed"; return; }
+  fi
   local n i value
   n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["threads"]))' "$d/info.json")
   value=$(python3 -c '
@@ -78,7 +86,9 @@ def say(*a):
 
 if v["error"]:
     print("the engine threw:", v["error"].splitlines()[0]); sys.exit(1)
-if v["warnings"]:
+if v["warnings"] and mode == "writer":
+    # (a trace Chrome records gets the engine's warnings about its page,
+    # e.g. FORCED_REFLOW, which vary from one recording to the next)
     say("engine warnings:", v["warnings"])
 if v["console"]:
     say("engine console:", v["console"][:3])
@@ -196,7 +206,21 @@ if mode == "writer":
     lone_begins = {(e["pid"], e["tid"], e["name"], round(e["ts"])) for e in lone if e["ph"] == "B"}
     got = {}
     shown = {(t["pid"], t["tid"]) for t in v["shown"]}
+    # the writer's track span (a ProfileChunk complete event on a sampled
+    # thread without an X or I marker): no marker; it spans the samples
+    first = {(p["pid"], p["tid"]): (p["first"], p["last"]) for p in v["profiles"]}
+    drawn = {(e["pid"], e["tid"]) for e in events if e.get("ph") in ("X", "I") and e.get("name") != "ProfileChunk"}
+    for e in events:
+        if e.get("name") == "ProfileChunk" and e.get("ph") == "X":
+            key = (e["pid"], e["tid"])
+            f = first.get(key)
+            if key in drawn:
+                say("track span on thread", key, "which has a marker of its own")
+            elif not f or abs(e["ts"] - f[0]) > 1 or e["ts"] + e["dur"] < f[1] - 1:
+                say("track span on thread", key, e["ts"], e["dur"], "does not span its samples", f)
     for e in v["events"]:
+        if e["name"] == "ProfileChunk" and e["ph"] == "X":
+            continue
         key = (e["pid"], e["tid"])
         if (e["pid"], e["tid"], e["name"], round(e["ts"])) in lone_begins and e["ph"] == "X" and e["dur"] == 0:
             continue  # an open begin: the engine draws it with no duration
@@ -221,6 +245,25 @@ if mode == "writer":
             say("thread", ti, "has markers but the panel draws no track for it")
     if any(e["ph"] == "C" for e in v["events"]):
         say("the engine shows C events")
+    # every sampled thread is drawn, with its JS calls
+    calls = {(t["pid"], t["tid"]): t.get("calls", 0) for t in v["shown"]}
+    special = {"(root)", "(program)", "(idle)", "(garbage collector)"}
+    for p in v["profiles"]:
+        key = (p["pid"], p["tid"])
+        if not p["samples"]:
+            continue
+        if key not in calls:
+            say("sampled thread", key, "gets no track in the panel")
+        elif set(p["functions"]) - special and not calls[key]:
+            say("sampled thread", key, "is drawn without its calls")
+    # read back by profkit, the output has the input's markers and payloads
+    back = json.load(open(d + "/back.json"))["markers"]
+    row = lambda m: (m["thread"]["index"], m["name"], m.get("category"), m.get("type"),
+                     json.dumps(m.get("data"), sort_keys=True))
+    a, b = [row(m) for m in mk["markers"]], [row(m) for m in back]
+    if a != b:
+        diff = [(x, y) for x, y in zip(a, b) if x != y][:2]
+        say("markers read back:", len(a), "in the input,", len(b), "in the output; first differences", diff)
 if bad:
     print("; ".join(bad[:12])); sys.exit(1)
 print("ok", checked, "profiles")
@@ -248,23 +291,28 @@ writer "$DATA/v8_cpuprofile/ok_devtools.cpuprofile" v8-devtools
 writer "$DATA/perf_script/ok_fields.perf" perf-fields
 
 # the engine reads events by Chrome's names and expects Chrome's args for
-# them: a marker named "Paint" (tests/data/gecko/ok_markers.json) without
-# args.data stops it (its layer tree handler reads args.data.layerId)
-"$PROFKIT" convert -q "$DATA/gecko/ok_markers.json" --to chrome -o "$TMP/markers.trace.json"
-engine "$TMP/markers.trace.json" "$TMP/markers.view"
-expect_eq "a Paint event without args.data stops the engine" 2 "$?"
-grep -q "LayerTreeHandler" "$TMP/markers.view" && pass || fail "the engine's error: $(head -c 400 "$TMP/markers.view")"
-python3 -c '
+# them: a marker named "Paint" (tests/data/gecko/ok_markers.json, no
+# payload) is written with an empty args.data, without which the engine
+# stops (its layer tree handler reads args.data.layerId)
+writer "$DATA/gecko/ok_markers.json" markers
+expect_eq "every marker carries args.data" "[]" "$(python3 -c '
 import json, sys
-t = json.load(open(sys.argv[1]))
-for e in t["traceEvents"]:
-    if e.get("name") == "Paint":
-        e.setdefault("args", {})["data"] = {}
-json.dump(t, open(sys.argv[2], "w"))' "$TMP/markers.trace.json" "$TMP/markers2.trace.json"
-if engine "$TMP/markers2.trace.json" "$TMP/markers2.view"; then
-  compare markers "$DATA/gecko/ok_markers.json" "$TMP/markers2.trace.json" "$TMP/markers2.view"
+t = json.load(open(sys.argv[1]))["traceEvents"]
+print([e["name"] for e in t if e.get("ph") in ("X", "I", "B", "E") and not isinstance((e.get("args") or {}).get("data"), dict)])' "$TMP/markers.trace.json")"
+
+# profkit's reader takes args.data, when it is args' only key and an
+# object, as a marker's payload (tests/data/chrome/ok_args_data.json), and
+# the writer's track span (a ProfileChunk X event) as no marker
+expect_eq "payloads read from args.data" \
+  'Paint {"layerId": 0, "type": "Paint"}|Both {"data": {"a": 1}, "other": 2}|Empty null|Null null|Scalar {"data": [1, "two"]}|Plain {"x": 1}' \
+  "$("$PROFKIT" markers --list --json -q "$DATA/chrome/ok_args_data.json" | python3 -c '
+import json, sys
+print("|".join(m["name"] + " " + json.dumps(m.get("data"), sort_keys=True) for m in json.load(sys.stdin)["markers"]))')"
+if engine "$DATA/chrome/ok_args_data.json" "$TMP/args-data.view"; then
+  expect_eq "the engine draws ok_args_data.json's thread with its calls" "1 3" \
+    "$(python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); print(len(v["shown"]), v["shown"][0]["calls"] if v["shown"] else 0)' "$TMP/args-data.view")"
 else
-  fail "with args.data on Paint the engine still fails: $(head -c 400 "$TMP/markers2.view")"
+  fail "ok_args_data.json: the engine could not load it: $(head -c 300 "$TMP/args-data.view")"
 fi
 
 # the output is V8's own form: loaded back by profkit it gives the same

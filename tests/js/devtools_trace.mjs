@@ -6,7 +6,8 @@
 //   threads     every thread the trace names (the engine's thread_name
 //               table): pid, tid, name
 //   shown       the threads the panel draws (the engine's threadsInTrace):
-//               pid, tid, name, type, entries (trace events + JS calls)
+//               pid, tid, name, type, entries (trace events + JS calls),
+//               calls (the JS calls, the engine's profile calls)
 //   profiles    per sampled thread, the engine's parsed CPU profile: pid,
 //               tid, id, samples, first and last sample time (µs), per
 //               function name {self, total} samples, and `moved`: the
@@ -58,7 +59,8 @@ try {
     for (const [tid, e] of threads) out.threads.push({pid, tid, name: e.args.name});
 
   for (const t of Trace.Handlers.Threads.threadsInTrace(data)) {
-    out.shown.push({pid: t.pid, tid: t.tid, name: t.name, type: t.type, entries: t.entries.length});
+    const calls = t.entries.filter(e => Trace.Types.Events.isProfileCall(e)).length;
+    out.shown.push({pid: t.pid, tid: t.tid, name: t.name, type: t.type, entries: t.entries.length, calls});
     for (const e of t.entries) {
       if (Trace.Types.Events.isProfileCall(e)) continue;
       out.events.push({pid: t.pid, tid: t.tid, name: e.name, ph: e.ph, ts: e.ts, dur: e.dur ?? null});

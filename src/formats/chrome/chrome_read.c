@@ -20,7 +20,9 @@
  *     `CpuProfile` event holds a whole .cpuprofile in args.data.cpuProfile.
  *   - complete (`X`, with `dur`), begin and end (`B`/`E`, async `b`/`e`),
  *     and instant (`i`, `I`, `n`, `R`) events as markers: name, `cat` as the
- *     category, `args` as the payload;
+ *     category, `args` as the payload (args.data when it is args' only
+ *     key: marker_payload); a `ProfileChunk` of any phase is a chunk
+ *     (profkit's writer adds an `X` one without samples: its track span);
  *   - thread and process names from `M` events (thread_name,
  *     process_name, args.name); a thread is (pid, tid);
  *   - counter (`C`) events as counters (build_counters): each numeric
@@ -122,6 +124,8 @@ typedef struct creader {
     int capture;      /* keep the args' text */
     int astate, akey, gen_depth, gen_return, list_return;
     uint32_t arg_name; /* args.name (string id, M events) */
+    size_t arg_keys;   /* args' own keys, and whether one is "data" (marker_payload) */
+    int arg_data;
     int have_arg_name;
     size_t node_mark, link_mark, sample_mark, delta_count, chunk_samples;
     int have_nodes, have_samples, have_deltas;
@@ -377,6 +381,8 @@ static int on_arg(creader *r, pk_json *j, const pk_json_event *ev)
     if (ev->type == PK_JSON_KEY) {
         r->akey = arg_key(r->astate, ev);
         if (r->astate == A_ARGS) {
+            r->arg_keys++;
+            r->arg_data |= r->akey == AK_OTHER + 1;
             pk_buf_clear(&r->ckey);
             pk_buf_put(&r->ckey, ev->str, ev->len);
         }
@@ -618,6 +624,8 @@ static void begin_event(creader *r, pk_json *j)
     r->pid = r->tid = -1;
     r->have_arg_name = 0;
     r->arg_name = 0;
+    r->arg_keys = 0;
+    r->arg_data = 0;
     r->node_mark = r->n_nodes;
     r->link_mark = r->n_links;
     r->sample_mark = r->n_samples;
@@ -750,6 +758,29 @@ static int counter_event(creader *r, pk_json *j)
     return 0;
 }
 
+/* A marker's payload: args.data when it is args' only key and an object
+ * (as Chrome's own events and profkit's writer carry it; the Firefox
+ * Profiler reads the same), else the whole args; "{}", and an args.data "{}" or null,
+ * carry nothing (the writer writes `{"data":{}}` for no payload). The args' text is compact JSON, so args.data's text is
+ * args' between `{"data":` and the closing brace. */
+static int marker_payload(creader *r, pk_json *j, profkit_marker *m)
+{
+    const char *s = r->args.buf;
+    size_t len = r->args.len;
+    static const char head[] = "{\"data\":";
+    if (r->arg_keys == 1 && r->arg_data && len > sizeof head && memcmp(s, head, sizeof head - 1) == 0 &&
+        s[len - 1] == '}' && (s[sizeof head - 1] == '{' || s[sizeof head - 1] == 'n')) {
+        s += sizeof head - 1;
+        len -= sizeof head; /* the head and the closing brace */
+        if ((len == 4 && memcmp(s, "null", 4) == 0) || (len == 2 && memcmp(s, "{}", 2) == 0))
+            return 0;
+    } else if (len <= 2) { /* "{}" carries nothing */
+        return 0;
+    }
+    m->payload = profkit_string_intern(r->p, s, len);
+    return m->payload == PROFKIT_NONE ? OOM() : 0;
+}
+
 static int end_event(creader *r, pk_json *j)
 {
     int rc = 0;
@@ -818,11 +849,8 @@ static int end_event(creader *r, pk_json *j)
                 m.start = ts;
                 break;
             }
-            if (r->args.len > 2) { /* "{}" carries nothing */
-                m.payload = profkit_string_intern(r->p, r->args.buf, r->args.len);
-                if (m.payload == PROFKIT_NONE)
-                    return OOM();
-            }
+            if ((rc = marker_payload(r, j, &m)) != 0)
+                return rc;
             r->markers[r->n_markers++] = m;
         }
     }

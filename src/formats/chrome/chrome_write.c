@@ -19,9 +19,11 @@
  *     functionName (an unnamed function's label), url (the function's
  *     file), 0-based lineNumber and columnNumber of the frame (or of the
  *     function's definition line; -1 unknown).
+ *     A sampled thread without an X or I marker gets a track span after its
+ *     chunks (track_span), so DevTools draws its calls.
  *   - the markers: intervals as complete `X` events (ts, dur), instants as
- *     `i` (thread scope), interval starts and ends as `B` and `E`; the
- *     category as `cat`, the payload as `args`;
+ *     `I` (thread scope), interval starts and ends as `B` and `E`; the
+ *     category as `cat`, the payload as `args.data` (`{}` without one);
  *   - the counters (timed ones) as `C` events, one per counter sample with
  *     the running sum of its counts (write_counters).
  * Times are microseconds; sample times are rounded to whole microseconds
@@ -91,6 +93,7 @@ typedef struct writer {
     size_t cap_chain;
     uint32_t next_id;     /* the next node id */
     uint32_t root;        /* the current thread's "(root)" node id */
+    uint8_t *drawn;       /* per thread: a marker is written on it as X or I (track_span) */
 } writer;
 
 static void put_int_field(pk_sink *k, const char *key, int64_t v)
@@ -166,6 +169,28 @@ static void write_node(writer *w, uint32_t s)
                    (long long)col);
 }
 
+/* DevTools' Performance panel draws a thread's JS calls only on a thread
+ * with a trace event of its own (X, I, or a B/E pair); a thread with
+ * samples alone gets no track. Such a thread gets one complete event
+ * spanning its samples, after its chunks, that every reader takes for
+ * what it is: a `ProfileChunk` of the thread's profile (same id) with no
+ * samples. DevTools' trace engine keeps it among the thread's events (its
+ * track) and reads it as an empty chunk; the Firefox Profiler makes no
+ * marker of a ProfileChunk and skips a chunk without cpuProfile;
+ * profkit's reader reads it as an empty chunk. */
+static void track_span(writer *w, size_t t, uint32_t profile_id, int64_t start, int64_t end)
+{
+    if (w->drawn && w->drawn[t])
+        return;
+    pk_sink *k = w->k;
+    event_head(w, "ProfileChunk", 12, "X", 0, "disabled-by-default-v8.cpu_profiler", t);
+    pk_sink_printf(k, ",\"id\":\"0x%x\",\"ts\":", profile_id);
+    pk_json_int(k, start);
+    pk_sink_puts(k, ",\"dur\":");
+    pk_json_int(k, end > start ? end - start : 0);
+    pk_sink_puts(k, ",\"args\":{\"data\":{}}}");
+}
+
 /* One thread's samples (the stacks of rows[0..n) at us[0..n),
  * microseconds) as a Profile and its chunks. */
 static int write_samples(writer *w, size_t t, const size_t *rows, const int64_t *us, size_t n,
@@ -223,6 +248,7 @@ static int write_samples(writer *w, size_t t, const size_t *rows, const int64_t 
         }
         pk_sink_puts(k, "}}}");
     }
+    track_span(w, t, profile_id, start, end_us != PROFKIT_NO_TIME && end_us > prev ? end_us : prev);
     return 0;
 }
 
@@ -277,21 +303,23 @@ static void write_marker(writer *w, const profkit_marker *m, size_t t)
     }
     if (ph[0] == 'i')
         pk_sink_puts(k, ",\"s\":\"t\"");
-    if (m->payload) {
-        const char *s = pk_str(p, m->payload);
-        size_t len = pk_strtab_len(&p->strings, m->payload);
-        size_t i = 0;
-        while (i < len && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r'))
-            i++;
-        if (i < len && s[i] == '{') {
-            pk_sink_puts(k, ",\"args\":");
-            pk_sink_write(k, s, len);
-        } else if (i < len && strncmp(s + i, "null", 4) != 0) {
-            pk_sink_puts(k, ",\"args\":{\"data\":");
-            pk_sink_write(k, s, len);
-            pk_sink_puts(k, "}");
-        }
-    }
+    /* the payload under args.data, as Chrome's own events carry theirs,
+     * and `{}` for a marker without one: DevTools' trace engine reads
+     * args.data of the events it knows by name (a Paint without it stops
+     * the engine), the Firefox Profiler turns args.data into the marker's
+     * data, and the reader takes args.data back as the payload when it is
+     * args' only key (`{}`: none) */
+    pk_sink_puts(k, ",\"args\":{\"data\":");
+    const char *s = m->payload ? pk_str(p, m->payload) : "";
+    size_t len = m->payload ? pk_strtab_len(&p->strings, m->payload) : 0;
+    size_t i = 0;
+    while (i < len && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r'))
+        i++;
+    if (i < len && strncmp(s + i, "null", 4) != 0)
+        pk_sink_write(k, s, len);
+    else
+        pk_sink_puts(k, "{}");
+    pk_sink_puts(k, "}");
     pk_sink_puts(k, "}");
 }
 
@@ -564,6 +592,18 @@ int pk_chrome_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
         pk_sink_puts(k, "]}}}");
     }
     free(first_of_pid);
+    /* the threads DevTools draws for a marker of their own (track_span) */
+    w.drawn = calloc(nt + 1, 1);
+    if (!w.drawn) {
+        rc = PROFKIT_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < p->n_markers; i++) {
+        const profkit_marker *m = &p->markers[i];
+        if (m->thread < nt && m->start != PROFKIT_NO_TIME &&
+            (m->phase != PROFKIT_MARKER_START && m->phase != PROFKIT_MARKER_END))
+            w.drawn[m->thread] = 1;
+    }
     /* the last sample's end: its time plus its time value, when it has one */
     uint32_t vt = PROFKIT_NONE;
     if (p->default_value < nv && is_time_unit(pk_str(p, p->value_types[p->default_value].unit)))
@@ -700,6 +740,7 @@ out:
     free(us);
     free(xrows);
     free(w.chain);
+    free(w.drawn);
     if (rc)
         return pk_error_set(err, rc, NULL, -1, "out of memory writing a Chrome trace");
     return 0;
