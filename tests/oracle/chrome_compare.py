@@ -26,9 +26,12 @@ docs/formats/chrome.md):
     that profile's Profile and ProfileChunk events, a trace of its own), as
     profkit's writer avoids it by numbering nodes across the trace;
   - each stack starts with the "(root)" node as a function, which profkit
-    reads as the root itself: "(root)" is not compared (nor a function of
-    that name in profkit's profile, a Gecko profile's root frame, which the
-    loader cannot tell from it);
+    reads as the root itself: "(root)" is not compared as a function (nor
+    a function of that name in profkit's profile, a Gecko profile's root
+    frame, which the loader cannot tell from it); but --write checks its
+    counts: its total is the thread's kept samples and its self the kept
+    samples without a stack (profkit's empty stack, which the writer puts
+    on the "(root)" node: a Chrome sample cannot have a null stack);
   - its root range ends with the last sample of the threads that have
     samples, and it lists only the markers that overlap that range: --write
     compares the markers of profkit's input that overlap it (per name, as
@@ -37,7 +40,8 @@ docs/formats/chrome.md):
   - a timed row is one sample in the trace whatever its weight (the writer
     leaves weights out, with a warning): the expected side counts it once.
 profkit's samples, in order with their stacks, come from its speedscope
-output of the same input (`--value samples`: one row per sample, root
+output of the same input (`--value samples`, or for a timed thread whose
+samples weigh in another type that type: one row per sample, root
 first); the number of samples per thread is checked too.
 
 Usage: chrome_compare.py --profkit BIN --cli PROFILER_CLI_JS --work DIR
