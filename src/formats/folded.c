@@ -366,9 +366,19 @@ static int folded_write(const profkit_profile *p, pk_sink *sink,
     if (rc)
         return rc;
     rc = pk_folded_write_tree(&t, sink);
+    /* samples without a stack (Gecko's null stacks) sit on the root, which
+     * no line can name: said once */
+    int64_t rootless = t.n ? t.self[0] : 0;
     pk_ltree_free(&t);
     if (rc)
         return pk_error_set(err, rc, NULL, -1, "out of memory writing folded stacks");
+    if (rootless && o->on_warning) {
+        profkit_error w;
+        pk_error_set(&w, PROFKIT_EUNSUPPORTED, NULL, -1,
+                     "folded stacks: samples without a stack (a value of %lld) left out: a line needs a frame",
+                     (long long)rootless);
+        o->on_warning(&w, o->payload);
+    }
     return 0;
 }
 

@@ -53,14 +53,16 @@ cat "$TMP/read.report"
 # comparison counts once; samply-flow_marker_fields-v66.json has no sample,
 # so the loader's root range is empty and it shows none of its markers;
 # ok_counters.json carries counters (C events the loader passes over).
-# Left out, as in markers_oracle and counters_oracle: profkit drops a
-# sample without a stack, so samply-profile_without_js-v66.json's root
-# range starts 1 ms later in profkit and an instant at 0 ms is outside it
-# (inside the loader's), and samply-profile_counters_with_sorted_processes-
-# v66.json (every sample stackless) gives a trace of no sample and no
-# marker, which the loader refuses to load.
+# A sample without a stack (samply-profile_without_js-v66.json's first,
+# every one of samply-profile_counters_with_sorted_processes-v66.json's,
+# and ok_null_stacks.json's) is a sample on its thread's "(root)" node:
+# the loader counts it in the thread and in its "(root)" function only,
+# and its root range starts with it.
 files=("$FIX"/firefox/gecko-*.json "$FIX"/firefox/argument-values.json
        "$FIX"/firefox/samply-ls-profile-v41.json "$FIX"/firefox/samply-flow_marker_fields-v66.json
+       "$FIX"/firefox/samply-profile_without_js-v66.json
+       "$FIX"/firefox/samply-profile_counters_with_sorted_processes-v66.json
+       "$PROFKIT_SRC"/tests/data/gecko/ok_null_stacks.json
        "$PROFKIT_SRC"/tests/data/gecko/ok_counters.json
        "$PROFKIT_SRC"/tests/data/gecko/ok_markers.json "$PROFKIT_SRC"/tests/data/gecko/ok_nested_processes.json
        "$FIX"/wild/v8/*.cpuprofile "$PROFKIT_SRC"/tests/data/v8_cpuprofile/ok_node.cpuprofile

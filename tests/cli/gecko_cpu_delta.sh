@@ -3,8 +3,9 @@
 # raw Gecko profiles (rows streamed after their schema, and rows held until
 # a later schema) and from processed ones, and the Firefox writer keeps it:
 # the written column equals the input's, sample for sample (a sample without
-# a stack is not kept, so neither is its delta), with meta.sampleUnits'
-# unit, and a second round trip changes nothing.
+# a stack too: it is kept, with its delta, and written back with a null
+# stack), with meta.sampleUnits' unit, and a second round trip changes
+# nothing.
 . "$(dirname "$0")/lib.sh"
 
 check() { # check NAME IN OUT: the kept samples' deltas and unit of IN in OUT
@@ -21,12 +22,12 @@ def want_rows(t):
     s = t['samples']
     if 'schema' in s:  # raw: rows
         sc = s['schema']
-        rows = [r for r in s['data'] if len(r) > sc['stack'] and r[sc['stack']] is not None]
+        rows = [r for r in s['data'] if len(r) > sc['stack']]
         return [r[sc['threadCPUDelta']] if len(r) > sc['threadCPUDelta'] else None for r in rows]
     d = s.get('threadCPUDelta')
     if d is None:
         return []
-    return [c for st, c in zip(s['stack'], d) if st is not None]
+    return [c for st, c in zip(s['stack'], d)]
 
 # threads by (pid, tid, name), as a multiset: the writer may put them in
 # another order, and two threads may share all three
@@ -58,8 +59,11 @@ roundtrip raw "$PROFKIT_SRC/tests/data/gecko/ok_cpu_delta.json"
 roundtrip short_rows "$PROFKIT_SRC/tests/data/gecko/ok_short_rows.json"
 # the deltas really are there (not two empty columns compared)
 "$PROFKIT" convert -q "$PROFKIT_SRC/tests/data/gecko/ok_cpu_delta.json" --to firefox -o "$TMP/raw.json"
-expect_eq "raw: first thread's deltas" "[null,1500,500000,0]" \
+expect_eq "raw: first thread's deltas" "[null,1500,99,500000,0]" \
   "$(grep -o '"threadCPUDelta":\[[^]]*\]' "$TMP/raw.json" | head -1 | sed 's/.*://')"
+# the sample without a stack (the third) is written back with a null stack
+expect_eq "raw: first thread's stacks" "[0,1,null,1,0]" \
+  "$(grep -o '"stack":\[[^]]*\]' "$TMP/raw.json" | head -1 | sed 's/.*://')"
 expect_eq "raw: unit" '"threadCPUDelta":"ns"' "$(grep -o '"threadCPUDelta":"[^"]*"' "$TMP/raw.json")"
 # a profile without the column gets none
 "$PROFKIT" convert -q "$PROFKIT_SRC/tests/data/gecko/ok_weights.json" --to firefox -o "$TMP/none.json"

@@ -91,9 +91,11 @@ PY
 }
 
 check raw "$PROFKIT_SRC/tests/data/gecko/ok_cpu_delta.json"
-# by hand: samples 1 ms apart, deltas in ns: null, 1500, 500000, 0
+# by hand: samples at 1, 2, 2.5, 3 and 4 ms (the one at 2.5 ms has no
+# stack: its time and delta count, as in the Firefox Profiler), deltas in
+# ns: null, 1500, 99, 500000, 0
 page "$PROFKIT_SRC/tests/data/gecko/ok_cpu_delta.json" "$TMP/raw.data"
-expect_eq "raw: the main thread's heights" "0,0.0015,0.5,0" "$("$NODE" -e '
+expect_eq "raw: the main thread's heights" "0,0.0015,0.000198,1,0" "$("$NODE" -e '
 const fs = require("fs"), vm = require("vm"), ctx = vm.createContext({});
 vm.runInContext(fs.readFileSync(process.argv[1], "utf8"), ctx);
 const d = JSON.parse(fs.readFileSync(process.argv[2], "utf8")), tl = d.threads.find((t) => t.tid === 7).timeline;

@@ -172,8 +172,7 @@ def main():
                 fields = ["name", "category", "description", "thread", "samples", "label", "unit",
                           "graphType", "color"] + (["processName", "pid"] if pids else [])
                 # what depends on the root range is compared where the
-                # round trip has the input's (it comes from the samples,
-                # which profkit drops when they have no stack)
+                # round trip has the input's (it comes from the samples)
                 same_root = got and got[0]["root"] == want[0]["root"]
                 if same_root:
                     fields += ["in_range", "stats", "graph"]

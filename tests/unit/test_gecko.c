@@ -492,7 +492,8 @@ static void test_processed_shared(void **state)
         assert_string_equal(pk_str(p, p->threads[0].process_name), "app");
         assert_int_equal(p->threads[0].pid, 321);
         assert_int_equal(p->threads[2].tid, 13);
-        /* Main: stacks 0,1,2,3,3 and a null stack (dropped); timeDeltas 1 each */
+        /* Main: stacks 0,1,2,3,3 and a null stack (kept: the empty stack,
+         * at 6 ms); timeDeltas 1 each */
         size_t i0 = 0;
         char path[512];
         /* frame 2 is func 3 (an address name), frame 3 func 2 */
@@ -510,12 +511,15 @@ static void test_processed_shared(void **state)
         assert_string_equal(pk_str(p, leaf_function(p, p->sample_stack[0])->module), "libxul.so");
         const profkit_frame *fr = &p->frames[p->stacks[p->sample_stack[2]].frame];
         assert_int_equal(fr->address, 4660);
+        assert_int_equal(p->sample_thread[5], 0);
+        assert_int_equal(p->sample_stack[5], 0);
+        assert_int_equal(p->sample_time[5], 6000000);
         /* Tracer: tracing-ms weights; times 5 and 10 ms */
         uint32_t vw = profkit_profile_find_value(p, "wall");
         assert_int_not_equal(vw, PROFKIT_NONE);
-        assert_int_equal(p->sample_time[5], 5000000);
-        assert_int_equal(p->sample_time[6], 10000000);
-        assert_int_equal(p->sample_values[5 * p->n_value_types + vw], 3);
+        assert_int_equal(p->sample_time[6], 5000000);
+        assert_int_equal(p->sample_time[7], 10000000);
+        assert_int_equal(p->sample_values[6 * p->n_value_types + vw], 3);
         assert_string_equal(pk_meta_get(p, "format_version"), "70");
         assert_int_equal(p->n_markers, 6);
         const profkit_marker *m = p->markers;
@@ -611,16 +615,19 @@ static void test_stream_equivalence(void **state)
         profkit_profile *p = pp[k];
         uint32_t vb = profkit_profile_find_value(p, "bytes");
         assert_int_not_equal(vb, PROFKIT_NONE);
-        assert_int_equal(p->n_samples, 3);
+        assert_int_equal(p->n_samples, 4); /* a null stack is a sample (the empty stack) */
         assert_int_equal(p->n_threads, 1);
         assert_string_equal(pk_str(p, p->threads[0].name), "T");
         /* shift 5 - 0 (the root's meta came first without a start: 0) */
         assert_int_equal(p->sample_time[0], 1500000 + (int64_t)(k ? 0 : 0));
         assert_int_equal(p->sample_values[0 * p->n_value_types + vb], 1);
-        assert_int_equal(p->sample_values[1 * p->n_value_types + vb], 4);
-        assert_int_equal(p->sample_time[1], p->sample_time[0] + 500000); /* null time: the previous one (2) */
+        assert_int_equal(p->sample_stack[1], 0);
+        assert_int_equal(p->sample_values[1 * p->n_value_types + vb], 1);
+        assert_int_equal(p->sample_time[1], p->sample_time[0] + 500000);
+        assert_int_equal(p->sample_values[2 * p->n_value_types + vb], 4);
+        assert_int_equal(p->sample_time[2], p->sample_time[0] + 500000); /* null time: the previous one (2) */
         char a[256], b[256];
-        for (size_t i = 0; i < 3; i++) {
+        for (size_t i = 0; i < 4; i++) {
             stack_path(pp[0], pp[0]->sample_stack[i], a, sizeof a);
             stack_path(pp[1], pp[1]->sample_stack[i], b, sizeof b);
             assert_string_equal(a, b);

@@ -803,18 +803,22 @@ static int fix_samples(gk_build *b, gk_table *st, double shift)
 {
     gk_reader *r = b->r;
     profkit_profile *p = r->p;
-    if (!b->t[T_STACKS] || !b->t[T_FRAMES])
-        return table_fail(b, T_SAMPLES, 0, "the thread has samples but no %s",
-                          b->t[T_STACKS] ? "frameTable" : "stackTable");
+    size_t end = st->first + st->count;
+    if (!b->t[T_STACKS] || !b->t[T_FRAMES]) {
+        /* samples without a stack need no stack table */
+        for (size_t k = st->first; k < end; k++)
+            if (p->sample_stack[k] != PK_GK_NULL_STACK)
+                return table_fail(b, T_SAMPLES, 0, "the thread has samples but no %s",
+                                  b->t[T_STACKS] ? "frameTable" : "stackTable");
+    }
     uint32_t vt = pk_value_type_add(p, vt_names[st->weight_type][0], vt_names[st->weight_type][1]);
     if (vt == PROFKIT_NONE)
         return pk_gk_oom(r);
-    size_t nv = p->n_value_types, n_stacks = pk_gk_table_rows(b->t[T_STACKS]);
+    size_t nv = p->n_value_types, n_stacks = b->t[T_FRAMES] ? pk_gk_table_rows(b->t[T_STACKS]) : 0;
     int64_t sh = (int64_t)llround(shift * 1e6);
-    const gk_srow *rows = stack_rows(b);
-    if (!rows)
+    const gk_srow *rows = n_stacks ? stack_rows(b) : NULL;
+    if (n_stacks && !rows)
         return pk_gk_oom(r);
-    size_t end = st->first + st->count;
     for (size_t k = st->first; k < end; k++) {
         /* The stack table is read in sample order, at random: ask for a
          * later sample's row ahead of time. */
@@ -825,12 +829,12 @@ static int fix_samples(gk_build *b, gk_table *st, double shift)
                 __builtin_prefetch(&rows[ahead]);
         }
         uint32_t idx = p->sample_stack[k], id = 0;
-        if (idx == PROFKIT_NONE)
-            return table_fail(b, T_SAMPLES, k - st->first, "a sample without a stack");
-        if (idx >= n_stacks)
+        if (idx == PK_GK_NULL_STACK) {
+            /* a sample without a stack: the empty stack */
+        } else if (idx >= n_stacks) {
             return table_fail(b, T_SAMPLES, k - st->first, "stack %u out of range (the stackTable has %zu entries)",
                               idx, n_stacks);
-        if (rows[idx].id < IN_PROGRESS) { /* made for an earlier sample */
+        } else if (rows[idx].id < IN_PROGRESS) { /* made for an earlier sample */
             id = rows[idx].id;
         } else {
             int rc = stack_id(b, idx, &id);
@@ -1040,11 +1044,12 @@ static int build_samples(gk_build *b, uint32_t thread, double shift)
     size_t n = pk_gk_table_rows(st);
     if (n == 0)
         return 0;
-    if (!b->t[T_STACKS] || !b->t[T_FRAMES])
-        return table_fail(b, T_SAMPLES, 0, "the thread has samples but no %s",
-                          b->t[T_STACKS] ? "frameTable" : "stackTable");
-    if (!b->raw_frames && !b->t[T_FUNCS])
-        return table_fail(b, T_SAMPLES, 0, "the thread has samples but no funcTable");
+    /* the tables a sample with a stack needs (one without needs none):
+     * "stackTable", "frameTable" or "funcTable" when one is missing */
+    const char *missing = !b->t[T_STACKS]                  ? "stackTable"
+                          : !b->t[T_FRAMES]                ? "frameTable"
+                          : !b->raw_frames && !b->t[T_FUNCS] ? "funcTable"
+                                                             : NULL;
     uint32_t vt = pk_value_type_add(r->p, vt_names[st->weight_type][0], vt_names[st->weight_type][1]);
     if (vt == PROFKIT_NONE)
         return pk_gk_oom(r);
@@ -1081,12 +1086,17 @@ static int build_samples(gk_build *b, uint32_t thread, double shift)
         rc = get_index(b, T_SAMPLES, COL_STACK, i, n_stacks, "stackTable", &si);
         if (rc < 0)
             break;
-        if (rc == 1) {
-            rc = 0;
-            continue; /* a sample without a stack has nothing to attribute */
-        }
+        /* a sample without a stack (null) keeps its time, weight and CPU
+         * delta on the empty stack: in its thread's range and sample count,
+         * in no function's, as the Firefox Profiler counts it */
         uint32_t stack = 0;
-        if ((rc = stack_id(b, (size_t)si, &stack)) < 0)
+        if (rc == 0 && missing) {
+            rc = strcmp(missing, "funcTable") == 0
+                     ? table_fail(b, T_SAMPLES, 0, "the thread has samples but no funcTable")
+                     : table_fail(b, T_SAMPLES, 0, "the thread has samples but no %s", missing);
+            break;
+        }
+        if (rc == 0 && (rc = stack_id(b, (size_t)si, &stack)) < 0)
             break;
         double w = 1;
         if ((rc = get_num(b, T_SAMPLES, COL_WEIGHT, i, &w)) < 0)

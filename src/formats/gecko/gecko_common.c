@@ -417,8 +417,13 @@ static int emit_sample(gk_reader *r, pk_json *j, gk_table *t)
         return pk_gk_oom(r);
     int64_t stack = 0;
     int rc = row_int(r, j, t, T_SAMPLES, COL_STACK, &stack);
-    if (rc)
-        return rc < 0 ? rc : 0; /* a sample without a stack has nothing to attribute */
+    if (rc < 0)
+        return rc;
+    if (rc == 1) /* a sample without a stack: its time counts, no function has it */
+        stack = PK_GK_NULL_STACK;
+    else if (stack >= PK_GK_NULL_STACK)
+        return pk_json_fail(j, PROFKIT_ECORRUPT, "%s row %zu: %s: expected an index, found %g",
+                            table_names[T_SAMPLES], t->n_rows, col_names[COL_STACK], (double)stack);
     double w = r->row[COL_WEIGHT];
     if (cell_is_null(w))
         w = 1;
@@ -565,7 +570,7 @@ static int stream_column_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_j
     switch (f->key) {
     case COL_STACK:
         if (null) {
-            p->sample_stack[row] = PROFKIT_NONE;
+            p->sample_stack[row] = PK_GK_NULL_STACK;
         } else if (v >= 0 && v < 4294967290.0 && v == floor(v)) {
             p->sample_stack[row] = (uint32_t)v;
         } else {

@@ -378,8 +378,13 @@ void pk_gk_thread_free(gk_thread *th);
 char *pk_gk_dup_len(const char *s, size_t n);
 /* The JSON text a text cell refers to (*n bytes), or NULL. */
 const char *pk_gk_cell_text(const gk_tables *o, double d, size_t *n);
-/* Drops a streamed table's rows that never got a stack (the newest rows). */
+/* Drops a streamed table's rows that never got a stack cell (the newest
+ * rows); a row whose stack is null (PK_GK_NULL_STACK) stays. */
 void pk_gk_compact_streamed(gk_reader *r, gk_table *t);
+/* A streamed sample's stack while it is read: the file's null (a sample
+ * without a stack: a time on its thread, attributed to no function, which
+ * becomes the model's empty stack, 0). Raw indexes stay below it. */
+#define PK_GK_NULL_STACK (UINT32_MAX - 1)
 /* Table tk of owner o, or NULL when it has none (o may be NULL). */
 static inline gk_table *pk_gk_table_of(const gk_tables *o, int tk)
 {

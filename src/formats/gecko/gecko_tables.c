@@ -118,7 +118,8 @@ int pk_gk_cpu_cell(gk_reader *r, size_t row, double d)
     return pk_sample_set_cpu(r->p, row, (int64_t)llround(d)) != 0 ? pk_gk_oom(r) : 0;
 }
 
-/* Drops streamed rows without a stack; they are the newest rows. */
+/* Drops streamed rows that never got a stack cell; they are the newest
+ * rows. A row whose stack is null (PK_GK_NULL_STACK) is a sample and stays. */
 void pk_gk_compact_streamed(gk_reader *r, gk_table *t)
 {
     profkit_profile *p = r->p;
