@@ -96,7 +96,7 @@ for engine in $ENGINES; do
   echo "$engine rows: stacks $(count stacks), frames $(count frames)"
   # the store on disk against the gzipped inputs
   ratio() { # LABEL BYTES
-    awk -v l="$1" -v s="$2" -v g="$gz" -v g6="$gz6" 'BEGIN { printf "%s: %d bytes, %.2fx the gzipped inputs (level 9), %.2fx at level 6\n", l, s, s / g, s / g6 }'
+    awk -v l="$1" -v s="$2" -v g="$gz" -v g6="$gz6" 'BEGIN { printf "%s: %.0f bytes, %.2fx the gzipped inputs (level 9), %.2fx at level 6\n", l, s, s / g, s / g6 }'
   }
   if [ "$engine" = sqlite ]; then
     size=$(stat -c %s "$DB")
@@ -125,8 +125,9 @@ for engine in $ENGINES; do
       echo "$engine: settled $waited s after $2 (inactive parts left: $(chq "SELECT count() FROM system.parts WHERE database = 'bench' AND NOT active"); load average $(cut -d' ' -f1-3 /proc/loadavg))"
       where "$1"
     }
+    # (%.0f: mawk's %d stops at 2^31 - 1)
     awk 'NR == 1 { t0 = $1 } $2 > m { m = $2; at = $1 - t0 } $3 > b { b = $3 } END {
-      printf "%d %d %d %d\n", m, b, at, NR }' "$OUT/du.log" > "$OUT/du.max"
+      printf "%.0f %.0f %d %d\n", m, b, at, NR }' "$OUT/du.log" > "$OUT/du.max"
     read -r dmax bmax dat dn < "$OUT/du.max"
     ratio "$engine directory during the ingestion, largest of $dn samples ($dat s in; du -sb)" "$dmax"
     ratio "$engine directory during the ingestion, largest (du -sB1, disk blocks)" "$bmax"
