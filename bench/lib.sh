@@ -23,6 +23,13 @@ measure() {
 # Starts Debian's clickhouse-server, one node on free 127.0.0.1 ports, its
 # data under $OUT/ch; sets chpid and CH_HTTP. stop_clickhouse stops it; a
 # script that starts one traps EXIT with stop_clickhouse_and_clean.
+# The config is written whole here, so the server keeps none of its own
+# log tables (system.query_log, part_log, and on later versions trace_log,
+# metric_log, asynchronous_metric_log, text_log, ...): each is a section
+# of config.xml, and a server writes only those its config has. The
+# MergeTree settings are the server's defaults: the store's tables set
+# what they need themselves (old_parts_lifetime: docs/store.md, "Size on
+# ClickHouse"), so the figures are what a team's server gives.
 chpid=
 stop_clickhouse() {
   if [ -n "$chpid" ]; then kill "$chpid" 2> /dev/null || true; wait "$chpid" 2> /dev/null || true; fi
@@ -47,6 +54,7 @@ start_clickhouse() {
   <path>$dir/data/</path><tmp_path>$dir/tmp/</tmp_path><users_config>$dir/users.xml</users_config>
   <default_profile>default</default_profile><default_database>default</default_database>
   <mark_cache_size>536870912</mark_cache_size>
+  <!-- no query_log, part_log, ... section: no system log table (a bench or a test reads none) -->
   <!-- every part zstd-compressed (the default is LZ4): the store's size (docs/store.md) -->
   <compression><case><min_part_size>0</min_part_size><min_part_size_ratio>0</min_part_size_ratio><method>zstd</method></case></compression>
 </yandex>

@@ -13,8 +13,17 @@
 # free 127.0.0.1 ports with a temporary data directory, stopped at the end.
 # The inputs are made once by bench/store_inputs.py and kept under
 # STORE_CACHE (build/bench-store, ~61 MB per 1,000 profiles), with their
-# sizes gzipped at level 6 and at level 9 (the first 1,000 files); delete
-# that directory to make them again.
+# sizes gzipped at level 6 and at level 9 (every file); delete that
+# directory to make them again.
+#
+# The store on disk: SQLite's file (and its -wal, -shm), and ClickHouse's
+# whole data directory as a team sees it, `du -sb` (bytes) and `du -sB1`
+# (disk blocks): its largest during the ingestion (sampled every
+# STORE_DU_EVERY seconds, 5), right after it, once the server has removed
+# the parts its merges replaced ("settled": no inactive part left, checked
+# every 5 s for STORE_SETTLE seconds at most, 900), and after OPTIMIZE
+# ... FINAL and settling again; beside it the active parts of
+# system.parts (what the figures before counted).
 set -euo pipefail
 : "${PROFKIT:=build/release/profkit}"
 N=${STORE_N:-10000}
@@ -37,14 +46,11 @@ t1=$(now)
 ln -s "$dir" "$OUT/gen"
 awk -F'\t' -v d="$OUT/gen/" 'BEGIN { OFS = "\t" } { $1 = d $1; print }' "$dir/labels.tsv" > "$OUT/labels.tsv"
 sz() { awk -v k="$1" '$1 == k { print $2 }' "$dir/sizes.txt"; }
-bytes=$(sz bytes) rows=$(sz lines) gz6=$(sz gz6) gz9=$(sz gz9) gz9_files=$(sz gz9_files) gz6_of_gz9=$(sz gz6_of_gz9)
+bytes=$(sz bytes) rows=$(sz lines) gz6=$(sz gz6) gz9=$(sz gz9) gz9_files=$(sz gz9_files)
 # what the store is measured against: each file gzipped on its own, at
-# level 6 (gzip's default) for all files, at level 9 (the figures before)
-# for the first 1,000: all of them up to 1,000, else scaled to all
-if [ "$gz9_files" = "$N" ]; then gz=$gz9 gzhow="level 9"
-else gz=$(awk -v a="$gz6" -v b="$gz9" -v c="$gz6_of_gz9" 'BEGIN { printf "%.0f", a * b / c }')
-     gzhow="level 9 estimated: level 6 x $gz9/$gz6_of_gz9 (level 9 / 6 of the first $gz9_files files)"
-fi
+# level 6 (gzip's default) and at level 9, every file (store_inputs.py)
+if [ "$gz9_files" != "$N" ]; then echo "bench/store.sh: $dir/sizes.txt has level 9 of $gz9_files files, not $N" >&2; exit 1; fi
+gz=$gz9 gzhow="level 9"
 awk -v a="$t0" -v b="$t1" -v n="$N" -v by="$bytes" -v r="$rows" -v g6="$gz6" -v g="$gz" -v h="$gzhow" 'BEGIN {
   printf "%d files, %d MB, %d stack lines; gzipped one by one: level 6 %d bytes, %s %d bytes (ready in %.1f s)\n", n, by / 1e6, r, g6, h, g, b - a }'
 
@@ -69,24 +75,72 @@ for engine in $ENGINES; do
       done
   }
   TIMEFORMAT='%R %U %S'
+  # the store's directory while it fills: its largest du -sb
+  sampler=
+  if [ "$engine" = clickhouse ]; then
+    : > "$OUT/du.log"
+    ( while :; do
+        printf '%s %s %s\n' "$(date +%s)" "$(du -sb "$OUT/ch/data" 2> /dev/null | cut -f1)" \
+          "$(du -sB1 "$OUT/ch/data" 2> /dev/null | cut -f1)" >> "$OUT/du.log"
+        sleep "${STORE_DU_EVERY:-5}"
+      done ) &
+    sampler=$!
+  fi
   { time ingest; } 2> "$OUT/ingest.time"
+  if [ -n "$sampler" ]; then kill "$sampler"; wait "$sampler" 2> /dev/null || true; fi
   samples=$(count samples)
   read -r wall user sys < "$OUT/ingest.time"
   awk -v n="$N" -v r="$samples" -v w="$wall" -v c="$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" -v e="$engine" 'BEGIN {
     printf "%s ingestion: %d profiles, %d sample rows: %.1f s wall (%.1f profiles/s, %.0f rows/s), profkit CPU %.1f s (%.1f profiles/s, %.0f rows/s)\n",
     e, n, r, w, n / w, r / w, c, n / c, r / c }'
   echo "$engine rows: stacks $(count stacks), frames $(count frames)"
-  # the store on disk against the gzipped inputs (ClickHouse: its parts
-  # after the merges, OPTIMIZE ... FINAL, as they settle in the background)
+  # the store on disk against the gzipped inputs
+  ratio() { # LABEL BYTES
+    awk -v l="$1" -v s="$2" -v g="$gz" -v g6="$gz6" 'BEGIN { printf "%s: %.0f bytes, %.2fx the gzipped inputs (level 9), %.2fx at level 6\n", l, s, s / g, s / g6 }'
+  }
   if [ "$engine" = sqlite ]; then
     size=$(stat -c %s "$DB")
+    ratio "$engine on disk (the file)" "$size"
+    ratio "$engine on disk (du -sb of the file, -wal, -shm)" "$(du -scb "$DB"* | tail -1 | cut -f1)"
   else
-    for t in $(curl -s "http://127.0.0.1:$CH_HTTP/?query=SELECT%20name%20FROM%20system.tables%20WHERE%20database%3D%27bench%27"); do
-      curl -s "http://127.0.0.1:$CH_HTTP/" --data-binary "OPTIMIZE TABLE bench.$t FINAL" > /dev/null
+    chq() { curl -s "http://127.0.0.1:$CH_HTTP/" --data-binary "$1"; }
+    # where the directory's bytes are (a part the server deletes while du
+    # walks the directory is left out, without a word): parts active and not,
+    # the server's own tables (system.*), the rest (metadata, tmp, ...)
+    where() { # WHEN
+      local d=$OUT/ch/data
+      echo "$engine $1: active parts $(chq "SELECT count(), sum(bytes_on_disk) FROM system.parts WHERE database = 'bench' AND active" | tr '\t' ' ') (count, bytes), inactive $(chq "SELECT count(), sum(bytes_on_disk) FROM system.parts WHERE database = 'bench' AND NOT active" | tr '\t' ' '); part directories $(find "$d/data/bench" -mindepth 2 -maxdepth 2 -type d | wc -l)"
+      echo "$engine $1: du -sb data/bench $(du -sb "$d/data/bench" 2> /dev/null | cut -f1), data/system $(du -sb "$d/data/system" | cut -f1), metadata $(du -sb "$d/metadata" | cut -f1), tmp $(du -sb "$OUT/ch/tmp" | cut -f1), logs $(du -scb "$OUT/ch"/*.log | tail -1 | cut -f1); the server's log tables: $(chq "SELECT name FROM system.tables WHERE database = 'system' AND engine NOT LIKE 'System%'" | paste -sd, -)"
+      ratio "$engine directory $1 (du -sb)" "$(du -sb "$d" 2> /dev/null | cut -f1)"
+      ratio "$engine directory $1 (du -sB1, disk blocks)" "$(du -sB1 "$d" 2> /dev/null | cut -f1)"
+    }
+    settle() { # waits until no inactive part is left; prints how long
+      local t0 t waited
+      t0=$(date +%s)
+      for _ in $(seq 1 $(( ${STORE_SETTLE:-900} / 5 ))); do
+        [ "$(chq "SELECT count() FROM system.parts WHERE database = 'bench' AND NOT active")" = 0 ] && break
+        sleep 5
+      done
+      t=$(date +%s); waited=$(( t - t0 ))
+      echo "$engine: settled $waited s after $2 (inactive parts left: $(chq "SELECT count() FROM system.parts WHERE database = 'bench' AND NOT active"); load average $(cut -d' ' -f1-3 /proc/loadavg))"
+      where "$1"
+    }
+    # (%.0f: mawk's %d stops at 2^31 - 1)
+    awk 'NR == 1 { t0 = $1 } $2 > m { m = $2; at = $1 - t0 } $3 > b { b = $3 } END {
+      printf "%.0f %.0f %d %d\n", m, b, at, NR }' "$OUT/du.log" > "$OUT/du.max"
+    read -r dmax bmax dat dn < "$OUT/du.max"
+    ratio "$engine directory during the ingestion, largest of $dn samples ($dat s in; du -sb)" "$dmax"
+    ratio "$engine directory during the ingestion, largest (du -sB1, disk blocks)" "$bmax"
+    where "right after the ingestion"
+    settle "settled after the ingestion" "the ingestion"
+    # the figure the runs before gave: the active parts after OPTIMIZE ... FINAL
+    for t in $(chq "SELECT name FROM system.tables WHERE database = 'bench'"); do
+      chq "OPTIMIZE TABLE bench.$t FINAL" > /dev/null
     done
-    size=$(curl -s "http://127.0.0.1:$CH_HTTP/" --data-binary "SELECT sum(bytes_on_disk) FROM system.parts WHERE database = 'bench' AND active")
+    size=$(chq "SELECT sum(bytes_on_disk) FROM system.parts WHERE database = 'bench' AND active")
+    ratio "$engine on disk (active parts after OPTIMIZE ... FINAL)" "$size"
+    settle "settled after OPTIMIZE FINAL" "OPTIMIZE ... FINAL"
   fi
-  awk -v e="$engine" -v s="$size" -v g="$gz" -v g6="$gz6" 'BEGIN { printf "%s on disk: %d bytes, %.2fx the gzipped inputs (level 9), %.2fx at level 6\n", e, s, s / g, s / g6 }'
   # top over one version: the engine's GROUP BY against merging the files
   mapfile -t files < <(awk -F'\t' '$3 == "version=1.7" { print $1 }' "$OUT/labels.tsv")
   "$PROFKIT" top --db "$DB" --where version=1.7 > "$OUT/top_db.txt"

@@ -12,16 +12,15 @@ sizes.txt, one "name value" a line:
   bytes      the files' total size
   lines      their stack lines
   gz6        each file gzipped on its own at level 6 (gzip's default), summed
-  gz9_files  how many files gz9 covers: all of them up to 1,000, else the
-             first 1,000 (the same files as a run of 1,000: the generator
-             draws the files in order from one seeded stream)
-  gz9        those files gzipped on their own at level 9 (what the script
-             compared with before: Python's gzip default), summed
-  gz6_of_gz9 the same files at level 6, summed
-Level 9 costs ~8x level 6 on these files (~30 ms of CPU a file) for 4-5%
-fewer bytes, which made the 10,000-profile run spend most of its preparation
-compressing; the script gives the level-9 sum of all files as gz6 * gz9 /
-gz6_of_gz9 when N > 1,000 and says so."""
+  gz9_files  how many files gz9 covers: all of them
+  gz9        every file gzipped on its own at level 9 (what the store is
+             compared with: Python's gzip default), summed
+  gz6_of_gz9 the same files at level 6, summed (= gz6)
+Level 9 costs ~8x level 6 on these files (~30 ms of CPU a file: about 5
+minutes for 10,000), paid once: the sizes are kept with the files. A
+sizes.txt of an older version of this script, whose level-9 sum covered
+only the first 1,000 files, is computed again from the kept files (the
+files themselves are not made again)."""
 import gzip
 import hashlib
 import os
@@ -33,6 +32,34 @@ cache, gen, n, stacks, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sy
 with open(gen, "rb") as f:
     key = hashlib.sha256(f.read()).hexdigest()[:12]
 d = os.path.join(cache, "n%d-s%d-r%d-%s" % (n, stacks, seed, key))
+
+
+def sizes(where):
+    """The sizes of the files in `where`, written to its sizes.txt."""
+    total = lines = gz6 = gz9 = 0
+    for i in range(n):
+        with open(os.path.join(where, "p%05d.folded" % i), "rb") as f:
+            data = f.read()
+        total += len(data)
+        lines += data.count(b"\n")
+        gz6 += len(gzip.compress(data, 6, mtime=0))
+        gz9 += len(gzip.compress(data, 9, mtime=0))
+    with open(os.path.join(where, "sizes.tmp"), "w") as f:
+        f.write("bytes %d\nlines %d\ngz6 %d\ngz9_files %d\ngz9 %d\ngz6_of_gz9 %d\n"
+                % (total, lines, gz6, n, gz9, gz6))
+    os.replace(os.path.join(where, "sizes.tmp"), os.path.join(where, "sizes.txt"))
+
+
+def complete(where):
+    """Whether where/sizes.txt has the level-9 size of every file."""
+    try:
+        with open(os.path.join(where, "sizes.txt")) as f:
+            kv = dict(line.split() for line in f if line.strip())
+        return int(kv.get("gz9_files", -1)) == n
+    except OSError:
+        return False
+
+
 if not os.path.exists(os.path.join(d, "sizes.txt")):
     tmp = d + ".tmp"
     shutil.rmtree(tmp, ignore_errors=True)
@@ -43,21 +70,9 @@ if not os.path.exists(os.path.join(d, "sizes.txt")):
     with open(os.path.join(tmp, "labels.tsv"), "w") as f:
         for path, rest in rows:
             f.write(os.path.basename(path) + "\t" + rest)
-    total = lines = gz6 = gz9 = gz6_of_gz9 = 0
-    nine = n if n <= 1000 else 1000
-    for i in range(n):
-        with open(os.path.join(tmp, "p%05d.folded" % i), "rb") as f:
-            data = f.read()
-        total += len(data)
-        lines += data.count(b"\n")
-        six = len(gzip.compress(data, 6, mtime=0))
-        gz6 += six
-        if i < nine:
-            gz9 += len(gzip.compress(data, 9, mtime=0))
-            gz6_of_gz9 += six
-    with open(os.path.join(tmp, "sizes.txt"), "w") as f:
-        f.write("bytes %d\nlines %d\ngz6 %d\ngz9_files %d\ngz9 %d\ngz6_of_gz9 %d\n"
-                % (total, lines, gz6, nine, gz9, gz6_of_gz9))
+    sizes(tmp)
     shutil.rmtree(d, ignore_errors=True)
     os.rename(tmp, d)
+elif not complete(d):
+    sizes(d)
 print(d)

@@ -1171,6 +1171,9 @@ typedef struct profkit_store_trend_options {
                              once); NULL: the total */
     const char *value;    /* the value type (NULL: the selection's default) */
     int json;             /* one JSON document (docs/json.md, "trend") */
+    const char *thread;   /* only this thread's samples: a name, an index or
+                             tid:TID of the selection merged (profkit info);
+                             NULL: all threads */
 } profkit_store_trend_options;
 
 /*

@@ -1,4 +1,4 @@
-/* cmd_trend.c: `profkit trend --db DB --by LABEL|day [--function RE]`. */
+/* cmd_trend.c: `profkit trend --db DB --by LABEL|day [--function RE] [--thread NAME]`. */
 #include "cli/cli.h"
 
 #include <stdio.h>
@@ -23,6 +23,9 @@ static const char help[] =
     "  --function RE        functions matching RE (POSIX extended, as top\n"
     "                       prints their names); default: the total\n"
     "  --value NAME         the value type (default: the selection's default)\n"
+    "  --thread NAME        only this thread's samples (name, index or tid:TID\n"
+    "                       of the selection merged, as profkit info --db\n"
+    "                       lists them); a group without it counts 0\n"
     "  --where K=V, --since T, --until T, --ids ID,...\n"
     "                       only these profiles (as every --db command)\n"
     "  --json               one JSON document (docs/json.md, \"trend\")\n"
@@ -30,7 +33,8 @@ static const char help[] =
     "\n"
     "Examples:\n"
     "  profkit trend --db prof.sqlite --by version --function '^main\\.parse$'\n"
-    "  profkit trend --db prof.sqlite --by day --since 2026-11-01 --json\n";
+    "  profkit trend --db prof.sqlite --by day --since 2026-11-01 --json\n"
+    "  profkit trend --db prof.sqlite --by version --thread main\n";
 
 int cmd_trend(int argc, char **argv)
 {
@@ -38,6 +42,7 @@ int cmd_trend(int argc, char **argv)
         { "by", required_argument, NULL, 'B' },
         { "function", required_argument, NULL, 'U' },
         { "value", required_argument, NULL, 'V' },
+        { "thread", required_argument, NULL, 'T' },
         { "json", no_argument, NULL, 'J' },
         { "help", no_argument, NULL, 'h' },
         { "db", required_argument, NULL, CLI_OPT_DB },
@@ -58,6 +63,7 @@ int cmd_trend(int argc, char **argv)
         case 'B': o.by = optarg; break;
         case 'U': o.function = optarg; break;
         case 'V': o.value = optarg; break;
+        case 'T': o.thread = optarg; break;
         case 'J': o.json = 1; break;
         default:
             switch (cli_input_option(&in, c, optarg)) {

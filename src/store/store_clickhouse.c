@@ -16,6 +16,13 @@
 
 #define MAX_SHARDS 16
 
+/* The shared tables (rows named by their content id, the first column),
+ * in the order of `tables` below. */
+static const char *const shared_tables[] = { "strings", "functions", "mappings", "frames", "stacks", "labelsets" };
+enum { N_SHARED = sizeof(shared_tables) / sizeof(shared_tables[0]) };
+/* What `sent` remembers per table at most; past it, it starts again. */
+#define SENT_MAX (1u << 20)
+
 struct ch {
     CURL *curl;
     char base[MAX_SHARDS][300]; /* http(s)://HOST:PORT/ of each shard; queries go to the first */
@@ -27,6 +34,17 @@ struct ch {
     int secure;                    /* ?secure=1: https */
     long timeout_s;                /* ?timeout=: one query at most; 0: none */
     pk_buf body; /* the response */
+    /* The ids of the shared rows this connection has inserted (INSERTs
+     * that returned success), per table of shared_tables: an add does not
+     * send them again. A row ClickHouse has taken stays until `store gc`
+     * (rm leaves shared rows), so skipping it is safe while nothing runs
+     * gc beside this connection, the rule gc has anyway (docs/store.md);
+     * this connection's own gc forgets them. Every row an add sends is
+     * an INSERT, a part per table on the server: a `store add` of many
+     * files (or `store serve`) whose profiles share their stacks and
+     * frames then makes a part per profile in the profile's own tables
+     * only, instead of one in every shared table too. */
+    pk_idmap sent[N_SHARED];
 };
 
 static struct ch *ch_of(profkit_store *s) { return s->impl; }
@@ -199,9 +217,17 @@ static int ch_insert(profkit_store *s, const char *table, size_t n_cols, const p
 {
     if (n_rows == 0)
         return 0;
+    struct ch *conn = ch_of(s);
+    pk_idmap *sent = NULL;
+    for (size_t i = 0; i < N_SHARED && n_cols > 0; i++)
+        if (strcmp(table, shared_tables[i]) == 0 && cells[0].kind == PK_CELL_INT)
+            sent = &conn->sent[i];
+    size_t n_sent = 0; /* rows in the body */
     pk_buf body = PK_BUF_INIT, q = PK_BUF_INIT, p = PK_BUF_INIT;
     for (size_t r = 0; r < n_rows; r++) {
-        pk_buf_printf(&body, r ? ",(" : "(");
+        if (sent && pk_idmap_get(sent, (uint64_t)cells[r * n_cols].i) != PROFKIT_NONE)
+            continue; /* this connection has inserted it */
+        pk_buf_printf(&body, n_sent++ ? ",(" : "(");
         for (size_t c = 0; c < n_cols; c++) {
             const pk_cell *x = &cells[r * n_cols + c];
             if (c)
@@ -215,11 +241,23 @@ static int ch_insert(profkit_store *s, const char *table, size_t n_cols, const p
         }
         pk_buf_printf(&body, ")");
     }
+    if (n_sent == 0) {
+        pk_buf_free(&body);
+        return 0;
+    }
     pk_buf_printf(&q, "INSERT INTO %s VALUES", table);
     params(&p, ch_of(s), q.buf);
     int rc = pk_buf_error(&body) || pk_buf_error(&q) || pk_buf_error(&p)
                  ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
                  : post(s, 0, p.buf, body.buf, body.len, err);
+    /* in the table now: remembered (out of memory only forgets) */
+    if (rc == 0 && sent && sent->count + n_sent > SENT_MAX)
+        pk_idmap_free(sent);
+    for (size_t r = 0; rc == 0 && sent && r < n_rows; r++)
+        if (pk_idmap_put(sent, (uint64_t)cells[r * n_cols].i, 1) < 0) {
+            pk_idmap_free(sent);
+            break;
+        }
     pk_buf_free(&body);
     pk_buf_free(&q);
     pk_buf_free(&p);
@@ -355,6 +393,9 @@ static int ch_gc(profkit_store *s, size_t *n, profkit_error *err)
         { "mappings", &live_map },  { "strings", &live_str },
     };
     enum { N_LEVELS = sizeof(levels) / sizeof(levels[0]) };
+    /* the rows it deletes may be rows this connection sent */
+    for (size_t i = 0; i < N_SHARED; i++)
+        pk_idmap_free(&c->sent[i]);
     pk_buf dead[N_LEVELS];
     for (size_t i = 0; i < N_LEVELS; i++)
         pk_buf_init(&dead[i], 0);
@@ -418,6 +459,8 @@ static void ch_close(profkit_store *s)
         return;
     curl_easy_cleanup(c->curl);
     pk_buf_free(&c->body);
+    for (size_t i = 0; i < N_SHARED; i++)
+        pk_idmap_free(&c->sent[i]);
     free(c);
 }
 
@@ -445,6 +488,20 @@ static const struct {
     { "samples", "seq Int64, stack Int64, thread Int64, vtype Int64, value Int64, labels Int64", "(seq, vtype, stack)", 0 },
     { "removed", "seq Int64", "seq", 0 },
 };
+
+/* Every MergeTree table's settings. Each INSERT is a part of its own on
+ * disk (a directory of 2 files a column and 4 more, 4 kB blocks each) and
+ * the background merges replace parts by bigger ones; a replaced part
+ * stays on disk for old_parts_lifetime (480 s by default), so while adds
+ * run the directory held many times the store (4.5 GB against 75 MB after
+ * 10,000 adds: docs/BENCHMARKS.md). ClickHouse keeps them in case a
+ * merged part was not yet written out when the machine lost power; 60 s
+ * is twice the time Linux lets a written page wait for the disk
+ * (vm.dirty_expire_centisecs, 30 s). Tables made by an older profkit keep
+ * the server's default (ClickHouse 18.16 cannot change a table's
+ * settings): the server's <merge_tree> section can set it for every
+ * table (docs/store.md). */
+#define TABLE_SETTINGS "old_parts_lifetime = 60"
 
 static int create(profkit_store *s, profkit_error *err)
 {
@@ -474,9 +531,9 @@ static int create(profkit_store *s, profkit_error *err)
             const char *key = strchr(tables[t].cols, ' ');
             int klen = (int)(key - tables[t].cols);
             pk_buf_free(&q);
-            pk_buf_printf(&q, "CREATE TABLE IF NOT EXISTS %s.%s%s (%s) ENGINE = %s ORDER BY %s", c->db,
-                       tables[t].name, c->cluster[0] ? "_local" : "", tables[t].cols,
-                       tables[t].shared ? "ReplacingMergeTree" : "MergeTree", tables[t].order);
+            pk_buf_printf(&q, "CREATE TABLE IF NOT EXISTS %s.%s%s (%s) ENGINE = %s ORDER BY %s SETTINGS %s",
+                       c->db, tables[t].name, c->cluster[0] ? "_local" : "", tables[t].cols,
+                       tables[t].shared ? "ReplacingMergeTree" : "MergeTree", tables[t].order, TABLE_SETTINGS);
             if ((rc = run(s, h, q.buf, err)) != 0 || !c->cluster[0])
                 continue;
             pk_buf_free(&q);

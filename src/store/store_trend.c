@@ -113,12 +113,31 @@ static int by_day(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The thread of p that is thread t of h (the same name, process, pid and
+ * tid: a thread's identity in the store), or PROFKIT_NONE. */
+static uint32_t same_thread(const profkit_profile *p, const profkit_profile *h, uint32_t t)
+{
+    const profkit_thread *x = &h->threads[t];
+    for (size_t i = 0; i < p->n_threads; i++) {
+        const profkit_thread *y = &p->threads[i];
+        if (y->pid == x->pid && y->tid == x->tid &&
+            strcmp(pk_str(p, y->name), pk_str(h, x->name)) == 0 &&
+            strcmp(pk_str(p, y->process_name), pk_str(h, x->process_name)) == 0)
+            return (uint32_t)i;
+    }
+    return PROFKIT_NONE;
+}
+
 /* The value of value type (type, unit) in p: the total, and that of the
- * stacks with a frame whose function re matches (re NULL: the total). */
+ * stacks with a frame whose function re matches (re NULL: the total); of
+ * thread th's samples only unless th is PROFKIT_NONE (all), and nothing
+ * when p has not that thread (!has_thread). */
 static int measure(const profkit_profile *p, const char *type, const char *unit, const regex_t *re,
-                   int64_t *value, int64_t *total, profkit_error *err)
+                   uint32_t th, int has_thread, int64_t *value, int64_t *total, profkit_error *err)
 {
     *value = *total = 0;
+    if (!has_thread)
+        return 0;
     uint32_t v = PROFKIT_NONE;
     for (size_t i = 0; i < p->n_value_types && v == PROFKIT_NONE; i++)
         if (strcmp(pk_str(p, p->value_types[i].type), type) == 0 &&
@@ -148,6 +167,8 @@ static int measure(const profkit_profile *p, const char *type, const char *unit,
     for (size_t r = 0; r < p->n_samples; r++) {
         int64_t x = p->sample_values[r * nv + v];
         uint32_t st = p->sample_stack[r];
+        if (th != PROFKIT_NONE && p->sample_thread[r] != th)
+            continue;
         pk_sat_addto(total, x);
         if (!re || (st < p->n_stacks && hit[st]))
             pk_sat_addto(value, x);
@@ -158,9 +179,11 @@ static int measure(const profkit_profile *p, const char *type, const char *unit,
 }
 
 static void print_text(pk_buf *out, const struct groups *gs, const char *by, const char *fn,
-                       const char *type, const char *unit, size_t n_profiles)
+                       const char *thread, const char *type, const char *unit, size_t n_profiles)
 {
     pk_buf_printf(out, "Trend of %s (%s) by %s: ", type, unit, by);
+    if (thread)
+        pk_buf_printf(out, "thread %s, ", thread);
     if (fn)
         pk_buf_printf(out, "functions matching '%s' (cumulative)", fn);
     else
@@ -183,7 +206,7 @@ static void print_text(pk_buf *out, const struct groups *gs, const char *by, con
 }
 
 static void print_json(pk_buf *out, const struct groups *gs, const char *by, const char *fn,
-                       const char *type, const char *unit)
+                       const char *thread, const char *type, const char *unit)
 {
     pk_buf_printf(out, "{\"schema\":%d,\"report\":\"trend\",\"by\":", PK_RJSON_SCHEMA);
     pk_rjson_str(out, by);
@@ -192,6 +215,10 @@ static void print_json(pk_buf *out, const struct groups *gs, const char *by, con
         pk_rjson_str(out, fn);
     else
         pk_buf_puts(out, "null");
+    if (thread) { /* only with a thread: the document is as before without one */
+        pk_buf_puts(out, ",\"thread\":");
+        pk_rjson_str(out, thread);
+    }
     pk_buf_puts(out, ",\"value_type\":{\"type\":");
     pk_rjson_str(out, type);
     pk_buf_puts(out, ",\"unit\":");
@@ -235,14 +262,18 @@ static int trend_buf(pk_buf *out, profkit_store *s, const profkit_store_query *q
     gs.by_day = day;
     const char **where = NULL;
     char *term = NULL;
+    char thread[512] = "";
     int rc = pk_sql_select_profiles(&sel, s, q, err);
     if (rc == 0)
         rc = pk_store_header(&h, s, sel.buf, err);
-    uint32_t v = PROFKIT_NONE, th;
-    if (rc == 0 && pk_select(h, o ? o->value : NULL, NULL, &v, &th, err) != 0)
+    uint32_t v = PROFKIT_NONE, th = PROFKIT_NONE;
+    if (rc == 0 && pk_select(h, o ? o->value : NULL, o ? o->thread : NULL, &v, &th, err) != 0)
         rc = PROFKIT_EINVAL;
     if (rc)
         goto done;
+    /* the thread as `profkit info` of the selection merged names it */
+    if (th != PROFKIT_NONE)
+        pk_thread_label(h, th, thread, sizeof(thread));
     if (day) {
         pk_buf_printf(&qs, "SELECT time FROM profiles WHERE seq %s (%s)", pk_sql_in(s), sel.buf);
     } else {
@@ -317,15 +348,20 @@ static int trend_buf(pk_buf *out, profkit_store *s, const profkit_store_query *q
         profkit_profile *p = NULL;
         if ((rc = profkit_store_load(&p, s, &gq, err)) != 0)
             break;
-        rc = measure(p, type, unit, fn ? &re : NULL, &g->value, &g->total, err);
+        /* the group's own index of the thread (its threads are in the
+         * order its profiles have them); a group without it has 0 */
+        uint32_t gt = th == PROFKIT_NONE ? PROFKIT_NONE : same_thread(p, h, th);
+        rc = measure(p, type, unit, fn ? &re : NULL, gt, th == PROFKIT_NONE || gt != PROFKIT_NONE, &g->value,
+                     &g->total, err);
         profkit_profile_free(p);
         n_profiles += g->n;
     }
     if (rc == 0) {
+        const char *tl = th != PROFKIT_NONE ? thread : NULL;
         if (o && o->json)
-            print_json(out, &gs, by, fn, type, unit);
+            print_json(out, &gs, by, fn, tl, type, unit);
         else
-            print_text(out, &gs, by, fn, type, unit, n_profiles);
+            print_text(out, &gs, by, fn, tl, type, unit, n_profiles);
     }
 done:
     if (rc && err->file[0] == '\0')
