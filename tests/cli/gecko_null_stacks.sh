@@ -65,8 +65,8 @@ import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 roots, n = {}, []
 for e in ev:
-    if e.get("name") != "ProfileChunk":
-        continue
+    if e.get("name") != "ProfileChunk" or "cpuProfile" not in e["args"].get("data", {}):
+        continue  # (the X event spanning the samples holds none)
     cp = e["args"]["data"]["cpuProfile"]
     for nd in cp.get("nodes", []):
         if nd["callFrame"]["functionName"] == "(root)":
