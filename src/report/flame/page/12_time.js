@@ -468,7 +468,7 @@
     var trees = list.map(function (i) {
       var tree = p.tree(i);
       return { thread: threadName(p, i), total: tree.total(v)[0], nodes: treeNodes(p, tree, v, i) };
-    }).filter(function (x) { return x.nodes.length; });
+    }).filter(function (x) { return x.nodes.length || x.total; });   // (a thread of samples without a frame: tree lists it)
     return { schema: 1, report: "tree", value: valueOf(p, v), thread: threadName(p, t), total: all,
              max_depth: 0, min_percent: 0, trees: trees };
   };

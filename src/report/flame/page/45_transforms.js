@@ -250,7 +250,8 @@
     return finish(b, t, nm, null);
   }
   // pprof's filters as one step, in filter.c's order on each sample's
-  // stack: focus/ignore keep or drop the sample; hide/show take frames out
+  // stack: focus/ignore keep or drop the sample (one without a frame goes
+  // under either); hide/show take frames out
   // (a sample left with none goes); show-from cuts the callers above the
   // outermost match (a sample without one goes); prune-from cuts the
   // callees below the innermost match. Per old node: rep, the old node
@@ -278,6 +279,9 @@
       for (v = 0; v < nv && !own; v++) if (t.self[v][i] !== 0 || (t.baseSelf && t.baseSelf[v][i] !== 0)) own = true;
       var ok = live[i] && (!fm || hasF[i]) && !hasI[i] && started[i], to = pf[i] >= 0 ? pf[i] : rep[i];
       if (ok && (hm || sm) && to === 0) ok = false;
+      // a sample without a frame (the root's own value) matches no focus
+      // and, as pprof's focus/ignore test has it, is dropped by an ignore too
+      if (ok && im && i === 0) ok = false;
       at[i] = ok ? to : -1;
       if (ok && own) for (var x = to; x > 0 && !need[x]; x = rep[par[x]]) need[x] = 1;
     }
