@@ -86,8 +86,9 @@ check devtools.json gecko 7
 check chrome.cpuprofile v8_cpuprofile 300000
 check sorted_raw.json gecko 7
 check shared_first.json firefox 5
-# (the text files: sample rows are distinct stacks; the samples value counts)
-check header.perf perf_script 1
+# (the text files: folded rows are distinct stacks, perf script rows its timed
+# samples; the samples value counts)
+check header.perf perf_script 2
 expect_eq "header.perf: samples value" 2 "$("$PROFKIT" info "$TMP/header.perf" | awk '$1 == "samples" && $2 == "count" {print $4}')"
 check comments.folded folded 2
 check tall.folded folded 2

@@ -48,6 +48,8 @@ typedef struct {
     int64_t period;      /* 1 when none */
     size_t frame;        /* where a frame after `EVENT: ` starts (no call
                           * chains: one line a sample); 0 = none */
+    int64_t time;        /* the sample's time in ns (`SECONDS.FRACTION:`),
+                          * PROFKIT_NO_TIME when the header has none */
 } perf_header;
 
 static int64_t parse_num(const uint8_t *s, size_t n)
@@ -165,6 +167,44 @@ static void event_then_frame(const uint8_t *l, size_t e, size_t k, perf_header *
 }
 
 /*
+ * The time of a header whose fields after the pid/tid are l[k, e): the
+ * first blank-separated field of the form `SECONDS.FRACTION:` (perf's
+ * `TIME:`, microseconds by default, nanoseconds with `--ns`), in ns.
+ * PROFKIT_NO_TIME when there is none (`perf script -F` without `time`) or
+ * it does not fit.
+ */
+static int64_t header_time(const uint8_t *l, size_t k, size_t e)
+{
+    size_t i = k;
+    while (i < e) {
+        while (i < e && is_ws(l[i]))
+            i++;
+        size_t f = i;
+        while (i < e && !is_ws(l[i]))
+            i++;
+        /* l[f, i) is one field */
+        size_t d = f;
+        while (d < i && is_digit(l[d]))
+            d++;
+        if (d == f || d - f > 10 || d + 2 >= i || l[d] != '.' || l[i - 1] != ':')
+            continue;
+        size_t g = d + 1;
+        while (g < i - 1 && is_digit(l[g]))
+            g++;
+        if (g != i - 1 || g == d + 1 || g - d - 1 > 9)
+            continue;
+        int64_t sec = parse_num(l + f, d - f);
+        if (sec > INT64_MAX / 1000000000 - 1)
+            return PROFKIT_NO_TIME;
+        int64_t frac = parse_num(l + d + 1, g - d - 1);
+        for (size_t z = g - d - 1; z < 9; z++)
+            frac *= 10;
+        return sec * 1000000000 + frac;
+    }
+    return PROFKIT_NO_TIME;
+}
+
+/*
  * A sample header: COMM (a non-blank byte and at least one more), blanks,
  * digits, optionally `/` and digits, then a blank; the shortest COMM that
  * fits, as stackcollapse-perf.pl matches it. Then, when the line ends in
@@ -238,6 +278,8 @@ static int parse_header(const uint8_t *l, size_t n, perf_header *h)
         } else {
             event_then_frame(l, e, k, h);
         }
+        /* the time is among the fields before the event */
+        h->time = header_time(l, k, h->event_len ? h->event : h->frame ? h->frame : e);
         return 1;
     }
     return 0;
@@ -429,7 +471,15 @@ typedef struct {
     int open;
     uint32_t thread, vt;
     int64_t period;
+    int64_t time;
     int java;
+    /* Times: kept (timed rows, one per sample) while every sample so far
+     * has one; the first sample without one makes the whole profile
+     * untimed (TIMES_NONE), the rows so far aggregated again. */
+    enum { TIMES_UNKNOWN, TIMES_KEPT, TIMES_NONE } times;
+    size_t n_timed, n_untimed; /* samples with and without a time */
+    uint32_t line, mixed_line; /* the open sample's header line; the first
+                                * one whose time-ness differs from the first */
     skip_note skips[N_SKIP];
 } perf_reader;
 
@@ -467,6 +517,32 @@ static uint32_t samples_type(perf_reader *r)
     return r->samples_vt;
 }
 
+/*
+ * Turns the timed rows read so far into untimed ones, aggregated per stack
+ * and thread, in place (an aggregated row never lands after the row it
+ * comes from). Only timed rows exist at this point, so the model's index
+ * of untimed rows is empty.
+ */
+static int drop_times(perf_reader *r)
+{
+    profkit_profile *p = r->p;
+    size_t n = p->n_samples, nv = p->n_value_types;
+    int64_t *v = malloc((nv ? nv : 1) * sizeof(int64_t));
+    if (!v)
+        return oom(r);
+    p->n_samples = 0;
+    p->samples_indexed = 0;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(v, p->sample_values + i * nv, nv * sizeof(int64_t));
+        if (pk_sample_add(p, p->sample_stack[i], p->sample_thread[i], v)) {
+            free(v);
+            return oom(r);
+        }
+    }
+    free(v);
+    return 0;
+}
+
 /* Adds the open sample (frames leaf first) and closes it. */
 static int close_sample(perf_reader *r)
 {
@@ -487,7 +563,21 @@ static int close_sample(perf_reader *r)
     memset(r->values, 0, nv * sizeof(int64_t));
     r->values[r->vt] = r->period;
     r->values[r->samples_vt] = 1;
-    if (pk_sample_add(r->p, stack, r->thread, r->values))
+    if (r->time != PROFKIT_NO_TIME)
+        r->n_timed++;
+    else
+        r->n_untimed++;
+    if (!r->mixed_line && r->n_timed && r->n_untimed)
+        r->mixed_line = r->line;
+    if (r->times == TIMES_UNKNOWN)
+        r->times = r->time != PROFKIT_NO_TIME ? TIMES_KEPT : TIMES_NONE;
+    else if (r->times == TIMES_KEPT && r->time == PROFKIT_NO_TIME) {
+        r->times = TIMES_NONE;
+        if (drop_times(r))
+            return PROFKIT_ENOMEM;
+    }
+    if (r->times == TIMES_KEPT ? pk_sample_add_timed(r->p, stack, r->thread, r->time, r->values)
+                               : pk_sample_add(r->p, stack, r->thread, r->values))
         return oom(r);
     return 0;
 }
@@ -508,6 +598,7 @@ static int open_sample(perf_reader *r, const uint8_t *l, const perf_header *h)
     if (r->vt == PROFKIT_NONE)
         return -1;
     r->period = h->period;
+    r->time = h->time;
     r->java = h->comm_len >= 4 && memcmp(l, "java", 4) == 0;
     r->n_frames = 0;
     r->open = 1;
@@ -576,6 +667,12 @@ static int report_skips(perf_reader *r)
                                    "the input ends in the middle of a line of the sample that "
                                    "starts here (truncated file?); that sample is dropped, the "
                                    "samples before it are kept");
+    if (!rc && r->n_timed && r->n_untimed)
+        rc = pk_read_warn_pos(r->ctx, PROFKIT_ECORRUPT, r->mixed_line, 1,
+                              "%zu of %zu samples have a time (TIME: in the header), the "
+                              "others none; times are not kept (samples aggregated per stack "
+                              "and thread)",
+                              r->n_timed, r->n_timed + r->n_untimed);
     if (!rc && s[SKIP_LINE].count)
         rc = pk_read_warn_pos(r->ctx, PROFKIT_ECORRUPT, s[SKIP_LINE].line, 1,
                                    "expected a sample header (COMM PID[/TID] ...) or a frame line "
@@ -620,6 +717,7 @@ static int read_lines(perf_reader *r, const uint8_t *d, size_t n)
             if (open_sample(r, l, &h))
                 return oom(r);
             sample_line = line_no;
+            r->line = line_no;
             /* a header with its frame on it is whole; one without, last
              * and without a newline, may be cut */
             if (h.frame && (rc = add_frames(r, l + h.frame, e - h.frame)) > 1)

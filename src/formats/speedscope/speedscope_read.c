@@ -475,6 +475,25 @@ static int add_row(reader *r, uint32_t stack, uint32_t thread, int64_t w, uint32
     return pk_sample_add(r->p, stack, thread, vals);
 }
 
+/* A timed row (an evented profile's interval, at its start in ns). */
+static int add_row_timed(reader *r, uint32_t stack, uint32_t thread, int64_t time, int64_t w,
+                         uint32_t vcol)
+{
+    int64_t vals[3] = { 0, 0, 0 };
+    vals[vcol] = w;
+    return pk_sample_add_timed(r->p, stack, thread, time, vals);
+}
+
+/* Metadata KEY = ns as milliseconds with every digit ("12.000345"). */
+static int put_ms(profkit_profile *p, const char *key, int64_t ns)
+{
+    char v[48];
+    uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+    snprintf(v, sizeof v, "%s%llu.%06u", ns < 0 ? "-" : "", (unsigned long long)(a / 1000000),
+             (unsigned)(a % 1000000));
+    return pk_meta_add(p, key, v);
+}
+
 static int build(reader *r)
 {
     profkit_profile *p = r->p;
@@ -504,6 +523,30 @@ static int build(reader *r)
                 fractional[c] = 1;
     }
     int time_target = time_unit < 0 ? U_NS : (mixed || fractional[0]) ? U_NS : time_unit;
+    /* Timed (one row per interval, at its start in ns) when every profile
+     * is evented in a time unit: speedscope's sampled profiles have no
+     * times, and `at` in bytes or none is no time. The root range is the
+     * profiles' startValue .. endValue (the last event without one). */
+    int timed = r->n_profs > 0;
+    int64_t t_start = INT64_MAX, t_end = INT64_MIN;
+    for (size_t i = 0; i < r->n_profs && timed; i++) {
+        const sprofile *pr = &r->profs[i];
+        if (!pr->evented || unit_class(pr->unit) != 0) {
+            timed = 0;
+            break;
+        }
+        double a = pr->start, b = pr->have_end ? pr->end : pr->n_events ? pr->events[pr->n_events - 1].at : a;
+        if (pr->n_events && pr->events[0].at < a)
+            a = pr->events[0].at;
+        int64_t an = to_int(a * unit_ns[pr->unit]), bn = to_int(b * unit_ns[pr->unit]);
+        if (an < t_start)
+            t_start = an;
+        if (bn > t_end)
+            t_end = bn;
+    }
+    if (timed && t_end >= t_start &&
+        (put_ms(p, "profilingStartTime", t_start) || put_ms(p, "profilingEndTime", t_end)))
+        return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
     uint32_t col[3] = { PROFKIT_NONE, PROFKIT_NONE, PROFKIT_NONE }, scol = PROFKIT_NONE;
     static const char *const class_names[] = { "time", "space", "weight" };
     for (int c = 0; c < 3; c++)
@@ -570,7 +613,9 @@ static int build(reader *r)
                                                  i, e, last, at);
             }
             if (depth > 0 && at > last &&
-                add_row(r, stack, th, to_int((at - last) * scale), col[c], PROFKIT_NONE))
+                (timed ? add_row_timed(r, stack, th, to_int(last * unit_ns[pr->unit]),
+                                       to_int((at - last) * scale), col[c])
+                       : add_row(r, stack, th, to_int((at - last) * scale), col[c], PROFKIT_NONE)))
                 return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
             last = at;
             if (e == pr->n_events)
