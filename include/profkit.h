@@ -867,6 +867,11 @@ typedef struct profkit_filter_options {
      *   outside_marker  keep the samples outside every such marker
      * Untimed (aggregated) rows are in no range and during no marker. */
     const char *range, *during_marker, *outside_marker;
+    /* Called once for each label option (tagfocus, tagignore, tagshow,
+     * taghide, tagroot, tagleaf) that matched no sample, as pprof warns
+     * "TagRoot expression matched no samples"; may be NULL. */
+    profkit_warning_fn on_warning;
+    void *payload; /* passed to on_warning */
 } profkit_filter_options;
 
 /*

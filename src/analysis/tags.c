@@ -416,16 +416,19 @@ static int split_keys(profkit_profile *p, const char *spec, uint32_t **out, size
 
 /* The name of the frame key k gives a sample of labels l[0..n): its string
  * values, then its numbers (scaled when the key's labels in this sample
- * have units, left out when none has), joined by ','. */
+ * have units, left out when none has), joined by ','. *has: whether the
+ * sample has a value of k there (pprof's match of -tagroot/-tagleaf). */
 static int label_frame_name(const profkit_profile *p, uint32_t k, const profkit_label *l, size_t n,
-                            pk_buf *b)
+                            pk_buf *b, int *has)
 {
     pk_buf_clear(b);
     int any_unit = 0;
+    *has = 0;
     for (size_t i = 0; i < n; i++) {
         if (l[i].key != k)
             continue;
         if (!l[i].is_num) {
+            *has = 1;
             if (b->len)
                 pk_buf_putc(b, ',');
             pk_buf_put(b, pk_str(p, l[i].str), pk_strtab_len(&p->strings, l[i].str));
@@ -435,6 +438,7 @@ static int label_frame_name(const profkit_profile *p, uint32_t k, const profkit_
     }
     if (any_unit) {
         char num[96];
+        *has = 1;
         for (size_t i = 0; i < n; i++) {
             if (l[i].key != k || !l[i].is_num)
                 continue;
@@ -447,9 +451,11 @@ static int label_frame_name(const profkit_profile *p, uint32_t k, const profkit_
     return pk_buf_error(b) ? PROFKIT_ENOMEM : 0;
 }
 
-/* tagroot / tagleaf: new stacks for every row (newstack per row). */
+/* tagroot / tagleaf: new stacks for every row (newstack per row).
+ * *rootm / *leafm: whether a row had a value of a root / leaf key. */
 static int add_label_frames(profkit_profile *p, const uint32_t *roots, size_t n_roots,
-                            const uint32_t *leaves, size_t n_leaves, uint32_t *row_stack)
+                            const uint32_t *leaves, size_t n_leaves, uint32_t *row_stack, int *rootm,
+                            int *leafm)
 {
     pk_buf name;
     pk_buf_init(&name, 0);
@@ -471,8 +477,11 @@ static int add_label_frames(profkit_profile *p, const uint32_t *roots, size_t n_
         for (size_t k = 0; k < n_roots + n_leaves && rc == 0; k++) {
             uint32_t key = k < n_roots ? roots[k] : leaves[k - n_roots];
             size_t slot = k < n_roots ? k : n_roots + depth + (k - n_roots);
-            if ((rc = label_frame_name(p, key, l, nl, &name)) != 0)
+            int has;
+            if ((rc = label_frame_name(p, key, l, nl, &name, &has)) != 0)
                 break;
+            if (has)
+                *(k < n_roots ? rootm : leafm) = 1;
             int none = !name.len;
             if (none) /* no value (or numbers without a unit): pprof's name for it */
                 pk_buf_puts(&name, PK_TAG_NO_VALUE);
@@ -500,6 +509,16 @@ static int add_label_frames(profkit_profile *p, const uint32_t *roots, size_t n_
     return rc;
 }
 
+/* pprof's warning for a label option that matched no sample (its
+ * warnNoMatches), naming the option and its expression. */
+static void warn_no_match(const profkit_filter_options *o, const char *what, const char *opt,
+                          const char *expr)
+{
+    profkit_error w;
+    pk_error_set(&w, 0, NULL, -1, "%s expression matched no samples (%s '%s')", what, opt, expr);
+    o->on_warning(&w, o->payload);
+}
+
 int pk_tags_apply(profkit_profile *p, const profkit_filter_options *o, uint32_t *row_stack,
                   uint32_t *row_labels, profkit_error *err)
 {
@@ -509,6 +528,8 @@ int pk_tags_apply(profkit_profile *p, const profkit_filter_options *o, uint32_t 
     memset(&focus, 0, sizeof(focus));
     memset(&ignore, 0, sizeof(ignore));
     uint32_t *roots = NULL, *leaves = NULL, *keep = NULL;
+    uint8_t *hits = NULL; /* per label set: HIT_* it matched */
+    enum { HIT_FOCUS = 1, HIT_IGNORE = 2, HIT_SHOW = 4, HIT_HIDE = 8 };
     const char **key_unit = NULL;
     size_t n_roots = 0, n_leaves = 0;
 
@@ -543,31 +564,35 @@ int pk_tags_apply(profkit_profile *p, const profkit_filter_options *o, uint32_t 
             key_unit[p->labels[i].key] = pk_label_key_unit(p, p->labels[i].key);
     for (size_t i = 0; i < p->n_samples; i++)
         row_labels[i] = pk_sample_labels(p, i);
+    int rootm = 0, leafm = 0;
     if ((n_roots || n_leaves) &&
-        (rc = add_label_frames(p, roots, n_roots, leaves, n_leaves, row_stack)) != 0)
+        (rc = add_label_frames(p, roots, n_roots, leaves, n_leaves, row_stack, &rootm, &leafm)) != 0)
         goto done;
     rc = PROFKIT_ENOMEM;
     /* per label set: kept (bit 0), its set after tagshow/taghide + 1 (rest) */
     size_t n_sets = p->n_labelsets ? p->n_labelsets : 1;
-    if (!(keep = calloc(n_sets, sizeof(uint32_t))))
+    if (!(keep = calloc(n_sets, sizeof(uint32_t))) || !(hits = calloc(n_sets, 1)))
         goto done;
     profkit_label *tmp = NULL;
     size_t cap = 0;
     for (size_t s = 0; s < n_sets; s++) {
         size_t n = 0;
         const profkit_label *l = profkit_profile_labelset(p, (uint32_t)s, &n);
-        int in = (!focus.active || tag_filter_match(&focus, p, key_unit, l, n)) &&
-                 !(ignore.active && tag_filter_match(&ignore, p, key_unit, l, n));
+        int fhit = !focus.active || tag_filter_match(&focus, p, key_unit, l, n);
+        int ihit = ignore.active && tag_filter_match(&ignore, p, key_unit, l, n);
+        int in = fhit && !ihit;
         uint32_t set = (uint32_t)s;
+        hits[s] = (uint8_t)((fhit ? HIT_FOCUS : 0) | (ihit ? HIT_IGNORE : 0));
         if (in && (have_show || have_hide) && n) {
             if (PK_VEC_RESERVE(tmp, 0, cap, n) != 0)
                 break;
             size_t m = 0;
             for (size_t i = 0; i < n; i++) {
                 const char *k = pk_str(p, l[i].key);
-                int drop = (have_show && regexec(&show, k, 0, NULL, 0) != 0) ||
-                           (have_hide && regexec(&hide, k, 0, NULL, 0) == 0);
-                if (!drop)
+                int shown = !have_show || regexec(&show, k, 0, NULL, 0) == 0;
+                int hidden = have_hide && regexec(&hide, k, 0, NULL, 0) == 0;
+                hits[s] |= (uint8_t)((shown ? HIT_SHOW : 0) | (hidden ? HIT_HIDE : 0));
+                if (shown && !hidden)
                     tmp[m++] = l[i];
             }
             /* l may move when the set table grows: tmp is a copy */
@@ -581,12 +606,31 @@ int pk_tags_apply(profkit_profile *p, const profkit_filter_options *o, uint32_t 
     free(tmp);
     if (rc)
         goto done;
+    int any = 0; /* what matched some row (show and hide: of a row kept) */
     for (size_t i = 0; i < p->n_samples; i++) {
-        uint32_t k = keep[row_labels[i] < n_sets ? row_labels[i] : 0];
-        if (!k)
+        size_t s = row_labels[i] < n_sets ? row_labels[i] : 0;
+        uint32_t k = keep[s];
+        any |= hits[s] & (HIT_FOCUS | HIT_IGNORE);
+        if (!k) {
             row_stack[i] = PROFKIT_NONE;
-        else
+        } else {
+            any |= hits[s];
             row_labels[i] = k - 1;
+        }
+    }
+    if (o->on_warning) { /* in pprof's order */
+        if (n_roots && !rootm)
+            warn_no_match(o, "TagRoot", "profkit_filter_options.tagroot", o->tagroot);
+        if (n_leaves && !leafm)
+            warn_no_match(o, "TagLeaf", "profkit_filter_options.tagleaf", o->tagleaf);
+        if (focus.active && !(any & HIT_FOCUS))
+            warn_no_match(o, "TagFocus", "profkit_filter_options.tagfocus", o->tagfocus);
+        if (ignore.active && !(any & HIT_IGNORE))
+            warn_no_match(o, "TagIgnore", "profkit_filter_options.tagignore", o->tagignore);
+        if (have_show && !(any & HIT_SHOW))
+            warn_no_match(o, "TagShow", "profkit_filter_options.tagshow", o->tagshow);
+        if (have_hide && !(any & HIT_HIDE))
+            warn_no_match(o, "TagHide", "profkit_filter_options.taghide", o->taghide);
     }
 done:
     if (rc == PROFKIT_ENOMEM)
@@ -600,6 +644,7 @@ done:
     free(roots);
     free(leaves);
     free(keep);
+    free(hits);
     free(key_unit);
     return rc;
 }

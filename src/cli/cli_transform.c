@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 
 #include <regex.h>
+#include <stdio.h>
 #include <string.h>
 
 static int is_filter_option(int c)
@@ -40,6 +41,37 @@ int cli_transform_option(cli_input *in, int c, const char *arg)
     return 1;
 }
 
+/* A label option that matched no sample: pprof's warning, printed once
+ * per option and expression however many inputs are filtered (the
+ * library's message names the option by its flag here). Under --strict
+ * the first becomes the error. */
+struct tag_warnings {
+    char seen[6][512];
+    size_t n_seen;
+    int strict, failed;
+    profkit_error first;
+};
+
+static void on_tag_warning(const profkit_error *w, void *payload)
+{
+    struct tag_warnings *tw = payload;
+    if (tw->strict) {
+        if (!tw->failed)
+            tw->first = *w;
+        tw->failed = 1;
+        return;
+    }
+    for (size_t i = 0; i < tw->n_seen; i++)
+        if (strcmp(tw->seen[i], w->message) == 0)
+            return;
+    if (tw->n_seen < sizeof(tw->seen) / sizeof(tw->seen[0]))
+        snprintf(tw->seen[tw->n_seen++], sizeof(tw->seen[0]), "%s", w->message);
+    char msg[sizeof(w->message)];
+    snprintf(msg, sizeof(msg), "%s", w->message);
+    cli_flag_names(msg, sizeof(msg));
+    fprintf(stderr, "profkit: warning: %s\n", msg);
+}
+
 int cli_transforms_active(const cli_input *in)
 {
     return in->n_steps > 0 || profkit_filter_active(&in->filter);
@@ -51,11 +83,18 @@ int cli_apply_transforms(profkit_profile **p, const cli_input *in)
         return CLI_OK;
     profkit_transform steps[CLI_MAX_TRANSFORMS + 1];
     size_t n = 0, at = in->filter_at_set ? in->filter_at : 0;
+    static struct tag_warnings tw; /* (one process, one command) */
+    profkit_filter_options filter = in->filter;
+    tw.strict = in->strict;
+    if (!in->quiet || in->strict) {
+        filter.on_warning = on_tag_warning;
+        filter.payload = &tw;
+    }
     for (size_t i = 0; i <= in->n_steps; i++) {
         if (i == at && profkit_filter_active(&in->filter)) {
             memset(&steps[n], 0, sizeof(steps[n]));
             steps[n].kind = PROFKIT_TRANSFORM_FILTER;
-            steps[n++].filter = &in->filter;
+            steps[n++].filter = &filter;
         }
         if (i < in->n_steps)
             steps[n++] = in->steps[i];
@@ -65,6 +104,11 @@ int cli_apply_transforms(profkit_profile **p, const cli_input *in)
         profkit_profile_free(*p);
         *p = NULL;
         return cli_fail(NULL, &err);
+    }
+    if (tw.failed) { /* --strict: a label option that matched nothing is the error */
+        profkit_profile_free(*p);
+        *p = NULL;
+        return cli_fail(NULL, &tw.first);
     }
     if (in->relative) /* percentages of what is left */
         profkit_profile_drop_whole_total(*p);
