@@ -54,9 +54,24 @@
     });
     return (this._labelKeys[idx] = keys);
   };
-  // Whether key's values are bucketed numbers (no --tagroot/--tagleaf
-  // grouping from them: their frames are the single numbers).
-  function bucketed(list) { return list.some(function (x) { return x.num && x.num[0] !== x.num[1]; }); }
+  // A bucket of several numbers (a numeric key of more distinct numbers
+  // than the page lists one by one).
+  function isBucket(x) { return !!x.num && x.num[0] !== x.num[1]; }
+  // Whether grouping by the key merges frames --tagroot keeps apart: a
+  // bucket of numbers with a unit (--tagroot names each number; numbers
+  // without a unit are all "<unknown>" to it, whatever the bucket).
+  function mergesFrames(list) { return list.some(function (x) { return isBucket(x) && x.frame !== NO_VALUE; }); }
+  PK.labelMergesFrames = mergesFrames;
+  // The smallest and largest number of a numeric key (null: no number).
+  function numSpan(list) {
+    var lo = null, hi = null;
+    list.forEach(function (x) {
+      if (!x.num) return;
+      if (lo === null || x.num[0] < lo) lo = x.num[0];
+      if (hi === null || x.num[1] > hi) hi = x.num[1];
+    });
+    return lo === null ? null : [lo, hi];
+  }
   Profile.prototype.labelScopeTree = function (i) {
     this._labelTrees = this._labelTrees || [];
     if (!this._labelTrees[i]) { var tr = this.labelScopes[i].tree; this._labelTrees[i] = new PK.Tree(tr.parent, tr.func, tr.self, null); }
@@ -80,8 +95,13 @@
     return f;
   };
   // A pick's value name for --tagroot: the scope's frame (numbers), else
-  // the value itself.
-  function frameName(x) { return x.frame !== undefined ? x.frame : x.value === "" ? NO_VALUE : x.value; }
+  // the value itself; a bucket of numbers with a unit (which --tagroot
+  // splits, one frame per number) is one frame "LO to HI", which the
+  // picker says (mergesFrames).
+  function frameName(x) {
+    if (isBucket(x) && x.frame !== NO_VALUE) return x.value.replace(":", " to ");
+    return x.frame !== undefined ? x.frame : x.value === "" ? NO_VALUE : x.value;
+  }
 
   // Where the command line applies its label options among the steps it
   // runs (PK.effectiveSteps): with pprof's filters, as one step at the
@@ -181,6 +201,23 @@
     this._labelXf = { key: key, tree: out };
     return out;
   };
+  // Inline marks under "group by key at the root": the data's marks are by
+  // call path from the root, which the label frames lengthen; a node below
+  // a label frame (a child of the root) is looked up as if the label frame
+  // were not there (the label frames themselves are no inlined frames).
+  var nodeInline = PK.nodeInline;
+  if (nodeInline) PK.nodeInline = function (p, t, tree) {
+    if (!tree || !p.labelPick || p.labelPick.mode !== "root" || !p._labelFuncs) return nodeInline(p, t, tree);
+    if (tree._labelInl) return tree._labelInl;
+    var lf = new Set(p._labelFuncs.values()), under = new Int32Array(tree.n), any = false, i;
+    for (i = 1; i < tree.n; i++) if (tree.parent[i] === 0 && lf.has(tree.func[i])) { under[i] = 1; any = true; }
+    if (!any) return nodeInline(p, t, tree);
+    var parent = Int32Array.from(tree.parent);
+    for (i = 1; i < tree.n; i++) if (under[parent[i]]) parent[i] = 0;
+    var out = nodeInline(p, t, { n: tree.n, parent: parent, func: tree.func });
+    if (out) for (i = 1; i < tree.n; i++) if (under[i]) out[i] = 0;
+    return (tree._labelInl = out);
+  };
   // A pick as the URL's text and back ("" / null: none).
   PK.encodeTag = function (pick) {
     if (!pick || !pick.key) return "";
@@ -194,8 +231,9 @@
     return eq > 0 ? { mode: "focus", key: m[2].slice(0, eq), value: m[2].slice(eq + 1) } : null;
   };
   // The command-line flags of a pick (x: its value's entry of labelKeys,
-  // for a number's range).
-  PK.tagArgs = function (pick, x) {
+  // for a number's range; list: the key's entries, for a numeric key's
+  // "(none)").
+  PK.tagArgs = function (pick, x, list) {
     if (!pick || !pick.key) return [];
     if (pick.mode === "root") return ["--tagroot", pick.key];
     if (pick.mode === "leaf") return ["--tagleaf", pick.key];
@@ -203,6 +241,14 @@
       // a number (or a bucket's numbers, both ends kept) in the key's unit
       var u = x.unit || "";
       return ["--tagfocus", pick.key + "=" + (x.num[0] === x.num[1] ? x.num[0] + u : x.num[0] + u + ":" + x.num[1] + u)];
+    }
+    // "(none)" of a numeric key: the samples without it are those with no
+    // number in the key's whole range (pprof has no other spelling for
+    // them: a pattern matches string values only)
+    var span = pick.value === "" && list ? numSpan(list) : null;
+    if (span) {
+      var un = (list.filter(function (y) { return y.num; })[0] || {}).unit || "";
+      return ["--tagignore", pick.key + "=" + span[0] + un + ":" + span[1] + un];
     }
     // "(none)": the samples without the key (an empty pattern matches any value)
     return pick.value === "" ? ["--tagignore", pick.key + "="] : ["--tagfocus", pick.key + "=" + PK.exactRe(pick.value)];
@@ -238,13 +284,12 @@
       var g = document.createElement("optgroup");
       g.label = k;
       vals.forEach(function (x) {
-        if (x.num === null && x.value === "" && vals.some(function (y) { return y.num; })) return;   // (a numeric key's "none": no --tagignore names it)
-        add(g, JSON.stringify({ mode: "focus", key: k, value: x.value }), k + " = " + (x.value === "" ? "(none)" : x.num && x.num[0] !== x.num[1] ? x.value.replace(":", " to ") : x.value));
+        add(g, JSON.stringify({ mode: "focus", key: k, value: x.value }), k + " = " + (x.value === "" ? "(none)" : isBucket(x) ? x.value.replace(":", " to ") : x.value));
       });
-      if (!bucketed(vals)) {
-        add(g, JSON.stringify({ mode: "root", key: k }), "group by " + k + " at the root");
-        add(g, JSON.stringify({ mode: "leaf", key: k }), "group by " + k + " at the leaf");
-      }
+      // a key of many numbers with a unit: its frames are ranges, said here
+      var merged = mergesFrames(vals) ? " (ranges of values)" : "";
+      add(g, JSON.stringify({ mode: "root", key: k }), "group by " + k + " at the root" + merged);
+      add(g, JSON.stringify({ mode: "leaf", key: k }), "group by " + k + " at the leaf" + merged);
       s.appendChild(g);
     });
     s.addEventListener("change", function () { PK.setLabel(app, s.value ? JSON.parse(s.value) : null); });
@@ -256,8 +301,15 @@
     note.textContent = "label view: whole profile, the time range does not narrow it";
     note.hidden = true;
     l.appendChild(note);
+    // grouping by a key of many numbers with a unit: what the page merged
+    var mnote = document.createElement("span");
+    mnote.className = "pk-label-note";
+    mnote.id = "pk-label-merged";
+    mnote.hidden = true;
+    l.appendChild(mnote);
     app.labelSel = s;
     app.labelNote = note;
+    app.labelMerged = mnote;
     return l;
   };
   // Picks a label view and shows it on the thread shown (all threads when
@@ -293,6 +345,13 @@
         this.state.tag = this.p.labelKey || "";
         if (this.labelSel) this.labelSel.value = selValue(this.p.labelPick);
         if (this.labelNote) this.labelNote.hidden = !this.p.labelIgnoresRange(this.state.thread);
+        if (this.labelMerged) {
+          var pk = this.p.labelPick, lst = pk && pk.mode !== "focus" && this.p.labelApplies(this.state.thread) ? this.p.labelKeys(this.state.thread).get(pk.key) || [] : [];
+          var nb = lst.filter(isBucket).length;
+          this.labelMerged.hidden = !mergesFrames(lst);
+          this.labelMerged.textContent = this.labelMerged.hidden ? "" : pk.key + " has more values than the page lists: " + nb + " of its frames are" +
+            " ranges \"LO to HI\" of values merged; the command line shown (--tag" + pk.mode + " " + pk.key + ") has a frame per value";
+        }
       }
       render.call(this, action, t0);
     };
@@ -304,7 +363,7 @@
       var p = this.p, t = this.state.thread, pick = p.labelPick, args = commandArgs.call(this);
       if (!pick || !p.labelApplies(t)) return args;
       var x = (p.labelKeys(t).get(pick.key) || []).filter(function (y) { return y.value === pick.value; })[0];
-      var tag = PK.tagArgs(pick, pick.mode === "focus" ? x : null);
+      var tag = PK.tagArgs(pick, pick.mode === "focus" ? x : null, p.labelKeys(t).get(pick.key) || []);
       var ri = args.indexOf("--range");
       if (ri > 0 && p.labelIgnoresRange(t)) args.splice(ri, 2);
       var files = this.p.data.inputs || [], at = 1;

@@ -1,0 +1,182 @@
+// The label picker on numeric labels in a real browser
+// (tests/cli/viewer_numlabels.sh): grouping at the root or the leaf by a
+// numeric key, "(none)" of a numeric key, and a bucketed key's grouping.
+// The command line the page shows, run by the shell with --json -n 0,
+// equals window.profkit.query("top") (tests/cli/labels_numeric.sh checks
+// that command line against Go pprof); where the page merges a bucket of
+// numbers into one frame it says so, and each such frame holds the samples
+// of its range. Screenshots: $PROFKIT_BUILD/screenshots/labels-*.png.
+//
+// Environment: PROFKIT, PROFKIT_SRC, PROFKIT_BUILD, PROFKIT_TOOLS.
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, symlinkSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+
+const PROFKIT = process.env.PROFKIT;
+const SRC = process.env.PROFKIT_SRC;
+const SHOTS = join(process.env.PROFKIT_BUILD || join(SRC, "build"), "screenshots");
+const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
+mkdirSync(SHOTS, { recursive: true });
+const TMP = mkdtempSync(join(tmpdir(), "profkit-numlabels-"));
+const BIN = join(TMP, "bin");
+mkdirSync(BIN);
+symlinkSync(PROFKIT, join(BIN, "profkit"));
+
+let passed = 0, failed = 0;
+function check(what, ok, detail) {
+  if (ok) passed++;
+  else { failed++; console.log("FAIL: " + what + (detail !== undefined ? ": " + String(detail).slice(0, 900) : "")); }
+}
+const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
+function runShown(cmd) {
+  const r = spawnSync("bash", ["-c", cmd + " -q --json -n 0"], { encoding: "utf8", maxBuffer: 1 << 28,
+    env: Object.assign({}, process.env, { PATH: BIN + ":" + process.env.PATH }) });
+  if (r.status !== 0) return { error: "exit " + r.status + ": " + r.stderr.slice(0, 400) };
+  return JSON.parse(r.stdout);
+}
+const browser = await chromium.launch({
+  executablePath: "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"],
+});
+async function open(file, hash = "") {
+  const ctx = await browser.newContext({ viewport: { width: 1300, height: 760 }, colorScheme: "light" });
+  const page = await ctx.newPage();
+  const url = "file://" + file, log = { errors: [], requests: [] };
+  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") log.errors.push(m.type() + ": " + m.text()); });
+  page.on("pageerror", (e) => log.errors.push("pageerror: " + e.message));
+  page.on("request", (r) => { if (r.url().split("#")[0] !== url) log.requests.push(r.url()); });
+  await page.addInitScript(() => { window.profkitNoIdle = true; });
+  await page.goto(url + (hash ? "#" + hash : ""));
+  await page.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0, null, { timeout: 30000 });
+  return { ctx, page, log };
+}
+async function close(o, what) {
+  check(what + ": no console or page error", o.log.errors.length === 0, o.log.errors.slice(0, 3).join(" | "));
+  check(what + ": no request leaves the page", o.log.requests.length === 0, o.log.requests.slice(0, 3).join(" "));
+  await o.ctx.close();
+}
+const shot = (o, name) => o.page.screenshot({ path: join(SHOTS, "labels-" + name + ".png") });
+const nextFrame = (o) => o.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+const view = async (o, v) => { await o.page.click(`.pk-tab[data-view="${v}"]`); await nextFrame(o); };
+const query = (o) => o.page.evaluate(() => window.profkit.query("top", { limit: 0 }));
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+// What differs between two top results (for a failure's message).
+function diffRows(a, b) {
+  const out = [];
+  for (const k of Object.keys(Object.assign({}, a, b))) if (k !== "rows" && JSON.stringify(a[k]) !== JSON.stringify(b[k])) out.push(k + ": " + JSON.stringify(a[k]) + " vs " + JSON.stringify(b[k]));
+  const key = (x) => x.name + "|" + (x.file || "");
+  const m = new Map((b.rows || []).map((x) => [key(x), x]));
+  for (const x of a.rows || []) { const y = m.get(key(x)); if (!y) out.push("page only: " + JSON.stringify(x)); else if (JSON.stringify(x) !== JSON.stringify(y)) out.push(JSON.stringify(x) + " vs " + JSON.stringify(y)); m.delete(key(x)); }
+  for (const y of m.values()) out.push("command line only: " + JSON.stringify(y));
+  if (!out.length) out.push("row order: " + (a.rows || []).map(key).join(",") + " vs " + (b.rows || []).map(key).join(","));
+  return out.slice(0, 6).join("\n  ");
+}
+// query("top") equals the command line shown (read in the top view), run.
+async function agrees(o, what) {
+  await view(o, "top");
+  const cmd = await o.page.locator("#pk-cmd").textContent();
+  const cli = runShown(cmd), mine = await query(o);
+  check(what + ": query(top) = `" + cmd + "` --json", same(mine, cli), diffRows(mine, cli));
+  return { cmd, cli, mine };
+}
+
+try {
+  // ---- the Go heap profile: bytes, numbers without a unit (pprof names
+  // every frame of them <unknown>), more of them than the page lists
+  const heap = join(SRC, "tests", "data", "pprof", "labels", "heap.pb.gz"), hpage = join(TMP, "heap.html");
+  pk(["flame", "-q", "--min-percent", "0", heap, "-o", hpage]);
+  let o = await open(hpage);
+  let r = await agrees(o, "heap: no pick");
+  const hwhole = r.mine.total;
+  const hopts = await o.page.evaluate(() => Array.from(document.querySelectorAll("#pk-label option")).map((x) => x.value));
+  check("heap: bytes is bucketed in the picker", hopts.some((v) => v.includes(':"') && /"value":"[^"]*:[^"]*"/.test(v)), hopts.slice(0, 5).join(" "));
+  for (const [pick, re, name] of [[{ mode: "root", key: "bytes" }, / --tagroot bytes( |$)/, "heap-tagroot"],
+                                  [{ mode: "leaf", key: "bytes" }, / --tagleaf bytes( |$)/, "heap-tagleaf"],
+                                  [{ mode: "focus", key: "bytes", value: "" }, / --tagignore bytes=\d+bytes:\d+bytes( |$)/, "heap-none"]]) {
+    check(name + ": offered by the picker", hopts.includes(JSON.stringify(pick)));
+    await view(o, "flame");
+    await o.page.selectOption("#pk-label", JSON.stringify(pick));
+    await nextFrame(o);
+    await shot(o, name);
+    r = await agrees(o, name);
+    check(name + ": the command line names it", re.test(r.cmd), r.cmd);
+    check(name + ": no note of merged frames (no unit: every number is <unknown> to --tagroot)",
+      await o.page.locator("#pk-label-merged").isHidden());
+    if (name !== "heap-none") {
+      const lab = r.mine.rows.filter((x) => x.name === "<unknown>");
+      check(name + ": one label frame, <unknown>, over every sample", lab.length === 1 && lab[0].cum === hwhole, JSON.stringify(lab));
+    } else {
+      check(name + ": not every sample (those without bytes: none of inuse_space here)", r.mine.total < hwhole, r.mine.total + " of " + hwhole);
+    }
+  }
+  await close(o, "heap");
+
+  // ---- a profile with numbers with units (tests/data/pprof/numlabels):
+  // pages (3 values), size (40 values: bucketed), samples without either
+  const num = join(SRC, "tests", "data", "pprof", "numlabels", "numlabels.pb.gz"), npage = join(TMP, "num.html");
+  pk(["flame", "-q", "--min-percent", "0", num, "-o", npage]);
+  o = await open(npage);
+  r = await agrees(o, "numlabels: no pick");
+  const nwhole = r.mine.total;
+  for (const [pick, re, name] of [[{ mode: "root", key: "pages" }, / --tagroot pages( |$)/, "pages-tagroot"],
+                                  [{ mode: "leaf", key: "pages" }, / --tagleaf pages( |$)/, "pages-tagleaf"],
+                                  [{ mode: "focus", key: "pages", value: "" }, / --tagignore pages=1count:3count( |$)/, "pages-none"],
+                                  [{ mode: "focus", key: "size", value: "" }, / --tagignore size=16bytes:25600bytes( |$)/, "size-none"],
+                                  [{ mode: "focus", key: "size", value: "256B:400B" }, / --tagfocus size=256bytes:400bytes( |$)/, "size-bucket"]]) {
+    await view(o, "flame");
+    await o.page.selectOption("#pk-label", JSON.stringify(pick));
+    await nextFrame(o);
+    await shot(o, name);
+    r = await agrees(o, name);
+    check(name + ": the command line names it", re.test(r.cmd), r.cmd);
+    if (pick.mode === "root" || pick.mode === "leaf") {
+      const names = r.mine.rows.filter((x) => x.file === "pages" || x.name === "<unknown>").map((x) => x.name).sort().join(" ");
+      check(name + ": frames 1, 2, 3 and <unknown> (as --tag" + pick.mode + ")", names === "1 2 3 <unknown>", names);
+    }
+    if (name.endsWith("-none")) check(name + ": the samples without the key (14788 bytes)", r.mine.total === 14788, r.mine.total);
+  }
+  // grouping by size: 40 numbers with a unit in 30 buckets; a bucket of
+  // several is one frame "LO to HI" (the page says so), whose value is the
+  // command line's --tagfocus of that range; every other row is --tagroot's
+  for (const mode of ["root", "leaf"]) {
+    const name = "size-tag" + mode;
+    await view(o, "flame");
+    await o.page.selectOption("#pk-label", JSON.stringify({ mode, key: "size" }));
+    await nextFrame(o);
+    await shot(o, name);
+    await view(o, "top");
+    const cmd = await o.page.locator("#pk-cmd").textContent();
+    check(name + ": the command line names --tag" + mode + " size", cmd.includes(" --tag" + mode + " size"), cmd);
+    const note = o.page.locator("#pk-label-merged");
+    check(name + ": the page says what it merged", await note.isVisible() && /ranges "LO to HI" of values merged/.test(await note.textContent()),
+      await note.textContent());
+    const mine = await query(o), cli = runShown(cmd);
+    check(name + ": same total as the command line", mine.total === cli.total && mine.total === nwhole, mine.total + " vs " + cli.total);
+    const other = (res) => JSON.stringify(res.rows.filter((x) => x.file !== "size").sort((a, b) => a.name < b.name ? -1 : a.name > b.name));
+    check(name + ": rows other than size's frames are the command line's", other(mine) === other(cli), other(mine).slice(0, 300) + "\n  vs " + other(cli).slice(0, 300));
+    const ents = await o.page.evaluate(() => { const p = window.profkit.app.p; return (p.labelKeys(window.profkit.app.state.thread).get("size") || []).map((x) => ({ value: x.value, num: x.num, unit: x.unit, frame: x.frame })); });
+    let buckets = 0, bad = [];
+    for (const x of ents) {
+      if (!x.num) continue;
+      const bucket = x.num[0] !== x.num[1];
+      buckets += bucket;
+      const fname = bucket ? x.value.replace(":", " to ") : x.frame;
+      const row = mine.rows.find((y) => y.name === fname && y.file === "size");
+      const want = JSON.parse(execFileSync(PROFKIT, ["top", "-q", "--json", "-n", "1", "--tagfocus", "size=" + x.num[0] + x.unit + ":" + x.num[1] + x.unit, num], { encoding: "utf8" })).total;
+      if (!row || row.cum !== want) bad.push(fname + ": " + (row && row.cum) + " vs " + want);
+      if (!bucket && cli.rows.find((y) => y.name === fname && y.file === "size").cum !== want) bad.push("cli " + fname);
+    }
+    check(name + ": each size frame holds its range's samples (--tagfocus LO:HI)", bad.length === 0 && buckets > 0, bad.slice(0, 4).join("; ") + " buckets " + buckets);
+  }
+  await close(o, "numlabels");
+} catch (e) {
+  failed++;
+  console.log("FAIL: " + (e && e.stack || e));
+} finally {
+  await browser.close();
+  rmSync(TMP, { recursive: true, force: true });
+}
+console.log(`numeric labels browser: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
