@@ -451,6 +451,12 @@ static int label_frame_name(const profkit_profile *p, uint32_t k, const profkit_
     return pk_buf_error(b) ? PROFKIT_ENOMEM : 0;
 }
 
+int pk_tags_frame_name(const profkit_profile *p, uint32_t key, const profkit_label *l, size_t n,
+                       pk_buf *b, int *has)
+{
+    return label_frame_name(p, key, l, n, b, has);
+}
+
 /* tagroot / tagleaf: new stacks for every row (newstack per row).
  * *rootm / *leafm: whether a row had a value of a root / leaf key. */
 static int add_label_frames(profkit_profile *p, const uint32_t *roots, size_t n_roots,

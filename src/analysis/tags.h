@@ -45,6 +45,15 @@ int pk_tag_range_match(const pk_tag_range *r, int64_t v, const char *unit);
  * pprof prints a frame without a name as this. */
 #define PK_TAG_NO_VALUE "<unknown>"
 
+/* The name of --tagroot's frame for key `key` of a sample whose labels are
+ * l[0..n) into b: its string values, then its numbers (scaled when they
+ * have units, left out when none has), joined by ','; "" when that leaves
+ * nothing (the frame is then PK_TAG_NO_VALUE). *has: whether the sample
+ * has a value of the key there (pprof's match). 0 or PROFKIT_ENOMEM. */
+struct pk_buf;
+int pk_tags_frame_name(const profkit_profile *p, uint32_t key, const profkit_label *l, size_t n,
+                       struct pk_buf *b, int *has);
+
 /* Whether any label option of o is set. */
 int pk_tags_active(const profkit_filter_options *o);
 /*

@@ -40,7 +40,7 @@ done
 for si in alloc_space alloc_objects; do
   for a in "tagignore size=16bytes:25600bytes" "tagignore pages=1count:3count" \
            "tagignore pair=1024bytes:4096bytes" "tagfocus size=256bytes:400bytes" "tagfocus pair=2kb" \
-           "tagfocus pair=1kb:2kb" "tagfocus mixed=1kb:" "tagfocus mixed=some" "tagfocus pages=2count"; do
+           "tagfocus pair=1kb:2kb" "tagfocus mixed=1kb:" "tagfocus mixed=some" "tagfocus mixed=^some$" "tagfocus pair=1024bytes" "tagfocus pages=2count"; do
     set -- $a
     top_eq "$si" -unit=B "$1" "$2"
   done

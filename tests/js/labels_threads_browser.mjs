@@ -8,7 +8,8 @@
 //   - numeric labels are in the picker: size's values ("64B", ...) as
 //     --tagfocus ranges, grouped at the root as --tagroot names them; Go's
 //     heap profile (bytes without a unit, 40 distinct numbers) in buckets,
-//     each a --tagfocus LO:HI range, and no grouping offered for it;
+//     each a --tagfocus LO:HI range, its "(none)" and its grouping
+//     (tests/js/numlabels_browser.mjs checks those two);
 //   - a label pick and transforms: the label options apply at the first
 //     filter flag's place (or first), as the command line applies them:
 //     `--tagroot kind --merge '^a$'` merges the label frame `a` away,
@@ -194,9 +195,12 @@ try {
   o = await open(hpage);
   const hopts = (await options(o)).filter((x) => x[0]);
   check("heap: bytes in the picker", hopts.some((x) => x[1] === "bytes = 40kB"), JSON.stringify(hopts.map((x) => x[1])));
-  check("heap: at most 31 values of bytes (buckets)", hopts.length <= 31 && hopts.length > 10, hopts.length);
+  const hvals = hopts.filter((x) => /^bytes = /.test(x[1]) && x[1] !== "bytes = (none)");
+  check("heap: at most 31 values of bytes (buckets), (none) beside them", hvals.length <= 31 && hvals.length > 10 &&
+    hopts.some((x) => x[1] === "bytes = (none)"), hopts.length);
   check("heap: buckets shown as ranges", hopts.some((x) => / to /.test(x[1])), JSON.stringify(hopts.map((x) => x[1])));
-  check("heap: no grouping of a bucketed key", !hopts.some((x) => /group by/.test(x[1])));
+  check("heap: grouping of the bucketed key offered (its numbers have no unit: one frame, as --tagroot)",
+    hopts.filter((x) => /^group by bytes at the (root|leaf)$/.test(x[1])).length === 2);
   for (const v of ["inuse_space", "alloc_objects"]) {
     await o.page.selectOption("#pk-value", v);
     await nextFrame(o);

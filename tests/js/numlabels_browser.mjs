@@ -137,6 +137,35 @@ try {
     }
     if (name.endsWith("-none")) check(name + ": the samples without the key (14788 bytes)", r.mine.total === 14788, r.mine.total);
   }
+  // keys a sample has two values of (pair: two numbers; mixed: numbers and
+  // strings): pprof's frames ("1kB,2kB", "some,2kB"), each single value
+  // as --tagfocus keeps it (a sample with it among its values), pair's
+  // "(none)"; mixed has no "(none)" (no one pprof option names it)
+  const mopts = await o.page.evaluate(() => Array.from(document.querySelectorAll("#pk-label option")).map((x) => x.value));
+  check("mixed: no (none) offered", !mopts.includes(JSON.stringify({ mode: "focus", key: "mixed", value: "" })));
+  for (const [pick, re, name, frames] of [
+    [{ mode: "root", key: "pair" }, / --tagroot pair( |$)/, "pair-tagroot", "1kB 1kB,2kB 4kB <unknown>"],
+    [{ mode: "leaf", key: "pair" }, / --tagleaf pair( |$)/, "pair-tagleaf", "1kB 1kB,2kB 4kB <unknown>"],
+    [{ mode: "root", key: "mixed" }, / --tagroot mixed( |$)/, "mixed-tagroot", "512B <unknown> lots some,2kB"],
+    [{ mode: "leaf", key: "mixed" }, / --tagleaf mixed( |$)/, "mixed-tagleaf", "512B <unknown> lots some,2kB"],
+    [{ mode: "focus", key: "pair", value: "2kB" }, / --tagfocus pair=2048bytes( |$)/, "pair-2kB"],
+    [{ mode: "focus", key: "pair", value: "1kB" }, / --tagfocus pair=1024bytes( |$)/, "pair-1kB"],
+    [{ mode: "focus", key: "pair", value: "" }, / --tagignore pair=1024bytes:4096bytes( |$)/, "pair-none"],
+    [{ mode: "focus", key: "mixed", value: "some" }, / --tagfocus 'mixed=\^some\$'( |$)/, "mixed-some"],
+    [{ mode: "focus", key: "mixed", value: "2kB" }, / --tagfocus mixed=2048bytes( |$)/, "mixed-2kB"]]) {
+    check(name + ": offered by the picker", mopts.includes(JSON.stringify(pick)));
+    await view(o, "flame");
+    await o.page.selectOption("#pk-label", JSON.stringify(pick));
+    await nextFrame(o);
+    await shot(o, name);
+    r = await agrees(o, name);
+    check(name + ": the command line names it", re.test(r.cmd), r.cmd);
+    if (frames) {
+      const names = r.mine.rows.filter((x) => x.file === pick.key || x.name === "<unknown>").map((x) => x.name).sort().join(" ");
+      check(name + ": pprof's frames " + frames, names === frames, names);
+    }
+    if (name === "pair-1kB") check(name + ": both samples with 1kB (4096 bytes)", r.mine.total === 4096, r.mine.total);
+  }
   // grouping by size: 40 numbers with a unit in 30 buckets; a bucket of
   // several is one frame "LO to HI" (the page says so), whose value is the
   // command line's --tagfocus of that range; every other row is --tagroot's

@@ -16,6 +16,7 @@
  *    (flame_cap.c).
  */
 #include "analysis/tags.h"
+#include "util/buf.h"
 #include "model/ltree.h"
 #include "report/flame/flame_tree1.h"
 
@@ -610,12 +611,204 @@ static int group_at(label_group **g, size_t *ng, size_t *cap, size_t *gidx, size
     return 0;
 }
 
+/* The groups of one key's values proto[0..nv) (made on first use, every
+ * thread's first in value order, then each thread's): each row goes to the
+ * group of its label set's value set_vi[s] (UINT32_MAX: none). gidx is
+ * reset by the caller for each key. 0 or ENOMEM. */
+static int label_emit(const profkit_profile *p, int per_thread, const uint32_t *set_vi,
+                      const label_group *proto, size_t nv, size_t *gidx, label_group **g, size_t *ng,
+                      size_t *cap)
+{
+    uint8_t seen[PK_FLAME_LABEL_VALUES + 1] = { 0 };
+    for (size_t r = 0; r < p->n_samples; r++) {
+        uint32_t s = p->sample_labels[r], v = set_vi[s < p->n_labelsets ? s : 0];
+        if (v < nv)
+            seen[v] = 1;
+    }
+    for (size_t v = 0; v < nv; v++) {
+        size_t gi;
+        if (seen[v] && group_at(g, ng, cap, gidx, 0, (uint32_t)v, proto, &gi) != 0)
+            return PROFKIT_ENOMEM;
+    }
+    for (size_t r = 0; r < p->n_samples; r++) {
+        uint32_t s = p->sample_labels[r], th = p->sample_thread[r];
+        uint32_t v = set_vi[s < p->n_labelsets ? s : 0];
+        if (v >= nv)
+            continue;
+        for (size_t slot = 0; slot < (per_thread && th < p->n_threads ? 2 : 1); slot++) {
+            size_t gi;
+            if (group_at(g, ng, cap, gidx, slot ? th + 1 : 0, v, proto, &gi) != 0)
+                return PROFKIT_ENOMEM;
+            if (PK_VEC_RESERVE((*g)[gi].rows, (*g)[gi].n, (*g)[gi].cap, 1) != 0)
+                return PROFKIT_ENOMEM;
+            (*g)[gi].rows[(*g)[gi].n++] = (uint32_t)r;
+        }
+    }
+    return 0;
+}
+
+/* A key some label set holds two values of, or numbers and strings of
+ * (numeric_values refuses it), as pprof has it: its groups are (1) per
+ * combination of values, named as --tagroot names its frame ("1kB,2kB";
+ * the frame "<unknown>" without a value), for the grouping, the rows
+ * without the key one of them with the value "" (a combination's value is
+ * its frame, or its raw values joined when that is "<unknown>", so only
+ * those rows have ""); and (2) per single value, a number (as a numeric
+ * key's) or a string, for "KEY = VALUE" (pprof's -tagfocus keeps a sample
+ * when one of its values matches), a row in the group of each of its
+ * values. Either part is left out past PK_FLAME_LABEL_VALUES values.
+ * 0 or ENOMEM. */
+static int label_multi(flame_data *d, const profkit_profile *p, uint32_t key, int per_thread,
+                       uint32_t *set_vi, size_t *gidx, size_t slots, label_group **g, size_t *ng,
+                       size_t *cap)
+{
+    label_group proto[PK_FLAME_LABEL_VALUES + 1];
+    uint32_t ids[PK_FLAME_LABEL_VALUES + 1];
+    pk_buf name;
+    pk_buf_init(&name, 0);
+    char buf[1024];
+    const char *unit = pk_label_key_unit(p, key);
+    uint32_t uid = pk_strtab_intern(&d->strings, unit, strlen(unit));
+    uint32_t none = pk_strtab_intern(&d->strings, PK_TAG_NO_VALUE, strlen(PK_TAG_NO_VALUE));
+    int rc = PROFKIT_ENOMEM, usable = 1;
+    size_t nv = 0;
+    if (uid == PROFKIT_NONE || none == PROFKIT_NONE)
+        goto done;
+    /* (1) the combinations */
+    memset(proto, 0, sizeof(proto));
+    for (size_t s = 0; s < p->n_labelsets && usable; s++) {
+        const struct pk_labelset *ls = &p->labelsets[s];
+        size_t n = ls->first < p->n_labels ? p->n_labels - ls->first : 0;
+        n = ls->n < n ? ls->n : n;
+        const profkit_label *l = n ? &p->labels[ls->first] : NULL;
+        int has = 0;
+        if (pk_tags_frame_name(p, key, l, n, &name, &has) != 0)
+            goto done;
+        uint32_t frame = name.len ? pk_strtab_intern(&d->strings, pk_buf_cstr(&name), name.len) : none;
+        size_t len = 0; /* the value: the frame's name, else the raw values */
+        for (size_t i = 0; i < n && !name.len; i++) {
+            if (l[i].key != key)
+                continue;
+            if (len && len < sizeof(buf) - 1)
+                buf[len++] = ',';
+            if (len < sizeof(buf) - 1)
+                len += l[i].is_num ? (size_t)snprintf(buf + len, sizeof(buf) - len, "%" PRId64, l[i].num)
+                                   : pk_str_copy(p, l[i].str, buf + len, sizeof(buf) - len);
+            if (len > sizeof(buf) - 1)
+                len = sizeof(buf) - 1;
+        }
+        uint32_t id = name.len ? frame : pk_strtab_intern(&d->strings, buf, len);
+        if (frame == PROFKIT_NONE || id == PROFKIT_NONE)
+            goto done;
+        size_t v = 0;
+        while (v < nv && ids[v] != id)
+            v++;
+        if (v == nv) {
+            if (nv == PK_FLAME_LABEL_VALUES) {
+                usable = 0;
+                break;
+            }
+            ids[nv++] = id;
+            proto[v].key = key;
+            proto[v].value = id;
+            proto[v].frame = frame;
+        }
+        set_vi[s] = (uint32_t)v;
+    }
+    if (usable) {
+        memset(gidx, 0xff, slots * (PK_FLAME_LABEL_VALUES + 1) * sizeof(size_t));
+        if (label_emit(p, per_thread, set_vi, proto, nv, gidx, g, ng, cap) != 0)
+            goto done;
+    }
+    /* (2) the single values: numbers by value, strings by string id */
+    memset(proto, 0, sizeof(proto));
+    nv = 0;
+    usable = 1;
+    int64_t num[PK_FLAME_LABEL_VALUES];
+    uint8_t isnum[PK_FLAME_LABEL_VALUES];
+    for (size_t i = 0; i < p->n_labels && usable; i++) {
+        const profkit_label *l = &p->labels[i];
+        if (l->key != key)
+            continue;
+        size_t v = 0;
+        while (v < nv && !(isnum[v] == l->is_num && (l->is_num ? num[v] == l->num : ids[v] == l->str)))
+            v++;
+        if (v < nv)
+            continue;
+        if (nv == PK_FLAME_LABEL_VALUES) {
+            usable = 0;
+            break;
+        }
+        isnum[v] = (uint8_t)l->is_num;
+        num[v] = l->num;
+        ids[v] = l->str;
+        label_group *x = &proto[nv++];
+        x->key = key;
+        x->unit = uid;
+        if (l->is_num) {
+            x->is_num = 1;
+            x->lo = x->hi = l->num;
+            size_t w = pk_pprof_label(buf, sizeof(buf), l->num, unit, "minimum");
+            x->value = pk_strtab_intern(&d->strings, buf, w);
+            w = l->unit ? pk_pprof_label(buf, sizeof(buf), l->num, pk_str(p, l->unit), "minimum")
+                        : (size_t)snprintf(buf, sizeof(buf), "%s", PK_TAG_NO_VALUE);
+            x->frame = pk_strtab_intern(&d->strings, buf, w);
+        } else {
+            x->value = pk_strtab_intern(&d->strings, pk_str(p, l->str), pk_strtab_len(&p->strings, l->str));
+        }
+        if (x->value == PROFKIT_NONE || x->frame == PROFKIT_NONE)
+            goto done;
+    }
+    if (usable && nv) {
+        /* a pass per place in a set: each set's k-th distinct value of the key */
+        memset(gidx, 0xff, slots * (PK_FLAME_LABEL_VALUES + 1) * sizeof(size_t));
+        for (size_t k = 0; k < nv; k++) {
+            int any = 0;
+            for (size_t s = 0; s < p->n_labelsets; s++) {
+                const struct pk_labelset *ls = &p->labelsets[s];
+                uint32_t seen[PK_FLAME_LABEL_VALUES];
+                size_t ns = 0;
+                set_vi[s] = UINT32_MAX;
+                for (uint32_t i = ls->first; i < ls->first + ls->n && i < p->n_labels; i++) {
+                    const profkit_label *l = &p->labels[i];
+                    if (l->key != key)
+                        continue;
+                    size_t v = 0;
+                    while (v < nv && !(isnum[v] == l->is_num && (l->is_num ? num[v] == l->num : ids[v] == l->str)))
+                        v++;
+                    size_t j = 0;
+                    while (j < ns && seen[j] != v)
+                        j++;
+                    if (v == nv || j < ns)
+                        continue;
+                    if (ns == k) {
+                        set_vi[s] = (uint32_t)v;
+                        any = 1;
+                        break;
+                    }
+                    seen[ns++] = (uint32_t)v;
+                }
+            }
+            if (!any)
+                break;
+            if (label_emit(p, per_thread, set_vi, proto, nv, gidx, g, ng, cap) != 0)
+                goto done;
+        }
+    }
+    rc = 0;
+done:
+    pk_buf_free(&name);
+    return rc;
+}
+
 /*
  * The rows of every label key (at most PK_FLAME_LABEL_KEYS keys), grouped
  * by the key's value: a string key's values joined by "," (as --tagroot
  * names its frame; "" for rows without the key), at most
  * PK_FLAME_LABEL_VALUES of them (a key of more is left out); a numeric
- * key's numbers, or buckets of them when there are more (numeric_values).
+ * key's numbers, or buckets of them when there are more (numeric_values);
+ * a key a sample has two values of, or numbers and strings of, per
+ * combination and per single value (label_multi).
  * Per value the rows of every thread, and, when the page shows several
  * threads (`per_thread`), each thread's own, unless that would make more
  * than PK_FLAME_LABEL_SCOPES groups. Returns 0 or PROFKIT_ENOMEM; *out
@@ -660,6 +853,11 @@ static int label_groups(flame_data *d, const profkit_profile *p, int per_thread,
             int r = numeric_values(p, key, set_vi, vals, &nv);
             if (r == PROFKIT_ENOMEM)
                 goto oom;
+            if (r == 1) { /* two values of it in a set, or numbers and strings */
+                if (label_multi(d, p, key, per_thread, set_vi, gidx, slots, &g, &ng, &cap) != 0)
+                    goto oom;
+                continue;
+            }
             usable = r == 0;
             const char *unit = pk_label_key_unit(p, key);
             uint32_t uid = pk_strtab_intern(&d->strings, unit, strlen(unit));
@@ -732,29 +930,8 @@ static int label_groups(flame_data *d, const profkit_profile *p, int per_thread,
                 (is_num && proto[v].unit == PROFKIT_NONE))
                 goto oom;
         memset(gidx, 0xff, slots * (PK_FLAME_LABEL_VALUES + 1) * sizeof(size_t));
-        /* every thread's groups first, in value order, then each thread's */
-        uint8_t seen[PK_FLAME_LABEL_VALUES + 1] = { 0 };
-        for (size_t r = 0; r < p->n_samples; r++) {
-            uint32_t s = p->sample_labels[r];
-            seen[s < p->n_labelsets ? set_vi[s] : set_vi[0]] = 1;
-        }
-        for (size_t v = 0; v < nv; v++) {
-            size_t gi;
-            if (seen[v] && group_at(&g, &ng, &cap, gidx, 0, (uint32_t)v, proto, &gi) != 0)
-                goto oom;
-        }
-        for (size_t r = 0; r < p->n_samples; r++) {
-            uint32_t s = p->sample_labels[r], th = p->sample_thread[r];
-            uint32_t v = s < p->n_labelsets ? set_vi[s] : set_vi[0];
-            for (size_t slot = 0; slot < (per_thread && th < p->n_threads ? 2 : 1); slot++) {
-                size_t gi;
-                if (group_at(&g, &ng, &cap, gidx, slot ? th + 1 : 0, v, proto, &gi) != 0)
-                    goto oom;
-                if (PK_VEC_RESERVE(g[gi].rows, g[gi].n, g[gi].cap, 1) != 0)
-                    goto oom;
-                g[gi].rows[g[gi].n++] = (uint32_t)r;
-            }
-        }
+        if (label_emit(p, per_thread, set_vi, proto, nv, gidx, &g, &ng, &cap) != 0)
+            goto oom;
     }
     if (per_thread && ng > PK_FLAME_LABEL_SCOPES) { /* too many: every thread's groups only */
         size_t k = 0;

@@ -11,6 +11,11 @@
 //     children, each over its value's tree (as --tagroot key);
 //   - "group by key at the leaf": a frame per value under every frame with
 //     a self value (as --tagleaf key).
+// A key a sample has two values of (or numbers and strings of) has scopes
+// per combination (the grouping) and per single value ("key = value").
+// A numeric key's buckets group into one frame "LO to HI" each when its
+// numbers have a unit (the picker says so); "(none)" of a numeric key is
+// --tagignore key=MIN:MAX on the command line.
 // A label frame is named as --tagroot names it ("<unknown>" without a
 // value) and its file is the key, as the command line's. The pick is in the
 // URL as tag=focus:KEY=VALUE, tag=root:KEY or tag=leaf:KEY, and on the
@@ -52,6 +57,16 @@
       if (!list) keys.set(k, list = []);
       list.push({ value: self.str(sc.process), scope: i, num: sc.num || null, unit: sc.unit || "", frame: sc.frame });
     });
+    // A key a sample has two values of, or numbers and strings of, has two
+    // kinds of scope: per combination of values (a frame but no number;
+    // only the rows without the key have the value ""), for the grouping,
+    // and per single value (a number, or a string without a frame), for
+    // "KEY = VALUE" (a row in each of its values'). Other keys' scopes are
+    // both.
+    keys.forEach(function (list) {
+      var multi = list.some(function (x) { return !x.num && x.frame !== undefined && x.value !== ""; });
+      list.forEach(function (x) { x.role = !multi ? "both" : !x.num && x.frame !== undefined ? "group" : "focus"; });
+    });
     return (this._labelKeys[idx] = keys);
   };
   // A bucket of several numbers (a numeric key of more distinct numbers
@@ -62,6 +77,16 @@
   // without a unit are all "<unknown>" to it, whatever the bucket).
   function mergesFrames(list) { return list.some(function (x) { return isBucket(x) && x.frame !== NO_VALUE; }); }
   PK.labelMergesFrames = mergesFrames;
+  // A key's scopes for "KEY = VALUE" (with its "(none)", the rows without
+  // the key, when the command line can name them: a key of numbers, or of
+  // strings) and for the grouping.
+  function focusList(list) {
+    var strs = list.some(function (x) { return x.role === "focus" && !x.num; });
+    var nums = list.some(function (x) { return x.role === "focus" && x.num; });
+    return list.filter(function (x) { return x.role !== "group" || (x.value === "" && !(strs && nums)); });
+  }
+  function groupList(list) { return list.filter(function (x) { return x.role !== "focus"; }); }
+  PK.labelFocusList = focusList;
   // The smallest and largest number of a numeric key (null: no number).
   function numSpan(list) {
     var lo = null, hi = null;
@@ -131,7 +156,7 @@
       return before.length ? PK.applyTransforms(self, tr, before) : tr;
     };
     if (pick.mode === "focus") {
-      var hit = list.filter(function (x) { return x.value === pick.value; })[0];
+      var hit = focusList(list).filter(function (x) { return x.value === pick.value; })[0];
       if (hit) tree = scopeTree(hit);
       else {
         var zero = []; for (var v = 0; v < nv; v++) zero.push(new Float64Array(1));
@@ -139,7 +164,7 @@
       }
     } else {
       var b = new PK.TreeBuilder(nv, false);
-      list.forEach(function (x) {
+      groupList(list).forEach(function (x) {
         var src = scopeTree(x), lf = self.labelFunc(pick.key, frameName(x));
         var map = new Int32Array(src.n), v;
         map[0] = pick.mode === "root" ? b.child(0, lf) : 0;
@@ -283,11 +308,11 @@
     keys.forEach(function (vals, k) {
       var g = document.createElement("optgroup");
       g.label = k;
-      vals.forEach(function (x) {
+      focusList(vals).forEach(function (x) {
         add(g, JSON.stringify({ mode: "focus", key: k, value: x.value }), k + " = " + (x.value === "" ? "(none)" : isBucket(x) ? x.value.replace(":", " to ") : x.value));
       });
       // a key of many numbers with a unit: its frames are ranges, said here
-      var merged = mergesFrames(vals) ? " (ranges of values)" : "";
+      var merged = mergesFrames(groupList(vals)) ? " (ranges of values)" : "";
       add(g, JSON.stringify({ mode: "root", key: k }), "group by " + k + " at the root" + merged);
       add(g, JSON.stringify({ mode: "leaf", key: k }), "group by " + k + " at the leaf" + merged);
       s.appendChild(g);
@@ -347,6 +372,7 @@
         if (this.labelNote) this.labelNote.hidden = !this.p.labelIgnoresRange(this.state.thread);
         if (this.labelMerged) {
           var pk = this.p.labelPick, lst = pk && pk.mode !== "focus" && this.p.labelApplies(this.state.thread) ? this.p.labelKeys(this.state.thread).get(pk.key) || [] : [];
+          lst = groupList(lst);
           var nb = lst.filter(isBucket).length;
           this.labelMerged.hidden = !mergesFrames(lst);
           this.labelMerged.textContent = this.labelMerged.hidden ? "" : pk.key + " has more values than the page lists: " + nb + " of its frames are" +
@@ -362,8 +388,8 @@
     if (commandArgs) App.prototype.commandArgs = function () {
       var p = this.p, t = this.state.thread, pick = p.labelPick, args = commandArgs.call(this);
       if (!pick || !p.labelApplies(t)) return args;
-      var x = (p.labelKeys(t).get(pick.key) || []).filter(function (y) { return y.value === pick.value; })[0];
-      var tag = PK.tagArgs(pick, pick.mode === "focus" ? x : null, p.labelKeys(t).get(pick.key) || []);
+      var x = focusList(p.labelKeys(t).get(pick.key) || []).filter(function (y) { return y.value === pick.value; })[0];
+      var tag = PK.tagArgs(pick, pick.mode === "focus" ? x : null, focusList(p.labelKeys(t).get(pick.key) || []));
       var ri = args.indexOf("--range");
       if (ri > 0 && p.labelIgnoresRange(t)) args.splice(ri, 2);
       var files = this.p.data.inputs || [], at = 1;
