@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "analysis/tags.h"
@@ -189,6 +190,52 @@ static void labelset_order_and_numbers(void **state)
     profkit_profile_free(p);
 }
 
+/* profkit_filter_options.on_warning: each label option that matched no
+ * sample, once, in pprof's order, with pprof's words; none for a match. */
+struct warnings {
+    int n;
+    char text[8][512];
+};
+
+static void collect(const profkit_error *w, void *payload)
+{
+    struct warnings *ws = payload;
+    if (ws->n < 8)
+        snprintf(ws->text[ws->n++], sizeof(ws->text[0]), "%s", w->message);
+}
+
+static void no_match_warnings(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    pk_value_type_add(p, "cpu", "nanoseconds");
+    uint32_t th = pk_thread_add(p, "main", "", -1, -1);
+    uint32_t s = one_frame(p, "work");
+    int64_t v = 10;
+    assert_int_equal(pk_sample_add_labeled(p, s, th, set_of(p, "function", "slow"), &v), 0);
+    assert_int_equal(pk_sample_add(p, s, th, &v), 0);
+    struct warnings ws;
+    memset(&ws, 0, sizeof(ws));
+    profkit_filter_options o;
+    memset(&o, 0, sizeof(o));
+    o.on_warning = collect;
+    o.payload = &ws;
+    o.tagroot = "nosuch";
+    o.tagleaf = "function";
+    o.tagfocus = "function=slow";
+    o.tagignore = "function=fast";
+    o.tagshow = "zz";
+    profkit_error err;
+    assert_int_equal(profkit_profile_filter(p, &o, &err), 0);
+    assert_int_equal(ws.n, 3);
+    assert_string_equal(ws.text[0], "TagRoot expression matched no samples (profkit_filter_options.tagroot 'nosuch')");
+    assert_string_equal(ws.text[1], "TagIgnore expression matched no samples (profkit_filter_options.tagignore 'function=fast')");
+    assert_string_equal(ws.text[2], "TagShow expression matched no samples (profkit_filter_options.tagshow 'zz')");
+    /* the slow sample stays (its labels dropped by tagshow) */
+    assert_int_equal(p->n_samples, 1);
+    profkit_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -197,6 +244,7 @@ int main(void)
         cmocka_unit_test(pprof_units),
         cmocka_unit_test(rows_apart_by_labels),
         cmocka_unit_test(labelset_order_and_numbers),
+        cmocka_unit_test(no_match_warnings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
