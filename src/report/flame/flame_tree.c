@@ -324,27 +324,32 @@ static void scope_calls(builder *b, const rowset *rs, const rowset *brs, uint32_
     }
 }
 
-/* t->inl: the inline flags (1 inlined, 2 a real call, 3 both) of tree 1's
- * kept nodes from the calls of the scope's rows (NEW's and BASE's), by the
- * rule top marks by (src/analysis/inline_marks.c); t->inlv the same per
- * value type (the rows with a value of it) when some value type's differ
- * from t->inl. "(other)" nodes have none. */
+/* t->inlv: the inline flags (1 inlined, 2 a real call, 3 both) of tree
+ * 1's kept nodes per value type ([v * n + i]), from the calls of the
+ * scope's rows (NEW's and BASE's) with a value of it, by the rule top marks
+ * by (src/analysis/inline_marks.c); t->inl every value type's together.
+ * t->inlv stays NULL when each value type's are t->inl. "(other)" nodes
+ * have none. */
 static int scope_inline(builder *b, tree1 *t, const rowset *rs, const rowset *brs, const uint32_t *t1)
 {
     size_t n = t->n ? t->n : 1, nv = b->nv, nvn;
     if (!(t->inl = calloc(n, 1)))
         return PROFKIT_ENOMEM;
-    scope_calls(b, rs, brs, PROFKIT_NONE, t1, t->inl);
-    if (nv < 2)
+    if (nv < 2) {
+        scope_calls(b, rs, brs, nv ? 0 : PROFKIT_NONE, t1, t->inl);
         return 0;
+    }
     if (pk_mul_size(n, nv, &nvn) != 0 || !(t->inlv = calloc(nvn, 1)))
         return PROFKIT_ENOMEM;
-    int differ = 0;
     for (size_t v = 0; v < nv; v++) {
         uint8_t *fl = t->inlv + v * n;
         scope_calls(b, rs, brs, (uint32_t)v, t1, fl);
-        differ = differ || memcmp(fl, t->inl, t->n) != 0;
+        for (size_t i = 0; i < t->n; i++)
+            t->inl[i] |= fl[i];
     }
+    int differ = 0;
+    for (size_t v = 0; v < nv && !differ; v++)
+        differ = memcmp(t->inlv + v * n, t->inl, t->n) != 0;
     if (!differ) {
         free(t->inlv);
         t->inlv = NULL;

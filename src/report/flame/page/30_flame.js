@@ -141,6 +141,10 @@
     var profile = m.profile, func = tree.func, lastFill = null;
     // Colours per function, computed once per colour mode and scheme.
     var colorOf = this.colorCache(profile, m.colorMode, m.dark);
+    // Inlined frames say so in their label, as in the hover (12_time.js).
+    var app = PK.app, th = app && app.p === profile && app.state ? profile.threads[app.state.thread] : null;
+    var markOf = PK.hoverInline && th && th.tree && th.tree.inline
+      ? function (n) { return PK.hoverInline(profile, app.state.thread, m.v, tree, n); } : null;
     for (var i = 0; i < nodes.length; i++) {
       var n = nodes[i], d = depthOf[n] - base;
       var y = m.icicle ? d * ROW : (rows - 1 - d) * ROW;
@@ -165,7 +169,7 @@
         ctx.strokeRect(bx + 0.75, y + 0.75, Math.max(bw - gap - 1.5, 0.5), ROW - 2.5);
       }
       if (bw > 12) {
-        var text = this.label(ctx, n === 0 ? (m.rootLabel || "all") : profile.funcLabel(f), bw - 2 * PAD);
+        var text = this.label(ctx, n === 0 ? (m.rootLabel || "all") : profile.funcLabel(f) + (markOf ? markOf(n) : ""), bw - 2 * PAD);
         if (text) {
           ctx.fillStyle = col.text; lastFill = col.text;
           ctx.fillText(text, bx + PAD, y + ROW / 2);
