@@ -16,7 +16,7 @@
 //      --relative: cum / total); so is the hover's over the sandwich's
 //      callers and callees graphs;
 //   4. for every value type of each inline profile (and
-//      tests/data/pprof/ok_inline_values.pb, inlined on the rows of one
+//      tests/data/pprof/inline_values.pb, inlined on the rows of one
 //      value type only), plain and under --merge, --focus, --root-at and
 //      --collapse-recursion given to `flame`: query("top")'s "inline" marks
 //      equal top --json's with the same flags, query("tree")'s tree
@@ -240,7 +240,7 @@ try {
     await o.page.waitForTimeout(50);
   };
   const labels = (o) => o.page.evaluate(() => Array.from(window.pkTexts));
-  const ivFile = join(SRC, "tests", "data", "pprof", "ok_inline_values.pb");
+  const ivFile = join(SRC, "tests", "data", "pprof", "inline_values.pb");
   let perValue = false, xfChecked = 0;
   for (const file of [ivFile, ...process.argv.slice(2)]) {
     const name = file.slice(file.lastIndexOf("/") + 1);
@@ -286,7 +286,7 @@ try {
           const withMark = texts.filter((x) => / \((partial-)?inline\)$/.test(x));
           check(`${what} value ${type}: the flame graph labels inlined frames`, marked.size === 0 || withMark.length > 0, JSON.stringify(texts).slice(0, 300));
           check(`${what} value ${type}: each marked label is a node tree marks so`, withMark.every((x) => marked.has(x)), JSON.stringify(withMark) + " vs " + JSON.stringify([...marked.keys()]));
-          if (name === "ok_inline_values.pb" || type === types[0]) await shot(o, `inline-labels-${name}-${type}`);
+          if (name === "inline_values.pb" || type === types[0]) await shot(o, `inline-labels-${name}-${type}`);
         }
       }
       if (seen.size > 1 && !flags.length) perValue = true;
