@@ -328,14 +328,37 @@ static void scope_calls(builder *b, const rowset *rs, const rowset *brs, uint32_
  * 1's kept nodes per value type ([v * n + i]), from the calls of the
  * scope's rows (NEW's and BASE's) with a value of it, by the rule top marks
  * by (src/analysis/inline_marks.c); t->inl every value type's together.
- * t->inlv stays NULL when each value type's are t->inl. "(other)" nodes
+ * t->inlv stays NULL when each value type's are t->inl (found without a
+ * pass per value type when every row has values of all or of none). "(other)" nodes
  * have none. */
+/* 1 when each row of rs (and brs) has a value of every value type of the
+ * scope or of none: then every value type's calls are value 0's. */
+static int same_rows_per_value(const rowset *rs, const rowset *brs, size_t nv)
+{
+    for (int side = 0; side < (brs ? 2 : 1); side++) {
+        const rowset *r = side ? brs : rs;
+        const profkit_profile *p = r->p;
+        size_t pnv = p->n_value_types;
+        for (size_t v = 0; v < nv; v++)
+            if (r->vmap[v] == PROFKIT_NONE)
+                return 0;
+        for (size_t i = 0; i < r->n; i++) {
+            const int64_t *x = p->sample_values + (size_t)row_at(r, i) * pnv;
+            int nz = x[r->vmap[0]] != 0;
+            for (size_t v = 1; v < nv; v++)
+                if ((x[r->vmap[v]] != 0) != nz)
+                    return 0;
+        }
+    }
+    return 1;
+}
+
 static int scope_inline(builder *b, tree1 *t, const rowset *rs, const rowset *brs, const uint32_t *t1)
 {
     size_t n = t->n ? t->n : 1, nv = b->nv, nvn;
     if (!(t->inl = calloc(n, 1)))
         return PROFKIT_ENOMEM;
-    if (nv < 2) {
+    if (nv < 2 || same_rows_per_value(rs, brs, nv)) {
         scope_calls(b, rs, brs, nv ? 0 : PROFKIT_NONE, t1, t->inl);
         return 0;
     }
