@@ -118,15 +118,45 @@ int pk_top_sort_first(const pk_top *t, uint32_t *order, int by_cum, size_t first
 
 enum { PK_INLINE_ALL = 1, PK_INLINE_SOME = 2 };
 /*
- * Per key of frame_key (n_keys keys): PK_INLINE_ALL when every call into
- * it on the stacks of the rows with a value (of value type `value`, thread
- * `thread`, PROFKIT_NONE = all) was inlined, PK_INLINE_SOME when some were,
- * 0 otherwise (as Go pprof marks "(inline)" and "(partial-inline)" rows).
- * *out is a new array, or NULL when no frame of p is inlined. Returns 0 or
- * PROFKIT_ENOMEM.
+ * One rule for every mark (top, peek, hist, tree, the page): a call is a
+ * stack of a row with a value (of value type `value`, PROFKIT_NONE: any
+ * row; thread `thread`, PROFKIT_NONE: any) or a prefix of one; its frame
+ * was inlined into its caller or was a real call. A key (a node) is
+ * PK_INLINE_ALL when every call into it was inlined, PK_INLINE_SOME when
+ * some were (as Go pprof marks "(inline)" and "(partial-inline)" rows).
+ */
+enum { PK_CALL_INLINED = 1, PK_CALL_REAL = 2 };
+/* 1 when a frame of p was inlined (else no mark anywhere). */
+int pk_inline_any(const profkit_profile *p);
+/* Called once per call met (stack s, PK_CALL_INLINED or PK_CALL_REAL). */
+typedef void (*pk_inline_visit)(void *ctx, uint32_t s, unsigned bits);
+/*
+ * The calls of rows[0..n_rows) (rows NULL: every row) as above: visit()
+ * once per stack met whose frame exists. seen: a bit per stack of p
+ * (p->n_stacks / 8 + 1 bytes), zero for the stacks not met yet; the
+ * stacks met are set (clear it to start again).
+ */
+void pk_inline_calls(const profkit_profile *p, const uint32_t *rows, size_t n_rows, uint32_t value,
+                     uint32_t thread, uint8_t *seen, pk_inline_visit visit, void *ctx);
+/* PK_CALL_INLINED | PK_CALL_REAL bits gathered for a key: its mark. */
+static inline unsigned char pk_inline_flag(unsigned bits)
+{
+    bits &= PK_CALL_INLINED | PK_CALL_REAL;
+    return bits == PK_CALL_INLINED ? PK_INLINE_ALL
+           : bits == (PK_CALL_INLINED | PK_CALL_REAL) ? PK_INLINE_SOME : 0;
+}
+/*
+ * Per key of frame_key (n_keys keys), its mark from the calls into it from
+ * a caller (a stack not at the root) of the rows of value type `value` and
+ * thread `thread`. *out is a new array, or NULL when no frame of p is
+ * inlined. Returns 0 or PROFKIT_ENOMEM.
  */
 int pk_key_inline(const profkit_profile *p, const uint32_t *frame_key, size_t n_keys, uint32_t value,
                   uint32_t thread, unsigned char **out);
+/* Per node of t (a call tree of p), its mark from its calls, as
+ * pk_key_inline; *out NULL when no frame of p is inlined. */
+int pk_node_inline(const profkit_profile *p, const pk_ltree *t, uint32_t value, uint32_t thread,
+                   unsigned char **out);
 /* " (inline)", " (partial-inline)" or "" for key k (marks may be NULL). */
 const char *pk_inline_mark(const unsigned char *marks, uint32_t k);
 /* "all", "partial" or NULL: the JSON rows' `inline`. */

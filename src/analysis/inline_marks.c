@@ -1,45 +1,112 @@
-/* inline_marks.c: which keys the reports mark inlined; see analysis.h. */
+/* inline_marks.c: which keys and nodes the reports mark inlined; see
+ * analysis.h. */
 #include "analysis/analysis.h"
 
 #include <stdlib.h>
+
+int pk_inline_any(const profkit_profile *p)
+{
+    for (size_t f = 0; f < p->n_frames; f++)
+        if (p->frames[f].inline_depth > 0)
+            return 1;
+    return 0;
+}
+
+void pk_inline_calls(const profkit_profile *p, const uint32_t *rows, size_t n_rows, uint32_t value,
+                     uint32_t thread, uint8_t *seen, pk_inline_visit visit, void *ctx)
+{
+    size_t nv = p->n_value_types;
+    if (!rows)
+        n_rows = p->n_samples;
+    if (value != PROFKIT_NONE && value >= nv)
+        return;
+    for (size_t i = 0; i < n_rows; i++) {
+        size_t r = rows ? rows[i] : i;
+        if (r >= p->n_samples || (thread != PROFKIT_NONE && p->sample_thread[r] != thread) ||
+            (value != PROFKIT_NONE && p->sample_values[r * nv + value] == 0))
+            continue;
+        /* the row's stack and its prefixes: the calls made (a stack met
+         * before had its prefixes met then) */
+        for (uint32_t s = p->sample_stack[r]; s != 0 && s < p->n_stacks && !(seen[s >> 3] & (1u << (s & 7)));
+             s = p->stacks[s].parent) {
+            seen[s >> 3] |= (uint8_t)(1u << (s & 7));
+            uint32_t f = p->stacks[s].frame;
+            if (f < p->n_frames)
+                visit(ctx, s, p->frames[f].inline_depth > 0 ? PK_CALL_INLINED : PK_CALL_REAL);
+        }
+    }
+}
+
+struct key_ctx {
+    const profkit_profile *p;
+    const uint32_t *frame_key;
+    size_t n_keys;
+    unsigned char *flags;
+};
+
+/* a call into a key from a caller (not at the root) */
+static void key_visit(void *ctx, uint32_t s, unsigned bits)
+{
+    struct key_ctx *c = ctx;
+    uint32_t f = c->p->stacks[s].frame;
+    if (c->p->stacks[s].parent != 0 && c->frame_key[f] < c->n_keys)
+        c->flags[c->frame_key[f]] |= (unsigned char)bits;
+}
 
 int pk_key_inline(const profkit_profile *p, const uint32_t *frame_key, size_t n_keys, uint32_t value,
                   uint32_t thread, unsigned char **out)
 {
     *out = NULL;
-    int any = 0;
-    for (size_t f = 0; f < p->n_frames && !any; f++)
-        any = p->frames[f].inline_depth > 0;
-    if (!any || !frame_key)
+    if (!frame_key || !pk_inline_any(p))
         return 0;
-    unsigned char *seen = calloc(p->n_stacks ? p->n_stacks : 1, 1);
+    uint8_t *seen = calloc(p->n_stacks / 8 + 1, 1);
     unsigned char *flags = calloc(n_keys ? n_keys : 1, 1);
     if (!seen || !flags) {
         free(seen);
         free(flags);
         return PROFKIT_ENOMEM;
     }
-    /* the stacks of rows with a value, and their prefixes: the calls made */
-    size_t nv = p->n_value_types;
-    for (size_t r = 0; r < p->n_samples; r++) {
-        if ((thread != PROFKIT_NONE && p->sample_thread[r] != thread) ||
-            p->sample_values[r * nv + value] == 0)
-            continue;
-        for (uint32_t s = p->sample_stack[r]; s != 0 && s < p->n_stacks && !seen[s];
-             s = p->stacks[s].parent)
-            seen[s] = 1;
-    }
-    /* each call into a key: inlined (1) or a real call (2) */
-    for (size_t s = 1; s < p->n_stacks; s++) {
-        uint32_t f = p->stacks[s].frame;
-        if (!seen[s] || p->stacks[s].parent == 0 || f >= p->n_frames || frame_key[f] >= n_keys)
-            continue;
-        flags[frame_key[f]] |= p->frames[f].inline_depth > 0 ? 1 : 2;
-    }
+    struct key_ctx c = { p, frame_key, n_keys, flags };
+    pk_inline_calls(p, NULL, 0, value, thread, seen, key_visit, &c);
     for (size_t k = 0; k < n_keys; k++)
-        flags[k] = flags[k] == 1 ? PK_INLINE_ALL : flags[k] == 3 ? PK_INLINE_SOME : 0;
+        flags[k] = pk_inline_flag(flags[k]);
     free(seen);
     *out = flags;
+    return 0;
+}
+
+struct node_ctx {
+    const pk_ltree *t;
+    unsigned char *m;
+};
+
+static void node_visit(void *ctx, uint32_t s, unsigned bits)
+{
+    struct node_ctx *c = ctx;
+    uint32_t u = pk_ltree_node(c->t, s);
+    if (u < c->t->n)
+        c->m[u] |= (unsigned char)bits;
+}
+
+int pk_node_inline(const profkit_profile *p, const pk_ltree *t, uint32_t value, uint32_t thread,
+                   unsigned char **out)
+{
+    *out = NULL;
+    if (!pk_inline_any(p))
+        return 0;
+    uint8_t *seen = calloc(p->n_stacks / 8 + 1, 1);
+    unsigned char *m = calloc(t->n ? t->n : 1, 1);
+    if (!seen || !m) {
+        free(seen);
+        free(m);
+        return PROFKIT_ENOMEM;
+    }
+    struct node_ctx c = { t, m };
+    pk_inline_calls(p, NULL, 0, value, thread, seen, node_visit, &c);
+    for (size_t u = 0; u < t->n; u++)
+        m[u] = pk_inline_flag(m[u]);
+    free(seen);
+    *out = m;
     return 0;
 }
 

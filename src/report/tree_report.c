@@ -14,30 +14,6 @@ static int print_nodes(pk_buf *out, const profkit_profile *p, pk_ltree *tp, uint
                        const uint32_t *nodes, const uint32_t *depths, size_t n,
                        const unsigned char *marks);
 
-/* Per node: PK_INLINE_ALL when each of its frames was inlined into its
- * caller, PK_INLINE_SOME when some were; *out NULL when no frame of p is. */
-static int node_marks(const profkit_profile *p, const pk_ltree *t, unsigned char **out)
-{
-    *out = NULL;
-    int any = 0;
-    for (size_t f = 0; f < p->n_frames && !any; f++)
-        any = p->frames[f].inline_depth > 0;
-    if (!any)
-        return 0;
-    unsigned char *m = calloc(t->n ? t->n : 1, 1);
-    if (!m)
-        return PROFKIT_ENOMEM;
-    for (size_t s = 1; s < p->n_stacks; s++) {
-        uint32_t f = p->stacks[s].frame, u = pk_ltree_node(t, (uint32_t)s);
-        if (f < p->n_frames && u < t->n)
-            m[u] |= p->frames[f].inline_depth > 0 ? 1 : 2;
-    }
-    for (size_t u = 0; u < t->n; u++)
-        m[u] = m[u] == 1 ? PK_INLINE_ALL : m[u] == 3 ? PK_INLINE_SOME : 0;
-    *out = m;
-    return 0;
-}
-
 /* Prints one thread's tree (thread PROFKIT_NONE: every thread merged):
  * the call tree's values for that thread. */
 /* --values: the self and total per node of each value after the first
@@ -199,12 +175,6 @@ static int report_tree_buf(pk_buf *out, const profkit_profile *p, const profkit_
         free(threads);
         return rc;
     }
-    unsigned char *marks = NULL;
-    if (node_marks(p, &t, &marks) != 0) {
-        pk_ltree_free(&t);
-        free(threads);
-        return pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
-    }
     char tot[64];
     const char *unit = pk_str(p, p->value_types[v].unit);
     int first = 1;
@@ -234,13 +204,19 @@ static int report_tree_buf(pk_buf *out, const profkit_profile *p, const profkit_
             pk_buf_printf(out, ", nodes >= %g%% of their thread", o->cutoff_pct);
         pk_buf_putc(out, '\n');
     }
-    for (size_t i = 0; i < nt && !rc; i++)
-        rc = print_thread(out, p, &t, v, threads[i], o, &first, vals, nv, marks, err);
+    for (size_t i = 0; i < nt && !rc; i++) {
+        /* each node's mark from the thread's calls with a value, as top's */
+        unsigned char *marks = NULL;
+        if (pk_node_inline(p, &t, v, threads[i], &marks) != 0)
+            rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory");
+        else
+            rc = print_thread(out, p, &t, v, threads[i], o, &first, vals, nv, marks, err);
+        free(marks);
+    }
     if (o->json && rc == 0)
         pk_buf_puts(out, "]}\n");
     pk_ltree_free(&t);
     free(threads);
-    free(marks);
     return rc;
 }
 

@@ -4,7 +4,10 @@
 # tree mark them (query("top"), query("tree"), the tables, the hover) on
 # tests/data/pprof/ok_full.pb and on a program built now with inlined calls
 # (tests/oracle/inl_main.c, inl_lib.c: -g -O2) profiled with libprofiler
-# and symbolized by default (its DWARF inline chains); a delta profile's
+# and symbolized by default (its DWARF inline chains), and on
+# ../shared's gperftools-real/real1.prof when it is there; for every value
+# type, plain and under transforms, the diff page, the flame graph's and
+# the SVG's labels; a delta profile's
 # subtree of total 0 listed, with a note that the flame graph does not
 # draw it; the hover's and the sandwich's percentages of the whole profile
 # under a transform (and of what is left with "relative %").
@@ -21,5 +24,8 @@ cp "$ORACLE/inl_main.c" "$ORACLE/inl_lib.c" "$D/"
 prof="$TMP/p.prof"
 ( cd "$D" && CPUPROFILE="$prof" CPUPROFILE_FREQUENCY=1000 ./prog 3000 > /dev/null 2>&1 )
 [ -s "$prof" ] || { fail "no profile written"; finish; }
-if "$NODE" "$PROFKIT_SRC/tests/js/query_marks_browser.mjs" "$prof"; then pass; else fail "mark checks failed (see above)"; fi
+# a real recording with libc's inlined frames, when the shared fixtures are there
+real=()
+[ -f "$FIX/gperftools-real/real1.prof" ] && real=("$FIX/gperftools-real/real1.prof")
+if "$NODE" "$PROFKIT_SRC/tests/js/query_marks_browser.mjs" "$prof" "${real[@]}"; then pass; else fail "mark checks failed (see above)"; fi
 finish

@@ -13,7 +13,18 @@
 //   3. under a transform, the hover's "of all" and the sandwich title's
 //      percentage are of the whole profile's total (top --json cum /
 //      whole_total), and with "relative %" of what is left (top
-//      --relative: cum / total).
+//      --relative: cum / total); so is the hover's over the sandwich's
+//      callers and callees graphs;
+//   4. for every value type of each inline profile (and
+//      tests/data/pprof/inline_values.pb, inlined on the rows of one
+//      value type only), plain and under --merge, --focus, --root-at and
+//      --collapse-recursion given to `flame`: query("top")'s "inline" marks
+//      equal top --json's with the same flags, query("tree")'s tree
+//      --json's; the flame graph's labels of inlined frames end in
+//      " (inline)" (or " (partial-inline)") as the hover says;
+//   5. the diff page (flame --diff BASE NEW) marks a function inlined in
+//      BASE only, gone from NEW, in its tables, hover and labels;
+//   6. flame --format svg marks inlined frames in their labels and titles.
 // Screenshots: $PROFKIT_BUILD/screenshots/marks-*.png (or $PROFKIT_SHOTS).
 //
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_TOOLS (PROFKIT_BUILD, PROFKIT_CHROMIUM, PROFKIT_SHOTS).
@@ -42,14 +53,20 @@ const MARK = { all: " (inline)", partial: " (partial-inline)" };
 const browser = await chromium.launch({ executablePath: process.env.PROFKIT_CHROMIUM || "/usr/bin/chromium",
                                         args: ["--no-sandbox"] });
 let n = 0;
-async function open(files, hash = "", height = 2400) {
+async function open(files, hash = "", height = 2400, flags = []) {
   const out = join(TMP, "p" + n++ + ".html");
-  pk(["flame", "-q", ...files, "-o", out]);
+  pk(["flame", "-q", ...flags, ...files, "-o", out]);
   const ctx = await browser.newContext({ viewport: { width: 1400, height } });
   const page = await ctx.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
-  await page.addInitScript(() => { window.profkitNoIdle = true; });
+  await page.addInitScript(() => {
+    window.profkitNoIdle = true;
+    // every label the canvases draw, for the flame graph's marks
+    const fill = CanvasRenderingContext2D.prototype.fillText;
+    window.pkTexts = new Set();
+    CanvasRenderingContext2D.prototype.fillText = function (t, x, y) { window.pkTexts.add(String(t)); return fill.apply(this, arguments); };
+  });
   await page.goto(pathToFileURL(out).href + (hash ? "#" + hash : ""));
   await page.waitForFunction(() => window.profkit && window.profkit.query && window.profkit.app);
   return { ctx, page, errors };
@@ -177,10 +194,164 @@ try {
       const title = await o.page.$eval("#pk-sw-title", (e) => e.textContent), m = /\(([\d.]+)%\)/.exec(title);
       const want = 100 * cum("x") / of;
       check(`totals: sandwich title % = top${rel ? " --relative" : ""} cum% of x (${want.toFixed(1)}%)`, m && Math.abs(+m[1] - want) < 0.051, title);
+      // the callers' and callees' graphs: x's frame "of all" as the title's
+      for (const pane of ["callers", "callees"]) {
+        const box = await o.page.evaluate((pane) => {
+          const v = window.profkit.app[pane], b = v.boxOf(v.model.zoom || 1), r = v.canvas.getBoundingClientRect();
+          return b ? { x: r.left + b.x + Math.min(b.w / 2, 40), y: r.top + b.y + b.h / 2 } : null;
+        }, pane);
+        check(`totals: the sandwich's ${pane} graph draws x`, !!box);
+        if (!box) continue;
+        await o.page.mouse.move(box.x, box.y);
+        const hov = await hoverText(o), hm = /([\d.]+)% of all/.exec(hov);
+        check(`totals: sandwich ${pane} hover "of all" = top${rel ? " --relative" : ""} cum% of x (${want.toFixed(1)}%)`,
+              hov.split("\n")[0] === "x" && hm && Math.abs(+hm[1] - want) < 0.051, hov);
+        if (pane === "callees") await shot(o, "totals-sandwich-hover" + (rel ? "-relative" : ""));
+        await o.page.mouse.move(1, 1);
+      }
       await shot(o, "totals-sandwich" + (rel ? "-relative" : ""));
     }
     check("totals: no page error", o.errors.length === 0, o.errors.join(" | "));
     await o.ctx.close();
+  }
+
+  // ---- 4. every value type, plain and under transforms: the page's marks are top's and tree's ----
+  const topMarks = (rows) => JSON.stringify(rows.filter((r) => r.inline).map((r) => [r.name, r.file || "", r.inline]).sort());
+  // the tree's marked nodes by path (its other numbers are not the point here)
+  const treeMarks = (trees) => {
+    const out = [];
+    for (const t of trees) {
+      const stack = [];
+      for (const nd of t.nodes) {
+        stack.length = nd.depth - 1;
+        stack.push(nd.name);
+        if (nd.inline) out.push((t.thread || "") + ":" + stack.join(";") + "=" + nd.inline);
+      }
+    }
+    return JSON.stringify(out.sort());
+  };
+  const setValue = async (o, type) => {
+    await o.page.evaluate((type) => {
+      const a = window.profkit.app, sel = document.querySelectorAll("select");
+      a.change({ value: type }, "value");
+      // the value picker shows it too (for the screenshots)
+      for (const s of sel) for (const op of s.options) if (op.textContent.split(" (")[0] === type) s.value = op.value;
+    }, type);
+    await o.page.waitForTimeout(50);
+  };
+  const labels = (o) => o.page.evaluate(() => Array.from(window.pkTexts));
+  const ivFile = join(SRC, "tests", "data", "pprof", "inline_values.pb");
+  let perValue = false, xfChecked = 0;
+  for (const file of [ivFile, ...process.argv.slice(2)]) {
+    const name = file.slice(file.lastIndexOf("/") + 1);
+    const types = JSON.parse(pk(["info", "--json", "-q", file])).value_types.map((x) => x.type);
+    // a function top marks and its caller: what the transforms act on
+    let callee = null, caller = null;
+    for (const t of types.flatMap((type) => JSON.parse(pk(["tree", "--json", "-q", "--value", type, file])).trees)) {
+      const stack = [];
+      for (const nd of t.nodes) {
+        stack.length = nd.depth - 1;
+        if (!callee && nd.inline && stack.length) { callee = nd.name; caller = stack[stack.length - 1]; }
+        stack.push(nd.name);
+      }
+    }
+    check(`${name}: an inlined function with a caller`, !!callee);
+    if (!callee) continue;
+    const re = (x) => "^" + x.replace(/[.[\](){}*+?|^$\\]/g, "\\$&") + "$";
+    const sets = [[], ["--merge", re(caller)], ["--merge", re(callee)], ["--focus", re(callee)], ["--root-at", re(caller)],
+                  ["--collapse-recursion", re(caller)]];
+    for (const flags of sets) {
+      const what = `${name} ${flags.join(" ") || "(no transform)"}`;
+      const o = await open([file], "", 1200, flags);
+      const seen = new Set();
+      for (const type of types) {
+        await setValue(o, type);
+        const top = JSON.parse(pk(["top", "--json", "-n", "0", "-q", "--value", type, ...flags, file]));
+        const tree = JSON.parse(pk(["tree", "--json", "-q", "--value", type, ...flags, file]));
+        const qtop = await o.page.evaluate(() => window.profkit.query("top", { limit: 0 }));
+        const qtree = await o.page.evaluate(() => window.profkit.query("tree"));
+        check(`${what} value ${type}: the page shows it`, qtop.value.type === type, JSON.stringify(qtop.value));
+        check(`${what} value ${type}: query("top")'s inline marks = top --json's`, topMarks(qtop.rows) === topMarks(top.rows),
+              topMarks(qtop.rows) + " vs " + topMarks(top.rows));
+        check(`${what} value ${type}: query("tree")'s inline marks = tree --json's`, treeMarks(qtree.trees) === treeMarks(tree.trees),
+              treeMarks(qtree.trees) + " vs " + treeMarks(tree.trees));
+        seen.add(topMarks(top.rows));
+        xfChecked++;
+        // the flame graph's labels: an inlined frame's label says so, as tree marks it
+        if (!flags.length) {
+          await view(o, "flame");
+          const marked = new Map();
+          for (const t of tree.trees) for (const nd of t.nodes) if (nd.inline) marked.set(nd.name + MARK[nd.inline], true);
+          const texts = await o.page.evaluate(() => { window.pkTexts.clear(); const a = window.profkit.app; a.flame._drawn = null; a.render("value"); return Array.from(window.pkTexts); });
+          // (labels of whole names: a cut one keeps its mark, "f… (inline)")
+          const withMark = texts.filter((x) => / \((partial-)?inline\)$/.test(x) && !x.includes("\u2026"));
+          // (a narrow frame's label is cut, its mark with it: "f (inli…")
+          check(`${what} value ${type}: the flame graph labels inlined frames`, marked.size === 0 || texts.some((x) => / \((partial-)?inl/.test(x)),
+                JSON.stringify(texts).slice(0, 300));
+          check(`${what} value ${type}: each marked label is a node tree marks so`, withMark.every((x) => marked.has(x)), JSON.stringify(withMark) + " vs " + JSON.stringify([...marked.keys()]));
+          if (name === "inline_values.pb" || type === types[0]) await shot(o, `inline-labels-${name}-${type}`);
+        }
+      }
+      if (seen.size > 1 && !flags.length) perValue = true;
+      check(`${what}: no page error`, o.errors.length === 0, o.errors.join(" | "));
+      await o.ctx.close();
+    }
+  }
+  check("a profile whose marks differ by value type was checked", perValue);
+  check("every value type under every transform was checked", xfChecked >= 2 * 6 * (1 + process.argv.slice(2).length), xfChecked);
+
+  // ---- 5. the diff page: a function inlined in BASE only, gone from NEW ----
+  {
+    const neu = join(TMP, "new.folded");
+    writeFileSync(neu, "main;work 5\n");
+    const o = await open([ivFile, neu], "", 900, ["--diff", "--value", "samples"]);
+    await view(o, "top");
+    const rows = await tableRows(o, "top");
+    const helper = rows.find((r) => r[0] === "helper");
+    check("diff: the top table lists helper (gone from NEW)", !!helper, JSON.stringify(rows));
+    check("diff: the top table marks helper inlined (BASE's calls)", helper && helper[2] === " (inline)", JSON.stringify(rows));
+    check("diff: no other row marked", rows.filter((r) => r[2]).length === 1, JSON.stringify(rows));
+    await shot(o, "diff-inline-top");
+    await view(o, "tree");
+    await o.page.evaluate(() => { const t = window.profkit.app.treeTable; for (let i = 0; i < t.model.tree.n; i++) t.expanded.add(i); t.render(); });
+    const trows = await tableRows(o, "tree");
+    check("diff: the call tree table marks helper inlined", trows.some((r) => r[0] === "helper" && r[2] === " (inline)"), JSON.stringify(trows));
+    await shot(o, "diff-inline-tree");
+    await view(o, "flame");
+    const texts = await o.page.evaluate(() => { window.pkTexts.clear(); const a = window.profkit.app; a.flame._drawn = null; a.render("value"); return Array.from(window.pkTexts); });
+    check("diff: the flame graph's label of helper says inline", texts.includes("helper (inline)"), JSON.stringify(texts));
+    const at = await frameAt(o, ["main", "work", "helper"]);
+    check("diff: helper's frame is drawn (BASE's size)", !!at);
+    if (at) {
+      await o.page.mouse.move(at.x, at.y);
+      const hov = await hoverText(o);
+      check("diff: the hover marks helper inlined", hov.split("\n")[0] === "helper (inline)", hov);
+      await shot(o, "diff-inline-hover");
+    }
+    check("diff: no page error", o.errors.length === 0, o.errors.join(" | "));
+    await o.ctx.close();
+    // both sides inline: the same program twice
+    for (const file of process.argv.slice(2)) {
+      const o2 = await open([file, file], "", 1200, ["--diff"]);
+      const top = JSON.parse(pk(["top", "--json", "-n", "0", "-q", file]));
+      await view(o2, "top");
+      const rows2 = await tableRows(o2, "top");
+      const want = new Map(top.rows.map((r) => [r.name, r.inline ? MARK[r.inline] : ""]));
+      const bad = rows2.filter(([nm, , mk]) => want.has(nm) && want.get(nm) !== mk);
+      check(`diff of ${file.slice(file.lastIndexOf("/") + 1)} with itself: the top table marks what top marks`,
+            bad.length === 0 && rows2.some((r) => r[2]), JSON.stringify(bad.slice(0, 4)));
+      await shot(o2, "diff-inline-self-top");
+      check("diff (self): no page error", o2.errors.length === 0, o2.errors.join(" | "));
+      await o2.ctx.close();
+    }
+  }
+
+  // ---- 6. the SVG flame graph ----
+  {
+    const svg = (flags) => { const out = join(TMP, "f" + n++ + ".svg"); pk(["flame", "-q", ...flags, ivFile, "-o", out]); return execFileSync("cat", [out], { encoding: "utf8" }); };
+    const a = svg(["--value", "samples"]), b = svg(["--value", "cpu"]);
+    check("svg: helper's label and title say inline (samples)", a.includes("<title>helper (inline) (") && />helper \(inline\)</.test(a), a.slice(-600));
+    check("svg: not under cpu (a real call there)", b.includes("<title>helper (") && !b.includes("(inline)"), b.slice(-600));
   }
 } finally {
   await browser.close();

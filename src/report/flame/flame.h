@@ -58,6 +58,8 @@ typedef struct flame_scope {
     /* per node: 1 inlined, 2 a real call, 3 both (as tree1's); NULL when
      * no frame of the profile is inlined */
     uint8_t *inl;
+    /* inl per value type ([v * n + i]); NULL when every value type's are inl */
+    uint8_t *inlv;
     /* a label's scope (the page's label picker): every thread's rows whose
      * values of label key lkey join to lvalue ("," between several; ""
      * for rows without the key), as --tagfocus and --tagroot group them */

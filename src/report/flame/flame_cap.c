@@ -20,6 +20,7 @@ void pk_flame_tree1_free(tree1 *t)
     free(t->samp_node);
     free(t->samp_row);
     free(t->inl);
+    free(t->inlv);
     memset(t, 0, sizeof(*t));
 }
 
@@ -65,6 +66,7 @@ int pk_flame_shrink(flame_scope *s, tree1 *t, size_t nv, size_t cap)
         s->samp_node = t->samp_node;
         s->samp_row = t->samp_row;
         s->inl = t->inl;
+        s->inlv = t->inlv;
         memset(t, 0, sizeof(*t));
         return 0;
     }
@@ -127,7 +129,7 @@ int pk_flame_shrink(flame_scope *s, tree1 *t, size_t nv, size_t cap)
     if (!(s->parent = malloc(m * sizeof(int32_t))) || !(s->func = malloc(m * sizeof(int32_t))) ||
         !(s->self = calloc(m * (nv ? nv : 1), sizeof(int64_t))) ||
         (btot && !(s->base_self = calloc(m * (nv ? nv : 1), sizeof(int64_t)))) ||
-        (t->inl && !(s->inl = calloc(m, 1))))
+        (t->inl && !(s->inl = calloc(m, 1))) || (t->inlv && !(s->inlv = calloc(m * nv, 1))))
         goto done;
     for (size_t i = 0; i < n; i++) {
         if (sel[i]) {
@@ -136,6 +138,8 @@ int pk_flame_shrink(flame_scope *s, tree1 *t, size_t nv, size_t cap)
             s->func[o] = t->func[i];
             if (t->inl)
                 s->inl[o] = t->inl[i];
+            for (size_t v = 0; t->inlv && v < nv; v++)
+                s->inlv[v * m + o] = t->inlv[v * n + i];
             for (size_t v = 0; v < nv; v++) {
                 s->self[v * m + o] = t->self[v * n + i];
                 if (btot)

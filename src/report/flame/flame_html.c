@@ -261,22 +261,45 @@ static void put_activity(pk_buf *b, const int64_t *bins)
  * their caller, as pairs (gap from the node listed before, 1 every frame
  * inlined or 3 some); a function's node not listed was a real call. Few
  * nodes are inlined in most profiles: a pair each, not a digit per node. */
-static void put_inline(pk_buf *b, const flame_scope *s)
+static void put_inline_pairs(pk_buf *b, const uint8_t *inl, size_t n)
 {
-    if (!s->inl)
-        return;
-    pk_buf_puts(b, ",\"inline\":[");
+    pk_buf_putc(b, '[');
     size_t prev = 0, first = 1;
-    for (size_t i = 1; i < s->n; i++) {
-        if (!(s->inl[i] & 1))
+    for (size_t i = 1; i < n; i++) {
+        if (!(inl[i] & 1))
             continue;
         pk_buf_puts(b, first ? "" : ",");
         pk_buf_i64(b, (int64_t)(i - prev));
-        pk_buf_puts(b, s->inl[i] & 2 ? ",3" : ",1");
+        pk_buf_puts(b, inl[i] & 2 ? ",3" : ",1");
         prev = i;
         first = 0;
     }
     pk_buf_putc(b, ']');
+}
+
+/* ... and "inline_values": per value type (its index) whose flags (from
+ * the rows with a value of it) are not "inline"'s, its own pairs. */
+static void put_inline(pk_buf *b, const flame_scope *s, size_t nv)
+{
+    if (!s->inl)
+        return;
+    pk_buf_puts(b, ",\"inline\":");
+    put_inline_pairs(b, s->inl, s->n);
+    if (!s->inlv)
+        return;
+    int first = 1;
+    for (size_t v = 0; v < nv; v++) {
+        const uint8_t *fl = s->inlv + v * s->n;
+        if (memcmp(fl, s->inl, s->n) == 0)
+            continue;
+        pk_buf_puts(b, first ? ",\"inline_values\":{\"" : ",\"");
+        pk_buf_i64(b, (int64_t)v);
+        pk_buf_puts(b, "\":");
+        put_inline_pairs(b, fl, s->n);
+        first = 0;
+    }
+    if (!first)
+        pk_buf_putc(b, '}');
 }
 
 static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flame_scope *s,
@@ -328,7 +351,7 @@ static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flam
         pk_buf_i64(b, s->func[i] >= 0 ? (int64_t)m->func[s->func[i]] : s->func[i]);
     }
     pk_buf_puts(b, "]");
-    put_inline(b, s);
+    put_inline(b, s, nv);
     pk_buf_put(b, ",", 1);
     put_values(b, "self", s->self, s->n, nv);
     if (s->base_self) {

@@ -2,7 +2,8 @@
  * flame_svg.c: a static flame graph SVG in the style of flamegraph.pl: the
  * root at the bottom, callees above their callers, siblings in name order,
  * widths by one value type; a <title> on every frame (name, value in its
- * unit, share of the total), names cut to fit with "..", colours from a
+ * unit, share of the total), names cut to fit with "..", inlined frames
+ * marked " (inline)" (or " (partial-inline)"), colours from a
  * hash of the name (in a diff: red where NEW grew, blue where it shrank).
  * A small script searches (highlighting matches and giving the share they
  * cover) and zooms on click. The tree is the page's (flame_tree.c), so it
@@ -136,6 +137,7 @@ static int render_svg(flame_out *out, const profkit_profile *p, const profkit_fl
     int64_t *tot = NULL, *btot = NULL;
     uint32_t *cstart = NULL, *child = NULL, *fill = NULL, *stack = NULL, *depth = NULL;
     double *x = NULL;
+    char *label = NULL;
     if (rc)
         goto done;
     rc = PROFKIT_ENOMEM;
@@ -234,6 +236,21 @@ static int render_svg(flame_out *out, const profkit_profile *p, const profkit_fl
             stack[sp++] = child[j];
         size_t len;
         const char *name = node_name(&d, s, i, &len);
+        /* an inlined frame says so (as the page's labels and top's rows):
+         * its name and mark are the frame's label */
+        const uint8_t *inl = s->inlv ? s->inlv + v * n : s->inl;
+        const char *mark = !inl || i == 0 || !(inl[i] & 1) ? "" : inl[i] & 2 ? " (partial-inline)" : " (inline)";
+        if (*mark) {
+            size_t ml = strlen(mark);
+            char *nm = realloc(label, len + ml + 1);
+            if (!nm)
+                goto oom;
+            label = nm;
+            memcpy(label, name, len);
+            memcpy(label + len, mark, ml + 1);
+            name = label;
+            len += ml;
+        }
         char val[64], pct[32], colour[48];
         pk_format_value(val, sizeof(val), tot[i], unit);
         pk_format_pct(pct, sizeof(pct), (double)tot[i], (double)tot[0]);
@@ -294,6 +311,7 @@ done:
     free(stack);
     free(depth);
     free(x);
+    free(label);
     pk_flame_data_free(&d);
     return pk_flame_out_close(out, rc, err);
 }

@@ -15,6 +15,7 @@
  * 3. When the trees together exceed --max-nodes, each is cut to its share
  *    (flame_cap.c).
  */
+#include "analysis/analysis.h"
 #include "analysis/tags.h"
 #include "util/buf.h"
 #include "model/ltree.h"
@@ -204,7 +205,8 @@ typedef struct builder {
     size_t cap_touched;
     int ident;        /* the scope being built reads every row: local index = node */
     int64_t time0;    /* the profile's first sample time (INT64_MAX: no row is timed) */
-    uint8_t *node_inl; /* per call tree node, as tree1's inl; NULL: no frame is inlined */
+    int inl_any;      /* a frame of NEW or BASE was inlined: the scopes have inline flags */
+    uint8_t *seen, *bseen; /* a bit per stack of NEW, of BASE (pk_inline_calls) */
     work work;
 } builder;
 
@@ -288,35 +290,94 @@ static void total_plane(int64_t *plane, const uint32_t *lp, size_t k)
         add_sat(&plane[lp[i]], plane[i]);
 }
 
-/* Each call tree node's inline flags (b->node_inl): from every stack of p
- * that reaches it, as `profkit tree` marks its nodes; b->node_inl stays
- * NULL when no frame of p is inlined. 0 or PROFKIT_ENOMEM. */
-static int node_inline(builder *b, const profkit_profile *p)
+/* What scope_inline's visits fill: flags per node of tree 1. */
+struct inl_ctx {
+    const builder *b;
+    const rowset *rs;
+    const uint32_t *t1;
+    uint8_t *fl;
+};
+
+static void inl_visit(void *ctx, uint32_t s, unsigned bits)
 {
-    int any = 0;
-    for (size_t f = 0; f < p->n_frames && !any; f++)
-        any = p->frames[f].inline_depth > 0;
-    if (!any)
-        return 0;
-    if (!(b->node_inl = calloc(b->tree.n ? b->tree.n : 1, 1)))
-        return PROFKIT_ENOMEM;
-    for (size_t s = 1; s < p->n_stacks; s++) {
-        uint32_t f = p->stacks[s].frame, u = pk_ltree_node(&b->tree, (uint32_t)s);
-        if (f < p->n_frames && u < b->tree.n)
-            b->node_inl[u] |= p->frames[f].inline_depth > 0 ? 1 : 2;
-    }
-    return 0;
+    struct inl_ctx *c = ctx;
+    uint32_t u = c->rs->stack_node[s];
+    uint32_t li = c->b->ident ? u : c->b->mark[u];
+    if (li != PROFKIT_NONE && c->t1[li] != PROFKIT_NONE)
+        c->fl[c->t1[li]] |= (uint8_t)bits;
 }
 
-/* t->inl: the inline flags of tree 1's kept nodes (t1: local node -> its
- * number in tree 1, or NONE); "(other)" nodes have none. */
-static int copy_inline(const builder *b, tree1 *t, const uint32_t *t1, size_t k)
+/* fl[node of tree 1] |= the calls (pk_inline_calls) of rs's and brs's
+ * rows with a value of the scope's value type v (PROFKIT_NONE: every
+ * row); t1: local node -> its number in tree 1, or NONE. */
+static void scope_calls(builder *b, const rowset *rs, const rowset *brs, uint32_t v, const uint32_t *t1,
+                        uint8_t *fl)
 {
-    if (!(t->inl = calloc(t->n ? t->n : 1, 1)))
+    for (int side = 0; side < (brs ? 2 : 1); side++) {
+        const rowset *r = side ? brs : rs;
+        uint32_t pv = v == PROFKIT_NONE ? PROFKIT_NONE : r->vmap[v];
+        uint8_t *seen = side ? b->bseen : b->seen;
+        if (v != PROFKIT_NONE && pv == PROFKIT_NONE)
+            continue; /* BASE has no such value type */
+        memset(seen, 0, r->p->n_stacks / 8 + 1);
+        struct inl_ctx c = { b, r, t1, fl };
+        pk_inline_calls(r->p, r->idx, r->n, pv, PROFKIT_NONE, seen, inl_visit, &c);
+    }
+}
+
+/* t->inlv: the inline flags (1 inlined, 2 a real call, 3 both) of tree
+ * 1's kept nodes per value type ([v * n + i]), from the calls of the
+ * scope's rows (NEW's and BASE's) with a value of it, by the rule top marks
+ * by (src/analysis/inline_marks.c); t->inl every value type's together.
+ * t->inlv stays NULL when each value type's are t->inl (found without a
+ * pass per value type when every row has values of all or of none). "(other)" nodes
+ * have none. */
+/* 1 when each row of rs (and brs) has a value of every value type of the
+ * scope or of none: then every value type's calls are value 0's. */
+static int same_rows_per_value(const rowset *rs, const rowset *brs, size_t nv)
+{
+    for (int side = 0; side < (brs ? 2 : 1); side++) {
+        const rowset *r = side ? brs : rs;
+        const profkit_profile *p = r->p;
+        size_t pnv = p->n_value_types;
+        for (size_t v = 0; v < nv; v++)
+            if (r->vmap[v] == PROFKIT_NONE)
+                return 0;
+        for (size_t i = 0; i < r->n; i++) {
+            const int64_t *x = p->sample_values + (size_t)row_at(r, i) * pnv;
+            int nz = x[r->vmap[0]] != 0;
+            for (size_t v = 1; v < nv; v++)
+                if ((x[r->vmap[v]] != 0) != nz)
+                    return 0;
+        }
+    }
+    return 1;
+}
+
+static int scope_inline(builder *b, tree1 *t, const rowset *rs, const rowset *brs, const uint32_t *t1)
+{
+    size_t n = t->n ? t->n : 1, nv = b->nv, nvn;
+    if (!(t->inl = calloc(n, 1)))
         return PROFKIT_ENOMEM;
-    for (size_t i = 1; i < k; i++)
-        if (t1[i] != PROFKIT_NONE)
-            t->inl[t1[i]] = b->node_inl[b->ident ? i : b->touched[i]];
+    if (nv < 2 || same_rows_per_value(rs, brs, nv)) {
+        scope_calls(b, rs, brs, nv ? 0 : PROFKIT_NONE, t1, t->inl);
+        return 0;
+    }
+    if (pk_mul_size(n, nv, &nvn) != 0 || !(t->inlv = calloc(nvn, 1)))
+        return PROFKIT_ENOMEM;
+    for (size_t v = 0; v < nv; v++) {
+        uint8_t *fl = t->inlv + v * n;
+        scope_calls(b, rs, brs, (uint32_t)v, t1, fl);
+        for (size_t i = 0; i < t->n; i++)
+            t->inl[i] |= fl[i];
+    }
+    int differ = 0;
+    for (size_t v = 0; v < nv && !differ; v++)
+        differ = memcmp(t->inlv + v * n, t->inl, t->n) != 0;
+    if (!differ) {
+        free(t->inlv);
+        t->inlv = NULL;
+    }
     return 0;
 }
 
@@ -442,7 +503,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             t->func[other[o]] = FLAME_OTHER;
         }
     }
-    if (b->node_inl && copy_inline(b, t, t1, k) != 0)
+    if (b->inl_any && scope_inline(b, t, rs, brs, t1) != 0)
         goto done;
     /* The plane summed last above still holds its totals: it goes first,
      * its kept nodes' self sums taken from the rows (kept nodes are few),
@@ -980,6 +1041,13 @@ static int tree1_copy(tree1 *to, const tree1 *from, size_t nv)
         }
         memcpy(to->inl, from->inl, n);
     }
+    if (from->inlv) {
+        if (!(to->inlv = malloc((n ? n : 1) * nv))) {
+            pk_flame_tree1_free(to);
+            return PROFKIT_ENOMEM;
+        }
+        memcpy(to->inlv, from->inlv, n * nv);
+    }
     return 0;
 }
 
@@ -997,6 +1065,7 @@ void pk_flame_data_free(flame_data *d)
         free(s->samp_node);
         free(s->samp_row);
         free(s->inl);
+        free(s->inlv);
     }
     free(d->scopes);
     free(d->funcs);
@@ -1058,7 +1127,11 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
     if ((rc = pk_ltree_build(&b.tree, p, &lo, err)) != 0)
         goto done;
     rc = PROFKIT_ENOMEM;
-    if (make_funcs(d, &b.tree, p, o->base) != 0 || node_inline(&b, p) != 0)
+    if (make_funcs(d, &b.tree, p, o->base) != 0)
+        goto oom;
+    b.inl_any = pk_inline_any(p) || (o->base && pk_inline_any(o->base));
+    if (b.inl_any && (!(b.seen = malloc(p->n_stacks / 8 + 1)) ||
+                      (o->base && !(b.bseen = malloc(o->base->n_stacks / 8 + 1)))))
         goto oom;
     stack_node = b.tree.stack_node;
     bstack_node = b.tree.base_node;
@@ -1208,7 +1281,8 @@ done:
     free(tstart);
     free(b.mark);
     free(b.touched);
-    free(b.node_inl);
+    free(b.seen);
+    free(b.bseen);
     label_groups_free(lg, n_lg);
     work_free(&b.work);
     pk_ltree_free(&b.tree);

@@ -29,6 +29,9 @@ typedef struct tree1 {
      * one was a real call (3: both); NULL when no frame of the profile is
      * inlined */
     uint8_t *inl;
+    /* inl per value type ([v * n + i], from the rows with a value of it);
+     * NULL when every value type's are inl */
+    uint8_t *inlv;
 } tree1;
 
 void pk_flame_tree1_free(tree1 *t);

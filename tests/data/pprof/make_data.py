@@ -141,6 +141,24 @@ def delta():
         + strings(names)
 
 
+def inline_values():
+    """helper inlined into work on the stacks with samples, a real call on
+    the stacks with cpu: marked inlined for one value type, not for the
+    other ("partial-inline" over both)."""
+    names = ["", "samples", "count", "cpu", "nanoseconds", "main", "work", "helper", "x.c"]
+    return lfield(1, vt(1, 2)) + lfield(1, vt(3, 4)) \
+        + lfield(2, packed(1, [2, 1]) + packed(2, [10, 0])) \
+        + lfield(2, packed(1, [3, 4, 1]) + packed(2, [0, 7000])) \
+        + lfield(4, vfield(1, 1) + vfield(3, 0x10) + line(1, 3)) \
+        + lfield(4, vfield(1, 2) + vfield(3, 0x20) + line(3, 12) + line(2, 6)) \
+        + lfield(4, vfield(1, 3) + vfield(3, 0x30) + line(3, 11)) \
+        + lfield(4, vfield(1, 4) + vfield(3, 0x40) + line(2, 7)) \
+        + lfield(5, vfield(1, 1) + vfield(2, 5) + vfield(4, 8)) \
+        + lfield(5, vfield(1, 2) + vfield(2, 6) + vfield(4, 8)) \
+        + lfield(5, vfield(1, 3) + vfield(2, 7) + vfield(4, 8)) \
+        + strings(names)
+
+
 FILES = {
     "ok_empty_sample_type.pb": empty_sample_type(),
     # NUL first, then text and control bytes that break no line: JSON
@@ -152,6 +170,9 @@ FILES = {
     "ok_delta.pb": delta(),
     "ok_go_order.pb": go_runtime_order(),
     "ok_full.pb": full_profile(),
+    # not ok_: made for the page's inline marks (tests/js/query_marks_browser.mjs),
+    # no reason for every reader sweep to take it
+    "inline_values.pb": inline_values(),
     "ok_minimal.pb": minimal(),
     # no sample types, no samples: an empty profile
     "ok_empty_profile.pb": strings([""]),

@@ -296,62 +296,92 @@
   }
   // ---- inlined functions (docs/viewer.md: a tree's "inline" pairs) ----
   // Per node of `tree` (a tree of the page's thread t: whole, of a range,
-  // transformed), the data's flags of the node with its call path: 1 every
-  // frame inlined into its caller, 2 none, 3 some, 0 unknown ("(other)", a
-  // path the data has not). null when no frame of the profile is inlined.
-  PK.nodeInline = function (p, t, tree) {
-    var th = p.threads[t], pairs = th && th.tree && th.tree.inline;
-    if (!pairs || !tree) return null;
-    if (tree._inl && tree._inlOf === th) return tree._inl;
-    var dp = th.tree.parent, df = th.tree.func, n = tree.n, out = new Uint8Array(n), i;
-    // the data's pairs (gap, flag): a function's node not listed is 2
-    var s = th._inlFlags;
-    if (!s) {
-      s = th._inlFlags = new Uint8Array(dp.length);
-      for (i = 1; i < dp.length; i++) s[i] = df[i] >= 0 ? 2 : 0;
-      for (var j = 0, at0 = 0; j + 1 < pairs.length; j += 2) { at0 += pairs[j]; if (at0 < dp.length) s[at0] = pairs[j + 1]; }
-    }
-    var same = n === dp.length;
-    for (i = 1; same && i < n; i++) same = tree.parent[i] === dp[i] && tree.func[i] === df[i];
-    if (same) out.set(s);
-    else {
-      var idx = new Map(), at = new Int32Array(n);
-      for (i = 1; i < dp.length; i++) idx.set(dp[i] + ":" + df[i], i);
-      for (i = 1; i < n; i++) {
-        var up = at[tree.parent[i]], k = up >= 0 ? idx.get(up + ":" + tree.func[i]) : undefined;
-        at[i] = k === undefined ? -1 : k;
-        if (k !== undefined) out[i] = s[k];
+  // of a label, transformed) for value v, the data's flags of the node with
+  // its call path: 1 every call of its frames inlined into its caller, 2
+  // none, 3 some, 0 unknown ("(other)", a path the data has not). The
+  // calls are those of the thread's rows with a value of v (the data's
+  // "inline_values" when they differ from its "inline", which is every
+  // row's), by the rule top and tree mark by (src/analysis/inline_marks.c);
+  // in a diff of BASE's rows too. A transformed tree's node has the flags
+  // of the nodes of its function mapped to it. null when no frame of the
+  // profile is inlined.
+  function dataFlags(th, v) {
+    var dt = th.tree, per = dt.inline_values, pairs = per && v !== undefined && per[v] ? per[v] : dt.inline;
+    var cache = th._inlFlags || (th._inlFlags = new Map()), s = cache.get(pairs);
+    if (s) return s;
+    var dp = dt.parent, df = dt.func, i;
+    // the pairs (gap, flag): a function's node not listed is 2
+    s = new Uint8Array(dp.length);
+    for (i = 1; i < dp.length; i++) s[i] = df[i] >= 0 ? 2 : 0;
+    for (var j = 0, at0 = 0; j + 1 < pairs.length; j += 2) { at0 += pairs[j]; if (at0 < dp.length) s[at0] = pairs[j + 1]; }
+    cache.set(pairs, s);
+    return s;
+  }
+  PK.nodeInline = function (p, t, tree, v) {
+    var th = p.threads[t], dt = th && th.tree;
+    if (!dt || !dt.inline || !tree) return null;
+    var key = dt.inline_values && v !== undefined && dt.inline_values[v] ? v : -1;
+    if (tree._inlOf !== th) { tree._inl = new Map(); tree._inlOf = th; }
+    var out = tree._inl.get(key);
+    if (out) return out;
+    var n = tree.n, i;
+    out = new Uint8Array(n);
+    if (tree.xfFrom && tree.nodeMap) {
+      // transformed: each old node's flags go to its new node of the same function
+      var old = PK.nodeInline(p, t, tree.xfFrom, v), map = tree.nodeMap, of = tree.xfFrom.func;
+      for (i = 1; i < map.length; i++) {
+        var to = map[i];
+        if (to > 0 && tree.func[to] === of[i]) out[to] |= old[i];
+      }
+    } else {
+      var s = dataFlags(th, v), dp = dt.parent, df = dt.func;
+      var same = n === dp.length;
+      for (i = 1; same && i < n; i++) same = tree.parent[i] === dp[i] && tree.func[i] === df[i];
+      if (same) out.set(s);
+      else {
+        var idx = th._inlIdx, at = new Int32Array(n);
+        if (!idx) { idx = th._inlIdx = new Map(); for (i = 1; i < dp.length; i++) idx.set(dp[i] + ":" + df[i], i); }
+        for (i = 1; i < n; i++) {
+          var up = at[tree.parent[i]], k = up >= 0 ? idx.get(up + ":" + tree.func[i]) : undefined;
+          at[i] = k === undefined ? -1 : k;
+          if (k !== undefined) out[i] = s[k];
+        }
       }
     }
-    tree._inl = out; tree._inlOf = th;
+    tree._inl.set(key, out);
     return out;
   };
   // Per function (top's key) of thread t's tree for value v, as `profkit
   // top` marks its rows: the flags of its nodes under a caller (not at the
-  // root) with a value in them. null when no frame is inlined.
+  // root) with a value in them (in a diff, in BASE or NEW). null when no
+  // frame is inlined.
   PK.topInline = function (p, t, v, tree) {
-    var inl = PK.nodeInline(p, t, tree);
+    var inl = PK.nodeInline(p, t, tree, v);
     if (!inl) return null;
-    var n = tree.n, self = tree.self[v], par = tree.parent, depth = tree.depth, func = tree.func;
+    if (tree._topInlOf === inl && tree._topInlV === v) return tree._topInl;
+    var n = tree.n, self = tree.self[v], bself = tree.baseSelf ? tree.baseSelf[v] : null;
+    var par = tree.parent, depth = tree.depth, func = tree.func;
     var keys = topKeys(p), live = new Uint8Array(n), out = new Map(), i;
-    for (i = n - 1; i > 0; i--) if (live[i] || self[i] !== 0) { live[i] = 1; live[par[i]] = 1; }
+    for (i = n - 1; i > 0; i--) if (live[i] || self[i] !== 0 || (bself && bself[i] !== 0)) { live[i] = 1; live[par[i]] = 1; }
     for (i = 1; i < n; i++) {
       if (!live[i] || depth[i] < 2 || !inl[i]) continue;
       var k = keys.of(func[i]);
       out.set(k, (out.get(k) | 0) | inl[i]);
     }
+    tree._topInlOf = inl; tree._topInlV = v; tree._topInl = out;
     return out;
   };
   // The JSON rows' "inline" ("all", "partial") and the text's mark.
   PK.inlineWord = function (b) { return b === 1 ? "all" : b === 3 ? "partial" : null; };
   PK.inlineMark = function (b) { return b === 1 ? " (inline)" : b === 3 ? " (partial-inline)" : ""; };
   PK.topKeyOf = function (p, f) { return topKeys(p).of(f); };
-  // The hover's mark for node n of `tree` (the page's thread t, value v):
-  // the node's own when tree is the thread's, else its function's.
+  // The mark (hover, frame label) for node n of `tree` (the page's thread
+  // t, value v): the node's own when tree is the thread's, else its
+  // function's (a sandwich's callers, the inverted tree).
   PK.hoverInline = function (p, t, v, tree, n) {
     if (n <= 0 || !p.threads[t] || !(p.threads[t].tree || {}).inline) return "";
     var shown = p.tree(t);
-    if (tree === shown) return PK.inlineMark(PK.nodeInline(p, t, tree)[n]);
+    if (tree === shown) return PK.inlineMark(PK.nodeInline(p, t, tree, v)[n]);
     var f = tree.func[n], m = f >= 0 ? PK.topInline(p, t, v, shown) : null;
     return m ? PK.inlineMark(m.get(topKeys(p).of(f))) : "";
   };
@@ -432,7 +462,7 @@
   // children by total (the largest first), ties by name.
   function treeNodes(p, tree, v, t) {
     var tot = tree.total(v), self = tree.self[v], ks = tree.kidStart, kids = tree.kids, func = tree.func;
-    var inl = PK.nodeInline(p, t, tree);
+    var inl = PK.nodeInline(p, t, tree, v);
     var out = [], stack = [[0, 0]], keys = topKeys(p);
     var sorted = function (x) {
       var a = [];

@@ -47,6 +47,18 @@
     return out;
   };
 
+  // An inlined frame's label: its name and mark (" (inline)"), the name
+  // cut before the mark is when the frame has room for the mark and a few
+  // characters, else the whole cut as any label.
+  FlameView.prototype.markedLabel = function (ctx, name, mark, avail) {
+    var whole = this.label(ctx, name + mark, avail);
+    if (whole === name + mark) return whole;
+    var w = this.full.get(mark);
+    if (w === undefined) { w = ctx.measureText(mark).width; this.full.set(mark, w); }
+    var cut = avail - w >= 40 ? this.label(ctx, name, avail - w) : "";
+    return cut ? cut + mark : whole;
+  };
+
   // Colours per function, computed once per colour mode and scheme:
   // returns colorOf(func).
   FlameView.prototype.colorCache = function (profile, mode, dark) {
@@ -141,6 +153,10 @@
     var profile = m.profile, func = tree.func, lastFill = null;
     // Colours per function, computed once per colour mode and scheme.
     var colorOf = this.colorCache(profile, m.colorMode, m.dark);
+    // Inlined frames say so in their label, as in the hover (12_time.js).
+    var app = PK.app, th = app && app.p === profile && app.state ? profile.threads[app.state.thread] : null;
+    var markOf = PK.hoverInline && th && th.tree && th.tree.inline
+      ? function (n) { return PK.hoverInline(profile, app.state.thread, m.v, tree, n); } : null;
     for (var i = 0; i < nodes.length; i++) {
       var n = nodes[i], d = depthOf[n] - base;
       var y = m.icicle ? d * ROW : (rows - 1 - d) * ROW;
@@ -165,7 +181,9 @@
         ctx.strokeRect(bx + 0.75, y + 0.75, Math.max(bw - gap - 1.5, 0.5), ROW - 2.5);
       }
       if (bw > 12) {
-        var text = this.label(ctx, n === 0 ? (m.rootLabel || "all") : profile.funcLabel(f), bw - 2 * PAD);
+        var mk = markOf && n > 0 ? markOf(n) : "";
+        var text = mk ? this.markedLabel(ctx, profile.funcLabel(f), mk, bw - 2 * PAD)
+                      : this.label(ctx, n === 0 ? (m.rootLabel || "all") : profile.funcLabel(f), bw - 2 * PAD);
         if (text) {
           ctx.fillStyle = col.text; lastFill = col.text;
           ctx.fillText(text, bx + PAD, y + ROW / 2);

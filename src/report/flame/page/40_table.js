@@ -335,12 +335,13 @@
   PK.TreeTable = TreeTable;
 
   // The inline marks (12_time.js) of a table's tree when it is the shown
-  // thread's tree: per node, or per function (top's key, byFunc); null for
-  // another tree (the memory view's inverted one) or without inlined frames.
+  // thread's tree (in a diff, of BASE's calls and NEW's): per node, or per
+  // function (top's key, byFunc); null for another tree (the memory view's
+  // inverted one) or without inlined frames.
   function inlineOf(app, m, byFunc) {
     var p = m.profile, t = app && app.state ? app.state.thread : -1;
-    if (!PK.nodeInline || m.which === "base" || !p.threads[t] || p.tree(t) !== m.tree) return null;
-    return byFunc ? PK.topInline(p, t, m.v, m.tree) : PK.nodeInline(p, t, m.tree);
+    if (!PK.nodeInline || !p.threads[t] || p.tree(t) !== m.tree) return null;
+    return byFunc ? PK.topInline(p, t, m.v, m.tree) : PK.nodeInline(p, t, m.tree, m.v);
   }
   function markCell(td, mark) { if (mark) td.appendChild(el("span", "loc pk-inline", mark)); }
 

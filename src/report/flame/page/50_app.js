@@ -773,7 +773,7 @@
     // 20em) and the gaps, without laying out the list.
     var w = Math.max(200, Math.floor(width - Math.max(0.38 * (width - 16), 260) - 16 - 12 - 2));
     var common = { profile: p, v: v, which: which, zoom: 1, hideAbove: true, colorMode: st.color, dark: this.dark,
-                   matched: null, selectedFunc: f, diff: p.diff && st.diff === "diff" };
+                   matched: null, selectedFunc: f, diff: p.diff && st.diff === "diff", allTotal: all };
     this.callers.set(Object.assign({ tree: sw.callers, order: sw.callers.lazyOrder(st.sort, v, p.nameOf, which === "base" ? "base" : ""), icicle: false }, common));
     this.callees.set(Object.assign({ tree: sw.callees, order: sw.callees.lazyOrder(st.sort, v, p.nameOf, which === "base" ? "base" : ""), icicle: true }, common));
     this.sandwichTrees = sw;
@@ -835,7 +835,7 @@
     h.textContent = "";
     if (box && box.merged) h.appendChild(el("div", "pk-h-loc", "runs shorter than a pixel of the whole range merged here: zoom in to see them"));
     h.appendChild(el("div", "pk-h-name", n === 0 ? (model.rootLabel || "all") : info.name +
-                     (PK.hoverInline && which !== "base" ? PK.hoverInline(p, this.state.thread, v, tree, n) : "")));
+                     (PK.hoverInline ? PK.hoverInline(p, this.state.thread, v, tree, n) : "")));
     var where = [];
     if (info.module) where.push(info.module);
     if (info.file) where.push(info.file + (info.line ? ":" + info.line : ""));
@@ -844,6 +844,7 @@
     var root = tot[0], z = model.zoom || 0;
     // "of all": the whole profile's, as the tables' percentages (45_transforms.js)
     if (PK.percentBase && which !== "base" && !model.memory) root = PK.percentBase(model, root);
+    if (model.allTotal !== undefined) root = model.allTotal;   // a sandwich's callers or callees: of the whole profile too
     if (box) {
       row("Start", PK.formatMs(p.msOf(box.t0)));
       row("Duration", PK.formatValue(box.t1 - box.t0, "nanoseconds"));
