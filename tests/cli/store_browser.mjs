@@ -339,8 +339,9 @@ await page.fill("#pk-until", "");
 await page.selectOption('select.pk-label[data-key="version"]', []);
 await page.click("#pk-apply");
 await page.waitForFunction((n) => document.querySelectorAll("#pk-rows tr").length === n, ls().length);
-async function trend(by, fn, value) {
+async function trend(by, fn, value, thread) {
   await page.selectOption("#pk-value", value || "");
+  await page.selectOption("#pk-trend-thread", thread || "");
   await page.selectOption("#pk-trend-by", by);
   await page.fill("#pk-trend-fn", fn);
   await page.click("#pk-trend-draw");
@@ -348,7 +349,8 @@ async function trend(by, fn, value) {
                                    !document.getElementById("pk-status").textContent.startsWith("Computing"));
   const bars = await page.$$eval("#pk-chart rect.pk-bar", (rs) => rs.map((r) => [r.dataset.group, Number(r.dataset.value)]));
   const rows = await page.$$eval("#pk-trend-table tbody tr", (rs) => rs.map((r) => [r.dataset.group, Number(r.children[1].textContent)]));
-  const cli = JSON.parse(pk(["trend", "--db", DB, "--by", by, ...(fn ? ["--function", fn] : []), ...(value ? ["--value", value] : []), "--json"]));
+  const cli = JSON.parse(pk(["trend", "--db", DB, "--by", by, ...(fn ? ["--function", fn] : []), ...(value ? ["--value", value] : []),
+                            ...(thread ? ["--thread", thread] : []), "--json"]));
   // the command the page shows under the chart gives the same
   const w = words(await page.textContent("#pk-trend-cmd"));
   check(`trend per ${by}: the page's command line is a trend`, w[0] === "profkit" && w[1] === "trend", w.join(" "));
@@ -364,6 +366,60 @@ await trend("day", "");
 await shot(page, "trend_day");
 await trend("version", "^(hot|io)$", "time");
 await shot(page, "trend_value");
+
+// ---- the trend of one thread: its picker lists the threads of the
+// selection merged, as `info --db --json` does; the chart of one is
+// `trend --thread NAME --json` ----
+const infoThreads = (...sel) => JSON.parse(pk(["info", "--db", DB, ...sel, "--json"])).threads.map((t) => [String(t.index), t.name]);
+const trendThreads = () => page.$$eval("#pk-trend-thread option", (o) => o.map((x) => [x.value, x.dataset.index, x.textContent]));
+let opts = await trendThreads();
+check("the trend's thread picker: all threads, then those of info --db --json", opts.length > 1 && opts[0][0] === "" &&
+      same(opts.slice(1).map((o) => [o[1], o[0]]), infoThreads()), JSON.stringify(opts));
+check("the trend's thread picker lists the speedscope profile's two threads and gen's", ["main", "MainThread", "Worker"].every((t) => opts.some((o) => o[0] === t)),
+      JSON.stringify(opts));
+let tcli = await trend("version", "", "time", "Worker");
+check("trend of thread Worker: the command line says --thread Worker", /--thread Worker/.test(await page.textContent("#pk-trend-cmd")), await page.textContent("#pk-trend-cmd"));
+check("trend of thread Worker: trend --thread --json names the thread", tcli.thread === "Worker", JSON.stringify(tcli).slice(0, 200));
+// only the speedscope profile (version 2.0) has that thread: its bar alone
+check("trend of thread Worker: one group has a value, the others 0", tcli.points.filter((q) => q.value > 0).map((q) => q.group).join() === "2.0",
+      JSON.stringify(tcli.points));
+check("trend of thread Worker: the chart's caption names it", (await page.textContent("#pk-trend-caption")).includes("thread Worker"),
+      await page.textContent("#pk-trend-caption"));
+check("trend of thread Worker: the status names it", (await status()).includes("in thread Worker"), await status());
+await shot(page, "trend_thread");
+tcli = await trend("day", "", "samples", "main");
+check("trend of thread main per day: a value on the generated profiles' days", tcli.points.some((q) => q.value > 0), JSON.stringify(tcli.points));
+await shot(page, "trend_thread_day");
+// the picker follows the selection: set=other has the speedscope profile's threads only
+await page.selectOption('select.pk-label[data-key="set"]', "other");
+await apply();
+opts = await trendThreads();
+check("set=other: the trend's thread picker lists info --db --where set=other's threads",
+      same(opts.slice(1).map((o) => [o[1], o[0]]), infoThreads("--where", "set=other")), JSON.stringify(opts));
+check("set=other: the thread picked (main) is not there: all threads again", (await page.inputValue("#pk-trend-thread")) === "", await page.inputValue("#pk-trend-thread"));
+await page.selectOption("#pk-trend-thread", "MainThread");
+await page.selectOption("#pk-value", "time");
+await page.selectOption("#pk-trend-by", "host");
+await page.fill("#pk-trend-fn", "");
+await page.click("#pk-trend-draw");
+await page.waitForFunction(() => !document.getElementById("pk-status").textContent.startsWith("Computing"));
+const w = words(await page.textContent("#pk-trend-cmd"));
+const want = JSON.parse(pk(["trend", "--db", DB, "--where", "set=other", "--by", "host", "--thread", "MainThread", "--value", "time", "--json"]));
+check("set=other, thread MainThread: the command line is trend --where set=other --thread MainThread",
+      same(JSON.parse(pk([...w.slice(1), "--json"])), want), w.join(" "));
+const bars = await page.$$eval("#pk-chart rect.pk-bar", (rs) => rs.map((r) => [r.dataset.group, Number(r.dataset.value)]));
+check("set=other, thread MainThread: the bars = trend --thread MainThread --json", want.points.length === 1 && want.points[0].value > 0 &&
+      same(bars, want.points.map((q) => [q.group, q.value])), JSON.stringify(bars));
+await shot(page, "trend_thread_selection");
+// (the API's answer is the command line's too)
+const apiThreads = await page.evaluate(() => window.profkitStore.api("threads", new URLSearchParams("where=set=other")));
+check("api/threads?where=set=other: index, name, process, pid, tid of info --db --where set=other --json",
+      same(apiThreads.threads.map((t) => [t.index, t.name, t.process, t.pid, t.tid]),
+           JSON.parse(pk(["info", "--db", DB, "--where", "set=other", "--json"])).threads.map((t) => [t.index, t.name, t.process, t.pid, t.tid])),
+      JSON.stringify(apiThreads));
+await page.selectOption('select.pk-label[data-key="set"]', []);
+await apply();
+await page.selectOption("#pk-trend-thread", "");
 // an error is shown, not thrown
 await page.fill("#pk-trend-fn", "(");
 await page.click("#pk-trend-draw");

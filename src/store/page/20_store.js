@@ -8,13 +8,15 @@
 // any of them (one --where KEY~^(A|B)$ term), "!=" none of them (a
 // KEY!=V term each), "~" a regex of its own; more terms, one a line, as
 // --where takes them. The value type and thread pickers apply to what is
-// opened (--value, --thread; the trend has no --thread). Each selection's
-// command line is shown: the same data from `profkit`.
+// opened (--value, --thread); the trend has a thread picker of its own,
+// the threads of its selection merged (api/threads, as `info --db` lists
+// them; trend --thread). Each selection's command line is shown: the same
+// data from `profkit`.
 "use strict";
 (function () {
   const cfg = JSON.parse(document.getElementById("profkit-store").textContent);
   const app = document.getElementById("app");
-  const state = { labels: [], profiles: [], checked: new Set(), base: null, trend: null, filters: null };
+  const state = { labels: [], profiles: [], checked: new Set(), base: null, trend: null, filters: null, threads: [] };
 
   // el("tag", {attr: v, onclick: f}, child...) with text children as text nodes.
   function el(tag, attrs, ...kids) {
@@ -198,6 +200,7 @@
       state.profiles = r.profiles;
       state.checked.clear();
       renderTable();
+      await loadThreads();
       status(r.count + " profile" + (r.count === 1 ? "" : "s"));
     } catch (e) {
       status(e.message, true);
@@ -241,6 +244,8 @@
     const a = ["trend", ...selArgs(sel), "--by", document.getElementById("pk-trend-by").value];
     const fn = document.getElementById("pk-trend-fn").value.trim();
     if (fn) a.push("--function", fn);
+    const th = document.getElementById("pk-trend-thread").value;
+    if (th) a.push("--thread", th);
     return [...a, ...pickedArgs(true)];
   }
   function quote(a) { return /^[A-Za-z0-9_.,\/:=+%@-]+$/.test(a) ? a : "'" + a.replace(/'/g, "'\\''") + "'"; }
@@ -260,12 +265,31 @@
   }
 
   // ------------------------------------------------------------ trend
+  // The trend's thread picker: the threads of the trend's selection (the
+  // filters') merged, each by the selector --thread takes for it (its name,
+  // or t-INDEX where two threads share it); the pick is kept where the
+  // new selection has that thread (by its label: an index may change).
+  async function loadThreads() {
+    const s = document.getElementById("pk-trend-thread");
+    const keep = s.value ? s.selectedOptions[0].textContent : null;
+    try {
+      state.threads = (await api("threads", params(state.filters || filterSelection()))).threads;
+    } catch (e) {
+      state.threads = []; // (nothing selected: the table says so)
+    }
+    s.replaceChildren(el("option", { value: "", text: "all threads" }),
+      ...state.threads.map((t) => el("option", { value: t.select, text: t.label, "data-index": t.index })));
+    const again = state.threads.find((t) => t.label === keep);
+    s.value = again ? again.select : "";
+  }
   async function drawTrend() {
     const sel = state.filters || filterSelection();
     const p = picked(params(sel), true);
     p.set("by", document.getElementById("pk-trend-by").value);
     const fn = document.getElementById("pk-trend-fn").value.trim();
     if (fn) p.set("function", fn);
+    const th = document.getElementById("pk-trend-thread").value;
+    if (th) p.set("thread", th);
     document.getElementById("pk-trend-cmd").textContent = commandLine(trendArgs(sel));
     const chart = document.getElementById("pk-chart");
     status("Computing the trend…");
@@ -273,8 +297,8 @@
       state.trend = await api("trend", p);
       renderTrend(state.trend);
       status("Trend of " + (state.trend.function ? "/" + state.trend.function + "/" : "the total") + " per " + state.trend.by +
-             ": " + state.trend.count + " point" + (state.trend.count === 1 ? "" : "s") +
-             (document.getElementById("pk-thread").value ? " (of every thread: the trend has no --thread)" : ""));
+             (state.trend.thread ? " in thread " + state.trend.thread : "") +
+             ": " + state.trend.count + " point" + (state.trend.count === 1 ? "" : "s"));
     } catch (e) {
       state.trend = null;
       chart.replaceChildren();
@@ -310,8 +334,8 @@
         el("th", { class: "pk-num" }, t.function ? "value of /" + t.function + "/" : "total"), t.function ? el("th", { class: "pk-num" }, "total") : null)),
       el("tbody", {}, ...pts.map((q) => el("tr", { "data-group": q.group }, el("td", {}, q.group), el("td", { class: "pk-num" }, q.profiles),
         el("td", { class: "pk-num" }, fmtValue(q.value, t.value_type.unit)), t.function ? el("td", { class: "pk-num" }, fmtValue(q.total, t.value_type.unit)) : null))));
-    chart.replaceChildren(el("div", {}, (t.function ? "value of the stacks through /" + t.function + "/" : "total") + " (" + t.value_type.type + ")" +
-      (t.function ? "; the line: the total" : "")), svg, table);
+    chart.replaceChildren(el("div", { id: "pk-trend-caption" }, (t.function ? "value of the stacks through /" + t.function + "/" : "total") + " (" + t.value_type.type + ")" +
+      (t.thread ? ", thread " + t.thread : ", every thread") + (t.function ? "; the line: the total" : "")), svg, table);
   }
 
   // ------------------------------------------------------------ layout
@@ -347,6 +371,8 @@
         el("div", { class: "pk-row" },
           el("label", {}, "per", el("select", { id: "pk-trend-by" })),
           el("label", {}, "function", el("input", { id: "pk-trend-fn", size: 24, placeholder: "regex (empty: the total)" })),
+          el("label", { title: "only this thread's samples (--thread): the threads of the selection merged, as profkit info --db lists them" }, "thread",
+            el("select", { id: "pk-trend-thread" }, el("option", { value: "", text: "all threads" }))),
           el("button", { id: "pk-trend-draw", onclick: drawTrend }, "Draw"),
           el("code", { id: "pk-trend-cmd", class: "pk-cmd" })),
         el("div", { id: "pk-chart" })));
@@ -368,6 +394,7 @@
       state.filters = { where: [], since: "", until: "" };
       renderPickers();
       renderTable();
+      await loadThreads();
       status(list.count + " profile" + (list.count === 1 ? "" : "s"));
     } catch (e) {
       status(e.message, true);
@@ -378,6 +405,6 @@
   // For scripts and tests: the state, the selection, the pages' addresses.
   // maxGet: the longest address opened with a GET (longer: a POST)
   window.profkitStore = { ready: false, maxGet: 4000, state, currentSelection, viewUrl, diffUrl, params, api, pickerTerms,
-                          openArgs, trendArgs, commandLine };
+                          openArgs, trendArgs, commandLine, loadThreads };
   start();
 })();
