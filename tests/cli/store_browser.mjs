@@ -5,7 +5,9 @@
 // viewer (window.profkit.query("top") against `top --db --where --json -n
 // 0`), the diff page of two selections against the page `flame --db
 // --base-where --new-where` writes, and the trend chart against `trend
-// --json`. The pickers: several values of a key (any of them), !=, a
+// --json` (and of one thread, its picker against `info --db --json`'s
+// threads, the chart against `trend --thread --json`; of checked rows,
+// `trend --ids`). The pickers: several values of a key (any of them), !=, a
 // regex, more terms typed, a value type and a thread for what is opened;
 // every page opened has a command line box whose command (run here) gives
 // the same data: its top, and the page flame writes. Screenshots:
@@ -419,6 +421,36 @@ check("api/threads?where=set=other: index, name, process, pid, tid of info --db 
       JSON.stringify(apiThreads));
 await page.selectOption('select.pk-label[data-key="set"]', []);
 await apply();
+await page.selectOption("#pk-trend-thread", "");
+// rows checked: the trend is theirs (--ids), as the buttons above open;
+// its thread picker lists their threads (gen's profiles: main alone)
+const two = [ls("--where", "host=h05")[0], ls("--where", "host=h06")[0]];
+for (const id of two) await page.check(`#pk-rows tr[data-id="${id}"] input`);
+await page.waitForFunction(() => document.querySelectorAll("#pk-trend-thread option").length === 2);
+opts = await trendThreads();
+check("two rows checked: the trend's thread picker lists info --db --ids's threads", same(opts.slice(1).map((o) => [o[1], o[0]]), infoThreads("--ids", two.join(","))),
+      JSON.stringify(opts));
+check("two rows checked: the trend says which", (await page.textContent("#pk-trend-sel")) === "of 2 profiles", await page.textContent("#pk-trend-sel"));
+// through POSTs this time (the page posts a form when an address would be long)
+await page.evaluate(() => { window.profkitStore.maxGet = 0; });
+const nposts = posts.length;
+await page.selectOption("#pk-trend-thread", "main");
+await page.selectOption("#pk-value", "samples");
+await page.selectOption("#pk-trend-by", "version");
+await page.click("#pk-trend-draw");
+await page.waitForFunction(() => !document.getElementById("pk-status").textContent.startsWith("Computing"));
+await page.evaluate(() => { window.profkitStore.maxGet = 4000; });
+check("that trend came by a POST", posts.slice(nposts).includes(URL0 + "api/trend"), posts.slice(nposts).join(" "));
+const w2 = words(await page.textContent("#pk-trend-cmd"));
+const want2 = JSON.parse(pk(["trend", "--db", DB, "--ids", two.join(","), "--by", "version", "--thread", "main", "--value", "samples", "--json"]));
+check("two rows checked, thread main: the command line is trend --ids ... --thread main", w2.includes("--ids") && w2.includes(two.join(",")) &&
+      same(JSON.parse(pk([...w2.slice(1), "--json"])), want2), w2.join(" "));
+const bars2 = await page.$$eval("#pk-chart rect.pk-bar", (rs) => rs.map((r) => [r.dataset.group, Number(r.dataset.value)]));
+check("two rows checked, thread main: the bars = trend --ids --thread main --json", want2.points.length === 2 && same(bars2, want2.points.map((q) => [q.group, q.value])),
+      JSON.stringify(bars2));
+await shot(page, "trend_thread_checked");
+for (const id of two) await page.uncheck(`#pk-rows tr[data-id="${id}"] input`);
+await page.waitForFunction(() => document.querySelectorAll("#pk-trend-thread option").length > 2);
 await page.selectOption("#pk-trend-thread", "");
 // an error is shown, not thrown
 await page.fill("#pk-trend-fn", "(");

@@ -185,6 +185,24 @@ get "the page" 200 "$url" && expect_eq "the page: HTML" "text/html; charset=utf-
 grep -q 'id="profkit-store"' "$TMP/body" && pass || fail "the page is not the store browser"
 stop_browser
 
+# ---- threads of one name (two processes' GeckoMain): picked by index ----
+DB2="$TMP/names.sqlite"
+"$PROFKIT" store add "$DB2" -q --label run=1 "$PROFKIT_SRC/tests/data/gecko/ok_jank.json" || fail "store add $DB2 failed"
+start_browser "$DB2"
+if get "threads of two GeckoMain" 200 "$api/threads"; then
+  expect_eq "threads: a name of one thread picks it, a name of two t-INDEX" \
+    "0 GeckoMain t-0|1 Renderer Renderer|2 GeckoMain t-2" \
+    "$(python3 -c 'import json,sys; print("|".join("%d %s %s" % (t["index"], t["name"], t["select"]) for t in json.load(open(sys.argv[1]))["threads"]))' "$TMP/body")"
+  expect_eq "threads: the label names the process" "GeckoMain (Content Process, pid 5151, tid 5151)" \
+    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["threads"][2]["label"])' "$TMP/body")"
+fi
+for t in t-0 t-2 Renderer; do
+  get "trend of thread $t" 200 "$api/trend?by=run&thread=$t" &&
+    same_json "trend of thread $t = trend --thread $t --json" trend --db "$DB2" --by run --thread "$t" --json
+done
+refused "a trend of a name two threads have" 400 "GeckoMain" "$api/trend?by=run&thread=GeckoMain"
+stop_browser
+
 # ---- the page in chromium ----
 if [ ! -x "$NODE" ] || [ ! -e "$PROFKIT_TOOLS/node_modules/playwright-core/package.json" ] || [ ! -x /usr/bin/chromium ]; then
   fail "node, playwright-core (scripts/tools.sh) or chromium (scripts/deps.sh --test) is missing"

@@ -16,7 +16,8 @@
 (function () {
   const cfg = JSON.parse(document.getElementById("profkit-store").textContent);
   const app = document.getElementById("app");
-  const state = { labels: [], profiles: [], checked: new Set(), base: null, trend: null, filters: null, threads: [] };
+  const state = { labels: [], profiles: [], checked: new Set(), base: null, trend: null, filters: null, threads: [],
+                  threadsKey: null, threadsLoading: null };
 
   // el("tag", {attr: v, onclick: f}, child...) with text children as text nodes.
   function el(tag, attrs, ...kids) {
@@ -49,8 +50,11 @@
     return parts.length ? parts.join(" ") : "all profiles";
   }
 
+  // A GET, or a POST of a form when the address would be long (many ids checked).
   async function api(name, p) {
-    const r = await fetch("api/" + name + (p && [...p].length ? "?" + p : ""), { credentials: "same-origin" });
+    const url = "api/" + name + (p && [...p].length ? "?" + p : "");
+    const r = url.length <= window.profkitStore.maxGet ? await fetch(url, { credentials: "same-origin" })
+      : await fetch("api/" + name, { method: "POST", body: p || new URLSearchParams(), credentials: "same-origin" });
     let body;
     try { body = await r.json(); } catch (e) { throw new Error(name + ": the server answered " + r.status + " without JSON"); }
     if (!r.ok) throw new Error(body && body.error ? body.error : name + ": " + r.status);
@@ -161,6 +165,8 @@
     document.getElementById("pk-open").disabled = !state.profiles.length;
     document.getElementById("pk-base-text").textContent = state.base ? "Base: " + describe(state.base) : "No base yet";
     document.getElementById("pk-cmd").textContent = commandLine(openArgs(sel));
+    document.getElementById("pk-trend-sel").textContent = "of " + describe(sel);
+    loadThreads(); // (nothing when the selection is the one listed already)
     const all = document.getElementById("pk-all");
     all.checked = state.profiles.length > 0 && state.checked.size === state.profiles.length;
     all.indeterminate = state.checked.size > 0 && !all.checked;
@@ -265,25 +271,36 @@
   }
 
   // ------------------------------------------------------------ trend
-  // The trend's thread picker: the threads of the trend's selection (the
-  // filters') merged, each by the selector --thread takes for it (its name,
-  // or t-INDEX where two threads share it); the pick is kept where the
-  // new selection has that thread (by its label: an index may change).
-  async function loadThreads() {
-    const s = document.getElementById("pk-trend-thread");
-    const keep = s.value ? s.selectedOptions[0].textContent : null;
-    try {
-      state.threads = (await api("threads", params(state.filters || filterSelection()))).threads;
-    } catch (e) {
-      state.threads = []; // (nothing selected: the table says so)
-    }
-    s.replaceChildren(el("option", { value: "", text: "all threads" }),
-      ...state.threads.map((t) => el("option", { value: t.select, text: t.label, "data-index": t.index })));
-    const again = state.threads.find((t) => t.label === keep);
-    s.value = again ? again.select : "";
+  // The trend is of the selection the buttons above open (the checked
+  // rows, else the filters'). Its thread picker: the threads of that
+  // selection merged, each by the selector --thread takes for it (its
+  // name, or t-INDEX where two threads share it); the pick is kept where
+  // the new selection has that thread (by its label: an index may change).
+  // Returns a promise (the same one while the selection is the same).
+  function loadThreads() {
+    const sel = currentSelection(), p = params(sel), key = String(p);
+    if (key === state.threadsKey && state.threadsLoading) return state.threadsLoading;
+    state.threadsKey = key;
+    return state.threadsLoading = (async () => {
+      let threads = [];
+      try {
+        threads = (await api("threads", p)).threads;
+      } catch (e) {
+        // (nothing selected: the table says so)
+      }
+      if (state.threadsKey !== key) return; // a later selection's answer is the one shown
+      state.threads = threads;
+      const s = document.getElementById("pk-trend-thread");
+      const keep = s.value ? s.selectedOptions[0].textContent : null;
+      s.replaceChildren(el("option", { value: "", text: "all threads" }),
+        ...threads.map((t) => el("option", { value: t.select, text: t.label, "data-index": t.index })));
+      const again = threads.find((t) => t.label === keep);
+      s.value = again ? again.select : "";
+    })();
   }
   async function drawTrend() {
-    const sel = state.filters || filterSelection();
+    const sel = currentSelection();
+    await loadThreads(); // the picker is of this selection
     const p = picked(params(sel), true);
     p.set("by", document.getElementById("pk-trend-by").value);
     const fn = document.getElementById("pk-trend-fn").value.trim();
@@ -374,6 +391,7 @@
           el("label", { title: "only this thread's samples (--thread): the threads of the selection merged, as profkit info --db lists them" }, "thread",
             el("select", { id: "pk-trend-thread" }, el("option", { value: "", text: "all threads" }))),
           el("button", { id: "pk-trend-draw", onclick: drawTrend }, "Draw"),
+          el("span", { id: "pk-trend-sel" }),
           el("code", { id: "pk-trend-cmd", class: "pk-cmd" })),
         el("div", { id: "pk-chart" })));
     document.getElementById("pk-all").addEventListener("change", (e) => {
