@@ -398,6 +398,8 @@ await apply();
 opts = await trendThreads();
 check("set=other: the trend's thread picker lists info --db --where set=other's threads",
       same(opts.slice(1).map((o) => [o[1], o[0]]), infoThreads("--where", "set=other")), JSON.stringify(opts));
+check("set=other: the thread picker of what is opened lists the same threads",
+      same(await page.$$eval("#pk-thread option", (o) => o.map((x) => x.value)), opts.map((o) => o[0])), JSON.stringify(opts));
 check("set=other: the thread picked (main) is not there: all threads again", (await page.inputValue("#pk-trend-thread")) === "", await page.inputValue("#pk-trend-thread"));
 await page.selectOption("#pk-trend-thread", "MainThread");
 await page.selectOption("#pk-value", "time");

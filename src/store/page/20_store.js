@@ -8,9 +8,9 @@
 // any of them (one --where KEY~^(A|B)$ term), "!=" none of them (a
 // KEY!=V term each), "~" a regex of its own; more terms, one a line, as
 // --where takes them. The value type and thread pickers apply to what is
-// opened (--value, --thread); the trend has a thread picker of its own,
-// the threads of its selection merged (api/threads, as `info --db` lists
-// them; trend --thread). Each selection's command line is shown: the same
+// opened (--value, --thread); the trend has a thread picker of its own
+// (trend --thread). Both list the threads of the selection merged
+// (api/threads, as `info --db` lists them). Each selection's command line is shown: the same
 // data from `profkit`.
 "use strict";
 (function () {
@@ -139,8 +139,9 @@
       re.addEventListener("keydown", (e) => { if (e.key === "Enter") applyFilters(); });
       box.append(el("div", { class: "pk-pick", "data-key": k.key }, el("span", { class: "pk-key" }, k.key, el("br"), n), op, s, re));
     }
-    // what is opened: a value type, a thread (the labels profkit adds)
-    for (const [id, key, none] of [["pk-value", "value", "default"], ["pk-thread", "thread", "all"]]) {
+    // what is opened: a value type (the labels profkit adds; the threads:
+    // loadThreads, those of the selection)
+    for (const [id, key, none] of [["pk-value", "value", "default"]]) {
       const s = document.getElementById(id), keep = s.value, k = state.labels.find((x) => x.key === key);
       s.replaceChildren(el("option", { value: "", text: none }), ...(k ? k.values : []).map((v) => el("option", { value: v.value, text: v.value })));
       if ([...s.options].some((o) => o.value === keep)) s.value = keep;
@@ -290,12 +291,17 @@
       }
       if (state.threadsKey !== key) return; // a later selection's answer is the one shown
       state.threads = threads;
-      const s = document.getElementById("pk-trend-thread");
-      const keep = s.value ? s.selectedOptions[0].textContent : null;
-      s.replaceChildren(el("option", { value: "", text: "all threads" }),
-        ...threads.map((t) => el("option", { value: t.select, text: t.label, "data-index": t.index })));
-      const again = threads.find((t) => t.label === keep);
-      s.value = again ? again.select : "";
+      // the trend's picker, and the one of what is opened (its thread: a
+      // thread of the selection, so that the page opened has it)
+      for (const [id, none] of [["pk-trend-thread", "all threads"], ["pk-thread", "all"]]) {
+        const s = document.getElementById(id);
+        const keep = s.value ? s.selectedOptions[0].textContent : null;
+        s.replaceChildren(el("option", { value: "", text: none }),
+          ...threads.map((t) => el("option", { value: t.select, text: t.label, "data-index": t.index })));
+        const again = threads.find((t) => t.label === keep);
+        s.value = again ? again.select : "";
+      }
+      document.getElementById("pk-cmd").textContent = commandLine(openArgs(currentSelection()));
     })();
   }
   async function drawTrend() {
