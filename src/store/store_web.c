@@ -16,7 +16,13 @@
  *             opens with it, thread=NAME has that thread alone)
  *   diff      the diff page of two selections, base_* against new_*
  *             (value=, thread= as view's)
- *   trend     `trend --json` (by=KEY|day, function=RE, value=TYPE)
+ *   threads   the threads of the selection merged, as `info --db --json`
+ *             lists them (index, name, process, pid, tid), each with its
+ *             label (NAME (PROCESS, pid P, tid T)) and the thread=
+ *             selector that picks it (its name, or t-INDEX where the name
+ *             is not the thread's alone)
+ *   trend     `trend --json` (by=KEY|day, function=RE, value=TYPE,
+ *             thread=NAME)
  *
  * A selection is the query arguments where=TERM (repeatable: KEY=VALUE,
  * KEY!=VALUE, KEY~RE), since=T, until=T and ids=ID,ID,... (a diff's two
@@ -376,12 +382,60 @@ static int do_trend(FILE *f, profkit_store_browser *b, const selection *sel, con
     o.by = arg1(rq, "by");
     o.function = arg1(rq, "function");
     o.value = arg1(rq, "value");
+    o.thread = arg1(rq, "thread");
     o.json = 1;
     if (o.value && !*o.value)
         o.value = NULL;
+    if (o.thread && !*o.thread)
+        o.thread = NULL;
     if (!o.by || !*o.by)
         return pk_error_set(err, PROFKIT_EINVAL, NULL, -1, "trend: expected by=KEY (a label key) or by=day");
     return profkit_store_trend(f, b->store, &sel->q, &o, err);
+}
+
+/* The threads of the selection merged (its header: threads in order of
+ * first appearance, as profkit_store_load numbers them). */
+static int do_threads(FILE *f, profkit_store_browser *b, const selection *sel, const args *rq,
+                      profkit_error *err)
+{
+    (void)rq;
+    pk_buf q = PK_BUF_INIT, out = PK_BUF_INIT;
+    profkit_profile *h = NULL;
+    int rc = pk_sql_select_profiles(&q, b->store, &sel->q, err);
+    if (rc == 0)
+        rc = pk_store_header(&h, b->store, q.buf, err);
+    pk_buf_free(&q);
+    if (rc)
+        return rc;
+    pk_buf_puts(&out, "{\"threads\":[");
+    for (size_t i = 0; i < h->n_threads; i++) {
+        const profkit_thread *t = &h->threads[i];
+        const char *name = pk_str(h, t->name);
+        char label[600], pick[32];
+        pk_thread_label(h, (uint32_t)i, label, sizeof(label));
+        /* the selector --thread takes for it: its name where that picks
+         * this thread alone, else its index as t-N (never a tid) */
+        int ok = 0;
+        profkit_error e2;
+        memset(&e2, 0, sizeof(e2));
+        int by_name = *name && pk_select_thread(h, name, &ok, &e2) == (uint32_t)i && ok;
+        snprintf(pick, sizeof(pick), "t-%zu", i);
+        pk_buf_printf(&out, "%s\n{\"index\":%zu,\"name\":", i ? "," : "", i);
+        pk_rjson_str(&out, name);
+        pk_buf_puts(&out, ",\"process\":");
+        pk_rjson_str(&out, pk_str(h, t->process_name));
+        pk_buf_printf(&out, ",\"pid\":%lld,\"tid\":%lld,\"label\":", (long long)t->pid, (long long)t->tid);
+        pk_rjson_str(&out, label);
+        pk_buf_puts(&out, ",\"select\":");
+        pk_rjson_str(&out, by_name ? name : pick);
+        pk_buf_puts(&out, "}");
+    }
+    pk_buf_printf(&out, "],\"count\":%zu}\n", h->n_threads);
+    profkit_profile_free(h);
+    if (pk_buf_error(&out) || fwrite(out.buf, 1, out.len, f) != out.len)
+        rc = pk_error_set(err, PROFKIT_ENOMEM, b->db, -1, "out of memory");
+    pk_buf_free(&out);
+    return rc;
 }
 
 /*
@@ -575,11 +629,12 @@ static unsigned answer(profkit_store_browser *b, const args *rq, pk_buf *a)
     file_report fn = strcmp(path, "/profiles") == 0 ? do_profiles
                      : strcmp(path, "/top") == 0     ? do_top
                      : strcmp(path, "/trend") == 0   ? do_trend
+                     : strcmp(path, "/threads") == 0 ? do_threads
                                                      : NULL;
     int labels = strcmp(path, "/labels") == 0, view = strcmp(path, "/view") == 0;
     if (!fn && !labels && !view)
         return fail_text(a, 404, "no such API path: expected /TOKEN/api/ and one of profiles, labels, "
-                                 "top, view, diff, trend");
+                                 "threads, top, view, diff, trend");
     if ((st = selection_read(&sel, rq, "", a)) != 0)
         return st;
     if (view) {

@@ -5,7 +5,9 @@
 // viewer (window.profkit.query("top") against `top --db --where --json -n
 // 0`), the diff page of two selections against the page `flame --db
 // --base-where --new-where` writes, and the trend chart against `trend
-// --json`. The pickers: several values of a key (any of them), !=, a
+// --json` (and of one thread, its picker against `info --db --json`'s
+// threads, the chart against `trend --thread --json`; of checked rows,
+// `trend --ids`). The pickers: several values of a key (any of them), !=, a
 // regex, more terms typed, a value type and a thread for what is opened;
 // every page opened has a command line box whose command (run here) gives
 // the same data: its top, and the page flame writes. Screenshots:
@@ -339,8 +341,9 @@ await page.fill("#pk-until", "");
 await page.selectOption('select.pk-label[data-key="version"]', []);
 await page.click("#pk-apply");
 await page.waitForFunction((n) => document.querySelectorAll("#pk-rows tr").length === n, ls().length);
-async function trend(by, fn, value) {
+async function trend(by, fn, value, thread) {
   await page.selectOption("#pk-value", value || "");
+  await page.selectOption("#pk-trend-thread", thread || "");
   await page.selectOption("#pk-trend-by", by);
   await page.fill("#pk-trend-fn", fn);
   await page.click("#pk-trend-draw");
@@ -348,7 +351,8 @@ async function trend(by, fn, value) {
                                    !document.getElementById("pk-status").textContent.startsWith("Computing"));
   const bars = await page.$$eval("#pk-chart rect.pk-bar", (rs) => rs.map((r) => [r.dataset.group, Number(r.dataset.value)]));
   const rows = await page.$$eval("#pk-trend-table tbody tr", (rs) => rs.map((r) => [r.dataset.group, Number(r.children[1].textContent)]));
-  const cli = JSON.parse(pk(["trend", "--db", DB, "--by", by, ...(fn ? ["--function", fn] : []), ...(value ? ["--value", value] : []), "--json"]));
+  const cli = JSON.parse(pk(["trend", "--db", DB, "--by", by, ...(fn ? ["--function", fn] : []), ...(value ? ["--value", value] : []),
+                            ...(thread ? ["--thread", thread] : []), "--json"]));
   // the command the page shows under the chart gives the same
   const w = words(await page.textContent("#pk-trend-cmd"));
   check(`trend per ${by}: the page's command line is a trend`, w[0] === "profkit" && w[1] === "trend", w.join(" "));
@@ -364,6 +368,92 @@ await trend("day", "");
 await shot(page, "trend_day");
 await trend("version", "^(hot|io)$", "time");
 await shot(page, "trend_value");
+
+// ---- the trend of one thread: its picker lists the threads of the
+// selection merged, as `info --db --json` does; the chart of one is
+// `trend --thread NAME --json` ----
+const infoThreads = (...sel) => JSON.parse(pk(["info", "--db", DB, ...sel, "--json"])).threads.map((t) => [String(t.index), t.name]);
+const trendThreads = () => page.$$eval("#pk-trend-thread option", (o) => o.map((x) => [x.value, x.dataset.index, x.textContent]));
+let opts = await trendThreads();
+check("the trend's thread picker: all threads, then those of info --db --json", opts.length > 1 && opts[0][0] === "" &&
+      same(opts.slice(1).map((o) => [o[1], o[0]]), infoThreads()), JSON.stringify(opts));
+check("the trend's thread picker lists the speedscope profile's two threads and gen's", ["main", "MainThread", "Worker"].every((t) => opts.some((o) => o[0] === t)),
+      JSON.stringify(opts));
+let tcli = await trend("version", "", "time", "Worker");
+check("trend of thread Worker: the command line says --thread Worker", /--thread Worker/.test(await page.textContent("#pk-trend-cmd")), await page.textContent("#pk-trend-cmd"));
+check("trend of thread Worker: trend --thread --json names the thread", tcli.thread === "Worker", JSON.stringify(tcli).slice(0, 200));
+// only the speedscope profile (version 2.0) has that thread: its bar alone
+check("trend of thread Worker: one group has a value, the others 0", tcli.points.filter((q) => q.value > 0).map((q) => q.group).join() === "2.0",
+      JSON.stringify(tcli.points));
+check("trend of thread Worker: the chart's caption names it", (await page.textContent("#pk-trend-caption")).includes("thread Worker"),
+      await page.textContent("#pk-trend-caption"));
+check("trend of thread Worker: the status names it", (await status()).includes("in thread Worker"), await status());
+await shot(page, "trend_thread");
+tcli = await trend("day", "", "samples", "main");
+check("trend of thread main per day: a value on the generated profiles' days", tcli.points.some((q) => q.value > 0), JSON.stringify(tcli.points));
+await shot(page, "trend_thread_day");
+// the picker follows the selection: set=other has the speedscope profile's threads only
+await page.selectOption('select.pk-label[data-key="set"]', "other");
+await apply();
+opts = await trendThreads();
+check("set=other: the trend's thread picker lists info --db --where set=other's threads",
+      same(opts.slice(1).map((o) => [o[1], o[0]]), infoThreads("--where", "set=other")), JSON.stringify(opts));
+check("set=other: the thread picker of what is opened lists the same threads",
+      same(await page.$$eval("#pk-thread option", (o) => o.map((x) => x.value)), opts.map((o) => o[0])), JSON.stringify(opts));
+check("set=other: the thread picked (main) is not there: all threads again", (await page.inputValue("#pk-trend-thread")) === "", await page.inputValue("#pk-trend-thread"));
+await page.selectOption("#pk-trend-thread", "MainThread");
+await page.selectOption("#pk-value", "time");
+await page.selectOption("#pk-trend-by", "host");
+await page.fill("#pk-trend-fn", "");
+await page.click("#pk-trend-draw");
+await page.waitForFunction(() => !document.getElementById("pk-status").textContent.startsWith("Computing"));
+const w = words(await page.textContent("#pk-trend-cmd"));
+const want = JSON.parse(pk(["trend", "--db", DB, "--where", "set=other", "--by", "host", "--thread", "MainThread", "--value", "time", "--json"]));
+check("set=other, thread MainThread: the command line is trend --where set=other --thread MainThread",
+      same(JSON.parse(pk([...w.slice(1), "--json"])), want), w.join(" "));
+const bars = await page.$$eval("#pk-chart rect.pk-bar", (rs) => rs.map((r) => [r.dataset.group, Number(r.dataset.value)]));
+check("set=other, thread MainThread: the bars = trend --thread MainThread --json", want.points.length === 1 && want.points[0].value > 0 &&
+      same(bars, want.points.map((q) => [q.group, q.value])), JSON.stringify(bars));
+await shot(page, "trend_thread_selection");
+// (the API's answer is the command line's too)
+const apiThreads = await page.evaluate(() => window.profkitStore.api("threads", new URLSearchParams("where=set=other")));
+check("api/threads?where=set=other: index, name, process, pid, tid of info --db --where set=other --json",
+      same(apiThreads.threads.map((t) => [t.index, t.name, t.process, t.pid, t.tid]),
+           JSON.parse(pk(["info", "--db", DB, "--where", "set=other", "--json"])).threads.map((t) => [t.index, t.name, t.process, t.pid, t.tid])),
+      JSON.stringify(apiThreads));
+await page.selectOption('select.pk-label[data-key="set"]', []);
+await apply();
+await page.selectOption("#pk-trend-thread", "");
+// rows checked: the trend is theirs (--ids), as the buttons above open;
+// its thread picker lists their threads (gen's profiles: main alone)
+const two = [ls("--where", "host=h05")[0], ls("--where", "host=h06")[0]];
+for (const id of two) await page.check(`#pk-rows tr[data-id="${id}"] input`);
+await page.waitForFunction(() => document.querySelectorAll("#pk-trend-thread option").length === 2);
+opts = await trendThreads();
+check("two rows checked: the trend's thread picker lists info --db --ids's threads", same(opts.slice(1).map((o) => [o[1], o[0]]), infoThreads("--ids", two.join(","))),
+      JSON.stringify(opts));
+check("two rows checked: the trend says which", (await page.textContent("#pk-trend-sel")) === "of 2 profiles", await page.textContent("#pk-trend-sel"));
+// through POSTs this time (the page posts a form when an address would be long)
+await page.evaluate(() => { window.profkitStore.maxGet = 0; });
+const nposts = posts.length;
+await page.selectOption("#pk-trend-thread", "main");
+await page.selectOption("#pk-value", "samples");
+await page.selectOption("#pk-trend-by", "version");
+await page.click("#pk-trend-draw");
+await page.waitForFunction(() => !document.getElementById("pk-status").textContent.startsWith("Computing"));
+await page.evaluate(() => { window.profkitStore.maxGet = 4000; });
+check("that trend came by a POST", posts.slice(nposts).includes(URL0 + "api/trend"), posts.slice(nposts).join(" "));
+const w2 = words(await page.textContent("#pk-trend-cmd"));
+const want2 = JSON.parse(pk(["trend", "--db", DB, "--ids", two.join(","), "--by", "version", "--thread", "main", "--value", "samples", "--json"]));
+check("two rows checked, thread main: the command line is trend --ids ... --thread main", w2.includes("--ids") && w2.includes(two.join(",")) &&
+      same(JSON.parse(pk([...w2.slice(1), "--json"])), want2), w2.join(" "));
+const bars2 = await page.$$eval("#pk-chart rect.pk-bar", (rs) => rs.map((r) => [r.dataset.group, Number(r.dataset.value)]));
+check("two rows checked, thread main: the bars = trend --ids --thread main --json", want2.points.length === 2 && same(bars2, want2.points.map((q) => [q.group, q.value])),
+      JSON.stringify(bars2));
+await shot(page, "trend_thread_checked");
+for (const id of two) await page.uncheck(`#pk-rows tr[data-id="${id}"] input`);
+await page.waitForFunction(() => document.querySelectorAll("#pk-trend-thread option").length > 2);
+await page.selectOption("#pk-trend-thread", "");
 // an error is shown, not thrown
 await page.fill("#pk-trend-fn", "(");
 await page.click("#pk-trend-draw");

@@ -3,8 +3,8 @@
 # store"): its JSON API with curl (every answer JSON; no token, a wrong
 # token, a foreign Host or Origin, another method, a bad argument or path
 # refused with the status and the error; what it answers equals the command
-# line's: store ls --json, top --json -n 0, trend --json, the pages flame
-# writes), then the page in chromium (tests/cli/store_browser.mjs: select,
+# line's: store ls --json, top --json -n 0, trend --json (and of one
+# thread), info --db --json's threads, the pages flame writes), then the page in chromium (tests/cli/store_browser.mjs: select,
 # merge, diff and trend against the command line) on SQLite, then on
 # ClickHouse on one node and on two shards when clickhouse-server is there.
 # The store is made here from tests/store/gen_folded.py's profiles and one
@@ -98,7 +98,7 @@ refused "a POST from a foreign Origin" 403 "origin are refused" -H "Origin: http
 head -c 5000000 /dev/zero > "$TMP/big"
 refused "a POST over 4 MiB" 413 "larger than the API takes" --data-binary @"$TMP/big" "$api/top"
 get "a POST to the page (not the API)" 405 --data x "$url"
-refused "an unknown path" 404 "one of profiles, labels, top, view, diff, trend" "$api/nothing"
+refused "an unknown path" 404 "one of profiles, labels, threads, top, view, diff, trend" "$api/nothing"
 refused "a bad time" 400 "since 'yesterday': expected YYYY-MM-DD" "$api/profiles?since=yesterday"
 refused "a bad id" 400 "ids 'zz': expected profile ids" "$api/profiles?ids=zz"
 refused "an unknown key" 400 "keys in the store are: file, format, host, set" "$api/view?where=vesion=1.3"
@@ -125,6 +125,21 @@ answers() { # DB: what the API answers equals the command line's
     same_json "trend = trend --json" trend --db "$1" --by version --function fn_01 --json
   get "trend per day" 200 "$api/trend?by=day&where=set=gen" &&
     same_json "trend per day = trend --json" trend --db "$1" --where set=gen --by day --json
+  get "trend of a thread" 200 "$api/trend?by=version&thread=Worker&value=time" &&
+    same_json "trend of a thread = trend --thread --json" trend --db "$1" --by version --thread Worker --value time --json
+  refused "$1: a trend of a thread none has" 400 "^no thread 'nope' \\(use a thread name" "$api/trend?by=version&thread=nope"
+  # the threads of a selection merged: info --db --json's (the trend's picker)
+  for sel in "" "where=set=other" "where=version=1.3"; do
+    get "threads of '$sel'" 200 "$api/threads?$sel" || continue
+    "$PROFKIT" info --db "$1" ${sel:+--where "${sel#where=}"} --json > "$TMP/info.json" || fail "info --db $1 $sel failed"
+    if python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+k = ("index", "name", "process", "pid", "tid")
+ok = [[t[x] for x in k] for t in a["threads"]] == [[t[x] for x in k] for t in b["threads"]] and a["count"] == len(b["threads"]) > 0
+ok = ok and all(t["select"] == t["name"] for t in a["threads"])  # names of their own here
+sys.exit(0 if ok else 1)' "$TMP/body" "$TMP/info.json"; then pass; else fail "$1: threads of '$sel' are not info --db --json's: $(head -c 400 "$TMP/body")"; fi
+  done
   get "labels" 200 "$api/labels?where=version=1.3" &&
     expect_eq "$1: labels of version=1.3" "host=h03,h23 set=gen version=1.3" "$(python3 -c '
 import json, sys
@@ -168,6 +183,24 @@ print(json.dumps({"strings": sorted(d["strings"]), "values": d["values"], "diff"
 answers "$DB"
 get "the page" 200 "$url" && expect_eq "the page: HTML" "text/html; charset=utf-8" "$ctype"
 grep -q 'id="profkit-store"' "$TMP/body" && pass || fail "the page is not the store browser"
+stop_browser
+
+# ---- threads of one name (two processes' GeckoMain): picked by index ----
+DB2="$TMP/names.sqlite"
+"$PROFKIT" store add "$DB2" -q --label run=1 "$PROFKIT_SRC/tests/data/gecko/ok_jank.json" || fail "store add $DB2 failed"
+start_browser "$DB2"
+if get "threads of two GeckoMain" 200 "$api/threads"; then
+  expect_eq "threads: a name of one thread picks it, a name of two t-INDEX" \
+    "0 GeckoMain t-0|1 Renderer Renderer|2 GeckoMain t-2" \
+    "$(python3 -c 'import json,sys; print("|".join("%d %s %s" % (t["index"], t["name"], t["select"]) for t in json.load(open(sys.argv[1]))["threads"]))' "$TMP/body")"
+  expect_eq "threads: the label names the process" "GeckoMain (Content Process, pid 5151, tid 5151)" \
+    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["threads"][2]["label"])' "$TMP/body")"
+fi
+for t in t-0 t-2 Renderer; do
+  get "trend of thread $t" 200 "$api/trend?by=run&thread=$t" &&
+    same_json "trend of thread $t = trend --thread $t --json" trend --db "$DB2" --by run --thread "$t" --json
+done
+refused "a trend of a name two threads have" 400 "GeckoMain" "$api/trend?by=run&thread=GeckoMain"
 stop_browser
 
 # ---- the page in chromium ----

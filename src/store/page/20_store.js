@@ -8,13 +8,16 @@
 // any of them (one --where KEY~^(A|B)$ term), "!=" none of them (a
 // KEY!=V term each), "~" a regex of its own; more terms, one a line, as
 // --where takes them. The value type and thread pickers apply to what is
-// opened (--value, --thread; the trend has no --thread). Each selection's
-// command line is shown: the same data from `profkit`.
+// opened (--value, --thread); the trend has a thread picker of its own
+// (trend --thread). Both list the threads of the selection merged
+// (api/threads, as `info --db` lists them). Each selection's command line is shown: the same
+// data from `profkit`.
 "use strict";
 (function () {
   const cfg = JSON.parse(document.getElementById("profkit-store").textContent);
   const app = document.getElementById("app");
-  const state = { labels: [], profiles: [], checked: new Set(), base: null, trend: null, filters: null };
+  const state = { labels: [], profiles: [], checked: new Set(), base: null, trend: null, filters: null, threads: [],
+                  threadsKey: null, threadsLoading: null };
 
   // el("tag", {attr: v, onclick: f}, child...) with text children as text nodes.
   function el(tag, attrs, ...kids) {
@@ -47,8 +50,11 @@
     return parts.length ? parts.join(" ") : "all profiles";
   }
 
+  // A GET, or a POST of a form when the address would be long (many ids checked).
   async function api(name, p) {
-    const r = await fetch("api/" + name + (p && [...p].length ? "?" + p : ""), { credentials: "same-origin" });
+    const url = "api/" + name + (p && [...p].length ? "?" + p : "");
+    const r = url.length <= window.profkitStore.maxGet ? await fetch(url, { credentials: "same-origin" })
+      : await fetch("api/" + name, { method: "POST", body: p || new URLSearchParams(), credentials: "same-origin" });
     let body;
     try { body = await r.json(); } catch (e) { throw new Error(name + ": the server answered " + r.status + " without JSON"); }
     if (!r.ok) throw new Error(body && body.error ? body.error : name + ": " + r.status);
@@ -133,8 +139,9 @@
       re.addEventListener("keydown", (e) => { if (e.key === "Enter") applyFilters(); });
       box.append(el("div", { class: "pk-pick", "data-key": k.key }, el("span", { class: "pk-key" }, k.key, el("br"), n), op, s, re));
     }
-    // what is opened: a value type, a thread (the labels profkit adds)
-    for (const [id, key, none] of [["pk-value", "value", "default"], ["pk-thread", "thread", "all"]]) {
+    // what is opened: a value type (the labels profkit adds; the threads:
+    // loadThreads, those of the selection)
+    for (const [id, key, none] of [["pk-value", "value", "default"]]) {
       const s = document.getElementById(id), keep = s.value, k = state.labels.find((x) => x.key === key);
       s.replaceChildren(el("option", { value: "", text: none }), ...(k ? k.values : []).map((v) => el("option", { value: v.value, text: v.value })));
       if ([...s.options].some((o) => o.value === keep)) s.value = keep;
@@ -159,6 +166,8 @@
     document.getElementById("pk-open").disabled = !state.profiles.length;
     document.getElementById("pk-base-text").textContent = state.base ? "Base: " + describe(state.base) : "No base yet";
     document.getElementById("pk-cmd").textContent = commandLine(openArgs(sel));
+    document.getElementById("pk-trend-sel").textContent = "of " + describe(sel);
+    loadThreads(); // (nothing when the selection is the one listed already)
     const all = document.getElementById("pk-all");
     all.checked = state.profiles.length > 0 && state.checked.size === state.profiles.length;
     all.indeterminate = state.checked.size > 0 && !all.checked;
@@ -198,6 +207,7 @@
       state.profiles = r.profiles;
       state.checked.clear();
       renderTable();
+      await loadThreads();
       status(r.count + " profile" + (r.count === 1 ? "" : "s"));
     } catch (e) {
       status(e.message, true);
@@ -241,6 +251,8 @@
     const a = ["trend", ...selArgs(sel), "--by", document.getElementById("pk-trend-by").value];
     const fn = document.getElementById("pk-trend-fn").value.trim();
     if (fn) a.push("--function", fn);
+    const th = document.getElementById("pk-trend-thread").value;
+    if (th) a.push("--thread", th);
     return [...a, ...pickedArgs(true)];
   }
   function quote(a) { return /^[A-Za-z0-9_.,\/:=+%@-]+$/.test(a) ? a : "'" + a.replace(/'/g, "'\\''") + "'"; }
@@ -260,12 +272,47 @@
   }
 
   // ------------------------------------------------------------ trend
+  // The trend is of the selection the buttons above open (the checked
+  // rows, else the filters'). Its thread picker: the threads of that
+  // selection merged, each by the selector --thread takes for it (its
+  // name, or t-INDEX where two threads share it); the pick is kept where
+  // the new selection has that thread (by its label: an index may change).
+  // Returns a promise (the same one while the selection is the same).
+  function loadThreads() {
+    const sel = currentSelection(), p = params(sel), key = String(p);
+    if (key === state.threadsKey && state.threadsLoading) return state.threadsLoading;
+    state.threadsKey = key;
+    return state.threadsLoading = (async () => {
+      let threads = [];
+      try {
+        threads = (await api("threads", p)).threads;
+      } catch (e) {
+        // (nothing selected: the table says so)
+      }
+      if (state.threadsKey !== key) return; // a later selection's answer is the one shown
+      state.threads = threads;
+      // the trend's picker, and the one of what is opened (its thread: a
+      // thread of the selection, so that the page opened has it)
+      for (const [id, none] of [["pk-trend-thread", "all threads"], ["pk-thread", "all"]]) {
+        const s = document.getElementById(id);
+        const keep = s.value ? s.selectedOptions[0].textContent : null;
+        s.replaceChildren(el("option", { value: "", text: none }),
+          ...threads.map((t) => el("option", { value: t.select, text: t.label, "data-index": t.index })));
+        const again = threads.find((t) => t.label === keep);
+        s.value = again ? again.select : "";
+      }
+      document.getElementById("pk-cmd").textContent = commandLine(openArgs(currentSelection()));
+    })();
+  }
   async function drawTrend() {
-    const sel = state.filters || filterSelection();
+    const sel = currentSelection();
+    await loadThreads(); // the picker is of this selection
     const p = picked(params(sel), true);
     p.set("by", document.getElementById("pk-trend-by").value);
     const fn = document.getElementById("pk-trend-fn").value.trim();
     if (fn) p.set("function", fn);
+    const th = document.getElementById("pk-trend-thread").value;
+    if (th) p.set("thread", th);
     document.getElementById("pk-trend-cmd").textContent = commandLine(trendArgs(sel));
     const chart = document.getElementById("pk-chart");
     status("Computing the trend…");
@@ -273,8 +320,8 @@
       state.trend = await api("trend", p);
       renderTrend(state.trend);
       status("Trend of " + (state.trend.function ? "/" + state.trend.function + "/" : "the total") + " per " + state.trend.by +
-             ": " + state.trend.count + " point" + (state.trend.count === 1 ? "" : "s") +
-             (document.getElementById("pk-thread").value ? " (of every thread: the trend has no --thread)" : ""));
+             (state.trend.thread ? " in thread " + state.trend.thread : "") +
+             ": " + state.trend.count + " point" + (state.trend.count === 1 ? "" : "s"));
     } catch (e) {
       state.trend = null;
       chart.replaceChildren();
@@ -310,8 +357,8 @@
         el("th", { class: "pk-num" }, t.function ? "value of /" + t.function + "/" : "total"), t.function ? el("th", { class: "pk-num" }, "total") : null)),
       el("tbody", {}, ...pts.map((q) => el("tr", { "data-group": q.group }, el("td", {}, q.group), el("td", { class: "pk-num" }, q.profiles),
         el("td", { class: "pk-num" }, fmtValue(q.value, t.value_type.unit)), t.function ? el("td", { class: "pk-num" }, fmtValue(q.total, t.value_type.unit)) : null))));
-    chart.replaceChildren(el("div", {}, (t.function ? "value of the stacks through /" + t.function + "/" : "total") + " (" + t.value_type.type + ")" +
-      (t.function ? "; the line: the total" : "")), svg, table);
+    chart.replaceChildren(el("div", { id: "pk-trend-caption" }, (t.function ? "value of the stacks through /" + t.function + "/" : "total") + " (" + t.value_type.type + ")" +
+      (t.thread ? ", thread " + t.thread : ", every thread") + (t.function ? "; the line: the total" : "")), svg, table);
   }
 
   // ------------------------------------------------------------ layout
@@ -347,7 +394,10 @@
         el("div", { class: "pk-row" },
           el("label", {}, "per", el("select", { id: "pk-trend-by" })),
           el("label", {}, "function", el("input", { id: "pk-trend-fn", size: 24, placeholder: "regex (empty: the total)" })),
+          el("label", { title: "only this thread's samples (--thread): the threads of the selection merged, as profkit info --db lists them" }, "thread",
+            el("select", { id: "pk-trend-thread" }, el("option", { value: "", text: "all threads" }))),
           el("button", { id: "pk-trend-draw", onclick: drawTrend }, "Draw"),
+          el("span", { id: "pk-trend-sel" }),
           el("code", { id: "pk-trend-cmd", class: "pk-cmd" })),
         el("div", { id: "pk-chart" })));
     document.getElementById("pk-all").addEventListener("change", (e) => {
@@ -368,6 +418,7 @@
       state.filters = { where: [], since: "", until: "" };
       renderPickers();
       renderTable();
+      await loadThreads();
       status(list.count + " profile" + (list.count === 1 ? "" : "s"));
     } catch (e) {
       status(e.message, true);
@@ -378,6 +429,6 @@
   // For scripts and tests: the state, the selection, the pages' addresses.
   // maxGet: the longest address opened with a GET (longer: a POST)
   window.profkitStore = { ready: false, maxGet: 4000, state, currentSelection, viewUrl, diffUrl, params, api, pickerTerms,
-                          openArgs, trendArgs, commandLine };
+                          openArgs, trendArgs, commandLine, loadThreads };
   start();
 })();
