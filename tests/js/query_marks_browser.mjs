@@ -17,7 +17,8 @@
 //      callers and callees graphs;
 //   4. for every value type of each inline profile (and
 //      tests/data/pprof/inline_values.pb, inlined on the rows of one
-//      value type only), plain and under --merge, --focus, --root-at and
+//      value type only, and inline_recursion.pb, a function inlined into
+//      itself), plain and under --merge, --focus, --root-at and
 //      --collapse-recursion given to `flame`: query("top")'s "inline" marks
 //      equal top --json's with the same flags, query("tree")'s tree
 //      --json's; the flame graph's labels of inlined frames end in
@@ -242,7 +243,8 @@ try {
   const labels = (o) => o.page.evaluate(() => Array.from(window.pkTexts));
   const ivFile = join(SRC, "tests", "data", "pprof", "inline_values.pb");
   let perValue = false, xfChecked = 0;
-  for (const file of [ivFile, ...process.argv.slice(2)]) {
+  const recFile = join(SRC, "tests", "data", "pprof", "inline_recursion.pb");
+  for (const file of [ivFile, recFile, ...process.argv.slice(2)]) {
     const name = file.slice(file.lastIndexOf("/") + 1);
     const types = JSON.parse(pk(["info", "--json", "-q", file])).value_types.map((x) => x.type);
     // a function top marks and its caller: what the transforms act on
@@ -298,7 +300,7 @@ try {
     }
   }
   check("a profile whose marks differ by value type was checked", perValue);
-  check("every value type under every transform was checked", xfChecked >= 2 * 6 * (1 + process.argv.slice(2).length), xfChecked);
+  check("every value type under every transform was checked", xfChecked >= 6 * (2 + 1 + process.argv.slice(2).length), xfChecked);
 
   // ---- 5. the diff page: a function inlined in BASE only, gone from NEW ----
   {

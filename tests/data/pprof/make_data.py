@@ -159,6 +159,24 @@ def inline_values():
         + strings(names)
 
 
+def inline_recursion():
+    """work calls itself inlined (a location of two work lines), the inner
+    one calling helper; and work alone: --collapse-recursion keeps the
+    outer, real frame."""
+    names = ["", "samples", "count", "main", "work", "helper", "x.c"]
+    return lfield(1, vt(1, 2)) \
+        + lfield(2, packed(1, [3, 2, 1]) + packed(2, [10])) \
+        + lfield(2, packed(1, [4, 1]) + packed(2, [5])) \
+        + lfield(4, vfield(1, 1) + vfield(3, 0x10) + line(1, 3)) \
+        + lfield(4, vfield(1, 2) + vfield(3, 0x20) + line(2, 7) + line(2, 6)) \
+        + lfield(4, vfield(1, 3) + vfield(3, 0x30) + line(3, 11)) \
+        + lfield(4, vfield(1, 4) + vfield(3, 0x40) + line(2, 8)) \
+        + lfield(5, vfield(1, 1) + vfield(2, 3) + vfield(4, 6)) \
+        + lfield(5, vfield(1, 2) + vfield(2, 4) + vfield(4, 6)) \
+        + lfield(5, vfield(1, 3) + vfield(2, 5) + vfield(4, 6)) \
+        + strings(names)
+
+
 FILES = {
     "ok_empty_sample_type.pb": empty_sample_type(),
     # NUL first, then text and control bytes that break no line: JSON
@@ -173,6 +191,7 @@ FILES = {
     # not ok_: made for the page's inline marks (tests/js/query_marks_browser.mjs),
     # no reason for every reader sweep to take it
     "inline_values.pb": inline_values(),
+    "inline_recursion.pb": inline_recursion(),
     "ok_minimal.pb": minimal(),
     # no sample types, no samples: an empty profile
     "ok_empty_profile.pb": strings([""]),

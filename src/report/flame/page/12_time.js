@@ -327,11 +327,13 @@
     var n = tree.n, i;
     out = new Uint8Array(n);
     if (tree.xfFrom && tree.nodeMap) {
-      // transformed: each old node's flags go to its new node of the same function
-      var old = PK.nodeInline(p, t, tree.xfFrom, v), map = tree.nodeMap, of = tree.xfFrom.func;
+      // transformed: each old node's flags go to its new node of the same
+      // function, unless its caller's went there too (a collapsed
+      // recursion keeps the outer frame, as the command line does)
+      var old = PK.nodeInline(p, t, tree.xfFrom, v), map = tree.nodeMap, of = tree.xfFrom.func, op = tree.xfFrom.parent;
       for (i = 1; i < map.length; i++) {
         var to = map[i];
-        if (to > 0 && tree.func[to] === of[i]) out[to] |= old[i];
+        if (to > 0 && tree.func[to] === of[i] && map[op[i]] !== to) out[to] |= old[i];
       }
     } else {
       var s = dataFlags(th, v), dp = dt.parent, df = dt.func;
