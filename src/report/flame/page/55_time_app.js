@@ -37,7 +37,7 @@
   App.prototype.busiestThread = function () {
     var p = this.p, best = -1, most = -1;
     p.threads.forEach(function (th, i) {
-      var n = th.timeline && th.timeline.time ? th.timeline.time.length : th.samples && th.samples.start ? th.samples.start.length : 0;
+      var n = th.timeline && th.timeline.time ? (typeof th.timeline.time === "string" ? th.timeline.n : th.timeline.time.length) : th.samples && th.samples.start ? th.samples.start.length : 0;
       if (!th.merged && n > most) { most = n; best = i; }
     });
     return most > 0 ? best : this.state.thread;
