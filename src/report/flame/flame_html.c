@@ -736,10 +736,12 @@ static void put_counters(pk_buf *b, const timeinfo *ti, const profkit_profile *p
  * thread) for the Memory view's graphs (34_memgraph.js), timed profile or
  * not, of the threads the page shows (none in a diff): "order_counters",
  * per counter its name, category, thread and three
- * columns: "op" the operation index as steps (the first sample's index,
+ * columns (zigzag varints in base64, as the timeline's; "n" samples):
+ * "op" the operation index as steps (the first sample's index,
  * then each one's distance from the one before), "count" the change of
  * the running sum since the sample before (the first: the sum itself) and
- * "number" the operations since it; the page adds them up. A counter of
+ * "number" the operations since it; the page adds them up. Past
+ * PK_FLAME_ORDER_WHOLE samples, a counter of
  * more than 3 x PK_FLAME_ORDER_COLUMNS samples is thinned for the page as
  * the reader thins (docs/formats/bsprof.md): its operations fall in
  * PK_FLAME_ORDER_COLUMNS equal runs, each keeping the samples of its
@@ -750,6 +752,11 @@ static void put_counters(pk_buf *b, const timeinfo *ti, const profkit_profile *p
  * number of counters past it. Nothing when the profile has none.
  */
 #define PK_FLAME_ORDER_COLUMNS 2048
+/* Counters whose samples fit in this many together (in the profile's
+ * order) come whole, every sample, so their figures over any range of
+ * operations are the command line's; the others are thinned and say so
+ * ("thinned": true). A sample takes about 8 bytes of the page. */
+#define PK_FLAME_ORDER_WHOLE ((size_t)400000)
 typedef struct order_sample {
     int64_t op, total, cum; /* cum: the numbers up to and with it */
     size_t at;              /* its index in the counter */
@@ -774,12 +781,15 @@ static size_t order_keep(order_sample *out, size_t k, order_sample lo, order_sam
     return k;
 }
 
-/* Counter i's samples for the page into out (room for all of them): how many. */
-static size_t order_thin(const profkit_profile *p, size_t i, size_t n, order_sample *out)
+/* Counter i's samples for the page into out (room for all of them): how
+ * many; thinned unless `whole`. */
+static size_t order_thin(const profkit_profile *p, size_t i, size_t n, order_sample *out, int whole)
 {
     pk_counter_iter it;
     size_t k = 0;
     int64_t cum = 0, last_op = 0;
+    if (whole)
+        n = 0;
     if (n > 3 * (size_t)PK_FLAME_ORDER_COLUMNS) {
         pk_counter_iter_init(&it, p, (uint32_t)i);
         while (pk_counter_next(&it))
@@ -834,7 +844,7 @@ static int put_order_counters(pk_buf *b, const flame_data *d, size_t *budget)
     const profkit_profile *p = d->p;
     if (d->base) /* a diff: no counters (they are one profile's) */
         return 0;
-    size_t shown = 0, left = 0, cap = 0;
+    size_t shown = 0, left = 0, cap = 0, full = PK_FLAME_ORDER_WHOLE;
     for (size_t i = 0; i < p->n_counters; i++)
         if (p->counters[i].by_order && counter_rows(p, &p->counters[i]) > cap)
             cap = counter_rows(p, &p->counters[i]);
@@ -845,35 +855,39 @@ static int put_order_counters(pk_buf *b, const flame_data *d, size_t *budget)
         const profkit_counter *c = &p->counters[i];
         if (!c->by_order || !shows_thread(d, c->thread))
             continue;
-        size_t n = order_thin(p, i, counter_rows(p, c), o);
+        size_t rows = counter_rows(p, c), whole = rows <= full;
+        size_t n = order_thin(p, i, rows, o, (int)whole);
         if (n > *budget) {
             left++;
             continue;
         }
         *budget -= n;
+        if (whole)
+            full -= rows;
         pk_buf_puts(b, shown++ ? ",{\"name\":" : ",\"order_counters\":[{\"name\":");
         put_cstr(b, pk_str(p, c->name));
         pk_buf_puts(b, ",\"category\":");
         put_cstr(b, pk_str(p, c->category));
         pk_buf_puts(b, ",\"thread\":");
         pk_buf_i64(b, c->thread < p->n_threads ? (int64_t)c->thread : -1);
-        static const char *const cols[] = { "op", "count", "number" };
+        if (n < rows)
+            pk_buf_puts(b, ",\"thinned\":true");
+        pk_buf_puts(b, ",\"n\":");
+        pk_buf_u64(b, n);
+        static const char *const cols[] = { ",\"op\":", ",\"count\":", ",\"number\":" };
         for (int k = 0; k < 3; k++) {
-            pk_buf_puts(b, ",\"");
-            pk_buf_puts(b, cols[k]);
-            pk_buf_puts(b, "\":[");
+            vwriter w;
+            vw_open(&w, b, cols[k]);
             for (size_t r = 0; r < n; r++) {
                 const order_sample *x = &o[r], *prev = r ? &o[r - 1] : NULL;
-                int64_t v = k == 0 ? x->op : k == 1 ? x->total : x->cum, w = 0;
+                int64_t v = k == 0 ? x->op : k == 1 ? x->total : x->cum, u = 0;
                 if (prev)
-                    w = k == 0 ? prev->op : k == 1 ? prev->total : prev->cum;
-                if (__builtin_sub_overflow(v, w, &v))
+                    u = k == 0 ? prev->op : k == 1 ? prev->total : prev->cum;
+                if (__builtin_sub_overflow(v, u, &v))
                     v = 0;
-                if (r)
-                    pk_buf_put(b, ",", 1);
-                pk_buf_i64(b, v);
+                vw_u64(&w, zigzag(v));
             }
-            pk_buf_puts(b, "]");
+            (void)vw_close(&w);
         }
         pk_buf_puts(b, "}");
     }
