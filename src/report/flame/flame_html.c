@@ -298,7 +298,7 @@ static size_t put_sample_cpu(pk_buf *b, const profkit_profile *p, const flame_sc
  * differences from the one before, and per value type either one number
  * (every sample's value) or the values. With b NULL, only the size: the
  * characters the columns take. */
-static size_t put_timeline(pk_buf *b, const profkit_profile *p, const flame_scope *s)
+static size_t put_timeline(pk_buf *b, const profkit_profile *p, const flame_scope *s, int lean)
 {
     size_t nv = p->n_value_types, chars = 64;
     uint64_t unit = time_unit(s);
@@ -339,6 +339,11 @@ static size_t put_timeline(pk_buf *b, const profkit_profile *p, const flame_scop
     }
     if (b)
         pk_buf_puts(b, "]");
+    if (lean) { /* times, nodes and values only (the page's room) */
+        if (b)
+            pk_buf_puts(b, "}");
+        return chars;
+    }
     chars += put_sample_cpu(b, p, s);
     if (b) {
         put_sample_categories(b, p, s);
@@ -464,7 +469,7 @@ static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flam
         pk_buf_put(b, "}", 1);
     }
     if (s->timed && s->n_samp && !s->base_self && embed_samples)
-        (void)put_timeline(b, p, s);
+        (void)put_timeline(b, p, s, embed_samples == 2);
     else if (activity && s->timed && !s->merged)
         put_activity(b, activity);
     pk_buf_put(b, "}", 1);
@@ -481,7 +486,9 @@ typedef struct timeinfo {
     pk_shown_markers mk;
     uint32_t *mname, *mcat, *mdata; /* output string ids per marker */
     uint32_t *tname, *tproc;        /* per profile thread */
-    int embed_samples;              /* every timed sample fits the budget */
+    int embed_samples;              /* every timed sample fits the budget (2: without
+                                     * their CPU deltas and categories) */
+    int over_bytes;                 /* not: their columns are past the bytes' budget */
     size_t n_samples;               /* timed samples of the page's threads */
     int64_t *activity;              /* else PK_FLAME_BINS per scope */
     size_t n_markers;               /* markers embedded (the first of mk) */
@@ -537,14 +544,25 @@ static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char
     if (ti->n_samples > PK_FLAME_MAX_SAMPLES)
         ti->embed_samples = 0;
     /* and the samples' columns fit the page's byte budget */
-    size_t chars = 0;
-    for (size_t i = 0; i < d->n_scopes && ti->embed_samples; i++) {
-        const flame_scope *s = &d->scopes[i];
-        if (s->timed && s->n_samp && !s->base_self)
-            chars += put_timeline(NULL, p, s);
-    }
-    if (chars > PK_FLAME_SAMPLE_BYTES)
+    /* (else, before none: without the CPU deltas and categories, which
+     * only colour the timeline and the stack chart; the ranges stay exact) */
+    size_t chars = 0, lean = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < d->n_scopes && ti->embed_samples; i++) {
+            const flame_scope *s = &d->scopes[i];
+            if (!s->timed || !s->n_samp || s->base_self)
+                continue;
+            if (pass == 0)
+                chars += put_timeline(NULL, p, s, 0);
+            else if (chars > PK_FLAME_SAMPLE_BYTES)
+                lean += put_timeline(NULL, p, s, 1);
+        }
+    if (chars > PK_FLAME_SAMPLE_BYTES && lean <= PK_FLAME_SAMPLE_BYTES) {
+        ti->embed_samples = 2;
+    } else if (chars > PK_FLAME_SAMPLE_BYTES) {
         ti->embed_samples = 0;
+        ti->over_bytes = 1;
+    }
     if (!ti->embed_samples) {
         uint32_t *scope_of = malloc((p->n_threads ? p->n_threads : 1) * sizeof(uint32_t));
         if (!scope_of || !(ti->activity = calloc(d->n_scopes * PK_FLAME_BINS, sizeof(int64_t)))) {
@@ -918,9 +936,17 @@ static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p, si
     pk_buf_i64(b, e);
     if (ti->has_range)
         pk_buf_printf(b, ",\"range\":[%.6f,%.6f]", ti->range_lo, ti->range_hi);
+    if (ti->embed_samples == 2) {
+        pk_buf_puts(b, ",\"samples_lean\":");
+        pk_buf_u64(b, PK_FLAME_SAMPLE_BYTES);
+    }
     if (!ti->embed_samples) {
         pk_buf_puts(b, ",\"samples_left_out\":");
         pk_buf_u64(b, ti->n_samples);
+        if (ti->over_bytes) {
+            pk_buf_puts(b, ",\"samples_left_out_bytes\":");
+            pk_buf_u64(b, PK_FLAME_SAMPLE_BYTES);
+        }
     }
     if (ti->mk.n > ti->n_markers) {
         pk_buf_puts(b, ",\"markers_left_out\":");

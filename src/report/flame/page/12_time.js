@@ -19,6 +19,8 @@
       // Frame categories (Gecko's): [{name, color}], and their fills.
       categories: (d.categories || []).map(function (c) { return { name: c.name, color: c.color, fill: PK.categoryFill(c.color, false), dark: PK.categoryFill(c.color, true) }; }),
       samplesLeftOut: d.samples_left_out || 0,        // > 0: no samples, activity bins only
+      samplesBytes: d.samples_left_out_bytes || 0,    // > 0: left out for their bytes (fewer than 1,000,000)
+      samplesLean: d.samples_lean || 0,               // > 0: kept without CPU deltas and categories (their bytes)
       markersLeftOut: d.markers_left_out || 0,
       payloadsLeftOut: d.payloads_left_out || 0
     };
