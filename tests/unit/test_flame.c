@@ -459,6 +459,46 @@ static void one_thread_copies_merged(void **state)
     profkit_profile_free(p);
 }
 
+/* The page's timeline columns (docs/viewer.md, "timeline"): base64
+ * varints with the gaps' common divisor as the unit; past the samples'
+ * byte budget (5,500,000) no columns, the activity bins and the budget
+ * said instead. */
+static void timeline_columns_and_byte_budget(void **state)
+{
+    (void)state;
+    for (int big = 0; big < 2; big++) {
+        profkit_profile *p = profkit_profile_new();
+        assert_non_null(p);
+        pk_value_type_add(p, "samples", "count");
+        uint32_t th = pk_thread_add(p, "main", "", -1, -1);
+        uint32_t st[3] = { stack_of(p, "a;b"), stack_of(p, "a;c"), stack_of(p, "d") };
+        /* small: 1,000 samples 2 or 3 µs apart, one value; big: 600,000
+         * samples whose values take 9 bytes each (past the budget) */
+        size_t n = big ? 600000 : 1000;
+        int64_t t = 1000000;
+        for (size_t i = 0; i < n; i++) {
+            int64_t v = big ? (int64_t)1 << 60 | (int64_t)rnd(1000) : 1;
+            t += 2000 + 1000 * (int64_t)rnd(2);
+            assert_int_equal(pk_sample_add_timed(p, st[rnd(3)], th, t, &v), 0);
+        }
+        char *page;
+        size_t len;
+        profkit_error err;
+        assert_int_equal(profkit_flame_render_html(&page, &len, p, NULL, &err), 0);
+        if (big) {
+            assert_non_null(strstr(page, "\"samples_left_out\":600000,\"samples_left_out_bytes\":5500000"));
+            assert_null(strstr(page, "\"timeline\":{"));
+            assert_non_null(strstr(page, "\"activity\":["));
+            assert_true(len < 10000000);
+        } else {
+            assert_non_null(strstr(page, "\"timeline\":{\"n\":1000,\"unit\":1000,\"time\":\""));
+            assert_null(strstr(page, "\"samples_left_out\":"));
+        }
+        free(page);
+        profkit_profile_free(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -471,6 +511,7 @@ int main(void)
         cmocka_unit_test(stack_table_out_of_order_is_refused),
         cmocka_unit_test(escapes),
         cmocka_unit_test(page_in_memory_and_on_disk),
+        cmocka_unit_test(timeline_columns_and_byte_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

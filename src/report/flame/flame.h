@@ -32,6 +32,10 @@ typedef struct flame_func {
  * narrowing), markers up to this many, their payloads up to this many
  * bytes together. */
 #define PK_FLAME_MAX_SAMPLES ((size_t)1000000)
+/* ... and while their columns take at most this many bytes of the page
+ * (docs/viewer.md, "timeline"): with the tree of the default 100,000
+ * nodes (3.7 MB) and the rest the page stays under 10 MB. */
+#define PK_FLAME_SAMPLE_BYTES ((size_t)5500000)
 #define PK_FLAME_MAX_MARKERS ((size_t)2000000)
 #define PK_FLAME_MAX_PAYLOAD ((size_t)8 << 20)
 #define PK_FLAME_BINS 4000

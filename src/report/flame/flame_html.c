@@ -115,6 +115,103 @@ static void put_values(pk_buf *b, const char *key, const int64_t *self, size_t n
     pk_buf_put(b, "]", 1);
 }
 
+/*
+ * The timeline's columns (docs/viewer.md, "timeline") are strings: base64
+ * of unsigned LEB128 varints, signed ones zigzag-coded (0, -1, 1, -2, ...
+ * as 0, 1, 2, 3, ...). A sample costs a few bytes instead of a JSON
+ * number or two per column, so a page holds a million samples in a few
+ * MB. A writer without a buffer only counts the bytes (the budget).
+ */
+typedef struct vwriter {
+    pk_buf *b;             /* NULL: count only */
+    unsigned char acc[3];  /* bytes waiting for a base64 quantum */
+    int k;
+    size_t bytes;          /* varint bytes written */
+} vwriter;
+
+static const char b64_digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static void vw_byte(vwriter *w, unsigned c)
+{
+    w->bytes++;
+    if (!w->b)
+        return;
+    w->acc[w->k++] = (unsigned char)c;
+    if (w->k == 3) {
+        char q[4] = { b64_digits[w->acc[0] >> 2], b64_digits[((w->acc[0] & 3) << 4) | (w->acc[1] >> 4)],
+                      b64_digits[((w->acc[1] & 15) << 2) | (w->acc[2] >> 6)], b64_digits[w->acc[2] & 63] };
+        pk_buf_put(w->b, q, 4);
+        w->k = 0;
+    }
+}
+
+static void vw_u64(vwriter *w, uint64_t u)
+{
+    while (u >= 128) {
+        vw_byte(w, (unsigned)(u & 127) | 128);
+        u >>= 7;
+    }
+    vw_byte(w, (unsigned)u);
+}
+
+static uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+
+/* The string's characters (quotes and padding included). */
+static size_t vw_chars(size_t bytes) { return (bytes + 2) / 3 * 4 + 2; }
+
+static void vw_open(vwriter *w, pk_buf *b, const char *key)
+{
+    memset(w, 0, sizeof(*w));
+    w->b = b;
+    if (b) {
+        pk_buf_puts(b, key);
+        pk_buf_putc(b, '"');
+    }
+}
+
+static size_t vw_close(vwriter *w)
+{
+    if (w->b) {
+        if (w->k) {
+            unsigned a = w->acc[0], c = w->k > 1 ? w->acc[1] : 0;
+            char q[4] = { b64_digits[a >> 2], b64_digits[((a & 3) << 4) | (c >> 4)],
+                          w->k > 1 ? b64_digits[(c & 15) << 2] : '=', '=' };
+            pk_buf_put(w->b, q, 4);
+        }
+        pk_buf_putc(w->b, '"');
+    }
+    return vw_chars(w->bytes);
+}
+
+/* The time unit of a scope's samples: the greatest common divisor of the
+ * gaps between them (a perf script text's times are whole µs, a Gecko
+ * profile's often whole ms fractions), so the gaps are small numbers. */
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static int64_t samp_gap(const flame_scope *s, size_t i)
+{
+    int64_t d;
+    if (__builtin_sub_overflow(s->samp_time[i], i ? s->samp_time[i - 1] : 0, &d) || d < 0)
+        d = 0;
+    return d;
+}
+
+static uint64_t time_unit(const flame_scope *s)
+{
+    uint64_t g = 0;
+    for (size_t i = 0; i < s->n_samp && g != 1; i++)
+        g = gcd_u64((uint64_t)samp_gap(s, i), g);
+    return g ? g : 1;
+}
+
 /* A timed scope's frame categories (docs/viewer.md, "timeline"), when the
  * profile has categories: each sample's (its stack's, as the Firefox
  * Profiler gives it: 1 + index into time.categories, 0 = none) and each
@@ -141,13 +238,12 @@ static void put_sample_categories(pk_buf *b, const profkit_profile *p, const fla
     }
     uint16_t def = (uint16_t)pk_default_category(p);
     memset(nc, 0xff, (s->n ? s->n : 1) * sizeof(uint16_t));
-    pk_buf_puts(b, ",\"category\":[");
+    vwriter w;
+    vw_open(&w, b, ",\"category\":");
     for (size_t i = 0; i < s->n_samp; i++) {
         uint32_t st = p->sample_stack[s->samp_row[i]];
         uint16_t c = st < p->n_stacks ? sc[st] : 0;
-        if (i)
-            pk_buf_put(b, ",", 1);
-        pk_buf_i64(b, c);
+        vw_u64(&w, c);
         uint32_t x = s->samp_node[i];
         if (x >= s->n || s->func[x] == FLAME_OTHER)
             continue;
@@ -158,7 +254,8 @@ static void put_sample_categories(pk_buf *b, const profkit_profile *p, const fla
             st = p->stacks[st].parent;
         }
     }
-    pk_buf_puts(b, "],\"node_category\":[");
+    vw_close(&w);
+    pk_buf_puts(b, ",\"node_category\":[");
     for (size_t i = 0; i < s->n; i++) {
         if (i)
             pk_buf_put(b, ",", 1);
@@ -170,77 +267,95 @@ static void put_sample_categories(pk_buf *b, const profkit_profile *p, const fla
     free(seen);
 }
 
-/* The samples' CPU deltas (Gecko's threadCPUDelta; null for a sample
- * without) and their unit, when a sample of the scope has one: the
- * activity graph draws the CPU share from them (32_timeline.js). */
-static void put_sample_cpu(pk_buf *b, const profkit_profile *p, const flame_scope *s)
+/* The samples' CPU deltas (Gecko's threadCPUDelta) and their unit, when a
+ * sample of the scope has one: the activity graph draws the CPU share from
+ * them (32_timeline.js). Each sample's as 1 + its zigzag code, 0 for a
+ * sample without. Returns the characters. */
+static size_t put_sample_cpu(pk_buf *b, const profkit_profile *p, const flame_scope *s)
 {
     size_t i = 0;
     while (i < s->n_samp && pk_sample_cpu(p, s->samp_row[i]) == PK_NO_CPU)
         i++;
     if (i == s->n_samp)
-        return;
-    pk_buf_puts(b, ",\"cpu\":[");
+        return 0;
+    vwriter w;
+    vw_open(&w, b, ",\"cpu\":");
     for (i = 0; i < s->n_samp; i++) {
-        if (i)
-            pk_buf_put(b, ",", 1);
         int64_t d = pk_sample_cpu(p, s->samp_row[i]);
-        if (d == PK_NO_CPU)
-            pk_buf_puts(b, "null");
-        else
-            pk_buf_i64(b, d);
+        uint64_t z = d == PK_NO_CPU ? 0 : zigzag(d);
+        vw_u64(&w, d == PK_NO_CPU ? 0 : z == UINT64_MAX ? z : z + 1);
     }
-    pk_buf_puts(b, "],\"cpu_unit\":");
-    put_cstr(b, p->sample_cpu_unit ? pk_str(p, p->sample_cpu_unit) : "");
+    size_t n = vw_close(&w) + 20;
+    if (b) {
+        pk_buf_puts(b, ",\"cpu_unit\":");
+        put_cstr(b, p->sample_cpu_unit ? pk_str(p, p->sample_cpu_unit) : "");
+    }
+    return n;
 }
 
-/* Every timed sample of a scope (docs/viewer.md, "timeline"): times as
- * differences from the one before, nodes, and per value type either one
- * number (every sample's value) or the values. */
-static void put_timeline(pk_buf *b, const profkit_profile *p, const flame_scope *s)
+/* Every timed sample of a scope (docs/viewer.md, "timeline"): its count,
+ * the time unit, times as gaps from the one before in that unit, nodes as
+ * differences from the one before, and per value type either one number
+ * (every sample's value) or the values. With b NULL, only the size: the
+ * characters the columns take. */
+static size_t put_timeline(pk_buf *b, const profkit_profile *p, const flame_scope *s, int lean)
 {
-    size_t nv = p->n_value_types;
-    pk_buf_puts(b, ",\"timeline\":{\"time\":[");
-    int64_t prev = 0;
-    for (size_t i = 0; i < s->n_samp; i++) {
-        if (i)
-            pk_buf_put(b, ",", 1);
-        int64_t d;
-        if (__builtin_sub_overflow(s->samp_time[i], prev, &d))
-            d = 0;
-        pk_buf_i64(b, d);
-        prev = s->samp_time[i];
+    size_t nv = p->n_value_types, chars = 64;
+    uint64_t unit = time_unit(s);
+    vwriter w;
+    if (b) {
+        pk_buf_puts(b, ",\"timeline\":{\"n\":");
+        pk_buf_u64(b, s->n_samp);
+        pk_buf_puts(b, ",\"unit\":");
+        pk_buf_u64(b, unit);
     }
-    pk_buf_puts(b, "],\"node\":[");
-    for (size_t i = 0; i < s->n_samp; i++) {
-        if (i)
-            pk_buf_put(b, ",", 1);
-        pk_buf_i64(b, s->samp_node[i]);
-    }
-    pk_buf_puts(b, "],\"value\":[");
+    vw_open(&w, b, ",\"time\":");
+    for (size_t i = 0; i < s->n_samp; i++)
+        vw_u64(&w, (uint64_t)samp_gap(s, i) / unit);
+    chars += vw_close(&w);
+    vw_open(&w, b, ",\"node\":");
+    for (size_t i = 0; i < s->n_samp; i++)
+        vw_u64(&w, zigzag((int64_t)s->samp_node[i] - (i ? (int64_t)s->samp_node[i - 1] : 0)));
+    chars += vw_close(&w);
+    if (b)
+        pk_buf_puts(b, ",\"value\":[");
     for (size_t v = 0; v < nv; v++) {
-        if (v)
+        if (v && b)
             pk_buf_put(b, ",", 1);
         int64_t first = p->sample_values[(size_t)s->samp_row[0] * nv + v];
         int same = 1;
         for (size_t i = 1; i < s->n_samp && same; i++)
             same = p->sample_values[(size_t)s->samp_row[i] * nv + v] == first;
         if (same) {
-            pk_buf_i64(b, first);
+            if (b)
+                pk_buf_i64(b, first);
+            chars += 21;
             continue;
         }
-        pk_buf_put(b, "[", 1);
-        for (size_t i = 0; i < s->n_samp; i++) {
-            if (i)
-                pk_buf_put(b, ",", 1);
-            pk_buf_i64(b, p->sample_values[(size_t)s->samp_row[i] * nv + v]);
-        }
-        pk_buf_put(b, "]", 1);
+        vw_open(&w, b, "");
+        for (size_t i = 0; i < s->n_samp; i++)
+            vw_u64(&w, zigzag(p->sample_values[(size_t)s->samp_row[i] * nv + v]));
+        chars += vw_close(&w);
     }
-    pk_buf_puts(b, "]");
-    put_sample_cpu(b, p, s);
-    put_sample_categories(b, p, s);
-    pk_buf_puts(b, "}");
+    if (b)
+        pk_buf_puts(b, "]");
+    if (lean) { /* times, nodes and values only (the page's room) */
+        if (b)
+            pk_buf_puts(b, "}");
+        return chars;
+    }
+    chars += put_sample_cpu(b, p, s);
+    if (b) {
+        put_sample_categories(b, p, s);
+        pk_buf_puts(b, "}");
+    } else if (s->n_samp) {
+        /* a category per sample: a varint byte each (few categories) */
+        size_t ncat = 0;
+        profkit_profile_categories(p, &ncat);
+        if (ncat)
+            chars += vw_chars(s->n_samp * (ncat < 128 ? 1 : 2));
+    }
+    return chars;
 }
 
 /* A thread's activity when its samples are not embedded: the default
@@ -377,7 +492,7 @@ static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flam
         pk_buf_put(b, "}", 1);
     }
     if (s->timed && s->n_samp && !s->base_self && embed_samples)
-        put_timeline(b, p, s);
+        (void)put_timeline(b, p, s, embed_samples == 2);
     else if (activity && s->timed && !s->merged)
         put_activity(b, activity);
     pk_buf_put(b, "}", 1);
@@ -394,7 +509,9 @@ typedef struct timeinfo {
     pk_shown_markers mk;
     uint32_t *mname, *mcat, *mdata; /* output string ids per marker */
     uint32_t *tname, *tproc;        /* per profile thread */
-    int embed_samples;              /* every timed sample fits the budget */
+    int embed_samples;              /* every timed sample fits the budget (2: without
+                                     * their CPU deltas and categories) */
+    int over_bytes;                 /* not: their columns are past the bytes' budget */
     size_t n_samples;               /* timed samples of the page's threads */
     int64_t *activity;              /* else PK_FLAME_BINS per scope */
     size_t n_markers;               /* markers embedded (the first of mk) */
@@ -449,6 +566,26 @@ static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char
     }
     if (ti->n_samples > PK_FLAME_MAX_SAMPLES)
         ti->embed_samples = 0;
+    /* and the samples' columns fit the page's byte budget */
+    /* (else, before none: without the CPU deltas and categories, which
+     * only colour the timeline and the stack chart; the ranges stay exact) */
+    size_t chars = 0, lean = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < d->n_scopes && ti->embed_samples; i++) {
+            const flame_scope *s = &d->scopes[i];
+            if (!s->timed || !s->n_samp || s->base_self)
+                continue;
+            if (pass == 0)
+                chars += put_timeline(NULL, p, s, 0);
+            else if (chars > PK_FLAME_SAMPLE_BYTES)
+                lean += put_timeline(NULL, p, s, 1);
+        }
+    if (chars > PK_FLAME_SAMPLE_BYTES && lean <= PK_FLAME_SAMPLE_BYTES) {
+        ti->embed_samples = 2;
+    } else if (chars > PK_FLAME_SAMPLE_BYTES) {
+        ti->embed_samples = 0;
+        ti->over_bytes = 1;
+    }
     if (!ti->embed_samples) {
         uint32_t *scope_of = malloc((p->n_threads ? p->n_threads : 1) * sizeof(uint32_t));
         if (!scope_of || !(ti->activity = calloc(d->n_scopes * PK_FLAME_BINS, sizeof(int64_t)))) {
@@ -640,10 +777,12 @@ static void put_counters(pk_buf *b, const timeinfo *ti, const profkit_profile *p
  * thread) for the Memory view's graphs (34_memgraph.js), timed profile or
  * not, of the threads the page shows (none in a diff): "order_counters",
  * per counter its name, category, thread and three
- * columns: "op" the operation index as steps (the first sample's index,
+ * columns (zigzag varints in base64, as the timeline's; "n" samples):
+ * "op" the operation index as steps (the first sample's index,
  * then each one's distance from the one before), "count" the change of
  * the running sum since the sample before (the first: the sum itself) and
- * "number" the operations since it; the page adds them up. A counter of
+ * "number" the operations since it; the page adds them up. Past
+ * PK_FLAME_ORDER_WHOLE samples, a counter of
  * more than 3 x PK_FLAME_ORDER_COLUMNS samples is thinned for the page as
  * the reader thins (docs/formats/bsprof.md): its operations fall in
  * PK_FLAME_ORDER_COLUMNS equal runs, each keeping the samples of its
@@ -654,6 +793,11 @@ static void put_counters(pk_buf *b, const timeinfo *ti, const profkit_profile *p
  * number of counters past it. Nothing when the profile has none.
  */
 #define PK_FLAME_ORDER_COLUMNS 2048
+/* Counters whose samples fit in this many together (in the profile's
+ * order) come whole, every sample, so their figures over any range of
+ * operations are the command line's; the others are thinned and say so
+ * ("thinned": true). A sample takes about 8 bytes of the page. */
+#define PK_FLAME_ORDER_WHOLE ((size_t)400000)
 typedef struct order_sample {
     int64_t op, total, cum; /* cum: the numbers up to and with it */
     size_t at;              /* its index in the counter */
@@ -678,12 +822,15 @@ static size_t order_keep(order_sample *out, size_t k, order_sample lo, order_sam
     return k;
 }
 
-/* Counter i's samples for the page into out (room for all of them): how many. */
-static size_t order_thin(const profkit_profile *p, size_t i, size_t n, order_sample *out)
+/* Counter i's samples for the page into out (room for all of them): how
+ * many; thinned unless `whole`. */
+static size_t order_thin(const profkit_profile *p, size_t i, size_t n, order_sample *out, int whole)
 {
     pk_counter_iter it;
     size_t k = 0;
     int64_t cum = 0, last_op = 0;
+    if (whole)
+        n = 0;
     if (n > 3 * (size_t)PK_FLAME_ORDER_COLUMNS) {
         pk_counter_iter_init(&it, p, (uint32_t)i);
         while (pk_counter_next(&it))
@@ -738,7 +885,7 @@ static int put_order_counters(pk_buf *b, const flame_data *d, size_t *budget)
     const profkit_profile *p = d->p;
     if (d->base) /* a diff: no counters (they are one profile's) */
         return 0;
-    size_t shown = 0, left = 0, cap = 0;
+    size_t shown = 0, left = 0, cap = 0, full = PK_FLAME_ORDER_WHOLE;
     for (size_t i = 0; i < p->n_counters; i++)
         if (p->counters[i].by_order && counter_rows(p, &p->counters[i]) > cap)
             cap = counter_rows(p, &p->counters[i]);
@@ -749,35 +896,39 @@ static int put_order_counters(pk_buf *b, const flame_data *d, size_t *budget)
         const profkit_counter *c = &p->counters[i];
         if (!c->by_order || !shows_thread(d, c->thread))
             continue;
-        size_t n = order_thin(p, i, counter_rows(p, c), o);
+        size_t rows = counter_rows(p, c), whole = rows <= full;
+        size_t n = order_thin(p, i, rows, o, (int)whole);
         if (n > *budget) {
             left++;
             continue;
         }
         *budget -= n;
+        if (whole)
+            full -= rows;
         pk_buf_puts(b, shown++ ? ",{\"name\":" : ",\"order_counters\":[{\"name\":");
         put_cstr(b, pk_str(p, c->name));
         pk_buf_puts(b, ",\"category\":");
         put_cstr(b, pk_str(p, c->category));
         pk_buf_puts(b, ",\"thread\":");
         pk_buf_i64(b, c->thread < p->n_threads ? (int64_t)c->thread : -1);
-        static const char *const cols[] = { "op", "count", "number" };
+        if (n < rows)
+            pk_buf_puts(b, ",\"thinned\":true");
+        pk_buf_puts(b, ",\"n\":");
+        pk_buf_u64(b, n);
+        static const char *const cols[] = { ",\"op\":", ",\"count\":", ",\"number\":" };
         for (int k = 0; k < 3; k++) {
-            pk_buf_puts(b, ",\"");
-            pk_buf_puts(b, cols[k]);
-            pk_buf_puts(b, "\":[");
+            vwriter w;
+            vw_open(&w, b, cols[k]);
             for (size_t r = 0; r < n; r++) {
                 const order_sample *x = &o[r], *prev = r ? &o[r - 1] : NULL;
-                int64_t v = k == 0 ? x->op : k == 1 ? x->total : x->cum, w = 0;
+                int64_t v = k == 0 ? x->op : k == 1 ? x->total : x->cum, u = 0;
                 if (prev)
-                    w = k == 0 ? prev->op : k == 1 ? prev->total : prev->cum;
-                if (__builtin_sub_overflow(v, w, &v))
+                    u = k == 0 ? prev->op : k == 1 ? prev->total : prev->cum;
+                if (__builtin_sub_overflow(v, u, &v))
                     v = 0;
-                if (r)
-                    pk_buf_put(b, ",", 1);
-                pk_buf_i64(b, v);
+                vw_u64(&w, zigzag(v));
             }
-            pk_buf_puts(b, "]");
+            (void)vw_close(&w);
         }
         pk_buf_puts(b, "}");
     }
@@ -808,9 +959,17 @@ static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p, si
     pk_buf_i64(b, e);
     if (ti->has_range)
         pk_buf_printf(b, ",\"range\":[%.6f,%.6f]", ti->range_lo, ti->range_hi);
+    if (ti->embed_samples == 2) {
+        pk_buf_puts(b, ",\"samples_lean\":");
+        pk_buf_u64(b, PK_FLAME_SAMPLE_BYTES);
+    }
     if (!ti->embed_samples) {
         pk_buf_puts(b, ",\"samples_left_out\":");
         pk_buf_u64(b, ti->n_samples);
+        if (ti->over_bytes) {
+            pk_buf_puts(b, ",\"samples_left_out_bytes\":");
+            pk_buf_u64(b, PK_FLAME_SAMPLE_BYTES);
+        }
     }
     if (ti->mk.n > ti->n_markers) {
         pk_buf_puts(b, ",\"markers_left_out\":");

@@ -128,6 +128,25 @@
   }
   PK.totals = totals;
 
+  // A column of the page's timeline (docs/viewer.md, "timeline"): an array
+  // of numbers as it is, or the page's string, base64 of unsigned LEB128
+  // varints (zigzag when signed: 0, 1, 2, 3 ... are 0, -1, 1, -2 ...), into
+  // n numbers (doubles: exact to 2^53, as JSON's numbers).
+  function column(x, n, signed) {
+    if (typeof x !== "string") return Float64Array.from(x || []);
+    var b = atob(x), out = new Float64Array(n), k = 0, i = 0, len = b.length;
+    while (k < n && i < len) {
+      var c = b.charCodeAt(i++), v = c & 127;
+      if (c & 128) {
+        var m = 128;
+        do { c = b.charCodeAt(i++); v += (c & 127) * m; m *= 128; } while (c & 128 && i < len);
+      }
+      out[k++] = signed ? (v % 2 ? -(v + 1) / 2 : v / 2) : v;
+    }
+    return out;
+  }
+  PK.column = column;
+
   // The profile: strings, functions, value types, threads (trees built on
   // first use, so opening a page with many threads stays fast).
   function Profile(data) {

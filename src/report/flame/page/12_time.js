@@ -19,6 +19,8 @@
       // Frame categories (Gecko's): [{name, color}], and their fills.
       categories: (d.categories || []).map(function (c) { return { name: c.name, color: c.color, fill: PK.categoryFill(c.color, false), dark: PK.categoryFill(c.color, true) }; }),
       samplesLeftOut: d.samples_left_out || 0,        // > 0: no samples, activity bins only
+      samplesBytes: d.samples_left_out_bytes || 0,    // > 0: left out for their bytes (fewer than 1,000,000)
+      samplesLean: d.samples_lean || 0,               // > 0: kept without CPU deltas and categories (their bytes)
       markersLeftOut: d.markers_left_out || 0,
       payloadsLeftOut: d.payloads_left_out || 0
     };
@@ -142,15 +144,27 @@
     this._tl = this._tl || [];
     if (this._tl[t] !== undefined) return this._tl[t];
     var th = this.threads[t], d = th && th.timeline;
-    if (!d || !d.time || !d.time.length) return (this._tl[t] = null);
-    var n = d.time.length, time = new Float64Array(n), acc = 0;
-    for (var i = 0; i < n; i++) { acc += d.time[i]; time[i] = acc; }
+    // the page's columns are strings (PK.column), a test's arrays
+    var n = d && d.time ? (typeof d.time === "string" ? d.n || 0 : d.time.length) : 0;
+    if (!n) return (this._tl[t] = null);
+    var gap = PK.column(d.time, n, false), unit = d.unit || 1, time = new Float64Array(n), acc = 0, i;
+    for (i = 0; i < n; i++) { acc += gap[i] * unit; time[i] = acc; }
+    var node = new Int32Array(n), nd = PK.column(d.node, n, typeof d.node === "string");
+    if (typeof d.node === "string") for (acc = 0, i = 0; i < n; i++) { acc += nd[i]; node[i] = acc; }
+    else node.set(nd);
+    var cat = d.category ? Uint16Array.from(PK.column(d.category, n, false)) : null, cpu = null;
+    if (typeof d.cpu === "string") {
+      cpu = PK.column(d.cpu, n, false);   // 1 + zigzag, 0 for a sample without
+      for (i = 0; i < n; i++) cpu[i] = cpu[i] ? (cpu[i] % 2 ? (cpu[i] - 1) / 2 : -cpu[i] / 2) : 0;
+    } else if (d.cpu) cpu = d.cpu;
     this._tl[t] = {
-      n: n, time: time, node: Int32Array.from(d.node),
+      n: n, time: time, node: node,
       // Per sample and per node: 1 + index into time().categories, 0 = none.
-      category: d.category && d.category.length === n ? Uint16Array.from(d.category) : null,
+      category: cat && cat.length === n ? cat : null,
       nodeCategory: d.node_category ? Uint16Array.from(d.node_category) : null,
-      value: (d.value || []).map(function (v) { return typeof v === "number" ? v : Float64Array.from(v); })
+      // CPU deltas (Gecko's threadCPUDelta), null or 0 for a sample without
+      cpu: cpu && cpu.length === n ? cpu : null,
+      value: (d.value || []).map(function (v) { return typeof v === "number" ? v : PK.column(v, n, typeof v === "string"); })
     };
     return this._tl[t];
   };

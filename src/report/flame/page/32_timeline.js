@@ -92,8 +92,8 @@
     var k = t + ":cpu";
     if (this._prefix[k] !== undefined) return this._prefix[k];
     var d = this.app.p.threads[t].timeline, tl = this.app.p.timeline(t);
-    if (!tl || !d || !d.cpu || d.cpu.length !== tl.n) return (this._prefix[k] = null);
-    var r = PK.cpuRatios(tl.time, d.cpu, d.cpu_unit), P = new Float64Array(tl.n + 1);
+    if (!tl || !d || !tl.cpu) return (this._prefix[k] = null);
+    var r = PK.cpuRatios(tl.time, tl.cpu, d.cpu_unit), P = new Float64Array(tl.n + 1);
     for (var i = 0; i < tl.n; i++) P[i + 1] = P[i] + r[i];
     return (this._prefix[k] = P);
   };

@@ -13,9 +13,11 @@
 // scaled as `profkit counters --range Ams,Bms` scales it. Hover: the
 // operation index, the bytes in use after it and the allocation (+) or
 // free (-); where the series was thinned (past 8,192 operations per
-// thread by the reader, past 6,144 samples for the page: flame_html.c) a
-// sample stands for several operations and the hover says so, with their
-// net change. The canvas's data-max, data-min, data-start and data-final
+// thread by the reader; by the page only past 400,000 samples of all the
+// threads' graphs together, each thread's then past 6,144, flame_html.c)
+// a sample stands for several operations and the hover says so, with
+// their net change. A graph the page thinned says so (its range figures
+// can differ from the command line's); the others are the command line's. The canvas's data-max, data-min, data-start and data-final
 // hold, per graph drawn, what `profkit counters --json` (--range when
 // zoomed) gives as total.max, total.min, total.start and its series' last
 // total; query("counters") gives every counter of the page.
@@ -56,10 +58,13 @@
   // use) from the data's steps and counts (flame_html.c).
   function orderCounters(p) {
     if (p._orderCounters) return p._orderCounters;
+    // the columns are the page's strings (PK.column, zigzag) or a test's arrays
     p._orderCounters = (p.data.order_counters || []).map(function (c) {
-      var n = c.count.length, op = new Float64Array(n), total = new Float64Array(n), a = 0, t = 0;
-      for (var r = 0; r < n; r++) { a += c.op[r]; t += c.count[r]; op[r] = a; total[r] = t; }
-      return { name: c.name, category: c.category, thread: c.thread, op: op, total: total, count: c.count, number: c.number };
+      var packed = typeof c.count === "string", n = packed ? c.n || 0 : c.count.length;
+      var step = PK.column(c.op, n, packed), count = PK.column(c.count, n, packed), number = PK.column(c.number, n, packed);
+      var op = new Float64Array(n), total = new Float64Array(n), a = 0, t = 0;
+      for (var r = 0; r < n; r++) { a += step[r]; t += count[r]; op[r] = a; total[r] = t; }
+      return { name: c.name, category: c.category, thread: c.thread, thinned: !!c.thinned, op: op, total: total, count: count, number: number };
     });
     return p._orderCounters;
   }
@@ -257,11 +262,17 @@
     if (range) {
       // a thinned series: a range edge inside a run of merged operations
       var merged = list.filter(function (c) {
+        if (!c.thinned) return false;   // every sample the command line has
         var q = inRange(c, range[0], range[1]), n = c.number.length;
         return (q.i < n && c.number[q.i] > 1) || (q.j < n && c.number[q.j] > 1);
       }).length;
       if (merged) notes.push(merged + " of the graphs start or end inside a run of operations merged in one sample (a long series is thinned): " +
         "there the graph starts at the run before, and profkit counters --range, which keeps more samples, can differ by that run.");
+      else {
+        var thinned = list.filter(function (c) { return c.thinned; }).length;
+        if (thinned) notes.push(thinned + " of the graphs are thinned (the page keeps every operation only while its threads' graphs have at most 400,000 samples together): " +
+          "their samples in the range are fewer than profkit counters --range counts, and its figures can differ.");
+      }
     }
     if (range) notes.push("The range narrows this graph only: the flame graph and the table below are still of the whole run (the page has each allocation site's bytes at the end, not each operation).");
     this.note.textContent = notes.join(" ");
@@ -437,6 +448,7 @@
         var o = { name: c.name, category: c.category, by_order: l[1],
                   thread: th ? { index: th.index, name: p.str(th.name), tid: th.tid, pid: th.pid } : null,
                   samples: s.n, total: { min: s.min, max: s.max, final: s.final } };
+        if (c.thinned) o.thinned = true;   // fewer samples than the command line's
         if (l[1] && ops) {
           // the memory graph's range: as counters --range Ams,Bms
           var q = inRange(c, ops[0], ops[1]);

@@ -37,7 +37,7 @@
   App.prototype.busiestThread = function () {
     var p = this.p, best = -1, most = -1;
     p.threads.forEach(function (th, i) {
-      var n = th.timeline && th.timeline.time ? th.timeline.time.length : th.samples && th.samples.start ? th.samples.start.length : 0;
+      var n = th.timeline && th.timeline.time ? (typeof th.timeline.time === "string" ? th.timeline.n : th.timeline.time.length) : th.samples && th.samples.start ? th.samples.start.length : 0;
       if (!th.merged && n > most) { most = n; best = i; }
     });
     return most > 0 ? best : this.state.thread;
@@ -103,7 +103,10 @@
     });
     var note = this.rangeStack.length ? "every view shows this range; click a crumb to widen" : "drag in the timeline to select a range";
     if (T.samplesLeftOut) note = (this.rangeStack.length ? "the timeline shows this range, the views the whole profile" : "drag in the timeline to select a range (the views show the whole profile)") +
-      ": its " + PK.formatCount(T.samplesLeftOut) + " timed samples are more than the page holds; profkit flame --range A,B makes a page of a range";
+      ": its " + PK.formatCount(T.samplesLeftOut) + " timed samples are more than the page holds" +
+      (T.samplesBytes ? " (their columns would take more than " + PK.formatCount(T.samplesBytes) + " bytes); profkit convert --range A,B --to firefox, then profkit flame of that file, makes a page of a range"
+                      : "; profkit flame --range A,B makes a page of a range");
+    if (T.samplesLean) note += " · the samples' CPU use and categories left out (past the page's " + PK.formatCount(T.samplesLean) + " bytes for the samples): one colour, the activity by value";
     if (T.markersLeftOut) note += " · " + PK.formatCount(T.markersLeftOut) + " markers past the page's 2,000,000 left out";
     if (T.payloadsLeftOut) note += " · " + PK.formatCount(T.payloadsLeftOut) + " markers' data left out (past 8 MB)";
     var n = el("span", "note pk-range-note", note);
