@@ -16,7 +16,7 @@ export const PROFKIT = process.env.PROFKIT;
 export const SRC = process.env.PROFKIT_SRC;
 export const CHROMIUM = process.env.PROFKIT_CHROMIUM || "/usr/bin/chromium";
 // where screenshots go (made on first use by shotsDir)
-export const SHOTS = join(process.env.PROFKIT_BUILD || join(SRC, "build"), "screenshots");
+export const SHOTS = process.env.PROFKIT_BUILD || SRC ? join(process.env.PROFKIT_BUILD || join(SRC, "build"), "screenshots") : null;
 export function shotsDir(dir = SHOTS) {
   mkdirSync(dir, { recursive: true });
   return dir;
