@@ -14,7 +14,19 @@
 #     `top --range 25%,75%` (the range counts from the first sample);
 #   - a delta file whose deltas never go back, with two equal ones in a row,
 #     is read as relative times with a warning that says it cannot tell.
+# Without perf too, on hand-made texts (tests/data/perf_script): deltas
+# 0, 0.25, 0.1, 0.3 ms (bad_deltatime.perf, two threads) are samples at
+# 0, 0.25, 0.35 and 0.65 ms; 0, 0.25, 0.25 (bad_deltas_flat.perf) read
+# as relative times. Their warnings are checked by bad_files.sh.
 . "$(dirname "$0")/lib.sh"
+D="$PROFKIT_SRC/tests/data/perf_script"
+range_of() { "$PROFKIT" info --json "$1" 2> /dev/null | python3 -c 'import json,sys; r=json.load(sys.stdin)["time_range"]; print(r["start"], round(r["end"], 6))'; }
+expect_eq "bad_deltatime.perf: 0 .. the last sum (0.65 ms) + 1 ms" "0 1.65" "$(range_of "$D/bad_deltatime.perf")"
+expect_eq "bad_deltatime.perf: 0.3-0.5 ms holds the third sample (at 0.35)" "main;third 1000" \
+  "$("$PROFKIT" convert -q --range 0.3ms,0.5ms "$D/bad_deltatime.perf" --to folded)"
+expect_eq "bad_deltatime.perf: 0.6-0.7 ms holds the fourth (at 0.65)" "main;leaf 1000" \
+  "$("$PROFKIT" convert -q --range 0.6ms,0.7ms "$D/bad_deltatime.perf" --to folded)"
+expect_eq "bad_deltas_flat.perf: relative times, 0 .. 0.25 + 1 ms" "0 1.25" "$(range_of "$D/bad_deltas_flat.perf")"
 cc -O1 -g -fno-omit-frame-pointer -pthread -o "$TMP/perf_burn" "$PROFKIT_SRC/tests/oracle/perf_burn.c" ||
   { fail "cannot build perf_burn.c"; finish; }
 need_perf
