@@ -304,7 +304,7 @@ print([e["name"] for e in t if e.get("ph") in ("X", "I", "B", "E") and not isins
 # object, as a marker's payload (tests/data/chrome/ok_args_data.json), and
 # the writer's track span (a ProfileChunk X event) as no marker
 expect_eq "payloads read from args.data" \
-  'Paint {"layerId": 0, "type": "Paint"}|Both {"data": {"a": 1}, "other": 2}|Empty null|Null null|Scalar {"data": [1, "two"]}|Plain {"x": 1}' \
+  'Paint {"layerId": 0, "type": "Paint"}|Both {"data": {"a": 1}, "other": 2}|Empty {}|Null null|Scalar {"data": [1, "two"]}|Plain {"x": 1}' \
   "$("$PROFKIT" markers --list --json -q "$DATA/chrome/ok_args_data.json" | python3 -c '
 import json, sys
 print("|".join(m["name"] + " " + json.dumps(m.get("data"), sort_keys=True) for m in json.load(sys.stdin)["markers"]))')"

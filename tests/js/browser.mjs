@@ -9,25 +9,15 @@
 //
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_SHARED, PROFKIT_BUILD, PROFKIT_TOOLS.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync, readFileSync, existsSync, rmSync } from "node:fs";
+import { writeFileSync, readFileSync, existsSync, rmSync } from "node:fs";
 import { join, basename } from "node:path";
-import { tmpdir } from "node:os";
 import { assemble, makeData, makeDiff } from "./make_page.mjs";
+import { PROFKIT, SRC, shotsDir, launch, scratch, pk, check, counts } from "./lib.mjs";
 
-const PROFKIT = process.env.PROFKIT;
-const SRC = process.env.PROFKIT_SRC;
 const FIX = join(process.env.PROFKIT_SHARED, "fixtures");
-const SHOTS = join(process.env.PROFKIT_BUILD || join(SRC, "build"), "screenshots");
-const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
-mkdirSync(SHOTS, { recursive: true });
-const TMP = mkdtempSync(join(tmpdir(), "profkit-viewer-"));
-
-let passed = 0, failed = 0;
-function check(what, ok, detail) {
-  if (ok) passed++;
-  else { failed++; console.log("FAIL: " + what + (detail !== undefined ? ": " + detail : "")); }
-}
-const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
+const SHOTS = shotsDir();
+const TMP = scratch("viewer");
+counts.limit = Infinity;
 
 // Where pages come from (see the header).
 let flameHelp = null;
@@ -45,11 +35,7 @@ function makePage(files, name, opts = {}) {
   return out;
 }
 
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"],
-});  // launch() gives chromium a new empty user-data-dir of its own
+const browser = await launch();  // launch() gives chromium a new empty user-data-dir of its own
 
 // Opens a page; collects console errors, page errors and requests.
 async function open(file, { hash = "", scheme = "light", width = 1400, height = 860, noIdle = false, invertBudget } = {}) {
@@ -681,5 +667,5 @@ if (existsSync(GECKO)) {
 
 await browser.close();
 rmSync(TMP, { recursive: true, force: true });
-console.log(`${passed} checks passed, ${failed} failed (screenshots in ${SHOTS})`);
-process.exit(failed ? 1 : 0);
+console.log(`${counts.passed} checks passed, ${counts.failed} failed (screenshots in ${SHOTS})`);
+process.exit(counts.failed ? 1 : 0);

@@ -1,29 +1,19 @@
 // The diff page, the page's tables and the label picker in Debian's
 // chromium (playwright-core); run by tests/cli/viewer_diff.sh. Screenshots:
 // $PROFKIT_BUILD/screenshots/diff-*.png.
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync, mkdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { SRC, shotsDir, launch, scratch, pk } from "./lib.mjs";
 
-const PROFKIT = process.env.PROFKIT;
-const SRC = process.env.PROFKIT_SRC;
-const SHOTS = join(process.env.PROFKIT_BUILD || join(SRC, "build"), "screenshots");
-const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
-mkdirSync(SHOTS, { recursive: true });
-const TMP = mkdtempSync(join(tmpdir(), "profkit-diff-"));
+const SHOTS = shotsDir();
+const TMP = scratch("diff");
 let failed = 0;
 function check(what, ok, detail) {
   console.log((ok ? "ok   " : "FAIL ") + what + (ok || detail === undefined ? "" : ": " + detail));
   if (!ok) failed++;
 }
-const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
 
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 async function open(file, { hash = "", width = 1300, height = 700 } = {}) {
   const ctx = await browser.newContext({ viewport: { width, height }, colorScheme: "light" });
   const page = await ctx.newPage();

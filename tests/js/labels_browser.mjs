@@ -7,38 +7,25 @@
 // options first. Screenshots: $PROFKIT_BUILD/screenshots/labels-*.png.
 //
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_BUILD, PROFKIT_TOOLS.
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, symlinkSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, symlinkSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { tmpdir } from "node:os";
+import { PROFKIT, SRC, shotsDir, launch, scratch, pk, same, check, counts } from "./lib.mjs";
 
-const PROFKIT = process.env.PROFKIT;
-const SRC = process.env.PROFKIT_SRC;
-const SHOTS = join(process.env.PROFKIT_BUILD || join(SRC, "build"), "screenshots");
-const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
-mkdirSync(SHOTS, { recursive: true });
-const TMP = mkdtempSync(join(tmpdir(), "profkit-labels-"));
+const SHOTS = shotsDir();
+const TMP = scratch("labels");
 const BIN = join(TMP, "bin");
 mkdirSync(BIN);
 symlinkSync(PROFKIT, join(BIN, "profkit"));
 
-let passed = 0, failed = 0;
-function check(what, ok, detail) {
-  if (ok) passed++;
-  else { failed++; console.log("FAIL: " + what + (detail !== undefined ? ": " + String(detail).slice(0, 900) : "")); }
-}
-const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
+counts.limit = 900;
 function runShown(cmd) {
   const r = spawnSync("bash", ["-c", cmd + " -q --json -n 0"], { encoding: "utf8", maxBuffer: 1 << 28,
     env: Object.assign({}, process.env, { PATH: BIN + ":" + process.env.PATH }) });
   if (r.status !== 0) return { error: "exit " + r.status + ": " + r.stderr.slice(0, 400) };
   return JSON.parse(r.stdout);
 }
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 async function open(file, hash = "") {
   const ctx = await browser.newContext({ viewport: { width: 1300, height: 760 }, colorScheme: "light" });
   const page = await ctx.newPage();
@@ -60,7 +47,6 @@ const shot = (o, name) => o.page.screenshot({ path: join(SHOTS, "labels-" + name
 const nextFrame = (o) => o.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
 const view = async (o, v) => { await o.page.click(`.pk-tab[data-view="${v}"]`); await nextFrame(o); };
 const query = (o) => o.page.evaluate(() => window.profkit.query("top", { limit: 0 }));
-const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 // query("top") equals the command line shown (read in the top view), run.
 async function agrees(o, what) {
   await view(o, "top");
@@ -130,11 +116,11 @@ try {
   await shot(o, "thread-tagroot");
   await close(o, "Go labels");
 } catch (e) {
-  failed++;
+  counts.failed++;
   console.log("FAIL: " + (e && e.stack || e));
 } finally {
   await browser.close();
   rmSync(TMP, { recursive: true, force: true });
 }
-console.log(`labels browser: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+console.log(`labels browser: ${counts.passed} passed, ${counts.failed} failed`);
+process.exit(counts.failed ? 1 : 0);

@@ -18,26 +18,18 @@
 // Screenshots: $PROFKIT_SHOTS (else $PROFKIT_BUILD/screenshots)/labels-threads-*.png.
 //
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_BUILD, PROFKIT_TOOLS, PROFKIT_SHOTS.
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, symlinkSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, symlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tmpdir } from "node:os";
+import { PROFKIT, SRC, shotsDir, launch, scratch, pk, check, counts } from "./lib.mjs";
 
-const PROFKIT = process.env.PROFKIT;
-const SRC = process.env.PROFKIT_SRC;
-const SHOTS = process.env.PROFKIT_SHOTS || join(process.env.PROFKIT_BUILD || join(SRC, "build"), "screenshots");
-const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
-mkdirSync(SHOTS, { recursive: true });
-const TMP = mkdtempSync(join(tmpdir(), "profkit-labels-threads-"));
+const SHOTS = shotsDir(process.env.PROFKIT_SHOTS);
+const TMP = scratch("labels-threads");
 const BIN = join(TMP, "bin");
 mkdirSync(BIN);
 symlinkSync(PROFKIT, join(BIN, "profkit"));
 
-let passed = 0, failed = 0;
-function check(what, ok, detail) {
-  if (ok) passed++;
-  else { failed++; console.log("FAIL: " + what + (detail !== undefined ? ": " + String(detail).slice(0, 900) : "")); }
-}
+counts.limit = 900;
 
 // ---- a pprof protobuf, written by hand (the wire format: varints and
 // length-delimited fields) ----
@@ -73,18 +65,13 @@ function pprof() {
   return Buffer.from(out);
 }
 
-const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
 function runShown(cmd) {
   const r = spawnSync("bash", ["-c", cmd + " -q --json -n 0"], { encoding: "utf8", maxBuffer: 1 << 28, cwd: TMP,
     env: Object.assign({}, process.env, { PATH: BIN + ":" + process.env.PATH }) });
   if (r.status !== 0) return { error: "exit " + r.status + ": " + r.stderr.slice(0, 400) };
   return JSON.parse(r.stdout);
 }
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 async function open(file, hash = "") {
   const ctx = await browser.newContext({ viewport: { width: 1300, height: 760 }, colorScheme: "light" });
   const page = await ctx.newPage();
@@ -214,11 +201,11 @@ try {
   await shot(o, "heap-bucket");
   await close(o, "heap");
 } catch (e) {
-  failed++;
+  counts.failed++;
   console.log("FAIL: " + (e && e.stack || e));
 } finally {
   await browser.close();
   rmSync(TMP, { recursive: true, force: true });
 }
-console.log(`labels threads browser: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+console.log(`labels threads browser: ${counts.passed} passed, ${counts.failed} failed`);
+process.exit(counts.failed ? 1 : 0);

@@ -14,31 +14,17 @@
 //
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_BUILD, PROFKIT_TOOLS.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { tmpdir } from "node:os";
+import { SRC, shotsDir, launch, scratch, pk, check, counts } from "./lib.mjs";
 
-const PROFKIT = process.env.PROFKIT;
-const SRC = process.env.PROFKIT_SRC;
-const SHOTS = join(process.env.PROFKIT_BUILD || join(SRC, "build"), "screenshots");
-const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
-mkdirSync(SHOTS, { recursive: true });
-const TMP = mkdtempSync(join(tmpdir(), "profkit-memgraph-"));
+const SHOTS = shotsDir();
+const TMP = scratch("memgraph");
 const DATA = join(SRC, "tests", "data", "bsprof");
 
-let passed = 0, failed = 0;
-function check(what, ok, detail) {
-  if (ok) passed++;
-  else { failed++; console.log("FAIL: " + what + (detail !== undefined ? ": " + String(detail).slice(0, 600) : "")); }
-}
-const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
 const J = JSON.stringify;
 
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 async function open(file, hash) {
   const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await ctx.newPage();
@@ -223,5 +209,5 @@ try {
   await browser.close();
   rmSync(TMP, { recursive: true, force: true });
 }
-console.log("memgraph browser: " + passed + " passed, " + failed + " failed");
-process.exit(failed ? 1 : 0);
+console.log("memgraph browser: " + counts.passed + " passed, " + counts.failed + " failed");
+process.exit(counts.failed ? 1 : 0);

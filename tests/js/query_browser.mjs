@@ -8,24 +8,12 @@
 // listed as top lists them).
 //
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_TOOLS.
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tmpdir } from "node:os";
 import { pathToFileURL } from "node:url";
+import { SRC, CHROMIUM, chromium, scratch, pk, same, check, report } from "./lib.mjs";
 
-const PROFKIT = process.env.PROFKIT;
-const SRC = process.env.PROFKIT_SRC;
-const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
-const TMP = mkdtempSync(join(tmpdir(), "profkit-query-"));
-
-let passed = 0, failed = 0;
-function check(what, ok, detail) {
-  if (ok) passed++;
-  else { failed++; console.log("FAIL: " + what + (detail !== undefined ? ": " + String(detail).slice(0, 600) : "")); }
-}
-const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
-const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const TMP = scratch("query");
 
 // Rows top and tree mark inlined ("inline"), compared as the rest and
 // counted (tests/data/pprof/ok_full.pb has one).
@@ -42,8 +30,7 @@ for (const dir of ["bsprof", "br", "speedscope", "folded", "pprof", "perf_script
 writeFileSync(join(TMP, "nofile.folded"), "main;work;hot 5\nmain;io 3\n");
 inputs.push([join(TMP, "nofile.folded"), join(SRC, "tests", "data", "speedscope", "ok_sampled.speedscope.json")]);
 
-const browser = await chromium.launch({ executablePath: process.env.PROFKIT_CHROMIUM || "/usr/bin/chromium",
-                                        args: ["--no-sandbox"] });
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
 try {
   const page = await browser.newPage();
   let n = 0;
@@ -73,5 +60,4 @@ try {
   await browser.close();
   rmSync(TMP, { recursive: true, force: true });
 }
-console.log(`query checks: ${passed} passed, ${failed} failed (rows marked inline compared: ${inlineRows})`);
-process.exit(failed ? 1 : 0);
+report("query", ` (rows marked inline compared: ${inlineRows})`);

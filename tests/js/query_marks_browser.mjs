@@ -29,30 +29,17 @@
 // Screenshots: $PROFKIT_BUILD/screenshots/marks-*.png (or $PROFKIT_SHOTS).
 //
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_TOOLS (PROFKIT_BUILD, PROFKIT_CHROMIUM, PROFKIT_SHOTS).
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tmpdir } from "node:os";
 import { pathToFileURL } from "node:url";
+import { SRC, CHROMIUM, chromium, shotsDir, scratch, pk, same, check, counts } from "./lib.mjs";
 
-const PROFKIT = process.env.PROFKIT;
-const SRC = process.env.PROFKIT_SRC;
-const SHOTS = process.env.PROFKIT_SHOTS || join(process.env.PROFKIT_BUILD || join(SRC, "build"), "screenshots");
-const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
-const TMP = mkdtempSync(join(tmpdir(), "profkit-marks-"));
-mkdirSync(SHOTS, { recursive: true });
+const SHOTS = shotsDir(process.env.PROFKIT_SHOTS);
+const TMP = scratch("marks");
 
-let passed = 0, failed = 0;
-function check(what, ok, detail) {
-  if (ok) passed++;
-  else { failed++; console.log("FAIL: " + what + (detail !== undefined ? ": " + String(detail).slice(0, 600) : "")); }
-}
-const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
-const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 const MARK = { all: " (inline)", partial: " (partial-inline)" };
 
-const browser = await chromium.launch({ executablePath: process.env.PROFKIT_CHROMIUM || "/usr/bin/chromium",
-                                        args: ["--no-sandbox"] });
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
 let n = 0;
 async function open(files, hash = "", height = 2400, flags = []) {
   const out = join(TMP, "p" + n++ + ".html");
@@ -359,5 +346,5 @@ try {
   await browser.close();
   rmSync(TMP, { recursive: true, force: true });
 }
-console.log(`mark checks: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+console.log(`mark checks: ${counts.passed} passed, ${counts.failed} failed`);
+process.exit(counts.failed ? 1 : 0);

@@ -4,20 +4,14 @@
 // tests/cli/speedscope_exported.sh reads back with profkit.
 //
 // Usage: node speedscope_export.mjs INDEX_HTML IN1 OUT1 [IN2 OUT2 ...]
-// Environment: PROFKIT_TOOLS (playwright-core).
-import { join } from "node:path";
-
+// Environment: PROFKIT_TOOLS (playwright-core, through lib.mjs).
 const [index, ...pairs] = process.argv.slice(2);
 if (!index || pairs.length === 0 || pairs.length % 2) {
   console.error("usage: speedscope_export.mjs INDEX_HTML IN OUT [IN OUT ...]");
   process.exit(2);
 }
-const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"],
-});
+const { launch } = await import("./lib.mjs");
+const browser = await launch();
 let failed = 0;
 for (let i = 0; i < pairs.length; i += 2) {
   const [input, output] = [pairs[i], pairs[i + 1]];

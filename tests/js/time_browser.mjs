@@ -13,25 +13,13 @@
 // reports print.
 //
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_SHARED, PROFKIT_BUILD, PROFKIT_TOOLS.
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { writeFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { tmpdir } from "node:os";
+import { PROFKIT, shotsDir, launch, scratch, pk, same, check, counts } from "./lib.mjs";
 
-const PROFKIT = process.env.PROFKIT;
-const SRC = process.env.PROFKIT_SRC;
-const SHOTS = join(process.env.PROFKIT_BUILD || join(SRC, "build"), "screenshots");
-const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
-mkdirSync(SHOTS, { recursive: true });
-const TMP = mkdtempSync(join(tmpdir(), "profkit-time-"));
-
-let passed = 0, failed = 0;
-function check(what, ok, detail) {
-  if (ok) passed++;
-  else { failed++; console.log("FAIL: " + what + (detail !== undefined ? ": " + String(detail).slice(0, 600) : "")); }
-}
-const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
-const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const SHOTS = shotsDir();
+const TMP = scratch("time");
 
 // ---- the profile ----
 let seed = 12345;
@@ -92,11 +80,7 @@ const profile = {
 const PROF = join(TMP, "timed.json");
 writeFileSync(PROF, JSON.stringify(profile));
 
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 async function open(file, { hash = "", width = 1400, height = 900 } = {}) {
   const ctx = await browser.newContext({ viewport: { width, height } });
   const page = await ctx.newPage();
@@ -369,5 +353,5 @@ try {
   await browser.close();
   rmSync(TMP, { recursive: true, force: true });
 }
-console.log(`time browser checks: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+console.log(`time browser checks: ${counts.passed} passed, ${counts.failed} failed`);
+process.exit(counts.failed ? 1 : 0);

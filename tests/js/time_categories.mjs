@@ -8,24 +8,12 @@
 // profile's. Screenshots: $PROFKIT_BUILD/screenshots/time-categories-*.png.
 //
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_BUILD, PROFKIT_TOOLS.
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { writeFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { tmpdir } from "node:os";
+import { shotsDir, launch, scratch, pk, check, counts } from "./lib.mjs";
 
-const PROFKIT = process.env.PROFKIT;
-const SRC = process.env.PROFKIT_SRC;
-const SHOTS = join(process.env.PROFKIT_BUILD || join(SRC, "build"), "screenshots");
-const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
-mkdirSync(SHOTS, { recursive: true });
-const TMP = mkdtempSync(join(tmpdir(), "profkit-timecat-"));
-
-let passed = 0, failed = 0;
-function check(what, ok, detail) {
-  if (ok) passed++;
-  else { failed++; console.log("FAIL: " + what + (detail !== undefined ? ": " + String(detail).slice(0, 600) : "")); }
-}
-const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
+const SHOTS = shotsDir();
+const TMP = scratch("timecat");
 
 const CATS = [{ name: "Idle", color: "transparent", subcategories: ["Other"] }, { name: "Other", color: "grey", subcategories: ["Other"] },
               { name: "Layout", color: "purple", subcategories: ["Other"] }, { name: "JavaScript", color: "yellow", subcategories: ["Other"] },
@@ -79,11 +67,7 @@ const profile = {
 const PROF = join(TMP, "cats.json");
 writeFileSync(PROF, JSON.stringify(profile));
 
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 try {
   const page = join(TMP, "cats.html");
   pk(["flame", "-q", "--min-percent", "0", PROF, "-o", page]);
@@ -195,5 +179,5 @@ try {
   await browser.close();
   rmSync(TMP, { recursive: true, force: true });
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+console.log(`${counts.passed} passed, ${counts.failed} failed`);
+process.exit(counts.failed ? 1 : 0);

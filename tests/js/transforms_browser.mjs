@@ -15,28 +15,19 @@
 //
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_SHARED, PROFKIT_BUILD,
 // PROFKIT_TOOLS, PROFKIT_XF_DEMO.
-import { execFileSync, spawnSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, symlinkSync, rmSync, statSync, copyFileSync, writeFileSync } from "node:fs";
+import { spawnSync, spawn } from "node:child_process";
+import { mkdirSync, symlinkSync, rmSync, statSync, copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tmpdir } from "node:os";
+import { PROFKIT, SRC, shotsDir, launch, scratch, pk, check, counts } from "./lib.mjs";
 
-const PROFKIT = process.env.PROFKIT;
-const SRC = process.env.PROFKIT_SRC;
-const SHOTS = join(process.env.PROFKIT_BUILD || join(SRC, "build"), "screenshots");
-const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
-mkdirSync(SHOTS, { recursive: true });
-const TMP = mkdtempSync(join(tmpdir(), "profkit-xf-"));
+const SHOTS = shotsDir();
+const TMP = scratch("xf");
 // `profkit` on PATH is the build's, so the page's command line runs as shown.
 const BIN = join(TMP, "bin");
 mkdirSync(BIN);
 symlinkSync(PROFKIT, join(BIN, "profkit"));
 
-let passed = 0, failed = 0;
-function check(what, ok, detail) {
-  if (ok) passed++;
-  else { failed++; console.log("FAIL: " + what + (detail !== undefined ? ": " + String(detail).slice(0, 900) : "")); }
-}
-const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
+counts.limit = 900;
 // The page's command line, run by the shell as shown, with --json -n 0.
 function runShown(cmd) {
   const r = spawnSync("bash", ["-c", cmd + " -q --json -n 0"], { encoding: "utf8", maxBuffer: 1 << 28,
@@ -54,11 +45,7 @@ const cmpRow = (a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0) || a[1] - b[1]
 const proj = (t) => t && t.rows ? JSON.stringify({ total: t.total, whole_total: t.whole_total, value: t.value, thread: t.thread,
                                                    rows: t.rows.map((r) => [unnamed(r.name), r.flat, r.cum]).sort(cmpRow) }) : JSON.stringify(t);
 
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 async function open(file, { hash = "", width = 1400, height = 900 } = {}) {
   const ctx = await browser.newContext({ viewport: { width, height } });
   const page = await ctx.newPage();
@@ -506,11 +493,11 @@ try {
   const s1 = statSync(page).size, s2 = statSync(flagged).size;
   check("the page with a stack is the page without it and a few bytes", s2 - s1 < 400 && s2 > s1, s1 + " vs " + s2);
 } catch (e) {
-  failed++;
+  counts.failed++;
   console.log("FAIL: " + (e && e.stack || e));
 } finally {
   await browser.close();
   rmSync(TMP, { recursive: true, force: true });
 }
-console.log(`transforms browser: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+console.log(`transforms browser: ${counts.passed} passed, ${counts.failed} failed`);
+process.exit(counts.failed ? 1 : 0);

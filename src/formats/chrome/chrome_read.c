@@ -127,6 +127,7 @@ typedef struct creader {
     size_t arg_keys;   /* args' own keys, and whether one is "data" (marker_payload) */
     int arg_data;
     int have_arg_name;
+    int by_profkit;    /* the trace's `profkit` producer event came first: profkit wrote it (marker_payload) */
     size_t node_mark, link_mark, sample_mark, delta_count, chunk_samples;
     int have_nodes, have_samples, have_deltas;
     uint32_t samples_line, samples_col, deltas_line, deltas_col;
@@ -760,20 +761,28 @@ static int counter_event(creader *r, pk_json *j)
 
 /* A marker's payload: args.data when it is args' only key and an object
  * (as Chrome's own events and profkit's writer carry it; the Firefox
- * Profiler reads the same), else the whole args; "{}", and an args.data "{}" or null,
- * carry nothing (the writer writes `{"data":{}}` for no payload). The args' text is compact JSON, so args.data's text is
- * args' between `{"data":` and the closing brace. */
+ * Profiler reads the same), else the whole args; "{}" and an args.data
+ * null carry nothing, an args.data "{}" is the payload `{}`. In a trace
+ * profkit wrote (its `profkit` producer event first), args.data "{}" is
+ * its form for no payload and `{"data":{},"empty":true}` its form for the
+ * payload `{}` (the writer gives every marker an args.data). The args'
+ * text is compact JSON, so args.data's text is args' between `{"data":`
+ * and the closing brace. */
 static int marker_payload(creader *r, pk_json *j, profkit_marker *m)
 {
     const char *s = r->args.buf;
     size_t len = r->args.len;
     static const char head[] = "{\"data\":";
+    static const char empty[] = "{\"data\":{},\"empty\":true}";
     if (r->arg_keys == 1 && r->arg_data && len > sizeof head && memcmp(s, head, sizeof head - 1) == 0 &&
         s[len - 1] == '}' && (s[sizeof head - 1] == '{' || s[sizeof head - 1] == 'n')) {
         s += sizeof head - 1;
         len -= sizeof head; /* the head and the closing brace */
-        if ((len == 4 && memcmp(s, "null", 4) == 0) || (len == 2 && memcmp(s, "{}", 2) == 0))
+        if ((len == 4 && memcmp(s, "null", 4) == 0) || (r->by_profkit && len == 2 && memcmp(s, "{}", 2) == 0))
             return 0;
+    } else if (r->by_profkit && len == sizeof empty - 1 && memcmp(s, empty, len) == 0) {
+        s = "{}";
+        len = 2;
     } else if (len <= 2) { /* "{}" carries nothing */
         return 0;
     }
@@ -799,6 +808,10 @@ static int end_event(creader *r, pk_json *j)
     } else {
         drop_profile_parts(r);
         if (r->ph == 'M') {
+            static const char producer[] = "{\"producer\":\"profkit ";
+            if (r->n_events == 0 && strcmp(name, "profkit") == 0 && r->args.len > sizeof producer - 1 &&
+                memcmp(r->args.buf, producer, sizeof producer - 1) == 0)
+                r->by_profkit = 1;
             int th = strcmp(name, "thread_name") == 0, pr = strcmp(name, "process_name") == 0;
             if ((th || pr) && r->have_arg_name) {
                 if (pk_grow((void **)&r->names, &r->cap_names, r->n_names + 1, sizeof(cname)))

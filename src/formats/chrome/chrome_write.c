@@ -308,13 +308,28 @@ static void write_marker(writer *w, const profkit_marker *m, size_t t)
      * args.data of the events it knows by name (a Paint without it stops
      * the engine), the Firefox Profiler turns args.data into the marker's
      * data, and the reader takes args.data back as the payload when it is
-     * args' only key (`{}`: none) */
-    pk_sink_puts(k, ",\"args\":{\"data\":");
+     * args' only key (in profkit's traces `{}`: none); the payload `{}`
+     * itself is `{"data":{},"empty":true}`, which the reader takes back as
+     * `{}` in profkit's traces */
     const char *s = m->payload ? pk_str(p, m->payload) : "";
     size_t len = m->payload ? pk_strtab_len(&p->strings, m->payload) : 0;
-    size_t i = 0;
+    size_t i = 0, e = len;
     while (i < len && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r'))
         i++;
+    while (e > i && (s[e - 1] == ' ' || s[e - 1] == '\n' || s[e - 1] == '\t' || s[e - 1] == '\r'))
+        e--;
+    int is_empty = 0;
+    if (e - i >= 2 && s[i] == '{' && s[e - 1] == '}') {
+        size_t a = i + 1;
+        while (a < e - 1 && (s[a] == ' ' || s[a] == '\n' || s[a] == '\t' || s[a] == '\r'))
+            a++;
+        is_empty = a == e - 1;
+    }
+    if (is_empty) {
+        pk_sink_puts(k, ",\"args\":{\"data\":{},\"empty\":true}}");
+        return;
+    }
+    pk_sink_puts(k, ",\"args\":{\"data\":");
     if (i < len && strncmp(s + i, "null", 4) != 0)
         pk_sink_write(k, s, len);
     else

@@ -480,6 +480,11 @@ typedef struct {
     size_t n_timed, n_untimed; /* samples with and without a time */
     uint32_t line, mixed_line; /* the open sample's header line; the first
                                 * one whose time-ness differs from the first */
+    /* The time column's kind (fix_deltas): the first time, the one before,
+     * the line of the first time below the one before it, and of the first
+     * nonzero time equal to the one before it */
+    int64_t first_time, prev_time;
+    uint32_t back_line, same_line;
     skip_note skips[N_SKIP];
 } perf_reader;
 
@@ -563,10 +568,18 @@ static int close_sample(perf_reader *r)
     memset(r->values, 0, nv * sizeof(int64_t));
     r->values[r->vt] = r->period;
     r->values[r->samples_vt] = 1;
-    if (r->time != PROFKIT_NO_TIME)
+    if (r->time != PROFKIT_NO_TIME) {
+        if (r->n_timed == 0)
+            r->first_time = r->time;
+        else if (r->time < r->prev_time && !r->back_line)
+            r->back_line = r->line;
+        else if (r->time == r->prev_time && r->time != 0 && !r->same_line)
+            r->same_line = r->line;
+        r->prev_time = r->time;
         r->n_timed++;
-    else
+    } else {
         r->n_untimed++;
+    }
     if (!r->mixed_line && r->n_timed && r->n_untimed)
         r->mixed_line = r->line;
     if (r->times == TIMES_UNKNOWN)
@@ -655,6 +668,41 @@ static int add_frames(perf_reader *r, const uint8_t *l, size_t n)
         r->frames[i] = r->frames[j - 1];
         r->frames[j - 1] = t;
     }
+    return 0;
+}
+
+/*
+ * `perf script --deltatime` prints in the time column each sample's time
+ * since the sample before (the first: 0), `--reltime` the time since the
+ * first sample; the text looks the same. perf prints samples in time
+ * order, so times that start at 0 and go back are deltas: the samples'
+ * times are their running sums, and the reader says so. Times that start
+ * at 0 and never go back are read as relative times, and where two
+ * samples in a row have the same nonzero time (what a run of equal
+ * deltas gives) the reader says it cannot tell.
+ */
+static int fix_deltas(perf_reader *r)
+{
+    if (r->times != TIMES_KEPT || r->n_timed < 2 || r->first_time != 0)
+        return 0;
+    if (r->back_line) {
+        profkit_profile *p = r->p;
+        int64_t sum = 0;
+        for (size_t i = 0; i < p->n_samples; i++) {
+            sum = pk_sat_add(sum, p->sample_time[i]);
+            p->sample_time[i] = sum;
+        }
+        return pk_read_warn_pos(r->ctx, PROFKIT_ECORRUPT, r->back_line, 1,
+                                "the times start at 0 and go back here: read as deltas "
+                                "(perf script --deltatime), each sample's time the sum of "
+                                "the deltas up to it");
+    }
+    if (r->same_line)
+        return pk_read_warn_pos(r->ctx, PROFKIT_ECORRUPT, r->same_line, 1,
+                                "the times start at 0 and this sample's equals the one before: "
+                                "read as times since the first sample (perf script --reltime), "
+                                "though they may be deltas (--deltatime), which cannot be told "
+                                "apart here");
     return 0;
 }
 
@@ -762,6 +810,8 @@ static int perf_script_read(profkit_profile *p, pk_read_ctx *ctx)
     if (!rc && r.samples_vt == PROFKIT_NONE)
         rc = pk_read_fail(ctx, PROFKIT_ECORRUPT, 0,
                                "expected at least one sample header (COMM PID[/TID] ... EVENT:)");
+    if (!rc)
+        rc = fix_deltas(&r);
     if (!rc)
         rc = report_skips(&r);
     free(r.threads.slot);

@@ -1,0 +1,52 @@
+// What the browser tests in tests/js share: the environment they run in
+// (set by their tests/cli/viewer_*.sh), playwright-core's chromium on
+// Debian's browser, a scratch directory, profkit's output, and the
+// check/count/report of their results.
+//
+// Environment: PROFKIT (the binary), PROFKIT_SRC (the source tree),
+// PROFKIT_BUILD (screenshots go to its screenshots/, else the source
+// tree's build/screenshots/), PROFKIT_TOOLS (build/tools, for
+// playwright-core), PROFKIT_CHROMIUM (the browser; /usr/bin/chromium).
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+
+export const PROFKIT = process.env.PROFKIT;
+export const SRC = process.env.PROFKIT_SRC;
+export const CHROMIUM = process.env.PROFKIT_CHROMIUM || "/usr/bin/chromium";
+// where screenshots go (made on first use by shotsDir)
+export const SHOTS = process.env.PROFKIT_BUILD || SRC ? join(process.env.PROFKIT_BUILD || join(SRC, "build"), "screenshots") : null;
+export function shotsDir(dir = SHOTS) {
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+export const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
+
+// the flags every headless run of the viewer's tests passes
+export const BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                             "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+export const launch = (args = BROWSER_ARGS) => chromium.launch({ executablePath: CHROMIUM, args });
+
+// a new scratch directory profkit-NAME-XXXXXX under the system's
+export const scratch = (name) => mkdtempSync(join(tmpdir(), "profkit-" + name + "-"));
+
+// profkit ARGS... : its stdout (throws on a non-zero exit)
+export const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
+export const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+// checks: counts.passed / counts.failed; a failure prints "FAIL: what:
+// detail" with the detail cut to `limit` characters
+export const counts = { passed: 0, failed: 0, limit: 600 };
+export function check(what, ok, detail) {
+  if (ok) counts.passed++;
+  else {
+    counts.failed++;
+    console.log("FAIL: " + what + (detail !== undefined ? ": " + String(detail).slice(0, counts.limit) : ""));
+  }
+}
+// prints "LABEL checks: N passed, N failed[ EXTRA]" and exits 1 on a failure
+export function report(label, extra = "") {
+  console.log(`${label} checks: ${counts.passed} passed, ${counts.failed} failed${extra}`);
+  process.exit(counts.failed ? 1 : 0);
+}
