@@ -59,6 +59,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -776,6 +777,8 @@ static int estimate_interval(ffw *w, size_t n_threads)
 static uint32_t sample_thread(const profkit_profile *p, size_t i) { return p->sample_thread[i]; }
 static uint32_t marker_thread(const profkit_profile *p, size_t i) { return p->markers[i].thread; }
 
+static int recorded_range(const profkit_profile *p, int64_t *a, int64_t *b);
+
 /* Buckets sample rows and markers by thread and finds the time origin. */
 static int prepare_samples(ffw *w, size_t n_threads)
 {
@@ -801,6 +804,9 @@ static int prepare_samples(ffw *w, size_t n_threads)
             if (p->counter_samples[k].time < t0)
                 t0 = p->counter_samples[k].time;
     }
+    int64_t ra, rb; /* a recorded range starts the written time line */
+    if (w->timed && !meta_number(p, "startTime") && recorded_range(p, &ra, &rb) && ra < t0)
+        t0 = ra;
     /* The input's startTime is kept (its times are relative to it) when
      * samples are timed or absent. Else round down to a whole millisecond
      * unless that would overflow. Untimed samples get synthetic times from
@@ -1279,6 +1285,42 @@ static void write_order_range(ffw *w)
     put_i64(w, end);
 }
 
+/*
+ * The range a timed profile's input recorded (speedscope's start and end
+ * values, a V8 .cpuprofile's startTime and endTime: the metadata
+ * profilingStartTime/EndTime in ms on the model's time axis), in ns; 0
+ * when there is none (an end of 0 is none, as the reports take it).
+ */
+static int recorded_range(const profkit_profile *p, int64_t *a, int64_t *b)
+{
+    const char *ta = meta_number(p, "profilingStartTime");
+    const char *tb = meta_number(p, "profilingEndTime");
+    if (!ta || !tb)
+        return 0;
+    double ms_a = strtod(ta, NULL), ms_b = strtod(tb, NULL);
+    if (!(ms_b != 0 && ms_b >= ms_a && fabs(ms_a) < 9e12 && fabs(ms_b) < 9e12))
+        return 0;
+    *a = (int64_t)llround(ms_a * 1e6);
+    *b = (int64_t)llround(ms_b * 1e6);
+    return 1;
+}
+
+/* Such a range, when the input had no Firefox startTime (whose own range
+ * is written as it came), moved to the written zero: the loader's root
+ * range (its zero and its percentages) is then profkit's. Without it the
+ * loader takes the samples' extent, which starts later and ends earlier
+ * than the recording did. */
+static void write_timed_range(ffw *w)
+{
+    int64_t a, b;
+    if (!w->timed || w->start_text || !recorded_range(w->p, &a, &b))
+        return;
+    put(w, ",\"profilingStartTime\":");
+    put_time(w, a);
+    put(w, ",\"profilingEndTime\":");
+    put_time(w, b);
+}
+
 static void write_meta(ffw *w)
 {
     static const char *const colors[] = { "blue", "green", "orange", "purple", "yellow",
@@ -1302,6 +1344,7 @@ static void write_meta(ffw *w)
         put(w, ",\"profilingEndTime\":");
         put(w, w->prof_end_text);
     }
+    write_timed_range(w);
     write_order_range(w);
     /* What made the profile: the input's product (Gecko), else an app's
      * name, version and device (bsprof's header), else the format. */
