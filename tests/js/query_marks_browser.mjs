@@ -29,7 +29,7 @@
 // Screenshots: $PROFKIT_BUILD/screenshots/marks-*.png (or $PROFKIT_SHOTS).
 //
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_TOOLS (PROFKIT_BUILD, PROFKIT_CHROMIUM, PROFKIT_SHOTS).
-import { rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { SRC, CHROMIUM, chromium, shotsDir, scratch, pk, same, check, counts } from "./lib.mjs";
@@ -337,7 +337,7 @@ try {
 
   // ---- 6. the SVG flame graph ----
   {
-    const svg = (flags) => { const out = join(TMP, "f" + n++ + ".svg"); pk(["flame", "-q", ...flags, ivFile, "-o", out]); return execFileSync("cat", [out], { encoding: "utf8" }); };
+    const svg = (flags) => { const out = join(TMP, "f" + n++ + ".svg"); pk(["flame", "-q", ...flags, ivFile, "-o", out]); return readFileSync(out, "utf8"); };
     const a = svg(["--value", "samples"]), b = svg(["--value", "cpu"]);
     check("svg: helper's label and title say inline (samples)", a.includes("<title>helper (inline) (") && />helper \(inline\)</.test(a), a.slice(-600));
     check("svg: not under cpu (a real call there)", b.includes("<title>helper (") && !b.includes("(inline)"), b.slice(-600));

@@ -231,17 +231,18 @@
   // a label frame (a child of the root) is looked up as if the label frame
   // were not there (the label frames themselves are no inlined frames).
   var nodeInline = PK.nodeInline;
-  if (nodeInline) PK.nodeInline = function (p, t, tree) {
-    if (!tree || !p.labelPick || p.labelPick.mode !== "root" || !p._labelFuncs) return nodeInline(p, t, tree);
-    if (tree._labelInl) return tree._labelInl;
+  if (nodeInline) PK.nodeInline = function (p, t, tree, v) {
+    if (!tree || !p.labelPick || p.labelPick.mode !== "root" || !p._labelFuncs) return nodeInline(p, t, tree, v);
+    var memo = tree._labelInl || (tree._labelInl = {});
+    if (memo[v] !== undefined) return memo[v];
     var lf = new Set(p._labelFuncs.values()), under = new Int32Array(tree.n), any = false, i;
     for (i = 1; i < tree.n; i++) if (tree.parent[i] === 0 && lf.has(tree.func[i])) { under[i] = 1; any = true; }
-    if (!any) return nodeInline(p, t, tree);
+    if (!any) return nodeInline(p, t, tree, v);
     var parent = Int32Array.from(tree.parent);
     for (i = 1; i < tree.n; i++) if (under[parent[i]]) parent[i] = 0;
-    var out = nodeInline(p, t, { n: tree.n, parent: parent, func: tree.func });
+    var out = nodeInline(p, t, { n: tree.n, parent: parent, func: tree.func }, v);
     if (out) for (i = 1; i < tree.n; i++) if (under[i]) out[i] = 0;
-    return (tree._labelInl = out);
+    return (memo[v] = out);
   };
   // A pick as the URL's text and back ("" / null: none).
   PK.encodeTag = function (pick) {
