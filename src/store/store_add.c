@@ -4,7 +4,9 @@
  * are written once whatever number of profiles use them, samples
  * are summed per stack, thread and value type, and the profile's own rows
  * go in one transaction (SQLite) or before its `profiles` row, which is
- * what makes it visible (ClickHouse). */
+ * what makes it visible (ClickHouse). A batched add on ClickHouse
+ * (profkit_store_add_options.batch) holds the rows of many profiles in the
+ * connection and sends them as one INSERT per table, `profiles` last. */
 #include "store/store.h"
 
 #include <math.h>
