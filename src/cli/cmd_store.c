@@ -258,13 +258,15 @@ static int add(struct store_args *a, char **files, int n)
             fflush(stdout);
         }
     }
-    if (rc == CLI_OK && held.n) {
+    if (held.n) { /* the files read before the end, or before one that stopped it */
         int r = profkit_store_flush(s, &err);
         if (r != 0)
             cli_error(&err);
-        held_done(&held, s, files, r == 0, in->quiet, &failed);
-        if (r != 0 && !a->keep_going)
+        int printed = held_done(&held, s, files, r == 0, in->quiet, &failed);
+        if (rc == CLI_OK && r != 0 && !a->keep_going)
             rc = CLI_BAD_INPUT;
+        if (rc == CLI_OK)
+            rc = printed;
     }
     free(held.file);
     free(held.id);
