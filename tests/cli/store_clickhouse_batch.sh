@@ -85,6 +85,15 @@ expect_status "--batch takes a size" 2 "$PROFKIT" store add "$DB" --batch 12X "$
 grep -q "expected a number of bytes" "$TMP/err" && pass || fail "--batch 12X: $(cat "$TMP/err")"
 expect_status "--batch is for add" 2 "$PROFKIT" store ls "$DB" --batch 1M
 
+# without --keep-going an unreadable file stops the add: the files held
+# before it go in (and are printed), those after it do not
+SDB="clickhouse://127.0.0.1:$CH_HTTP/stop"
+expect_status "add stops at an unreadable file: exit 1" 1 \
+  "$PROFKIT" store add "$SDB" "${files[0]}" "${files[1]}" "$TMP/bad.folded" "${files[2]}"
+expect_eq "the two files before the unreadable one are in" "$(printf '%s\n' "${files[0]}" "${files[1]}" | sort)" \
+  "$(stored_files "$SDB" | sort)"
+expect_eq "and printed as added" 2 "$(grep -c '^added ' "$TMP/out")"
+
 # killed while adding in batches: the store lists only profiles printed
 # as added, or of the batch that was being printed; each one whole
 python3 "$PROFKIT_SRC/tests/store/gen_folded.py" "$TMP/kill" 150 1500 11 > /dev/null
