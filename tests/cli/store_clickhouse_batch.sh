@@ -71,6 +71,12 @@ done
 "$PROFKIT" top -n 0 --db "clickhouse://127.0.0.1:$CH_HTTP/small" > "$TMP/small" 2> "$TMP/err"
 "$PROFKIT" top -n 0 "${files[@]}" > "$TMP/all"
 expect_files_eq "--batch 20k: top of the store = top of the files" "$TMP/all" "$TMP/small"
+# a shared row sent in one batch is not sent again in the next
+for t in strings functions frames stacks; do
+  read -r rows ids < <(q "SELECT count(), uniqExact(id) FROM small.$t FORMAT TSV")
+  [ "${rows:-0}" -gt 0 ] && [ "$rows" = "$ids" ] && pass ||
+    fail "--batch 20k: $t: $rows rows for $ids ids: a later batch sent a shared row again"
+done
 n=$(parts small profiles)
 [ "$n" -gt 1 ] && [ "$n" -lt 40 ] && pass || fail "--batch 20k: $n parts of profiles (expected several batches, fewer than 40)"
 q "SYSTEM START MERGES" > /dev/null
