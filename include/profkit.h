@@ -1120,7 +1120,7 @@ PROFKIT_API int profkit_store_add(profkit_store *s, const profkit_profile *p,
  * held profile is in the store. profkit_store_flush sends what is held
  * (0: every held profile is in); profkit_store_close without it drops it.
  * Many profiles in one INSERT per table make a part per table on the server
- * instead of one per profile (docs/store.md, "Size on ClickHouse").
+ * instead of one per profile (docs/store.md, "ClickHouse's directory, not only its parts").
  */
 PROFKIT_API int profkit_store_flush(profkit_store *s, profkit_error *err);
 

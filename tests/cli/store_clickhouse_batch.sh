@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Batched adds on ClickHouse (docs/store.md, "Size on ClickHouse"): one
+# Batched adds on ClickHouse (docs/store.md, "ClickHouse's directory, not only its parts"): one
 # `store add` of many files sends their rows as one INSERT per table per
 # batch (--batch SIZE, 16M by default), so the server makes a part per
 # table and batch, not per profile. Each profile is then what its file is;
