@@ -9,7 +9,9 @@
 # STORE_N profiles (10,000), STORE_STACKS distinct stacks each (1,000), 50
 # hosts, 20 versions (tests/store/gen_folded.py: folded files drawn from
 # one call tree of 400 functions, so profiles share most stacks);
-# STORE_ENGINES "sqlite clickhouse". ClickHouse is Debian's, started here on
+# STORE_ENGINES "sqlite clickhouse"; STORE_GROUP which files one `store
+# add` takes (version: every file of a version; host-version: below).
+# ClickHouse is Debian's, started here on
 # free 127.0.0.1 ports with a temporary data directory, stopped at the end.
 # The inputs are made once by bench/store_inputs.py and kept under
 # STORE_CACHE (build/bench-store, ~61 MB per 1,000 profiles), with their
@@ -39,7 +41,7 @@ now() { date +%s.%N; }
 # compressed sizes (bench/store_inputs.py), reused by later runs; linked
 # here as $OUT/gen so the paths the store keeps are as long as before
 CACHE=${STORE_CACHE:-$SRC/build/bench-store}
-echo "inputs: $N profiles of $STACKS stacks (50 hosts, 20 versions), cached under $CACHE..."
+echo "inputs: $N profiles of $STACKS stacks (50 hosts, 20 versions), cached under $CACHE; one store add per ${STORE_GROUP:-version}..."
 t0=$(now)
 dir=$(python3 "$SRC/bench/store_inputs.py" "$CACHE" "$SRC/tests/store/gen_folded.py" "$N" "$STACKS" 1)
 t1=$(now)
@@ -65,13 +67,24 @@ for engine in $ENGINES; do
     count() { curl -s "http://127.0.0.1:$CH_HTTP/?query=SELECT%20count()%20FROM%20bench.$1"; }
   fi
   echo "== $engine: $DB"
-  # one add per (host, version) group: the labels differ; wall and the
-  # client's CPU (the machine is shared: CPU is the steadier figure)
+  # STORE_GROUP=version (the default): one add per version, its files of
+  # every host (N/20 files a call), labelled with the version only: the
+  # path of a team's `store add DIR/*.pb.gz --label version=X`, where
+  # ClickHouse takes the rows of many files as one INSERT per table
+  # (store add --batch, 16M). STORE_GROUP=host-version: one add per
+  # (host, version), labelled with both (N/1000 files a call: one at
+  # 1,000 profiles), the figures before batching. Wall and the client's
+  # CPU (the machine is shared: CPU is the steadier figure).
   ingest() {
-    awk -F'\t' '{ g[$2 "\t" $3] = g[$2 "\t" $3] " " $1 } END { for (k in g) print k "\t" g[k] }' \
-      "$OUT/labels.tsv" | while IFS=$'\t' read -r host version files; do
+    if [ "${STORE_GROUP:-version}" = version ]; then
+      awk -F'\t' '{ g[$3] = g[$3] " " $1 } END { for (k in g) print "-\t" k "\t" g[k] }' "$OUT/labels.tsv"
+    else
+      awk -F'\t' '{ g[$2 "\t" $3] = g[$2 "\t" $3] " " $1 } END { for (k in g) print k "\t" g[k] }' "$OUT/labels.tsv"
+    fi | while IFS=$'\t' read -r host version files; do
+        local hl=()
+        [ "$host" = - ] || hl=(--label "$host")
         # shellcheck disable=SC2086
-        "$PROFKIT" store add "$DB" -q --label "$host" --label "$version" $files
+        "$PROFKIT" store add "$DB" -q "${hl[@]}" --label "$version" $files
       done
   }
   TIMEFORMAT='%R %U %S'

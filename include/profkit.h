@@ -1099,6 +1099,10 @@ typedef struct profkit_store_add_options {
     const char *source;        /* the file it was read from (label "file"); NULL: none */
     int64_t time;              /* ns since 1970 UTC when the profile has no time of its
                                   own; PROFKIT_NO_TIME: the time of the add */
+    size_t batch;              /* ClickHouse: hold the rows of many profiles and send
+                                  them as one INSERT per table once about this many
+                                  bytes are held, or at profkit_store_flush; 0: each
+                                  profile at once (SQLite always) */
 } profkit_store_add_options;
 
 /*
@@ -1112,6 +1116,18 @@ typedef struct profkit_store_add_options {
 PROFKIT_API int profkit_store_add(profkit_store *s, const profkit_profile *p,
                                   const profkit_store_add_options *o, uint64_t *id,
                                   profkit_error *err);
+
+/*
+ * Batched adds (o->batch > 0, ClickHouse): profkit_store_add returns 2 when
+ * it holds the profile's rows, not yet in the store; 0 when the profile and
+ * every one held before it are in (the batch was sent); 1 when it is in the
+ * store or held already. An error while sending loses the whole batch: no
+ * held profile is in the store. profkit_store_flush sends what is held
+ * (0: every held profile is in); profkit_store_close without it drops it.
+ * Many profiles in one INSERT per table make a part per table on the server
+ * instead of one per profile (docs/store.md, "ClickHouse's directory, not only its parts").
+ */
+PROFKIT_API int profkit_store_flush(profkit_store *s, profkit_error *err);
 
 /*
  * Which profiles: every one of `where` ("KEY=VALUE", "KEY!=VALUE": no label

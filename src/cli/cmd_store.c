@@ -12,7 +12,7 @@
 #include <time.h>
 
 static const char help[] =
-    "Usage: profkit store add DB FILE... [--label KEY=VALUE]... [--keep-going] [OPTIONS]\n"
+    "Usage: profkit store add DB FILE... [--label KEY=VALUE]... [--keep-going] [--batch SIZE] [OPTIONS]\n"
     "       profkit store ls DB [--where K=V]... [--since T] [--until T] [--json]\n"
     "       profkit store label DB (ID... | --where K=V ...) [--set K=V]... [--unset K]...\n"
     "       profkit store rm DB (--where K=V | --since T | --until T | --older-than D)...\n"
@@ -53,6 +53,10 @@ static const char help[] =
     "                     '_', '.', '-'\n"
     "  --keep-going       (add) add every file it can read; name each that fails\n"
     "                     and exit 1 at the end if one did\n"
+    "  --batch SIZE       (add, ClickHouse) send the rows of many files as one\n"
+    "                     INSERT per table once SIZE bytes of them are held\n"
+    "                     (default 16M; 0: each file at once); a file is added,\n"
+    "                     and printed, once its batch is in\n"
     "  --where K=V        profiles with label K = V (repeatable: all must hold);\n"
     "                     K!=V: no label K = V; K~RE: a label K matching the\n"
     "                     POSIX extended RE (ClickHouse: its re2 syntax); a K\n"
@@ -101,13 +105,15 @@ static const char help[] =
     "    'http://127.0.0.1:4040/ingest?name=app{env=ci}&format=pprof'\n";
 
 enum { OPT_KEEP_GOING = 0x300, OPT_SET, OPT_UNSET, OPT_OLDER_THAN, OPT_JSON, OPT_LISTEN, OPT_TOKEN,
-       OPT_MAX_BODY, OPT_ALLOW_HOST };
+       OPT_MAX_BODY, OPT_ALLOW_HOST, OPT_BATCH };
 
 struct store_args {
     cli_input in;
     const char *labels[CLI_MAX_WHERE], *set[CLI_MAX_WHERE], *unset[CLI_MAX_WHERE];
     size_t n_labels, n_set, n_unset;
     int keep_going, json;
+    size_t batch; /* add: profkit_store_add_options.batch */
+    int has_batch;
     /* serve */
     const char *listen, *token, *hosts[16];
     size_t n_hosts, max_body;
@@ -128,6 +134,63 @@ static void query_of(profkit_store_query *q, const cli_input *in, const uint64_t
         cli_query_ids(q, in, NULL);
 }
 
+/* Prints "added" and the profile as ls does (one line). */
+static int print_added(profkit_store *s, uint64_t id)
+{
+    profkit_store_query q;
+    profkit_store_list_options lo = { 0, 1 };
+    profkit_error err;
+    query_of(&q, &(cli_input){ 0 }, &id, 1);
+    fputs("added ", stdout);
+    if (profkit_store_list_opts(stdout, s, &q, &lo, &err) != 0)
+        return cli_error(&err);
+    return CLI_OK;
+}
+
+/* The files whose rows wait in the store's batch (--batch): printed once
+ * the batch is in, named as not added when it failed. */
+struct held {
+    int *file;
+    uint64_t *id;
+    size_t n, cap;
+};
+
+static int held_push(struct held *h, int file, uint64_t id)
+{
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 64;
+        int *f = realloc(h->file, cap * sizeof(int));
+        if (!f)
+            return -1;
+        h->file = f;
+        uint64_t *i = realloc(h->id, cap * sizeof(uint64_t));
+        if (!i)
+            return -1;
+        h->id = i;
+        h->cap = cap;
+    }
+    h->file[h->n] = file;
+    h->id[h->n++] = id;
+    return 0;
+}
+
+/* The batch is in (ok) or lost: prints or names each file held. */
+static int held_done(struct held *h, profkit_store *s, char **files, int ok, int quiet, int *failed)
+{
+    int rc = CLI_OK;
+    for (size_t k = 0; k < h->n; k++) {
+        if (!ok) {
+            fprintf(stderr, "profkit store: %s: not added\n", files[h->file[k]]);
+            ++*failed;
+        } else if (!quiet && rc == CLI_OK) {
+            rc = print_added(s, h->id[k]);
+        }
+    }
+    h->n = 0;
+    fflush(stdout); /* what is printed is in the store: a kill after it loses no line */
+    return rc;
+}
+
 static int add(struct store_args *a, char **files, int n)
 {
     cli_input *in = &a->in;
@@ -136,6 +199,7 @@ static int add(struct store_args *a, char **files, int n)
     if (cli_store_open(&s, in->db, &err) != 0)
         return cli_error(&err);
     int rc = CLI_OK, failed = 0;
+    struct held held = { 0 };
     in->skip_markers = 1; /* the store keeps no markers; lines and in-use values it keeps */
     for (int i = 0; i < n && rc == CLI_OK; i++) {
         profkit_profile *p;
@@ -158,6 +222,7 @@ static int add(struct store_args *a, char **files, int n)
         ao.n_labels = a->n_labels;
         ao.source = files[i];
         ao.time = PROFKIT_NO_TIME;
+        ao.batch = a->has_batch ? a->batch : (size_t)16 << 20;
         struct stat st;
         if (strcmp(files[i], "-") != 0 && stat(files[i], &st) == 0)
             ao.time = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
@@ -165,6 +230,10 @@ static int add(struct store_args *a, char **files, int n)
         r = profkit_store_add(s, p, &ao, &id, &err);
         profkit_profile_free(p);
         if (r < 0) {
+            /* the files held with it are lost too */
+            int f = 0;
+            held_done(&held, s, files, 0, in->quiet, &f);
+            failed += f;
             if (a->keep_going && err.code != PROFKIT_EINVAL) {
                 cli_error(&err);
                 fprintf(stderr, "profkit store: %s: not added\n", files[i]);
@@ -172,20 +241,35 @@ static int add(struct store_args *a, char **files, int n)
                 continue;
             }
             rc = cli_fail("store", &err);
+        } else if (r == 2) { /* held: printed once its batch is in */
+            if (held_push(&held, i, id) != 0) {
+                fprintf(stderr, "profkit: error: out of memory\n");
+                rc = CLI_BAD_INPUT;
+            }
         } else if (r == 1) {
             if (!in->quiet)
                 fprintf(stderr, "profkit store: %s: already in the store (profile %016llx), not added again\n",
                         files[i], (unsigned long long)id);
-        } else if (!in->quiet) {
-            /* what was added, as ls shows it */
-            profkit_store_query q;
-            profkit_store_list_options lo = { 0, 1 };
-            query_of(&q, &(cli_input){ 0 }, &id, 1);
-            fputs("added ", stdout);
-            if (profkit_store_list_opts(stdout, s, &q, &lo, &err) != 0)
-                rc = cli_error(&err);
+        } else {
+            /* in, with every file held before it */
+            rc = held_done(&held, s, files, 1, in->quiet, &failed);
+            if (rc == CLI_OK && !in->quiet)
+                rc = print_added(s, id);
+            fflush(stdout);
         }
     }
+    if (held.n) { /* the files read before the end, or before one that stopped it */
+        int r = profkit_store_flush(s, &err);
+        if (r != 0)
+            cli_error(&err);
+        int printed = held_done(&held, s, files, r == 0, in->quiet, &failed);
+        if (rc == CLI_OK && r != 0 && !a->keep_going)
+            rc = CLI_BAD_INPUT;
+        if (rc == CLI_OK)
+            rc = printed;
+    }
+    free(held.file);
+    free(held.id);
     profkit_store_close(s);
     if (rc == CLI_OK && failed) {
         fprintf(stderr, "profkit store: %d of %d file%s not added\n", failed, n, n == 1 ? "" : "s");
@@ -367,6 +451,7 @@ int cmd_store(int argc, char **argv)
         { "token", required_argument, NULL, OPT_TOKEN },
         { "max-body", required_argument, NULL, OPT_MAX_BODY },
         { "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
+        { "batch", required_argument, NULL, OPT_BATCH },
         CLI_INPUT_OPTIONS,
         { NULL, 0, NULL, 0 },
     };
@@ -409,6 +494,13 @@ int cmd_store(int argc, char **argv)
                 return cli_usage("store", "--max-body '%s': expected a number of bytes, or with k, M "
                                           "or G (64M)", optarg);
             a.serve_opts = 1;
+            break;
+        case OPT_BATCH:
+            a.batch = 0;
+            if (strcmp(optarg, "0") != 0 && parse_bytes(optarg, &a.batch) != 0)
+                return cli_usage("store", "--batch '%s': expected a number of bytes, or with k, M or G "
+                                          "(16M), or 0", optarg);
+            a.has_batch = 1;
             break;
         case OPT_ALLOW_HOST:
             if (a.n_hosts == 16)
@@ -469,8 +561,8 @@ int cmd_store(int argc, char **argv)
             return CLI_USAGE;
         return serve(&a);
     }
-    if (!is_add && (a.n_labels || a.keep_going))
-        return cli_usage("store", "%s is for add", a.n_labels ? "--label" : "--keep-going");
+    if (!is_add && (a.n_labels || a.keep_going || a.has_batch))
+        return cli_usage("store", "%s is for add", a.n_labels ? "--label" : a.keep_going ? "--keep-going" : "--batch");
     if (!is_label && (a.n_set || a.n_unset))
         return cli_usage("store", "%s is for label", a.n_set ? "--set" : "--unset");
     if (older && strcmp(verb, "rm") != 0)

@@ -70,6 +70,19 @@ int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err)
 int pk_store_clickhouse_open(profkit_store *s, const char *url, const profkit_store_options *o,
                              profkit_error *err);
 
+/* Batched adds on ClickHouse (store_clickhouse.c): rows held for one
+ * INSERT per table over many profiles. hold appends a table's rows (the
+ * shared ones this connection sent or holds are left out); hold_profile
+ * notes a profile held whole (its content id, its seq); held says whether
+ * a profile is held, and the largest seq, bytes and rows held; flush sends
+ * them, table by table in the order first held, and drops them (also on
+ * an error); drop drops them unsent. */
+int pk_store_ch_hold(profkit_store *s, const char *table, size_t n_cols, const pk_cell *cells,
+                     size_t n_rows, profkit_error *err);
+int pk_store_ch_hold_profile(profkit_store *s, uint64_t content, int64_t seq, profkit_error *err);
+int pk_store_ch_held(profkit_store *s, uint64_t content, int64_t *last_seq, size_t *bytes, size_t *rows);
+int pk_store_ch_flush(profkit_store *s, profkit_error *err);
+void pk_store_ch_drop(profkit_store *s);
 
 /* ---- SQL text (store_sql.c) ---- */
 

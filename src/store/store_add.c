@@ -4,7 +4,9 @@
  * are written once whatever number of profiles use them, samples
  * are summed per stack, thread and value type, and the profile's own rows
  * go in one transaction (SQLite) or before its `profiles` row, which is
- * what makes it visible (ClickHouse). */
+ * what makes it visible (ClickHouse). A batched add on ClickHouse
+ * (profkit_store_add_options.batch) holds the rows of many profiles in the
+ * connection and sends them as one INSERT per table, `profiles` last. */
 #include "store/store.h"
 
 #include <math.h>
@@ -615,8 +617,8 @@ static int check_labels(const profkit_store *s, const profkit_store_add_options 
     return 0;
 }
 
-int profkit_store_add(profkit_store *s, const profkit_profile *p,
-                      const profkit_store_add_options *o, uint64_t *id, profkit_error *err)
+static int add_one(profkit_store *s, const profkit_profile *p, const profkit_store_add_options *o,
+                   uint64_t *id, profkit_error *err)
 {
     int rc = check_labels(s, o, err);
     if (rc)
@@ -677,6 +679,8 @@ int profkit_store_add(profkit_store *s, const profkit_profile *p,
         return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory adding a profile");
     }
 
+    /* batched (ClickHouse): the rows wait in the connection's batch */
+    int hold = s->clickhouse && o && o->batch > 0;
     int64_t when = profile_time(p);
     if (!when)
         when = o && o->time != PROFKIT_NO_TIME ? o->time : now_ns();
@@ -696,8 +700,8 @@ int profkit_store_add(profkit_store *s, const profkit_profile *p,
     pk_buf_free(&q);
     if (rc)
         goto done;
-    if (seq) {
-        rc = 1; /* there already */
+    if (seq || (hold && pk_store_ch_held(s, a.content, NULL, NULL, NULL))) {
+        rc = 1; /* there already, or held */
         goto done;
     }
     int64_t last = 0;
@@ -711,9 +715,33 @@ int profkit_store_add(profkit_store *s, const profkit_profile *p,
     seq = last + 1;
     if (s->clickhouse && now_ns() > seq)
         seq = now_ns();
+    if (hold) { /* after those held, which max(seq) does not see */
+        int64_t held_seq = 0;
+        pk_store_ch_held(s, 0, &held_seq, NULL, NULL);
+        if (held_seq >= seq)
+            seq = held_seq + 1;
+    }
     profile_rows(&a, seq, o, when);
     if (a.bad) {
         rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory adding a profile");
+        goto done;
+    }
+    if (hold) {
+        /* the rows join the batch, `profiles` last; the batch goes once it
+         * holds o->batch bytes (or a million rows: ClickHouse makes one
+         * part of at most that many), and this profile with it */
+        size_t bytes = 0, n_rows = 0;
+        for (int t = 0; t < N_TABLES && rc == 0; t++)
+            rc = pk_store_ch_hold(s, table_name[t], table_cols[t], a.t[t].c, a.t[t].n / table_cols[t], err);
+        if (rc == 0)
+            rc = pk_store_ch_hold_profile(s, a.content, seq, err);
+        if (rc == 0)
+            pk_store_ch_held(s, 0, NULL, &bytes, &n_rows);
+        if (rc == 0 && (bytes >= o->batch || n_rows >= 1000000))
+            rc = pk_store_ch_flush(s, err);
+        else if (rc == 0)
+            rc = 2; /* held */
+        began = 0;
         goto done;
     }
     for (int t = 0; t < N_TABLES && rc == 0; t++)
@@ -727,4 +755,19 @@ done:
         s->engine->rollback(s);
     add_free(&a);
     return rc;
+}
+
+int profkit_store_add(profkit_store *s, const profkit_profile *p,
+                      const profkit_store_add_options *o, uint64_t *id, profkit_error *err)
+{
+    int rc = add_one(s, p, o, id, err);
+    /* batched: an error loses the batch (profkit.h), whatever failed */
+    if (rc < 0 && s->clickhouse && o && o->batch > 0)
+        pk_store_ch_drop(s);
+    return rc;
+}
+
+int profkit_store_flush(profkit_store *s, profkit_error *err)
+{
+    return s->clickhouse ? pk_store_ch_flush(s, err) : 0;
 }

@@ -45,6 +45,20 @@ struct ch {
      * frames then makes a part per profile in the profile's own tables
      * only, instead of one in every shared table too. */
     pk_idmap sent[N_SHARED];
+    /* Batched adds (profkit_store_add_options.batch): the rows held for
+     * one INSERT per table, each table's VALUES in the order the tables
+     * were first held (an add holds `profiles` last, so it goes last),
+     * the shared rows' ids among them (not in `sent` until the INSERT
+     * was accepted), and the profiles held (their content ids). */
+    struct {
+        char table[32];
+        pk_buf body;
+        size_t rows;
+    } held[16];
+    size_t n_held, held_bytes, held_rows;
+    pk_idmap held_ids[N_SHARED];
+    pk_idmap held_profiles;
+    int64_t held_seq; /* the largest seq held */
 };
 
 static struct ch *ch_of(profkit_store *s) { return s->impl; }
@@ -208,6 +222,71 @@ static void literal(pk_buf *b, const char *s, size_t len)
     pk_buf_printf(b, "'");
 }
 
+/* The shared table's index in shared_tables, or -1. */
+static int shared_index(const char *table, size_t n_cols, const pk_cell *cells)
+{
+    for (size_t i = 0; i < N_SHARED && n_cols > 0; i++)
+        if (strcmp(table, shared_tables[i]) == 0 && cells[0].kind == PK_CELL_INT)
+            return (int)i;
+    return -1;
+}
+
+/* Appends the rows to body as VALUES tuples, "(a, b),(c, d)", but those
+ * whose id (first cell) is in `sent` or `held`; the ids appended go into
+ * `held` when it is not NULL. *n counts the tuples in body (a comma goes
+ * before all but the first). Returns 0 or -1 (out of memory). */
+static int values(pk_buf *body, size_t *n, size_t n_cols, const pk_cell *cells, size_t n_rows,
+                  const pk_idmap *sent, pk_idmap *held)
+{
+    for (size_t r = 0; r < n_rows; r++) {
+        uint64_t id = (uint64_t)cells[r * n_cols].i;
+        if (sent && pk_idmap_get(sent, id) != PROFKIT_NONE)
+            continue; /* this connection has inserted it */
+        if (held && pk_idmap_get(held, id) != PROFKIT_NONE)
+            continue; /* in the batch already */
+        if (held && pk_idmap_put(held, id, 1) < 0)
+            return -1;
+        pk_buf_printf(body, (*n)++ ? ",(" : "(");
+        for (size_t c = 0; c < n_cols; c++) {
+            const pk_cell *x = &cells[r * n_cols + c];
+            if (c)
+                pk_buf_printf(body, ",");
+            if (x->kind == PK_CELL_TEXT)
+                literal(body, x->s ? x->s : "", x->len);
+            else if (x->kind == PK_CELL_ARRAY) /* profkit's own "[1,2,3]" */
+                pk_buf_printf(body, "%.*s", (int)x->len, x->s ? x->s : "[]");
+            else
+                pk_buf_printf(body, "%lld", (long long)x->i);
+        }
+        pk_buf_printf(body, ")");
+    }
+    return pk_buf_error(body) ? -1 : 0;
+}
+
+/* POSTs "INSERT INTO table VALUES" with body. */
+static int insert_body(profkit_store *s, const char *table, const pk_buf *body, profkit_error *err)
+{
+    pk_buf q = PK_BUF_INIT, p = PK_BUF_INIT;
+    pk_buf_printf(&q, "INSERT INTO %s VALUES", table);
+    params(&p, ch_of(s), q.buf);
+    int rc = pk_buf_error(body) || pk_buf_error(&q) || pk_buf_error(&p)
+                 ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+                 : post(s, 0, p.buf, body->buf, body->len, err);
+    pk_buf_free(&q);
+    pk_buf_free(&p);
+    return rc;
+}
+
+/* Remembers id as inserted by this connection (out of memory, or past
+ * SENT_MAX, only forgets). */
+static void remember(pk_idmap *sent, uint64_t id)
+{
+    if (sent->count >= SENT_MAX)
+        pk_idmap_free(sent);
+    if (pk_idmap_put(sent, id, 1) < 0)
+        pk_idmap_free(sent);
+}
+
 /* Rows go as VALUES (a, b), (c, d): a body cut short (an add killed while
  * sending) ends inside a tuple, which ClickHouse refuses whole, where in
  * TabSeparated the last row's last number or text, cut, would be taken as
@@ -218,49 +297,102 @@ static int ch_insert(profkit_store *s, const char *table, size_t n_cols, const p
     if (n_rows == 0)
         return 0;
     struct ch *conn = ch_of(s);
-    pk_idmap *sent = NULL;
-    for (size_t i = 0; i < N_SHARED && n_cols > 0; i++)
-        if (strcmp(table, shared_tables[i]) == 0 && cells[0].kind == PK_CELL_INT)
-            sent = &conn->sent[i];
+    int sh = shared_index(table, n_cols, cells);
+    pk_idmap *sent = sh >= 0 ? &conn->sent[sh] : NULL;
     size_t n_sent = 0; /* rows in the body */
-    pk_buf body = PK_BUF_INIT, q = PK_BUF_INIT, p = PK_BUF_INIT;
-    for (size_t r = 0; r < n_rows; r++) {
-        if (sent && pk_idmap_get(sent, (uint64_t)cells[r * n_cols].i) != PROFKIT_NONE)
-            continue; /* this connection has inserted it */
-        pk_buf_printf(&body, n_sent++ ? ",(" : "(");
-        for (size_t c = 0; c < n_cols; c++) {
-            const pk_cell *x = &cells[r * n_cols + c];
-            if (c)
-                pk_buf_printf(&body, ",");
-            if (x->kind == PK_CELL_TEXT)
-                literal(&body, x->s ? x->s : "", x->len);
-            else if (x->kind == PK_CELL_ARRAY) /* profkit's own "[1,2,3]" */
-                pk_buf_printf(&body, "%.*s", (int)x->len, x->s ? x->s : "[]");
-            else
-                pk_buf_printf(&body, "%lld", (long long)x->i);
-        }
-        pk_buf_printf(&body, ")");
-    }
-    if (n_sent == 0) {
+    pk_buf body = PK_BUF_INIT;
+    if (values(&body, &n_sent, n_cols, cells, n_rows, sent, NULL) != 0) {
         pk_buf_free(&body);
-        return 0;
+        return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
     }
-    pk_buf_printf(&q, "INSERT INTO %s VALUES", table);
-    params(&p, ch_of(s), q.buf);
-    int rc = pk_buf_error(&body) || pk_buf_error(&q) || pk_buf_error(&p)
-                 ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
-                 : post(s, 0, p.buf, body.buf, body.len, err);
-    /* in the table now: remembered (out of memory only forgets) */
-    if (rc == 0 && sent && sent->count + n_sent > SENT_MAX)
-        pk_idmap_free(sent);
-    for (size_t r = 0; rc == 0 && sent && r < n_rows; r++)
-        if (pk_idmap_put(sent, (uint64_t)cells[r * n_cols].i, 1) < 0) {
-            pk_idmap_free(sent);
-            break;
-        }
+    int rc = n_sent ? insert_body(s, table, &body, err) : 0;
+    /* in the table now: remembered */
+    for (size_t r = 0; rc == 0 && n_sent && sent && r < n_rows; r++)
+        remember(sent, (uint64_t)cells[r * n_cols].i);
     pk_buf_free(&body);
-    pk_buf_free(&q);
-    pk_buf_free(&p);
+    return rc;
+}
+
+/* Drops the rows held (none of them was sent). */
+void pk_store_ch_drop(profkit_store *s)
+{
+    struct ch *c = ch_of(s);
+    for (size_t t = 0; t < c->n_held; t++)
+        pk_buf_free(&c->held[t].body);
+    for (size_t i = 0; i < N_SHARED; i++)
+        pk_idmap_free(&c->held_ids[i]);
+    pk_idmap_free(&c->held_profiles);
+    c->n_held = c->held_bytes = c->held_rows = 0;
+}
+
+int pk_store_ch_hold(profkit_store *s, const char *table, size_t n_cols, const pk_cell *cells,
+                     size_t n_rows, profkit_error *err)
+{
+    struct ch *c = ch_of(s);
+    if (n_rows == 0)
+        return 0;
+    size_t t = 0;
+    while (t < c->n_held && strcmp(c->held[t].table, table) != 0)
+        t++;
+    if (t == c->n_held) {
+        if (t == sizeof(c->held) / sizeof(c->held[0]) || strlen(table) >= sizeof(c->held[t].table))
+            return pk_error_set(err, PROFKIT_EINVAL, s->name, -1, "table %s: not held", table);
+        snprintf(c->held[t].table, sizeof(c->held[t].table), "%s", table);
+        pk_buf_init(&c->held[t].body, 0);
+        c->held[t].rows = 0;
+        c->n_held++;
+    }
+    int sh = shared_index(table, n_cols, cells);
+    size_t before = c->held[t].body.len, rows = c->held[t].rows;
+    if (values(&c->held[t].body, &c->held[t].rows, n_cols, cells, n_rows, sh >= 0 ? &c->sent[sh] : NULL,
+               sh >= 0 ? &c->held_ids[sh] : NULL) != 0)
+        return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory adding a profile");
+    c->held_bytes += c->held[t].body.len - before;
+    c->held_rows += c->held[t].rows - rows;
+    return 0;
+}
+
+int pk_store_ch_hold_profile(profkit_store *s, uint64_t content, int64_t seq, profkit_error *err)
+{
+    struct ch *c = ch_of(s);
+    if (pk_idmap_put(&c->held_profiles, content, 1) < 0)
+        return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory adding a profile");
+    if (seq > c->held_seq)
+        c->held_seq = seq;
+    return 0;
+}
+
+int pk_store_ch_held(profkit_store *s, uint64_t content, int64_t *last_seq, size_t *bytes, size_t *rows)
+{
+    struct ch *c = ch_of(s);
+    if (last_seq)
+        *last_seq = c->held_seq;
+    if (bytes)
+        *bytes = c->held_bytes;
+    if (rows)
+        *rows = c->held_rows;
+    return content && pk_idmap_get(&c->held_profiles, content) != PROFKIT_NONE;
+}
+
+/* One INSERT per table of what is held, in the order held (`profiles`
+ * last: what makes the profiles visible goes in once all their rows
+ * are); then the shared rows count as sent. On an error the rest is
+ * dropped: the profiles whose `profiles` rows were not accepted are not
+ * in the store, and a shared row ClickHouse took is only sent again. */
+int pk_store_ch_flush(profkit_store *s, profkit_error *err)
+{
+    struct ch *c = ch_of(s);
+    int rc = 0;
+    for (size_t t = 0; t < c->n_held && rc == 0; t++)
+        if (c->held[t].rows)
+            rc = insert_body(s, c->held[t].table, &c->held[t].body, err);
+    for (size_t i = 0; i < N_SHARED && rc == 0; i++) {
+        const pk_idmap *h = &c->held_ids[i];
+        for (size_t k = 0; k < h->cap; k++)
+            if (h->vals[k] != PK_MAP64_EMPTY)
+                remember(&c->sent[i], h->keys[k]);
+    }
+    pk_store_ch_drop(s);
     return rc;
 }
 
@@ -461,6 +593,7 @@ static void ch_close(profkit_store *s)
     pk_buf_free(&c->body);
     for (size_t i = 0; i < N_SHARED; i++)
         pk_idmap_free(&c->sent[i]);
+    pk_store_ch_drop(s); /* held rows never flushed: not added */
     free(c);
 }
 

@@ -246,11 +246,12 @@ STORE_REPORTS=("top -n 0" "top -n 0 --cum" "tree")
 compare_reports "after rm on the cluster" "$RMDB" "--where file~." "${rm_kept[@]}"
 STORE_REPORTS=("${saved[@]}")
 
-# A killed add on the cluster: what the store lists, it answers for in full.
+# A killed add on the cluster: what the store lists, it answers for in full
+# (in batches of 200k: the default 16M holds all 40 files, sent at the end).
 python3 "$PROFKIT_SRC/tests/store/gen_folded.py" "$TMP/kill" 40 1500 11 > /dev/null
 mapfile -t all < <(cut -f1 "$TMP/kill/labels.tsv")
 for delay in 0.7 2.1; do
-  "$PROFKIT" store add "$DIST" -q --label set=kill "${all[@]}" &
+  "$PROFKIT" store add "$DIST" -q --batch 200k --label set=kill "${all[@]}" &
   pid=$!
   sleep "$delay"
   kill -9 "$pid" 2> /dev/null

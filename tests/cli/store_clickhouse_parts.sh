@@ -3,7 +3,8 @@
 # directory, not only its parts"): its tables keep a part their merges
 # replaced 60 s (old_parts_lifetime), and one `store add` of many files
 # sends each shared row (string, function, frame, stack) once, not once per
-# profile. With the server's merges stopped, every copy sent stays a row:
+# profile (--batch 0: each profile its own INSERTs; store_clickhouse_batch.sh
+# has the batches). With the server's merges stopped, every copy sent stays a row:
 # a shared table then holds each id once, in fewer parts than profiles.
 # One node, started as bench/lib.sh starts it (its configuration).
 . "$(dirname "$0")/lib.sh"
@@ -33,7 +34,7 @@ mapfile -t files < <(cut -f1 "$TMP/gen/labels.tsv")
 # the tables, then no merge: every row sent stays as it came
 "$PROFKIT" store ls "$DB" > /dev/null 2>&1
 q "SYSTEM STOP MERGES" > /dev/null
-"$PROFKIT" store add "$DB" -q "${files[@]}" 2> "$TMP/err" || fail "store add: $(cat "$TMP/err")"
+"$PROFKIT" store add "$DB" -q --batch 0 "${files[@]}" 2> "$TMP/err" || fail "store add: $(cat "$TMP/err")"
 expect_eq "20 profiles added" 20 "$(q 'SELECT count() FROM prof.profiles')"
 for t in strings functions frames stacks; do
   read -r rows ids < <(q "SELECT count(), uniqExact(id) FROM prof.$t FORMAT TSV")
