@@ -68,12 +68,18 @@ typedef struct pe_rows {
 _Static_assert(sizeof(pe_rows) == 64, "a row cache is one cache line");
 
 /* Without lines (no line data, or skip_lines) a path element has one row:
- * it and its counts in 16 bytes, four path elements to a cache line. */
+ * it and its counts in 16 bytes, four path elements to a cache line. The
+ * counts are wider than pe_counts', so that counting costs one test: objs
+ * holds the allocations in its low 16 bits and the frees in its high 16,
+ * each moved to the row before it reaches 2^15 (PE_OBJS_FULL), and space
+ * (at most 2^16 sizes below 2^32 between moves) cannot overflow. */
 typedef struct pe_flat {
-    uint32_t row; /* EMPTY until its first entry */
-    uint32_t unused;
-    pe_counts n;
+    uint32_t row;  /* EMPTY until its first entry */
+    uint32_t objs; /* allocations | frees << 16 */
+    uint64_t space; /* alloc_space */
 } pe_flat;
+
+#define PE_OBJS_FULL 0x80008000u
 
 _Static_assert(sizeof(pe_flat) == 16, "four to a cache line");
 
