@@ -235,8 +235,10 @@ int pk_bsprof_decoder = PK_BSPROF_DECODE_FASTEST;
 decode_fast_fn pk_bsprof_decode_pick(void)
 {
 #if PK_HAVE_BMI2
-    if (pk_bsprof_decoder == PK_BSPROF_DECODE_FASTEST && fast_pext())
-        return __builtin_cpu_supports("avx2") ? decode_fast_avx2 : decode_fast_bmi2;
+    if (pk_bsprof_decoder != PK_BSPROF_DECODE_GENERIC && fast_pext())
+        return pk_bsprof_decoder == PK_BSPROF_DECODE_FASTEST && __builtin_cpu_supports("avx2")
+                   ? decode_fast_avx2
+                   : decode_fast_bmi2;
 #endif
     return pk_bsprof_decode_generic;
 }

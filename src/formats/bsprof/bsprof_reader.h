@@ -213,8 +213,10 @@ size_t pk_bsprof_decode_generic(reader *r, const uint8_t *p, size_t n, uint64_t 
 
 /* Which decoder pk_bsprof_decode_pick gives: the fastest (the default), or
  * the generic one, which the unit tests set so that it runs where the BMI2
- * one would be picked (docs/testing.md). Read at the start of each read. */
-enum { PK_BSPROF_DECODE_FASTEST, PK_BSPROF_DECODE_GENERIC };
+ * one would be picked (docs/testing.md), or the BMI2 one without AVX2 (the
+ * generic one where PEXT is not fast), which they set so that it runs where
+ * AVX2 is there too. Read at the start of each read. */
+enum { PK_BSPROF_DECODE_FASTEST, PK_BSPROF_DECODE_GENERIC, PK_BSPROF_DECODE_BMI2 };
 extern int pk_bsprof_decoder;
 
 /* Fills shapes[] (by the low five bits of a tag) for a file with line data
