@@ -997,6 +997,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--generic") == 0)
         pk_bsprof_decoder = PK_BSPROF_DECODE_GENERIC;
+    if (argc > 1 && strcmp(argv[1], "--bmi2") == 0)
+        pk_bsprof_decoder = PK_BSPROF_DECODE_BMI2;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(header_fields_go_to_metadata),
         cmocka_unit_test(entries_with_line_data),

@@ -364,6 +364,19 @@ static void flush_counts(reader *r, uint32_t row, pe_counts *n)
     }
 }
 
+/* Moves the memory operations counted in path element f into its row. */
+static void flush_flat(reader *r, pe_flat *f)
+{
+    if (f->objs | f->space) {
+        int64_t *a = r->acc + (size_t)f->row * N_VALUES;
+        a[V_ALLOC_OBJECTS] += f->objs & 0xffff;
+        a[V_ALLOC_SPACE] += (int64_t)f->space;
+        a[V_FREE_OBJECTS] += f->objs >> 16;
+        f->objs = 0;
+        f->space = 0;
+    }
+}
+
 /* The value row of path element index i at line offset off (checked
  * first in line_rows when `look`); EMPTY on ENOMEM. */
 static uint32_t make_row(reader *r, uint32_t i, uint32_t off, int look)
@@ -503,7 +516,7 @@ static PK_NOINLINE void start_capping(reader *r)
     for (size_t i = 0; i < r->n_pe; i++) {
         if (!r->lines) {
             if (r->pe_flat[i].row != EMPTY)
-                flush_counts(r, r->pe_flat[i].row, &r->pe_flat[i].n);
+                flush_flat(r, &r->pe_flat[i]);
             continue;
         }
         for (unsigned k = 0; k < PE_CACHE; k++)
@@ -514,6 +527,21 @@ static PK_NOINLINE void start_capping(reader *r)
     for (size_t row = 0; row < r->n_rows; row++)
         for (int v = 0; v < N_VALUES; v++)
             r->grand[v] += r->acc[row * N_VALUES + (size_t)v];
+}
+
+/* Counts a memory operation in its value row (a size of 2^32 or more, or
+ * once capping). */
+static PK_NOINLINE void count_in_row(reader *r, const data_entry *e, int capped)
+{
+    unsigned alloc = e->kind == D_ALLOC;
+    int64_t *a = r->acc + (size_t)e->row * N_VALUES;
+    if (!capped) {
+        a[alloc ? V_ALLOC_OBJECTS : V_FREE_OBJECTS] += 1;
+        a[V_ALLOC_SPACE] += (int64_t)e->b;
+    } else {
+        acc_add(r, a, alloc ? V_ALLOC_OBJECTS : V_FREE_OBJECTS, 1);
+        acc_add(r, a, V_ALLOC_SPACE, e->b);
+    }
 }
 
 /*
@@ -533,14 +561,20 @@ static inline void count_memory_op(reader *r, const data_entry *e, pe_counts *n,
         n->space += (uint32_t)e->b; /* 0 for a free */
         return;
     }
-    int64_t *a = r->acc + (size_t)e->row * N_VALUES;
-    if (!capped) {
-        a[alloc ? V_ALLOC_OBJECTS : V_FREE_OBJECTS] += 1;
-        a[V_ALLOC_SPACE] += (int64_t)e->b;
-    } else {
-        acc_add(r, a, alloc ? V_ALLOC_OBJECTS : V_FREE_OBJECTS, 1);
-        acc_add(r, a, V_ALLOC_SPACE, e->b);
+    count_in_row(r, e, capped);
+}
+
+/* The same for a path element without lines (its counts in f). */
+static inline void count_memory_op_flat(reader *r, const data_entry *e, pe_flat *f, int capped)
+{
+    if (PK_LIKELY(!capped && e->b <= UINT32_MAX)) {
+        if (PK_UNLIKELY(f->objs & PE_OBJS_FULL))
+            flush_flat(r, f);
+        f->objs += UINT32_C(1) << (16 * e->kind); /* D_ALLOC 0, D_FREE 1 */
+        f->space += e->b; /* 0 for a free */
+        return;
     }
+    count_in_row(r, e, capped);
 }
 
 /* ------------------------------------------- bytes in use by operation order */
@@ -723,7 +757,9 @@ static int batch_apply(reader *r)
      * (prefetched ROW_AHEAD entries ahead: prefetching them while decoding
      * stalled the decoder instead); memory operations are counted there
      * and then, while the line is at hand. */
-    int lines = r->lines;
+    /* read once: stores through the batch's pointers would make the
+     * compiler load them again for every entry */
+    int lines = r->lines, counters = r->counters, match_frees = r->match_frees;
     for (size_t k = 0; k < n && k < ROW_AHEAD; k++)
         PREFETCH(lines ? (const void *)&r->pe_row[d[k].pe] : (const void *)&r->pe_flat[d[k].pe]);
     for (size_t k = 0; k < n; k++) {
@@ -732,29 +768,33 @@ static int batch_apply(reader *r)
             PREFETCH(lines ? (const void *)&r->pe_row[ahead] : (const void *)&r->pe_flat[ahead]);
         }
         uint32_t row;
-        pe_counts *counts;
+        int mem = d[k].kind <= D_FREE;
         if (lines) {
             unsigned slot = 0;
             row = entry_row(r, d[k].pe, d[k].off, &slot);
-            counts = &r->pe_row[d[k].pe].n[slot];
+            if (PK_UNLIKELY(row == EMPTY))
+                return out_of_memory(r);
+            d[k].row = row;
+            if (PK_LIKELY(mem))
+                count_memory_op(r, &d[k], &r->pe_row[d[k].pe].n[slot], capped);
         } else {
             pe_flat *f = &r->pe_flat[d[k].pe];
             row = PK_LIKELY(f->row != EMPTY) ? f->row : flat_row_slow(r, d[k].pe);
-            counts = &f->n;
+            if (PK_UNLIKELY(row == EMPTY))
+                return out_of_memory(r);
+            d[k].row = row;
+            if (PK_LIKELY(mem))
+                count_memory_op_flat(r, &d[k], f, capped);
         }
-        if (PK_UNLIKELY(row == EMPTY))
-            return out_of_memory(r);
-        d[k].row = row;
-        if (PK_LIKELY(d[k].kind <= D_FREE)) {
-            count_memory_op(r, &d[k], counts, capped);
-            if (r->counters)
+        if (PK_LIKELY(mem)) {
+            if (counters)
                 PREFETCH(r->row_th8 + row); /* for its memory counter */
         }
         else
             PREFETCH(r->acc + (size_t)row * N_VALUES);
         /* Without a branch on the kind (it is random), CPU entries too
          * prefetch the bucket their first value would hash to: harmless. */
-        if (r->match_frees)
+        if (match_frees)
             PREFETCH(pk_live_home(&r->live, d[k].a));
     }
     /* Second pass, in stream order: frees matched with allocations, CPU
@@ -763,9 +803,9 @@ static int batch_apply(reader *r)
         const data_entry *e = &d[k];
         if (PK_LIKELY(e->kind <= D_FREE)) {
             r->n_mem_ops++;
-            if (!r->match_frees)
+            if (!match_frees)
                 continue;
-            if (!r->counters) {
+            if (!counters) {
                 if (e->kind == D_ALLOC) {
                     if (PK_UNLIKELY(pk_live_put(&r->live, e->a, e->b, e->row) != 0))
                         return out_of_memory(r);

@@ -68,12 +68,18 @@ typedef struct pe_rows {
 _Static_assert(sizeof(pe_rows) == 64, "a row cache is one cache line");
 
 /* Without lines (no line data, or skip_lines) a path element has one row:
- * it and its counts in 16 bytes, four path elements to a cache line. */
+ * it and its counts in 16 bytes, four path elements to a cache line. The
+ * counts are wider than pe_counts', so that counting costs one test: objs
+ * holds the allocations in its low 16 bits and the frees in its high 16,
+ * each moved to the row before it reaches 2^15 (PE_OBJS_FULL), and space
+ * (at most 2^16 sizes below 2^32 between moves) cannot overflow. */
 typedef struct pe_flat {
-    uint32_t row; /* EMPTY until its first entry */
-    uint32_t unused;
-    pe_counts n;
+    uint32_t row;  /* EMPTY until its first entry */
+    uint32_t objs; /* allocations | frees << 16 */
+    uint64_t space; /* alloc_space */
 } pe_flat;
+
+#define PE_OBJS_FULL 0x80008000u
 
 _Static_assert(sizeof(pe_flat) == 16, "four to a cache line");
 
@@ -207,8 +213,10 @@ size_t pk_bsprof_decode_generic(reader *r, const uint8_t *p, size_t n, uint64_t 
 
 /* Which decoder pk_bsprof_decode_pick gives: the fastest (the default), or
  * the generic one, which the unit tests set so that it runs where the BMI2
- * one would be picked (docs/testing.md). Read at the start of each read. */
-enum { PK_BSPROF_DECODE_FASTEST, PK_BSPROF_DECODE_GENERIC };
+ * one would be picked (docs/testing.md), or the BMI2 one without AVX2 (the
+ * generic one where PEXT is not fast), which they set so that it runs where
+ * AVX2 is there too. Read at the start of each read. */
+enum { PK_BSPROF_DECODE_FASTEST, PK_BSPROF_DECODE_GENERIC, PK_BSPROF_DECODE_BMI2 };
 extern int pk_bsprof_decoder;
 
 /* Fills shapes[] (by the low five bits of a tag) for a file with line data
