@@ -13,6 +13,8 @@ weight. Times are compared in milliseconds (the Firefox format's
 are (`samples` weights). A sampled profile has a second value, its
 samples, which the Firefox writer puts on a thread of its own,
 "NAME (samples)": there each sample counts one.
+An evented profile's recorded range (startValue .. endValue) is the
+loader's root range (its length; the zero moves to its start).
 Usage: speedscope_firefox.py PROFKIT_SRC IN OUT WORK
 Prints one line per difference and exits 1 on any; else "ok N threads".
 """
@@ -63,12 +65,39 @@ def fold(doc):
     return res + counts
 
 
-want = fold(json.load(open(path)))
+def recorded_range(doc):
+    """The profiles' recorded range in ms when every profile is evented in
+    a time unit (speedscope's startValue .. endValue, the first event if
+    earlier, the last event when there is no endValue); else None."""
+    lo = hi = None
+    for p in doc.get("profiles", []):
+        scale = MS.get(p.get("unit"))
+        if p.get("type") != "evented" or scale is None:
+            return None
+        ev = p.get("events", [])
+        a = p.get("startValue", 0)
+        b = p.get("endValue", ev[-1]["at"] if ev else a)
+        if ev and ev[0]["at"] < a:
+            a = ev[0]["at"]
+        lo = a * scale if lo is None else min(lo, a * scale)
+        hi = b * scale if hi is None else max(hi, b * scale)
+    return None if lo is None else (lo, hi)
+
+
+doc = json.load(open(path))
+want = fold(doc)
+rec = recorded_range(doc)
 loader = Loader(os.path.join(os.environ["PROFKIT_TOOLS"], "node_modules", "@firefox-devtools",
                              "profiler-cli", "dist", "profiler-cli.js"), work)
 bad = []
 try:
     loader.load(out)
+    if rec is not None:
+        # the loader's zero and whole range are the recording's, as
+        # profkit's (--range's percentages count from them)
+        root = loader.json("status")["rootRange"]
+        if abs((root["end"] - root["start"]) - (rec[1] - rec[0])) > 1e-6:
+            bad.append("root range %r in the loader, the file records %r ms" % (root, rec))
     threads = loader.json("thread", "list")["threads"]
     if len(threads) != len(want):
         bad.append("loader threads %d, the file's profiles %d" % (len(threads), len(want)))
