@@ -507,7 +507,11 @@ typedef struct timeinfo {
     int has_range;
     double range_lo, range_hi; /* the range to open with, ms after zero */
     pk_shown_markers mk;
-    uint32_t *mname, *mcat, *mdata; /* output string ids per marker */
+    uint32_t *mkind;                /* per marker: its kind's id in kinds (1, 2, ...) */
+    uint32_t *mdata;                /* ... and its payload's in payloads (0: none) */
+    pk_strtab kinds;                /* (name, category as output string ids, flags)
+                                     * as 9 bytes: the markers' kinds */
+    pk_strtab payloads;             /* the payloads' texts, each once */
     uint32_t *tname, *tproc;        /* per profile thread */
     int embed_samples;              /* every timed sample fits the budget (2: without
                                      * their CPU deltas and categories) */
@@ -521,9 +525,10 @@ typedef struct timeinfo {
 static void timeinfo_free(timeinfo *ti)
 {
     pk_shown_markers_free(&ti->mk);
-    free(ti->mname);
-    free(ti->mcat);
+    free(ti->mkind);
     free(ti->mdata);
+    pk_strtab_free(&ti->kinds);
+    pk_strtab_free(&ti->payloads);
     free(ti->tname);
     free(ti->tproc);
     free(ti->activity);
@@ -629,12 +634,12 @@ static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char
                                 range);
         ti->has_range = 1;
     }
-    if (pk_markers_shown(&ti->mk, p, PROFKIT_NONE, NULL, NULL, -1) != 0)
+    if (pk_markers_shown(&ti->mk, p, PROFKIT_NONE, NULL, NULL, -1) != 0 ||
+        pk_strtab_init(&ti->kinds) != 0 || pk_strtab_init(&ti->payloads) != 0)
         return PROFKIT_ENOMEM;
     size_t n = ti->mk.n ? ti->mk.n : 1, nt = p->n_threads ? p->n_threads : 1;
-    if (!(ti->mname = malloc(n * sizeof(uint32_t))) || !(ti->mcat = malloc(n * sizeof(uint32_t))) ||
-        !(ti->mdata = malloc(n * sizeof(uint32_t))) || !(ti->tname = malloc(nt * sizeof(uint32_t))) ||
-        !(ti->tproc = malloc(nt * sizeof(uint32_t))))
+    if (!(ti->mkind = malloc(n * sizeof(uint32_t))) || !(ti->mdata = malloc(n * sizeof(uint32_t))) ||
+        !(ti->tname = malloc(nt * sizeof(uint32_t))) || !(ti->tproc = malloc(nt * sizeof(uint32_t))))
         return PROFKIT_ENOMEM;
     ti->n_markers = ti->mk.n < PK_FLAME_MAX_MARKERS ? ti->mk.n : PK_FLAME_MAX_MARKERS;
     size_t payload = 0;
@@ -646,10 +651,17 @@ static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char
             payload += plen;
         else
             ti->payload_cut++;
-        if ((ti->mname[i] = intern_id(m, p, mk->name)) == PROFKIT_NONE ||
-            (ti->mcat[i] = mk->category ? intern_id(m, p, mk->category)
-                                        : pk_strtab_intern(&m->str, "Other", 5)) == PROFKIT_NONE ||
-            (ti->mdata[i] = keep ? intern_id(m, p, mk->payload) : 0) == PROFKIT_NONE)
+        uint32_t name = intern_id(m, p, mk->name);
+        uint32_t cat = mk->category ? intern_id(m, p, mk->category) : pk_strtab_intern(&m->str, "Other", 5);
+        ti->mdata[i] = keep && plen ? pk_strtab_intern(&ti->payloads, pk_str(p, mk->payload), plen) : 0;
+        if (name == PROFKIT_NONE || cat == PROFKIT_NONE || ti->mdata[i] == PROFKIT_NONE)
+            return PROFKIT_ENOMEM;
+        /* the kind: name, category, and whether it has a duration (1) and a payload (2) */
+        unsigned char key[9];
+        memcpy(key, &name, 4);
+        memcpy(key + 4, &cat, 4);
+        key[8] = (unsigned char)((mk->end != PROFKIT_NO_TIME) | (ti->mdata[i] ? 2 : 0));
+        if ((ti->mkind[i] = pk_strtab_intern(&ti->kinds, (const char *)key, sizeof key)) == PROFKIT_NONE)
             return PROFKIT_ENOMEM;
     }
     for (size_t t = 0; t < p->n_threads; t++)
@@ -659,35 +671,77 @@ static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char
     return 0;
 }
 
-/* One column of the markers: digits, commas and minus signs only, so the
- * columns go inside a JSON string as they are. Starts are differences
- * from the marker before (the first from the zero). */
-static void put_i64_column(pk_buf *b, const pk_shown_markers *mk, size_t n, int which,
-                           const uint32_t *ids)
+/* The markers' element (docs/viewer.md, "markers"): a JSON object of
+ * their kinds (name, category, flags), each once, their payloads' texts,
+ * each once, and columns of varints in base64 as the timeline's: the
+ * threads as runs, each marker's kind, its start as the difference from
+ * the marker before (the first from the zero), the intervals' durations
+ * and the payload of each marker that has one. */
+static void put_markers(pk_buf *b, const timeinfo *ti)
 {
-    int64_t prev = 0;
-    pk_buf_put(b, "[", 1);
+    const pk_shown_markers *mk = &ti->mk;
+    size_t n = ti->n_markers, runs = 0, intervals = 0, with_data = 0;
     for (size_t i = 0; i < n; i++) {
-        const pk_shown_marker *x = &mk->m[i];
-        if (i)
-            pk_buf_put(b, ",", 1);
-        int64_t v = -1;
-        switch (which) {
-        case 0: v = x->thread; break;
-        case 1:
-            if (__builtin_sub_overflow(x->start, prev, &v))
-                v = 0;
-            prev = x->start;
-            break;
-        case 2:
-            if (x->end != PROFKIT_NO_TIME && !__builtin_sub_overflow(x->end, x->start, &v) && v < 0)
-                v = 0;
-            break;
-        default: v = ids[i]; break;
-        }
-        pk_buf_i64(b, v);
+        runs += !i || mk->m[i].thread != mk->m[i - 1].thread;
+        intervals += mk->m[i].end != PROFKIT_NO_TIME;
+        with_data += ti->mdata[i] != 0;
     }
-    pk_buf_put(b, "]", 1);
+    pk_buf_puts(b, "{\"n\":");
+    pk_buf_u64(b, n);
+    pk_buf_puts(b, ",\"kinds\":[");
+    for (uint32_t k = 1; k < ti->kinds.n; k++) {
+        const unsigned char *key = (const unsigned char *)pk_strtab_get(&ti->kinds, k);
+        uint32_t name, cat;
+        memcpy(&name, key, 4);
+        memcpy(&cat, key + 4, 4);
+        pk_buf_printf(b, "%s%u,%u,%u", k > 1 ? "," : "", (unsigned)name, (unsigned)cat, (unsigned)key[8]);
+    }
+    pk_buf_puts(b, "],\"payloads\":[");
+    for (uint32_t k = 1; k < ti->payloads.n; k++) {
+        if (k > 1)
+            pk_buf_put(b, ",", 1);
+        pk_buf_json(b, pk_strtab_get(&ti->payloads, k), pk_strtab_len(&ti->payloads, k), PK_JSON_PAGE);
+    }
+    pk_buf_printf(b, "],\"runs\":%zu,\"intervals\":%zu,\"with_data\":%zu", runs, intervals, with_data);
+    vwriter w;
+    vw_open(&w, b, ",\"threads\":");
+    for (size_t i = 0, r = 0; i < n; i = r) {
+        for (r = i + 1; r < n && mk->m[r].thread == mk->m[i].thread;)
+            r++;
+        vw_u64(&w, mk->m[i].thread);
+        vw_u64(&w, r - i);
+    }
+    (void)vw_close(&w);
+    vw_open(&w, b, ",\"kind\":");
+    for (size_t i = 0; i < n; i++)
+        vw_u64(&w, ti->mkind[i] - 1);
+    (void)vw_close(&w);
+    vw_open(&w, b, ",\"start\":");
+    int64_t prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t v;
+        if (__builtin_sub_overflow(mk->m[i].start, prev, &v))
+            v = 0;
+        prev = mk->m[i].start;
+        vw_u64(&w, zigzag(v));
+    }
+    (void)vw_close(&w);
+    vw_open(&w, b, ",\"duration\":");
+    for (size_t i = 0; i < n; i++) {
+        int64_t v;
+        if (mk->m[i].end == PROFKIT_NO_TIME)
+            continue;
+        if (__builtin_sub_overflow(mk->m[i].end, mk->m[i].start, &v) || v < 0)
+            v = 0;
+        vw_u64(&w, (uint64_t)v);
+    }
+    (void)vw_close(&w);
+    vw_open(&w, b, ",\"data\":");
+    for (size_t i = 0; i < n; i++)
+        if (ti->mdata[i])
+            vw_u64(&w, ti->mdata[i] - 1);
+    (void)vw_close(&w);
+    pk_buf_puts(b, "}");
 }
 
 /* The frame categories (docs/viewer.md, "time"): name and colour as the
@@ -1014,19 +1068,9 @@ static void put_tail(pk_buf *b, const timeinfo *ti)
         }
     pk_buf_put(b, t, at);
     if (at < pk_flame_page_tail_len) {
-        pk_buf_puts(b, "<script type=\"application/json\" id=\"profkit-markers\">[");
-        put_i64_column(b, &ti->mk, ti->n_markers, 0, NULL);
-        pk_buf_put(b, ",", 1);
-        put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mname);
-        pk_buf_put(b, ",", 1);
-        put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mcat);
-        pk_buf_put(b, ",", 1);
-        put_i64_column(b, &ti->mk, ti->n_markers, 1, NULL);
-        pk_buf_put(b, ",", 1);
-        put_i64_column(b, &ti->mk, ti->n_markers, 2, NULL);
-        pk_buf_put(b, ",", 1);
-        put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mdata);
-        pk_buf_puts(b, "]</script>\n");
+        pk_buf_puts(b, "<script type=\"application/json\" id=\"profkit-markers\">");
+        put_markers(b, ti);
+        pk_buf_puts(b, "</script>\n");
     }
     pk_buf_put(b, t + at, pk_flame_page_tail_len - at);
 }

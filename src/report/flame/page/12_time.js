@@ -24,13 +24,19 @@
       markersLeftOut: d.markers_left_out || 0,
       payloadsLeftOut: d.payloads_left_out || 0
     };
-    // The markers: an array of columns (thread, name, category, start as
+    // The markers: an object of columns (docs/viewer.md, "markers": their
+    // kinds and payloads each once, varints in base64 for the threads' runs,
+    // each marker's kind, its start as a difference, the intervals'
+    // durations, the payloads of those that have one), or (older pages and
+    // tests) an array of plain columns (thread, name, category, start as
     // differences, duration, data), in an element of their own after the
-    // page's script (or, in tests, its text or the array). Read after the
-    // first view is drawn and the document is parsed (a million markers
-    // are most of a page's bytes), a piece per task (T.loadMarkers), so
-    // the page answers input while it reads them; T.markers reads what is
-    // left at once.
+    // page's script (or, in tests, its text, the object or the array).
+    // Read after the first view is drawn and the document is parsed (a
+    // million markers are most of a page's bytes), a column per task
+    // (T.loadMarkers), so the page answers input while it reads them;
+    // T.markers reads what is left at once. They come out as columns of
+    // the page's string ids (a payload's text appended to the strings).
+    var prof = this, obj = null, kindOf = null;
     var raw = d.markers, parsed = null, cols = null, waiting = [], loading = false;
     if (raw && raw.element) {
       var id = raw.element;
@@ -45,6 +51,11 @@
       if (typeof raw === "function") raw = raw();
       cols = [];
       for (var k = 0; k < 6; k++) cols.push({ pieces: [], parts: [] });
+      if (typeof raw === "string" && /^\s*\{/.test(raw)) raw = JSON.parse(raw);
+      if (raw && typeof raw === "object" && !Array.isArray(raw)) {
+        obj = raw; raw = null;
+        return;
+      }
       if (typeof raw !== "string") {
         (raw || []).forEach(function (c, k) { if (k < 6) cols[k].parts.push(c); });
         raw = null;
@@ -67,7 +78,41 @@
       cols[c].parts.push(JSON.parse("[" + raw0.slice(x[0], x[1]) + "]"));
     }
     var raw0 = null;
+    // Column k of the object form.
+    function decoded(k) {
+      var n = obj.n | 0, kinds = obj.kinds || [], i, j = 0, out;
+      if (!kindOf) kindOf = Int32Array.from(PK.column(obj.kind || "", n));
+      var flags = function (i) { return kinds[3 * kindOf[i] + 2] | 0; };
+      if (k === 0) {
+        var runs = PK.column(obj.threads || "", 2 * (obj.runs | 0)), o = 0;
+        out = new Int32Array(n);
+        for (i = 0; i < runs.length; i += 2) { var e = Math.min(n, o + runs[i + 1]); out.fill(runs[i], o, e); o = e; }
+        return out;
+      }
+      if (k === 1 || k === 2) {
+        out = new Int32Array(n);
+        for (i = 0; i < n; i++) out[i] = kinds[3 * kindOf[i] + k - 1] | 0;
+        return out;
+      }
+      if (k === 3) {
+        out = PK.column(obj.start || "", n, true);
+        for (i = 1; i < n; i++) out[i] += out[i - 1];
+        return out;
+      }
+      if (k === 4) {
+        var dur = PK.column(obj.duration || "", obj.intervals | 0);
+        out = new Float64Array(n);
+        for (i = 0; i < n; i++) out[i] = flags(i) & 1 ? (j < dur.length ? dur[j++] : 0) : -1;
+        return out;
+      }
+      var idx = PK.column(obj.data || "", obj.with_data | 0), texts = obj.payloads || [], base = prof.strings.length;
+      for (i = 0; i < texts.length; i++) prof.strings.push(texts[i]);
+      out = new Int32Array(n);
+      for (i = 0; i < n; i++) if (flags(i) & 2 && j < idx.length) { var x = idx[j++]; out[i] = x < texts.length ? base + x : 0; }
+      return out;
+    }
     function column(k) {
+      if (obj) return decoded(k);
       var parts = cols[k].parts, n = 0, i, j, o = 0;
       for (i = 0; i < parts.length; i++) n += parts[i].length;
       var out = k === 3 || k === 4 ? new Float64Array(n) : new Int32Array(n), acc = 0;
@@ -80,7 +125,7 @@
       var C = [];
       for (c = 0; c < 6; c++) C.push(cols[c].out || column(c));
       parsed = { n: C[1].length, thread: C[0], name: C[1], category: C[2], start: C[3], duration: C[4], data: C[5] };
-      cols = null; raw0 = null;
+      cols = null; raw0 = null; obj = null; kindOf = null;
       var w = waiting; waiting = [];
       w.forEach(function (f) { f(parsed); });
       return parsed;
