@@ -674,18 +674,54 @@ static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char
 /* The markers' element (docs/viewer.md, "markers"): a JSON object of
  * their kinds (name, category, flags), each once, their payloads' texts,
  * each once, and columns of varints in base64 as the timeline's: the
- * threads as runs, each marker's kind, its start as the difference from
- * the marker before (the first from the zero), the intervals' durations
- * and the payload of each marker that has one. */
+ * threads as runs, each marker's kind, its start (the first of a thread's
+ * zigzag-coded, the others as the difference from the one before: a
+ * thread's markers come in time order), the intervals' durations, all in
+ * units of the times' greatest common divisor, and the payload of each
+ * marker that has one (the difference from the one before, zigzag-coded:
+ * payloads seen in order number up by one). */
+/* Marker i's start less the one before of its thread (0 where out of
+ * order); *first: it is its thread's first (then the zigzag-coded start). */
+static uint64_t marker_start_code(const pk_shown_markers *mk, size_t i, int *first)
+{
+    const pk_shown_marker *x = &mk->m[i];
+    int64_t v;
+    *first = !i || mk->m[i - 1].thread != x->thread;
+    if (*first)
+        return zigzag(x->start);
+    if (__builtin_sub_overflow(x->start, mk->m[i - 1].start, &v) || v < 0)
+        v = 0;
+    return (uint64_t)v;
+}
+
+static uint64_t marker_duration(const pk_shown_marker *x)
+{
+    int64_t v;
+    if (__builtin_sub_overflow(x->end, x->start, &v) || v < 0)
+        v = 0;
+    return (uint64_t)v;
+}
+
 static void put_markers(pk_buf *b, const timeinfo *ti)
 {
     const pk_shown_markers *mk = &ti->mk;
     size_t n = ti->n_markers, runs = 0, intervals = 0, with_data = 0;
+    uint64_t unit = 0;
     for (size_t i = 0; i < n; i++) {
-        runs += !i || mk->m[i].thread != mk->m[i - 1].thread;
-        intervals += mk->m[i].end != PROFKIT_NO_TIME;
+        int first;
+        uint64_t v = marker_start_code(mk, i, &first);
+        if (first)
+            v = mk->m[i].start == INT64_MIN ? 1 : (uint64_t)(mk->m[i].start < 0 ? -mk->m[i].start : mk->m[i].start);
+        runs += first;
+        unit = gcd_u64(unit, v);
+        if (mk->m[i].end != PROFKIT_NO_TIME) {
+            intervals++;
+            unit = gcd_u64(unit, marker_duration(&mk->m[i]));
+        }
         with_data += ti->mdata[i] != 0;
     }
+    if (!unit || unit > INT64_MAX)
+        unit = 1;
     pk_buf_puts(b, "{\"n\":");
     pk_buf_u64(b, n);
     pk_buf_puts(b, ",\"kinds\":[");
@@ -702,7 +738,8 @@ static void put_markers(pk_buf *b, const timeinfo *ti)
             pk_buf_put(b, ",", 1);
         pk_buf_json(b, pk_strtab_get(&ti->payloads, k), pk_strtab_len(&ti->payloads, k), PK_JSON_PAGE);
     }
-    pk_buf_printf(b, "],\"runs\":%zu,\"intervals\":%zu,\"with_data\":%zu", runs, intervals, with_data);
+    pk_buf_printf(b, "],\"unit\":%llu,\"runs\":%zu,\"intervals\":%zu,\"with_data\":%zu",
+                  (unsigned long long)unit, runs, intervals, with_data);
     vwriter w;
     vw_open(&w, b, ",\"threads\":");
     for (size_t i = 0, r = 0; i < n; i = r) {
@@ -717,29 +754,25 @@ static void put_markers(pk_buf *b, const timeinfo *ti)
         vw_u64(&w, ti->mkind[i] - 1);
     (void)vw_close(&w);
     vw_open(&w, b, ",\"start\":");
-    int64_t prev = 0;
     for (size_t i = 0; i < n; i++) {
-        int64_t v;
-        if (__builtin_sub_overflow(mk->m[i].start, prev, &v))
-            v = 0;
-        prev = mk->m[i].start;
-        vw_u64(&w, zigzag(v));
+        int first;
+        uint64_t v = marker_start_code(mk, i, &first);
+        vw_u64(&w, first ? zigzag(mk->m[i].start / (int64_t)unit) : v / unit);
     }
     (void)vw_close(&w);
     vw_open(&w, b, ",\"duration\":");
     for (size_t i = 0; i < n; i++) {
-        int64_t v;
-        if (mk->m[i].end == PROFKIT_NO_TIME)
-            continue;
-        if (__builtin_sub_overflow(mk->m[i].end, mk->m[i].start, &v) || v < 0)
-            v = 0;
-        vw_u64(&w, (uint64_t)v);
+        if (mk->m[i].end != PROFKIT_NO_TIME)
+            vw_u64(&w, marker_duration(&mk->m[i]) / unit);
     }
     (void)vw_close(&w);
     vw_open(&w, b, ",\"data\":");
+    int64_t prev = 0;
     for (size_t i = 0; i < n; i++)
-        if (ti->mdata[i])
-            vw_u64(&w, ti->mdata[i] - 1);
+        if (ti->mdata[i]) {
+            vw_u64(&w, zigzag((int64_t)ti->mdata[i] - 1 - prev));
+            prev = (int64_t)ti->mdata[i] - 1;
+        }
     (void)vw_close(&w);
     pk_buf_puts(b, "}");
 }

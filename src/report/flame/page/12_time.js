@@ -83,10 +83,10 @@
       var n = obj.n | 0, kinds = obj.kinds || [], i, j = 0, out;
       if (!kindOf) kindOf = Int32Array.from(PK.column(obj.kind || "", n));
       var flags = function (i) { return kinds[3 * kindOf[i] + 2] | 0; };
+      var runs = PK.column(obj.threads || "", 2 * (obj.runs | 0)), unit = obj.unit || 1, r;
       if (k === 0) {
-        var runs = PK.column(obj.threads || "", 2 * (obj.runs | 0)), o = 0;
         out = new Int32Array(n);
-        for (i = 0; i < runs.length; i += 2) { var e = Math.min(n, o + runs[i + 1]); out.fill(runs[i], o, e); o = e; }
+        for (i = r = 0; r < runs.length; r += 2) { var e = Math.min(n, i + runs[r + 1]); out.fill(runs[r], i, e); i = e; }
         return out;
       }
       if (k === 1 || k === 2) {
@@ -95,20 +95,26 @@
         return out;
       }
       if (k === 3) {
-        out = PK.column(obj.start || "", n, true);
-        for (i = 1; i < n; i++) out[i] += out[i - 1];
+        // a thread's first start zigzag-coded, the others after the one before
+        out = PK.column(obj.start || "", n);
+        for (i = r = 0; r < runs.length; r += 2) {
+          var end = Math.min(n, i + runs[r + 1]);
+          if (i < end) { var v = out[i]; out[i] = (v % 2 ? -(v + 1) / 2 : v / 2) * unit; }
+          for (i++; i < end; i++) out[i] = out[i - 1] + out[i] * unit;
+        }
         return out;
       }
       if (k === 4) {
         var dur = PK.column(obj.duration || "", obj.intervals | 0);
         out = new Float64Array(n);
-        for (i = 0; i < n; i++) out[i] = flags(i) & 1 ? (j < dur.length ? dur[j++] : 0) : -1;
+        for (i = 0; i < n; i++) out[i] = flags(i) & 1 ? (j < dur.length ? dur[j++] * unit : 0) : -1;
         return out;
       }
-      var idx = PK.column(obj.data || "", obj.with_data | 0), texts = obj.payloads || [], base = prof.strings.length;
+      // payloads: the difference from the one before, zigzag-coded
+      var idx = PK.column(obj.data || "", obj.with_data | 0, true), texts = obj.payloads || [], base = prof.strings.length, x = 0;
       for (i = 0; i < texts.length; i++) prof.strings.push(texts[i]);
       out = new Int32Array(n);
-      for (i = 0; i < n; i++) if (flags(i) & 2 && j < idx.length) { var x = idx[j++]; out[i] = x < texts.length ? base + x : 0; }
+      for (i = 0; i < n; i++) if (flags(i) & 2 && j < idx.length) { x += idx[j++]; out[i] = x >= 0 && x < texts.length ? base + x : 0; }
       return out;
     }
     function column(k) {
