@@ -17,6 +17,8 @@
 //   MARKERS=N (default 1000000): markers on the timed thread
 //   MARKERS_JSON=1: the markers as the six JSON columns of older pages
 //   PAGE_ONLY=1: write the page and stop
+//   LOAD_ONLY=1: time the loads only (interactive, the markers read and
+//     drawn, the longest task between), e.g. to compare two pages
 //   PAGE=page.html node bench/viewer_page.mjs     a page made elsewhere
 //     (e.g. `profkit flame` of bench/flame.sh's 1 GB Gecko profile): the
 //     same load and actions on it (those it has no data for are skipped).
@@ -178,13 +180,16 @@ for (let i = 0; i < 5; i++) {
   p = pg;
   loads.push(await p.evaluate(() => ({ parse: window.profkitTimings.parse, interactive: window.profkitTimings.interactive,
                                         draw: window.profkitTimings.actions[0].ms, prepared: window.profkitTimings.prepared || 0,
-                                        longest: Math.max(0, ...window.profkitLongTasks.filter((x) => x[0] >= window.profkitTimings.interactive).map((x) => x[1])) })));
+                                        longest: Math.max(0, ...window.profkitLongTasks.filter((x) => x[0] >= window.profkitTimings.interactive).map((x) => x[1])),
+                                        ready: performance.now() })));
   if (i < 4) await ctx.close();
 }
 console.log(`load to interactive (navigation start to first flame graph drawn), median of 5: ${median(loads.map((l) => l.interactive)).toFixed(0)} ms, fastest ${Math.min(...loads.map((l) => l.interactive)).toFixed(0)} ms` +
             ` (first draw with totals and order ${median(loads.map((l) => l.draw)).toFixed(0)} ms)` +
             `; idle preparation done ${median(loads.map((l) => l.prepared)).toFixed(0)} ms after navigation start (median)` +
-            `; longest task after interactive until prepared and the markers drawn, median of 5: ${median(loads.map((l) => l.longest)).toFixed(0)} ms (fastest ${Math.min(...loads.map((l) => l.longest)).toFixed(0)} ms)`);
+            `; longest task after interactive until prepared and the markers drawn, median of 5: ${median(loads.map((l) => l.longest)).toFixed(0)} ms (fastest ${Math.min(...loads.map((l) => l.longest)).toFixed(0)} ms)` +
+            `; prepared and the markers drawn at ${median(loads.map((l) => l.ready)).toFixed(0)} ms (median; an upper bound: polled)`);
+if (process.env.LOAD_ONLY) { await browser.close(); process.exit(0); }
 
 // Each action: the page's own time for it (state change + layout + canvas
 // draw, or table DOM) and the time to the next animation frame.

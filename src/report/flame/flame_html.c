@@ -539,6 +539,48 @@ static uint32_t intern_id(remap *m, const profkit_profile *p, uint32_t id)
     return pk_strtab_intern(&m->str, pk_str(p, id), pk_strtab_len(&p->strings, id));
 }
 
+/* Whether the page embeds every timed sample (1; 2: without their CPU
+ * deltas and categories, which only colour the timeline and the stack
+ * chart: the ranges stay exact) or, past the budget, or a thread that
+ * alone was past it, each timed thread's activity per bin of the root
+ * range (0; *over_bytes: for their columns' bytes). *n_samples: the
+ * timed samples of the page's threads. */
+static int samples_embed(const flame_data *d, int *over_bytes, size_t *n_samples)
+{
+    const profkit_profile *p = d->p;
+    int embed = 1;
+    *over_bytes = 0;
+    *n_samples = 0;
+    for (size_t i = 0; i < d->n_scopes; i++) {
+        const flame_scope *s = &d->scopes[i];
+        *n_samples += s->n_samp;
+        if (s->timed && !s->n_samp && s->n_runs)
+            embed = 0;
+    }
+    if (*n_samples > PK_FLAME_MAX_SAMPLES)
+        embed = 0;
+    /* and the samples' columns fit the page's byte budget (else, before
+     * none: without the CPU deltas and categories) */
+    size_t chars = 0, lean = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < d->n_scopes && embed; i++) {
+            const flame_scope *s = &d->scopes[i];
+            if (!s->timed || !s->n_samp || s->base_self)
+                continue;
+            if (pass == 0)
+                chars += put_timeline(NULL, p, s, 0);
+            else if (chars > PK_FLAME_SAMPLE_BYTES)
+                lean += put_timeline(NULL, p, s, 1);
+        }
+    if (embed && chars > PK_FLAME_SAMPLE_BYTES && lean <= PK_FLAME_SAMPLE_BYTES)
+        return 2;
+    if (embed && chars > PK_FLAME_SAMPLE_BYTES) {
+        *over_bytes = 1;
+        return 0;
+    }
+    return embed;
+}
+
 /* 0, PROFKIT_ENOMEM, or PROFKIT_EINVAL for a range it cannot use (err set). */
 static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char *range,
                          profkit_error *err)
@@ -560,37 +602,7 @@ static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char
         return 0;
     }
     ti->timed = 1;
-    /* Every sample, or (past the budget, or a thread that alone was past
-     * it) each timed thread's activity per bin of the root range. */
-    ti->embed_samples = 1;
-    for (size_t i = 0; i < d->n_scopes; i++) {
-        const flame_scope *s = &d->scopes[i];
-        ti->n_samples += s->n_samp;
-        if (s->timed && !s->n_samp && s->n_runs)
-            ti->embed_samples = 0;
-    }
-    if (ti->n_samples > PK_FLAME_MAX_SAMPLES)
-        ti->embed_samples = 0;
-    /* and the samples' columns fit the page's byte budget */
-    /* (else, before none: without the CPU deltas and categories, which
-     * only colour the timeline and the stack chart; the ranges stay exact) */
-    size_t chars = 0, lean = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < d->n_scopes && ti->embed_samples; i++) {
-            const flame_scope *s = &d->scopes[i];
-            if (!s->timed || !s->n_samp || s->base_self)
-                continue;
-            if (pass == 0)
-                chars += put_timeline(NULL, p, s, 0);
-            else if (chars > PK_FLAME_SAMPLE_BYTES)
-                lean += put_timeline(NULL, p, s, 1);
-        }
-    if (chars > PK_FLAME_SAMPLE_BYTES && lean <= PK_FLAME_SAMPLE_BYTES) {
-        ti->embed_samples = 2;
-    } else if (chars > PK_FLAME_SAMPLE_BYTES) {
-        ti->embed_samples = 0;
-        ti->over_bytes = 1;
-    }
+    ti->embed_samples = samples_embed(d, &ti->over_bytes, &ti->n_samples);
     if (!ti->embed_samples) {
         uint32_t *scope_of = malloc((p->n_threads ? p->n_threads : 1) * sizeof(uint32_t));
         if (!scope_of || !(ti->activity = calloc(d->n_scopes * PK_FLAME_BINS, sizeof(int64_t)))) {
@@ -1296,6 +1308,26 @@ int profkit_flame_render_html(char **out, size_t *len, const profkit_profile *p,
     flame_out fo;
     pk_flame_out_init(&fo, NULL, out, len);
     return render_html(&fo, p, o, err);
+}
+
+int profkit_flame_page_exact(const profkit_profile *p, const profkit_flame_options *opts,
+                             int *exact, profkit_error *err)
+{
+    profkit_flame_options o;
+    if (opts)
+        o = *opts;
+    else
+        profkit_flame_options_init(&o);
+    *exact = 1;
+    flame_data d;
+    int rc = pk_flame_build(&d, p, &o, 0, err);
+    if (rc == 0 && !d.base) {
+        int over;
+        size_t n;
+        *exact = samples_embed(&d, &over, &n) != 0;
+    }
+    pk_flame_data_free(&d);
+    return rc;
 }
 
 int profkit_flame_write_html(const profkit_profile *p, const char *path,
