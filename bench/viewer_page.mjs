@@ -15,7 +15,10 @@
 //   PAGE_DIR=DIR node bench/viewer_page.mjs       the same data in the page
 //     sources of DIR (another commit's src/report/flame/page: before/after)
 //   MARKERS=N (default 1000000): markers on the timed thread
+//   MARKERS_JSON=1: the markers as the six JSON columns of older pages
 //   PAGE_ONLY=1: write the page and stop
+//   LOAD_ONLY=1: time the loads only (interactive, the markers read and
+//     drawn, the longest task between), e.g. to compare two pages
 //   PAGE=page.html node bench/viewer_page.mjs     a page made elsewhere
 //     (e.g. `profkit flame` of bench/flame.sh's 1 GB Gecko profile): the
 //     same load and actions on it (those it has no data for are skipped).
@@ -107,9 +110,33 @@ const data = {
 const given = process.env.PAGE ? resolve(process.env.PAGE) : null;
 const page = given || join(OUT, "viewer_" + NODES + ".html");
 // The markers in an element of their own after the page's script, as
-// flame_html.c writes them (MARKERS_BEFORE=1: after the data, as pages
-// before the change wrote them; for PAGE_DIR of such a commit).
-const markersText = JSON.stringify([mk.thread, mk.name, mk.category, mk.start.map((s, i) => (i ? s - mk.start[i - 1] : s)), mk.duration, mk.data]);
+// flame_html.c writes them (docs/viewer.md, "markers": kinds and payloads
+// each once, varint columns in base64; MARKERS_JSON=1: the six JSON
+// columns of pages before that, for PAGE_DIR of such a commit;
+// MARKERS_BEFORE=1: those after the data, as older pages wrote them).
+const b64 = (vals) => { const out = []; for (let v of vals) { while (v >= 128) { out.push((v % 128) | 128); v = Math.floor(v / 128); } out.push(v); }
+  return Buffer.from(out).toString("base64"); };
+const zz = (v) => (v < 0 ? -2 * v - 1 : 2 * v);
+function markersObject() {
+  const kinds = [], kindId = new Map(), kind = [], pay = [], payId = new Map(), data = [], dur = [];
+  for (let i = 0; i < MARKERS; i++) {
+    const flags = (mk.duration[i] >= 0 ? 1 : 0) | (mk.data[i] ? 2 : 0), key = mk.name[i] + "," + mk.category[i] + "," + flags;
+    if (!kindId.has(key)) { kindId.set(key, kinds.length / 3); kinds.push(mk.name[i], mk.category[i], flags); }
+    kind.push(kindId.get(key));
+    if (flags & 1) dur.push(mk.duration[i]);
+    if (flags & 2) { const s = strings[mk.data[i]]; if (!payId.has(s)) { payId.set(s, pay.length); pay.push(s); } data.push(payId.get(s)); }
+  }
+  // starts: a thread's first zigzag-coded, the others after the one before
+  // (one thread here; times in ns, their greatest common divisor 1)
+  const runs = [];
+  for (let i = 0; i < MARKERS; i++) if (!i || mk.thread[i] !== mk.thread[i - 1]) runs.push(mk.thread[i], 0), runs[runs.length - 1]++; else runs[runs.length - 1]++;
+  return JSON.stringify({ n: MARKERS, kinds, payloads: pay, unit: 1, runs: runs.length / 2, intervals: dur.length, with_data: data.length,
+    threads: b64(runs), kind: b64(kind), start: b64(mk.start.map((s, i) => (i ? s - mk.start[i - 1] : zz(s)))), duration: b64(dur),
+    data: b64(data.map((x, i) => zz(i ? x - data[i - 1] : x))) });
+}
+const markersText = process.env.MARKERS_JSON || process.env.MARKERS_BEFORE
+  ? JSON.stringify([mk.thread, mk.name, mk.category, mk.start.map((s, i) => (i ? s - mk.start[i - 1] : s)), mk.duration, mk.data])
+  : markersObject();
 const before = !!process.env.MARKERS_BEFORE;
 const body = JSON.stringify(data) + (before ? "@MARKERS@" : "");
 if (!given) {
@@ -153,13 +180,16 @@ for (let i = 0; i < 5; i++) {
   p = pg;
   loads.push(await p.evaluate(() => ({ parse: window.profkitTimings.parse, interactive: window.profkitTimings.interactive,
                                         draw: window.profkitTimings.actions[0].ms, prepared: window.profkitTimings.prepared || 0,
-                                        longest: Math.max(0, ...window.profkitLongTasks.filter((x) => x[0] >= window.profkitTimings.interactive).map((x) => x[1])) })));
+                                        longest: Math.max(0, ...window.profkitLongTasks.filter((x) => x[0] >= window.profkitTimings.interactive).map((x) => x[1])),
+                                        ready: performance.now() })));
   if (i < 4) await ctx.close();
 }
 console.log(`load to interactive (navigation start to first flame graph drawn), median of 5: ${median(loads.map((l) => l.interactive)).toFixed(0)} ms, fastest ${Math.min(...loads.map((l) => l.interactive)).toFixed(0)} ms` +
             ` (first draw with totals and order ${median(loads.map((l) => l.draw)).toFixed(0)} ms)` +
             `; idle preparation done ${median(loads.map((l) => l.prepared)).toFixed(0)} ms after navigation start (median)` +
-            `; longest task after interactive until prepared and the markers drawn, median of 5: ${median(loads.map((l) => l.longest)).toFixed(0)} ms (fastest ${Math.min(...loads.map((l) => l.longest)).toFixed(0)} ms)`);
+            `; longest task after interactive until prepared and the markers drawn, median of 5: ${median(loads.map((l) => l.longest)).toFixed(0)} ms (fastest ${Math.min(...loads.map((l) => l.longest)).toFixed(0)} ms)` +
+            `; prepared and the markers drawn at ${median(loads.map((l) => l.ready)).toFixed(0)} ms (median; an upper bound: polled)`);
+if (process.env.LOAD_ONLY) { await browser.close(); process.exit(0); }
 
 // Each action: the page's own time for it (state change + layout + canvas
 // draw, or table DOM) and the time to the next animation frame.

@@ -1034,6 +1034,16 @@ PROFKIT_API void profkit_flame_options_init(profkit_flame_options *o);
 PROFKIT_API int profkit_flame_render_html(char **out, size_t *len, const profkit_profile *p,
                                           const profkit_flame_options *o, profkit_error *err);
 /*
+ * Sets *exact to 1 when the page of p (options o, NULL: defaults) holds
+ * every timed sample, so a range selected in it narrows every view
+ * exactly; 0 when it holds each thread's activity only (past its budgets
+ * of samples or bytes: docs/viewer.md, "time"), so a page opened on a
+ * range should be made of the profile filtered to it. Returns 0,
+ * PROFKIT_EINVAL or PROFKIT_ENOMEM, as profkit_flame_render_html.
+ */
+PROFKIT_API int profkit_flame_page_exact(const profkit_profile *p, const profkit_flame_options *o,
+                                         int *exact, profkit_error *err);
+/*
  * Writes the page to `path` (NULL or "-" = standard output) through a
  * temporary file renamed when complete, so no half-written file is left.
  * Returns 0, PROFKIT_EINVAL, PROFKIT_ENOMEM or PROFKIT_EIO (err names the path).

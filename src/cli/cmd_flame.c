@@ -44,7 +44,9 @@ static const char help[] =
     "each thread, for every value type, with a stack chart for timed threads\n"
     "and, for timed profiles, a timeline of the threads and markers: dragging\n"
     "in it selects a time range that narrows every view. With --range A,B the\n"
-    "page holds the whole profile and opens with that range selected; with\n"
+    "page holds the whole profile and opens with that range selected (a\n"
+    "profile too big for the page to hold every timed sample: the page of\n"
+    "the range alone, and a note says so); with\n"
     "transform flags (--merge, --root-at, ..., --focus, --ignore, --hide,\n"
     "--show, --show-from, --prune-from) it holds the untransformed profile and\n"
     "opens with them on its stack of transforms (each can be popped).\n"
@@ -234,9 +236,20 @@ int cmd_flame(int argc, char **argv)
             return rc;
         }
     }
-    if (fo.range && timed_rows(p) > PAGE_MAX_SAMPLES) {
-        /* the page will hold no samples to narrow its views with: it is
-         * made of the range alone */
+    /* the page will hold no samples to narrow its views with (past its
+     * budget of samples, or of their columns' bytes): it is made of the
+     * range alone */
+    size_t timed = fo.range ? timed_rows(p) : 0;
+    int exact = 1;
+    if (fo.range && timed <= PAGE_MAX_SAMPLES) {
+        profkit_error eerr;
+        if ((rc = profkit_flame_page_exact(p, &fo, &exact, &eerr)) != 0) {
+            rc = cli_fail("flame", &eerr);
+            profkit_profile_free(p);
+            return rc;
+        }
+    }
+    if (fo.range && (timed > PAGE_MAX_SAMPLES || !exact)) {
         profkit_filter_options fl;
         memset(&fl, 0, sizeof fl);
         fl.range = fo.range;
@@ -246,9 +259,12 @@ int cmd_flame(int argc, char **argv)
             profkit_profile_free(p);
             return rc;
         }
-        if (!in.quiet)
+        if (!in.quiet && timed > PAGE_MAX_SAMPLES)
             fprintf(stderr, "profkit flame: note: more than %d timed samples: the page is of the range "
                             "%s alone\n", PAGE_MAX_SAMPLES, fo.range);
+        else if (!in.quiet)
+            fprintf(stderr, "profkit flame: note: the timed samples' columns are over the page's "
+                            "budget: the page is of the range %s alone\n", fo.range);
         fo.range = NULL;
     }
     char *title = NULL;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import vm from "node:vm";
 import { pageDir } from "./make_page.mjs";
 
-const ctx = vm.createContext({});
+const ctx = vm.createContext({ atob });
 for (const f of ["10_data.js", "12_time.js", "15_format.js"])
   vm.runInContext(readFileSync(join(pageDir, f), "utf8"), ctx, { filename: f });
 const PK = ctx.profkit;
@@ -75,6 +75,32 @@ test("markers: the text's columns, starts as differences, instants", () => {
   assert.deepEqual(Array.from(M.duration), [1000000, -1]);
   assert.deepEqual(plain(PK.markersIn(p, 0, [4, 6])), [1]);   // the instant at 5 ms
   assert.deepEqual(plain(PK.markersIn(p, 0, [2.5, 4])), [0]); // the interval 2..3 ms overlaps
+});
+
+// The object form (docs/viewer.md, "markers"), coded here as
+// flame_html.c codes it: LEB128 varints in base64.
+const b64 = (vals) => { const out = []; for (let v of vals) { while (v >= 128) { out.push((v % 128) | 128); v = Math.floor(v / 128); } out.push(v); }
+  return Buffer.from(out).toString("base64"); };
+test("markers: the object form's kinds, runs, starts per thread in units, payloads", () => {
+  const p = profile();
+  // 4 markers: thread 0 (M/Cat interval at -3 ms lasting 2 ms with payload
+  // "x", instant at 1 ms with payload "y"), thread 1 (interval at 4 ms
+  // lasting 1 ms, no payload; instant at 4 ms with "x" again). Unit 1 ms.
+  const x = JSON.stringify({ type: "Text", name: "x" }), y = JSON.stringify({ type: "Text", name: "y" });
+  p.data.time.markers = { n: 4, kinds: [5, 6, 3, 5, 6, 2, 4, 6, 1], payloads: [x, y], unit: 1000000, runs: 2,
+    intervals: 2, with_data: 3, threads: b64([0, 2, 1, 2]), kind: b64([0, 1, 2, 1]),
+    start: b64([5, 4, 8, 0]), duration: b64([2, 1]), data: b64([0, 2, 1]) };
+  const nstr = p.strings.length;
+  const M = p.time().markers;
+  assert.equal(M.n, 4);
+  assert.deepEqual(Array.from(M.thread), [0, 0, 1, 1]);
+  assert.deepEqual(Array.from(M.name).map((i) => p.str(i)), ["M", "M", "T", "M"]);
+  assert.deepEqual(Array.from(M.category).map((i) => p.str(i)), ["Cat", "Cat", "Cat", "Cat"]);
+  assert.deepEqual(Array.from(M.start), [-3000000, 1000000, 4000000, 4000000]);
+  assert.deepEqual(Array.from(M.duration), [2000000, -1, 1000000, -1]);
+  assert.deepEqual(Array.from(M.data).map((i) => p.str(i)), [x, y, "", x]);
+  assert.equal(p.strings.length, nstr + 2);                  // each payload's text once
+  assert.deepEqual(plain(PK.markersIn(p, 0, [-2, 0])), [0]); // the interval -3..-1 ms overlaps
 });
 
 test("lowerBound: the first at or after", () => {

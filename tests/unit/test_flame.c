@@ -485,6 +485,10 @@ static void timeline_columns_and_byte_budget(void **state)
         size_t len;
         profkit_error err;
         assert_int_equal(profkit_flame_render_html(&page, &len, p, NULL, &err), 0);
+        /* what flame --range asks first: whether the page holds every sample */
+        int exact = -1;
+        assert_int_equal(profkit_flame_page_exact(p, NULL, &exact, &err), 0);
+        assert_int_equal(exact, !big);
         if (big) {
             assert_non_null(strstr(page, "\"samples_left_out\":600000,\"samples_left_out_bytes\":5500000"));
             assert_null(strstr(page, "\"timeline\":{"));

@@ -507,7 +507,11 @@ typedef struct timeinfo {
     int has_range;
     double range_lo, range_hi; /* the range to open with, ms after zero */
     pk_shown_markers mk;
-    uint32_t *mname, *mcat, *mdata; /* output string ids per marker */
+    uint32_t *mkind;                /* per marker: its kind's id in kinds (1, 2, ...) */
+    uint32_t *mdata;                /* ... and its payload's in payloads (0: none) */
+    pk_strtab kinds;                /* (name, category as output string ids, flags)
+                                     * as 9 bytes: the markers' kinds */
+    pk_strtab payloads;             /* the payloads' texts, each once */
     uint32_t *tname, *tproc;        /* per profile thread */
     int embed_samples;              /* every timed sample fits the budget (2: without
                                      * their CPU deltas and categories) */
@@ -521,9 +525,10 @@ typedef struct timeinfo {
 static void timeinfo_free(timeinfo *ti)
 {
     pk_shown_markers_free(&ti->mk);
-    free(ti->mname);
-    free(ti->mcat);
+    free(ti->mkind);
     free(ti->mdata);
+    pk_strtab_free(&ti->kinds);
+    pk_strtab_free(&ti->payloads);
     free(ti->tname);
     free(ti->tproc);
     free(ti->activity);
@@ -532,6 +537,48 @@ static void timeinfo_free(timeinfo *ti)
 static uint32_t intern_id(remap *m, const profkit_profile *p, uint32_t id)
 {
     return pk_strtab_intern(&m->str, pk_str(p, id), pk_strtab_len(&p->strings, id));
+}
+
+/* Whether the page embeds every timed sample (1; 2: without their CPU
+ * deltas and categories, which only colour the timeline and the stack
+ * chart: the ranges stay exact) or, past the budget, or a thread that
+ * alone was past it, each timed thread's activity per bin of the root
+ * range (0; *over_bytes: for their columns' bytes). *n_samples: the
+ * timed samples of the page's threads. */
+static int samples_embed(const flame_data *d, int *over_bytes, size_t *n_samples)
+{
+    const profkit_profile *p = d->p;
+    int embed = 1;
+    *over_bytes = 0;
+    *n_samples = 0;
+    for (size_t i = 0; i < d->n_scopes; i++) {
+        const flame_scope *s = &d->scopes[i];
+        *n_samples += s->n_samp;
+        if (s->timed && !s->n_samp && s->n_runs)
+            embed = 0;
+    }
+    if (*n_samples > PK_FLAME_MAX_SAMPLES)
+        embed = 0;
+    /* and the samples' columns fit the page's byte budget (else, before
+     * none: without the CPU deltas and categories) */
+    size_t chars = 0, lean = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < d->n_scopes && embed; i++) {
+            const flame_scope *s = &d->scopes[i];
+            if (!s->timed || !s->n_samp || s->base_self)
+                continue;
+            if (pass == 0)
+                chars += put_timeline(NULL, p, s, 0);
+            else if (chars > PK_FLAME_SAMPLE_BYTES)
+                lean += put_timeline(NULL, p, s, 1);
+        }
+    if (embed && chars > PK_FLAME_SAMPLE_BYTES && lean <= PK_FLAME_SAMPLE_BYTES)
+        return 2;
+    if (embed && chars > PK_FLAME_SAMPLE_BYTES) {
+        *over_bytes = 1;
+        return 0;
+    }
+    return embed;
 }
 
 /* 0, PROFKIT_ENOMEM, or PROFKIT_EINVAL for a range it cannot use (err set). */
@@ -555,37 +602,7 @@ static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char
         return 0;
     }
     ti->timed = 1;
-    /* Every sample, or (past the budget, or a thread that alone was past
-     * it) each timed thread's activity per bin of the root range. */
-    ti->embed_samples = 1;
-    for (size_t i = 0; i < d->n_scopes; i++) {
-        const flame_scope *s = &d->scopes[i];
-        ti->n_samples += s->n_samp;
-        if (s->timed && !s->n_samp && s->n_runs)
-            ti->embed_samples = 0;
-    }
-    if (ti->n_samples > PK_FLAME_MAX_SAMPLES)
-        ti->embed_samples = 0;
-    /* and the samples' columns fit the page's byte budget */
-    /* (else, before none: without the CPU deltas and categories, which
-     * only colour the timeline and the stack chart; the ranges stay exact) */
-    size_t chars = 0, lean = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < d->n_scopes && ti->embed_samples; i++) {
-            const flame_scope *s = &d->scopes[i];
-            if (!s->timed || !s->n_samp || s->base_self)
-                continue;
-            if (pass == 0)
-                chars += put_timeline(NULL, p, s, 0);
-            else if (chars > PK_FLAME_SAMPLE_BYTES)
-                lean += put_timeline(NULL, p, s, 1);
-        }
-    if (chars > PK_FLAME_SAMPLE_BYTES && lean <= PK_FLAME_SAMPLE_BYTES) {
-        ti->embed_samples = 2;
-    } else if (chars > PK_FLAME_SAMPLE_BYTES) {
-        ti->embed_samples = 0;
-        ti->over_bytes = 1;
-    }
+    ti->embed_samples = samples_embed(d, &ti->over_bytes, &ti->n_samples);
     if (!ti->embed_samples) {
         uint32_t *scope_of = malloc((p->n_threads ? p->n_threads : 1) * sizeof(uint32_t));
         if (!scope_of || !(ti->activity = calloc(d->n_scopes * PK_FLAME_BINS, sizeof(int64_t)))) {
@@ -629,12 +646,12 @@ static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char
                                 range);
         ti->has_range = 1;
     }
-    if (pk_markers_shown(&ti->mk, p, PROFKIT_NONE, NULL, NULL, -1) != 0)
+    if (pk_markers_shown(&ti->mk, p, PROFKIT_NONE, NULL, NULL, -1) != 0 ||
+        pk_strtab_init(&ti->kinds) != 0 || pk_strtab_init(&ti->payloads) != 0)
         return PROFKIT_ENOMEM;
     size_t n = ti->mk.n ? ti->mk.n : 1, nt = p->n_threads ? p->n_threads : 1;
-    if (!(ti->mname = malloc(n * sizeof(uint32_t))) || !(ti->mcat = malloc(n * sizeof(uint32_t))) ||
-        !(ti->mdata = malloc(n * sizeof(uint32_t))) || !(ti->tname = malloc(nt * sizeof(uint32_t))) ||
-        !(ti->tproc = malloc(nt * sizeof(uint32_t))))
+    if (!(ti->mkind = malloc(n * sizeof(uint32_t))) || !(ti->mdata = malloc(n * sizeof(uint32_t))) ||
+        !(ti->tname = malloc(nt * sizeof(uint32_t))) || !(ti->tproc = malloc(nt * sizeof(uint32_t))))
         return PROFKIT_ENOMEM;
     ti->n_markers = ti->mk.n < PK_FLAME_MAX_MARKERS ? ti->mk.n : PK_FLAME_MAX_MARKERS;
     size_t payload = 0;
@@ -646,10 +663,17 @@ static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char
             payload += plen;
         else
             ti->payload_cut++;
-        if ((ti->mname[i] = intern_id(m, p, mk->name)) == PROFKIT_NONE ||
-            (ti->mcat[i] = mk->category ? intern_id(m, p, mk->category)
-                                        : pk_strtab_intern(&m->str, "Other", 5)) == PROFKIT_NONE ||
-            (ti->mdata[i] = keep ? intern_id(m, p, mk->payload) : 0) == PROFKIT_NONE)
+        uint32_t name = intern_id(m, p, mk->name);
+        uint32_t cat = mk->category ? intern_id(m, p, mk->category) : pk_strtab_intern(&m->str, "Other", 5);
+        ti->mdata[i] = keep && plen ? pk_strtab_intern(&ti->payloads, pk_str(p, mk->payload), plen) : 0;
+        if (name == PROFKIT_NONE || cat == PROFKIT_NONE || ti->mdata[i] == PROFKIT_NONE)
+            return PROFKIT_ENOMEM;
+        /* the kind: name, category, and whether it has a duration (1) and a payload (2) */
+        unsigned char key[9];
+        memcpy(key, &name, 4);
+        memcpy(key + 4, &cat, 4);
+        key[8] = (unsigned char)((mk->end != PROFKIT_NO_TIME) | (ti->mdata[i] ? 2 : 0));
+        if ((ti->mkind[i] = pk_strtab_intern(&ti->kinds, (const char *)key, sizeof key)) == PROFKIT_NONE)
             return PROFKIT_ENOMEM;
     }
     for (size_t t = 0; t < p->n_threads; t++)
@@ -659,35 +683,110 @@ static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char
     return 0;
 }
 
-/* One column of the markers: digits, commas and minus signs only, so the
- * columns go inside a JSON string as they are. Starts are differences
- * from the marker before (the first from the zero). */
-static void put_i64_column(pk_buf *b, const pk_shown_markers *mk, size_t n, int which,
-                           const uint32_t *ids)
+/* The markers' element (docs/viewer.md, "markers"): a JSON object of
+ * their kinds (name, category, flags), each once, their payloads' texts,
+ * each once, and columns of varints in base64 as the timeline's: the
+ * threads as runs, each marker's kind, its start (the first of a thread's
+ * zigzag-coded, the others as the difference from the one before: a
+ * thread's markers come in time order), the intervals' durations, all in
+ * units of the times' greatest common divisor, and the payload of each
+ * marker that has one (the difference from the one before, zigzag-coded:
+ * payloads seen in order number up by one). */
+/* Marker i's start less the one before of its thread (0 where out of
+ * order); *first: it is its thread's first (then the zigzag-coded start). */
+static uint64_t marker_start_code(const pk_shown_markers *mk, size_t i, int *first)
 {
-    int64_t prev = 0;
-    pk_buf_put(b, "[", 1);
+    const pk_shown_marker *x = &mk->m[i];
+    int64_t v;
+    *first = !i || mk->m[i - 1].thread != x->thread;
+    if (*first)
+        return zigzag(x->start);
+    if (__builtin_sub_overflow(x->start, mk->m[i - 1].start, &v) || v < 0)
+        v = 0;
+    return (uint64_t)v;
+}
+
+static uint64_t marker_duration(const pk_shown_marker *x)
+{
+    int64_t v;
+    if (__builtin_sub_overflow(x->end, x->start, &v) || v < 0)
+        v = 0;
+    return (uint64_t)v;
+}
+
+static void put_markers(pk_buf *b, const timeinfo *ti)
+{
+    const pk_shown_markers *mk = &ti->mk;
+    size_t n = ti->n_markers, runs = 0, intervals = 0, with_data = 0;
+    uint64_t unit = 0;
     for (size_t i = 0; i < n; i++) {
-        const pk_shown_marker *x = &mk->m[i];
-        if (i)
-            pk_buf_put(b, ",", 1);
-        int64_t v = -1;
-        switch (which) {
-        case 0: v = x->thread; break;
-        case 1:
-            if (__builtin_sub_overflow(x->start, prev, &v))
-                v = 0;
-            prev = x->start;
-            break;
-        case 2:
-            if (x->end != PROFKIT_NO_TIME && !__builtin_sub_overflow(x->end, x->start, &v) && v < 0)
-                v = 0;
-            break;
-        default: v = ids[i]; break;
+        int first;
+        uint64_t v = marker_start_code(mk, i, &first);
+        if (first)
+            v = mk->m[i].start == INT64_MIN ? 1 : (uint64_t)(mk->m[i].start < 0 ? -mk->m[i].start : mk->m[i].start);
+        runs += first;
+        unit = gcd_u64(unit, v);
+        if (mk->m[i].end != PROFKIT_NO_TIME) {
+            intervals++;
+            unit = gcd_u64(unit, marker_duration(&mk->m[i]));
         }
-        pk_buf_i64(b, v);
+        with_data += ti->mdata[i] != 0;
     }
-    pk_buf_put(b, "]", 1);
+    if (!unit || unit > INT64_MAX)
+        unit = 1;
+    pk_buf_puts(b, "{\"n\":");
+    pk_buf_u64(b, n);
+    pk_buf_puts(b, ",\"kinds\":[");
+    for (uint32_t k = 1; k < ti->kinds.n; k++) {
+        const unsigned char *key = (const unsigned char *)pk_strtab_get(&ti->kinds, k);
+        uint32_t name, cat;
+        memcpy(&name, key, 4);
+        memcpy(&cat, key + 4, 4);
+        pk_buf_printf(b, "%s%u,%u,%u", k > 1 ? "," : "", (unsigned)name, (unsigned)cat, (unsigned)key[8]);
+    }
+    pk_buf_puts(b, "],\"payloads\":[");
+    for (uint32_t k = 1; k < ti->payloads.n; k++) {
+        if (k > 1)
+            pk_buf_put(b, ",", 1);
+        pk_buf_json(b, pk_strtab_get(&ti->payloads, k), pk_strtab_len(&ti->payloads, k), PK_JSON_PAGE);
+    }
+    pk_buf_printf(b, "],\"unit\":%llu,\"runs\":%zu,\"intervals\":%zu,\"with_data\":%zu",
+                  (unsigned long long)unit, runs, intervals, with_data);
+    vwriter w;
+    vw_open(&w, b, ",\"threads\":");
+    for (size_t i = 0, r = 0; i < n; i = r) {
+        for (r = i + 1; r < n && mk->m[r].thread == mk->m[i].thread;)
+            r++;
+        vw_u64(&w, mk->m[i].thread);
+        vw_u64(&w, r - i);
+    }
+    (void)vw_close(&w);
+    vw_open(&w, b, ",\"kind\":");
+    for (size_t i = 0; i < n; i++)
+        vw_u64(&w, ti->mkind[i] - 1);
+    (void)vw_close(&w);
+    vw_open(&w, b, ",\"start\":");
+    for (size_t i = 0; i < n; i++) {
+        int first;
+        uint64_t v = marker_start_code(mk, i, &first);
+        vw_u64(&w, first ? zigzag(mk->m[i].start / (int64_t)unit) : v / unit);
+    }
+    (void)vw_close(&w);
+    vw_open(&w, b, ",\"duration\":");
+    for (size_t i = 0; i < n; i++) {
+        if (mk->m[i].end != PROFKIT_NO_TIME)
+            vw_u64(&w, marker_duration(&mk->m[i]) / unit);
+    }
+    (void)vw_close(&w);
+    vw_open(&w, b, ",\"data\":");
+    int64_t prev = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ti->mdata[i]) {
+            vw_u64(&w, zigzag((int64_t)ti->mdata[i] - 1 - prev));
+            prev = (int64_t)ti->mdata[i] - 1;
+        }
+    (void)vw_close(&w);
+    pk_buf_puts(b, "}");
 }
 
 /* The frame categories (docs/viewer.md, "time"): name and colour as the
@@ -1014,19 +1113,9 @@ static void put_tail(pk_buf *b, const timeinfo *ti)
         }
     pk_buf_put(b, t, at);
     if (at < pk_flame_page_tail_len) {
-        pk_buf_puts(b, "<script type=\"application/json\" id=\"profkit-markers\">[");
-        put_i64_column(b, &ti->mk, ti->n_markers, 0, NULL);
-        pk_buf_put(b, ",", 1);
-        put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mname);
-        pk_buf_put(b, ",", 1);
-        put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mcat);
-        pk_buf_put(b, ",", 1);
-        put_i64_column(b, &ti->mk, ti->n_markers, 1, NULL);
-        pk_buf_put(b, ",", 1);
-        put_i64_column(b, &ti->mk, ti->n_markers, 2, NULL);
-        pk_buf_put(b, ",", 1);
-        put_i64_column(b, &ti->mk, ti->n_markers, 3, ti->mdata);
-        pk_buf_puts(b, "]</script>\n");
+        pk_buf_puts(b, "<script type=\"application/json\" id=\"profkit-markers\">");
+        put_markers(b, ti);
+        pk_buf_puts(b, "</script>\n");
     }
     pk_buf_put(b, t + at, pk_flame_page_tail_len - at);
 }
@@ -1219,6 +1308,26 @@ int profkit_flame_render_html(char **out, size_t *len, const profkit_profile *p,
     flame_out fo;
     pk_flame_out_init(&fo, NULL, out, len);
     return render_html(&fo, p, o, err);
+}
+
+int profkit_flame_page_exact(const profkit_profile *p, const profkit_flame_options *opts,
+                             int *exact, profkit_error *err)
+{
+    profkit_flame_options o;
+    if (opts)
+        o = *opts;
+    else
+        profkit_flame_options_init(&o);
+    *exact = 1;
+    flame_data d;
+    int rc = pk_flame_build(&d, p, &o, 0, err);
+    if (rc == 0 && !d.base) {
+        int over;
+        size_t n;
+        *exact = samples_embed(&d, &over, &n) != 0;
+    }
+    pk_flame_data_free(&d);
+    return rc;
 }
 
 int profkit_flame_write_html(const profkit_profile *p, const char *path,

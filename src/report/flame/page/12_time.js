@@ -24,13 +24,19 @@
       markersLeftOut: d.markers_left_out || 0,
       payloadsLeftOut: d.payloads_left_out || 0
     };
-    // The markers: an array of columns (thread, name, category, start as
+    // The markers: an object of columns (docs/viewer.md, "markers": their
+    // kinds and payloads each once, varints in base64 for the threads' runs,
+    // each marker's kind, its start as a difference, the intervals'
+    // durations, the payloads of those that have one), or (older pages and
+    // tests) an array of plain columns (thread, name, category, start as
     // differences, duration, data), in an element of their own after the
-    // page's script (or, in tests, its text or the array). Read after the
-    // first view is drawn and the document is parsed (a million markers
-    // are most of a page's bytes), a piece per task (T.loadMarkers), so
-    // the page answers input while it reads them; T.markers reads what is
-    // left at once.
+    // page's script (or, in tests, its text, the object or the array).
+    // Read after the first view is drawn and the document is parsed (a
+    // million markers are most of a page's bytes), a column per task
+    // (T.loadMarkers), so the page answers input while it reads them;
+    // T.markers reads what is left at once. They come out as columns of
+    // the page's string ids (a payload's text appended to the strings).
+    var prof = this, obj = null, kindOf = null;
     var raw = d.markers, parsed = null, cols = null, waiting = [], loading = false;
     if (raw && raw.element) {
       var id = raw.element;
@@ -45,6 +51,11 @@
       if (typeof raw === "function") raw = raw();
       cols = [];
       for (var k = 0; k < 6; k++) cols.push({ pieces: [], parts: [] });
+      if (typeof raw === "string" && /^\s*\{/.test(raw)) raw = JSON.parse(raw);
+      if (raw && typeof raw === "object" && !Array.isArray(raw)) {
+        obj = raw; raw = null;
+        return;
+      }
       if (typeof raw !== "string") {
         (raw || []).forEach(function (c, k) { if (k < 6) cols[k].parts.push(c); });
         raw = null;
@@ -67,7 +78,83 @@
       cols[c].parts.push(JSON.parse("[" + raw0.slice(x[0], x[1]) + "]"));
     }
     var raw0 = null;
+    // The object form's varint columns, decoded a slice of SLICE numbers
+    // per task (slice(); col(name) decodes what is left at once), then
+    // column k from them.
+    var SLICE = 1 << 18, got = {}, cur = null;
+    var VCOLS = [["kind", "n", false], ["start", "n", false], ["duration", "intervals", false], ["data", "with_data", true]];
+    function advance(spec, limit) {
+      if (got[spec[0]]) return true;
+      if (!cur || cur.name !== spec[0]) {
+        var n0 = obj[spec[1]] | 0;
+        cur = { name: spec[0], b: atob(obj[spec[0]] || ""), i: 0, k: 0, n: n0, out: new Float64Array(n0) };
+        return false;
+      }
+      var b = cur.b, i = cur.i, k = cur.k, n = cur.n, out = cur.out, len = b.length, signed = spec[2];
+      var end = Math.min(n, k + limit);
+      while (k < end && i < len) {
+        var c = b.charCodeAt(i++), v = c & 127;
+        if (c & 128) {
+          var m = 128;
+          do { c = b.charCodeAt(i++); v += (c & 127) * m; m *= 128; } while (c & 128 && i < len);
+        }
+        out[k++] = signed ? (v % 2 ? -(v + 1) / 2 : v / 2) : v;
+      }
+      cur.i = i; cur.k = k;
+      if (k < n && i < len) return false;
+      got[spec[0]] = out; cur = null;
+      return true;
+    }
+    function slice() {
+      for (var s = 0; s < VCOLS.length; s++) if (!got[VCOLS[s][0]]) { advance(VCOLS[s], SLICE); return false; }
+      return true;
+    }
+    function col(name) {
+      for (var s = 0; s < VCOLS.length; s++) if (VCOLS[s][0] === name) while (!advance(VCOLS[s], Infinity));
+      return got[name];
+    }
+    // Column k of the object form.
+    function decoded(k) {
+      var n = obj.n | 0, kinds = obj.kinds || [], i, j = 0, out;
+      if (!kindOf) kindOf = Int32Array.from(col("kind"));
+      var flags = function (i) { return kinds[3 * kindOf[i] + 2] | 0; };
+      var runs = PK.column(obj.threads || "", 2 * (obj.runs | 0)), unit = obj.unit || 1, r;
+      if (k === 0) {
+        out = new Int32Array(n);
+        for (i = r = 0; r < runs.length; r += 2) { var e = Math.min(n, i + runs[r + 1]); out.fill(runs[r], i, e); i = e; }
+        return out;
+      }
+      if (k === 1 || k === 2) {
+        out = new Int32Array(n);
+        for (i = 0; i < n; i++) out[i] = kinds[3 * kindOf[i] + k - 1] | 0;
+        return out;
+      }
+      if (k === 3) {
+        // a thread's first start zigzag-coded, the others after the one before
+        out = col("start");
+        for (i = r = 0; r < runs.length; r += 2) {
+          var end = Math.min(n, i + runs[r + 1]), v = out[i];
+          if (i < end) out[i] = (v % 2 ? -(v + 1) / 2 : v / 2) * unit;
+          for (var a = i + 1; a < end; a++) out[a] = out[a - 1] + out[a] * unit;
+          i = Math.max(i, end);
+        }
+        return out;
+      }
+      if (k === 4) {
+        var dur = col("duration");
+        out = new Float64Array(n);
+        for (i = 0; i < n; i++) out[i] = flags(i) & 1 ? (j < dur.length ? dur[j++] * unit : 0) : -1;
+        return out;
+      }
+      // payloads: the difference from the one before, zigzag-coded
+      var idx = col("data"), texts = obj.payloads || [], base = prof.strings.length, x = 0;
+      for (i = 0; i < texts.length; i++) prof.strings.push(texts[i]);
+      out = new Int32Array(n);
+      for (i = 0; i < n; i++) if (flags(i) & 2 && j < idx.length) { x += idx[j++]; out[i] = x >= 0 && x < texts.length ? base + x : 0; }
+      return out;
+    }
     function column(k) {
+      if (obj) return decoded(k);
       var parts = cols[k].parts, n = 0, i, j, o = 0;
       for (i = 0; i < parts.length; i++) n += parts[i].length;
       var out = k === 3 || k === 4 ? new Float64Array(n) : new Int32Array(n), acc = 0;
@@ -80,7 +167,7 @@
       var C = [];
       for (c = 0; c < 6; c++) C.push(cols[c].out || column(c));
       parsed = { n: C[1].length, thread: C[0], name: C[1], category: C[2], start: C[3], duration: C[4], data: C[5] };
-      cols = null; raw0 = null;
+      cols = null; raw0 = null; obj = null; kindOf = null; got = {}; cur = null;
       var w = waiting; waiting = [];
       w.forEach(function (f) { f(parsed); });
       return parsed;
@@ -96,6 +183,7 @@
       function step() {
         if (parsed) return;
         if (!cols) begin();
+        else if (obj && !slice()) { /* a slice of the varint columns */ }
         else {
           var c = 0;
           while (c < 6 && !cols[c].pieces.length && cols[c].out) c++;
