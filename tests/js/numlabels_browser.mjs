@@ -172,6 +172,15 @@ try {
   const sopts = await o.page.evaluate(() => Array.from(document.querySelectorAll("#pk-label option")).map((x) => x.value));
   check("size: buckets in the picker", sopts.some((v) => /"key":"size","value":"[^"]*:[^"]*"/.test(v)), sopts.join(" ").slice(0, 300));
   check("size: no single number of a bucket in the picker", !sopts.includes(JSON.stringify({ mode: "focus", key: "size", value: "19.14kB" })));
+  // each bucket (made by the page of its numbers' trees) is its range's
+  // --tagfocus on the command line
+  for (const v of sopts.filter((x) => /"mode":"focus","key":"size","value":"[^"]*:/.test(x))) {
+    await view(o, "flame");
+    await o.page.selectOption("#pk-label", v);
+    await nextFrame(o);
+    r = await agrees(o, "size bucket " + JSON.parse(v).value);
+    check("size bucket " + JSON.parse(v).value + ": --tagfocus size=LO:HI", / --tagfocus size=\d+bytes:\d+bytes( |$)/.test(r.cmd), r.cmd);
+  }
   for (const mode of ["root", "leaf"]) {
     const name = "size-tag" + mode;
     await view(o, "flame");

@@ -78,11 +78,13 @@ typedef struct flame_scope {
     int64_t llo, lhi;
     const char *lunit, *lframe;
     uint32_t lframe_len;
-    /* a numeric key's single number, for the grouping only (lgroup): the
-     * key's numbers have a unit and are more than the picker lists, so
-     * "KEY = VALUE" uses the buckets and "group by" these, a frame per
-     * number as --tagroot */
+    /* a numeric key's single number (lgroup): the key's numbers have a
+     * unit and are more than the picker lists, so "group by" has a frame
+     * per number (as --tagroot) and "KEY = VALUE" the buckets, which the
+     * page makes of these (every thread's; each thread's are scopes) */
     int lgroup;
+    const char *lbucket; /* its bucket's value (lgroup), for "KEY = VALUE" */
+    uint32_t lbucket_len;
 } flame_scope;
 
 /* The page's label scopes: label keys of at most this many values each (a

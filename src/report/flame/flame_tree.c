@@ -569,7 +569,8 @@ typedef struct label_group {
     int64_t lo, hi;
     uint32_t unit;     /* d->strings id: the key's unit, as `tags` scales its numbers */
     uint32_t frame;    /* d->strings id: --tagroot's frame name for the number lo (lo == hi) */
-    int group_only;    /* one number of a bucketed key, for the grouping only (label_per_number) */
+    int group_only;    /* one number of a bucketed key (label_per_number) */
+    uint32_t bucket;   /* d->strings id: its bucket's value (group_only) */
     uint32_t *rows;
     size_t n, cap;
 } label_group;
@@ -865,12 +866,16 @@ done:
 
 /* A bucketed numeric key (one number per label set, numeric_values)
  * whose numbers have a unit: a group per distinct number (every thread's
- * rows), for "group by" only, so that its frames are --tagroot's, one per
- * number (named in the labels' own unit, as --tagroot names them), when
- * there are at most PK_FLAME_LABEL_GROUP_VALUES numbers. 0 or ENOMEM. */
-static int label_per_number(flame_data *d, const profkit_profile *p, uint32_t key, label_group **g,
-                            size_t *ng, size_t *cap)
+ * rows), so that "group by" has --tagroot's frames, one per number (named
+ * in the labels' own unit, as --tagroot names them), when there are at
+ * most PK_FLAME_LABEL_GROUP_VALUES numbers; each names its bucket (of
+ * buckets[0..nb), by value), which the page makes of its numbers' trees.
+ * *made: whether any was made. 0 or ENOMEM. */
+static int label_per_number(flame_data *d, const profkit_profile *p, uint32_t key,
+                            const label_group *buckets, size_t nb, label_group **g, size_t *ng,
+                            size_t *cap, int *made)
 {
+    *made = 0;
     size_t n_sets = p->n_labelsets;
     int64_t *num = malloc(n_sets * sizeof(int64_t)), *set_num = malloc(n_sets * sizeof(int64_t));
     uint32_t *set_unit = malloc(n_sets * sizeof(uint32_t)), *set_vi = malloc(n_sets * sizeof(uint32_t));
@@ -945,6 +950,15 @@ static int label_per_number(flame_data *d, const profkit_profile *p, uint32_t ke
         x->group_only = 1;
         x->lo = x->hi = num[v];
         x->unit = uid;
+        size_t blo = 0, bhi = nb; /* its bucket */
+        while (bhi - blo > 1) {
+            size_t mid = (blo + bhi) / 2;
+            if (buckets[mid].lo <= num[v])
+                blo = mid;
+            else
+                bhi = mid;
+        }
+        x->bucket = buckets[blo].value;
         size_t w = pk_pprof_label(buf, sizeof(buf), num[v], unit, "minimum");
         x->value = pk_strtab_intern(&d->strings, buf, w);
         uint32_t lunit = (uint32_t)at[v]; /* --tagroot's name: in the labels' own unit */
@@ -954,6 +968,7 @@ static int label_per_number(flame_data *d, const profkit_profile *p, uint32_t ke
         if (x->value == PROFKIT_NONE || x->frame == PROFKIT_NONE)
             goto done;
         at[v] = (*ng)++;
+        *made = 1;
     }
     for (size_t r = 0; r < p->n_samples; r++) {
         uint32_t s = p->sample_labels[r];
@@ -1103,11 +1118,26 @@ static int label_groups(flame_data *d, const profkit_profile *p, int per_thread,
                 (is_num && proto[v].unit == PROFKIT_NONE))
                 goto oom;
         memset(gidx, 0xff, slots * (PK_FLAME_LABEL_VALUES + 1) * sizeof(size_t));
+        size_t first = ng;
         if (label_emit(p, per_thread, set_vi, proto, nv, gidx, &g, &ng, &cap) != 0)
             goto oom;
-        /* a bucketed key with a unit: a frame per number for "group by" */
-        if (is_num && nv == PK_FLAME_LABEL_VALUES && label_per_number(d, p, key, &g, &ng, &cap) != 0)
+        /* a bucketed key with a unit: a group per number (every thread's),
+         * a frame each for "group by"; the page makes each bucket of every
+         * thread's from its numbers' (so those are not kept twice) */
+        int made = 0;
+        if (is_num && nv == PK_FLAME_LABEL_VALUES &&
+            label_per_number(d, p, key, proto, nv - 1, &g, &ng, &cap, &made) != 0)
             goto oom;
+        if (made) {
+            size_t k = first;
+            for (size_t i = first; i < ng; i++) {
+                if (g[i].thread == PROFKIT_NONE && g[i].is_num && !g[i].group_only)
+                    free(g[i].rows);
+                else
+                    g[k++] = g[i];
+            }
+            ng = k;
+        }
     }
     size_t n_scoped = 0; /* (the per-number groups are every thread's) */
     for (size_t i = 0; i < ng; i++)
@@ -1364,6 +1394,10 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
             sc->label = 1;
             sc->lnum = lg[i].is_num;
             sc->lgroup = lg[i].group_only;
+            if (sc->lgroup) {
+                sc->lbucket = pk_strtab_get(&d->strings, lg[i].bucket);
+                sc->lbucket_len = pk_strtab_len(&d->strings, lg[i].bucket);
+            }
             sc->llo = lg[i].lo;
             sc->lhi = lg[i].hi;
             sc->lunit = pk_strtab_get(&d->strings, lg[i].unit);

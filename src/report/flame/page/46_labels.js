@@ -59,7 +59,27 @@
       if (sc.index !== idx) return;
       var k = self.str(sc.name), list = keys.get(k);
       if (!list) keys.set(k, list = []);
-      list.push({ value: self.str(sc.process), scope: i, num: sc.num || null, unit: sc.unit || "", frame: sc.frame, group: !!sc.group });
+      list.push({ value: self.str(sc.process), scope: i, num: sc.num || null, unit: sc.unit || "", frame: sc.frame, group: !!sc.group, bucket: sc.bucket });
+    });
+    // A key with a scope per number ("group") has its buckets of every
+    // thread's samples made here, each of its numbers' scopes (the data
+    // names each number's bucket), before its "(none)" as the data orders
+    // a key's buckets.
+    keys.forEach(function (list) {
+      if (!list.some(function (x) { return x.group; })) return;
+      var byBucket = new Map(), made = [];
+      list.forEach(function (x) {
+        if (!x.group) return;
+        var b = byBucket.get(x.bucket);
+        if (!b) {
+          byBucket.set(x.bucket, b = { value: x.bucket, scopes: [], num: [x.num[0], x.num[1]], unit: x.unit, frame: x.frame, made: true });
+          made.push(b);
+        }
+        b.scopes.push(x.scope);
+        b.num[0] = Math.min(b.num[0], x.num[0]);
+        b.num[1] = Math.max(b.num[1], x.num[1]);
+      });
+      list.unshift.apply(list, made);
     });
     // A key a sample has two values of, or numbers and strings of, has two
     // kinds of scope: per combination of values (a frame but no number;
@@ -69,7 +89,7 @@
     // both.
     keys.forEach(function (list) {
       var multi = list.some(function (x) { return !x.num && x.frame !== undefined && x.value !== ""; });
-      list.forEach(function (x) { x.role = x.group ? "group" : !multi ? "both" : !x.num && x.frame !== undefined ? "group" : "focus"; });
+      list.forEach(function (x) { x.role = x.group ? "group" : x.made ? "focus" : !multi ? "both" : !x.num && x.frame !== undefined ? "group" : "focus"; });
     });
     return (this._labelKeys[idx] = keys);
   };
@@ -108,6 +128,18 @@
     });
     return lo === null ? null : [lo, hi];
   }
+  // An entry's tree: its scope's, or a bucket's made of its numbers'.
+  Profile.prototype.labelEntryTree = function (x) {
+    if (!x.scopes) return this.labelScopeTree(x.scope);
+    if (x._tree) return x._tree;
+    var nv = this.values.length, b = new PK.TreeBuilder(nv, false), self = this;
+    x.scopes.forEach(function (i) {
+      var src = self.labelScopeTree(i), map = new Int32Array(src.n), j, v;
+      for (j = 1; j < src.n; j++) map[j] = b.child(map[src.parent[j]], src.func[j]);
+      for (j = 0; j < src.n; j++) for (v = 0; v < nv; v++) b.self[v][map[j]] += src.self[v][j];
+    });
+    return (x._tree = b.build());
+  };
   Profile.prototype.labelScopeTree = function (i) {
     this._labelTrees = this._labelTrees || [];
     if (!this._labelTrees[i]) { var tr = this.labelScopes[i].tree; this._labelTrees[i] = new PK.Tree(tr.parent, tr.func, tr.self, null); }
@@ -163,7 +195,7 @@
     var list = this.labelKeys(t).get(pick.key) || [], self = this, tree;
     var nv = this.values.length;
     var scopeTree = function (x) {
-      var tr = self.labelScopeTree(x.scope);
+      var tr = self.labelEntryTree(x);
       return before.length ? PK.applyTransforms(self, tr, before) : tr;
     };
     if (pick.mode === "focus") {
