@@ -846,8 +846,9 @@ typedef struct profkit_filter_options {
     const char *focus, *ignore, *hide, *show, *show_from, *prune_from;
     int by_line;
     /* Sample labels, as pprof's -tagfocus, -tagignore, -tagshow, -taghide,
-     * -tagroot, -tagleaf (docs/formats/pprof.md, "Labels"), applied before
-     * the filters above, tagroot and tagleaf first:
+     * -tagroot, -tagleaf (docs/formats/pprof.md, "Labels"), in pprof's
+     * order: tagroot and tagleaf first (the filters above see their
+     * frames), then the filters above, then the others:
      *   tagfocus, tagignore  "[KEY=]VALUE": keep / drop the samples with a
      *            label matching; VALUE is a numeric range ("64b", "1kb:1mb",
      *            ":2kb", "2kb:") or comma-separated regular expressions
