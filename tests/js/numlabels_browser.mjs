@@ -212,7 +212,7 @@ try {
   await nextFrame(o);
   await view(o, "top");
   const mcmd = await o.page.locator("#pk-cmd").textContent(), mnote = o.page.locator("#pk-label-merged");
-  check("many: the page says it merged", await mnote.isVisible() && /more values than the page groups one by one \(2048\).*ranges "LO to HI" of values merged/.test(await mnote.textContent()),
+  check("many: the page says it merged", await mnote.isVisible() && /more values than the page groups one by one here \(2048 for all threads.*ranges "LO to HI" of values merged/.test(await mnote.textContent()),
     await mnote.textContent());
   const mtop = await query(o), mcli = runShown(mcmd);
   check("many: the same total as the command line", mtop.total === mcli.total && mtop.total === mwhole, mtop.total + " vs " + mcli.total);

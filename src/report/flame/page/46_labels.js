@@ -418,7 +418,7 @@
           lst = groupList(lst);
           var nb = lst.filter(isBucket).length;
           this.labelMerged.hidden = !mergesFrames(lst);
-          this.labelMerged.textContent = this.labelMerged.hidden ? "" : pk.key + " has more values than the page groups one by one (" + GROUP_VALUES + "): " + nb + " of its frames are" +
+          this.labelMerged.textContent = this.labelMerged.hidden ? "" : pk.key + " has more values than the page groups one by one here (" + GROUP_VALUES + " for all threads, fewer for one thread of several): " + nb + " of its frames are" +
             " ranges \"LO to HI\" of values merged; the command line shown (--tag" + pk.mode + " " + pk.key + ") has a frame per value";
         }
       }
