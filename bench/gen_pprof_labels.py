@@ -3,8 +3,9 @@
 "pprof labels"): SAMPLES samples over LOCS single-Line locations, stacks of
 depth 5 to 40 that share prefixes, each sample with LABELS of its own
 (0: none; else a string label `function` of 8 values, and from 2 on a
-numeric label `bytes` with unit bytes from 64 sizes).
-Usage: gen_pprof_labels.py OUT SAMPLES LOCS LABELS"""
+numeric label `bytes` with unit bytes from 16 sizes, or from SIZES
+multiples of 64 when given: the page's label grouping of many numbers).
+Usage: gen_pprof_labels.py OUT SAMPLES LOCS LABELS [SIZES]"""
 import random
 import sys
 
@@ -29,6 +30,7 @@ def vfield(num, v):
 
 def main():
     out, n_samples, n_locs, labels = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    sizes = int(sys.argv[5]) if len(sys.argv) > 5 else 0
     rnd = random.Random(42)
     strings = ["", "samples", "count", "cpu", "nanoseconds", "function", "bytes"]
     fvals = ["slow", "fast", "io", "parse", "render", "net", "gc", "idle"]
@@ -53,7 +55,8 @@ def main():
         if labels >= 1:
             body += lfield(3, vfield(1, 5) + vfield(2, rnd.choice(fval_ids)))
         if labels >= 2:
-            body += lfield(3, vfield(1, 6) + vfield(3, 64 << rnd.randrange(0, 16)) + vfield(4, 6))
+            size = 64 * rnd.randrange(1, sizes + 1) if sizes else 64 << rnd.randrange(0, 16)
+            body += lfield(3, vfield(1, 6) + vfield(3, size) + vfield(4, 6))
         parts.append(lfield(2, body))
     parts.extend(lfield(6, s.encode()) for s in strings)
     with open(out, "wb") as f:

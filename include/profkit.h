@@ -846,8 +846,9 @@ typedef struct profkit_filter_options {
     const char *focus, *ignore, *hide, *show, *show_from, *prune_from;
     int by_line;
     /* Sample labels, as pprof's -tagfocus, -tagignore, -tagshow, -taghide,
-     * -tagroot, -tagleaf (docs/formats/pprof.md, "Labels"), applied before
-     * the filters above, tagroot and tagleaf first:
+     * -tagroot, -tagleaf (docs/formats/pprof.md, "Labels"), in pprof's
+     * order: tagroot and tagleaf first (the filters above see their
+     * frames), then the filters above, then the others:
      *   tagfocus, tagignore  "[KEY=]VALUE": keep / drop the samples with a
      *            label matching; VALUE is a numeric range ("64b", "1kb:1mb",
      *            ":2kb", "2kb:") or comma-separated regular expressions
@@ -867,9 +868,11 @@ typedef struct profkit_filter_options {
      *   outside_marker  keep the samples outside every such marker
      * Untimed (aggregated) rows are in no range and during no marker. */
     const char *range, *during_marker, *outside_marker;
-    /* Called once for each label option (tagfocus, tagignore, tagshow,
-     * taghide, tagroot, tagleaf) that matched no sample, as pprof warns
-     * "TagRoot expression matched no samples"; may be NULL. */
+    /* Called once for each option (focus, ignore, hide, show, show_from,
+     * tagfocus, tagignore, tagshow, taghide, tagroot, tagleaf) that matched
+     * no sample, as pprof warns "TagRoot expression matched no samples",
+     * and for a tagfocus/tagignore value taken as a numeric range (pprof's
+     * "Interpreted '64b' as range, not regexp"); may be NULL. */
     profkit_warning_fn on_warning;
     void *payload; /* passed to on_warning */
 } profkit_filter_options;

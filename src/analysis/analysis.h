@@ -313,7 +313,7 @@ void pk_mem_free(pk_mem *m);
 
 /*
  * Rebuilds p's sample rows with stack newstack[s] for old stack s
- * (PROFKIT_NONE: the row is dropped); rows now alike are summed, timed
+ * (PROFKIT_NONE: the row is dropped; newstack NULL: s itself); rows now alike are summed, timed
  * rows keep their order. Returns 0 or PROFKIT_ENOMEM.
  */
 int pk_filter_rebuild_samples(profkit_profile *p, const uint32_t *newstack, const uint32_t *row_stack,

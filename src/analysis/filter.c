@@ -18,6 +18,11 @@
  *   4. prune-from drops the frames below (callees of) the innermost match
  *      and keeps samples without one as they are.
  *
+ * With the label options, pprof's order: tagroot/tagleaf add their frames
+ * first (the name filters see them), the name filters, then tagfocus,
+ * tagignore, tagshow and taghide (tags.c) on the rows left. An option
+ * that matched nothing is reported to o->on_warning as pprof warns.
+ *
  * The new stacks are interned into the same profile (the old ones stay,
  * unreferenced) and the sample rows are rebuilt, so rows that now share a
  * stack are summed.
@@ -159,7 +164,7 @@ int pk_filter_rebuild_samples(profkit_profile *p, const uint32_t *newstack, cons
     int rc = 0;
     for (size_t r = 0; r < n && rc == 0; r++) {
         uint32_t s = row_stack ? row_stack[r] : stack[r];
-        if (s == PROFKIT_NONE || (s = newstack[s]) == PROFKIT_NONE)
+        if (s == PROFKIT_NONE || (newstack && (s = newstack[s]) == PROFKIT_NONE))
             continue;
         uint32_t ls = row_labels ? row_labels[r] : labels ? labels[r] : 0;
         rc = time[r] == PROFKIT_NO_TIME
@@ -175,6 +180,74 @@ int pk_filter_rebuild_samples(profkit_profile *p, const uint32_t *newstack, cons
     free(thread);
     free(time);
     free(values);
+    return rc;
+}
+
+/* pprof's warnings for the name filters that matched nothing: each
+ * regular expression against every frame of the rows' stacks (stacks
+ * row_stack[r]) before any is dropped, as pprof matches its locations:
+ * Focus a frame that Ignore does not match, ShowFrom a frame that Hide
+ * and Show leave. */
+static int warn_names(struct filter *f, const profkit_filter_options *o, const uint32_t *row_stack)
+{
+    profkit_profile *p = f->p;
+    uint8_t *seen = calloc(p->n_stacks ? p->n_stacks : 1, 1);
+    if (!seen)
+        return PROFKIT_ENOMEM;
+    enum { M_FOCUS = 1, M_IGNORE = 2, M_HIDE = 4, M_SHOW = 8, M_SHOW_FROM = 16 };
+    unsigned m = 0;
+    for (size_t r = 0; r < p->n_samples; r++)
+        for (uint32_t c = row_stack[r]; c != PROFKIT_NONE && c != 0 && !seen[c];
+             c = p->stacks[c].parent) {
+            seen[c] = 1;
+            uint8_t b = frame_bits(f, p->stacks[c].frame);
+            int ign = f->have[F_IGNORE] && HAS(b, F_IGNORE);
+            int gone = (f->have[F_HIDE] && HAS(b, F_HIDE)) || (f->have[F_SHOW] && !HAS(b, F_SHOW));
+            m |= (HAS(b, F_FOCUS) && !ign ? M_FOCUS : 0) | (ign ? M_IGNORE : 0) |
+                 (HAS(b, F_HIDE) ? M_HIDE : 0) | (HAS(b, F_SHOW) ? M_SHOW : 0) |
+                 (HAS(b, F_SHOW_FROM) && !gone ? M_SHOW_FROM : 0);
+        }
+    free(seen);
+    static const char *const what[] = { "Focus", "Ignore", "Hide", "Show", "ShowFrom" };
+    const char *pat[] = { o->focus, o->ignore, o->hide, o->show, o->show_from };
+    for (int k = 0; k <= F_SHOW_FROM; k++)
+        if (f->have[k] && !(m & (1u << k)))
+            pk_filter_warn_no_match(o, what[k], option_names[k], pat[k]);
+    return 0;
+}
+
+struct names_step {
+    struct filter *f;
+    const profkit_filter_options *o;
+};
+
+/* The name filters on the rows: row_stack[r] becomes the filtered stack
+ * (PROFKIT_NONE: dropped). 0 or PROFKIT_ENOMEM. */
+static int names_step(void *ctx, uint32_t *row_stack)
+{
+    struct names_step *ns = ctx;
+    struct filter *f = ns->f;
+    profkit_profile *p = f->p;
+    if (!names_active(ns->o))
+        return 0;
+    /* frames and stacks as they are now (tagroot's frames added) */
+    size_t n_stacks = p->n_stacks;
+    f->frame_bits = calloc(p->n_frames ? p->n_frames : 1, 1);
+    uint32_t *newstack = malloc((n_stacks ? n_stacks : 1) * sizeof(uint32_t));
+    int rc = !f->frame_bits || !newstack ? PROFKIT_ENOMEM : 0;
+    if (rc == 0 && ns->o->on_warning)
+        rc = warn_names(f, ns->o, row_stack);
+    for (size_t s = 0; rc == 0 && s < n_stacks; s++)
+        newstack[s] = UNSET;
+    for (size_t r = 0; rc == 0 && r < p->n_samples; r++) {
+        uint32_t s = row_stack[r];
+        if (s == PROFKIT_NONE)
+            continue;
+        if (newstack[s] == UNSET && (newstack[s] = filter_stack(f, s)) == UNSET)
+            rc = PROFKIT_ENOMEM;
+        row_stack[r] = newstack[s];
+    }
+    free(newstack);
     return rc;
 }
 
@@ -211,52 +284,34 @@ int profkit_profile_filter(profkit_profile *p, const profkit_filter_options *o, 
         }
         f.have[k] = 1;
     }
-    /* The label options first (tagroot and tagleaf add frames, so the
-     * stacks are counted after them). */
+    /* Each row's stack as it goes through the steps, in pprof's order:
+     * tagroot and tagleaf add frames (which the name filters see), the
+     * name filters, then tagfocus/tagignore and tagshow/taghide. */
+    size_t n = p->n_samples ? p->n_samples : 1;
     uint32_t *row_stack = NULL, *row_labels = NULL;
-    if (rc == 0 && pk_tags_active(o)) {
-        size_t n = p->n_samples ? p->n_samples : 1;
+    struct names_step ns = { &f, o };
+    int tags = pk_tags_active(o);
+    if (rc == 0) {
         row_stack = malloc(n * sizeof(uint32_t));
-        row_labels = malloc(n * sizeof(uint32_t));
-        if (!row_stack || !row_labels)
-            rc = PROFKIT_ENOMEM;
+        row_labels = tags ? malloc(n * sizeof(uint32_t)) : NULL;
+        if (!row_stack || (tags && !row_labels))
+            rc = pk_error_set(err, PROFKIT_ENOMEM, NULL, -1, "out of memory filtering the profile");
         for (size_t r = 0; rc == 0 && r < p->n_samples; r++)
             row_stack[r] = p->sample_stack[r];
-        if (rc == 0 && (rc = pk_tags_apply(p, o, row_stack, row_labels, err)) != 0) {
-            free(row_stack);
-            free(row_labels);
-            for (int k = 0; k < F_N; k++)
-                if (f.have[k])
-                    regfree(&f.re[k]);
-            return rc;
-        }
     }
-    size_t n_stacks = p->n_stacks;
-    uint32_t *newstack = NULL;
     if (rc == 0) {
-        f.frame_bits = calloc(p->n_frames ? p->n_frames : 1, 1);
-        newstack = malloc((n_stacks ? n_stacks : 1) * sizeof(uint32_t));
-        if (!f.frame_bits || !newstack)
-            rc = PROFKIT_ENOMEM;
+        if (tags)
+            rc = pk_tags_apply(p, o, row_stack, row_labels, names_step, &ns, err);
+        else if ((rc = names_step(&ns, row_stack)) != 0)
+            pk_error_set(err, rc, NULL, -1, "out of memory filtering the profile");
     }
-    int names = names_active(o);
-    for (size_t s = 0; rc == 0 && s < n_stacks; s++)
-        newstack[s] = names ? UNSET : (uint32_t)s;
-    for (size_t r = 0; rc == 0 && names && r < p->n_samples; r++) {
-        uint32_t s = row_stack ? row_stack[r] : p->sample_stack[r];
-        if (s != PROFKIT_NONE && newstack[s] == UNSET && (newstack[s] = filter_stack(&f, s)) == UNSET)
-            rc = PROFKIT_ENOMEM;
-    }
-    if (rc == 0)
-        rc = pk_filter_rebuild_samples(p, newstack, row_stack, row_labels);
-    if (rc == PROFKIT_ENOMEM)
+    if (rc == 0 && (rc = pk_filter_rebuild_samples(p, NULL, row_stack, row_labels)) != 0)
         pk_error_set(err, rc, NULL, -1, "out of memory filtering the profile");
     for (int k = 0; k < F_N; k++)
         if (f.have[k])
             regfree(&f.re[k]);
     free(f.frame_bits);
     free(f.buf);
-    free(newstack);
     free(row_stack);
     free(row_labels);
     return rc;

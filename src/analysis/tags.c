@@ -517,16 +517,28 @@ static int add_label_frames(profkit_profile *p, const uint32_t *roots, size_t n_
 
 /* pprof's warning for a label option that matched no sample (its
  * warnNoMatches), naming the option and its expression. */
-static void warn_no_match(const profkit_filter_options *o, const char *what, const char *opt,
-                          const char *expr)
+void pk_filter_warn_no_match(const profkit_filter_options *o, const char *what, const char *opt,
+                             const char *expr)
 {
     profkit_error w;
     pk_error_set(&w, 0, NULL, -1, "%s expression matched no samples (%s '%s')", what, opt, expr);
     o->on_warning(&w, o->payload);
 }
 
+/* pprof's note that a -tagfocus/-tagignore value is a numeric range (it
+ * prints "tagfocus:Interpreted '64b' as range, not regexp"). */
+static void warn_range(const profkit_filter_options *o, const char *opt, const char *spec)
+{
+    const char *eq = strchr(spec, '=');
+    profkit_error w;
+    pk_error_set(&w, 0, NULL, -1, "Interpreted '%s' as range, not regexp (%s '%s')",
+                 eq ? eq + 1 : spec, opt, spec);
+    o->on_warning(&w, o->payload);
+}
+
 int pk_tags_apply(profkit_profile *p, const profkit_filter_options *o, uint32_t *row_stack,
-                  uint32_t *row_labels, profkit_error *err)
+                  uint32_t *row_labels, int (*between)(void *ctx, uint32_t *row_stack), void *ctx,
+                  profkit_error *err)
 {
     tag_filter focus, ignore;
     regex_t show, hide;
@@ -574,6 +586,20 @@ int pk_tags_apply(profkit_profile *p, const profkit_filter_options *o, uint32_t 
     if ((n_roots || n_leaves) &&
         (rc = add_label_frames(p, roots, n_roots, leaves, n_leaves, row_stack, &rootm, &leafm)) != 0)
         goto done;
+    if (o->on_warning) { /* in pprof's order: its tagroot step, then its filters */
+        if (n_roots && !rootm)
+            pk_filter_warn_no_match(o, "TagRoot", "profkit_filter_options.tagroot", o->tagroot);
+        if (n_leaves && !leafm)
+            pk_filter_warn_no_match(o, "TagLeaf", "profkit_filter_options.tagleaf", o->tagleaf);
+        if (focus.is_range)
+            warn_range(o, "profkit_filter_options.tagfocus", o->tagfocus);
+        if (ignore.is_range)
+            warn_range(o, "profkit_filter_options.tagignore", o->tagignore);
+    }
+    /* pprof filters by name before by label: what the label options
+     * matched is of the rows the name filters left */
+    if (between && (rc = between(ctx, row_stack)) != 0)
+        goto done;
     rc = PROFKIT_ENOMEM;
     /* per label set: kept (bit 0), its set after tagshow/taghide + 1 (rest) */
     size_t n_sets = p->n_labelsets ? p->n_labelsets : 1;
@@ -616,6 +642,8 @@ int pk_tags_apply(profkit_profile *p, const profkit_filter_options *o, uint32_t 
     for (size_t i = 0; i < p->n_samples; i++) {
         size_t s = row_labels[i] < n_sets ? row_labels[i] : 0;
         uint32_t k = keep[s];
+        if (row_stack[i] == PROFKIT_NONE) /* dropped by the name filters */
+            continue;
         any |= hits[s] & (HIT_FOCUS | HIT_IGNORE);
         if (!k) {
             row_stack[i] = PROFKIT_NONE;
@@ -625,18 +653,14 @@ int pk_tags_apply(profkit_profile *p, const profkit_filter_options *o, uint32_t 
         }
     }
     if (o->on_warning) { /* in pprof's order */
-        if (n_roots && !rootm)
-            warn_no_match(o, "TagRoot", "profkit_filter_options.tagroot", o->tagroot);
-        if (n_leaves && !leafm)
-            warn_no_match(o, "TagLeaf", "profkit_filter_options.tagleaf", o->tagleaf);
         if (focus.active && !(any & HIT_FOCUS))
-            warn_no_match(o, "TagFocus", "profkit_filter_options.tagfocus", o->tagfocus);
+            pk_filter_warn_no_match(o, "TagFocus", "profkit_filter_options.tagfocus", o->tagfocus);
         if (ignore.active && !(any & HIT_IGNORE))
-            warn_no_match(o, "TagIgnore", "profkit_filter_options.tagignore", o->tagignore);
+            pk_filter_warn_no_match(o, "TagIgnore", "profkit_filter_options.tagignore", o->tagignore);
         if (have_show && !(any & HIT_SHOW))
-            warn_no_match(o, "TagShow", "profkit_filter_options.tagshow", o->tagshow);
+            pk_filter_warn_no_match(o, "TagShow", "profkit_filter_options.tagshow", o->tagshow);
         if (have_hide && !(any & HIT_HIDE))
-            warn_no_match(o, "TagHide", "profkit_filter_options.taghide", o->taghide);
+            pk_filter_warn_no_match(o, "TagHide", "profkit_filter_options.taghide", o->taghide);
     }
 done:
     if (rc == PROFKIT_ENOMEM)

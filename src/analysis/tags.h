@@ -57,15 +57,27 @@ int pk_tags_frame_name(const profkit_profile *p, uint32_t key, const profkit_lab
 /* Whether any label option of o is set. */
 int pk_tags_active(const profkit_filter_options *o);
 /*
- * The label options of o over p's rows: row_stack[r] (the row's stack on
- * entry) becomes the stack with tagroot's and tagleaf's frames, or
- * PROFKIT_NONE when tagfocus/tagignore drop the row; row_labels[r] the
- * row's label set after tagshow/taghide. The rows themselves are left to
- * the caller (filter.c rebuilds them). Returns 0, or PROFKIT_EINVAL (a bad
- * regular expression or number) or PROFKIT_ENOMEM with err set.
+ * The label options of o over p's rows, in pprof's order: tagroot and
+ * tagleaf first (row_stack[r], the row's stack on entry, becomes the stack
+ * with their frames), then between(ctx, row_stack) (the name filters, which
+ * may set row_stack[r] to another stack or to PROFKIT_NONE to drop the
+ * row; NULL: none), then tagfocus/tagignore (row_stack[r] becomes
+ * PROFKIT_NONE when they drop the row) and tagshow/taghide (row_labels[r]:
+ * the row's label set after them). The rows themselves are left to the
+ * caller (filter.c rebuilds them). o->on_warning hears pprof's warnings
+ * (an option that matched no sample, a value taken as a numeric range).
+ * Returns 0, or PROFKIT_EINVAL (a bad regular expression or number) or
+ * PROFKIT_ENOMEM with err set (or what between returned).
  */
 int pk_tags_apply(profkit_profile *p, const profkit_filter_options *o, uint32_t *row_stack,
-                  uint32_t *row_labels, profkit_error *err);
+                  uint32_t *row_labels, int (*between)(void *ctx, uint32_t *row_stack), void *ctx,
+                  profkit_error *err);
+
+/* pprof's warning for an option that matched no sample ("Focus expression
+ * matched no samples"), naming the option by its API name `opt` and its
+ * value, to o->on_warning. */
+void pk_filter_warn_no_match(const profkit_filter_options *o, const char *what, const char *opt,
+                             const char *expr);
 
 /* ---- the -tags report's sums ---- */
 

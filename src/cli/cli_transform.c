@@ -41,21 +41,27 @@ int cli_transform_option(cli_input *in, int c, const char *arg)
     return 1;
 }
 
-/* A label option that matched no sample: pprof's warning, printed once
+/* A filter option that matched no sample: pprof's warning, printed once
  * per option and expression however many inputs are filtered (the
  * library's message names the option by its flag here). Under --strict
- * the first becomes the error. */
+ * the first becomes the error. pprof's note that a --tagfocus/--tagignore
+ * value is a numeric range ("Interpreted '64b' as range, not regexp") is
+ * printed alike, but --strict leaves it a note: the range is what was
+ * asked for. */
 struct tag_warnings {
-    char seen[6][512];
+    char seen[16][512];
     size_t n_seen;
-    int strict, failed;
+    int strict, quiet, failed;
     profkit_error first;
 };
 
 static void on_tag_warning(const profkit_error *w, void *payload)
 {
     struct tag_warnings *tw = payload;
-    if (tw->strict) {
+    int note = strncmp(w->message, "Interpreted '", 13) == 0;
+    if (note && tw->quiet)
+        return;
+    if (tw->strict && !note) {
         if (!tw->failed)
             tw->first = *w;
         tw->failed = 1;
@@ -86,6 +92,7 @@ int cli_apply_transforms(profkit_profile **p, const cli_input *in)
     static struct tag_warnings tw; /* (one process, one command) */
     profkit_filter_options filter = in->filter;
     tw.strict = in->strict;
+    tw.quiet = in->quiet;
     if (!in->quiet || in->strict) {
         filter.on_warning = on_tag_warning;
         filter.payload = &tw;

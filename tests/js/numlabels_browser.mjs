@@ -1,11 +1,11 @@
 // The label picker on numeric labels in a real browser
 // (tests/cli/viewer_numlabels.sh): grouping at the root or the leaf by a
-// numeric key, "(none)" of a numeric key, and a bucketed key's grouping.
+// numeric key, "(none)" of a numeric key, and a bucketed key's grouping
+// (a frame per number, as --tagroot).
 // The command line the page shows, run by the shell with --json -n 0,
 // equals window.profkit.query("top") (tests/cli/labels_numeric.sh checks
-// that command line against Go pprof); where the page merges a bucket of
-// numbers into one frame it says so, and each such frame holds the samples
-// of its range. Screenshots: $PROFKIT_BUILD/screenshots/labels-*.png.
+// that command line against Go pprof), also grouping by a key of more
+// numbers than the picker lists (the page has a scope per number for it). Screenshots: $PROFKIT_BUILD/screenshots/labels-*.png.
 //
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_BUILD, PROFKIT_TOOLS.
 import { execFileSync, spawnSync } from "node:child_process";
@@ -166,40 +166,58 @@ try {
     }
     if (name === "pair-1kB") check(name + ": both samples with 1kB (4096 bytes)", r.mine.total === 4096, r.mine.total);
   }
-  // grouping by size: 40 numbers with a unit in 30 buckets; a bucket of
-  // several is one frame "LO to HI" (the page says so), whose value is the
-  // command line's --tagfocus of that range; every other row is --tagroot's
+  // grouping by size: 40 numbers with a unit, bucketed for "size = ..."
+  // (31 buckets), grouped a frame per number as --tagroot has them: the
+  // page's top is the command line's, no note of merged frames
+  const sopts = await o.page.evaluate(() => Array.from(document.querySelectorAll("#pk-label option")).map((x) => x.value));
+  check("size: buckets in the picker", sopts.some((v) => /"key":"size","value":"[^"]*:[^"]*"/.test(v)), sopts.join(" ").slice(0, 300));
+  check("size: no single number of a bucket in the picker", !sopts.includes(JSON.stringify({ mode: "focus", key: "size", value: "19.14kB" })));
+  // each bucket (made by the page of its numbers' trees) is its range's
+  // --tagfocus on the command line
+  for (const v of sopts.filter((x) => /"mode":"focus","key":"size","value":"[^"]*:/.test(x))) {
+    await view(o, "flame");
+    await o.page.selectOption("#pk-label", v);
+    await nextFrame(o);
+    r = await agrees(o, "size bucket " + JSON.parse(v).value);
+    check("size bucket " + JSON.parse(v).value + ": --tagfocus size=LO:HI", / --tagfocus size=\d+bytes:\d+bytes( |$)/.test(r.cmd), r.cmd);
+  }
   for (const mode of ["root", "leaf"]) {
     const name = "size-tag" + mode;
     await view(o, "flame");
     await o.page.selectOption("#pk-label", JSON.stringify({ mode, key: "size" }));
     await nextFrame(o);
     await shot(o, name);
-    await view(o, "top");
-    const cmd = await o.page.locator("#pk-cmd").textContent();
-    check(name + ": the command line names --tag" + mode + " size", cmd.includes(" --tag" + mode + " size"), cmd);
-    const note = o.page.locator("#pk-label-merged");
-    check(name + ": the page says what it merged", await note.isVisible() && /ranges "LO to HI" of values merged/.test(await note.textContent()),
-      await note.textContent());
-    const mine = await query(o), cli = runShown(cmd);
-    check(name + ": same total as the command line", mine.total === cli.total && mine.total === nwhole, mine.total + " vs " + cli.total);
-    const other = (res) => JSON.stringify(res.rows.filter((x) => x.file !== "size").sort((a, b) => a.name < b.name ? -1 : a.name > b.name));
-    check(name + ": rows other than size's frames are the command line's", other(mine) === other(cli), other(mine).slice(0, 300) + "\n  vs " + other(cli).slice(0, 300));
-    const ents = await o.page.evaluate(() => { const p = window.profkit.app.p; return (p.labelKeys(window.profkit.app.state.thread).get("size") || []).map((x) => ({ value: x.value, num: x.num, unit: x.unit, frame: x.frame })); });
-    let buckets = 0, bad = [];
-    for (const x of ents) {
-      if (!x.num) continue;
-      const bucket = x.num[0] !== x.num[1];
-      buckets += bucket;
-      const fname = bucket ? x.value.replace(":", " to ") : x.frame;
-      const row = mine.rows.find((y) => y.name === fname && y.file === "size");
-      const want = JSON.parse(execFileSync(PROFKIT, ["top", "-q", "--json", "-n", "1", "--tagfocus", "size=" + x.num[0] + x.unit + ":" + x.num[1] + x.unit, num], { encoding: "utf8" })).total;
-      if (!row || row.cum !== want) bad.push(fname + ": " + (row && row.cum) + " vs " + want);
-      if (!bucket && cli.rows.find((y) => y.name === fname && y.file === "size").cum !== want) bad.push("cli " + fname);
-    }
-    check(name + ": each size frame holds its range's samples (--tagfocus LO:HI)", bad.length === 0 && buckets > 0, bad.slice(0, 4).join("; ") + " buckets " + buckets);
+    r = await agrees(o, name);
+    check(name + ": the command line names --tag" + mode + " size", r.cmd.includes(" --tag" + mode + " size"), r.cmd);
+    check(name + ": no note of merged frames", await o.page.locator("#pk-label-merged").isHidden());
+    const frames = r.mine.rows.filter((x) => x.file === "size");
+    check(name + ": a frame per number (40), none a range", frames.length === 40 && !frames.some((x) => / to /.test(x.name)), frames.map((x) => x.name).join(" "));
+    check(name + ": the whole total", r.mine.total === nwhole, r.mine.total + " vs " + nwhole);
   }
   await close(o, "numlabels");
+
+  // ---- more numbers than the page groups one by one (2048): the
+  // grouping merges them into ranges and says so; totals stay the command
+  // line's (bench/gen_pprof_labels.py: `bytes` of ~2800 sizes with a unit)
+  const many = join(TMP, "many.pb"), mpage = join(TMP, "many.html");
+  execFileSync("python3", [join(SRC, "bench", "gen_pprof_labels.py"), many, "8000", "300", "2", "3000"]);
+  const nsizes = JSON.parse(pk(["tags", "--json", many])).keys.find((k) => k.key === "bytes").values.length;
+  check("many: more than 2048 sizes", nsizes > 2048, nsizes);
+  pk(["flame", "-q", "--min-percent", "0", many, "-o", mpage]);
+  o = await open(mpage);
+  // (its trees are more than the page keeps whole: totals are compared)
+  const mwhole = JSON.parse(pk(["top", "-q", "--json", "-n", "1", "--value", "cpu", many])).total;
+  await view(o, "flame");
+  await o.page.selectOption("#pk-label", JSON.stringify({ mode: "root", key: "bytes" }));
+  await nextFrame(o);
+  await view(o, "top");
+  const mcmd = await o.page.locator("#pk-cmd").textContent(), mnote = o.page.locator("#pk-label-merged");
+  check("many: the page says it merged", await mnote.isVisible() && /more values than the page groups one by one here \(2048 for all threads.*ranges "LO to HI" of values merged/.test(await mnote.textContent()),
+    await mnote.textContent());
+  const mtop = await query(o), mcli = runShown(mcmd);
+  check("many: the same total as the command line", mtop.total === mcli.total && mtop.total === mwhole, mtop.total + " vs " + mcli.total);
+  check("many: range frames", mtop.rows.some((x) => x.file === "bytes" && / to /.test(x.name)));
+  await close(o, "many");
 } catch (e) {
   failed++;
   console.log("FAIL: " + (e && e.stack || e));

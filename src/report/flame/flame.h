@@ -78,6 +78,13 @@ typedef struct flame_scope {
     int64_t llo, lhi;
     const char *lunit, *lframe;
     uint32_t lframe_len;
+    /* a numeric key's single number (lgroup): the key's numbers have a
+     * unit and are more than the picker lists, so "group by" has a frame
+     * per number (as --tagroot) and "KEY = VALUE" the buckets, which the
+     * page makes of these (every thread's; each thread's are scopes) */
+    int lgroup;
+    const char *lbucket; /* its bucket's value (lgroup), for "KEY = VALUE" */
+    uint32_t lbucket_len;
 } flame_scope;
 
 /* The page's label scopes: label keys of at most this many values each (a
@@ -87,6 +94,10 @@ typedef struct flame_scope {
 #define PK_FLAME_LABEL_KEYS 8
 #define PK_FLAME_LABEL_VALUES 32
 #define PK_FLAME_LABEL_SCOPES 512
+/* A bucketed numeric key whose numbers have a unit also has a scope per
+ * number (every thread's rows) for the grouping, up to this many numbers
+ * (above it the grouping merges each bucket into one frame "LO to HI"). */
+#define PK_FLAME_LABEL_GROUP_VALUES 2048
 
 typedef struct flame_data {
     const profkit_profile *p;    /* NEW */

@@ -448,6 +448,10 @@ static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flam
             pk_buf_puts(b, "],\"unit\":");
             put_cstr(b, s->lunit ? s->lunit : "");
         }
+        if (s->lgroup) { /* pagetags: one number of a bucketed key, and its bucket */
+            pk_buf_puts(b, ",\"group\":true,\"bucket\":");
+            pk_buf_json(b, s->lbucket, s->lbucket_len, PK_JSON_PAGE);
+        }
         if (s->lframe_len) {
             pk_buf_puts(b, ",\"frame\":");
             pk_buf_json(b, s->lframe, s->lframe_len, PK_JSON_PAGE);

@@ -569,6 +569,8 @@ typedef struct label_group {
     int64_t lo, hi;
     uint32_t unit;     /* d->strings id: the key's unit, as `tags` scales its numbers */
     uint32_t frame;    /* d->strings id: --tagroot's frame name for the number lo (lo == hi) */
+    int group_only;    /* one number of a bucketed key (label_per_number) */
+    uint32_t bucket;   /* d->strings id: its bucket's value (group_only) */
     uint32_t *rows;
     size_t n, cap;
 } label_group;
@@ -862,6 +864,131 @@ done:
     return rc;
 }
 
+/* A bucketed numeric key (one number per label set, numeric_values)
+ * whose numbers have a unit: a group per distinct number (every thread's
+ * rows), so that "group by" has --tagroot's frames, one per number (named
+ * in the labels' own unit, as --tagroot names them), when there are at
+ * most PK_FLAME_LABEL_GROUP_VALUES numbers; each names its bucket (of
+ * buckets[0..nb), by value), which the page makes of its numbers' trees.
+ * *made: whether any was made. 0 or ENOMEM. */
+static int label_per_number(flame_data *d, const profkit_profile *p, uint32_t key,
+                            const label_group *buckets, size_t nb, label_group **g, size_t *ng,
+                            size_t *cap, int *made)
+{
+    *made = 0;
+    size_t n_sets = p->n_labelsets;
+    int64_t *num = malloc(n_sets * sizeof(int64_t)), *set_num = malloc(n_sets * sizeof(int64_t));
+    uint32_t *set_unit = malloc(n_sets * sizeof(uint32_t)), *set_vi = malloc(n_sets * sizeof(uint32_t));
+    size_t *at = NULL, cnt = 0, u = 0;
+    int rc = PROFKIT_ENOMEM, any_unit = 0;
+    if (!num || !set_num || !set_unit || !set_vi)
+        goto done;
+    for (size_t s = 0; s < n_sets; s++) {
+        set_vi[s] = UINT32_MAX;
+        const struct pk_labelset *ls = &p->labelsets[s];
+        for (uint32_t i = ls->first; i < ls->first + ls->n && i < p->n_labels; i++) {
+            const profkit_label *l = &p->labels[i];
+            if (l->key != key || !l->is_num)
+                continue;
+            set_num[s] = l->num;
+            set_unit[s] = l->unit;
+            set_vi[s] = 0;
+            any_unit |= l->unit != 0;
+            num[cnt++] = l->num;
+            break;
+        }
+    }
+    rc = 0;
+    if (!any_unit) /* no unit: every number is --tagroot's <unknown>, the buckets lose nothing */
+        goto done;
+    qsort(num, cnt, sizeof(int64_t), cmp_i64);
+    for (size_t i = 0; i < cnt; i++)
+        if (!u || num[u - 1] != num[i])
+            num[u++] = num[i];
+    if (u > PK_FLAME_LABEL_GROUP_VALUES || u < PK_FLAME_LABEL_VALUES)
+        goto done;
+    rc = PROFKIT_ENOMEM;
+    if (!(at = malloc(u * sizeof(size_t))))
+        goto done;
+    for (size_t v = 0; v < u; v++)
+        at[v] = SIZE_MAX;
+    for (size_t s = 0; s < n_sets; s++) {
+        if (set_vi[s] == UINT32_MAX)
+            continue;
+        size_t lo = 0, hi = u;
+        while (hi - lo > 1) {
+            size_t mid = (lo + hi) / 2;
+            if (num[mid] <= set_num[s])
+                lo = mid;
+            else
+                hi = mid;
+        }
+        set_vi[s] = (uint32_t)lo;
+    }
+    const char *unit = pk_label_key_unit(p, key);
+    uint32_t uid = pk_strtab_intern(&d->strings, unit, strlen(unit));
+    if (uid == PROFKIT_NONE)
+        goto done;
+    char buf[128];
+    /* the numbers some row has (at[v]: the unit of its first row's label,
+     * as --tagroot names it, for now), then their groups in number order */
+    for (size_t r = 0; r < p->n_samples; r++) {
+        uint32_t s = p->sample_labels[r];
+        if (s < n_sets && set_vi[s] != UINT32_MAX && at[set_vi[s]] == SIZE_MAX)
+            at[set_vi[s]] = set_unit[s];
+    }
+    for (size_t v = 0; v < u; v++) {
+        if (at[v] == SIZE_MAX)
+            continue;
+        if (PK_VEC_RESERVE(*g, *ng, *cap, 1) != 0)
+            goto done;
+        label_group *x = &(*g)[*ng];
+        memset(x, 0, sizeof(*x));
+        x->key = key;
+        x->thread = PROFKIT_NONE;
+        x->is_num = 1;
+        x->group_only = 1;
+        x->lo = x->hi = num[v];
+        x->unit = uid;
+        size_t blo = 0, bhi = nb; /* its bucket */
+        while (bhi - blo > 1) {
+            size_t mid = (blo + bhi) / 2;
+            if (buckets[mid].lo <= num[v])
+                blo = mid;
+            else
+                bhi = mid;
+        }
+        x->bucket = buckets[blo].value;
+        size_t w = pk_pprof_label(buf, sizeof(buf), num[v], unit, "minimum");
+        x->value = pk_strtab_intern(&d->strings, buf, w);
+        uint32_t lunit = (uint32_t)at[v]; /* --tagroot's name: in the labels' own unit */
+        w = lunit ? pk_pprof_label(buf, sizeof(buf), num[v], pk_str(p, lunit), "minimum")
+                  : (size_t)snprintf(buf, sizeof(buf), "%s", PK_TAG_NO_VALUE);
+        x->frame = pk_strtab_intern(&d->strings, buf, w);
+        if (x->value == PROFKIT_NONE || x->frame == PROFKIT_NONE)
+            goto done;
+        at[v] = (*ng)++;
+        *made = 1;
+    }
+    for (size_t r = 0; r < p->n_samples; r++) {
+        uint32_t s = p->sample_labels[r];
+        if (s >= n_sets || set_vi[s] == UINT32_MAX)
+            continue;
+        label_group *x = &(*g)[at[set_vi[s]]];
+        if (PK_VEC_RESERVE(x->rows, x->n, x->cap, 1) != 0)
+            goto done;
+        x->rows[x->n++] = (uint32_t)r;
+    }
+    rc = 0;
+done:
+    free(num);
+    free(set_num);
+    free(set_unit);
+    free(set_vi);
+    free(at);
+    return rc;
+}
+
 /*
  * The rows of every label key (at most PK_FLAME_LABEL_KEYS keys), grouped
  * by the key's value: a string key's values joined by "," (as --tagroot
@@ -991,10 +1118,31 @@ static int label_groups(flame_data *d, const profkit_profile *p, int per_thread,
                 (is_num && proto[v].unit == PROFKIT_NONE))
                 goto oom;
         memset(gidx, 0xff, slots * (PK_FLAME_LABEL_VALUES + 1) * sizeof(size_t));
+        size_t first = ng;
         if (label_emit(p, per_thread, set_vi, proto, nv, gidx, &g, &ng, &cap) != 0)
             goto oom;
+        /* a bucketed key with a unit: a group per number (every thread's),
+         * a frame each for "group by"; the page makes each bucket of every
+         * thread's from its numbers' (so those are not kept twice) */
+        int made = 0;
+        if (is_num && nv == PK_FLAME_LABEL_VALUES &&
+            label_per_number(d, p, key, proto, nv - 1, &g, &ng, &cap, &made) != 0)
+            goto oom;
+        if (made) {
+            size_t k = first;
+            for (size_t i = first; i < ng; i++) {
+                if (g[i].thread == PROFKIT_NONE && g[i].is_num && !g[i].group_only)
+                    free(g[i].rows);
+                else
+                    g[k++] = g[i];
+            }
+            ng = k;
+        }
     }
-    if (per_thread && ng > PK_FLAME_LABEL_SCOPES) { /* too many: every thread's groups only */
+    size_t n_scoped = 0; /* (the per-number groups are every thread's) */
+    for (size_t i = 0; i < ng; i++)
+        n_scoped += !g[i].group_only;
+    if (per_thread && n_scoped > PK_FLAME_LABEL_SCOPES) { /* too many: every thread's groups only */
         size_t k = 0;
         for (size_t i = 0; i < ng; i++) {
             if (g[i].thread == PROFKIT_NONE)
@@ -1245,6 +1393,11 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
             sc->thread = lg[i].thread;
             sc->label = 1;
             sc->lnum = lg[i].is_num;
+            sc->lgroup = lg[i].group_only;
+            if (sc->lgroup) {
+                sc->lbucket = pk_strtab_get(&d->strings, lg[i].bucket);
+                sc->lbucket_len = pk_strtab_len(&d->strings, lg[i].bucket);
+            }
             sc->llo = lg[i].lo;
             sc->lhi = lg[i].hi;
             sc->lunit = pk_strtab_get(&d->strings, lg[i].unit);

@@ -13,8 +13,11 @@
 //     a self value (as --tagleaf key).
 // A key a sample has two values of (or numbers and strings of) has scopes
 // per combination (the grouping) and per single value ("key = value").
-// A numeric key's buckets group into one frame "LO to HI" each when its
-// numbers have a unit (the picker says so); "(none)" of a numeric key is
+// A numeric key's buckets are for "key = value"; grouping by a key whose
+// numbers have a unit has a frame per number (as --tagroot) from the
+// data's per-number scopes ("group"), up to 2048 numbers; above that its
+// buckets group into one frame "LO to HI" each (the picker says so);
+// "(none)" of a numeric key is
 // --tagignore key=MIN:MAX on the command line.
 // A label frame is named as --tagroot names it ("<unknown>" without a
 // value) and its file is the key, as the command line's. The pick is in the
@@ -30,6 +33,7 @@
 (function (PK) {
   var Profile = PK.Profile;
   var NO_VALUE = "<unknown>";   // the name --tagroot gives a sample without a value (as pprof prints it)
+  var GROUP_VALUES = 2048;      // PK_FLAME_LABEL_GROUP_VALUES: numbers of a key grouped one by one
 
   // The profile thread index (data "index") whose label scopes thread t's
   // pick uses: t's own (a page of several threads has scopes per thread),
@@ -55,7 +59,27 @@
       if (sc.index !== idx) return;
       var k = self.str(sc.name), list = keys.get(k);
       if (!list) keys.set(k, list = []);
-      list.push({ value: self.str(sc.process), scope: i, num: sc.num || null, unit: sc.unit || "", frame: sc.frame });
+      list.push({ value: self.str(sc.process), scope: i, num: sc.num || null, unit: sc.unit || "", frame: sc.frame, group: !!sc.group, bucket: sc.bucket });
+    });
+    // A key with a scope per number ("group") has its buckets of every
+    // thread's samples made here, each of its numbers' scopes (the data
+    // names each number's bucket), before its "(none)" as the data orders
+    // a key's buckets.
+    keys.forEach(function (list) {
+      if (!list.some(function (x) { return x.group; })) return;
+      var byBucket = new Map(), made = [];
+      list.forEach(function (x) {
+        if (!x.group) return;
+        var b = byBucket.get(x.bucket);
+        if (!b) {
+          byBucket.set(x.bucket, b = { value: x.bucket, scopes: [], num: [x.num[0], x.num[1]], unit: x.unit, frame: x.frame, made: true });
+          made.push(b);
+        }
+        b.scopes.push(x.scope);
+        b.num[0] = Math.min(b.num[0], x.num[0]);
+        b.num[1] = Math.max(b.num[1], x.num[1]);
+      });
+      list.unshift.apply(list, made);
     });
     // A key a sample has two values of, or numbers and strings of, has two
     // kinds of scope: per combination of values (a frame but no number;
@@ -65,7 +89,7 @@
     // both.
     keys.forEach(function (list) {
       var multi = list.some(function (x) { return !x.num && x.frame !== undefined && x.value !== ""; });
-      list.forEach(function (x) { x.role = !multi ? "both" : !x.num && x.frame !== undefined ? "group" : "focus"; });
+      list.forEach(function (x) { x.role = x.group ? "group" : x.made ? "focus" : !multi ? "both" : !x.num && x.frame !== undefined ? "group" : "focus"; });
     });
     return (this._labelKeys[idx] = keys);
   };
@@ -85,7 +109,14 @@
     var nums = list.some(function (x) { return x.role === "focus" && x.num; });
     return list.filter(function (x) { return x.role !== "group" || (x.value === "" && !(strs && nums)); });
   }
-  function groupList(list) { return list.filter(function (x) { return x.role !== "focus"; }); }
+  // A bucketed key whose numbers have a unit has, when they are not too
+  // many (PK_FLAME_LABEL_GROUP_VALUES, src/report/flame/flame.h), a scope
+  // per number for the grouping ("group": a frame per number, as
+  // --tagroot); its buckets are then for "KEY = VALUE" only.
+  function groupList(list) {
+    var per = list.some(function (x) { return x.group; });
+    return list.filter(function (x) { return x.role !== "focus" && (!per || x.group || !x.num); });
+  }
   PK.labelFocusList = focusList;
   // The smallest and largest number of a numeric key (null: no number).
   function numSpan(list) {
@@ -97,6 +128,18 @@
     });
     return lo === null ? null : [lo, hi];
   }
+  // An entry's tree: its scope's, or a bucket's made of its numbers'.
+  Profile.prototype.labelEntryTree = function (x) {
+    if (!x.scopes) return this.labelScopeTree(x.scope);
+    if (x._tree) return x._tree;
+    var nv = this.values.length, b = new PK.TreeBuilder(nv, false), self = this;
+    x.scopes.forEach(function (i) {
+      var src = self.labelScopeTree(i), map = new Int32Array(src.n), j, v;
+      for (j = 1; j < src.n; j++) map[j] = b.child(map[src.parent[j]], src.func[j]);
+      for (j = 0; j < src.n; j++) for (v = 0; v < nv; v++) b.self[v][map[j]] += src.self[v][j];
+    });
+    return (x._tree = b.build());
+  };
   Profile.prototype.labelScopeTree = function (i) {
     this._labelTrees = this._labelTrees || [];
     if (!this._labelTrees[i]) { var tr = this.labelScopes[i].tree; this._labelTrees[i] = new PK.Tree(tr.parent, tr.func, tr.self, null); }
@@ -152,7 +195,7 @@
     var list = this.labelKeys(t).get(pick.key) || [], self = this, tree;
     var nv = this.values.length;
     var scopeTree = function (x) {
-      var tr = self.labelScopeTree(x.scope);
+      var tr = self.labelEntryTree(x);
       return before.length ? PK.applyTransforms(self, tr, before) : tr;
     };
     if (pick.mode === "focus") {
@@ -376,7 +419,7 @@
           lst = groupList(lst);
           var nb = lst.filter(isBucket).length;
           this.labelMerged.hidden = !mergesFrames(lst);
-          this.labelMerged.textContent = this.labelMerged.hidden ? "" : pk.key + " has more values than the page lists: " + nb + " of its frames are" +
+          this.labelMerged.textContent = this.labelMerged.hidden ? "" : pk.key + " has more values than the page groups one by one here (" + GROUP_VALUES + " for all threads, fewer for one thread of several): " + nb + " of its frames are" +
             " ranges \"LO to HI\" of values merged; the command line shown (--tag" + pk.mode + " " + pk.key + ") has a frame per value";
         }
       }
