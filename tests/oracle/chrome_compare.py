@@ -297,16 +297,19 @@ def loader_root_range(events):
     return start, end
 
 
-def profkit_markers_in(profkit, path, lo, hi):
-    """{(None, name): count} of profkit's markers (as its markers report
-    pairs them) that overlap [lo, hi] ms on the samples' time axis."""
+def profkit_markers_in(profkit, path, lo, hi, by_thread=False):
+    """{(thread "pid:tid" or None, name): count} of profkit's markers (as
+    its markers report pairs them) that overlap [lo, hi] ms on the
+    samples' time axis."""
     doc = json.loads(run([profkit, "markers", "--quiet", "--list", "--json", path]).stdout.decode("utf-8"))
     res = {}
     for m in doc["markers"]:
         a = doc["zero"] + m["start"]
         b = a + m.get("duration", 0)
         if a <= hi and b >= lo:
-            res[(None, m["name"])] = res.get((None, m["name"]), 0) + 1
+            t = m.get("thread") or {}
+            key = ("%s:%s" % (t.get("pid"), t.get("tid")) if by_thread else None, m["name"])
+            res[key] = res.get(key, 0) + 1
     return res
 
 
@@ -336,8 +339,26 @@ def check_read(profkit, loader, work, path, index):
     # loader's marker listing count them
     ours_m = profkit_markers(profkit, path, True)
     loader.load(path)
+    outside = 0
     try:
-        msg = compare_markers(ours_m, loader_markers(loader, True))
+        theirs_m = loader_markers(loader, True)
+        msg = compare_markers(ours_m, theirs_m)
+        if msg:
+            # A trace Chromium records here can have a few markers past
+            # the end of the loader's root range (its last sample plus the
+            # interval), which its listing leaves out and profkit's lists:
+            # then the markers inside the range the loader reports must
+            # be the same, thread by thread and name by name.
+            try:
+                rr = (loader.json("profile", "info").get("context") or {}).get("rootRange") or {}
+            except Exception:
+                rr = {}
+            if isinstance(rr.get("start"), (int, float)) and isinstance(rr.get("end"), (int, float)):
+                inside = profkit_markers_in(profkit, path, rr["start"], rr["end"], True)
+                if compare_markers(inside, theirs_m) is None:
+                    outside = sum(ours_m.values()) - sum(inside.values())
+                    msg = None
+                    ours_m = inside
     finally:
         loader("stop", timeout=60)
     if msg:
@@ -368,8 +389,9 @@ def check_read(profkit, loader, work, path, index):
             return msg
         checked += len(exp)
         msgs.append("%d/%d" % (sum(keep), len(keep)))
-    return "ok: %d profile(s), %d function(s), samples kept/read %s, %d markers" % (
-        len(profiles), checked, " ".join(msgs), ours)
+    return "ok: %d profile(s), %d function(s), samples kept/read %s, %d markers%s" % (
+        len(profiles), checked, " ".join(msgs), ours,
+        " (and %d past the loader's root range)" % outside if outside else "")
 
 
 def check_write(profkit, loader, work, path, index):
