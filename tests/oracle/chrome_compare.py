@@ -297,19 +297,16 @@ def loader_root_range(events):
     return start, end
 
 
-def profkit_markers_in(profkit, path, lo, hi, by_thread=False):
-    """{(thread "pid:tid" or None, name): count} of profkit's markers (as
-    its markers report pairs them) that overlap [lo, hi] ms on the
-    samples' time axis."""
+def profkit_markers_in(profkit, path, lo, hi):
+    """{(None, name): count} of profkit's markers (as its markers report
+    pairs them) that overlap [lo, hi] ms on the samples' time axis."""
     doc = json.loads(run([profkit, "markers", "--quiet", "--list", "--json", path]).stdout.decode("utf-8"))
     res = {}
     for m in doc["markers"]:
         a = doc["zero"] + m["start"]
         b = a + m.get("duration", 0)
         if a <= hi and b >= lo:
-            t = m.get("thread") or {}
-            key = ("%s:%s" % (t.get("pid"), t.get("tid")) if by_thread else None, m["name"])
-            res[key] = res.get(key, 0) + 1
+            res[(None, m["name"])] = res.get((None, m["name"]), 0) + 1
     return res
 
 
@@ -339,26 +336,8 @@ def check_read(profkit, loader, work, path, index):
     # loader's marker listing count them
     ours_m = profkit_markers(profkit, path, True)
     loader.load(path)
-    outside = 0
     try:
-        theirs_m = loader_markers(loader, True)
-        msg = compare_markers(ours_m, theirs_m)
-        if msg:
-            # A trace Chromium records here can have a few markers past
-            # the end of the loader's root range (its last sample plus the
-            # interval), which its listing leaves out and profkit's lists:
-            # then the markers inside the range the loader reports must
-            # be the same, thread by thread and name by name.
-            try:
-                rr = (loader.json("profile", "info").get("context") or {}).get("rootRange") or {}
-            except Exception:
-                rr = {}
-            if isinstance(rr.get("start"), (int, float)) and isinstance(rr.get("end"), (int, float)):
-                inside = profkit_markers_in(profkit, path, rr["start"], rr["end"], True)
-                if compare_markers(inside, theirs_m) is None:
-                    outside = sum(ours_m.values()) - sum(inside.values())
-                    msg = None
-                    ours_m = inside
+        msg = compare_markers(ours_m, loader_markers(loader, True))
     finally:
         loader("stop", timeout=60)
     if msg:
@@ -389,9 +368,8 @@ def check_read(profkit, loader, work, path, index):
             return msg
         checked += len(exp)
         msgs.append("%d/%d" % (sum(keep), len(keep)))
-    return "ok: %d profile(s), %d function(s), samples kept/read %s, %d markers%s" % (
-        len(profiles), checked, " ".join(msgs), ours,
-        " (and %d past the loader's root range)" % outside if outside else "")
+    return "ok: %d profile(s), %d function(s), samples kept/read %s, %d markers" % (
+        len(profiles), checked, " ".join(msgs), ours)
 
 
 def check_write(profkit, loader, work, path, index):
