@@ -355,6 +355,30 @@ static void sum_samples(struct add *a)
     }
 }
 
+/* The identities of the threads no sample row names go into the content
+ * id too (a sample row names its thread's already): the store keeps every
+ * thread of a profile (profile_threads), so two profiles without samples,
+ * or with the same samples and another thread beside them, are not one.
+ * A profile whose threads all have samples keeps the id it had. */
+static void idle_threads(struct add *a)
+{
+    const profkit_profile *p = a->p;
+    if (!p->n_threads)
+        return;
+    unsigned char *used = calloc(p->n_threads, 1);
+    if (!used) {
+        a->bad = 1;
+        return;
+    }
+    for (size_t r = 0; r < a->n_rows; r++)
+        if (a->row_thread[r] < p->n_threads)
+            used[a->row_thread[r]] = 1;
+    for (size_t i = 0; i < p->n_threads; i++)
+        if (a->thread_first[i] == i && !used[i])
+            acc(a, a->thread_id[i]);
+    free(used);
+}
+
 /* Appends "[x,y,...]" of n words to a->arrays; the cell's offset and length. */
 static void array_text(struct add *a, const uint64_t *w, size_t n, size_t *at, size_t *len)
 {
@@ -663,6 +687,8 @@ static int add_one(profkit_store *s, const profkit_profile *p, const profkit_sto
     acc(&a, p->default_value);
     if (!a.bad)
         sum_samples(&a);
+    if (!a.bad)
+        idle_threads(&a);
     for (size_t i = 0; !a.bad && i < p->n_metadata; i++) {
         acc(&a, pstr(&a, p->metadata[i].key));
         acc(&a, pstr(&a, p->metadata[i].value));
