@@ -176,7 +176,12 @@ int profkit_profile_root_range(const profkit_profile *p, int64_t *start, int64_t
         /* an end before the start is no interval: an instant (the model
          * keeps no phase; Gecko writes 0 as an instant's end) */
         int64_t b = mk->end > mk->start ? mk->end : mk->start;
-        widen(&lo, &hi, mk->start, add_sat(b, iv));
+        /* an end whose start the input does not give (an IntervalEnd):
+         * only its end is a time */
+        int64_t a = mk->start != PROFKIT_NO_TIME ? mk->start : b;
+        if (b == PROFKIT_NO_TIME)
+            continue;
+        widen(&lo, &hi, a, add_sat(b, iv));
     }
     free(first);
     free(last);

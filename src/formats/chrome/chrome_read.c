@@ -46,10 +46,10 @@
 
 enum { S_DOC, S_TOP, S_EVENTS, S_EVENT, S_ARGS, S_END };
 /* where inside `args` the parse is */
-enum { A_ARGS, A_DATA, A_CPU, A_NODES, A_NODE, A_CF, A_CHILDREN, A_SAMPLES, A_DELTAS, A_GEN };
+enum { A_ARGS, A_DATA, A_CPU, A_NODES, A_NODE, A_CF, A_CHILDREN, A_SAMPLES, A_DELTAS, A_DELTAS2, A_GEN };
 enum { K_NONE, K_NAME, K_PH, K_CAT, K_PID, K_TID, K_TS, K_DUR, K_ID, K_OTHER };
 enum { AK_NONE, AK_NAME, AK_START, AK_END, AK_ID, AK_PARENT, AK_FNAME, AK_URL, AK_LINE, AK_COL,
-       AK_OTHER };
+       AK_LABELS, AK_OTHER };
 
 /* A node of a profile's tree (all profiles' in one array). */
 typedef struct cnode {
@@ -104,9 +104,11 @@ typedef struct cpoint {
 } cpoint;
 
 typedef struct cname {
-    int64_t pid, tid; /* tid -1: a process name */
+    int64_t pid, tid; /* tid NAME_PROCESS: a process name, NAME_LABELS: its labels */
     uint32_t name;
 } cname;
+#define NAME_PROCESS INT64_MIN
+#define NAME_LABELS (INT64_MIN + 1)
 
 typedef struct creader {
     profkit_profile *p;
@@ -124,6 +126,8 @@ typedef struct creader {
     int capture;      /* keep the args' text */
     int astate, akey, gen_depth, gen_return, list_return;
     uint32_t arg_name; /* args.name (string id, M events) */
+    uint32_t arg_labels; /* args.labels (string id, a process_labels M event) */
+    int have_arg_labels;
     size_t arg_keys;   /* args' own keys, and whether one is "data" (marker_payload) */
     int arg_data;
     int have_arg_name;
@@ -131,6 +135,14 @@ typedef struct creader {
     size_t node_mark, link_mark, sample_mark, delta_count, chunk_samples;
     int have_nodes, have_samples, have_deltas;
     uint32_t samples_line, samples_col, deltas_line, deltas_col;
+    /* timeDeltas at both places of an event (args.data and
+     * args.data.cpuProfile): where the first list was (A_DATA, A_CPU), and
+     * the second one's values and place, kept aside */
+    int deltas_place, deltas2_place;
+    pk_buf deltas2;
+    uint32_t deltas2_line, deltas2_col;
+    size_t both_deltas, both_deltas_differ;
+    size_t dangling; /* children ids no node of the profile has */
     double d_start, d_end;
     int have_d_start, have_d_end;
     /* what is kept */
@@ -309,7 +321,11 @@ static int is_profile_name(const creader *r, uint32_t name, const char *what)
 static int arg_key(int astate, const pk_json_event *ev)
 {
     switch (astate) {
-    case A_ARGS: return pk_json_key_is(ev, "name") ? AK_NAME : pk_json_key_is(ev, "data") ? AK_OTHER + 1 : AK_OTHER;
+    case A_ARGS:
+        return pk_json_key_is(ev, "name")     ? AK_NAME
+               : pk_json_key_is(ev, "data")   ? AK_OTHER + 1
+               : pk_json_key_is(ev, "labels") ? AK_LABELS
+                                              : AK_OTHER;
     case A_DATA:
     case A_CPU:
         return pk_json_key_is(ev, "cpuProfile")   ? AK_OTHER + 2
@@ -399,7 +415,8 @@ static int on_arg(creader *r, pk_json *j, const pk_json_event *ev)
         case A_CF: r->astate = A_NODE; return 0;
         case A_CHILDREN: r->astate = A_NODE; return 0;
         case A_SAMPLES:
-        case A_DELTAS: r->astate = r->list_return; return 0;
+        case A_DELTAS:
+        case A_DELTAS2: r->astate = r->list_return; return 0;
         default: return 0;
         }
     }
@@ -423,6 +440,12 @@ static int on_arg(creader *r, pk_json *j, const pk_json_event *ev)
                 return OOM();
             r->arg_name = s;
             r->have_arg_name = 1;
+        } else if (key == AK_LABELS && ev->type == PK_JSON_STRING) {
+            uint32_t s = profkit_string_intern(r->p, ev->str, ev->len);
+            if (s == PROFKIT_NONE)
+                return OOM();
+            r->arg_labels = s;
+            r->have_arg_labels = 1;
         } else if (key == AK_OTHER + 1 && ev->type == PK_JSON_MAP_START) {
             r->astate = A_DATA;
         } else if (is_start(ev)) {
@@ -462,8 +485,17 @@ static int on_arg(creader *r, pk_json *j, const pk_json_event *ev)
                 r->have_samples = 1;
                 pk_json_where(j, &r->samples_line, &r->samples_col);
                 r->astate = A_SAMPLES;
+            } else if (r->have_deltas) {
+                /* the event's second list (the other place): aside */
+                if (r->deltas2_place)
+                    return pk_json_fail(j, PROFKIT_ECORRUPT, "traceEvents[%zu].%s: timeDeltas given twice",
+                                        r->n_events, cpu_where(r));
+                r->deltas2_place = r->astate;
+                pk_json_where(j, &r->deltas2_line, &r->deltas2_col);
+                r->astate = A_DELTAS2;
             } else {
                 r->have_deltas = 1;
+                r->deltas_place = r->astate;
                 pk_json_where(j, &r->deltas_line, &r->deltas_col);
                 r->astate = A_DELTAS;
             }
@@ -589,6 +621,20 @@ static int on_arg(creader *r, pk_json *j, const pk_json_event *ev)
         r->n_samples++;
         r->chunk_samples++;
         return 0;
+    case A_DELTAS2: {
+        if (ev->type != PK_JSON_NUMBER)
+            return pk_json_fail(j, PROFKIT_ECORRUPT,
+                                "traceEvents[%zu].%s.timeDeltas[%zu]: expected a number (microseconds), found %s",
+                                r->n_events, cpu_where(r), r->deltas2.len / sizeof(double),
+                                pk_json_type_name(ev->type));
+        double d = pk_json_num(ev);
+        if (!isfinite(d))
+            d = 0;
+        pk_buf_put(&r->deltas2, &d, sizeof d);
+        if (pk_buf_error(&r->deltas2))
+            return OOM();
+        return 0;
+    }
     case A_DELTAS: {
         if (ev->type != PK_JSON_NUMBER)
             return pk_json_fail(j, PROFKIT_ECORRUPT,
@@ -623,7 +669,7 @@ static void begin_event(creader *r, pk_json *j)
     r->ph_len = 0;
     r->have_ts = r->have_dur = r->have_pid = r->have_tid = r->have_id = 0;
     r->pid = r->tid = -1;
-    r->have_arg_name = 0;
+    r->have_arg_name = r->have_arg_labels = 0;
     r->arg_name = 0;
     r->arg_keys = 0;
     r->arg_data = 0;
@@ -632,6 +678,8 @@ static void begin_event(creader *r, pk_json *j)
     r->sample_mark = r->n_samples;
     r->delta_count = r->chunk_samples = 0;
     r->have_nodes = r->have_samples = r->have_deltas = 0;
+    r->deltas_place = r->deltas2_place = 0;
+    pk_buf_clear(&r->deltas2);
     r->have_d_start = r->have_d_end = 0;
     pk_buf_clear(&r->args);
     pk_buf_clear(&r->cstage);
@@ -644,6 +692,48 @@ static void drop_profile_parts(creader *r)
     r->n_nodes = r->node_mark;
     r->n_links = r->link_mark;
     r->n_samples = r->sample_mark;
+}
+
+/*
+ * An event with timeDeltas at both places: a ProfileChunk's are those of
+ * args.data, a CpuProfile's those of args.data.cpuProfile (where each
+ * kind keeps them, and the Firefox Profiler's importer reads them); the
+ * other list is left out (counted, and whether it differed, for one
+ * warning at the end). Puts the list to use in the samples' deltas.
+ */
+static int use_deltas2(creader *r, int kind)
+{
+    int want = kind == 2 ? A_CPU : A_DATA;
+    size_t n2 = r->deltas2.len / sizeof(double);
+    const double *d2 = (const double *)(const void *)r->deltas2.buf;
+    int differ = n2 != r->delta_count;
+    for (size_t i = 0; i < n2 && !differ; i++)
+        differ = r->samples[r->sample_mark + i].delta != d2[i];
+    r->both_deltas++;
+    r->both_deltas_differ += differ != 0;
+    if (r->deltas_place == want || r->deltas2_place != want || !differ)
+        return 0;
+    /* the aside list is the one to use: it replaces the first */
+    size_t have = r->n_samples - r->sample_mark;
+    if (n2 > have) {
+        if (pk_grow((void **)&r->samples, &r->cap_samples, r->sample_mark + n2, sizeof(csample)))
+            return PROFKIT_ENOMEM;
+        for (size_t i = have; i < n2; i++) {
+            r->samples[r->sample_mark + i].node = -1;
+            r->samples[r->sample_mark + i].delta = 0;
+        }
+        r->n_samples = r->sample_mark + n2;
+        have = n2;
+    }
+    /* slots past the chunk's own samples and the new list are dropped */
+    size_t keep = r->chunk_samples > n2 ? r->chunk_samples : n2;
+    r->n_samples = r->sample_mark + keep;
+    for (size_t i = 0; i < keep; i++)
+        r->samples[r->sample_mark + i].delta = i < n2 ? d2[i] : 0;
+    r->delta_count = n2;
+    r->deltas_line = r->deltas2_line;
+    r->deltas_col = r->deltas2_col;
+    return 0;
 }
 
 static int end_profile_event(creader *r, pk_json *j, int kind)
@@ -673,9 +763,16 @@ static int end_profile_event(creader *r, pk_json *j, int kind)
         q->have_start = 1;
     }
     if (r->have_d_end) {
-        q->end = r->d_end;
+        /* a chunk whose own startTime is not its profile's (a clock of
+         * its own, as rspack's traces have): its endTime on that clock */
+        double e = r->d_end;
+        if (kind == 1 && r->have_d_start && q->have_start && r->d_start != q->start)
+            e = q->start + (r->d_end - r->d_start);
+        q->end = e;
         q->have_end = 1;
     }
+    if (r->deltas2_place && use_deltas2(r, kind) != 0)
+        return OOM();
     size_t got = r->n_samples - r->sample_mark;
     if (r->chunk_samples != r->delta_count)
         return pk_read_fail_pos(r->ctx, PROFKIT_ECORRUPT, r->have_deltas ? r->deltas_line : r->samples_line,
@@ -813,13 +910,14 @@ static int end_event(creader *r, pk_json *j)
                 memcmp(r->args.buf, producer, sizeof producer - 1) == 0)
                 r->by_profkit = 1;
             int th = strcmp(name, "thread_name") == 0, pr = strcmp(name, "process_name") == 0;
-            if ((th || pr) && r->have_arg_name) {
+            int lb = strcmp(name, "process_labels") == 0;
+            if (((th || pr) && r->have_arg_name) || (lb && r->have_arg_labels)) {
                 if (pk_grow((void **)&r->names, &r->cap_names, r->n_names + 1, sizeof(cname)))
                     return OOM();
                 cname *c = &r->names[r->n_names++];
                 c->pid = r->pid;
-                c->tid = th ? r->tid : INT64_MIN;
-                c->name = r->arg_name;
+                c->tid = th ? r->tid : lb ? NAME_LABELS : NAME_PROCESS;
+                c->name = lb ? r->arg_labels : r->arg_name;
             }
         } else if (r->ph == 'C' && r->ph_len == 1 && r->have_ts) {
             if ((rc = counter_event(r, j)) != 0)
@@ -1064,10 +1162,12 @@ static int link_nodes(creader *r)
         const clink *l = &r->links[i];
         uint32_t c = find_node(r, l->profile, l->child);
         uint32_t pa = find_node(r, l->profile, l->parent);
-        if (c == PROFKIT_NONE)
-            return pk_read_fail_pos(r->ctx, PROFKIT_ECORRUPT, l->line, l->col,
-                                    "traceEvents[%u]: node %lld.children: expected the id of a node, found %lld (no node of this profile has it)",
-                                    l->event, (long long)l->parent, (long long)l->child);
+        if (c == PROFKIT_NONE) {
+            /* Chrome lists children it left out of the nodes (real
+             * traces have them): the id links nothing */
+            r->dangling++;
+            continue;
+        }
         if (r->nodes[c].up == PROFKIT_NONE && c != pa)
             r->nodes[c].up = pa;
         else if (r->nodes[c].up != pa)
@@ -1263,12 +1363,14 @@ static int finish(creader *r, int truncated)
     /* the threads, in the order they first appear, named by the M events */
     for (size_t t = 0; t < r->n_threads; t++) {
         const cthread *c = &r->threads[t];
-        uint32_t name = 0, process = 0;
+        uint32_t name = 0, process = 0, labels = 0;
         for (size_t i = 0; i < r->n_names; i++) {
             if (r->names[i].pid != c->pid)
                 continue;
-            if (r->names[i].tid == INT64_MIN)
+            if (r->names[i].tid == NAME_PROCESS)
                 process = r->names[i].name;
+            else if (r->names[i].tid == NAME_LABELS)
+                labels = r->names[i].name;
             else if (r->names[i].tid == c->tid)
                 name = r->names[i].name;
         }
@@ -1278,7 +1380,21 @@ static int finish(creader *r, int truncated)
             snprintf(fallback, sizeof fallback, "thread %lld", (long long)c->tid);
             nm = fallback;
         }
-        tmap[t] = pk_thread_add(p, nm, pk_str(p, process), c->pid, c->tid);
+        /* a process's labels (a renderer's page title) follow its name,
+         * as Chrome's own and the Firefox Profiler's views show them */
+        pk_buf_clear(&r->ckey);
+        if (labels && process)
+            pk_buf_printf(&r->ckey, "%s (%s)", pk_str(p, process), pk_str(p, labels));
+        else if (labels)
+            pk_buf_printf(&r->ckey, "Process %lld (%s)", (long long)c->pid, pk_str(p, labels));
+        else
+            pk_buf_printf(&r->ckey, "%s", pk_str(p, process));
+        pk_buf_put(&r->ckey, "", 1);
+        if (pk_buf_error(&r->ckey)) {
+            rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+            goto out;
+        }
+        tmap[t] = pk_thread_add(p, nm, r->ckey.buf, c->pid, c->tid);
         if (tmap[t] == PROFKIT_NONE) {
             rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
             goto out;
@@ -1354,6 +1470,17 @@ static int finish(creader *r, int truncated)
                            "%zu complete (\"X\") event%s without a \"dur\" left out", r->no_dur,
                            r->no_dur == 1 ? "" : "s")) != 0)
         goto out;
+    if (r->both_deltas_differ &&
+        (rc = pk_read_warn(ctx, PROFKIT_ECORRUPT, -1,
+                           "%zu profile event%s with timeDeltas in both args.data and args.data.cpuProfile that differ: "
+                           "a ProfileChunk's args.data ones are used, a CpuProfile's args.data.cpuProfile ones",
+                           r->both_deltas_differ, r->both_deltas_differ == 1 ? "" : "s")) != 0)
+        goto out;
+    if (r->dangling &&
+        (rc = pk_read_warn(ctx, PROFKIT_ECORRUPT, -1,
+                           "%zu \"children\" id%s of cpuProfile nodes name no node of their profile: left out",
+                           r->dangling, r->dangling == 1 ? "" : "s")) != 0)
+        goto out;
     if (r->orphan_chunks &&
         (rc = pk_read_warn(ctx, PROFKIT_ECORRUPT, -1,
                            "%zu profile%s of ProfileChunk events without their Profile event: "
@@ -1397,6 +1524,7 @@ static int chrome_read(profkit_profile *p, pk_read_ctx *ctx)
     pk_buf_free(&r.args);
     pk_buf_free(&r.ckey);
     pk_buf_free(&r.cstage);
+    pk_buf_free(&r.deltas2);
     free(r.cpoints);
     free(r.nodes);
     free(r.links);
