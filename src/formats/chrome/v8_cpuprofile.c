@@ -666,6 +666,7 @@ static int finish(reader *r, int truncated)
     int rc = 0;
     const id_index *x = &r->index;
     uint32_t *chain = NULL;
+    size_t dangling = 0; /* children ids no node has */
 
     if (r->have_head ? 0 : !r->have_nodes || !r->have_samples || (!r->have_deltas && !truncated)) {
         if (truncated)
@@ -680,10 +681,10 @@ static int finish(reader *r, int truncated)
         const link *k = &r->links[l];
         uint32_t c = find_node(x, k->child);
         if (c == PROFKIT_NONE) {
-            rc = pk_read_fail_pos(ctx, PROFKIT_ECORRUPT, k->line, k->column,
-                                       "nodes[%u].children: expected the id of a node, found %lld (no node has it)",
-                                       k->parent, (long long)k->child);
-            goto out;
+            /* Chrome lists children it left out of the nodes: the id
+             * links nothing (the Firefox Profiler ignores it too) */
+            dangling++;
+            continue;
         }
         if (r->nodes[c].parent != PROFKIT_NONE || c == k->parent) {
             rc = pk_read_fail_pos(ctx, PROFKIT_ECORRUPT, k->line, k->column,
@@ -716,6 +717,10 @@ static int finish(reader *r, int truncated)
     size_t n = 0;
     rc = r->have_head ? old_samples(r, truncated, &n) : new_samples(r, truncated, &n);
     if (rc)
+        goto out;
+    if (dangling &&
+        (rc = pk_read_warn(ctx, PROFKIT_ECORRUPT, -1, "%zu \"children\" id%s name no node: left out", dangling,
+                           dangling == 1 ? "" : "s")) != 0)
         goto out;
     if (truncated) {
         profkit_error cut = *ctx->err;
