@@ -793,6 +793,14 @@ static int meta_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event
         size_t n = ev->len < sizeof r->version[0] - 1 ? ev->len : sizeof r->version[0] - 1;
         memcpy(v, ev->str, n);
         v[n] = 0;
+        /* before version 3 (2013's Cleopatra format: profileJSON and a
+         * symbolicationTable) there are no threads to read: say so rather
+         * than read nothing, as the Firefox Profiler refuses it too */
+        if (f->key == 2 && r->flavor == PK_GECKO_RAW && pk_json_num(ev) < 3)
+            return pk_json_fail(j, PROFKIT_EFORMAT,
+                                "meta.version: Gecko profile version %s is too old: profkit reads version 3 "
+                                "and later (the Firefox Profiler too)",
+                                v);
     }
     if (ev->type == PK_JSON_STRING || ev->type == PK_JSON_NUMBER) {
         if (pk_meta_add_len(r->p, r->meta_key, ev->str, ev->len) != 0)
