@@ -32,6 +32,13 @@ expect_eq "dangling children: the samples read" "main 2 4|work 2 2" \
 expect_eq "process labels after the process name" "Renderer (A page title)" \
   "$("$PROFKIT" info --json --quiet "$IN" | field 'd["threads"][0]["process"]')"
 
+# --- a bare array whose first event's nested args come before its "ph"
+# (Chrome 85's saved traces): detected as a trace (it was unrecognized)
+expect_eq "args before ph: detected" "format:       chrome" \
+  "$("$PROFKIT" info --quiet "$D/ok_args_first.json" | head -1)"
+expect_eq "args before ph: read" "main 3 3" \
+  "$("$PROFKIT" top --json --quiet --value samples "$D/ok_args_first.json" | field '"|".join("%s %d %d" % (r["name"], r["flat"], r["cum"]) for r in d["rows"])')"
+
 # --- against the Firefox Profiler's loader
 need_loader "$TMP/loader"
 python3 - "$CLI" "$TMP" "$D" "$PROFKIT" <<'PY' || fail "the loader's view differs (above)"

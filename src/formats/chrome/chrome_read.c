@@ -61,6 +61,7 @@ typedef struct cnode {
     uint32_t stack;     /* model stack, PROFKIT_NONE until built */
     uint32_t at_line, at_col;
     uint32_t event;     /* the event's index in traceEvents */
+    int missing;        /* its parent id names no node of the trace */
 } cnode;
 
 typedef struct clink {
@@ -74,12 +75,6 @@ typedef struct csample {
     double delta; /* microseconds */
     uint32_t profile;
 } csample;
-
-/* A chunk's samples: where its array starts, for messages. */
-typedef struct cchunk {
-    size_t first, n;
-    uint32_t line, col, event;
-} cchunk;
 
 typedef struct cprofile {
     int64_t pid;
@@ -143,6 +138,7 @@ typedef struct creader {
     uint32_t deltas2_line, deltas2_col;
     size_t both_deltas, both_deltas_differ;
     size_t dangling; /* children ids no node of the profile has */
+    size_t missing_parents, missing_samples; /* nodes, samples naming a node the trace lacks */
     double d_start, d_end;
     int have_d_start, have_d_end;
     /* what is kept */
@@ -152,8 +148,6 @@ typedef struct creader {
     size_t n_links, cap_links;
     csample *samples;
     size_t n_samples, cap_samples;
-    cchunk *chunks;
-    size_t n_chunks, cap_chunks;
     cprofile *profiles;
     size_t n_profiles, cap_profiles;
     cthread *threads;
@@ -773,7 +767,6 @@ static int end_profile_event(creader *r, pk_json *j, int kind)
     }
     if (r->deltas2_place && use_deltas2(r, kind) != 0)
         return OOM();
-    size_t got = r->n_samples - r->sample_mark;
     if (r->chunk_samples != r->delta_count)
         return pk_read_fail_pos(r->ctx, PROFKIT_ECORRUPT, r->have_deltas ? r->deltas_line : r->samples_line,
                                 r->have_deltas ? r->deltas_col : r->samples_col,
@@ -781,16 +774,6 @@ static int end_profile_event(creader *r, pk_json *j, int kind)
                                 r->n_events, r->chunk_samples, r->delta_count);
     for (size_t i = r->sample_mark; i < r->n_samples; i++)
         r->samples[i].profile = pi;
-    if (got) {
-        if (pk_grow((void **)&r->chunks, &r->cap_chunks, r->n_chunks + 1, sizeof(cchunk)))
-            return OOM();
-        cchunk *c = &r->chunks[r->n_chunks++];
-        c->first = r->sample_mark;
-        c->n = got;
-        c->line = r->samples_line;
-        c->col = r->samples_col;
-        c->event = (uint32_t)(r->n_events > UINT32_MAX ? UINT32_MAX : r->n_events);
-    }
     for (size_t i = r->node_mark; i < r->n_nodes; i++) {
         cnode *n = &r->nodes[i];
         n->profile = pi;
@@ -1152,7 +1135,14 @@ static int link_nodes(creader *r)
         if (n->parent < 0)
             continue;
         uint32_t k = find_node(r, n->profile, n->parent);
-        if (k == PROFKIT_NONE || k == i)
+        if (k == PROFKIT_NONE) {
+            /* a chunk Chrome left out of the trace held it: the node is
+             * kept under a frame that says so */
+            n->missing = 1;
+            r->missing_parents++;
+            continue;
+        }
+        if (k == i)
             return pk_read_fail_pos(r->ctx, PROFKIT_ECORRUPT, n->at_line, n->at_col,
                                     "traceEvents[%u]: node %lld: expected the id of its parent node, found %lld (no node of this profile has it)",
                                     n->event, (long long)n->id, (long long)n->parent);
@@ -1179,6 +1169,19 @@ static int link_nodes(creader *r)
 }
 
 /* The model stack of node i, its ancestors built first (iteratively). */
+/* The stack of one frame "(missing node ID)" at the root: where the
+ * nodes and samples that name a node the trace lacks go. */
+static uint32_t missing_stack(profkit_profile *p, int64_t id)
+{
+    char name[48];
+    int len = snprintf(name, sizeof name, "(missing node %lld)", (long long)id);
+    uint32_t nm = profkit_string_intern(p, name, (size_t)len);
+    if (nm == PROFKIT_NONE)
+        return PROFKIT_NONE;
+    uint32_t frame = pk_v8_callframe_frame(p, nm, 0, -1, -1);
+    return frame == PROFKIT_NONE ? PROFKIT_NONE : pk_stack_intern(p, 0, frame);
+}
+
 static int build_stack(creader *r, uint32_t i, uint32_t *chain)
 {
     profkit_profile *p = r->p;
@@ -1191,6 +1194,9 @@ static int build_stack(creader *r, uint32_t i, uint32_t *chain)
         k = r->nodes[k].up;
     }
     uint32_t s = k == PROFKIT_NONE ? 0 : r->nodes[k].stack;
+    if (k == PROFKIT_NONE && depth > 0 && r->nodes[chain[depth - 1]].missing &&
+        (s = missing_stack(p, r->nodes[chain[depth - 1]].parent)) == PROFKIT_NONE)
+        return -1;
     while (depth > 0) {
         cnode *n = &r->nodes[chain[--depth]];
         if (n->up == PROFKIT_NONE && pk_v8_is_root(p, n->name)) {
@@ -1426,23 +1432,23 @@ static int finish(creader *r, int truncated)
         int64_t gap = next == PROFKIT_NO_TIME ? 0 : pk_sat_add(next, -times[i]);
         s->delta = gap > 0 ? (double)(gap / 1000) : 0; /* whole microseconds */
     }
-    size_t chunk = 0;
     for (size_t i = 0; i < r->n_samples; i++) {
         csample *s = &r->samples[i];
-        while (chunk + 1 < r->n_chunks && r->chunks[chunk].first + r->chunks[chunk].n <= i)
-            chunk++;
-        uint32_t k = find_node(r, s->profile, s->node);
-        if (k == PROFKIT_NONE) {
-            const cchunk *c = &r->chunks[chunk];
-            rc = pk_read_fail_pos(ctx, PROFKIT_ECORRUPT, c->line, c->col,
-                                  "traceEvents[%u].args.data.cpuProfile.samples[%zu]: expected the id of a node, found %lld (no node of this profile has it)",
-                                  c->event, i - c->first, (long long)s->node);
-            goto out;
+        uint32_t k = find_node(r, s->profile, s->node), st;
+        if (k != PROFKIT_NONE) {
+            st = r->nodes[k].stack;
+        } else {
+            /* its node was in a chunk the trace lacks: kept, its time too */
+            r->missing_samples++;
+            if ((st = missing_stack(p, s->node)) == PROFKIT_NONE) {
+                rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+                goto out;
+            }
         }
         int64_t vals[2];
         vals[vs] = 1;
         vals[vw] = (int64_t)s->delta;
-        if (pk_sample_add_timed(p, r->nodes[k].stack, tmap[r->profiles[s->profile].thread], times[i], vals)) {
+        if (pk_sample_add_timed(p, st, tmap[r->profiles[s->profile].thread], times[i], vals)) {
             rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
             goto out;
         }
@@ -1475,6 +1481,20 @@ static int finish(creader *r, int truncated)
                            "%zu profile event%s with timeDeltas in both args.data and args.data.cpuProfile that differ: "
                            "a ProfileChunk's args.data ones are used, a CpuProfile's args.data.cpuProfile ones",
                            r->both_deltas_differ, r->both_deltas_differ == 1 ? "" : "s")) != 0)
+        goto out;
+    if (r->missing_parents &&
+        (rc = pk_read_warn(ctx, PROFKIT_ECORRUPT, -1,
+                           "%zu cpuProfile node%s name%s a parent node the trace does not hold (a chunk left out): "
+                           "kept under a \"(missing node ID)\" frame",
+                           r->missing_parents, r->missing_parents == 1 ? "" : "s",
+                           r->missing_parents == 1 ? "s" : "")) != 0)
+        goto out;
+    if (r->missing_samples &&
+        (rc = pk_read_warn(ctx, PROFKIT_ECORRUPT, -1,
+                           "%zu sample%s name%s a node the trace does not hold (a chunk left out): "
+                           "kept on a \"(missing node ID)\" frame",
+                           r->missing_samples, r->missing_samples == 1 ? "" : "s",
+                           r->missing_samples == 1 ? "s" : "")) != 0)
         goto out;
     if (r->dangling &&
         (rc = pk_read_warn(ctx, PROFKIT_ECORRUPT, -1,
@@ -1529,7 +1549,6 @@ static int chrome_read(profkit_profile *p, pk_read_ctx *ctx)
     free(r.nodes);
     free(r.links);
     free(r.samples);
-    free(r.chunks);
     free(r.profiles);
     free(r.threads);
     free(r.names);
@@ -1566,13 +1585,22 @@ static int chrome_sniff(const uint8_t *d, size_t n, int complete)
         i++;
     if (i >= n || d[i] != '{')
         return 0;
-    /* "ph": within the first event (up to its first closing brace at depth 1) */
+    /* "ph" as a key of the first event itself (its own keys, not those
+     * of an object nested in it such as "args", which may come first) */
     size_t lim = n < i + 4096 ? n : i + 4096;
-    for (size_t k = i; k + 5 <= lim; k++) {
-        if (d[k] == '}')
+    int depth = 0;
+    for (size_t k = i; k < lim; k++) {
+        if (d[k] == '"') {
+            if (depth == 1 && k + 4 <= lim && memcmp(d + k, "\"ph\"", 4) == 0)
+                return 95;
+            for (k++; k < lim && d[k] != '"'; k++)
+                if (d[k] == '\\')
+                    k++;
+        } else if (d[k] == '{' || d[k] == '[') {
+            depth++;
+        } else if ((d[k] == '}' || d[k] == ']') && --depth == 0) {
             break;
-        if (d[k] == '"' && memcmp(d + k, "\"ph\"", 4) == 0)
-            return 95;
+        }
     }
     return 0;
 }

@@ -1121,11 +1121,13 @@ static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
             r->root_used = 1;
         switch (f->key) {
         case 0: { /* meta */
+            r->shaped = 1;
             int rc = expect(j, ev, PK_JSON_MAP_START, "meta");
             return rc ? rc : push_frame(r, C_META);
         }
         case 1: return on_libs_value(r, j, ev, "libs");
         case 2: {
+            r->shaped = 1;
             int rc = expect(j, ev, PK_JSON_ARRAY_START, "threads");
             return rc ? rc : push_frame(r, C_THREADS);
         }
@@ -1529,6 +1531,13 @@ int pk_gecko_read(profkit_profile *p, pk_read_ctx *ctx, pk_gecko_flavor flavor)
     r.j = NULL;
     if (!rc && r.n_prof == 0 && r.fs[0].index == 0)
         rc = pk_read_fail(ctx, PROFKIT_EFORMAT, -1, "empty input: expected a JSON object");
+    /* an object with neither key (a Safari recording, say, whose head
+     * mentions both): no profile to read, rather than one of no samples */
+    if (!rc && r.fs[0].index > 0 && !r.shaped)
+        rc = pk_read_fail_pos(ctx, PROFKIT_EFORMAT, 1, 1,
+                              "expected a %s profile: an object with \"meta\" and \"threads\"; found neither "
+                              "at its top level",
+                              flavor == PK_GECKO_RAW ? "Gecko" : "Firefox Profiler");
     if (!rc)
         rc = pk_gk_flush_pending(&r, 1, 0, 0);
     if (rc == PROFKIT_ETRUNCATED && r.cur) {

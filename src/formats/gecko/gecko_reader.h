@@ -347,6 +347,7 @@ typedef struct gk_reader {
     size_t cap_chain;
     char version[2][24]; /* meta.version, meta.preprocessedProfileVersion */
     int root_used;       /* the root object had a profile key: not a DevTools wrapper */
+    int shaped;          /* the document had "meta" or "threads": a profile at all */
     gk_counters cn;      /* counters (gecko_counters.c) */
 } gk_reader;
 
