@@ -589,18 +589,24 @@ static int ch_gc(profkit_store *s, size_t *n, profkit_error *err)
 
 /* A small table's parts merged into one once an add is done. Each part
  * is a directory of two files a column and four more (du counts 4 kB for
- * the directory alone), and the server's own merges leave a small table
- * in 3 or 4 parts for good (they merge parts of like sizes): for a store
- * of a few profiles those directories weigh more than the rows
- * (docs/BENCHMARKS.md, "The store's size (issue 29)"). OPTIMIZE ... FINAL
- * rewrites the whole table, so only tables of COMPACT_MAX bytes at most
- * with more than one part; a larger one is left to the server's merges
- * (its directories are a small share of it). It changes no row that a
+ * the directory alone, ~6 kB a part in all), and the server's own merges
+ * leave a table in 3 or 4 parts for good (they merge parts of like
+ * sizes): for a store of a few profiles those directories weigh more
+ * than the rows (docs/BENCHMARKS.md, "Schema 2 and merged parts on
+ * ClickHouse"). OPTIMIZE ... FINAL rewrites the whole table, and the
+ * parts it replaces stay old_parts_lifetime (60 s): an add that merged
+ * a table of megabytes would leave a copy of it on disk for a minute
+ * (1,000 generated profiles in 20 adds: the directory 6.8x the inputs
+ * during the adds with tables up to 8 MB merged, against 1.7x). So a
+ * table is merged only when it holds at most COMPACT_PER_PART bytes for
+ * each part the merge removes: the copy is small, the directories saved
+ * are for good; larger tables are left to the server's merges (their
+ * few directories are a small share of them). It changes no row that a
  * query sees (a shared table's copies of a row merge into one, which
  * queries read with DISTINCT anyway) and may run while other adds and
  * queries do; it is best effort: an error (a merge of those parts under
  * way, merges stopped) leaves the parts as they are. */
-#define COMPACT_MAX (8u << 20)
+#define COMPACT_PER_PART 65536u
 
 static int name_ok(const char *k, size_t n);
 
@@ -612,7 +618,8 @@ static void compact(profkit_store *s)
     for (size_t h = 0; h < c->n_shards; h++) {
         pk_buf_clear(&q);
         pk_buf_printf(&q, "SELECT table FROM system.parts WHERE database = '%s' AND active GROUP BY table "
-                       "HAVING count() > 1 AND sum(bytes_on_disk) <= %u FORMAT TabSeparated", c->db, COMPACT_MAX);
+                       "HAVING count() > 1 AND sum(bytes_on_disk) <= %u * (count() - 1) FORMAT TabSeparated", c->db,
+                       COMPACT_PER_PART);
         memset(&e, 0, sizeof(e));
         if (pk_buf_error(&q) || run(s, h, q.buf, &e) != 0)
             continue;
