@@ -667,7 +667,7 @@ static const pk_store_engine clickhouse_engine = {
 /* The tables: name, columns, ORDER BY, and whether rows are shared (merged
  * by id) or a profile's own; the sharding key is the first column.
  *
- * Schema 2 (docs/store.md, "Size on ClickHouse"): the ORDER BY of the
+ * Schema 2 (docs/store.md, "Size on ClickHouse: schema 2"): the ORDER BY of the
  * larger tables puts rows that look alike side by side, which is what
  * the parts' compression (zstd over each column's blocks) can use: the
  * content ids are random and do not compress, but the same id again does.
