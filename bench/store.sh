@@ -159,9 +159,15 @@ for engine in $ENGINES; do
   "$PROFKIT" top --db "$DB" --where version=1.7 > "$OUT/top_db.txt"
   "$PROFKIT" top "${files[@]}" > "$OUT/top_files.txt"
   cmp -s "$OUT/top_db.txt" "$OUT/top_files.txt" && echo "same output: yes" || echo "same output: NO"
-  # wall and profkit's CPU (on ClickHouse the engine's CPU is the server's)
+  # wall and profkit's CPU (on ClickHouse the engine's CPU is the server's:
+  # its user+sys ticks in /proc, before and after the query, printed too)
+  srv_ticks() { if [ "$engine" = clickhouse ]; then awk '{ print $14 + $15 }' "/proc/$chpid/stat"; else echo 0; fi; }
   for run in 1 2 3; do
+    k0=$(srv_ticks)
     { time "$PROFKIT" top --db "$DB" --where version=1.7 > /dev/null; } 2> "$OUT/q1.time"
+    k1=$(srv_ticks)
+    [ "$engine" = clickhouse ] && awk -v k="$((k1 - k0))" -v hz="$(getconf CLK_TCK)" -v r="$run" \
+      'BEGIN { printf "clickhouse run %d: top --where version=1.7: the server %.2f s CPU\n", r, k / hz }'
     { time "$PROFKIT" top "${files[@]}" > /dev/null; } 2> "$OUT/q2.time"
     read -r w1 u1 s1 < "$OUT/q1.time"
     read -r w2 u2 s2 < "$OUT/q2.time"
@@ -171,8 +177,11 @@ for engine in $ENGINES; do
       printf "%s run %d: top --where version=1.7 (%d profiles): store %.3f s wall / %.3f s CPU, files merged %.3f s wall / %.3f s CPU; wall ratio %.1fx\n",
       e, r, n, w1, c1, w2, c2, w2 / w1 }'
   done
+  k0=$(srv_ticks)
   t0=$(now); "$PROFKIT" tree --db "$DB" --where version=1.7 > /dev/null; t1=$(now)
+  k1=$(srv_ticks)
   awk -v a="$t0" -v b="$t1" -v e="$engine" 'BEGIN { printf "%s: tree --where version=1.7 (aggregated stacks) %.3f s\n", e, b - a }'
+  [ "$engine" = clickhouse ] && echo "clickhouse: tree --where version=1.7: the server $(awk -v k="$((k1 - k0))" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", k / hz }') s CPU"
   # the other reports over a selection: diff of two versions, trend by version
   t0=$(now); "$PROFKIT" diff --db "$DB" --base-where version=1.6 --new-where version=1.7 > /dev/null; t1=$(now)
   awk -v a="$t0" -v b="$t1" -v e="$engine" 'BEGIN { printf "%s: diff --base-where version=1.6 --new-where version=1.7 %.3f s\n", e, b - a }'

@@ -59,6 +59,7 @@ struct ch {
     pk_idmap held_ids[N_SHARED];
     pk_idmap held_profiles;
     int64_t held_seq; /* the largest seq held */
+    int wrote;        /* an INSERT of this connection was accepted: compact() at close */
 };
 
 static struct ch *ch_of(profkit_store *s) { return s->impl; }
@@ -272,6 +273,8 @@ static int insert_body(profkit_store *s, const char *table, const pk_buf *body, 
     int rc = pk_buf_error(body) || pk_buf_error(&q) || pk_buf_error(&p)
                  ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
                  : post(s, 0, p.buf, body->buf, body->len, err);
+    if (rc == 0)
+        ch_of(s)->wrote = 1;
     pk_buf_free(&q);
     pk_buf_free(&p);
     return rc;
@@ -584,11 +587,71 @@ static int ch_gc(profkit_store *s, size_t *n, profkit_error *err)
     return rc;
 }
 
+/* A small table's parts merged into one once an add is done. Each part
+ * is a directory of two files a column and four more (du counts 4 kB for
+ * the directory alone, ~6 kB a part in all), and the server's own merges
+ * leave a table in 3 or 4 parts for good (they merge parts of like
+ * sizes): for a store of a few profiles those directories weigh more
+ * than the rows (docs/BENCHMARKS.md, "Schema 2 and merged parts on
+ * ClickHouse"). OPTIMIZE ... FINAL rewrites the whole table, and the
+ * parts it replaces stay old_parts_lifetime (60 s): an add that merged
+ * a table of megabytes would leave a copy of it on disk for a minute
+ * (1,000 generated profiles in 20 adds: the directory 6.8x the inputs
+ * during the adds with tables up to 8 MB merged, against 1.7x). So a
+ * table is merged only when it holds at most COMPACT_PER_PART bytes for
+ * each part the merge removes: the copy is small, the directories saved
+ * are for good; larger tables are left to the server's merges (their
+ * few directories are a small share of them). It changes no row that a
+ * query sees (a shared table's copies of a row merge into one, which
+ * queries read with DISTINCT anyway) and may run while other adds and
+ * queries do; it is best effort: an error (a merge of those parts under
+ * way, merges stopped) leaves the parts as they are. */
+#define COMPACT_PER_PART 65536u
+
+static int name_ok(const char *k, size_t n);
+
+static void compact(profkit_store *s)
+{
+    struct ch *c = ch_of(s);
+    profkit_error e;
+    pk_buf q = PK_BUF_INIT, names = PK_BUF_INIT;
+    for (size_t h = 0; h < c->n_shards; h++) {
+        pk_buf_clear(&q);
+        pk_buf_printf(&q, "SELECT table FROM system.parts WHERE database = '%s' AND active GROUP BY table "
+                       "HAVING count() > 1 AND sum(bytes_on_disk) <= %u * (count() - 1) FORMAT TabSeparated", c->db,
+                       COMPACT_PER_PART);
+        memset(&e, 0, sizeof(e));
+        if (pk_buf_error(&q) || run(s, h, q.buf, &e) != 0)
+            continue;
+        pk_buf_clear(&names);
+        pk_buf_put(&names, c->body.buf ? c->body.buf : "", c->body.len);
+        pk_buf_put(&names, "", 1);
+        if (pk_buf_error(&names))
+            continue;
+        for (char *t = names.buf, *nl; *t; t = nl + 1) {
+            if (!(nl = strchr(t, '\n')))
+                break;
+            *nl = '\0';
+            if (!name_ok(t, strlen(t)))
+                continue;
+            pk_buf_clear(&q);
+            pk_buf_printf(&q, "OPTIMIZE TABLE %s.%s FINAL", c->db, t);
+            memset(&e, 0, sizeof(e));
+            if (!pk_buf_error(&q))
+                (void)run(s, h, q.buf, &e);
+        }
+    }
+    pk_buf_free(&q);
+    pk_buf_free(&names);
+}
+
 static void ch_close(profkit_store *s)
 {
     struct ch *c = ch_of(s);
     if (!c)
         return;
+    if (c->wrote)
+        compact(s);
     curl_easy_cleanup(c->curl);
     pk_buf_free(&c->body);
     for (size_t i = 0; i < N_SHARED; i++)
@@ -602,7 +665,22 @@ static const pk_store_engine clickhouse_engine = {
 };
 
 /* The tables: name, columns, ORDER BY, and whether rows are shared (merged
- * by id) or a profile's own; the sharding key is the first column. */
+ * by id) or a profile's own; the sharding key is the first column.
+ *
+ * Schema 2 (docs/store.md, "Size on ClickHouse: schema 2"): the ORDER BY of the
+ * larger tables puts rows that look alike side by side, which is what
+ * the parts' compression (zstd over each column's blocks) can use: the
+ * content ids are random and do not compress, but the same id again does.
+ * Stacks in the order of their frames (root first), so the stacks that
+ * share a prefix are neighbours; frames by mapping and address; functions
+ * by file and name; strings by their text; samples by stack within a
+ * profile (its value types side by side, with the same stack and label
+ * set). A shared table's key still ends with id, a function of the row's
+ * content, so ReplacingMergeTree still merges the copies of a row. Schema
+ * 1 (profkit before it) ordered the shared tables by id and `samples` by
+ * (seq, vtype, stack); SCHEMA_KEY tells them apart. */
+#define SCHEMA_VERSION 2
+#define SCHEMA_KEY "frames, id" /* stacks' sorting key in system.tables */
 static const struct {
     const char *name, *cols, *order;
     int shared;
@@ -612,13 +690,13 @@ static const struct {
     { "meta", "seq Int64, pos Int64, key String, value String", "(seq, pos)", 0 },
     { "profile_values", "seq Int64, pos Int64, vtype Int64, type String, unit String, is_default Int64", "(seq, pos)", 0 },
     { "profile_threads", "seq Int64, pos Int64, thread Int64, name String, process_name String, pid Int64, tid Int64", "(seq, pos)", 0 },
-    { "strings", "id Int64, text String", "id", 1 },
-    { "functions", "id Int64, name Int64, system_name Int64, file Int64, module Int64, start_line Int64", "id", 1 },
+    { "strings", "id Int64, text String", "(text, id)", 1 },
+    { "functions", "id Int64, name Int64, system_name Int64, file Int64, module Int64, start_line Int64", "(file, name, id)", 1 },
     { "mappings", "id Int64, memory_start Int64, memory_end Int64, file_offset Int64, path Int64, build_id Int64", "id", 1 },
-    { "frames", "id Int64, address Int64, function Int64, line Int64, col Int64, mapping Int64, inline_depth Int64, key Int64", "id", 1 },
-    { "stacks", "id Int64, frames Array(Int64)", "id", 1 },
+    { "frames", "id Int64, address Int64, function Int64, line Int64, col Int64, mapping Int64, inline_depth Int64, key Int64", "(mapping, address, function, id)", 1 },
+    { "stacks", "id Int64, frames Array(Int64)", "(frames, id)", 1 },
     { "labelsets", "id Int64, labels Array(Int64)", "id", 1 },
-    { "samples", "seq Int64, stack Int64, thread Int64, vtype Int64, value Int64, labels Int64", "(seq, vtype, stack)", 0 },
+    { "samples", "seq Int64, stack Int64, thread Int64, vtype Int64, value Int64, labels Int64", "(seq, stack, labels, vtype)", 0 },
     { "removed", "seq Int64", "seq", 0 },
 };
 
@@ -635,6 +713,30 @@ static const struct {
  * settings): the server's <merge_tree> section can set it for every
  * table (docs/store.md). */
 #define TABLE_SETTINGS "old_parts_lifetime = 60"
+
+/* A store of schema 1 (its stacks ordered by id) is refused: its tables
+ * keep the order they were made with (ClickHouse 18.16 cannot change a
+ * table's ORDER BY), and profkit does not copy a store's rows into new
+ * tables behind its users' backs (adds running meanwhile would be lost).
+ * docs/store.md says how to move one by hand. */
+static int check_schema(profkit_store *s, profkit_error *err)
+{
+    struct ch *c = ch_of(s);
+    pk_buf q = PK_BUF_INIT;
+    char key[128] = "";
+    pk_buf_printf(&q, "SELECT sorting_key FROM system.tables WHERE database = '%s' AND name = '%s' "
+                   "FORMAT TabSeparated", c->db, c->cluster[0] ? "stacks_local" : "stacks");
+    int rc = pk_buf_error(&q) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
+                              : answer(s, 0, q.buf, key, sizeof(key), err);
+    pk_buf_free(&q);
+    if (rc == 0 && key[0] && strcmp(key, SCHEMA_KEY) != 0)
+        rc = pk_error_set(err, PROFKIT_EUNSUPPORTED, s->name, -1,
+                          "the ClickHouse database %s holds the store's schema 1 (tables ordered by id, "
+                          "stacks' key '%s'); this profkit writes schema %d: add its files to a new "
+                          "database (its profiles table's source column names them), or move its rows "
+                          "as docs/store.md says", c->db, key, SCHEMA_VERSION);
+    return rc;
+}
 
 static int create(profkit_store *s, profkit_error *err)
 {
@@ -657,6 +759,8 @@ static int create(profkit_store *s, profkit_error *err)
                            "'stacks_local') AND name IN ('parent', 'keys')", c->db);
             rc = pk_buf_error(&q) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory")
                           : pk_store_check_stacks(s, q.buf, err);
+            if (rc == 0)
+                rc = check_schema(s, err);
             if (rc)
                 break;
         }
