@@ -10,7 +10,8 @@
 # before any `B`, a `B` twice, an `E` too many, a `B` never ended, and a
 # second process with the same tid. Read by profkit and by the loader:
 # the same root range, per thread and name the same markers, and per
-# function the same samples (tests/oracle/chrome_compare.py --read).
+# function the same samples (tests/oracle/chrome_compare.py --read). And
+# every Chrome trace of tests/data has the loader's root range.
 . "$(dirname "$0")/lib.sh"
 F="$PROFKIT_SRC/tests/data/chrome/ok_marker_edges.json"
 
@@ -38,4 +39,34 @@ else
   fail "ok_marker_edges.json against the loader:"
 fi
 cat "$TMP/report"
+
+# every Chrome trace of tests/data: profkit's root range is the loader's
+if timeout 600 python3 - "$PROFKIT_SRC/tests/oracle" "$PROFKIT" "$CLI" "$TMP/work2" "$PROFKIT_SRC"/tests/data/chrome/ok_*.json > "$TMP/ranges" 2>&1 << 'PY'; then
+import json, subprocess, sys, os
+sys.path.insert(0, sys.argv[1])
+from loader import Loader
+profkit, cli, work, files = sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+L = Loader(cli, work)
+bad = 0
+try:
+    for f in files:
+        mine = json.loads(subprocess.run([profkit, "info", "-q", "--json", f], capture_output=True,
+                                         text=True, check=True).stdout)["time_range"]
+        L.load(f)
+        try:
+            root = L.json("status")["rootRange"]
+        finally:
+            L("stop")
+        same = abs(root["start"] - mine["start"]) < 1e-6 and abs(root["end"] - mine["end"]) < 1e-6
+        bad += not same
+        print("%s %s: root range %r in the loader, %r in profkit" % ("ok" if same else "FAIL", f, root, mine))
+finally:
+    L.stop_all()
+sys.exit(1 if bad else 0)
+PY
+  pass
+else
+  fail "root ranges of tests/data/chrome against the loader:"
+fi
+cat "$TMP/ranges"
 finish
