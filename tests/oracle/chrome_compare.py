@@ -4,9 +4,12 @@ Firefox Profiler's own loader (@firefox-devtools/profiler-cli), which
 imports Chrome traces (docs/formats/chrome.md, "The Firefox Profiler").
 
 Two modes:
-  --read TRACE...    a trace (recorded by Chromium in the test): per sampled
-                     thread, profkit's per-function self and total sample
-                     counts equal the loader's.
+  --read TRACE...    a trace (recorded by Chromium in the test): the root
+                     range (`info --json` time_range, the loader's
+                     rootRange) and, per thread and name, the markers are
+                     the loader's; per sampled thread, profkit's
+                     per-function self and total sample counts equal the
+                     loader's.
   --write PROFILE... profkit's Chrome output of a profile of any format
                      (`profkit convert IN --to chrome`): loaded by the
                      loader, it gives per thread the per-function counts of
@@ -335,8 +338,15 @@ def check_read(profkit, loader, work, path, index):
     # markers: per thread and name, as profkit's markers report and the
     # loader's marker listing count them
     ours_m = profkit_markers(profkit, path, True)
+    info = json.loads(run([profkit, "info", "--quiet", "--json", path]).stdout.decode("utf-8", "replace"))
+    mine = info.get("time_range") or {}
     loader.load(path)
     try:
+        # the root range (the markers shown are those that touch it)
+        root = loader.json("status").get("rootRange") or {}
+        if not mine or abs(root.get("start", 0) - mine["start"]) > 1e-6 or \
+                abs(root.get("end", 0) - mine["end"]) > 1e-6:
+            return "root range %r in the loader, %r in profkit" % (root, mine)
         msg = compare_markers(ours_m, loader_markers(loader, True))
     finally:
         loader("stop", timeout=60)

@@ -41,6 +41,7 @@
 #include "io/json.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +84,8 @@ typedef struct cprofile {
     int64_t chunk_tid; /* the chunks' tid, for a profile without its Profile event */
     double start, end;
     int have_profile, have_start, have_end;
+    int cpu;      /* a CpuProfile event's */
+    size_t seq;   /* its Profile (or CpuProfile) event's place in the trace */
 } cprofile;
 
 typedef struct cthread {
@@ -162,6 +165,9 @@ typedef struct creader {
     size_t n_cpoints, cap_cpoints;
     size_t no_dur, orphan_chunks;
     int have_trace_events;
+    /* the first TracingStartedInBrowser event: seen, with a ts, its ts */
+    int tsib_seen, tsib_ok;
+    double tsib_ts;
     pk_idset thread_set, profile_set, node_set;
 } creader;
 
@@ -749,6 +755,8 @@ static int end_profile_event(creader *r, pk_json *j, int kind)
             return OOM();
         q->thread = t;
         q->have_profile = 1;
+        q->cpu = kind == 2;
+        q->seq = r->n_events;
     } else if (!q->have_profile) {
         q->chunk_tid = r->tid; /* until its Profile event says */
     }
@@ -883,6 +891,11 @@ static int end_event(creader *r, pk_json *j)
         kind = 1;
     else if (strcmp(name, "CpuProfile") == 0)
         kind = 2;
+    if (!r->tsib_seen && strcmp(name, "TracingStartedInBrowser") == 0) {
+        r->tsib_seen = 1;
+        r->tsib_ok = r->have_ts;
+        r->tsib_ts = r->ts;
+    }
     if (kind >= 0) {
         rc = end_profile_event(r, j, kind);
     } else {
@@ -1322,6 +1335,147 @@ static int build_counters(creader *r, const uint32_t *tmap)
     return rc;
 }
 
+/* A profile in the order the Firefox Profiler's importer takes them: the
+ * Profile events in trace order, then the CpuProfile events. */
+typedef struct pseq {
+    int cpu;
+    size_t seq;
+    uint32_t q;
+} pseq;
+
+static int seq_cmp(const void *a, const void *b)
+{
+    const pseq *x = a, *y = b;
+    if (x->cpu != y->cpu)
+        return x->cpu - y->cpu;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/*
+ * The root range the Firefox Profiler gives the trace (ms, in *start and
+ * *end; 0 when it has none), with its Chrome importer's arithmetic (doubles,
+ * ms, docs/formats/chrome.md "Time range"):
+ *   - a CpuProfile event's startTime .. endTime (the last one's);
+ *   - else each thread (pid, tid) ends at its last kept sample plus the
+ *     0.5 ms interval, where a sample is kept when it is 0.5 ms or more
+ *     after the last kept one of its thread (the clock starting at 0 and
+ *     each Profile's startTime); a thread without a kept sample ends at its
+ *     latest marker time plus 0.5 ms (an `E`'s end, an `X`'s start and
+ *     end, others' start) and starts at its earliest;
+ *   - the first TracingStartedInBrowser event's ts, when it has one, is the
+ *     start and the threads' latest end the end; else the range is the
+ *     union of the threads' ranges (a sampled thread from its first kept
+ *     sample).
+ * Profiles without their Profile event are not the loader's (it finds
+ * chunks from Profile events). Called before the deltas are reused.
+ */
+static int loader_range(creader *r, double *start, double *end)
+{
+    const double iv = 0.5;
+    for (size_t q = r->n_profiles; q-- > 0;)
+        if (r->profiles[q].cpu) {
+            const cprofile *c = &r->profiles[q];
+            if (c->have_start && c->have_end && c->end != 0) {
+                *start = c->start / 1000;
+                *end = c->end / 1000;
+                return 1;
+            }
+            break;
+        }
+    size_t np = r->n_profiles, nt = r->n_threads;
+    pseq *order = malloc((np + 1) * sizeof *order);
+    size_t *first = calloc(np + 2, sizeof *first);
+    size_t *by_profile = malloc((r->n_samples + 1) * sizeof *by_profile);
+    double *t_lo = malloc((nt + 1) * sizeof *t_lo), *t_hi = malloc((nt + 1) * sizeof *t_hi);
+    double *sampled = malloc((nt + 1) * sizeof *sampled);
+    int ok = -1;
+    if (!order || !first || !by_profile || !t_lo || !t_hi || !sampled)
+        goto done;
+    for (size_t i = 0; i < r->n_samples; i++)
+        first[r->samples[i].profile + 1]++;
+    for (size_t q = 0; q < np; q++)
+        first[q + 1] += first[q];
+    for (size_t i = 0; i < r->n_samples; i++)
+        by_profile[first[r->samples[i].profile]++] = i;
+    for (size_t q = np; q > 0; q--) /* back to the starts */
+        first[q] = first[q - 1];
+    first[0] = 0;
+    size_t n_order = 0;
+    for (size_t q = 0; q < np; q++)
+        if (r->profiles[q].have_profile)
+            order[n_order++] = (pseq){ r->profiles[q].cpu, r->profiles[q].seq, (uint32_t)q };
+    qsort(order, n_order, sizeof *order, seq_cmp);
+    for (size_t t = 0; t < nt; t++) {
+        t_lo[t] = INFINITY;
+        t_hi[t] = -INFINITY;
+        sampled[t] = 0; /* the thread's last kept time */
+    }
+    int *has = calloc(nt + 1, sizeof *has);
+    if (!has)
+        goto done;
+    for (size_t k = 0; k < n_order; k++) {
+        uint32_t q = order[k].q;
+        const cprofile *c = &r->profiles[q];
+        uint32_t t = c->thread;
+        if (t >= nt)
+            continue;
+        double seen = c->have_start ? c->start / 1000 : NAN;
+        for (size_t i = first[q]; i < first[q + 1]; i++) {
+            seen += r->samples[by_profile[i]].delta / 1000;
+            if (seen - sampled[t] >= iv) {
+                sampled[t] = seen;
+                if (!has[t])
+                    t_lo[t] = seen;
+                has[t] = 1;
+                t_hi[t] = seen + iv;
+            }
+        }
+    }
+    for (size_t i = 0; i < r->n_markers; i++) {
+        const profkit_marker *m = &r->markers[i];
+        if (m->thread >= nt || has[m->thread])
+            continue;
+        double a = (double)(m->start != PROFKIT_NO_TIME ? m->start : m->end) / 1e6;
+        double b = (double)(m->end != PROFKIT_NO_TIME ? m->end : m->start) / 1e6;
+        double lo = a < b ? a : b, hi = a > b ? a : b;
+        if (lo < t_lo[m->thread])
+            t_lo[m->thread] = lo;
+        if (hi + iv > t_hi[m->thread])
+            t_hi[m->thread] = hi + iv;
+    }
+    free(has);
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t t = 0; t < nt; t++) {
+        if (t_lo[t] < lo)
+            lo = t_lo[t];
+        if (t_hi[t] > hi)
+            hi = t_hi[t];
+    }
+    if (r->tsib_seen && r->tsib_ok)
+        lo = r->tsib_ts / 1000;
+    ok = isfinite(lo) && isfinite(hi) && hi > lo;
+    if (ok) {
+        *start = lo;
+        *end = hi;
+    }
+done:
+    free(order);
+    free(first);
+    free(by_profile);
+    free(t_lo);
+    free(t_hi);
+    free(sampled);
+    return ok;
+}
+
+/* Metadata KEY: a time in ms, to the ns. */
+static int put_meta_ms(profkit_profile *p, const char *key, double ms)
+{
+    char v[64];
+    snprintf(v, sizeof v, "%.6f", ms);
+    return pk_meta_add(p, key, v);
+}
+
 static int finish(creader *r, int truncated)
 {
     profkit_profile *p = r->p;
@@ -1420,6 +1574,18 @@ static int finish(creader *r, int truncated)
         csample *s = &r->samples[i];
         now[s->profile] += s->delta;
         times[i] = us_to_ns(now[s->profile]);
+    }
+    /* the loader's interval and root range, which --range, the markers
+     * shown and the Firefox output then share with it */
+    {
+        double a = 0, b = 0;
+        int got = loader_range(r, &a, &b);
+        if (got < 0 || pk_meta_add(p, "interval", "0.5") ||
+            (got > 0 && fabs(a) < 9e12 && fabs(b) < 9e12 &&
+             (put_meta_ms(p, "profilingStartTime", a) || put_meta_ms(p, "profilingEndTime", b)))) {
+            rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+            goto out;
+        }
     }
     /* the wall time of a sample: the gap to the next of its profile; the
      * last one's runs to the profile's endTime */

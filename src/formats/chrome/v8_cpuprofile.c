@@ -513,6 +513,55 @@ static int64_t us_to_ns(int64_t t)
     return t > INT64_MAX / 1000 ? INT64_MAX : t < INT64_MIN / 1000 + 1 ? INT64_MIN + 1 : t * 1000;
 }
 
+/* Metadata KEY: microseconds `us` as an exact decimal number of ms. */
+static int put_ms(profkit_profile *p, const char *key, int64_t us)
+{
+    char v[40];
+    uint64_t a = us < 0 ? 0 - (uint64_t)us : (uint64_t)us;
+    snprintf(v, sizeof v, "%s%" PRIu64 ".%03u", us < 0 ? "-" : "", a / 1000, (unsigned)(a % 1000));
+    return pk_meta_add(p, key, v);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * The old form records no range of its own (its startTime and endTime are
+ * whole seconds), so the profile's root range is its samples' extent: from
+ * the first sample to the last plus the sampling interval, which is kept as
+ * the metadata "interval" (ms): the median positive gap between the first
+ * 100 000 sample times, sorted, as the Firefox writer estimates it for
+ * meta.interval. The loader then shows profkit's Firefox output with the
+ * root range profkit's --range counts from (docs/formats/v8_cpuprofile.md).
+ * Nothing is kept with fewer than two gaps (the 1 ms default).
+ */
+static int old_interval(reader *r, size_t n)
+{
+    if (n > 100000)
+        n = 100000;
+    if (n < 2)
+        return 0;
+    int64_t *t = malloc(n * sizeof *t);
+    if (!t)
+        return -1;
+    memcpy(t, r->deltas, n * sizeof *t);
+    qsort(t, n, sizeof *t, cmp_i64);
+    size_t m = 0;
+    for (size_t i = 1; i < n; i++) /* positive gaps, in place */
+        if (t[i] > t[i - 1] && (uint64_t)t[i] - (uint64_t)t[i - 1] <= INT64_MAX / 1000)
+            t[m++] = t[i] - t[i - 1];
+    int rc = 0;
+    if (m > 0) {
+        qsort(t, m, sizeof *t, cmp_i64);
+        rc = put_ms(r->p, "interval", t[m / 2]);
+    }
+    free(t);
+    return rc;
+}
+
 /*
  * The samples of the old form: `timestamps` are absolute microseconds, one
  * per sample and sometimes one more, which ends the last sample (else
@@ -579,16 +628,9 @@ static int old_samples(reader *r, int truncated, size_t *kept)
         pk_read_progress(ctx, i, n);
     }
     *kept = n;
+    if (vw != PROFKIT_NONE && old_interval(r, n) != 0)
+        return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
     return 0;
-}
-
-/* Metadata KEY: microseconds `us` as an exact decimal number of ms. */
-static int put_ms(profkit_profile *p, const char *key, int64_t us)
-{
-    char v[40];
-    uint64_t a = us < 0 ? 0 - (uint64_t)us : (uint64_t)us;
-    snprintf(v, sizeof v, "%s%" PRIu64 ".%03u", us < 0 ? "-" : "", a / 1000, (unsigned)(a % 1000));
-    return pk_meta_add(p, key, v);
 }
 
 /* The samples of the current form: sample i is at startTime + timeDeltas[0]
