@@ -1157,8 +1157,8 @@ static int link_nodes(creader *r)
         }
         if (k == i)
             return pk_read_fail_pos(r->ctx, PROFKIT_ECORRUPT, n->at_line, n->at_col,
-                                    "traceEvents[%u]: node %lld: expected the id of its parent node, found %lld (no node of this profile has it)",
-                                    n->event, (long long)n->id, (long long)n->parent);
+                                    "traceEvents[%u]: node %lld: names itself as its parent",
+                                    n->event, (long long)n->id);
         n->up = k;
     }
     for (size_t i = 0; i < r->n_links; i++) {
