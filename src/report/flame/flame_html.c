@@ -718,6 +718,114 @@ static uint64_t marker_duration(const pk_shown_marker *x)
     return (uint64_t)v;
 }
 
+/* The markers' columns as base64 varints, each in its own string (the
+ * form before the packed one, and what the page gets if packing fails). */
+static void put_marker_columns(pk_buf *b, const timeinfo *ti, uint64_t unit)
+{
+    const pk_shown_markers *mk = &ti->mk;
+    size_t n = ti->n_markers;
+    vwriter w;
+    vw_open(&w, b, ",\"threads\":");
+    for (size_t i = 0, r = 0; i < n; i = r) {
+        for (r = i + 1; r < n && mk->m[r].thread == mk->m[i].thread;)
+            r++;
+        vw_u64(&w, mk->m[i].thread);
+        vw_u64(&w, r - i);
+    }
+    (void)vw_close(&w);
+    vw_open(&w, b, ",\"kind\":");
+    for (size_t i = 0; i < n; i++)
+        vw_u64(&w, ti->mkind[i] - 1);
+    (void)vw_close(&w);
+    vw_open(&w, b, ",\"start\":");
+    for (size_t i = 0; i < n; i++) {
+        int first;
+        uint64_t v = marker_start_code(mk, i, &first);
+        vw_u64(&w, first ? zigzag(mk->m[i].start / (int64_t)unit) : v / unit);
+    }
+    (void)vw_close(&w);
+    vw_open(&w, b, ",\"duration\":");
+    for (size_t i = 0; i < n; i++) {
+        if (mk->m[i].end != PROFKIT_NO_TIME)
+            vw_u64(&w, marker_duration(&mk->m[i]) / unit);
+    }
+    (void)vw_close(&w);
+    vw_open(&w, b, ",\"data\":");
+    int64_t prev = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ti->mdata[i]) {
+            vw_u64(&w, zigzag((int64_t)ti->mdata[i] - 1 - prev));
+            prev = (int64_t)ti->mdata[i] - 1;
+        }
+    (void)vw_close(&w);
+}
+
+
+/* The markers' columns packed (flame_pack.c): one byte stream of the
+ * threads' runs, the kinds, the starts and durations as byte planes (their
+ * low bytes, then the rest as varints: deflate codes each plane on its own
+ * statistics), the payload indexes; gzip-compressed, as base85 text.
+ * 0, or PROFKIT_ENOMEM with nothing written. */
+static int put_marker_packed(pk_buf *b, const timeinfo *ti, uint64_t unit, size_t intervals)
+{
+    const pk_shown_markers *mk = &ti->mk;
+    size_t n = ti->n_markers, parts[5];
+    pk_buf raw = PK_BUF_INIT;
+    uint64_t *v = malloc((n ? n : 1) * sizeof(uint64_t));
+    unsigned char *gz = NULL;
+    size_t gz_n = 0;
+    int s_start = 0, s_dur = 0, rc = PROFKIT_ENOMEM;
+    if (!v)
+        goto out;
+    for (size_t i = 0, r = 0; i < n; i = r) {
+        for (r = i + 1; r < n && mk->m[r].thread == mk->m[i].thread;)
+            r++;
+        pk_flame_raw_varint(&raw, mk->m[i].thread);
+        pk_flame_raw_varint(&raw, r - i);
+    }
+    parts[0] = raw.len;
+    for (size_t i = 0; i < n; i++)
+        pk_flame_raw_varint(&raw, ti->mkind[i] - 1);
+    parts[1] = raw.len - parts[0];
+    for (size_t i = 0; i < n; i++) {
+        int first;
+        uint64_t c = marker_start_code(mk, i, &first);
+        v[i] = first ? zigzag(mk->m[i].start / (int64_t)unit) : c / unit;
+    }
+    s_start = pk_flame_planes_for(v, n);
+    if (pk_flame_put_planes(&raw, v, n, s_start) != 0)
+        goto out;
+    parts[2] = raw.len - parts[0] - parts[1];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (mk->m[i].end != PROFKIT_NO_TIME)
+            v[k++] = marker_duration(&mk->m[i]) / unit;
+    s_dur = pk_flame_planes_for(v, k);
+    if (k != intervals || pk_flame_put_planes(&raw, v, k, s_dur) != 0)
+        goto out;
+    parts[3] = raw.len - parts[0] - parts[1] - parts[2];
+    int64_t prev = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ti->mdata[i]) {
+            pk_flame_raw_varint(&raw, zigzag((int64_t)ti->mdata[i] - 1 - prev));
+            prev = (int64_t)ti->mdata[i] - 1;
+        }
+    parts[4] = raw.len - parts[0] - parts[1] - parts[2] - parts[3];
+    if (pk_buf_error(&raw) || pk_flame_gzip((const unsigned char *)raw.buf, raw.len, &gz, &gz_n) != 0)
+        goto out;
+    pk_buf_printf(b, ",\"packed\":{\"bytes\":%zu,\"gz_bytes\":%zu,\"parts\":[%zu,%zu,%zu,%zu,%zu],"
+                     "\"planes\":[%d,%d]},\"gz\":\"",
+                  raw.len, gz_n, parts[0], parts[1], parts[2], parts[3], parts[4], s_start, s_dur);
+    pk_flame_put_base85(b, gz, gz_n);
+    pk_buf_putc(b, '"');
+    rc = 0;
+out:
+    free(v);
+    free(gz);
+    pk_buf_free(&raw);
+    return rc;
+}
+
 static void put_markers(pk_buf *b, const timeinfo *ti)
 {
     const pk_shown_markers *mk = &ti->mk;
@@ -756,40 +864,8 @@ static void put_markers(pk_buf *b, const timeinfo *ti)
     }
     pk_buf_printf(b, "],\"unit\":%llu,\"runs\":%zu,\"intervals\":%zu,\"with_data\":%zu",
                   (unsigned long long)unit, runs, intervals, with_data);
-    vwriter w;
-    vw_open(&w, b, ",\"threads\":");
-    for (size_t i = 0, r = 0; i < n; i = r) {
-        for (r = i + 1; r < n && mk->m[r].thread == mk->m[i].thread;)
-            r++;
-        vw_u64(&w, mk->m[i].thread);
-        vw_u64(&w, r - i);
-    }
-    (void)vw_close(&w);
-    vw_open(&w, b, ",\"kind\":");
-    for (size_t i = 0; i < n; i++)
-        vw_u64(&w, ti->mkind[i] - 1);
-    (void)vw_close(&w);
-    vw_open(&w, b, ",\"start\":");
-    for (size_t i = 0; i < n; i++) {
-        int first;
-        uint64_t v = marker_start_code(mk, i, &first);
-        vw_u64(&w, first ? zigzag(mk->m[i].start / (int64_t)unit) : v / unit);
-    }
-    (void)vw_close(&w);
-    vw_open(&w, b, ",\"duration\":");
-    for (size_t i = 0; i < n; i++) {
-        if (mk->m[i].end != PROFKIT_NO_TIME)
-            vw_u64(&w, marker_duration(&mk->m[i]) / unit);
-    }
-    (void)vw_close(&w);
-    vw_open(&w, b, ",\"data\":");
-    int64_t prev = 0;
-    for (size_t i = 0; i < n; i++)
-        if (ti->mdata[i]) {
-            vw_u64(&w, zigzag((int64_t)ti->mdata[i] - 1 - prev));
-            prev = (int64_t)ti->mdata[i] - 1;
-        }
-    (void)vw_close(&w);
+    if (put_marker_packed(b, ti, unit, intervals) != 0)
+        put_marker_columns(b, ti, unit);
     pk_buf_puts(b, "}");
 }
 
