@@ -148,6 +148,15 @@ test("gunzip: stored, fixed and dynamic blocks; a stream cut short or too long i
       assert.ok(Buffer.from(out).equals(input), input.length + " " + JSON.stringify(opts));
     }
   const gz = new Uint8Array(zlib.gzipSync(big));
+  // a block or more per step, a slice of base85 groups per step
+  const z = new PK.Gunzip(gz, big.length);
+  let steps = 1;
+  while (!z.step(5000)) steps++;
+  assert.ok(steps > 5 && Buffer.from(z.out).equals(big), "steps " + steps);
+  const text = base85(gz), d = new PK.Base85(text, gz.length);
+  steps = 1;
+  while (!d.step(1000)) steps++;
+  assert.ok(steps > 2 && Buffer.from(d.out).equals(Buffer.from(gz)), "steps " + steps);
   assert.throws(() => PK.gunzip(gz.subarray(0, gz.length >> 1), big.length), /cut short|more than/);
   assert.throws(() => PK.gunzip(gz, big.length - 1), /more than/);
   assert.throws(() => PK.gunzip(gz, big.length + 1), /not the/);

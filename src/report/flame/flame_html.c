@@ -689,8 +689,8 @@ static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char
 
 /* The markers' element (docs/viewer.md, "markers"): a JSON object of
  * their kinds (name, category, flags), each once, their payloads' texts,
- * each once, and columns of varints in base64 as the timeline's: the
- * threads as runs, each marker's kind, its start (the first of a thread's
+ * each once, and their columns packed (put_marker_packed): the threads as
+ * runs, each marker's kind, its start (the first of a thread's
  * zigzag-coded, the others as the difference from the one before: a
  * thread's markers come in time order), the intervals' durations, all in
  * units of the times' greatest common divisor, and the payload of each
@@ -864,7 +864,8 @@ static void put_markers(pk_buf *b, const timeinfo *ti)
     }
     pk_buf_printf(b, "],\"unit\":%llu,\"runs\":%zu,\"intervals\":%zu,\"with_data\":%zu",
                   (unsigned long long)unit, runs, intervals, with_data);
-    if (put_marker_packed(b, ti, unit, intervals) != 0)
+    /* none: the empty columns are shorter than an empty stream */
+    if (!n || put_marker_packed(b, ti, unit, intervals) != 0)
         put_marker_columns(b, ti, unit);
     pk_buf_puts(b, "}");
 }

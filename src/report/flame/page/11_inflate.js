@@ -9,23 +9,36 @@
   var VAL = new Int16Array(128).fill(-1);
   for (var d = 0; d < DIGITS.length; d++) VAL[DIGITS.charCodeAt(d)] = d;
 
-  // n bytes from the text's groups of 5 digits (4 bytes each, big-endian).
-  PK.base85 = function (text, n) {
-    var groups = Math.floor(text.length / 5);
+  // n bytes from the text's groups of 5 digits (4 bytes each, big-endian),
+  // a slice of groups per step(groups) (true when done): out.
+  PK.Base85 = function (text, n) {
+    var groups = Math.floor(text.length / 5), g = 0, o = 0;
     n = Math.max(0, Math.min(n, groups * 4));
-    var out = new Uint8Array(n);
-    for (var g = 0, o = 0; o < n; g++) {
-      var v = 0;
-      for (var j = 5 * g, e = j + 5; j < e; j++) {
-        var c = text.charCodeAt(j), x = c < 128 ? VAL[c] : -1;
-        if (x < 0) throw new Error("markers: a character that is no base85 digit at " + j);
-        v = v * 85 + x;
+    var out = new Uint8Array(n), whole = n >> 2;
+    this.out = out;
+    this.step = function (limit) {
+      for (var end = Math.min(whole, g + limit); g < end; g++) {
+        var v = 0;
+        for (var j = 5 * g, e = j + 5; j < e; j++) {
+          var c = text.charCodeAt(j), x = c < 128 ? VAL[c] : -1;
+          if (x < 0) throw new Error("markers: a character that is no base85 digit at " + j);
+          v = v * 85 + x;
+        }
+        if (v > 0xffffffff) throw new Error("markers: a base85 group over 32 bits at " + 5 * g);
+        out[o] = v >>> 24; out[o + 1] = (v >>> 16) & 255; out[o + 2] = (v >>> 8) & 255; out[o + 3] = v & 255;
+        o += 4;
       }
-      if (v > 0xffffffff) throw new Error("markers: a base85 group over 32 bits at " + 5 * g);
-      for (var k = 3; k >= 0; k--, o++) if (o < n) out[o] = (v / Math.pow(256, k)) & 255;
-    }
-    return out;
+      if (g < whole) return false;
+      if (o < n) {   // the last group's first bytes
+        var w = new PK.Base85(text.slice(5 * g, 5 * g + 5), 4);
+        w.step(1);
+        out.set(w.out.subarray(0, n - o), o);
+        o = n;
+      }
+      return true;
+    };
   };
+  PK.base85 = function (text, n) { var d = new PK.Base85(text, n); d.step(Infinity); return d.out; };
 
   // count LEB128 varints from the bytes (fewer where they end first).
   PK.varints = function (b, count) {
@@ -72,8 +85,9 @@
   }
 
   // The bytes a gzip stream holds: size of them (the writer says how many;
-  // a stream that holds other than that is an error).
-  PK.gunzip = function (src, size) {
+  // a stream that holds other than that is an error), a block or more per
+  // step(bytes) until it has given that many more (true when done): out.
+  PK.Gunzip = function (src, size) {
     var n = src.length, pos = 10;
     if (n < 18 || src[0] !== 31 || src[1] !== 139 || src[2] !== 8) throw new Error("markers: not a gzip stream");
     var flg = src[3];
@@ -82,9 +96,16 @@
     if (flg & 16) while (pos < n && src[pos++]) { /* the comment */ }
     if (flg & 2) pos += 2;
     if (!(size >= 0) || size > n * 1032 + 1024) throw new Error("markers: " + size + " bytes cannot come from a gzip stream of " + n);
-    var out = new Uint8Array(size), op = 0, bb = 0, bc = 0, last = 0;
+    var out = this.out = new Uint8Array(size), st = { pos: pos, op: 0, bb: 0, bc: 0, last: 0 };
+    this.step = function (limit) { return inflate(src, out, st, limit); };
+  };
+  PK.gunzip = function (src, size) { var z = new PK.Gunzip(src, size); z.step(Infinity); return z.out; };
+
+  function inflate(src, out, st, limit) {
+    var n = src.length, size = out.length, pos = st.pos, op = st.op, bb = st.bb, bc = st.bc, last = st.last;
     var bad = function (what) { return new Error("markers: the gzip stream " + what + " (at byte " + pos + ")"); };
-    while (!last) {
+    var stop = op + limit;
+    while (!last && op < stop) {
       while (bc < 3) { bb |= (src[pos++] | 0) << bc; bc += 8; }
       last = bb & 1;
       var type = (bb >>> 1) & 3;
@@ -168,7 +189,9 @@
       }
       if (pos - (bc >> 3) > n) throw bad("is cut short");
     }
+    st.pos = pos; st.op = op; st.bb = bb; st.bc = bc; st.last = last;
+    if (!last) return false;
     if (op !== size) throw bad("holds " + op + " bytes, not the " + size + " expected");
-    return out;
-  };
+    return true;
+  }
 })(typeof globalThis !== "undefined" ? (globalThis.profkit = globalThis.profkit || {}) : (this.profkit = this.profkit || {}));

@@ -83,12 +83,25 @@
     // column k from them.
     var SLICE = 1 << 18, got = {}, cur = null, packed = null;
     var VCOLS = [["kind", "n", false], ["start", "n", false], ["duration", "intervals", false], ["data", "with_data", true]];
-    // The packed form (obj.gz): one stream, inflated once, cut into its
-    // parts (threads, kind, start, duration, data).
-    function unpack() {
+    // The packed form (obj.gz): one stream, its base85 and then its gzip
+    // decoded a slice per task (unpack(true): the next slice; false when
+    // not done), cut into its parts (threads, kind, start, duration, data).
+    var unz = null, UNPACK = 1 << 20;
+    function unpack(slice) {
       if (packed) return packed;
-      var P = obj.packed || {}, parts = P.parts || [], at = 0;
-      var u = PK.gunzip(PK.base85(obj.gz || "", P.gz_bytes || 0), P.bytes || 0);
+      var P = obj.packed || {};
+      if (!unz) unz = { text: new PK.Base85(obj.gz || "", P.gz_bytes || 0), gz: null };
+      do {
+        if (!unz.gz) {
+          if (!unz.text.step(slice ? UNPACK >> 2 : Infinity)) continue;
+          unz.gz = new PK.Gunzip(unz.text.out, P.bytes || 0);
+          if (slice) return false;
+        }
+        if (unz.gz.step(slice ? UNPACK : Infinity)) break;
+      } while (!slice);
+      if (!unz.gz || !unz.gz.step(0)) return false;
+      var u = unz.gz.out, parts = P.parts || [], at = 0;
+      unz = null;
       packed = {};
       ["threads", "kind", "start", "duration", "data"].forEach(function (name, k) {
         var len = Math.max(0, parts[k] | 0);
@@ -136,6 +149,7 @@
       return true;
     }
     function slice() {
+      if (obj.gz !== undefined && !packed) { unpack(true); return false; }
       for (var s = 0; s < VCOLS.length; s++) if (!got[VCOLS[s][0]]) { advance(VCOLS[s], SLICE); return false; }
       return true;
     }
@@ -198,7 +212,7 @@
       var C = [];
       for (c = 0; c < 6; c++) C.push(cols[c].out || column(c));
       parsed = { n: C[1].length, thread: C[0], name: C[1], category: C[2], start: C[3], duration: C[4], data: C[5] };
-      cols = null; raw0 = null; obj = null; kindOf = null; got = {}; cur = null; packed = null;
+      cols = null; raw0 = null; obj = null; kindOf = null; got = {}; cur = null; packed = null; unz = null;
       var w = waiting; waiting = [];
       w.forEach(function (f) { f(parsed); });
       return parsed;
