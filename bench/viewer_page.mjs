@@ -174,6 +174,9 @@ function markersObject() {
   planes(start, sp, raw); part();
   planes(dur, dp, raw); part();
   varints(dataCol, raw); part();
+  for (const c of Buffer.from(JSON.stringify(pay))) raw.push(c);
+  part();
+  delete head.payloads;
   const gz = gzipSync(Buffer.from(raw), { level: 6 });
   return JSON.stringify({ ...head, packed: { bytes: raw.length, gz_bytes: gz.length, parts, planes: [sp, dp] }, gz: base85(gz) });
 }

@@ -10,7 +10,7 @@ import vm from "node:vm";
 import zlib from "node:zlib";
 import { pageDir } from "./make_page.mjs";
 
-const ctx = vm.createContext({ atob });
+const ctx = vm.createContext({ atob, TextDecoder });
 for (const f of ["10_data.js", "11_inflate.js", "12_time.js", "15_format.js"])
   vm.runInContext(readFileSync(join(pageDir, f), "utf8"), ctx, { filename: f });
 const PK = ctx.profkit;
@@ -124,10 +124,14 @@ test("markers: the packed form's stream, planes and parts decode as the columns"
   raw.push(5, 4, 8, 0); varints([0, 0, 0, 0], raw); part();
   raw.push(2, 1, 0, 0); varints([0, 0], raw); part();
   varints([0, 2, 1], raw); part();
+  // the payloads' texts in the object (level 0), or as the stream's sixth part
   for (const level of [0, 6]) {
-    const gz = zlib.gzipSync(Buffer.from(raw), { level });
-    p.data.time.markers = { n: 4, kinds: [5, 6, 3, 5, 6, 2, 4, 6, 1], payloads: [x, y], unit: 1000000, runs: 2,
-      intervals: 2, with_data: 3, packed: { bytes: raw.length, gz_bytes: gz.length, parts, planes: [1, 2] }, gz: base85(gz) };
+    const r = level ? raw.concat(Array.from(Buffer.from(JSON.stringify([x, y])))) : raw;
+    const ps = level ? parts.concat([r.length - raw.length]) : parts;
+    const gz = zlib.gzipSync(Buffer.from(r), { level });
+    p.data.time.markers = { n: 4, kinds: [5, 6, 3, 5, 6, 2, 4, 6, 1], unit: 1000000, runs: 2,
+      intervals: 2, with_data: 3, packed: { bytes: r.length, gz_bytes: gz.length, parts: ps, planes: [1, 2] }, gz: base85(gz) };
+    if (!level) p.data.time.markers.payloads = [x, y];
     p._time = undefined;
     const M = p.time().markers;
     assert.deepEqual(Array.from(M.thread), [0, 0, 1, 1]);

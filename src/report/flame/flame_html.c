@@ -764,12 +764,13 @@ static void put_marker_columns(pk_buf *b, const timeinfo *ti, uint64_t unit)
 /* The markers' columns packed (flame_pack.c): one byte stream of the
  * threads' runs, the kinds, the starts and durations as byte planes (their
  * low bytes, then the rest as varints: deflate codes each plane on its own
- * statistics), the payload indexes; gzip-compressed, as base85 text.
+ * statistics), the payload indexes, the payloads' texts (a JSON array);
+ * gzip-compressed, as base85 text.
  * 0, or PROFKIT_ENOMEM with nothing written. */
 static int put_marker_packed(pk_buf *b, const timeinfo *ti, uint64_t unit, size_t intervals)
 {
     const pk_shown_markers *mk = &ti->mk;
-    size_t n = ti->n_markers, parts[5];
+    size_t n = ti->n_markers, parts[6];
     pk_buf raw = PK_BUF_INIT;
     uint64_t *v = malloc((n ? n : 1) * sizeof(uint64_t));
     unsigned char *gz = NULL;
@@ -811,11 +812,20 @@ static int put_marker_packed(pk_buf *b, const timeinfo *ti, uint64_t unit, size_
             prev = (int64_t)ti->mdata[i] - 1;
         }
     parts[4] = raw.len - parts[0] - parts[1] - parts[2] - parts[3];
+    /* the payloads' texts: a JSON array, in UTF-8 */
+    pk_buf_putc(&raw, '[');
+    for (uint32_t t = 1; t < ti->payloads.n; t++) {
+        if (t > 1)
+            pk_buf_putc(&raw, ',');
+        pk_buf_json(&raw, pk_strtab_get(&ti->payloads, t), pk_strtab_len(&ti->payloads, t), PK_JSON_PAGE);
+    }
+    pk_buf_putc(&raw, ']');
+    parts[5] = raw.len - parts[0] - parts[1] - parts[2] - parts[3] - parts[4];
     if (pk_buf_error(&raw) || pk_flame_gzip((const unsigned char *)raw.buf, raw.len, &gz, &gz_n) != 0)
         goto out;
-    pk_buf_printf(b, ",\"packed\":{\"bytes\":%zu,\"gz_bytes\":%zu,\"parts\":[%zu,%zu,%zu,%zu,%zu],"
+    pk_buf_printf(b, ",\"packed\":{\"bytes\":%zu,\"gz_bytes\":%zu,\"parts\":[%zu,%zu,%zu,%zu,%zu,%zu],"
                      "\"planes\":[%d,%d]},\"gz\":\"",
-                  raw.len, gz_n, parts[0], parts[1], parts[2], parts[3], parts[4], s_start, s_dur);
+                  raw.len, gz_n, parts[0], parts[1], parts[2], parts[3], parts[4], parts[5], s_start, s_dur);
     pk_flame_put_base85(b, gz, gz_n);
     pk_buf_putc(b, '"');
     rc = 0;
@@ -846,6 +856,10 @@ static void put_markers(pk_buf *b, const timeinfo *ti)
     }
     if (!unit || unit > INT64_MAX)
         unit = 1;
+    /* packed (with the payloads' texts) into a buffer of its own first;
+     * none: the empty columns are shorter than an empty stream */
+    pk_buf packed = PK_BUF_INIT;
+    int pack = n && put_marker_packed(&packed, ti, unit, intervals) == 0 && !pk_buf_error(&packed);
     pk_buf_puts(b, "{\"n\":");
     pk_buf_u64(b, n);
     pk_buf_puts(b, ",\"kinds\":[");
@@ -856,17 +870,23 @@ static void put_markers(pk_buf *b, const timeinfo *ti)
         memcpy(&cat, key + 4, 4);
         pk_buf_printf(b, "%s%u,%u,%u", k > 1 ? "," : "", (unsigned)name, (unsigned)cat, (unsigned)key[8]);
     }
-    pk_buf_puts(b, "],\"payloads\":[");
-    for (uint32_t k = 1; k < ti->payloads.n; k++) {
-        if (k > 1)
-            pk_buf_put(b, ",", 1);
-        pk_buf_json(b, pk_strtab_get(&ti->payloads, k), pk_strtab_len(&ti->payloads, k), PK_JSON_PAGE);
+    pk_buf_puts(b, "]");
+    if (!pack) {
+        pk_buf_puts(b, ",\"payloads\":[");
+        for (uint32_t k = 1; k < ti->payloads.n; k++) {
+            if (k > 1)
+                pk_buf_put(b, ",", 1);
+            pk_buf_json(b, pk_strtab_get(&ti->payloads, k), pk_strtab_len(&ti->payloads, k), PK_JSON_PAGE);
+        }
+        pk_buf_puts(b, "]");
     }
-    pk_buf_printf(b, "],\"unit\":%llu,\"runs\":%zu,\"intervals\":%zu,\"with_data\":%zu",
+    pk_buf_printf(b, ",\"unit\":%llu,\"runs\":%zu,\"intervals\":%zu,\"with_data\":%zu",
                   (unsigned long long)unit, runs, intervals, with_data);
-    /* none: the empty columns are shorter than an empty stream */
-    if (!n || put_marker_packed(b, ti, unit, intervals) != 0)
+    if (pack)
+        pk_buf_put(b, packed.buf, packed.len);
+    else
         put_marker_columns(b, ti, unit);
+    pk_buf_free(&packed);
     pk_buf_puts(b, "}");
 }
 

@@ -85,7 +85,8 @@
     var VCOLS = [["kind", "n", false], ["start", "n", false], ["duration", "intervals", false], ["data", "with_data", true]];
     // The packed form (obj.gz): one stream, its base85 and then its gzip
     // decoded a slice per task (unpack(true): the next slice; false when
-    // not done), cut into its parts (threads, kind, start, duration, data).
+    // not done), cut into its parts (threads, kind, start, duration, data,
+    // and the payloads' texts unless the object has them).
     var unz = null, UNPACK = 1 << 20;
     function unpack(slice) {
       if (packed) return packed;
@@ -103,7 +104,7 @@
       var u = unz.gz.out, parts = P.parts || [], at = 0;
       unz = null;
       packed = {};
-      ["threads", "kind", "start", "duration", "data"].forEach(function (name, k) {
+      ["threads", "kind", "start", "duration", "data", "payloads"].forEach(function (name, k) {
         var len = Math.max(0, parts[k] | 0);
         packed[name] = u.subarray(Math.min(at, u.length), Math.min(at + len, u.length));
         at += len;
@@ -193,6 +194,8 @@
       }
       // payloads: the difference from the one before, zigzag-coded
       var idx = col("data"), texts = obj.payloads || [], base = prof.strings.length, x = 0;
+      // the packed stream's sixth part: their JSON array (UTF-8)
+      if (obj.gz !== undefined && !obj.payloads && unpack().payloads.length) texts = JSON.parse(new TextDecoder().decode(unpack().payloads));
       for (i = 0; i < texts.length; i++) prof.strings.push(texts[i]);
       out = new Int32Array(n);
       for (i = 0; i < n; i++) if (flags(i) & 2 && j < idx.length) { x += idx[j++]; out[i] = x >= 0 && x < texts.length ? base + x : 0; }
