@@ -84,23 +84,21 @@
     var SLICE = 1 << 18, got = {}, cur = null, packed = null;
     var VCOLS = [["kind", "n", false], ["start", "n", false], ["duration", "intervals", false], ["data", "with_data", true]];
     // The packed form (obj.gz): one stream, its base85 and then its gzip
-    // decoded a slice per task (unpack(true): the next slice; false when
-    // not done), cut into its parts (threads, kind, start, duration, data,
+    // decoded 8 ms a task (unpack(true): the next slice; false when not
+    // done), cut into its parts (threads, kind, start, duration, data,
     // and the payloads' texts unless the object has them).
-    var unz = null, UNPACK = 1 << 20;
+    var unz = null;
     function unpack(slice) {
       if (packed) return packed;
-      var P = obj.packed || {};
+      var P = obj.packed || {}, t0 = Date.now();
       if (!unz) unz = { text: new PK.Base85(obj.gz || "", P.gz_bytes || 0), gz: null };
-      do {
+      // small steps (16,384 groups; a block or more up to 64 KB) for 8 ms a task
+      for (;;) {
         if (!unz.gz) {
-          if (!unz.text.step(slice ? UNPACK >> 2 : Infinity)) continue;
-          unz.gz = new PK.Gunzip(unz.text.out, P.bytes || 0);
-          if (slice) return false;
-        }
-        if (unz.gz.step(slice ? UNPACK : Infinity)) break;
-      } while (!slice);
-      if (!unz.gz || !unz.gz.step(0)) return false;
+          if (unz.text.step(slice ? 1 << 14 : Infinity)) unz.gz = new PK.Gunzip(unz.text.out, P.bytes || 0);
+        } else if (unz.gz.step(slice ? 1 << 16 : Infinity)) break;
+        if (slice && Date.now() - t0 >= 8) return false;
+      }
       var u = unz.gz.out, parts = P.parts || [], at = 0;
       unz = null;
       packed = {};
