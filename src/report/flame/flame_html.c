@@ -760,7 +760,6 @@ static void put_marker_columns(pk_buf *b, const timeinfo *ti, uint64_t unit)
     (void)vw_close(&w);
 }
 
-
 /* The markers' columns packed (flame_pack.c): one byte stream of the
  * threads' runs, the kinds, the starts and durations as byte planes (their
  * low bytes, then the rest as varints: deflate codes each plane on its own
