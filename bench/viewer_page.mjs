@@ -15,7 +15,8 @@
 //   PAGE_DIR=DIR node bench/viewer_page.mjs       the same data in the page
 //     sources of DIR (another commit's src/report/flame/page: before/after)
 //   MARKERS=N (default 1000000): markers on the timed thread
-//   MARKERS_JSON=1: the markers as the six JSON columns of older pages
+//   MARKERS_B64=1: the markers' columns as base64 varints (pages before
+//     the packed form); MARKERS_JSON=1: as the six JSON columns of older pages
 //   PAGE_ONLY=1: write the page and stop
 //   LOAD_ONLY=1: time the loads only (interactive, the markers read and
 //     drawn, the longest task between), e.g. to compare two pages
@@ -24,6 +25,7 @@
 //     same load and actions on it (those it has no data for are skipped).
 import { writeFileSync, mkdirSync, statSync, readFileSync } from "node:fs";
 import { join, dirname, resolve } from "node:path";
+import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { assemble } from "../tests/js/make_page.mjs";
 
@@ -111,12 +113,41 @@ const given = process.env.PAGE ? resolve(process.env.PAGE) : null;
 const page = given || join(OUT, "viewer_" + NODES + ".html");
 // The markers in an element of their own after the page's script, as
 // flame_html.c writes them (docs/viewer.md, "markers": kinds and payloads
-// each once, varint columns in base64; MARKERS_JSON=1: the six JSON
-// columns of pages before that, for PAGE_DIR of such a commit;
+// each once, the columns packed: one byte stream of varints and byte
+// planes, gzip-compressed, in base85; MARKERS_B64=1: each column's
+// varints in base64, as pages before that; MARKERS_JSON=1: the six JSON
+// columns of pages before those, for PAGE_DIR of such a commit;
 // MARKERS_BEFORE=1: those after the data, as older pages wrote them).
-const b64 = (vals) => { const out = []; for (let v of vals) { while (v >= 128) { out.push((v % 128) | 128); v = Math.floor(v / 128); } out.push(v); }
-  return Buffer.from(out).toString("base64"); };
+const varints = (vals, out = []) => { for (let v of vals) { while (v >= 128) { out.push((v % 128) | 128); v = Math.floor(v / 128); } out.push(v); } return out; };
+const b64 = (vals) => Buffer.from(varints(vals)).toString("base64");
 const zz = (v) => (v < 0 ? -2 * v - 1 : 2 * v);
+// flame_pack.c's planes: the low bytes of the median's length, a plane each, then the rest as varints
+function planesFor(vals) {
+  const bits = new Array(65).fill(0);
+  for (const v of vals) bits[v ? Math.floor(Math.log2(v)) + 1 : 0]++;
+  let k = 0, seen = 0;
+  for (; k < 64; k++) if ((seen += bits[k]) * 2 >= vals.length) break;
+  return Math.min(7, Math.ceil(k / 8));
+}
+function planes(vals, s, out) {
+  for (let k = 0; k < s; k++) for (const v of vals) out.push(Math.floor(v / 256 ** k) % 256);
+  return varints(vals.map((v) => Math.floor(v / 256 ** s)), out);
+}
+const B85 = "!#$%&'()*+,-./0123456789:;=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrstuvwx";
+function base85(buf) {
+  let out = "";
+  const parts = [];
+  for (let i = 0; i < buf.length; i += 4) {
+    let v = 0;
+    for (let k = 0; k < 4; k++) v = v * 256 + (i + k < buf.length ? buf[i + k] : 0);
+    let q = "";
+    for (let k = 0; k < 5; k++) { q = B85[v % 85] + q; v = Math.floor(v / 85); }
+    out += q;
+    if (out.length > 65536) { parts.push(out); out = ""; }
+  }
+  parts.push(out);
+  return parts.join("");
+}
 function markersObject() {
   const kinds = [], kindId = new Map(), kind = [], pay = [], payId = new Map(), data = [], dur = [];
   for (let i = 0; i < MARKERS; i++) {
@@ -130,9 +161,24 @@ function markersObject() {
   // (one thread here; times in ns, their greatest common divisor 1)
   const runs = [];
   for (let i = 0; i < MARKERS; i++) if (!i || mk.thread[i] !== mk.thread[i - 1]) runs.push(mk.thread[i], 0), runs[runs.length - 1]++; else runs[runs.length - 1]++;
-  return JSON.stringify({ n: MARKERS, kinds, payloads: pay, unit: 1, runs: runs.length / 2, intervals: dur.length, with_data: data.length,
-    threads: b64(runs), kind: b64(kind), start: b64(mk.start.map((s, i) => (i ? s - mk.start[i - 1] : zz(s)))), duration: b64(dur),
-    data: b64(data.map((x, i) => zz(i ? x - data[i - 1] : x))) });
+  const head = { n: MARKERS, kinds, payloads: pay, unit: 1, runs: runs.length / 2, intervals: dur.length, with_data: data.length };
+  const start = mk.start.map((s, i) => (i ? s - mk.start[i - 1] : zz(s))), dataCol = data.map((x, i) => zz(i ? x - data[i - 1] : x));
+  if (process.env.MARKERS_B64)
+    return JSON.stringify({ ...head, threads: b64(runs), kind: b64(kind), start: b64(start), duration: b64(dur), data: b64(dataCol) });
+  const raw = [], parts = [];
+  let at = 0;
+  const part = () => { parts.push(raw.length - at); at = raw.length; };
+  varints(runs, raw); part();
+  varints(kind, raw); part();
+  const sp = planesFor(start), dp = planesFor(dur);
+  planes(start, sp, raw); part();
+  planes(dur, dp, raw); part();
+  varints(dataCol, raw); part();
+  for (const c of Buffer.from(JSON.stringify(pay))) raw.push(c);
+  part();
+  delete head.payloads;
+  const gz = gzipSync(Buffer.from(raw), { level: 6 });
+  return JSON.stringify({ ...head, packed: { bytes: raw.length, gz_bytes: gz.length, parts, planes: [sp, dp] }, gz: base85(gz) });
 }
 const markersText = process.env.MARKERS_JSON || process.env.MARKERS_BEFORE
   ? JSON.stringify([mk.thread, mk.name, mk.category, mk.start.map((s, i) => (i ? s - mk.start[i - 1] : s)), mk.duration, mk.data])

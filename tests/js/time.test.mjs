@@ -7,10 +7,11 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import vm from "node:vm";
+import zlib from "node:zlib";
 import { pageDir } from "./make_page.mjs";
 
-const ctx = vm.createContext({ atob });
-for (const f of ["10_data.js", "12_time.js", "15_format.js"])
+const ctx = vm.createContext({ atob, TextDecoder });
+for (const f of ["10_data.js", "11_inflate.js", "12_time.js", "15_format.js"])
   vm.runInContext(readFileSync(join(pageDir, f), "utf8"), ctx, { filename: f });
 const PK = ctx.profkit;
 const plain = (x) => JSON.parse(JSON.stringify(x));
@@ -101,6 +102,70 @@ test("markers: the object form's kinds, runs, starts per thread in units, payloa
   assert.deepEqual(Array.from(M.data).map((i) => p.str(i)), [x, y, "", x]);
   assert.equal(p.strings.length, nstr + 2);                  // each payload's text once
   assert.deepEqual(plain(PK.markersIn(p, 0, [-2, 0])), [0]); // the interval -3..-1 ms overlaps
+});
+
+// The packed form (flame_pack.c): the same markers as one byte stream of
+// varints and byte planes, gzip-compressed, in base85.
+const B85 = "!#$%&'()*+,-./0123456789:;=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrstuvwx";
+const base85 = (buf) => { let out = ""; for (let i = 0; i < buf.length; i += 4) {
+  let v = 0; for (let k = 0; k < 4; k++) v = v * 256 + (i + k < buf.length ? buf[i + k] : 0);
+  let q = ""; for (let k = 0; k < 5; k++) { q = B85[v % 85] + q; v = Math.floor(v / 85); } out += q; } return out; };
+const varints = (vals, out = []) => { for (let v of vals) { while (v >= 128) { out.push((v % 128) | 128); v = Math.floor(v / 128); } out.push(v); } return out; };
+test("markers: the packed form's stream, planes and parts decode as the columns", () => {
+  const p = profile();
+  const x = JSON.stringify({ type: "Text", name: "x" }), y = JSON.stringify({ type: "Text", name: "y" });
+  // as the base64 test: starts 5, 4, 8, 0 (start planes 1: low bytes, then
+  // the rest: 0s), durations 2, 1 with 2 planes (2 and 1, 0 and 0, then 0s)
+  const raw = [], parts = [];
+  let at = 0;
+  const part = () => { parts.push(raw.length - at); at = raw.length; };
+  varints([0, 2, 1, 2], raw); part();
+  varints([0, 1, 2, 1], raw); part();
+  raw.push(5, 4, 8, 0); varints([0, 0, 0, 0], raw); part();
+  raw.push(2, 1, 0, 0); varints([0, 0], raw); part();
+  varints([0, 2, 1], raw); part();
+  // the payloads' texts in the object (level 0), or as the stream's sixth part
+  for (const level of [0, 6]) {
+    const r = level ? raw.concat(Array.from(Buffer.from(JSON.stringify([x, y])))) : raw;
+    const ps = level ? parts.concat([r.length - raw.length]) : parts;
+    const gz = zlib.gzipSync(Buffer.from(r), { level });
+    p.data.time.markers = { n: 4, kinds: [5, 6, 3, 5, 6, 2, 4, 6, 1], unit: 1000000, runs: 2,
+      intervals: 2, with_data: 3, packed: { bytes: r.length, gz_bytes: gz.length, parts: ps, planes: [1, 2] }, gz: base85(gz) };
+    if (!level) p.data.time.markers.payloads = [x, y];
+    p._time = undefined;
+    const M = p.time().markers;
+    assert.deepEqual(Array.from(M.thread), [0, 0, 1, 1]);
+    assert.deepEqual(Array.from(M.name).map((i) => p.str(i)), ["M", "M", "T", "M"]);
+    assert.deepEqual(Array.from(M.start), [-3000000, 1000000, 4000000, 4000000]);
+    assert.deepEqual(Array.from(M.duration), [2000000, -1, 1000000, -1]);
+    assert.deepEqual(Array.from(M.data).map((i) => p.str(i)), [x, y, "", x]);
+  }
+});
+
+test("gunzip: stored, fixed and dynamic blocks; a stream cut short or too long is an error", () => {
+  const big = Buffer.alloc(200000);
+  let s = 1;
+  for (let i = 0; i < big.length; i++) { s = (Math.imul(s, 1103515245) + 12345) >>> 0; big[i] = i % 3 ? s >>> 24 : i % 7; }
+  for (const input of [Buffer.alloc(0), Buffer.from("abcabcabcabc"), big])
+    for (const opts of [{ level: 0 }, { level: 1 }, { level: 9 }, { strategy: zlib.constants.Z_FIXED }, { strategy: zlib.constants.Z_HUFFMAN_ONLY }]) {
+      const out = PK.gunzip(new Uint8Array(zlib.gzipSync(input, opts)), input.length);
+      assert.ok(Buffer.from(out).equals(input), input.length + " " + JSON.stringify(opts));
+    }
+  const gz = new Uint8Array(zlib.gzipSync(big));
+  // a block or more per step, a slice of base85 groups per step
+  const z = new PK.Gunzip(gz, big.length);
+  let steps = 1;
+  while (!z.step(5000)) steps++;
+  assert.ok(steps > 5 && Buffer.from(z.out).equals(big), "steps " + steps);
+  const text = base85(gz), d = new PK.Base85(text, gz.length);
+  steps = 1;
+  while (!d.step(1000)) steps++;
+  assert.ok(steps > 2 && Buffer.from(d.out).equals(Buffer.from(gz)), "steps " + steps);
+  assert.throws(() => PK.gunzip(gz.subarray(0, gz.length >> 1), big.length), /cut short|more than/);
+  assert.throws(() => PK.gunzip(gz, big.length - 1), /more than/);
+  assert.throws(() => PK.gunzip(gz, big.length + 1), /not the/);
+  assert.deepEqual(Array.from(PK.base85(base85([1, 2, 3, 4, 255, 0, 7]), 7)), [1, 2, 3, 4, 255, 0, 7]);
+  assert.throws(() => PK.base85("ab<cd", 4), /no base85 digit/);
 });
 
 test("lowerBound: the first at or after", () => {

@@ -151,4 +151,18 @@ extern const size_t pk_flame_page_head_len;
 extern const unsigned char pk_flame_page_tail[];
 extern const size_t pk_flame_page_tail_len;
 
+/* flame_pack.c: the markers' packed columns (docs/viewer.md, "markers"). */
+/* Appends the bytes as base85 text: 5 characters per 4 bytes (big-endian,
+ * the last group padded with zero bytes), none of them '"', '\\' or '<'. */
+void pk_flame_put_base85(pk_buf *b, const unsigned char *p, size_t n);
+/* *out (malloc'd, *out_n bytes): the gzip stream of in[0..n). 0 or PROFKIT_ENOMEM. */
+int pk_flame_gzip(const unsigned char *in, size_t n, unsigned char **out, size_t *out_n);
+/* Appends u as an unsigned LEB128 varint (raw bytes). */
+void pk_flame_raw_varint(pk_buf *b, uint64_t u);
+/* The low bytes of v[0..n) to write as planes: those of the median's length. */
+int pk_flame_planes_for(const uint64_t *v, size_t n);
+/* Appends v[0..n) as s planes (byte k of every value, k < s) and then each
+ * value shifted right by 8 s bits as a varint. 0 or the buffer's error. */
+int pk_flame_put_planes(pk_buf *b, const uint64_t *v, size_t n, int s);
+
 #endif

@@ -689,8 +689,8 @@ static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char
 
 /* The markers' element (docs/viewer.md, "markers"): a JSON object of
  * their kinds (name, category, flags), each once, their payloads' texts,
- * each once, and columns of varints in base64 as the timeline's: the
- * threads as runs, each marker's kind, its start (the first of a thread's
+ * each once, and their columns packed (put_marker_packed): the threads as
+ * runs, each marker's kind, its start (the first of a thread's
  * zigzag-coded, the others as the difference from the one before: a
  * thread's markers come in time order), the intervals' durations, all in
  * units of the times' greatest common divisor, and the payload of each
@@ -718,44 +718,12 @@ static uint64_t marker_duration(const pk_shown_marker *x)
     return (uint64_t)v;
 }
 
-static void put_markers(pk_buf *b, const timeinfo *ti)
+/* The markers' columns as base64 varints, each in its own string (the
+ * form before the packed one, and what the page gets if packing fails). */
+static void put_marker_columns(pk_buf *b, const timeinfo *ti, uint64_t unit)
 {
     const pk_shown_markers *mk = &ti->mk;
-    size_t n = ti->n_markers, runs = 0, intervals = 0, with_data = 0;
-    uint64_t unit = 0;
-    for (size_t i = 0; i < n; i++) {
-        int first;
-        uint64_t v = marker_start_code(mk, i, &first);
-        if (first)
-            v = mk->m[i].start == INT64_MIN ? 1 : (uint64_t)(mk->m[i].start < 0 ? -mk->m[i].start : mk->m[i].start);
-        runs += first;
-        unit = gcd_u64(unit, v);
-        if (mk->m[i].end != PROFKIT_NO_TIME) {
-            intervals++;
-            unit = gcd_u64(unit, marker_duration(&mk->m[i]));
-        }
-        with_data += ti->mdata[i] != 0;
-    }
-    if (!unit || unit > INT64_MAX)
-        unit = 1;
-    pk_buf_puts(b, "{\"n\":");
-    pk_buf_u64(b, n);
-    pk_buf_puts(b, ",\"kinds\":[");
-    for (uint32_t k = 1; k < ti->kinds.n; k++) {
-        const unsigned char *key = (const unsigned char *)pk_strtab_get(&ti->kinds, k);
-        uint32_t name, cat;
-        memcpy(&name, key, 4);
-        memcpy(&cat, key + 4, 4);
-        pk_buf_printf(b, "%s%u,%u,%u", k > 1 ? "," : "", (unsigned)name, (unsigned)cat, (unsigned)key[8]);
-    }
-    pk_buf_puts(b, "],\"payloads\":[");
-    for (uint32_t k = 1; k < ti->payloads.n; k++) {
-        if (k > 1)
-            pk_buf_put(b, ",", 1);
-        pk_buf_json(b, pk_strtab_get(&ti->payloads, k), pk_strtab_len(&ti->payloads, k), PK_JSON_PAGE);
-    }
-    pk_buf_printf(b, "],\"unit\":%llu,\"runs\":%zu,\"intervals\":%zu,\"with_data\":%zu",
-                  (unsigned long long)unit, runs, intervals, with_data);
+    size_t n = ti->n_markers;
     vwriter w;
     vw_open(&w, b, ",\"threads\":");
     for (size_t i = 0, r = 0; i < n; i = r) {
@@ -790,6 +758,134 @@ static void put_markers(pk_buf *b, const timeinfo *ti)
             prev = (int64_t)ti->mdata[i] - 1;
         }
     (void)vw_close(&w);
+}
+
+/* The markers' columns packed (flame_pack.c): one byte stream of the
+ * threads' runs, the kinds, the starts and durations as byte planes (their
+ * low bytes, then the rest as varints: deflate codes each plane on its own
+ * statistics), the payload indexes, the payloads' texts (a JSON array);
+ * gzip-compressed, as base85 text.
+ * 0, or PROFKIT_ENOMEM with nothing written. */
+static int put_marker_packed(pk_buf *b, const timeinfo *ti, uint64_t unit, size_t intervals)
+{
+    const pk_shown_markers *mk = &ti->mk;
+    size_t n = ti->n_markers, parts[6];
+    pk_buf raw = PK_BUF_INIT;
+    uint64_t *v = malloc((n ? n : 1) * sizeof(uint64_t));
+    unsigned char *gz = NULL;
+    size_t gz_n = 0;
+    int s_start = 0, s_dur = 0, rc = PROFKIT_ENOMEM;
+    if (!v)
+        goto out;
+    for (size_t i = 0, r = 0; i < n; i = r) {
+        for (r = i + 1; r < n && mk->m[r].thread == mk->m[i].thread;)
+            r++;
+        pk_flame_raw_varint(&raw, mk->m[i].thread);
+        pk_flame_raw_varint(&raw, r - i);
+    }
+    parts[0] = raw.len;
+    for (size_t i = 0; i < n; i++)
+        pk_flame_raw_varint(&raw, ti->mkind[i] - 1);
+    parts[1] = raw.len - parts[0];
+    for (size_t i = 0; i < n; i++) {
+        int first;
+        uint64_t c = marker_start_code(mk, i, &first);
+        v[i] = first ? zigzag(mk->m[i].start / (int64_t)unit) : c / unit;
+    }
+    s_start = pk_flame_planes_for(v, n);
+    if (pk_flame_put_planes(&raw, v, n, s_start) != 0)
+        goto out;
+    parts[2] = raw.len - parts[0] - parts[1];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (mk->m[i].end != PROFKIT_NO_TIME)
+            v[k++] = marker_duration(&mk->m[i]) / unit;
+    s_dur = pk_flame_planes_for(v, k);
+    if (k != intervals || pk_flame_put_planes(&raw, v, k, s_dur) != 0)
+        goto out;
+    parts[3] = raw.len - parts[0] - parts[1] - parts[2];
+    int64_t prev = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ti->mdata[i]) {
+            pk_flame_raw_varint(&raw, zigzag((int64_t)ti->mdata[i] - 1 - prev));
+            prev = (int64_t)ti->mdata[i] - 1;
+        }
+    parts[4] = raw.len - parts[0] - parts[1] - parts[2] - parts[3];
+    /* the payloads' texts: a JSON array, in UTF-8 */
+    pk_buf_putc(&raw, '[');
+    for (uint32_t t = 1; t < ti->payloads.n; t++) {
+        if (t > 1)
+            pk_buf_putc(&raw, ',');
+        pk_buf_json(&raw, pk_strtab_get(&ti->payloads, t), pk_strtab_len(&ti->payloads, t), PK_JSON_PAGE);
+    }
+    pk_buf_putc(&raw, ']');
+    parts[5] = raw.len - parts[0] - parts[1] - parts[2] - parts[3] - parts[4];
+    if (pk_buf_error(&raw) || pk_flame_gzip((const unsigned char *)raw.buf, raw.len, &gz, &gz_n) != 0)
+        goto out;
+    pk_buf_printf(b, ",\"packed\":{\"bytes\":%zu,\"gz_bytes\":%zu,\"parts\":[%zu,%zu,%zu,%zu,%zu,%zu],"
+                     "\"planes\":[%d,%d]},\"gz\":\"",
+                  raw.len, gz_n, parts[0], parts[1], parts[2], parts[3], parts[4], parts[5], s_start, s_dur);
+    pk_flame_put_base85(b, gz, gz_n);
+    pk_buf_putc(b, '"');
+    rc = 0;
+out:
+    free(v);
+    free(gz);
+    pk_buf_free(&raw);
+    return rc;
+}
+
+static void put_markers(pk_buf *b, const timeinfo *ti)
+{
+    const pk_shown_markers *mk = &ti->mk;
+    size_t n = ti->n_markers, runs = 0, intervals = 0, with_data = 0;
+    uint64_t unit = 0;
+    for (size_t i = 0; i < n; i++) {
+        int first;
+        uint64_t v = marker_start_code(mk, i, &first);
+        if (first)
+            v = mk->m[i].start == INT64_MIN ? 1 : (uint64_t)(mk->m[i].start < 0 ? -mk->m[i].start : mk->m[i].start);
+        runs += first;
+        unit = gcd_u64(unit, v);
+        if (mk->m[i].end != PROFKIT_NO_TIME) {
+            intervals++;
+            unit = gcd_u64(unit, marker_duration(&mk->m[i]));
+        }
+        with_data += ti->mdata[i] != 0;
+    }
+    if (!unit || unit > INT64_MAX)
+        unit = 1;
+    /* packed (with the payloads' texts) into a buffer of its own first;
+     * none: the empty columns are shorter than an empty stream */
+    pk_buf packed = PK_BUF_INIT;
+    int pack = n && put_marker_packed(&packed, ti, unit, intervals) == 0 && !pk_buf_error(&packed);
+    pk_buf_puts(b, "{\"n\":");
+    pk_buf_u64(b, n);
+    pk_buf_puts(b, ",\"kinds\":[");
+    for (uint32_t k = 1; k < ti->kinds.n; k++) {
+        const unsigned char *key = (const unsigned char *)pk_strtab_get(&ti->kinds, k);
+        uint32_t name, cat;
+        memcpy(&name, key, 4);
+        memcpy(&cat, key + 4, 4);
+        pk_buf_printf(b, "%s%u,%u,%u", k > 1 ? "," : "", (unsigned)name, (unsigned)cat, (unsigned)key[8]);
+    }
+    pk_buf_puts(b, "]");
+    if (!pack) {
+        pk_buf_puts(b, ",\"payloads\":[");
+        for (uint32_t k = 1; k < ti->payloads.n; k++) {
+            if (k > 1)
+                pk_buf_put(b, ",", 1);
+            pk_buf_json(b, pk_strtab_get(&ti->payloads, k), pk_strtab_len(&ti->payloads, k), PK_JSON_PAGE);
+        }
+        pk_buf_puts(b, "]");
+    }
+    pk_buf_printf(b, ",\"unit\":%llu,\"runs\":%zu,\"intervals\":%zu,\"with_data\":%zu",
+                  (unsigned long long)unit, runs, intervals, with_data);
+    if (pack)
+        pk_buf_put(b, packed.buf, packed.len);
+    else
+        put_marker_columns(b, ti, unit);
+    pk_buf_free(&packed);
     pk_buf_puts(b, "}");
 }
 

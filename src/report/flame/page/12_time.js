@@ -81,22 +81,64 @@
     // The object form's varint columns, decoded a slice of SLICE numbers
     // per task (slice(); col(name) decodes what is left at once), then
     // column k from them.
-    var SLICE = 1 << 18, got = {}, cur = null;
+    var SLICE = 1 << 18, got = {}, cur = null, packed = null;
     var VCOLS = [["kind", "n", false], ["start", "n", false], ["duration", "intervals", false], ["data", "with_data", true]];
+    // The packed form (obj.gz): one stream, its base85 and then its gzip
+    // decoded 8 ms a task (unpack(true): the next slice; false when not
+    // done), cut into its parts (threads, kind, start, duration, data,
+    // and the payloads' texts unless the object has them).
+    var unz = null;
+    function unpack(slice) {
+      if (packed) return packed;
+      var P = obj.packed || {}, t0 = Date.now();
+      if (!unz) unz = { text: new PK.Base85(obj.gz || "", P.gz_bytes || 0), gz: null };
+      // small steps (16,384 groups; a block or more up to 64 KB) for 8 ms a task
+      for (;;) {
+        if (!unz.gz) {
+          if (unz.text.step(slice ? 1 << 14 : Infinity)) unz.gz = new PK.Gunzip(unz.text.out, P.bytes || 0);
+        } else if (unz.gz.step(slice ? 1 << 16 : Infinity)) break;
+        if (slice && Date.now() - t0 >= 8) return false;
+      }
+      var u = unz.gz.out, parts = P.parts || [], at = 0;
+      unz = null;
+      packed = {};
+      ["threads", "kind", "start", "duration", "data", "payloads"].forEach(function (name, k) {
+        var len = Math.max(0, parts[k] | 0);
+        packed[name] = u.subarray(Math.min(at, u.length), Math.min(at + len, u.length));
+        at += len;
+      });
+      return packed;
+    }
+    // The bytes of a varint column: a part of the packed stream, or (the
+    // form before it) its base64 text.
+    function bytesOf(name) {
+      if (obj.gz !== undefined) return unpack()[name];
+      var t = atob(obj[name] || ""), b = new Uint8Array(t.length);
+      for (var i = 0; i < t.length; i++) b[i] = t.charCodeAt(i);
+      return b;
+    }
+    // n varints of b from byte i; with planes s, value k is the varint
+    // times 256^s plus its low bytes b[p n + k] * 256^p (p < s).
     function advance(spec, limit) {
       if (got[spec[0]]) return true;
       if (!cur || cur.name !== spec[0]) {
-        var n0 = obj[spec[1]] | 0;
-        cur = { name: spec[0], b: atob(obj[spec[0]] || ""), i: 0, k: 0, n: n0, out: new Float64Array(n0) };
+        var n0 = obj[spec[1]] | 0, pl = obj.gz !== undefined && obj.packed && obj.packed.planes || [];
+        var s = spec[0] === "start" ? pl[0] | 0 : spec[0] === "duration" ? pl[1] | 0 : 0;
+        cur = { name: spec[0], b: bytesOf(spec[0]), i: s * n0, k: 0, n: n0, s: s, out: new Float64Array(n0) };
+        if (cur.b.length < cur.i) cur.i = cur.b.length;
         return false;
       }
-      var b = cur.b, i = cur.i, k = cur.k, n = cur.n, out = cur.out, len = b.length, signed = spec[2];
-      var end = Math.min(n, k + limit);
+      var b = cur.b, i = cur.i, k = cur.k, n = cur.n, out = cur.out, len = b.length, signed = spec[2], s = cur.s;
+      var end = Math.min(n, k + limit), f = Math.pow(256, s);
       while (k < end && i < len) {
-        var c = b.charCodeAt(i++), v = c & 127;
+        var c = b[i++], v = c & 127;
         if (c & 128) {
           var m = 128;
-          do { c = b.charCodeAt(i++); v += (c & 127) * m; m *= 128; } while (c & 128 && i < len);
+          do { c = b[i++]; v += (c & 127) * m; m *= 128; } while (c & 128 && i < len);
+        }
+        if (s) {
+          v *= f;
+          for (var p = 0, q = 1; p < s; p++, q *= 256) v += b[p * n + k] * q;
         }
         out[k++] = signed ? (v % 2 ? -(v + 1) / 2 : v / 2) : v;
       }
@@ -106,6 +148,7 @@
       return true;
     }
     function slice() {
+      if (obj.gz !== undefined && !packed) { unpack(true); return false; }
       for (var s = 0; s < VCOLS.length; s++) if (!got[VCOLS[s][0]]) { advance(VCOLS[s], SLICE); return false; }
       return true;
     }
@@ -118,7 +161,8 @@
       var n = obj.n | 0, kinds = obj.kinds || [], i, j = 0, out;
       if (!kindOf) kindOf = Int32Array.from(col("kind"));
       var flags = function (i) { return kinds[3 * kindOf[i] + 2] | 0; };
-      var runs = PK.column(obj.threads || "", 2 * (obj.runs | 0)), unit = obj.unit || 1, r;
+      var runs = obj.gz !== undefined ? PK.varints(unpack().threads, 2 * (obj.runs | 0)) : PK.column(obj.threads || "", 2 * (obj.runs | 0));
+      var unit = obj.unit || 1, r;
       if (k === 0) {
         out = new Int32Array(n);
         for (i = r = 0; r < runs.length; r += 2) { var e = Math.min(n, i + runs[r + 1]); out.fill(runs[r], i, e); i = e; }
@@ -148,6 +192,8 @@
       }
       // payloads: the difference from the one before, zigzag-coded
       var idx = col("data"), texts = obj.payloads || [], base = prof.strings.length, x = 0;
+      // the packed stream's sixth part: their JSON array (UTF-8)
+      if (obj.gz !== undefined && !obj.payloads && unpack().payloads.length) texts = JSON.parse(new TextDecoder().decode(unpack().payloads));
       for (i = 0; i < texts.length; i++) prof.strings.push(texts[i]);
       out = new Int32Array(n);
       for (i = 0; i < n; i++) if (flags(i) & 2 && j < idx.length) { x += idx[j++]; out[i] = x >= 0 && x < texts.length ? base + x : 0; }
@@ -167,7 +213,7 @@
       var C = [];
       for (c = 0; c < 6; c++) C.push(cols[c].out || column(c));
       parsed = { n: C[1].length, thread: C[0], name: C[1], category: C[2], start: C[3], duration: C[4], data: C[5] };
-      cols = null; raw0 = null; obj = null; kindOf = null; got = {}; cur = null;
+      cols = null; raw0 = null; obj = null; kindOf = null; got = {}; cur = null; packed = null; unz = null;
       var w = waiting; waiting = [];
       w.forEach(function (f) { f(parsed); });
       return parsed;
