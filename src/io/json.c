@@ -1,5 +1,7 @@
 /*
- * json.c: the streaming JSON layer (see json.h) over yajl's callback parser.
+ * json.c: the streaming JSON layer (see json.h) over yajl's callback parser,
+ * with a scanner of its own for the elements of large arrays (see "fast
+ * path" below).
  */
 #include "io/json.h"
 
