@@ -1,5 +1,7 @@
 /*
- * json.c: the streaming JSON layer (see json.h) over yajl's callback parser.
+ * json.c: the streaming JSON layer (see json.h) over yajl's callback parser,
+ * with a scanner of its own for the elements of large arrays (see "fast
+ * path" below).
  */
 #include "io/json.h"
 
@@ -51,14 +53,23 @@ struct pk_json {
     uint64_t chunk_base;    /* offset of chunk[0] in the whole input */
     uint32_t line0, col0;   /* position of chunk[0] */
     pk_json_scan scan;      /* token state at the end of the bytes read */
-    uint8_t *pend;          /* the open token's bytes not given to yajl yet */
-    size_t pend_len, pend_cap;
     uint64_t max_token;     /* limit on one token's length (0: none) */
     /* the last position asked for (pos_in_chunk) */
     const uint8_t *where_chunk;
     uint64_t where_base;
     size_t where_pos, where_nl;
     uint32_t where_line;
+    /* The fast path (see fast_elements): set while the elements of an
+     * array are taken here and not by yajl, which has seen the array's
+     * '[' and nothing after it; tok/tok_end: the token being handled. */
+    int fast;
+    const uint8_t *tok, *tok_end;
+    pk_json_scalar *toks; /* an element's tokens (any type; see add_tok) */
+    size_t cap_toks;
+    uint64_t nev;         /* events handed on so far */
+    pk_json_row_fn rows_fn; /* pk_json_take_rows: for the array whose start was event rows_ev */
+    void *rows_payload;
+    uint64_t rows_ev;
 };
 
 /* ---------------------------------------------------------- positions */
@@ -103,6 +114,8 @@ static void pos_in_chunk(const pk_json *jc, size_t pos, uint32_t *line, uint32_t
 /* Where the current token starts: yajl's offset is just past it. */
 static size_t token_start(const pk_json *j)
 {
+    if (j->tok)
+        return (size_t)(j->tok - j->chunk);
     size_t off = yajl_get_bytes_consumed(j->h);
     if (off > j->chunk_len)
         off = j->chunk_len;
@@ -149,6 +162,8 @@ void pk_json_where(const pk_json *j, uint32_t *line, uint32_t *column)
 
 uint64_t pk_json_offset(const pk_json *j)
 {
+    if (j->tok)
+        return j->chunk_base + (uint64_t)(j->tok_end - j->chunk);
     return j->chunk_base + yajl_get_bytes_consumed(j->h);
 }
 
@@ -267,6 +282,7 @@ double pk_json_number(const char *s, size_t len)
 static int emit(pk_json *j, pk_json_event *ev)
 {
     j->last = ev->type;
+    j->nev++;
     int rc = j->fn(j, j->payload, ev);
     if (rc) {
         j->rc = rc;
@@ -310,7 +326,7 @@ static int token_too_long(pk_json *j, uint32_t line, uint32_t col)
 }
 
 /* A token yajl gives whole: the limit holds wherever the chunks fall
- * (pend_add holds it for a token cut by a chunk). 1: past it, j->rc set. */
+ * (pk_json_parse_source holds it for a token cut by a chunk). 1: past it, j->rc set. */
 static int long_token(pk_json *j, size_t len)
 {
     if (!j->max_token || len <= j->max_token)
@@ -407,6 +423,13 @@ void pk_json_skip_value(pk_json *j)
 }
 
 static void skip_done(pk_json *j) { j->cbs = callbacks; }
+
+void pk_json_take_rows(pk_json *j, pk_json_row_fn fn, void *payload)
+{
+    j->rows_fn = fn;
+    j->rows_payload = payload;
+    j->rows_ev = j->nev;
+}
 
 /* Advances the position of the next chunk past this one. */
 static void advance(pk_json *j)
@@ -563,53 +586,634 @@ static size_t scan_chunk(pk_json_scan *st, const uint8_t *d, size_t n)
     return r == 0 && str_end == 0 && was_scalar ? SIZE_MAX : r;
 }
 
-static int pend_add(pk_json *j, const uint8_t *d, size_t n)
+/* ---------------------------------------------------------- fast path */
+
+/*
+ * yajl spends about 50 instructions on a byte, and the large arrays of a
+ * profile (a Gecko thread's stackTable, frameTable, samples and markers
+ * rows, string tables) are most of the bytes. An array that is an object's
+ * value (after "key":) is therefore read here: yajl is given the text up
+ * to and including its '[', and its elements are taken one at a time. An
+ * element is first checked whole against the JSON grammar, strictly (no
+ * escapes in a string whose event is handed on, no control bytes in
+ * strings, numbers exactly as JSON writes them, only the four whitespace
+ * bytes, at most FAST_DEPTH deep), then its events are handed on as yajl
+ * hands them (the same text, at the same positions). An element is taken
+ * only when a ',' and the start of another value follow it: yajl's state
+ * stays the one after the '[' (expecting a value), which for a value that
+ * follows is the state after a ','. Anything else ends the fast path for
+ * the array, and yajl reads the rest from the element's first byte, with
+ * the same events and errors as ever: the last element and the ']', an
+ * element this grammar does not take (escapes, other whitespace, deeper
+ * nesting, a syntax error), one of more than FAST_HOLD bytes cut by a
+ * chunk's end. Inside a skipped value the elements are only checked (a
+ * string's escapes too) and nothing is handed on, as with yajl.
+ */
+#define FAST_DEPTH 64
+#define FAST_HOLD (64u * 1024u)
+enum { FAST_OK = 1, FAST_MORE = 0, FAST_BAIL = -1 };
+
+static inline int is_ws(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+static inline int is_digit(uint8_t c) { return (unsigned)(c - '0') <= 9; }
+static inline int is_hex(uint8_t c)
 {
-    if (n == 0)
-        return 0;
-    if (j->max_token && j->pend_len + n > j->max_token) {
-        /* the token starts at the chunk base: the bytes given to yajl so far */
-        j->chunk = NULL;
-        j->chunk_len = 0;
-        return token_too_long(j, j->line0, j->col0);
+    return is_digit(c) || ((unsigned)((c | 0x20) - 'a') <= 5);
+}
+/* After a scalar: what may follow it inside an element. */
+static inline int ends_scalar(uint8_t c) { return is_ws(c) || c == ',' || c == ']' || c == '}'; }
+
+/* The string whose opening quote is w[i]: FAST_OK and *end past its
+ * closing quote, FAST_MORE when it goes past lim, FAST_BAIL. */
+static int fast_string(const uint8_t *w, size_t i, size_t lim, int check_only, size_t *end)
+{
+    size_t k = i + 1;
+    for (;;) {
+#if defined(__SSE2__)
+        const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), v1f = _mm_set1_epi8(0x1f);
+        while (k + 16 <= lim) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(w + k));
+            __m128i ctl = _mm_cmpeq_epi8(_mm_max_epu8(v, v1f), v1f); /* bytes <= 0x1f */
+            int m = _mm_movemask_epi8(
+                _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, vq), _mm_cmpeq_epi8(v, vb)), ctl));
+            if (m) {
+                k += (size_t)__builtin_ctz((unsigned)m);
+                break;
+            }
+            k += 16;
+        }
+#endif
+        if (k >= lim)
+            return FAST_MORE;
+        uint8_t c = w[k];
+        if (c == '"') {
+            *end = k + 1;
+            return FAST_OK;
+        }
+        if (c < 0x20)
+            return FAST_BAIL;
+        if (c == '\\') {
+            if (!check_only) /* yajl unescapes it */
+                return FAST_BAIL;
+            if (k + 1 >= lim)
+                return FAST_MORE;
+            uint8_t e = w[k + 1];
+            if (e == 'u') {
+                if (k + 6 > lim)
+                    return FAST_MORE;
+                for (size_t h = 2; h < 6; h++)
+                    if (!is_hex(w[k + h]))
+                        return FAST_BAIL;
+                k += 6;
+                continue;
+            }
+            if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' ||
+                e == 't') {
+                k += 2;
+                continue;
+            }
+            return FAST_BAIL;
+        }
+        k++;
     }
-    if (pk_grow((void **)&j->pend, &j->pend_cap, j->pend_len + n, 1) != 0)
-        return pk_read_fail(j->ctx, PROFKIT_ENOMEM, -1,
-                                 "out of memory holding a JSON token of %zu bytes", j->pend_len + n);
-    memcpy(j->pend + j->pend_len, d, n);
-    j->pend_len += n;
+}
+
+/* The number starting at w[i]; *num its value when *has_num (numbers
+ * pk_json_number converts exactly on its first path: up to 15 characters
+ * of digits and a '.', computed the same way). */
+#if defined(__GNUC__)
+#define FAST_INLINE static inline __attribute__((always_inline))
+#else
+#define FAST_INLINE static inline
+#endif
+FAST_INLINE int fast_number(const uint8_t *w, size_t i, size_t lim, size_t *end, double *num,
+                            uint8_t *has_num)
+{
+    size_t k = i, frac = 0;
+    uint64_t v = 0;
+    unsigned d;
+    int plain = 1;
+    if (w[k] == '-') {
+        plain = 0;
+        if (++k >= lim)
+            return FAST_MORE;
+    }
+    if (w[k] == '0')
+        k++;
+    else if (w[k] >= '1' && w[k] <= '9')
+        for (; k < lim && (d = (unsigned)(w[k] - '0')) <= 9; k++)
+            v = v * 10 + d;
+    else
+        return FAST_BAIL;
+    if (k < lim && w[k] == '.') {
+        if (++k >= lim)
+            return FAST_MORE;
+        if (!is_digit(w[k]))
+            return FAST_BAIL;
+        size_t f0 = k;
+        for (; k < lim && (d = (unsigned)(w[k] - '0')) <= 9; k++)
+            v = v * 10 + d;
+        frac = k - f0;
+    }
+    *has_num = 0;
+    if (k < lim && (w[k] | 0x20) == 'e') {
+        plain = 0;
+        if (++k < lim && (w[k] == '+' || w[k] == '-'))
+            k++;
+        if (k >= lim)
+            return FAST_MORE;
+        if (!is_digit(w[k]))
+            return FAST_BAIL;
+        for (; k < lim && is_digit(w[k]); k++) {
+        }
+    }
+    if (k >= lim)
+        return FAST_MORE;
+    if (!ends_scalar(w[k]))
+        return FAST_BAIL;
+    if (plain && k - i <= 15) {
+        *num = frac ? (double)v / pow10_exact[frac] : (double)v;
+        *has_num = 1;
+    }
+    *end = k;
+    return FAST_OK;
+}
+
+/* true, false or null at w[i] (lit: its text, n bytes). */
+FAST_INLINE int fast_literal(const uint8_t *w, size_t i, size_t lim, const char *lit, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (i + k >= lim)
+            return FAST_MORE;
+        if (w[i + k] != (uint8_t)lit[k])
+            return FAST_BAIL;
+    }
+    if (i + n >= lim)
+        return FAST_MORE;
+    return ends_scalar(w[i + n]) ? FAST_OK : FAST_BAIL;
+}
+
+/* Tokens of an element use pk_json_scalar for every type: str is the
+ * token's first byte (a string's opening quote), len a string's content
+ * or a number's or literal's text. */
+static inline int add_tok(pk_json *j, size_t *nt, const uint8_t *s, size_t len, int type, int b)
+{
+    if (PK_UNLIKELY(*nt == j->cap_toks) &&
+        pk_grow((void **)&j->toks, &j->cap_toks, *nt + 1, sizeof *j->toks) != 0)
+        return -1;
+    pk_json_scalar *t = &j->toks[(*nt)++];
+    t->str = (const char *)s;
+    t->len = (uint32_t)len;
+    t->type = (uint8_t)type;
+    t->boolean = (uint8_t)b;
     return 0;
 }
 
-/* Gives yajl the held token, if any (it is complete, or the input ended). */
-static int feed_pend(pk_json *j)
+#define FAST_TOK(s_, len_, type_, b_)                                                  \
+    do {                                                                               \
+        if (!check_only && add_tok(j, &nt, w + (s_), (len_), (type_), (b_)) != 0)      \
+            return FAST_BAIL;                                                          \
+    } while (0)
+#define FAST_WS()                                   \
+    do {                                            \
+        while (i < lim && is_ws(w[i]))              \
+            i++;                                    \
+        if (i >= lim)                               \
+            return FAST_MORE;                       \
+    } while (0)
+
+/*
+ * Checks the value starting at w[i] (not whitespace) and, unless
+ * check_only, lists its tokens in j->toks (*nt of them). FAST_OK with *end
+ * just past it, FAST_MORE when it goes on past lim, FAST_BAIL.
+ */
+static int fast_element(pk_json *j, const uint8_t *w, size_t i, size_t lim, int check_only,
+                        size_t *end, size_t *nt_out, int *flat)
 {
-    if (j->pend_len == 0)
-        return 0;
-    size_t n = j->pend_len;
-    j->pend_len = 0;
-    return feed(j, j->pend, n);
+    uint8_t stack[FAST_DEPTH];
+    size_t depth = 0, nt = 0, e = 0;
+    int rc;
+    /* flat: an array of scalars only */
+    *flat = w[i] == '[';
+value:
+    if (i >= lim)
+        return FAST_MORE;
+    switch (w[i]) {
+    case '{':
+        if (depth == FAST_DEPTH)
+            return FAST_BAIL;
+        *flat = 0;
+        stack[depth++] = '}';
+        FAST_TOK(i, 1, PK_JSON_MAP_START, 0);
+        i++;
+        FAST_WS();
+        if (w[i] == '}') {
+            FAST_TOK(i, 1, PK_JSON_MAP_END, 0);
+            depth--;
+            i++;
+            goto after;
+        }
+        goto key;
+    case '[':
+        if (depth == FAST_DEPTH)
+            return FAST_BAIL;
+        if (depth)
+            *flat = 0;
+        stack[depth++] = ']';
+        FAST_TOK(i, 1, PK_JSON_ARRAY_START, 0);
+        i++;
+        FAST_WS();
+        if (w[i] == ']') {
+            FAST_TOK(i, 1, PK_JSON_ARRAY_END, 0);
+            depth--;
+            i++;
+            goto after;
+        }
+        goto value;
+    case '"':
+        if ((rc = fast_string(w, i, lim, check_only, &e)) != FAST_OK)
+            return rc;
+        *flat = 0;
+        FAST_TOK(i, e - i - 2, PK_JSON_STRING, 0);
+        i = e;
+        goto after;
+    case 't':
+        if ((rc = fast_literal(w, i, lim, "true", 4)) != FAST_OK)
+            return rc;
+        FAST_TOK(i, 4, PK_JSON_BOOL, 1);
+        i += 4;
+        goto after;
+    case 'f':
+        if ((rc = fast_literal(w, i, lim, "false", 5)) != FAST_OK)
+            return rc;
+        FAST_TOK(i, 5, PK_JSON_BOOL, 0);
+        i += 5;
+        goto after;
+    case 'n':
+        if ((rc = fast_literal(w, i, lim, "null", 4)) != FAST_OK)
+            return rc;
+        FAST_TOK(i, 4, PK_JSON_NULL, 0);
+        i += 4;
+        goto after;
+    default:
+        if (w[i] != '-' && !is_digit(w[i]))
+            return FAST_BAIL;
+        double num = 0;
+        uint8_t has_num = 0;
+        if ((rc = fast_number(w, i, lim, &e, &num, &has_num)) != FAST_OK)
+            return rc;
+        FAST_TOK(i, e - i, PK_JSON_NUMBER, 0);
+        if (!check_only) {
+            j->toks[nt - 1].num = num;
+            j->toks[nt - 1].has_num = has_num;
+        }
+        i = e;
+        goto after;
+    }
+key:
+    if (w[i] != '"')
+        return FAST_BAIL;
+    if ((rc = fast_string(w, i, lim, check_only, &e)) != FAST_OK)
+        return rc;
+    FAST_TOK(i, e - i - 2, PK_JSON_KEY, 0);
+    i = e;
+    FAST_WS();
+    if (w[i] != ':')
+        return FAST_BAIL;
+    i++;
+    FAST_WS();
+    goto value;
+after:
+    if (depth == 0) {
+        *end = i;
+        *nt_out = nt;
+        return FAST_OK;
+    }
+    FAST_WS();
+    if (w[i] == ',') {
+        i++;
+        FAST_WS();
+        if (stack[depth - 1] == '}')
+            goto key;
+        goto value;
+    }
+    if (w[i] == stack[depth - 1]) {
+        FAST_TOK(i, 1, w[i] == '}' ? PK_JSON_MAP_END : PK_JSON_ARRAY_END, 0);
+        depth--;
+        i++;
+        goto after;
+    }
+    return FAST_BAIL;
 }
 
-/* Feeds one chunk read from the source, never ending inside a token. */
-static int feed_stream(pk_json *j, const uint8_t *data, size_t n)
+/*
+ * The common element first: an array of numbers and literals (a table's
+ * row), in a tight loop. As fast_element (check_only unset), and
+ * FAST_NOT_FLAT when it holds a string or a container (fast_element reads
+ * it then).
+ */
+enum { FAST_NOT_FLAT = 2 };
+static int fast_flat_row(pk_json *j, const uint8_t *w, size_t i, size_t lim, size_t *end,
+                         size_t *nt_out)
 {
-    size_t open = scan_chunk(&j->scan, data, n);
-    if (open == SIZE_MAX) /* the held token goes on through this chunk */
-        return pend_add(j, data, n);
-    int rc = feed_pend(j);
-    if (rc)
-        return rc;
-    if (open > 0 && (rc = feed(j, data, open)) != 0)
-        return rc;
-    return pend_add(j, data + open, n - open);
+    size_t nt = 0, e = 0;
+    int rc;
+    if (add_tok(j, &nt, w + i, 1, PK_JSON_ARRAY_START, 0) != 0)
+        return FAST_BAIL;
+    i++;
+    while (i < lim && is_ws(w[i]))
+        i++;
+    if (i >= lim)
+        return FAST_MORE;
+    if (w[i] != ']') {
+        for (;;) {
+            uint8_t c = w[i];
+            if (c == '-' || is_digit(c)) {
+                double num = 0;
+                uint8_t has_num = 0;
+                if ((rc = fast_number(w, i, lim, &e, &num, &has_num)) != FAST_OK)
+                    return rc;
+                if (add_tok(j, &nt, w + i, e - i, PK_JSON_NUMBER, 0) != 0)
+                    return FAST_BAIL;
+                j->toks[nt - 1].num = num;
+                j->toks[nt - 1].has_num = has_num;
+                i = e;
+            } else if (c == 'n' || c == 't' || c == 'f') {
+                const char *lit = c == 'n' ? "null" : c == 't' ? "true" : "false";
+                size_t n = c == 'f' ? 5 : 4;
+                if ((rc = fast_literal(w, i, lim, lit, n)) != FAST_OK)
+                    return rc;
+                if (add_tok(j, &nt, w + i, n, c == 'n' ? PK_JSON_NULL : PK_JSON_BOOL, c == 't') != 0)
+                    return FAST_BAIL;
+                i += n;
+            } else if (c == '"' || c == '[' || c == '{') {
+                return FAST_NOT_FLAT;
+            } else {
+                return FAST_BAIL;
+            }
+            while (i < lim && is_ws(w[i]))
+                i++;
+            if (i >= lim)
+                return FAST_MORE;
+            if (w[i] == ']')
+                break;
+            if (w[i] != ',')
+                return FAST_BAIL;
+            i++;
+            while (i < lim && is_ws(w[i]))
+                i++;
+            if (i >= lim)
+                return FAST_MORE;
+        }
+    }
+    if (add_tok(j, &nt, w + i, 1, PK_JSON_ARRAY_END, 0) != 0)
+        return FAST_BAIL;
+    *end = i + 1;
+    *nt_out = nt;
+    return FAST_OK;
+}
+
+/* Hands on the tokens of one element; 0 or the callback's code. */
+static int emit_toks(pk_json *j, size_t nt)
+{
+    for (size_t k = 0; k < nt; k++) {
+        const pk_json_scalar *t = &j->toks[k];
+        int ok;
+        j->tok = (const uint8_t *)t->str;
+        switch (t->type) {
+        case PK_JSON_NULL:
+            j->tok_end = (const uint8_t *)t->str + 4;
+            ok = cb_null(j);
+            break;
+        case PK_JSON_BOOL:
+            j->tok_end = (const uint8_t *)t->str + t->len;
+            ok = cb_bool(j, t->boolean);
+            break;
+        case PK_JSON_NUMBER:
+            j->tok_end = (const uint8_t *)t->str + t->len;
+            ok = cb_number(j, t->str, t->len);
+            break;
+        case PK_JSON_STRING:
+            j->tok_end = (const uint8_t *)t->str + t->len + 2;
+            ok = cb_string(j, (const uint8_t *)t->str + 1, t->len);
+            break;
+        case PK_JSON_KEY:
+            j->tok_end = (const uint8_t *)t->str + t->len + 2;
+            ok = cb_key(j, (const uint8_t *)t->str + 1, t->len);
+            break;
+        case PK_JSON_MAP_START:
+            j->tok_end = (const uint8_t *)t->str + 1;
+            ok = cb_map_start(j);
+            break;
+        case PK_JSON_MAP_END:
+            j->tok_end = (const uint8_t *)t->str + 1;
+            ok = cb_map_end(j);
+            break;
+        case PK_JSON_ARRAY_START:
+            j->tok_end = (const uint8_t *)t->str + 1;
+            ok = cb_array_start(j);
+            break;
+        default:
+            j->tok_end = (const uint8_t *)t->str + 1;
+            ok = cb_array_end(j);
+            break;
+        }
+        if (!ok)
+            return j->rc ? j->rc : PROFKIT_ECORRUPT;
+    }
+    return 0;
+}
+
+static inline int starts_value(uint8_t c)
+{
+    return c == '[' || c == '{' || c == '"' || c == '-' || is_digit(c) || c == 't' || c == 'f' ||
+           c == 'n';
+}
+
+/*
+ * Takes the elements of the array being read fast from w[pos], as long as
+ * each is whole before lim and followed by ',' and a value's start (w[lim..n)
+ * is a token still open). *stop: where it stopped. j->fast is cleared when
+ * yajl is to read on from there; left set when the next element needs more
+ * bytes. 0 or the callback's code.
+ */
+static int fast_elements(pk_json *j, const uint8_t *w, size_t pos, size_t lim, size_t n,
+                         size_t *stop)
+{
+    j->chunk = w + pos; /* positions of the tokens handed on */
+    j->chunk_len = lim - pos;
+    size_t i = pos;
+    int rc = 0;
+    for (;;) {
+        size_t e = i, nt = 0, end = 0;
+        while (e < lim && is_ws(w[e]))
+            e++;
+        if (e >= lim)
+            break;
+        if (w[e] == ']') { /* an empty array */
+            j->fast = 0;
+            break;
+        }
+        int check_only = j->skip != 0, flat = 1;
+        int r = FAST_NOT_FLAT;
+        if (!check_only && w[e] == '[')
+            r = fast_flat_row(j, w, e, lim, &end, &nt);
+        if (r == FAST_NOT_FLAT)
+            r = fast_element(j, w, e, lim, check_only, &end, &nt, &flat);
+        if (r == FAST_MORE)
+            break;
+        if (r == FAST_BAIL) {
+            j->fast = 0;
+            break;
+        }
+        size_t k = end;
+        while (k < lim && is_ws(w[k]))
+            k++;
+        if (k >= lim)
+            break;
+        if (w[k] != ',') { /* the last element, or not JSON: yajl's */
+            j->fast = 0;
+            break;
+        }
+        for (k++; k < lim && is_ws(w[k]); k++) {
+        }
+        if (k >= n)
+            break;
+        if (!starts_value(w[k])) {
+            j->fast = 0;
+            break;
+        }
+        if (!check_only && flat && j->rows_fn) {
+            /* a row to the row handler, at the position of its end */
+            j->tok = (const uint8_t *)j->toks[nt - 1].str;
+            j->tok_end = j->tok + 1;
+            j->last = PK_JSON_ARRAY_END;
+            int taken = j->rows_fn(j, j->rows_payload, j->toks + 1, nt - 2);
+            if (taken < 0) {
+                rc = taken;
+                break;
+            }
+            if (taken == 0) {
+                i = k;
+                continue;
+            }
+        }
+        if (!check_only && (rc = emit_toks(j, nt)) != 0)
+            break;
+        i = k;
+    }
+    j->tok = NULL;
+    if (!j->fast)
+        j->rows_fn = NULL;
+    *stop = i;
+    j->chunk_len = i - pos;
+    if (!rc)
+        advance(j);
+    return rc;
+}
+
+/* In w[i..lim) (outside strings at i), the first array that is an
+ * object's value: returns the offset just past its '[' and sets *found, or
+ * returns lim. */
+static size_t find_split(const uint8_t *w, size_t i, size_t lim, int *found)
+{
+    *found = 0;
+    while (i < lim) {
+#if defined(__SSE2__)
+        const __m128i vq = _mm_set1_epi8('"'), vc = _mm_set1_epi8(':');
+        while (i + 16 <= lim) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(w + i));
+            int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, vq), _mm_cmpeq_epi8(v, vc)));
+            if (m) {
+                i += (size_t)__builtin_ctz((unsigned)m);
+                break;
+            }
+            i += 16;
+        }
+#endif
+        while (i < lim && w[i] != '"' && w[i] != ':')
+            i++;
+        if (i >= lim)
+            break;
+        if (w[i] == ':') {
+            size_t k = i + 1;
+            while (k < lim && is_ws(w[k]))
+                k++;
+            if (k < lim && w[k] == '[') {
+                *found = 1;
+                return k + 1;
+            }
+            i = k;
+            continue;
+        }
+        /* a string: to its closing quote */
+        for (i++; i < lim;) {
+#if defined(__SSE2__)
+            const __m128i vb = _mm_set1_epi8('\\');
+            while (i + 16 <= lim) {
+                __m128i v = _mm_loadu_si128((const __m128i *)(w + i));
+                int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, vq), _mm_cmpeq_epi8(v, vb)));
+                if (m) {
+                    i += (size_t)__builtin_ctz((unsigned)m);
+                    break;
+                }
+                i += 16;
+            }
+#endif
+            if (i >= lim)
+                break;
+            if (w[i] == '\\') {
+                i += 2;
+                continue;
+            }
+            if (w[i] == '"') {
+                i++;
+                break;
+            }
+            i++;
+        }
+    }
+    return lim;
+}
+
+/*
+ * Hands w[0..lim) to yajl and the fast path; w[lim..n) is a token still
+ * open at the end of the bytes read (eof: none are coming). *stop: where
+ * the bytes not handled yet start (lim, or before it when the fast path
+ * waits for an element's end). 0 or an error.
+ */
+static int process(pk_json *j, const uint8_t *w, size_t lim, size_t n, int eof, size_t *stop)
+{
+    size_t pos = 0;
+    int rc;
+    while (pos < lim) {
+        if (j->fast) {
+            if ((rc = fast_elements(j, w, pos, lim, n, &pos)) != 0)
+                return rc;
+            if (j->fast) { /* the next element is not whole in w */
+                if (!eof && n - pos <= FAST_HOLD && (!j->max_token || n - lim <= j->max_token))
+                    break;
+                j->fast = 0; /* yajl reads it */
+                j->rows_fn = NULL;
+            }
+            continue;
+        }
+        int found;
+        size_t s = find_split(w, pos, lim, &found);
+        if ((rc = feed(j, w + pos, s - pos)) != 0)
+            return rc;
+        pos = s;
+        j->fast = found;
+        /* a row handler set for an array before the last one yajl read, or
+         * for one yajl reads on: not the fast path's */
+        if (!found || j->rows_ev != j->nev)
+            j->rows_fn = NULL;
+    }
+    *stop = pos;
+    return 0;
 }
 
 static int finish(pk_json *j)
 {
-    int rc = feed_pend(j);
-    if (rc)
-        return rc;
     j->chunk_len = 0;
     yajl_status st = yajl_complete_parse(j->h);
     if (st != yajl_status_ok)
@@ -617,31 +1221,59 @@ static int finish(pk_json *j)
     return 0;
 }
 
+/*
+ * The bytes read are handled up to the start of a token still open at
+ * their end (see pk_json_scan); that token's bytes, or the elements the
+ * fast path waits to see whole, are moved to the buffer's start and the
+ * next chunk is read after them.
+ */
 int pk_json_parse_source(pk_read_ctx *ctx, pk_json_fn fn, void *payload)
 {
     pk_json j;
     int rc = open_parser(&j, ctx, fn, payload);
     if (rc)
         return rc;
-    uint8_t *buf = malloc(PK_JSON_CHUNK);
-    if (!buf) {
-        yajl_free(j.h);
-        return pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
-    }
+    uint8_t *buf = NULL;
+    size_t cap = 0, have = 0, open_at = SIZE_MAX; /* the open token's start in buf */
     for (;;) {
-        size_t got = 0;
-        rc = pk_source_read(ctx->src, buf, PK_JSON_CHUNK, &got, ctx->err);
-        if (rc)
-            break;
-        if (got == 0) {
-            rc = finish(&j);
+        if (pk_grow((void **)&buf, &cap, have + PK_JSON_CHUNK, 1) != 0) {
+            rc = have ? pk_read_fail(ctx, PROFKIT_ENOMEM, -1,
+                                     "out of memory holding a JSON token of %zu bytes", have)
+                      : pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
             break;
         }
-        if ((rc = feed_stream(&j, buf, got)) != 0)
+        size_t got = 0, stop = 0;
+        rc = pk_source_read(ctx->src, buf + have, PK_JSON_CHUNK, &got, ctx->err);
+        if (rc)
             break;
+        size_t n = have + got;
+        if (got == 0) {
+            rc = process(&j, buf, n, n, 1, &stop);
+            if (!rc)
+                rc = finish(&j);
+            break;
+        }
+        size_t o = scan_chunk(&j.scan, buf + have, got);
+        if (o != SIZE_MAX)
+            open_at = o == got ? SIZE_MAX : have + o;
+        size_t lim = open_at == SIZE_MAX ? n : open_at;
+        if ((rc = process(&j, buf, lim, n, 0, &stop)) != 0)
+            break;
+        if (open_at != SIZE_MAX && j.max_token && n - open_at > j.max_token) {
+            /* the token starts where the bytes handled end */
+            j.chunk = NULL;
+            j.chunk_len = 0;
+            rc = token_too_long(&j, j.line0, j.col0);
+            break;
+        }
+        if (stop > 0 && stop < n)
+            memmove(buf, buf + stop, n - stop);
+        if (open_at != SIZE_MAX)
+            open_at -= stop;
+        have = n - stop;
     }
     free(buf);
-    free(j.pend);
+    free(j.toks);
     yajl_free(j.h);
     return rc;
 }
@@ -654,9 +1286,11 @@ int pk_json_parse_memory(pk_read_ctx *ctx, const char *data, size_t n, pk_json *
     if (rc)
         return rc;
     j.outer = outer;
-    rc = feed(&j, (const uint8_t *)data, n);
+    size_t stop;
+    rc = process(&j, (const uint8_t *)data, n, n, 1, &stop);
     if (!rc)
         rc = finish(&j);
+    free(j.toks);
     yajl_free(j.h);
     return rc;
 }

@@ -92,6 +92,35 @@ double pk_json_number(const char *s, size_t len);
  */
 void pk_json_skip_value(pk_json *j);
 
+/*
+ * Rows handed whole. A scalar of a row: type NUMBER (`str`: its text),
+ * NULL or BOOL (`boolean`); `str` points at the token's first byte.
+ */
+typedef struct pk_json_scalar {
+    const char *str;
+    uint32_t len;
+    uint8_t type;    /* pk_json_type */
+    uint8_t boolean;
+    uint8_t has_num; /* NUMBER: num is its value (pk_json_number's) */
+    double num;
+} pk_json_scalar;
+/*
+ * A row handler: gets an element of the array that is an array of n
+ * scalars (0 or more) in place of its events (its start, the scalars, its
+ * end; positions are those of its end). Returns 0 when it took the row, 1
+ * when it did not (the events are delivered instead, as if no handler
+ * were set), or a negative PROFKIT_E* code after filling the error.
+ */
+typedef int (*pk_json_row_fn)(pk_json *j, void *payload, const pk_json_scalar *cells, size_t n);
+/*
+ * Called by the callback while it handles an ARRAY_START: the elements of
+ * that array that are arrays of scalars may be handed to fn instead of as
+ * events, until the array ends. Only some are (those the parser's fast path
+ * reads); every other element comes as events, so fn must do exactly what
+ * the events of a row would do.
+ */
+void pk_json_take_rows(pk_json *j, pk_json_row_fn fn, void *payload);
+
 /* The value of a NUMBER event (inf when out of double range). */
 static inline double pk_json_num(const pk_json_event *ev) { return pk_json_number(ev->str, ev->len); }
 

@@ -985,6 +985,8 @@ static int lib_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event 
     }
 }
 
+static int take_row(pk_json *j, void *payload, const pk_json_scalar *cells, size_t n);
+
 static int table_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_event *ev)
 {
     gk_table *t = f->table;
@@ -1020,6 +1022,7 @@ static int table_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json_even
         s->owner = f->owner;
         s->table_kind = f->table_kind;
         s->key = undecided ? -9 : -1;
+        pk_json_take_rows(j, take_row, r);
         return 0;
     }
     if (k == -5) { /* length (processed markers): rows past it are not read */
@@ -1106,6 +1109,55 @@ static inline int row_value(gk_reader *r, pk_json *j, gk_frame *f, const pk_json
     if (!c)
         return skip_value(r, ev);
     return put_cell(r, c, f->owner, ev);
+}
+
+/*
+ * A row of scalars handed whole by the parser (pk_json_take_rows): what its
+ * events do (on_value's C_DATA, row_value per cell, end_row), without an
+ * event per cell. Rows that could fail before their end (a streamed row in
+ * a table without a schema) are left to the events: 1.
+ */
+static int take_row(pk_json *j, void *payload, const pk_json_scalar *cells, size_t n)
+{
+    gk_reader *r = payload;
+    gk_frame *f = &r->fs[r->n_fs - 1];
+    if (r->capture || r->cn.active || f->kind != C_DATA)
+        return 1;
+    gk_table *t = f->table;
+    if (!t->have_schema) /* cells in row order (pre), or an error for a streamed table */
+        return 1;
+    r->j = j;
+    if (f->key == -9) { /* the first element decides: a row */
+        f->key = -1;
+        t->rows_layout = 1;
+    }
+    f->index++;
+    if (t->stream) {
+        row_reset(r, t);
+        for (size_t pos = 0; pos < n && pos < t->n_pos_map; pos++) {
+            int c = t->pos_col[pos];
+            if (c < 0)
+                continue;
+            const pk_json_scalar *x = &cells[pos];
+            r->row[c] = x->type == PK_JSON_NUMBER ? (x->has_num ? x->num : pk_json_number(x->str, x->len))
+                        : x->type == PK_JSON_NULL ? boxed(BOX_NULL)
+                                                  : (double)x->boolean;
+        }
+        return end_row(r, j, t, f->table_kind);
+    }
+    for (size_t pos = 0; pos < n && pos < t->n_pos_map; pos++) {
+        int c = t->pos_col[pos];
+        if (c < 0)
+            continue;
+        gk_col *col = pk_gk_col_w(t, c);
+        const pk_json_scalar *x = &cells[pos];
+        double v = x->type == PK_JSON_NUMBER ? (x->has_num ? x->num : pk_json_number(x->str, x->len))
+                   : x->type == PK_JSON_NULL ? boxed(BOX_NULL)
+                                             : (x->boolean ? 1.0 : 0.0);
+        if (!col || col_push(col, v) != 0)
+            return pk_gk_oom(r);
+    }
+    return end_row(r, j, t, f->table_kind);
 }
 
 static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
