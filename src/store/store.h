@@ -59,6 +59,11 @@ struct profkit_store {
     int clickhouse;  /* the dialect: ClickHouse (else SQLite) */
     int distributed; /* ClickHouse tables are Distributed: IN becomes GLOBAL IN */
     void *impl;
+    /* The strings of these ids, fn given (id, text) for each one there is
+     * (SQLite keeps them in compressed blocks); NULL: the loader selects
+     * them from `strings` (id, text). */
+    int (*strings)(profkit_store *s, const uint64_t *ids, size_t n, pk_store_row_fn fn, void *payload,
+                   profkit_error *err);
 };
 
 /* The tables of a profile's own rows (keyed by seq), which rm deletes. */

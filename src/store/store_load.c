@@ -176,6 +176,8 @@ static int row_table(void *payload, char **c, const size_t *lens, size_t n, prof
     return 0;
 }
 
+static int fetched(profkit_store *s, table *t, const char *select, profkit_error *err);
+
 /* Fetches the wanted rows: "SELECT id, COLS FROM NAME WHERE id IN (...)
  * ORDER BY id". */
 static int fetch(profkit_store *s, table *t, const char *select, profkit_error *err)
@@ -197,6 +199,13 @@ static int fetch(profkit_store *s, table *t, const char *select, profkit_error *
         pk_buf_free(&q);
         done = end;
     }
+    return rc ? rc : fetched(s, t, select, err);
+}
+
+/* Every wanted row came (else an error naming the first that did not). */
+static int fetched(profkit_store *s, table *t, const char *select, profkit_error *err)
+{
+    int rc = 0;
     for (size_t i = 0; i < t->n_want && rc == 0; i++)
         if (pk_idmap_get(&t->map, t->want[i]) == PROFKIT_NONE - 1)
             rc = pk_error_set(err, PROFKIT_ECORRUPT, s->name, -1,
@@ -357,7 +366,7 @@ static int fetch_rows(profkit_store *s, struct load *l, profkit_error *err)
         rc = want(&l->stacks, l->sums.stack[i]);
     if (rc == 0)
         rc = fetch(s, &l->stacks, s->clickhouse ? "SELECT id, frames FROM stacks"
-                                                : "SELECT id, pk_ids(frames) FROM stacks", err);
+                                                : "SELECT id, pk_ids(frames, 2) FROM stacks", err);
     for (size_t i = 0; i < l->stacks.n && rc == 0; i++)
         if ((rc = parse_path(l, i, err)) == 0)
             for (size_t k = l->path_at[i]; k < l->path_at[i + 1] && rc == 0; k++)
@@ -392,8 +401,11 @@ static int fetch_rows(profkit_store *s, struct load *l, profkit_error *err)
                 if (rc == 0)
                     rc = want(&l->strings, (uint64_t)l->words[k + (l->words[k + 1] ? 3 : 2)]);
             }
+    if (rc == 0 && s->strings) /* SQLite: strings in compressed blocks */
+        rc = s->strings(s, l->strings.want, l->strings.n_want, row_table, &l->strings, err);
     if (rc == 0)
-        rc = fetch(s, &l->strings, "SELECT id, text FROM strings", err);
+        rc = s->strings ? fetched(s, &l->strings, "strings", err)
+                                : fetch(s, &l->strings, "SELECT id, text FROM strings", err);
     return rc == PROFKIT_ENOMEM && !err->message[0] ? nomem(err) : rc;
 }
 
@@ -552,8 +564,15 @@ int profkit_store_load(profkit_profile **out, profkit_store *s, const profkit_st
     if (rc == 0)
         rc = header_load(&h, s, sel.buf, err);
     if (rc == 0) {
-        pk_buf_printf(&qs, "SELECT stack, thread, vtype, sum(value), labels FROM samples WHERE seq %s (%s) "
-                        "GROUP BY stack, thread, vtype, labels ORDER BY stack, thread, vtype, labels", pk_sql_in(s), sel.buf);
+        if (s->clickhouse)
+            pk_buf_printf(&qs, "SELECT stack, thread, vtype, sum(value), labels FROM samples WHERE seq %s (%s) "
+                          "GROUP BY stack, thread, vtype, labels ORDER BY stack, thread, vtype, labels",
+                          pk_sql_in(s), sel.buf);
+        else /* SQLite: a row's values of every value type together (pk_val: docs/store.md) */
+            pk_buf_printf(&qs, "SELECT stack, thread, vtype, sum(x), labels FROM (SELECT s.stack AS stack, "
+                          "s.thread AS thread, v.vtype AS vtype, pk_val(s.vals, v.pos) AS x, s.labels AS labels FROM samples AS s JOIN "
+                          "profile_values AS v ON v.seq = s.seq WHERE s.seq IN (%s)) WHERE x IS NOT NULL "
+                          "GROUP BY stack, thread, vtype, labels ORDER BY stack, thread, vtype, labels", sel.buf);
         rc = pk_sql_query(s, &qs, row_sum, &l.sums, err);
     }
     if (rc == 0)

@@ -9,6 +9,7 @@ content but their content id (h), the same in every store.
 store_tables.py DB"""
 import sqlite3
 import sys
+import zlib
 
 OWN = ["profiles", "labels", "meta", "profile_values", "profile_threads", "samples", "removed"]
 SHARED = ["strings", "functions", "mappings", "frames", "stacks", "labelsets", "idents"]
@@ -28,12 +29,60 @@ def varints(blob):
     return out
 
 
+def deltas(blob):
+    """A stack's frames: each id less the one before, zigzag."""
+    out, prev = [], 0
+    for u in varints(blob):
+        prev += (u >> 1) ^ -(u & 1)
+        out.append(prev)
+    return out
+
+
+def string_block(block, blob):
+    """The strings of a block (docs/store.md): (id, text) pairs."""
+    n = 0
+    while True:  # the varint length of the text, then it compressed
+        n += 1
+        if not blob[n - 1] & 0x80:
+            break
+    raw = zlib.decompress(blob[n:])
+    if len(raw) != varints(blob[:n])[0]:
+        raise SystemExit("a string block of another length than it says")
+    at, count, shift = 0, 0, 0
+
+    def varint():
+        nonlocal at
+        v, shift = 0, 0
+        while True:
+            b = raw[at]
+            at += 1
+            v |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                return v
+    count = varint()
+    places, lens, place = [], [], -1
+    for _ in range(count):
+        place += varint() + 1
+        places.append(place)
+        lens.append(varint())
+    out = []
+    for place, ln in zip(places, lens):
+        out.append((block * 256 + place + 1, raw[at:at + ln]))
+        at += ln
+    if at != len(raw):
+        raise SystemExit("a string block with bytes after its strings")
+    return out
+
+
 db = sqlite3.connect(sys.argv[1])
 db.text_factory = bytes
-for t in OWN + SHARED:
-    print(t, db.execute("SELECT count(*) FROM " + t).fetchone()[0])
 rows = {}
-strings = rows["strings"] = {i: text for i, text in db.execute("SELECT id, text FROM strings")}
+strings = rows["strings"] = {i: text for block, blob in db.execute("SELECT block, texts FROM strings")
+                             for i, text in string_block(block, blob)}
+for t in OWN + SHARED:
+    # the strings: how many there are in the blocks
+    print(t, len(strings) if t == "strings" else db.execute("SELECT count(*) FROM " + t).fetchone()[0])
 
 
 def s(i):
@@ -46,7 +95,7 @@ rows["mappings"] = {r[0]: (r[1], r[2], r[3], s(r[4]), s(r[5])) for r in db.execu
     "SELECT id, memory_start, memory_end, file_offset, path, build_id FROM mappings")}
 rows["frames"] = {r[0]: (r[1], rows["functions"].get(r[2]), r[3], r[4], rows["mappings"].get(r[5]), r[6], r[7])
                   for r in db.execute("SELECT id, address, function, line, col, mapping, inline_depth, key FROM frames")}
-rows["stacks"] = {i: tuple(rows["frames"].get(f) for f in varints(b))
+rows["stacks"] = {i: tuple(rows["frames"].get(f) for f in deltas(b))
                   for i, b in db.execute("SELECT id, frames FROM stacks")}
 
 
