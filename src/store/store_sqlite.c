@@ -17,6 +17,12 @@
 enum { SQ_LAYOUT = 2 };
 
 static const char schema[] =
+    /* 1 KiB pages (SQLite's default is 4): each table and index takes
+     * one page at least, and its last page is partly empty; with 4 KiB
+     * an empty store took 68 kB, a store of a few profiles several times
+     * their gzipped size (docs/store.md, "Size"). A store made before
+     * keeps its page size. */
+    "PRAGMA page_size = 1024;"
     "PRAGMA user_version = 2;"
     "PRAGMA journal_mode = WAL;"
     "PRAGMA synchronous = NORMAL;"

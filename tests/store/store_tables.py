@@ -75,40 +75,45 @@ def string_block(block, blob):
     return out
 
 
-db = sqlite3.connect(sys.argv[1])
-db.text_factory = bytes
-rows = {}
-strings = rows["strings"] = {i: text for block, blob in db.execute("SELECT block, texts FROM strings")
-                             for i, text in string_block(block, blob)}
-for t in OWN + SHARED:
-    # the strings: how many there are in the blocks
-    print(t, len(strings) if t == "strings" else db.execute("SELECT count(*) FROM " + t).fetchone()[0])
+def all_strings(db):
+    """Every (id, text) of the store's string blocks."""
+    return [p for block, blob in db.execute("SELECT block, texts FROM strings") for p in string_block(block, blob)]
 
 
-def s(i):
-    return None if i == 0 else strings[i]
+def main():
+    db = sqlite3.connect(sys.argv[1])
+    db.text_factory = bytes
+    rows = {}
+    strings = rows["strings"] = dict(all_strings(db))
+    for t in OWN + SHARED:
+        # the strings: how many there are in the blocks
+        print(t, len(strings) if t == "strings" else db.execute("SELECT count(*) FROM " + t).fetchone()[0])
+
+    def s(i):
+        return None if i == 0 else strings[i]
+
+    rows["functions"] = {r[0]: (s(r[1]), s(r[2]), s(r[3]), s(r[4]), r[5]) for r in db.execute(
+        "SELECT id, name, system_name, file, module, start_line FROM functions")}
+    rows["mappings"] = {r[0]: (r[1], r[2], r[3], s(r[4]), s(r[5])) for r in db.execute(
+        "SELECT id, memory_start, memory_end, file_offset, path, build_id FROM mappings")}
+    rows["frames"] = {r[0]: (r[1], rows["functions"].get(r[2]), r[3], r[4], rows["mappings"].get(r[5]), r[6], r[7])
+                      for r in db.execute("SELECT id, address, function, line, col, mapping, inline_depth, key FROM frames")}
+    rows["stacks"] = {i: tuple(rows["frames"].get(f) for f in deltas(b))
+                      for i, b in db.execute("SELECT id, frames FROM stacks")}
+
+    def labelset(words):
+        out = []
+        for k in range(0, len(words) - 3, 4):
+            key, kind, value, unit = words[k:k + 4]
+            out.append((s(key), kind, s(value) if kind == 0 else value, s(unit) if kind == 1 else unit))
+        return tuple(out)
+
+    rows["labelsets"] = {i: labelset(varints(b)) for i, b in db.execute("SELECT id, labels FROM labelsets")}
+    rows["idents"] = {i: h for i, h in db.execute("SELECT id, h FROM idents")}
+    for t in SHARED:
+        for line in sorted(repr(v) for v in rows[t].values()):
+            print(t, line)
 
 
-rows["functions"] = {r[0]: (s(r[1]), s(r[2]), s(r[3]), s(r[4]), r[5]) for r in db.execute(
-    "SELECT id, name, system_name, file, module, start_line FROM functions")}
-rows["mappings"] = {r[0]: (r[1], r[2], r[3], s(r[4]), s(r[5])) for r in db.execute(
-    "SELECT id, memory_start, memory_end, file_offset, path, build_id FROM mappings")}
-rows["frames"] = {r[0]: (r[1], rows["functions"].get(r[2]), r[3], r[4], rows["mappings"].get(r[5]), r[6], r[7])
-                  for r in db.execute("SELECT id, address, function, line, col, mapping, inline_depth, key FROM frames")}
-rows["stacks"] = {i: tuple(rows["frames"].get(f) for f in deltas(b))
-                  for i, b in db.execute("SELECT id, frames FROM stacks")}
-
-
-def labelset(words):
-    out = []
-    for k in range(0, len(words) - 3, 4):
-        key, kind, value, unit = words[k:k + 4]
-        out.append((s(key), kind, s(value) if kind == 0 else value, s(unit) if kind == 1 else unit))
-    return tuple(out)
-
-
-rows["labelsets"] = {i: labelset(varints(b)) for i, b in db.execute("SELECT id, labels FROM labelsets")}
-rows["idents"] = {i: h for i, h in db.execute("SELECT id, h FROM idents")}
-for t in SHARED:
-    for line in sorted(repr(v) for v in rows[t].values()):
-        print(t, line)
+if __name__ == "__main__":
+    main()
