@@ -200,6 +200,32 @@ static int sq_query(profkit_store *s, const char *sql, pk_store_row_fn fn, void 
     return rc;
 }
 
+/* query_ints (store.h): integers and a last cell of bytes, as SQLite
+ * keeps them (no text made of them). */
+static int sq_query_ints(profkit_store *s, const char *sql, pk_store_ints_fn fn, void *payload,
+                         profkit_error *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db_of(s), sql, -1, &st, NULL) != SQLITE_OK)
+        return sqlite_error(s, "preparing a query", err);
+    int n = sqlite3_column_count(st), rc = 0, step;
+    int64_t v[16];
+    if (n > 17)
+        n = 17;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        for (int i = 0; i + 1 < n; i++)
+            v[i] = sqlite3_column_int64(st, i);
+        const unsigned char *b = n ? sqlite3_column_blob(st, n - 1) : NULL;
+        size_t len = n ? (size_t)sqlite3_column_bytes(st, n - 1) : 0;
+        if ((rc = fn(payload, v, n ? (size_t)n - 1 : 0, b, len, err)) != 0)
+            break;
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = sqlite_error(s, "running a query", err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* Appends v to out as a varint: 7 bits a byte, low bits first, the high
  * bit set on every byte but the last (at most 10 bytes). */
 static void put_varint(pk_buf *out, uint64_t v)
@@ -1582,6 +1608,7 @@ int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err)
     s->impl = sq;
     s->engine = &sqlite_engine;
     s->strings = sq_strings;
+    s->query_ints = sq_query_ints;
     sqlite3_busy_timeout(db, 10000);
     sqlite3_create_function(db, "regexp", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_regexp,
                             NULL, NULL);
