@@ -75,6 +75,26 @@ def string_block(block, blob):
     return out
 
 
+def string_block_blob(block, pairs):
+    """The blob of a block of (id, text) pairs, ids ascending (a store's
+    rows written otherwise: tests/cli/store_ingest.sh)."""
+    def varint(v):
+        out = bytearray()
+        while True:
+            out.append((v & 0x7F) | (0x80 if v >> 7 else 0))
+            v >>= 7
+            if not v:
+                return bytes(out)
+    raw, place = bytearray(varint(len(pairs))), -1
+    for i, text in pairs:
+        p = i - block * 256 - 1
+        raw += varint(p - place - 1) + varint(len(text))
+        place = p
+    for _, text in pairs:
+        raw += text
+    return varint(len(raw)) + zlib.compress(bytes(raw), 9)
+
+
 def all_strings(db):
     """Every (id, text) of the store's string blocks."""
     return [p for block, blob in db.execute("SELECT block, texts FROM strings") for p in string_block(block, blob)]
