@@ -361,11 +361,15 @@ static pk_idmap *key_map(sq_store *q, int t)
  * (the write lock is held: nothing changes them but this connection, which
  * keeps them up to date). Strings' keys are their content ids, and idents
  * keep theirs: both go to `ids` as well. */
+static int load_strings(profkit_store *s, profkit_error *err);
+
 static int load_table(profkit_store *s, int t, profkit_error *err)
 {
     sq_store *q = s->impl;
     if (q->have[t])
         return 0;
+    if (t == SH_STRINGS) /* in blocks: read whole */
+        return load_strings(s, err);
     int rc = 0;
     char sql[200];
     if (t == SH_IDENTS)
