@@ -53,12 +53,26 @@ typedef struct pk_store_engine {
     int (*gc)(profkit_store *s, size_t *n, profkit_error *err);
 } pk_store_engine;
 
+/* Called per result row of query_ints: the first n cells as integers,
+ * the last as bytes (blob, len). */
+typedef int (*pk_store_ints_fn)(void *payload, const int64_t *v, size_t n, const unsigned char *blob,
+                                size_t len, profkit_error *err);
+
 struct profkit_store {
     const pk_store_engine *engine;
     char name[256];  /* the DB as given, for messages */
     int clickhouse;  /* the dialect: ClickHouse (else SQLite) */
     int distributed; /* ClickHouse tables are Distributed: IN becomes GLOBAL IN */
     void *impl;
+    /* The strings of these ids, fn given (id, text) for each one there is
+     * (SQLite keeps them in compressed blocks); NULL: the loader selects
+     * them from `strings` (id, text). */
+    int (*strings)(profkit_store *s, const uint64_t *ids, size_t n, pk_store_row_fn fn, void *payload,
+                   profkit_error *err);
+    /* Runs sql, each row's cells but the last given as integers and the
+     * last as bytes, without their text (SQLite: the loader reads every
+     * sample row so); NULL on ClickHouse. */
+    int (*query_ints)(profkit_store *s, const char *sql, pk_store_ints_fn fn, void *payload, profkit_error *err);
 };
 
 /* The tables of a profile's own rows (keyed by seq), which rm deletes. */

@@ -770,8 +770,14 @@ static int add_one(profkit_store *s, const profkit_profile *p, const profkit_sto
         began = 0;
         goto done;
     }
-    for (int t = 0; t < N_TABLES && rc == 0; t++)
+    /* the value types before the samples (SQLite keeps a sample's values
+     * in the order of its profile's value types: store_sqlite.c) */
+    static const int order[N_TABLES] = { T_STRINGS, T_FUNCTIONS, T_MAPPINGS, T_FRAMES, T_STACKS, T_LABELSETS,
+                                         T_VALUES, T_SAMPLES, T_LABELS, T_META, T_THREADS, T_PROFILES };
+    for (int i = 0; i < N_TABLES && rc == 0; i++) {
+        int t = order[i];
         rc = s->engine->insert(s, table_name[t], table_cols[t], a.t[t].c, a.t[t].n / table_cols[t], err);
+    }
     if (rc == 0)
         rc = s->engine->commit(s, err);
     if (rc == 0)

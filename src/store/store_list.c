@@ -153,10 +153,15 @@ static int collect(struct listing *l, profkit_store *s, const char *sel, int det
     if (rc)
         return rc;
     /* totals per value type, in the profile's order of value types */
-    pk_buf_printf(&q, "SELECT seq, type, unit, total FROM (SELECT seq, pos, type, unit, vtype FROM profile_values "
-                   "WHERE seq %s (%s)) AS pv %s (SELECT seq, vtype, sum(value) AS total FROM samples WHERE seq %s "
-                   "(%s) GROUP BY seq, vtype) AS t USING (seq, vtype) ORDER BY seq, pos",
-               in, sel, s->clickhouse ? "ALL LEFT JOIN" : "LEFT JOIN", in, sel);
+    if (s->clickhouse)
+        pk_buf_printf(&q, "SELECT seq, type, unit, total FROM (SELECT seq, pos, type, unit, vtype FROM profile_values "
+                      "WHERE seq %s (%s)) AS pv ALL LEFT JOIN (SELECT seq, vtype, sum(value) AS total FROM samples "
+                      "WHERE seq %s (%s) GROUP BY seq, vtype) AS t USING (seq, vtype) ORDER BY seq, pos",
+                      in, sel, in, sel);
+    else /* a sample row's values of every value type together (store_sqlite.c) */
+        pk_buf_printf(&q, "SELECT v.seq, v.type, v.unit, (SELECT sum(pk_val(s.vals, v.pos)) FROM samples AS s "
+                      "WHERE s.seq = v.seq) FROM profile_values AS v WHERE v.seq IN (%s) ORDER BY v.seq, v.pos",
+                      sel);
     rc = pk_sql_query(s, &q, row_total, l, err);
     pk_buf_free(&q);
     return rc;

@@ -176,6 +176,8 @@ static int row_table(void *payload, char **c, const size_t *lens, size_t n, prof
     return 0;
 }
 
+static int fetched(profkit_store *s, table *t, const char *select, profkit_error *err);
+
 /* Fetches the wanted rows: "SELECT id, COLS FROM NAME WHERE id IN (...)
  * ORDER BY id". */
 static int fetch(profkit_store *s, table *t, const char *select, profkit_error *err)
@@ -197,6 +199,13 @@ static int fetch(profkit_store *s, table *t, const char *select, profkit_error *
         pk_buf_free(&q);
         done = end;
     }
+    return rc ? rc : fetched(s, t, select, err);
+}
+
+/* Every wanted row came (else an error naming the first that did not). */
+static int fetched(profkit_store *s, table *t, const char *select, profkit_error *err)
+{
+    int rc = 0;
     for (size_t i = 0; i < t->n_want && rc == 0; i++)
         if (pk_idmap_get(&t->map, t->want[i]) == PROFKIT_NONE - 1)
             rc = pk_error_set(err, PROFKIT_ECORRUPT, s->name, -1,
@@ -231,6 +240,218 @@ static int row_sum(void *payload, char **c, const size_t *lens, size_t n, profki
     x->labels[x->n] = n > 4 && c[4] ? (uint64_t)pk_cell_i64(c[4]) : 0;
     x->n++;
     return 0;
+}
+
+/* ---- SQLite's sample rows: every value type's value in one row ---- */
+
+/* The sums per (stack, thread, value type, label set), summed here from
+ * SQLite's rows (docs/store.md, "SQLite's layout"): a hash table of the
+ * keys met, then the keys in order, as the engine's GROUP BY ... ORDER BY
+ * gives them on ClickHouse. */
+struct agg {
+    uint64_t (*key)[4]; /* stack, thread, vtype, labels */
+    int64_t *sum;
+    size_t n, cap_key, cap_sum;
+    uint32_t *slot; /* index + 1, 0: empty */
+    size_t n_slots;
+    /* the value types of each selected profile, in pos order: profile i's
+     * are vt[first[i] .. first[i] + count[i]) */
+    pk_idmap seq_at; /* seq -> i */
+    uint64_t *vt;
+    size_t *first, *count;
+    size_t n_vt, cap_vt, n_seq, cap_first, cap_count;
+    int64_t last_seq;
+    int bad; /* a row the layout does not allow */
+};
+
+static void agg_free(struct agg *a)
+{
+    free(a->key);
+    free(a->sum);
+    free(a->slot);
+    free(a->vt);
+    free(a->first);
+    free(a->count);
+    pk_idmap_free(&a->seq_at);
+}
+
+static uint64_t agg_hash(const uint64_t *k)
+{
+    uint64_t h = k[0] * 0x9E3779B97F4A7C15ull ^ k[1] * 0xC2B2AE3D27D4EB4Full ^ k[2] * 0x165667B19E3779F9ull ^
+                 k[3] * 0x27D4EB2F165667C5ull;
+    return h ^ (h >> 31);
+}
+
+static int agg_add(struct agg *a, const uint64_t *k, int64_t v)
+{
+    if ((a->n + 1) * 2 > a->n_slots) { /* grow, and place every key again */
+        size_t n = a->n_slots ? a->n_slots * 2 : 1024;
+        uint32_t *s = calloc(n, sizeof(*s));
+        if (!s)
+            return PROFKIT_ENOMEM;
+        for (size_t i = 0; i < a->n; i++) {
+            size_t at = agg_hash(a->key[i]) & (n - 1);
+            while (s[at])
+                at = (at + 1) & (n - 1);
+            s[at] = (uint32_t)i + 1;
+        }
+        free(a->slot);
+        a->slot = s;
+        a->n_slots = n;
+    }
+    size_t at = agg_hash(k) & (a->n_slots - 1);
+    for (; a->slot[at]; at = (at + 1) & (a->n_slots - 1)) {
+        uint64_t *x = a->key[a->slot[at] - 1];
+        if (x[0] == k[0] && x[1] == k[1] && x[2] == k[2] && x[3] == k[3]) {
+            pk_sat_addto(&a->sum[a->slot[at] - 1], v);
+            return 0;
+        }
+    }
+    if (a->n >= UINT32_MAX - 1 || PK_VEC_RESERVE(a->key, a->n, a->cap_key, 1) != 0 ||
+        PK_VEC_RESERVE(a->sum, a->n, a->cap_sum, 1) != 0)
+        return PROFKIT_ENOMEM;
+    memcpy(a->key[a->n], k, sizeof(a->key[a->n]));
+    a->sum[a->n] = v;
+    a->slot[at] = (uint32_t)++a->n;
+    return 0;
+}
+
+/* profile_values (seq, pos, vtype, ''), ordered by seq and pos */
+static int row_vt(void *payload, const int64_t *c, size_t n, const unsigned char *b, size_t len, profkit_error *err)
+{
+    struct agg *a = payload;
+    (void)n, (void)b, (void)len;
+    int64_t seq = c[0], pos = c[1];
+    if (a->n_seq == 0 || seq != a->last_seq) {
+        if (a->n_seq >= UINT32_MAX - 1 || pk_idmap_put(&a->seq_at, (uint64_t)seq, (uint32_t)a->n_seq) != 0 ||
+            PK_VEC_RESERVE(a->first, a->n_seq, a->cap_first, 1) != 0 ||
+            PK_VEC_RESERVE(a->count, a->n_seq, a->cap_count, 1) != 0)
+            return nomem(err);
+        a->first[a->n_seq] = a->n_vt;
+        a->count[a->n_seq++] = 0;
+        a->last_seq = seq;
+    }
+    if (pos != (int64_t)a->count[a->n_seq - 1])
+        a->bad = 1;
+    if (PK_VEC_RESERVE(a->vt, a->n_vt, a->cap_vt, 1) != 0)
+        return nomem(err);
+    a->vt[a->n_vt++] = (uint64_t)c[2];
+    a->count[a->n_seq - 1]++;
+    return 0;
+}
+
+/* samples (seq, stack, thread, labels, vals) */
+static int row_vals(void *payload, const int64_t *c, size_t n, const unsigned char *b, size_t len, profkit_error *err)
+{
+    struct agg *a = payload;
+    (void)n;
+    int64_t seq = c[0];
+    uint32_t i = pk_idmap_get(&a->seq_at, (uint64_t)seq);
+    size_t at = 0, k = 0;
+    uint64_t key[4] = { (uint64_t)c[1], (uint64_t)c[2], 0, (uint64_t)c[3] };
+    int any = 0;
+    if (i == PROFKIT_NONE || i >= a->n_seq) {
+        a->bad = 1;
+        return 0;
+    }
+    const uint64_t *vt = a->vt + a->first[i];
+    size_t nv = a->count[i];
+    for (; at < len; k++) {
+        uint64_t u = 0;
+        unsigned shift = 0;
+        for (;; shift += 7) { /* a varint: 7 bits a byte, low first */
+            if (at >= len || shift > 63) {
+                a->bad = 1;
+                return 0;
+            }
+            unsigned char x = b[at++];
+            u |= (uint64_t)(x & 0x7f) << shift;
+            if (!(x & 0x80))
+                break;
+        }
+        int64_t v = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+        if (k >= nv) {
+            a->bad = 1;
+            return 0;
+        }
+        if (v) {
+            key[2] = vt[k];
+            if (agg_add(a, key, v) != 0)
+                return nomem(err);
+            any = 1;
+        }
+    }
+    if (!any) { /* a row of zeros: the last one's value type */
+        if (k == 0) {
+            a->bad = 1;
+            return 0;
+        }
+        key[2] = vt[k - 1];
+        if (agg_add(a, key, 0) != 0)
+            return nomem(err);
+    }
+    return 0;
+}
+
+struct agg_out {
+    uint64_t k[4];
+    int64_t v;
+};
+static int agg_cmp(const void *x, const void *y)
+{
+    const uint64_t *a = ((const struct agg_out *)x)->k, *b = ((const struct agg_out *)y)->k;
+    for (int i = 0; i < 4; i++) {
+        /* as SQLite orders them: signed */
+        if ((int64_t)a[i] != (int64_t)b[i])
+            return (int64_t)a[i] < (int64_t)b[i] ? -1 : 1;
+    }
+    return 0;
+}
+
+/* SQLite's sums of the profiles sel selects into x, in the order of
+ * (stack, thread, vtype, labels). */
+static int sqlite_sums(profkit_store *s, const char *sel, struct sums *x, profkit_error *err)
+{
+    struct agg a;
+    memset(&a, 0, sizeof(a));
+    pk_buf q = PK_BUF_INIT;
+    pk_buf_printf(&q, "SELECT seq, pos, vtype, '' FROM profile_values WHERE seq IN (%s) ORDER BY seq, pos", sel);
+    int rc = pk_buf_error(&q) ? nomem(err) : s->query_ints(s, q.buf, row_vt, &a, err);
+    pk_buf_free(&q);
+    if (rc == 0) {
+        pk_buf_printf(&q, "SELECT seq, stack, thread, labels, vals FROM samples WHERE seq IN (%s)", sel);
+        rc = pk_buf_error(&q) ? nomem(err) : s->query_ints(s, q.buf, row_vals, &a, err);
+        pk_buf_free(&q);
+    }
+    if (rc == 0 && a.bad)
+        rc = pk_error_set(err, PROFKIT_ECORRUPT, NULL, -1,
+                          "samples: a row's values do not fit its profile's value types (a damaged store?)");
+    struct agg_out *order = rc == 0 ? malloc((a.n ? a.n : 1) * sizeof(*order)) : NULL;
+    if (rc == 0 && !order)
+        rc = nomem(err);
+    if (rc == 0) {
+        for (size_t i = 0; i < a.n; i++) {
+            memcpy(order[i].k, a.key[i], sizeof(order[i].k));
+            order[i].v = a.sum[i];
+        }
+        qsort(order, a.n, sizeof(*order), agg_cmp);
+        if (PK_VEC_RESERVE(x->stack, 0, x->cap[0], a.n) != 0 || PK_VEC_RESERVE(x->thread, 0, x->cap[1], a.n) != 0 ||
+            PK_VEC_RESERVE(x->vtype, 0, x->cap[2], a.n) != 0 || PK_VEC_RESERVE(x->value, 0, x->cap[3], a.n) != 0 ||
+            PK_VEC_RESERVE(x->labels, 0, x->cap[4], a.n) != 0)
+            rc = nomem(err);
+    }
+    for (size_t i = 0; rc == 0 && i < a.n; i++) {
+        const uint64_t *k = order[i].k;
+        x->stack[i] = k[0];
+        x->thread[i] = k[1];
+        x->vtype[i] = k[2];
+        x->labels[i] = k[3];
+        x->value[i] = order[i].v;
+        x->n = i + 1;
+    }
+    free(order);
+    agg_free(&a);
+    return rc;
 }
 
 struct load {
@@ -357,7 +578,7 @@ static int fetch_rows(profkit_store *s, struct load *l, profkit_error *err)
         rc = want(&l->stacks, l->sums.stack[i]);
     if (rc == 0)
         rc = fetch(s, &l->stacks, s->clickhouse ? "SELECT id, frames FROM stacks"
-                                                : "SELECT id, pk_ids(frames) FROM stacks", err);
+                                                : "SELECT id, pk_ids(frames, 2) FROM stacks", err);
     for (size_t i = 0; i < l->stacks.n && rc == 0; i++)
         if ((rc = parse_path(l, i, err)) == 0)
             for (size_t k = l->path_at[i]; k < l->path_at[i + 1] && rc == 0; k++)
@@ -392,8 +613,11 @@ static int fetch_rows(profkit_store *s, struct load *l, profkit_error *err)
                 if (rc == 0)
                     rc = want(&l->strings, (uint64_t)l->words[k + (l->words[k + 1] ? 3 : 2)]);
             }
+    if (rc == 0 && s->strings) /* SQLite: strings in compressed blocks */
+        rc = s->strings(s, l->strings.want, l->strings.n_want, row_table, &l->strings, err);
     if (rc == 0)
-        rc = fetch(s, &l->strings, "SELECT id, text FROM strings", err);
+        rc = s->strings ? fetched(s, &l->strings, "strings", err)
+                                : fetch(s, &l->strings, "SELECT id, text FROM strings", err);
     return rc == PROFKIT_ENOMEM && !err->message[0] ? nomem(err) : rc;
 }
 
@@ -552,9 +776,13 @@ int profkit_store_load(profkit_profile **out, profkit_store *s, const profkit_st
     if (rc == 0)
         rc = header_load(&h, s, sel.buf, err);
     if (rc == 0) {
-        pk_buf_printf(&qs, "SELECT stack, thread, vtype, sum(value), labels FROM samples WHERE seq %s (%s) "
-                        "GROUP BY stack, thread, vtype, labels ORDER BY stack, thread, vtype, labels", pk_sql_in(s), sel.buf);
-        rc = pk_sql_query(s, &qs, row_sum, &l.sums, err);
+        if (!s->query_ints)
+            pk_buf_printf(&qs, "SELECT stack, thread, vtype, sum(value), labels FROM samples WHERE seq %s (%s) "
+                          "GROUP BY stack, thread, vtype, labels ORDER BY stack, thread, vtype, labels",
+                          pk_sql_in(s), sel.buf);
+        /* SQLite: a row's values of every value type together, summed
+         * here (docs/store.md, "SQLite's layout") */
+        rc = s->query_ints ? sqlite_sums(s, sel.buf, &l.sums, err) : pk_sql_query(s, &qs, row_sum, &l.sums, err);
     }
     if (rc == 0)
         rc = fetch_rows(s, &l, err);

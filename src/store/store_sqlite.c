@@ -6,8 +6,24 @@
 #include <regex.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <zlib.h>
+
+/* The layout of the tables below, kept in the file's user_version (set
+ * before any table is made: another process that finds a table finds the
+ * version too). A store of another layout is refused (check_layout). 2:
+ * samples with every value type's value in one row, stacks' frames as
+ * differences, strings in compressed blocks; 0 (none set): the layout
+ * before, a row per value type, plain strings. */
+enum { SQ_LAYOUT = 2 };
 
 static const char schema[] =
+    /* 1 KiB pages (SQLite's default is 4): each table and index takes
+     * one page at least, and its last page is partly empty; with 4 KiB
+     * an empty store took 68 kB, a store of a few profiles several times
+     * their gzipped size (docs/store.md, "Size"). A store made before
+     * keeps its page size. */
+    "PRAGMA page_size = 1024;"
+    "PRAGMA user_version = 2;"
     "PRAGMA journal_mode = WAL;"
     "PRAGMA synchronous = NORMAL;"
     "CREATE TABLE IF NOT EXISTS profiles (seq INTEGER PRIMARY KEY, id INTEGER NOT NULL,"
@@ -31,7 +47,13 @@ static const char schema[] =
      * up by, is not kept: add computes it from the row's content
      * (load_ids; docs/store.md, "Size"). idents have no other content:
      * their h is the thread's or value type's content id. */
-    "CREATE TABLE IF NOT EXISTS strings (id INTEGER PRIMARY KEY, text TEXT NOT NULL);"
+    /* strings: a string's id is a small number as the others', kept in
+     * blocks of STR_BLOCK ids (block b: ids b * STR_BLOCK + 1 to (b + 1)
+     * * STR_BLOCK), each compressed (zlib) as one blob: texts (strblock_put);
+     * last: the block's largest id. Names and paths share most of their
+     * bytes with their neighbours: the plain texts took about four times
+     * the room (docs/store.md, "Size") */
+    "CREATE TABLE IF NOT EXISTS strings (block INTEGER PRIMARY KEY, last INTEGER NOT NULL, texts BLOB NOT NULL);"
     "CREATE TABLE IF NOT EXISTS functions (id INTEGER PRIMARY KEY, name INTEGER NOT NULL,"
     " system_name INTEGER NOT NULL, file INTEGER NOT NULL, module INTEGER NOT NULL,"
     " start_line INTEGER NOT NULL);"
@@ -43,23 +65,30 @@ static const char schema[] =
     " function INTEGER NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,"
     " mapping INTEGER NOT NULL, inline_depth INTEGER NOT NULL, key INTEGER NOT NULL);"
     /* frames: the frames' ids, root first, as a blob of varints (7 bits a
-     * byte, low first), which pk_ids() shows as the JSON text [1,2,3] */
+     * byte, low first) of each id less the one before it (zigzag: the
+     * frames of a stack were mostly added together, so the differences
+     * are small), which pk_ids(frames, 2) shows as the JSON text [1,2,3] */
     "CREATE TABLE IF NOT EXISTS stacks (id INTEGER PRIMARY KEY, frames BLOB NOT NULL);"
     /* a sample's labels: (key, kind, value, unit) words, a blob as stacks' */
     "CREATE TABLE IF NOT EXISTS labelsets (id INTEGER PRIMARY KEY, labels BLOB NOT NULL);"
     /* the threads' and value types' ids (profile_threads.thread,
      * profile_values.vtype, samples.thread and .vtype name these) */
     "CREATE TABLE IF NOT EXISTS idents (id INTEGER PRIMARY KEY, h INTEGER NOT NULL);"
-    /* keyed as the queries select them (a profile's rows of a value type),
-     * without a rowid or a second index: a row per (stack, thread, label
-     * set) and value type of a profile, so the key is unique */
+    /* a row per (stack, thread, label set) of a profile, keyed as the
+     * queries select them, without a rowid or a second index; vals: the
+     * values of every value type of the profile together, a blob of
+     * varints (zigzag: 0 1, -1 1, 1 2...) in the order of its
+     * profile_values' pos, trailing zeros left out (pk_val() reads one);
+     * a row of zeros (a stack kept with no value) is pos + 1 zeros, pos
+     * that of the value type its zero belongs to (the default's) */
     /* (the key's columns first, in its order: SQLite 3.40's integrity_check
-     * misreads a WITHOUT ROWID table's other columns otherwise; add names
-     * the columns it inserts) */
-    "CREATE TABLE IF NOT EXISTS samples (seq INTEGER NOT NULL, vtype INTEGER NOT NULL,"
-    " stack INTEGER NOT NULL, thread INTEGER NOT NULL, labels INTEGER NOT NULL DEFAULT 0,"
-    " value INTEGER NOT NULL, PRIMARY KEY (seq, vtype, stack, thread, labels)) WITHOUT ROWID;"
-    "CREATE TABLE IF NOT EXISTS removed (seq INTEGER PRIMARY KEY);";
+     * misreads a WITHOUT ROWID table's other columns otherwise) */
+    "CREATE TABLE IF NOT EXISTS samples (seq INTEGER NOT NULL, stack INTEGER NOT NULL,"
+    " thread INTEGER NOT NULL, labels INTEGER NOT NULL, vals BLOB NOT NULL,"
+    " PRIMARY KEY (seq, stack, thread, labels)) WITHOUT ROWID;"
+    /* ClickHouse's tombstones: none on SQLite (rm deletes), so no table
+     * and no page, a view the shared queries read as empty */
+    "CREATE VIEW IF NOT EXISTS removed AS SELECT 0 AS seq WHERE 0;";
 
 /* The shared tables, in the order add writes them (a row names only rows
  * of the tables before its own). */
@@ -68,7 +97,7 @@ static const char *const shared_name[N_SHARED] = { "strings", "functions", "mapp
                                                    "stacks",  "labelsets", "idents" };
 /* The columns add's cells fill, after the content id (not kept) */
 static const char *const shared_cols[N_SHARED] = {
-    "text", "name, system_name, file, module, start_line",
+    "", "name, system_name, file, module, start_line",
     "memory_start, memory_end, file_offset, path, build_id",
     "address, function, line, col, mapping, inline_depth, key", "frames", "labels", "",
 };
@@ -103,6 +132,12 @@ typedef struct sq_store {
     int64_t want_bad; /* the row id out of range pk_rowfind met */
     int loaded;
     int64_t data_version;
+    /* the value types of the profile being added (its profile_values
+     * rows, inserted before its samples): content id -> pos */
+    pk_idmap vt_pos;
+    int64_t vt_seq;
+    size_t vt_n;
+    int64_t str_next; /* the id the next new string gets */
 } sq_store;
 
 static sqlite3 *db_of(profkit_store *s) { return ((sq_store *)s->impl)->db; }
@@ -165,6 +200,32 @@ static int sq_query(profkit_store *s, const char *sql, pk_store_row_fn fn, void 
     return rc;
 }
 
+/* query_ints (store.h): integers and a last cell of bytes, as SQLite
+ * keeps them (no text made of them). */
+static int sq_query_ints(profkit_store *s, const char *sql, pk_store_ints_fn fn, void *payload,
+                         profkit_error *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db_of(s), sql, -1, &st, NULL) != SQLITE_OK)
+        return sqlite_error(s, "preparing a query", err);
+    int n = sqlite3_column_count(st), rc = 0, step;
+    int64_t v[16];
+    if (n > 17)
+        n = 17;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        for (int i = 0; i + 1 < n; i++)
+            v[i] = sqlite3_column_int64(st, i);
+        const unsigned char *b = n ? sqlite3_column_blob(st, n - 1) : NULL;
+        size_t len = n ? (size_t)sqlite3_column_bytes(st, n - 1) : 0;
+        if ((rc = fn(payload, v, n ? (size_t)n - 1 : 0, b, len, err)) != 0)
+            break;
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = sqlite_error(s, "running a query", err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* Appends v to out as a varint: 7 bits a byte, low bits first, the high
  * bit set on every byte but the last (at most 10 bytes). */
 static void put_varint(pk_buf *out, uint64_t v)
@@ -197,6 +258,10 @@ static int get_varint(const unsigned char *b, size_t n, size_t *at, uint64_t *v)
     }
     return -1;
 }
+
+/* Signed integers as varints: 0 0, -1 1, 1 2, -2 3... (small either way). */
+static uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static int64_t unzigzag(uint64_t u) { return (int64_t)(u >> 1) ^ -(int64_t)(u & 1); }
 
 /* A row's key in `rows` (sq_store): a hash of the row as the table keeps
  * it (its small ids, its text or blob), tagged by its table. Two rows of
@@ -296,11 +361,15 @@ static pk_idmap *key_map(sq_store *q, int t)
  * (the write lock is held: nothing changes them but this connection, which
  * keeps them up to date). Strings' keys are their content ids, and idents
  * keep theirs: both go to `ids` as well. */
+static int load_strings(profkit_store *s, profkit_error *err);
+
 static int load_table(profkit_store *s, int t, profkit_error *err)
 {
     sq_store *q = s->impl;
     if (q->have[t])
         return 0;
+    if (t == SH_STRINGS) /* in blocks: read whole */
+        return load_strings(s, err);
     int rc = 0;
     char sql[200];
     if (t == SH_IDENTS)
@@ -341,7 +410,7 @@ static int load_ids(profkit_store *s, profkit_error *err)
     forget_ids(s);
     for (int t = 0; t < N_SHARED; t++) {
         char sql[64];
-        snprintf(sql, sizeof(sql), "SELECT max(id) FROM %s", shared_name[t]);
+        snprintf(sql, sizeof(sql), "SELECT max(%s) FROM %s", t == SH_STRINGS ? "last" : "id", shared_name[t]);
         sqlite3_stmt *st;
         if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
             return sqlite_error(s, shared_name[t], err);
@@ -357,6 +426,7 @@ static int load_ids(profkit_store *s, profkit_error *err)
             return sqlite_error(s, shared_name[t], err);
         }
     }
+    q->str_next = q->floor[SH_STRINGS];
     q->loaded = 1;
     return 0;
 }
@@ -422,6 +492,7 @@ static int array_blob(profkit_store *s, int t, const char *text, size_t len, pk_
     pk_buf_clear(out);
     const char *e = text + len;
     uint64_t kind = 0;
+    int64_t prev = 0;
     size_t i = 0;
     while (text < e) {
         if (*text == '[' || *text == ',' || *text == ']') {
@@ -449,7 +520,11 @@ static int array_blob(profkit_store *s, int t, const char *text, size_t len, pk_
             kind = v;
         if (rc)
             return rc;
-        put_varint(out, (uint64_t)id);
+        if (t == SH_STACKS) { /* each frame as its difference to the one before */
+            put_varint(out, zigzag(id - prev));
+            prev = id;
+        } else
+            put_varint(out, (uint64_t)id);
         i++;
     }
     return pk_buf_error(out) ? pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory") : 0;
@@ -492,12 +567,11 @@ static int bind_row(profkit_store *s, sqlite3_stmt *st, int first, const pk_cell
 }
 
 /* The shared table each column of add's rows names (-1: none), for the
- * columns after the content id of a shared table's rows, and samples'
- * (seq, stack, thread, vtype, value, labels). */
+ * columns after the content id of a shared table's rows (samples':
+ * insert_samples). */
 static const int refs_functions[] = { SH_STRINGS, SH_STRINGS, SH_STRINGS, SH_STRINGS, -1 };
 static const int refs_mappings[] = { -1, -1, -1, SH_STRINGS, SH_STRINGS };
 static const int refs_frames[] = { -1, SH_FUNCTIONS, -1, -1, SH_MAPPINGS, -1, SH_STRINGS };
-static const int refs_samples[] = { -1, SH_STACKS, SH_IDENTS, SH_IDENTS, -1, SH_LABELSETS };
 static const int refs_values[] = { -1, -1, SH_IDENTS, -1, -1, -1 };
 static const int refs_threads[] = { -1, -1, SH_IDENTS, -1, -1, -1, -1 };
 
@@ -599,12 +673,527 @@ static int shared_row(profkit_store *s, sqlite3_stmt *st, int t, const pk_cell *
     return rc;
 }
 
+/* ---- strings in compressed blocks ---- */
+
+/* A block's blob: the varint length of its text, then that text
+ * compressed (zlib, level 9). The text: the varint number of strings,
+ * then each one's place in the block less the place after the one before
+ * (0 for the next place) and its length (varints), then the strings'
+ * bytes one after the other. */
+enum { STR_BLOCK = 256 };
+/* a block's text at most (zlib inflates 1,032 times at most) */
+#define STR_RAW_MAX ((size_t)1 << 30)
+
+typedef struct strblock {
+    unsigned char *raw; /* the text, owned */
+    size_t n;
+    int64_t id[STR_BLOCK];
+    const char *text[STR_BLOCK];
+    size_t len[STR_BLOCK];
+} strblock;
+
+/* Reads block `block`'s blob b[0..n) into x (raw freed by the caller,
+ * also on an error); -1 when it is not such a blob. */
+static int strblock_get(const unsigned char *b, size_t n, int64_t block, strblock *x)
+{
+    size_t at = 0;
+    uint64_t raw_len, count;
+    x->raw = NULL;
+    x->n = 0;
+    if (!b || get_varint(b, n, &at, &raw_len) != 0 || raw_len > STR_RAW_MAX || raw_len > (n - at) * 1032 + 64)
+        return -1;
+    if (!(x->raw = malloc(raw_len + 1)))
+        return -1;
+    uLongf got = (uLongf)raw_len;
+    if (uncompress(x->raw, &got, b + at, (uLong)(n - at)) != Z_OK || got != raw_len)
+        return -1;
+    size_t r = 0, text = 0;
+    if (get_varint(x->raw, raw_len, &r, &count) != 0 || count > STR_BLOCK)
+        return -1;
+    int64_t place = -1;
+    for (size_t i = 0; i < count; i++) {
+        uint64_t gap, len;
+        if (get_varint(x->raw, raw_len, &r, &gap) != 0 || get_varint(x->raw, raw_len, &r, &len) != 0 ||
+            gap >= STR_BLOCK || (place += (int64_t)gap + 1) >= STR_BLOCK || len > raw_len)
+            return -1;
+        x->id[i] = block * STR_BLOCK + place + 1;
+        x->len[i] = (size_t)len;
+        text += (size_t)len;
+        if (text > raw_len)
+            return -1;
+    }
+    if (r + text != raw_len)
+        return -1;
+    for (size_t i = 0; i < count; i++) {
+        x->text[i] = (const char *)x->raw + r;
+        r += x->len[i];
+    }
+    x->n = (size_t)count;
+    return 0;
+}
+
+/* The blob of block `block` of n strings (ids ascending, in the block). */
+static int strblock_put(pk_buf *out, int64_t block, size_t n, const int64_t *id, const char *const *text,
+                        const size_t *len)
+{
+    pk_buf raw = PK_BUF_INIT;
+    put_varint(&raw, n);
+    int64_t place = -1;
+    for (size_t i = 0; i < n; i++) {
+        int64_t p = id[i] - block * STR_BLOCK - 1;
+        put_varint(&raw, (uint64_t)(p - place - 1));
+        put_varint(&raw, len[i]);
+        place = p;
+    }
+    for (size_t i = 0; i < n; i++)
+        pk_buf_put(&raw, text[i], len[i]);
+    pk_buf_clear(out);
+    put_varint(out, raw.len);
+    uLongf room = compressBound((uLong)raw.len);
+    int rc = pk_buf_error(&raw) || pk_buf_error(out) || pk_buf_reserve(out, out->len + room) != 0 ? -1 : 0;
+    if (rc == 0 && compress2((Bytef *)out->buf + out->len, &room, (const Bytef *)raw.buf, (uLong)raw.len, 9) != Z_OK)
+        rc = -1;
+    if (rc == 0)
+        out->len += room;
+    pk_buf_free(&raw);
+    return rc;
+}
+
+static int strblock_bad(profkit_store *s, int64_t block, profkit_error *err)
+{
+    return pk_error_set(err, PROFKIT_ECORRUPT, s->name, -1,
+                        "SQLite: strings: block %lld is not a block of strings (a damaged store?)", (long long)block);
+}
+
+/* Reads block `block` into x; *found 0 when there is none. */
+static int strblock_read(profkit_store *s, int64_t block, strblock *x, int *found, profkit_error *err)
+{
+    sqlite3_stmt *st;
+    x->raw = NULL;
+    x->n = 0;
+    *found = 0;
+    if (sqlite3_prepare_v2(db_of(s), "SELECT texts FROM strings WHERE block = ?", -1, &st, NULL) != SQLITE_OK)
+        return sqlite_error(s, "strings", err);
+    sqlite3_bind_int64(st, 1, block);
+    int step = sqlite3_step(st), rc = 0;
+    if (step == SQLITE_ROW) {
+        *found = 1;
+        if (strblock_get(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), block, x) != 0)
+            rc = strblock_bad(s, block, err);
+    } else if (step != SQLITE_DONE)
+        rc = sqlite_error(s, "strings", err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Writes block `block` of these strings (none: deletes it). */
+static int strblock_write(profkit_store *s, int64_t block, size_t n, const int64_t *id, const char *const *text,
+                          const size_t *len, profkit_error *err)
+{
+    sqlite3_stmt *st;
+    pk_buf blob = PK_BUF_INIT;
+    if (n && strblock_put(&blob, block, n, id, text, len) != 0) {
+        pk_buf_free(&blob);
+        return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    }
+    const char *sql = n ? "INSERT OR REPLACE INTO strings (block, last, texts) VALUES (?, ?, ?)"
+                        : "DELETE FROM strings WHERE block = ?";
+    int rc = 0;
+    if (sqlite3_prepare_v2(db_of(s), sql, -1, &st, NULL) != SQLITE_OK)
+        rc = sqlite_error(s, "strings", err);
+    else {
+        sqlite3_bind_int64(st, 1, block);
+        if (n) {
+            sqlite3_bind_int64(st, 2, id[n - 1]);
+            sqlite3_bind_blob(st, 3, blob.buf, (int)blob.len, SQLITE_STATIC);
+        }
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = sqlite_error(s, "strings", err);
+        sqlite3_finalize(st);
+    }
+    pk_buf_free(&blob);
+    return rc;
+}
+
+/* Every string of the store into the map of content ids (strings are
+ * looked up by content: their blocks are read whole, once a connection). */
+static int load_strings(profkit_store *s, profkit_error *err)
+{
+    sq_store *q = s->impl;
+    sqlite3_stmt *st;
+    if (q->have[SH_STRINGS])
+        return 0;
+    if (sqlite3_prepare_v2(q->db, "SELECT block, texts FROM strings", -1, &st, NULL) != SQLITE_OK)
+        return sqlite_error(s, "strings", err);
+    int rc = 0, step;
+    strblock *x = malloc(sizeof(*x));
+    if (!x)
+        rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t block = sqlite3_column_int64(st, 0);
+        if (block < 0 || block >= (int64_t)(UINT32_MAX / STR_BLOCK) ||
+            strblock_get(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), block, x) != 0)
+            rc = strblock_bad(s, block, err);
+        for (size_t i = 0; rc == 0 && i < x->n; i++)
+            if (pk_idmap_put(&q->ids[SH_STRINGS], pk_store_hash(x->text[i], x->len[i], PK_ID_STRING),
+                             (uint32_t)(x->id[i] - 1)) != 0)
+                rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+        free(x->raw);
+        x->raw = NULL;
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = sqlite_error(s, "strings", err);
+    sqlite3_finalize(st);
+    free(x);
+    if (rc)
+        forget_ids(s);
+    else
+        q->have[SH_STRINGS] = 1;
+    return rc;
+}
+
+/* add's strings (content id, text): each one not in the store gets the
+ * next id, and goes to its block (the last block, while it has room, is
+ * read and written again with them). */
+static int insert_strings(profkit_store *s, const pk_cell *cells, size_t n_rows, profkit_error *err)
+{
+    sq_store *q = s->impl;
+    int rc = load_strings(s, err);
+    if (rc)
+        return rc;
+    int64_t *id = malloc((n_rows + STR_BLOCK) * sizeof(*id));
+    const char **text = malloc((n_rows + STR_BLOCK) * sizeof(*text));
+    size_t *len = malloc((n_rows + STR_BLOCK) * sizeof(*len)), n = 0;
+    strblock *x = malloc(sizeof(*x));
+    if (!id || !text || !len || !x)
+        rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    /* the new strings after STR_BLOCK places: room for a block's old ones */
+    for (size_t r = 0; r < n_rows && rc == 0; r++) {
+        const pk_cell *c = &cells[r * 2];
+        uint64_t h = (uint64_t)c[0].i;
+        if (pk_idmap_get(&q->ids[SH_STRINGS], h) != PROFKIT_NONE)
+            continue;
+        if (q->str_next < 1 || q->str_next > (int64_t)UINT32_MAX - 1)
+            rc = pk_error_set(err, PROFKIT_EIO, s->name, -1,
+                              "SQLite: %s: row id %lld out of range (a damaged store?)", "strings",
+                              (long long)q->str_next);
+        else if (pk_idmap_put(&q->ids[SH_STRINGS], h, (uint32_t)(q->str_next - 1)) != 0)
+            rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+        else {
+            id[STR_BLOCK + n] = q->str_next++;
+            text[STR_BLOCK + n] = c[1].s ? c[1].s : "";
+            len[STR_BLOCK + n] = c[1].len;
+            n++;
+        }
+    }
+    /* block by block: the block's strings in the store, then the new ones */
+    for (size_t i = 0; i < n && rc == 0;) {
+        int64_t block = (id[STR_BLOCK + i] - 1) / STR_BLOCK;
+        size_t j = i, old = 0;
+        int found;
+        while (j < n && (id[STR_BLOCK + j] - 1) / STR_BLOCK == block)
+            j++;
+        if ((rc = strblock_read(s, block, x, &found, err)) == 0) {
+            for (size_t k = 0; k < x->n && x->id[k] < id[STR_BLOCK + i]; k++, old++) {
+                id[STR_BLOCK + i - x->n + k] = x->id[k];
+                text[STR_BLOCK + i - x->n + k] = x->text[k];
+                len[STR_BLOCK + i - x->n + k] = x->len[k];
+            }
+            if (old != x->n) /* a string at or after a new one's place */
+                rc = strblock_bad(s, block, err);
+        }
+        if (rc == 0)
+            rc = strblock_write(s, block, old + j - i, id + STR_BLOCK + i - old, text + STR_BLOCK + i - old,
+                                len + STR_BLOCK + i - old, err);
+        free(x->raw);
+        x->raw = NULL;
+        i = j;
+    }
+    free(id);
+    free(text);
+    free(len);
+    free(x);
+    return rc;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The strings of these ids (the loader's, engine->strings): fn gets (id,
+ * text) for each one there is, a block read once for all its ids. */
+static int sq_strings(profkit_store *s, const uint64_t *want, size_t n, pk_store_row_fn fn, void *payload,
+                      profkit_error *err)
+{
+    int64_t *ids = malloc((n ? n : 1) * sizeof(*ids));
+    strblock *x = malloc(sizeof(*x));
+    int rc = 0;
+    if (!ids || !x)
+        rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        ids[i] = (int64_t)want[i];
+    if (rc == 0)
+        qsort(ids, n, sizeof(*ids), cmp_i64);
+    for (size_t i = 0; rc == 0 && i < n;) {
+        int64_t block = ids[i] > 0 ? (ids[i] - 1) / STR_BLOCK : -1;
+        size_t j = i;
+        while (j < n && ids[j] > 0 && (ids[j] - 1) / STR_BLOCK == block)
+            j++;
+        if (block < 0) { /* no such string: the loader says which */
+            i++;
+            continue;
+        }
+        int found;
+        if ((rc = strblock_read(s, block, x, &found, err)) == 0)
+            for (size_t k = 0, w = i; rc == 0 && k < x->n && w < j;) {
+                if (x->id[k] < ids[w])
+                    k++;
+                else if (x->id[k] > ids[w])
+                    w++;
+                else {
+                    char num[24];
+                    char *cells[2] = { num, (char *)x->text[k] };
+                    size_t lens[2];
+                    lens[0] = (size_t)snprintf(num, sizeof(num), "%lld", (long long)x->id[k]);
+                    lens[1] = x->len[k];
+                    /* (a copy of its text: the cell is NUL-terminated) */
+                    char *t = malloc(x->len[k] + 1);
+                    if (!t) {
+                        rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+                        break;
+                    }
+                    memcpy(t, x->text[k], x->len[k]);
+                    t[x->len[k]] = '\0';
+                    cells[1] = t;
+                    rc = fn(payload, cells, lens, 2, err);
+                    free(t);
+                    while (w < j && ids[w] == x->id[k])
+                        w++;
+                    k++;
+                }
+            }
+        free(x->raw);
+        x->raw = NULL;
+        i = j;
+    }
+    free(ids);
+    free(x);
+    return rc;
+}
+
+/* Deletes the strings whose ids temp.gc_strings holds from their blocks
+ * (a block left empty goes); *n: how many there were. */
+static int strings_drop(profkit_store *s, size_t *dropped, profkit_error *err)
+{
+    sqlite3_stmt *st;
+    int64_t *ids = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0, step;
+    *dropped = 0;
+    if (sqlite3_prepare_v2(db_of(s), "SELECT id FROM temp.gc_strings ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+        return sqlite_error(s, "strings", err);
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (PK_VEC_RESERVE(ids, n, cap, 1) != 0)
+            rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+        else
+            ids[n++] = sqlite3_column_int64(st, 0);
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = sqlite_error(s, "strings", err);
+    sqlite3_finalize(st);
+    strblock *x = malloc(sizeof(*x));
+    int64_t *kid = malloc(STR_BLOCK * sizeof(*kid));
+    const char **kt = malloc(STR_BLOCK * sizeof(*kt));
+    size_t *kl = malloc(STR_BLOCK * sizeof(*kl));
+    if (rc == 0 && (!x || !kid || !kt || !kl))
+        rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    for (size_t i = 0; rc == 0 && i < n;) {
+        int64_t block = ids[i] > 0 ? (ids[i] - 1) / STR_BLOCK : -1;
+        size_t j = i, kept = 0;
+        while (j < n && ids[j] > 0 && (ids[j] - 1) / STR_BLOCK == block)
+            j++;
+        if (block < 0) {
+            i++;
+            continue;
+        }
+        int found;
+        if ((rc = strblock_read(s, block, x, &found, err)) == 0 && found) {
+            for (size_t k = 0, w = i; k < x->n; k++) {
+                while (w < j && ids[w] < x->id[k])
+                    w++;
+                if (w < j && ids[w] == x->id[k]) {
+                    (*dropped)++;
+                    continue;
+                }
+                kid[kept] = x->id[k];
+                kt[kept] = x->text[k];
+                kl[kept++] = x->len[k];
+            }
+            if (kept != x->n)
+                rc = strblock_write(s, block, kept, kid, kt, kl, err);
+        }
+        free(x ? x->raw : NULL);
+        if (x)
+            x->raw = NULL;
+        i = j;
+    }
+    free(ids);
+    free(x);
+    free(kid);
+    free(kt);
+    free(kl);
+    return rc;
+}
+
+/* pk_strids(TEXTS, BLOCK): the ids of the strings of a block, as the JSON
+ * text "[1,2,3]" (gc: json_each over every block). */
+static void sql_strids(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    strblock *x = malloc(sizeof(*x));
+    if (!x) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    int64_t block = sqlite3_value_int64(argv[1]);
+    if (block < 0 || block >= (int64_t)(UINT32_MAX / STR_BLOCK) ||
+        strblock_get(sqlite3_value_blob(argv[0]), (size_t)sqlite3_value_bytes(argv[0]), block, x) != 0) {
+        sqlite3_result_error(ctx, "strings: not a block of strings (a damaged store?)", -1);
+    } else {
+        pk_buf t = PK_BUF_INIT;
+        pk_buf_putc(&t, '[');
+        for (size_t i = 0; i < x->n; i++) {
+            if (i)
+                pk_buf_putc(&t, ',');
+            pk_buf_i64(&t, x->id[i]);
+        }
+        pk_buf_putc(&t, ']');
+        if (pk_buf_error(&t))
+            sqlite3_result_error_nomem(ctx);
+        else
+            sqlite3_result_text(ctx, t.buf, (int)t.len, SQLITE_TRANSIENT);
+        pk_buf_free(&t);
+    }
+    free(x->raw);
+    free(x);
+}
+
+/* Notes the value types of the profile being added: its profile_values
+ * rows (seq, pos, vtype, ...), which add inserts before its samples. */
+static int note_values(profkit_store *s, size_t n_cols, const pk_cell *cells, size_t n_rows,
+                       profkit_error *err)
+{
+    sq_store *sq = s->impl;
+    pk_idmap_free(&sq->vt_pos);
+    memset(&sq->vt_pos, 0, sizeof(sq->vt_pos));
+    sq->vt_n = 0;
+    sq->vt_seq = n_rows ? cells[0].i : 0;
+    for (size_t r = 0; r < n_rows; r++) {
+        const pk_cell *x = &cells[r * n_cols];
+        if (x[1].i < 0 || (uint64_t)x[1].i >= n_rows || x[0].i != sq->vt_seq)
+            return pk_error_set(err, PROFKIT_EINVAL, s->name, -1, "SQLite: %s: rows out of order (an internal error)",
+                                "profile_values");
+        if (pk_idmap_get(&sq->vt_pos, (uint64_t)x[2].i) == PROFKIT_NONE &&
+            pk_idmap_put(&sq->vt_pos, (uint64_t)x[2].i, (uint32_t)x[1].i) != 0)
+            return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    }
+    sq->vt_n = n_rows;
+    return 0;
+}
+
+/* A profile's samples: add's rows (seq, stack, thread, vtype, value,
+ * labels), one per value type with a value (or the one of a row of
+ * zeros), each (stack, thread, labels)'s rows one after the other, become
+ * one row each with every value together (vals, the schema above). */
+static int insert_samples(profkit_store *s, const pk_cell *cells, size_t n_rows, profkit_error *err)
+{
+    sq_store *sq = s->impl;
+    sqlite3_stmt *st = NULL;
+    int rc = 0;
+    int64_t *vals = calloc(sq->vt_n + 1, sizeof(int64_t));
+    pk_buf blob = PK_BUF_INIT;
+    if (!vals)
+        return pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+    if (sqlite3_prepare_v2(sq->db, "INSERT OR IGNORE INTO samples (seq, stack, thread, labels, vals)"
+                                   " VALUES (?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+        rc = sqlite_error(s, "samples", err);
+    for (size_t r = 0; r < n_rows && rc == 0;) {
+        const pk_cell *x = &cells[r * 6];
+        size_t end = r, count = 0;
+        for (; end < n_rows; end++) {
+            const pk_cell *y = &cells[end * 6];
+            if (y[0].i != x[0].i || y[1].i != x[1].i || y[2].i != x[2].i || y[5].i != x[5].i)
+                break;
+            uint32_t pos = x[0].i == sq->vt_seq ? pk_idmap_get(&sq->vt_pos, (uint64_t)y[3].i) : PROFKIT_NONE;
+            if (pos == PROFKIT_NONE || pos >= sq->vt_n) {
+                rc = pk_error_set(err, PROFKIT_EINVAL, s->name, -1, "SQLite: %s: rows out of order (an internal error)",
+                                  "samples");
+                break;
+            }
+            vals[pos] = y[4].i;
+            if (pos + 1 > count)
+                count = pos + 1;
+        }
+        if (rc)
+            break;
+        /* a row of zeros: count zeros, the last its value type's */
+        pk_buf_clear(&blob);
+        for (size_t k = 0; k < count; k++) {
+            put_varint(&blob, zigzag(vals[k]));
+            vals[k] = 0;
+        }
+        int64_t id;
+        sqlite3_bind_int64(st, 1, x[0].i);
+        if ((rc = ref_id(s, SH_STACKS, (uint64_t)x[1].i, &id, err)) != 0)
+            break;
+        sqlite3_bind_int64(st, 2, id);
+        if ((rc = ref_id(s, SH_IDENTS, (uint64_t)x[2].i, &id, err)) != 0)
+            break;
+        sqlite3_bind_int64(st, 3, id);
+        if ((rc = ref_id(s, SH_LABELSETS, (uint64_t)x[5].i, &id, err)) != 0)
+            break;
+        sqlite3_bind_int64(st, 4, id);
+        if (pk_buf_error(&blob)) {
+            rc = pk_error_set(err, PROFKIT_ENOMEM, s->name, -1, "out of memory");
+            break;
+        }
+        sqlite3_bind_blob(st, 5, blob.len ? blob.buf : "", (int)blob.len, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = sqlite_error(s, "samples", err);
+        sqlite3_reset(st);
+        r = end;
+    }
+    sqlite3_finalize(st);
+    pk_buf_free(&blob);
+    free(vals);
+    return rc;
+}
+
 static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const pk_cell *cells,
                      size_t n_rows, profkit_error *err)
 {
+    sq_store *sq = s->impl;
+    if (strcmp(table, "profile_values") == 0) {
+        int rc = note_values(s, n_cols, cells, n_rows, err);
+        if (rc)
+            return rc;
+    }
     if (n_rows == 0)
         return 0;
-    sq_store *sq = s->impl;
+    if (strcmp(table, "strings") == 0) {
+        int rc = n_cols == 2 ? load_ids(s, err)
+                             : pk_error_set(err, PROFKIT_EINVAL, s->name, -1,
+                                            "SQLite: %s: rows out of order (an internal error)", "strings");
+        return rc ? rc : insert_strings(s, cells, n_rows, err);
+    }
+    if (strcmp(table, "samples") == 0) {
+        int rc = n_cols == 6 ? load_ids(s, err)
+                             : pk_error_set(err, PROFKIT_EINVAL, s->name, -1,
+                                            "SQLite: %s: rows out of order (an internal error)", "samples");
+        return rc ? rc : insert_samples(s, cells, n_rows, err);
+    }
     int t = shared_index(table), rc = 0;
     const int *refs = NULL;
     if (t == SH_FUNCTIONS)
@@ -613,8 +1202,6 @@ static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const p
         refs = refs_mappings;
     else if (t == SH_FRAMES)
         refs = refs_frames;
-    else if (strcmp(table, "samples") == 0)
-        refs = refs_samples;
     else if (strcmp(table, "profile_values") == 0)
         refs = refs_values;
     else if (strcmp(table, "profile_threads") == 0)
@@ -630,9 +1217,7 @@ static int sq_insert(profkit_store *s, const char *table, size_t n_cols, const p
         for (size_t c = 2; c < n_cols; c++)
             pk_buf_printf(&q, ",?");
     } else {
-        /* samples' columns are in another order on SQLite (the schema above) */
-        pk_buf_printf(&q, "INSERT OR IGNORE INTO %s%s VALUES (", table,
-                      strcmp(table, "samples") == 0 ? " (seq, stack, thread, vtype, value, labels)" : "");
+        pk_buf_printf(&q, "INSERT OR IGNORE INTO %s VALUES (", table);
         for (size_t c = 0; c < n_cols; c++)
             pk_buf_printf(&q, c ? ",?" : "?");
     }
@@ -707,6 +1292,7 @@ static void sq_rollback(profkit_store *s)
 static void sq_close(profkit_store *s)
 {
     forget_ids(s);
+    pk_idmap_free(&((sq_store *)s->impl)->vt_pos);
     sqlite3_close(db_of(s));
     free(s->impl);
     s->impl = NULL;
@@ -743,10 +1329,10 @@ static const char gc_shared[] =
     " WHERE x.id IN (SELECT id FROM gc_labelsets);"
     "DELETE FROM labelsets WHERE id IN (SELECT id FROM gc_labelsets);"
     /* the dead stacks, then what only they listed */
-    "INSERT OR IGNORE INTO gc_frames SELECT j.value FROM stacks AS x, json_each(pk_ids(x.frames)) AS j"
+    "INSERT OR IGNORE INTO gc_frames SELECT j.value FROM stacks AS x, json_each(pk_ids(x.frames, 2)) AS j"
     " WHERE x.id IN (SELECT id FROM gc_stacks);"
     "DELETE FROM stacks WHERE id IN (SELECT id FROM gc_stacks);"
-    "DELETE FROM gc_frames WHERE id IN (SELECT j.value FROM stacks AS x, json_each(pk_ids(x.frames)) AS j);"
+    "DELETE FROM gc_frames WHERE id IN (SELECT j.value FROM stacks AS x, json_each(pk_ids(x.frames, 2)) AS j);"
     "INSERT OR IGNORE INTO gc_strings SELECT key FROM frames WHERE id IN (SELECT id FROM gc_frames);"
     "INSERT OR IGNORE INTO gc_functions SELECT function FROM frames WHERE id IN (SELECT id FROM gc_frames);"
     "INSERT OR IGNORE INTO gc_mappings SELECT mapping FROM frames WHERE id IN (SELECT id FROM gc_frames);"
@@ -766,9 +1352,10 @@ static const char gc_shared[] =
     " UNION ALL SELECT path FROM mappings UNION ALL SELECT build_id FROM mappings"
     " UNION ALL SELECT key FROM frames"
     " UNION ALL SELECT j.value FROM labelsets AS x, json_each(pk_ids(x.labels, 1)) AS j);"
-    "DELETE FROM strings WHERE id IN (SELECT id FROM gc_strings);"
+    /* (the strings of gc_strings leave their blocks: strings_drop) */
     /* the threads and value types no remaining profile has */
-    "DELETE FROM idents WHERE id NOT IN (SELECT vtype FROM profile_values UNION ALL SELECT thread FROM profile_threads);"
+    "DELETE FROM idents WHERE id NOT IN (SELECT vtype FROM profile_values UNION ALL SELECT thread FROM profile_threads);";
+static const char gc_end[] =
     "DROP TABLE temp.gc_stacks; DROP TABLE temp.gc_frames; DROP TABLE temp.gc_functions;"
     "DROP TABLE temp.gc_mappings; DROP TABLE temp.gc_strings; DROP TABLE temp.gc_labelsets;";
 
@@ -783,6 +1370,11 @@ static int sq_remove_rows(profkit_store *s, const char *seqs, profkit_error *err
     pk_buf_printf(&q, "%s", gc_shared);
     int rc = pk_sql_exec(s, &q, err);
     pk_buf_free(&q);
+    size_t n;
+    if (rc == 0)
+        rc = strings_drop(s, &n, err);
+    if (rc == 0)
+        rc = sq_exec(s, gc_end, err);
     return rc;
 }
 
@@ -832,14 +1424,17 @@ static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 /* pk_ids(BLOB): an array blob (varints) as the JSON text "[1,2,3]" that
  * json_each and the loader read; pk_ids(BLOB, 1): a label set's blob as
  * the ids of the strings among its words (keys, string values, units:
- * what the rows name, without the numbers). Anything else (text, a blob
+ * what the rows name, without the numbers); pk_ids(BLOB, 2): a stack's
+ * frames, kept as differences (each id less the one before, zigzag). Anything else (text, a blob
  * cut inside a varint: a damaged store) comes back as text the loader
  * refuses, naming the row. */
 static void sql_ids(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     const unsigned char *b = sqlite3_value_blob(argv[0]);
     int n = sqlite3_value_bytes(argv[0]);
-    int strings = argc > 1 && sqlite3_value_int(argv[1]) == 1;
+    int mode = argc > 1 ? sqlite3_value_int(argv[1]) : 0;
+    int strings = mode == 1, deltas = mode == 2;
+    int64_t prev = 0;
     if (sqlite3_value_type(argv[0]) != SQLITE_BLOB) {
         sqlite3_result_value(ctx, argv[0]);
         return;
@@ -855,6 +1450,10 @@ static void sql_ids(sqlite3_context *ctx, int argc, sqlite3_value **argv)
             snprintf(msg, sizeof(msg), "(a blob of %d bytes)", n);
             sqlite3_result_text(ctx, msg, -1, SQLITE_TRANSIENT);
             return;
+        }
+        if (deltas) { /* a stack's frames: differences, zigzag */
+            prev = (int64_t)((uint64_t)prev + (uint64_t)unzigzag(v));
+            v = (uint64_t)prev;
         }
         if (i % 4 == 1)
             kind = v;
@@ -873,6 +1472,42 @@ static void sql_ids(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     pk_buf_free(&t);
 }
 
+/* pk_val(VALS, POS): the value of samples row's value type POS (its
+ * profile_values' pos) as a row of its own would hold it: the value, or
+ * NULL where that row would not be (a value of 0), but 0 for the zero of
+ * a row of zeros (every value 0: the last one's value type has the row). */
+static void sql_val(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const unsigned char *b = sqlite3_value_blob(argv[0]);
+    size_t n = (size_t)sqlite3_value_bytes(argv[0]), at = 0, k = 0;
+    int64_t pos = sqlite3_value_int64(argv[1]), v = 0;
+    int zeros = 1;
+    uint64_t u;
+    if (sqlite3_value_type(argv[0]) != SQLITE_BLOB && n) {
+        sqlite3_result_error(ctx, "samples: vals is not a blob (a damaged store?)", -1);
+        return;
+    }
+    for (; at < n; k++) {
+        if (get_varint(b, n, &at, &u) != 0) {
+            sqlite3_result_error(ctx, "samples: vals cut inside a varint (a damaged store?)", -1);
+            return;
+        }
+        if ((int64_t)k == pos)
+            v = unzigzag(u);
+        else if (u)
+            zeros = 0;
+        if ((int64_t)k >= pos && (v || !zeros))
+            break;
+    }
+    if (v)
+        sqlite3_result_int64(ctx, v);
+    else if (zeros && at == n && k > 0 && (int64_t)k == pos + 1)
+        sqlite3_result_int(ctx, 0);
+    else
+        sqlite3_result_null(ctx);
+}
+
 static int sq_unlabel(profkit_store *s, const char *seqs, const char *keys, profkit_error *err)
 {
     pk_buf q = PK_BUF_INIT;
@@ -888,10 +1523,15 @@ static int sq_unlabel(profkit_store *s, const char *seqs, const char *keys, prof
 static const char gc_all[] =
     "DELETE FROM stacks WHERE id NOT IN (SELECT stack FROM samples);"
     "DELETE FROM idents WHERE id NOT IN (SELECT vtype FROM profile_values UNION ALL SELECT thread FROM profile_threads);"
-    "DELETE FROM frames WHERE id NOT IN (SELECT j.value FROM stacks AS x, json_each(pk_ids(x.frames)) AS j);"
+    "DELETE FROM frames WHERE id NOT IN (SELECT j.value FROM stacks AS x, json_each(pk_ids(x.frames, 2)) AS j);"
     "DELETE FROM functions WHERE id NOT IN (SELECT function FROM frames);"
     "DELETE FROM mappings WHERE id NOT IN (SELECT mapping FROM frames);"
-    "DELETE FROM strings WHERE id NOT IN (SELECT name FROM functions UNION ALL SELECT system_name FROM functions"
+    ;
+/* the strings no row names (then strings_drop) */
+static const char gc_all_strings[] =
+    "DROP TABLE IF EXISTS temp.gc_strings; CREATE TEMP TABLE gc_strings (id INTEGER PRIMARY KEY);"
+    "INSERT OR IGNORE INTO gc_strings SELECT j.value FROM strings AS b, json_each(pk_strids(b.texts, b.block)) AS j"
+    " WHERE j.value NOT IN (SELECT name FROM functions UNION ALL SELECT system_name FROM functions"
     " UNION ALL SELECT file FROM functions UNION ALL SELECT module FROM functions"
     " UNION ALL SELECT path FROM mappings UNION ALL SELECT build_id FROM mappings"
     " UNION ALL SELECT key FROM frames"
@@ -904,8 +1544,14 @@ static int sq_gc(profkit_store *s, size_t *n, profkit_error *err)
         return rc;
     forget_ids(s); /* shared rows go */
     sqlite3_int64 before = sqlite3_total_changes64(db_of(s));
-    if ((rc = sq_exec(s, gc_all, err)) == 0 && (rc = sq_commit(s, err)) == 0) {
+    size_t n_strings = 0;
+    if ((rc = sq_exec(s, gc_all, err)) == 0) {
         *n = (size_t)(sqlite3_total_changes64(db_of(s)) - before);
+        if ((rc = sq_exec(s, gc_all_strings, err)) == 0 && (rc = strings_drop(s, &n_strings, err)) == 0)
+            rc = sq_exec(s, "DROP TABLE temp.gc_strings", err);
+    }
+    if (rc == 0 && (rc = sq_commit(s, err)) == 0) {
+        *n += n_strings;
         return 0;
     }
     sq_rollback(s);
@@ -915,6 +1561,38 @@ static int sq_gc(profkit_store *s, size_t *n, profkit_error *err)
 static const pk_store_engine sqlite_engine = {
     sq_exec, sq_query, sq_insert, sq_begin, sq_commit, sq_rollback, sq_remove, sq_unlabel, sq_close, sq_gc,
 };
+
+/* One integer a query answers (-1: none). */
+static int64_t sq_int(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st;
+    int64_t v = -1;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    return v;
+}
+
+/* Refuses a store of another layout (SQ_LAYOUT) before any table is made:
+ * one that has its tables (profiles) and another user_version. */
+static int check_layout(profkit_store *s, profkit_error *err)
+{
+    sqlite3 *db = db_of(s);
+    int64_t has = sq_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'profiles'");
+    int64_t v = sq_int(db, "PRAGMA user_version");
+    if (has < 0 || v < 0)
+        return sqlite_error(s, "reading the layout", err);
+    if (has == 0 || v == SQ_LAYOUT)
+        return 0;
+    return pk_error_set(err, PROFKIT_EUNSUPPORTED, s->name, -1,
+                        "the store is of SQLite layout %lld and this profkit reads layout %d: it was written by "
+                        "%s; add its files to a new store (its profiles table's source column names them)",
+                        (long long)v, (int)SQ_LAYOUT,
+                        v < SQ_LAYOUT ? "an older profkit (a sample row per value type, strings as plain text)"
+                                      : "a newer profkit");
+}
 
 int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err)
 {
@@ -933,11 +1611,15 @@ int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err)
     sq->db = db;
     s->impl = sq;
     s->engine = &sqlite_engine;
+    s->strings = sq_strings;
+    s->query_ints = sq_query_ints;
     sqlite3_busy_timeout(db, 10000);
     sqlite3_create_function(db, "regexp", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_regexp,
                             NULL, NULL);
     sqlite3_create_function(db, "pk_ids", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_ids, NULL, NULL);
     sqlite3_create_function(db, "pk_ids", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_ids, NULL, NULL);
+    sqlite3_create_function(db, "pk_strids", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_strids, NULL, NULL);
+    sqlite3_create_function(db, "pk_val", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_val, NULL, NULL);
     sqlite3_create_function(db, "pk_rowkey", -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_rowkey, NULL, NULL);
     /* with side effects on this connection's maps: not for views or triggers */
     sqlite3_create_function(db, "pk_rowfind", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, sq, sql_rowfind, NULL, NULL);
@@ -949,6 +1631,8 @@ int pk_store_sqlite_open(profkit_store *s, const char *path, profkit_error *err)
         rc = pk_store_check_small_ids(s, "SELECT 1 FROM sqlite_master WHERE name = 'stacks' AND type = 'table'"
                                          " AND NOT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'idents')",
                                       err);
+    if (rc == 0)
+        rc = check_layout(s, err);
     if (rc == 0)
         rc = sq_exec(s, schema, err);
     if (rc) {

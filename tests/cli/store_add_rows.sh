@@ -40,10 +40,15 @@ for s in one each half back; do
   "$PROFKIT" store ls "$D/$s.sqlite" | awk 'length($1) == 16 { print $1 }' | sort > "$D/$s.ids"
   # every shared row once: as many rows as distinct contents (small ids
   # aside), in each shared table
-  python3 - "$D/$s.sqlite" > "$D/$s.dups" << 'PY' || fail "the duplicate count of $s failed"
-import sqlite3, sys
+  python3 - "$D/$s.sqlite" "$PROFKIT_SRC" > "$D/$s.dups" << 'PY' || fail "the duplicate count of $s failed"
+import os, sqlite3, sys
+sys.path.insert(0, os.path.join(sys.argv[2], "tests", "store"))
+import store_tables
 db = sqlite3.connect(sys.argv[1])
-for t, cols in [("strings", "text"), ("functions", "name, system_name, file, module, start_line"),
+# the strings: in their blocks
+texts = [t for _, t in store_tables.all_strings(db)]
+print("strings", len(texts), len(set(texts)))
+for t, cols in [("functions", "name, system_name, file, module, start_line"),
                 ("mappings", "memory_start, memory_end, file_offset, path, build_id"),
                 ("frames", "address, function, line, col, mapping, inline_depth, key"),
                 ("stacks", "frames"), ("labelsets", "labels"), ("idents", "h")]:

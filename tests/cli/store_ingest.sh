@@ -67,10 +67,13 @@ done
 expect_status "gc after rm" 0 "$PROFKIT" store gc "$GC"
 expect_eq "gc after rm finds nothing left (rm removed it)" "removed 0 unused shared rows" "$(cat "$TMP/out")"
 # rows no profile uses (as a store written otherwise may hold): gc removes them
-python3 - "$GC" << 'PY' || fail "gc: the orphan rows could not be written"
-import sqlite3, sys
+python3 - "$GC" "$PROFKIT_SRC" << 'PY' || fail "gc: the orphan rows could not be written"
+import os, sqlite3, sys
+sys.path.insert(0, os.path.join(sys.argv[2], "tests", "store"))
+import store_tables
 db = sqlite3.connect(sys.argv[1])
-# (id: a row's small id; a stack's frames: varints)
+# (id: a row's small id; strings in blocks of 256 ids; a stack's frames:
+# varints of the differences, zigzag)
 def varint(v):
     out = bytearray()
     while True:
@@ -78,10 +81,12 @@ def varint(v):
         v >>= 7
         if not v:
             return bytes(out)
-db.execute("INSERT INTO strings VALUES (1000011, 'orphan'), (1000012, 'orphan.c'), (1000013, 'orphan key')")
+block = (1000011 - 1) // 256
+db.execute("INSERT INTO strings VALUES (?, ?, ?)", (block, 1000013, store_tables.string_block_blob(
+    block, [(1000011, b"orphan"), (1000012, b"orphan.c"), (1000013, b"orphan key")])))
 db.execute("INSERT INTO functions VALUES (1000021, 1000011, 1000011, 1000012, 0, 3)")
 db.execute("INSERT INTO frames VALUES (1000031, 0, 1000021, 4, 0, 0, 0, 1000013)")
-db.execute("INSERT INTO stacks VALUES (1000041, ?)", (varint(1000031),))
+db.execute("INSERT INTO stacks VALUES (1000041, ?)", (varint(2 * 1000031),))
 db.commit()
 PY
 python3 "$PROFKIT_SRC/tests/store/store_tables.py" "$GC" | head -12 > "$TMP/gc.before"

@@ -110,9 +110,10 @@ python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("
 expect_status "a stack names a missing frame" 1 "$PROFKIT" tree --db "$BAD"
 grep -q "FROM frames: no row with id 12345, which a sample needs" "$TMP/err" && pass || fail "missing frame: $(cat "$TMP/err")"
 # top loads the selection as tree does: the same two damages, the loader's messages
-# (blobs of varints: 0x80 says a byte follows, 12345 is b9 60)
+# (blobs of varints: 0x80 says a byte follows; a stack's first frame 12345
+# is the difference 12345 from 0, zigzag 24690: f2 c0 01)
 for damage in "x'010280'|stacks: row 0: expected its frames as [ID,ID,...], got '(a blob of 3 bytes)'" \
-              "x'b960'|SELECT id, address, function, line, col, mapping, inline_depth FROM frames: no row with id 12345, which a sample needs"; do
+              "x'f2c001'|SELECT id, address, function, line, col, mapping, inline_depth FROM frames: no row with id 12345, which a sample needs"; do
   IFS='|' read -r frames want <<< "$damage"
   python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE stacks SET frames = " + sys.argv[2] + " WHERE rowid = (SELECT min(rowid) FROM stacks)"); db.commit()' "$BAD" "$frames"
   expect_status "top, stacks.frames = $frames" 1 "$PROFKIT" top --db "$BAD"
