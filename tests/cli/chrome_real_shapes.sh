@@ -32,6 +32,13 @@ expect_eq "dangling children: the samples read" "main 2 4|work 2 2" \
 expect_eq "process labels after the process name" "Renderer (A page title)" \
   "$("$PROFKIT" info --json --quiet "$IN" | field 'd["threads"][0]["process"]')"
 
+# --- with TracingStartedInBrowser, a thread without samples does not
+# stretch the root range's end (the loader's, checked against it by
+# chrome_range_oracle, which reads every ok_ trace; a DevTools recording's
+# IO thread had markers past the last sample)
+expect_eq "TracingStartedInBrowser: the end is the sampled threads'" "from 1 to 6.5 ms" \
+  "$("$PROFKIT" info --quiet "$D/ok_tsib_marker_thread.json" | sed -n 's/^duration: *[0-9.]* ms (\(from [0-9.]* to [0-9.]* ms\);.*/\1/p')"
+
 # --- a bare array whose first event's nested args come before its "ph"
 # (Chrome 85's saved traces): detected as a trace (it was unrecognized)
 expect_eq "args before ph: detected" "format:       chrome" \

@@ -1363,9 +1363,10 @@ static int seq_cmp(const void *a, const void *b)
  *     latest marker time plus 0.5 ms (an `E`'s end, an `X`'s start and
  *     end, others' start) and starts at its earliest;
  *   - the first TracingStartedInBrowser event's ts, when it has one, is the
- *     start and the threads' latest end the end; else the range is the
- *     union of the threads' ranges (a sampled thread from its first kept
- *     sample).
+ *     start and the sampled threads' latest end the end (threads without
+ *     kept samples do not count there; with none sampled, all threads);
+ *     else the range is the union of the threads' ranges (a sampled thread
+ *     from its first kept sample).
  * Profiles without their Profile event are not the loader's (it finds
  * chunks from Profile events). Called before the deltas are reused.
  */
@@ -1443,16 +1444,25 @@ static int loader_range(creader *r, double *start, double *end)
         if (hi + iv > t_hi[m->thread])
             t_hi[m->thread] = hi + iv;
     }
-    free(has);
-    double lo = INFINITY, hi = -INFINITY;
+    double lo = INFINITY, hi = -INFINITY, hi_sampled = -INFINITY;
     for (size_t t = 0; t < nt; t++) {
         if (t_lo[t] < lo)
             lo = t_lo[t];
         if (t_hi[t] > hi)
             hi = t_hi[t];
+        if (has[t] && t_hi[t] > hi_sampled)
+            hi_sampled = t_hi[t];
     }
-    if (r->tsib_seen && r->tsib_ok)
+    free(has);
+    /* with TracingStartedInBrowser the end is the sampled threads' alone:
+     * the loader's threads without samples add nothing to it (checked
+     * against it: a marker-only thread's later markers leave its end at
+     * the last kept sample plus 0.5 ms; without the event they count) */
+    if (r->tsib_seen && r->tsib_ok) {
         lo = r->tsib_ts / 1000;
+        if (isfinite(hi_sampled))
+            hi = hi_sampled;
+    }
     ok = isfinite(lo) && isfinite(hi) && hi > lo;
     if (ok) {
         *start = lo;
