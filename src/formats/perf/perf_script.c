@@ -481,10 +481,11 @@ typedef struct {
     uint32_t line, mixed_line; /* the open sample's header line; the first
                                 * one whose time-ness differs from the first */
     /* The time column's kind (fix_deltas): the first time, the one before,
-     * the line of the first time below the one before it, and of the first
-     * nonzero time equal to the one before it */
+     * the line of the first time below the one before it, of the first
+     * nonzero time equal to the one before it, and how many are */
     int64_t first_time, prev_time;
     uint32_t back_line, same_line;
+    size_t n_same;
     skip_note skips[N_SKIP];
 } perf_reader;
 
@@ -573,7 +574,7 @@ static int close_sample(perf_reader *r)
             r->first_time = r->time;
         else if (r->time < r->prev_time && !r->back_line)
             r->back_line = r->line;
-        else if (r->time == r->prev_time && r->time != 0 && !r->same_line)
+        else if (r->time == r->prev_time && r->time != 0 && r->n_same++ == 0)
             r->same_line = r->line;
         r->prev_time = r->time;
         r->n_timed++;
@@ -677,9 +678,11 @@ static int add_frames(perf_reader *r, const uint8_t *l, size_t n)
  * first sample; the text looks the same. perf prints samples in time
  * order, so times that start at 0 and go back are deltas: the samples'
  * times are their running sums, and the reader says so. Times that start
- * at 0 and never go back are read as relative times, and where two
- * samples in a row have the same nonzero time (what a run of equal
- * deltas gives) the reader says it cannot tell.
+ * at 0 and never go back are read as relative times. Where at least
+ * half the steps from one sample to the next keep the same nonzero time
+ * (what a run of equal deltas gives) the reader says it cannot tell; a
+ * few equal times among many are samples of two threads in the same
+ * microsecond, as --reltime prints them on any busy recording.
  */
 static int fix_deltas(perf_reader *r)
 {
@@ -697,7 +700,7 @@ static int fix_deltas(perf_reader *r)
                                 "(perf script --deltatime), each sample's time the sum of "
                                 "the deltas up to it");
     }
-    if (r->same_line)
+    if (r->n_same && 2 * r->n_same >= r->n_timed - 1)
         return pk_read_warn_pos(r->ctx, PROFKIT_ECORRUPT, r->same_line, 1,
                                 "the times start at 0 and this sample's equals the one before: "
                                 "read as times since the first sample (perf script --reltime), "
