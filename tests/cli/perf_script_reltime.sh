@@ -18,7 +18,7 @@
 # 0, 0.25, 0.1, 0.3 ms (bad_deltatime.perf, two threads) are samples at
 # 0, 0.25, 0.35 and 0.65 ms; 0, 0.25, 0.25 (bad_deltas_flat.perf) read
 # as relative times. Their warnings are checked by bad_files.sh; one tie
-# among 5 samples (ok_reltime_tie.perf) is no warning.
+# among 10 samples (ok_reltime_tie.perf) is no warning.
 . "$(dirname "$0")/lib.sh"
 D="$PROFKIT_SRC/tests/data/perf_script"
 range_of() { "$PROFKIT" info --json "$1" 2> /dev/null | python3 -c 'import json,sys; r=json.load(sys.stdin)["time_range"]; print(r["start"], round(r["end"], 6))'; }
@@ -28,9 +28,9 @@ expect_eq "bad_deltatime.perf: 0.3-0.5 ms holds the third sample (at 0.35)" "mai
 expect_eq "bad_deltatime.perf: 0.6-0.7 ms holds the fourth (at 0.65)" "main;leaf 1000" \
   "$("$PROFKIT" convert -q --range 0.6ms,0.7ms "$D/bad_deltatime.perf" --to folded)"
 expect_eq "bad_deltas_flat.perf: relative times, 0 .. 0.25 + 1 ms" "0 1.25" "$(range_of "$D/bad_deltas_flat.perf")"
-# two threads sampled in the same microsecond once among 5 samples (what
+# two threads sampled in the same microsecond once among 10 samples (what
 # --reltime prints on a busy recording): relative times, no warning
-expect_eq "ok_reltime_tie.perf: relative times, 0 .. 0.75 + 1 ms" "0 1.75" "$(range_of "$D/ok_reltime_tie.perf")"
+expect_eq "ok_reltime_tie.perf: relative times, 0 .. 2 + 1 ms" "0 3" "$(range_of "$D/ok_reltime_tie.perf")"
 expect_eq "ok_reltime_tie.perf: no warning" "" "$("$PROFKIT" info "$D/ok_reltime_tie.perf" 2>&1 > /dev/null)"
 cc -O1 -g -fno-omit-frame-pointer -pthread -o "$TMP/perf_burn" "$PROFKIT_SRC/tests/oracle/perf_burn.c" ||
   { fail "cannot build perf_burn.c"; finish; }

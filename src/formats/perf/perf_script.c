@@ -678,12 +678,16 @@ static int add_frames(perf_reader *r, const uint8_t *l, size_t n)
  * first sample; the text looks the same. perf prints samples in time
  * order, so times that start at 0 and go back are deltas: the samples'
  * times are their running sums, and the reader says so. Times that start
- * at 0 and never go back are read as relative times. Where at least
- * half the steps from one sample to the next keep the same nonzero time
- * (what a run of equal deltas gives) the reader says it cannot tell; a
- * few equal times among many are samples of two threads in the same
- * microsecond, as --reltime prints them on any busy recording.
+ * at 0 and never go back are read as relative times. Where two samples
+ * in a row have the same nonzero time (what equal deltas give) the reader
+ * says it cannot tell, if the file is short (fewer than SHORT_STEPS steps
+ * from one sample to the next: few deltas often never go back) or at
+ * least half its steps keep the time (a run of equal deltas); a few equal
+ * times among many are two threads sampled in the same microsecond, as
+ * --reltime prints them on any busy recording, and no warning.
  */
+enum { SHORT_STEPS = 8 };
+
 static int fix_deltas(perf_reader *r)
 {
     if (r->times != TIMES_KEPT || r->n_timed < 2 || r->first_time != 0)
@@ -700,7 +704,8 @@ static int fix_deltas(perf_reader *r)
                                 "(perf script --deltatime), each sample's time the sum of "
                                 "the deltas up to it");
     }
-    if (r->n_same && 2 * r->n_same >= r->n_timed - 1)
+    size_t steps = r->n_timed - 1;
+    if (r->n_same && (steps < SHORT_STEPS || 2 * r->n_same >= steps))
         return pk_read_warn_pos(r->ctx, PROFKIT_ECORRUPT, r->same_line, 1,
                                 "the times start at 0 and this sample's equals the one before: "
                                 "read as times since the first sample (perf script --reltime), "
