@@ -51,30 +51,24 @@ need_loader "$TMP/loader"
 python3 - "$CLI" "$TMP" "$D" "$PROFKIT" <<'PY' || fail "the loader's view differs (above)"
 import json, os, subprocess, sys
 sys.path.insert(0, os.path.join(os.environ["PROFKIT_SRC"], "tests", "oracle"))
-from chrome_compare import Loader
+from loader import run_files
 cli, tmp, d, profkit = sys.argv[1:5]
 IN = os.path.join(d, "bad_dangling_children.json")
 def pk(*args):
     return json.loads(subprocess.run([profkit, *args, "--json", "--quiet", IN], check=True,
                                      capture_output=True).stdout)
-L = Loader(cli, os.path.join(tmp, "work"))
-bad = 0
-def check(what, mine, theirs):
-    global bad
-    print(("ok  " if mine == theirs else "BAD ") + "%s: profkit %r, loader %r" % (what, mine, theirs))
-    bad += mine != theirs
-try:
-    L.load(IN)
+def one(L, path, i):
+    def check(what, mine, theirs):
+        return ("PASS " if mine == theirs else "FAIL ") + "%s: profkit %r, loader %r" % (what, mine, theirs)
+    L.load(path)
     info = L.json("profile", "info")
-    check("process name", [t["process"] for t in pk("info")["threads"]],
-          [p["name"] for p in info["processes"] if p["threads"]])
     fun = L.json("thread", "functions", "--include-idle", "--limit", "0")["functions"]
-    check("functions (self, total samples)",
-          sorted("%s %d %d" % (r["name"], r["flat"], r["cum"]) for r in pk("top", "--value", "samples")["rows"]),
-          sorted("%s %d %d" % (f["name"], f["selfSamples"], f["totalSamples"]) for f in fun if f["name"] != "(root)"))
-finally:
-    L.stop_all()
-sys.exit(1 if bad else 0)
+    return [check("process name", [t["process"] for t in pk("info")["threads"]],
+                  [p["name"] for p in info["processes"] if p["threads"]]),
+            check("functions (self, total samples)",
+                  sorted("%s %d %d" % (r["name"], r["flat"], r["cum"]) for r in pk("top", "--value", "samples")["rows"]),
+                  sorted("%s %d %d" % (f["name"], f["selfSamples"], f["totalSamples"]) for f in fun if f["name"] != "(root)"))]
+sys.exit(run_files(cli, os.path.join(tmp, "work"), [IN], one))
 PY
 pass
 finish

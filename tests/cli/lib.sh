@@ -39,6 +39,35 @@ expect_status() {
   if [ "$got" -eq "$want" ]; then pass; else fail "$what: exit $got, expected $want; stderr: $(head -3 "$TMP/err")"; fi
 }
 
+# need_clickhouse: one node of Debian's clickhouse-server on free 127.0.0.1
+# ports, started as bench/lib.sh starts it (its configuration), its data
+# under $TMP/ch, stopped when the test exits. Sets CH_HTTP, DB (a
+# clickhouse:// URL of database prof) and q SQL (a query over HTTP). Fails
+# when the server is missing or does not answer; skips (exit 77) only where
+# its log says it cannot run on this CPU.
+need_clickhouse() {
+  local server=/usr/sbin/clickhouse-server log
+  if [ ! -x "$server" ]; then
+    echo "FAIL: $server is missing: scripts/deps.sh --test installs clickhouse-server"
+    exit 1
+  fi
+  OUT=$TMP
+  . "$PROFKIT_SRC/bench/lib.sh" # start_clickhouse, stop_clickhouse
+  trap 'stop_clickhouse; rm -rf "$TMP"' EXIT
+  start_clickhouse
+  if [ "$(q 'SELECT 1')" != 1 ]; then
+    log=$(tail -5 "$TMP/ch/stdout" "$TMP/ch/error.log" 2> /dev/null)
+    if grep -Eqi 'illegal instruction|SSE4|not supported by this CPU|cannot execute' <<< "$log"; then
+      echo "SKIP: *** clickhouse-server cannot run on this machine: $log ***"
+      exit 77
+    fi
+    echo "FAIL: clickhouse-server did not start: $log"
+    exit 1
+  fi
+  DB="clickhouse://127.0.0.1:$CH_HTTP/prof"
+}
+q() { curl -s "http://127.0.0.1:$CH_HTTP/" --data-binary "$1"; }
+
 # need_loader [SESSION_DIR]: the Firefox Profiler's loader (profiler-cli on
 # its own Node, installed under build/tools by scripts/tools.sh). Sets
 # NODE_BIN and CLI and puts that node on PATH; with SESSION_DIR, exports it

@@ -10,26 +10,7 @@
 # One node, started as bench/lib.sh starts it (its configuration).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/store_checks.bash"
-SERVER=/usr/sbin/clickhouse-server
-if [ ! -x "$SERVER" ]; then
-  echo "FAIL: $SERVER is missing: scripts/deps.sh --test installs clickhouse-server"
-  exit 1
-fi
-OUT=$TMP
-. "$PROFKIT_SRC/bench/lib.sh"   # start_clickhouse, stop_clickhouse
-trap 'stop_clickhouse; rm -rf "$TMP"' EXIT
-start_clickhouse
-q() { curl -s "http://127.0.0.1:$CH_HTTP/" --data-binary "$1"; }
-if [ "$(q 'SELECT 1')" != 1 ]; then
-  log=$(tail -5 "$TMP/ch/stdout" "$TMP/ch/error.log" 2> /dev/null)
-  if grep -Eqi 'illegal instruction|SSE4|not supported by this CPU|cannot execute' <<< "$log"; then
-    echo "SKIP: *** clickhouse-server cannot run on this machine: $log ***"
-    exit 77
-  fi
-  echo "FAIL: clickhouse-server did not start: $log"
-  exit 1
-fi
-DB="clickhouse://127.0.0.1:$CH_HTTP/prof"
+need_clickhouse
 parts() { q "SELECT count() FROM system.parts WHERE database = '$1' AND table = '$2' AND active"; }
 
 # 40 files, a copy of one of them, and a file no reader takes, in one add

@@ -8,38 +8,25 @@
 // numbers than the picker lists (the page has a scope per number for it). Screenshots: $PROFKIT_BUILD/screenshots/labels-*.png.
 //
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_BUILD, PROFKIT_TOOLS.
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, symlinkSync, rmSync } from "node:fs";
+import { spawnSync, execFileSync } from "node:child_process";
+import { mkdirSync, symlinkSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { tmpdir } from "node:os";
+import { PROFKIT, SRC, shotsDir, launch, scratch, pk, check, counts, report } from "./lib.mjs";
 
-const PROFKIT = process.env.PROFKIT;
-const SRC = process.env.PROFKIT_SRC;
-const SHOTS = join(process.env.PROFKIT_BUILD || join(SRC, "build"), "screenshots");
-const { chromium } = await import(join(process.env.PROFKIT_TOOLS, "node_modules", "playwright-core", "index.mjs"));
-mkdirSync(SHOTS, { recursive: true });
-const TMP = mkdtempSync(join(tmpdir(), "profkit-numlabels-"));
+const SHOTS = shotsDir();
+counts.limit = 900;
+const TMP = scratch("numlabels");
 const BIN = join(TMP, "bin");
 mkdirSync(BIN);
 symlinkSync(PROFKIT, join(BIN, "profkit"));
 
-let passed = 0, failed = 0;
-function check(what, ok, detail) {
-  if (ok) passed++;
-  else { failed++; console.log("FAIL: " + what + (detail !== undefined ? ": " + String(detail).slice(0, 900) : "")); }
-}
-const pk = (args) => execFileSync(PROFKIT, args, { encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
 function runShown(cmd) {
   const r = spawnSync("bash", ["-c", cmd + " -q --json -n 0"], { encoding: "utf8", maxBuffer: 1 << 28,
     env: Object.assign({}, process.env, { PATH: BIN + ":" + process.env.PATH }) });
   if (r.status !== 0) return { error: "exit " + r.status + ": " + r.stderr.slice(0, 400) };
   return JSON.parse(r.stdout);
 }
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 async function open(file, hash = "") {
   const ctx = await browser.newContext({ viewport: { width: 1300, height: 760 }, colorScheme: "light" });
   const page = await ctx.newPage();
@@ -219,11 +206,9 @@ try {
   check("many: range frames", mtop.rows.some((x) => x.file === "bytes" && / to /.test(x.name)));
   await close(o, "many");
 } catch (e) {
-  failed++;
-  console.log("FAIL: " + (e && e.stack || e));
+  check("no exception", false, e && e.stack || e);
 } finally {
   await browser.close();
   rmSync(TMP, { recursive: true, force: true });
 }
-console.log(`numeric labels browser: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+report("numeric labels browser");

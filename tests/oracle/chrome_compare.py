@@ -70,31 +70,7 @@ def run(cmd, timeout=300, env=None, check=True):
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from loader import environment  # noqa: E402
-from loader import load as loader_load  # noqa: E402
-
-
-class Loader:
-    """profiler-cli with a session directory under `work`; `load` is
-    loader.py's (a daemon that misses its 500 ms start is waited for)."""
-
-    def __init__(self, cli, work):
-        self.base = ["node", cli]
-        env = dict(os.environ)
-        env.pop("PROFILER_CLI_SESSION_DIR", None)  # always our own
-        self.env = environment(work, env)
-
-    def __call__(self, *args, timeout=180):
-        return run(self.base + list(args), timeout=timeout, env=self.env).stdout.decode("utf-8", "replace")
-
-    def load(self, path):
-        return loader_load(self.base, path, self.env)[0]
-
-    def json(self, *args):
-        return json.loads(self(*args, "--json"))
-
-    def stop_all(self):
-        run(self.base + ["stop", "--all"], timeout=60, env=self.env, check=False)
+from loader import Loader, run_files  # noqa: E402,F401 (other drivers take Loader from here)
 
 
 def events_of(doc):
@@ -448,23 +424,12 @@ def main():
     mode.add_argument("--write", action="store_true")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
-    os.makedirs(a.work, exist_ok=True)
-    loader = Loader(a.cli, a.work)
-    failures = 0
-    try:
-        for i, path in enumerate(a.files):
-            try:
-                msg = (check_read if a.read else check_write)(a.profkit, loader, a.work, path, i)
-            except Exception as e:
-                msg = "error: %s" % e
-            ok = msg.startswith("ok")
-            failures += not ok
-            print("%s %s: %s" % ("PASS" if ok else "FAIL", path, msg))
-            sys.stdout.flush()
-    finally:
-        loader.stop_all()
-    print("%d files, %d failures" % (len(a.files), failures))
-    return 1 if failures else 0
+
+    def one(loader, path, i):
+        msg = (check_read if a.read else check_write)(a.profkit, loader, a.work, path, i)
+        return ["%s %s: %s" % ("PASS" if msg.startswith("ok") else "FAIL", path, msg)]
+
+    return run_files(a.cli, a.work, a.files, one)
 
 
 if __name__ == "__main__":

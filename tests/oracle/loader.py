@@ -23,6 +23,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 
 ATTEMPTS = 12
@@ -173,6 +174,30 @@ class Loader:
 
     def stop_all(self):
         run(self.base + ["stop", "--all"], env=self.env, timeout=60, check=False)
+
+
+def run_files(cli, work, files, check):
+    """One loader for every file: check(loader, path, i) gives the lines to
+    print, each starting with PASS or FAIL (an exception is one FAIL line).
+    Prints them and a summary; returns the exit status, 1 when any failed.
+    The drivers of tests/oracle and tests/cli share it."""
+    os.makedirs(work, exist_ok=True)
+    loader = Loader(cli, work)
+    failures = 0
+    try:
+        for i, path in enumerate(files):
+            try:
+                lines = check(loader, path, i)
+            except Exception as e:  # noqa: BLE001
+                lines = ["FAIL %s: error: %s" % (path, e)]
+            for line in lines:
+                print(line)
+                failures += line.startswith("FAIL")
+            sys.stdout.flush()
+    finally:
+        loader.stop_all()
+    print("%d files, %d failures" % (len(files), failures))
+    return 1 if failures else 0
 
 
 def read_json(path):

@@ -119,27 +119,14 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
-    os.makedirs(a.work, exist_ok=True)
-    loader = cc.Loader(a.cli, a.work)
-    failures = 0
-    try:
-        for i, path in enumerate(a.files):
-            try:
-                doc = read_json(path)
-                if isinstance(doc, dict) and "meta" in doc:
-                    lines = check_processed(a.profkit, loader, path)
-                else:
-                    lines = check_v8(a.profkit, loader, a.work, path, i)
-            except Exception as e:  # noqa: BLE001
-                lines = ["FAIL %s: error: %s" % (path, e)]
-            for line in lines:
-                print(line)
-                failures += line.startswith("FAIL")
-            sys.stdout.flush()
-    finally:
-        loader.stop_all()
-    print("%d files, %d failures" % (len(a.files), failures))
-    return 1 if failures else 0
+
+    def one(loader, path, i):
+        doc = read_json(path)
+        if isinstance(doc, dict) and "meta" in doc:
+            return check_processed(a.profkit, loader, path)
+        return check_v8(a.profkit, loader, a.work, path, i)
+
+    return cc.run_files(a.cli, a.work, a.files, one)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from loader import Loader, LoaderError  # noqa: E402
+from loader import LoaderError, run_files  # noqa: E402
 
 
 def run(cmd):
@@ -174,23 +174,9 @@ def main():
     ap.add_argument("--range", action="append", dest="ranges")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
-    os.makedirs(a.work, exist_ok=True)
-    loader = Loader(a.cli, a.work)
-    failures = 0
-    try:
-        for i, path in enumerate(a.files):
-            try:
-                lines = check(a.profkit, loader, a.work, path, i, a.ranges or ["25%,75%"])
-            except Exception as e:  # noqa: BLE001
-                lines = ["FAIL %s: error: %s" % (path, e)]
-            for line in lines:
-                print(line)
-                failures += line.startswith("FAIL")
-            sys.stdout.flush()
-    finally:
-        loader.stop_all()
-    print("%d files, %d failures" % (len(a.files), failures))
-    return 1 if failures else 0
+    return run_files(a.cli, a.work, a.files,
+                     lambda loader, path, i: check(a.profkit, loader, a.work, path, i,
+                                                   a.ranges or ["25%,75%"]))
 
 
 if __name__ == "__main__":
