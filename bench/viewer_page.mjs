@@ -17,6 +17,8 @@
 //   MARKERS=N (default 1000000): markers on the timed thread
 //   MARKERS_B64=1: the markers' columns as base64 varints (pages before
 //     the packed form); MARKERS_JSON=1: as the six JSON columns of older pages
+//   PAGE_MINIFY=0: the page's scripts as written (by default minified as
+//     profkit's build does with Debian's terser, which must be installed)
 //   PAGE_ONLY=1: write the page and stop
 //   LOAD_ONLY=1: time the loads only (interactive, the markers read and
 //     drawn, the longest task between), e.g. to compare two pages
@@ -186,7 +188,9 @@ const markersText = process.env.MARKERS_JSON || process.env.MARKERS_BEFORE
 const before = !!process.env.MARKERS_BEFORE;
 const body = JSON.stringify(data) + (before ? "@MARKERS@" : "");
 if (!given) {
-  let html = process.env.PAGE_DIR ? assemble(body, resolve(process.env.PAGE_DIR)) : assemble(body);
+  // the scripts minified as profkit's build does where terser is installed
+  // (PAGE_MINIFY=0: as written, the pages before 2026-11-27's change)
+  let html = assemble(body, process.env.PAGE_DIR ? resolve(process.env.PAGE_DIR) : undefined, process.env.PAGE_MINIFY !== "0");
   if (before) html = html.replace("@MARKERS@", () => '</script>\n<script type="application/json" id="profkit-markers">' + markersText);
   else { const at = html.lastIndexOf("</body>"); html = html.slice(0, at) + '<script type="application/json" id="profkit-markers">' + markersText + "</script>\n" + html.slice(at); }
   writeFileSync(page, html);

@@ -1,5 +1,5 @@
 # embed_page.cmake: turns the viewer page's sources into C (docs/viewer.md).
-# Run as: cmake -DPAGE_DIR=src/report/flame/page -DOUT=flame_page_data.c -P embed_page.cmake
+# Run as: cmake -DPAGE_DIR=src/report/flame/page -DOUT=flame_page_data.c [-DMINIFY=TERSER -DMINIFY_NODE_PATH=DIR] -P embed_page.cmake
 #
 # index.html is the template; every *.css file (in file-name order) replaces
 # /*@PROFKIT_CSS@*/ and every *.js file replaces /*@PROFKIT_JS@*/. The result
@@ -30,6 +30,21 @@ endfunction()
 file(READ "${PAGE_DIR}/index.html" page)
 concat(css "*.css")
 concat(js "*.js")
+
+# -DMINIFY=TERSER (-DMINIFY_NODE_PATH=DIR: where its modules are) runs the
+# scripts through terser: local names shortened (never the top-level ones
+# the scripts share), comments and spaces gone; a failure stops the build.
+if(MINIFY)
+  file(WRITE "${OUT}.js.tmp" "${js}")
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env "NODE_PATH=${MINIFY_NODE_PATH}"
+                          ${MINIFY} "${OUT}.js.tmp" --mangle --comments false
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE minified ERROR_VARIABLE err)
+  file(REMOVE "${OUT}.js.tmp")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "embed_page.cmake: terser failed on ${PAGE_DIR}/*.js (${rc}): ${err}")
+  endif()
+  set(js "${minified}")
+endif()
 
 # What would end the page's <style> or <script> element early breaks the page.
 string(TOLOWER "${css}" css_lower)

@@ -10,23 +10,35 @@
 //   node make_page.mjs --data DATA.json -o OUT.html            a data file made elsewhere
 //   --data-out DATA.json also writes the data.
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync, readdirSync, existsSync } from "node:fs";
-import { dirname, join, basename } from "node:path";
+import { readFileSync, writeFileSync, readdirSync, existsSync, realpathSync } from "node:fs";
+import { dirname, join, basename, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const pageDir = join(here, "..", "..", "src", "report", "flame", "page");
 
-// dir: the page's sources (another commit's, for a before/after benchmark).
-export function assemble(dataJson, dir = pageDir) {
+// The page's scripts through Debian's terser as the build runs it where it
+// is installed (cmake/embed_page.cmake: --mangle --comments false, its
+// modules on NODE_PATH); throws when there is no terser.
+export function minifyScripts(js) {
+  const terser = execFileSync("sh", ["-c", "command -v terser"], { encoding: "utf8" }).trim();
+  const modules = resolve(dirname(realpathSync(terser)), "..", "..");  // .../nodejs/terser/bin/terser
+  return execFileSync(terser, ["--mangle", "--comments", "false"], { input: js, encoding: "utf8", maxBuffer: 1 << 28,
+    env: { ...process.env, NODE_PATH: modules } });
+}
+
+// dir: the page's sources (another commit's, for a before/after benchmark);
+// minify: the scripts minified as profkit's build does (minifyScripts).
+export function assemble(dataJson, dir = pageDir, minify = false) {
   const files = readdirSync(dir).sort();
   const cat = (ext) => files.filter((f) => f.endsWith(ext)).map((f) => readFileSync(join(dir, f), "utf8")).join("\n");
+  const js = minify ? minifyScripts(cat(".js")) : cat(".js");
   const html = readFileSync(join(dir, "index.html"), "utf8");
   const data = dataJson.replace(/<\//g, "<\\/");
   for (const m of ["/*@PROFKIT_CSS@*/", "/*@PROFKIT_JS@*/", "@PROFKIT_DATA@"])
     if (html.split(m).length !== 2) throw new Error("index.html: marker " + m + " must occur exactly once");
   return html.replace("/*@PROFKIT_CSS@*/", () => cat(".css"))
-    .replace("/*@PROFKIT_JS@*/", () => cat(".js"))
+    .replace("/*@PROFKIT_JS@*/", () => js)
     .replace("@PROFKIT_DATA@", () => data);
 }
 
