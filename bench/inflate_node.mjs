@@ -13,6 +13,8 @@
 //
 //   node bench/inflate_node.mjs PAGE.html
 //   PAKO=DIR (default /usr/share/nodejs/pako/dist)
+//   BEFORE=FILE: another 11_inflate.js timed beside them (e.g.
+//     `git show COMMIT:src/report/flame/page/11_inflate.js > FILE`)
 import { readFileSync } from "node:fs";
 import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,6 +30,10 @@ const ways = {
   "pako, one step": "const z = new PP.Gunzip(gz, size); z.step(Infinity); return z.out.length;",
   "pako, 64 KB steps": "const z = new PP.Gunzip(gz, size); while (!z.step(65536)); return z.out.length;",
 };
+if (process.env.BEFORE) {
+  ways.before = "const z = new PB.Gunzip(gz, size); z.step(Infinity); return z.out.length;";
+  ways["before, 64 KB steps"] = "const z = new PB.Gunzip(gz, size); while (!z.step(65536)); return z.out.length;";
+}
 
 // The page's stream and both inflaters in a context of their own each.
 function setup() {
@@ -39,11 +45,12 @@ function setup() {
   const load = (files) => { const c = vm.createContext({}); for (const f of files) vm.runInContext(readFileSync(f, "utf8"), c, { filename: f }); return c.profkit; };
   const own = join(root, "src", "report", "flame", "page", "11_inflate.js");
   const PK = load([own]), PP = load([own, join(PAKO, "pako_inflate.min.js"), join(root, "bench", "inflate_pako.js")]);
-  return { PK, PP, gz: PK.base85(obj.gz, obj.packed.gz_bytes), size: obj.packed.bytes };
+  const PB = process.env.BEFORE ? load([resolve(process.env.BEFORE)]) : null;
+  return { PK, PP, PB, gz: PK.base85(obj.gz, obj.packed.gz_bytes), size: obj.packed.bytes };
 }
 function time(s, way) {
-  const f = new Function("PK", "PP", "gz", "size", ways[way]);
-  const c0 = process.cpuUsage(), t0 = performance.now(), n = f(s.PK, s.PP, s.gz, s.size), ms = performance.now() - t0, c = process.cpuUsage(c0);
+  const f = new Function("PK", "PP", "PB", "gz", "size", ways[way]);
+  const c0 = process.cpuUsage(), t0 = performance.now(), n = f(s.PK, s.PP, s.PB, s.gz, s.size), ms = performance.now() - t0, c = process.cpuUsage(c0);
   if (n !== s.size) throw new Error(way + ": " + n + " bytes, not " + s.size);
   return [(c.user + c.system) / 1000, ms];
 }

@@ -84,20 +84,26 @@
     return (FIXED = [huffman(l), huffman(d)]);
   }
 
-  // CRC-32 (RFC 1952's, zlib's crc32) of b[from, to) after crc.
+  // CRC-32 (RFC 1952's, zlib's crc32) of b[from, to) after crc: four
+  // bytes a step, from four tables (table s: a byte followed by s zeros).
   var CRC = null;
   function crc32(crc, b, from, to) {
-    if (!CRC) {
-      CRC = new Int32Array(256);
-      for (var k = 0; k < 256; k++) {
+    var t = CRC, i = from, k, s;
+    if (!t) {
+      t = CRC = new Int32Array(1024);
+      for (k = 0; k < 256; k++) {
         var c = k;
         for (var j = 0; j < 8; j++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-        CRC[k] = c;
+        t[k] = c;
       }
+      for (s = 256; s < 1024; s++) t[s] = t[t[s - 256] & 255] ^ (t[s - 256] >>> 8);
     }
-    var t = CRC;
     crc = ~crc;
-    for (var i = from; i < to; i++) crc = t[(crc ^ b[i]) & 255] ^ (crc >>> 8);
+    for (var e = to - 3; i < e; i += 4) {
+      crc ^= b[i] | b[i + 1] << 8 | b[i + 2] << 16 | b[i + 3] << 24;
+      crc = t[768 + (crc & 255)] ^ t[512 + ((crc >>> 8) & 255)] ^ t[256 + ((crc >>> 16) & 255)] ^ t[crc >>> 24];
+    }
+    for (; i < to; i++) crc = t[(crc ^ b[i]) & 255] ^ (crc >>> 8);
     return ~crc;
   }
 
