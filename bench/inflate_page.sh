@@ -18,7 +18,7 @@ OUT=build/bench/inflate
 [ -x "$NODE" ] && [ -e build/tools/node_modules/playwright-core/package.json ] && [ -x /usr/bin/chromium ] || {
   echo "inflate_page: needs Node and playwright-core (scripts/tools.sh) and chromium (scripts/deps.sh --test)" >&2; exit 1; }
 [ -e "${PAKO:-/usr/share/nodejs/pako/dist}/pako_inflate.min.js" ] || {
-  echo "inflate_page: needs Debian's node-pako (apt-get install node-pako)" >&2; exit 1; }
+  echo "inflate_page: needs Debian's node-pako (scripts/deps.sh --test installs it)" >&2; exit 1; }
 [ -x "$B/profkit" ] || { echo "inflate_page: no $B/profkit (build it first)" >&2; exit 1; }
 mkdir -p "$OUT/gen"
 PAGE_ONLY=1 "$NODE" bench/viewer_page.mjs 100000 20000 "$OUT" > /dev/null
