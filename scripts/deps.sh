@@ -29,6 +29,8 @@ if [ "${1:-}" = "--test" ]; then
   pkgs+=(clickhouse-server sqlite3)
   # The viewer page's browser tests (Debian's chromium, driven by playwright-core).
   pkgs+=(chromium)
+  # bench/inflate_page.sh: the page's inflater against Debian's pako (docs/viewer.md, "markers").
+  pkgs+=(node-pako)
   # Node may come from another package source (nodesource bundles npm);
   # only ask Debian for it when there is none at all.
   command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)

@@ -1,8 +1,10 @@
 "use strict";
 // The markers' packed stream (docs/viewer.md, "markers"): base85 text of a
 // gzip stream (flame_pack.c), and an inflater for it (RFC 1951 in RFC
-// 1952's frame). The page's own, so it reads its markers synchronously
-// (window.profkit.query answers at once) and in any browser. No DOM.
+// 1952's frame, the trailer's CRC-32 and size checked). The page's own, so
+// it reads its markers synchronously (window.profkit.query answers at
+// once) and in any browser; Debian's pako and DecompressionStream were
+// measured against it (docs/viewer.md, "markers"). No DOM.
 (function (PK) {
   // The digits: '!' to 'x' less '"', '<' and '\'.
   var DIGITS = "!#$%&'()*+,-./0123456789:;=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrstuvwx";
@@ -84,8 +86,32 @@
     return (FIXED = [huffman(l), huffman(d)]);
   }
 
+  // CRC-32 (RFC 1952's, zlib's crc32) of b[from, to) after crc: four
+  // bytes a step, from four tables (table s: a byte followed by s zeros).
+  var CRC = null;
+  function crc32(crc, b, from, to) {
+    var t = CRC, i = from, k, s;
+    if (!t) {
+      t = CRC = new Int32Array(1024);
+      for (k = 0; k < 256; k++) {
+        var c = k;
+        for (var j = 0; j < 8; j++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+        t[k] = c;
+      }
+      for (s = 256; s < 1024; s++) t[s] = t[t[s - 256] & 255] ^ (t[s - 256] >>> 8);
+    }
+    crc = ~crc;
+    for (var e = to - 3; i < e; i += 4) {
+      crc ^= b[i] | b[i + 1] << 8 | b[i + 2] << 16 | b[i + 3] << 24;
+      crc = t[768 + (crc & 255)] ^ t[512 + ((crc >>> 8) & 255)] ^ t[256 + ((crc >>> 16) & 255)] ^ t[crc >>> 24];
+    }
+    for (; i < to; i++) crc = t[(crc ^ b[i]) & 255] ^ (crc >>> 8);
+    return ~crc;
+  }
+
   // The bytes a gzip stream holds: size of them (the writer says how many;
-  // a stream that holds other than that is an error), a block or more per
+  // a stream that holds other than that is an error, and so is one whose
+  // trailer's CRC-32 or size is not its bytes'), a block or more per
   // step(bytes) until it has given that many more (true when done): out.
   PK.Gunzip = function (src, size) {
     var n = src.length, pos = 10;
@@ -96,7 +122,7 @@
     if (flg & 16) while (pos < n && src[pos++]) { /* the comment */ }
     if (flg & 2) pos += 2;
     if (!(size >= 0) || size > n * 1032 + 1024) throw new Error("markers: " + size + " bytes cannot come from a gzip stream of " + n);
-    var out = this.out = new Uint8Array(size), st = { pos: pos, op: 0, bb: 0, bc: 0, last: 0 };
+    var out = this.out = new Uint8Array(size), st = { pos: pos, op: 0, bb: 0, bc: 0, last: 0, crc: 0 };
     this.step = function (limit) { return inflate(src, out, st, limit); };
   };
   PK.gunzip = function (src, size) { var z = new PK.Gunzip(src, size); z.step(Infinity); return z.out; };
@@ -104,7 +130,7 @@
   function inflate(src, out, st, limit) {
     var n = src.length, size = out.length, pos = st.pos, op = st.op, bb = st.bb, bc = st.bc, last = st.last;
     var bad = function (what) { return new Error("markers: the gzip stream " + what + " (at byte " + pos + ")"); };
-    var stop = op + limit;
+    var stop = op + limit, op0 = op;
     while (!last && op < stop) {
       while (bc < 3) { bb |= (src[pos++] | 0) << bc; bc += 8; }
       last = bb & 1;
@@ -190,8 +216,15 @@
       if (pos - (bc >> 3) > n) throw bad("is cut short");
     }
     st.pos = pos; st.op = op; st.bb = bb; st.bc = bc; st.last = last;
+    st.crc = crc32(st.crc, out, op0, op);
     if (!last) return false;
     if (op !== size) throw bad("holds " + op + " bytes, not the " + size + " expected");
+    // the trailer: the bytes' CRC-32 and their count, after the last block's last whole byte
+    var t = pos - (bc >> 3);
+    if (t + 8 > n) throw bad("is cut short");
+    pos = t;
+    if ((src[t] | src[t + 1] << 8 | src[t + 2] << 16 | src[t + 3] << 24) !== st.crc) throw bad("is damaged: its CRC-32 is not its bytes'");
+    if ((src[t + 4] | src[t + 5] << 8 | src[t + 6] << 16 | src[t + 7] << 24) >>> 0 !== size % 4294967296) throw bad("is damaged: its size is not its bytes'");
     return true;
   }
 })(typeof globalThis !== "undefined" ? (globalThis.profkit = globalThis.profkit || {}) : (this.profkit = this.profkit || {}));
