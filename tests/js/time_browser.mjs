@@ -349,6 +349,30 @@ try {
     const cli = JSON.parse(pk(["top", "--json", "--range", "10000ms,20000ms", big])).total;
     check("past the budget: flame --range makes a page of the range alone (top --range's total)", total === cli && total === 100000, total + " vs " + cli);
   }
+  // ---- a damaged markers stream: no markers, the range note says why, no page error ----
+  {
+    const { readFileSync } = await import("node:fs");
+    const html = readFileSync(page, "utf8");
+    const m = /(<script type="application\/json" id="profkit-markers">)(.*?)(<\/script>)/s.exec(html);
+    const obj = m && JSON.parse(m[2]);
+    check("the page's markers are packed (a gzip stream in base85)", obj && typeof obj.gz === "string" && obj.gz.length > 100,
+          m ? m[2].slice(0, 200) : "no markers element");
+    if (obj && obj.gz) {
+      const at = obj.gz.length >> 1;
+      obj.gz = obj.gz.slice(0, at) + (obj.gz[at] === "0" ? "1" : "0") + obj.gz.slice(at + 1);
+      const bad = join(TMP, "damaged.html");
+      writeFileSync(bad, html.slice(0, m.index) + m[1] + JSON.stringify(obj) + m[3] + html.slice(m.index + m[0].length));
+      const o = await open(bad, { hash: "thread=1" });
+      await o.page.waitForFunction(() => window.profkit.app.p.time().markersReady(), null, { timeout: 20000 }).catch(() => {});
+      await settle(o);
+      const note = await o.page.textContent("#pk-range-note");
+      check("damaged markers: the range note says why", /markers: .*: no markers shown/.test(note), note);
+      check("damaged markers: none shown", (await query(o, "markers")).length === 0);
+      check("damaged markers: the samples still there", (await query(o, "top", { limit: 0 })).total > 0);
+      await shot(o, "damaged-markers");
+      await close(o, "damaged markers");
+    }
+  }
 } finally {
   await browser.close();
   rmSync(TMP, { recursive: true, force: true });

@@ -22,7 +22,8 @@
       samplesBytes: d.samples_left_out_bytes || 0,    // > 0: left out for their bytes (fewer than 1,000,000)
       samplesLean: d.samples_lean || 0,               // > 0: kept without CPU deltas and categories (their bytes)
       markersLeftOut: d.markers_left_out || 0,
-      payloadsLeftOut: d.payloads_left_out || 0
+      payloadsLeftOut: d.payloads_left_out || 0,
+      markersError: null                              // why the markers could not be read
     };
     // The markers: an object of columns (docs/viewer.md, "markers": their
     // kinds and payloads each once, varints in base64 for the threads' runs,
@@ -87,17 +88,26 @@
     // decoded 8 ms a task (unpack(true): the next slice; false when not
     // done), cut into its parts (threads, kind, start, duration, data,
     // and the payloads' texts unless the object has them).
+    // A stream that cannot be read (damaged: the inflater's error) gives no
+    // markers, and T.markersError says why (the range note shows it).
     var unz = null;
     function unpack(slice) {
       if (packed) return packed;
       var P = obj.packed || {}, t0 = Date.now();
       if (!unz) unz = { text: new PK.Base85(obj.gz || "", P.gz_bytes || 0), gz: null };
       // small steps (16,384 groups; a block or more up to 64 KB) for 8 ms a task
-      for (;;) {
-        if (!unz.gz) {
-          if (unz.text.step(slice ? 1 << 14 : Infinity)) unz.gz = new PK.Gunzip(unz.text.out, P.bytes || 0);
-        } else if (unz.gz.step(slice ? 1 << 16 : Infinity)) break;
-        if (slice && Date.now() - t0 >= 8) return false;
+      try {
+        for (;;) {
+          if (!unz.gz) {
+            if (unz.text.step(slice ? 1 << 14 : Infinity)) unz.gz = new PK.Gunzip(unz.text.out, P.bytes || 0);
+          } else if (unz.gz.step(slice ? 1 << 16 : Infinity)) break;
+          if (slice && Date.now() - t0 >= 8) return false;
+        }
+      } catch (e) {
+        T.markersError = String(e && e.message || e);
+        obj.n = obj.runs = obj.intervals = obj.with_data = 0;
+        unz = { gz: { out: new Uint8Array(0) } };
+        P = {};
       }
       var u = unz.gz.out, parts = P.parts || [], at = 0;
       unz = null;

@@ -111,6 +111,7 @@
         var t0 = performance.now();
         T.loadMarkers(function () {
           self.app.timings.markers = performance.now() - t0;
+          if (T.markersError && self.app.renderRangeCrumbs) self.app.renderRangeCrumbs();
           if (self.app.state) self.app.render("markers");
         });
       }

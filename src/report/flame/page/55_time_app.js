@@ -109,6 +109,7 @@
     if (T.samplesLean) note += " · the samples' CPU use and categories left out (past the page's " + PK.formatCount(T.samplesLean) + " bytes for the samples): one colour, the activity by value";
     if (T.markersLeftOut) note += " · " + PK.formatCount(T.markersLeftOut) + " markers past the page's 2,000,000 left out";
     if (T.payloadsLeftOut) note += " · " + PK.formatCount(T.payloadsLeftOut) + " markers' data left out (past 8 MB)";
+    if (T.markersError) note += " · " + T.markersError + ": no markers shown";
     var n = el("span", "note pk-range-note", note);
     n.id = "pk-range-note";
     c.appendChild(n);
