@@ -48,6 +48,7 @@ read_check() { # read_check TRACE REPORT
   timeout 900 python3 "$PROFKIT_SRC/tests/oracle/chrome_compare.py" --profkit "$PROFKIT" --cli "$CLI" \
     --work "$TMP/work" --read "$1" > "$2" 2>&1
 }
+REC="$TMP/recorded.trace.json" # the recording the loader agrees with, written back below
 if read_check "$TMP/recorded.trace.json" "$TMP/read.report"; then
   pass
 else
@@ -65,6 +66,7 @@ else
   record "$TMP/recorded2.trace.json"
   if [ -s "$TMP/recorded2.trace.json" ] && read_check "$TMP/recorded2.trace.json" "$TMP/read.report"; then
     pass
+    REC="$TMP/recorded2.trace.json"
   else
     fail "the recorded trace against the loader (a second recording too):"
   fi
@@ -92,7 +94,7 @@ files=("$FIX"/firefox/gecko-*.json "$FIX"/firefox/argument-values.json
        "$PROFKIT_SRC"/tests/data/v8_cpuprofile/ok_devtools.cpuprofile
        "$FIX"/perf/perf-cycles-instructions-01.txt "$FIX"/wild/perf/perf-vertx-stacks-01.txt
        "$FIX"/wild/linux-perf/forks.linux-perf.txt "$PROFKIT_SRC"/tests/data/chrome/ok_devtools.trace.json
-       "$TMP/recorded.trace.json")
+       "$REC")
 if timeout 1500 python3 "$PROFKIT_SRC/tests/oracle/chrome_compare.py" --profkit "$PROFKIT" --cli "$CLI" \
      --work "$TMP/work" --write "${files[@]}" > "$TMP/write.report" 2>&1; then
   pass

@@ -70,7 +70,7 @@ def run(cmd, timeout=300, env=None, check=True):
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from loader import Loader, run_files  # noqa: E402,F401 (other drivers take Loader from here)
+from loader import Loader, cli_name, run_files  # noqa: E402,F401 (other drivers take Loader from here)
 
 
 def events_of(doc):
@@ -117,7 +117,7 @@ def speedscope_rows(profkit, path, work, tag, value, timed):
     out = os.path.join(work, "%s.%s.speedscope.json" % (tag, value))
     run([profkit, "convert", "--quiet", path, "--to", "speedscope", "--value", value, "-o", out])
     doc = json.load(open(out, encoding="utf-8"))
-    names = [f["name"] for f in doc["shared"]["frames"]]
+    names = [cli_name(f["name"], f.get("file", "")) for f in doc["shared"]["frames"]]
     threads = []
     for prof in doc["profiles"]:
         rows = []

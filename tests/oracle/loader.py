@@ -200,6 +200,18 @@ def run_files(cli, work, files, check):
     return 1 if failures else 0
 
 
+def cli_name(name, file):
+    """The name profiler-cli's `thread functions` gives a function profkit
+    names `name` (in `file`, "" if none): the command writes a function as
+    "RESOURCE!NAME" and splits that at its first "!" into library and name,
+    so a function without a resource whose own name holds a "!" (a V8
+    RegExp: "RegExp: <(?:(!--|...") is shown by what follows it. The
+    loader's profile keeps the name whole, as profkit does."""
+    if not file and "!" in name:
+        return name.split("!", 1)[1]
+    return name
+
+
 def read_json(path):
     """A JSON file, gzipped or not."""
     with open(path, "rb") as f:

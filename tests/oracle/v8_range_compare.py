@@ -31,7 +31,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from loader import LoaderError, run_files  # noqa: E402
+from loader import LoaderError, cli_name, run_files  # noqa: E402
 
 
 def run(cmd):
@@ -47,7 +47,7 @@ def profkit_counts(profkit, path, rng):
                           "-n", "0", "--json", path]))
     res = {None: [0, doc["total"], 1]}
     for r in doc["rows"]:
-        g = res.setdefault(r["name"], [0, 0, 0])
+        g = res.setdefault(cli_name(r["name"], r.get("file", "")), [0, 0, 0])
         g[0] += r["flat"]
         g[1] = max(g[1], r["cum"])
         g[2] += 1
