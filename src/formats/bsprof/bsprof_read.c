@@ -666,6 +666,32 @@ static inline int mem_op(reader *r, uint32_t th, int64_t delta)
     return mem_open(s, at, before) != 0 ? PROFKIT_ENOMEM : 0;
 }
 
+/* ------------------------------------------- each operation's record */
+
+/* 1 + the operation index of the live allocation at addr (in its thread),
+ * which the operation being applied frees. */
+static inline uint32_t op_freed(const reader *r, uint64_t addr)
+{
+    uint32_t k = pk_map64_get(&r->op_at, addr);
+    return k == PK_MAP64_EMPTY ? 0 : k + 1;
+}
+
+/* Keeps the record of thread th's operation just counted (mem_op), or,
+ * past PK_MEM_OPS_MAX records, drops them all: the operations are then
+ * counted as left out (mem_counters). */
+static PK_NOINLINE int keep_op(reader *r, uint32_t th, uint32_t stack, uint64_t size, uint32_t freed)
+{
+    if (r->ops->total >= PK_MEM_OPS_MAX) {
+        pk_mem_ops_drop(r->ops, 1);
+        pk_map64_free(&r->op_at);
+        memset(&r->op_at, 0, sizeof r->op_at);
+        r->p->mem_ops = r->ops; /* kept, empty, to say how many were left out */
+        r->ops = NULL;
+        return 0;
+    }
+    return pk_mem_ops_add(r->ops, th, stack, size, freed);
+}
+
 /*
  * The memory counters: per thread with memory operations, its series of
  * bytes in use, each sample at an operation index (time) with the change
@@ -696,8 +722,11 @@ static int mem_counters(reader *r)
         c.thread = (uint32_t)th;
         c.pid = -1;
         c.by_order = 1;
-        if (profkit_counter_add(p, &c) == PROFKIT_NONE)
+        uint32_t ci = profkit_counter_add(p, &c);
+        if (ci == PROFKIT_NONE)
             return PROFKIT_ENOMEM;
+        if (r->ops && th < r->ops->n_th)
+            r->ops->th[th].counter = ci;
         int64_t prev = 0;
         uint64_t prev_at = 0; /* operations before the next sample's */
         for (size_t i = 0; i < s->n; i++) {
@@ -817,6 +846,7 @@ static int batch_apply(reader *r)
             uint32_t orow = PK_LIVE_ROWS, th = row_thread(r, e->row);
             uint64_t osize = 0;
             int64_t delta;
+            uint32_t freed = 0; /* for the record: 1 + the operation freed */
             if (e->kind == D_ALLOC) {
                 if (PK_UNLIKELY(pk_live_put_old(&r->live, e->a, e->b, e->row, &orow, &osize) != 0))
                     return out_of_memory(r);
@@ -825,21 +855,35 @@ static int batch_apply(reader *r)
                  * unseen: out of its own thread's bytes */
                 if (PK_UNLIKELY(orow != PK_LIVE_ROWS)) {
                     uint32_t oth = row_thread(r, orow);
+                    if (r->ops)
+                        freed = op_freed(r, e->a);
                     if (oth == th)
                         delta = mem_sub(delta, mem_bytes(osize));
-                    else if (mem_op(r, oth, -mem_bytes(osize)) != 0)
+                    else if (mem_op(r, oth, -mem_bytes(osize)) != 0 ||
+                             (r->ops && keep_op(r, oth, PROFKIT_NONE, 0, freed) != 0))
                         return out_of_memory(r);
+                    else
+                        freed = 0;
                 }
             } else if (pk_live_take_old(&r->live, e->a, &orow, &osize)) {
                 /* out of the bytes of the thread that allocated it */
                 th = row_thread(r, orow);
                 delta = -mem_bytes(osize);
+                if (r->ops)
+                    freed = op_freed(r, e->a);
             } else {
                 delta = 0; /* allocated before profiling: its size is unknown */
                 if (r->unmatched_frees++ == 0)
                     r->first_unmatched = e->at;
             }
             if (PK_UNLIKELY(mem_op(r, th, delta) != 0))
+                return out_of_memory(r);
+            if (PK_UNLIKELY(r->ops != NULL) &&
+                keep_op(r, th, e->kind == D_ALLOC ? r->row_stack[e->row] : PROFKIT_NONE,
+                        e->kind == D_ALLOC ? e->b : 0, freed) != 0)
+                return out_of_memory(r);
+            if (PK_UNLIKELY(r->ops != NULL) && e->kind == D_ALLOC &&
+                pk_map64_put(&r->op_at, e->a, (uint32_t)(r->mem[th].ops - 1)) < 0)
                 return out_of_memory(r);
         } else {
             /* a call count's b is 0: adding it changes nothing */
@@ -1383,6 +1427,21 @@ static int finish(reader *r)
         if (nz && pk_sample_add(p, r->row_stack[i], r->row_thread[i], a) != 0)
             return out_of_memory(r);
     }
+    /* the operations' records hold for the profile as it is now */
+    pk_mem_ops *m = r->ops ? r->ops : p->mem_ops;
+    if (m) {
+        if (m->left_out) {
+            m->left_out = 0;
+            for (size_t th = 0; th < r->n_mem; th++)
+                m->left_out += r->mem[th].ops;
+        }
+        m->n_stacks = p->n_stacks;
+        m->n_counters = p->n_counters;
+        m->n_threads = p->n_threads;
+        m->n_samples = p->n_samples;
+        p->mem_ops = m;
+        r->ops = NULL;
+    }
     return 0;
 }
 
@@ -1402,6 +1461,8 @@ static void reader_free(reader *r)
     free(r->row_th8);
     free(r->acc);
     pk_live_free(&r->live);
+    pk_mem_ops_free(r->ops);
+    pk_map64_free(&r->op_at);
     for (size_t i = 0; i < r->n_mem; i++)
         free(r->mem[i].b);
     free(r->mem);
@@ -1416,9 +1477,12 @@ static int bsprof_read(profkit_profile *p, pk_read_ctx *ctx)
     r.in.src = ctx->src;
     r.pe_in_order = 1;
     r.row_th8_ok = 1;
+    int rc = 0;
     r.match_frees = !ctx->opts->skip_inuse;
     r.counters = r.match_frees && !ctx->opts->skip_counters;
-    int rc = 0, end = 0;
+    if (r.counters && !(r.ops = calloc(1, sizeof(*r.ops))))
+        rc = out_of_memory(&r);
+    int end = 0;
     for (int v = 0; v < N_VALUES && !rc; v++)
         if (pk_value_type_add(p, value_names[v][0], value_names[v][1]) != (uint32_t)v)
             rc = out_of_memory(&r);
