@@ -10,6 +10,7 @@
 #include "analysis/analysis.h"
 #include "analysis/markers.h"
 #include "analysis/counters.h"
+#include "util/map64.h"
 
 void profkit_flame_options_init(profkit_flame_options *o)
 {
@@ -1079,6 +1080,114 @@ static int shows_thread(const flame_data *d, uint32_t t)
     return 0;
 }
 
+/* Thread t's scope (its own tree), or NULL. */
+static const flame_scope *thread_scope(const flame_data *d, uint32_t t)
+{
+    for (size_t i = 0; i < d->n_scopes; i++)
+        if (d->scopes[i].thread == t && !d->scopes[i].merged && !d->scopes[i].label)
+            return &d->scopes[i];
+    return NULL;
+}
+
+/* The node of scope s a stack's path of functions ends at: the child of
+ * each node with the next frame's function, else (the path goes on into
+ * nodes merged away) that node's "(other)" child, or the node itself when
+ * it has none (what was merged there was zero), as the rows' values were
+ * placed (flame_tree.c). kids: (node, func) -> child; memo per stack
+ * (PROFKIT_NONE: not yet; its high bit: the path left the kept nodes
+ * there, so a longer one ends at the same node). */
+#define OPS_STUCK 0x80000000u
+static uint32_t stack_scope_node(const flame_data *d, const flame_scope *s, const pk_map64 *kids,
+                                 uint32_t *memo, uint32_t stack)
+{
+    const profkit_profile *p = d->p;
+    if (stack == 0 || stack >= p->n_stacks)
+        return 0;
+    if (memo[stack] != PROFKIT_NONE)
+        return memo[stack];
+    /* the chain up to a known ancestor, then down */
+    uint32_t chain[64];
+    size_t n = 0;
+    uint32_t up = stack;
+    while (up && memo[up] == PROFKIT_NONE && n < 64) {
+        chain[n++] = up;
+        up = p->stacks[up].parent;
+    }
+    if (up && memo[up] == PROFKIT_NONE) /* deeper than 64: the rest first */
+        (void)stack_scope_node(d, s, kids, memo, up);
+    uint32_t at = up ? memo[up] : 0;
+    while (n--) {
+        uint32_t st = chain[n];
+        if (!(at & OPS_STUCK)) {
+            int32_t f = d->frame_func[p->stacks[st].frame];
+            uint32_t k = pk_map64_get(kids, (uint64_t)at << 32 | (uint32_t)(f + 2));
+            if (k == PK_MAP64_EMPTY) {
+                uint32_t o = pk_map64_get(kids, (uint64_t)at << 32 | (uint32_t)(FLAME_OTHER + 2));
+                at = (o == PK_MAP64_EMPTY ? at : o) | OPS_STUCK;
+            } else {
+                at = k;
+            }
+        }
+        memo[st] = at;
+    }
+    (void)s;
+    return memo[stack];
+}
+
+/*
+ * A counter's memory operations for the Memory view's tables of a range
+ * (34_memgraph.js; model/counter_iter.h): "ops" {"n", and columns as
+ * order_counters' (varints in base64): "node" per operation 1 + the node
+ * of thread's tree its allocation's stack is drawn at, 0 for an operation
+ * that allocates nothing; "size" per allocation its bytes; "freed" per
+ * operation 0, or the distance back to the allocation it frees (its index
+ * less that one's)}. With b NULL only the characters it takes; -1 when
+ * out of memory.
+ */
+static long long put_order_ops(pk_buf *b, const flame_data *d, const pk_mem_thread_ops *o,
+                               const flame_scope *s)
+{
+    const profkit_profile *p = d->p;
+    pk_map64 kids;
+    memset(&kids, 0, sizeof kids);
+    uint32_t *memo = malloc((p->n_stacks ? p->n_stacks : 1) * sizeof(*memo));
+    if (!memo)
+        return -1;
+    memset(memo, 0xff, (p->n_stacks ? p->n_stacks : 1) * sizeof(*memo));
+    for (size_t i = 1; i < s->n; i++)
+        if (pk_map64_put(&kids, (uint64_t)(uint32_t)s->parent[i] << 32 | (uint32_t)(s->func[i] + 2),
+                         (uint32_t)i) < 0) {
+            free(memo);
+            pk_map64_free(&kids);
+            return -1;
+        }
+    size_t chars = 0;
+    vwriter w;
+    if (b) {
+        pk_buf_puts(b, ",\"ops\":{\"n\":");
+        pk_buf_u64(b, o->n);
+    }
+    vw_open(&w, b, ",\"node\":");
+    for (size_t i = 0; i < o->n; i++)
+        vw_u64(&w, o->stack[i] == PROFKIT_NONE
+                       ? 0 : 1 + (uint64_t)(stack_scope_node(d, s, &kids, memo, o->stack[i]) & ~OPS_STUCK));
+    chars += vw_close(&w);
+    vw_open(&w, b, ",\"size\":");
+    for (size_t i = 0; i < o->n; i++)
+        if (o->stack[i] != PROFKIT_NONE)
+            vw_u64(&w, o->size[i]);
+    chars += vw_close(&w);
+    vw_open(&w, b, ",\"freed\":");
+    for (size_t i = 0; i < o->n; i++)
+        vw_u64(&w, o->freed[i] ? i + 1 - o->freed[i] : 0);
+    chars += vw_close(&w);
+    if (b)
+        pk_buf_puts(b, "}");
+    free(memo);
+    pk_map64_free(&kids);
+    return (long long)chars + 32;
+}
+
 static int put_order_counters(pk_buf *b, const flame_data *d, size_t *budget)
 {
     const profkit_profile *p = d->p;
@@ -1129,6 +1238,12 @@ static int put_order_counters(pk_buf *b, const flame_data *d, size_t *budget)
             }
             (void)vw_close(&w);
         }
+        const pk_mem_thread_ops *ops = d->frame_func ? pk_mem_ops_of(p, (uint32_t)i) : NULL;
+        const flame_scope *sc = ops ? thread_scope(d, c->thread) : NULL;
+        if (sc && put_order_ops(b, d, ops, sc) < 0) {
+            free(o);
+            return -1;
+        }
         pk_buf_puts(b, "}");
     }
     if (shown)
@@ -1136,6 +1251,13 @@ static int put_order_counters(pk_buf *b, const flame_data *d, size_t *budget)
     if (left) {
         pk_buf_puts(b, ",\"order_counters_left_out\":");
         pk_buf_u64(b, left);
+    }
+    if (shown && p->mem_ops && p->mem_ops->left_out) {
+        /* the memory tables cannot be narrowed: how many operations */
+        pk_buf_puts(b, ",\"order_ops_left_out\":");
+        pk_buf_u64(b, p->mem_ops->left_out);
+    } else if (shown && p->mem_ops && !d->frame_func && !d->base) {
+        pk_buf_puts(b, ",\"order_ops_changed\":true"); /* filtered or merged since it was read */
     }
     free(o);
     return 0;
