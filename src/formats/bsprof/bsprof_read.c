@@ -668,28 +668,52 @@ static inline int mem_op(reader *r, uint32_t th, int64_t delta)
 
 /* ------------------------------------------- each operation's record */
 
-/* 1 + the operation index of the live allocation at addr (in its thread),
- * which the operation being applied frees. */
-static inline uint32_t op_freed(const reader *r, uint64_t addr)
+/* The live table's rows are indexes into r->alloc again (past the budget,
+ * or at the end). */
+static void live_rows_back(reader *r)
 {
-    uint32_t k = pk_map64_get(&r->op_at, addr);
-    return k == PK_MAP64_EMPTY ? 0 : k + 1;
+    for (size_t i = 0; i < r->live.n_buckets; i++) {
+        pk_live_bucket *b = &r->live.b[i];
+        for (unsigned k = 0; k < PK_LIVE_WAYS; k++) {
+            uint32_t a = pk_live_row(b, k);
+            if (a != PK_LIVE_ROWS)
+                pk_live_set_row(b, k, r->alloc[a].row);
+        }
+    }
+    free(r->alloc);
+    r->alloc = NULL;
+    r->n_alloc = r->cap_alloc = 0;
 }
 
 /* Keeps the record of thread th's operation just counted (mem_op), or,
  * past PK_MEM_OPS_MAX records, drops them all: the operations are then
- * counted as left out (mem_counters). */
+ * counted as left out (finish). */
 static PK_NOINLINE int keep_op(reader *r, uint32_t th, uint32_t stack, uint64_t size, uint32_t freed)
 {
     if (r->ops->total >= PK_MEM_OPS_MAX) {
         pk_mem_ops_drop(r->ops, 1);
-        pk_map64_free(&r->op_at);
-        memset(&r->op_at, 0, sizeof r->op_at);
+        live_rows_back(r);
         r->p->mem_ops = r->ops; /* kept, empty, to say how many were left out */
         r->ops = NULL;
         return 0;
     }
     return pk_mem_ops_add(r->ops, th, stack, size, freed);
+}
+
+/* An index into r->alloc for a new allocation of `row`, operation `op`
+ * of its thread; PK_LIVE_ROWS when out of memory. */
+static PK_NOINLINE uint32_t keep_alloc(reader *r, uint32_t row, uint64_t op)
+{
+    if (r->n_alloc == r->cap_alloc) {
+        size_t cap = r->cap_alloc ? r->cap_alloc * 2 : 4096;
+        struct kept_alloc *a = realloc(r->alloc, cap * sizeof(*a));
+        if (!a)
+            return PK_LIVE_ROWS;
+        r->alloc = a;
+        r->cap_alloc = cap;
+    }
+    r->alloc[r->n_alloc] = (struct kept_alloc){ row, (uint32_t)op };
+    return (uint32_t)r->n_alloc++;
 }
 
 /*
@@ -848,15 +872,21 @@ static int batch_apply(reader *r)
             int64_t delta;
             uint32_t freed = 0; /* for the record: 1 + the operation freed */
             if (e->kind == D_ALLOC) {
-                if (PK_UNLIKELY(pk_live_put_old(&r->live, e->a, e->b, e->row, &orow, &osize) != 0))
+                uint32_t put = e->row;
+                if (PK_UNLIKELY(r->ops != NULL) &&
+                    (put = keep_alloc(r, e->row, th < r->n_mem ? r->mem[th].ops : 0)) == PK_LIVE_ROWS)
+                    return out_of_memory(r);
+                if (PK_UNLIKELY(pk_live_put_old(&r->live, e->a, e->b, put, &orow, &osize) != 0))
                     return out_of_memory(r);
                 delta = mem_bytes(e->b);
                 /* an allocation already live at this address was freed
                  * unseen: out of its own thread's bytes */
                 if (PK_UNLIKELY(orow != PK_LIVE_ROWS)) {
+                    if (r->ops) {
+                        freed = r->alloc[orow].op + 1;
+                        orow = r->alloc[orow].row;
+                    }
                     uint32_t oth = row_thread(r, orow);
-                    if (r->ops)
-                        freed = op_freed(r, e->a);
                     if (oth == th)
                         delta = mem_sub(delta, mem_bytes(osize));
                     else if (mem_op(r, oth, -mem_bytes(osize)) != 0 ||
@@ -866,11 +896,13 @@ static int batch_apply(reader *r)
                         freed = 0;
                 }
             } else if (pk_live_take_old(&r->live, e->a, &orow, &osize)) {
+                if (r->ops) {
+                    freed = r->alloc[orow].op + 1;
+                    orow = r->alloc[orow].row;
+                }
                 /* out of the bytes of the thread that allocated it */
                 th = row_thread(r, orow);
                 delta = -mem_bytes(osize);
-                if (r->ops)
-                    freed = op_freed(r, e->a);
             } else {
                 delta = 0; /* allocated before profiling: its size is unknown */
                 if (r->unmatched_frees++ == 0)
@@ -881,9 +913,6 @@ static int batch_apply(reader *r)
             if (PK_UNLIKELY(r->ops != NULL) &&
                 keep_op(r, th, e->kind == D_ALLOC ? r->row_stack[e->row] : PROFKIT_NONE,
                         e->kind == D_ALLOC ? e->b : 0, freed) != 0)
-                return out_of_memory(r);
-            if (PK_UNLIKELY(r->ops != NULL) && e->kind == D_ALLOC &&
-                pk_map64_put(&r->op_at, e->a, (uint32_t)(r->mem[th].ops - 1)) < 0)
                 return out_of_memory(r);
         } else {
             /* a call count's b is 0: adding it changes nothing */
@@ -1396,6 +1425,8 @@ static int finish(reader *r)
         return out_of_memory(r);
     if (!r->capped)
         start_capping(r);
+    if (r->alloc)
+        live_rows_back(r);
     for (size_t i = 0; i < r->live.n_buckets; i++) {
         const pk_live_bucket *b = &r->live.b[i];
         for (unsigned k = 0; k < PK_LIVE_WAYS; k++) {
@@ -1462,7 +1493,7 @@ static void reader_free(reader *r)
     free(r->acc);
     pk_live_free(&r->live);
     pk_mem_ops_free(r->ops);
-    pk_map64_free(&r->op_at);
+    free(r->alloc);
     for (size_t i = 0; i < r->n_mem; i++)
         free(r->mem[i].b);
     free(r->mem);
