@@ -146,6 +146,18 @@ try {
         sorted(g.rows) + " vs " + sorted(rowsOf(w02.sites)));
   await o.ctx.close();
 
+  // under a transform (flame --focus) the tables stay the whole run's, and the page says why
+  {
+    const ffile = join(TMP, "focus.html");
+    pk(["flame", "-q", "--focus", "init", prof, "-o", ffile]);
+    o = await open(ffile, "view=memory&thread=" + t + "&ops=2-5");
+    g = await shown(o);
+    check("under a transform: the graph zoomed, the tables not narrowed, and the note says why",
+          J(g.ops) === "[2,5]" && g.tableOps === null && /not narrowed/.test(g.note) && /transforms/.test(g.note), g.note + " " + J(g.tableOps));
+    check("transform: no console or page error", o.errors.length === 0, o.errors.join(" | "));
+    await o.ctx.close();
+  }
+
   // 2. 20 threads (bench/bsprof_gen.c) whose frees are often of other
   // threads' allocations: All threads, a drag, every thread's sites, and
   // the table's rows the sum of every thread's

@@ -171,8 +171,10 @@
     var list = orderCounters(p).filter(function (c) { return th.merged || c.thread === th.index; });
     if (!list.length) return null;
     var key = t + "|" + app.state.ops;
+    var why = whyNot(p, list) || (p.xfSteps && p.xfSteps.length ? "the transforms in the breadcrumb above apply to the whole run's tables only (pop them to narrow)" : "");
+    key += "|" + (p.xfSteps ? p.xfSteps.length : 0);
     if (p._memRange && p._memRange.key === key) return p._memRange;
-    var why = whyNot(p, list), out = { key: key, ops: ops, tree: null, inverted: null, why: why };
+    var out = { key: key, ops: ops, tree: null, inverted: null, why: why };
     p._memRange = out;
     if (why) return out;
     var base, maps = {};
