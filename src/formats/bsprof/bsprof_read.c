@@ -688,7 +688,7 @@ static void live_rows_back(reader *r)
 /* Keeps the record of thread th's operation just counted (mem_op), or,
  * past PK_MEM_OPS_MAX records, drops them all: the operations are then
  * counted as left out (finish). */
-static PK_NOINLINE int keep_op(reader *r, uint32_t th, uint32_t stack, uint64_t size, uint32_t freed)
+static PK_NOINLINE int keep_op_slow(reader *r, uint32_t th, uint32_t stack, uint64_t size, uint32_t freed)
 {
     if (r->ops->total >= PK_MEM_OPS_MAX) {
         pk_mem_ops_drop(r->ops, 1);
@@ -700,9 +700,26 @@ static PK_NOINLINE int keep_op(reader *r, uint32_t th, uint32_t stack, uint64_t 
     return pk_mem_ops_add(r->ops, th, stack, size, freed);
 }
 
+static inline int keep_op(reader *r, uint32_t th, uint32_t stack, uint64_t size, uint32_t freed)
+{
+    pk_mem_ops *m = r->ops;
+    if (PK_LIKELY(th < m->n_th && m->total < PK_MEM_OPS_MAX)) {
+        pk_mem_thread_ops *t = &m->th[th];
+        if (PK_LIKELY(t->n < t->cap)) {
+            t->stack[t->n] = stack;
+            t->size[t->n] = size;
+            t->freed[t->n] = freed;
+            t->n++;
+            m->total++;
+            return 0;
+        }
+    }
+    return keep_op_slow(r, th, stack, size, freed);
+}
+
 /* An index into r->alloc for a new allocation of `row`, operation `op`
  * of its thread; PK_LIVE_ROWS when out of memory. */
-static PK_NOINLINE uint32_t keep_alloc(reader *r, uint32_t row, uint64_t op)
+static PK_NOINLINE uint32_t keep_alloc_slow(reader *r, uint32_t row, uint64_t op)
 {
     if (r->n_alloc == r->cap_alloc) {
         size_t cap = r->cap_alloc ? r->cap_alloc * 2 : 4096;
@@ -714,6 +731,15 @@ static PK_NOINLINE uint32_t keep_alloc(reader *r, uint32_t row, uint64_t op)
     }
     r->alloc[r->n_alloc] = (struct kept_alloc){ row, (uint32_t)op };
     return (uint32_t)r->n_alloc++;
+}
+
+static inline uint32_t keep_alloc(reader *r, uint32_t row, uint64_t op)
+{
+    if (PK_LIKELY(r->n_alloc < r->cap_alloc)) {
+        r->alloc[r->n_alloc] = (struct kept_alloc){ row, (uint32_t)op };
+        return (uint32_t)r->n_alloc++;
+    }
+    return keep_alloc_slow(r, row, op);
 }
 
 /*
