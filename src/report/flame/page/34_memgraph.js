@@ -108,13 +108,12 @@
     if (c._ops !== undefined) return c._ops;
     var o = c.rawOps;
     if (!o) return (c._ops = null);
-    var n = o.n || 0, packed = typeof o.node === "string";
+    var n = o.n || 0;
     var nd = PK.column(o.node, n, false), fr = PK.column(o.freed, n, false);
     var node = new Int32Array(n), freed = new Int32Array(n), size = new Float64Array(n), allocs = 0, i;
     for (i = 0; i < n; i++) { node[i] = nd[i] - 1; if (nd[i]) allocs++; freed[i] = fr[i] ? i - fr[i] : -1; }
     var sz = PK.column(o.size, allocs, false);
     for (i = 0, allocs = 0; i < n; i++) if (node[i] >= 0) size[i] = sz[allocs++];
-    void packed;
     return (c._ops = { n: n, node: node, size: size, freed: freed });
   }
   // The page's thread index of profile thread index `index`.
