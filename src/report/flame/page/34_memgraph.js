@@ -20,7 +20,10 @@
 // can differ from the command line's); the others are the command line's. The canvas's data-max, data-min, data-start and data-final
 // hold, per graph drawn, what `profkit counters --json` (--range when
 // zoomed) gives as total.max, total.min, total.start and its series' last
-// total; query("counters") gives every counter of the page.
+// total; query("counters") gives every counter of the page. A range also
+// narrows the memory flame graph and table to what its operations did per
+// allocation site, from each operation's record in the data (PK.memRange;
+// query("mem") as `profkit counters --range --json`'s sites).
 (function (PK) {
   var GUTTER = 190, PAD = 4;
   // "All threads" of more than COMPACT threads: a row each of ROW_C
