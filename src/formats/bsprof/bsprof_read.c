@@ -668,8 +668,8 @@ static inline int mem_op(reader *r, uint32_t th, int64_t delta)
 
 /* ------------------------------------------- each operation's record */
 
-/* The live table's rows are indexes into r->alloc again (past the budget,
- * or at the end). */
+/* The live table's slots hold rows again, not indexes into r->alloc
+ * (past the budget, or at the end), and r->alloc goes. */
 static void live_rows_back(reader *r)
 {
     for (size_t i = 0; i < r->live.n_buckets; i++) {
