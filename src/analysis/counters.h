@@ -38,4 +38,35 @@ typedef struct pk_counter_stats {
 void pk_counter_stats_compute(const profkit_profile *p, uint32_t counter, int64_t from, int64_t to,
                               pk_counter_stats *out);
 
+/*
+ * What operations [from, to) of counter `counter` (by operation order,
+ * with its operations kept: pk_mem_ops_of) did per allocation site: the
+ * sites in the order first met, each its stack and
+ *
+ *   alloc_objects, alloc_space  the allocations in the range made there
+ *   free_objects, freed_space   the frees in the range of allocations made
+ *                               there (in the range or before it)
+ *   inuse_objects, inuse_space  the allocations in the range made there
+ *                               and not freed in it: still live after
+ *                               operation to - 1
+ *
+ * and *unmatched the frees in the range that matched no live allocation
+ * (no site, no size). The counter's running sum after operation to - 1
+ * is the one before `from` plus the alloc_space less the freed_space of
+ * every site. Returns 0 (*out malloc'd, *n sites; *n 0 and *out NULL
+ * without records), or PROFKIT_ENOMEM.
+ */
+typedef struct pk_mem_site {
+    uint32_t stack;
+    int64_t alloc_objects, alloc_space, free_objects, freed_space, inuse_objects, inuse_space;
+} pk_mem_site;
+
+int pk_mem_sites_compute(const profkit_profile *p, uint32_t counter, int64_t from, int64_t to,
+                         pk_mem_site **out, size_t *n, int64_t *unmatched);
+
+/* A stack's call path as the page names it: its functions' names, root
+ * first, joined by ';' ("(unknown)" for a function without a name), into
+ * buf (grown as needed). The length, or (size_t)-1 when out of memory. */
+size_t pk_mem_site_path(const profkit_profile *p, uint32_t stack, char **buf, size_t *cap);
+
 #endif

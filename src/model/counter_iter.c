@@ -4,6 +4,7 @@
  */
 #include "model/counter_iter.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void pk_counter_iter_init(pk_counter_iter *it, const profkit_profile *p, uint32_t counter)
@@ -32,4 +33,91 @@ int pk_counter_next(pk_counter_iter *it)
     it->t = s->time; /* by_order: the operation index (profkit.h) */
     it->k++;
     return 1;
+}
+
+void pk_mem_ops_free(pk_mem_ops *m)
+{
+    if (!m)
+        return;
+    for (size_t t = 0; t < m->n_th; t++) {
+        free(m->th[t].stack);
+        free(m->th[t].size);
+        free(m->th[t].freed);
+    }
+    free(m->th);
+    free(m);
+}
+
+void pk_mem_ops_drop(pk_mem_ops *m, uint64_t ops)
+{
+    for (size_t t = 0; t < m->n_th; t++) {
+        free(m->th[t].stack);
+        free(m->th[t].size);
+        free(m->th[t].freed);
+    }
+    free(m->th);
+    m->th = NULL;
+    m->n_th = 0;
+    m->total = 0;
+    m->left_out = ops;
+}
+
+static int grow_thread(pk_mem_thread_ops *t)
+{
+    size_t cap = t->cap ? t->cap * 2 : 256;
+    uint32_t *st = realloc(t->stack, cap * sizeof(*st));
+    if (st)
+        t->stack = st;
+    uint64_t *sz = st ? realloc(t->size, cap * sizeof(*sz)) : NULL;
+    if (sz)
+        t->size = sz;
+    uint32_t *fr = sz ? realloc(t->freed, cap * sizeof(*fr)) : NULL;
+    if (!fr)
+        return PROFKIT_ENOMEM;
+    t->freed = fr;
+    t->cap = cap;
+    return 0;
+}
+
+int pk_mem_ops_add(pk_mem_ops *m, uint32_t th, uint32_t stack, uint64_t size, uint32_t freed)
+{
+    if (th >= m->n_th) {
+        size_t n = m->n_th ? m->n_th : 16;
+        while (n <= th)
+            n *= 2;
+        pk_mem_thread_ops *a = realloc(m->th, n * sizeof(*a));
+        if (!a)
+            return PROFKIT_ENOMEM;
+        for (size_t t = m->n_th; t < n; t++)
+            a[t] = (pk_mem_thread_ops){ (uint32_t)t, PROFKIT_NONE, 0, 0, NULL, NULL, NULL };
+        m->th = a;
+        m->n_th = n;
+    }
+    pk_mem_thread_ops *t = &m->th[th];
+    if (t->n == t->cap && grow_thread(t) != 0)
+        return PROFKIT_ENOMEM;
+    t->stack[t->n] = stack;
+    t->size[t->n] = size;
+    t->freed[t->n] = freed;
+    t->n++;
+    m->total++;
+    return 0;
+}
+
+int pk_mem_ops_valid(const profkit_profile *p)
+{
+    const pk_mem_ops *m = p->mem_ops;
+    return m && !m->left_out && m->n_stacks == p->n_stacks && m->n_counters == p->n_counters &&
+           m->n_threads == p->n_threads && m->n_samples == p->n_samples && !p->whole_totals;
+}
+
+const pk_mem_thread_ops *pk_mem_ops_of(const profkit_profile *p, uint32_t counter)
+{
+    if (!pk_mem_ops_valid(p) || counter >= p->n_counters)
+        return NULL;
+    const pk_mem_ops *m = p->mem_ops;
+    uint32_t th = p->counters[counter].thread;
+    if (th >= m->n_th || m->th[th].counter != counter || !m->th[th].n)
+        return NULL;
+    return &m->th[th];
 }

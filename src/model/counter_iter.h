@@ -38,4 +38,58 @@ typedef struct pk_counter_iter {
 void pk_counter_iter_init(pk_counter_iter *it, const profkit_profile *p, uint32_t counter);
 int pk_counter_next(pk_counter_iter *it);
 
+/*
+ * The memory operations behind counters by operation order (a bsprof
+ * file's `Memory` counter per thread), one record per operation of the
+ * counter's thread, in its order (record i is the counter's operation i),
+ * so that what a range of operations did per allocation site can be told
+ * (the page's Memory view, `profkit counters --range --json`):
+ *
+ *   stack[i]  the stack that allocated, for an allocation; PROFKIT_NONE
+ *             for an operation that allocates nothing (a free)
+ *   size[i]   the bytes it allocated (0 for a free)
+ *   freed[i]  1 + the index (in the same thread's operations) of the
+ *             allocation it frees: a free, a free_realloc, an allocation
+ *             at an address still live (which frees the one there), or
+ *             the operation that stands for that in the allocating
+ *             thread; 0 when it frees nothing known (an allocation, or a
+ *             free that matched no live allocation)
+ *
+ * A reader keeps them (pk_mem_ops_*) only where it builds counters by
+ * operation order, and at most PK_MEM_OPS_MAX operations in all: past
+ * that it keeps none and sets `left_out` to the operations it had. They
+ * hold for the profile as read: `n_stacks`, `n_counters`, `n_threads` and
+ * `n_samples` are the profile's then, and pk_mem_ops_valid says whether
+ * they still are (a merge, a filter or a transform changes them).
+ */
+#define PK_MEM_OPS_MAX ((size_t)1000000)
+
+typedef struct pk_mem_thread_ops {
+    uint32_t thread;  /* the model thread */
+    uint32_t counter; /* its counter by operation order (PROFKIT_NONE until added) */
+    size_t n, cap;
+    uint32_t *stack;
+    uint64_t *size;
+    uint32_t *freed;
+} pk_mem_thread_ops;
+
+typedef struct pk_mem_ops {
+    pk_mem_thread_ops *th; /* by model thread: th[t].n == 0 for a thread without */
+    size_t n_th;
+    size_t total;      /* records kept, every thread's */
+    uint64_t left_out; /* operations not kept (past PK_MEM_OPS_MAX): then none are */
+    size_t n_stacks, n_counters, n_threads, n_samples;
+} pk_mem_ops;
+
+void pk_mem_ops_free(pk_mem_ops *m);
+/* Appends a record to thread th's operations. 0, or PROFKIT_ENOMEM. */
+int pk_mem_ops_add(pk_mem_ops *m, uint32_t th, uint32_t stack, uint64_t size, uint32_t freed);
+/* Drops every record (past the budget), counting `ops` as left out. */
+void pk_mem_ops_drop(pk_mem_ops *m, uint64_t ops);
+/* p's memory operations for counter `counter`, or NULL: none kept (none
+ * read, left out past the budget, or p changed since it was read). */
+const pk_mem_thread_ops *pk_mem_ops_of(const profkit_profile *p, uint32_t counter);
+/* Whether p keeps its memory operations and they still hold for it. */
+int pk_mem_ops_valid(const profkit_profile *p);
+
 #endif

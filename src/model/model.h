@@ -144,6 +144,9 @@ struct profkit_profile {
     size_t n_counters, cap_counters;
     profkit_counter_sample *counter_samples;
     size_t n_counter_samples, cap_counter_samples;
+    /* the memory operations behind counters by operation order, when a
+     * reader kept them (model/counter_iter.h); NULL: none */
+    struct pk_mem_ops *mem_ops;
 
     char format[32]; /* name of the format read */
 

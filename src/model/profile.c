@@ -1,5 +1,6 @@
 /* profile.c: creating a profile, hash-consed tables, samples, metadata. */
 #include "model/model.h"
+#include "model/counter_iter.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -56,6 +57,7 @@ void profkit_profile_free(profkit_profile *p)
     free(p->marker_causes);
     free(p->counters);
     free(p->counter_samples);
+    pk_mem_ops_free(p->mem_ops);
     free(p->categories);
     free(p->subcategories);
     free(p->whole_totals);

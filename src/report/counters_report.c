@@ -67,6 +67,95 @@ static void json_series(pk_buf *out, const profkit_profile *p, uint32_t i, int64
     pk_buf_puts(out, "]");
 }
 
+/* A site of json_sites: its call path's text and figures. */
+typedef struct path_site {
+    char *path;
+    pk_mem_site s;
+} path_site;
+
+static int by_path(const void *a, const void *b)
+{
+    return strcmp(((const path_site *)a)->path, ((const path_site *)b)->path);
+}
+
+/* Largest in use first, then largest allocated, then by path. */
+static int by_inuse(const void *a, const void *b)
+{
+    const path_site *x = a, *y = b;
+    if (x->s.inuse_space != y->s.inuse_space)
+        return x->s.inuse_space > y->s.inuse_space ? -1 : 1;
+    if (x->s.alloc_space != y->s.alloc_space)
+        return x->s.alloc_space > y->s.alloc_space ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+/* A counter by operation order's "sites": what its operations [from, to)
+ * did per allocating call path (analysis/counters.h; paths by function
+ * name, as the page's memory table, so stacks of one path are one site),
+ * and the frees that matched nothing; null with "ops_left_out" when the
+ * reader kept no operations (past its budget). Nothing for a counter
+ * without them. */
+static int json_sites(pk_buf *out, const profkit_profile *p, uint32_t i, int64_t from, int64_t to)
+{
+    if (!p->counters[i].by_order || !p->mem_ops)
+        return 0;
+    if (p->mem_ops->left_out) {
+        pk_buf_printf(out, ",\"sites\":null,\"ops_left_out\":%" PRIu64, p->mem_ops->left_out);
+        return 0;
+    }
+    if (!pk_mem_ops_of(p, i))
+        return 0;
+    pk_mem_site *s;
+    size_t n;
+    int64_t unmatched;
+    if (pk_mem_sites_compute(p, i, from, to, &s, &n, &unmatched) != 0)
+        return PROFKIT_ENOMEM;
+    path_site *ps = calloc(n ? n : 1, sizeof(*ps));
+    int rc = ps ? 0 : PROFKIT_ENOMEM;
+    for (size_t k = 0; k < n && !rc; k++) {
+        size_t cap = 0;
+        ps[k].s = s[k];
+        if (pk_mem_site_path(p, s[k].stack, &ps[k].path, &cap) == (size_t)-1)
+            rc = PROFKIT_ENOMEM;
+    }
+    size_t m = 0;
+    if (!rc) {
+        qsort(ps, n, sizeof(*ps), by_path);
+        for (size_t k = 0; k < n; k++) {
+            if (m && strcmp(ps[m - 1].path, ps[k].path) == 0) {
+                pk_mem_site *a = &ps[m - 1].s, *b = &ps[k].s;
+                a->alloc_objects += b->alloc_objects, a->alloc_space += b->alloc_space;
+                a->free_objects += b->free_objects, a->freed_space += b->freed_space;
+                a->inuse_objects += b->inuse_objects, a->inuse_space += b->inuse_space;
+                free(ps[k].path);
+                ps[k].path = NULL;
+                continue;
+            }
+            path_site t = ps[k];
+            ps[k].path = NULL;
+            ps[m++] = t;
+        }
+        qsort(ps, m, sizeof(*ps), by_inuse);
+        pk_buf_puts(out, ",\"sites\":[");
+        for (size_t k = 0; k < m; k++) {
+            const pk_mem_site *x = &ps[k].s;
+            pk_buf_puts(out, k ? ",{\"path\":" : "{\"path\":");
+            pk_rjson_str(out, ps[k].path);
+            pk_buf_printf(out, ",\"alloc_objects\":%" PRId64 ",\"alloc_space\":%" PRId64
+                          ",\"free_objects\":%" PRId64 ",\"freed_space\":%" PRId64
+                          ",\"inuse_objects\":%" PRId64 ",\"inuse_space\":%" PRId64 "}",
+                          x->alloc_objects, x->alloc_space, x->free_objects, x->freed_space,
+                          x->inuse_objects, x->inuse_space);
+        }
+        pk_buf_printf(out, "],\"unmatched_frees\":%" PRId64, unmatched);
+    }
+    for (size_t k = 0; ps && k < n; k++)
+        free(ps[k].path);
+    free(ps);
+    free(s);
+    return rc;
+}
+
 static int report_counters_buf(pk_buf *out, const profkit_profile *p, const profkit_counters_options *o,
                                profkit_error *err)
 {
@@ -157,6 +246,8 @@ static int report_counters_buf(pk_buf *out, const profkit_profile *p, const prof
                           st.start, st.total_min, st.total_max, st.range);
             pk_buf_puts(out, ",\"series\":");
             json_series(out, p, i, f, t, zero);
+            if (json_sites(out, p, i, f, t) != 0)
+                return PROFKIT_ENOMEM;
             pk_buf_puts(out, "}");
         } else {
             pk_buf_printf(out, "%scounter %u: %s (%s)", shown ? "\n" : "", i, pk_str(p, c->name),

@@ -106,7 +106,7 @@ try {
         J(row(g, 0)) + " vs " + J(want(w25)));
   check("zoomed: it starts at the 192 B in use after operation 1", g.start[0] === 192 && w25.start === 192, J(g.start));
   check("zoomed: a breadcrumb to widen", J(g.crumbs) === J(["Whole run", "operations 2 – 4"]), J(g.crumbs));
-  check("zoomed: the page says the flame graph and table are of the whole run", /flame graph and the table below are still of the whole run/.test(g.note), g.note);
+  check("zoomed: the page says the flame graph and table show what the range did", /flame graph and the table below show what operations 2 – 4 did/.test(g.note), g.note);
   {
     const [x, y, wd] = g.box, W = wd - GUTTER - PAD;
     // three operations across the width: op 2 at 0..1/3, op 4 at 2/3..1

@@ -666,6 +666,82 @@ static inline int mem_op(reader *r, uint32_t th, int64_t delta)
     return mem_open(s, at, before) != 0 ? PROFKIT_ENOMEM : 0;
 }
 
+/* ------------------------------------------- each operation's record */
+
+/* The live table's slots hold rows again, not indexes into r->alloc
+ * (past the budget, or at the end), and r->alloc goes. */
+static void live_rows_back(reader *r)
+{
+    for (size_t i = 0; i < r->live.n_buckets; i++) {
+        pk_live_bucket *b = &r->live.b[i];
+        for (unsigned k = 0; k < PK_LIVE_WAYS; k++) {
+            uint32_t a = pk_live_row(b, k);
+            if (a != PK_LIVE_ROWS)
+                pk_live_set_row(b, k, r->alloc[a].row);
+        }
+    }
+    free(r->alloc);
+    r->alloc = NULL;
+    r->n_alloc = r->cap_alloc = 0;
+}
+
+/* Keeps the record of thread th's operation just counted (mem_op), or,
+ * past PK_MEM_OPS_MAX records, drops them all: the operations are then
+ * counted as left out (finish). */
+static PK_NOINLINE int keep_op_slow(reader *r, uint32_t th, uint32_t stack, uint64_t size, uint32_t freed)
+{
+    if (r->ops->total >= PK_MEM_OPS_MAX) {
+        pk_mem_ops_drop(r->ops, 1);
+        live_rows_back(r);
+        r->p->mem_ops = r->ops; /* kept, empty, to say how many were left out */
+        r->ops = NULL;
+        return 0;
+    }
+    return pk_mem_ops_add(r->ops, th, stack, size, freed);
+}
+
+static inline int keep_op(reader *r, uint32_t th, uint32_t stack, uint64_t size, uint32_t freed)
+{
+    pk_mem_ops *m = r->ops;
+    if (PK_LIKELY(th < m->n_th && m->total < PK_MEM_OPS_MAX)) {
+        pk_mem_thread_ops *t = &m->th[th];
+        if (PK_LIKELY(t->n < t->cap)) {
+            t->stack[t->n] = stack;
+            t->size[t->n] = size;
+            t->freed[t->n] = freed;
+            t->n++;
+            m->total++;
+            return 0;
+        }
+    }
+    return keep_op_slow(r, th, stack, size, freed);
+}
+
+/* An index into r->alloc for a new allocation of `row`, operation `op`
+ * of its thread; PK_LIVE_ROWS when out of memory. */
+static PK_NOINLINE uint32_t keep_alloc_slow(reader *r, uint32_t row, uint64_t op)
+{
+    if (r->n_alloc == r->cap_alloc) {
+        size_t cap = r->cap_alloc ? r->cap_alloc * 2 : 4096;
+        struct kept_alloc *a = realloc(r->alloc, cap * sizeof(*a));
+        if (!a)
+            return PK_LIVE_ROWS;
+        r->alloc = a;
+        r->cap_alloc = cap;
+    }
+    r->alloc[r->n_alloc] = (struct kept_alloc){ row, (uint32_t)op };
+    return (uint32_t)r->n_alloc++;
+}
+
+static inline uint32_t keep_alloc(reader *r, uint32_t row, uint64_t op)
+{
+    if (PK_LIKELY(r->n_alloc < r->cap_alloc)) {
+        r->alloc[r->n_alloc] = (struct kept_alloc){ row, (uint32_t)op };
+        return (uint32_t)r->n_alloc++;
+    }
+    return keep_alloc_slow(r, row, op);
+}
+
 /*
  * The memory counters: per thread with memory operations, its series of
  * bytes in use, each sample at an operation index (time) with the change
@@ -696,8 +772,11 @@ static int mem_counters(reader *r)
         c.thread = (uint32_t)th;
         c.pid = -1;
         c.by_order = 1;
-        if (profkit_counter_add(p, &c) == PROFKIT_NONE)
+        uint32_t ci = profkit_counter_add(p, &c);
+        if (ci == PROFKIT_NONE)
             return PROFKIT_ENOMEM;
+        if (r->ops && th < r->ops->n_th)
+            r->ops->th[th].counter = ci;
         int64_t prev = 0;
         uint64_t prev_at = 0; /* operations before the next sample's */
         for (size_t i = 0; i < s->n; i++) {
@@ -817,20 +896,36 @@ static int batch_apply(reader *r)
             uint32_t orow = PK_LIVE_ROWS, th = row_thread(r, e->row);
             uint64_t osize = 0;
             int64_t delta;
+            uint32_t freed = 0; /* for the record: 1 + the operation freed */
             if (e->kind == D_ALLOC) {
-                if (PK_UNLIKELY(pk_live_put_old(&r->live, e->a, e->b, e->row, &orow, &osize) != 0))
+                uint32_t put = e->row;
+                if (PK_UNLIKELY(r->ops != NULL) &&
+                    (put = keep_alloc(r, e->row, th < r->n_mem ? r->mem[th].ops : 0)) == PK_LIVE_ROWS)
+                    return out_of_memory(r);
+                if (PK_UNLIKELY(pk_live_put_old(&r->live, e->a, e->b, put, &orow, &osize) != 0))
                     return out_of_memory(r);
                 delta = mem_bytes(e->b);
                 /* an allocation already live at this address was freed
                  * unseen: out of its own thread's bytes */
                 if (PK_UNLIKELY(orow != PK_LIVE_ROWS)) {
+                    if (r->ops) {
+                        freed = r->alloc[orow].op + 1;
+                        orow = r->alloc[orow].row;
+                    }
                     uint32_t oth = row_thread(r, orow);
                     if (oth == th)
                         delta = mem_sub(delta, mem_bytes(osize));
-                    else if (mem_op(r, oth, -mem_bytes(osize)) != 0)
+                    else if (mem_op(r, oth, -mem_bytes(osize)) != 0 ||
+                             (r->ops && keep_op(r, oth, PROFKIT_NONE, 0, freed) != 0))
                         return out_of_memory(r);
+                    else
+                        freed = 0;
                 }
             } else if (pk_live_take_old(&r->live, e->a, &orow, &osize)) {
+                if (r->ops) {
+                    freed = r->alloc[orow].op + 1;
+                    orow = r->alloc[orow].row;
+                }
                 /* out of the bytes of the thread that allocated it */
                 th = row_thread(r, orow);
                 delta = -mem_bytes(osize);
@@ -840,6 +935,10 @@ static int batch_apply(reader *r)
                     r->first_unmatched = e->at;
             }
             if (PK_UNLIKELY(mem_op(r, th, delta) != 0))
+                return out_of_memory(r);
+            if (PK_UNLIKELY(r->ops != NULL) &&
+                keep_op(r, th, e->kind == D_ALLOC ? r->row_stack[e->row] : PROFKIT_NONE,
+                        e->kind == D_ALLOC ? e->b : 0, freed) != 0)
                 return out_of_memory(r);
         } else {
             /* a call count's b is 0: adding it changes nothing */
@@ -1352,6 +1451,8 @@ static int finish(reader *r)
         return out_of_memory(r);
     if (!r->capped)
         start_capping(r);
+    if (r->alloc)
+        live_rows_back(r);
     for (size_t i = 0; i < r->live.n_buckets; i++) {
         const pk_live_bucket *b = &r->live.b[i];
         for (unsigned k = 0; k < PK_LIVE_WAYS; k++) {
@@ -1383,6 +1484,21 @@ static int finish(reader *r)
         if (nz && pk_sample_add(p, r->row_stack[i], r->row_thread[i], a) != 0)
             return out_of_memory(r);
     }
+    /* the operations' records hold for the profile as it is now */
+    pk_mem_ops *m = r->ops ? r->ops : p->mem_ops;
+    if (m) {
+        if (m->left_out) {
+            m->left_out = 0;
+            for (size_t th = 0; th < r->n_mem; th++)
+                m->left_out += r->mem[th].ops;
+        }
+        m->n_stacks = p->n_stacks;
+        m->n_counters = p->n_counters;
+        m->n_threads = p->n_threads;
+        m->n_samples = p->n_samples;
+        p->mem_ops = m;
+        r->ops = NULL;
+    }
     return 0;
 }
 
@@ -1402,6 +1518,8 @@ static void reader_free(reader *r)
     free(r->row_th8);
     free(r->acc);
     pk_live_free(&r->live);
+    pk_mem_ops_free(r->ops);
+    free(r->alloc);
     for (size_t i = 0; i < r->n_mem; i++)
         free(r->mem[i].b);
     free(r->mem);
@@ -1416,9 +1534,12 @@ static int bsprof_read(profkit_profile *p, pk_read_ctx *ctx)
     r.in.src = ctx->src;
     r.pe_in_order = 1;
     r.row_th8_ok = 1;
+    int rc = 0;
     r.match_frees = !ctx->opts->skip_inuse;
     r.counters = r.match_frees && !ctx->opts->skip_counters;
-    int rc = 0, end = 0;
+    if (r.counters && !(r.ops = calloc(1, sizeof(*r.ops))))
+        rc = out_of_memory(&r);
+    int end = 0;
     for (int v = 0; v < N_VALUES && !rc; v++)
         if (pk_value_type_add(p, value_names[v][0], value_names[v][1]) != (uint32_t)v)
             rc = out_of_memory(&r);

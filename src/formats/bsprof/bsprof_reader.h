@@ -8,6 +8,7 @@
 
 #include "formats/bsprof/bsprof.h"
 #include "formats/bsprof/live_table.h"
+#include "model/counter_iter.h"
 #include "util/map64.h"
 
 #if defined(__GNUC__)
@@ -172,6 +173,15 @@ typedef struct reader {
     mem_series *mem; /* by model thread, n_mem of them */
     size_t n_mem;
     int match_frees;
+    /* Each memory operation's record (model/counter_iter.h: what a range
+     * of operations did per allocation site) while counters and at most
+     * PK_MEM_OPS_MAX of them. Meanwhile the live table holds, in place of
+     * an allocation's row, its index in alloc[]: its row and its operation
+     * index in its thread (so a free finds the operation it frees in the
+     * slot it reads anyway). */
+    pk_mem_ops *ops;
+    struct kept_alloc { uint32_t row, op; } *alloc;
+    size_t n_alloc, cap_alloc;
     int counters; /* the memory counters are built (match_frees, no skip_counters) */ /* 0 with skip_inuse: no live table, inuse_* stay 0 */
     uint64_t n_entries, n_mem_ops, unmatched_frees, first_unmatched;
 

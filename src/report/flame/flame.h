@@ -108,6 +108,11 @@ typedef struct flame_data {
     size_t n_funcs;
     flame_scope *scopes;
     size_t n_scopes;
+    /* frame_func[f]: p's frame f's function (index into funcs), for the
+     * memory operations' allocation sites (flame_html.c); only when p
+     * keeps its memory operations (pk_mem_ops_valid) and is no diff, else
+     * NULL */
+    int32_t *frame_func;
 } flame_data;
 
 /*

@@ -10,6 +10,7 @@
 #include "analysis/analysis.h"
 #include "analysis/markers.h"
 #include "analysis/counters.h"
+#include "util/map64.h"
 
 void profkit_flame_options_init(profkit_flame_options *o)
 {
@@ -124,34 +125,61 @@ static void put_values(pk_buf *b, const char *key, const int64_t *self, size_t n
  */
 typedef struct vwriter {
     pk_buf *b;             /* NULL: count only */
-    unsigned char acc[3];  /* bytes waiting for a base64 quantum */
-    int k;
+    size_t k;              /* bytes waiting in raw */
     size_t bytes;          /* varint bytes written */
+    unsigned char raw[3 * 1024]; /* written out as base64 whole quanta at a time */
 } vwriter;
 
 static const char b64_digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-static void vw_byte(vwriter *w, unsigned c)
+/* raw's first n bytes (a multiple of 3 unless last) as base64, padded. */
+static void vw_flush(vwriter *w, size_t n)
 {
-    w->bytes++;
-    if (!w->b)
-        return;
-    w->acc[w->k++] = (unsigned char)c;
-    if (w->k == 3) {
-        char q[4] = { b64_digits[w->acc[0] >> 2], b64_digits[((w->acc[0] & 3) << 4) | (w->acc[1] >> 4)],
-                      b64_digits[((w->acc[1] & 15) << 2) | (w->acc[2] >> 6)], b64_digits[w->acc[2] & 63] };
-        pk_buf_put(w->b, q, 4);
-        w->k = 0;
+    char q[4 * 1024];
+    size_t o = 0, i = 0;
+    const unsigned char *a = w->raw;
+    for (; i + 3 <= n; i += 3) {
+        q[o++] = b64_digits[a[i] >> 2];
+        q[o++] = b64_digits[((a[i] & 3) << 4) | (a[i + 1] >> 4)];
+        q[o++] = b64_digits[((a[i + 1] & 15) << 2) | (a[i + 2] >> 6)];
+        q[o++] = b64_digits[a[i + 2] & 63];
     }
+    if (i < n) {
+        unsigned x = a[i], c = i + 1 < n ? a[i + 1] : 0;
+        q[o++] = b64_digits[x >> 2];
+        q[o++] = b64_digits[((x & 3) << 4) | (c >> 4)];
+        q[o++] = i + 1 < n ? b64_digits[(c & 15) << 2] : '=';
+        q[o++] = '=';
+        i = n;
+    }
+    pk_buf_put(w->b, q, o);
+    memmove(w->raw, w->raw + i, w->k - i);
+    w->k -= i;
 }
 
-static void vw_u64(vwriter *w, uint64_t u)
+static inline void vw_byte(vwriter *w, unsigned c)
 {
+    w->raw[w->k++] = (unsigned char)c;
+    if (PK_UNLIKELY(w->k == sizeof(w->raw)))
+        vw_flush(w, w->k);
+}
+
+static inline void vw_u64(vwriter *w, uint64_t u)
+{
+    if (!w->b) {
+        size_t n = 1;
+        while (u >= 128)
+            u >>= 7, n++;
+        w->bytes += n;
+        return;
+    }
     while (u >= 128) {
         vw_byte(w, (unsigned)(u & 127) | 128);
+        w->bytes++;
         u >>= 7;
     }
     vw_byte(w, (unsigned)u);
+    w->bytes++;
 }
 
 static uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
@@ -161,8 +189,9 @@ static size_t vw_chars(size_t bytes) { return (bytes + 2) / 3 * 4 + 2; }
 
 static void vw_open(vwriter *w, pk_buf *b, const char *key)
 {
-    memset(w, 0, sizeof(*w));
     w->b = b;
+    w->k = 0;
+    w->bytes = 0;
     if (b) {
         pk_buf_puts(b, key);
         pk_buf_putc(b, '"');
@@ -172,12 +201,8 @@ static void vw_open(vwriter *w, pk_buf *b, const char *key)
 static size_t vw_close(vwriter *w)
 {
     if (w->b) {
-        if (w->k) {
-            unsigned a = w->acc[0], c = w->k > 1 ? w->acc[1] : 0;
-            char q[4] = { b64_digits[a >> 2], b64_digits[((a & 3) << 4) | (c >> 4)],
-                          w->k > 1 ? b64_digits[(c & 15) << 2] : '=', '=' };
-            pk_buf_put(w->b, q, 4);
-        }
+        if (w->k)
+            vw_flush(w, w->k);
         pk_buf_putc(w->b, '"');
     }
     return vw_chars(w->bytes);
@@ -1079,6 +1104,125 @@ static int shows_thread(const flame_data *d, uint32_t t)
     return 0;
 }
 
+/* Thread t's scope (its own tree), or NULL. */
+static const flame_scope *thread_scope(const flame_data *d, uint32_t t)
+{
+    for (size_t i = 0; i < d->n_scopes; i++)
+        if (d->scopes[i].thread == t && !d->scopes[i].merged && !d->scopes[i].label)
+            return &d->scopes[i];
+    return NULL;
+}
+
+/* The children of a scope's nodes (CSR: kid[first[u] .. first[u + 1])),
+ * a memo per stack of the node its path ends at (PROFKIT_NONE: not yet;
+ * OPS_STUCK set: the path left the kept nodes there, so a longer one ends
+ * at the same node) and the stacks memoized (to reset them for the next
+ * scope). */
+#define OPS_STUCK 0x80000000u
+typedef struct ops_map {
+    const flame_scope *s;
+    uint32_t *first, *kid;
+    uint32_t *memo, *touched;
+    size_t n_touched;
+} ops_map;
+
+/* Child of u with function f (FLAME_OTHER: its "(other)"), or PROFKIT_NONE. */
+static uint32_t ops_child(const ops_map *m, uint32_t u, int32_t f)
+{
+    for (uint32_t k = m->first[u]; k < m->first[u + 1]; k++)
+        if (m->s->func[m->kid[k]] == f)
+            return m->kid[k];
+    return PROFKIT_NONE;
+}
+
+/* The node of the scope a stack's path of functions ends at: the child of
+ * each node with the next frame's function, else (the path goes on into
+ * nodes merged away) that node's "(other)" child, or the node itself when
+ * it has none (what was merged there was zero), as the rows' values were
+ * placed (flame_tree.c). */
+static uint32_t stack_scope_node(const flame_data *d, ops_map *m, uint32_t stack)
+{
+    const profkit_profile *p = d->p;
+    if (stack == 0 || stack >= p->n_stacks)
+        return 0;
+    if (m->memo[stack] != PROFKIT_NONE)
+        return m->memo[stack];
+    /* the chain up to a known ancestor, then down */
+    uint32_t chain[64];
+    size_t n = 0;
+    uint32_t up = stack;
+    while (up && m->memo[up] == PROFKIT_NONE && n < 64) {
+        chain[n++] = up;
+        up = p->stacks[up].parent;
+    }
+    if (up && m->memo[up] == PROFKIT_NONE) /* deeper than 64: the rest first */
+        (void)stack_scope_node(d, m, up);
+    uint32_t at = up ? m->memo[up] : 0;
+    while (n--) {
+        uint32_t st = chain[n];
+        if (!(at & OPS_STUCK)) {
+            uint32_t k = ops_child(m, at, d->frame_func[p->stacks[st].frame]);
+            if (k == PROFKIT_NONE) {
+                uint32_t o = ops_child(m, at, FLAME_OTHER);
+                at = (o == PROFKIT_NONE ? at : o) | OPS_STUCK;
+            } else {
+                at = k;
+            }
+        }
+        m->memo[st] = at;
+        m->touched[m->n_touched++] = st;
+    }
+    return m->memo[stack];
+}
+
+/*
+ * A counter's memory operations for the Memory view's tables of a range
+ * (34_memgraph.js; model/counter_iter.h): "ops" {"n", and columns as
+ * order_counters' (varints in base64): "node" per operation 1 + the node
+ * of thread's tree its allocation's stack is drawn at, 0 for an operation
+ * that allocates nothing; "size" per allocation its bytes; "freed" per
+ * operation 0, or the distance back to the allocation it frees (its index
+ * less that one's)}. m: room for the scope's children and a memo per
+ * stack (all PROFKIT_NONE, and left so). -1 when out of memory.
+ */
+static int put_order_ops(pk_buf *b, const flame_data *d, const pk_mem_thread_ops *o,
+                         const flame_scope *s, ops_map *m)
+{
+    /* the scope's children, CSR */
+    m->s = s;
+    memset(m->first, 0, (s->n + 1) * sizeof(*m->first));
+    for (size_t i = 1; i < s->n; i++)
+        m->first[s->parent[i] + 1]++;
+    for (size_t i = 0; i < s->n; i++)
+        m->first[i + 1] += m->first[i];
+    for (size_t i = 1; i < s->n; i++)
+        m->kid[m->first[s->parent[i]]++] = (uint32_t)i;
+    for (size_t i = s->n; i > 0; i--) /* back to the starts */
+        m->first[i] = m->first[i - 1];
+    m->first[0] = 0;
+    vwriter w;
+    pk_buf_puts(b, ",\"ops\":{\"n\":");
+    pk_buf_u64(b, o->n);
+    vw_open(&w, b, ",\"node\":");
+    for (size_t i = 0; i < o->n; i++)
+        vw_u64(&w, o->stack[i] == PROFKIT_NONE ? 0 : 1 + (uint64_t)(stack_scope_node(d, m, o->stack[i]) & ~OPS_STUCK));
+    (void)vw_close(&w);
+    vw_open(&w, b, ",\"size\":");
+    for (size_t i = 0; i < o->n; i++)
+        if (o->stack[i] != PROFKIT_NONE)
+            vw_u64(&w, o->size[i]);
+    (void)vw_close(&w);
+    vw_open(&w, b, ",\"freed\":");
+    for (size_t i = 0; i < o->n; i++)
+        vw_u64(&w, o->freed[i] ? i + 1 - o->freed[i] : 0);
+    (void)vw_close(&w);
+    pk_buf_puts(b, "}");
+    for (size_t k = 0; k < m->n_touched; k++)
+        m->memo[m->touched[k]] = PROFKIT_NONE;
+    m->n_touched = 0;
+    return 0;
+}
+
 static int put_order_counters(pk_buf *b, const flame_data *d, size_t *budget)
 {
     const profkit_profile *p = d->p;
@@ -1091,6 +1235,8 @@ static int put_order_counters(pk_buf *b, const flame_data *d, size_t *budget)
     order_sample *o = cap ? malloc(cap * sizeof(*o)) : NULL;
     if (cap && !o)
         return -1;
+    ops_map om;
+    memset(&om, 0, sizeof om);
     for (size_t i = 0; i < p->n_counters; i++) {
         const profkit_counter *c = &p->counters[i];
         if (!c->by_order || !shows_thread(d, c->thread))
@@ -1129,6 +1275,24 @@ static int put_order_counters(pk_buf *b, const flame_data *d, size_t *budget)
             }
             (void)vw_close(&w);
         }
+        const pk_mem_thread_ops *ops = d->frame_func ? pk_mem_ops_of(p, (uint32_t)i) : NULL;
+        const flame_scope *sc = ops ? thread_scope(d, c->thread) : NULL;
+        if (sc && !om.memo) { /* the first: room for every scope's */
+            size_t nmax = 0;
+            for (size_t k = 0; k < d->n_scopes; k++)
+                nmax = d->scopes[k].n > nmax ? d->scopes[k].n : nmax;
+            om.first = malloc((nmax + 1) * sizeof(*om.first));
+            om.kid = malloc((nmax + 1) * sizeof(*om.kid));
+            om.memo = malloc((p->n_stacks + 1) * sizeof(*om.memo));
+            om.touched = malloc((p->n_stacks + 1) * sizeof(*om.touched));
+            if (!om.first || !om.kid || !om.memo || !om.touched) {
+                free(om.first), free(om.kid), free(om.memo), free(om.touched), free(o);
+                return -1;
+            }
+            memset(om.memo, 0xff, (p->n_stacks + 1) * sizeof(*om.memo));
+        }
+        if (sc)
+            (void)put_order_ops(b, d, ops, sc, &om);
         pk_buf_puts(b, "}");
     }
     if (shown)
@@ -1137,6 +1301,17 @@ static int put_order_counters(pk_buf *b, const flame_data *d, size_t *budget)
         pk_buf_puts(b, ",\"order_counters_left_out\":");
         pk_buf_u64(b, left);
     }
+    if (shown && p->mem_ops && p->mem_ops->left_out) {
+        /* the memory tables cannot be narrowed: how many operations */
+        pk_buf_puts(b, ",\"order_ops_left_out\":");
+        pk_buf_u64(b, p->mem_ops->left_out);
+    } else if (shown && p->mem_ops && !d->frame_func && !d->base) {
+        pk_buf_puts(b, ",\"order_ops_changed\":true"); /* filtered or merged since it was read */
+    }
+    free(om.first);
+    free(om.kid);
+    free(om.memo);
+    free(om.touched);
     free(o);
     return 0;
 }

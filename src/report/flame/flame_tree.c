@@ -18,6 +18,7 @@
 #include "analysis/analysis.h"
 #include "analysis/tags.h"
 #include "util/buf.h"
+#include "model/counter_iter.h"
 #include "model/ltree.h"
 #include "report/flame/flame_tree1.h"
 
@@ -1217,6 +1218,7 @@ void pk_flame_data_free(flame_data *d)
     }
     free(d->scopes);
     free(d->funcs);
+    free(d->frame_func);
     pk_strtab_free(&d->strings);
     memset(d, 0, sizeof(*d));
 }
@@ -1277,6 +1279,12 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
     rc = PROFKIT_ENOMEM;
     if (make_funcs(d, &b.tree, p, o->base) != 0)
         goto oom;
+    if (!o->base && pk_mem_ops_valid(p) && p->n_frames) {
+        if (!(d->frame_func = malloc(p->n_frames * sizeof(int32_t))))
+            goto oom;
+        for (size_t f = 0; f < p->n_frames; f++)
+            d->frame_func[f] = (int32_t)b.tree.frame_key[f] - 1;
+    }
     b.inl_any = pk_inline_any(p) || (o->base && pk_inline_any(o->base));
     if (b.inl_any && (!(b.seen = malloc(p->n_stacks / 8 + 1)) ||
                       (o->base && !(b.bseen = malloc(o->base->n_stacks / 8 + 1)))))

@@ -20,7 +20,10 @@
 // can differ from the command line's); the others are the command line's. The canvas's data-max, data-min, data-start and data-final
 // hold, per graph drawn, what `profkit counters --json` (--range when
 // zoomed) gives as total.max, total.min, total.start and its series' last
-// total; query("counters") gives every counter of the page.
+// total; query("counters") gives every counter of the page. A range also
+// narrows the memory flame graph and table to what its operations did per
+// allocation site, from each operation's record in the data (PK.memRange;
+// query("mem") as `profkit counters --range --json`'s sites).
 (function (PK) {
   var GUTTER = 190, PAD = 4;
   // "All threads" of more than COMPACT threads: a row each of ROW_C
@@ -64,7 +67,8 @@
       var step = PK.column(c.op, n, packed), count = PK.column(c.count, n, packed), number = PK.column(c.number, n, packed);
       var op = new Float64Array(n), total = new Float64Array(n), a = 0, t = 0;
       for (var r = 0; r < n; r++) { a += step[r]; t += count[r]; op[r] = a; total[r] = t; }
-      return { name: c.name, category: c.category, thread: c.thread, thinned: !!c.thinned, op: op, total: total, count: count, number: number };
+      return { name: c.name, category: c.category, thread: c.thread, thinned: !!c.thinned, op: op, total: total, count: count, number: number,
+               rawOps: c.ops || null };
     });
     return p._orderCounters;
   }
@@ -96,6 +100,142 @@
              min: n ? lo : 0, max: n ? hi : 0 };
   }
   PK.counterOpsRange = inRange;
+
+  // ---- what a range of operations did, per allocation site ----
+
+  // Counter c's operations (flame_html.c, put_order_ops), decoded once:
+  // per operation the node of its thread's tree its allocation is drawn
+  // at (-1: it allocates nothing), the bytes it allocates, and the index
+  // of the allocation it frees (-1: none). null when the page has none.
+  function counterOps(c) {
+    if (c._ops !== undefined) return c._ops;
+    var o = c.rawOps;
+    if (!o) return (c._ops = null);
+    var n = o.n || 0;
+    var nd = PK.column(o.node, n, false), fr = PK.column(o.freed, n, false);
+    var node = new Int32Array(n), freed = new Int32Array(n), size = new Float64Array(n), allocs = 0, i;
+    for (i = 0; i < n; i++) { node[i] = nd[i] - 1; if (nd[i]) allocs++; freed[i] = fr[i] ? i - fr[i] : -1; }
+    var sz = PK.column(o.size, allocs, false);
+    for (i = 0, allocs = 0; i < n; i++) if (node[i] >= 0) size[i] = sz[allocs++];
+    return (c._ops = { n: n, node: node, size: size, freed: freed });
+  }
+  // The page's thread index of profile thread index `index`.
+  function pageThread(p, index) {
+    for (var t = 0; t < p.threads.length; t++) if (!p.threads[t].merged && p.threads[t].index === index) return t;
+    return -1;
+  }
+  // Operations [a, b) of counter c per allocation site: for each node of
+  // the counter's thread's tree (per node, via map when given) what the
+  // docs/viewer.md calls the range's figures: allocations (objects,
+  // bytes), frees of allocations made there (objects, bytes), and the
+  // allocations of the range not freed in it (objects, bytes), into acc
+  // {aobj, aspace, fobj, fspace, iobj, ispace} (arrays by node); the frees
+  // that matched nothing are counted in acc.unmatched.
+  function addSites(ops, a, b, map, acc) {
+    var node = ops.node, size = ops.size, freed = ops.freed, end = Math.min(b, ops.n);
+    for (var i = Math.max(0, a); i < end; i++) {
+      var x = node[i];
+      if (x >= 0) {
+        if (map) x = map[x];
+        acc.aobj[x]++; acc.aspace[x] += size[i]; acc.iobj[x]++; acc.ispace[x] += size[i];
+      }
+      var k = freed[i];
+      if (k >= 0) {
+        var y = node[k];
+        if (y < 0) continue;
+        if (map) y = map[y];
+        acc.fobj[y]++; acc.fspace[y] += size[k];
+        if (k >= a) { acc.iobj[y]--; acc.ispace[y] -= size[k]; }
+      } else if (x < 0) acc.unmatched++;
+    }
+  }
+  function newAcc(n) {
+    return { aobj: new Float64Array(n), aspace: new Float64Array(n), fobj: new Float64Array(n), fspace: new Float64Array(n),
+             iobj: new Float64Array(n), ispace: new Float64Array(n), unmatched: 0 };
+  }
+  // Why the page cannot narrow the memory tables to a range of operations
+  // of `list` (its counters), or "".
+  function whyNot(p, list) {
+    var d = p.data;
+    if (d.order_ops_left_out) return "the file has " + PK.formatCount(d.order_ops_left_out) + " memory operations, more than the " + PK.formatCount(1000000) + " the page keeps each of";
+    if (d.order_ops_changed) return "the profile was filtered or merged after it was read, so its memory operations no longer match its call paths";
+    if (list.some(function (c) { return !c.rawOps; })) return "the page has no record of each memory operation for this profile";
+    return "";
+  }
+  // The Memory view's tree for the memory graph's range (ops=A-B) on thread
+  // t: the shown tree's nodes (All threads: every thread's merged by call
+  // path) with the memory value types' self values of the operations
+  // A..B-1 of each thread, the others 0; {tree, ops, why}: tree null and
+  // why set when the page cannot narrow; null without a range.
+  PK.memRange = function (app) {
+    var p = app.p, t = app.state.thread, ops = PK.parseOps(app.state.ops), th = p.threads[t];
+    if (!ops || !th || p.diff) return null;
+    var list = orderCounters(p).filter(function (c) { return th.merged || c.thread === th.index; });
+    if (!list.length) return null;
+    var key = t + "|" + app.state.ops;
+    var why = whyNot(p, list) || (p.xfSteps && p.xfSteps.length ? "the transforms in the breadcrumb above apply to the whole run's tables only (pop them to narrow)" : "");
+    key += "|" + (p.xfSteps ? p.xfSteps.length : 0);
+    if (p._memRange && p._memRange.key === key) return p._memRange;
+    var out = { key: key, ops: ops, tree: null, inverted: null, why: why };
+    p._memRange = out;
+    if (why) return out;
+    var base, maps = {};
+    if (th.merged) {
+      var M = p.mergedBase();
+      base = M.tree;
+      M.threads.forEach(function (pt, i) { maps[p.threads[pt].index] = M.maps[i]; });
+    } else base = p.wholeTree(t);
+    var acc = newAcc(base.n);
+    list.forEach(function (c) { addSites(counterOps(c), ops[0], ops[1], th.merged ? maps[c.thread] : null, acc); });
+    var nv = p.values.length, self = [];
+    var put = { alloc_objects: acc.aobj, alloc_space: acc.aspace, free_objects: acc.fobj, inuse_objects: acc.iobj, inuse_space: acc.ispace };
+    for (var v = 0; v < nv; v++) self.push(put[p.values[v].type] || new Float64Array(base.n));
+    out.tree = new PK.Tree(base.parent, base.func, self, null);
+    out.tree.opsRange = ops;
+    out.unmatched = acc.unmatched;
+    return out;
+  };
+  // Its inverted tree (the memory table's), made once.
+  PK.memRangeInverted = function (r) {
+    if (!r.inverted) r.inverted = new PK.Inverter(r.tree, PK.MIN_SHARE).step(Infinity);
+    return r.inverted;
+  };
+
+  // query("mem"): per counter by operation order of the thread shown (All
+  // threads: every one), what its operations A..B-1 (the memory graph's
+  // range; without one, all of them) did per allocating call path, as
+  // `profkit counters --range Ams,Bms --json` gives it in "sites": path
+  // (function names, root first, ";" between), alloc_objects,
+  // alloc_space, free_objects, freed_space, inuse_objects, inuse_space;
+  // largest in use first; and unmatched_frees. A counter whose operations
+  // the page does not have: sites null and why.
+  PK.queryMem = function (app) {
+    var p = app.p, t = app.state.thread, th = p.threads[t], ops = PK.parseOps(app.state.ops);
+    var list = orderCounters(p).filter(function (c) { return th && (th.merged || c.thread === th.index); });
+    return list.map(function (c) {
+      var pt = pageThread(p, c.thread), x = pt >= 0 ? p.threads[pt] : null, o = counterOps(c);
+      var r = { name: c.name, thread: x ? { index: x.index, name: p.str(x.name), tid: x.tid, pid: x.pid } : null,
+                ops: ops ? ops.slice() : [0, summary(c).ops], sites: null };
+      var why = whyNot(p, [c]);
+      if (why || !o || pt < 0) { r.why = why || "no thread"; return r; }
+      var tree = p.wholeTree(pt), acc = newAcc(tree.n), rows = {};
+      addSites(o, r.ops[0], r.ops[1], null, acc);
+      for (var n = 1; n < tree.n; n++) {
+        if (!acc.aobj[n] && !acc.fobj[n]) continue;
+        var names = [];
+        for (var u = n; u > 0; u = tree.parent[u]) names.push(p.funcLabel(tree.func[u]));
+        var path = names.reverse().join(";"), e = rows[path];
+        if (!e) e = rows[path] = { path: path, alloc_objects: 0, alloc_space: 0, free_objects: 0, freed_space: 0, inuse_objects: 0, inuse_space: 0 };
+        e.alloc_objects += acc.aobj[n]; e.alloc_space += acc.aspace[n]; e.free_objects += acc.fobj[n];
+        e.freed_space += acc.fspace[n]; e.inuse_objects += acc.iobj[n]; e.inuse_space += acc.ispace[n];
+      }
+      r.sites = Object.keys(rows).map(function (k) { return rows[k]; }).sort(function (a, b) {
+        return b.inuse_space - a.inuse_space || b.alloc_space - a.alloc_space || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+      });
+      r.unmatched_frees = acc.unmatched;
+      return r;
+    });
+  };
 
   function Graph(app) {
     this.app = app;
@@ -274,7 +414,11 @@
           "their samples in the range are fewer than profkit counters --range counts, and its figures can differ.");
       }
     }
-    if (range) notes.push("The range narrows this graph only: the flame graph and the table below are still of the whole run (the page has each allocation site's bytes at the end, not each operation).");
+    var mr = range ? PK.memRange(app) : null;
+    if (mr && mr.why) notes.push("The memory tables are not narrowed: the flame graph and the table below are still of the whole run, because " + mr.why + ".");
+    else if (mr) notes.push("The flame graph and the table below show what operations " + PK.formatCount(range[0]) + " – " + PK.formatCount(range[1] - 1) +
+      " did per allocation site: allocated, freed, and in use after them of what they allocated" +
+      (mr.unmatched ? " (" + PK.formatCount(mr.unmatched) + " frees in the range matched no allocation)" : "") + ".");
     this.note.textContent = notes.join(" ");
     this.note.hidden = !notes.length;
     var height = list.length * (ROW + GAP) + 2, dpr = window.devicePixelRatio || 1, cv = this.canvas, ctx = this.ctx;

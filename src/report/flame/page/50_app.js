@@ -685,9 +685,16 @@
   // The memory table's model (thread t, else the shown one): the inverted
   // tree, in-use first, every memory type; rows of no in-use bytes (paths
   // that freed all they allocated) left out.
-  App.prototype.memModel = function (t) {
+  // With mr (a range of operations, 34_memgraph.js): its tree's inverted
+  // tree, with the frees in the range too, every row that did something.
+  App.prototype.memModel = function (t, mr) {
     if (t === undefined) t = this.state.thread;
     var mt = this.memTypes();
+    if (mr && mr.tree) {
+      var fo = this.p.valueIndex("free_objects");
+      return { profile: this.p, tree: PK.memRangeInverted(mr), v: mt[0], which: "new", extra: mt.slice(1).concat(fo >= 0 ? [fo] : []),
+               rootLabel: this.p.threadLabel(t), hideZero: false };
+    }
     return { profile: this.p, tree: this.p.inverted(t), v: mt[0], which: "new", extra: mt.slice(1),
              rootLabel: this.p.threadLabel(t), hideZero: true };
   };
@@ -720,16 +727,32 @@
   // shown, zoom and search as in the flame graph; value inuse_space), then
   // the table by allocating function with every memory value type.
   App.prototype.renderMemory = function (base, width) {
-    var st = this.state, p = this.p, mt = this.memTypes(), tree = base.tree;
-    var tot = tree.total(mt[0]);
-    this.memTitle.textContent = "In use at the end (not freed): " + PK.formatValue(tot[0], p.values[mt[0]].unit) +
+    var st = this.state, p = this.p, mt = this.memTypes();
+    // The memory graph's range of operations (34_memgraph.js): the tree of
+    // what those operations did, when the page can narrow to it.
+    var mr = PK.memRange ? PK.memRange(this) : null;
+    if (mr && mr.tree) {
+      var rt = st.inverted ? PK.memRangeInverted(mr) : mr.tree;
+      base = Object.assign({}, base, { tree: rt, zoom: PK.findPath(p, rt, st.zoom), matched: null });
+    }
+    var tree = base.tree, tot = tree.total(mt[0]);
+    this.memTitle.textContent = (mr && mr.tree ? "Operations " + PK.formatCount(mr.ops[0]) + " – " + PK.formatCount(mr.ops[1] - 1) +
+                                 ": allocated in them and not freed in them: " : "In use at the end (not freed): ") +
+      PK.formatValue(tot[0], p.values[mt[0]].unit) +
       (st.inverted ? ", by allocating function, its callers above" : ", by allocating call path") + "; widest first";
+    this.memTitle.setAttribute("data-ops", mr && mr.tree ? JSON.stringify(mr.ops) : "null");
     this.memFlame.set(this.memFlameModel(base));
     var t = this.memFlame.draw(width);
     var tbl = this.memTableFor(st.thread);
     if (this.memTable !== tbl) this.memTable.host.hidden = true;
     this.memTable = tbl;
     tbl.host.hidden = false;
+    tbl.host.setAttribute("data-ops", mr && mr.tree ? JSON.stringify(mr.ops) : "null");
+    if (mr && mr.tree) {
+      tbl.set(this.memModel(st.thread, mr));
+      this.drawTime = t + tbl.show();
+      return;
+    }
     if (!p.invertedReady(st.thread)) {
       // Opened before the idle preparation made the inverted tree: the
       // flame graph now, the table once the tree is built, in slices.
@@ -749,6 +772,8 @@
   };
   App.prototype.memTableNow = function (t) {
     if (this.state.view !== "memory" || this.state.thread !== t) return;
+    var mr = PK.memRange ? PK.memRange(this) : null;
+    if (mr && mr.tree) return;   // a range of operations: renderMemory made its table
     var t0 = performance.now(), tbl = this.memTableFor(t);
     if (tbl.model && tbl.model.tree === this.p.inverted(t)) return;   // the view drawn again made it
     tbl.set(this.memModel(t));

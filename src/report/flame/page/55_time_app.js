@@ -259,7 +259,8 @@
   // value, range): query("top") as `profkit top --json` (opts.limit: rows,
   // default 20, 0 = all), query("tree") as `profkit tree --json`,
   // query("markers") as `profkit markers --list --json`'s markers,
-  // query("counters"): every counter of the page (34_memgraph.js).
+  // query("counters"): every counter of the page, query("mem"): what the
+  // memory graph's range did per allocation site (34_memgraph.js).
   PK.query = function (kind, opts) {
     var app = PK.app;
     if (!app || !app.state) return null;
@@ -267,6 +268,7 @@
     if (kind === "top") return PK.queryTop(p, t, v, opts);
     if (kind === "tree") return PK.queryTree(p, t, v);
     if (kind === "counters") return PK.queryCounters(app);
+    if (kind === "mem") return PK.queryMem(app);
     if (kind === "markers") {
       var M = p.time() ? p.time().markers : null, T = p.time();
       if (!M) return [];
@@ -277,6 +279,6 @@
         return o;
       });
     }
-    throw new Error("profkit.query: 'top', 'tree', 'markers' or 'counters', not '" + kind + "'");
+    throw new Error("profkit.query: 'top', 'tree', 'markers', 'counters' or 'mem', not '" + kind + "'");
   };
 })(typeof globalThis !== "undefined" ? (globalThis.profkit = globalThis.profkit || {}) : (this.profkit = this.profkit || {}));

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The Memory view narrowed to a range of operations in Debian's chromium
+# (playwright-core): after a drag on the memory graph, the memory table
+# and flame graph show what those operations did per allocation site, and
+# query("mem") equals profkit counters --range Ams,Bms --json's sites, on
+# ok_lines.bsprof and a generated file of 20 threads; ops=A-B from the URL;
+# past the page's 1,000,000 operations the page says the tables are not
+# narrowed. Screenshots: $PROFKIT_BUILD/screenshots/memrange-*.png.
+. "$(dirname "$0")/lib.sh"
+need_browser
+if "$NODE" "$PROFKIT_SRC/tests/js/memrange_browser.mjs"; then pass; else fail "memory view range browser checks failed (see above)"; fi
+finish
