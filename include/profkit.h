@@ -432,6 +432,11 @@ typedef struct profkit_read_options {
     int skip_counters;        /* the caller never shows counters: a reader that
                                  builds them itself (bsprof's memory counters,
                                  a cost on every memory operation) may skip them */
+    int keep_mem_ops;         /* the caller narrows memory by a range of
+                                 operations (the page, profkit counters'
+                                 sites): bsprof keeps a record per memory
+                                 operation where it builds its counters
+                                 (docs/formats/bsprof.md); others pay nothing */
 } profkit_read_options;
 
 /*

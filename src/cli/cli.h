@@ -39,6 +39,7 @@ typedef struct cli_input {
     int skip_inuse;     /* nor what is still allocated at the end */
     int skip_lines;     /* nor lines */
     int skip_counters;  /* nor counters */
+    int keep_mem_ops;   /* the command narrows memory by operations (records kept) */
     profkit_filter_options filter; /* --focus, --ignore, ... (applied after merging) */
     /* --merge, --root-at, ... in command-line order (cli_transform.c); the
      * filters above are one step among them, before steps[filter_at] */

@@ -453,6 +453,7 @@ int cli_load(profkit_profile **out, char *const *files, int n, const cli_input *
         ro.skip_inuse = in->skip_inuse;
         ro.skip_lines = in->skip_lines;
         ro.skip_counters = in->skip_counters;
+        ro.keep_mem_ops = in->keep_mem_ops;
         ro.max_string_size = in->max_string_size;
         ro.max_depth = in->max_depth;
         ro.max_threads = in->max_threads;

@@ -82,6 +82,7 @@ int cmd_counters(int argc, char **argv)
         return CLI_USAGE;
     /* no skip_inuse: a bsprof's memory counters need its frees matched */
     in.skip_lines = 1;
+    in.keep_mem_ops = 1; /* --json's sites of a range of operations */
     profkit_profile *p;
     int rc = cli_load(&p, argv + optind, argc - optind, &in);
     if (rc)

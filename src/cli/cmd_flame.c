@@ -197,6 +197,7 @@ int cmd_flame(int argc, char **argv)
      * the memory graphs (bsprof's counters by operation order cost flame
      * a third more CPU on the 200 MB benchmark: docs/BENCHMARKS.md) */
     in.skip_counters = strcmp(kind, "html") != 0 || in.skip_markers;
+    in.keep_mem_ops = !in.skip_counters; /* the Memory view narrowed by a range */
     /* --range alone: the page holds the whole profile and opens with the
      * range selected (popped, the whole is back); with a marker filter the
      * samples are filtered as every report does. */

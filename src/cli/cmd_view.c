@@ -373,6 +373,7 @@ int cmd_view(int argc, char **argv)
     page_options.title = title;
     const char **inputs = cli_input_args(&in, argv + optind, argc - optind, &page_options.n_inputs);
     page_options.inputs = inputs; /* (out of memory: the page splits its title) */
+    in.keep_mem_ops = plan == &plan_page; /* the page's Memory view narrowed by a range */
     profkit_profile *p;
     int rc = CLI_BAD_INPUT;
     if (!title)

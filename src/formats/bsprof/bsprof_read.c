@@ -1537,7 +1537,7 @@ static int bsprof_read(profkit_profile *p, pk_read_ctx *ctx)
     int rc = 0;
     r.match_frees = !ctx->opts->skip_inuse;
     r.counters = r.match_frees && !ctx->opts->skip_counters;
-    if (r.counters && !(r.ops = calloc(1, sizeof(*r.ops))))
+    if (r.counters && ctx->opts->keep_mem_ops && !(r.ops = calloc(1, sizeof(*r.ops))))
         rc = out_of_memory(&r);
     int end = 0;
     for (int v = 0; v < N_VALUES && !rc; v++)
