@@ -34,10 +34,14 @@ concat(js "*.js")
 # -DMINIFY=TERSER (-DMINIFY_NODE_PATH=DIR: where its modules are) runs the
 # scripts through terser: local names shortened (never the top-level ones
 # the scripts share), comments and spaces gone; a failure stops the build.
+# wrap_func_args=false: terser's default puts every function passed as an
+# argument in parentheses, which V8 takes as a sign to compile it at once
+# (the page then came interactive ~35 ms later on the 1,000,000-marker page).
 if(MINIFY)
   file(WRITE "${OUT}.js.tmp" "${js}")
   execute_process(COMMAND ${CMAKE_COMMAND} -E env "NODE_PATH=${MINIFY_NODE_PATH}"
                           ${MINIFY} "${OUT}.js.tmp" --mangle --comments false
+                          --format wrap_func_args=false
                   RESULT_VARIABLE rc OUTPUT_VARIABLE minified ERROR_VARIABLE err)
   file(REMOVE "${OUT}.js.tmp")
   if(NOT rc EQUAL 0)

@@ -18,12 +18,13 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const pageDir = join(here, "..", "..", "src", "report", "flame", "page");
 
 // The page's scripts through Debian's terser as the build runs it where it
-// is installed (cmake/embed_page.cmake: --mangle --comments false, its
-// modules on NODE_PATH); throws when there is no terser.
+// is installed (cmake/embed_page.cmake: --mangle --comments false --format
+// wrap_func_args=false, its modules on NODE_PATH); throws when there is no
+// terser.
 export function minifyScripts(js) {
   const terser = execFileSync("sh", ["-c", "command -v terser"], { encoding: "utf8" }).trim();
   const modules = resolve(dirname(realpathSync(terser)), "..", "..");  // .../nodejs/terser/bin/terser
-  return execFileSync(terser, ["--mangle", "--comments", "false"], { input: js, encoding: "utf8", maxBuffer: 1 << 28,
+  return execFileSync(terser, ["--mangle", "--comments", "false", "--format", "wrap_func_args=false"], { input: js, encoding: "utf8", maxBuffer: 1 << 28,
     env: { ...process.env, NODE_PATH: modules } });
 }
 
