@@ -774,7 +774,8 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out)
         uint32_t frame = 0;
         if ((rc = frame_id(b, (size_t)fi, &frame)) < 0)
             return rc;
-        if (r->p->frames[frame].inline_depth && pk_gk_col(b->t[T_FRAMES], COL_FLAGS)->n &&
+        /* the flags column first: the frame's row is a cache miss */
+        if (pk_gk_col(b->t[T_FRAMES], COL_FLAGS)->n && r->p->frames[frame].inline_depth &&
             (rc = inline_frame(b, parent, &frame)) < 0)
             return rc;
         parent = pk_stack_intern(r->p, parent, frame);
