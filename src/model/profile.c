@@ -122,8 +122,17 @@ static uint32_t intern_row(void **rows, size_t *n, size_t *cap, pk_idset *set,
 
 uint32_t pk_function_add(profkit_profile *p, const profkit_function *f)
 {
-    return intern_row((void **)&p->functions, &p->n_functions, &p->cap_functions,
-                      &p->function_set, f, sizeof(*f));
+    /* rows not indexed yet (pk_profile_compact leaves them to the next add) */
+    for (; p->functions_indexed < p->n_functions; p->functions_indexed++)
+        if (pk_idset_insert(&p->function_set,
+                            pk_hash_bytes(&p->functions[p->functions_indexed], sizeof(*f), 0x51ed),
+                            (uint32_t)p->functions_indexed) != 0)
+            return PROFKIT_NONE;
+    uint32_t id = intern_row((void **)&p->functions, &p->n_functions, &p->cap_functions,
+                             &p->function_set, f, sizeof(*f));
+    if (id != PROFKIT_NONE)
+        p->functions_indexed = p->n_functions;
+    return id;
 }
 
 uint32_t pk_function_add_named(profkit_profile *p, const char *name, const char *file,
@@ -368,16 +377,15 @@ int pk_profile_compact(profkit_profile *p)
     p->n_functions = nu;
     free(fmap);
     free(umap);
-    /* Every index hashes rows by content or id: build them again. */
+    /* Every index hashes rows by content or id: each is built again by the
+     * next lookup that needs it (a report never looks one up). */
     pk_idset_free(&p->function_set);
-    for (size_t u = 0; u < nu; u++)
-        if (pk_idset_insert(&p->function_set,
-                                 pk_hash_bytes(&p->functions[u], sizeof(profkit_function), 0x51ed),
-                                 (uint32_t)u) != 0)
-            return PROFKIT_ENOMEM;
+    p->functions_indexed = 0;
+    pk_idset_free(&p->frame_set);
+    p->frames_indexed = 0;
     pk_idset_free(&p->stack_set);
     p->stacks_indexed = 1;
-    return pk_profile_reindex_frames(p);
+    return 0;
 }
 
 size_t pk_stack_depth(const profkit_profile *p, uint32_t stack)
