@@ -820,14 +820,34 @@ static int fix_samples(gk_build *b, gk_table *st, double shift)
     const gk_srow *rows = n_stacks ? stack_rows(b) : NULL;
     if (n_stacks && !rows)
         return pk_gk_oom(r);
+    /* The stack table is read in sample order, at random, and a new stack
+     * walks up its prefixes, one dependent cache miss per row. A later
+     * sample's row is asked for AHEAD samples early; from WALK samples
+     * early a cursor per sample goes up its prefixes one row per sample
+     * processed (read-only, until a row that has its stack), so that the
+     * misses of several walks overlap instead of following each other. */
+    enum { AHEAD = 16, WALK = 8 };
+    uint32_t walk[WALK];
+    for (size_t w = 0; w < WALK; w++)
+        walk[w] = PROFKIT_NONE;
     for (size_t k = st->first; k < end; k++) {
-        /* The stack table is read in sample order, at random: ask for a
-         * later sample's row ahead of time. */
-        enum { AHEAD = 16 };
         if (k + AHEAD < end) {
             uint32_t ahead = p->sample_stack[k + AHEAD];
             if (ahead < n_stacks)
                 __builtin_prefetch(&rows[ahead]);
+        }
+        if (n_stacks) {
+            uint32_t next = k + WALK < end ? p->sample_stack[k + WALK] : PROFKIT_NONE;
+            walk[k % WALK] = next < n_stacks ? next : PROFKIT_NONE;
+            for (size_t w = 0; w < WALK; w++) {
+                uint32_t c = walk[w];
+                if (c == PROFKIT_NONE)
+                    continue;
+                uint32_t up = rows[c].id == PROFKIT_NONE ? rows[c].prefix : PROFKIT_NONE;
+                walk[w] = up < n_stacks ? up : PROFKIT_NONE;
+                if (up < n_stacks)
+                    __builtin_prefetch(&rows[up]);
+            }
         }
         uint32_t idx = p->sample_stack[k], id = 0;
         if (idx == PK_GK_NULL_STACK) {
