@@ -192,9 +192,21 @@ int pk_profile_reindex_frames(profkit_profile *p)
     return frames_catch_up(p);
 }
 
+/* A stack row's hash: its two ids packed in one word, hashed once. */
+static inline uint64_t stack_key_hash(uint32_t parent, uint32_t frame)
+{
+    return pk_hash_u64(((uint64_t)parent << 32) | frame);
+}
+
 static inline uint64_t stack_hash(const profkit_stack *s)
 {
-    return pk_hash_bytes(s, sizeof(*s), 0x51ed);
+    return stack_key_hash(s->parent, s->frame);
+}
+
+static int stack_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const profkit_stack *a = &((const profkit_profile *)ctx)->stacks[id], *b = key;
+    return a->parent == b->parent && a->frame == b->frame;
 }
 
 static uint32_t stack_intern_row(profkit_profile *p, uint32_t parent, uint32_t frame);
@@ -280,15 +292,22 @@ static uint32_t stack_intern_row(profkit_profile *p, uint32_t parent, uint32_t f
         if (pk_idset_insert(&p->stack_set, stack_hash(&p->stacks[k]), (uint32_t)k) != 0)
             return PROFKIT_NONE;
     }
+    /* The key's hash once; a new row goes into the free slot the lookup
+     * ended on (nothing else is inserted in between). */
     profkit_stack s = { parent, frame };
-    uint32_t id = intern_row((void **)&p->stacks, &p->n_stacks, &p->cap_stacks, &p->stack_set,
-                             &s, sizeof(s));
-    if (id != PROFKIT_NONE) {
-        if (p->n_stacks > n)
-            p->stack_childless = id;
-        p->stacks_indexed = p->n_stacks;
-    }
-    return id;
+    uint64_t h = stack_key_hash(parent, frame);
+    size_t at;
+    uint32_t id = pk_idset_find_at(&p->stack_set, h, stack_eq, p, &s, &at);
+    if (id != PROFKIT_NONE)
+        return id;
+    if (n >= PROFKIT_NONE - 1 || PK_VEC_RESERVE(p->stacks, n, p->cap_stacks, 1) != 0 ||
+        pk_idset_insert_at(&p->stack_set, h, (uint32_t)n, at) != 0)
+        return PROFKIT_NONE;
+    p->stacks[n] = s;
+    p->n_stacks = n + 1;
+    p->stacks_indexed = n + 1;
+    p->stack_childless = (uint32_t)n;
+    return (uint32_t)n;
 }
 
 uint32_t pk_stack_append(profkit_profile *p, uint32_t parent, uint32_t frame)

@@ -174,6 +174,28 @@ uint32_t pk_idset_find(const pk_idset *s, uint64_t hash, pk_idset_eq_fn eq,
     }
 }
 
+uint32_t pk_idset_find_at(const pk_idset *s, uint64_t hash, pk_idset_eq_fn eq,
+                          const void *ctx, const void *key, size_t *at)
+{
+    *at = SIZE_MAX;
+    if (s->cap == 0)
+        return PROFKIT_NONE;
+    uint32_t h32 = (uint32_t)(hash >> 32);
+    size_t mask = s->cap - 1;
+    for (size_t i = (size_t)pk_hash_u64(h32) & mask;; i = (i + 1) & mask) {
+        uint64_t slot = s->slots[i];
+        if (slot == 0) {
+            *at = i;
+            return PROFKIT_NONE;
+        }
+        if ((uint32_t)(slot >> 32) == h32) {
+            uint32_t id = (uint32_t)slot - 1;
+            if (eq(ctx, id, key))
+                return id;
+        }
+    }
+}
+
 static void place(uint64_t *slots, size_t mask, uint64_t hash, uint64_t slot)
 {
     size_t i = (size_t)hash & mask;
@@ -207,6 +229,15 @@ int pk_idset_insert(pk_idset *s, uint64_t hash, uint32_t id)
     }
     uint64_t slot = ((uint64_t)(uint32_t)(hash >> 32) << 32) | ((uint64_t)id + 1);
     place(s->slots, s->cap - 1, pk_hash_u64(hash >> 32), slot);
+    s->count++;
+    return 0;
+}
+
+int pk_idset_insert_at(pk_idset *s, uint64_t hash, uint32_t id, size_t at)
+{
+    if (at >= s->cap || s->slots[at] != 0 || (s->count + 1) * 2 > s->cap)
+        return pk_idset_insert(s, hash, id);
+    s->slots[at] = ((uint64_t)(uint32_t)(hash >> 32) << 32) | ((uint64_t)id + 1);
     s->count++;
     return 0;
 }
