@@ -107,13 +107,14 @@ static uint32_t intern_row(void **rows, size_t *n, size_t *cap, pk_idset *set,
 {
     uint64_t h = pk_hash_bytes(row, size, 0x51ed);
     struct row_ctx ctx = { *rows, size };
-    uint32_t id = pk_idset_find(set, h, row_eq, &ctx, row);
+    size_t at;
+    uint32_t id = pk_idset_find_at(set, h, row_eq, &ctx, row, &at);
     if (id != PROFKIT_NONE)
         return id;
     if (*n >= PROFKIT_NONE - 1 || pk_grow(rows, cap, *n + 1, size) != 0)
         return PROFKIT_NONE;
     id = (uint32_t)*n;
-    if (pk_idset_insert(set, h, id) != 0)
+    if (pk_idset_insert_at(set, h, id, at) != 0) /* the slot the lookup ended on */
         return PROFKIT_NONE;
     memcpy((char *)*rows + (size_t)id * size, row, size);
     (*n)++;
