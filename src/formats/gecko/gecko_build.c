@@ -760,6 +760,18 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out)
         }
         cur = (size_t)pf;
     }
+    /* The frames the way down makes anew: their cells are asked for now,
+     * all at once, rather than one column's miss after another per frame. */
+    const gk_table *ft = b->t[T_FRAMES];
+    if (frames_checked && frame_ids && ft && ft->col)
+        for (size_t k = 0; k < depth; k++) {
+            uint32_t f = rows[r->chain[k]].frame;
+            if (f >= GK_SROW_CELL || frame_ids[f] != PROFKIT_NONE)
+                continue;
+            for (int c = 0; c < GK_SLOTS; c++)
+                if (f < ft->col[c].n)
+                    __builtin_prefetch(&ft->col[c].v[f]);
+        }
     while (depth > 0) {
         size_t s = r->chain[--depth];
         int64_t fi = rows[s].frame;
