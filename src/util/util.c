@@ -206,10 +206,13 @@ static void place(uint64_t *slots, size_t mask, uint64_t hash, uint64_t slot)
 
 int pk_idset_insert(pk_idset *s, uint64_t hash, uint32_t id)
 {
-    /* Keep the load factor under 1/2. A slot keeps only the high 32 bits of
-     * the hash, so the probe position is derived from those bits alone, which
-     * lets a rehash place slots without asking the caller again. */
-    if ((s->count + 1) * 2 > s->cap) {
+    /* Keep the load factor under 3/4 (under 1/2, the tables of a big read
+     * outgrew the caches and were a fifth of the Gecko reader's peak memory;
+     * a miss now probes a few slots more, mostly in the same line). A slot
+     * keeps only the high 32 bits of the hash, so the probe position is
+     * derived from those bits alone, which lets a rehash place slots
+     * without asking the caller again. */
+    if ((s->count + 1) * 4 > s->cap * 3) {
         size_t ncap = s->cap ? s->cap * 2 : 64;
         if (ncap < s->cap)
             return PROFKIT_ENOMEM;
@@ -235,7 +238,7 @@ int pk_idset_insert(pk_idset *s, uint64_t hash, uint32_t id)
 
 int pk_idset_insert_at(pk_idset *s, uint64_t hash, uint32_t id, size_t at)
 {
-    if (at >= s->cap || s->slots[at] != 0 || (s->count + 1) * 2 > s->cap)
+    if (at >= s->cap || s->slots[at] != 0 || (s->count + 1) * 4 > s->cap * 3)
         return pk_idset_insert(s, hash, id);
     s->slots[at] = ((uint64_t)(uint32_t)(hash >> 32) << 32) | ((uint64_t)id + 1);
     s->count++;
