@@ -403,7 +403,7 @@ static void categories_of_stacks_and_merge(void **state)
 
 /* pk_profile_compact drops the frames and functions no stack uses and
  * renumbers the rest; its indexes are left to the next lookup, which must
- * find every kept row (no duplicate) and make new ones after them. */
+ * find every kept row (not make it again) and make new ones after them. */
 static void compact_then_lookups_find_kept_rows(void **state)
 {
     (void)state;
