@@ -50,6 +50,7 @@ struct profkit_profile {
     profkit_function *functions;
     size_t n_functions, cap_functions;
     pk_idset function_set;
+    size_t functions_indexed; /* rows [0, functions_indexed) are in function_set */
 
     profkit_frame *frames;
     size_t n_frames, cap_frames;

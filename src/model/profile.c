@@ -109,13 +109,14 @@ static uint32_t intern_row(void **rows, size_t *n, size_t *cap, pk_idset *set,
 {
     uint64_t h = pk_hash_bytes(row, size, 0x51ed);
     struct row_ctx ctx = { *rows, size };
-    uint32_t id = pk_idset_find(set, h, row_eq, &ctx, row);
+    size_t at;
+    uint32_t id = pk_idset_find_at(set, h, row_eq, &ctx, row, &at);
     if (id != PROFKIT_NONE)
         return id;
     if (*n >= PROFKIT_NONE - 1 || pk_grow(rows, cap, *n + 1, size) != 0)
         return PROFKIT_NONE;
     id = (uint32_t)*n;
-    if (pk_idset_insert(set, h, id) != 0)
+    if (pk_idset_insert_at(set, h, id, at) != 0) /* the slot the lookup ended on */
         return PROFKIT_NONE;
     memcpy((char *)*rows + (size_t)id * size, row, size);
     (*n)++;
@@ -124,8 +125,17 @@ static uint32_t intern_row(void **rows, size_t *n, size_t *cap, pk_idset *set,
 
 uint32_t pk_function_add(profkit_profile *p, const profkit_function *f)
 {
-    return intern_row((void **)&p->functions, &p->n_functions, &p->cap_functions,
-                      &p->function_set, f, sizeof(*f));
+    /* rows not indexed yet (pk_profile_compact leaves them to the next add) */
+    for (; p->functions_indexed < p->n_functions; p->functions_indexed++)
+        if (pk_idset_insert(&p->function_set,
+                            pk_hash_bytes(&p->functions[p->functions_indexed], sizeof(*f), 0x51ed),
+                            (uint32_t)p->functions_indexed) != 0)
+            return PROFKIT_NONE;
+    uint32_t id = intern_row((void **)&p->functions, &p->n_functions, &p->cap_functions,
+                             &p->function_set, f, sizeof(*f));
+    if (id != PROFKIT_NONE)
+        p->functions_indexed = p->n_functions;
+    return id;
 }
 
 uint32_t pk_function_add_named(profkit_profile *p, const char *name, const char *file,
@@ -185,9 +195,21 @@ int pk_profile_reindex_frames(profkit_profile *p)
     return frames_catch_up(p);
 }
 
+/* A stack row's hash: its two ids packed in one word, hashed once. */
+static inline uint64_t stack_key_hash(uint32_t parent, uint32_t frame)
+{
+    return pk_hash_u64(((uint64_t)parent << 32) | frame);
+}
+
 static inline uint64_t stack_hash(const profkit_stack *s)
 {
-    return pk_hash_bytes(s, sizeof(*s), 0x51ed);
+    return stack_key_hash(s->parent, s->frame);
+}
+
+static int stack_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const profkit_stack *a = &((const profkit_profile *)ctx)->stacks[id], *b = key;
+    return a->parent == b->parent && a->frame == b->frame;
 }
 
 static uint32_t stack_intern_row(profkit_profile *p, uint32_t parent, uint32_t frame);
@@ -273,15 +295,22 @@ static uint32_t stack_intern_row(profkit_profile *p, uint32_t parent, uint32_t f
         if (pk_idset_insert(&p->stack_set, stack_hash(&p->stacks[k]), (uint32_t)k) != 0)
             return PROFKIT_NONE;
     }
+    /* The key's hash once; a new row goes into the free slot the lookup
+     * ended on (nothing else is inserted in between). */
     profkit_stack s = { parent, frame };
-    uint32_t id = intern_row((void **)&p->stacks, &p->n_stacks, &p->cap_stacks, &p->stack_set,
-                             &s, sizeof(s));
-    if (id != PROFKIT_NONE) {
-        if (p->n_stacks > n)
-            p->stack_childless = id;
-        p->stacks_indexed = p->n_stacks;
-    }
-    return id;
+    uint64_t h = stack_key_hash(parent, frame);
+    size_t at;
+    uint32_t id = pk_idset_find_at(&p->stack_set, h, stack_eq, p, &s, &at);
+    if (id != PROFKIT_NONE)
+        return id;
+    if (n >= PROFKIT_NONE - 1 || PK_VEC_RESERVE(p->stacks, n, p->cap_stacks, 1) != 0 ||
+        pk_idset_insert_at(&p->stack_set, h, (uint32_t)n, at) != 0)
+        return PROFKIT_NONE;
+    p->stacks[n] = s;
+    p->n_stacks = n + 1;
+    p->stacks_indexed = n + 1;
+    p->stack_childless = (uint32_t)n;
+    return (uint32_t)n;
 }
 
 uint32_t pk_stack_append(profkit_profile *p, uint32_t parent, uint32_t frame)
@@ -370,16 +399,15 @@ int pk_profile_compact(profkit_profile *p)
     p->n_functions = nu;
     free(fmap);
     free(umap);
-    /* Every index hashes rows by content or id: build them again. */
+    /* Every index hashes rows by content or id: each is built again by the
+     * next lookup that needs it (a report never looks one up). */
     pk_idset_free(&p->function_set);
-    for (size_t u = 0; u < nu; u++)
-        if (pk_idset_insert(&p->function_set,
-                                 pk_hash_bytes(&p->functions[u], sizeof(profkit_function), 0x51ed),
-                                 (uint32_t)u) != 0)
-            return PROFKIT_ENOMEM;
+    p->functions_indexed = 0;
+    pk_idset_free(&p->frame_set);
+    p->frames_indexed = 0;
     pk_idset_free(&p->stack_set);
     p->stacks_indexed = 1;
-    return pk_profile_reindex_frames(p);
+    return 0;
 }
 
 size_t pk_stack_depth(const profkit_profile *p, uint32_t stack)

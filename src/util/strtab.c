@@ -79,7 +79,8 @@ uint32_t pk_strtab_intern(pk_strtab *t, const char *s, size_t len)
         return PROFKIT_NONE;
     uint64_t h = pk_hash_bytes(s, len, 0);
     struct key k = { s, len };
-    uint32_t id = pk_idset_find(&t->set, h, str_eq, t, &k);
+    size_t at;
+    uint32_t id = pk_idset_find_at(&t->set, h, str_eq, t, &k, &at);
     if (id != PROFKIT_NONE)
         return id;
     if (t->n >= PROFKIT_NONE - 1)
@@ -91,7 +92,7 @@ uint32_t pk_strtab_intern(pk_strtab *t, const char *s, size_t len)
     if (!copy)
         return PROFKIT_NONE;
     id = (uint32_t)t->n;
-    if (pk_idset_insert(&t->set, h, id) != 0)
+    if (pk_idset_insert_at(&t->set, h, id, at) != 0)
         return PROFKIT_NONE;
     t->ptr[t->n] = copy;
     t->len[t->n] = (uint32_t)len;

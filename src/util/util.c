@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 #if defined(__linux__)
+#include <sys/mman.h>
 #include <sys/random.h>
 #endif
 
@@ -104,9 +105,52 @@ uint64_t pk_hash_bytes(const void *data, size_t len, uint64_t seed)
     return pk_hash_u64(h);
 }
 
+/*
+ * The slots of a set. A table of 2 MiB or more is mapped from the system on
+ * a huge-page boundary with the advice to back it by huge pages: its slots
+ * are read at random, and with 4 KiB pages nearly every find and insert of
+ * a big set also missed the TLB, and every page was faulted in on its own.
+ * Its pages cost memory only once touched, as calloc's would.
+ */
+#define IDSET_HUGE ((size_t)2 << 20)
+
+static uint64_t *slots_alloc(size_t cap)
+{
+    size_t bytes = cap * sizeof(uint64_t);
+#if defined(__linux__) && defined(MAP_ANONYMOUS)
+    if (bytes >= IDSET_HUGE) {
+        size_t len = bytes + IDSET_HUGE;
+        uint8_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return NULL;
+        uint8_t *start = m + ((IDSET_HUGE - (uintptr_t)m % IDSET_HUGE) % IDSET_HUGE);
+        if (start > m)
+            munmap(m, (size_t)(start - m));
+        if (m + len > start + bytes)
+            munmap(start + bytes, (size_t)(m + len - (start + bytes)));
+#if defined(MADV_HUGEPAGE)
+        madvise(start, bytes, MADV_HUGEPAGE); /* advice only: failure is fine */
+#endif
+        return (uint64_t *)(void *)start;
+    }
+#endif
+    return calloc(cap, sizeof(uint64_t));
+}
+
+static void slots_free(uint64_t *slots, size_t cap)
+{
+#if defined(__linux__) && defined(MAP_ANONYMOUS)
+    if (slots && cap * sizeof(uint64_t) >= IDSET_HUGE) {
+        munmap(slots, cap * sizeof(uint64_t));
+        return;
+    }
+#endif
+    free(slots);
+}
+
 void pk_idset_free(pk_idset *s)
 {
-    free(s->slots);
+    slots_free(s->slots, s->cap);
     s->slots = NULL;
     s->cap = s->count = 0;
 }
@@ -130,6 +174,28 @@ uint32_t pk_idset_find(const pk_idset *s, uint64_t hash, pk_idset_eq_fn eq,
     }
 }
 
+uint32_t pk_idset_find_at(const pk_idset *s, uint64_t hash, pk_idset_eq_fn eq,
+                          const void *ctx, const void *key, size_t *at)
+{
+    *at = SIZE_MAX;
+    if (s->cap == 0)
+        return PROFKIT_NONE;
+    uint32_t h32 = (uint32_t)(hash >> 32);
+    size_t mask = s->cap - 1;
+    for (size_t i = (size_t)pk_hash_u64(h32) & mask;; i = (i + 1) & mask) {
+        uint64_t slot = s->slots[i];
+        if (slot == 0) {
+            *at = i;
+            return PROFKIT_NONE;
+        }
+        if ((uint32_t)(slot >> 32) == h32) {
+            uint32_t id = (uint32_t)slot - 1;
+            if (eq(ctx, id, key))
+                return id;
+        }
+    }
+}
+
 static void place(uint64_t *slots, size_t mask, uint64_t hash, uint64_t slot)
 {
     size_t i = (size_t)hash & mask;
@@ -140,14 +206,19 @@ static void place(uint64_t *slots, size_t mask, uint64_t hash, uint64_t slot)
 
 int pk_idset_insert(pk_idset *s, uint64_t hash, uint32_t id)
 {
-    /* Keep the load factor under 1/2. A slot keeps only the high 32 bits of
-     * the hash, so the probe position is derived from those bits alone, which
-     * lets a rehash place slots without asking the caller again. */
-    if ((s->count + 1) * 2 > s->cap) {
+    /* Keep the load factor under 3/4 (under 1/2, the tables of a big read
+     * outgrew the caches and were a fifth of the Gecko reader's peak memory;
+     * a miss now probes a few slots more, mostly in the same line). A slot
+     * keeps only the high 32 bits of the hash, so the probe position is
+     * derived from those bits alone, which lets a rehash place slots
+     * without asking the caller again. */
+    if ((s->count + 1) * 4 > s->cap * 3) {
         size_t ncap = s->cap ? s->cap * 2 : 64;
         if (ncap < s->cap)
             return PROFKIT_ENOMEM;
-        uint64_t *ns = calloc(ncap, sizeof(uint64_t));
+        if (ncap > SIZE_MAX / sizeof(uint64_t))
+            return PROFKIT_ENOMEM;
+        uint64_t *ns = slots_alloc(ncap);
         if (!ns)
             return PROFKIT_ENOMEM;
         for (size_t i = 0; i < s->cap; i++) {
@@ -155,12 +226,21 @@ int pk_idset_insert(pk_idset *s, uint64_t hash, uint32_t id)
             if (slot)
                 place(ns, ncap - 1, pk_hash_u64(slot >> 32), slot);
         }
-        free(s->slots);
+        slots_free(s->slots, s->cap);
         s->slots = ns;
         s->cap = ncap;
     }
     uint64_t slot = ((uint64_t)(uint32_t)(hash >> 32) << 32) | ((uint64_t)id + 1);
     place(s->slots, s->cap - 1, pk_hash_u64(hash >> 32), slot);
+    s->count++;
+    return 0;
+}
+
+int pk_idset_insert_at(pk_idset *s, uint64_t hash, uint32_t id, size_t at)
+{
+    if (at >= s->cap || s->slots[at] != 0 || (s->count + 1) * 4 > s->cap * 3)
+        return pk_idset_insert(s, hash, id);
+    s->slots[at] = ((uint64_t)(uint32_t)(hash >> 32) << 32) | ((uint64_t)id + 1);
     s->count++;
     return 0;
 }

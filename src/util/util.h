@@ -131,6 +131,13 @@ uint32_t pk_idset_find(const pk_idset *s, uint64_t hash, pk_idset_eq_fn eq,
                             const void *ctx, const void *key);
 /* Inserts id (not present yet) under hash. Returns 0 or PROFKIT_ENOMEM. */
 int pk_idset_insert(pk_idset *s, uint64_t hash, uint32_t id);
+/* pk_idset_find that also gives, when key is absent, the free slot its probe
+ * ended on (*at; SIZE_MAX for an empty set), and pk_idset_insert into that
+ * slot when the set is unchanged since and needs no growth (else the slot is
+ * found again): a find then an insert of the same key probe once. */
+uint32_t pk_idset_find_at(const pk_idset *s, uint64_t hash, pk_idset_eq_fn eq,
+                          const void *ctx, const void *key, size_t *at);
+int pk_idset_insert_at(pk_idset *s, uint64_t hash, uint32_t id, size_t at);
 /* Asks the cache for the first slot a find or insert of hash reads (no
  * effect on the set): called some keys ahead, the misses overlap. */
 static inline void pk_idset_prefetch(const pk_idset *s, uint64_t hash)

@@ -401,11 +401,82 @@ static void categories_of_stacks_and_merge(void **state)
     profkit_profile_free(p);
 }
 
+/* pk_profile_compact drops the frames and functions no stack uses and
+ * renumbers the rest; its indexes are left to the next lookup, which must
+ * find every kept row (not make it again) and make new ones after them. */
+static void compact_then_lookups_find_kept_rows(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    assert_non_null(p);
+    uint32_t unused = frame_named(p, "unused", 0);
+    uint32_t a = frame_named(p, "a", 0), b = frame_named(p, "b", 0);
+    assert_int_equal(unused, 0);
+    uint32_t sa = pk_stack_intern(p, 0, a), sab = pk_stack_intern(p, sa, b);
+    assert_int_equal(pk_profile_compact(p), 0);
+    /* no index is built until something looks a row up (a report never does) */
+    assert_int_equal(p->function_set.count, 0);
+    assert_int_equal(p->frame_set.count, 0);
+    assert_int_equal(p->stack_set.count, 0);
+    assert_int_equal(p->n_frames, 2);
+    assert_int_equal(p->n_functions, 2);
+    uint32_t fa = p->stacks[sa].frame, fb = p->stacks[sab].frame;
+    assert_int_equal(fa, 0);
+    assert_int_equal(fb, 1);
+    /* equal rows are found, whichever table is asked first */
+    profkit_function fn = p->functions[p->frames[fb].function];
+    assert_int_equal(pk_function_add(p, &fn), p->frames[fb].function);
+    assert_int_equal(pk_stack_intern(p, sa, fb), sab);
+    assert_int_equal(frame_named(p, "a", 0), fa);
+    assert_int_equal(pk_stack_intern(p, 0, fa), sa);
+    assert_int_equal(p->n_frames, 2);
+    assert_int_equal(p->n_functions, 2);
+    assert_int_equal(p->n_stacks, 3);
+    /* and new ones come after them, found again the next time */
+    uint32_t c = frame_named(p, "unused", 0);
+    assert_int_equal(c, 2);
+    assert_int_equal(p->n_functions, 3);
+    uint32_t sabc = pk_stack_intern(p, sab, c);
+    assert_int_equal(sabc, 3);
+    assert_int_equal(pk_stack_intern(p, sab, c), sabc);
+    assert_int_equal(frame_named(p, "unused", 0), c);
+    profkit_profile_free(p);
+}
+
+/* Many stacks (the index grows past the size mapped from the system), each
+ * made once and found again, across appended rows and lookups. */
+static void many_stacks_are_found_again(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    assert_non_null(p);
+    enum { N = 400000 };
+    uint32_t f[4];
+    for (int i = 0; i < 4; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "f%d", i);
+        f[i] = frame_named(p, name, 0);
+    }
+    /* a 4-ary tree numbered breadth first: node k's parent is (k - 1) / 4 */
+    for (uint32_t k = 1; k <= N; k++) {
+        uint32_t id = k % 3 ? pk_stack_intern(p, (k - 1) / 4, f[(k - 1) % 4])
+                            : pk_stack_append(p, (k - 1) / 4, f[(k - 1) % 4]);
+        assert_int_equal(id, k);
+    }
+    for (uint32_t k = N; k >= 1; k--)
+        assert_int_equal(pk_stack_intern(p, (k - 1) / 4, f[(k - 1) % 4]), k);
+    assert_int_equal(p->n_stacks, N + 1);
+    assert_true(p->stack_set.cap * sizeof(uint64_t) >= ((size_t)2 << 20));
+    profkit_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(stacks_are_hash_consed),
         cmocka_unit_test(appended_rows_are_found_later),
+        cmocka_unit_test(compact_then_lookups_find_kept_rows),
+        cmocka_unit_test(many_stacks_are_found_again),
         cmocka_unit_test(samples_aggregate_and_relayout),
         cmocka_unit_test(merge_remaps_everything),
         cmocka_unit_test(top_counts_recursion_once),

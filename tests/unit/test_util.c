@@ -173,6 +173,49 @@ static void idset_finds_what_it_holds(void **state)
     pk_idset_free(&s);
 }
 
+/* A find that misses gives the free slot its probe ended on; inserting
+ * there leaves the set as pk_idset_insert would have (slot for slot), also
+ * past the size whose slots are mapped from the system (2 MiB). */
+static void idset_insert_at_is_insert(void **state)
+{
+    (void)state;
+    enum { N = 300000 };
+    uint32_t *vals = malloc(N * sizeof *vals);
+    assert_non_null(vals);
+    pk_idset a = { 0 }, b = { 0 };
+    size_t at = 0;
+    uint32_t probe = 1;
+    assert_int_equal(pk_idset_find_at(&b, pk_hash_u64(probe), u32_eq, vals, &probe, &at),
+                     PROFKIT_NONE);
+    assert_true(at == SIZE_MAX); /* an empty set: no slot yet */
+    for (uint32_t i = 0; i < N; i++) {
+        vals[i] = i * 2654435761u + 7u;
+        uint64_t h = pk_hash_u64(vals[i]);
+        assert_int_equal(pk_idset_insert(&a, h, i), 0);
+        assert_int_equal(pk_idset_find_at(&b, h, u32_eq, vals, &vals[i], &at), PROFKIT_NONE);
+        assert_int_equal(pk_idset_insert_at(&b, h, i, at), 0);
+        assert_int_equal(pk_idset_find_at(&b, h, u32_eq, vals, &vals[i], &at), i);
+    }
+    assert_int_equal(a.cap, b.cap);
+    assert_int_equal(a.count, b.count);
+    assert_true(b.cap * sizeof(uint64_t) >= ((size_t)2 << 20));
+    assert_memory_equal(a.slots, b.slots, a.cap * sizeof(uint64_t));
+    /* a slot taken since the find is not overwritten: found again */
+    uint32_t k1 = 0xdeadbeef;
+    vals[0] = k1;
+    pk_idset c = { 0 };
+    assert_int_equal(pk_idset_insert(&c, pk_hash_u64(42), 1), 0); /* a set of 64 slots */
+    assert_int_equal(pk_idset_find_at(&c, pk_hash_u64(k1), u32_eq, vals, &k1, &at), PROFKIT_NONE);
+    assert_int_equal(pk_idset_insert(&c, pk_hash_u64(k1), 2), 0); /* lands on `at` */
+    assert_int_equal(pk_idset_insert_at(&c, pk_hash_u64(k1), 0, at), 0);
+    assert_int_equal(c.count, 3);
+    assert_int_equal(pk_idset_find(&c, pk_hash_u64(k1), u32_eq, vals, &k1), 0);
+    pk_idset_free(&a);
+    pk_idset_free(&b);
+    pk_idset_free(&c);
+    free(vals);
+}
+
 static int cmp_desc(const void *ctx, uint32_t a, uint32_t b)
 {
     const int *keys = ctx;
@@ -294,6 +337,7 @@ int main(void)
         cmocka_unit_test(endian_round_trip),
         cmocka_unit_test(varints),
         cmocka_unit_test(idset_finds_what_it_holds),
+        cmocka_unit_test(idset_insert_at_is_insert),
         cmocka_unit_test(map64_maps_every_key),
         cmocka_unit_test(sort_is_stable),
         cmocka_unit_test(error_strings),

@@ -361,7 +361,8 @@ static int func_id(gk_build *b, size_t i, uint32_t *out)
  * function made once per string, not once per frame (frames of different
  * lines share one). The memo lives with the strings, like str_ids.
  */
-static int location(gk_build *b, size_t row, int64_t v, const gk_loc **out, uint64_t *address)
+static int location(gk_build *b, size_t row, int64_t v, const gk_loc **out, uint64_t *address,
+                    int *has_file)
 {
     const char *s = NULL;
     size_t len = 0;
@@ -370,14 +371,17 @@ static int location(gk_build *b, size_t row, int64_t v, const gk_loc **out, uint
     if (!o || v < 0 || (uint64_t)v >= o->strings.n) /* its error */
         return string_view(b, T_FRAMES, row, v, &s, &len);
     if (o->locs && o->n_locs != o->strings.n) { /* another string table came */
-        free(o->locs);
+        free(o->locs); /* and loc_files, in the same block */
         o->locs = NULL;
+        o->loc_files = NULL;
     }
     if (!o->locs) {
         size_t n = o->strings.n ? o->strings.n : 1;
-        o->locs = malloc(n * sizeof *o->locs);
+        o->locs = malloc(n * sizeof *o->locs + (n + 7) / 8);
         if (!o->locs)
             return pk_gk_oom(b->r);
+        o->loc_files = (uint8_t *)(o->locs + n);
+        memset(o->loc_files, 0, (n + 7) / 8);
         for (size_t k = 0; k < n; k++)
             o->locs[k].function = PROFKIT_NONE;
         o->n_locs = o->strings.n;
@@ -399,8 +403,11 @@ static int location(gk_build *b, size_t row, int64_t v, const gk_loc **out, uint
             return pk_gk_oom(b->r);
         l->line = loc.line;
         l->column = loc.is_address ? GK_LOC_ADDRESS : loc.column;
+        if (f.file)
+            o->loc_files[v / 8] |= (uint8_t)(1u << (v % 8));
         l->function = fn;
     }
+    *has_file = (o->loc_files[v / 8] >> (v % 8)) & 1;
     *address = 0;
     if (l->column == GK_LOC_ADDRESS) {
         pk_gecko_location loc;
@@ -478,7 +485,7 @@ static int cell_true(gk_build *b, int tk, int c, size_t i)
  * funcTable isJS and relevantForJS, or from version 75 its flags) or
  * (raw) a JS location and the frame's relevantForJS.
  */
-static int frame_category(gk_build *b, size_t i, int64_t func, profkit_frame *fr)
+static int frame_category(gk_build *b, size_t i, int64_t func, int raw_has_file, profkit_frame *fr)
 {
     int64_t v = 0;
     int rc = get_flagged(b, T_FRAMES, COL_CATEGORY, i, FRAME_CATEGORY, &v);
@@ -494,9 +501,8 @@ static int frame_category(gk_build *b, size_t i, int64_t func, profkit_frame *fr
             return rc;
         fr->subcategory = rc == 0 && v > 0 && v <= 255 ? (uint8_t)v : 0;
     }
-    if (func < 0) { /* raw */
-        const profkit_function *f = &b->r->p->functions[fr->function];
-        if (f->file && !fr->address)
+    if (func < 0) { /* raw: whether fr->function has a file */
+        if (raw_has_file && !fr->address)
             fr->flags |= PROFKIT_FRAME_JS;
         if (cell_true(b, T_FRAMES, COL_RELEVANT_FOR_JS, i))
             fr->flags |= PROFKIT_FRAME_RELEVANT_FOR_JS;
@@ -530,13 +536,14 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
     int rc;
     uint32_t loc_line = 0, loc_col = 0;
     int64_t fi = -1;
+    int raw_has_file = 0;
     if (b->raw_frames) {
         if ((rc = get_int(b, T_FRAMES, COL_LOCATION, i, &v)) < 0)
             return rc;
         if (rc == 1)
             return table_fail(b, T_FRAMES, i, "location: expected a string index, found null");
         const gk_loc *l = NULL;
-        if ((rc = location(b, i, v, &l, &fr.address)) < 0)
+        if ((rc = location(b, i, v, &l, &fr.address, &raw_has_file)) < 0)
             return rc;
         fr.function = l->function;
         loc_line = l->line;
@@ -570,7 +577,7 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
     if ((rc = get_flagged(b, T_FRAMES, COL_COLUMN, i, FRAME_COLUMN, &v)) < 0)
         return rc;
     fr.column = rc == 0 && v > 0 && v <= UINT32_MAX ? (uint32_t)v : loc_col;
-    if ((rc = frame_category(b, i, fi, &fr)) < 0)
+    if ((rc = frame_category(b, i, fi, raw_has_file, &fr)) < 0)
         return rc;
     uint32_t id = pk_frame_add(b->r->p, &fr);
     if (id == PROFKIT_NONE)
@@ -760,6 +767,32 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out)
         }
         cur = (size_t)pf;
     }
+    /* The frames the way down makes anew: their cells are asked for now,
+     * all at once, rather than one column's miss after another per frame. */
+    const gk_table *ft = b->t[T_FRAMES];
+    if (frames_checked && frame_ids && ft && ft->col)
+        for (size_t k = 0; k < depth; k++) {
+            uint32_t f = rows[r->chain[k]].frame;
+            if (f >= GK_SROW_CELL || frame_ids[f] != PROFKIT_NONE)
+                continue;
+            for (int c = 0; c < GK_SLOTS; c++)
+                if (f < ft->col[c].n)
+                    __builtin_prefetch(&ft->col[c].v[f]);
+        }
+    /* Raw frames: then what their location strings became (location). */
+    const gk_tables *so = b->strings_owner;
+    if (b->raw_frames && frames_checked && frame_ids && ft && so && so->locs &&
+        so->n_locs == so->strings.n)
+        for (size_t k = 0; k < depth; k++) {
+            uint32_t f = rows[r->chain[k]].frame;
+            if (f >= GK_SROW_CELL || frame_ids[f] != PROFKIT_NONE)
+                continue;
+            double v = pk_gk_cell_at(ft, COL_LOCATION, f);
+            if (v >= 0 && v < (double)so->n_locs) {
+                __builtin_prefetch(&so->locs[(size_t)v]);
+                __builtin_prefetch(&so->strings.off[(size_t)v]);
+            }
+        }
     while (depth > 0) {
         size_t s = r->chain[--depth];
         int64_t fi = rows[s].frame;
@@ -774,7 +807,8 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out)
         uint32_t frame = 0;
         if ((rc = frame_id(b, (size_t)fi, &frame)) < 0)
             return rc;
-        if (r->p->frames[frame].inline_depth && pk_gk_col(b->t[T_FRAMES], COL_FLAGS)->n &&
+        /* the flags column first: the frame's row is a cache miss */
+        if (pk_gk_col(b->t[T_FRAMES], COL_FLAGS)->n && r->p->frames[frame].inline_depth &&
             (rc = inline_frame(b, parent, &frame)) < 0)
             return rc;
         parent = pk_stack_intern(r->p, parent, frame);
@@ -819,14 +853,34 @@ static int fix_samples(gk_build *b, gk_table *st, double shift)
     const gk_srow *rows = n_stacks ? stack_rows(b) : NULL;
     if (n_stacks && !rows)
         return pk_gk_oom(r);
+    /* The stack table is read in sample order, at random, and a new stack
+     * walks up its prefixes, one dependent cache miss per row. A later
+     * sample's row is asked for AHEAD samples early; from WALK samples
+     * early a cursor per sample goes up its prefixes one row per sample
+     * processed (read-only, until a row that has its stack), so that the
+     * misses of several walks overlap instead of following each other. */
+    enum { AHEAD = 16, WALK = 8 };
+    uint32_t walk[WALK];
+    for (size_t w = 0; w < WALK; w++)
+        walk[w] = PROFKIT_NONE;
     for (size_t k = st->first; k < end; k++) {
-        /* The stack table is read in sample order, at random: ask for a
-         * later sample's row ahead of time. */
-        enum { AHEAD = 16 };
         if (k + AHEAD < end) {
             uint32_t ahead = p->sample_stack[k + AHEAD];
             if (ahead < n_stacks)
                 __builtin_prefetch(&rows[ahead]);
+        }
+        if (n_stacks) {
+            uint32_t next = k + WALK < end ? p->sample_stack[k + WALK] : PROFKIT_NONE;
+            walk[k % WALK] = next < n_stacks ? next : PROFKIT_NONE;
+            for (size_t w = 0; w < WALK; w++) {
+                uint32_t c = walk[w];
+                if (c == PROFKIT_NONE)
+                    continue;
+                uint32_t up = rows[c].id == PROFKIT_NONE ? rows[c].prefix : PROFKIT_NONE;
+                walk[w] = up < n_stacks ? up : PROFKIT_NONE;
+                if (up < n_stacks)
+                    __builtin_prefetch(&rows[up]);
+            }
         }
         uint32_t idx = p->sample_stack[k], id = 0;
         if (idx == PK_GK_NULL_STACK) {

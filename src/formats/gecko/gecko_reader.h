@@ -210,6 +210,10 @@ typedef struct gk_tables {
     size_t n_touched, cap_touched;
     gk_loc *locs; /* per string index of this owner: frames sharing a location string */
     size_t n_locs;
+    /* a bit per string index: its location's function has a file (a JS
+     * frame), which spares a frame the read of the function's row; in the
+     * block of locs, after it */
+    uint8_t *loc_files;
     gk_fname *fnames; /* per string index of this owner: old functions sharing a name string */
     size_t n_fnames;
 } gk_tables;

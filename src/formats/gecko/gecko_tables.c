@@ -65,7 +65,7 @@ void pk_gk_tables_free(gk_tables *t)
     pk_gk_strings_free(&t->cache_strings);
     pk_buf_free(&t->text);
     free(t->str_ids);
-    free(t->locs);
+    free(t->locs); /* and loc_files, in the same block */
     free(t->fnames);
     free(t->func_ids);
     free(t->frame_ids);
