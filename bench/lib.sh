@@ -61,7 +61,7 @@ start_clickhouse() {
 XML
   /usr/sbin/clickhouse-server --config-file="$dir/config.xml" > "$dir/stdout" 2>&1 &
   chpid=$!
-  for _ in $(seq 1 150); do
+  for _ in $(seq 1 300); do
     [ "$(curl -s "http://127.0.0.1:$http/?query=SELECT%201")" = 1 ] && break
     sleep 0.2
   done

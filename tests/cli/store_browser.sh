@@ -255,9 +255,9 @@ XML
   "$CH" --config-file="$d/config.xml" > "$d/stdout" 2>&1 &
   ch_pids+=($!)
 }
-ch_up() { # HTTP PID: waits (at most 30 s) until the server answers
+ch_up() { # HTTP PID: waits (at most 60 s: a loaded machine) until the server answers
   local i
-  for ((i = 0; i < 150; i++)); do
+  for ((i = 0; i < 300; i++)); do
     [ "$(curl -s --max-time 2 "http://127.0.0.1:$1/?query=SELECT%201")" = 1 ] && return 0
     kill -0 "$2" 2> /dev/null || return 1
     sleep 0.2

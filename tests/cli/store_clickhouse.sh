@@ -88,10 +88,10 @@ XML
   pids+=($!)
 }
 
-# up HTTP PID_INDEX: waits (at most 30 s) until the server answers.
+# up HTTP PID_INDEX: waits (at most 60 s: a loaded machine) until the server answers.
 up() {
   local http=$1 pid=${pids[$2]}
-  for _ in $(seq 1 150); do
+  for _ in $(seq 1 300); do
     [ "$(curl -s --max-time 2 "http://127.0.0.1:$http/?query=SELECT%201")" = 1 ] && return 0
     kill -0 "$pid" 2> /dev/null || return 1
     sleep 0.2
