@@ -96,11 +96,7 @@ int pk_mem_ops_add(pk_mem_ops *m, uint32_t th, uint32_t stack, uint64_t size, ui
     pk_mem_thread_ops *t = &m->th[th];
     if (t->n == t->cap && grow_thread(t) != 0)
         return PROFKIT_ENOMEM;
-    t->stack[t->n] = stack;
-    t->size[t->n] = size;
-    t->freed[t->n] = freed;
-    t->n++;
-    m->total++;
+    pk_mem_ops_push(m, th, stack, size, freed);
     return 0;
 }
 

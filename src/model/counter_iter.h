@@ -82,7 +82,22 @@ typedef struct pk_mem_ops {
 } pk_mem_ops;
 
 void pk_mem_ops_free(pk_mem_ops *m);
-/* Appends a record to thread th's operations. 0, or PROFKIT_ENOMEM. */
+/* Appends a record to thread th's operations where it has room (1), else
+ * changes nothing (0): the common case, inline in a reader's loop. */
+static inline int pk_mem_ops_push(pk_mem_ops *m, uint32_t th, uint32_t stack, uint64_t size,
+                                  uint32_t freed)
+{
+    if (th >= m->n_th || m->th[th].n >= m->th[th].cap)
+        return 0;
+    pk_mem_thread_ops *t = &m->th[th];
+    t->stack[t->n] = stack;
+    t->size[t->n] = size;
+    t->freed[t->n] = freed;
+    t->n++;
+    m->total++;
+    return 1;
+}
+/* Appends a record to thread th's operations, making room. 0, or PROFKIT_ENOMEM. */
 int pk_mem_ops_add(pk_mem_ops *m, uint32_t th, uint32_t stack, uint64_t size, uint32_t freed);
 /* Drops every record (past the budget), counting `ops` as left out. */
 void pk_mem_ops_drop(pk_mem_ops *m, uint64_t ops);

@@ -105,47 +105,65 @@ uint64_t pk_hash_bytes(const void *data, size_t len, uint64_t seed)
     return pk_hash_u64(h);
 }
 
+void *pk_huge_map(size_t bytes)
+{
+#if PK_HUGE_MAP
+    /* PK_HUGE_PAGE more than asked, then the ends cut so that it starts on
+     * a huge-page boundary */
+    size_t len = bytes + PK_HUGE_PAGE;
+    if (len < bytes)
+        return NULL;
+    uint8_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    uint8_t *start = m + ((PK_HUGE_PAGE - (uintptr_t)m % PK_HUGE_PAGE) % PK_HUGE_PAGE);
+    if (start > m)
+        munmap(m, (size_t)(start - m));
+    if (m + len > start + bytes)
+        munmap(start + bytes, (size_t)(m + len - (start + bytes)));
+#if defined(MADV_HUGEPAGE)
+    madvise(start, bytes, MADV_HUGEPAGE); /* advice only: failure is fine */
+#endif
+    return start;
+#else
+    (void)bytes;
+    return NULL;
+#endif
+}
+
+void pk_huge_unmap(void *p, size_t bytes)
+{
+#if PK_HUGE_MAP
+    if (p)
+        munmap(p, bytes);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 /*
- * The slots of a set. A table of 2 MiB or more is mapped from the system on
- * a huge-page boundary with the advice to back it by huge pages: its slots
- * are read at random, and with 4 KiB pages nearly every find and insert of
- * a big set also missed the TLB, and every page was faulted in on its own.
- * Its pages cost memory only once touched, as calloc's would.
+ * The slots of a set. A table of PK_HUGE_PAGE or more is mapped on huge
+ * pages (pk_huge_map): its slots are read at random, and with 4 KiB pages
+ * nearly every find and insert of a big set also missed the TLB, and every
+ * page was faulted in on its own. Its pages cost memory only once touched,
+ * as calloc's would.
  */
-#define IDSET_HUGE ((size_t)2 << 20)
+static int slots_mapped(size_t cap) { return PK_HUGE_MAP && cap * sizeof(uint64_t) >= PK_HUGE_PAGE; }
 
 static uint64_t *slots_alloc(size_t cap)
 {
-    size_t bytes = cap * sizeof(uint64_t);
-#if defined(__linux__) && defined(MAP_ANONYMOUS)
-    if (bytes >= IDSET_HUGE) {
-        size_t len = bytes + IDSET_HUGE;
-        uint8_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED)
-            return NULL;
-        uint8_t *start = m + ((IDSET_HUGE - (uintptr_t)m % IDSET_HUGE) % IDSET_HUGE);
-        if (start > m)
-            munmap(m, (size_t)(start - m));
-        if (m + len > start + bytes)
-            munmap(start + bytes, (size_t)(m + len - (start + bytes)));
-#if defined(MADV_HUGEPAGE)
-        madvise(start, bytes, MADV_HUGEPAGE); /* advice only: failure is fine */
-#endif
-        return (uint64_t *)(void *)start;
-    }
-#endif
+    if (slots_mapped(cap))
+        return pk_huge_map(cap * sizeof(uint64_t));
     return calloc(cap, sizeof(uint64_t));
 }
 
 static void slots_free(uint64_t *slots, size_t cap)
 {
-#if defined(__linux__) && defined(MAP_ANONYMOUS)
-    if (slots && cap * sizeof(uint64_t) >= IDSET_HUGE) {
-        munmap(slots, cap * sizeof(uint64_t));
-        return;
-    }
-#endif
-    free(slots);
+    if (slots_mapped(cap))
+        pk_huge_unmap(slots, cap * sizeof(uint64_t));
+    else
+        free(slots);
 }
 
 void pk_idset_free(pk_idset *s)
@@ -153,25 +171,6 @@ void pk_idset_free(pk_idset *s)
     slots_free(s->slots, s->cap);
     s->slots = NULL;
     s->cap = s->count = 0;
-}
-
-uint32_t pk_idset_find(const pk_idset *s, uint64_t hash, pk_idset_eq_fn eq,
-                            const void *ctx, const void *key)
-{
-    if (s->cap == 0)
-        return PROFKIT_NONE;
-    uint32_t h32 = (uint32_t)(hash >> 32);
-    size_t mask = s->cap - 1;
-    for (size_t i = (size_t)pk_hash_u64(h32) & mask;; i = (i + 1) & mask) {
-        uint64_t slot = s->slots[i];
-        if (slot == 0)
-            return PROFKIT_NONE;
-        if ((uint32_t)(slot >> 32) == h32) {
-            uint32_t id = (uint32_t)slot - 1;
-            if (eq(ctx, id, key))
-                return id;
-        }
-    }
 }
 
 uint32_t pk_idset_find_at(const pk_idset *s, uint64_t hash, pk_idset_eq_fn eq,
@@ -194,6 +193,13 @@ uint32_t pk_idset_find_at(const pk_idset *s, uint64_t hash, pk_idset_eq_fn eq,
                 return id;
         }
     }
+}
+
+uint32_t pk_idset_find(const pk_idset *s, uint64_t hash, pk_idset_eq_fn eq,
+                       const void *ctx, const void *key)
+{
+    size_t at;
+    return pk_idset_find_at(s, hash, eq, ctx, key, &at);
 }
 
 static void place(uint64_t *slots, size_t mask, uint64_t hash, uint64_t slot)

@@ -138,6 +138,18 @@ int pk_idset_insert(pk_idset *s, uint64_t hash, uint32_t id);
 uint32_t pk_idset_find_at(const pk_idset *s, uint64_t hash, pk_idset_eq_fn eq,
                           const void *ctx, const void *key, size_t *at);
 int pk_idset_insert_at(pk_idset *s, uint64_t hash, uint32_t id, size_t at);
+/* Zeroed memory of `bytes` mapped from the system on a huge-page boundary
+ * with the advice to back it by huge pages (for big tables read at
+ * random); its pages cost memory once touched. NULL when it cannot be
+ * mapped, always where PK_HUGE_MAP is 0. pk_huge_unmap gives it back. */
+#if defined(__linux__)
+#define PK_HUGE_MAP 1
+#else
+#define PK_HUGE_MAP 0
+#endif
+#define PK_HUGE_PAGE ((size_t)2 << 20)
+void *pk_huge_map(size_t bytes);
+void pk_huge_unmap(void *p, size_t bytes);
 /* Asks the cache for the first slot a find or insert of hash reads (no
  * effect on the set): called some keys ahead, the misses overlap. */
 static inline void pk_idset_prefetch(const pk_idset *s, uint64_t hash)

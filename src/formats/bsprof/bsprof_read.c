@@ -702,18 +702,8 @@ static PK_NOINLINE int keep_op_slow(reader *r, uint32_t th, uint32_t stack, uint
 
 static inline int keep_op(reader *r, uint32_t th, uint32_t stack, uint64_t size, uint32_t freed)
 {
-    pk_mem_ops *m = r->ops;
-    if (PK_LIKELY(th < m->n_th && m->total < PK_MEM_OPS_MAX)) {
-        pk_mem_thread_ops *t = &m->th[th];
-        if (PK_LIKELY(t->n < t->cap)) {
-            t->stack[t->n] = stack;
-            t->size[t->n] = size;
-            t->freed[t->n] = freed;
-            t->n++;
-            m->total++;
-            return 0;
-        }
-    }
+    if (PK_LIKELY(r->ops->total < PK_MEM_OPS_MAX && pk_mem_ops_push(r->ops, th, stack, size, freed)))
+        return 0;
     return keep_op_slow(r, th, stack, size, freed);
 }
 

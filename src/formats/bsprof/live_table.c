@@ -6,8 +6,9 @@
 #include "formats/bsprof/live_table.h"
 
 #include <stdlib.h>
+#include <string.h>
 #if defined(__linux__)
-#include <sys/mman.h>
+#include <sys/mman.h> /* madvise: the old table given back while it moves */
 #endif
 
 /*
@@ -17,33 +18,18 @@
  * (*mapped = its bytes); a small one is allocated and zeroed.
  */
 #define MAP_MIN ((size_t)4 << 20)
-#define LIVE_HUGE ((size_t)2 << 20)
 
 static pk_live_bucket *buckets_alloc(size_t n, size_t *mapped)
 {
     size_t bytes = n * sizeof(pk_live_bucket);
     void *p;
     *mapped = 0;
-#if defined(__linux__) && defined(MAP_ANONYMOUS)
-    if (bytes >= MAP_MIN) {
-        /* LIVE_HUGE more than asked, then the ends cut so that it starts on a
-         * huge-page boundary */
-        size_t len = bytes + LIVE_HUGE;
-        uint8_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED)
+    if (PK_HUGE_MAP && bytes >= MAP_MIN) {
+        if (!(p = pk_huge_map(bytes)))
             return NULL;
-        uint8_t *start = m + ((LIVE_HUGE - (uintptr_t)m % LIVE_HUGE) % LIVE_HUGE);
-        if (start > m)
-            munmap(m, (size_t)(start - m));
-        if (m + len > start + bytes)
-            munmap(start + bytes, (size_t)(m + len - (start + bytes)));
-#if defined(MADV_HUGEPAGE)
-        madvise(start, bytes, MADV_HUGEPAGE); /* advice only: failure is fine */
-#endif
         *mapped = bytes;
-        return (pk_live_bucket *)(void *)start;
+        return p;
     }
-#endif
     if (posix_memalign(&p, 64, bytes) != 0)
         return NULL;
     memset(p, 0, bytes); /* every slot free, every count 0 */
@@ -52,14 +38,10 @@ static pk_live_bucket *buckets_alloc(size_t n, size_t *mapped)
 
 static void buckets_free(pk_live_bucket *b, size_t mapped)
 {
-#if defined(__linux__) && defined(MAP_ANONYMOUS)
-    if (mapped) {
-        munmap(b, mapped);
-        return;
-    }
-#endif
-    (void)mapped;
-    free(b);
+    if (mapped)
+        pk_huge_unmap(b, mapped);
+    else
+        free(b);
 }
 
 static void set_size(pk_live_table *t, size_t n_buckets, unsigned log2n)
@@ -144,8 +126,8 @@ static int grow(pk_live_table *t)
     set_size(t, n, log2n);
     /* Bucket i's entries go home to buckets 2i and 2i + 1 (or just after):
      * the new table is written in order, and the old one's pages behind
-     * are given back as the moving goes, LIVE_HUGE bytes at a time. */
-    size_t per = LIVE_HUGE / sizeof(pk_live_bucket), done = 0;
+     * are given back as the moving goes, PK_HUGE_PAGE bytes at a time. */
+    size_t per = PK_HUGE_PAGE / sizeof(pk_live_bucket), done = 0;
     for (size_t i = 0; i < old.n_buckets; i++) {
         for (unsigned k = 0; k < PK_LIVE_WAYS; k++)
             if (pk_live_row(&old.b[i], k) != PK_LIVE_ROWS)
