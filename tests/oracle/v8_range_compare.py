@@ -111,6 +111,18 @@ def keeps_all(path):
     return True
 
 
+def range_checks(profkit, loader, path, ranges, where, out):
+    """Each range's counts, profkit's of PATH against the loaded file's
+    (WHERE names it); a line each in OUT; the number that differ."""
+    bad = 0
+    for rng in ranges:
+        msg = diff(profkit_counts(profkit, path, rng), loader_counts(loader, rng))
+        out.append("%s %s --range %s on %s: %s" % ("FAIL" if msg else "ok", path, rng, where,
+                                                   msg or "same counts"))
+        bad += msg is not None
+    return bad
+
+
 def check(profkit, loader, work, path, index, ranges):
     info = json.loads(run([profkit, "info", "-q", "--json", path]))
     mine = info.get("time_range")
@@ -136,11 +148,7 @@ def check(profkit, loader, work, path, index, ranges):
                 "ok" if same else "FAIL", path, [root["start"], root["end"]], [mine["start"], mine["end"]]))
             bad += not same
             if keeps_all(path):
-                for rng in ranges:
-                    msg = diff(profkit_counts(profkit, path, rng), loader_counts(loader, rng))
-                    out.append("%s %s --range %s on the file: %s" % (
-                        "FAIL" if msg else "ok", path, rng, msg or "same counts"))
-                    bad += msg is not None
+                bad += range_checks(profkit, loader, path, ranges, "the file", out)
             else:
                 out.append("note %s: the loader leaves out samples closer than 0.5 ms: counts compared "
                            "on the Firefox output only" % path)
@@ -156,11 +164,7 @@ def check(profkit, loader, work, path, index, ranges):
         out.append("%s %s: root range %.6f ms in the loader of the Firefox output, %.6f ms in profkit" % (
             "ok" if same else "FAIL", path, root["end"] - root["start"], length))
         bad += not same
-        for rng in ranges:
-            msg = diff(profkit_counts(profkit, path, rng), loader_counts(loader, rng))
-            out.append("%s %s --range %s on the Firefox output: %s" % (
-                "FAIL" if msg else "ok", path, rng, msg or "same counts"))
-            bad += msg is not None
+        bad += range_checks(profkit, loader, path, ranges, "the Firefox output", out)
     finally:
         loader("stop")
     return out
