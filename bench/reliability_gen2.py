@@ -25,6 +25,10 @@ for the shape: bench/reliability.sh runs them as the families NAME_b.
   pprof_long_mapping_b pprof: N mappings of one path of 16N bytes made of
                        many short directories (a short base name), two
                        locations in each, samples of both
+  paused_ranges_b      raw Gecko: one sampled thread and N paused ranges,
+                       every third one a copy of the range before it
+  thread_pids_b        raw Gecko: N threads of one sample each, every one
+                       of a process of its own (its own pid)
 """
 import gzip
 import os
@@ -157,9 +161,34 @@ def pprof_long_mapping_b(n, out):
     out.write(bytes(b))  # not compressed
 
 
+def tiny_thread(name, pid, tid):
+    return ('{"name":%s,"processType":"default","pid":%d,"tid":%d,'
+            '"samples":{"schema":{"stack":0,"time":1},"data":[[1,1.5]]},'
+            '"markers":{"schema":{"name":0,"time":1,"data":2},"data":[]},'
+            '"stackTable":{"schema":{"prefix":0,"frame":1},"data":[[null,0],[0,1]]},'
+            '"frameTable":{"schema":{"location":0,"implementation":1,"optimizations":2,"line":3,"category":4},'
+            '"data":[[0,null,null,null,null],[1,null,null,7,null]]},'
+            '"stringTable":["(root)","work (file.js:7:1)"]}' % (jstr(name), pid, tid))
+
+
+def paused_ranges_b(n, out):
+    rs = []
+    for i in range(n):
+        k = i - i % 3 if i % 3 == 2 else i  # every third a copy of the one before
+        rs.append('{"startTime":%d.25,"endTime":%d.75,"reason":"profiler-paused"}' % (k, k))
+    out.write(('{"meta":%s,"libs":[],"threads":[%s],"processes":[],"pausedRanges":[%s]}'
+               % (gecko_meta(), tiny_thread("GeckoMain", 7, 7), ",".join(rs))).encode())
+
+
+def thread_pids_b(n, out):
+    out.write(('{"meta":%s,"libs":[],"processes":[],"threads":[' % gecko_meta()).encode())
+    out.write(",".join(tiny_thread("T%d" % i, 100 + i, 100 + i) for i in range(n)).encode())
+    out.write(b"]}")
+
+
 FAMILIES = {f.__name__: f for f in (empty_threads_b, firefox_empty_threads_b, wide_row_b,
                                     long_location_b, thread_strings_b, pprof_long_name_b,
-                                    pprof_long_mapping_b)}
+                                    pprof_long_mapping_b, paused_ranges_b, thread_pids_b)}
 
 if __name__ == "__main__":
     if len(sys.argv) != 4 or sys.argv[1] not in FAMILIES:

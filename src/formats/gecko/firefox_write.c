@@ -56,6 +56,7 @@
 #include "formats/gecko/firefox.h"
 #include "io/json_fields.h"
 #include "io/json_out.h"
+#include "util/map64.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -120,6 +121,9 @@ typedef struct ffw {
      * start_timestamp_ms), written as meta.startTime; NULL: none. */
     const char *wall_text;
 
+    /* A mark per string id (the generation that last met it): which
+     * paused ranges a thread has written already, in one pass. */
+    uint32_t *str_seen, str_gen;
     uint32_t *stack_out; /* profkit stack -> output stack (NONE: root) */
     uint32_t *stack_in;  /* output stack -> profkit stack */
     size_t n_stacks;
@@ -1107,12 +1111,23 @@ static void write_markers(ffw *w, uint32_t t)
     put(w, "}");
 }
 
+/* 1 when string id s was met before in this generation (str_gen, one per
+ * list written), else marks it and 0. */
+static int seen_before(ffw *w, uint32_t s)
+{
+    if (w->str_seen[s] == w->str_gen)
+        return 1;
+    w->str_seen[s] = w->str_gen;
+    return 0;
+}
+
 /* Thread th's process's own paused ranges (profkit_profile.paused: those
  * of its pid, and those of no known process), each once; else none. */
 static void write_paused_of(ffw *w, const profkit_thread *th)
 {
     const profkit_profile *p = w->p;
     int first = 1;
+    w->str_gen++;
     put(w, "[");
     for (size_t i = 0; w->start_text && i < p->n_paused; i++) {
         const struct pk_paused_range *r = &p->paused[i];
@@ -1120,11 +1135,7 @@ static void write_paused_of(ffw *w, const profkit_thread *th)
         if ((th && r->pid >= 0 && r->pid != th->pid) ||
             !json_is_object((const uint8_t *)pk_str(p, r->range), p->strings.len[r->range], &kind))
             continue;
-        int seen = 0;
-        for (size_t k = 0; k < i && !seen; k++)
-            seen = p->paused[k].range == r->range &&
-                   (!th || p->paused[k].pid < 0 || p->paused[k].pid == th->pid);
-        if (seen)
+        if (seen_before(w, r->range))
             continue;
         if (!first)
             put(w, ",");
@@ -1140,6 +1151,7 @@ static void write_paused(ffw *w)
 {
     const profkit_profile *p = w->p;
     int first = 1;
+    w->str_gen++;
     put(w, "[");
     for (size_t i = 0; w->start_text && i < p->n_metadata; i++) {
         const profkit_meta *m = &p->metadata[i];
@@ -1147,10 +1159,7 @@ static void write_paused(ffw *w)
         if (strcmp(pk_str(p, m->key), "pausedRange") != 0 ||
             !json_is_object((const uint8_t *)pk_str(p, m->value), p->strings.len[m->value], &kind))
             continue;
-        int seen = 0;
-        for (size_t k = 0; k < i && !seen; k++)
-            seen = p->metadata[k].key == m->key && p->metadata[k].value == m->value;
-        if (seen)
+        if (seen_before(w, m->value))
             continue;
         if (!first)
             put(w, ",");
@@ -1809,6 +1818,8 @@ static int write_all(ffw *w, const profkit_write_options *o)
         o->on_warning(&warn, o->payload);
     }
 
+    if (!(w->str_seen = calloc(p->strings.n ? p->strings.n : 1, sizeof(uint32_t))))
+        return oom(w);
     put(w, "{");
     write_meta(w);
     put(w, ",");
@@ -1822,19 +1833,25 @@ static int write_all(ffw *w, const profkit_write_options *o)
     if ((rc = save_rows(w)) != 0)
         return rc;
     int first = 1;
+    pk_map64 pids = { 0 }; /* the processes whose main thread is written */
     for (uint32_t t = 0; t < p->n_threads; t++) {
         if (only != PROFKIT_NONE && t != only)
             continue;
         /* The first thread of each process is its main thread. */
-        int main_thread = 1;
-        for (uint32_t u = 0; u < t && main_thread; u++)
-            main_thread = (only != PROFKIT_NONE && u != only) || p->threads[u].pid != p->threads[t].pid;
+        int main_thread = pk_map64_put(&pids, (uint64_t)p->threads[t].pid, 0);
+        if (main_thread < 0) {
+            pk_map64_free(&pids);
+            return oom(w);
+        }
         if (!first)
             put(w, ",");
         first = 0;
-        if ((rc = write_thread(w, t, main_thread)) != 0)
+        if ((rc = write_thread(w, t, !main_thread)) != 0) {
+            pk_map64_free(&pids);
             return rc;
+        }
     }
+    pk_map64_free(&pids);
     if ((rc = write_value_threads(w, only, &first)) != 0)
         return rc;
     put(w, "],");
@@ -1859,6 +1876,7 @@ int pk_firefox_write(const profkit_profile *p, pk_sink *sink, const profkit_writ
     int rc = write_all(&w, o);
     pk_strtab_free(&w.str);
     free(w.rows_saved);
+    free(w.str_seen);
     free(w.stack_out);
     free(w.stack_in);
     free(w.frame_func);
