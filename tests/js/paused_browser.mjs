@@ -14,7 +14,7 @@
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_BUILD, PROFKIT_TOOLS.
 import { readFileSync, writeFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { shotsDir, launch, scratch, pk, same, check, report } from "./lib.mjs";
+import { shotsDir, launch, closePage, openPage, scratch, pk, same, check, report } from "./lib.mjs";
 
 const SHOTS = shotsDir();
 const TMP = scratch("paused");
@@ -95,24 +95,8 @@ function expected(file) {
 }
 
 const browser = await launch();
-async function open(file, { hash = "", scheme = "light" } = {}) {
-  const ctx = await browser.newContext({ viewport: { width: 1400, height: 800 }, colorScheme: scheme });
-  const page = await ctx.newPage();
-  const url = "file://" + file;
-  const log = { errors: [], requests: [] };
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") log.errors.push(m.type() + ": " + m.text()); });
-  page.on("pageerror", (e) => log.errors.push("pageerror: " + e.message));
-  page.on("request", (r) => { if (r.url().split("#")[0] !== url) log.requests.push(r.url()); });
-  await page.goto(url + (hash ? "#" + hash : ""));
-  await page.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0, null, { timeout: 20000 })
-    .catch(() => log.errors.push("never interactive"));
-  return { ctx, page, log };
-}
-async function close(o, what) {
-  check(what + ": no console or page error", o.log.errors.length === 0, o.log.errors.slice(0, 3).join(" | "));
-  check(what + ": no request leaves the page", o.log.requests.length === 0, o.log.requests.join(" "));
-  await o.ctx.close();
-}
+const open = (file, o = {}) => openPage(browser, file, { height: 800, ...o });
+const close = closePage;
 const shot = (o, name) => o.page.screenshot({ path: join(SHOTS, "paused-" + name + ".png") });
 const settle = (o) => o.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 30))));
 
