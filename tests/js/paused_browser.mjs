@@ -237,6 +237,18 @@ try {
     check("range from the URL: the timeline shows it", d.a === 400 && d.b === 1100, J([d.a, d.b]));
     checkBands("range=400-1100", d, ex);
     await shot(o, "url-range");
+    // a drag that starts on a band (the content process's at 550-630 ms)
+    const box = await o.page.locator("#pk-timeline-canvas").boundingBox();
+    const xAt = (ms) => box.x + d.gutter + (ms - d.a) / (d.b - d.a) * (d.width - d.gutter), y = box.y + 18 + 2.5 * TRACK;
+    await o.page.mouse.move(xAt(600), y);
+    await o.page.mouse.down();
+    await o.page.mouse.move(xAt(700), y, { steps: 4 });
+    await o.page.mouse.move(xAt(800), y, { steps: 4 });
+    await o.page.mouse.up();
+    await settle(o);
+    const z = await drawn(o), r = z.range.split(/(?<=\d)-/).map(Number), px = (d.b - d.a) / (d.width - d.gutter);
+    check("a drag that starts on a band selects its range", Math.abs(r[0] - 600) <= 2 * px && Math.abs(r[1] - 800) <= 2 * px, z.range);
+    checkBands("zoomed by a drag from a band", z, ex);
     await close(o, "range from the URL");
   }
   // dark scheme: the bands are drawn the same places
