@@ -163,7 +163,7 @@
     row("Reason", r.reason || "none given");
     row("Start", PK.formatMs(r.start));
     row("Duration", PK.formatMs(r.end - r.start) + (r.open ? ", open: paused to the end of the profile" : ""));
-    row("Process", r.pid >= 0 ? "pid " + r.pid : "every one");
+    row("Process", r.pid >= 0 ? "pid " + r.pid : "every process");
     this.placeHover(cx, cy);
   };
 
