@@ -5,7 +5,8 @@
 # query("paused")), on a raw Gecko profile of two processes and on it
 # converted to a processed one; the hover (reason, start, duration; an
 # open range to the end); a drag across a band and range=A-B zoom with the
-# bands; a profile without paused ranges draws none.
+# bands; a range of no known process is on every track; a profile without
+# paused ranges draws none.
 # Screenshots: $PROFKIT_BUILD/screenshots/paused-*.png.
 . "$(dirname "$0")/lib.sh"
 need_browser

@@ -8,7 +8,8 @@
 // the hover ("profiler paused", the reason, start and duration; an open
 // range says it runs to the end); a range dragged across a band still
 // selects and zooms (the bands follow the axis), range=A-B from the URL
-// too; a profile without paused ranges draws no band. Screenshots:
+// too; a range of no known process is on every track; a profile without
+// paused ranges draws no band. Screenshots:
 // $PROFKIT_BUILD/screenshots/paused-*.png.
 //
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_BUILD, PROFKIT_TOOLS.
@@ -270,7 +271,31 @@ try {
     await close(o, "processed profile");
   }
 
-  // ---- 3. no paused ranges: nothing new ----
+  // ---- 3. a range of no known process (a process profile with ranges and
+  // no thread): a band over every track ----
+  {
+    const prof = gecko(true);
+    prof.processes.push({ meta: { version: 24, startTime: prof.meta.startTime, interval: 1, product: "Firefox", categories },
+                          libs: [], threads: [], processes: [], pausedRanges: [{ startTime: 150, endTime: 170, reason: "collecting" }] });
+    const file = join(TMP, "nopid.json"), npage = join(TMP, "nopid.html");
+    writeFileSync(file, J(prof));
+    pk(["flame", "-q", file, "-o", npage]);
+    const o = await open(npage);
+    const d = await drawn(o), r = (d.query || []).find((x) => x.pid === -1);
+    const W = d.width - d.gutter, x0 = d.gutter + 150 / 1200 * W, x1 = d.gutter + 170 / 1200 * W;
+    check("no known process: the range is on every track, at its columns",
+          r && Math.abs(r.start - 150) < 1e-6 && Math.abs(r.end - 170) < 1e-6 && same(r.bands.map((b) => b.thread), d.tracks.map((t) => t.thread)) &&
+          r.bands.every((b) => Math.abs(b.x0 - x0) <= 1 && Math.abs(b.x1 - x1) <= 1), J(r) + " vs " + J([x0, x1]));
+    const box = await o.page.locator("#pk-timeline-canvas").boundingBox();
+    await o.page.mouse.move(box.x + (x0 + x1) / 2, box.y + 18 + 2.5 * TRACK);
+    await settle(o);
+    const hov = await o.page.textContent("#pk-hover");
+    check("no known process: the hover says every process", /profiler paused/.test(hov) && /collecting/.test(hov) && /every process/.test(hov), hov);
+    await shot(o, "no-process");
+    await close(o, "range of no known process");
+  }
+
+  // ---- 4. no paused ranges: nothing new ----
   {
     const npage = join(TMP, "unpaused.html");
     pk(["flame", "-q", NONE, "-o", npage]);
