@@ -281,7 +281,7 @@ try {
     writeFileSync(file, J(prof));
     pk(["flame", "-q", file, "-o", npage]);
     const o = await open(npage);
-    const d = await drawn(o), r = (d.query || []).find((x) => x.pid === -1);
+    const d = await drawn(o), r = Array.isArray(d.query) ? d.query.find((x) => x.pid === -1) : null;
     const W = d.width - d.gutter, x0 = d.gutter + 150 / 1200 * W, x1 = d.gutter + 170 / 1200 * W;
     check("no known process: the range is on every track, at its columns",
           r && Math.abs(r.start - 150) < 1e-6 && Math.abs(r.end - 170) < 1e-6 && same(r.bands.map((b) => b.thread), d.tracks.map((t) => t.thread)) &&
