@@ -12,7 +12,7 @@ import { execFileSync } from "node:child_process";
 import { writeFileSync, readFileSync, existsSync, rmSync } from "node:fs";
 import { join, basename } from "node:path";
 import { assemble, makeData, makeDiff } from "./make_page.mjs";
-import { PROFKIT, SRC, shotsDir, launch, scratch, pk, check, counts } from "./lib.mjs";
+import { PROFKIT, SRC, shotsDir, launch, closePage, openPage, scratch, pk, check, counts } from "./lib.mjs";
 
 const FIX = join(process.env.PROFKIT_SHARED, "fixtures");
 const SHOTS = shotsDir();
@@ -38,34 +38,16 @@ function makePage(files, name, opts = {}) {
 const browser = await launch();  // launch() gives chromium a new empty user-data-dir of its own
 
 // Opens a page; collects console errors, page errors and requests.
-async function open(file, { hash = "", scheme = "light", width = 1400, height = 860, noIdle = false, invertBudget } = {}) {
-  const ctx = await browser.newContext({ viewport: { width, height }, colorScheme: scheme });
-  const page = await ctx.newPage();
-  if (noIdle) await page.addInitScript(() => { window.profkitNoIdle = true; });
-  if (invertBudget !== undefined) await page.addInitScript((b) => {
+const open = (file, { invertBudget, ...o } = {}) => openPage(browser, file, {
+  height: 860, ...o,
+  init: invertBudget === undefined ? undefined : (page) => page.addInitScript((b) => {
     window.profkitInvertBudget = b;
     // The note of a partial inverted tree, seen however briefly.
     new MutationObserver(() => { const n = document.querySelector(".pk-busy"); if (n) window.profkitBusySeen = n.textContent; })
       .observe(document, { subtree: true, childList: true });
-  }, invertBudget);
-  const url = "file://" + file;
-  const log = { errors: [], requests: [] };
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") log.errors.push(m.type() + ": " + m.text()); });
-  page.on("pageerror", (e) => log.errors.push("pageerror: " + e.message));
-  page.on("request", (r) => { if (r.url().split("#")[0] !== url) log.requests.push(r.url()); });
-  await page.goto(url + (hash ? "#" + hash : ""));
-  try {
-    await page.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0, null, { timeout: 20000 });
-  } catch (e) {
-    log.errors.push("never interactive: " + (await page.textContent("#app").catch(() => "")).slice(0, 200));
-  }
-  return { ctx, page, log, url };
-}
-async function close(o, what) {
-  check(what + ": no console or page error", o.log.errors.length === 0, o.log.errors.slice(0, 3).join(" | "));
-  check(what + ": no request leaves the page", o.log.requests.length === 0, o.log.requests.slice(0, 3).join(" "));
-  await o.ctx.close();
-}
+  }, invertBudget),
+});
+const close = closePage;
 const shot = (o, name) => o.page.screenshot({ path: join(SHOTS, name + ".png"), fullPage: true });
 const state = (o) => o.page.evaluate(() => window.profkitState);
 const crumbs = (o) => o.page.$$eval("#pk-crumbs .pk-crumb", (bs) => bs.map((b) => b.textContent));

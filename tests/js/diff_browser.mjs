@@ -3,7 +3,7 @@
 // $PROFKIT_BUILD/screenshots/diff-*.png.
 import { writeFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { SRC, shotsDir, launch, scratch, pk } from "./lib.mjs";
+import { SRC, shotsDir, launch, closePage, openPage, scratch, pk } from "./lib.mjs";
 
 const SHOTS = shotsDir();
 const TMP = scratch("diff");
@@ -14,22 +14,8 @@ function check(what, ok, detail) {
 }
 
 const browser = await launch();
-async function open(file, { hash = "", width = 1300, height = 700 } = {}) {
-  const ctx = await browser.newContext({ viewport: { width, height }, colorScheme: "light" });
-  const page = await ctx.newPage();
-  const url = "file://" + file, log = { errors: [], requests: [] };
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") log.errors.push(m.type() + ": " + m.text()); });
-  page.on("pageerror", (e) => log.errors.push("pageerror: " + e.message));
-  page.on("request", (r) => { if (r.url().split("#")[0] !== url) log.requests.push(r.url()); });
-  await page.goto(url + (hash ? "#" + hash : ""));
-  await page.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0, null, { timeout: 20000 });
-  return { ctx, page, log };
-}
-async function close(o, what) {
-  check(what + ": no console or page error", o.log.errors.length === 0, o.log.errors.slice(0, 3).join(" | "));
-  check(what + ": no request leaves the page", o.log.requests.length === 0, o.log.requests.slice(0, 3).join(" "));
-  await o.ctx.close();
-}
+const open = (file, { hash = "", width = 1300, height = 700 } = {}) => openPage(browser, file, { hash, width, height });
+const close = (o, what) => closePage(o, what, { check });
 const shot = (o, name) => o.page.screenshot({ path: join(SHOTS, "diff-" + name + ".png"), fullPage: true });
 const nextFrame = (o) => o.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
 async function view(o, v) { await o.page.click(`#pk-views [data-view="${v}"], button[data-view="${v}"]`); await nextFrame(o); }

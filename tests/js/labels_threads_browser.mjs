@@ -21,7 +21,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, symlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PROFKIT, SRC, shotsDir, launch, scratch, pk, check, counts } from "./lib.mjs";
+import { PROFKIT, SRC, shotsDir, launch, closePage, openPage, scratch, pk, check, counts } from "./lib.mjs";
 
 const SHOTS = shotsDir(process.env.PROFKIT_SHOTS);
 const TMP = scratch("labels-threads");
@@ -72,23 +72,8 @@ function runShown(cmd) {
   return JSON.parse(r.stdout);
 }
 const browser = await launch();
-async function open(file, hash = "") {
-  const ctx = await browser.newContext({ viewport: { width: 1300, height: 760 }, colorScheme: "light" });
-  const page = await ctx.newPage();
-  const url = "file://" + file, log = { errors: [], requests: [] };
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") log.errors.push(m.type() + ": " + m.text()); });
-  page.on("pageerror", (e) => log.errors.push("pageerror: " + e.message));
-  page.on("request", (r) => { if (r.url().split("#")[0] !== url) log.requests.push(r.url()); });
-  await page.addInitScript(() => { window.profkitNoIdle = true; });
-  await page.goto(url + (hash ? "#" + hash : ""));
-  await page.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0, null, { timeout: 30000 });
-  return { ctx, page, log };
-}
-async function close(o, what) {
-  check(what + ": no console or page error", o.log.errors.length === 0, o.log.errors.slice(0, 3).join(" | "));
-  check(what + ": no request leaves the page", o.log.requests.length === 0, o.log.requests.slice(0, 3).join(" "));
-  await o.ctx.close();
-}
+const open = (file, hash = "") => openPage(browser, file, { hash, width: 1300, height: 760, noIdle: true, timeout: 30000 });
+const close = closePage;
 const shot = (o, name) => o.page.screenshot({ path: join(SHOTS, "labels-threads-" + name + ".png") });
 const nextFrame = (o) => o.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
 const view = async (o, v) => { await o.page.click(`.pk-tab[data-view="${v}"]`); await nextFrame(o); };

@@ -16,7 +16,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { SRC, shotsDir, launch, scratch, pk, check, counts } from "./lib.mjs";
+import { SRC, shotsDir, launch, closePage, openPage, scratch, pk, check, counts } from "./lib.mjs";
 
 const SHOTS = shotsDir();
 const TMP = scratch("memgraph");
@@ -25,17 +25,7 @@ const DATA = join(SRC, "tests", "data", "bsprof");
 const J = JSON.stringify;
 
 const browser = await launch();
-async function open(file, hash) {
-  const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  const page = await ctx.newPage();
-  const errors = [];
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") errors.push(m.text()); });
-  page.on("pageerror", (e) => errors.push("pageerror: " + e.message));
-  await page.goto("file://" + file + (hash ? "#" + hash : ""));
-  await page.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0, null, { timeout: 30000 })
-    .catch(() => errors.push("never interactive"));
-  return { ctx, page, errors };
-}
+const open = (file, hash) => openPage(browser, file, { hash, timeout: 30000 });
 const graph = (o) => o.page.evaluate(() => {
   const c = document.getElementById("pk-memgraph-canvas"), h = document.getElementById("pk-memgraph");
   if (!c) return null;
@@ -81,8 +71,7 @@ async function checkFile(name, prof, extra) {
           g0 && J(g0.max) === J(w.map((x) => x[2])) && J(g0.final) === J(w.map((x) => x[3])), J(g0) + " vs " + J(w));
   }
   await o.page.screenshot({ path: join(SHOTS, "memgraph-" + name + "-all.png"), fullPage: false });
-  check(name + ": no console or page error", o.errors.length === 0, o.errors.join(" | "));
-  await o.ctx.close();
+  await closePage(o, name, { requests: false });
   // each thread alone
   for (const t of threads.filter((x) => !x.merged)) {
     const o2 = await open(file, "view=memory&thread=" + t.i);
@@ -91,8 +80,7 @@ async function checkFile(name, prof, extra) {
     check(name + " thread " + t.i + ": its graph only, max and final as counters --json",
           g && J(g.max) === J(mine.map((c) => c.total.max)) && J(g.final) === J(mine.map((c) => c.total.final)), J(g) + " vs " + J(mine));
     if (extra && mine.length) await extra(o2, g, t);
-    check(name + " thread " + t.i + ": no console or page error", o2.errors.length === 0, o2.errors.join(" | "));
-    await o2.ctx.close();
+    await closePage(o2, name + " thread " + t.i, { requests: false });
   }
   return q;
 }
@@ -131,8 +119,7 @@ try {
     let g = await graph(o);
     check("--thread TaskNode: its counter only, its graph shown",
           J(q.map((c) => [c.thread.name, c.total.max, c.total.final])) === J([["TaskNode", 1024, 1024]]) && g && g.shown && J(g.max) === "[1024]", J(q) + " " + J(g));
-    check("--thread: no console or page error", o.errors.length === 0, o.errors.join(" | "));
-    await o.ctx.close();
+    await closePage(o, "--thread", { requests: false });
     o = await open(diff, "");
     q = await o.page.evaluate(() => window.profkit.query("counters"));
     check("a diff page: no counter", q.length === 0, J(q));
@@ -146,8 +133,7 @@ try {
     const q = await o.page.evaluate(() => window.profkit.query("counters"));
     const g = await graph(o);
     check("ok_nomem: no counter, no memory graph", q.length === 0 && (g === null || !g.shown), J(q) + " " + J(g));
-    check("ok_nomem: no console or page error", o.errors.length === 0, o.errors.join(" | "));
-    await o.ctx.close();
+    await closePage(o, "ok_nomem", { requests: false });
   }
   // 4. a generated file: 3 modules, 60,000 memory operations (thinned
   // past 8,192 per thread), against the generator's expect file.

@@ -15,7 +15,7 @@
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { SRC, shotsDir, launch, scratch, pk, same, check, counts } from "./lib.mjs";
+import { SRC, shotsDir, launch, closePage, openPage, scratch, pk, same, check, counts } from "./lib.mjs";
 
 const SHOTS = shotsDir();
 const TMP = scratch("memzoom");
@@ -26,17 +26,7 @@ counts.limit = 800;
 const J = JSON.stringify;
 
 const browser = await launch();
-async function open(file, hash) {
-  const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  const page = await ctx.newPage();
-  const errors = [];
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") errors.push(m.text()); });
-  page.on("pageerror", (e) => errors.push("pageerror: " + e.message));
-  await page.goto("file://" + file + (hash ? "#" + hash : ""));
-  await page.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0, null, { timeout: 30000 })
-    .catch(() => errors.push("never interactive"));
-  return { ctx, page, errors };
-}
+const open = (file, hash) => openPage(browser, file, { hash, timeout: 30000 });
 // (the page writes the URL a frame after a change: waited for)
 const graph = async (o) => (await o.page.waitForFunction(() => !window.profkit.app.hashPending, null, { timeout: 5000 }).catch(() => null), o.page.evaluate(() => {
   const c = document.getElementById("pk-memgraph-canvas");
@@ -133,8 +123,7 @@ try {
   g = await graph(o);
   check("Whole run: the range gone from the URL and the graph", g.ops === null && !/ops=/.test(g.hash) &&
         J(row(g, 0)) === J(want(cli(prof).MainScene)), J(g));
-  check("ok_lines: no console or page error", o.errors.length === 0, o.errors.join(" | "));
-  await o.ctx.close();
+  await closePage(o, "ok_lines", { requests: false });
 
   // 2. the URL's range restored on load (and a bad one ignored)
   o = await open(file, "view=memory&thread=" + t + "&ops=1-4");
@@ -145,8 +134,7 @@ try {
   o = await open(file, "view=memory&thread=" + t + "&ops=4-1");
   g = await graph(o);
   check("ops=4-1 (empty) is no range", g.ops === null && !/ops=/.test(g.hash), J(g));
-  check("restore: no console or page error", o.errors.length === 0, o.errors.join(" | "));
-  await o.ctx.close();
+  await closePage(o, "restore", { requests: false });
 
   // 3. a generated file of 20 threads (modules), about 3,300 operations each: no series thinned (the page keeps up to 6,144 samples a thread), so the samples match too
   {
@@ -196,8 +184,7 @@ try {
     check("a click on a name shows that thread alone, still zoomed", g.threads.length === 1 && g.threads[0] === first &&
           J(g.ops) === J([a, b]) && J(row(g, 0)) === J(want(zoomed[first.replace(/ \(.*$/, "")])), J(g));
     await o.page.screenshot({ path: join(SHOTS, "memzoom-20threads-one-zoomed.png") });
-    check("20 threads: no console or page error", o.errors.length === 0, o.errors.join(" | "));
-    await o.ctx.close();
+    await closePage(o, "20 threads", { requests: false });
   }
   // 4. a long file (bench/bsprof_gen.c, 3 modules, two of them past
   // 6,144 samples, the page's old cut): the page keeps every sample the
@@ -240,8 +227,7 @@ try {
           rbad.push([ra, rb, c.thread.name, c.total, c.samples, want(w[c.thread.name])]);
     }
     check("long: ranges with edges anywhere equal counters --range", rbad.length === 0, J(rbad.slice(0, 3)));
-    check("long: no console or page error", o.errors.length === 0, o.errors.join(" | "));
-    await o.ctx.close();
+    await closePage(o, "long", { requests: false });
   }
 } catch (e) {
   check("no exception", false, e && e.stack);

@@ -13,7 +13,7 @@
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { SRC, shotsDir, launch, scratch, pk, check, counts, report } from "./lib.mjs";
+import { SRC, shotsDir, launch, closePage, openPage, scratch, pk, check, counts, report } from "./lib.mjs";
 
 const SHOTS = shotsDir();
 const TMP = scratch("memrange");
@@ -23,17 +23,7 @@ const J = JSON.stringify;
 counts.limit = 400;
 
 const browser = await launch();
-async function open(file, hash) {
-  const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  const page = await ctx.newPage();
-  const errors = [];
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") errors.push(m.text()); });
-  page.on("pageerror", (e) => errors.push("pageerror: " + e.message));
-  await page.goto("file://" + file + (hash ? "#" + hash : ""));
-  await page.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0, null, { timeout: 60000 })
-    .catch(() => errors.push("never interactive"));
-  return { ctx, page, errors };
-}
+const open = (file, hash) => openPage(browser, file, { hash, height: 1000, timeout: 60000 });
 async function drag(o, x0, x1, y) {
   await o.page.mouse.move(x0, y);
   await o.page.mouse.down();
@@ -135,8 +125,7 @@ try {
   await o.page.click("#pk-mem-crumbs .pk-crumb:nth-of-type(1)");
   g = await shown(o);
   check("Whole run again: the table is the whole run's", g.whole && g.tableOps === null && g.flameTotal === 288, J([g.whole, g.tableOps, g.flameTotal]));
-  check("ok_lines: no console or page error", o.errors.length === 0, o.errors.join(" | "));
-  await o.ctx.close();
+  await closePage(o, "ok_lines", { requests: false });
   // the URL's range narrows on load
   o = await open(file, "view=memory&thread=" + t + "&ops=0-2");
   g = await shown(o);
@@ -154,8 +143,7 @@ try {
     g = await shown(o);
     check("under a transform: the graph zoomed, the tables not narrowed, and the note says why",
           J(g.ops) === "[2,5]" && g.tableOps === null && /not narrowed/.test(g.note) && /transforms/.test(g.note), g.note + " " + J(g.tableOps));
-    check("transform: no console or page error", o.errors.length === 0, o.errors.join(" | "));
-    await o.ctx.close();
+    await closePage(o, "transform", { requests: false });
   }
 
   // 2. 20 threads (bench/bsprof_gen.c) whose frees are often of other
@@ -195,8 +183,7 @@ try {
     check("one of 20 threads in the same range: its table rows and query('mem') as the command line's",
           J(g.ops) === J([a, b]) && g.q.length === 1 && J(g.q[0].sites) === J(want[one]) && sorted(g.rows) === sorted(rowsOf(want[one])),
           J(g.q[0].sites && g.q[0].sites.slice(0, 2)) + " vs " + J(want[one].slice(0, 2)));
-    check("20 threads: no console or page error", o.errors.length === 0, o.errors.join(" | "));
-    await o.ctx.close();
+    await closePage(o, "20 threads", { requests: false });
   }
 
   // 3. past the page's 1,000,000 operations: the page says so, the table
@@ -213,8 +200,7 @@ try {
           g.note + " " + J([g.whole, g.tableOps]));
     check("past 1,000,000 operations: query('mem') gives no sites and says why", g.q.length === 2 && g.q.every((c) => c.sites === null && /more than/.test(c.why)), J(g.q));
     await o.page.screenshot({ path: join(SHOTS, "memrange-budget.png") });
-    check("budget: no console or page error", o.errors.length === 0, o.errors.join(" | "));
-    await o.ctx.close();
+    await closePage(o, "budget", { requests: false });
   }
 } catch (e) {
   check("no exception", false, e.stack || String(e));

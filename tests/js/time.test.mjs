@@ -172,3 +172,21 @@ test("lowerBound: the first at or after", () => {
   assert.equal(PK.lowerBound(Float64Array.from([1, 2, 2, 3]), 2), 1);
   assert.equal(PK.lowerBound(Float64Array.from([1, 2, 2, 3]), 4), 4);
 });
+
+test("paused ranges: ms after zero, a null start the root range's, an open end the root range's end (never before the start)", () => {
+  const p = new PK.Profile({
+    schema: 1, title: "t", strings: ["", "T", "profiler-paused", "collecting"], values: [{ type: "samples", unit: "count" }], default_value: 0,
+    funcs: { name: [], file: [], line: [], module: [] },
+    threads: [{ name: 1, process: 0, pid: 7, tid: 8, index: 0, merged: false, tree: { parent: [-1], func: [-1], self: [[0]] } }],
+    time: { zero: -2000000, end: 10000000, threads: [],
+            paused: [{ start: 1000000, end: 4000000, reason: 2, pid: 7 }, { start: null, end: 0, reason: 3, pid: -1 },
+                     { start: 6000000, end: null, reason: 2, pid: 7 }, { start: 20000000, end: null, reason: 2, pid: 7 }] },
+  });
+  assert.deepEqual(plain(p.time().paused), [
+    { start: 3, end: 6, open: false, reason: "profiler-paused", pid: 7 },
+    { start: 0, end: 2, open: false, reason: "collecting", pid: -1 },
+    { start: 8, end: 12, open: true, reason: "profiler-paused", pid: 7 },
+    { start: 22, end: 22, open: true, reason: "profiler-paused", pid: 7 },
+  ]);
+  assert.deepEqual(plain(profile().time().paused), []);
+});

@@ -16,7 +16,7 @@
 import { spawnSync } from "node:child_process";
 import { writeFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { PROFKIT, shotsDir, launch, scratch, pk, same, check, counts } from "./lib.mjs";
+import { PROFKIT, shotsDir, launch, closePage, openPage, scratch, pk, same, check, counts } from "./lib.mjs";
 
 const SHOTS = shotsDir();
 const TMP = scratch("time");
@@ -81,24 +81,8 @@ const PROF = join(TMP, "timed.json");
 writeFileSync(PROF, JSON.stringify(profile));
 
 const browser = await launch();
-async function open(file, { hash = "", width = 1400, height = 900 } = {}) {
-  const ctx = await browser.newContext({ viewport: { width, height } });
-  const page = await ctx.newPage();
-  const url = "file://" + file;
-  const log = { errors: [], requests: [] };
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") log.errors.push(m.type() + ": " + m.text()); });
-  page.on("pageerror", (e) => log.errors.push("pageerror: " + e.message));
-  page.on("request", (r) => { if (r.url().split("#")[0] !== url) log.requests.push(r.url()); });
-  await page.goto(url + (hash ? "#" + hash : ""));
-  await page.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0, null, { timeout: 20000 })
-    .catch(() => log.errors.push("never interactive"));
-  return { ctx, page, log };
-}
-async function close(o, what) {
-  check(what + ": no console or page error", o.log.errors.length === 0, o.log.errors.slice(0, 3).join(" | "));
-  check(what + ": no request leaves the page", o.log.requests.length === 0, o.log.requests.join(" "));
-  await o.ctx.close();
-}
+const open = (file, o = {}) => openPage(browser, file, o);
+const close = closePage;
 const shot = (o, name) => o.page.screenshot({ path: join(SHOTS, "time-" + name + ".png") });
 const state = (o) => o.page.evaluate(() => window.profkitState);
 const query = (o, kind, opts) => o.page.evaluate(([k, x]) => window.profkit.query(k, x), [kind, opts]);

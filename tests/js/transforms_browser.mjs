@@ -18,7 +18,7 @@
 import { spawnSync, spawn } from "node:child_process";
 import { mkdirSync, symlinkSync, rmSync, statSync, copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PROFKIT, SRC, shotsDir, launch, scratch, pk, check, counts } from "./lib.mjs";
+import { PROFKIT, SRC, shotsDir, launch, closePage, openPage, scratch, pk, check, counts } from "./lib.mjs";
 
 const SHOTS = shotsDir();
 const TMP = scratch("xf");
@@ -46,25 +46,8 @@ const proj = (t) => t && t.rows ? JSON.stringify({ total: t.total, whole_total: 
                                                    rows: t.rows.map((r) => [unnamed(r.name), r.flat, r.cum]).sort(cmpRow) }) : JSON.stringify(t);
 
 const browser = await launch();
-async function open(file, { hash = "", width = 1400, height = 900 } = {}) {
-  const ctx = await browser.newContext({ viewport: { width, height } });
-  const page = await ctx.newPage();
-  const url = "file://" + file;
-  const log = { errors: [], requests: [] };
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") log.errors.push(m.type() + ": " + m.text()); });
-  page.on("pageerror", (e) => log.errors.push("pageerror: " + e.message));
-  page.on("request", (r) => { if (r.url().split("#")[0] !== url) log.requests.push(r.url()); });
-  await page.addInitScript(() => { window.profkitNoIdle = true; });
-  await page.goto(url + (hash ? "#" + hash : ""));
-  await page.waitForFunction(() => window.profkitTimings && window.profkitTimings.interactive > 0, null, { timeout: 30000 })
-    .catch(() => log.errors.push("never interactive"));
-  return { ctx, page, log, url };
-}
-async function close(o, what) {
-  check(what + ": no console or page error", o.log.errors.length === 0, o.log.errors.slice(0, 3).join(" | "));
-  check(what + ": no request leaves the page", o.log.requests.length === 0, o.log.requests.join(" "));
-  await o.ctx.close();
-}
+const open = (file, o = {}) => openPage(browser, file, { ...o, noIdle: true, timeout: 30000 });
+const close = closePage;
 const shot = (o, name) => o.page.screenshot({ path: join(SHOTS, "xf-" + name + ".png") });
 const state = (o) => o.page.evaluate(() => window.profkitState);
 const query = (o, kind) => o.page.evaluate((k) => window.profkit.query(k, { limit: 0 }), kind);

@@ -5,11 +5,13 @@
  */
 #include "report/flame/flame.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "analysis/analysis.h"
 #include "analysis/markers.h"
 #include "analysis/counters.h"
+#include "io/json_fields.h"
 #include "util/map64.h"
 
 void profkit_flame_options_init(profkit_flame_options *o)
@@ -549,7 +551,13 @@ typedef struct timeinfo {
     int64_t *activity;              /* else PK_FLAME_BINS per scope */
     size_t n_markers;               /* markers embedded (the first of mk) */
     size_t payload_cut;             /* markers whose payload was left out */
+    /* the paused ranges (paused_make): ns on the model's axis, PAUSED_EDGE
+     * for a null start or end (the root range's start, its end), the
+     * reason as an output string id, the process's pid (-1: every one's) */
+    struct paused_band { int64_t start, end, pid; uint32_t reason; } *paused;
+    size_t n_paused;
 } timeinfo;
+#define PAUSED_EDGE INT64_MIN
 
 static void timeinfo_free(timeinfo *ti)
 {
@@ -561,6 +569,7 @@ static void timeinfo_free(timeinfo *ti)
     free(ti->tname);
     free(ti->tproc);
     free(ti->activity);
+    free(ti->paused);
 }
 
 static uint32_t intern_id(remap *m, const profkit_profile *p, uint32_t id)
@@ -608,6 +617,75 @@ static int samples_embed(const flame_data *d, int *over_bytes, size_t *n_samples
         return 0;
     }
     return embed;
+}
+
+/* A paused range's time field (ms on its process's time base, plus base
+ * ns) as ns on the model's axis: 1; null or absent: PAUSED_EDGE and 1;
+ * anything else (not a number, out of range): 0. */
+static int paused_time(const char *s, size_t n, const char *key, double base, int64_t *out)
+{
+    pk_json_field f;
+    double ms;
+    *out = PAUSED_EDGE;
+    if (!pk_json_find_field(s, n, key, &f) || (f.value_len == 4 && memcmp(f.value, "null", 4) == 0))
+        return 1;
+    if (!pk_json_field_number(&f, &ms))
+        return 0;
+    double ns = ms * 1e6 + base;
+    if (!(ns > -9.2e18 && ns < 9.2e18))
+        return 0;
+    *out = (int64_t)llround(ns);
+    return 1;
+}
+
+/* The profile's paused ranges for the timeline's bands (docs/viewer.md,
+ * "paused"): each range's JSON object (Gecko's pausedRanges: startTime,
+ * endTime in ms, reason) with its process. Their times are on their
+ * process's own start, which the model keeps as that process's threads'
+ * process start (raw Gecko: the process profile's startTime, the shift
+ * its samples get; processed: processStartupTime, which the Firefox
+ * Profiler's processing sets to that shift and leaves the ranges as they
+ * came). Equal ranges of one process (a processed profile repeats them on
+ * each thread) are one; a range whose startTime is neither a number nor
+ * null is left out. */
+static int paused_make(timeinfo *ti, remap *m, const profkit_profile *p)
+{
+    if (!p->n_paused)
+        return 0;
+    if (!(ti->paused = malloc(p->n_paused * sizeof(*ti->paused))))
+        return PROFKIT_ENOMEM;
+    for (size_t i = 0; i < p->n_paused; i++) {
+        uint32_t id = p->paused[i].range;
+        int64_t pid = p->paused[i].pid;
+        int seen = 0;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = p->paused[k].range == id && p->paused[k].pid == pid;
+        if (seen)
+            continue;
+        const char *s = pk_str(p, id);
+        size_t n = pk_strtab_len(&p->strings, id);
+        double base = 0;
+        for (size_t t = 0; pid >= 0 && t < p->n_threads; t++)
+            if (p->threads[t].pid == pid && p->threads[t].process_start != PROFKIT_NO_TIME) {
+                base = (double)p->threads[t].process_start;
+                break;
+            }
+        struct paused_band r = { 0, 0, pid, 0 };
+        if (!paused_time(s, n, "startTime", base, &r.start) || !paused_time(s, n, "endTime", base, &r.end))
+            continue;
+        if (r.start != PAUSED_EDGE && r.end != PAUSED_EDGE && r.end < r.start)
+            r.end = r.start;
+        /* the reason as written (a string's escapes too), "" when none */
+        pk_json_field f;
+        const char *rs = "";
+        size_t rn = 0;
+        if (pk_json_find_field(s, n, "reason", &f) && !pk_json_field_string(&f, &rs, &rn))
+            rs = f.value, rn = f.value_len;
+        if ((r.reason = pk_strtab_intern(&m->str, rs, rn)) == PROFKIT_NONE)
+            return PROFKIT_ENOMEM;
+        ti->paused[ti->n_paused++] = r;
+    }
+    return 0;
 }
 
 /* 0, PROFKIT_ENOMEM, or PROFKIT_EINVAL for a range it cannot use (err set). */
@@ -709,7 +787,7 @@ static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char
         if ((ti->tname[t] = intern_id(m, p, p->threads[t].name)) == PROFKIT_NONE ||
             (ti->tproc[t] = intern_id(m, p, p->threads[t].process_name)) == PROFKIT_NONE)
             return PROFKIT_ENOMEM;
-    return 0;
+    return paused_make(ti, m, p);
 }
 
 /* The markers' element (docs/viewer.md, "markers"): a JSON object of
@@ -1316,6 +1394,31 @@ static int put_order_counters(pk_buf *b, const flame_data *d, size_t *budget)
     return 0;
 }
 
+/* ,"paused":[{"start":NS,"end":NS,"reason":ID,"pid":PID},...]: the
+ * paused ranges, ns on the samples' axis as "zero" (null: the root
+ * range's start, its end); nothing when the profile has none. */
+static void put_paused(pk_buf *b, const timeinfo *ti)
+{
+    for (size_t i = 0; i < ti->n_paused; i++) {
+        const struct paused_band *r = &ti->paused[i];
+        int64_t at[2] = { r->start, r->end };
+        pk_buf_puts(b, i ? ",{" : ",\"paused\":[{");
+        for (int k = 0; k < 2; k++) {
+            pk_buf_puts(b, k ? ",\"end\":" : "\"start\":");
+            int64_t v;
+            if (at[k] == PAUSED_EDGE || __builtin_sub_overflow(at[k], ti->time0, &v))
+                pk_buf_puts(b, "null");
+            else
+                pk_buf_i64(b, v);
+        }
+        pk_buf_puts(b, ",\"reason\":");
+        pk_buf_u64(b, r->reason);
+        pk_buf_puts(b, ",\"pid\":");
+        pk_buf_i64(b, r->pid);
+        pk_buf_puts(b, i + 1 < ti->n_paused ? "}" : "}]");
+    }
+}
+
 static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p, size_t *budget)
 {
     if (!ti->timed)
@@ -1365,7 +1468,9 @@ static void put_time(pk_buf *b, const timeinfo *ti, const profkit_profile *p, si
         pk_buf_i64(b, p->threads[t].tid);
         pk_buf_put(b, "}", 1);
     }
-    pk_buf_puts(b, "],\"markers\":{\"element\":\"profkit-markers\",\"count\":");
+    pk_buf_put(b, "]", 1);
+    put_paused(b, ti);
+    pk_buf_puts(b, ",\"markers\":{\"element\":\"profkit-markers\",\"count\":");
     pk_buf_u64(b, ti->n_markers);
     pk_buf_puts(b, "}");
     put_counters(b, ti, p, budget);

@@ -25,6 +25,14 @@
       payloadsLeftOut: d.payloads_left_out || 0,
       markersError: null                              // why the markers could not be read
     };
+    // The paused ranges (docs/viewer.md, "The timeline"): ms on the page's
+    // zero, a null start or end the root range's (open: paused to the end).
+    var z = T.zero, str = this.str.bind(this);
+    T.paused = (d.paused || []).map(function (r) {
+      var s = r.start === null ? 0 : (r.start - z) / 1e6;
+      return { start: s, end: r.end === null ? Math.max(s, (T.end - z) / 1e6) : (r.end - z) / 1e6,
+               open: r.end === null, reason: str(r.reason), pid: r.pid };
+    });
     // The markers: an object of columns (docs/viewer.md, "markers": their
     // kinds and payloads each once, varints in base64 for the threads' runs,
     // each marker's kind, its start as a difference, the intervals'

@@ -2,9 +2,10 @@
 // The timeline above the views (timed profiles): a time axis, one track
 // per thread grouped by process with its activity graph (the shown value
 // of its samples per pixel column), and the marker chart of the shown
-// thread (a row per marker name, a box per interval, a tick per instant).
-// One canvas: columns are aggregated, never a DOM node per sample or
-// marker. Dragging selects a time range (it narrows every view); a click on
+// thread (a row per marker name, a box per interval, a tick per instant),
+// and the profiler's paused ranges as hatched bands over their process's
+// tracks. One canvas: columns are aggregated, never a DOM node per sample
+// or marker. Dragging selects a time range (it narrows every view); a click on
 // a marker selects its range.
 (function (PK) {
   var AXIS = 18, TRACK = 26, MROW = 14, GUTTER = 170, MAX_MROWS = 40;
@@ -272,6 +273,20 @@
         ctx.fill();
       }
     }
+    // Paused ranges: a hatched grey band over their process's tracks (every
+    // track for a range of no known process), at least a pixel wide.
+    var bands = this.layout.paused = [];
+    T.paused.forEach(function (r, i) {
+      if (r.end < a || r.start > b) return;
+      var x0 = Math.max(GUTTER, xOf(r.start)), x1 = Math.max(x0 + 1, Math.min(GUTTER + W, xOf(r.end)));
+      tracks.forEach(function (tr, k) {
+        if (r.pid >= 0 && tr.group.pid !== r.pid) return;
+        var y = AXIS + k * TRACK;
+        ctx.fillStyle = this.hatch(dark);
+        ctx.fillRect(x0, y, x1 - x0, TRACK);
+        bands.push({ index: i, thread: tr.thread, x0: x0, x1: x1, y: y, h: TRACK });
+      }, this);
+    }, this);
     // The marker chart: per row, the pixel columns its narrow markers and
     // instants cover, each run drawn once, and the wide boxes not already
     // covered (a million markers are a few thousand rectangles).
@@ -312,6 +327,20 @@
     if (rows.length > nm) { ctx.fillStyle = dim; ctx.fillText("… " + (rows.length - nm) + " more marker names (Markers view)", 4, y0 + nm * MROW + 6); }
     this.drawMs = performance.now() - t0;
     return this.drawMs;
+  };
+  // The paused bands' fill: grey diagonal hatching on a light grey wash
+  // (the selection is blue), made once per colour scheme.
+  Timeline.prototype.hatch = function (dark) {
+    if (this._hatch && this._hatch.dark === dark) return this._hatch.fill;
+    var c = document.createElement("canvas"), g = c.getContext("2d");
+    c.width = c.height = 8;
+    g.fillStyle = dark ? "rgba(170,170,170,0.2)" : "rgba(100,100,100,0.15)";
+    g.fillRect(0, 0, 8, 8);
+    g.strokeStyle = dark ? "rgba(200,200,200,0.55)" : "rgba(90,90,90,0.5)";
+    g.lineWidth = 1.5;
+    g.beginPath(); g.moveTo(-1, 9); g.lineTo(9, -1); g.moveTo(-1, 1); g.lineTo(1, -1); g.moveTo(7, 9); g.lineTo(9, 7); g.stroke();
+    this._hatch = { dark: dark, fill: this.ctx.createPattern(c, "repeat") };
+    return this._hatch.fill;
   };
   // A track's activity by category: per column its height (col, 0..1)
   // split by each category's share of the column's value, stacked from
@@ -446,13 +475,17 @@
       for (var w = 0; w < more.length; w++) wide.push(more[w]);
     }
   }
-  // What is under (x, y): {kind: "track", thread, ms} / {kind: "marker", index} / null.
+  // What is under (x, y): {kind: "track", thread, ms, paused: index of a
+  // paused band there or -1} / {kind: "marker", index} / null.
   Timeline.prototype.hit = function (x, y) {
     var L = this.layout;
     if (!L) return null;
     var ms = L.a + (x - GUTTER) / L.W * (L.b - L.a);
     var k = Math.floor((y - AXIS) / TRACK);
-    if (y >= AXIS && k < L.tracks.length) return { kind: "track", thread: L.tracks[k].thread, ms: ms, x: x };
+    if (y >= AXIS && k < L.tracks.length) {
+      var t = L.tracks[k].thread, pz = L.paused.filter(function (q) { return q.thread === t && x >= q.x0 && x <= q.x1; });
+      return { kind: "track", thread: t, ms: ms, x: x, paused: pz.length ? pz[0].index : -1 };
+    }
     var y0 = AXIS + L.tracks.length * TRACK + 4, r = Math.floor((y - y0) / MROW);
     if (y < y0 || r >= L.nm || x < GUTTER) return null;
     var M = this.app.p.time().markers, row = L.rows[r], list = row.list, tol = 2 / L.W * (L.b - L.a), best = -1, j = 0;
@@ -495,6 +528,7 @@
       }
       var h = self.hit(xy[0], xy[1]);
       if (h && h.kind === "marker") app.showMarkerHover(h.index, e.clientX, e.clientY);
+      else if (h && h.kind === "track" && h.paused >= 0) app.showPausedHover(h.paused, e.clientX, e.clientY);
       else if (h && h.kind === "track" && xy[0] >= GUTTER) app.showTimeHover(h.thread, e.clientX, e.clientY, msAt(xy[0]));
       else app.hideHover();
     });

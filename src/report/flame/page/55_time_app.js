@@ -157,6 +157,16 @@
     this.placeHover(cx, cy);
   };
 
+  // A paused band: the profiler paused (or collecting) in that process.
+  App.prototype.showPausedHover = function (i, cx, cy) {
+    var r = this.p.time().paused[i], row = this.hoverRows("profiler paused");
+    row("Reason", r.reason || "none given");
+    row("Start", PK.formatMs(r.start));
+    row("Duration", PK.formatMs(r.end - r.start) + (r.open ? ", open: paused to the end of the profile" : ""));
+    row("Process", r.pid >= 0 ? "pid " + r.pid : "every process");
+    this.placeHover(cx, cy);
+  };
+
   // The stack chart's runs for the visible range r (ns): made from the
   // samples when the range shows few enough of them (every run where it
   // happened), else the whole range's runs (runs narrower than a pixel of
@@ -260,7 +270,9 @@
   // default 20, 0 = all), query("tree") as `profkit tree --json`,
   // query("markers") as `profkit markers --list --json`'s markers,
   // query("counters"): every counter of the page, query("mem"): what the
-  // memory graph's range did per allocation site (34_memgraph.js).
+  // memory graph's range did per allocation site (34_memgraph.js),
+  // query("paused"): the paused ranges (ms) and the bands drawn of each
+  // (the track's thread, x0 and x1 in the timeline canvas's pixels).
   PK.query = function (kind, opts) {
     var app = PK.app;
     if (!app || !app.state) return null;
@@ -269,6 +281,13 @@
     if (kind === "tree") return PK.queryTree(p, t, v);
     if (kind === "counters") return PK.queryCounters(app);
     if (kind === "mem") return PK.queryMem(app);
+    if (kind === "paused") {
+      var L = app.timeline && app.timeline.layout;
+      return p.time() ? p.time().paused.map(function (r, i) {
+        return { start: r.start, end: r.end, open: r.open, reason: r.reason, pid: r.pid,
+                 bands: L ? L.paused.filter(function (q) { return q.index === i; }).map(function (q) { return { thread: q.thread, x0: q.x0, x1: q.x1, y: q.y }; }) : [] };
+      }) : [];
+    }
     if (kind === "markers") {
       var M = p.time() ? p.time().markers : null, T = p.time();
       if (!M) return [];
@@ -279,6 +298,6 @@
         return o;
       });
     }
-    throw new Error("profkit.query: 'top', 'tree', 'markers', 'counters' or 'mem', not '" + kind + "'");
+    throw new Error("profkit.query: 'top', 'tree', 'markers', 'counters', 'mem' or 'paused', not '" + kind + "'");
   };
 })(typeof globalThis !== "undefined" ? (globalThis.profkit = globalThis.profkit || {}) : (this.profkit = this.profkit || {}));
