@@ -654,22 +654,30 @@ static int paused_make(timeinfo *ti, remap *m, const profkit_profile *p)
         return 0;
     if (!(ti->paused = malloc(p->n_paused * sizeof(*ti->paused))))
         return PROFKIT_ENOMEM;
-    for (size_t i = 0; i < p->n_paused; i++) {
+    /* a range met before: its (range, pid) in a set, the pid as the ids of
+     * the pids met (pid_ids) so the pair is one 64-bit key */
+    pk_map64 seen = { 0 }, pid_ids = { 0 }, start_of = { 0 };
+    int rc = 0;
+    /* each pid's first thread with a process start (start_of: pid -> thread) */
+    for (size_t t = 0; t < p->n_threads && rc >= 0; t++)
+        if (p->threads[t].pid >= 0 && p->threads[t].process_start != PROFKIT_NO_TIME &&
+            pk_map64_get(&start_of, (uint64_t)p->threads[t].pid) == PK_MAP64_EMPTY)
+            rc = pk_map64_put(&start_of, (uint64_t)p->threads[t].pid, (uint32_t)t);
+    rc = rc < 0 ? rc : 0;
+    for (size_t i = 0; i < p->n_paused && rc == 0; i++) {
         uint32_t id = p->paused[i].range;
         int64_t pid = p->paused[i].pid;
-        int seen = 0;
-        for (size_t k = 0; k < i && !seen; k++)
-            seen = p->paused[k].range == id && p->paused[k].pid == pid;
-        if (seen)
+        uint32_t pid_id = pk_map64_get(&pid_ids, (uint64_t)pid);
+        if (pid_id == PK_MAP64_EMPTY && (rc = pk_map64_put(&pid_ids, (uint64_t)pid, pid_id = (uint32_t)pid_ids.count)) < 0)
+            break;
+        if ((rc = pk_map64_put(&seen, (uint64_t)pid_id << 32 | id, 0)) != 0) {
+            rc = rc < 0 ? rc : 0; /* 1: met before */
             continue;
+        }
         const char *s = pk_str(p, id);
         size_t n = pk_strtab_len(&p->strings, id);
-        double base = 0;
-        for (size_t t = 0; pid >= 0 && t < p->n_threads; t++)
-            if (p->threads[t].pid == pid && p->threads[t].process_start != PROFKIT_NO_TIME) {
-                base = (double)p->threads[t].process_start;
-                break;
-            }
+        uint32_t t = pid >= 0 ? pk_map64_get(&start_of, (uint64_t)pid) : PK_MAP64_EMPTY;
+        double base = t != PK_MAP64_EMPTY ? (double)p->threads[t].process_start : 0;
         struct paused_band r = { 0, 0, pid, 0 };
         if (!paused_time(s, n, "startTime", base, &r.start) || !paused_time(s, n, "endTime", base, &r.end))
             continue;
@@ -681,11 +689,16 @@ static int paused_make(timeinfo *ti, remap *m, const profkit_profile *p)
         size_t rn = 0;
         if (pk_json_find_field(s, n, "reason", &f) && !pk_json_field_string(&f, &rs, &rn))
             rs = f.value, rn = f.value_len;
-        if ((r.reason = pk_strtab_intern(&m->str, rs, rn)) == PROFKIT_NONE)
-            return PROFKIT_ENOMEM;
+        if ((r.reason = pk_strtab_intern(&m->str, rs, rn)) == PROFKIT_NONE) {
+            rc = PROFKIT_ENOMEM;
+            break;
+        }
         ti->paused[ti->n_paused++] = r;
     }
-    return 0;
+    pk_map64_free(&seen);
+    pk_map64_free(&pid_ids);
+    pk_map64_free(&start_of);
+    return rc;
 }
 
 /* 0, PROFKIT_ENOMEM, or PROFKIT_EINVAL for a range it cannot use (err set). */
