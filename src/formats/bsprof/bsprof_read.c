@@ -607,16 +607,30 @@ static PK_NOINLINE int mem_grow(reader *r, uint32_t th)
     return 0;
 }
 
-/* Opens a bucket for operation `at` of s, the first after the last bucket
- * (which ends at `before`, the total before it): grows the array, or first
- * merges neighbours in pairs when it is full. A bucket's last point is set
- * when it ends (here, or in mem_counters for the open one). */
+/* Closes s's open bucket (its last point: the total `last` after
+ * operation `last_at`) into b[n]; -1 when out of memory. */
+static int mem_close(mem_series *s, uint64_t last_at, int64_t last)
+{
+    if (s->n == s->cap) {
+        size_t ncap = s->cap ? s->cap * 2 : 64;
+        mem_bucket *b = realloc(s->b, ncap * sizeof(*b));
+        if (!b)
+            return -1;
+        s->b = b;
+        s->cap = ncap;
+    }
+    s->b[s->n++] = (mem_bucket){ s->min_at, s->max_at, last_at, s->min, s->max, last };
+    return 0;
+}
+
+/* Operation `at` of s (its total now s->total, `before` it) opens a
+ * bucket, the first after the open one (which ends at `before`): that one
+ * closes, and when MEM_BUCKETS are closed neighbours merge in pairs (a
+ * bucket then covers twice as many operations). */
 static PK_NOINLINE int mem_open(mem_series *s, uint64_t at, int64_t before)
 {
-    if (s->n) { /* the last bucket ends with the operation before this one */
-        s->b[s->n - 1].last = before;
-        s->b[s->n - 1].last_at = at - 1;
-    }
+    if (at && mem_close(s, at - 1, before) != 0)
+        return -1;
     if (s->n == MEM_BUCKETS) {
         for (size_t i = 0; i < s->n / 2; i++) {
             mem_bucket a = s->b[2 * i], b = s->b[2 * i + 1];
@@ -631,15 +645,10 @@ static PK_NOINLINE int mem_open(mem_series *s, uint64_t at, int64_t before)
         s->n /= 2;
         s->shift++; /* at, the first operation after them, opens bucket n */
     }
-    if (s->n == s->cap) {
-        size_t ncap = s->cap ? s->cap * 2 : 64;
-        mem_bucket *b = realloc(s->b, ncap * sizeof(*b));
-        if (!b)
-            return -1;
-        s->b = b;
-        s->cap = ncap;
-    }
-    s->b[s->n++] = (mem_bucket){ at, at, at, s->total, s->total, s->total };
+    /* the closed buckets cover [0, n << shift): this one the next 2^shift */
+    s->next = (uint64_t)(s->n + 1) << s->shift;
+    s->min = s->max = s->total;
+    s->min_at = s->max_at = at;
     return 0;
 }
 
@@ -654,13 +663,15 @@ static inline int mem_op(reader *r, uint32_t th, int64_t delta)
         v = delta < 0 ? INT64_MIN : INT64_MAX;
     s->total = v;
     uint64_t at = s->ops++;
-    if (PK_LIKELY((at >> s->shift) < s->n)) {
-        /* a new low or high is rare once a bucket has a few operations */
-        mem_bucket *b = &s->b[s->n - 1];
-        if (PK_UNLIKELY(v < b->min))
-            b->min = v, b->min_at = at;
-        if (PK_UNLIKELY(v > b->max))
-            b->max = v, b->max_at = at;
+    if (PK_LIKELY(at < s->next)) {
+        /* without a branch: whether an operation makes a new low or high
+         * is as random as the sizes */
+        int64_t lo = s->min, hi = s->max;
+        uint64_t lo_at = s->min_at, hi_at = s->max_at;
+        s->min = v < lo ? v : lo;
+        s->min_at = v < lo ? at : lo_at;
+        s->max = v > hi ? v : hi;
+        s->max_at = v > hi ? at : hi_at;
         return 0;
     }
     return mem_open(s, at, before) != 0 ? PROFKIT_ENOMEM : 0;
@@ -752,8 +763,8 @@ static int mem_counters(reader *r)
         mem_series *s = &r->mem[th];
         if (!s->ops)
             continue;
-        s->b[s->n - 1].last = s->total; /* the open bucket ends here */
-        s->b[s->n - 1].last_at = s->ops - 1;
+        if (mem_close(s, s->ops - 1, s->total) != 0) /* the open bucket ends here */
+            return PROFKIT_ENOMEM;
         profkit_counter c;
         memset(&c, 0, sizeof c);
         c.name = name;
