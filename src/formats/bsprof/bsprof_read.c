@@ -697,14 +697,14 @@ static void live_rows_back(reader *r)
 }
 
 /* Keeps the record of thread th's operation just counted (mem_op), or,
- * past PK_MEM_OPS_MAX records, drops them all: the operations are then
- * counted as left out (finish). */
+ * at PK_MEM_OPS_MAX records, stops keeping them: those kept stay, each
+ * thread's a prefix of its operations, and the rest are counted as left
+ * out (finish). */
 static PK_NOINLINE int keep_op_slow(reader *r, uint32_t th, uint32_t stack, uint64_t size, uint32_t freed)
 {
     if (r->ops->total >= PK_MEM_OPS_MAX) {
-        pk_mem_ops_drop(r->ops, 1);
         live_rows_back(r);
-        r->p->mem_ops = r->ops; /* kept, empty, to say how many were left out */
+        r->p->mem_ops = r->ops; /* the records so far, for the profile */
         r->ops = NULL;
         return 0;
     }
@@ -776,8 +776,13 @@ static int mem_counters(reader *r)
         uint32_t ci = profkit_counter_add(p, &c);
         if (ci == PROFKIT_NONE)
             return PROFKIT_ENOMEM;
-        if (r->ops && th < r->ops->n_th)
-            r->ops->th[th].counter = ci;
+        pk_mem_ops *m = r->ops ? r->ops : p->mem_ops;
+        if (m) { /* its records (none when the budget was spent before its first) */
+            if (pk_mem_ops_reserve(m, (uint32_t)th) != 0)
+                return PROFKIT_ENOMEM;
+            m->th[th].counter = ci;
+            m->th[th].ops = s->ops;
+        }
         int64_t prev = 0;
         uint64_t prev_at = 0; /* operations before the next sample's */
         for (size_t i = 0; i < s->n; i++) {
@@ -1488,11 +1493,10 @@ static int finish(reader *r)
     /* the operations' records hold for the profile as it is now */
     pk_mem_ops *m = r->ops ? r->ops : p->mem_ops;
     if (m) {
-        if (m->left_out) {
-            m->left_out = 0;
-            for (size_t th = 0; th < r->n_mem; th++)
-                m->left_out += r->mem[th].ops;
-        }
+        uint64_t all = 0;
+        for (size_t th = 0; th < r->n_mem; th++)
+            all += r->mem[th].ops;
+        m->left_out = all - m->total; /* past the budget */
         m->n_stacks = p->n_stacks;
         m->n_counters = p->n_counters;
         m->n_threads = p->n_threads;
