@@ -148,6 +148,12 @@ fi
 "$TMP/gen" random "$TMP/big.bsprof" modules=2 elements=100 cpu=10 memops=1100000 live=1000 seed=3 \
   expect="$TMP/big.expect" 2> /dev/null
 "$PROFKIT" counters -q --json "$TMP/big.bsprof" > "$TMP/c.json"
+"$PROFKIT" counters -q --json --range 1000ms,2000ms "$TMP/big.bsprof" > "$TMP/c2.json"
+if python3 "$PROFKIT_SRC/tests/oracle/validate_json.py" "$PROFKIT_SRC/docs/report.schema.json" "$TMP/c.json" "$TMP/c2.json" > "$TMP/v.out"; then
+  pass
+else
+  fail "past the budget: counters --json is not valid against docs/report.schema.json: $(head -c 300 "$TMP/v.out")"
+fi
 kept=$(python3 -c 'import json, sys
 c = [c for c in json.load(open(sys.argv[1]))["counters"] if c["by_order"]]
 print(" ".join("%s=%d" % (x["thread"]["name"], x["ops_kept"][1]) for x in c))' "$TMP/c.json")
