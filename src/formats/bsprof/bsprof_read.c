@@ -818,6 +818,65 @@ static inline uint32_t row_thread(const reader *r, uint32_t row)
     return PK_LIKELY(r->row_th8_ok) ? r->row_th8[row] : r->row_thread[row];
 }
 
+/* A memory operation of the batch, in stream order, where the counters
+ * are built: its free matched with its allocation, its thread's bytes in
+ * use changed, and with `keep` (while the records are kept: r->ops) its
+ * record kept. Inline twice, so that the common reading without records
+ * carries none of their code. 0, or PROFKIT_ENOMEM. */
+static PK_ALWAYS_INLINE int mem_entry(reader *r, const data_entry *e, const int keep)
+{
+    uint32_t orow = PK_LIVE_ROWS, th;
+    uint64_t osize = 0;
+    int64_t delta;
+    uint32_t freed = 0; /* for the record: 1 + the operation freed */
+    if (e->kind == D_ALLOC) {
+        th = row_thread(r, e->row);
+        uint32_t put = e->row;
+        if (keep && PK_UNLIKELY(r->ops != NULL) &&
+            (put = keep_alloc(r, e->row, th < r->n_mem ? r->mem[th].ops : 0)) == PK_LIVE_ROWS)
+            return PROFKIT_ENOMEM;
+        if (PK_UNLIKELY(pk_live_put_old(&r->live, e->a, e->b, put, &orow, &osize) != 0))
+            return PROFKIT_ENOMEM;
+        delta = mem_bytes(e->b);
+        /* an allocation already live at this address was freed
+         * unseen: out of its own thread's bytes */
+        if (PK_UNLIKELY(orow != PK_LIVE_ROWS)) {
+            if (keep && r->ops) {
+                freed = r->alloc[orow].op + 1;
+                orow = r->alloc[orow].row;
+            }
+            uint32_t oth = row_thread(r, orow);
+            if (oth == th)
+                delta = mem_sub(delta, mem_bytes(osize));
+            else if (mem_op(r, oth, -mem_bytes(osize)) != 0 ||
+                     (keep && r->ops && keep_op(r, oth, PROFKIT_NONE, 0, freed) != 0))
+                return PROFKIT_ENOMEM;
+            else
+                freed = 0;
+        }
+    } else if (pk_live_take_old(&r->live, e->a, &orow, &osize)) {
+        if (keep && r->ops) {
+            freed = r->alloc[orow].op + 1;
+            orow = r->alloc[orow].row;
+        }
+        /* out of the bytes of the thread that allocated it */
+        th = row_thread(r, orow);
+        delta = -mem_bytes(osize);
+    } else {
+        th = row_thread(r, e->row);
+        delta = 0; /* allocated before profiling: its size is unknown */
+        if (r->unmatched_frees++ == 0)
+            r->first_unmatched = e->at;
+    }
+    if (PK_UNLIKELY(mem_op(r, th, delta) != 0))
+        return PROFKIT_ENOMEM;
+    if (keep && PK_UNLIKELY(r->ops != NULL) &&
+        keep_op(r, th, e->kind == D_ALLOC ? r->row_stack[e->row] : PROFKIT_NONE,
+                e->kind == D_ALLOC ? e->b : 0, freed) != 0)
+        return PROFKIT_ENOMEM;
+    return 0;
+}
+
 /* Applies the batch in order and empties it. */
 static int batch_apply(reader *r)
 {
@@ -845,6 +904,7 @@ static int batch_apply(reader *r)
     /* read once: stores through the batch's pointers would make the
      * compiler load them again for every entry */
     int lines = r->lines, counters = r->counters, match_frees = r->match_frees;
+    int keep = r->ops != NULL; /* the records (r->ops may end in the batch, never start) */
     for (size_t k = 0; k < n && k < ROW_AHEAD; k++)
         PREFETCH(lines ? (const void *)&r->pe_row[d[k].pe] : (const void *)&r->pe_flat[d[k].pe]);
     for (size_t k = 0; k < n; k++) {
@@ -899,52 +959,7 @@ static int batch_apply(reader *r)
                 }
                 continue;
             }
-            uint32_t orow = PK_LIVE_ROWS, th = row_thread(r, e->row);
-            uint64_t osize = 0;
-            int64_t delta;
-            uint32_t freed = 0; /* for the record: 1 + the operation freed */
-            if (e->kind == D_ALLOC) {
-                uint32_t put = e->row;
-                if (PK_UNLIKELY(r->ops != NULL) &&
-                    (put = keep_alloc(r, e->row, th < r->n_mem ? r->mem[th].ops : 0)) == PK_LIVE_ROWS)
-                    return out_of_memory(r);
-                if (PK_UNLIKELY(pk_live_put_old(&r->live, e->a, e->b, put, &orow, &osize) != 0))
-                    return out_of_memory(r);
-                delta = mem_bytes(e->b);
-                /* an allocation already live at this address was freed
-                 * unseen: out of its own thread's bytes */
-                if (PK_UNLIKELY(orow != PK_LIVE_ROWS)) {
-                    if (r->ops) {
-                        freed = r->alloc[orow].op + 1;
-                        orow = r->alloc[orow].row;
-                    }
-                    uint32_t oth = row_thread(r, orow);
-                    if (oth == th)
-                        delta = mem_sub(delta, mem_bytes(osize));
-                    else if (mem_op(r, oth, -mem_bytes(osize)) != 0 ||
-                             (r->ops && keep_op(r, oth, PROFKIT_NONE, 0, freed) != 0))
-                        return out_of_memory(r);
-                    else
-                        freed = 0;
-                }
-            } else if (pk_live_take_old(&r->live, e->a, &orow, &osize)) {
-                if (r->ops) {
-                    freed = r->alloc[orow].op + 1;
-                    orow = r->alloc[orow].row;
-                }
-                /* out of the bytes of the thread that allocated it */
-                th = row_thread(r, orow);
-                delta = -mem_bytes(osize);
-            } else {
-                delta = 0; /* allocated before profiling: its size is unknown */
-                if (r->unmatched_frees++ == 0)
-                    r->first_unmatched = e->at;
-            }
-            if (PK_UNLIKELY(mem_op(r, th, delta) != 0))
-                return out_of_memory(r);
-            if (PK_UNLIKELY(r->ops != NULL) &&
-                keep_op(r, th, e->kind == D_ALLOC ? r->row_stack[e->row] : PROFKIT_NONE,
-                        e->kind == D_ALLOC ? e->b : 0, freed) != 0)
+            if (PK_UNLIKELY((keep ? mem_entry(r, e, 1) : mem_entry(r, e, 0)) != 0))
                 return out_of_memory(r);
         } else {
             /* a call count's b is 0: adding it changes nothing */
