@@ -8,7 +8,8 @@
 // operations than the reader keeps, a range within the kept ones (the
 // file's first 1,000,000) narrows them as any other, and for one reaching
 // past them the page says the tables are not narrowed and they stay the
-// whole run's. Screenshots:
+// whole run's; a page of a file over 64 MB (no records) says a drag does
+// not narrow them. Screenshots:
 // $PROFKIT_BUILD/screenshots/memrange-*.png.
 //
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_BUILD, PROFKIT_TOOLS.
@@ -230,7 +231,7 @@ try {
     await o.page.screenshot({ path: join(SHOTS, "memrange-budget-within.png") });
     check("budget, within: no console or page error", o.errors.length === 0, o.errors.join(" | "));
     await o.ctx.close();
-    const past = Math.max(...Object.values(keptCli).map((k) => k[1])) + 10;
+    const past = Math.max(...Object.values(keptCli).map((k) => (k ? k[1] : 0))) + 10;
     o = await open(bfile, "view=memory&ops=" + (past - 5000) + "-" + past);
     g = await shown(o);
     const zp = cli(big, past - 5000, past);
@@ -241,6 +242,28 @@ try {
           g.q.length === 2 && g.q.every((c) => c.sites === null && /reaches past/.test(c.why)) && Object.values(zp).every((c) => c.sites === null), J(g.q) + J(zp));
     await o.page.screenshot({ path: join(SHOTS, "memrange-budget.png") });
     check("budget: no console or page error", o.errors.length === 0, o.errors.join(" | "));
+    await o.ctx.close();
+  }
+  // 4. flame of a file over 64 MB: the graphs, no records; the note says
+  // a drag does not narrow the tables, before and in a range
+  {
+    const gen = join(TMP, "gen"), huge = join(TMP, "huge.bsprof"), hfile = join(TMP, "huge.html");
+    execFileSync(gen, ["random", huge, "modules=3", "elements=2000", "cpu=1000", "size_mb=68", "lines=0", "seed=7"],
+                 { stdio: ["ignore", "ignore", "ignore"] });
+    pk(["flame", "-q", huge, "-o", hfile]);
+    o = await open(hfile, "view=memory");
+    g = await shown(o);
+    const graphs = await o.page.evaluate(() => (window.profkit.app.p.data.order_counters || []).length);
+    check("over 64 MB: a memory graph per thread, and the note says a drag does not narrow the tables (no records)",
+          graphs === 3 && /does not narrow the flame graph/.test(g.note) && /over 64 MB/.test(g.note), graphs + " " + g.note);
+    await o.ctx.close();
+    o = await open(hfile, "view=memory&ops=100-200");
+    g = await shown(o);
+    check("over 64 MB, a range: the graphs zoomed, the tables not narrowed, and why",
+          J(g.ops) === "[100,200]" && /memory tables are not narrowed/.test(g.note) && /no record of each memory operation/.test(g.note) && g.whole && g.tableOps === null,
+          g.note + " " + J([g.whole, g.tableOps]));
+    await o.page.screenshot({ path: join(SHOTS, "memrange-over64mb.png") });
+    check("over 64 MB: no console or page error", o.errors.length === 0, o.errors.join(" | "));
     await o.ctx.close();
   }
 } catch (e) {

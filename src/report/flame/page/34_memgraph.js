@@ -445,6 +445,9 @@
           "their samples in the range are fewer than profkit counters --range counts, and its figures can differ.");
       }
     }
+    if (!range && list.length && !list.some(function (c) { return c.rawOps; }) && !app.p.diff)
+      notes.push("A drag zooms the graphs but does not narrow the flame graph and the table below: the page has no record of each memory operation " +
+        "(profkit flame leaves them out of inputs over 64 MB; flame --markers and profkit view keep them).");
     var leftOps = app.p.data.order_ops_left_out || 0;
     if (!range && leftOps && list.length && list.every(function (c) { return c.rawOps; })) {
       // the records are a prefix: where a drag stops narrowing
