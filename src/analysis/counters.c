@@ -78,7 +78,7 @@ int pk_mem_sites_compute(const profkit_profile *p, uint32_t counter, int64_t fro
     *n = 0;
     *unmatched = 0;
     const pk_mem_thread_ops *o = pk_mem_ops_of(p, counter);
-    if (!o)
+    if (!pk_mem_ops_covers(o, from, to)) /* none, or the range reaches past them */
         return 0;
     size_t a = from < 0 ? 0 : (uint64_t)from > o->n ? o->n : (size_t)from;
     size_t b = to < 0 ? 0 : (uint64_t)to > o->n ? o->n : (size_t)to;

@@ -54,7 +54,8 @@ void pk_counter_stats_compute(const profkit_profile *p, uint32_t counter, int64_
  * (no site, no size). The counter's running sum after operation to - 1
  * is the one before `from` plus the alloc_space less the freed_space of
  * every site. Returns 0 (*out malloc'd, *n sites; *n 0 and *out NULL
- * without records), or PROFKIT_ENOMEM.
+ * without records of every operation of the range: pk_mem_ops_covers), or
+ * PROFKIT_ENOMEM.
  */
 typedef struct pk_mem_site {
     uint32_t stack;

@@ -89,7 +89,8 @@ static const char help[] =
     "  --max-nodes N        at most N frames in all (default 100000; 0: no cap)\n"
     "  --title TEXT         the title (default: the input file names)\n"
     "  --markers            keep the markers (the page holds at most 2,000,000)\n"
-    "                       and memory graphs of inputs over 64 MB together\n"
+    "                       and the records that narrow the memory view to a\n"
+    "                       range of operations, for inputs over 64 MB together\n"
     "                       (see docs/BENCHMARKS.md for what it costs)\n" CLI_INPUT_HELP
     "\n"
     "Examples:\n"
@@ -185,19 +186,22 @@ int cmd_flame(int argc, char **argv)
                                         : "--diff takes two input files, BASE and NEW, not %d", nfiles);
     /* The page shows every value type and its time line's markers (the SVG
      * none), never lines. */
-    in.skip_markers = strcmp(kind, "svg") == 0 ||
-                      (!keep_markers && input_bytes(argv + optind, nfiles) > PAGE_MARKER_INPUT_MAX);
-    if (in.skip_markers && strcmp(kind, "html") == 0 && !in.quiet)
+    int big = !keep_markers && input_bytes(argv + optind, nfiles) > PAGE_MARKER_INPUT_MAX;
+    in.skip_markers = strcmp(kind, "svg") == 0 || big;
+    if (big && strcmp(kind, "html") == 0 && !in.quiet)
         fprintf(stderr, "profkit flame: note: the inputs are over 64 MB: the page leaves their "
-                        "markers and memory graphs out (profkit markers and profkit counters list "
-                        "them; --markers keeps them)\n");
+                        "markers out, and the records by which a range of a memory graph narrows "
+                        "the Memory view (profkit markers and profkit counters --range list them; "
+                        "--markers keeps them)\n");
     in.skip_lines = 1;
     /* the page shows counters (over time, and by operation order in the
-     * Memory view); an SVG none; over 64 MB of input, as the markers, not
-     * the memory graphs (bsprof's counters by operation order cost flame
-     * a third more CPU on the 200 MB benchmark: docs/BENCHMARKS.md) */
-    in.skip_counters = strcmp(kind, "html") != 0 || in.skip_markers;
-    in.keep_mem_ops = !in.skip_counters; /* the Memory view narrowed by a range */
+     * Memory view, whatever the input's size: bsprof's memory graphs cost
+     * little, docs/BENCHMARKS.md); an SVG none. The records of the memory
+     * operations (16 bytes each, up to a million) narrow the Memory view
+     * to a range: over 64 MB of input, as the markers, not kept (they
+     * would take flame's peak memory further past top's) */
+    in.skip_counters = strcmp(kind, "html") != 0;
+    in.keep_mem_ops = !in.skip_counters && !big;
     /* --range alone: the page holds the whole profile and opens with the
      * range selected (popped, the whole is back); with a marker filter the
      * samples are filtered as every report does. */

@@ -48,20 +48,6 @@ void pk_mem_ops_free(pk_mem_ops *m)
     free(m);
 }
 
-void pk_mem_ops_drop(pk_mem_ops *m, uint64_t ops)
-{
-    for (size_t t = 0; t < m->n_th; t++) {
-        free(m->th[t].stack);
-        free(m->th[t].size);
-        free(m->th[t].freed);
-    }
-    free(m->th);
-    m->th = NULL;
-    m->n_th = 0;
-    m->total = 0;
-    m->left_out = ops;
-}
-
 static int grow_thread(pk_mem_thread_ops *t)
 {
     size_t cap = t->cap ? t->cap * 2 : 256;
@@ -79,7 +65,7 @@ static int grow_thread(pk_mem_thread_ops *t)
     return 0;
 }
 
-int pk_mem_ops_add(pk_mem_ops *m, uint32_t th, uint32_t stack, uint64_t size, uint32_t freed)
+int pk_mem_ops_reserve(pk_mem_ops *m, uint32_t th)
 {
     if (th >= m->n_th) {
         size_t n = m->n_th ? m->n_th : 16;
@@ -89,10 +75,17 @@ int pk_mem_ops_add(pk_mem_ops *m, uint32_t th, uint32_t stack, uint64_t size, ui
         if (!a)
             return PROFKIT_ENOMEM;
         for (size_t t = m->n_th; t < n; t++)
-            a[t] = (pk_mem_thread_ops){ (uint32_t)t, PROFKIT_NONE, 0, 0, NULL, NULL, NULL };
+            a[t] = (pk_mem_thread_ops){ (uint32_t)t, PROFKIT_NONE, 0, 0, 0, NULL, NULL, NULL };
         m->th = a;
         m->n_th = n;
     }
+    return 0;
+}
+
+int pk_mem_ops_add(pk_mem_ops *m, uint32_t th, uint32_t stack, uint64_t size, uint32_t freed)
+{
+    if (pk_mem_ops_reserve(m, th) != 0)
+        return PROFKIT_ENOMEM;
     pk_mem_thread_ops *t = &m->th[th];
     if (t->n == t->cap && grow_thread(t) != 0)
         return PROFKIT_ENOMEM;
@@ -103,7 +96,7 @@ int pk_mem_ops_add(pk_mem_ops *m, uint32_t th, uint32_t stack, uint64_t size, ui
 int pk_mem_ops_valid(const profkit_profile *p)
 {
     const pk_mem_ops *m = p->mem_ops;
-    return m && !m->left_out && m->n_stacks == p->n_stacks && m->n_counters == p->n_counters &&
+    return m && m->n_stacks == p->n_stacks && m->n_counters == p->n_counters &&
            m->n_threads == p->n_threads && m->n_samples == p->n_samples && !p->whole_totals;
 }
 
@@ -113,7 +106,18 @@ const pk_mem_thread_ops *pk_mem_ops_of(const profkit_profile *p, uint32_t counte
         return NULL;
     const pk_mem_ops *m = p->mem_ops;
     uint32_t th = p->counters[counter].thread;
-    if (th >= m->n_th || m->th[th].counter != counter || !m->th[th].n)
+    if (th >= m->n_th || m->th[th].counter != counter)
         return NULL;
     return &m->th[th];
+}
+
+int pk_mem_ops_covers(const pk_mem_thread_ops *o, int64_t from, int64_t to)
+{
+    if (!o)
+        return 0;
+    uint64_t end = to < 0 ? 0 : (uint64_t)to;
+    if (end > o->ops)
+        end = o->ops;
+    (void)from; /* a prefix: [from, to) is in it when its end is */
+    return end <= o->n;
 }

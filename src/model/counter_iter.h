@@ -56,9 +56,13 @@ int pk_counter_next(pk_counter_iter *it);
  *             free that matched no live allocation)
  *
  * A reader keeps them (pk_mem_ops_*) only where it builds counters by
- * operation order, and at most PK_MEM_OPS_MAX operations in all: past
- * that it keeps none and sets `left_out` to the operations it had. They
- * hold for the profile as read: `n_stacks`, `n_counters`, `n_threads` and
+ * operation order, for the first PK_MEM_OPS_MAX operations of the file
+ * (every thread's together, in the file's order): there it stops, so each
+ * thread's records are a prefix of its operations, `n` of its `ops`
+ * (record i is still its operation i), and `left_out` counts the
+ * operations past them. A range of a thread's operations can be told per
+ * site where it lies within that prefix (pk_mem_ops_covers). They hold
+ * for the profile as read: `n_stacks`, `n_counters`, `n_threads` and
  * `n_samples` are the profile's then, and pk_mem_ops_valid says whether
  * they still are (a merge, a filter or a transform changes them).
  */
@@ -67,7 +71,8 @@ int pk_counter_next(pk_counter_iter *it);
 typedef struct pk_mem_thread_ops {
     uint32_t thread;  /* the model thread */
     uint32_t counter; /* its counter by operation order (PROFKIT_NONE until added) */
-    size_t n, cap;
+    size_t n, cap;   /* records: its operations 0 .. n - 1 */
+    uint64_t ops;    /* its operations in all (n of them kept) */
     uint32_t *stack;
     uint64_t *size;
     uint32_t *freed;
@@ -77,7 +82,7 @@ typedef struct pk_mem_ops {
     pk_mem_thread_ops *th; /* by model thread: th[t].n == 0 for a thread without */
     size_t n_th;
     size_t total;      /* records kept, every thread's */
-    uint64_t left_out; /* operations not kept (past PK_MEM_OPS_MAX): then none are */
+    uint64_t left_out; /* operations not kept (past PK_MEM_OPS_MAX), every thread's */
     size_t n_stacks, n_counters, n_threads, n_samples;
 } pk_mem_ops;
 
@@ -97,13 +102,19 @@ static inline int pk_mem_ops_push(pk_mem_ops *m, uint32_t th, uint32_t stack, ui
     m->total++;
     return 1;
 }
+/* Room for thread th (no record). 0, or PROFKIT_ENOMEM. */
+int pk_mem_ops_reserve(pk_mem_ops *m, uint32_t th);
 /* Appends a record to thread th's operations, making room. 0, or PROFKIT_ENOMEM. */
 int pk_mem_ops_add(pk_mem_ops *m, uint32_t th, uint32_t stack, uint64_t size, uint32_t freed);
-/* Drops every record (past the budget), counting `ops` as left out. */
-void pk_mem_ops_drop(pk_mem_ops *m, uint64_t ops);
-/* p's memory operations for counter `counter`, or NULL: none kept (none
- * read, left out past the budget, or p changed since it was read). */
+/* p's memory operations for counter `counter` (its thread's records, of
+ * which there may be none when the budget was spent before its first
+ * operation), or NULL: none kept (none read, or p changed since it was
+ * read). */
 const pk_mem_thread_ops *pk_mem_ops_of(const profkit_profile *p, uint32_t counter);
+/* Whether o's records hold every one of operations [from, to) of its
+ * thread (those past its last operation need none): what a range can be
+ * told per site. */
+int pk_mem_ops_covers(const pk_mem_thread_ops *o, int64_t from, int64_t to);
 /* Whether p keeps its memory operations and they still hold for it. */
 int pk_mem_ops_valid(const profkit_profile *p);
 

@@ -92,19 +92,25 @@ static int by_inuse(const void *a, const void *b)
 /* A counter by operation order's "sites": what its operations [from, to)
  * did per allocating call path (analysis/counters.h; paths by function
  * name, as the page's memory table, so stacks of one path are one site),
- * and the frees that matched nothing; null with "ops_left_out" when the
- * reader kept no operations (past its budget). Nothing for a counter
- * without them. */
+ * and the frees that matched nothing. When the reader kept the records
+ * of only the file's first operations (its budget), "ops_left_out" the
+ * operations past them and "ops_kept" [0, K]: the counter's operations
+ * 0 .. K - 1 have records; a range reaching past them has "sites" null.
+ * Nothing for a counter without records. */
 static int json_sites(pk_buf *out, const profkit_profile *p, uint32_t i, int64_t from, int64_t to)
 {
     if (!p->counters[i].by_order || !p->mem_ops)
         return 0;
+    const pk_mem_thread_ops *o = pk_mem_ops_of(p, i);
+    if (!o)
+        return 0;
     if (p->mem_ops->left_out) {
-        pk_buf_printf(out, ",\"sites\":null,\"ops_left_out\":%" PRIu64, p->mem_ops->left_out);
-        return 0;
+        pk_buf_printf(out, ",\"ops_left_out\":%" PRIu64 ",\"ops_kept\":[0,%zu]", p->mem_ops->left_out, o->n);
+        if (!pk_mem_ops_covers(o, from, to)) {
+            pk_buf_puts(out, ",\"sites\":null");
+            return 0;
+        }
     }
-    if (!pk_mem_ops_of(p, i))
-        return 0;
     pk_mem_site *s;
     size_t n;
     int64_t unmatched;

@@ -5,7 +5,9 @@
 # counter's final value is the thread's inuse_space in `profkit mem`, its
 # highest total is the generator's peak and its numbers add up to the
 # thread's memory operations, also where the series is thinned (more
-# operations than the reader keeps one sample each for).
+# operations than the reader keeps one sample each for); `flame` of a file
+# over 64 MB draws them (without the operations' records unless
+# --markers).
 . "$(dirname "$0")/lib.sh"
 D="$PROFKIT_SRC/tests/data/bsprof"
 
@@ -67,4 +69,21 @@ check small1 elements=200 modules=4 cpu=300 memops=3000 live=100 lines=1 uniform
 # the peak and the end
 check thin elements=300 modules=3 cpu=300 memops=120000 live=2000 lines=1 seed=5
 check leaky elements=100 modules=2 cpu=100 memops=40000 live=50 leak=30 unknown=5 lines=0 seed=6
+# flame of a bsprof file over 64 MB draws the memory graphs (the page's
+# order_counters, one per thread) but keeps no record of each operation
+# (no "ops": a range does not narrow the tables), and says so; --markers
+# keeps the records too
+"$TMP/gen" random "$TMP/big.bsprof" modules=3 elements=2000 cpu=1000 size_mb=68 lines=0 seed=7 2> /dev/null
+if [[ $(stat -c %s "$TMP/big.bsprof") -gt $((64 << 20)) ]]; then pass; else fail "the generated file is not over 64 MB"; fi
+"$PROFKIT" flame "$TMP/big.bsprof" -o "$TMP/big.html" 2> "$TMP/big.err" || fail "flame of a file over 64 MB"
+expect_eq "flame over 64 MB: a memory graph per thread, no operations' records" "3 0" \
+  "$(grep -o '"category":"Memory","thread":' "$TMP/big.html" | wc -l) $(grep -o '"ops":{"n":' "$TMP/big.html" | wc -l)"
+if grep -q "leaves their markers out, and the records by which a range of a memory graph narrows" "$TMP/big.err"; then
+  pass
+else
+  fail "flame over 64 MB: no note of what the page leaves out: $(cat "$TMP/big.err")"
+fi
+"$PROFKIT" flame -q --markers "$TMP/big.bsprof" -o "$TMP/bigm.html" || fail "flame --markers of a file over 64 MB"
+expect_eq "flame --markers over 64 MB: the graphs and the records" "3 3" \
+  "$(grep -o '"category":"Memory","thread":' "$TMP/bigm.html" | wc -l) $(grep -o '"ops":{"n":' "$TMP/bigm.html" | wc -l)"
 finish

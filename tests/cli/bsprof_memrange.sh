@@ -9,8 +9,10 @@
 # thread and of another thread, a free of another thread's allocation, a
 # free_realloc, a free of nothing), on generated files (20 threads; a cut
 # stream), and on ../shared/fixtures' bsprof files when there are any;
-# past the reader's 1,000,000 kept operations "sites" is null and
-# "ops_left_out" the file's operations.
+# past the reader's 1,000,000 kept operations (the file's first, a prefix
+# of each thread's) "ops_left_out" counts the rest and "ops_kept" gives each
+# thread's prefix: a range within it has its sites (as the oracle's), one
+# reaching past it "sites" null.
 . "$(dirname "$0")/lib.sh"
 D="$PROFKIT_SRC/tests/data/bsprof"
 ORACLE="$PROFKIT_SRC/tests/cli/bsprof_memrange.py"
@@ -138,14 +140,65 @@ if [[ -d "$PROFKIT_SHARED/fixtures" ]]; then
   while IFS= read -r -d '' f; do compare "$f"; done < <(find "$PROFKIT_SHARED/fixtures" -name '*.bsprof' -print0)
 fi
 
-# past the budget: no sites, the operations left out counted
-# (the generator's account: "memory NAME FINAL PEAK OPS" per module)
+# past the budget: the reader keeps the records of the file's first
+# 1,000,000 operations (each thread's a prefix of its own) and counts the
+# rest as left out (the generator's account: "memory NAME FINAL PEAK OPS"
+# per module); a range within a thread's kept operations has its sites (as
+# the oracle's), one reaching past them none
 "$TMP/gen" random "$TMP/big.bsprof" modules=2 elements=100 cpu=10 memops=1100000 live=1000 seed=3 \
   expect="$TMP/big.expect" 2> /dev/null
-"$PROFKIT" counters -q --json --range 0ms,10ms "$TMP/big.bsprof" > "$TMP/c.json"
-expect_eq "past 1,000,000 operations: sites null, ops_left_out the file's operations" \
-  "$(awk '$1 == "memory" { n += $5 } END { print n }' "$TMP/big.expect") [None, None]" \
+"$PROFKIT" counters -q --json "$TMP/big.bsprof" > "$TMP/c.json"
+"$PROFKIT" counters -q --json --range 1000ms,2000ms "$TMP/big.bsprof" > "$TMP/c2.json"
+if python3 "$PROFKIT_SRC/tests/oracle/validate_json.py" "$PROFKIT_SRC/docs/report.schema.json" "$TMP/c.json" "$TMP/c2.json" > "$TMP/v.out"; then
+  pass
+else
+  fail "past the budget: counters --json is not valid against docs/report.schema.json: $(head -c 300 "$TMP/v.out")"
+fi
+kept=$(python3 -c 'import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["counters"] if c["by_order"]]
+print(" ".join("%s=%d" % (x["thread"]["name"], x["ops_kept"][1]) for x in c))' "$TMP/c.json")
+expect_eq "past 1,000,000 operations: ops_left_out the operations past the first million, ops_kept each thread's prefix, a million in all" \
+  "$(( $(awk '$1 == "memory" { n += $5 } END { print n }' "$TMP/big.expect") - 1000000 )) 1000000 True [None, None]" \
   "$(python3 -c 'import json, sys
 c = [c for c in json.load(open(sys.argv[1]))["counters"] if c["by_order"]]
-print(c[0]["ops_left_out"], [x["sites"] for x in c])' "$TMP/c.json")"
+print(c[0]["ops_left_out"], sum(x["ops_kept"][1] for x in c), all(x["ops_kept"][0] == 0 and x["ops_kept"][1] > 0 for x in c), [x["sites"] for x in c])' "$TMP/c.json")"
+# each thread's ranges: early, the last 50 kept (ending exactly at the
+# prefix's end), and one operation further
+python3 "$ORACLE" "$TMP/big.bsprof" "$(python3 -c 'import json, sys
+r = {}
+for kv in sys.argv[1].split():
+    t, k = kv.split("=")
+    r[t] = [[1000, 2000], [int(k) - 50, int(k)]]
+print(json.dumps(r))' "$kept")" > "$TMP/want.json"
+for kv in $kept; do
+  t=${kv%=*} k=${kv#*=}
+  for rs in "1000,2000,0" "$((k - 50)),$k,1" "$((k - 50)),$((k + 1)),-"; do
+    IFS=, read -r a b w <<< "$rs"
+    "$PROFKIT" counters -q --json --range "${a}ms,${b}ms" "$TMP/big.bsprof" > "$TMP/c.json"
+    r=$(python3 - "$TMP/c.json" "$TMP/want.json" "$t" "$w" "$k" <<'PY'
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["counters"] if c["by_order"] and c["thread"]["name"] == sys.argv[3]][0]
+keys = ["alloc_objects", "alloc_space", "free_objects", "freed_space", "inuse_objects", "inuse_space"]
+bad = []
+if c.get("ops_kept") != [0, int(sys.argv[5])]:
+    bad.append("ops_kept %s" % c.get("ops_kept"))
+if sys.argv[4] == "-":
+    if c.get("sites") is not None:
+        bad.append("sites past the kept operations: %s" % c["sites"][:2])
+else:
+    a, b, sites, unmatched = json.load(open(sys.argv[2]))[sys.argv[3]]["ranges"][int(sys.argv[4])]
+    g = {s["path"]: [s[k] for k in keys] for s in (c.get("sites") or [])}
+    if c.get("sites") is None or not g:
+        bad.append("no sites")
+    elif g != sites:
+        diff = sorted(set(g) ^ set(sites)) or [p for p in g if g[p] != sites[p]]
+        bad.append("sites differ at %s" % diff[:3])
+    if c.get("unmatched_frees") != unmatched:
+        bad.append("unmatched %s vs %s" % (c.get("unmatched_frees"), unmatched))
+print("; ".join(bad))
+PY
+)
+    [[ -z $r ]] && pass || fail "past the budget, $t ops $a..$b: $r"
+  done
+done
 finish

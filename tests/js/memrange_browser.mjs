@@ -5,8 +5,11 @@
 // allocation site, and window.profkit.query("mem") gives, per thread,
 // the sites `profkit counters --range Ams,Bms --json` gives; the range
 // from the URL (ops=A-B) narrows them on load; on a file of more
-// operations than the page keeps, the page says the tables are not
-// narrowed and they stay the whole run's. Screenshots:
+// operations than the reader keeps, a range within the kept ones (the
+// file's first 1,000,000) narrows them as any other, and for one reaching
+// past them the page says the tables are not narrowed and they stay the
+// whole run's; a page of a file over 64 MB (no records) says a drag does
+// not narrow them. Screenshots:
 // $PROFKIT_BUILD/screenshots/memrange-*.png.
 //
 // Environment: PROFKIT, PROFKIT_SRC, PROFKIT_BUILD, PROFKIT_TOOLS.
@@ -186,21 +189,68 @@ try {
     await closePage(o, "20 threads", { requests: false });
   }
 
-  // 3. past the page's 1,000,000 operations: the page says so, the table
-  // stays the whole run's
+  // 3. past the reader's 1,000,000 kept operations: the records are the
+  // file's first million (a prefix of each thread's); a range within them
+  // narrows as any other, one reaching past them does not, and the page
+  // says so under the graph
   {
     const gen = join(TMP, "gen"), big = join(TMP, "big.bsprof"), bfile = join(TMP, "big.html");
     execFileSync(gen, ["random", big, "modules=2", "elements=100", "cpu=10", "memops=1100000", "live=1000", "seed=3"],
                  { stdio: ["ignore", "ignore", "ignore"] });
     pk(["flame", "-q", big, "-o", bfile]);
+    const full = JSON.parse(pk(["counters", "--json", "-q", big])).counters.filter((c) => c.by_order);
+    const keptCli = Object.fromEntries(full.map((c) => [c.thread.name, c.ops_kept]));
+    check("past 1,000,000 operations: counters --json gives each thread's kept prefix, a million in all, and the rest left out",
+          full.length === 2 && full.every((c) => c.ops_kept && c.ops_kept[0] === 0 && c.ops_left_out === 100000) &&
+          full.reduce((s, c) => s + c.ops_kept[1], 0) === 1000000, J(full.map((c) => [c.ops_kept, c.ops_left_out])));
+    o = await open(bfile, "view=memory");
+    g = await shown(o);
+    check("past 1,000,000 operations, no range: the note says where a drag stops narrowing",
+          /only within the operations the page has a record of/.test(g.note) && /100,000 left out/.test(g.note), g.note);
+    await o.ctx.close();
     o = await open(bfile, "view=memory&ops=1000-2000");
     g = await shown(o);
-    check("past 1,000,000 operations: the graph zoomed, the page says the tables are not narrowed, the table is the whole run's",
-          J(g.ops) === "[1000,2000]" && /memory tables are not narrowed/.test(g.note) && /more than the 1,000,000/.test(g.note) && g.whole && g.tableOps === null,
+    const z = cli(big, 1000, 2000);
+    check("past 1,000,000 operations, a range within the kept ones (1000-2000): the tables narrowed, query('mem') as counters --range 1000ms,2000ms",
+          J(g.ops) === "[1000,2000]" && J(g.tableOps) === "[1000,2000]" && !g.whole && /did per allocation site/.test(g.note) &&
+          g.q.length === 2 && g.q.every((c) => c.sites && c.sites.length && J(c.sites) === J(z[c.thread.name].sites) && J(c.ops_kept) === J(keptCli[c.thread.name])),
+          g.note + " " + J([g.whole, g.tableOps]) + J(g.q.map((c) => [c.why, c.ops_kept])));
+    await o.page.screenshot({ path: join(SHOTS, "memrange-budget-within.png") });
+    check("budget, within: no console or page error", o.errors.length === 0, o.errors.join(" | "));
+    await o.ctx.close();
+    const past = Math.max(...Object.values(keptCli).map((k) => (k ? k[1] : 0))) + 10;
+    o = await open(bfile, "view=memory&ops=" + (past - 5000) + "-" + past);
+    g = await shown(o);
+    const zp = cli(big, past - 5000, past);
+    check("a range reaching past the kept operations: the graph zoomed, the note says the tables are not narrowed and why, the table the whole run's",
+          J(g.ops) === J([past - 5000, past]) && /memory tables are not narrowed/.test(g.note) && /reaches past them/.test(g.note) && g.whole && g.tableOps === null,
           g.note + " " + J([g.whole, g.tableOps]));
-    check("past 1,000,000 operations: query('mem') gives no sites and says why", g.q.length === 2 && g.q.every((c) => c.sites === null && /more than/.test(c.why)), J(g.q));
+    check("reaching past: query('mem') gives no sites and says why, as counters --range gives none",
+          g.q.length === 2 && g.q.every((c) => c.sites === null && /reaches past/.test(c.why)) && Object.values(zp).every((c) => c.sites === null), J(g.q) + J(zp));
     await o.page.screenshot({ path: join(SHOTS, "memrange-budget.png") });
     await closePage(o, "budget", { requests: false });
+  }
+  // 4. flame of a file over 64 MB: the graphs, no records; the note says
+  // a drag does not narrow the tables, before and in a range
+  {
+    const gen = join(TMP, "gen"), huge = join(TMP, "huge.bsprof"), hfile = join(TMP, "huge.html");
+    execFileSync(gen, ["random", huge, "modules=3", "elements=2000", "cpu=1000", "size_mb=68", "lines=0", "seed=7"],
+                 { stdio: ["ignore", "ignore", "ignore"] });
+    pk(["flame", "-q", huge, "-o", hfile]);
+    o = await open(hfile, "view=memory");
+    g = await shown(o);
+    const graphs = await o.page.evaluate(() => (window.profkit.app.p.data.order_counters || []).length);
+    check("over 64 MB: a memory graph per thread, and the note says a drag does not narrow the tables (no records)",
+          graphs === 3 && /does not narrow the flame graph/.test(g.note) && /over 64 MB/.test(g.note), graphs + " " + g.note);
+    await o.ctx.close();
+    o = await open(hfile, "view=memory&ops=100-200");
+    g = await shown(o);
+    check("over 64 MB, a range: the graphs zoomed, the tables not narrowed, and why",
+          J(g.ops) === "[100,200]" && /memory tables are not narrowed/.test(g.note) && /no record of each memory operation/.test(g.note) && g.whole && g.tableOps === null,
+          g.note + " " + J([g.whole, g.tableOps]));
+    await o.page.screenshot({ path: join(SHOTS, "memrange-over64mb.png") });
+    check("over 64 MB: no console or page error", o.errors.length === 0, o.errors.join(" | "));
+    await o.ctx.close();
   }
 } catch (e) {
   check("no exception", false, e.stack || String(e));

@@ -607,16 +607,30 @@ static PK_NOINLINE int mem_grow(reader *r, uint32_t th)
     return 0;
 }
 
-/* Opens a bucket for operation `at` of s, the first after the last bucket
- * (which ends at `before`, the total before it): grows the array, or first
- * merges neighbours in pairs when it is full. A bucket's last point is set
- * when it ends (here, or in mem_counters for the open one). */
+/* Closes s's open bucket (its last point: the total `last` after
+ * operation `last_at`) into b[n]; -1 when out of memory. */
+static int mem_close(mem_series *s, uint64_t last_at, int64_t last)
+{
+    if (s->n == s->cap) {
+        size_t ncap = s->cap ? s->cap * 2 : 64;
+        mem_bucket *b = realloc(s->b, ncap * sizeof(*b));
+        if (!b)
+            return -1;
+        s->b = b;
+        s->cap = ncap;
+    }
+    s->b[s->n++] = (mem_bucket){ s->min_at, s->max_at, last_at, s->min, s->max, last };
+    return 0;
+}
+
+/* Operation `at` of s (its total now s->total, `before` it) opens a
+ * bucket, the first after the open one (which ends at `before`): that one
+ * closes, and when MEM_BUCKETS are closed neighbours merge in pairs (a
+ * bucket then covers twice as many operations). */
 static PK_NOINLINE int mem_open(mem_series *s, uint64_t at, int64_t before)
 {
-    if (s->n) { /* the last bucket ends with the operation before this one */
-        s->b[s->n - 1].last = before;
-        s->b[s->n - 1].last_at = at - 1;
-    }
+    if (at && mem_close(s, at - 1, before) != 0)
+        return -1;
     if (s->n == MEM_BUCKETS) {
         for (size_t i = 0; i < s->n / 2; i++) {
             mem_bucket a = s->b[2 * i], b = s->b[2 * i + 1];
@@ -631,15 +645,10 @@ static PK_NOINLINE int mem_open(mem_series *s, uint64_t at, int64_t before)
         s->n /= 2;
         s->shift++; /* at, the first operation after them, opens bucket n */
     }
-    if (s->n == s->cap) {
-        size_t ncap = s->cap ? s->cap * 2 : 64;
-        mem_bucket *b = realloc(s->b, ncap * sizeof(*b));
-        if (!b)
-            return -1;
-        s->b = b;
-        s->cap = ncap;
-    }
-    s->b[s->n++] = (mem_bucket){ at, at, at, s->total, s->total, s->total };
+    /* the closed buckets cover [0, n << shift): this one the next 2^shift */
+    s->next = (uint64_t)(s->n + 1) << s->shift;
+    s->min = s->max = s->total;
+    s->min_at = s->max_at = at;
     return 0;
 }
 
@@ -654,13 +663,15 @@ static inline int mem_op(reader *r, uint32_t th, int64_t delta)
         v = delta < 0 ? INT64_MIN : INT64_MAX;
     s->total = v;
     uint64_t at = s->ops++;
-    if (PK_LIKELY((at >> s->shift) < s->n)) {
-        /* a new low or high is rare once a bucket has a few operations */
-        mem_bucket *b = &s->b[s->n - 1];
-        if (PK_UNLIKELY(v < b->min))
-            b->min = v, b->min_at = at;
-        if (PK_UNLIKELY(v > b->max))
-            b->max = v, b->max_at = at;
+    if (PK_LIKELY(at < s->next)) {
+        /* without a branch: whether an operation makes a new low or high
+         * is as random as the sizes */
+        int64_t lo = s->min, hi = s->max;
+        uint64_t lo_at = s->min_at, hi_at = s->max_at;
+        s->min = v < lo ? v : lo;
+        s->min_at = v < lo ? at : lo_at;
+        s->max = v > hi ? v : hi;
+        s->max_at = v > hi ? at : hi_at;
         return 0;
     }
     return mem_open(s, at, before) != 0 ? PROFKIT_ENOMEM : 0;
@@ -686,14 +697,14 @@ static void live_rows_back(reader *r)
 }
 
 /* Keeps the record of thread th's operation just counted (mem_op), or,
- * past PK_MEM_OPS_MAX records, drops them all: the operations are then
- * counted as left out (finish). */
+ * at PK_MEM_OPS_MAX records, stops keeping them: those kept stay, each
+ * thread's a prefix of its operations, and the rest are counted as left
+ * out (finish). */
 static PK_NOINLINE int keep_op_slow(reader *r, uint32_t th, uint32_t stack, uint64_t size, uint32_t freed)
 {
     if (r->ops->total >= PK_MEM_OPS_MAX) {
-        pk_mem_ops_drop(r->ops, 1);
         live_rows_back(r);
-        r->p->mem_ops = r->ops; /* kept, empty, to say how many were left out */
+        r->p->mem_ops = r->ops; /* the records so far, for the profile */
         r->ops = NULL;
         return 0;
     }
@@ -752,8 +763,8 @@ static int mem_counters(reader *r)
         mem_series *s = &r->mem[th];
         if (!s->ops)
             continue;
-        s->b[s->n - 1].last = s->total; /* the open bucket ends here */
-        s->b[s->n - 1].last_at = s->ops - 1;
+        if (mem_close(s, s->ops - 1, s->total) != 0) /* the open bucket ends here */
+            return PROFKIT_ENOMEM;
         profkit_counter c;
         memset(&c, 0, sizeof c);
         c.name = name;
@@ -765,8 +776,13 @@ static int mem_counters(reader *r)
         uint32_t ci = profkit_counter_add(p, &c);
         if (ci == PROFKIT_NONE)
             return PROFKIT_ENOMEM;
-        if (r->ops && th < r->ops->n_th)
-            r->ops->th[th].counter = ci;
+        pk_mem_ops *m = r->ops ? r->ops : p->mem_ops;
+        if (m) { /* its records (none when the budget was spent before its first) */
+            if (pk_mem_ops_reserve(m, (uint32_t)th) != 0)
+                return PROFKIT_ENOMEM;
+            m->th[th].counter = ci;
+            m->th[th].ops = s->ops;
+        }
         int64_t prev = 0;
         uint64_t prev_at = 0; /* operations before the next sample's */
         for (size_t i = 0; i < s->n; i++) {
@@ -802,6 +818,65 @@ static inline uint32_t row_thread(const reader *r, uint32_t row)
     return PK_LIKELY(r->row_th8_ok) ? r->row_th8[row] : r->row_thread[row];
 }
 
+/* A memory operation of the batch, in stream order, where the counters
+ * are built: its free matched with its allocation, its thread's bytes in
+ * use changed, and with `keep` (while the records are kept: r->ops) its
+ * record kept. Inline twice, so that the common reading without records
+ * carries none of their code. 0, or PROFKIT_ENOMEM. */
+static PK_ALWAYS_INLINE int mem_entry(reader *r, const data_entry *e, const int keep)
+{
+    uint32_t orow = PK_LIVE_ROWS, th;
+    uint64_t osize = 0;
+    int64_t delta;
+    uint32_t freed = 0; /* for the record: 1 + the operation freed */
+    if (e->kind == D_ALLOC) {
+        th = row_thread(r, e->row);
+        uint32_t put = e->row;
+        if (keep && PK_UNLIKELY(r->ops != NULL) &&
+            (put = keep_alloc(r, e->row, th < r->n_mem ? r->mem[th].ops : 0)) == PK_LIVE_ROWS)
+            return PROFKIT_ENOMEM;
+        if (PK_UNLIKELY(pk_live_put_old(&r->live, e->a, e->b, put, &orow, &osize) != 0))
+            return PROFKIT_ENOMEM;
+        delta = mem_bytes(e->b);
+        /* an allocation already live at this address was freed
+         * unseen: out of its own thread's bytes */
+        if (PK_UNLIKELY(orow != PK_LIVE_ROWS)) {
+            if (keep && r->ops) {
+                freed = r->alloc[orow].op + 1;
+                orow = r->alloc[orow].row;
+            }
+            uint32_t oth = row_thread(r, orow);
+            if (oth == th)
+                delta = mem_sub(delta, mem_bytes(osize));
+            else if (mem_op(r, oth, -mem_bytes(osize)) != 0 ||
+                     (keep && r->ops && keep_op(r, oth, PROFKIT_NONE, 0, freed) != 0))
+                return PROFKIT_ENOMEM;
+            else
+                freed = 0;
+        }
+    } else if (pk_live_take_old(&r->live, e->a, &orow, &osize)) {
+        if (keep && r->ops) {
+            freed = r->alloc[orow].op + 1;
+            orow = r->alloc[orow].row;
+        }
+        /* out of the bytes of the thread that allocated it */
+        th = row_thread(r, orow);
+        delta = -mem_bytes(osize);
+    } else {
+        th = row_thread(r, e->row);
+        delta = 0; /* allocated before profiling: its size is unknown */
+        if (r->unmatched_frees++ == 0)
+            r->first_unmatched = e->at;
+    }
+    if (PK_UNLIKELY(mem_op(r, th, delta) != 0))
+        return PROFKIT_ENOMEM;
+    if (keep && PK_UNLIKELY(r->ops != NULL) &&
+        keep_op(r, th, e->kind == D_ALLOC ? r->row_stack[e->row] : PROFKIT_NONE,
+                e->kind == D_ALLOC ? e->b : 0, freed) != 0)
+        return PROFKIT_ENOMEM;
+    return 0;
+}
+
 /* Applies the batch in order and empties it. */
 static int batch_apply(reader *r)
 {
@@ -829,6 +904,7 @@ static int batch_apply(reader *r)
     /* read once: stores through the batch's pointers would make the
      * compiler load them again for every entry */
     int lines = r->lines, counters = r->counters, match_frees = r->match_frees;
+    int keep = r->ops != NULL; /* the records (r->ops may end in the batch, never start) */
     for (size_t k = 0; k < n && k < ROW_AHEAD; k++)
         PREFETCH(lines ? (const void *)&r->pe_row[d[k].pe] : (const void *)&r->pe_flat[d[k].pe]);
     for (size_t k = 0; k < n; k++) {
@@ -883,52 +959,7 @@ static int batch_apply(reader *r)
                 }
                 continue;
             }
-            uint32_t orow = PK_LIVE_ROWS, th = row_thread(r, e->row);
-            uint64_t osize = 0;
-            int64_t delta;
-            uint32_t freed = 0; /* for the record: 1 + the operation freed */
-            if (e->kind == D_ALLOC) {
-                uint32_t put = e->row;
-                if (PK_UNLIKELY(r->ops != NULL) &&
-                    (put = keep_alloc(r, e->row, th < r->n_mem ? r->mem[th].ops : 0)) == PK_LIVE_ROWS)
-                    return out_of_memory(r);
-                if (PK_UNLIKELY(pk_live_put_old(&r->live, e->a, e->b, put, &orow, &osize) != 0))
-                    return out_of_memory(r);
-                delta = mem_bytes(e->b);
-                /* an allocation already live at this address was freed
-                 * unseen: out of its own thread's bytes */
-                if (PK_UNLIKELY(orow != PK_LIVE_ROWS)) {
-                    if (r->ops) {
-                        freed = r->alloc[orow].op + 1;
-                        orow = r->alloc[orow].row;
-                    }
-                    uint32_t oth = row_thread(r, orow);
-                    if (oth == th)
-                        delta = mem_sub(delta, mem_bytes(osize));
-                    else if (mem_op(r, oth, -mem_bytes(osize)) != 0 ||
-                             (r->ops && keep_op(r, oth, PROFKIT_NONE, 0, freed) != 0))
-                        return out_of_memory(r);
-                    else
-                        freed = 0;
-                }
-            } else if (pk_live_take_old(&r->live, e->a, &orow, &osize)) {
-                if (r->ops) {
-                    freed = r->alloc[orow].op + 1;
-                    orow = r->alloc[orow].row;
-                }
-                /* out of the bytes of the thread that allocated it */
-                th = row_thread(r, orow);
-                delta = -mem_bytes(osize);
-            } else {
-                delta = 0; /* allocated before profiling: its size is unknown */
-                if (r->unmatched_frees++ == 0)
-                    r->first_unmatched = e->at;
-            }
-            if (PK_UNLIKELY(mem_op(r, th, delta) != 0))
-                return out_of_memory(r);
-            if (PK_UNLIKELY(r->ops != NULL) &&
-                keep_op(r, th, e->kind == D_ALLOC ? r->row_stack[e->row] : PROFKIT_NONE,
-                        e->kind == D_ALLOC ? e->b : 0, freed) != 0)
+            if (PK_UNLIKELY((keep ? mem_entry(r, e, 1) : mem_entry(r, e, 0)) != 0))
                 return out_of_memory(r);
         } else {
             /* a call count's b is 0: adding it changes nothing */
@@ -1477,11 +1508,10 @@ static int finish(reader *r)
     /* the operations' records hold for the profile as it is now */
     pk_mem_ops *m = r->ops ? r->ops : p->mem_ops;
     if (m) {
-        if (m->left_out) {
-            m->left_out = 0;
-            for (size_t th = 0; th < r->n_mem; th++)
-                m->left_out += r->mem[th].ops;
-        }
+        uint64_t all = 0;
+        for (size_t th = 0; th < r->n_mem; th++)
+            all += r->mem[th].ops;
+        m->left_out = all - m->total; /* past the budget */
         m->n_stacks = p->n_stacks;
         m->n_counters = p->n_counters;
         m->n_threads = p->n_threads;

@@ -119,11 +119,21 @@ typedef struct mem_bucket {
 
 #define MEM_BUCKETS 8192
 
+/*
+ * A thread's series. What every operation touches is its first 64 bytes:
+ * the running total, the operation count and the open bucket's lowest and
+ * highest (its last is the total), updated without a branch; the closed
+ * buckets (b[0..n)) are written only when a bucket closes, once per
+ * 2^shift operations.
+ */
 typedef struct mem_series {
-    int64_t total;  /* bytes in use now */
-    uint64_t ops;   /* operations so far */
-    unsigned shift; /* a bucket covers 2^shift operations */
-    mem_bucket *b;  /* b[n - 1] is the open one */
+    int64_t total;          /* bytes in use now */
+    uint64_t ops;           /* operations so far */
+    uint64_t next;          /* the first operation past the open bucket (0: none open yet) */
+    int64_t min, max;       /* the open bucket's lowest and highest total */
+    uint64_t min_at, max_at; /* and the operations that reached them */
+    unsigned shift;         /* a bucket covers 2^shift operations */
+    mem_bucket *b;          /* the closed buckets */
     size_t n, cap;
 } mem_series;
 

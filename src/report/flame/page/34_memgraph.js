@@ -153,14 +153,44 @@
     return { aobj: new Float64Array(n), aspace: new Float64Array(n), fobj: new Float64Array(n), fspace: new Float64Array(n),
              iobj: new Float64Array(n), ispace: new Float64Array(n), unmatched: 0 };
   }
-  // Why the page cannot narrow the memory tables to a range of operations
-  // of `list` (its counters), or "".
-  function whyNot(p, list) {
+  // The operations of counter c the page has a record of: 0 .. kept - 1
+  // (past the reader's budget, the file's first 1,000,000 operations: a
+  // prefix of each thread's), of all: its operations in all.
+  function kept(c) {
+    var o = counterOps(c);
+    return { kept: o ? o.n : 0, all: summary(c).ops };
+  }
+  PK.memOpsKept = kept;
+  // Whether the page has a record of every one of operations [a, b) of c
+  // (those past its last operation need none).
+  function covers(c, a, b) {
+    var k = kept(c);
+    return Math.min(b, k.all) <= k.kept;
+  }
+  // Why the page cannot narrow the memory tables to operations [a, b) of
+  // `list` (its counters), or "".
+  function whyNot(p, list, a, b) {
     var d = p.data;
-    if (d.order_ops_left_out) return "the file has " + PK.formatCount(d.order_ops_left_out) + " memory operations, more than the " + PK.formatCount(1000000) + " the page keeps each of";
     if (d.order_ops_changed) return "the profile was filtered or merged after it was read, so its memory operations no longer match its call paths";
-    if (list.some(function (c) { return !c.rawOps; })) return "the page has no record of each memory operation for this profile";
-    return "";
+    if (list.some(function (c) { return !c.rawOps; }))
+      return "the page has no record of each memory operation for this profile (profkit flame leaves them out of inputs over 64 MB; flame --markers and profkit view keep them)";
+    if (a === undefined) return "";
+    var past = list.filter(function (c) { return !covers(c, a, b); });
+    if (!past.length) return "";
+    var th = past.map(function (c) {
+      var k = kept(c), name = labelOf(p, c);
+      return k.kept ? name + " past operation " + PK.formatCount(k.kept - 1) : name + " at all";
+    });
+    var more = th.length > 3 ? " and " + (th.length - 3) + " more threads" : "";
+    return "the page has a record of only the file's first " + PK.formatCount(1000000) + " memory operations (" +
+      PK.formatCount(d.order_ops_left_out || 0) + " left out) and this range reaches past them: none of " +
+      th.slice(0, 3).join(", ") + more + " (profkit counters --range --json gives ops_kept per thread)";
+  }
+  // A counter's thread as the graph's gutter names it.
+  function labelOf(p, c) {
+    for (var t = 0; t < p.threads.length; t++)
+      if (!p.threads[t].merged && p.threads[t].index === c.thread) return p.threadLabel(t);
+    return c.thread >= 0 ? "thread " + c.thread : "its thread";
   }
   // The Memory view's tree for the memory graph's range (ops=A-B) on thread
   // t: the shown tree's nodes (All threads: every thread's merged by call
@@ -173,7 +203,7 @@
     var list = orderCounters(p).filter(function (c) { return th.merged || c.thread === th.index; });
     if (!list.length) return null;
     var key = t + "|" + app.state.ops;
-    var why = whyNot(p, list) || (p.xfSteps && p.xfSteps.length ? "the transforms in the breadcrumb above apply to the whole run's tables only (pop them to narrow)" : "");
+    var why = whyNot(p, list, ops[0], ops[1]) || (p.xfSteps && p.xfSteps.length ? "the transforms in the breadcrumb above apply to the whole run's tables only (pop them to narrow)" : "");
     key += "|" + (p.xfSteps ? p.xfSteps.length : 0);
     if (p._memRange && p._memRange.key === key) return p._memRange;
     var out = { key: key, ops: ops, tree: null, inverted: null, why: why };
@@ -216,7 +246,8 @@
       var pt = pageThread(p, c.thread), x = pt >= 0 ? p.threads[pt] : null, o = counterOps(c);
       var r = { name: c.name, thread: x ? { index: x.index, name: p.str(x.name), tid: x.tid, pid: x.pid } : null,
                 ops: ops ? ops.slice() : [0, summary(c).ops], sites: null };
-      var why = whyNot(p, [c]);
+      var why = whyNot(p, [c], r.ops[0], r.ops[1]);
+      if (p.data.order_ops_left_out && o) { r.ops_left_out = p.data.order_ops_left_out; r.ops_kept = [0, o.n]; }
       if (why || !o || pt < 0) { r.why = why || "no thread"; return r; }
       var tree = p.wholeTree(pt), acc = newAcc(tree.n), rows = {};
       addSites(o, r.ops[0], r.ops[1], null, acc);
@@ -413,6 +444,18 @@
         if (thinned) notes.push(thinned + " of the graphs are thinned (the page keeps every operation only while its threads' graphs have at most 400,000 samples together): " +
           "their samples in the range are fewer than profkit counters --range counts, and its figures can differ.");
       }
+    }
+    if (!range && list.length && !list.some(function (c) { return c.rawOps; }) && !app.p.diff)
+      notes.push("A drag zooms the graphs but does not narrow the flame graph and the table below: the page has no record of each memory operation " +
+        "(profkit flame leaves them out of inputs over 64 MB; flame --markers and profkit view keep them).");
+    var leftOps = app.p.data.order_ops_left_out || 0;
+    if (!range && leftOps && list.length && list.every(function (c) { return c.rawOps; })) {
+      // the records are a prefix: where a drag stops narrowing
+      var part = list.filter(function (c) { var k = kept(c); return k.kept < k.all; });
+      if (part.length) notes.push("A drag narrows the flame graph and the table below only within the operations the page has a record of, the file's first " +
+        PK.formatCount(1000000) + " (" + PK.formatCount(leftOps) + " left out): " +
+        part.slice(0, 3).map(function (c) { return labelOf(app.p, c) + " up to operation " + PK.formatCount(kept(c).kept) + " of " + PK.formatCount(kept(c).all); }).join(", ") +
+        (part.length > 3 ? " and " + (part.length - 3) + " more threads" : "") + "; a range past that zooms the graphs only.");
     }
     var mr = range ? PK.memRange(app) : null;
     if (mr && mr.why) notes.push("The memory tables are not narrowed: the flame graph and the table below are still of the whole run, because " + mr.why + ".");
