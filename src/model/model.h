@@ -239,6 +239,13 @@ uint32_t pk_stack_intern_frames(profkit_profile *p, const uint32_t *frames, size
  */
 int pk_profile_take_stacks(profkit_profile *p, profkit_stack **old, size_t *n_old);
 /*
+ * Says that the caller rewrote the stack table in place (rows p->stacks[1,
+ * n) with n <= p->n_stacks, parents before children, no two rows alike):
+ * the table keeps n rows and the indexes by stack are built again by the
+ * next lookup that needs them. Only without a depth limit (limit_depth 0).
+ */
+void pk_profile_stacks_rewritten(profkit_profile *p, size_t n);
+/*
  * Drops the frames no stack uses and the functions no frame uses, and
  * renumbers the rest (order kept). Returns 0 or PROFKIT_ENOMEM.
  */

@@ -357,6 +357,20 @@ int pk_profile_take_stacks(profkit_profile *p, profkit_stack **old, size_t *n_ol
     return 0;
 }
 
+void pk_profile_stacks_rewritten(profkit_profile *p, size_t n)
+{
+    if (n < 1)
+        n = 1;
+    if (n < p->n_stacks)
+        p->n_stacks = n;
+    p->stacks_indexed = 1;
+    p->stack_childless = PROFKIT_NONE;
+    pk_idset_free(&p->stack_set);
+    /* Rows are found by (stack, thread): index them again on the next lookup. */
+    pk_idset_free(&p->sample_set);
+    p->samples_indexed = 0;
+}
+
 int pk_profile_compact(profkit_profile *p)
 {
     uint32_t *fmap = malloc((p->n_frames + 1) * sizeof(uint32_t));

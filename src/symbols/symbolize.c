@@ -572,8 +572,8 @@ static int make_new_frames(symbolizer *z, new_frames *nw)
             }
             if (plain == PROFKIT_NONE) {
                 plain = (uint32_t)f;
+                /* a frame to name (find_files) that stayed unnamed */
                 if (fmap[f] != PROFKIT_NONE && p->mappings[fmap[f]].path &&
-                    is_unsymbolized(p, &p->frames[f]) &&
                     (plain = unnamed_frame(p, &z->bases, (uint32_t)f, fmap[f])) == PROFKIT_NONE)
                     return PROFKIT_ENOMEM;
             }
@@ -681,6 +681,53 @@ static int new_stacks(profkit_profile *p, const profkit_stack *old, size_t n_old
 }
 
 /*
+ * Step 4 when nothing was named (no chains): each old frame becomes one
+ * frame, the same for both uses (itself, or its FILE+0xOFFSET frame), and
+ * no two old frames the same one (frames_distinct). Each stack that a
+ * sample, a marker or a child uses then becomes one new stack, the one
+ * new_stacks would append, in the same order; a new id is never above the
+ * old one and parents come first, so the table is rewritten in place:
+ * no second table, no map of the stacks used both ways. Without a depth
+ * limit only (it keeps no depths). Returns 0 or PROFKIT_ENOMEM.
+ */
+static int relabel_stacks(symbolizer *z, const new_frames *nw)
+{
+    profkit_profile *p = z->p;
+    size_t nf = z->nf, n_old = p->n_stacks, n = 1;
+    const uint8_t *use = z->use;
+    const uint32_t *sids = nw->sids, *sstart = nw->sstart;
+    uint32_t *id = malloc((n_old ? n_old : 1) * sizeof(uint32_t));
+    if (!id)
+        return PROFKIT_ENOMEM;
+    profkit_stack *stacks = p->stacks;
+    id[0] = 0;
+    for (size_t st = 1; st < n_old; st++) {
+        uint32_t parent = stacks[st].parent, f = stacks[st].frame;
+        id[st] = PROFKIT_NONE;
+        if (use[st] && parent < st && f < nf && id[parent] != PROFKIT_NONE) {
+            /* either use's slot: both hold the one new frame */
+            size_t slot = 2 * (size_t)f + !(use[st] & LEAF);
+            stacks[n].parent = id[parent];
+            stacks[n].frame = sids[sstart[slot]];
+            id[st] = (uint32_t)n++;
+        }
+    }
+    for (size_t r = 0; r < p->n_samples; r++) {
+        uint32_t st = p->sample_stack[r];
+        uint32_t x = st == 0 ? 0 : st < n_old && (use[st] & LEAF) ? id[st] : PROFKIT_NONE;
+        p->sample_stack[r] = x != PROFKIT_NONE ? x : 0;
+    }
+    for (size_t c = 0; c < p->n_marker_causes; c++) {
+        uint32_t st = p->marker_causes[c].stack;
+        uint32_t x = st == 0 ? 0 : st < n_old && (use[st] & LEAF) ? id[st] : PROFKIT_NONE;
+        p->marker_causes[c].stack = x != PROFKIT_NONE ? x : 0;
+    }
+    free(id);
+    pk_profile_stacks_rewritten(p, n);
+    return pk_profile_compact(p);
+}
+
+/*
  * 4. The stacks again, root to leaf, each old frame replaced by its new
  * frames for its use; the samples moved to the new stacks, and the frames
  * no stack uses any more dropped.
@@ -697,6 +744,10 @@ static int rebuild_stacks(symbolizer *z)
     int append = rc ? rc : frames_distinct(z, &nw);
     if (append < 0) {
         rc = append;
+        goto done;
+    }
+    if (append && z->n_links == 0 && !p->limit_depth && p->n_stacks <= ns) {
+        rc = relabel_stacks(z, &nw);
         goto done;
     }
     rc = PROFKIT_ENOMEM;
