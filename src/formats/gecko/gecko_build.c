@@ -793,6 +793,19 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out)
                 __builtin_prefetch(&so->strings.off[(size_t)v]);
             }
         }
+    /* And the strings' text, from the offsets asked for above (by now
+     * mostly there): a location read first is parsed, and otherwise its
+     * first byte was a miss in the parser. */
+    if (b->raw_frames && frames_checked && frame_ids && ft && so && so->locs &&
+        so->n_locs == so->strings.n)
+        for (size_t k = 0; k < depth; k++) {
+            uint32_t f = rows[r->chain[k]].frame;
+            if (f >= GK_SROW_CELL || frame_ids[f] != PROFKIT_NONE)
+                continue;
+            double v = pk_gk_cell_at(ft, COL_LOCATION, f);
+            if (v >= 0 && v < (double)so->n_locs)
+                __builtin_prefetch(so->strings.buf + so->strings.off[(size_t)v]);
+        }
     while (depth > 0) {
         size_t s = r->chain[--depth];
         int64_t fi = rows[s].frame;
