@@ -199,6 +199,16 @@ int pk_profile_reindex_frames(profkit_profile *p);
 /* Adds a frame (hash-consed). Returns its id or PROFKIT_NONE. */
 uint32_t pk_frame_add(profkit_profile *p, const profkit_frame *f);
 /*
+ * The same in steps, for a reader that has several frames to add: each
+ * one's hash (pk_frame_hash) and its index slot asked for early
+ * (pk_frame_prefetch), so the misses of several lookups overlap; then
+ * pk_frame_add_hashed with that hash, in the order pk_frame_add would
+ * have been called (the ids are the same).
+ */
+uint64_t pk_frame_hash(const profkit_frame *f);
+void pk_frame_prefetch(const profkit_profile *p, uint64_t hash);
+uint32_t pk_frame_add_hashed(profkit_profile *p, const profkit_frame *f, uint64_t hash);
+/*
  * Appends a frame the caller knows is not in the table yet (as
  * pk_stack_append below: no lookup; the index catches up on the next
  * pk_frame_add). Returns its id or PROFKIT_NONE.

@@ -104,10 +104,9 @@ static int row_eq(const void *ctx, uint32_t id, const void *key)
 }
 
 /* Finds `row` in the table or appends it. Returns the id or PROFKIT_NONE. */
-static uint32_t intern_row(void **rows, size_t *n, size_t *cap, pk_idset *set,
-                           const void *row, size_t size)
+static uint32_t intern_row_hashed(void **rows, size_t *n, size_t *cap, pk_idset *set,
+                                  const void *row, size_t size, uint64_t h)
 {
-    uint64_t h = pk_hash_bytes(row, size, 0x51ed);
     struct row_ctx ctx = { *rows, size };
     size_t at;
     uint32_t id = pk_idset_find_at(set, h, row_eq, &ctx, row, &at);
@@ -121,6 +120,12 @@ static uint32_t intern_row(void **rows, size_t *n, size_t *cap, pk_idset *set,
     memcpy((char *)*rows + (size_t)id * size, row, size);
     (*n)++;
     return id;
+}
+
+static uint32_t intern_row(void **rows, size_t *n, size_t *cap, pk_idset *set,
+                           const void *row, size_t size)
+{
+    return intern_row_hashed(rows, n, cap, set, row, size, pk_hash_bytes(row, size, 0x51ed));
 }
 
 uint32_t pk_function_add(profkit_profile *p, const profkit_function *f)
@@ -158,6 +163,13 @@ static inline uint64_t frame_hash(const profkit_frame *f)
     return pk_hash_bytes(f, sizeof(*f), 0x51ed);
 }
 
+uint64_t pk_frame_hash(const profkit_frame *f) { return frame_hash(f); }
+
+void pk_frame_prefetch(const profkit_profile *p, uint64_t hash)
+{
+    pk_idset_prefetch(&p->frame_set, hash);
+}
+
 /* Indexes the frames pk_frame_append added since the last lookup. */
 static int frames_catch_up(profkit_profile *p)
 {
@@ -168,15 +180,20 @@ static int frames_catch_up(profkit_profile *p)
     return 0;
 }
 
-uint32_t pk_frame_add(profkit_profile *p, const profkit_frame *f)
+uint32_t pk_frame_add_hashed(profkit_profile *p, const profkit_frame *f, uint64_t hash)
 {
     if (frames_catch_up(p) != 0)
         return PROFKIT_NONE;
-    uint32_t id = intern_row((void **)&p->frames, &p->n_frames, &p->cap_frames, &p->frame_set, f,
-                             sizeof(*f));
+    uint32_t id = intern_row_hashed((void **)&p->frames, &p->n_frames, &p->cap_frames,
+                                    &p->frame_set, f, sizeof(*f), hash);
     if (id != PROFKIT_NONE)
         p->frames_indexed = p->n_frames;
     return id;
+}
+
+uint32_t pk_frame_add(profkit_profile *p, const profkit_frame *f)
+{
+    return pk_frame_add_hashed(p, f, frame_hash(f));
 }
 
 uint32_t pk_frame_append(profkit_profile *p, const profkit_frame *f)

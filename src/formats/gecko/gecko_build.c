@@ -518,19 +518,9 @@ static int frame_category(gk_build *b, size_t i, int64_t func, int raw_has_file,
     return 0;
 }
 
-/* The model frame of frameTable row i. */
-static int frame_id(gk_build *b, size_t i, uint32_t *out)
+/* The model frame's row for frameTable row i (not added yet). */
+static int frame_row(gk_build *b, size_t i, profkit_frame *out)
 {
-    gk_table *ft = b->t[T_FRAMES];
-    size_t n = pk_gk_table_rows(ft);
-    gk_tables *o = b->owner[T_FRAMES];
-    uint32_t *ids = cache(&o->frame_ids, &o->n_frame_ids, n);
-    if (!ids)
-        return pk_gk_oom(b->r);
-    if (ids[i] != PROFKIT_NONE) {
-        *out = ids[i];
-        return 0;
-    }
     profkit_frame fr = { 0, 0, 0, 0, PROFKIT_NONE, 0, 0, 0, 0 };
     int64_t v = 0;
     int rc;
@@ -579,7 +569,36 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
     fr.column = rc == 0 && v > 0 && v <= UINT32_MAX ? (uint32_t)v : loc_col;
     if ((rc = frame_category(b, i, fi, raw_has_file, &fr)) < 0)
         return rc;
-    uint32_t id = pk_frame_add(b->r->p, &fr);
+    *out = fr;
+    return 0;
+}
+
+/* The model frame of frameTable row i; row: its row made ahead (with its
+ * hash), or NULL. */
+static int frame_id_ahead(gk_build *b, size_t i, const gk_ahead *row, uint32_t *out)
+{
+    gk_table *ft = b->t[T_FRAMES];
+    size_t n = pk_gk_table_rows(ft);
+    gk_tables *o = b->owner[T_FRAMES];
+    uint32_t *ids = cache(&o->frame_ids, &o->n_frame_ids, n);
+    if (!ids)
+        return pk_gk_oom(b->r);
+    if (ids[i] != PROFKIT_NONE) {
+        *out = ids[i];
+        return 0;
+    }
+    profkit_frame fr;
+    uint64_t hash;
+    int rc;
+    if (row) {
+        fr = row->frame;
+        hash = row->hash;
+    } else {
+        if ((rc = frame_row(b, i, &fr)) < 0)
+            return rc;
+        hash = pk_frame_hash(&fr);
+    }
+    uint32_t id = pk_frame_add_hashed(b->r->p, &fr, hash);
     if (id == PROFKIT_NONE)
         return pk_gk_oom(b->r);
     if ((rc = touch(b, o, TOUCH_FRAME, i)) < 0)
@@ -806,6 +825,29 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out)
             if (v >= 0 && v < (double)so->n_locs)
                 __builtin_prefetch(so->strings.buf + so->strings.off[(size_t)v]);
         }
+    /*
+     * The rows of the model frames the way down adds, made first, in its
+     * order, each one's index slot asked for as soon as its hash is
+     * known: the adds' misses overlap instead of following each other.
+     * A row that fails stops this (nothing made ahead is lost): the way
+     * down makes it again and says why, in the order it always did.
+     */
+    size_t n_ahead = 0, next_ahead = 0;
+    if (depth > 1 && frames_checked && frame_ids)
+        for (size_t k = depth; k-- > 0;) {
+            uint32_t f = rows[r->chain[k]].frame;
+            if (f >= GK_SROW_CELL || frame_ids[f] != PROFKIT_NONE)
+                continue;
+            if (n_ahead == r->cap_ahead && PK_VEC_RESERVE(r->ahead, n_ahead, r->cap_ahead, 1) != 0)
+                break;
+            gk_ahead *a = &r->ahead[n_ahead];
+            if (frame_row(b, f, &a->frame) < 0)
+                break;
+            a->row = f;
+            a->hash = pk_frame_hash(&a->frame);
+            pk_frame_prefetch(r->p, a->hash);
+            n_ahead++;
+        }
     while (depth > 0) {
         size_t s = r->chain[--depth];
         int64_t fi = rows[s].frame;
@@ -818,7 +860,10 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out)
                 return table_fail(b, T_STACKS, s, "frame: expected a frameTable index, found null");
         }
         uint32_t frame = 0;
-        if ((rc = frame_id(b, (size_t)fi, &frame)) < 0)
+        const gk_ahead *a = NULL;
+        if (next_ahead < n_ahead && r->ahead[next_ahead].row == (uint64_t)fi)
+            a = &r->ahead[next_ahead++];
+        if ((rc = frame_id_ahead(b, (size_t)fi, a, &frame)) < 0)
             return rc;
         /* the flags column first: the frame's row is a cache miss */
         if (pk_gk_col(b->t[T_FRAMES], COL_FLAGS)->n && r->p->frames[frame].inline_depth &&

@@ -300,6 +300,14 @@ typedef struct gk_counters {
     size_t n_mains, cap_mains;
 } gk_counters;
 
+/* A model frame's row made ahead of its add (stack_id): for frameTable
+ * row `row`, with its hash. */
+typedef struct gk_ahead {
+    profkit_frame frame;
+    uint64_t hash;
+    uint64_t row;
+} gk_ahead;
+
 typedef struct gk_reader {
     profkit_profile *p;
     pk_read_ctx *ctx;
@@ -349,6 +357,8 @@ typedef struct gk_reader {
     char meta_key[64];
     uint32_t *chain;        /* stack resolution scratch */
     size_t cap_chain;
+    gk_ahead *ahead;        /* the frames a resolution adds, made ahead (stack_id) */
+    size_t cap_ahead;
     char version[2][24]; /* meta.version, meta.preprocessedProfileVersion */
     int root_used;       /* the root object had a profile key: not a DevTools wrapper */
     int shaped;          /* the document had "meta" or "threads": a profile at all */
