@@ -183,6 +183,10 @@ static inline const char *pk_str(const profkit_profile *p, uint32_t id)
  * when out of memory.
  */
 uint32_t pk_function_add(profkit_profile *p, const profkit_function *f);
+/* The same in steps, as pk_frame_hash and the rest below. */
+uint64_t pk_function_hash(const profkit_function *f);
+void pk_function_prefetch(const profkit_profile *p, uint64_t hash);
+uint32_t pk_function_add_hashed(profkit_profile *p, const profkit_function *f, uint64_t hash);
 /* Convenience: a function from C strings (NULL = ""). */
 uint32_t pk_function_add_named(profkit_profile *p, const char *name, const char *file,
                                     const char *module, uint32_t start_line);

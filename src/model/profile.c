@@ -103,7 +103,8 @@ static int row_eq(const void *ctx, uint32_t id, const void *key)
     return memcmp((const char *)c->rows + (size_t)id * c->size, key, c->size) == 0;
 }
 
-/* Finds `row` in the table or appends it. Returns the id or PROFKIT_NONE. */
+/* Finds `row` (of hash h: pk_hash_bytes(row, size, 0x51ed)) in the table or
+ * appends it. Returns the id or PROFKIT_NONE. */
 static uint32_t intern_row_hashed(void **rows, size_t *n, size_t *cap, pk_idset *set,
                                   const void *row, size_t size, uint64_t h)
 {
@@ -122,25 +123,30 @@ static uint32_t intern_row_hashed(void **rows, size_t *n, size_t *cap, pk_idset 
     return id;
 }
 
-static uint32_t intern_row(void **rows, size_t *n, size_t *cap, pk_idset *set,
-                           const void *row, size_t size)
+uint64_t pk_function_hash(const profkit_function *f) { return pk_hash_bytes(f, sizeof(*f), 0x51ed); }
+
+void pk_function_prefetch(const profkit_profile *p, uint64_t hash)
 {
-    return intern_row_hashed(rows, n, cap, set, row, size, pk_hash_bytes(row, size, 0x51ed));
+    pk_idset_prefetch(&p->function_set, hash);
+}
+
+uint32_t pk_function_add_hashed(profkit_profile *p, const profkit_function *f, uint64_t hash)
+{
+    /* rows not indexed yet (pk_profile_compact leaves them to the next add) */
+    for (; p->functions_indexed < p->n_functions; p->functions_indexed++)
+        if (pk_idset_insert(&p->function_set, pk_function_hash(&p->functions[p->functions_indexed]),
+                            (uint32_t)p->functions_indexed) != 0)
+            return PROFKIT_NONE;
+    uint32_t id = intern_row_hashed((void **)&p->functions, &p->n_functions, &p->cap_functions,
+                                    &p->function_set, f, sizeof(*f), hash);
+    if (id != PROFKIT_NONE)
+        p->functions_indexed = p->n_functions;
+    return id;
 }
 
 uint32_t pk_function_add(profkit_profile *p, const profkit_function *f)
 {
-    /* rows not indexed yet (pk_profile_compact leaves them to the next add) */
-    for (; p->functions_indexed < p->n_functions; p->functions_indexed++)
-        if (pk_idset_insert(&p->function_set,
-                            pk_hash_bytes(&p->functions[p->functions_indexed], sizeof(*f), 0x51ed),
-                            (uint32_t)p->functions_indexed) != 0)
-            return PROFKIT_NONE;
-    uint32_t id = intern_row((void **)&p->functions, &p->n_functions, &p->cap_functions,
-                             &p->function_set, f, sizeof(*f));
-    if (id != PROFKIT_NONE)
-        p->functions_indexed = p->n_functions;
-    return id;
+    return pk_function_add_hashed(p, f, pk_function_hash(f));
 }
 
 uint32_t pk_function_add_named(profkit_profile *p, const char *name, const char *file,

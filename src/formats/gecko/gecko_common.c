@@ -1519,6 +1519,7 @@ static void reader_free(gk_reader *r)
     free(r->prof);
     free(r->chain);
     free(r->ahead);
+    free(r->locs_ahead);
     free(r->paused_ranges);
     free(r->serial_pids);
     free(r->values);

@@ -308,6 +308,15 @@ typedef struct gk_ahead {
     uint64_t row;
 } gk_ahead;
 
+/* A location string's function made ahead (locations_ahead). */
+typedef struct gk_loc_ahead {
+    size_t v;
+    pk_gecko_location loc;
+    uint64_t h[3]; /* its name's, file's and module's hashes */
+    profkit_function f;
+    uint64_t fh;
+} gk_loc_ahead;
+
 typedef struct gk_reader {
     profkit_profile *p;
     pk_read_ctx *ctx;
@@ -357,6 +366,8 @@ typedef struct gk_reader {
     char meta_key[64];
     uint32_t *chain;        /* stack resolution scratch */
     size_t cap_chain;
+    gk_loc_ahead *locs_ahead;
+    size_t cap_locs_ahead;
     gk_ahead *ahead;        /* the frames a resolution adds, made ahead (stack_id) */
     size_t cap_ahead;
     char version[2][24]; /* meta.version, meta.preprocessedProfileVersion */
