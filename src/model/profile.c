@@ -307,10 +307,18 @@ static uint32_t stack_intern_row(profkit_profile *p, uint32_t parent, uint32_t f
         p->stack_childless = (uint32_t)p->n_stacks;
         return (uint32_t)p->n_stacks++;
     }
-    /* Index the rows added without a lookup since the last one; the slot
-     * of a row a few ahead is asked for early, so the misses overlap. */
+    /* The key's hash once, its slot asked for now; the rows added without
+     * a lookup since the last one are indexed first, the slots of the
+     * first AHEAD of them asked for before any is inserted and then each
+     * one's AHEAD rows early, so the misses overlap (the usual run is a
+     * few rows long). A new row goes into the free slot the lookup ended
+     * on (nothing else is inserted in between). */
     enum { AHEAD = 8 };
+    uint64_t h = stack_key_hash(parent, frame);
+    pk_idset_prefetch(&p->stack_set, h);
     size_t n = p->n_stacks;
+    for (size_t k = p->stacks_indexed; k < n && k < p->stacks_indexed + AHEAD; k++)
+        pk_idset_prefetch(&p->stack_set, stack_hash(&p->stacks[k]));
     for (; p->stacks_indexed < n; p->stacks_indexed++) {
         size_t k = p->stacks_indexed;
         if (k + AHEAD < n)
@@ -318,10 +326,7 @@ static uint32_t stack_intern_row(profkit_profile *p, uint32_t parent, uint32_t f
         if (pk_idset_insert(&p->stack_set, stack_hash(&p->stacks[k]), (uint32_t)k) != 0)
             return PROFKIT_NONE;
     }
-    /* The key's hash once; a new row goes into the free slot the lookup
-     * ended on (nothing else is inserted in between). */
     profkit_stack s = { parent, frame };
-    uint64_t h = stack_key_hash(parent, frame);
     size_t at;
     uint32_t id = pk_idset_find_at(&p->stack_set, h, stack_eq, p, &s, &at);
     if (id != PROFKIT_NONE)
