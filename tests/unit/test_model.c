@@ -539,6 +539,45 @@ static void symbolize_naming_nothing_relabels(void **state)
     profkit_profile_free(p);
 }
 
+/* More address frames than symbolization makes labels for at a time (a
+ * block): each still gets its own FILE+0xOFFSET frame, in stack order;
+ * two mappings of one file share its name. */
+static void symbolize_naming_nothing_labels_many(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    assert_non_null(p);
+    uint32_t m0 = pk_mapping_add(p, 0x1000, 0x2000, 0, "/nonexistent/libbar.so", "");
+    uint32_t m1 = pk_mapping_add(p, 0x8000, 0x9000, 0x4000, "/nonexistent/libbar.so", "");
+    enum { N = 41 };
+    uint32_t st = 0;
+    for (int i = 0; i < N; i++) {
+        uint64_t a = i % 2 ? 0x8000 + 0x10 * (uint64_t)i : 0x1000 + 0x10 * (uint64_t)i;
+        char name[32];
+        snprintf(name, sizeof name, "0x%llx", (unsigned long long)a);
+        st = pk_stack_intern(p, st, frame_at(p, i % 3 ? name : "", a, i % 2 ? m1 : m0));
+    }
+    int64_t v[2] = { 1, 1 };
+    assert_int_equal(pk_sample_add(p, st, 0, v), 0);
+    profkit_symbolize_options o;
+    memset(&o, 0, sizeof o);
+    o.use_mapping_paths = 1;
+    profkit_error err;
+    assert_int_equal(profkit_profile_symbolize(p, &o, &err), 0);
+    assert_int_equal(p->n_stacks, N + 1);
+    assert_int_equal(p->n_frames, N);
+    for (int i = 0; i < N; i++) {
+        char want[64];
+        unsigned long long off = i % 2 ? 0x4000 + 0x10ull * (unsigned)i : 0x10ull * (unsigned)i;
+        snprintf(want, sizeof want, "libbar.so+0x%llx", off);
+        assert_int_equal(p->stacks[i + 1].parent, i);
+        frame_label_is(p, p->stacks[i + 1].frame, want);
+        assert_int_equal(p->stacks[i + 1].frame, i); /* made in stack order */
+    }
+    assert_int_equal(p->sample_stack[0], N);
+    profkit_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -547,6 +586,7 @@ int main(void)
         cmocka_unit_test(compact_then_lookups_find_kept_rows),
         cmocka_unit_test(many_stacks_are_found_again),
         cmocka_unit_test(symbolize_naming_nothing_relabels),
+        cmocka_unit_test(symbolize_naming_nothing_labels_many),
         cmocka_unit_test(samples_aggregate_and_relayout),
         cmocka_unit_test(merge_remaps_everything),
         cmocka_unit_test(top_counts_recursion_once),
