@@ -183,6 +183,10 @@ static inline const char *pk_str(const profkit_profile *p, uint32_t id)
  * when out of memory.
  */
 uint32_t pk_function_add(profkit_profile *p, const profkit_function *f);
+/* The same in steps, as pk_frame_hash and the rest below. */
+uint64_t pk_function_hash(const profkit_function *f);
+void pk_function_prefetch(const profkit_profile *p, uint64_t hash);
+uint32_t pk_function_add_hashed(profkit_profile *p, const profkit_function *f, uint64_t hash);
 /* Convenience: a function from C strings (NULL = ""). */
 uint32_t pk_function_add_named(profkit_profile *p, const char *name, const char *file,
                                     const char *module, uint32_t start_line);
@@ -198,6 +202,16 @@ int pk_profile_settle_mappings(profkit_profile *p);
 int pk_profile_reindex_frames(profkit_profile *p);
 /* Adds a frame (hash-consed). Returns its id or PROFKIT_NONE. */
 uint32_t pk_frame_add(profkit_profile *p, const profkit_frame *f);
+/*
+ * The same in steps, for a reader that has several frames to add: each
+ * one's hash (pk_frame_hash) and its index slot asked for early
+ * (pk_frame_prefetch), so the misses of several lookups overlap; then
+ * pk_frame_add_hashed with that hash, in the order pk_frame_add would
+ * have been called (the ids are the same).
+ */
+uint64_t pk_frame_hash(const profkit_frame *f);
+void pk_frame_prefetch(const profkit_profile *p, uint64_t hash);
+uint32_t pk_frame_add_hashed(profkit_profile *p, const profkit_frame *f, uint64_t hash);
 /*
  * Appends a frame the caller knows is not in the table yet (as
  * pk_stack_append below: no lookup; the index catches up on the next
@@ -238,6 +252,13 @@ uint32_t pk_stack_intern_frames(profkit_profile *p, const uint32_t *frames, size
  * PROFKIT_ENOMEM (nothing changed).
  */
 int pk_profile_take_stacks(profkit_profile *p, profkit_stack **old, size_t *n_old);
+/*
+ * Says that the caller rewrote the stack table in place (rows p->stacks[1,
+ * n) with n <= p->n_stacks, parents before children, no two rows alike):
+ * the table keeps n rows and the indexes by stack are built again by the
+ * next lookup that needs them. Only without a depth limit (limit_depth 0).
+ */
+void pk_profile_stacks_rewritten(profkit_profile *p, size_t n);
 /*
  * Drops the frames no stack uses and the functions no frame uses, and
  * renumbers the rest (order kept). Returns 0 or PROFKIT_ENOMEM.

@@ -103,11 +103,11 @@ static int row_eq(const void *ctx, uint32_t id, const void *key)
     return memcmp((const char *)c->rows + (size_t)id * c->size, key, c->size) == 0;
 }
 
-/* Finds `row` in the table or appends it. Returns the id or PROFKIT_NONE. */
-static uint32_t intern_row(void **rows, size_t *n, size_t *cap, pk_idset *set,
-                           const void *row, size_t size)
+/* Finds `row` (of hash h: pk_hash_bytes(row, size, 0x51ed)) in the table or
+ * appends it. Returns the id or PROFKIT_NONE. */
+static uint32_t intern_row_hashed(void **rows, size_t *n, size_t *cap, pk_idset *set,
+                                  const void *row, size_t size, uint64_t h)
 {
-    uint64_t h = pk_hash_bytes(row, size, 0x51ed);
     struct row_ctx ctx = { *rows, size };
     size_t at;
     uint32_t id = pk_idset_find_at(set, h, row_eq, &ctx, row, &at);
@@ -123,19 +123,30 @@ static uint32_t intern_row(void **rows, size_t *n, size_t *cap, pk_idset *set,
     return id;
 }
 
-uint32_t pk_function_add(profkit_profile *p, const profkit_function *f)
+uint64_t pk_function_hash(const profkit_function *f) { return pk_hash_bytes(f, sizeof(*f), 0x51ed); }
+
+void pk_function_prefetch(const profkit_profile *p, uint64_t hash)
+{
+    pk_idset_prefetch(&p->function_set, hash);
+}
+
+uint32_t pk_function_add_hashed(profkit_profile *p, const profkit_function *f, uint64_t hash)
 {
     /* rows not indexed yet (pk_profile_compact leaves them to the next add) */
     for (; p->functions_indexed < p->n_functions; p->functions_indexed++)
-        if (pk_idset_insert(&p->function_set,
-                            pk_hash_bytes(&p->functions[p->functions_indexed], sizeof(*f), 0x51ed),
+        if (pk_idset_insert(&p->function_set, pk_function_hash(&p->functions[p->functions_indexed]),
                             (uint32_t)p->functions_indexed) != 0)
             return PROFKIT_NONE;
-    uint32_t id = intern_row((void **)&p->functions, &p->n_functions, &p->cap_functions,
-                             &p->function_set, f, sizeof(*f));
+    uint32_t id = intern_row_hashed((void **)&p->functions, &p->n_functions, &p->cap_functions,
+                                    &p->function_set, f, sizeof(*f), hash);
     if (id != PROFKIT_NONE)
         p->functions_indexed = p->n_functions;
     return id;
+}
+
+uint32_t pk_function_add(profkit_profile *p, const profkit_function *f)
+{
+    return pk_function_add_hashed(p, f, pk_function_hash(f));
 }
 
 uint32_t pk_function_add_named(profkit_profile *p, const char *name, const char *file,
@@ -158,6 +169,13 @@ static inline uint64_t frame_hash(const profkit_frame *f)
     return pk_hash_bytes(f, sizeof(*f), 0x51ed);
 }
 
+uint64_t pk_frame_hash(const profkit_frame *f) { return frame_hash(f); }
+
+void pk_frame_prefetch(const profkit_profile *p, uint64_t hash)
+{
+    pk_idset_prefetch(&p->frame_set, hash);
+}
+
 /* Indexes the frames pk_frame_append added since the last lookup. */
 static int frames_catch_up(profkit_profile *p)
 {
@@ -168,15 +186,20 @@ static int frames_catch_up(profkit_profile *p)
     return 0;
 }
 
-uint32_t pk_frame_add(profkit_profile *p, const profkit_frame *f)
+uint32_t pk_frame_add_hashed(profkit_profile *p, const profkit_frame *f, uint64_t hash)
 {
     if (frames_catch_up(p) != 0)
         return PROFKIT_NONE;
-    uint32_t id = intern_row((void **)&p->frames, &p->n_frames, &p->cap_frames, &p->frame_set, f,
-                             sizeof(*f));
+    uint32_t id = intern_row_hashed((void **)&p->frames, &p->n_frames, &p->cap_frames,
+                                    &p->frame_set, f, sizeof(*f), hash);
     if (id != PROFKIT_NONE)
         p->frames_indexed = p->n_frames;
     return id;
+}
+
+uint32_t pk_frame_add(profkit_profile *p, const profkit_frame *f)
+{
+    return pk_frame_add_hashed(p, f, frame_hash(f));
 }
 
 uint32_t pk_frame_append(profkit_profile *p, const profkit_frame *f)
@@ -284,10 +307,18 @@ static uint32_t stack_intern_row(profkit_profile *p, uint32_t parent, uint32_t f
         p->stack_childless = (uint32_t)p->n_stacks;
         return (uint32_t)p->n_stacks++;
     }
-    /* Index the rows added without a lookup since the last one; the slot
-     * of a row a few ahead is asked for early, so the misses overlap. */
+    /* The key's hash once, its slot asked for now; the rows added without
+     * a lookup since the last one are indexed first, the slots of the
+     * first AHEAD of them asked for before any is inserted and then each
+     * one's AHEAD rows early, so the misses overlap (the usual run is a
+     * few rows long). A new row goes into the free slot the lookup ended
+     * on (nothing else is inserted in between). */
     enum { AHEAD = 8 };
+    uint64_t h = stack_key_hash(parent, frame);
+    pk_idset_prefetch(&p->stack_set, h);
     size_t n = p->n_stacks;
+    for (size_t k = p->stacks_indexed; k < n && k < p->stacks_indexed + AHEAD; k++)
+        pk_idset_prefetch(&p->stack_set, stack_hash(&p->stacks[k]));
     for (; p->stacks_indexed < n; p->stacks_indexed++) {
         size_t k = p->stacks_indexed;
         if (k + AHEAD < n)
@@ -295,10 +326,7 @@ static uint32_t stack_intern_row(profkit_profile *p, uint32_t parent, uint32_t f
         if (pk_idset_insert(&p->stack_set, stack_hash(&p->stacks[k]), (uint32_t)k) != 0)
             return PROFKIT_NONE;
     }
-    /* The key's hash once; a new row goes into the free slot the lookup
-     * ended on (nothing else is inserted in between). */
     profkit_stack s = { parent, frame };
-    uint64_t h = stack_key_hash(parent, frame);
     size_t at;
     uint32_t id = pk_idset_find_at(&p->stack_set, h, stack_eq, p, &s, &at);
     if (id != PROFKIT_NONE)
@@ -355,6 +383,20 @@ int pk_profile_take_stacks(profkit_profile *p, profkit_stack **old, size_t *n_ol
     pk_idset_free(&p->sample_set);
     p->samples_indexed = 0;
     return 0;
+}
+
+void pk_profile_stacks_rewritten(profkit_profile *p, size_t n)
+{
+    if (n < 1)
+        n = 1;
+    if (n < p->n_stacks)
+        p->n_stacks = n;
+    p->stacks_indexed = 1;
+    p->stack_childless = PROFKIT_NONE;
+    pk_idset_free(&p->stack_set);
+    /* Rows are found by (stack, thread): index them again on the next lookup. */
+    pk_idset_free(&p->sample_set);
+    p->samples_indexed = 0;
 }
 
 int pk_profile_compact(profkit_profile *p)

@@ -172,11 +172,11 @@ static void path_base_free(path_base *b)
     free(b->at);
 }
 
-/* Interns FILE+0xOFFSET for a frame with an empty name in mapping m (FILE:
- * the path's part after its last '/', the whole path when that is empty),
- * at most n - 1 bytes. */
-static uint32_t unnamed_label(profkit_profile *p, path_base *pb, const profkit_frame *fr, char *buf,
-                              size_t n)
+/* FILE+0xOFFSET for a frame with an empty name in mapping m (FILE: the
+ * path's part after its last '/', the whole path when that is empty), at
+ * most n - 1 bytes, in buf (*len bytes). 0, or -1 when out of memory. */
+static int unnamed_label_text(profkit_profile *p, path_base *pb, const profkit_frame *fr, char *buf,
+                              size_t n, size_t *out_len)
 {
     const profkit_mapping *m = &p->mappings[fr->mapping];
     const char *path = pk_str(p, m->path);
@@ -184,12 +184,12 @@ static uint32_t unnamed_label(profkit_profile *p, path_base *pb, const profkit_f
     if (i == PK_MAP64_EMPTY) {
         const char *base = strrchr(path, '/');
         if (PK_VEC_RESERVE(pb->at, pb->n, pb->cap, 1) != 0 || pb->n >= PK_MAP64_EMPTY - 1)
-            return PROFKIT_NONE;
+            return -1;
         i = (uint32_t)pb->n;
         pb->at[i].from = base && base[1] ? (size_t)(base + 1 - path) : 0;
         pb->at[i].end = pb->at[i].from + strlen(path + pb->at[i].from);
         if (pk_map64_put(&pb->of, m->path, i) < 0)
-            return PROFKIT_NONE;
+            return -1;
         pb->n++;
     }
     /* at most n - 20 bytes of the name, so a long one keeps its offset
@@ -201,8 +201,19 @@ static uint32_t unnamed_label(profkit_profile *p, path_base *pb, const profkit_f
     buf[len] = '\0';
     int w = snprintf(buf + len, n - len, "+0x%" PRIx64, fr->address - m->start + m->offset);
     if (w < 0)
+        return -1;
+    *out_len = len + (size_t)w < n ? len + (size_t)w : n - 1;
+    return 0;
+}
+
+/* Interns unnamed_label_text's label; PROFKIT_NONE when out of memory. */
+static uint32_t unnamed_label(profkit_profile *p, path_base *pb, const profkit_frame *fr, char *buf,
+                              size_t n)
+{
+    size_t len;
+    if (unnamed_label_text(p, pb, fr, buf, n, &len) != 0)
         return PROFKIT_NONE;
-    return profkit_string_intern(p, buf, len + (size_t)w < n ? len + (size_t)w : n - 1);
+    return profkit_string_intern(p, buf, len);
 }
 
 static int request_cmp(const void *a, const void *b)
@@ -525,6 +536,79 @@ static uint32_t unnamed_frame(profkit_profile *p, path_base *pb, uint32_t f, uin
     return pk_frame_add(p, &nfr);
 }
 
+/* An unnamed frame being made (make_unnamed). */
+typedef struct unnamed_job {
+    uint32_t f;
+    size_t len;
+    uint64_t h; /* the label's hash, then the function's, then the frame's */
+    profkit_function fn;
+    profkit_frame fr;
+    char label[600];
+} unnamed_job;
+
+/*
+ * When nothing was named (no chain's frames are added among them): the
+ * FILE+0xOFFSET frames make_new_frames makes through unnamed_frame, made
+ * the same way a block of frames at a time, and over a block a step at a
+ * time (the labels and their hashes; the labels interned and the
+ * functions' hashes; the functions added and the frames' hashes; the
+ * frames added), each step's index slots asked for in the step before,
+ * so the misses overlap. Each table gets its rows in unnamed_frame's
+ * order. out[f]: frame f's new frame, or PROFKIT_NONE when it keeps
+ * itself. Returns 0 or PROFKIT_ENOMEM.
+ */
+static int make_unnamed(symbolizer *z, uint32_t *out)
+{
+    enum { BLOCK = 16 };
+    profkit_profile *p = z->p;
+    unnamed_job *jobs = malloc(BLOCK * sizeof *jobs);
+    if (!jobs)
+        return PROFKIT_ENOMEM;
+    int rc = 0;
+    for (size_t f = 0; f < z->nf && !rc;) {
+        size_t nj = 0;
+        for (; f < z->nf && nj < BLOCK; f++) {
+            uint32_t m = z->fmap[f];
+            out[f] = PROFKIT_NONE;
+            if (!z->role[f] || m == PROFKIT_NONE || !p->mappings[m].path)
+                continue;
+            unnamed_job *j = &jobs[nj++];
+            j->f = (uint32_t)f;
+            j->fr = p->frames[f];
+            j->fr.mapping = m;
+            j->fr.function = PROFKIT_NONE;
+            if (unnamed_label_text(p, &z->bases, &j->fr, j->label, sizeof j->label, &j->len) != 0) {
+                rc = PROFKIT_ENOMEM;
+                break;
+            }
+            j->h = pk_strtab_hash(j->label, j->len);
+            pk_strtab_prefetch(&p->strings, j->h);
+        }
+        for (size_t k = 0; k < nj && !rc; k++) {
+            unnamed_job *j = &jobs[k];
+            memset(&j->fn, 0, sizeof j->fn);
+            j->fn.module = p->mappings[j->fr.mapping].path;
+            j->fn.system_name = pk_strtab_intern_hashed(&p->strings, j->label, j->len, j->h);
+            if (j->fn.system_name == PROFKIT_NONE)
+                rc = PROFKIT_ENOMEM;
+            j->h = pk_function_hash(&j->fn);
+            pk_function_prefetch(p, j->h);
+        }
+        for (size_t k = 0; k < nj && !rc; k++) {
+            unnamed_job *j = &jobs[k];
+            if ((j->fr.function = pk_function_add_hashed(p, &j->fn, j->h)) == PROFKIT_NONE)
+                rc = PROFKIT_ENOMEM;
+            j->h = pk_frame_hash(&j->fr);
+            pk_frame_prefetch(p, j->h);
+        }
+        for (size_t k = 0; k < nj && !rc; k++)
+            if ((out[jobs[k].f] = pk_frame_add_hashed(p, &jobs[k].fr, jobs[k].h)) == PROFKIT_NONE)
+                rc = PROFKIT_ENOMEM;
+    }
+    free(jobs);
+    return rc;
+}
+
 /*
  * The new frames of each (frame, use): its chain's frames, or itself (or
  * its FILE+0xOFFSET frame when nothing named it), made once, not once per
@@ -541,6 +625,12 @@ static int make_new_frames(symbolizer *z, new_frames *nw)
     uint8_t *slen = nw->slen = calloc(2 * nf + 1, 1);
     if (!sstart || !slen)
         return PROFKIT_ENOMEM;
+    /* nothing named: the unnamed frames first, all in a row */
+    uint32_t *unnamed = z->n_links == 0 ? malloc((nf + 1) * sizeof(uint32_t)) : NULL;
+    if (z->n_links == 0 && (!unnamed || make_unnamed(z, unnamed) != 0)) {
+        free(unnamed);
+        return PROFKIT_ENOMEM;
+    }
     for (size_t f = 0; f < nf; f++) {
         if (!role[f])
             continue;
@@ -550,8 +640,10 @@ static int make_new_frames(symbolizer *z, new_frames *nw)
                 continue;
             size_t slot = 2 * f + (kind == CALLER);
             uint32_t n = clen[slot] ? clen[slot] : 1;
-            if (PK_VEC_RESERVE(nw->sids, nw->n_sids, nw->cap_sids, n) != 0)
+            if (PK_VEC_RESERVE(nw->sids, nw->n_sids, nw->cap_sids, n) != 0) {
+                free(unnamed);
                 return PROFKIT_ENOMEM;
+            }
             sstart[slot] = (uint32_t)nw->n_sids;
             slen[slot] = (uint8_t)n;
             if (clen[slot]) {
@@ -565,21 +657,28 @@ static int make_new_frames(symbolizer *z, new_frames *nw)
                     nfr.line = l->line;
                     nfr.mapping = fmap[f] != PROFKIT_NONE ? fmap[f] : of.mapping;
                     nfr.inline_depth = k;
-                    if ((nw->sids[nw->n_sids++] = pk_frame_add(p, &nfr)) == PROFKIT_NONE)
+                    if ((nw->sids[nw->n_sids++] = pk_frame_add(p, &nfr)) == PROFKIT_NONE) {
+                        free(unnamed);
                         return PROFKIT_ENOMEM;
+                    }
                 }
                 continue;
             }
             if (plain == PROFKIT_NONE) {
                 plain = (uint32_t)f;
-                if (fmap[f] != PROFKIT_NONE && p->mappings[fmap[f]].path &&
-                    is_unsymbolized(p, &p->frames[f]) &&
-                    (plain = unnamed_frame(p, &z->bases, (uint32_t)f, fmap[f])) == PROFKIT_NONE)
+                /* a frame to name (find_files) that stayed unnamed */
+                if (unnamed) {
+                    if (unnamed[f] != PROFKIT_NONE)
+                        plain = unnamed[f];
+                } else if (fmap[f] != PROFKIT_NONE && p->mappings[fmap[f]].path &&
+                           (plain = unnamed_frame(p, &z->bases, (uint32_t)f, fmap[f])) == PROFKIT_NONE) {
                     return PROFKIT_ENOMEM;
+                }
             }
             nw->sids[nw->n_sids++] = plain;
         }
     }
+    free(unnamed);
     return 0;
 }
 
@@ -681,6 +780,53 @@ static int new_stacks(profkit_profile *p, const profkit_stack *old, size_t n_old
 }
 
 /*
+ * Step 4 when nothing was named (no chains): each old frame becomes one
+ * frame, the same for both uses (itself, or its FILE+0xOFFSET frame), and
+ * no two old frames the same one (frames_distinct). Each stack that a
+ * sample, a marker or a child uses then becomes one new stack, the one
+ * new_stacks would append, in the same order; a new id is never above the
+ * old one and parents come first, so the table is rewritten in place:
+ * no second table, no map of the stacks used both ways. Without a depth
+ * limit only (it keeps no depths). Returns 0 or PROFKIT_ENOMEM.
+ */
+static int relabel_stacks(symbolizer *z, const new_frames *nw)
+{
+    profkit_profile *p = z->p;
+    size_t nf = z->nf, n_old = p->n_stacks, n = 1;
+    const uint8_t *use = z->use;
+    const uint32_t *sids = nw->sids, *sstart = nw->sstart;
+    uint32_t *id = malloc((n_old ? n_old : 1) * sizeof(uint32_t));
+    if (!id)
+        return PROFKIT_ENOMEM;
+    profkit_stack *stacks = p->stacks;
+    id[0] = 0;
+    for (size_t st = 1; st < n_old; st++) {
+        uint32_t parent = stacks[st].parent, f = stacks[st].frame;
+        id[st] = PROFKIT_NONE;
+        if (use[st] && parent < st && f < nf && id[parent] != PROFKIT_NONE) {
+            /* either use's slot: both hold the one new frame */
+            size_t slot = 2 * (size_t)f + !(use[st] & LEAF);
+            stacks[n].parent = id[parent];
+            stacks[n].frame = sids[sstart[slot]];
+            id[st] = (uint32_t)n++;
+        }
+    }
+    for (size_t r = 0; r < p->n_samples; r++) {
+        uint32_t st = p->sample_stack[r];
+        uint32_t x = st == 0 ? 0 : st < n_old && (use[st] & LEAF) ? id[st] : PROFKIT_NONE;
+        p->sample_stack[r] = x != PROFKIT_NONE ? x : 0;
+    }
+    for (size_t c = 0; c < p->n_marker_causes; c++) {
+        uint32_t st = p->marker_causes[c].stack;
+        uint32_t x = st == 0 ? 0 : st < n_old && (use[st] & LEAF) ? id[st] : PROFKIT_NONE;
+        p->marker_causes[c].stack = x != PROFKIT_NONE ? x : 0;
+    }
+    free(id);
+    pk_profile_stacks_rewritten(p, n);
+    return pk_profile_compact(p);
+}
+
+/*
  * 4. The stacks again, root to leaf, each old frame replaced by its new
  * frames for its use; the samples moved to the new stacks, and the frames
  * no stack uses any more dropped.
@@ -697,6 +843,10 @@ static int rebuild_stacks(symbolizer *z)
     int append = rc ? rc : frames_distinct(z, &nw);
     if (append < 0) {
         rc = append;
+        goto done;
+    }
+    if (append && z->n_links == 0 && !p->limit_depth && p->n_stacks <= ns) {
+        rc = relabel_stacks(z, &nw);
         goto done;
     }
     rc = PROFKIT_ENOMEM;

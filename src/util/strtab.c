@@ -73,11 +73,17 @@ uint32_t pk_strtab_find(const pk_strtab *t, const char *s, size_t len)
     return pk_idset_find(&t->set, pk_hash_bytes(s, len, 0), str_eq, t, &k);
 }
 
+uint64_t pk_strtab_hash(const char *s, size_t len) { return pk_hash_bytes(s, len, 0); }
+
 uint32_t pk_strtab_intern(pk_strtab *t, const char *s, size_t len)
+{
+    return pk_strtab_intern_hashed(t, s, len, pk_hash_bytes(s, len, 0));
+}
+
+uint32_t pk_strtab_intern_hashed(pk_strtab *t, const char *s, size_t len, uint64_t h)
 {
     if (len > UINT32_MAX - 1)
         return PROFKIT_NONE;
-    uint64_t h = pk_hash_bytes(s, len, 0);
     struct key k = { s, len };
     size_t at;
     uint32_t id = pk_idset_find_at(&t->set, h, str_eq, t, &k, &at);

@@ -470,6 +470,114 @@ static void many_stacks_are_found_again(void **state)
     profkit_profile_free(p);
 }
 
+/* An address frame in a mapping whose file is not there, with this name
+ * ("" or its "0x..." address: both are to be named). */
+static uint32_t frame_at(profkit_profile *p, const char *name, uint64_t addr, uint32_t m)
+{
+    profkit_frame f;
+    memset(&f, 0, sizeof(f));
+    f.function = pk_function_add_named(p, name, "", "", 0);
+    f.address = addr;
+    f.mapping = m;
+    return pk_frame_add(p, &f);
+}
+
+static void frame_label_is(const profkit_profile *p, uint32_t frame, const char *want)
+{
+    char buf[256];
+    size_t n = pk_frame_label(p, frame, 0, buf, sizeof buf);
+    assert_true(n < sizeof buf);
+    buf[n] = '\0';
+    assert_string_equal(buf, want);
+}
+
+/* Symbolization that names nothing (the mapping's file is missing) still
+ * labels each address frame FILE+0xOFFSET, drops the stacks nothing uses
+ * and the frames no stack uses, and keeps the stacks' order: the stack
+ * table is relabeled where it is, as the rebuild did it. */
+static void symbolize_naming_nothing_relabels(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    assert_non_null(p);
+    uint32_t m = pk_mapping_add(p, 0x1000, 0x2000, 0x10, "/nonexistent/dir/libfoo.so", "");
+    assert_int_not_equal(m, PROFKIT_NONE);
+    uint32_t main_f = frame_named(p, "main", 0);
+    uint32_t a = frame_at(p, "0x1100", 0x1100, m), b = frame_at(p, "", 0x1200, m);
+    uint32_t sm = pk_stack_intern(p, 0, main_f);
+    uint32_t sma = pk_stack_intern(p, sm, a);
+    uint32_t smb = pk_stack_intern(p, sm, b); /* no sample, no child: dropped */
+    uint32_t smab = pk_stack_intern(p, sma, b);
+    assert_int_equal(smab, 4);
+    (void)smb;
+    int64_t v[2] = { 1, 1 };
+    assert_int_equal(pk_sample_add(p, sma, 0, v), 0); /* a leaf and a caller */
+    v[0] = v[1] = 3;
+    assert_int_equal(pk_sample_add(p, smab, 0, v), 0);
+    profkit_symbolize_options o;
+    memset(&o, 0, sizeof o);
+    o.use_mapping_paths = 1;
+    profkit_error err;
+    assert_int_equal(profkit_profile_symbolize(p, &o, &err), 0);
+    /* root, main, main;libfoo.so+0x110, main;libfoo.so+0x110;libfoo.so+0x210 */
+    assert_int_equal(p->n_stacks, 4);
+    assert_int_equal(p->stacks[1].parent, 0);
+    assert_int_equal(p->stacks[2].parent, 1);
+    assert_int_equal(p->stacks[3].parent, 2);
+    frame_label_is(p, p->stacks[1].frame, "main");
+    frame_label_is(p, p->stacks[2].frame, "libfoo.so+0x110");
+    frame_label_is(p, p->stacks[3].frame, "libfoo.so+0x210");
+    assert_int_equal(p->frames[p->stacks[3].frame].address, 0x1200);
+    assert_int_equal(p->n_frames, 3); /* the two unnamed frames went */
+    assert_int_equal(p->n_samples, 2);
+    assert_int_equal(p->sample_stack[0], 2);
+    assert_int_equal(p->sample_stack[1], 3);
+    /* the stacks are found again by content */
+    assert_int_equal(pk_stack_intern(p, 2, p->stacks[3].frame), 3);
+    assert_int_equal(pk_stack_intern(p, 0, p->stacks[1].frame), 1);
+    assert_int_equal(p->n_stacks, 4);
+    profkit_profile_free(p);
+}
+
+/* More address frames than symbolization makes labels for at a time (a
+ * block): each still gets its own FILE+0xOFFSET frame, in stack order;
+ * two mappings of one file share its name. */
+static void symbolize_naming_nothing_labels_many(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    assert_non_null(p);
+    uint32_t m0 = pk_mapping_add(p, 0x1000, 0x2000, 0, "/nonexistent/libbar.so", "");
+    uint32_t m1 = pk_mapping_add(p, 0x8000, 0x9000, 0x4000, "/nonexistent/libbar.so", "");
+    enum { N = 41 };
+    uint32_t st = 0;
+    for (int i = 0; i < N; i++) {
+        uint64_t a = i % 2 ? 0x8000 + 0x10 * (uint64_t)i : 0x1000 + 0x10 * (uint64_t)i;
+        char name[32];
+        snprintf(name, sizeof name, "0x%llx", (unsigned long long)a);
+        st = pk_stack_intern(p, st, frame_at(p, i % 3 ? name : "", a, i % 2 ? m1 : m0));
+    }
+    int64_t v[2] = { 1, 1 };
+    assert_int_equal(pk_sample_add(p, st, 0, v), 0);
+    profkit_symbolize_options o;
+    memset(&o, 0, sizeof o);
+    o.use_mapping_paths = 1;
+    profkit_error err;
+    assert_int_equal(profkit_profile_symbolize(p, &o, &err), 0);
+    assert_int_equal(p->n_stacks, N + 1);
+    assert_int_equal(p->n_frames, N);
+    for (int i = 0; i < N; i++) {
+        char want[64];
+        unsigned long long off = i % 2 ? 0x4000 + 0x10ull * (unsigned)i : 0x10ull * (unsigned)i;
+        snprintf(want, sizeof want, "libbar.so+0x%llx", off);
+        assert_int_equal(p->stacks[i + 1].parent, i);
+        frame_label_is(p, p->stacks[i + 1].frame, want);
+        assert_int_equal(p->stacks[i + 1].frame, i); /* made in stack order */
+    }
+    assert_int_equal(p->sample_stack[0], N);
+    profkit_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -477,6 +585,8 @@ int main(void)
         cmocka_unit_test(appended_rows_are_found_later),
         cmocka_unit_test(compact_then_lookups_find_kept_rows),
         cmocka_unit_test(many_stacks_are_found_again),
+        cmocka_unit_test(symbolize_naming_nothing_relabels),
+        cmocka_unit_test(symbolize_naming_nothing_labels_many),
         cmocka_unit_test(samples_aggregate_and_relayout),
         cmocka_unit_test(merge_remaps_everything),
         cmocka_unit_test(top_counts_recursion_once),

@@ -356,6 +356,17 @@ static int func_id(gk_build *b, size_t i, uint32_t *out)
     return 0;
 }
 
+/* Location string v's memo (location) once its function fn is made. */
+static void loc_made(gk_tables *o, size_t v, const pk_gecko_location *loc, uint32_t file, uint32_t fn)
+{
+    gk_loc *l = &o->locs[v];
+    l->line = loc->line;
+    l->column = loc->is_address ? GK_LOC_ADDRESS : loc->column;
+    if (file)
+        o->loc_files[v / 8] |= (uint8_t)(1u << (v % 8));
+    l->function = fn;
+}
+
 /*
  * What location string v (raw Gecko frames) becomes: parsed and its
  * function made once per string, not once per frame (frames of different
@@ -401,11 +412,7 @@ static int location(gk_build *b, size_t row, int64_t v, const gk_loc **out, uint
         uint32_t fn = pk_function_add(b->r->p, &f);
         if (fn == PROFKIT_NONE)
             return pk_gk_oom(b->r);
-        l->line = loc.line;
-        l->column = loc.is_address ? GK_LOC_ADDRESS : loc.column;
-        if (f.file)
-            o->loc_files[v / 8] |= (uint8_t)(1u << (v % 8));
-        l->function = fn;
+        loc_made(o, (size_t)v, &loc, f.file, fn);
     }
     *has_file = (o->loc_files[v / 8] >> (v % 8)) & 1;
     *address = 0;
@@ -518,19 +525,9 @@ static int frame_category(gk_build *b, size_t i, int64_t func, int raw_has_file,
     return 0;
 }
 
-/* The model frame of frameTable row i. */
-static int frame_id(gk_build *b, size_t i, uint32_t *out)
+/* The model frame's row for frameTable row i (not added yet). */
+static int frame_row(gk_build *b, size_t i, profkit_frame *out)
 {
-    gk_table *ft = b->t[T_FRAMES];
-    size_t n = pk_gk_table_rows(ft);
-    gk_tables *o = b->owner[T_FRAMES];
-    uint32_t *ids = cache(&o->frame_ids, &o->n_frame_ids, n);
-    if (!ids)
-        return pk_gk_oom(b->r);
-    if (ids[i] != PROFKIT_NONE) {
-        *out = ids[i];
-        return 0;
-    }
     profkit_frame fr = { 0, 0, 0, 0, PROFKIT_NONE, 0, 0, 0, 0 };
     int64_t v = 0;
     int rc;
@@ -579,7 +576,36 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
     fr.column = rc == 0 && v > 0 && v <= UINT32_MAX ? (uint32_t)v : loc_col;
     if ((rc = frame_category(b, i, fi, raw_has_file, &fr)) < 0)
         return rc;
-    uint32_t id = pk_frame_add(b->r->p, &fr);
+    *out = fr;
+    return 0;
+}
+
+/* The model frame of frameTable row i; row: its row made ahead (with its
+ * hash), or NULL. */
+static int frame_id_ahead(gk_build *b, size_t i, const gk_ahead *row, uint32_t *out)
+{
+    gk_table *ft = b->t[T_FRAMES];
+    size_t n = pk_gk_table_rows(ft);
+    gk_tables *o = b->owner[T_FRAMES];
+    uint32_t *ids = cache(&o->frame_ids, &o->n_frame_ids, n);
+    if (!ids)
+        return pk_gk_oom(b->r);
+    if (ids[i] != PROFKIT_NONE) {
+        *out = ids[i];
+        return 0;
+    }
+    profkit_frame fr;
+    uint64_t hash;
+    int rc;
+    if (row) {
+        fr = row->frame;
+        hash = row->hash;
+    } else {
+        if ((rc = frame_row(b, i, &fr)) < 0)
+            return rc;
+        hash = pk_frame_hash(&fr);
+    }
+    uint32_t id = pk_frame_add_hashed(b->r->p, &fr, hash);
     if (id == PROFKIT_NONE)
         return pk_gk_oom(b->r);
     if ((rc = touch(b, o, TOUCH_FRAME, i)) < 0)
@@ -590,6 +616,83 @@ static int frame_id(gk_build *b, size_t i, uint32_t *out)
 }
 
 #define IN_PROGRESS (PROFKIT_NONE - 1)
+
+/* The strings of a location as intern_len interns them ("" for none). */
+static inline const char *loc_part(const char *s) { return s ? s : ""; }
+
+/*
+ * Raw frames: the functions of the location strings that the new frames
+ * of fs[0..n) (frameTable rows, in the order they are to be made) name,
+ * made before them a step at a time over all of them: each string parsed
+ * and its parts' hashes taken, then the parts interned and the function's
+ * hash taken, then the functions added, each step's index slots asked for
+ * in the step before, so that the misses overlap instead of following
+ * each other. The tables get their rows in the order location() gives
+ * them. Anything else (a cell that is not a string index in range, no
+ * memo yet, out of memory) is left to location(), which says what is
+ * wrong where it always did.
+ */
+static void locations_ahead(gk_build *b, const uint32_t *fs, size_t n)
+{
+    gk_reader *r = b->r;
+    gk_tables *o = b->strings_owner;
+    const gk_table *ft = b->t[T_FRAMES];
+    if (!o || !o->locs || o->n_locs != o->strings.n || !ft || n < 2)
+        return;
+    if (n > r->cap_locs_ahead && pk_grow((void **)&r->locs_ahead, &r->cap_locs_ahead, n,
+                                         sizeof *r->locs_ahead) != 0)
+        return;
+    profkit_profile *p = r->p;
+    gk_loc_ahead *la = r->locs_ahead;
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        double d = pk_gk_cell_at(ft, COL_LOCATION, fs[k]);
+        if (!(d >= 0 && d < (double)o->n_locs && d == floor(d)))
+            continue;
+        size_t v = (size_t)d;
+        if (o->locs[v].function != PROFKIT_NONE)
+            continue;
+        gk_loc_ahead *a = &la[m++];
+        a->v = v;
+        pk_gecko_parse_location(o->strings.buf + o->strings.off[v], o->strings.off[v + 1] - o->strings.off[v],
+                                &a->loc);
+        a->h[0] = pk_strtab_hash(loc_part(a->loc.name), a->loc.name ? a->loc.name_len : 0);
+        a->h[1] = pk_strtab_hash(loc_part(a->loc.file), a->loc.file ? a->loc.file_len : 0);
+        a->h[2] = pk_strtab_hash(loc_part(a->loc.module), a->loc.module ? a->loc.module_len : 0);
+        for (int h = 0; h < 3; h++)
+            pk_strtab_prefetch(&p->strings, a->h[h]);
+    }
+    if (m < 2)
+        return; /* one alone gains nothing: location() makes it */
+    for (size_t k = 0; k < m; k++) {
+        gk_loc_ahead *a = &la[k];
+        profkit_function *f = &a->f;
+        memset(f, 0, sizeof *f);
+        f->start_line = a->loc.line;
+        f->name = pk_strtab_intern_hashed(&p->strings, loc_part(a->loc.name),
+                                          a->loc.name ? a->loc.name_len : 0, a->h[0]);
+        f->file = pk_strtab_intern_hashed(&p->strings, loc_part(a->loc.file),
+                                          a->loc.file ? a->loc.file_len : 0, a->h[1]);
+        f->module = pk_strtab_intern_hashed(&p->strings, loc_part(a->loc.module),
+                                            a->loc.module ? a->loc.module_len : 0, a->h[2]);
+        if (f->name == PROFKIT_NONE || f->file == PROFKIT_NONE || f->module == PROFKIT_NONE) {
+            m = k; /* the rest to location() */
+            break;
+        }
+        f->system_name = f->name;
+        a->fh = pk_function_hash(f);
+        pk_function_prefetch(p, a->fh);
+    }
+    for (size_t k = 0; k < m; k++) {
+        gk_loc_ahead *a = &la[k];
+        if (o->locs[a->v].function != PROFKIT_NONE)
+            continue; /* a string named twice */
+        uint32_t fn = pk_function_add_hashed(p, &a->f, a->fh);
+        if (fn == PROFKIT_NONE)
+            return;
+        loc_made(o, a->v, &a->loc, a->f.file, fn);
+    }
+}
 
 /*
  * The stackTable's rows packed for the resolution (gk_srow), made once per
@@ -793,6 +896,56 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out)
                 __builtin_prefetch(&so->strings.off[(size_t)v]);
             }
         }
+    /* And the strings' text, from the offsets asked for above (by now
+     * mostly there): a location read first is parsed, and otherwise its
+     * first byte was a miss in the parser. */
+    if (b->raw_frames && frames_checked && frame_ids && ft && so && so->locs &&
+        so->n_locs == so->strings.n)
+        for (size_t k = 0; k < depth; k++) {
+            uint32_t f = rows[r->chain[k]].frame;
+            if (f >= GK_SROW_CELL || frame_ids[f] != PROFKIT_NONE)
+                continue;
+            double v = pk_gk_cell_at(ft, COL_LOCATION, f);
+            if (v >= 0 && v < (double)so->n_locs)
+                __builtin_prefetch(so->strings.buf + so->strings.off[(size_t)v]);
+        }
+    /*
+     * The rows of the model frames the way down adds, made first, in its
+     * order, each one's index slot asked for as soon as its hash is
+     * known: the adds' misses overlap instead of following each other.
+     * A row that fails stops this (nothing made ahead is lost): the way
+     * down makes it again and says why, in the order it always did.
+     */
+    size_t n_ahead = 0, next_ahead = 0;
+    if (depth > 1 && frames_checked && frame_ids && b->raw_frames) {
+        /* their location strings' functions first (the chain is scratch
+         * enough: the frames in the way down's order, at its end) */
+        size_t nf = 0;
+        if (depth * 2 > r->cap_chain && pk_grow((void **)&r->chain, &r->cap_chain, depth * 2,
+                                                sizeof *r->chain) != 0)
+            return pk_gk_oom(r);
+        for (size_t k = depth; k-- > 0;) {
+            uint32_t f = rows[r->chain[k]].frame;
+            if (f < GK_SROW_CELL && frame_ids[f] == PROFKIT_NONE)
+                r->chain[depth + nf++] = f;
+        }
+        locations_ahead(b, r->chain + depth, nf);
+    }
+    if (depth > 1 && frames_checked && frame_ids)
+        for (size_t k = depth; k-- > 0;) {
+            uint32_t f = rows[r->chain[k]].frame;
+            if (f >= GK_SROW_CELL || frame_ids[f] != PROFKIT_NONE)
+                continue;
+            if (n_ahead == r->cap_ahead && PK_VEC_RESERVE(r->ahead, n_ahead, r->cap_ahead, 1) != 0)
+                break;
+            gk_ahead *a = &r->ahead[n_ahead];
+            if (frame_row(b, f, &a->frame) < 0)
+                break;
+            a->row = f;
+            a->hash = pk_frame_hash(&a->frame);
+            pk_frame_prefetch(r->p, a->hash);
+            n_ahead++;
+        }
     while (depth > 0) {
         size_t s = r->chain[--depth];
         int64_t fi = rows[s].frame;
@@ -805,7 +958,10 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out)
                 return table_fail(b, T_STACKS, s, "frame: expected a frameTable index, found null");
         }
         uint32_t frame = 0;
-        if ((rc = frame_id(b, (size_t)fi, &frame)) < 0)
+        const gk_ahead *a = NULL;
+        if (next_ahead < n_ahead && r->ahead[next_ahead].row == (uint64_t)fi)
+            a = &r->ahead[next_ahead++];
+        if ((rc = frame_id_ahead(b, (size_t)fi, a, &frame)) < 0)
             return rc;
         /* the flags column first: the frame's row is a cache miss */
         if (pk_gk_col(b->t[T_FRAMES], COL_FLAGS)->n && r->p->frames[frame].inline_depth &&

@@ -1518,6 +1518,8 @@ static void reader_free(gk_reader *r)
     free(r->fs);
     free(r->prof);
     free(r->chain);
+    free(r->ahead);
+    free(r->locs_ahead);
     free(r->paused_ranges);
     free(r->serial_pids);
     free(r->values);

@@ -300,6 +300,23 @@ typedef struct gk_counters {
     size_t n_mains, cap_mains;
 } gk_counters;
 
+/* A model frame's row made ahead of its add (stack_id): for frameTable
+ * row `row`, with its hash. */
+typedef struct gk_ahead {
+    profkit_frame frame;
+    uint64_t hash;
+    uint64_t row;
+} gk_ahead;
+
+/* A location string's function made ahead (locations_ahead). */
+typedef struct gk_loc_ahead {
+    size_t v;
+    pk_gecko_location loc;
+    uint64_t h[3]; /* its name's, file's and module's hashes */
+    profkit_function f;
+    uint64_t fh;
+} gk_loc_ahead;
+
 typedef struct gk_reader {
     profkit_profile *p;
     pk_read_ctx *ctx;
@@ -349,6 +366,10 @@ typedef struct gk_reader {
     char meta_key[64];
     uint32_t *chain;        /* stack resolution scratch */
     size_t cap_chain;
+    gk_loc_ahead *locs_ahead;
+    size_t cap_locs_ahead;
+    gk_ahead *ahead;        /* the frames a resolution adds, made ahead (stack_id) */
+    size_t cap_ahead;
     char version[2][24]; /* meta.version, meta.preprocessedProfileVersion */
     int root_used;       /* the root object had a profile key: not a DevTools wrapper */
     int shaped;          /* the document had "meta" or "threads": a profile at all */
