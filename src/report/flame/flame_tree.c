@@ -311,6 +311,46 @@ static void inl_visit(void *ctx, uint32_t s, unsigned bits)
         c->fl[c->t1[li]] |= (uint8_t)bits;
 }
 
+/* 1 when every stack of p comes after its parent (as stacks are made):
+ * then one backward pass over the stacks meets every prefix of a stack. */
+static int parents_first(const profkit_profile *p)
+{
+    for (size_t s = 1; s < p->n_stacks; s++)
+        if (p->stacks[s].parent >= s)
+            return 0;
+    return 1;
+}
+
+/* What pk_inline_calls visits for every row of r (value pv non-zero, or
+ * every row when pv is NONE), in one backward pass over the stacks
+ * instead of a walk up from each row's: the rows' stacks are marked in
+ * seen (zeros), then each marked stack marks its parent and is visited.
+ * The same stacks, each once, so the same flags. p's stacks parents
+ * first (parents_first). */
+static void every_row_calls(const builder *b, const rowset *r, uint32_t pv, const uint32_t *t1, uint8_t *fl,
+                            uint8_t *seen)
+{
+    const profkit_profile *p = r->p;
+    size_t pnv = p->n_value_types;
+    for (size_t i = 0; i < p->n_samples; i++) {
+        uint32_t s = p->sample_stack[i];
+        if (s != 0 && s < p->n_stacks && (pv == PROFKIT_NONE || p->sample_values[i * pnv + pv] != 0))
+            seen[s >> 3] |= (uint8_t)(1u << (s & 7));
+    }
+    for (size_t s = p->n_stacks; s-- > 1;) {
+        if (!(seen[s >> 3] & (1u << (s & 7))))
+            continue;
+        const profkit_stack *st = &p->stacks[s];
+        seen[st->parent >> 3] |= (uint8_t)(1u << (st->parent & 7));
+        if (st->frame >= p->n_frames)
+            continue;
+        uint32_t u = r->stack_node[s];
+        uint32_t li = b->ident ? u : b->mark[u];
+        if (li != PROFKIT_NONE && t1[li] != PROFKIT_NONE)
+            fl[t1[li]] |= (uint8_t)(p->frames[st->frame].inline_depth > 0 ? PK_CALL_INLINED : PK_CALL_REAL);
+    }
+}
+
 /* fl[node of tree 1] |= the calls (pk_inline_calls) of rs's and brs's
  * rows with a value of the scope's value type v (PROFKIT_NONE: every
  * row); t1: local node -> its number in tree 1, or NONE. */
@@ -324,6 +364,10 @@ static void scope_calls(builder *b, const rowset *rs, const rowset *brs, uint32_
         if (v != PROFKIT_NONE && pv == PROFKIT_NONE)
             continue; /* BASE has no such value type */
         memset(seen, 0, r->p->n_stacks / 8 + 1);
+        if (!r->idx && parents_first(r->p)) {
+            every_row_calls(b, r, pv, t1, fl, seen);
+            continue;
+        }
         struct inl_ctx c = { b, r, t1, fl };
         pk_inline_calls(r->p, r->idx, r->n, pv, PROFKIT_NONE, seen, inl_visit, &c);
     }
