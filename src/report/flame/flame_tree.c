@@ -267,20 +267,23 @@ static int sum_plane(const builder *b, const rowset *rs, size_t v, int64_t *plan
     return 1;
 }
 
-/* out[t1[local node]] = the sum of value v of rs's rows at each kept node
- * (t1 not NONE), summed as sum_plane sums them; out starts at zeros. */
-static void kept_self(const builder *b, const rowset *rs, size_t v, const uint32_t *t1, int64_t *out)
+/* out[v * n + place[local node]] += each value v (of the scope's values)
+ * of rs's rows, summed (saturating) in row order; a value type rs's
+ * profile lacks adds nothing (a diff's BASE without it). */
+static void place_rows(const builder *b, const rowset *rs, const uint32_t *place, size_t nv, int64_t *out,
+                       size_t n)
 {
-    uint32_t pv = rs->vmap[v];
     const profkit_profile *p = rs->p;
     size_t pnv = p->n_value_types;
     for (size_t i = 0; i < rs->n; i++) {
         uint32_t r = row_at(rs, i), s = p->sample_stack[r];
         if (s >= p->n_stacks)
             continue;
-        uint32_t o = t1[b->ident ? rs->stack_node[s] : b->mark[rs->stack_node[s]]];
-        if (o != PROFKIT_NONE)
-            add_sat(&out[o], p->sample_values[(size_t)r * pnv + pv]);
+        size_t o = place[b->ident ? rs->stack_node[s] : b->mark[rs->stack_node[s]]];
+        const int64_t *x = p->sample_values + (size_t)r * pnv;
+        for (size_t v = 0; v < nv; v++)
+            if (rs->vmap[v] != PROFKIT_NONE)
+                add_sat(&out[v * n + o], x[rs->vmap[v]]);
     }
 }
 
@@ -308,6 +311,46 @@ static void inl_visit(void *ctx, uint32_t s, unsigned bits)
         c->fl[c->t1[li]] |= (uint8_t)bits;
 }
 
+/* 1 when every stack of p comes after its parent (as stacks are made):
+ * then one backward pass over the stacks meets every prefix of a stack. */
+static int parents_first(const profkit_profile *p)
+{
+    for (size_t s = 1; s < p->n_stacks; s++)
+        if (p->stacks[s].parent >= s)
+            return 0;
+    return 1;
+}
+
+/* What pk_inline_calls visits for every row of r (value pv non-zero, or
+ * every row when pv is NONE), in one backward pass over the stacks
+ * instead of a walk up from each row's: the rows' stacks are marked in
+ * seen (zeros), then each marked stack marks its parent and is visited.
+ * The same stacks, each once, so the same flags. p's stacks parents
+ * first (parents_first). */
+static void every_row_calls(const builder *b, const rowset *r, uint32_t pv, const uint32_t *t1, uint8_t *fl,
+                            uint8_t *seen)
+{
+    const profkit_profile *p = r->p;
+    size_t pnv = p->n_value_types;
+    for (size_t i = 0; i < p->n_samples; i++) {
+        uint32_t s = p->sample_stack[i];
+        if (s != 0 && s < p->n_stacks && (pv == PROFKIT_NONE || p->sample_values[i * pnv + pv] != 0))
+            seen[s >> 3] |= (uint8_t)(1u << (s & 7));
+    }
+    for (size_t s = p->n_stacks; s-- > 1;) {
+        if (!(seen[s >> 3] & (1u << (s & 7))))
+            continue;
+        const profkit_stack *st = &p->stacks[s];
+        seen[st->parent >> 3] |= (uint8_t)(1u << (st->parent & 7));
+        if (st->frame >= p->n_frames)
+            continue;
+        uint32_t u = r->stack_node[s];
+        uint32_t li = b->ident ? u : b->mark[u];
+        if (li != PROFKIT_NONE && t1[li] != PROFKIT_NONE)
+            fl[t1[li]] |= (uint8_t)(p->frames[st->frame].inline_depth > 0 ? PK_CALL_INLINED : PK_CALL_REAL);
+    }
+}
+
 /* fl[node of tree 1] |= the calls (pk_inline_calls) of rs's and brs's
  * rows with a value of the scope's value type v (PROFKIT_NONE: every
  * row); t1: local node -> its number in tree 1, or NONE. */
@@ -321,6 +364,10 @@ static void scope_calls(builder *b, const rowset *rs, const rowset *brs, uint32_
         if (v != PROFKIT_NONE && pv == PROFKIT_NONE)
             continue; /* BASE has no such value type */
         memset(seen, 0, r->p->n_stacks / 8 + 1);
+        if (!r->idx && parents_first(r->p)) {
+            every_row_calls(b, r, pv, t1, fl, seen);
+            continue;
+        }
         struct inl_ctx c = { b, r, t1, fl };
         pk_inline_calls(r->p, r->idx, r->n, pv, PROFKIT_NONE, seen, inl_visit, &c);
     }
@@ -438,18 +485,18 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
      * One value type at a time (a "plane": NEW's value v, then BASE's),
      * so the scope holds one array of sums per node, not one per value
      * type. First each plane's totals say which nodes count (the flags go
-     * into t1, then t1 numbers the kept nodes); then each plane is summed
-     * again: kept nodes take their self sums, and each "(other)" the totals
-     * of the children it merges. A node's self value is its own sum (equal
-     * to its total less its children's while no sum saturates).
+     * into t1, then t1 numbers the kept nodes); then one pass over the
+     * rows sums every plane at once: kept nodes take their self sums, and
+     * each "(other)" the totals of the children it merges. A node's self
+     * value is its own sum (equal to its total less its children's while
+     * no sum saturates).
      */
-    size_t planes = brs ? 2 * nv : nv, held = SIZE_MAX; /* the plane whose totals are in plane */
+    size_t planes = brs ? 2 * nv : nv;
     memset(t1, 0, k * sizeof(uint32_t));
     for (size_t pl = 0; pl < planes; pl++) {
         if (!sum_plane(b, pl < nv ? rs : brs, pl % nv, plane, k))
             continue; /* all zeros: no node counts by this plane */
         total_plane(plane, lp, k);
-        held = pl;
         double thr = fabs((double)plane[0]) * b->min_pct / 100.0;
         for (size_t i = 1; i < k; i++) {
             int64_t x = plane[i];
@@ -506,41 +553,27 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
     }
     if (b->inl_any && scope_inline(b, t, rs, brs, t1) != 0)
         goto done;
-    /* The plane summed last above still holds its totals: it goes first,
-     * its kept nodes' self sums taken from the rows (kept nodes are few),
-     * not summed and totalled over every node again. */
-    for (size_t step = 0; step < planes; step++) {
-        size_t pl = held == SIZE_MAX ? step : step == 0 ? held : step <= held ? step - 1 : step;
-        int64_t *out = (pl < nv ? t->self : t->bself) + (pl % nv) * n;
-        if (pl == held) {
-            kept_self(b, pl < nv ? rs : brs, pl % nv, t1, out);
-        } else {
-            if (!sum_plane(b, pl < nv ? rs : brs, pl % nv, plane, k))
-                continue;
-            for (size_t i = 0; i < k; i++)
-                if (t1[i] != PROFKIT_NONE)
-                    out[t1[i]] = plane[i];
-            total_plane(plane, lp, k);
-        }
-        for (size_t i = 1; i < k; i++) {
-            uint32_t up = t1[lp[i]];
-            if (t1[i] == PROFKIT_NONE && up != PROFKIT_NONE && other[up] != PROFKIT_NONE)
-                pk_sat_addto(&out[other[up]], plane[i]);
-        }
+    /* Each local node's place in tree 1: itself when kept, else the
+     * "(other)" of its nearest kept ancestor (or that ancestor, when all
+     * it merged was zero). The timed rows' runs need it (map); else it
+     * goes where the plane was (its totals are not read past here). */
+    uint32_t *place = timed ? map : (uint32_t *)(void *)plane;
+    place[0] = 0;
+    for (size_t i = 1; i < k; i++) {
+        if (t1[i] != PROFKIT_NONE)
+            place[i] = t1[i];
+        else if (t1[lp[i]] != PROFKIT_NONE)
+            place[i] = other[t1[lp[i]]] != PROFKIT_NONE ? other[t1[lp[i]]] : t1[lp[i]];
+        else
+            place[i] = place[lp[i]];
     }
+    /* Then one pass over the rows for every plane: each row's values go
+     * to its node's place, so a kept node takes its self sums and each
+     * "(other)" the rows of the subtrees it merges (their totals). */
+    place_rows(b, rs, place, nv, t->self, n);
+    if (brs)
+        place_rows(b, brs, place, nv, t->bself, n);
     if (timed) {
-        /* Each union node's place in tree 1: itself, else the "(other)" of
-         * its nearest kept ancestor (or that ancestor, when all it merged
-         * was zero). */
-        map[0] = 0;
-        for (size_t i = 1; i < k; i++) {
-            if (t1[i] != PROFKIT_NONE)
-                map[i] = t1[i];
-            else if (t1[lp[i]] != PROFKIT_NONE)
-                map[i] = other[t1[lp[i]]] != PROFKIT_NONE ? other[t1[lp[i]]] : t1[lp[i]];
-            else
-                map[i] = map[lp[i]];
-        }
         /* the marks become each node's place in tree 1 (map is that
          * already when local indexes are the nodes) */
         if (!ident)
