@@ -237,10 +237,79 @@ int pk_sym_binary_vaddr(const sym_binary *b, uint64_t off, uint64_t *vaddr)
 
 /* ------------------------------------------------------------ DWARF */
 
+/* By address, then unit: overlapping units (broken DWARF) keep the
+ * order of the units, so lookups do not depend on where ranges came from. */
 static int curange_cmp(const void *a, const void *b)
 {
     const curange *x = a, *y = b;
-    return x->lo < y->lo ? -1 : x->lo > y->lo;
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
+    return x->cu < y->cu ? -1 : x->cu > y->cu;
+}
+
+typedef struct cuoff {
+    Dwarf_Off off; /* the unit DIE's offset */
+    uint32_t cu;
+} cuoff;
+
+static int cuoff_cmp(const void *a, const void *b)
+{
+    const cuoff *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int add_curange(sym_binary *b, size_t *cap, uint64_t lo, uint64_t hi, uint32_t cu)
+{
+    if (lo >= hi)
+        return 0;
+    if (PK_VEC_RESERVE(b->cu_ranges, b->n_cu_ranges, *cap, 1) != 0)
+        return -1;
+    b->cu_ranges[b->n_cu_ranges++] = (curange){ lo, hi, cu };
+    return 0;
+}
+
+/*
+ * The units' address ranges from .debug_aranges, one table, rather than
+ * from each unit's DIE (its abbreviations and range list read, for every
+ * unit, also those no address falls in). has[cu] is set for each
+ * unit the table covers; the others are read from their DIEs. Returns 0,
+ * or -1 (no table, or out of memory: every unit is read from its DIE).
+ */
+static int aranges_cus(sym_binary *b, size_t *cap, uint8_t *has)
+{
+    Dwarf_Aranges *ar = NULL;
+    size_t n_ar = 0;
+    if (dwarf_getaranges(b->dw, &ar, &n_ar) != 0 || n_ar == 0)
+        return -1;
+    cuoff *offs = malloc(b->n_cus * sizeof(*offs));
+    if (!offs)
+        return -1;
+    for (size_t i = 0; i < b->n_cus; i++)
+        offs[i] = (cuoff){ dwarf_dieoffset(&b->cus[i].die), (uint32_t)i };
+    qsort(offs, b->n_cus, sizeof(*offs), cuoff_cmp);
+    int rc = 0;
+    for (size_t i = 0; i < n_ar && rc == 0; i++) {
+        Dwarf_Addr start;
+        Dwarf_Word len;
+        Dwarf_Off off;
+        Dwarf_Arange *r = dwarf_onearange(ar, i);
+        if (!r || dwarf_getarangeinfo(r, &start, &len, &off) != 0)
+            continue;
+        size_t lo = 0, hi = b->n_cus;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (offs[mid].off < off)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == b->n_cus || offs[lo].off != off || len > UINT64_MAX - start)
+            continue;
+        has[offs[lo].cu] = 1;
+        rc = add_curange(b, cap, start, start + len, offs[lo].cu);
+    }
+    free(offs);
+    return rc;
 }
 
 /* Lists the compile units and their address ranges (not their DIEs). */
@@ -260,21 +329,27 @@ static void open_dwarf(sym_binary *b)
             continue;
         if (b->n_cus >= UINT32_MAX - 1 || PK_VEC_RESERVE(b->cus, b->n_cus, cap_cus, 1) != 0)
             break;
-        uint32_t idx = (uint32_t)b->n_cus;
-        memset(&b->cus[idx], 0, sizeof(dcu));
-        b->cus[idx].die = cudie;
-        b->n_cus++;
+        memset(&b->cus[b->n_cus], 0, sizeof(dcu));
+        b->cus[b->n_cus++].die = cudie;
+    }
+    uint8_t *has = calloc(b->n_cus ? b->n_cus : 1, 1);
+    if (!has)
+        return;
+    if (aranges_cus(b, &cap_r, has) != 0) {
+        b->n_cu_ranges = 0;
+        memset(has, 0, b->n_cus);
+    }
+    for (size_t idx = 0; idx < b->n_cus; idx++) {
+        if (has[idx])
+            continue;
         Dwarf_Addr base, lo, hi;
         ptrdiff_t off = 0;
         int guard = 0;
-        while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0 && guard++ < 1000000) {
-            if (lo >= hi)
-                continue;
-            if (PK_VEC_RESERVE(b->cu_ranges, b->n_cu_ranges, cap_r, 1) != 0)
+        while ((off = dwarf_ranges(&b->cus[idx].die, off, &base, &lo, &hi)) > 0 && guard++ < 1000000)
+            if (add_curange(b, &cap_r, lo, hi, (uint32_t)idx) != 0)
                 break;
-            b->cu_ranges[b->n_cu_ranges++] = (curange){ lo, hi, idx };
-        }
     }
+    free(has);
     if (b->n_cu_ranges)
         qsort(b->cu_ranges, b->n_cu_ranges, sizeof(curange), curange_cmp);
 }

@@ -6,6 +6,7 @@
 #     samples of the test's own functions), `--by line` equals
 #     `-top -lines` on the test's source lines;
 #   - leaf inline chains equal eu-addr2line -i's (non-PIE);
+#   - the same names and lines with and without .debug_aranges;
 #   - split debug info in a .build-id tree found through --symbols DIR;
 #   - a binary stripped to .dynsym still names its exported functions,
 #     and says so in `info`;
@@ -81,6 +82,24 @@ if [ -s "$prof" ]; then
   range=$(LC_ALL=C grep -a "r-xp .*prog_nopie\$" "$prof" | head -1 | awk '{ split($1, a, "-"); print a[1], a[2] }')
   python3 "$ORACLE/addr2line_chains.py" "$D/prog_nopie" $range "$TMP/raw.folded" "$TMP/sym.folded" > "$TMP/cmp" &&
     pass || fail "inline chains differ from eu-addr2line -i: $(cat "$TMP/cmp")"
+fi
+
+# The units' address ranges come from .debug_aranges when the file has one
+# (GCC writes it), else from each unit's DIE: the same functions, lines
+# and inline chains both ways.
+prof="$TMP/nopie.prof"
+if [ -s "$prof" ]; then
+  eu-readelf -S prog_nopie | grep -q ' \.debug_aranges ' && pass || fail "prog_nopie has no .debug_aranges"
+  PROFKIT_SYMBOL_CACHE=0 "$PROFKIT" tree --json "$prof" > "$TMP/aranges.tree"
+  PROFKIT_SYMBOL_CACHE=0 "$PROFKIT" top -n 0 --by line "$prof" > "$TMP/aranges.lines"
+  grep -q "inl_main.c" "$TMP/aranges.lines" && pass || fail "no source lines: $(head -5 "$TMP/aranges.lines")"
+  cp prog_nopie prog_nopie.full
+  objcopy --remove-section .debug_aranges prog_nopie
+  PROFKIT_SYMBOL_CACHE=0 "$PROFKIT" tree --json "$prof" > "$TMP/units.tree"
+  PROFKIT_SYMBOL_CACHE=0 "$PROFKIT" top -n 0 --by line "$prof" > "$TMP/units.lines"
+  expect_files_eq "units' ranges from their DIEs (no .debug_aranges): tree" "$TMP/aranges.tree" "$TMP/units.tree"
+  expect_files_eq "units' ranges from their DIEs (no .debug_aranges): lines" "$TMP/aranges.lines" "$TMP/units.lines"
+  cp prog_nopie.full prog_nopie
 fi
 
 # Split debug info in a .build-id tree, found through --symbols DIR.
