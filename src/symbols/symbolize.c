@@ -712,7 +712,7 @@ static int frames_distinct(const symbolizer *z, const new_frames *nw)
  * append 2: the nodes are written in place, the table having room for
  * them (new_stacks makes it per old stack): what pk_stack_append does
  * without a depth limit, minus a call and a capacity check per node
- * (a third of the rebuild's instructions on the gperftools benchmark).
+ * (a fifth of the rebuild's instructions on the gperftools benchmark).
  */
 static inline uint32_t extend(profkit_profile *p, uint32_t at, const uint32_t *ids, uint32_t n, int append)
 {
