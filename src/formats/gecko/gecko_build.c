@@ -1211,9 +1211,41 @@ static int marker_cause(gk_build *b, profkit_marker *m, size_t row, int64_t sh)
     return 0;
 }
 
+/* Whether the thread's string table holds s. */
+static int thread_has_string(const gk_build *b, const char *s)
+{
+    const gk_tables *o = b->strings_owner;
+    size_t n = strlen(s);
+    for (size_t i = 0; o && i < o->strings.n; i++)
+        if (o->strings.off[i + 1] - o->strings.off[i] == n && memcmp(o->strings.buf + o->strings.off[i], s, n) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * File I/O markers were once "DiskIO": before processed version 22 and
+ * Gecko version 15, a marker whose payload's type is "DiskIO" is named
+ * "FileIO" by the Firefox Profiler's upgrade, in a thread whose string
+ * table holds "DiskIO" (as its upgrade checks first).
+ */
+static int old_disk_io(gk_build *b, profkit_marker *m)
+{
+    profkit_profile *p = b->r->p;
+    int old = b->version >= 0 ? b->version < 22 : strtol(b->r->version[0], NULL, 10) < 15;
+    if (!old || !m->payload || m->payload >= p->strings.n ||
+        !payload_string_is(pk_str(p, m->payload), p->strings.len[m->payload], "type", "DiskIO") ||
+        !thread_has_string(b, "DiskIO"))
+        return 0;
+    m->name = profkit_string_intern_cstr(p, "FileIO");
+    return m->name == PROFKIT_NONE ? pk_gk_oom(b->r) : 0;
+}
+
 static int complete_marker(gk_build *b, profkit_marker *m, size_t row, int64_t sh)
 {
-    int rc = pk_gk_marker_complete(b->r->p, m);
+    int rc = old_disk_io(b, m);
+    if (rc < 0)
+        return rc;
+    rc = pk_gk_marker_complete(b->r->p, m);
     if (rc == PROFKIT_ENOMEM)
         return pk_gk_oom(b->r);
     if (rc != 0)
