@@ -66,6 +66,17 @@ export async function closePage(o, what, { requests = true, check: ck = check } 
   await o.ctx.close();
 }
 
+// A drag with the mouse from x0 to x1 (page pixels) at height y, in
+// steps as a hand moves, then a moment for the page to answer.
+export async function drag(o, x0, x1, y) {
+  await o.page.mouse.move(x0, y);
+  await o.page.mouse.down();
+  await o.page.mouse.move((x0 + x1) / 2, y, { steps: 3 });
+  await o.page.mouse.move(x1, y, { steps: 3 });
+  await o.page.mouse.up();
+  await o.page.waitForTimeout(50);
+}
+
 // a new scratch directory profkit-NAME-XXXXXX under the system's
 export const scratch = (name) => mkdtempSync(join(tmpdir(), "profkit-" + name + "-"));
 

@@ -15,7 +15,7 @@
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { SRC, shotsDir, launch, closePage, openPage, scratch, pk, same, check, counts } from "./lib.mjs";
+import { SRC, shotsDir, launch, closePage, openPage, scratch, pk, same, check, counts, drag } from "./lib.mjs";
 
 const SHOTS = shotsDir();
 const TMP = scratch("memzoom");
@@ -42,15 +42,6 @@ const hoverAt = async (o, x, y) => {
   await o.page.mouse.move(x, y);
   return o.page.evaluate(() => { const h = document.getElementById("pk-hover"); return h && !h.hidden ? h.innerText : ""; });
 };
-// A drag across the graph from x0 to x1 (page pixels) at height y.
-async function drag(o, x0, x1, y) {
-  await o.page.mouse.move(x0, y);
-  await o.page.mouse.down();
-  await o.page.mouse.move((x0 + x1) / 2, y, { steps: 3 });
-  await o.page.mouse.move(x1, y, { steps: 3 });
-  await o.page.mouse.up();
-  await o.page.waitForTimeout(50);
-}
 // `profkit counters --range Ams,Bms --json` for FILE: per counter by
 // operation order, by thread name, what the zoomed graph should show.
 function cli(file, a, b) {

@@ -16,7 +16,7 @@
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { SRC, shotsDir, launch, closePage, openPage, scratch, pk, check, counts, report } from "./lib.mjs";
+import { SRC, shotsDir, launch, closePage, openPage, scratch, pk, check, counts, report, drag } from "./lib.mjs";
 
 const SHOTS = shotsDir();
 const TMP = scratch("memrange");
@@ -27,14 +27,6 @@ counts.limit = 400;
 
 const browser = await launch();
 const open = (file, hash) => openPage(browser, file, { hash, height: 1000, timeout: 60000 });
-async function drag(o, x0, x1, y) {
-  await o.page.mouse.move(x0, y);
-  await o.page.mouse.down();
-  await o.page.mouse.move((x0 + x1) / 2, y, { steps: 3 });
-  await o.page.mouse.move(x1, y, { steps: 3 });
-  await o.page.mouse.up();
-  await o.page.waitForTimeout(50);
-}
 // `profkit counters --json` (with --range Ams,Bms): by thread name, each
 // counter by operation order's sites and unmatched frees.
 function cli(file, a, b) {
