@@ -147,7 +147,7 @@ static int sort_ids(uint32_t *a, size_t n)
  * made only when a scope needs it: a scope over every row uses the call
  * tree's parents as its own (no lp), and map is for timed rows only. */
 typedef struct work {
-    int64_t *plane;           /* k entries: one value type's sums */
+    int64_t *plane;           /* k entries per plane: the value types' sums */
     uint32_t *lp, *t1, *map;  /* k entries */
     uint32_t *other;          /* an entry per kept node */
     size_t k_plane, k_lp, k_t1, k_map, k_other;
@@ -166,19 +166,22 @@ static int reserve_u32(uint32_t **a, size_t *have, size_t k)
     return 0;
 }
 
-static int work_reserve(work *w, size_t k, int need_lp, int need_map)
+static int work_reserve(work *w, size_t k, size_t planes, int need_lp)
 {
-    if (k > w->k_plane) {
+    size_t kp;
+    if (pk_mul_size(k, planes ? planes : 1, &kp) != 0)
+        return PROFKIT_ENOMEM;
+    if (kp > w->k_plane) {
         size_t bytes;
         free(w->plane);
         w->k_plane = 0;
-        if (pk_mul_size(k, sizeof(int64_t), &bytes) != 0 || !(w->plane = malloc(bytes)))
+        if (pk_mul_size(kp, sizeof(int64_t), &bytes) != 0 || !(w->plane = malloc(bytes)))
             return PROFKIT_ENOMEM;
-        w->k_plane = k;
+        w->k_plane = kp;
     }
     if (reserve_u32(&w->t1, &w->k_t1, k) != 0 ||
         (need_lp && reserve_u32(&w->lp, &w->k_lp, k) != 0) ||
-        (need_map && reserve_u32(&w->map, &w->k_map, k) != 0))
+        reserve_u32(&w->map, &w->k_map, k) != 0)
         return PROFKIT_ENOMEM;
     return 0;
 }
@@ -248,22 +251,30 @@ static inline void add_sat(int64_t *a, int64_t x)
 
 /* plane[local node] = the sum of value v (of the scope's values) of rs's
  * rows at that node; 0, plane untouched, when rs's profile has no value v
- * (a diff's BASE without that value type: all zeros). */
-static int sum_plane(const builder *b, const rowset *rs, size_t v, int64_t *plane, size_t k)
+ * (a diff's BASE without that value type: all zeros). *exact stays 1 when
+ * the rows' absolute values sum within INT64_MAX: then no sum of any of
+ * them, in any order, saturates (else it becomes 0). */
+static int sum_plane(const builder *b, const rowset *rs, size_t v, int64_t *plane, size_t k, int *exact)
 {
     uint32_t pv = rs->vmap[v];
     if (pv == PROFKIT_NONE)
         return 0;
     const profkit_profile *p = rs->p;
     size_t pnv = p->n_value_types;
+    uint64_t mag = 0;
+    int over = 0;
     memset(plane, 0, k * sizeof(int64_t));
     for (size_t i = 0; i < rs->n; i++) {
         uint32_t r = row_at(rs, i), s = p->sample_stack[r];
         if (s >= p->n_stacks)
             continue;
         size_t li = b->ident ? rs->stack_node[s] : b->mark[rs->stack_node[s]];
-        add_sat(&plane[li], p->sample_values[(size_t)r * pnv + pv]);
+        int64_t x = p->sample_values[(size_t)r * pnv + pv];
+        add_sat(&plane[li], x);
+        over |= __builtin_add_overflow(mag, x < 0 ? 0 - (uint64_t)x : (uint64_t)x, &mag);
     }
+    if (over || mag > (uint64_t)INT64_MAX)
+        *exact = 0;
     return 1;
 }
 
@@ -292,6 +303,15 @@ static void total_plane(int64_t *plane, const uint32_t *lp, size_t k)
 {
     for (size_t i = k; i-- > 1;)
         add_sat(&plane[lp[i]], plane[i]);
+}
+
+/* Totals back into self sums (total_plane undone, exact when no sum
+ * saturated): a forward pass, as a node's entry is still its total when
+ * its turn comes (only its children, after it, change it). */
+static void self_plane(int64_t *plane, const uint32_t *lp, size_t k)
+{
+    for (size_t i = 1; i < k; i++)
+        plane[lp[i]] -= plane[i];
 }
 
 /* What scope_inline's visits fill: flags per node of tree 1. */
@@ -467,7 +487,8 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         for (size_t i = 0; i < k; i++)
             b->mark[b->touched[i]] = (uint32_t)i;
     }
-    if (work_reserve(&b->work, k, !ident, timed) != 0)
+    size_t planes = brs ? 2 * nv : nv;
+    if (work_reserve(&b->work, k, planes, !ident) != 0)
         goto done;
     plane = b->work.plane;
     t1 = b->work.t1;
@@ -482,24 +503,28 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         lp = w;
     }
     /*
-     * One value type at a time (a "plane": NEW's value v, then BASE's),
-     * so the scope holds one array of sums per node, not one per value
-     * type. First each plane's totals say which nodes count (the flags go
-     * into t1, then t1 numbers the kept nodes); then one pass over the
-     * rows sums every plane at once: kept nodes take their self sums, and
-     * each "(other)" the totals of the children it merges. A node's self
-     * value is its own sum (equal to its total less its children's while
-     * no sum saturates).
+     * One pass over the rows per value type (a "plane": NEW's value v,
+     * then BASE's) sums each node's rows. First each plane's totals say
+     * which nodes count (the flags go into t1, then t1 numbers the kept
+     * nodes); then kept nodes take their self sums, and each "(other)" the
+     * totals of the children it merges. A node's self value is its own
+     * sum (equal to its total less its children's while no sum
+     * saturates). When no sum of the rows' values can saturate (exact),
+     * those come from the planes, summed per node; else from one more
+     * pass over the rows, summing (saturating) in row order.
      */
-    size_t planes = brs ? 2 * nv : nv;
+    int exact = 1;
     memset(t1, 0, k * sizeof(uint32_t));
     for (size_t pl = 0; pl < planes; pl++) {
-        if (!sum_plane(b, pl < nv ? rs : brs, pl % nv, plane, k))
+        int64_t *pp = plane + pl * k;
+        if (!sum_plane(b, pl < nv ? rs : brs, pl % nv, pp, k, &exact)) {
+            memset(pp, 0, k * sizeof(int64_t));
             continue; /* all zeros: no node counts by this plane */
-        total_plane(plane, lp, k);
-        double thr = fabs((double)plane[0]) * b->min_pct / 100.0;
+        }
+        total_plane(pp, lp, k);
+        double thr = fabs((double)pp[0]) * b->min_pct / 100.0;
         for (size_t i = 1; i < k; i++) {
-            int64_t x = plane[i];
+            int64_t x = pp[i];
             if (x)
                 t1[i] |= fabs((double)x) >= thr ? SIG | NZ : NZ;
         }
@@ -555,9 +580,8 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         goto done;
     /* Each local node's place in tree 1: itself when kept, else the
      * "(other)" of its nearest kept ancestor (or that ancestor, when all
-     * it merged was zero). The timed rows' runs need it (map); else it
-     * goes where the plane was (its totals are not read past here). */
-    uint32_t *place = timed ? map : (uint32_t *)(void *)plane;
+     * it merged was zero). The timed rows' runs need it too. */
+    uint32_t *place = map;
     place[0] = 0;
     for (size_t i = 1; i < k; i++) {
         if (t1[i] != PROFKIT_NONE)
@@ -567,12 +591,22 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         else
             place[i] = place[lp[i]];
     }
-    /* Then one pass over the rows for every plane: each row's values go
-     * to its node's place, so a kept node takes its self sums and each
-     * "(other)" the rows of the subtrees it merges (their totals). */
-    place_rows(b, rs, place, nv, t->self, n);
-    if (brs)
-        place_rows(b, brs, place, nv, t->bself, n);
+    /* Each node's self sums go to its place, so a kept node takes its own
+     * and each "(other)" those of the subtrees it merges (their totals):
+     * from the planes when exact, else from the rows in row order. */
+    if (exact) {
+        for (size_t pl = 0; pl < planes; pl++) {
+            int64_t *pp = plane + pl * k;
+            int64_t *out = (pl < nv ? t->self : t->bself) + (pl % nv) * n;
+            self_plane(pp, lp, k);
+            for (size_t i = 0; i < k; i++)
+                out[place[i]] += pp[i];
+        }
+    } else {
+        place_rows(b, rs, place, nv, t->self, n);
+        if (brs)
+            place_rows(b, brs, place, nv, t->bself, n);
+    }
     if (timed) {
         /* the marks become each node's place in tree 1 (map is that
          * already when local indexes are the nodes) */
