@@ -120,15 +120,8 @@ int pk_flame_runs(tree1 *t, const profkit_profile *p, const uint32_t *rows, size
     else if (!(t->samp_time = malloc(n * sizeof(int64_t))) || !(t->samp_node = malloc(n * sizeof(uint32_t))) ||
              !(t->samp_row = malloc(n * sizeof(uint32_t))))
         goto done;
+    /* one pass: each sample as it is (when kept), and the runs */
     t->n_samp = 0;
-    for (size_t i = 0; i < n_keep; i++) {
-        uint32_t r = order[i];
-        if (p->sample_stack[r] >= p->n_stacks)
-            continue;
-        t->samp_time[t->n_samp] = sat_sub(p->sample_time[r], time0);
-        t->samp_node[t->n_samp] = node_map[stack_node[p->sample_stack[r]]];
-        t->samp_row[t->n_samp++] = r;
-    }
     size_t cap_start = 0, cap_node = 0;
     int64_t cur_start = 0;
     uint32_t cur = PROFKIT_NONE;
@@ -141,6 +134,11 @@ int pk_flame_runs(tree1 *t, const profkit_profile *p, const uint32_t *rows, size
             if (p->sample_stack[r] >= p->n_stacks)
                 continue;
             node = node_map[stack_node[p->sample_stack[r]]];
+            if (n_keep) {
+                t->samp_time[t->n_samp] = sat_sub(time, time0);
+                t->samp_node[t->n_samp] = node;
+                t->samp_row[t->n_samp++] = r;
+            }
             if (node == cur)
                 continue;
             if (cur != PROFKIT_NONE && (double)time - (double)cur_start < pixel) {
