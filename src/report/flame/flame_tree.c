@@ -166,7 +166,7 @@ static int reserve_u32(uint32_t **a, size_t *have, size_t k)
     return 0;
 }
 
-static int work_reserve(work *w, size_t k, size_t planes, int need_lp)
+static int work_reserve(work *w, size_t k, size_t planes, int need_lp, int need_map)
 {
     size_t kp;
     if (pk_mul_size(k, planes ? planes : 1, &kp) != 0)
@@ -181,7 +181,7 @@ static int work_reserve(work *w, size_t k, size_t planes, int need_lp)
     }
     if (reserve_u32(&w->t1, &w->k_t1, k) != 0 ||
         (need_lp && reserve_u32(&w->lp, &w->k_lp, k) != 0) ||
-        reserve_u32(&w->map, &w->k_map, k) != 0)
+        (need_map && reserve_u32(&w->map, &w->k_map, k) != 0))
         return PROFKIT_ENOMEM;
     return 0;
 }
@@ -303,15 +303,6 @@ static void total_plane(int64_t *plane, const uint32_t *lp, size_t k)
 {
     for (size_t i = k; i-- > 1;)
         add_sat(&plane[lp[i]], plane[i]);
-}
-
-/* Totals back into self sums (total_plane undone, exact when no sum
- * saturated): a forward pass, as a node's entry is still its total when
- * its turn comes (only its children, after it, change it). */
-static void self_plane(int64_t *plane, const uint32_t *lp, size_t k)
-{
-    for (size_t i = 1; i < k; i++)
-        plane[lp[i]] -= plane[i];
 }
 
 /* What scope_inline's visits fill: flags per node of tree 1. */
@@ -488,7 +479,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             b->mark[b->touched[i]] = (uint32_t)i;
     }
     size_t planes = brs ? 2 * nv : nv;
-    if (work_reserve(&b->work, k, planes, !ident) != 0)
+    if (work_reserve(&b->work, k, planes, !ident, timed) != 0)
         goto done;
     plane = b->work.plane;
     t1 = b->work.t1;
@@ -580,27 +571,39 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         goto done;
     /* Each local node's place in tree 1: itself when kept, else the
      * "(other)" of its nearest kept ancestor (or that ancestor, when all
-     * it merged was zero). The timed rows' runs need it too. */
-    uint32_t *place = map;
-    place[0] = 0;
-    for (size_t i = 1; i < k; i++) {
-        if (t1[i] != PROFKIT_NONE)
-            place[i] = t1[i];
-        else if (t1[lp[i]] != PROFKIT_NONE)
-            place[i] = other[t1[lp[i]]] != PROFKIT_NONE ? other[t1[lp[i]]] : t1[lp[i]];
-        else
-            place[i] = place[lp[i]];
+     * it merged was zero). The timed rows' runs need it (map); else, when
+     * the rows are summed again, it goes where the plane was. */
+    uint32_t *place = timed ? map : (uint32_t *)(void *)plane;
+    if (timed || !exact) {
+        place[0] = 0;
+        for (size_t i = 1; i < k; i++) {
+            if (t1[i] != PROFKIT_NONE)
+                place[i] = t1[i];
+            else if (t1[lp[i]] != PROFKIT_NONE)
+                place[i] = other[t1[lp[i]]] != PROFKIT_NONE ? other[t1[lp[i]]] : t1[lp[i]];
+            else
+                place[i] = place[lp[i]];
+        }
     }
-    /* Each node's self sums go to its place, so a kept node takes its own
-     * and each "(other)" those of the subtrees it merges (their totals):
-     * from the planes when exact, else from the rows in row order. */
+    /* A kept node takes its self sums and each "(other)" those of the
+     * subtrees it merges (their totals). When exact, from the planes'
+     * totals: a kept node's total less its children's, and each dropped
+     * child of a kept node's total goes to that node's "(other)" (every
+     * sum on the way is of some of the rows, so none saturates). Else one
+     * more pass over the rows puts each row's values at its node's place,
+     * summed (saturating) in row order. */
     if (exact) {
         for (size_t pl = 0; pl < planes; pl++) {
-            int64_t *pp = plane + pl * k;
+            const int64_t *tot = plane + pl * k;
             int64_t *out = (pl < nv ? t->self : t->bself) + (pl % nv) * n;
-            self_plane(pp, lp, k);
-            for (size_t i = 0; i < k; i++)
-                out[place[i]] += pp[i];
+            out[0] += tot[0];
+            for (size_t i = 1; i < k; i++) {
+                uint32_t q = t1[lp[i]];
+                if (q == PROFKIT_NONE)
+                    continue; /* under a dropped node: in its total */
+                out[q] -= tot[i];
+                out[t1[i] != PROFKIT_NONE ? t1[i] : other[q] != PROFKIT_NONE ? other[q] : q] += tot[i];
+            }
         }
     } else {
         place_rows(b, rs, place, nv, t->self, n);
