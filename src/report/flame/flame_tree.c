@@ -150,7 +150,8 @@ typedef struct work {
     int64_t *plane;           /* k entries per plane: the value types' sums */
     uint32_t *lp, *t1, *map;  /* k entries */
     uint32_t *other;          /* an entry per kept node */
-    size_t k_plane, k_lp, k_t1, k_map, k_other;
+    int64_t *acc;             /* the planes' sums per node while nodes are marked */
+    size_t k_plane, k_lp, k_t1, k_map, k_other, cap_acc;
 } work;
 
 /* *a holds at least k entries of uint32_t (its capacity in *have). */
@@ -193,6 +194,7 @@ static void work_free(work *w)
     free(w->t1);
     free(w->other);
     free(w->map);
+    free(w->acc);
 }
 
 /* What every scope shares. */
@@ -221,25 +223,6 @@ typedef struct builder {
 #define SIG 2u
 #define DROPPED_NZ (PROFKIT_NONE - 1)
 
-/* Marks the nodes of the stacks rs's rows reach (and their ancestors)
- * into b->touched. */
-static int mark_rows(builder *b, const rowset *rs, size_t *k)
-{
-    const profkit_profile *p = rs->p;
-    for (size_t i = 0; i < rs->n; i++) {
-        uint32_t s = p->sample_stack[row_at(rs, i)];
-        if (s >= p->n_stacks)
-            continue;
-        for (uint32_t u = rs->stack_node[s]; b->mark[u] == PROFKIT_NONE; u = b->tree.parent[u]) {
-            if (PK_VEC_RESERVE(b->touched, *k, b->cap_touched, 1) != 0)
-                return PROFKIT_ENOMEM;
-            b->mark[u] = 0;
-            b->touched[(*k)++] = u;
-        }
-    }
-    return 0;
-}
-
 /* a += x, saturating (at INT64_MAX or INT64_MIN). */
 static inline void add_sat(int64_t *a, int64_t x)
 {
@@ -247,6 +230,47 @@ static inline void add_sat(int64_t *a, int64_t x)
     if (__builtin_add_overflow(*a, x, &r))
         r = x > 0 ? INT64_MAX : INT64_MIN;
     *a = r;
+}
+
+/* Marks the nodes of the stacks rs's rows reach (and their ancestors)
+ * into b->touched, numbering them in the order they are met (mark[u]), and
+ * sums each row's values at its node: acc[number * planes + first + v] for
+ * value v of the scope (saturating, in row order: as sum_plane sums them).
+ * *exact becomes 0 when the rows' absolute values may sum past INT64_MAX
+ * (sum_plane). */
+static int mark_rows(builder *b, const rowset *rs, size_t *k, size_t planes, size_t first, int *exact)
+{
+    const profkit_profile *p = rs->p;
+    size_t pnv = p->n_value_types, nv = b->nv;
+    work *w = &b->work;
+    uint64_t mag = 0;
+    int over = 0;
+    for (size_t i = 0; i < rs->n; i++) {
+        uint32_t r = row_at(rs, i), s = p->sample_stack[r];
+        if (s >= p->n_stacks)
+            continue;
+        uint32_t u0 = rs->stack_node[s];
+        for (uint32_t u = u0; b->mark[u] == PROFKIT_NONE; u = b->tree.parent[u]) {
+            if (PK_VEC_RESERVE(b->touched, *k, b->cap_touched, 1) != 0 ||
+                PK_VEC_RESERVE(w->acc, *k * planes, w->cap_acc, planes) != 0)
+                return PROFKIT_ENOMEM;
+            memset(w->acc + *k * planes, 0, planes * sizeof(int64_t));
+            b->mark[u] = (uint32_t)*k;
+            b->touched[(*k)++] = u;
+        }
+        int64_t *a = w->acc + (size_t)b->mark[u0] * planes + first;
+        const int64_t *x = p->sample_values + (size_t)r * pnv;
+        for (size_t v = 0; v < nv; v++) {
+            uint32_t pv = rs->vmap[v];
+            if (pv == PROFKIT_NONE)
+                continue;
+            add_sat(&a[v], x[pv]);
+            over |= __builtin_add_overflow(mag, x[pv] < 0 ? 0 - (uint64_t)x[pv] : (uint64_t)x[pv], &mag);
+        }
+    }
+    if (over || mag > (uint64_t)INT64_MAX)
+        *exact = 0;
+    return 0;
 }
 
 /* plane[local node] = the sum of value v (of the scope's values) of rs's
@@ -452,6 +476,8 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
     const uint32_t *lp = NULL;
     uint32_t *t1 = NULL, *other = NULL, *map = NULL;
     int ident = !rs->idx && (!brs || !brs->idx);
+    size_t planes = brs ? 2 * nv : nv;
+    int exact = 1;
     memset(t, 0, sizeof(*t));
     /* no timed row in the profile: no runs to lay out */
     timed = timed && b->time0 != INT64_MAX;
@@ -468,19 +494,28 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             for (size_t i = 0; i < b->tree.n; i++)
                 b->mark[i] = PROFKIT_NONE;
         }
-        if (PK_VEC_RESERVE(b->touched, 0, b->cap_touched, 1) != 0)
+        if (PK_VEC_RESERVE(b->touched, 0, b->cap_touched, 1) != 0 ||
+            PK_VEC_RESERVE(b->work.acc, 0, b->work.cap_acc, planes ? planes : 1) != 0)
             goto done;
         b->mark[0] = 0;
         b->touched[0] = 0;
-        if (mark_rows(b, rs, &k) != 0 || (brs && mark_rows(b, brs, &k) != 0) ||
+        memset(b->work.acc, 0, planes * sizeof(int64_t));
+        if (mark_rows(b, rs, &k, planes, 0, &exact) != 0 || (brs && mark_rows(b, brs, &k, planes, nv, &exact) != 0) ||
             sort_ids(b->touched, k) != 0)
             goto done;
-        for (size_t i = 0; i < k; i++)
-            b->mark[b->touched[i]] = (uint32_t)i;
     }
-    size_t planes = brs ? 2 * nv : nv;
     if (work_reserve(&b->work, k, planes, !ident, timed) != 0)
         goto done;
+    if (!ident) {
+        /* nodes numbered as the call tree's (parents first), their sums
+         * into the planes */
+        for (size_t i = 0; i < k; i++) {
+            const int64_t *a = b->work.acc + (size_t)b->mark[b->touched[i]] * planes;
+            for (size_t pl = 0; pl < planes; pl++)
+                b->work.plane[pl * k + i] = a[pl];
+            b->mark[b->touched[i]] = (uint32_t)i;
+        }
+    }
     plane = b->work.plane;
     t1 = b->work.t1;
     map = b->work.map;
@@ -494,8 +529,9 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         lp = w;
     }
     /*
-     * One pass over the rows per value type (a "plane": NEW's value v,
-     * then BASE's) sums each node's rows. First each plane's totals say
+     * Each node's rows are summed per value type (a "plane": NEW's value
+     * v, then BASE's): while the nodes are marked (a scope of some rows),
+     * else one pass over the rows per plane. First each plane's totals say
      * which nodes count (the flags go into t1, then t1 numbers the kept
      * nodes); then kept nodes take their self sums, and each "(other)" the
      * totals of the children it merges. A node's self value is its own
@@ -504,14 +540,16 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
      * those come from the planes, summed per node; else from one more
      * pass over the rows, summing (saturating) in row order.
      */
-    int exact = 1;
     memset(t1, 0, k * sizeof(uint32_t));
     for (size_t pl = 0; pl < planes; pl++) {
         int64_t *pp = plane + pl * k;
-        if (!sum_plane(b, pl < nv ? rs : brs, pl % nv, pp, k, &exact)) {
+        const rowset *r = pl < nv ? rs : brs;
+        if (r->vmap[pl % nv] == PROFKIT_NONE) {
             memset(pp, 0, k * sizeof(int64_t));
             continue; /* all zeros: no node counts by this plane */
         }
+        if (ident) /* else summed while the nodes were marked */
+            sum_plane(b, r, pl % nv, pp, k, &exact);
         total_plane(pp, lp, k);
         double thr = fabs((double)pp[0]) * b->min_pct / 100.0;
         for (size_t i = 1; i < k; i++) {
