@@ -5,10 +5,10 @@
  *    functions; the page's functions are its keys) maps every stack to its
  *    node. A diff maps BASE's stacks onto the same nodes, functions matched
  *    by name.
- * 2. Per scope (all threads, then each thread) the rows of that scope are
- *    summed per stack, the stacks mark the nodes they reach (walking up
- *    only until a marked node, so the work is the nodes touched, not
- *    stacks times depth), the sums go to their nodes, are totalled
+ * 2. Per scope (all threads, then each thread) the rows of that scope
+ *    mark the nodes their stacks reach (walking up only until a marked
+ *    node, so the work is the nodes touched, not stacks times depth), their
+ *    values are summed at their nodes (in the same pass), totalled
  *    bottom-up, and nodes below --min-percent drop into one "(other)" per
  *    parent ("tree 1", flame_tree1.h). Timed threads get their runs of
  *    samples over tree 1 (flame_runs.c).
