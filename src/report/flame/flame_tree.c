@@ -232,6 +232,33 @@ static inline void add_sat(int64_t *a, int64_t x)
     *a = r;
 }
 
+/* Rows are read in order but their stacks' nodes, marks and sums are
+ * anywhere: each pass asks for the node of the row PF_FAR ahead and the
+ * mark (or sum) of the row PF_NEAR ahead, whose node is there by then. */
+#define PF_FAR 16
+#define PF_NEAR 8
+
+static inline void prefetch_rows(const rowset *rs, size_t i, const uint32_t *mark, const void *sums,
+                                 size_t size)
+{
+    const profkit_profile *p = rs->p;
+    if (i + PF_FAR < rs->n) {
+        uint32_t s = p->sample_stack[row_at(rs, i + PF_FAR)];
+        if (s < p->n_stacks)
+            __builtin_prefetch(&rs->stack_node[s]);
+    }
+    if (i + PF_NEAR < rs->n) {
+        uint32_t s = p->sample_stack[row_at(rs, i + PF_NEAR)];
+        if (s < p->n_stacks) {
+            uint32_t u = rs->stack_node[s];
+            if (mark)
+                __builtin_prefetch(&mark[u]);
+            else
+                __builtin_prefetch((const char *)sums + (size_t)u * size);
+        }
+    }
+}
+
 /* Marks the nodes of the stacks rs's rows reach (and their ancestors)
  * into b->touched, numbering them in the order they are met (mark[u]), and
  * sums each row's values at its node: acc[number * planes + first + v] for
@@ -246,6 +273,7 @@ static int mark_rows(builder *b, const rowset *rs, size_t *k, size_t planes, siz
     uint64_t mag = 0;
     int over = 0;
     for (size_t i = 0; i < rs->n; i++) {
+        prefetch_rows(rs, i, b->mark, NULL, 0);
         uint32_t r = row_at(rs, i), s = p->sample_stack[r];
         if (s >= p->n_stacks)
             continue;
@@ -289,6 +317,7 @@ static int sum_plane(const builder *b, const rowset *rs, size_t v, int64_t *plan
     int over = 0;
     memset(plane, 0, k * sizeof(int64_t));
     for (size_t i = 0; i < rs->n; i++) {
+        prefetch_rows(rs, i, b->ident ? NULL : b->mark, plane, sizeof(int64_t));
         uint32_t r = row_at(rs, i), s = p->sample_stack[r];
         if (s >= p->n_stacks)
             continue;
