@@ -6,6 +6,9 @@
 # each, best of ROUNDS interleaved runs on one core; the page's and the
 # SVG's sizes. Targets (issue 11): flame within 10% of top, page <= 10 MB.
 # Usage: PROFKIT=build/release/profkit bench/flame.sh [SIZE_MB] [ROUNDS]
+#   FLAME_INPUT=FILE: measure FILE (e.g. a copy this script generated
+#   before: gecko_gen OUT 1150 8 1) instead of generating one; SIZE_MB is
+#   then unused and FILE is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PROFKIT=${PROFKIT:-build/release/profkit}
@@ -15,9 +18,14 @@ out=build/bench
 mkdir -p "$out"
 gen="$out/gecko_gen"
 cc -O2 -o "$gen" bench/gecko_gen.c
-f="$out/flame_gecko.json"
-trap 'rm -f "$f" "$out"/flame_page.html "$out"/flame_page.svg' EXIT
-"$gen" "$f" "$SIZE_MB" 8 1
+if [ -n "${FLAME_INPUT:-}" ]; then
+  f=$FLAME_INPUT
+  trap 'rm -f "$out"/flame_page.html "$out"/flame_page.svg' EXIT
+else
+  f="$out/flame_gecko.json"
+  trap 'rm -f "$f" "$out"/flame_page.html "$out"/flame_page.svg' EXIT
+  "$gen" "$f" "$SIZE_MB" 8 1
+fi
 bytes=$(stat -c %s "$f")
 cat "$f" > /dev/null # into the page cache: measure profkit, not the disk
 
