@@ -533,7 +533,13 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             sort_ids(b->touched, k) != 0)
             goto done;
     }
-    if (work_reserve(&b->work, k, planes, !ident, timed) != 0)
+    /* A scope over every row keeps one plane at a time when there are
+     * several (every node of the call tree each: the rows are summed again
+     * at the end instead); a scope of some rows has them all already. */
+    int keep = !ident || planes <= 1;
+    if (!keep)
+        exact = 0;
+    if (work_reserve(&b->work, k, keep ? planes : 1, !ident, timed) != 0)
         goto done;
     if (!ident) {
         /* nodes numbered as the call tree's (parents first), their sums
@@ -571,7 +577,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
      */
     memset(t1, 0, k * sizeof(uint32_t));
     for (size_t pl = 0; pl < planes; pl++) {
-        int64_t *pp = plane + pl * k;
+        int64_t *pp = plane + (keep ? pl * k : 0);
         const rowset *r = pl < nv ? rs : brs;
         if (r->vmap[pl % nv] == PROFKIT_NONE) {
             memset(pp, 0, k * sizeof(int64_t));
