@@ -194,6 +194,74 @@ static void test_nested_processes(void **state)
     profkit_profile_free(p);
 }
 
+/* The Firefox Profiler's loader numbers a profile's own threads first, then
+ * each sub-process's, wherever `processes` is in the file; a process inside
+ * a sub-process (the loader does not read it) comes last. Samples, markers
+ * and counters follow their threads. */
+static void test_processes_first(void **state)
+{
+    (void)state;
+    profkit_profile *p = read_data("tests/data/gecko/ok_processes_first.json", "gecko");
+    static const struct {
+        int64_t tid;
+        const char *name, *leaf, *marker;
+        size_t samples;
+    } want[] = {
+        { 100, "GeckoMain", "parent_work", "ParentMarker", 7 },
+        { 101, "DOM Worker", "parent_worker_work", "ParentWorkerMarker", 8 },
+        { 200, "GeckoMain", "tab_work", "TabMarker", 4 },
+        { 201, "DOM Worker", "tab_worker_work", "TabWorkerMarker", 3 },
+        { 400, "GeckoMain", "gpu_work", "GpuMarker", 5 },
+        { 401, "Renderer", "render_work", NULL, 6 },
+        { 300, "GeckoMain", "grandchild_work", "GrandchildMarker", 2 },
+    };
+    size_t nt = sizeof want / sizeof want[0];
+    assert_int_equal(p->n_threads, nt);
+    size_t rows[8] = { 0 };
+    for (size_t t = 0; t < nt; t++) {
+        assert_int_equal(p->threads[t].tid, want[t].tid);
+        assert_int_equal(p->threads[t].pid, want[t].tid / 100 * 100);
+        assert_string_equal(pk_str(p, p->threads[t].name), want[t].name);
+    }
+    for (size_t r = 0; r < p->n_samples; r++) {
+        uint32_t t = p->sample_thread[r];
+        assert_true(t < nt);
+        rows[t]++;
+        assert_string_equal(pk_str(p, leaf_function(p, p->sample_stack[r])->name), want[t].leaf);
+    }
+    for (size_t t = 0; t < nt; t++)
+        assert_int_equal(rows[t], want[t].samples);
+    size_t seen = 0;
+    for (size_t i = 0; i < p->n_markers; i++) {
+        const char *name = pk_str(p, p->markers[i].name);
+        uint32_t t = p->markers[i].thread;
+        assert_true(t < nt);
+        if (strcmp(name, "ParentInstant") == 0) {
+            assert_int_equal(t, 0);
+            continue;
+        }
+        if (strcmp(name, "Jank") == 0)
+            continue;
+        assert_non_null(want[t].marker);
+        assert_string_equal(name, want[t].marker);
+        seen++;
+    }
+    assert_int_equal(seen, 6);
+    /* each counter on its process's GeckoMain */
+    assert_int_equal(p->n_counters, 2);
+    for (size_t c = 0; c < p->n_counters; c++) {
+        const char *name = pk_str(p, p->counters[c].name);
+        uint32_t t = p->counters[c].thread;
+        assert_true(t < nt);
+        assert_int_equal(p->threads[t].tid, strcmp(name, "malloc") == 0 ? 100 : 200);
+    }
+    /* the threads are found by identity after the renumbering */
+    assert_int_equal(pk_thread_get(p, "DOM Worker", "Content Process", 200, 201), 3);
+    assert_int_equal(pk_thread_get(p, "GeckoMain", "Parent Process", 100, 100), 0);
+    assert_int_equal(p->n_threads, nt);
+    profkit_profile_free(p);
+}
+
 static void test_short_rows(void **state)
 {
     (void)state;
@@ -903,6 +971,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_locations),        cmocka_unit_test(test_location_frames),
         cmocka_unit_test(test_nested_processes), cmocka_unit_test(test_short_rows),
+        cmocka_unit_test(test_processes_first),
         cmocka_unit_test(test_weights),          cmocka_unit_test(test_markers),
         cmocka_unit_test(test_embedded_v3),      cmocka_unit_test(test_processed_shared),
         cmocka_unit_test(test_processed_v24),    cmocka_unit_test(test_flags_v75), cmocka_unit_test(test_marker_causes),

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Raw Gecko threads by index against the Firefox Profiler's own loader
+# (docs/testing.md; scripts/tools.sh installs it): in every raw Gecko file
+# of ../shared/fixtures/firefox and tests/data/gecko whose `processes` come
+# before its `threads`, profkit's thread I (info, `markers --list --json
+# --thread I`, `top --json --thread I`) is the loader's thread I, and
+# `convert --to firefox` keeps that order (tests/oracle/gecko_thread_order.py;
+# the others are skipped there). Pairing by index, not by name, is the point:
+# tests/data/gecko/ok_processes_first.json has two `DOM Worker` and three
+# `GeckoMain` threads in different processes and a process inside a
+# sub-process, which the loader does not read and profkit numbers last.
+. "$(dirname "$0")/lib.sh"
+need_shared
+need_loader
+files=("$FIX"/firefox/gecko-*.json "$PROFKIT_SRC"/tests/data/gecko/ok_*.json)
+if python3 "$PROFKIT_SRC/tests/oracle/gecko_thread_order.py" "$PROFKIT" "$CLI" "$TMP" "${files[@]}" > "$TMP/cmp" 2>&1; then
+  pass
+else
+  fail "threads by index differ from the Firefox Profiler's"
+fi
+cat "$TMP/cmp"
+n=$(grep '^PASS ' "$TMP/cmp" | grep -vc 'skipped')
+# gecko-2, gecko-11 and ok_processes_first.json at least
+[ "$n" -ge 3 ] && pass || fail "only $n files with processes before threads were compared"
+finish
