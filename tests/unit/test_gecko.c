@@ -197,31 +197,33 @@ static void test_nested_processes(void **state)
 /* The Firefox Profiler's loader numbers a profile's own threads first, then
  * each sub-process's, wherever `processes` is in the file; a process inside
  * a sub-process (the loader does not read it) comes last. Samples, markers
- * and counters follow their threads. */
-static void test_processes_first(void **state)
+ * and counters follow their threads. ok_processes_first_nested.json is
+ * ok_processes_first.json with such a process and without markers and
+ * counters. */
+static void check_processes_first(const char *file, int nested)
 {
-    (void)state;
-    profkit_profile *p = read_data("tests/data/gecko/ok_processes_first.json", "gecko");
+    profkit_profile *p = read_data(file, "gecko");
     static const struct {
         int64_t tid;
-        const char *name, *leaf, *marker;
+        const char *name, *process, *leaf, *marker;
         size_t samples;
     } want[] = {
-        { 100, "GeckoMain", "parent_work", "ParentMarker", 7 },
-        { 101, "DOM Worker", "parent_worker_work", "ParentWorkerMarker", 8 },
-        { 200, "GeckoMain", "tab_work", "TabMarker", 4 },
-        { 201, "DOM Worker", "tab_worker_work", "TabWorkerMarker", 3 },
-        { 400, "GeckoMain", "gpu_work", "GpuMarker", 5 },
-        { 401, "Renderer", "render_work", NULL, 6 },
-        { 300, "GeckoMain", "grandchild_work", "GrandchildMarker", 2 },
+        { 100, "GeckoMain", "Parent Process", "parent_work", "ParentMarker", 7 },
+        { 101, "DOM Worker", "Parent Process", "parent_worker_work", "ParentWorkerMarker", 8 },
+        { 200, "GeckoMain", "Content Process", "tab_work", "TabMarker", 4 },
+        { 201, "DOM Worker", "Content Process", "tab_worker_work", "TabWorkerMarker", 3 },
+        { 400, "GeckoMain", "GPU Process", "gpu_work", "GpuMarker", 5 },
+        { 401, "Renderer", "GPU Process", "render_work", NULL, 6 },
+        { 300, "GeckoMain", "Remote Data Decoder", "grandchild_work", NULL, 2 },
     };
-    size_t nt = sizeof want / sizeof want[0];
+    size_t nt = sizeof want / sizeof want[0] - !nested;
     assert_int_equal(p->n_threads, nt);
     size_t rows[8] = { 0 };
     for (size_t t = 0; t < nt; t++) {
         assert_int_equal(p->threads[t].tid, want[t].tid);
         assert_int_equal(p->threads[t].pid, want[t].tid / 100 * 100);
         assert_string_equal(pk_str(p, p->threads[t].name), want[t].name);
+        assert_string_equal(pk_str(p, p->threads[t].process_name), want[t].process);
     }
     for (size_t r = 0; r < p->n_samples; r++) {
         uint32_t t = p->sample_thread[r];
@@ -240,26 +242,31 @@ static void test_processes_first(void **state)
             assert_int_equal(t, 0);
             continue;
         }
-        if (strcmp(name, "Jank") == 0)
-            continue;
         assert_non_null(want[t].marker);
         assert_string_equal(name, want[t].marker);
         seen++;
     }
-    assert_int_equal(seen, 6);
+    assert_int_equal(seen, nested ? 0 : 5);
     /* each counter on its process's GeckoMain */
-    assert_int_equal(p->n_counters, 2);
+    assert_int_equal(p->n_counters, nested ? 0 : 2);
     for (size_t c = 0; c < p->n_counters; c++) {
         const char *name = pk_str(p, p->counters[c].name);
         uint32_t t = p->counters[c].thread;
         assert_true(t < nt);
         assert_int_equal(p->threads[t].tid, strcmp(name, "malloc") == 0 ? 100 : 200);
     }
-    /* the threads are found by identity after the renumbering */
+    /* threads are found by their identity after the renumbering */
     assert_int_equal(pk_thread_get(p, "DOM Worker", "Content Process", 200, 201), 3);
     assert_int_equal(pk_thread_get(p, "GeckoMain", "Parent Process", 100, 100), 0);
     assert_int_equal(p->n_threads, nt);
     profkit_profile_free(p);
+}
+
+static void test_processes_first(void **state)
+{
+    (void)state;
+    check_processes_first("tests/data/gecko/ok_processes_first.json", 0);
+    check_processes_first("tests/data/gecko/ok_processes_first_nested.json", 1);
 }
 
 static void test_short_rows(void **state)
