@@ -1636,6 +1636,8 @@ int pk_gecko_read(profkit_profile *p, pk_read_ctx *ctx, pk_gecko_flavor flavor)
     if (!rc)
         rc = pk_gk_order_threads(&r);
     if (!rc)
+        rc = pk_gk_order_counters(&r);
+    if (!rc)
         rc = model_categories(&r);
     if (!rc && p->n_value_types == 0 && pk_value_type_add(p, "samples", "count") == PROFKIT_NONE)
         rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");

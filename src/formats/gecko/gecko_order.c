@@ -7,7 +7,8 @@
  * after every thread it reads, depth first. The reader makes a model
  * thread when a thread's first row streams in or when it is built, which
  * is file order when `threads` comes before `processes`; otherwise the
- * threads are renumbered once every one is read.
+ * threads are renumbered once every one is read. The counters (each
+ * profile's `counters`) are put in the same order of profiles.
  */
 #include "formats/gecko/gecko_reader.h"
 
@@ -97,4 +98,47 @@ int pk_gk_order_threads(gk_reader *r)
     int rc = pk_profile_renumber_threads(p, to);
     free(to);
     return rc ? pk_gk_oom(r) : 0;
+}
+
+int pk_gk_order_counters(gk_reader *r)
+{
+    profkit_profile *p = r->p;
+    const gk_counters *c = &r->cn;
+    size_t n = p->n_counters;
+    if (n < 2 || c->n_added != n)
+        return 0;
+    /* the loader's counters: the root's, then each sub-process's, as its
+     * threads (a counter's rows stay where they are: it names them) */
+    uint32_t prev = 0;
+    int sorted = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (c->added[i].id != i || c->added[i].serial > c->next_serial)
+            return 0; /* not the counters this read made, in order */
+        uint32_t g = c->added[i].serial | (c->added[i].level >= 2 ? GK_DEEP : 0);
+        if (i && g < prev)
+            sorted = 0;
+        prev = g;
+    }
+    if (sorted)
+        return 0;
+    size_t n_group = 2 * ((size_t)c->next_serial + 1);
+    size_t *count = calloc(n_group + 1, sizeof *count);
+    profkit_counter *out = malloc(n * sizeof *out);
+    if (!count || !out) {
+        free(count);
+        free(out);
+        return pk_gk_oom(r);
+    }
+#define GROUP_SLOT(i) ((c->added[i].level >= 2 ? n_group / 2 : 0) + c->added[i].serial)
+    for (size_t i = 0; i < n; i++)
+        count[GROUP_SLOT(i) + 1]++;
+    for (size_t g = 1; g <= n_group; g++)
+        count[g] += count[g - 1];
+    for (size_t i = 0; i < n; i++)
+        out[count[GROUP_SLOT(i)]++] = p->counters[i];
+#undef GROUP_SLOT
+    memcpy(p->counters, out, n * sizeof *out);
+    free(out);
+    free(count);
+    return 0;
 }

@@ -493,6 +493,9 @@ int pk_gk_thread_made(gk_reader *r, const gk_thread *th, uint32_t thread);
  * Profiler's order (nothing to do, one pass over the threads, when they
  * are in it). 0 or the out-of-memory error. */
 int pk_gk_order_threads(gk_reader *r);
+/* The same for the counters (after pk_gk_counters_resolve): the root's
+ * first, then each sub-process's. 0 or the out-of-memory error. */
+int pk_gk_order_counters(gk_reader *r);
 
 /* ---- in gecko_build.c (called by gecko_common.c; never calls it) ---- */
 
