@@ -3,8 +3,9 @@
 # (docs/testing.md; scripts/tools.sh installs it): in every raw Gecko file
 # of ../shared/fixtures/firefox and tests/data/gecko whose `processes` come
 # before its `threads`, profkit's thread I (info, `markers --list --json
-# --thread I`, `top --json --thread I`) is the loader's thread I, and
-# `convert --to firefox` keeps that order (tests/oracle/gecko_thread_order.py;
+# --thread I`, `top --json --thread I`) is the loader's thread I, its
+# counter I the loader's counter I, and `convert --to firefox` keeps both
+# orders (tests/oracle/gecko_thread_order.py;
 # the others are skipped there). Pairing by index, not by name, is the point:
 # tests/data/gecko/ok_processes_first.json has two `DOM Worker` and three
 # `GeckoMain` threads in different processes, markers and counters;

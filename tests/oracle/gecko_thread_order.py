@@ -21,8 +21,11 @@ by name (two threads of one name in different processes are told apart):
     file before version 14 a function "AutoEntryScript NAME" is compared
     as NAME: the loader's upgrader drops the prefix from raw frames, which
     profkit does not yet, a known difference of docs/formats/gecko.md);
+  - `profkit counters --json`'s counter I is the loader's `counter list`
+    counter I (name, main thread index);
   - `profkit convert --to firefox` loaded by the loader gives the same
-    threads in the same order (name, tid) with the same markers per index.
+    threads in the same order (name, tid) with the same markers per index,
+    and the same counters in the same order.
 Prints PASS or FAIL lines per file; exits 1 on any failure.
 """
 import json
@@ -149,7 +152,17 @@ def check_file(profkit, work):
         want = loader_threads(loader)
         wmarks = [loader_markers(loader, t["threadHandle"]) for t in want]
         wfuncs = [loader_functions(loader, t["threadHandle"]) for t in want]
+        try:
+            wcounters = [(c["name"], c.get("mainThreadIndex"))
+                         for c in loader.json("counter", "list")["counters"]]
+        except Exception:  # noqa: BLE001 - it fails on some profiles' counters
+            wcounters = None
         loader("stop")
+        if wcounters is not None:
+            got = [(c["name"], c["thread"]["index"] if c.get("thread") else None)
+                   for c in pk(profkit, "counters", "-q", "--json", path)["counters"]]
+            if got[:len(wcounters)] != wcounters:
+                errs.append("counters %s, the loader's %s" % (got, wcounters))
         v = raw_version(path)
         old = v is not None and v < 14
         mine = pk(profkit, "info", "-q", "--no-symbolize", "--json", path)["threads"]
@@ -191,11 +204,17 @@ def check_file(profkit, work):
                     why = same_markers(loader_markers(loader, t["threadHandle"]), wmarks[i])
                     if why:
                         errs.append("round trip: thread %d (%s): markers: %s" % (i, t["name"], why))
+            if wcounters:
+                back_c = [(c["name"], c.get("mainThreadIndex"))
+                          for c in loader.json("counter", "list")["counters"]]
+                if back_c[:len(wcounters)] != wcounters:
+                    errs.append("round trip: counters %s, expected %s" % (back_c, wcounters))
             loader("stop")
         if errs:
             return ["FAIL %s: %s" % (base, e) for e in errs[:12]]
-        return ["PASS %s: %d threads by index (%d more of nested processes), markers, top and the "
-                "round trip agree" % (base, len(want), len(mine) - len(want))]
+        return ["PASS %s: %d threads by index (%d more of nested processes), %s counters, markers, top "
+                "and the round trip agree" % (base, len(want), len(mine) - len(want),
+                                              "no" if not wcounters else len(wcounters))]
     return check
 
 

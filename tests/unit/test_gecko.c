@@ -247,8 +247,10 @@ static void check_processes_first(const char *file, int nested)
         seen++;
     }
     assert_int_equal(seen, nested ? 0 : 5);
-    /* each counter on its process's GeckoMain */
+    /* each counter on its process's GeckoMain, the root's first */
     assert_int_equal(p->n_counters, nested ? 0 : 2);
+    if (!nested)
+        assert_string_equal(pk_str(p, p->counters[0].name), "malloc");
     for (size_t c = 0; c < p->n_counters; c++) {
         const char *name = pk_str(p, p->counters[c].name);
         uint32_t t = p->counters[c].thread;
