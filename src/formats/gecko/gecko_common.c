@@ -1605,8 +1605,11 @@ int pk_gecko_read(profkit_profile *p, pk_read_ctx *ctx, pk_gecko_flavor flavor)
             p->n_samples = st->first;
         if (mt && mt->stream && mt->count)
             p->n_markers = mt->first;
-        if (r.cur->model_thread != PROFKIT_NONE && r.cur->model_thread + 1 == p->n_threads)
+        if (r.cur->model_thread != PROFKIT_NONE && r.cur->model_thread + 1 == p->n_threads) {
             p->n_threads--;
+            if (r.n_thread_keys > p->n_threads)
+                r.n_thread_keys = p->n_threads; /* its place goes with it */
+        }
     }
     if (rc == PROFKIT_ETRUNCATED) {
         /* keep the threads that were complete before the cut, and say so;
