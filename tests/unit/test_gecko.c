@@ -554,6 +554,17 @@ static void test_embedded_v3(void **state)
     assert_int_equal(p->n_mappings, 1);
     assert_string_equal(pk_str(p, p->mappings[0].path), "/usr/lib/firefox");
     profkit_profile_free(p);
+    /* the same with the sub-process's text before the thread: the Firefox
+     * Profiler's upgrader makes the text a `processes` entry, whose threads
+     * come after the profile's own */
+    p = read_data("tests/data/gecko/ok_v3_embedded_first.json", "gecko");
+    assert_int_equal(p->n_threads, 2);
+    assert_int_equal(p->threads[0].tid, 7);
+    assert_int_equal(p->threads[1].tid, -1);
+    assert_int_equal(p->n_samples, 2);
+    for (size_t r = 0; r < 2; r++)
+        assert_int_equal(p->sample_thread[r], p->sample_time[r] == 11000000 ? 1 : 0);
+    profkit_profile_free(p);
 }
 
 /* ---------------------------------------------------------------- processed */
