@@ -269,6 +269,28 @@ static void test_processes_first(void **state)
     (void)state;
     check_processes_first("tests/data/gecko/ok_processes_first.json", 0);
     check_processes_first("tests/data/gecko/ok_processes_first_nested.json", 1);
+    /* cut inside the root's second thread (after a streamed row of it): the
+     * complete threads are kept in the same order, without it */
+    size_t n;
+    char *d = slurp("tests/data/gecko/ok_processes_first.json", &n);
+    const char *w = strstr(d, "\"tid\": 101");
+    assert_non_null(w);
+    const char *cut = strstr(w, "\"data\": [");
+    assert_non_null(cut);
+    cut = strstr(cut, "0\n");
+    assert_non_null(cut);
+    profkit_profile *p = NULL;
+    profkit_error err;
+    assert_int_equal(read_mem(&p, d, (size_t)(cut - d), "gecko", &err), 0);
+    assert_int_equal(n_warn, 1);
+    static const int64_t tids[] = { 100, 200, 201, 400, 401 };
+    assert_int_equal(p->n_threads, 5);
+    for (size_t t = 0; t < 5; t++)
+        assert_int_equal(p->threads[t].tid, tids[t]);
+    for (size_t r = 0; r < p->n_samples; r++)
+        assert_true(p->sample_thread[r] < 5 && p->threads[p->sample_thread[r]].tid != 101);
+    profkit_profile_free(p);
+    free(d);
 }
 
 static void test_short_rows(void **state)
