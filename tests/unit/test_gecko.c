@@ -293,6 +293,58 @@ static void test_processes_first(void **state)
     free(d);
 }
 
+/* pk_profile_renumber_threads (the model's side of the order above): rows,
+ * markers, counters and the whole totals follow their threads, and the
+ * indexes by (stack, thread) and by thread identity are built again. */
+static void test_renumber_threads(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    assert_non_null(p);
+    assert_int_not_equal(pk_value_type_add(p, "samples", "count"), PROFKIT_NONE);
+    uint32_t a = pk_thread_add(p, "A", "P", 1, 10), b = pk_thread_add(p, "B", "P", 1, 11),
+             c = pk_thread_add(p, "C", "Q", 2, 20);
+    uint32_t f = pk_frame_add(p, &(profkit_frame){ .function = pk_function_add_named(p, "f", "", "", 0),
+                                                  .mapping = PROFKIT_NONE });
+    uint32_t s = pk_stack_intern(p, 0, f);
+    int64_t one = 1, two = 2, five = 5;
+    assert_int_equal(pk_sample_add(p, s, a, &one), 0);
+    assert_int_equal(pk_sample_add(p, s, b, &two), 0);
+    assert_int_equal(pk_sample_add(p, s, c, &five), 0);
+    profkit_marker m = { 0 };
+    m.name = profkit_string_intern_cstr(p, "mark");
+    m.thread = c;
+    assert_int_equal(pk_marker_add(p, &m), 0);
+    profkit_counter pc = { 0 };
+    pc.thread = b;
+    pc.pid = 1;
+    assert_int_not_equal(profkit_counter_add(p, &pc), PROFKIT_NONE);
+    assert_int_equal(pk_note_whole_totals(p), 0);
+    /* C first, then A, then B */
+    const uint32_t to[] = { 1, 2, 0 };
+    assert_int_equal(pk_profile_renumber_threads(p, to), 0);
+    assert_string_equal(pk_str(p, p->threads[0].name), "C");
+    assert_string_equal(pk_str(p, p->threads[1].name), "A");
+    assert_string_equal(pk_str(p, p->threads[2].name), "B");
+    for (size_t r = 0; r < p->n_samples; r++)
+        assert_int_equal(p->sample_values[r], p->sample_thread[r] == 0 ? 5 : p->sample_thread[r] == 1 ? 1 : 2);
+    assert_int_equal(p->markers[0].thread, 0);
+    assert_int_equal(p->counters[0].thread, 2);
+    assert_int_equal(pk_percent_total(p, 0, 0, -1), 5);
+    assert_int_equal(pk_percent_total(p, 0, 2, -1), 2);
+    assert_int_equal(pk_percent_total(p, 0, PROFKIT_NONE, -1), 8);
+    /* an untimed row of (s, A) is found again at A's new number */
+    assert_int_equal(pk_sample_add(p, s, 1, &one), 0);
+    assert_int_equal(p->n_samples, 3);
+    for (size_t r = 0; r < p->n_samples; r++)
+        if (p->sample_thread[r] == 1)
+            assert_int_equal(p->sample_values[r], 2);
+    assert_int_equal(pk_thread_get(p, "B", "P", 1, 11), 2);
+    assert_int_equal(pk_thread_get(p, "C", "Q", 2, 20), 0);
+    assert_int_equal(p->n_threads, 3);
+    profkit_profile_free(p);
+}
+
 static void test_short_rows(void **state)
 {
     (void)state;
@@ -1013,7 +1065,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_locations),        cmocka_unit_test(test_location_frames),
         cmocka_unit_test(test_nested_processes), cmocka_unit_test(test_short_rows),
-        cmocka_unit_test(test_processes_first),
+        cmocka_unit_test(test_processes_first), cmocka_unit_test(test_renumber_threads),
         cmocka_unit_test(test_weights),          cmocka_unit_test(test_markers),
         cmocka_unit_test(test_embedded_v3),      cmocka_unit_test(test_processed_shared),
         cmocka_unit_test(test_processed_v24),    cmocka_unit_test(test_flags_v75), cmocka_unit_test(test_marker_causes),
