@@ -197,7 +197,7 @@ static void test_nested_processes(void **state)
 /* The Firefox Profiler's loader numbers a profile's own threads first, then
  * each sub-process's, wherever `processes` is in the file; a process inside
  * a sub-process (the loader does not read it) comes last. Samples, markers
- * and counters follow their threads. ok_processes_first_nested.json is
+ * and counters follow their threads. order_processes_first_nested.json is
  * ok_processes_first.json with such a process and without markers and
  * counters. */
 static void check_processes_first(const char *file, int nested)
@@ -268,7 +268,7 @@ static void test_processes_first(void **state)
 {
     (void)state;
     check_processes_first("tests/data/gecko/ok_processes_first.json", 0);
-    check_processes_first("tests/data/gecko/ok_processes_first_nested.json", 1);
+    check_processes_first("tests/data/gecko/order_processes_first_nested.json", 1);
     /* cut inside the root's second thread (after a streamed row of it): the
      * complete threads are kept in the same order, without it */
     size_t n;
