@@ -281,6 +281,16 @@ uint32_t pk_thread_add(profkit_profile *p, const char *name, const char *process
 uint32_t pk_thread_get(profkit_profile *p, const char *name, const char *process_name,
                             int64_t pid, int64_t tid);
 
+/*
+ * Renumbers the threads: thread t becomes thread to[t] (to: a permutation
+ * of 0 .. n_threads - 1), and everything that names a thread by index
+ * follows (sample rows, markers, counters, kept memory operations, the
+ * whole totals); the thread and sample indexes are built again at their
+ * next lookup. Linear in the threads, rows and markers. Returns 0 or
+ * PROFKIT_ENOMEM (nothing changed).
+ */
+int pk_profile_renumber_threads(profkit_profile *p, const uint32_t *to);
+
 /* Adds a mapping; returns its index or PROFKIT_NONE. */
 uint32_t pk_mapping_add(profkit_profile *p, uint64_t start, uint64_t end, uint64_t offset,
                              const char *path, const char *build_id);

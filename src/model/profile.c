@@ -881,6 +881,65 @@ uint32_t pk_thread_get(profkit_profile *p, const char *name, const char *process
     return pk_thread_add(p, name, process_name, pid, tid);
 }
 
+int pk_profile_renumber_threads(profkit_profile *p, const uint32_t *to)
+{
+    size_t n = p->n_threads;
+    if (n < 2)
+        return 0;
+    profkit_thread *nt = malloc(n * sizeof *nt);
+    pk_mem_thread_ops *mo = NULL;
+    int64_t *wt = NULL;
+    size_t nv = p->whole_values;
+    if (p->mem_ops && p->mem_ops->n_th <= n)
+        mo = calloc(n, sizeof *mo);
+    if (p->whole_totals && p->whole_threads == n)
+        wt = malloc((n + 1) * (nv ? nv : 1) * sizeof *wt);
+    if (!nt || (p->mem_ops && p->mem_ops->n_th <= n && !mo) ||
+        (p->whole_totals && p->whole_threads == n && !wt)) {
+        free(nt);
+        free(mo);
+        free(wt);
+        return PROFKIT_ENOMEM;
+    }
+    for (size_t t = 0; t < n; t++)
+        nt[to[t]] = p->threads[t];
+    free(p->threads);
+    p->threads = nt;
+    p->cap_threads = n;
+    for (size_t r = 0; r < p->n_samples; r++)
+        if (p->sample_thread[r] < n)
+            p->sample_thread[r] = to[p->sample_thread[r]];
+    for (size_t i = 0; i < p->n_markers; i++)
+        if (p->markers[i].thread < n)
+            p->markers[i].thread = to[p->markers[i].thread];
+    for (size_t i = 0; i < p->n_counters; i++)
+        if (p->counters[i].thread < n)
+            p->counters[i].thread = to[p->counters[i].thread];
+    if (mo) {
+        for (size_t t = 0; t < p->mem_ops->n_th; t++)
+            mo[to[t]] = p->mem_ops->th[t];
+        for (size_t t = 0; t < n; t++)
+            mo[t].thread = (uint32_t)t;
+        free(p->mem_ops->th);
+        p->mem_ops->th = mo;
+        p->mem_ops->n_th = n;
+    }
+    if (wt) {
+        for (size_t t = 0; t < n; t++)
+            memcpy(wt + to[t] * nv, p->whole_totals + t * nv, nv * sizeof *wt);
+        memcpy(wt + n * nv, p->whole_totals + n * nv, nv * sizeof *wt);
+        free(p->whole_totals);
+        p->whole_totals = wt;
+    }
+    /* rows are found by (stack, thread) and threads by their identity:
+     * both indexes are built again at the next lookup */
+    pk_idset_free(&p->thread_set);
+    p->threads_indexed = 0;
+    pk_idset_free(&p->sample_set);
+    p->samples_indexed = 0;
+    return 0;
+}
+
 uint32_t pk_mapping_add(profkit_profile *p, uint64_t start, uint64_t end, uint64_t offset,
                              const char *path, const char *build_id)
 {

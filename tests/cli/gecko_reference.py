@@ -2,7 +2,8 @@
 """An independent, whole-document reading of Gecko / processed profiles.
 
 Usage: gecko_reference.py FILE
-Prints, for every thread in file order, a header line
+Prints, for every thread in the Firefox Profiler's order (raw Gecko: a
+profile's own threads, then its sub-processes'), a header line
   "# thread I NAME samples=N weight=W"
 followed by the thread's folded stacks ("root;...;leaf VALUE", sorted).
 
@@ -45,20 +46,37 @@ def table_rows(t):
     return [{k: (v[i] if i < len(v) else None) for k, v in t.items() if isinstance(v, list)} for i in range(n)]
 
 
+def sub_profiles(profile):
+    """A profile's sub-processes: Gecko 3-4's profiles as JSON text inside
+    `threads` (the upgrader makes them `processes` entries), then `processes`."""
+    subs = [json.loads(th) for th in profile.get("threads", []) if isinstance(th, str)]
+    return subs + list(profile.get("processes") or [])
+
+
 def raw_threads(profile, out):
-    """Threads in document order: sub-processes where they appear."""
-    for key in profile:
-        if key == "threads":
-            raw_thread_list(profile, out)
-        elif key == "processes":
-            for sub in profile[key] or []:
-                raw_threads(sub, out)
+    """Threads as the Firefox Profiler's loader numbers them, wherever the
+    keys are: the profile's own threads, then each sub-process's own; the
+    threads of processes inside a sub-process (which the loader does not
+    read) after all of them, depth first."""
+    deep = []
+
+    def depth_first(p):
+        raw_thread_list(p, deep)
+        for sub in sub_profiles(p):
+            depth_first(sub)
+
+    raw_thread_list(profile, out)
+    for sub in sub_profiles(profile):
+        raw_thread_list(sub, out)
+        for subsub in sub_profiles(sub):
+            depth_first(subsub)
+    out.extend(deep)
 
 
 def raw_thread_list(profile, out):
+    """A profile's own threads."""
     for th in profile.get("threads", []):
         if isinstance(th, str):  # Gecko 3-4: a sub-process profile as JSON text
-            raw_threads(json.loads(th), out)
             continue
         strings = th["stringTable"]
         frames = table_rows(th["frameTable"])

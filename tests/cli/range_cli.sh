@@ -78,7 +78,7 @@ expect_eq "--thread matching two threads: message" \
 # a Gecko thread without processName gets its processType's name, as in the Firefox Profiler
 expect_status "--thread GeckoMain on gecko-11" 2 "$PROFKIT" top -q --thread GeckoMain "$F/gecko-11.json"
 expect_eq "--thread GeckoMain on gecko-11: message" \
-  "profkit top: thread 'GeckoMain' matches 2 threads: 0: GeckoMain (Content Process); 1: GeckoMain (Parent Process) (pick one by index or tid:TID)" \
+  "profkit top: thread 'GeckoMain' matches 2 threads: 0: GeckoMain (Parent Process); 2: GeckoMain (Content Process) (pick one by index or tid:TID)" \
   "$(head -1 "$TMP/err")"
 expect_eq "--thread by index and by handle" "$(total --thread 1 "$S")" "$(total --thread t-1 "$S")"
 expect_status "--thread by a tid two threads share" 2 "$PROFKIT" top --thread tid:18693 "$S"

@@ -194,6 +194,157 @@ static void test_nested_processes(void **state)
     profkit_profile_free(p);
 }
 
+/* The Firefox Profiler's loader numbers a profile's own threads first, then
+ * each sub-process's, wherever `processes` is in the file; a process inside
+ * a sub-process (the loader does not read it) comes last. Samples, markers
+ * and counters follow their threads. order_processes_first_nested.json is
+ * ok_processes_first.json with such a process and without markers and
+ * counters. */
+static void check_processes_first(const char *file, int nested)
+{
+    profkit_profile *p = read_data(file, "gecko");
+    static const struct {
+        int64_t tid;
+        const char *name, *process, *leaf, *marker;
+        size_t samples;
+    } want[] = {
+        { 100, "GeckoMain", "Parent Process", "parent_work", "ParentMarker", 7 },
+        { 101, "DOM Worker", "Parent Process", "parent_worker_work", "ParentWorkerMarker", 8 },
+        { 200, "GeckoMain", "Content Process", "tab_work", "TabMarker", 4 },
+        { 201, "DOM Worker", "Content Process", "tab_worker_work", "TabWorkerMarker", 3 },
+        { 400, "GeckoMain", "GPU Process", "gpu_work", "GpuMarker", 5 },
+        { 401, "Renderer", "GPU Process", "render_work", NULL, 6 },
+        { 300, "GeckoMain", "Remote Data Decoder", "grandchild_work", NULL, 2 },
+    };
+    size_t nt = sizeof want / sizeof want[0] - !nested;
+    assert_int_equal(p->n_threads, nt);
+    size_t rows[8] = { 0 };
+    for (size_t t = 0; t < nt; t++) {
+        assert_int_equal(p->threads[t].tid, want[t].tid);
+        assert_int_equal(p->threads[t].pid, want[t].tid / 100 * 100);
+        assert_string_equal(pk_str(p, p->threads[t].name), want[t].name);
+        assert_string_equal(pk_str(p, p->threads[t].process_name), want[t].process);
+    }
+    for (size_t r = 0; r < p->n_samples; r++) {
+        uint32_t t = p->sample_thread[r];
+        assert_true(t < nt);
+        rows[t]++;
+        assert_string_equal(pk_str(p, leaf_function(p, p->sample_stack[r])->name), want[t].leaf);
+    }
+    for (size_t t = 0; t < nt; t++)
+        assert_int_equal(rows[t], want[t].samples);
+    size_t seen = 0;
+    for (size_t i = 0; i < p->n_markers; i++) {
+        const char *name = pk_str(p, p->markers[i].name);
+        uint32_t t = p->markers[i].thread;
+        assert_true(t < nt);
+        if (strcmp(name, "ParentInstant") == 0) {
+            assert_int_equal(t, 0);
+            continue;
+        }
+        assert_non_null(want[t].marker);
+        assert_string_equal(name, want[t].marker);
+        seen++;
+    }
+    assert_int_equal(seen, nested ? 0 : 5);
+    /* each counter on its process's GeckoMain, the root's first */
+    assert_int_equal(p->n_counters, nested ? 0 : 2);
+    if (!nested)
+        assert_string_equal(pk_str(p, p->counters[0].name), "malloc");
+    for (size_t c = 0; c < p->n_counters; c++) {
+        const char *name = pk_str(p, p->counters[c].name);
+        uint32_t t = p->counters[c].thread;
+        assert_true(t < nt);
+        assert_int_equal(p->threads[t].tid, strcmp(name, "malloc") == 0 ? 100 : 200);
+    }
+    /* threads are found by their identity after the renumbering */
+    assert_int_equal(pk_thread_get(p, "DOM Worker", "Content Process", 200, 201), 3);
+    assert_int_equal(pk_thread_get(p, "GeckoMain", "Parent Process", 100, 100), 0);
+    assert_int_equal(p->n_threads, nt);
+    profkit_profile_free(p);
+}
+
+static void test_processes_first(void **state)
+{
+    (void)state;
+    check_processes_first("tests/data/gecko/ok_processes_first.json", 0);
+    check_processes_first("tests/data/gecko/order_processes_first_nested.json", 1);
+    /* cut inside the root's second thread (after a streamed row of it): the
+     * complete threads are kept in the same order, without it */
+    size_t n;
+    char *d = slurp("tests/data/gecko/ok_processes_first.json", &n);
+    const char *w = strstr(d, "\"tid\": 101");
+    assert_non_null(w);
+    const char *cut = strstr(w, "\"data\": [");
+    assert_non_null(cut);
+    cut = strstr(cut, "0\n");
+    assert_non_null(cut);
+    profkit_profile *p = NULL;
+    profkit_error err;
+    assert_int_equal(read_mem(&p, d, (size_t)(cut - d), "gecko", &err), 0);
+    assert_int_equal(n_warn, 1);
+    static const int64_t tids[] = { 100, 200, 201, 400, 401 };
+    assert_int_equal(p->n_threads, 5);
+    for (size_t t = 0; t < 5; t++)
+        assert_int_equal(p->threads[t].tid, tids[t]);
+    for (size_t r = 0; r < p->n_samples; r++)
+        assert_true(p->sample_thread[r] < 5 && p->threads[p->sample_thread[r]].tid != 101);
+    profkit_profile_free(p);
+    free(d);
+}
+
+/* pk_profile_renumber_threads (the model's side of the order above): rows,
+ * markers, counters and the whole totals follow their threads, and the
+ * indexes by (stack, thread) and by thread identity are built again. */
+static void test_renumber_threads(void **state)
+{
+    (void)state;
+    profkit_profile *p = profkit_profile_new();
+    assert_non_null(p);
+    assert_int_not_equal(pk_value_type_add(p, "samples", "count"), PROFKIT_NONE);
+    uint32_t a = pk_thread_add(p, "A", "P", 1, 10), b = pk_thread_add(p, "B", "P", 1, 11),
+             c = pk_thread_add(p, "C", "Q", 2, 20);
+    uint32_t f = pk_frame_add(p, &(profkit_frame){ .function = pk_function_add_named(p, "f", "", "", 0),
+                                                  .mapping = PROFKIT_NONE });
+    uint32_t s = pk_stack_intern(p, 0, f);
+    int64_t one = 1, two = 2, five = 5;
+    assert_int_equal(pk_sample_add(p, s, a, &one), 0);
+    assert_int_equal(pk_sample_add(p, s, b, &two), 0);
+    assert_int_equal(pk_sample_add(p, s, c, &five), 0);
+    profkit_marker m = { 0 };
+    m.name = profkit_string_intern_cstr(p, "mark");
+    m.thread = c;
+    assert_int_equal(pk_marker_add(p, &m), 0);
+    profkit_counter pc = { 0 };
+    pc.thread = b;
+    pc.pid = 1;
+    assert_int_not_equal(profkit_counter_add(p, &pc), PROFKIT_NONE);
+    assert_int_equal(pk_note_whole_totals(p), 0);
+    /* C first, then A, then B */
+    const uint32_t to[] = { 1, 2, 0 };
+    assert_int_equal(pk_profile_renumber_threads(p, to), 0);
+    assert_string_equal(pk_str(p, p->threads[0].name), "C");
+    assert_string_equal(pk_str(p, p->threads[1].name), "A");
+    assert_string_equal(pk_str(p, p->threads[2].name), "B");
+    for (size_t r = 0; r < p->n_samples; r++)
+        assert_int_equal(p->sample_values[r], p->sample_thread[r] == 0 ? 5 : p->sample_thread[r] == 1 ? 1 : 2);
+    assert_int_equal(p->markers[0].thread, 0);
+    assert_int_equal(p->counters[0].thread, 2);
+    assert_int_equal(pk_percent_total(p, 0, 0, -1), 5);
+    assert_int_equal(pk_percent_total(p, 0, 2, -1), 2);
+    assert_int_equal(pk_percent_total(p, 0, PROFKIT_NONE, -1), 8);
+    /* an untimed row of (s, A) is found again at A's new number */
+    assert_int_equal(pk_sample_add(p, s, 1, &one), 0);
+    assert_int_equal(p->n_samples, 3);
+    for (size_t r = 0; r < p->n_samples; r++)
+        if (p->sample_thread[r] == 1)
+            assert_int_equal(p->sample_values[r], 2);
+    assert_int_equal(pk_thread_get(p, "B", "P", 1, 11), 2);
+    assert_int_equal(pk_thread_get(p, "C", "Q", 2, 20), 0);
+    assert_int_equal(p->n_threads, 3);
+    profkit_profile_free(p);
+}
+
 static void test_short_rows(void **state)
 {
     (void)state;
@@ -476,6 +627,17 @@ static void test_embedded_v3(void **state)
     assert_int_equal(p->sample_time[1], 11000000);
     assert_int_equal(p->n_mappings, 1);
     assert_string_equal(pk_str(p, p->mappings[0].path), "/usr/lib/firefox");
+    profkit_profile_free(p);
+    /* the same with the sub-process's text before the thread: the Firefox
+     * Profiler's upgrader makes the text a `processes` entry, whose threads
+     * come after the profile's own */
+    p = read_data("tests/data/gecko/ok_v3_embedded_first.json", "gecko");
+    assert_int_equal(p->n_threads, 2);
+    assert_int_equal(p->threads[0].tid, 7);
+    assert_int_equal(p->threads[1].tid, -1);
+    assert_int_equal(p->n_samples, 2);
+    for (size_t r = 0; r < 2; r++)
+        assert_int_equal(p->sample_thread[r], p->sample_time[r] == 11000000 ? 1 : 0);
     profkit_profile_free(p);
 }
 
@@ -903,6 +1065,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_locations),        cmocka_unit_test(test_location_frames),
         cmocka_unit_test(test_nested_processes), cmocka_unit_test(test_short_rows),
+        cmocka_unit_test(test_processes_first), cmocka_unit_test(test_renumber_threads),
         cmocka_unit_test(test_weights),          cmocka_unit_test(test_markers),
         cmocka_unit_test(test_embedded_v3),      cmocka_unit_test(test_processed_shared),
         cmocka_unit_test(test_processed_v24),    cmocka_unit_test(test_flags_v75), cmocka_unit_test(test_marker_causes),

@@ -1587,7 +1587,7 @@ static int build_thread(gk_reader *r, gk_thread *th)
     const char *proc = process_label(th);
     if (thread == PROFKIT_NONE) {
         thread = pk_thread_add(r->p, th->name ? th->name : "", proc, th->pid, th->tid);
-        if (thread == PROFKIT_NONE)
+        if (thread == PROFKIT_NONE || pk_gk_thread_made(r, th, thread) != 0)
             return pk_gk_oom(r);
     } else {
         /* made at the first streamed row: the thread's fields may have come later */

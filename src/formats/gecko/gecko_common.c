@@ -330,9 +330,12 @@ static int end_row(gk_reader *r, pk_json *j, gk_table *t, int tk)
 
 static uint32_t model_thread(gk_reader *r, gk_thread *th)
 {
-    if (th->model_thread == PROFKIT_NONE)
+    if (th->model_thread == PROFKIT_NONE) {
         th->model_thread = pk_thread_add(r->p, th->name ? th->name : "",
                                               th->process_name ? th->process_name : "", th->pid, th->tid);
+        if (th->model_thread != PROFKIT_NONE && pk_gk_thread_made(r, th, th->model_thread) != 0)
+            return PROFKIT_NONE;
+    }
     return th->model_thread;
 }
 
@@ -1509,6 +1512,7 @@ static void reader_free(gk_reader *r)
     pk_gk_strings_free(&r->cat_colors);
     pk_gk_strings_free(&r->cat_subs);
     free(r->cat_n_subs);
+    free(r->thread_keys);
     free(r->category_ids);
     pk_buf_free(&r->cap_text);
     free(r->lib.name);
@@ -1601,8 +1605,11 @@ int pk_gecko_read(profkit_profile *p, pk_read_ctx *ctx, pk_gecko_flavor flavor)
             p->n_samples = st->first;
         if (mt && mt->stream && mt->count)
             p->n_markers = mt->first;
-        if (r.cur->model_thread != PROFKIT_NONE && r.cur->model_thread + 1 == p->n_threads)
+        if (r.cur->model_thread != PROFKIT_NONE && r.cur->model_thread + 1 == p->n_threads) {
             p->n_threads--;
+            if (r.n_thread_keys > p->n_threads)
+                r.n_thread_keys = p->n_threads; /* its place goes with it */
+        }
     }
     if (rc == PROFKIT_ETRUNCATED) {
         /* keep the threads that were complete before the cut, and say so;
@@ -1629,6 +1636,10 @@ int pk_gecko_read(profkit_profile *p, pk_read_ctx *ctx, pk_gecko_flavor flavor)
     pk_gk_counters_resolve(&r);
     if (!rc)
         rc = pk_gk_paused_resolve(&r);
+    if (!rc)
+        rc = pk_gk_order_threads(&r);
+    if (!rc)
+        rc = pk_gk_order_counters(&r);
     if (!rc)
         rc = model_categories(&r);
     if (!rc && p->n_value_types == 0 && pk_value_type_add(p, "samples", "count") == PROFKIT_NONE)

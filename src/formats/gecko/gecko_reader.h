@@ -374,6 +374,12 @@ typedef struct gk_reader {
     int root_used;       /* the root object had a profile key: not a DevTools wrapper */
     int shaped;          /* the document had "meta" or "threads": a profile at all */
     gk_counters cn;      /* counters (gecko_counters.c) */
+    /* per model thread, its place in the loader's order (gecko_order.c):
+     * its profile's serial (top bit: a process inside a sub-process) and
+     * its index in the file; thread_keys_off: a thread was made without one */
+    struct gk_thread_key { uint32_t group, index; } *thread_keys;
+    size_t n_thread_keys, cap_thread_keys;
+    int thread_keys_off;
 } gk_reader;
 
 /* ---- in gecko_tables.c (used by both; calls neither) ---- */
@@ -477,6 +483,19 @@ int pk_gk_jank_end(gk_thread *th);
 /* Adds th's jank as "Jank" interval markers of model thread `thread`,
  * shifted by shift ms. 0 or PROFKIT_ENOMEM. */
 int pk_gk_jank_markers(gk_reader *r, gk_thread *th, uint32_t thread, double shift);
+
+/* ---- in gecko_order.c (called by gecko_common.c and gecko_build.c) ---- */
+
+/* Model thread `thread` was made for th (the next thread): notes its place
+ * in the Firefox Profiler's order. 0 or PROFKIT_ENOMEM. */
+int pk_gk_thread_made(gk_reader *r, const gk_thread *th, uint32_t thread);
+/* Every thread is read: renumbers the model's threads into the Firefox
+ * Profiler's order (nothing to do, one pass over the threads, when they
+ * are in it). 0 or the out-of-memory error. */
+int pk_gk_order_threads(gk_reader *r);
+/* The same for the counters (after pk_gk_counters_resolve): the root's
+ * first, then each sub-process's. 0 or the out-of-memory error. */
+int pk_gk_order_counters(gk_reader *r);
 
 /* ---- in gecko_build.c (called by gecko_common.c; never calls it) ---- */
 
