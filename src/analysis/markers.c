@@ -11,7 +11,10 @@
  * request; a CompositorScreenshot lasts until the next one of its window.
  * A thread's range is its first sample's time to its last one's plus the
  * interval, or without samples, what its markers span; the zero is the
- * earliest thread start, or the profile's profilingStartTime.
+ * earliest thread start, or the profile's profilingStartTime. A reader
+ * whose importer in the Firefox Profiler keeps fewer samples than the file
+ * has (Chrome traces) gives a thread's range as the metadata "threadRange"
+ * ("PID TID START_MS END_MS"), which then is that thread's.
  */
 #include "analysis/markers.h"
 
@@ -68,6 +71,30 @@ static uint64_t payload_key(const profkit_profile *p, uint32_t payload, const ch
     if (!t || !pk_json_find_field(t, strlen(t), key, &f))
         return 0;
     return pk_hash_bytes(f.value, f.value_len, 0x6d61726b) | 2;
+}
+
+/* The metadata "threadRange" of thread t ("PID TID START_MS END_MS", the
+ * first one of its pid and tid) as ns: 1, or 0 when there is none. */
+static int thread_range(const profkit_profile *p, size_t t, int64_t *start, int64_t *end)
+{
+    const profkit_thread *th = &p->threads[t];
+    for (size_t i = 0; i < p->n_metadata; i++) {
+        const profkit_meta *m = &p->metadata[i];
+        if (strcmp(pk_str(p, m->key), "threadRange") != 0)
+            continue;
+        const char *v = pk_str(p, m->value);
+        char *e1, *e2, *e3, *e4;
+        long long pid = strtoll(v, &e1, 10), tid = strtoll(e1, &e2, 10);
+        double a = strtod(e2, &e3) * 1e6, b = strtod(e3, &e4) * 1e6;
+        if (e1 == v || e2 == e1 || e3 == e2 || e4 == e3 || *e4 || pid != th->pid || tid != th->tid)
+            continue;
+        if (!(a > -9.2e18 && a < 9.2e18 && b > -9.2e18 && b < 9.2e18))
+            return 0;
+        *start = (int64_t)llround(a);
+        *end = (int64_t)llround(b);
+        return 1;
+    }
+    return 0;
 }
 
 /* ---- filters ---- */
@@ -329,6 +356,7 @@ int pk_markers_shown(pk_shown_markers *out, const profkit_profile *p, uint32_t t
     size_t nt = p->n_threads, nm = p->n_markers;
     int64_t interval = 1000000;
     meta_ms(p, "interval", &interval);
+    int has_ranges = pk_meta_get(p, "threadRange") != NULL;
     int64_t *t_start = malloc((nt + 1) * sizeof *t_start), *t_end = malloc((nt + 1) * sizeof *t_end);
     size_t *first = calloc(nt + 2, sizeof *first);
     uint32_t *ids = malloc((nm + 1) * sizeof *ids);
@@ -379,7 +407,11 @@ int pk_markers_shown(pk_shown_markers *out, const profkit_profile *p, uint32_t t
     }
     int64_t zero = INT64_MAX, root_end = INT64_MIN;
     for (size_t t = 0; t < nt; t++) {
-        if (t_start[t] == INT64_MAX) {
+        int64_t a, b;
+        if (has_ranges && thread_range(p, t, &a, &b)) {
+            t_start[t] = a;
+            t_end[t] = b;
+        } else if (t_start[t] == INT64_MAX) {
             t_start[t] = m_start[t];
             t_end[t] = m_end[t];
         }

@@ -939,7 +939,9 @@ static int end_event(creader *r, pk_json *j)
             case 'X':
                 m.phase = PROFKIT_MARKER_INTERVAL;
                 m.start = ts;
-                m.end = us_to_ns(r->ts + (r->dur > 0 ? r->dur : 0));
+                /* a negative dur ends it before its start, as the
+                 * Firefox Profiler reads it (its start plus dur) */
+                m.end = us_to_ns(r->ts + r->dur);
                 break;
             case 'B':
             case 'b':
@@ -1369,8 +1371,12 @@ static int seq_cmp(const void *a, const void *b)
  *     from its first kept sample).
  * Profiles without their Profile event are not the loader's (it finds
  * chunks from Profile events). Called before the deltas are reused.
+ * kept_lo[t] .. kept_hi[t] (nt entries, or NULL) is then each thread's
+ * range in the loader when it has a kept sample (its first kept sample to
+ * its last plus 0.5 ms), else NAN: where it ends a start never ended and
+ * starts an end without a start.
  */
-static int loader_range(creader *r, double *start, double *end)
+static int loader_range(creader *r, double *start, double *end, double *kept_lo, double *kept_hi)
 {
     const double iv = 0.5;
     for (size_t q = r->n_profiles; q-- > 0;)
@@ -1443,6 +1449,10 @@ static int loader_range(creader *r, double *start, double *end)
             t_lo[m->thread] = lo;
         if (hi + iv > t_hi[m->thread])
             t_hi[m->thread] = hi + iv;
+    }
+    for (size_t t = 0; kept_lo && t < nt; t++) {
+        kept_lo[t] = has[t] ? t_lo[t] : NAN;
+        kept_hi[t] = has[t] ? t_hi[t] : NAN;
     }
     double lo = INFINITY, hi = -INFINITY, hi_sampled = -INFINITY;
     for (size_t t = 0; t < nt; t++) {
@@ -1589,13 +1599,34 @@ static int finish(creader *r, int truncated)
      * shown and the Firefox output then share with it */
     {
         double a = 0, b = 0;
-        int got = loader_range(r, &a, &b);
+        double *klo = malloc((r->n_threads + 1) * sizeof *klo), *khi = malloc((r->n_threads + 1) * sizeof *khi);
+        for (size_t t = 0; klo && khi && t < r->n_threads; t++)
+            klo[t] = khi[t] = NAN;
+        int got = klo && khi ? loader_range(r, &a, &b, klo, khi) : -1;
         if (got < 0 || pk_meta_add(p, "interval", "0.5") ||
             (got > 0 && fabs(a) < 9e12 && fabs(b) < 9e12 &&
              (put_meta_ms(p, "profilingStartTime", a) || put_meta_ms(p, "profilingEndTime", b)))) {
+            free(klo);
+            free(khi);
             rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
             goto out;
         }
+        /* each sampled thread's range in the loader, which holds only the
+         * samples its 0.5 ms rule keeps: a start never ended runs to its
+         * end (docs/formats/chrome.md, "Time range") */
+        for (size_t t = 0; t < r->n_threads && rc == 0; t++) {
+            if (!isfinite(klo[t]) || !isfinite(khi[t]) || fabs(klo[t]) >= 9e12 || fabs(khi[t]) >= 9e12)
+                continue;
+            char v[160];
+            snprintf(v, sizeof v, "%lld %lld %.6f %.6f", (long long)r->threads[t].pid,
+                     (long long)r->threads[t].tid, klo[t], khi[t]);
+            if (pk_meta_add(p, "threadRange", v))
+                rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        }
+        free(klo);
+        free(khi);
+        if (rc)
+            goto out;
     }
     /* the wall time of a sample: the gap to the next of its profile; the
      * last one's runs to the profile's endTime */
