@@ -1450,10 +1450,6 @@ static int loader_range(creader *r, double *start, double *end, double *kept_lo,
         if (hi + iv > t_hi[m->thread])
             t_hi[m->thread] = hi + iv;
     }
-    for (size_t t = 0; kept_lo && t < nt; t++) {
-        kept_lo[t] = has[t] ? t_lo[t] : NAN;
-        kept_hi[t] = has[t] ? t_hi[t] : NAN;
-    }
     double lo = INFINITY, hi = -INFINITY, hi_sampled = -INFINITY;
     for (size_t t = 0; t < nt; t++) {
         if (t_lo[t] < lo)
@@ -1463,16 +1459,26 @@ static int loader_range(creader *r, double *start, double *end, double *kept_lo,
         if (has[t] && t_hi[t] > hi_sampled)
             hi_sampled = t_hi[t];
     }
-    free(has);
     /* with TracingStartedInBrowser the end is the sampled threads' alone:
      * the loader's threads without samples add nothing to it (checked
      * against it: a marker-only thread's later markers leave its end at
      * the last kept sample plus 0.5 ms; without the event they count) */
-    if (r->tsib_seen && r->tsib_ok) {
+    int tsib = r->tsib_seen && r->tsib_ok;
+    if (tsib) {
         lo = r->tsib_ts / 1000;
         if (isfinite(hi_sampled))
             hi = hi_sampled;
     }
+    /* The loader works the threads' ranges out for that end while they
+     * hold their samples but not yet their markers, and keeps them: with
+     * the event, a thread without a kept sample has no range (INFINITY ..
+     * -INFINITY), so a start never ended on it ends where it starts and an
+     * end without a start starts where it ends (checked against it) */
+    for (size_t t = 0; kept_lo && t < nt; t++) {
+        kept_lo[t] = has[t] ? t_lo[t] : tsib && isfinite(hi_sampled) ? INFINITY : NAN;
+        kept_hi[t] = has[t] ? t_hi[t] : tsib && isfinite(hi_sampled) ? -INFINITY : NAN;
+    }
+    free(has);
     ok = isfinite(lo) && isfinite(hi) && hi > lo;
     if (ok) {
         *start = lo;
@@ -1603,7 +1609,10 @@ static int finish(creader *r, int truncated)
         for (size_t t = 0; klo && khi && t < r->n_threads; t++)
             klo[t] = khi[t] = NAN;
         int got = klo && khi ? loader_range(r, &a, &b, klo, khi) : -1;
-        if (got < 0 || pk_meta_add(p, "interval", "0.5") ||
+        /* markerType "name": the importer gives every marker with data
+         * the type of its name (a Network or CompositorScreenshot payload
+         * is no request or screenshot there) */
+        if (got < 0 || pk_meta_add(p, "interval", "0.5") || pk_meta_add(p, "markerType", "name") ||
             (got > 0 && fabs(a) < 9e12 && fabs(b) < 9e12 &&
              (put_meta_ms(p, "profilingStartTime", a) || put_meta_ms(p, "profilingEndTime", b)))) {
             free(klo);
@@ -1615,11 +1624,16 @@ static int finish(creader *r, int truncated)
          * samples its 0.5 ms rule keeps: a start never ended runs to its
          * end (docs/formats/chrome.md, "Time range") */
         for (size_t t = 0; t < r->n_threads && rc == 0; t++) {
-            if (!isfinite(klo[t]) || !isfinite(khi[t]) || fabs(klo[t]) >= 9e12 || fabs(khi[t]) >= 9e12)
+            int none = klo[t] == INFINITY && khi[t] == -INFINITY; /* no range: "inf -inf" */
+            if (!none && (!isfinite(klo[t]) || !isfinite(khi[t]) || fabs(klo[t]) >= 9e12 || fabs(khi[t]) >= 9e12))
                 continue;
             char v[160];
-            snprintf(v, sizeof v, "%lld %lld %.6f %.6f", (long long)r->threads[t].pid,
-                     (long long)r->threads[t].tid, klo[t], khi[t]);
+            if (none)
+                snprintf(v, sizeof v, "%lld %lld inf -inf", (long long)r->threads[t].pid,
+                         (long long)r->threads[t].tid);
+            else
+                snprintf(v, sizeof v, "%lld %lld %.6f %.6f", (long long)r->threads[t].pid,
+                         (long long)r->threads[t].tid, klo[t], khi[t]);
             if (pk_meta_add(p, "threadRange", v))
                 rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
         }
