@@ -323,20 +323,21 @@ def loader_marker_list(loader):
     return res
 
 
-def compare_marker_lists(ours, theirs):
+def compare_marker_lists(ours, theirs, names=("profkit", "the loader")):
     """Per thread, marker by marker (sorted by start, name, duration): the
-    same name, start and duration (none for an instant) within TOL_MS."""
+    same name, start and duration (none for an instant) within TOL_MS.
+    names: what ours and theirs are, for the message."""
     def key(m):
         return (round(m[1], 4), m[0], -1e300 if m[2] is None else round(m[2], 4))
     for t in sorted(set(ours) | set(theirs), key=str):
         a, b = sorted(ours.get(t, []), key=key), sorted(theirs.get(t, []), key=key)
         if len(a) != len(b):
-            return "thread %s: %d markers listed by profkit, %d by the loader" % (t, len(a), len(b))
+            return "thread %s: %d markers listed by %s, %d by %s" % (t, len(a), names[0], len(b), names[1])
         for x, y in zip(a, b):
             if x[0] != y[0] or abs(x[1] - y[1]) > TOL_MS or (x[2] is None) != (y[2] is None) or \
                     (x[2] is not None and abs(x[2] - y[2]) > TOL_MS):
-                return "thread %s: marker %r in profkit, %r in the loader (name, start ms, duration ms)" % (
-                    t, x, y)
+                return "thread %s: marker %r in %s, %r in %s (name, start ms, duration ms)" % (
+                    t, x, names[0], y, names[1])
     return None
 
 
