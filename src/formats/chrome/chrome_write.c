@@ -194,16 +194,43 @@ static void track_span(writer *w, size_t t, uint32_t profile_id, int64_t start, 
 
 /* One thread's samples (the stacks of rows[0..n) at us[0..n),
  * microseconds) as a Profile and its chunks. */
-/* The Firefox Profiler's thread range of written thread t (ms, in *lo and
+/* What the written markers of each thread span, as the Firefox Profiler
+ * takes a thread's range without samples (ms): lo[t] .. hi[t], each time
+ * plus 0.5 ms at the end (INFINITY .. -INFINITY: none). */
+static void marker_spans(const profkit_profile *p, double *lo, double *hi)
+{
+    const double iv = 0.5;
+    for (size_t t = 0; t < p->n_threads; t++) {
+        lo[t] = INFINITY;
+        hi[t] = -INFINITY;
+    }
+    for (size_t i = 0; i < p->n_markers; i++) {
+        const profkit_marker *m = &p->markers[i];
+        if (m->thread >= p->n_threads)
+            continue;
+        int64_t x = m->phase == PROFKIT_MARKER_END ? m->end : m->start;
+        if (x == PROFKIT_NO_TIME)
+            continue;
+        /* an interval as written: its start and its end (X's ts plus dur,
+         * never before the start) */
+        int64_t y = m->phase == PROFKIT_MARKER_INTERVAL && m->end != PROFKIT_NO_TIME && m->end > x ? m->end : x;
+        if ((double)x / 1e6 < lo[m->thread])
+            lo[m->thread] = (double)x / 1e6;
+        if ((double)y / 1e6 + iv > hi[m->thread])
+            hi[m->thread] = (double)y / 1e6 + iv;
+    }
+}
+
+/* The Firefox Profiler's thread range of a written thread (ms, in *lo and
  * *hi; 0 without samples or markers), with its Chrome importer's
  * arithmetic (docs/formats/chrome.md, "Time range"): from the first to the
  * last sample its 0.5 ms rule keeps (startTime plus the deltas, in ms, a
  * sample kept 0.5 ms or more after the one kept before, the first from
- * 0) plus 0.5 ms, or without a kept sample what its markers span, each
- * written time plus 0.5 ms. *sampled: it had a kept sample. us[0..n): the
+ * 0) plus 0.5 ms, or without a kept sample what its markers span (m_lo ..
+ * m_hi, marker_spans). *sampled: it had a kept sample. us[0..n): the
  * samples' times as written. */
-static int loader_thread_range(const profkit_profile *p, size_t t, const int64_t *us, size_t n, double *lo,
-                               double *hi, int *sampled)
+static int loader_thread_range(const int64_t *us, size_t n, double m_lo, double m_hi, double *lo, double *hi,
+                               int *sampled)
 {
     const double iv = 0.5;
     double seen = n ? (double)us[0] / 1e3 : 0, kept = 0, a = INFINITY, b = -INFINITY;
@@ -217,20 +244,9 @@ static int loader_thread_range(const profkit_profile *p, size_t t, const int64_t
         }
     }
     *sampled = a != INFINITY;
-    for (size_t i = 0; !*sampled && i < p->n_markers; i++) {
-        const profkit_marker *m = &p->markers[i];
-        if (m->thread != t)
-            continue;
-        int64_t x = m->phase == PROFKIT_MARKER_END ? m->end : m->start;
-        if (x == PROFKIT_NO_TIME)
-            continue;
-        /* an interval as written: its start and its end (X's ts plus dur,
-         * never before the start) */
-        int64_t y = m->phase == PROFKIT_MARKER_INTERVAL && m->end != PROFKIT_NO_TIME && m->end > x ? m->end : x;
-        if ((double)x / 1e6 < a)
-            a = (double)x / 1e6;
-        if ((double)y / 1e6 + iv > b)
-            b = (double)y / 1e6 + iv;
+    if (!*sampled) {
+        a = m_lo;
+        b = m_hi;
     }
     *lo = a;
     *hi = b;
@@ -657,12 +673,22 @@ int pk_chrome_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
          * sampled thread's first kept sample) to the latest thread end.
          * The event is written when its range shows as many markers. */
         double t_lo = INFINITY, t_hi = -INFINITY, s_hi = -INFINITY;
-        int64_t *tus = malloc((p->n_samples + 1) * sizeof *tus);
-        if (!tus) {
+        int64_t *tus = malloc((p->n_samples + 2) * sizeof *tus);
+        double *m_lo = malloc((nt + 1) * sizeof *m_lo), *m_hi = malloc((nt + 1) * sizeof *m_hi);
+        uint64_t *counts = calloc(nt + 1, sizeof *counts); /* an aggregated thread's samples */
+        if (!tus || !m_lo || !m_hi || !counts) {
+            free(tus);
+            free(counts);
+            free(m_lo);
+            free(m_hi);
             free(first_of_pid);
             rc = PROFKIT_ENOMEM;
             goto out;
         }
+        marker_spans(p, m_lo, m_hi);
+        for (size_t i = n_timed; synth && i < n_rows; i++)
+            if (p->sample_thread[rows[i]] < nt && p->sample_values[rows[i] * nv + cv] > 0)
+                counts[p->sample_thread[rows[i]]] += (uint64_t)p->sample_values[rows[i] * nv + cv];
         for (size_t t = 0; t < nt; t++) {
             if (only != PROFKIT_NONE && t != only)
                 continue;
@@ -673,17 +699,14 @@ int pk_chrome_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
             } else if (synth) {
                 /* one sample per count, 1 ms apart from 1 ms (all kept):
                  * the first and the last give the range */
-                uint64_t c = 0;
-                for (size_t i = n_timed; i < n_rows; i++)
-                    if (p->sample_thread[rows[i]] == t && p->sample_values[rows[i] * nv + cv] > 0)
-                        c += (uint64_t)p->sample_values[rows[i] * nv + cv];
+                uint64_t c = counts[t];
                 tus[0] = 1000;
                 tus[1] = (int64_t)c * 1000;
                 n = c > 1 ? 2 : c;
             }
             double a, b;
             int sampled;
-            if (!loader_thread_range(p, t, tus, n, &a, &b, &sampled))
+            if (!loader_thread_range(tus, n, m_lo[t], m_hi[t], &a, &b, &sampled))
                 continue;
             t_lo = a < t_lo ? a : t_lo;
             t_hi = b > t_hi ? b : t_hi;
@@ -691,6 +714,9 @@ int pk_chrome_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
                 s_hi = b;
         }
         free(tus);
+        free(counts);
+        free(m_lo);
+        free(m_hi);
         tsib = markers_shown(p, only, (double)first / 1e6, s_hi) >= markers_shown(p, only, t_lo, t_hi);
     }
     if (tsib) {
