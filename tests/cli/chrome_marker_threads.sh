@@ -5,7 +5,9 @@
 # threads without samples after the last sample, an async `b` on one
 # thread and its `e` on another); ok_tsib_unpaired.json has that event,
 # and a `B` never ended and an `E` without its `B` on a thread without
-# samples, which the Firefox Profiler lists with no duration. Written by
+# samples, which the Firefox Profiler lists with no duration;
+# ok_negative_dur_range.json `X` events of negative duration (written as
+# such: the end before the start). Written by
 # `convert --to chrome` and read back, each keeps every marker, with its
 # start and duration (ms on the samples' axis), in profkit and in the
 # Firefox Profiler's loader, which lists the same markers on the input
@@ -27,7 +29,7 @@ for m in sorted(d["markers"], key=lambda m: (m["thread"]["pid"], m["thread"]["ti
                                 "-" if dur is None else "%.3f" % dur))'
 }
 
-for f in ok_marker_threads.json ok_tsib_unpaired.json; do
+for f in ok_marker_threads.json ok_tsib_unpaired.json ok_negative_dur_range.json; do
   out="$TMP/${f%.json}.trace.json"
   "$PROFKIT" convert -q "$D/$f" --to chrome -o "$out"
   list "$D/$f" > "$TMP/in.list"
@@ -50,7 +52,8 @@ need_loader
 # are profkit's (each name, start and duration within 1e-5 ms)
 if timeout 600 python3 - "$PROFKIT_SRC/tests/oracle" "$PROFKIT" "$CLI" "$TMP/work" \
      "$D/ok_marker_threads.json" "$TMP/ok_marker_threads.trace.json" \
-     "$D/ok_tsib_unpaired.json" "$TMP/ok_tsib_unpaired.trace.json" > "$TMP/loader" 2>&1 << 'PY'; then
+     "$D/ok_tsib_unpaired.json" "$TMP/ok_tsib_unpaired.trace.json" \
+     "$D/ok_negative_dur_range.json" "$TMP/ok_negative_dur_range.trace.json" > "$TMP/loader" 2>&1 << 'PY'; then
 import sys
 sys.path.insert(0, sys.argv[1])
 from chrome_compare import Loader, compare_marker_lists, loader_marker_list, profkit_marker_list
@@ -86,7 +89,8 @@ cat "$TMP/loader"
 # the comparison of cli/chrome_oracle on the same files (per-function
 # counts, the markers in the loader's root range, the output read back)
 if timeout 600 python3 "$PROFKIT_SRC/tests/oracle/chrome_compare.py" --profkit "$PROFKIT" --cli "$CLI" \
-     --work "$TMP/work2" --write "$D/ok_marker_threads.json" "$D/ok_tsib_unpaired.json" > "$TMP/write" 2>&1; then
+     --work "$TMP/work2" --write "$D/ok_marker_threads.json" "$D/ok_tsib_unpaired.json" \
+     "$D/ok_negative_dur_range.json" > "$TMP/write" 2>&1; then
   pass
 else
   fail "profkit's Chrome output against the loader:"

@@ -211,13 +211,14 @@ static void marker_spans(const profkit_profile *p, double *lo, double *hi)
         int64_t x = m->phase == PROFKIT_MARKER_END ? m->end : m->start;
         if (x == PROFKIT_NO_TIME)
             continue;
-        /* an interval as written: its start and its end (X's ts plus dur,
-         * never before the start) */
-        int64_t y = m->phase == PROFKIT_MARKER_INTERVAL && m->end != PROFKIT_NO_TIME && m->end > x ? m->end : x;
-        if ((double)x / 1e6 < lo[m->thread])
-            lo[m->thread] = (double)x / 1e6;
-        if ((double)y / 1e6 + iv > hi[m->thread])
-            hi[m->thread] = (double)y / 1e6 + iv;
+        /* an interval as written: its start and its end (X's ts plus
+         * dur, which may be before the start) */
+        int64_t y = m->phase == PROFKIT_MARKER_INTERVAL && m->end != PROFKIT_NO_TIME ? m->end : x;
+        double a = (double)(x < y ? x : y) / 1e6, b = (double)(x < y ? y : x) / 1e6;
+        if (a < lo[m->thread])
+            lo[m->thread] = a;
+        if (b + iv > hi[m->thread])
+            hi[m->thread] = b + iv;
     }
 }
 
@@ -377,7 +378,9 @@ static void write_marker(writer *w, const profkit_marker *m, size_t t)
     put_us(k, at);
     if (interval) {
         pk_sink_puts(k, ",\"dur\":");
-        put_us(k, m->end >= m->start ? pk_sat_add(m->end, -m->start) : 0);
+        /* an end before the start is a negative dur, which every reader
+         * (profkit's, the Firefox Profiler's) takes as that end */
+        put_us(k, pk_sat_add(m->end, -m->start));
     }
     if (ph[0] == 'i')
         pk_sink_puts(k, ",\"s\":\"t\"");
@@ -663,6 +666,10 @@ int pk_chrome_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
         int64_t at = m->phase == PROFKIT_MARKER_END ? m->end : m->start;
         if (at != PROFKIT_NO_TIME && at < first)
             first = at;
+        /* an interval that ends before its start */
+        if (at != PROFKIT_NO_TIME && m->phase == PROFKIT_MARKER_INTERVAL && m->end != PROFKIT_NO_TIME &&
+            m->end < first)
+            first = m->end;
     }
     int tsib = first != INT64_MAX;
     if (tsib) {
