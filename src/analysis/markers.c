@@ -11,7 +11,14 @@
  * request; a CompositorScreenshot lasts until the next one of its window.
  * A thread's range is its first sample's time to its last one's plus the
  * interval, or without samples, what its markers span; the zero is the
- * earliest thread start, or the profile's profilingStartTime.
+ * earliest thread start, or the profile's profilingStartTime. A reader
+ * whose importer in the Firefox Profiler keeps fewer samples than the file
+ * has (Chrome traces) gives a thread's range as the metadata "threadRange"
+ * ("PID TID START_MS END_MS"), which then is that thread's ("inf -inf":
+ * it has none, so a start never ended ends where it starts and an end
+ * without a start starts where it ends). With the metadata markerType
+ * "name" (Chrome traces, whose importer sets each marker's data.type to its
+ * name) a marker's type is its name, not its payload's "type".
  */
 #include "analysis/markers.h"
 
@@ -68,6 +75,35 @@ static uint64_t payload_key(const profkit_profile *p, uint32_t payload, const ch
     if (!t || !pk_json_find_field(t, strlen(t), key, &f))
         return 0;
     return pk_hash_bytes(f.value, f.value_len, 0x6d61726b) | 2;
+}
+
+/* The metadata "threadRange" of thread t ("PID TID START_MS END_MS", the
+ * first one of its pid and tid) as ns: 1, or 0 when there is none. */
+static int thread_range(const profkit_profile *p, size_t t, int64_t *start, int64_t *end)
+{
+    const profkit_thread *th = &p->threads[t];
+    for (size_t i = 0; i < p->n_metadata; i++) {
+        const profkit_meta *m = &p->metadata[i];
+        if (strcmp(pk_str(p, m->key), "threadRange") != 0)
+            continue;
+        const char *v = pk_str(p, m->value);
+        char *e1, *e2, *e3, *e4;
+        long long pid = strtoll(v, &e1, 10), tid = strtoll(e1, &e2, 10);
+        double a = strtod(e2, &e3) * 1e6, b = strtod(e3, &e4) * 1e6;
+        if (e1 == v || e2 == e1 || e3 == e2 || e4 == e3 || *e4 || pid != th->pid || tid != th->tid)
+            continue;
+        if (a == INFINITY && b == -INFINITY) {
+            *start = INT64_MAX; /* no range */
+            *end = INT64_MIN;
+            return 1;
+        }
+        if (!(a > -9.2e18 && a < 9.2e18 && b > -9.2e18 && b < 9.2e18))
+            return 0;
+        *start = (int64_t)llround(a);
+        *end = (int64_t)llround(b);
+        return 1;
+    }
+    return 0;
 }
 
 /* ---- filters ---- */
@@ -183,6 +219,7 @@ static int search_matches(const profkit_profile *p, const pk_shown_marker *m, co
 
 typedef struct derive {
     const profkit_profile *p;
+    int type_is_name; /* metadata markerType "name": a marker's type is its name */
     pk_shown_marker *out;
     size_t n, cap;
     int oom;
@@ -219,6 +256,17 @@ static int cmp_shown(const void *a, const void *b)
 
 #define CLOSED (PK_MAP64_EMPTY - 1)
 
+/* Is m's type `want`? Its payload's "type", or where the Firefox
+ * Profiler's importer gives every marker with data the type of its name
+ * (Chrome traces: metadata markerType "name"), its name when it has a
+ * payload. */
+static int type_is(const derive *d, const profkit_marker *m, const char *want)
+{
+    if (d->type_is_name)
+        return m->payload && strcmp(pk_str(d->p, m->name), want) == 0;
+    return payload_is(d->p, m->payload, "type", want);
+}
+
 /* One thread's markers ids[0..n) (in their order) into d. */
 static void derive_thread(derive *d, const uint32_t *ids, size_t n, int64_t t_start, int64_t t_end,
                           uint32_t *open_head, uint32_t *open_prev)
@@ -229,7 +277,7 @@ static void derive_thread(derive *d, const uint32_t *ids, size_t n, int64_t t_st
     for (size_t k = 0; k < n && !d->oom; k++) {
         uint32_t i = ids[k];
         const profkit_marker *m = &mk[i];
-        if (payload_is(p, m->payload, "type", "Network")) {
+        if (type_is(d, m, "Network")) {
             if (m->start == PROFKIT_NO_TIME || m->end == PROFKIT_NO_TIME)
                 continue; /* the loader needs both */
             uint64_t id = payload_key(p, m->payload, "id");
@@ -248,7 +296,7 @@ static void derive_thread(derive *d, const uint32_t *ids, size_t n, int64_t t_st
             }
             continue;
         }
-        if (payload_is(p, m->payload, "type", "CompositorScreenshot")) {
+        if (type_is(d, m, "CompositorScreenshot")) {
             uint64_t w = payload_key(p, m->payload, "windowID");
             uint32_t s = pk_map64_get(&shots, w);
             if (s != PK_MAP64_EMPTY && s != CLOSED && m->start != PROFKIT_NO_TIME) {
@@ -298,8 +346,7 @@ static void derive_thread(derive *d, const uint32_t *ids, size_t n, int64_t t_st
         uint32_t i = ids[k];
         const profkit_marker *m = &mk[i];
         if (m->phase == PROFKIT_MARKER_START && m->name < p->strings.n && m->start != PROFKIT_NO_TIME &&
-            open_prev[i] != CLOSED && !payload_is(p, m->payload, "type", "Network") &&
-            !payload_is(p, m->payload, "type", "CompositorScreenshot"))
+            open_prev[i] != CLOSED && !type_is(d, m, "Network") && !type_is(d, m, "CompositorScreenshot"))
             emit(d, m, m->start, t_end > m->start ? t_end : m->start, m->payload, n + k);
     }
     for (size_t c = 0; c < net.cap && !d->oom; c++) {
@@ -329,12 +376,14 @@ int pk_markers_shown(pk_shown_markers *out, const profkit_profile *p, uint32_t t
     size_t nt = p->n_threads, nm = p->n_markers;
     int64_t interval = 1000000;
     meta_ms(p, "interval", &interval);
+    int has_ranges = pk_meta_get(p, "threadRange") != NULL;
     int64_t *t_start = malloc((nt + 1) * sizeof *t_start), *t_end = malloc((nt + 1) * sizeof *t_end);
     size_t *first = calloc(nt + 2, sizeof *first);
     uint32_t *ids = malloc((nm + 1) * sizeof *ids);
     uint32_t *open_head = malloc((p->strings.n + 1) * sizeof *open_head);
     uint32_t *open_prev = malloc((nm + 1) * sizeof *open_prev);
-    derive d = { p, NULL, 0, 0, 0 };
+    const char *mt = pk_meta_get(p, "markerType");
+    derive d = { p, mt && strcmp(mt, "name") == 0, NULL, 0, 0, 0 };
     int rc = PROFKIT_ENOMEM;
     if (!t_start || !t_end || !first || !ids || !open_head || !open_prev)
         goto done;
@@ -379,7 +428,11 @@ int pk_markers_shown(pk_shown_markers *out, const profkit_profile *p, uint32_t t
     }
     int64_t zero = INT64_MAX, root_end = INT64_MIN;
     for (size_t t = 0; t < nt; t++) {
-        if (t_start[t] == INT64_MAX) {
+        int64_t a, b;
+        if (has_ranges && thread_range(p, t, &a, &b)) {
+            t_start[t] = a;
+            t_end[t] = b;
+        } else if (t_start[t] == INT64_MAX) {
             t_start[t] = m_start[t];
             t_end[t] = m_end[t];
         }

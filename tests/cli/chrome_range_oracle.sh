@@ -9,9 +9,14 @@
 # of no and of negative duration, two `X` nested identically, an `E`
 # before any `B`, a `B` twice, an `E` too many, a `B` never ended, and a
 # second process with the same tid. Read by profkit and by the loader:
-# the same root range, per thread and name the same markers, and per
-# function the same samples (tests/oracle/chrome_compare.py --read). And
-# every Chrome trace of tests/data has the loader's root range.
+# the same root range, per thread and name the same markers, marker by
+# marker the same start and duration (the negative X's, the unended B's),
+# and per function the same samples (tests/oracle/chrome_compare.py
+# --read). And every Chrome trace of tests/data has the loader's root
+# range. ok_negative_dur.json has `X` events of negative duration (an end
+# before the start) around the root range's start and end, which the
+# loader shows only when their end is in it; ok_negative_dur_range.json
+# one on a thread without samples, whose end starts the root range.
 . "$(dirname "$0")/lib.sh"
 F="$PROFKIT_SRC/tests/data/chrome/ok_marker_edges.json"
 
@@ -27,16 +32,27 @@ for g in json.load(open(sys.argv[1]))["groups"]:
     if g["name"] == "FunctionCall" and g["thread"]["pid"] == 2:
         n += g["count"]
 print(n)' "$TMP/markers.json")"
+# the loader's durations (checked against it below, marker by marker): the
+# X of dur -20 us lasts -0.02 ms (its start plus dur); the B never ended
+# (101.6 ms) runs to the thread's last kept sample plus 0.5 ms, 104.05 ms,
+# not to its last sample plus 0.5 ms (104.35)
+expect_eq "negative X and unended B durations (ms)" "-0.02 2.45" "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+ms = [m for m in d["markers"] if m["thread"]["pid"] == 2 and m["thread"]["tid"] == 2]
+neg = [m["duration"] for m in ms if m["name"] == "FunctionCall" and m["duration"] < 0]
+open_b = [m["duration"] for m in ms if m["name"] == "ParseHTML" and abs(m["start"] - 1.1) < 1e-9]
+print(*(neg + open_b))' <("$PROFKIT" markers -q --list --json "$F"))"
 # --range percentages of that range: 50%,100% starts at 102.275 ms
 expect_eq "--range 50%,100%: samples (102.275 ms on)" "5" \
   "$("$PROFKIT" top -q --value samples --range 50%,100% --json "$F" | python3 -c 'import json,sys; print(json.load(sys.stdin)["total"])')"
 
 need_loader
 if timeout 600 python3 "$PROFKIT_SRC/tests/oracle/chrome_compare.py" --profkit "$PROFKIT" --cli "$CLI" \
-     --work "$TMP/work" --read "$F" > "$TMP/report" 2>&1; then
+     --work "$TMP/work" --read "$F" "$PROFKIT_SRC"/tests/data/chrome/ok_negative_dur*.json > "$TMP/report" 2>&1; then
   pass
 else
-  fail "ok_marker_edges.json against the loader:"
+  fail "ok_marker_edges.json and ok_negative_dur*.json against the loader:"
 fi
 cat "$TMP/report"
 

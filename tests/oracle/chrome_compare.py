@@ -296,6 +296,51 @@ def compare_markers(ours, theirs):
     return None
 
 
+TOL_MS = 1e-5  # the loader's times are doubles in ms, profkit's ns
+
+
+def profkit_marker_list(profkit, path):
+    """{thread "pid:tid": [(name, start, duration or None)]} from `profkit
+    markers --list --json`, times in ms on the samples' axis (the zero
+    added back), and the zero's root range end."""
+    doc = json.loads(run([profkit, "markers", "--quiet", "--list", "--json", path]).stdout.decode("utf-8"))
+    res = {}
+    for m in doc["markers"]:
+        t = m["thread"]
+        res.setdefault("%s:%s" % (t["pid"], t["tid"]), []).append(
+            (m["name"], doc["zero"] + m["start"], m.get("duration")))
+    return res
+
+
+def loader_marker_list(loader):
+    """The same from the loader's `thread markers --list --json`."""
+    res = {}
+    for t in loader.json("thread", "list")["threads"]:
+        d = loader.json("thread", "markers", "--thread", t["threadHandle"], "--list", "--limit", "0")
+        zero = ((d.get("context") or {}).get("rootRange") or {}).get("start") or 0
+        for m in d.get("flatMarkers", []):
+            res.setdefault(t["tid"], []).append((m["name"], zero + m["start"], m.get("duration")))
+    return res
+
+
+def compare_marker_lists(ours, theirs, names=("profkit", "the loader")):
+    """Per thread, marker by marker (sorted by start, name, duration): the
+    same name, start and duration (none for an instant) within TOL_MS.
+    names: what ours and theirs are, for the message."""
+    def key(m):
+        return (round(m[1], 4), m[0], -1e300 if m[2] is None else round(m[2], 4))
+    for t in sorted(set(ours) | set(theirs), key=str):
+        a, b = sorted(ours.get(t, []), key=key), sorted(theirs.get(t, []), key=key)
+        if len(a) != len(b):
+            return "thread %s: %d markers listed by %s, %d by %s" % (t, len(a), names[0], len(b), names[1])
+        for x, y in zip(a, b):
+            if x[0] != y[0] or abs(x[1] - y[1]) > TOL_MS or (x[2] is None) != (y[2] is None) or \
+                    (x[2] is not None and abs(x[2] - y[2]) > TOL_MS):
+                return "thread %s: marker %r in %s, %r in %s (name, start ms, duration ms)" % (
+                    t, x, names[0], y, names[1])
+    return None
+
+
 def thread_handle(loader, pid, tid):
     for t in loader.json("thread", "list")["threads"]:
         if t["tid"] == "%s:%s" % (pid, tid):
@@ -323,7 +368,8 @@ def check_read(profkit, loader, work, path, index):
         if not mine or abs(root.get("start", 0) - mine["start"]) > 1e-6 or \
                 abs(root.get("end", 0) - mine["end"]) > 1e-6:
             return "root range %r in the loader, %r in profkit" % (root, mine)
-        msg = compare_markers(ours_m, loader_markers(loader, True))
+        msg = compare_markers(ours_m, loader_markers(loader, True)) or \
+            compare_marker_lists(profkit_marker_list(profkit, path), loader_marker_list(loader))
     finally:
         loader("stop", timeout=60)
     if msg:
@@ -394,6 +440,18 @@ def check_write(profkit, loader, work, path, index):
         msg = compare_markers(ours_m, loader_markers(loader, False))
         if msg:
             return msg
+        # profkit's reading of its own output: the loader's root range and,
+        # marker by marker, the loader's list (start and duration: a start
+        # never ended and an end without a start take the thread's range,
+        # which is the loader's kept samples', not the input's)
+        back = json.loads(run([profkit, "info", "--quiet", "--json", out]).stdout.decode("utf-8"))
+        mine = back.get("time_range") or {}
+        if "start" in rr and "end" in rr and (
+                not mine or abs(rr["start"] - mine["start"]) > 1e-6 or abs(rr["end"] - mine["end"]) > 1e-6):
+            return "output read back: root range %r in the loader, %r in profkit" % (rr, mine)
+        msg = compare_marker_lists(profkit_marker_list(profkit, out), loader_marker_list(loader))
+        if msg:
+            return "output read back: " + msg
         checked = kept = total = empty = 0
         for k, (pid, pid_id, tid, _) in enumerate(profiles):
             keep = loader_keeps(events, pid, pid_id)

@@ -939,7 +939,9 @@ static int end_event(creader *r, pk_json *j)
             case 'X':
                 m.phase = PROFKIT_MARKER_INTERVAL;
                 m.start = ts;
-                m.end = us_to_ns(r->ts + (r->dur > 0 ? r->dur : 0));
+                /* a negative dur ends it before its start, as the
+                 * Firefox Profiler reads it (its start plus dur) */
+                m.end = us_to_ns(r->ts + r->dur);
                 break;
             case 'B':
             case 'b':
@@ -1369,8 +1371,12 @@ static int seq_cmp(const void *a, const void *b)
  *     from its first kept sample).
  * Profiles without their Profile event are not the loader's (it finds
  * chunks from Profile events). Called before the deltas are reused.
+ * kept_lo[t] .. kept_hi[t] (nt entries, or NULL) is then each thread's
+ * range in the loader when it has a kept sample (its first kept sample to
+ * its last plus 0.5 ms), else NAN: where it ends a start never ended and
+ * starts an end without a start.
  */
-static int loader_range(creader *r, double *start, double *end)
+static int loader_range(creader *r, double *start, double *end, double *kept_lo, double *kept_hi)
 {
     const double iv = 0.5;
     for (size_t q = r->n_profiles; q-- > 0;)
@@ -1453,16 +1459,26 @@ static int loader_range(creader *r, double *start, double *end)
         if (has[t] && t_hi[t] > hi_sampled)
             hi_sampled = t_hi[t];
     }
-    free(has);
     /* with TracingStartedInBrowser the end is the sampled threads' alone:
      * the loader's threads without samples add nothing to it (checked
      * against it: a marker-only thread's later markers leave its end at
      * the last kept sample plus 0.5 ms; without the event they count) */
-    if (r->tsib_seen && r->tsib_ok) {
+    int tsib = r->tsib_seen && r->tsib_ok;
+    if (tsib) {
         lo = r->tsib_ts / 1000;
         if (isfinite(hi_sampled))
             hi = hi_sampled;
     }
+    /* The loader works the threads' ranges out for that end while they
+     * hold their samples but not yet their markers, and keeps them: with
+     * the event, a thread without a kept sample has no range (INFINITY ..
+     * -INFINITY), so a start never ended on it ends where it starts and an
+     * end without a start starts where it ends (checked against it) */
+    for (size_t t = 0; kept_lo && t < nt; t++) {
+        kept_lo[t] = has[t] ? t_lo[t] : tsib && isfinite(hi_sampled) ? INFINITY : NAN;
+        kept_hi[t] = has[t] ? t_hi[t] : tsib && isfinite(hi_sampled) ? -INFINITY : NAN;
+    }
+    free(has);
     ok = isfinite(lo) && isfinite(hi) && hi > lo;
     if (ok) {
         *start = lo;
@@ -1589,13 +1605,42 @@ static int finish(creader *r, int truncated)
      * shown and the Firefox output then share with it */
     {
         double a = 0, b = 0;
-        int got = loader_range(r, &a, &b);
-        if (got < 0 || pk_meta_add(p, "interval", "0.5") ||
+        double *klo = malloc((r->n_threads + 1) * sizeof *klo), *khi = malloc((r->n_threads + 1) * sizeof *khi);
+        for (size_t t = 0; klo && khi && t < r->n_threads; t++)
+            klo[t] = khi[t] = NAN;
+        int got = klo && khi ? loader_range(r, &a, &b, klo, khi) : -1;
+        /* markerType "name": the importer gives every marker with data
+         * the type of its name (a Network or CompositorScreenshot payload
+         * is no request or screenshot there) */
+        if (got < 0 || pk_meta_add(p, "interval", "0.5") || pk_meta_add(p, "markerType", "name") ||
             (got > 0 && fabs(a) < 9e12 && fabs(b) < 9e12 &&
              (put_meta_ms(p, "profilingStartTime", a) || put_meta_ms(p, "profilingEndTime", b)))) {
+            free(klo);
+            free(khi);
             rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
             goto out;
         }
+        /* each sampled thread's range in the loader, which holds only the
+         * samples its 0.5 ms rule keeps: a start never ended runs to its
+         * end (docs/formats/chrome.md, "Time range") */
+        for (size_t t = 0; t < r->n_threads && rc == 0; t++) {
+            int none = klo[t] == INFINITY && khi[t] == -INFINITY; /* no range: "inf -inf" */
+            if (!none && (!isfinite(klo[t]) || !isfinite(khi[t]) || fabs(klo[t]) >= 9e12 || fabs(khi[t]) >= 9e12))
+                continue;
+            char v[160];
+            if (none)
+                snprintf(v, sizeof v, "%lld %lld inf -inf", (long long)r->threads[t].pid,
+                         (long long)r->threads[t].tid);
+            else
+                snprintf(v, sizeof v, "%lld %lld %.6f %.6f", (long long)r->threads[t].pid,
+                         (long long)r->threads[t].tid, klo[t], khi[t]);
+            if (pk_meta_add(p, "threadRange", v))
+                rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
+        }
+        free(klo);
+        free(khi);
+        if (rc)
+            goto out;
     }
     /* the wall time of a sample: the gap to the next of its profile; the
      * last one's runs to the profile's endTime */

@@ -37,6 +37,7 @@
 #include "model/counter_iter.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +194,84 @@ static void track_span(writer *w, size_t t, uint32_t profile_id, int64_t start, 
 
 /* One thread's samples (the stacks of rows[0..n) at us[0..n),
  * microseconds) as a Profile and its chunks. */
+/* What the written markers of each thread span, as the Firefox Profiler
+ * takes a thread's range without samples (ms): lo[t] .. hi[t], each time
+ * plus 0.5 ms at the end (INFINITY .. -INFINITY: none). */
+static void marker_spans(const profkit_profile *p, double *lo, double *hi)
+{
+    const double iv = 0.5;
+    for (size_t t = 0; t < p->n_threads; t++) {
+        lo[t] = INFINITY;
+        hi[t] = -INFINITY;
+    }
+    for (size_t i = 0; i < p->n_markers; i++) {
+        const profkit_marker *m = &p->markers[i];
+        if (m->thread >= p->n_threads)
+            continue;
+        int64_t x = m->phase == PROFKIT_MARKER_END ? m->end : m->start;
+        if (x == PROFKIT_NO_TIME)
+            continue;
+        /* an interval as written: its start and its end (X's ts plus
+         * dur, which may be before the start) */
+        int64_t y = m->phase == PROFKIT_MARKER_INTERVAL && m->end != PROFKIT_NO_TIME ? m->end : x;
+        double a = (double)(x < y ? x : y) / 1e6, b = (double)(x < y ? y : x) / 1e6;
+        if (a < lo[m->thread])
+            lo[m->thread] = a;
+        if (b + iv > hi[m->thread])
+            hi[m->thread] = b + iv;
+    }
+}
+
+/* The Firefox Profiler's thread range of a written thread (ms, in *lo and
+ * *hi; 0 without samples or markers), with its Chrome importer's
+ * arithmetic (docs/formats/chrome.md, "Time range"): from the first to the
+ * last sample its 0.5 ms rule keeps (startTime plus the deltas, in ms, a
+ * sample kept 0.5 ms or more after the one kept before, the first from
+ * 0) plus 0.5 ms, or without a kept sample what its markers span (m_lo ..
+ * m_hi, marker_spans). *sampled: it had a kept sample. us[0..n): the
+ * samples' times as written. */
+static int loader_thread_range(const int64_t *us, size_t n, double m_lo, double m_hi, double *lo, double *hi,
+                               int *sampled)
+{
+    const double iv = 0.5;
+    double seen = n ? (double)us[0] / 1e3 : 0, kept = 0, a = INFINITY, b = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        seen += (double)(i ? us[i] - us[i - 1] : 0) / 1e3;
+        if (seen - kept >= iv) {
+            kept = seen;
+            if (a == INFINITY)
+                a = seen;
+            b = seen + iv;
+        }
+    }
+    *sampled = a != INFINITY;
+    if (!*sampled) {
+        a = m_lo;
+        b = m_hi;
+    }
+    *lo = a;
+    *hi = b;
+    return a != INFINITY;
+}
+
+/* How many markers of the written threads (start .. end or its one time)
+ * touch lo .. hi ms, as the Firefox Profiler shows them (markers.c). */
+static size_t markers_shown(const profkit_profile *p, uint32_t only, double lo, double hi)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->n_markers; i++) {
+        const profkit_marker *m = &p->markers[i];
+        if (m->thread >= p->n_threads || (only != PROFKIT_NONE && m->thread != only))
+            continue;
+        int64_t a = m->start != PROFKIT_NO_TIME ? m->start : m->end;
+        int64_t b = m->end != PROFKIT_NO_TIME ? m->end : m->start;
+        if (a == PROFKIT_NO_TIME)
+            continue;
+        n += (double)b / 1e6 >= lo && (double)a / 1e6 <= hi;
+    }
+    return n;
+}
+
 static int write_samples(writer *w, size_t t, const size_t *rows, const int64_t *us, size_t n,
                          uint32_t profile_id, int64_t end_us)
 {
@@ -299,7 +378,9 @@ static void write_marker(writer *w, const profkit_marker *m, size_t t)
     put_us(k, at);
     if (interval) {
         pk_sink_puts(k, ",\"dur\":");
-        put_us(k, m->end >= m->start ? pk_sat_add(m->end, -m->start) : 0);
+        /* an end before the start is a negative dur, which every reader
+         * (profkit's, the Firefox Profiler's) takes as that end */
+        put_us(k, pk_sat_add(m->end, -m->start));
     }
     if (ph[0] == 'i')
         pk_sink_puts(k, ",\"s\":\"t\"");
@@ -585,8 +666,67 @@ int pk_chrome_write(const profkit_profile *p, pk_sink *k, const profkit_write_op
         int64_t at = m->phase == PROFKIT_MARKER_END ? m->end : m->start;
         if (at != PROFKIT_NO_TIME && at < first)
             first = at;
+        /* an interval that ends before its start */
+        if (at != PROFKIT_NO_TIME && m->phase == PROFKIT_MARKER_INTERVAL && m->end != PROFKIT_NO_TIME &&
+            m->end < first)
+            first = m->end;
     }
-    if (first != INT64_MAX) {
+    int tsib = first != INT64_MAX;
+    if (tsib) {
+        /* With that event the Firefox Profiler's root range ends at the
+         * sampled threads' end (their last kept sample plus 0.5 ms): the
+         * markers of a thread without samples after it are not shown.
+         * Without it, the range runs from the earliest thread start (a
+         * sampled thread's first kept sample) to the latest thread end.
+         * The event is written when its range shows as many markers. */
+        double t_lo = INFINITY, t_hi = -INFINITY, s_hi = -INFINITY;
+        int64_t *tus = malloc((p->n_samples + 2) * sizeof *tus);
+        double *m_lo = malloc((nt + 1) * sizeof *m_lo), *m_hi = malloc((nt + 1) * sizeof *m_hi);
+        uint64_t *counts = calloc(nt + 1, sizeof *counts); /* an aggregated thread's samples */
+        if (!tus || !m_lo || !m_hi || !counts) {
+            free(tus);
+            free(counts);
+            free(m_lo);
+            free(m_hi);
+            free(first_of_pid);
+            rc = PROFKIT_ENOMEM;
+            goto out;
+        }
+        marker_spans(p, m_lo, m_hi);
+        for (size_t i = n_timed; synth && i < n_rows; i++)
+            if (p->sample_thread[rows[i]] < nt && p->sample_values[rows[i] * nv + cv] > 0)
+                counts[p->sample_thread[rows[i]]] += (uint64_t)p->sample_values[rows[i] * nv + cv];
+        for (size_t t = 0; t < nt; t++) {
+            if (only != PROFKIT_NONE && t != only)
+                continue;
+            size_t n = 0;
+            if (start[t + 1] > start[t]) {
+                for (size_t i = start[t]; i < start[t + 1]; i++)
+                    tus[n++] = ns_to_us(p->sample_time[rows[i]]);
+            } else if (synth) {
+                /* one sample per count, 1 ms apart from 1 ms (all kept):
+                 * the first and the last give the range */
+                uint64_t c = counts[t];
+                tus[0] = 1000;
+                tus[1] = (int64_t)c * 1000;
+                n = c > 1 ? 2 : c;
+            }
+            double a, b;
+            int sampled;
+            if (!loader_thread_range(tus, n, m_lo[t], m_hi[t], &a, &b, &sampled))
+                continue;
+            t_lo = a < t_lo ? a : t_lo;
+            t_hi = b > t_hi ? b : t_hi;
+            if (sampled && b > s_hi)
+                s_hi = b;
+        }
+        free(tus);
+        free(counts);
+        free(m_lo);
+        free(m_hi);
+        tsib = markers_shown(p, only, (double)first / 1e6, s_hi) >= markers_shown(p, only, t_lo, t_hi);
+    }
+    if (tsib) {
         pk_sink_puts(k, ",\n{\"name\":\"TracingStartedInBrowser\",\"ph\":\"M\",\"pid\":0,\"tid\":0,"
                         "\"cat\":\"disabled-by-default-devtools.timeline\",\"ts\":");
         put_us(k, first);
