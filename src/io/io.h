@@ -84,7 +84,8 @@ int pk_source_all(pk_source *s, const uint8_t **data, size_t *n, profkit_error *
  * such file (read it with pk_source_read), or an error code. */
 int pk_source_map(pk_source *s, const uint8_t **data, size_t *n, profkit_error *err);
 /* The mapping's bytes before upto will not be read again: their pages
- * leave the process's memory (the file stays in the system's cache). */
+ * leave the process's memory (the file stays in the system's cache), and
+ * progress is reported as for a read up to there. */
 void pk_source_map_done(pk_source *s, size_t upto);
 /* Reads up to cap decoded bytes; *got == 0 means end of input. */
 int pk_source_read(pk_source *s, uint8_t *buf, size_t cap, size_t *got,

@@ -446,15 +446,20 @@ int pk_source_map(pk_source *s, const uint8_t **data, size_t *n, profkit_error *
 
 void pk_source_map_done(pk_source *s, size_t upto)
 {
+    if (!s->map || upto > s->map_size)
+        return;
+    /* progress as a read reports it (raw_read) */
+    s->raw_done = upto;
+    if (s->progress && s->raw_done - s->progress_last >= (4u << 20)) {
+        s->progress_last = s->raw_done;
+        s->progress(s->raw_done, s->raw_total, s->progress_payload);
+    }
 #if defined(MADV_DONTNEED)
     size_t page = 4096, from = s->map_released, to = upto & ~(page - 1);
-    if (!s->map || to <= from || to > s->map_size)
-        return;
-    madvise((uint8_t *)s->map + from, to - from, MADV_DONTNEED); /* advice: failure is fine */
-    s->map_released = to;
-#else
-    (void)s;
-    (void)upto;
+    if (to > from) {
+        madvise((uint8_t *)s->map + from, to - from, MADV_DONTNEED); /* advice: failure is fine */
+        s->map_released = to;
+    }
 #endif
 }
 
