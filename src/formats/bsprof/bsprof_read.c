@@ -1394,7 +1394,8 @@ static int read_entries(reader *r, int *end)
             r->in.pos += used;
             if (PK_UNLIKELY(r->n_entries - progress_at >= 65536)) {
                 progress_at = r->n_entries;
-                pk_read_progress(ctx, r->in.base + r->in.pos, 0);
+                /* a mapped file's size is known: the share read */
+                pk_read_progress(ctx, r->in.base + r->in.pos, r->in.mapped ? r->in.len : 0);
                 if (r->in.mapped) /* its pages behind leave the process's memory */
                     pk_source_map_done(r->in.src, r->in.pos);
             }
