@@ -32,6 +32,8 @@ if [ "${1:-}" = "--test" ]; then
   pkgs+=(clickhouse-server sqlite3)
   # The viewer page's browser tests (Debian's chromium, driven by playwright-core).
   pkgs+=(chromium)
+  # A real Gecko profile, recorded by Firefox itself (tests/cli/gecko_firefox_oracle.sh).
+  pkgs+=(firefox-esr)
   # bench/inflate_page.sh: the page's inflater against Debian's pako (docs/viewer.md, "markers").
   pkgs+=(node-pako)
   # Node may come from another package source (nodesource bundles npm);

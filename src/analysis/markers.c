@@ -8,7 +8,8 @@
  * one interval (an end with no start starts at the thread's start, a start
  * never ended ends at the thread's end); a Network payload with status
  * STATUS_START waits for the next marker of its id, and the two make one
- * request; a CompositorScreenshot lasts until the next one of its window.
+ * request; a CompositorScreenshot lasts until the next one of its window;
+ * IPC markers are correlated across threads (markers_ipc.c).
  * A thread's range is its first sample's time to its last one's plus the
  * interval, or without samples, what its markers span; the zero is the
  * earliest thread start, or the profile's profilingStartTime. A reader
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/markers_ipc.h"
 #include "io/json_fields.h"
 #include "util/map64.h"
 
@@ -223,6 +225,7 @@ typedef struct derive {
     pk_shown_marker *out;
     size_t n, cap;
     int oom;
+    pk_ipc ipc; /* the IPC markers, correlated across threads (markers_ipc.c) */
 } derive;
 
 static void emit(derive *d, const profkit_marker *m, int64_t start, int64_t end, uint32_t payload,
@@ -277,6 +280,15 @@ static void derive_thread(derive *d, const uint32_t *ids, size_t n, int64_t t_st
     for (size_t k = 0; k < n && !d->oom; k++) {
         uint32_t i = ids[k];
         const profkit_marker *m = &mk[i];
+        const pk_ipc_shown *ipc = pk_ipc_of(&d->ipc, i);
+        if (ipc) {
+            if (ipc->name != PROFKIT_NONE) {
+                emit(d, m, ipc->start, ipc->end, m->payload, k);
+                if (!d->oom)
+                    d->out[d->n - 1].name = ipc->name;
+            }
+            continue;
+        }
         if (type_is(d, m, "Network")) {
             if (m->start == PROFKIT_NO_TIME || m->end == PROFKIT_NO_TIME)
                 continue; /* the loader needs both */
@@ -383,9 +395,9 @@ int pk_markers_shown(pk_shown_markers *out, const profkit_profile *p, uint32_t t
     uint32_t *open_head = malloc((p->strings.n + 1) * sizeof *open_head);
     uint32_t *open_prev = malloc((nm + 1) * sizeof *open_prev);
     const char *mt = pk_meta_get(p, "markerType");
-    derive d = { p, mt && strcmp(mt, "name") == 0, NULL, 0, 0, 0 };
+    derive d = { p, mt && strcmp(mt, "name") == 0, NULL, 0, 0, 0, { { 0 }, NULL, 0 } };
     int rc = PROFKIT_ENOMEM;
-    if (!t_start || !t_end || !first || !ids || !open_head || !open_prev)
+    if (!t_start || !t_end || !first || !ids || !open_head || !open_prev || pk_ipc_build(&d.ipc, p) != 0)
         goto done;
     for (size_t t = 0; t < nt; t++)
         t_start[t] = INT64_MAX, t_end[t] = INT64_MIN;
@@ -506,6 +518,7 @@ int pk_markers_shown(pk_shown_markers *out, const profkit_profile *p, uint32_t t
     rc = 0;
 done:
     free(d.out);
+    pk_ipc_free(&d.ipc);
     free(t_start);
     free(t_end);
     free(first);

@@ -8,7 +8,9 @@
  * needs; sinks still compress with zlib). A reader
  * either takes the whole decoded input at once (pk_source_all: a plain
  * file is mmapped, nothing is copied) or streams it in chunks
- * (pk_source_read), which keeps memory bounded for huge JSON inputs.
+ * (pk_source_read), which keeps memory bounded for huge JSON inputs; a
+ * streaming reader may instead read a plain file mapped (pk_source_map),
+ * giving the pages behind it back as it goes (pk_source_map_done).
  * The first bytes can always be peeked for format detection.
  *
  * A sink writes to standard output, to a temporary file that is renamed
@@ -78,6 +80,13 @@ int pk_source_peek_more(pk_source *s, size_t want, const uint8_t **data, size_t 
  * Must not be mixed with pk_source_read.
  */
 int pk_source_all(pk_source *s, const uint8_t **data, size_t *n, profkit_error *err);
+/* A plain file mapped whole: 1 with *data, *n, 0 when the source is no
+ * such file (read it with pk_source_read), or an error code. */
+int pk_source_map(pk_source *s, const uint8_t **data, size_t *n, profkit_error *err);
+/* The mapping's bytes before upto will not be read again: their pages
+ * leave the process's memory (the file stays in the system's cache), and
+ * progress is reported as for a read up to there. */
+void pk_source_map_done(pk_source *s, size_t upto);
 /* Reads up to cap decoded bytes; *got == 0 means end of input. */
 int pk_source_read(pk_source *s, uint8_t *buf, size_t cap, size_t *got,
                         profkit_error *err);

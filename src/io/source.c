@@ -26,6 +26,7 @@ struct pk_source {
     size_t mem_size;
     void *map; /* mmap of a plain file (pk_source_all) */
     size_t map_size;
+    size_t map_released; /* map's pages before this given back (pk_source_map_done) */
     uint64_t raw_total; /* 0 = unknown */
     uint64_t raw_done;
     uint8_t *raw_buf; /* fd read buffer */
@@ -419,6 +420,47 @@ int pk_source_read(pk_source *s, uint8_t *buf, size_t cap, size_t *got,
         return 0;
     }
     return decode(s, buf, cap, got, err);
+}
+
+int pk_source_map(pk_source *s, const uint8_t **data, size_t *n, profkit_error *err)
+{
+    int rc = detect(s, err);
+    if (rc)
+        return rc;
+    if (s->map) {
+        *data = s->map;
+        *n = s->map_size;
+        return 1;
+    }
+    if (s->streaming || s->all || s->comp != PROFKIT_COMP_NONE || s->fd <= STDIN_FILENO || s->raw_total == 0)
+        return 0;
+    void *m = mmap(NULL, (size_t)s->raw_total, PROT_READ, MAP_PRIVATE, s->fd, 0);
+    if (m == MAP_FAILED)
+        return 0;
+    s->map = m;
+    s->map_size = (size_t)s->raw_total;
+    *data = m;
+    *n = s->map_size;
+    return 1;
+}
+
+void pk_source_map_done(pk_source *s, size_t upto)
+{
+    if (!s->map || upto > s->map_size)
+        return;
+    /* progress as a read reports it (raw_read) */
+    s->raw_done = upto;
+    if (s->progress && s->raw_done - s->progress_last >= (4u << 20)) {
+        s->progress_last = s->raw_done;
+        s->progress(s->raw_done, s->raw_total, s->progress_payload);
+    }
+#if defined(MADV_DONTNEED)
+    size_t page = 4096, from = s->map_released, to = upto & ~(page - 1);
+    if (to > from) {
+        madvise((uint8_t *)s->map + from, to - from, MADV_DONTNEED); /* advice: failure is fine */
+        s->map_released = to;
+    }
+#endif
 }
 
 int pk_source_all(pk_source *s, const uint8_t **data, size_t *n, profkit_error *err)

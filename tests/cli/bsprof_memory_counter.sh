@@ -83,6 +83,23 @@ if grep -q "leaves their markers out, and the records by which a range of a memo
 else
   fail "flame over 64 MB: no note of what the page leaves out: $(cat "$TMP/big.err")"
 fi
+# A plain file is read mapped, standard input and gzip through a buffer:
+# the same answer either way, and a file's progress on a terminal says
+# the share read.
+"$PROFKIT" counters -q --json "$TMP/big.bsprof" > "$TMP/map.json" || fail "counters of the mapped file"
+"$PROFKIT" counters -q --json - < "$TMP/big.bsprof" > "$TMP/stdin.json" || fail "counters of standard input"
+gzip -1 -c "$TMP/big.bsprof" > "$TMP/big.bsprof.gz"
+"$PROFKIT" counters -q --json "$TMP/big.bsprof.gz" > "$TMP/gz.json" || fail "counters of the gzip file"
+cmp -s "$TMP/map.json" "$TMP/stdin.json" && pass || fail "mapped file and standard input differ"
+cmp -s "$TMP/map.json" "$TMP/gz.json" && pass || fail "mapped file and gzip differ"
+if command -v script > /dev/null; then
+  script -qec "$PROFKIT mem -n 1 $TMP/big.bsprof" /dev/null > "$TMP/tty" 2>&1 || true
+  if tr '\r' '\n' < "$TMP/tty" | grep -q "reading $TMP/big.bsprof: *[0-9]*% of 6[0-9].[0-9] MB"; then
+    pass
+  else
+    fail "no progress with the share read: $(tr '\r' '\n' < "$TMP/tty" | head -3)"
+  fi
+fi
 "$PROFKIT" flame -q --markers "$TMP/big.bsprof" -o "$TMP/bigm.html" || fail "flame --markers of a file over 64 MB"
 expect_eq "flame --markers over 64 MB: the graphs and the records" "3 3" \
   "$(grep -o '"category":"Memory","thread":' "$TMP/bigm.html" | wc -l) $(grep -o '"ops":{"n":' "$TMP/bigm.html" | wc -l)"

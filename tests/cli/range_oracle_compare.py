@@ -13,8 +13,11 @@ run by the `node` on PATH), checks that its root range has the length
 every thread compares each function's self and total sample counts
 (`thread functions --include-idle`) with `profkit top --range RANGE
 --no-symbolize --thread I --json` on the sample counts. Functions are
-matched by name: self counts of equal names are summed on both sides; total
-counts are compared for names that occur once in the thread. Prints one
+matched by name (profkit's name of a script's top level as the loader's
+"(root scope) URL", the loader's shown names read back as profkit's:
+tests/oracle/loader.py gecko_name, loader_function_name): self counts of
+equal names are summed on both sides; total counts are compared for names
+that occur once in the thread. Prints one
 line per thread and every difference; exits 1 on any difference, 2 when the
 loader cannot read FILE (the caller decides whether that is a failure).
 """
@@ -25,7 +28,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "oracle"))
-from loader import LoaderError  # noqa: E402
+from loader import LoaderError, gecko_name, loader_function_name  # noqa: E402
 from loader import load as loader_load  # noqa: E402
 
 
@@ -60,8 +63,9 @@ def pk_counts(profkit, path, rng, thread, value):
     doc = json.loads(run(cmd))
     rows = {}
     for r in doc["rows"]:
-        s, t, n = rows.get(r["name"], (0, 0, 0))
-        rows[r["name"]] = (s + r["flat"], r["cum"], n + 1)
+        k = gecko_name(r["name"])
+        s, t, n = rows.get(k, (0, 0, 0))
+        rows[k] = (s + r["flat"], r["cum"], n + 1)
     return rows
 
 
@@ -111,11 +115,12 @@ def main():
                                             "--include-idle", "--limit", "0", "--json"], env))
                 if marker:
                     run(pq + ["filter", "pop", "--thread", t["threadHandle"]], env)
+                pk = pk_counts(profkit, path, rng, idx, value)
                 ff = {}
                 for f in data.get("functions", []):
-                    s, tot, n = ff.get(f["name"], (0, 0, 0))
-                    ff[f["name"]] = (s + f["selfSamples"], f["totalSamples"], n + 1)
-                pk = pk_counts(profkit, path, rng, idx, value)
+                    k = loader_function_name(f, pk)
+                    s, tot, n = ff.get(k, (0, 0, 0))
+                    ff[k] = (s + f["selfSamples"], f["totalSamples"], n + 1)
                 diffs = []
                 for fn in sorted(set(ff) | set(pk)):
                     a = ff.get(fn, (0, 0, 0))

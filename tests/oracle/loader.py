@@ -212,6 +212,36 @@ def cli_name(name, file):
     return name
 
 
+JS_NO_NAME = re.compile(r"^(.+?):([0-9]+)(?::([0-9]+))?(?:\[\d+\])?$")
+
+
+def gecko_name(name):
+    """The loader's name for the function profkit names `name` from a raw
+    Gecko location string (docs/formats/gecko.md): a location "URL:LINE" or
+    "URL:LINE:COL" (a script's top level) is, for profkit as FORMATS.md
+    rules, a function named by the whole string; the loader names it
+    "(root scope) URL" (the last URL of a "A -> B" chain)."""
+    if name.startswith("0x") or " (" in name:
+        return name
+    m = JS_NO_NAME.match(name)
+    return "(root scope) " + m.group(1).split(" -> ")[-1] if m else name
+
+
+def loader_function_name(f, names):
+    """A `thread functions --json` row f as one of profkit's function names
+    (the set `names`), or as shown: the command writes "RESOURCE!NAME" and
+    splits it at its first "!", so a function of a resource holding a "!"
+    (a jar: URL) shows part of its resource before the name, and one
+    without a resource whose name holds a "!" shows only what follows."""
+    full = f["library"] + "!" + f["name"] if f.get("library") else f["name"]
+    if full in names:
+        return full
+    for i, c in enumerate(full):  # RESOURCE!NAME: the name after some "!"
+        if c == "!" and full[i + 1:] in names:
+            return full[i + 1:]
+    return f["name"]
+
+
 def read_json(path):
     """A JSON file, gzipped or not."""
     with open(path, "rb") as f:

@@ -133,6 +133,20 @@ static int input_fill(input *in, profkit_error *err)
 {
     if (in->eof)
         return 0;
+    if (!in->buf) {
+        const uint8_t *d;
+        size_t n;
+        int m = pk_source_map(in->src, &d, &n, err);
+        if (m < 0 || m > 1)
+            return m;
+        if (m == 1) {
+            in->buf = (uint8_t *)(uintptr_t)d;
+            in->len = n;
+            in->eof = 1;
+            in->mapped = 1;
+            return 0;
+        }
+    }
     if (in->pos > 0) {
         memmove(in->buf, in->buf + in->pos, in->len - in->pos);
         in->base += in->pos;
@@ -1380,7 +1394,10 @@ static int read_entries(reader *r, int *end)
             r->in.pos += used;
             if (PK_UNLIKELY(r->n_entries - progress_at >= 65536)) {
                 progress_at = r->n_entries;
-                pk_read_progress(ctx, r->in.base + r->in.pos, 0);
+                /* a mapped file's size is known: the share read */
+                pk_read_progress(ctx, r->in.base + r->in.pos, r->in.mapped ? r->in.len : 0);
+                if (r->in.mapped) /* its pages behind leave the process's memory */
+                    pk_source_map_done(r->in.src, r->in.pos);
             }
             if (used)
                 continue;
@@ -1524,7 +1541,8 @@ static int finish(reader *r)
 
 static void reader_free(reader *r)
 {
-    free(r->in.buf);
+    if (!r->in.mapped)
+        free(r->in.buf);
     idtab_free(&r->strings);
     idtab_free(&r->modules);
     idtab_free(&r->pe_ids);

@@ -147,6 +147,7 @@ typedef struct input {
     size_t cap, len, pos;
     uint64_t base;
     int eof;
+    int mapped; /* buf is the source's mapping of the whole file */
 } input;
 
 typedef struct reader {

@@ -26,6 +26,7 @@ typedef struct gk_build {
     gk_table *t[T_COUNT];
     int raw_frames;            /* frames carry location strings */
     long version;              /* processed version (0 = before 1); -1 for raw Gecko */
+    double shift_ms;           /* the markers' process shift (ms) while they are completed */
 } gk_build;
 
 static void col_release(gk_col *c)
@@ -1240,6 +1241,78 @@ static int old_disk_io(gk_build *b, profkit_marker *m)
     return m->name == PROFKIT_NONE ? pk_gk_oom(b->r) : 0;
 }
 
+/* A payload's time fields that the Firefox Profiler's loader moves with
+ * their sub-process (its adjustMarkerTimestamps): top-level startTime and
+ * endTime, cause.time, and a Network payload's timings. */
+static const char *const network_times[] = { "domainLookupStart", "domainLookupEnd", "connectStart",
+                                             "tcpConnectEnd", "secureConnectionStart", "connectEnd",
+                                             "requestStart", "responseStart", "responseEnd" };
+
+static int shifted_key(const pk_json_field *f, int network)
+{
+    static const char *const always[] = { "startTime", "endTime" };
+    for (size_t i = 0; i < 2 + (network ? sizeof network_times / sizeof *network_times : 0); i++) {
+        const char *k = i < 2 ? always[i] : network_times[i - 2];
+        if (f->key_len == strlen(k) && memcmp(f->key, k, f->key_len) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Appends s[*copied, v) and then v's number moved by shift ms (the
+ * shortest text that reads back the same), when v is a number. */
+static void put_shifted(pk_buf *o, const char *s, size_t *copied, const pk_json_field *v, double shift)
+{
+    double d;
+    if (!pk_json_field_number(v, &d))
+        return;
+    char t[40];
+    d += shift;
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(t, sizeof t, "%.*g", prec, d);
+        if (strtod(t, NULL) == d)
+            break;
+    }
+    pk_buf_put(o, s + *copied, (size_t)(v->value - s) - *copied);
+    pk_buf_puts(o, t);
+    *copied = (size_t)(v->value + v->value_len - s);
+}
+
+/*
+ * A sub-process marker's payload (its times in its own process's ms) with
+ * its time fields moved by the process's shift, as the loader moves them,
+ * so that they are on the samples' axis as the marker's own times are.
+ */
+static int shift_payload(gk_build *b, profkit_marker *m, double shift)
+{
+    profkit_profile *p = b->r->p;
+    if (shift == 0 || !m->payload || m->payload >= p->strings.n)
+        return 0;
+    const char *s = pk_str(p, m->payload);
+    size_t n = p->strings.len[m->payload], pos = 0, copied = 0;
+    int network = payload_string_is(s, n, "type", "Network");
+    pk_buf o = PK_BUF_INIT;
+    pk_json_field f, t;
+    while (pk_json_next_field(s, n, &pos, &f)) {
+        if (shifted_key(&f, network))
+            put_shifted(&o, s, &copied, &f, shift);
+        else if (f.key_len == 5 && memcmp(f.key, "cause", 5) == 0 && f.value_len && f.value[0] == '{' &&
+                 pk_json_find_field(f.value, f.value_len, "time", &t))
+            put_shifted(&o, s, &copied, &t, shift);
+    }
+    if (copied == 0) {
+        pk_buf_free(&o);
+        return 0;
+    }
+    pk_buf_put(&o, s + copied, n - copied);
+    uint32_t id = o.err ? PROFKIT_NONE : profkit_string_intern(p, o.buf, o.len);
+    pk_buf_free(&o);
+    if (id == PROFKIT_NONE)
+        return pk_gk_oom(b->r);
+    m->payload = id;
+    return 0;
+}
+
 static int complete_marker(gk_build *b, profkit_marker *m, size_t row, int64_t sh)
 {
     int rc = old_disk_io(b, m);
@@ -1254,13 +1327,16 @@ static int complete_marker(gk_build *b, profkit_marker *m, size_t row, int64_t s
     if ((m->start != PROFKIT_NO_TIME && __builtin_add_overflow(m->start, sh, &m->start)) ||
         (m->end != PROFKIT_NO_TIME && __builtin_add_overflow(m->end, sh, &m->end)))
         return table_fail(b, T_MARKERS, row, "time out of range after the process shift");
-    return marker_cause(b, m, row, sh);
+    if ((rc = marker_cause(b, m, row, sh)) < 0)
+        return rc;
+    return shift_payload(b, m, b->shift_ms);
 }
 
 static int fix_markers(gk_build *b, gk_table *mt, double shift)
 {
     profkit_profile *p = b->r->p;
     int64_t sh = (int64_t)llround(shift * 1e6);
+    b->shift_ms = shift;
     for (size_t k = mt->first; k < mt->first + mt->count; k++) {
         profkit_marker *m = &p->markers[k];
         if (m->name == PROFKIT_NONE) {
@@ -1384,6 +1460,7 @@ static int build_markers(gk_build *b, uint32_t thread, double shift)
     if (n == 0)
         return 0;
     int64_t sh = (int64_t)llround(shift * 1e6);
+    b->shift_ms = shift;
     for (size_t i = 0; i < n; i++) {
         profkit_marker m = { PROFKIT_NO_TIME, PROFKIT_NO_TIME, thread, 0, 0, 0, PK_GK_NO_PHASE, 0 };
         int64_t v;

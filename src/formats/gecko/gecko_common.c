@@ -1576,6 +1576,19 @@ oom:
     return pk_read_fail(r->ctx, PROFKIT_ENOMEM, -1, "out of memory");
 }
 
+/* A profile with markers named "IPC" gets the names the Firefox Profiler
+ * shows them by (src/analysis/markers_ipc.c). 0 or PROFKIT_ENOMEM. */
+static int ipc_names(profkit_profile *p)
+{
+    static const char *const kinds[4] = { "IPCOut", "IPCIn", "SyncIPCOut", "SyncIPCIn" };
+    if (pk_strtab_find(&p->strings, "IPC", 3) == PROFKIT_NONE)
+        return 0;
+    for (int i = 0; i < 4; i++)
+        if (profkit_string_intern_cstr(p, kinds[i]) == PROFKIT_NONE)
+            return PROFKIT_ENOMEM;
+    return 0;
+}
+
 int pk_gecko_read(profkit_profile *p, pk_read_ctx *ctx, pk_gecko_flavor flavor)
 {
     gk_reader r;
@@ -1642,6 +1655,8 @@ int pk_gecko_read(profkit_profile *p, pk_read_ctx *ctx, pk_gecko_flavor flavor)
         rc = pk_gk_order_counters(&r);
     if (!rc)
         rc = model_categories(&r);
+    if (!rc && ipc_names(p) != 0)
+        rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
     if (!rc && p->n_value_types == 0 && pk_value_type_add(p, "samples", "count") == PROFKIT_NONE)
         rc = pk_read_fail(ctx, PROFKIT_ENOMEM, -1, "out of memory");
     if (!rc) {
