@@ -79,33 +79,70 @@ static uint64_t payload_key(const profkit_profile *p, uint32_t payload, const ch
     return pk_hash_bytes(f.value, f.value_len, 0x6d61726b) | 2;
 }
 
-/* The metadata "threadRange" of thread t ("PID TID START_MS END_MS", the
- * first one of its pid and tid) as ns: 1, or 0 when there is none. */
-static int thread_range(const profkit_profile *p, size_t t, int64_t *start, int64_t *end)
+/* A metadata "threadRange": "PID TID START_MS END_MS" ("inf -inf": none). */
+typedef struct thread_range {
+    int64_t pid, tid, start, end; /* ns; INT64_MAX, INT64_MIN: no range */
+} thread_range;
+
+static int parse_range(const char *v, thread_range *r)
 {
-    const profkit_thread *th = &p->threads[t];
-    for (size_t i = 0; i < p->n_metadata; i++) {
-        const profkit_meta *m = &p->metadata[i];
-        if (strcmp(pk_str(p, m->key), "threadRange") != 0)
-            continue;
-        const char *v = pk_str(p, m->value);
-        char *e1, *e2, *e3, *e4;
-        long long pid = strtoll(v, &e1, 10), tid = strtoll(e1, &e2, 10);
-        double a = strtod(e2, &e3) * 1e6, b = strtod(e3, &e4) * 1e6;
-        if (e1 == v || e2 == e1 || e3 == e2 || e4 == e3 || *e4 || pid != th->pid || tid != th->tid)
-            continue;
-        if (a == INFINITY && b == -INFINITY) {
-            *start = INT64_MAX; /* no range */
-            *end = INT64_MIN;
-            return 1;
-        }
-        if (!(a > -9.2e18 && a < 9.2e18 && b > -9.2e18 && b < 9.2e18))
-            return 0;
-        *start = (int64_t)llround(a);
-        *end = (int64_t)llround(b);
+    char *e1, *e2, *e3, *e4;
+    long long pid = strtoll(v, &e1, 10), tid = strtoll(e1, &e2, 10);
+    double a = strtod(e2, &e3) * 1e6, b = strtod(e3, &e4) * 1e6;
+    if (e1 == v || e2 == e1 || e3 == e2 || e4 == e3 || *e4)
+        return 0;
+    r->pid = pid;
+    r->tid = tid;
+    if (a == INFINITY && b == -INFINITY) {
+        r->start = INT64_MAX;
+        r->end = INT64_MIN;
         return 1;
     }
-    return 0;
+    if (!(a > -9.2e18 && a < 9.2e18 && b > -9.2e18 && b < 9.2e18))
+        return 0;
+    r->start = (int64_t)llround(a);
+    r->end = (int64_t)llround(b);
+    return 1;
+}
+
+static uint64_t range_key(int64_t pid, int64_t tid)
+{
+    return pk_hash_u64((uint64_t)pid * 0x9e3779b97f4a7c15u ^ (uint64_t)tid);
+}
+
+/* The threads' ranges the metadata gives (the first one of each pid and
+ * tid), one pass over the metadata and one over the threads: t_start[t],
+ * t_end[t] set where there is one. 0 or PROFKIT_ENOMEM. */
+static int thread_ranges(const profkit_profile *p, size_t nt, int64_t *t_start, int64_t *t_end)
+{
+    thread_range *r = NULL;
+    size_t n = 0, cap = 0;
+    pk_map64 at = { 0 };
+    int rc = 0;
+    for (size_t i = 0; i < p->n_metadata && !rc; i++) {
+        const profkit_meta *m = &p->metadata[i];
+        thread_range x;
+        if (strcmp(pk_str(p, m->key), "threadRange") != 0 || !parse_range(pk_str(p, m->value), &x))
+            continue;
+        uint64_t k = range_key(x.pid, x.tid);
+        if (pk_map64_get(&at, k) != PK_MAP64_EMPTY)
+            continue;
+        if (PK_VEC_RESERVE(r, n, cap, 1) != 0 || pk_map64_put(&at, k, (uint32_t)n) < 0)
+            rc = PROFKIT_ENOMEM;
+        else
+            r[n++] = x;
+    }
+    for (size_t t = 0; t < nt && !rc && n; t++) {
+        const profkit_thread *th = &p->threads[t];
+        uint32_t k = pk_map64_get(&at, range_key(th->pid, th->tid));
+        if (k != PK_MAP64_EMPTY && r[k].pid == th->pid && r[k].tid == th->tid) {
+            t_start[t] = r[k].start;
+            t_end[t] = r[k].end;
+        }
+    }
+    free(r);
+    pk_map64_free(&at);
+    return rc;
 }
 
 /* ---- filters ---- */
@@ -440,14 +477,17 @@ int pk_markers_shown(pk_shown_markers *out, const profkit_profile *p, uint32_t t
     }
     int64_t zero = INT64_MAX, root_end = INT64_MIN;
     for (size_t t = 0; t < nt; t++) {
-        int64_t a, b;
-        if (has_ranges && thread_range(p, t, &a, &b)) {
-            t_start[t] = a;
-            t_end[t] = b;
-        } else if (t_start[t] == INT64_MAX) {
+        if (t_start[t] == INT64_MAX) {
             t_start[t] = m_start[t];
             t_end[t] = m_end[t];
         }
+    }
+    if (has_ranges && thread_ranges(p, nt, t_start, t_end) != 0) {
+        free(m_start);
+        free(m_end);
+        goto done;
+    }
+    for (size_t t = 0; t < nt; t++) {
         if (t_start[t] < zero)
             zero = t_start[t];
         if (t_end[t] > root_end)

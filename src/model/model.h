@@ -299,6 +299,14 @@ int pk_meta_add(profkit_profile *p, const char *key, const char *value);
 int pk_meta_add_len(profkit_profile *p, const char *key, const char *value, size_t len);
 /* The last value of metadata key, or NULL. */
 const char *pk_meta_get(const profkit_profile *p, const char *key);
+/* Whether a metadata key is a reader's hint to the analyses rather than
+ * something the file said ("threadRange", "markerType": a Chrome trace's
+ * threads' ranges and marker types in the Firefox Profiler's importer):
+ * `info` does not list them. */
+static inline int pk_meta_hint(const char *key)
+{
+    return strcmp(key, "threadRange") == 0 || strcmp(key, "markerType") == 0;
+}
 /*
  * Appends a frame category with its subcategories' names (string ids) and
  * returns its index, or PROFKIT_NONE when out of memory or when the

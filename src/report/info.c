@@ -123,8 +123,9 @@ static int report_info_buf(pk_buf *out, const profkit_profile *p, profkit_error 
     if (p->n_metadata) {
         pk_buf_printf(out, "metadata:\n");
         for (size_t i = 0; i < p->n_metadata; i++)
-            pk_buf_printf(out, "  %s: %s\n", pk_str(p, p->metadata[i].key),
-                          pk_str(p, p->metadata[i].value));
+            if (!pk_meta_hint(pk_str(p, p->metadata[i].key)))
+                pk_buf_printf(out, "  %s: %s\n", pk_str(p, p->metadata[i].key),
+                              pk_str(p, p->metadata[i].value));
     }
     free(tot);
     free(rows_of);

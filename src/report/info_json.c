@@ -77,8 +77,10 @@ static int report_info_json_buf(pk_buf *out, const profkit_profile *p, profkit_e
     if (p->sample_labels)
         pk_tags_free(&t);
     pk_buf_puts(out, "],\"metadata\":[");
-    for (size_t i = 0; i < p->n_metadata; i++) {
-        pk_buf_puts(out, i ? ",\n{\"key\":" : "\n{\"key\":");
+    for (size_t i = 0, shown = 0; i < p->n_metadata; i++) {
+        if (pk_meta_hint(pk_str(p, p->metadata[i].key)))
+            continue;
+        pk_buf_puts(out, shown++ ? ",\n{\"key\":" : "\n{\"key\":");
         pk_rjson_str(out, pk_str(p, p->metadata[i].key));
         pk_buf_puts(out, ",\"value\":");
         pk_rjson_str(out, pk_str(p, p->metadata[i].value));
