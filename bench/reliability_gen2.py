@@ -27,6 +27,8 @@ for the shape: bench/reliability.sh runs them as the families NAME_b.
                        locations in each, samples of both
   paused_ranges_b      raw Gecko: one sampled thread and N paused ranges,
                        every third one a copy of the range before it
+  chrome_threads_b     a Chrome trace of N sampled threads, each with a B never
+                       ended (each thread's range in the loader, for markers)
   thread_pids_b        raw Gecko: N threads of one sample each, every one
                        of a process of its own (its own pid)
 """
@@ -186,9 +188,27 @@ def thread_pids_b(n, out):
     out.write(b"]}")
 
 
+def chrome_threads_b(n, out):
+    """A Chrome trace of n threads, each with a sampled profile of two
+    samples and a B never ended: a range per thread for the markers."""
+    ev = ['{"ph":"I","name":"TracingStartedInBrowser","pid":1,"tid":1,"ts":0,"cat":"disabled-by-default-devtools.timeline","args":{}}']
+    for i in range(n):
+        pid, tid = 10 + i // 7, 1000 + i
+        ev.append('{"ph":"P","name":"Profile","id":"0x%x","pid":%d,"tid":%d,"ts":%d,"args":{"data":{"startTime":%d}}}'
+                  % (i + 1, pid, tid, 10 + i, 10 + i))
+        ev.append('{"ph":"P","name":"ProfileChunk","id":"0x%x","pid":%d,"tid":%d,"ts":%d,"args":{"data":{"cpuProfile":'
+                  '{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","scriptId":0,"url":"","lineNumber":-1,'
+                  '"columnNumber":-1}},{"id":2,"parent":1,"callFrame":{"functionName":"f%d","scriptId":1,"url":"a.js",'
+                  '"lineNumber":1,"columnNumber":1}}],"samples":[2,2]},"timeDeltas":[100,1000]}}}'
+                  % (i + 1, pid, tid, 11 + i, i % 50))
+        ev.append('{"ph":"B","name":"Task","pid":%d,"tid":%d,"ts":%d,"cat":"x","args":{}}' % (pid, tid, 12 + i))
+    out.write(('{"traceEvents":[%s]}' % ",".join(ev)).encode())
+
+
 FAMILIES = {f.__name__: f for f in (empty_threads_b, firefox_empty_threads_b, wide_row_b,
                                     long_location_b, thread_strings_b, pprof_long_name_b,
-                                    pprof_long_mapping_b, paused_ranges_b, thread_pids_b)}
+                                    pprof_long_mapping_b, paused_ranges_b, thread_pids_b,
+                                    chrome_threads_b)}
 
 if __name__ == "__main__":
     if len(sys.argv) != 4 or sys.argv[1] not in FAMILIES:
