@@ -261,14 +261,17 @@ if mode == "writer":
     # those in the output's root range, the Firefox Profiler's for the
     # trace (docs/formats/chrome.md, "Time range"), which the markers
     # report shows (it may end before the input's: the last samples the
-    # Firefox Profiler leaves out by its 0.5 ms rule do not count)
+    # Firefox Profiler leaves out by its 0.5 ms rule do not count); in any
+    # order: a Gecko network marker is listed from its request's start,
+    # read back it is an interval of its own (the Firefox Profiler gives a
+    # Chrome trace's marker the type of its name)
     back = json.load(open(d + "/back.json"))["markers"]
     br = json.load(open(d + "/back_info.json"))["time_range"] or {"start": float("-inf"), "end": float("inf")}
     row = lambda m: (m["thread"]["index"], m["name"], m.get("category"), m.get("type"),
                      json.dumps(m.get("data"), sort_keys=True))
     inside = lambda m: (zero + m["start"] <= br["end"] + 1e-9 and
                         zero + m["start"] + (m.get("duration") or 0) >= br["start"] - 1e-9)
-    a, b = [row(m) for m in mk["markers"] if inside(m)], [row(m) for m in back]
+    a, b = sorted((row(m) for m in mk["markers"] if inside(m)), key=str), sorted((row(m) for m in back), key=str)
     if a != b:
         diff = [(x, y) for x, y in zip(a, b) if x != y][:2]
         say("markers read back:", len(a), "in the input,", len(b), "in the output; first differences", diff)
