@@ -192,8 +192,6 @@ static void track_span(writer *w, size_t t, uint32_t profile_id, int64_t start, 
     pk_sink_puts(k, ",\"args\":{\"data\":{}}}");
 }
 
-/* One thread's samples (the stacks of rows[0..n) at us[0..n),
- * microseconds) as a Profile and its chunks. */
 /* What the written markers of each thread span, as the Firefox Profiler
  * takes a thread's range without samples (ms): lo[t] .. hi[t], each time
  * plus 0.5 ms at the end (INFINITY .. -INFINITY: none). */
@@ -272,6 +270,8 @@ static size_t markers_shown(const profkit_profile *p, uint32_t only, double lo, 
     return n;
 }
 
+/* One thread's samples (the stacks of rows[0..n) at us[0..n),
+ * microseconds) as a Profile and its chunks. */
 static int write_samples(writer *w, size_t t, const size_t *rows, const int64_t *us, size_t n,
                          uint32_t profile_id, int64_t end_us)
 {
