@@ -110,14 +110,26 @@ def key(m):
     return (round(m[2], 4), m[0], m[1], -1 if m[3] is None else round(m[3], 4))
 
 
+def same_marker(x, y):
+    return not (x[0] != y[0] or x[1] != y[1] or abs(x[2] - y[2]) > TOL or (x[3] is None) != (y[3] is None) or
+                (x[3] is not None and abs(x[3] - y[3]) > TOL) or
+                (len(x) > 4 and len(y) > 4 and not same_stack(x[4], y[4])))
+
+
 def same_list(a, b):
+    """None when a and b hold the same markers: sorted by start (rounded),
+    each of a matched with an unused one of b near its place, since two
+    starts within the tolerance may round to either side of a boundary."""
     if len(a) != len(b):
         return "%d markers, expected %d" % (len(a), len(b))
-    for x, y in zip(sorted(a, key=key), sorted(b, key=key)):
-        if x[0] != y[0] or x[1] != y[1] or abs(x[2] - y[2]) > TOL or (x[3] is None) != (y[3] is None) or \
-                (x[3] is not None and abs(x[3] - y[3]) > TOL) or \
-                (len(x) > 4 and len(y) > 4 and not same_stack(x[4], y[4])):
-            return "marker %r, expected %r" % (x, y)
+    a, b = sorted(a, key=key), sorted(b, key=key)
+    used = [False] * len(b)
+    for i, x in enumerate(a):
+        k = next((k for k in range(max(0, i - 16), min(len(b), i + 17)) if not used[k] and same_marker(x, b[k])),
+                 None)
+        if k is None:
+            return "marker %r, expected %r" % (x, b[i])
+        used[k] = True
     return None
 
 
