@@ -83,7 +83,10 @@ def raw_thread_list(profile, out):
         stacks = table_rows(th["stackTable"])
         labels = []
         for s in stacks:
-            labels.append(location_name(strings[frames[s["frame"]]["location"]]))
+            loc = strings[frames[s["frame"]]["location"]]
+            if profile["meta"]["version"] < 14 and loc.startswith("AutoEntryScript "):
+                loc = loc[len("AutoEntryScript "):]  # the upgrade to version 14 takes it off
+            labels.append(location_name(loc))
 
         def path(i):
             p = []

@@ -17,10 +17,7 @@ by name (two threads of one name in different processes are told apart):
     loader's `thread markers --thread t-I --list` (name, category, start,
     duration on its zero; times to 1e-5 ms);
   - `profkit top --json --thread I --value samples` has the self and total
-    sample counts of the loader's `thread functions --thread t-I` (in a
-    file before version 14 a function "AutoEntryScript NAME" is compared
-    as NAME: the loader's upgrader drops the prefix from raw frames, which
-    profkit does not yet, a known difference of docs/formats/gecko.md);
+    sample counts of the loader's `thread functions --thread t-I`;
   - `profkit counters --json`'s counter I is the loader's `counter list`
     counter I (name, main thread index);
   - `profkit convert --to firefox` loaded by the loader gives the same
@@ -34,7 +31,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from loader import loadable, read_json, run_files  # noqa: E402
+from loader import loadable, run_files  # noqa: E402
 
 TOL = 1e-5
 
@@ -118,25 +115,12 @@ def pk_markers(profkit, path, i):
     return [(m["name"], m["category"], m["start"], m.get("duration")) for m in d["markers"]]
 
 
-ENTRY = "AutoEntryScript "
-
-
-def raw_version(path):
-    d = read_json(path)
-    if isinstance(d, dict) and "meta" not in d and isinstance(d.get("profile"), dict):
-        d = d["profile"]
-    v = d.get("meta", {}).get("version") if isinstance(d, dict) else None
-    return v if isinstance(v, (int, float)) else None
-
-
-def pk_top(profkit, path, i, old):
+def pk_top(profkit, path, i):
     d = pk(profkit, "top", "-q", "--no-symbolize", "--thread", str(i), "--value", "samples", "-n", "0",
            "--json", path)
     out = {}
     for r in d["rows"]:
         name = r["name"]
-        if old and name.startswith(ENTRY):
-            name = name[len(ENTRY):]
         s, t, n = out.get(name, (0, 0, 0))
         out[name] = (s + int(r["flat"]), int(r["cum"]), n + 1)
     return out
@@ -163,8 +147,6 @@ def check_file(profkit, work):
                    for c in pk(profkit, "counters", "-q", "--json", path)["counters"]]
             if got[:len(wcounters)] != wcounters:
                 errs.append("counters %s, the loader's %s" % (got, wcounters))
-        v = raw_version(path)
-        old = v is not None and v < 14
         mine = pk(profkit, "info", "-q", "--no-symbolize", "--json", path)["threads"]
         if len(mine) < len(want):
             errs.append("%d threads, the loader has %d" % (len(mine), len(want)))
@@ -181,7 +163,7 @@ def check_file(profkit, work):
             why = same_markers(pk_markers(profkit, path, i), wmarks[i])
             if why:
                 errs.append("thread %d (%s): markers: %s" % (i, t["name"], why))
-            got = pk_top(profkit, path, i, old)
+            got = pk_top(profkit, path, i)
             for name in sorted(set(got) | set(wfuncs[i])):
                 a, b = wfuncs[i].get(name, (0, 0, 0)), got.get(name, (0, 0, 0))
                 if a[0] != b[0] or (a[2] <= 1 and b[2] <= 1 and a[1] != b[1]):

@@ -27,6 +27,7 @@ typedef struct gk_build {
     int raw_frames;            /* frames carry location strings */
     long version;              /* processed version (0 = before 1); -1 for raw Gecko */
     double shift_ms;           /* the markers' process shift (ms) while they are completed */
+    int raw_entry_old;         /* raw Gecko before version 14: "AutoEntryScript " labels */
 } gk_build;
 
 static void col_release(gk_col *c)
@@ -357,6 +358,21 @@ static int func_id(gk_build *b, size_t i, uint32_t *out)
     return 0;
 }
 
+/*
+ * A raw frame's location string s[0..len) split (docs/formats/gecko.md):
+ * before Gecko version 14 an entry label read "AutoEntryScript REASON",
+ * and the Firefox Profiler's upgrade takes the prefix off.
+ */
+static void raw_location(const gk_build *b, const char *s, size_t len, pk_gecko_location *loc)
+{
+    static const char entry[] = "AutoEntryScript ";
+    if (b->raw_entry_old && len > sizeof entry - 1 && memcmp(s, entry, sizeof entry - 1) == 0) {
+        s += sizeof entry - 1;
+        len -= sizeof entry - 1;
+    }
+    pk_gecko_parse_location(s, len, loc);
+}
+
 /* Location string v's memo (location) once its function fn is made. */
 static void loc_made(gk_tables *o, size_t v, const pk_gecko_location *loc, uint32_t file, uint32_t fn)
 {
@@ -403,7 +419,7 @@ static int location(gk_build *b, size_t row, int64_t v, const gk_loc **out, uint
         string_view(b, T_FRAMES, row, v, &s, &len);
     if (l->function == PROFKIT_NONE) {
         pk_gecko_location loc;
-        pk_gecko_parse_location(s, len, &loc);
+        raw_location(b, s, len, &loc);
         profkit_function f = { 0, 0, 0, 0, loc.line };
         if ((rc = intern_len(b, loc.name, loc.name_len, &f.name)) < 0 ||
             (rc = intern_len(b, loc.file, loc.file_len, &f.file)) < 0 ||
@@ -419,7 +435,7 @@ static int location(gk_build *b, size_t row, int64_t v, const gk_loc **out, uint
     *address = 0;
     if (l->column == GK_LOC_ADDRESS) {
         pk_gecko_location loc;
-        pk_gecko_parse_location(s, len, &loc);
+        raw_location(b, s, len, &loc);
         *address = loc.address;
     }
     *out = l;
@@ -655,8 +671,7 @@ static void locations_ahead(gk_build *b, const uint32_t *fs, size_t n)
             continue;
         gk_loc_ahead *a = &la[m++];
         a->v = v;
-        pk_gecko_parse_location(o->strings.buf + o->strings.off[v], o->strings.off[v + 1] - o->strings.off[v],
-                                &a->loc);
+        raw_location(b, o->strings.buf + o->strings.off[v], o->strings.off[v + 1] - o->strings.off[v], &a->loc);
         a->h[0] = pk_strtab_hash(loc_part(a->loc.name), a->loc.name ? a->loc.name_len : 0);
         a->h[1] = pk_strtab_hash(loc_part(a->loc.file), a->loc.file ? a->loc.file_len : 0);
         a->h[2] = pk_strtab_hash(loc_part(a->loc.module), a->loc.module ? a->loc.module_len : 0);
@@ -1651,6 +1666,7 @@ static int build_thread(gk_reader *r, gk_thread *th)
     b.raw_frames = b.t[T_FRAMES] && (pk_gk_col(b.t[T_FRAMES], COL_LOCATION)->n > 0 ||
                                      pk_gk_schema(b.t[T_FRAMES], COL_LOCATION) >= 0);
     b.version = b.raw_frames ? -1 : strtol(r->version[1], NULL, 10);
+    b.raw_entry_old = b.raw_frames && strtol(r->version[0], NULL, 10) < 14;
     /* Before processed version 1 and Gecko 4, a content process's main
      * thread was called "Content" (the upgraders rename it) */
     if (!th->process_type && th->name && strcmp(th->name, "Content") == 0 &&
