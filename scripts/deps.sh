@@ -32,7 +32,8 @@ if [ "${1:-}" = "--test" ]; then
   pkgs+=(clickhouse-server sqlite3)
   # The viewer page's browser tests (Debian's chromium, driven by playwright-core).
   pkgs+=(chromium)
-  # A real Gecko profile, recorded by Firefox itself (tests/cli/gecko_firefox_oracle.sh).
+  # A real Gecko profile, recorded by Firefox itself (tests/cli/gecko_firefox_oracle.sh),
+  # installed with the packages it recommends (below), as the test was made.
   pkgs+=(firefox-esr)
   # bench/inflate_page.sh: the page's inflater against Debian's pako (docs/viewer.md, "markers").
   pkgs+=(node-pako)
@@ -57,4 +58,10 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+with_recommends=()
+without=()
+for p in "${missing[@]}"; do
+  case $p in firefox-esr) with_recommends+=("$p") ;; *) without+=("$p") ;; esac
+done
+[ ${#without[@]} -eq 0 ] || $SUDO apt-get install -y -qq --no-install-recommends "${without[@]}" >/dev/null
+[ ${#with_recommends[@]} -eq 0 ] || $SUDO apt-get install -y -qq "${with_recommends[@]}" >/dev/null
