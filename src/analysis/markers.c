@@ -52,21 +52,10 @@ static int meta_ms(const profkit_profile *p, const char *key, int64_t *out)
     return 1;
 }
 
-static int payload_string(const profkit_profile *p, uint32_t payload, const char *key,
-                          const char **s, size_t *n)
-{
-    if (!payload)
-        return 0;
-    const char *t = pk_str(p, payload);
-    pk_json_field f;
-    return pk_json_find_field(t, strlen(t), key, &f) && pk_json_field_string(&f, s, n);
-}
-
 static int payload_is(const profkit_profile *p, uint32_t payload, const char *key, const char *want)
 {
-    const char *s;
-    size_t n;
-    return payload_string(p, payload, key, &s, &n) && n == strlen(want) && memcmp(s, want, n) == 0;
+    const char *t = payload ? pk_str(p, payload) : NULL;
+    return t && pk_json_field_is(t, strlen(t), key, want);
 }
 
 /* A payload field's value text hashed (0 and 1 when absent), a map key. */

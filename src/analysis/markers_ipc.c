@@ -68,25 +68,16 @@ static void field_text(const char *pl, size_t n, const char *key, const char **s
     }
 }
 
-static int field_is(const char *pl, size_t n, const char *key, const char *want)
-{
-    pk_json_field f;
-    const char *s;
-    size_t len;
-    return pk_json_find_field(pl, n, key, &f) && pk_json_field_string(&f, &s, &len) &&
-           len == strlen(want) && memcmp(s, want, len) == 0;
-}
-
 /* The phase of a marker's payload pl, NO_PHASE for one the loader refuses. */
 static uint8_t phase_of(const char *pl, size_t n, int sending)
 {
     pk_json_field f;
-    int endpoint = !pk_json_find_field(pl, n, "phase", &f) || field_is(pl, n, "phase", "endpoint");
+    int endpoint = !pk_json_find_field(pl, n, "phase", &f) || pk_json_field_is(pl, n, "phase", "endpoint");
     if (endpoint)
         return sending ? SEND_ENDPOINT : RECV_ENDPOINT;
-    if (field_is(pl, n, "phase", "transferStart"))
+    if (pk_json_field_is(pl, n, "phase", "transferStart"))
         return sending ? SEND_START : NO_PHASE;
-    if (field_is(pl, n, "phase", "transferEnd"))
+    if (pk_json_field_is(pl, n, "phase", "transferEnd"))
         return sending ? SEND_END : RECV_END;
     return NO_PHASE;
 }
@@ -168,14 +159,14 @@ int pk_ipc_build(pk_ipc *out, const profkit_profile *p)
             continue;
         const char *pl = pk_str(p, m->payload);
         size_t n = p->strings.len[m->payload];
-        if (!field_is(pl, n, "type", "IPC"))
+        if (!pk_json_field_is(pl, n, "type", "IPC"))
             continue;
         if (PK_VEC_RESERVE(xs, nx, cx, 1) != 0 || pk_map64_put(&out->of, i, (uint32_t)nx) < 0)
             goto done;
         ipc_marker *x = &xs[nx++];
         x->marker = (uint32_t)i;
         x->msg = PROFKIT_NONE;
-        x->sending = (uint8_t)field_is(pl, n, "direction", "sending");
+        x->sending = (uint8_t)pk_json_field_is(pl, n, "direction", "sending");
         pk_json_field f;
         x->sync = (uint8_t)(pk_json_find_field(pl, n, "sync", &f) && f.value_len == 4 &&
                             memcmp(f.value, "true", 4) == 0);

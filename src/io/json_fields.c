@@ -111,6 +111,15 @@ int pk_json_field_string(const pk_json_field *f, const char **s, size_t *len)
     return 1;
 }
 
+int pk_json_field_is(const char *s, size_t n, const char *key, const char *want)
+{
+    pk_json_field f;
+    const char *v;
+    size_t len;
+    return pk_json_find_field(s, n, key, &f) && pk_json_field_string(&f, &v, &len) && len == strlen(want) &&
+           memcmp(v, want, len) == 0;
+}
+
 int pk_json_field_number(const pk_json_field *f, double *out)
 {
     if (!f->value_len || !(f->value[0] == '-' || (f->value[0] >= '0' && f->value[0] <= '9')))

@@ -24,6 +24,9 @@ int pk_json_next_field(const char *s, size_t n, size_t *pos, pk_json_field *f);
 int pk_json_find_field(const char *s, size_t n, const char *key, pk_json_field *f);
 /* A field's value as a string (inside the quotes, escapes as written): 1, or 0 when no string. */
 int pk_json_field_string(const pk_json_field *f, const char **s, size_t *len);
+/* 1 when the object's field named key is the string want (as written, no
+ * escape undone), else 0. */
+int pk_json_field_is(const char *s, size_t n, const char *key, const char *want);
 /* A field's value as a number: 1, or 0 when no number. */
 int pk_json_field_number(const pk_json_field *f, double *out);
 

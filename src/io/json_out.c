@@ -11,11 +11,16 @@ void pk_json_double(pk_sink *k, double v)
         pk_sink_puts(k, "null");
         return;
     }
-    char buf[40];
+    char buf[PK_JSON_DOUBLE_MAX];
+    pk_json_double_text(buf, v);
+    pk_sink_puts(k, buf);
+}
+
+void pk_json_double_text(char out[PK_JSON_DOUBLE_MAX], double v)
+{
     for (int prec = 6; prec <= 17; prec++) {
-        snprintf(buf, sizeof(buf), "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
+        snprintf(out, PK_JSON_DOUBLE_MAX, "%.*g", prec, v);
+        if (strtod(out, NULL) == v)
             break;
     }
-    pk_sink_puts(k, buf);
 }

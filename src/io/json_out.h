@@ -21,5 +21,8 @@ static inline void pk_json_cstr(pk_sink *k, const char *s)
 static inline void pk_json_int(pk_sink *k, int64_t v) { pk_buf_i64(pk_sink_buf(k), v); }
 /* A finite double in the shortest form that reads back the same; non-finite → null. */
 void pk_json_double(pk_sink *k, double v);
+/* The text pk_json_double writes for a finite v, into out (NUL-ended). */
+#define PK_JSON_DOUBLE_MAX 40
+void pk_json_double_text(char out[PK_JSON_DOUBLE_MAX], double v);
 
 #endif

@@ -9,6 +9,7 @@
  */
 #include "formats/gecko/gecko_reader.h"
 #include "io/json_fields.h"
+#include "io/json_out.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -1130,16 +1131,6 @@ static int stack_id(gk_build *b, size_t i, uint32_t *out);
  * stack and its time ns on the model's axis (shifted by sh); a stack
  * index out of range gives no cause (the payload keeps it as it came).
  */
-/* Payload field `key` is the JSON string `want`. */
-static int payload_string_is(const char *s, size_t n, const char *key, const char *want)
-{
-    pk_json_field f;
-    const char *v;
-    size_t len;
-    return pk_json_find_field(s, n, key, &f) && pk_json_field_string(&f, &v, &len) &&
-           len == strlen(want) && memcmp(v, want, len) == 0;
-}
-
 /*
  * The ms a processed profile's old cause time gains on the loader's
  * upgrade (none for raw Gecko, whose times are shifted by sh): before
@@ -1157,10 +1148,10 @@ static double old_cause_shift(const gk_build *b, const char *s, size_t n, int fr
     if (from_stack && !(b->th->process_type && strcmp(b->th->process_type, "default") == 0))
         add += ps;
     if (b->version < 34) {
-        int tracing = payload_string_is(s, n, "type", "tracing");
-        if (tracing && b->version < 32 && payload_string_is(s, n, "category", "DOMEvent"))
+        int tracing = pk_json_field_is(s, n, "type", "tracing");
+        if (tracing && b->version < 32 && pk_json_field_is(s, n, "category", "DOMEvent"))
             tracing = 0;
-        if (!tracing && !payload_string_is(s, n, "type", "Styles"))
+        if (!tracing && !pk_json_field_is(s, n, "type", "Styles"))
             add += ps;
     }
     return add;
@@ -1249,7 +1240,7 @@ static int old_disk_io(gk_build *b, profkit_marker *m)
     profkit_profile *p = b->r->p;
     int old = b->version >= 0 ? b->version < 22 : strtol(b->r->version[0], NULL, 10) < 15;
     if (!old || !m->payload || m->payload >= p->strings.n ||
-        !payload_string_is(pk_str(p, m->payload), p->strings.len[m->payload], "type", "DiskIO") ||
+        !pk_json_field_is(pk_str(p, m->payload), p->strings.len[m->payload], "type", "DiskIO") ||
         !thread_has_string(b, "DiskIO"))
         return 0;
     m->name = profkit_string_intern_cstr(p, "FileIO");
@@ -1281,13 +1272,8 @@ static void put_shifted(pk_buf *o, const char *s, size_t *copied, const pk_json_
     double d;
     if (!pk_json_field_number(v, &d))
         return;
-    char t[40];
-    d += shift;
-    for (int prec = 6; prec <= 17; prec++) {
-        snprintf(t, sizeof t, "%.*g", prec, d);
-        if (strtod(t, NULL) == d)
-            break;
-    }
+    char t[PK_JSON_DOUBLE_MAX];
+    pk_json_double_text(t, d + shift);
     pk_buf_put(o, s + *copied, (size_t)(v->value - s) - *copied);
     pk_buf_puts(o, t);
     *copied = (size_t)(v->value + v->value_len - s);
@@ -1305,7 +1291,7 @@ static int shift_payload(gk_build *b, profkit_marker *m, double shift)
         return 0;
     const char *s = pk_str(p, m->payload);
     size_t n = p->strings.len[m->payload], pos = 0, copied = 0;
-    int network = payload_string_is(s, n, "type", "Network");
+    int network = pk_json_field_is(s, n, "type", "Network");
     pk_buf o = PK_BUF_INIT;
     pk_json_field f, t;
     while (pk_json_next_field(s, n, &pos, &f)) {
