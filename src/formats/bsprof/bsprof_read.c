@@ -48,6 +48,15 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+/* x86-64 with GCC or clang: batch_apply() also compiled for AVX2, picked at
+ * run time. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PK_APPLY_AVX2 1
+#define PK_TARGET_APPLY_AVX2 __attribute__((target("avx,avx2")))
+#include <immintrin.h>
+#else
+#define PK_APPLY_AVX2 0
+#endif
 
 static int bsprof_sniff(const uint8_t *d, size_t n, int complete)
 {
@@ -837,7 +846,8 @@ static inline uint32_t row_thread(const reader *r, uint32_t row)
  * use changed, and with `keep` (while the records are kept: r->ops) its
  * record kept. Inline twice, so that the common reading without records
  * carries none of their code. 0, or PROFKIT_ENOMEM. */
-static PK_ALWAYS_INLINE int mem_entry(reader *r, const data_entry *e, const int keep)
+static PK_ALWAYS_INLINE int mem_entry(reader *r, const data_entry *e, const int keep,
+                                      pk_live_eq_fn eq)
 {
     uint32_t orow = PK_LIVE_ROWS, th;
     uint64_t osize = 0;
@@ -849,7 +859,7 @@ static PK_ALWAYS_INLINE int mem_entry(reader *r, const data_entry *e, const int 
         if (keep && PK_UNLIKELY(r->ops != NULL) &&
             (put = keep_alloc(r, e->row, th < r->n_mem ? r->mem[th].ops : 0)) == PK_LIVE_ROWS)
             return PROFKIT_ENOMEM;
-        if (PK_UNLIKELY(pk_live_put_old(&r->live, e->a, e->b, put, &orow, &osize) != 0))
+        if (PK_UNLIKELY(pk_live_put_old_with(&r->live, e->a, e->b, put, &orow, &osize, eq) != 0))
             return PROFKIT_ENOMEM;
         delta = mem_bytes(e->b);
         /* an allocation already live at this address was freed
@@ -868,7 +878,7 @@ static PK_ALWAYS_INLINE int mem_entry(reader *r, const data_entry *e, const int 
             else
                 freed = 0;
         }
-    } else if (pk_live_take_old(&r->live, e->a, &orow, &osize)) {
+    } else if (pk_live_take_old_with(&r->live, e->a, &orow, &osize, eq)) {
         if (keep && r->ops) {
             freed = r->alloc[orow].op + 1;
             orow = r->alloc[orow].row;
@@ -891,8 +901,10 @@ static PK_ALWAYS_INLINE int mem_entry(reader *r, const data_entry *e, const int 
     return 0;
 }
 
-/* Applies the batch in order and empties it. */
-static int batch_apply(reader *r)
+/* Applies the batch in order and empties it; eq: the live table's address
+ * compare (inlined: batch_apply_sse2() and batch_apply_avx2() each pass
+ * their own). */
+static PK_ALWAYS_INLINE int batch_apply_body(reader *r, pk_live_eq_fn eq)
 {
     data_entry *d = r->batch;
     size_t n = r->n_batch;
@@ -966,14 +978,14 @@ static int batch_apply(reader *r)
                 continue;
             if (!counters) {
                 if (e->kind == D_ALLOC) {
-                    if (PK_UNLIKELY(pk_live_put(&r->live, e->a, e->b, e->row) != 0))
+                    if (PK_UNLIKELY(pk_live_put_with(&r->live, e->a, e->b, e->row, eq) != 0))
                         return out_of_memory(r);
-                } else if (!pk_live_take(&r->live, e->a) && r->unmatched_frees++ == 0) {
+                } else if (!pk_live_take_with(&r->live, e->a, eq) && r->unmatched_frees++ == 0) {
                     r->first_unmatched = e->at;
                 }
                 continue;
             }
-            if (PK_UNLIKELY((keep ? mem_entry(r, e, 1) : mem_entry(r, e, 0)) != 0))
+            if (PK_UNLIKELY((keep ? mem_entry(r, e, 1, eq) : mem_entry(r, e, 0, eq)) != 0))
                 return out_of_memory(r);
         } else {
             /* a call count's b is 0: adding it changes nothing */
@@ -988,6 +1000,45 @@ static int batch_apply(reader *r)
         }
     }
     return 0;
+}
+
+static int batch_apply_sse2(reader *r)
+{
+    return batch_apply_body(r, pk_live_eq);
+}
+
+#if PK_APPLY_AVX2
+/* With AVX2, the four addresses of a bucket in one compare. */
+static PK_ALWAYS_INLINE PK_TARGET_APPLY_AVX2 unsigned live_eq_avx2(const pk_live_bucket *b,
+                                                                   uint64_t addr)
+{
+    __m256i a = _mm256_load_si256((const __m256i *)(const void *)b->addr);
+    __m256i eq = _mm256_cmpeq_epi64(a, _mm256_set1_epi64x((long long)addr));
+    return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(eq));
+}
+
+static PK_TARGET_APPLY_AVX2 int batch_apply_avx2(reader *r)
+{
+    return batch_apply_body(r, live_eq_avx2);
+}
+#endif
+
+/* The batch_apply the reader uses: with AVX2 where the CPU has it and the
+ * fastest decoder is asked for (the unit tests' --generic and --bmi2 runs
+ * take the other). */
+static batch_apply_fn batch_apply_pick(void)
+{
+#if PK_APPLY_AVX2
+    __builtin_cpu_init();
+    if (pk_bsprof_decoder == PK_BSPROF_DECODE_FASTEST && __builtin_cpu_supports("avx2"))
+        return batch_apply_avx2;
+#endif
+    return batch_apply_sse2;
+}
+
+static int batch_apply(reader *r)
+{
+    return r->apply(r);
 }
 
 
@@ -1582,6 +1633,7 @@ static int bsprof_read(profkit_profile *p, pk_read_ctx *ctx)
         if (pk_value_type_add(p, value_names[v][0], value_names[v][1]) != (uint32_t)v)
             rc = out_of_memory(&r);
     p->default_value = V_CPU;
+    r.apply = batch_apply_pick();
     /* The live table always exists, so prefetching a slot needs no check. */
     if (!rc && pk_live_init(&r.live) != 0)
         rc = out_of_memory(&r);

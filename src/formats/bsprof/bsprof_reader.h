@@ -197,6 +197,7 @@ typedef struct reader {
     uint64_t n_entries, n_mem_ops, unmatched_frees, first_unmatched;
 
     data_entry batch[BATCH]; /* decoded data entries waiting to be applied */
+    int (*apply)(struct reader *r); /* applies them (bsprof_read.c's batch_apply_pick()) */
     entry_shape shapes[32];  /* by the low five bits of a tag */
     size_t n_batch;
     /* Until `capped`, sum bounds every value type's total, so no value can
@@ -209,6 +210,8 @@ typedef struct reader {
     int64_t grand[N_VALUES];
     int warned_dup[3];
 } reader;
+
+typedef int (*batch_apply_fn)(reader *r);
 
 /* What a data entry does (data_entry.kind). */
 enum { D_ALLOC, D_FREE, D_CPU, D_CALLS };

@@ -63,6 +63,17 @@ typedef struct pk_live_table {
 
 #define PK_LIVE_NONE UINT32_MAX
 
+#if defined(__GNUC__)
+#define PK_LIVE_INLINE inline __attribute__((always_inline))
+#else
+#define PK_LIVE_INLINE inline
+#endif
+
+/* Bit k set when slot k's address is addr, the slot in use or not: the
+ * compare of the common paths below, given as an argument so that a
+ * caller compiled for a wider vector unit passes its own (inlined). */
+typedef unsigned (*pk_live_eq_fn)(const pk_live_bucket *b, uint64_t addr);
+
 /* An empty table; 0 or PROFKIT_ENOMEM. */
 int pk_live_init(pk_live_table *t);
 void pk_live_free(pk_live_table *t);
@@ -118,14 +129,9 @@ static inline void pk_live_set_row(pk_live_bucket *b, unsigned k, uint32_t row)
     b->row[k] = (b->row[k] & ~PK_LIVE_ROWS) | (row ^ PK_LIVE_ROWS);
 }
 
-/*
- * One look at a bucket: bit k of the result set when slot k holds addr,
- * of *free when slot k is free; *passed non-zero when entries were passed
- * on from the bucket. With SSE2, a few vector compares instead of twelve
- * scalar ones.
- */
-static inline unsigned pk_live_scan(const pk_live_bucket *b, uint64_t addr, unsigned *free_slots,
-                                    unsigned *passed)
+/* pk_live_eq_fn's compare with SSE2 (64-bit compares from 32-bit ones),
+ * else scalar. */
+static inline unsigned pk_live_eq(const pk_live_bucket *b, uint64_t addr)
 {
 #if defined(__SSE2__)
     __m128i key = _mm_set1_epi64x((long long)addr);
@@ -134,8 +140,28 @@ static inline unsigned pk_live_scan(const pk_live_bucket *b, uint64_t addr, unsi
     /* 64 bits are equal when both their halves are */
     e01 = _mm_and_si128(e01, _mm_shuffle_epi32(e01, _MM_SHUFFLE(2, 3, 0, 1)));
     e23 = _mm_and_si128(e23, _mm_shuffle_epi32(e23, _MM_SHUFFLE(2, 3, 0, 1)));
-    unsigned eq = (unsigned)_mm_movemask_pd(_mm_castsi128_pd(e01)) |
-                  (unsigned)_mm_movemask_pd(_mm_castsi128_pd(e23)) << 2;
+    return (unsigned)_mm_movemask_pd(_mm_castsi128_pd(e01)) |
+           (unsigned)_mm_movemask_pd(_mm_castsi128_pd(e23)) << 2;
+#else
+    unsigned m = 0;
+    for (unsigned k = 0; k < PK_LIVE_WAYS; k++)
+        m |= (unsigned)(b->addr[k] == addr) << k;
+    return m;
+#endif
+}
+
+/*
+ * One look at a bucket: bit k of the result set when slot k holds addr,
+ * of *free when slot k is free; *passed non-zero when entries were passed
+ * on from the bucket. With SSE2, a few vector compares instead of twelve
+ * scalar ones; eq_of compares the addresses.
+ */
+static PK_LIVE_INLINE unsigned pk_live_scan_with(const pk_live_bucket *b, uint64_t addr,
+                                                 unsigned *free_slots, unsigned *passed,
+                                                 pk_live_eq_fn eq_of)
+{
+#if defined(__SSE2__)
+    unsigned eq = eq_of(b, addr);
     __m128i rows = _mm_load_si128((const __m128i *)(const void *)b->row);
     __m128i none = _mm_set1_epi32((int)PK_LIVE_ROWS);
     unsigned fr = (unsigned)_mm_movemask_ps(
@@ -147,8 +173,14 @@ static inline unsigned pk_live_scan(const pk_live_bucket *b, uint64_t addr, unsi
 #else
     *free_slots = pk_live_free_slots(b);
     *passed = (unsigned)pk_live_passed_on(b);
-    return pk_live_match(b, addr);
+    return eq_of(b, addr) & ~*free_slots;
 #endif
+}
+
+static inline unsigned pk_live_scan(const pk_live_bucket *b, uint64_t addr, unsigned *free_slots,
+                                    unsigned *passed)
+{
+    return pk_live_scan_with(b, addr, free_slots, passed, pk_live_eq);
 }
 
 /* The size a slot holds. */
@@ -160,11 +192,12 @@ static inline uint64_t pk_live_size(const pk_live_table *t, uint32_t size)
 /* Records an allocation (row < PK_LIVE_ROWS); one at the same address is
  * replaced, and its row and size go to *old_row and *old_size (*old_row
  * PK_LIVE_ROWS when there was none). 0 or PROFKIT_ENOMEM. */
-static inline int pk_live_put_old(pk_live_table *t, uint64_t addr, uint64_t size, uint32_t row,
-                                  uint32_t *old_row, uint64_t *old_size)
+static PK_LIVE_INLINE int pk_live_put_old_with(pk_live_table *t, uint64_t addr, uint64_t size,
+                                               uint32_t row, uint32_t *old_row, uint64_t *old_size,
+                                               pk_live_eq_fn eq_of)
 {
     pk_live_bucket *b = pk_live_home(t, addr);
-    unsigned e, passed, m = pk_live_scan(b, addr, &e, &passed);
+    unsigned e, passed, m = pk_live_scan_with(b, addr, &e, &passed, eq_of);
     /* The common case: the home bucket holds addr, or has room and passed
      * nothing on (so addr is nowhere else). */
     if (PK_UNLIKELY((m == 0 && (e == 0 || passed || t->count >= t->limit)) ||
@@ -185,21 +218,34 @@ static inline int pk_live_put_old(pk_live_table *t, uint64_t addr, uint64_t size
     return 0;
 }
 
+static inline int pk_live_put_old(pk_live_table *t, uint64_t addr, uint64_t size, uint32_t row,
+                                  uint32_t *old_row, uint64_t *old_size)
+{
+    return pk_live_put_old_with(t, addr, size, row, old_row, old_size, pk_live_eq);
+}
+
 /* Records an allocation (row < PK_LIVE_ROWS); one at the same address is
  * replaced. 0 or PROFKIT_ENOMEM. */
-static inline int pk_live_put(pk_live_table *t, uint64_t addr, uint64_t size, uint32_t row)
+static PK_LIVE_INLINE int pk_live_put_with(pk_live_table *t, uint64_t addr, uint64_t size,
+                                           uint32_t row, pk_live_eq_fn eq_of)
 {
     uint32_t r;
     uint64_t s;
-    return pk_live_put_old(t, addr, size, row, &r, &s);
+    return pk_live_put_old_with(t, addr, size, row, &r, &s, eq_of);
+}
+
+static inline int pk_live_put(pk_live_table *t, uint64_t addr, uint64_t size, uint32_t row)
+{
+    return pk_live_put_with(t, addr, size, row, pk_live_eq);
 }
 
 /* Removes the allocation at addr; 1 when there was one (its row and size
  * in *old_row and *old_size), else 0. */
-static inline int pk_live_take_old(pk_live_table *t, uint64_t addr, uint32_t *old_row, uint64_t *old_size)
+static PK_LIVE_INLINE int pk_live_take_old_with(pk_live_table *t, uint64_t addr, uint32_t *old_row,
+                                                uint64_t *old_size, pk_live_eq_fn eq_of)
 {
     pk_live_bucket *b = pk_live_home(t, addr);
-    unsigned e, passed, m = pk_live_scan(b, addr, &e, &passed);
+    unsigned e, passed, m = pk_live_scan_with(b, addr, &e, &passed, eq_of);
     if (PK_UNLIKELY(m == 0))
         return passed ? pk_live_take_far_old(t, addr, old_row, old_size) : 0;
     unsigned k = pk_lowest_bit(m);
@@ -212,12 +258,22 @@ static inline int pk_live_take_old(pk_live_table *t, uint64_t addr, uint32_t *ol
     return 1;
 }
 
+static inline int pk_live_take_old(pk_live_table *t, uint64_t addr, uint32_t *old_row, uint64_t *old_size)
+{
+    return pk_live_take_old_with(t, addr, old_row, old_size, pk_live_eq);
+}
+
 /* Removes the allocation at addr; 1 when there was one, else 0. */
-static inline int pk_live_take(pk_live_table *t, uint64_t addr)
+static PK_LIVE_INLINE int pk_live_take_with(pk_live_table *t, uint64_t addr, pk_live_eq_fn eq_of)
 {
     uint32_t r;
     uint64_t s;
-    return pk_live_take_old(t, addr, &r, &s);
+    return pk_live_take_old_with(t, addr, &r, &s, eq_of);
+}
+
+static inline int pk_live_take(pk_live_table *t, uint64_t addr)
+{
+    return pk_live_take_with(t, addr, pk_live_eq);
 }
 
 #endif
