@@ -355,8 +355,7 @@ static int read_header(gp_reader *r, uint64_t *period)
 /* The PC index at position k (leaf first) of a distinct record's key. */
 static inline uint32_t key_at(const gp_reader *r, const struct rec_entry *x, size_t k)
 {
-    return r->narrow ? ((const uint16_t *)(const void *)r->arena)[x->key_off + k]
-                     : r->arena[x->key_off + k];
+    return gp_arena_at(r, x->key_off + k);
 }
 
 /* Sorting context: records compare from root-first position `level` on
@@ -670,6 +669,7 @@ static int gperftools_read(profkit_profile *p, pk_read_ctx *ctx)
     gp_reader r;
     memset(&r, 0, sizeof(r));
     r.ctx = ctx;
+    r.narrow = 1; /* no PCs yet */
     uint64_t period = 0, n_records = 0;
     int trailer = 0;
     int rc = read_header(&r, &period);
@@ -723,13 +723,17 @@ static int gperftools_read(profkit_profile *p, pk_read_ctx *ctx)
     r.buf = NULL;
     r.pc_slots = NULL;
     recs_compact(&r);
-    if (r.n_pcs <= 65536 && r.n_arena > 0) {
+    if (!r.narrow && r.n_pcs <= 65536 && r.n_arena > 0) {
         /* Fewer than 2^16 PCs (the usual case): halve the arena in place
          * (entry i moves from byte 4i to 2i, never over an unread one). */
         uint16_t *a16 = (uint16_t *)(void *)r.arena;
         for (size_t i = 0; i < r.n_arena; i++)
             a16[i] = (uint16_t)r.arena[i];
         r.narrow = 1;
+        uint32_t *a = realloc(r.arena, (r.n_arena + 1) / 2 * sizeof(uint32_t));
+        if (a)
+            r.arena = a;
+    } else if (r.narrow && r.n_arena > 0) { /* 16-bit from the start: the slack back */
         uint32_t *a = realloc(r.arena, (r.n_arena + 1) / 2 * sizeof(uint32_t));
         if (a)
             r.arena = a;

@@ -100,11 +100,36 @@ static int recs_grow(gp_reader *r)
     return 0;
 }
 
+int pk_gperftools_widen(gp_reader *r)
+{
+    if (!r->narrow)
+        return 0;
+    size_t cap = r->n_arena > 1024 ? r->n_arena * 2 : 1024;
+    uint32_t *a = malloc(cap * sizeof(uint32_t));
+    if (!a)
+        return PROFKIT_ENOMEM;
+    const uint16_t *a16 = (const uint16_t *)(const void *)r->arena;
+    for (size_t i = 0; i < r->n_arena; i++)
+        a[i] = a16[i];
+    free(r->arena);
+    r->arena = a;
+    r->cap_arena = cap;
+    r->narrow = 0;
+    return 0;
+}
+
 /* True when the distinct record x has exactly the PCs at `pcs`. */
 static int rec_equal(const gp_reader *r, const struct rec_entry *x, const uint8_t *pcs, size_t depth)
 {
     if (x->depth != depth)
         return 0;
+    if (r->narrow) {
+        const uint16_t *key = (const uint16_t *)(const void *)r->arena + x->key_off;
+        for (size_t i = 0; i < depth; i++)
+            if (r->pc_val[key[i]] != gp_word(r->l, pcs + i * r->l->ws))
+                return 0;
+        return 1;
+    }
     const uint32_t *key = r->arena + x->key_off;
     for (size_t i = 0; i < depth; i++)
         if (r->pc_val[key[i]] != gp_word(r->l, pcs + i * r->l->ws))
@@ -136,14 +161,24 @@ static int add_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t c
             return 0;
         }
     }
-    if (r->n_recs >= UINT32_MAX - 1 || depth > UINT32_MAX ||
-        PK_VEC_RESERVE(r->arena, r->n_arena, r->cap_arena, depth) != 0)
+    if (r->n_recs >= UINT32_MAX - 1 || depth > UINT32_MAX)
         return PROFKIT_ENOMEM;
+    /* 16-bit entries hold the indexes of the first 2^16 PCs: this record
+     * might bring the PCs past that */
+    if (r->narrow && depth > 65536 - r->n_pcs && pk_gperftools_widen(r) != 0)
+        return PROFKIT_ENOMEM;
+    if (pk_grow((void **)&r->arena, &r->cap_arena, r->n_arena + depth,
+                r->narrow ? sizeof(uint16_t) : sizeof(uint32_t)) != 0)
+        return PROFKIT_ENOMEM;
+    uint16_t *a16 = (uint16_t *)(void *)r->arena;
     for (size_t i = 0; i < depth; i++) {
         uint32_t k = pc_index(r, gp_word(r->l, pcs + i * r->l->ws));
         if (k == PROFKIT_NONE)
             return PROFKIT_ENOMEM;
-        r->arena[r->n_arena++] = k;
+        if (r->narrow)
+            a16[r->n_arena++] = (uint16_t)k;
+        else
+            r->arena[r->n_arena++] = k;
     }
     struct rec_entry *x = &r->recs[j];
     x->hash = h32;
@@ -355,10 +390,11 @@ static int consume(gp_reader *r, pk_read_ctx *ctx, const gp_batch *b)
         if (i + 4 < b->n && r->rec_cap) {
             const struct rec_entry *x = &r->recs[b->recs[i + 4].hash & (r->rec_cap - 1)];
             if (x->depth && x->hash == b->recs[i + 4].hash) {
-                const uint32_t *k = r->arena + x->key_off;
-                for (size_t c = 0; c < x->depth; c += 16)
+                size_t w = r->narrow ? sizeof(uint16_t) : sizeof(uint32_t);
+                const uint8_t *k = (const uint8_t *)r->arena + x->key_off * w;
+                for (size_t c = 0; c < x->depth * w; c += 64)
                     __builtin_prefetch(k + c);
-                __builtin_prefetch(k + x->depth - 1);
+                __builtin_prefetch(k + (x->depth - 1) * w);
             }
         }
         const gp_rec *e = &b->recs[i];
