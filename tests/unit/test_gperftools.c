@@ -374,6 +374,33 @@ static void records_across_the_16_bit_pcs(void **state)
     free(d);
 }
 
+/* A depth limit the deepest record reaches: the stacks are the same as
+ * without one; one below it: refused at that record. */
+static void depth_limit_at_the_deepest_record(void **state)
+{
+    (void)state;
+    gbuf b;
+    header(&b, 8, 0, 0, 10000);
+    record(&b, 2, 3, pcs_a);
+    record(&b, 1, 2, pcs_b);
+    record(&b, 4, 2, pcs_a + 1);
+    trailer(&b);
+    profkit_read_options ro = { 0 };
+    ro.format = "gperftools";
+    ro.max_depth = 3;
+    profkit_profile *p;
+    profkit_error err;
+    assert_int_equal(profkit_profile_read_memory(&p, b.data, b.n, "t.prof", &ro, &err), 0);
+    char *f = folded_of(p, "samples");
+    assert_string_equal(f, "0x403005;0x402005 4\n0x403005;0x402005;0x401000 2\n0x490001;0x480000 1\n");
+    free(f);
+    assert_int_equal(p->n_stacks, 6); /* the root, 0x403005 shared */
+    profkit_profile_free(p);
+    ro.max_depth = 2;
+    assert_int_equal(profkit_profile_read_memory(&p, b.data, b.n, "t.prof", &ro, &err), PROFKIT_EUNSUPPORTED);
+    assert_int_equal(err.offset, 40);
+}
+
 static void trailer_rules(void **state)
 {
     (void)state;
@@ -632,6 +659,7 @@ int main(void)
         cmocka_unit_test(structural_errors_have_offsets),
         cmocka_unit_test(many_batches_keep_error_order),
         cmocka_unit_test(records_across_the_16_bit_pcs),
+        cmocka_unit_test(depth_limit_at_the_deepest_record),
         cmocka_unit_test(trailer_rules),
         cmocka_unit_test(text_after_trailer),
         cmocka_unit_test(build_substitution_is_bounded),
