@@ -278,8 +278,11 @@ static int pipe_push(gp_pipe *p, uint64_t at, const uint8_t *pcs, size_t depth, 
             return 1;
         b = &p->batch[p->fill];
     }
-    if (bytes > UINT32_MAX - b->len || PK_VEC_RESERVE(b->recs, b->n, b->cap_recs, 1) != 0 ||
-        pk_grow((void **)&b->buf, &b->cap, b->len + bytes, 1) != 0)
+    /* the capacities checked here: a call per record costs the producer a
+     * twentieth of its instructions */
+    if (bytes > UINT32_MAX - b->len ||
+        (b->n == b->cap_recs && PK_VEC_RESERVE(b->recs, b->n, b->cap_recs, 1) != 0) ||
+        (b->len + bytes > b->cap && pk_grow((void **)&b->buf, &b->cap, b->len + bytes, 1) != 0))
         return PROFKIT_ENOMEM;
     memcpy(b->buf + b->len, pcs, bytes);
     b->recs[b->n++] = (gp_rec){ at, count, (uint32_t)b->len, (uint32_t)depth, hash };
