@@ -382,6 +382,19 @@ static int rec_cmp(const void *ctx, uint32_t a, uint32_t b)
     return x->depth < y->depth ? -1 : x->depth > y->depth;
 }
 
+/* Sorts a few records (fewer than 24) like rec_cmp, in place. Distinct
+ * records differ, so any correct sort gives this order. */
+static void insertion_sort(uint32_t *a, size_t n, const rec_sort *c)
+{
+    for (size_t i = 1; i < n; i++) {
+        uint32_t x = a[i];
+        size_t j = i;
+        for (; j > 0 && rec_cmp(c, a[j - 1], x) > 0; j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
 /*
  * Walking records in sorted order reads their entries and keys in random
  * places: prefetch the entry 8 records ahead and, its entry having arrived
@@ -491,8 +504,7 @@ static int sort_records(const gp_reader *r, uint32_t *order, size_t n)
             continue;
         if (t.hi - t.lo < 24) {
             rec_sort c = { r, t.level };
-            if (pk_sort_u32(order + t.lo, t.hi - t.lo, rec_cmp, &c) != 0)
-                goto done;
+            insertion_sort(order + t.lo, t.hi - t.lo, &c);
             continue;
         }
         if (t.hi - t.lo < small) {
@@ -513,8 +525,7 @@ static int sort_records(const gp_reader *r, uint32_t *order, size_t n)
                      * task list, which then stays short */
                     if (i - start > 1 && (pairs[start] >> 32) != 0 && i - start < 24) {
                         rec_sort c = { r, t.level + 1 };
-                        if (pk_sort_u32(order + t.lo + start, i - start, rec_cmp, &c) != 0)
-                            goto done;
+                        insertion_sort(order + t.lo + start, i - start, &c);
                     } else if (i - start > 1 && (pairs[start] >> 32) != 0) {
                         if (PK_VEC_RESERVE(tasks, n_tasks, cap_tasks, 1) != 0)
                             goto done;
