@@ -118,12 +118,14 @@ int pk_gperftools_widen(gp_reader *r)
     return 0;
 }
 
-/* True when the distinct record x has exactly the PCs at `pcs`. */
-static int rec_equal(const gp_reader *r, const struct rec_entry *x, const uint8_t *pcs, size_t depth)
+/* True when the distinct record x has exactly the PCs at `pcs` (narrow:
+ * r->narrow, a constant where this is inlined). */
+static inline __attribute__((always_inline)) int rec_equal(const gp_reader *r, const struct rec_entry *x,
+                                                           const uint8_t *pcs, size_t depth, int narrow)
 {
     if (x->depth != depth)
         return 0;
-    if (r->narrow) {
+    if (narrow) {
         const uint16_t *key = (const uint16_t *)(const void *)r->arena + x->key_off;
         for (size_t i = 0; i < depth; i++)
             if (r->pc_val[key[i]] != gp_word(r->l, pcs + i * r->l->ws))
@@ -147,20 +149,40 @@ static inline uint32_t rec_hash(const gp_reader *r, const uint8_t *pcs, size_t d
  * it on first sight. Returns 0, PROFKIT_ENOMEM, or PROFKIT_ECORRUPT when
  * the sum overflows 63 bits.
  */
-static int add_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count, uint32_t h32)
+static int new_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count, uint32_t h32,
+                      size_t j);
+
+/* add_record with narrow = r->narrow, a constant in each of its two
+ * inlined copies (the comparisons of a record seen before are most of the
+ * caller's thread's work). */
+static inline __attribute__((always_inline)) int add_record_w(gp_reader *r, const uint8_t *pcs, size_t depth,
+                                                              uint64_t count, uint32_t h32, int narrow)
 {
     if ((r->n_recs + 1) * 2 > r->rec_cap && recs_grow(r) != 0)
         return PROFKIT_ENOMEM;
     size_t j = h32 & (r->rec_cap - 1);
     for (; r->recs[j].depth; j = (j + 1) & (r->rec_cap - 1)) {
         struct rec_entry *x = &r->recs[j];
-        if (x->hash == h32 && rec_equal(r, x, pcs, depth)) {
+        if (x->hash == h32 && rec_equal(r, x, pcs, depth, narrow)) {
             if (count > r->max_count - x->count)
                 return PROFKIT_ECORRUPT;
             x->count += count;
             return 0;
         }
     }
+    return new_record(r, pcs, depth, count, h32, j);
+}
+
+static int add_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count, uint32_t h32)
+{
+    return r->narrow ? add_record_w(r, pcs, depth, count, h32, 1)
+                     : add_record_w(r, pcs, depth, count, h32, 0);
+}
+
+/* Keeps a record not seen before in slot j (empty). */
+static int new_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count, uint32_t h32,
+                      size_t j)
+{
     if (r->n_recs >= UINT32_MAX - 1 || depth > UINT32_MAX)
         return PROFKIT_ENOMEM;
     /* 16-bit entries hold the indexes of the first 2^16 PCs: this record
@@ -170,16 +192,39 @@ static int add_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t c
     if (pk_grow((void **)&r->arena, &r->cap_arena, r->n_arena + depth,
                 r->narrow ? sizeof(uint16_t) : sizeof(uint32_t)) != 0)
         return PROFKIT_ENOMEM;
+    /* local copies: the stores into the arena may alias the fields */
+    const gp_layout l = *r->l;
+    const int narrow = r->narrow;
     uint16_t *a16 = (uint16_t *)(void *)r->arena;
+    uint32_t *a32 = r->arena;
+    size_t n = r->n_arena;
+    /* a PC seen before is found here; pc_index adds a new one */
+    const uint32_t *slots = r->pc_slots;
+    const uint64_t *vals = r->pc_val;
+    size_t mask = r->pc_cap - 1;
     for (size_t i = 0; i < depth; i++) {
-        uint32_t k = pc_index(r, gp_word(r->l, pcs + i * r->l->ws));
-        if (k == PROFKIT_NONE)
-            return PROFKIT_ENOMEM;
-        if (r->narrow)
-            a16[r->n_arena++] = (uint16_t)k;
+        uint64_t pc = gp_word(&l, pcs + i * l.ws);
+        uint32_t k = PROFKIT_NONE;
+        for (size_t s = slots ? pk_hash_u64(pc) & mask : 0; slots && slots[s]; s = (s + 1) & mask)
+            if (vals[slots[s] - 1] == pc) {
+                k = slots[s] - 1;
+                break;
+            }
+        if (k == PROFKIT_NONE) {
+            if ((k = pc_index(r, pc)) == PROFKIT_NONE) {
+                r->n_arena = n;
+                return PROFKIT_ENOMEM;
+            }
+            slots = r->pc_slots;
+            vals = r->pc_val;
+            mask = r->pc_cap - 1;
+        }
+        if (narrow)
+            a16[n++] = (uint16_t)k;
         else
-            r->arena[r->n_arena++] = k;
+            a32[n++] = k;
     }
+    r->n_arena = n;
     struct rec_entry *x = &r->recs[j];
     x->hash = h32;
     x->depth = (uint32_t)depth;
