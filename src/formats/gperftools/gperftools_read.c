@@ -641,8 +641,9 @@ static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t
         prefetch_key(r, order, i, r->n_recs, 0);
         const struct rec_entry *x = &r->recs[order[i]];
         size_t depth = x->depth;
-        if (pk_grow((void **)&path_pc, &cap_path, depth, sizeof(uint32_t)) != 0 ||
-            pk_grow((void **)&path_stack, &cap_path2, depth, sizeof(uint32_t)) != 0) {
+        if ((depth > cap_path && pk_grow((void **)&path_pc, &cap_path, depth, sizeof(uint32_t)) != 0) ||
+            (depth > cap_path2 &&
+             pk_grow((void **)&path_stack, &cap_path2, depth, sizeof(uint32_t)) != 0)) {
             rc = PROFKIT_ENOMEM;
             goto done;
         }
