@@ -302,6 +302,105 @@ static void many_batches_keep_error_order(void **state)
     free(d);
 }
 
+/*
+ * The table of distinct records keeps PC indexes 16-bit while there are at
+ * most 2^16 PCs and makes them 32-bit when a record may bring more: records
+ * read before, across and after that point are still told apart and
+ * summed.
+ */
+/* Whether the folded text f has the whole line `line` (with its newline). */
+static int has_line(const char *f, const char *line)
+{
+    size_t n = strlen(line);
+    for (const char *at = f; (at = strstr(at, line)) != NULL; at++)
+        if (at == f || at[-1] == '\n')
+            return n > 0;
+    return 0;
+}
+
+static void records_across_the_16_bit_pcs(void **state)
+{
+    (void)state;
+    enum { N = 70000 };
+    size_t cap = (5 + 3 * (5 + 3 * (size_t)N) + 16 + 3) * 8, n = 0;
+    uint8_t *d = malloc(cap);
+    assert_non_null(d);
+#define W(v) (pk_put_le64(d + n, (uint64_t)(v)), n += 8)
+    W(0); W(3); W(0); W(10000); W(0);
+    W(1); W(3); W(0x401000); W(0x402005); W(0x403005); /* before */
+    for (size_t i = 0; i < N; i++) {                  /* one new PC each */
+        W(1); W(1); W(0x100000 + i);
+    }
+    W(2); W(3); W(0x401000); W(0x402005); W(0x403005); /* after: summed */
+    W(4); W(2); W(0x100000 + N - 1); W(0x402005);      /* both sides */
+    W(8); W(2); W(0x100000); W(0x402005);
+    W(16); W(1); W(0x100000 + N - 1);
+    W(0); W(1); W(0);
+#undef W
+    profkit_profile *p;
+    profkit_error err;
+    assert_int_equal(read_buf(&p, d, n, &err, 0), 0);
+    assert_int_equal(p->n_samples, 1 + N + 2);
+    assert_int_equal(total(p, "samples"), 1 + N + 2 + 4 + 8 + 16);
+    char *f = folded_of(p, "samples");
+    char line[64];
+    assert_true(has_line(f, "0x403005;0x402005;0x401000 3\n"));
+    assert_true(has_line(f, "0x402005;0x100000 8\n"));
+    assert_true(has_line(f, "0x100000 1\n"));
+    snprintf(line, sizeof(line), "0x402005;0x%x 4\n", 0x100000 + N - 1);
+    assert_true(has_line(f, line));
+    snprintf(line, sizeof(line), "0x%x 17\n", 0x100000 + N - 1);
+    assert_true(has_line(f, line));
+    snprintf(line, sizeof(line), "0x%x 1\n", 0x100000 + 65535);
+    assert_true(has_line(f, line));
+    free(f);
+    profkit_profile_free(p);
+    /* One record deeper than 2^16 PCs first. */
+    n = 0;
+#define W(v) (pk_put_le64(d + n, (uint64_t)(v)), n += 8)
+    W(0); W(3); W(0); W(10000); W(0);
+    W(1); W(N);
+    for (size_t i = 0; i < N; i++)
+        W(0x10000000 + 16 * i);
+    W(5); W(N);
+    for (size_t i = 0; i < N; i++)
+        W(0x10000000 + 16 * i);
+    W(0); W(1); W(0);
+#undef W
+    assert_int_equal(read_buf(&p, d, n, &err, 0), 0);
+    assert_int_equal(p->n_samples, 1);
+    assert_int_equal(total(p, "samples"), 6);
+    profkit_profile_free(p);
+    free(d);
+}
+
+/* A depth limit the deepest record reaches: the stacks are the same as
+ * without one; one below it: refused at that record. */
+static void depth_limit_at_the_deepest_record(void **state)
+{
+    (void)state;
+    gbuf b;
+    header(&b, 8, 0, 0, 10000);
+    record(&b, 2, 3, pcs_a);
+    record(&b, 1, 2, pcs_b);
+    record(&b, 4, 2, pcs_a + 1);
+    trailer(&b);
+    profkit_read_options ro = { 0 };
+    ro.format = "gperftools";
+    ro.max_depth = 3;
+    profkit_profile *p;
+    profkit_error err;
+    assert_int_equal(profkit_profile_read_memory(&p, b.data, b.n, "t.prof", &ro, &err), 0);
+    char *f = folded_of(p, "samples");
+    assert_string_equal(f, "0x403005;0x402005 4\n0x403005;0x402005;0x401000 2\n0x490001;0x480000 1\n");
+    free(f);
+    assert_int_equal(p->n_stacks, 6); /* the root, 0x403005 shared */
+    profkit_profile_free(p);
+    ro.max_depth = 2;
+    assert_int_equal(profkit_profile_read_memory(&p, b.data, b.n, "t.prof", &ro, &err), PROFKIT_EUNSUPPORTED);
+    assert_int_equal(err.offset, 40);
+}
+
 static void trailer_rules(void **state)
 {
     (void)state;
@@ -559,6 +658,8 @@ int main(void)
         cmocka_unit_test(period_zero_is_not_this_format),
         cmocka_unit_test(structural_errors_have_offsets),
         cmocka_unit_test(many_batches_keep_error_order),
+        cmocka_unit_test(records_across_the_16_bit_pcs),
+        cmocka_unit_test(depth_limit_at_the_deepest_record),
         cmocka_unit_test(trailer_rules),
         cmocka_unit_test(text_after_trailer),
         cmocka_unit_test(build_substitution_is_bounded),

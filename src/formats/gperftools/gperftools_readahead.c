@@ -100,11 +100,38 @@ static int recs_grow(gp_reader *r)
     return 0;
 }
 
-/* True when the distinct record x has exactly the PCs at `pcs`. */
-static int rec_equal(const gp_reader *r, const struct rec_entry *x, const uint8_t *pcs, size_t depth)
+int pk_gperftools_widen(gp_reader *r)
+{
+    if (!r->narrow)
+        return 0;
+    size_t cap = r->n_arena > 1024 ? r->n_arena * 2 : 1024;
+    uint32_t *a = malloc(cap * sizeof(uint32_t));
+    if (!a)
+        return PROFKIT_ENOMEM;
+    const uint16_t *a16 = (const uint16_t *)(const void *)r->arena;
+    for (size_t i = 0; i < r->n_arena; i++)
+        a[i] = a16[i];
+    free(r->arena);
+    r->arena = a;
+    r->cap_arena = cap;
+    r->narrow = 0;
+    return 0;
+}
+
+/* True when the distinct record x has exactly the PCs at `pcs` (narrow:
+ * r->narrow, a constant where this is inlined). */
+static inline __attribute__((always_inline)) int rec_equal(const gp_reader *r, const struct rec_entry *x,
+                                                           const uint8_t *pcs, size_t depth, int narrow)
 {
     if (x->depth != depth)
         return 0;
+    if (narrow) {
+        const uint16_t *key = (const uint16_t *)(const void *)r->arena + x->key_off;
+        for (size_t i = 0; i < depth; i++)
+            if (r->pc_val[key[i]] != gp_word(r->l, pcs + i * r->l->ws))
+                return 0;
+        return 1;
+    }
     const uint32_t *key = r->arena + x->key_off;
     for (size_t i = 0; i < depth; i++)
         if (r->pc_val[key[i]] != gp_word(r->l, pcs + i * r->l->ws))
@@ -122,29 +149,82 @@ static inline uint32_t rec_hash(const gp_reader *r, const uint8_t *pcs, size_t d
  * it on first sight. Returns 0, PROFKIT_ENOMEM, or PROFKIT_ECORRUPT when
  * the sum overflows 63 bits.
  */
-static int add_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count, uint32_t h32)
+static int new_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count, uint32_t h32,
+                      size_t j);
+
+/* add_record with narrow = r->narrow, a constant in each of its two
+ * inlined copies (the comparisons of a record seen before are most of the
+ * caller's thread's work). */
+static inline __attribute__((always_inline)) int add_record_w(gp_reader *r, const uint8_t *pcs, size_t depth,
+                                                              uint64_t count, uint32_t h32, int narrow)
 {
     if ((r->n_recs + 1) * 2 > r->rec_cap && recs_grow(r) != 0)
         return PROFKIT_ENOMEM;
     size_t j = h32 & (r->rec_cap - 1);
     for (; r->recs[j].depth; j = (j + 1) & (r->rec_cap - 1)) {
         struct rec_entry *x = &r->recs[j];
-        if (x->hash == h32 && rec_equal(r, x, pcs, depth)) {
+        if (x->hash == h32 && rec_equal(r, x, pcs, depth, narrow)) {
             if (count > r->max_count - x->count)
                 return PROFKIT_ECORRUPT;
             x->count += count;
             return 0;
         }
     }
-    if (r->n_recs >= UINT32_MAX - 1 || depth > UINT32_MAX ||
-        PK_VEC_RESERVE(r->arena, r->n_arena, r->cap_arena, depth) != 0)
+    return new_record(r, pcs, depth, count, h32, j);
+}
+
+static int add_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count, uint32_t h32)
+{
+    return r->narrow ? add_record_w(r, pcs, depth, count, h32, 1)
+                     : add_record_w(r, pcs, depth, count, h32, 0);
+}
+
+/* Keeps a record not seen before in slot j (empty). */
+static int new_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count, uint32_t h32,
+                      size_t j)
+{
+    if (r->n_recs >= UINT32_MAX - 1 || depth > UINT32_MAX)
         return PROFKIT_ENOMEM;
+    /* 16-bit entries hold the indexes of the first 2^16 PCs: this record
+     * might bring the PCs past that */
+    if (r->narrow && depth > 65536 - r->n_pcs && pk_gperftools_widen(r) != 0)
+        return PROFKIT_ENOMEM;
+    if (pk_grow((void **)&r->arena, &r->cap_arena, r->n_arena + depth,
+                r->narrow ? sizeof(uint16_t) : sizeof(uint32_t)) != 0)
+        return PROFKIT_ENOMEM;
+    /* local copies: the stores into the arena may alias the fields */
+    const gp_layout l = *r->l;
+    const int narrow = r->narrow;
+    uint16_t *a16 = (uint16_t *)(void *)r->arena;
+    uint32_t *a32 = r->arena;
+    size_t n = r->n_arena;
+    /* a PC seen before is found here; pc_index adds a new one */
+    const uint32_t *slots = r->pc_slots;
+    const uint64_t *vals = r->pc_val;
+    size_t mask = r->pc_cap - 1;
     for (size_t i = 0; i < depth; i++) {
-        uint32_t k = pc_index(r, gp_word(r->l, pcs + i * r->l->ws));
-        if (k == PROFKIT_NONE)
-            return PROFKIT_ENOMEM;
-        r->arena[r->n_arena++] = k;
+        uint64_t pc = gp_word(&l, pcs + i * l.ws);
+        uint32_t k = PROFKIT_NONE;
+        for (size_t s = slots ? pk_hash_u64(pc) & mask : 0; slots && slots[s]; s = (s + 1) & mask)
+            if (vals[slots[s] - 1] == pc) {
+                k = slots[s] - 1;
+                break;
+            }
+        if (k == PROFKIT_NONE) {
+            if ((k = pc_index(r, pc)) == PROFKIT_NONE) {
+                r->n_arena = n;
+                return PROFKIT_ENOMEM;
+            }
+            slots = r->pc_slots;
+            vals = r->pc_val;
+            mask = r->pc_cap - 1;
+        }
+        if (narrow)
+            a16[n++] = (uint16_t)k;
+        else
+            a32[n++] = k;
     }
+    r->n_arena = n;
     struct rec_entry *x = &r->recs[j];
     x->hash = h32;
     x->depth = (uint32_t)depth;
@@ -243,8 +323,11 @@ static int pipe_push(gp_pipe *p, uint64_t at, const uint8_t *pcs, size_t depth, 
             return 1;
         b = &p->batch[p->fill];
     }
-    if (bytes > UINT32_MAX - b->len || PK_VEC_RESERVE(b->recs, b->n, b->cap_recs, 1) != 0 ||
-        pk_grow((void **)&b->buf, &b->cap, b->len + bytes, 1) != 0)
+    /* the capacities checked here: a call per record costs the producer a
+     * twentieth of its instructions */
+    if (bytes > UINT32_MAX - b->len ||
+        (b->n == b->cap_recs && PK_VEC_RESERVE(b->recs, b->n, b->cap_recs, 1) != 0) ||
+        (b->len + bytes > b->cap && pk_grow((void **)&b->buf, &b->cap, b->len + bytes, 1) != 0))
         return PROFKIT_ENOMEM;
     memcpy(b->buf + b->len, pcs, bytes);
     b->recs[b->n++] = (gp_rec){ at, count, (uint32_t)b->len, (uint32_t)depth, hash };
@@ -355,10 +438,11 @@ static int consume(gp_reader *r, pk_read_ctx *ctx, const gp_batch *b)
         if (i + 4 < b->n && r->rec_cap) {
             const struct rec_entry *x = &r->recs[b->recs[i + 4].hash & (r->rec_cap - 1)];
             if (x->depth && x->hash == b->recs[i + 4].hash) {
-                const uint32_t *k = r->arena + x->key_off;
-                for (size_t c = 0; c < x->depth; c += 16)
+                size_t w = r->narrow ? sizeof(uint16_t) : sizeof(uint32_t);
+                const uint8_t *k = (const uint8_t *)r->arena + x->key_off * w;
+                for (size_t c = 0; c < x->depth * w; c += 64)
                     __builtin_prefetch(k + c);
-                __builtin_prefetch(k + x->depth - 1);
+                __builtin_prefetch(k + (x->depth - 1) * w);
             }
         }
         const gp_rec *e = &b->recs[i];

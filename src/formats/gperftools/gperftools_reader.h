@@ -45,8 +45,10 @@ typedef struct gp_reader {
     size_t pc_cap;
     /* distinct records: key = arena[key_off .. key_off + depth) */
     uint32_t *arena;
-    size_t n_arena, cap_arena;
-    int narrow; /* arena holds uint16_t entries (set after the records) */
+    size_t n_arena, cap_arena; /* entries of the arena's width */
+    int narrow; /* arena holds uint16_t entries: from the start, until a
+                 * record may bring the PCs past 2^16 (pk_gperftools_widen);
+                 * again after the records when there are at most 2^16 */
     uint64_t max_count; /* most samples a stack may have: cpu must fit 63 bits */
     uint32_t max_depth; /* most PCs a record with samples may have (--max-depth); 0 = any */
     uint64_t period;    /* µs, for messages */
@@ -61,6 +63,15 @@ typedef struct gp_reader {
     } *recs;
     size_t n_recs, rec_cap;
 } gp_reader;
+
+/* The PC index at position k (leaf first) of the arena. */
+static inline uint32_t gp_arena_at(const gp_reader *r, size_t k)
+{
+    return r->narrow ? ((const uint16_t *)(const void *)r->arena)[k] : r->arena[k];
+}
+
+/* Makes the arena's entries 32-bit. Returns 0 or PROFKIT_ENOMEM. */
+int pk_gperftools_widen(gp_reader *r);
 
 /*
  * Makes `need` unread bytes available in the window, or as many as the
