@@ -62,9 +62,13 @@ int pk_grow(void **ptr, size_t *cap, size_t need, size_t elem);
  */
 char *pk_vformat(char *small, size_t cap, size_t *len, const char *fmt, va_list ap);
 
-/* Pushes one zeroed slot onto a vector (ptr, n, cap) and returns its index. */
-#define PK_VEC_RESERVE(ptr, n, cap, extra) \
-    pk_grow((void **)&(ptr), &(cap), (n) + (extra), sizeof(*(ptr)))
+/* Makes room in a vector (ptr, n, cap) for extra more elements: 0, or
+ * PROFKIT_ENOMEM with the vector as it was. The check that there is room
+ * already is inline (most calls); only growing calls pk_grow. The
+ * arguments are evaluated more than once: no side effects in them. */
+#define PK_VEC_RESERVE(ptr, n, cap, extra)                                    \
+    (PK_LIKELY((n) + (extra) <= (cap)) ? 0                                     \
+                                      : pk_grow((void **)&(ptr), &(cap), (n) + (extra), sizeof(*(ptr))))
 
 /* a + b, saturating at the int64 limits instead of overflowing. Sums of
  * values from hostile inputs use it so no total wraps around. */
