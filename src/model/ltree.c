@@ -411,6 +411,20 @@ static inline uint32_t node_intern(nodes *u, uint32_t parent, uint32_t key)
     return id;
 }
 
+/* How many stacks ahead map_stacks asks for what a stack will read. */
+#define PF_A 32
+#define PF_B 20
+#define PF_C 10
+
+static inline void prefetch(const void *p)
+{
+#if defined(__GNUC__)
+    __builtin_prefetch(p);
+#else
+    (void)p;
+#endif
+}
+
 /*
  * *out[s] = the node of q's stack s, its frames keyed by fk. One pass over
  * the stack table: it relies on parents preceding children (pk_stack_intern
@@ -432,13 +446,32 @@ static int map_stacks(nodes *u, const profkit_profile *q, const uint32_t *fk, ui
                                 "stack %zu: parent %u or frame %u out of order or range", s,
                                 st->parent, st->frame);
         }
-        /* The slot of a stack further on is a cache miss: ask for it
-         * now when its parent's node is known and looks in the table. */
-        if (s + 16 < q->n_stacks) {
-            const profkit_stack *ahead = &q->stacks[s + 16];
-            if (ahead->parent < s && ahead->frame < q->n_frames &&
-                u->child[stack_node[ahead->parent]] == SPILLED)
-                node_prefetch(u, stack_node[ahead->parent], fk[ahead->frame]);
+        /* A stack's parent's node, that node's only child (or its slot
+         * in the table) and the frame's key are anywhere: cache misses,
+         * one after the other. Ask for them in stages: PF_A stacks ahead
+         * its parent's node and frame's key, PF_B ahead the parent node's
+         * child, PF_C ahead the child's key or the table's slot. */
+        if (s + PF_A < q->n_stacks) {
+            const profkit_stack *a = &q->stacks[s + PF_A];
+            if (a->parent < s)
+                prefetch(&stack_node[a->parent]);
+            if (a->frame < q->n_frames)
+                prefetch(&fk[a->frame]);
+        }
+        if (s + PF_B < q->n_stacks) {
+            const profkit_stack *a = &q->stacks[s + PF_B];
+            if (a->parent < s)
+                prefetch(&u->child[stack_node[a->parent]]);
+        }
+        if (s + PF_C < q->n_stacks) {
+            const profkit_stack *a = &q->stacks[s + PF_C];
+            if (a->parent < s && a->frame < q->n_frames) {
+                uint32_t pn = stack_node[a->parent], c = u->child[pn];
+                if (c == SPILLED)
+                    node_prefetch(u, pn, fk[a->frame]);
+                else if (c != 0)
+                    prefetch(&u->t->key[c]);
+            }
         }
         uint32_t n = node_intern(u, stack_node[st->parent], fk[st->frame]);
         if (n == PROFKIT_NONE) {
