@@ -139,6 +139,9 @@ typedef struct stack_sums {
     uint32_t *lo, *hi;  /* per thread ([n_threads]: rows of no thread): its rows' stacks' range (lo > hi: none) */
     uint8_t *exact;     /* per thread, [n_threads], then [n_threads + 1]: every row: their absolute values sum within INT64_MAX */
     int disjoint;       /* the threads' ranges do not overlap: each stack's rows are one thread's */
+    uint32_t *place;    /* per stack of the thread being built: its node's place in tree 1 (made when needed) */
+    uint32_t *same;     /* same[i] = i, for places (n_same entries) */
+    size_t n_same;
 } stack_sums;
 
 static void stack_sums_free(stack_sums *ss)
@@ -148,6 +151,8 @@ static void stack_sums_free(stack_sums *ss)
     free(ss->lo);
     free(ss->hi);
     free(ss->exact);
+    free(ss->place);
+    free(ss->same);
     memset(ss, 0, sizeof(*ss));
 }
 
@@ -333,7 +338,7 @@ typedef struct builder {
     int64_t time0;    /* the profile's first sample time (INT64_MAX: no row is timed) */
     int inl_any;      /* a frame of NEW or BASE was inlined: the scopes have inline flags */
     uint8_t *seen, *bseen; /* a bit per stack of NEW, of BASE (pk_inline_calls) */
-    const struct stack_sums *ss; /* every row's values per stack, or NULL */
+    struct stack_sums *ss; /* every row's values per stack, or NULL */
     uint32_t ss_thread;  /* the thread whose rows the scope being built reads (ss), else NONE */
     work work;
 } builder;
@@ -431,6 +436,10 @@ static int mark_stacks(builder *b, const rowset *rs, uint32_t th, size_t *k, siz
     if (lo > hi)
         return 0;
     for (size_t wd = lo >> 6; wd <= hi >> 6; wd++) {
+        /* the marks of the next word's stacks (where some are) */
+        if (wd + 1 <= hi >> 6)
+            for (uint64_t m = ss->seen[wd + 1]; m; m &= m - 1)
+                __builtin_prefetch(&b->mark[rs->stack_node[(wd + 1) * 64 + (size_t)__builtin_ctzll(m)]]);
         for (uint64_t m = seen_word(ss, wd, lo, hi); m; m &= m - 1) {
             size_t s = wd * 64 + (size_t)__builtin_ctzll(m);
             uint32_t u0 = rs->stack_node[s];
@@ -452,6 +461,39 @@ static int mark_stacks(builder *b, const rowset *rs, uint32_t th, size_t *k, siz
     return 0;
 }
 
+/* For the runs of thread th (per stack, as mark_stacks): ss->place[s] =
+ * place[mark[stack node of s]] for each stack s of its range a row is
+ * at, so that a row's place is one look-up; 0 or ENOMEM. */
+static int stack_places(builder *b, const rowset *rs, uint32_t th, size_t n1)
+{
+    stack_sums *ss = b->ss;
+    const profkit_profile *p = rs->p;
+    uint32_t lo = ss->lo[th], hi = ss->hi[th];
+    if (!ss->place && !(ss->place = malloc((p->n_stacks ? p->n_stacks : 1) * sizeof(uint32_t))))
+        return PROFKIT_ENOMEM;
+    if (n1 > ss->n_same) {
+        free(ss->same);
+        ss->n_same = 0;
+        if (!(ss->same = malloc(n1 * sizeof(uint32_t))))
+            return PROFKIT_ENOMEM;
+        for (size_t i = 0; i < n1; i++)
+            ss->same[i] = (uint32_t)i;
+        ss->n_same = n1;
+    }
+    if (lo > hi)
+        return 0;
+    for (size_t wd = lo >> 6; wd <= hi >> 6; wd++) {
+        if (wd + 1 <= hi >> 6)
+            for (uint64_t m = ss->seen[wd + 1]; m; m &= m - 1)
+                __builtin_prefetch(&b->mark[rs->stack_node[(wd + 1) * 64 + (size_t)__builtin_ctzll(m)]]);
+        for (uint64_t m = seen_word(ss, wd, lo, hi); m; m &= m - 1) {
+            size_t s = wd * 64 + (size_t)__builtin_ctzll(m);
+            ss->place[s] = b->mark[rs->stack_node[s]];
+        }
+    }
+    return 0;
+}
+
 /* As sum_plane for a scope of every row, from b->ss when every row's
  * sums are exact (then the same sums); 0 when it cannot. */
 static int sum_plane_stacks(const builder *b, const rowset *rs, size_t v, int64_t *plane, size_t k)
@@ -463,11 +505,15 @@ static int sum_plane_stacks(const builder *b, const rowset *rs, size_t v, int64_
         return 0;
     size_t pnv = p->n_value_types;
     memset(plane, 0, k * sizeof(int64_t));
-    for (size_t wd = 0; wd <= p->n_stacks / 64 && p->n_stacks; wd++)
+    for (size_t wd = 0; wd <= p->n_stacks / 64 && p->n_stacks; wd++) {
+        if (wd + 1 <= p->n_stacks / 64) /* the sums of the next word's stacks */
+            for (uint64_t m = ss->seen[wd + 1]; m; m &= m - 1)
+                __builtin_prefetch(&plane[rs->stack_node[(wd + 1) * 64 + (size_t)__builtin_ctzll(m)]]);
         for (uint64_t m = ss->seen[wd]; m; m &= m - 1) {
             size_t s = wd * 64 + (size_t)__builtin_ctzll(m);
             add_sat(&plane[rs->stack_node[s]], ss->sum[s * pnv + pv]);
         }
+    }
     return 1;
 }
 
@@ -524,8 +570,11 @@ static void place_rows(const builder *b, const rowset *rs, const uint32_t *place
 /* Self sums into totals: one backward pass, as parents precede children. */
 static void total_plane(int64_t *plane, const uint32_t *lp, size_t k)
 {
-    for (size_t i = k; i-- > 1;)
+    for (size_t i = k; i-- > 1;) {
+        if (i > PF_FAR) /* a parent is anywhere before its child */
+            __builtin_prefetch(&plane[lp[i - PF_FAR]]);
         add_sat(&plane[lp[i]], plane[i]);
+    }
 }
 
 /* What scope_inline's visits fill: flags per node of tree 1. */
@@ -676,7 +725,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
     uint32_t *t1 = NULL, *other = NULL, *map = NULL;
     int ident = !rs->idx && (!brs || !brs->idx);
     size_t planes = brs ? 2 * nv : nv;
-    int exact = 1;
+    int exact = 1, per_stack = 0;
     memset(t, 0, sizeof(*t));
     /* no timed row in the profile: no runs to lay out */
     timed = timed && b->time0 != INT64_MAX;
@@ -701,7 +750,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         memset(b->work.acc, 0, planes * sizeof(int64_t));
         /* a thread's rows with a range of stacks of their own: per stack */
         uint32_t th = b->ss_thread;
-        int per_stack = !brs && th != PROFKIT_NONE && b->ss && b->ss->disjoint && b->ss->exact[th];
+        per_stack = !brs && th != PROFKIT_NONE && b->ss && b->ss->disjoint && b->ss->exact[th];
         if ((per_stack ? mark_stacks(b, rs, th, &k, planes) : mark_rows(b, rs, &k, planes, 0, &exact)) != 0 ||
             (brs && mark_rows(b, brs, &k, planes, nv, &exact) != 0) ||
             sort_ids(b->touched, k) != 0)
@@ -769,8 +818,11 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
     }
     /* A node whose total is zero keeps its descendants' flags (a delta
      * profile's +x and -x under one node: `top` lists them both). */
-    for (size_t i = k; i-- > 1;)
+    for (size_t i = k; i-- > 1;) {
+        if (i > PF_FAR)
+            __builtin_prefetch(&t1[lp[i - PF_FAR]]);
         t1[lp[i]] |= t1[i];
+    }
     /* Keep a node when its parent is kept and it is big enough; kept nodes
      * are numbered in order (parents precede children), "(other)" nodes
      * after them: one per kept node that has a dropped child with a
@@ -863,8 +915,15 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         if (!ident)
             for (size_t i = 0; i < k; i++)
                 b->mark[b->touched[i]] = map[i];
-        if (pk_flame_runs(t, rs->p, rs->idx, rs->n, rs->stack_node, ident ? map : b->mark,
-                          b->min_pct, b->time0) != 0)
+        /* per stack: each row's place is one look-up (places are few) */
+        const uint32_t *sn = rs->stack_node, *nm = ident ? map : b->mark;
+        if (per_stack) {
+            if (stack_places(b, rs, b->ss_thread, t->n) != 0)
+                goto done;
+            sn = b->ss->place;
+            nm = b->ss->same;
+        }
+        if (pk_flame_runs(t, rs->p, rs->idx, rs->n, sn, nm, b->min_pct, b->time0) != 0)
             goto done;
     }
     rc = 0;
