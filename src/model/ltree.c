@@ -556,8 +556,18 @@ int pk_ltree_build(pk_ltree *t, const profkit_profile *p, const pk_ltree_options
         /* a node per stack at most, the root shared */
         size_t max = (p->n_stacks ? p->n_stacks : 1) + (base ? base->n_stacks : 0);
         /* a fifth to a third of the nodes spill into the table in the
-         * benchmarks' call trees: room for a third without growing */
-        u.n_slots = max / 2 + 4096;
+         * benchmarks' call trees: room for a third without growing. More
+         * when many stacks come later than right after their parent
+         * (where stacks are made depth first, a parent's first child
+         * does): each such stack's node is about a second child, and
+         * spills it and its first sibling. A tree grown at random
+         * (Gecko's) spills most of its nodes, and growing the table
+         * rehashes all it holds. */
+        size_t later = 0;
+        for (size_t s = 1; s < p->n_stacks; s++)
+            later += p->stacks[s].parent + 1 != s;
+        size_t want = later < max / 3 ? 3 * later : max;
+        u.n_slots = (want > max / 2 ? want : max / 2) + 4096;
         if (max >= PROFKIT_NONE || !(u.slots = calloc(u.n_slots, sizeof(node_slot))) ||
             !(u.child = malloc(max * sizeof(uint32_t))) ||
             !(t->parent = malloc(max * sizeof(uint32_t))) ||
