@@ -95,8 +95,9 @@ typedef struct rowset {
 static inline uint32_t row_at(const rowset *r, size_t i) { return r->idx ? r->idx[i] : (uint32_t)i; }
 
 /* Row indexes grouped by thread, in row order within a thread:
- * rows of thread t are by_thread[start[t] .. start[t + 1]). */
-static int group_rows(const profkit_profile *p, uint32_t **by_thread, size_t **start)
+ * rows of thread t are by_thread[start[t] .. start[t + 1]). counts: each
+ * thread's rows, counted already, or NULL. */
+static int group_rows(const profkit_profile *p, const size_t *counts, uint32_t **by_thread, size_t **start)
 {
     size_t nt = p->n_threads;
     *by_thread = malloc((p->n_samples ? p->n_samples : 1) * sizeof(uint32_t));
@@ -104,9 +105,12 @@ static int group_rows(const profkit_profile *p, uint32_t **by_thread, size_t **s
     if (!*by_thread || !*start)
         return PROFKIT_ENOMEM;
     size_t *st = *start;
-    for (size_t r = 0; r < p->n_samples; r++)
-        if (p->sample_thread[r] < nt)
-            st[p->sample_thread[r] + 2]++;
+    if (counts)
+        memcpy(st + 2, counts, nt * sizeof(size_t));
+    else
+        for (size_t r = 0; r < p->n_samples; r++)
+            if (p->sample_thread[r] < nt)
+                st[p->sample_thread[r] + 2]++;
     for (size_t t = 0; t < nt; t++)
         st[t + 2] += st[t + 1];
     for (size_t r = 0; r < p->n_samples; r++)
@@ -141,6 +145,7 @@ typedef struct stack_sums {
     int disjoint;       /* the threads' ranges do not overlap: each stack's rows are one thread's */
     uint32_t *place;    /* per stack of the thread being built: its node's place in tree 1 (made when needed) */
     uint32_t *same;     /* same[i] = i, for places (n_same entries) */
+    size_t *rows;       /* per thread: its rows (group_rows) */
     size_t n_same;
 } stack_sums;
 
@@ -153,6 +158,7 @@ static void stack_sums_free(stack_sums *ss)
     free(ss->exact);
     free(ss->place);
     free(ss->same);
+    free(ss->rows);
     memset(ss, 0, sizeof(*ss));
 }
 
@@ -168,7 +174,8 @@ static int stack_sums_make(stack_sums *ss, const profkit_profile *p, int64_t *ti
         !(ss->sum = calloc(1, bytes)) || !(ss->seen = calloc(ns / 64 + 1, sizeof(uint64_t))) ||
         !(ss->lo = malloc((nt + 1) * sizeof(uint32_t))) || !(ss->hi = calloc(nt + 1, sizeof(uint32_t))) ||
         !(ss->exact = malloc(nt + 2)) || !(mag = calloc(nt + 1, sizeof(uint64_t))) ||
-        !(over = calloc(nt + 1, 1)) || !(order = malloc((nt + 1) * sizeof(uint32_t)))) {
+        !(over = calloc(nt + 1, 1)) || !(order = malloc((nt + 1) * sizeof(uint32_t))) ||
+        !(ss->rows = calloc(nt + 1, sizeof(size_t)))) {
         free(mag);
         free(over);
         free(order);
@@ -184,10 +191,11 @@ static int stack_sums_make(stack_sums *ss, const profkit_profile *p, int64_t *ti
         if (p->sample_time[r] != PROFKIT_NO_TIME && p->sample_time[r] < t0)
             t0 = p->sample_time[r];
         uint32_t s = p->sample_stack[r], th = p->sample_thread[r];
-        if (s >= ns)
-            continue;
         if (th >= nt)
             th = (uint32_t)nt;
+        ss->rows[th]++;
+        if (s >= ns)
+            continue;
         ss->seen[s >> 6] |= UINT64_C(1) << (s & 63);
         if (s < ss->lo[th])
             ss->lo[th] = s;
@@ -1705,7 +1713,7 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
 
     /* Scopes: a diff or --thread is one tree; else all threads merged and
      * each thread with samples. */
-    if (group_rows(p, &by_thread, &tstart) != 0)
+    if (group_rows(p, b.ss ? ss.rows : NULL, &by_thread, &tstart) != 0)
         goto oom;
     if (!(t1 = calloc(max_scopes, sizeof(tree1))) || !(caps = calloc(max_scopes, sizeof(size_t))) ||
         !(d->scopes = calloc(max_scopes, sizeof(flame_scope))))
@@ -1721,7 +1729,7 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
         if (thread != PROFKIT_NONE) {
             rs.idx = by_thread + tstart[thread];
             rs.n = tstart[thread + 1] - tstart[thread];
-            if (group_rows(o->base, &bby, &bst) != 0) {
+            if (group_rows(o->base, NULL, &bby, &bst) != 0) {
                 free(bby);
                 free(bst);
                 goto oom;
