@@ -431,8 +431,8 @@ static inline void prefetch(const void *p)
  * and _append only ever append a row whose parent exists), and refuses a
  * table that breaks it rather than walk it.
  */
-static int map_stacks(nodes *u, const profkit_profile *q, const uint32_t *fk, uint32_t **out,
-                      profkit_error *err)
+static int map_stacks(nodes *u, const profkit_profile *q, const uint32_t *fk, int scattered,
+                      uint32_t **out, profkit_error *err)
 {
     uint32_t *stack_node = malloc((q->n_stacks ? q->n_stacks : 1) * sizeof(uint32_t));
     if (!stack_node)
@@ -446,31 +446,43 @@ static int map_stacks(nodes *u, const profkit_profile *q, const uint32_t *fk, ui
                                 "stack %zu: parent %u or frame %u out of order or range", s,
                                 st->parent, st->frame);
         }
-        /* A stack's parent's node, that node's only child (or its slot
-         * in the table) and the frame's key are anywhere: cache misses,
-         * one after the other. Ask for them in stages: PF_A stacks ahead
-         * its parent's node and frame's key, PF_B ahead the parent node's
-         * child, PF_C ahead the child's key or the table's slot. */
-        if (s + PF_A < q->n_stacks) {
-            const profkit_stack *a = &q->stacks[s + PF_A];
-            if (a->parent < s)
-                prefetch(&stack_node[a->parent]);
-            if (a->frame < q->n_frames)
-                prefetch(&fk[a->frame]);
-        }
-        if (s + PF_B < q->n_stacks) {
-            const profkit_stack *a = &q->stacks[s + PF_B];
-            if (a->parent < s)
-                prefetch(&u->child[stack_node[a->parent]]);
-        }
-        if (s + PF_C < q->n_stacks) {
-            const profkit_stack *a = &q->stacks[s + PF_C];
-            if (a->parent < s && a->frame < q->n_frames) {
-                uint32_t pn = stack_node[a->parent], c = u->child[pn];
-                if (c == SPILLED)
-                    node_prefetch(u, pn, fk[a->frame]);
-                else if (c != 0)
-                    prefetch(&u->t->key[c]);
+        if (!scattered) {
+            /* The slot of a stack further on is a cache miss: ask for it
+             * now when its parent's node is known and looks in the table. */
+            if (s + 16 < q->n_stacks) {
+                const profkit_stack *ahead = &q->stacks[s + 16];
+                if (ahead->parent < s && ahead->frame < q->n_frames &&
+                    u->child[stack_node[ahead->parent]] == SPILLED)
+                    node_prefetch(u, stack_node[ahead->parent], fk[ahead->frame]);
+            }
+        } else {
+            /* Scattered, a stack's parent's node, that node's only child
+             * (or its slot in the table) and the frame's key are anywhere:
+             * cache misses, one after the other. Ask for them in stages:
+             * PF_A stacks ahead its parent's node and frame's key, PF_B
+             * ahead the parent node's child, PF_C ahead the child's key or
+             * the table's slot. */
+            if (s + PF_A < q->n_stacks) {
+                const profkit_stack *x = &q->stacks[s + PF_A];
+                if (x->parent < s)
+                    prefetch(&stack_node[x->parent]);
+                if (x->frame < q->n_frames)
+                    prefetch(&fk[x->frame]);
+            }
+            if (s + PF_B < q->n_stacks) {
+                const profkit_stack *x = &q->stacks[s + PF_B];
+                if (x->parent < s)
+                    prefetch(&u->child[stack_node[x->parent]]);
+            }
+            if (s + PF_C < q->n_stacks) {
+                const profkit_stack *x = &q->stacks[s + PF_C];
+                if (x->parent < s && x->frame < q->n_frames) {
+                    uint32_t pn = stack_node[x->parent], c = u->child[pn];
+                    if (c == SPILLED)
+                        node_prefetch(u, pn, fk[x->frame]);
+                    else if (c != 0)
+                        prefetch(&u->t->key[c]);
+                }
             }
         }
         uint32_t n = node_intern(u, stack_node[st->parent], fk[st->frame]);
@@ -568,6 +580,7 @@ int pk_ltree_build(pk_ltree *t, const profkit_profile *p, const pk_ltree_options
             later += p->stacks[s].parent + 1 != s;
         size_t want = later < max / 3 ? 3 * later : max;
         u.n_slots = (want > max / 2 ? want : max / 2) + 4096;
+        t->scattered = later > p->n_stacks / 4;
         if (max >= PROFKIT_NONE || !(u.slots = calloc(u.n_slots, sizeof(node_slot))) ||
             !(u.child = malloc(max * sizeof(uint32_t))) ||
             !(t->parent = malloc(max * sizeof(uint32_t))) ||
@@ -577,8 +590,8 @@ int pk_ltree_build(pk_ltree *t, const profkit_profile *p, const pk_ltree_options
         t->key[0] = 0;
         u.child[0] = 0;
         t->n = 1;
-        if ((rc = map_stacks(&u, p, t->frame_key, &t->stack_node, err)) != 0 ||
-            (base && (rc = map_stacks(&u, base, base_fk, &t->base_node, err)) != 0))
+        if ((rc = map_stacks(&u, p, t->frame_key, t->scattered, &t->stack_node, err)) != 0 ||
+            (base && (rc = map_stacks(&u, base, base_fk, t->scattered, &t->base_node, err)) != 0))
             goto fail;
         rc = PROFKIT_ENOMEM;
         free(u.slots);

@@ -67,6 +67,9 @@ typedef struct pk_ltree {
     uint32_t *key;        /* key[i] */
     uint32_t *stack_node; /* stack_node[s]: the node of p's stack s */
     uint32_t *base_node;  /* the node of o->base's stack s (with a base) */
+    int scattered;        /* merged: over a quarter of p's stacks come later than right after
+                           * their parent (a tree grown at random, as Gecko's): a node's parent
+                           * is anywhere before it, and walks over nodes ask for it ahead */
     /* keys: 1 .. n_keys - 1 (0 is the root's) */
     uint32_t *frame_key;  /* frame_key[f]: the key of p's frame f */
     size_t n_keys;

@@ -576,10 +576,10 @@ static void place_rows(const builder *b, const rowset *rs, const uint32_t *place
 }
 
 /* Self sums into totals: one backward pass, as parents precede children. */
-static void total_plane(int64_t *plane, const uint32_t *lp, size_t k)
+static void total_plane(int64_t *plane, const uint32_t *lp, size_t k, int scattered)
 {
     for (size_t i = k; i-- > 1;) {
-        if (i > PF_FAR) /* a parent is anywhere before its child */
+        if (scattered && i > PF_FAR) /* a parent is anywhere before its child */
             __builtin_prefetch(&plane[lp[i - PF_FAR]]);
         add_sat(&plane[lp[i]], plane[i]);
     }
@@ -816,7 +816,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         }
         if (ident && !(!brs && sum_plane_stacks(b, r, pl % nv, pp, k))) /* else summed while the nodes were marked */
             sum_plane(b, r, pl % nv, pp, k, &exact);
-        total_plane(pp, lp, k);
+        total_plane(pp, lp, k, b->tree.scattered);
         double thr = fabs((double)pp[0]) * b->min_pct / 100.0;
         for (size_t i = 1; i < k; i++) {
             int64_t x = pp[i];
@@ -827,7 +827,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
     /* A node whose total is zero keeps its descendants' flags (a delta
      * profile's +x and -x under one node: `top` lists them both). */
     for (size_t i = k; i-- > 1;) {
-        if (i > PF_FAR)
+        if (b->tree.scattered && i > PF_FAR)
             __builtin_prefetch(&t1[lp[i - PF_FAR]]);
         t1[lp[i]] |= t1[i];
     }
