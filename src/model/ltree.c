@@ -576,8 +576,9 @@ int pk_ltree_build(pk_ltree *t, const profkit_profile *p, const pk_ltree_options
          * (Gecko's) spills most of its nodes, and growing the table
          * rehashes all it holds. */
         size_t later = 0;
-        for (size_t s = 1; s < p->n_stacks; s++)
-            later += p->stacks[s].parent + 1 != s;
+        uint32_t ns = p->n_stacks < PROFKIT_NONE ? (uint32_t)p->n_stacks : 0; /* (else refused below) */
+        for (uint32_t s = 1; s < ns; s++)
+            later += p->stacks[s].parent + 1u != s;
         size_t want = later < max / 3 ? 3 * later : max;
         u.n_slots = (want > max / 2 ? want : max / 2) + 4096;
         t->scattered = later > p->n_stacks / 4;

@@ -578,11 +578,14 @@ static void place_rows(const builder *b, const rowset *rs, const uint32_t *place
 /* Self sums into totals: one backward pass, as parents precede children. */
 static void total_plane(int64_t *plane, const uint32_t *lp, size_t k, int scattered)
 {
-    for (size_t i = k; i-- > 1;) {
-        if (scattered && i > PF_FAR) /* a parent is anywhere before its child */
-            __builtin_prefetch(&plane[lp[i - PF_FAR]]);
+    size_t i = k;
+    if (scattered) /* a parent is anywhere before its child: ask for it ahead */
+        for (; i > PF_FAR + 1; i--) {
+            __builtin_prefetch(&plane[lp[i - 1 - PF_FAR]]);
+            add_sat(&plane[lp[i - 1]], plane[i - 1]);
+        }
+    for (; i-- > 1;)
         add_sat(&plane[lp[i]], plane[i]);
-    }
 }
 
 /* What scope_inline's visits fill: flags per node of tree 1. */
@@ -826,11 +829,14 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
     }
     /* A node whose total is zero keeps its descendants' flags (a delta
      * profile's +x and -x under one node: `top` lists them both). */
-    for (size_t i = k; i-- > 1;) {
-        if (b->tree.scattered && i > PF_FAR)
-            __builtin_prefetch(&t1[lp[i - PF_FAR]]);
-        t1[lp[i]] |= t1[i];
-    }
+    size_t up = k;
+    if (b->tree.scattered)
+        for (; up > PF_FAR + 1; up--) {
+            __builtin_prefetch(&t1[lp[up - 1 - PF_FAR]]);
+            t1[lp[up - 1]] |= t1[up - 1];
+        }
+    for (; up-- > 1;)
+        t1[lp[up]] |= t1[up];
     /* Keep a node when its parent is kept and it is big enough; kept nodes
      * are numbered in order (parents precede children), "(other)" nodes
      * after them: one per kept node that has a dropped child with a
