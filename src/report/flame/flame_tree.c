@@ -186,8 +186,11 @@ static int stack_sums_make(stack_sums *ss, const profkit_profile *p, int64_t *ti
         ss->lo[t] = UINT32_MAX;
     int64_t t0 = INT64_MAX;
     for (size_t r = 0; r < p->n_samples; r++) {
-        if (r + PF_FAR < p->n_samples && p->sample_stack[r + PF_FAR] < ns)
-            __builtin_prefetch(&ss->sum[(size_t)p->sample_stack[r + PF_FAR] * pnv]);
+        /* (each row's work is short: ask for a row's sums well ahead) */
+        if (r + 4 * PF_FAR < p->n_samples && p->sample_stack[r + 4 * PF_FAR] < ns) {
+            __builtin_prefetch(&ss->sum[(size_t)p->sample_stack[r + 4 * PF_FAR] * pnv]);
+            __builtin_prefetch(&ss->seen[p->sample_stack[r + 4 * PF_FAR] >> 6]);
+        }
         if (p->sample_time[r] != PROFKIT_NO_TIME && p->sample_time[r] < t0)
             t0 = p->sample_time[r];
         uint32_t s = p->sample_stack[r], th = p->sample_thread[r];
