@@ -79,8 +79,25 @@ size_t pk_frame_key_label(const profkit_profile *p, uint32_t frame, profkit_key 
     return (size_t)w < n ? (size_t)w : n - 1;
 }
 
+void *pk_ltree_take_scratch(pk_ltree *t, size_t bytes)
+{
+    int best = -1;
+    for (int i = 0; i < 2; i++)
+        if (t->scratch[i] && t->scratch_size[i] >= bytes &&
+            (best < 0 || t->scratch_size[i] < t->scratch_size[best]))
+            best = i;
+    if (best < 0)
+        return NULL;
+    void *m = t->scratch[best];
+    t->scratch[best] = NULL;
+    t->scratch_size[best] = 0;
+    return m;
+}
+
 void pk_ltree_free(pk_ltree *t)
 {
+    free(t->scratch[0]);
+    free(t->scratch[1]);
     free(t->parent);
     free(t->key);
     free(t->stack_node);
@@ -595,9 +612,16 @@ int pk_ltree_build(pk_ltree *t, const profkit_profile *p, const pk_ltree_options
             (base && (rc = map_stacks(&u, base, base_fk, t->scattered, &t->base_node, err)) != 0))
             goto fail;
         rc = PROFKIT_ENOMEM;
-        free(u.slots);
+        if (o->keep_scratch) {
+            t->scratch[0] = u.slots;
+            t->scratch_size[0] = u.n_slots * sizeof(node_slot);
+            t->scratch[1] = u.child;
+            t->scratch_size[1] = max * sizeof(uint32_t);
+        } else {
+            free(u.slots);
+            free(u.child);
+        }
         u.slots = NULL;
-        free(u.child);
         u.child = NULL;
         /* give back the arrays' unused part (nodes are often far fewer than stacks) */
         uint32_t *x;

@@ -162,16 +162,24 @@ static void stack_sums_free(stack_sums *ss)
     memset(ss, 0, sizeof(*ss));
 }
 
-/* ss from p's rows; *time0 = the first sample time (INT64_MAX: none). */
-static int stack_sums_make(stack_sums *ss, const profkit_profile *p, int64_t *time0)
+/* ss from p's rows; *time0 = the first sample time (INT64_MAX: none).
+ * The sums and places go into blocks the call tree kept (pages touched
+ * already: no fault per page again) where they fit. */
+static int stack_sums_make(stack_sums *ss, const profkit_profile *p, pk_ltree *tree, int64_t *time0)
 {
     size_t nt = p->n_threads, pnv = p->n_value_types, ns = p->n_stacks, bytes;
     uint64_t *mag = NULL;
     uint8_t *over = NULL;
     uint32_t *order = NULL;
     memset(ss, 0, sizeof(*ss));
+    if (pk_mul_size(ns ? ns : 1, (pnv ? pnv : 1) * sizeof(int64_t), &bytes) == 0 &&
+        (ss->sum = pk_ltree_take_scratch(tree, bytes)))
+        memset(ss->sum, 0, bytes);
+    ss->place = pk_ltree_take_scratch(tree, (ns ? ns : 1) * sizeof(uint32_t));
+    for (void *m; (m = pk_ltree_take_scratch(tree, 0));) /* (the rest) */
+        free(m);
     if (pk_mul_size(ns ? ns : 1, (pnv ? pnv : 1) * sizeof(int64_t), &bytes) != 0 ||
-        !(ss->sum = calloc(1, bytes)) || !(ss->seen = calloc(ns / 64 + 1, sizeof(uint64_t))) ||
+        (!ss->sum && !(ss->sum = calloc(1, bytes))) || !(ss->seen = calloc(ns / 64 + 1, sizeof(uint64_t))) ||
         !(ss->lo = malloc((nt + 1) * sizeof(uint32_t))) || !(ss->hi = calloc(nt + 1, sizeof(uint32_t))) ||
         !(ss->exact = malloc(nt + 2)) || !(mag = calloc(nt + 1, sizeof(uint64_t))) ||
         !(over = calloc(nt + 1, 1)) || !(order = malloc((nt + 1) * sizeof(uint32_t))) ||
@@ -1665,8 +1673,14 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
     rc = PROFKIT_ENOMEM;
     /* The call tree by function (by name in a diff, BASE's stacks on the
      * same nodes); its keys are the page's functions. */
+    /* A page of all threads, none with every row: the rows' sums per
+     * stack, in the pass that finds the first time (below). */
+    int one_thread = p->n_samples && p->sample_thread[0] < p->n_threads; /* it is the merged scope */
+    for (size_t r = 1; r < p->n_samples && one_thread; r++)
+        one_thread = p->sample_thread[r] == p->sample_thread[0];
+    int per_stack = !o->base && !one_tree && thread == PROFKIT_NONE && p->n_samples && !one_thread;
     pk_ltree_options lo = { .keys = o->base ? PK_LTREE_NAMES : PK_LTREE_FUNCTIONS, .merge = 1,
-                            .base = o->base };
+                            .base = o->base, .keep_scratch = per_stack };
     if (!d->strings.n && pk_strtab_init(&d->strings) != 0)
         goto oom;
     if ((rc = pk_ltree_build(&b.tree, p, &lo, err)) != 0)
@@ -1702,14 +1716,8 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
                     break;
                 }
     }
-    /* A page of all threads, none with every row: the rows' sums per
-     * stack, in the pass that finds the first time. */
-    int one_thread = p->n_samples && p->sample_thread[0] < p->n_threads; /* it is the merged scope */
-    for (size_t r = 1; r < p->n_samples && one_thread; r++)
-        one_thread = p->sample_thread[r] == p->sample_thread[0];
-    int per_stack = !o->base && !one_tree && thread == PROFKIT_NONE && p->n_samples && !one_thread;
     if (per_stack) {
-        if (stack_sums_make(&ss, p, &b.time0) != 0)
+        if (stack_sums_make(&ss, p, &b.tree, &b.time0) != 0)
             goto oom;
         b.ss = &ss;
     } else {
