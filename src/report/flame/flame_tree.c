@@ -129,7 +129,7 @@ static int group_rows(const profkit_profile *p, const size_t *counts, uint32_t *
 
 /*
  * A page of several threads reads every row once per scope: the merged
- * scope, then its thread's. Instead one pass over the rows, in order, sums
+ * scope, then each thread's. Instead one pass over the rows, in order, sums
  * each stack's values (and finds the first time); the merged scope then
  * sums its nodes per stack, and a thread whose rows reach stacks of a
  * range no other thread's rows reach (Gecko: a stack table per thread)
