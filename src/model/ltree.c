@@ -79,8 +79,25 @@ size_t pk_frame_key_label(const profkit_profile *p, uint32_t frame, profkit_key 
     return (size_t)w < n ? (size_t)w : n - 1;
 }
 
+void *pk_ltree_take_scratch(pk_ltree *t, size_t bytes)
+{
+    int best = -1;
+    for (int i = 0; i < 2; i++)
+        if (t->scratch[i] && t->scratch_size[i] >= bytes &&
+            (best < 0 || t->scratch_size[i] < t->scratch_size[best]))
+            best = i;
+    if (best < 0)
+        return NULL;
+    void *m = t->scratch[best];
+    t->scratch[best] = NULL;
+    t->scratch_size[best] = 0;
+    return m;
+}
+
 void pk_ltree_free(pk_ltree *t)
 {
+    free(t->scratch[0]);
+    free(t->scratch[1]);
     free(t->parent);
     free(t->key);
     free(t->stack_node);
@@ -411,14 +428,28 @@ static inline uint32_t node_intern(nodes *u, uint32_t parent, uint32_t key)
     return id;
 }
 
+/* How many stacks ahead map_stacks asks for what a stack will read. */
+#define PF_A 32
+#define PF_B 20
+#define PF_C 10
+
+static inline void prefetch(const void *p)
+{
+#if defined(__GNUC__)
+    __builtin_prefetch(p);
+#else
+    (void)p;
+#endif
+}
+
 /*
  * *out[s] = the node of q's stack s, its frames keyed by fk. One pass over
  * the stack table: it relies on parents preceding children (pk_stack_intern
  * and _append only ever append a row whose parent exists), and refuses a
  * table that breaks it rather than walk it.
  */
-static int map_stacks(nodes *u, const profkit_profile *q, const uint32_t *fk, uint32_t **out,
-                      profkit_error *err)
+static int map_stacks(nodes *u, const profkit_profile *q, const uint32_t *fk, int scattered,
+                      uint32_t **out, profkit_error *err)
 {
     uint32_t *stack_node = malloc((q->n_stacks ? q->n_stacks : 1) * sizeof(uint32_t));
     if (!stack_node)
@@ -432,13 +463,44 @@ static int map_stacks(nodes *u, const profkit_profile *q, const uint32_t *fk, ui
                                 "stack %zu: parent %u or frame %u out of order or range", s,
                                 st->parent, st->frame);
         }
-        /* The slot of a stack further on is a cache miss: ask for it
-         * now when its parent's node is known and looks in the table. */
-        if (s + 16 < q->n_stacks) {
-            const profkit_stack *ahead = &q->stacks[s + 16];
-            if (ahead->parent < s && ahead->frame < q->n_frames &&
-                u->child[stack_node[ahead->parent]] == SPILLED)
-                node_prefetch(u, stack_node[ahead->parent], fk[ahead->frame]);
+        if (!scattered) {
+            /* The slot of a stack further on is a cache miss: ask for it
+             * now when its parent's node is known and looks in the table. */
+            if (s + 16 < q->n_stacks) {
+                const profkit_stack *ahead = &q->stacks[s + 16];
+                if (ahead->parent < s && ahead->frame < q->n_frames &&
+                    u->child[stack_node[ahead->parent]] == SPILLED)
+                    node_prefetch(u, stack_node[ahead->parent], fk[ahead->frame]);
+            }
+        } else {
+            /* Scattered, a stack's parent's node, that node's only child
+             * (or its slot in the table) and the frame's key are anywhere:
+             * cache misses, one after the other. Ask for them in stages:
+             * PF_A stacks ahead its parent's node and frame's key, PF_B
+             * ahead the parent node's child, PF_C ahead the child's key or
+             * the table's slot. */
+            if (s + PF_A < q->n_stacks) {
+                const profkit_stack *x = &q->stacks[s + PF_A];
+                if (x->parent < s)
+                    prefetch(&stack_node[x->parent]);
+                if (x->frame < q->n_frames)
+                    prefetch(&fk[x->frame]);
+            }
+            if (s + PF_B < q->n_stacks) {
+                const profkit_stack *x = &q->stacks[s + PF_B];
+                if (x->parent < s)
+                    prefetch(&u->child[stack_node[x->parent]]);
+            }
+            if (s + PF_C < q->n_stacks) {
+                const profkit_stack *x = &q->stacks[s + PF_C];
+                if (x->parent < s && x->frame < q->n_frames) {
+                    uint32_t pn = stack_node[x->parent], c = u->child[pn];
+                    if (c == SPILLED)
+                        node_prefetch(u, pn, fk[x->frame]);
+                    else if (c != 0)
+                        prefetch(&u->t->key[c]);
+                }
+            }
         }
         uint32_t n = node_intern(u, stack_node[st->parent], fk[st->frame]);
         if (n == PROFKIT_NONE) {
@@ -523,8 +585,20 @@ int pk_ltree_build(pk_ltree *t, const profkit_profile *p, const pk_ltree_options
         /* a node per stack at most, the root shared */
         size_t max = (p->n_stacks ? p->n_stacks : 1) + (base ? base->n_stacks : 0);
         /* a fifth to a third of the nodes spill into the table in the
-         * benchmarks' call trees: room for a third without growing */
-        u.n_slots = max / 2 + 4096;
+         * benchmarks' call trees: room for a third without growing. More
+         * when many stacks come later than right after their parent
+         * (where stacks are made depth first, a parent's first child
+         * does): each such stack's node is about a second child, and
+         * spills it and its first sibling. A tree grown at random
+         * (Gecko's) spills most of its nodes, and growing the table
+         * rehashes all it holds. */
+        size_t later = 0;
+        uint32_t ns = p->n_stacks < PROFKIT_NONE ? (uint32_t)p->n_stacks : 0; /* (else refused below) */
+        for (uint32_t s = 1; s < ns; s++)
+            later += p->stacks[s].parent + 1u != s;
+        size_t want = later < max / 3 ? 3 * later : max;
+        u.n_slots = (want > max / 2 ? want : max / 2) + 4096;
+        t->scattered = later > p->n_stacks / 4;
         if (max >= PROFKIT_NONE || !(u.slots = calloc(u.n_slots, sizeof(node_slot))) ||
             !(u.child = malloc(max * sizeof(uint32_t))) ||
             !(t->parent = malloc(max * sizeof(uint32_t))) ||
@@ -534,13 +608,20 @@ int pk_ltree_build(pk_ltree *t, const profkit_profile *p, const pk_ltree_options
         t->key[0] = 0;
         u.child[0] = 0;
         t->n = 1;
-        if ((rc = map_stacks(&u, p, t->frame_key, &t->stack_node, err)) != 0 ||
-            (base && (rc = map_stacks(&u, base, base_fk, &t->base_node, err)) != 0))
+        if ((rc = map_stacks(&u, p, t->frame_key, t->scattered, &t->stack_node, err)) != 0 ||
+            (base && (rc = map_stacks(&u, base, base_fk, t->scattered, &t->base_node, err)) != 0))
             goto fail;
         rc = PROFKIT_ENOMEM;
-        free(u.slots);
+        if (o->keep_scratch) {
+            t->scratch[0] = u.slots;
+            t->scratch_size[0] = u.n_slots * sizeof(node_slot);
+            t->scratch[1] = u.child;
+            t->scratch_size[1] = max * sizeof(uint32_t);
+        } else {
+            free(u.slots);
+            free(u.child);
+        }
         u.slots = NULL;
-        free(u.child);
         u.child = NULL;
         /* give back the arrays' unused part (nodes are often far fewer than stacks) */
         uint32_t *x;

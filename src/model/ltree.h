@@ -57,6 +57,9 @@ typedef struct pk_ltree_options {
     int values;        /* self and total per node of value type `value` over */
     uint32_t value;    /* rows of thread `thread` (PROFKIT_NONE = all) */
     uint32_t thread;
+    /* merged: keep the mapping's table and child array (their pages are
+     * touched already) for pk_ltree_take_scratch, not freed */
+    int keep_scratch;
 } pk_ltree_options;
 
 typedef struct pk_ltree {
@@ -67,6 +70,11 @@ typedef struct pk_ltree {
     uint32_t *key;        /* key[i] */
     uint32_t *stack_node; /* stack_node[s]: the node of p's stack s */
     uint32_t *base_node;  /* the node of o->base's stack s (with a base) */
+    void *scratch[2];     /* keep_scratch: the blocks not taken yet (freed with the tree) */
+    size_t scratch_size[2];
+    int scattered;        /* merged: over a quarter of p's stacks come later than right after
+                           * their parent (a tree grown at random, as Gecko's): a node's parent
+                           * is anywhere before it, and walks over nodes ask for it ahead */
     /* keys: 1 .. n_keys - 1 (0 is the root's) */
     uint32_t *frame_key;  /* frame_key[f]: the key of p's frame f */
     size_t n_keys;
@@ -93,6 +101,10 @@ typedef struct pk_ltree {
 int pk_ltree_build(pk_ltree *t, const profkit_profile *p, const pk_ltree_options *o,
                    profkit_error *err);
 void pk_ltree_free(pk_ltree *t);
+/* A block of at least `bytes` bytes kept by keep_scratch (the smallest
+ * that is big enough), now the caller's to free; NULL when none is. Its
+ * contents are left over. */
+void *pk_ltree_take_scratch(pk_ltree *t, size_t bytes);
 
 /* The parent and key of node i (i >= 1), either shape. */
 static inline uint32_t pk_ltree_parent(const pk_ltree *t, uint32_t i)

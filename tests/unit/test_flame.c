@@ -3,7 +3,8 @@
  * under --min-percent and --max-nodes with several threads and value types,
  * a 200000-deep stack (one pass, no recursion), runs of timed samples
  * merged into their common ancestor, diff columns, a stack table out of
- * order refused, the data's escapes, the page in memory and on disk.
+ * order refused, the data's escapes, the page in memory and on disk; the
+ * sums per stack of threads with stacks of their own equal to the rows'.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -503,6 +504,141 @@ static void timeline_columns_and_byte_budget(void **state)
     }
 }
 
+/* a += x, saturating, as the trees sum */
+static void sat_add(int64_t *a, int64_t x)
+{
+    if (__builtin_add_overflow(*a, x, a))
+        *a = x > 0 ? INT64_MAX : INT64_MIN;
+}
+
+/* Node i's path of function names, "a;b;c". */
+static void node_path(const flame_data *d, const flame_scope *s, uint32_t i, char *buf, size_t size)
+{
+    char tmp[256];
+    buf[0] = 0;
+    for (int32_t u = (int32_t)i; u > 0; u = s->parent[u]) {
+        snprintf(tmp, sizeof(tmp), "%s%s%s", d->funcs[s->func[u]].name, buf[0] ? ";" : "", buf);
+        snprintf(buf, size, "%s", tmp);
+    }
+}
+
+/*
+ * Each thread's rows reach stacks of their own (as a Gecko profile's stack
+ * table per thread), the functions shared, rows interleaved in time: the
+ * page sums such rows per stack (src/report/flame/flame_tree.c, "sums per
+ * stack"), only where no sum can saturate, and per row otherwise. Every
+ * scope's self values must be the rows' values summed (saturating, in row
+ * order) per path of functions, and every sample's node its row's path:
+ * one value type or two; a thread whose sums saturate; threads exact each
+ * but not together (the merged scope saturates); a row on another thread's
+ * stack (the ranges overlap: every thread per row).
+ */
+static void per_stack_sums_are_the_rows(void **state)
+{
+    (void)state;
+    enum { THREADS = 3, STACKS = 25, ROWS = 2400 };
+    for (int variant = 0; variant < 5; variant++) {
+        size_t nv = variant == 1 ? 2 : 1;
+        profkit_profile *p = profkit_profile_new();
+        assert_non_null(p);
+        pk_value_type_add(p, "samples", "count");
+        if (nv == 2)
+            pk_value_type_add(p, "cpu", "nanoseconds");
+        uint32_t stacks[THREADS][STACKS];
+        char paths[THREADS][STACKS][64];
+        for (int t = 0; t < THREADS; t++) {
+            char name[16];
+            snprintf(name, sizeof(name), "t%d", t);
+            pk_thread_add(p, name, "", -1, t);
+        }
+        for (int t = 0; t < THREADS; t++) /* thread after thread: a range of stacks each */
+            for (int k = 0; k < STACKS; k++) {
+                uint32_t s = 0, depth = 1 + rnd(5);
+                paths[t][k][0] = 0;
+                for (uint32_t d = 0; d < depth; d++) {
+                    char name[16];
+                    snprintf(name, sizeof(name), "f%u", rnd(6));
+                    profkit_frame fr;
+                    memset(&fr, 0, sizeof(fr));
+                    fr.function = pk_function_add_named(p, name, "f.c", "", 0);
+                    fr.mapping = PROFKIT_NONE;
+                    fr.address = 0x1000 * (uint64_t)(t + 1) + d; /* frames of its own */
+                    s = pk_stack_intern(p, s, pk_frame_add(p, &fr));
+                    size_t len = strlen(paths[t][k]);
+                    snprintf(paths[t][k] + len, sizeof(paths[t][k]) - len, "%s%s", d ? ";" : "", name);
+                }
+                stacks[t][k] = s;
+            }
+        /* expected self per scope (0: merged, 1 + t) and distinct path */
+        char (*keys)[64] = calloc(THREADS * STACKS, 64);
+        int64_t (*want)[1 + THREADS][2] = calloc(THREADS * STACKS, sizeof(*want));
+        uint32_t *row_path = calloc(ROWS, sizeof(uint32_t));
+        size_t n_keys = 0;
+        assert_true(keys && want && row_path);
+        for (int r = 0; r < ROWS; r++) {
+            uint32_t t = rnd(THREADS), k = rnd(STACKS), st = t;
+            if (variant == 4 && r == ROWS / 2)
+                st = (t + 1) % THREADS; /* on another thread's stack */
+            int64_t v[2] = { 1 + rnd(100), rnd(1000) };
+            if (variant == 2 && t == 1 && rnd(4) == 0)
+                v[0] = INT64_MAX / 3; /* thread 1's sums saturate */
+            if (rnd(7) == 0)
+                v[0] = -v[0];
+            if (variant == 3 && rnd(8) == 0)
+                v[0] = INT64_MAX / 200; /* each thread's within int64, all of them not */
+            uint32_t key = 0;
+            while (key < n_keys && strcmp(keys[key], paths[st][k]) != 0)
+                key++;
+            if (key == n_keys)
+                snprintf(keys[n_keys++], 64, "%s", paths[st][k]);
+            row_path[r] = key;
+            for (size_t x = 0; x < nv; x++) {
+                sat_add(&want[key][0][x], v[x]);
+                sat_add(&want[key][1 + t][x], v[x]);
+            }
+            assert_int_equal(pk_sample_add_timed(p, stacks[st][k], t, 1000 + r, v), 0);
+        }
+        profkit_flame_options o;
+        profkit_flame_options_init(&o);
+        o.min_percent = 0;
+        o.max_nodes = 0;
+        flame_data d;
+        profkit_error err;
+        assert_int_equal(pk_flame_build(&d, p, &o, 0, &err), 0);
+        assert_int_equal(d.n_scopes, 1 + THREADS);
+        for (size_t sc = 0; sc < d.n_scopes; sc++) {
+            const flame_scope *s = &d.scopes[sc];
+            size_t col = s->merged ? 0 : 1 + s->thread, seen = 0;
+            assert_true(s->merged == (sc == 0));
+            for (uint32_t i = 1; i < s->n; i++) {
+                char path[256];
+                node_path(&d, s, i, path, sizeof(path));
+                uint32_t key = 0;
+                while (key < n_keys && strcmp(keys[key], path) != 0)
+                    key++;
+                for (size_t x = 0; x < nv; x++)
+                    assert_int_equal(s->self[x * s->n + i], key < n_keys ? want[key][col][x] : 0);
+                seen += key < n_keys;
+            }
+            for (uint32_t key = 0; key < n_keys; key++) /* each path with a value is a node */
+                seen -= want[key][col][0] != 0 || (nv == 2 && want[key][col][1] != 0);
+            assert_true((ssize_t)seen >= 0);
+            for (size_t i = 0; i < s->n_samp && !s->merged; i++) {
+                char path[256];
+                node_path(&d, s, s->samp_node[i], path, sizeof(path));
+                assert_string_equal(path, keys[row_path[s->samp_row[i]]]);
+            }
+            if (!s->merged)
+                assert_true(s->n_samp > 0);
+        }
+        pk_flame_data_free(&d);
+        free(keys);
+        free(want);
+        free(row_path);
+        profkit_profile_free(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -516,6 +652,7 @@ int main(void)
         cmocka_unit_test(escapes),
         cmocka_unit_test(page_in_memory_and_on_disk),
         cmocka_unit_test(timeline_columns_and_byte_budget),
+        cmocka_unit_test(per_stack_sums_are_the_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -95,8 +95,9 @@ typedef struct rowset {
 static inline uint32_t row_at(const rowset *r, size_t i) { return r->idx ? r->idx[i] : (uint32_t)i; }
 
 /* Row indexes grouped by thread, in row order within a thread:
- * rows of thread t are by_thread[start[t] .. start[t + 1]). */
-static int group_rows(const profkit_profile *p, uint32_t **by_thread, size_t **start)
+ * rows of thread t are by_thread[start[t] .. start[t + 1]). counts: each
+ * thread's rows, counted already, or NULL. */
+static int group_rows(const profkit_profile *p, const size_t *counts, uint32_t **by_thread, size_t **start)
 {
     size_t nt = p->n_threads;
     *by_thread = malloc((p->n_samples ? p->n_samples : 1) * sizeof(uint32_t));
@@ -104,15 +105,158 @@ static int group_rows(const profkit_profile *p, uint32_t **by_thread, size_t **s
     if (!*by_thread || !*start)
         return PROFKIT_ENOMEM;
     size_t *st = *start;
-    for (size_t r = 0; r < p->n_samples; r++)
-        if (p->sample_thread[r] < nt)
-            st[p->sample_thread[r] + 2]++;
+    if (counts)
+        memcpy(st + 2, counts, nt * sizeof(size_t));
+    else
+        for (size_t r = 0; r < p->n_samples; r++)
+            if (p->sample_thread[r] < nt)
+                st[p->sample_thread[r] + 2]++;
     for (size_t t = 0; t < nt; t++)
         st[t + 2] += st[t + 1];
     for (size_t r = 0; r < p->n_samples; r++)
         if (p->sample_thread[r] < nt)
             (*by_thread)[st[p->sample_thread[r] + 1]++] = (uint32_t)r;
     return 0;
+}
+
+/* Rows are read in order but their stacks' nodes, marks and sums are
+ * anywhere: each pass asks for the node of the row PF_FAR ahead and the
+ * mark (or sum) of the row PF_NEAR ahead, whose node is there by then. */
+#define PF_FAR 16
+#define PF_NEAR 8
+
+/* ------------------------------------------------------------ sums per stack */
+
+/*
+ * A page of several threads reads every row once per scope: the merged
+ * scope, then each thread's. Instead one pass over the rows, in order, sums
+ * each stack's values (and finds the first time); the merged scope then
+ * sums its nodes per stack, and a thread whose rows reach stacks of a
+ * range no other thread's rows reach (Gecko: a stack table per thread)
+ * marks its nodes per stack of that range. Stacks are far fewer than rows
+ * on long profiles. Used only where no sum saturates (exact): summed in
+ * any order, the sums are then those of the rows in order.
+ */
+typedef struct stack_sums {
+    int64_t *sum;       /* [s * values + v]: value v of the rows at stack s (wrapping: read only when exact) */
+    uint64_t *seen;     /* a bit per stack: a row is at it */
+    uint32_t *lo, *hi;  /* per thread ([n_threads]: rows of no thread): its rows' stacks' range (lo > hi: none) */
+    uint8_t *exact;     /* per thread, [n_threads], then [n_threads + 1]: every row: their absolute values sum within INT64_MAX */
+    int disjoint;       /* the threads' ranges do not overlap: each stack's rows are one thread's */
+    uint32_t *place;    /* per stack of the thread being built: its node's place in tree 1 (made when needed) */
+    uint32_t *same;     /* same[i] = i, for places (n_same entries) */
+    size_t *rows;       /* per thread: its rows (group_rows) */
+    size_t n_same;
+} stack_sums;
+
+static void stack_sums_free(stack_sums *ss)
+{
+    free(ss->sum);
+    free(ss->seen);
+    free(ss->lo);
+    free(ss->hi);
+    free(ss->exact);
+    free(ss->place);
+    free(ss->same);
+    free(ss->rows);
+    memset(ss, 0, sizeof(*ss));
+}
+
+/* ss from p's rows; *time0 = the first sample time (INT64_MAX: none).
+ * The sums and places go into blocks the call tree kept (pages touched
+ * already: no fault per page again) where they fit. */
+static int stack_sums_make(stack_sums *ss, const profkit_profile *p, pk_ltree *tree, int64_t *time0)
+{
+    size_t nt = p->n_threads, pnv = p->n_value_types, ns = p->n_stacks, bytes;
+    uint64_t *mag = NULL;
+    uint8_t *over = NULL;
+    uint32_t *order = NULL;
+    memset(ss, 0, sizeof(*ss));
+    if (pk_mul_size(ns ? ns : 1, (pnv ? pnv : 1) * sizeof(int64_t), &bytes) == 0 &&
+        (ss->sum = pk_ltree_take_scratch(tree, bytes)))
+        memset(ss->sum, 0, bytes);
+    ss->place = pk_ltree_take_scratch(tree, (ns ? ns : 1) * sizeof(uint32_t));
+    for (void *m; (m = pk_ltree_take_scratch(tree, 0));) /* (the rest) */
+        free(m);
+    if (pk_mul_size(ns ? ns : 1, (pnv ? pnv : 1) * sizeof(int64_t), &bytes) != 0 ||
+        (!ss->sum && !(ss->sum = calloc(1, bytes))) || !(ss->seen = calloc(ns / 64 + 1, sizeof(uint64_t))) ||
+        !(ss->lo = malloc((nt + 1) * sizeof(uint32_t))) || !(ss->hi = calloc(nt + 1, sizeof(uint32_t))) ||
+        !(ss->exact = malloc(nt + 2)) || !(mag = calloc(nt + 1, sizeof(uint64_t))) ||
+        !(over = calloc(nt + 1, 1)) || !(order = malloc((nt + 1) * sizeof(uint32_t))) ||
+        !(ss->rows = calloc(nt + 1, sizeof(size_t)))) {
+        free(mag);
+        free(over);
+        free(order);
+        stack_sums_free(ss);
+        return PROFKIT_ENOMEM;
+    }
+    for (size_t t = 0; t <= nt; t++)
+        ss->lo[t] = UINT32_MAX;
+    int64_t t0 = INT64_MAX;
+    for (size_t r = 0; r < p->n_samples; r++) {
+        /* (each row's work is short: ask for a row's sums well ahead) */
+        if (r + 4 * PF_FAR < p->n_samples && p->sample_stack[r + 4 * PF_FAR] < ns) {
+            __builtin_prefetch(&ss->sum[(size_t)p->sample_stack[r + 4 * PF_FAR] * pnv]);
+            __builtin_prefetch(&ss->seen[p->sample_stack[r + 4 * PF_FAR] >> 6]);
+        }
+        if (p->sample_time[r] != PROFKIT_NO_TIME && p->sample_time[r] < t0)
+            t0 = p->sample_time[r];
+        uint32_t s = p->sample_stack[r], th = p->sample_thread[r];
+        if (th >= nt)
+            th = (uint32_t)nt;
+        ss->rows[th]++;
+        if (s >= ns)
+            continue;
+        ss->seen[s >> 6] |= UINT64_C(1) << (s & 63);
+        if (s < ss->lo[th])
+            ss->lo[th] = s;
+        if (s > ss->hi[th])
+            ss->hi[th] = s;
+        int64_t *a = ss->sum + (size_t)s * pnv;
+        const int64_t *x = p->sample_values + r * pnv;
+        for (size_t v = 0; v < pnv; v++) {
+            a[v] = (int64_t)((uint64_t)a[v] + (uint64_t)x[v]);
+            over[th] |= __builtin_add_overflow(mag[th], x[v] < 0 ? 0 - (uint64_t)x[v] : (uint64_t)x[v], &mag[th]);
+        }
+    }
+    *time0 = t0;
+    uint64_t all = 0;
+    int all_over = 0;
+    for (size_t t = 0; t <= nt; t++) {
+        ss->exact[t] = !over[t] && mag[t] <= (uint64_t)INT64_MAX;
+        all_over |= over[t] | __builtin_add_overflow(all, mag[t], &all);
+    }
+    ss->exact[nt + 1] = !all_over && all <= (uint64_t)INT64_MAX;
+    /* the ranges in order of their first stack, each past the one before */
+    size_t n = 0;
+    for (size_t t = 0; t <= nt; t++)
+        if (ss->lo[t] <= ss->hi[t])
+            order[n++] = (uint32_t)t;
+    for (size_t i = 1; i < n; i++) /* (insertion: threads are few, and mostly in order) */
+        for (size_t j = i; j > 0 && ss->lo[order[j - 1]] > ss->lo[order[j]]; j--) {
+            uint32_t x = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = x;
+        }
+    ss->disjoint = 1;
+    for (size_t i = 1; i < n; i++)
+        if (ss->lo[order[i]] <= ss->hi[order[i - 1]])
+            ss->disjoint = 0;
+    free(mag);
+    free(over);
+    free(order);
+    return 0;
+}
+
+/* The bits of seen word w for stacks lo..hi. */
+static inline uint64_t seen_word(const stack_sums *ss, size_t w, uint32_t lo, uint32_t hi)
+{
+    uint64_t m = ss->seen[w];
+    if (w == lo >> 6)
+        m &= ~UINT64_C(0) << (lo & 63);
+    if (w == hi >> 6 && (hi & 63) != 63)
+        m &= (UINT64_C(1) << ((hi & 63) + 1)) - 1;
+    return m;
 }
 
 /* -------------------------------------------------- a scope before the cap */
@@ -213,6 +357,8 @@ typedef struct builder {
     int64_t time0;    /* the profile's first sample time (INT64_MAX: no row is timed) */
     int inl_any;      /* a frame of NEW or BASE was inlined: the scopes have inline flags */
     uint8_t *seen, *bseen; /* a bit per stack of NEW, of BASE (pk_inline_calls) */
+    struct stack_sums *ss; /* every row's values per stack, or NULL */
+    uint32_t ss_thread;  /* the thread whose rows the scope being built reads (ss), else NONE */
     work work;
 } builder;
 
@@ -231,12 +377,6 @@ static inline void add_sat(int64_t *a, int64_t x)
         r = x > 0 ? INT64_MAX : INT64_MIN;
     *a = r;
 }
-
-/* Rows are read in order but their stacks' nodes, marks and sums are
- * anywhere: each pass asks for the node of the row PF_FAR ahead and the
- * mark (or sum) of the row PF_NEAR ahead, whose node is there by then. */
-#define PF_FAR 16
-#define PF_NEAR 8
 
 static inline void prefetch_rows(const rowset *rs, size_t i, const uint32_t *mark, const void *sums,
                                  size_t size)
@@ -301,6 +441,101 @@ static int mark_rows(builder *b, const rowset *rs, size_t *k, size_t planes, siz
     return 0;
 }
 
+/* As mark_rows, for the rows of thread th (b->ss, its range of stacks
+ * its own, its sums exact): per stack of its range that a row is at. The
+ * nodes are numbered in another order (sorted after) and summed in
+ * another, to the same sums (no sum saturates). */
+static int mark_stacks(builder *b, const rowset *rs, uint32_t th, size_t *k, size_t planes)
+{
+    const stack_sums *ss = b->ss;
+    const profkit_profile *p = rs->p;
+    size_t pnv = p->n_value_types, nv = b->nv;
+    work *w = &b->work;
+    uint32_t lo = ss->lo[th], hi = ss->hi[th];
+    if (lo > hi)
+        return 0;
+    for (size_t wd = lo >> 6; wd <= hi >> 6; wd++) {
+        /* the marks of the next word's stacks (where some are) */
+        if (wd + 1 <= hi >> 6)
+            for (uint64_t m = ss->seen[wd + 1]; m; m &= m - 1)
+                __builtin_prefetch(&b->mark[rs->stack_node[(wd + 1) * 64 + (size_t)__builtin_ctzll(m)]]);
+        for (uint64_t m = seen_word(ss, wd, lo, hi); m; m &= m - 1) {
+            size_t s = wd * 64 + (size_t)__builtin_ctzll(m);
+            uint32_t u0 = rs->stack_node[s];
+            for (uint32_t u = u0; b->mark[u] == PROFKIT_NONE; u = b->tree.parent[u]) {
+                if (PK_VEC_RESERVE(b->touched, *k, b->cap_touched, 1) != 0 ||
+                    PK_VEC_RESERVE(w->acc, *k * planes, w->cap_acc, planes) != 0)
+                    return PROFKIT_ENOMEM;
+                memset(w->acc + *k * planes, 0, planes * sizeof(int64_t));
+                b->mark[u] = (uint32_t)*k;
+                b->touched[(*k)++] = u;
+            }
+            int64_t *a = w->acc + (size_t)b->mark[u0] * planes;
+            const int64_t *x = ss->sum + s * pnv;
+            for (size_t v = 0; v < nv; v++)
+                if (rs->vmap[v] != PROFKIT_NONE)
+                    add_sat(&a[v], x[rs->vmap[v]]);
+        }
+    }
+    return 0;
+}
+
+/* For the runs of thread th (per stack, as mark_stacks): ss->place[s] =
+ * place[mark[stack node of s]] for each stack s of its range a row is
+ * at, so that a row's place is one look-up; 0 or ENOMEM. */
+static int stack_places(builder *b, const rowset *rs, uint32_t th, size_t n1)
+{
+    stack_sums *ss = b->ss;
+    const profkit_profile *p = rs->p;
+    uint32_t lo = ss->lo[th], hi = ss->hi[th];
+    if (!ss->place && !(ss->place = malloc((p->n_stacks ? p->n_stacks : 1) * sizeof(uint32_t))))
+        return PROFKIT_ENOMEM;
+    if (n1 > ss->n_same) {
+        free(ss->same);
+        ss->n_same = 0;
+        if (!(ss->same = malloc(n1 * sizeof(uint32_t))))
+            return PROFKIT_ENOMEM;
+        for (size_t i = 0; i < n1; i++)
+            ss->same[i] = (uint32_t)i;
+        ss->n_same = n1;
+    }
+    if (lo > hi)
+        return 0;
+    for (size_t wd = lo >> 6; wd <= hi >> 6; wd++) {
+        if (wd + 1 <= hi >> 6)
+            for (uint64_t m = ss->seen[wd + 1]; m; m &= m - 1)
+                __builtin_prefetch(&b->mark[rs->stack_node[(wd + 1) * 64 + (size_t)__builtin_ctzll(m)]]);
+        for (uint64_t m = seen_word(ss, wd, lo, hi); m; m &= m - 1) {
+            size_t s = wd * 64 + (size_t)__builtin_ctzll(m);
+            ss->place[s] = b->mark[rs->stack_node[s]];
+        }
+    }
+    return 0;
+}
+
+/* As sum_plane for a scope of every row, from b->ss when every row's
+ * sums are exact (then the same sums); 0 when it cannot. */
+static int sum_plane_stacks(const builder *b, const rowset *rs, size_t v, int64_t *plane, size_t k)
+{
+    const stack_sums *ss = b->ss;
+    const profkit_profile *p = rs->p;
+    uint32_t pv = rs->vmap[v];
+    if (!ss || !ss->exact[p->n_threads + 1] || pv == PROFKIT_NONE)
+        return 0;
+    size_t pnv = p->n_value_types;
+    memset(plane, 0, k * sizeof(int64_t));
+    for (size_t wd = 0; wd <= p->n_stacks / 64 && p->n_stacks; wd++) {
+        if (wd + 1 <= p->n_stacks / 64) /* the sums of the next word's stacks */
+            for (uint64_t m = ss->seen[wd + 1]; m; m &= m - 1)
+                __builtin_prefetch(&plane[rs->stack_node[(wd + 1) * 64 + (size_t)__builtin_ctzll(m)]]);
+        for (uint64_t m = ss->seen[wd]; m; m &= m - 1) {
+            size_t s = wd * 64 + (size_t)__builtin_ctzll(m);
+            add_sat(&plane[rs->stack_node[s]], ss->sum[s * pnv + pv]);
+        }
+    }
+    return 1;
+}
+
 /* plane[local node] = the sum of value v (of the scope's values) of rs's
  * rows at that node; 0, plane untouched, when rs's profile has no value v
  * (a diff's BASE without that value type: all zeros). *exact stays 1 when
@@ -352,9 +587,15 @@ static void place_rows(const builder *b, const rowset *rs, const uint32_t *place
 }
 
 /* Self sums into totals: one backward pass, as parents precede children. */
-static void total_plane(int64_t *plane, const uint32_t *lp, size_t k)
+static void total_plane(int64_t *plane, const uint32_t *lp, size_t k, int scattered)
 {
-    for (size_t i = k; i-- > 1;)
+    size_t i = k;
+    if (scattered) /* a parent is anywhere before its child: ask for it ahead */
+        for (; i > PF_FAR + 1; i--) {
+            __builtin_prefetch(&plane[lp[i - 1 - PF_FAR]]);
+            add_sat(&plane[lp[i - 1]], plane[i - 1]);
+        }
+    for (; i-- > 1;)
         add_sat(&plane[lp[i]], plane[i]);
 }
 
@@ -506,7 +747,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
     uint32_t *t1 = NULL, *other = NULL, *map = NULL;
     int ident = !rs->idx && (!brs || !brs->idx);
     size_t planes = brs ? 2 * nv : nv;
-    int exact = 1;
+    int exact = 1, per_stack = 0;
     memset(t, 0, sizeof(*t));
     /* no timed row in the profile: no runs to lay out */
     timed = timed && b->time0 != INT64_MAX;
@@ -529,7 +770,11 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         b->mark[0] = 0;
         b->touched[0] = 0;
         memset(b->work.acc, 0, planes * sizeof(int64_t));
-        if (mark_rows(b, rs, &k, planes, 0, &exact) != 0 || (brs && mark_rows(b, brs, &k, planes, nv, &exact) != 0) ||
+        /* a thread's rows with a range of stacks of their own: per stack */
+        uint32_t th = b->ss_thread;
+        per_stack = !brs && th != PROFKIT_NONE && b->ss && b->ss->disjoint && b->ss->exact[th];
+        if ((per_stack ? mark_stacks(b, rs, th, &k, planes) : mark_rows(b, rs, &k, planes, 0, &exact)) != 0 ||
+            (brs && mark_rows(b, brs, &k, planes, nv, &exact) != 0) ||
             sort_ids(b->touched, k) != 0)
             goto done;
     }
@@ -583,9 +828,9 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
             memset(pp, 0, k * sizeof(int64_t));
             continue; /* all zeros: no node counts by this plane */
         }
-        if (ident) /* else summed while the nodes were marked */
+        if (ident && !(!brs && sum_plane_stacks(b, r, pl % nv, pp, k))) /* else summed while the nodes were marked */
             sum_plane(b, r, pl % nv, pp, k, &exact);
-        total_plane(pp, lp, k);
+        total_plane(pp, lp, k, b->tree.scattered);
         double thr = fabs((double)pp[0]) * b->min_pct / 100.0;
         for (size_t i = 1; i < k; i++) {
             int64_t x = pp[i];
@@ -595,8 +840,14 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
     }
     /* A node whose total is zero keeps its descendants' flags (a delta
      * profile's +x and -x under one node: `top` lists them both). */
-    for (size_t i = k; i-- > 1;)
-        t1[lp[i]] |= t1[i];
+    size_t up = k;
+    if (b->tree.scattered)
+        for (; up > PF_FAR + 1; up--) {
+            __builtin_prefetch(&t1[lp[up - 1 - PF_FAR]]);
+            t1[lp[up - 1]] |= t1[up - 1];
+        }
+    for (; up-- > 1;)
+        t1[lp[up]] |= t1[up];
     /* Keep a node when its parent is kept and it is big enough; kept nodes
      * are numbered in order (parents precede children), "(other)" nodes
      * after them: one per kept node that has a dropped child with a
@@ -689,8 +940,15 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         if (!ident)
             for (size_t i = 0; i < k; i++)
                 b->mark[b->touched[i]] = map[i];
-        if (pk_flame_runs(t, rs->p, rs->idx, rs->n, rs->stack_node, ident ? map : b->mark,
-                          b->min_pct, b->time0) != 0)
+        /* per stack: each row's place is one look-up (places are few) */
+        const uint32_t *sn = rs->stack_node, *nm = ident ? map : b->mark;
+        if (per_stack) {
+            if (stack_places(b, rs, b->ss_thread, t->n) != 0)
+                goto done;
+            sn = b->ss->place;
+            nm = b->ss->same;
+        }
+        if (pk_flame_runs(t, rs->p, rs->idx, rs->n, sn, nm, b->min_pct, b->time0) != 0)
             goto done;
     }
     rc = 0;
@@ -1390,6 +1648,8 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
     tree1 same;
     int have_same = 0;
     memset(&same, 0, sizeof(same));
+    stack_sums ss;
+    memset(&ss, 0, sizeof(ss));
 
     uint32_t thread = PROFKIT_NONE, bthread = PROFKIT_NONE;
     if ((rc = pk_select(p, o->value, o->thread, &d->value, &thread, err)) != 0)
@@ -1413,8 +1673,14 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
     rc = PROFKIT_ENOMEM;
     /* The call tree by function (by name in a diff, BASE's stacks on the
      * same nodes); its keys are the page's functions. */
+    /* A page of all threads, none with every row: the rows' sums per
+     * stack, in the pass that finds the first time (below). */
+    int one_thread = p->n_samples && p->sample_thread[0] < p->n_threads; /* it is the merged scope */
+    for (size_t r = 1; r < p->n_samples && one_thread; r++)
+        one_thread = p->sample_thread[r] == p->sample_thread[0];
+    int per_stack = !o->base && !one_tree && thread == PROFKIT_NONE && p->n_samples && !one_thread;
     pk_ltree_options lo = { .keys = o->base ? PK_LTREE_NAMES : PK_LTREE_FUNCTIONS, .merge = 1,
-                            .base = o->base };
+                            .base = o->base, .keep_scratch = per_stack };
     if (!d->strings.n && pk_strtab_init(&d->strings) != 0)
         goto oom;
     if ((rc = pk_ltree_build(&b.tree, p, &lo, err)) != 0)
@@ -1450,14 +1716,21 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
                     break;
                 }
     }
-    b.time0 = INT64_MAX;
-    for (size_t r = 0; r < p->n_samples; r++)
-        if (p->sample_time[r] != PROFKIT_NO_TIME && p->sample_time[r] < b.time0)
-            b.time0 = p->sample_time[r];
+    if (per_stack) {
+        if (stack_sums_make(&ss, p, &b.tree, &b.time0) != 0)
+            goto oom;
+        b.ss = &ss;
+    } else {
+        b.time0 = INT64_MAX;
+        for (size_t r = 0; r < p->n_samples; r++)
+            if (p->sample_time[r] != PROFKIT_NO_TIME && p->sample_time[r] < b.time0)
+                b.time0 = p->sample_time[r];
+    }
+    b.ss_thread = PROFKIT_NONE;
 
     /* Scopes: a diff or --thread is one tree; else all threads merged and
      * each thread with samples. */
-    if (group_rows(p, &by_thread, &tstart) != 0)
+    if (group_rows(p, b.ss ? ss.rows : NULL, &by_thread, &tstart) != 0)
         goto oom;
     if (!(t1 = calloc(max_scopes, sizeof(tree1))) || !(caps = calloc(max_scopes, sizeof(size_t))) ||
         !(d->scopes = calloc(max_scopes, sizeof(flame_scope))))
@@ -1473,7 +1746,7 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
         if (thread != PROFKIT_NONE) {
             rs.idx = by_thread + tstart[thread];
             rs.n = tstart[thread + 1] - tstart[thread];
-            if (group_rows(o->base, &bby, &bst) != 0) {
+            if (group_rows(o->base, NULL, &bby, &bst) != 0) {
                 free(bby);
                 free(bst);
                 goto oom;
@@ -1526,15 +1799,19 @@ int pk_flame_build(flame_data *d, const profkit_profile *p, const profkit_flame_
             /* a thread with every row reads them all, in order: as the
              * merged scope does, without marking its nodes */
             rowset rs = { p, stack_node, vmap, n == p->n_samples ? NULL : by_thread + tstart[th], n };
+            b.ss_thread = (uint32_t)th;
             if (have_same && n == p->n_samples) {
                 t1[nt] = same;
                 have_same = 0;
             } else if (build_tree1(&b, &t1[nt], &rs, NULL, 1) != 0) {
                 goto oom;
             }
+            b.ss_thread = PROFKIT_NONE;
             d->scopes[nt].thread = (uint32_t)th;
             nt++;
         }
+        stack_sums_free(&ss);
+        b.ss = NULL;
         /* each label value's rows, over every thread */
         for (size_t i = 0; i < n_lg; i++) {
             rowset rs = { p, stack_node, vmap, lg[i].rows, lg[i].n };
@@ -1587,6 +1864,7 @@ done:
     free(b.touched);
     free(b.seen);
     free(b.bseen);
+    stack_sums_free(&ss);
     label_groups_free(lg, n_lg);
     work_free(&b.work);
     pk_ltree_free(&b.tree);
