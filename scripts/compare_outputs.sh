@@ -109,12 +109,13 @@ if [ "${1:-}" = --job ]; then
   run_cmd() {
     local name=$1 side bin seed="" rc
     argv_of "$name"
-    # The SVG's colours come from a hash of each name, and profkit's hashes
-    # mix in a secret drawn at random per process (util.c: so no input can
-    # choose colliding keys): its colours change from run to run unless the
-    # secret is fixed, which PROFKIT_HASH_SEED does, for the SVG only. Every
-    # other command runs with a random secret, so an output that depended on
-    # a table's order would show here as a difference between the sides.
+    # The SVG's colours come from a hash of each name. Before they came from
+    # a fixed hash (pk_fnv1a), they used the tables' hash, which mixes in a
+    # secret drawn at random per process (util.c: so no input can choose
+    # colliding keys), and changed from run to run; so that a BASE from
+    # then compares, the SVG runs with PROFKIT_HASH_SEED fixed. Every other
+    # command runs with a random secret, so an output that depended on a
+    # table's order would show here as a difference between the sides.
     [ "$name" = flame.svg ] && seed=PROFKIT_HASH_SEED=1
     dir=$jdir/$name
     for side in a b; do

@@ -112,14 +112,6 @@ static void put64(uint8_t *p, uint64_t v)
     put32(p + 4, (uint32_t)(v >> 32));
 }
 
-static uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
-}
-
-#define FNV_START 0xcbf29ce484222325ull
 
 /* A file's size and change time (ns); -1 when it is not a regular file. */
 static int file_stamp(const char *path, uint64_t *size, uint64_t *mtime)
@@ -238,7 +230,7 @@ static int check(sym_cache *c, const uint8_t *d, size_t size, const char *build_
     /* all below 2^34: no overflow */
     uint64_t at = HDR + (((uint64_t)idlen + clen + dlen + 7u) & ~(uint64_t)7u);
     uint64_t want = at + 16 * na + 16 * nf + ns + 8;
-    if (want != size || ns == 0 || fnv1a(FNV_START, d, size - 8) != le64(d + size - 8))
+    if (want != size || ns == 0 || pk_fnv1a(PK_FNV_START, d, size - 8) != le64(d + size - 8))
         return -1;
     const uint8_t *addrs = d + at, *frames = addrs + 16 * na;
     const char *strs = (const char *)(frames + 16 * nf);
@@ -565,7 +557,7 @@ void pk_sym_cache_save(sym_cache *c, int source, const char *debug_file)
             j++;
         }
     }
-    put64(d + size - 8, fnv1a(FNV_START, d, size - 8));
+    put64(d + size - 8, pk_fnv1a(PK_FNV_START, d, size - 8));
     /* Written beside the file and renamed over it: a reader at the same
      * time sees the old file or the new one, whole. */
     char *dir = strdup(c->path), *tmp = malloc(strlen(c->path) + 8);

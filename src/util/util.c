@@ -40,6 +40,14 @@ __attribute__((constructor)) static void hash_secret_init(void)
     pk_hash_secret[1] |= 1; /* odd: the product keeps every bit of the key */
 }
 
+uint64_t pk_fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
 int pk_grow(void **ptr, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)

@@ -92,6 +92,11 @@ extern PK_HIDDEN uint64_t pk_hash_secret[2];
 
 /* 64-bit hash of bytes (wyhash-style mixing with the secret; not cryptographic). */
 uint64_t pk_hash_bytes(const void *data, size_t len, uint64_t seed);
+/* FNV-1a of n bytes from h (start: PK_FNV_START): the same in every run
+ * and on every machine, with no secret. For what a file holds or output
+ * shows (a checksum, a colour by name), never for a table keyed by input. */
+#define PK_FNV_START 0xcbf29ce484222325ull
+uint64_t pk_fnv1a(uint64_t h, const void *data, size_t n);
 /* 64-bit hash of a 64-bit key: the 128-bit product with the secret, folded. */
 static inline uint64_t pk_hash_u64(uint64_t x)
 {

@@ -114,6 +114,11 @@ PY
 expect_eq "svg" "7 True all (2.67ms, 100%)
 True
 True" "$(python3 "$TMP/svg.py" "$TMP/f.svg")"
+# colours by name are the same in every run (the tables' hash has a secret
+# drawn per process; two seeds stand for two runs)
+PROFKIT_HASH_SEED=1 "$PROFKIT" flame -q "$D/bsprof/ok_lines.bsprof" -o "$TMP/seed1.svg"
+PROFKIT_HASH_SEED=2 "$PROFKIT" flame -q "$D/bsprof/ok_lines.bsprof" -o "$TMP/seed2.svg"
+expect_eq "svg the same in two runs" "same" "$(cmp -s "$TMP/seed1.svg" "$TMP/seed2.svg" && echo same || echo differ)"
 "$PROFKIT" flame "$TMP/evil.folded" -o "$TMP/evil.svg"
 expect_eq "svg of evil names parses" "True" "$(python3 -c 'import sys, xml.etree.ElementTree as E; t = E.parse(sys.argv[1]); print(any((x.text or "").startswith("</script><script>") for x in t.iter("{http://www.w3.org/2000/svg}title")))' "$TMP/evil.svg")"
 "$PROFKIT" flame --to svg "$TMP/wide.folded" > "$TMP/to.svg"

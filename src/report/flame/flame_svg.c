@@ -49,10 +49,14 @@ static int by_name(const void *ctx, uint32_t a, uint32_t b)
     return r ? r : la < lb ? -1 : la > lb;
 }
 
-/* A stable colour from the name: flamegraph.pl's "hot" palette. */
+/* A stable colour from the name (the same in every run: not the tables'
+ * hash, whose secret is drawn per process): flamegraph.pl's "hot" palette. */
 static void hot_colour(char *buf, size_t n, const char *name, size_t len)
 {
-    uint64_t h = pk_hash_bytes(name, len, 0xc0105);
+    uint64_t h = pk_fnv1a(PK_FNV_START, name, len);
+    h ^= h >> 29; /* the high bits' mixing down into the three fields */
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 32;
     double v1 = (double)(h & 0xffff) / 65535.0, v2 = (double)((h >> 16) & 0xffff) / 65535.0,
            v3 = (double)((h >> 32) & 0xffff) / 65535.0;
     snprintf(buf, n, "rgb(%d,%d,%d)", 205 + (int)(50 * v3), (int)(230 * v1), (int)(55 * v2));
