@@ -16,7 +16,7 @@
 # depth. The family `sibling_loops` times `top` and `convert --to callgrind`
 # (whose walk of loop-erased paths it targets); `paused_ranges_b` and
 # `thread_pids_b` the Firefox writer and the page (`flame`) besides;
-# `chrome_threads_b` `markers` and the page.
+# `chrome_threads_b` `markers` and the page; `thread_order_b` the page.
 #   PROFKIT=build/release/profkit bash bench/reliability.sh [FAMILY...]
 # Environment: RUNS (default 3), SCALE (multiplies every N; default 1).
 # Figures and commands: docs/BENCHMARKS.md, "Reliability".
@@ -40,7 +40,7 @@ declare -A base=(
   [thread_strings]=400 [thread_strings_after]=400 [pprof_long_name]=1000 [firefox_old_names]=1000 [pprof_long_mapping]=1000
   [empty_threads_b]=8000 [firefox_empty_threads_b]=6000 [wide_row_b]=3000 [long_location_b]=800
   [thread_strings_b]=300 [pprof_long_name_b]=600 [pprof_long_mapping_b]=600
-  [paused_ranges_b]=10000 [thread_pids_b]=4000 [chrome_threads_b]=3000
+  [paused_ranges_b]=10000 [thread_pids_b]=4000 [chrome_threads_b]=3000 [thread_order_b]=10000
 )
 order=(json_string json_escapes json_number json_threads json_rows gecko_deep firefox_deep
        folded_line gperf_pcs pprof_types pprof_labels pprof_deep pprof_names bsprof_allocs
@@ -48,7 +48,7 @@ order=(json_string json_escapes json_number json_threads json_rows gecko_deep fi
        writers_stacks sibling_loops empty_threads firefox_empty_threads wide_row long_location
        thread_strings thread_strings_after pprof_long_name firefox_old_names pprof_long_mapping
        empty_threads_b firefox_empty_threads_b wide_row_b long_location_b thread_strings_b
-       pprof_long_name_b pprof_long_mapping_b paused_ranges_b thread_pids_b chrome_threads_b)
+       pprof_long_name_b pprof_long_mapping_b paused_ranges_b thread_pids_b chrome_threads_b thread_order_b)
 # (NAME_b: issue 27's shapes again from bench/reliability_gen2.py, a second
 # generator written apart, other sizes and constructions)
 [ $# -gt 0 ] && order=("$@")
@@ -65,7 +65,7 @@ declare -A cmds_of=([writers]="convert:firefox convert:bsprof convert:callgrind 
                     [writers_stacks]="convert:pprof convert:folded convert:speedscope convert:gperftools convert:br"
                     [sibling_loops]="top convert:callgrind"
                     [paused_ranges_b]="info convert:firefox flame" [thread_pids_b]="top convert:firefox flame"
-                    [chrome_threads_b]="info markers flame")
+                    [chrome_threads_b]="info markers flame" [thread_order_b]="top flame")
 
 # median of the arguments
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

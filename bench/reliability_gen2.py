@@ -205,10 +205,27 @@ def chrome_threads_b(n, out):
     out.write(('{"traceEvents":[%s]}' % ",".join(ev)).encode())
 
 
+def thread_order_b(n, out):
+    """A Chrome trace of n sampled threads whose tids fall as the file goes
+    on (one process): the threads come numbered in the reverse order of the
+    stacks their samples made, which the page sorts by."""
+    ev = []
+    for i in range(n):
+        tid = 1000 + n - i
+        ev.append('{"ph":"P","name":"Profile","id":"0x%x","pid":1,"tid":%d,"ts":%d,"args":{"data":{"startTime":%d}}}'
+                  % (i + 1, tid, 10 + i, 10 + i))
+        ev.append('{"ph":"P","name":"ProfileChunk","id":"0x%x","pid":1,"tid":%d,"ts":%d,"args":{"data":{"cpuProfile":'
+                  '{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","scriptId":0,"url":"","lineNumber":-1,'
+                  '"columnNumber":-1}},{"id":2,"parent":1,"callFrame":{"functionName":"f%d","scriptId":1,"url":"a.js",'
+                  '"lineNumber":1,"columnNumber":1}}],"samples":[2,2]},"timeDeltas":[100,1000]}}}'
+                  % (i + 1, tid, 11 + i, i % 50))
+    out.write(('{"traceEvents":[%s]}' % ",".join(ev)).encode())
+
+
 FAMILIES = {f.__name__: f for f in (empty_threads_b, firefox_empty_threads_b, wide_row_b,
                                     long_location_b, thread_strings_b, pprof_long_name_b,
                                     pprof_long_mapping_b, paused_ranges_b, thread_pids_b,
-                                    chrome_threads_b)}
+                                    chrome_threads_b, thread_order_b)}
 
 if __name__ == "__main__":
     if len(sys.argv) != 4 or sys.argv[1] not in FAMILIES:

@@ -162,6 +162,13 @@ static void stack_sums_free(stack_sums *ss)
     memset(ss, 0, sizeof(*ss));
 }
 
+/* Threads by the first stack their rows reach (pk_sort_u32). */
+static int by_lo(const void *ctx, uint32_t a, uint32_t b)
+{
+    const uint32_t *lo = ctx;
+    return lo[a] < lo[b] ? -1 : lo[a] > lo[b];
+}
+
 /* ss from p's rows; *time0 = the first sample time (INT64_MAX: none).
  * The sums and places go into blocks the call tree kept (pages touched
  * already: no fault per page again) where they fit. */
@@ -232,12 +239,15 @@ static int stack_sums_make(stack_sums *ss, const profkit_profile *p, pk_ltree *t
     for (size_t t = 0; t <= nt; t++)
         if (ss->lo[t] <= ss->hi[t])
             order[n++] = (uint32_t)t;
-    for (size_t i = 1; i < n; i++) /* (insertion: threads are few, and mostly in order) */
-        for (size_t j = i; j > 0 && ss->lo[order[j - 1]] > ss->lo[order[j]]; j--) {
-            uint32_t x = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = x;
-        }
+    /* (a sort, not insertion: a file's threads can come in any order of
+     * their stacks, and may be tens of thousands) */
+    if (pk_sort_u32(order, n, by_lo, ss->lo) != 0) {
+        free(mag);
+        free(over);
+        free(order);
+        stack_sums_free(ss);
+        return PROFKIT_ENOMEM;
+    }
     ss->disjoint = 1;
     for (size_t i = 1; i < n; i++)
         if (ss->lo[order[i]] <= ss->hi[order[i - 1]])
