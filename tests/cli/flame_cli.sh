@@ -114,6 +114,26 @@ PY
 expect_eq "svg" "7 True all (2.67ms, 100%)
 True
 True" "$(python3 "$TMP/svg.py" "$TMP/f.svg")"
+# past the samples' budget each timed thread gets an activity histogram;
+# the bins of all threads together stay within the page's budget (fewer per
+# thread past 250 threads: not threads times 4,000), and each thread's bins
+# hold its whole total of the shown value
+python3 - "$TMP/many.json" <<'PY'
+import sys
+n, per, ev = 260, 4000, []
+for i in range(n):
+    ev.append('{"ph":"P","name":"Profile","id":"0x%x","pid":1,"tid":%d,"ts":%d,"args":{"data":{"startTime":%d}}}'
+              % (i + 1, 1000 + i, 10 + i, 10 + i))
+    ev.append('{"ph":"P","name":"ProfileChunk","id":"0x%x","pid":1,"tid":%d,"ts":%d,"args":{"data":{"cpuProfile":'
+              '{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","scriptId":0,"url":"","lineNumber":-1,'
+              '"columnNumber":-1}},{"id":2,"parent":1,"callFrame":{"functionName":"f%d","scriptId":1,"url":"a.js",'
+              '"lineNumber":1,"columnNumber":1}}],"samples":[%s]},"timeDeltas":[%s]}}}'
+              % (i + 1, 1000 + i, 11 + i, i % 7, ",".join(["2"] * per), ",".join(["1000"] * (per - 1) + [str(i + 1)])))
+open(sys.argv[1], "w").write('{"traceEvents":[%s]}' % ",".join(ev))
+PY
+expect_status "flame of 260 threads, 1,040,000 samples" 0 "$PROFKIT" flame -q "$TMP/many.json" -o "$TMP/many.html"
+expect_eq "activity: 260 threads, at most 1,000,000 bins together, each thread's total" "260 True True" \
+  "$(python3 "$PROFKIT_SRC/tests/cli/flame_check.py" "$TMP/many.html" --print '" ".join(map(str, [sum(1 for t in d["threads"] if "activity" in t), sum(len(t.get("activity", [])) for t in d["threads"]) <= 1000000, all(sum(t["activity"]) == sum(t["tree"]["self"][d["default_value"]]) > 0 for t in d["threads"] if "activity" in t)]))' 2>&1)"
 # colours by name are the same in every run (the tables' hash has a secret
 # drawn per process; two seeds stand for two runs)
 PROFKIT_HASH_SEED=1 "$PROFKIT" flame -q "$D/bsprof/ok_lines.bsprof" -o "$TMP/seed1.svg"

@@ -39,6 +39,10 @@ typedef struct flame_func {
 #define PK_FLAME_MAX_MARKERS ((size_t)2000000)
 #define PK_FLAME_MAX_PAYLOAD ((size_t)8 << 20)
 #define PK_FLAME_BINS 4000
+/* ... bins for the page's threads together: past PK_FLAME_BINS per timed
+ * thread, fewer per thread (at least one), so that tens of thousands of
+ * threads do not make the page grow with threads times bins. */
+#define PK_FLAME_ACTIVITY_CELLS ((size_t)1000000)
 
 /* One scope's tree (and, for timed threads, its runs of samples). */
 typedef struct flame_scope {

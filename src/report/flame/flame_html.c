@@ -387,10 +387,10 @@ static size_t put_timeline(pk_buf *b, const profkit_profile *p, const flame_scop
 
 /* A thread's activity when its samples are not embedded: the default
  * value per bin of the root range. */
-static void put_activity(pk_buf *b, const int64_t *bins)
+static void put_activity(pk_buf *b, const int64_t *bins, size_t n)
 {
     pk_buf_puts(b, ",\"activity\":[");
-    for (size_t i = 0; i < PK_FLAME_BINS; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (i)
             pk_buf_put(b, ",", 1);
         pk_buf_i64(b, bins[i]);
@@ -445,7 +445,8 @@ static void put_inline(pk_buf *b, const flame_scope *s, size_t nv)
 }
 
 static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flame_scope *s,
-                      uint32_t name, uint32_t proc, int embed_samples, const int64_t *activity)
+                      uint32_t name, uint32_t proc, int embed_samples, const int64_t *activity,
+                      size_t bins)
 {
     const profkit_profile *p = d->p;
     size_t nv = p->n_value_types;
@@ -525,7 +526,7 @@ static void put_scope(pk_buf *b, const flame_data *d, const remap *m, const flam
     if (s->timed && s->n_samp && !s->base_self && embed_samples)
         (void)put_timeline(b, p, s, embed_samples == 2);
     else if (activity && s->timed && !s->merged)
-        put_activity(b, activity);
+        put_activity(b, activity, bins);
     pk_buf_put(b, "}", 1);
 }
 
@@ -548,7 +549,8 @@ typedef struct timeinfo {
                                      * their CPU deltas and categories) */
     int over_bytes;                 /* not: their columns are past the bytes' budget */
     size_t n_samples;               /* timed samples of the page's threads */
-    int64_t *activity;              /* else PK_FLAME_BINS per scope */
+    int64_t *activity;              /* else `bins` per scope */
+    size_t bins;                    /* PK_FLAME_BINS, fewer past PK_FLAME_ACTIVITY_CELLS */
     size_t n_markers;               /* markers embedded (the first of mk) */
     size_t payload_cut;             /* markers whose payload was left out */
     /* the paused ranges (paused_make): ns on the model's axis, PAUSED_EDGE
@@ -725,7 +727,13 @@ static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char
     ti->embed_samples = samples_embed(d, &ti->over_bytes, &ti->n_samples);
     if (!ti->embed_samples) {
         uint32_t *scope_of = malloc((p->n_threads ? p->n_threads : 1) * sizeof(uint32_t));
-        if (!scope_of || !(ti->activity = calloc(d->n_scopes * PK_FLAME_BINS, sizeof(int64_t)))) {
+        size_t n_timed_scopes = 0;
+        for (size_t i = 0; i < d->n_scopes; i++)
+            n_timed_scopes += d->scopes[i].timed && !d->scopes[i].merged;
+        ti->bins = PK_FLAME_BINS;
+        if (n_timed_scopes > PK_FLAME_ACTIVITY_CELLS / PK_FLAME_BINS)
+            ti->bins = PK_FLAME_ACTIVITY_CELLS / n_timed_scopes ? PK_FLAME_ACTIVITY_CELLS / n_timed_scopes : 1;
+        if (!scope_of || !(ti->activity = calloc(d->n_scopes * ti->bins, sizeof(int64_t)))) {
             free(scope_of);
             return PROFKIT_ENOMEM;
         }
@@ -742,11 +750,11 @@ static int timeinfo_make(timeinfo *ti, remap *m, const flame_data *d, const char
             int64_t tm = p->sample_time[r];
             if (th >= p->n_threads || scope_of[th] == PROFKIT_NONE || tm == PROFKIT_NO_TIME || !(span > 0))
                 continue;
-            double x = ((double)tm - (double)ti->zero) / span * PK_FLAME_BINS;
-            if (!(x >= 0) || x >= PK_FLAME_BINS)
+            double x = ((double)tm - (double)ti->zero) / span * (double)ti->bins;
+            if (!(x >= 0) || x >= (double)ti->bins)
                 continue;
             n_timed++;
-            pk_sat_addto(&ti->activity[(size_t)scope_of[th] * PK_FLAME_BINS + (size_t)x],
+            pk_sat_addto(&ti->activity[(size_t)scope_of[th] * ti->bins + (size_t)x],
                          p->sample_values[(size_t)r * nv + d->value]);
         }
         free(scope_of);
@@ -1643,7 +1651,7 @@ static int put_data(pk_buf *b, const flame_data *d, const char *title, const cha
         if (i)
             pk_buf_put(b, ",", 1);
         put_scope(b, d, &m, &d->scopes[i], tname[i], tproc[i], ti.embed_samples,
-                  ti.activity ? ti.activity + i * PK_FLAME_BINS : NULL);
+                  ti.activity ? ti.activity + i * ti.bins : NULL, ti.bins);
     }
     pk_buf_put(b, "]", 1);
     put_transforms(b, xf, n_xf);
