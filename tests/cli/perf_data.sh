@@ -112,7 +112,7 @@ if [ -s "$TMP/dwarf.data" ]; then
   PERF script -i "$TMP/dwarf.data" 2> /dev/null | python3 "$CMP" leaves perf_burn > "$TMP/dwarf.want"
   python3 "$CMP" stacks data perf_burn "$TMP/dwarf.pbtxt" | python3 "$CMP" leafcut > "$TMP/dwarf.got"
   grep -q '	mix	' "$TMP/dwarf.want" && pass || fail "dwarf: perf script shows no samples in mix"
-  expect_files_eq "dwarf: each sample's leaf, per thread" "$TMP/dwarf.want" "$TMP/dwarf.got"
+  expect_eq "dwarf: each sample's leaf, per thread" "" "$(python3 "$CMP" leafmatch "$TMP/dwarf.want" "$TMP/dwarf.got")"
 fi
 if [ -n "$lbr" ]; then
   "$PROFKIT" info "$TMP/lbr.data" > /dev/null 2> "$TMP/err" && pass || fail "lbr: $(cat "$TMP/err")"

@@ -26,7 +26,17 @@
       that is not an inlined call), labelled as `stacks` labels frames, one
       line per (thread, leaf): `samples<TAB>THREAD<TAB>LEAF<TAB>COUNT`,
       sorted. `stacks data` output cut to its leaves (`leafcut`) must equal
-      it for a recording profkit does not unwind (--call-graph dwarf).
+      it for a recording profkit does not unwind (--call-graph dwarf). When
+      perf prints the leaf's address only as inlined calls and the next
+      frame is at another address (an ifunc resolver or a lock in libc
+      called from ld.so while it starts the program or a thread: perf then
+      names no file for the leaf, and the file of the next frame is not its
+      file), the leaf is `*@ADDRESS`: its file is unknown, its address is.
+
+  perf_data_compare.py leafmatch WANT GOT
+      WANT (`leaves`) against GOT (`leafcut`): the same lines, a `*@ADDRESS`
+      leaf of WANT matching one of GOT with any file, the same thread,
+      address and count. Prints what differs; exit 1 when anything does.
 
   perf_data_compare.py leafcut < stacks.txt
       `stacks` lines of the `samples` type reduced to their leaves, summed.
@@ -161,11 +171,40 @@ def leaves(prog):
         if dso == "inlined":
             continue  # a call inlined at the address: its real function follows
         if first is not False:
-            k = (thread, leaf(ip, sym, dso))
+            # the leaf's own frame, or (another address) perf named no file for it
+            k = (thread, leaf(ip, sym, dso) if ip == first else "*@%s" % first)
             out[k] = out.get(k, 0) + 1
             first = False
     for k in sorted(out):
         print("samples\t%s\t%s\t%d" % (k + (out[k],)))
+
+
+def leafmatch(want_path, got_path):
+    def load(path):
+        return [l.rstrip("\n").split("\t") for l in open(path) if l.strip()]
+    got = {}
+    for t, thread, lf, v in load(got_path):
+        got[(thread, lf)] = got.get((thread, lf), 0) + int(v)
+    bad = []
+    wild = []
+    for t, thread, lf, v in load(want_path):
+        if lf.startswith("*@"):
+            wild.append((thread, lf[2:], int(v)))
+        elif got.get((thread, lf), 0) >= int(v):
+            got[(thread, lf)] -= int(v)
+        else:
+            bad.append("perf script: %s %s %s; profkit: %d" % (thread, lf, v, got.get((thread, lf), 0)))
+    for thread, addr, v in wild:
+        for k in sorted(got):
+            if k[0] == thread and k[1].endswith("@" + addr) and got[k] >= v:
+                got[k] -= v
+                break
+        else:
+            bad.append("perf script: %s *@%s %d; profkit: none at that address" % (thread, addr, v))
+    bad += ["profkit only: %s %s %d" % (k + (n,)) for k, n in sorted(got.items()) if n]
+    for b in bad:
+        print(b)
+    return 1 if bad else 0
 
 
 def leafcut():
@@ -316,6 +355,8 @@ if __name__ == "__main__":
         leaves(sys.argv[2])
     elif cmd == "leafcut":
         leafcut()
+    elif cmd == "leafmatch":
+        sys.exit(leafmatch(sys.argv[2], sys.argv[3]))
     elif cmd == "mappings":
         sys.exit(mappings(sys.argv[2], sys.argv[3], sys.argv[4]))
     elif cmd == "times":
@@ -325,4 +366,4 @@ if __name__ == "__main__":
     elif cmd == "fixcut":
         fixcut(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     else:
-        sys.exit("usage: perf_data_compare.py text|stacks|mappings|times|cutpoint|fixcut ...")
+        sys.exit("usage: perf_data_compare.py text|stacks|leaves|leafcut|leafmatch|mappings|times|cutpoint|fixcut ...")
