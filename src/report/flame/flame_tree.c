@@ -409,6 +409,23 @@ static inline void prefetch_rows(const rowset *rs, size_t i, const uint32_t *mar
     }
 }
 
+/* Marks node u0 and its ancestors not marked yet into b->touched,
+ * numbering them in the order met, each with zeroed sums (`planes` of
+ * them) in b->work.acc; 0 or PROFKIT_ENOMEM. */
+static inline int mark_path(builder *b, uint32_t u0, size_t *k, size_t planes)
+{
+    work *w = &b->work;
+    for (uint32_t u = u0; b->mark[u] == PROFKIT_NONE; u = b->tree.parent[u]) {
+        if (PK_VEC_RESERVE(b->touched, *k, b->cap_touched, 1) != 0 ||
+            PK_VEC_RESERVE(w->acc, *k * planes, w->cap_acc, planes) != 0)
+            return PROFKIT_ENOMEM;
+        memset(w->acc + *k * planes, 0, planes * sizeof(int64_t));
+        b->mark[u] = (uint32_t)*k;
+        b->touched[(*k)++] = u;
+    }
+    return 0;
+}
+
 /* Marks the nodes of the stacks rs's rows reach (and their ancestors)
  * into b->touched, numbering them in the order they are met (mark[u]), and
  * sums each row's values at its node: acc[number * planes + first + v] for
@@ -428,14 +445,8 @@ static int mark_rows(builder *b, const rowset *rs, size_t *k, size_t planes, siz
         if (s >= p->n_stacks)
             continue;
         uint32_t u0 = rs->stack_node[s];
-        for (uint32_t u = u0; b->mark[u] == PROFKIT_NONE; u = b->tree.parent[u]) {
-            if (PK_VEC_RESERVE(b->touched, *k, b->cap_touched, 1) != 0 ||
-                PK_VEC_RESERVE(w->acc, *k * planes, w->cap_acc, planes) != 0)
-                return PROFKIT_ENOMEM;
-            memset(w->acc + *k * planes, 0, planes * sizeof(int64_t));
-            b->mark[u] = (uint32_t)*k;
-            b->touched[(*k)++] = u;
-        }
+        if (mark_path(b, u0, k, planes) != 0)
+            return PROFKIT_ENOMEM;
         int64_t *a = w->acc + (size_t)b->mark[u0] * planes + first;
         const int64_t *x = p->sample_values + (size_t)r * pnv;
         for (size_t v = 0; v < nv; v++) {
@@ -472,14 +483,8 @@ static int mark_stacks(builder *b, const rowset *rs, uint32_t th, size_t *k, siz
         for (uint64_t m = seen_word(ss, wd, lo, hi); m; m &= m - 1) {
             size_t s = wd * 64 + (size_t)__builtin_ctzll(m);
             uint32_t u0 = rs->stack_node[s];
-            for (uint32_t u = u0; b->mark[u] == PROFKIT_NONE; u = b->tree.parent[u]) {
-                if (PK_VEC_RESERVE(b->touched, *k, b->cap_touched, 1) != 0 ||
-                    PK_VEC_RESERVE(w->acc, *k * planes, w->cap_acc, planes) != 0)
-                    return PROFKIT_ENOMEM;
-                memset(w->acc + *k * planes, 0, planes * sizeof(int64_t));
-                b->mark[u] = (uint32_t)*k;
-                b->touched[(*k)++] = u;
-            }
+            if (mark_path(b, u0, k, planes) != 0)
+                return PROFKIT_ENOMEM;
             int64_t *a = w->acc + (size_t)b->mark[u0] * planes;
             const int64_t *x = ss->sum + s * pnv;
             for (size_t v = 0; v < nv; v++)
