@@ -303,9 +303,10 @@ static int sort_ids(uint32_t *a, size_t n)
 typedef struct work {
     int64_t *plane;           /* k entries per plane: the value types' sums */
     uint32_t *lp, *t1, *map;  /* k entries */
+    uint8_t *fl;              /* k entries: the nodes' flags (NZ, SIG) */
     uint32_t *other;          /* an entry per kept node */
     int64_t *acc;             /* the planes' sums per node while nodes are marked */
-    size_t k_plane, k_lp, k_t1, k_map, k_other, cap_acc;
+    size_t k_plane, k_lp, k_t1, k_map, k_fl, k_other, cap_acc;
 } work;
 
 /* *a holds at least k entries of uint32_t (its capacity in *have). */
@@ -334,8 +335,14 @@ static int work_reserve(work *w, size_t k, size_t planes, int need_lp, int need_
             return PROFKIT_ENOMEM;
         w->k_plane = kp;
     }
-    if (reserve_u32(&w->t1, &w->k_t1, k) != 0 ||
-        (need_lp && reserve_u32(&w->lp, &w->k_lp, k) != 0) ||
+    if (k > w->k_fl) {
+        free(w->fl);
+        w->k_fl = 0;
+        if (!(w->fl = malloc(k)))
+            return PROFKIT_ENOMEM;
+        w->k_fl = k;
+    }
+    if ((need_lp && reserve_u32(&w->lp, &w->k_lp, k) != 0) ||
         (need_map && reserve_u32(&w->map, &w->k_map, k) != 0))
         return PROFKIT_ENOMEM;
     return 0;
@@ -346,6 +353,7 @@ static void work_free(work *w)
     free(w->plane);
     free(w->lp);
     free(w->t1);
+    free(w->fl);
     free(w->other);
     free(w->map);
     free(w->acc);
@@ -372,9 +380,9 @@ typedef struct builder {
     work work;
 } builder;
 
-/* While a scope is built, t1[i] first holds flags: node i's total is
- * non-zero (NZ) and big enough to count (SIG) in some plane; then its
- * number, DROPPED_NZ (dropped, non-zero, under a kept node) or NONE. */
+/* While a scope is built, fl[i] holds node i's flags: its total is
+ * non-zero (NZ) and big enough to count (SIG) in some plane; then t1[i]
+ * its number, DROPPED_NZ (dropped, non-zero, under a kept node) or NONE. */
 #define NZ 1u
 #define SIG 2u
 #define DROPPED_NZ (PROFKIT_NONE - 1)
@@ -812,7 +820,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         }
     }
     plane = b->work.plane;
-    t1 = b->work.t1;
+    uint8_t *fl = b->work.fl;
     map = b->work.map;
     if (ident) {
         lp = b->tree.parent; /* parent[0] is 0, as lp[0] */
@@ -827,7 +835,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
      * Each node's rows are summed per value type (a "plane": NEW's value
      * v, then BASE's): while the nodes are marked (a scope of some rows),
      * else one pass over the rows per plane. First each plane's totals say
-     * which nodes count (the flags go into t1, then t1 numbers the kept
+     * which nodes count (the flags go into fl, then t1 numbers the kept
      * nodes); then kept nodes take their self sums, and each "(other)" the
      * totals of the children it merges. A node's self value is its own
      * sum (equal to its total less its children's while no sum
@@ -835,7 +843,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
      * those come from the planes, summed per node; else from one more
      * pass over the rows, summing (saturating) in row order.
      */
-    memset(t1, 0, k * sizeof(uint32_t));
+    memset(fl, 0, k);
     for (size_t pl = 0; pl < planes; pl++) {
         int64_t *pp = plane + (keep ? pl * k : 0);
         const rowset *r = pl < nv ? rs : brs;
@@ -850,19 +858,29 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
         for (size_t i = 1; i < k; i++) {
             int64_t x = pp[i];
             if (x)
-                t1[i] |= fabs((double)x) >= thr ? SIG | NZ : NZ;
+                fl[i] |= fabs((double)x) >= thr ? SIG | NZ : NZ;
         }
+    }
+    /* The nodes' numbers in tree 1: where the planes were when their sums
+     * are not needed again (not exact: the rows are summed again), with
+     * the nodes' places after them (the planes hold 8 bytes a node). */
+    if (exact) {
+        if (reserve_u32(&b->work.t1, &b->work.k_t1, k) != 0)
+            goto done;
+        t1 = b->work.t1;
+    } else {
+        t1 = (uint32_t *)(void *)plane;
     }
     /* A node whose total is zero keeps its descendants' flags (a delta
      * profile's +x and -x under one node: `top` lists them both). */
     size_t up = k;
     if (b->tree.scattered)
         for (; up > PF_FAR + 1; up--) {
-            __builtin_prefetch(&t1[lp[up - 1 - PF_FAR]]);
-            t1[lp[up - 1]] |= t1[up - 1];
+            __builtin_prefetch(&fl[lp[up - 1 - PF_FAR]]);
+            fl[lp[up - 1]] |= fl[up - 1];
         }
     for (; up-- > 1;)
-        t1[lp[up]] |= t1[up];
+        fl[lp[up]] |= fl[up];
     /* Keep a node when its parent is kept and it is big enough; kept nodes
      * are numbered in order (parents precede children), "(other)" nodes
      * after them: one per kept node that has a dropped child with a
@@ -871,7 +889,7 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
     size_t n1 = 1, n_other = 0;
     t1[0] = 0;
     for (size_t i = 1; i < k; i++) {
-        uint32_t f = t1[i];
+        uint32_t f = fl[i];
         if (t1[lp[i]] >= DROPPED_NZ)
             t1[i] = PROFKIT_NONE;
         else
@@ -911,8 +929,8 @@ static int build_tree1(builder *b, tree1 *t, const rowset *rs, const rowset *brs
     /* Each local node's place in tree 1: itself when kept, else the
      * "(other)" of its nearest kept ancestor (or that ancestor, when all
      * it merged was zero). The timed rows' runs need it (map); else, when
-     * the rows are summed again, it goes where the plane was. */
-    uint32_t *place = timed ? map : (uint32_t *)(void *)plane;
+     * the rows are summed again, it goes where the plane was, after t1. */
+    uint32_t *place = timed ? map : t1 + k;
     if (timed || !exact) {
         place[0] = 0;
         for (size_t i = 1; i < k; i++) {
