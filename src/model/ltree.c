@@ -584,21 +584,29 @@ int pk_ltree_build(pk_ltree *t, const profkit_profile *p, const pk_ltree_options
     } else {
         /* a node per stack at most, the root shared */
         size_t max = (p->n_stacks ? p->n_stacks : 1) + (base ? base->n_stacks : 0);
-        /* a fifth to a third of the nodes spill into the table in the
-         * benchmarks' call trees: room for a third without growing. More
-         * when many stacks come later than right after their parent
-         * (where stacks are made depth first, a parent's first child
-         * does): each such stack's node is about a second child, and
-         * spills it and its first sibling. A tree grown at random
-         * (Gecko's) spills most of its nodes, and growing the table
-         * rehashes all it holds. */
-        size_t later = 0;
-        uint32_t ns = p->n_stacks < PROFKIT_NONE ? (uint32_t)p->n_stacks : 0; /* (else refused below) */
-        for (uint32_t s = 1; s < ns; s++)
-            later += p->stacks[s].parent + 1u != s;
+        /* Nodes spill into the table where a stack comes later than
+         * right after its parent (where stacks are made depth first, a
+         * parent's first child does): each such stack's node is about a
+         * second child, and spills it and its first sibling, so the
+         * table is sized for two entries per such stack (BASE's too) at
+         * two thirds full: the benchmarks' trees spill 1.3 to 1.6 entries
+         * per such stack (6% of the nodes of a gperftools profile of
+         * random stacks, 18% of the gperftools benchmark's, 35% of the
+         * Gecko benchmark's), and a tree grown at random (Gecko's) spills
+         * most of its nodes. Growing the table rehashes all it holds; it
+         * grows only past that. */
+        size_t later = 0, later_p = 0;
+        for (int side = 0; side < (base ? 2 : 1); side++) {
+            const profkit_profile *q = side ? base : p;
+            uint32_t ns = q->n_stacks < PROFKIT_NONE ? (uint32_t)q->n_stacks : 0; /* (else refused below) */
+            for (uint32_t s = 1; s < ns; s++)
+                later += q->stacks[s].parent + 1u != s;
+            if (!side)
+                later_p = later;
+        }
         size_t want = later < max / 3 ? 3 * later : max;
-        u.n_slots = (want > max / 2 ? want : max / 2) + 4096;
-        t->scattered = later > p->n_stacks / 4;
+        u.n_slots = want + 4096;
+        t->scattered = later_p > p->n_stacks / 4;
         if (max >= PROFKIT_NONE || !(u.slots = calloc(u.n_slots, sizeof(node_slot))) ||
             !(u.child = malloc(max * sizeof(uint32_t))) ||
             !(t->parent = malloc(max * sizeof(uint32_t))) ||
