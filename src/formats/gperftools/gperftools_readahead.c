@@ -118,23 +118,35 @@ int pk_gperftools_widen(gp_reader *r)
     return 0;
 }
 
+/* The PC at index i of a record's bytes: le64 says the layout is 64-bit
+ * little-endian (a constant where this is inlined: the usual layout reads
+ * its words without the layout's two tests per word). */
+static inline __attribute__((always_inline)) uint64_t rec_word(const gp_layout *l, const uint8_t *pcs,
+                                                               size_t i, int le64)
+{
+    return le64 ? pk_load_le64(pcs + 8 * i) : gp_word(l, pcs + i * l->ws);
+}
+
 /* True when the distinct record x has exactly the PCs at `pcs` (narrow:
- * r->narrow, a constant where this is inlined). */
+ * r->narrow, le64: the layout is 64-bit little-endian; constants where
+ * this is inlined). */
 static inline __attribute__((always_inline)) int rec_equal(const gp_reader *r, const struct rec_entry *x,
-                                                           const uint8_t *pcs, size_t depth, int narrow)
+                                                           const uint8_t *pcs, size_t depth, int narrow,
+                                                           int le64)
 {
     if (x->depth != depth)
         return 0;
+    const uint64_t *vals = r->pc_val;
     if (narrow) {
         const uint16_t *key = (const uint16_t *)(const void *)r->arena + x->key_off;
         for (size_t i = 0; i < depth; i++)
-            if (r->pc_val[key[i]] != gp_word(r->l, pcs + i * r->l->ws))
+            if (vals[key[i]] != rec_word(r->l, pcs, i, le64))
                 return 0;
         return 1;
     }
     const uint32_t *key = r->arena + x->key_off;
     for (size_t i = 0; i < depth; i++)
-        if (r->pc_val[key[i]] != gp_word(r->l, pcs + i * r->l->ws))
+        if (vals[key[i]] != rec_word(r->l, pcs, i, le64))
             return 0;
     return 1;
 }
@@ -152,18 +164,19 @@ static inline uint32_t rec_hash(const gp_reader *r, const uint8_t *pcs, size_t d
 static int new_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count, uint32_t h32,
                       size_t j);
 
-/* add_record with narrow = r->narrow, a constant in each of its two
- * inlined copies (the comparisons of a record seen before are most of the
- * caller's thread's work). */
+/* add_record with narrow = r->narrow and le64 = the layout is 64-bit
+ * little-endian, constants in each of its inlined copies (the comparisons
+ * of a record seen before are most of the caller's thread's work). */
 static inline __attribute__((always_inline)) int add_record_w(gp_reader *r, const uint8_t *pcs, size_t depth,
-                                                              uint64_t count, uint32_t h32, int narrow)
+                                                              uint64_t count, uint32_t h32, int narrow,
+                                                              int le64)
 {
     if ((r->n_recs + 1) * 2 > r->rec_cap && recs_grow(r) != 0)
         return PROFKIT_ENOMEM;
     size_t j = h32 & (r->rec_cap - 1);
     for (; r->recs[j].depth; j = (j + 1) & (r->rec_cap - 1)) {
         struct rec_entry *x = &r->recs[j];
-        if (x->hash == h32 && rec_equal(r, x, pcs, depth, narrow)) {
+        if (x->hash == h32 && rec_equal(r, x, pcs, depth, narrow, le64)) {
             if (count > r->max_count - x->count)
                 return PROFKIT_ECORRUPT;
             x->count += count;
@@ -175,26 +188,24 @@ static inline __attribute__((always_inline)) int add_record_w(gp_reader *r, cons
 
 static int add_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count, uint32_t h32)
 {
-    return r->narrow ? add_record_w(r, pcs, depth, count, h32, 1)
-                     : add_record_w(r, pcs, depth, count, h32, 0);
+    if (r->l->ws == 8 && !r->l->be)
+        return r->narrow ? add_record_w(r, pcs, depth, count, h32, 1, 1)
+                         : add_record_w(r, pcs, depth, count, h32, 0, 1);
+    return r->narrow ? add_record_w(r, pcs, depth, count, h32, 1, 0)
+                     : add_record_w(r, pcs, depth, count, h32, 0, 0);
 }
 
-/* Keeps a record not seen before in slot j (empty). */
-static int new_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count, uint32_t h32,
-                      size_t j)
+/*
+ * Writes the PC indexes of a record not seen before into the arena from
+ * entry r->n_arena on (room made), adding the PCs not seen before (narrow
+ * and le64 as in add_record_w, constants where this is inlined). Returns
+ * 0 or PROFKIT_ENOMEM.
+ */
+static inline __attribute__((always_inline)) int record_keys(gp_reader *r, const uint8_t *pcs,
+                                                             size_t depth, int narrow, int le64)
 {
-    if (r->n_recs >= UINT32_MAX - 1 || depth > UINT32_MAX)
-        return PROFKIT_ENOMEM;
-    /* 16-bit entries hold the indexes of the first 2^16 PCs: this record
-     * might bring the PCs past that */
-    if (r->narrow && depth > 65536 - r->n_pcs && pk_gperftools_widen(r) != 0)
-        return PROFKIT_ENOMEM;
-    if (pk_grow((void **)&r->arena, &r->cap_arena, r->n_arena + depth,
-                r->narrow ? sizeof(uint16_t) : sizeof(uint32_t)) != 0)
-        return PROFKIT_ENOMEM;
     /* local copies: the stores into the arena may alias the fields */
     const gp_layout l = *r->l;
-    const int narrow = r->narrow;
     uint16_t *a16 = (uint16_t *)(void *)r->arena;
     uint32_t *a32 = r->arena;
     size_t n = r->n_arena;
@@ -203,7 +214,7 @@ static int new_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t c
     const uint64_t *vals = r->pc_val;
     size_t mask = r->pc_cap - 1;
     for (size_t i = 0; i < depth; i++) {
-        uint64_t pc = gp_word(&l, pcs + i * l.ws);
+        uint64_t pc = rec_word(&l, pcs, i, le64);
         uint32_t k = PROFKIT_NONE;
         for (size_t s = slots ? pk_hash_u64(pc) & mask : 0; slots && slots[s]; s = (s + 1) & mask)
             if (vals[slots[s] - 1] == pc) {
@@ -225,6 +236,29 @@ static int new_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t c
             a32[n++] = k;
     }
     r->n_arena = n;
+    return 0;
+}
+
+/* Keeps a record not seen before in slot j (empty). */
+static int new_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count, uint32_t h32,
+                      size_t j)
+{
+    if (r->n_recs >= UINT32_MAX - 1 || depth > UINT32_MAX)
+        return PROFKIT_ENOMEM;
+    /* 16-bit entries hold the indexes of the first 2^16 PCs: this record
+     * might bring the PCs past that */
+    if (r->narrow && depth > 65536 - r->n_pcs && pk_gperftools_widen(r) != 0)
+        return PROFKIT_ENOMEM;
+    if (pk_grow((void **)&r->arena, &r->cap_arena, r->n_arena + depth,
+                r->narrow ? sizeof(uint16_t) : sizeof(uint32_t)) != 0)
+        return PROFKIT_ENOMEM;
+    int le64 = r->l->ws == 8 && !r->l->be, rc;
+    if (le64)
+        rc = r->narrow ? record_keys(r, pcs, depth, 1, 1) : record_keys(r, pcs, depth, 0, 1);
+    else
+        rc = r->narrow ? record_keys(r, pcs, depth, 1, 0) : record_keys(r, pcs, depth, 0, 0);
+    if (rc)
+        return rc;
     struct rec_entry *x = &r->recs[j];
     x->hash = h32;
     x->depth = (uint32_t)depth;
