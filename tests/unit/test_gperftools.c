@@ -410,6 +410,9 @@ static void records_seen_again_in_every_layout(void **state)
         assert_int_equal(read_buf(&p, b.data, b.n, &err, 0), 0);
         assert_int_equal(p->n_samples, 5);
         assert_int_equal(total(p, "samples"), 511);
+        /* each prefix-tree node once: the root, 3 + 3 + 4 nodes under the
+         * three root PCs (a's callers are a's own nodes) */
+        assert_int_equal(p->n_stacks, 11);
         char *f = folded_of(p, "samples"), line[128];
         const struct { const uint64_t *pcs; size_t depth; int n; } want[] = {
             { a, 3, 33 }, { leaf, 3, 258 }, { root, 3, 4 }, { high, 3, 72 }, { a + 1, 2, 144 },
