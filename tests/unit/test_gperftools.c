@@ -393,6 +393,9 @@ static void records_seen_again_in_every_layout(void **state)
         const uint64_t leaf[3] = { hi + 0x1001, hi + 0x2005, hi + 0x3005 };
         const uint64_t root[3] = { hi + 0x1000, hi + 0x2005, hi + 0x3006 };
         const uint64_t high[3] = { hi + 0x1000, hi + 0x2005, top + hi + 0x3005 };
+        /* deeper than 4 PCs: compared 4 at a time, then one by one */
+        const uint64_t six[6] = { hi + 0x1000, hi + 0x2005, hi + 0x3005, hi + 0x4005, hi + 0x5005, hi + 0x6005 };
+        const uint64_t six2[6] = { hi + 0x1000, hi + 0x2006, hi + 0x3005, hi + 0x4005, hi + 0x5005, hi + 0x6005 };
         gbuf b;
         header(&b, ls[i].ws, ls[i].be, 0, 10000);
         record(&b, 1, 3, a);
@@ -404,20 +407,25 @@ static void records_seen_again_in_every_layout(void **state)
         record(&b, 64, 3, high);
         record(&b, 128, 2, a + 1);
         record(&b, 256, 3, leaf);
+        record(&b, 512, 6, six);
+        record(&b, 1024, 6, six2);
+        record(&b, 2048, 6, six);
         trailer(&b);
         profkit_profile *p;
         profkit_error err;
         assert_int_equal(read_buf(&p, b.data, b.n, &err, 0), 0);
-        assert_int_equal(p->n_samples, 5);
-        assert_int_equal(total(p, "samples"), 511);
+        assert_int_equal(p->n_samples, 7);
+        assert_int_equal(total(p, "samples"), 4095);
         /* each prefix-tree node once: the root, 3 + 3 + 4 nodes under the
-         * three root PCs (a's callers are a's own nodes) */
-        assert_int_equal(p->n_stacks, 11);
+         * three root PCs (a's callers are a's own nodes), 6 + 2 for the
+         * deep ones (six2 shares six's 4 root-most) */
+        assert_int_equal(p->n_stacks, 19);
         char *f = folded_of(p, "samples"), line[128];
         const struct { const uint64_t *pcs; size_t depth; int n; } want[] = {
             { a, 3, 33 }, { leaf, 3, 258 }, { root, 3, 4 }, { high, 3, 72 }, { a + 1, 2, 144 },
+            { six, 6, 2560 }, { six2, 6, 1024 },
         };
-        for (size_t w = 0; w < 5; w++) {
+        for (size_t w = 0; w < 7; w++) {
             size_t at = 0;
             for (size_t k = want[w].depth; k-- > 0;)
                 at += (size_t)snprintf(line + at, sizeof(line) - at, "0x%llx%s",
