@@ -585,8 +585,8 @@ static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t
                          uint64_t period)
 {
     int rc = 0;
-    uint32_t *sorted = NULL, *frame = NULL, *order = NULL, *lcp = NULL, *path_stack = NULL;
-    size_t cap_path = 0;
+    uint32_t *sorted = NULL, *frame = NULL, *order = NULL, *path_pc = NULL, *path_stack = NULL;
+    size_t cap_path = 0, cap_path2 = 0, prev_depth = 0;
     if (p->n_mappings > 0) {
         if (!(sorted = malloc(p->n_mappings * sizeof(uint32_t))))
             return PROFKIT_ENOMEM;
@@ -622,29 +622,6 @@ static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t
         order[i] = (uint32_t)i;
     if ((rc = sort_records(r, order, r->n_recs)) != 0)
         goto done;
-    /* lcp[i]: the root-first PCs record i shares with record i - 1 (the
-     * prefix-tree nodes it reuses), so the nodes are counted before any is
-     * made and the table is grown once: growing it by doubling copied it
-     * at each step into fresh pages (a few thousand page faults on the
-     * gperftools benchmark, with the depths' array beside it). */
-    size_t nodes = 0;
-    if (!(lcp = malloc((r->n_recs ? r->n_recs : 1) * sizeof(uint32_t)))) {
-        rc = PROFKIT_ENOMEM;
-        goto done;
-    }
-    for (size_t i = 0; i < r->n_recs; i++) {
-        prefetch_key(r, order, i, r->n_recs, 0);
-        const struct rec_entry *x = &r->recs[order[i]];
-        size_t k = 0;
-        if (i > 0) {
-            const struct rec_entry *y = &r->recs[order[i - 1]];
-            size_t n = x->depth < y->depth ? x->depth : y->depth;
-            while (k < n && key_at(r, x, x->depth - 1 - k) == key_at(r, y, y->depth - 1 - k))
-                k++;
-        }
-        lcp[i] = (uint32_t)k;
-        nodes += x->depth - k;
-    }
     uint64_t period_ns = period * 1000; /* checked by the caller */
     /* In a profile with no stacks yet, every node past the prefix shared
      * with the previous record is new (the records are sorted, so the
@@ -658,27 +635,23 @@ static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t
      * benchmark). A record deeper than the limit (the read-ahead thread
      * stopped at any with samples) goes through pk_stack_append. */
     int in_place = fresh;
-    if (in_place) {
+    if (in_place)
         p->stack_childless = PROFKIT_NONE; /* as pk_stack_append leaves it */
-        /* room for every node at once (on failure the loop below grows
-         * the tables as it goes) */
-        if (nodes < PROFKIT_NONE - 1 - p->n_stacks &&
-            PK_VEC_RESERVE(p->stacks, p->n_stacks, p->cap_stacks, nodes) == 0 && p->limit_depth &&
-            p->cap_stack_depth < p->n_stacks + nodes)
-            (void)pk_grow((void **)&p->stack_depth, &p->cap_stack_depth, p->n_stacks + nodes,
-                          sizeof(uint32_t));
-    }
     for (size_t i = 0; i < r->n_recs; i++) {
         prefetch_key(r, order, i, r->n_recs, 0);
         const struct rec_entry *x = &r->recs[order[i]];
         size_t depth = x->depth;
-        if (depth > cap_path && pk_grow((void **)&path_stack, &cap_path, depth, sizeof(uint32_t)) != 0) {
+        if ((depth > cap_path && pk_grow((void **)&path_pc, &cap_path, depth, sizeof(uint32_t)) != 0) ||
+            (depth > cap_path2 &&
+             pk_grow((void **)&path_stack, &cap_path2, depth, sizeof(uint32_t)) != 0)) {
             rc = PROFKIT_ENOMEM;
             goto done;
         }
-        /* path_stack[k]: the stack id of root-first prefix k + 1 of the
+        /* path_*[k]: PC index and stack id of root-first prefix k + 1 of the
          * previous record; reuse what this one shares with it. */
-        size_t k = lcp[i];
+        size_t k = 0;
+        while (k < depth && k < prev_depth && path_pc[k] == key_at(r, x, depth - 1 - k))
+            k++;
         uint32_t stack = k > 0 ? path_stack[k - 1] : 0;
         if (in_place && (!p->limit_depth || depth <= p->limit_depth)) {
             size_t more = depth - k;
@@ -701,6 +674,7 @@ static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t
                 if (sd)
                     sd[next] = (uint32_t)k + 1;
                 stack = next++;
+                path_pc[k] = pci;
                 path_stack[k] = stack;
             }
             p->n_stacks = next;
@@ -713,8 +687,10 @@ static int build_samples(profkit_profile *p, gp_reader *r, uint32_t th, uint32_t
                 rc = PROFKIT_ENOMEM;
                 goto done;
             }
+            path_pc[k] = pci;
             path_stack[k] = stack;
         }
+        prev_depth = depth;
         int64_t v[2];
         v[vs] = (int64_t)x->count;
         if (__builtin_mul_overflow(v[vs], (int64_t)period_ns, &v[vc])) {
@@ -730,7 +706,7 @@ done:
     free(sorted);
     free(frame);
     free(order);
-    free(lcp);
+    free(path_pc);
     free(path_stack);
     return rc;
 }
