@@ -374,6 +374,70 @@ static void records_across_the_16_bit_pcs(void **state)
     free(d);
 }
 
+/*
+ * Records seen again in every layout: each layout compares a record with
+ * the distinct ones its own way (64-bit little-endian without the layout's
+ * tests). Identical records sum; records that differ in one PC (the leaf,
+ * the root, a byte of a word's high half), or that are a prefix of
+ * another, stay apart.
+ */
+static void records_seen_again_in_every_layout(void **state)
+{
+    (void)state;
+    static const struct { unsigned ws; int be; } ls[] = { { 4, 0 }, { 4, 1 }, { 8, 0 }, { 8, 1 } };
+    for (size_t i = 0; i < 4; i++) {
+        /* 64-bit: PCs past 2^32, the last two differing only in the top byte */
+        uint64_t hi = ls[i].ws == 8 ? 0x7f0000000000ull : 0x40000000ull;
+        uint64_t top = ls[i].ws == 8 ? 0x0100000000000000ull : 0x01000000ull;
+        const uint64_t a[3] = { hi + 0x1000, hi + 0x2005, hi + 0x3005 };
+        const uint64_t leaf[3] = { hi + 0x1001, hi + 0x2005, hi + 0x3005 };
+        const uint64_t root[3] = { hi + 0x1000, hi + 0x2005, hi + 0x3006 };
+        const uint64_t high[3] = { hi + 0x1000, hi + 0x2005, top + hi + 0x3005 };
+        /* deeper than 4 PCs: compared 4 at a time, then one by one */
+        const uint64_t six[6] = { hi + 0x1000, hi + 0x2005, hi + 0x3005, hi + 0x4005, hi + 0x5005, hi + 0x6005 };
+        const uint64_t six2[6] = { hi + 0x1000, hi + 0x2006, hi + 0x3005, hi + 0x4005, hi + 0x5005, hi + 0x6005 };
+        gbuf b;
+        header(&b, ls[i].ws, ls[i].be, 0, 10000);
+        record(&b, 1, 3, a);
+        record(&b, 2, 3, leaf);
+        record(&b, 4, 3, root);
+        record(&b, 8, 3, high);
+        record(&b, 16, 2, a + 1); /* a's callers: a prefix root first */
+        record(&b, 32, 3, a);
+        record(&b, 64, 3, high);
+        record(&b, 128, 2, a + 1);
+        record(&b, 256, 3, leaf);
+        record(&b, 512, 6, six);
+        record(&b, 1024, 6, six2);
+        record(&b, 2048, 6, six);
+        trailer(&b);
+        profkit_profile *p;
+        profkit_error err;
+        assert_int_equal(read_buf(&p, b.data, b.n, &err, 0), 0);
+        assert_int_equal(p->n_samples, 7);
+        assert_int_equal(total(p, "samples"), 4095);
+        /* each prefix-tree node once: the root, 3 + 3 + 4 nodes under the
+         * three root PCs (a's callers are a's own nodes), 6 + 2 for the
+         * deep ones (six2 shares six's 4 root-most) */
+        assert_int_equal(p->n_stacks, 19);
+        char *f = folded_of(p, "samples"), line[128];
+        const struct { const uint64_t *pcs; size_t depth; int n; } want[] = {
+            { a, 3, 33 }, { leaf, 3, 258 }, { root, 3, 4 }, { high, 3, 72 }, { a + 1, 2, 144 },
+            { six, 6, 2560 }, { six2, 6, 1024 },
+        };
+        for (size_t w = 0; w < 7; w++) {
+            size_t at = 0;
+            for (size_t k = want[w].depth; k-- > 0;)
+                at += (size_t)snprintf(line + at, sizeof(line) - at, "0x%llx%s",
+                                       (unsigned long long)want[w].pcs[k], k ? ";" : "");
+            snprintf(line + at, sizeof(line) - at, " %d\n", want[w].n);
+            assert_true(has_line(f, line));
+        }
+        free(f);
+        profkit_profile_free(p);
+    }
+}
+
 /* A depth limit the deepest record reaches: the stacks are the same as
  * without one; one below it: refused at that record. */
 static void depth_limit_at_the_deepest_record(void **state)
@@ -659,6 +723,7 @@ int main(void)
         cmocka_unit_test(structural_errors_have_offsets),
         cmocka_unit_test(many_batches_keep_error_order),
         cmocka_unit_test(records_across_the_16_bit_pcs),
+        cmocka_unit_test(records_seen_again_in_every_layout),
         cmocka_unit_test(depth_limit_at_the_deepest_record),
         cmocka_unit_test(trailer_rules),
         cmocka_unit_test(text_after_trailer),

@@ -226,6 +226,73 @@ static void rebuilt_stacks_stay_hash_consed(void **state)
     profkit_profile_free(p);
 }
 
+/* A profile of stacks over addresses in this binary and in libc (inlined
+ * calls give chains of several frames where libc has DWARF): many stacks
+ * are prefixes of others, so their frames are looked up both ways. */
+static profkit_profile *mixed_stacks(uint32_t max_depth)
+{
+    const uintptr_t fns[] = { (uintptr_t)&pk_test_marker_function, (uintptr_t)&qsort,
+                              (uintptr_t)&strtoul, (uintptr_t)&snprintf, (uintptr_t)&fopen,
+                              (uintptr_t)&memchr };
+    profkit_profile *p = profkit_profile_new();
+    assert_int_equal(pk_profile_limit(p, max_depth, 0), 0);
+    pk_value_type_add(p, "samples", "count");
+    uint32_t t = pk_thread_add(p, "main", "", -1, -1);
+    uint32_t frames[6 * 8];
+    for (size_t i = 0; i < 6; i++) {
+        uint64_t start, end, off;
+        char path[800];
+        assert_int_equal(find_mapping(fns[i], &start, &end, &off, path, sizeof(path)), 0);
+        uint32_t m = pk_mapping_add(p, start, end, off, path, "");
+        for (size_t k = 0; k < 8; k++)
+            frames[8 * i + k] = addr_frame(p, fns[i] + 5 * k, m);
+    }
+    uint64_t seed = 12345;
+    int64_t one = 1;
+    for (size_t n = 0; n < 400; n++) {
+        uint32_t st = 0;
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        size_t depth = 1 + (size_t)(seed >> 60) % 6;
+        for (size_t d = 0; d < depth; d++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            st = pk_stack_intern(p, st, frames[(seed >> 33) % 48]);
+            assert_int_not_equal(st, PROFKIT_NONE);
+            if ((seed >> 20) % 3 == 0) /* a sample on a caller too */
+                assert_int_equal(pk_sample_add(p, st, t, &one), 0);
+        }
+        assert_int_equal(pk_sample_add(p, st, t, &one), 0);
+    }
+    return p;
+}
+
+/* The rebuilt stacks written in place (no depth limit) are those the
+ * general way makes (a depth limit: every node through the model's
+ * append), row for row, and every sample is on the same stack. */
+static void in_place_rebuild_matches_the_general_one(void **state)
+{
+    (void)state;
+    profkit_profile *a = mixed_stacks(0), *b = mixed_stacks(1000);
+    profkit_symbolize_options o = mapped();
+    profkit_error err;
+    assert_true(profkit_profile_symbolize(a, &o, &err) > 0);
+    assert_true(profkit_profile_symbolize(b, &o, &err) > 0);
+    assert_true(a->n_stacks > 400);
+    assert_int_equal(a->n_stacks, b->n_stacks);
+    assert_int_equal(a->n_frames, b->n_frames);
+    assert_memory_equal(a->stacks, b->stacks, a->n_stacks * sizeof(profkit_stack));
+    assert_int_equal(a->n_samples, b->n_samples);
+    assert_memory_equal(a->sample_stack, b->sample_stack, a->n_samples * sizeof(uint32_t));
+    for (size_t f = 0; f < a->n_frames; f++) {
+        char x[256], y[256];
+        pk_frame_label(a, (uint32_t)f, 0, x, sizeof(x));
+        pk_frame_label(b, (uint32_t)f, 0, y, sizeof(y));
+        assert_string_equal(x, y);
+    }
+    assert_hash_consed(a);
+    profkit_profile_free(a);
+    profkit_profile_free(b);
+}
+
 /* The leaf name profkit gives addr (a function of a mapped library). */
 static void leaf_name_of(uintptr_t addr, char *buf, size_t n, const profkit_profile **keep)
 {
@@ -419,6 +486,7 @@ int main(void)
         cmocka_unit_test(names_a_function_of_this_binary),
         cmocka_unit_test(a_return_address_is_looked_up_one_byte_back),
         cmocka_unit_test(rebuilt_stacks_stay_hash_consed),
+        cmocka_unit_test(in_place_rebuild_matches_the_general_one),
         cmocka_unit_test(aliases_are_named_as_the_binary_exports_them),
         cmocka_unit_test(missing_binaries_leave_file_and_offset),
         cmocka_unit_test(another_build_id_is_not_used),

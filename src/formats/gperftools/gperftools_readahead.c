@@ -118,30 +118,80 @@ int pk_gperftools_widen(gp_reader *r)
     return 0;
 }
 
+/* The PC at index i of a record's bytes: le64 says the layout is 64-bit
+ * little-endian (a constant where this is inlined: the usual layout reads
+ * its words without the layout's two tests per word). */
+static inline __attribute__((always_inline)) uint64_t rec_word(const gp_layout *l, const uint8_t *pcs,
+                                                               size_t i, int le64)
+{
+    return le64 ? pk_load_le64(pcs + 8 * i) : gp_word(l, pcs + i * l->ws);
+}
+
+/* The PC index at position i of a key (narrow: 16-bit entries). */
+static inline __attribute__((always_inline)) uint32_t key_pc(const void *key, size_t i, int narrow)
+{
+    return narrow ? ((const uint16_t *)key)[i] : ((const uint32_t *)key)[i];
+}
+
 /* True when the distinct record x has exactly the PCs at `pcs` (narrow:
- * r->narrow, a constant where this is inlined). */
+ * r->narrow, le64: the layout is 64-bit little-endian; constants where
+ * this is inlined). Four PCs are compared per test: most comparisons are
+ * of a record with itself, which goes to the end. */
 static inline __attribute__((always_inline)) int rec_equal(const gp_reader *r, const struct rec_entry *x,
-                                                           const uint8_t *pcs, size_t depth, int narrow)
+                                                           const uint8_t *pcs, size_t depth, int narrow,
+                                                           int le64)
 {
     if (x->depth != depth)
         return 0;
-    if (narrow) {
-        const uint16_t *key = (const uint16_t *)(const void *)r->arena + x->key_off;
-        for (size_t i = 0; i < depth; i++)
-            if (r->pc_val[key[i]] != gp_word(r->l, pcs + i * r->l->ws))
-                return 0;
-        return 1;
-    }
-    const uint32_t *key = r->arena + x->key_off;
-    for (size_t i = 0; i < depth; i++)
-        if (r->pc_val[key[i]] != gp_word(r->l, pcs + i * r->l->ws))
+    const uint64_t *vals = r->pc_val;
+    const gp_layout *l = r->l;
+    const void *key = narrow ? (const void *)((const uint16_t *)(const void *)r->arena + x->key_off)
+                             : (const void *)(r->arena + x->key_off);
+    size_t i = 0;
+    for (; i + 4 <= depth; i += 4)
+        if ((vals[key_pc(key, i, narrow)] ^ rec_word(l, pcs, i, le64)) |
+            (vals[key_pc(key, i + 1, narrow)] ^ rec_word(l, pcs, i + 1, le64)) |
+            (vals[key_pc(key, i + 2, narrow)] ^ rec_word(l, pcs, i + 2, le64)) |
+            (vals[key_pc(key, i + 3, narrow)] ^ rec_word(l, pcs, i + 3, le64)))
+            return 0;
+    for (; i < depth; i++)
+        if (vals[key_pc(key, i, narrow)] != rec_word(l, pcs, i, le64))
             return 0;
     return 1;
 }
 
+/* The 128-bit product of a and b, its halves folded. */
+static inline uint64_t rec_mum(uint64_t a, uint64_t b)
+{
+    __uint128_t r = (__uint128_t)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+/*
+ * The hash of a record's PCs. In the usual layout (64-bit little-endian)
+ * whole words go in two at a time, as the 128-bit product of one word
+ * xored with the process's secret and the other xored with the lane's
+ * state (so no file can choose records that collide), in two lanes whose
+ * multiplies overlap, started apart and from the depth; the rest, and
+ * the lanes at the end, through pk_hash_u64. pk_hash_bytes over the same
+ * bytes took half the read-ahead thread's instructions: a multiply per
+ * word, and a fixed cost per call large beside records of a few dozen
+ * words.
+ */
 static inline uint32_t rec_hash(const gp_reader *r, const uint8_t *pcs, size_t depth)
 {
-    return (uint32_t)(pk_hash_bytes(pcs, depth * r->l->ws, depth) >> 32);
+    if (r->l->ws != 8 || r->l->be)
+        return (uint32_t)(pk_hash_bytes(pcs, depth * r->l->ws, depth) >> 32);
+    const uint64_t s0 = pk_hash_secret[0], s1 = pk_hash_secret[1];
+    uint64_t h0 = s0 ^ depth, h1 = s1 ^ depth ^ 0x243f6a8885a308d3ull;
+    size_t i = 0;
+    for (; i + 4 <= depth; i += 4) {
+        h0 = rec_mum(pk_load_le64(pcs + 8 * i) ^ s1, pk_load_le64(pcs + 8 * i + 8) ^ h0);
+        h1 = rec_mum(pk_load_le64(pcs + 8 * i + 16) ^ s0, pk_load_le64(pcs + 8 * i + 24) ^ h1);
+    }
+    for (; i < depth; i++)
+        h0 = pk_hash_u64(h0 ^ pk_load_le64(pcs + 8 * i));
+    return (uint32_t)(pk_hash_u64(h0 ^ pk_hash_u64(h1)) >> 32);
 }
 
 /*
@@ -152,18 +202,19 @@ static inline uint32_t rec_hash(const gp_reader *r, const uint8_t *pcs, size_t d
 static int new_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count, uint32_t h32,
                       size_t j);
 
-/* add_record with narrow = r->narrow, a constant in each of its two
- * inlined copies (the comparisons of a record seen before are most of the
- * caller's thread's work). */
+/* add_record with narrow = r->narrow and le64 = the layout is 64-bit
+ * little-endian, constants in each of its inlined copies (the comparisons
+ * of a record seen before are most of the caller's thread's work). */
 static inline __attribute__((always_inline)) int add_record_w(gp_reader *r, const uint8_t *pcs, size_t depth,
-                                                              uint64_t count, uint32_t h32, int narrow)
+                                                              uint64_t count, uint32_t h32, int narrow,
+                                                              int le64)
 {
     if ((r->n_recs + 1) * 2 > r->rec_cap && recs_grow(r) != 0)
         return PROFKIT_ENOMEM;
     size_t j = h32 & (r->rec_cap - 1);
     for (; r->recs[j].depth; j = (j + 1) & (r->rec_cap - 1)) {
         struct rec_entry *x = &r->recs[j];
-        if (x->hash == h32 && rec_equal(r, x, pcs, depth, narrow)) {
+        if (x->hash == h32 && rec_equal(r, x, pcs, depth, narrow, le64)) {
             if (count > r->max_count - x->count)
                 return PROFKIT_ECORRUPT;
             x->count += count;
@@ -175,26 +226,24 @@ static inline __attribute__((always_inline)) int add_record_w(gp_reader *r, cons
 
 static int add_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count, uint32_t h32)
 {
-    return r->narrow ? add_record_w(r, pcs, depth, count, h32, 1)
-                     : add_record_w(r, pcs, depth, count, h32, 0);
+    if (r->l->ws == 8 && !r->l->be)
+        return r->narrow ? add_record_w(r, pcs, depth, count, h32, 1, 1)
+                         : add_record_w(r, pcs, depth, count, h32, 0, 1);
+    return r->narrow ? add_record_w(r, pcs, depth, count, h32, 1, 0)
+                     : add_record_w(r, pcs, depth, count, h32, 0, 0);
 }
 
-/* Keeps a record not seen before in slot j (empty). */
-static int new_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count, uint32_t h32,
-                      size_t j)
+/*
+ * Writes the PC indexes of a record not seen before into the arena from
+ * entry r->n_arena on (room made), adding the PCs not seen before (narrow
+ * and le64 as in add_record_w, constants where this is inlined). Returns
+ * 0 or PROFKIT_ENOMEM.
+ */
+static inline __attribute__((always_inline)) int record_keys(gp_reader *r, const uint8_t *pcs,
+                                                             size_t depth, int narrow, int le64)
 {
-    if (r->n_recs >= UINT32_MAX - 1 || depth > UINT32_MAX)
-        return PROFKIT_ENOMEM;
-    /* 16-bit entries hold the indexes of the first 2^16 PCs: this record
-     * might bring the PCs past that */
-    if (r->narrow && depth > 65536 - r->n_pcs && pk_gperftools_widen(r) != 0)
-        return PROFKIT_ENOMEM;
-    if (pk_grow((void **)&r->arena, &r->cap_arena, r->n_arena + depth,
-                r->narrow ? sizeof(uint16_t) : sizeof(uint32_t)) != 0)
-        return PROFKIT_ENOMEM;
     /* local copies: the stores into the arena may alias the fields */
     const gp_layout l = *r->l;
-    const int narrow = r->narrow;
     uint16_t *a16 = (uint16_t *)(void *)r->arena;
     uint32_t *a32 = r->arena;
     size_t n = r->n_arena;
@@ -203,7 +252,7 @@ static int new_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t c
     const uint64_t *vals = r->pc_val;
     size_t mask = r->pc_cap - 1;
     for (size_t i = 0; i < depth; i++) {
-        uint64_t pc = gp_word(&l, pcs + i * l.ws);
+        uint64_t pc = rec_word(&l, pcs, i, le64);
         uint32_t k = PROFKIT_NONE;
         for (size_t s = slots ? pk_hash_u64(pc) & mask : 0; slots && slots[s]; s = (s + 1) & mask)
             if (vals[slots[s] - 1] == pc) {
@@ -225,6 +274,29 @@ static int new_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t c
             a32[n++] = k;
     }
     r->n_arena = n;
+    return 0;
+}
+
+/* Keeps a record not seen before in slot j (empty). */
+static int new_record(gp_reader *r, const uint8_t *pcs, size_t depth, uint64_t count, uint32_t h32,
+                      size_t j)
+{
+    if (r->n_recs >= UINT32_MAX - 1 || depth > UINT32_MAX)
+        return PROFKIT_ENOMEM;
+    /* 16-bit entries hold the indexes of the first 2^16 PCs: this record
+     * might bring the PCs past that */
+    if (r->narrow && depth > 65536 - r->n_pcs && pk_gperftools_widen(r) != 0)
+        return PROFKIT_ENOMEM;
+    if (pk_grow((void **)&r->arena, &r->cap_arena, r->n_arena + depth,
+                r->narrow ? sizeof(uint16_t) : sizeof(uint32_t)) != 0)
+        return PROFKIT_ENOMEM;
+    int le64 = r->l->ws == 8 && !r->l->be, rc;
+    if (le64)
+        rc = r->narrow ? record_keys(r, pcs, depth, 1, 1) : record_keys(r, pcs, depth, 0, 1);
+    else
+        rc = r->narrow ? record_keys(r, pcs, depth, 1, 0) : record_keys(r, pcs, depth, 0, 0);
+    if (rc)
+        return rc;
     struct rec_entry *x = &r->recs[j];
     x->hash = h32;
     x->depth = (uint32_t)depth;
@@ -347,7 +419,10 @@ static int produce(gp_pipe *p)
     pk_read_ctx *ctx = r->ctx;
     size_t ws = r->l->ws;
     for (;;) {
-        int rc = pk_gperftools_fill(r, 2 * ws);
+        /* the window is checked here first: most records are in it whole,
+         * and a call per record and word pair cost the producer a twentieth
+         * of its instructions */
+        int rc = r->len - r->pos >= 2 * ws ? 0 : pk_gperftools_fill(r, 2 * ws);
         if (rc)
             return rc;
         size_t avail = r->len - r->pos;
@@ -378,7 +453,7 @@ static int produce(gp_pipe *p)
                                      "(profkit_read_options.max_depth raises it)",
                                      r->max_depth);
         size_t need = depth <= (SIZE_MAX - 2 * ws) / ws ? 2 * ws + (size_t)depth * ws : SIZE_MAX;
-        if ((rc = pk_gperftools_fill(r, need)) != 0)
+        if (r->len - r->pos < need && (rc = pk_gperftools_fill(r, need)) != 0)
             return rc;
         avail = r->len - r->pos;
         if (avail < need)
