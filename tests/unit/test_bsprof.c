@@ -414,6 +414,38 @@ static void memory_operations(void **state)
     profkit_profile_free(p);
 }
 
+/* The warning about frees that matched nothing names the first one's byte
+ * offset, also when the fast decoders read it (in the middle of a long run
+ * of data entries, so that the run fills several batches), with path
+ * elements in order and not. */
+static void first_unmatched_free_offset(void **state)
+{
+    (void)state;
+    for (int in_order = 1; in_order >= 0; in_order--) {
+        static buf b;
+        b.n = 0;
+        header(&b, 1, 1, 0);
+        common(&b, 1);
+        if (!in_order) /* id 9 after 4: no longer in order */
+            chained(&b, 9, 4, 0, 1, 80, 2);
+        for (uint64_t i = 0; i < 300; i++) {
+            memop(&b, 3, 0, 1, 0x1000 + 16 * i, 8);
+            memop(&b, 3, 1, 1, 0x1000 + 16 * i, 0);
+        }
+        size_t at = b.n;
+        memop(&b, 3, 1, 1, 0xdead0, 0); /* never allocated */
+        for (uint64_t i = 0; i < 300; i++)
+            memop(&b, 3, 1, 1, 0x1000 + 16 * i, 0); /* freed already */
+        end(&b, 0);
+        profkit_profile *p = read_ok(&b);
+        assert_string_equal(pk_meta_get(p, "unmatched_frees"), "301");
+        assert_int_equal(n_warn, 1);
+        assert_true(last_warn.has_offset);
+        assert_int_equal(last_warn.offset, at);
+        profkit_profile_free(p);
+    }
+}
+
 /* Sizes of 2^31 and more live beside the live table's slots: each must come
  * back exactly, also after frees, replacement at the same address and the
  * table's growth. */
@@ -1012,6 +1044,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(report_options_keep_errors),
         cmocka_unit_test(fast_path_defers_to_checked_path),
         cmocka_unit_test(sparse_id_covered_later),
+        cmocka_unit_test(first_unmatched_free_offset),
         cmocka_unit_test(fast_path_follows_redefinitions),
         cmocka_unit_test(round_trip_bsprof),
         cmocka_unit_test(write_foreign_profile),

@@ -115,18 +115,23 @@ static inline unsigned entry_end(uint64_t m0, const unsigned ends[4], unsigned n
  * every error, is left to read_entry(), which decodes it again from its
  * start. Returns the bytes consumed. `value` extracts a varint (inlined:
  * pk_bsprof_decode_generic() and decode_fast_bmi2() each pass their own).
+ * in_order: every path element so far was defined as id 1, 2, 3, ... (the
+ * reader's pe_in_order), so id N is index N - 1; a constant in each
+ * instance (decode_fast()), so the loop carries neither the test nor the
+ * id table.
  */
 static PK_ALWAYS_INLINE size_t decode_fast_body(reader *r, const uint8_t *p, size_t n, uint64_t at,
                                                 varint_value_fn value, varint_ends_fn ends_of,
-                                                entry_end_fn end_of)
+                                                entry_end_fn end_of, const int in_order)
 {
     const uint8_t *start = p, *limit = p + (n - FAST_MARGIN);
     const uint32_t *dense = r->pe_ids.dense;
     uint64_t n_dense = r->pe_ids.n_dense, n_pe = r->n_pe;
-    int in_order = r->pe_in_order;
     const entry_shape *shapes = r->shapes;
-    size_t nb = r->n_batch;
-    while (p < limit && nb < BATCH) {
+    data_entry *d = r->batch + r->n_batch, *d_end = r->batch + BATCH;
+    /* an entry at p is at offset p + at_p (modulo 2^64) */
+    uint64_t at_p = at - (uint64_t)(uintptr_t)start;
+    while (p < limit && d < d_end) {
         /* Where the tag and the next three varints end. */
         uint64_t m0 = ends_of(p), m1 = m0 & (m0 - 1), m2 = m1 & (m1 - 1), m3 = m2 & (m2 - 1);
         unsigned ends[4] = { pk_lowest_bit(m0), pk_lowest_bit(m1), pk_lowest_bit(m2),
@@ -147,7 +152,7 @@ static PK_ALWAYS_INLINE size_t decode_fast_body(reader *r, const uint8_t *p, siz
             break;
         uint64_t id = value(p, lt) >> sh->shift;
         uint32_t pe;
-        if (PK_LIKELY(in_order)) {
+        if (in_order) {
             /* id 0 wraps around and fails the test too */
             if (PK_UNLIKELY(id - 1 >= n_pe))
                 break;
@@ -164,23 +169,30 @@ static PK_ALWAYS_INLINE size_t decode_fast_body(reader *r, const uint8_t *p, siz
         uint64_t off = f[sh->off] + sh->off_default;
         if (PK_UNLIKELY(off > UINT32_MAX))
             break;
-        data_entry *d = &r->batch[nb++];
         d->kind = sh->kind;
         d->pe = pe;
         d->off = (uint32_t)off & (0u - (uint32_t)sh->keep_off);
         d->a = f[sh->a];
         d->b = f[sh->b];
-        d->at = at + (uint64_t)(p - start);
+        d->at = at_p + (uint64_t)(uintptr_t)p;
+        d++;
         p += end_of(m0, ends, nf) + 1;
     }
+    size_t nb = (size_t)(d - r->batch);
     r->n_entries += nb - r->n_batch;
     r->n_batch = nb;
     return (size_t)(p - start);
 }
 
+/* The two instances of decode_fast_body() for a decoder: path elements in
+ * order or not. */
+#define DECODE_FAST(r, p, n, at, value, ends_of, end_of)                                 \
+    ((r)->pe_in_order ? decode_fast_body(r, p, n, at, value, ends_of, end_of, 1)          \
+                      : decode_fast_body(r, p, n, at, value, ends_of, end_of, 0))
+
 size_t pk_bsprof_decode_generic(reader *r, const uint8_t *p, size_t n, uint64_t at)
 {
-    return decode_fast_body(r, p, n, at, varint_value, varint_ends, entry_end);
+    return DECODE_FAST(r, p, n, at, varint_value, varint_ends, entry_end);
 }
 
 #if PK_HAVE_BMI2
@@ -206,7 +218,7 @@ static PK_ALWAYS_INLINE PK_TARGET_BMI2 unsigned entry_end_bmi2(uint64_t m0, cons
 
 static PK_TARGET_BMI2 size_t decode_fast_bmi2(reader *r, const uint8_t *p, size_t n, uint64_t at)
 {
-    return decode_fast_body(r, p, n, at, varint_value_bmi2, varint_ends, entry_end_bmi2);
+    return DECODE_FAST(r, p, n, at, varint_value_bmi2, varint_ends, entry_end_bmi2);
 }
 
 /* With AVX2 too (every CPU with a fast PEXT has it), varint_ends() in one
@@ -219,7 +231,7 @@ static PK_ALWAYS_INLINE PK_TARGET_AVX2 uint64_t varint_ends_avx2(const uint8_t *
 
 static PK_TARGET_AVX2 size_t decode_fast_avx2(reader *r, const uint8_t *p, size_t n, uint64_t at)
 {
-    return decode_fast_body(r, p, n, at, varint_value_bmi2, varint_ends_avx2, entry_end_bmi2);
+    return DECODE_FAST(r, p, n, at, varint_value_bmi2, varint_ends_avx2, entry_end_bmi2);
 }
 
 static int fast_pext(void)

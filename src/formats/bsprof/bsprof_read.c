@@ -349,11 +349,18 @@ static int rows_reserve(reader *r)
     return 0;
 }
 
-/* A new value row for (stack, thread), which has none; EMPTY on ENOMEM. */
+static int mem_grow(reader *r, uint32_t th);
+
+/* A new value row for (stack, thread), which has none; EMPTY on ENOMEM.
+ * With the memory counters, the thread's series is there from then on
+ * (so a memory operation, which always names a row's thread, need not
+ * check). */
 static uint32_t new_row(reader *r, uint32_t stack, uint32_t thread)
 {
     uint64_t key = ((uint64_t)stack << 32) | thread;
     if (rows_reserve(r) != 0)
+        return EMPTY;
+    if (r->counters && thread >= r->n_mem && mem_grow(r, thread) != 0)
         return EMPTY;
     uint32_t row = (uint32_t)r->n_rows;
     if (pk_map64_put(&r->row_ids, key, row) < 0)
@@ -615,7 +622,7 @@ static inline int64_t mem_sub(int64_t a, int64_t b)
     return __builtin_sub_overflow(a, b, &d) ? (b > 0 ? INT64_MIN : INT64_MAX) : d;
 }
 
-/* Room for the series of model thread th. */
+/* Room for the series of model thread th (new_row()). */
 static PK_NOINLINE int mem_grow(reader *r, uint32_t th)
 {
     size_t n = r->n_mem ? r->n_mem : 16;
@@ -675,11 +682,10 @@ static PK_NOINLINE int mem_open(mem_series *s, uint64_t at, int64_t before)
     return 0;
 }
 
-/* One memory operation of thread th, changing its bytes in use by delta. */
+/* One memory operation of thread th (a row's: its series is there,
+ * new_row()), changing its bytes in use by delta. */
 static inline int mem_op(reader *r, uint32_t th, int64_t delta)
 {
-    if (PK_UNLIKELY(th >= r->n_mem) && mem_grow(r, th) != 0)
-        return PROFKIT_ENOMEM;
     mem_series *s = &r->mem[th];
     int64_t before = s->total, v;
     if (PK_UNLIKELY(__builtin_add_overflow(before, delta, &v)))
