@@ -718,22 +718,32 @@ static void locations_ahead(gk_build *b, const uint32_t *fs, size_t n)
  * the way it always did, so every error stays what and where it was.
  */
 /* Row i of a stackTable of n rows (frames: nf rows) from its two cells. */
+/* Whether d is a whole number in [0, below) (below <= GK_SROW_CELL), and
+ * which: d >= 0 && d == floor(d) && d < below, by a conversion and back
+ * rather than floor (false for NaN: text cells go the slow way). */
+static inline int plain_index(double d, double below, uint32_t *out)
+{
+    if (!(d >= 0 && d < below))
+        return 0;
+    uint32_t u = (uint32_t)d;
+    *out = u;
+    return (double)u == d;
+}
+
 static inline gk_srow pack_row(size_t i, double pd, double fd, size_t n, size_t nf, int use_offset)
 {
-    /* d == floor(d) is false for NaN: text cells go the slow way */
     gk_srow row = { GK_SROW_CELL, GK_SROW_CELL, PROFKIT_NONE };
+    uint32_t u;
     if (cell_is_null(pd))
         row.prefix = GK_SROW_ROOT;
-    else if (pd >= 0 && pd == floor(pd)) {
-        if (!use_offset)
-            row.prefix = pd < (double)n ? (uint32_t)pd : GK_SROW_CELL;
-        else if (pd == 0)
-            row.prefix = GK_SROW_ROOT;
-        else if (pd <= (double)i)
-            row.prefix = (uint32_t)(i - (size_t)pd);
+    else if (!use_offset) {
+        if (plain_index(pd, (double)n, &u))
+            row.prefix = u;
+    } else if (plain_index(pd, (double)i + 1, &u)) {
+        row.prefix = u == 0 ? GK_SROW_ROOT : (uint32_t)(i - u);
     }
-    if (fd >= 0 && fd == floor(fd) && fd < (double)nf)
-        row.frame = (uint32_t)fd;
+    if (plain_index(fd, (double)nf, &u))
+        row.frame = u;
     return row;
 }
 
