@@ -1752,6 +1752,7 @@ int pk_gk_flush_pending(gk_reader *r, int force, size_t min_depth, size_t from_d
         gk_thread *th = r->pending[i];
         if (!rc && (thread_ready(r, th) || (force && th->depth >= min_depth))) {
             rc = build_thread(r, th);
+            pk_gk_keep_columns(r, th);
             pk_gk_thread_free(th);
         } else {
             r->pending[w++] = th;
@@ -1759,6 +1760,49 @@ int pk_gk_flush_pending(gk_reader *r, int force, size_t min_depth, size_t from_d
     }
     r->n_pending = w;
     return rc;
+}
+
+/* Keeps buffer *v of *cap cells as kind tk's column `slot` when it is
+ * larger than the one kept (which is freed); *v is NULL after. */
+static void keep_buffer(gk_reader *r, int tk, int slot, double **v, size_t cap)
+{
+    gk_col *kept = &r->kept[tk][slot];
+    if (*v && cap > kept->cap) {
+        free(kept->v);
+        kept->v = *v;
+        kept->cap = cap;
+        *v = NULL;
+    }
+}
+
+void pk_gk_keep_columns(gk_reader *r, gk_thread *th)
+{
+    gk_tables *o = th->tab;
+    if (!o)
+        return;
+    for (int tk = 0; tk < T_COUNT; tk++) {
+        gk_table *t = o->t[tk];
+        if (!t || !t->col || t->stream)
+            continue;
+        for (int s = 0; s < GK_SLOTS; s++) {
+            keep_buffer(r, tk, s, &t->col[s].v, t->col[s].cap);
+            if (!t->col[s].v)
+                t->col[s].cap = t->col[s].n = 0;
+        }
+    }
+    /* the packed rows (12 bytes each; often the prefix column's buffer,
+     * packed in place) serve as the prefix column's next buffer */
+    gk_table *st = o->t[T_STACKS];
+    if (o->srows && st && st->col && pk_gk_table_rows(st) > 0) {
+        size_t rows = pk_gk_table_rows(st);
+        int slot = st->slot[COL_PREFIX];
+        if (slot < GK_SLOTS) {
+            double *v = (double *)(void *)o->srows;
+            keep_buffer(r, T_STACKS, slot, &v, rows * sizeof(gk_srow) / sizeof(double));
+            if (!v)
+                o->srows = NULL;
+        }
+    }
 }
 
 int pk_gk_thread_done(gk_reader *r)
@@ -1779,6 +1823,7 @@ int pk_gk_thread_done(gk_reader *r)
     r->cur = NULL;
     if (thread_ready(r, th)) {
         int rc = build_thread(r, th);
+        pk_gk_keep_columns(r, th);
         pk_gk_thread_free(th);
         return rc;
     }
