@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # gecko_same.sh: checks that two builds of profkit print the same thing on
-# Gecko and Firefox profiles, byte for byte: `top`, `tree --json`,
-# `convert --to folded` and `convert --to firefox` (stdout, stderr and exit
-# status of each) on every file given, by default the benchmark input of
-# bench/compare.sh (generated if missing), ../shared/fixtures/firefox/* and
-# tests/data/gecko/*. For a change to the Gecko reader or the model's
+# Gecko and Firefox profiles, byte for byte: `top`, `top --json`, `tree
+# --json`, `info`, `markers --list --json`, the flame page, `convert --to
+# folded` and `convert --to firefox` (stdout, stderr and exit status of
+# each) on every file given, by default the benchmark input of
+# bench/compare.sh (generated if missing), ../shared/fixtures/firefox/*,
+# ../shared/fixtures/wild/**, and the fixtures of every reader of JSON
+# (tests/data/{gecko,firefox,chrome,speedscope,v8_cpuprofile}). For a
+# change to the Gecko reader, the JSON layer under it or the model's
 # tables, which must not change any output.
 #
 # Usage: bench/gecko_same.sh PROFKIT_A PROFKIT_B [FILE...]
@@ -21,14 +24,21 @@ if [ ${#files[@]} -eq 0 ]; then
     mkdir -p build/bench
     cc -O2 -o build/bench/gecko_gen bench/gecko_gen.c && build/bench/gecko_gen "$big" 100 8 1 > /dev/null
   fi
-  files=("$big" ../shared/fixtures/firefox/* tests/data/gecko/*)
+  files=("$big" ../shared/fixtures/firefox/*)
+  while IFS= read -r f; do files+=("$f"); done < <(find ../shared/fixtures/wild -type f ! -name '*.md' | sort)
+  for d in gecko firefox chrome speedscope v8_cpuprofile; do
+    for f in tests/data/$d/*; do
+      case $f in *.expect | *.md) ;; *) files+=("$f") ;; esac
+    done
+  done
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 same=0 differ=0
 for f in "${files[@]}"; do
   [ -f "$f" ] || continue
-  for cmd in "top" "tree --json" "convert --to folded" "convert --to firefox"; do
+  for cmd in "top" "top --json" "tree --json" "info" "markers --list --json" "flame" \
+    "convert --to folded" "convert --to firefox"; do
     for side in a b; do
       bin=$a; [ $side = b ] && bin=$b
       # shellcheck disable=SC2086

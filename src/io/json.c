@@ -1227,12 +1227,65 @@ static int finish(pk_json *j)
  * fast path waits to see whole, are moved to the buffer's start and the
  * next chunk is read after them.
  */
+/*
+ * A plain file mapped whole is handled in place: the same windows as the
+ * reads below (each PK_JSON_CHUNK bytes more, from where the bytes not
+ * handled yet start), so the parser sees what it would see, without the
+ * copy into a buffer; the pages before a window leave memory as it moves
+ * on (pk_source_map_done, which also reports progress).
+ */
+static int parse_mapped(pk_json *j, pk_read_ctx *ctx, const uint8_t *map, size_t size)
+{
+    size_t base = 0, have = 0, open_at = SIZE_MAX; /* as in pk_json_parse_source, from base */
+    int rc;
+    for (;;) {
+        size_t got = size - base - have;
+        if (got > PK_JSON_CHUNK)
+            got = PK_JSON_CHUNK;
+        size_t n = have + got, stop = 0;
+        const uint8_t *buf = map + base;
+        if (got == 0) {
+            rc = process(j, buf, n, n, 1, &stop);
+            if (!rc)
+                rc = finish(j);
+            break;
+        }
+        size_t o = scan_chunk(&j->scan, buf + have, got);
+        if (o != SIZE_MAX)
+            open_at = o == got ? SIZE_MAX : have + o;
+        size_t lim = open_at == SIZE_MAX ? n : open_at;
+        if ((rc = process(j, buf, lim, n, 0, &stop)) != 0)
+            break;
+        if (open_at != SIZE_MAX && j->max_token && n - open_at > j->max_token) {
+            j->chunk = NULL;
+            j->chunk_len = 0;
+            rc = token_too_long(j, j->line0, j->col0);
+            break;
+        }
+        if (open_at != SIZE_MAX)
+            open_at -= stop;
+        base += stop;
+        have = n - stop;
+        pk_source_map_done(ctx->src, base);
+    }
+    return rc;
+}
+
 int pk_json_parse_source(pk_read_ctx *ctx, pk_json_fn fn, void *payload)
 {
     pk_json j;
     int rc = open_parser(&j, ctx, fn, payload);
     if (rc)
         return rc;
+    const uint8_t *map;
+    size_t map_size;
+    if ((rc = pk_source_map(ctx->src, &map, &map_size, ctx->err)) != 0) {
+        if (rc == 1)
+            rc = parse_mapped(&j, ctx, map, map_size);
+        free(j.toks);
+        yajl_free(j.h);
+        return rc;
+    }
     uint8_t *buf = NULL;
     size_t cap = 0, have = 0, open_at = SIZE_MAX; /* the open token's start in buf */
     for (;;) {

@@ -1029,6 +1029,154 @@ static void test_mutations(void **state)
 
 /* ---------------------------------------------------------------- json layer */
 
+/* ---------------------------------------------------------------- large files */
+
+/* A raw Gecko thread named `name` of `rows` stackTable rows (a binary
+ * tree: row i's prefix is (i - 1) / 2), `frames` frames (location strings
+ * "f<k> (in lib<k % 3>.so)", a frameTable with a line column, its last row
+ * short of it) and 64 samples, appended to *b. */
+static void gen_thread(pk_buf *b, const char *name, size_t rows, size_t frames, int first)
+{
+    char tmp[128];
+    snprintf(tmp, sizeof tmp, "%s{\"name\":\"%s\",\"pid\":1,\"tid\":%zu,", first ? "" : ",", name, rows);
+    pk_buf_puts(b, tmp);
+    pk_buf_puts(b, "\"samples\":{\"schema\":{\"stack\":0,\"time\":1},\"data\":[");
+    for (size_t k = 0; k < 64; k++) {
+        snprintf(tmp, sizeof tmp, "%s[%zu,%zu.25]", k ? "," : "", (k * 7919) % rows, k + 1);
+        pk_buf_puts(b, tmp);
+    }
+    pk_buf_puts(b, "]},\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[");
+    for (size_t i = 0; i < rows; i++) {
+        if (i == 0)
+            snprintf(tmp, sizeof tmp, "[null,%zu]", i % frames);
+        else
+            snprintf(tmp, sizeof tmp, ",[%zu,%zu]", (i - 1) / 2, (i * 31) % frames);
+        pk_buf_puts(b, tmp);
+    }
+    pk_buf_puts(b, "]},\"frameTable\":{\"schema\":{\"location\":0,\"line\":1},\"data\":[");
+    for (size_t f = 0; f < frames; f++) {
+        if (f + 1 < frames)
+            snprintf(tmp, sizeof tmp, "%s[%zu,%zu]", f ? "," : "", f, f + 1);
+        else
+            snprintf(tmp, sizeof tmp, "%s[%zu]", f ? "," : "", f);
+        pk_buf_puts(b, tmp);
+    }
+    pk_buf_puts(b, "]},\"stringTable\":[");
+    for (size_t f = 0; f < frames; f++) {
+        snprintf(tmp, sizeof tmp, "%s\"%s_f%zu (in lib%zu.so)\"", f ? "," : "", name, f, f % 3);
+        pk_buf_puts(b, tmp);
+    }
+    pk_buf_puts(b, "]}");
+}
+
+/* The stack paths and times of thread t's samples, one line each. */
+static void thread_samples(const profkit_profile *p, uint32_t t, pk_buf *out)
+{
+    for (size_t i = 0; i < p->n_samples; i++) {
+        if (p->sample_thread[i] != t)
+            continue;
+        char path[4096], tmp[64];
+        stack_path(p, p->sample_stack[i], path, sizeof path);
+        pk_buf_puts(out, path);
+        snprintf(tmp, sizeof tmp, " @%lld\n", (long long)p->sample_time[i]);
+        pk_buf_puts(out, tmp);
+    }
+}
+
+static char *write_temp(const char *d, size_t n)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/test_gecko_XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, d, n), (ssize_t)n);
+    close(fd);
+    return path;
+}
+
+/*
+ * A file of several read windows (a plain file is parsed in place, mapped;
+ * a gzip one through the read buffer): the same profile both ways, and a
+ * thread after a larger and before a still larger one (whose tables take
+ * the earlier threads' column buffers) is the same as read alone.
+ */
+static void test_large_file(void **state)
+{
+    (void)state;
+    static const struct { const char *name; size_t rows, frames; } th[] = {
+        { "big", 60000, 9000 }, { "small", 7, 5 }, { "bigger", 100000, 12000 }
+    };
+    pk_buf doc = { 0 };
+    pk_buf_puts(&doc, "{\"meta\":{\"version\":36,\"startTime\":0},\"threads\":[");
+    for (size_t t = 0; t < 3; t++)
+        gen_thread(&doc, th[t].name, th[t].rows, th[t].frames, t == 0);
+    pk_buf_puts(&doc, "]}");
+    assert_true(doc.len > 3 * 256 * 1024); /* several windows */
+    char *path = write_temp(doc.buf, doc.len);
+    profkit_read_options o = { 0 };
+    o.format = "gecko";
+    profkit_error err;
+    profkit_profile *pf = NULL, *pz = NULL;
+    if (profkit_profile_read_file(&pf, path, &o, &err))
+        fail_msg("%s", err.message);
+    size_t gn;
+    unsigned char *gz = gzip_bytes(doc.buf, doc.len, &gn);
+    if (read_mem(&pz, gz, gn, "gecko", &err))
+        fail_msg("%s", err.message);
+    assert_int_equal(pf->n_threads, 3);
+    assert_int_equal(pf->n_samples, 3 * 64);
+    for (uint32_t t = 0; t < 3; t++) {
+        pk_buf a = { 0 }, z = { 0 }, alone = { 0 };
+        thread_samples(pf, t, &a);
+        thread_samples(pz, t, &z);
+        assert_true(a.len > 0);
+        assert_int_equal(a.len, z.len);
+        assert_memory_equal(a.buf, z.buf, a.len);
+        /* the thread read alone */
+        pk_buf one = { 0 };
+        pk_buf_puts(&one, "{\"meta\":{\"version\":36,\"startTime\":0},\"threads\":[");
+        gen_thread(&one, th[t].name, th[t].rows, th[t].frames, 1);
+        pk_buf_puts(&one, "]}");
+        profkit_profile *p1 = NULL;
+        if (read_mem(&p1, one.buf, one.len, "gecko", &err))
+            fail_msg("%s", err.message);
+        thread_samples(p1, 0, &alone);
+        assert_int_equal(a.len, alone.len);
+        assert_memory_equal(a.buf, alone.buf, a.len);
+        profkit_profile_free(p1);
+        pk_buf_free(&one);
+        pk_buf_free(&a);
+        pk_buf_free(&z);
+        pk_buf_free(&alone);
+    }
+    profkit_profile_free(pf);
+    profkit_profile_free(pz);
+    free(gz);
+    /* a syntax error past the first windows: the same message and position */
+    char *cut = strstr(doc.buf, "\"bigger\"");
+    assert_non_null(cut);
+    cut += 200000;
+    *cut = '}';
+    unlink(path);
+    path = write_temp(doc.buf, doc.len);
+    profkit_error ef, ez;
+    assert_true(profkit_profile_read_file(&pf, path, &o, &ef) != 0);
+    gz = gzip_bytes(doc.buf, doc.len, &gn);
+    assert_true(read_mem(&pz, gz, gn, "gecko", &ez) != 0);
+    assert_string_equal(ef.message, ez.message);
+    assert_int_equal(ef.code, ez.code);
+    assert_int_equal(ef.line, 1);
+    assert_int_equal(ef.line, ez.line);
+    size_t at = (size_t)(cut - doc.buf);
+    assert_true(ef.column > at - 64 && ef.column <= at + 64); /* near the cut */
+    assert_int_equal(ef.column, ez.column);
+    assert_int_equal(ef.has_offset, ez.has_offset);
+    assert_true(ef.offset == ez.offset);
+    free(gz);
+    unlink(path);
+    pk_buf_free(&doc);
+}
+
 static void test_numbers(void **state)
 {
     (void)state;
@@ -1074,6 +1222,7 @@ int main(void)
         cmocka_unit_test(test_stream_equivalence), cmocka_unit_test(test_skip_markers), cmocka_unit_test(test_fixtures_detected),
         cmocka_unit_test(test_error_positions),  cmocka_unit_test(test_gzip_truncated),
         cmocka_unit_test(test_mutations),        cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_large_file),
         cmocka_unit_test(test_text),             cmocka_unit_test(test_rows_before_schema),
         cmocka_unit_test(test_thread_strings),   cmocka_unit_test(test_table_slots),
     };

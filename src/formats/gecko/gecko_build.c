@@ -718,22 +718,32 @@ static void locations_ahead(gk_build *b, const uint32_t *fs, size_t n)
  * the way it always did, so every error stays what and where it was.
  */
 /* Row i of a stackTable of n rows (frames: nf rows) from its two cells. */
+/* Whether d is a whole number in [0, below) (below <= GK_SROW_CELL), and
+ * which: d >= 0 && d == floor(d) && d < below, by a conversion and back
+ * rather than floor (false for NaN: text cells go the slow way). */
+static inline int plain_index(double d, double below, uint32_t *out)
+{
+    if (!(d >= 0 && d < below))
+        return 0;
+    uint32_t u = (uint32_t)d;
+    *out = u;
+    return (double)u == d;
+}
+
 static inline gk_srow pack_row(size_t i, double pd, double fd, size_t n, size_t nf, int use_offset)
 {
-    /* d == floor(d) is false for NaN: text cells go the slow way */
     gk_srow row = { GK_SROW_CELL, GK_SROW_CELL, PROFKIT_NONE };
+    uint32_t u;
     if (cell_is_null(pd))
         row.prefix = GK_SROW_ROOT;
-    else if (pd >= 0 && pd == floor(pd)) {
-        if (!use_offset)
-            row.prefix = pd < (double)n ? (uint32_t)pd : GK_SROW_CELL;
-        else if (pd == 0)
-            row.prefix = GK_SROW_ROOT;
-        else if (pd <= (double)i)
-            row.prefix = (uint32_t)(i - (size_t)pd);
+    else if (!use_offset) {
+        if (plain_index(pd, (double)n, &u))
+            row.prefix = u;
+    } else if (plain_index(pd, (double)i + 1, &u)) {
+        row.prefix = u == 0 ? GK_SROW_ROOT : (uint32_t)(i - u);
     }
-    if (fd >= 0 && fd == floor(fd) && fd < (double)nf)
-        row.frame = (uint32_t)fd;
+    if (plain_index(fd, (double)nf, &u))
+        row.frame = u;
     return row;
 }
 
@@ -1742,6 +1752,7 @@ int pk_gk_flush_pending(gk_reader *r, int force, size_t min_depth, size_t from_d
         gk_thread *th = r->pending[i];
         if (!rc && (thread_ready(r, th) || (force && th->depth >= min_depth))) {
             rc = build_thread(r, th);
+            pk_gk_keep_columns(r, th);
             pk_gk_thread_free(th);
         } else {
             r->pending[w++] = th;
@@ -1749,6 +1760,49 @@ int pk_gk_flush_pending(gk_reader *r, int force, size_t min_depth, size_t from_d
     }
     r->n_pending = w;
     return rc;
+}
+
+/* Keeps buffer *v of *cap cells as kind tk's column `slot` when it is
+ * larger than the one kept (which is freed); *v is NULL after. */
+static void keep_buffer(gk_reader *r, int tk, int slot, double **v, size_t cap)
+{
+    gk_col *kept = &r->kept[tk][slot];
+    if (*v && cap > kept->cap) {
+        free(kept->v);
+        kept->v = *v;
+        kept->cap = cap;
+        *v = NULL;
+    }
+}
+
+void pk_gk_keep_columns(gk_reader *r, gk_thread *th)
+{
+    gk_tables *o = th->tab;
+    if (!o)
+        return;
+    for (int tk = 0; tk < T_COUNT; tk++) {
+        gk_table *t = o->t[tk];
+        if (!t || !t->col || t->stream)
+            continue;
+        for (int s = 0; s < GK_SLOTS; s++) {
+            keep_buffer(r, tk, s, &t->col[s].v, t->col[s].cap);
+            if (!t->col[s].v)
+                t->col[s].cap = t->col[s].n = 0;
+        }
+    }
+    /* the packed rows (12 bytes each; often the prefix column's buffer,
+     * packed in place) serve as the prefix column's next buffer */
+    gk_table *st = o->t[T_STACKS];
+    if (o->srows && st && st->col && pk_gk_table_rows(st) > 0) {
+        size_t rows = pk_gk_table_rows(st);
+        int slot = st->slot[COL_PREFIX];
+        if (slot < GK_SLOTS) {
+            double *v = (double *)(void *)o->srows;
+            keep_buffer(r, T_STACKS, slot, &v, rows * sizeof(gk_srow) / sizeof(double));
+            if (!v)
+                o->srows = NULL;
+        }
+    }
 }
 
 int pk_gk_thread_done(gk_reader *r)
@@ -1769,6 +1823,7 @@ int pk_gk_thread_done(gk_reader *r)
     r->cur = NULL;
     if (thread_ready(r, th)) {
         int rc = build_thread(r, th);
+        pk_gk_keep_columns(r, th);
         pk_gk_thread_free(th);
         return rc;
     }

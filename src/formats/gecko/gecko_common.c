@@ -43,6 +43,30 @@ static int col_push(gk_col *c, double v)
     return 0;
 }
 
+/*
+ * Makes room for one more cell in column col of table t, a stored table's
+ * (read by rows). The first time, it takes the buffer the same column of
+ * the same table kind had in the thread built before (kept by
+ * pk_gk_keep_columns): threads of one profile have tables of like sizes,
+ * and a column grown by doubling from 16 copies itself a dozen times and
+ * touches new memory at each thread, where the kept buffer's pages are
+ * there already.
+ */
+static int col_grow_hinted(gk_reader *r, gk_table *t, gk_col *col)
+{
+    gk_col *kept = &r->kept[t->kind < T_COUNT ? t->kind : 0][col - t->col];
+    if (col->cap == 0 && kept->v) {
+        free(col->v);
+        col->v = kept->v;
+        col->cap = kept->cap;
+        kept->v = NULL;
+        kept->cap = 0;
+    }
+    if (PK_VEC_RESERVE(col->v, col->n, col->cap, 1) != 0)
+        return PROFKIT_ENOMEM;
+    return 0;
+}
+
 static void table_init(gk_table *t, int tk, uint32_t line, uint32_t column)
 {
     pk_gk_table_free(t);
@@ -1148,19 +1172,35 @@ static int take_row(pk_json *j, void *payload, const pk_json_scalar *cells, size
         }
         return end_row(r, j, t, f->table_kind);
     }
-    for (size_t pos = 0; pos < n && pos < t->n_pos_map; pos++) {
+    /* A stored row (stackTable, frameTable, ...): each cell to its
+     * column, then a null to each of the schema's columns the row did not
+     * reach (what row_value and end_row do, without a call per cell). */
+    if (PK_UNLIKELY(!t->col) && !pk_gk_cols_make(t))
+        return pk_gk_oom(r);
+    size_t lim = n < t->n_pos_map ? n : t->n_pos_map;
+    for (size_t pos = 0; pos < lim; pos++) {
         int c = t->pos_col[pos];
         if (c < 0)
             continue;
-        gk_col *col = pk_gk_col_w(t, c);
+        gk_col *col = &t->col[t->slot[c]];
         const pk_json_scalar *x = &cells[pos];
         double v = x->type == PK_JSON_NUMBER ? (x->has_num ? x->num : pk_json_number(x->str, x->len))
                    : x->type == PK_JSON_NULL ? boxed(BOX_NULL)
                                              : (x->boolean ? 1.0 : 0.0);
-        if (!col || col_push(col, v) != 0)
+        if (PK_UNLIKELY(col->n == col->cap) && col_grow_hinted(r, t, col) != 0)
             return pk_gk_oom(r);
+        col->v[col->n++] = v;
     }
-    return end_row(r, j, t, f->table_kind);
+    t->n_rows++;
+    for (int k = 0; k < t->n_row_cols; k++) {
+        gk_col *col = &t->col[t->slot[t->row_cols[k]]];
+        if (col->n < t->n_rows) {
+            if (PK_UNLIKELY(col->n == col->cap) && col_grow_hinted(r, t, col) != 0)
+                return pk_gk_oom(r);
+            col->v[col->n++] = boxed(BOX_NULL);
+        }
+    }
+    return 0;
 }
 
 static int on_value(gk_reader *r, pk_json *j, const pk_json_event *ev)
@@ -1507,6 +1547,9 @@ static void reader_free(gk_reader *r)
         pk_gk_thread_free(r->pending[i]);
     free(r->pending);
     pk_gk_tables_free(&r->shared);
+    for (int k = 0; k < T_COUNT; k++)
+        for (int c = 0; c <= GK_SLOTS; c++)
+            free(r->kept[k][c].v);
     pk_gk_counters_free(&r->cn);
     pk_gk_strings_free(&r->categories);
     pk_gk_strings_free(&r->cat_colors);

@@ -370,6 +370,10 @@ typedef struct gk_reader {
     size_t cap_locs_ahead;
     gk_ahead *ahead;        /* the frames a resolution adds, made ahead (stack_id) */
     size_t cap_ahead;
+    /* per table kind and slot, the buffer of a built thread's stored
+     * column, for the same column of the next thread (pk_gk_keep_columns;
+     * n unused) */
+    gk_col kept[T_COUNT][GK_SLOTS + 1];
     char version[2][24]; /* meta.version, meta.preprocessedProfileVersion */
     int root_used;       /* the root object had a profile key: not a DevTools wrapper */
     int shaped;          /* the document had "meta" or "threads": a profile at all */
@@ -502,6 +506,10 @@ int pk_gk_order_counters(gk_reader *r);
 /* Builds the pending threads at depth >= from_depth that are ready, or
  * (force) all at depth >= min_depth. */
 int pk_gk_flush_pending(gk_reader *r, int force, size_t min_depth, size_t from_depth);
+/* Thread th is built and about to be freed: the buffers of its stored
+ * tables' columns (and of its packed stackTable rows) are kept for the
+ * next thread's (the largest one of each column). */
+void pk_gk_keep_columns(gk_reader *r, gk_thread *th);
 /* The current thread's object closed: builds it now or keeps it pending. */
 int pk_gk_thread_done(gk_reader *r);
 
