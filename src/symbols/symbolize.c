@@ -761,6 +761,19 @@ static inline uint32_t new_leaf_of(const new_ids *m, const uint8_t *use, uint32_
     return x == PK_MAP64_EMPTY ? PROFKIT_NONE : x;
 }
 
+/* Writes the chain of frames f[from..to) below stack `at` at s[*next...]
+ * (room made); returns its last stack (`at` when the chain is empty). */
+static inline uint32_t append_chain(profkit_stack *s, uint32_t *next, uint32_t at, const uint32_t *f,
+                                    uint32_t from, uint32_t to)
+{
+    for (uint32_t k = from; k < to; k++) {
+        s[*next].parent = at;
+        s[*next].frame = f[k];
+        at = (*next)++;
+    }
+    return at;
+}
+
 /*
  * new_stacks' loop when the new nodes are written in place (append 2):
  * the same nodes in the same order, each old stack's chains written
@@ -792,28 +805,15 @@ static int new_stacks_in_place(profkit_profile *p, const profkit_stack *old, siz
                 return PROFKIT_ENOMEM;
             profkit_stack *s = p->stacks;
             uint32_t next = (uint32_t)p->n_stacks;
-            if (a && c) /* a stack used both ways: the common prefix once */
-                for (; cp < na && cp < nc && a[cp] == c[cp]; cp++) {
-                    s[next].parent = at;
-                    s[next].frame = a[cp];
-                    at = next++;
-                }
-            if (a) {
-                leaf = at;
-                for (uint32_t k = cp; k < na; k++) {
-                    s[next].parent = leaf;
-                    s[next].frame = a[k];
-                    leaf = next++;
-                }
+            if (a && c) { /* a stack used both ways: the common prefix once */
+                while (cp < na && cp < nc && a[cp] == c[cp])
+                    cp++;
+                at = append_chain(s, &next, at, a, 0, cp);
             }
-            if (c) {
-                caller = at;
-                for (uint32_t k = cp; k < nc; k++) {
-                    s[next].parent = caller;
-                    s[next].frame = c[k];
-                    caller = next++;
-                }
-            }
+            if (a)
+                leaf = append_chain(s, &next, at, a, cp, na);
+            if (c)
+                caller = append_chain(s, &next, at, c, cp, nc);
             p->n_stacks = next;
         }
         id[st] = u & CALLER ? caller : leaf;
