@@ -18,6 +18,13 @@
 #include "model/model.h"
 #include "report/flame/flame.h"
 
+/* Function fi's name on the page d. */
+static const char *func_name(const flame_data *d, int32_t fi)
+{
+    size_t len;
+    return pk_flame_func_name(d, (size_t)fi, &len);
+}
+
 static uint32_t frame_named(profkit_profile *p, const char *name)
 {
     profkit_frame f;
@@ -168,7 +175,7 @@ static void deep_stack_and_runs(void **state)
     assert_int_equal(t->n_runs, 1);
     uint32_t node = t->run_node[0];
     assert_int_equal(t->func[node] >= 0, 1);
-    assert_string_equal(d.funcs[t->func[node]].name, "main");
+    assert_string_equal(func_name(&d, t->func[node]), "main");
     assert_int_equal(t->parent[node], 0);
     assert_int_equal(scope_sum(t, 0, 0), 1000);
     pk_flame_data_free(&d);
@@ -244,7 +251,7 @@ static void diff_columns(void **state)
     assert_int_equal(scope_sum(s, 1, 0), 6);
     assert_int_equal(scope_sum(s, 1, 1), 8);
     for (size_t i = 1; i < s->n; i++) {
-        const char *name = d.funcs[s->func[i]].name;
+        const char *name = func_name(&d, s->func[i]);
         if (strcmp(name, "old") == 0) {
             assert_int_equal(s->self[s->n + i], 0);
             assert_int_equal(s->base_self[s->n + i], 3);
@@ -383,7 +390,7 @@ static void saturated_sums_keep_self(void **state)
             const flame_scope *s = &d.scopes[sc];
             assert_int_equal(s->n, 4); /* root, main, hot, cold */
             for (size_t i = 1; i < s->n; i++) {
-                const char *name = d.funcs[s->func[i]].name;
+                const char *name = func_name(&d, s->func[i]);
                 int64_t want = strcmp(name, "hot") == 0 ? (exact ? 2 * (INT64_MAX / 2 - 100) : INT64_MAX)
                              : strcmp(name, "main") == 0 ? 5
                                                            : -3;
@@ -517,7 +524,7 @@ static void node_path(const flame_data *d, const flame_scope *s, uint32_t i, cha
     char tmp[256];
     buf[0] = 0;
     for (int32_t u = (int32_t)i; u > 0; u = s->parent[u]) {
-        snprintf(tmp, sizeof(tmp), "%s%s%s", d->funcs[s->func[u]].name, buf[0] ? ";" : "", buf);
+        snprintf(tmp, sizeof(tmp), "%s%s%s", func_name(d, s->func[u]), buf[0] ? ";" : "", buf);
         snprintf(buf, size, "%s", tmp);
     }
 }

@@ -20,10 +20,14 @@
 
 /* A function as the page shows it. The strings belong to a profile's or
  * flame_data's string table (whose strings never move). */
+/* A function of the page: its name, file and module as string ids of
+ * its profile (NEW or BASE: `base`), the name of flame_data.strings
+ * instead when `own` (a name made here: an address's label, or a diff's);
+ * PROFKIT_NONE is "". 20 bytes: a Gecko page has hundreds of thousands. */
 typedef struct flame_func {
-    const char *name, *file, *module;
-    uint32_t name_len, file_len, module_len, line;
+    uint32_t name, file, module, line;
     uint16_t category; /* its first frame's: 1 + category index, 0 = none */
+    uint8_t base, own;
 } flame_func;
 
 /* What the page embeds of a profile's time line (docs/viewer.md, "time"):
@@ -118,6 +122,11 @@ typedef struct flame_data {
      * NULL */
     int32_t *frame_func;
 } flame_data;
+
+/* Function fi's name, file and module (*len: their lengths). */
+const char *pk_flame_func_name(const flame_data *d, size_t fi, size_t *len);
+const char *pk_flame_func_file(const flame_data *d, size_t fi, size_t *len);
+const char *pk_flame_func_module(const flame_data *d, size_t fi, size_t *len);
 
 /*
  * Builds the trees for p (and o->base) as o says; o must be complete (no

@@ -61,14 +61,15 @@ static int build_remap(remap *m, const flame_data *d, uint32_t *thread_name, uin
             int32_t fi = s->func[j];
             if (fi < 0 || m->func[fi] != PROFKIT_NONE)
                 continue;
-            const flame_func *f = &d->funcs[fi];
-            size_t o = m->n_func++;
+            size_t o = m->n_func++, nl, fl, ml;
             m->func[fi] = (uint32_t)o;
             m->func_list[o] = (uint32_t)fi;
-            if ((m->fname[o] = pk_strtab_intern(&m->str, f->name, f->name_len)) == PROFKIT_NONE ||
-                (m->ffile[o] = pk_strtab_intern(&m->str, f->file, f->file_len)) == PROFKIT_NONE ||
-                (m->fmodule[o] = pk_strtab_intern(&m->str, f->module, f->module_len)) ==
-                    PROFKIT_NONE)
+            const char *fname = pk_flame_func_name(d, (size_t)fi, &nl);
+            const char *ffile = pk_flame_func_file(d, (size_t)fi, &fl);
+            const char *fmod = pk_flame_func_module(d, (size_t)fi, &ml);
+            if ((m->fname[o] = pk_strtab_intern(&m->str, fname, nl)) == PROFKIT_NONE ||
+                (m->ffile[o] = pk_strtab_intern(&m->str, ffile, fl)) == PROFKIT_NONE ||
+                (m->fmodule[o] = pk_strtab_intern(&m->str, fmod, ml)) == PROFKIT_NONE)
                 return PROFKIT_ENOMEM;
         }
     }

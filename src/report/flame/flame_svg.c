@@ -36,8 +36,7 @@ static const char *node_name(const flame_data *d, const flame_scope *s, size_t i
         *len = strlen(n);
         return n;
     }
-    *len = d->funcs[f].name_len;
-    return d->funcs[f].name;
+    return pk_flame_func_name(d, (size_t)f, len);
 }
 
 static int by_name(const void *ctx, uint32_t a, uint32_t b)

@@ -49,34 +49,67 @@ static int make_funcs(flame_data *d, const pk_ltree *t, const profkit_profile *p
         uint32_t fn = fr->function;
         uint32_t name = fn < q->n_functions ? q->functions[fn].name : 0;
         flame_func *f = &d->funcs[k - 1];
-        f->name = pk_str(q, name);
-        f->name_len = pk_strtab_len(&q->strings, name);
-        if (base || !f->name_len) {
+        f->base = q != p;
+        f->name = name;
+        size_t name_len = pk_strtab_len(&q->strings, name);
+        if (base || !name_len) {
             char buf[320];
-            if (!f->name_len) { /* no name: module+offset or the address, as every report labels it */
-                f->name_len = (uint32_t)pk_frame_label(q, t->key_frame[k], 0, buf, sizeof(buf));
-                f->name = buf;
+            const char *s = pk_str(q, name);
+            if (!name_len) { /* no name: module+offset or the address, as every report labels it */
+                name_len = pk_frame_label(q, t->key_frame[k], 0, buf, sizeof(buf));
+                s = buf;
             }
-            uint32_t id = pk_strtab_intern(&d->strings, f->name, f->name_len);
-            if (id == PROFKIT_NONE)
+            if ((f->name = pk_strtab_intern(&d->strings, s, name_len)) == PROFKIT_NONE)
                 return PROFKIT_ENOMEM;
-            f->name = pk_strtab_get(&d->strings, id);
+            f->own = 1;
         }
-        f->file = f->module = "";
+        f->file = f->module = PROFKIT_NONE;
         if (fn < q->n_functions) {
             const profkit_function *pf = &q->functions[fn];
-            f->file = pk_str(q, pf->file);
-            f->file_len = pk_strtab_len(&q->strings, pf->file);
-            f->module = pk_str(q, pf->module);
-            f->module_len = pk_strtab_len(&q->strings, pf->module);
+            f->file = pf->file;
+            f->module = pf->module;
             f->line = pf->start_line;
         }
-        if (!f->module_len && fr->mapping < q->n_mappings && q->mappings[fr->mapping].path) /* as transform.c's module */
-            f->module = pk_str(q, q->mappings[fr->mapping].path), f->module_len = pk_strtab_len(&q->strings, q->mappings[fr->mapping].path);
+        if ((f->module == PROFKIT_NONE || !pk_strtab_len(&q->strings, f->module)) &&
+            fr->mapping < q->n_mappings && q->mappings[fr->mapping].path) /* as transform.c's module */
+            f->module = q->mappings[fr->mapping].path;
         f->category = q == p && fr->category <= p->n_categories ? fr->category : 0; /* the page's focus-category */
     }
     d->n_funcs = n;
     return 0;
+}
+
+static const char *func_str(const flame_data *d, const flame_func *f, uint32_t id, int own, size_t *len)
+{
+    if (id == PROFKIT_NONE) {
+        *len = 0;
+        return "";
+    }
+    if (own) {
+        *len = pk_strtab_len(&d->strings, id);
+        return pk_strtab_get(&d->strings, id);
+    }
+    const profkit_profile *q = f->base ? d->base : d->p;
+    *len = pk_strtab_len(&q->strings, id);
+    return pk_str(q, id);
+}
+
+const char *pk_flame_func_name(const flame_data *d, size_t fi, size_t *len)
+{
+    const flame_func *f = &d->funcs[fi];
+    return func_str(d, f, f->name, f->own, len);
+}
+
+const char *pk_flame_func_file(const flame_data *d, size_t fi, size_t *len)
+{
+    const flame_func *f = &d->funcs[fi];
+    return func_str(d, f, f->file, 0, len);
+}
+
+const char *pk_flame_func_module(const flame_data *d, size_t fi, size_t *len)
+{
+    const flame_func *f = &d->funcs[fi];
+    return func_str(d, f, f->module, 0, len);
 }
 
 /* ------------------------------------------------------------ rows per scope */
