@@ -18,9 +18,7 @@
 #define FLAME_ROOT (-1)
 #define FLAME_OTHER (-2)
 
-/* A function as the page shows it. The strings belong to a profile's or
- * flame_data's string table (whose strings never move). */
-/* A function of the page: its name, file and module as string ids of
+/* A function as the page shows it: its name, file and module as string ids of
  * its profile (NEW or BASE: `base`), the name of flame_data.strings
  * instead when `own` (a name made here: an address's label, or a diff's);
  * PROFKIT_NONE is "". 20 bytes: a Gecko page has hundreds of thousands. */
